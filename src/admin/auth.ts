@@ -1,0 +1,17 @@
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../env';
+import { httpError } from '../platform/errors';
+
+async function digest(text: string): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
+}
+
+/** `/admin/v1` is invisible (404) without ADMIN_TOKEN, and 401 on a wrong token (constant-time compare). */
+export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const expected = c.env.ADMIN_TOKEN;
+  if (!expected) throw httpError(404, `Cannot ${c.req.method} ${c.req.path}`);
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '');
+  const [a, b] = await Promise.all([digest(match?.[1] ?? ''), digest(expected)]);
+  if (!match || !crypto.subtle.timingSafeEqual(a, b)) throw httpError(401, 'Invalid operator token');
+  await next();
+};

@@ -1,0 +1,21 @@
+import { and, eq } from 'drizzle-orm';
+import type { Db } from '../../platform/db';
+import { nowIso } from '../../platform/db';
+import { badRequest } from '../../platform/errors';
+import { uuidv7 } from '../../platform/ids';
+import { toE164 } from '../../platform/phone';
+import type { Workspace } from '../workspaces/model';
+import { phoneBlacklist } from './schema';
+
+export async function addToBlacklist(db: Db, ws: Workspace, phone: string) {
+  const e164 = toE164(phone, ws.defaultCountry);
+  if (!e164) throw badRequest(['phone must be a valid phone number']);
+  const row = { id: uuidv7(), workspaceId: ws.id, phone: e164, createdAt: nowIso() };
+  await db.insert(phoneBlacklist).values(row).onConflictDoNothing();
+  const [stored] = await db.select().from(phoneBlacklist).where(and(eq(phoneBlacklist.workspaceId, ws.id), eq(phoneBlacklist.phone, e164)));
+  return { id: stored.id, workspace_id: ws.id, phone: stored.phone, created_at: stored.createdAt };
+}
+
+/** The blacklist check as a query to fold into a caller's batch. */
+export const blacklistLookup = (db: Db, workspaceId: string, e164: string) =>
+  db.select({ id: phoneBlacklist.id }).from(phoneBlacklist).where(and(eq(phoneBlacklist.workspaceId, workspaceId), eq(phoneBlacklist.phone, e164))).limit(1);

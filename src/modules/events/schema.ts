@@ -1,0 +1,20 @@
+import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+
+/**
+ * Every event is written here in the same batch as the change that caused it.
+ * `enqueued_at` is set once the queue accepted the fan-out; a sweep re-sends
+ * rows that never got there, so no event is lost when a queue send fails.
+ */
+export const eventOutbox = sqliteTable(
+  'event_outbox',
+  {
+    id: text('id').primaryKey(),
+    workspaceId: text('workspace_id').notNull(),
+    type: text('type').notNull(),
+    data: text('data', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    createdAt: text('created_at').notNull(),
+    enqueuedAt: text('enqueued_at'),
+    attempts: integer('attempts').notNull().default(0),
+  },
+  (t) => [index('event_outbox_pending').on(t.enqueuedAt, t.createdAt)],
+);

@@ -1,0 +1,20 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { bearer, errorResponses, jsonContent } from '../../platform/openapi';
+import { createRouter } from '../../platform/validation';
+import { Pipeline } from './dto';
+import { listPipelines } from './service';
+
+export const pipelineRoutes = createRouter();
+
+pipelineRoutes.openapi(
+  createRoute({
+    method: 'get',
+    path: '/pipelines',
+    tags: ['Pipelines'],
+    summary: 'List pipelines with their stages',
+    description: 'A plain array ordered by `position`, each with ordered `stages`. Requires the `deals` feature.',
+    security: bearer,
+    responses: { 200: jsonContent(z.array(Pipeline), 'Pipelines'), ...errorResponses() },
+  }),
+  async (c) => c.json(await listPipelines(c.var.db, c.var.workspace.id), 200),
+);

@@ -1,0 +1,106 @@
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import type { Db, Statement } from '../../platform/db';
+import { nowIso, runBatch } from '../../platform/db';
+import { uuidv7 } from '../../platform/ids';
+import { pipelines, stages } from './schema';
+
+export type PipelineInput = {
+  name: string;
+  is_default?: boolean;
+  description?: string | null;
+  stages: { name: string; color?: string; win_probability?: number | null }[];
+};
+
+const STAGE_COLORS = ['#64748b', '#3b82f6', '#8b5cf6', '#f59e0b', '#10b981', '#ef4444'];
+
+type PipelineRow = typeof pipelines.$inferSelect;
+type StageRow = typeof stages.$inferSelect;
+
+export function serializeStage(s: StageRow) {
+  return {
+    id: s.id,
+    pipeline_id: s.pipelineId,
+    name: s.name,
+    color: s.color,
+    position: s.position,
+    win_probability: s.winProbability,
+    created_at: s.createdAt,
+    updated_at: s.updatedAt,
+  };
+}
+
+export function serializePipeline(p: PipelineRow, pipelineStages: StageRow[]) {
+  return {
+    id: p.id,
+    workspace_id: p.workspaceId,
+    name: p.name,
+    description: p.description,
+    is_default: p.isDefault,
+    position: p.position,
+    created_by: p.createdBy,
+    created_at: p.createdAt,
+    updated_at: p.updatedAt,
+    stages: pipelineStages.map(serializeStage),
+  };
+}
+
+/**
+ * Creates a pipeline with its ordered stages in one batch. Exactly one pipeline
+ * per workspace is the default: the first one always is, and a new default
+ * clears the flag on the others in the same batch.
+ */
+export async function createPipeline(db: Db, workspaceId: string, input: PipelineInput) {
+  const [{ count }] = await db.select({ count: sql<number>`count(*)` }).from(pipelines).where(eq(pipelines.workspaceId, workspaceId));
+  const now = nowIso();
+  const isDefault = input.is_default === true || count === 0;
+  const pipeline: PipelineRow = {
+    id: uuidv7(),
+    workspaceId,
+    name: input.name,
+    description: input.description ?? null,
+    isDefault,
+    position: count,
+    createdBy: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const stageRows: StageRow[] = input.stages.map((s, i) => ({
+    id: uuidv7(),
+    workspaceId,
+    pipelineId: pipeline.id,
+    name: s.name,
+    color: s.color ?? STAGE_COLORS[i % STAGE_COLORS.length],
+    position: i,
+    winProbability: s.win_probability ?? null,
+    createdAt: now,
+    updatedAt: now,
+  }));
+  const statements: Statement[] = [];
+  if (isDefault) {
+    statements.push(db.update(pipelines).set({ isDefault: false, updatedAt: now }).where(and(eq(pipelines.workspaceId, workspaceId), eq(pipelines.isDefault, true))));
+  }
+  statements.push(db.insert(pipelines).values(pipeline));
+  if (stageRows.length) statements.push(db.insert(stages).values(stageRows));
+  await runBatch(db, statements);
+  return serializePipeline(pipeline, stageRows);
+}
+
+/** All pipelines of a workspace by position, each with its ordered stages: two queries in one batch. */
+export async function listPipelines(db: Db, workspaceId: string) {
+  const [pipelineRows, stageRows] = await db.batch([
+    db.select().from(pipelines).where(eq(pipelines.workspaceId, workspaceId)).orderBy(asc(pipelines.position), asc(pipelines.createdAt)),
+    db.select().from(stages).where(eq(stages.workspaceId, workspaceId)).orderBy(asc(stages.position)),
+  ]);
+  const byPipeline = new Map<string, StageRow[]>();
+  for (const s of stageRows) {
+    const list = byPipeline.get(s.pipelineId) ?? [];
+    list.push(s);
+    byPipeline.set(s.pipelineId, list);
+  }
+  return pipelineRows.map((p) => serializePipeline(p, byPipeline.get(p.id) ?? []));
+}
+
+export async function findStages(db: Db, workspaceId: string, stageIds: string[]) {
+  if (stageIds.length === 0) return [];
+  return db.select().from(stages).where(and(eq(stages.workspaceId, workspaceId), inArray(stages.id, stageIds)));
+}

@@ -1,0 +1,178 @@
+import { and, desc, eq } from 'drizzle-orm';
+import type { Db } from '../../platform/db';
+import { isUniqueViolation, nowIso } from '../../platform/db';
+import { httpError, notFound } from '../../platform/errors';
+import { API_KEY_PREFIX } from '../../platform/auth';
+import { base64url, sha256Hex, uuidv7 } from '../../platform/ids';
+import { FEATURES, type Workspace } from './model';
+import { apiKeys, requestLog, users, workspaces, type EmailSettings, type RateLimits, type WorkspaceCaps } from './schema';
+
+export type WorkspaceInput = {
+  name?: string;
+  timezone?: string;
+  default_country?: string;
+  currency?: string;
+  api_access?: boolean;
+  features?: string[];
+  caps?: Partial<Record<keyof WorkspaceCaps, number | null>>;
+  lead_scoring?: boolean;
+  email?: { monthly_quota?: number | null; daily_warming_cap?: number | null; paused?: boolean };
+  rate_limits?: Partial<Record<keyof RateLimits, number | null>>;
+  whatsapp_phone_number_id?: string;
+  vat?: { mode: 'inclusive' | 'exclusive'; rate: number };
+};
+
+/** Merges a partial settings object: a key set to null is removed (back to the default). */
+function mergeSettings<T extends object>(current: T, patch: Record<string, unknown> | undefined): T {
+  if (!patch) return current;
+  const out: Record<string, unknown> = { ...(current as Record<string, unknown>) };
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else if (v !== undefined) out[k] = v;
+  }
+  return out as T;
+}
+
+export function serializeWorkspace(ws: Workspace) {
+  return {
+    id: ws.id,
+    name: ws.name,
+    timezone: ws.timezone,
+    default_country: ws.defaultCountry,
+    currency: ws.currency,
+    api_access: ws.apiAccess,
+    features: ws.features,
+    caps: ws.caps,
+    lead_scoring: ws.leadScoring,
+    email: ws.email,
+    rate_limits: ws.rateLimits,
+    whatsapp_phone_number_id: ws.whatsappPhoneNumberId,
+    vat: { mode: ws.vatMode, rate: ws.vatRate },
+    created_at: ws.createdAt,
+    updated_at: ws.updatedAt,
+  };
+}
+
+export async function getWorkspace(db: Db, id: string): Promise<Workspace> {
+  const [ws] = await db.select().from(workspaces).where(eq(workspaces.id, id)).limit(1);
+  if (!ws) throw notFound('Workspace not found');
+  return ws;
+}
+
+export async function createWorkspace(db: Db, input: WorkspaceInput & { name: string }): Promise<Workspace> {
+  const id = uuidv7();
+  const now = nowIso();
+  const [ws] = await db
+    .insert(workspaces)
+    .values({
+      id,
+      name: input.name,
+      timezone: input.timezone ?? 'UTC',
+      defaultCountry: (input.default_country ?? 'US').toUpperCase(),
+      currency: (input.currency ?? 'USD').toUpperCase(),
+      apiAccess: input.api_access ?? true,
+      features: input.features ?? [...FEATURES],
+      caps: mergeSettings<WorkspaceCaps>({}, input.caps),
+      leadScoring: input.lead_scoring ?? false,
+      email: mergeSettings<EmailSettings>({}, input.email),
+      rateLimits: mergeSettings<RateLimits>({}, input.rate_limits),
+      whatsappPhoneNumberId: input.whatsapp_phone_number_id ?? id,
+      vatMode: input.vat?.mode ?? 'exclusive',
+      vatRate: input.vat?.rate ?? 0,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning();
+  return ws;
+}
+
+export async function patchWorkspace(db: Db, id: string, input: WorkspaceInput): Promise<Workspace> {
+  const ws = await getWorkspace(db, id);
+  const [updated] = await db
+    .update(workspaces)
+    .set({
+      name: input.name ?? ws.name,
+      timezone: input.timezone ?? ws.timezone,
+      defaultCountry: input.default_country?.toUpperCase() ?? ws.defaultCountry,
+      currency: input.currency?.toUpperCase() ?? ws.currency,
+      apiAccess: input.api_access ?? ws.apiAccess,
+      features: input.features ?? ws.features,
+      caps: mergeSettings(ws.caps, input.caps),
+      leadScoring: input.lead_scoring ?? ws.leadScoring,
+      email: mergeSettings(ws.email, input.email),
+      rateLimits: mergeSettings(ws.rateLimits, input.rate_limits),
+      whatsappPhoneNumberId: input.whatsapp_phone_number_id ?? ws.whatsappPhoneNumberId,
+      vatMode: input.vat?.mode ?? ws.vatMode,
+      vatRate: input.vat?.rate ?? ws.vatRate,
+      updatedAt: nowIso(),
+    })
+    .where(eq(workspaces.id, id))
+    .returning();
+  return updated;
+}
+
+/** A new key: `wsk_` + 32 random bytes (256 bits). Only its SHA-256 is stored. */
+export async function createApiKey(db: Db, workspaceId: string, name: string) {
+  await getWorkspace(db, workspaceId);
+  const key = `${API_KEY_PREFIX}${base64url(crypto.getRandomValues(new Uint8Array(32)))}`;
+  const row = {
+    id: uuidv7(),
+    workspaceId,
+    name,
+    keyHash: await sha256Hex(key),
+    prefix: key.slice(0, 10),
+    createdAt: nowIso(),
+    revokedAt: null,
+  };
+  await db.insert(apiKeys).values(row);
+  return { id: row.id, workspace_id: workspaceId, name, key, prefix: row.prefix, created_at: row.createdAt };
+}
+
+export async function revokeApiKey(db: Db, keyId: string) {
+  const [row] = await db.select().from(apiKeys).where(eq(apiKeys.id, keyId)).limit(1);
+  if (!row) throw notFound('API key not found');
+  const revokedAt = row.revokedAt ?? nowIso();
+  if (!row.revokedAt) await db.update(apiKeys).set({ revokedAt }).where(eq(apiKeys.id, keyId));
+  return { id: row.id, workspace_id: row.workspaceId, name: row.name, prefix: row.prefix, created_at: row.createdAt, revoked_at: revokedAt };
+}
+
+export async function createUser(
+  db: Db,
+  workspaceId: string,
+  input: { name: string; email: string; role: 'admin' | 'agent'; active?: boolean },
+) {
+  await getWorkspace(db, workspaceId);
+  const now = nowIso();
+  const values = { id: uuidv7(), workspaceId, name: input.name, email: input.email.trim().toLowerCase(), role: input.role, active: input.active ?? true, createdAt: now, updatedAt: now };
+  const row = await db
+    .insert(users)
+    .values(values)
+    .returning()
+    .then((rows) => rows[0])
+    .catch((err) => {
+      if (isUniqueViolation(err)) throw httpError(409, 'A user with this email already exists in the workspace');
+      throw err;
+    });
+  return { id: row.id, workspace_id: row.workspaceId, name: row.name, email: row.email, role: row.role, active: row.active, created_at: row.createdAt };
+}
+
+/** A workspace member by id, scoped; null when unknown or in another workspace. */
+export async function findUser(db: Db, workspaceId: string, userId: string) {
+  const [row] = await db.select().from(users).where(and(eq(users.workspaceId, workspaceId), eq(users.id, userId))).limit(1);
+  return row ?? null;
+}
+
+export async function readRequestLog(db: Db, workspaceId: string, limit: number) {
+  await getWorkspace(db, workspaceId);
+  const rows = await db.select().from(requestLog).where(eq(requestLog.workspaceId, workspaceId)).orderBy(desc(requestLog.id)).limit(limit);
+  return rows.map((r) => ({
+    id: r.id,
+    method: r.method,
+    path: r.path,
+    status: r.status,
+    duration_ms: r.durationMs,
+    ip: r.ip,
+    user_agent: r.userAgent,
+    created_at: r.createdAt,
+  }));
+}

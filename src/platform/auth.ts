@@ -1,0 +1,62 @@
+import { and, eq, isNull } from 'drizzle-orm';
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../env';
+import { apiKeys, workspaces } from '../modules/workspaces/schema';
+import { DEFAULT_RATE_LIMITS } from '../modules/workspaces/model';
+import type { Db } from './db';
+import { httpError } from './errors';
+import { assertFeature } from './features';
+import { sha256Hex } from './ids';
+import { enforce, hit, ipLimit } from './rate-limit';
+
+export const API_KEY_PREFIX = 'wsk_';
+const KEY_SHAPE = /^wsk_[A-Za-z0-9_-]{32,128}$/;
+
+async function findActiveKey(db: Db, keyHash: string) {
+  const rows = await db
+    .select({ keyId: apiKeys.id, workspace: workspaces })
+    .from(apiKeys)
+    .innerJoin(workspaces, eq(workspaces.id, apiKeys.workspaceId))
+    .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)))
+    .limit(1);
+  return rows[0] ?? null;
+}
+
+const isEmailSend = (method: string, path: string) => method === 'POST' && /^\/v1\/emails\/?$/.test(path);
+
+/**
+ * Bearer-key authentication, API-access check, rate limits and feature gate.
+ * The key look-up and the limiter calls run in parallel: one D1 query and one
+ * Durable Object call per counted subject, all at once.
+ */
+export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const header = c.req.header('authorization') ?? '';
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match) throw httpError(401, 'Missing API key');
+  const token = match[1];
+  const keyHash = KEY_SHAPE.test(token) ? await sha256Hex(token) : null;
+  const ip = c.req.header('cf-connecting-ip') ?? 'unknown';
+  const emailSend = isEmailSend(c.req.method, c.req.path);
+
+  const [found, ipHit, keyHit] = await Promise.all([
+    keyHash ? findActiveKey(c.var.db, keyHash) : Promise.resolve(null),
+    hit(c.env, `ip:${ip}`),
+    keyHash ? hit(c.env, `${emailSend ? 'email' : 'key'}:${keyHash}`) : Promise.resolve(null),
+  ]);
+  if (!found) throw httpError(401, 'Invalid API key');
+  const ws = found.workspace;
+  if (!ws.apiAccess) {
+    throw httpError(403, 'The REST API requires a plan with API access. Upgrade your plan to use the API.');
+  }
+  const perKey = emailSend
+    ? ws.rateLimits.emails_per_minute ?? DEFAULT_RATE_LIMITS.emails_per_minute
+    : ws.rateLimits.per_key_per_minute ?? DEFAULT_RATE_LIMITS.per_key_per_minute;
+  enforce([
+    { hit: keyHit, limit: perKey, label: emailSend ? 'per API key for POST /v1/emails' : 'per API key' },
+    { hit: ipHit, limit: ipLimit(c.env), label: 'per source IP' },
+  ]);
+  c.set('workspace', ws);
+  c.set('apiKeyId', found.keyId);
+  assertFeature(ws, c.req.method, c.req.path);
+  await next();
+};

@@ -1,0 +1,265 @@
+import { sql, type SQL } from 'drizzle-orm';
+import { badRequest } from './errors';
+import { isUuid } from './validation';
+
+/**
+ * The shared filter grammar (Part 1 "Shared list conventions", DECISIONS.md
+ * "Contact filter grammar"), compiled to one parameterized SQL condition.
+ *
+ * Every user value travels in ONE bound parameter: a JSON array joined into the
+ * query as `(SELECT ? AS fv) AS fp` (see `filterSource`); conditions read their
+ * value with `json_extract(fp.fv, '$[i]')`. A 100-node tree therefore binds one
+ * parameter, never approaching D1's 100-parameter limit, and no value is ever
+ * spliced into SQL text.
+ */
+
+export type FieldKind = 'text' | 'uuid' | 'date' | 'timestamp' | 'enum' | 'number' | 'integer' | 'boolean' | 'json';
+export type FieldDef = { kind: FieldKind; expr: SQL; values?: readonly string[] };
+
+export type FilterCatalog = {
+  fields: Record<string, FieldDef>;
+  /** Resolves `custom_fields.<key>`; absent when the resource has no custom fields. */
+  customField?: (keyRef: SQL) => SQL;
+  /** Resource-specific top-level operators such as `$jsonb_contains`. */
+  operators?: Record<string, (value: unknown, b: FilterBuilder) => SQL>;
+};
+
+export const MAX_NODES = 100;
+export const MAX_ARRAY_ITEMS = 200;
+
+const OPS = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'not_in', 'contains', 'not_contains', 'starts_with', 'ends_with', 'is_null', 'is_not_null'] as const;
+type Op = (typeof OPS)[number];
+const SUBSTRING_OPS: readonly Op[] = ['contains', 'not_contains', 'starts_with', 'ends_with'];
+const ORDER_OPS: readonly Op[] = ['gt', 'gte', 'lt', 'lte'];
+const ORDERED_KINDS: readonly FieldKind[] = ['text', 'date', 'timestamp', 'number', 'integer', 'json'];
+
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+const NUMERIC = /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/;
+const CUSTOM_KEY = /^[A-Za-z0-9_\-. ]{1,100}$/;
+
+export const invalidFilter = (what: string) => badRequest(`Invalid filter: ${what}`);
+
+const shown = (value: unknown) => {
+  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+  return text.length > 200 ? `${text.slice(0, 200)}...` : text;
+};
+
+type Field = FieldDef & { name: string };
+
+export class FilterBuilder {
+  readonly values: unknown[] = [];
+  private nodes = 0;
+
+  constructor(private readonly catalog: FilterCatalog) {}
+
+  countNode(): void {
+    this.nodes += 1;
+    if (this.nodes > MAX_NODES) throw invalidFilter(`too many conditions (at most ${MAX_NODES} nodes)`);
+  }
+
+  /** A reference to one value in the packed parameter. */
+  ref(value: unknown): SQL {
+    this.values.push(value);
+    return sql`json_extract(fp.fv, ${sql.raw(`'$[${this.values.length - 1}]'`)})`;
+  }
+
+  /** A reference to an array of values, usable as `IN (...)`. */
+  arrayRef(values: unknown[]): SQL {
+    this.values.push(values);
+    return sql`(SELECT value FROM json_each(fp.fv, ${sql.raw(`'$[${this.values.length - 1}]'`)}))`;
+  }
+
+  field(name: unknown): Field {
+    if (typeof name !== 'string' || name.length === 0) throw invalidFilter('a condition needs a "field" string');
+    const def = this.catalog.fields[name];
+    if (def) return { ...def, name };
+    if (name.startsWith('custom_fields.') && this.catalog.customField) {
+      const key = name.slice('custom_fields.'.length);
+      if (!CUSTOM_KEY.test(key)) throw invalidFilter(`invalid custom field key "${shown(key)}"`);
+      return { kind: 'json', expr: this.catalog.customField(this.ref(`$."${key}"`)), name };
+    }
+    throw invalidFilter(`unknown field "${shown(name)}"`);
+  }
+
+  /** Type-checks and coerces one value for a field (Part 1's 400 message shapes). */
+  coerce(field: Field, value: unknown): unknown {
+    const bad = (what: string) => badRequest(`Invalid filter value for "${field.name}": "${shown(value)}" is not ${what}`);
+    switch (field.kind) {
+      case 'uuid':
+        if (!isUuid(value)) throw bad('a UUID');
+        return value.toLowerCase();
+      case 'enum':
+        if (typeof value !== 'string' || !field.values!.includes(value)) {
+          throw badRequest(`Invalid filter value for "${field.name}": must be one of ${field.values!.join(', ')}`);
+        }
+        return value;
+      case 'number':
+      case 'integer': {
+        const n = typeof value === 'number' ? value : typeof value === 'string' && NUMERIC.test(value.trim()) ? Number(value) : NaN;
+        if (!Number.isFinite(n)) throw bad('a number');
+        return n;
+      }
+      case 'boolean':
+        if (value === true || value === 'true') return 1;
+        if (value === false || value === 'false') return 0;
+        throw bad('a boolean');
+      case 'date':
+      case 'timestamp': {
+        if (typeof value !== 'string') throw bad('a date');
+        const text = value.trim();
+        if (DATE_ONLY.test(text)) {
+          if (Number.isNaN(Date.parse(`${text}T00:00:00Z`))) throw bad('a date');
+          return text;
+        }
+        const ms = /^\d{4}-\d{2}-\d{2}T/.test(text) ? Date.parse(text) : NaN;
+        if (Number.isNaN(ms)) throw bad('a date');
+        return field.kind === 'date' ? new Date(ms).toISOString().slice(0, 10) : new Date(ms).toISOString();
+      }
+      case 'text':
+        if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+        if (typeof value !== 'string') throw badRequest(`Invalid filter value for "${field.name}": must be a string`);
+        return value;
+      case 'json':
+        if (value !== null && typeof value === 'object') {
+          throw badRequest(`Invalid filter value for "${field.name}": must be a string, number or boolean`);
+        }
+        return typeof value === 'boolean' ? (value ? 1 : 0) : value;
+    }
+  }
+
+  /** Timestamps compared with a date-only value compare by day. */
+  private lhs(field: Field, coerced: unknown): SQL {
+    if (field.kind === 'timestamp' && typeof coerced === 'string' && DATE_ONLY.test(coerced)) {
+      return sql`substr(${field.expr}, 1, 10)`;
+    }
+    return field.expr;
+  }
+
+  condition(fieldName: unknown, op: Op, value: unknown): SQL {
+    const field = this.field(fieldName);
+    if (op === 'is_null') return sql`(${field.expr} IS NULL)`;
+    if (op === 'is_not_null') return sql`(${field.expr} IS NOT NULL)`;
+    if (SUBSTRING_OPS.includes(op)) {
+      if (field.kind !== 'text' && field.kind !== 'json') {
+        throw invalidFilter(`operator "${op}" applies to text fields only ("${field.name}" is not a text field)`);
+      }
+      if (typeof value !== 'string') throw badRequest(`Invalid filter value for "${field.name}": must be a string`);
+      const needle = this.ref(value.toLowerCase());
+      const hay = sql`lower(${field.expr})`;
+      switch (op) {
+        case 'contains':
+          return sql`(instr(${hay}, ${needle}) > 0)`;
+        case 'not_contains':
+          return sql`(${field.expr} IS NULL OR instr(${hay}, ${needle}) = 0)`;
+        case 'starts_with':
+          return sql`(substr(${hay}, 1, length(${needle})) = ${needle})`;
+        default:
+          return sql`(length(${hay}) >= length(${needle}) AND substr(${hay}, -length(${needle})) = ${needle})`;
+      }
+    }
+    if (op === 'in' || op === 'not_in') {
+      if (!Array.isArray(value)) throw invalidFilter(`operator "${op}" needs an array value`);
+      if (value.length > MAX_ARRAY_ITEMS) throw invalidFilter(`arrays hold at most ${MAX_ARRAY_ITEMS} items`);
+      const items = value.map((v) => this.coerce(field, v));
+      const list = this.arrayRef(items);
+      return op === 'in' ? sql`(${field.expr} IN ${list})` : sql`(${field.expr} IS NULL OR ${field.expr} NOT IN ${list})`;
+    }
+    if (ORDER_OPS.includes(op) && !ORDERED_KINDS.includes(field.kind)) {
+      throw invalidFilter(`operator "${op}" does not apply to ${field.kind} field "${field.name}"`);
+    }
+    if (value === null && (op === 'eq' || op === 'neq')) {
+      return op === 'eq' ? sql`(${field.expr} IS NULL)` : sql`(${field.expr} IS NOT NULL)`;
+    }
+    if (Array.isArray(value) || (value !== null && typeof value === 'object')) {
+      throw invalidFilter(`operator "${op}" on "${field.name}" needs a single value`);
+    }
+    const coerced = this.coerce(field, value);
+    const lhs = this.lhs(field, coerced);
+    const rhs = this.ref(coerced);
+    switch (op) {
+      case 'eq':
+        return sql`(${lhs} = ${rhs})`;
+      case 'neq':
+        return sql`(${lhs} IS NOT ${rhs})`;
+      case 'gt':
+        return sql`(${lhs} > ${rhs})`;
+      case 'gte':
+        return sql`(${lhs} >= ${rhs})`;
+      case 'lt':
+        return sql`(${lhs} < ${rhs})`;
+      case 'lte':
+        return sql`(${lhs} <= ${rhs})`;
+      default:
+        throw invalidFilter(`unknown operator "${op}"`);
+    }
+  }
+
+  /** A `$where` node: `{and: [...]}`, `{or: [...]}`, `{not: node}` or `{field, op, value}`. */
+  node(node: unknown, depth = 0): SQL {
+    if (depth > 32) throw invalidFilter('the condition tree is nested too deeply');
+    if (node === null || typeof node !== 'object' || Array.isArray(node)) throw invalidFilter('every node must be an object');
+    this.countNode();
+    const obj = node as Record<string, unknown>;
+    const keys = Object.keys(obj);
+    if (keys.length === 1 && (keys[0] === 'and' || keys[0] === 'or')) {
+      const children = obj[keys[0]];
+      if (!Array.isArray(children) || children.length === 0) throw invalidFilter(`"${keys[0]}" needs a non-empty array of nodes`);
+      if (children.length > MAX_NODES) throw invalidFilter(`too many conditions (at most ${MAX_NODES} nodes)`);
+      const parts = children.map((child) => this.node(child, depth + 1));
+      return sql`(${sql.join(parts, sql.raw(keys[0] === 'and' ? ' AND ' : ' OR '))})`;
+    }
+    if (keys.length === 1 && keys[0] === 'not') return sql`(NOT ${this.node(obj.not, depth + 1)})`;
+    const extra = keys.filter((k) => k !== 'field' && k !== 'op' && k !== 'value');
+    if (extra.length > 0 || !('field' in obj) || !('op' in obj)) {
+      throw invalidFilter('a node is {"and": [...]}, {"or": [...]}, {"not": node} or {"field", "op", "value"}');
+    }
+    if (typeof obj.op !== 'string' || !(OPS as readonly string[]).includes(obj.op)) {
+      throw invalidFilter(`unknown operator "${shown(obj.op)}" (one of ${OPS.join(', ')})`);
+    }
+    const op = obj.op as Op;
+    const needsValue = op !== 'is_null' && op !== 'is_not_null';
+    if (needsValue && !('value' in obj)) throw invalidFilter(`operator "${op}" needs a "value"`);
+    return this.condition(obj.field, op, obj.value);
+  }
+
+  /** Top level: keys ANDed; exact match, any-of arrays, `{$gt}`, `$where`, resource operators. */
+  top(filter: Record<string, unknown>): SQL | undefined {
+    const parts: SQL[] = [];
+    for (const [key, value] of Object.entries(filter)) {
+      if (key === '$where') {
+        parts.push(this.node(value));
+        continue;
+      }
+      if (key.startsWith('$')) {
+        const operator = this.catalog.operators?.[key];
+        if (!operator) throw invalidFilter(`unknown operator "${shown(key)}"`);
+        this.countNode();
+        parts.push(operator(value, this));
+        continue;
+      }
+      this.countNode();
+      if (Array.isArray(value)) {
+        parts.push(this.condition(key, 'in', value));
+      } else if (value !== null && typeof value === 'object') {
+        const ops = Object.keys(value);
+        if (ops.length !== 1 || ops[0] !== '$gt') {
+          throw invalidFilter(`"${shown(key)}": only {"$gt": value} is allowed at the top level; use $where for other comparisons`);
+        }
+        parts.push(this.condition(key, 'gt', (value as Record<string, unknown>).$gt));
+      } else {
+        parts.push(this.condition(key, 'eq', value));
+      }
+    }
+    return parts.length ? sql.join(parts, sql.raw(' AND ')) : undefined;
+  }
+}
+
+/** Compiles a parsed `filter` object; `values` must be bound through `filterSource`. */
+export function compileFilter(filter: Record<string, unknown>, catalog: FilterCatalog): { where?: SQL; values: unknown[] } {
+  const b = new FilterBuilder(catalog);
+  const where = b.top(filter);
+  return { where, values: b.values };
+}
+
+/** The one-row source every compiled condition reads its values from: join it as `fp`. */
+export const filterSource = (values: unknown[]): SQL => sql`(SELECT ${JSON.stringify(values)} AS fv) AS fp`;

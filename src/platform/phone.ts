@@ -1,0 +1,13 @@
+import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
+
+/**
+ * E.164 form of a phone number, reading local numbers in the workspace's
+ * default country. Returns null when the text is not a possible phone number.
+ */
+export function toE164(input: string, defaultCountry: string): string | null {
+  const text = input.trim();
+  if (!text) return null;
+  const parsed = parsePhoneNumberFromString(text, { defaultCountry: defaultCountry.toUpperCase() as CountryCode, extract: false });
+  if (!parsed || !parsed.isPossible()) return null;
+  return parsed.number;
+}

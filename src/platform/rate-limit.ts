@@ -1,0 +1,35 @@
+import type { Bindings } from '../env';
+import type { HitResult } from '../durable-objects/rate-limiter';
+import { httpError } from './errors';
+
+export const WINDOW_MS = 60_000;
+
+export type LimitCheck = { hit: HitResult | null; limit: number; label: string };
+
+/** Counts one request against a subject; fails open (null) when the counter cannot be reached. */
+export async function hit(env: Bindings, subject: string): Promise<HitResult | null> {
+  try {
+    const stub = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(subject));
+    return await stub.hit(WINDOW_MS);
+  } catch (err) {
+    console.error('rate limiter unavailable', subject, err);
+    return null;
+  }
+}
+
+export function ipLimit(env: Bindings): number {
+  const n = Number(env.RATE_LIMIT_PER_IP_PER_MINUTE ?? '300');
+  return Number.isInteger(n) && n > 0 ? n : 300;
+}
+
+/** Throws 429 with Retry-After (seconds to the end of the longest exceeded window). */
+export function enforce(checks: LimitCheck[], now = Date.now()): void {
+  const exceeded = checks.filter((c) => c.hit && c.hit.count > c.limit);
+  if (exceeded.length === 0) return;
+  const resetAt = Math.max(...exceeded.map((c) => c.hit!.resetAt));
+  const retryAfter = Math.max(1, Math.ceil((resetAt - now) / 1000));
+  const first = exceeded[0];
+  const error = httpError(429, `Rate limit exceeded: ${first.limit} requests per minute ${first.label}. Retry after ${retryAfter} seconds.`);
+  error.headers['Retry-After'] = String(retryAfter);
+  throw error;
+}

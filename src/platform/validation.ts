@@ -1,0 +1,97 @@
+import { OpenAPIHono, z } from '@hono/zod-openapi';
+import type { Context, MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../env';
+import { badRequest, httpError } from './errors';
+
+type Issue = { code: string; path: PropertyKey[]; message: string; keys?: string[] };
+
+const describePath = (path: PropertyKey[]) =>
+  path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('');
+
+/** Per-field strings in the framework shape's `message` array. */
+export function formatIssues(issues: readonly Issue[]): string[] {
+  const out: string[] = [];
+  for (const issue of issues) {
+    const where = describePath(issue.path);
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys ?? []) {
+        out.push(`property ${where ? `${where}.` : ''}${key} should not exist`);
+      }
+      continue;
+    }
+    out.push(where ? `${where}: ${issue.message}` : issue.message);
+  }
+  return out;
+}
+
+/** Every router is made here so all share the framework-shape 400 for request-shape violations. */
+export function createRouter() {
+  return new OpenAPIHono<AppEnv>({
+    defaultHook: (result) => {
+      if (!result.success) {
+        throw badRequest(formatIssues(result.error.issues as unknown as Issue[]));
+      }
+    },
+  });
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuid = (v: unknown): v is string => typeof v === 'string' && UUID_RE.test(v);
+
+export const uuid = (name = 'id') =>
+  z.string().regex(UUID_RE, { message: `${name} must be a UUID` }).openapi({ format: 'uuid', example: '01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c' });
+
+export const idParams = z.object({ id: uuid('id').openapi({ param: { name: 'id', in: 'path' } }) });
+
+/** ISO 8601 instant (date-time with zone) or date; normalized to a UTC ISO string. */
+export const isoDateTime = (name: string) =>
+  z
+    .string()
+    .max(64)
+    .refine((v) => /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) && !Number.isNaN(Date.parse(v)), {
+      message: `${name} must be a valid ISO 8601 date`,
+    });
+
+const JSON_TYPE = /^application\/([\w.-]+\+)?json$/i;
+const BODY_LIMIT = 1_000_000;
+
+/**
+ * Reads every request body once, before routing: a non-empty body must be JSON
+ * (415 otherwise) and must parse (400 otherwise). An empty body reads as `{}` so
+ * routes whose fields are all optional accept a bare POST.
+ */
+export const parseJsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const method = c.req.method;
+  if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS' || method === 'DELETE') return next();
+  const declared = Number(c.req.header('content-length') ?? '0');
+  if (declared > BODY_LIMIT) throw httpError(413, 'Request body is too large');
+  const text = await c.req.text();
+  if (text.length > BODY_LIMIT) throw httpError(413, 'Request body is too large');
+  const mediaType = (c.req.header('content-type') ?? '').split(';')[0].trim();
+  let value: unknown = {};
+  if (text.trim() !== '') {
+    if (!JSON_TYPE.test(mediaType)) throw httpError(415, 'Content-Type must be application/json');
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw badRequest('Malformed JSON in request body');
+    }
+  }
+  setParsedBody(c, value);
+  await next();
+};
+
+function setParsedBody(c: Context, value: unknown) {
+  // The zod validator reads the body through c.req.json() only for JSON content
+  // types; seed Hono's body cache so it sees what we parsed, and force the type.
+  const cache = (c.req as unknown as { bodyCache: Record<string, unknown> }).bodyCache;
+  for (const key of Object.keys(cache)) delete cache[key];
+  cache.json = Promise.resolve(value);
+  if (!JSON_TYPE.test((c.req.header('content-type') ?? '').split(';')[0].trim())) {
+    const headers = new Headers(c.req.raw.headers);
+    headers.set('content-type', 'application/json');
+    c.req.raw = new Request(c.req.raw.url, { method: c.req.raw.method, headers });
+  }
+}
+
+export { z };

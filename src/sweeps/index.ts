@@ -1,0 +1,2 @@
+// Importing a module's sweep file registers it (see ./registry).
+export {};

@@ -1,0 +1,91 @@
+import { exports } from 'cloudflare:workers';
+import { expect } from 'vitest';
+
+export const ADMIN_TOKEN = 'test-admin-token';
+const BASE = 'https://api.test';
+
+export type ApiResponse<T = any> = { status: number; body: T; headers: Headers };
+
+let ipCounter = 0;
+/** Each harness caller gets its own source IP so the per-IP limit of one test never touches another. */
+export const freshIp = () => `198.51.${Math.floor(++ipCounter / 250) % 250}.${(ipCounter % 250) + 1}`;
+
+export async function call<T = any>(
+  method: string,
+  path: string,
+  opts: { key?: string | null; body?: unknown; rawBody?: string; headers?: Record<string, string>; ip?: string } = {},
+): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+  if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+  if (opts.ip) headers['cf-connecting-ip'] = opts.ip;
+  let body: string | undefined;
+  if (opts.rawBody !== undefined) body = opts.rawBody;
+  else if (opts.body !== undefined) {
+    body = JSON.stringify(opts.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await (exports as any).default.fetch(new Request(`${BASE}${path}`, { method, headers, body }));
+  const text = await res.text();
+  let parsed: any = text;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, body: parsed, headers: res.headers };
+}
+
+export function admin<T = any>(method: string, path: string, body?: unknown) {
+  return call<T>(method, `/admin/v1${path}`, { key: ADMIN_TOKEN, body });
+}
+
+export async function adminOk<T = any>(method: string, path: string, body?: unknown): Promise<T> {
+  const res = await admin<T>(method, path, body);
+  if (res.status >= 300) throw new Error(`${method} ${path} -> ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+export type TestWorkspace = {
+  id: string;
+  key: string;
+  keyId: string;
+  ip: string;
+  api: <T = any>(method: string, path: string, body?: unknown, extra?: { headers?: Record<string, string>; rawBody?: string }) => Promise<ApiResponse<T>>;
+};
+
+/** A fresh workspace with an API key (and by default a default pipeline), isolated by its own source IP. */
+export async function makeWorkspace(settings: Record<string, unknown> = {}, opts: { pipeline?: boolean } = {}): Promise<TestWorkspace> {
+  const ws = await adminOk('POST', '/workspaces', { name: `ws-${crypto.randomUUID().slice(0, 8)}`, ...settings });
+  const key = await adminOk('POST', `/workspaces/${ws.id}/api-keys`, { name: 'test key' });
+  if (opts.pipeline !== false) {
+    await adminOk('POST', `/workspaces/${ws.id}/pipelines`, {
+      name: 'Sales',
+      is_default: true,
+      stages: [{ name: 'New' }, { name: 'Qualified' }, { name: 'Won' }],
+    });
+  }
+  const ip = freshIp();
+  return {
+    id: ws.id,
+    key: key.key,
+    keyId: key.id,
+    ip,
+    api: (method, path, body, extra = {}) => call(method, path, { key: key.key, body, ip, ...extra }),
+  };
+}
+
+/** Polls until `check` passes: for effects written after the response (waitUntil, queue). */
+export async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let value = await read();
+  while (!check(value)) {
+    if (Date.now() > deadline) {
+      expect.fail(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value)}`);
+    }
+    await new Promise((r) => setTimeout(r, 25));
+    value = await read();
+  }
+  return value;
+}
+
+export const uuidRe = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
