@@ -1,0 +1,20 @@
+import type { Feature } from '../../src/modules/workspaces/model';
+
+/**
+ * Every /v1 route, one row each. The shared convention tests (auth, feature
+ * gate, unknown body property, non-UUID path id), the fuzz test and the
+ * isolation sweep all walk this table: adding a route adds a row here.
+ *
+ * `path` uses `{id}`-style placeholders for UUID path params. `body` is a valid
+ * minimal body for routes that take one (used to probe unknown properties).
+ */
+export type RouteCase = {
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+  path: string;
+  feature?: Feature;
+  body?: Record<string, unknown>;
+  /** The non-UUID id answer, when the spec makes an exception (webhook endpoint delete: 404). */
+  nonUuidStatus?: number;
+};
+
+export const ROUTES: RouteCase[] = [{ method: 'GET', path: '/v1/pipelines', feature: 'deals' }];
