@@ -32,7 +32,7 @@ export function buildApp() {
     return renderError(httpError(404, `Cannot ${c.req.method} ${c.req.path}`), c);
   });
 
-  app.use('*', serverToServerOnly, withDb, parseJsonBody);
+  app.use('*', serverToServerOnly, withDb);
 
   // Public documentation, registered before the /v1 guard so it needs no key.
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
@@ -52,7 +52,7 @@ export function buildApp() {
   });
   app.get('/docs', (c) => c.html(docsPage));
 
-  app.use('/v1/*', logRequests, authenticate, publishEvents);
+  app.use('/v1/*', logRequests, authenticate, parseJsonBody, publishEvents);
   for (const router of v1Routers) app.route('/v1', router);
 
   app.route('/admin/v1', adminApp);

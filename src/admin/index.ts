@@ -1,10 +1,11 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../env';
+import { parseJsonBody } from '../platform/validation';
 import { requireAdmin } from './auth';
 import { sweepAdmin } from './sweeps';
 import { workspaceAdmin } from './workspaces';
 
 export const adminApp = new Hono<AppEnv>();
-adminApp.use('*', requireAdmin);
+adminApp.use('*', requireAdmin, parseJsonBody);
 adminApp.route('/', workspaceAdmin);
 adminApp.route('/', sweepAdmin);

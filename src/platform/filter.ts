@@ -26,6 +26,15 @@ export type FilterCatalog = {
 
 export const MAX_NODES = 100;
 export const MAX_ARRAY_ITEMS = 200;
+/** SQLite (as D1 builds it) refuses expression trees deeper than 100; nesting is capped well below. */
+const MAX_DEPTH = 20;
+
+/** Joins conditions as a balanced tree: 100 ANDed conditions nest 7 deep, not 100. */
+function balanced(parts: SQL[], op: 'AND' | 'OR'): SQL {
+  if (parts.length === 1) return parts[0];
+  const mid = Math.ceil(parts.length / 2);
+  return sql`(${balanced(parts.slice(0, mid), op)} ${sql.raw(op)} ${balanced(parts.slice(mid), op)})`;
+}
 
 const OPS = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'not_in', 'contains', 'not_contains', 'starts_with', 'ends_with', 'is_null', 'is_not_null'] as const;
 type Op = (typeof OPS)[number];
@@ -196,7 +205,7 @@ export class FilterBuilder {
 
   /** A `$where` node: `{and: [...]}`, `{or: [...]}`, `{not: node}` or `{field, op, value}`. */
   node(node: unknown, depth = 0): SQL {
-    if (depth > 32) throw invalidFilter('the condition tree is nested too deeply');
+    if (depth > MAX_DEPTH) throw invalidFilter(`the condition tree is nested too deeply (at most ${MAX_DEPTH} levels)`);
     if (node === null || typeof node !== 'object' || Array.isArray(node)) throw invalidFilter('every node must be an object');
     this.countNode();
     const obj = node as Record<string, unknown>;
@@ -206,7 +215,7 @@ export class FilterBuilder {
       if (!Array.isArray(children) || children.length === 0) throw invalidFilter(`"${keys[0]}" needs a non-empty array of nodes`);
       if (children.length > MAX_NODES) throw invalidFilter(`too many conditions (at most ${MAX_NODES} nodes)`);
       const parts = children.map((child) => this.node(child, depth + 1));
-      return sql`(${sql.join(parts, sql.raw(keys[0] === 'and' ? ' AND ' : ' OR '))})`;
+      return balanced(parts, keys[0] === 'and' ? 'AND' : 'OR');
     }
     if (keys.length === 1 && keys[0] === 'not') return sql`(NOT ${this.node(obj.not, depth + 1)})`;
     const extra = keys.filter((k) => k !== 'field' && k !== 'op' && k !== 'value');
@@ -250,7 +259,7 @@ export class FilterBuilder {
         parts.push(this.condition(key, 'eq', value));
       }
     }
-    return parts.length ? sql.join(parts, sql.raw(' AND ')) : undefined;
+    return parts.length ? balanced(parts, 'AND') : undefined;
   }
 }
 

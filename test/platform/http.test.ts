@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { call, makeWorkspace } from '../support/harness';
+
+describe('HTTP conventions', () => {
+  it('refuses CORS preflights and never sends Access-Control-Allow-Origin', async () => {
+    const ws = await makeWorkspace();
+    const preflight = await call('OPTIONS', '/v1/pipelines', {
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' },
+    });
+    expect(preflight.status).toBe(403);
+    expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
+    const browser = await ws.api('GET', '/v1/pipelines', undefined, { headers: { origin: 'https://shop.example' } });
+    expect(browser.status).toBe(200);
+    expect(browser.headers.get('access-control-allow-origin')).toBeNull();
+    const server = await ws.api('GET', '/v1/pipelines');
+    expect(server.status).toBe(200);
+  });
+
+  it('answers unknown routes with a framework-shape 404', async () => {
+    const ws = await makeWorkspace();
+    const res = await ws.api('GET', '/v1/nothing-here');
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ statusCode: 404, error: 'Not Found' });
+  });
+
+  it('rejects malformed JSON with 400 and a non-JSON body with 415', async () => {
+    const ws = await makeWorkspace();
+    const malformed = await ws.api('POST', '/v1/pipelines', undefined, { rawBody: '{"a":', headers: { 'content-type': 'application/json' } });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body).toEqual({ statusCode: 400, message: 'Malformed JSON in request body', error: 'Bad Request' });
+    const form = await ws.api('POST', '/v1/pipelines', undefined, { rawBody: 'a=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(form.status).toBe(415);
+    expect(form.body.statusCode).toBe(415);
+  });
+
+  it('has no DELETE routes beyond the four the spec lists', async () => {
+    const ws = await makeWorkspace();
+    for (const path of ['/v1/contacts', '/v1/deals', '/v1/products', '/v1/payments', '/v1/orders', '/v1/campaigns', '/v1/tags', '/v1/contact-groups']) {
+      const res = await ws.api('DELETE', `${path}/00000000-0000-7000-8000-000000000000`);
+      expect(res.status, path).toBe(404);
+    }
+  });
+
+  it('serves the OpenAPI document and the reference page without a key', async () => {
+    const doc = await call('GET', '/v1/openapi.json');
+    expect(doc.status).toBe(200);
+    expect(doc.body.openapi).toBe('3.1.0');
+    expect(doc.body.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    const page = await call('GET', '/docs');
+    expect(page.status).toBe(200);
+    expect(String(page.body)).toContain('/v1/openapi.json');
+  });
+});

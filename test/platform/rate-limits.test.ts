@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { adminOk, call, freshIp, makeWorkspace } from '../support/harness';
+
+describe('rate limits (Part 1 Limits)', () => {
+  it('counts exactly per API key under concurrency and answers 429 with Retry-After', async () => {
+    const ws = await makeWorkspace({ rate_limits: { per_key_per_minute: 10 } });
+    const results = await Promise.all(Array.from({ length: 25 }, () => ws.api('GET', '/v1/pipelines')));
+    const ok = results.filter((r) => r.status === 200).length;
+    const limited = results.filter((r) => r.status === 429);
+    // The window is one wall-clock minute: a run straddling a boundary may see a second window.
+    expect([10, 20]).toContain(ok);
+    expect(limited.length).toBe(25 - ok);
+    const retryAfter = Number(limited[0].headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(limited[0].body).toMatchObject({ statusCode: 429, error: 'Too Many Requests' });
+  });
+
+  it('shares the per-key bucket across source IPs and keeps other keys unaffected', async () => {
+    const ws = await makeWorkspace({ rate_limits: { per_key_per_minute: 3 } });
+    const other = await makeWorkspace({ rate_limits: { per_key_per_minute: 3 } });
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await call('GET', '/v1/pipelines', { key: ws.key, ip: freshIp() })).status);
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(1);
+    expect((await other.api('GET', '/v1/pipelines')).status).toBe(200);
+  });
+
+  it('gives POST /v1/emails its own per-key bucket', async () => {
+    const ws = await makeWorkspace({ rate_limits: { per_key_per_minute: 50, emails_per_minute: 2 } });
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await ws.api('POST', '/v1/emails', {})).status);
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(1);
+    expect(statuses.slice(0, 2)).not.toContain(429);
+    // The email bucket does not consume the general one.
+    expect((await ws.api('GET', '/v1/pipelines')).status).toBe(200);
+  });
+
+  it('limits a source IP across all API keys (default 300 per minute)', async () => {
+    const ip = freshIp();
+    const keys = await Promise.all([0, 1, 2, 3].map(() => makeWorkspace({ rate_limits: { per_key_per_minute: 1000 } })));
+    const statuses: number[] = [];
+    for (let round = 0; round < 8; round++) {
+      const batch = await Promise.all(Array.from({ length: 40 }, (_, i) => call('GET', '/v1/pipelines', { key: keys[i % 4].key, ip })));
+      statuses.push(...batch.map((r) => r.status));
+    }
+    const ok = statuses.filter((s) => s === 200).length;
+    expect([300, 320]).toContain(ok); // 320 only when the run straddles a minute boundary
+    expect(statuses.filter((s) => s === 429).length).toBe(320 - ok);
+  });
+
+  it('applies per-workspace overrides set through the operator API', async () => {
+    const ws = await makeWorkspace();
+    await adminOk('PATCH', `/workspaces/${ws.id}`, { rate_limits: { per_key_per_minute: 1 } });
+    const first = await ws.api('GET', '/v1/pipelines');
+    const second = await ws.api('GET', '/v1/pipelines');
+    expect([first.status, second.status]).toContain(429);
+  });
+});

@@ -1,0 +1,168 @@
+import { env } from 'cloudflare:workers';
+import { sql } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { dbFor } from '../../src/platform/db';
+import { ApiError } from '../../src/platform/errors';
+import { compileFilter, filterSource, type FilterCatalog } from '../../src/platform/filter';
+import { uuidv7 } from '../../src/platform/ids';
+import { parseFilterParam, parsePaging, parseSort } from '../../src/platform/list';
+import { fromCents, hasAtMostTwoDecimals, round2, toCents } from '../../src/platform/money';
+import { toE164 } from '../../src/platform/phone';
+import { isValidTimeZone } from '../../src/platform/timezones';
+
+const messageOf = (fn: () => unknown) => {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof ApiError) return { status: err.status, message: err.body.message };
+    throw err;
+  }
+  throw new Error('expected a 4xx');
+};
+
+describe('money', () => {
+  it('rounds half up at the second decimal on the decimal text', () => {
+    expect(toCents(1.005)).toBe(101);
+    expect(toCents(2.675)).toBe(268);
+    expect(toCents(10)).toBe(1000);
+    expect(toCents(0.125)).toBe(13);
+    expect(toCents(-1.005)).toBe(-101);
+    expect(toCents(9999999999)).toBe(999999999900);
+    expect(round2(33.333)).toBe(33.33);
+    expect(fromCents(3334)).toBe(33.34);
+    expect(hasAtMostTwoDecimals(17.25)).toBe(true);
+    expect(hasAtMostTwoDecimals(17.255)).toBe(false);
+  });
+});
+
+describe('ids', () => {
+  it('makes time-ordered UUIDv7s', () => {
+    const a = uuidv7(1_700_000_000_000);
+    const b = uuidv7(1_700_000_000_001);
+    expect(a).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(a < b).toBe(true);
+    expect(new Set(Array.from({ length: 1000 }, () => uuidv7())).size).toBe(1000);
+  });
+});
+
+describe('phone and time zones', () => {
+  it('normalizes to E.164 with the default country for local numbers', () => {
+    expect(toE164('(415) 555-2671', 'US')).toBe('+14155552671');
+    expect(toE164('030 1234567', 'DE')).toBe('+49301234567');
+    expect(toE164('+44 20 7946 0958', 'US')).toBe('+442079460958');
+    expect(toE164('12', 'US')).toBeNull();
+    expect(toE164('hello', 'US')).toBeNull();
+  });
+
+  it('accepts IANA zones only', () => {
+    expect(isValidTimeZone('Europe/Berlin')).toBe(true);
+    expect(isValidTimeZone('UTC')).toBe(true);
+    expect(isValidTimeZone('Mars/Olympus')).toBe(false);
+    expect(isValidTimeZone('')).toBe(false);
+  });
+});
+
+describe('list conventions', () => {
+  it('parses paging with defaults, clamping and the exact 400 messages', () => {
+    expect(parsePaging({}, { limit: 50, cap: 500 })).toEqual({ limit: 50, offset: 0 });
+    expect(parsePaging({ limit: '', offset: '' }, { limit: 50, cap: 500 })).toEqual({ limit: 50, offset: 0 });
+    expect(parsePaging({ limit: '0', offset: '10' }, { limit: 50, cap: 500 })).toEqual({ limit: 0, offset: 10 });
+    expect(parsePaging({ limit: '9000' }, { limit: 50, cap: 500 })).toEqual({ limit: 500, offset: 0 });
+    expect(messageOf(() => parsePaging({ limit: '-1' }, { limit: 50, cap: 500 }))).toEqual({ status: 400, message: 'Invalid limit: must be a non-negative integer' });
+    expect(messageOf(() => parsePaging({ limit: '1.5' }, { limit: 50, cap: 500 })).status).toBe(400);
+    expect(messageOf(() => parsePaging({ offset: 'abc' }, { limit: 50, cap: 500 }))).toEqual({ status: 400, message: 'Invalid offset: must be a non-negative integer' });
+  });
+
+  it('parses the filter param with the two exact messages and drops workspace_id', () => {
+    expect(parseFilterParam(undefined)).toEqual({});
+    expect(parseFilterParam('{"city":"Berlin","workspace_id":"x"}')).toEqual({ city: 'Berlin' });
+    expect(messageOf(() => parseFilterParam('{oops'))).toEqual({ status: 400, message: 'Invalid filter: must be valid JSON' });
+    for (const raw of ['[1]', '"x"', '3', 'null']) {
+      expect(messageOf(() => parseFilterParam(raw))).toEqual({ status: 400, message: 'Invalid filter: must be a JSON object' });
+    }
+  });
+
+  it('parses sort with a - prefix and rejects unknown fields', () => {
+    expect(parseSort(undefined, ['created_at', 'name'])).toEqual({ field: 'created_at', descending: true });
+    expect(parseSort('name', ['created_at', 'name'])).toEqual({ field: 'name', descending: false });
+    expect(messageOf(() => parseSort('-password', ['created_at'])).status).toBe(400);
+  });
+});
+
+describe('filter compiler', () => {
+  const db = dbFor(env.DB);
+  const catalog: FilterCatalog = {
+    fields: {
+      name: { kind: 'text', expr: sql.raw('t.name') },
+      score: { kind: 'number', expr: sql.raw('t.score') },
+      stage: { kind: 'enum', expr: sql.raw('t.stage'), values: ['lead', 'customer'] },
+      vip: { kind: 'boolean', expr: sql.raw('t.vip') },
+      ref: { kind: 'uuid', expr: sql.raw('t.ref') },
+      created_at: { kind: 'timestamp', expr: sql.raw('t.created_at') },
+    },
+    customField: (path) => sql`json_extract(t.custom, ${path})`,
+  };
+
+  async function run(filter: Record<string, unknown>): Promise<string[]> {
+    await env.DB.exec('CREATE TABLE IF NOT EXISTS filter_probe (name TEXT, score REAL, stage TEXT, vip INTEGER, ref TEXT, created_at TEXT, custom TEXT)');
+    await env.DB.exec('DELETE FROM filter_probe');
+    await env.DB.batch([
+      env.DB.prepare("INSERT INTO filter_probe VALUES ('Ann Lee', 80, 'customer', 1, '0190a1b2-0000-7000-8000-000000000001', '2026-01-05T10:00:00.000Z', '{\"plan\":\"gold\",\"seats\":5}')"),
+      env.DB.prepare("INSERT INTO filter_probe VALUES ('Bob 100%_off', 20, 'lead', 0, NULL, '2026-02-01T09:00:00.000Z', '{}')"),
+      env.DB.prepare("INSERT INTO filter_probe VALUES (NULL, NULL, 'lead', 0, NULL, '2026-03-01T00:00:00.000Z', NULL)"),
+    ]);
+    const { where, values } = compileFilter(filter, catalog);
+    const rows = await db.all<{ name: string | null }>(
+      sql`SELECT t.name FROM filter_probe t, ${filterSource(values)} ${where ? sql`WHERE ${where}` : sql``} ORDER BY t.created_at`,
+    );
+    return rows.map((r) => r.name ?? '(null)');
+  }
+
+  it('supports exact match, any-of, $gt and the $where operators', async () => {
+    expect(await run({ stage: 'lead' })).toEqual(['Bob 100%_off', '(null)']);
+    expect(await run({ stage: ['lead', 'customer'] })).toHaveLength(3);
+    expect(await run({ score: { $gt: '50' } })).toEqual(['Ann Lee']);
+    expect(await run({ vip: 'true' })).toEqual(['Ann Lee']);
+    expect(await run({ created_at: '2026-01-05' })).toEqual(['Ann Lee']);
+    expect(await run({ $where: { or: [{ field: 'name', op: 'contains', value: '%_' }, { field: 'score', op: 'gte', value: 80 }] } })).toEqual(['Ann Lee', 'Bob 100%_off']);
+    expect(await run({ $where: { not: { field: 'name', op: 'is_null' } } })).toEqual(['Ann Lee', 'Bob 100%_off']);
+    expect(await run({ $where: { field: 'name', op: 'starts_with', value: 'ann' } })).toEqual(['Ann Lee']);
+    expect(await run({ $where: { field: 'name', op: 'ends_with', value: 'OFF' } })).toEqual(['Bob 100%_off']);
+    expect(await run({ $where: { field: 'name', op: 'not_contains', value: 'ann' } })).toEqual(['Bob 100%_off', '(null)']);
+    expect(await run({ $where: { field: 'stage', op: 'not_in', value: ['customer'] } })).toEqual(['Bob 100%_off', '(null)']);
+    expect(await run({ $where: { field: 'created_at', op: 'lt', value: '2026-02-01T09:00:00Z' } })).toEqual(['Ann Lee']);
+    expect(await run({ $where: { field: 'custom_fields.plan', op: 'eq', value: 'gold' } })).toEqual(['Ann Lee']);
+    expect(await run({ $where: { field: 'custom_fields.seats', op: 'gt', value: 3 } })).toEqual(['Ann Lee']);
+  });
+
+  it('binds one parameter however large the tree', async () => {
+    const conditions = Array.from({ length: 99 }, (_, i) => ({ field: 'score', op: 'neq', value: i + 1000 }));
+    expect(await run({ $where: { and: conditions } })).toHaveLength(3);
+    const { values } = compileFilter({ $where: { and: conditions } }, catalog);
+    expect(values).toHaveLength(99);
+  });
+
+  it('type-checks values with the exact 400 messages', () => {
+    const msg = (filter: Record<string, unknown>) => messageOf(() => compileFilter(filter, catalog)).message;
+    expect(msg({ created_at: 'yesterday' })).toBe('Invalid filter value for "created_at": "yesterday" is not a date');
+    expect(msg({ ref: 'abc' })).toBe('Invalid filter value for "ref": "abc" is not a UUID');
+    expect(msg({ stage: 'vip' })).toBe('Invalid filter value for "stage": must be one of lead, customer');
+    expect(msg({ score: 'ten' })).toBe('Invalid filter value for "score": "ten" is not a number');
+    expect(msg({ vip: 'yes' })).toBe('Invalid filter value for "vip": "yes" is not a boolean');
+    expect(msg({ $where: { field: 'score', op: 'contains', value: '1' } })).toMatch(/^Invalid filter: .*text fields only/);
+    expect(msg({ nope: 1 })).toMatch(/^Invalid filter: unknown field/);
+    expect(msg({ score: { $lt: 1 } })).toMatch(/^Invalid filter: /);
+    expect(msg({ $where: { field: 'name', op: 'like', value: 'x' } })).toMatch(/^Invalid filter: unknown operator/);
+    expect(msg({ $where: { field: 'stage', op: 'in', value: Array(201).fill('lead') } })).toMatch(/at most 200 items/);
+    const tooMany = { $where: { and: Array.from({ length: 100 }, () => ({ field: 'score', op: 'eq', value: 1 })) } };
+    expect(msg(tooMany)).toMatch(/at most 100 nodes/);
+  });
+});
+
+describe('filter compiler limits', () => {
+  it('keeps deep nesting a clear 400', () => {
+    let node: Record<string, unknown> = { field: 'a', op: 'is_null' };
+    for (let i = 0; i < 40; i++) node = { not: node };
+    expect(messageOf(() => compileFilter({ $where: node }, { fields: { a: { kind: 'text', expr: sql.raw('a') } } })).message).toMatch(/nested too deeply/);
+  });
+});
