@@ -1,0 +1,49 @@
+// Makes sure the local demo workspace exists with every in-app object a demo
+// needs; reuses it (and its key) across restarts through .state/demo.json.
+
+async function request(base, token, method, path, body) {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+async function must(base, token, method, path, body) {
+  const res = await request(base, token, method, path, body);
+  if (res.status >= 300) throw new Error(`${method} ${path} -> ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** Objects each module needs for a demo, created once with the workspace. */
+const DEMO_STEPS = [
+  (admin, ws) =>
+    admin('POST', `/admin/v1/workspaces/${ws}/pipelines`, {
+      name: 'Sales',
+      is_default: true,
+      stages: [
+        { name: 'New lead', win_probability: 10 },
+        { name: 'Qualified', win_probability: 30 },
+        { name: 'Proposal', win_probability: 60 },
+        { name: 'Negotiation', win_probability: 80 },
+      ],
+    }),
+  (admin, ws) => admin('POST', `/admin/v1/workspaces/${ws}/users`, { name: 'Dana Demo', email: 'dana@demo.example', role: 'agent' }),
+];
+
+export async function seedDemo({ base, adminToken, stateFile, readFileSync, writeFileSync, existsSync }) {
+  if (existsSync(stateFile)) {
+    const saved = JSON.parse(readFileSync(stateFile, 'utf8'));
+    const check = await request(base, saved.api_key, 'GET', '/v1/pipelines');
+    if (check.status === 200) return saved;
+  }
+  const admin = (method, path, body) => must(base, adminToken, method, path, body);
+  const ws = await admin('POST', '/admin/v1/workspaces', { name: 'Demo workspace', timezone: 'UTC', default_country: 'US', currency: 'USD' });
+  for (const step of DEMO_STEPS) await step(admin, ws.id);
+  const key = await admin('POST', `/admin/v1/workspaces/${ws.id}/api-keys`, { name: 'Demo key' });
+  const saved = { workspace_id: ws.id, api_key: key.key };
+  writeFileSync(stateFile, JSON.stringify(saved, null, 2));
+  return saved;
+}
