@@ -1,0 +1,104 @@
+#!/usr/bin/env node
+// `npm run bench`: a fresh local D1, `wrangler dev` with the counting build,
+// a seeded workspace, then load from this process; writes bench/results.md.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { load } from './load.mjs';
+import { scenarios, seed } from './scenarios.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..');
+const state = join(here, '.tmp', 'state');
+const bin = join(root, 'node_modules', '.bin');
+const env = { ...process.env, PATH: `${bin}:${process.env.PATH}` };
+const port = Number(process.env.BENCH_PORT ?? 8799);
+const base = `http://127.0.0.1:${port}`;
+const adminToken = 'bench-admin-token';
+const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 8);
+
+rmSync(join(here, '.tmp'), { recursive: true, force: true });
+mkdirSync(state, { recursive: true });
+const migrate = spawnSync(join(bin, 'wrangler'), ['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', state, '-c', join(here, 'wrangler.toml')], {
+  cwd: root,
+  env: { ...env, CI: 'true' },
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
+if (migrate.status !== 0) process.exit(migrate.status ?? 1);
+
+const server = spawn(
+  join(bin, 'wrangler'),
+  [
+    'dev', '-c', join(here, 'wrangler.toml'), '--port', String(port), '--persist-to', state, '--log-level', 'error',
+    '--var', `ADMIN_TOKEN:${adminToken}`,
+    '--var', 'RATE_LIMIT_PER_IP_PER_MINUTE:1000000000',
+    '--var', 'ALLOW_UNSAFE_WEBHOOK_HOSTS:127.0.0.1,localhost',
+  ],
+  { cwd: root, env, stdio: ['ignore', 'inherit', 'inherit'] },
+);
+const stop = () => server.exitCode === null && server.kill('SIGINT');
+process.on('exit', stop);
+process.on('SIGINT', () => process.exit(130));
+
+async function ready() {
+  for (let i = 0; i < 240; i++) {
+    try {
+      if ((await fetch(`${base}/v1/openapi.json`)).ok) return;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error('wrangler dev did not start');
+}
+
+async function queriesPerRequest(headers, request) {
+  const res = await fetch(`${base}${request.path}`, {
+    method: request.method,
+    headers: request.body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+    body: request.body === undefined ? undefined : JSON.stringify(request.body),
+  });
+  await res.arrayBuffer();
+  if (res.status >= 300) throw new Error(`${request.method} ${request.path} answered ${res.status}`);
+  return Number(res.headers.get('x-d1-queries'));
+}
+
+const fmt = (n, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
+
+await ready();
+const ctx = await seed({ base, adminToken, log: (m) => console.log(m) });
+const rows = [];
+const floors = {};
+for (const scenario of scenarios(ctx)) {
+  const headers = scenario.auth === false ? {} : { authorization: `Bearer ${ctx.key}` };
+  const queries = await queriesPerRequest(headers, scenario.request(0));
+  for (let i = 1; i <= 20; i++) await queriesPerRequest(headers, scenario.request(i)).catch(() => {});
+  const result = await load({ base, headers, makeRequest: (i) => scenario.request(i + 100), connections, seconds });
+  if (scenario.floor === undefined) floors[scenario.name] = result.p50;
+  const floorP50 = scenario.floor ? floors[scenario.floor] : undefined;
+  const row = { ...scenario, ...result, queries, ratio: floorP50 ? result.p50 / floorP50 : undefined };
+  rows.push(row);
+  const flag = scenario.expected !== undefined && queries > scenario.expected ? ` (expected ${scenario.expected}!)` : '';
+  console.log(`${scenario.name.padEnd(44)} ${fmt(result.rps, 0).padStart(6)} req/s  p50 ${fmt(result.p50)} ms  p99 ${fmt(result.p99)} ms  D1 ${queries}${flag}  errors ${result.errors}`);
+}
+const extra = ctx.extraMeasurements ? await ctx.extraMeasurements() : [];
+
+const lines = [
+  '# Benchmark results',
+  '',
+  `Run on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, \`wrangler dev\` (local workerd, local D1), ${connections} concurrent connections, ${seconds} s per route, load driver in a second process on the same machine. ${ctx.summary ?? ''}`,
+  '',
+  'D1 = round trips per request on the response path (statements plus batches), counted by the bench build\'s D1 wrapper; "expected" is the design count, and a route above it is flagged. Ratio = the route\'s p50 over the matching floor\'s p50 (the floors authenticate nothing and run one indexed `SELECT` or one `INSERT`).',
+  '',
+  '| route | requests/s | p50 ms | p99 ms | D1 queries | expected | p50 / floor | errors |',
+  '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ...rows.map((r) => `| ${r.name} | ${fmt(r.rps, 0)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${r.queries}${r.expected !== undefined && r.queries > r.expected ? ' ⚠' : ''} | ${r.expected ?? ''} | ${r.ratio ? `${fmt(r.ratio, 2)}x ${r.floor}` : 'floor'} | ${r.errors} |`),
+  '',
+  ...extra,
+  '',
+];
+writeFileSync(join(here, 'results.md'), lines.join('\n'));
+console.log(`\nWrote bench/results.md`);
+stop();
+process.exit(rows.some((r) => r.expected !== undefined && r.queries > r.expected) ? 2 : 0);

@@ -1,0 +1,25 @@
+import { buildApp } from '../src/app';
+import type { Bindings } from '../src/env';
+import production from '../src/index';
+import { countingD1, type Counter } from './counting-d1';
+import { benchRoutes } from './routes';
+
+export { RateLimiter } from '../src/durable-objects/rate-limiter';
+
+const app = buildApp();
+
+/** The production Worker with every request's D1 round trips counted into `x-d1-queries`. */
+export default {
+  async fetch(request, env, ctx) {
+    const counter: Counter = { queries: 0 };
+    const counted = { ...env, DB: countingD1(env.DB, counter) };
+    const url = new URL(request.url);
+    const bench = benchRoutes[url.pathname];
+    const response = bench ? await bench(request, counted) : await app.fetch(request, counted, ctx);
+    const out = new Response(response.body, response);
+    out.headers.set('x-d1-queries', String(counter.queries));
+    return out;
+  },
+  scheduled: production.scheduled,
+  queue: production.queue,
+} satisfies ExportedHandler<Bindings, unknown>;
