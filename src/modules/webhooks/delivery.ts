@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
-import { dbFor, nowIso } from '../../platform/db';
+import { dbFor } from '../../platform/db';
 import { uuidv7 } from '../../platform/ids';
 import type { QueueMessageBody } from '../../queue';
 import type { DeliveryMessage, Envelope } from './publisher';
@@ -66,13 +66,14 @@ export async function deliverWebhook(message: Message<QueueMessageBody>, env: Bi
   const outcome = await attempt(endpoint.url, endpoint.secret, event, parseAllowList(env.ALLOW_UNSAFE_WEBHOOK_HOSTS));
   const state = outcome.ok ? 'succeeded' : attempts >= MAX_ATTEMPTS ? 'dead' : 'retrying';
   const delaySeconds = state === 'retrying' ? RETRY_DELAYS_SECONDS[attempts - 1] : null;
-  const now = nowIso();
+  const nowMs = Date.now();
+  const now = new Date(nowMs).toISOString();
   const result = {
     state,
     attempts,
     lastStatus: outcome.status,
     lastError: outcome.error,
-    nextAttemptAt: delaySeconds === null ? null : new Date(Date.now() + delaySeconds * 1000).toISOString(),
+    nextAttemptAt: delaySeconds === null ? null : new Date(nowMs + delaySeconds * 1000).toISOString(),
     updatedAt: now,
   } as const;
   // The guard keeps a delivery the endpoint's deletion dropped meanwhile from coming back.
