@@ -3,9 +3,11 @@ import type { AppEnv } from '../env';
 import { parseJsonBody } from '../platform/validation';
 import { requireAdmin } from './auth';
 import { sweepAdmin } from './sweeps';
+import { webhookAdmin } from './webhooks';
 import { workspaceAdmin } from './workspaces';
 
 export const adminApp = new Hono<AppEnv>();
 adminApp.use('*', requireAdmin, parseJsonBody);
 adminApp.route('/', workspaceAdmin);
 adminApp.route('/', sweepAdmin);
+adminApp.route('/', webhookAdmin);

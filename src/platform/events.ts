@@ -1,10 +1,11 @@
 import type { Bindings } from '../env';
+import type { EventType } from '../modules/events/catalog';
 import { eventOutbox } from '../modules/events/schema';
 import type { Db, Statement } from './db';
 import { nowIso } from './db';
 import { uuidv7 } from './ids';
 
-export type OutboxEvent = { id: string; workspaceId: string; type: string; data: Record<string, unknown>; createdAt: string };
+export type OutboxEvent = { id: string; workspaceId: string; type: EventType; data: Record<string, unknown>; createdAt: string };
 
 /**
  * Collects the events a request's writes produced. Services add each event's
@@ -16,7 +17,7 @@ export class EventSink {
   readonly committed: string[] = [];
 
   /** The outbox insert for one event; put it in the change's batch, then call `committedAfter`. */
-  emit(db: Db, workspaceId: string, type: string, data: Record<string, unknown>): { event: OutboxEvent; statement: Statement } {
+  emit(db: Db, workspaceId: string, type: EventType, data: Record<string, unknown>): { event: OutboxEvent; statement: Statement } {
     const event: OutboxEvent = { id: uuidv7(), workspaceId, type, data, createdAt: nowIso() };
     const statement = db.insert(eventOutbox).values({ ...event, enqueuedAt: null, attempts: 0 });
     return { event, statement };

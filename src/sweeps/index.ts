@@ -1,2 +1,2 @@
 // Importing a module's sweep file registers it (see ./registry).
-export {};
+import '../modules/webhooks/sweep';

@@ -17,4 +17,9 @@ export type RouteCase = {
   nonUuidStatus?: number;
 };
 
-export const ROUTES: RouteCase[] = [{ method: 'GET', path: '/v1/pipelines', feature: 'deals' }];
+export const ROUTES: RouteCase[] = [
+  { method: 'GET', path: '/v1/pipelines', feature: 'deals' },
+  { method: 'POST', path: '/v1/webhook-endpoints', body: { url: 'https://example.com/hooks' } },
+  { method: 'GET', path: '/v1/webhook-endpoints' },
+  { method: 'DELETE', path: '/v1/webhook-endpoints/{id}', nonUuidStatus: 404 },
+];

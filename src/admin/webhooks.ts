@@ -1,0 +1,21 @@
+import { Hono } from 'hono';
+import type { AppEnv } from '../env';
+import { listDeliveries } from '../modules/webhooks/deliveries';
+import { DELIVERY_STATES, type DeliveryState } from '../modules/webhooks/schema';
+import { badRequest } from '../platform/errors';
+import { idParam } from './validate';
+
+/** Webhook delivery attempts and dead letters of a workspace. */
+export const webhookAdmin = new Hono<AppEnv>();
+
+webhookAdmin.get('/workspaces/:ws/webhook-deliveries', async (c) => {
+  const id = idParam(c, 'ws');
+  const state = c.req.query('state') || undefined;
+  if (state !== undefined && !DELIVERY_STATES.includes(state as DeliveryState)) {
+    throw badRequest(`Invalid state: must be one of ${DELIVERY_STATES.join(', ')}`);
+  }
+  const raw = c.req.query('limit');
+  const limit = raw === undefined || raw === '' ? 50 : Number(raw);
+  if (!Number.isInteger(limit) || limit < 0) throw badRequest('Invalid limit: must be a non-negative integer');
+  return c.json({ data: await listDeliveries(c.var.db, id, { state: state as DeliveryState | undefined, limit: Math.min(limit, 500) }) });
+});

@@ -1,0 +1,100 @@
+import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
+import type { Bindings } from '../../env';
+import { dbFor, type Db, nowIso } from '../../platform/db';
+import { isDeliveredTo } from '../events/catalog';
+import { eventOutbox } from '../events/schema';
+import { webhookEndpoints } from './schema';
+
+export const DELIVERY_KIND = 'webhook-delivery';
+
+/** The delivery envelope of spec Part 3; `id` is the outbox event id, shared by every endpoint and retry. */
+export type Envelope = { id: string; type: string; created_at: string; data: Record<string, unknown> };
+
+/** One queue message per (event, endpoint), so one slow endpoint never holds back another. */
+export type DeliveryMessage = { kind: typeof DELIVERY_KIND; workspace_id: string; endpoint_id: string; event: Envelope };
+
+// Queues accept at most 100 messages and 256 KB per sendBatch; stay under both.
+const BATCH_MESSAGES = 100;
+const BATCH_BYTES = 200_000;
+
+const idIn = (ids: string[]) => sql`${eventOutbox.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`;
+
+/** Unenqueued outbox events matching `where`, each joined with its workspace's active endpoints: one query. */
+async function loadFanout(db: Db, where: SQL) {
+  return db
+    .select({ event: eventOutbox, endpointId: webhookEndpoints.id, endpointEvents: webhookEndpoints.events })
+    .from(eventOutbox)
+    .leftJoin(webhookEndpoints, and(eq(webhookEndpoints.workspaceId, eventOutbox.workspaceId), eq(webhookEndpoints.isActive, true)))
+    .where(and(isNull(eventOutbox.enqueuedAt), where));
+}
+
+function buildMessages(rows: Awaited<ReturnType<typeof loadFanout>>): DeliveryMessage[] {
+  const messages: DeliveryMessage[] = [];
+  for (const { event, endpointId, endpointEvents } of rows) {
+    if (!endpointId || !endpointEvents || !isDeliveredTo(endpointEvents, event.type)) continue;
+    messages.push({
+      kind: DELIVERY_KIND,
+      workspace_id: event.workspaceId,
+      endpoint_id: endpointId,
+      event: { id: event.id, type: event.type, created_at: event.createdAt, data: event.data },
+    });
+  }
+  return messages;
+}
+
+function chunk(messages: DeliveryMessage[]): DeliveryMessage[][] {
+  const chunks: DeliveryMessage[][] = [];
+  let current: DeliveryMessage[] = [];
+  let bytes = 0;
+  for (const m of messages) {
+    const size = JSON.stringify(m).length;
+    if (current.length && (current.length === BATCH_MESSAGES || bytes + size > BATCH_BYTES)) {
+      chunks.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(m);
+    bytes += size;
+  }
+  if (current.length) chunks.push(current);
+  return chunks;
+}
+
+/**
+ * Sends the fan-out of the matching events to the queue, then stamps them
+ * `enqueued_at`. A failure before the stamp leaves them for the outbox sweep;
+ * receivers dedupe on the event id should one be sent twice.
+ */
+async function fanOut(env: Bindings, where: SQL): Promise<{ events: number; messages: number }> {
+  const db = dbFor(env.DB);
+  const rows = await loadFanout(db, where);
+  if (rows.length === 0) return { events: 0, messages: 0 };
+  const messages = buildMessages(rows);
+  for (const part of chunk(messages)) {
+    await env.EVENTS_QUEUE.sendBatch(part.map((body) => ({ body })));
+  }
+  const eventIds = [...new Set(rows.map((r) => r.event.id))];
+  await db
+    .update(eventOutbox)
+    .set({ enqueuedAt: nowIso(), attempts: sql`${eventOutbox.attempts} + 1` })
+    .where(and(idIn(eventIds), isNull(eventOutbox.enqueuedAt)));
+  return { events: eventIds.length, messages: messages.length };
+}
+
+/** The publisher the request path calls after its batch committed. */
+export async function publishEvents(env: Bindings, eventIds: string[]): Promise<void> {
+  await fanOut(env, idIn(eventIds));
+}
+
+/** Outbox rows younger than this are still the request path's to publish. */
+export const SWEEP_GRACE_MS = 30_000;
+const SWEEP_BATCH = 200;
+
+/** Re-sends outbox events that never reached the queue (publisher crashed or the send failed). */
+export async function sweepOutbox(env: Bindings, now = Date.now()) {
+  const cutoff = new Date(now - SWEEP_GRACE_MS).toISOString();
+  return fanOut(
+    env,
+    sql`${eventOutbox.id} IN (SELECT id FROM ${eventOutbox} WHERE enqueued_at IS NULL AND created_at < ${cutoff} ORDER BY created_at LIMIT ${SWEEP_BATCH})`,
+  );
+}

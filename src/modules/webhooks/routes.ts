@@ -1,0 +1,71 @@
+import { createRoute } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import type { AppEnv } from '../../env';
+import type { ServiceContext } from '../../platform/context';
+import { bearer, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
+import { createRouter } from '../../platform/validation';
+import { CreatedWebhookEndpoint, EndpointIdParams, WebhookEndpointCreate, WebhookEndpointList } from './dto';
+import { createEndpoint, deleteEndpoint, listEndpoints } from './service';
+import { parseAllowList } from './url-safety';
+
+export const webhookRoutes = createRouter();
+
+const tags = ['Webhook endpoints'];
+const ctxOf = (c: Context<AppEnv>): ServiceContext => ({ db: c.var.db, ws: c.var.workspace, events: c.var.events });
+
+webhookRoutes.openapi(
+  createRoute({
+    method: 'post',
+    path: '/webhook-endpoints',
+    tags,
+    summary: 'Register a webhook endpoint',
+    description:
+      'At most 3 per workspace. Deliveries are signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`) with the returned `secret`.',
+    security: bearer,
+    request: { body: jsonBody(WebhookEndpointCreate) },
+    responses: {
+      201: jsonContent(CreatedWebhookEndpoint, 'The endpoint with its signing secret'),
+      ...errorResponses({
+        400: { shape: 'domain', description: '`unsafe_url`, or a request-shape violation (framework shape)' },
+        409: { shape: 'domain', description: '`endpoint_limit_reached`' },
+      }),
+    },
+  }),
+  async (c) => {
+    const endpoint = await createEndpoint(ctxOf(c), c.req.valid('json'), parseAllowList(c.env.ALLOW_UNSAFE_WEBHOOK_HOSTS));
+    return c.json(endpoint, 201);
+  },
+);
+
+webhookRoutes.openapi(
+  createRoute({
+    method: 'get',
+    path: '/webhook-endpoints',
+    tags,
+    summary: 'List webhook endpoints',
+    description: 'At most 3 rows, unpaginated; secrets are never included.',
+    security: bearer,
+    responses: { 200: jsonContent(WebhookEndpointList, 'Endpoints'), ...errorResponses() },
+  }),
+  async (c) => c.json({ data: await listEndpoints(ctxOf(c)) }, 200),
+);
+
+webhookRoutes.openapi(
+  createRoute({
+    method: 'delete',
+    path: '/webhook-endpoints/{id}',
+    tags,
+    summary: 'Delete a webhook endpoint',
+    description: 'Deliveries stop immediately; queued ones for it are dropped. An unknown, foreign or malformed id is 404 `endpoint_not_found`.',
+    security: bearer,
+    request: { params: EndpointIdParams },
+    responses: {
+      204: { description: 'Deleted' },
+      ...errorResponses({ 404: { shape: 'domain', description: '`endpoint_not_found`' } }),
+    },
+  }),
+  async (c) => {
+    await deleteEndpoint(ctxOf(c), c.req.valid('param').id);
+    return c.body(null, 204);
+  },
+);

@@ -1,0 +1,53 @@
+import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+/**
+ * A workspace holds at most 3 endpoints: each takes one of the slots 1..3, and
+ * the unique (workspace_id, slot) index makes the database refuse a fourth even
+ * when registrations race. Deleting an endpoint removes the row and frees its slot.
+ */
+export const webhookEndpoints = sqliteTable(
+  'webhook_endpoints',
+  {
+    id: text('id').primaryKey(),
+    workspaceId: text('workspace_id').notNull(),
+    slot: integer('slot').notNull(),
+    url: text('url').notNull(),
+    events: text('events', { mode: 'json' }).$type<string[]>().notNull(),
+    secret: text('secret').notNull(),
+    isActive: integer('is_active', { mode: 'boolean' }).notNull().default(true),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('webhook_endpoints_workspace_slot').on(t.workspaceId, t.slot)],
+);
+
+export const DELIVERY_STATES = ['retrying', 'succeeded', 'dead', 'dropped'] as const;
+export type DeliveryState = (typeof DELIVERY_STATES)[number];
+
+/**
+ * One row per (event, endpoint): the outcome of the latest attempt. `dead` rows
+ * are the dead letters; `dropped` ones belonged to an endpoint deleted while
+ * they were still being retried.
+ */
+export const webhookDeliveries = sqliteTable(
+  'webhook_deliveries',
+  {
+    id: text('id').primaryKey(),
+    workspaceId: text('workspace_id').notNull(),
+    eventId: text('event_id').notNull(),
+    eventType: text('event_type').notNull(),
+    endpointId: text('endpoint_id').notNull(),
+    url: text('url').notNull(),
+    state: text('state', { enum: DELIVERY_STATES }).notNull(),
+    attempts: integer('attempts').notNull(),
+    lastStatus: integer('last_status'),
+    lastError: text('last_error'),
+    nextAttemptAt: text('next_attempt_at'),
+    createdAt: text('created_at').notNull(),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('webhook_deliveries_event_endpoint').on(t.eventId, t.endpointId),
+    index('webhook_deliveries_workspace_created').on(t.workspaceId, t.createdAt),
+    index('webhook_deliveries_endpoint_state').on(t.endpointId, t.state),
+  ],
+);

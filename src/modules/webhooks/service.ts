@@ -1,0 +1,96 @@
+import { and, asc, eq, sql } from 'drizzle-orm';
+import type { ServiceContext } from '../../platform/context';
+import { nowIso, isUniqueViolation } from '../../platform/db';
+import { domainError } from '../../platform/errors';
+import { uuidv7 } from '../../platform/ids';
+import { isUuid } from '../../platform/validation';
+import { DEFAULT_EVENT_TYPES, type EventType } from '../events/catalog';
+import type { WebhookEndpointInput } from './dto';
+import { webhookDeliveries, webhookEndpoints } from './schema';
+import { newEndpointSecret } from './signing';
+import { unsafeUrlReason } from './url-safety';
+
+export const MAX_ENDPOINTS = 3;
+
+type EndpointRow = typeof webhookEndpoints.$inferSelect;
+
+export const serializeEndpoint = (e: Pick<EndpointRow, 'id' | 'url' | 'events' | 'isActive' | 'createdAt'>) => ({
+  id: e.id,
+  url: e.url,
+  events: e.events as EventType[],
+  is_active: e.isActive,
+  created_at: e.createdAt,
+});
+
+const endpointNotFound = () => domainError(404, 'endpoint_not_found', 'Webhook endpoint not found');
+
+/**
+ * Registers an endpoint in the lowest free slot with one conditional INSERT:
+ * when all slots are taken no row is written. SQLite runs the statement
+ * atomically, and the unique (workspace_id, slot) index backs it up: a racing
+ * registration that took the same slot makes this one look again.
+ */
+export async function createEndpoint(ctx: ServiceContext, input: WebhookEndpointInput, allowHosts: readonly string[]) {
+  const reason = unsafeUrlReason(input.url, allowHosts);
+  if (reason) throw domainError(400, 'unsafe_url', reason);
+  const endpoint = {
+    id: uuidv7(),
+    url: input.url,
+    events: [...new Set(input.events ?? DEFAULT_EVENT_TYPES)],
+    isActive: true,
+    createdAt: nowIso(),
+  };
+  const secret = newEndpointSecret();
+  for (let round = 0; round < MAX_ENDPOINTS; round++) {
+    try {
+      const result = await ctx.db.run(sql`
+        INSERT INTO ${webhookEndpoints} (id, workspace_id, slot, url, events, secret, is_active, created_at)
+        SELECT ${endpoint.id}, ${ctx.ws.id}, s.slot, ${endpoint.url}, ${JSON.stringify(endpoint.events)}, ${secret}, 1, ${endpoint.createdAt}
+        FROM (SELECT 1 AS slot UNION ALL SELECT 2 UNION ALL SELECT 3) AS s
+        WHERE s.slot NOT IN (SELECT slot FROM ${webhookEndpoints} WHERE workspace_id = ${ctx.ws.id})
+        ORDER BY s.slot LIMIT 1`);
+      if (result.meta.changes === 0) break;
+      return { ...serializeEndpoint(endpoint), secret };
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+    }
+  }
+  throw domainError(409, 'endpoint_limit_reached', `A workspace can have at most ${MAX_ENDPOINTS} webhook endpoints`);
+}
+
+export async function listEndpoints(ctx: ServiceContext) {
+  const rows = await ctx.db
+    .select()
+    .from(webhookEndpoints)
+    .where(eq(webhookEndpoints.workspaceId, ctx.ws.id))
+    .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
+  return rows.map(serializeEndpoint);
+}
+
+/**
+ * Removes the endpoint and, in the same batch, drops its deliveries still
+ * waiting for a retry. Messages already in the queue find no endpoint and are
+ * acknowledged without a request.
+ */
+export async function deleteEndpoint(ctx: ServiceContext, id: string): Promise<void> {
+  if (!isUuid(id)) throw endpointNotFound();
+  const endpointId = id.toLowerCase();
+  const now = nowIso();
+  const [deleted] = await ctx.db.batch([
+    ctx.db
+      .delete(webhookEndpoints)
+      .where(and(eq(webhookEndpoints.workspaceId, ctx.ws.id), eq(webhookEndpoints.id, endpointId)))
+      .returning({ id: webhookEndpoints.id }),
+    ctx.db
+      .update(webhookDeliveries)
+      .set({ state: 'dropped', nextAttemptAt: null, lastError: 'endpoint deleted', updatedAt: now })
+      .where(
+        and(
+          eq(webhookDeliveries.workspaceId, ctx.ws.id),
+          eq(webhookDeliveries.endpointId, endpointId),
+          eq(webhookDeliveries.state, 'retrying'),
+        ),
+      ),
+  ]);
+  if (deleted.length === 0) throw endpointNotFound();
+}
