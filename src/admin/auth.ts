@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../env';
+import { invalidateKeyCache } from '../platform/auth';
 import { httpError } from '../platform/errors';
 
 async function digest(text: string): Promise<Uint8Array> {
@@ -13,5 +14,10 @@ export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '');
   const [a, b] = await Promise.all([digest(match?.[1] ?? ''), digest(expected)]);
   if (!match || !crypto.subtle.timingSafeEqual(a, b)) throw httpError(401, 'Invalid operator token');
-  await next();
+  try {
+    await next();
+  } finally {
+    // Plans, keys and limits change only through here: cached key look-ups must not outlive them.
+    if (c.req.method !== 'GET') invalidateKeyCache();
+  }
 };

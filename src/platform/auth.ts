@@ -12,7 +12,36 @@ import { enforce, hit, ipLimit } from './rate-limit';
 export const API_KEY_PREFIX = 'wsk_';
 const KEY_SHAPE = /^wsk_[A-Za-z0-9_-]{32,128}$/;
 
-async function findActiveKey(db: Db, keyHash: string) {
+type KeyMatch = { keyId: string; workspace: typeof workspaces.$inferSelect };
+
+/**
+ * Hot keys skip the D1 look-up for a few seconds. Any operator write in this
+ * isolate (revoking a key, changing a plan) invalidates every entry at once;
+ * other isolates see such a change within CACHE_TTL_MS.
+ */
+const CACHE_TTL_MS = 5_000;
+const CACHE_MAX = 1_000;
+const keyCache = new Map<string, { match: KeyMatch; expires: number; generation: number }>();
+let generation = 0;
+
+export function invalidateKeyCache(): void {
+  generation++;
+  keyCache.clear();
+}
+
+async function findActiveKey(db: Db, keyHash: string): Promise<KeyMatch | null> {
+  const cached = keyCache.get(keyHash);
+  if (cached && cached.expires > Date.now() && cached.generation === generation) return cached.match;
+  const seenGeneration = generation;
+  const match = await lookUpKey(db, keyHash);
+  if (match && seenGeneration === generation) {
+    if (keyCache.size >= CACHE_MAX) keyCache.delete(keyCache.keys().next().value!);
+    keyCache.set(keyHash, { match, expires: Date.now() + CACHE_TTL_MS, generation });
+  }
+  return match;
+}
+
+async function lookUpKey(db: Db, keyHash: string): Promise<KeyMatch | null> {
   const rows = await db
     .select({ keyId: apiKeys.id, workspace: workspaces })
     .from(apiKeys)
