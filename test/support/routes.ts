@@ -17,4 +17,24 @@ export type RouteCase = {
   nonUuidStatus?: number;
 };
 
-export const ROUTES: RouteCase[] = [{ method: 'GET', path: '/v1/pipelines', feature: 'deals' }];
+export const ROUTES: RouteCase[] = [
+  { method: 'GET', path: '/v1/pipelines', feature: 'deals' },
+  { method: 'GET', path: '/v1/contacts' },
+  { method: 'POST', path: '/v1/contacts', body: { email: 'route@example.com' } },
+  { method: 'GET', path: '/v1/contacts/{id}' },
+  { method: 'PATCH', path: '/v1/contacts/{id}', body: { city: 'Oslo' } },
+  { method: 'GET', path: '/v1/contacts/{id}/consent' },
+  { method: 'PUT', path: '/v1/contacts/{id}/consent/email', body: { state: 'subscribed' } },
+  { method: 'GET', path: '/v1/contacts/{id}/notes' },
+  { method: 'POST', path: '/v1/contacts/{id}/notes', body: { body: 'A note' } },
+  { method: 'PATCH', path: '/v1/notes/{id}', body: { body: 'Edited' } },
+  { method: 'DELETE', path: '/v1/notes/{id}' },
+  { method: 'GET', path: '/v1/tags' },
+  { method: 'POST', path: '/v1/tags', body: { name: 'Route tag' } },
+  { method: 'GET', path: '/v1/tags/{id}' },
+  { method: 'PATCH', path: '/v1/tags/{id}', body: { name: 'Renamed tag' } },
+  { method: 'GET', path: '/v1/contact-groups' },
+  { method: 'POST', path: '/v1/contact-groups', body: { name: 'Route group' } },
+  { method: 'GET', path: '/v1/contact-groups/{id}' },
+  { method: 'PATCH', path: '/v1/contact-groups/{id}', body: { name: 'Renamed group' } },
+];
