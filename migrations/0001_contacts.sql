@@ -141,7 +141,6 @@ CREATE TABLE `contacts` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `contacts_workspace_phone` ON `contacts` (`workspace_id`,`phone`);--> statement-breakpoint
 CREATE UNIQUE INDEX `contacts_workspace_email` ON `contacts` (`workspace_id`,`email`);--> statement-breakpoint
-CREATE UNIQUE INDEX `contacts_workspace_id` ON `contacts` (`workspace_id`,`id`);--> statement-breakpoint
 CREATE INDEX `contacts_workspace_created` ON `contacts` (`workspace_id`,`created_at`);--> statement-breakpoint
 CREATE INDEX `contacts_workspace_updated` ON `contacts` (`workspace_id`,`updated_at`);--> statement-breakpoint
 CREATE INDEX `contacts_workspace_name` ON `contacts` (`workspace_id`,`name`);--> statement-breakpoint

@@ -80,7 +80,6 @@ export const contacts = sqliteTable(
   (t) => [
     uniqueIndex('contacts_workspace_phone').on(t.workspace_id, t.phone),
     uniqueIndex('contacts_workspace_email').on(t.workspace_id, t.email),
-    uniqueIndex('contacts_workspace_id').on(t.workspace_id, t.id),
     index('contacts_workspace_created').on(t.workspace_id, t.created_at),
     index('contacts_workspace_updated').on(t.workspace_id, t.updated_at),
     index('contacts_workspace_name').on(t.workspace_id, t.name),

@@ -1,4 +1,4 @@
-import { and, count, eq } from 'drizzle-orm';
+import { and, count, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { isUniqueViolation, nowIso, runBatch, type Statement } from '../../platform/db';
 import { badRequest, codedError, httpError } from '../../platform/errors';
@@ -88,11 +88,13 @@ async function upsertOnce(ctx: ServiceContext, input: NormalizedWrite, opts: Wri
   const email = input.email ?? null;
   const shared = sharedReads(ctx, input, phone);
   const cap = ws.caps.contacts;
+  const capped = cap !== undefined && cap !== null;
   const results = await db.batch([
     ...shared.statements,
     selectIdentifierHolder(db, ws.id, 'phone', phone ?? '\u0000'),
     selectIdentifierHolder(db, ws.id, 'email', email ?? '\u0000'),
-    db.select({ n: count() }).from(contacts).where(eq(contacts.workspace_id, ws.id)),
+    // Counting is only paid for when a cap applies.
+    db.select({ n: count() }).from(contacts).where(capped ? eq(contacts.workspace_id, ws.id) : sql`0`),
   ]);
   const reads = shared.read(results);
   const phoneOwner = phone ? ((results[3] as ContactRow[])[0] ?? null) : null;
@@ -118,7 +120,7 @@ async function upsertOnce(ctx: ServiceContext, input: NormalizedWrite, opts: Wri
     const row = await applyUpdate(ctx, target, input, { tags: tagDiff, groups: groupDiff }, 'add', reads.blacklisted, opts.source);
     return { row, duplicate: true };
   }
-  if (cap !== undefined && cap !== null && total >= cap) {
+  if (capped && total >= cap) {
     throw badRequest(`Limit reached. Your plan allows at most ${cap} contacts.`);
   }
   const row = await createContact(ctx, { ...input, ...(opts.createOnly ?? {}) }, { tags: tagDiff, groups: groupDiff }, reads.blacklisted, opts.source);
