@@ -15,6 +15,8 @@ export type RouteCase = {
   body?: Record<string, unknown>;
   /** The non-UUID id answer, when the spec makes an exception (webhook endpoint delete: 404). */
   nonUuidStatus?: number;
+  /** Values for path placeholders that are not ids (e.g. `{channel}`). */
+  pathValues?: Record<string, string>;
 };
 
 export const ROUTES: RouteCase[] = [
@@ -22,4 +24,22 @@ export const ROUTES: RouteCase[] = [
   { method: 'POST', path: '/v1/webhook-endpoints', body: { url: 'https://example.com/hooks' } },
   { method: 'GET', path: '/v1/webhook-endpoints' },
   { method: 'DELETE', path: '/v1/webhook-endpoints/{id}', nonUuidStatus: 404 },
+  { method: 'GET', path: '/v1/contacts' },
+  { method: 'POST', path: '/v1/contacts', body: { email: 'route@example.com' } },
+  { method: 'GET', path: '/v1/contacts/{id}' },
+  { method: 'PATCH', path: '/v1/contacts/{id}', body: { city: 'Oslo' } },
+  { method: 'GET', path: '/v1/contacts/{id}/consent' },
+  { method: 'PUT', path: '/v1/contacts/{id}/consent/{channel}', pathValues: { channel: 'email' }, body: { state: 'subscribed' } },
+  { method: 'GET', path: '/v1/contacts/{id}/notes' },
+  { method: 'POST', path: '/v1/contacts/{id}/notes', body: { body: 'A note' } },
+  { method: 'PATCH', path: '/v1/notes/{id}', body: { body: 'Edited' } },
+  { method: 'DELETE', path: '/v1/notes/{id}' },
+  { method: 'GET', path: '/v1/tags' },
+  { method: 'POST', path: '/v1/tags', body: { name: 'Route tag' } },
+  { method: 'GET', path: '/v1/tags/{id}' },
+  { method: 'PATCH', path: '/v1/tags/{id}', body: { name: 'Renamed tag' } },
+  { method: 'GET', path: '/v1/contact-groups' },
+  { method: 'POST', path: '/v1/contact-groups', body: { name: 'Route group' } },
+  { method: 'GET', path: '/v1/contact-groups/{id}' },
+  { method: 'PATCH', path: '/v1/contact-groups/{id}', body: { name: 'Renamed group' } },
 ];
