@@ -17,4 +17,10 @@ export type RouteCase = {
   nonUuidStatus?: number;
 };
 
-export const ROUTES: RouteCase[] = [{ method: 'GET', path: '/v1/pipelines', feature: 'deals' }];
+export const ROUTES: RouteCase[] = [
+  { method: 'GET', path: '/v1/pipelines', feature: 'deals' },
+  { method: 'GET', path: '/v1/products' },
+  { method: 'GET', path: '/v1/products/{id}' },
+  { method: 'POST', path: '/v1/products', body: { name: 'Widget' } },
+  { method: 'PATCH', path: '/v1/products/{id}', body: { name: 'Widget' } },
+];
