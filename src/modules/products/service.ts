@@ -138,6 +138,7 @@ export async function listProducts(ctx: ServiceContext, params: ProductListParam
 /** Products resolved for other modules (deals, payments): the first reference given wins. */
 export type ProductReference = { product_id?: string; product_sku?: string; product_external_id?: string };
 
+/** The product a reference points at (first provided wins), as a query to batch; none given matches nothing. */
 export function productLookup(ctx: ServiceContext, ref: ProductReference) {
   const match =
     ref.product_id !== undefined
@@ -146,7 +147,6 @@ export function productLookup(ctx: ServiceContext, ref: ProductReference) {
         ? eq(products.sku, ref.product_sku)
         : ref.product_external_id !== undefined
           ? eq(products.externalId, ref.product_external_id)
-          : null;
-  if (!match) return null;
+          : sql`0`;
   return ctx.db.select().from(products).where(and(eq(products.workspaceId, ctx.ws.id), match)).limit(1);
 }
