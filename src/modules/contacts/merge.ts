@@ -1,0 +1,137 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { ServiceContext } from '../../platform/context';
+import { nowIso, runBatch, type Statement } from '../../platform/db';
+import { httpError } from '../../platform/errors';
+import { uuidv7 } from '../../platform/ids';
+import { SCALAR_NAMES } from './fields';
+import { recordIdentifier } from './identity';
+import type { NormalizedWrite } from './plan';
+import { selectContact, serializeContact, type ContactRow } from './read';
+import { contactActivities, contacts, mergeRequests } from './schema';
+
+type OpenInput = {
+  targetId: string;
+  otherId: string;
+  origin: 'create' | 'update';
+  identity: { phone?: string | null; email?: string | null };
+  parked: Omit<NormalizedWrite, 'phone' | 'email'>;
+};
+
+/**
+ * Opens the merge request for a contact pair, or refreshes the open one (one
+ * open request per pair, enforced by a partial unique index): the latest
+ * conflicting write's fields are the ones held.
+ */
+export async function openMergeRequest(ctx: ServiceContext, input: OpenInput): Promise<string> {
+  const now = nowIso();
+  const pairKey = [input.targetId, input.otherId].sort().join(':');
+  const [row] = await ctx.db
+    .insert(mergeRequests)
+    .values({
+      id: uuidv7(),
+      workspace_id: ctx.ws.id,
+      target_contact_id: input.targetId,
+      other_contact_id: input.otherId,
+      pair_key: pairKey,
+      status: 'open',
+      origin: input.origin,
+      identity: input.identity,
+      parked_fields: input.parked as Record<string, unknown>,
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflictDoUpdate({
+      target: [mergeRequests.workspace_id, mergeRequests.pair_key],
+      targetWhere: sql`status = 'open'`,
+      set: { identity: sql`excluded.identity`, parked_fields: sql`excluded.parked_fields`, origin: sql`excluded.origin`, updated_at: now },
+    })
+    .returning({ id: mergeRequests.id });
+  return row.id;
+}
+
+export async function findMergeRequest(ctx: Pick<ServiceContext, 'db'>, id: string) {
+  const [row] = await ctx.db.select().from(mergeRequests).where(eq(mergeRequests.id, id)).limit(1);
+  if (!row) throw httpError(404, 'Merge request not found');
+  return row;
+}
+
+type MergeRequest = typeof mergeRequests.$inferSelect;
+
+/** Claims an open request for resolution; a request resolved concurrently answers 409. */
+async function claim(ctx: ServiceContext, mr: MergeRequest, status: 'merged' | 'dismissed') {
+  const now = nowIso();
+  const res = await ctx.db
+    .update(mergeRequests)
+    .set({ status, resolved_at: now, updated_at: now })
+    .where(and(eq(mergeRequests.id, mr.id), eq(mergeRequests.status, 'open')))
+    .returning({ id: mergeRequests.id });
+  if (res.length === 0) throw httpError(409, 'Merge request is already resolved');
+}
+
+/** Tables whose rows are unique per contact and key: the target's own row wins over the absorbed one's. */
+const KEYED = ['contact_tag_links', 'contact_group_links', 'event_attendances', 'contact_identifiers'] as const;
+
+/**
+ * `merge`: the target absorbs the other contact silently (no contact events):
+ * empty fields are filled from the other, labels, attendances, notes, history
+ * and identifiers move over, the requested identifiers land on the target, and
+ * the held fields are applied. `dismiss`: only the held fields are applied to
+ * the target, as an ordinary update.
+ */
+export async function resolveMergeRequest(
+  ctx: ServiceContext,
+  mr: MergeRequest,
+  action: 'merge' | 'dismiss',
+  applyHeld: (existing: ContactRow, input: NormalizedWrite, mode: 'add' | 'replace', opts: { silent: boolean }) => Promise<ContactRow>,
+) {
+  if (mr.status !== 'open') throw httpError(409, 'Merge request is already resolved');
+  const { db, ws } = ctx;
+  const [targets, others] = await db.batch([selectContact(db, ws.id, mr.target_contact_id), selectContact(db, ws.id, mr.other_contact_id)]);
+  let target = targets[0];
+  const other = others[0];
+  if (!target) throw httpError(409, 'The target contact of this merge request no longer exists');
+  const labelMode = mr.origin === 'create' ? 'add' : 'replace';
+  await claim(ctx, mr, action === 'merge' ? 'merged' : 'dismissed');
+
+  if (action === 'merge' && other) {
+    const now = nowIso();
+    const fill: Record<string, unknown> = {};
+    for (const f of SCALAR_NAMES) if (target[f] === null && other[f] !== null) fill[f] = other[f];
+    const phone = mr.identity.phone !== undefined ? mr.identity.phone : (target.phone ?? other.phone);
+    const email = mr.identity.email !== undefined ? mr.identity.email : (target.email ?? other.email);
+    const customFields = { ...JSON.parse(other.custom_fields), ...JSON.parse(target.custom_fields) };
+    const statements: Statement[] = [db.delete(contacts).where(and(eq(contacts.workspace_id, ws.id), eq(contacts.id, other.id)))];
+    for (const table of KEYED) {
+      statements.push(
+        db.run(sql`UPDATE OR IGNORE ${sql.raw(table)} SET contact_id = ${target.id} WHERE contact_id = ${other.id}`),
+        db.run(sql`DELETE FROM ${sql.raw(table)} WHERE contact_id = ${other.id}`),
+      );
+    }
+    for (const table of ['contact_notes', 'contact_activities', 'consent_ledger']) {
+      statements.push(db.run(sql`UPDATE ${sql.raw(table)} SET contact_id = ${target.id} WHERE workspace_id = ${ws.id} AND contact_id = ${other.id}`));
+    }
+    statements.push(
+      db
+        .update(contacts)
+        .set({ ...(fill as Partial<typeof contacts.$inferInsert>), phone, email, custom_fields: customFields, updated_at: now })
+        .where(and(eq(contacts.workspace_id, ws.id), eq(contacts.id, target.id))),
+    );
+    if (phone) statements.push(recordIdentifier(db, ws.id, target.id, 'phone', phone, now));
+    if (email) statements.push(recordIdentifier(db, ws.id, target.id, 'email', email, now));
+    statements.push(
+      db.insert(contactActivities).values({ id: uuidv7(), workspace_id: ws.id, contact_id: target.id, type: 'merged', source: 'api', data: { absorbed_contact_id: other.id, merge_request_id: mr.id }, created_at: now }),
+      selectContact(db, ws.id, target.id),
+    );
+    const out = await runBatch(db, statements);
+    target = (out[out.length - 1] as ContactRow[])[0];
+  }
+  const row = await applyHeld(target, mr.parked_fields as NormalizedWrite, labelMode, { silent: action === 'merge' });
+  return {
+    id: mr.id,
+    workspace_id: mr.workspace_id,
+    status: action === 'merge' ? 'merged' : 'dismissed',
+    target_contact_id: mr.target_contact_id,
+    other_contact_id: mr.other_contact_id,
+    contact: serializeContact(row),
+  };
+}

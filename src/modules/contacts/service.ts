@@ -1,0 +1,311 @@
+import { and, count, eq } from 'drizzle-orm';
+import type { ServiceContext } from '../../platform/context';
+import { isUniqueViolation, nowIso, runBatch, type Statement } from '../../platform/db';
+import { badRequest, codedError, httpError } from '../../platform/errors';
+import type { OutboxEvent } from '../../platform/events';
+import { uuidv7 } from '../../platform/ids';
+import { blacklistLookup } from '../blacklist/service';
+import { findLabels, linkStatements, uniqueNames, type LabelKind } from '../tags/links';
+import type { ContactWriteInput } from './fields';
+import { normalizeEmail, normalizePhone, recordIdentifier } from './identity';
+import { openMergeRequest } from './merge';
+import { labelsChange, planChanges, type LabelDiff, type NormalizedWrite } from './plan';
+import { contactProjection, selectContact, selectIdentifierHolder, serializeContact, type ContactRow } from './read';
+import { consentLedger } from '../consent/schema';
+import { contactActivities, contacts, CONTACT_SOURCES } from './schema';
+
+export const MERGE_MESSAGE_CREATE =
+  'The phone and the email belong to two different contacts. Nothing was written; a merge request was opened and the sent fields are held on it.';
+export const MERGE_MESSAGE_UPDATE =
+  'The phone or email already belongs, or previously belonged, to another contact. Nothing was written; a merge request was opened and the sent fields are held on it.';
+
+const MAX_ATTEMPTS = 3;
+
+export type WriteOptions = {
+  /** Surface recorded on events and activity rows (`api`, `form`, ...). */
+  source: string;
+  /** Fields applied only when the write creates the contact (name on contact references). */
+  createOnly?: NormalizedWrite;
+};
+
+export type UpsertResult = { row: ContactRow; duplicate: boolean };
+
+export function normalizeWrite(ctx: ServiceContext, input: ContactWriteInput): NormalizedWrite {
+  const out: NormalizedWrite = { ...input };
+  if (typeof input.phone === 'string') out.phone = normalizePhone(input.phone, ctx.ws.defaultCountry);
+  if (typeof input.email === 'string') out.email = normalizeEmail(input.email);
+  return out;
+}
+
+type Reads = { labels: Record<LabelKind, { id: string; name_key: string }[]>; blacklisted: boolean };
+
+/** The label and blacklist reads every write needs, as statements for the caller's read batch. */
+function sharedReads(ctx: ServiceContext, input: NormalizedWrite, phone: string | null | undefined) {
+  const tagNames = uniqueNames(input.tags ?? []);
+  const groupNames = uniqueNames(input.groups ?? []);
+  const statements = [
+    findLabels(ctx.db, 'tags', ctx.ws.id, [...tagNames.keys()]),
+    findLabels(ctx.db, 'groups', ctx.ws.id, [...groupNames.keys()]),
+    blacklistLookup(ctx.db, ctx.ws.id, phone ?? '\u0000'),
+  ] as const;
+  const read = (results: unknown[]): Reads => ({
+    labels: { tags: results[0] as Reads['labels']['tags'], groups: results[1] as Reads['labels']['groups'] },
+    blacklisted: (results[2] as unknown[]).length > 0,
+  });
+  return { statements, read, names: { tags: tagNames, groups: groupNames } };
+}
+
+function labelDiff(names: Map<string, string>, found: { id: string; name_key: string }[]): LabelDiff {
+  const byKey = new Map(found.map((f) => [f.name_key, f.id]));
+  return {
+    names,
+    missingKeys: [...names.keys()].filter((k) => !byKey.has(k)),
+    resolvedIds: [...names.keys()].flatMap((k) => (byKey.has(k) ? [byKey.get(k)!] : [])),
+  };
+}
+
+const blacklistedError = () => codedError(400, 'PHONE_BLACKLISTED', 'This phone number is blacklisted in the workspace');
+
+/**
+ * POST /v1/contacts rules 1-7: history-aware phone-then-email resolution,
+ * update on a match (scalars overwrite, custom fields merge, labels only added),
+ * create otherwise. A create that loses a race on the unique identifier indexes
+ * is retried and then finds the winner, so one identity gives one contact.
+ */
+export async function upsertContact(ctx: ServiceContext, input: NormalizedWrite, opts: WriteOptions): Promise<UpsertResult> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await upsertOnce(ctx, input, opts);
+    } catch (err) {
+      if (!isUniqueViolation(err) || attempt >= MAX_ATTEMPTS) throw err;
+    }
+  }
+}
+
+async function upsertOnce(ctx: ServiceContext, input: NormalizedWrite, opts: WriteOptions): Promise<UpsertResult> {
+  const { db, ws } = ctx;
+  const phone = input.phone ?? null;
+  const email = input.email ?? null;
+  const shared = sharedReads(ctx, input, phone);
+  const cap = ws.caps.contacts;
+  const results = await db.batch([
+    ...shared.statements,
+    selectIdentifierHolder(db, ws.id, 'phone', phone ?? '\u0000'),
+    selectIdentifierHolder(db, ws.id, 'email', email ?? '\u0000'),
+    db.select({ n: count() }).from(contacts).where(eq(contacts.workspace_id, ws.id)),
+  ]);
+  const reads = shared.read(results);
+  const phoneOwner = phone ? ((results[3] as ContactRow[])[0] ?? null) : null;
+  const emailOwner = email ? ((results[4] as ContactRow[])[0] ?? null) : null;
+  const total = (results[5] as { n: number }[])[0].n;
+
+  if (phone && reads.blacklisted) throw blacklistedError();
+  if (phoneOwner && emailOwner && phoneOwner.id !== emailOwner.id) {
+    const { phone: _p, email: _e, ...parked } = input;
+    const mergeRequestId = await openMergeRequest(ctx, {
+      targetId: phoneOwner.id,
+      otherId: emailOwner.id,
+      origin: 'create',
+      identity: { phone, email },
+      parked,
+    });
+    throw codedError(409, 'CONTACT_MERGE_REQUIRED', MERGE_MESSAGE_CREATE, { merge_request_id: mergeRequestId });
+  }
+  const tagDiff = labelDiff(shared.names.tags, reads.labels.tags);
+  const groupDiff = labelDiff(shared.names.groups, reads.labels.groups);
+  const target = phoneOwner ?? emailOwner;
+  if (target) {
+    const row = await applyUpdate(ctx, target, input, { tags: tagDiff, groups: groupDiff }, 'add', reads.blacklisted, opts.source);
+    return { row, duplicate: true };
+  }
+  if (cap !== undefined && cap !== null && total >= cap) {
+    throw badRequest(`Limit reached. Your plan allows at most ${cap} contacts.`);
+  }
+  const row = await createContact(ctx, { ...input, ...(opts.createOnly ?? {}) }, { tags: tagDiff, groups: groupDiff }, reads.blacklisted, opts.source);
+  return { row, duplicate: false };
+}
+
+type Diffs = Record<LabelKind, LabelDiff>;
+
+async function createContact(ctx: ServiceContext, input: NormalizedWrite, diffs: Diffs, blacklisted: boolean, source: string) {
+  const { db, ws } = ctx;
+  const now = nowIso();
+  const id = uuidv7();
+  const { set } = planChanges(ws, null, input, blacklisted);
+  const storedSource = set.source ?? ((CONTACT_SOURCES as readonly string[]).includes(source) ? source : 'api');
+  const phone = (set.phone as string | null | undefined) ?? null;
+  const email = (set.email as string | null | undefined) ?? null;
+  const values = {
+    ...set,
+    id,
+    workspace_id: ws.id,
+    source: storedSource,
+    phone,
+    email,
+    whatsapp_consent_state: phone ? 'subscribed' : null,
+    whatsapp_consent_updated_at: phone ? now : null,
+    email_consent_state: email ? 'unknown' : null,
+    email_consent_updated_at: email ? now : null,
+    created_at: now,
+    updated_at: now,
+  } as typeof contacts.$inferInsert;
+  const row = { ...values, block_state: values.block_state ?? 'none', lead_score: values.lead_score ?? null } as unknown as ContactRow;
+  const created = ctx.events.emit(db, ws.id, 'contact.created', {
+    contact_id: id,
+    contact: contactProjection({ ...nullRow, ...row }),
+    source,
+    duplicate: false,
+  });
+  const statements: Statement[] = [db.insert(contacts).values(values)];
+  if (phone) statements.push(recordIdentifier(db, ws.id, id, 'phone', phone, now));
+  if (email) statements.push(recordIdentifier(db, ws.id, id, 'email', email, now));
+  // The creation-time consent seed is evidence, never an event.
+  const seeds = [
+    ...(phone ? [{ channel: 'whatsapp' as const, state: 'subscribed' }] : []),
+    ...(email ? [{ channel: 'email' as const, state: 'unknown' }] : []),
+  ];
+  if (seeds.length) {
+    statements.push(
+      db.insert(consentLedger).values(
+        seeds.map((s) => ({ id: uuidv7(), workspace_id: ws.id, contact_id: id, channel: s.channel, action: 'seed', state: s.state, previous_state: null, source: 'api', basis: null, evidence: null, created_at: now })),
+      ),
+    );
+  }
+  for (const kind of ['tags', 'groups'] as const) {
+    statements.push(...linkStatements(db, kind, { workspaceId: ws.id, contactId: id, names: diffs[kind].names, missingKeys: diffs[kind].missingKeys, mode: 'add', now }));
+  }
+  statements.push(activity(ctx, id, 'created', source, {}, now), created.statement, selectContact(db, ws.id, id));
+  const out = await runBatch(db, statements);
+  ctx.events.committedAfter([created.event]);
+  return (out[out.length - 1] as ContactRow[])[0];
+}
+
+const nullRow = { lifecycle_stage: null, source: null, name: null, first_name: null, last_name: null, phone: null, email: null } as Partial<ContactRow>;
+
+function activity(ctx: ServiceContext, contactId: string, type: string, source: string, data: Record<string, unknown>, now: string): Statement {
+  return ctx.db.insert(contactActivities).values({ id: uuidv7(), workspace_id: ctx.ws.id, contact_id: contactId, type, source, data, created_at: now });
+}
+
+/**
+ * Applies a write to an existing contact in one batch: the row, identifier
+ * history, label links, an activity row, `contact.updated` and the re-read.
+ * Nothing changed means nothing written and no event.
+ */
+export async function applyUpdate(
+  ctx: ServiceContext,
+  existing: ContactRow,
+  input: NormalizedWrite,
+  diffs: Diffs,
+  labelMode: 'add' | 'replace',
+  blacklisted: boolean,
+  source: string,
+  opts: { silent?: boolean } = {},
+): Promise<ContactRow> {
+  const { db, ws } = ctx;
+  const now = nowIso();
+  const plan = planChanges(ws, existing, input, blacklisted);
+  const current: Record<LabelKind, string[]> = { tags: JSON.parse(existing.tag_ids), groups: JSON.parse(existing.group_ids) };
+  const statements: Statement[] = [];
+  const changed = [...plan.changed];
+  for (const kind of ['tags', 'groups'] as const) {
+    const named = input[kind] !== undefined;
+    if (!named || !labelsChange(current[kind], diffs[kind], labelMode)) continue;
+    changed.push(kind);
+    statements.push(...linkStatements(db, kind, { workspaceId: ws.id, contactId: existing.id, names: diffs[kind].names, missingKeys: diffs[kind].missingKeys, mode: labelMode, now }));
+  }
+  if (changed.length === 0) return existing;
+  statements.unshift(
+    db
+      .update(contacts)
+      .set({ ...(plan.set as Partial<typeof contacts.$inferInsert>), updated_at: now })
+      .where(and(eq(contacts.workspace_id, ws.id), eq(contacts.id, existing.id))),
+  );
+  if (typeof plan.set.phone === 'string') statements.push(recordIdentifier(db, ws.id, existing.id, 'phone', plan.set.phone, now));
+  if (typeof plan.set.email === 'string') statements.push(recordIdentifier(db, ws.id, existing.id, 'email', plan.set.email, now));
+  statements.push(activity(ctx, existing.id, 'updated', source, { changed_fields: changed }, now));
+  const events: OutboxEvent[] = [];
+  if (!opts.silent) {
+    const updated = ctx.events.emit(db, ws.id, 'contact.updated', {
+      contact_id: existing.id,
+      contact: contactProjection({ ...existing, ...plan.set } as ContactRow),
+      source,
+      changed_fields: changed,
+    });
+    statements.push(updated.statement);
+    events.push(updated.event);
+  }
+  statements.push(selectContact(db, ws.id, existing.id));
+  const out = await runBatch(db, statements);
+  ctx.events.committedAfter(events);
+  return (out[out.length - 1] as ContactRow[])[0];
+}
+
+/**
+ * PATCH /v1/contacts/{id}: labels replace the set; moving the phone or email
+ * onto an identifier another contact holds (or last held) writes nothing and
+ * opens a merge request holding the sent fields.
+ */
+export async function patchContact(ctx: ServiceContext, id: string, input: NormalizedWrite): Promise<ContactRow> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await patchOnce(ctx, id, input);
+    } catch (err) {
+      if (!isUniqueViolation(err) || attempt >= MAX_ATTEMPTS) throw err;
+    }
+  }
+}
+
+async function patchOnce(ctx: ServiceContext, id: string, input: NormalizedWrite): Promise<ContactRow> {
+  const { db, ws } = ctx;
+  const shared = sharedReads(ctx, input, input.phone);
+  const results = await db.batch([
+    ...shared.statements,
+    selectContact(db, ws.id, id),
+    selectIdentifierHolder(db, ws.id, 'phone', input.phone ?? '\u0000'),
+    selectIdentifierHolder(db, ws.id, 'email', input.email ?? '\u0000'),
+  ]);
+  const reads = shared.read(results);
+  const existing = (results[3] as ContactRow[])[0];
+  if (!existing) throw httpError(404, `Contact ${id} not found`);
+  const phoneChanges = typeof input.phone === 'string' && input.phone !== existing.phone;
+  const emailChanges = typeof input.email === 'string' && input.email !== existing.email;
+  if (phoneChanges && reads.blacklisted) throw blacklistedError();
+  const phoneHolder = phoneChanges ? (results[4] as ContactRow[])[0] : undefined;
+  const emailHolder = emailChanges ? (results[5] as ContactRow[])[0] : undefined;
+  const other = [phoneHolder, emailHolder].find((h) => h && h.id !== existing.id);
+  if (other) {
+    const { phone, email, ...parked } = input;
+    const mergeRequestId = await openMergeRequest(ctx, {
+      targetId: existing.id,
+      otherId: other.id,
+      origin: 'update',
+      identity: { ...(phone !== undefined ? { phone } : {}), ...(email !== undefined ? { email } : {}) },
+      parked,
+    });
+    throw codedError(409, 'CONTACT_MERGE_REQUIRED', MERGE_MESSAGE_UPDATE, { merge_request_id: mergeRequestId });
+  }
+  const blacklisted = phoneChanges ? reads.blacklisted : false;
+  const diffs = { tags: labelDiff(shared.names.tags, reads.labels.tags), groups: labelDiff(shared.names.groups, reads.labels.groups) };
+  return applyUpdate(ctx, existing, input, diffs, 'replace', blacklisted, 'api');
+}
+
+/** Reads and label look-ups for applying parked fields at merge-request resolution. */
+export async function applyParked(
+  ctx: ServiceContext,
+  existing: ContactRow,
+  input: NormalizedWrite,
+  labelMode: 'add' | 'replace',
+  opts: { silent: boolean },
+): Promise<ContactRow> {
+  const shared = sharedReads(ctx, input, existing.phone);
+  const results = await ctx.db.batch([...shared.statements]);
+  const reads = shared.read(results);
+  const diffs = { tags: labelDiff(shared.names.tags, reads.labels.tags), groups: labelDiff(shared.names.groups, reads.labels.groups) };
+  return applyUpdate(ctx, existing, input, diffs, labelMode, reads.blacklisted, 'api', opts);
+}
+
+export async function getContact(ctx: ServiceContext, id: string) {
+  const [row] = await selectContact(ctx.db, ctx.ws.id, id);
+  if (!row) throw httpError(404, `contacts with ID ${id} not found`);
+  return serializeContact(row);
+}
