@@ -1,3 +1,4 @@
+import { rawAll, rawRun } from '../../platform/raw-query';
 import { and, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { nowIso, runBatch, type Statement } from '../../platform/db';
@@ -103,12 +104,12 @@ export async function resolveMergeRequest(
     const statements: Statement[] = [db.delete(contacts).where(and(eq(contacts.workspace_id, ws.id), eq(contacts.id, other.id)))];
     for (const table of KEYED) {
       statements.push(
-        db.run(sql`UPDATE OR IGNORE ${sql.raw(table)} SET contact_id = ${target.id} WHERE contact_id = ${other.id}`),
-        db.run(sql`DELETE FROM ${sql.raw(table)} WHERE contact_id = ${other.id}`),
+        rawRun(db, sql`UPDATE OR IGNORE ${sql.raw(table)} SET contact_id = ${target.id} WHERE contact_id = ${other.id}`),
+        rawRun(db, sql`DELETE FROM ${sql.raw(table)} WHERE contact_id = ${other.id}`),
       );
     }
     for (const table of ['contact_notes', 'contact_activities', 'consent_ledger']) {
-      statements.push(db.run(sql`UPDATE ${sql.raw(table)} SET contact_id = ${target.id} WHERE workspace_id = ${ws.id} AND contact_id = ${other.id}`));
+      statements.push(rawRun(db, sql`UPDATE ${sql.raw(table)} SET contact_id = ${target.id} WHERE workspace_id = ${ws.id} AND contact_id = ${other.id}`));
     }
     statements.push(
       db

@@ -1,4 +1,5 @@
-import { sql, type SQL } from 'drizzle-orm';
+import { rawAll, rawRun } from '../../platform/raw-query';
+import { sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db';
 
 /**
@@ -33,11 +34,11 @@ export type ContactRow = Record<string, unknown> & {
 
 /** Statement reading one contact of the workspace (batchable). */
 export const selectContact = (db: Db, workspaceId: string, id: string) =>
-  db.all<ContactRow>(sql`SELECT ${contactColumns} FROM contacts c WHERE c.workspace_id = ${workspaceId} AND c.id = ${id}`);
+  rawAll<ContactRow>(db, sql`SELECT ${contactColumns} FROM contacts c WHERE c.workspace_id = ${workspaceId} AND c.id = ${id}`);
 
 /** Statement reading the contact holding (or, history-aware, last holding) an identifier. */
 export const selectIdentifierHolder = (db: Db, workspaceId: string, kind: 'phone' | 'email', value: string) =>
-  db.all<ContactRow>(sql`SELECT ${contactColumns} FROM contacts c
+  rawAll<ContactRow>(db, sql`SELECT ${contactColumns} FROM contacts c
     WHERE c.workspace_id = ${workspaceId} AND c.id = coalesce(
       (SELECT id FROM contacts WHERE workspace_id = ${workspaceId} AND ${sql.raw(kind)} = ${value}),
       (SELECT contact_id FROM contact_identifiers WHERE workspace_id = ${workspaceId} AND kind = ${kind} AND value = ${value} ORDER BY assigned_at DESC, id DESC LIMIT 1))`);
@@ -94,4 +95,3 @@ export function contactProjection(row: ContactRow) {
   };
 }
 
-export type SqlFragment = SQL;

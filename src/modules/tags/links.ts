@@ -1,3 +1,4 @@
+import { rawAll, rawRun } from '../../platform/raw-query';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db, Statement } from '../../platform/db';
 import { uuidv7 } from '../../platform/ids';
@@ -72,13 +73,13 @@ export function linkStatements(
   }
   if (opts.mode === 'replace') {
     out.push(
-      db.run(sql`DELETE FROM ${sql.raw(links)} WHERE contact_id = ${contactId} AND ${sql.raw(column)} NOT IN
+      rawRun(db, sql`DELETE FROM ${sql.raw(links)} WHERE contact_id = ${contactId} AND ${sql.raw(column)} NOT IN
         (SELECT id FROM ${table} WHERE workspace_id = ${workspaceId} AND name_key IN (SELECT value FROM json_each(${keys})))`),
     );
   }
   if (names.size) {
     out.push(
-      db.run(sql`INSERT INTO ${sql.raw(links)} (workspace_id, contact_id, ${sql.raw(column)}, created_at)
+      rawRun(db, sql`INSERT INTO ${sql.raw(links)} (workspace_id, contact_id, ${sql.raw(column)}, created_at)
         SELECT ${workspaceId}, ${contactId}, id, ${now} FROM ${table}
         WHERE workspace_id = ${workspaceId} AND name_key IN (SELECT value FROM json_each(${keys}))
         ON CONFLICT DO NOTHING`),

@@ -1,0 +1,88 @@
+import { createRoute } from '@hono/zod-openapi';
+import { sharedListQuery } from '../../platform/list';
+import { bearer, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
+import { createRouter, idParams } from '../../platform/validation';
+import { serviceContext } from './context';
+import { Contact, ContactPage, ContactUpsertResult, ContactWrite, type ContactBody } from './dto';
+import { listContacts } from './list';
+import { serializeContact } from './read';
+import { getContact, normalizeWrite, patchContact, upsertContact } from './service';
+
+export const contactRoutes = createRouter();
+
+const body = (x: unknown) => x as ContactBody;
+
+contactRoutes.openapi(
+  createRoute({
+    method: 'get',
+    path: '/contacts',
+    tags: ['Contacts'],
+    summary: 'List contacts',
+    description:
+      'Shared list conventions. `filter` accepts the contact filter grammar (exact match, any-of arrays, `$gt`, `$where` trees, `$jsonb_contains` for tag/group ids, `$event_attendance`, `custom_fields.<key>` and the virtual consent fields). `search` matches name, first/last name, email, phone and company (case-insensitive substring), the exact E.164 form of the term and historical identifiers. `sort` default `-created_at`.',
+    security: bearer,
+    request: { query: sharedListQuery },
+    responses: { 200: jsonContent(ContactPage, 'A page of contacts'), ...errorResponses() },
+  }),
+  async (c) => {
+    const page = await listContacts(serviceContext(c), c.req.valid('query'));
+    return c.json({ ...page, data: page.data.map(body) }, 200);
+  },
+);
+
+contactRoutes.openapi(
+  createRoute({
+    method: 'post',
+    path: '/contacts',
+    tags: ['Contacts'],
+    summary: 'Create or update a contact by phone/email',
+    description:
+      'Upsert: the phone resolves first (history-aware), then the email. A match is updated (scalars overwrite, `custom_fields` merge, tags/groups only added) and answers `duplicate: true`; otherwise a contact is created. Phone and email resolving to two different contacts answers 409 `CONTACT_MERGE_REQUIRED` with `merge_request_id` and writes nothing.',
+    security: bearer,
+    request: { body: jsonBody(ContactWrite) },
+    responses: {
+      201: jsonContent(ContactUpsertResult, 'Created (`duplicate: false`) or updated (`duplicate: true`)'),
+      ...errorResponses({ 409: { description: '`CONTACT_MERGE_REQUIRED` with `merge_request_id`' } }),
+    },
+  }),
+  async (c) => {
+    const ctx = serviceContext(c);
+    const { row, duplicate } = await upsertContact(ctx, normalizeWrite(ctx, c.req.valid('json')), { source: 'api' });
+    return c.json({ ...body(serializeContact(row)), duplicate }, 201);
+  },
+);
+
+contactRoutes.openapi(
+  createRoute({
+    method: 'get',
+    path: '/contacts/{id}',
+    tags: ['Contacts'],
+    summary: 'Get a contact',
+    security: bearer,
+    request: { params: idParams },
+    responses: { 200: jsonContent(Contact, 'The contact'), ...errorResponses({ 404: { description: '`contacts with ID <id> not found`' } }) },
+  }),
+  async (c) => c.json(body(await getContact(serviceContext(c), c.req.valid('param').id.toLowerCase())), 200),
+);
+
+contactRoutes.openapi(
+  createRoute({
+    method: 'patch',
+    path: '/contacts/{id}',
+    tags: ['Contacts'],
+    summary: 'Update a contact',
+    description:
+      'Partial update. `tags`/`groups` replace the set (empty clears, names auto-create); a `custom_fields` key set to null is removed. Moving the phone or email onto an identifier another contact holds or held answers 409 `CONTACT_MERGE_REQUIRED` and writes nothing.',
+    security: bearer,
+    request: { params: idParams, body: jsonBody(ContactWrite) },
+    responses: {
+      200: jsonContent(Contact, 'The updated contact'),
+      ...errorResponses({ 404: { description: '`Contact <id> not found`' }, 409: { description: '`CONTACT_MERGE_REQUIRED` with `merge_request_id`' } }),
+    },
+  }),
+  async (c) => {
+    const ctx = serviceContext(c);
+    const row = await patchContact(ctx, c.req.valid('param').id.toLowerCase(), normalizeWrite(ctx, c.req.valid('json')));
+    return c.json(body(serializeContact(row)), 200);
+  },
+);
