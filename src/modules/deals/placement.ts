@@ -1,5 +1,6 @@
-import { sql, type SQL } from 'drizzle-orm';
+import { and, eq, ne, sql, type SQL } from 'drizzle-orm';
 import type { Db, Statement } from '../../platform/db';
+import { deals } from './schema';
 
 /**
  * Stage columns keep a dense order 0..n-1. Every statement below derives
@@ -9,13 +10,18 @@ import type { Db, Statement } from '../../platform/db';
 
 /** Renumbers a column densely, without `dealId`, leaving a free slot at `openAt`. */
 function renumberColumn(db: Db, workspaceId: string, stage: SQL, dealId: string, openAt: number): Statement {
-  return db.run(sql`
-    WITH ranked AS (
-      SELECT id, row_number() OVER (ORDER BY position, id) - 1 AS r
-      FROM deals WHERE workspace_id = ${workspaceId} AND stage_id = ${stage} AND id <> ${dealId}
-    )
-    UPDATE deals SET position = CASE WHEN ranked.r < ${openAt} THEN ranked.r ELSE ranked.r + 1 END
-    FROM ranked WHERE deals.id = ranked.id`);
+  const ranked = db.$with('ranked').as(
+    db
+      .select({ id: sql<string>`${deals.id}`.as('ranked_id'), r: sql<number>`row_number() OVER (ORDER BY ${deals.position}, ${deals.id}) - 1`.as('r') })
+      .from(deals)
+      .where(and(eq(deals.workspaceId, workspaceId), sql`${deals.stageId} = ${stage}`, ne(deals.id, dealId))),
+  );
+  return db
+    .with(ranked)
+    .update(deals)
+    .set({ position: sql`CASE WHEN ${ranked.r} < ${openAt} THEN ${ranked.r} ELSE ${ranked.r} + 1 END` })
+    .from(ranked)
+    .where(eq(deals.id, ranked.id));
 }
 
 const NO_SLOT = 2_000_000_000;
@@ -48,14 +54,16 @@ export function placeDeal(db: Db, p: Placement): Statement[] {
   return [
     renumberColumn(db, p.workspaceId, currentStage, p.dealId, NO_SLOT),
     renumberColumn(db, p.workspaceId, sql`${p.toStageId}`, p.dealId, p.index),
-    db.run(sql`
-      UPDATE deals SET
-        stage_id = ${guarded(sql`stage_id = ${p.fromStageId}`, sql`${p.toStageId}`)},
-        pipeline_id = ${p.toPipelineId},
-        position = min(${p.index}, ${others}),
-        stage_entered_at = ${p.stageEnteredAt ?? sql`stage_entered_at`},
-        updated_at = ${p.updatedAt}
-      WHERE id = ${p.dealId} AND workspace_id = ${p.workspaceId}`),
+    db
+      .update(deals)
+      .set({
+        stageId: guarded(sql`${deals.stageId} = ${p.fromStageId}`, sql`${p.toStageId}`),
+        pipelineId: p.toPipelineId,
+        position: sql`min(${p.index}, ${others})`,
+        ...(p.stageEnteredAt ? { stageEnteredAt: p.stageEnteredAt } : {}),
+        updatedAt: p.updatedAt,
+      })
+      .where(and(eq(deals.workspaceId, p.workspaceId), eq(deals.id, p.dealId))),
   ];
 }
 
