@@ -8,10 +8,13 @@ import { deals } from './schema';
 export const dealNotFound = () => notFound('Deal not found');
 export const stageNotFound = () => notFound('Stage not found');
 
+// Batched reads come back keyed by column name, so joined names need their own alias.
+const pipelineName = () => sql<string>`${pipelines.name}`.as('pipeline_name');
+
 /** A stage of the workspace with its pipeline's name. */
 export const selectStage = (ctx: ServiceContext, stageId: string) =>
   ctx.db
-    .select({ stage: stages, pipelineName: pipelines.name })
+    .select({ stage: stages, pipelineName: pipelineName() })
     .from(stages)
     .innerJoin(pipelines, eq(pipelines.id, stages.pipelineId))
     .where(and(eq(stages.workspaceId, ctx.ws.id), eq(stages.id, stageId)))
@@ -20,7 +23,7 @@ export const selectStage = (ctx: ServiceContext, stageId: string) =>
 /** A deal with the names of its current stage and pipeline (for event data). */
 export const selectDealWithStage = (ctx: ServiceContext, where: ReturnType<typeof eq>) =>
   ctx.db
-    .select({ deal: deals, stageName: stages.name, pipelineName: pipelines.name })
+    .select({ deal: deals, stageName: sql<string | null>`${stages.name}`.as('current_stage_name'), pipelineName: pipelineName() })
     .from(deals)
     .leftJoin(stages, eq(stages.id, deals.stageId))
     .leftJoin(pipelines, eq(pipelines.id, deals.pipelineId))
