@@ -58,3 +58,26 @@ describe('GET /v1/pipelines', () => {
     expect(res.body.message).toContain('deals');
   });
 });
+
+describe('operator pipeline create under parallel requests', () => {
+  it('gives distinct dense positions and exactly one default', async () => {
+    const ws = await makeWorkspace({}, { pipeline: false });
+    await Promise.all(
+      Array.from({ length: 6 }, (_, i) => adminOk('POST', `/workspaces/${ws.id}/pipelines`, { name: `P${i}`, is_default: i % 3 === 0, stages: [{ name: 'S' }] })),
+    );
+    const list = (await ws.api('GET', '/v1/pipelines')).body;
+    expect(list.map((p: any) => p.position)).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(list.filter((p: any) => p.is_default)).toHaveLength(1);
+  });
+
+  it('makes the first pipeline the default even when created in parallel without the flag', async () => {
+    const ws = await makeWorkspace({}, { pipeline: false });
+    const created = await Promise.all(
+      Array.from({ length: 4 }, (_, i) => adminOk('POST', `/workspaces/${ws.id}/pipelines`, { name: `P${i}`, is_default: false, stages: [] })),
+    );
+    const list = (await ws.api('GET', '/v1/pipelines')).body;
+    expect(list.filter((p: any) => p.is_default)).toHaveLength(1);
+    expect(list[0].is_default).toBe(true);
+    expect(created.filter((p: any) => p.is_default)).toHaveLength(1);
+  });
+});
