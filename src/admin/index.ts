@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../env';
 import { requireAdmin } from './auth';
+import { contactAdmin } from './contacts';
 import { sweepAdmin } from './sweeps';
 import { workspaceAdmin } from './workspaces';
 
@@ -8,3 +9,4 @@ export const adminApp = new Hono<AppEnv>();
 adminApp.use('*', requireAdmin);
 adminApp.route('/', workspaceAdmin);
 adminApp.route('/', sweepAdmin);
+adminApp.route('/', contactAdmin);

@@ -1,0 +1,87 @@
+import { z } from '@hono/zod-openapi';
+import { Hono, type Context } from 'hono';
+import type { AppEnv } from '../env';
+import { createAttendanceEvent, setAttendance } from '../modules/attendance/service';
+import { recordComplaint } from '../modules/consent/service';
+import { CHANNELS } from '../modules/contacts/schema';
+import { findMergeRequest, resolveMergeRequest } from '../modules/contacts/merge';
+import { applyParked } from '../modules/contacts/service';
+import { submitForm } from '../modules/forms/service';
+import { getWorkspace } from '../modules/workspaces/service';
+import type { ServiceContext } from '../platform/context';
+import { EventSink, publishCommitted } from '../platform/events';
+import { isoDateTime, isUuid } from '../platform/validation';
+import { body, idParam } from './validate';
+
+/** Operator routes of the contact domain (OPERATOR-API.md): complaints, merge requests, events, forms. */
+export const contactAdmin = new Hono<AppEnv>();
+
+/** A service context for an operator call; `publish` hands its committed events on after the write. */
+async function operatorContext(c: Context<AppEnv>, workspaceId: string): Promise<ServiceContext> {
+  const ws = await getWorkspace(c.var.db, workspaceId);
+  const events = new EventSink();
+  return { db: c.var.db, ws, events };
+}
+
+const publish = (c: Context<AppEnv>, ctx: ServiceContext) => {
+  if (ctx.events.committed.length) c.executionCtx.waitUntil(publishCommitted(c.env, ctx.events.committed));
+};
+
+const complaintBody = z.object({ channel: z.enum(CHANNELS) }).strict();
+const resolveBody = z.object({ action: z.enum(['merge', 'dismiss']) }).strict();
+const eventBody = z.object({ name: z.string().trim().min(1).max(200), start_at: isoDateTime('start_at') }).strict();
+const attendanceBody = z
+  .object({ contact_id: z.string().refine(isUuid, { message: 'contact_id must be a UUID' }), status: z.string().trim().min(1).max(40) })
+  .strict();
+const submissionBody = z
+  .object({
+    form_name: z.string().trim().min(1).max(200),
+    origin: z.enum(['form', 'landing_page', 'popup']),
+    fields: z.record(z.string(), z.unknown()),
+    contact: z.object({ email: z.string().max(255).optional(), phone: z.string().max(32).optional(), name: z.string().max(200).optional() }).strict().optional(),
+  })
+  .strict();
+
+contactAdmin.post('/workspaces/:ws/contacts/:id/complaints', async (c) => {
+  const [wsId, contactId] = [idParam(c, 'ws'), idParam(c, 'id')];
+  const { channel } = await body(c, complaintBody);
+  const ctx = await operatorContext(c, wsId);
+  const out = await recordComplaint(ctx, contactId, channel);
+  publish(c, ctx);
+  return c.json(out, 201);
+});
+
+contactAdmin.post('/merge-requests/:id/resolve', async (c) => {
+  const id = idParam(c, 'id');
+  const { action } = await body(c, resolveBody);
+  const mr = await findMergeRequest({ db: c.var.db }, id);
+  const ctx = await operatorContext(c, mr.workspace_id);
+  const out = await resolveMergeRequest(ctx, mr, action, (existing, input, mode, opts) => applyParked(ctx, existing, input, mode, opts));
+  publish(c, ctx);
+  return c.json(out);
+});
+
+contactAdmin.post('/workspaces/:ws/events', async (c) => {
+  const wsId = idParam(c, 'ws');
+  const input = await body(c, eventBody);
+  await getWorkspace(c.var.db, wsId);
+  return c.json(await createAttendanceEvent(c.var.db, wsId, input), 201);
+});
+
+contactAdmin.post('/workspaces/:ws/events/:event/attendance', async (c) => {
+  const [wsId, eventId] = [idParam(c, 'ws'), idParam(c, 'event')];
+  const input = await body(c, attendanceBody);
+  const ctx = await operatorContext(c, wsId);
+  const out = await setAttendance(ctx, eventId, input);
+  publish(c, ctx);
+  return c.json(out, 201);
+});
+
+contactAdmin.post('/workspaces/:ws/forms/:form/submissions', async (c) => {
+  const [wsId, formId] = [idParam(c, 'ws'), idParam(c, 'form')];
+  const input = await body(c, submissionBody);
+  const ctx = await operatorContext(c, wsId);
+  const out = await submitForm(ctx, formId, input);
+  publish(c, ctx);
+  return c.json(out, 201);
+});

@@ -1,0 +1,84 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { ServiceContext } from '../../platform/context';
+import type { Db } from '../../platform/db';
+import { nowIso, runBatch } from '../../platform/db';
+import { httpError } from '../../platform/errors';
+import { uuidv7 } from '../../platform/ids';
+import { rawAll } from '../../platform/raw-query';
+import { attendanceEvents, eventAttendances } from './schema';
+
+export async function createAttendanceEvent(db: Db, workspaceId: string, input: { name: string; start_at: string }) {
+  const row = { id: uuidv7(), workspace_id: workspaceId, name: input.name, start_at: new Date(input.start_at).toISOString(), created_at: nowIso() };
+  await db.insert(attendanceEvents).values(row);
+  return row;
+}
+
+type Attendance = typeof eventAttendances.$inferSelect;
+
+const serialize = (a: Attendance) => ({
+  id: a.id,
+  event_id: a.event_id,
+  contact_id: a.contact_id,
+  status: a.status,
+  registered_at: a.registered_at,
+  attended_at: a.attended_at,
+  unregistered_at: a.unregistered_at,
+  created_at: a.created_at,
+  updated_at: a.updated_at,
+});
+
+/**
+ * Sets a contact's status for an event (one row per event and contact) and
+ * fires `event.attendance.changed` when the status actually changed, in the
+ * same batch as the write.
+ */
+export async function setAttendance(ctx: ServiceContext, eventId: string, input: { contact_id: string; status: string }) {
+  const { db, ws } = ctx;
+  const contactId = input.contact_id.toLowerCase();
+  const [events, contactRows, existingRows] = await db.batch([
+    db.select().from(attendanceEvents).where(and(eq(attendanceEvents.workspace_id, ws.id), eq(attendanceEvents.id, eventId))),
+    rawAll<{ id: string }>(db, sql`SELECT id FROM contacts WHERE workspace_id = ${ws.id} AND id = ${contactId}`),
+    db.select().from(eventAttendances).where(and(eq(eventAttendances.event_id, eventId), eq(eventAttendances.contact_id, contactId))),
+  ]);
+  const event = events[0];
+  if (!event) throw httpError(404, 'Event not found');
+  if (!contactRows[0]) throw httpError(404, 'Contact not found');
+  const existing = existingRows[0] ?? null;
+  if (existing && existing.status === input.status) return serialize(existing);
+  const now = nowIso();
+  const row: Attendance = {
+    id: existing?.id ?? uuidv7(),
+    workspace_id: ws.id,
+    event_id: eventId,
+    contact_id: contactId,
+    status: input.status,
+    registered_at: existing?.registered_at ?? now,
+    attended_at: input.status === 'attended' ? (existing?.attended_at ?? now) : (existing?.attended_at ?? null),
+    unregistered_at: input.status === 'cancelled' ? now : (existing?.unregistered_at ?? null),
+    created_at: existing?.created_at ?? now,
+    updated_at: now,
+  };
+  const emitted = ctx.events.emit(db, ws.id, 'event.attendance.changed', {
+    attendance_id: row.id,
+    event_id: eventId,
+    contact_id: contactId,
+    status: row.status,
+    previous_status: existing?.status ?? null,
+    registered_at: row.registered_at,
+    attended_at: row.attended_at,
+    unregistered_at: row.unregistered_at,
+    event: { id: event.id, name: event.name, start_at: event.start_at },
+  });
+  await runBatch(db, [
+    db
+      .insert(eventAttendances)
+      .values(row)
+      .onConflictDoUpdate({
+        target: [eventAttendances.event_id, eventAttendances.contact_id],
+        set: { status: row.status, attended_at: row.attended_at, unregistered_at: row.unregistered_at, updated_at: now },
+      }),
+    emitted.statement,
+  ]);
+  ctx.events.committedAfter([emitted.event]);
+  return serialize(row);
+}

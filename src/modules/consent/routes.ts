@@ -1,0 +1,62 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { domainError } from '../../platform/errors';
+import { bearer, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
+import { createRouter, formatIssues, uuid } from '../../platform/validation';
+import { serviceContext } from '../contacts/context';
+import { CHANNELS, type Channel } from '../contacts/schema';
+import { Consent, ConsentWrite } from './dto';
+import { getConsent, setConsent } from './service';
+
+export const consentRoutes = createRouter();
+
+/** Consent routes answer every error in the domain envelope, request-shape errors included. */
+const domainHook = (result: { success: boolean; error?: { issues: unknown[] } }): undefined => {
+  if (!result.success) throw domainError(400, 'invalid_request', formatIssues((result.error?.issues ?? []) as never).join('; '));
+  return undefined;
+};
+
+const contactParam = z.object({ id: uuid('id').openapi({ param: { name: 'id', in: 'path' } }) });
+const channelParams = contactParam.extend({ channel: z.string().openapi({ param: { name: 'channel', in: 'path' }, description: '`whatsapp` or `email`' }) });
+
+consentRoutes.openapi(
+  createRoute({
+    method: 'get',
+    path: '/contacts/{id}/consent',
+    tags: ['Consent'],
+    summary: "A contact's consent on both channels",
+    security: bearer,
+    request: { params: contactParam },
+    responses: { 200: jsonContent(Consent, 'Consent'), ...errorResponses({ 404: { shape: 'domain', description: '`contact_not_found`' } }) },
+  }),
+  async (c) => c.json(await getConsent(serviceContext(c), c.req.valid('param').id.toLowerCase()), 200),
+  domainHook,
+);
+
+consentRoutes.openapi(
+  createRoute({
+    method: 'put',
+    path: '/contacts/{id}/consent/{channel}',
+    tags: ['Consent'],
+    summary: 'Record a consent decision with its evidence',
+    description:
+      'Writes a consent-ledger row (the evidence) on every call; a changed decision emits `contact.consent_changed`, a re-assertion of the current state does not. A channel with a spam complaint on record answers 409 `consent_sticky_complained`.',
+    security: bearer,
+    request: { params: channelParams, body: jsonBody(ConsentWrite) },
+    responses: {
+      200: jsonContent(Consent, 'Consent after the write'),
+      ...errorResponses({
+        400: { shape: 'domain', description: '`invalid_channel` or `invalid_request`' },
+        404: { shape: 'domain', description: '`contact_not_found`' },
+        409: { shape: 'domain', description: '`consent_sticky_complained`' },
+      }),
+    },
+  }),
+  async (c) => {
+    const { id, channel } = c.req.valid('param');
+    if (!(CHANNELS as readonly string[]).includes(channel)) {
+      throw domainError(400, 'invalid_channel', `Unknown channel "${channel.slice(0, 50)}": use whatsapp or email`);
+    }
+    return c.json(await setConsent(serviceContext(c), id.toLowerCase(), channel as Channel, c.req.valid('json')), 200);
+  },
+  domainHook,
+);

@@ -1,0 +1,190 @@
+import { sql } from 'drizzle-orm';
+import type { ServiceContext } from '../../platform/context';
+import { nowIso, runBatch, type Statement } from '../../platform/db';
+import { domainError, httpError } from '../../platform/errors';
+import type { OutboxEvent } from '../../platform/events';
+import { uuidv7 } from '../../platform/ids';
+import { rawAll, rawRun } from '../../platform/raw-query';
+import { activity } from '../contacts/service';
+import type { Channel } from '../contacts/schema';
+import { consentLedger } from './schema';
+
+/** Provider-reported deliverability values that block email sends. */
+export const SUPPRESSING_DELIVERABILITY = ['undeliverable', 'bounced', 'complained', 'invalid'];
+
+type State = 'subscribed' | 'unsubscribed' | 'unknown';
+type ConsentRow = {
+  id: string;
+  phone: string | null;
+  email: string | null;
+  block_state: string;
+  whatsapp_consent_state: State | null;
+  whatsapp_consent_updated_at: string | null;
+  whatsapp_deliverability: string;
+  whatsapp_complained_at: string | null;
+  email_consent_state: State | null;
+  email_consent_updated_at: string | null;
+  email_deliverability: string;
+  email_complained_at: string | null;
+  email_suppressed: number;
+  phone_blacklisted: number;
+};
+
+/** Consent columns plus the suppression and blacklist verdicts, in one statement. */
+const selectConsent = (ctx: ServiceContext, contactId: string) =>
+  rawAll<ConsentRow>(
+    ctx.db,
+    sql`SELECT c.id, c.phone, c.email, c.block_state,
+      c.whatsapp_consent_state, c.whatsapp_consent_updated_at, c.whatsapp_deliverability, c.whatsapp_complained_at,
+      c.email_consent_state, c.email_consent_updated_at, c.email_deliverability, c.email_complained_at,
+      EXISTS (SELECT 1 FROM email_suppressions s WHERE s.workspace_id = c.workspace_id AND s.email = c.email) AS email_suppressed,
+      EXISTS (SELECT 1 FROM phone_blacklist b WHERE b.workspace_id = c.workspace_id AND b.phone = c.phone) AS phone_blacklisted
+    FROM contacts c WHERE c.workspace_id = ${ctx.ws.id} AND c.id = ${contactId}`,
+  );
+
+/**
+ * The email send-time verdict: the suppression list, the blacklist (a
+ * blacklisted phone or any block on the contact), a complaint, or a
+ * deliverability that bounces; independent of the consent decision.
+ */
+function emailSuppressed(r: ConsentRow): boolean {
+  return (
+    r.email_suppressed === 1 ||
+    r.phone_blacklisted === 1 ||
+    r.block_state !== 'none' ||
+    r.email_complained_at !== null ||
+    SUPPRESSING_DELIVERABILITY.includes(r.email_deliverability)
+  );
+}
+
+export function serializeConsent(r: ConsentRow) {
+  return {
+    contact_id: r.id,
+    whatsapp: {
+      consent_state: r.whatsapp_consent_state ?? 'unknown',
+      deliverability: r.whatsapp_deliverability,
+      updated_at: r.whatsapp_consent_updated_at,
+    },
+    email: {
+      consent_state: r.email_consent_state ?? 'unknown',
+      deliverability: r.email_deliverability,
+      suppressed: emailSuppressed(r),
+      updated_at: r.email_consent_updated_at,
+    },
+  };
+}
+
+const contactNotFound = () => domainError(404, 'contact_not_found', 'Contact not found');
+
+export async function getConsent(ctx: ServiceContext, contactId: string) {
+  const [row] = await selectConsent(ctx, contactId);
+  if (!row) throw contactNotFound();
+  return serializeConsent(row);
+}
+
+export type ConsentInput = { state: 'subscribed' | 'unsubscribed'; source?: string; basis?: string; evidence?: Record<string, unknown> };
+
+const stateColumns = (channel: Channel) => ({
+  state: sql.raw(`${channel}_consent_state`),
+  updated: sql.raw(`${channel}_consent_updated_at`),
+  complained: sql.raw(`${channel}_complained_at`),
+});
+
+/**
+ * Records a decision with its evidence. Every PUT writes a ledger row; only a
+ * real change moves the stored state and emits `contact.consent_changed`. A
+ * channel with a complaint on record is sticky (409), also under a race: the
+ * state update is guarded on no complaint.
+ */
+export async function setConsent(ctx: ServiceContext, contactId: string, channel: Channel, input: ConsentInput) {
+  const { db, ws } = ctx;
+  const [row] = await selectConsent(ctx, contactId);
+  if (!row) throw contactNotFound();
+  if (row[`${channel}_complained_at`]) {
+    throw domainError(409, 'consent_sticky_complained', `A spam complaint is on record for the ${channel} channel; its consent cannot be changed`);
+  }
+  const previous = row[`${channel}_consent_state`];
+  const action = input.state === 'unsubscribed' ? 'unsubscribe' : previous === 'unsubscribed' ? 'resubscribe' : 'opt_in';
+  const source = input.source ?? 'api';
+  const now = nowIso();
+  const ledgerId = uuidv7();
+  const statements: Statement[] = [
+    db.insert(consentLedger).values({
+      id: ledgerId,
+      workspace_id: ws.id,
+      contact_id: contactId,
+      channel,
+      action: previous === input.state ? 'reassert' : action,
+      state: input.state,
+      previous_state: previous,
+      source,
+      basis: input.basis ?? null,
+      evidence: input.evidence ?? null,
+      created_at: now,
+    }),
+  ];
+  const events: OutboxEvent[] = [];
+  if (previous !== input.state) {
+    const col = stateColumns(channel);
+    statements.push(
+      rawRun(db, sql`UPDATE contacts SET ${col.state} = ${input.state}, ${col.updated} = ${now}, updated_at = ${now}
+        WHERE workspace_id = ${ws.id} AND id = ${contactId} AND ${col.complained} IS NULL`),
+      activity(ctx, contactId, 'consent_changed', source, { channel, action, consent_state: input.state, previous_state: previous }, now),
+    );
+    const emitted = ctx.events.emit(db, ws.id, 'contact.consent_changed', {
+      contact_id: contactId,
+      source,
+      channel,
+      action,
+      consent_state: input.state,
+      previous_state: previous,
+      basis: input.basis ?? null,
+      consent_event_id: ledgerId,
+    });
+    statements.push(emitted.statement);
+    events.push(emitted.event);
+  }
+  statements.push(selectConsent(ctx, contactId));
+  const out = await runBatch(db, statements);
+  ctx.events.committedAfter(events);
+  return serializeConsent((out[out.length - 1] as ConsentRow[])[0]);
+}
+
+/**
+ * A spam complaint (operator / provider report): the channel becomes sticky and
+ * is unsubscribed; the ledger records it and a state change emits the event.
+ */
+export async function recordComplaint(ctx: ServiceContext, contactId: string, channel: Channel) {
+  const { db, ws } = ctx;
+  const [row] = await selectConsent(ctx, contactId);
+  if (!row) throw httpError(404, 'Contact not found');
+  const previous = row[`${channel}_consent_state`];
+  const now = nowIso();
+  const complainedAt = row[`${channel}_complained_at`] ?? now;
+  const ledgerId = uuidv7();
+  const col = stateColumns(channel);
+  const statements: Statement[] = [
+    rawRun(db, sql`UPDATE contacts SET ${col.complained} = coalesce(${col.complained}, ${now}), ${col.state} = 'unsubscribed',
+      ${col.updated} = CASE WHEN ${col.state} IS 'unsubscribed' THEN ${col.updated} ELSE ${now} END, updated_at = ${now}
+      WHERE workspace_id = ${ws.id} AND id = ${contactId}`),
+    db.insert(consentLedger).values({ id: ledgerId, workspace_id: ws.id, contact_id: contactId, channel, action: 'complaint', state: 'unsubscribed', previous_state: previous, source: 'complaint', basis: null, evidence: null, created_at: now }),
+  ];
+  const events: OutboxEvent[] = [];
+  if (previous !== 'unsubscribed') {
+    const emitted = ctx.events.emit(db, ws.id, 'contact.consent_changed', {
+      contact_id: contactId,
+      source: 'complaint',
+      channel,
+      action: 'complaint',
+      consent_state: 'unsubscribed',
+      previous_state: previous,
+      basis: null,
+      consent_event_id: ledgerId,
+    });
+    statements.push(activity(ctx, contactId, 'consent_changed', 'complaint', { channel, action: 'complaint', consent_state: 'unsubscribed', previous_state: previous }, now), emitted.statement);
+    events.push(emitted.event);
+  }
+  await runBatch(db, statements);
+  ctx.events.committedAfter(events);
+  return { contact_id: contactId, channel, complained_at: complainedAt };
+}

@@ -1,0 +1,60 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { bearer, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
+import { createRouter, idParams } from '../../platform/validation';
+import { Note, NoteCreate, NoteListItem, NotePatch } from './dto';
+import { createNote, deleteNote, listNotes, updateNote } from './service';
+
+export const noteRoutes = createRouter();
+
+noteRoutes.openapi(
+  createRoute({
+    method: 'get',
+    path: '/contacts/{id}/notes',
+    tags: ['Notes'],
+    summary: "List a contact's notes",
+    description: 'A plain array, unpaginated: pinned notes first (most recently pinned on top), then the rest newest first.',
+    security: bearer,
+    request: { params: idParams },
+    responses: { 200: jsonContent(z.array(NoteListItem), 'Notes'), ...errorResponses({ 404: { description: '`Contact not found`' } }) },
+  }),
+  async (c) => c.json(await listNotes(c.var.db, c.var.workspace.id, c.req.valid('param').id.toLowerCase()), 200),
+);
+
+noteRoutes.openapi(
+  createRoute({
+    method: 'post',
+    path: '/contacts/{id}/notes',
+    tags: ['Notes'],
+    summary: 'Add a note to a contact',
+    security: bearer,
+    request: { params: idParams, body: jsonBody(NoteCreate) },
+    responses: { 201: jsonContent(Note, 'The note'), ...errorResponses({ 404: { description: '`Contact not found`' } }) },
+  }),
+  async (c) => c.json(await createNote(c.var.db, c.var.workspace.id, c.req.valid('param').id.toLowerCase(), c.req.valid('json')), 201),
+);
+
+noteRoutes.openapi(
+  createRoute({
+    method: 'patch',
+    path: '/notes/{id}',
+    tags: ['Notes'],
+    summary: 'Edit or (un)pin a note',
+    security: bearer,
+    request: { params: idParams, body: jsonBody(NotePatch) },
+    responses: { 200: jsonContent(Note, 'The note'), ...errorResponses({ 404: { description: '`Note not found`' } }) },
+  }),
+  async (c) => c.json(await updateNote(c.var.db, c.var.workspace.id, c.req.valid('param').id.toLowerCase(), c.req.valid('json')), 200),
+);
+
+noteRoutes.openapi(
+  createRoute({
+    method: 'delete',
+    path: '/notes/{id}',
+    tags: ['Notes'],
+    summary: 'Delete a note',
+    security: bearer,
+    request: { params: idParams },
+    responses: { 200: jsonContent(z.object({ success: z.literal(true) }), 'Deleted'), ...errorResponses({ 404: { description: '`Note not found`' } }) },
+  }),
+  async (c) => c.json(await deleteNote(c.var.db, c.var.workspace.id, c.req.valid('param').id.toLowerCase()), 200),
+);

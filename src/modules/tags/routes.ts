@@ -1,0 +1,68 @@
+import { createRoute } from '@hono/zod-openapi';
+import { sharedListQuery } from '../../platform/list';
+import { bearer, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
+import { createRouter, idParams } from '../../platform/validation';
+import { Label, LabelCreate, LabelPage, LabelPatch } from './dto';
+import type { LabelKind } from './links';
+import { createLabel, getLabel, listLabels, updateLabel } from './service';
+
+export const labelRoutes = createRouter();
+
+/** Tags (`/tags`) and contact groups (`/contact-groups`) share routes and rules. */
+const MOUNTS: { kind: LabelKind; path: string; tag: string; one: string; dup: string }[] = [
+  { kind: 'tags', path: '/tags', tag: 'Tags', one: 'tag', dup: 'A tag with this name already exists' },
+  { kind: 'groups', path: '/contact-groups', tag: 'Contact groups', one: 'contact group', dup: 'A contact group with this name already exists' },
+];
+
+for (const m of MOUNTS) {
+  labelRoutes.openapi(
+    createRoute({
+      method: 'get',
+      path: m.path,
+      tags: [m.tag],
+      summary: `List ${m.one}s`,
+      description: 'Shared list conventions; `search` matches the name; filterable fields: id, name, color, description, contact_count, created_at, updated_at.',
+      security: bearer,
+      request: { query: sharedListQuery },
+      responses: { 200: jsonContent(LabelPage, `A page of ${m.one}s`), ...errorResponses() },
+    }),
+    async (c) => c.json(await listLabels(c.var.db, m.kind, c.var.workspace.id, c.req.valid('query')), 200),
+  );
+  labelRoutes.openapi(
+    createRoute({
+      method: 'get',
+      path: `${m.path}/{id}`,
+      tags: [m.tag],
+      summary: `Get a ${m.one}`,
+      security: bearer,
+      request: { params: idParams },
+      responses: { 200: jsonContent(Label, `The ${m.one}`), ...errorResponses({ 404: {} }) },
+    }),
+    async (c) => c.json(await getLabel(c.var.db, m.kind, c.var.workspace.id, c.req.valid('param').id.toLowerCase()), 200),
+  );
+  labelRoutes.openapi(
+    createRoute({
+      method: 'post',
+      path: m.path,
+      tags: [m.tag],
+      summary: `Create a ${m.one}`,
+      description: `Names are unique per workspace, compared case-insensitively (409 \`${m.dup}\`).`,
+      security: bearer,
+      request: { body: jsonBody(LabelCreate) },
+      responses: { 201: jsonContent(Label, `The created ${m.one}`), ...errorResponses({ 409: { description: `\`${m.dup}\`` } }) },
+    }),
+    async (c) => c.json(await createLabel(c.var.db, m.kind, c.var.workspace.id, c.req.valid('json')), 201),
+  );
+  labelRoutes.openapi(
+    createRoute({
+      method: 'patch',
+      path: `${m.path}/{id}`,
+      tags: [m.tag],
+      summary: `Update a ${m.one}`,
+      security: bearer,
+      request: { params: idParams, body: jsonBody(LabelPatch) },
+      responses: { 200: jsonContent(Label, `The updated ${m.one}`), ...errorResponses({ 404: {}, 409: { description: `\`${m.dup}\`` } }) },
+    }),
+    async (c) => c.json(await updateLabel(c.var.db, m.kind, c.var.workspace.id, c.req.valid('param').id.toLowerCase(), c.req.valid('json')), 200),
+  );
+}
