@@ -86,6 +86,17 @@ describe('POST /v1/deals', () => {
     expect(missing.body.message).toBe('Contact not found');
   });
 
+  it('attaches contacts made through POST /v1/contacts, by id or by phone', async () => {
+    const ws = await makeWorkspace();
+    const phone = freshPhone();
+    const contact = await ws.api('POST', '/v1/contacts', { name: 'Casey', phone, email: 'casey@example.com' });
+    expect(contact.status).toBe(201);
+    const byId = await createDeal(ws, { contact_id: contact.body.id, phone: undefined });
+    expect(byId).toMatchObject({ contact_id: contact.body.id, contact_name: 'Casey', contact_phone: phone, contact_email: 'casey@example.com' });
+    const byPhone = await createDeal(ws, { phone, name: 'Not applied' });
+    expect(byPhone).toMatchObject({ contact_id: contact.body.id, contact_name: 'Casey' });
+  });
+
   it('upserts the contact by phone, then email', async () => {
     const ws = await makeWorkspace();
     const phone = freshPhone();
