@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { codedError, notFound } from '../../platform/errors';
 import { pipelines, stages } from '../pipelines/schema';
@@ -21,7 +21,7 @@ export const selectStage = (ctx: ServiceContext, stageId: string) =>
     .limit(1);
 
 /** A deal with the names of its current stage and pipeline (for event data). */
-export const selectDealWithStage = (ctx: ServiceContext, where: ReturnType<typeof eq>) =>
+export const selectDealWithStage = (ctx: ServiceContext, where: SQL) =>
   ctx.db
     .select({ deal: deals, stageName: sql<string | null>`${stages.name}`.as('current_stage_name'), pipelineName: pipelineName() })
     .from(deals)
