@@ -82,14 +82,15 @@ export async function createDeal(ctx: ServiceContext, input: DealCreateInput) {
   const productRef = productReference(input);
   const givenStageId = input.stage_id?.toLowerCase();
   const givenPipelineId = input.pipeline_id?.toLowerCase();
+  const defaultPipeline = sql`(SELECT id FROM pipelines WHERE workspace_id = ${ctx.ws.id} ORDER BY is_default DESC, position LIMIT 1)`;
+  // The given stage, and the stages of the pipeline a deal would enter without one.
+  const candidateStages = or(
+    givenStageId ? eq(stages.id, givenStageId) : undefined,
+    eq(stages.pipelineId, givenPipelineId ?? defaultPipeline),
+  );
   let contact: ResolvedContact | null = null;
 
   for (let attempt = 1; ; attempt++) {
-    const defaultPipeline = sql`(SELECT id FROM pipelines WHERE workspace_id = ${ctx.ws.id} AND is_default = 1 ORDER BY position LIMIT 1)`;
-    const candidateStages = or(
-      givenStageId ? eq(stages.id, givenStageId) : undefined,
-      givenPipelineId ? eq(stages.pipelineId, givenPipelineId) : eq(stages.pipelineId, defaultPipeline),
-    );
     const [pipelineRows, stageRows, ownerRows, existingRows, productRows] = await ctx.db.batch([
       ctx.db.select().from(pipelines).where(eq(pipelines.workspaceId, ctx.ws.id)).orderBy(asc(pipelines.position)),
       ctx.db.select().from(stages).where(and(eq(stages.workspaceId, ctx.ws.id), candidateStages)).orderBy(asc(stages.position)),
@@ -107,8 +108,6 @@ export async function createDeal(ctx: ServiceContext, input: DealCreateInput) {
         const stage = stageRows.find((s) => s.id === givenStageId);
         if (!stage) throw stageNotFound();
         move = { stageId: stage.id, pipelineId: stage.pipelineId, stageName: stage.name, pipelineName: pipelineRows.find((p) => p.id === stage.pipelineId)!.name };
-      } else if (givenStageId !== undefined && !stageRows.some((s) => s.id === givenStageId)) {
-        throw stageNotFound();
       }
       contact ??= await resolveContact(ctx, input);
       try {
