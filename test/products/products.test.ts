@@ -209,6 +209,9 @@ describe('GET /v1/products', () => {
     expect(await q('%')).toEqual(['100% cotton']);
     expect(await q('e_c')).toEqual(['snake_case']);
     expect(await q('_')).toEqual(['snake_case']);
+    await ok(ws, { name: 'Ärger CAFÉ' });
+    expect(await q('Ärger CAFÉ')).toEqual(['Ärger CAFÉ']);
+    expect(await q('cafÉ')).toEqual(['Ärger CAFÉ']);
   });
 
   it('filters by sku, external_id and is_active, combined with AND', async () => {

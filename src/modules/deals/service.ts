@@ -320,7 +320,7 @@ export async function listDeals(ctx: ServiceContext, params: DealListParams) {
   }
   if (params.external_reference !== undefined) conditions.push(eq(deals.externalReference, params.external_reference));
   if (params.search !== undefined && params.search.trim() !== '') {
-    const needle = params.search.trim().toLowerCase();
+    const needle = sql`lower(${params.search.trim()})`;
     const has = (column: AnyColumn) => sql`instr(lower(coalesce(${column}, '')), ${needle}) > 0`;
     conditions.push(sql`(${has(deals.title)} OR ${has(contacts.name)} OR ${has(contacts.phone)} OR ${has(contacts.email)})`);
   }

@@ -121,7 +121,8 @@ export async function listProducts(ctx: ServiceContext, params: ProductListParam
   const conditions: SQL[] = [eq(products.workspaceId, ctx.ws.id)];
   if (params.q !== undefined && params.q !== '') {
     // instr() matches the text literally, so `%` and `_` are never wildcards.
-    const needle = params.q.toLowerCase();
+    // Both sides go through SQLite's lower() so the case folding always agrees.
+    const needle = sql`lower(${params.q})`;
     conditions.push(sql`(instr(lower(${products.name}), ${needle}) > 0 OR instr(lower(coalesce(${products.description}, '')), ${needle}) > 0)`);
   }
   if (params.sku !== undefined) conditions.push(eq(products.sku, params.sku));
