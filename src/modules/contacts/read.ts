@@ -11,7 +11,8 @@ export const contactColumns = sql`c.*,
   (SELECT json_group_array(tag_id) FROM (SELECT tag_id FROM contact_tag_links WHERE contact_id = c.id ORDER BY created_at, tag_id)) AS tag_ids,
   (SELECT json_group_array(group_id) FROM (SELECT group_id FROM contact_group_links WHERE contact_id = c.id ORDER BY created_at, group_id)) AS group_ids,
   (SELECT json_group_array(json_object('event_id', event_id, 'status', status, 'registered_at', registered_at, 'attended_at', attended_at))
-     FROM (SELECT * FROM event_attendances WHERE contact_id = c.id ORDER BY registered_at)) AS attendances`;
+     FROM (SELECT * FROM event_attendances WHERE contact_id = c.id ORDER BY registered_at)) AS attendances,
+  EXISTS (SELECT 1 FROM phone_blacklist b WHERE b.workspace_id = c.workspace_id AND b.phone = c.phone) AS phone_blacklisted`;
 
 export type ContactRow = Record<string, unknown> & {
   id: string;
@@ -30,6 +31,7 @@ export type ContactRow = Record<string, unknown> & {
   email_consent_state: string | null;
   whatsapp_complained_at: string | null;
   email_complained_at: string | null;
+  phone_blacklisted: number;
 };
 
 /** Statement reading one contact of the workspace (batchable). */
@@ -55,6 +57,7 @@ const HIDDEN = new Set([
   'tag_ids',
   'group_ids',
   'attendances',
+  'phone_blacklisted',
 ]);
 
 export function scoreBand(score: number | null): 'cold' | 'warm' | 'hot' | null {

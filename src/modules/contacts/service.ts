@@ -204,7 +204,9 @@ export async function applyUpdate(
 ): Promise<ContactRow> {
   const { db, ws } = ctx;
   const now = nowIso();
-  const plan = planChanges(ws, existing, input, blacklisted);
+  // A block records its source from the phone the contact ends up with.
+  const phoneBlacklisted = input.phone === undefined ? existing.phone_blacklisted === 1 : input.phone !== null && blacklisted;
+  const plan = planChanges(ws, existing, input, phoneBlacklisted);
   const current: Record<LabelKind, string[]> = { tags: JSON.parse(existing.tag_ids), groups: JSON.parse(existing.group_ids) };
   const statements: Statement[] = [];
   const changed = [...plan.changed];
@@ -285,9 +287,8 @@ async function patchOnce(ctx: ServiceContext, id: string, input: NormalizedWrite
     });
     throw codedError(409, 'CONTACT_MERGE_REQUIRED', MERGE_MESSAGE_UPDATE, { merge_request_id: mergeRequestId });
   }
-  const blacklisted = phoneChanges ? reads.blacklisted : false;
   const diffs = { tags: labelDiff(shared.names.tags, reads.labels.tags), groups: labelDiff(shared.names.groups, reads.labels.groups) };
-  return applyUpdate(ctx, existing, input, diffs, 'replace', blacklisted, 'api');
+  return applyUpdate(ctx, existing, input, diffs, 'replace', reads.blacklisted, 'api');
 }
 
 /** Reads and label look-ups for applying parked fields at merge-request resolution. */

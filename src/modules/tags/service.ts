@@ -55,7 +55,8 @@ export async function listLabels(db: Db, kind: LabelKind, workspaceId: string, q
   if (term) conditions.push(sql`instr(lower(t.name), ${term.toLowerCase()}) > 0`);
   const from = sql`FROM ${filterSource(values)} CROSS JOIN ${sql.raw(KINDS[kind].sqlTable)} t WHERE ${sql.join(conditions, sql.raw(' AND '))}`;
   const dir = sql.raw(sort.descending ? 'DESC' : 'ASC');
-  const orderBy = sort.field === 'contact_count' ? sql.raw('contact_count') : sql.raw(`t.${sort.field}`);
+  // Names sort case-insensitively (label tables are small; no index to honour).
+  const orderBy = sql.raw(sort.field === 'contact_count' ? 'contact_count' : sort.field === 'name' ? 't.name COLLATE NOCASE' : `t.${sort.field}`);
   const [counted, rows] = await db.batch([
     rawAll<{ total: number }>(db, sql`SELECT count(*) AS total ${from}`),
     rawAll<LabelRow>(db, sql`SELECT ${columns(kind)} ${from} ORDER BY ${orderBy} ${dir}, t.id ${dir} LIMIT ${paging.limit} OFFSET ${paging.offset}`),
