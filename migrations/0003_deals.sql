@@ -1,16 +1,3 @@
-CREATE TABLE `deal_activities` (
-	`id` text PRIMARY KEY NOT NULL,
-	`workspace_id` text NOT NULL,
-	`deal_id` text NOT NULL,
-	`contact_id` text NOT NULL,
-	`type` text NOT NULL,
-	`data` text NOT NULL,
-	`source` text NOT NULL,
-	`created_at` text NOT NULL
-);
---> statement-breakpoint
-CREATE INDEX `deal_activities_contact` ON `deal_activities` (`workspace_id`,`contact_id`,`created_at`);--> statement-breakpoint
-CREATE INDEX `deal_activities_deal` ON `deal_activities` (`workspace_id`,`deal_id`,`created_at`);--> statement-breakpoint
 CREATE TABLE `deal_stage_history` (
 	`id` text PRIMARY KEY NOT NULL,
 	`workspace_id` text NOT NULL,

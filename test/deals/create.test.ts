@@ -34,8 +34,8 @@ describe('POST /v1/deals', () => {
     expect(res.body.id).toMatch(uuidRe);
     expect(res.body.contact_id).toMatch(uuidRe);
     expect(res.body.stage_entered_at).toBe(res.body.created_at);
-    const timeline = await query('SELECT type, contact_id FROM deal_activities WHERE deal_id = ?', res.body.id);
-    expect(timeline).toEqual([{ type: 'deal_created', contact_id: res.body.contact_id }]);
+    const timeline = await query("SELECT type, source FROM contact_activities WHERE contact_id = ? AND json_extract(data, '$.deal_id') = ?", res.body.contact_id, res.body.id);
+    expect(timeline).toEqual([{ type: 'deal_created', source: 'api' }]);
   });
 
   it('emits deal.created with the Part 3 data shape and explicit nulls', async () => {

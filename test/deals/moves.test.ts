@@ -22,7 +22,7 @@ describe('POST /v1/deals/{id}/stage', () => {
     expect(await query('SELECT from_stage_id, to_stage_id, to_pipeline_id FROM deal_stage_history WHERE deal_id = ?', deal.id)).toEqual([
       { from_stage_id: sales.stages[0].id, to_stage_id: other.stages[0].id, to_pipeline_id: other.id },
     ]);
-    expect((await query('SELECT type FROM deal_activities WHERE deal_id = ? ORDER BY created_at, id', deal.id)).map((r) => r.type)).toEqual([
+    expect((await query("SELECT type FROM contact_activities WHERE contact_id = ? AND json_extract(data, '$.deal_id') = ? ORDER BY created_at, id", deal.contact_id, deal.id)).map((r) => r.type)).toEqual([
       'deal_created',
       'deal_stage_changed',
     ]);
@@ -158,6 +158,8 @@ describe('POST /v1/deals/{id}/status', () => {
     const lostEvent = events.find((e) => e.type === 'deal.lost')!;
     expect(lostEvent.data).toMatchObject({ status: 'lost', lost_reason: 'too pricey', closed_at: lost.body.closed_at, stage_name: 'New', pipeline_name: 'Sales', from_stage_id: null, from_stage_name: null });
     expect(await query('SELECT id FROM deal_stage_history WHERE deal_id = ?', deal.id)).toEqual([]);
+    const timeline = await query("SELECT json_extract(data, '$.to_status') AS status FROM contact_activities WHERE contact_id = ? AND type = 'deal_status_changed' ORDER BY created_at, id", deal.contact_id);
+    expect(timeline.map((r) => r.status)).toEqual(['won', 'lost', 'open']);
   });
 
   it('emits one event for parallel identical status changes', async () => {

@@ -7,7 +7,8 @@ import { dealEventData, type FromStage } from './events';
 import { dealNotFound, selectDealWithStage, selectStage, stageNotFound } from './lookups';
 import { failedGuard, guarded, placeDeal } from './placement';
 import { selectDeal, serializeDeal } from './read';
-import { dealActivities, deals, dealStageHistory, type DealRow, type DealStatus } from './schema';
+import { activity } from '../contacts/service';
+import { deals, dealStageHistory, type DealRow, type DealStatus } from './schema';
 
 const ATTEMPTS = 3;
 
@@ -47,16 +48,13 @@ export function moveStatements(ctx: ServiceContext, deal: DealRow, from: FromSta
         source: 'api',
         createdAt: now,
       }),
-      ctx.db.insert(dealActivities).values({
-        id: uuidv7(),
-        workspaceId: ctx.ws.id,
-        dealId: deal.id,
-        contactId: deal.contactId,
-        type: 'deal_stage_changed',
-        data: { from_stage_id: deal.stageId, from_stage_name: from.stageName, to_stage_id: to.stageId, to_stage_name: to.stageName },
-        source: 'api',
-        createdAt: now,
-      }),
+      activity(ctx, deal.contactId, 'deal_stage_changed', 'api', {
+        deal_id: deal.id,
+        from_stage_id: deal.stageId,
+        from_stage_name: from.stageName,
+        to_stage_id: to.stageId,
+        to_stage_name: to.stageName,
+      }, now),
       statement,
     );
     events.push(event);
@@ -118,16 +116,7 @@ export async function changeDealStatus(ctx: ServiceContext, dealId: string, inpu
           updatedAt: now,
         })
         .where(and(eq(deals.workspaceId, ctx.ws.id), eq(deals.id, deal.id))),
-      ctx.db.insert(dealActivities).values({
-        id: uuidv7(),
-        workspaceId: ctx.ws.id,
-        dealId: deal.id,
-        contactId: deal.contactId,
-        type: 'deal_status_changed',
-        data: { from_status: deal.status, to_status: input.status, lost_reason: changed.lostReason },
-        source: 'api',
-        createdAt: now,
-      }),
+      activity(ctx, deal.contactId, 'deal_status_changed', 'api', { deal_id: deal.id, from_status: deal.status, to_status: input.status, lost_reason: changed.lostReason }, now),
     ];
     const events: OutboxEvent[] = [];
     // Reopening fires no automation.

@@ -57,22 +57,3 @@ export const dealStageHistory = sqliteTable(
   },
   (t) => [index('deal_stage_history_deal').on(t.workspaceId, t.dealId, t.createdAt)],
 );
-
-/** The deal entries of the contact timeline. */
-export const dealActivities = sqliteTable(
-  'deal_activities',
-  {
-    id: text('id').primaryKey(),
-    workspaceId: text('workspace_id').notNull(),
-    dealId: text('deal_id').notNull(),
-    contactId: text('contact_id').notNull(),
-    type: text('type', { enum: ['deal_created', 'deal_stage_changed', 'deal_status_changed'] }).notNull(),
-    data: text('data', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
-    source: text('source').notNull(),
-    createdAt: text('created_at').notNull(),
-  },
-  (t) => [
-    index('deal_activities_contact').on(t.workspaceId, t.contactId, t.createdAt),
-    index('deal_activities_deal').on(t.workspaceId, t.dealId, t.createdAt),
-  ],
-);

@@ -9,6 +9,7 @@ import { toCents } from '../../platform/money';
 import { isUuid } from '../../platform/validation';
 import { contacts } from '../contacts/schema';
 import { resolveContactReference, type ResolvedContact } from '../contacts/resolve';
+import { activity } from '../contacts/service';
 import { pipelines, stages } from '../pipelines/schema';
 import { productLookup, type ProductReference } from '../products/service';
 import type { ProductRow } from '../products/schema';
@@ -18,7 +19,7 @@ import { dealNotFound, invalidOwner, selectDealWithStage, selectOwner, stageNotF
 import { moveStatements, type StageTarget } from './moves';
 import { failedGuard, openTopSlot } from './placement';
 import { selectDealsWithContact, serializeDealWithContact, type DealWithContactRow } from './read';
-import { dealActivities, deals, DEAL_STATUSES, type DealRow, type DealStatus } from './schema';
+import { deals, DEAL_STATUSES, type DealRow, type DealStatus } from './schema';
 
 export const NO_CONTACT_MESSAGE = 'Provide contact_id, or a phone/email to identify the contact';
 const ATTEMPTS = 3;
@@ -181,16 +182,7 @@ async function insertDeal(
           : (sql`CASE WHEN (SELECT count(*) FROM deals WHERE workspace_id = ${ctx.ws.id}) < ${cap} THEN ${ctx.ws.id} ELSE NULL END` as unknown as string),
     }),
     openTopSlot(ctx.db, ctx.ws.id, entry.stageId, deal.id),
-    ctx.db.insert(dealActivities).values({
-      id: uuidv7(),
-      workspaceId: ctx.ws.id,
-      dealId: deal.id,
-      contactId: contact.id,
-      type: 'deal_created',
-      data: { title, stage_id: entry.stageId, stage_name: entry.stageName },
-      source: 'api',
-      createdAt: now,
-    }),
+    activity(ctx, contact.id, 'deal_created', 'api', { deal_id: deal.id, title, stage_id: entry.stageId, stage_name: entry.stageName }, now),
     outbox,
     selectDealsWithContact(ctx.db, ctx.ws.id, eq(deals.id, deal.id)),
   ];
