@@ -120,6 +120,18 @@ describe('POST /v1/deals', () => {
     expect((await ws.api('GET', '/v1/deals')).body.total).toBe(2);
   });
 
+  it('moves deals to the surviving contact when the merge request is resolved', async () => {
+    const ws = await makeWorkspace();
+    const phone = freshPhone();
+    const byPhone = await createDeal(ws, { phone });
+    const byEmail = await createDeal(ws, { phone: undefined, email: 'merge@example.com' });
+    const conflict = await ws.api('POST', '/v1/deals', { title: 'x', phone, email: 'merge@example.com' });
+    expect(conflict.status).toBe(409);
+    await adminOk('POST', `/merge-requests/${conflict.body.merge_request_id}/resolve`, { action: 'merge' });
+    const moved = await ws.api('GET', `/v1/deals/${byEmail.id}`);
+    expect(moved.body).toMatchObject({ contact_id: byPhone.contact_id, contact_phone: phone, contact_email: 'merge@example.com' });
+  });
+
   it('rejects missing titles, bad amounts and unknown properties', async () => {
     const ws = await makeWorkspace();
     expectCoded(await ws.api('POST', '/v1/deals', { phone: freshPhone() }), 400, 'MISSING_TITLE');
