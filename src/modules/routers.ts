@@ -2,10 +2,21 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../env';
 import { consentRoutes } from './consent/routes';
 import { contactRoutes } from './contacts/routes';
+import { dealRoutes } from './deals/routes';
 import { noteRoutes } from './notes/routes';
 import { pipelineRoutes } from './pipelines/routes';
-import { webhookRoutes } from './webhooks/routes';
+import { productRoutes } from './products/routes';
 import { labelRoutes } from './tags/routes';
+import { webhookRoutes } from './webhooks/routes';
 
 /** Every /v1 resource group, mounted in order by the app. */
-export const v1Routers: OpenAPIHono<AppEnv>[] = [pipelineRoutes, contactRoutes, consentRoutes, noteRoutes, labelRoutes, webhookRoutes];
+export const v1Routers: OpenAPIHono<AppEnv>[] = [
+  pipelineRoutes,
+  contactRoutes,
+  consentRoutes,
+  noteRoutes,
+  labelRoutes,
+  productRoutes,
+  dealRoutes,
+  webhookRoutes,
+];

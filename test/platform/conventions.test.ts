@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { FEATURES } from '../../src/modules/workspaces/model';
 import { call, makeWorkspace, type TestWorkspace } from '../support/harness';
-import { ROUTES, type RouteCase } from '../support/routes';
+import { concretePath, ROUTES, type RouteCase } from '../support/routes';
 
 const SOME_ID = '00000000-0000-7000-8000-000000000000';
-const concrete = (route: RouteCase, id = SOME_ID) =>
-  route.path.replace(/\{([^}]+)\}/g, (_, name: string) => route.pathValues?.[name] ?? id);
+const concrete = (route: RouteCase, id = SOME_ID) => concretePath(route, id);
 /** Request-shape 400s come in the framework shape, or the domain envelope on routes that answer every error in it. */
 const errorText = (body: any) => JSON.stringify(body?.statusCode === 400 ? body.message : body?.error?.message);
 const takesBody = (r: RouteCase) => r.method === 'POST' || r.method === 'PATCH' || r.method === 'PUT';

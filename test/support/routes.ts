@@ -42,4 +42,18 @@ export const ROUTES: RouteCase[] = [
   { method: 'POST', path: '/v1/contact-groups', body: { name: 'Route group' } },
   { method: 'GET', path: '/v1/contact-groups/{id}' },
   { method: 'PATCH', path: '/v1/contact-groups/{id}', body: { name: 'Renamed group' } },
+  { method: 'GET', path: '/v1/products' },
+  { method: 'GET', path: '/v1/products/{id}' },
+  { method: 'POST', path: '/v1/products', body: { name: 'Widget' } },
+  { method: 'PATCH', path: '/v1/products/{id}', body: { name: 'Widget' } },
+  { method: 'GET', path: '/v1/deals', feature: 'deals' },
+  { method: 'GET', path: '/v1/deals/{id}', feature: 'deals' },
+  { method: 'POST', path: '/v1/deals', feature: 'deals', body: { title: 'Deal', email: 'deal@example.com' } },
+  { method: 'PATCH', path: '/v1/deals/{id}', feature: 'deals', body: { title: 'Deal' } },
+  { method: 'POST', path: '/v1/deals/{id}/stage', feature: 'deals', body: { stage_id: '01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c' } },
+  { method: 'POST', path: '/v1/deals/{id}/status', feature: 'deals', body: { status: 'won' } },
 ];
+
+/** The route's path with `id` for every id placeholder and the row's fixed values for the others. */
+export const concretePath = (route: RouteCase, id: string) =>
+  route.path.replace(/\{([^}]+)\}/g, (_, name: string) => route.pathValues?.[name] ?? id);

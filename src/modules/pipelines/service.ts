@@ -45,21 +45,20 @@ export function serializePipeline(p: PipelineRow, pipelineStages: StageRow[]) {
 }
 
 /**
- * Creates a pipeline with its ordered stages in one batch. Exactly one pipeline
- * per workspace is the default: the first one always is, and a new default
- * clears the flag on the others in the same batch.
+ * Creates a pipeline with its ordered stages in one batch (one round trip).
+ * Exactly one pipeline per workspace is the default: the first one always is,
+ * and a new default clears the flag on the others in the same batch.
  */
 export async function createPipeline(db: Db, workspaceId: string, input: PipelineInput) {
-  const [{ count }] = await db.select({ count: sql<number>`count(*)` }).from(pipelines).where(eq(pipelines.workspaceId, workspaceId));
   const now = nowIso();
-  const isDefault = input.is_default === true || count === 0;
+  const isDefault = input.is_default === true;
   const pipeline: PipelineRow = {
     id: uuidv7(),
     workspaceId,
     name: input.name,
     description: input.description ?? null,
     isDefault,
-    position: count,
+    position: 0,
     createdBy: null,
     createdAt: now,
     updatedAt: now,
@@ -79,10 +78,19 @@ export async function createPipeline(db: Db, workspaceId: string, input: Pipelin
   if (isDefault) {
     statements.push(db.update(pipelines).set({ isDefault: false, updatedAt: now }).where(and(eq(pipelines.workspaceId, workspaceId), eq(pipelines.isDefault, true))));
   }
-  statements.push(db.insert(pipelines).values(pipeline));
+  // Position and the first-pipeline default are decided inside the batch, so parallel creates stay consistent.
+  statements.push(
+    db.insert(pipelines).values({
+      ...pipeline,
+      position: sql`(SELECT coalesce(max(position) + 1, 0) FROM pipelines WHERE workspace_id = ${workspaceId})` as unknown as number,
+      isDefault: isDefault || (sql`NOT EXISTS (SELECT 1 FROM pipelines WHERE workspace_id = ${workspaceId} AND is_default = 1)` as unknown as boolean),
+    }),
+  );
   if (stageRows.length) statements.push(db.insert(stages).values(stageRows));
-  await runBatch(db, statements);
-  return serializePipeline(pipeline, stageRows);
+  statements.push(db.select().from(pipelines).where(eq(pipelines.id, pipeline.id)));
+  const results = await runBatch(db, statements);
+  const [saved] = results.at(-1) as PipelineRow[];
+  return serializePipeline(saved, stageRows);
 }
 
 /** All pipelines of a workspace by position, each with its ordered stages: two queries in one batch. */

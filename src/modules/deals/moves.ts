@@ -1,0 +1,138 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { ServiceContext } from '../../platform/context';
+import { nowIso, runBatch, type Statement } from '../../platform/db';
+import { uuidv7 } from '../../platform/ids';
+import type { OutboxEvent } from '../../platform/events';
+import { dealEventData, type FromStage } from './events';
+import { dealNotFound, selectDealWithStage, selectStage, stageNotFound } from './lookups';
+import { failedGuard, guarded, placeDeal } from './placement';
+import { selectDeal, serializeDeal } from './read';
+import { activity } from '../contacts/service';
+import { deals, dealStageHistory, type DealRow, type DealStatus } from './schema';
+
+const ATTEMPTS = 3;
+
+export type StageTarget = { stageId: string; pipelineId: string; stageName: string; pipelineName: string };
+
+/**
+ * The statements of a stage-route move: the placement, and when the stage
+ * changes the history entry, the timeline activity and `deal.stage_changed`.
+ * Shared with the `external_reference` upsert, which moves the same way.
+ */
+export function moveStatements(ctx: ServiceContext, deal: DealRow, from: FromStage, to: StageTarget, index: number, now: string) {
+  const changes = deal.stageId !== to.stageId;
+  const statements: Statement[] = placeDeal(ctx.db, {
+    workspaceId: ctx.ws.id,
+    dealId: deal.id,
+    fromStageId: deal.stageId,
+    toStageId: to.stageId,
+    toPipelineId: to.pipelineId,
+    index,
+    stageEnteredAt: changes ? now : null,
+    updatedAt: now,
+  });
+  const events: OutboxEvent[] = [];
+  if (changes) {
+    const moved: DealRow = { ...deal, stageId: to.stageId, pipelineId: to.pipelineId, stageEnteredAt: now, updatedAt: now };
+    const { event, statement } = ctx.events.emit(ctx.db, ctx.ws.id, 'deal.stage_changed', dealEventData(moved, to, from));
+    statements.push(
+      ctx.db.insert(dealStageHistory).values({
+        id: uuidv7(),
+        workspaceId: ctx.ws.id,
+        dealId: deal.id,
+        fromPipelineId: deal.pipelineId,
+        fromStageId: deal.stageId,
+        toPipelineId: to.pipelineId,
+        toStageId: to.stageId,
+        changedBy: null,
+        source: 'api',
+        createdAt: now,
+      }),
+      activity(ctx, deal.contactId, 'deal_stage_changed', 'api', {
+        deal_id: deal.id,
+        from_stage_id: deal.stageId,
+        from_stage_name: from.stageName,
+        to_stage_id: to.stageId,
+        to_stage_name: to.stageName,
+      }, now),
+      statement,
+    );
+    events.push(event);
+  }
+  return { statements, events };
+}
+
+/** `POST /v1/deals/{id}/stage`: the bare row after the move or reorder. */
+export async function moveDealToStage(ctx: ServiceContext, dealId: string, input: { stage_id: string; index?: number }) {
+  for (let attempt = 1; ; attempt++) {
+    const [[current], [target]] = await ctx.db.batch([selectDealWithStage(ctx, eq(deals.id, dealId)), selectStage(ctx, input.stage_id)]);
+    if (!current) throw dealNotFound();
+    if (!target) throw stageNotFound();
+    const now = nowIso();
+    const { statements, events } = moveStatements(
+      ctx,
+      current.deal,
+      { stageId: current.deal.stageId, stageName: current.stageName },
+      { stageId: target.stage.id, pipelineId: target.stage.pipelineId, stageName: target.stage.name, pipelineName: target.pipelineName },
+      input.index ?? 0,
+      now,
+    );
+    try {
+      const results = await runBatch(ctx.db, [...statements, selectDeal(ctx.db, ctx.ws.id, dealId)]);
+      ctx.events.committedAfter(events);
+      return serializeDeal((results.at(-1) as DealRow[])[0]);
+    } catch (err) {
+      if (attempt < ATTEMPTS && failedGuard(err, 'stage_id')) continue;
+      throw err;
+    }
+  }
+}
+
+/** `POST /v1/deals/{id}/status`: the state table of Part 1; the bare row. */
+export async function changeDealStatus(ctx: ServiceContext, dealId: string, input: { status: DealStatus; lost_reason?: string }) {
+  for (let attempt = 1; ; attempt++) {
+    const [current] = await selectDealWithStage(ctx, eq(deals.id, dealId));
+    if (!current) throw dealNotFound();
+    const deal = current.deal;
+    if (deal.status === input.status) return serializeDeal(deal);
+
+    const now = nowIso();
+    const closing = input.status !== 'open';
+    const changed: DealRow = {
+      ...deal,
+      status: input.status,
+      closedAt: closing ? now : null,
+      lostReason: input.status === 'lost' ? (input.lost_reason ?? null) : null,
+      updatedAt: now,
+    };
+    const statements: Statement[] = [
+      ctx.db
+        .update(deals)
+        .set({
+          // Applies only to the status that was read; otherwise the batch fails and is retried.
+          status: guarded(sql`${deals.status} = ${deal.status}`, sql`${input.status}`),
+          closedAt: changed.closedAt,
+          lostReason: changed.lostReason,
+          updatedAt: now,
+        })
+        .where(and(eq(deals.workspaceId, ctx.ws.id), eq(deals.id, deal.id))),
+      activity(ctx, deal.contactId, 'deal_status_changed', 'api', { deal_id: deal.id, from_status: deal.status, to_status: input.status, lost_reason: changed.lostReason }, now),
+    ];
+    const events: OutboxEvent[] = [];
+    // Reopening fires no automation.
+    if (closing) {
+      const names = { pipelineName: current.pipelineName, stageName: current.stageName };
+      const { event, statement } = ctx.events.emit(ctx.db, ctx.ws.id, input.status === 'won' ? 'deal.won' : 'deal.lost', dealEventData(changed, names));
+      statements.push(statement);
+      events.push(event);
+    }
+    try {
+      const results = await runBatch(ctx.db, [...statements, selectDeal(ctx.db, ctx.ws.id, dealId)]);
+      ctx.events.committedAfter(events);
+      return serializeDeal((results.at(-1) as DealRow[])[0]);
+    } catch (err) {
+      if (attempt < ATTEMPTS && failedGuard(err, 'status')) continue;
+      throw err;
+    }
+  }
+}

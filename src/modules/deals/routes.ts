@@ -1,0 +1,104 @@
+import { createRoute } from '@hono/zod-openapi';
+import { serviceContext } from '../../platform/context';
+import { bearer, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
+import { createRouter, idParams } from '../../platform/validation';
+import { Deal, DealCreate, DealCreated, DealList, DealListQuery, DealPatch, DealStageMove, DealStatusChange, DealWithContact } from './dto';
+import { changeDealStatus, moveDealToStage } from './moves';
+import { createDeal, getDeal, listDeals, patchDeal } from './service';
+
+export const dealRoutes = createRouter();
+const tags = ['Deals'];
+const notFound = (what: string) => ({ 404: { description: what } });
+
+dealRoutes.openapi(
+  createRoute({
+    method: 'get',
+    path: '/deals',
+    tags,
+    summary: 'List deals',
+    description: 'Newest first, with the contact join. Dedicated params only; filters combine with AND.',
+    security: bearer,
+    request: { query: DealListQuery },
+    responses: { 200: jsonContent(DealList, 'A page of deals'), ...errorResponses() },
+  }),
+  async (c) => c.json(await listDeals(serviceContext(c), c.req.valid('query')), 200),
+);
+
+dealRoutes.openapi(
+  createRoute({
+    method: 'get',
+    path: '/deals/{id}',
+    tags,
+    summary: 'Get a deal',
+    security: bearer,
+    request: { params: idParams },
+    responses: { 200: jsonContent(DealWithContact, 'The deal with its contact'), ...errorResponses(notFound('`Deal not found`')) },
+  }),
+  async (c) => c.json(await getDeal(serviceContext(c), c.req.valid('param').id), 200),
+);
+
+dealRoutes.openapi(
+  createRoute({
+    method: 'post',
+    path: '/deals',
+    tags,
+    summary: 'Create a deal (upsert by external_reference)',
+    description:
+      'Resolves the contact (contact_id wins; else phone/email upsert) and the product (`product_id`, `product_sku`, `product_external_id`, first given wins). On an `external_reference` match the deal is updated instead (`duplicate: true`). Errors carry `error_code`: `MISSING_TITLE`, `STAGE_PIPELINE_MISMATCH`, `NO_PIPELINE`, `PIPELINE_HAS_NO_STAGES`, `INVALID_DEAL_OWNER`, `INVALID_PRODUCT`, `PRODUCT_INACTIVE` (400), `PLAN_LIMIT_EXCEEDED` (403), `CONTACT_MERGE_REQUIRED` (409).',
+    security: bearer,
+    request: { body: jsonBody(DealCreate) },
+    responses: {
+      201: jsonContent(DealCreated, 'Created or matched deal'),
+      ...errorResponses({
+        404: { description: '`Contact not found`, `Pipeline not found`, `Stage not found`' },
+        409: { description: '`CONTACT_MERGE_REQUIRED` with `merge_request_id`' },
+      }),
+    },
+  }),
+  async (c) => c.json(await createDeal(serviceContext(c), c.req.valid('json')), 201),
+);
+
+dealRoutes.openapi(
+  createRoute({
+    method: 'patch',
+    path: '/deals/{id}',
+    tags,
+    summary: 'Update a deal',
+    description: 'Field updates only: no stage history, no deal event. Move with `/stage`, close with `/status`.',
+    security: bearer,
+    request: { params: idParams, body: jsonBody(DealPatch) },
+    responses: {
+      200: jsonContent(DealWithContact, 'The updated deal'),
+      ...errorResponses(notFound('`Deal not found`, `Contact not found`')),
+    },
+  }),
+  async (c) => c.json(await patchDeal(serviceContext(c), c.req.valid('param').id, c.req.valid('json')), 200),
+);
+
+dealRoutes.openapi(
+  createRoute({
+    method: 'post',
+    path: '/deals/{id}/stage',
+    tags,
+    summary: 'Move a deal to a stage, or reorder it in its column',
+    description: 'Any stage of the workspace; `pipeline_id` follows the stage. Answers the bare deal row.',
+    security: bearer,
+    request: { params: idParams, body: jsonBody(DealStageMove) },
+    responses: { 201: jsonContent(Deal, 'The deal row'), ...errorResponses(notFound('`Deal not found`, `Stage not found`')) },
+  }),
+  async (c) => c.json(await moveDealToStage(serviceContext(c), c.req.valid('param').id, c.req.valid('json')), 201),
+);
+
+dealRoutes.openapi(
+  createRoute({
+    method: 'post',
+    path: '/deals/{id}/status',
+    tags,
+    summary: 'Set a deal open, won or lost',
+    description: 'The current status returns the row unchanged. Answers the bare deal row.',
+    security: bearer,
+    request: { params: idParams, body: jsonBody(DealStatusChange) },
+    responses: { 201: jsonContent(Deal, 'The deal row'), ...errorResponses(notFound('`Deal not found`')) },
+  }),
+  async (c) => c.json(await changeDealStatus(serviceContext(c), c.req.valid('param').id, c.req.valid('json')), 201),
+);

@@ -1,0 +1,329 @@
+import { and, asc, desc, eq, or, sql, type AnyColumn, type SQL } from 'drizzle-orm';
+import type { ServiceContext } from '../../platform/context';
+import { isUniqueViolation, nowIso, runBatch, type Statement } from '../../platform/db';
+import { badRequest, codedError, notFound } from '../../platform/errors';
+import { uuidv7 } from '../../platform/ids';
+import { envelope, parsePaging } from '../../platform/list';
+import type { OutboxEvent } from '../../platform/events';
+import { toCents } from '../../platform/money';
+import { isUuid } from '../../platform/validation';
+import { contacts } from '../contacts/schema';
+import { resolveContactReference, type ResolvedContact } from '../contacts/resolve';
+import { activity } from '../contacts/service';
+import { pipelines, stages } from '../pipelines/schema';
+import { productLookup, type ProductReference } from '../products/service';
+import type { ProductRow } from '../products/schema';
+import type { DealCreateInput, DealPatchInput } from './dto';
+import { dealEventData } from './events';
+import { dealNotFound, invalidOwner, selectDealWithStage, selectOwner, stageNotFound } from './lookups';
+import { moveStatements, type StageTarget } from './moves';
+import { failedGuard, openTopSlot } from './placement';
+import { selectDealsWithContact, serializeDealWithContact, type DealWithContactRow } from './read';
+import { deals, DEAL_STATUSES, type DealRow, type DealStatus } from './schema';
+
+export const NO_CONTACT_MESSAGE = 'Provide contact_id, or a phone/email to identify the contact';
+const ATTEMPTS = 3;
+
+const normalizeNote = (note: string | null | undefined) => (note === undefined ? undefined : note?.trim() || null);
+const normalizeDate = (value: string | null | undefined) =>
+  value === undefined ? undefined : value === null ? null : new Date(value).toISOString();
+
+function productReference(input: DealCreateInput): ProductReference {
+  if (input.product_id !== undefined) return { product_id: input.product_id.toLowerCase() };
+  if (input.product_sku !== undefined) return { product_sku: input.product_sku };
+  if (input.product_external_id !== undefined) return { product_external_id: input.product_external_id };
+  return {};
+}
+
+function checkProduct(product: ProductRow | undefined, alreadyAttachedId: string | null): ProductRow {
+  if (!product) throw codedError(400, 'INVALID_PRODUCT', 'The product reference did not resolve to a product of this workspace');
+  if (!product.isActive && product.id !== alreadyAttachedId) throw codedError(400, 'PRODUCT_INACTIVE', 'The product is inactive');
+  return product;
+}
+
+type PipelineRow = typeof pipelines.$inferSelect;
+type StageRow = typeof stages.$inferSelect;
+
+/** Where a new deal enters: the given stage, else the first stage of the given (or default) pipeline. */
+function entryStage(input: DealCreateInput, pipelineRows: PipelineRow[], stageRows: StageRow[]): StageTarget {
+  const byId = (id: string) => pipelineRows.find((p) => p.id === id);
+  const target = (stage: StageRow, pipeline: PipelineRow): StageTarget => ({
+    stageId: stage.id,
+    pipelineId: pipeline.id,
+    stageName: stage.name,
+    pipelineName: pipeline.name,
+  });
+  const givenPipeline = input.pipeline_id === undefined ? undefined : byId(input.pipeline_id.toLowerCase());
+  if (input.pipeline_id !== undefined && !givenPipeline) throw notFound('Pipeline not found');
+  if (input.stage_id !== undefined) {
+    const stage = stageRows.find((s) => s.id === input.stage_id!.toLowerCase());
+    if (!stage) throw stageNotFound();
+    if (givenPipeline && stage.pipelineId !== givenPipeline.id) {
+      throw codedError(400, 'STAGE_PIPELINE_MISMATCH', 'The stage does not belong to the given pipeline');
+    }
+    return target(stage, byId(stage.pipelineId)!);
+  }
+  const pipeline = givenPipeline ?? pipelineRows.find((p) => p.isDefault) ?? pipelineRows[0];
+  if (!pipeline) throw codedError(400, 'NO_PIPELINE', 'The workspace has no pipeline');
+  const first = stageRows.find((s) => s.pipelineId === pipeline.id);
+  if (!first) throw codedError(400, 'PIPELINE_HAS_NO_STAGES', 'The pipeline has no stages');
+  return target(first, pipeline);
+}
+
+const joinedRow = (results: unknown[]) => (results.at(-1) as DealWithContactRow[])[0];
+
+/**
+ * `POST /v1/deals`. Reads everything the rules need in one batch, resolves the
+ * contact, then writes in one batch: a create, or (on an `external_reference`
+ * match) an update that may move the deal. A create that loses the race for
+ * its reference to a parallel create is retried as an update.
+ */
+export async function createDeal(ctx: ServiceContext, input: DealCreateInput) {
+  if (input.contact_id === undefined && !input.phone && !input.email) throw badRequest(NO_CONTACT_MESSAGE);
+  const productRef = productReference(input);
+  const givenStageId = input.stage_id?.toLowerCase();
+  const givenPipelineId = input.pipeline_id?.toLowerCase();
+  const defaultPipeline = sql`(SELECT id FROM pipelines WHERE workspace_id = ${ctx.ws.id} ORDER BY is_default DESC, position LIMIT 1)`;
+  // The given stage, and the stages of the pipeline a deal would enter without one.
+  const candidateStages = or(
+    givenStageId ? eq(stages.id, givenStageId) : undefined,
+    eq(stages.pipelineId, givenPipelineId ?? defaultPipeline),
+  );
+  let contact: ResolvedContact | null = null;
+
+  for (let attempt = 1; ; attempt++) {
+    const [pipelineRows, stageRows, ownerRows, existingRows, productRows] = await ctx.db.batch([
+      ctx.db.select().from(pipelines).where(eq(pipelines.workspaceId, ctx.ws.id)).orderBy(asc(pipelines.position)),
+      ctx.db.select().from(stages).where(and(eq(stages.workspaceId, ctx.ws.id), candidateStages)).orderBy(asc(stages.position)),
+      selectOwner(ctx, input.owner_user_id?.toLowerCase() ?? ''),
+      selectDealWithStage(ctx, eq(deals.externalReference, input.external_reference ?? '')),
+      productLookup(ctx, productRef),
+    ]);
+    const existing = input.external_reference === undefined ? undefined : existingRows[0];
+    const product = Object.keys(productRef).length ? checkProduct(productRows[0], existing?.deal.productId ?? null) : null;
+    if (input.owner_user_id && !ownerRows[0]) throw invalidOwner();
+
+    if (existing) {
+      let move: StageTarget | null = null;
+      if (givenStageId !== undefined && givenStageId !== existing.deal.stageId) {
+        const stage = stageRows.find((s) => s.id === givenStageId);
+        if (!stage) throw stageNotFound();
+        move = { stageId: stage.id, pipelineId: stage.pipelineId, stageName: stage.name, pipelineName: pipelineRows.find((p) => p.id === stage.pipelineId)!.name };
+      }
+      contact ??= await resolveContact(ctx, input);
+      try {
+        return await updateByReference(ctx, existing, input, product, contact, move);
+      } catch (err) {
+        if (attempt < ATTEMPTS && failedGuard(err, 'stage_id')) continue;
+        throw err;
+      }
+    }
+
+    const entry = entryStage(input, pipelineRows, stageRows);
+    const title = product ? product.name : input.title;
+    if (!title) throw codedError(400, 'MISSING_TITLE', 'title is required when no product is attached');
+    contact ??= await resolveContact(ctx, input);
+    try {
+      return await insertDeal(ctx, input, { product, contact, entry, title });
+    } catch (err) {
+      if (attempt < ATTEMPTS && input.external_reference !== undefined && isUniqueViolation(err)) continue;
+      throw err;
+    }
+  }
+}
+
+const resolveContact = (ctx: ServiceContext, input: DealCreateInput) =>
+  resolveContactReference(
+    ctx,
+    { contact_id: input.contact_id?.toLowerCase(), phone: input.phone, email: input.email, name: input.name },
+    { missingMessage: NO_CONTACT_MESSAGE, source: 'api' },
+  );
+
+async function insertDeal(
+  ctx: ServiceContext,
+  input: DealCreateInput,
+  resolved: { product: ProductRow | null; contact: ResolvedContact; entry: StageTarget; title: string },
+) {
+  const { product, contact, entry, title } = resolved;
+  const now = nowIso();
+  const deal: DealRow = {
+    id: uuidv7(),
+    workspaceId: ctx.ws.id,
+    pipelineId: entry.pipelineId,
+    stageId: entry.stageId,
+    contactId: contact.id,
+    productId: product?.id ?? null,
+    ownerUserId: input.owner_user_id?.toLowerCase() ?? null,
+    title,
+    amountCents: input.amount !== undefined ? toCents(input.amount) : (product?.priceCents ?? 0),
+    currency: input.currency?.toUpperCase() ?? ctx.ws.currency,
+    status: 'open',
+    lostReason: null,
+    expectedCloseAt: normalizeDate(input.expected_close_at) ?? null,
+    closedAt: null,
+    stageEnteredAt: now,
+    position: 0,
+    note: normalizeNote(input.note) ?? null,
+    externalReference: input.external_reference ?? null,
+    source: 'api',
+    createdBy: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const cap = ctx.ws.caps.deals;
+  const { event, statement: outbox } = ctx.events.emit(ctx.db, ctx.ws.id, 'deal.created', dealEventData(deal, entry));
+  const statements: Statement[] = [
+    ctx.db.insert(deals).values({
+      ...deal,
+      // Under a cap the insert itself checks the count, so parallel creates cannot overshoot it.
+      workspaceId:
+        cap === undefined
+          ? deal.workspaceId
+          : (sql`CASE WHEN (SELECT count(*) FROM deals WHERE workspace_id = ${ctx.ws.id}) < ${cap} THEN ${ctx.ws.id} ELSE NULL END` as unknown as string),
+    }),
+    openTopSlot(ctx.db, ctx.ws.id, entry.stageId, deal.id),
+    activity(ctx, contact.id, 'deal_created', 'api', { deal_id: deal.id, title, stage_id: entry.stageId, stage_name: entry.stageName }, now),
+    outbox,
+    selectDealsWithContact(ctx.db, ctx.ws.id, eq(deals.id, deal.id)),
+  ];
+  try {
+    const results = await runBatch(ctx.db, statements);
+    ctx.events.committedAfter([event]);
+    return { ...serializeDealWithContact(joinedRow(results)), duplicate: false };
+  } catch (err) {
+    if (failedGuard(err, 'workspace_id')) {
+      throw codedError(403, 'PLAN_LIMIT_EXCEEDED', `Deal limit reached: your plan allows max_deals ${cap}`);
+    }
+    throw err;
+  }
+}
+
+/** Rule 3 of `POST /v1/deals`: the fields it lists, contact re-applied, stage moved, status untouched. */
+async function updateByReference(
+  ctx: ServiceContext,
+  existing: { deal: DealRow; stageName: string | null; pipelineName: string | null },
+  input: DealCreateInput,
+  product: ProductRow | null,
+  contact: ResolvedContact,
+  move: StageTarget | null,
+) {
+  const deal = existing.deal;
+  const now = nowIso();
+  const set: Partial<DealRow> = { contactId: contact.id, updatedAt: now };
+  if (product) {
+    set.productId = product.id;
+    set.title = product.name;
+  } else if (input.title && deal.productId === null) {
+    set.title = input.title;
+  }
+  if (input.amount !== undefined) set.amountCents = toCents(input.amount);
+  if (input.currency !== undefined) set.currency = input.currency.toUpperCase();
+  if (input.owner_user_id !== undefined) set.ownerUserId = input.owner_user_id?.toLowerCase() ?? null;
+  if (input.expected_close_at !== undefined) set.expectedCloseAt = normalizeDate(input.expected_close_at);
+  if (input.note !== undefined) set.note = normalizeNote(input.note);
+
+  const statements: Statement[] = [
+    ctx.db.update(deals).set(set).where(and(eq(deals.workspaceId, ctx.ws.id), eq(deals.id, deal.id))),
+  ];
+  let events: OutboxEvent[] = [];
+  if (move) {
+    const moved = moveStatements(ctx, { ...deal, ...set }, { stageId: deal.stageId, stageName: existing.stageName }, move, 0, now);
+    statements.push(...moved.statements);
+    events = moved.events;
+  }
+  statements.push(selectDealsWithContact(ctx.db, ctx.ws.id, eq(deals.id, deal.id)));
+  const results = await runBatch(ctx.db, statements);
+  ctx.events.committedAfter(events);
+  return { ...serializeDealWithContact(joinedRow(results)), duplicate: true };
+}
+
+/** `PATCH /v1/deals/{id}`: field updates only; no stage history, no deal event. */
+export async function patchDeal(ctx: ServiceContext, id: string, input: DealPatchInput) {
+  const productId = input.product_id?.toLowerCase();
+  const contactId = input.contact_id?.toLowerCase();
+  const ownerId = input.owner_user_id?.toLowerCase();
+  const [[deal], productRows, contactRows, ownerRows] = await ctx.db.batch([
+    ctx.db.select().from(deals).where(and(eq(deals.workspaceId, ctx.ws.id), eq(deals.id, id))).limit(1),
+    productLookup(ctx, productId ? { product_id: productId } : {}),
+    ctx.db.select({ id: contacts.id }).from(contacts).where(and(eq(contacts.workspace_id, ctx.ws.id), eq(contacts.id, contactId ?? ''))).limit(1),
+    selectOwner(ctx, ownerId ?? ''),
+  ]);
+  if (!deal) throw dealNotFound();
+  const now = nowIso();
+  const set: Partial<DealRow> = { updatedAt: now };
+  if (productId) {
+    const product = checkProduct(productRows[0], deal.productId);
+    set.productId = product.id;
+    if (product.id !== deal.productId) set.title = product.name;
+  } else if (input.product_id === null) {
+    set.productId = null;
+  }
+  const productAttached = (set.productId !== undefined ? set.productId : deal.productId) !== null;
+  if (input.title !== undefined && !productAttached) set.title = input.title;
+  if (contactId) {
+    if (!contactRows[0]) throw notFound('Contact not found');
+    set.contactId = contactId;
+  }
+  if (input.owner_user_id !== undefined) {
+    if (ownerId && !ownerRows[0]) throw invalidOwner();
+    set.ownerUserId = ownerId ?? null;
+  }
+  if (input.amount !== undefined) set.amountCents = toCents(input.amount);
+  if (input.currency !== undefined) set.currency = input.currency.toUpperCase();
+  if (input.expected_close_at !== undefined) set.expectedCloseAt = normalizeDate(input.expected_close_at);
+  if (input.note !== undefined) set.note = normalizeNote(input.note);
+
+  const [, [row]] = await ctx.db.batch([
+    ctx.db.update(deals).set(set).where(and(eq(deals.workspaceId, ctx.ws.id), eq(deals.id, id))),
+    selectDealsWithContact(ctx.db, ctx.ws.id, eq(deals.id, id)),
+  ]);
+  return serializeDealWithContact(row);
+}
+
+export async function getDeal(ctx: ServiceContext, id: string) {
+  const [row] = await selectDealsWithContact(ctx.db, ctx.ws.id, eq(deals.id, id)).limit(1);
+  if (!row) throw dealNotFound();
+  return serializeDealWithContact(row);
+}
+
+export type DealListParams = Partial<
+  Record<'pipeline_id' | 'stage_id' | 'contact_id' | 'owner_user_id' | 'status' | 'external_reference' | 'search' | 'limit' | 'offset', string>
+>;
+
+const UUID_FILTERS = [
+  ['pipeline_id', deals.pipelineId],
+  ['stage_id', deals.stageId],
+  ['contact_id', deals.contactId],
+  ['owner_user_id', deals.ownerUserId],
+] as const;
+
+/** Dedicated params only (no generic filter); the total and the page are read in one batch. */
+export async function listDeals(ctx: ServiceContext, params: DealListParams) {
+  const paging = parsePaging(params, { limit: 25, cap: 100 });
+  const conditions: SQL[] = [];
+  for (const [name, column] of UUID_FILTERS) {
+    const value = params[name];
+    if (value === undefined || value === '') continue;
+    if (!isUuid(value)) throw badRequest(`Invalid ${name}: must be a UUID`);
+    conditions.push(eq(column, value.toLowerCase()));
+  }
+  if (params.status !== undefined && (DEAL_STATUSES as readonly string[]).includes(params.status)) {
+    conditions.push(eq(deals.status, params.status as DealStatus));
+  }
+  if (params.external_reference !== undefined) conditions.push(eq(deals.externalReference, params.external_reference));
+  if (params.search !== undefined && params.search.trim() !== '') {
+    const needle = sql`lower(${params.search.trim()})`;
+    const has = (column: AnyColumn) => sql`instr(lower(coalesce(${column}, '')), ${needle}) > 0`;
+    conditions.push(sql`(${has(deals.title)} OR ${has(contacts.name)} OR ${has(contacts.phone)} OR ${has(contacts.email)})`);
+  }
+  const where = conditions.length ? and(...conditions) : undefined;
+  const [[{ total }], rows] = await ctx.db.batch([
+    ctx.db
+      .select({ total: sql<number>`count(*)` })
+      .from(deals)
+      .leftJoin(contacts, and(eq(contacts.id, deals.contactId), eq(contacts.workspace_id, deals.workspaceId)))
+      .where(and(eq(deals.workspaceId, ctx.ws.id), where)),
+    selectDealsWithContact(ctx.db, ctx.ws.id, where).orderBy(desc(deals.createdAt), desc(deals.id)).limit(paging.limit).offset(paging.offset),
+  ]);
+  return envelope(rows.map(serializeDealWithContact), total, paging);
+}

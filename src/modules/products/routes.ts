@@ -1,0 +1,66 @@
+import { createRoute } from '@hono/zod-openapi';
+import { serviceContext } from '../../platform/context';
+import { bearer, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
+import { createRouter, idParams } from '../../platform/validation';
+import { Product, ProductCreate, ProductCreated, ProductList, ProductListQuery, ProductPatch } from './dto';
+import { createProduct, getProduct, listProducts, patchProduct } from './service';
+
+export const productRoutes = createRouter();
+const tags = ['Products'];
+const notFound = { 404: { shape: 'domain' as const, description: '`product_not_found`' } };
+const conflict = { 409: { shape: 'domain' as const, description: '`product_conflict`: sku or external_id belongs to another product' } };
+
+productRoutes.openapi(
+  createRoute({
+    method: 'get',
+    path: '/products',
+    tags,
+    summary: 'List products',
+    description: 'Newest first. Filters combine with AND.',
+    security: bearer,
+    request: { query: ProductListQuery },
+    responses: { 200: jsonContent(ProductList, 'A page of products'), ...errorResponses() },
+  }),
+  async (c) => c.json(await listProducts(serviceContext(c), c.req.valid('query')), 200),
+);
+
+productRoutes.openapi(
+  createRoute({
+    method: 'get',
+    path: '/products/{id}',
+    tags,
+    summary: 'Get a product',
+    security: bearer,
+    request: { params: idParams },
+    responses: { 200: jsonContent(Product, 'The product'), ...errorResponses(notFound) },
+  }),
+  async (c) => c.json(await getProduct(serviceContext(c), c.req.valid('param').id), 200),
+);
+
+productRoutes.openapi(
+  createRoute({
+    method: 'post',
+    path: '/products',
+    tags,
+    summary: 'Create a product (upsert by external_id)',
+    description: 'When `external_id` matches an existing product that product is updated with the fields sent; 201 both ways with `duplicate`.',
+    security: bearer,
+    request: { body: jsonBody(ProductCreate) },
+    responses: { 201: jsonContent(ProductCreated, 'Created or matched product'), ...errorResponses(conflict) },
+  }),
+  async (c) => c.json(await createProduct(serviceContext(c), c.req.valid('json')), 201),
+);
+
+productRoutes.openapi(
+  createRoute({
+    method: 'patch',
+    path: '/products/{id}',
+    tags,
+    summary: 'Update a product',
+    description: 'Partial: only present fields change. Deactivate with `is_active: false` (there is no DELETE).',
+    security: bearer,
+    request: { params: idParams, body: jsonBody(ProductPatch) },
+    responses: { 200: jsonContent(Product, 'The updated product'), ...errorResponses({ ...notFound, ...conflict }) },
+  }),
+  async (c) => c.json(await patchProduct(serviceContext(c), c.req.valid('param').id, c.req.valid('json')), 200),
+);

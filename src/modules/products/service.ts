@@ -1,0 +1,153 @@
+import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
+import type { ServiceContext } from '../../platform/context';
+import { isUniqueViolation, nowIso } from '../../platform/db';
+import { badRequest, domainError } from '../../platform/errors';
+import { uuidv7 } from '../../platform/ids';
+import { envelope, parsePaging } from '../../platform/list';
+import { fromCents, toCents } from '../../platform/money';
+import type { ProductCreateInput, ProductPatchInput } from './dto';
+import { products, type ProductRow } from './schema';
+
+export const productNotFound = () => domainError(404, 'product_not_found', 'Product not found');
+const productConflict = () => domainError(409, 'product_conflict', 'A product with this sku or external_id already exists');
+
+export function serializeProduct(p: ProductRow) {
+  return {
+    id: p.id,
+    workspace_id: p.workspaceId,
+    name: p.name,
+    sku: p.sku,
+    external_id: p.externalId,
+    description: p.description,
+    price: p.priceCents === null ? null : fromCents(p.priceCents),
+    vat_mode: p.vatMode,
+    vat_rate: p.vatRate,
+    is_active: p.isActive,
+    created_by: p.createdBy,
+    created_at: p.createdAt,
+    updated_at: p.updatedAt,
+  };
+}
+
+/** Only the fields present in the input, as column values. */
+function presentColumns(input: ProductPatchInput): Partial<ProductRow> {
+  const out: Partial<ProductRow> = {};
+  if (input.name !== undefined) out.name = input.name;
+  if (input.sku !== undefined) out.sku = input.sku;
+  if (input.external_id !== undefined) out.externalId = input.external_id;
+  if (input.description !== undefined) out.description = input.description;
+  if (input.price !== undefined) out.priceCents = input.price === null ? null : toCents(input.price);
+  if (input.vat_mode !== undefined) out.vatMode = input.vat_mode;
+  if (input.vat_rate !== undefined) out.vatRate = input.vat_rate;
+  if (input.is_active !== undefined) out.isActive = input.is_active;
+  return out;
+}
+
+async function mapConflict<T>(write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } catch (err) {
+    if (isUniqueViolation(err)) throw productConflict();
+    throw err;
+  }
+}
+
+/**
+ * Creates a product, or updates the one holding the same `external_id`. The
+ * upsert is a single `INSERT ... ON CONFLICT` so concurrent creates of one
+ * external id end as one product; any other clash (sku, or an external id
+ * raced in through PATCH) is a `product_conflict`.
+ */
+export async function createProduct(ctx: ServiceContext, input: ProductCreateInput) {
+  const now = nowIso();
+  const id = uuidv7();
+  const columns = presentColumns(input);
+  const row: ProductRow = {
+    id,
+    workspaceId: ctx.ws.id,
+    name: input.name,
+    sku: null,
+    externalId: null,
+    description: null,
+    priceCents: null,
+    vatMode: null,
+    vatRate: null,
+    isActive: true,
+    createdBy: null,
+    createdAt: now,
+    updatedAt: now,
+    ...columns,
+  };
+  const insert = ctx.db.insert(products).values(row);
+  const [saved] = await mapConflict(
+    row.externalId === null
+      ? insert.returning()
+      : insert.onConflictDoUpdate({ target: [products.workspaceId, products.externalId], set: { ...columns, updatedAt: now } }).returning(),
+  );
+  return { ...serializeProduct(saved), duplicate: saved.id !== id };
+}
+
+export async function patchProduct(ctx: ServiceContext, id: string, input: ProductPatchInput) {
+  const [saved] = await mapConflict(
+    ctx.db
+      .update(products)
+      .set({ ...presentColumns(input), updatedAt: nowIso() })
+      .where(and(eq(products.workspaceId, ctx.ws.id), eq(products.id, id)))
+      .returning(),
+  );
+  if (!saved) throw productNotFound();
+  return serializeProduct(saved);
+}
+
+export async function getProduct(ctx: ServiceContext, id: string) {
+  const [row] = await ctx.db.select().from(products).where(and(eq(products.workspaceId, ctx.ws.id), eq(products.id, id))).limit(1);
+  if (!row) throw productNotFound();
+  return serializeProduct(row);
+}
+
+export type ProductListParams = { q?: string; sku?: string; external_id?: string; is_active?: string; limit?: string; offset?: string };
+
+function parseActive(raw: string | undefined): boolean | undefined {
+  if (raw === undefined) return undefined;
+  if (raw === 'true') return true;
+  if (raw === 'false') return false;
+  throw badRequest('Invalid is_active: must be true or false');
+}
+
+/** Newest first; the total and the page are read in one batch. */
+export async function listProducts(ctx: ServiceContext, params: ProductListParams) {
+  const paging = parsePaging(params, { limit: 50, cap: 500 });
+  const isActive = parseActive(params.is_active);
+  const conditions: SQL[] = [eq(products.workspaceId, ctx.ws.id)];
+  if (params.q !== undefined && params.q !== '') {
+    // instr() matches the text literally, so `%` and `_` are never wildcards.
+    // Both sides go through SQLite's lower() so the case folding always agrees.
+    const needle = sql`lower(${params.q})`;
+    conditions.push(sql`(instr(lower(${products.name}), ${needle}) > 0 OR instr(lower(coalesce(${products.description}, '')), ${needle}) > 0)`);
+  }
+  if (params.sku !== undefined) conditions.push(eq(products.sku, params.sku));
+  if (params.external_id !== undefined) conditions.push(eq(products.externalId, params.external_id));
+  if (isActive !== undefined) conditions.push(eq(products.isActive, isActive));
+  const where = and(...conditions);
+  const [[{ total }], rows] = await ctx.db.batch([
+    ctx.db.select({ total: sql<number>`count(*)` }).from(products).where(where),
+    ctx.db.select().from(products).where(where).orderBy(desc(products.createdAt), desc(products.id)).limit(paging.limit).offset(paging.offset),
+  ]);
+  return envelope(rows.map(serializeProduct), total, paging);
+}
+
+/** Products resolved for other modules (deals, payments): the first reference given wins. */
+export type ProductReference = { product_id?: string; product_sku?: string; product_external_id?: string };
+
+/** The product a reference points at (first provided wins), as a query to batch; none given matches nothing. */
+export function productLookup(ctx: ServiceContext, ref: ProductReference) {
+  const match =
+    ref.product_id !== undefined
+      ? eq(products.id, ref.product_id)
+      : ref.product_sku !== undefined
+        ? eq(products.sku, ref.product_sku)
+        : ref.product_external_id !== undefined
+          ? eq(products.externalId, ref.product_external_id)
+          : sql`0`;
+  return ctx.db.select().from(products).where(and(eq(products.workspaceId, ctx.ws.id), match)).limit(1);
+}
