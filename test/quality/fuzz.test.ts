@@ -53,6 +53,7 @@ const describeRequest = (route: RouteCase, req: FuzzRequest) =>
 describe('adversarial input', () => {
   it.concurrent.for(ROUTES.map((route, index) => ({ route, index, name: `${route.method} ${route.path}` })))(
     `$name answers ${RUNS_PER_ROUTE} bad requests with a 4xx in its error shape and writes nothing`,
+    { timeout: 30_000 + RUNS_PER_ROUTE * 100 },
     async ({ route, index }, { expect }) => {
       const { ws, send } = await fuzzClient(index);
       // A rejected request leaves the counts as they were, so its "after" is the next case's "before".
