@@ -12,6 +12,11 @@ export default defineConfig(async () => {
             ADMIN_TOKEN: 'test-admin-token',
             TEST_MIGRATIONS: migrations,
             ALLOW_UNSAFE_WEBHOOK_HOSTS: '',
+            // Property tests: FUZZ_SEED (+ FUZZ_PATH) replays a run, FUZZ_RUNS deepens one; CI runs a fixed seed, local runs a random one.
+            FUZZ_SEED: process.env.FUZZ_SEED ?? '',
+            FUZZ_PATH: process.env.FUZZ_PATH ?? '',
+            FUZZ_RUNS: process.env.FUZZ_RUNS ?? '',
+            CI: process.env.CI ?? '',
           },
         },
       }),

@@ -5,8 +5,13 @@ import type { Feature } from '../../src/modules/workspaces/model';
  * gate, unknown body property, non-UUID path id), the fuzz test and the
  * isolation sweep all walk this table: adding a route adds a row here.
  *
- * `path` uses `{id}`-style placeholders for UUID path params. `body` is a valid
- * minimal body for routes that take one (used to probe unknown properties).
+ * `path` uses `{id}`-style placeholders. A placeholder names a record by the
+ * path segment before it: `/v1/contacts/{id}/notes` takes a contact
+ * (`contacts/{id}`), `/v1/notes/{id}` a note (`notes/{id}`); the isolation
+ * sweep finds the record factory under that key in `test/support/resources.ts`.
+ * A placeholder that is not a record id (e.g. `{channel}`) gets its value from
+ * `params`. `body` is a valid minimal body for routes that take one (it seeds
+ * the unknown-property probe, the fuzz mutations and the isolation calls).
  */
 export type RouteCase = {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -15,21 +20,42 @@ export type RouteCase = {
   body?: Record<string, unknown>;
   /** The non-UUID id answer, when the spec makes an exception (webhook endpoint delete: 404). */
   nonUuidStatus?: number;
-  /** Values for path placeholders that are not ids (e.g. `{channel}`). */
-  pathValues?: Record<string, string>;
+  /**
+   * Body shape of the route's coded errors: `framework` `{statusCode, message, error}` (default) or
+   * the `domain` envelope `{error: {code, message}}`. Request-shape 400s, 401, 403 and 429 are in the
+   * framework shape on every route, so a `domain` route accepts both.
+   */
+  errorShape?: 'framework' | 'domain';
+  /** Values for placeholders that are not record ids, e.g. `{ channel: 'email' }`. */
+  params?: Record<string, string>;
+  /** The answer to another workspace's id when it is not a plain 404 (code: `error.code` or `error_code`). */
+  notFound?: { status?: number; code?: string };
 };
 
 export const ROUTES: RouteCase[] = [
   { method: 'GET', path: '/v1/pipelines', feature: 'deals' },
-  { method: 'POST', path: '/v1/webhook-endpoints', body: { url: 'https://example.com/hooks' } },
-  { method: 'GET', path: '/v1/webhook-endpoints' },
-  { method: 'DELETE', path: '/v1/webhook-endpoints/{id}', nonUuidStatus: 404 },
+  { method: 'POST', path: '/v1/webhook-endpoints', body: { url: 'https://example.com/hooks' }, errorShape: 'domain' },
+  { method: 'GET', path: '/v1/webhook-endpoints', errorShape: 'domain' },
+  {
+    method: 'DELETE',
+    path: '/v1/webhook-endpoints/{id}',
+    nonUuidStatus: 404,
+    errorShape: 'domain',
+    notFound: { code: 'endpoint_not_found' },
+  },
   { method: 'GET', path: '/v1/contacts' },
   { method: 'POST', path: '/v1/contacts', body: { email: 'route@example.com' } },
   { method: 'GET', path: '/v1/contacts/{id}' },
   { method: 'PATCH', path: '/v1/contacts/{id}', body: { city: 'Oslo' } },
-  { method: 'GET', path: '/v1/contacts/{id}/consent' },
-  { method: 'PUT', path: '/v1/contacts/{id}/consent/{channel}', pathValues: { channel: 'email' }, body: { state: 'subscribed' } },
+  { method: 'GET', path: '/v1/contacts/{id}/consent', errorShape: 'domain', notFound: { code: 'contact_not_found' } },
+  {
+    method: 'PUT',
+    path: '/v1/contacts/{id}/consent/{channel}',
+    params: { channel: 'email' },
+    body: { state: 'subscribed' },
+    errorShape: 'domain',
+    notFound: { code: 'contact_not_found' },
+  },
   { method: 'GET', path: '/v1/contacts/{id}/notes' },
   { method: 'POST', path: '/v1/contacts/{id}/notes', body: { body: 'A note' } },
   { method: 'PATCH', path: '/v1/notes/{id}', body: { body: 'Edited' } },
@@ -42,10 +68,10 @@ export const ROUTES: RouteCase[] = [
   { method: 'POST', path: '/v1/contact-groups', body: { name: 'Route group' } },
   { method: 'GET', path: '/v1/contact-groups/{id}' },
   { method: 'PATCH', path: '/v1/contact-groups/{id}', body: { name: 'Renamed group' } },
-  { method: 'GET', path: '/v1/products' },
-  { method: 'GET', path: '/v1/products/{id}' },
-  { method: 'POST', path: '/v1/products', body: { name: 'Widget' } },
-  { method: 'PATCH', path: '/v1/products/{id}', body: { name: 'Widget' } },
+  { method: 'GET', path: '/v1/products', errorShape: 'domain' },
+  { method: 'GET', path: '/v1/products/{id}', errorShape: 'domain', notFound: { code: 'product_not_found' } },
+  { method: 'POST', path: '/v1/products', body: { name: 'Widget' }, errorShape: 'domain' },
+  { method: 'PATCH', path: '/v1/products/{id}', body: { name: 'Widget' }, errorShape: 'domain', notFound: { code: 'product_not_found' } },
   { method: 'GET', path: '/v1/deals', feature: 'deals' },
   { method: 'GET', path: '/v1/deals/{id}', feature: 'deals' },
   { method: 'POST', path: '/v1/deals', feature: 'deals', body: { title: 'Deal', email: 'deal@example.com' } },
@@ -56,4 +82,13 @@ export const ROUTES: RouteCase[] = [
 
 /** The route's path with `id` for every id placeholder and the row's fixed values for the others. */
 export const concretePath = (route: RouteCase, id: string) =>
-  route.path.replace(/\{([^}]+)\}/g, (_, name: string) => route.pathValues?.[name] ?? id);
+  route.path.replace(/\{([^}]+)\}/g, (_, name: string) => route.params?.[name] ?? id);
+
+/** The placeholders of a route path, e.g. `['id']` for `/v1/notes/{id}`. */
+export const placeholders = (path: string): string[] => [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+
+/** The resource key of each placeholder: the segment before it plus the placeholder (`notes/{id}`). */
+export const resourceKeys = (path: string): Record<string, string> =>
+  Object.fromEntries([...path.matchAll(/([^/]+)\/\{([^}]+)\}/g)].map((m) => [m[2], `${m[1]}/{${m[2]}}`]));
+
+export const takesBody = (r: RouteCase) => r.method === 'POST' || r.method === 'PATCH' || r.method === 'PUT';

@@ -1,0 +1,82 @@
+import { env } from 'cloudflare:workers';
+import fc from 'fast-check';
+import { describe, it } from 'vitest';
+import { call, makeWorkspace, type ApiResponse } from '../support/harness';
+import { ROUTES, type RouteCase } from '../support/routes';
+import { requestsFor, type FuzzRequest } from './fuzz-inputs';
+import { rowCounts } from './row-counts';
+
+/**
+ * Adversarial input against every /v1 route of the route table: the answer is
+ * a 4xx in the route's error shape (a 2xx only for input that happens to be
+ * valid), never a 5xx, and a rejected request writes no row.
+ *
+ * Replay a failure: FUZZ_SEED=<seed printed in the failure> npx vitest run test/quality/fuzz.test.ts
+ * (add FUZZ_PATH=<path printed> and `-t '<route>'` to run only the shrunk counterexample).
+ */
+const vars = env as unknown as { FUZZ_SEED?: string; FUZZ_PATH?: string; FUZZ_RUNS?: string; CI?: string };
+const CI_SEED = 20261122;
+const seed = vars.FUZZ_SEED ? Number(vars.FUZZ_SEED) : vars.CI ? CI_SEED : Math.floor(Math.random() * 2 ** 31);
+/**
+ * A case costs about 10 ms of the two cores: 300 cases a route, fewer (never under 200) once the
+ * route table is long enough that the file would pass a minute. FUZZ_RUNS overrides it for a deep local run.
+ */
+const RUNS_PER_ROUTE = Number(vars.FUZZ_RUNS) || Math.max(200, Math.min(300, Math.floor(5000 / ROUTES.length)));
+
+/** Each route gets its own workspace (high key limit) and IP range, so the routes run side by side. */
+async function fuzzClient(routeIndex: number) {
+  const ws = await makeWorkspace({ rate_limits: { per_key_per_minute: 1_000_000 } });
+  let sent = 0;
+  // A new source IP every 100 requests keeps the per-IP limit (300/min) out of the way.
+  const ip = () => `2001:db8:f${routeIndex.toString(16)}::${(Math.floor(sent++ / 100) + 1).toString(16)}`;
+  const send = (route: RouteCase, req: FuzzRequest) =>
+    call(route.method, req.path, { key: ws.key, ip: ip(), headers: req.headers, rawBody: req.body });
+  return { ws, send };
+}
+
+function isFrameworkError(res: ApiResponse): boolean {
+  const b = res.body;
+  if (b?.error_code === 'FEATURE_NOT_INCLUDED_IN_PLAN') return typeof b.message === 'string';
+  const message = b?.message;
+  const messageOk = typeof message === 'string' || (Array.isArray(message) && message.every((m) => typeof m === 'string'));
+  return b?.statusCode === res.status && messageOk && typeof b.error === 'string';
+}
+
+const isDomainError = (res: ApiResponse) => typeof res.body?.error?.code === 'string' && typeof res.body.error.message === 'string';
+
+const inErrorShape = (route: RouteCase, res: ApiResponse) =>
+  /^application\/json/.test(res.headers.get('content-type') ?? '') && (isFrameworkError(res) || (route.errorShape === 'domain' && isDomainError(res)));
+
+const describeRequest = (route: RouteCase, req: FuzzRequest) =>
+  `${route.method} ${req.path.slice(0, 200)} [${req.headers['content-type'] ?? 'no content-type'}] ${String(req.body).slice(0, 200)}`;
+
+describe('adversarial input', () => {
+  it.concurrent.for(ROUTES.map((route, index) => ({ route, index, name: `${route.method} ${route.path}` })))(
+    `$name answers ${RUNS_PER_ROUTE} bad requests with a 4xx in its error shape and writes nothing`,
+    { timeout: 30_000 + RUNS_PER_ROUTE * 100 },
+    async ({ route, index }, { expect }) => {
+      const { ws, send } = await fuzzClient(index);
+      // A rejected request leaves the counts as they were, so its "after" is the next case's "before".
+      let baseline: Record<string, number> | null = null;
+      const property = fc.asyncProperty(requestsFor(route), async (req) => {
+        const before = baseline ?? (await rowCounts(ws.id));
+        baseline = null;
+        const res = await send(route, req);
+        const where = describeRequest(route, req);
+        expect(res.status, `${where} -> ${JSON.stringify(res.body).slice(0, 300)}`).toBeLessThan(500);
+        if (res.status < 300) return;
+        expect(res.status, where).toBeGreaterThanOrEqual(400);
+        expect(inErrorShape(route, res), `${where} -> ${res.status} not in the ${route.errorShape ?? 'framework'} shape: ${JSON.stringify(res.body).slice(0, 300)}`).toBe(true);
+        const after = await rowCounts(ws.id);
+        const changed = Object.keys(after).filter((t) => after[t] !== before[t]);
+        expect(changed, `${where} was rejected with ${res.status} but wrote rows`).toEqual([]);
+        baseline = after;
+      });
+      try {
+        await fc.assert(property, { seed, numRuns: RUNS_PER_ROUTE, path: vars.FUZZ_PATH || undefined });
+      } catch (err) {
+        throw new Error(`Replay with FUZZ_SEED=${seed} (FUZZ_PATH from the line below replays only the counterexample)\n${(err as Error).message}`, { cause: err });
+      }
+    },
+  );
+});

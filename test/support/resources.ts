@@ -1,0 +1,121 @@
+import { adminOk, type TestWorkspace } from './harness';
+
+/**
+ * One record of a resource, created in one workspace by a factory below.
+ * `marks` are distinctive values of the record (names, urls, secrets) that no
+ * other workspace may ever see; `read` reads the record back through its own
+ * workspace's key (the isolation sweep compares it before and after).
+ */
+export type Seeded = { id: string; marks: string[]; read: () => Promise<unknown> };
+
+/** `need` gives the record of another resource in the same workspace (a note needs a contact). */
+export type Factory = {
+  create: (ws: TestWorkspace, need: (key: string) => Promise<Seeded>) => Promise<Seeded>;
+  /** A list route that shows the record: it must hold its own workspace's record and never another's. */
+  list?: string;
+};
+
+/** A value no other record, workspace or test run shares. */
+const distinct = (label: string) => `${label}-${crypto.randomUUID()}`;
+
+async function ok<T = any>(ws: TestWorkspace, method: string, path: string, body?: unknown): Promise<T> {
+  const res = await ws.api<T>(method, path, body);
+  if (res.status >= 300) throw new Error(`${method} ${path} -> ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** Reads a record out of a list response (plain array or `{data: [...]}`) by id. */
+const findIn = (body: any, id: string) => (Array.isArray(body) ? body : body.data).find((r: { id: string }) => r.id === id) ?? null;
+
+/**
+ * The record factories, keyed like a route row's placeholders: the path
+ * segment before the placeholder plus the placeholder itself, so
+ * `/v1/webhook-endpoints/{id}` takes a `webhook-endpoints/{id}` record and
+ * `/v1/contacts/{id}/notes` a `contacts/{id}` one (see `resourceKeys` in
+ * routes.ts). A module adds its entry here and its rows in routes.ts; the
+ * fuzz test and the isolation sweep need no change.
+ */
+export const RESOURCES: Record<string, Factory> = {
+  'pipelines/{id}': {
+    list: '/v1/pipelines',
+    create: async (ws) => {
+      const name = distinct('pipeline');
+      const stage = distinct('stage');
+      const p = await adminOk('POST', `/workspaces/${ws.id}/pipelines`, { name, is_default: false, stages: [{ name: stage }] });
+      return { id: p.id, marks: [name, stage], read: async () => findIn(await ok(ws, 'GET', '/v1/pipelines'), p.id) };
+    },
+  },
+  'contacts/{id}': {
+    list: '/v1/contacts',
+    create: async (ws) => {
+      const name = distinct('contact');
+      const email = `${crypto.randomUUID()}@example.com`;
+      const c = await ok(ws, 'POST', '/v1/contacts', { name, email, city: distinct('city') });
+      return { id: c.id, marks: [name, email, c.city], read: () => ok(ws, 'GET', `/v1/contacts/${c.id}`) };
+    },
+  },
+  'notes/{id}': {
+    create: async (ws, need) => {
+      const contact = await need('contacts/{id}');
+      const body = distinct('note');
+      const n = await ok(ws, 'POST', `/v1/contacts/${contact.id}/notes`, { body });
+      return { id: n.id, marks: [body], read: async () => findIn(await ok(ws, 'GET', `/v1/contacts/${contact.id}/notes`), n.id) };
+    },
+  },
+  'tags/{id}': {
+    list: '/v1/tags',
+    create: async (ws) => {
+      const name = distinct('tag');
+      const t = await ok(ws, 'POST', '/v1/tags', { name });
+      return { id: t.id, marks: [name], read: () => ok(ws, 'GET', `/v1/tags/${t.id}`) };
+    },
+  },
+  'contact-groups/{id}': {
+    list: '/v1/contact-groups',
+    create: async (ws) => {
+      const name = distinct('group');
+      const g = await ok(ws, 'POST', '/v1/contact-groups', { name });
+      return { id: g.id, marks: [name], read: () => ok(ws, 'GET', `/v1/contact-groups/${g.id}`) };
+    },
+  },
+  'products/{id}': {
+    list: '/v1/products',
+    create: async (ws) => {
+      const name = distinct('product');
+      const sku = distinct('sku').slice(0, 100);
+      const p = await ok(ws, 'POST', '/v1/products', { name, sku, price: 12.5 });
+      return { id: p.id, marks: [name, sku], read: () => ok(ws, 'GET', `/v1/products/${p.id}`) };
+    },
+  },
+  'deals/{id}': {
+    list: '/v1/deals',
+    create: async (ws, need) => {
+      const contact = await need('contacts/{id}');
+      const title = distinct('deal');
+      const d = await ok(ws, 'POST', '/v1/deals', { contact_id: contact.id, title, amount: 99.5, external_reference: distinct('ref') });
+      return { id: d.id, marks: [title, d.external_reference], read: () => ok(ws, 'GET', `/v1/deals/${d.id}`) };
+    },
+  },
+  'webhook-endpoints/{id}': {
+    list: '/v1/webhook-endpoints',
+    create: async (ws) => {
+      const url = `https://${distinct('hooks')}.example.com/in`;
+      const e = await ok(ws, 'POST', '/v1/webhook-endpoints', { url });
+      return { id: e.id, marks: [url, e.secret], read: async () => findIn(await ok(ws, 'GET', '/v1/webhook-endpoints'), e.id) };
+    },
+  },
+};
+
+/** One record of every resource in `ws`, each created once even when others need it. */
+export async function seedAll(ws: TestWorkspace): Promise<Map<string, Seeded>> {
+  const made = new Map<string, Promise<Seeded>>();
+  const need = (key: string): Promise<Seeded> => {
+    const factory = RESOURCES[key];
+    if (!factory) throw new Error(`no record factory for ${key} in test/support/resources.ts`);
+    if (!made.has(key)) made.set(key, factory.create(ws, need));
+    return made.get(key)!;
+  };
+  const out = new Map<string, Seeded>();
+  for (const key of Object.keys(RESOURCES)) out.set(key, await need(key));
+  return out;
+}
