@@ -2,7 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { domainError } from '../../platform/errors';
 import { bearer, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
 import { createRouter, formatIssues, uuid } from '../../platform/validation';
-import { serviceContext } from '../contacts/context';
+import { serviceContext } from '../../platform/context';
 import { CHANNELS, type Channel } from '../contacts/schema';
 import { Consent, ConsentWrite } from './dto';
 import { getConsent, setConsent } from './service';

@@ -2,7 +2,7 @@ import { createRoute } from '@hono/zod-openapi';
 import { sharedListQuery } from '../../platform/list';
 import { bearer, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
 import { createRouter, idParams } from '../../platform/validation';
-import { serviceContext } from './context';
+import { serviceContext } from '../../platform/context';
 import { Contact, ContactPage, ContactUpsertResult, ContactWrite, type ContactBody } from './dto';
 import { listContacts } from './list';
 import { serializeContact } from './read';

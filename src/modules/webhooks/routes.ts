@@ -1,7 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import type { Context } from 'hono';
-import type { AppEnv } from '../../env';
-import type { ServiceContext } from '../../platform/context';
+import { serviceContext } from '../../platform/context';
 import { bearer, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
 import { createRouter } from '../../platform/validation';
 import { CreatedWebhookEndpoint, EndpointIdParams, WebhookEndpointCreate, WebhookEndpointList } from './dto';
@@ -11,7 +9,6 @@ import { parseAllowList } from './url-safety';
 export const webhookRoutes = createRouter();
 
 const tags = ['Webhook endpoints'];
-const ctxOf = (c: Context<AppEnv>): ServiceContext => ({ db: c.var.db, ws: c.var.workspace, events: c.var.events });
 
 webhookRoutes.openapi(
   createRoute({
@@ -32,7 +29,7 @@ webhookRoutes.openapi(
     },
   }),
   async (c) => {
-    const endpoint = await createEndpoint(ctxOf(c), c.req.valid('json'), parseAllowList(c.env.ALLOW_UNSAFE_WEBHOOK_HOSTS));
+    const endpoint = await createEndpoint(serviceContext(c), c.req.valid('json'), parseAllowList(c.env.ALLOW_UNSAFE_WEBHOOK_HOSTS));
     return c.json(endpoint, 201);
   },
 );
@@ -47,7 +44,7 @@ webhookRoutes.openapi(
     security: bearer,
     responses: { 200: jsonContent(WebhookEndpointList, 'Endpoints'), ...errorResponses() },
   }),
-  async (c) => c.json({ data: await listEndpoints(ctxOf(c)) }, 200),
+  async (c) => c.json({ data: await listEndpoints(serviceContext(c)) }, 200),
 );
 
 webhookRoutes.openapi(
@@ -65,7 +62,7 @@ webhookRoutes.openapi(
     },
   }),
   async (c) => {
-    await deleteEndpoint(ctxOf(c), c.req.valid('param').id);
+    await deleteEndpoint(serviceContext(c), c.req.valid('param').id);
     return c.body(null, 204);
   },
 );
