@@ -33,6 +33,22 @@ const DEMO_STEPS = [
   (admin, ws) => admin('POST', `/admin/v1/workspaces/${ws}/users`, { name: 'Dana Demo', email: 'dana@demo.example', role: 'agent' }),
 ];
 
+/** Records made through the public API itself, so the demo has something to list. */
+const DEMO_RECORDS = [
+  (api) => api('POST', '/v1/products', { name: 'Onboarding package', sku: 'ONB-1', price: 490, external_id: 'demo-onboarding' }),
+  async (api) => {
+    const contact = await api('POST', '/v1/contacts', {
+      name: 'Ada Lovelace',
+      email: 'ada@demo.example',
+      phone: '+14155550123',
+      company_name: 'Analytical Engines',
+      lifecycle_stage: 'prospect',
+      tags: ['demo'],
+    });
+    await api('POST', '/v1/deals', { contact_id: contact.id, product_sku: 'ONB-1', external_reference: 'demo-deal-1' });
+  },
+];
+
 export async function seedDemo({ base, adminToken, stateFile, readFileSync, writeFileSync, existsSync }) {
   if (existsSync(stateFile)) {
     const saved = JSON.parse(readFileSync(stateFile, 'utf8'));
@@ -43,6 +59,8 @@ export async function seedDemo({ base, adminToken, stateFile, readFileSync, writ
   const ws = await admin('POST', '/admin/v1/workspaces', { name: 'Demo workspace', timezone: 'UTC', default_country: 'US', currency: 'USD' });
   for (const step of DEMO_STEPS) await step(admin, ws.id);
   const key = await admin('POST', `/admin/v1/workspaces/${ws.id}/api-keys`, { name: 'Demo key' });
+  const api = (method, path, body) => must(base, key.key, method, path, body);
+  for (const step of DEMO_RECORDS) await step(api);
   const saved = { workspace_id: ws.id, api_key: key.key };
   writeFileSync(stateFile, JSON.stringify(saved, null, 2));
   return saved;

@@ -85,7 +85,9 @@ try {
   API reference:        ${base}/docs
 
   Try it:
-    curl -s ${base}/v1/pipelines -H "Authorization: Bearer ${demo.api_key}"
+    curl -s ${base}/v1/contacts -H "Authorization: Bearer ${demo.api_key}"
+    curl -s -X POST ${base}/v1/contacts -H "Authorization: Bearer ${demo.api_key}" \\
+      -H "Content-Type: application/json" -d '{"email": "grace@example.com", "name": "Grace Hopper"}'
 `);
 } catch (err) {
   console.error(`Could not prepare the demo workspace: ${err.message}`);

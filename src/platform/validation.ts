@@ -54,6 +54,7 @@ export const isoDateTime = (name: string) =>
 
 const JSON_TYPE = /^application\/([\w.-]+\+)?json$/i;
 const BODY_LIMIT = 1_000_000;
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 /**
  * Reads every request body once, before routing: a non-empty body must be JSON
@@ -65,16 +66,25 @@ export const parseJsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS' || method === 'DELETE') return next();
   const declared = Number(c.req.header('content-length') ?? '0');
   if (declared > BODY_LIMIT) throw httpError(413, 'Request body is too large');
-  const text = await c.req.text();
-  if (text.length > BODY_LIMIT) throw httpError(413, 'Request body is too large');
+  // Read bytes, not text: the runtime warns when text() meets a non-text content type.
+  const bytes = await c.req.arrayBuffer();
+  if (bytes.byteLength > BODY_LIMIT) throw httpError(413, 'Request body is too large');
   const mediaType = (c.req.header('content-type') ?? '').split(';')[0].trim();
   let value: unknown = {};
-  if (text.trim() !== '') {
-    if (!JSON_TYPE.test(mediaType)) throw httpError(415, 'Content-Type must be application/json');
+  if (bytes.byteLength > 0) {
+    let text: string;
     try {
-      value = JSON.parse(text);
+      text = utf8.decode(bytes);
     } catch {
-      throw badRequest('Malformed JSON in request body');
+      throw badRequest('Request body is not valid UTF-8');
+    }
+    if (text.trim() !== '') {
+      if (!JSON_TYPE.test(mediaType)) throw httpError(415, 'Content-Type must be application/json');
+      try {
+        value = JSON.parse(text);
+      } catch {
+        throw badRequest('Malformed JSON in request body');
+      }
     }
   }
   setParsedBody(c, value);

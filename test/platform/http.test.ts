@@ -1,3 +1,4 @@
+import { exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { call, makeWorkspace } from '../support/harness';
 
@@ -31,6 +32,19 @@ describe('HTTP conventions', () => {
     const form = await ws.api('POST', '/v1/pipelines', undefined, { rawBody: 'a=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(form.status).toBe(415);
     expect(form.body.statusCode).toBe(415);
+  });
+
+  it('rejects a body that is not UTF-8 with 400', async () => {
+    const ws = await makeWorkspace();
+    const res = await (exports as any).default.fetch(
+      new Request('https://api.test/v1/contacts', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ws.key}`, 'content-type': 'application/json', 'cf-connecting-ip': ws.ip },
+        body: new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]),
+      }),
+    );
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ statusCode: 400, message: 'Request body is not valid UTF-8' });
   });
 
   it('has no DELETE routes beyond the four the spec lists', async () => {
