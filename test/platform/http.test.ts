@@ -65,3 +65,28 @@ describe('HTTP conventions', () => {
     expect(String(page.body)).toContain('/v1/openapi.json');
   });
 });
+
+describe('unexpected errors', () => {
+  it('answer a bare framework-shape 500 without internals', async () => {
+    const { Hono } = await import('hono');
+    const { renderError } = await import('../../src/platform/errors');
+    const app = new Hono();
+    app.onError(renderError);
+    app.get('/boom', () => {
+      throw new Error('D1_ERROR: no such table: secrets (at db.ts:42)');
+    });
+    const errors: unknown[] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => errors.push(args);
+    try {
+      const res = await app.request('/boom');
+      expect(res.status).toBe(500);
+      const body = await res.text();
+      expect(JSON.parse(body)).toEqual({ statusCode: 500, message: 'Internal server error', error: 'Internal Server Error' });
+      expect(body).not.toContain('D1_ERROR');
+    } finally {
+      console.error = original;
+    }
+    expect(errors).toHaveLength(1);
+  });
+});
