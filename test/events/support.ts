@@ -45,10 +45,11 @@ export async function subscribed(events?: string[], settings: Record<string, unk
   return { ws, ep };
 }
 
+/** The workspace's outbox rows, oldest first; `type` may name a family as `deal.*`. */
 export const outbox = async (workspaceId: string, type?: string): Promise<OutboxRow[]> => {
-  const sql = `SELECT id, type, created_at, data FROM event_outbox WHERE workspace_id = ? ${type ? 'AND type = ?' : ''} ORDER BY created_at, id`;
+  const sql = `SELECT id, type, created_at, data FROM event_outbox WHERE workspace_id = ? ${type ? 'AND type LIKE ?' : ''} ORDER BY created_at, id`;
   const { results } = await env.DB.prepare(sql)
-    .bind(...(type ? [workspaceId, type] : [workspaceId]))
+    .bind(...(type ? [workspaceId, type.replace('*', '%')] : [workspaceId]))
     .all<{ id: string; type: string; created_at: string; data: string }>();
   return results.map((r) => ({ ...r, data: JSON.parse(r.data) }));
 };
