@@ -215,6 +215,20 @@ describe('contact.consent_changed', () => {
   });
 });
 
+describe('contact.consent_changed under parallel writes', () => {
+  it('parallel identical decisions change the state once and fire once; the others are re-assertions', async () => {
+    const { ws } = await subscribed(['contact.consent_changed']);
+    const c = (await ws.api('POST', '/v1/contacts', { email: freshEmail() })).body;
+    const results = await Promise.all(Array.from({ length: 5 }, () => ws.api('PUT', `/v1/contacts/${c.id}/consent/email`, { state: 'subscribed' })));
+    expect(results.map((r) => [r.status, r.body.email.consent_state])).toEqual(Array(5).fill([200, 'subscribed']));
+    const rows = await outbox(ws.id, 'contact.consent_changed');
+    expect(rows.map((r) => [r.data.previous_state, r.data.action])).toEqual([['unknown', 'opt_in']]);
+    const ledger = await ledgerIds(c.id, 'email');
+    expect(ledger.map((l) => l.action).sort()).toEqual(['opt_in', 'reassert', 'reassert', 'reassert', 'reassert', 'seed']);
+    expect(rows[0].data.consent_event_id).toBe(ledger.find((l) => l.action === 'opt_in')!.id);
+  });
+});
+
 describe('contact quiet paths and subscriptions', () => {
   it('a merge resolution emits no contact events; a dismiss applies the held fields as an ordinary update', async () => {
     const { ws } = await subscribed(CONTACT_EVENTS);
