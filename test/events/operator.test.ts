@@ -97,6 +97,20 @@ describe('form.submitted', () => {
     expect(new Set(got.map((d) => d.id)).size).toBe(2);
   });
 
+  it('is stored and fires with a null contact_id when the contact cannot be resolved (merge conflict)', async () => {
+    const { ws, ep } = await subscribed(['form.submitted']);
+    const phone = freshPhone();
+    const email = freshEmail();
+    await ws.api('POST', '/v1/contacts', { phone });
+    await ws.api('POST', '/v1/contacts', { email });
+    const formId = crypto.randomUUID();
+    const res = await admin('POST', `/workspaces/${ws.id}/forms/${formId}/submissions`, { form_name: 'Demo', origin: 'form', fields: { phone, email }, contact: { phone, email } });
+    expect(res.status).toBe(201);
+    expect(res.body.contact_id).toBeNull();
+    const [d] = await receiver.received(ep, 1);
+    expect(d.data).toEqual({ form_id: formId, form_name: 'Demo', submission_id: res.body.id, contact_id: null, origin: 'form', fields: { phone, email }, submitted_at: res.body.created_at });
+  });
+
   it('a rejected submission writes no submission and no event', async () => {
     const { ws } = await subscribed(['form.submitted']);
     const formId = crypto.randomUUID();
