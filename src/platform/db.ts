@@ -1,5 +1,6 @@
 import { drizzle, type DrizzleD1Database } from 'drizzle-orm/d1';
 import type { BatchItem } from 'drizzle-orm/batch';
+import { sql, type SQL } from 'drizzle-orm';
 
 export type Db = DrizzleD1Database<Record<string, never>>;
 export type Statement = BatchItem<'sqlite'>;
@@ -25,6 +26,21 @@ export const nowIso = () => new Date().toISOString();
 export function isUniqueViolation(err: unknown): boolean {
   for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) {
     if (e instanceof Error && /UNIQUE constraint failed/i.test(e.message)) return true;
+  }
+  return false;
+}
+
+/**
+ * D1 has no interactive transactions: a write that depends on what was read
+ * sets a NOT NULL column to NULL when the read no longer holds. The constraint
+ * then fails the whole batch (events included), and the caller re-reads.
+ */
+export const guarded = (expectation: SQL, value: SQL) => sql`CASE WHEN ${expectation} THEN ${value} ELSE NULL END`;
+
+/** Whether a batch failed on the guard of `table.column` (see `guarded`). */
+export function failedGuard(err: unknown, tableColumn: string): boolean {
+  for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) {
+    if (e instanceof Error && e.message.includes(`NOT NULL constraint failed: ${tableColumn}`)) return true;
   }
   return false;
 }

@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import type { Db } from '../../platform/db';
-import { nowIso, runBatch } from '../../platform/db';
+import { failedGuard, guarded, isUniqueViolation, nowIso, runBatch } from '../../platform/db';
 import { httpError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { rawAll } from '../../platform/raw-query';
@@ -27,18 +27,36 @@ const serialize = (a: Attendance) => ({
   updated_at: a.updated_at,
 });
 
+const ATTEMPTS = 3;
+
 /**
  * Sets a contact's status for an event (one row per event and contact) and
  * fires `event.attendance.changed` when the status actually changed, in the
- * same batch as the write.
+ * same batch as the write. The write applies only to the row as it was read
+ * (a fresh insert loses to a parallel one on the unique index, an update is
+ * guarded on the read status), so parallel identical changes fire once.
  */
 export async function setAttendance(ctx: ServiceContext, eventId: string, input: { contact_id: string; status: string }) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await setAttendanceOnce(ctx, eventId, input);
+    } catch (err) {
+      if (attempt < ATTEMPTS && (isUniqueViolation(err) || failedGuard(err, 'event_attendances.status'))) continue;
+      throw err;
+    }
+  }
+}
+
+async function setAttendanceOnce(ctx: ServiceContext, eventId: string, input: { contact_id: string; status: string }) {
   const { db, ws } = ctx;
   const contactId = input.contact_id.toLowerCase();
   const [events, contactRows, existingRows] = await db.batch([
     db.select().from(attendanceEvents).where(and(eq(attendanceEvents.workspace_id, ws.id), eq(attendanceEvents.id, eventId))),
     rawAll<{ id: string }>(db, sql`SELECT id FROM contacts WHERE workspace_id = ${ws.id} AND id = ${contactId}`),
-    db.select().from(eventAttendances).where(and(eq(eventAttendances.event_id, eventId), eq(eventAttendances.contact_id, contactId))),
+    db
+      .select()
+      .from(eventAttendances)
+      .where(and(eq(eventAttendances.workspace_id, ws.id), eq(eventAttendances.event_id, eventId), eq(eventAttendances.contact_id, contactId))),
   ]);
   const event = events[0];
   if (!event) throw httpError(404, 'Event not found');
@@ -69,16 +87,18 @@ export async function setAttendance(ctx: ServiceContext, eventId: string, input:
     unregistered_at: row.unregistered_at,
     event: { id: event.id, name: event.name, start_at: event.start_at },
   });
-  await runBatch(db, [
-    db
-      .insert(eventAttendances)
-      .values(row)
-      .onConflictDoUpdate({
-        target: [eventAttendances.event_id, eventAttendances.contact_id],
-        set: { status: row.status, attended_at: row.attended_at, unregistered_at: row.unregistered_at, updated_at: now },
-      }),
-    emitted.statement,
-  ]);
+  const write = existing
+    ? db
+        .update(eventAttendances)
+        .set({
+          status: guarded(sql`${eventAttendances.status} = ${existing.status}`, sql`${row.status}`) as unknown as string,
+          attended_at: row.attended_at,
+          unregistered_at: row.unregistered_at,
+          updated_at: now,
+        })
+        .where(eq(eventAttendances.id, existing.id))
+    : db.insert(eventAttendances).values(row);
+  await runBatch(db, [write, emitted.statement]);
   ctx.events.committedAfter([emitted.event]);
   return serialize(row);
 }

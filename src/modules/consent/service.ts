@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { nowIso, runBatch, type Statement } from '../../platform/db';
+import { failedGuard, guarded, nowIso, runBatch, type Statement } from '../../platform/db';
 import { domainError, httpError } from '../../platform/errors';
 import type { OutboxEvent } from '../../platform/events';
 import { uuidv7 } from '../../platform/ids';
@@ -93,10 +93,28 @@ const stateColumns = (channel: Channel) => ({
 /**
  * Records a decision with its evidence. Every PUT writes a ledger row; only a
  * real change moves the stored state and emits `contact.consent_changed`. A
- * channel with a complaint on record is sticky (409), also under a race: the
- * state update is guarded on no complaint.
+ * channel with a complaint on record is sticky (409). The change applies only
+ * to the state that was read and no complaint (else the batch fails and is
+ * re-read), so parallel writes fire once and a racing complaint stays sticky.
  */
 export async function setConsent(ctx: ServiceContext, contactId: string, channel: Channel, input: ConsentInput) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await setConsentOnce(ctx, contactId, channel, input);
+    } catch (err) {
+      if (attempt < ATTEMPTS && failedGuard(err, 'contacts.updated_at')) continue;
+      throw err;
+    }
+  }
+}
+
+const ATTEMPTS = 3;
+
+/** `updated_at = now` only while the channel still holds the state that was read (see `guarded`). */
+const whileState = (channel: Channel, previous: State | null, now: string, extra = sql`1`) =>
+  guarded(sql`${stateColumns(channel).state} IS ${previous} AND ${extra}`, sql`${now}`);
+
+async function setConsentOnce(ctx: ServiceContext, contactId: string, channel: Channel, input: ConsentInput) {
   const { db, ws } = ctx;
   const [row] = await selectConsent(ctx, contactId);
   if (!row) throw contactNotFound();
@@ -127,8 +145,9 @@ export async function setConsent(ctx: ServiceContext, contactId: string, channel
   if (previous !== input.state) {
     const col = stateColumns(channel);
     statements.push(
-      rawRun(db, sql`UPDATE contacts SET ${col.state} = ${input.state}, ${col.updated} = ${now}, updated_at = ${now}
-        WHERE workspace_id = ${ws.id} AND id = ${contactId} AND ${col.complained} IS NULL`),
+      rawRun(db, sql`UPDATE contacts SET ${col.state} = ${input.state}, ${col.updated} = ${now},
+        updated_at = ${whileState(channel, previous, now, sql`${col.complained} IS NULL`)}
+        WHERE workspace_id = ${ws.id} AND id = ${contactId}`),
       activity(ctx, contactId, 'consent_changed', source, { channel, action, consent_state: input.state, previous_state: previous }, now),
     );
     const emitted = ctx.events.emit(db, ws.id, 'contact.consent_changed', {
@@ -155,6 +174,17 @@ export async function setConsent(ctx: ServiceContext, contactId: string, channel
  * is unsubscribed; the ledger records it and a state change emits the event.
  */
 export async function recordComplaint(ctx: ServiceContext, contactId: string, channel: Channel) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await recordComplaintOnce(ctx, contactId, channel);
+    } catch (err) {
+      if (attempt < ATTEMPTS && failedGuard(err, 'contacts.updated_at')) continue;
+      throw err;
+    }
+  }
+}
+
+async function recordComplaintOnce(ctx: ServiceContext, contactId: string, channel: Channel) {
   const { db, ws } = ctx;
   const [row] = await selectConsent(ctx, contactId);
   if (!row) throw httpError(404, 'Contact not found');
@@ -165,7 +195,7 @@ export async function recordComplaint(ctx: ServiceContext, contactId: string, ch
   const col = stateColumns(channel);
   const statements: Statement[] = [
     rawRun(db, sql`UPDATE contacts SET ${col.complained} = coalesce(${col.complained}, ${now}), ${col.state} = 'unsubscribed',
-      ${col.updated} = CASE WHEN ${col.state} IS 'unsubscribed' THEN ${col.updated} ELSE ${now} END, updated_at = ${now}
+      ${col.updated} = CASE WHEN ${col.state} IS 'unsubscribed' THEN ${col.updated} ELSE ${now} END, updated_at = ${whileState(channel, previous, now)}
       WHERE workspace_id = ${ws.id} AND id = ${contactId}`),
     db.insert(consentLedger).values({ id: ledgerId, workspace_id: ws.id, contact_id: contactId, channel, action: 'complaint', state: 'unsubscribed', previous_state: previous, source: 'complaint', basis: null, evidence: null, created_at: now }),
   ];

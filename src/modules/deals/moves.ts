@@ -1,11 +1,11 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { nowIso, runBatch, type Statement } from '../../platform/db';
+import { guarded, nowIso, runBatch, type Statement } from '../../platform/db';
 import { uuidv7 } from '../../platform/ids';
 import type { OutboxEvent } from '../../platform/events';
 import { dealEventData, type FromStage } from './events';
 import { dealNotFound, selectDealWithStage, selectStage, stageNotFound } from './lookups';
-import { failedGuard, guarded, placeDeal } from './placement';
+import { failedGuard, placeDeal } from './placement';
 import { selectDeal, serializeDeal } from './read';
 import { activity } from '../contacts/service';
 import { deals, dealStageHistory, type DealRow, type DealStatus } from './schema';

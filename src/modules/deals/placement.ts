@@ -1,5 +1,5 @@
 import { and, eq, ne, sql, type SQL } from 'drizzle-orm';
-import type { Db, Statement } from '../../platform/db';
+import { failedGuard as failedGuardOn, guarded, type Db, type Statement } from '../../platform/db';
 import { deals } from './schema';
 
 /**
@@ -67,16 +67,5 @@ export function placeDeal(db: Db, p: Placement): Statement[] {
   ];
 }
 
-/**
- * D1 has no interactive transactions: a write that depends on what was read
- * sets a NOT NULL column to NULL when the read no longer holds. The constraint
- * then fails the whole batch (events included), and the caller re-reads.
- */
-export const guarded = (expectation: SQL, value: SQL) => sql`CASE WHEN ${expectation} THEN ${value} ELSE NULL END`;
-
-export function failedGuard(err: unknown, column: string): boolean {
-  for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) {
-    if (e instanceof Error && e.message.includes(`NOT NULL constraint failed: deals.${column}`)) return true;
-  }
-  return false;
-}
+/** Whether a batch failed on the guard of a deals column. */
+export const failedGuard = (err: unknown, column: string) => failedGuardOn(err, `deals.${column}`);

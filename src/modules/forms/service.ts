@@ -1,5 +1,6 @@
 import type { ServiceContext } from '../../platform/context';
 import { nowIso, runBatch } from '../../platform/db';
+import { ApiError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { resolveContactReference } from '../contacts/resolve';
 import { formSubmissions } from './schema';
@@ -14,12 +15,12 @@ export type SubmissionInput = {
 /**
  * Stores a form submission and fires `form.submitted` in the same batch. The
  * submitter becomes a contact through the shared contact resolution (source
- * `form`); without a contact the event still fires with `contact_id: null`.
+ * `form`). A submission is never lost to its contact: when none is given or
+ * resolution refuses it (a merge conflict, a blacklisted phone, the contact cap,
+ * an unusable identifier), it is stored and fires with `contact_id: null`.
  */
 export async function submitForm(ctx: ServiceContext, formId: string, input: SubmissionInput) {
-  const contact = input.contact
-    ? await resolveContactReference(ctx, input.contact, { missingMessage: 'contact needs an email or a phone', source: 'form' })
-    : null;
+  const contact = input.contact ? await resolveSubmitter(ctx, input.contact) : null;
   const row = {
     id: uuidv7(),
     workspace_id: ctx.ws.id,
@@ -42,4 +43,13 @@ export async function submitForm(ctx: ServiceContext, formId: string, input: Sub
   await runBatch(ctx.db, [ctx.db.insert(formSubmissions).values(row), emitted.statement]);
   ctx.events.committedAfter([emitted.event]);
   return row;
+}
+
+async function resolveSubmitter(ctx: ServiceContext, ref: NonNullable<SubmissionInput['contact']>) {
+  try {
+    return await resolveContactReference(ctx, ref, { missingMessage: 'contact needs an email or a phone', source: 'form' });
+  } catch (err) {
+    if (err instanceof ApiError) return null;
+    throw err;
+  }
 }
