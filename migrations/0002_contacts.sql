@@ -1,0 +1,1 @@
+CREATE INDEX `contacts_workspace_search` ON `contacts` (`workspace_id`,`name`,`first_name`,`last_name`,`email`,`phone`,`company_name`);
