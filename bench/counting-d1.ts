@@ -1,8 +1,16 @@
 /**
  * Wraps a D1 binding so every round trip is counted: each statement execution
- * (`all`, `first`, `run`, `raw`) and each `batch` or `exec` is one.
+ * (`all`, `first`, `run`, `raw`) and each `batch` or `exec` is one. A round trip
+ * counts when it completes, so the count read as the response leaves holds the
+ * round trips the response waited for, and not work started for `waitUntil`
+ * (the after-commit event fan-out), which completes later.
  */
 export type Counter = { queries: number };
+
+const counted = <T>(counter: Counter, roundTrip: Promise<T>): Promise<T> =>
+  roundTrip.finally(() => {
+    counter.queries++;
+  });
 
 class CountingStatement {
   constructor(
@@ -13,34 +21,25 @@ class CountingStatement {
     return new CountingStatement(this.real.bind(...values), this.counter);
   }
   all<T>() {
-    this.counter.queries++;
-    return this.real.all<T>();
+    return counted(this.counter, this.real.all<T>());
   }
   first<T>(column?: string) {
-    this.counter.queries++;
-    return column === undefined ? this.real.first<T>() : this.real.first<T>(column);
+    return counted(this.counter, column === undefined ? this.real.first<T>() : this.real.first<T>(column));
   }
   run<T>() {
-    this.counter.queries++;
-    return this.real.run<T>();
+    return counted(this.counter, this.real.run<T>());
   }
   raw<T>(options?: { columnNames?: boolean }) {
-    this.counter.queries++;
-    return this.real.raw<T>(options as never);
+    return counted(this.counter, this.real.raw<T>(options as never));
   }
 }
 
 export function countingD1(db: D1Database, counter: Counter): D1Database {
   const wrapper = {
     prepare: (query: string) => new CountingStatement(db.prepare(query), counter),
-    batch: (statements: (CountingStatement | D1PreparedStatement)[]) => {
-      counter.queries++;
-      return db.batch(statements.map((s) => (s instanceof CountingStatement ? s.real : s)));
-    },
-    exec: (query: string) => {
-      counter.queries++;
-      return db.exec(query);
-    },
+    batch: (statements: (CountingStatement | D1PreparedStatement)[]) =>
+      counted(counter, db.batch(statements.map((s) => (s instanceof CountingStatement ? s.real : s)))),
+    exec: (query: string) => counted(counter, db.exec(query)),
     dump: () => db.dump(),
     withSession: (constraint?: string) => db.withSession(constraint),
   };

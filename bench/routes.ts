@@ -3,6 +3,7 @@ import { eventOutbox } from '../src/modules/events/schema';
 import { dbFor } from '../src/platform/db';
 import { publishCommitted } from '../src/platform/events';
 import { uuidv7 } from '../src/platform/ids';
+import { seedContacts, type SeedContact } from './seed-contacts';
 
 type BenchRoute = (request: Request, env: Bindings) => Promise<Response>;
 
@@ -42,6 +43,19 @@ export const benchRoutes: Record<string, BenchRoute> = {
     if (inserts.length) await db.batch(inserts as [ (typeof inserts)[number], ...(typeof inserts)[number][] ]);
     await publishCommitted(env, rows.map((r) => r.id));
     return json({ emitted: rows.length }, 201);
+  },
+  /** Bulk contact seeding: the rows the contacts service writes, thousands per batch. */
+  '/bench/seed/contacts': async (request, env) => {
+    const { workspace_id: workspaceId, contacts } = (await request.json()) as { workspace_id: string; contacts: SeedContact[] };
+    return seedContacts(workspaceId, contacts, env);
+  },
+  /** `EXPLAIN QUERY PLAN` and the timing of one statement, for investigating a slow route on the seeded data. */
+  '/bench/explain': async (request, env) => {
+    const { sql, params = [] } = (await request.json()) as { sql: string; params?: unknown[] };
+    const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...params).all();
+    const started = Date.now();
+    const result = await env.DB.prepare(sql).bind(...params).all();
+    return json({ plan: plan.results.map((r) => r.detail), ms: Date.now() - started, rows: result.results.length, first: result.results[0] ?? null });
   },
   '/bench/setup': async (_request, env) => {
     await env.DB.exec('CREATE TABLE IF NOT EXISTS bench_floor (id TEXT PRIMARY KEY, created_at TEXT NOT NULL)');

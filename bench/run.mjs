@@ -89,7 +89,7 @@ const lines = [
   '',
   `Run on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, \`wrangler dev\` (local workerd, local D1), ${connections} concurrent connections, ${seconds} s per route, load driver in a second process on the same machine. ${ctx.summary ?? ''}`,
   '',
-  'D1 = round trips per request on the response path (statements plus batches), counted by the bench build\'s D1 wrapper; "expected" is the design count, and a route above it is flagged. Ratio = the route\'s p50 over the matching floor\'s p50 (the floors authenticate nothing and run one indexed `SELECT` or one `INSERT`).',
+  'D1 = round trips per request on the response path (statements plus batches), counted by the bench build\'s D1 wrapper as they complete before the response leaves (work handed to `waitUntil`, such as the event fan-out, is not counted); "expected" is the design count, and a route above it is flagged. Ratio = the route\'s p50 over the matching floor\'s p50 (the floors authenticate nothing and run one indexed `SELECT` or one `INSERT`).',
   '',
   '| route | requests/s | p50 ms | p99 ms | D1 queries | expected | p50 / floor | errors |',
   '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',

@@ -158,6 +158,7 @@ CREATE INDEX `contacts_workspace_lifecycle` ON `contacts` (`workspace_id`,`lifec
 CREATE INDEX `contacts_workspace_score` ON `contacts` (`workspace_id`,`lead_score`);--> statement-breakpoint
 CREATE INDEX `contacts_workspace_wa_consent` ON `contacts` (`workspace_id`,`whatsapp_consent_state`);--> statement-breakpoint
 CREATE INDEX `contacts_workspace_email_consent` ON `contacts` (`workspace_id`,`email_consent_state`);--> statement-breakpoint
+CREATE INDEX `contacts_workspace_search` ON `contacts` (`workspace_id`,`name`,`first_name`,`last_name`,`email`,`phone`,`company_name`);--> statement-breakpoint
 CREATE TABLE `contact_merge_requests` (
 	`id` text PRIMARY KEY NOT NULL,
 	`workspace_id` text NOT NULL,

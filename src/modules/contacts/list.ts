@@ -1,4 +1,4 @@
-import { rawAll, rawRun } from '../../platform/raw-query';
+import { rawAll } from '../../platform/raw-query';
 import { sql, type SQL } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { compileFilter, filterSource } from '../../platform/filter';
@@ -12,43 +12,64 @@ export type ListQuery = { filter?: string; sort?: string; limit?: string; offset
 const SEARCHED = ['name', 'first_name', 'last_name', 'email', 'phone', 'company_name'];
 
 /**
- * Case-insensitive substring over the searched columns, plus the exact E.164
- * form of the term and historical identifiers. Terms of 3+ characters probe the
- * trigram index; shorter ones (below trigram size) scan the workspace's rows.
+ * Rowids of the workspace's contacts holding the exact E.164 form of the term
+ * (or the lower-cased term) as phone or email, now or in their history: index
+ * probes only (`kind` pins the identifier look-up to the unique index).
  */
-function searchCondition(ctx: ServiceContext, raw: string | undefined): SQL | undefined {
-  const term = raw?.trim();
-  if (!term) return undefined;
-  const lower = term.toLowerCase();
-  const substring =
-    [...term].length >= 3
-      ? sql`c.rowid IN (SELECT rowid FROM contacts_fts WHERE contacts_fts MATCH ${`"${term.replace(/"/g, '""')}"`})`
-      : sql`(${sql.join(
-          SEARCHED.map((f) => sql`instr(lower(coalesce(${sql.raw(`c.${f}`)}, '')), ${lower}) > 0`),
-          sql.raw(' OR '),
-        )})`;
-  const exact = JSON.stringify([lower, toE164(term, ctx.ws.defaultCountry)].filter((v): v is string => !!v));
-  return sql`(${substring}
-    OR c.phone IN (SELECT value FROM json_each(${exact}))
-    OR c.email IN (SELECT value FROM json_each(${exact}))
-    OR c.id IN (SELECT contact_id FROM contact_identifiers WHERE workspace_id = ${ctx.ws.id} AND value IN (SELECT value FROM json_each(${exact}))))`;
+function exactMatches(ctx: ServiceContext, term: string): SQL {
+  const exact = JSON.stringify([term.toLowerCase(), toE164(term, ctx.ws.defaultCountry)].filter((v): v is string => !!v));
+  return sql`SELECT rowid FROM contacts WHERE workspace_id = ${ctx.ws.id} AND phone IN (SELECT value FROM json_each(${exact}))
+    UNION SELECT rowid FROM contacts WHERE workspace_id = ${ctx.ws.id} AND email IN (SELECT value FROM json_each(${exact}))
+    UNION SELECT x.rowid FROM json_each(${exact}) j CROSS JOIN contact_identifiers i CROSS JOIN contacts x
+      WHERE i.workspace_id = ${ctx.ws.id} AND i.kind IN ('phone', 'email') AND i.value = j.value AND x.id = i.contact_id`;
 }
 
-/** GET /v1/contacts: total and page in one batch; each row carries its labels and attendances. */
+/**
+ * Case-insensitive substring over the searched columns, plus exact identifiers.
+ * Terms of 3+ characters are a candidate set from the trigram index that the
+ * query starts from (CROSS JOIN fixes that order), so cost follows the matches,
+ * not the workspace. Shorter terms (below trigram size) scan the workspace's
+ * rows through the covering search index.
+ */
+function searchSource(ctx: ServiceContext, raw: string | undefined): { candidates?: SQL; condition?: SQL } {
+  const term = raw?.trim();
+  if (!term) return {};
+  if ([...term].length >= 3) {
+    const match = `"${term.replace(/"/g, '""')}"`;
+    return { candidates: sql`(SELECT rowid AS rid FROM contacts_fts WHERE contacts_fts MATCH ${match} UNION ${exactMatches(ctx, term)}) s` };
+  }
+  // LIKE folds ASCII case exactly as lower() does; the pattern is the lower-cased term, escaped.
+  const pattern = `%${term.toLowerCase().replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
+  const likes = SEARCHED.map((f) => sql`${sql.raw(`c.${f}`)} LIKE ${pattern} ESCAPE '\\'`);
+  return { condition: sql`(${sql.join(likes, sql.raw(' OR '))} OR c.rowid IN (${exactMatches(ctx, term)}))` };
+}
+
+/**
+ * GET /v1/contacts: total and page in one batch. The page is chosen on bare
+ * rows first; labels and attendances are then read for its rows only.
+ */
 export async function listContacts(ctx: ServiceContext, query: ListQuery) {
   const paging = parsePaging(query, { limit: 50, cap: 500 });
   const { where, values } = compileFilter(parseFilterParam(query.filter), contactCatalog);
   const sort = parseSort(query.sort, CONTACT_SORTS);
+  const search = searchSource(ctx, query.search);
   const conditions = [sql`c.workspace_id = ${ctx.ws.id}`];
+  if (search.candidates) conditions.push(sql`c.rowid = s.rid`);
   if (where) conditions.push(where);
-  const search = searchCondition(ctx, query.search);
-  if (search) conditions.push(search);
-  const from = sql`FROM ${filterSource(values)} CROSS JOIN contacts c WHERE ${sql.join(conditions, sql.raw(' AND '))}`;
-  const dir = sql.raw(sort.descending ? 'DESC' : 'ASC');
+  if (search.condition) conditions.push(search.condition);
+  // Without candidates the contacts come first, so a sort index can serve ORDER BY ... LIMIT
+  // (behind the one-row filter source, it cannot).
+  const sources = search.candidates
+    ? sql`${filterSource(values)} CROSS JOIN ${search.candidates} CROSS JOIN contacts c`
+    : sql`contacts c CROSS JOIN ${filterSource(values)}`;
+  const from = sql`FROM ${sources} WHERE ${sql.join(conditions, sql.raw(' AND '))}`;
+  const order = sql.raw(`c.${sort.field} ${sort.descending ? 'DESC' : 'ASC'}, c.id ${sort.descending ? 'DESC' : 'ASC'}`);
   const [counted, rows] = await ctx.db.batch([
     rawAll<{ total: number }>(ctx.db, sql`SELECT count(*) AS total ${from}`),
-    rawAll<ContactRow>(ctx.db, 
-      sql`SELECT ${contactColumns} ${from} ORDER BY ${sql.raw(`c.${sort.field}`)} ${dir}, c.id ${dir} LIMIT ${paging.limit} OFFSET ${paging.offset}`,
+    rawAll<ContactRow>(
+      ctx.db,
+      sql`SELECT ${contactColumns} FROM (SELECT c.rowid AS page_rid ${from} ORDER BY ${order} LIMIT ${paging.limit} OFFSET ${paging.offset}) p
+        CROSS JOIN contacts c WHERE c.rowid = p.page_rid ORDER BY ${order}`,
     ),
   ]);
   return envelope(rows.map(serializeContact), counted[0].total, paging);

@@ -11,6 +11,22 @@ export type ResolvedContact = { id: string; name: string | null; phone: string |
 
 const present = (v: string | undefined): v is string => typeof v === 'string' && v.trim() !== '';
 
+/** Batchable read of a contact referenced by id, so callers can fold it into their read batch. */
+export const selectReferencedContact = (ctx: ServiceContext, contactId: string) => {
+  const id = contactId.toLowerCase();
+  return ctx.db
+    .select({ id: contacts.id, name: contacts.name, phone: contacts.phone, email: contacts.email })
+    .from(contacts)
+    .where(and(eq(contacts.workspace_id, ctx.ws.id), eq(contacts.id, isUuid(id) ? id : '')))
+    .limit(1);
+};
+
+/** The referenced contact from that read; 404 `Contact not found` outside the workspace. */
+export function referencedContact(row: Omit<ResolvedContact, 'created'> | undefined): ResolvedContact {
+  if (!row) throw httpError(404, 'Contact not found');
+  return { ...row, created: false };
+}
+
 /**
  * The contact behind a reference other modules receive (deals, payments,
  * bookings, forms). `contact_id` wins (404 `Contact not found` outside the
@@ -25,16 +41,7 @@ export async function resolveContactReference(
   opts: { missingMessage: string; source?: string },
 ): Promise<ResolvedContact> {
   if (ref.contact_id !== undefined && ref.contact_id !== null) {
-    const id = String(ref.contact_id).toLowerCase();
-    const rows = isUuid(id)
-      ? await ctx.db
-          .select({ id: contacts.id, name: contacts.name, phone: contacts.phone, email: contacts.email })
-          .from(contacts)
-          .where(and(eq(contacts.workspace_id, ctx.ws.id), eq(contacts.id, id)))
-          .limit(1)
-      : [];
-    if (!rows[0]) throw httpError(404, 'Contact not found');
-    return { ...rows[0], created: false };
+    return referencedContact((await selectReferencedContact(ctx, String(ref.contact_id)))[0]);
   }
   if (!present(ref.phone) && !present(ref.email)) throw badRequest(opts.missingMessage);
   const input = {

@@ -8,7 +8,7 @@ import type { OutboxEvent } from '../../platform/events';
 import { toCents } from '../../platform/money';
 import { isUuid } from '../../platform/validation';
 import { contacts } from '../contacts/schema';
-import { resolveContactReference, type ResolvedContact } from '../contacts/resolve';
+import { referencedContact, resolveContactReference, selectReferencedContact, type ResolvedContact } from '../contacts/resolve';
 import { activity } from '../contacts/service';
 import { pipelines, stages } from '../pipelines/schema';
 import { productLookup, type ProductReference } from '../products/service';
@@ -92,13 +92,16 @@ export async function createDeal(ctx: ServiceContext, input: DealCreateInput) {
   let contact: ResolvedContact | null = null;
 
   for (let attempt = 1; ; attempt++) {
-    const [pipelineRows, stageRows, ownerRows, existingRows, productRows] = await ctx.db.batch([
+    const [pipelineRows, stageRows, ownerRows, existingRows, productRows, contactRows] = await ctx.db.batch([
       ctx.db.select().from(pipelines).where(eq(pipelines.workspaceId, ctx.ws.id)).orderBy(asc(pipelines.position)),
       ctx.db.select().from(stages).where(and(eq(stages.workspaceId, ctx.ws.id), candidateStages)).orderBy(asc(stages.position)),
       selectOwner(ctx, input.owner_user_id?.toLowerCase() ?? ''),
       selectDealWithStage(ctx, eq(deals.externalReference, input.external_reference ?? '')),
       productLookup(ctx, productRef),
+      // A contact given by id is read here; phone/email references go through the contact upsert.
+      selectReferencedContact(ctx, input.contact_id ?? ''),
     ]);
+    const resolveContact = () => (input.contact_id !== undefined ? referencedContact(contactRows[0]) : upsertReferencedContact(ctx, input));
     const existing = input.external_reference === undefined ? undefined : existingRows[0];
     const product = Object.keys(productRef).length ? checkProduct(productRows[0], existing?.deal.productId ?? null) : null;
     if (input.owner_user_id && !ownerRows[0]) throw invalidOwner();
@@ -110,7 +113,7 @@ export async function createDeal(ctx: ServiceContext, input: DealCreateInput) {
         if (!stage) throw stageNotFound();
         move = { stageId: stage.id, pipelineId: stage.pipelineId, stageName: stage.name, pipelineName: pipelineRows.find((p) => p.id === stage.pipelineId)!.name };
       }
-      contact ??= await resolveContact(ctx, input);
+      contact ??= await resolveContact();
       try {
         return await updateByReference(ctx, existing, input, product, contact, move);
       } catch (err) {
@@ -122,7 +125,7 @@ export async function createDeal(ctx: ServiceContext, input: DealCreateInput) {
     const entry = entryStage(input, pipelineRows, stageRows);
     const title = product ? product.name : input.title;
     if (!title) throw codedError(400, 'MISSING_TITLE', 'title is required when no product is attached');
-    contact ??= await resolveContact(ctx, input);
+    contact ??= await resolveContact();
     try {
       return await insertDeal(ctx, input, { product, contact, entry, title });
     } catch (err) {
@@ -132,7 +135,7 @@ export async function createDeal(ctx: ServiceContext, input: DealCreateInput) {
   }
 }
 
-const resolveContact = (ctx: ServiceContext, input: DealCreateInput) =>
+const upsertReferencedContact = (ctx: ServiceContext, input: DealCreateInput) =>
   resolveContactReference(
     ctx,
     { contact_id: input.contact_id?.toLowerCase(), phone: input.phone, email: input.email, name: input.name },

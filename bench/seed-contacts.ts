@@ -1,0 +1,83 @@
+import { eq } from 'drizzle-orm';
+import type { Bindings } from '../src/env';
+import type { ContactWriteInput } from '../src/modules/contacts/fields';
+import { planChanges } from '../src/modules/contacts/plan';
+import { normalizeWrite } from '../src/modules/contacts/service';
+import { workspaces } from '../src/modules/workspaces/schema';
+import type { ServiceContext } from '../src/platform/context';
+import { dbFor } from '../src/platform/db';
+import { uuidv7 } from '../src/platform/ids';
+
+export type SeedContact = Omit<ContactWriteInput, 'tags' | 'groups'> & { created_at: string; tag_ids?: string[] };
+
+type Row = Record<string, unknown>;
+
+/**
+ * One statement inserting any number of rows: the rows travel as ONE bound
+ * JSON parameter (D1 allows 100 parameters a statement), unpacked by json_each.
+ */
+function jsonInsert(d1: D1Database, table: string, rows: Row[]): D1PreparedStatement {
+  const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
+  const values = columns.map((c) => `json_extract(value, '$.${c}')`).join(', ');
+  return d1.prepare(`INSERT INTO ${table} (${columns.join(', ')}) SELECT ${values} FROM json_each(?)`).bind(JSON.stringify(rows));
+}
+
+/**
+ * The rows `POST /v1/contacts` writes when it creates a contact (the contact,
+ * its identifier history, the consent seed, the timeline entry and its tag
+ * links; `contacts_fts` follows through its triggers), for many contacts in one
+ * batch. Each contact's rows share its `created_at`, as one create's do.
+ */
+export async function seedContacts(workspaceId: string, input: SeedContact[], env: Bindings) {
+  const [ws] = await dbFor(env.DB).select().from(workspaces).where(eq(workspaces.id, workspaceId));
+  if (!ws) return Response.json({ error: 'unknown workspace' }, { status: 404 });
+  const ctx = { ws } as unknown as ServiceContext;
+  const contacts: Row[] = [];
+  const identifiers: Row[] = [];
+  const consent: Row[] = [];
+  const activities: Row[] = [];
+  const tagLinks: Row[] = [];
+  for (const { created_at: now, tag_ids: tagIds = [], ...fields } of input) {
+    const at = Date.parse(now);
+    const id = uuidv7(at);
+    const { set } = planChanges(ws, null, normalizeWrite(ctx, fields), false);
+    const phone = (set.phone as string | null | undefined) ?? null;
+    const email = (set.email as string | null | undefined) ?? null;
+    contacts.push({
+      ...set,
+      id,
+      workspace_id: ws.id,
+      source: set.source ?? 'import',
+      phone,
+      email,
+      whatsapp_consent_state: phone ? 'subscribed' : null,
+      whatsapp_consent_updated_at: phone ? now : null,
+      email_consent_state: email ? 'unknown' : null,
+      email_consent_updated_at: email ? now : null,
+      created_at: now,
+      updated_at: now,
+    });
+    const seed = (channel: string, state: string) => ({
+      id: uuidv7(at), workspace_id: ws.id, contact_id: id, channel, action: 'seed', state, previous_state: null, source: 'api', basis: null, evidence: null, created_at: now,
+    });
+    if (phone) {
+      identifiers.push({ id: uuidv7(at), workspace_id: ws.id, contact_id: id, kind: 'phone', value: phone, assigned_at: now });
+      consent.push(seed('whatsapp', 'subscribed'));
+    }
+    if (email) {
+      identifiers.push({ id: uuidv7(at), workspace_id: ws.id, contact_id: id, kind: 'email', value: email, assigned_at: now });
+      consent.push(seed('email', 'unknown'));
+    }
+    activities.push({ id: uuidv7(at), workspace_id: ws.id, contact_id: id, type: 'created', source: 'import', data: '{}', created_at: now });
+    for (const tagId of tagIds) tagLinks.push({ workspace_id: ws.id, contact_id: id, tag_id: tagId, created_at: now });
+  }
+  const statements = [
+    jsonInsert(env.DB, 'contacts', contacts),
+    jsonInsert(env.DB, 'contact_identifiers', identifiers),
+    jsonInsert(env.DB, 'consent_ledger', consent),
+    jsonInsert(env.DB, 'contact_activities', activities),
+  ];
+  if (tagLinks.length) statements.push(jsonInsert(env.DB, 'contact_tag_links', tagLinks));
+  await env.DB.batch(statements);
+  return Response.json({ inserted: contacts.length, ids: contacts.map((c) => c.id) }, { status: 201 });
+}
