@@ -6,11 +6,12 @@ import { isUuid } from './validation';
  * The shared filter grammar (Part 1 "Shared list conventions", DECISIONS.md
  * "Contact filter grammar"), compiled to one parameterized SQL condition.
  *
- * Every user value travels in ONE bound parameter: a JSON array joined into the
- * query as `(SELECT ? AS fv) AS fp` (see `filterSource`); conditions read their
- * value with `json_extract(fp.fv, '$[i]')`. A 100-node tree therefore binds one
- * parameter, never approaching D1's 100-parameter limit, and no value is ever
- * spliced into SQL text.
+ * Every user value travels in ONE bound parameter: a JSON array that
+ * `filterSource` unpacks once into the columns `fp.v0`, `fp.v1`, ... of a
+ * one-row source joined into the query; conditions read those columns. A
+ * 100-node tree therefore binds one parameter, never approaching D1's
+ * 100-parameter limit, no value is ever spliced into SQL text, and the JSON is
+ * parsed once per query rather than once per row.
  */
 
 export type FieldKind = 'text' | 'uuid' | 'date' | 'timestamp' | 'enum' | 'number' | 'integer' | 'boolean' | 'json';
@@ -69,13 +70,13 @@ export class FilterBuilder {
   /** A reference to one value in the packed parameter. */
   ref(value: unknown): SQL {
     this.values.push(value);
-    return sql`json_extract(fp.fv, ${sql.raw(`'$[${this.values.length - 1}]'`)})`;
+    return sql.raw(`fp.v${this.values.length - 1}`);
   }
 
   /** A reference to an array of values, usable as `IN (...)`. */
   arrayRef(values: unknown[]): SQL {
     this.values.push(values);
-    return sql`(SELECT value FROM json_each(fp.fv, ${sql.raw(`'$[${this.values.length - 1}]'`)}))`;
+    return sql.raw(`(SELECT value FROM json_each(fp.v${this.values.length - 1}))`);
   }
 
   field(name: unknown): Field {
@@ -270,5 +271,12 @@ export function compileFilter(filter: Record<string, unknown>, catalog: FilterCa
   return { where, values: b.values };
 }
 
-/** The one-row source every compiled condition reads its values from: join it as `fp`. */
-export const filterSource = (values: unknown[]): SQL => sql`(SELECT ${JSON.stringify(values)} AS fv) AS fp`;
+/**
+ * The one-row source every compiled condition reads its values from: join it as
+ * `fp`. `LIMIT 1` keeps SQLite from flattening it into the outer query, so the
+ * unpacking runs once, not per row. Column names are generated indexes, never input.
+ */
+export function filterSource(values: unknown[]): SQL {
+  const columns = values.map((_, i) => `json_extract(j, '$[${i}]') AS v${i}`);
+  return sql`(SELECT ${sql.raw(columns.length ? columns.join(', ') : 'NULL AS v_none')} FROM (SELECT ${JSON.stringify(values)} AS j) LIMIT 1) AS fp`;
+}
