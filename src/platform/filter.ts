@@ -7,11 +7,11 @@ import { isUuid } from './validation';
  * "Contact filter grammar"), compiled to one parameterized SQL condition.
  *
  * Every user value travels in ONE bound parameter: a JSON array that
- * `filterSource` unpacks once into the columns `fp.v0`, `fp.v1`, ... of a
- * one-row source joined into the query; conditions read those columns. A
- * 100-node tree therefore binds one parameter, never approaching D1's
- * 100-parameter limit, no value is ever spliced into SQL text, and the JSON is
- * parsed once per query rather than once per row.
+ * `filterWith` unpacks once into the columns `v0`, `v1`, ... of the one-row CTE
+ * `fp`, which the query joins; conditions read those columns. A 100-node tree
+ * therefore binds one parameter, never approaching D1's 100-parameter limit, no
+ * value is ever spliced into SQL text, and the JSON is parsed once per query
+ * rather than once per row.
  */
 
 export type FieldKind = 'text' | 'uuid' | 'date' | 'timestamp' | 'enum' | 'number' | 'integer' | 'boolean' | 'json';
@@ -73,10 +73,14 @@ export class FilterBuilder {
     return sql.raw(`fp.v${this.values.length - 1}`);
   }
 
-  /** A reference to an array of values, usable as `IN (...)`. */
+  /**
+   * A reference to an array of values, usable as `IN (...)`. It reads the CTE
+   * rather than the joined row, so SQLite sees an uncorrelated subquery and
+   * builds the list once instead of once per row.
+   */
   arrayRef(values: unknown[]): SQL {
     this.values.push(values);
-    return sql.raw(`(SELECT value FROM json_each(fp.v${this.values.length - 1}))`);
+    return sql.raw(`(SELECT value FROM json_each((SELECT v${this.values.length - 1} FROM fp)))`);
   }
 
   field(name: unknown): Field {
@@ -264,7 +268,7 @@ export class FilterBuilder {
   }
 }
 
-/** Compiles a parsed `filter` object; `values` must be bound through `filterSource`. */
+/** Compiles a parsed `filter` object; the query starts with `filterWith(values)` and joins `fp`. */
 export function compileFilter(filter: Record<string, unknown>, catalog: FilterCatalog): { where?: SQL; values: unknown[] } {
   const b = new FilterBuilder(catalog);
   const where = b.top(filter);
@@ -272,11 +276,12 @@ export function compileFilter(filter: Record<string, unknown>, catalog: FilterCa
 }
 
 /**
- * The one-row source every compiled condition reads its values from: join it as
- * `fp`. `LIMIT 1` keeps SQLite from flattening it into the outer query, so the
- * unpacking runs once, not per row. Column names are generated indexes, never input.
+ * The statement prefix defining `fp`, the one-row source every compiled
+ * condition reads its values from: start the query with it and join `fp`.
+ * MATERIALIZED keeps SQLite from inlining the unpacking into every row. Column
+ * names are generated indexes, never input.
  */
-export function filterSource(values: unknown[]): SQL {
+export function filterWith(values: unknown[]): SQL {
   const columns = values.map((_, i) => `json_extract(j, '$[${i}]') AS v${i}`);
-  return sql`(SELECT ${sql.raw(columns.length ? columns.join(', ') : 'NULL AS v_none')} FROM (SELECT ${JSON.stringify(values)} AS j) LIMIT 1) AS fp`;
+  return sql`WITH fp AS MATERIALIZED (SELECT ${sql.raw(columns.length ? columns.join(', ') : 'NULL AS v_none')} FROM (SELECT ${JSON.stringify(values)} AS j))`;
 }

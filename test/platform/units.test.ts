@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { dbFor } from '../../src/platform/db';
 import { ApiError } from '../../src/platform/errors';
-import { compileFilter, filterSource, type FilterCatalog } from '../../src/platform/filter';
+import { compileFilter, filterWith, type FilterCatalog } from '../../src/platform/filter';
 import { uuidv7 } from '../../src/platform/ids';
 import { parseFilterParam, parsePaging, parseSort } from '../../src/platform/list';
 import { fromCents, hasAtMostTwoDecimals, round2, toCents } from '../../src/platform/money';
@@ -113,7 +113,7 @@ describe('filter compiler', () => {
     ]);
     const { where, values } = compileFilter(filter, catalog);
     const rows = await db.all<{ name: string | null }>(
-      sql`SELECT t.name FROM filter_probe t, ${filterSource(values)} ${where ? sql`WHERE ${where}` : sql``} ORDER BY t.created_at`,
+      sql`${filterWith(values)} SELECT t.name FROM filter_probe t, fp ${where ? sql`WHERE ${where}` : sql``} ORDER BY t.created_at`,
     );
     return rows.map((r) => r.name ?? '(null)');
   }

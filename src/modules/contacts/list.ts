@@ -1,7 +1,7 @@
 import { rawAll } from '../../platform/raw-query';
 import { sql, type SQL } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { compileFilter, filterSource } from '../../platform/filter';
+import { compileFilter, filterWith } from '../../platform/filter';
 import { envelope, parseFilterParam, parsePaging, parseSort } from '../../platform/list';
 import { toE164 } from '../../platform/phone';
 import { CONTACT_SORTS, contactCatalog } from './catalog';
@@ -60,15 +60,16 @@ export async function listContacts(ctx: ServiceContext, query: ListQuery) {
   // Without candidates the contacts come first, so a sort index can serve ORDER BY ... LIMIT
   // (behind the one-row filter source, it cannot).
   const sources = search.candidates
-    ? sql`${filterSource(values)} CROSS JOIN ${search.candidates} CROSS JOIN contacts c`
-    : sql`contacts c CROSS JOIN ${filterSource(values)}`;
+    ? sql`fp CROSS JOIN ${search.candidates} CROSS JOIN contacts c`
+    : sql`contacts c CROSS JOIN fp`;
+  const withValues = filterWith(values);
   const from = sql`FROM ${sources} WHERE ${sql.join(conditions, sql.raw(' AND '))}`;
   const order = sql.raw(`c.${sort.field} ${sort.descending ? 'DESC' : 'ASC'}, c.id ${sort.descending ? 'DESC' : 'ASC'}`);
   const [counted, rows] = await ctx.db.batch([
-    rawAll<{ total: number }>(ctx.db, sql`SELECT count(*) AS total ${from}`),
+    rawAll<{ total: number }>(ctx.db, sql`${withValues} SELECT count(*) AS total ${from}`),
     rawAll<ContactRow>(
       ctx.db,
-      sql`SELECT ${contactColumns} FROM (SELECT c.rowid AS page_rid ${from} ORDER BY ${order} LIMIT ${paging.limit} OFFSET ${paging.offset}) p
+      sql`${withValues} SELECT ${contactColumns} FROM (SELECT c.rowid AS page_rid ${from} ORDER BY ${order} LIMIT ${paging.limit} OFFSET ${paging.offset}) p
         CROSS JOIN contacts c WHERE c.rowid = p.page_rid ORDER BY ${order}`,
     ),
   ]);

@@ -2,7 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db';
 import { isUniqueViolation, nowIso } from '../../platform/db';
 import { httpError } from '../../platform/errors';
-import { compileFilter, filterSource, type FilterCatalog } from '../../platform/filter';
+import { compileFilter, filterWith, type FilterCatalog } from '../../platform/filter';
 import { uuidv7 } from '../../platform/ids';
 import { envelope, parseFilterParam, parsePaging, parseSort } from '../../platform/list';
 import { rawAll } from '../../platform/raw-query';
@@ -53,13 +53,14 @@ export async function listLabels(db: Db, kind: LabelKind, workspaceId: string, q
   if (where) conditions.push(where);
   const term = query.search?.trim();
   if (term) conditions.push(sql`instr(lower(t.name), ${term.toLowerCase()}) > 0`);
-  const from = sql`FROM ${filterSource(values)} CROSS JOIN ${sql.raw(KINDS[kind].sqlTable)} t WHERE ${sql.join(conditions, sql.raw(' AND '))}`;
+  const withValues = filterWith(values);
+  const from = sql`FROM fp CROSS JOIN ${sql.raw(KINDS[kind].sqlTable)} t WHERE ${sql.join(conditions, sql.raw(' AND '))}`;
   const dir = sql.raw(sort.descending ? 'DESC' : 'ASC');
   // Names sort case-insensitively (label tables are small; no index to honour).
   const orderBy = sql.raw(sort.field === 'contact_count' ? 'contact_count' : sort.field === 'name' ? 't.name COLLATE NOCASE' : `t.${sort.field}`);
   const [counted, rows] = await db.batch([
-    rawAll<{ total: number }>(db, sql`SELECT count(*) AS total ${from}`),
-    rawAll<LabelRow>(db, sql`SELECT ${columns(kind)} ${from} ORDER BY ${orderBy} ${dir}, t.id ${dir} LIMIT ${paging.limit} OFFSET ${paging.offset}`),
+    rawAll<{ total: number }>(db, sql`${withValues} SELECT count(*) AS total ${from}`),
+    rawAll<LabelRow>(db, sql`${withValues} SELECT ${columns(kind)} ${from} ORDER BY ${orderBy} ${dir}, t.id ${dir} LIMIT ${paging.limit} OFFSET ${paging.offset}`),
   ]);
   return envelope(rows, counted[0].total, paging);
 }
