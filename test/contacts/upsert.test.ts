@@ -169,6 +169,20 @@ describe('POST /v1/contacts upsert', () => {
     for (let i = 0; i < 3; i++) await createContact(uncapped, { email: `u${i}@example.com` });
   });
 
+  it('never overshoots the contact cap under parallel creates, and writes nothing for the rejected ones', async () => {
+    const ws = await makeWorkspace({ caps: { contacts: 3 } }, { pipeline: false });
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => ws.api('POST', '/v1/contacts', { email: `cap${i}@example.com` })));
+    expect(results.filter((r) => r.status === 201)).toHaveLength(3);
+    for (const r of results.filter((r) => r.status !== 201)) {
+      expect(r.status).toBe(400);
+      expect(r.body.message).toMatch(/^Limit reached\./);
+    }
+    const listed = await ws.api('GET', '/v1/contacts');
+    expect(listed.body.total).toBe(3);
+    const outbox = await rows("SELECT count(*) AS n FROM event_outbox WHERE workspace_id = ? AND type = 'contact.created'", ws.id);
+    expect(outbox[0]).toEqual({ n: 3 });
+  });
+
   it('creates contacts without any identifier', async () => {
     const ws = await makeWorkspace({}, { pipeline: false });
     const a = await createContact(ws, { name: 'No Id' });

@@ -1,6 +1,6 @@
 import { and, count, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { isUniqueViolation, nowIso, runBatch, type Statement } from '../../platform/db';
+import { failedGuard, guarded, isUniqueViolation, nowIso, runBatch, type Statement } from '../../platform/db';
 import { badRequest, codedError, httpError } from '../../platform/errors';
 import type { OutboxEvent } from '../../platform/events';
 import { uuidv7 } from '../../platform/ids';
@@ -120,14 +120,14 @@ async function upsertOnce(ctx: ServiceContext, input: NormalizedWrite, opts: Wri
     const row = await applyUpdate(ctx, target, input, { tags: tagDiff, groups: groupDiff }, 'add', reads.blacklisted, opts.source);
     return { row, duplicate: true };
   }
-  if (capped && total >= cap) {
-    throw badRequest(`Limit reached. Your plan allows at most ${cap} contacts.`);
-  }
+  if (capped && total >= cap) throw capReached(cap);
   const row = await createContact(ctx, { ...input, ...(opts.createOnly ?? {}) }, { tags: tagDiff, groups: groupDiff }, reads.blacklisted, opts.source);
   return { row, duplicate: false };
 }
 
 type Diffs = Record<LabelKind, LabelDiff>;
+
+const capReached = (cap: number) => badRequest(`Limit reached. Your plan allows at most ${cap} contacts.`);
 
 async function createContact(ctx: ServiceContext, input: NormalizedWrite, diffs: Diffs, blacklisted: boolean, source: string) {
   const { db, ws } = ctx;
@@ -158,7 +158,16 @@ async function createContact(ctx: ServiceContext, input: NormalizedWrite, diffs:
     source,
     duplicate: false,
   });
-  const statements: Statement[] = [db.insert(contacts).values(values)];
+  const cap = ws.caps.contacts;
+  // Under a cap the insert re-counts inside the batch, so parallel creates cannot overshoot it.
+  const insert =
+    cap === undefined || cap === null
+      ? db.insert(contacts).values(values)
+      : db.insert(contacts).values({
+          ...values,
+          workspace_id: guarded(sql`(SELECT count(*) FROM ${contacts} WHERE ${contacts.workspace_id} = ${ws.id}) < ${cap}`, sql`${ws.id}`) as unknown as string,
+        });
+  const statements: Statement[] = [insert];
   if (phone) statements.push(recordIdentifier(db, ws.id, id, 'phone', phone, now));
   if (email) statements.push(recordIdentifier(db, ws.id, id, 'email', email, now));
   // The creation-time consent seed is evidence, never an event.
@@ -177,7 +186,10 @@ async function createContact(ctx: ServiceContext, input: NormalizedWrite, diffs:
     statements.push(...linkStatements(db, kind, { workspaceId: ws.id, contactId: id, names: diffs[kind].names, missingKeys: diffs[kind].missingKeys, mode: 'add', now }));
   }
   statements.push(activity(ctx, id, 'created', source, {}, now), created.statement, selectContact(db, ws.id, id));
-  const out = await runBatch(db, statements);
+  const out = await runBatch(db, statements).catch((err) => {
+    if (cap !== undefined && cap !== null && failedGuard(err, 'contacts.workspace_id')) throw capReached(cap);
+    throw err;
+  });
   ctx.events.committedAfter([created.event]);
   return (out[out.length - 1] as ContactRow[])[0];
 }
