@@ -88,4 +88,10 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.set('apiKeyId', found.keyId);
   assertFeature(ws, c.req.method, c.req.path);
   await next();
+  if (keyHit) {
+    // The key's own budget, so clients can pace themselves before they meet a 429.
+    c.res.headers.set('RateLimit-Limit', String(perKey));
+    c.res.headers.set('RateLimit-Remaining', String(Math.max(0, perKey - keyHit.count)));
+    c.res.headers.set('RateLimit-Reset', String(Math.max(0, Math.ceil((keyHit.resetAt - Date.now()) / 1000))));
+  }
 };

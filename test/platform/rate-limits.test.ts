@@ -16,6 +16,17 @@ describe('rate limits (Part 1 Limits)', () => {
     expect(limited[0].body).toMatchObject({ statusCode: 429, error: 'Too Many Requests' });
   });
 
+  it('tells the key its budget on every answer', async () => {
+    const ws = await makeWorkspace({ rate_limits: { per_key_per_minute: 50 } });
+    const first = await ws.api('GET', '/v1/pipelines');
+    const second = await ws.api('GET', '/v1/pipelines');
+    expect(first.headers.get('ratelimit-limit')).toBe('50');
+    const [a, b] = [first, second].map((r) => Number(r.headers.get('ratelimit-remaining')));
+    // A minute boundary between the two resets the window; otherwise the budget shrank by one.
+    expect(b === a - 1 || b === 49).toBe(true);
+    expect(Number(second.headers.get('ratelimit-reset'))).toBeLessThanOrEqual(60);
+  });
+
   it('shares the per-key bucket across source IPs and keeps other keys unaffected', async () => {
     const ws = await makeWorkspace({ rate_limits: { per_key_per_minute: 3 } });
     const other = await makeWorkspace({ rate_limits: { per_key_per_minute: 3 } });
