@@ -24,6 +24,16 @@ const publishEvents: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (sink.committed.length) c.executionCtx.waitUntil(publishCommitted(c.env, sink.committed));
 };
 
+const API_DESCRIPTION = [
+  'Contacts with per-channel consent, deals and pipelines, products and signed outbound webhooks for one workspace, identified by the API key (`Authorization: Bearer wsk_...`).',
+  '',
+  '**Errors** come in two shapes: the domain envelope `{error: {code, message}}` (consent, products, webhook endpoints) and the framework shape `{statusCode, message, error}` with optional `error_code` (everything else, and every request-shape 400). Unknown body properties and non-UUID path ids answer 400.',
+  '',
+  '**Rate limits**: 100 requests per minute per key, 300 per minute per source IP, `POST /v1/emails` 300 per minute per key; 429 with `Retry-After`. Answers carry `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`.',
+  '',
+  '**Webhooks** follow Standard Webhooks: headers `webhook-id` (the event id), `webhook-timestamp` (unix seconds) and `webhook-signature` = `v1,` + base64(HMAC-SHA256(base64-decoded secret after `whsec_`, `${id}.${timestamp}.${body}`)). Success is a 2xx within 15 s; failures are retried after about 5 s, 1 min, 5 min, 30 min, 2 h, 6 h and 12 h (8 attempts), then dead-lettered. Redirects are not followed.',
+].join('\n');
+
 export function buildApp() {
   const app = createRouter();
   app.onError(renderError);
@@ -45,8 +55,7 @@ export function buildApp() {
     info: {
       title: 'Workspace API',
       version: '1.6.0',
-      description:
-        'Contacts with per-channel consent, deals, products, bookings, payments, orders, email, newsletters, WhatsApp and signed webhooks. Every `/v1` route needs a workspace API key.',
+      description: API_DESCRIPTION,
     },
     security: [{ bearerAuth: [] }],
   });
