@@ -52,7 +52,8 @@ export async function listLabels(db: Db, kind: LabelKind, workspaceId: string, q
   const conditions = [sql`t.workspace_id = ${workspaceId}`];
   if (where) conditions.push(where);
   const term = query.search?.trim();
-  if (term) conditions.push(sql`instr(lower(t.name), ${term.toLowerCase()}) > 0`);
+  // name_key is the name lower-cased beyond ASCII, which SQLite's lower() is not.
+  if (term) conditions.push(sql`instr(t.name_key, ${labelKey(term)}) > 0`);
   const withValues = filterWith(values);
   const from = sql`FROM fp CROSS JOIN ${sql.raw(KINDS[kind].sqlTable)} t WHERE ${sql.join(conditions, sql.raw(' AND '))}`;
   const dir = sql.raw(sort.descending ? 'DESC' : 'ASC');
