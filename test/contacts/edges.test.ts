@@ -107,3 +107,23 @@ describe('merge', () => {
     expect(row.contact_id).toBe(target.id);
   });
 });
+
+describe('workspace_id inside a filter', () => {
+  it('is replaced with the caller workspace inside $where too, on contacts, tags and groups', async () => {
+    const own = await makeWorkspace({}, { pipeline: false });
+    const c = await createContact(own, { email: 'scoped@example.com', tags: ['t'], groups: ['g'] });
+    const foreign = crypto.randomUUID();
+    for (const path of ['/v1/contacts', '/v1/tags', '/v1/contact-groups']) {
+      const where = async (node: unknown) => {
+        const res = await own.api('GET', `${path}?${filterQuery({ $where: node })}`);
+        expect(res.status, `${path} ${JSON.stringify(node)} ${JSON.stringify(res.body)}`).toBe(200);
+        return res.body.total;
+      };
+      expect(await where({ field: 'workspace_id', op: 'eq', value: foreign }), path).toBe(1);
+      expect(await where({ field: 'workspace_id', op: 'in', value: [foreign] }), path).toBe(1);
+      expect(await where({ not: { field: 'workspace_id', op: 'eq', value: foreign } }), path).toBe(0);
+      expect(await where({ and: [{ field: 'workspace_id', op: 'eq', value: foreign }, { field: 'id', op: 'neq', value: foreign }] }), path).toBe(1);
+    }
+    expect(c.id).toBeTruthy();
+  });
+});

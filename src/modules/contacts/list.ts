@@ -64,7 +64,7 @@ function caseVariants(term: string): string[] {
  */
 export async function listContacts(ctx: ServiceContext, query: ListQuery) {
   const paging = parsePaging(query, { limit: 50, cap: 500 });
-  const { where, values } = compileFilter(parseFilterParam(query.filter), contactCatalog);
+  const { where, values } = compileFilter(parseFilterParam(query.filter), contactCatalog, ctx.ws.id);
   const sort = parseSort(query.sort, CONTACT_SORTS);
   const search = searchSource(ctx, query.search);
   const conditions = [sql`c.workspace_id = ${ctx.ws.id}`];
