@@ -60,7 +60,11 @@ export class FilterBuilder {
   readonly values: unknown[] = [];
   private nodes = 0;
 
-  constructor(private readonly catalog: FilterCatalog) {}
+  /** `workspaceId`: values of `workspace_id` conditions are replaced with it (Part 1: any `workspace_id` inside is replaced). */
+  constructor(
+    private readonly catalog: FilterCatalog,
+    private readonly workspaceId?: string,
+  ) {}
 
   countNode(): void {
     this.nodes += 1;
@@ -149,8 +153,9 @@ export class FilterBuilder {
     return field.expr;
   }
 
-  condition(fieldName: unknown, op: Op, value: unknown): SQL {
+  condition(fieldName: unknown, op: Op, raw: unknown): SQL {
     const field = this.field(fieldName);
+    const value = field.name === 'workspace_id' && this.workspaceId ? (Array.isArray(raw) ? raw.map(() => this.workspaceId) : this.workspaceId) : raw;
     if (op === 'is_null') return sql`(${field.expr} IS NULL)`;
     if (op === 'is_not_null') return sql`(${field.expr} IS NOT NULL)`;
     if (SUBSTRING_OPS.includes(op)) {
@@ -269,8 +274,8 @@ export class FilterBuilder {
 }
 
 /** Compiles a parsed `filter` object; the query starts with `filterWith(values)` and joins `fp`. */
-export function compileFilter(filter: Record<string, unknown>, catalog: FilterCatalog): { where?: SQL; values: unknown[] } {
-  const b = new FilterBuilder(catalog);
+export function compileFilter(filter: Record<string, unknown>, catalog: FilterCatalog, workspaceId?: string): { where?: SQL; values: unknown[] } {
+  const b = new FilterBuilder(catalog, workspaceId);
   const where = b.top(filter);
   return { where, values: b.values };
 }

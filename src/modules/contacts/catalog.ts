@@ -53,6 +53,7 @@ export const contactCatalog: FilterCatalog = {
   fields: {
     ...stored,
     id: { kind: 'uuid', expr: col('id') },
+    workspace_id: { kind: 'uuid', expr: col('workspace_id') },
     phone: { kind: 'text', expr: col('phone') },
     email: { kind: 'text', expr: col('email') },
     block_state: { kind: 'enum', expr: col('block_state'), values: BLOCK_STATES },

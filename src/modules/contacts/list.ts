@@ -38,10 +38,24 @@ function searchSource(ctx: ServiceContext, raw: string | undefined): { candidate
     const match = `"${term.replace(/"/g, '""')}"`;
     return { candidates: sql`(SELECT rowid AS rid FROM contacts_fts WHERE contacts_fts MATCH ${match} UNION ${exactMatches(ctx, term)}) s` };
   }
-  // LIKE folds ASCII case exactly as lower() does; the pattern is the lower-cased term, escaped.
-  const pattern = `%${term.toLowerCase().replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
-  const likes = SEARCHED.map((f) => sql`${sql.raw(`c.${f}`)} LIKE ${pattern} ESCAPE '\\'`);
+  const likes = caseVariants(term).flatMap((variant) => {
+    const pattern = `%${variant.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
+    return SEARCHED.map((f) => sql`${sql.raw(`c.${f}`)} LIKE ${pattern} ESCAPE '\\'`);
+  });
   return { condition: sql`(${sql.join(likes, sql.raw(' OR '))} OR c.rowid IN (${exactMatches(ctx, term)}))` };
+}
+
+/**
+ * LIKE folds only ASCII case, so a short term is spelled in every case of its
+ * non-ASCII characters (at most 4 spellings for a 2-character term).
+ */
+function caseVariants(term: string): string[] {
+  let out = [''];
+  for (const ch of term) {
+    const forms = /[^\x00-\x7f]/.test(ch) ? [...new Set([ch.toLowerCase(), ch.toUpperCase()])] : [ch];
+    out = out.flatMap((prefix) => forms.map((f) => prefix + f));
+  }
+  return out;
 }
 
 /**
@@ -50,7 +64,7 @@ function searchSource(ctx: ServiceContext, raw: string | undefined): { candidate
  */
 export async function listContacts(ctx: ServiceContext, query: ListQuery) {
   const paging = parsePaging(query, { limit: 50, cap: 500 });
-  const { where, values } = compileFilter(parseFilterParam(query.filter), contactCatalog);
+  const { where, values } = compileFilter(parseFilterParam(query.filter), contactCatalog, ctx.ws.id);
   const sort = parseSort(query.sort, CONTACT_SORTS);
   const search = searchSource(ctx, query.search);
   const conditions = [sql`c.workspace_id = ${ctx.ws.id}`];

@@ -104,11 +104,11 @@ export async function resolveMergeRequest(
     const statements: Statement[] = [db.delete(contacts).where(and(eq(contacts.workspace_id, ws.id), eq(contacts.id, other.id)))];
     for (const table of KEYED) {
       statements.push(
-        rawRun(db, sql`UPDATE OR IGNORE ${sql.raw(table)} SET contact_id = ${target.id} WHERE contact_id = ${other.id}`),
-        rawRun(db, sql`DELETE FROM ${sql.raw(table)} WHERE contact_id = ${other.id}`),
+        rawRun(db, sql`UPDATE OR IGNORE ${sql.raw(table)} SET contact_id = ${target.id} WHERE workspace_id = ${ws.id} AND contact_id = ${other.id}`),
+        rawRun(db, sql`DELETE FROM ${sql.raw(table)} WHERE workspace_id = ${ws.id} AND contact_id = ${other.id}`),
       );
     }
-    for (const table of ['contact_notes', 'contact_activities', 'consent_ledger', 'deals']) {
+    for (const table of ['contact_notes', 'contact_activities', 'consent_ledger', 'deals', 'form_submissions']) {
       statements.push(rawRun(db, sql`UPDATE ${sql.raw(table)} SET contact_id = ${target.id} WHERE workspace_id = ${ws.id} AND contact_id = ${other.id}`));
     }
     statements.push(

@@ -196,7 +196,7 @@ async function createContact(ctx: ServiceContext, input: NormalizedWrite, diffs:
 
 const nullRow = { lifecycle_stage: null, source: null, name: null, first_name: null, last_name: null, phone: null, email: null } as Partial<ContactRow>;
 
-/** A contact timeline row, for the caller's batch (consent and notes write them too). */
+/** A contact timeline row, for the caller's batch (consent and deal changes land on the timeline too). */
 export function activity(ctx: ServiceContext, contactId: string, type: string, source: string, data: Record<string, unknown>, now: string): Statement {
   return ctx.db.insert(contactActivities).values({ id: uuidv7(), workspace_id: ctx.ws.id, contact_id: contactId, type, source, data, created_at: now });
 }

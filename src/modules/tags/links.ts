@@ -73,7 +73,7 @@ export function linkStatements(
   }
   if (opts.mode === 'replace') {
     out.push(
-      rawRun(db, sql`DELETE FROM ${sql.raw(links)} WHERE contact_id = ${contactId} AND ${sql.raw(column)} NOT IN
+      rawRun(db, sql`DELETE FROM ${sql.raw(links)} WHERE workspace_id = ${workspaceId} AND contact_id = ${contactId} AND ${sql.raw(column)} NOT IN
         (SELECT id FROM ${table} WHERE workspace_id = ${workspaceId} AND name_key IN (SELECT value FROM json_each(${keys})))`),
     );
   }

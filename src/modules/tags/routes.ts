@@ -9,9 +9,9 @@ import { createLabel, getLabel, listLabels, updateLabel } from './service';
 export const labelRoutes = createRouter();
 
 /** Tags (`/tags`) and contact groups (`/contact-groups`) share routes and rules. */
-const MOUNTS: { kind: LabelKind; path: string; tag: string; one: string; dup: string }[] = [
-  { kind: 'tags', path: '/tags', tag: 'Tags', one: 'tag', dup: 'A tag with this name already exists' },
-  { kind: 'groups', path: '/contact-groups', tag: 'Contact groups', one: 'contact group', dup: 'A contact group with this name already exists' },
+const MOUNTS: { kind: LabelKind; path: string; tag: string; one: string; dup: string; missing: string }[] = [
+  { kind: 'tags', path: '/tags', tag: 'Tags', one: 'tag', dup: 'A tag with this name already exists', missing: 'Tag not found' },
+  { kind: 'groups', path: '/contact-groups', tag: 'Contact groups', one: 'contact group', dup: 'A contact group with this name already exists', missing: 'Contact group not found' },
 ];
 
 for (const m of MOUNTS) {
@@ -36,7 +36,7 @@ for (const m of MOUNTS) {
       summary: `Get a ${m.one}`,
       security: bearer,
       request: { params: idParams },
-      responses: { 200: jsonContent(Label, `The ${m.one}`), ...errorResponses({ 404: {} }) },
+      responses: { 200: jsonContent(Label, `The ${m.one}`), ...errorResponses({ 404: { description: `\`${m.missing}\`` } }) },
     }),
     async (c) => c.json(await getLabel(c.var.db, m.kind, c.var.workspace.id, c.req.valid('param').id.toLowerCase()), 200),
   );
@@ -61,7 +61,7 @@ for (const m of MOUNTS) {
       summary: `Update a ${m.one}`,
       security: bearer,
       request: { params: idParams, body: jsonBody(LabelPatch) },
-      responses: { 200: jsonContent(Label, `The updated ${m.one}`), ...errorResponses({ 404: {}, 409: { description: `\`${m.dup}\`` } }) },
+      responses: { 200: jsonContent(Label, `The updated ${m.one}`), ...errorResponses({ 404: { description: `\`${m.missing}\`` }, 409: { description: `\`${m.dup}\`` } }) },
     }),
     async (c) => c.json(await updateLabel(c.var.db, m.kind, c.var.workspace.id, c.req.valid('param').id.toLowerCase(), c.req.valid('json')), 200),
   );

@@ -34,6 +34,7 @@ const duplicate = (kind: LabelKind) => httpError(409, `A ${KINDS[kind].noun} wit
 const catalog = (kind: LabelKind): FilterCatalog => ({
   fields: {
     id: { kind: 'uuid', expr: sql`t.id` },
+    workspace_id: { kind: 'uuid', expr: sql`t.workspace_id` },
     name: { kind: 'text', expr: sql`t.name` },
     color: { kind: 'text', expr: sql`t.color` },
     description: { kind: 'text', expr: sql`t.description` },
@@ -47,12 +48,13 @@ const SORTS = ['created_at', 'updated_at', 'name', 'contact_count'] as const;
 
 export async function listLabels(db: Db, kind: LabelKind, workspaceId: string, query: { filter?: string; sort?: string; limit?: string; offset?: string; search?: string }) {
   const paging = parsePaging(query, { limit: 50, cap: 500 });
-  const { where, values } = compileFilter(parseFilterParam(query.filter), catalog(kind));
+  const { where, values } = compileFilter(parseFilterParam(query.filter), catalog(kind), workspaceId);
   const sort = parseSort(query.sort, SORTS);
   const conditions = [sql`t.workspace_id = ${workspaceId}`];
   if (where) conditions.push(where);
   const term = query.search?.trim();
-  if (term) conditions.push(sql`instr(lower(t.name), ${term.toLowerCase()}) > 0`);
+  // name_key is the name lower-cased beyond ASCII, which SQLite's lower() is not.
+  if (term) conditions.push(sql`instr(t.name_key, ${labelKey(term)}) > 0`);
   const withValues = filterWith(values);
   const from = sql`FROM fp CROSS JOIN ${sql.raw(KINDS[kind].sqlTable)} t WHERE ${sql.join(conditions, sql.raw(' AND '))}`;
   const dir = sql.raw(sort.descending ? 'DESC' : 'ASC');
