@@ -32,6 +32,16 @@ describe('merge requests', () => {
     expect(again.status).toBe(409);
   });
 
+  it('resolves once under parallel merges: one 200, the rest 409, the merge applied once', async () => {
+    const { ws, target, other, mergeRequestId } = await conflictPair();
+    const results = await Promise.all(Array.from({ length: 4 }, () => admin('POST', `/merge-requests/${mergeRequestId}/resolve`, { action: 'merge' })));
+    expect(results.map((r) => r.status).sort()).toEqual([200, 409, 409, 409]);
+    expect((await ws.api('GET', `/v1/contacts/${other.id}`)).status).toBe(404);
+    const merged = (await ws.api('GET', `/v1/contacts/${target.id}`)).body;
+    expect(merged).toMatchObject({ email: 'other@example.com', job_title: 'Parked' });
+    expect(await rows("SELECT type FROM contact_activities WHERE contact_id = ? AND type = 'merged'", target.id)).toHaveLength(1);
+  });
+
   it('dismiss: applies the parked fields to the target without merging', async () => {
     const { ws, target, other, mergeRequestId } = await conflictPair();
     const res = await adminOk('POST', `/merge-requests/${mergeRequestId}/resolve`, { action: 'dismiss' });

@@ -1,7 +1,7 @@
 import { rawAll, rawRun } from '../../platform/raw-query';
 import { and, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { nowIso, runBatch, type Statement } from '../../platform/db';
+import { failedGuard, guarded, nowIso, runBatch, type Statement } from '../../platform/db';
 import { httpError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { SCALAR_NAMES } from './fields';
@@ -92,7 +92,6 @@ export async function resolveMergeRequest(
   const other = others[0];
   if (!target) throw httpError(409, 'The target contact of this merge request no longer exists');
   const labelMode = mr.origin === 'create' ? 'add' : 'replace';
-  await claim(ctx, mr, action === 'merge' ? 'merged' : 'dismissed');
 
   if (action === 'merge' && other) {
     const now = nowIso();
@@ -101,7 +100,14 @@ export async function resolveMergeRequest(
     const phone = mr.identity.phone !== undefined ? mr.identity.phone : (target.phone ?? other.phone);
     const email = mr.identity.email !== undefined ? mr.identity.email : (target.email ?? other.email);
     const customFields = { ...JSON.parse(other.custom_fields), ...JSON.parse(target.custom_fields) };
-    const statements: Statement[] = [db.delete(contacts).where(and(eq(contacts.workspace_id, ws.id), eq(contacts.id, other.id)))];
+    // The claim is the batch's first statement: a request resolved meanwhile fails the whole merge.
+    const statements: Statement[] = [
+      db
+        .update(mergeRequests)
+        .set({ status: guarded(sql`${mergeRequests.status} = 'open'`, sql`'merged'`) as unknown as 'merged', resolved_at: now, updated_at: now })
+        .where(and(eq(mergeRequests.workspace_id, ws.id), eq(mergeRequests.id, mr.id))),
+      db.delete(contacts).where(and(eq(contacts.workspace_id, ws.id), eq(contacts.id, other.id))),
+    ];
     for (const table of KEYED) {
       statements.push(
         rawRun(db, sql`UPDATE OR IGNORE ${sql.raw(table)} SET contact_id = ${target.id} WHERE workspace_id = ${ws.id} AND contact_id = ${other.id}`),
@@ -123,8 +129,13 @@ export async function resolveMergeRequest(
       db.insert(contactActivities).values({ id: uuidv7(), workspace_id: ws.id, contact_id: target.id, type: 'merged', source: 'api', data: { absorbed_contact_id: other.id, merge_request_id: mr.id }, created_at: now }),
       selectContact(db, ws.id, target.id),
     );
-    const out = await runBatch(db, statements);
+    const out = await runBatch(db, statements).catch((err) => {
+      if (failedGuard(err, 'contact_merge_requests.status')) throw httpError(409, 'Merge request is already resolved');
+      throw err;
+    });
     target = (out[out.length - 1] as ContactRow[])[0];
+  } else {
+    await claim(ctx, mr, action === 'merge' ? 'merged' : 'dismissed');
   }
   const row = await applyHeld(target, mr.parked_fields as NormalizedWrite, labelMode, { silent: action === 'merge' });
   return {
