@@ -3,7 +3,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { countingD1, type Counter } from '../../bench/counting-d1';
 import { buildApp } from '../../src/app';
-import { makeWorkspace, type TestWorkspace } from '../support/harness';
+import { adminOk, makeWorkspace, type TestWorkspace } from '../support/harness';
 import { freshPhone, query } from './helpers';
 
 const app = buildApp();
@@ -80,5 +80,37 @@ describe('POST /v1/deals round trips', () => {
     expect(res.body).toMatchObject({ error_code: 'PLAN_LIMIT_EXCEEDED' });
     expect(await query('SELECT id FROM contacts WHERE workspace_id = ?', ws.id)).toEqual([]);
     expect(await query('SELECT type FROM event_outbox WHERE workspace_id = ?', ws.id)).toEqual([]);
+  });
+
+  it('answers PHONE_BLACKLISTED before writing anything', async () => {
+    const ws = await makeWorkspace();
+    await adminOk('POST', `/workspaces/${ws.id}/blacklist`, { phone: '+14155550177' });
+    const res = await ws.api('POST', '/v1/deals', { title: 'Blocked', phone: '(415) 555-0177' });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ statusCode: 400, error_code: 'PHONE_BLACKLISTED' });
+    expect(await query('SELECT id FROM contacts WHERE workspace_id = ?', ws.id)).toEqual([]);
+    expect(await query('SELECT id FROM deals WHERE workspace_id = ?', ws.id)).toEqual([]);
+  });
+
+  it('parallel deals for one new email give one contact', async () => {
+    const ws = await makeWorkspace();
+    const email = `${crypto.randomUUID()}@example.com`;
+    const results = await Promise.all(Array.from({ length: 6 }, (_, i) => ws.api('POST', '/v1/deals', { title: `D${i}`, email })));
+    expect(results.map((r) => r.status)).toEqual(Array(6).fill(201));
+    expect(new Set(results.map((r) => r.body.contact_id)).size).toBe(1);
+    expect(await query('SELECT id FROM contacts WHERE workspace_id = ?', ws.id)).toHaveLength(1);
+    expect(await query("SELECT id FROM event_outbox WHERE workspace_id = ? AND type = 'contact.created'", ws.id)).toHaveLength(1);
+  });
+
+  it('keeps the contact cap under parallel deal creates; a rejected one writes neither contact nor deal', async () => {
+    const ws = await makeWorkspace({ caps: { contacts: 2 } });
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => ws.api('POST', '/v1/deals', { title: `D${i}`, email: `cap${i}@example.com` })));
+    expect(results.filter((r) => r.status === 201)).toHaveLength(2);
+    for (const r of results.filter((r) => r.status !== 201)) {
+      expect(r.status).toBe(400);
+      expect(r.body.message).toMatch(/^Limit reached\./);
+    }
+    expect(await query('SELECT id FROM contacts WHERE workspace_id = ?', ws.id)).toHaveLength(2);
+    expect(await query('SELECT id FROM deals WHERE workspace_id = ?', ws.id)).toHaveLength(2);
   });
 });
