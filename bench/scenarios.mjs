@@ -133,6 +133,18 @@ export function scenarios(ctx) {
       expected: 2,
       request: (i) => ({ method: 'POST', path: '/v1/deals', body: { title: `Deal ${i}`, amount: 250 + (i % 1000), contact_id: ctx.contactIds[contactIndex(i + 1)] } }),
     },
+    {
+      name: 'POST /v1/deals (email, new contact)',
+      floor: INSERT_FLOOR,
+      expected: 2,
+      request: (i) => ({ method: 'POST', path: '/v1/deals', body: { title: `Deal ${i}`, email: `deal.${nonce}.${i}@example.org`, name: `Buyer ${i}` } }),
+    },
+    {
+      name: 'POST /v1/deals (existing contact by phone/email)',
+      floor: INSERT_FLOOR,
+      expected: 2,
+      request: (i) => ({ method: 'POST', path: '/v1/deals', body: { title: `Deal ${i}`, ...identityOf(contactIndex(i + 2)) } }),
+    },
     { name: 'GET /v1/deals', floor: SELECT_FLOOR, expected: 1, request: () => ({ method: 'GET', path: '/v1/deals' }) },
     {
       name: 'POST /v1/deals/{id}/stage',

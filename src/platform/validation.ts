@@ -43,12 +43,19 @@ export const uuid = (name = 'id') =>
 
 export const idParams = z.object({ id: uuid('id').openapi({ param: { name: 'id', in: 'path' } }) });
 
+/** Date.parse rolls a day past the month's end over (`2024-02-30` is March 1); ISO 8601 has no such day. */
+function isCalendarDate(ymd: string): boolean {
+  const [y, m, d] = ymd.split('-').map(Number);
+  const date = new Date(Date.UTC(y, m - 1, d));
+  return date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
+}
+
 /** ISO 8601 instant (date-time with zone) or date; normalized to a UTC ISO string. */
 export const isoDateTime = (name: string) =>
   z
     .string()
     .max(64)
-    .refine((v) => /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) && !Number.isNaN(Date.parse(v)), {
+    .refine((v) => /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) && !Number.isNaN(Date.parse(v)) && isCalendarDate(v.slice(0, 10)), {
       message: `${name} must be a valid ISO 8601 date`,
     });
 

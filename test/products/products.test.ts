@@ -235,3 +235,16 @@ describe('GET /v1/products', () => {
     }
   });
 });
+
+describe('product ids in any letter case', () => {
+  it('GET and PATCH find the product by an upper-case id', async () => {
+    const ws = await makeWorkspace();
+    const product = await ok(ws, { name: 'Case' });
+    const got = await ws.api('GET', `/v1/products/${product.id.toUpperCase()}`);
+    expect(got.status).toBe(200);
+    expect(got.body.id).toBe(product.id);
+    const patched = await ws.api('PATCH', `/v1/products/${product.id.toUpperCase()}`, { name: 'Renamed' });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ id: product.id, name: 'Renamed' });
+  });
+});

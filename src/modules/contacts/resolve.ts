@@ -1,10 +1,12 @@
 import { and, eq } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
+import { isUniqueViolation, runBatch, type Statement } from '../../platform/db';
 import { badRequest, httpError } from '../../platform/errors';
+import type { OutboxEvent } from '../../platform/events';
 import { isUuid } from '../../platform/validation';
 import { normalizeEmailStrict, normalizePhone } from './identity';
 import { contacts } from './schema';
-import { upsertContact } from './service';
+import { planUpsert } from './service';
 
 export type ContactReference = { contact_id?: string; phone?: string; email?: string; name?: string };
 export type ResolvedContact = { id: string; name: string | null; phone: string | null; email: string | null; created: boolean };
@@ -27,30 +29,75 @@ export function referencedContact(row: Omit<ResolvedContact, 'created'> | undefi
   return { ...row, created: false };
 }
 
+/** The contact a reference resolves to, and what the caller's write batch must carry for it. */
+export type PlannedContact = {
+  contact: ResolvedContact;
+  /** The contact's create or update, to go first in the caller's write batch. */
+  writes: Statement[];
+  /** To announce once that batch committed. */
+  events: OutboxEvent[];
+  /** The error a failure of that batch stands for (the contact cap), else the failure itself. */
+  mapError: (err: unknown) => unknown;
+};
+
+/** The reads a reference needs, for the caller's read batch, and the continuation over their results. */
+export type ContactReferencePlan = { reads: Statement[]; resolve: (results: unknown[]) => Promise<PlannedContact> };
+
+const unchanged = (err: unknown) => err;
+const MAX_ATTEMPTS = 3;
+
 /**
  * The contact behind a reference other modules receive (deals, payments,
- * bookings, forms). `contact_id` wins (404 `Contact not found` outside the
- * workspace); otherwise the POST /v1/contacts upsert with the phone/email (phone
- * first, email fallback, 409 CONTACT_MERGE_REQUIRED, PHONE_BLACKLISTED, contact
- * cap), the name used only when a contact is created. Neither given: 400 with
- * `opts.missingMessage`.
+ * bookings, forms), planned so the caller pays no round trip of its own:
+ * `contact_id` wins (404 `Contact not found` outside the workspace); otherwise
+ * the POST /v1/contacts upsert with the phone/email (phone first, email
+ * fallback, 409 CONTACT_MERGE_REQUIRED, PHONE_BLACKLISTED, contact cap), the
+ * name used only when a contact is created. Neither given: 400 with
+ * `opts.missingMessage`. Writing the contact in the caller's batch makes it
+ * atomic with the caller's change; a unique-index failure of that batch means
+ * a parallel write won, and the caller retries from a new plan.
  */
-export async function resolveContactReference(
-  ctx: ServiceContext,
-  ref: ContactReference,
-  opts: { missingMessage: string; source?: string },
-): Promise<ResolvedContact> {
+export function planContactReference(ctx: ServiceContext, ref: ContactReference, opts: { missingMessage: string; source?: string }): ContactReferencePlan {
   if (ref.contact_id !== undefined && ref.contact_id !== null) {
-    return referencedContact((await selectReferencedContact(ctx, String(ref.contact_id)))[0]);
+    return {
+      reads: [selectReferencedContact(ctx, String(ref.contact_id))],
+      resolve: async (results) => ({ contact: referencedContact((results[0] as ResolvedContact[])[0]), writes: [], events: [], mapError: unchanged }),
+    };
   }
   if (!present(ref.phone) && !present(ref.email)) throw badRequest(opts.missingMessage);
   const input = {
     ...(present(ref.phone) ? { phone: normalizePhone(ref.phone, ctx.ws.defaultCountry) } : {}),
     ...(present(ref.email) ? { email: normalizeEmailStrict(ref.email) } : {}),
   };
-  const { row, duplicate } = await upsertContact(ctx, input, {
+  const upsert = planUpsert(ctx, input, {
     source: opts.source ?? 'api',
     createOnly: present(ref.name) ? { name: ref.name.trim().slice(0, 200) } : undefined,
   });
-  return { id: row.id, name: row.name, phone: row.phone, email: row.email, created: !duplicate };
+  return {
+    reads: upsert.reads,
+    resolve: async (results) => {
+      const { row, duplicate, writes, events, mapError } = await upsert.resolve(results);
+      return { contact: { id: row.id, name: row.name, phone: row.phone, email: row.email, created: !duplicate }, writes, events, mapError };
+    },
+  };
+}
+
+/** `planContactReference` run on its own: one read batch, then one write batch when the contact changes. */
+export async function resolveContactReference(
+  ctx: ServiceContext,
+  ref: ContactReference,
+  opts: { missingMessage: string; source?: string },
+): Promise<ResolvedContact> {
+  for (let attempt = 1; ; attempt++) {
+    const plan = planContactReference(ctx, ref, opts);
+    const planned = await plan.resolve(await runBatch(ctx.db, plan.reads));
+    try {
+      await runBatch(ctx.db, planned.writes);
+    } catch (err) {
+      if (isUniqueViolation(err) && attempt < MAX_ATTEMPTS) continue;
+      throw planned.mapError(err);
+    }
+    ctx.events.committedAfter(planned.events);
+    return planned.contact;
+  }
 }

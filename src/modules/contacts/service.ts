@@ -67,6 +67,23 @@ function labelDiff(names: Map<string, string>, found: { id: string; name_key: st
 const blacklistedError = () => codedError(400, 'PHONE_BLACKLISTED', 'This phone number is blacklisted in the workspace');
 
 /**
+ * A contact write prepared for the caller's own batch: the contact as it will
+ * be (`row`, not re-read), the statements that write it (none when nothing
+ * changes), the events to announce once that batch committed, and how to read
+ * a failure of that batch (the contact cap guard).
+ */
+export type PlannedContactWrite = {
+  row: ContactRow;
+  duplicate: boolean;
+  writes: Statement[];
+  events: OutboxEvent[];
+  mapError: (err: unknown) => unknown;
+};
+
+/** The reads an upsert needs, for the caller's read batch, and what to write given their results. */
+export type UpsertPlan = { reads: Statement[]; resolve: (results: unknown[]) => Promise<PlannedContactWrite> };
+
+/**
  * POST /v1/contacts rules 1-7: history-aware phone-then-email resolution,
  * update on a match (scalars overwrite, custom fields merge, labels only added),
  * create otherwise. A create that loses a race on the unique identifier indexes
@@ -83,53 +100,78 @@ export async function upsertContact(ctx: ServiceContext, input: NormalizedWrite,
 }
 
 async function upsertOnce(ctx: ServiceContext, input: NormalizedWrite, opts: WriteOptions): Promise<UpsertResult> {
+  const plan = planUpsert(ctx, input, opts);
+  const planned = await plan.resolve(await runBatch(ctx.db, plan.reads));
+  if (planned.writes.length === 0) return { row: planned.row, duplicate: planned.duplicate };
+  const out = await runBatch(ctx.db, [...planned.writes, selectContact(ctx.db, ctx.ws.id, planned.row.id)]).catch((err) => {
+    throw planned.mapError(err);
+  });
+  ctx.events.committedAfter(planned.events);
+  return { row: (out[out.length - 1] as ContactRow[])[0], duplicate: planned.duplicate };
+}
+
+/**
+ * The upsert as reads plus a continuation, so a caller (deals) can fold the
+ * contact's reads and writes into its own two batches. A merge conflict opens
+ * its merge request and throws 409; a retry after a unique-index failure must
+ * start again from a new plan.
+ */
+export function planUpsert(ctx: ServiceContext, input: NormalizedWrite, opts: WriteOptions): UpsertPlan {
   const { db, ws } = ctx;
   const phone = input.phone ?? null;
   const email = input.email ?? null;
   const shared = sharedReads(ctx, input, phone);
   const cap = ws.caps.contacts;
   const capped = cap !== undefined && cap !== null;
-  const results = await db.batch([
+  const reads: Statement[] = [
     ...shared.statements,
     selectIdentifierHolder(db, ws.id, 'phone', phone ?? '\u0000'),
     selectIdentifierHolder(db, ws.id, 'email', email ?? '\u0000'),
     // Counting is only paid for when a cap applies.
     db.select({ n: count() }).from(contacts).where(capped ? eq(contacts.workspace_id, ws.id) : sql`0`),
-  ]);
-  const reads = shared.read(results);
-  const phoneOwner = phone ? ((results[3] as ContactRow[])[0] ?? null) : null;
-  const emailOwner = email ? ((results[4] as ContactRow[])[0] ?? null) : null;
-  const total = (results[5] as { n: number }[])[0].n;
+  ];
+  const resolve = async (results: unknown[]): Promise<PlannedContactWrite> => {
+    const found = shared.read(results);
+    const phoneOwner = phone ? ((results[3] as ContactRow[])[0] ?? null) : null;
+    const emailOwner = email ? ((results[4] as ContactRow[])[0] ?? null) : null;
+    const total = (results[5] as { n: number }[])[0].n;
 
-  if (phone && reads.blacklisted) throw blacklistedError();
-  if (phoneOwner && emailOwner && phoneOwner.id !== emailOwner.id) {
-    const { phone: _p, email: _e, ...parked } = input;
-    const mergeRequestId = await openMergeRequest(ctx, {
-      targetId: phoneOwner.id,
-      otherId: emailOwner.id,
-      origin: 'create',
-      identity: { phone, email },
-      parked,
-    });
-    throw codedError(409, 'CONTACT_MERGE_REQUIRED', MERGE_MESSAGE_CREATE, { merge_request_id: mergeRequestId });
-  }
-  const tagDiff = labelDiff(shared.names.tags, reads.labels.tags);
-  const groupDiff = labelDiff(shared.names.groups, reads.labels.groups);
-  const target = phoneOwner ?? emailOwner;
-  if (target) {
-    const row = await applyUpdate(ctx, target, input, { tags: tagDiff, groups: groupDiff }, 'add', reads.blacklisted, opts.source);
-    return { row, duplicate: true };
-  }
-  if (capped && total >= cap) throw capReached(cap);
-  const row = await createContact(ctx, { ...input, ...(opts.createOnly ?? {}) }, { tags: tagDiff, groups: groupDiff }, reads.blacklisted, opts.source);
-  return { row, duplicate: false };
+    if (phone && found.blacklisted) throw blacklistedError();
+    if (phoneOwner && emailOwner && phoneOwner.id !== emailOwner.id) {
+      const { phone: _p, email: _e, ...parked } = input;
+      const mergeRequestId = await openMergeRequest(ctx, {
+        targetId: phoneOwner.id,
+        otherId: emailOwner.id,
+        origin: 'create',
+        identity: { phone, email },
+        parked,
+      });
+      throw codedError(409, 'CONTACT_MERGE_REQUIRED', MERGE_MESSAGE_CREATE, { merge_request_id: mergeRequestId });
+    }
+    const diffs = { tags: labelDiff(shared.names.tags, found.labels.tags), groups: labelDiff(shared.names.groups, found.labels.groups) };
+    const target = phoneOwner ?? emailOwner;
+    if (target) {
+      const update = updateStatements(ctx, target, input, diffs, 'add', found.blacklisted, opts.source);
+      return { row: update?.row ?? target, duplicate: true, writes: update?.statements ?? [], events: update?.events ?? [], mapError: (err) => err };
+    }
+    if (capped && total >= cap) throw capReached(cap);
+    const created = createStatements(ctx, { ...input, ...(opts.createOnly ?? {}) }, diffs, found.blacklisted, opts.source);
+    return {
+      ...created,
+      duplicate: false,
+      writes: created.statements,
+      mapError: (err) => (capped && failedGuard(err, 'contacts.workspace_id') ? capReached(cap) : err),
+    };
+  };
+  return { reads, resolve };
 }
 
 type Diffs = Record<LabelKind, LabelDiff>;
 
 const capReached = (cap: number) => badRequest(`Limit reached. Your plan allows at most ${cap} contacts.`);
 
-async function createContact(ctx: ServiceContext, input: NormalizedWrite, diffs: Diffs, blacklisted: boolean, source: string) {
+/** A new contact's statements; under a cap the insert re-counts, so parallel creates cannot overshoot it. */
+function createStatements(ctx: ServiceContext, input: NormalizedWrite, diffs: Diffs, blacklisted: boolean, source: string) {
   const { db, ws } = ctx;
   const now = nowIso();
   const id = uuidv7();
@@ -151,15 +193,14 @@ async function createContact(ctx: ServiceContext, input: NormalizedWrite, diffs:
     created_at: now,
     updated_at: now,
   } as typeof contacts.$inferInsert;
-  const row = { ...values, block_state: values.block_state ?? 'none', lead_score: values.lead_score ?? null } as unknown as ContactRow;
+  const row = { ...nullRow, ...values, block_state: values.block_state ?? 'none', lead_score: values.lead_score ?? null } as unknown as ContactRow;
   const created = ctx.events.emit(db, ws.id, 'contact.created', {
     contact_id: id,
-    contact: contactProjection({ ...nullRow, ...row }),
+    contact: contactProjection(row),
     source,
     duplicate: false,
   });
   const cap = ws.caps.contacts;
-  // Under a cap the insert re-counts inside the batch, so parallel creates cannot overshoot it.
   const insert =
     cap === undefined || cap === null
       ? db.insert(contacts).values(values)
@@ -185,13 +226,8 @@ async function createContact(ctx: ServiceContext, input: NormalizedWrite, diffs:
   for (const kind of ['tags', 'groups'] as const) {
     statements.push(...linkStatements(db, kind, { workspaceId: ws.id, contactId: id, names: diffs[kind].names, missingKeys: diffs[kind].missingKeys, mode: 'add', now }));
   }
-  statements.push(activity(ctx, id, 'created', source, {}, now), created.statement, selectContact(db, ws.id, id));
-  const out = await runBatch(db, statements).catch((err) => {
-    if (cap !== undefined && cap !== null && failedGuard(err, 'contacts.workspace_id')) throw capReached(cap);
-    throw err;
-  });
-  ctx.events.committedAfter([created.event]);
-  return (out[out.length - 1] as ContactRow[])[0];
+  statements.push(activity(ctx, id, 'created', source, {}, now), created.statement);
+  return { row, statements, events: [created.event] };
 }
 
 const nullRow = { lifecycle_stage: null, source: null, name: null, first_name: null, last_name: null, phone: null, email: null } as Partial<ContactRow>;
@@ -216,6 +252,24 @@ export async function applyUpdate(
   source: string,
   opts: { silent?: boolean } = {},
 ): Promise<ContactRow> {
+  const update = updateStatements(ctx, existing, input, diffs, labelMode, blacklisted, source, opts);
+  if (!update) return existing;
+  const out = await runBatch(ctx.db, [...update.statements, selectContact(ctx.db, ctx.ws.id, existing.id)]);
+  ctx.events.committedAfter(update.events);
+  return (out[out.length - 1] as ContactRow[])[0];
+}
+
+/** The statements of an update (null when nothing changes) and the contact as it will be. */
+function updateStatements(
+  ctx: ServiceContext,
+  existing: ContactRow,
+  input: NormalizedWrite,
+  diffs: Diffs,
+  labelMode: 'add' | 'replace',
+  blacklisted: boolean,
+  source: string,
+  opts: { silent?: boolean } = {},
+): { row: ContactRow; statements: Statement[]; events: OutboxEvent[] } | null {
   const { db, ws } = ctx;
   const now = nowIso();
   // A block records its source from the phone the contact ends up with.
@@ -230,7 +284,7 @@ export async function applyUpdate(
     changed.push(kind);
     statements.push(...linkStatements(db, kind, { workspaceId: ws.id, contactId: existing.id, names: diffs[kind].names, missingKeys: diffs[kind].missingKeys, mode: labelMode, now }));
   }
-  if (changed.length === 0) return existing;
+  if (changed.length === 0) return null;
   statements.unshift(
     db
       .update(contacts)
@@ -240,21 +294,19 @@ export async function applyUpdate(
   if (typeof plan.set.phone === 'string') statements.push(recordIdentifier(db, ws.id, existing.id, 'phone', plan.set.phone, now));
   if (typeof plan.set.email === 'string') statements.push(recordIdentifier(db, ws.id, existing.id, 'email', plan.set.email, now));
   statements.push(activity(ctx, existing.id, 'updated', source, { changed_fields: changed }, now));
+  const row = { ...existing, ...plan.set } as ContactRow;
   const events: OutboxEvent[] = [];
   if (!opts.silent) {
     const updated = ctx.events.emit(db, ws.id, 'contact.updated', {
       contact_id: existing.id,
-      contact: contactProjection({ ...existing, ...plan.set } as ContactRow),
+      contact: contactProjection(row),
       source,
       changed_fields: changed,
     });
     statements.push(updated.statement);
     events.push(updated.event);
   }
-  statements.push(selectContact(db, ws.id, existing.id));
-  const out = await runBatch(db, statements);
-  ctx.events.committedAfter(events);
-  return (out[out.length - 1] as ContactRow[])[0];
+  return { row, statements, events };
 }
 
 /**

@@ -65,7 +65,7 @@ export function moveStatements(ctx: ServiceContext, deal: DealRow, from: FromSta
 /** `POST /v1/deals/{id}/stage`: the bare row after the move or reorder. */
 export async function moveDealToStage(ctx: ServiceContext, dealId: string, input: { stage_id: string; index?: number }) {
   for (let attempt = 1; ; attempt++) {
-    const [[current], [target]] = await ctx.db.batch([selectDealWithStage(ctx, eq(deals.id, dealId)), selectStage(ctx, input.stage_id)]);
+    const [[current], [target]] = await ctx.db.batch([selectDealWithStage(ctx, eq(deals.id, dealId)), selectStage(ctx, input.stage_id.toLowerCase())]);
     if (!current) throw dealNotFound();
     if (!target) throw stageNotFound();
     const now = nowIso();

@@ -34,7 +34,7 @@ dealRoutes.openapi(
     request: { params: idParams },
     responses: { 200: jsonContent(DealWithContact, 'The deal with its contact'), ...errorResponses(notFound('`Deal not found`')) },
   }),
-  async (c) => c.json(await getDeal(serviceContext(c), c.req.valid('param').id), 200),
+  async (c) => c.json(await getDeal(serviceContext(c), c.req.valid('param').id.toLowerCase()), 200),
 );
 
 dealRoutes.openapi(
@@ -72,7 +72,7 @@ dealRoutes.openapi(
       ...errorResponses(notFound('`Deal not found`, `Contact not found`')),
     },
   }),
-  async (c) => c.json(await patchDeal(serviceContext(c), c.req.valid('param').id, c.req.valid('json')), 200),
+  async (c) => c.json(await patchDeal(serviceContext(c), c.req.valid('param').id.toLowerCase(), c.req.valid('json')), 200),
 );
 
 dealRoutes.openapi(
@@ -86,7 +86,7 @@ dealRoutes.openapi(
     request: { params: idParams, body: jsonBody(DealStageMove) },
     responses: { 201: jsonContent(Deal, 'The deal row'), ...errorResponses(notFound('`Deal not found`, `Stage not found`')) },
   }),
-  async (c) => c.json(await moveDealToStage(serviceContext(c), c.req.valid('param').id, c.req.valid('json')), 201),
+  async (c) => c.json(await moveDealToStage(serviceContext(c), c.req.valid('param').id.toLowerCase(), c.req.valid('json')), 201),
 );
 
 dealRoutes.openapi(
@@ -100,5 +100,5 @@ dealRoutes.openapi(
     request: { params: idParams, body: jsonBody(DealStatusChange) },
     responses: { 201: jsonContent(Deal, 'The deal row'), ...errorResponses(notFound('`Deal not found`')) },
   }),
-  async (c) => c.json(await changeDealStatus(serviceContext(c), c.req.valid('param').id, c.req.valid('json')), 201),
+  async (c) => c.json(await changeDealStatus(serviceContext(c), c.req.valid('param').id.toLowerCase(), c.req.valid('json')), 201),
 );

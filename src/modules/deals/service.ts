@@ -8,7 +8,7 @@ import type { OutboxEvent } from '../../platform/events';
 import { toCents } from '../../platform/money';
 import { isUuid } from '../../platform/validation';
 import { contacts } from '../contacts/schema';
-import { referencedContact, resolveContactReference, selectReferencedContact, type ResolvedContact } from '../contacts/resolve';
+import { planContactReference, type PlannedContact } from '../contacts/resolve';
 import { activity } from '../contacts/service';
 import { pipelines, stages } from '../pipelines/schema';
 import { productLookup, type ProductReference } from '../products/service';
@@ -73,13 +73,15 @@ function entryStage(input: DealCreateInput, pipelineRows: PipelineRow[], stageRo
 const joinedRow = (results: unknown[]) => (results.at(-1) as DealWithContactRow[])[0];
 
 /**
- * `POST /v1/deals`. Reads everything the rules need in one batch, resolves the
- * contact, then writes in one batch: a create, or (on an `external_reference`
- * match) an update that may move the deal. A create that loses the race for
- * its reference to a parallel create is retried as an update.
+ * `POST /v1/deals`: two round trips whatever the contact reference. One read
+ * batch holds what the rules need, the contact upsert's reads included; one
+ * write batch holds the deal's create (or, on an `external_reference` match,
+ * its update and move) after the contact's own create or update, so a rejected
+ * deal never leaves a contact behind. A batch that loses a race (the stage
+ * the deal was read in, a parallel create of the same reference or contact)
+ * is retried from the reads.
  */
 export async function createDeal(ctx: ServiceContext, input: DealCreateInput) {
-  if (input.contact_id === undefined && !input.phone && !input.email) throw badRequest(NO_CONTACT_MESSAGE);
   const productRef = productReference(input);
   const givenStageId = input.stage_id?.toLowerCase();
   const givenPipelineId = input.pipeline_id?.toLowerCase();
@@ -89,19 +91,26 @@ export async function createDeal(ctx: ServiceContext, input: DealCreateInput) {
     givenStageId ? eq(stages.id, givenStageId) : undefined,
     eq(stages.pipelineId, givenPipelineId ?? defaultPipeline),
   );
-  let contact: ResolvedContact | null = null;
+  const contactRef = { contact_id: input.contact_id?.toLowerCase(), phone: input.phone, email: input.email, name: input.name };
 
   for (let attempt = 1; ; attempt++) {
-    const [pipelineRows, stageRows, ownerRows, existingRows, productRows, contactRows] = await ctx.db.batch([
+    const contactPlan = planContactReference(ctx, contactRef, { missingMessage: NO_CONTACT_MESSAGE, source: 'api' });
+    const results = await runBatch(ctx.db, [
       ctx.db.select().from(pipelines).where(eq(pipelines.workspaceId, ctx.ws.id)).orderBy(asc(pipelines.position)),
       ctx.db.select().from(stages).where(and(eq(stages.workspaceId, ctx.ws.id), candidateStages)).orderBy(asc(stages.position)),
       selectOwner(ctx, input.owner_user_id?.toLowerCase() ?? ''),
       selectDealWithStage(ctx, eq(deals.externalReference, input.external_reference ?? '')),
       productLookup(ctx, productRef),
-      // A contact given by id is read here; phone/email references go through the contact upsert.
-      selectReferencedContact(ctx, input.contact_id ?? ''),
+      ...contactPlan.reads,
     ]);
-    const resolveContact = () => (input.contact_id !== undefined ? referencedContact(contactRows[0]) : upsertReferencedContact(ctx, input));
+    const [pipelineRows, stageRows, ownerRows, existingRows, productRows] = results as [
+      PipelineRow[],
+      StageRow[],
+      unknown[],
+      { deal: DealRow; stageName: string | null; pipelineName: string | null }[],
+      ProductRow[],
+    ];
+    const resolveContact = () => contactPlan.resolve(results.slice(5));
     const existing = input.external_reference === undefined ? undefined : existingRows[0];
     const product = Object.keys(productRef).length ? checkProduct(productRows[0], existing?.deal.productId ?? null) : null;
     if (input.owner_user_id && !ownerRows[0]) throw invalidOwner();
@@ -113,41 +122,35 @@ export async function createDeal(ctx: ServiceContext, input: DealCreateInput) {
         if (!stage) throw stageNotFound();
         move = { stageId: stage.id, pipelineId: stage.pipelineId, stageName: stage.name, pipelineName: pipelineRows.find((p) => p.id === stage.pipelineId)!.name };
       }
-      contact ??= await resolveContact();
+      const contact = await resolveContact();
       try {
         return await updateByReference(ctx, existing, input, product, contact, move);
       } catch (err) {
-        if (attempt < ATTEMPTS && failedGuard(err, 'stage_id')) continue;
-        throw err;
+        if (attempt < ATTEMPTS && (failedGuard(err, 'stage_id') || isUniqueViolation(err))) continue;
+        throw contact.mapError(err);
       }
     }
 
     const entry = entryStage(input, pipelineRows, stageRows);
     const title = product ? product.name : input.title;
     if (!title) throw codedError(400, 'MISSING_TITLE', 'title is required when no product is attached');
-    contact ??= await resolveContact();
+    const contact = await resolveContact();
     try {
       return await insertDeal(ctx, input, { product, contact, entry, title });
     } catch (err) {
-      if (attempt < ATTEMPTS && input.external_reference !== undefined && isUniqueViolation(err)) continue;
-      throw err;
+      if (attempt < ATTEMPTS && isUniqueViolation(err)) continue;
+      throw contact.mapError(err);
     }
   }
 }
 
-const upsertReferencedContact = (ctx: ServiceContext, input: DealCreateInput) =>
-  resolveContactReference(
-    ctx,
-    { contact_id: input.contact_id?.toLowerCase(), phone: input.phone, email: input.email, name: input.name },
-    { missingMessage: NO_CONTACT_MESSAGE, source: 'api' },
-  );
-
 async function insertDeal(
   ctx: ServiceContext,
   input: DealCreateInput,
-  resolved: { product: ProductRow | null; contact: ResolvedContact; entry: StageTarget; title: string },
+  resolved: { product: ProductRow | null; contact: PlannedContact; entry: StageTarget; title: string },
 ) {
-  const { product, contact, entry, title } = resolved;
+  const { product, entry, title } = resolved;
+  const { contact, writes: contactWrites, events: contactEvents } = resolved.contact;
   const now = nowIso();
   const deal: DealRow = {
     id: uuidv7(),
@@ -176,6 +179,7 @@ async function insertDeal(
   const cap = ctx.ws.caps.deals;
   const { event, statement: outbox } = ctx.events.emit(ctx.db, ctx.ws.id, 'deal.created', dealEventData(deal, entry));
   const statements: Statement[] = [
+    ...contactWrites,
     ctx.db.insert(deals).values({
       ...deal,
       // Under a cap the insert itself checks the count, so parallel creates cannot overshoot it.
@@ -191,7 +195,7 @@ async function insertDeal(
   ];
   try {
     const results = await runBatch(ctx.db, statements);
-    ctx.events.committedAfter([event]);
+    ctx.events.committedAfter([...contactEvents, event]);
     return { ...serializeDealWithContact(joinedRow(results)), duplicate: false };
   } catch (err) {
     if (failedGuard(err, 'workspace_id')) {
@@ -207,9 +211,10 @@ async function updateByReference(
   existing: { deal: DealRow; stageName: string | null; pipelineName: string | null },
   input: DealCreateInput,
   product: ProductRow | null,
-  contact: ResolvedContact,
+  planned: PlannedContact,
   move: StageTarget | null,
 ) {
+  const { contact } = planned;
   const deal = existing.deal;
   const now = nowIso();
   const set: Partial<DealRow> = { contactId: contact.id, updatedAt: now };
@@ -226,13 +231,14 @@ async function updateByReference(
   if (input.note !== undefined) set.note = normalizeNote(input.note);
 
   const statements: Statement[] = [
+    ...planned.writes,
     ctx.db.update(deals).set(set).where(and(eq(deals.workspaceId, ctx.ws.id), eq(deals.id, deal.id))),
   ];
-  let events: OutboxEvent[] = [];
+  const events: OutboxEvent[] = [...planned.events];
   if (move) {
     const moved = moveStatements(ctx, { ...deal, ...set }, { stageId: deal.stageId, stageName: existing.stageName }, move, 0, now);
     statements.push(...moved.statements);
-    events = moved.events;
+    events.push(...moved.events);
   }
   statements.push(selectDealsWithContact(ctx.db, ctx.ws.id, eq(deals.id, deal.id)));
   const results = await runBatch(ctx.db, statements);

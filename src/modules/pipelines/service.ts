@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Db, Statement } from '../../platform/db';
 import { nowIso, runBatch } from '../../platform/db';
 import { uuidv7 } from '../../platform/ids';
@@ -106,9 +106,4 @@ export async function listPipelines(db: Db, workspaceId: string) {
     byPipeline.set(s.pipelineId, list);
   }
   return pipelineRows.map((p) => serializePipeline(p, byPipeline.get(p.id) ?? []));
-}
-
-export async function findStages(db: Db, workspaceId: string, stageIds: string[]) {
-  if (stageIds.length === 0) return [];
-  return db.select().from(stages).where(and(eq(stages.workspaceId, workspaceId), inArray(stages.id, stageIds)));
 }

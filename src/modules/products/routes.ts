@@ -34,7 +34,7 @@ productRoutes.openapi(
     request: { params: idParams },
     responses: { 200: jsonContent(Product, 'The product'), ...errorResponses(notFound) },
   }),
-  async (c) => c.json(await getProduct(serviceContext(c), c.req.valid('param').id), 200),
+  async (c) => c.json(await getProduct(serviceContext(c), c.req.valid('param').id.toLowerCase()), 200),
 );
 
 productRoutes.openapi(
@@ -62,5 +62,5 @@ productRoutes.openapi(
     request: { params: idParams, body: jsonBody(ProductPatch) },
     responses: { 200: jsonContent(Product, 'The updated product'), ...errorResponses({ ...notFound, ...conflict }) },
   }),
-  async (c) => c.json(await patchProduct(serviceContext(c), c.req.valid('param').id, c.req.valid('json')), 200),
+  async (c) => c.json(await patchProduct(serviceContext(c), c.req.valid('param').id.toLowerCase(), c.req.valid('json')), 200),
 );
