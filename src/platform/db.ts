@@ -44,3 +44,17 @@ export function failedGuard(err: unknown, tableColumn: string): boolean {
   }
   return false;
 }
+
+/**
+ * Runs `once` again (re-reading everything) when a batch lost a race: a unique
+ * index or a `guarded` expectation failed. Other errors, and the last attempt's, propagate.
+ */
+export async function retryOnConflict<T>(once: () => Promise<T>, lostRace: (err: unknown) => boolean, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await once();
+    } catch (err) {
+      if (attempt >= attempts || !lostRace(err)) throw err;
+    }
+  }
+}

@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import type { Db } from '../../platform/db';
-import { failedGuard, guarded, isUniqueViolation, nowIso, runBatch } from '../../platform/db';
+import { failedGuard, guarded, isUniqueViolation, nowIso, retryOnConflict, runBatch } from '../../platform/db';
 import { httpError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { rawAll } from '../../platform/raw-query';
@@ -27,8 +27,6 @@ const serialize = (a: Attendance) => ({
   updated_at: a.updated_at,
 });
 
-const ATTEMPTS = 3;
-
 /**
  * Sets a contact's status for an event (one row per event and contact) and
  * fires `event.attendance.changed` when the status actually changed, in the
@@ -37,14 +35,10 @@ const ATTEMPTS = 3;
  * guarded on the read status), so parallel identical changes fire once.
  */
 export async function setAttendance(ctx: ServiceContext, eventId: string, input: { contact_id: string; status: string }) {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await setAttendanceOnce(ctx, eventId, input);
-    } catch (err) {
-      if (attempt < ATTEMPTS && (isUniqueViolation(err) || failedGuard(err, 'event_attendances.status'))) continue;
-      throw err;
-    }
-  }
+  return retryOnConflict(
+    () => setAttendanceOnce(ctx, eventId, input),
+    (err) => isUniqueViolation(err) || failedGuard(err, 'event_attendances.status'),
+  );
 }
 
 async function setAttendanceOnce(ctx: ServiceContext, eventId: string, input: { contact_id: string; status: string }) {

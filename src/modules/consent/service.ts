@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { failedGuard, guarded, nowIso, runBatch, type Statement } from '../../platform/db';
+import { failedGuard, guarded, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
 import { domainError, httpError } from '../../platform/errors';
 import type { OutboxEvent } from '../../platform/events';
 import { uuidv7 } from '../../platform/ids';
@@ -98,17 +98,10 @@ const stateColumns = (channel: Channel) => ({
  * re-read), so parallel writes fire once and a racing complaint stays sticky.
  */
 export async function setConsent(ctx: ServiceContext, contactId: string, channel: Channel, input: ConsentInput) {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await setConsentOnce(ctx, contactId, channel, input);
-    } catch (err) {
-      if (attempt < ATTEMPTS && failedGuard(err, 'contacts.updated_at')) continue;
-      throw err;
-    }
-  }
+  return retryOnConflict(() => setConsentOnce(ctx, contactId, channel, input), lostConsentRace);
 }
 
-const ATTEMPTS = 3;
+const lostConsentRace = (err: unknown) => failedGuard(err, 'contacts.updated_at');
 
 /** `updated_at = now` only while the channel still holds the state that was read (see `guarded`). */
 const whileState = (channel: Channel, previous: State | null, now: string, extra = sql`1`) =>
@@ -174,14 +167,7 @@ async function setConsentOnce(ctx: ServiceContext, contactId: string, channel: C
  * is unsubscribed; the ledger records it and a state change emits the event.
  */
 export async function recordComplaint(ctx: ServiceContext, contactId: string, channel: Channel) {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await recordComplaintOnce(ctx, contactId, channel);
-    } catch (err) {
-      if (attempt < ATTEMPTS && failedGuard(err, 'contacts.updated_at')) continue;
-      throw err;
-    }
-  }
+  return retryOnConflict(() => recordComplaintOnce(ctx, contactId, channel), lostConsentRace);
 }
 
 async function recordComplaintOnce(ctx: ServiceContext, contactId: string, channel: Channel) {

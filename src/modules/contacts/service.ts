@@ -1,6 +1,6 @@
 import { and, count, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { failedGuard, guarded, isUniqueViolation, nowIso, runBatch, type Statement } from '../../platform/db';
+import { failedGuard, guarded, isUniqueViolation, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
 import { badRequest, codedError, httpError } from '../../platform/errors';
 import type { OutboxEvent } from '../../platform/events';
 import { uuidv7 } from '../../platform/ids';
@@ -19,7 +19,6 @@ export const MERGE_MESSAGE_CREATE =
 export const MERGE_MESSAGE_UPDATE =
   'The phone or email already belongs, or previously belonged, to another contact. Nothing was written; a merge request was opened and the sent fields are held on it.';
 
-const MAX_ATTEMPTS = 3;
 
 export type WriteOptions = {
   /** Surface recorded on events and activity rows (`api`, `form`, ...). */
@@ -90,13 +89,7 @@ export type UpsertPlan = { reads: Statement[]; resolve: (results: unknown[]) => 
  * is retried and then finds the winner, so one identity gives one contact.
  */
 export async function upsertContact(ctx: ServiceContext, input: NormalizedWrite, opts: WriteOptions): Promise<UpsertResult> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await upsertOnce(ctx, input, opts);
-    } catch (err) {
-      if (!isUniqueViolation(err) || attempt >= MAX_ATTEMPTS) throw err;
-    }
-  }
+  return retryOnConflict(() => upsertOnce(ctx, input, opts), isUniqueViolation);
 }
 
 async function upsertOnce(ctx: ServiceContext, input: NormalizedWrite, opts: WriteOptions): Promise<UpsertResult> {
@@ -315,13 +308,7 @@ function updateStatements(
  * opens a merge request holding the sent fields.
  */
 export async function patchContact(ctx: ServiceContext, id: string, input: NormalizedWrite): Promise<ContactRow> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await patchOnce(ctx, id, input);
-    } catch (err) {
-      if (!isUniqueViolation(err) || attempt >= MAX_ATTEMPTS) throw err;
-    }
-  }
+  return retryOnConflict(() => patchOnce(ctx, id, input), isUniqueViolation);
 }
 
 async function patchOnce(ctx: ServiceContext, id: string, input: NormalizedWrite): Promise<ContactRow> {
