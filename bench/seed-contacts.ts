@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { Bindings } from '../src/env';
 import type { ContactWriteInput } from '../src/modules/contacts/fields';
 import { planChanges } from '../src/modules/contacts/plan';
-import { normalizeWrite } from '../src/modules/contacts/service';
+import { newContactRow, normalizeWrite } from '../src/modules/contacts/service';
 import { workspaces } from '../src/modules/workspaces/schema';
 import type { ServiceContext } from '../src/platform/context';
 import { dbFor } from '../src/platform/db';
@@ -41,22 +41,9 @@ export async function seedContacts(workspaceId: string, input: SeedContact[], en
     const at = Date.parse(now);
     const id = uuidv7(at);
     const { set } = planChanges(ws, null, normalizeWrite(ctx, fields), false);
-    const phone = (set.phone as string | null | undefined) ?? null;
-    const email = (set.email as string | null | undefined) ?? null;
-    contacts.push({
-      ...set,
-      id,
-      workspace_id: ws.id,
-      source: set.source ?? 'import',
-      phone,
-      email,
-      whatsapp_consent_state: phone ? 'subscribed' : null,
-      whatsapp_consent_updated_at: phone ? now : null,
-      email_consent_state: email ? 'unknown' : null,
-      email_consent_updated_at: email ? now : null,
-      created_at: now,
-      updated_at: now,
-    });
+    const row = newContactRow(set, { id, workspaceId: ws.id, source: (set.source as string | undefined) ?? 'import', now });
+    const { phone, email } = row;
+    contacts.push(row);
     const seed = (channel: string, state: string) => ({
       id: uuidv7(at), workspace_id: ws.id, contact_id: id, channel, action: 'seed', state, previous_state: null, source: 'api', basis: null, evidence: null, created_at: now,
     });

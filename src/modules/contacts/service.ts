@@ -163,6 +163,26 @@ type Diffs = Record<LabelKind, LabelDiff>;
 
 const capReached = (cap: number) => badRequest(`Limit reached. Your plan allows at most ${cap} contacts.`);
 
+/** The stored row of a new contact: identifiers as given, consent seeded (WhatsApp implied, email unknown). */
+export function newContactRow(set: Record<string, unknown>, at: { id: string; workspaceId: string; source: string; now: string }) {
+  const phone = (set.phone as string | null | undefined) ?? null;
+  const email = (set.email as string | null | undefined) ?? null;
+  return {
+    ...set,
+    id: at.id,
+    workspace_id: at.workspaceId,
+    source: at.source,
+    phone,
+    email,
+    whatsapp_consent_state: phone ? 'subscribed' : null,
+    whatsapp_consent_updated_at: phone ? at.now : null,
+    email_consent_state: email ? 'unknown' : null,
+    email_consent_updated_at: email ? at.now : null,
+    created_at: at.now,
+    updated_at: at.now,
+  } as typeof contacts.$inferInsert & { phone: string | null; email: string | null };
+}
+
 /** A new contact's statements; under a cap the insert re-counts, so parallel creates cannot overshoot it. */
 function createStatements(ctx: ServiceContext, input: NormalizedWrite, diffs: Diffs, blacklisted: boolean, source: string) {
   const { db, ws } = ctx;
@@ -170,22 +190,8 @@ function createStatements(ctx: ServiceContext, input: NormalizedWrite, diffs: Di
   const id = uuidv7();
   const { set } = planChanges(ws, null, input, blacklisted);
   const storedSource = set.source ?? ((CONTACT_SOURCES as readonly string[]).includes(source) ? source : 'api');
-  const phone = (set.phone as string | null | undefined) ?? null;
-  const email = (set.email as string | null | undefined) ?? null;
-  const values = {
-    ...set,
-    id,
-    workspace_id: ws.id,
-    source: storedSource,
-    phone,
-    email,
-    whatsapp_consent_state: phone ? 'subscribed' : null,
-    whatsapp_consent_updated_at: phone ? now : null,
-    email_consent_state: email ? 'unknown' : null,
-    email_consent_updated_at: email ? now : null,
-    created_at: now,
-    updated_at: now,
-  } as typeof contacts.$inferInsert;
+  const values = newContactRow(set, { id, workspaceId: ws.id, source: storedSource as string, now });
+  const { phone, email } = values;
   const row = { ...nullRow, ...values, block_state: values.block_state ?? 'none', lead_score: values.lead_score ?? null } as unknown as ContactRow;
   const created = ctx.events.emit(db, ws.id, 'contact.created', {
     contact_id: id,
