@@ -1,7 +1,14 @@
 import { defineConfig } from 'drizzle-kit';
 
-export default defineConfig({
-  dialect: 'sqlite',
-  schema: './src/**/schema.ts',
-  out: './migrations',
-});
+/**
+ * Two schemas, two migration folders: the control plane (workspaces, API keys,
+ * the shard map) in `DB`, and the workspace data applied to every data database
+ * (`SHARD_*`). `npm run db:generate` writes both.
+ */
+const target = process.env.DRIZZLE_TARGET === 'control' ? 'control' : 'data';
+
+export default defineConfig(
+  target === 'control'
+    ? { dialect: 'sqlite', schema: './src/modules/workspaces/control-schema.ts', out: './migrations/control' }
+    : { dialect: 'sqlite', schema: './src/modules/**/schema.ts', out: './migrations/data' },
+);

@@ -2,7 +2,7 @@ import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig(async () => {
-  const migrations = await readD1Migrations('./migrations');
+  const [control, data] = await Promise.all([readD1Migrations('./migrations/control'), readD1Migrations('./migrations/data')]);
   return {
     plugins: [
       cloudflareTest({
@@ -10,7 +10,8 @@ export default defineConfig(async () => {
         miniflare: {
           bindings: {
             ADMIN_TOKEN: 'test-admin-token',
-            TEST_MIGRATIONS: migrations,
+            TEST_MIGRATIONS_CONTROL: control,
+            TEST_MIGRATIONS_DATA: data,
             ALLOW_UNSAFE_WEBHOOK_HOSTS: '',
             // Property tests: FUZZ_SEED (+ FUZZ_PATH) replays a run, FUZZ_RUNS deepens one; CI runs a fixed seed, local runs a random one.
             FUZZ_SEED: process.env.FUZZ_SEED ?? '',

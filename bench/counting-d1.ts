@@ -34,14 +34,32 @@ class CountingStatement {
   }
 }
 
+type Queryable = Pick<D1Database, 'prepare' | 'batch'>;
+
+const countingQueries = (db: Queryable, counter: Counter) => ({
+  prepare: (query: string) => new CountingStatement(db.prepare(query), counter),
+  batch: (statements: (CountingStatement | D1PreparedStatement)[]) =>
+    counted(counter, db.batch(statements.map((s) => (s instanceof CountingStatement ? s.real : s)))),
+});
+
 export function countingD1(db: D1Database, counter: Counter): D1Database {
   const wrapper = {
-    prepare: (query: string) => new CountingStatement(db.prepare(query), counter),
-    batch: (statements: (CountingStatement | D1PreparedStatement)[]) =>
-      counted(counter, db.batch(statements.map((s) => (s instanceof CountingStatement ? s.real : s)))),
+    ...countingQueries(db, counter),
     exec: (query: string) => counted(counter, db.exec(query)),
     dump: () => db.dump(),
-    withSession: (constraint?: string) => db.withSession(constraint),
+    withSession: (constraint?: string) => {
+      const session = db.withSession(constraint);
+      return { ...countingQueries(session, counter), getBookmark: () => session.getBookmark() };
+    },
   };
   return wrapper as unknown as D1Database;
+}
+
+/** The env with every D1 binding (control plane and shards) counted into one counter. */
+export function countingEnv<E extends object>(env: E, counter: Counter): E {
+  const out: Record<string, unknown> = { ...(env as Record<string, unknown>) };
+  for (const [name, value] of Object.entries(env as Record<string, unknown>)) {
+    if (name === 'DB' || /^SHARD_\d+$/.test(name)) out[name] = countingD1(value as D1Database, counter);
+  }
+  return out as E;
 }

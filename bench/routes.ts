@@ -3,6 +3,7 @@ import { eventOutbox } from '../src/modules/events/schema';
 import { dbFor } from '../src/platform/db';
 import { publishCommitted } from '../src/platform/events';
 import { uuidv7 } from '../src/platform/ids';
+import { d1, workspaceD1 } from './bindings';
 import { seedContacts, type SeedContact } from './seed-contacts';
 
 type BenchRoute = (request: Request, env: Bindings) => Promise<Response>;
@@ -16,18 +17,20 @@ const json = (body: unknown, status = 200) => Response.json(body, { status });
 export const benchRoutes: Record<string, BenchRoute> = {
   '/bench/floor/select': async (request, env) => {
     const id = new URL(request.url).searchParams.get('id') ?? '';
-    const row = await env.DB.prepare('SELECT id, name FROM workspaces WHERE id = ?').bind(id).first();
+    const row = await d1(env, 'DB').prepare('SELECT id, name FROM workspaces WHERE id = ?').bind(id).first();
     return json(row);
   },
   '/bench/floor/insert': async (_request, env) => {
     const id = crypto.randomUUID();
-    await env.DB.prepare('INSERT INTO bench_floor (id, created_at) VALUES (?, ?)').bind(id, new Date().toISOString()).run();
+    await d1(env, 'DB').prepare('INSERT INTO bench_floor (id, created_at) VALUES (?, ?)').bind(id, new Date().toISOString()).run();
     return json({ id }, 201);
   },
   /** Writes `count` outbox events and publishes them, as committed writes would: the delivery throughput source. */
   '/bench/emit': async (request, env) => {
     const { workspace_id: workspaceId, count } = (await request.json()) as { workspace_id: string; count: number };
-    const db = dbFor(env.DB);
+    const shard = await workspaceD1(env, workspaceId);
+    if (!shard) return json({ error: 'unknown workspace' }, 404);
+    const db = dbFor(shard);
     const now = new Date().toISOString();
     const rows = Array.from({ length: count }, (_, i) => ({
       id: uuidv7(),
@@ -41,7 +44,7 @@ export const benchRoutes: Record<string, BenchRoute> = {
     const inserts = [];
     for (let i = 0; i < rows.length; i += 10) inserts.push(db.insert(eventOutbox).values(rows.slice(i, i + 10)));
     if (inserts.length) await db.batch(inserts as [ (typeof inserts)[number], ...(typeof inserts)[number][] ]);
-    await publishCommitted(env, rows.map((r) => r.id));
+    await publishCommitted(env, db, rows.map((r) => r.id));
     return json({ emitted: rows.length }, 201);
   },
   /** Bulk contact seeding: the rows the contacts service writes, thousands per batch. */
@@ -51,14 +54,15 @@ export const benchRoutes: Record<string, BenchRoute> = {
   },
   /** `EXPLAIN QUERY PLAN` and the timing of one statement, for investigating a slow route on the seeded data. */
   '/bench/explain': async (request, env) => {
-    const { sql, params = [] } = (await request.json()) as { sql: string; params?: unknown[] };
-    const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...params).all();
+    const { sql, params = [], shard = 'SHARD_0' } = (await request.json()) as { sql: string; params?: unknown[]; shard?: string };
+    const db = d1(env, shard);
+    const plan = await db.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...params).all();
     const started = Date.now();
-    const result = await env.DB.prepare(sql).bind(...params).all();
+    const result = await db.prepare(sql).bind(...params).all();
     return json({ plan: plan.results.map((r) => r.detail), ms: Date.now() - started, rows: result.results.length, first: result.results[0] ?? null });
   },
   '/bench/setup': async (_request, env) => {
-    await env.DB.exec('CREATE TABLE IF NOT EXISTS bench_floor (id TEXT PRIMARY KEY, created_at TEXT NOT NULL)');
+    await d1(env, 'DB').exec('CREATE TABLE IF NOT EXISTS bench_floor (id TEXT PRIMARY KEY, created_at TEXT NOT NULL)');
     return json({ ok: true });
   },
 };

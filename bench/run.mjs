@@ -22,7 +22,7 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 8);
 
 rmSync(join(here, '.tmp'), { recursive: true, force: true });
 mkdirSync(state, { recursive: true });
-const migrate = spawnSync(join(bin, 'wrangler'), ['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', state, '-c', join(here, 'wrangler.toml')], {
+const migrate = spawnSync(process.execPath, [join(root, 'scripts', 'migrate.mjs'), '--local', '--persist-to', state, '-c', join(here, 'wrangler.toml')], {
   cwd: root,
   env: { ...env, CI: 'true' },
   stdio: ['ignore', 'ignore', 'inherit'],

@@ -3,9 +3,10 @@ import type { Bindings } from '../src/env';
 import type { ContactWriteInput } from '../src/modules/contacts/fields';
 import { planChanges } from '../src/modules/contacts/plan';
 import { newContactRow, normalizeWrite } from '../src/modules/contacts/service';
-import { workspaces } from '../src/modules/workspaces/schema';
+import { workspaces } from '../src/modules/workspaces/control-schema';
 import type { ServiceContext } from '../src/platform/context';
-import { dbFor } from '../src/platform/db';
+import { controlDb } from '../src/platform/shards';
+import { d1 } from './bindings';
 import { uuidv7 } from '../src/platform/ids';
 
 export type SeedContact = Omit<ContactWriteInput, 'tags' | 'groups'> & { created_at: string; tag_ids?: string[] };
@@ -29,7 +30,7 @@ function jsonInsert(d1: D1Database, table: string, rows: Row[]): D1PreparedState
  * batch. Each contact's rows share its `created_at`, as one create's do.
  */
 export async function seedContacts(workspaceId: string, input: SeedContact[], env: Bindings) {
-  const [ws] = await dbFor(env.DB).select().from(workspaces).where(eq(workspaces.id, workspaceId));
+  const [ws] = await controlDb(env).select().from(workspaces).where(eq(workspaces.id, workspaceId));
   if (!ws) return Response.json({ error: 'unknown workspace' }, { status: 404 });
   const ctx = { ws } as unknown as ServiceContext;
   const contacts: Row[] = [];
@@ -58,13 +59,14 @@ export async function seedContacts(workspaceId: string, input: SeedContact[], en
     activities.push({ id: uuidv7(at), workspace_id: ws.id, contact_id: id, type: 'created', source: 'import', data: '{}', created_at: now });
     for (const tagId of tagIds) tagLinks.push({ workspace_id: ws.id, contact_id: id, tag_id: tagId, created_at: now });
   }
+  const shard = d1(env, ws.shard);
   const statements = [
-    jsonInsert(env.DB, 'contacts', contacts),
-    jsonInsert(env.DB, 'contact_identifiers', identifiers),
-    jsonInsert(env.DB, 'consent_ledger', consent),
-    jsonInsert(env.DB, 'contact_activities', activities),
+    jsonInsert(shard, 'contacts', contacts),
+    jsonInsert(shard, 'contact_identifiers', identifiers),
+    jsonInsert(shard, 'consent_ledger', consent),
+    jsonInsert(shard, 'contact_activities', activities),
   ];
-  if (tagLinks.length) statements.push(jsonInsert(env.DB, 'contact_tag_links', tagLinks));
-  await env.DB.batch(statements);
+  if (tagLinks.length) statements.push(jsonInsert(shard, 'contact_tag_links', tagLinks));
+  await shard.batch(statements);
   return Response.json({ inserted: contacts.length, ids: contacts.map((c) => c.id) }, { status: 201 });
 }

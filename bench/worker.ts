@@ -1,7 +1,7 @@
 import { buildApp } from '../src/app';
 import type { Bindings } from '../src/env';
 import production from '../src/index';
-import { countingD1, type Counter } from './counting-d1';
+import { countingEnv, type Counter } from './counting-d1';
 import { benchRoutes } from './routes';
 
 export { RateLimiter } from '../src/durable-objects/rate-limiter';
@@ -12,7 +12,7 @@ const app = buildApp();
 export default {
   async fetch(request, env, ctx) {
     const counter: Counter = { queries: 0 };
-    const counted = { ...env, DB: countingD1(env.DB, counter) };
+    const counted = countingEnv(env, counter);
     const url = new URL(request.url);
     const bench = benchRoutes[url.pathname];
     const response = bench ? await bench(request, counted) : await app.fetch(request, counted, ctx);

@@ -64,7 +64,7 @@ if (!vars.ADMIN_TOKEN) {
   process.exit(1);
 }
 mkdirSync(persist, { recursive: true });
-run(join(bin, 'wrangler'), ['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persist]);
+run(process.execPath, [join(root, 'scripts', 'migrate.mjs'), '--local', '--persist-to', persist]);
 
 const child = spawn(join(bin, 'wrangler'), ['dev', '--port', String(port), '--persist-to', persist, '--test-scheduled'], {
   cwd: root,

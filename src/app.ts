@@ -2,8 +2,8 @@ import type { MiddlewareHandler } from 'hono';
 import { adminApp } from './admin';
 import type { AppEnv } from './env';
 import { authenticate } from './platform/auth';
+import { readYourWrites } from './platform/consistency';
 import { serverToServerOnly } from './platform/cors';
-import { dbFor } from './platform/db';
 import { docsPage } from './platform/docs-page';
 import { httpError, renderError } from './platform/errors';
 import { EventSink, publishCommitted } from './platform/events';
@@ -11,17 +11,12 @@ import { logRequests } from './platform/request-log';
 import { createRouter, parseJsonBody } from './platform/validation';
 import { v1Routers } from './modules/routers';
 
-const withDb: MiddlewareHandler<AppEnv> = async (c, next) => {
-  c.set('db', dbFor(c.env.DB));
-  await next();
-};
-
 /** Events committed during the request leave after the response (the outbox sweep covers failures). */
 const publishEvents: MiddlewareHandler<AppEnv> = async (c, next) => {
   const sink = new EventSink();
   c.set('events', sink);
   await next();
-  if (sink.committed.length) c.executionCtx.waitUntil(publishCommitted(c.env, sink.committed));
+  if (sink.committed.length) c.executionCtx.waitUntil(publishCommitted(c.env, c.var.db, sink.committed));
 };
 
 const API_DESCRIPTION = [
@@ -42,7 +37,7 @@ export function buildApp() {
     return renderError(httpError(404, `Cannot ${c.req.method} ${c.req.path}`), c);
   });
 
-  app.use('*', serverToServerOnly, withDb);
+  app.use('*', serverToServerOnly);
 
   // Public documentation, registered before the /v1 guard so it needs no key.
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
@@ -61,7 +56,8 @@ export function buildApp() {
   });
   app.get('/docs', (c) => c.html(docsPage));
 
-  app.use('/v1/*', logRequests, authenticate, parseJsonBody, publishEvents);
+  // The session's bookmark is recorded before committed events start their fan-out.
+  app.use('/v1/*', logRequests, authenticate, parseJsonBody, publishEvents, readYourWrites);
   for (const router of v1Routers) app.route('/v1', router);
 
   app.route('/admin/v1', adminApp);

@@ -2,8 +2,12 @@ import type { Db } from './platform/db';
 import type { Workspace } from './modules/workspaces/model';
 import type { RateLimiter } from './durable-objects/rate-limiter';
 
+/**
+ * The bindings modules may use. The D1 databases (control plane and shards)
+ * are deliberately absent: only src/platform/shards.ts reaches them, and
+ * modules get a workspace-scoped `Db` from it.
+ */
 export interface Bindings {
-  DB: D1Database;
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
   EVENTS_QUEUE: Queue<unknown>;
   ADMIN_TOKEN?: string;
@@ -23,6 +27,11 @@ export interface Variables {
   apiKeyId: string;
   routeMatched: boolean;
   events: import('./platform/events').EventSink;
+  /** The key's limiter subject and the newest bookmark it recorded (read-your-writes, src/platform/consistency.ts). */
+  keyBookmark: { subject: string; bookmark: string | null };
 }
 
 export type AppEnv = { Bindings: Bindings; Variables: Variables };
+
+/** Operator routes have no request-wide workspace: each resolves the workspace it names (src/admin/workspace-data.ts). */
+export type AdminEnv = { Bindings: Bindings };

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import type { AppEnv } from '../env';
+import type { AdminEnv } from '../env';
 import { invalidateKeyCache } from '../platform/auth';
 import { httpError } from '../platform/errors';
 
@@ -8,7 +8,7 @@ async function digest(text: string): Promise<Uint8Array> {
 }
 
 /** `/admin/v1` is invisible (404) without ADMIN_TOKEN, and 401 on a wrong token (constant-time compare). */
-export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
+export const requireAdmin: MiddlewareHandler<AdminEnv> = async (c, next) => {
   const expected = c.env.ADMIN_TOKEN;
   if (!expected) throw httpError(404, `Cannot ${c.req.method} ${c.req.path}`);
   const match = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '');

@@ -1,31 +1,40 @@
 import { z } from '@hono/zod-openapi';
 import { Hono, type Context } from 'hono';
-import type { AppEnv } from '../env';
+import type { AdminEnv } from '../env';
 import { createAttendanceEvent, setAttendance } from '../modules/attendance/service';
 import { recordComplaint } from '../modules/consent/service';
 import { CHANNELS } from '../modules/contacts/schema';
 import { findMergeRequest, resolveMergeRequest } from '../modules/contacts/merge';
 import { applyParked } from '../modules/contacts/service';
 import { submitForm } from '../modules/forms/service';
-import { getWorkspace } from '../modules/workspaces/service';
 import type { ServiceContext } from '../platform/context';
+import { httpError } from '../platform/errors';
 import { EventSink, publishCommitted } from '../platform/events';
+import { shardDb, shardNames } from '../platform/shards';
 import { isoDateTime, isUuid } from '../platform/validation';
 import { body, idParam } from './validate';
+import { workspaceData } from './workspace-data';
 
 /** Operator routes of the contact domain (OPERATOR-API.md): complaints, merge requests, events, forms. */
-export const contactAdmin = new Hono<AppEnv>();
+export const contactAdmin = new Hono<AdminEnv>();
 
 /** A service context for an operator call; `publish` hands its committed events on after the write. */
-async function operatorContext(c: Context<AppEnv>, workspaceId: string): Promise<ServiceContext> {
-  const ws = await getWorkspace(c.var.db, workspaceId);
-  const events = new EventSink();
-  return { db: c.var.db, ws, events };
+async function operatorContext(c: Context<AdminEnv>, workspaceId: string): Promise<ServiceContext> {
+  const { ws, db } = await workspaceData(c, workspaceId);
+  return { db, ws, events: new EventSink() };
 }
 
-const publish = (c: Context<AppEnv>, ctx: ServiceContext) => {
-  if (ctx.events.committed.length) c.executionCtx.waitUntil(publishCommitted(c.env, ctx.events.committed));
+const publish = (c: Context<AdminEnv>, ctx: ServiceContext) => {
+  if (ctx.events.committed.length) c.executionCtx.waitUntil(publishCommitted(c.env, ctx.db, ctx.events.committed));
 };
+
+/** A merge request id names no workspace: every shard is asked at once. */
+async function locateMergeRequest(c: Context<AdminEnv>, id: string) {
+  const found = await Promise.all(shardNames(c.env).map((shard) => findMergeRequest({ db: shardDb(c.env, shard) }, id)));
+  const mr = found.find((row) => row !== null);
+  if (!mr) throw httpError(404, 'Merge request not found');
+  return mr;
+}
 
 const complaintBody = z.object({ channel: z.enum(CHANNELS) }).strict();
 const resolveBody = z.object({ action: z.enum(['merge', 'dismiss']) }).strict();
@@ -54,7 +63,7 @@ contactAdmin.post('/workspaces/:ws/contacts/:id/complaints', async (c) => {
 contactAdmin.post('/merge-requests/:id/resolve', async (c) => {
   const id = idParam(c, 'id');
   const { action } = await body(c, resolveBody);
-  const mr = await findMergeRequest({ db: c.var.db }, id);
+  const mr = await locateMergeRequest(c, id);
   const ctx = await operatorContext(c, mr.workspace_id);
   const out = await resolveMergeRequest(ctx, mr, action, (existing, input, mode, opts) => applyParked(ctx, existing, input, mode, opts));
   publish(c, ctx);
@@ -64,8 +73,8 @@ contactAdmin.post('/merge-requests/:id/resolve', async (c) => {
 contactAdmin.post('/workspaces/:ws/events', async (c) => {
   const wsId = idParam(c, 'ws');
   const input = await body(c, eventBody);
-  await getWorkspace(c.var.db, wsId);
-  return c.json(await createAttendanceEvent(c.var.db, wsId, input), 201);
+  const { db } = await workspaceData(c, wsId);
+  return c.json(await createAttendanceEvent(db, wsId, input), 201);
 });
 
 contactAdmin.post('/workspaces/:ws/events/:event/attendance', async (c) => {

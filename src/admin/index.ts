@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { AppEnv } from '../env';
+import type { AdminEnv } from '../env';
 import { parseJsonBody } from '../platform/validation';
 import { requireAdmin } from './auth';
 import { contactAdmin } from './contacts';
@@ -7,7 +7,7 @@ import { sweepAdmin } from './sweeps';
 import { webhookAdmin } from './webhooks';
 import { workspaceAdmin } from './workspaces';
 
-export const adminApp = new Hono<AppEnv>();
+export const adminApp = new Hono<AdminEnv>();
 adminApp.use('*', requireAdmin, parseJsonBody);
 adminApp.route('/', workspaceAdmin);
 adminApp.route('/', sweepAdmin);

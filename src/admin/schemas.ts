@@ -29,7 +29,11 @@ const workspaceFields = {
 };
 
 export const workspacePatch = z.object(workspaceFields).partial().strict();
-export const workspaceCreate = workspacePatch.required({ name: true }).strict();
+/** `shard` places the workspace on a data database (a `SHARD_<n>` binding name); it cannot change afterwards. */
+export const workspaceCreate = workspacePatch
+  .required({ name: true })
+  .extend({ shard: z.string().max(100).optional() })
+  .strict();
 
 export const apiKeyCreate = z.object({ name: z.string().trim().min(1).max(100) }).strict();
 

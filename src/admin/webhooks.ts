@@ -1,12 +1,13 @@
 import { Hono } from 'hono';
-import type { AppEnv } from '../env';
+import type { AdminEnv } from '../env';
 import { listDeliveries } from '../modules/webhooks/deliveries';
 import { DELIVERY_STATES, type DeliveryState } from '../modules/webhooks/schema';
 import { badRequest } from '../platform/errors';
 import { idParam } from './validate';
+import { workspaceData } from './workspace-data';
 
 /** Webhook delivery attempts and dead letters of a workspace. */
-export const webhookAdmin = new Hono<AppEnv>();
+export const webhookAdmin = new Hono<AdminEnv>();
 
 webhookAdmin.get('/workspaces/:ws/webhook-deliveries', async (c) => {
   const id = idParam(c, 'ws');
@@ -17,5 +18,6 @@ webhookAdmin.get('/workspaces/:ws/webhook-deliveries', async (c) => {
   const raw = c.req.query('limit');
   const limit = raw === undefined || raw === '' ? 50 : Number(raw);
   if (!Number.isInteger(limit) || limit < 0) throw badRequest('Invalid limit: must be a non-negative integer');
-  return c.json({ data: await listDeliveries(c.var.db, id, { state: state as DeliveryState | undefined, limit: Math.min(limit, 500) }) });
+  const { db } = await workspaceData(c, id);
+  return c.json({ data: await listDeliveries(db, id, { state: state as DeliveryState | undefined, limit: Math.min(limit, 500) }) });
 });

@@ -1,13 +1,14 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../env';
-import { apiKeys, workspaces } from '../modules/workspaces/schema';
+import { apiKeys, workspaces } from '../modules/workspaces/control-schema';
 import { DEFAULT_RATE_LIMITS } from '../modules/workspaces/model';
 import type { Db } from './db';
 import { httpError } from './errors';
 import { assertFeature } from './features';
 import { sha256Hex } from './ids';
 import { enforce, hit, ipLimit } from './rate-limit';
+import { controlDb, rememberShard } from './shards';
 
 export const API_KEY_PREFIX = 'wsk_';
 const KEY_SHAPE = /^wsk_[A-Za-z0-9_-]{32,128}$/;
@@ -52,11 +53,11 @@ async function lookUpKey(db: Db, keyHash: string): Promise<KeyMatch | null> {
 }
 
 const isEmailSend = (method: string, path: string) => method === 'POST' && /^\/v1\/emails\/?$/.test(path);
-
 /**
  * Bearer-key authentication, API-access check, rate limits and feature gate.
  * The key look-up and the limiter calls run in parallel: one D1 query and one
- * Durable Object call per counted subject, all at once.
+ * Durable Object call per counted subject, all at once. The key's limiter also
+ * returns the key's latest bookmark, for the request's session (./consistency.ts).
  */
 export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const header = c.req.header('authorization') ?? '';
@@ -68,7 +69,7 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const emailSend = isEmailSend(c.req.method, c.req.path);
 
   const [found, ipHit, keyHit] = await Promise.all([
-    keyHash ? findActiveKey(c.var.db, keyHash) : Promise.resolve(null),
+    keyHash ? findActiveKey(controlDb(c.env), keyHash) : Promise.resolve(null),
     hit(c.env, `ip:${ip}`),
     keyHash ? hit(c.env, `${emailSend ? 'email' : 'key'}:${keyHash}`) : Promise.resolve(null),
   ]);
@@ -87,6 +88,8 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.set('workspace', ws);
   c.set('apiKeyId', found.keyId);
   assertFeature(ws, c.req.method, c.req.path);
+  rememberShard(ws.id, ws.shard);
+  c.set('keyBookmark', { subject: `key:${keyHash}`, bookmark: keyHit?.bookmark ?? null });
   await next();
   if (keyHit) {
     // The key's own budget, so clients can pace themselves before they meet a 429.

@@ -28,7 +28,8 @@ export class EventSink {
   }
 }
 
-type Publisher = (env: Bindings, eventIds: string[]) => Promise<void>;
+/** `db` is the workspace's data handle the events were committed through. */
+type Publisher = (env: Bindings, db: Db, eventIds: string[]) => Promise<void>;
 let publisher: Publisher | null = null;
 
 /** The webhook module registers how committed events leave (queue fan-out). */
@@ -36,10 +37,10 @@ export function setEventPublisher(p: Publisher): void {
   publisher = p;
 }
 
-export async function publishCommitted(env: Bindings, eventIds: string[]): Promise<void> {
+export async function publishCommitted(env: Bindings, db: Db, eventIds: string[]): Promise<void> {
   if (!publisher || eventIds.length === 0) return;
   try {
-    await publisher(env, eventIds);
+    await publisher(env, db, eventIds);
   } catch (err) {
     // The outbox sweep re-sends whatever did not reach the queue.
     console.error('event publish failed; the outbox sweep will retry', err);

@@ -33,3 +33,16 @@ export function enforce(checks: LimitCheck[], now = Date.now()): void {
   error.headers['Retry-After'] = String(retryAfter);
   throw error;
 }
+
+/**
+ * Records the bookmark a key's write produced before the answer leaves, so the
+ * key's next read (from any isolate or location) starts its session there.
+ * Best effort like the counters: an outage only loses read-your-writes.
+ */
+export async function rememberBookmark(env: Bindings, subject: string, bookmark: string): Promise<void> {
+  try {
+    await env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(subject)).remember(bookmark);
+  } catch (err) {
+    console.error('bookmark not recorded', subject, err);
+  }
+}

@@ -1,9 +1,9 @@
 import type { MiddlewareHandler } from 'hono';
-import type { AppEnv } from '../env';
+import type { AppEnv, Bindings } from '../env';
 import { requestLog } from '../modules/workspaces/schema';
-import type { Db } from './db';
 import { nowIso } from './db';
 import { uuidv7 } from './ids';
+import { shardDb } from './shards';
 
 type LogRow = typeof requestLog.$inferInsert;
 
@@ -11,26 +11,31 @@ const FLUSH_AFTER_MS = 50;
 /** 10 columns a row: 9 rows a statement stays under D1's 100 bound parameters. */
 const ROWS_PER_STATEMENT = 9;
 
-let pending: LogRow[] = [];
+/** Rows waiting for the next flush, by the shard of their workspace. */
+let pending = new Map<string, LogRow[]>();
 let scheduled = false;
 
-/**
- * Rows from all requests an isolate serves within a short window are written
- * together: one D1 round trip per window instead of one per request, always
- * after the responses (waitUntil).
- */
-async function flushSoon(db: Db): Promise<void> {
-  await new Promise((r) => setTimeout(r, FLUSH_AFTER_MS));
-  const rows = pending;
-  pending = [];
-  scheduled = false;
+async function writeShard(env: Bindings, shard: string, rows: LogRow[]): Promise<void> {
+  const db = shardDb(env, shard);
   const statements = [];
   for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
     statements.push(db.insert(requestLog).values(rows.slice(i, i + ROWS_PER_STATEMENT)));
   }
-  if (statements.length === 0) return;
   const [first, ...rest] = statements;
-  await db.batch([first, ...rest]).catch((err) => console.error('request log write failed', err));
+  await db.batch([first, ...rest]).catch((err) => console.error('request log write failed', shard, err));
+}
+
+/**
+ * Rows from all requests an isolate serves within a short window are written
+ * together: one D1 round trip per shard and window instead of one per request,
+ * always after the responses (waitUntil).
+ */
+async function flushSoon(env: Bindings): Promise<void> {
+  await new Promise((r) => setTimeout(r, FLUSH_AFTER_MS));
+  const byShard = pending;
+  pending = new Map();
+  scheduled = false;
+  await Promise.all([...byShard].map(([shard, rows]) => writeShard(env, shard, rows)));
 }
 
 /**
@@ -44,7 +49,9 @@ export const logRequests: MiddlewareHandler<AppEnv> = async (c, next) => {
   } finally {
     const ws = c.get('workspace');
     if (ws && c.get('routeMatched') !== false) {
-      pending.push({
+      const rows = pending.get(ws.shard) ?? [];
+      pending.set(ws.shard, rows);
+      rows.push({
         id: uuidv7(),
         workspaceId: ws.id,
         apiKeyId: c.get('apiKeyId') ?? null,
@@ -58,7 +65,7 @@ export const logRequests: MiddlewareHandler<AppEnv> = async (c, next) => {
       });
       if (!scheduled) {
         scheduled = true;
-        c.executionCtx.waitUntil(flushSoon(c.var.db));
+        c.executionCtx.waitUntil(flushSoon(c.env));
       }
     }
   }

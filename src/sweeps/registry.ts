@@ -1,7 +1,11 @@
 import type { Bindings } from '../env';
+import type { Db } from '../platform/db';
+import { onEveryShard } from '../platform/shards';
 
 export type SweepResult = Record<string, number>;
-export type Sweep = (env: Bindings) => Promise<SweepResult>;
+/** One pass over one shard; each pass bounds its own work (a batch size), so a big shard never starves the others. */
+export type Sweep = (env: Bindings, db: Db) => Promise<SweepResult>;
+export type SweepRun = { result: SweepResult; shards: Record<string, SweepResult | { error: string }> };
 
 const sweeps = new Map<string, Sweep>();
 
@@ -13,18 +17,23 @@ export function registerSweep(name: string, sweep: Sweep): void {
 export const sweepNames = () => [...sweeps.keys()];
 export const findSweep = (name: string) => sweeps.get(name);
 
-/** Runs every sweep; one failing sweep does not stop the others. */
-export async function runAllSweeps(env: Bindings): Promise<Record<string, SweepResult | { error: string }>> {
-  const results: Record<string, SweepResult | { error: string }> = {};
-  await Promise.all(
-    [...sweeps].map(async ([name, sweep]) => {
-      try {
-        results[name] = await sweep(env);
-      } catch (err) {
-        console.error('sweep failed', name, err);
-        results[name] = { error: err instanceof Error ? err.message : String(err) };
-      }
-    }),
-  );
-  return results;
+/** Runs a sweep on every shard at once: `result` adds up the shards' counts; a failing shard is reported under `shards` and stops no other. */
+export async function runSweep(env: Bindings, sweep: Sweep): Promise<SweepRun> {
+  const perShard = await onEveryShard(env, (db) => sweep(env, db));
+  const run: SweepRun = { result: {}, shards: {} };
+  for (const [shard, outcome] of Object.entries(perShard)) {
+    if (!outcome.ok) {
+      run.shards[shard] = { error: outcome.error };
+      continue;
+    }
+    run.shards[shard] = outcome.value;
+    for (const [k, n] of Object.entries(outcome.value)) run.result[k] = (run.result[k] ?? 0) + n;
+  }
+  return run;
+}
+
+/** Runs every sweep on every shard; one failing sweep or shard does not stop the others. */
+export async function runAllSweeps(env: Bindings): Promise<Record<string, SweepRun>> {
+  const entries = await Promise.all([...sweeps].map(async ([name, sweep]) => [name, await runSweep(env, sweep)] as const));
+  return Object.fromEntries(entries);
 }

@@ -2,6 +2,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { adminOk, makeWorkspace } from '../support/harness';
 import { blacklist, createContact, outbox, rows } from './helpers';
+import { runOnShards, shardOf } from '../support/db';
 
 describe('contact consent', () => {
   it('reads both channels; unknown contact gives domain contact_not_found', async () => {
@@ -82,7 +83,7 @@ describe('contact consent', () => {
     const ws = await makeWorkspace({}, { pipeline: false });
     const suppressedOf = async (id: string) => (await ws.api('GET', `/v1/contacts/${id}/consent`)).body.email.suppressed;
     const listed = await createContact(ws, { email: 'listed@example.com' });
-    await env.DB.prepare('INSERT INTO email_suppressions (id, workspace_id, email, reason, created_at) VALUES (?, ?, ?, ?, ?)')
+    await (await shardOf(ws.id)).prepare('INSERT INTO email_suppressions (id, workspace_id, email, reason, created_at) VALUES (?, ?, ?, ?, ?)')
       .bind(crypto.randomUUID(), ws.id, 'listed@example.com', 'manual', new Date().toISOString())
       .run();
     expect(await suppressedOf(listed.id)).toBe(true);
@@ -91,7 +92,7 @@ describe('contact consent', () => {
     await blacklist(ws, '+14155550152');
     expect(await suppressedOf(blocked.id)).toBe(true);
     const bouncing = await createContact(ws, { email: 'bounce@example.com' });
-    await env.DB.prepare("UPDATE contacts SET email_deliverability = 'bounced' WHERE id = ?").bind(bouncing.id).run();
+    await runOnShards("UPDATE contacts SET email_deliverability = 'bounced' WHERE id = ?", bouncing.id);
     expect(await suppressedOf(bouncing.id)).toBe(true);
     const other = await makeWorkspace({}, { pipeline: false });
     const sameEmail = await createContact(other, { email: 'listed@example.com' });

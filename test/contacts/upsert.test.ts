@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { adminOk, makeWorkspace, uuidRe } from '../support/harness';
 import { blacklist, createContact, outbox, rows } from './helpers';
+import { rowsIn } from '../support/db';
 
 describe('POST /v1/contacts upsert', () => {
   it('creates with 201 duplicate false, seeds consent, writes activity and contact.created', async () => {
@@ -113,7 +114,7 @@ describe('POST /v1/contacts upsert', () => {
     const [mr] = await rows<any>('SELECT * FROM contact_merge_requests WHERE id = ?', first.body.merge_request_id);
     expect([mr.target_contact_id, mr.other_contact_id, mr.status]).toEqual([p.id, e.id, 'open']);
     expect(JSON.parse(mr.parked_fields)).toEqual({ city: 'D' });
-    expect((await rows('SELECT count(*) AS n FROM contact_merge_requests WHERE workspace_id = ?', ws.id))[0]).toEqual({ n: 1 });
+    expect((await rowsIn(ws.id, 'SELECT count(*) AS n FROM contact_merge_requests WHERE workspace_id = ?', ws.id))[0]).toEqual({ n: 1 });
     const patchConflict = await ws.api('PATCH', `/v1/contacts/${p.id}`, { email: 'conflict@example.com' });
     expect(patchConflict.status).toBe(409);
     expect(patchConflict.body.message).not.toBe(first.body.message);
@@ -127,7 +128,7 @@ describe('POST /v1/contacts upsert', () => {
     expect(results.map((r) => r.status)).toEqual(Array(8).fill(201));
     expect(new Set(results.map((r) => r.body.id)).size).toBe(1);
     expect(results.filter((r) => r.body.duplicate === false)).toHaveLength(1);
-    expect((await rows('SELECT count(*) AS n FROM contacts WHERE workspace_id = ?', ws.id))[0]).toEqual({ n: 1 });
+    expect((await rowsIn(ws.id, 'SELECT count(*) AS n FROM contacts WHERE workspace_id = ?', ws.id))[0]).toEqual({ n: 1 });
     expect(await outbox(ws.id, 'contact.created')).toHaveLength(1);
     const final = await ws.api('GET', `/v1/contacts/${results[0].body.id}`);
     expect(final.body.tags).toHaveLength(8);
@@ -143,7 +144,7 @@ describe('POST /v1/contacts upsert', () => {
     const patch = await ws.api('PATCH', `/v1/contacts/${c.id}`, { phone: '+14155550109' });
     expect(patch.status).toBe(400);
     expect(patch.body.error_code).toBe('PHONE_BLACKLISTED');
-    expect((await rows('SELECT count(*) AS n FROM contacts WHERE workspace_id = ?', ws.id))[0]).toEqual({ n: 1 });
+    expect((await rowsIn(ws.id, 'SELECT count(*) AS n FROM contacts WHERE workspace_id = ?', ws.id))[0]).toEqual({ n: 1 });
   });
 
   it('records a block without a blacklist match as an import block, with one as a blacklist block', async () => {
@@ -179,7 +180,7 @@ describe('POST /v1/contacts upsert', () => {
     }
     const listed = await ws.api('GET', '/v1/contacts');
     expect(listed.body.total).toBe(3);
-    const outbox = await rows("SELECT count(*) AS n FROM event_outbox WHERE workspace_id = ? AND type = 'contact.created'", ws.id);
+    const outbox = await rowsIn(ws.id, "SELECT count(*) AS n FROM event_outbox WHERE workspace_id = ? AND type = 'contact.created'", ws.id);
     expect(outbox[0]).toEqual({ n: 3 });
   });
 

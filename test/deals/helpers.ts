@@ -1,6 +1,6 @@
-import { env } from 'cloudflare:workers';
 import { expect } from 'vitest';
 import { adminOk, type TestWorkspace } from '../support/harness';
+import { rowsOnShards } from '../support/db';
 
 let phoneCounter = 0;
 /** A distinct valid US number per call, so each deal gets its own contact unless a test shares one. */
@@ -18,8 +18,7 @@ export async function createDeal(ws: TestWorkspace, body: Record<string, unknown
   return res.body;
 }
 
-export const query = async <T = any>(sql: string, ...binds: unknown[]): Promise<T[]> =>
-  (await env.DB.prepare(sql).bind(...binds).all<T>()).results;
+export const query = rowsOnShards;
 
 export const eventsOf = (workspaceId: string, type?: string) =>
   query<{ type: string; data: string }>(

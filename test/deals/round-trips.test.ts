@@ -1,7 +1,7 @@
 import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { countingD1, type Counter } from '../../bench/counting-d1';
+import { countingEnv, type Counter } from '../../bench/counting-d1';
 import { buildApp } from '../../src/app';
 import { adminOk, makeWorkspace, type TestWorkspace } from '../support/harness';
 import { freshPhone, query } from './helpers';
@@ -18,7 +18,7 @@ async function counted(ws: TestWorkspace, method: string, path: string, body?: u
       headers: { authorization: `Bearer ${ws.key}`, 'cf-connecting-ip': ws.ip, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     }),
-    { ...env, DB: countingD1(env.DB, counter) },
+    countingEnv(env, counter),
     ctx,
   );
   const roundTrips = counter.queries;

@@ -3,12 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { admin, adminOk } from '../support/harness';
 import { receiverUrl, registerEndpoint } from '../webhooks/support';
 import { expectFromOutbox, freshEmail, freshPhone, outbox, subscribed, useReceiver } from './support';
+import { rowsOnShards } from '../support/db';
 
 const CONTACT_EVENTS = ['contact.created', 'contact.updated', 'contact.deleted', 'contact.consent_changed'];
 const receiver = useReceiver();
 
 const ledgerIds = async (contactId: string, channel: string) =>
-  (await env.DB.prepare('SELECT id, action FROM consent_ledger WHERE contact_id = ? AND channel = ? ORDER BY created_at, id').bind(contactId, channel).all<{ id: string; action: string }>()).results;
+  rowsOnShards<{ id: string; action: string }>('SELECT id, action FROM consent_ledger WHERE contact_id = ? AND channel = ? ORDER BY created_at, id', contactId, channel);
 
 describe('contact.created', () => {
   it('delivers the compact projection, the write source and duplicate false, signed, with the outbox row id', async () => {

@@ -1,8 +1,8 @@
-import { env } from 'cloudflare:workers';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, expect } from 'vitest';
 import { eventually, makeWorkspace, type TestWorkspace } from '../support/harness';
 import { captureFetch, receiverUrl, registerEndpoint } from '../webhooks/support';
+import { shardOf } from '../support/db';
 
 export type Delivered = { id: string; type: string; created_at: string; data: any };
 export type Endpoint = { id: string; url: string; secret: string; events: string[] };
@@ -48,7 +48,7 @@ export async function subscribed(events?: string[], settings: Record<string, unk
 /** The workspace's outbox rows, oldest first; `type` may name a family as `deal.*`. */
 export const outbox = async (workspaceId: string, type?: string): Promise<OutboxRow[]> => {
   const sql = `SELECT id, type, created_at, data FROM event_outbox WHERE workspace_id = ? ${type ? 'AND type LIKE ?' : ''} ORDER BY created_at, id`;
-  const { results } = await env.DB.prepare(sql)
+  const { results } = await (await shardOf(workspaceId)).prepare(sql)
     .bind(...(type ? [workspaceId, type.replace('*', '%')] : [workspaceId]))
     .all<{ id: string; type: string; created_at: string; data: string }>();
   return results.map((r) => ({ ...r, data: JSON.parse(r.data) }));

@@ -90,7 +90,7 @@ describe('list conventions', () => {
 });
 
 describe('filter compiler', () => {
-  const db = dbFor(env.DB);
+  const db = dbFor(env.SHARD_0);
   const catalog: FilterCatalog = {
     fields: {
       name: { kind: 'text', expr: sql.raw('t.name') },
@@ -104,12 +104,12 @@ describe('filter compiler', () => {
   };
 
   async function run(filter: Record<string, unknown>): Promise<string[]> {
-    await env.DB.exec('CREATE TABLE IF NOT EXISTS filter_probe (name TEXT, score REAL, stage TEXT, vip INTEGER, ref TEXT, created_at TEXT, custom TEXT)');
-    await env.DB.exec('DELETE FROM filter_probe');
-    await env.DB.batch([
-      env.DB.prepare("INSERT INTO filter_probe VALUES ('Ann Lee', 80, 'customer', 1, '0190a1b2-0000-7000-8000-000000000001', '2026-01-05T10:00:00.000Z', '{\"plan\":\"gold\",\"seats\":5}')"),
-      env.DB.prepare("INSERT INTO filter_probe VALUES ('Bob 100%_off', 20, 'lead', 0, NULL, '2026-02-01T09:00:00.000Z', '{}')"),
-      env.DB.prepare("INSERT INTO filter_probe VALUES (NULL, NULL, 'lead', 0, NULL, '2026-03-01T00:00:00.000Z', NULL)"),
+    await env.SHARD_0.exec('CREATE TABLE IF NOT EXISTS filter_probe (name TEXT, score REAL, stage TEXT, vip INTEGER, ref TEXT, created_at TEXT, custom TEXT)');
+    await env.SHARD_0.exec('DELETE FROM filter_probe');
+    await env.SHARD_0.batch([
+      env.SHARD_0.prepare("INSERT INTO filter_probe VALUES ('Ann Lee', 80, 'customer', 1, '0190a1b2-0000-7000-8000-000000000001', '2026-01-05T10:00:00.000Z', '{\"plan\":\"gold\",\"seats\":5}')"),
+      env.SHARD_0.prepare("INSERT INTO filter_probe VALUES ('Bob 100%_off', 20, 'lead', 0, NULL, '2026-02-01T09:00:00.000Z', '{}')"),
+      env.SHARD_0.prepare("INSERT INTO filter_probe VALUES (NULL, NULL, 'lead', 0, NULL, '2026-03-01T00:00:00.000Z', NULL)"),
     ]);
     const { where, values } = compileFilter(filter, catalog);
     const rows = await db.all<{ name: string | null }>(

@@ -1,5 +1,7 @@
 import { applyD1Migrations } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
+import { shardBindings } from './db';
 
-const bindings = env as unknown as { DB: D1Database; TEST_MIGRATIONS: Parameters<typeof applyD1Migrations>[1] };
-await applyD1Migrations(bindings.DB, bindings.TEST_MIGRATIONS);
+// The control plane gets its schema, every shard the data schema: as `npm run db:migrate:local` does.
+await applyD1Migrations(env.DB, env.TEST_MIGRATIONS_CONTROL);
+for (const shard of shardBindings()) await applyD1Migrations((env as unknown as Record<string, D1Database>)[shard], env.TEST_MIGRATIONS_DATA);

@@ -5,6 +5,7 @@ import type { Bindings } from '../../src/env';
 import { deliverWebhook, RETRY_DELAYS_SECONDS } from '../../src/modules/webhooks/delivery';
 import { admin, makeWorkspace } from '../support/harness';
 import { captureFetch, deliveryMessage, deliveryRow, fakeEvent, receiverUrl, registerEndpoint } from './support';
+import { runOnShards } from '../support/db';
 
 const bindings = env as unknown as Bindings;
 let restore: (() => void) | undefined;
@@ -124,7 +125,7 @@ describe('webhook delivery (queue consumer)', () => {
   it('re-checks the URL at every attempt: an unsafe target is not fetched', async () => {
     const ws = await makeWorkspace();
     const ep = await registerEndpoint(ws, { url: receiverUrl(), events: ['deal.created'] });
-    await env.DB.prepare('UPDATE webhook_endpoints SET url = ? WHERE id = ?').bind('http://169.254.169.254/latest', ep.id).run();
+    await runOnShards('UPDATE webhook_endpoints SET url = ? WHERE id = ?', 'http://169.254.169.254/latest', ep.id);
     const event = fakeEvent();
     const fetches = capture();
     const msg = deliveryMessage(ws.id, ep.id, event);

@@ -1,6 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { makeWorkspace, uuidRe } from '../support/harness';
+import { rowOnShards } from '../support/db';
 
 const DEFAULTS = ['email.delivered', 'email.bounced', 'email.complained'];
 
@@ -18,7 +19,7 @@ describe('POST /v1/webhook-endpoints', () => {
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]+=*$/),
     });
     expect(atob(res.body.secret.slice('whsec_'.length)).length).toBeGreaterThanOrEqual(24);
-    const stored = await env.DB.prepare('SELECT secret FROM webhook_endpoints WHERE id = ?').bind(res.body.id).first<{ secret: string }>();
+    const stored = await rowOnShards<{ secret: string }>('SELECT secret FROM webhook_endpoints WHERE id = ?', res.body.id);
     expect(stored?.secret).toBe(res.body.secret);
   });
 

@@ -8,13 +8,14 @@ import '../../src/modules/webhooks/sweep';
 import { publishCommitted } from '../../src/platform/events';
 import { handleQueueBatch } from '../../src/queue';
 import { admin, eventually, makeWorkspace } from '../support/harness';
-import { captureFetch, deliveryMessage, deliveryRow, emitEvent, fakeEvent, receiverUrl, recordingQueueEnv, registerEndpoint } from './support';
+import { captureFetch, dataDb, deliveryMessage, deliveryRow, emitEvent, fakeEvent, receiverUrl, recordingQueueEnv, registerEndpoint } from './support';
+import { rowOnShards, runOnShards } from '../support/db';
 
 let restore: (() => void) | undefined;
 afterEach(() => restore?.());
 
 const enqueuedAt = async (id: string) =>
-  (await env.DB.prepare('SELECT enqueued_at FROM event_outbox WHERE id = ?').bind(id).first<{ enqueued_at: string | null }>())?.enqueued_at;
+  (await rowOnShards<{ enqueued_at: string | null }>('SELECT enqueued_at FROM event_outbox WHERE id = ?', id))?.enqueued_at;
 
 describe('event catalogue', () => {
   it('lists every Part 3 event type with its family and subscription', () => {
@@ -40,7 +41,7 @@ describe('publisher (outbox -> queue)', () => {
 
     const event = await emitEvent(ws.id, 'deal.created', { deal_id: 'x' });
     const q = recordingQueueEnv();
-    await publishEvents(q.env, [event.id]);
+    await publishEvents(q.env, await dataDb(ws.id), [event.id]);
 
     expect(q.sent.map((m) => m.endpoint_id).sort()).toEqual([a.id, b.id].sort());
     expect(q.sent.map((m) => m.endpoint_id)).not.toContain(onlyContacts.id);
@@ -55,7 +56,7 @@ describe('publisher (outbox -> queue)', () => {
     expect(await enqueuedAt(event.id)).toEqual(expect.any(String));
 
     // Already enqueued: publishing again sends nothing.
-    await publishEvents(q.env, [event.id]);
+    await publishEvents(q.env, await dataDb(ws.id), [event.id]);
     expect(q.sent).toHaveLength(2);
   });
 
@@ -67,7 +68,7 @@ describe('publisher (outbox -> queue)', () => {
     const bounced = await emitEvent(ws.id, 'email.bounced', { send_id: 's', bounce_type: 'hard' });
     const opened = await emitEvent(ws.id, 'email.opened', { send_id: 's', machine_open: false });
     const q = recordingQueueEnv();
-    await publishEvents(q.env, [failed.id, bounced.id, opened.id]);
+    await publishEvents(q.env, await dataDb(ws.id), [failed.id, bounced.id, opened.id]);
     expect(q.sent.map((m) => [m.event.type, m.endpoint_id]).sort()).toEqual(
       [
         ['email.bounced', listed.id],
@@ -84,7 +85,7 @@ describe('publisher (outbox -> queue)', () => {
     const ids: string[] = [];
     for (let i = 0; i < 120; i++) ids.push((await emitEvent(ws.id, 'contact.updated', { contact_id: String(i) })).id);
     const q = recordingQueueEnv();
-    await publishEvents(q.env, ids);
+    await publishEvents(q.env, await dataDb(ws.id), ids);
     expect(q.sent).toHaveLength(120);
     expect(q.sendBatch.mock.calls.map(([batch]) => batch.length)).toEqual([100, 20]);
   });
@@ -97,7 +98,7 @@ describe('publisher (outbox -> queue)', () => {
     restore = fetches.restore;
     const contact = await emitEvent(ws.id, 'contact.created', { contact_id: 'c1' });
     const deal = await emitEvent(ws.id, 'deal.created', { deal_id: 'd1' });
-    await publishCommitted(env as unknown as Bindings, [contact.id, deal.id]);
+    await publishCommitted(env as unknown as Bindings, await dataDb(ws.id), [contact.id, deal.id]);
 
     await eventually(
       async () => fetches.calls.length,
@@ -123,13 +124,13 @@ describe('outbox sweep', () => {
     const fresh = await emitEvent(ws.id, 'form.submitted', { form_id: 'g' });
     const q = recordingQueueEnv();
 
-    await sweepOutbox(q.env);
+    await sweepOutbox(q.env, await dataDb(ws.id));
     const mine = () => q.sent.filter((m) => m.workspace_id === ws.id);
     expect(mine().map((m) => [m.event.id, m.endpoint_id])).toEqual([[stale.id, ep.id]]);
     expect(await enqueuedAt(stale.id)).toEqual(expect.any(String));
     expect(await enqueuedAt(fresh.id)).toBeNull();
 
-    await sweepOutbox(q.env);
+    await sweepOutbox(q.env, await dataDb(ws.id));
     expect(mine()).toHaveLength(1);
   });
 
@@ -190,7 +191,7 @@ describe('GET /admin/v1/workspaces/{ws}/webhook-deliveries', () => {
     await import('../../src/modules/webhooks/delivery').then(async ({ deliverWebhook }) => {
       await deliverWebhook(deliveryMessage(ws.id, ep.id, first), bindings);
       await new Promise((r) => setTimeout(r, 5));
-      await env.DB.prepare('UPDATE webhook_endpoints SET url = ? WHERE id = ?').bind(`${ep.url}-fail`, ep.id).run();
+      await runOnShards('UPDATE webhook_endpoints SET url = ? WHERE id = ?', `${ep.url}-fail`, ep.id);
       await deliverWebhook(deliveryMessage(ws.id, ep.id, second), bindings);
       await deliverWebhook(deliveryMessage(other.id, theirs.id, fakeEvent('deal.lost')), bindings);
     });

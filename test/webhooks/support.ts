@@ -6,6 +6,7 @@ import type { DeliveryMessage } from '../../src/modules/webhooks/publisher';
 import { dbFor } from '../../src/platform/db';
 import { EventSink, type OutboxEvent } from '../../src/platform/events';
 import type { TestWorkspace } from '../support/harness';
+import { rowOnShards, shardOf } from '../support/db';
 
 export type Captured = { url: string; init: RequestInit; body: string; headers: Record<string, string> };
 
@@ -31,14 +32,18 @@ export async function registerEndpoint(ws: TestWorkspace, body: { url: string; e
   return res.body as { id: string; url: string; secret: string; events: string[] };
 }
 
+/** The drizzle handle on a workspace's shard, as services get it. */
+export const dataDb = async (workspaceId: string) => dbFor(await shardOf(workspaceId));
+
 /** Writes an outbox row exactly as an emitting service does; `ageMs` backdates it for the sweep. */
 export async function emitEvent(workspaceId: string, type: EventType, data: Record<string, unknown> = {}, ageMs = 0): Promise<OutboxEvent> {
-  const db = dbFor(env.DB);
+  const d1 = await shardOf(workspaceId);
+  const db = dbFor(d1);
   const { event, statement } = new EventSink().emit(db, workspaceId, type, data);
   await db.batch([statement]);
   if (ageMs) {
     event.createdAt = new Date(Date.now() - ageMs).toISOString();
-    await env.DB.prepare('UPDATE event_outbox SET created_at = ? WHERE id = ?').bind(event.createdAt, event.id).run();
+    await d1.prepare('UPDATE event_outbox SET created_at = ? WHERE id = ?').bind(event.createdAt, event.id).run();
   }
   return event;
 }
@@ -69,5 +74,5 @@ export function fakeEvent(type: EventType = 'deal.created', data: Record<string,
 }
 
 export async function deliveryRow(eventId: string, endpointId: string) {
-  return env.DB.prepare('SELECT * FROM webhook_deliveries WHERE event_id = ? AND endpoint_id = ?').bind(eventId, endpointId).first<any>();
+  return rowOnShards('SELECT * FROM webhook_deliveries WHERE event_id = ? AND endpoint_id = ?', eventId, endpointId);
 }

@@ -50,10 +50,10 @@ export async function openMergeRequest(ctx: ServiceContext, input: OpenInput): P
   return row.id;
 }
 
+/** A merge request by id alone (operator route: the id names no workspace), or null. */
 export async function findMergeRequest(ctx: Pick<ServiceContext, 'db'>, id: string) {
   const [row] = await ctx.db.select().from(mergeRequests).where(eq(mergeRequests.id, id)).limit(1);
-  if (!row) throw httpError(404, 'Merge request not found');
-  return row;
+  return row ?? null;
 }
 
 type MergeRequest = typeof mergeRequests.$inferSelect;

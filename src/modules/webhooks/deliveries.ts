@@ -1,7 +1,5 @@
 import { and, desc, eq } from 'drizzle-orm';
 import type { Db } from '../../platform/db';
-import { notFound } from '../../platform/errors';
-import { workspaces } from '../workspaces/schema';
 import { type DeliveryState, webhookDeliveries } from './schema';
 
 type DeliveryRow = typeof webhookDeliveries.$inferSelect;
@@ -21,17 +19,13 @@ const serializeDelivery = (d: DeliveryRow) => ({
   updated_at: d.updatedAt,
 });
 
-/** The operator's view of deliveries (dead letters with `state=dead`), newest first; the workspace check rides in the same batch. */
+/** The operator's view of a (found) workspace's deliveries, dead letters with `state=dead`, newest first. */
 export async function listDeliveries(db: Db, workspaceId: string, opts: { state?: DeliveryState; limit: number }) {
-  const [ws, rows] = await db.batch([
-    db.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.id, workspaceId)).limit(1),
-    db
+  const rows = await db
       .select()
       .from(webhookDeliveries)
       .where(and(eq(webhookDeliveries.workspaceId, workspaceId), opts.state ? eq(webhookDeliveries.state, opts.state) : undefined))
       .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
-      .limit(opts.limit),
-  ]);
-  if (ws.length === 0) throw notFound('Workspace not found');
+      .limit(opts.limit);
   return rows.map(serializeDelivery);
 }

@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
-import { dbFor } from '../../platform/db';
 import { uuidv7 } from '../../platform/ids';
+import { workspaceDb } from '../../platform/shards';
 import type { QueueMessageBody } from '../../queue';
 import type { DeliveryMessage, Envelope } from './publisher';
 import { webhookDeliveries, webhookEndpoints } from './schema';
@@ -44,7 +44,11 @@ async function attempt(url: string, secret: string, event: Envelope, allowHosts:
  */
 export async function deliverWebhook(message: Message<QueueMessageBody>, env: Bindings): Promise<void> {
   const { workspace_id: workspaceId, endpoint_id: endpointId, event } = message.body as unknown as DeliveryMessage;
-  const db = dbFor(env.DB);
+  const db = await workspaceDb(env, workspaceId);
+  if (!db) {
+    message.ack();
+    return;
+  }
   const [[endpoint], [prior]] = await db.batch([
     db
       .select()

@@ -1,6 +1,6 @@
 import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
-import { dbFor, type Db, nowIso } from '../../platform/db';
+import { type Db, nowIso } from '../../platform/db';
 import { isDeliveredTo } from '../events/catalog';
 import { eventOutbox } from '../events/schema';
 import { webhookEndpoints } from './schema';
@@ -65,8 +65,7 @@ function chunk(messages: DeliveryMessage[]): DeliveryMessage[][] {
  * `enqueued_at`. A failure before the stamp leaves them for the outbox sweep;
  * receivers dedupe on the event id should one be sent twice.
  */
-async function fanOut(env: Bindings, where: SQL): Promise<{ events: number; messages: number }> {
-  const db = dbFor(env.DB);
+async function fanOut(env: Bindings, db: Db, where: SQL): Promise<{ events: number; messages: number }> {
   const rows = await loadFanout(db, where);
   if (rows.length === 0) return { events: 0, messages: 0 };
   const messages = buildMessages(rows);
@@ -82,19 +81,20 @@ async function fanOut(env: Bindings, where: SQL): Promise<{ events: number; mess
 }
 
 /** The publisher the request path calls after its batch committed. */
-export async function publishEvents(env: Bindings, eventIds: string[]): Promise<void> {
-  await fanOut(env, idIn(eventIds));
+export async function publishEvents(env: Bindings, db: Db, eventIds: string[]): Promise<void> {
+  await fanOut(env, db, idIn(eventIds));
 }
 
 /** Outbox rows younger than this are still the request path's to publish. */
 export const SWEEP_GRACE_MS = 30_000;
 const SWEEP_BATCH = 200;
 
-/** Re-sends outbox events that never reached the queue (publisher crashed or the send failed). */
-export async function sweepOutbox(env: Bindings, now = Date.now()) {
+/** Re-sends a shard's outbox events that never reached the queue (publisher crashed or the send failed). */
+export async function sweepOutbox(env: Bindings, db: Db, now = Date.now()) {
   const cutoff = new Date(now - SWEEP_GRACE_MS).toISOString();
   return fanOut(
     env,
+    db,
     sql`${eventOutbox.id} IN (SELECT id FROM ${eventOutbox} WHERE enqueued_at IS NULL AND created_at < ${cutoff} ORDER BY created_at LIMIT ${SWEEP_BATCH})`,
   );
 }

@@ -1,5 +1,5 @@
 import type { InferSelectModel } from 'drizzle-orm';
-import type { workspaces } from './schema';
+import type { workspaces } from './control-schema';
 
 export type Workspace = InferSelectModel<typeof workspaces>;
 

@@ -5,7 +5,8 @@ import { httpError, notFound } from '../../platform/errors';
 import { API_KEY_PREFIX } from '../../platform/auth';
 import { base64url, sha256Hex, uuidv7 } from '../../platform/ids';
 import { FEATURES, type Workspace } from './model';
-import { apiKeys, requestLog, users, workspaces, type EmailSettings, type RateLimits, type WorkspaceCaps } from './schema';
+import { apiKeys, workspaces, type EmailSettings, type RateLimits, type WorkspaceCaps } from './control-schema';
+import { requestLog, users } from './schema';
 
 export type WorkspaceInput = {
   name?: string;
@@ -48,6 +49,7 @@ export function serializeWorkspace(ws: Workspace) {
     rate_limits: ws.rateLimits,
     whatsapp_phone_number_id: ws.whatsappPhoneNumberId,
     vat: { mode: ws.vatMode, rate: ws.vatRate },
+    shard: ws.shard,
     created_at: ws.createdAt,
     updated_at: ws.updatedAt,
   };
@@ -59,7 +61,8 @@ export async function getWorkspace(db: Db, id: string): Promise<Workspace> {
   return ws;
 }
 
-export async function createWorkspace(db: Db, input: WorkspaceInput & { name: string }): Promise<Workspace> {
+/** A new workspace on `shard` (chosen by the caller: see `placeWorkspace`). `db` is the control plane. */
+export async function createWorkspace(db: Db, input: WorkspaceInput & { name: string }, shard: string): Promise<Workspace> {
   const id = uuidv7();
   const now = nowIso();
   const [ws] = await db
@@ -79,6 +82,7 @@ export async function createWorkspace(db: Db, input: WorkspaceInput & { name: st
       whatsappPhoneNumberId: input.whatsapp_phone_number_id ?? id,
       vatMode: input.vat?.mode ?? 'exclusive',
       vatRate: input.vat?.rate ?? 0,
+      shard,
       createdAt: now,
       updatedAt: now,
     })
@@ -136,12 +140,12 @@ export async function revokeApiKey(db: Db, keyId: string) {
   return { id: row.id, workspace_id: row.workspaceId, name: row.name, prefix: row.prefix, created_at: row.createdAt, revoked_at: revokedAt };
 }
 
+/** A member of a workspace the caller has found; `db` is the workspace's data handle. */
 export async function createUser(
   db: Db,
   workspaceId: string,
   input: { name: string; email: string; role: 'admin' | 'agent'; active?: boolean },
 ) {
-  await getWorkspace(db, workspaceId);
   const now = nowIso();
   const values = { id: uuidv7(), workspaceId, name: input.name, email: input.email.trim().toLowerCase(), role: input.role, active: input.active ?? true, createdAt: now, updatedAt: now };
   const row = await db
@@ -162,8 +166,8 @@ export async function findUser(db: Db, workspaceId: string, userId: string) {
   return row ?? null;
 }
 
+/** The newest requests of a workspace the caller has found; `db` is the workspace's data handle. */
 export async function readRequestLog(db: Db, workspaceId: string, limit: number) {
-  await getWorkspace(db, workspaceId);
   const rows = await db.select().from(requestLog).where(eq(requestLog.workspaceId, workspaceId)).orderBy(desc(requestLog.id)).limit(limit);
   return rows.map((r) => ({
     id: r.id,

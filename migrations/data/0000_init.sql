@@ -367,19 +367,6 @@ CREATE TABLE `webhook_endpoints` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `webhook_endpoints_workspace_slot` ON `webhook_endpoints` (`workspace_id`,`slot`);--> statement-breakpoint
-CREATE TABLE `api_keys` (
-	`id` text PRIMARY KEY NOT NULL,
-	`workspace_id` text NOT NULL,
-	`name` text NOT NULL,
-	`key_hash` text NOT NULL,
-	`prefix` text NOT NULL,
-	`created_at` text NOT NULL,
-	`revoked_at` text,
-	FOREIGN KEY (`workspace_id`) REFERENCES `workspaces`(`id`) ON UPDATE no action ON DELETE no action
-);
---> statement-breakpoint
-CREATE UNIQUE INDEX `api_keys_key_hash` ON `api_keys` (`key_hash`);--> statement-breakpoint
-CREATE INDEX `api_keys_workspace` ON `api_keys` (`workspace_id`);--> statement-breakpoint
 CREATE TABLE `request_log` (
 	`id` text PRIMARY KEY NOT NULL,
 	`workspace_id` text NOT NULL,
@@ -402,28 +389,7 @@ CREATE TABLE `users` (
 	`role` text NOT NULL,
 	`active` integer DEFAULT true NOT NULL,
 	`created_at` text NOT NULL,
-	`updated_at` text NOT NULL,
-	FOREIGN KEY (`workspace_id`) REFERENCES `workspaces`(`id`) ON UPDATE no action ON DELETE no action
-);
---> statement-breakpoint
-CREATE UNIQUE INDEX `users_workspace_email` ON `users` (`workspace_id`,`email`);--> statement-breakpoint
-CREATE TABLE `workspaces` (
-	`id` text PRIMARY KEY NOT NULL,
-	`name` text NOT NULL,
-	`timezone` text DEFAULT 'UTC' NOT NULL,
-	`default_country` text DEFAULT 'US' NOT NULL,
-	`currency` text DEFAULT 'USD' NOT NULL,
-	`api_access` integer DEFAULT true NOT NULL,
-	`features` text NOT NULL,
-	`caps` text NOT NULL,
-	`lead_scoring` integer DEFAULT false NOT NULL,
-	`email` text NOT NULL,
-	`rate_limits` text NOT NULL,
-	`whatsapp_phone_number_id` text NOT NULL,
-	`vat_mode` text DEFAULT 'exclusive' NOT NULL,
-	`vat_rate` real DEFAULT 0 NOT NULL,
-	`created_at` text NOT NULL,
 	`updated_at` text NOT NULL
 );
 --> statement-breakpoint
-CREATE UNIQUE INDEX `workspaces_whatsapp_phone_number_id` ON `workspaces` (`whatsapp_phone_number_id`);
+CREATE UNIQUE INDEX `users_workspace_email` ON `users` (`workspace_id`,`email`);

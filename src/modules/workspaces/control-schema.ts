@@ -1,0 +1,50 @@
+import { index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+/**
+ * The control plane: workspaces (with the shard each lives on) and API keys.
+ * These tables live in the `DB` database; everything else lives in the
+ * workspace's data database (see ./schema.ts and src/platform/shards.ts).
+ */
+
+export type WorkspaceCaps = { contacts?: number; deals?: number; orders?: number; newsletters?: number };
+export type EmailSettings = { monthly_quota?: number; daily_warming_cap?: number; paused?: boolean };
+export type RateLimits = { per_key_per_minute?: number; emails_per_minute?: number };
+
+export const workspaces = sqliteTable(
+  'workspaces',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    timezone: text('timezone').notNull().default('UTC'),
+    defaultCountry: text('default_country').notNull().default('US'),
+    currency: text('currency').notNull().default('USD'),
+    apiAccess: integer('api_access', { mode: 'boolean' }).notNull().default(true),
+    features: text('features', { mode: 'json' }).$type<string[]>().notNull(),
+    caps: text('caps', { mode: 'json' }).$type<WorkspaceCaps>().notNull(),
+    leadScoring: integer('lead_scoring', { mode: 'boolean' }).notNull().default(false),
+    email: text('email', { mode: 'json' }).$type<EmailSettings>().notNull(),
+    rateLimits: text('rate_limits', { mode: 'json' }).$type<RateLimits>().notNull(),
+    whatsappPhoneNumberId: text('whatsapp_phone_number_id').notNull(),
+    vatMode: text('vat_mode', { enum: ['inclusive', 'exclusive'] }).notNull().default('exclusive'),
+    vatRate: real('vat_rate').notNull().default(0),
+    /** The data database (a D1 binding name) holding everything of this workspace; fixed at creation. */
+    shard: text('shard').notNull(),
+    createdAt: text('created_at').notNull(),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [index('workspaces_shard').on(t.shard), uniqueIndex('workspaces_whatsapp_phone_number_id').on(t.whatsappPhoneNumberId)],
+);
+
+export const apiKeys = sqliteTable(
+  'api_keys',
+  {
+    id: text('id').primaryKey(),
+    workspaceId: text('workspace_id').notNull().references(() => workspaces.id),
+    name: text('name').notNull(),
+    keyHash: text('key_hash').notNull(),
+    prefix: text('prefix').notNull(),
+    createdAt: text('created_at').notNull(),
+    revokedAt: text('revoked_at'),
+  },
+  (t) => [uniqueIndex('api_keys_key_hash').on(t.keyHash), index('api_keys_workspace').on(t.workspaceId)],
+);

@@ -1,0 +1,48 @@
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../env';
+import { httpError } from './errors';
+import { rememberBookmark } from './rate-limit';
+import { newerBookmark, openSession } from './shards';
+
+/** Response header with the bookmark a request's data reflects; a request may send it back (e.g. from another key). */
+export const BOOKMARK_HEADER = 'Bookmark';
+
+/** D1 bookmarks: hex groups joined by dashes. */
+const BOOKMARK_SHAPE = /^[0-9a-f]{1,32}(-[0-9a-f]{1,64}){1,8}$/i;
+
+const isRead = (method: string) => method === 'GET' || method === 'HEAD';
+
+function sentBookmark(header: string | undefined): string | null {
+  if (header === undefined || header === '') return null;
+  if (!BOOKMARK_SHAPE.test(header)) throw httpError(400, `Invalid ${BOOKMARK_HEADER} header: send back a value this API returned`);
+  return header.toLowerCase();
+}
+
+/**
+ * The request's session on its workspace's shard, with read-your-writes per
+ * API key. Writes run on the primary; reads may be served by a nearby read
+ * replica, but one at least as new as the key's last write (its bookmark comes
+ * from the key's rate limiter, which every request calls anyway) or the
+ * `Bookmark` the client sent. After a successful write the key's bookmark is
+ * recorded before the answer leaves, so the key's next read, from any isolate
+ * or location, sees the write.
+ */
+export const readYourWrites: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const read = isRead(c.req.method);
+  const key = c.var.keyBookmark;
+  const session = openSession(
+    c.env,
+    c.var.workspace.shard,
+    read ? { kind: 'after', bookmark: newerBookmark(key.bookmark, sentBookmark(c.req.header(BOOKMARK_HEADER))) } : { kind: 'primary' },
+  );
+  c.set('db', session.db);
+  await next();
+
+  const bookmark = session.bookmark();
+  if (!bookmark) return;
+  c.res.headers.set(BOOKMARK_HEADER, bookmark);
+  // Only a successful write moves the key's bookmark; one the key already holds needs no call.
+  if (!read && c.res.status < 400 && newerBookmark(bookmark, key.bookmark) !== key.bookmark) {
+    await rememberBookmark(c.env, key.subject, bookmark);
+  }
+};

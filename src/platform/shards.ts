@@ -1,0 +1,124 @@
+import { count, eq } from 'drizzle-orm';
+import type { Bindings } from '../env';
+import { badRequest } from './errors';
+import { workspaces } from '../modules/workspaces/control-schema';
+import { type Db, dbFor } from './db';
+
+/**
+ * Where data lives. The control plane (`DB`: workspaces, API keys, the shard
+ * map) and N data databases (`SHARD_0`, `SHARD_1`, ...), each a D1 binding in
+ * wrangler.toml. A workspace's records live in exactly one shard, named on its
+ * row. This file is the only place that names a binding: modules get a `Db`
+ * from here (or the request's `c.var.db`), already resolved to their workspace's shard.
+ */
+type StorageBindings = { DB: D1Database } & Record<string, unknown>;
+
+const SHARD_BINDING = /^SHARD_(\d+)$/;
+
+const storage = (env: Bindings) => env as unknown as StorageBindings;
+
+/** The configured shards in order (SHARD_0, SHARD_1, ...): adding one is a wrangler.toml entry. */
+export function shardNames(env: Bindings): string[] {
+  return Object.keys(env)
+    .filter((name) => SHARD_BINDING.test(name))
+    .sort((a, b) => Number(SHARD_BINDING.exec(a)![1]) - Number(SHARD_BINDING.exec(b)![1]));
+}
+
+export const isShard = (env: Bindings, name: string) => SHARD_BINDING.test(name) && Object.hasOwn(env, name);
+
+function shardBinding(env: Bindings, shard: string): D1Database {
+  if (!isShard(env, shard)) throw new Error(`No D1 binding for shard "${shard}"`);
+  return storage(env)[shard] as D1Database;
+}
+
+/** Workspaces, API keys and the shard map. */
+export const controlDb = (env: Bindings): Db => dbFor(storage(env).DB);
+
+/** A shard's database outside a request (sweeps, queue consumers, operator writes): always the primary. */
+export const shardDb = (env: Bindings, shard: string): Db => dbFor(shardBinding(env, shard));
+
+/**
+ * How a request reads its shard. Writes start at the primary; reads may be
+ * served by a nearby read replica, but never one older than `after` (the
+ * newest bookmark the caller is known to have written).
+ */
+export type Consistency = { kind: 'primary' } | { kind: 'after'; bookmark: string | null };
+
+export type ShardSession = { db: Db; bookmark: () => string | null };
+
+/** A D1 session on the workspace's shard: every query of the request is sequentially consistent. */
+export function openSession(env: Bindings, shard: string, consistency: Consistency): ShardSession {
+  const constraint = consistency.kind === 'primary' ? 'first-primary' : (consistency.bookmark ?? 'first-unconstrained');
+  const session = shardBinding(env, shard).withSession(constraint);
+  // Drizzle only prepares statements and runs batches, which a session offers like the binding itself.
+  return { db: dbFor(session as unknown as D1Database), bookmark: () => session.getBookmark() };
+}
+
+/** Bookmarks sort lexicographically, oldest first: the newer of two, ignoring absent ones. */
+export function newerBookmark(a: string | null | undefined, b: string | null | undefined): string | null {
+  if (!a) return b || null;
+  if (!b) return a;
+  return a >= b ? a : b;
+}
+
+/**
+ * A workspace's shard never changes while the service runs (moving one is an
+ * offline operation), so each isolate remembers the answers it has seen.
+ */
+const SHARD_CACHE_MAX = 10_000;
+const shardOf = new Map<string, string>();
+
+export function rememberShard(workspaceId: string, shard: string): void {
+  if (shardOf.size >= SHARD_CACHE_MAX) shardOf.delete(shardOf.keys().next().value!);
+  shardOf.set(workspaceId, shard);
+}
+
+/** The shard of a workspace, or null when there is no such workspace. */
+export async function findShard(env: Bindings, workspaceId: string): Promise<string | null> {
+  const known = shardOf.get(workspaceId);
+  if (known) return known;
+  const [row] = await controlDb(env).select({ shard: workspaces.shard }).from(workspaces).where(eq(workspaces.id, workspaceId)).limit(1);
+  if (!row) return null;
+  rememberShard(workspaceId, row.shard);
+  return row.shard;
+}
+
+/** The data handle of a workspace for work that is not a request (queue messages carry the workspace id); null when it is gone. */
+export async function workspaceDb(env: Bindings, workspaceId: string): Promise<Db | null> {
+  const shard = await findShard(env, workspaceId);
+  return shard ? shardDb(env, shard) : null;
+}
+
+export type PerShard<T> = Record<string, { ok: true; value: T } | { ok: false; error: string }>;
+
+/** Runs `work` on every shard at once; a failing shard is reported and does not stop the others. */
+export async function onEveryShard<T>(env: Bindings, work: (db: Db, shard: string) => Promise<T>): Promise<PerShard<T>> {
+  const names = shardNames(env);
+  const settled = await Promise.allSettled(names.map((shard) => work(shardDb(env, shard), shard)));
+  return Object.fromEntries(
+    settled.map((s, i) => {
+      if (s.status === 'fulfilled') return [names[i], { ok: true, value: s.value }];
+      console.error('shard work failed', names[i], s.reason);
+      return [names[i], { ok: false, error: s.reason instanceof Error ? s.reason.message : String(s.reason) }];
+    }),
+  );
+}
+
+/**
+ * The shard for a new workspace: the one the operator named, else the one
+ * holding the fewest workspaces (ties: the lowest number).
+ */
+export async function placeWorkspace(env: Bindings, requested: string | undefined): Promise<string> {
+  const names = shardNames(env);
+  if (names.length === 0) throw new Error('No data database (SHARD_<n> D1 binding) is configured');
+  if (requested !== undefined) {
+    if (!isShard(env, requested)) throw badRequest(`Unknown shard "${requested.slice(0, 100)}": must be one of ${names.join(', ')}`);
+    return requested;
+  }
+  const counts = await controlDb(env)
+    .select({ shard: workspaces.shard, n: count() })
+    .from(workspaces)
+    .groupBy(workspaces.shard);
+  const load = new Map(counts.map((r) => [r.shard, r.n]));
+  return names.reduce((best, name) => ((load.get(name) ?? 0) < (load.get(best) ?? 0) ? name : best));
+}
