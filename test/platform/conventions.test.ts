@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FEATURES } from '../../src/modules/workspaces/model';
-import { call, makeWorkspace, type TestWorkspace } from '../support/harness';
+import { call, makeWorkspace, shardFor, type TestWorkspace } from '../support/harness';
 import { concretePath, ROUTES, type RouteCase } from '../support/routes';
 
 const SOME_ID = '00000000-0000-7000-8000-000000000000';
@@ -10,10 +10,11 @@ const errorText = (body: any) => JSON.stringify(body?.statusCode === 400 ? body.
 const takesBody = (r: RouteCase) => r.method === 'POST' || r.method === 'PATCH' || r.method === 'PUT';
 const label = (r: RouteCase) => `${r.method} ${r.path}`;
 
-/** The checks every /v1 route shares, walked over the one route table. */
+/** The checks every /v1 route shares, walked over the one route table (workspaces on each shard in turn). */
 describe.each(ROUTES)('$method $path', (route) => {
+  const shard = shardFor(ROUTES.indexOf(route));
   let ws: TestWorkspace;
-  const workspace = async () => (ws ??= await makeWorkspace());
+  const workspace = async () => (ws ??= await makeWorkspace({ shard }));
 
   it('answers 401 without an API key and with an unknown one', async () => {
     const missing = await call(route.method, concrete(route), { body: takesBody(route) ? route.body ?? {} : undefined });
@@ -25,7 +26,7 @@ describe.each(ROUTES)('$method $path', (route) => {
 
   if (route.feature) {
     it(`is gated by ${route.feature}`, async () => {
-      const without = await makeWorkspace({ features: FEATURES.filter((f) => f !== route.feature) });
+      const without = await makeWorkspace({ features: FEATURES.filter((f) => f !== route.feature), shard });
       const res = await without.api(route.method, concrete(route), takesBody(route) ? route.body ?? {} : undefined);
       expect(res.status).toBe(403);
       expect(res.body.error_code).toBe('FEATURE_NOT_INCLUDED_IN_PLAN');

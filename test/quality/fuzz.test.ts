@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers';
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
-import { call, makeWorkspace, type ApiResponse } from '../support/harness';
+import { call, makeWorkspace, shardFor, type ApiResponse } from '../support/harness';
 import { ROUTES, type RouteCase } from '../support/routes';
 import { requestsFor, type FuzzRequest } from './fuzz-inputs';
 import { rowCounts } from './row-counts';
@@ -23,9 +23,9 @@ const seed = vars.FUZZ_SEED ? Number(vars.FUZZ_SEED) : vars.CI ? CI_SEED : Math.
  */
 const RUNS_PER_ROUTE = Number(vars.FUZZ_RUNS) || Math.max(200, Math.min(300, Math.floor(5000 / ROUTES.length)));
 
-/** Each route gets its own workspace (high key limit) and IP range, so the routes run side by side. */
+/** Each route gets its own workspace (high key limit, shards taken in turn) and IP range, so the routes run side by side. */
 async function fuzzClient(routeIndex: number) {
-  const ws = await makeWorkspace({ rate_limits: { per_key_per_minute: 1_000_000 } });
+  const ws = await makeWorkspace({ rate_limits: { per_key_per_minute: 1_000_000 }, shard: shardFor(routeIndex) });
   let sent = 0;
   // A new source IP every 100 requests keeps the per-IP limit (300/min) out of the way.
   const ip = () => `2001:db8:f${routeIndex.toString(16)}::${(Math.floor(sent++ / 100) + 1).toString(16)}`;

@@ -45,6 +45,10 @@ export async function adminOk<T = any>(method: string, path: string, body?: unkn
   return res.body;
 }
 
+/** The data databases of the test run (wrangler.toml): suites that walk the route table spread their workspaces over both. */
+export const SHARDS = ['SHARD_0', 'SHARD_1'] as const;
+export const shardFor = (i: number) => SHARDS[i % SHARDS.length];
+
 export type TestWorkspace = {
   id: string;
   key: string;
