@@ -1,6 +1,6 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import type { MiddlewareHandler } from 'hono';
-import type { AppEnv } from '../env';
+import type { AppEnv, Bindings } from '../env';
 import { apiKeys, workspaces } from '../modules/workspaces/control-schema';
 import { DEFAULT_RATE_LIMITS } from '../modules/workspaces/model';
 import type { Db } from './db';
@@ -8,7 +8,7 @@ import { httpError } from './errors';
 import { assertFeature } from './features';
 import { sha256Hex } from './ids';
 import { enforce, hit, ipLimit } from './rate-limit';
-import { controlDb, rememberShard } from './shards';
+import { controlDb, controlReplica, rememberShard } from './shards';
 
 export const API_KEY_PREFIX = 'wsk_';
 const KEY_SHAPE = /^wsk_[A-Za-z0-9_-]{32,128}$/;
@@ -18,7 +18,7 @@ type KeyMatch = { keyId: string; workspace: typeof workspaces.$inferSelect };
 /**
  * Hot keys skip the D1 look-up for a few seconds. Any operator write in this
  * isolate (revoking a key, changing a plan) invalidates every entry at once;
- * other isolates see such a change within CACHE_TTL_MS.
+ * other isolates see such a change within CACHE_TTL_MS plus the read replica's lag.
  */
 const CACHE_TTL_MS = 5_000;
 const CACHE_MAX = 1_000;
@@ -30,11 +30,12 @@ export function invalidateKeyCache(): void {
   keyCache.clear();
 }
 
-async function findActiveKey(db: Db, keyHash: string): Promise<KeyMatch | null> {
+async function findActiveKey(env: Bindings, keyHash: string): Promise<KeyMatch | null> {
   const cached = keyCache.get(keyHash);
   if (cached && cached.expires > Date.now() && cached.generation === generation) return cached.match;
   const seenGeneration = generation;
-  const match = await lookUpKey(db, keyHash);
+  // The nearest replica answers most look-ups; a key it does not know yet (created a moment ago) is asked of the primary.
+  const match = (await lookUpKey(controlReplica(env), keyHash)) ?? (await lookUpKey(controlDb(env), keyHash));
   if (match && seenGeneration === generation) {
     if (keyCache.size >= CACHE_MAX) keyCache.delete(keyCache.keys().next().value!);
     keyCache.set(keyHash, { match, expires: Date.now() + CACHE_TTL_MS, generation });
@@ -69,7 +70,7 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const emailSend = isEmailSend(c.req.method, c.req.path);
 
   const [found, ipHit, keyHit] = await Promise.all([
-    keyHash ? findActiveKey(controlDb(c.env), keyHash) : Promise.resolve(null),
+    keyHash ? findActiveKey(c.env, keyHash) : Promise.resolve(null),
     hit(c.env, `ip:${ip}`),
     keyHash ? hit(c.env, `${emailSend ? 'email' : 'key'}:${keyHash}`) : Promise.resolve(null),
   ]);

@@ -31,8 +31,11 @@ function shardBinding(env: Bindings, shard: string): D1Database {
   return storage(env)[shard] as D1Database;
 }
 
-/** Workspaces, API keys and the shard map. */
+/** Workspaces, API keys and the shard map (the primary: operator writes and anything read to be changed). */
 export const controlDb = (env: Bindings): Db => dbFor(storage(env).DB);
+
+/** The control plane as the nearest read replica has it: for look-ups that may lag a moment (API keys). */
+export const controlReplica = (env: Bindings): Db => dbFor(storage(env).DB.withSession('first-unconstrained') as unknown as D1Database);
 
 /** A shard's database outside a request (sweeps, queue consumers, operator writes): always the primary. */
 export const shardDb = (env: Bindings, shard: string): Db => dbFor(shardBinding(env, shard));
