@@ -26,6 +26,8 @@ const API_DESCRIPTION = [
   '',
   '**Rate limits**: 100 requests per minute per key, 300 per minute per source IP, `POST /v1/emails` 300 per minute per key; 429 with `Retry-After`. Answers carry `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`.',
   '',
+  '**Consistency**: reads may be served by a nearby read replica, but always see every write made with the same API key. Answers carry a `Bookmark` header; send it back as a `Bookmark` request header on a read to see at least that state with another key.',
+  '',
   '**Webhooks** follow Standard Webhooks: headers `webhook-id` (the event id), `webhook-timestamp` (unix seconds) and `webhook-signature` = `v1,` + base64(HMAC-SHA256(base64-decoded secret after `whsec_`, `${id}.${timestamp}.${body}`)). Success is a 2xx within 15 s; failures are retried after about 5 s, 1 min, 5 min, 30 min, 2 h, 6 h and 12 h (8 attempts), then dead-lettered. Redirects are not followed.',
 ].join('\n');
 
