@@ -10,6 +10,7 @@ import { submitForm } from '../modules/forms/service';
 import { getWorkspace } from '../modules/workspaces/service';
 import type { ServiceContext } from '../platform/context';
 import { EventSink, publishCommitted } from '../platform/events';
+import { boundedJsonObject, type JsonBounds } from '../platform/json-bounds';
 import { isoDateTime, isUuid } from '../platform/validation';
 import { body, idParam } from './validate';
 
@@ -27,6 +28,9 @@ const publish = (c: Context<AppEnv>, ctx: ServiceContext) => {
   if (ctx.events.committed.length) c.executionCtx.waitUntil(publishCommitted(c.env, ctx.events.committed));
 };
 
+/** Submissions are stored and carried by `form.submitted`; bounded like other free-form objects. */
+const FORM_FIELDS_BOUNDS: JsonBounds = { maxDepth: 5, maxKeys: 200, maxBytes: 32_768 };
+
 const complaintBody = z.object({ channel: z.enum(CHANNELS) }).strict();
 const resolveBody = z.object({ action: z.enum(['merge', 'dismiss']) }).strict();
 const eventBody = z.object({ name: z.string().trim().min(1).max(200), start_at: isoDateTime('start_at') }).strict();
@@ -37,7 +41,7 @@ const submissionBody = z
   .object({
     form_name: z.string().trim().min(1).max(200),
     origin: z.enum(['form', 'landing_page', 'popup']),
-    fields: z.record(z.string(), z.unknown()),
+    fields: boundedJsonObject(FORM_FIELDS_BOUNDS, 'The submitted fields'),
     contact: z.object({ email: z.string().max(255).optional(), phone: z.string().max(32).optional(), name: z.string().max(200).optional() }).strict().optional(),
   })
   .strict();
