@@ -3,13 +3,12 @@ import type { AppEnv } from '../env';
 import { requestLog } from '../modules/workspaces/schema';
 import type { Db } from './db';
 import { nowIso } from './db';
+import { insertGroups } from './bound-parameters';
 import { uuidv7 } from './ids';
 
 type LogRow = typeof requestLog.$inferInsert;
 
 const FLUSH_AFTER_MS = 50;
-/** 10 columns a row: 9 rows a statement stays under D1's 100 bound parameters. */
-const ROWS_PER_STATEMENT = 9;
 
 let pending: LogRow[] = [];
 let scheduled = false;
@@ -24,10 +23,7 @@ async function flushSoon(db: Db): Promise<void> {
   const rows = pending;
   pending = [];
   scheduled = false;
-  const statements = [];
-  for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
-    statements.push(db.insert(requestLog).values(rows.slice(i, i + ROWS_PER_STATEMENT)));
-  }
+  const statements = insertGroups(requestLog, rows).map((group) => db.insert(requestLog).values(group));
   if (statements.length === 0) return;
   const [first, ...rest] = statements;
   await db.batch([first, ...rest]).catch((err) => console.error('request log write failed', err));
