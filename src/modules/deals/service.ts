@@ -3,7 +3,7 @@ import type { ServiceContext } from '../../platform/context';
 import { isUniqueViolation, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
 import { badRequest, codedError, notFound } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
-import { envelope, parsePaging } from '../../platform/list';
+import { envelope, parsePaging, searchParam } from '../../platform/list';
 import type { OutboxEvent } from '../../platform/events';
 import { toCents } from '../../platform/money';
 import { isUuid } from '../../platform/validation';
@@ -318,8 +318,9 @@ export async function listDeals(ctx: ServiceContext, params: DealListParams) {
     conditions.push(eq(deals.status, params.status as DealStatus));
   }
   if (params.external_reference !== undefined) conditions.push(eq(deals.externalReference, params.external_reference));
-  if (params.search !== undefined && params.search.trim() !== '') {
-    const needle = sql`lower(${params.search.trim()})`;
+  const search = searchParam('search', params.search)?.trim();
+  if (search) {
+    const needle = sql`lower(${search})`;
     const has = (column: AnyColumn) => sql`instr(lower(coalesce(${column}, '')), ${needle}) > 0`;
     conditions.push(sql`(${has(deals.title)} OR ${has(contacts.name)} OR ${has(contacts.phone)} OR ${has(contacts.email)})`);
   }
