@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { makeWorkspace, type TestWorkspace } from '../support/harness';
 import { queryParameters } from '../support/openapi';
 import { placeholders, ROUTES } from '../support/routes';
+import { PROTOTYPE_NAMES } from './fuzz-inputs';
 
 /**
  * User-supplied names that are also properties of every JavaScript object: a
@@ -9,7 +10,6 @@ import { placeholders, ROUTES } from '../support/routes';
  * sorts on them answer 400 on every list route that takes them, and custom
  * field keys spelled like them are plain keys.
  */
-export const PROTOTYPE_NAMES = ['constructor', '__proto__', 'toString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf', '__defineGetter__', 'prototype'];
 
 const lists = ROUTES.filter((r) => r.method === 'GET' && placeholders(r.path).length === 0);
 const q = (value: unknown) => encodeURIComponent(typeof value === 'string' ? value : JSON.stringify(value));
