@@ -10,7 +10,7 @@ export const sharedListQuery = z.object({
   sort: z.string().optional().openapi({ description: 'Field name; `-` prefix sorts descending', example: '-created_at' }),
   limit: z.string().optional().openapi({ description: 'Integer 0 to 500, default 50 (values above the cap are clamped)' }),
   offset: z.string().optional().openapi({ description: 'Integer >= 0, default 0' }),
-  search: z.string().optional().openapi({ description: 'Free text' }),
+  search: z.string().optional().openapi({ description: 'Free text; control characters answer 400' }),
 });
 
 const INT_RE = /^\d+$/;
