@@ -11,6 +11,7 @@ import type { ServiceContext } from '../platform/context';
 import { httpError } from '../platform/errors';
 import { EventSink, publishCommitted } from '../platform/events';
 import { shardDb, shardNames } from '../platform/shards';
+import { boundedJsonObject, type JsonBounds } from '../platform/json-bounds';
 import { isoDateTime, isUuid } from '../platform/validation';
 import { body, idParam } from './validate';
 import { workspaceData } from './workspace-data';
@@ -35,6 +36,8 @@ async function locateMergeRequest(c: Context<AdminEnv>, id: string) {
   if (!mr) throw httpError(404, 'Merge request not found');
   return mr;
 }
+/** Submissions are stored and carried by `form.submitted`; bounded like other free-form objects. */
+const FORM_FIELDS_BOUNDS: JsonBounds = { maxDepth: 5, maxKeys: 200, maxBytes: 32_768 };
 
 const complaintBody = z.object({ channel: z.enum(CHANNELS) }).strict();
 const resolveBody = z.object({ action: z.enum(['merge', 'dismiss']) }).strict();
@@ -46,7 +49,7 @@ const submissionBody = z
   .object({
     form_name: z.string().trim().min(1).max(200),
     origin: z.enum(['form', 'landing_page', 'popup']),
-    fields: z.record(z.string(), z.unknown()),
+    fields: boundedJsonObject(FORM_FIELDS_BOUNDS, 'The submitted fields'),
     contact: z.object({ email: z.string().max(255).optional(), phone: z.string().max(32).optional(), name: z.string().max(200).optional() }).strict().optional(),
   })
   .strict();

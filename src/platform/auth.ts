@@ -7,7 +7,7 @@ import type { Db } from './db';
 import { httpError } from './errors';
 import { assertFeature } from './features';
 import { sha256Hex } from './ids';
-import { enforce, hit, ipLimit } from './rate-limit';
+import { budgetHeaders, enforce, hit, ipLimit } from './rate-limit';
 import { controlDb, controlReplica, rememberShard } from './shards';
 
 export const API_KEY_PREFIX = 'wsk_';
@@ -82,20 +82,19 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const perKey = emailSend
     ? ws.rateLimits.emails_per_minute ?? DEFAULT_RATE_LIMITS.emails_per_minute
     : ws.rateLimits.per_key_per_minute ?? DEFAULT_RATE_LIMITS.per_key_per_minute;
-  enforce([
-    { hit: keyHit, limit: perKey, label: emailSend ? 'per API key for POST /v1/emails' : 'per API key' },
-    { hit: ipHit, limit: ipLimit(c.env), label: 'per source IP' },
-  ]);
+  const budget = keyHit ? budgetHeaders(perKey, keyHit) : {};
+  enforce(
+    [
+      { hit: keyHit, limit: perKey, label: emailSend ? 'per API key for POST /v1/emails' : 'per API key' },
+      { hit: ipHit, limit: ipLimit(c.env), label: 'per source IP' },
+    ],
+    budget,
+  );
   c.set('workspace', ws);
   c.set('apiKeyId', found.keyId);
   assertFeature(ws, c.req.method, c.req.path);
   rememberShard(ws.id, ws.shard);
   c.set('keyBookmark', { subject: `key:${keyHash}`, bookmark: keyHit?.bookmark ?? null });
   await next();
-  if (keyHit) {
-    // The key's own budget, so clients can pace themselves before they meet a 429.
-    c.res.headers.set('RateLimit-Limit', String(perKey));
-    c.res.headers.set('RateLimit-Remaining', String(Math.max(0, perKey - keyHit.count)));
-    c.res.headers.set('RateLimit-Reset', String(Math.max(0, Math.ceil((keyHit.resetAt - Date.now()) / 1000))));
-  }
+  for (const [name, value] of Object.entries(budget)) c.res.headers.set(name, value);
 };

@@ -46,15 +46,24 @@ export function failedGuard(err: unknown, tableColumn: string): boolean {
 }
 
 /**
- * Runs `once` again (re-reading everything) when a batch lost a race: a unique
- * index or a `guarded` expectation failed. Other errors, and the last attempt's, propagate.
+ * Attempts of a write that keeps losing races. Each lost race means another
+ * write committed in between, so N parallel writes on one record all finish
+ * within N attempts; this covers bursts of 10 with room to spare.
  */
-export async function retryOnConflict<T>(once: () => Promise<T>, lostRace: (err: unknown) => boolean, attempts = 3): Promise<T> {
+export const CONFLICT_ATTEMPTS = 12;
+
+/**
+ * Runs `once` again (re-reading everything) when a batch lost a race: a unique
+ * index or a `guarded` expectation failed. A short random pause spreads the
+ * retries of writers that collided. Other errors, and the last attempt's, propagate.
+ */
+export async function retryOnConflict<T>(once: () => Promise<T>, lostRace: (err: unknown) => boolean, attempts = CONFLICT_ATTEMPTS): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await once();
     } catch (err) {
       if (attempt >= attempts || !lostRace(err)) throw err;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
     }
   }
 }

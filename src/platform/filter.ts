@@ -49,6 +49,12 @@ const CUSTOM_KEY = /^[A-Za-z0-9_\-. ]{1,100}$/;
 
 export const invalidFilter = (what: string) => badRequest(`Invalid filter: ${what}`);
 
+/**
+ * Field and operator names come from the client: only the table's own entries
+ * count, never what every object inherits (`constructor`, `toString`, ...).
+ */
+const ownEntry = <T>(table: Record<string, T>, name: string): T | undefined => (Object.hasOwn(table, name) ? table[name] : undefined);
+
 const shown = (value: unknown) => {
   const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
   return text.length > 200 ? `${text.slice(0, 200)}...` : text;
@@ -89,7 +95,7 @@ export class FilterBuilder {
 
   field(name: unknown): Field {
     if (typeof name !== 'string' || name.length === 0) throw invalidFilter('a condition needs a "field" string');
-    const def = this.catalog.fields[name];
+    const def = ownEntry(this.catalog.fields, name);
     if (def) return { ...def, name };
     if (name.startsWith('custom_fields.') && this.catalog.customField) {
       const key = name.slice('custom_fields.'.length);
@@ -229,7 +235,7 @@ export class FilterBuilder {
     }
     if (keys.length === 1 && keys[0] === 'not') return sql`(NOT ${this.node(obj.not, depth + 1)})`;
     const extra = keys.filter((k) => k !== 'field' && k !== 'op' && k !== 'value');
-    if (extra.length > 0 || !('field' in obj) || !('op' in obj)) {
+    if (extra.length > 0 || !Object.hasOwn(obj, 'field') || !Object.hasOwn(obj, 'op')) {
       throw invalidFilter('a node is {"and": [...]}, {"or": [...]}, {"not": node} or {"field", "op", "value"}');
     }
     if (typeof obj.op !== 'string' || !(OPS as readonly string[]).includes(obj.op)) {
@@ -237,7 +243,7 @@ export class FilterBuilder {
     }
     const op = obj.op as Op;
     const needsValue = op !== 'is_null' && op !== 'is_not_null';
-    if (needsValue && !('value' in obj)) throw invalidFilter(`operator "${op}" needs a "value"`);
+    if (needsValue && !Object.hasOwn(obj, 'value')) throw invalidFilter(`operator "${op}" needs a "value"`);
     return this.condition(obj.field, op, obj.value);
   }
 
@@ -250,7 +256,7 @@ export class FilterBuilder {
         continue;
       }
       if (key.startsWith('$')) {
-        const operator = this.catalog.operators?.[key];
+        const operator = ownEntry(this.catalog.operators ?? {}, key);
         if (!operator) throw invalidFilter(`unknown operator "${shown(key)}"`);
         this.countNode();
         parts.push(operator(value, this));

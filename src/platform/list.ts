@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { badRequest } from './errors';
+import { nonFinitePath } from './validation';
 
 export type Paging = { limit: number; offset: number };
 
@@ -9,7 +10,7 @@ export const sharedListQuery = z.object({
   sort: z.string().optional().openapi({ description: 'Field name; `-` prefix sorts descending', example: '-created_at' }),
   limit: z.string().optional().openapi({ description: 'Integer 0 to 500, default 50 (values above the cap are clamped)' }),
   offset: z.string().optional().openapi({ description: 'Integer >= 0, default 0' }),
-  search: z.string().optional().openapi({ description: 'Free text' }),
+  search: z.string().optional().openapi({ description: 'Free text; control characters answer 400' }),
 });
 
 const INT_RE = /^\d+$/;
@@ -45,8 +46,19 @@ export function parseFilterParam(raw: string | undefined): Record<string, unknow
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw badRequest('Invalid filter: must be a JSON object');
   }
+  if (nonFinitePath(value)) throw badRequest('Invalid filter: numbers must be finite');
   const { workspace_id: _ignored, ...rest } = value as Record<string, unknown>;
   return rest;
+}
+
+/**
+ * A free-text search parameter as sent. Control characters have no place in a
+ * search term, and some storage layers end a string at NUL, which would turn
+ * the term into one that matches everything: 400.
+ */
+export function searchParam(name: string, raw: string | undefined): string | undefined {
+  if (raw !== undefined && /\p{Cc}/u.test(raw)) throw badRequest(`Invalid ${name}: must not contain control characters`);
+  return raw;
 }
 
 export type SortSpec = { field: string; descending: boolean };

@@ -22,15 +22,24 @@ export function ipLimit(env: Bindings): number {
   return Number.isInteger(n) && n > 0 ? n : 300;
 }
 
-/** Throws 429 with Retry-After (seconds to the end of the longest exceeded window). */
-export function enforce(checks: LimitCheck[], now = Date.now()): void {
+/** The key's budget, carried by every authenticated answer (429s included) so clients can pace themselves. */
+export function budgetHeaders(limit: number, keyHit: HitResult, now = Date.now()): Record<string, string> {
+  return {
+    'RateLimit-Limit': String(limit),
+    'RateLimit-Remaining': String(Math.max(0, limit - keyHit.count)),
+    'RateLimit-Reset': String(Math.max(0, Math.ceil((keyHit.resetAt - now) / 1000))),
+  };
+}
+
+/** Throws 429 with Retry-After (seconds to the end of the longest exceeded window) and the given budget headers. */
+export function enforce(checks: LimitCheck[], budget: Record<string, string> = {}, now = Date.now()): void {
   const exceeded = checks.filter((c) => c.hit && c.hit.count > c.limit);
   if (exceeded.length === 0) return;
   const resetAt = Math.max(...exceeded.map((c) => c.hit!.resetAt));
   const retryAfter = Math.max(1, Math.ceil((resetAt - now) / 1000));
   const first = exceeded[0];
   const error = httpError(429, `Rate limit exceeded: ${first.limit} requests per minute ${first.label}. Retry after ${retryAfter} seconds.`);
-  error.headers['Retry-After'] = String(retryAfter);
+  Object.assign(error.headers, budget, { 'Retry-After': String(retryAfter) });
   throw error;
 }
 

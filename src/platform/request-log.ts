@@ -2,14 +2,13 @@ import type { MiddlewareHandler } from 'hono';
 import type { AppEnv, Bindings } from '../env';
 import { requestLog } from '../modules/workspaces/schema';
 import { nowIso } from './db';
+import { insertGroups } from './bound-parameters';
 import { uuidv7 } from './ids';
 import { shardDb } from './shards';
 
 type LogRow = typeof requestLog.$inferInsert;
 
 const FLUSH_AFTER_MS = 50;
-/** 10 columns a row: 9 rows a statement stays under D1's 100 bound parameters. */
-const ROWS_PER_STATEMENT = 9;
 
 /** Rows waiting for the next flush, by the shard of their workspace. */
 let pending = new Map<string, LogRow[]>();
@@ -17,10 +16,8 @@ let scheduled = false;
 
 async function writeShard(env: Bindings, shard: string, rows: LogRow[]): Promise<void> {
   const db = shardDb(env, shard);
-  const statements = [];
-  for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
-    statements.push(db.insert(requestLog).values(rows.slice(i, i + ROWS_PER_STATEMENT)));
-  }
+  const statements = insertGroups(requestLog, rows).map((group) => db.insert(requestLog).values(group));
+  if (statements.length === 0) return;
   const [first, ...rest] = statements;
   await db.batch([first, ...rest]).catch((err) => console.error('request log write failed', shard, err));
 }

@@ -92,11 +92,37 @@ export const parseJsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
       } catch {
         throw badRequest('Malformed JSON in request body');
       }
+      const overflow = nonFinitePath(value);
+      if (overflow) throw badRequest([overflow.length ? `${describePath(overflow)}: must be a finite number` : 'must be a finite number']);
     }
   }
   setParsedBody(c, value);
   await next();
 };
+
+/**
+ * JSON.parse reads a number beyond a double's range (`1e400`) as Infinity,
+ * which every later layer would store as null. The path of the first such
+ * number, or null. Iterative (bodies nest thousands of levels deep) and
+ * breadth-first, keeping parent links only to name the one found.
+ */
+export function nonFinitePath(root: unknown): PropertyKey[] | null {
+  const seen: { value: unknown; parent: number; key: PropertyKey }[] = [{ value: root, parent: -1, key: '' }];
+  for (let i = 0; i < seen.length; i++) {
+    const { value } = seen[i];
+    if (typeof value === 'number') {
+      if (Number.isFinite(value)) continue;
+      const path: PropertyKey[] = [];
+      for (let at = i; at > 0; at = seen[at].parent) path.unshift(seen[at].key);
+      return path;
+    }
+    if (value === null || typeof value !== 'object') continue;
+    for (const [key, child] of Array.isArray(value) ? value.entries() : Object.entries(value)) {
+      if (typeof child === 'number' || (child !== null && typeof child === 'object')) seen.push({ value: child, parent: i, key });
+    }
+  }
+  return null;
+}
 
 function setParsedBody(c: Context, value: unknown) {
   // The zod validator reads the body through c.req.json() only for JSON content

@@ -27,6 +27,18 @@ describe('rate limits (Part 1 Limits)', () => {
     expect(Number(second.headers.get('ratelimit-reset'))).toBeLessThanOrEqual(60);
   });
 
+  it('tells the key its budget on a 429 too', async () => {
+    const ws = await makeWorkspace({ rate_limits: { per_key_per_minute: 2 } });
+    const answers = await Promise.all(Array.from({ length: 6 }, () => ws.api('GET', '/v1/pipelines')));
+    const limited = answers.find((r) => r.status === 429)!;
+    expect(limited.headers.get('ratelimit-limit')).toBe('2');
+    expect(limited.headers.get('ratelimit-remaining')).toBe('0');
+    const reset = Number(limited.headers.get('ratelimit-reset'));
+    expect(reset).toBeGreaterThanOrEqual(0);
+    expect(reset).toBeLessThanOrEqual(60);
+    expect(limited.headers.get('retry-after')).not.toBeNull();
+  });
+
   it('shares the per-key bucket across source IPs and keeps other keys unaffected', async () => {
     const ws = await makeWorkspace({ rate_limits: { per_key_per_minute: 3 } });
     const other = await makeWorkspace({ rate_limits: { per_key_per_minute: 3 } });

@@ -7,6 +7,13 @@ export type FuzzRequest = { path: string; headers: Record<string, string>; body?
 const DEPTH = 5000;
 const HUGE = 100_000;
 
+/** Names every JavaScript object inherits: a look-up of one in a table of known names must miss. */
+export const PROTOTYPE_NAMES = ['constructor', '__proto__', 'toString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf', '__defineGetter__', 'prototype'];
+
+const names = (n: number) => JSON.stringify(Array.from({ length: n }, (_, i) => `name ${i}`));
+const wideObject = (n: number) => `{${Array.from({ length: n }, (_, i) => `"k${i}":${i}`).join(',')}}`;
+const deepObject = (levels: number) => '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
+
 /** Raw JSON text of a field value: every kind of wrong the wire can carry. */
 const valueText: fc.Arbitrary<string> = fc.oneof(
   fc.jsonValue().map((v) => JSON.stringify(v)),
@@ -20,7 +27,11 @@ const valueText: fc.Arbitrary<string> = fc.oneof(
     '"javascript:alert(1)"', '"file:///etc/passwd"', '"https://127.0.0.1/"', '"http://[::1]/"', '"http://0x7f.1/"',
     '"https://user:pass@example.com/"', '"https://exa mple.com/"', '"https://example.com:99999/"', '"https://xn--/"',
     '"00000000-0000-0000-0000-000000000000"', '"ffffffff-ffff-ffff-ffff-ffffffffffff"',
+    '1e400', '-1e400', '[1e400]', '{"a":1e999}', '{"__proto__":"x"}', '{"constructor":1,"toString":"x","valueOf":null,"hasOwnProperty":[]}',
+    ...PROTOTYPE_NAMES.map((n) => JSON.stringify(n)),
   ),
+  // Inputs at and past the accepted maxima: name lists (200 names), free-form objects (depth, keys).
+  fc.constantFrom(names(13), names(200), names(201), deepObject(5), deepObject(6), deepObject(3000), wideObject(100), wideObject(101), wideObject(5000)),
   fc.constantFrom(
     JSON.stringify('a'.repeat(HUGE)),
     JSON.stringify('é'.repeat(HUGE)),
@@ -30,20 +41,27 @@ const valueText: fc.Arbitrary<string> = fc.oneof(
   ),
 );
 
-const fieldName = fc.oneof(
-  fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'id', 'workspace_id', 'created_at', ''),
-  fc.string({ unit: 'binary', maxLength: 20 }),
-);
+/** Keys to add or replace: the route's documented properties, inherited names, read-only fields, anything. */
+const fieldName = (documented: string[]) =>
+  fc.oneof(
+    ...(documented.length ? [fc.constantFrom(...documented)] : []),
+    fc.constantFrom(...PROTOTYPE_NAMES, 'id', 'workspace_id', 'created_at', ''),
+    fc.string({ unit: 'binary', maxLength: 20 }),
+  );
 
 /** Builds object text by hand so `__proto__` stays an own key and duplicates stay duplicated. */
 const objectText = (entries: [string, string][]) => `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`;
 
-/** The row's valid body with exactly one thing wrong: a field dropped, retyped, replaced, duplicated or an extra key. */
-function mutatedSeed(seed: Record<string, unknown>): fc.Arbitrary<string> {
+/**
+ * The row's valid body with one thing changed: a field dropped, retyped,
+ * replaced or duplicated, or another key added (often a documented property,
+ * so bounded inputs such as `custom_fields` or `tags` meet their edge values).
+ */
+function mutatedSeed(seed: Record<string, unknown>, documented: string[]): fc.Arbitrary<string> {
   const valid = Object.entries(seed).map(([k, v]) => [k, JSON.stringify(v)] as [string, string]);
   const fields = valid.map(([k]) => k);
   const options: fc.Arbitrary<string>[] = [
-    fc.tuple(fieldName, valueText).map(([k, v]) => objectText([...valid, [k, v]])),
+    fc.tuple(fieldName(documented), valueText).map(([k, v]) => objectText([...valid, [k, v]])),
   ];
   if (fields.length) {
     options.push(
@@ -58,7 +76,7 @@ function mutatedSeed(seed: Record<string, unknown>): fc.Arbitrary<string> {
 /** Whole bodies that are not the object the route expects, or not JSON at all. */
 const wrongBody: fc.Arbitrary<string> = fc.oneof(
   valueText,
-  fc.dictionary(fieldName, fc.jsonValue(), { maxKeys: 5 }).map((o) => JSON.stringify(o)),
+  fc.dictionary(fieldName([]), fc.jsonValue(), { maxKeys: 5 }).map((o) => JSON.stringify(o)),
   fc.constantFrom(
     '{', '{"url":', "{'url':'https://example.com'}", '{"url":"https://example.com",}', 'undefined', 'NaN', '\u0000',
     '{"a":1}{"b":2}', '\ufeff{}', '{"url":"https://example.com"} trailing', 'url=https%3A%2F%2Fexample.com', '<xml/>',
@@ -111,9 +129,24 @@ const queryValue = fc.oneof(
   rawUrlGarbage,
   fc.constant('a'.repeat(HUGE)),
 );
+/** Filters and sorts naming inherited properties, as fields, operators and custom field keys. */
+const prototypeQuery = fc.constantFrom(...PROTOTYPE_NAMES).chain((name) =>
+  fc.constantFrom(
+    `?filter=${encodeURIComponent(JSON.stringify({ [name]: 'x' }))}`,
+    `?filter=${encodeURIComponent(JSON.stringify({ [name]: ['x'] }))}`,
+    `?filter=${encodeURIComponent(JSON.stringify({ $where: { field: name, op: 'eq', value: 'x' } }))}`,
+    `?filter=${encodeURIComponent(JSON.stringify({ [`$${name}`]: {} }))}`,
+    `?filter=${encodeURIComponent(JSON.stringify({ [`custom_fields.${name}`]: 1 }))}`,
+    `?sort=${encodeURIComponent(name)}`,
+    `?sort=-${encodeURIComponent(name)}`,
+    `?search=${encodeURIComponent(name)}`,
+  ),
+);
+
 /** Repeated keys on purpose: `?limit=1&limit=x`. */
 const query = fc.oneof(
   { weight: 1, arbitrary: fc.constant('') },
+  { weight: 1, arbitrary: prototypeQuery },
   {
     weight: 3,
     arbitrary: fc
@@ -123,13 +156,13 @@ const query = fc.oneof(
   },
 );
 
-/** Adversarial requests for one route; the route row's `body` seeds the mutations. */
-export function requestsFor(route: RouteCase): fc.Arbitrary<FuzzRequest> {
+/** Adversarial requests for one route; the route row's `body` and its documented body properties seed the mutations. */
+export function requestsFor(route: RouteCase, documented: string[] = []): fc.Arbitrary<FuzzRequest> {
   const names = placeholders(route.path);
   const ids = fc.tuple(...names.map((n) => (route.params?.[n] !== undefined ? fc.oneof(fc.constant(route.params[n]), pathId) : pathId)));
   const body: fc.Arbitrary<string | undefined> = takesBody(route)
     ? fc.oneof(
-        { weight: 5, arbitrary: mutatedSeed(route.body ?? {}) },
+        { weight: 5, arbitrary: mutatedSeed(route.body ?? {}, documented) },
         { weight: 4, arbitrary: wrongBody },
         { weight: 1, arbitrary: fc.constantFrom(JSON.stringify(route.body ?? {}), '') },
       )
@@ -142,4 +175,26 @@ export function requestsFor(route: RouteCase): fc.Arbitrary<FuzzRequest> {
     const headers: Record<string, string> = b === undefined || type === '' ? {} : { 'content-type': type };
     return { path, body: b, headers };
   });
+}
+
+/**
+ * Values at and past the edges the API draws for any property: numbers beyond
+ * a double, free-form objects past their depth and key bounds, name lists at
+ * and past 200, inherited names as keys and as values.
+ */
+export const EDGE_VALUES = [
+  '1e400', '-1e400', '[{"a":1e400}]', deepObject(5), deepObject(6), deepObject(3000), wideObject(100), wideObject(5000),
+  names(13), names(200), names(201), '{"__proto__":"x","constructor":1,"toString":"y"}', '"constructor"', '"__proto__"',
+];
+
+/** The row's valid body with one documented property set to each edge value, sent to `path`. */
+export function edgeRequests(route: RouteCase, documented: string[], path: string): FuzzRequest[] {
+  const valid = Object.entries(route.body ?? {}).map(([k, v]) => [k, JSON.stringify(v)] as [string, string]);
+  return documented.flatMap((property) =>
+    EDGE_VALUES.map((value) => ({
+      path,
+      headers: { 'content-type': 'application/json' },
+      body: objectText([...valid.filter(([k]) => k !== property), [property, value]]),
+    })),
+  );
 }

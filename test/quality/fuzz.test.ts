@@ -1,15 +1,19 @@
 import { env } from 'cloudflare:workers';
 import fc from 'fast-check';
-import { describe, it } from 'vitest';
+import { describe, it, type ExpectStatic } from 'vitest';
 import { call, makeWorkspace, shardFor, type ApiResponse } from '../support/harness';
-import { ROUTES, type RouteCase } from '../support/routes';
-import { requestsFor, type FuzzRequest } from './fuzz-inputs';
+import { bodyProperties } from '../support/openapi';
+import { readBackPaths } from '../support/read-back';
+import { seedAll } from '../support/resources';
+import { resourceKeys, ROUTES, takesBody, type RouteCase } from '../support/routes';
+import { EDGE_VALUES, edgeRequests, requestsFor, type FuzzRequest } from './fuzz-inputs';
 import { rowCounts } from './row-counts';
 
 /**
  * Adversarial input against every /v1 route of the route table: the answer is
  * a 4xx in the route's error shape (a 2xx only for input that happens to be
- * valid), never a 5xx, and a rejected request writes no row.
+ * valid), never a 5xx, a rejected request writes no row, and what an accepted
+ * write stored reads back: the record's GET and its lists answer 200.
  *
  * Replay a failure: FUZZ_SEED=<seed printed in the failure> npx vitest run test/quality/fuzz.test.ts
  * (add FUZZ_PATH=<path printed> and `-t '<route>'` to run only the shrunk counterexample).
@@ -31,7 +35,8 @@ async function fuzzClient(routeIndex: number) {
   const ip = () => `2001:db8:f${routeIndex.toString(16)}::${(Math.floor(sent++ / 100) + 1).toString(16)}`;
   const send = (route: RouteCase, req: FuzzRequest) =>
     call(route.method, req.path, { key: ws.key, ip: ip(), headers: req.headers, rawBody: req.body });
-  return { ws, send };
+  const get = (path: string) => call('GET', path, { key: ws.key, ip: ip() });
+  return { ws, send, get };
 }
 
 function isFrameworkError(res: ApiResponse): boolean {
@@ -50,33 +55,71 @@ const inErrorShape = (route: RouteCase, res: ApiResponse) =>
 const describeRequest = (route: RouteCase, req: FuzzRequest) =>
   `${route.method} ${req.path.slice(0, 200)} [${req.headers['content-type'] ?? 'no content-type'}] ${String(req.body).slice(0, 200)}`;
 
+/**
+ * The per-request contract: below 500; a rejection is a 4xx in the route's
+ * error shape that wrote no row; an acceptance stored what reads back (the
+ * record's GET and its lists answer 200).
+ */
+function contractCheck(route: RouteCase, client: Awaited<ReturnType<typeof fuzzClient>>, expect: ExpectStatic) {
+  // A rejected request leaves the counts as they were, so its "after" is the next case's "before".
+  let baseline: Record<string, number> | null = null;
+  return async (req: FuzzRequest) => {
+    const before = baseline ?? (await rowCounts(client.ws.id));
+    baseline = null;
+    const res = await client.send(route, req);
+    const where = describeRequest(route, req);
+    expect(res.status, `${where} -> ${JSON.stringify(res.body).slice(0, 300)}`).toBeLessThan(500);
+    if (res.status < 300) {
+      const created = route.method === 'POST' && typeof res.body?.id === 'string' ? res.body.id : undefined;
+      for (const path of readBackPaths(route, req.path, created)) {
+        const read = await client.get(path);
+        expect(read.status, `GET ${path} after ${where} -> ${JSON.stringify(read.body).slice(0, 300)}`).toBe(200);
+      }
+      return;
+    }
+    expect(res.status, where).toBeGreaterThanOrEqual(400);
+    expect(inErrorShape(route, res), `${where} -> ${res.status} not in the ${route.errorShape ?? 'framework'} shape: ${JSON.stringify(res.body).slice(0, 300)}`).toBe(true);
+    const after = await rowCounts(client.ws.id);
+    const changed = Object.keys(after).filter((t) => after[t] !== before[t]);
+    expect(changed, `${where} was rejected with ${res.status} but wrote rows`).toEqual([]);
+    baseline = after;
+  };
+}
+
 describe('adversarial input', () => {
   it.concurrent.for(ROUTES.map((route, index) => ({ route, index, name: `${route.method} ${route.path}` })))(
-    `$name answers ${RUNS_PER_ROUTE} bad requests with a 4xx in its error shape and writes nothing`,
+    `$name answers ${RUNS_PER_ROUTE} bad requests with a 4xx in its error shape and writes nothing, or stores what reads back`,
     { timeout: 30_000 + RUNS_PER_ROUTE * 100 },
     async ({ route, index }, { expect }) => {
-      const { ws, send } = await fuzzClient(index);
-      // A rejected request leaves the counts as they were, so its "after" is the next case's "before".
-      let baseline: Record<string, number> | null = null;
-      const property = fc.asyncProperty(requestsFor(route), async (req) => {
-        const before = baseline ?? (await rowCounts(ws.id));
-        baseline = null;
-        const res = await send(route, req);
-        const where = describeRequest(route, req);
-        expect(res.status, `${where} -> ${JSON.stringify(res.body).slice(0, 300)}`).toBeLessThan(500);
-        if (res.status < 300) return;
-        expect(res.status, where).toBeGreaterThanOrEqual(400);
-        expect(inErrorShape(route, res), `${where} -> ${res.status} not in the ${route.errorShape ?? 'framework'} shape: ${JSON.stringify(res.body).slice(0, 300)}`).toBe(true);
-        const after = await rowCounts(ws.id);
-        const changed = Object.keys(after).filter((t) => after[t] !== before[t]);
-        expect(changed, `${where} was rejected with ${res.status} but wrote rows`).toEqual([]);
-        baseline = after;
-      });
+      const client = await fuzzClient(index);
+      const check = contractCheck(route, client, expect);
+      const property = fc.asyncProperty(requestsFor(route, await bodyProperties(route)), check);
       try {
         await fc.assert(property, { seed, numRuns: RUNS_PER_ROUTE, path: vars.FUZZ_PATH || undefined });
       } catch (err) {
         throw new Error(`Replay with FUZZ_SEED=${seed} (FUZZ_PATH from the line below replays only the counterexample)\n${(err as Error).message}`, { cause: err });
       }
+    },
+  );
+});
+
+/**
+ * Exhaustive rather than random: every documented body property of every
+ * route at each edge value, sent to a real record of the route (so updates
+ * reach the stored data and read it back), under the same contract.
+ */
+describe('documented properties at their edges', () => {
+  const bodyRoutes = ROUTES.map((route, index) => ({ route, index, name: `${route.method} ${route.path}` })).filter(({ route }) => takesBody(route));
+  it.concurrent.for(bodyRoutes)(
+    `$name holds the contract for every property at ${EDGE_VALUES.length} edge values`,
+    { timeout: 120_000 },
+    async ({ route, index }, { expect }) => {
+      const client = await fuzzClient(ROUTES.length + index);
+      const keys = resourceKeys(route.path);
+      const records = await seedAll(client.ws, [...new Set(Object.entries(keys).filter(([name]) => route.params?.[name] === undefined).map(([, key]) => key))]);
+      const path = route.path.replace(/\{([^}]+)\}/g, (_, name: string) => route.params?.[name] ?? records.get(keys[name])!.id);
+      const check = contractCheck(route, client, expect);
+      for (const req of edgeRequests(route, await bodyProperties(route), path)) await check(req);
     },
   );
 });

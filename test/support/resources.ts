@@ -106,8 +106,8 @@ export const RESOURCES: Record<string, Factory> = {
   },
 };
 
-/** One record of every resource in `ws`, each created once even when others need it. */
-export async function seedAll(ws: TestWorkspace): Promise<Map<string, Seeded>> {
+/** One record of each resource in `keys` (default: every resource) in `ws`, each created once even when others need it. */
+export async function seedAll(ws: TestWorkspace, keys: string[] = Object.keys(RESOURCES)): Promise<Map<string, Seeded>> {
   const made = new Map<string, Promise<Seeded>>();
   const need = (key: string): Promise<Seeded> => {
     const factory = RESOURCES[key];
@@ -116,6 +116,6 @@ export async function seedAll(ws: TestWorkspace): Promise<Map<string, Seeded>> {
     return made.get(key)!;
   };
   const out = new Map<string, Seeded>();
-  for (const key of Object.keys(RESOURCES)) out.set(key, await need(key));
+  for (const key of keys) out.set(key, await need(key));
   return out;
 }

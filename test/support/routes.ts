@@ -1,4 +1,5 @@
 import type { Feature } from '../../src/modules/workspaces/model';
+import type { TestWorkspace } from './harness';
 
 /**
  * Every /v1 route, one row each. The shared convention tests (auth, feature
@@ -30,7 +31,19 @@ export type RouteCase = {
   params?: Record<string, string>;
   /** The answer to another workspace's id when it is not a plain 404 (code: `error.code` or `error_code`). */
   notFound?: { status?: number; code?: string };
+  /**
+   * Body of call `i` of the concurrency table's parallel calls on one record
+   * (default: `body` for every call). Vary it where parallel calls race on
+   * different values (stages, statuses, label names).
+   */
+  parallelBody?: (i: number, ws: TestWorkspace) => Record<string, unknown> | Promise<Record<string, unknown>>;
 };
+
+/** The stage ids of the workspace's pipelines, in order. */
+async function stageIds(ws: TestWorkspace): Promise<string[]> {
+  const res = await ws.api('GET', '/v1/pipelines');
+  return (res.body as { stages: { id: string }[] }[]).flatMap((p) => p.stages.map((s) => s.id));
+}
 
 export const ROUTES: RouteCase[] = [
   { method: 'GET', path: '/v1/pipelines', feature: 'deals' },
@@ -44,15 +57,26 @@ export const ROUTES: RouteCase[] = [
     notFound: { code: 'endpoint_not_found' },
   },
   { method: 'GET', path: '/v1/contacts' },
-  { method: 'POST', path: '/v1/contacts', body: { email: 'route@example.com' } },
+  {
+    method: 'POST',
+    path: '/v1/contacts',
+    body: { email: 'route@example.com' },
+    parallelBody: (i) => ({ email: 'race@example.com', city: `City ${i}`, tags: [`tag ${i}`, 'shared'], custom_fields: { [`k${i}`]: i } }),
+  },
   { method: 'GET', path: '/v1/contacts/{id}' },
-  { method: 'PATCH', path: '/v1/contacts/{id}', body: { city: 'Oslo' } },
+  {
+    method: 'PATCH',
+    path: '/v1/contacts/{id}',
+    body: { city: 'Oslo' },
+    parallelBody: (i) => ({ city: `City ${i}`, tags: [`tag ${i % 3}`, 'shared'], groups: [`group ${i % 2}`], custom_fields: { [`k${i}`]: i } }),
+  },
   { method: 'GET', path: '/v1/contacts/{id}/consent', errorShape: 'domain', notFound: { code: 'contact_not_found' } },
   {
     method: 'PUT',
     path: '/v1/contacts/{id}/consent/{channel}',
     params: { channel: 'email' },
     body: { state: 'subscribed' },
+    parallelBody: (i) => ({ state: i % 2 ? 'subscribed' : 'unsubscribed' }),
     errorShape: 'domain',
     notFound: { code: 'contact_not_found' },
   },
@@ -63,21 +87,58 @@ export const ROUTES: RouteCase[] = [
   { method: 'GET', path: '/v1/tags' },
   { method: 'POST', path: '/v1/tags', body: { name: 'Route tag' } },
   { method: 'GET', path: '/v1/tags/{id}' },
-  { method: 'PATCH', path: '/v1/tags/{id}', body: { name: 'Renamed tag' } },
+  { method: 'PATCH', path: '/v1/tags/{id}', body: { name: 'Renamed tag' }, parallelBody: (i) => ({ name: `Renamed tag ${i % 3}` }) },
   { method: 'GET', path: '/v1/contact-groups' },
   { method: 'POST', path: '/v1/contact-groups', body: { name: 'Route group' } },
   { method: 'GET', path: '/v1/contact-groups/{id}' },
-  { method: 'PATCH', path: '/v1/contact-groups/{id}', body: { name: 'Renamed group' } },
+  { method: 'PATCH', path: '/v1/contact-groups/{id}', body: { name: 'Renamed group' }, parallelBody: (i) => ({ name: `Renamed group ${i % 3}` }) },
   { method: 'GET', path: '/v1/products', errorShape: 'domain' },
   { method: 'GET', path: '/v1/products/{id}', errorShape: 'domain', notFound: { code: 'product_not_found' } },
-  { method: 'POST', path: '/v1/products', body: { name: 'Widget' }, errorShape: 'domain' },
-  { method: 'PATCH', path: '/v1/products/{id}', body: { name: 'Widget' }, errorShape: 'domain', notFound: { code: 'product_not_found' } },
+  {
+    method: 'POST',
+    path: '/v1/products',
+    body: { name: 'Widget' },
+    parallelBody: (i) => ({ name: `Widget ${i}`, external_id: 'race-product', price: i }),
+    errorShape: 'domain',
+  },
+  {
+    method: 'PATCH',
+    path: '/v1/products/{id}',
+    body: { name: 'Widget' },
+    parallelBody: (i) => ({ name: `Widget ${i}`, sku: `sku-${i % 2}`, price: i }),
+    errorShape: 'domain',
+    notFound: { code: 'product_not_found' },
+  },
   { method: 'GET', path: '/v1/deals', feature: 'deals' },
   { method: 'GET', path: '/v1/deals/{id}', feature: 'deals' },
-  { method: 'POST', path: '/v1/deals', feature: 'deals', body: { title: 'Deal', email: 'deal@example.com' } },
-  { method: 'PATCH', path: '/v1/deals/{id}', feature: 'deals', body: { title: 'Deal' } },
-  { method: 'POST', path: '/v1/deals/{id}/stage', feature: 'deals', body: { stage_id: '01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c' } },
-  { method: 'POST', path: '/v1/deals/{id}/status', feature: 'deals', body: { status: 'won' } },
+  {
+    method: 'POST',
+    path: '/v1/deals',
+    feature: 'deals',
+    body: { title: 'Deal', email: 'deal@example.com' },
+    parallelBody: async (i, ws) => ({ title: `Deal ${i}`, email: 'race-deal@example.com', external_reference: 'race-deal', stage_id: (await stageIds(ws))[i % 3] }),
+  },
+  {
+    method: 'PATCH',
+    path: '/v1/deals/{id}',
+    feature: 'deals',
+    body: { title: 'Deal' },
+    parallelBody: (i) => ({ title: `Deal ${i}`, amount: i, note: `note ${i}` }),
+  },
+  {
+    method: 'POST',
+    path: '/v1/deals/{id}/stage',
+    feature: 'deals',
+    body: { stage_id: '01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c' },
+    parallelBody: async (i, ws) => ({ stage_id: (await stageIds(ws))[i % 3], index: i % 2 }),
+  },
+  {
+    method: 'POST',
+    path: '/v1/deals/{id}/status',
+    feature: 'deals',
+    body: { status: 'won' },
+    parallelBody: (i) => (i % 3 === 2 ? { status: 'lost', lost_reason: `reason ${i}` } : { status: i % 3 ? 'open' : 'won' }),
+  },
 ];
 
 /** The route's path with `id` for every id placeholder and the row's fixed values for the others. */
@@ -92,3 +153,5 @@ export const resourceKeys = (path: string): Record<string, string> =>
   Object.fromEntries([...path.matchAll(/([^/]+)\/\{([^}]+)\}/g)].map((m) => [m[2], `${m[1]}/{${m[2]}}`]));
 
 export const takesBody = (r: RouteCase) => r.method === 'POST' || r.method === 'PATCH' || r.method === 'PUT';
+
+export const mutates = (r: RouteCase) => r.method !== 'GET';

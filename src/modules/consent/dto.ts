@@ -1,18 +1,15 @@
 import { z } from '@hono/zod-openapi';
 
-export const EVIDENCE_MAX_BYTES = 2048;
+import { boundedJsonObject, type JsonBounds } from '../../platform/json-bounds';
+
+const EVIDENCE_BOUNDS: JsonBounds = { maxDepth: 5, maxKeys: 100, maxBytes: 2048 };
 
 export const ConsentWrite = z
   .object({
     state: z.enum(['subscribed', 'unsubscribed']),
     source: z.string().trim().min(1).max(100).optional().openapi({ description: 'Provenance; default `api`' }),
     basis: z.string().max(100).optional().openapi({ description: 'Legal basis' }),
-    evidence: z
-      .record(z.string(), z.unknown())
-      .refine((v) => new TextEncoder().encode(JSON.stringify(v)).length <= EVIDENCE_MAX_BYTES, {
-        message: `evidence must be at most ${EVIDENCE_MAX_BYTES} bytes serialized`,
-      })
-      .optional(),
+    evidence: boundedJsonObject(EVIDENCE_BOUNDS, 'Stored on the consent-ledger row').optional(),
   })
   .strict()
   .openapi('ConsentWrite');

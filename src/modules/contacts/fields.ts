@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import type { FieldKind } from '../../platform/filter';
+import { boundedJsonObject, CUSTOM_FIELDS_BOUNDS } from '../../platform/json-bounds';
 import { BLOCK_STATES, CONTACT_SOURCES, GENDERS, LIFECYCLE_STAGES } from './schema';
 
 /**
@@ -79,7 +80,7 @@ export const ContactWrite = z
     phone: z.string().max(32).nullable().optional(),
     email: z.string().trim().max(255).pipe(z.email()).nullable().optional(),
     block_state: z.enum(BLOCK_STATES).optional(),
-    custom_fields: z.record(z.string().min(1).max(100), z.unknown()).optional(),
+    custom_fields: boundedJsonObject(CUSTOM_FIELDS_BOUNDS, 'Merged into the stored object; a key set to null is removed. The stored result is bounded too').optional(),
     tags: labelNames.optional().openapi({ description: 'Tag NAMES (ids come back on reads); missing tags are created' }),
     groups: labelNames.optional().openapi({ description: 'Group NAMES (ids come back on reads); missing groups are created' }),
   })

@@ -2,7 +2,7 @@ import { rawAll } from '../../platform/raw-query';
 import { sql, type SQL } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { compileFilter, filterWith } from '../../platform/filter';
-import { envelope, parseFilterParam, parsePaging, parseSort } from '../../platform/list';
+import { envelope, parseFilterParam, parsePaging, parseSort, searchParam } from '../../platform/list';
 import { toE164 } from '../../platform/phone';
 import { CONTACT_SORTS, contactCatalog } from './catalog';
 import { contactColumns, serializeContact, type ContactRow } from './read';
@@ -32,7 +32,7 @@ function exactMatches(ctx: ServiceContext, term: string): SQL {
  * rows through the covering search index.
  */
 function searchSource(ctx: ServiceContext, raw: string | undefined): { candidates?: SQL; condition?: SQL } {
-  const term = raw?.trim();
+  const term = searchParam('search', raw)?.trim();
   if (!term) return {};
   if ([...term].length >= 3) {
     const match = `"${term.replace(/"/g, '""')}"`;

@@ -1,5 +1,6 @@
 import type { Workspace } from '../workspaces/model';
 import { badRequest } from '../../platform/errors';
+import { CUSTOM_FIELDS_BOUNDS, jsonBoundsProblem } from '../../platform/json-bounds';
 import { SCALAR_NAMES, type ContactWriteInput } from './fields';
 import type { ContactRow } from './read';
 
@@ -75,10 +76,11 @@ export function planChanges(ws: Workspace, existing: ContactRow | null, input: N
 
   if (input.custom_fields) {
     const current: Record<string, unknown> = existing ? JSON.parse(existing.custom_fields || '{}') : {};
-    const merged = { ...current };
+    // Null prototype: keys such as `__proto__` or `constructor` are plain keys here.
+    const merged: Record<string, unknown> = Object.assign(Object.create(null), current);
     for (const [key, value] of Object.entries(input.custom_fields)) {
       if (value === null) {
-        if (key in merged) {
+        if (Object.hasOwn(merged, key)) {
           delete merged[key];
           changed.push(`custom_fields.${key}`);
         }
@@ -87,7 +89,12 @@ export function planChanges(ws: Workspace, existing: ContactRow | null, input: N
         changed.push(`custom_fields.${key}`);
       }
     }
-    if (!same(merged, current)) set.custom_fields = merged;
+    if (!same(merged, current)) {
+      const problem = jsonBoundsProblem(merged, CUSTOM_FIELDS_BOUNDS);
+      if (problem) throw badRequest([`custom_fields: after merging, ${problem}`]);
+      // Back to an ordinary object (the database layer expects one); JSON keeps every key an own key.
+      set.custom_fields = JSON.parse(JSON.stringify(merged));
+    }
   }
   return { set, changed };
 }

@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { isUniqueViolation, runBatch, type Statement } from '../../platform/db';
+import { isUniqueViolation, retryOnConflict, runBatch, type Statement } from '../../platform/db';
 import { badRequest, httpError } from '../../platform/errors';
 import type { OutboxEvent } from '../../platform/events';
 import { isUuid } from '../../platform/validation';
@@ -44,7 +44,6 @@ export type PlannedContact = {
 export type ContactReferencePlan = { reads: Statement[]; resolve: (results: unknown[]) => Promise<PlannedContact> };
 
 const unchanged = (err: unknown) => err;
-const MAX_ATTEMPTS = 3;
 
 /**
  * The contact behind a reference other modules receive (deals, payments,
@@ -88,16 +87,15 @@ export async function resolveContactReference(
   ref: ContactReference,
   opts: { missingMessage: string; source?: string },
 ): Promise<ResolvedContact> {
-  for (let attempt = 1; ; attempt++) {
+  return retryOnConflict(async () => {
     const plan = planContactReference(ctx, ref, opts);
     const planned = await plan.resolve(await runBatch(ctx.db, plan.reads));
     try {
       await runBatch(ctx.db, planned.writes);
     } catch (err) {
-      if (isUniqueViolation(err) && attempt < MAX_ATTEMPTS) continue;
-      throw planned.mapError(err);
+      throw isUniqueViolation(err) ? err : planned.mapError(err);
     }
     ctx.events.committedAfter(planned.events);
     return planned.contact;
-  }
+  }, isUniqueViolation);
 }

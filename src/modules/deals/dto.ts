@@ -108,7 +108,7 @@ export const DealListQuery = z.object({
   owner_user_id: uuidParam('owner_user_id'),
   status: z.string().optional().openapi({ description: '`open`, `won` or `lost`; other values are ignored' }),
   external_reference: z.string().optional().openapi({ description: 'Exact match' }),
-  search: z.string().optional().openapi({ description: 'Case-insensitive substring of the title or the contact name, phone or email' }),
+  search: z.string().optional().openapi({ description: 'Case-insensitive substring of the title or the contact name, phone or email; control characters answer 400' }),
   limit: z.string().optional().openapi({ description: 'Default 25, cap 100' }),
   offset: z.string().optional().openapi({ description: 'Default 0' }),
 });

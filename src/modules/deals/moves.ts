@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { guarded, nowIso, runBatch, type Statement } from '../../platform/db';
+import { guarded, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
 import { uuidv7 } from '../../platform/ids';
 import type { OutboxEvent } from '../../platform/events';
 import { dealEventData, type FromStage } from './events';
@@ -9,8 +9,6 @@ import { failedGuard, placeDeal } from './placement';
 import { selectDeal, serializeDeal } from './read';
 import { activity } from '../contacts/service';
 import { deals, dealStageHistory, type DealRow, type DealStatus } from './schema';
-
-const ATTEMPTS = 3;
 
 export type StageTarget = { stageId: string; pipelineId: string; stageName: string; pipelineName: string };
 
@@ -62,77 +60,71 @@ export function moveStatements(ctx: ServiceContext, deal: DealRow, from: FromSta
   return { statements, events };
 }
 
-/** `POST /v1/deals/{id}/stage`: the bare row after the move or reorder. */
-export async function moveDealToStage(ctx: ServiceContext, dealId: string, input: { stage_id: string; index?: number }) {
-  for (let attempt = 1; ; attempt++) {
-    const [[current], [target]] = await ctx.db.batch([selectDealWithStage(ctx, eq(deals.id, dealId)), selectStage(ctx, input.stage_id.toLowerCase())]);
-    if (!current) throw dealNotFound();
-    if (!target) throw stageNotFound();
-    const now = nowIso();
-    const { statements, events } = moveStatements(
-      ctx,
-      current.deal,
-      { stageId: current.deal.stageId, stageName: current.stageName },
-      { stageId: target.stage.id, pipelineId: target.stage.pipelineId, stageName: target.stage.name, pipelineName: target.pipelineName },
-      input.index ?? 0,
-      now,
-    );
-    try {
-      const results = await runBatch(ctx.db, [...statements, selectDeal(ctx.db, ctx.ws.id, dealId)]);
-      ctx.events.committedAfter(events);
-      return serializeDeal((results.at(-1) as DealRow[])[0]);
-    } catch (err) {
-      if (attempt < ATTEMPTS && failedGuard(err, 'stage_id')) continue;
-      throw err;
-    }
-  }
+/** `POST /v1/deals/{id}/stage`: the bare row after the move or reorder; a move that lost a race re-reads and moves again. */
+export function moveDealToStage(ctx: ServiceContext, dealId: string, input: { stage_id: string; index?: number }) {
+  return retryOnConflict(() => moveOnce(ctx, dealId, input), (err) => failedGuard(err, 'stage_id'));
+}
+
+async function moveOnce(ctx: ServiceContext, dealId: string, input: { stage_id: string; index?: number }) {
+  const [[current], [target]] = await ctx.db.batch([selectDealWithStage(ctx, eq(deals.id, dealId)), selectStage(ctx, input.stage_id.toLowerCase())]);
+  if (!current) throw dealNotFound();
+  if (!target) throw stageNotFound();
+  const now = nowIso();
+  const { statements, events } = moveStatements(
+    ctx,
+    current.deal,
+    { stageId: current.deal.stageId, stageName: current.stageName },
+    { stageId: target.stage.id, pipelineId: target.stage.pipelineId, stageName: target.stage.name, pipelineName: target.pipelineName },
+    input.index ?? 0,
+    now,
+  );
+  const results = await runBatch(ctx.db, [...statements, selectDeal(ctx.db, ctx.ws.id, dealId)]);
+  ctx.events.committedAfter(events);
+  return serializeDeal((results.at(-1) as DealRow[])[0]);
 }
 
 /** `POST /v1/deals/{id}/status`: the state table of Part 1; the bare row. */
-export async function changeDealStatus(ctx: ServiceContext, dealId: string, input: { status: DealStatus; lost_reason?: string }) {
-  for (let attempt = 1; ; attempt++) {
-    const [current] = await selectDealWithStage(ctx, eq(deals.id, dealId));
-    if (!current) throw dealNotFound();
-    const deal = current.deal;
-    if (deal.status === input.status) return serializeDeal(deal);
+export function changeDealStatus(ctx: ServiceContext, dealId: string, input: { status: DealStatus; lost_reason?: string }) {
+  return retryOnConflict(() => changeStatusOnce(ctx, dealId, input), (err) => failedGuard(err, 'status'));
+}
 
-    const now = nowIso();
-    const closing = input.status !== 'open';
-    const changed: DealRow = {
-      ...deal,
-      status: input.status,
-      closedAt: closing ? now : null,
-      lostReason: input.status === 'lost' ? (input.lost_reason ?? null) : null,
-      updatedAt: now,
-    };
-    const statements: Statement[] = [
-      ctx.db
-        .update(deals)
-        .set({
-          // Applies only to the status that was read; otherwise the batch fails and is retried.
-          status: guarded(sql`${deals.status} = ${deal.status}`, sql`${input.status}`),
-          closedAt: changed.closedAt,
-          lostReason: changed.lostReason,
-          updatedAt: now,
-        })
-        .where(and(eq(deals.workspaceId, ctx.ws.id), eq(deals.id, deal.id))),
-      activity(ctx, deal.contactId, 'deal_status_changed', 'api', { deal_id: deal.id, from_status: deal.status, to_status: input.status, lost_reason: changed.lostReason }, now),
-    ];
-    const events: OutboxEvent[] = [];
-    // Reopening fires no automation.
-    if (closing) {
-      const names = { pipelineName: current.pipelineName, stageName: current.stageName };
-      const { event, statement } = ctx.events.emit(ctx.db, ctx.ws.id, input.status === 'won' ? 'deal.won' : 'deal.lost', dealEventData(changed, names));
-      statements.push(statement);
-      events.push(event);
-    }
-    try {
-      const results = await runBatch(ctx.db, [...statements, selectDeal(ctx.db, ctx.ws.id, dealId)]);
-      ctx.events.committedAfter(events);
-      return serializeDeal((results.at(-1) as DealRow[])[0]);
-    } catch (err) {
-      if (attempt < ATTEMPTS && failedGuard(err, 'status')) continue;
-      throw err;
-    }
+async function changeStatusOnce(ctx: ServiceContext, dealId: string, input: { status: DealStatus; lost_reason?: string }) {
+  const [current] = await selectDealWithStage(ctx, eq(deals.id, dealId));
+  if (!current) throw dealNotFound();
+  const deal = current.deal;
+  if (deal.status === input.status) return serializeDeal(deal);
+
+  const now = nowIso();
+  const closing = input.status !== 'open';
+  const changed: DealRow = {
+    ...deal,
+    status: input.status,
+    closedAt: closing ? now : null,
+    lostReason: input.status === 'lost' ? (input.lost_reason ?? null) : null,
+    updatedAt: now,
+  };
+  const statements: Statement[] = [
+    ctx.db
+      .update(deals)
+      .set({
+        // Applies only to the status that was read; otherwise the batch fails and is retried.
+        status: guarded(sql`${deals.status} = ${deal.status}`, sql`${input.status}`),
+        closedAt: changed.closedAt,
+        lostReason: changed.lostReason,
+        updatedAt: now,
+      })
+      .where(and(eq(deals.workspaceId, ctx.ws.id), eq(deals.id, deal.id))),
+    activity(ctx, deal.contactId, 'deal_status_changed', 'api', { deal_id: deal.id, from_status: deal.status, to_status: input.status, lost_reason: changed.lostReason }, now),
+  ];
+  const events: OutboxEvent[] = [];
+  // Reopening fires no automation.
+  if (closing) {
+    const names = { pipelineName: current.pipelineName, stageName: current.stageName };
+    const { event, statement } = ctx.events.emit(ctx.db, ctx.ws.id, input.status === 'won' ? 'deal.won' : 'deal.lost', dealEventData(changed, names));
+    statements.push(statement);
+    events.push(event);
   }
+  const results = await runBatch(ctx.db, [...statements, selectDeal(ctx.db, ctx.ws.id, dealId)]);
+  ctx.events.committedAfter(events);
+  return serializeDeal((results.at(-1) as DealRow[])[0]);
 }

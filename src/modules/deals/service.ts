@@ -1,9 +1,9 @@
 import { and, asc, desc, eq, or, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { isUniqueViolation, nowIso, runBatch, type Statement } from '../../platform/db';
+import { isUniqueViolation, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
 import { badRequest, codedError, notFound } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
-import { envelope, parsePaging } from '../../platform/list';
+import { envelope, parsePaging, searchParam } from '../../platform/list';
 import type { OutboxEvent } from '../../platform/events';
 import { toCents } from '../../platform/money';
 import { isUuid } from '../../platform/validation';
@@ -22,7 +22,6 @@ import { selectDealsWithContact, serializeDealWithContact, type DealWithContactR
 import { deals, DEAL_STATUSES, type DealRow, type DealStatus } from './schema';
 
 export const NO_CONTACT_MESSAGE = 'Provide contact_id, or a phone/email to identify the contact';
-const ATTEMPTS = 3;
 
 const normalizeNote = (note: string | null | undefined) => (note === undefined ? undefined : note?.trim() || null);
 const normalizeDate = (value: string | null | undefined) =>
@@ -92,8 +91,9 @@ export async function createDeal(ctx: ServiceContext, input: DealCreateInput) {
     eq(stages.pipelineId, givenPipelineId ?? defaultPipeline),
   );
   const contactRef = { contact_id: input.contact_id?.toLowerCase(), phone: input.phone, email: input.email, name: input.name };
+  const lostRace = (err: unknown) => failedGuard(err, 'stage_id') || isUniqueViolation(err);
 
-  for (let attempt = 1; ; attempt++) {
+  return retryOnConflict(async () => {
     const contactPlan = planContactReference(ctx, contactRef, { missingMessage: NO_CONTACT_MESSAGE, source: 'api' });
     const results = await runBatch(ctx.db, [
       ctx.db.select().from(pipelines).where(eq(pipelines.workspaceId, ctx.ws.id)).orderBy(asc(pipelines.position)),
@@ -126,8 +126,7 @@ export async function createDeal(ctx: ServiceContext, input: DealCreateInput) {
       try {
         return await updateByReference(ctx, existing, input, product, contact, move);
       } catch (err) {
-        if (attempt < ATTEMPTS && (failedGuard(err, 'stage_id') || isUniqueViolation(err))) continue;
-        throw contact.mapError(err);
+        throw lostRace(err) ? err : contact.mapError(err);
       }
     }
 
@@ -138,10 +137,9 @@ export async function createDeal(ctx: ServiceContext, input: DealCreateInput) {
     try {
       return await insertDeal(ctx, input, { product, contact, entry, title });
     } catch (err) {
-      if (attempt < ATTEMPTS && isUniqueViolation(err)) continue;
-      throw contact.mapError(err);
+      throw lostRace(err) ? err : contact.mapError(err);
     }
-  }
+  }, lostRace);
 }
 
 async function insertDeal(
@@ -320,8 +318,9 @@ export async function listDeals(ctx: ServiceContext, params: DealListParams) {
     conditions.push(eq(deals.status, params.status as DealStatus));
   }
   if (params.external_reference !== undefined) conditions.push(eq(deals.externalReference, params.external_reference));
-  if (params.search !== undefined && params.search.trim() !== '') {
-    const needle = sql`lower(${params.search.trim()})`;
+  const search = searchParam('search', params.search)?.trim();
+  if (search) {
+    const needle = sql`lower(${search})`;
     const has = (column: AnyColumn) => sql`instr(lower(coalesce(${column}, '')), ${needle}) > 0`;
     conditions.push(sql`(${has(deals.title)} OR ${has(contacts.name)} OR ${has(contacts.phone)} OR ${has(contacts.email)})`);
   }

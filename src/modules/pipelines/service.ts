@@ -1,4 +1,5 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
+import { insertGroups } from '../../platform/bound-parameters';
 import type { Db, Statement } from '../../platform/db';
 import { nowIso, runBatch } from '../../platform/db';
 import { uuidv7 } from '../../platform/ids';
@@ -86,7 +87,7 @@ export async function createPipeline(db: Db, workspaceId: string, input: Pipelin
       isDefault: isDefault || (sql`NOT EXISTS (SELECT 1 FROM pipelines WHERE workspace_id = ${workspaceId} AND is_default = 1)` as unknown as boolean),
     }),
   );
-  if (stageRows.length) statements.push(db.insert(stages).values(stageRows));
+  for (const group of insertGroups(stages, stageRows)) statements.push(db.insert(stages).values(group));
   statements.push(db.select().from(pipelines).where(eq(pipelines.id, pipeline.id)));
   const results = await runBatch(db, statements);
   const [saved] = results.at(-1) as PipelineRow[];

@@ -67,7 +67,7 @@ export const ProductList = z
   .openapi('ProductList');
 
 export const ProductListQuery = z.object({
-  q: z.string().optional().openapi({ description: 'Literal case-insensitive substring of name or description (`%` and `_` match themselves)' }),
+  q: z.string().optional().openapi({ description: 'Literal case-insensitive substring of name or description (`%` and `_` match themselves); control characters answer 400' }),
   sku: z.string().optional().openapi({ description: 'Exact match' }),
   external_id: z.string().optional().openapi({ description: 'Exact match' }),
   is_active: z.string().optional().openapi({ description: '`true` or `false`; anything else gives 400' }),

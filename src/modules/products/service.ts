@@ -3,7 +3,7 @@ import type { ServiceContext } from '../../platform/context';
 import { isUniqueViolation, nowIso } from '../../platform/db';
 import { badRequest, domainError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
-import { envelope, parsePaging } from '../../platform/list';
+import { envelope, parsePaging, searchParam } from '../../platform/list';
 import { fromCents, toCents } from '../../platform/money';
 import type { ProductCreateInput, ProductPatchInput } from './dto';
 import { products, type ProductRow } from './schema';
@@ -119,10 +119,11 @@ export async function listProducts(ctx: ServiceContext, params: ProductListParam
   const paging = parsePaging(params, { limit: 50, cap: 500 });
   const isActive = parseActive(params.is_active);
   const conditions: SQL[] = [eq(products.workspaceId, ctx.ws.id)];
-  if (params.q !== undefined && params.q !== '') {
+  const q = searchParam('q', params.q);
+  if (q !== undefined && q !== '') {
     // instr() matches the text literally, so `%` and `_` are never wildcards.
     // Both sides go through SQLite's lower() so the case folding always agrees.
-    const needle = sql`lower(${params.q})`;
+    const needle = sql`lower(${q})`;
     conditions.push(sql`(instr(lower(${products.name}), ${needle}) > 0 OR instr(lower(coalesce(${products.description}, '')), ${needle}) > 0)`);
   }
   if (params.sku !== undefined) conditions.push(eq(products.sku, params.sku));

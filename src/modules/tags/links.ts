@@ -1,5 +1,6 @@
 import { rawAll, rawRun } from '../../platform/raw-query';
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
+import { inJsonList, insertGroups } from '../../platform/bound-parameters';
 import type { Db, Statement } from '../../platform/db';
 import { uuidv7 } from '../../platform/ids';
 import { groups, tags } from './schema';
@@ -36,7 +37,7 @@ export function findLabels(db: Db, kind: LabelKind, workspaceId: string, keys: s
   return db
     .select({ id: t.id, name_key: t.name_key })
     .from(t)
-    .where(and(eq(t.workspace_id, workspaceId), inArray(t.name_key, keys.length ? keys : ['\u0000'])));
+    .where(and(eq(t.workspace_id, workspaceId), inJsonList(t.name_key, keys)));
 }
 
 /**
@@ -52,25 +53,17 @@ export function linkStatements(
   const { workspaceId, contactId, names, now } = opts;
   const keys = JSON.stringify([...names.keys()]);
   const out: Statement[] = [];
-  if (opts.missingKeys.length) {
-    out.push(
-      db
-        .insert(table)
-        .values(
-          opts.missingKeys.map((key) => ({
-            id: uuidv7(),
-            workspace_id: workspaceId,
-            name: names.get(key)!,
-            name_key: key,
-            color: null,
-            description: null,
-            created_at: now,
-            updated_at: now,
-          })),
-        )
-        .onConflictDoNothing(),
-    );
-  }
+  const missing = opts.missingKeys.map((key) => ({
+    id: uuidv7(),
+    workspace_id: workspaceId,
+    name: names.get(key)!,
+    name_key: key,
+    color: null,
+    description: null,
+    created_at: now,
+    updated_at: now,
+  }));
+  for (const group of insertGroups(table, missing)) out.push(db.insert(table).values(group).onConflictDoNothing());
   if (opts.mode === 'replace') {
     out.push(
       rawRun(db, sql`DELETE FROM ${sql.raw(links)} WHERE workspace_id = ${workspaceId} AND contact_id = ${contactId} AND ${sql.raw(column)} NOT IN

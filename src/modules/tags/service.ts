@@ -4,7 +4,7 @@ import { isUniqueViolation, nowIso } from '../../platform/db';
 import { httpError } from '../../platform/errors';
 import { compileFilter, filterWith, type FilterCatalog } from '../../platform/filter';
 import { uuidv7 } from '../../platform/ids';
-import { envelope, parseFilterParam, parsePaging, parseSort } from '../../platform/list';
+import { envelope, parseFilterParam, parsePaging, parseSort, searchParam } from '../../platform/list';
 import { rawAll } from '../../platform/raw-query';
 import { labelKey, type LabelKind } from './links';
 import { groups, tags } from './schema';
@@ -52,7 +52,7 @@ export async function listLabels(db: Db, kind: LabelKind, workspaceId: string, q
   const sort = parseSort(query.sort, SORTS);
   const conditions = [sql`t.workspace_id = ${workspaceId}`];
   if (where) conditions.push(where);
-  const term = query.search?.trim();
+  const term = searchParam('search', query.search)?.trim();
   // name_key is the name lower-cased beyond ASCII, which SQLite's lower() is not.
   if (term) conditions.push(sql`instr(t.name_key, ${labelKey(term)}) > 0`);
   const withValues = filterWith(values);

@@ -4,7 +4,7 @@ import { DEFAULT_EVENT_TYPES, EVENT_TYPES } from '../events/catalog';
 export const WebhookEndpoint = z
   .object({
     id: z.string().uuid(),
-    url: z.string(),
+    url: z.string().openapi({ description: 'Normalized as the runtime parser reads it' }),
     events: z.array(z.enum(EVENT_TYPES)),
     is_active: z.boolean(),
     created_at: z.string(),
@@ -21,7 +21,7 @@ export const WebhookEndpointCreate = z
   .object({
     url: z.string().min(1).max(2048).openapi({
       description:
-        'http or https; private, loopback, link-local, CGNAT, multicast and reserved targets (any spelling), `localhost` names and URLs with credentials give 400 `unsafe_url`. Rechecked at every delivery attempt.',
+        'http or https; private, loopback, link-local, CGNAT, multicast and reserved targets (any spelling), `localhost` names and URLs with credentials give 400 `unsafe_url`, and so do spellings parsers read differently (whitespace or control characters, backslashes, `@`, a missing `//`). Stored and echoed normalized: the URL the runtime parser delivers to (lower-case scheme and host, punycode, default port dropped, dot segments resolved, percent-encoded), at most 2048 characters. Rechecked at every delivery attempt.',
       example: 'https://example.com/hooks',
     }),
     events: z

@@ -8,7 +8,7 @@ import { DEFAULT_EVENT_TYPES, type EventType } from '../events/catalog';
 import type { WebhookEndpointInput } from './dto';
 import { webhookDeliveries, webhookEndpoints } from './schema';
 import { newEndpointSecret } from './signing';
-import { unsafeUrlReason } from './url-safety';
+import { normalizedWebhookUrl } from './url-safety';
 
 export const MAX_ENDPOINTS = 3;
 
@@ -31,11 +31,11 @@ const endpointNotFound = () => domainError(404, 'endpoint_not_found', 'Webhook e
  * registration that took the same slot makes this one look again.
  */
 export async function createEndpoint(ctx: ServiceContext, input: WebhookEndpointInput, allowHosts: readonly string[]) {
-  const reason = unsafeUrlReason(input.url, allowHosts);
-  if (reason) throw domainError(400, 'unsafe_url', reason);
+  const checked = normalizedWebhookUrl(input.url, allowHosts);
+  if ('reason' in checked) throw domainError(400, 'unsafe_url', checked.reason);
   const endpoint = {
     id: uuidv7(),
-    url: input.url,
+    url: checked.url,
     events: [...new Set(input.events ?? DEFAULT_EVENT_TYPES)],
     isActive: true,
     createdAt: nowIso(),

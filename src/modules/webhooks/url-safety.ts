@@ -112,6 +112,22 @@ export function parseAllowList(raw: string | undefined): string[] {
     .filter(Boolean);
 }
 
+export const MAX_URL_LENGTH = 2048;
+
+/**
+ * Spellings that parsers read differently: the WHATWG parser (the runtime's)
+ * treats `\` as `/`, drops tabs and newlines and accepts a missing `//`,
+ * while others take a backslash or an `@` past the host as part of the
+ * authority, so the same text names two hosts. None is needed to name a target.
+ */
+function ambiguousSpelling(raw: string): string | null {
+  if (/[\u0000-\u0020\u007f-\u009f]/.test(raw)) return 'url must not contain whitespace or control characters';
+  if (raw.includes('\\')) return 'url must not contain backslashes';
+  if (!/^https?:\/\//i.test(raw)) return 'url must start with http:// or https://';
+  if (raw.includes('@')) return 'url must not contain "@"';
+  return null;
+}
+
 /** Why a webhook target is unsafe, or null when it may be called. `allowHosts` is the local-testing escape hatch. */
 export function unsafeUrlReason(raw: string, allowHosts: readonly string[] = []): string | null {
   let url: URL;
@@ -122,6 +138,8 @@ export function unsafeUrlReason(raw: string, allowHosts: readonly string[] = [])
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'url must use http or https';
   if (url.username || url.password) return 'url must not contain credentials';
+  const ambiguous = ambiguousSpelling(raw);
+  if (ambiguous) return ambiguous;
   const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
   if (allowHosts.includes(host)) return null;
   if (host === '') return 'url has no host';
@@ -136,4 +154,19 @@ export function unsafeUrlReason(raw: string, allowHosts: readonly string[] = [])
   }
   if (!host.includes('.') || RESERVED_NAME.test(host)) return 'url points at a reserved host name';
   return null;
+}
+
+/**
+ * The URL as stored and echoed: the runtime parser's serialization, the exact
+ * target deliveries go to (lower-case scheme and host, punycode, default port
+ * dropped, dot segments resolved, percent-encoding applied). A checked URL
+ * only: returns a refusal reason when the normalized form is unsafe or too long.
+ */
+export function normalizedWebhookUrl(raw: string, allowHosts: readonly string[] = []): { url: string } | { reason: string } {
+  const reason = unsafeUrlReason(raw, allowHosts);
+  if (reason) return { reason };
+  const url = new URL(raw).href;
+  if (url.length > MAX_URL_LENGTH) return { reason: `url must be at most ${MAX_URL_LENGTH} characters once normalized` };
+  const normalizedReason = unsafeUrlReason(url, allowHosts);
+  return normalizedReason ? { reason: normalizedReason } : { url };
 }
