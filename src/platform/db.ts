@@ -1,6 +1,7 @@
 import { drizzle, type DrizzleD1Database } from 'drizzle-orm/d1';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { sql, type SQL } from 'drizzle-orm';
+import { httpError } from './errors';
 
 export type Db = DrizzleD1Database<Record<string, never>>;
 export type Statement = BatchItem<'sqlite'>;
@@ -52,17 +53,22 @@ export function failedGuard(err: unknown, tableColumn: string): boolean {
  */
 export const CONFLICT_ATTEMPTS = 12;
 
+/** What a write that lost every race answers: a 4xx the client can retry, never a 500. */
+export const CONCURRENT_CHANGE_MESSAGE = 'The record was changed by concurrent requests while this one was applied; retry the request';
+
 /**
  * Runs `once` again (re-reading everything) when a batch lost a race: a unique
  * index or a `guarded` expectation failed. A short random pause spreads the
- * retries of writers that collided. Other errors, and the last attempt's, propagate.
+ * retries of writers that collided. A write that loses every attempt answers
+ * 409; other errors propagate.
  */
 export async function retryOnConflict<T>(once: () => Promise<T>, lostRace: (err: unknown) => boolean, attempts = CONFLICT_ATTEMPTS): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await once();
     } catch (err) {
-      if (attempt >= attempts || !lostRace(err)) throw err;
+      if (!lostRace(err)) throw err;
+      if (attempt >= attempts) throw httpError(409, CONCURRENT_CHANGE_MESSAGE);
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
     }
   }

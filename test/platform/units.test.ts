@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { dbFor } from '../../src/platform/db';
+import { CONCURRENT_CHANGE_MESSAGE, dbFor, failedGuard, retryOnConflict } from '../../src/platform/db';
 import { ApiError } from '../../src/platform/errors';
 import { compileFilter, filterWith, type FilterCatalog } from '../../src/platform/filter';
 import { uuidv7 } from '../../src/platform/ids';
@@ -164,5 +164,30 @@ describe('filter compiler limits', () => {
     let node: Record<string, unknown> = { field: 'a', op: 'is_null' };
     for (let i = 0; i < 40; i++) node = { not: node };
     expect(messageOf(() => compileFilter({ $where: node }, { fields: { a: { kind: 'text', expr: sql.raw('a') } } })).message).toMatch(/nested too deeply/);
+  });
+});
+
+describe('lost races', () => {
+  const lost = () => Promise.reject(new Error('D1_ERROR: NOT NULL constraint failed: deals.stage_id'));
+  const lostRace = (err: unknown) => failedGuard(err, 'deals.stage_id');
+
+  it('retries a write that lost a race until it wins', async () => {
+    let calls = 0;
+    const out = await retryOnConflict(async () => (++calls < 4 ? lost() : 'won'), lostRace);
+    expect([out, calls]).toEqual(['won', 4]);
+  });
+
+  it('answers 409, never a 500, when every attempt lost', async () => {
+    let calls = 0;
+    const err = await retryOnConflict(() => (calls++, lost()), lostRace, 3).catch((e) => e);
+    expect(calls).toBe(3);
+    expect(err).toBeInstanceOf(ApiError);
+    expect([err.status, err.body.message]).toEqual([409, CONCURRENT_CHANGE_MESSAGE]);
+  });
+
+  it('lets other errors through at once', async () => {
+    let calls = 0;
+    await expect(retryOnConflict(() => (calls++, Promise.reject(new Error('boom'))), lostRace)).rejects.toThrow('boom');
+    expect(calls).toBe(1);
   });
 });
