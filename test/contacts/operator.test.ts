@@ -68,6 +68,21 @@ describe('merge requests', () => {
     expect(res.contact.tags).toEqual([tags.body.data.find((t: any) => t.name === 'new').id]);
   });
 
+  it('refuses a merge whose combined custom_fields would exceed the bounds, and changes nothing', async () => {
+    const ws = await makeWorkspace({}, { pipeline: false });
+    const fields = (prefix: string) => Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`${prefix}${i}`, i]));
+    const target = await createContact(ws, { phone: '+14155550161', custom_fields: fields('t') });
+    const other = await createContact(ws, { email: 'wide@example.com', custom_fields: fields('o') });
+    const conflict = await ws.api('POST', '/v1/contacts', { phone: '+14155550161', email: 'wide@example.com' });
+    expect(conflict.status).toBe(409);
+    const res = await admin('POST', `/merge-requests/${conflict.body.merge_request_id}/resolve`, { action: 'merge' });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toEqual(['custom_fields: after merging, must hold at most 100 keys (nested keys included)']);
+    expect((await ws.api('GET', `/v1/contacts/${other.id}`)).status).toBe(200);
+    expect(Object.keys((await ws.api('GET', `/v1/contacts/${target.id}`)).body.custom_fields)).toHaveLength(60);
+    expect((await admin('POST', `/merge-requests/${conflict.body.merge_request_id}/resolve`, { action: 'dismiss' })).status).toBe(200);
+  });
+
   it('validates the action and answers 404 for unknown requests', async () => {
     const { mergeRequestId } = await conflictPair();
     expect((await admin('POST', `/merge-requests/${mergeRequestId}/resolve`, { action: 'split' })).status).toBe(400);

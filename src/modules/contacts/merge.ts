@@ -2,7 +2,8 @@ import { rawAll, rawRun } from '../../platform/raw-query';
 import { and, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { failedGuard, guarded, nowIso, runBatch, type Statement } from '../../platform/db';
-import { httpError } from '../../platform/errors';
+import { badRequest, httpError } from '../../platform/errors';
+import { CUSTOM_FIELDS_BOUNDS, jsonBoundsProblem } from '../../platform/json-bounds';
 import { uuidv7 } from '../../platform/ids';
 import { SCALAR_NAMES } from './fields';
 import { recordIdentifier } from './identity';
@@ -100,6 +101,9 @@ export async function resolveMergeRequest(
     const phone = mr.identity.phone !== undefined ? mr.identity.phone : (target.phone ?? other.phone);
     const email = mr.identity.email !== undefined ? mr.identity.email : (target.email ?? other.email);
     const customFields = { ...JSON.parse(other.custom_fields), ...JSON.parse(target.custom_fields) };
+    // Each side is within bounds; together they may not be, and what is stored must read back.
+    const problem = jsonBoundsProblem(customFields, CUSTOM_FIELDS_BOUNDS);
+    if (problem) throw badRequest([`custom_fields: after merging, ${problem}`]);
     // The claim is the batch's first statement: a request resolved meanwhile fails the whole merge.
     const statements: Statement[] = [
       db
