@@ -1,4 +1,5 @@
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
+import { writeFileSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig(async () => {
@@ -18,6 +19,15 @@ export default defineConfig(async () => {
             FUZZ_PATH: process.env.FUZZ_PATH ?? '',
             FUZZ_RUNS: process.env.FUZZ_RUNS ?? '',
             CI: process.env.CI ?? '',
+            // `npm run openapi:write`: the document test writes ./openapi.json instead of comparing it.
+            OPENAPI_WRITE: process.env.OPENAPI_WRITE ?? '',
+          },
+          serviceBindings: {
+            // Runs in Node: the only way a test inside workerd writes a file of the repo (the committed OpenAPI snapshot).
+            OPENAPI_SNAPSHOT: async (request: Request) => {
+              writeFileSync('./openapi.json', await request.text());
+              return new Response(null, { status: 204 });
+            },
           },
         },
       }),
