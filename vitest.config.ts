@@ -1,5 +1,4 @@
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
-import { writeFileSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig(async () => {
@@ -25,6 +24,8 @@ export default defineConfig(async () => {
           serviceBindings: {
             // Runs in Node: the only way a test inside workerd writes a file of the repo (the committed OpenAPI snapshot).
             OPENAPI_SNAPSHOT: async (request: Request) => {
+              // The config runs in Node; the project's types are the Workers ones, so fs is reached untyped.
+              const { writeFileSync } = (await import('node:' + 'fs')) as { writeFileSync: (path: string, text: string) => void };
               writeFileSync('./openapi.json', await request.text());
               return new Response(null, { status: 204 });
             },
