@@ -105,12 +105,13 @@ export const jsonContent = <T extends z.ZodTypeAny>(schema: T, description: stri
 export const noContent = (description: string) => ({ description, headers: SUCCESS_HEADERS });
 
 /**
- * A required JSON request body with its example (every body documents one). An
- * empty request body on such a route answers 400 `Request body is required`
- * (in the route's error shape); `{}` is a body and is validated as sent.
+ * A JSON request body with its example (every body documents one). The body is
+ * `required` exactly when `{}` fails the schema: there an empty request body
+ * answers 400 `Request body is required` (in the route's error shape, through
+ * `requireBody`); where every field is optional an empty body reads as `{}`.
  */
 export const jsonBody = <T extends z.ZodTypeAny>(schema: T, example: Record<string, unknown>) => ({
-  required: true as const,
+  required: !schema.safeParse({}).success,
   content: { 'application/json': { schema, example } },
 });
 

@@ -30,19 +30,19 @@ export const BODY_REQUIRED = 'Request body is required';
 
 /**
  * The per-field strings of a failed request validation. An empty body on a
- * route whose body is required reaches the body schema as `undefined`
+ * route whose body is required reaches the body schema as `null`
  * (`requireBody`) and reads `Request body is required`.
  */
-export function requestIssues(result: HookResult): string[] {
-  if (result.target === 'json' && result.data === undefined) return [BODY_REQUIRED];
+export function requestIssues(result: HookResult, c: Context): string[] {
+  if (result.target === 'json' && emptyBodies.has(c)) return [BODY_REQUIRED];
   return formatIssues((result.error?.issues ?? []) as Issue[]);
 }
 
 /** Every router is made here so all share the framework-shape 400 for request-shape violations. */
 export function createRouter() {
   return new OpenAPIHono<AppEnv>({
-    defaultHook: (result) => {
-      if (!result.success) throw badRequest(requestIssues(result as HookResult));
+    defaultHook: (result, c) => {
+      if (!result.success) throw badRequest(requestIssues(result as HookResult, c));
     },
   });
 }
@@ -133,14 +133,16 @@ export const parseJsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
 
 /**
  * Route middleware of every route whose body is required (`defineRoute` adds
- * it): an empty request body reaches the body schema as `undefined`, so the
+ * it): an empty request body reaches the body schema as `null`, so the
  * route's validation hook answers `Request body is required` in the route's
  * error shape. `{}` is a body and is validated as sent.
  */
 export const requireBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (emptyBodies.has(c)) {
+    // Hono's json() parses the cached text: `null` fails every object schema, and the hook names the cause.
     const cache = (c.req as unknown as { bodyCache: Record<string, unknown> }).bodyCache;
-    cache.json = Promise.resolve(undefined);
+    for (const key of Object.keys(cache)) delete cache[key];
+    cache.text = Promise.resolve('null');
   }
   await next();
 };

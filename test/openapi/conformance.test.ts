@@ -85,8 +85,10 @@ describe('responses conform to the OpenAPI document', () => {
         const extra = await ws.api(route.method, concretePath(route, id), { ...body, zz_unknown_property: 1 });
         expect(extra.status).toBe(400);
         conforms(route, extra, 'unknown body property');
+        // A required body refuses an empty request; an optional one reads it as `{}` (any documented answer).
         const empty = await ws.api(route.method, concretePath(route, id), undefined, { rawBody: '' });
-        expect(empty.status).toBe(400);
+        const required = (doc.paths[route.path][route.method.toLowerCase()] as { requestBody?: { required?: boolean } }).requestBody?.required;
+        if (required) expect(empty.status).toBe(400);
         conforms(route, empty, 'empty body');
         const notJson = await ws.api(route.method, concretePath(route, id), undefined, { rawBody: '{"a":', headers: { 'content-type': 'application/json' } });
         expect(notJson.status).toBe(400);

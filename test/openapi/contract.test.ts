@@ -3,16 +3,21 @@ import { EVENT_TYPES } from '../../src/modules/events/catalog';
 import { makeWorkspace } from '../support/harness';
 
 describe('contract points the OpenAPI document states', () => {
-  it('refuses an empty body where the body is required, and still takes {}', async () => {
+  it('refuses an empty body where the body is required; where every field is optional it reads as {}', async () => {
     const ws = await makeWorkspace();
-    const empty = await ws.api('POST', '/v1/contacts', undefined, { rawBody: '' });
+    const empty = await ws.api('POST', '/v1/products', undefined, { rawBody: '' });
     expect(empty.status).toBe(400);
     expect(empty.body).toMatchObject({ statusCode: 400, message: ['Request body is required'] });
-    const blank = await ws.api('POST', '/v1/contacts', undefined, { rawBody: '  \n', headers: { 'content-type': 'application/json' } });
+    const blank = await ws.api('POST', '/v1/tags', undefined, { rawBody: '  \n', headers: { 'content-type': 'application/json' } });
     expect(blank.status).toBe(400);
+    expect(blank.body).toMatchObject({ statusCode: 400, message: ['Request body is required'] });
+    const res = await ws.api('GET', '/v1/openapi.json');
+    expect(res.body.paths['/v1/products'].post.requestBody.required).toBe(true);
+    expect(res.body.paths['/v1/contacts'].post.requestBody.required).toBe(false);
+    const bare = await ws.api('POST', '/v1/contacts', undefined, { rawBody: '' });
+    expect(bare.status).toBe(201);
     const object = await ws.api('POST', '/v1/contacts', {});
     expect(object.status).toBe(201);
-    expect(object.body.duplicate).toBe(false);
   });
 
   it('answers consent request-shape errors in the domain envelope', async () => {

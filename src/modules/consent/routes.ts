@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import { domainError } from '../../platform/errors';
 import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
 import { createRouter, requestIssues, uuid } from '../../platform/validation';
@@ -10,8 +11,8 @@ import { getConsent, setConsent } from './service';
 export const consentRoutes = createRouter();
 
 /** Consent routes answer every error in the domain envelope, request-shape errors included. */
-const domainHook = (result: { success: boolean; error?: { issues: unknown[] } }): undefined => {
-  if (!result.success) throw domainError(400, 'invalid_request', requestIssues(result as Parameters<typeof requestIssues>[0]).join('; '));
+const domainHook = (result: { success: boolean; error?: { issues: unknown[] } }, c: Context): undefined => {
+  if (!result.success) throw domainError(400, 'invalid_request', requestIssues(result as Parameters<typeof requestIssues>[0], c).join('; '));
   return undefined;
 };
 
