@@ -18,6 +18,17 @@ export default defineConfig(async () => {
             FUZZ_PATH: process.env.FUZZ_PATH ?? '',
             FUZZ_RUNS: process.env.FUZZ_RUNS ?? '',
             CI: process.env.CI ?? '',
+            // `npm run openapi:write`: the document test writes ./openapi.json instead of comparing it.
+            OPENAPI_WRITE: process.env.OPENAPI_WRITE ?? '',
+          },
+          serviceBindings: {
+            // Runs in Node: the only way a test inside workerd writes a file of the repo (the committed OpenAPI snapshot).
+            OPENAPI_SNAPSHOT: async (request: Request) => {
+              // The config runs in Node; the project's types are the Workers ones, so fs is reached untyped.
+              const { writeFileSync } = (await import('node:' + 'fs')) as { writeFileSync: (path: string, text: string) => void };
+              writeFileSync('./openapi.json', await request.text());
+              return new Response(null, { status: 204 });
+            },
           },
         },
       }),

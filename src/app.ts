@@ -8,7 +8,9 @@ import { docsPage } from './platform/docs-page';
 import { httpError, renderError } from './platform/errors';
 import { EventSink, publishCommitted } from './platform/events';
 import { logRequests } from './platform/request-log';
+import { registerSharedComponents } from './platform/openapi';
 import { createRouter, parseJsonBody } from './platform/validation';
+import { registerEventWebhooks } from './modules/events/payloads';
 import { v1Routers } from './modules/routers';
 
 /** Events committed during the request leave after the response (the outbox sweep covers failures). */
@@ -47,6 +49,8 @@ export function buildApp() {
     scheme: 'bearer',
     description: 'A workspace API key: `Authorization: Bearer wsk_...`',
   });
+  registerSharedComponents(app.openAPIRegistry);
+  registerEventWebhooks(app.openAPIRegistry);
   app.doc31('/v1/openapi.json', {
     openapi: '3.1.0',
     info: {
@@ -54,6 +58,7 @@ export function buildApp() {
       version: '1.6.0',
       description: API_DESCRIPTION,
     },
+    servers: [{ url: '/', description: 'The host serving this document (`http://localhost:8787` under `npm start`)' }],
     security: [{ bearerAuth: [] }],
   });
   app.get('/docs', (c) => c.html(docsPage));

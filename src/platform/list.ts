@@ -4,14 +4,85 @@ import { nonFinitePath } from './validation';
 
 export type Paging = { limit: number; offset: number };
 
-/** Query params of the shared list conventions (Part 1), documented once. */
-export const sharedListQuery = z.object({
-  filter: z.string().optional().openapi({ description: 'String-encoded JSON object; see the filter grammar' }),
-  sort: z.string().optional().openapi({ description: 'Field name; `-` prefix sorts descending', example: '-created_at' }),
-  limit: z.string().optional().openapi({ description: 'Integer 0 to 500, default 50 (values above the cap are clamped)' }),
-  offset: z.string().optional().openapi({ description: 'Integer >= 0, default 0' }),
-  search: z.string().optional().openapi({ description: 'Free text; control characters answer 400' }),
-});
+/*
+ * Query parameters, typed in the OpenAPI document and parsed by the functions
+ * below with the spec's exact 400 messages. Query values arrive as strings, so
+ * each schema accepts the raw string and documents its real type (`integer`,
+ * `boolean`, `format: uuid`, a `sort` enum); every list route builds its query
+ * from these, and `test/openapi/document.test.ts` fails on an untyped one.
+ */
+
+/** `limit`: an integer >= 0 (`parsePaging`); values above the list's cap are clamped. */
+export const limitQuery = (paging: { limit: number; cap: number }) =>
+  z.string().optional().openapi({
+    type: 'integer',
+    minimum: 0,
+    default: paging.limit,
+    description: `Page size, default ${paging.limit}; values above ${paging.cap} are clamped to ${paging.cap}. Anything but a non-negative integer answers 400 \`Invalid limit: must be a non-negative integer\``,
+  });
+
+/** `offset`: an integer >= 0 (`parsePaging`). */
+export const offsetQuery = () =>
+  z.string().optional().openapi({
+    type: 'integer',
+    minimum: 0,
+    default: 0,
+    description: 'Rows to skip. Anything but a non-negative integer answers 400 `Invalid offset: must be a non-negative integer`',
+  });
+
+/** `sort`: one of the list's sortable fields, `-` prefix for descending (`parseSort`). */
+export const sortQuery = (fields: readonly string[], fallback = '-created_at') =>
+  z.string().optional().openapi({
+    type: 'string',
+    enum: fields.flatMap((f) => [f, `-${f}`]),
+    default: fallback,
+    description: 'A sortable field; a `-` prefix sorts descending. Another field answers 400 `Invalid sort: ...`',
+  });
+
+/** An exact-match UUID filter: empty is ignored, malformed answers 400 `Invalid <name>: must be a UUID`. */
+export const uuidQuery = (name: string) =>
+  z.string().optional().openapi({ type: 'string', format: 'uuid', description: `Exact match; an empty value is ignored; a malformed one answers 400 \`Invalid ${name}: must be a UUID\`` });
+
+/** A boolean filter: `true` or `false`, anything else answers 400 `Invalid <name>: must be true or false` (`parseBooleanParam`). */
+export const booleanQuery = (name: string, description: string) =>
+  z.string().optional().openapi({ type: 'boolean', description: `${description}. Anything but \`true\` or \`false\` answers 400 \`Invalid ${name}: must be true or false\`` });
+
+/** `filter`: a string-encoded JSON object (`parseFilterParam`). */
+export const filterQuery = () =>
+  z.string().optional().openapi({
+    type: 'string',
+    description: 'String-encoded JSON object; see the filter grammar. Invalid JSON answers 400 `Invalid filter: must be valid JSON`, a non-object 400 `Invalid filter: must be a JSON object`',
+    example: '{"city":"Oslo"}',
+  });
+
+/** A free-text parameter (`searchParam`): control characters answer 400 `Invalid <name>: must not contain control characters`. */
+export const searchQuery = (name: string, description: string) =>
+  z.string().optional().openapi({ type: 'string', description: `${description}. Control characters answer 400 \`Invalid ${name}: must not contain control characters\`` });
+
+/** An exact-match text parameter. */
+export const textQuery = (description: string) => z.string().optional().openapi({ type: 'string', description });
+
+/** An enum filter whose other values are ignored (documented as the enum). */
+export const enumQuery = (values: readonly [string, ...string[]], description: string) =>
+  z.string().optional().openapi({ type: 'string', enum: [...values], description });
+
+/** The query of the shared list conventions (Part 1): `filter`, `sort`, `limit`, `offset`, `search`. */
+export const listQuery = (opts: { sorts: readonly string[]; fallbackSort?: string; paging: { limit: number; cap: number }; search: string }) =>
+  z.object({
+    filter: filterQuery(),
+    sort: sortQuery(opts.sorts, opts.fallbackSort),
+    limit: limitQuery(opts.paging),
+    offset: offsetQuery(),
+    search: searchQuery('search', opts.search),
+  });
+
+/** `true`/`false` or absent; anything else is a 400 with the spec's message. */
+export function parseBooleanParam(name: string, raw: string | undefined): boolean | undefined {
+  if (raw === undefined) return undefined;
+  if (raw === 'true') return true;
+  if (raw === 'false') return false;
+  throw badRequest(`Invalid ${name}: must be true or false`);
+}
 
 const INT_RE = /^\d+$/;
 

@@ -1,4 +1,8 @@
-import { z } from '@hono/zod-openapi';
+import { createRoute, z, type RouteConfig } from '@hono/zod-openapi';
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../env';
+import { requireBody } from './validation';
 
 export const FrameworkError = z
   .object({
@@ -36,17 +40,19 @@ type Shape = 'framework' | 'domain';
  * /v1 and always listed; `extra` adds route-specific statuses in the route's shape.
  */
 export function errorResponses(extra: Partial<Record<number, { shape?: Shape; description?: string }>> = {}) {
-  const framework = { content: { 'application/json': { schema: FrameworkError } } };
-  const out: Record<number, { description: string; content: Record<string, { schema: z.ZodTypeAny }> }> = {
+  const framework = { headers: ERROR_HEADERS, content: { 'application/json': { schema: FrameworkError } } };
+  const out: Record<number, { description: string; headers?: Record<string, unknown>; content: Record<string, { schema: z.ZodTypeAny }> }> = {
     400: { description: DESCRIPTIONS[400], ...framework },
-    401: { description: DESCRIPTIONS[401], ...framework },
+    // Answered before the key is known: no budget headers.
+    401: { description: DESCRIPTIONS[401], content: { 'application/json': { schema: FrameworkError } } },
     403: {
       description: DESCRIPTIONS[403],
+      headers: ERROR_HEADERS,
       content: { 'application/json': { schema: z.union([FrameworkError, FeatureGateError]) } },
     },
     413: { description: DESCRIPTIONS[413], ...framework },
     415: { description: DESCRIPTIONS[415], ...framework },
-    429: { description: DESCRIPTIONS[429], ...framework },
+    429: { description: DESCRIPTIONS[429], headers: TOO_MANY_HEADERS, content: { 'application/json': { schema: FrameworkError } } },
   };
   for (const [status, spec] of Object.entries(extra)) {
     const code = Number(status);
@@ -54,20 +60,83 @@ export function errorResponses(extra: Partial<Record<number, { shape?: Shape; de
     const prior = out[code];
     out[code] = {
       description: spec?.description ?? DESCRIPTIONS[code] ?? 'Error',
+      headers: ERROR_HEADERS,
       content: { 'application/json': { schema: prior && prior.content['application/json'].schema !== schema ? z.union([prior.content['application/json'].schema, schema]) : schema } },
     };
   }
   return out;
 }
 
+/**
+ * Response headers, registered once as components (`registerSharedComponents`)
+ * and referenced from every response the helpers below build.
+ */
+export const RESPONSE_HEADERS = {
+  Bookmark: {
+    description:
+      'The database position the answer reflects (read-your-writes per API key). Send it back as a `Bookmark` request header on a read to see at least that state with another key.',
+    schema: { type: 'string' as const },
+  },
+  'RateLimit-Limit': { description: "Requests the key may make in the current one-minute window", schema: { type: 'integer' as const, minimum: 0 } },
+  'RateLimit-Remaining': { description: 'Requests left in the current window', schema: { type: 'integer' as const, minimum: 0 } },
+  'RateLimit-Reset': { description: 'Seconds until the window resets', schema: { type: 'integer' as const, minimum: 0 } },
+  'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' as const, minimum: 0 } },
+};
+
+type HeaderName = keyof typeof RESPONSE_HEADERS;
+const headerRefs = (names: HeaderName[]) => Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }]));
+
+/**
+ * Answers to an authenticated request carry the key's budget (`RateLimit-*`; not while the
+ * limiter is unreachable, and not on a feature-gate 403); a successful one its `Bookmark`.
+ */
+export const SUCCESS_HEADERS = headerRefs(['Bookmark', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']);
+const ERROR_HEADERS = headerRefs(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']);
+const TOO_MANY_HEADERS = headerRefs(['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']);
+
+/** A JSON success response with the documented headers. */
 export const jsonContent = <T extends z.ZodTypeAny>(schema: T, description: string) => ({
   description,
+  headers: SUCCESS_HEADERS,
   content: { 'application/json': { schema } },
 });
 
-export const jsonBody = <T extends z.ZodTypeAny>(schema: T) => ({
-  required: true,
-  content: { 'application/json': { schema } },
+/** A success response without a body (204). */
+export const noContent = (description: string) => ({ description, headers: SUCCESS_HEADERS });
+
+/**
+ * A JSON request body with its example (every body documents one). The body is
+ * `required` exactly when `{}` fails the schema: there an empty request body
+ * answers 400 `Request body is required` (in the route's error shape, through
+ * `requireBody`); where every field is optional an empty body reads as `{}`.
+ */
+export const jsonBody = <T extends z.ZodTypeAny>(schema: T, example: Record<string, unknown>) => ({
+  required: !schema.safeParse({}).success,
+  content: { 'application/json': { schema, example } },
 });
+
+/** The shared component set every document built from these helpers needs. */
+export function registerSharedComponents(registry: OpenAPIRegistry) {
+  for (const [name, header] of Object.entries(RESPONSE_HEADERS)) registry.registerComponent('headers', name, header);
+}
+
+/**
+ * `operationId`s are lowerCamelCase verb + resource (`listContacts`,
+ * `getContact`, `createDeal`, `moveDealStage`): stable names for generated SDKs.
+ */
+export const OPERATION_ID = /^(list|get|create|update|delete|set|move|upsert|send|cancel|resolve|run|[a-z]+)[A-Z][A-Za-z0-9]*$/;
+
+/**
+ * The one way a /v1 route is declared: `createRoute` plus the rules every
+ * operation shares. `operationId` and `summary` are required (typed), the id
+ * must follow `OPERATION_ID`, and a required body refuses an empty request.
+ */
+export function defineRoute<P extends string, R extends Omit<RouteConfig, 'path' | 'operationId'> & { path: P; operationId: string; summary: string }>(route: R) {
+  if (!OPERATION_ID.test(route.operationId)) throw new Error(`operationId ${route.operationId} must be lowerCamelCase verb + resource`);
+  const body = route.request?.body as { required?: boolean } | undefined;
+  const extra: MiddlewareHandler<AppEnv>[] = body?.required ? [requireBody] : [];
+  const own = route.middleware === undefined ? [] : Array.isArray(route.middleware) ? route.middleware : [route.middleware];
+  return createRoute({ ...route, ...(extra.length || own.length ? { middleware: [...extra, ...own] } : {}) }) as ReturnType<typeof createRoute<P, R>>;
+}
 
 export const bearer = [{ bearerAuth: [] }];

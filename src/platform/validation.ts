@@ -24,13 +24,25 @@ export function formatIssues(issues: readonly Issue[]): string[] {
   return out;
 }
 
+type HookResult = { success: boolean; target?: string; data?: unknown; error?: { issues: unknown[] } };
+
+export const BODY_REQUIRED = 'Request body is required';
+
+/**
+ * The per-field strings of a failed request validation. An empty body on a
+ * route whose body is required reaches the body schema as `null`
+ * (`requireBody`) and reads `Request body is required`.
+ */
+export function requestIssues(result: HookResult, c: Context): string[] {
+  if (result.target === 'json' && emptyBodies.has(c)) return [BODY_REQUIRED];
+  return formatIssues((result.error?.issues ?? []) as Issue[]);
+}
+
 /** Every router is made here so all share the framework-shape 400 for request-shape violations. */
 export function createRouter() {
   return new OpenAPIHono<AppEnv>({
-    defaultHook: (result) => {
-      if (!result.success) {
-        throw badRequest(formatIssues(result.error.issues as unknown as Issue[]));
-      }
+    defaultHook: (result, c) => {
+      if (!result.success) throw badRequest(requestIssues(result as HookResult, c));
     },
   });
 }
@@ -38,8 +50,21 @@ export function createRouter() {
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (v: unknown): v is string => typeof v === 'string' && UUID_RE.test(v);
 
+export const UUID_EXAMPLE = '01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c';
+
+/**
+ * A UUID in a request (any case; lower-cased by the routes). Documented as
+ * `format: uuid` with no `pattern`: a JSON Schema pattern has no flags, and the
+ * format already says it (a case-sensitive pattern would refuse ids the API accepts).
+ */
 export const uuid = (name = 'id') =>
-  z.string().regex(UUID_RE, { message: `${name} must be a UUID` }).openapi({ format: 'uuid', example: '01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c' });
+  z
+    .string()
+    .refine(isUuid, { message: `${name} must be a UUID` })
+    .openapi({ format: 'uuid', example: UUID_EXAMPLE });
+
+/** A UUID in a response (always lower case). */
+export const uuidOut = () => z.string().openapi({ format: 'uuid', example: UUID_EXAMPLE });
 
 export const idParams = z.object({ id: uuid('id').openapi({ param: { name: 'id', in: 'path' } }) });
 
@@ -59,14 +84,19 @@ export const isoDateTime = (name: string) =>
       message: `${name} must be a valid ISO 8601 date`,
     });
 
+/** An empty (or whitespace-only) body: `{}` to routes whose body is optional, refused by `requireBody`. */
+const EMPTY = Symbol('empty body');
+const emptyBodies = new WeakSet<Context>();
+
 const JSON_TYPE = /^application\/([\w.-]+\+)?json$/i;
 const BODY_LIMIT = 1_000_000;
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 /**
  * Reads every request body once, before routing: a non-empty body must be JSON
- * (415 otherwise) and must parse (400 otherwise). An empty body reads as `{}` so
- * routes whose fields are all optional accept a bare POST.
+ * (415 otherwise) and must parse (400 otherwise). An empty body reads as `{}`
+ * where the route's body is optional; where it is required, `requireBody`
+ * refuses it.
  */
 export const parseJsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   const method = c.req.method;
@@ -77,7 +107,7 @@ export const parseJsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   const bytes = await c.req.arrayBuffer();
   if (bytes.byteLength > BODY_LIMIT) throw httpError(413, 'Request body is too large');
   const mediaType = (c.req.header('content-type') ?? '').split(';')[0].trim();
-  let value: unknown = {};
+  let value: unknown = EMPTY;
   if (bytes.byteLength > 0) {
     let text: string;
     try {
@@ -96,7 +126,24 @@ export const parseJsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
       if (overflow) throw badRequest([overflow.length ? `${describePath(overflow)}: must be a finite number` : 'must be a finite number']);
     }
   }
-  setParsedBody(c, value);
+  if (value === EMPTY) emptyBodies.add(c);
+  setParsedBody(c, value === EMPTY ? {} : value);
+  await next();
+};
+
+/**
+ * Route middleware of every route whose body is required (`defineRoute` adds
+ * it): an empty request body reaches the body schema as `null`, so the
+ * route's validation hook answers `Request body is required` in the route's
+ * error shape. `{}` is a body and is validated as sent.
+ */
+export const requireBody: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (emptyBodies.has(c)) {
+    // Hono's json() parses the cached text: `null` fails every object schema, and the hook names the cause.
+    const cache = (c.req as unknown as { bodyCache: Record<string, unknown> }).bodyCache;
+    for (const key of Object.keys(cache)) delete cache[key];
+    cache.text = Promise.resolve('null');
+  }
   await next();
 };
 

@@ -1,7 +1,8 @@
-import { createRoute, z } from '@hono/zod-openapi';
+import { z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import { domainError } from '../../platform/errors';
-import { bearer, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
-import { createRouter, formatIssues, uuid } from '../../platform/validation';
+import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
+import { createRouter, requestIssues, uuid } from '../../platform/validation';
 import { serviceContext } from '../../platform/context';
 import { CHANNELS, type Channel } from '../contacts/schema';
 import { Consent, ConsentWrite } from './dto';
@@ -10,42 +11,50 @@ import { getConsent, setConsent } from './service';
 export const consentRoutes = createRouter();
 
 /** Consent routes answer every error in the domain envelope, request-shape errors included. */
-const domainHook = (result: { success: boolean; error?: { issues: unknown[] } }): undefined => {
-  if (!result.success) throw domainError(400, 'invalid_request', formatIssues((result.error?.issues ?? []) as never).join('; '));
+const domainHook = (result: { success: boolean; error?: { issues: unknown[] } }, c: Context): undefined => {
+  if (!result.success) throw domainError(400, 'invalid_request', requestIssues(result as Parameters<typeof requestIssues>[0], c).join('; '));
   return undefined;
 };
 
 const contactParam = z.object({ id: uuid('id').openapi({ param: { name: 'id', in: 'path' } }) });
-const channelParams = contactParam.extend({ channel: z.string().openapi({ param: { name: 'channel', in: 'path' }, description: '`whatsapp` or `email`' }) });
+const channelParams = contactParam.extend({ channel: z.string().openapi({ param: { name: 'channel', in: 'path' }, type: 'string', enum: [...CHANNELS], description: '`whatsapp` or `email`; another value answers 400 `invalid_channel`' }) });
 
 consentRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: 'get',
+    operationId: 'getContactConsent',
     path: '/contacts/{id}/consent',
     tags: ['Consent'],
     summary: "A contact's consent on both channels",
     security: bearer,
     request: { params: contactParam },
-    responses: { 200: jsonContent(Consent, 'Consent'), ...errorResponses({ 404: { shape: 'domain', description: '`contact_not_found`' } }) },
+    responses: {
+      200: jsonContent(Consent, 'Consent'),
+      ...errorResponses({
+        400: { shape: 'domain', description: 'A non-UUID id: `invalid_request` (domain envelope); a malformed `Bookmark` header: framework shape' },
+        404: { shape: 'domain', description: '`contact_not_found`' },
+      }),
+    },
   }),
   async (c) => c.json(await getConsent(serviceContext(c), c.req.valid('param').id.toLowerCase()), 200),
   domainHook,
 );
 
 consentRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: 'put',
+    operationId: 'setContactConsent',
     path: '/contacts/{id}/consent/{channel}',
     tags: ['Consent'],
     summary: 'Record a consent decision with its evidence',
     description:
       'Writes a consent-ledger row (the evidence) on every call; a changed decision emits `contact.consent_changed`, a re-assertion of the current state does not. A channel with a spam complaint on record answers 409 `consent_sticky_complained`.',
     security: bearer,
-    request: { params: channelParams, body: jsonBody(ConsentWrite) },
+    request: { params: channelParams, body: jsonBody(ConsentWrite, { state: 'subscribed', source: 'signup_form', basis: 'consent', evidence: { ip: '203.0.113.7', form: 'newsletter' } }) },
     responses: {
       200: jsonContent(Consent, 'Consent after the write'),
       ...errorResponses({
-        400: { shape: 'domain', description: '`invalid_channel` or `invalid_request`' },
+        400: { shape: 'domain', description: '`invalid_channel`, or `invalid_request` for a request-shape violation (non-UUID id, body, empty body); malformed JSON and non-finite numbers: framework shape' },
         404: { shape: 'domain', description: '`contact_not_found`' },
         409: { shape: 'domain', description: '`consent_sticky_complained`' },
       }),

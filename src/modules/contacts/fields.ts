@@ -14,7 +14,8 @@ const isoDate = z
   .string()
   .refine((v) => ISO_DATE.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), {
     message: 'must be an ISO 8601 date (YYYY-MM-DD)',
-  });
+  })
+  .openapi({ format: 'date', example: '1990-04-17' });
 
 type ScalarDef = { schema: z.ZodTypeAny; kind: FieldKind; values?: readonly string[] };
 
@@ -78,7 +79,7 @@ export const ContactWrite = z
   .object({
     ...scalarShape,
     phone: z.string().max(32).nullable().optional(),
-    email: z.string().trim().max(255).pipe(z.email()).nullable().optional(),
+    email: z.string().trim().max(255).pipe(z.email()).nullable().optional().openapi({ format: 'email', description: 'Trimmed and lower-cased' }),
     block_state: z.enum(BLOCK_STATES).optional(),
     custom_fields: boundedJsonObject(CUSTOM_FIELDS_BOUNDS, 'Merged into the stored object; a key set to null is removed. The stored result is bounded too').optional(),
     tags: labelNames.optional().openapi({ description: 'Tag NAMES (ids come back on reads); missing tags are created' }),

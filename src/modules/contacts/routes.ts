@@ -1,9 +1,9 @@
-import { createRoute } from '@hono/zod-openapi';
-import { sharedListQuery } from '../../platform/list';
-import { bearer, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
+import { listQuery } from '../../platform/list';
+import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
 import { createRouter, idParams } from '../../platform/validation';
 import { serviceContext } from '../../platform/context';
 import { Contact, ContactPage, ContactUpsertResult, ContactWrite, type ContactBody } from './dto';
+import { CONTACT_SORTS } from './catalog';
 import { listContacts } from './list';
 import { serializeContact } from './read';
 import { getContact, normalizeWrite, patchContact, upsertContact } from './service';
@@ -12,16 +12,23 @@ export const contactRoutes = createRouter();
 
 const body = (x: unknown) => x as ContactBody;
 
+const CONTACT_LIST_QUERY = listQuery({
+  sorts: CONTACT_SORTS,
+  paging: { limit: 50, cap: 500 },
+  search: 'Name, first/last name, email, phone and company (case-insensitive substring), the exact E.164 form and historical identifiers',
+});
+
 contactRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: 'get',
     path: '/contacts',
+    operationId: 'listContacts',
     tags: ['Contacts'],
     summary: 'List contacts',
     description:
       'Shared list conventions. `filter` accepts the contact filter grammar (exact match, any-of arrays, `$gt`, `$where` trees, `$jsonb_contains` for tag/group ids, `$event_attendance`, `custom_fields.<key>` and the virtual consent fields). `search` matches name, first/last name, email, phone and company (case-insensitive substring), the exact E.164 form of the term and historical identifiers. `sort` default `-created_at`.',
     security: bearer,
-    request: { query: sharedListQuery },
+    request: { query: CONTACT_LIST_QUERY },
     responses: { 200: jsonContent(ContactPage, 'A page of contacts'), ...errorResponses() },
   }),
   async (c) => {
@@ -31,15 +38,16 @@ contactRoutes.openapi(
 );
 
 contactRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: 'post',
     path: '/contacts',
+    operationId: 'upsertContact',
     tags: ['Contacts'],
     summary: 'Create or update a contact by phone/email',
     description:
       'Upsert: the phone resolves first (history-aware), then the email. A match is updated (scalars overwrite, `custom_fields` merge, tags/groups only added) and answers `duplicate: true`; otherwise a contact is created. Phone and email resolving to two different contacts answers 409 `CONTACT_MERGE_REQUIRED` with `merge_request_id` and writes nothing.',
     security: bearer,
-    request: { body: jsonBody(ContactWrite) },
+    request: { body: jsonBody(ContactWrite, { email: 'ada@example.com', phone: '+4791234567', name: 'Ada Lovelace', city: 'Oslo', tags: ['newsletter'], custom_fields: { plan: 'pro' } }) },
     responses: {
       201: jsonContent(ContactUpsertResult, 'Created (`duplicate: false`) or updated (`duplicate: true`)'),
       ...errorResponses({ 409: { description: '`CONTACT_MERGE_REQUIRED` with `merge_request_id`' } }),
@@ -53,9 +61,10 @@ contactRoutes.openapi(
 );
 
 contactRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: 'get',
     path: '/contacts/{id}',
+    operationId: 'getContact',
     tags: ['Contacts'],
     summary: 'Get a contact',
     security: bearer,
@@ -66,15 +75,16 @@ contactRoutes.openapi(
 );
 
 contactRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: 'patch',
     path: '/contacts/{id}',
+    operationId: 'updateContact',
     tags: ['Contacts'],
     summary: 'Update a contact',
     description:
       'Partial update. `tags`/`groups` replace the set (empty clears, names auto-create); a `custom_fields` key set to null is removed. Moving the phone or email onto an identifier another contact holds or held answers 409 `CONTACT_MERGE_REQUIRED` and writes nothing.',
     security: bearer,
-    request: { params: idParams, body: jsonBody(ContactWrite) },
+    request: { params: idParams, body: jsonBody(ContactWrite, { city: 'Bergen', tags: ['customer'], custom_fields: { plan: null } }) },
     responses: {
       200: jsonContent(Contact, 'The updated contact'),
       ...errorResponses({ 404: { description: '`Contact <id> not found`' }, 409: { description: '`CONTACT_MERGE_REQUIRED` with `merge_request_id`' } }),

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { enumQuery, limitQuery, offsetQuery, searchQuery, textQuery, uuidQuery } from '../../platform/list';
 import { isoDateTime, uuid } from '../../platform/validation';
 import { DEAL_STATUSES } from './schema';
 
@@ -9,7 +10,7 @@ export const DealCreate = z
   .object({
     contact_id: uuid('contact_id').optional().openapi({ description: 'Wins over phone/email' }),
     phone: z.string().max(32).optional(),
-    email: z.string().trim().max(255).pipe(z.email()).optional(),
+    email: z.string().trim().max(255).pipe(z.email()).optional().openapi({ format: 'email' }),
     name: z.string().max(200).optional().openapi({ description: 'Used only when a new contact is created' }),
     title: z.string().trim().max(200).optional().openapi({ description: 'Required unless a product is attached; ignored while one is' }),
     product_id: uuid('product_id').optional(),
@@ -99,16 +100,14 @@ export const DealList = z
   .object({ data: z.array(DealWithContact), total: z.number().int(), limit: z.number().int(), offset: z.number().int() })
   .openapi('DealList');
 
-const uuidParam = (name: string) => z.string().optional().openapi({ description: `UUID, exact match; empty is ignored; malformed gives 400 \`Invalid ${name}: must be a UUID\`` });
-
 export const DealListQuery = z.object({
-  pipeline_id: uuidParam('pipeline_id'),
-  stage_id: uuidParam('stage_id'),
-  contact_id: uuidParam('contact_id'),
-  owner_user_id: uuidParam('owner_user_id'),
-  status: z.string().optional().openapi({ description: '`open`, `won` or `lost`; other values are ignored' }),
-  external_reference: z.string().optional().openapi({ description: 'Exact match' }),
-  search: z.string().optional().openapi({ description: 'Case-insensitive substring of the title or the contact name, phone or email; control characters answer 400' }),
-  limit: z.string().optional().openapi({ description: 'Default 25, cap 100' }),
-  offset: z.string().optional().openapi({ description: 'Default 0' }),
+  pipeline_id: uuidQuery('pipeline_id'),
+  stage_id: uuidQuery('stage_id'),
+  contact_id: uuidQuery('contact_id'),
+  owner_user_id: uuidQuery('owner_user_id'),
+  status: enumQuery(DEAL_STATUSES, 'Exact match; other values are ignored'),
+  external_reference: textQuery('Exact match'),
+  search: searchQuery('search', 'Case-insensitive substring of the title or the contact name, phone or email'),
+  limit: limitQuery({ limit: 25, cap: 100 }),
+  offset: offsetQuery(),
 });

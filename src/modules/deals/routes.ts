@@ -1,6 +1,5 @@
-import { createRoute } from '@hono/zod-openapi';
 import { serviceContext } from '../../platform/context';
-import { bearer, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
+import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
 import { createRouter, idParams } from '../../platform/validation';
 import { Deal, DealCreate, DealCreated, DealList, DealListQuery, DealPatch, DealStageMove, DealStatusChange, DealWithContact } from './dto';
 import { changeDealStatus, moveDealToStage } from './moves';
@@ -11,9 +10,10 @@ const tags = ['Deals'];
 const notFound = (what: string) => ({ 404: { description: what } });
 
 dealRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: 'get',
     path: '/deals',
+    operationId: 'listDeals',
     tags,
     summary: 'List deals',
     description: 'Newest first, with the contact join. Dedicated params only; filters combine with AND.',
@@ -25,9 +25,10 @@ dealRoutes.openapi(
 );
 
 dealRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: 'get',
     path: '/deals/{id}',
+    operationId: 'getDeal',
     tags,
     summary: 'Get a deal',
     security: bearer,
@@ -38,15 +39,16 @@ dealRoutes.openapi(
 );
 
 dealRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: 'post',
     path: '/deals',
+    operationId: 'createDeal',
     tags,
     summary: 'Create a deal (upsert by external_reference)',
     description:
       'Resolves the contact (contact_id wins; else phone/email upsert) and the product (`product_id`, `product_sku`, `product_external_id`, first given wins). On an `external_reference` match the deal is updated instead (`duplicate: true`). Errors carry `error_code`: `MISSING_TITLE`, `STAGE_PIPELINE_MISMATCH`, `NO_PIPELINE`, `PIPELINE_HAS_NO_STAGES`, `INVALID_DEAL_OWNER`, `INVALID_PRODUCT`, `PRODUCT_INACTIVE` (400), `PLAN_LIMIT_EXCEEDED` (403), `CONTACT_MERGE_REQUIRED` (409).',
     security: bearer,
-    request: { body: jsonBody(DealCreate) },
+    request: { body: jsonBody(DealCreate, { title: 'Annual plan for Acme', email: 'buyer@acme.example', name: 'Bo Buyer', amount: 990, currency: 'EUR', external_reference: 'crm-7781' }) },
     responses: {
       201: jsonContent(DealCreated, 'Created or matched deal'),
       ...errorResponses({
@@ -59,14 +61,15 @@ dealRoutes.openapi(
 );
 
 dealRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: 'patch',
     path: '/deals/{id}',
+    operationId: 'updateDeal',
     tags,
     summary: 'Update a deal',
     description: 'Field updates only: no stage history, no deal event. Move with `/stage`, close with `/status`.',
     security: bearer,
-    request: { params: idParams, body: jsonBody(DealPatch) },
+    request: { params: idParams, body: jsonBody(DealPatch, { amount: 1200, expected_close_at: '2026-12-31', note: 'Budget approved' }) },
     responses: {
       200: jsonContent(DealWithContact, 'The updated deal'),
       ...errorResponses(notFound('`Deal not found`, `Contact not found`')),
@@ -76,28 +79,30 @@ dealRoutes.openapi(
 );
 
 dealRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: 'post',
     path: '/deals/{id}/stage',
+    operationId: 'moveDealStage',
     tags,
     summary: 'Move a deal to a stage, or reorder it in its column',
     description: 'Any stage of the workspace; `pipeline_id` follows the stage. Answers the bare deal row.',
     security: bearer,
-    request: { params: idParams, body: jsonBody(DealStageMove) },
+    request: { params: idParams, body: jsonBody(DealStageMove, { stage_id: '01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c', index: 0 }) },
     responses: { 201: jsonContent(Deal, 'The deal row'), ...errorResponses(notFound('`Deal not found`, `Stage not found`')) },
   }),
   async (c) => c.json(await moveDealToStage(serviceContext(c), c.req.valid('param').id.toLowerCase(), c.req.valid('json')), 201),
 );
 
 dealRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: 'post',
     path: '/deals/{id}/status',
+    operationId: 'setDealStatus',
     tags,
     summary: 'Set a deal open, won or lost',
     description: 'The current status returns the row unchanged. Answers the bare deal row.',
     security: bearer,
-    request: { params: idParams, body: jsonBody(DealStatusChange) },
+    request: { params: idParams, body: jsonBody(DealStatusChange, { status: 'lost', lost_reason: 'Chose a competitor' }) },
     responses: { 201: jsonContent(Deal, 'The deal row'), ...errorResponses(notFound('`Deal not found`')) },
   }),
   async (c) => c.json(await changeDealStatus(serviceContext(c), c.req.valid('param').id.toLowerCase(), c.req.valid('json')), 201),

@@ -1,5 +1,5 @@
-import { createRoute, z } from '@hono/zod-openapi';
-import { bearer, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
+import { z } from '@hono/zod-openapi';
+import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
 import { createRouter, idParams } from '../../platform/validation';
 import { Note, NoteCreate, NoteListItem, NotePatch } from './dto';
 import { createNote, deleteNote, listNotes, updateNote } from './service';
@@ -7,9 +7,10 @@ import { createNote, deleteNote, listNotes, updateNote } from './service';
 export const noteRoutes = createRouter();
 
 noteRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: 'get',
     path: '/contacts/{id}/notes',
+    operationId: 'listContactNotes',
     tags: ['Notes'],
     summary: "List a contact's notes",
     description: 'A plain array, unpaginated: pinned notes first (most recently pinned on top), then the rest newest first.',
@@ -21,35 +22,38 @@ noteRoutes.openapi(
 );
 
 noteRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: 'post',
     path: '/contacts/{id}/notes',
+    operationId: 'createContactNote',
     tags: ['Notes'],
     summary: 'Add a note to a contact',
     security: bearer,
-    request: { params: idParams, body: jsonBody(NoteCreate) },
+    request: { params: idParams, body: jsonBody(NoteCreate, { body: 'Called about the renewal; follow up next week.', pinned: true }) },
     responses: { 201: jsonContent(Note, 'The note'), ...errorResponses({ 404: { description: '`Contact not found`' } }) },
   }),
   async (c) => c.json(await createNote(c.var.db, c.var.workspace.id, c.req.valid('param').id.toLowerCase(), c.req.valid('json')), 201),
 );
 
 noteRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: 'patch',
     path: '/notes/{id}',
+    operationId: 'updateNote',
     tags: ['Notes'],
     summary: 'Edit or (un)pin a note',
     security: bearer,
-    request: { params: idParams, body: jsonBody(NotePatch) },
+    request: { params: idParams, body: jsonBody(NotePatch, { pinned: false }) },
     responses: { 200: jsonContent(Note, 'The note'), ...errorResponses({ 404: { description: '`Note not found`' } }) },
   }),
   async (c) => c.json(await updateNote(c.var.db, c.var.workspace.id, c.req.valid('param').id.toLowerCase(), c.req.valid('json')), 200),
 );
 
 noteRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: 'delete',
     path: '/notes/{id}',
+    operationId: 'deleteNote',
     tags: ['Notes'],
     summary: 'Delete a note',
     security: bearer,

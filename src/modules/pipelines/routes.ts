@@ -1,5 +1,5 @@
-import { createRoute, z } from '@hono/zod-openapi';
-import { bearer, errorResponses, jsonContent } from '../../platform/openapi';
+import { z } from '@hono/zod-openapi';
+import { bearer, defineRoute, errorResponses, jsonContent } from '../../platform/openapi';
 import { createRouter } from '../../platform/validation';
 import { Pipeline } from './dto';
 import { listPipelines } from './service';
@@ -7,9 +7,10 @@ import { listPipelines } from './service';
 export const pipelineRoutes = createRouter();
 
 pipelineRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: 'get',
     path: '/pipelines',
+    operationId: 'listPipelines',
     tags: ['Pipelines'],
     summary: 'List pipelines with their stages',
     description: 'A plain array ordered by `position`, each with ordered `stages`. Requires the `deals` feature.',

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { booleanQuery, limitQuery, offsetQuery, searchQuery, textQuery } from '../../platform/list';
 import { hasAtMostTwoDecimals } from '../../platform/money';
 
 const VAT_MODES = ['inclusive', 'exclusive'] as const;
@@ -15,6 +16,7 @@ const writeFields = {
     .min(0)
     .max(100)
     .refine(hasAtMostTwoDecimals, { message: 'vat_rate must have at most 2 decimals' })
+    .openapi({ multipleOf: 0.01 })
     .nullable()
     .optional(),
   is_active: z.boolean().optional(),
@@ -67,10 +69,10 @@ export const ProductList = z
   .openapi('ProductList');
 
 export const ProductListQuery = z.object({
-  q: z.string().optional().openapi({ description: 'Literal case-insensitive substring of name or description (`%` and `_` match themselves); control characters answer 400' }),
-  sku: z.string().optional().openapi({ description: 'Exact match' }),
-  external_id: z.string().optional().openapi({ description: 'Exact match' }),
-  is_active: z.string().optional().openapi({ description: '`true` or `false`; anything else gives 400' }),
-  limit: z.string().optional().openapi({ description: 'Integer 0 to 500, default 50' }),
-  offset: z.string().optional().openapi({ description: 'Integer >= 0, default 0' }),
+  q: searchQuery('q', 'Literal case-insensitive substring of name or description (`%` and `_` match themselves)'),
+  sku: textQuery('Exact match'),
+  external_id: textQuery('Exact match'),
+  is_active: booleanQuery('is_active', 'Only active (`true`) or inactive (`false`) products'),
+  limit: limitQuery({ limit: 50, cap: 500 }),
+  offset: offsetQuery(),
 });

@@ -1,6 +1,5 @@
-import { createRoute } from '@hono/zod-openapi';
 import { serviceContext } from '../../platform/context';
-import { bearer, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
+import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
 import { createRouter, idParams } from '../../platform/validation';
 import { Product, ProductCreate, ProductCreated, ProductList, ProductListQuery, ProductPatch } from './dto';
 import { createProduct, getProduct, listProducts, patchProduct } from './service';
@@ -11,9 +10,10 @@ const notFound = { 404: { shape: 'domain' as const, description: '`product_not_f
 const conflict = { 409: { shape: 'domain' as const, description: '`product_conflict`: sku or external_id belongs to another product' } };
 
 productRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: 'get',
     path: '/products',
+    operationId: 'listProducts',
     tags,
     summary: 'List products',
     description: 'Newest first. Filters combine with AND.',
@@ -25,9 +25,10 @@ productRoutes.openapi(
 );
 
 productRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: 'get',
     path: '/products/{id}',
+    operationId: 'getProduct',
     tags,
     summary: 'Get a product',
     security: bearer,
@@ -38,28 +39,30 @@ productRoutes.openapi(
 );
 
 productRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: 'post',
     path: '/products',
+    operationId: 'createProduct',
     tags,
     summary: 'Create a product (upsert by external_id)',
     description: 'When `external_id` matches an existing product that product is updated with the fields sent; 201 both ways with `duplicate`.',
     security: bearer,
-    request: { body: jsonBody(ProductCreate) },
+    request: { body: jsonBody(ProductCreate, { name: 'Annual plan', sku: 'PLAN-Y', external_id: 'shop-1042', price: 990, vat_mode: 'inclusive', vat_rate: 25 }) },
     responses: { 201: jsonContent(ProductCreated, 'Created or matched product'), ...errorResponses(conflict) },
   }),
   async (c) => c.json(await createProduct(serviceContext(c), c.req.valid('json')), 201),
 );
 
 productRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: 'patch',
     path: '/products/{id}',
+    operationId: 'updateProduct',
     tags,
     summary: 'Update a product',
     description: 'Partial: only present fields change. Deactivate with `is_active: false` (there is no DELETE).',
     security: bearer,
-    request: { params: idParams, body: jsonBody(ProductPatch) },
+    request: { params: idParams, body: jsonBody(ProductPatch, { price: 1090, is_active: false }) },
     responses: { 200: jsonContent(Product, 'The updated product'), ...errorResponses({ ...notFound, ...conflict }) },
   }),
   async (c) => c.json(await patchProduct(serviceContext(c), c.req.valid('param').id.toLowerCase(), c.req.valid('json')), 200),

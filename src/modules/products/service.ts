@@ -3,7 +3,7 @@ import type { ServiceContext } from '../../platform/context';
 import { isUniqueViolation, nowIso } from '../../platform/db';
 import { badRequest, domainError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
-import { envelope, parsePaging, searchParam } from '../../platform/list';
+import { envelope, parseBooleanParam, parsePaging, searchParam } from '../../platform/list';
 import { fromCents, toCents } from '../../platform/money';
 import type { ProductCreateInput, ProductPatchInput } from './dto';
 import { products, type ProductRow } from './schema';
@@ -107,17 +107,11 @@ export async function getProduct(ctx: ServiceContext, id: string) {
 
 export type ProductListParams = { q?: string; sku?: string; external_id?: string; is_active?: string; limit?: string; offset?: string };
 
-function parseActive(raw: string | undefined): boolean | undefined {
-  if (raw === undefined) return undefined;
-  if (raw === 'true') return true;
-  if (raw === 'false') return false;
-  throw badRequest('Invalid is_active: must be true or false');
-}
 
 /** Newest first; the total and the page are read in one batch. */
 export async function listProducts(ctx: ServiceContext, params: ProductListParams) {
   const paging = parsePaging(params, { limit: 50, cap: 500 });
-  const isActive = parseActive(params.is_active);
+  const isActive = parseBooleanParam('is_active', params.is_active);
   const conditions: SQL[] = [eq(products.workspaceId, ctx.ws.id)];
   const q = searchParam('q', params.q);
   if (q !== undefined && q !== '') {

@@ -1,37 +1,40 @@
-import { createRoute } from '@hono/zod-openapi';
-import { sharedListQuery } from '../../platform/list';
-import { bearer, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
+import { listQuery } from '../../platform/list';
+import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
 import { createRouter, idParams } from '../../platform/validation';
 import { Label, LabelCreate, LabelPage, LabelPatch } from './dto';
 import type { LabelKind } from './links';
-import { createLabel, getLabel, listLabels, updateLabel } from './service';
+import { createLabel, getLabel, LABEL_SORTS, listLabels, updateLabel } from './service';
 
 export const labelRoutes = createRouter();
 
 /** Tags (`/tags`) and contact groups (`/contact-groups`) share routes and rules. */
-const MOUNTS: { kind: LabelKind; path: string; tag: string; one: string; dup: string; missing: string }[] = [
-  { kind: 'tags', path: '/tags', tag: 'Tags', one: 'tag', dup: 'A tag with this name already exists', missing: 'Tag not found' },
-  { kind: 'groups', path: '/contact-groups', tag: 'Contact groups', one: 'contact group', dup: 'A contact group with this name already exists', missing: 'Contact group not found' },
+const MOUNTS: { kind: LabelKind; path: string; tag: string; one: string; op: string; dup: string; missing: string }[] = [
+  { kind: 'tags', path: '/tags', tag: 'Tags', one: 'tag', op: 'Tag', dup: 'A tag with this name already exists', missing: 'Tag not found' },
+  { kind: 'groups', path: '/contact-groups', tag: 'Contact groups', one: 'contact group', op: 'ContactGroup', dup: 'A contact group with this name already exists', missing: 'Contact group not found' },
 ];
+
+const LABEL_LIST_QUERY = listQuery({ sorts: LABEL_SORTS, paging: { limit: 50, cap: 500 }, search: 'Case-insensitive substring of the name' });
 
 for (const m of MOUNTS) {
   labelRoutes.openapi(
-    createRoute({
+    defineRoute({
       method: 'get',
       path: m.path,
+      operationId: `list${m.op}s`,
       tags: [m.tag],
       summary: `List ${m.one}s`,
       description: 'Shared list conventions; `search` matches the name; filterable fields: id, name, color, description, contact_count, created_at, updated_at.',
       security: bearer,
-      request: { query: sharedListQuery },
+      request: { query: LABEL_LIST_QUERY },
       responses: { 200: jsonContent(LabelPage, `A page of ${m.one}s`), ...errorResponses() },
     }),
     async (c) => c.json(await listLabels(c.var.db, m.kind, c.var.workspace.id, c.req.valid('query')), 200),
   );
   labelRoutes.openapi(
-    createRoute({
+    defineRoute({
       method: 'get',
       path: `${m.path}/{id}`,
+      operationId: `get${m.op}`,
       tags: [m.tag],
       summary: `Get a ${m.one}`,
       security: bearer,
@@ -41,26 +44,28 @@ for (const m of MOUNTS) {
     async (c) => c.json(await getLabel(c.var.db, m.kind, c.var.workspace.id, c.req.valid('param').id.toLowerCase()), 200),
   );
   labelRoutes.openapi(
-    createRoute({
+    defineRoute({
       method: 'post',
       path: m.path,
+      operationId: `create${m.op}`,
       tags: [m.tag],
       summary: `Create a ${m.one}`,
       description: `Names are unique per workspace, compared case-insensitively (409 \`${m.dup}\`).`,
       security: bearer,
-      request: { body: jsonBody(LabelCreate) },
+      request: { body: jsonBody(LabelCreate, { name: 'VIP', color: '#d4a017', description: 'Top accounts' }) },
       responses: { 201: jsonContent(Label, `The created ${m.one}`), ...errorResponses({ 409: { description: `\`${m.dup}\`` } }) },
     }),
     async (c) => c.json(await createLabel(c.var.db, m.kind, c.var.workspace.id, c.req.valid('json')), 201),
   );
   labelRoutes.openapi(
-    createRoute({
+    defineRoute({
       method: 'patch',
       path: `${m.path}/{id}`,
+      operationId: `update${m.op}`,
       tags: [m.tag],
       summary: `Update a ${m.one}`,
       security: bearer,
-      request: { params: idParams, body: jsonBody(LabelPatch) },
+      request: { params: idParams, body: jsonBody(LabelPatch, { color: '#1f6feb' }) },
       responses: { 200: jsonContent(Label, `The updated ${m.one}`), ...errorResponses({ 404: { description: `\`${m.missing}\`` }, 409: { description: `\`${m.dup}\`` } }) },
     }),
     async (c) => c.json(await updateLabel(c.var.db, m.kind, c.var.workspace.id, c.req.valid('param').id.toLowerCase(), c.req.valid('json')), 200),

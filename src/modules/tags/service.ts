@@ -44,12 +44,12 @@ const catalog = (kind: LabelKind): FilterCatalog => ({
   },
 });
 
-const SORTS = ['created_at', 'updated_at', 'name', 'contact_count'] as const;
+export const LABEL_SORTS = ['created_at', 'updated_at', 'name', 'contact_count'] as const;
 
 export async function listLabels(db: Db, kind: LabelKind, workspaceId: string, query: { filter?: string; sort?: string; limit?: string; offset?: string; search?: string }) {
   const paging = parsePaging(query, { limit: 50, cap: 500 });
   const { where, values } = compileFilter(parseFilterParam(query.filter), catalog(kind), workspaceId);
-  const sort = parseSort(query.sort, SORTS);
+  const sort = parseSort(query.sort, LABEL_SORTS);
   const conditions = [sql`t.workspace_id = ${workspaceId}`];
   if (where) conditions.push(where);
   const term = searchParam('search', query.search)?.trim();

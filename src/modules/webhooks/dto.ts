@@ -25,7 +25,7 @@ export const WebhookEndpointCreate = z
       example: 'https://example.com/hooks',
     }),
     events: z
-      .array(z.enum(EVENT_TYPES, { error: 'must be a known event type' }))
+      .array(z.enum(EVENT_TYPES, { error: `must be a known event type (one of ${EVENT_TYPES.join(', ')})` }))
       .min(1)
       .max(100)
       .optional()

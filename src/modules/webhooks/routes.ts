@@ -1,6 +1,5 @@
-import { createRoute } from '@hono/zod-openapi';
 import { serviceContext } from '../../platform/context';
-import { bearer, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
+import { bearer, defineRoute, errorResponses, jsonBody, jsonContent, noContent } from '../../platform/openapi';
 import { createRouter } from '../../platform/validation';
 import { CreatedWebhookEndpoint, EndpointIdParams, WebhookEndpointCreate, WebhookEndpointList } from './dto';
 import { createEndpoint, deleteEndpoint, listEndpoints } from './service';
@@ -11,15 +10,16 @@ export const webhookRoutes = createRouter();
 const tags = ['Webhook endpoints'];
 
 webhookRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: 'post',
     path: '/webhook-endpoints',
+    operationId: 'createWebhookEndpoint',
     tags,
     summary: 'Register a webhook endpoint',
     description:
       'At most 3 per workspace. Deliveries are signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`) with the returned `secret`.',
     security: bearer,
-    request: { body: jsonBody(WebhookEndpointCreate) },
+    request: { body: jsonBody(WebhookEndpointCreate, { url: 'https://example.com/hooks', events: ['contact.created', 'deal.won'] }) },
     responses: {
       201: jsonContent(CreatedWebhookEndpoint, 'The endpoint with its signing secret'),
       ...errorResponses({
@@ -35,9 +35,10 @@ webhookRoutes.openapi(
 );
 
 webhookRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: 'get',
     path: '/webhook-endpoints',
+    operationId: 'listWebhookEndpoints',
     tags,
     summary: 'List webhook endpoints',
     description: 'At most 3 rows, unpaginated; secrets are never included.',
@@ -48,16 +49,17 @@ webhookRoutes.openapi(
 );
 
 webhookRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: 'delete',
     path: '/webhook-endpoints/{id}',
+    operationId: 'deleteWebhookEndpoint',
     tags,
     summary: 'Delete a webhook endpoint',
     description: 'Deliveries stop immediately; queued ones for it are dropped. An unknown, foreign or malformed id is 404 `endpoint_not_found`.',
     security: bearer,
     request: { params: EndpointIdParams },
     responses: {
-      204: { description: 'Deleted' },
+      204: noContent('Deleted'),
       ...errorResponses({ 404: { shape: 'domain', description: '`endpoint_not_found`' } }),
     },
   }),

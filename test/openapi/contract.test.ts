@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { EVENT_TYPES } from '../../src/modules/events/catalog';
+import { makeWorkspace } from '../support/harness';
+
+describe('contract points the OpenAPI document states', () => {
+  it('refuses an empty body where the body is required; where every field is optional it reads as {}', async () => {
+    const ws = await makeWorkspace();
+    const empty = await ws.api('POST', '/v1/products', undefined, { rawBody: '' });
+    expect(empty.status).toBe(400);
+    expect(empty.body).toMatchObject({ statusCode: 400, message: ['Request body is required'] });
+    const blank = await ws.api('POST', '/v1/tags', undefined, { rawBody: '  \n', headers: { 'content-type': 'application/json' } });
+    expect(blank.status).toBe(400);
+    expect(blank.body).toMatchObject({ statusCode: 400, message: ['Request body is required'] });
+    const res = await ws.api('GET', '/v1/openapi.json');
+    expect(res.body.paths['/v1/products'].post.requestBody.required).toBe(true);
+    expect(res.body.paths['/v1/contacts'].post.requestBody.required).toBe(false);
+    const bare = await ws.api('POST', '/v1/contacts', undefined, { rawBody: '' });
+    expect(bare.status).toBe(201);
+    const object = await ws.api('POST', '/v1/contacts', {});
+    expect(object.status).toBe(201);
+  });
+
+  it('answers consent request-shape errors in the domain envelope', async () => {
+    const ws = await makeWorkspace();
+    const read = await ws.api('GET', '/v1/contacts/not-a-uuid/consent');
+    expect(read.status).toBe(400);
+    expect(read.body.error.code).toBe('invalid_request');
+    const contact = await ws.api('POST', '/v1/contacts', { email: 'consent-empty@example.com' });
+    const empty = await ws.api('PUT', `/v1/contacts/${contact.body.id}/consent/email`, undefined, { rawBody: '' });
+    expect(empty.status).toBe(400);
+    expect(empty.body).toEqual({ error: { code: 'invalid_request', message: 'Request body is required' } });
+  });
+
+  it('names the valid event types when one is unknown', async () => {
+    const ws = await makeWorkspace();
+    const res = await ws.api('POST', '/v1/webhook-endpoints', { url: 'https://example.com/hooks', events: ['contact.created', 'booking.completed'] });
+    expect(res.status).toBe(400);
+    const [message] = res.body.message as string[];
+    expect(message.startsWith('events[1]: must be a known event type')).toBe(true);
+    for (const type of EVENT_TYPES) expect(message).toContain(type);
+  });
+});

@@ -1,0 +1,112 @@
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import committed from '../../openapi.json?raw';
+import { EVENT_TYPES } from '../../src/modules/events/catalog';
+import { OPERATION_ID } from '../../src/platform/openapi';
+import { call } from '../support/harness';
+import { ROUTES } from '../support/routes';
+
+/**
+ * The OpenAPI document as the API serves it: the committed `openapi.json`
+ * (linted by `redocly lint` in `npm test`) must be exactly it, and the rules
+ * every operation shares hold for every route, present and future.
+ */
+type Schema = Record<string, any>;
+type Operation = {
+  operationId?: string;
+  parameters?: { name: string; in: string; schema?: Schema; $ref?: string }[];
+  requestBody?: { required?: boolean; content: Record<string, { schema: Schema; example?: unknown; examples?: unknown }> };
+  responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, { schema: Schema }> }>;
+};
+
+const served = async () => {
+  const res = await call('GET', '/v1/openapi.json');
+  expect(res.status).toBe(200);
+  return res.body as { paths: Record<string, Record<string, Operation>>; webhooks?: Record<string, { post: Operation }>; servers?: unknown[]; components: Schema };
+};
+
+const operations = (doc: Awaited<ReturnType<typeof served>>) =>
+  Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })));
+
+describe('the committed OpenAPI document', () => {
+  it('is the document the API serves (refresh: npm run openapi:write)', async () => {
+    const text = `${JSON.stringify(await served(), null, 2)}\n`;
+    if (env.OPENAPI_WRITE) {
+      await env.OPENAPI_SNAPSHOT.fetch('https://snapshot/openapi.json', { method: 'PUT', body: text });
+      return;
+    }
+    expect(
+      text === committed,
+      'openapi.json at the repo root is stale: run `npm run openapi:write` and commit the file (npm test lints the committed file with redocly)',
+    ).toBe(true);
+  });
+});
+
+describe('rules every operation follows', () => {
+  it('has servers and one operation per route of the route table', async () => {
+    const doc = await served();
+    expect(doc.servers?.length).toBeGreaterThan(0);
+    const documented = operations(doc).map((o) => `${o.method.toUpperCase()} ${o.path}`).sort();
+    expect(documented).toEqual(ROUTES.map((r) => `${r.method} ${r.path}`).sort());
+  });
+
+  it('gives every operation and webhook a unique lowerCamelCase operationId', async () => {
+    const doc = await served();
+    const ids = [...operations(doc).map((o) => o.op.operationId), ...Object.values(doc.webhooks ?? {}).map((w) => w.post.operationId)];
+    for (const id of ids) expect(id, 'operationId').toMatch(OPERATION_ID);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('types every query parameter: integers for paging, a sort enum, booleans, uuid filters', async () => {
+    const doc = await served();
+    for (const { path, method, op } of operations(doc)) {
+      for (const p of (op.parameters ?? []).filter((x) => x.in === 'query')) {
+        const where = `${method} ${path} ?${p.name}`;
+        expect(p.schema?.type, where).toBeTypeOf('string');
+        if (p.name === 'limit' || p.name === 'offset') expect(p.schema, where).toMatchObject({ type: 'integer', minimum: 0 });
+        if (p.name === 'sort') expect(p.schema?.enum?.length, where).toBeGreaterThan(0);
+        if (p.name.startsWith('is_')) expect(p.schema?.type, where).toBe('boolean');
+        if (/_id$/.test(p.name) && p.name !== 'external_id') expect(p.schema?.format, where).toBe('uuid');
+      }
+    }
+  });
+
+  it('emits no pattern a JSON Schema validator cannot read (no regex flags)', async () => {
+    const text = JSON.stringify(await served());
+    for (const m of text.matchAll(/"pattern":"((?:[^"\\]|\\.)*)"/g)) {
+      const pattern = JSON.parse(`"${m[1]}"`) as string;
+      expect(pattern, 'pattern with a literal flag').not.toMatch(/\/[gimsuy]*$/);
+      expect(() => new RegExp(pattern, 'u')).not.toThrow();
+    }
+  });
+
+  it('gives every request body an example and says whether it is required', async () => {
+    for (const { path, method, op } of operations(await served())) {
+      if (!op.requestBody) continue;
+      expect(op.requestBody.required, `${method} ${path}`).toBeTypeOf('boolean');
+      const media = op.requestBody.content['application/json'];
+      expect(media.example ?? media.examples, `${method} ${path} example`).toBeDefined();
+    }
+  });
+
+  it('documents the Bookmark and RateLimit headers on every success and Retry-After on 429', async () => {
+    for (const { path, method, op } of operations(await served())) {
+      for (const [status, response] of Object.entries(op.responses)) {
+        const headers = Object.keys(response.headers ?? {});
+        if (status.startsWith('2')) expect(headers, `${method} ${path} ${status}`).toEqual(expect.arrayContaining(['Bookmark', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']));
+        if (status === '429') expect(headers, `${method} ${path} 429`).toContain('Retry-After');
+      }
+    }
+  });
+
+  it('has a webhooks entry with an envelope schema for every event type of the catalogue', async () => {
+    const doc = await served();
+    expect(Object.keys(doc.webhooks ?? {}).sort()).toEqual([...EVENT_TYPES].sort());
+    for (const type of EVENT_TYPES) {
+      const ref = doc.webhooks![type].post.requestBody!.content['application/json'].schema.$ref as string;
+      const schema = doc.components.schemas[ref.split('/').pop()!];
+      expect(schema.required, type).toEqual(expect.arrayContaining(['id', 'type', 'created_at', 'data']));
+      expect(schema.properties.type.const ?? schema.properties.type.enum?.[0], type).toBe(type);
+    }
+  });
+});
