@@ -1,7 +1,11 @@
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
+import { spawnSync } from 'node:child_process';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig(async () => {
+  // The API reference viewer is a static asset copied from node_modules (wrangler.toml `[build]` does the same for wrangler).
+  const copy = spawnSync(process.execPath, ['scripts/docs-assets.mjs'], { stdio: 'inherit' });
+  if (copy.status !== 0) throw new Error('scripts/docs-assets.mjs failed');
   const [control, data] = await Promise.all([readD1Migrations('./migrations/control'), readD1Migrations('./migrations/data')]);
   return {
     plugins: [

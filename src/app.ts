@@ -4,7 +4,7 @@ import type { AppEnv } from './env';
 import { authenticate } from './platform/auth';
 import { readYourWrites } from './platform/consistency';
 import { serverToServerOnly } from './platform/cors';
-import { docsPage } from './platform/docs-page';
+import { docsContentSecurityPolicy, docsPage } from './platform/docs-page';
 import { httpError, renderError } from './platform/errors';
 import { EventSink, publishCommitted } from './platform/events';
 import { logRequests } from './platform/request-log';
@@ -56,7 +56,25 @@ export function buildApp() {
     },
     security: [{ bearerAuth: [] }],
   });
-  app.get('/docs', (c) => c.html(docsPage));
+  app.get('/docs', (c) => {
+    c.header('Content-Security-Policy', docsContentSecurityPolicy);
+    return c.html(docsPage);
+  });
+  // The viewer's files are static assets (wrangler.toml `[assets]`), served before the Worker
+  // runs; this route answers the same when a request reaches the Worker anyway.
+  app.get('/docs/*', async (c, next) => {
+    if (!c.env.ASSETS) return next();
+    const res = await c.env.ASSETS.fetch(c.req.raw);
+    return res.status === 404 ? next() : new Response(res.body, res);
+  });
+  app.get('/', (c) =>
+    c.json({
+      name: 'Workspace API',
+      docs: '/docs',
+      openapi: '/v1/openapi.json',
+      message: 'Every /v1 request needs a workspace API key: Authorization: Bearer wsk_...',
+    }),
+  );
 
   // The session's bookmark is recorded before committed events start their fan-out.
   app.use('/v1/*', logRequests, authenticate, parseJsonBody, publishEvents, readYourWrites);
