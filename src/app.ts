@@ -28,6 +28,8 @@ const API_DESCRIPTION = [
   '',
   '**Consistency**: reads may be served by a nearby read replica, but always see every write made with the same API key. Answers carry a `Bookmark` header; send it back as a `Bookmark` request header on a read to see at least that state with another key.',
   '',
+  '**Phone numbers** are stored and answered in E.164. A number written without a country code (`(415) 555-0123`) is read in the workspace\'s default country: `default_country` (ISO 3166 alpha-2), `US` unless the operator set another when creating or updating the workspace; `+` and the country code always win.',
+  '',
   '**Webhooks** follow Standard Webhooks: headers `webhook-id` (the event id), `webhook-timestamp` (unix seconds) and `webhook-signature` = `v1,` + base64(HMAC-SHA256(base64-decoded secret after `whsec_`, `${id}.${timestamp}.${body}`)). Success is a 2xx within 15 s; failures are retried after about 5 s, 1 min, 5 min, 30 min, 2 h, 6 h and 12 h (8 attempts), then dead-lettered. Redirects are not followed.',
 ].join('\n');
 
