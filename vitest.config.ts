@@ -1,7 +1,11 @@
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
+import { spawnSync } from 'node:child_process';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig(async () => {
+  // The API reference viewer is a static asset copied from node_modules (wrangler.toml `[build]` does the same for wrangler).
+  const copy = spawnSync(process.execPath, ['scripts/docs-assets.mjs'], { stdio: 'inherit' });
+  if (copy.status !== 0) throw new Error('scripts/docs-assets.mjs failed');
   const [control, data] = await Promise.all([readD1Migrations('./migrations/control'), readD1Migrations('./migrations/data')]);
   return {
     plugins: [
@@ -18,17 +22,6 @@ export default defineConfig(async () => {
             FUZZ_PATH: process.env.FUZZ_PATH ?? '',
             FUZZ_RUNS: process.env.FUZZ_RUNS ?? '',
             CI: process.env.CI ?? '',
-            // `npm run openapi:write`: the document test writes ./openapi.json instead of comparing it.
-            OPENAPI_WRITE: process.env.OPENAPI_WRITE ?? '',
-          },
-          serviceBindings: {
-            // Runs in Node: the only way a test inside workerd writes a file of the repo (the committed OpenAPI snapshot).
-            OPENAPI_SNAPSHOT: async (request: Request) => {
-              // The config runs in Node; the project's types are the Workers ones, so fs is reached untyped.
-              const { writeFileSync } = (await import('node:' + 'fs')) as { writeFileSync: (path: string, text: string) => void };
-              writeFileSync('./openapi.json', await request.text());
-              return new Response(null, { status: 204 });
-            },
           },
         },
       }),

@@ -13,9 +13,14 @@ const persist = join(root, '.state');
 const bin = join(root, 'node_modules', '.bin');
 const env = { ...process.env, PATH: `${bin}:${process.env.PATH}` };
 
-function run(cmd, args) {
-  const res = spawnSync(cmd, args, { cwd: root, env, stdio: 'inherit' });
+/** Runs a step; `quiet` keeps its output unless it fails (then all of it is shown). */
+function run(cmd, args, { quiet = false } = {}) {
+  const res = spawnSync(cmd, args, { cwd: root, env, stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit', encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   if (res.status !== 0) {
+    if (quiet) {
+      process.stdout.write(res.stdout ?? '');
+      process.stderr.write(res.stderr ?? '');
+    }
     console.error(`\n${cmd} ${args.join(' ')} failed (exit ${res.status})`);
     process.exit(res.status ?? 1);
   }
@@ -25,8 +30,9 @@ function installIfNeeded() {
   const marker = join(root, 'node_modules', '.package-lock.json');
   const lock = join(root, 'package-lock.json');
   if (existsSync(join(bin, 'wrangler')) && existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
-  console.log('Installing dependencies...');
-  run('npm', ['ci', '--no-audit', '--no-fund']);
+  console.log('Installing dependencies (npm ci)...');
+  // Errors only: npm's warnings about install scripts and the like would bury the key printed below.
+  run('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error']);
 }
 
 function readDevVars() {
@@ -64,32 +70,93 @@ if (!vars.ADMIN_TOKEN) {
   process.exit(1);
 }
 mkdirSync(persist, { recursive: true });
-run(process.execPath, [join(root, 'scripts', 'migrate.mjs'), '--local', '--persist-to', persist]);
+console.log('Applying migrations to the local databases...');
+run(process.execPath, [join(root, 'scripts', 'migrate.mjs'), '--local', '--persist-to', persist], { quiet: true });
+console.log(`Starting wrangler dev on port ${port}...`);
 
 const child = spawn(join(bin, 'wrangler'), ['dev', '--port', String(port), '--persist-to', persist, '--test-scheduled'], {
   cwd: root,
   env,
-  stdio: 'inherit',
+  stdio: ['inherit', 'pipe', 'pipe'],
 });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
-child.on('exit', (code) => process.exit(code ?? 0));
+child.on('exit', (code) => {
+  if (!ready) flushStartupOutput();
+  process.exit(code ?? 0);
+});
+
+// wrangler's start-up output (banner, bindings table) is held back until the server answers,
+// then dropped, so the key block below is the last thing on screen; if wrangler fails first,
+// all of it is shown. Errors always pass straight through, and so does everything after start-up
+// (request lines, reloads), except the bindings table and the harmless warning that the
+// `Request.cf` placeholder is used without internet.
+let ready = false;
+const held = [];
+const flushStartupOutput = () => {
+  for (const [stream, line] of held.splice(0)) stream.write(line + '\n');
+};
+const isError = (line) => /\[ERROR\]|\[wrangler:error\]|^\s*✘|^Error(?!: getaddrinfo ENOTFOUND workers\.cloudflare\.com)|Uncaught|exception/i.test(line);
+let skipping = null;
+function shouldDrop(line) {
+  if (skipping === 'bindings') {
+    if (line.trim() === '') skipping = null;
+    return true;
+  }
+  if (skipping === 'cf') {
+    if (/^\s+at |^Error: getaddrinfo ENOTFOUND workers\.cloudflare\.com/.test(line)) return true;
+    skipping = null;
+  }
+  if (line.startsWith('Your Worker has access to the following bindings')) {
+    skipping = 'bindings';
+    return true;
+  }
+  if (line.includes('Unable to fetch the `Request.cf` object')) {
+    skipping = 'cf';
+    return true;
+  }
+  return false;
+}
+function relay(source, stream) {
+  let rest = '';
+  source.setEncoding('utf8');
+  source.on('data', (chunk) => {
+    const lines = (rest + chunk).split('\n');
+    rest = lines.pop();
+    for (const line of lines) {
+      if (shouldDrop(line)) continue;
+      if (ready || isError(line)) stream.write(line + '\n');
+      else held.push([stream, line]);
+    }
+  });
+}
+relay(child.stdout, process.stdout);
+relay(child.stderr, process.stderr);
 
 const base = `http://127.0.0.1:${port}`;
 try {
   await waitForServer(base, child);
   const demo = await seedDemo({ base, adminToken: vars.ADMIN_TOKEN, stateFile: join(persist, 'demo.json'), readFileSync, writeFileSync, existsSync });
+  await new Promise((r) => setTimeout(r, 500)); // let wrangler log the seeding requests, then drop those lines
+  held.length = 0;
+  ready = true;
   console.log(`
-  Demo workspace ready: ${demo.workspace_id}
-  API key:              ${demo.api_key}
-  Operator token:       ${vars.ADMIN_TOKEN} (from .dev.vars)
-  API reference:        ${base}/docs
+  Workspace API running at ${base}
+
+  Demo workspace:  ${demo.workspace_id}
+  API key:         ${demo.api_key}
+  Operator token:  ${vars.ADMIN_TOKEN} (from .dev.vars)
+  API reference:   ${base}/docs
+  OpenAPI 3.1:     ${base}/v1/openapi.json
 
   Try it:
     curl -s ${base}/v1/contacts -H "Authorization: Bearer ${demo.api_key}"
     curl -s -X POST ${base}/v1/contacts -H "Authorization: Bearer ${demo.api_key}" \\
       -H "Content-Type: application/json" -d '{"email": "grace@example.com", "name": "Grace Hopper"}'
+
+  Ctrl+C stops the server; the data stays in .state/ for the next start.
 `);
 } catch (err) {
+  flushStartupOutput();
   console.error(`Could not prepare the demo workspace: ${err.message}`);
   child.kill('SIGINT');
   process.exit(1);

@@ -4,7 +4,7 @@ import type { AppEnv } from './env';
 import { authenticate } from './platform/auth';
 import { readYourWrites } from './platform/consistency';
 import { serverToServerOnly } from './platform/cors';
-import { docsPage } from './platform/docs-page';
+import { docsContentSecurityPolicy, docsPage } from './platform/docs-page';
 import { httpError, renderError } from './platform/errors';
 import { EventSink, publishCommitted } from './platform/events';
 import { logRequests } from './platform/request-log';
@@ -29,6 +29,8 @@ const API_DESCRIPTION = [
   '**Rate limits**: 100 requests per minute per key, 300 per minute per source IP, `POST /v1/emails` 300 per minute per key; 429 with `Retry-After`. Answers carry `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`.',
   '',
   '**Consistency**: reads may be served by a nearby read replica, but always see every write made with the same API key. Answers carry a `Bookmark` header; send it back as a `Bookmark` request header on a read to see at least that state with another key.',
+  '',
+  '**Phone numbers** are stored and answered in E.164. A number written without a country code (`(415) 555-0123`) is read in the workspace\'s default country: `default_country` (ISO 3166 alpha-2), `US` unless the operator set another when creating or updating the workspace; `+` and the country code always win.',
   '',
   '**Webhooks** follow Standard Webhooks: headers `webhook-id` (the event id), `webhook-timestamp` (unix seconds) and `webhook-signature` = `v1,` + base64(HMAC-SHA256(base64-decoded secret after `whsec_`, `${id}.${timestamp}.${body}`)). Success is a 2xx within 15 s; failures are retried after about 5 s, 1 min, 5 min, 30 min, 2 h, 6 h and 12 h (8 attempts), then dead-lettered. Redirects are not followed.',
 ].join('\n');
@@ -61,7 +63,25 @@ export function buildApp() {
     servers: [{ url: '/', description: 'The host serving this document (`http://localhost:8787` under `npm start`)' }],
     security: [{ bearerAuth: [] }],
   });
-  app.get('/docs', (c) => c.html(docsPage));
+  app.get('/docs', (c) => {
+    c.header('Content-Security-Policy', docsContentSecurityPolicy);
+    return c.html(docsPage);
+  });
+  // The viewer's files are static assets (wrangler.toml `[assets]`), served before the Worker
+  // runs; this route answers the same when a request reaches the Worker anyway.
+  app.get('/docs/*', async (c, next) => {
+    if (!c.env.ASSETS) return next();
+    const res = await c.env.ASSETS.fetch(c.req.raw);
+    return res.status === 404 ? next() : new Response(res.body, res);
+  });
+  app.get('/', (c) =>
+    c.json({
+      name: 'Workspace API',
+      docs: '/docs',
+      openapi: '/v1/openapi.json',
+      message: 'Every /v1 request needs a workspace API key: Authorization: Bearer wsk_...',
+    }),
+  );
 
   // The session's bookmark is recorded before committed events start their fan-out.
   app.use('/v1/*', logRequests, authenticate, parseJsonBody, publishEvents, readYourWrites);

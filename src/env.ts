@@ -19,6 +19,8 @@ export interface Bindings {
   WHATSAPP_VERIFY_TOKEN?: string;
   TRACKING_SECRET?: string;
   RATE_LIMIT_PER_IP_PER_MINUTE?: string;
+  /** Static assets (the API reference viewer under /docs/); absent in builds without `[assets]`. */
+  ASSETS?: Fetcher;
 }
 
 export interface Variables {

@@ -16,7 +16,7 @@ import { isoDateTime, isUuid } from '../platform/validation';
 import { body, idParam } from './validate';
 import { workspaceData } from './workspace-data';
 
-/** Operator routes of the contact domain (OPERATOR-API.md): complaints, merge requests, events, forms. */
+/** Operator routes of the contact domain (docs/operator-api.md): complaints, merge requests, events, forms. */
 export const contactAdmin = new Hono<AdminEnv>();
 
 /** A service context for an operator call; `publish` hands its committed events on after the write. */

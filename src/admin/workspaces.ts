@@ -18,7 +18,7 @@ import { apiKeyCreate, blacklistCreate, emptyBody, pipelineCreate, userCreate, w
 import { body, idParam } from './validate';
 import { workspaceData } from './workspace-data';
 
-/** Workspaces, plans, keys, users, request log and the in-app catalog (OPERATOR-API.md). */
+/** Workspaces, plans, keys, users, request log and the in-app catalog (docs/operator-api.md). */
 export const workspaceAdmin = new Hono<AdminEnv>();
 
 workspaceAdmin.post('/workspaces', async (c) => {

@@ -1,4 +1,23 @@
-/** Interactive API reference: the Scalar viewer reading the generated OpenAPI document. */
+/**
+ * Interactive API reference: the Scalar viewer reading the generated OpenAPI
+ * document. The viewer is the pinned `@scalar/api-reference` browser bundle,
+ * served by this service as a static asset (wrangler.toml `[assets]`,
+ * scripts/docs-assets.mjs), so the page loads nothing from another host.
+ */
+export const DOCS_VIEWER_PATH = '/docs/scalar-api-reference.js';
+
+/** Viewer settings: no web fonts, telemetry, assistant, registry or developer toolbar, all of which reach other hosts. */
+const viewerConfig = {
+  withDefaultFonts: false,
+  telemetry: false,
+  showDeveloperTools: 'never',
+  agent: { disabled: true },
+  mcp: { disabled: true },
+  documentDownloadType: 'json',
+};
+
+const attribute = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
+
 export const docsPage = `<!doctype html>
 <html lang="en">
   <head>
@@ -7,8 +26,26 @@ export const docsPage = `<!doctype html>
     <title>Workspace API reference</title>
   </head>
   <body>
-    <script id="api-reference" data-url="/v1/openapi.json"></script>
-    <script src="https://cdn.jsdelivr.net/npm/@scalar/api-reference"></script>
+    <script id="api-reference" type="application/json" data-url="/v1/openapi.json" data-configuration="${attribute(JSON.stringify(viewerConfig))}"></script>
+    <script src="${DOCS_VIEWER_PATH}"></script>
     <noscript>The machine-readable document is at <a href="/v1/openapi.json">/v1/openapi.json</a>.</noscript>
   </body>
 </html>`;
+
+/**
+ * The page may only load from this origin: the browser itself refuses any
+ * request the viewer might attempt to another host. The viewer injects its
+ * stylesheet and inline styles, hence `'unsafe-inline'` for styles only.
+ */
+export const docsContentSecurityPolicy = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "worker-src 'self' blob:",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+].join('; ');

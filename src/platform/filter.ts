@@ -3,7 +3,7 @@ import { badRequest } from './errors';
 import { isUuid } from './validation';
 
 /**
- * The shared filter grammar (Part 1 "Shared list conventions", DECISIONS.md
+ * The shared filter grammar (Part 1 "Shared list conventions", docs/decisions.md
  * "Contact filter grammar"), compiled to one parameterized SQL condition.
  *
  * Every user value travels in ONE bound parameter: a JSON array that

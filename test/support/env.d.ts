@@ -8,8 +8,6 @@ declare global {
       SHARD_1: D1Database;
       TEST_MIGRATIONS_CONTROL: import('cloudflare:test').D1Migration[];
       TEST_MIGRATIONS_DATA: import('cloudflare:test').D1Migration[];
-      OPENAPI_WRITE: string;
-      OPENAPI_SNAPSHOT: Fetcher;
     }
   }
 }

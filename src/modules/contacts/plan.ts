@@ -23,7 +23,7 @@ const splitName = (name: string | null) => {
 };
 
 /**
- * DECISIONS.md name sync: a written `name` wins and is split into first word
+ * docs/decisions.md name sync: a written `name` wins and is split into first word
  * and rest; otherwise a written first/last name recomputes `name` from the pair.
  */
 export function syncNames(input: NormalizedWrite, existing: Partial<ContactRow> | null): Record<string, string | null> {

@@ -1,0 +1,73 @@
+/**
+ * The client end to end against a running service (`npm start` prints the key):
+ *
+ *   API_KEY=wsk_... node client/example.ts
+ *
+ * It starts a local webhook receiver, subscribes it to `contact.created`,
+ * creates a contact, lists contacts with a filter, and waits for the signed
+ * delivery, verified with the endpoint's secret. (Local receivers need
+ * `ALLOW_UNSAFE_WEBHOOK_HOSTS=127.0.0.1,localhost`, which `npm start` sets.)
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createWorkspaceClient, verifyWebhook, type WebhookEvent } from './index.ts';
+
+const baseUrl = process.env.API_URL ?? 'http://127.0.0.1:8787';
+const apiKey = process.env.API_KEY;
+if (!apiKey) throw new Error('Set API_KEY to the key `npm start` printed');
+const api = createWorkspaceClient({ baseUrl, apiKey });
+
+// 1. A webhook receiver: verify the signature over the raw body before trusting anything in it.
+let secret = '';
+let onEvent: (event: WebhookEvent) => void = () => {};
+const receiver = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', () => {
+    try {
+      const event = verifyWebhook(secret, Buffer.concat(chunks).toString('utf8'), req.headers);
+      res.writeHead(204).end(); // answer 2xx within 15 s; anything else is retried
+      onEvent(event);
+    } catch {
+      res.writeHead(400).end(); // bad signature or stale timestamp
+    }
+  });
+});
+await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+const { port } = receiver.address() as AddressInfo;
+
+// 2. Subscribe it. `contact.created` is opt-in: it is delivered only when listed.
+const endpoint = await api.POST('/v1/webhook-endpoints', {
+  body: { url: `http://127.0.0.1:${port}/hooks`, events: ['contact.created'] },
+});
+if (!endpoint.data) throw new Error(`webhook endpoint: ${endpoint.response.status} ${JSON.stringify(endpoint.error)}`);
+secret = endpoint.data.secret;
+const delivered = new Promise<WebhookEvent>((resolve) => (onEvent = resolve));
+
+try {
+  // 3. Create (or update: contacts upsert on email and phone) a contact.
+  const email = `ada+${Date.now()}@example.com`;
+  const created = await api.POST('/v1/contacts', {
+    body: { name: 'Ada Lovelace', email, phone: '(415) 555-0124', lifecycle_stage: 'lead' },
+  });
+  if (!created.data) throw new Error(`create contact: ${created.response.status} ${JSON.stringify(created.error)}`);
+  // A phone without a country code is read in the workspace's default_country (US unless the operator set another).
+  console.log('contact', created.data.id, created.data.phone, created.data.duplicate ? '(existing)' : '(new)');
+
+  // 4. List with a filter: a string-encoded JSON object (see "Filter grammar" in the README).
+  const leads = await api.GET('/v1/contacts', {
+    params: { query: { filter: JSON.stringify({ lifecycle_stage: 'lead', email }), sort: '-created_at' } },
+  });
+  if (!leads.data) throw new Error(`list contacts: ${leads.response.status} ${JSON.stringify(leads.error)}`);
+  console.log('leads', leads.data.total, leads.data.data.map((c) => c.email));
+
+  // 5. The signed delivery of contact.created.
+  const event = await Promise.race([
+    delivered,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no delivery within 30 s')), 30_000)),
+  ]);
+  console.log('webhook', event.type, event.id, 'verified');
+} finally {
+  await api.DELETE('/v1/webhook-endpoints/{id}', { params: { path: { id: endpoint.data.id } } });
+  receiver.close();
+}

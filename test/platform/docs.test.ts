@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { call } from '../support/harness';
+
+/** Every URL an HTML page makes the browser load or follow: src, href, and the viewer's data-url. */
+function referencedUrls(html: string): string[] {
+  return [...html.matchAll(/\s(?:src|href|data-url)="([^"]*)"/g)].map((m) => m[1]);
+}
+
+describe('API reference page', () => {
+  it('loads every file from this origin, and each answers 200', async () => {
+    const page = await call('GET', '/docs');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = String(page.body);
+    // No other host anywhere on the page, not even as text.
+    expect(html).not.toMatch(/https?:\/\/|\/\/[a-z0-9.-]+\.[a-z]{2,}/i);
+    const urls = referencedUrls(html);
+    expect(urls).toEqual(expect.arrayContaining(['/v1/openapi.json', '/docs/scalar-api-reference.js']));
+    for (const url of urls) {
+      expect(url, url).toMatch(/^\/(?!\/)/);
+      const res = await call('GET', url);
+      expect(res.status, url).toBe(200);
+    }
+    const viewer = await call('GET', '/docs/scalar-api-reference.js');
+    expect(viewer.headers.get('content-type')).toMatch(/javascript/);
+    expect(String(viewer.body).length).toBeGreaterThan(100_000);
+  });
+
+  it('lets the browser load nothing from another host', async () => {
+    const page = await call('GET', '/docs');
+    const csp = Object.fromEntries(
+      (page.headers.get('content-security-policy') ?? '').split(';').map((d) => {
+        const [name, ...sources] = d.trim().split(/\s+/);
+        return [name, sources];
+      }),
+    );
+    expect(csp['default-src']).toEqual(["'self'"]);
+    for (const directive of ['script-src', 'style-src', 'img-src', 'font-src', 'connect-src', 'worker-src']) {
+      for (const source of csp[directive] ?? []) expect(["'self'", "'unsafe-inline'", 'data:', 'blob:'], `${directive} ${source}`).toContain(source);
+    }
+    expect(csp['script-src']).toEqual(["'self'"]);
+    // The viewer's own outbound features are switched off in its configuration.
+    const config = JSON.parse(/data-configuration="([^"]*)"/.exec(String(page.body))![1].replace(/&quot;/g, '"').replace(/&amp;/g, '&'));
+    expect(config).toMatchObject({ withDefaultFonts: false, telemetry: false, agent: { disabled: true }, mcp: { disabled: true } });
+  });
+
+  it('answers an unknown file under /docs/ with the framework-shape 404', async () => {
+    const res = await call('GET', '/docs/nothing-here.js');
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ statusCode: 404 });
+  });
+});
+
+describe('GET /', () => {
+  it('points at the reference and the OpenAPI document without a key', async () => {
+    const res = await call('GET', '/');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ docs: '/docs', openapi: '/v1/openapi.json' });
+    for (const path of [res.body.docs, res.body.openapi]) expect((await call('GET', path)).status, path).toBe(200);
+  });
+});
