@@ -78,7 +78,7 @@ function vatPair(type: PaymentType, mode: VatMode | null | undefined, rate: numb
   return { mode, rate };
 }
 
-type CreatePlan = {
+export type CreatePlan = {
   type: PaymentType;
   amountCents: number;
   purchaseDate: string;
@@ -89,7 +89,7 @@ type CreatePlan = {
 };
 
 /** Every create rule that needs no read, with the spec's messages, in the spec's order. */
-function validateCreate(ctx: ServiceContext, input: PaymentCreateInput): CreatePlan {
+export function validateCreate(ctx: ServiceContext, input: PaymentCreateInput): CreatePlan {
   if (!(PAYMENT_TYPES as readonly string[]).includes(input.type)) throw badRequest('Invalid payment type');
   const type = input.type as PaymentType;
   checkAmount(input.amount);
@@ -178,6 +178,32 @@ export function splitCents(total: number, count: number): number[] {
   const base = Math.floor(total / count);
   const rest = total - base * count;
   return Array.from({ length: count }, (_, i) => base + (i < rest ? 1 : 0));
+}
+
+/** What another module passes to record a payment in its own batch: a create body (already validated by `validateCreate`) and the resolved contact and product. */
+export type RecordPaymentInput = { input: PaymentCreateInput; plan: CreatePlan; product: ProductRow | null; contactId: string };
+
+/**
+ * The statements that record a payment (header, entries in groups within the
+ * bound-parameter limit, the timeline row), for the caller's write batch, and
+ * the rows they write. `createPayment` is built on it; payment requests and
+ * orders put the same statements into their own batches.
+ */
+export function recordPaymentStatements(ctx: ServiceContext, r: RecordPaymentInput): { statements: Statement[]; header: PaymentRow; entries: PaymentEntryRow[] } {
+  const { header, entries, now } = buildPayment(ctx, r.input, r.plan, r.product, r.contactId);
+  const statements: Statement[] = [
+    ctx.db.insert(payments).values(header),
+    ...insertGroups(paymentEntries, entries).map((group) => ctx.db.insert(paymentEntries).values(group)),
+    activity(
+      ctx,
+      header.contactId,
+      'payment_recorded',
+      'api',
+      { payment_id: header.id, type: header.type, title: header.title, amount: header.totalCents / 100, currency: header.currency },
+      now,
+    ),
+  ];
+  return { statements, header, entries };
 }
 
 function buildPayment(ctx: ServiceContext, input: PaymentCreateInput, plan: CreatePlan, product: ProductRow | null, contactId: string) {
@@ -332,22 +358,8 @@ export async function createPayment(ctx: ServiceContext, input: PaymentCreateInp
 }
 
 async function insertPayment(ctx: ServiceContext, input: PaymentCreateInput, plan: CreatePlan, product: ProductRow | null, planned: PlannedContact) {
-  const { header, entries, now } = buildPayment(ctx, input, plan, product, planned.contact.id);
-  const statements: Statement[] = [
-    ...planned.writes,
-    ctx.db.insert(payments).values(header),
-    ...insertGroups(paymentEntries, entries).map((group) => ctx.db.insert(paymentEntries).values(group)),
-    activity(
-      ctx,
-      header.contactId,
-      'payment_recorded',
-      'api',
-      { payment_id: header.id, type: header.type, title: header.title, amount: header.totalCents / 100, currency: header.currency },
-      now,
-    ),
-    ...reReads(ctx, header.id),
-  ];
-  const results = await runBatch(ctx.db, statements);
+  const { statements, header } = recordPaymentStatements(ctx, { input, plan, product, contactId: planned.contact.id });
+  const results = await runBatch(ctx.db, [...planned.writes, ...statements, ...reReads(ctx, header.id)]);
   ctx.events.committedAfter(planned.events);
   return { ...paymentFromResults(results), duplicate: false };
 }
@@ -592,6 +604,9 @@ export async function markEntry(ctx: ServiceContext, id: string, entryId: string
   }, (err) => failedGuard(err, 'payment_entries.status'));
 }
 
+/** Whether a batch with `refundStatements` lost a race to a parallel refund (re-read and retry). */
+export const refundLostRace = (err: unknown) => failedGuard(err, 'payment_entries.refunded_cents') || isUniqueViolation(err);
+
 const balance = (cents: number) => (cents / 100).toFixed(2);
 
 /**
@@ -624,46 +639,57 @@ export async function refundPayment(ctx: ServiceContext, id: string, input: Paym
       if (remaining <= 0) throw badRequest('This charge is already fully refunded');
       const cents = input.amount === undefined ? remaining : toCents(input.amount);
       if (cents > remaining) throw badRequest(`Refund amount exceeds the refundable balance (${balance(remaining)})`);
-      const now = nowIso();
-      const refundId = uuidv7();
-      const nextSequence = sql`(SELECT coalesce(max(sequence), 0) + 1 FROM payment_entries WHERE payment_id = ${p.id})`;
-      const statements: Statement[] = [
-        ctx.db
-          .update(paymentEntries)
-          .set({
-            refundedCents: guarded(
-              sql`${paymentEntries.status} = 'completed' AND ${paymentEntries.refundedCents} + ${cents} <= ${paymentEntries.recognizedCents}`,
-              sql`${paymentEntries.refundedCents} + ${cents}`,
-            ) as unknown as number,
-            updatedAt: now,
-          })
-          .where(and(eq(paymentEntries.workspaceId, ctx.ws.id), eq(paymentEntries.id, charge.id))),
-        ctx.db.insert(paymentEntries).values({
-          ...entryBase(ctx, p.id, p.contactId, charge.currency, now),
-          id: refundId,
-          sequence: nextSequence as unknown as number,
-          amountCents: -cents,
-          status: 'refunded',
-          dueDate: localDate(now, ctx.ws.timezone),
-          paidAt: now,
-          recognizedCents: -cents,
-          recognizedAt: now,
-          kind: 'refund',
-          refundsEntryId: charge.id,
-          note: input.note?.trim() || null,
-        }),
-        ctx.db
-          .update(payments)
-          .set({
-            arrangementStatus: sql`CASE WHEN ${payments.type} = 'one_time' AND (SELECT refunded_cents >= recognized_cents FROM payment_entries WHERE id = ${charge.id}) THEN 'cancelled' ELSE ${payments.arrangementStatus} END` as unknown as ArrangementStatus,
-            updatedAt: now,
-          })
-          .where(and(eq(payments.workspaceId, ctx.ws.id), eq(payments.id, p.id))),
-        activity(ctx, p.contactId, 'payment_refunded', 'api', { payment_id: p.id, entry_id: refundId, refunds_entry_id: charge.id, amount: cents / 100, currency: charge.currency }, now),
-        ...reReads(ctx, p.id),
-      ];
+      const statements: Statement[] = [...refundStatements(ctx, p, charge, cents, input.note ?? null).statements, ...reReads(ctx, p.id)];
       return paymentFromResults(await runBatch(ctx.db, statements));
     },
-    (err) => failedGuard(err, 'payment_entries.refunded_cents') || isUniqueViolation(err),
+    refundLostRace,
   );
+}
+
+/**
+ * The statements that mirror a refund of `cents` against a charge, for the
+ * caller's write batch: the charge's guarded `refunded_cents` (the batch fails
+ * with NOT NULL on `payment_entries.refunded_cents` when it would pass the
+ * recognized amount, see `refundLostRace`), the refund entry, the one-time
+ * header's cancellation when fully refunded, and the timeline row.
+ */
+export function refundStatements(ctx: ServiceContext, p: PaymentRow, charge: PaymentEntryRow, cents: number, note: string | null) {
+  const now = nowIso();
+  const refundId = uuidv7();
+  const nextSequence = sql`(SELECT coalesce(max(sequence), 0) + 1 FROM payment_entries WHERE payment_id = ${p.id})`;
+  const statements: Statement[] = [
+    ctx.db
+      .update(paymentEntries)
+      .set({
+        refundedCents: guarded(
+          sql`${paymentEntries.status} = 'completed' AND ${paymentEntries.refundedCents} + ${cents} <= ${paymentEntries.recognizedCents}`,
+          sql`${paymentEntries.refundedCents} + ${cents}`,
+        ) as unknown as number,
+        updatedAt: now,
+      })
+      .where(and(eq(paymentEntries.workspaceId, ctx.ws.id), eq(paymentEntries.id, charge.id))),
+    ctx.db.insert(paymentEntries).values({
+      ...entryBase(ctx, p.id, p.contactId, charge.currency, now),
+      id: refundId,
+      sequence: nextSequence as unknown as number,
+      amountCents: -cents,
+      status: 'refunded',
+      dueDate: localDate(now, ctx.ws.timezone),
+      paidAt: now,
+      recognizedCents: -cents,
+      recognizedAt: now,
+      kind: 'refund',
+      refundsEntryId: charge.id,
+      note: note?.trim() || null,
+    }),
+    ctx.db
+      .update(payments)
+      .set({
+        arrangementStatus: sql`CASE WHEN ${payments.type} = 'one_time' AND (SELECT refunded_cents >= recognized_cents FROM payment_entries WHERE id = ${charge.id}) THEN 'cancelled' ELSE ${payments.arrangementStatus} END` as unknown as ArrangementStatus,
+        updatedAt: now,
+      })
+      .where(and(eq(payments.workspaceId, ctx.ws.id), eq(payments.id, p.id))),
+    activity(ctx, p.contactId, 'payment_refunded', 'api', { payment_id: p.id, entry_id: refundId, refunds_entry_id: charge.id, amount: cents / 100, currency: charge.currency }, now),
+  ];
+  return { statements, refundId };
 }
