@@ -19,6 +19,7 @@ async function call(base, token, method, path, body) {
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 100_000);
 const CHUNK = 2_000;
 const DEALS = 100;
+const PAYMENTS = 100;
 
 /** Runs `task(0..count-1)`, `width` at a time. */
 async function inParallel(count, width, task) {
@@ -57,6 +58,11 @@ export async function seed({ base, adminToken, log }) {
   await inParallel(DEALS, 4, async (i) => {
     dealIds[i] = (await api('POST', '/v1/deals', { title: `Seed deal ${i}`, amount: 1000 + i, contact_id: contactIds[i * 7] })).id;
   });
+  // Payments with a large recognized charge, so every refund of the run fits its balance.
+  const paymentIds = new Array(PAYMENTS);
+  await inParallel(PAYMENTS, 4, async (i) => {
+    paymentIds[i] = (await api('POST', '/v1/payments', { type: 'one_time', title: `Seed payment ${i}`, amount: 1_000_000, contact_id: contactIds[i * 11] })).id;
+  });
   log(`seeded workspace ${ws.id}`);
   const ctx = {
     base,
@@ -65,8 +71,9 @@ export async function seed({ base, adminToken, log }) {
     key,
     contactIds,
     dealIds,
+    paymentIds,
     stageIds: pipeline.stages.map((s) => s.id),
-    summary: `Seed: ${CONTACTS.toLocaleString('en-US')} contacts (identifier history, consent seeds, timeline rows, tags, search index) written in ${seedSeconds.toFixed(1)} s through a bench-only bulk route; ${DEALS} deals through the API.`,
+    summary: `Seed: ${CONTACTS.toLocaleString('en-US')} contacts (identifier history, consent seeds, timeline rows, tags, search index) written in ${seedSeconds.toFixed(1)} s through a bench-only bulk route; ${DEALS} deals and ${PAYMENTS} payments through the API.`,
   };
   ctx.extraMeasurements = async () => [...(await measureSearchLatency(ctx, log)), ...(await measureWebhookThroughput(ctx, log))];
   return ctx;
@@ -152,6 +159,30 @@ export function scenarios(ctx) {
       expected: 2,
       // Each visit of a deal moves it to the other stage.
       request: (i) => ({ method: 'POST', path: `/v1/deals/${ctx.dealIds[i % DEALS]}/stage`, body: { stage_id: ctx.stageIds[(i + Math.floor(i / DEALS)) % 2] } }),
+    },
+    {
+      name: 'POST /v1/payments (one_time)',
+      floor: INSERT_FLOOR,
+      expected: 2,
+      request: (i) => ({ method: 'POST', path: '/v1/payments', body: { type: 'one_time', title: `Payment ${i}`, amount: 49.9, method: 'card', contact_id: ctx.contactIds[contactIndex(i + 3)] } }),
+    },
+    {
+      name: 'POST /v1/payments (installments, 12)',
+      floor: INSERT_FLOOR,
+      expected: 2,
+      request: (i) => ({ method: 'POST', path: '/v1/payments', body: { type: 'installments', installment_count: 12, title: `Plan ${i}`, amount: 1200, contact_id: ctx.contactIds[contactIndex(i + 4)] } }),
+    },
+    {
+      name: 'GET /v1/payments?search=',
+      floor: SELECT_FLOOR,
+      expected: 1,
+      request: (i) => ({ method: 'GET', path: `/v1/payments?search=${encodeURIComponent(SEARCH_TERMS[i % SEARCH_TERMS.length])}` }),
+    },
+    {
+      name: 'POST /v1/payments/{id}/refund',
+      floor: INSERT_FLOOR,
+      expected: 2,
+      request: (i) => ({ method: 'POST', path: `/v1/payments/${ctx.paymentIds[i % PAYMENTS]}/refund`, body: { amount: 0.01 } }),
     },
   ];
 }

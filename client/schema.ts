@@ -361,6 +361,111 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List payments
+         * @description Headers with the contact join and without entries, newest `purchase_date` first.
+         */
+        get: operations["listPayments"];
+        put?: never;
+        /**
+         * Record a payment (upsert by external_reference)
+         * @description Resolves the contact (contact_id wins; else the phone/email upsert) and the product (`product_id`, `product_sku`, `product_external_id`, first given wins). One-time payments record one entry; recurring plans record their first cycle (unless `record_first_payment` is false) and later cycles when due; installment deals record `installment_count` monthly entries. On an `external_reference` match only the mutable fields are applied (`duplicate: true`). 400 messages: `Invalid payment type`; `amount must be a non-negative number`; `installmentCount must be at least 2 for an installment deal`; `installmentCount must be at most 360`; `purchaseDate is not a valid date`; `recurringEndAt is not a valid date`; `recurringEndAt must be after the purchase date`; `recurringMaxOccurrences must be a whole number of at least 1`; `INVALID_PRODUCT`; `PRODUCT_INACTIVE`; `vatMode/vatRate apply to recurring plans only`; `vat_mode and vat_rate must be provided together`; `metadata exceeds 2048 bytes serialized`; `Provide contact_id, or a phone/email to attach the payment to a contact`.
+         */
+        post: operations["createPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a payment with its entries */
+        get: operations["getPayment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update a payment
+         * @description Type-restricted fields are ignored on other types, except the VAT pair (400 `vatMode/vatRate apply to recurring plans only`). 400 `This charge already has refunds; reverse those instead of marking it refunded/failed`, the recurring end-condition, VAT and metadata messages of the create.
+         */
+        patch: operations["updatePayment"];
+        trace?: never;
+    };
+    "/v1/payments/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a recurring plan
+         * @description Sets `recurring_cancelled_at`, turns auto-generation off and clears the next due date; recorded entries are untouched. 400 `Only recurring payments can be cancelled`.
+         */
+        post: operations["cancelPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payments/{id}/entries/{entryId}/mark": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set the status of a payment entry
+         * @description `completed` stamps `paid_at` and recognizes revenue; a one-time header mirrors its entry. 400 `Refund entries cannot be marked directly`, `This charge already has refunds; reverse those instead of marking it refunded/failed`.
+         */
+        post: operations["markPaymentEntry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payments/{id}/refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record a refund against a charge
+         * @description A ledger refund entry (negative amounts, `status: refunded`). Partial refunds add up to the charge recognized value at most, parallel refunds included. 400 `entryId is required to refund a payment with multiple charges`, `Only a completed (recognized) charge can be refunded`, `This charge is not recognized as revenue yet and cannot be refunded`, `Refund amount must be a positive number`, `This charge is no longer refundable`, `This charge is already fully refunded`, `Refund amount exceeds the refundable balance (<max>)`.
+         */
+        post: operations["refundPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhook-endpoints": {
         parameters: {
             query?: never;
@@ -2491,6 +2596,271 @@ export interface components {
             status: "open" | "won" | "lost";
             /** @description Kept only when the new status is `lost` */
             lost_reason?: string;
+        };
+        PaymentList: {
+            data: components["schemas"]["PaymentListRow"][];
+            total: number;
+            limit: number;
+            offset: number;
+        };
+        PaymentListRow: components["schemas"]["PaymentHeader"] & {
+            contact_name: string | null;
+            contact_phone: string | null;
+            contact_email: string | null;
+        };
+        PaymentHeader: {
+            /**
+             * Format: uuid
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            workspace_id: string;
+            /**
+             * Format: uuid
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            contact_id: string;
+            /**
+             * Format: uuid
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            product_id: string | null;
+            /** @enum {string} */
+            type: "one_time" | "recurring" | "installments";
+            title: string | null;
+            note: string | null;
+            currency: string;
+            /** @description JSON number, 2 decimals */
+            total_amount: number;
+            /** @enum {string} */
+            arrangement_status: "active" | "completed" | "cancelled";
+            /** @enum {string|null} */
+            method: "cash" | "card" | "bank_transfer" | "other" | null;
+            purchase_date: string;
+            /** @enum {string|null} */
+            recurring_interval: "weekly" | "monthly" | "quarterly" | "yearly" | null;
+            recurring_next_due_at: string | null;
+            recurring_auto_generate: boolean | null;
+            recurring_cancelled_at: string | null;
+            recurring_end_at: string | null;
+            recurring_max_occurrences: number | null;
+            /** @description Read-only (automatic charging) */
+            recurring_payment_method_id: string | null;
+            /** @description Read-only (automatic charging) */
+            recurring_last_attempt_at: string | null;
+            /** @description Read-only (automatic charging) */
+            recurring_failure_count: number;
+            /** @description Read-only (automatic charging) */
+            recurring_paused_at: string | null;
+            /** @description Read-only (automatic charging) */
+            recurring_next_retry_at: string | null;
+            /** @description Read-only (automatic charging) */
+            recurring_dunning_started_at: string | null;
+            /** @enum {string|null} */
+            vat_mode: "inclusive" | "exclusive" | null;
+            vat_rate: number | null;
+            installment_count: number | null;
+            external_reference: string | null;
+            source: string;
+            metadata: {
+                [key: string]: unknown;
+            } | null;
+            created_by: string | null;
+            created_at: string;
+            updated_at: string;
+        };
+        Payment: components["schemas"]["PaymentHeader"] & {
+            entries: components["schemas"]["PaymentEntry"][];
+        };
+        PaymentEntry: {
+            /**
+             * Format: uuid
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            payment_id: string;
+            /**
+             * Format: uuid
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            workspace_id: string;
+            /**
+             * Format: uuid
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            contact_id: string;
+            sequence: number;
+            /** @description JSON number, 2 decimals; negative on refunds */
+            amount: number;
+            currency: string;
+            /** @enum {string} */
+            status: "pending" | "completed" | "failed" | "refunded";
+            /** @description `YYYY-MM-DD` */
+            due_date: string | null;
+            paid_at: string | null;
+            /** @description Revenue recognized; negative on refunds */
+            recognized_amount: number | null;
+            recognized_at: string | null;
+            /** @enum {string} */
+            kind: "charge" | "refund";
+            /**
+             * Format: uuid
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            refunds_entry_id: string | null;
+            note: string | null;
+            provider_refund_ref: string | null;
+            refund_idempotency_key: string | null;
+            credit_document: components["schemas"]["CreditDocument"];
+            created_at: string;
+            updated_at: string;
+        };
+        CreditDocument: {
+            provider: string;
+            id: string;
+            number: string | null;
+            type: string | null;
+            url: string | null;
+        } | null;
+        PaymentCreated: components["schemas"]["Payment"] & {
+            duplicate: boolean;
+        };
+        PaymentCreate: {
+            /**
+             * Format: uuid
+             * @description Wins over phone/email
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            contact_id?: string;
+            phone?: string;
+            /** Format: email */
+            email?: string;
+            /** @description Used only when a new contact is created */
+            name?: string;
+            /** @enum {string} */
+            type: "one_time" | "recurring" | "installments";
+            /** @description one_time: the charge; recurring: per cycle; installments: the whole deal. The product price never substitutes */
+            amount: number;
+            /**
+             * Format: uuid
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            product_id?: string;
+            product_sku?: string;
+            product_external_id?: string;
+            /** @description Ignored while a product is attached (the product name is used) */
+            title?: string;
+            note?: string;
+            /** @enum {string} */
+            method?: "cash" | "card" | "bank_transfer" | "other";
+            /** @description Uppercased; omitted: the workspace currency */
+            currency?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601; a date-only value is the start of that day in the workspace time zone; default now
+             */
+            purchase_date?: string;
+            /**
+             * @description one_time only; default `completed`
+             * @enum {string}
+             */
+            status?: "pending" | "completed" | "failed" | "refunded";
+            /**
+             * @description recurring only; default `monthly`
+             * @enum {string}
+             */
+            interval?: "weekly" | "monthly" | "quarterly" | "yearly";
+            /** @description recurring only; default true: later cycles are recorded when due */
+            auto_generate?: boolean;
+            /** @description recurring only; default true: the first cycle is recorded now */
+            record_first_payment?: boolean;
+            /**
+             * Format: date-time
+             * @description ISO 8601; a date-only value is the end of that day in the workspace time zone; must be after the purchase date
+             */
+            recurring_end_at?: string;
+            /** @description Recorded cycles after which the plan completes */
+            recurring_max_occurrences?: number;
+            /**
+             * @description Recurring plans only; sent together with `vat_rate`
+             * @enum {string}
+             */
+            vat_mode?: "inclusive" | "exclusive";
+            /** @description Percent, 0 to 100, at most 2 decimals; sent together with `vat_mode` */
+            vat_rate?: number;
+            /** @description Required for `installments` */
+            installment_count?: number;
+            /** @description Idempotency key, unique per workspace */
+            external_reference?: string;
+            /** @description Free-form JSON object, at most 2048 bytes serialized (UTF-8); replaced as a whole */
+            metadata?: {
+                [key: string]: unknown;
+            };
+        };
+        PaymentPatch: {
+            /**
+             * Format: uuid
+             * @description Attaches or replaces (must be active unless already attached); null detaches and keeps the title
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            product_id?: string | null;
+            /** @description Ignored while a product is attached */
+            title?: string;
+            note?: string;
+            /** @enum {string} */
+            method?: "cash" | "card" | "bank_transfer" | "other";
+            /** @description one_time only (ignored otherwise); flows into the single entry */
+            amount?: number;
+            /**
+             * @description one_time only (ignored otherwise); flows into the single entry and re-maps the header
+             * @enum {string}
+             */
+            status?: "pending" | "completed" | "failed" | "refunded";
+            /** @description recurring only (ignored otherwise) */
+            auto_generate?: boolean;
+            /**
+             * Format: date-time
+             * @description ISO 8601; a date-only value is the end of that day in the workspace time zone; must be after the purchase date
+             */
+            recurring_end_at?: string | null;
+            /** @description Recorded cycles after which the plan completes */
+            recurring_max_occurrences?: number;
+            /**
+             * @description Recurring plans only; sent together with `vat_rate`
+             * @enum {string|null}
+             */
+            vat_mode?: "inclusive" | "exclusive" | null;
+            /** @description Percent, 0 to 100, at most 2 decimals; sent together with `vat_mode` */
+            vat_rate?: number | null;
+            /** @description Replaces the stored object; null clears it, omission keeps it */
+            metadata?: {
+                [key: string]: unknown;
+            };
+        };
+        PaymentCancel: Record<string, never>;
+        PaymentEntryMark: {
+            /** @enum {string} */
+            status: "pending" | "completed" | "failed" | "refunded";
+        };
+        PaymentRefund: {
+            /**
+             * Format: uuid
+             * @description The charge to refund; may be omitted only when the payment has exactly one charge
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            entry_id?: string;
+            /** @description Default: the full remaining refundable balance */
+            amount?: number;
+            /** @description Stored on the refund entry */
+            note?: string;
         };
         CreatedWebhookEndpoint: components["schemas"]["WebhookEndpoint"] & {
             /** @description Standard Webhooks signing secret (`whsec_` + base64). Returned only here; it cannot be read again. */
@@ -5843,6 +6213,822 @@ export interface operations {
                 };
             };
             /** @description `Deal not found` */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+        };
+    };
+    listPayments: {
+        parameters: {
+            query?: {
+                /** @description Exact match; other values are ignored */
+                type?: "one_time" | "recurring" | "installments";
+                /** @description Arrangement status; other values are ignored */
+                status?: "active" | "completed" | "cancelled";
+                /** @description Case-insensitive substring of the title or the contact name, phone or email. Control characters answer 400 `Invalid search: must not contain control characters` */
+                search?: string;
+                /** @description Page size, default 25; values above 100 are clamped to 100. Anything but a non-negative integer answers 400 `Invalid limit: must be a non-negative integer` */
+                limit?: number;
+                /** @description Rows to skip. Anything but a non-negative integer answers 400 `Invalid offset: must be a non-negative integer` */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of payments */
+            200: {
+                headers: {
+                    Bookmark: components["headers"]["Bookmark"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentList"];
+                };
+            };
+            /** @description Validation failure, unknown body property, non-UUID path id or malformed query */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `Missing API key` or `Invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Plan without API access, or the plan lacks the feature (`FEATURE_NOT_INCLUDED_IN_PLAN`) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+        };
+    };
+    createPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "one_time",
+                 *       "email": "buyer@acme.example",
+                 *       "name": "Bo Buyer",
+                 *       "amount": 49.9,
+                 *       "currency": "EUR",
+                 *       "method": "card",
+                 *       "external_reference": "shop-order-7781"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentCreate"];
+            };
+        };
+        responses: {
+            /** @description Created or matched payment with its entries */
+            201: {
+                headers: {
+                    Bookmark: components["headers"]["Bookmark"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentCreated"];
+                };
+            };
+            /** @description Validation failure, unknown body property, non-UUID path id or malformed query */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `Missing API key` or `Invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Plan without API access, or the plan lacks the feature (`FEATURE_NOT_INCLUDED_IN_PLAN`) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
+                };
+            };
+            /** @description `Contact not found` */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `CONTACT_MERGE_REQUIRED` with `merge_request_id` */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+        };
+    };
+    getPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payment header with its entries ordered by `sequence` */
+            200: {
+                headers: {
+                    Bookmark: components["headers"]["Bookmark"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            /** @description Validation failure, unknown body property, non-UUID path id or malformed query */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `Missing API key` or `Invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Plan without API access, or the plan lacks the feature (`FEATURE_NOT_INCLUDED_IN_PLAN`) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
+                };
+            };
+            /** @description `Payment not found` */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+        };
+    };
+    updatePayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "note": "Paid at the front desk",
+                 *       "method": "cash",
+                 *       "metadata": {
+                 *         "till": 3
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentPatch"];
+            };
+        };
+        responses: {
+            /** @description The updated payment */
+            200: {
+                headers: {
+                    Bookmark: components["headers"]["Bookmark"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            /** @description Validation failure, unknown body property, non-UUID path id or malformed query */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `Missing API key` or `Invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Plan without API access, or the plan lacks the feature (`FEATURE_NOT_INCLUDED_IN_PLAN`) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
+                };
+            };
+            /** @description `Payment not found` */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+        };
+    };
+    cancelPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["PaymentCancel"];
+            };
+        };
+        responses: {
+            /** @description The cancelled plan */
+            201: {
+                headers: {
+                    Bookmark: components["headers"]["Bookmark"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            /** @description Validation failure, unknown body property, non-UUID path id or malformed query */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `Missing API key` or `Invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Plan without API access, or the plan lacks the feature (`FEATURE_NOT_INCLUDED_IN_PLAN`) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
+                };
+            };
+            /** @description `Payment not found` */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+        };
+    };
+    markPaymentEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                entryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "completed"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentEntryMark"];
+            };
+        };
+        responses: {
+            /** @description The full parent payment */
+            201: {
+                headers: {
+                    Bookmark: components["headers"]["Bookmark"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            /** @description Validation failure, unknown body property, non-UUID path id or malformed query */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `Missing API key` or `Invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Plan without API access, or the plan lacks the feature (`FEATURE_NOT_INCLUDED_IN_PLAN`) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
+                };
+            };
+            /** @description `Payment not found`, `Payment entry not found` */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+        };
+    };
+    refundPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": 10,
+                 *       "note": "Goodwill"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentRefund"];
+            };
+        };
+        responses: {
+            /** @description The payment with the new refund entry */
+            201: {
+                headers: {
+                    Bookmark: components["headers"]["Bookmark"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            /** @description Validation failure, unknown body property, non-UUID path id or malformed query */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `Missing API key` or `Invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Plan without API access, or the plan lacks the feature (`FEATURE_NOT_INCLUDED_IN_PLAN`) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
+                };
+            };
+            /** @description `Payment not found`, `Payment entry not found` */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];

@@ -4,6 +4,7 @@ import { consentRoutes } from './consent/routes';
 import { contactRoutes } from './contacts/routes';
 import { dealRoutes } from './deals/routes';
 import { noteRoutes } from './notes/routes';
+import { paymentRoutes } from './payments/routes';
 import { pipelineRoutes } from './pipelines/routes';
 import { productRoutes } from './products/routes';
 import { labelRoutes } from './tags/routes';
@@ -18,5 +19,6 @@ export const v1Routers: OpenAPIHono<AppEnv>[] = [
   labelRoutes,
   productRoutes,
   dealRoutes,
+  paymentRoutes,
   webhookRoutes,
 ];

@@ -1,2 +1,3 @@
 // Importing a module's sweep file registers it (see ./registry).
 import '../modules/webhooks/sweep';
+import '../modules/payments/sweep';

@@ -55,21 +55,23 @@ describe('responses conform to the OpenAPI document', () => {
     // Record placeholders only: `{channel}` and the like take the row's `params`.
     const keys = Object.fromEntries(Object.entries(resourceKeys(route.path)).filter(([name]) => route.params?.[name] === undefined));
     const hasId = Object.keys(keys).length > 0;
+    // Each placeholder takes its own seeded record (an entry of the seeded payment, not the payment's id twice).
+    const pathFor = (seeded: Map<string, { id: string }>) =>
+      route.path.replace(/\{([^}]+)\}/g, (_, name: string) => route.params?.[name] ?? seeded.get(keys[name])!.id);
 
     it(`${route.method} ${route.path}: success`, async () => {
       const seeded = await seedAll(ws, Object.values(keys));
-      const id = hasId ? seeded.get(Object.values(keys)[0])!.id : '';
-      const res = await ws.api(route.method, concretePath(route, id), takesBody(route) ? await validBody(route) : undefined);
+      const res = await ws.api(route.method, pathFor(seeded), takesBody(route) ? await validBody(route) : undefined);
       expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
       conforms(route, res, 'valid request');
     });
 
     it(`${route.method} ${route.path}: errors`, async () => {
       const seeded = await seedAll(ws, Object.values(keys));
-      const id = hasId ? seeded.get(Object.values(keys)[0])!.id : '';
+      const path = pathFor(seeded);
       const body = takesBody(route) ? await validBody(route) : undefined;
 
-      const noKey = await call(route.method, concretePath(route, id), { body, ip: ws.ip });
+      const noKey = await call(route.method, path, { body, ip: ws.ip });
       expect(noKey.status).toBe(401);
       conforms(route, noKey, 'no API key');
 
@@ -82,15 +84,15 @@ describe('responses conform to the OpenAPI document', () => {
         conforms(route, malformed, 'non-UUID id');
       }
       if (takesBody(route)) {
-        const extra = await ws.api(route.method, concretePath(route, id), { ...body, zz_unknown_property: 1 });
+        const extra = await ws.api(route.method, path, { ...body, zz_unknown_property: 1 });
         expect(extra.status).toBe(400);
         conforms(route, extra, 'unknown body property');
         // A required body refuses an empty request; an optional one reads it as `{}` (any documented answer).
-        const empty = await ws.api(route.method, concretePath(route, id), undefined, { rawBody: '' });
+        const empty = await ws.api(route.method, path, undefined, { rawBody: '' });
         const required = (doc.paths[route.path][route.method.toLowerCase()] as { requestBody?: { required?: boolean } }).requestBody?.required;
         if (required) expect(empty.status).toBe(400);
         conforms(route, empty, 'empty body');
-        const notJson = await ws.api(route.method, concretePath(route, id), undefined, { rawBody: '{"a":', headers: { 'content-type': 'application/json' } });
+        const notJson = await ws.api(route.method, path, undefined, { rawBody: '{"a":', headers: { 'content-type': 'application/json' } });
         expect(notJson.status).toBe(400);
         conforms(route, notJson, 'malformed JSON');
       }

@@ -36,6 +36,23 @@ const INVARIANTS: { name: string; violations: (workspaceId: string) => Promise<u
     violations: (ws) =>
       rows(`SELECT id FROM deals WHERE workspace_id = ?1 AND ((status = 'open') <> (closed_at IS NULL) OR (status <> 'lost' AND lost_reason IS NOT NULL))`, ws),
   },
+  {
+    name: 'refunds of a charge add up to its refunded amount and never pass its recognized amount',
+    violations: (ws) =>
+      rows(
+        `SELECT c.id FROM payment_entries c WHERE c.workspace_id = ?1 AND c.kind = 'charge' AND (c.refunded_cents > coalesce(c.recognized_cents, 0) AND c.refunded_cents > 0
+           OR c.refunded_cents <> coalesce((SELECT -sum(r.amount_cents) FROM payment_entries r WHERE r.refunds_entry_id = c.id), 0))`,
+        ws,
+      ),
+  },
+  {
+    name: 'a recurring plan records each cycle once and its entries have distinct sequences',
+    violations: (ws) =>
+      rows(
+        `SELECT payment_id FROM payment_entries WHERE workspace_id = ?1 GROUP BY payment_id HAVING count(*) <> count(DISTINCT sequence) OR count(cycle) <> count(DISTINCT cycle)`,
+        ws,
+      ),
+  },
   { name: 'at most 3 webhook endpoints', violations: (ws) => rows(`SELECT count(*) AS n FROM webhook_endpoints WHERE workspace_id = ?1 HAVING n > 3`, ws) },
   {
     name: 'label links point at labels of the same workspace',

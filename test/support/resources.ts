@@ -96,6 +96,24 @@ export const RESOURCES: Record<string, Factory> = {
       return { id: d.id, marks: [title, d.external_reference], read: () => ok(ws, 'GET', `/v1/deals/${d.id}`) };
     },
   },
+  'payments/{id}': {
+    list: '/v1/payments',
+    create: async (ws, need) => {
+      const contact = await need('contacts/{id}');
+      const title = distinct('payment');
+      // A recurring plan with its first cycle recorded: every payment route (cancel, mark, refund) applies to it.
+      const p = await ok(ws, 'POST', '/v1/payments', { type: 'recurring', contact_id: contact.id, title, amount: 99.5, external_reference: distinct('pay-ref'), metadata: { mark: title } });
+      return { id: p.id, marks: [title, p.external_reference], read: () => ok(ws, 'GET', `/v1/payments/${p.id}`) };
+    },
+  },
+  'entries/{entryId}': {
+    create: async (ws, need) => {
+      const payment = await need('payments/{id}');
+      const p = await ok(ws, 'GET', `/v1/payments/${payment.id}`);
+      const entryId = p.entries[0].id as string;
+      return { id: entryId, marks: [], read: async () => (await ok(ws, 'GET', `/v1/payments/${payment.id}`)).entries.find((e: { id: string }) => e.id === entryId) ?? null };
+    },
+  },
   'webhook-endpoints/{id}': {
     list: '/v1/webhook-endpoints',
     create: async (ws) => {

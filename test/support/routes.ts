@@ -139,6 +139,37 @@ export const ROUTES: RouteCase[] = [
     body: { status: 'won' },
     parallelBody: (i) => (i % 3 === 2 ? { status: 'lost', lost_reason: `reason ${i}` } : { status: i % 3 ? 'open' : 'won' }),
   },
+  { method: 'GET', path: '/v1/payments', feature: 'payments' },
+  { method: 'GET', path: '/v1/payments/{id}', feature: 'payments' },
+  {
+    method: 'POST',
+    path: '/v1/payments',
+    feature: 'payments',
+    body: { type: 'one_time', amount: 1, email: 'payment@example.com' },
+    parallelBody: (i) => ({ type: 'one_time', amount: i, email: 'race-payment@example.com', external_reference: 'race-payment', note: `note ${i}`, metadata: { i } }),
+  },
+  {
+    method: 'PATCH',
+    path: '/v1/payments/{id}',
+    feature: 'payments',
+    body: { note: 'Paid' },
+    parallelBody: (i) => ({ note: `note ${i}`, auto_generate: i % 2 === 0, recurring_max_occurrences: i % 3 === 0 ? null : 5 + i, metadata: { i }, ...(i % 4 === 0 ? { vat_mode: 'inclusive', vat_rate: i } : {}) }),
+  },
+  { method: 'POST', path: '/v1/payments/{id}/cancel', feature: 'payments', body: {} },
+  {
+    method: 'POST',
+    path: '/v1/payments/{id}/entries/{entryId}/mark',
+    feature: 'payments',
+    body: { status: 'completed' },
+    parallelBody: (i) => ({ status: (['completed', 'pending', 'failed', 'refunded'] as const)[i % 4] }),
+  },
+  {
+    method: 'POST',
+    path: '/v1/payments/{id}/refund',
+    feature: 'payments',
+    body: { amount: 1 },
+    parallelBody: (i) => (i % 3 === 2 ? {} : { amount: 1 + i, note: `refund ${i}` }),
+  },
 ];
 
 /** The route's path with `id` for every id placeholder and the row's fixed values for the others. */

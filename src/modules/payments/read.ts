@@ -1,0 +1,108 @@
+import { and, asc, eq, type SQL } from 'drizzle-orm';
+import type { Db } from '../../platform/db';
+import { fromCents } from '../../platform/money';
+import { contacts } from '../contacts/schema';
+import { paymentEntries, payments, type PaymentEntryRow, type PaymentRow } from './schema';
+
+const money = (cents: number | null) => (cents === null ? null : fromCents(cents));
+
+export function serializeEntry(e: PaymentEntryRow) {
+  return {
+    id: e.id,
+    payment_id: e.paymentId,
+    workspace_id: e.workspaceId,
+    contact_id: e.contactId,
+    sequence: e.sequence,
+    amount: fromCents(e.amountCents),
+    currency: e.currency,
+    status: e.status,
+    due_date: e.dueDate,
+    paid_at: e.paidAt,
+    recognized_amount: money(e.recognizedCents),
+    recognized_at: e.recognizedAt,
+    kind: e.kind,
+    refunds_entry_id: e.refundsEntryId,
+    note: e.note,
+    provider_refund_ref: e.providerRefundRef,
+    refund_idempotency_key: e.refundIdempotencyKey,
+    credit_document: e.creditDocument ?? null,
+    created_at: e.createdAt,
+    updated_at: e.updatedAt,
+  };
+}
+
+export function serializeHeader(p: PaymentRow) {
+  const recurring = p.type === 'recurring';
+  return {
+    id: p.id,
+    workspace_id: p.workspaceId,
+    contact_id: p.contactId,
+    product_id: p.productId,
+    type: p.type,
+    title: p.title,
+    note: p.note,
+    currency: p.currency,
+    total_amount: fromCents(p.totalCents),
+    arrangement_status: p.arrangementStatus,
+    method: p.method,
+    purchase_date: p.purchaseDate,
+    recurring_interval: p.recurringInterval,
+    recurring_next_due_at: p.recurringNextDueAt,
+    recurring_auto_generate: recurring ? Boolean(p.recurringAutoGenerate) : null,
+    recurring_cancelled_at: p.recurringCancelledAt,
+    recurring_end_at: p.recurringEndAt,
+    recurring_max_occurrences: p.recurringMaxOccurrences,
+    recurring_payment_method_id: p.recurringPaymentMethodId,
+    recurring_last_attempt_at: p.recurringLastAttemptAt,
+    recurring_failure_count: p.recurringFailureCount,
+    recurring_paused_at: p.recurringPausedAt,
+    recurring_next_retry_at: p.recurringNextRetryAt,
+    recurring_dunning_started_at: p.recurringDunningStartedAt,
+    vat_mode: recurring ? p.vatMode : null,
+    vat_rate: recurring ? p.vatRate : null,
+    installment_count: p.installmentCount,
+    external_reference: p.externalReference,
+    source: p.source,
+    metadata: p.metadata ?? null,
+    created_by: p.createdBy,
+    created_at: p.createdAt,
+    updated_at: p.updatedAt,
+  };
+}
+
+export const serializePayment = (p: PaymentRow, entries: PaymentEntryRow[]) => ({ ...serializeHeader(p), entries: entries.map(serializeEntry) });
+
+export type PaymentWithContactRow = { payment: PaymentRow; contactName: string | null; contactPhone: string | null; contactEmail: string | null };
+
+export const serializeListRow = (r: PaymentWithContactRow) => ({
+  ...serializeHeader(r.payment),
+  contact_name: r.contactName,
+  contact_phone: r.contactPhone,
+  contact_email: r.contactEmail,
+});
+
+/** Payment headers with their contact's name, phone and email: one query, the join scoped to the workspace too. */
+export function selectPaymentsWithContact(db: Db, workspaceId: string, where?: SQL) {
+  return db
+    .select({ payment: payments, contactName: contacts.name, contactPhone: contacts.phone, contactEmail: contacts.email })
+    .from(payments)
+    .leftJoin(contacts, and(eq(contacts.id, payments.contactId), eq(contacts.workspace_id, payments.workspaceId)))
+    .where(and(eq(payments.workspaceId, workspaceId), where));
+}
+
+export const selectPayment = (db: Db, workspaceId: string, id: string) =>
+  db.select().from(payments).where(and(eq(payments.workspaceId, workspaceId), eq(payments.id, id))).limit(1);
+
+export const selectEntries = (db: Db, workspaceId: string, paymentId: string | SQL) =>
+  db
+    .select()
+    .from(paymentEntries)
+    .where(and(eq(paymentEntries.workspaceId, workspaceId), eq(paymentEntries.paymentId, paymentId as string)))
+    .orderBy(asc(paymentEntries.sequence));
+
+/** The payment and its entries, the last two results of a batch that ends with both reads. */
+export function paymentFromResults(results: unknown[]) {
+  const [row] = results.at(-2) as PaymentRow[];
+  const entries = results.at(-1) as PaymentEntryRow[];
+  return serializePayment(row, entries);
+}

@@ -1,0 +1,695 @@
+import { and, desc, eq, sql, type AnyColumn, type SQL } from 'drizzle-orm';
+import type { ServiceContext } from '../../platform/context';
+import { failedGuard, guarded, isUniqueViolation, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
+import { insertGroups } from '../../platform/bound-parameters';
+import { badRequest, codedError, notFound } from '../../platform/errors';
+import { uuidv7 } from '../../platform/ids';
+import { jsonBoundsProblem } from '../../platform/json-bounds';
+import { envelope, parsePaging, searchParam } from '../../platform/list';
+import { hasAtMostTwoDecimals, toCents } from '../../platform/money';
+import { contacts } from '../contacts/schema';
+import { planContactReference, type PlannedContact } from '../contacts/resolve';
+import { activity } from '../contacts/service';
+import type { ProductRow } from '../products/schema';
+import { productLookup, type ProductReference } from '../products/service';
+import { cycleDueAt, installmentDueDates, localDate, parseIsoInZone } from './dates';
+import { MAX_AMOUNT, METADATA_MAX_BYTES, type PaymentCreateInput, type PaymentPatchInput, type PaymentRefundInput } from './dto';
+import { paymentFromResults, selectEntries, selectPayment, selectPaymentsWithContact, serializeListRow, serializePayment } from './read';
+import {
+  ARRANGEMENT_STATUSES,
+  PAYMENT_TYPES,
+  paymentEntries,
+  payments,
+  type ArrangementStatus,
+  type EntryStatus,
+  type PaymentEntryRow,
+  type PaymentRow,
+  type PaymentType,
+  type RecurringInterval,
+  type VatMode,
+} from './schema';
+
+export const NO_CONTACT_MESSAGE = 'Provide contact_id, or a phone/email to attach the payment to a contact';
+export const HAS_REFUNDS_MESSAGE = 'This charge already has refunds; reverse those instead of marking it refunded/failed';
+export const METADATA_MESSAGE = `metadata exceeds ${METADATA_MAX_BYTES} bytes serialized`;
+const METADATA_BOUNDS = { maxDepth: 16, maxKeys: 1000, maxBytes: METADATA_MAX_BYTES };
+
+export const paymentNotFound = () => notFound('Payment not found');
+export const entryNotFound = () => notFound('Payment entry not found');
+
+/** One-time header status from its entry's status. */
+export const headerStatusFor = (status: EntryStatus): ArrangementStatus =>
+  status === 'completed' ? 'completed' : status === 'pending' ? 'active' : 'cancelled';
+
+type Vat = { mode: VatMode; rate: number };
+
+// ---------------------------------------------------------------- validation
+
+function checkAmount(amount: number) {
+  if (!(amount >= 0)) throw badRequest('amount must be a non-negative number');
+  if (amount > MAX_AMOUNT) throw badRequest(`amount must be at most ${MAX_AMOUNT}`);
+}
+
+function checkMetadata(value: Record<string, unknown> | null | undefined) {
+  if (value === null || value === undefined) return;
+  const problem = jsonBoundsProblem(value, METADATA_BOUNDS);
+  if (problem) throw badRequest(problem.includes('bytes') ? METADATA_MESSAGE : `metadata ${problem}`);
+}
+
+function checkMaxOccurrences(value: number | null | undefined) {
+  if (value === null || value === undefined) return;
+  if (!Number.isInteger(value) || value < 1) throw badRequest('recurringMaxOccurrences must be a whole number of at least 1');
+}
+
+function parseEndAt(value: string | null | undefined, purchaseDate: string, zone: string): string | null | undefined {
+  if (value === null || value === undefined) return value;
+  const endAt = parseIsoInZone(value, zone, true);
+  if (!endAt) throw badRequest('recurringEndAt is not a valid date');
+  if (endAt <= purchaseDate) throw badRequest('recurringEndAt must be after the purchase date');
+  return endAt;
+}
+
+/** The VAT pair of a body: both legs or neither, recurring plans only. */
+function vatPair(type: PaymentType, mode: VatMode | null | undefined, rate: number | null | undefined): Vat | undefined {
+  if (mode === undefined && rate === undefined) return undefined;
+  if (type !== 'recurring') throw badRequest('vatMode/vatRate apply to recurring plans only');
+  if (mode === undefined || rate === undefined || mode === null || rate === null) throw badRequest('vat_mode and vat_rate must be provided together');
+  if (!(rate >= 0 && rate <= 100) || !hasAtMostTwoDecimals(rate)) throw badRequest('vat_rate must be a percent from 0 to 100 with at most 2 decimals');
+  return { mode, rate };
+}
+
+export type CreatePlan = {
+  type: PaymentType;
+  amountCents: number;
+  purchaseDate: string;
+  endAt: string | null;
+  maxOccurrences: number | null;
+  installmentCount: number | null;
+  vat: Vat | undefined;
+};
+
+/** Every create rule that needs no read, with the spec's messages, in the spec's order. */
+export function validateCreate(ctx: ServiceContext, input: PaymentCreateInput): CreatePlan {
+  if (!(PAYMENT_TYPES as readonly string[]).includes(input.type)) throw badRequest('Invalid payment type');
+  const type = input.type as PaymentType;
+  checkAmount(input.amount);
+  let installmentCount: number | null = null;
+  if (type === 'installments') {
+    const n = input.installment_count;
+    if (n === undefined || !(n >= 2) || !Number.isInteger(n)) throw badRequest('installmentCount must be at least 2 for an installment deal');
+    if (n > 360) throw badRequest('installmentCount must be at most 360');
+    installmentCount = n;
+  }
+  let purchaseDate = nowIso();
+  if (input.purchase_date !== undefined) {
+    const parsed = parseIsoInZone(input.purchase_date, ctx.ws.timezone);
+    if (!parsed) throw badRequest('purchaseDate is not a valid date');
+    purchaseDate = parsed;
+  }
+  let endAt: string | null = null;
+  let maxOccurrences: number | null = null;
+  if (type === 'recurring') {
+    endAt = parseEndAt(input.recurring_end_at, purchaseDate, ctx.ws.timezone) ?? null;
+    checkMaxOccurrences(input.recurring_max_occurrences);
+    maxOccurrences = input.recurring_max_occurrences ?? null;
+  }
+  const vat = vatPair(type, input.vat_mode, input.vat_rate);
+  checkMetadata(input.metadata);
+  return { type, amountCents: toCents(input.amount), purchaseDate, endAt, maxOccurrences, installmentCount, vat };
+}
+
+// ---------------------------------------------------------------- products
+
+function productReference(input: PaymentCreateInput): ProductReference {
+  if (input.product_id !== undefined) return { product_id: input.product_id.toLowerCase() };
+  if (input.product_sku !== undefined) return { product_sku: input.product_sku };
+  if (input.product_external_id !== undefined) return { product_external_id: input.product_external_id };
+  return {};
+}
+
+/** The deals' product rule: unknown 400 `INVALID_PRODUCT`; inactive 400 `PRODUCT_INACTIVE` unless already attached. */
+function checkProduct(product: ProductRow | undefined, alreadyAttachedId: string | null): ProductRow {
+  if (!product) throw codedError(400, 'INVALID_PRODUCT', 'The product reference did not resolve to a product of this workspace');
+  if (!product.isActive && product.id !== alreadyAttachedId) throw codedError(400, 'PRODUCT_INACTIVE', 'The product is inactive');
+  return product;
+}
+
+const productVat = (product: ProductRow | null): Vat | undefined =>
+  product && product.vatMode && product.vatRate !== null && product.vatRate !== undefined ? { mode: product.vatMode as VatMode, rate: product.vatRate } : undefined;
+
+// ---------------------------------------------------------------- recurring end conditions
+
+/** Whether cycle `n`, due at `dueAt`, is within the plan's end conditions. */
+export const cycleAllowed = (p: { recurringEndAt: string | null; recurringMaxOccurrences: number | null }, n: number, dueAt: string) =>
+  (p.recurringMaxOccurrences === null || n <= p.recurringMaxOccurrences) && (p.recurringEndAt === null || dueAt <= p.recurringEndAt);
+
+/** The next cycle of an active plan, or null when its end conditions allow none (the plan completes). */
+export function nextCycle(p: Pick<PaymentRow, 'purchaseDate' | 'recurringInterval' | 'recurringCycles' | 'recurringEndAt' | 'recurringMaxOccurrences'>, zone: string) {
+  const n = p.recurringCycles + 1;
+  const dueAt = cycleDueAt(p.purchaseDate, p.recurringInterval as RecurringInterval, n, zone);
+  return cycleAllowed(p, n, dueAt) ? { n, dueAt } : null;
+}
+
+// ---------------------------------------------------------------- create
+
+const entryBase = (ctx: ServiceContext, paymentId: string, contactId: string, currency: string, now: string) => ({
+  paymentId,
+  workspaceId: ctx.ws.id,
+  contactId,
+  cycle: null,
+  dueDate: null,
+  paidAt: null,
+  recognizedCents: null,
+  recognizedAt: null,
+  refundedCents: 0,
+  kind: 'charge' as const,
+  refundsEntryId: null,
+  note: null,
+  providerRefundRef: null,
+  refundIdempotencyKey: null,
+  creditDocument: null,
+  currency,
+  createdAt: now,
+  updatedAt: now,
+});
+
+/** Splits `total` cents into `count` parts, the remainder cents on the first parts. */
+export function splitCents(total: number, count: number): number[] {
+  const base = Math.floor(total / count);
+  const rest = total - base * count;
+  return Array.from({ length: count }, (_, i) => base + (i < rest ? 1 : 0));
+}
+
+/** What another module passes to record a payment in its own batch: a create body (already validated by `validateCreate`) and the resolved contact and product. */
+export type RecordPaymentInput = { input: PaymentCreateInput; plan: CreatePlan; product: ProductRow | null; contactId: string };
+
+/**
+ * The statements that record a payment (header, entries in groups within the
+ * bound-parameter limit, the timeline row), for the caller's write batch, and
+ * the rows they write. `createPayment` is built on it; payment requests and
+ * orders put the same statements into their own batches.
+ */
+export function recordPaymentStatements(ctx: ServiceContext, r: RecordPaymentInput): { statements: Statement[]; header: PaymentRow; entries: PaymentEntryRow[] } {
+  const { header, entries, now } = buildPayment(ctx, r.input, r.plan, r.product, r.contactId);
+  const statements: Statement[] = [
+    ctx.db.insert(payments).values(header),
+    ...insertGroups(paymentEntries, entries).map((group) => ctx.db.insert(paymentEntries).values(group)),
+    activity(
+      ctx,
+      header.contactId,
+      'payment_recorded',
+      'api',
+      { payment_id: header.id, type: header.type, title: header.title, amount: header.totalCents / 100, currency: header.currency },
+      now,
+    ),
+  ];
+  return { statements, header, entries };
+}
+
+function buildPayment(ctx: ServiceContext, input: PaymentCreateInput, plan: CreatePlan, product: ProductRow | null, contactId: string) {
+  const now = nowIso();
+  const zone = ctx.ws.timezone;
+  const id = uuidv7();
+  const currency = input.currency?.toUpperCase() ?? ctx.ws.currency;
+  const header: PaymentRow = {
+    id,
+    workspaceId: ctx.ws.id,
+    contactId,
+    productId: product?.id ?? null,
+    type: plan.type,
+    title: product ? product.name : input.title || null,
+    note: input.note?.trim() || null,
+    currency,
+    totalCents: plan.amountCents,
+    arrangementStatus: 'active',
+    method: input.method ?? null,
+    purchaseDate: plan.purchaseDate,
+    recurringInterval: null,
+    recurringNextDueAt: null,
+    recurringAutoGenerate: null,
+    recurringCancelledAt: null,
+    recurringEndAt: null,
+    recurringMaxOccurrences: null,
+    recurringCycles: 0,
+    recurringPaymentMethodId: null,
+    recurringLastAttemptAt: null,
+    recurringFailureCount: 0,
+    recurringPausedAt: null,
+    recurringNextRetryAt: null,
+    recurringDunningStartedAt: null,
+    vatMode: null,
+    vatRate: null,
+    installmentCount: plan.installmentCount,
+    externalReference: input.external_reference ?? null,
+    source: 'api',
+    metadata: input.metadata ?? null,
+    createdBy: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const base = entryBase(ctx, id, contactId, currency, now);
+  const entries: PaymentEntryRow[] = [];
+  if (plan.type === 'one_time') {
+    const status = input.status ?? 'completed';
+    const done = status === 'completed';
+    header.arrangementStatus = headerStatusFor(status);
+    entries.push({
+      ...base,
+      id: uuidv7(),
+      sequence: 1,
+      amountCents: plan.amountCents,
+      status,
+      dueDate: localDate(plan.purchaseDate, zone),
+      paidAt: done ? plan.purchaseDate : null,
+      recognizedCents: done ? plan.amountCents : null,
+      recognizedAt: done ? plan.purchaseDate : null,
+    });
+  } else if (plan.type === 'installments') {
+    const dates = installmentDueDates(plan.purchaseDate, plan.installmentCount!, zone);
+    splitCents(plan.amountCents, plan.installmentCount!).forEach((cents, i) =>
+      entries.push({ ...base, id: uuidv7(), sequence: i + 1, amountCents: cents, status: 'pending', dueDate: dates[i], recognizedCents: cents, recognizedAt: now }),
+    );
+  } else {
+    const vat = plan.vat ?? productVat(product) ?? { mode: ctx.ws.vatMode as VatMode, rate: ctx.ws.vatRate };
+    Object.assign(header, {
+      recurringInterval: input.interval ?? 'monthly',
+      recurringAutoGenerate: input.auto_generate ?? true,
+      recurringEndAt: plan.endAt,
+      recurringMaxOccurrences: plan.maxOccurrences,
+      vatMode: vat.mode,
+      vatRate: vat.rate,
+    });
+    if (input.record_first_payment ?? true) {
+      header.recurringCycles = 1;
+      entries.push({
+        ...base,
+        id: uuidv7(),
+        sequence: 1,
+        cycle: 1,
+        amountCents: plan.amountCents,
+        status: 'completed',
+        dueDate: localDate(plan.purchaseDate, zone),
+        paidAt: plan.purchaseDate,
+        recognizedCents: plan.amountCents,
+        recognizedAt: plan.purchaseDate,
+      });
+    }
+    const next = nextCycle(header, zone);
+    header.recurringNextDueAt = next?.dueAt ?? null;
+    header.arrangementStatus = next ? 'active' : 'completed';
+  }
+  return { header, entries, now };
+}
+
+const selectByReference = (ctx: ServiceContext, reference: string) =>
+  ctx.db.select().from(payments).where(and(eq(payments.workspaceId, ctx.ws.id), eq(payments.externalReference, reference))).limit(1);
+
+const reReads = (ctx: ServiceContext, id: string): Statement[] => [selectPayment(ctx.db, ctx.ws.id, id), selectEntries(ctx.db, ctx.ws.id, id)];
+
+/**
+ * `POST /v1/payments`: one read batch (the `external_reference` match with its
+ * entries, the product, the contact reference's reads) and one write batch
+ * (the contact's own create or update first, then the payment, its entries,
+ * the timeline row and the re-read). A parallel create of the same reference
+ * fails the unique index and is retried as the update.
+ */
+export async function createPayment(ctx: ServiceContext, input: PaymentCreateInput) {
+  const plan = validateCreate(ctx, input);
+  const productRef = productReference(input);
+  const contactRef = { contact_id: input.contact_id?.toLowerCase(), phone: input.phone, email: input.email, name: input.name };
+  const reference = input.external_reference ?? '';
+  const lostRace = (err: unknown) => isUniqueViolation(err) || failedGuard(err, 'payments.updated_at') || failedGuard(err, 'payment_entries.status');
+
+  return retryOnConflict(async () => {
+    const contactPlan = planContactReference(ctx, contactRef, { missingMessage: NO_CONTACT_MESSAGE, source: 'api' });
+    const results = await runBatch(ctx.db, [
+      selectByReference(ctx, reference),
+      selectEntries(ctx.db, ctx.ws.id, sql`(SELECT id FROM payments WHERE workspace_id = ${ctx.ws.id} AND external_reference = ${reference})`),
+      productLookup(ctx, productRef),
+      ...contactPlan.reads,
+    ]);
+    const [existingRows, existingEntries, productRows] = results as [PaymentRow[], PaymentEntryRow[], ProductRow[]];
+    const existing = input.external_reference === undefined ? undefined : existingRows[0];
+    const product = Object.keys(productRef).length ? checkProduct(productRows[0], existing?.productId ?? null) : null;
+    if (existing) {
+      const changes: Changes = {
+        product: product ?? undefined,
+        title: input.title,
+        note: input.note,
+        method: input.method,
+        metadata: input.metadata,
+        amountCents: input.amount === undefined ? undefined : toCents(input.amount),
+        status: input.status,
+        autoGenerate: input.auto_generate,
+        endAt: input.recurring_end_at,
+        maxOccurrences: input.recurring_max_occurrences,
+        vat: existing.type === 'recurring' ? plan.vat : undefined,
+      };
+      const out = await applyChanges(ctx, existing, existingEntries, changes);
+      return { ...out, duplicate: true };
+    }
+    const contact = await contactPlan.resolve(results.slice(3));
+    try {
+      return await insertPayment(ctx, input, plan, product, contact);
+    } catch (err) {
+      throw lostRace(err) ? err : contact.mapError(err);
+    }
+  }, lostRace);
+}
+
+async function insertPayment(ctx: ServiceContext, input: PaymentCreateInput, plan: CreatePlan, product: ProductRow | null, planned: PlannedContact) {
+  const { statements, header } = recordPaymentStatements(ctx, { input, plan, product, contactId: planned.contact.id });
+  const results = await runBatch(ctx.db, [...planned.writes, ...statements, ...reReads(ctx, header.id)]);
+  ctx.events.committedAfter(planned.events);
+  return { ...paymentFromResults(results), duplicate: false };
+}
+
+// ---------------------------------------------------------------- updates (PATCH and the upsert)
+
+type Changes = {
+  /** A product to attach (already checked); null detaches. */
+  product?: ProductRow | null;
+  title?: string;
+  note?: string;
+  method?: PaymentRow['method'];
+  metadata?: Record<string, unknown> | null;
+  amountCents?: number;
+  status?: EntryStatus;
+  autoGenerate?: boolean;
+  endAt?: string | null;
+  maxOccurrences?: number | null;
+  vat?: Vat;
+};
+
+/**
+ * Applies mutable fields to a payment in one batch. The header write is
+ * guarded on the `updated_at` that was read, so a change made meanwhile (a
+ * parallel PATCH, a sweep recording a cycle) fails the batch and the caller
+ * re-reads; a one-time entry's status change is guarded on it having no refunds.
+ */
+async function applyChanges(ctx: ServiceContext, p: PaymentRow, entries: PaymentEntryRow[], c: Changes) {
+  const now = nowIso();
+  const set: Partial<PaymentRow> = {};
+  const statements: Statement[] = [];
+  if (c.product) {
+    set.productId = c.product.id;
+    set.title = c.product.name;
+  } else if (c.product === null) {
+    set.productId = null;
+  }
+  const attached = (set.productId !== undefined ? set.productId : p.productId) !== null;
+  if (c.title !== undefined && !attached) set.title = c.title || null;
+  if (c.note !== undefined) set.note = c.note.trim() || null;
+  if (c.method !== undefined) set.method = c.method;
+  if (c.metadata !== undefined) set.metadata = c.metadata;
+
+  if (p.type === 'one_time' && (c.amountCents !== undefined || c.status !== undefined)) {
+    const entry = entries.find((e) => e.kind === 'charge');
+    if (entry) {
+      const status = c.status ?? entry.status;
+      const amountCents = c.amountCents ?? entry.amountCents;
+      if (c.status !== undefined && (status === 'failed' || status === 'refunded') && entry.refundedCents > 0) throw badRequest(HAS_REFUNDS_MESSAGE);
+      if (status === 'completed' && amountCents < entry.refundedCents) throw badRequest('amount cannot be lower than the amount already refunded');
+      const done = status === 'completed';
+      statements.push(
+        ctx.db
+          .update(paymentEntries)
+          .set({
+            status: guarded(sql`${paymentEntries.refundedCents} = ${entry.refundedCents}`, sql`${status}`) as unknown as EntryStatus,
+            amountCents,
+            paidAt: done ? (entry.paidAt ?? now) : null,
+            recognizedCents: done ? amountCents : null,
+            recognizedAt: done ? (entry.recognizedAt ?? now) : null,
+            updatedAt: now,
+          })
+          .where(and(eq(paymentEntries.workspaceId, ctx.ws.id), eq(paymentEntries.id, entry.id))),
+      );
+      set.totalCents = amountCents;
+      set.arrangementStatus = done && entry.refundedCents > 0 && entry.refundedCents >= amountCents ? 'cancelled' : headerStatusFor(status);
+    }
+  }
+
+  if (p.type === 'recurring') {
+    if (c.autoGenerate !== undefined) set.recurringAutoGenerate = c.autoGenerate;
+    if (c.endAt !== undefined) set.recurringEndAt = parseEndAt(c.endAt, p.purchaseDate, ctx.ws.timezone);
+    if (c.maxOccurrences !== undefined) {
+      checkMaxOccurrences(c.maxOccurrences);
+      set.recurringMaxOccurrences = c.maxOccurrences;
+    }
+    if (c.vat) {
+      set.vatMode = c.vat.mode;
+      set.vatRate = c.vat.rate;
+    }
+    // Shortening may complete an active plan; extending never reactivates one.
+    if (p.arrangementStatus === 'active' && (c.endAt !== undefined || c.maxOccurrences !== undefined)) {
+      const merged = { ...p, ...set };
+      const n = merged.recurringCycles + 1;
+      const dueAt = merged.recurringNextDueAt ?? cycleDueAt(merged.purchaseDate, merged.recurringInterval as RecurringInterval, n, ctx.ws.timezone);
+      if (!cycleAllowed(merged, n, dueAt)) {
+        set.arrangementStatus = 'completed';
+        set.recurringNextDueAt = null;
+      }
+    }
+  }
+
+  statements.unshift(
+    ctx.db
+      .update(payments)
+      .set({ ...set, updatedAt: guarded(sql`${payments.updatedAt} = ${p.updatedAt}`, sql`${now}`) as unknown as string })
+      .where(and(eq(payments.workspaceId, ctx.ws.id), eq(payments.id, p.id))),
+  );
+  const results = await runBatch(ctx.db, [...statements, ...reReads(ctx, p.id)]);
+  return paymentFromResults(results);
+}
+
+const updateLostRace = (err: unknown) => failedGuard(err, 'payments.updated_at') || failedGuard(err, 'payment_entries.status');
+
+/** `PATCH /v1/payments/{id}`. */
+export async function patchPayment(ctx: ServiceContext, id: string, input: PaymentPatchInput) {
+  checkMetadata(input.metadata);
+  if (input.amount !== undefined) checkAmount(input.amount);
+  const productId = input.product_id?.toLowerCase();
+  return retryOnConflict(async () => {
+    const [[p], entries, productRows] = (await runBatch(ctx.db, [
+      selectPayment(ctx.db, ctx.ws.id, id),
+      selectEntries(ctx.db, ctx.ws.id, id),
+      productLookup(ctx, productId ? { product_id: productId } : {}),
+    ])) as [PaymentRow[], PaymentEntryRow[], ProductRow[]];
+    if (!p) throw paymentNotFound();
+    const vatGiven = input.vat_mode !== undefined || input.vat_rate !== undefined;
+    const vat = vatGiven ? vatPair(p.type, input.vat_mode, input.vat_rate) : undefined;
+    const product = productId ? checkProduct(productRows[0], p.productId) : input.product_id === null ? null : undefined;
+    return applyChanges(ctx, p, entries, {
+      product,
+      title: input.title,
+      note: input.note,
+      method: input.method,
+      metadata: input.metadata,
+      amountCents: input.amount === undefined ? undefined : toCents(input.amount),
+      status: input.status,
+      autoGenerate: input.auto_generate,
+      endAt: input.recurring_end_at,
+      maxOccurrences: input.recurring_max_occurrences,
+      vat,
+    });
+  }, updateLostRace);
+}
+
+// ---------------------------------------------------------------- reads
+
+export async function getPayment(ctx: ServiceContext, id: string) {
+  const [[p], entries] = (await runBatch(ctx.db, reReads(ctx, id))) as [PaymentRow[], PaymentEntryRow[]];
+  if (!p) throw paymentNotFound();
+  return serializePayment(p, entries);
+}
+
+export type PaymentListParams = Partial<Record<'type' | 'status' | 'search' | 'limit' | 'offset', string>>;
+
+/** The list: header rows with the contact join (no entries), newest purchase first; total and page in one batch. */
+export async function listPayments(ctx: ServiceContext, params: PaymentListParams) {
+  const paging = parsePaging(params, { limit: 25, cap: 100 });
+  const conditions: SQL[] = [];
+  if (params.type !== undefined && (PAYMENT_TYPES as readonly string[]).includes(params.type)) conditions.push(eq(payments.type, params.type as PaymentType));
+  if (params.status !== undefined && (ARRANGEMENT_STATUSES as readonly string[]).includes(params.status)) {
+    conditions.push(eq(payments.arrangementStatus, params.status as ArrangementStatus));
+  }
+  const search = searchParam('search', params.search)?.trim();
+  if (search) {
+    const needle = sql`lower(${search})`;
+    const has = (column: AnyColumn) => sql`instr(lower(coalesce(${column}, '')), ${needle}) > 0`;
+    conditions.push(sql`(${has(payments.title)} OR ${has(contacts.name)} OR ${has(contacts.phone)} OR ${has(contacts.email)})`);
+  }
+  const where = conditions.length ? and(...conditions) : undefined;
+  const [[{ total }], rows] = await ctx.db.batch([
+    ctx.db
+      .select({ total: sql<number>`count(*)` })
+      .from(payments)
+      .leftJoin(contacts, and(eq(contacts.id, payments.contactId), eq(contacts.workspace_id, payments.workspaceId)))
+      .where(and(eq(payments.workspaceId, ctx.ws.id), where)),
+    selectPaymentsWithContact(ctx.db, ctx.ws.id, where).orderBy(desc(payments.purchaseDate), desc(payments.id)).limit(paging.limit).offset(paging.offset),
+  ]);
+  return envelope(rows.map(serializeListRow), total, paging);
+}
+
+// ---------------------------------------------------------------- cancel, mark, refund
+
+/** `POST /v1/payments/{id}/cancel`: recurring plans only; recorded entries stay as they are. */
+export async function cancelPayment(ctx: ServiceContext, id: string) {
+  const [p] = await selectPayment(ctx.db, ctx.ws.id, id);
+  if (!p) throw paymentNotFound();
+  if (p.type !== 'recurring') throw badRequest('Only recurring payments can be cancelled');
+  const now = nowIso();
+  const results = await runBatch(ctx.db, [
+    ctx.db
+      .update(payments)
+      .set({
+        arrangementStatus: 'cancelled',
+        recurringCancelledAt: sql`coalesce(${payments.recurringCancelledAt}, ${now})` as unknown as string,
+        recurringAutoGenerate: false,
+        recurringNextDueAt: null,
+        updatedAt: now,
+      })
+      .where(and(eq(payments.workspaceId, ctx.ws.id), eq(payments.id, id))),
+    ...reReads(ctx, id),
+  ]);
+  return paymentFromResults(results);
+}
+
+const readPaymentAndEntries = async (ctx: ServiceContext, id: string) => {
+  const [[p], entries] = (await runBatch(ctx.db, reReads(ctx, id))) as [PaymentRow[], PaymentEntryRow[]];
+  if (!p) throw paymentNotFound();
+  return { p, entries };
+};
+
+/** `POST /v1/payments/{id}/entries/{entryId}/mark`. */
+export async function markEntry(ctx: ServiceContext, id: string, entryId: string, status: EntryStatus) {
+  return retryOnConflict(async () => {
+    const { p, entries } = await readPaymentAndEntries(ctx, id);
+    const entry = entries.find((e) => e.id === entryId);
+    if (!entry) throw entryNotFound();
+    if (entry.kind === 'refund') throw badRequest('Refund entries cannot be marked directly');
+    const reversing = status === 'failed' || status === 'refunded';
+    if (reversing && entry.refundedCents > 0) throw badRequest(HAS_REFUNDS_MESSAGE);
+    const now = nowIso();
+    const done = status === 'completed';
+    // Money not (or no longer) received is not revenue; installments stay recognized while pending.
+    const keepRecognition = done || (status === 'pending' && p.type !== 'one_time');
+    const statements: Statement[] = [
+      ctx.db
+        .update(paymentEntries)
+        .set({
+          status: (reversing ? guarded(sql`${paymentEntries.refundedCents} = 0`, sql`${status}`) : status) as EntryStatus,
+          paidAt: done ? (entry.paidAt ?? now) : entry.paidAt && status === 'pending' ? null : entry.paidAt,
+          // A charge with refunds keeps the recognition its refunds reverse (decided when the batch runs).
+          recognizedCents: (keepRecognition
+            ? (entry.recognizedCents ?? entry.amountCents)
+            : sql`CASE WHEN ${paymentEntries.refundedCents} > 0 THEN ${paymentEntries.recognizedCents} ELSE NULL END`) as number | null,
+          recognizedAt: (keepRecognition
+            ? (entry.recognizedAt ?? now)
+            : sql`CASE WHEN ${paymentEntries.refundedCents} > 0 THEN ${paymentEntries.recognizedAt} ELSE NULL END`) as string | null,
+          updatedAt: now,
+        })
+        .where(and(eq(paymentEntries.workspaceId, ctx.ws.id), eq(paymentEntries.id, entry.id))),
+    ];
+    if (p.type === 'one_time') {
+      statements.push(
+        ctx.db
+          .update(payments)
+          .set({ arrangementStatus: headerStatusFor(status), updatedAt: now })
+          .where(and(eq(payments.workspaceId, ctx.ws.id), eq(payments.id, p.id))),
+      );
+    }
+    const results = await runBatch(ctx.db, [...statements, ...reReads(ctx, p.id)]);
+    return paymentFromResults(results);
+  }, (err) => failedGuard(err, 'payment_entries.status'));
+}
+
+/** Whether a batch with `refundStatements` lost a race to a parallel refund (re-read and retry). */
+export const refundLostRace = (err: unknown) => failedGuard(err, 'payment_entries.refunded_cents') || isUniqueViolation(err);
+
+const balance = (cents: number) => (cents / 100).toFixed(2);
+
+/**
+ * `POST /v1/payments/{id}/refund`: a ledger refund entry against a completed,
+ * recognized charge. The charge's `refunded_cents` grows in the same batch
+ * through a guarded write that fails the batch when it would pass the
+ * recognized amount, so parallel refunds can never over-refund: the loser
+ * re-reads and answers the balance error.
+ */
+export async function refundPayment(ctx: ServiceContext, id: string, input: PaymentRefundInput) {
+  if (input.amount !== undefined && !(input.amount > 0 && toCents(input.amount) > 0)) throw badRequest('Refund amount must be a positive number');
+  const entryId = input.entry_id?.toLowerCase();
+  return retryOnConflict(
+    async () => {
+      const { p, entries } = await readPaymentAndEntries(ctx, id);
+      const charges = entries.filter((e) => e.kind === 'charge');
+      let charge: PaymentEntryRow | undefined;
+      if (entryId) {
+        charge = entries.find((e) => e.id === entryId);
+        if (!charge) throw entryNotFound();
+      } else {
+        if (charges.length !== 1) throw badRequest('entryId is required to refund a payment with multiple charges');
+        charge = charges[0];
+      }
+      if (charge.kind === 'refund') throw badRequest('Only a completed (recognized) charge can be refunded');
+      if (charge.status === 'failed' || charge.status === 'refunded') throw badRequest('This charge is no longer refundable');
+      if (charge.status !== 'completed') throw badRequest('Only a completed (recognized) charge can be refunded');
+      if (charge.recognizedCents === null) throw badRequest('This charge is not recognized as revenue yet and cannot be refunded');
+      const remaining = charge.recognizedCents - charge.refundedCents;
+      if (remaining <= 0) throw badRequest('This charge is already fully refunded');
+      const cents = input.amount === undefined ? remaining : toCents(input.amount);
+      if (cents > remaining) throw badRequest(`Refund amount exceeds the refundable balance (${balance(remaining)})`);
+      const statements: Statement[] = [...refundStatements(ctx, p, charge, cents, input.note ?? null).statements, ...reReads(ctx, p.id)];
+      return paymentFromResults(await runBatch(ctx.db, statements));
+    },
+    refundLostRace,
+  );
+}
+
+/**
+ * The statements that mirror a refund of `cents` against a charge, for the
+ * caller's write batch: the charge's guarded `refunded_cents` (the batch fails
+ * with NOT NULL on `payment_entries.refunded_cents` when it would pass the
+ * recognized amount, see `refundLostRace`), the refund entry, the one-time
+ * header's cancellation when fully refunded, and the timeline row.
+ */
+export function refundStatements(ctx: ServiceContext, p: PaymentRow, charge: PaymentEntryRow, cents: number, note: string | null) {
+  const now = nowIso();
+  const refundId = uuidv7();
+  const nextSequence = sql`(SELECT coalesce(max(sequence), 0) + 1 FROM payment_entries WHERE payment_id = ${p.id})`;
+  const statements: Statement[] = [
+    ctx.db
+      .update(paymentEntries)
+      .set({
+        refundedCents: guarded(
+          sql`${paymentEntries.status} = 'completed' AND ${paymentEntries.refundedCents} + ${cents} <= ${paymentEntries.recognizedCents}`,
+          sql`${paymentEntries.refundedCents} + ${cents}`,
+        ) as unknown as number,
+        updatedAt: now,
+      })
+      .where(and(eq(paymentEntries.workspaceId, ctx.ws.id), eq(paymentEntries.id, charge.id))),
+    ctx.db.insert(paymentEntries).values({
+      ...entryBase(ctx, p.id, p.contactId, charge.currency, now),
+      id: refundId,
+      sequence: nextSequence as unknown as number,
+      amountCents: -cents,
+      status: 'refunded',
+      dueDate: localDate(now, ctx.ws.timezone),
+      paidAt: now,
+      recognizedCents: -cents,
+      recognizedAt: now,
+      kind: 'refund',
+      refundsEntryId: charge.id,
+      note: note?.trim() || null,
+    }),
+    ctx.db
+      .update(payments)
+      .set({
+        arrangementStatus: sql`CASE WHEN ${payments.type} = 'one_time' AND (SELECT refunded_cents >= recognized_cents FROM payment_entries WHERE id = ${charge.id}) THEN 'cancelled' ELSE ${payments.arrangementStatus} END` as unknown as ArrangementStatus,
+        updatedAt: now,
+      })
+      .where(and(eq(payments.workspaceId, ctx.ws.id), eq(payments.id, p.id))),
+    activity(ctx, p.contactId, 'payment_refunded', 'api', { payment_id: p.id, entry_id: refundId, refunds_entry_id: charge.id, amount: cents / 100, currency: charge.currency }, now),
+  ];
+  return { statements, refundId };
+}
