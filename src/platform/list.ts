@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import { badRequest } from './errors';
 import { nonFinitePath } from './validation';
 
@@ -145,3 +146,12 @@ export function parseSort(raw: string | undefined, allowed: readonly string[], f
 }
 
 export const envelope = <T>(data: T[], total: number, paging: Paging) => ({ data, total, limit: paging.limit, offset: paging.offset });
+
+/** A literal, case-insensitive substring match of `term` in any of `columns` (nulls never match; `%` and `_` are plain characters). */
+export function containsInAny(term: string, columns: AnyColumn[]): SQL {
+  const needle = sql`lower(${term})`;
+  return sql`(${sql.join(
+    columns.map((column) => sql`instr(lower(coalesce(${column}, '')), ${needle}) > 0`),
+    sql` OR `,
+  )})`;
+}

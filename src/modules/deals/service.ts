@@ -1,9 +1,9 @@
-import { and, asc, desc, eq, or, sql, type AnyColumn, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, or, sql, type SQL } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { isUniqueViolation, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
 import { badRequest, codedError, notFound } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
-import { envelope, parsePaging, searchParam } from '../../platform/list';
+import { containsInAny, envelope, parsePaging, searchParam } from '../../platform/list';
 import type { OutboxEvent } from '../../platform/events';
 import { toCents } from '../../platform/money';
 import { isUuid } from '../../platform/validation';
@@ -320,9 +320,7 @@ export async function listDeals(ctx: ServiceContext, params: DealListParams) {
   if (params.external_reference !== undefined) conditions.push(eq(deals.externalReference, params.external_reference));
   const search = searchParam('search', params.search)?.trim();
   if (search) {
-    const needle = sql`lower(${search})`;
-    const has = (column: AnyColumn) => sql`instr(lower(coalesce(${column}, '')), ${needle}) > 0`;
-    conditions.push(sql`(${has(deals.title)} OR ${has(contacts.name)} OR ${has(contacts.phone)} OR ${has(contacts.email)})`);
+    conditions.push(containsInAny(search, [deals.title, contacts.name, contacts.phone, contacts.email]));
   }
   const where = conditions.length ? and(...conditions) : undefined;
   const [[{ total }], rows] = await ctx.db.batch([

@@ -1,11 +1,11 @@
-import { and, desc, eq, sql, type AnyColumn, type SQL } from 'drizzle-orm';
+import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { failedGuard, guarded, isUniqueViolation, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
 import { insertGroups } from '../../platform/bound-parameters';
 import { badRequest, codedError, notFound } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { jsonBoundsProblem } from '../../platform/json-bounds';
-import { envelope, parsePaging, searchParam } from '../../platform/list';
+import { containsInAny, envelope, parsePaging, searchParam } from '../../platform/list';
 import { hasAtMostTwoDecimals, toCents } from '../../platform/money';
 import { contacts } from '../contacts/schema';
 import { planContactReference, type PlannedContact } from '../contacts/resolve';
@@ -515,9 +515,7 @@ export async function listPayments(ctx: ServiceContext, params: PaymentListParam
   }
   const search = searchParam('search', params.search)?.trim();
   if (search) {
-    const needle = sql`lower(${search})`;
-    const has = (column: AnyColumn) => sql`instr(lower(coalesce(${column}, '')), ${needle}) > 0`;
-    conditions.push(sql`(${has(payments.title)} OR ${has(contacts.name)} OR ${has(contacts.phone)} OR ${has(contacts.email)})`);
+    conditions.push(containsInAny(search, [payments.title, contacts.name, contacts.phone, contacts.email]));
   }
   const where = conditions.length ? and(...conditions) : undefined;
   const [[{ total }], rows] = await ctx.db.batch([

@@ -3,7 +3,7 @@ import type { ServiceContext } from '../../platform/context';
 import { isUniqueViolation, nowIso } from '../../platform/db';
 import { badRequest, domainError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
-import { envelope, parseBooleanParam, parsePaging, searchParam } from '../../platform/list';
+import { containsInAny, envelope, parseBooleanParam, parsePaging, searchParam } from '../../platform/list';
 import { fromCents, toCents } from '../../platform/money';
 import type { ProductCreateInput, ProductPatchInput } from './dto';
 import { products, type ProductRow } from './schema';
@@ -117,8 +117,7 @@ export async function listProducts(ctx: ServiceContext, params: ProductListParam
   if (q !== undefined && q !== '') {
     // instr() matches the text literally, so `%` and `_` are never wildcards.
     // Both sides go through SQLite's lower() so the case folding always agrees.
-    const needle = sql`lower(${q})`;
-    conditions.push(sql`(instr(lower(${products.name}), ${needle}) > 0 OR instr(lower(coalesce(${products.description}, '')), ${needle}) > 0)`);
+    conditions.push(containsInAny(q, [products.name, products.description]));
   }
   if (params.sku !== undefined) conditions.push(eq(products.sku, params.sku));
   if (params.external_id !== undefined) conditions.push(eq(products.externalId, params.external_id));
