@@ -332,19 +332,7 @@ export async function createPayment(ctx: ServiceContext, input: PaymentCreateInp
     const existing = input.external_reference === undefined ? undefined : existingRows[0];
     const product = Object.keys(productRef).length ? checkProduct(productRows[0], existing?.productId ?? null) : null;
     if (existing) {
-      const changes: Changes = {
-        product: product ?? undefined,
-        title: input.title,
-        note: input.note,
-        method: input.method,
-        metadata: input.metadata,
-        amountCents: input.amount === undefined ? undefined : toCents(input.amount),
-        status: input.status,
-        autoGenerate: input.auto_generate,
-        endAt: input.recurring_end_at,
-        maxOccurrences: input.recurring_max_occurrences,
-        vat: existing.type === 'recurring' ? plan.vat : undefined,
-      };
+      const changes = changesFrom(input, product ?? undefined, existing.type === 'recurring' ? plan.vat : undefined);
       const out = await applyChanges(ctx, existing, existingEntries, changes);
       return { ...out, duplicate: true };
     }
@@ -380,6 +368,33 @@ type Changes = {
   maxOccurrences?: number | null;
   vat?: Vat;
 };
+
+/** The mutable fields a body (an upsert's create body or a PATCH) sends, as `Changes`. */
+type MutableInput = {
+  title?: string;
+  note?: string;
+  method?: PaymentRow['method'];
+  metadata?: Record<string, unknown> | null;
+  amount?: number;
+  status?: EntryStatus;
+  auto_generate?: boolean;
+  recurring_end_at?: string | null;
+  recurring_max_occurrences?: number | null;
+};
+
+const changesFrom = (input: MutableInput, product: ProductRow | null | undefined, vat: Vat | undefined): Changes => ({
+  product,
+  title: input.title,
+  note: input.note,
+  method: input.method,
+  metadata: input.metadata,
+  amountCents: input.amount === undefined ? undefined : toCents(input.amount),
+  status: input.status,
+  autoGenerate: input.auto_generate,
+  endAt: input.recurring_end_at,
+  maxOccurrences: input.recurring_max_occurrences,
+  vat,
+});
 
 /**
  * Applies mutable fields to a payment in one batch. The header write is
@@ -479,19 +494,7 @@ export async function patchPayment(ctx: ServiceContext, id: string, input: Payme
     const vatGiven = input.vat_mode !== undefined || input.vat_rate !== undefined;
     const vat = vatGiven ? vatPair(p.type, input.vat_mode, input.vat_rate) : undefined;
     const product = productId ? checkProduct(productRows[0], p.productId) : input.product_id === null ? null : undefined;
-    return applyChanges(ctx, p, entries, {
-      product,
-      title: input.title,
-      note: input.note,
-      method: input.method,
-      metadata: input.metadata,
-      amountCents: input.amount === undefined ? undefined : toCents(input.amount),
-      status: input.status,
-      autoGenerate: input.auto_generate,
-      endAt: input.recurring_end_at,
-      maxOccurrences: input.recurring_max_occurrences,
-      vat,
-    });
+    return applyChanges(ctx, p, entries, changesFrom(input, product, vat));
   }, updateLostRace);
 }
 
