@@ -46,6 +46,15 @@ const DEMO_RECORDS = [
       tags: ['demo'],
     });
     await api('POST', '/v1/deals', { contact_id: contact.id, product_sku: 'ONB-1', external_reference: 'demo-deal-1' });
+    await api('POST', '/v1/payments', { type: 'one_time', contact_id: contact.id, product_sku: 'ONB-1', amount: 490, external_reference: 'demo-payment-1' });
+    await api('POST', '/v1/payments', {
+      type: 'recurring',
+      contact_id: contact.id,
+      title: 'Support plan',
+      amount: 49,
+      interval: 'monthly',
+      external_reference: 'demo-plan-1',
+    });
   },
 ];
 
