@@ -4,6 +4,7 @@ import { consentRoutes } from './consent/routes';
 import { contactRoutes } from './contacts/routes';
 import { dealRoutes } from './deals/routes';
 import { noteRoutes } from './notes/routes';
+import { orderRoutes } from './orders/routes';
 import { paymentRoutes } from './payments/routes';
 import { pipelineRoutes } from './pipelines/routes';
 import { productRoutes } from './products/routes';
@@ -20,5 +21,6 @@ export const v1Routers: OpenAPIHono<AppEnv>[] = [
   productRoutes,
   dealRoutes,
   paymentRoutes,
+  orderRoutes,
   webhookRoutes,
 ];

@@ -1,9 +1,11 @@
+import { sql, type SQL } from 'drizzle-orm';
 import type { Bindings } from '../env';
 import type { EventType } from '../modules/events/catalog';
 import { eventOutbox } from '../modules/events/schema';
 import type { Db, Statement } from './db';
 import { nowIso } from './db';
 import { uuidv7 } from './ids';
+import { inJsonList } from './bound-parameters';
 
 export type OutboxEvent = { id: string; workspaceId: string; type: EventType; data: Record<string, unknown>; createdAt: string };
 
@@ -45,4 +47,16 @@ export async function publishCommitted(env: Bindings, db: Db, eventIds: string[]
     // The outbox sweep re-sends whatever did not reach the queue.
     console.error('event publish failed; the outbox sweep will retry', err);
   }
+}
+
+/**
+ * A statement for the batch that emitted `eventIds`: sets `path` (a JSON path such as `$.number`)
+ * of their data to `value`, SQL evaluated when the batch runs. For data the batch itself decides
+ * (a sequence number taken inside it), so the event still commits with its change.
+ */
+export function patchEventData(db: Db, eventIds: string[], path: string, value: SQL): Statement {
+  return db
+    .update(eventOutbox)
+    .set({ data: sql`json_set(${eventOutbox.data}, ${path}, ${value})` as unknown as Record<string, unknown> })
+    .where(inJsonList(eventOutbox.id, eventIds));
 }

@@ -1,4 +1,4 @@
-import { and, asc, eq, type SQL } from 'drizzle-orm';
+import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../platform/db';
 import { fromCents } from '../../platform/money';
 import { contacts } from '../contacts/schema';
@@ -106,3 +106,11 @@ export function paymentFromResults(results: unknown[]) {
   const entries = results.at(-1) as PaymentEntryRow[];
   return serializePayment(row, entries);
 }
+
+/** The payment whose `external_reference` is `reference` (a value or SQL evaluated in the batch), for other modules' read batches. */
+export const selectPaymentByReference = (db: Db, workspaceId: string, reference: string | SQL) =>
+  db.select().from(payments).where(and(eq(payments.workspaceId, workspaceId), eq(payments.externalReference, reference as string))).limit(1);
+
+/** The entries of the payment whose `external_reference` is `reference`, ordered by `sequence`. */
+export const selectEntriesByReference = (db: Db, workspaceId: string, reference: string | SQL) =>
+  selectEntries(db, workspaceId, sql`(SELECT id FROM payments WHERE workspace_id = ${workspaceId} AND external_reference = ${reference})`);

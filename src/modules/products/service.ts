@@ -1,8 +1,9 @@
-import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, or, sql, type SQL } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { isUniqueViolation, nowIso } from '../../platform/db';
 import { badRequest, domainError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
+import { inJsonList } from '../../platform/bound-parameters';
 import { containsInAny, envelope, parseBooleanParam, parsePaging, searchParam } from '../../platform/list';
 import { fromCents, toCents } from '../../platform/money';
 import type { ProductCreateInput, ProductPatchInput } from './dto';
@@ -144,4 +145,37 @@ export function productLookup(ctx: ServiceContext, ref: ProductReference) {
           ? eq(products.externalId, ref.product_external_id)
           : sql`0`;
   return ctx.db.select().from(products).where(and(eq(products.workspaceId, ctx.ws.id), match)).limit(1);
+}
+
+/**
+ * Every product any of `refs` points at (each reference's first given key), in
+ * one query to batch, for records with many lines (order items); `pickProduct`
+ * finds a reference's row among them.
+ */
+export function productsLookup(ctx: ServiceContext, refs: ProductReference[]) {
+  const ids: string[] = [];
+  const skus: string[] = [];
+  const externalIds: string[] = [];
+  for (const ref of refs) {
+    if (ref.product_id !== undefined) ids.push(ref.product_id);
+    else if (ref.product_sku !== undefined) skus.push(ref.product_sku);
+    else if (ref.product_external_id !== undefined) externalIds.push(ref.product_external_id);
+  }
+  const matches = [
+    ids.length ? inJsonList(products.id, ids) : undefined,
+    skus.length ? inJsonList(products.sku, skus) : undefined,
+    externalIds.length ? inJsonList(products.externalId, externalIds) : undefined,
+  ].filter((m) => m !== undefined);
+  return ctx.db
+    .select()
+    .from(products)
+    .where(and(eq(products.workspaceId, ctx.ws.id), matches.length ? or(...matches) : sql`0`));
+}
+
+/** The row of `rows` a reference points at (first given key), if any. */
+export function pickProduct(rows: ProductRow[], ref: ProductReference): ProductRow | undefined {
+  if (ref.product_id !== undefined) return rows.find((p) => p.id === ref.product_id);
+  if (ref.product_sku !== undefined) return rows.find((p) => p.sku === ref.product_sku);
+  if (ref.product_external_id !== undefined) return rows.find((p) => p.externalId === ref.product_external_id);
+  return undefined;
 }

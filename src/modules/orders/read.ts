@@ -1,0 +1,117 @@
+import { and, asc, eq, type SQL } from 'drizzle-orm';
+import type { Db, Statement } from '../../platform/db';
+import { fromCents } from '../../platform/money';
+import { contacts } from '../contacts/schema';
+import { orderItems, orderRefunds, orders, type OrderItemRow, type OrderRefundRow, type OrderRow } from './schema';
+
+export type OrderWithContactRow = { order: OrderRow; contactName: string | null; contactPhone: string | null; contactEmail: string | null };
+
+export function serializeHeader(r: OrderWithContactRow) {
+  const o = r.order;
+  return {
+    id: o.id,
+    workspace_id: o.workspaceId,
+    contact_id: o.contactId,
+    contact_name: r.contactName,
+    contact_phone: r.contactPhone,
+    contact_email: r.contactEmail,
+    order_number: o.orderNumber,
+    number: o.number,
+    platform: o.platform,
+    source: o.source,
+    store_connection_id: o.storeConnectionId,
+    store_domain: o.storeDomain,
+    external_order_id: o.externalOrderId,
+    external_updated_at: o.externalUpdatedAt,
+    external_reference: o.externalReference,
+    deal_id: o.dealId,
+    financial_status: o.financialStatus,
+    fulfillment_status: o.fulfillmentStatus,
+    currency: o.currency,
+    total: fromCents(o.totalCents),
+    subtotal: fromCents(o.subtotalCents),
+    discount_total: fromCents(o.discountTotalCents),
+    shipping_total: fromCents(o.shippingTotalCents),
+    tax_total: fromCents(o.taxTotalCents),
+    refunded_total: fromCents(o.refundedTotalCents),
+    item_count: o.itemCount,
+    first_item_name: o.firstItemName,
+    coupon_codes: o.couponCodes,
+    placed_at: o.placedAt,
+    paid_at: o.paidAt,
+    cancelled_at: o.cancelledAt,
+    refunded_at: o.refundedAt,
+    payment_reference: o.paymentReference,
+    payment_synced_at: o.paymentSyncedAt,
+    note: o.note,
+    metadata: o.metadata ?? null,
+    created_by: o.createdBy,
+    created_at: o.createdAt,
+    updated_at: o.updatedAt,
+  };
+}
+
+export const serializeItem = (i: OrderItemRow) => ({
+  id: i.id,
+  workspace_id: i.workspaceId,
+  order_id: i.orderId,
+  position: i.position,
+  product_id: i.productId,
+  external_product_id: i.externalProductId,
+  title: i.title,
+  sku: i.sku,
+  quantity: i.quantity,
+  unit_price: fromCents(i.unitPriceCents),
+  discount_percent: i.discountPercent,
+  line_total: fromCents(i.lineTotalCents),
+  created_at: i.createdAt,
+});
+
+export const serializeRefund = (r: OrderRefundRow) => ({
+  id: r.id,
+  workspace_id: r.workspaceId,
+  order_id: r.orderId,
+  external_refund_id: r.externalRefundId,
+  amount: fromCents(r.amountCents),
+  currency: r.currency,
+  reason: r.reason,
+  refunded_at: r.refundedAt,
+  created_at: r.createdAt,
+});
+
+/** Orders with their contact's name, phone and email: one query, the join scoped to the workspace too. */
+export function selectOrdersWithContact(db: Db, workspaceId: string, where?: SQL) {
+  return db
+    .select({ order: orders, contactName: contacts.name, contactPhone: contacts.phone, contactEmail: contacts.email })
+    .from(orders)
+    .leftJoin(contacts, and(eq(contacts.id, orders.contactId), eq(contacts.workspace_id, orders.workspaceId)))
+    .where(and(eq(orders.workspaceId, workspaceId), where));
+}
+
+export const selectOrder = (db: Db, workspaceId: string, where: SQL) => db.select().from(orders).where(and(eq(orders.workspaceId, workspaceId), where)).limit(1);
+
+/** The three reads of a full order (header with contact, items by position, refunds by `refunded_at`), for the end of a batch. */
+export function fullOrderReads(db: Db, workspaceId: string, orderId: string | SQL): Statement[] {
+  return [
+    selectOrdersWithContact(db, workspaceId, eq(orders.id, orderId as string)).limit(1),
+    db
+      .select()
+      .from(orderItems)
+      .where(and(eq(orderItems.workspaceId, workspaceId), eq(orderItems.orderId, orderId as string)))
+      .orderBy(asc(orderItems.position)),
+    db
+      .select()
+      .from(orderRefunds)
+      .where(and(eq(orderRefunds.workspaceId, workspaceId), eq(orderRefunds.orderId, orderId as string)))
+      .orderBy(asc(orderRefunds.refundedAt), asc(orderRefunds.id)),
+  ];
+}
+
+export type FullOrder = ReturnType<typeof serializeHeader> & { items: ReturnType<typeof serializeItem>[]; refunds: ReturnType<typeof serializeRefund>[] };
+
+/** The full order from a batch that ends with `fullOrderReads`, or null when the header read found nothing. */
+export function orderFromResults(results: unknown[]): FullOrder | null {
+  const [row] = results.at(-3) as OrderWithContactRow[];
+  if (!row) return null;
+  return { ...serializeHeader(row), items: (results.at(-2) as OrderItemRow[]).map(serializeItem), refunds: (results.at(-1) as OrderRefundRow[]).map(serializeRefund) };
+}

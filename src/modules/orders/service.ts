@@ -1,0 +1,407 @@
+import { and, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
+import type { ServiceContext } from '../../platform/context';
+import { failedGuard, guarded, isUniqueViolation, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
+import { badRequest, codedError, notFound } from '../../platform/errors';
+import { patchEventData } from '../../platform/events';
+import { uuidv7 } from '../../platform/ids';
+import { envelope, type Paging } from '../../platform/list';
+import { fromCents, toCents } from '../../platform/money';
+import { rawRun } from '../../platform/raw-query';
+import { isUuid } from '../../platform/validation';
+import { planContactReference, type PlannedContact } from '../contacts/resolve';
+import { activity } from '../contacts/service';
+import { selectDeal } from '../deals/read';
+import type { DealRow } from '../deals/schema';
+import { parseIsoInZone } from '../payments/dates';
+import type { PaymentCreateInput } from '../payments/dto';
+import { recordPaymentStatements, validateCreate } from '../payments/service';
+import type { ProductRow } from '../products/schema';
+import { pickProduct, productsLookup, type ProductReference } from '../products/service';
+import { MAX_AMOUNT, MAX_QUANTITY, type OrderCreateInput, type OrderItemInputT } from './dto';
+import { orderEventData } from './events';
+import { itemCount, lineTotalCents, orderTotals } from './money';
+import { fullOrderReads, orderFromResults, selectOrder, selectOrdersWithContact, serializeHeader, type FullOrder } from './read';
+import { FINANCIAL_STATUSES, orderCounters, orderItems, orders, ORDER_SOURCES, type FinancialStatus, type OrderRow } from './schema';
+
+export const NO_CONTACT_MESSAGE = 'Provide contact_id, or a phone/email to attach the order to a contact';
+export const ITEM_TITLE_MESSAGE = 'Order items require a title or product_id';
+const MAX_CENTS = MAX_AMOUNT * 100;
+
+export const orderNotFound = () => notFound('Order not found');
+export const storeSyncedReadOnly = () => codedError(409, 'STORE_SYNCED_READ_ONLY', 'This order is synced from a store and is read-only');
+
+/** A write guarded on the revision that was read: a change made in between fails the batch on `orders.updated_at` and the caller re-reads. */
+export const revisionGuard = (o: OrderRow, now: string, extra?: SQL) => ({
+  revision: sql`${orders.revision} + 1` as unknown as number,
+  updatedAt: guarded(extra ? sql`${orders.revision} = ${o.revision} AND ${extra}` : sql`${orders.revision} = ${o.revision}`, sql`${now}`) as unknown as string,
+});
+export const orderLostRace = (err: unknown) => failedGuard(err, 'orders.updated_at') || isUniqueViolation(err);
+
+/** The full order a batch ending with `fullOrderReads` read; 404 when it found none. */
+export function fullOrder(results: unknown[]): FullOrder {
+  const order = orderFromResults(results);
+  if (!order) throw orderNotFound();
+  return order;
+}
+
+/** The order's own row from a batch ending with `fullOrderReads`. */
+export const orderRowOf = (results: unknown[]): OrderRow | undefined => (results.at(-3) as { order: OrderRow }[])[0]?.order;
+
+// ---------------------------------------------------------------- validation without reads
+
+function moneyCents(name: string, value: number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!(value >= 0)) throw badRequest(`${name} must be a non-negative number`);
+  if (value > MAX_AMOUNT) throw badRequest(`${name} must be at most ${MAX_AMOUNT}`);
+  return toCents(value);
+}
+
+function checkItem(item: OrderItemInputT, i: number) {
+  const at = `items[${i}]`;
+  if (item.quantity !== undefined) {
+    if (!(item.quantity > 0)) throw badRequest(`${at}.quantity must be a positive number`);
+    if (item.quantity > MAX_QUANTITY) throw badRequest(`${at}.quantity must be at most ${MAX_QUANTITY}`);
+  }
+  moneyCents(`${at}.unit_price`, item.unit_price);
+  const d = item.discount_percent;
+  if (d !== undefined && d !== null && !(d >= 0 && d <= 100)) throw badRequest(`${at}.discount_percent must be between 0 and 100`);
+}
+
+export type OrderPlan = {
+  discountCents?: number;
+  shippingCents?: number;
+  taxCents?: number;
+  placedAt?: string;
+  currency?: string;
+  productRefs: ProductReference[];
+};
+
+const itemReference = (item: OrderItemInputT): ProductReference =>
+  item.product_id !== undefined
+    ? { product_id: item.product_id.toLowerCase() }
+    : item.product_sku !== undefined
+      ? { product_sku: item.product_sku }
+      : item.product_external_id !== undefined
+        ? { product_external_id: item.product_external_id }
+        : {};
+
+/** Every create rule that needs no read, with the spec's messages. */
+export function validateOrderBody(ctx: ServiceContext, input: OrderCreateInput): OrderPlan {
+  (input.items ?? []).forEach(checkItem);
+  let placedAt: string | undefined;
+  if (input.placed_at !== undefined) {
+    placedAt = parseIsoInZone(input.placed_at, ctx.ws.timezone) ?? undefined;
+    if (!placedAt) throw badRequest('placed_at is not a valid date');
+  }
+  return {
+    discountCents: moneyCents('discount_total', input.discount_total),
+    shippingCents: moneyCents('shipping_total', input.shipping_total),
+    taxCents: moneyCents('tax_total', input.tax_total),
+    placedAt,
+    currency: input.currency?.trim().toUpperCase(),
+    productRefs: (input.items ?? []).map(itemReference),
+  };
+}
+
+// ---------------------------------------------------------------- lines and totals
+
+export type Line = {
+  productId: string | null;
+  title: string;
+  sku: string | null;
+  quantity: number;
+  unitPriceCents: number;
+  discountPercent: number | null;
+  lineTotalCents: number;
+};
+
+/** The order's lines with products resolved: strict `product_id`, tolerant sku / external id. */
+export function buildLines(items: OrderItemInputT[], refs: ProductReference[], productRows: ProductRow[]): Line[] {
+  return items.map((item, i) => {
+    const at = `items[${i}]`;
+    const product = pickProduct(productRows, refs[i]);
+    if (refs[i].product_id !== undefined && !product) {
+      throw codedError(400, 'INVALID_PRODUCT', `${at}: the product_id did not resolve to a product of this workspace`);
+    }
+    if (product && !product.isActive) throw codedError(400, 'PRODUCT_INACTIVE', `${at}: the product is inactive`);
+    const title = product ? product.name : item.title;
+    if (!title) throw badRequest(ITEM_TITLE_MESSAGE);
+    let unitPriceCents = 0;
+    if (item.unit_price !== undefined) unitPriceCents = toCents(item.unit_price);
+    else if (product) {
+      if (product.priceCents === null) throw codedError(400, 'ORDER_ITEM_PRICE_REQUIRED', `${at}: unit_price is required for a product with dynamic pricing`);
+      unitPriceCents = product.priceCents;
+    }
+    const quantity = item.quantity ?? 1;
+    const discountPercent = item.discount_percent ?? null;
+    const total = lineTotalCents(quantity, unitPriceCents, discountPercent);
+    if (total > MAX_CENTS) throw badRequest(`${at}: line_total must be at most ${MAX_AMOUNT}`);
+    return { productId: product?.id ?? null, title, sku: item.sku ?? item.product_sku ?? product?.sku ?? null, quantity, unitPriceCents, discountPercent, lineTotalCents: total };
+  });
+}
+
+type Money = Pick<OrderRow, 'subtotalCents' | 'totalCents' | 'discountTotalCents' | 'shippingTotalCents' | 'taxTotalCents'>;
+
+function money(subtotalFrom: number[] | null, stored: Money, plan: OrderPlan): Money {
+  const discount = plan.discountCents ?? stored.discountTotalCents;
+  const shipping = plan.shippingCents ?? stored.shippingTotalCents;
+  const tax = plan.taxCents ?? stored.taxTotalCents;
+  const { subtotalCents, totalCents } = subtotalFrom
+    ? orderTotals(subtotalFrom, discount, shipping, tax)
+    : { subtotalCents: stored.subtotalCents, totalCents: Math.max(0, stored.subtotalCents - discount + shipping + tax) };
+  if (subtotalCents > MAX_CENTS || totalCents > MAX_CENTS) throw badRequest(`The order total must be at most ${MAX_AMOUNT}`);
+  return { subtotalCents, totalCents, discountTotalCents: discount, shippingTotalCents: shipping, taxTotalCents: tax };
+}
+
+/** The line rows of an order in one statement (one JSON parameter for up to 200 lines), after deleting the old ones. */
+function replaceItems(ctx: ServiceContext, orderId: string, contactId: string, lines: Line[], now: string, fresh: boolean): Statement[] {
+  const rows = lines.map((l, position) => ({
+    id: uuidv7(),
+    position,
+    product_id: l.productId,
+    title: l.title,
+    sku: l.sku,
+    quantity: l.quantity,
+    unit_price_cents: l.unitPriceCents,
+    discount_percent: l.discountPercent,
+    line_total_cents: l.lineTotalCents,
+  }));
+  const statements: Statement[] = [];
+  if (!fresh) statements.push(ctx.db.delete(orderItems).where(and(eq(orderItems.workspaceId, ctx.ws.id), eq(orderItems.orderId, orderId))));
+  if (rows.length) {
+    statements.push(
+      rawRun(
+        ctx.db,
+        sql`INSERT INTO order_items (id, workspace_id, order_id, contact_id, position, product_id, external_product_id, title, sku, quantity, unit_price_cents, discount_percent, line_total_cents, created_at)
+          SELECT json_extract(value, '$.id'), ${ctx.ws.id}, ${orderId}, ${contactId}, json_extract(value, '$.position'), json_extract(value, '$.product_id'), NULL,
+            json_extract(value, '$.title'), json_extract(value, '$.sku'), json_extract(value, '$.quantity'), json_extract(value, '$.unit_price_cents'),
+            json_extract(value, '$.discount_percent'), json_extract(value, '$.line_total_cents'), ${now}
+          FROM json_each(${JSON.stringify(rows)})`,
+      ),
+    );
+  }
+  return statements;
+}
+
+// ---------------------------------------------------------------- create and replay
+
+const dealNotFound = () => codedError(404, 'ORDER_DEAL_NOT_FOUND', 'deal_id does not name a deal of this workspace');
+
+function checkDealContact(deal: DealRow, contactId: string) {
+  if (deal.contactId !== contactId) throw codedError(409, 'ORDER_DEAL_CONTACT_MISMATCH', 'The deal belongs to another contact than the order');
+}
+
+/** The payment a paid order records: one-time, completed, the full total, `external_reference` `order:<id>`. */
+export function orderPaymentStatements(ctx: ServiceContext, o: Pick<OrderRow, 'id' | 'contactId' | 'currency' | 'totalCents'>) {
+  const input: PaymentCreateInput = { type: 'one_time', amount: fromCents(o.totalCents), currency: o.currency, status: 'completed', external_reference: `order:${o.id}`, contact_id: o.contactId };
+  return recordPaymentStatements(ctx, { input, plan: validateCreate(ctx, input), product: null, contactId: o.contactId });
+}
+
+/**
+ * `POST /v1/orders`: one read batch (the `external_reference` match, every
+ * product the lines name, the deal, the contact reference's reads) and one
+ * write batch. A create takes its `order_number` from the workspace's counter
+ * row, advanced in the same batch (so numbers are gap-free and distinct: a
+ * batch that fails leaves the counter as it was). A parallel create of the
+ * same reference fails the unique index and is retried as the replay.
+ */
+export async function createOrder(ctx: ServiceContext, input: OrderCreateInput): Promise<FullOrder> {
+  const plan = validateOrderBody(ctx, input);
+  const contactRef = { contact_id: input.contact_id?.toLowerCase(), phone: input.phone, email: input.email, name: input.name };
+  const dealId = input.deal_id?.toLowerCase();
+  return retryOnConflict(async () => {
+    const contactPlan = planContactReference(ctx, contactRef, { missingMessage: NO_CONTACT_MESSAGE, source: 'api' });
+    const results = await runBatch(ctx.db, [
+      selectOrder(ctx.db, ctx.ws.id, eq(orders.externalReference, input.external_reference ?? '')),
+      productsLookup(ctx, plan.productRefs),
+      selectDeal(ctx.db, ctx.ws.id, dealId ?? ''),
+      ...contactPlan.reads,
+    ]);
+    const [existingRows, productRows, dealRows] = results as [OrderRow[], ProductRow[], DealRow[]];
+    const existing = input.external_reference === undefined ? undefined : existingRows[0];
+    if (existing?.storeConnectionId) throw storeSyncedReadOnly();
+    const applyMoney = !existing || existing.financialStatus === 'pending';
+    const lines = input.items !== undefined && applyMoney ? buildLines(input.items, plan.productRefs, productRows) : null;
+    if (dealId && !dealRows[0]) throw dealNotFound();
+    const contact = await contactPlan.resolve(results.slice(3));
+    if (dealId) checkDealContact(dealRows[0], existing?.contactId ?? contact.contact.id);
+    try {
+      return existing ? await replay(ctx, existing, input, plan, lines, contact) : await insertOrder(ctx, input, plan, lines ?? [], contact);
+    } catch (err) {
+      throw orderLostRace(err) ? err : contact.mapError(err);
+    }
+  }, orderLostRace);
+}
+
+async function insertOrder(ctx: ServiceContext, input: OrderCreateInput, plan: OrderPlan, lines: Line[], planned: PlannedContact): Promise<FullOrder> {
+  const now = nowIso();
+  const id = uuidv7();
+  const contactId = planned.contact.id;
+  const paid = input.financial_status === 'paid';
+  const zero = { subtotalCents: 0, totalCents: 0, discountTotalCents: 0, shippingTotalCents: 0, taxTotalCents: 0 };
+  const order: OrderRow = {
+    id,
+    workspaceId: ctx.ws.id,
+    contactId,
+    orderNumber: 0, // assigned by the batch
+    number: null,
+    platform: 'api',
+    source: 'api',
+    storeConnectionId: null,
+    storeDomain: null,
+    externalOrderId: null,
+    externalUpdatedAt: null,
+    externalReference: input.external_reference ?? null,
+    dealId: input.deal_id?.toLowerCase() ?? null,
+    financialStatus: paid ? 'paid' : 'pending',
+    fulfillmentStatus: 'unfulfilled',
+    currency: plan.currency ?? ctx.ws.currency,
+    ...money(lines.map((l) => l.lineTotalCents), zero, plan),
+    refundedTotalCents: 0,
+    itemCount: itemCount(lines.map((l) => l.quantity)),
+    firstItemName: lines[0]?.title ?? null,
+    couponCodes: input.coupon_codes ?? [],
+    placedAt: plan.placedAt ?? now,
+    paidAt: paid ? now : null,
+    cancelledAt: null,
+    refundedAt: null,
+    paymentReference: paid ? `order:${id}` : null,
+    paymentSyncedAt: paid ? now : null,
+    note: input.note?.trim() || null,
+    metadata: null,
+    createdBy: null,
+    revision: 0,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const cap = ctx.ws.caps.orders;
+  const events = [ctx.events.emit(ctx.db, ctx.ws.id, 'order.created', orderEventData(order))];
+  if (paid) events.push(ctx.events.emit(ctx.db, ctx.ws.id, 'order.paid', orderEventData(order)));
+  const statements: Statement[] = [
+    ...planned.writes,
+    ctx.db
+      .insert(orderCounters)
+      .values({ workspaceId: ctx.ws.id, lastNumber: 1 })
+      .onConflictDoUpdate({ target: orderCounters.workspaceId, set: { lastNumber: sql`${orderCounters.lastNumber} + 1` } }),
+    ctx.db.insert(orders).values({
+      ...order,
+      orderNumber: sql`(SELECT last_number FROM order_counters WHERE workspace_id = ${ctx.ws.id})` as unknown as number,
+      // Under a cap the insert itself checks the count, so parallel creates cannot overshoot it.
+      workspaceId:
+        cap === undefined
+          ? ctx.ws.id
+          : (sql`CASE WHEN (SELECT count(*) FROM orders WHERE workspace_id = ${ctx.ws.id}) < ${cap} THEN ${ctx.ws.id} ELSE NULL END` as unknown as string),
+    }),
+    ...replaceItems(ctx, id, contactId, lines, now, true),
+    ...(paid ? orderPaymentStatements(ctx, order).statements : []),
+    activity(ctx, contactId, 'order_created', 'api', { order_id: id, total: fromCents(order.totalCents), currency: order.currency, financial_status: order.financialStatus }, now),
+    ...events.map((e) => e.statement),
+    patchEventData(
+      ctx.db,
+      events.map((e) => e.event.id),
+      '$.number',
+      sql`(SELECT CAST(order_number AS TEXT) FROM orders WHERE id = ${id})`,
+    ),
+    ...fullOrderReads(ctx.db, ctx.ws.id, id),
+  ];
+  try {
+    const results = await runBatch(ctx.db, statements);
+    ctx.events.committedAfter([...planned.events, ...events.map((e) => e.event)]);
+    return fullOrder(results);
+  } catch (err) {
+    if (failedGuard(err, 'orders.workspace_id')) throw codedError(403, 'PLAN_LIMIT_EXCEEDED', `Order limit reached: your plan allows max_orders ${cap}`);
+    throw err;
+  }
+}
+
+/**
+ * An `external_reference` match: `note`, `coupon_codes`, `placed_at` and
+ * `deal_id` always; the money fields (`items`, `currency`, the three totals)
+ * only while the order is `pending`; `financial_status` and the contact never.
+ * Guarded on the revision read, so a refund or mark-paid in between re-reads.
+ */
+async function replay(ctx: ServiceContext, existing: OrderRow, input: OrderCreateInput, plan: OrderPlan, lines: Line[] | null, planned: PlannedContact): Promise<FullOrder> {
+  const now = nowIso();
+  const set: Partial<OrderRow> = {};
+  if (input.note !== undefined) set.note = input.note.trim() || null;
+  if (input.coupon_codes !== undefined) set.couponCodes = input.coupon_codes;
+  if (plan.placedAt !== undefined) set.placedAt = plan.placedAt;
+  if (input.deal_id !== undefined) set.dealId = input.deal_id.toLowerCase();
+  const statements: Statement[] = [];
+  if (existing.financialStatus === 'pending') {
+    if (plan.currency !== undefined) set.currency = plan.currency;
+    Object.assign(set, money(lines ? lines.map((l) => l.lineTotalCents) : null, existing, plan));
+    if (lines) {
+      set.itemCount = itemCount(lines.map((l) => l.quantity));
+      set.firstItemName = lines[0]?.title ?? null;
+      statements.push(...replaceItems(ctx, existing.id, existing.contactId, lines, now, false));
+    }
+  }
+  const results = await runBatch(ctx.db, [
+    ...planned.writes,
+    ctx.db
+      .update(orders)
+      .set({ ...set, ...revisionGuard(existing, now) })
+      .where(and(eq(orders.workspaceId, ctx.ws.id), eq(orders.id, existing.id))),
+    ...statements,
+    ...fullOrderReads(ctx.db, ctx.ws.id, existing.id),
+  ]);
+  ctx.events.committedAfter(planned.events);
+  return fullOrder(results);
+}
+
+// ---------------------------------------------------------------- reads
+
+export async function getOrder(ctx: ServiceContext, id: string): Promise<FullOrder> {
+  return fullOrder(await runBatch(ctx.db, fullOrderReads(ctx.db, ctx.ws.id, id)));
+}
+
+export type OrderListParams = Partial<
+  Record<'status' | 'contact_id' | 'source' | 'store_connection_id' | 'external_reference' | 'placed_from' | 'placed_to' | 'limit' | 'offset', string>
+>;
+
+/** Orders paging never answers 400: a malformed or zero `limit` is 25, others clamp to 1..100; a malformed or negative `offset` is 0. */
+export function orderPaging(params: { limit?: string; offset?: string }): Paging {
+  const limitText = params.limit?.trim() ?? '';
+  const offsetText = params.offset?.trim() ?? '';
+  const n = /^[+-]?\d+$/.test(limitText) ? Number(limitText) : 0;
+  const limit = n === 0 ? 25 : Math.min(100, Math.max(1, n));
+  const offset = /^\+?\d+$/.test(offsetText) ? Math.min(Number(offsetText), Number.MAX_SAFE_INTEGER) : 0;
+  return { limit, offset };
+}
+
+const present = (v: string | undefined): v is string => v !== undefined && v !== '';
+
+/** Filters with the spec's messages; newest `placed_at` first; the total and the page (with the contact join, no lines) in one batch. */
+export async function listOrders(ctx: ServiceContext, params: OrderListParams) {
+  const paging = orderPaging(params);
+  const conditions: SQL[] = [];
+  if (present(params.status) && (FINANCIAL_STATUSES as readonly string[]).includes(params.status)) conditions.push(eq(orders.financialStatus, params.status as FinancialStatus));
+  if (present(params.contact_id)) {
+    if (!isUuid(params.contact_id)) throw badRequest('contact_id must be a UUID');
+    conditions.push(eq(orders.contactId, params.contact_id.toLowerCase()));
+  }
+  if (present(params.source) && (ORDER_SOURCES as readonly string[]).includes(params.source)) conditions.push(eq(orders.source, params.source));
+  if (present(params.store_connection_id)) {
+    if (!isUuid(params.store_connection_id)) throw badRequest('store_connection_id must be a UUID');
+    conditions.push(eq(orders.storeConnectionId, params.store_connection_id.toLowerCase()));
+  }
+  if (present(params.external_reference)) conditions.push(eq(orders.externalReference, params.external_reference));
+  if (present(params.placed_from)) {
+    const from = parseIsoInZone(params.placed_from, ctx.ws.timezone);
+    if (!from) throw badRequest('placed_from is not a valid date');
+    conditions.push(gte(orders.placedAt, from));
+  }
+  if (present(params.placed_to)) {
+    const to = parseIsoInZone(params.placed_to, ctx.ws.timezone, true);
+    if (!to) throw badRequest('placed_to is not a valid date');
+    conditions.push(lte(orders.placedAt, to));
+  }
+  const where = conditions.length ? and(...conditions) : undefined;
+  const [[{ total }], rows] = await ctx.db.batch([
+    ctx.db.select({ total: sql<number>`count(*)` }).from(orders).where(and(eq(orders.workspaceId, ctx.ws.id), where)),
+    selectOrdersWithContact(ctx.db, ctx.ws.id, where).orderBy(desc(orders.placedAt), desc(orders.id)).limit(paging.limit).offset(paging.offset),
+  ]);
+  return envelope(rows.map(serializeHeader), total, paging);
+}
+

@@ -1,0 +1,218 @@
+import { and, eq, ne, sql } from 'drizzle-orm';
+import type { ServiceContext } from '../../platform/context';
+import { nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
+import { badRequest, codedError } from '../../platform/errors';
+import { uuidv7 } from '../../platform/ids';
+import { toCents } from '../../platform/money';
+import { parseIsoInZone } from '../payments/dates';
+import { selectEntriesByReference, selectPaymentByReference } from '../payments/read';
+import type { PaymentEntryRow, PaymentRow } from '../payments/schema';
+import { refundLostRace, refundStatements } from '../payments/service';
+import { activity } from '../contacts/service';
+import { MAX_AMOUNT, type OrderMarkPaidInput, type OrderRefundInputT } from './dto';
+import { orderEventData } from './events';
+import { fullOrderReads } from './read';
+import { orderRefunds, orders, type FinancialStatus, type OrderRefundRow, type OrderRow } from './schema';
+import { fullOrder, orderLostRace, orderNotFound, orderPaymentStatements, orderRowOf, revisionGuard, storeSyncedReadOnly } from './service';
+import type { FullOrder } from './read';
+
+/** The order's own row from the reads; 404 when absent, 409 for store-synced orders (read-only through the API). */
+function writableOrder(results: unknown[]): OrderRow {
+  const order = orderRowOf(results);
+  if (!order) throw orderNotFound();
+  if (order.storeConnectionId) throw storeSyncedReadOnly();
+  return order;
+}
+
+const updateOrder = (ctx: ServiceContext, id: string, set: Partial<OrderRow>) =>
+  ctx.db.update(orders).set(set).where(and(eq(orders.workspaceId, ctx.ws.id), eq(orders.id, id)));
+
+// ---------------------------------------------------------------- refunds
+
+const selectRefundByExternalId = (ctx: ServiceContext, orderId: string, externalRefundId: string | undefined) =>
+  ctx.db
+    .select({ id: orderRefunds.id })
+    .from(orderRefunds)
+    .where(and(eq(orderRefunds.workspaceId, ctx.ws.id), eq(orderRefunds.orderId, orderId), eq(orderRefunds.externalRefundId, externalRefundId ?? '')))
+    .limit(1);
+
+/** The order's `payment_reference`, evaluated inside the batch. */
+const referenceOf = (ctx: ServiceContext, orderId: string) => sql`(SELECT payment_reference FROM orders WHERE workspace_id = ${ctx.ws.id} AND id = ${orderId})`;
+
+/**
+ * The ledger refund mirroring an order refund into the order's recorded
+ * one-time payment: at most what the charge can still give back (a linked
+ * payment may hold less than the order total); nothing when the order has no
+ * payment or its charge is no longer refundable.
+ */
+function mirrorStatements(ctx: ServiceContext, payment: PaymentRow | undefined, entries: PaymentEntryRow[], cents: number, note: string | null): Statement[] {
+  if (!payment || payment.type !== 'one_time') return [];
+  const charge = entries.find((e) => e.kind === 'charge');
+  if (!charge || charge.status !== 'completed' || charge.recognizedCents === null) return [];
+  const balance = charge.recognizedCents - charge.refundedCents;
+  if (balance <= 0) return [];
+  return refundStatements(ctx, payment, charge, Math.min(cents, balance), note).statements;
+}
+
+const balanceText = (cents: number) => (cents / 100).toFixed(2);
+
+/**
+ * `POST /v1/orders/{id}/refunds`: one read batch (the order with its lines and
+ * refunds, the `external_refund_id` match, the recorded payment and its
+ * entries) and one write batch: the refund row, the order's refunded total
+ * and status (guarded on the refunded total that was read, so parallel
+ * refunds never pass the order total: a loser re-reads and answers the
+ * remaining-total message), the mirrored ledger refund, `order.refunded` and
+ * the re-read. A repeated `external_refund_id` applies nothing.
+ */
+export async function refundOrder(ctx: ServiceContext, id: string, input: OrderRefundInputT): Promise<{ duplicate: boolean; order: FullOrder }> {
+  if (!(input.amount > 0 && toCents(Math.min(input.amount, MAX_AMOUNT + 1)) > 0)) throw badRequest('Refund amount must be a positive number');
+  const cents = toCents(Math.min(input.amount, MAX_AMOUNT + 1));
+  let refundedAt: string | undefined;
+  if (input.refunded_at !== undefined) {
+    refundedAt = parseIsoInZone(input.refunded_at, ctx.ws.timezone) ?? undefined;
+    if (!refundedAt) throw badRequest('refundedAt is not a valid date');
+  }
+  const reason = input.reason?.trim() || null;
+  return retryOnConflict(
+    async () => {
+      const results = await runBatch(ctx.db, [
+        selectRefundByExternalId(ctx, id, input.external_refund_id),
+        selectPaymentByReference(ctx.db, ctx.ws.id, referenceOf(ctx, id)),
+        selectEntriesByReference(ctx.db, ctx.ws.id, referenceOf(ctx, id)),
+        ...fullOrderReads(ctx.db, ctx.ws.id, id),
+      ]);
+      const [matched, [payment], entries] = results as [unknown[], PaymentRow[], PaymentEntryRow[]];
+      const order = writableOrder(results);
+      if (input.external_refund_id !== undefined && matched.length) return { duplicate: true, order: fullOrder(results) };
+      if (!order.paidAt) throw codedError(400, 'ORDER_NEVER_PAID', 'This order was never paid; only paid orders can be refunded');
+      const remaining = order.totalCents - order.refundedTotalCents;
+      if (cents > remaining) throw badRequest(`Refund amount exceeds the order's remaining total (${balanceText(remaining)})`);
+
+      const now = nowIso();
+      const refund: OrderRefundRow = {
+        id: uuidv7(),
+        workspaceId: ctx.ws.id,
+        orderId: order.id,
+        contactId: order.contactId,
+        externalRefundId: input.external_refund_id ?? null,
+        amountCents: cents,
+        currency: order.currency,
+        reason,
+        refundedAt: refundedAt ?? now,
+        createdAt: now,
+      };
+      const refundedTotalCents = order.refundedTotalCents + cents;
+      const after: OrderRow = {
+        ...order,
+        refundedTotalCents,
+        financialStatus: refundedTotalCents >= order.totalCents ? 'refunded' : 'partially_refunded',
+        refundedAt: order.refundedAt && order.refundedAt > refund.refundedAt ? order.refundedAt : refund.refundedAt,
+        updatedAt: now,
+      };
+      const { event, statement } = ctx.events.emit(ctx.db, ctx.ws.id, 'order.refunded', orderEventData(after, refund));
+      const written = await runBatch(ctx.db, [
+        updateOrder(ctx, order.id, {
+          refundedTotalCents,
+          financialStatus: after.financialStatus,
+          refundedAt: after.refundedAt,
+          ...revisionGuard(order, now),
+        }),
+        ctx.db.insert(orderRefunds).values(refund),
+        ...mirrorStatements(ctx, payment, entries, cents, reason ?? `Refund of order ${order.orderNumber}`),
+        activity(ctx, order.contactId, 'order_refunded', 'api', { order_id: order.id, refund_id: refund.id, amount: cents / 100, currency: order.currency }, now),
+        statement,
+        ...fullOrderReads(ctx.db, ctx.ws.id, order.id),
+      ]);
+      ctx.events.committedAfter([event]);
+      return { duplicate: false, order: fullOrder(written) };
+    },
+    (err) => orderLostRace(err) || refundLostRace(err),
+  );
+}
+
+// ---------------------------------------------------------------- mark-paid
+
+const ILLEGAL_FROM: FinancialStatus[] = ['refunded', 'partially_refunded', 'voided'];
+
+/**
+ * `POST /v1/orders/{id}/mark-paid`, the transition table: `pending` (cancelled
+ * or not) and `partially_paid` become `paid` (`paid_at` stamped on first
+ * entry) with a recorded payment, or the existing payment `payment_reference`
+ * names (linked, its amount untouched); `paid` is a no-op; refunded, partially
+ * refunded and voided orders answer 409 `ORDER_ILLEGAL_TRANSITION`. A
+ * `payment_reference` other than the one already linked answers
+ * `ORDER_PAYMENT_ALREADY_LINKED`; so does a payment backing another order
+ * (one payment backs one order: a unique index, so parallel links cannot both win).
+ */
+export async function markOrderPaid(ctx: ServiceContext, id: string, input: OrderMarkPaidInput): Promise<FullOrder> {
+  const reference = input.payment_reference;
+  return retryOnConflict(async () => {
+    const results = await runBatch(ctx.db, [
+      selectPaymentByReference(ctx.db, ctx.ws.id, reference ?? ''),
+      selectEntriesByReference(ctx.db, ctx.ws.id, reference ?? ''),
+      ctx.db
+        .select({ id: orders.id })
+        .from(orders)
+        .where(and(eq(orders.workspaceId, ctx.ws.id), eq(orders.paymentReference, reference ?? ''), ne(orders.id, id)))
+        .limit(1),
+      ...fullOrderReads(ctx.db, ctx.ws.id, id),
+    ]);
+    const [[payment], entries, linkedElsewhere] = results as [PaymentRow[], PaymentEntryRow[], unknown[]];
+    const order = writableOrder(results);
+    if (ILLEGAL_FROM.includes(order.financialStatus)) {
+      throw codedError(409, 'ORDER_ILLEGAL_TRANSITION', `An order that is ${order.financialStatus} cannot be marked paid`);
+    }
+    const alreadyLinked = () => codedError(409, 'ORDER_PAYMENT_ALREADY_LINKED', 'Another payment is already linked to this order, or this payment backs another order');
+    if (reference !== undefined && order.paymentReference !== null && order.paymentReference !== reference) throw alreadyLinked();
+    if (order.financialStatus === 'paid') return fullOrder(results);
+
+    const now = nowIso();
+    const statements: Statement[] = [];
+    let paymentReference = order.paymentReference;
+    if (reference !== undefined) {
+      if (!payment) throw codedError(404, 'ORDER_PAYMENT_REFERENCE_NOT_FOUND', 'No payment of this workspace has this external_reference');
+      if (payment.contactId !== order.contactId) throw codedError(409, 'ORDER_PAYMENT_CONTACT_MISMATCH', 'The payment belongs to another contact than the order');
+      const completedCharge = entries.some((e) => e.kind === 'charge' && e.status === 'completed');
+      if (payment.type !== 'one_time' || !completedCharge) throw codedError(409, 'ORDER_PAYMENT_NOT_LINKABLE', 'Only a one-time payment with a completed charge can be linked');
+      if (linkedElsewhere.length) throw alreadyLinked();
+      paymentReference = reference;
+    } else if (paymentReference === null) {
+      const recorded = orderPaymentStatements(ctx, order);
+      statements.push(...recorded.statements);
+      paymentReference = recorded.header.externalReference;
+    }
+    const after: OrderRow = { ...order, financialStatus: 'paid', paidAt: order.paidAt ?? now, paymentReference, paymentSyncedAt: now, updatedAt: now };
+    const { event, statement } = ctx.events.emit(ctx.db, ctx.ws.id, 'order.paid', orderEventData(after));
+    const written = await runBatch(ctx.db, [
+      updateOrder(ctx, order.id, { financialStatus: 'paid', paidAt: after.paidAt, paymentReference, paymentSyncedAt: now, ...revisionGuard(order, now) }),
+      ...statements,
+      activity(ctx, order.contactId, 'order_paid', 'api', { order_id: order.id, payment_reference: paymentReference }, now),
+      statement,
+      ...fullOrderReads(ctx.db, ctx.ws.id, order.id),
+    ]);
+    ctx.events.committedAfter([event]);
+    return fullOrder(written);
+  }, orderLostRace);
+}
+
+// ---------------------------------------------------------------- cancel
+
+/** `POST /v1/orders/{id}/cancel`: stamps `cancelled_at` once (financial status unchanged); an already-cancelled order is a no-op without an event. */
+export async function cancelOrder(ctx: ServiceContext, id: string): Promise<FullOrder> {
+  return retryOnConflict(async () => {
+    const results = await runBatch(ctx.db, fullOrderReads(ctx.db, ctx.ws.id, id));
+    const order = writableOrder(results);
+    if (order.cancelledAt) return fullOrder(results);
+    const now = nowIso();
+    const { event, statement } = ctx.events.emit(ctx.db, ctx.ws.id, 'order.cancelled', orderEventData({ ...order, cancelledAt: now, updatedAt: now }));
+    const written = await runBatch(ctx.db, [
+      updateOrder(ctx, order.id, { cancelledAt: now, ...revisionGuard(order, now, sql`${orders.cancelledAt} IS NULL`) }),
+      activity(ctx, order.contactId, 'order_cancelled', 'api', { order_id: order.id }, now),
+      statement,
+      ...fullOrderReads(ctx.db, ctx.ws.id, order.id),
+    ]);
+    ctx.events.committedAfter([event]);
+    return fullOrder(written);
+  }, orderLostRace);
+}
