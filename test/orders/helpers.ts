@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import { rowsIn } from '../support/db';
 import type { TestWorkspace } from '../support/harness';
 
 let phoneCounter = 0;
@@ -19,3 +20,13 @@ export const expectCode = (res: { status: number; body: any }, status: number, c
   expect(res.status, JSON.stringify(res.body)).toBe(status);
   expect(res.body).toMatchObject({ statusCode: status, error_code: code });
 };
+
+/** The workspace's `order.*` outbox rows in the order they were written. */
+export async function orderEvents(workspaceId: string) {
+  const rows = await rowsIn<{ id: string; type: string; created_at: string; data: string }>(
+    workspaceId,
+    "SELECT id, type, created_at, data FROM event_outbox WHERE workspace_id = ? AND type LIKE 'order.%' ORDER BY rowid",
+    workspaceId,
+  );
+  return rows.map((r) => ({ ...r, data: JSON.parse(r.data) }));
+}
