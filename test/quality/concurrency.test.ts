@@ -53,6 +53,16 @@ const INVARIANTS: { name: string; violations: (workspaceId: string) => Promise<u
         ws,
       ),
   },
+  {
+    name: "an order's refunds add up to its refunded total, never above its total; order numbers are 1..n",
+    violations: (ws) =>
+      rows(
+        `SELECT o.id FROM orders o WHERE o.workspace_id = ?1 AND (o.refunded_total_cents > o.total_cents
+           OR o.refunded_total_cents <> coalesce((SELECT sum(r.amount_cents) FROM order_refunds r WHERE r.order_id = o.id), 0))
+         UNION ALL SELECT 'numbers' FROM (SELECT count(*) AS n, min(order_number) AS lo, max(order_number) AS hi FROM orders WHERE workspace_id = ?1) WHERE n > 0 AND (lo <> 1 OR hi <> n)`,
+        ws,
+      ),
+  },
   { name: 'at most 3 webhook endpoints', violations: (ws) => rows(`SELECT count(*) AS n FROM webhook_endpoints WHERE workspace_id = ?1 HAVING n > 3`, ws) },
   {
     name: 'label links point at labels of the same workspace',

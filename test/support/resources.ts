@@ -114,6 +114,17 @@ export const RESOURCES: Record<string, Factory> = {
       return { id: entryId, marks: [], read: async () => (await ok(ws, 'GET', `/v1/payments/${payment.id}`)).entries.find((e: { id: string }) => e.id === entryId) ?? null };
     },
   },
+  'orders/{id}': {
+    list: '/v1/orders',
+    create: async (ws, need) => {
+      const contact = await need('contacts/{id}');
+      const title = distinct('order-item');
+      const note = distinct('order');
+      // Paid, so every order route (refunds, mark-paid, cancel) applies to it.
+      const o = await ok(ws, 'POST', '/v1/orders', { contact_id: contact.id, financial_status: 'paid', note, external_reference: distinct('order-ref'), items: [{ title, unit_price: 99.5 }] });
+      return { id: o.id, marks: [title, note, o.external_reference], read: () => ok(ws, 'GET', `/v1/orders/${o.id}`) };
+    },
+  },
   'webhook-endpoints/{id}': {
     list: '/v1/webhook-endpoints',
     create: async (ws) => {

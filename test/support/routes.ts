@@ -170,6 +170,30 @@ export const ROUTES: RouteCase[] = [
     body: { amount: 1 },
     parallelBody: (i) => (i % 3 === 2 ? {} : { amount: 1 + i, note: `refund ${i}` }),
   },
+  { method: 'GET', path: '/v1/orders', feature: 'orders' },
+  { method: 'GET', path: '/v1/orders/{id}', feature: 'orders' },
+  {
+    method: 'POST',
+    path: '/v1/orders',
+    feature: 'orders',
+    body: { email: 'order@example.com', items: [{ title: 'Item', unit_price: 1 }] },
+    parallelBody: (i) => ({
+      email: 'race-order@example.com',
+      external_reference: 'race-order',
+      note: `note ${i}`,
+      items: [{ title: `Item ${i}`, unit_price: i, quantity: 1 + i / 4 }],
+      ...(i % 3 === 0 ? { financial_status: 'paid' } : {}),
+    }),
+  },
+  {
+    method: 'POST',
+    path: '/v1/orders/{id}/refunds',
+    feature: 'orders',
+    body: { amount: 1 },
+    parallelBody: (i) => (i % 3 === 2 ? { amount: 2, external_refund_id: 'race-refund' } : { amount: 1 + i, reason: `refund ${i}` }),
+  },
+  { method: 'POST', path: '/v1/orders/{id}/mark-paid', feature: 'orders', body: {} },
+  { method: 'POST', path: '/v1/orders/{id}/cancel', feature: 'orders', body: {} },
 ];
 
 /** The route's path with `id` for every id placeholder and the row's fixed values for the others. */

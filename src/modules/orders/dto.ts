@@ -172,6 +172,6 @@ export const OrderListQuery = z.object({
   external_reference: textQuery('Exact match'),
   placed_from: dateFilter('placed_from', '`placed_at` at or after (ISO 8601; a date-only value is the start of that day in the workspace time zone)'),
   placed_to: dateFilter('placed_to', '`placed_at` at or before (ISO 8601; a date-only value is the end of that day in the workspace time zone)'),
-  limit: z.string().optional().openapi({ type: 'integer', default: 25, minimum: 1, maximum: 100, description: 'Never 400: malformed or 0 is 25; other values are clamped to 1..100' }),
+  limit: z.string().optional().openapi({ type: 'integer', minimum: 0, default: 25, description: 'Never 400: malformed or 0 is 25; other values are clamped to 1..100' }),
   offset: z.string().optional().openapi({ type: 'integer', default: 0, minimum: 0, description: 'Never 400: malformed or negative is 0' }),
 });
