@@ -466,6 +466,107 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List orders
+         * @description Rows with the contact join and without items or refunds, newest `placed_at` first. Paging never answers 400. 400 `contact_id must be a UUID`, `store_connection_id must be a UUID`, `placed_from is not a valid date`, `placed_to is not a valid date`.
+         */
+        get: operations["listOrders"];
+        put?: never;
+        /**
+         * Create an order (replay by external_reference)
+         * @description Money is computed by the server in integer cents, half-up: `line_total = round2(quantity * unit_price * (1 - discount_percent / 100))`, `subtotal` the sum of line totals, `total = max(0, subtotal - discount_total + shipping_total + tax_total)`. `order_number` is sequential per workspace. `financial_status: paid` records a completed one-time payment for the total (`external_reference` `order:<order id>`) and fires `order.created` then `order.paid`. On an `external_reference` match the order is updated instead: `note`, `coupon_codes`, `placed_at`, `deal_id` always; `items`, `currency` and the totals only while `pending`; `financial_status` and the contact never; the answer is the same full order (no `duplicate`). 400 `Order items require a title or product_id`, `INVALID_PRODUCT`, `PRODUCT_INACTIVE`, `ORDER_ITEM_PRICE_REQUIRED`, `placed_at is not a valid date`, `discount_total must be a non-negative number` (and likewise), `Provide contact_id, or a phone/email to attach the order to a contact`. 409 `STORE_SYNCED_READ_ONLY` for store-synced orders (never for orders created through the API).
+         */
+        post: operations["createOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orders/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an order with its items and refunds */
+        get: operations["getOrder"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orders/{id}/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record a refund of an order
+         * @description Only orders that were ever paid. The order becomes `partially_refunded`, or `refunded` when the refund exhausts the remaining total; `refunded_at` is the latest refund instant. The refund is mirrored into the recorded one-time payment as a ledger refund entry (up to what its charge can still give back). With `external_refund_id` a repeat applies nothing and answers `duplicate: true`; without it every call appends a refund. Parallel refunds never pass the total. 400 `ORDER_NEVER_PAID`, `Refund amount must be a positive number`, `Refund amount exceeds the order's remaining total (<x>)`, `refundedAt is not a valid date`. 409 `STORE_SYNCED_READ_ONLY` for store-synced orders (never for orders created through the API).
+         */
+        post: operations["createOrderRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orders/{id}/mark-paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark an order paid
+         * @description `pending` (also when cancelled) and `partially_paid` become `paid`: `paid_at` is stamped on first entry, and a completed one-time payment for the total is recorded (`external_reference` `order:<order id>`), or the existing payment named by `payment_reference` is linked (its amount is never rewritten). `paid` answers 201 unchanged with no side effects. 409 `STORE_SYNCED_READ_ONLY` for store-synced orders (never for orders created through the API).
+         */
+        post: operations["markOrderPaid"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orders/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an order
+         * @description Stamps `cancelled_at`; `financial_status` is unchanged. An already-cancelled order answers 201 unchanged (no second `order.cancelled`). 409 `STORE_SYNCED_READ_ONLY` for store-synced orders (never for orders created through the API).
+         */
+        post: operations["cancelOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhook-endpoints": {
         parameters: {
             query?: never;
@@ -1245,7 +1346,7 @@ export interface components {
                 url: string;
             };
         };
-        /** @description `order.created` (order family, opt-in; not emitted yet: its data follows the spec) */
+        /** @description `order.created` (order family, opt-in) */
         OrderCreatedEvent: {
             /**
              * Format: uuid
@@ -1260,12 +1361,15 @@ export interface components {
                 /** Format: uuid */
                 order_id: string;
                 external_id: string | null;
+                /** @description The store display number, else the sequential `order_number` */
                 number: string;
                 /** @description `api`, `manual`, `automation` (open set) */
                 platform: string;
                 store_connection_id: string | null;
-                financial_status: string;
-                fulfillment_status: string | null;
+                /** @enum {string} */
+                financial_status: "pending" | "paid" | "partially_paid" | "refunded" | "partially_refunded" | "voided";
+                /** @enum {string} */
+                fulfillment_status: "unfulfilled" | "partially_fulfilled" | "fulfilled";
                 currency: string;
                 total: number;
                 subtotal: number;
@@ -1283,7 +1387,7 @@ export interface components {
                 created_at: string | null;
             };
         };
-        /** @description `order.paid` (order family, opt-in; not emitted yet: its data follows the spec) */
+        /** @description `order.paid` (order family, opt-in) */
         OrderPaidEvent: {
             /**
              * Format: uuid
@@ -1298,12 +1402,15 @@ export interface components {
                 /** Format: uuid */
                 order_id: string;
                 external_id: string | null;
+                /** @description The store display number, else the sequential `order_number` */
                 number: string;
                 /** @description `api`, `manual`, `automation` (open set) */
                 platform: string;
                 store_connection_id: string | null;
-                financial_status: string;
-                fulfillment_status: string | null;
+                /** @enum {string} */
+                financial_status: "pending" | "paid" | "partially_paid" | "refunded" | "partially_refunded" | "voided";
+                /** @enum {string} */
+                fulfillment_status: "unfulfilled" | "partially_fulfilled" | "fulfilled";
                 currency: string;
                 total: number;
                 subtotal: number;
@@ -1321,7 +1428,7 @@ export interface components {
                 created_at: string | null;
             };
         };
-        /** @description `order.refunded` (order family, opt-in; not emitted yet: its data follows the spec) */
+        /** @description `order.refunded` (order family, opt-in) */
         OrderRefundedEvent: {
             /**
              * Format: uuid
@@ -1336,12 +1443,15 @@ export interface components {
                 /** Format: uuid */
                 order_id: string;
                 external_id: string | null;
+                /** @description The store display number, else the sequential `order_number` */
                 number: string;
                 /** @description `api`, `manual`, `automation` (open set) */
                 platform: string;
                 store_connection_id: string | null;
-                financial_status: string;
-                fulfillment_status: string | null;
+                /** @enum {string} */
+                financial_status: "pending" | "paid" | "partially_paid" | "refunded" | "partially_refunded" | "voided";
+                /** @enum {string} */
+                fulfillment_status: "unfulfilled" | "partially_fulfilled" | "fulfilled";
                 currency: string;
                 total: number;
                 subtotal: number;
@@ -1365,7 +1475,7 @@ export interface components {
                 };
             };
         };
-        /** @description `order.cancelled` (order family, opt-in; not emitted yet: its data follows the spec) */
+        /** @description `order.cancelled` (order family, opt-in) */
         OrderCancelledEvent: {
             /**
              * Format: uuid
@@ -1380,12 +1490,15 @@ export interface components {
                 /** Format: uuid */
                 order_id: string;
                 external_id: string | null;
+                /** @description The store display number, else the sequential `order_number` */
                 number: string;
                 /** @description `api`, `manual`, `automation` (open set) */
                 platform: string;
                 store_connection_id: string | null;
-                financial_status: string;
-                fulfillment_status: string | null;
+                /** @enum {string} */
+                financial_status: "pending" | "paid" | "partially_paid" | "refunded" | "partially_refunded" | "voided";
+                /** @enum {string} */
+                fulfillment_status: "unfulfilled" | "partially_fulfilled" | "fulfilled";
                 currency: string;
                 total: number;
                 subtotal: number;
@@ -1418,12 +1531,15 @@ export interface components {
                 /** Format: uuid */
                 order_id: string;
                 external_id: string | null;
+                /** @description The store display number, else the sequential `order_number` */
                 number: string;
                 /** @description `api`, `manual`, `automation` (open set) */
                 platform: string;
                 store_connection_id: string | null;
-                financial_status: string;
-                fulfillment_status: string | null;
+                /** @enum {string} */
+                financial_status: "pending" | "paid" | "partially_paid" | "refunded" | "partially_refunded" | "voided";
+                /** @enum {string} */
+                fulfillment_status: "unfulfilled" | "partially_fulfilled" | "fulfilled";
                 currency: string;
                 total: number;
                 subtotal: number;
@@ -2862,6 +2978,227 @@ export interface components {
             /** @description Stored on the refund entry */
             note?: string;
         };
+        OrderList: {
+            data: components["schemas"]["OrderListRow"][];
+            total: number;
+            limit: number;
+            offset: number;
+        };
+        OrderListRow: {
+            /**
+             * Format: uuid
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            workspace_id: string;
+            /**
+             * Format: uuid
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            contact_id: string;
+            contact_name: string | null;
+            contact_phone: string | null;
+            contact_email: string | null;
+            order_number: number;
+            number: string | null;
+            platform: string;
+            source: string;
+            store_connection_id: string | null;
+            store_domain: string | null;
+            external_order_id: string | null;
+            external_updated_at: string | null;
+            external_reference: string | null;
+            /**
+             * Format: uuid
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            deal_id: string | null;
+            /** @enum {string} */
+            financial_status: "pending" | "paid" | "partially_paid" | "refunded" | "partially_refunded" | "voided";
+            /** @enum {string} */
+            fulfillment_status: "unfulfilled" | "partially_fulfilled" | "fulfilled";
+            currency: string;
+            /** @description JSON number, 2 decimals */
+            total: number;
+            /** @description JSON number, 2 decimals */
+            subtotal: number;
+            /** @description JSON number, 2 decimals */
+            discount_total: number;
+            /** @description JSON number, 2 decimals */
+            shipping_total: number;
+            /** @description JSON number, 2 decimals */
+            tax_total: number;
+            /** @description JSON number, 2 decimals */
+            refunded_total: number;
+            item_count: number;
+            first_item_name: string | null;
+            coupon_codes: string[];
+            placed_at: string;
+            paid_at: string | null;
+            cancelled_at: string | null;
+            refunded_at: string | null;
+            payment_reference: string | null;
+            payment_synced_at: string | null;
+            note: string | null;
+            metadata: {
+                [key: string]: unknown;
+            } | null;
+            created_by: string | null;
+            created_at: string;
+            updated_at: string;
+        };
+        Order: components["schemas"]["OrderListRow"] & {
+            items: components["schemas"]["OrderItem"][];
+            refunds: components["schemas"]["OrderRefund"][];
+        };
+        OrderItem: {
+            /**
+             * Format: uuid
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            workspace_id: string;
+            /**
+             * Format: uuid
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            order_id: string;
+            position: number;
+            /**
+             * Format: uuid
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            product_id: string | null;
+            external_product_id: string | null;
+            title: string;
+            sku: string | null;
+            quantity: number;
+            /** @description JSON number, 2 decimals */
+            unit_price: number;
+            discount_percent: number | null;
+            /** @description Server-computed: round2(quantity * unit_price * (1 - discount_percent / 100)) */
+            line_total: number;
+            created_at: string;
+        };
+        OrderRefund: {
+            /**
+             * Format: uuid
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            workspace_id: string;
+            /**
+             * Format: uuid
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            order_id: string;
+            external_refund_id: string | null;
+            /** @description JSON number, 2 decimals */
+            amount: number;
+            currency: string;
+            reason: string | null;
+            refunded_at: string;
+            created_at: string;
+        };
+        OrderCreate: {
+            /**
+             * Format: uuid
+             * @description Wins over phone/email
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            contact_id?: string;
+            phone?: string;
+            /** Format: email */
+            email?: string;
+            /** @description Used only when a new contact is created */
+            name?: string;
+            items?: components["schemas"]["OrderItemInput"][];
+            /** @description Uppercased; omitted: the workspace currency */
+            currency?: string;
+            /** @description Order-level discount; rounded half-up to 2 decimals */
+            discount_total?: number;
+            /** @description Shipping; rounded half-up to 2 decimals */
+            shipping_total?: number;
+            /** @description Tax; rounded half-up to 2 decimals */
+            tax_total?: number;
+            /**
+             * @description `paid` records a completed one-time payment for the total (`external_reference` `order:<order id>`); never applied on an `external_reference` match
+             * @enum {string}
+             */
+            financial_status?: "pending" | "paid";
+            /**
+             * Format: date-time
+             * @description ISO 8601; a date-only value is the start of that day in the workspace time zone; default now
+             */
+            placed_at?: string;
+            coupon_codes?: string[];
+            note?: string;
+            /**
+             * Format: uuid
+             * @description A deal of the same contact
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            deal_id?: string;
+            /** @description Idempotency key, unique per workspace; a match updates the order */
+            external_reference?: string;
+        };
+        OrderItemInput: {
+            /**
+             * Format: uuid
+             * @description Strict: unknown answers 400 `INVALID_PRODUCT`, inactive `PRODUCT_INACTIVE`
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            product_id?: string;
+            /** @description Tolerant: no match keeps the literal title with a null `product_id`; an inactive match answers `PRODUCT_INACTIVE` */
+            product_sku?: string;
+            /** @description Tolerant like `product_sku` */
+            product_external_id?: string;
+            /** @description Required unless a product resolves; a resolved product names the line */
+            title?: string;
+            /** @description Snapshot; falls back to `product_sku`, then the resolved product's sku */
+            sku?: string;
+            /** @description Omitted: the product price; 400 `ORDER_ITEM_PRICE_REQUIRED` for a dynamic-priced product; 0 without a product */
+            unit_price?: number;
+            /**
+             * @description Decimals allowed
+             * @default 1
+             */
+            quantity: number;
+            discount_percent?: number | null;
+        };
+        OrderRefundResult: {
+            duplicate: boolean;
+            order: components["schemas"]["Order"];
+        };
+        OrderRefundInput: {
+            /** @description At most `total - refunded_total` */
+            amount: number;
+            /** @description Idempotency key per order: a repeat applies nothing and answers `duplicate: true` */
+            external_refund_id?: string;
+            reason?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601; default now
+             */
+            refunded_at?: string;
+        };
+        OrderMarkPaid: {
+            /** @description The `external_reference` of an existing one-time payment with a completed charge to link instead of recording one; its amount is never rewritten */
+            payment_reference?: string;
+        };
+        OrderCancel: Record<string, never>;
         CreatedWebhookEndpoint: components["schemas"]["WebhookEndpoint"] & {
             /** @description Standard Webhooks signing secret (`whsec_` + base64). Returned only here; it cannot be read again. */
             secret: string;
@@ -7030,6 +7367,758 @@ export interface operations {
             };
             /** @description `Payment not found`, `Payment entry not found` */
             404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+        };
+    };
+    listOrders: {
+        parameters: {
+            query?: {
+                /** @description Financial status; other values are ignored */
+                status?: "pending" | "paid" | "partially_paid" | "refunded" | "partially_refunded" | "voided";
+                /** @description Exact match; empty is ignored; malformed answers 400 `contact_id must be a UUID` */
+                contact_id?: string;
+                /** @description Exact match; other values are ignored */
+                source?: "manual" | "api" | "automation";
+                /** @description Exact match (matches only store-synced orders); empty is ignored; malformed answers 400 `store_connection_id must be a UUID` */
+                store_connection_id?: string;
+                /** @description Exact match */
+                external_reference?: string;
+                /** @description `placed_at` at or after (ISO 8601; a date-only value is the start of that day in the workspace time zone); empty is ignored; unparseable answers 400 `placed_from is not a valid date` */
+                placed_from?: string;
+                /** @description `placed_at` at or before (ISO 8601; a date-only value is the end of that day in the workspace time zone); empty is ignored; unparseable answers 400 `placed_to is not a valid date` */
+                placed_to?: string;
+                /** @description Never 400: malformed or 0 is 25; other values are clamped to 1..100 */
+                limit?: number;
+                /** @description Never 400: malformed or negative is 0 */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of orders */
+            200: {
+                headers: {
+                    Bookmark: components["headers"]["Bookmark"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderList"];
+                };
+            };
+            /** @description Validation failure, unknown body property, non-UUID path id or malformed query */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `Missing API key` or `Invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Plan without API access, or the plan lacks the feature (`FEATURE_NOT_INCLUDED_IN_PLAN`) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+        };
+    };
+    createOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "buyer@acme.example",
+                 *       "name": "Bo Buyer",
+                 *       "items": [
+                 *         {
+                 *           "title": "Espresso beans 1 kg",
+                 *           "sku": "BEAN-1K",
+                 *           "unit_price": 24.9,
+                 *           "quantity": 2
+                 *         },
+                 *         {
+                 *           "title": "Grinder",
+                 *           "unit_price": 129,
+                 *           "discount_percent": 10
+                 *         }
+                 *       ],
+                 *       "shipping_total": 4.95,
+                 *       "coupon_codes": [
+                 *         "WELCOME"
+                 *       ],
+                 *       "external_reference": "shop-order-7781"
+                 *     }
+                 */
+                "application/json": components["schemas"]["OrderCreate"];
+            };
+        };
+        responses: {
+            /** @description The created (or replayed) order */
+            201: {
+                headers: {
+                    Bookmark: components["headers"]["Bookmark"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description Validation failure, unknown body property, non-UUID path id or malformed query */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `Missing API key` or `Invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `PLAN_LIMIT_EXCEEDED` (orders cap) or `FEATURE_NOT_INCLUDED_IN_PLAN` */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"] | components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `Contact not found`, `ORDER_DEAL_NOT_FOUND` */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `CONTACT_MERGE_REQUIRED` (with `merge_request_id`), `ORDER_DEAL_CONTACT_MISMATCH`, `STORE_SYNCED_READ_ONLY` */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+        };
+    };
+    getOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The full order */
+            200: {
+                headers: {
+                    Bookmark: components["headers"]["Bookmark"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description Validation failure, unknown body property, non-UUID path id or malformed query */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `Missing API key` or `Invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Plan without API access, or the plan lacks the feature (`FEATURE_NOT_INCLUDED_IN_PLAN`) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
+                };
+            };
+            /** @description `Order not found` */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+        };
+    };
+    createOrderRefund: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": 10,
+                 *       "external_refund_id": "re_7781_1",
+                 *       "reason": "Damaged in transit"
+                 *     }
+                 */
+                "application/json": components["schemas"]["OrderRefundInput"];
+            };
+        };
+        responses: {
+            /** @description `{duplicate, order}` */
+            201: {
+                headers: {
+                    Bookmark: components["headers"]["Bookmark"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderRefundResult"];
+                };
+            };
+            /** @description Validation failure, unknown body property, non-UUID path id or malformed query */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `Missing API key` or `Invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Plan without API access, or the plan lacks the feature (`FEATURE_NOT_INCLUDED_IN_PLAN`) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
+                };
+            };
+            /** @description `Order not found` */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `STORE_SYNCED_READ_ONLY` */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+        };
+    };
+    markOrderPaid: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "payment_reference": "shop-payment-7781"
+                 *     }
+                 */
+                "application/json": components["schemas"]["OrderMarkPaid"];
+            };
+        };
+        responses: {
+            /** @description The paid order */
+            201: {
+                headers: {
+                    Bookmark: components["headers"]["Bookmark"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description Validation failure, unknown body property, non-UUID path id or malformed query */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `Missing API key` or `Invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Plan without API access, or the plan lacks the feature (`FEATURE_NOT_INCLUDED_IN_PLAN`) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
+                };
+            };
+            /** @description `Order not found`, `ORDER_PAYMENT_REFERENCE_NOT_FOUND` */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `ORDER_ILLEGAL_TRANSITION`, `ORDER_PAYMENT_CONTACT_MISMATCH`, `ORDER_PAYMENT_NOT_LINKABLE`, `ORDER_PAYMENT_ALREADY_LINKED`, `STORE_SYNCED_READ_ONLY` */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+        };
+    };
+    cancelOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["OrderCancel"];
+            };
+        };
+        responses: {
+            /** @description The cancelled order */
+            201: {
+                headers: {
+                    Bookmark: components["headers"]["Bookmark"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description Validation failure, unknown body property, non-UUID path id or malformed query */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `Missing API key` or `Invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Plan without API access, or the plan lacks the feature (`FEATURE_NOT_INCLUDED_IN_PLAN`) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
+                };
+            };
+            /** @description `Order not found` */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `STORE_SYNCED_READ_ONLY` */
+            409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
