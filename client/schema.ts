@@ -481,7 +481,7 @@ export interface paths {
         put?: never;
         /**
          * Create an order (replay by external_reference)
-         * @description Money is computed by the server in integer cents, half-up: `line_total = round2(quantity * unit_price * (1 - discount_percent / 100))`, `subtotal` the sum of line totals, `total = max(0, subtotal - discount_total + shipping_total + tax_total)`. `order_number` is sequential per workspace. `financial_status: paid` records a completed one-time payment for the total (`external_reference` `order:<order id>`) and fires `order.created` then `order.paid`. On an `external_reference` match the order is updated instead: `note`, `coupon_codes`, `placed_at`, `deal_id` always; `items`, `currency` and the totals only while `pending`; `financial_status` and the contact never; the answer is the same full order (no `duplicate`). 400 `Order items require a title or product_id`, `INVALID_PRODUCT`, `PRODUCT_INACTIVE`, `ORDER_ITEM_PRICE_REQUIRED`, `placed_at is not a valid date`, `discount_total must be a non-negative number` (and likewise), `Provide contact_id, or a phone/email to attach the order to a contact`. 409 `STORE_SYNCED_READ_ONLY` for store-synced orders (never for orders created through the API).
+         * @description Money is computed by the server in integer cents, half-up: `line_total = round2(quantity * unit_price * (1 - discount_percent / 100))`, `subtotal` the sum of line totals, `total = max(0, subtotal - discount_total + shipping_total + tax_total)`. `order_number` is sequential per workspace. `financial_status: paid` records a completed one-time payment for the total (`external_reference` `order:<order id>`) and fires `order.created` then `order.paid`. On an `external_reference` match the order is updated instead: `note`, `coupon_codes`, `placed_at`, `deal_id` always; `items`, `currency` and the totals only while `pending`; `financial_status` and the contact never; the answer is the same full order (no `duplicate`). 400 `Order items require a title or product_id`, `INVALID_PRODUCT`, `PRODUCT_INACTIVE`, `ORDER_ITEM_PRICE_REQUIRED`, `placed_at is not a valid date`, `discount_total must be a non-negative number` (and likewise), `Provide contact_id, or a phone/email to attach the order to a contact`; 403 `PLAN_LIMIT_EXCEEDED` when the orders cap is reached. 409 `STORE_SYNCED_READ_ONLY` for store-synced orders (never for orders created through the API).
          */
         post: operations["createOrder"];
         delete?: never;
@@ -7600,7 +7600,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `PLAN_LIMIT_EXCEEDED` (orders cap) or `FEATURE_NOT_INCLUDED_IN_PLAN` */
+            /** @description Plan without API access, or the plan lacks the feature (`FEATURE_NOT_INCLUDED_IN_PLAN`) */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -7609,7 +7609,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"] | components["schemas"]["FrameworkError"];
+                    "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
                 };
             };
             /** @description `Contact not found`, `ORDER_DEAL_NOT_FOUND` */

@@ -47,7 +47,7 @@ orderRoutes.openapi(
     tags,
     summary: 'Create an order (replay by external_reference)',
     description:
-      'Money is computed by the server in integer cents, half-up: `line_total = round2(quantity * unit_price * (1 - discount_percent / 100))`, `subtotal` the sum of line totals, `total = max(0, subtotal - discount_total + shipping_total + tax_total)`. `order_number` is sequential per workspace. `financial_status: paid` records a completed one-time payment for the total (`external_reference` `order:<order id>`) and fires `order.created` then `order.paid`. On an `external_reference` match the order is updated instead: `note`, `coupon_codes`, `placed_at`, `deal_id` always; `items`, `currency` and the totals only while `pending`; `financial_status` and the contact never; the answer is the same full order (no `duplicate`). 400 `Order items require a title or product_id`, `INVALID_PRODUCT`, `PRODUCT_INACTIVE`, `ORDER_ITEM_PRICE_REQUIRED`, `placed_at is not a valid date`, `discount_total must be a non-negative number` (and likewise), `Provide contact_id, or a phone/email to attach the order to a contact`. ' +
+      'Money is computed by the server in integer cents, half-up: `line_total = round2(quantity * unit_price * (1 - discount_percent / 100))`, `subtotal` the sum of line totals, `total = max(0, subtotal - discount_total + shipping_total + tax_total)`. `order_number` is sequential per workspace. `financial_status: paid` records a completed one-time payment for the total (`external_reference` `order:<order id>`) and fires `order.created` then `order.paid`. On an `external_reference` match the order is updated instead: `note`, `coupon_codes`, `placed_at`, `deal_id` always; `items`, `currency` and the totals only while `pending`; `financial_status` and the contact never; the answer is the same full order (no `duplicate`). 400 `Order items require a title or product_id`, `INVALID_PRODUCT`, `PRODUCT_INACTIVE`, `ORDER_ITEM_PRICE_REQUIRED`, `placed_at is not a valid date`, `discount_total must be a non-negative number` (and likewise), `Provide contact_id, or a phone/email to attach the order to a contact`; 403 `PLAN_LIMIT_EXCEEDED` when the orders cap is reached. ' +
       readOnly,
     security: bearer,
     request: {
@@ -66,7 +66,6 @@ orderRoutes.openapi(
     responses: {
       201: jsonContent(Order, 'The created (or replayed) order'),
       ...errorResponses({
-        403: { description: '`PLAN_LIMIT_EXCEEDED` (orders cap) or `FEATURE_NOT_INCLUDED_IN_PLAN`' },
         404: { description: '`Contact not found`, `ORDER_DEAL_NOT_FOUND`' },
         409: { description: '`CONTACT_MERGE_REQUIRED` (with `merge_request_id`), `ORDER_DEAL_CONTACT_MISMATCH`, `STORE_SYNCED_READ_ONLY`' },
       }),
