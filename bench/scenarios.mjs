@@ -20,6 +20,7 @@ const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 100_000);
 const CHUNK = 2_000;
 const DEALS = 100;
 const PAYMENTS = 100;
+const ORDERS = 100;
 
 /** Runs `task(0..count-1)`, `width` at a time. */
 async function inParallel(count, width, task) {
@@ -63,6 +64,13 @@ export async function seed({ base, adminToken, log }) {
   await inParallel(PAYMENTS, 4, async (i) => {
     paymentIds[i] = (await api('POST', '/v1/payments', { type: 'one_time', title: `Seed payment ${i}`, amount: 1_000_000, contact_id: contactIds[i * 11] })).id;
   });
+  // Orders: pending ones with an external reference (replayed by the bench), and paid ones with a large total (refunded 0.01 at a time).
+  const orderRefs = Array.from({ length: ORDERS }, (_, i) => `bench-order-${i}`);
+  const paidOrderIds = new Array(ORDERS);
+  await inParallel(ORDERS, 4, async (i) => {
+    await api('POST', '/v1/orders', { contact_id: contactIds[i * 13], external_reference: orderRefs[i], items: orderItems(i) });
+    paidOrderIds[i] = (await api('POST', '/v1/orders', { contact_id: contactIds[i * 17], financial_status: 'paid', items: [{ title: `Seed order ${i}`, unit_price: 1_000_000 }] })).id;
+  });
   log(`seeded workspace ${ws.id}`);
   const ctx = {
     base,
@@ -72,8 +80,10 @@ export async function seed({ base, adminToken, log }) {
     contactIds,
     dealIds,
     paymentIds,
+    orderRefs,
+    paidOrderIds,
     stageIds: pipeline.stages.map((s) => s.id),
-    summary: `Seed: ${CONTACTS.toLocaleString('en-US')} contacts (identifier history, consent seeds, timeline rows, tags, search index) written in ${seedSeconds.toFixed(1)} s through a bench-only bulk route; ${DEALS} deals and ${PAYMENTS} payments through the API.`,
+    summary: `Seed: ${CONTACTS.toLocaleString('en-US')} contacts (identifier history, consent seeds, timeline rows, tags, search index) written in ${seedSeconds.toFixed(1)} s through a bench-only bulk route; ${DEALS} deals and ${PAYMENTS} payments through the API; ${ORDERS} pending and ${ORDERS} paid orders through the API.`,
   };
   ctx.extraMeasurements = async () => [...(await measureSearchLatency(ctx, log)), ...(await measureWebhookThroughput(ctx, log))];
   return ctx;
@@ -93,6 +103,11 @@ const FILTER = JSON.stringify({
     ],
   },
 });
+
+/** Ten order lines (decimal quantities and discounts, so the money math runs on every line). */
+function orderItems(i) {
+  return Array.from({ length: 10 }, (_, k) => ({ title: `Item ${i}.${k}`, sku: `SKU-${k}`, unit_price: 4.99 + k, quantity: 1 + (k % 4) / 2, ...(k % 3 === 0 ? { discount_percent: 12.5 } : {}) }));
+}
 
 /** A seeded contact's identity, as a client would send it again. */
 function identityOf(i) {
@@ -184,6 +199,26 @@ export function scenarios(ctx) {
       expected: 2,
       request: (i) => ({ method: 'POST', path: `/v1/payments/${ctx.paymentIds[i % PAYMENTS]}/refund`, body: { amount: 0.01 } }),
     },
+    {
+      name: 'POST /v1/orders (10 items, new)',
+      floor: INSERT_FLOOR,
+      expected: 2,
+      request: (i) => ({ method: 'POST', path: '/v1/orders', body: { contact_id: ctx.contactIds[contactIndex(i + 5)], items: orderItems(i), shipping_total: 4.95, coupon_codes: ['BENCH'] } }),
+    },
+    {
+      name: 'POST /v1/orders (10 items, replay)',
+      floor: INSERT_FLOOR,
+      expected: 2,
+      // The seeded pending orders: every replay replaces the lines and recomputes the money.
+      request: (i) => ({ method: 'POST', path: '/v1/orders', body: { contact_id: ctx.contactIds[(i % ORDERS) * 13], external_reference: ctx.orderRefs[i % ORDERS], items: orderItems(i), note: `replay ${i}` } }),
+    },
+    {
+      name: 'POST /v1/orders/{id}/refunds',
+      floor: INSERT_FLOOR,
+      expected: 2,
+      request: (i) => ({ method: 'POST', path: `/v1/orders/${ctx.paidOrderIds[i % ORDERS]}/refunds`, body: { amount: 0.01 } }),
+    },
+    { name: 'GET /v1/orders', floor: SELECT_FLOOR, expected: 1, request: () => ({ method: 'GET', path: '/v1/orders' }) },
   ];
 }
 

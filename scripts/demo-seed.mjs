@@ -56,6 +56,20 @@ const DEMO_RECORDS = [
       external_reference: 'demo-plan-1',
     });
   },
+  async (api) => {
+    // Orders: a paid one (its payment recorded in the ledger) with a partial refund, and a pending one.
+    const paid = await api('POST', '/v1/orders', {
+      email: 'ada@demo.example',
+      financial_status: 'paid',
+      items: [{ product_sku: 'ONB-1' }, { title: 'Travel expenses', unit_price: 85.5, quantity: 2, discount_percent: 10 }],
+      shipping_total: 0,
+      tax_total: 19.6,
+      coupon_codes: ['WELCOME'],
+      external_reference: 'demo-order-1',
+    });
+    await api('POST', `/v1/orders/${paid.id}/refunds`, { amount: 20, reason: 'Goodwill', external_refund_id: 'demo-refund-1' });
+    await api('POST', '/v1/orders', { email: 'ada@demo.example', items: [{ title: 'Workshop seat', unit_price: 150 }], external_reference: 'demo-order-2' });
+  },
 ];
 
 export async function seedDemo({ base, adminToken, stateFile, readFileSync, writeFileSync, existsSync }) {
