@@ -1,31 +1,7 @@
-import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
-import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { countingEnv, type Counter } from '../../bench/counting-d1';
-import { buildApp } from '../../src/app';
-import { makeWorkspace, type TestWorkspace } from '../support/harness';
+import { makeWorkspace } from '../support/harness';
 import { createOrder, freshPhone } from './helpers';
-
-const app = buildApp();
-
-/** Calls the app with a D1 binding that counts round trips (the bench's expectations, checked in the suite). */
-async function counted(ws: TestWorkspace, method: string, path: string, body?: unknown) {
-  const counter: Counter = { queries: 0 };
-  const ctx = createExecutionContext();
-  const res = await app.fetch(
-    new Request(`https://api.test${path}`, {
-      method,
-      headers: { authorization: `Bearer ${ws.key}`, 'cf-connecting-ip': ws.ip, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }),
-    countingEnv(env, counter),
-    ctx,
-  );
-  const roundTrips = counter.queries;
-  const json = (await res.json()) as any;
-  await waitOnExecutionContext(ctx);
-  return { status: res.status, body: json, roundTrips };
-}
+import { counted } from '../support/round-trips';
 
 const tenItems = (i: number) => Array.from({ length: 10 }, (_, k) => ({ title: `Item ${i}.${k}`, unit_price: 9.99 + k, quantity: 1 + (k % 3) }));
 

@@ -1,4 +1,5 @@
 import { fromCents } from '../../platform/money';
+import { orderMoney } from './read';
 import type { OrderRefundRow, OrderRow } from './schema';
 
 /**
@@ -18,12 +19,7 @@ export function orderEventData(o: OrderRow, refund: OrderRefundRow | null = null
     financial_status: o.financialStatus,
     fulfillment_status: o.fulfillmentStatus,
     currency: o.currency,
-    total: fromCents(o.totalCents),
-    subtotal: fromCents(o.subtotalCents),
-    discount_total: fromCents(o.discountTotalCents),
-    shipping_total: fromCents(o.shippingTotalCents),
-    tax_total: fromCents(o.taxTotalCents),
-    refunded_total: fromCents(o.refundedTotalCents),
+    ...orderMoney(o),
     coupon_codes: o.couponCodes,
     item_count: o.itemCount,
     first_item_name: o.firstItemName,

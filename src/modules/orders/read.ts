@@ -4,6 +4,16 @@ import { fromCents } from '../../platform/money';
 import { contacts } from '../contacts/schema';
 import { orderItems, orderRefunds, orders, type OrderItemRow, type OrderRefundRow, type OrderRow } from './schema';
 
+/** The six money fields of an order as JSON numbers (responses and event data). */
+export const orderMoney = (o: OrderRow) => ({
+  total: fromCents(o.totalCents),
+  subtotal: fromCents(o.subtotalCents),
+  discount_total: fromCents(o.discountTotalCents),
+  shipping_total: fromCents(o.shippingTotalCents),
+  tax_total: fromCents(o.taxTotalCents),
+  refunded_total: fromCents(o.refundedTotalCents),
+});
+
 export type OrderWithContactRow = { order: OrderRow; contactName: string | null; contactPhone: string | null; contactEmail: string | null };
 
 export function serializeHeader(r: OrderWithContactRow) {
@@ -28,12 +38,7 @@ export function serializeHeader(r: OrderWithContactRow) {
     financial_status: o.financialStatus,
     fulfillment_status: o.fulfillmentStatus,
     currency: o.currency,
-    total: fromCents(o.totalCents),
-    subtotal: fromCents(o.subtotalCents),
-    discount_total: fromCents(o.discountTotalCents),
-    shipping_total: fromCents(o.shippingTotalCents),
-    tax_total: fromCents(o.taxTotalCents),
-    refunded_total: fromCents(o.refundedTotalCents),
+    ...orderMoney(o),
     item_count: o.itemCount,
     first_item_name: o.firstItemName,
     coupon_codes: o.couponCodes,
