@@ -85,4 +85,19 @@ describe('POST /v1/orders', () => {
     expect(tooMany.status).toBe(400);
     expect((await ws.api('GET', '/v1/orders')).body.total).toBe(0);
   });
+
+  it('bounds quantities and totals beyond the spec, and reads date-only placed_at in the workspace zone', async () => {
+    const ws = await makeWorkspace({ timezone: 'America/New_York' });
+    const phone = freshPhone();
+    expectMessage(await ws.api('POST', '/v1/orders', { phone, items: [{ title: 'x', quantity: 1_000_001 }] }), 400, 'items[0].quantity must be at most 1000000');
+    expectMessage(await ws.api('POST', '/v1/orders', { phone, items: [{ title: 'x', quantity: 2, unit_price: 9999999999 }] }), 400, 'items[0]: line_total must be at most 9999999999');
+    expectMessage(
+      await ws.api('POST', '/v1/orders', { phone, items: [{ title: 'x', unit_price: 9999999999 }], shipping_total: 1 }),
+      400,
+      'The order total must be at most 9999999999',
+    );
+    expectMessage(await ws.api('POST', '/v1/orders', { phone, tax_total: 1e11 }), 400, 'tax_total must be at most 9999999999');
+    const o = await createOrder(ws, { phone, placed_at: '2026-07-04', items: [{ title: 'x', quantity: 1_000_000, unit_price: 0.01 }] });
+    expect(o).toMatchObject({ placed_at: '2026-07-04T04:00:00.000Z', item_count: 1_000_000, total: 10000 });
+  });
 });

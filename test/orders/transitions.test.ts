@@ -42,6 +42,16 @@ describe('POST /v1/orders/{id}/refunds', () => {
     expect(events[1].data).not.toHaveProperty('refund');
   });
 
+  it('mirrors nothing into a payment whose charge is no longer refundable; the order refund still applies', async () => {
+    const ws = await makeWorkspace();
+    const o = await paidOrder(ws, 40);
+    const payment = await ledger(ws, o.id);
+    await ws.api('POST', `/v1/payments/${payment.id}/entries/${payment.entries[0].id}/mark`, { status: 'failed' });
+    const res = await ws.api('POST', `/v1/orders/${o.id}/refunds`, { amount: 40 });
+    expect(res.body.order).toMatchObject({ financial_status: 'refunded', refunded_total: 40 });
+    expect((await ledger(ws, o.id)).entries.filter((e: any) => e.kind === 'refund')).toEqual([]);
+  });
+
   it('answers every refund error', async () => {
     const ws = await makeWorkspace();
     const pending = await createOrder(ws);
