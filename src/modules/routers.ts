@@ -5,6 +5,7 @@ import { contactRoutes } from './contacts/routes';
 import { dealRoutes } from './deals/routes';
 import { noteRoutes } from './notes/routes';
 import { paymentRoutes } from './payments/routes';
+import { paymentRequestRoutes } from './payment-requests/routes';
 import { pipelineRoutes } from './pipelines/routes';
 import { productRoutes } from './products/routes';
 import { labelRoutes } from './tags/routes';
@@ -20,5 +21,6 @@ export const v1Routers: OpenAPIHono<AppEnv>[] = [
   productRoutes,
   dealRoutes,
   paymentRoutes,
+  paymentRequestRoutes,
   webhookRoutes,
 ];

@@ -1,4 +1,5 @@
 import { index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import type { PaymentProviderName } from '../../providers/payments/types';
 import type { CreditDocument, VatMode } from '../payments/schema';
 
 export const PAYMENT_REQUEST_STATUSES = ['pending', 'paid', 'expired', 'cancelled'] as const;
@@ -18,7 +19,7 @@ export const paymentRequests = sqliteTable(
     workspaceId: text('workspace_id').notNull(),
     contactId: text('contact_id').notNull(),
     dealId: text('deal_id'),
-    provider: text('provider').notNull(),
+    provider: text('provider').$type<PaymentProviderName>().notNull(),
     status: text('status', { enum: PAYMENT_REQUEST_STATUSES }).notNull(),
     amountCents: integer('amount_cents').notNull(),
     currency: text('currency').notNull(),

@@ -4,6 +4,7 @@ import { StripeProvider } from './stripe';
 import { PAYMENT_PROVIDERS, type PaymentProvider, type PaymentProviderName } from './types';
 
 export * from './types';
+export { sandboxReceipt } from './sandbox';
 
 export const isPaymentProviderName = (v: string): v is PaymentProviderName => (PAYMENT_PROVIDERS as readonly string[]).includes(v);
 

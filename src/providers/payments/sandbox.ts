@@ -1,4 +1,4 @@
-import type { DocumentPointer, LiveListing, PaymentProvider, DocumentQuery } from './types';
+import type { DocumentPointer, DocumentQuery, LiveDocument, LiveListing, PaymentProvider } from './types';
 import { WebhookRejected } from './types';
 
 /** The receipt the sandbox issues when a link is paid: deterministic, pointing at the link's own page. */
@@ -29,7 +29,7 @@ export const sandboxProvider: PaymentProvider = {
   },
   async listDocuments(query: DocumentQuery): Promise<LiveListing> {
     const paid = query.paidRequests.filter((r) => r.document?.provider === 'sandbox');
-    const documents = paid.map((r) => ({ ...r.document!, date: r.paidAt, amount: r.amountCents / 100, currency: r.currency, isCredit: false }));
+    const documents: LiveDocument[] = paid.map((r) => ({ ...r.document!, date: r.paidAt, amount: r.amountCents / 100, currency: r.currency, isCredit: false }));
     if (paid.length) {
       documents.push({
         provider: 'sandbox',

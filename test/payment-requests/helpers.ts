@@ -1,0 +1,31 @@
+import { expect } from 'vitest';
+import { call, type TestWorkspace } from '../support/harness';
+import { rowsIn } from '../support/db';
+
+let phoneCounter = 0;
+export const freshPhone = () => `+1303557${String(1000 + (++phoneCounter % 9000)).padStart(4, '0')}`;
+
+export async function mint(ws: TestWorkspace, body: Record<string, unknown> = {}) {
+  const res = await ws.api('POST', '/v1/payment-requests', { amount: 25, phone: freshPhone(), ...body });
+  if (res.status !== 201) throw new Error(`payment request create -> ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** The path part of a pay link (`/pay/<token>`), to call through the harness. */
+export const payPath = (payUrl: string) => new URL(payUrl).pathname;
+
+export const openPage = (payUrl: string) => call('GET', payPath(payUrl));
+export const pressPay = (payUrl: string) => call('POST', payPath(payUrl), { rawBody: '', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+
+/** Moves a link's expiry into the past (the API only accepts future instants). */
+export async function backdate(workspaceId: string, id: string, ms = 60_000) {
+  await rowsIn(workspaceId, 'UPDATE payment_requests SET expires_at = ?2 WHERE id = ?1 RETURNING id', id, new Date(Date.now() - ms).toISOString());
+}
+
+export const expectStatus = (res: { status: number; body: any }, status: number) => expect(res.status, JSON.stringify(res.body)).toBe(status);
+
+/** The workspace's payment-request events in the outbox, oldest first. */
+export async function requestEvents(workspaceId: string, id?: string) {
+  const rows = await rowsIn<{ type: string; data: string }>(workspaceId, "SELECT type, data FROM event_outbox WHERE workspace_id = ?1 AND type LIKE 'payment_request.%' ORDER BY created_at, id", workspaceId);
+  return rows.map((r) => ({ type: r.type, data: JSON.parse(r.data) })).filter((e) => id === undefined || e.data.payment_request_id === id);
+}
