@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
-import { call, type TestWorkspace } from '../support/harness';
+import { exports } from 'cloudflare:workers';
+import type { TestWorkspace } from '../support/harness';
 import { rowsIn } from '../support/db';
 
 let phoneCounter = 0;
@@ -14,8 +15,20 @@ export async function mint(ws: TestWorkspace, body: Record<string, unknown> = {}
 /** The path part of a pay link (`/pay/<token>`), to call through the harness. */
 export const payPath = (payUrl: string) => new URL(payUrl).pathname;
 
-export const openPage = (payUrl: string) => call('GET', payPath(payUrl));
-export const pressPay = (payUrl: string) => call('POST', payPath(payUrl), { rawBody: '', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+/** A browser-like request to the public pages: redirects are answered, not followed. */
+export async function page(method: 'GET' | 'POST', payUrl: string) {
+  const res: Response = await (exports as any).default.fetch(
+    new Request(`https://api.test${payPath(payUrl)}`, {
+      method,
+      redirect: 'manual',
+      ...(method === 'POST' ? { body: '', headers: { 'content-type': 'application/x-www-form-urlencoded' } } : {}),
+    }),
+  );
+  return { status: res.status, body: await res.text(), headers: res.headers };
+}
+
+export const openPage = (payUrl: string) => page('GET', payUrl);
+export const pressPay = (payUrl: string) => page('POST', payUrl);
 
 /** Moves a link's expiry into the past (the API only accepts future instants). */
 export async function backdate(workspaceId: string, id: string, ms = 60_000) {
