@@ -42,3 +42,26 @@ export async function requestEvents(workspaceId: string, id?: string) {
   const rows = await rowsIn<{ type: string; data: string }>(workspaceId, "SELECT type, data FROM event_outbox WHERE workspace_id = ?1 AND type LIKE 'payment_request.%' ORDER BY created_at, id", workspaceId);
   return rows.map((r) => ({ type: r.type, data: JSON.parse(r.data) })).filter((e) => id === undefined || e.data.payment_request_id === id);
 }
+
+/** Calls a fresh app with extra environment values (another payment provider, its secrets), as the Worker would run with them. */
+export function appWith(overrides: Record<string, string>) {
+  return async (method: string, path: string, opts: { key?: string; ip?: string; body?: string; headers?: Record<string, string> } = {}) => {
+    const { createExecutionContext, waitOnExecutionContext } = await import('cloudflare:test');
+    const { env: base } = await import('cloudflare:workers');
+    const { buildApp } = await import('../../src/app');
+    const ctx = createExecutionContext();
+    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+    if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+    if (opts.ip) headers['cf-connecting-ip'] = opts.ip;
+    const res = await buildApp().fetch(new Request(`https://api.test${path}`, { method, headers, body: opts.body, redirect: 'manual' }), { ...base, ...overrides }, ctx);
+    const text = await res.text();
+    await waitOnExecutionContext(ctx);
+    let body: any = text;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      /* HTML */
+    }
+    return { status: res.status, body, headers: res.headers };
+  };
+}
