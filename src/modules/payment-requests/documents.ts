@@ -6,36 +6,17 @@ import { fromCents } from '../../platform/money';
 import type { LiveDocument, PaymentProvider } from '../../providers/payments';
 import { selectReferencedContact } from '../contacts/resolve';
 import { contactDocumentPointerReads, type EntryDocumentRow, type PaymentDocumentRow } from '../payments/service';
-import { DOCUMENT_KINDS } from './dto';
+import type { z } from '@hono/zod-openapi';
+import { ContactDocument as ContactDocumentSchema, ContactDocuments, DOCUMENT_KINDS } from './dto';
 import { paymentRequests, type PaymentRequestRow } from './schema';
 
 /** How long the live listing may take before the stored listing is answered alone. */
 export const LIVE_TIMEOUT_MS = 2500;
 
 type Kind = (typeof DOCUMENT_KINDS)[number];
-type Source =
-  | { type: 'contact_payment'; id: string }
-  | { type: 'payment_entry'; id: string; paymentId: string }
-  | { type: 'payment_request'; id: string }
-  | { type: 'provider'; provider: string };
-
-export type ContactDocument = {
-  key: string;
-  kind: Kind | null;
-  rawType: string | null;
-  isCredit: boolean;
-  provider: string | null;
-  documentId: string | null;
-  number: string | null;
-  url: string | null;
-  date: string | null;
-  amount: number | null;
-  currency: string | null;
-  origin: 'stored' | 'live' | 'merged';
-  sources: Source[];
-};
-
-export type LiveStatus = { attempted: boolean; ok: boolean | null; complete: boolean | null; error: 'timeout' | 'provider_error' | null };
+export type ContactDocument = z.infer<typeof ContactDocumentSchema>;
+type Source = ContactDocument['sources'][number];
+export type LiveStatus = z.infer<typeof ContactDocuments>['live'];
 
 const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v : null);
 
