@@ -20,7 +20,7 @@ const STYLE = `
   .pending { background: #e8f0fe; color: #1a56c4; } .paid { background: #e6f4ea; color: #1e7b34; }
   .expired, .cancelled { background: #f1f1f1; color: #555; }
   .test { margin-bottom: 16px; padding: 8px 12px; border-radius: 8px; background: #fff4d6; color: #7a5500; font-size: 14px; }
-  button { width: 100%; padding: 14px; border: 0; border-radius: 8px; background: #1a56c4; color: #fff; font-size: 17px; font-weight: 600; cursor: pointer; }
+  button { font: inherit; width: 100%; padding: 14px; border: 0; border-radius: 8px; background: #1a56c4; color: #fff; font-size: 17px; font-weight: 600; cursor: pointer; }
   button:hover { background: #1546a0; }
 `;
 
