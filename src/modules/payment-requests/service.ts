@@ -295,12 +295,12 @@ export async function settlePaymentRequest(ctx: ServiceContext, id: string, conf
   );
 }
 
-/** Records the provider's checkout session on the row (the latest one opened). */
+/** Records the provider's checkout session on a still pending row (the latest one opened; a settled link keeps the session that paid it). */
 export async function rememberSession(ctx: ServiceContext, row: PaymentRequestRow, sessionId: string) {
   await ctx.db
     .update(paymentRequests)
     .set({ providerSessionId: sessionId, updatedAt: nowIso() })
-    .where(and(eq(paymentRequests.workspaceId, ctx.ws.id), eq(paymentRequests.id, row.id)));
+    .where(and(eq(paymentRequests.workspaceId, ctx.ws.id), eq(paymentRequests.id, row.id), eq(paymentRequests.status, 'pending')));
 }
 
 /** A service context for work outside a /v1 request (public page, provider webhook, operator route). */
