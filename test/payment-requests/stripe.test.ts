@@ -2,8 +2,8 @@ import Stripe from 'stripe';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { StripeProvider, verifyStripeSignature } from '../../src/providers/payments/stripe';
 import { ProviderError, WebhookRejected } from '../../src/providers/payments/types';
-import { makeWorkspace, type TestWorkspace } from '../support/harness';
-import { appWith, freshPhone, payPath, requestEvents } from './helpers';
+import { admin, makeWorkspace, type TestWorkspace } from '../support/harness';
+import { appWith, backdate, freshPhone, payPath, requestEvents } from './helpers';
 
 const SECRET = 'whsec_test_payreq_secret';
 const STRIPE_ENV = { PAYMENT_PROVIDER: 'stripe', STRIPE_SECRET_KEY: 'sk_test_123', STRIPE_WEBHOOK_SECRET: SECRET, PUBLIC_BASE_URL: 'https://pay.example.com' };
@@ -234,6 +234,17 @@ describe('POST /providers/payments/stripe', () => {
     vi.restoreAllMocks();
     expect((await post(await delivery(b))).body.status).toBe('paid');
     expect((await requestEvents(ws.id, b.id)).map((e) => e.type)).toEqual(['payment_request.created', 'payment_request.cancelled', 'payment_request.paid']);
+  });
+
+  it('a payment for an expired link is recorded and Stripe gets a 2xx', async () => {
+    const link = await stripeLink(ws);
+    await backdate(ws.id, link.id);
+    expect((await admin('POST', '/sweeps/expire-payment-requests')).status).toBe(200);
+    expect((await ws.api('GET', `/v1/payment-requests/${link.id}`)).body.status).toBe('expired');
+    const res = await post(await delivery(link));
+    expect(res).toMatchObject({ status: 200, body: { received: true, payment_request_id: link.id, status: 'paid' } });
+    expect((await ws.api('GET', `/v1/payment-requests/${link.id}`)).body).toMatchObject({ status: 'paid', contact_payment_id: expect.any(String) });
+    expect((await requestEvents(ws.id, link.id)).map((e) => e.type)).toEqual(['payment_request.created', 'payment_request.expired', 'payment_request.paid']);
   });
 
   it('the sandbox and unknown providers have no webhook route', async () => {
