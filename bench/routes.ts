@@ -61,6 +61,18 @@ export const benchRoutes: Record<string, BenchRoute> = {
     const result = await db.prepare(sql).bind(...params).all();
     return json({ plan: plan.results.map((r) => r.detail), ms: Date.now() - started, rows: result.results.length, first: result.results[0] ?? null });
   },
+  /** Makes `count` of the workspace's pending payment requests due (the API only takes future expiries): the expiry sweep's load. */
+  '/bench/payment-requests/due': async (request, env) => {
+    const { workspace_id: workspaceId, count } = (await request.json()) as { workspace_id: string; count: number };
+    const shard = await workspaceD1(env, workspaceId);
+    if (!shard) return json({ error: 'unknown workspace' }, 404);
+    const past = new Date(Date.now() - 60_000).toISOString();
+    const res = await shard
+      .prepare("UPDATE payment_requests SET expires_at = ?1 WHERE id IN (SELECT id FROM payment_requests WHERE workspace_id = ?2 AND status = 'pending' LIMIT ?3)")
+      .bind(past, workspaceId, count)
+      .run();
+    return json({ due: res.meta.changes });
+  },
   '/bench/setup': async (_request, env) => {
     await d1(env, 'DB').exec('CREATE TABLE IF NOT EXISTS bench_floor (id TEXT PRIMARY KEY, created_at TEXT NOT NULL)');
     return json({ ok: true });

@@ -62,7 +62,15 @@ export async function seed({ base, adminToken, log }) {
   // Payments with a large recognized charge, so every refund of the run fits its balance.
   const paymentIds = new Array(PAYMENTS);
   await inParallel(PAYMENTS, 4, async (i) => {
-    paymentIds[i] = (await api('POST', '/v1/payments', { type: 'one_time', title: `Seed payment ${i}`, amount: 1_000_000, contact_id: contactIds[i * 11] })).id;
+    paymentIds[i] = (
+      await api('POST', '/v1/payments', {
+        type: 'one_time',
+        title: `Seed payment ${i}`,
+        amount: 1_000_000,
+        contact_id: contactIds[i * 11],
+        metadata: { document: { provider: 'stripe', id: `in_seed_${i}`, number: `INV-${i}`, type: 'tax_invoice', url: `https://files.example.com/in_seed_${i}.pdf` } },
+      })
+    ).id;
   });
   // Orders: pending ones with an external reference (replayed by the bench), and paid ones with a large total (refunded 0.01 at a time).
   const orderRefs = Array.from({ length: ORDERS }, (_, i) => `bench-order-${i}`);
@@ -85,7 +93,11 @@ export async function seed({ base, adminToken, log }) {
     stageIds: pipeline.stages.map((s) => s.id),
     summary: `Seed: ${CONTACTS.toLocaleString('en-US')} contacts (identifier history, consent seeds, timeline rows, tags, search index) written in ${seedSeconds.toFixed(1)} s through a bench-only bulk route; ${DEALS} deals and ${PAYMENTS} payments through the API; ${ORDERS} pending and ${ORDERS} paid orders through the API.`,
   };
-  ctx.extraMeasurements = async () => [...(await measureSearchLatency(ctx, log)), ...(await measureWebhookThroughput(ctx, log))];
+  ctx.extraMeasurements = async () => [
+    ...(await measureSearchLatency(ctx, log)),
+    ...(await measureWebhookThroughput(ctx, log)),
+    ...(await measureExpirySweep(ctx, log)),
+  ];
   return ctx;
 }
 
@@ -219,6 +231,19 @@ export function scenarios(ctx) {
       request: (i) => ({ method: 'POST', path: `/v1/orders/${ctx.paidOrderIds[i % ORDERS]}/refunds`, body: { amount: 0.01 } }),
     },
     { name: 'GET /v1/orders', floor: SELECT_FLOOR, expected: 1, request: () => ({ method: 'GET', path: '/v1/orders' }) },
+    {
+      name: 'POST /v1/payment-requests',
+      floor: INSERT_FLOOR,
+      expected: 2,
+      request: (i) => ({ method: 'POST', path: '/v1/payment-requests', body: { amount: 120, title: `Link ${i}`, contact_id: ctx.contactIds[contactIndex(i + 5)] } }),
+    },
+    {
+      name: 'GET /v1/contacts/{id}/documents',
+      floor: SELECT_FLOOR,
+      expected: 1,
+      // Contacts holding a seeded payment, with its invoice pointer.
+      request: (i) => ({ method: 'GET', path: `/v1/contacts/${ctx.contactIds[(i % PAYMENTS) * 11]}/documents` }),
+    },
   ];
 }
 
@@ -274,5 +299,25 @@ async function measureWebhookThroughput(ctx, log, count = 500) {
     `${count} events published at once to one endpoint on a local receiver: ${seen.size} delivered (signed, one POST each) in ${seconds.toFixed(1)} s, **${rate.toFixed(0)} deliveries/s**, through the real local Queue (batches of up to 25 messages, 1 s batch timeout).`,
     '',
     'Emitting an event adds no D1 round trip to the write path: the outbox row is one more statement in the batch that makes the change, and the fan-out to the queue runs after the response (`waitUntil`).',
+  ];
+}
+
+/** One `expire-payment-requests` run over 1,000 due links (minted through the API, then made due by a bench-only route). */
+async function measureExpirySweep(ctx, log, count = 1000) {
+  await inParallel(count, 8, async (i) => {
+    await call(ctx.base, ctx.key, 'POST', '/v1/payment-requests', { amount: 10, title: `Due ${i}`, contact_id: ctx.contactIds[(i * 13) % ctx.contactIds.length] });
+  });
+  const res = await fetch(`${ctx.base}/bench/payment-requests/due`, { method: 'POST', body: JSON.stringify({ workspace_id: ctx.workspaceId, count }) });
+  const { due } = await res.json();
+  const started = performance.now();
+  const run = await ctx.admin('POST', '/admin/v1/sweeps/expire-payment-requests');
+  const ms = performance.now() - started;
+  const expired = run.result.payment_requests_expired;
+  log(`expiry sweep: ${expired}/${due} due links expired in one run, ${ms.toFixed(0)} ms`);
+  return [
+    '## Payment-request expiry sweep',
+    '',
+    `One \`expire-payment-requests\` run over ${due} due links: **${expired} expired in ${ms.toFixed(0)} ms** (chunks of 250: one read and one write batch each, the \`payment_request.expired\` outbox rows inserted set-based in the same batch, then handed to the queue).`,
+    '',
   ];
 }

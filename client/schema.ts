@@ -6,6 +6,50 @@
 // Generated from openapi.json by `npm run openapi:write`.
 
 export interface paths {
+    "/pay/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Hosted pay page (HTML, for the payer)
+         * @description Not an API route: the page `pay_url` opens. A pending link shows title, amount, currency and a Pay button (sandbox) or redirects (303) to a fresh provider checkout (Stripe); a pending link past `expires_at` is expired right there (`payment_request.expired` fires once) and says so; paid and cancelled links show their state. Plain HTML, no JavaScript.
+         */
+        get: operations["getPaymentPage"];
+        put?: never;
+        /**
+         * The sandbox page's Pay button (form post)
+         * @description Sandbox links: the payer pays, through the same path as a verified provider payment (a cancelled link completes late; a link past `expires_at` expires instead). Answers 303 back to the page.
+         */
+        post: operations["payPaymentPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/providers/payments/{provider}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Payment provider webhook (called by the provider)
+         * @description Not for API clients: `stripe` posts Checkout Session events here, verified from `Stripe-Signature` (HMAC-SHA256 of `t.payload` with `STRIPE_WEBHOOK_SECRET`, 5-minute tolerance). `checkout.session.completed` and `checkout.session.async_payment_succeeded` of a paid session pay the link (once, whatever the number of deliveries); other events and unknown links answer 200 without effect.
+         */
+        post: operations["receivePaymentProviderWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/pipelines": {
         parameters: {
             query?: never;
@@ -561,6 +605,90 @@ export interface paths {
          * @description Stamps `cancelled_at`; `financial_status` is unchanged. An already-cancelled order answers 201 unchanged (no second `order.cancelled`). 409 `STORE_SYNCED_READ_ONLY` for store-synced orders (never for orders created through the API).
          */
         post: operations["cancelOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payment-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List payment requests
+         * @description Newest first. 400 for an unknown `status`, a malformed `contact_id`/`deal_id` or malformed paging.
+         */
+        get: operations["listPaymentRequests"];
+        put?: never;
+        /**
+         * Mint a hosted pay-link
+         * @description Not idempotent: every call mints a new, independently payable link (cancel extras). The contact is resolved like deals (`contact_id` wins; else the phone/email upsert). `pay_url` is this service's own page. Fires `payment_request.created`. 400 `amount must be greater than 0`, `amount must be at most 9999999999`, `vat_mode and vat_rate must be provided together`, `vat_rate must be a percent from 0 to 100 with at most 2 decimals`, `expires_at must be an ISO 8601 instant with a time zone`, `expires_at must be in the future`, `Provide contact_id, or a phone/email to attach the payment request to a contact`.
+         */
+        post: operations["createPaymentRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payment-requests/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a payment request
+         * @description The full record, including the provider correlation references (`provider_session_id`, `provider_payment_ref`), which events never carry.
+         */
+        get: operations["getPaymentRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payment-requests/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a pending payment request
+         * @description Stamps `cancelled_at`, fires `payment_request.cancelled` and expires the provider checkout where there is one. A payer already on the provider's page may still complete (late completion: the link becomes `paid`).
+         */
+        post: operations["cancelPaymentRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/contacts/{id}/documents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a contact's financial documents
+         * @description Invoices, receipts and credit documents from the stored pointers of the contact's payments (`metadata.document`), refund entries (`credit_document`) and payment requests, deduplicated by provider document id, merged with the payment provider's own listing when `live=true` (bounded to 2.5 s; a timeout or failure answers the stored listing with `live.error`), sorted by date descending with nulls last. Needs the `payments` feature.
+         */
+        get: operations["listContactDocuments"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1557,7 +1685,7 @@ export interface components {
                 created_at: string | null;
             };
         };
-        /** @description `payment_request.created` (payment_request family, opt-in; not emitted yet: its data follows the spec) */
+        /** @description `payment_request.created` (payment_request family, opt-in) */
         PaymentRequestCreatedEvent: {
             /**
              * Format: uuid
@@ -1574,26 +1702,33 @@ export interface components {
                 /** @enum {string} */
                 status: "pending" | "paid" | "expired" | "cancelled";
                 /** Format: uuid */
-                contact_id: string | null;
+                contact_id: string;
                 /** Format: uuid */
                 deal_id: string | null;
-                provider: string;
+                /** @enum {string} */
+                provider: "sandbox" | "stripe";
                 amount: number;
                 currency: string;
                 title: string | null;
-                vat_mode: string | null;
+                /** @enum {string|null} */
+                vat_mode: "inclusive" | "exclusive" | null;
                 vat_rate: number | null;
                 test_mode: boolean;
+                /** Format: uri */
                 pay_url: string;
                 /** Format: uuid */
                 contact_payment_id: string | null;
-                expires_at: string | null;
+                /** Format: date-time */
+                expires_at: string;
+                /** Format: date-time */
                 paid_at: string | null;
+                /** Format: date-time */
                 cancelled_at: string | null;
+                /** Format: date-time */
                 created_at: string;
             };
         };
-        /** @description `payment_request.paid` (payment_request family, opt-in; not emitted yet: its data follows the spec) */
+        /** @description `payment_request.paid` (payment_request family, opt-in) */
         PaymentRequestPaidEvent: {
             /**
              * Format: uuid
@@ -1610,26 +1745,33 @@ export interface components {
                 /** @enum {string} */
                 status: "pending" | "paid" | "expired" | "cancelled";
                 /** Format: uuid */
-                contact_id: string | null;
+                contact_id: string;
                 /** Format: uuid */
                 deal_id: string | null;
-                provider: string;
+                /** @enum {string} */
+                provider: "sandbox" | "stripe";
                 amount: number;
                 currency: string;
                 title: string | null;
-                vat_mode: string | null;
+                /** @enum {string|null} */
+                vat_mode: "inclusive" | "exclusive" | null;
                 vat_rate: number | null;
                 test_mode: boolean;
+                /** Format: uri */
                 pay_url: string;
                 /** Format: uuid */
                 contact_payment_id: string | null;
-                expires_at: string | null;
+                /** Format: date-time */
+                expires_at: string;
+                /** Format: date-time */
                 paid_at: string | null;
+                /** Format: date-time */
                 cancelled_at: string | null;
+                /** Format: date-time */
                 created_at: string;
             };
         };
-        /** @description `payment_request.expired` (payment_request family, opt-in; not emitted yet: its data follows the spec) */
+        /** @description `payment_request.expired` (payment_request family, opt-in) */
         PaymentRequestExpiredEvent: {
             /**
              * Format: uuid
@@ -1646,26 +1788,33 @@ export interface components {
                 /** @enum {string} */
                 status: "pending" | "paid" | "expired" | "cancelled";
                 /** Format: uuid */
-                contact_id: string | null;
+                contact_id: string;
                 /** Format: uuid */
                 deal_id: string | null;
-                provider: string;
+                /** @enum {string} */
+                provider: "sandbox" | "stripe";
                 amount: number;
                 currency: string;
                 title: string | null;
-                vat_mode: string | null;
+                /** @enum {string|null} */
+                vat_mode: "inclusive" | "exclusive" | null;
                 vat_rate: number | null;
                 test_mode: boolean;
+                /** Format: uri */
                 pay_url: string;
                 /** Format: uuid */
                 contact_payment_id: string | null;
-                expires_at: string | null;
+                /** Format: date-time */
+                expires_at: string;
+                /** Format: date-time */
                 paid_at: string | null;
+                /** Format: date-time */
                 cancelled_at: string | null;
+                /** Format: date-time */
                 created_at: string;
             };
         };
-        /** @description `payment_request.cancelled` (payment_request family, opt-in; not emitted yet: its data follows the spec) */
+        /** @description `payment_request.cancelled` (payment_request family, opt-in) */
         PaymentRequestCancelledEvent: {
             /**
              * Format: uuid
@@ -1682,22 +1831,29 @@ export interface components {
                 /** @enum {string} */
                 status: "pending" | "paid" | "expired" | "cancelled";
                 /** Format: uuid */
-                contact_id: string | null;
+                contact_id: string;
                 /** Format: uuid */
                 deal_id: string | null;
-                provider: string;
+                /** @enum {string} */
+                provider: "sandbox" | "stripe";
                 amount: number;
                 currency: string;
                 title: string | null;
-                vat_mode: string | null;
+                /** @enum {string|null} */
+                vat_mode: "inclusive" | "exclusive" | null;
                 vat_rate: number | null;
                 test_mode: boolean;
+                /** Format: uri */
                 pay_url: string;
                 /** Format: uuid */
                 contact_payment_id: string | null;
-                expires_at: string | null;
+                /** Format: date-time */
+                expires_at: string;
+                /** Format: date-time */
                 paid_at: string | null;
+                /** Format: date-time */
                 cancelled_at: string | null;
+                /** Format: date-time */
                 created_at: string;
             };
         };
@@ -2220,6 +2376,15 @@ export interface components {
                 submitted_at: string;
             };
         };
+        /** @description Framework shape; `message` is a string or per-field strings */
+        FrameworkError: {
+            statusCode: number;
+            message: string | string[];
+            error: string;
+            error_code?: string;
+        } & {
+            [key: string]: unknown;
+        };
         Pipeline: {
             /** Format: uuid */
             id: string;
@@ -2246,15 +2411,6 @@ export interface components {
             win_probability: number | null;
             created_at: string;
             updated_at: string;
-        };
-        /** @description Framework shape; `message` is a string or per-field strings */
-        FrameworkError: {
-            statusCode: number;
-            message: string | string[];
-            error: string;
-            error_code?: string;
-        } & {
-            [key: string]: unknown;
         };
         FeatureGateError: {
             message: string;
@@ -3199,6 +3355,176 @@ export interface components {
             payment_reference?: string;
         };
         OrderCancel: Record<string, never>;
+        PaymentRequestList: {
+            data: components["schemas"]["PaymentRequest"][];
+            total: number;
+            limit: number;
+            offset: number;
+        };
+        PaymentRequest: {
+            /**
+             * Format: uuid
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description Same as `id` (the webhook snapshot's name)
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            payment_request_id: string;
+            /**
+             * Format: uuid
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            workspace_id: string;
+            /** @enum {string} */
+            status: "pending" | "paid" | "expired" | "cancelled";
+            /**
+             * Format: uuid
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            contact_id: string;
+            /**
+             * Format: uuid
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            deal_id: string | null;
+            /** @enum {string} */
+            provider: "sandbox" | "stripe";
+            /** @description JSON number, 2 decimals */
+            amount: number;
+            currency: string;
+            title: string | null;
+            /** @enum {string|null} */
+            vat_mode: "inclusive" | "exclusive" | null;
+            vat_rate: number | null;
+            test_mode: boolean;
+            /**
+             * Format: uri
+             * @description `${PUBLIC_BASE_URL}/pay/{token}`: this service's own link, an unguessable token
+             */
+            pay_url: string;
+            /**
+             * Format: uuid
+             * @description The ledger payment recorded when paid (null for test-mode links)
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            contact_payment_id: string | null;
+            expires_at: string;
+            paid_at: string | null;
+            cancelled_at: string | null;
+            created_at: string;
+            /** @description The provider's latest checkout session (Stripe `cs_...`); null for the sandbox */
+            provider_session_id: string | null;
+            /** @description The provider's payment reference (Stripe PaymentIntent `pi_...`) */
+            provider_payment_ref: string | null;
+            updated_at: string;
+        };
+        PaymentRequestCreate: {
+            /**
+             * Format: uuid
+             * @description Wins over phone/email
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            contact_id?: string;
+            phone?: string;
+            /** Format: email */
+            email?: string;
+            /** @description Used only when a new contact is created */
+            name?: string;
+            /** @description Rounded half-up to 2 decimals (stored in cents); 400 `amount must be greater than 0` / `amount must be at most 9999999999` */
+            amount: number;
+            /** @description Uppercased; omitted: the workspace currency */
+            currency?: string;
+            title?: string;
+            /**
+             * Format: uuid
+             * @description A deal of the same contact: another contact's deal answers 409 `PAYMENT_REQUEST_DEAL_CONTACT_MISMATCH`, an unknown one 404 `Deal not found`
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            deal_id?: string;
+            /**
+             * @description Sent together with `vat_rate`; both omitted: the workspace default pair is stamped
+             * @enum {string}
+             */
+            vat_mode?: "inclusive" | "exclusive";
+            /** @description Percent, 0 to 100, at most 2 decimals; sent together with `vat_mode` */
+            vat_rate?: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601 instant with a zone, in the future; default 7 days from now
+             */
+            expires_at?: string;
+            /** @description Authorise-only, never real money; a paid test-mode link records no ledger payment. Default false */
+            test_mode?: boolean;
+        };
+        PaymentRequestCancel: Record<string, never>;
+        ContactDocuments: {
+            documents: components["schemas"]["ContactDocument"][];
+            /** @description The live listing: `{attempted: false, ok: null, complete: null, error: null}` unless `live=true` */
+            live: {
+                attempted: boolean;
+                ok: boolean | null;
+                complete: boolean | null;
+                /** @enum {string|null} */
+                error: "timeout" | "provider_error" | null;
+            };
+        };
+        ContactDocument: {
+            /** @description Stable render key; carries no meaning */
+            key: string;
+            /** @enum {string|null} */
+            kind: "tax_invoice" | "tax_invoice_receipt" | "receipt" | "receipt_for_invoice" | "proforma_invoice" | "donation_receipt" | "credit_invoice" | "credit_invoice_receipt" | "credit_receipt" | "credit_donation_receipt" | "order" | "price_quote" | "delivery_note" | "payment_demand" | null;
+            /** @description The provider's own label of the document type */
+            rawType: string | null;
+            isCredit: boolean;
+            provider: string | null;
+            documentId: string | null;
+            number: string | null;
+            /** @description Only open http(s) URLs; else null */
+            url: string | null;
+            date: string | null;
+            amount: number | null;
+            currency: string | null;
+            /** @enum {string} */
+            origin: "stored" | "live" | "merged";
+            sources: components["schemas"]["ContactDocumentSource"][];
+        };
+        ContactDocumentSource: {
+            /** @enum {string} */
+            type: "contact_payment";
+            /**
+             * Format: uuid
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            id: string;
+        } | {
+            /** @enum {string} */
+            type: "payment_entry";
+            /**
+             * Format: uuid
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            paymentId: string;
+        } | {
+            /** @enum {string} */
+            type: "payment_request";
+            /**
+             * Format: uuid
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            id: string;
+        } | {
+            /** @enum {string} */
+            type: "provider";
+            provider: string;
+        };
         CreatedWebhookEndpoint: components["schemas"]["WebhookEndpoint"] & {
             /** @description Standard Webhooks signing secret (`whsec_` + base64). Returned only here; it cannot be read again. */
             secret: string;
@@ -3244,6 +3570,148 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    getPaymentPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The unguessable token of `pay_url` */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Redirect to the provider checkout */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unknown token */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The provider could not start a checkout */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    payPaymentPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The unguessable token of `pay_url` */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Back to the page, which shows the new state */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unknown token */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    receivePaymentProviderWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `t=<unix>,v1=<hex>` */
+                "stripe-signature"?: string;
+            };
+            path: {
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "checkout.session.completed",
+                 *       "data": {
+                 *         "object": {
+                 *           "object": "checkout.session"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        received: true;
+                        payment_request_id: string | null;
+                        status: string | null;
+                    };
+                };
+            };
+            /** @description Bad or stale signature: nothing changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Unknown provider */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+        };
+    };
     listPipelines: {
         parameters: {
             query?: never;
@@ -8119,6 +8587,586 @@ export interface operations {
             };
             /** @description `STORE_SYNCED_READ_ONLY` */
             409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+        };
+    };
+    listPaymentRequests: {
+        parameters: {
+            query?: {
+                /** @description Exact match; another value answers 400 `Invalid status: must be one of pending, paid, expired, cancelled` */
+                status?: "pending" | "paid" | "expired" | "cancelled";
+                /** @description Exact match; an empty value is ignored; a malformed one answers 400 `Invalid contact_id: must be a UUID` */
+                contact_id?: string;
+                /** @description Exact match; an empty value is ignored; a malformed one answers 400 `Invalid deal_id: must be a UUID` */
+                deal_id?: string;
+                /** @description Page size, default 25; values above 100 are clamped to 100. Anything but a non-negative integer answers 400 `Invalid limit: must be a non-negative integer` */
+                limit?: number;
+                /** @description Rows to skip. Anything but a non-negative integer answers 400 `Invalid offset: must be a non-negative integer` */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of payment requests */
+            200: {
+                headers: {
+                    Bookmark: components["headers"]["Bookmark"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentRequestList"];
+                };
+            };
+            /** @description Validation failure, unknown body property, non-UUID path id or malformed query */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `Missing API key` or `Invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Plan without API access, or the plan lacks the feature (`FEATURE_NOT_INCLUDED_IN_PLAN`) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+        };
+    };
+    createPaymentRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "payer@acme.example",
+                 *       "name": "Pat Payer",
+                 *       "amount": 120,
+                 *       "currency": "EUR",
+                 *       "title": "Workshop seat"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentRequestCreate"];
+            };
+        };
+        responses: {
+            /** @description The new pending payment request */
+            201: {
+                headers: {
+                    Bookmark: components["headers"]["Bookmark"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentRequest"];
+                };
+            };
+            /** @description Validation failure, unknown body property, non-UUID path id or malformed query */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `Missing API key` or `Invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Plan without API access, or the plan lacks the feature (`FEATURE_NOT_INCLUDED_IN_PLAN`) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
+                };
+            };
+            /** @description `Contact not found`, `Deal not found` */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `CONTACT_MERGE_REQUIRED` with `merge_request_id`; `PAYMENT_REQUEST_DEAL_CONTACT_MISMATCH` */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+        };
+    };
+    getPaymentRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payment request */
+            200: {
+                headers: {
+                    Bookmark: components["headers"]["Bookmark"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentRequest"];
+                };
+            };
+            /** @description Validation failure, unknown body property, non-UUID path id or malformed query */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `Missing API key` or `Invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Plan without API access, or the plan lacks the feature (`FEATURE_NOT_INCLUDED_IN_PLAN`) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
+                };
+            };
+            /** @description `Payment request not found` */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+        };
+    };
+    cancelPaymentRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["PaymentRequestCancel"];
+            };
+        };
+        responses: {
+            /** @description The cancelled payment request */
+            201: {
+                headers: {
+                    Bookmark: components["headers"]["Bookmark"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentRequest"];
+                };
+            };
+            /** @description Validation failure, unknown body property, non-UUID path id or malformed query */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `Missing API key` or `Invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Plan without API access, or the plan lacks the feature (`FEATURE_NOT_INCLUDED_IN_PLAN`) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
+                };
+            };
+            /** @description `Payment request not found` */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `payment_request_not_pending`: only a pending link can be cancelled */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+        };
+    };
+    listContactDocuments: {
+        parameters: {
+            query?: {
+                /** @description Also ask the payment provider (bounded to 2.5 s); default false. Anything but `true` or `false` answers 400 `Invalid live: must be true or false` */
+                live?: boolean;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The documents and how the live listing went */
+            200: {
+                headers: {
+                    Bookmark: components["headers"]["Bookmark"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactDocuments"];
+                };
+            };
+            /** @description Validation failure, unknown body property, non-UUID path id or malformed query */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `Missing API key` or `Invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Plan without API access, or the plan lacks the feature (`FEATURE_NOT_INCLUDED_IN_PLAN`) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
+                };
+            };
+            /** @description `contacts with ID <id> not found` */
+            404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];

@@ -55,6 +55,17 @@ const DEMO_RECORDS = [
       interval: 'monthly',
       external_reference: 'demo-plan-1',
     });
+    // A hosted pay-link (open its pay_url in a browser; the sandbox Pay button pays it) and a
+    // payment carrying an invoice pointer, so GET /v1/contacts/{id}/documents lists something.
+    await api('POST', '/v1/payment-requests', { contact_id: contact.id, amount: 120, title: 'Workshop seat' });
+    await api('POST', '/v1/payments', {
+      type: 'one_time',
+      contact_id: contact.id,
+      title: 'Consulting hours',
+      amount: 300,
+      external_reference: 'demo-payment-2',
+      metadata: { document: { provider: 'sandbox', id: 'demo-inv-1', number: 'INV-0001', type: 'tax_invoice', url: null } },
+    });
   },
   async (api) => {
     // Orders: a paid one (its payment recorded in the ledger) with a partial refund, and a pending one.

@@ -12,6 +12,7 @@ import { registerSharedComponents } from './platform/openapi';
 import { createRouter, parseJsonBody } from './platform/validation';
 import { registerEventWebhooks } from './modules/events/payloads';
 import { v1Routers } from './modules/routers';
+import { paymentPublicRoutes, registerPaymentPublicDocs } from './modules/payment-requests/public';
 
 /** Events committed during the request leave after the response (the outbox sweep covers failures). */
 const publishEvents: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -53,6 +54,7 @@ export function buildApp() {
   });
   registerSharedComponents(app.openAPIRegistry);
   registerEventWebhooks(app.openAPIRegistry);
+  registerPaymentPublicDocs(app.openAPIRegistry);
   app.doc31('/v1/openapi.json', {
     openapi: '3.1.0',
     info: {
@@ -88,5 +90,7 @@ export function buildApp() {
   for (const router of v1Routers) app.route('/v1', router);
 
   app.route('/admin/v1', adminApp);
+  // Public pages and provider webhooks: no API key, their own checks.
+  app.route('/', paymentPublicRoutes);
   return app;
 }

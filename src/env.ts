@@ -14,6 +14,11 @@ export interface Bindings {
   ALLOW_UNSAFE_WEBHOOK_HOSTS?: string;
   EMAIL_PROVIDER?: string;
   PAYMENT_PROVIDER?: string;
+  /** Stripe (`PAYMENT_PROVIDER=stripe`): the API secret key and the webhook signing secret. */
+  STRIPE_SECRET_KEY?: string;
+  STRIPE_WEBHOOK_SECRET?: string;
+  /** The origin of links the service hands out (pay links); locally the request's origin. */
+  PUBLIC_BASE_URL?: string;
   WHATSAPP_PROVIDER?: string;
   WHATSAPP_APP_SECRET?: string;
   WHATSAPP_VERIFY_TOKEN?: string;

@@ -6,6 +6,7 @@ import { dealRoutes } from './deals/routes';
 import { noteRoutes } from './notes/routes';
 import { orderRoutes } from './orders/routes';
 import { paymentRoutes } from './payments/routes';
+import { paymentRequestRoutes } from './payment-requests/routes';
 import { pipelineRoutes } from './pipelines/routes';
 import { productRoutes } from './products/routes';
 import { labelRoutes } from './tags/routes';
@@ -22,5 +23,6 @@ export const v1Routers: OpenAPIHono<AppEnv>[] = [
   dealRoutes,
   paymentRoutes,
   orderRoutes,
+  paymentRequestRoutes,
   webhookRoutes,
 ];

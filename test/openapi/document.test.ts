@@ -23,8 +23,14 @@ const served = async () => {
   return res.body as { paths: Record<string, Record<string, Operation>>; webhooks?: Record<string, { post: Operation }>; servers?: unknown[]; components: Schema };
 };
 
-const operations = (doc: Awaited<ReturnType<typeof served>>) =>
+const allOperations = (doc: Awaited<ReturnType<typeof served>>) =>
   Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })));
+
+/** The API's operations: the public pages and provider webhooks outside /v1 are documented apart (below). */
+const operations = (doc: Awaited<ReturnType<typeof served>>) => allOperations(doc).filter((o) => o.path.startsWith('/v1/'));
+
+/** Routes outside /v1 that the document lists as what they are: a page for people, a webhook for a provider. */
+const PUBLIC_OPERATIONS = ['GET /pay/{token}', 'POST /pay/{token}', 'POST /providers/payments/{provider}'];
 
 describe('rules every operation follows', () => {
   it('has servers and one operation per route of the route table', async () => {
@@ -34,9 +40,16 @@ describe('rules every operation follows', () => {
     expect(documented).toEqual(ROUTES.map((r) => `${r.method} ${r.path}`).sort());
   });
 
+  it('documents the hosted pay page and the payment provider webhooks apart from the API, without API-key security', async () => {
+    const doc = await served();
+    const outside = allOperations(doc).filter((o) => !o.path.startsWith('/v1/'));
+    expect(outside.map((o) => `${o.method.toUpperCase()} ${o.path}`).sort()).toEqual([...PUBLIC_OPERATIONS].sort());
+    for (const { op } of outside) expect((op as { security?: unknown[] }).security).toEqual([]);
+  });
+
   it('gives every operation and webhook a unique lowerCamelCase operationId', async () => {
     const doc = await served();
-    const ids = [...operations(doc).map((o) => o.op.operationId), ...Object.values(doc.webhooks ?? {}).map((w) => w.post.operationId)];
+    const ids = [...allOperations(doc).map((o) => o.op.operationId), ...Object.values(doc.webhooks ?? {}).map((w) => w.post.operationId)];
     for (const id of ids) expect(id, 'operationId').toMatch(OPERATION_ID);
     expect(new Set(ids).size).toBe(ids.length);
   });

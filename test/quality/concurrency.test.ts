@@ -63,6 +63,17 @@ const INVARIANTS: { name: string; violations: (workspaceId: string) => Promise<u
         ws,
       ),
   },
+  {
+    name: 'a payment request\'s stamps follow its status, and a paid live link has exactly its one ledger payment',
+    violations: (ws) =>
+      rows(
+        `SELECT r.id FROM payment_requests r WHERE r.workspace_id = ?1 AND ((r.status = 'paid') <> (r.paid_at IS NOT NULL)
+           OR (r.status = 'cancelled' AND r.cancelled_at IS NULL)
+           OR (r.status = 'paid' AND NOT r.test_mode) <> (r.contact_payment_id IS NOT NULL)
+           OR (SELECT count(*) FROM payments p WHERE p.workspace_id = r.workspace_id AND p.external_reference = 'payment_request:' || r.id) <> (r.contact_payment_id IS NOT NULL))`,
+        ws,
+      ),
+  },
   { name: 'at most 3 webhook endpoints', violations: (ws) => rows(`SELECT count(*) AS n FROM webhook_endpoints WHERE workspace_id = ?1 HAVING n > 3`, ws) },
   {
     name: 'label links point at labels of the same workspace',

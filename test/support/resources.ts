@@ -125,6 +125,15 @@ export const RESOURCES: Record<string, Factory> = {
       return { id: o.id, marks: [title, note, o.external_reference], read: () => ok(ws, 'GET', `/v1/orders/${o.id}`) };
     },
   },
+  'payment-requests/{id}': {
+    list: '/v1/payment-requests',
+    create: async (ws, need) => {
+      const contact = await need('contacts/{id}');
+      const title = distinct('link');
+      const r = await ok(ws, 'POST', '/v1/payment-requests', { contact_id: contact.id, title, amount: 42.5 });
+      return { id: r.id, marks: [title, r.pay_url], read: () => ok(ws, 'GET', `/v1/payment-requests/${r.id}`) };
+    },
+  },
   'webhook-endpoints/{id}': {
     list: '/v1/webhook-endpoints',
     create: async (ws) => {

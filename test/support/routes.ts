@@ -194,6 +194,17 @@ export const ROUTES: RouteCase[] = [
   },
   { method: 'POST', path: '/v1/orders/{id}/mark-paid', feature: 'orders', body: {} },
   { method: 'POST', path: '/v1/orders/{id}/cancel', feature: 'orders', body: {} },
+  { method: 'GET', path: '/v1/payment-requests', feature: 'workspace_payments' },
+  { method: 'GET', path: '/v1/payment-requests/{id}', feature: 'workspace_payments' },
+  {
+    method: 'POST',
+    path: '/v1/payment-requests',
+    feature: 'workspace_payments',
+    body: { amount: 10, email: 'payment-request@example.com' },
+    parallelBody: (i) => ({ amount: 1 + i, email: 'race-payment-request@example.com', title: `Link ${i}`, ...(i % 2 ? { vat_mode: 'inclusive', vat_rate: i } : {}) }),
+  },
+  { method: 'POST', path: '/v1/payment-requests/{id}/cancel', feature: 'workspace_payments', body: {} },
+  { method: 'GET', path: '/v1/contacts/{id}/documents', feature: 'payments' },
 ];
 
 /** The route's path with `id` for every id placeholder and the row's fixed values for the others. */

@@ -134,21 +134,21 @@ const order = (refund = false) =>
 const paymentRequest = z.object({
   payment_request_id: id(),
   status: z.enum(['pending', 'paid', 'expired', 'cancelled']),
-  contact_id: id().nullable(),
+  contact_id: id(),
   deal_id: id().nullable(),
-  provider: z.string(),
+  provider: z.enum(['sandbox', 'stripe']),
   amount: money(),
   currency: z.string(),
   title: z.string().nullable(),
-  vat_mode: z.string().nullable(),
+  vat_mode: z.enum(['inclusive', 'exclusive']).nullable(),
   vat_rate: z.number().nullable(),
   test_mode: z.boolean(),
-  pay_url: z.string(),
+  pay_url: z.string().openapi({ format: 'uri' }),
   contact_payment_id: id().nullable(),
-  expires_at: z.string().nullable(),
-  paid_at: z.string().nullable(),
-  cancelled_at: z.string().nullable(),
-  created_at: z.string(),
+  expires_at: time(),
+  paid_at: time().nullable(),
+  cancelled_at: time().nullable(),
+  created_at: time(),
 });
 
 const message = z.object({
@@ -230,6 +230,10 @@ export const LIVE_EVENT_TYPES: readonly EventType[] = [
   'order.cancelled',
   'event.attendance.changed',
   'form.submitted',
+  'payment_request.created',
+  'payment_request.paid',
+  'payment_request.expired',
+  'payment_request.cancelled',
 ];
 
 /** `contact.consent_changed` -> `ContactConsentChangedEvent`. */

@@ -694,3 +694,38 @@ export function refundStatements(ctx: ServiceContext, p: PaymentRow, charge: Pay
   ];
   return { statements, refundId };
 }
+
+// ---------------------------------------------------------------- document pointers (contact documents listing)
+
+/**
+ * Batchable reads of the document pointers a contact's payments hold: payments
+ * whose `metadata.document` is an object (with the header's purchase date,
+ * total and currency) and refund entries with a `credit_document` (with the
+ * entry's creation time, amount and currency).
+ */
+export const contactDocumentPointerReads = (ctx: ServiceContext, contactId: string) => [
+  ctx.db
+    .select({
+      id: payments.id,
+      date: payments.purchaseDate,
+      cents: payments.totalCents,
+      currency: payments.currency,
+      document: sql<string>`json_extract(${payments.metadata}, '$.document')`.as('document'),
+    })
+    .from(payments)
+    .where(and(eq(payments.workspaceId, ctx.ws.id), eq(payments.contactId, contactId), sql`json_type(${payments.metadata}, '$.document') = 'object'`)),
+  ctx.db
+    .select({
+      id: paymentEntries.id,
+      paymentId: paymentEntries.paymentId,
+      date: paymentEntries.createdAt,
+      cents: paymentEntries.amountCents,
+      currency: paymentEntries.currency,
+      document: paymentEntries.creditDocument,
+    })
+    .from(paymentEntries)
+    .where(and(eq(paymentEntries.workspaceId, ctx.ws.id), eq(paymentEntries.contactId, contactId), sql`${paymentEntries.creditDocument} IS NOT NULL`)),
+];
+
+export type PaymentDocumentRow = { id: string; date: string; cents: number; currency: string; document: string };
+export type EntryDocumentRow = { id: string; paymentId: string; date: string; cents: number; currency: string; document: unknown };

@@ -1,0 +1,27 @@
+import { Hono } from 'hono';
+import type { AdminEnv } from '../env';
+import { publishCommitted } from '../platform/events';
+import { serializePaymentRequest } from '../modules/payment-requests/read';
+import { sandboxConfirmation } from '../modules/payment-requests/public';
+import { findPaymentRequest, locatePaymentRequest, paymentRequestNotFound, settlePaymentRequest, workspaceContext } from '../modules/payment-requests/service';
+import { emptyBody } from './schemas';
+import { body, idParam } from './validate';
+
+/** Operator routes of payment requests (docs/operator-api.md). */
+export const paymentRequestAdmin = new Hono<AdminEnv>();
+
+/**
+ * The sandbox payer pays: the same path as a verified provider payment
+ * (pending, cancelled and expired links become paid; a paid one answers as it
+ * is, without a second event). 200 with the payment request.
+ */
+paymentRequestAdmin.post('/payment-requests/:id/complete', async (c) => {
+  const id = idParam(c, 'id');
+  await body(c, emptyBody);
+  const workspaceId = await locatePaymentRequest(c.env, id);
+  if (!workspaceId) throw paymentRequestNotFound();
+  const ctx = await workspaceContext(c.env, workspaceId);
+  const { row } = await settlePaymentRequest(ctx, id, sandboxConfirmation(await findPaymentRequest(ctx, id)));
+  if (ctx.events.committed.length) c.executionCtx.waitUntil(publishCommitted(c.env, ctx.db, ctx.events.committed));
+  return c.json(serializePaymentRequest(row));
+});

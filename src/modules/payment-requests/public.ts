@@ -1,0 +1,173 @@
+import { z } from '@hono/zod-openapi';
+import { Hono, type Context } from 'hono';
+import type { Bindings } from '../../env';
+import type { ServiceContext } from '../../platform/context';
+import { ApiError, httpError } from '../../platform/errors';
+import { publishCommitted } from '../../platform/events';
+import { FrameworkError } from '../../platform/openapi';
+import { findShard } from '../../platform/shards';
+import { isUuid } from '../../platform/validation';
+import { isPaymentProviderName, paymentProvider, ProviderError, sandboxReceipt, WebhookRejected, type PaymentProviderName } from '../../providers/payments';
+import { messagePage, PAGE_CSP, paymentPage } from './page';
+import { selectByToken } from './read';
+import type { PaymentRequestRow } from './schema';
+import { expireIfDue, rememberSession, settlePaymentRequest, tokenWorkspace, workspaceContext } from './service';
+
+type PublicEnv = { Bindings: Bindings };
+
+/** The hosted pay page and the payment providers' webhooks: public routes outside /v1 (no API key). */
+export const paymentPublicRoutes = new Hono<PublicEnv>();
+
+const publish = (c: Context<PublicEnv>, ctx: ServiceContext) => {
+  if (ctx.events.committed.length) c.executionCtx.waitUntil(publishCommitted(c.env, ctx.db, ctx.events.committed));
+};
+
+function html(c: Context<PublicEnv>, body: string, status: 200 | 404 | 502 = 200) {
+  c.header('Content-Security-Policy', PAGE_CSP);
+  c.header('Cache-Control', 'no-store');
+  c.header('Referrer-Policy', 'no-referrer');
+  return c.html(body, status);
+}
+
+const notFoundPage = (c: Context<PublicEnv>) => html(c, messagePage('Payment link not found', 'Check the link you were sent, or ask the sender for a new one.'), 404);
+
+/** The link behind a token, with a service context on its workspace; null for anything that is not a live token. */
+async function linkOf(c: Context<PublicEnv>): Promise<{ ctx: ServiceContext; row: PaymentRequestRow } | null> {
+  const token = c.req.param('token') ?? '';
+  const workspaceId = tokenWorkspace(token);
+  if (!workspaceId || !(await findShard(c.env, workspaceId))) return null;
+  const ctx = await workspaceContext(c.env, workspaceId);
+  const [row] = await selectByToken(ctx.db, workspaceId, token);
+  return row ? { ctx, row } : null;
+}
+
+/** What the sandbox (and the operator route standing in for a payer) reports: the same confirmation a provider webhook yields. */
+export const sandboxConfirmation = (row: PaymentRequestRow) => ({
+  provider: row.provider as PaymentProviderName,
+  sessionId: null,
+  paymentRef: null,
+  document: row.provider === 'sandbox' ? sandboxReceipt(row) : null,
+});
+
+paymentPublicRoutes.get('/pay/:token', async (c) => {
+  const link = await linkOf(c);
+  if (!link) return notFoundPage(c);
+  const { ctx } = link;
+  const row = await expireIfDue(ctx, link.row);
+  publish(c, ctx);
+  if (row.status === 'pending' && row.provider !== 'sandbox') {
+    // A fresh checkout at the provider on every open; the link itself stays ours (lazy expiry works for every provider).
+    try {
+      const checkout = await paymentProvider(c.env, row.provider as PaymentProviderName).createCheckout({
+        id: row.id,
+        workspaceId: row.workspaceId,
+        contactId: row.contactId,
+        amountCents: row.amountCents,
+        currency: row.currency,
+        title: row.title,
+        expiresAt: row.expiresAt,
+        testMode: row.testMode,
+        returnUrl: row.payUrl,
+      });
+      if (checkout.sessionId) await rememberSession(ctx, row, checkout.sessionId);
+      if (checkout.redirectUrl) return c.redirect(checkout.redirectUrl, 303);
+    } catch (err) {
+      if (!(err instanceof ProviderError)) throw err;
+      console.error('checkout creation failed', row.provider, err.message);
+      return html(c, messagePage('Payment temporarily unavailable', 'The payment provider could not be reached. Please try again in a moment.'), 502);
+    }
+  }
+  return html(c, paymentPage(row, { payable: row.provider === 'sandbox' }));
+});
+
+/** The sandbox page's Pay button: the payer pays (a stale page of a cancelled link completes late; a link past its expiry does not). */
+paymentPublicRoutes.post('/pay/:token', async (c) => {
+  const link = await linkOf(c);
+  if (!link) return notFoundPage(c);
+  const { ctx } = link;
+  const row = await expireIfDue(ctx, link.row);
+  if (row.provider === 'sandbox' && (row.status === 'pending' || row.status === 'cancelled')) {
+    await settlePaymentRequest(ctx, row.id, sandboxConfirmation(row));
+  }
+  publish(c, ctx);
+  return c.redirect(new URL(c.req.url).pathname, 303);
+});
+
+/**
+ * A provider's payment confirmation, verified its own way (Stripe:
+ * `Stripe-Signature`). A bad or stale signature answers 400 and changes
+ * nothing; events that confirm nothing, and confirmations of links this
+ * service does not know, answer 200 so the provider stops retrying.
+ */
+paymentPublicRoutes.post('/providers/payments/:provider', async (c) => {
+  const name = c.req.param('provider');
+  if (!isPaymentProviderName(name) || name === 'sandbox') throw httpError(404, `Unknown payment provider "${name.slice(0, 50)}"`);
+  const raw = await c.req.text();
+  let confirmation;
+  try {
+    confirmation = await paymentProvider(c.env, name).verifyWebhook(raw, c.req.raw.headers);
+  } catch (err) {
+    if (err instanceof WebhookRejected) throw httpError(400, err.message);
+    throw err;
+  }
+  if (!confirmation || !isUuid(confirmation.workspaceId) || !isUuid(confirmation.paymentRequestId)) return c.json({ received: true, payment_request_id: null, status: null });
+  if (!(await findShard(c.env, confirmation.workspaceId))) return c.json({ received: true, payment_request_id: null, status: null });
+  const ctx = await workspaceContext(c.env, confirmation.workspaceId);
+  try {
+    const { row } = await settlePaymentRequest(ctx, confirmation.paymentRequestId.toLowerCase(), confirmation);
+    publish(c, ctx);
+    return c.json({ received: true, payment_request_id: row.id, status: row.status });
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return c.json({ received: true, payment_request_id: null, status: null });
+    throw err;
+  }
+});
+
+const tokenParam = z.object({ token: z.string().openapi({ param: { name: 'token', in: 'path' }, description: 'The unguessable token of `pay_url`' }) });
+const htmlPage = (description: string) => ({ description, content: { 'text/html': { schema: z.string() } } });
+
+/** Documents the public routes (hosted page, provider webhooks) in the OpenAPI document, as what they are. */
+export function registerPaymentPublicDocs(registry: { registerPath: (route: never) => void }) {
+  const common = { tags: ['Hosted pages and provider webhooks'], security: [] };
+  registry.registerPath({
+    ...common,
+    method: 'get',
+    path: '/pay/{token}',
+    operationId: 'getPaymentPage',
+    summary: 'Hosted pay page (HTML, for the payer)',
+    description:
+      'Not an API route: the page `pay_url` opens. A pending link shows title, amount, currency and a Pay button (sandbox) or redirects (303) to a fresh provider checkout (Stripe); a pending link past `expires_at` is expired right there (`payment_request.expired` fires once) and says so; paid and cancelled links show their state. Plain HTML, no JavaScript.',
+    request: { params: tokenParam },
+    responses: { 200: htmlPage('The page'), 303: { description: 'Redirect to the provider checkout' }, 404: htmlPage('Unknown token'), 502: htmlPage('The provider could not start a checkout') },
+  } as never);
+  registry.registerPath({
+    ...common,
+    method: 'post',
+    path: '/pay/{token}',
+    operationId: 'payPaymentPage',
+    summary: "The sandbox page's Pay button (form post)",
+    description:
+      'Sandbox links: the payer pays, through the same path as a verified provider payment (a cancelled link completes late; a link past `expires_at` expires instead). Answers 303 back to the page.',
+    request: { params: tokenParam },
+    responses: { 303: { description: 'Back to the page, which shows the new state' }, 404: htmlPage('Unknown token') },
+  } as never);
+  registry.registerPath({
+    ...common,
+    method: 'post',
+    path: '/providers/payments/{provider}',
+    operationId: 'receivePaymentProviderWebhook',
+    summary: 'Payment provider webhook (called by the provider)',
+    description:
+      'Not for API clients: `stripe` posts Checkout Session events here, verified from `Stripe-Signature` (HMAC-SHA256 of `t.payload` with `STRIPE_WEBHOOK_SECRET`, 5-minute tolerance). `checkout.session.completed` and `checkout.session.async_payment_succeeded` of a paid session pay the link (once, whatever the number of deliveries); other events and unknown links answer 200 without effect.',
+    request: {
+      params: z.object({ provider: z.string().openapi({ param: { name: 'provider', in: 'path' }, example: 'stripe' }) }),
+      headers: z.object({ 'stripe-signature': z.string().optional().openapi({ description: '`t=<unix>,v1=<hex>`' }) }),
+      body: { required: true, content: { 'application/json': { schema: z.object({}).passthrough().openapi({ description: 'The provider event, verified on the raw bytes' }), example: { type: 'checkout.session.completed', data: { object: { object: 'checkout.session' } } } } } },
+    },
+    responses: {
+      200: { description: 'Received', content: { 'application/json': { schema: z.object({ received: z.literal(true), payment_request_id: z.string().nullable(), status: z.string().nullable() }) } } },
+      400: { description: 'Bad or stale signature: nothing changed', content: { 'application/json': { schema: FrameworkError } } },
+      404: { description: 'Unknown provider', content: { 'application/json': { schema: FrameworkError } } },
+    },
+  } as never);
+}

@@ -1,0 +1,323 @@
+import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
+import type { Bindings } from '../../env';
+import type { ServiceContext } from '../../platform/context';
+import { failedGuard, guarded, isUniqueViolation, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
+import { badRequest, codedError, notFound } from '../../platform/errors';
+import { EventSink, type OutboxEvent } from '../../platform/events';
+import { uuidv7 } from '../../platform/ids';
+import { envelope, parsePaging } from '../../platform/list';
+import { hasAtMostTwoDecimals, toCents } from '../../platform/money';
+import { controlDb, shardDb, shardNames } from '../../platform/shards';
+import { isUuid } from '../../platform/validation';
+import type { PaymentConfirmation, PaymentProvider, PaymentProviderName } from '../../providers/payments';
+import { planContactReference } from '../contacts/resolve';
+import { dealNotFound } from '../deals/lookups';
+import { selectDeal } from '../deals/read';
+import type { DealRow } from '../deals/schema';
+import { MAX_AMOUNT } from '../payments/dto';
+import type { VatMode } from '../payments/schema';
+import { recordPaymentStatements, validateCreate } from '../payments/service';
+import { getWorkspace } from '../workspaces/service';
+import { DEFAULT_EXPIRY_DAYS, type PaymentRequestCreateInput } from './dto';
+import { lastRow, paymentRequestEventData, selectPaymentRequest, serializePaymentRequest } from './read';
+import { PAYMENT_REQUEST_STATUSES, paymentRequests, type PaymentRequestRow, type PaymentRequestStatus } from './schema';
+
+export const NO_CONTACT_MESSAGE = 'Provide contact_id, or a phone/email to attach the payment request to a contact';
+export const paymentRequestNotFound = () => notFound('Payment request not found');
+
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;
+const DAY_MS = 86_400_000;
+
+/** Every create rule that needs no read: amount, VAT pair, expiry. */
+function validateCreateInput(ctx: ServiceContext, input: PaymentRequestCreateInput) {
+  if (!(input.amount > 0) || toCents(input.amount) <= 0) throw badRequest('amount must be greater than 0');
+  if (input.amount > MAX_AMOUNT) throw badRequest(`amount must be at most ${MAX_AMOUNT}`);
+  let vat: { mode: VatMode; rate: number } = { mode: ctx.ws.vatMode, rate: ctx.ws.vatRate };
+  if (input.vat_mode !== undefined || input.vat_rate !== undefined) {
+    if (input.vat_mode === undefined || input.vat_rate === undefined) throw badRequest('vat_mode and vat_rate must be provided together');
+    if (!(input.vat_rate >= 0 && input.vat_rate <= 100) || !hasAtMostTwoDecimals(input.vat_rate)) {
+      throw badRequest('vat_rate must be a percent from 0 to 100 with at most 2 decimals');
+    }
+    vat = { mode: input.vat_mode, rate: input.vat_rate };
+  }
+  const now = Date.now();
+  let expiresAt = new Date(now + DEFAULT_EXPIRY_DAYS * DAY_MS).toISOString();
+  if (input.expires_at !== undefined) {
+    const ms = INSTANT.test(input.expires_at.trim()) ? Date.parse(input.expires_at.trim()) : NaN;
+    if (Number.isNaN(ms)) throw badRequest('expires_at must be an ISO 8601 instant with a time zone');
+    if (ms <= now) throw badRequest('expires_at must be in the future');
+    expiresAt = new Date(ms).toISOString();
+  }
+  return { amountCents: toCents(input.amount), vat, expiresAt };
+}
+
+const base64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+
+/**
+ * The pay-link token: the workspace id's 16 bytes (so the public page finds
+ * the workspace's database without a global index) and 24 random bytes (what
+ * makes it unguessable), base64url: 54 characters.
+ */
+export function mintToken(workspaceId: string): string {
+  const bytes = new Uint8Array(40);
+  const hex = workspaceId.replace(/-/g, '');
+  for (let i = 0; i < 16; i++) bytes[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
+  crypto.getRandomValues(bytes.subarray(16));
+  return base64url(bytes);
+}
+
+/** The workspace id a token names, or null for anything that is not a token. */
+export function tokenWorkspace(token: string): string | null {
+  if (!/^[A-Za-z0-9_-]{54}$/.test(token)) return null;
+  const bin = atob(token.replace(/-/g, '+').replace(/_/g, '/') + '==');
+  const hex = Array.from(bin.slice(0, 16), (ch) => ch.charCodeAt(0).toString(16).padStart(2, '0')).join('');
+  const id = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return isUuid(id) ? id : null;
+}
+
+export const payUrlFor = (baseUrl: string, token: string) => `${baseUrl.replace(/\/+$/, '')}/pay/${token}`;
+
+/**
+ * `POST /v1/payment-requests`: not idempotent, every call mints a new link.
+ * One read batch (the contact reference's reads and the deal) and one write
+ * batch (the contact's own create or update, the request, its
+ * `payment_request.created` outbox row and the re-read): a rejected request
+ * (merge conflict, deal of another contact) writes nothing of its own.
+ */
+export async function createPaymentRequest(ctx: ServiceContext, input: PaymentRequestCreateInput, link: { baseUrl: string; provider: PaymentProviderName }) {
+  const checked = validateCreateInput(ctx, input);
+  const dealId = input.deal_id?.toLowerCase();
+  const contactRef = { contact_id: input.contact_id?.toLowerCase(), phone: input.phone, email: input.email, name: input.name };
+  return retryOnConflict(async () => {
+    const plan = planContactReference(ctx, contactRef, { missingMessage: NO_CONTACT_MESSAGE, source: 'api' });
+    const results = await runBatch(ctx.db, [selectDeal(ctx.db, ctx.ws.id, dealId ?? ''), ...plan.reads]);
+    const [deal] = results[0] as DealRow[];
+    const planned = await plan.resolve(results.slice(1));
+    if (dealId && !deal) throw dealNotFound();
+    if (deal && deal.contactId !== planned.contact.id) {
+      throw codedError(409, 'PAYMENT_REQUEST_DEAL_CONTACT_MISMATCH', 'The deal belongs to another contact than the payment request');
+    }
+    const now = nowIso();
+    const token = mintToken(ctx.ws.id);
+    const row: PaymentRequestRow = {
+      id: uuidv7(),
+      workspaceId: ctx.ws.id,
+      contactId: planned.contact.id,
+      dealId: deal?.id ?? null,
+      provider: link.provider,
+      status: 'pending',
+      amountCents: checked.amountCents,
+      currency: input.currency?.toUpperCase() ?? ctx.ws.currency,
+      title: input.title || null,
+      vatMode: checked.vat.mode,
+      vatRate: checked.vat.rate,
+      testMode: input.test_mode ?? false,
+      token,
+      payUrl: payUrlFor(link.baseUrl, token),
+      contactPaymentId: null,
+      providerSessionId: null,
+      providerPaymentRef: null,
+      document: null,
+      expiresAt: checked.expiresAt,
+      paidAt: null,
+      cancelledAt: null,
+      sweepClaim: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    const { event, statement } = ctx.events.emit(ctx.db, ctx.ws.id, 'payment_request.created', paymentRequestEventData(row));
+    try {
+      const out = await runBatch(ctx.db, [...planned.writes, ctx.db.insert(paymentRequests).values(row), statement, selectPaymentRequest(ctx.db, ctx.ws.id, row.id)]);
+      ctx.events.committedAfter([...planned.events, event]);
+      return serializePaymentRequest(lastRow(out));
+    } catch (err) {
+      throw isUniqueViolation(err) ? err : planned.mapError(err);
+    }
+  }, isUniqueViolation);
+}
+
+export async function findPaymentRequest(ctx: ServiceContext, id: string): Promise<PaymentRequestRow> {
+  const [row] = await selectPaymentRequest(ctx.db, ctx.ws.id, id);
+  if (!row) throw paymentRequestNotFound();
+  return row;
+}
+
+export async function getPaymentRequest(ctx: ServiceContext, id: string) {
+  return serializePaymentRequest(await findPaymentRequest(ctx, id));
+}
+
+export type PaymentRequestListParams = Partial<Record<'status' | 'contact_id' | 'deal_id' | 'limit' | 'offset', string>>;
+
+function uuidParam(name: string, raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (!isUuid(raw)) throw badRequest(`Invalid ${name}: must be a UUID`);
+  return raw.toLowerCase();
+}
+
+/** `GET /v1/payment-requests`: newest first; total and page in one batch. */
+export async function listPaymentRequests(ctx: ServiceContext, params: PaymentRequestListParams) {
+  const paging = parsePaging(params, { limit: 25, cap: 100 });
+  const conditions: SQL[] = [eq(paymentRequests.workspaceId, ctx.ws.id)];
+  if (params.status !== undefined && params.status !== '') {
+    if (!(PAYMENT_REQUEST_STATUSES as readonly string[]).includes(params.status)) {
+      throw badRequest(`Invalid status: must be one of ${PAYMENT_REQUEST_STATUSES.join(', ')}`);
+    }
+    conditions.push(eq(paymentRequests.status, params.status as PaymentRequestStatus));
+  }
+  const contactId = uuidParam('contact_id', params.contact_id);
+  const dealId = uuidParam('deal_id', params.deal_id);
+  if (contactId) conditions.push(eq(paymentRequests.contactId, contactId));
+  if (dealId) conditions.push(eq(paymentRequests.dealId, dealId));
+  const where = and(...conditions);
+  const [[{ total }], rows] = await ctx.db.batch([
+    ctx.db.select({ total: sql<number>`count(*)` }).from(paymentRequests).where(where),
+    ctx.db.select().from(paymentRequests).where(where).orderBy(desc(paymentRequests.createdAt), desc(paymentRequests.id)).limit(paging.limit).offset(paging.offset),
+  ]);
+  return envelope(rows.map(serializePaymentRequest), total, paging);
+}
+
+/** A guarded status change: the batch fails (NOT NULL) unless the row still has the status it was read with. */
+const statusFrom = (from: PaymentRequestStatus, to: PaymentRequestStatus) =>
+  guarded(sql`${paymentRequests.status} = ${from}`, sql`${to}`) as unknown as PaymentRequestStatus;
+
+const lostStatusRace = (err: unknown) => failedGuard(err, 'payment_requests.status');
+
+/** Runs a transition of `row` to `next` with its event in one batch; null when another write changed the row first. */
+async function transition(ctx: ServiceContext, row: PaymentRequestRow, next: PaymentRequestRow, type: 'payment_request.paid' | 'payment_request.expired' | 'payment_request.cancelled', extra: Statement[] = []) {
+  const { id: _id, workspaceId: _ws, createdAt: _c, ...set } = next;
+  const { event, statement } = ctx.events.emit(ctx.db, ctx.ws.id, type, paymentRequestEventData(next));
+  const out = await runBatch(ctx.db, [
+    ctx.db
+      .update(paymentRequests)
+      .set({ ...set, status: statusFrom(row.status, next.status) })
+      .where(and(eq(paymentRequests.workspaceId, ctx.ws.id), eq(paymentRequests.id, row.id))),
+    ...extra,
+    statement,
+    selectPaymentRequest(ctx.db, ctx.ws.id, row.id),
+  ]);
+  ctx.events.committedAfter([event]);
+  return lastRow(out);
+}
+
+/**
+ * `POST /v1/payment-requests/{id}/cancel`: only `pending` (409
+ * `payment_request_not_pending`). After the commit the provider's checkout is
+ * expired where there is one (best effort: a failure is logged, the link is
+ * cancelled either way and a later payment would be a late completion).
+ */
+export async function cancelPaymentRequest(ctx: ServiceContext, id: string, provider: (name: PaymentProviderName) => PaymentProvider) {
+  const row = await retryOnConflict(async () => {
+    const current = await findPaymentRequest(ctx, id);
+    if (current.status !== 'pending') {
+      throw codedError(409, 'payment_request_not_pending', `Only a pending payment request can be cancelled (this one is ${current.status})`);
+    }
+    const now = nowIso();
+    return transition(ctx, current, { ...current, status: 'cancelled', cancelledAt: now, updatedAt: now }, 'payment_request.cancelled');
+  }, lostStatusRace);
+  if (row.providerSessionId) await expireCheckoutQuietly(provider(row.provider as PaymentProviderName), row.providerSessionId);
+  return serializePaymentRequest(row);
+}
+
+export async function expireCheckoutQuietly(provider: PaymentProvider, sessionId: string) {
+  try {
+    await provider.expireCheckout(sessionId);
+  } catch (err) {
+    console.error('expiring the provider checkout failed', provider.name, sessionId, err);
+  }
+}
+
+/**
+ * Lazy expiry: a pending link past `expires_at` becomes `expired` (one
+ * `payment_request.expired`, whoever gets there first: the sweep or an
+ * opener). Answers the current row either way.
+ */
+export async function expireIfDue(ctx: ServiceContext, row: PaymentRequestRow): Promise<PaymentRequestRow> {
+  if (row.status !== 'pending' || row.expiresAt > nowIso()) return row;
+  const now = nowIso();
+  try {
+    return await transition(ctx, row, { ...row, status: 'expired', updatedAt: now }, 'payment_request.expired');
+  } catch (err) {
+    if (!lostStatusRace(err)) throw err;
+    return findPaymentRequest(ctx, row.id);
+  }
+}
+
+export type Settlement = { row: PaymentRequestRow; changed: boolean };
+
+/**
+ * A verified payment (sandbox page, operator route or provider webhook, all
+ * the same path). `pending`, `cancelled` (late completion) and `expired`
+ * (money the provider already took is recorded, see docs/payment-requests.md)
+ * become `paid`: `paid_at`, the provider references, and, unless the link is
+ * in test mode, a completed one-time ledger payment (external reference
+ * `payment_request:<id>`) whose id lands in `contact_payment_id`, all in one
+ * batch with `payment_request.paid`. The status update is guarded and the
+ * ledger reference unique, so duplicate webhooks and parallel completes pay
+ * once; the others find the link paid and change nothing.
+ */
+export async function settlePaymentRequest(ctx: ServiceContext, id: string, confirmation: Omit<PaymentConfirmation, 'workspaceId' | 'paymentRequestId'>): Promise<Settlement> {
+  return retryOnConflict(
+    async () => {
+      const row = await findPaymentRequest(ctx, id);
+      if (row.status === 'paid') return { row, changed: false };
+      const now = nowIso();
+      const document = confirmation.document ?? row.document;
+      const extra: Statement[] = [];
+      let contactPaymentId: string | null = null;
+      if (!row.testMode) {
+        const input = {
+          type: 'one_time',
+          contact_id: row.contactId,
+          amount: row.amountCents / 100,
+          currency: row.currency,
+          title: row.title ?? 'Payment request',
+          status: 'completed' as const,
+          external_reference: `payment_request:${row.id}`,
+          metadata: { payment_request_id: row.id, provider: row.provider, ...(document ? { document } : {}) },
+        };
+        const recorded = recordPaymentStatements(ctx, { input, plan: validateCreate(ctx, input), product: null, contactId: row.contactId });
+        extra.push(...recorded.statements);
+        contactPaymentId = recorded.header.id;
+      }
+      const next: PaymentRequestRow = {
+        ...row,
+        status: 'paid',
+        paidAt: now,
+        contactPaymentId,
+        providerSessionId: confirmation.sessionId ?? row.providerSessionId,
+        providerPaymentRef: confirmation.paymentRef ?? row.providerPaymentRef,
+        document,
+        updatedAt: now,
+      };
+      return { row: await transition(ctx, row, next, 'payment_request.paid', extra), changed: true };
+    },
+    (err) => lostStatusRace(err) || isUniqueViolation(err),
+  );
+}
+
+/** Records the provider's checkout session on a still pending row (the latest one opened; a settled link keeps the session that paid it). */
+export async function rememberSession(ctx: ServiceContext, row: PaymentRequestRow, sessionId: string) {
+  await ctx.db
+    .update(paymentRequests)
+    .set({ providerSessionId: sessionId, updatedAt: nowIso() })
+    .where(and(eq(paymentRequests.workspaceId, ctx.ws.id), eq(paymentRequests.id, row.id), eq(paymentRequests.status, 'pending')));
+}
+
+/** A service context for work outside a /v1 request (public page, provider webhook, operator route). */
+export async function workspaceContext(env: Bindings, workspaceId: string): Promise<ServiceContext> {
+  const ws = await getWorkspace(controlDb(env), workspaceId);
+  return { db: shardDb(env, ws.shard), ws, events: new EventSink() };
+}
+
+export type { OutboxEvent };
+
+/** The workspace of a payment request known only by id (operator route): every shard is asked at once; null when none holds it. */
+export async function locatePaymentRequest(env: Bindings, id: string): Promise<string | null> {
+  const found = await Promise.all(
+    shardNames(env).map(async (shard) => {
+      const [row] = await shardDb(env, shard).select({ workspaceId: paymentRequests.workspaceId }).from(paymentRequests).where(eq(paymentRequests.id, id)).limit(1);
+      return row?.workspaceId ?? null;
+    }),
+  );
+  return found.find((w) => w !== null) ?? null;
+}
