@@ -66,6 +66,23 @@ function wallOf(ms: number, zone: string): { date: Temporal.PlainDate; minutes: 
   return { date: z.toPlainDate(), minutes: z.hour * 60 + z.minute };
 }
 
+/**
+ * Whether every minute of [start, end) reads on `date` between the wall times
+ * `a` (inclusive) and `b` (exclusive). The offset changes at most once inside
+ * a slot, so the first and last minute and the minutes around a transition
+ * decide it (a fall-back fold can leave a window and come back).
+ */
+function wallInside(date: Temporal.PlainDate, a: number, b: number, start: number, end: number, zone: string): boolean {
+  const inRange = (ms: number) => {
+    const w = wallOf(ms, zone);
+    return w.date.equals(date) && w.minutes >= a && w.minutes < b;
+  };
+  if (!inRange(start) || !inRange(end - MINUTE)) return false;
+  const next = Temporal.Instant.fromEpochMilliseconds(start).toZonedDateTimeISO(zone).getTimeZoneTransition('next');
+  if (next && next.epochMilliseconds < end) return inRange(next.epochMilliseconds - MINUTE) && inRange(next.epochMilliseconds);
+  return true;
+}
+
 export const localDateOf = (ms: number, zone: string) => wallOf(ms, zone).date;
 
 /** The local dates whose windows can produce a slot starting in [from, to). */
@@ -102,10 +119,9 @@ export function candidateStarts(rules: Pick<SlotRules, 'zone' | 'weeklyHours' | 
         if (steady) start = winStart + (m - am) * MINUTE;
         else {
           start = instantOf(date, m, rules.zone);
-          const wall = wallOf(start, rules.zone);
-          if (wall.minutes !== m || !wall.date.equals(date)) continue; // inside a DST gap
+          if (wallOf(start, rules.zone).minutes !== m) continue; // inside a DST gap
+          if (!wallInside(date, am, bm, start, start + dur, rules.zone)) continue;
         }
-        if (start < winStart || start + dur > winEnd) continue;
         if (start >= from && start < to) out.push({ start, day });
       }
     }
@@ -119,7 +135,7 @@ export function candidateStarts(rules: Pick<SlotRules, 'zone' | 'weeklyHours' | 
 export function insideWeeklyHours(rules: Pick<SlotRules, 'zone' | 'weeklyHours' | 'durationMinutes' | 'intervalMinutes'>, start: number, end: number): boolean {
   for (const date of datesCovering(start, start + 1, rules.zone)) {
     for (const [a, b] of rules.weeklyHours[WEEKDAYS[date.dayOfWeek - 1]] ?? []) {
-      if (boundaryOf(date, minutesOf(a), rules.zone) <= start && end <= boundaryOf(date, minutesOf(b), rules.zone)) return true;
+      if (wallInside(date, minutesOf(a), minutesOf(b), start, end, rules.zone)) return true;
     }
   }
   return false;
