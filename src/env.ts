@@ -1,6 +1,7 @@
 import type { Db } from './platform/db';
 import type { Workspace } from './modules/workspaces/model';
 import type { RateLimiter } from './durable-objects/rate-limiter';
+import type { SlotLock } from './durable-objects/slot-lock';
 
 /**
  * The bindings modules may use. The D1 databases (control plane and shards)
@@ -9,6 +10,7 @@ import type { RateLimiter } from './durable-objects/rate-limiter';
  */
 export interface Bindings {
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
+  SLOT_LOCK: DurableObjectNamespace<SlotLock>;
   EVENTS_QUEUE: Queue<unknown>;
   ADMIN_TOKEN?: string;
   ALLOW_UNSAFE_WEBHOOK_HOSTS?: string;
@@ -18,6 +20,8 @@ export interface Bindings {
   WHATSAPP_APP_SECRET?: string;
   WHATSAPP_VERIFY_TOKEN?: string;
   TRACKING_SECRET?: string;
+  /** The origin of links the service hands out (booking and manage pages); defaults to the request's origin. */
+  PUBLIC_BASE_URL?: string;
   RATE_LIMIT_PER_IP_PER_MINUTE?: string;
   /** Static assets (the API reference viewer under /docs/); absent in builds without `[assets]`. */
   ASSETS?: Fetcher;

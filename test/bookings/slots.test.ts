@@ -30,7 +30,7 @@ const toMin = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slic
  */
 function insideHours(slot: { start: number; end: number }, zone: string, hours: WeeklyHours): boolean {
   const s = wall(slot.start, zone);
-  const samples = [];
+  const samples: ReturnType<typeof wall>[] = [];
   for (let t = slot.start; t < slot.end; t += 5 * MIN) samples.push(wall(t, zone));
   samples.push(wall(slot.end - MIN, zone));
   return (hours[s.weekday as keyof WeeklyHours] ?? []).some(([a, b]) => samples.every((w) => w.date === s.date && w.minutes >= toMin(a) && w.minutes < toMin(b)));

@@ -308,3 +308,19 @@ export function pickFairest(candidates: string[], stats: Map<string, { count: nu
   }
   return best;
 }
+
+/**
+ * What a booking at [start, end) must hold on each host's SlotLock: the slot
+ * padded by the buffers, widened to the host-local day when a daily cap
+ * applies (two bookings the same day must not both pass the cap).
+ */
+export function lockRange(rules: Pick<SlotRules, 'zone' | 'bufferBeforeMinutes' | 'bufferAfterMinutes' | 'dailyCap'>, start: number, end: number): { start: number; end: number } {
+  let lo = start - rules.bufferBeforeMinutes * MINUTE;
+  let hi = end + rules.bufferAfterMinutes * MINUTE;
+  if (rules.dailyCap !== null) {
+    const day = localDateOf(start, rules.zone);
+    lo = Math.min(lo, day.toZonedDateTime(rules.zone).epochMilliseconds);
+    hi = Math.max(hi, day.add({ days: 1 }).toZonedDateTime(rules.zone).epochMilliseconds);
+  }
+  return { start: lo, end: hi };
+}
