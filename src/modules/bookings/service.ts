@@ -259,7 +259,9 @@ export async function createBooking(ctx: ServiceContext, locks: SlotLocks, input
     const duplicate = await existingDuplicate(ctx, key);
     if (duplicate) return duplicate;
 
-    // A first look picks the hosts; the look under their locks decides.
+    // A look outside the locks picks the hosts; the look under their locks decides. A
+    // round-robin host taken in between makes the next pass pick another free one.
+    for (let pass = 0; pass <= s.rules.hosts.length; pass++) {
     const first = await readAround(ctx, s, start);
     const slot = slotAt(s.rules, first.calendar, start, Date.now(), { pinned });
     const hosts = slot && assignHosts(s, slot.hosts, first.stats, pinned);
@@ -317,11 +319,13 @@ export async function createBooking(ctx: ServiceContext, locks: SlotLocks, input
       ctx.events.committedAfter([...planned.events, event.event]);
       return row;
     });
-    if (outcome === 'retry') throw slotTaken();
+    if (outcome === 'retry') continue;
     // The same submit won in parallel (double submit), or the contact write raced: run again from the top.
     if (outcome === 'lost') throw new LostRace();
     await sendConfirmation(ctx, confirmationFor(outcome, s.row, s.members, await manageUrl(ctx.db, ctx.ws.id, origin.base, outcome.id)));
     return { ...serializeBooking(outcome, s.members), duplicate: false };
+    }
+    throw slotTaken();
   }, (err) => err instanceof LostRace || isUniqueViolation(err));
 }
 
