@@ -114,6 +114,39 @@ export const RESOURCES: Record<string, Factory> = {
       return { id: entryId, marks: [], read: async () => (await ok(ws, 'GET', `/v1/payments/${payment.id}`)).entries.find((e: { id: string }) => e.id === entryId) ?? null };
     },
   },
+  'meeting-types/{id}': {
+    list: '/v1/meeting-types',
+    create: async (ws) => {
+      const name = distinct('meeting');
+      const slug = distinct('slug').toLowerCase().slice(0, 60);
+      const host = await adminOk('POST', `/workspaces/${ws.id}/users`, { name: distinct('host'), email: `${crypto.randomUUID()}@example.com`, role: 'agent' });
+      const hours = Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [d, [['00:00', '24:00']]]));
+      const m = await adminOk('POST', `/workspaces/${ws.id}/meeting-types`, { name, slug, duration_minutes: 30, scheduling_kind: 'one_on_one', host_user_ids: [host.id], timezone: 'UTC', weekly_hours: hours });
+      return { id: m.id, marks: [name, slug], read: () => ok(ws, 'GET', `/v1/meeting-types/${m.id}`) };
+    },
+  },
+  'bookings/{id}': {
+    list: '/v1/bookings',
+    create: async (ws) => {
+      // A round-robin booking far ahead: every booking route (cancel, reschedule, reassign) applies to it.
+      const hosts = [];
+      for (let i = 0; i < 2; i++) hosts.push(await adminOk('POST', `/workspaces/${ws.id}/users`, { name: distinct('host'), email: `${crypto.randomUUID()}@example.com`, role: 'agent' }));
+      const hours = Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [d, [['00:00', '24:00']]]));
+      const m = await adminOk('POST', `/workspaces/${ws.id}/meeting-types`, {
+        name: distinct('team'),
+        slug: distinct('rr').toLowerCase().slice(0, 60),
+        duration_minutes: 30,
+        scheduling_kind: 'round_robin',
+        host_user_ids: hosts.map((h) => h.id),
+        timezone: 'UTC',
+        weekly_hours: hours,
+      });
+      const name = distinct('invitee').slice(0, 200);
+      const email = `${crypto.randomUUID()}@example.com`;
+      const b = await ok(ws, 'POST', '/v1/bookings', { meeting_type_id: m.id, start_at: '2030-01-09T10:00:00Z', timezone: 'UTC', invitee: { name, email }, notes: distinct('notes') });
+      return { id: b.id, marks: [name, email, b.notes], read: () => ok(ws, 'GET', `/v1/bookings/${b.id}`) };
+    },
+  },
   'webhook-endpoints/{id}': {
     list: '/v1/webhook-endpoints',
     create: async (ws) => {
