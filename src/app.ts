@@ -12,6 +12,7 @@ import { registerSharedComponents } from './platform/openapi';
 import { createRouter, parseJsonBody } from './platform/validation';
 import { registerEventWebhooks } from './modules/events/payloads';
 import { v1Routers } from './modules/routers';
+import { bookingPages } from './modules/bookings/pages';
 
 /** Events committed during the request leave after the response (the outbox sweep covers failures). */
 const publishEvents: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -88,5 +89,7 @@ export function buildApp() {
   for (const router of v1Routers) app.route('/v1', router);
 
   app.route('/admin/v1', adminApp);
+  // The hosted booking and manage pages (public, no API key).
+  app.route('/book', bookingPages);
   return app;
 }
