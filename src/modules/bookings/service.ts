@@ -217,13 +217,8 @@ function parseStart(raw: string): number {
 
 const dedupeKeyOf = (meetingTypeId: string, startIso: string, contactId: string, pinned: string | null) => `${meetingTypeId}|${startIso}|${contactId}|${pinned ?? ''}`;
 
-async function existingDuplicate(ctx: ServiceContext, key: string) {
-  const [rows, members] = (await runBatch(ctx.db, [
-    ctx.db.select().from(bookings).where(and(eq(bookings.workspaceId, ctx.ws.id), eq(bookings.dedupeKey, key), eq(bookings.status, 'confirmed'))).limit(1),
-    selectAllMembers(ctx),
-  ])) as [BookingRow[], { id: string; name: string; active: number }[]];
-  return rows[0] ? { ...serializeBooking(rows[0], membersFrom(members)), duplicate: true } : null;
-}
+const selectDuplicate = (ctx: ServiceContext, key: string) =>
+  ctx.db.select().from(bookings).where(and(eq(bookings.workspaceId, ctx.ws.id), eq(bookings.dedupeKey, key), eq(bookings.status, 'confirmed'))).limit(1);
 
 /**
  * `POST /v1/bookings` (and the hosted page): validation in the spec's order,
@@ -256,74 +251,75 @@ export async function createBooking(ctx: ServiceContext, locks: SlotLocks, input
     );
     const planned = await contactPlan.resolve(await runBatch(ctx.db, contactPlan.reads));
     const key = dedupeKeyOf(s.row.id, startIso, planned.contact.id, pinned ?? null);
-    const duplicate = await existingDuplicate(ctx, key);
-    if (duplicate) return duplicate;
 
     // A look outside the locks picks the hosts; the look under their locks decides. A
     // round-robin host taken in between makes the next pass pick another free one.
     for (let pass = 0; pass <= s.rules.hosts.length; pass++) {
-    const first = await readAround(ctx, s, start);
-    const slot = slotAt(s.rules, first.calendar, start, Date.now(), { pinned });
-    const hosts = slot && assignHosts(s, slot.hosts, first.stats, pinned);
-    if (!hosts) throw slotTaken();
+      // The first look also finds a double submit: the existing booking answers it.
+      const first = await readAround(ctx, s, start, [selectDuplicate(ctx, key), selectAllMembers(ctx)]);
+      const [dupRows, memberRows] = first.extra as [BookingRow[], { id: string; name: string; active: number }[]];
+      if (dupRows[0]) return { ...serializeBooking(dupRows[0], membersFrom(memberRows)), duplicate: true };
+      const slot = slotAt(s.rules, first.calendar, start, Date.now(), { pinned });
+      const hosts = slot && assignHosts(s, slot.hosts, first.stats, pinned);
+      if (!hosts) throw slotTaken();
 
-    const outcome = await locks.hold(ctx.ws.id, claimsFor(s.rules, hosts, start), async () => {
-      const fresh = await readAround(ctx, s, start);
-      const again = slotAt(s.rules, fresh.calendar, start, Date.now(), { pinned });
-      if (!again || !hosts.every((h) => again.hosts.includes(h))) return 'retry' as const;
-      const now = nowIso();
-      const contact = planned.contact;
-      const row: BookingRow = {
-        id: uuidv7(),
-        workspaceId: ctx.ws.id,
-        meetingTypeId: s.row.id,
-        contactId: contact.id,
-        hostUserId: hosts[0],
-        hostUserIds: hosts,
-        status: 'confirmed',
-        startAt: startIso,
-        endAt: new Date(start + s.rules.durationMinutes * MINUTE).toISOString(),
-        hostTimezone: s.row.timezone,
-        inviteeTimezone: input.timezone,
-        inviteeName: input.invitee?.name ?? contact.name ?? contact.email ?? contact.phone ?? '',
-        inviteeEmail: input.invitee?.email.trim().toLowerCase() ?? contact.email ?? '',
-        inviteePhone: input.invitee?.phone ?? contact.phone ?? null,
-        joinUrl: null,
-        notes: input.notes ?? null,
-        source: origin.source,
-        pinnedHostUserId: pinned ?? null,
-        dedupeKey: key,
-        cancelledAt: null,
-        cancelledBy: null,
-        cancellationReason: null,
-        rescheduledAt: null,
-        previousStartAt: null,
-        rescheduleCount: 0,
-        noShowMarkedAt: null,
-        version: 1,
-        createdAt: now,
-        updatedAt: now,
-      };
-      const event = ctx.events.emit(ctx.db, ctx.ws.id, 'booking.created', bookingEventData(row, s.row, s.members));
-      try {
-        await runBatch(ctx.db, [
-          ...planned.writes,
-          ctx.db.insert(bookings).values(row),
-          ctx.db.insert(bookingAssignments).values({ id: uuidv7(), workspaceId: ctx.ws.id, bookingId: row.id, fromUserId: null, toUserId: hosts[0], reason: pinned ? 'pinned' : s.rules.kind, kind: 'created', forced: false, createdAt: now }),
-          event.statement,
-        ]);
-      } catch (err) {
-        if (isUniqueViolation(err)) return 'lost' as const;
-        throw planned.mapError(err);
-      }
-      ctx.events.committedAfter([...planned.events, event.event]);
-      return row;
-    });
-    if (outcome === 'retry') continue;
-    // The same submit won in parallel (double submit), or the contact write raced: run again from the top.
-    if (outcome === 'lost') throw new LostRace();
-    await sendConfirmation(ctx, confirmationFor(outcome, s.row, s.members, await manageUrl(ctx.db, ctx.ws.id, origin.base, outcome.id)));
-    return { ...serializeBooking(outcome, s.members), duplicate: false };
+      const outcome = await locks.hold(ctx.ws.id, claimsFor(s.rules, hosts, start), async () => {
+        const fresh = await readAround(ctx, s, start);
+        const again = slotAt(s.rules, fresh.calendar, start, Date.now(), { pinned });
+        if (!again || !hosts.every((h) => again.hosts.includes(h))) return 'retry' as const;
+        const now = nowIso();
+        const contact = planned.contact;
+        const row: BookingRow = {
+          id: uuidv7(),
+          workspaceId: ctx.ws.id,
+          meetingTypeId: s.row.id,
+          contactId: contact.id,
+          hostUserId: hosts[0],
+          hostUserIds: hosts,
+          status: 'confirmed',
+          startAt: startIso,
+          endAt: new Date(start + s.rules.durationMinutes * MINUTE).toISOString(),
+          hostTimezone: s.row.timezone,
+          inviteeTimezone: input.timezone,
+          inviteeName: input.invitee?.name ?? contact.name ?? contact.email ?? contact.phone ?? '',
+          inviteeEmail: input.invitee?.email.trim().toLowerCase() ?? contact.email ?? '',
+          inviteePhone: input.invitee?.phone ?? contact.phone ?? null,
+          joinUrl: null,
+          notes: input.notes ?? null,
+          source: origin.source,
+          pinnedHostUserId: pinned ?? null,
+          dedupeKey: key,
+          cancelledAt: null,
+          cancelledBy: null,
+          cancellationReason: null,
+          rescheduledAt: null,
+          previousStartAt: null,
+          rescheduleCount: 0,
+          noShowMarkedAt: null,
+          version: 1,
+          createdAt: now,
+          updatedAt: now,
+        };
+        const event = ctx.events.emit(ctx.db, ctx.ws.id, 'booking.created', bookingEventData(row, s.row, s.members));
+        try {
+          await runBatch(ctx.db, [
+            ...planned.writes,
+            ctx.db.insert(bookings).values(row),
+            ctx.db.insert(bookingAssignments).values({ id: uuidv7(), workspaceId: ctx.ws.id, bookingId: row.id, fromUserId: null, toUserId: hosts[0], reason: pinned ? 'pinned' : s.rules.kind, kind: 'created', forced: false, createdAt: now }),
+            event.statement,
+          ]);
+        } catch (err) {
+          if (isUniqueViolation(err)) return 'lost' as const;
+          throw planned.mapError(err);
+        }
+        ctx.events.committedAfter([...planned.events, event.event]);
+        return row;
+      });
+      if (outcome === 'retry') continue;
+      // The same submit won in parallel (double submit), or the contact write raced: run again from the top.
+      if (outcome === 'lost') throw new LostRace();
+      await sendConfirmation(ctx, confirmationFor(outcome, s.row, s.members, await manageUrl(ctx.db, ctx.ws.id, origin.base, outcome.id)));
+      return { ...serializeBooking(outcome, s.members), duplicate: false };
     }
     throw slotTaken();
   }, (err) => err instanceof LostRace || isUniqueViolation(err));
