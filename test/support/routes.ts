@@ -27,6 +27,8 @@ export type RouteCase = {
    * framework shape on every route, so a `domain` route accepts both.
    */
   errorShape?: 'framework' | 'domain';
+  /** A query string a successful call needs (`?from=...&to=...`), appended where a suite expects success. */
+  query?: string;
   /** Values for placeholders that are not record ids, e.g. `{ channel: 'email' }`. */
   params?: Record<string, string>;
   /** The answer to another workspace's id when it is not a plain 404 (code: `error.code` or `error_code`). */
@@ -172,7 +174,7 @@ export const ROUTES: RouteCase[] = [
   },
   { method: 'GET', path: '/v1/meeting-types', feature: 'booking' },
   { method: 'GET', path: '/v1/meeting-types/{id}', feature: 'booking' },
-  { method: 'GET', path: '/v1/meeting-types/{id}/slots', feature: 'booking' },
+  { method: 'GET', path: '/v1/meeting-types/{id}/slots', feature: 'booking', query: '?from=2030-01-07T00:00:00Z&to=2030-01-08T00:00:00Z' },
   { method: 'GET', path: '/v1/meeting-types/{id}/embed', feature: 'booking' },
   { method: 'GET', path: '/v1/bookings', feature: 'booking' },
   { method: 'GET', path: '/v1/bookings/{id}', feature: 'booking' },
