@@ -15,6 +15,9 @@ export type Factory = {
   list?: string;
 };
 
+/** Weekly hours open around the clock every day (meeting types). */
+const ALL_WEEK = Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [d, [['00:00', '24:00']]]));
+
 /** A value no other record, workspace or test run shares. */
 const distinct = (label: string) => `${label}-${crypto.randomUUID()}`;
 
@@ -120,8 +123,7 @@ export const RESOURCES: Record<string, Factory> = {
       const name = distinct('meeting');
       const slug = distinct('slug').toLowerCase().slice(0, 60);
       const host = await adminOk('POST', `/workspaces/${ws.id}/users`, { name: distinct('host'), email: `${crypto.randomUUID()}@example.com`, role: 'agent' });
-      const hours = Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [d, [['00:00', '24:00']]]));
-      const m = await adminOk('POST', `/workspaces/${ws.id}/meeting-types`, { name, slug, duration_minutes: 30, scheduling_kind: 'one_on_one', host_user_ids: [host.id], timezone: 'UTC', weekly_hours: hours });
+      const m = await adminOk('POST', `/workspaces/${ws.id}/meeting-types`, { name, slug, duration_minutes: 30, scheduling_kind: 'one_on_one', host_user_ids: [host.id], timezone: 'UTC', weekly_hours: ALL_WEEK });
       return { id: m.id, marks: [name, slug], read: () => ok(ws, 'GET', `/v1/meeting-types/${m.id}`) };
     },
   },
@@ -131,7 +133,6 @@ export const RESOURCES: Record<string, Factory> = {
       // A round-robin booking far ahead: every booking route (cancel, reschedule, reassign) applies to it.
       const hosts = [];
       for (let i = 0; i < 2; i++) hosts.push(await adminOk('POST', `/workspaces/${ws.id}/users`, { name: distinct('host'), email: `${crypto.randomUUID()}@example.com`, role: 'agent' }));
-      const hours = Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [d, [['00:00', '24:00']]]));
       const m = await adminOk('POST', `/workspaces/${ws.id}/meeting-types`, {
         name: distinct('team'),
         slug: distinct('rr').toLowerCase().slice(0, 60),
@@ -139,7 +140,7 @@ export const RESOURCES: Record<string, Factory> = {
         scheduling_kind: 'round_robin',
         host_user_ids: hosts.map((h) => h.id),
         timezone: 'UTC',
-        weekly_hours: hours,
+        weekly_hours: ALL_WEEK,
       });
       const name = distinct('invitee').slice(0, 200);
       const email = `${crypto.randomUUID()}@example.com`;

@@ -1,5 +1,5 @@
 import { and, eq, gt, lt, sql } from 'drizzle-orm';
-import { nowIso, runBatch, type Db } from '../../platform/db';
+import { isUniqueViolation, nowIso, runBatch, type Db } from '../../platform/db';
 import { badRequest, httpError } from '../../platform/errors';
 import { compileFilter, filterWith, type FilterCatalog } from '../../platform/filter';
 import { base64url, randomToken, uuidv7 } from '../../platform/ids';
@@ -309,9 +309,7 @@ export async function createMeetingType(db: Db, workspaceId: string, input: Meet
   try {
     await db.insert(meetingTypes).values(row);
   } catch (err) {
-    if (String((err as Error)?.message ?? err).includes('UNIQUE') || String((err as { cause?: Error })?.cause?.message).includes('UNIQUE')) {
-      throw httpError(409, 'A meeting type with this slug already exists');
-    }
+    if (isUniqueViolation(err)) throw httpError(409, 'A meeting type with this slug already exists');
     throw err;
   }
   return { ...serializeMeetingType(row, membersById(members)), timezone: row.timezone, weekly_hours: row.weeklyHours, min_notice_minutes: row.minNoticeMinutes, buffer_before_minutes: row.bufferBeforeMinutes, buffer_after_minutes: row.bufferAfterMinutes, daily_cap: row.dailyCap, slot_interval_minutes: row.slotIntervalMinutes };
@@ -330,4 +328,3 @@ export async function addBusyBlock(db: Db, workspaceId: string, userId: string, 
   return { id: row.id, user_id: userId, start_at: row.startAt, end_at: row.endAt, created_at: row.createdAt };
 }
 
-export { selectMeetingType };
