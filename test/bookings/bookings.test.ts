@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { EVENT_PAYLOADS } from '../../src/modules/events/payloads';
 import { adminOk, makeWorkspace } from '../support/harness';
 import { rowsIn, runOnShards } from '../support/db';
 import { ALL_DAY, book, expectError, futureHour, invitee, setupType } from './helpers';
@@ -288,6 +289,8 @@ describe('booking events', () => {
     expect(events[2].data).toEqual({ ...common, host_user_id: hosts[1].id, host_name: 'Host 2', previous_host_name: 'Host 1', start_at: futureHour(1), end_at: futureHour(1.5), status: 'confirmed', cancelled_by: null, cancel_reason: null });
     expect(events[3].data).toEqual({ ...common, host_user_id: hosts[1].id, host_name: 'Host 2', previous_host_name: null, start_at: futureHour(1), end_at: futureHour(1.5), status: 'cancelled', cancelled_by: 'host', cancel_reason: 'No longer needed' });
     expect(JSON.stringify(events)).not.toMatch(/manage|token/i);
+    // Each matches its documented payload schema exactly (no extra keys).
+    for (const e of events) expect(EVENT_PAYLOADS[e.type as keyof typeof EVENT_PAYLOADS].strict().parse(e.data)).toEqual(e.data);
     // A refused change emits nothing; a duplicate emits nothing.
     await ws.api('POST', `/v1/bookings/${b.body.id}/cancel`, {});
     expect(await eventsOf(ws.id)).toHaveLength(4);
