@@ -40,13 +40,16 @@ async function sign(secret: string, message: string): Promise<string> {
   return base64url(new Uint8Array(mac)).slice(0, 32);
 }
 
-/** `<booking id>.<HMAC of workspace and booking with the workspace's link secret>`: never stored, never in the API or events. */
-export async function manageToken(db: Db, workspaceId: string, bookingId: string): Promise<string> {
-  const settings = await bookingSettingsOf(db, workspaceId);
-  return `${bookingId}.${await sign(settings.linkSecret, `${workspaceId}:${bookingId}`)}`;
-}
+/**
+ * The manage page of a booking: `/book/<workspace>/manage/<booking id>.<HMAC of workspace and
+ * booking with the workspace's link secret>`. Never stored, never in the API or events.
+ */
+export const manageUrlWith = async (linkSecret: string, workspaceId: string, base: string, bookingId: string) =>
+  `${base}/book/${workspaceId}/manage/${bookingId}.${await sign(linkSecret, `${workspaceId}:${bookingId}`)}`;
 
-export const manageUrl = async (db: Db, workspaceId: string, base: string, bookingId: string) => `${base}/book/${workspaceId}/manage/${await manageToken(db, workspaceId, bookingId)}`;
+/** `manageUrlWith` after reading the workspace's link secret. */
+export const manageUrl = async (db: Db, workspaceId: string, base: string, bookingId: string) =>
+  manageUrlWith((await bookingSettingsOf(db, workspaceId)).linkSecret, workspaceId, base, bookingId);
 
 /** The booking id a manage token stands for, or null when the signature does not match (constant-time compare). */
 export async function verifyManageToken(db: Db, workspaceId: string, token: string): Promise<string | null> {

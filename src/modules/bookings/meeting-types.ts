@@ -221,13 +221,20 @@ export async function listSlots(db: Db, workspaceId: string, id: string, query: 
 
 const newEmbedKey = () => `bk_${base64url(randomToken(24))}`;
 
-/** The workspace's booking settings, created on first use (an insert that a parallel first use may have won, then the read): one batch. */
-export async function bookingSettingsOf(db: Db, workspaceId: string) {
+export type BookingSettings = typeof bookingSettings.$inferSelect;
+
+/** For a caller's batch: the settings' first-use insert (a parallel first use may have won it), then their read. */
+export function settingsStatements(db: Db, workspaceId: string) {
   const now = nowIso();
-  const [, rows] = (await runBatch(db, [
+  return [
     db.insert(bookingSettings).values({ workspaceId, embedKey: newEmbedKey(), linkSecret: base64url(randomToken(32)), createdAt: now, updatedAt: now }).onConflictDoNothing(),
     db.select().from(bookingSettings).where(eq(bookingSettings.workspaceId, workspaceId)),
-  ])) as [unknown, (typeof bookingSettings.$inferSelect)[]];
+  ] as const;
+}
+
+/** The workspace's booking settings (the `bk_` embed key, the link secret), created on first use: one batch. */
+export async function bookingSettingsOf(db: Db, workspaceId: string): Promise<BookingSettings> {
+  const [, rows] = (await runBatch(db, [...settingsStatements(db, workspaceId)])) as [unknown, BookingSettings[]];
   return rows[0];
 }
 

@@ -8,7 +8,7 @@ import { isValidTimeZone } from '../../platform/timezones';
 import { rawAll } from '../../platform/raw-query';
 import { isUuid } from '../../platform/validation';
 import { planContactReference } from '../contacts/resolve';
-import { confirmationFor, manageUrl, type BookingMessage } from './confirmation';
+import { confirmationFor, manageUrlWith, type BookingMessage } from './confirmation';
 import { BOOKING_SORTS, type BookingCreateInput, type BookingListInput } from './dto';
 import { slotTaken, type SlotLocks } from './locks';
 import {
@@ -21,6 +21,8 @@ import {
   NOT_ACTIVE,
   parseInstant,
   rulesOf,
+  settingsStatements,
+  type BookingSettings,
   type Member,
 } from './meeting-types';
 import { bookingAssignments, bookings, BOOKING_STATUSES, type BookingRow, type MeetingTypeRow } from './schema';
@@ -264,7 +266,9 @@ export async function createBooking(ctx: ServiceContext, locks: SlotLocks, input
       if (!hosts) throw slotTaken();
 
       const outcome = await locks.hold(ctx.ws.id, claimsFor(s.rules, hosts, start), async () => {
-        const fresh = await readAround(ctx, s, start);
+        // The re-read also brings the link secret the confirmation's manage link is signed with.
+        const fresh = await readAround(ctx, s, start, [...settingsStatements(ctx.db, ctx.ws.id)]);
+        const settings = (fresh.extra[1] as BookingSettings[])[0];
         const again = slotAt(s.rules, fresh.calendar, start, Date.now(), { pinned });
         if (!again || !hosts.every((h) => again.hosts.includes(h))) return 'retry' as const;
         const now = nowIso();
@@ -313,13 +317,14 @@ export async function createBooking(ctx: ServiceContext, locks: SlotLocks, input
           throw planned.mapError(err);
         }
         ctx.events.committedAfter([...planned.events, event.event]);
-        return row;
+        return { row, linkSecret: settings.linkSecret };
       });
       if (outcome === 'retry') continue;
       // The same submit won in parallel (double submit), or the contact write raced: run again from the top.
       if (outcome === 'lost') throw new LostRace();
-      await sendConfirmation(ctx, confirmationFor(outcome, s.row, s.members, await manageUrl(ctx.db, ctx.ws.id, origin.base, outcome.id)));
-      return { ...serializeBooking(outcome, s.members), duplicate: false };
+      const manage = await manageUrlWith(outcome.linkSecret, ctx.ws.id, origin.base, outcome.row.id);
+      await sendConfirmation(ctx, confirmationFor(outcome.row, s.row, s.members, manage));
+      return { ...serializeBooking(outcome.row, s.members), duplicate: false };
     }
     throw slotTaken();
   }, (err) => err instanceof LostRace || isUniqueViolation(err));

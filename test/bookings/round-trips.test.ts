@@ -1,0 +1,42 @@
+import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { countingEnv, type Counter } from '../../bench/counting-d1';
+import { buildApp } from '../../src/app';
+import type { TestWorkspace } from '../support/harness';
+import { futureHour, invitee, setupType } from './helpers';
+
+const app = buildApp();
+
+/** Calls the app with D1 bindings that count round trips on the response path. */
+async function counted(ws: TestWorkspace, method: string, path: string, body?: unknown) {
+  const counter: Counter = { queries: 0 };
+  const ctx = createExecutionContext();
+  const res = await app.fetch(
+    new Request(`https://api.test${path}`, {
+      method,
+      headers: { authorization: `Bearer ${ws.key}`, 'cf-connecting-ip': ws.ip, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }),
+    countingEnv(env, counter),
+    ctx,
+  );
+  const roundTrips = counter.queries;
+  const json = (await res.json()) as any;
+  await waitOnExecutionContext(ctx);
+  return { status: res.status, body: json, roundTrips };
+}
+
+describe('booking round trips (the bench expectations)', () => {
+  it('slots: 2 (the meeting type, one calendar read); a booking with contact_id: 5', async () => {
+    const { ws, mt } = await setupType({ kind: 'round_robin', hostCount: 3 });
+    expect((await counted(ws, 'GET', '/v1/meeting-types')).status).toBe(200); // the key look-up is cached after the first request
+    const slots = await counted(ws, 'GET', `/v1/meeting-types/${mt.id}/slots?from=${futureHour()}&to=${futureHour(24 * 60)}`);
+    expect(slots.status).toBe(200);
+    expect(slots.roundTrips).toBe(2);
+    const contact = await ws.api('POST', '/v1/contacts', { email: invitee().email });
+    const booked = await counted(ws, 'POST', '/v1/bookings', { meeting_type_id: mt.id, start_at: futureHour(), timezone: 'UTC', contact_id: contact.body.id });
+    expect(booked.status).toBe(201);
+    expect(booked.roundTrips).toBe(5);
+  });
+});
