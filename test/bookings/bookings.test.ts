@@ -174,6 +174,16 @@ describe('cancel, reschedule, reassign', () => {
     expect(other.status).toBe(201);
   });
 
+  it('reschedule onto a start where the same contact already holds a booking of the type (another host) is SLOT_TAKEN', async () => {
+    const { ws, mt } = await setupType({ kind: 'round_robin', hostCount: 2 });
+    const who = invitee();
+    const first = await book(ws, { meeting_type_id: mt.id, start_at: futureHour(), invitee: who });
+    const second = await book(ws, { meeting_type_id: mt.id, start_at: futureHour(1), invitee: who });
+    expect(second.body.host_user_id).not.toBe(first.body.host_user_id);
+    expectError(await ws.api('POST', `/v1/bookings/${second.body.id}/reschedule`, { start_at: futureHour() }), 409, null, 'SLOT_TAKEN');
+    expect((await ws.api('GET', `/v1/bookings/${second.body.id}`)).body.start_at).toBe(futureHour(1));
+  });
+
   it('reassign: every guard and message', async () => {
     const rr = await setupType({ kind: 'round_robin', hostCount: 2 });
     const b = await book(rr.ws, { meeting_type_id: rr.mt.id, start_at: futureHour(), invitee: invitee() });

@@ -428,12 +428,15 @@ export async function rescheduleBooking(ctx: ServiceContext, locks: SlotLocks, i
           })
           .where(and(eq(bookings.workspaceId, ctx.ws.id), eq(bookings.id, booking.id))),
         event.statement,
-      ]);
+      ]).catch((err) => {
+        // The contact already holds a confirmed booking of this type at that start: not an open slot for this one.
+        throw isUniqueViolation(err) ? slotTaken() : err;
+      });
       ctx.events.committedAfter([event.event]);
       return next;
     });
     return serializeBooking(row, members);
-  }, (err) => failedGuard(err, 'bookings.version') || isUniqueViolation(err));
+  }, (err) => failedGuard(err, 'bookings.version'));
 }
 
 // ---------------------------------------------------------------- reassign
