@@ -170,8 +170,8 @@ export function calendarReads(db: Db, workspaceId: string, rules: Pick<SlotRules
   ] as const;
 }
 
-type CalendarBooking = { id: string; hosts: string[]; startAt: string; endAt: string; meetingTypeId: string };
-type CalendarBlock = { userId: string; startAt: string; endAt: string };
+export type CalendarBooking = { id: string; hosts: string[]; startAt: string; endAt: string; meetingTypeId: string };
+export type CalendarBlock = { userId: string; startAt: string; endAt: string };
 
 export function calendarFrom(bookingRows: CalendarBooking[], blockRows: CalendarBlock[]): Calendar {
   return {

@@ -23,6 +23,8 @@ import {
   rulesOf,
   settingsStatements,
   type BookingSettings,
+  type CalendarBlock,
+  type CalendarBooking,
   type Member,
 } from './meeting-types';
 import { bookingAssignments, bookings, BOOKING_STATUSES, type BookingRow, type MeetingTypeRow } from './schema';
@@ -171,9 +173,6 @@ async function scheduleOf(ctx: ServiceContext, meetingTypeId: string): Promise<S
   if (!found) return null;
   return { ...found, rules: rulesOf(found.row, found.members) };
 }
-
-type CalendarBooking = { id: string; hosts: string[]; startAt: string; endAt: string; meetingTypeId: string };
-type CalendarBlock = { userId: string; startAt: string; endAt: string };
 
 /** The authoritative calendar around one slot, and round-robin fairness stats of the meeting type: one batch. */
 async function readAround(ctx: ServiceContext, s: Schedule, start: number, extra: Statement[] = []) {
