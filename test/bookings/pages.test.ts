@@ -77,7 +77,11 @@ describe('hosted booking page', () => {
     expect(script.status).toBe(200);
     expect(script.headers.get('content-type')).toContain('javascript');
     const path = `/book/${ws.id}/${mt.slug}`;
-    expect((await call('GET', `${path}?embed_key=${embed.embed_key}&tz=UTC`)).status).toBe(200);
+    const framed = await call('GET', `${path}?embed_key=${embed.embed_key}&tz=UTC`);
+    expect(framed.status).toBe(200);
+    // Without a day the page opens on the first day with open times, and keeps the key in its forms.
+    expect(framed.body).toContain('name="start_at"');
+    expect(framed.body).toContain(`name="embed_key" value="${embed.embed_key}"`);
     const res = await form(path, { start_at: futureHour(3), timezone: 'UTC', name: 'Embed Person', email: 'embed@example.com', embed_key: embed.embed_key });
     expect(res.status).toBe(303);
     const [row] = await rowsIn(ws.id, 'SELECT source FROM bookings WHERE workspace_id = ?', ws.id);

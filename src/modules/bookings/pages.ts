@@ -36,7 +36,7 @@ const esc = (v: unknown) =>
 const STYLE = `body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:44rem;margin:2rem auto;padding:0 1rem;color:#1f2933;background:#f8fafc}
 main{background:#fff;border:1px solid #d9e2ec;border-radius:12px;padding:1.5rem 2rem}h1{font-size:1.5rem;margin:.2rem 0}p.meta{color:#52606d;margin-top:0}
 .days{display:flex;flex-wrap:wrap;gap:.4rem;margin:1rem 0}.days a{padding:.35rem .6rem;border:1px solid #bcccdc;border-radius:6px;text-decoration:none;color:#243b53;font-size:.9rem}
-.days a.on{background:#2680c2;color:#fff;border-color:#2680c2}.slots{display:grid;grid-template-columns:repeat(auto-fill,minmax(7rem,1fr));gap:.4rem;margin:1rem 0}
+.days a.on{background:#2680c2;color:#fff;border-color:#2680c2}.days a.none{color:#9fb3c8;border-style:dashed}.slots{display:grid;grid-template-columns:repeat(auto-fill,minmax(7rem,1fr));gap:.4rem;margin:1rem 0}
 .slots label{border:1px solid #bcccdc;border-radius:6px;padding:.4rem;text-align:center;cursor:pointer}.slots input{margin-right:.3rem}
 label.f{display:block;margin:.6rem 0 .2rem;font-weight:600}input[type=text],input[type=email]{width:100%;padding:.5rem;border:1px solid #bcccdc;border-radius:6px;box-sizing:border-box}
 button{margin-top:1rem;background:#2680c2;color:#fff;border:0;border-radius:6px;padding:.6rem 1.2rem;font-size:1rem;cursor:pointer}button.danger{background:#c62828}
@@ -115,25 +115,33 @@ async function renderBookingPage(c: Context<AppEnv>, ctx: ServiceContext, slug: 
   const mt = await typeBySlug(ctx, slug);
   if (!mt || !mt.isActive) return notFoundPage(c);
   const zone = zoneOf(q.tz);
-  const day = dayOf(q.day, zone);
-  const from = day.toZonedDateTime(zone).toInstant().toString();
-  const to = day.add({ days: 1 }).toZonedDateTime(zone).toInstant().toString();
-  let slots: { start: string; end: string }[] = [];
+  const today = Temporal.Now.plainDateISO(zone);
+  const asked = dayOf(q.day, zone);
+  // Fourteen days of links from a few days before the asked day (never before today), their slots in one read.
+  const earlier = asked.subtract({ days: 3 });
+  const first = Temporal.PlainDate.compare(earlier, today) < 0 ? today : earlier;
+  const days = Array.from({ length: 14 }, (_, i) => first.add({ days: i }));
+  const range = { from: first.toZonedDateTime(zone).toInstant().toString(), to: first.add({ days: 14 }).toZonedDateTime(zone).toInstant().toString() };
+  let all: { start: string; end: string }[] = [];
   try {
-    slots = (await listSlots(ctx.db, ctx.ws.id, mt.id, { from, to })).slots;
+    all = (await listSlots(ctx.db, ctx.ws.id, mt.id, range)).slots;
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
   }
+  const localDay = (iso: string) => Temporal.Instant.from(iso).toZonedDateTimeISO(zone).toPlainDate().toString();
+  const open = new Set(all.map((s) => localDay(s.start)));
+  // Without an asked day the page opens on the first day with open times.
+  const day = q.day ? asked : (days.find((d) => open.has(d.toString())) ?? asked);
+  const slots = all.filter((s) => localDay(s.start) === day.toString());
   const keep = (extra: Record<string, string>) => {
     const p = new URLSearchParams({ tz: zone, ...(q.embed_key ? { embed_key: q.embed_key } : {}), ...extra });
     return `?${p.toString()}`;
   };
-  const today = Temporal.Now.plainDateISO(zone);
-  const earlier = day.subtract({ days: 3 });
-  const first = Temporal.PlainDate.compare(earlier, today) < 0 ? today : earlier;
-  const days = Array.from({ length: 14 }, (_, i) => first.add({ days: i }));
   const dayLinks = days
-    .map((d) => `<a href="${esc(keep({ day: d.toString() }))}"${d.equals(day) ? ' class="on"' : ''}>${esc(d.toLocaleString('en-US', { weekday: 'short', month: 'short', day: 'numeric' }))}</a>`)
+    .map((d) => {
+      const cls = [d.equals(day) ? 'on' : '', open.has(d.toString()) ? '' : 'none'].filter(Boolean).join(' ');
+      return `<a href="${esc(keep({ day: d.toString() }))}"${cls ? ` class="${cls}"` : ''}>${esc(d.toLocaleString('en-US', { weekday: 'short', month: 'short', day: 'numeric' }))}</a>`;
+    })
     .join('');
   const slotInputs = slots.length
     ? `<div class="slots">${slots.map((s, i) => `<label><input type="radio" name="start_at" value="${esc(s.start)}"${i === 0 ? ' required' : ''}>${esc(clock(s.start, zone))}</label>`).join('')}</div>`
