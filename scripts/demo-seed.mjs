@@ -31,6 +31,22 @@ const DEMO_STEPS = [
       ],
     }),
   (admin, ws) => admin('POST', `/admin/v1/workspaces/${ws}/users`, { name: 'Dana Demo', email: 'dana@demo.example', role: 'agent' }),
+  async (admin, ws) => {
+    const host = await admin('POST', `/admin/v1/workspaces/${ws}/users`, { name: 'Sam Scheduler', email: 'sam@demo.example', role: 'agent' });
+    const weekdays = Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri'].map((d) => [d, [['09:00', '12:00'], ['13:00', '17:00']]]));
+    await admin('POST', `/admin/v1/workspaces/${ws}/meeting-types`, {
+      name: 'Discovery call',
+      slug: 'discovery-call',
+      description: 'A first 30-minute conversation',
+      duration_minutes: 30,
+      scheduling_kind: 'one_on_one',
+      host_user_ids: [host.id],
+      timezone: 'America/New_York',
+      weekly_hours: weekdays,
+      min_notice_minutes: 60,
+      buffer_after_minutes: 10,
+    });
+  },
 ];
 
 /** Records made through the public API itself, so the demo has something to list. */
@@ -80,6 +96,13 @@ const DEMO_RECORDS = [
     });
     await api('POST', `/v1/orders/${paid.id}/refunds`, { amount: 20, reason: 'Goodwill', external_refund_id: 'demo-refund-1' });
     await api('POST', '/v1/orders', { email: 'ada@demo.example', items: [{ title: 'Workshop seat', unit_price: 150 }], external_reference: 'demo-order-2' });
+  },
+  async (api) => {
+    const [type] = (await api('GET', '/v1/meeting-types')).data;
+    const from = new Date().toISOString();
+    const to = new Date(Date.now() + 14 * 86_400_000).toISOString();
+    const { slots } = await api('GET', `/v1/meeting-types/${type.id}/slots?from=${from}&to=${to}`);
+    if (slots.length) await api('POST', '/v1/bookings', { meeting_type_id: type.id, start_at: slots[0].start, timezone: 'Europe/London', invitee: { name: 'Ada Lovelace', email: 'ada@demo.example' } });
   },
 ];
 

@@ -13,6 +13,7 @@ import { createRouter, parseJsonBody } from './platform/validation';
 import { registerEventWebhooks } from './modules/events/payloads';
 import { v1Routers } from './modules/routers';
 import { paymentPublicRoutes, registerPaymentPublicDocs } from './modules/payment-requests/public';
+import { bookingPages } from './modules/bookings/pages';
 
 /** Events committed during the request leave after the response (the outbox sweep covers failures). */
 const publishEvents: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -92,5 +93,7 @@ export function buildApp() {
   app.route('/admin/v1', adminApp);
   // Public pages and provider webhooks: no API key, their own checks.
   app.route('/', paymentPublicRoutes);
+  // The hosted booking and manage pages (public, no API key).
+  app.route('/book', bookingPages);
   return app;
 }

@@ -1,6 +1,7 @@
 import type { Db } from './platform/db';
 import type { Workspace } from './modules/workspaces/model';
 import type { RateLimiter } from './durable-objects/rate-limiter';
+import type { SlotLock } from './durable-objects/slot-lock';
 
 /**
  * The bindings modules may use. The D1 databases (control plane and shards)
@@ -9,6 +10,7 @@ import type { RateLimiter } from './durable-objects/rate-limiter';
  */
 export interface Bindings {
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
+  SLOT_LOCK: DurableObjectNamespace<SlotLock>;
   EVENTS_QUEUE: Queue<unknown>;
   ADMIN_TOKEN?: string;
   ALLOW_UNSAFE_WEBHOOK_HOSTS?: string;
@@ -17,7 +19,7 @@ export interface Bindings {
   /** Stripe (`PAYMENT_PROVIDER=stripe`): the API secret key and the webhook signing secret. */
   STRIPE_SECRET_KEY?: string;
   STRIPE_WEBHOOK_SECRET?: string;
-  /** The origin of links the service hands out (pay links); locally the request's origin. */
+  /** The origin of links the service hands out (pay, booking and manage pages); defaults to the request's origin. */
   PUBLIC_BASE_URL?: string;
   WHATSAPP_PROVIDER?: string;
   WHATSAPP_APP_SECRET?: string;

@@ -1,5 +1,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../env';
+import { bookingRoutes } from './bookings/routes';
 import { consentRoutes } from './consent/routes';
 import { contactRoutes } from './contacts/routes';
 import { dealRoutes } from './deals/routes';
@@ -25,4 +26,5 @@ export const v1Routers: OpenAPIHono<AppEnv>[] = [
   orderRoutes,
   paymentRequestRoutes,
   webhookRoutes,
+  bookingRoutes,
 ];

@@ -2,3 +2,4 @@
 import '../modules/webhooks/sweep';
 import '../modules/payments/sweep';
 import '../modules/payment-requests/sweep';
+import '../modules/bookings/sweep';

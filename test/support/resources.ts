@@ -15,6 +15,9 @@ export type Factory = {
   list?: string;
 };
 
+/** Weekly hours open around the clock every day (meeting types). */
+const ALL_WEEK = Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [d, [['00:00', '24:00']]]));
+
 /** A value no other record, workspace or test run shares. */
 const distinct = (label: string) => `${label}-${crypto.randomUUID()}`;
 
@@ -132,6 +135,37 @@ export const RESOURCES: Record<string, Factory> = {
       const title = distinct('link');
       const r = await ok(ws, 'POST', '/v1/payment-requests', { contact_id: contact.id, title, amount: 42.5 });
       return { id: r.id, marks: [title, r.pay_url], read: () => ok(ws, 'GET', `/v1/payment-requests/${r.id}`) };
+    },
+  },
+  'meeting-types/{id}': {
+    list: '/v1/meeting-types',
+    create: async (ws) => {
+      const name = distinct('meeting');
+      const slug = distinct('slug').toLowerCase().slice(0, 60);
+      const host = await adminOk('POST', `/workspaces/${ws.id}/users`, { name: distinct('host'), email: `${crypto.randomUUID()}@example.com`, role: 'agent' });
+      const m = await adminOk('POST', `/workspaces/${ws.id}/meeting-types`, { name, slug, duration_minutes: 30, scheduling_kind: 'one_on_one', host_user_ids: [host.id], timezone: 'UTC', weekly_hours: ALL_WEEK });
+      return { id: m.id, marks: [name, slug], read: () => ok(ws, 'GET', `/v1/meeting-types/${m.id}`) };
+    },
+  },
+  'bookings/{id}': {
+    list: '/v1/bookings',
+    create: async (ws) => {
+      // A round-robin booking far ahead: every booking route (cancel, reschedule, reassign) applies to it.
+      const hosts = [];
+      for (let i = 0; i < 2; i++) hosts.push(await adminOk('POST', `/workspaces/${ws.id}/users`, { name: distinct('host'), email: `${crypto.randomUUID()}@example.com`, role: 'agent' }));
+      const m = await adminOk('POST', `/workspaces/${ws.id}/meeting-types`, {
+        name: distinct('team'),
+        slug: distinct('rr').toLowerCase().slice(0, 60),
+        duration_minutes: 30,
+        scheduling_kind: 'round_robin',
+        host_user_ids: hosts.map((h) => h.id),
+        timezone: 'UTC',
+        weekly_hours: ALL_WEEK,
+      });
+      const name = distinct('invitee').slice(0, 200);
+      const email = `${crypto.randomUUID()}@example.com`;
+      const b = await ok(ws, 'POST', '/v1/bookings', { meeting_type_id: m.id, start_at: '2030-01-09T10:00:00Z', timezone: 'UTC', invitee: { name, email }, notes: distinct('notes') });
+      return { id: b.id, marks: [name, email, b.notes], read: () => ok(ws, 'GET', `/v1/bookings/${b.id}`) };
     },
   },
   'webhook-endpoints/{id}': {

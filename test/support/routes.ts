@@ -27,6 +27,8 @@ export type RouteCase = {
    * framework shape on every route, so a `domain` route accepts both.
    */
   errorShape?: 'framework' | 'domain';
+  /** A query string a successful call needs (`?from=...&to=...`), appended where a suite expects success. */
+  query?: string;
   /** Values for placeholders that are not record ids, e.g. `{ channel: 'email' }`. */
   params?: Record<string, string>;
   /** The answer to another workspace's id when it is not a plain 404 (code: `error.code` or `error_code`). */
@@ -205,7 +207,38 @@ export const ROUTES: RouteCase[] = [
   },
   { method: 'POST', path: '/v1/payment-requests/{id}/cancel', feature: 'workspace_payments', body: {} },
   { method: 'GET', path: '/v1/contacts/{id}/documents', feature: 'payments' },
+  { method: 'GET', path: '/v1/meeting-types', feature: 'booking' },
+  { method: 'GET', path: '/v1/meeting-types/{id}', feature: 'booking' },
+  { method: 'GET', path: '/v1/meeting-types/{id}/slots', feature: 'booking', query: '?from=2030-01-07T00:00:00Z&to=2030-01-08T00:00:00Z' },
+  { method: 'GET', path: '/v1/meeting-types/{id}/embed', feature: 'booking' },
+  { method: 'GET', path: '/v1/bookings', feature: 'booking' },
+  { method: 'GET', path: '/v1/bookings/{id}', feature: 'booking' },
+  {
+    method: 'POST',
+    path: '/v1/bookings',
+    feature: 'booking',
+    body: { meeting_type_id: '01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c', start_at: '2030-01-07T10:00:00Z', timezone: 'UTC', invitee: { name: 'Route Invitee', email: 'route-booking@example.com' } },
+    // Ten invitees race for one slot of a one-on-one type: one books it, the others answer 409 SLOT_TAKEN.
+    parallelBody: async (i, ws) => ({ meeting_type_id: await bookableType(ws), start_at: '2030-01-07T10:00:00Z', timezone: 'UTC', invitee: { name: `Racer ${i}`, email: `racer-${i}@example.com` } }),
+  },
+  { method: 'POST', path: '/v1/bookings/{id}/cancel', feature: 'booking', body: {}, parallelBody: (i) => ({ reason: `reason ${i}` }) },
+  {
+    method: 'POST',
+    path: '/v1/bookings/{id}/reschedule',
+    feature: 'booking',
+    body: { start_at: '2030-01-08T10:00:00Z' },
+    parallelBody: (i) => ({ start_at: `2030-01-08T${String(8 + i).padStart(2, '0')}:00:00Z`, ...(i % 2 ? { timezone: 'Asia/Kolkata' } : {}) }),
+  },
+  { method: 'POST', path: '/v1/bookings/{id}/reassign', feature: 'booking', body: {}, parallelBody: (i) => ({ reason: `reason ${i}` }) },
 ];
+
+const bookableTypes = new Map<string, Promise<string>>();
+
+/** A one-on-one meeting type of the workspace open all week (made once per workspace). */
+function bookableType(ws: TestWorkspace): Promise<string> {
+  if (!bookableTypes.has(ws.id)) bookableTypes.set(ws.id, import('./resources').then((r) => r.RESOURCES['meeting-types/{id}'].create(ws, () => Promise.reject(new Error('no need'))).then((s) => s.id)));
+  return bookableTypes.get(ws.id)!;
+}
 
 /** The route's path with `id` for every id placeholder and the row's fixed values for the others. */
 export const concretePath = (route: RouteCase, id: string) =>

@@ -118,7 +118,7 @@ export async function resolveMergeRequest(
         rawRun(db, sql`DELETE FROM ${sql.raw(table)} WHERE workspace_id = ${ws.id} AND contact_id = ${other.id}`),
       );
     }
-    for (const table of ['contact_notes', 'contact_activities', 'consent_ledger', 'deals', 'payments', 'payment_entries', 'payment_requests', 'orders', 'order_items', 'order_refunds', 'form_submissions']) {
+    for (const table of ['contact_notes', 'contact_activities', 'consent_ledger', 'deals', 'payments', 'payment_entries', 'payment_requests', 'orders', 'order_items', 'order_refunds', 'form_submissions', 'bookings']) {
       statements.push(rawRun(db, sql`UPDATE ${sql.raw(table)} SET contact_id = ${target.id} WHERE workspace_id = ${ws.id} AND contact_id = ${other.id}`));
     }
     statements.push(

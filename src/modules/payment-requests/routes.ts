@@ -1,5 +1,6 @@
 import type { Bindings } from '../../env';
 import { serviceContext } from '../../platform/context';
+import { publicBaseUrl } from '../../platform/public-base';
 import { parseBooleanParam } from '../../platform/list';
 import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
 import { createRouter, idParams } from '../../platform/validation';
@@ -13,7 +14,6 @@ export const paymentRequestRoutes = createRouter();
 const tags = ['Payment requests'];
 
 /** The origin of the links the service hands out: `PUBLIC_BASE_URL`, else the request's own origin. */
-export const publicBaseUrl = (c: { env: Bindings; req: { url: string } }) => (c.env.PUBLIC_BASE_URL?.trim() || new URL(c.req.url).origin).replace(/\/+$/, '');
 
 paymentRequestRoutes.openapi(
   defineRoute({
@@ -64,7 +64,7 @@ paymentRequestRoutes.openapi(
       }),
     },
   }),
-  async (c) => c.json(await createPaymentRequest(serviceContext(c), c.req.valid('json'), { baseUrl: publicBaseUrl(c), provider: configuredProvider(c.env) }), 201),
+  async (c) => c.json(await createPaymentRequest(serviceContext(c), c.req.valid('json'), { baseUrl: publicBaseUrl(c.env, c.req.url), provider: configuredProvider(c.env) }), 201),
 );
 
 paymentRequestRoutes.openapi(

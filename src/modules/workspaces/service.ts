@@ -4,6 +4,7 @@ import { isUniqueViolation, nowIso } from '../../platform/db';
 import { httpError, notFound } from '../../platform/errors';
 import { API_KEY_PREFIX } from '../../platform/auth';
 import { base64url, sha256Hex, uuidv7 } from '../../platform/ids';
+import { inJsonList } from '../../platform/bound-parameters';
 import { FEATURES, type Workspace } from './model';
 import { apiKeys, workspaces, type EmailSettings, type RateLimits, type WorkspaceCaps } from './control-schema';
 import { requestLog, users } from './schema';
@@ -180,3 +181,10 @@ export async function readRequestLog(db: Db, workspaceId: string, limit: number)
     created_at: r.createdAt,
   }));
 }
+
+/** Batchable read of the workspace members among `ids` (booking hosts): id, name, active. */
+export const selectMembers = (db: Db, workspaceId: string, ids: readonly string[]) =>
+  db
+    .select({ id: users.id, name: users.name, active: users.active })
+    .from(users)
+    .where(and(eq(users.workspaceId, workspaceId), inJsonList(users.id, ids)));

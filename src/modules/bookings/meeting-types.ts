@@ -1,0 +1,337 @@
+import { and, eq, gt, lt, sql } from 'drizzle-orm';
+import { isUniqueViolation, nowIso, runBatch, type Db } from '../../platform/db';
+import { badRequest, httpError } from '../../platform/errors';
+import { compileFilter, filterWith, type FilterCatalog } from '../../platform/filter';
+import { base64url, randomToken, uuidv7 } from '../../platform/ids';
+import { envelope, parseFilterParam, parsePaging, parseSort, searchParam } from '../../platform/list';
+import { rawAll } from '../../platform/raw-query';
+import { isValidTimeZone } from '../../platform/timezones';
+import { selectMembers } from '../workspaces/service';
+import { bookingSettings, bookings, busyBlocks, meetingTypes, SCHEDULING_KINDS, type MeetingTypeRow, type WeeklyHours } from './schema';
+import { calendarWindow, openSlots, type Calendar, type SlotRules } from './slots';
+
+export const MEETING_TYPE_SORTS = ['created_at', 'updated_at', 'name', 'slug', 'duration_minutes'] as const;
+export const MAX_SLOT_RANGE_DAYS = 62;
+const DAY_MS = 86_400_000;
+
+export const meetingTypeNotFound = () => httpError(404, 'Meeting type not found');
+export const NOT_ACTIVE = 'Meeting type is not active';
+export const NO_SCHEDULE = 'No availability schedule configured for this meeting type';
+
+export type Member = { id: string; name: string; active: boolean };
+
+/** The public record (Part 1 "Meeting type"): `host` is the one host, or `{id: null}` for a team. */
+export function serializeMeetingType(row: MeetingTypeRow, members: Map<string, Member>) {
+  const hosts = row.hostUserIds.map((id) => ({ user_id: id, name: members.get(id)?.name ?? null }));
+  const team = row.schedulingKind !== 'one_on_one';
+  return {
+    id: row.id,
+    name: row.name,
+    slug: row.slug,
+    description: row.description,
+    duration_minutes: row.durationMinutes,
+    location_type: row.locationType,
+    is_active: row.isActive,
+    scheduling_kind: row.schedulingKind,
+    host: team ? { id: null, name: hosts.map((h) => h.name).filter(Boolean).join(', ') || row.name } : { id: hosts[0]?.user_id ?? null, name: hosts[0]?.name ?? null },
+    hosts,
+    created_at: row.createdAt,
+  };
+}
+
+export const membersById = (rows: Member[]) => new Map(rows.map((m) => [m.id, m]));
+
+const selectMeetingType = (db: Db, workspaceId: string, id: string) =>
+  db.select().from(meetingTypes).where(and(eq(meetingTypes.workspaceId, workspaceId), eq(meetingTypes.id, id))).limit(1);
+
+/** A meeting type and its hosts' member records: one batch (the members read resolves the pool through json_each). */
+export async function loadMeetingType(db: Db, workspaceId: string, id: string): Promise<{ row: MeetingTypeRow; members: Map<string, Member> } | null> {
+  const [rows, members] = (await runBatch(db, [
+    selectMeetingType(db, workspaceId, id),
+    rawAll(db, sql`SELECT u.id, u.name, u.active FROM users u WHERE u.workspace_id = ${workspaceId} AND u.id IN (SELECT value FROM json_each((SELECT host_user_ids FROM meeting_types WHERE workspace_id = ${workspaceId} AND id = ${id})))`),
+  ])) as [MeetingTypeRow[], { id: string; name: string; active: number }[]];
+  if (!rows[0]) return null;
+  return { row: rows[0], members: membersById(members.map((m) => ({ id: m.id, name: m.name, active: Boolean(m.active) }))) };
+}
+
+export async function getMeetingType(db: Db, workspaceId: string, id: string) {
+  const found = await loadMeetingType(db, workspaceId, id);
+  if (!found) throw meetingTypeNotFound();
+  return serializeMeetingType(found.row, found.members);
+}
+
+const catalog: FilterCatalog = {
+  fields: {
+    id: { kind: 'uuid', expr: sql`t.id` },
+    workspace_id: { kind: 'uuid', expr: sql`t.workspace_id` },
+    name: { kind: 'text', expr: sql`t.name` },
+    slug: { kind: 'text', expr: sql`t.slug` },
+    description: { kind: 'text', expr: sql`t.description` },
+    duration_minutes: { kind: 'integer', expr: sql`t.duration_minutes` },
+    location_type: { kind: 'text', expr: sql`t.location_type` },
+    is_active: { kind: 'boolean', expr: sql`t.is_active` },
+    scheduling_kind: { kind: 'enum', expr: sql`t.scheduling_kind`, values: SCHEDULING_KINDS },
+    created_at: { kind: 'timestamp', expr: sql`t.created_at` },
+    updated_at: { kind: 'timestamp', expr: sql`t.updated_at` },
+  },
+};
+
+type RawMeetingType = {
+  id: string;
+  workspace_id: string;
+  name: string;
+  slug: string;
+  description: string | null;
+  duration_minutes: number;
+  location_type: string;
+  is_active: number;
+  scheduling_kind: MeetingTypeRow['schedulingKind'];
+  host_user_ids: string;
+  created_at: string;
+};
+
+/** The shared list conventions: filter, sort (default `-created_at`), paging (50, cap 500), search over name, slug and description. */
+export async function listMeetingTypes(db: Db, workspaceId: string, query: { filter?: string; sort?: string; limit?: string; offset?: string; search?: string }) {
+  const paging = parsePaging(query, { limit: 50, cap: 500 });
+  const { where, values } = compileFilter(parseFilterParam(query.filter), catalog, workspaceId);
+  const sort = parseSort(query.sort, MEETING_TYPE_SORTS);
+  const conditions = [sql`t.workspace_id = ${workspaceId}`];
+  if (where) conditions.push(where);
+  const term = searchParam('search', query.search)?.trim();
+  if (term) conditions.push(sql`(instr(lower(t.name), lower(${term})) > 0 OR instr(lower(t.slug), lower(${term})) > 0 OR instr(lower(coalesce(t.description, '')), lower(${term})) > 0)`);
+  const withValues = filterWith(values);
+  const from = sql`FROM fp CROSS JOIN meeting_types t WHERE ${sql.join(conditions, sql.raw(' AND '))}`;
+  const dir = sql.raw(sort.descending ? 'DESC' : 'ASC');
+  const [counted, rows, members] = (await runBatch(db, [
+    rawAll<{ total: number }>(db, sql`${withValues} SELECT count(*) AS total ${from}`),
+    rawAll<RawMeetingType>(db, sql`${withValues} SELECT t.* ${from} ORDER BY t.${sql.raw(sort.field)} ${dir}, t.id ${dir} LIMIT ${paging.limit} OFFSET ${paging.offset}`),
+    rawAll<{ id: string; name: string; active: number }>(db, sql`SELECT id, name, active FROM users WHERE workspace_id = ${workspaceId}`),
+  ])) as [{ total: number }[], RawMeetingType[], { id: string; name: string; active: number }[]];
+  const byId = membersById(members.map((m) => ({ id: m.id, name: m.name, active: Boolean(m.active) })));
+  const data = rows.map((r) =>
+    serializeMeetingType(
+      {
+        id: r.id,
+        workspaceId: r.workspace_id,
+        name: r.name,
+        slug: r.slug,
+        description: r.description,
+        durationMinutes: r.duration_minutes,
+        locationType: r.location_type,
+        isActive: Boolean(r.is_active),
+        schedulingKind: r.scheduling_kind,
+        hostUserIds: JSON.parse(r.host_user_ids),
+        createdAt: r.created_at,
+      } as MeetingTypeRow,
+      byId,
+    ),
+  );
+  return envelope(data, counted[0].total, paging);
+}
+
+// ---------------------------------------------------------------- schedules
+
+/** The slot rules of a meeting type: the active pool members are the eligible hosts. */
+export function rulesOf(row: MeetingTypeRow, members: Map<string, Member>): SlotRules {
+  return {
+    zone: row.timezone,
+    weeklyHours: row.weeklyHours ?? {},
+    durationMinutes: row.durationMinutes,
+    intervalMinutes: row.slotIntervalMinutes,
+    minNoticeMinutes: row.minNoticeMinutes,
+    bufferBeforeMinutes: row.bufferBeforeMinutes,
+    bufferAfterMinutes: row.bufferAfterMinutes,
+    dailyCap: row.dailyCap,
+    kind: row.schedulingKind,
+    hosts: row.hostUserIds.filter((id) => members.get(id)?.active),
+    meetingTypeId: row.id,
+  };
+}
+
+/**
+ * One read of everything that can affect slots in [from, to) for `hosts`:
+ * the workspace's confirmed bookings and busy blocks overlapping the range
+ * widened by buffers and a day each side (daily cap). Bookings of any host are
+ * filtered by the engine, so a collective co-host's bookings count too.
+ */
+export function calendarReads(db: Db, workspaceId: string, rules: Pick<SlotRules, 'bufferBeforeMinutes' | 'bufferAfterMinutes' | 'durationMinutes' | 'dailyCap'>, from: number, to: number) {
+  const w = calendarWindow(rules, from, to);
+  const lo = new Date(w.from).toISOString();
+  const hi = new Date(w.to).toISOString();
+  return [
+    db
+      .select({ id: bookings.id, hosts: bookings.hostUserIds, startAt: bookings.startAt, endAt: bookings.endAt, meetingTypeId: bookings.meetingTypeId })
+      .from(bookings)
+      .where(and(eq(bookings.workspaceId, workspaceId), eq(bookings.status, 'confirmed'), lt(bookings.startAt, hi), gt(bookings.endAt, lo))),
+    db
+      .select({ userId: busyBlocks.userId, startAt: busyBlocks.startAt, endAt: busyBlocks.endAt })
+      .from(busyBlocks)
+      .where(and(eq(busyBlocks.workspaceId, workspaceId), lt(busyBlocks.startAt, hi), gt(busyBlocks.endAt, lo))),
+  ] as const;
+}
+
+export type CalendarBooking = { id: string; hosts: string[]; startAt: string; endAt: string; meetingTypeId: string };
+export type CalendarBlock = { userId: string; startAt: string; endAt: string };
+
+export function calendarFrom(bookingRows: CalendarBooking[], blockRows: CalendarBlock[]): Calendar {
+  return {
+    bookings: bookingRows.map((b) => ({ id: b.id, hosts: b.hosts, start: Date.parse(b.startAt), end: Date.parse(b.endAt), meetingTypeId: b.meetingTypeId })),
+    blocks: blockRows.map((b) => ({ host: b.userId, start: Date.parse(b.startAt), end: Date.parse(b.endAt) })),
+  };
+}
+
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** An ISO 8601 date or date-time as epoch ms (a missing offset reads as UTC), or null. */
+export function parseInstant(value: string | undefined): number | null {
+  if (typeof value !== 'string' || !ISO_INSTANT.test(value.trim())) return null;
+  let text = value.trim();
+  if (/T[\d:.]+$/.test(text)) text += 'Z';
+  const ms = Date.parse(text);
+  if (Number.isNaN(ms)) return null;
+  const [y, m, d] = text.slice(0, 10).split('-').map(Number);
+  const date = new Date(Date.UTC(y, m - 1, d));
+  return date.getUTCMonth() === m - 1 && date.getUTCDate() === d ? ms : null;
+}
+
+/** `GET /v1/meeting-types/{id}/slots`: the spec's 400s in its order, then one read of the calendar. */
+export async function listSlots(db: Db, workspaceId: string, id: string, query: { from?: string; to?: string }, now = Date.now()) {
+  const found = await loadMeetingType(db, workspaceId, id);
+  if (!found) throw meetingTypeNotFound();
+  const { row, members } = found;
+  if (!row.isActive) throw badRequest(NOT_ACTIVE);
+  const from = parseInstant(query.from);
+  const to = parseInstant(query.to);
+  if (from === null || to === null) throw badRequest('from/to must be valid ISO dates');
+  if (to <= from) throw badRequest('`to` must be after `from`');
+  if (to - from > MAX_SLOT_RANGE_DAYS * DAY_MS) throw badRequest(`Requested range may not exceed ${MAX_SLOT_RANGE_DAYS} days`);
+  if (!row.weeklyHours) throw httpError(404, NO_SCHEDULE);
+  const rules = rulesOf(row, members);
+  const [bookingRows, blockRows] = (await runBatch(db, [...calendarReads(db, workspaceId, rules, from, to)])) as [CalendarBooking[], CalendarBlock[]];
+  const slots = openSlots(rules, calendarFrom(bookingRows, blockRows), from, to, now);
+  return {
+    meeting_type_id: row.id,
+    timezone: row.timezone,
+    duration_minutes: row.durationMinutes,
+    slots: slots.map((s) => ({ start: new Date(s.start).toISOString(), end: new Date(s.end).toISOString() })),
+  };
+}
+
+// ---------------------------------------------------------------- embed and settings
+
+const newEmbedKey = () => `bk_${base64url(randomToken(24))}`;
+
+export type BookingSettings = typeof bookingSettings.$inferSelect;
+
+/** For a caller's batch: the settings' first-use insert (a parallel first use may have won it), then their read. */
+export function settingsStatements(db: Db, workspaceId: string) {
+  const now = nowIso();
+  return [
+    db.insert(bookingSettings).values({ workspaceId, embedKey: newEmbedKey(), linkSecret: base64url(randomToken(32)), createdAt: now, updatedAt: now }).onConflictDoNothing(),
+    db.select().from(bookingSettings).where(eq(bookingSettings.workspaceId, workspaceId)),
+  ] as const;
+}
+
+/** The workspace's booking settings (the `bk_` embed key, the link secret), created on first use: one batch. */
+export async function bookingSettingsOf(db: Db, workspaceId: string): Promise<BookingSettings> {
+  const [, rows] = (await runBatch(db, [...settingsStatements(db, workspaceId)])) as [unknown, BookingSettings[]];
+  return rows[0];
+}
+
+/** Issues a new `bk_` key; the old one stops working at once. */
+export async function rotateEmbedKey(db: Db, workspaceId: string) {
+  await bookingSettingsOf(db, workspaceId);
+  const embedKey = newEmbedKey();
+  await db.update(bookingSettings).set({ embedKey, updatedAt: nowIso() }).where(eq(bookingSettings.workspaceId, workspaceId));
+  return { embed_key: embedKey };
+}
+
+export const bookingPageUrl = (base: string, workspaceId: string, slug: string) => `${base}/book/${workspaceId}/${encodeURIComponent(slug)}`;
+
+const attr = (v: string) => v.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+
+/** `GET /v1/meeting-types/{id}/embed`: the publishable key, the hosted page and a two-line snippet. */
+export async function embedMaterial(db: Db, workspaceId: string, id: string, base: string) {
+  const found = await loadMeetingType(db, workspaceId, id);
+  if (!found) throw meetingTypeNotFound();
+  const settings = await bookingSettingsOf(db, workspaceId);
+  const pageUrl = bookingPageUrl(base, workspaceId, found.row.slug);
+  const snippet = [
+    `<div data-booking-embed="${attr(found.row.slug)}" data-workspace="${attr(workspaceId)}" data-key="${attr(settings.embedKey)}"></div>`,
+    `<script src="${attr(base)}/book/embed.js" async></script>`,
+  ].join('\n');
+  return { workspace_ref: workspaceId, slug: found.row.slug, embed_key: settings.embedKey, page_url: pageUrl, snippet_html: snippet };
+}
+
+// ---------------------------------------------------------------- operator writes
+
+export type MeetingTypeInput = {
+  name: string;
+  slug: string;
+  duration_minutes: number;
+  scheduling_kind: (typeof SCHEDULING_KINDS)[number];
+  host_user_ids: string[];
+  timezone: string;
+  weekly_hours?: WeeklyHours | null;
+  min_notice_minutes?: number;
+  buffer_before_minutes?: number;
+  buffer_after_minutes?: number;
+  daily_cap?: number | null;
+  slot_interval_minutes?: number;
+  location_type?: string;
+  is_active?: boolean;
+  description?: string | null;
+};
+
+/** Operator create: hosts must be members of the workspace; one-on-one types have exactly one. */
+export async function createMeetingType(db: Db, workspaceId: string, input: MeetingTypeInput) {
+  if (!isValidTimeZone(input.timezone)) throw badRequest('timezone must be a valid IANA time zone id');
+  const hostIds = [...new Set(input.host_user_ids.map((h) => h.toLowerCase()))];
+  if (input.scheduling_kind === 'one_on_one' && hostIds.length !== 1) throw badRequest('A one_on_one meeting type has exactly one host');
+  if (hostIds.length === 0) throw badRequest('host_user_ids must name at least one workspace member');
+  const members = await selectMembers(db, workspaceId, hostIds);
+  if (members.length !== hostIds.length) throw badRequest('Every host_user_ids entry must be a member of this workspace');
+  const now = nowIso();
+  const row: MeetingTypeRow = {
+    id: uuidv7(),
+    workspaceId,
+    name: input.name,
+    slug: input.slug,
+    description: input.description ?? null,
+    durationMinutes: input.duration_minutes,
+    locationType: input.location_type ?? 'video',
+    isActive: input.is_active ?? true,
+    schedulingKind: input.scheduling_kind,
+    hostUserIds: hostIds,
+    timezone: input.timezone,
+    weeklyHours: input.weekly_hours ?? null,
+    minNoticeMinutes: input.min_notice_minutes ?? 0,
+    bufferBeforeMinutes: input.buffer_before_minutes ?? 0,
+    bufferAfterMinutes: input.buffer_after_minutes ?? 0,
+    dailyCap: input.daily_cap ?? null,
+    slotIntervalMinutes: input.slot_interval_minutes ?? input.duration_minutes,
+    createdAt: now,
+    updatedAt: now,
+  };
+  try {
+    await db.insert(meetingTypes).values(row);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw httpError(409, 'A meeting type with this slug already exists');
+    throw err;
+  }
+  return { ...serializeMeetingType(row, membersById(members)), timezone: row.timezone, weekly_hours: row.weeklyHours, min_notice_minutes: row.minNoticeMinutes, buffer_before_minutes: row.bufferBeforeMinutes, buffer_after_minutes: row.bufferAfterMinutes, daily_cap: row.dailyCap, slot_interval_minutes: row.slotIntervalMinutes };
+}
+
+/** Operator: a busy block of a member's external calendar. */
+export async function addBusyBlock(db: Db, workspaceId: string, userId: string, input: { start_at: string; end_at: string }) {
+  const [member] = await selectMembers(db, workspaceId, [userId]);
+  if (!member) throw httpError(404, 'User not found');
+  const start = parseInstant(input.start_at);
+  const end = parseInstant(input.end_at);
+  if (start === null || end === null) throw badRequest('start_at and end_at must be valid ISO dates');
+  if (end <= start) throw badRequest('end_at must be after start_at');
+  const row = { id: uuidv7(), workspaceId, userId, startAt: new Date(start).toISOString(), endAt: new Date(end).toISOString(), createdAt: nowIso() };
+  await db.insert(busyBlocks).values(row);
+  return { id: row.id, user_id: userId, start_at: row.startAt, end_at: row.endAt, created_at: row.createdAt };
+}
+

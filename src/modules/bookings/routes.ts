@@ -1,0 +1,210 @@
+import type { Context } from 'hono';
+import type { AppEnv, Bindings } from '../../env';
+import { publicBaseUrl } from '../../platform/public-base';
+import { serviceContext } from '../../platform/context';
+import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
+import { createRouter, idParams } from '../../platform/validation';
+import {
+  Booking,
+  BookingCancel,
+  BookingCreate,
+  BookingCreated,
+  BookingList,
+  BookingListQuery,
+  BookingReassign,
+  BookingReschedule,
+  Embed,
+  MeetingType,
+  MeetingTypeList,
+  MeetingTypeListQuery,
+  Slots,
+  SlotsQuery,
+} from './dto';
+import { durableSlotLocks } from './locks';
+import { embedMaterial, getMeetingType, listMeetingTypes, listSlots } from './meeting-types';
+import { cancelBooking, createBooking, getBooking, listBookings, reassignBooking, rescheduleBooking } from './service';
+
+export const bookingRoutes = createRouter();
+const typeTags = ['Meeting types'];
+const tags = ['Bookings'];
+
+/** The origin of links the service hands out: `PUBLIC_BASE_URL`, else the request's own origin. */
+
+const id = (c: Context<AppEnv>) => c.req.param('id')!.toLowerCase();
+
+bookingRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/meeting-types',
+    operationId: 'listMeetingTypes',
+    tags: typeTags,
+    summary: 'List meeting types',
+    description: 'Shared list conventions: `filter` (exact match, `$where`, `$gt`), `sort` (default `-created_at`), `limit` (default 50, cap 500), `offset`, `search` (name, slug, description).',
+    security: bearer,
+    request: { query: MeetingTypeListQuery },
+    responses: { 200: jsonContent(MeetingTypeList, 'A page of meeting types'), ...errorResponses() },
+  }),
+  async (c) => c.json(await listMeetingTypes(c.var.db, c.var.workspace.id, c.req.valid('query')), 200),
+);
+
+bookingRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/meeting-types/{id}',
+    operationId: 'getMeetingType',
+    tags: typeTags,
+    summary: 'Get a meeting type',
+    security: bearer,
+    request: { params: idParams },
+    responses: { 200: jsonContent(MeetingType, 'The meeting type'), ...errorResponses({ 404: { description: '`Meeting type not found`' } }) },
+  }),
+  async (c) => c.json(await getMeetingType(c.var.db, c.var.workspace.id, id(c)), 200),
+);
+
+bookingRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/meeting-types/{id}/slots',
+    operationId: 'listMeetingTypeSlots',
+    tags: typeTags,
+    summary: 'Open slots of a meeting type',
+    description:
+      '`from` inclusive, `to` exclusive (UTC instants). 400 `Meeting type is not active`, `from/to must be valid ISO dates`, `` `to` must be after `from` ``, `Requested range may not exceed 62 days`. Slots honour weekly hours in the schedule zone (DST-correct), minimum notice, buffers, the per-host daily cap, confirmed bookings and busy blocks; round-robin slots are open while any pool host is free, collective slots need every host.',
+    security: bearer,
+    request: { params: idParams, query: SlotsQuery },
+    responses: {
+      200: jsonContent(Slots, 'Open slots'),
+      ...errorResponses({ 404: { description: '`Meeting type not found`; `No availability schedule configured for this meeting type`' } }),
+    },
+  }),
+  async (c) => c.json(await listSlots(c.var.db, c.var.workspace.id, id(c), c.req.valid('query')), 200),
+);
+
+bookingRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/meeting-types/{id}/embed',
+    operationId: 'getMeetingTypeEmbed',
+    tags: typeTags,
+    summary: 'Website-embed material',
+    description: 'The workspace-level publishable `bk_` key (rotatable by the operator; rotation invalidates pasted snippets), the hosted booking page and a two-line snippet. Bookings made through the embed carry `source: embed`.',
+    security: bearer,
+    request: { params: idParams },
+    responses: { 200: jsonContent(Embed, 'Embed material'), ...errorResponses({ 404: { description: '`Meeting type not found`' } }) },
+  }),
+  async (c) => c.json(await embedMaterial(c.var.db, c.var.workspace.id, id(c), publicBaseUrl(c.env, c.req.url)), 200),
+);
+
+bookingRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/bookings',
+    operationId: 'listBookings',
+    tags,
+    summary: 'List bookings',
+    description: 'No `filter` or `search`. `status`, `meeting_type_id`, `from` (`start_at >= from`), `to` (`start_at <= to`) combine with AND; `sort` default `-start_at`; malformed values answer 400.',
+    security: bearer,
+    request: { query: BookingListQuery },
+    responses: { 200: jsonContent(BookingList, 'A page of bookings'), ...errorResponses() },
+  }),
+  async (c) => c.json(await listBookings(serviceContext(c), c.req.valid('query')), 200),
+);
+
+bookingRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/bookings/{id}',
+    operationId: 'getBooking',
+    tags,
+    summary: 'Get a booking',
+    security: bearer,
+    request: { params: idParams },
+    responses: { 200: jsonContent(Booking, 'The booking'), ...errorResponses({ 404: { description: '`Booking not found`' } }) },
+  }),
+  async (c) => c.json(await getBooking(serviceContext(c), id(c)), 200),
+);
+
+bookingRoutes.openapi(
+  defineRoute({
+    method: 'post',
+    path: '/bookings',
+    operationId: 'createBooking',
+    tags,
+    summary: 'Book a slot',
+    description:
+      '`contact_id` wins over `invitee` (upserted into contacts by phone/email). A double submit of slot + meeting type + contact (+ pinned host) answers the existing booking with `duplicate: true`. Slot-taking is race-safe. 400 `Either contact_id or an invitee object is required`, `start_at must be a valid ISO date`, `timezone must be a valid IANA time zone id`, `Meeting type is not active`, `Host pinning is only supported on round-robin meeting types`, `The pinned host is not an active member of this meeting type\'s pool`. 409 `SLOT_TAKEN` when the start is not an open slot (outside hours, inside the notice period, taken, pool exhausted, pinned host busy).',
+    security: bearer,
+    request: {
+      body: jsonBody(BookingCreate, {
+        meeting_type_id: '01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c',
+        start_at: '2026-12-01T09:00:00Z',
+        timezone: 'Europe/Berlin',
+        invitee: { name: 'Ada Lovelace', email: 'ada@example.com' },
+      }),
+    },
+    responses: {
+      201: jsonContent(BookingCreated, 'The booking, fresh or matched'),
+      ...errorResponses({
+        404: { description: '`Meeting type not found`; `Contact not found`; `No availability schedule configured for this meeting type`' },
+        409: { description: '`SLOT_TAKEN`; `CONTACT_MERGE_REQUIRED` with `merge_request_id`' },
+      }),
+    },
+  }),
+  async (c) => c.json(await createBooking(serviceContext(c), durableSlotLocks(c.env), c.req.valid('json'), { source: 'api', base: publicBaseUrl(c.env, c.req.url) }), 201),
+);
+
+bookingRoutes.openapi(
+  defineRoute({
+    method: 'post',
+    path: '/bookings/{id}/cancel',
+    operationId: 'cancelBooking',
+    tags,
+    summary: 'Cancel a booking',
+    description: 'Host side: `cancelled_by: host`. 400 `Only confirmed bookings can be cancelled`.',
+    security: bearer,
+    request: { params: idParams, body: jsonBody(BookingCancel, { reason: 'Host is ill' }) },
+    responses: { 201: jsonContent(Booking, 'The cancelled booking'), ...errorResponses({ 404: { description: '`Booking not found`' } }) },
+  }),
+  async (c) => c.json(await cancelBooking(serviceContext(c), id(c), c.req.valid('json')), 201),
+);
+
+bookingRoutes.openapi(
+  defineRoute({
+    method: 'post',
+    path: '/bookings/{id}/reschedule',
+    operationId: 'rescheduleBooking',
+    tags,
+    summary: 'Move a booking to a new slot',
+    description:
+      'Same host(s); the old slot is released. `timezone` omitted keeps the invitee timezone. 400 `Only confirmed bookings can be rescheduled`, `start_at must be a valid ISO date`, `timezone must be a valid IANA time zone id`, `The meeting type for this booking no longer exists`. 409 `SLOT_TAKEN`.',
+    security: bearer,
+    request: { params: idParams, body: jsonBody(BookingReschedule, { start_at: '2026-12-02T10:00:00Z' }) },
+    responses: {
+      201: jsonContent(Booking, 'The rescheduled booking'),
+      ...errorResponses({ 404: { description: '`Booking not found`; `No availability schedule configured for this meeting type`' }, 409: { description: '`SLOT_TAKEN`' } }),
+    },
+  }),
+  async (c) => c.json(await rescheduleBooking(serviceContext(c), durableSlotLocks(c.env), id(c), c.req.valid('json')), 201),
+);
+
+bookingRoutes.openapi(
+  defineRoute({
+    method: 'post',
+    path: '/bookings/{id}/reassign',
+    operationId: 'reassignBooking',
+    tags,
+    summary: 'Give a booking to another host',
+    description:
+      'Before the booking starts, not for collective types. 400 `Only confirmed bookings can be reassigned`, `This booking has already started`, `Collective bookings cannot be reassigned - every pool host attends`, `This host is already assigned to the booking`, `Choose a host - automatic reassignment is only available on round-robin meeting types`, `The target host must be an active member of this workspace`. 409 `SLOT_TAKEN` (genuine conflict, pool exhausted; never forceable), `HOST_UNAVAILABLE` (hours, notice, buffers, daily cap, busy block; `force: true` overrides), `BOOKING_MODIFIED` (changed concurrently; re-read and retry).',
+    security: bearer,
+    request: { params: idParams, body: jsonBody(BookingReassign, { user_id: '01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c', reason: 'Coverage' }) },
+    responses: {
+      201: jsonContent(Booking, 'The booking with its new hosts'),
+      ...errorResponses({
+        404: { description: '`Booking not found`; `The meeting type for this booking no longer exists`' },
+        409: { description: '`SLOT_TAKEN`; `HOST_UNAVAILABLE`; `BOOKING_MODIFIED`' },
+      }),
+    },
+  }),
+  async (c) => c.json(await reassignBooking(serviceContext(c), durableSlotLocks(c.env), id(c), c.req.valid('json')), 201),
+);

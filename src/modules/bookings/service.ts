@@ -1,0 +1,512 @@
+import { and, asc, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
+import type { ServiceContext } from '../../platform/context';
+import { failedGuard, guarded, isUniqueViolation, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
+import { badRequest, codedError, httpError } from '../../platform/errors';
+import { uuidv7 } from '../../platform/ids';
+import { envelope, parsePaging, parseSort } from '../../platform/list';
+import { isValidTimeZone } from '../../platform/timezones';
+import { rawAll } from '../../platform/raw-query';
+import { isUuid } from '../../platform/validation';
+import { planContactReference } from '../contacts/resolve';
+import { confirmationFor, manageUrlWith, type BookingMessage } from './confirmation';
+import { BOOKING_SORTS, type BookingCreateInput, type BookingListInput } from './dto';
+import { slotTaken, type SlotLocks } from './locks';
+import {
+  calendarFrom,
+  calendarReads,
+  loadMeetingType,
+  membersById,
+  meetingTypeNotFound,
+  NO_SCHEDULE,
+  NOT_ACTIVE,
+  parseInstant,
+  rulesOf,
+  settingsStatements,
+  type BookingSettings,
+  type CalendarBlock,
+  type CalendarBooking,
+  type Member,
+} from './meeting-types';
+import { bookingAssignments, bookings, BOOKING_STATUSES, type BookingRow, type MeetingTypeRow } from './schema';
+import { checkHostAt, lockRange, pickFairest, slotAt, type Calendar, type HostCheck, type SlotRules } from './slots';
+
+const isFree = (c: HostCheck) => !c.hard && c.soft.length === 0;
+
+const MINUTE = 60_000;
+const FAIRNESS_WINDOW_MS = 30 * 86_400_000;
+
+export const NO_CONTACT = 'Either contact_id or an invitee object is required';
+export const BAD_START = 'start_at must be a valid ISO date';
+export const BAD_ZONE = 'timezone must be a valid IANA time zone id';
+export const PIN_KIND = 'Host pinning is only supported on round-robin meeting types';
+export const PIN_POOL = "The pinned host is not an active member of this meeting type's pool";
+export const STARTED = 'This booking has already started';
+export const COLLECTIVE = 'Collective bookings cannot be reassigned - every pool host attends';
+export const SAME_HOST = 'This host is already assigned to the booking';
+export const CHOOSE_HOST = 'Choose a host - automatic reassignment is only available on round-robin meeting types';
+export const TARGET_INACTIVE = 'The target host must be an active member of this workspace';
+export const TYPE_GONE = 'The meeting type for this booking no longer exists';
+
+export const bookingNotFound = () => httpError(404, 'Booking not found');
+const onlyConfirmed = (verb: 'cancelled' | 'rescheduled' | 'reassigned') => badRequest(`Only confirmed bookings can be ${verb}`);
+
+export type BookingSource = 'api' | 'public_page' | 'embed' | 'manual';
+/** Where a booking came from and the origin its links use. */
+export type BookingOrigin = { source: BookingSource; base: string };
+
+// ---------------------------------------------------------------- reading
+
+export function serializeBooking(b: BookingRow, members: Map<string, Member>) {
+  return {
+    id: b.id,
+    meeting_type_id: b.meetingTypeId,
+    contact_id: b.contactId,
+    host_user_id: b.hostUserId,
+    hosts: b.hostUserIds.map((id, i) => ({ user_id: id, name: members.get(id)?.name ?? null, role: i === 0 ? 'host' : 'co_host' })),
+    status: b.status,
+    start_at: b.startAt,
+    end_at: b.endAt,
+    host_timezone: b.hostTimezone,
+    invitee_timezone: b.inviteeTimezone,
+    invitee_name: b.inviteeName,
+    invitee_email: b.inviteeEmail,
+    invitee_phone: b.inviteePhone,
+    join_url: b.joinUrl,
+    notes: b.notes,
+    source: b.source,
+    cancelled_at: b.cancelledAt,
+    cancelled_by: b.cancelledBy,
+    cancellation_reason: b.cancellationReason,
+    rescheduled_at: b.rescheduledAt,
+    previous_start_at: b.previousStartAt,
+    reschedule_count: b.rescheduleCount,
+    created_at: b.createdAt,
+    updated_at: b.updatedAt,
+  };
+}
+
+const selectBooking = (ctx: ServiceContext, id: string) =>
+  ctx.db.select().from(bookings).where(and(eq(bookings.workspaceId, ctx.ws.id), eq(bookings.id, isUuid(id) ? id.toLowerCase() : ''))).limit(1);
+
+/** Every member of the workspace (booking hosts are few): names for `hosts[]`. */
+const selectAllMembers = (ctx: ServiceContext) =>
+  rawAll<{ id: string; name: string; active: number }>(ctx.db, sql`SELECT id, name, active FROM users WHERE workspace_id = ${ctx.ws.id}`);
+
+const membersFrom = (rows: { id: string; name: string; active: number | boolean }[]) => membersById(rows.map((m) => ({ id: m.id, name: m.name, active: Boolean(m.active) })));
+
+export async function getBooking(ctx: ServiceContext, id: string) {
+  const [rows, members] = (await runBatch(ctx.db, [selectBooking(ctx, id), selectAllMembers(ctx)])) as [BookingRow[], { id: string; name: string; active: number }[]];
+  if (!rows[0]) throw bookingNotFound();
+  return serializeBooking(rows[0], membersFrom(members));
+}
+
+function listInstant(name: string, raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const ms = parseInstant(raw);
+  if (ms === null) throw badRequest(`Invalid ${name}: must be an ISO 8601 date`);
+  return new Date(ms).toISOString();
+}
+
+/** `GET /v1/bookings`: status, meeting_type_id, from/to on `start_at`, sort (default `-start_at`), paging; malformed values 400. */
+export async function listBookings(ctx: ServiceContext, query: BookingListInput) {
+  const paging = parsePaging(query, { limit: 50, cap: 500 });
+  const sort = parseSort(query.sort, BOOKING_SORTS, '-start_at');
+  const conditions: SQL[] = [eq(bookings.workspaceId, ctx.ws.id)];
+  if (query.status !== undefined && query.status !== '') {
+    if (!(BOOKING_STATUSES as readonly string[]).includes(query.status)) throw badRequest(`Invalid status: must be one of ${BOOKING_STATUSES.join(', ')}`);
+    conditions.push(eq(bookings.status, query.status as BookingRow['status']));
+  }
+  if (query.meeting_type_id !== undefined && query.meeting_type_id !== '') {
+    if (!isUuid(query.meeting_type_id)) throw badRequest('Invalid meeting_type_id: must be a UUID');
+    conditions.push(eq(bookings.meetingTypeId, query.meeting_type_id.toLowerCase()));
+  }
+  const from = listInstant('from', query.from);
+  const to = listInstant('to', query.to);
+  if (from) conditions.push(gte(bookings.startAt, from));
+  if (to) conditions.push(lte(bookings.startAt, to));
+  const column = { start_at: bookings.startAt, end_at: bookings.endAt, created_at: bookings.createdAt, updated_at: bookings.updatedAt }[sort.field as (typeof BOOKING_SORTS)[number]];
+  const order = sort.descending ? [desc(column), desc(bookings.id)] : [asc(column), asc(bookings.id)];
+  const where = and(...conditions);
+  const [counted, rows, members] = (await runBatch(ctx.db, [
+    ctx.db.select({ total: sql<number>`count(*)` }).from(bookings).where(where),
+    ctx.db.select().from(bookings).where(where).orderBy(...order).limit(paging.limit).offset(paging.offset),
+    selectAllMembers(ctx),
+  ])) as [{ total: number }[], BookingRow[], { id: string; name: string; active: number }[]];
+  const byId = membersFrom(members);
+  return envelope(
+    rows.map((r) => serializeBooking(r, byId)),
+    counted[0].total,
+    paging,
+  );
+}
+
+// ---------------------------------------------------------------- events
+
+/** Part 3 booking event data: explicit nulls, `previous_host_name` only on reassigned, never a manage link. */
+export function bookingEventData(b: BookingRow, mt: Pick<MeetingTypeRow, 'name' | 'locationType'>, members: Map<string, Member>, previousHostName: string | null = null) {
+  return {
+    booking_id: b.id,
+    contact_id: b.contactId,
+    meeting_type_id: b.meetingTypeId,
+    meeting_type_name: mt.name,
+    host_user_id: b.hostUserId,
+    host_name: members.get(b.hostUserId)?.name ?? null,
+    previous_host_name: previousHostName,
+    start_at: b.startAt,
+    end_at: b.endAt,
+    host_timezone: b.hostTimezone,
+    invitee_timezone: b.inviteeTimezone,
+    status: b.status,
+    location_type: mt.locationType,
+    cancelled_by: b.cancelledBy,
+    cancel_reason: b.status === 'cancelled' ? b.cancellationReason : null,
+    source: b.source,
+  };
+}
+
+// ---------------------------------------------------------------- scheduling helpers
+
+type Schedule = { row: MeetingTypeRow; members: Map<string, Member>; rules: SlotRules };
+
+async function scheduleOf(ctx: ServiceContext, meetingTypeId: string): Promise<Schedule | null> {
+  const found = await loadMeetingType(ctx.db, ctx.ws.id, meetingTypeId);
+  if (!found) return null;
+  return { ...found, rules: rulesOf(found.row, found.members) };
+}
+
+/** The authoritative calendar around one slot, and round-robin fairness stats of the meeting type: one batch. */
+async function readAround(ctx: ServiceContext, s: Schedule, start: number, extra: Statement[] = []) {
+  const end = start + s.rules.durationMinutes * MINUTE;
+  const since = new Date(Date.now() - FAIRNESS_WINDOW_MS).toISOString();
+  const results = await runBatch(ctx.db, [
+    ...calendarReads(ctx.db, ctx.ws.id, s.rules, start, end),
+    ctx.db
+      .select({ host: bookings.hostUserId, count: sql<number>`count(*)`, last: sql<string | null>`max(${bookings.createdAt})` })
+      .from(bookings)
+      .where(and(eq(bookings.workspaceId, ctx.ws.id), eq(bookings.meetingTypeId, s.row.id), eq(bookings.status, 'confirmed'), gte(bookings.createdAt, since)))
+      .groupBy(bookings.hostUserId),
+    ...extra,
+  ]);
+  const [bookingRows, blockRows, statRows] = results as [CalendarBooking[], CalendarBlock[], { host: string; count: number; last: string | null }[]];
+  return {
+    calendar: calendarFrom(bookingRows, blockRows),
+    stats: new Map(statRows.map((r) => [r.host, { count: r.count, lastBookedAt: r.last }])),
+    extra: results.slice(3),
+  };
+}
+
+/** The hosts a booking at `start` takes: assigned host first (collective: the whole eligible pool). */
+function assignHosts(s: Schedule, free: string[], stats: Map<string, { count: number; lastBookedAt: string | null }>, pinned?: string): string[] | null {
+  if (s.rules.kind === 'collective') return free.length === s.rules.hosts.length ? [...s.rules.hosts] : null;
+  if (pinned) return free.includes(pinned) ? [pinned] : null;
+  const pick = s.rules.kind === 'round_robin' ? pickFairest(free, stats, s.rules.hosts) : free[0];
+  return pick ? [pick] : null;
+}
+
+const claimsFor = (rules: SlotRules, hosts: string[], start: number) => {
+  const range = lockRange(rules, start, start + rules.durationMinutes * MINUTE);
+  return hosts.map((host) => ({ host, ...range }));
+};
+
+function parseStart(raw: string): number {
+  const ms = parseInstant(raw);
+  if (ms === null || !/T/.test(raw)) throw badRequest(BAD_START);
+  return ms;
+}
+
+// ---------------------------------------------------------------- create
+
+const dedupeKeyOf = (meetingTypeId: string, startIso: string, contactId: string, pinned: string | null) => `${meetingTypeId}|${startIso}|${contactId}|${pinned ?? ''}`;
+
+const selectDuplicate = (ctx: ServiceContext, key: string) =>
+  ctx.db.select().from(bookings).where(and(eq(bookings.workspaceId, ctx.ws.id), eq(bookings.dedupeKey, key), eq(bookings.status, 'confirmed'))).limit(1);
+
+/**
+ * `POST /v1/bookings` (and the hosted page): validation in the spec's order,
+ * the contact (contact_id wins, else the invitee upsert; a merge conflict
+ * books nothing), a double submit answers the existing booking, then the
+ * slot is taken under the hosts' SlotLocks: re-read, re-checked and written
+ * (booking, assignment history, contact writes and `booking.created`) in one
+ * batch before the locks are released.
+ */
+export async function createBooking(ctx: ServiceContext, locks: SlotLocks, input: BookingCreateInput, origin: BookingOrigin) {
+  if (input.contact_id === undefined && input.invitee === undefined) throw badRequest(NO_CONTACT);
+  const start = parseStart(input.start_at);
+  if (!isValidTimeZone(input.timezone)) throw badRequest(BAD_ZONE);
+  const s = await scheduleOf(ctx, input.meeting_type_id.toLowerCase());
+  if (!s) throw meetingTypeNotFound();
+  if (!s.row.isActive) throw badRequest(NOT_ACTIVE);
+  const pinned = input.host_user_id?.toLowerCase();
+  if (pinned !== undefined) {
+    if (s.row.schedulingKind !== 'round_robin') throw badRequest(PIN_KIND);
+    if (!s.rules.hosts.includes(pinned)) throw badRequest(PIN_POOL);
+  }
+  if (!s.row.weeklyHours) throw httpError(404, NO_SCHEDULE);
+  const startIso = new Date(start).toISOString();
+
+  return retryOnConflict(async () => {
+    const contactPlan = planContactReference(
+      ctx,
+      input.contact_id !== undefined ? { contact_id: input.contact_id } : { email: input.invitee!.email, phone: input.invitee!.phone, name: input.invitee!.name },
+      { missingMessage: NO_CONTACT, source: origin.source === 'api' ? 'api' : 'booking' },
+    );
+    const planned = await contactPlan.resolve(await runBatch(ctx.db, contactPlan.reads));
+    const key = dedupeKeyOf(s.row.id, startIso, planned.contact.id, pinned ?? null);
+
+    // A look outside the locks picks the hosts; the look under their locks decides. A
+    // round-robin host taken in between makes the next pass pick another free one.
+    for (let pass = 0; pass <= s.rules.hosts.length; pass++) {
+      // The first look also finds a double submit: the existing booking answers it.
+      const first = await readAround(ctx, s, start, [selectDuplicate(ctx, key), selectAllMembers(ctx)]);
+      const [dupRows, memberRows] = first.extra as [BookingRow[], { id: string; name: string; active: number }[]];
+      if (dupRows[0]) return { ...serializeBooking(dupRows[0], membersFrom(memberRows)), duplicate: true };
+      const slot = slotAt(s.rules, first.calendar, start, Date.now(), { pinned });
+      const hosts = slot && assignHosts(s, slot.hosts, first.stats, pinned);
+      if (!hosts) throw slotTaken();
+
+      const outcome = await locks.hold(ctx.ws.id, claimsFor(s.rules, hosts, start), async () => {
+        // The re-read also brings the link secret the confirmation's manage link is signed with.
+        const fresh = await readAround(ctx, s, start, [...settingsStatements(ctx.db, ctx.ws.id)]);
+        const settings = (fresh.extra[1] as BookingSettings[])[0];
+        const again = slotAt(s.rules, fresh.calendar, start, Date.now(), { pinned });
+        if (!again || !hosts.every((h) => again.hosts.includes(h))) return 'retry' as const;
+        const now = nowIso();
+        const contact = planned.contact;
+        const row: BookingRow = {
+          id: uuidv7(),
+          workspaceId: ctx.ws.id,
+          meetingTypeId: s.row.id,
+          contactId: contact.id,
+          hostUserId: hosts[0],
+          hostUserIds: hosts,
+          status: 'confirmed',
+          startAt: startIso,
+          endAt: new Date(start + s.rules.durationMinutes * MINUTE).toISOString(),
+          hostTimezone: s.row.timezone,
+          inviteeTimezone: input.timezone,
+          inviteeName: input.invitee?.name ?? contact.name ?? contact.email ?? contact.phone ?? '',
+          inviteeEmail: input.invitee?.email.trim().toLowerCase() ?? contact.email ?? '',
+          inviteePhone: input.invitee?.phone ?? contact.phone ?? null,
+          joinUrl: null,
+          notes: input.notes ?? null,
+          source: origin.source,
+          pinnedHostUserId: pinned ?? null,
+          dedupeKey: key,
+          cancelledAt: null,
+          cancelledBy: null,
+          cancellationReason: null,
+          rescheduledAt: null,
+          previousStartAt: null,
+          rescheduleCount: 0,
+          noShowMarkedAt: null,
+          version: 1,
+          createdAt: now,
+          updatedAt: now,
+        };
+        const event = ctx.events.emit(ctx.db, ctx.ws.id, 'booking.created', bookingEventData(row, s.row, s.members));
+        try {
+          await runBatch(ctx.db, [
+            ...planned.writes,
+            ctx.db.insert(bookings).values(row),
+            ctx.db.insert(bookingAssignments).values({ id: uuidv7(), workspaceId: ctx.ws.id, bookingId: row.id, fromUserId: null, toUserId: hosts[0], reason: pinned ? 'pinned' : s.rules.kind, kind: 'created', forced: false, createdAt: now }),
+            event.statement,
+          ]);
+        } catch (err) {
+          if (isUniqueViolation(err)) return 'lost' as const;
+          throw planned.mapError(err);
+        }
+        ctx.events.committedAfter([...planned.events, event.event]);
+        return { row, linkSecret: settings.linkSecret };
+      });
+      if (outcome === 'retry') continue;
+      // The same submit won in parallel (double submit), or the contact write raced: run again from the top.
+      if (outcome === 'lost') throw new LostRace();
+      const manage = await manageUrlWith(outcome.linkSecret, ctx.ws.id, origin.base, outcome.row.id);
+      await sendConfirmation(ctx, confirmationFor(outcome.row, s.row, s.members, manage));
+      return { ...serializeBooking(outcome.row, s.members), duplicate: false };
+    }
+    throw slotTaken();
+  }, (err) => err instanceof LostRace || isUniqueViolation(err));
+}
+
+class LostRace extends Error {}
+
+/**
+ * THE CONFIRMATION BOUNDARY. The rendered confirmation of a new booking
+ * (subject, html, text, recipient, manage link) is handed here once the
+ * booking has committed. It is to be wired to the transactional email send
+ * path; until then the message is only built (and checked by the tests).
+ */
+export async function sendConfirmation(_ctx: ServiceContext, message: BookingMessage): Promise<BookingMessage> {
+  return message;
+}
+
+// ---------------------------------------------------------------- cancel
+
+async function readBookingWithType(ctx: ServiceContext, id: string) {
+  const [rows, members] = (await runBatch(ctx.db, [selectBooking(ctx, id), selectAllMembers(ctx)])) as [BookingRow[], { id: string; name: string; active: number }[]];
+  const booking = rows[0];
+  if (!booking) throw bookingNotFound();
+  const s = await scheduleOf(ctx, booking.meetingTypeId);
+  return { booking, s, members: membersFrom(members) };
+}
+
+const versionGuard = (b: BookingRow) => guarded(sql`${bookings.version} = ${b.version} AND ${bookings.status} = 'confirmed'`, sql`${b.version + 1}`);
+
+/** `POST /v1/bookings/{id}/cancel` (host side) and the manage page (`invitee`). */
+export async function cancelBooking(ctx: ServiceContext, id: string, input: { reason?: string }, cancelledBy: 'host' | 'invitee' = 'host') {
+  return retryOnConflict(async () => {
+    const { booking, s, members } = await readBookingWithType(ctx, id);
+    if (booking.status !== 'confirmed') throw onlyConfirmed('cancelled');
+    const now = nowIso();
+    const row: BookingRow = { ...booking, status: 'cancelled', cancelledAt: now, cancelledBy, cancellationReason: input.reason ?? null, version: booking.version + 1, updatedAt: now };
+    const event = ctx.events.emit(ctx.db, ctx.ws.id, 'booking.cancelled', bookingEventData(row, s?.row ?? { name: '', locationType: '' }, members));
+    await runBatch(ctx.db, [
+      ctx.db
+        .update(bookings)
+        .set({ status: 'cancelled', cancelledAt: now, cancelledBy, cancellationReason: row.cancellationReason, version: versionGuard(booking), updatedAt: now })
+        .where(and(eq(bookings.workspaceId, ctx.ws.id), eq(bookings.id, booking.id))),
+      event.statement,
+    ]);
+    ctx.events.committedAfter([event.event]);
+    return serializeBooking(row, members);
+  }, (err) => failedGuard(err, 'bookings.version'));
+}
+
+// ---------------------------------------------------------------- reschedule
+
+/**
+ * `POST /v1/bookings/{id}/reschedule`: the same host(s) at a new open slot
+ * (the booking's own old slot does not count against it), taken under the
+ * hosts' SlotLocks. The old slot is free once the row moves.
+ */
+export async function rescheduleBooking(ctx: ServiceContext, locks: SlotLocks, id: string, input: { start_at: string; timezone?: string }) {
+  return retryOnConflict(async () => {
+    const { booking, s, members } = await readBookingWithType(ctx, id);
+    if (booking.status !== 'confirmed') throw onlyConfirmed('rescheduled');
+    if (!s) throw badRequest(TYPE_GONE);
+    const start = parseStart(input.start_at);
+    if (input.timezone !== undefined && !isValidTimeZone(input.timezone)) throw badRequest(BAD_ZONE);
+    if (!s.row.weeklyHours) throw httpError(404, NO_SCHEDULE);
+    const hosts = booking.hostUserIds;
+    const fits = (calendar: Calendar) => {
+      const slot = slotAt(s.rules, calendar, start, Date.now(), { ignoreBookingId: booking.id, pinned: s.rules.kind === 'collective' ? undefined : booking.hostUserId });
+      return slot !== null && (s.rules.kind === 'collective' || slot.hosts.includes(booking.hostUserId));
+    };
+    if (!fits((await readAround(ctx, s, start)).calendar)) throw slotTaken();
+    const row = await locks.hold(ctx.ws.id, claimsFor(s.rules, hosts, start), async () => {
+      if (!fits((await readAround(ctx, s, start)).calendar)) throw slotTaken();
+      const now = nowIso();
+      const startIso = new Date(start).toISOString();
+      const next: BookingRow = {
+        ...booking,
+        startAt: startIso,
+        endAt: new Date(start + s.rules.durationMinutes * MINUTE).toISOString(),
+        inviteeTimezone: input.timezone ?? booking.inviteeTimezone,
+        previousStartAt: booking.startAt,
+        rescheduledAt: now,
+        rescheduleCount: booking.rescheduleCount + 1,
+        dedupeKey: dedupeKeyOf(booking.meetingTypeId, startIso, booking.contactId, booking.pinnedHostUserId),
+        version: booking.version + 1,
+        updatedAt: now,
+      };
+      const event = ctx.events.emit(ctx.db, ctx.ws.id, 'booking.rescheduled', bookingEventData(next, s.row, members));
+      await runBatch(ctx.db, [
+        ctx.db
+          .update(bookings)
+          .set({
+            startAt: next.startAt,
+            endAt: next.endAt,
+            inviteeTimezone: next.inviteeTimezone,
+            previousStartAt: next.previousStartAt,
+            rescheduledAt: now,
+            rescheduleCount: next.rescheduleCount,
+            dedupeKey: next.dedupeKey,
+            version: versionGuard(booking),
+            updatedAt: now,
+          })
+          .where(and(eq(bookings.workspaceId, ctx.ws.id), eq(bookings.id, booking.id))),
+        event.statement,
+      ]).catch((err) => {
+        // The contact already holds a confirmed booking of this type at that start: not an open slot for this one.
+        throw isUniqueViolation(err) ? slotTaken() : err;
+      });
+      ctx.events.committedAfter([event.event]);
+      return next;
+    });
+    return serializeBooking(row, members);
+  }, (err) => failedGuard(err, 'bookings.version'));
+}
+
+// ---------------------------------------------------------------- reassign
+
+/**
+ * `POST /v1/bookings/{id}/reassign`: guards in the spec's order; an explicit
+ * target's genuine conflict is SLOT_TAKEN, its soft failures HOST_UNAVAILABLE
+ * unless `force` is true; an omitted target re-picks the fairest free pool
+ * host (round-robin only). The write compares the version read first: a
+ * booking changed in between answers BOOKING_MODIFIED.
+ */
+export async function reassignBooking(ctx: ServiceContext, locks: SlotLocks, id: string, input: { user_id?: string; reason?: string; force?: boolean }) {
+  const [rows, memberRows] = (await runBatch(ctx.db, [selectBooking(ctx, id), selectAllMembers(ctx)])) as [BookingRow[], { id: string; name: string; active: number }[]];
+  const booking = rows[0];
+  if (!booking) throw bookingNotFound();
+  const members = membersFrom(memberRows);
+  const s = await scheduleOf(ctx, booking.meetingTypeId);
+  if (!s) throw httpError(404, TYPE_GONE);
+  if (booking.status !== 'confirmed') throw onlyConfirmed('reassigned');
+  const start = Date.parse(booking.startAt);
+  if (start <= Date.now()) throw badRequest(STARTED);
+  if (s.row.schedulingKind === 'collective') throw badRequest(COLLECTIVE);
+  const force = input.force === true;
+  const target = input.user_id?.toLowerCase();
+  if (target === undefined) {
+    if (s.row.schedulingKind !== 'round_robin') throw badRequest(CHOOSE_HOST);
+  } else {
+    if (target === booking.hostUserId) throw badRequest(SAME_HOST);
+    if (!members.get(target)?.active) throw badRequest(TARGET_INACTIVE);
+  }
+
+  /** An explicit target must clear the hard check, and the soft ones unless forced; an automatic pick must be free. */
+  const verify = (calendar: Calendar, host: string, explicit: boolean) => {
+    const check = checkHostAt(s.rules, calendar, host, start, Date.now(), booking.id);
+    if (check.hard) throw slotTaken(explicit ? 'The target host has a conflicting booking at this time' : 'No other host of the pool is free at this time');
+    if (check.soft.length && !(explicit && force)) {
+      if (!explicit) throw slotTaken('No other host of the pool is free at this time');
+      throw codedError(409, 'HOST_UNAVAILABLE', `The target host is unavailable (${check.soft.join(', ')}); repeat with force: true to override`);
+    }
+  };
+  const seen = await readAround(ctx, s, start);
+  let chosen: string;
+  if (target !== undefined) {
+    verify(seen.calendar, target, true);
+    chosen = target;
+  } else {
+    const free = s.rules.hosts.filter((h) => h !== booking.hostUserId && isFree(checkHostAt(s.rules, seen.calendar, h, start, Date.now(), booking.id)));
+    const pick = pickFairest(free, seen.stats, s.rules.hosts);
+    if (!pick) throw slotTaken('No other host of the pool is free at this time');
+    chosen = pick;
+  }
+  const row = await locks.hold(ctx.ws.id, claimsFor(s.rules, [chosen], start), async () => {
+    verify((await readAround(ctx, s, start)).calendar, chosen, target !== undefined);
+    const now = nowIso();
+    const next: BookingRow = { ...booking, hostUserId: chosen, hostUserIds: [chosen], version: booking.version + 1, updatedAt: now };
+    const event = ctx.events.emit(ctx.db, ctx.ws.id, 'booking.reassigned', bookingEventData(next, s.row, members, members.get(booking.hostUserId)?.name ?? null));
+    try {
+      await runBatch(ctx.db, [
+        ctx.db
+          .update(bookings)
+          .set({ hostUserId: chosen, hostUserIds: [chosen], version: versionGuard(booking), updatedAt: now })
+          .where(and(eq(bookings.workspaceId, ctx.ws.id), eq(bookings.id, booking.id))),
+        ctx.db.insert(bookingAssignments).values({ id: uuidv7(), workspaceId: ctx.ws.id, bookingId: booking.id, fromUserId: booking.hostUserId, toUserId: chosen, reason: input.reason ?? null, kind: 'reassigned', forced: force, createdAt: now }),
+        event.statement,
+      ]);
+    } catch (err) {
+      if (failedGuard(err, 'bookings.version')) throw codedError(409, 'BOOKING_MODIFIED', 'The booking was changed by another request; re-read it and retry');
+      throw err;
+    }
+    ctx.events.committedAfter([event.event]);
+    return next;
+  });
+  return serializeBooking(row, members);
+}
