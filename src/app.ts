@@ -12,6 +12,7 @@ import { registerSharedComponents } from './platform/openapi';
 import { createRouter, parseJsonBody } from './platform/validation';
 import { registerEventWebhooks } from './modules/events/payloads';
 import { v1Routers } from './modules/routers';
+import { whatsappWebhook } from './modules/whatsapp/webhook-routes';
 
 /** Events committed during the request leave after the response (the outbox sweep covers failures). */
 const publishEvents: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -88,5 +89,7 @@ export function buildApp() {
   for (const router of v1Routers) app.route('/v1', router);
 
   app.route('/admin/v1', adminApp);
+  // Provider webhooks: public, each verified by its provider's own signature over the raw body.
+  app.route('/providers/whatsapp', whatsappWebhook);
   return app;
 }

@@ -5,6 +5,7 @@ import { requireAdmin } from './auth';
 import { contactAdmin } from './contacts';
 import { sweepAdmin } from './sweeps';
 import { webhookAdmin } from './webhooks';
+import { whatsappAdmin } from './whatsapp';
 import { workspaceAdmin } from './workspaces';
 
 export const adminApp = new Hono<AdminEnv>();
@@ -13,3 +14,4 @@ adminApp.route('/', workspaceAdmin);
 adminApp.route('/', sweepAdmin);
 adminApp.route('/', webhookAdmin);
 adminApp.route('/', contactAdmin);
+adminApp.route('/', whatsappAdmin);

@@ -1,3 +1,4 @@
 // Importing a module's sweep file registers it (see ./registry).
 import '../modules/webhooks/sweep';
 import '../modules/payments/sweep';
+import '../modules/whatsapp/sweep';
