@@ -168,3 +168,6 @@ export const CampaignPage = z
 
 export const CAMPAIGN_SORTS = ['created_at', 'updated_at', 'name', 'scheduled_at', 'status'] as const;
 export const CAMPAIGN_LIST_QUERY = listQuery({ sorts: CAMPAIGN_SORTS, paging: { limit: 50, cap: 500 }, search: 'Case-insensitive substring of the name' });
+
+/** Execute takes no fields (an empty body or `{}`). */
+export const CampaignExecute = z.object({}).strict().openapi('WhatsAppCampaignExecute');

@@ -3,7 +3,7 @@ import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../.
 import { createRouter, idParams } from '../../platform/validation';
 import { whatsappProvider } from '../../providers/whatsapp';
 import { createCampaign, executeCampaign, getCampaign, listCampaigns, patchCampaign } from './campaigns';
-import { Campaign, CAMPAIGN_LIST_QUERY, CampaignCreate, CampaignPage, CampaignPatch, Template, TEMPLATE_LIST_QUERY, TemplatePage, TemplateSend, TemplateSendResult } from './dto';
+import { Campaign, CAMPAIGN_LIST_QUERY, CampaignCreate, CampaignExecute, CampaignPage, CampaignPatch, Template, TEMPLATE_LIST_QUERY, TemplatePage, TemplateSend, TemplateSendResult } from './dto';
 import { sendTemplate } from './send';
 import { getTemplate, listTemplates, TEMPLATE_FILTER_FIELDS } from './templates';
 
@@ -153,7 +153,7 @@ whatsappRoutes.openapi(
     description:
       'From `draft` or `scheduled`: the campaign turns `running` and its recipients (WhatsApp consent `subscribed`, not blocked, not blacklisted, narrowed by the audience and `audience_filters`) are fanned out through the queue; each contact receives it at most once. It ends `completed`, or `failed` when nothing could be sent. Failures use the domain envelope: 404 `campaign_not_found`, 409 `campaign_not_executable` (any other state), 409 `template_not_approved`.',
     security: bearer,
-    request: { params: idParams },
+    request: { params: idParams, body: jsonBody(CampaignExecute, {}) },
     responses: {
       201: jsonContent(Campaign, 'The campaign, now `running`'),
       ...errorResponses({ 404: { shape: 'domain', description: '`campaign_not_found`' }, 409: { shape: 'domain', description: '`campaign_not_executable`, `template_not_approved`' } }),
