@@ -185,7 +185,7 @@ export const ROUTES: RouteCase[] = [
     path: '/v1/campaigns',
     feature: 'campaigns',
     body: { name: 'Campaign', template_id: '01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c' },
-    parallelBody: async (i, ws) => ({ name: `Campaign ${i}`, template_id: (await adminOk('POST', `/workspaces/${ws.id}/templates`, { name: `race_${i}`, language: 'en', category: 'marketing', body: 'Hi' })).id }),
+    parallelBody: async (i, ws) => ({ name: `Campaign ${i}`, template_id: (await adminOk('POST', `/workspaces/${ws.id}/templates`, { name: `race_${i}_${crypto.randomUUID().slice(0, 8)}`, language: 'en', category: 'marketing', body: 'Hi' })).id }),
   },
   {
     method: 'PATCH',
