@@ -101,7 +101,7 @@ whatsappRoutes.openapi(
 );
 
 const campaignWriteErrors =
-  '400: `Template not found` (template_id of another workspace or unknown), `error_code` `AUDIENCE_NOT_FOUND`, `Invalid filter: ...` / `Invalid filter value for ...` (audience_filters), `variables: missing a value for placeholder {{n}}`, `variables.<name>: unknown contact field "<field>"`, `scheduled_at must be in the future`.';
+  '400: `template_id: no such template in this workspace`, `template_id: campaigns send templates whose only parameters are body placeholders ...`, `error_code` `AUDIENCE_NOT_FOUND`, `Invalid filter: ...` / `Invalid filter value for ...` (audience_filters), `variables: missing a value for placeholder {{n}}`, `variables.<name>: unknown contact field "<field>"`, `scheduled_at must be in the future`.';
 
 whatsappRoutes.openapi(
   defineRoute({
