@@ -31,6 +31,16 @@ const DEMO_STEPS = [
       ],
     }),
   (admin, ws) => admin('POST', `/admin/v1/workspaces/${ws}/users`, { name: 'Dana Demo', email: 'dana@demo.example', role: 'agent' }),
+  // Approved WhatsApp templates: one transactional, one marketing (named placeholders).
+  (admin, ws) => admin('POST', `/admin/v1/workspaces/${ws}/templates`, { name: 'order_update', language: 'en_US', category: 'utility', body: 'Hi {{1}}, your order {{2}} is on its way.' }),
+  (admin, ws) =>
+    admin('POST', `/admin/v1/workspaces/${ws}/templates`, {
+      name: 'spring_offer',
+      language: 'en_US',
+      category: 'marketing',
+      body: 'Hi {{first_name}}, use {{code}} for 20% off this week.',
+      buttons: [{ type: 'quick_reply', text: 'Stop promotions' }],
+    }),
 ];
 
 /** Records made through the public API itself, so the demo has something to list. */
@@ -54,6 +64,19 @@ const DEMO_RECORDS = [
       amount: 49,
       interval: 'monthly',
       external_reference: 'demo-plan-1',
+    });
+  },
+  async (api) => {
+    const templates = (await api('GET', '/v1/templates?sort=name')).data;
+    const order = templates.find((t) => t.name === 'order_update');
+    const offer = templates.find((t) => t.name === 'spring_offer');
+    // Through the sandbox provider: the message lands in Ada's inbox conversation and the operator outbox.
+    await api('POST', `/v1/templates/${order.id}/send`, { to: '+14155550123', body_variables: [{ type: 'text', text: 'Ada' }, { type: 'text', text: 'A-1001' }] });
+    await api('POST', '/v1/campaigns', {
+      name: 'Spring offer',
+      template_id: offer.id,
+      audience_filters: { lifecycle_stage: 'prospect' },
+      variables: { first_name: '{{contact.first_name|there}}', code: 'SPRING20' },
     });
   },
 ];
