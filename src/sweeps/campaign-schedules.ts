@@ -5,10 +5,11 @@ import { registerSweep, type SweepResult } from './registry';
 /**
  * The `campaign-schedules` sweep: one sweep for every campaign kind. Each kind
  * (WhatsApp campaigns, email campaigns, ...) registers how it starts its due
- * scheduled campaigns on one shard and how many it started; the sweep runs
- * them all and reports `<kind>_started` per kind.
+ * scheduled campaigns on one shard and reports its own counts (prefixed with
+ * its kind, e.g. `whatsapp_campaigns_started`); the sweep runs them all and
+ * merges the counts.
  */
-export type DueCampaignExecutor = (env: Bindings, db: Db) => Promise<number>;
+export type DueCampaignExecutor = (env: Bindings, db: Db) => Promise<SweepResult>;
 
 const executors = new Map<string, DueCampaignExecutor>();
 
@@ -18,7 +19,7 @@ export function registerDueCampaignExecutor(kind: string, executor: DueCampaignE
 
 export async function sweepCampaignSchedules(env: Bindings, db: Db): Promise<SweepResult> {
   const result: SweepResult = {};
-  for (const [kind, execute] of executors) result[`${kind}_started`] = await execute(env, db);
+  for (const execute of executors.values()) Object.assign(result, await execute(env, db));
   return result;
 }
 

@@ -206,4 +206,27 @@ describe('WhatsApp campaigns: execute and fan-out', () => {
     expect(new Set(out.map((o: any) => o.to)).size).toBe(450);
     expect(out[0].text).toBe('Hi Bulk, your code is pro');
   });
+
+  it('the sweep re-drives a stalled campaign: a lost first page, lost sends, a dead worker', async () => {
+    const { ws, t, variables } = await setup();
+    const a = (await ws.api('POST', '/v1/contacts', { phone: '+14155550701', first_name: 'A' })).body;
+    const b = (await ws.api('POST', '/v1/contacts', { phone: '+14155550702', first_name: 'B' })).body;
+    const old = new Date(Date.now() - 3_600_000).toISOString();
+    // Started, but its first page message never arrived.
+    const lost = (await ws.api('POST', '/v1/campaigns', { name: 'Lost page', template_id: t.id, variables })).body;
+    await rowsIn(ws.id, "UPDATE whatsapp_campaigns SET status = 'running', started_at = ?, updated_at = ? WHERE id = ? RETURNING id", old, old, lost.id);
+    // Targeted; one recipient died mid-send, one send message was lost.
+    const stuck = (await ws.api('POST', '/v1/campaigns', { name: 'Stuck', template_id: t.id, variables })).body;
+    await rowsIn(ws.id, "UPDATE whatsapp_campaigns SET status = 'running', started_at = ?, updated_at = ?, targeting_done_at = ? WHERE id = ? RETURNING id", old, old, old, stuck.id);
+    await rowsIn(ws.id, "INSERT INTO whatsapp_campaign_recipients (campaign_id, contact_id, workspace_id, status, created_at, updated_at) VALUES (?, ?, ?, 'sending', ?, ?), (?, ?, ?, 'queued', ?, ?) RETURNING 1", stuck.id, a.id, ws.id, old, old, stuck.id, b.id, ws.id, old, old);
+
+    const run = await adminOk('POST', '/sweeps/campaign-schedules');
+    expect(run.result.whatsapp_campaigns_redriven).toBe(2);
+    expect(await waitFor(ws, lost.id)).toMatchObject({ status: 'completed', stats: { targeted: 2, sent: 2, failed: 0 } });
+    expect(await waitFor(ws, stuck.id)).toMatchObject({ status: 'completed', stats: { targeted: 2, sent: 1, failed: 1 } });
+    const [dead] = await rowsIn(ws.id, 'SELECT status, error FROM whatsapp_campaign_recipients WHERE campaign_id = ? AND contact_id = ?', stuck.id, a.id);
+    expect(dead).toEqual({ status: 'failed', error: 'No provider answer was recorded; not resent' });
+    expect((await outboxOf(ws)).length).toBe(3);
+    expect((await adminOk('POST', '/sweeps/campaign-schedules')).result.whatsapp_campaigns_redriven).toBe(0);
+  });
 });

@@ -1,4 +1,4 @@
-import { and, eq, lte, sql } from 'drizzle-orm';
+import { and, eq, lt, lte, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import { nowIso, runBatch, type Db, type Statement } from '../../platform/db';
 import { uuidv7 } from '../../platform/ids';
@@ -180,4 +180,41 @@ export async function executeDueWhatsAppCampaigns(env: Bindings, db: Db, now = n
   let started = 0;
   for (const c of due) if (await startCampaign(env, db, c.workspaceId, c.id)) started++;
   return started;
+}
+
+/** A running campaign untouched this long has lost a queue message (or a worker). */
+export const STALE_AFTER_MS = 10 * 60_000;
+
+/**
+ * Re-drives running campaigns that stopped moving: recipients left `sending`
+ * by a worker that died after the provider hand-off are settled `failed`
+ * (never resent: a campaign reaches a contact at most once), recipients still
+ * `queued` get their send messages again, targeting resumes from the start
+ * when it never finished (existing recipient rows are kept as they are), and
+ * the counters and end state are recounted.
+ */
+export async function redriveStaleCampaigns(env: Bindings, db: Db, now = nowIso(), limit = 20): Promise<number> {
+  const staleBefore = new Date(Date.parse(now) - STALE_AFTER_MS).toISOString();
+  const stale = await db
+    .select()
+    .from(whatsappCampaigns)
+    .where(and(eq(whatsappCampaigns.status, 'running'), lt(whatsappCampaigns.updatedAt, staleBefore)))
+    .limit(limit);
+  for (const c of stale) {
+    const [, queued] = await runBatch(db, [
+      rawRun(
+        db,
+        sql`UPDATE whatsapp_campaign_recipients SET status = 'failed', error = 'No provider answer was recorded; not resent', updated_at = ${now}
+          WHERE campaign_id = ${c.id} AND status = 'sending' AND updated_at < ${staleBefore}`,
+      ),
+      rawAll<{ contact_id: string }>(db, sql`SELECT contact_id FROM whatsapp_campaign_recipients WHERE campaign_id = ${c.id} AND status = 'queued' ORDER BY contact_id LIMIT 2000`),
+      refreshCampaign(db, c.id, now),
+    ]);
+    const ids = (queued as { contact_id: string }[]).map((r) => r.contact_id);
+    const next: QueueMessageBody[] = [];
+    for (let i = 0; i < ids.length; i += SEND_CHUNK) next.push({ kind: SEND_KIND, workspace_id: c.workspaceId, campaign_id: c.id, contact_ids: ids.slice(i, i + SEND_CHUNK) } satisfies SendMessage);
+    if (!c.targetingDoneAt) next.push({ kind: PAGE_KIND, workspace_id: c.workspaceId, campaign_id: c.id, after: null } satisfies PageMessage);
+    for (let i = 0; i < next.length; i += 100) await env.EVENTS_QUEUE.sendBatch(next.slice(i, i + 100).map((m) => ({ body: m })));
+  }
+  return stale.length;
 }
