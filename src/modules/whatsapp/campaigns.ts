@@ -7,7 +7,7 @@ import type { FilterCatalog } from '../../platform/filter';
 import { uuidv7 } from '../../platform/ids';
 import { checkContactFilter } from '../contacts/audience';
 import { CAMPAIGN_SORTS, type CampaignCreateInput, type CampaignPatchInput } from './dto';
-import { listTable, type ListParams } from './listing';
+import { listTable, tableFields, type ListParams } from './listing';
 import { CAMPAIGN_STATUSES, whatsappCampaigns, type CampaignRow } from './schema';
 import { getTemplate, selectTemplate, templateFrom, type Template } from './templates';
 import { variableProblems } from './variables';
@@ -65,19 +65,15 @@ const fromRaw = (r: RawCampaign): CampaignRow => ({
 });
 
 const catalog: FilterCatalog = {
-  fields: {
-    id: { kind: 'uuid', expr: sql`t.id` },
-    workspace_id: { kind: 'uuid', expr: sql`t.workspace_id` },
-    name: { kind: 'text', expr: sql`t.name` },
-    template_id: { kind: 'uuid', expr: sql`t.template_id` },
-    audience_id: { kind: 'uuid', expr: sql`t.audience_id` },
-    status: { kind: 'enum', expr: sql`t.status`, values: CAMPAIGN_STATUSES },
-    scheduled_at: { kind: 'timestamp', expr: sql`t.scheduled_at` },
-    started_at: { kind: 'timestamp', expr: sql`t.started_at` },
-    completed_at: { kind: 'timestamp', expr: sql`t.completed_at` },
-    created_at: { kind: 'timestamp', expr: sql`t.created_at` },
-    updated_at: { kind: 'timestamp', expr: sql`t.updated_at` },
-  },
+  fields: tableFields({
+    name: 'text',
+    template_id: 'uuid',
+    audience_id: 'uuid',
+    status: CAMPAIGN_STATUSES,
+    scheduled_at: 'timestamp',
+    started_at: 'timestamp',
+    completed_at: 'timestamp',
+  }),
 };
 
 export async function listCampaigns(db: Db, workspaceId: string, query: ListParams) {

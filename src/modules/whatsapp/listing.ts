@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../platform/db';
-import { compileFilter, filterWith, type FilterCatalog } from '../../platform/filter';
+import { compileFilter, filterWith, type FieldDef, type FieldKind, type FilterCatalog } from '../../platform/filter';
 import { containsInAny, envelope, parseFilterParam, parsePaging, parseSort, searchParam } from '../../platform/list';
 import { rawAll } from '../../platform/raw-query';
 
@@ -33,4 +33,13 @@ export async function listTable<R>(
     rawAll<R>(db, sql`${withValues} SELECT t.* ${from} ORDER BY ${orderBy} ${dir}, t.id ${dir} LIMIT ${paging.limit} OFFSET ${paging.offset}`),
   ]);
   return envelope(rows, counted[0].total, paging);
+}
+
+/** Filterable columns of the listed table `t`, by name and kind (enums with their values). */
+export function tableFields(kinds: Record<string, FieldKind | readonly string[]>): Record<string, FieldDef> {
+  const fields: Record<string, FieldDef> = {};
+  for (const [name, kind] of Object.entries({ id: 'uuid', workspace_id: 'uuid', created_at: 'timestamp', updated_at: 'timestamp', ...kinds })) {
+    fields[name] = typeof kind === 'string' ? { kind: kind as FieldKind, expr: sql.raw(`t.${name}`) } : { kind: 'enum', expr: sql.raw(`t.${name}`), values: kind as readonly string[] };
+  }
+  return fields;
 }

@@ -4,7 +4,7 @@ import { badRequest, httpError } from '../../platform/errors';
 import type { FilterCatalog } from '../../platform/filter';
 import { uuidv7 } from '../../platform/ids';
 import { rawAll } from '../../platform/raw-query';
-import { listTable, type ListParams } from './listing';
+import { listTable, tableFields, type ListParams } from './listing';
 import { placeholderProblem, placeholdersOf } from './placeholders';
 import { TEMPLATE_CATEGORIES, TEMPLATE_STATUSES, whatsappTemplates, type TemplateButton, type TemplateHeader } from './schema';
 
@@ -55,17 +55,7 @@ export const serializeTemplate = (r: RawTemplate): Template => ({
 });
 
 const catalog: FilterCatalog = {
-  fields: {
-    id: { kind: 'uuid', expr: sql`t.id` },
-    workspace_id: { kind: 'uuid', expr: sql`t.workspace_id` },
-    name: { kind: 'text', expr: sql`t.name` },
-    language: { kind: 'text', expr: sql`t.language` },
-    category: { kind: 'enum', expr: sql`t.category`, values: TEMPLATE_CATEGORIES },
-    status: { kind: 'enum', expr: sql`t.status`, values: TEMPLATE_STATUSES },
-    body: { kind: 'text', expr: sql`t.body` },
-    created_at: { kind: 'timestamp', expr: sql`t.created_at` },
-    updated_at: { kind: 'timestamp', expr: sql`t.updated_at` },
-  },
+  fields: tableFields({ name: 'text', language: 'text', category: TEMPLATE_CATEGORIES, status: TEMPLATE_STATUSES, body: 'text' }),
 };
 
 export const TEMPLATE_SORTS = ['created_at', 'updated_at', 'name', 'language', 'status'] as const;
