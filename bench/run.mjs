@@ -19,10 +19,11 @@ const base = `http://127.0.0.1:${port}`;
 const adminToken = 'bench-admin-token';
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 8);
-// BENCH_ONLY=<text>: only the floors, the scenarios and the extra measurements whose name holds the text
-// (e.g. `whatsapp`); the results then go to bench/.tmp/results.md, leaving bench/results.md as the full run wrote it.
-const only = (process.env.BENCH_ONLY ?? '').toLowerCase();
-const selected = (name) => !only || name.toLowerCase().includes(only);
+// BENCH_ONLY=<text>[,<text>...]: only the floors, the scenarios and the extra measurements whose name holds one
+// of the texts (e.g. `whatsapp,templates`); the results then go to bench/.tmp/results.md, leaving
+// bench/results.md as the full run wrote it.
+const only = (process.env.BENCH_ONLY ?? '').toLowerCase().split(',').map((t) => t.trim()).filter(Boolean);
+const selected = (name) => only.length === 0 || only.some((t) => name.toLowerCase().includes(t));
 
 rmSync(join(here, '.tmp'), { recursive: true, force: true });
 mkdirSync(state, { recursive: true });
@@ -103,7 +104,7 @@ const lines = [
   ...extra,
   '',
 ];
-const out = only ? join(here, '.tmp', 'results.md') : join(here, 'results.md');
+const out = only.length ? join(here, '.tmp', 'results.md') : join(here, 'results.md');
 writeFileSync(out, lines.join('\n'));
 console.log(`\nWrote ${out}`);
 stop();

@@ -9,7 +9,7 @@ import { checkContactFilter } from '../contacts/audience';
 import { CAMPAIGN_SORTS, type CampaignCreateInput, type CampaignPatchInput } from './dto';
 import { listTable, tableFields, type ListParams } from './listing';
 import { CAMPAIGN_STATUSES, whatsappCampaigns, type CampaignRow } from './schema';
-import { getTemplate, selectTemplate, templateFrom, type Template } from './templates';
+import { selectTemplate, templateFrom, type Template } from './templates';
 import { variableProblems } from './variables';
 
 /* Audiences (read-only discovery, another module) plug in here: an audience id resolves to a condition over contacts `c`. */
@@ -202,7 +202,7 @@ export async function executeCampaign(env: Bindings, ctx: ServiceContext, id: st
   if (!(EDITABLE as readonly string[]).includes(existing.status)) {
     throw domainError(409, 'campaign_not_executable', `The campaign is ${existing.status}; only draft or scheduled campaigns can be executed`);
   }
-  const template = await getTemplate(ctx.db, ctx.ws.id, existing.templateId).catch(() => null);
+  const template = templateFrom(await selectTemplate(ctx.db, ctx.ws.id, existing.templateId));
   if (!template || template.status !== 'approved') {
     throw domainError(409, 'template_not_approved', `The campaign's template is ${template?.status ?? 'missing'}; only approved templates can be sent`);
   }
