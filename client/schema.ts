@@ -519,7 +519,7 @@ export interface paths {
         };
         /**
          * List WhatsApp templates
-         * @description Shared list conventions; `search` matches the name and body; filterable fields: id, workspace_id, name, language, category, status, body, created_at, updated_at.
+         * @description Shared list conventions; `search` matches the name and body; filterable fields: id, workspace_id, created_at, updated_at, name, language, category, status, body.
          */
         get: operations["listTemplates"];
         put?: never;
@@ -582,7 +582,7 @@ export interface paths {
         put?: never;
         /**
          * Create a WhatsApp campaign
-         * @description Starts `draft`, or `scheduled` with a future `scheduled_at` (the `campaign-schedules` sweep executes it when due). 400: `Template not found` (template_id of another workspace or unknown), `error_code` `AUDIENCE_NOT_FOUND`, `Invalid filter: ...` / `Invalid filter value for ...` (audience_filters), `variables: missing a value for placeholder {{n}}`, `variables.<name>: unknown contact field "<field>"`, `scheduled_at must be in the future`.
+         * @description Starts `draft`, or `scheduled` with a future `scheduled_at` (the `campaign-schedules` sweep executes it when due). 400: `template_id: no such template in this workspace`, `template_id: campaigns send templates whose only parameters are body placeholders ...`, `error_code` `AUDIENCE_NOT_FOUND`, `Invalid filter: ...` / `Invalid filter value for ...` (audience_filters), `variables: missing a value for placeholder {{n}}`, `variables.<name>: unknown contact field "<field>"`, `scheduled_at must be in the future`.
          */
         post: operations["createCampaign"];
         delete?: never;
@@ -607,7 +607,7 @@ export interface paths {
         head?: never;
         /**
          * Update a WhatsApp campaign
-         * @description Only while `draft` or `scheduled`, else 409 `error_code` `campaign_not_editable`. Setting a future `scheduled_at` makes it `scheduled`, `null` makes it `draft`. 400: `Template not found` (template_id of another workspace or unknown), `error_code` `AUDIENCE_NOT_FOUND`, `Invalid filter: ...` / `Invalid filter value for ...` (audience_filters), `variables: missing a value for placeholder {{n}}`, `variables.<name>: unknown contact field "<field>"`, `scheduled_at must be in the future`.
+         * @description Only while `draft` or `scheduled`, else 409 `error_code` `campaign_not_editable`. Setting a future `scheduled_at` makes it `scheduled`, `null` makes it `draft`. 400: `template_id: no such template in this workspace`, `template_id: campaigns send templates whose only parameters are body placeholders ...`, `error_code` `AUDIENCE_NOT_FOUND`, `Invalid filter: ...` / `Invalid filter value for ...` (audience_filters), `variables: missing a value for placeholder {{n}}`, `variables.<name>: unknown contact field "<field>"`, `scheduled_at must be in the future`.
          */
         patch: operations["updateCampaign"];
         trace?: never;
