@@ -37,7 +37,7 @@ if (migrate.status !== 0) process.exit(migrate.status ?? 1);
 const server = spawn(
   join(bin, 'wrangler'),
   [
-    'dev', '-c', join(here, 'wrangler.toml'), '--port', String(port), '--persist-to', state, '--log-level', 'error',
+    'dev', '-c', join(here, 'wrangler.toml'), '--port', String(port), '--persist-to', state, '--log-level', process.env.BENCH_LOG_LEVEL ?? 'error',
     '--var', `ADMIN_TOKEN:${adminToken}`,
     '--var', 'RATE_LIMIT_PER_IP_PER_MINUTE:1000000000',
     '--var', 'ALLOW_UNSAFE_WEBHOOK_HOSTS:127.0.0.1,localhost',
