@@ -15,7 +15,7 @@ export function variableProblems(variables: Record<string, string>, placeholders
   for (const [name, value] of Object.entries(variables)) {
     if (!placeholders.includes(name)) problems.push(`variables.${name}: the template has no placeholder {{${name}}}`);
     for (const m of value.matchAll(TOKEN)) {
-      const field = m[1];
+      const field = m[1].trim();
       if (!field.startsWith('custom_fields.') && !(VARIABLE_FIELDS as readonly string[]).includes(field)) {
         problems.push(`variables.${name}: unknown contact field "${field}" (one of ${VARIABLE_FIELDS.join(', ')}, custom_fields.<key>)`);
       }
@@ -38,7 +38,7 @@ export function personalize(variables: Record<string, string>, contact: Recipien
   const values: Record<string, string> = {};
   const empty: string[] = [];
   for (const [name, template] of Object.entries(variables)) {
-    const value = template.replace(TOKEN, (_, path: string, fallback: string | undefined) => field(path).trim() || (fallback ?? '').trim()).trim();
+    const value = template.replace(TOKEN, (_, path: string, fallback: string | undefined) => field(path.trim()).trim() || (fallback ?? '').trim()).trim();
     if (!value) empty.push(name);
     values[name] = value;
   }
