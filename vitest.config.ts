@@ -17,6 +17,8 @@ export default defineConfig(async () => {
             TEST_MIGRATIONS_CONTROL: control,
             TEST_MIGRATIONS_DATA: data,
             ALLOW_UNSAFE_WEBHOOK_HOSTS: '',
+            WHATSAPP_APP_SECRET: 'test-whatsapp-app-secret',
+            WHATSAPP_VERIFY_TOKEN: 'test-whatsapp-verify-token',
             // Property tests: FUZZ_SEED (+ FUZZ_PATH) replays a run, FUZZ_RUNS deepens one; CI runs a fixed seed, local runs a random one.
             FUZZ_SEED: process.env.FUZZ_SEED ?? '',
             FUZZ_PATH: process.env.FUZZ_PATH ?? '',

@@ -7,7 +7,7 @@ import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { load } from './load.mjs';
-import { scenarios, seed } from './scenarios.mjs';
+import { BENCH_WHATSAPP_APP_SECRET, scenarios, seed } from './scenarios.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -19,6 +19,11 @@ const base = `http://127.0.0.1:${port}`;
 const adminToken = 'bench-admin-token';
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 8);
+// BENCH_ONLY=<text>[,<text>...]: only the floors, the scenarios and the extra measurements whose name holds one
+// of the texts (e.g. `whatsapp,templates`); the results then go to bench/.tmp/results.md, leaving
+// bench/results.md as the full run wrote it.
+const only = (process.env.BENCH_ONLY ?? '').toLowerCase().split(',').map((t) => t.trim()).filter(Boolean);
+const selected = (name) => only.length === 0 || only.some((t) => name.toLowerCase().includes(t));
 
 rmSync(join(here, '.tmp'), { recursive: true, force: true });
 mkdirSync(state, { recursive: true });
@@ -32,10 +37,11 @@ if (migrate.status !== 0) process.exit(migrate.status ?? 1);
 const server = spawn(
   join(bin, 'wrangler'),
   [
-    'dev', '-c', join(here, 'wrangler.toml'), '--port', String(port), '--persist-to', state, '--log-level', 'error',
+    'dev', '-c', join(here, 'wrangler.toml'), '--port', String(port), '--persist-to', state, '--log-level', process.env.BENCH_LOG_LEVEL ?? 'error',
     '--var', `ADMIN_TOKEN:${adminToken}`,
     '--var', 'RATE_LIMIT_PER_IP_PER_MINUTE:1000000000',
     '--var', 'ALLOW_UNSAFE_WEBHOOK_HOSTS:127.0.0.1,localhost',
+    '--var', `WHATSAPP_APP_SECRET:${BENCH_WHATSAPP_APP_SECRET}`,
   ],
   { cwd: root, env, stdio: ['ignore', 'inherit', 'inherit'] },
 );
@@ -70,7 +76,7 @@ await ready();
 const ctx = await seed({ base, adminToken, log: (m) => console.log(m) });
 const rows = [];
 const floors = {};
-for (const scenario of scenarios(ctx)) {
+for (const scenario of scenarios(ctx).filter((s) => s.auth === false || selected(s.name))) {
   const headers = scenario.auth === false ? {} : { authorization: `Bearer ${ctx.key}` };
   for (let i = 1; i <= 20; i++) await queriesPerRequest(headers, scenario.request(i)).catch(() => {});
   const queries = await queriesPerRequest(headers, scenario.request(0));
@@ -82,7 +88,7 @@ for (const scenario of scenarios(ctx)) {
   const flag = scenario.expected !== undefined && queries > scenario.expected ? ` (expected ${scenario.expected}!)` : '';
   console.log(`${scenario.name.padEnd(44)} ${fmt(result.rps, 0).padStart(6)} req/s  p50 ${fmt(result.p50)} ms  p99 ${fmt(result.p99)} ms  D1 ${queries}${flag}  errors ${result.errors}`);
 }
-const extra = ctx.extraMeasurements ? await ctx.extraMeasurements() : [];
+const extra = ctx.extraMeasurements ? await ctx.extraMeasurements(selected) : [];
 
 const lines = [
   '# Benchmark results',
@@ -98,7 +104,8 @@ const lines = [
   ...extra,
   '',
 ];
-writeFileSync(join(here, 'results.md'), lines.join('\n'));
-console.log(`\nWrote bench/results.md`);
+const out = only.length ? join(here, '.tmp', 'results.md') : join(here, 'results.md');
+writeFileSync(out, lines.join('\n'));
+console.log(`\nWrote ${out}`);
 stop();
 process.exit(rows.some((r) => r.expected !== undefined && r.queries > r.expected) ? 2 : 0);

@@ -80,6 +80,7 @@ export async function seed({ base, adminToken, log }) {
     paidOrderIds[i] = (await api('POST', '/v1/orders', { contact_id: contactIds[i * 17], financial_status: 'paid', items: [{ title: `Seed order ${i}`, unit_price: 1_000_000 }] })).id;
   });
   const booking = await seedBookings(admin, api, ws.id);
+  const template = await admin('POST', `/admin/v1/workspaces/${ws.id}/templates`, { name: 'bench_offer', language: 'en_US', category: 'marketing', body: 'Hi {{1}}, your code is {{2}}' });
   log(`seeded workspace ${ws.id}`);
   const ctx = {
     booking,
@@ -93,14 +94,22 @@ export async function seed({ base, adminToken, log }) {
     orderRefs,
     paidOrderIds,
     stageIds: pipeline.stages.map((s) => s.id),
+    templateId: template.id,
     summary: `Seed: ${CONTACTS.toLocaleString('en-US')} contacts (identifier history, consent seeds, timeline rows, tags, search index) written in ${seedSeconds.toFixed(1)} s through a bench-only bulk route; ${DEALS} deals and ${PAYMENTS} payments through the API; ${ORDERS} pending and ${ORDERS} paid orders through the API.`,
   };
-  ctx.extraMeasurements = async () => [
-    ...(await measureSearchLatency(ctx, log)),
-    ...(await measureWebhookThroughput(ctx, log)),
-    ...(await measureExpirySweep(ctx, log)),
-    ...(await measureSlotRace(ctx, log)),
+  const measurements = [
+    ['contact search latency', measureSearchLatency],
+    ['webhook delivery throughput', measureWebhookThroughput],
+    ['payment-request expiry sweep', measureExpirySweep],
+    ['slot race', measureSlotRace],
+    ['whatsapp inbound webhook', measureWhatsAppInbound],
+    ['whatsapp campaign fan-out', measureWhatsAppCampaign],
   ];
+  ctx.extraMeasurements = async (selected = () => true) => {
+    const out = [];
+    for (const [name, measure] of measurements) if (selected(name)) out.push(...(await measure(ctx, log)));
+    return out;
+  };
   return ctx;
 }
 
@@ -265,6 +274,13 @@ export function scenarios(ctx) {
       // Contacts holding a seeded payment, with its invoice pointer.
       request: (i) => ({ method: 'GET', path: `/v1/contacts/${ctx.contactIds[(i % PAYMENTS) * 11]}/documents` }),
     },
+    {
+      // Read (template + contact), write (contact, conversation, pending message), the sandbox outbox row, the settle.
+      name: 'POST /v1/templates/{id}/send (new recipient)',
+      floor: INSERT_FLOOR,
+      expected: 4,
+      request: (i) => ({ method: 'POST', path: `/v1/templates/${ctx.templateId}/send`, body: { to: seedPhone(2 * n + i), body_variables: [{ type: 'text', text: `Guest ${i}` }, { type: 'text', text: 'SPRING20' }] } }),
+    },
   ];
 }
 
@@ -399,6 +415,62 @@ async function measureExpirySweep(ctx, log, count = 1000) {
     '## Payment-request expiry sweep',
     '',
     `One \`expire-payment-requests\` run over ${due} due links: **${expired} expired in ${ms.toFixed(0)} ms** (chunks of 250: one read and one write batch each, the \`payment_request.expired\` outbox rows inserted set-based in the same batch, then handed to the queue).`,
+    '',
+  ];
+}
+
+/** The WhatsApp app secret the bench server runs with (bench/run.mjs passes it as a var). */
+export const BENCH_WHATSAPP_APP_SECRET = 'bench-whatsapp-app-secret';
+
+/** Signed inbound WhatsApp deliveries per second: each a new message from a seeded contact, 8 at a time. */
+async function measureWhatsAppInbound(ctx, log, count = 1000, width = 8) {
+  const { createHmac } = await import('node:crypto');
+  const nonce = Date.now().toString(36);
+  let errors = 0;
+  const started = performance.now();
+  await inParallel(count, width, async (i) => {
+    const from = seedPhone((i * 7919) % ctx.contactIds.length).slice(1);
+    const body = JSON.stringify({
+      object: 'whatsapp_business_account',
+      entry: [{ id: 'WABA', changes: [{ field: 'messages', value: { messaging_product: 'whatsapp', metadata: { phone_number_id: ctx.workspaceId }, contacts: [{ wa_id: from, profile: { name: 'Bench' } }], messages: [{ from, id: `wamid.bench.${nonce}.${i}`, timestamp: '1767225600', type: 'text', text: { body: `Hello ${i}` } }] } }] }],
+    });
+    const signature = `sha256=${createHmac('sha256', BENCH_WHATSAPP_APP_SECRET).update(body).digest('hex')}`;
+    const res = await fetch(`${ctx.base}/providers/whatsapp/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature }, body });
+    await res.arrayBuffer();
+    if (res.status !== 200) errors++;
+  });
+  const seconds = (performance.now() - started) / 1000;
+  const rate = count / seconds;
+  log(`whatsapp inbound: ${count} deliveries in ${seconds.toFixed(1)} s (${rate.toFixed(0)}/s), ${errors} errors`);
+  return [
+    '## WhatsApp inbound webhook throughput',
+    '',
+    `${count} signed Cloud API notifications (one text message each, from existing contacts), ${width} at a time: **${rate.toFixed(0)} deliveries/s**, ${errors} errors. Each delivery verifies the signature, finds the workspace by \`phone_number_id\`, reads the contact (one batch) and writes the message, the conversation and \`message.received\` (one batch).`,
+    '',
+  ];
+}
+
+/** A WhatsApp campaign to ~10,000 seeded contacts through the sandbox: recipients per second from execute to `completed`. */
+async function measureWhatsAppCampaign(ctx, log) {
+  const filters = { $where: { field: 'lead_score', op: 'lt', value: 11 } };
+  const campaign = await call(ctx.base, ctx.key, 'POST', '/v1/campaigns', { name: 'Bench campaign', template_id: ctx.templateId, audience_filters: filters, variables: { '1': '{{contact.first_name|there}}', '2': 'BENCH' } });
+  const started = performance.now();
+  await call(ctx.base, ctx.key, 'POST', `/v1/campaigns/${campaign.id}/execute`, {});
+  let current = campaign;
+  const deadline = started + 600_000;
+  while (performance.now() < deadline) {
+    current = await call(ctx.base, ctx.key, 'GET', `/v1/campaigns/${campaign.id}`);
+    if (current.status === 'completed' || current.status === 'failed') break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const { targeted, sent, failed } = current.stats;
+  const rate = sent / seconds;
+  log(`whatsapp campaign: ${current.status}, ${sent}/${targeted} sent (${failed} failed) in ${seconds.toFixed(1)} s (${rate.toFixed(0)} recipients/s)`);
+  return [
+    '## WhatsApp campaign fan-out',
+    '',
+    `One campaign to the seeded contacts with \`lead_score < 11\` (${targeted.toLocaleString('en-US')} recipients, WhatsApp consent subscribed) through the sandbox provider: ${current.status} with ${sent.toLocaleString('en-US')} sent and ${failed} failed in ${seconds.toFixed(1)} s, **${rate.toFixed(0)} recipients/s**, through the real local Queue (pages of 200 recipients, sends in chunks of 25, 1 s batch timeout).`,
     '',
   ];
 }

@@ -47,6 +47,16 @@ const DEMO_STEPS = [
       buffer_after_minutes: 10,
     });
   },
+  // Approved WhatsApp templates: one transactional, one marketing (named placeholders).
+  (admin, ws) => admin('POST', `/admin/v1/workspaces/${ws}/templates`, { name: 'order_update', language: 'en_US', category: 'utility', body: 'Hi {{1}}, your order {{2}} is on its way.' }),
+  (admin, ws) =>
+    admin('POST', `/admin/v1/workspaces/${ws}/templates`, {
+      name: 'spring_offer',
+      language: 'en_US',
+      category: 'marketing',
+      body: 'Hi {{first_name}}, use {{code}} for 20% off this week.',
+      buttons: [{ type: 'quick_reply', text: 'Stop promotions' }],
+    }),
 ];
 
 /** Records made through the public API itself, so the demo has something to list. */
@@ -103,6 +113,19 @@ const DEMO_RECORDS = [
     const to = new Date(Date.now() + 14 * 86_400_000).toISOString();
     const { slots } = await api('GET', `/v1/meeting-types/${type.id}/slots?from=${from}&to=${to}`);
     if (slots.length) await api('POST', '/v1/bookings', { meeting_type_id: type.id, start_at: slots[0].start, timezone: 'Europe/London', invitee: { name: 'Ada Lovelace', email: 'ada@demo.example' } });
+  },
+  async (api) => {
+    const templates = (await api('GET', '/v1/templates?sort=name')).data;
+    const order = templates.find((t) => t.name === 'order_update');
+    const offer = templates.find((t) => t.name === 'spring_offer');
+    // Through the sandbox provider: the message lands in Ada's inbox conversation and the operator outbox.
+    await api('POST', `/v1/templates/${order.id}/send`, { to: '+14155550123', body_variables: [{ type: 'text', text: 'Ada' }, { type: 'text', text: 'A-1001' }] });
+    await api('POST', '/v1/campaigns', {
+      name: 'Spring offer',
+      template_id: offer.id,
+      audience_filters: { lifecycle_stage: 'prospect' },
+      variables: { first_name: '{{contact.first_name|there}}', code: 'SPRING20' },
+    });
   },
 ];
 

@@ -14,6 +14,7 @@ import { registerEventWebhooks } from './modules/events/payloads';
 import { v1Routers } from './modules/routers';
 import { paymentPublicRoutes, registerPaymentPublicDocs } from './modules/payment-requests/public';
 import { bookingPages } from './modules/bookings/pages';
+import { whatsappWebhook } from './modules/whatsapp/webhook-routes';
 
 /** Events committed during the request leave after the response (the outbox sweep covers failures). */
 const publishEvents: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -95,5 +96,7 @@ export function buildApp() {
   app.route('/', paymentPublicRoutes);
   // The hosted booking and manage pages (public, no API key).
   app.route('/book', bookingPages);
+  // Provider webhooks: public, each verified by its provider's own signature over the raw body.
+  app.route('/providers/whatsapp', whatsappWebhook);
   return app;
 }

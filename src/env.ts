@@ -24,6 +24,9 @@ export interface Bindings {
   WHATSAPP_PROVIDER?: string;
   WHATSAPP_APP_SECRET?: string;
   WHATSAPP_VERIFY_TOKEN?: string;
+  /** `WHATSAPP_PROVIDER=meta`: the Cloud API bearer token, and optionally the Graph API version (default v21.0). */
+  WHATSAPP_ACCESS_TOKEN?: string;
+  WHATSAPP_GRAPH_VERSION?: string;
   TRACKING_SECRET?: string;
   RATE_LIMIT_PER_IP_PER_MINUTE?: string;
   /** Static assets (the API reference viewer under /docs/); absent in builds without `[assets]`. */

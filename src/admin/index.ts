@@ -7,6 +7,7 @@ import { contactAdmin } from './contacts';
 import { paymentRequestAdmin } from './payment-requests';
 import { sweepAdmin } from './sweeps';
 import { webhookAdmin } from './webhooks';
+import { whatsappAdmin } from './whatsapp';
 import { workspaceAdmin } from './workspaces';
 
 export const adminApp = new Hono<AdminEnv>();
@@ -17,3 +18,4 @@ adminApp.route('/', webhookAdmin);
 adminApp.route('/', contactAdmin);
 adminApp.route('/', paymentRequestAdmin);
 adminApp.route('/', bookingAdmin);
+adminApp.route('/', whatsappAdmin);

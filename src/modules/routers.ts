@@ -12,6 +12,7 @@ import { pipelineRoutes } from './pipelines/routes';
 import { productRoutes } from './products/routes';
 import { labelRoutes } from './tags/routes';
 import { webhookRoutes } from './webhooks/routes';
+import { whatsappRoutes } from './whatsapp/routes';
 
 /** Every /v1 resource group, mounted in order by the app. */
 export const v1Routers: OpenAPIHono<AppEnv>[] = [
@@ -27,4 +28,5 @@ export const v1Routers: OpenAPIHono<AppEnv>[] = [
   paymentRequestRoutes,
   webhookRoutes,
   bookingRoutes,
+  whatsappRoutes,
 ];

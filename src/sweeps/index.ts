@@ -3,3 +3,4 @@ import '../modules/webhooks/sweep';
 import '../modules/payments/sweep';
 import '../modules/payment-requests/sweep';
 import '../modules/bookings/sweep';
+import '../modules/whatsapp/sweep';

@@ -44,9 +44,10 @@ function conforms(route: RouteCase, res: ApiResponse, what: string) {
   return res;
 }
 
-/** The route's valid body for a call on seeded records (the stage move needs a real stage, a booking a real meeting type). */
+/** The route's valid body for a call on seeded records (the stage move needs a real stage, a booking a real meeting type, a campaign a template). */
 async function validBody(route: RouteCase) {
-  if ((route.path === '/v1/deals/{id}/stage' || route.path === '/v1/bookings') && route.parallelBody) return route.parallelBody(0, ws);
+  const seeded = route.path === '/v1/deals/{id}/stage' || route.path === '/v1/bookings' || (route.method === 'POST' && route.path === '/v1/campaigns');
+  if (seeded && route.parallelBody) return route.parallelBody(0, ws);
   return route.body;
 }
 

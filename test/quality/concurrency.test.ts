@@ -74,6 +74,10 @@ const INVARIANTS: { name: string; violations: (workspaceId: string) => Promise<u
         ws,
       ),
   },
+  {
+    name: 'a WhatsApp campaign counts each recipient once: sent + failed never exceed targeted',
+    violations: (ws) => rows(`SELECT id FROM whatsapp_campaigns WHERE workspace_id = ?1 AND (sent + failed > targeted OR targeted > (SELECT count(*) FROM whatsapp_campaign_recipients r WHERE r.campaign_id = whatsapp_campaigns.id))`, ws),
+  },
   { name: 'at most 3 webhook endpoints', violations: (ws) => rows(`SELECT count(*) AS n FROM webhook_endpoints WHERE workspace_id = ?1 HAVING n > 3`, ws) },
   {
     name: 'label links point at labels of the same workspace',

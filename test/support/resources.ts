@@ -168,6 +168,24 @@ export const RESOURCES: Record<string, Factory> = {
       return { id: b.id, marks: [name, email, b.notes], read: () => ok(ws, 'GET', `/v1/bookings/${b.id}`) };
     },
   },
+  'templates/{id}': {
+    list: '/v1/templates',
+    create: async (ws) => {
+      const name = distinct('tpl').toLowerCase().replace(/-/g, '_');
+      const body = distinct('Hello from the template');
+      const t = await adminOk('POST', `/workspaces/${ws.id}/templates`, { name, language: 'en_US', category: 'utility', body });
+      return { id: t.id, marks: [name, body], read: () => ok(ws, 'GET', `/v1/templates/${t.id}`) };
+    },
+  },
+  'campaigns/{id}': {
+    list: '/v1/campaigns',
+    create: async (ws, need) => {
+      const template = await need('templates/{id}');
+      const name = distinct('campaign');
+      const c = await ok(ws, 'POST', '/v1/campaigns', { name, template_id: template.id, audience_filters: { city: distinct('city') } });
+      return { id: c.id, marks: [name], read: () => ok(ws, 'GET', `/v1/campaigns/${c.id}`) };
+    },
+  },
   'webhook-endpoints/{id}': {
     list: '/v1/webhook-endpoints',
     create: async (ws) => {

@@ -1,5 +1,5 @@
 import type { Feature } from '../../src/modules/workspaces/model';
-import type { TestWorkspace } from './harness';
+import { adminOk, type TestWorkspace } from './harness';
 
 /**
  * Every /v1 route, one row each. The shared convention tests (auth, feature
@@ -230,6 +230,31 @@ export const ROUTES: RouteCase[] = [
     parallelBody: (i) => ({ start_at: `2030-01-08T${String(8 + i).padStart(2, '0')}:00:00Z`, ...(i % 2 ? { timezone: 'Asia/Kolkata' } : {}) }),
   },
   { method: 'POST', path: '/v1/bookings/{id}/reassign', feature: 'booking', body: {}, parallelBody: (i) => ({ reason: `reason ${i}` }) },
+  { method: 'GET', path: '/v1/templates' },
+  { method: 'GET', path: '/v1/templates/{id}' },
+  {
+    method: 'POST',
+    path: '/v1/templates/{id}/send',
+    body: { to: '+14155550100' },
+    parallelBody: (i) => ({ to: i % 2 ? '+14155550100' : `+1415555${String(200 + i).padStart(4, '0')}` }),
+  },
+  { method: 'GET', path: '/v1/campaigns', feature: 'campaigns' },
+  { method: 'GET', path: '/v1/campaigns/{id}', feature: 'campaigns' },
+  {
+    method: 'POST',
+    path: '/v1/campaigns',
+    feature: 'campaigns',
+    body: { name: 'Campaign', template_id: '01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c' },
+    parallelBody: async (i, ws) => ({ name: `Campaign ${i}`, template_id: (await adminOk('POST', `/workspaces/${ws.id}/templates`, { name: `race_${i}_${crypto.randomUUID().slice(0, 8)}`, language: 'en', category: 'marketing', body: 'Hi' })).id }),
+  },
+  {
+    method: 'PATCH',
+    path: '/v1/campaigns/{id}',
+    feature: 'campaigns',
+    body: { name: 'Renamed campaign' },
+    parallelBody: (i) => ({ name: `Campaign ${i}`, ...(i % 3 === 0 ? { scheduled_at: new Date(Date.now() + 3_600_000 + i).toISOString() } : {}), ...(i % 3 === 1 ? { scheduled_at: null } : {}) }),
+  },
+  { method: 'POST', path: '/v1/campaigns/{id}/execute', feature: 'campaigns', body: {}, errorShape: 'domain', notFound: { code: 'campaign_not_found' } },
 ];
 
 const bookableTypes = new Map<string, Promise<string>>();

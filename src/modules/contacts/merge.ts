@@ -71,7 +71,7 @@ async function claim(ctx: ServiceContext, mr: MergeRequest, status: 'merged' | '
 }
 
 /** Tables whose rows are unique per contact and key: the target's own row wins over the absorbed one's. */
-const KEYED = ['contact_tag_links', 'contact_group_links', 'event_attendances', 'contact_identifiers'] as const;
+const KEYED = ['contact_tag_links', 'contact_group_links', 'event_attendances', 'contact_identifiers', 'conversations', 'whatsapp_campaign_recipients'] as const;
 
 /**
  * `merge`: the target absorbs the other contact silently (no contact events):
@@ -112,13 +112,24 @@ export async function resolveMergeRequest(
         .where(and(eq(mergeRequests.workspace_id, ws.id), eq(mergeRequests.id, mr.id))),
       db.delete(contacts).where(and(eq(contacts.workspace_id, ws.id), eq(contacts.id, other.id))),
     ];
+    // The other's inbox messages join the target's conversation on the same channel, where the target has one
+    // (otherwise the other's conversation itself moves over with the keyed tables below).
+    statements.push(
+      rawRun(
+        db,
+        sql`UPDATE messages SET conversation_id = (SELECT t.id FROM conversations t JOIN conversations o ON o.id = messages.conversation_id
+            WHERE t.workspace_id = ${ws.id} AND t.contact_id = ${target.id} AND t.channel = o.channel)
+          WHERE workspace_id = ${ws.id} AND contact_id = ${other.id} AND EXISTS (SELECT 1 FROM conversations t JOIN conversations o ON o.id = messages.conversation_id
+            WHERE t.workspace_id = ${ws.id} AND t.contact_id = ${target.id} AND t.channel = o.channel)`,
+      ),
+    );
     for (const table of KEYED) {
       statements.push(
         rawRun(db, sql`UPDATE OR IGNORE ${sql.raw(table)} SET contact_id = ${target.id} WHERE workspace_id = ${ws.id} AND contact_id = ${other.id}`),
         rawRun(db, sql`DELETE FROM ${sql.raw(table)} WHERE workspace_id = ${ws.id} AND contact_id = ${other.id}`),
       );
     }
-    for (const table of ['contact_notes', 'contact_activities', 'consent_ledger', 'deals', 'payments', 'payment_entries', 'payment_requests', 'orders', 'order_items', 'order_refunds', 'form_submissions', 'bookings']) {
+    for (const table of ['contact_notes', 'contact_activities', 'consent_ledger', 'deals', 'payments', 'payment_entries', 'payment_requests', 'orders', 'order_items', 'order_refunds', 'form_submissions', 'bookings', 'messages']) {
       statements.push(rawRun(db, sql`UPDATE ${sql.raw(table)} SET contact_id = ${target.id} WHERE workspace_id = ${ws.id} AND contact_id = ${other.id}`));
     }
     statements.push(

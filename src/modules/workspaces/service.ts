@@ -62,6 +62,12 @@ export async function getWorkspace(db: Db, id: string): Promise<Workspace> {
   return ws;
 }
 
+/** The workspace whose WhatsApp phone number id this is (inbound provider webhooks), or null. */
+export async function findWorkspaceByWhatsAppNumber(db: Db, phoneNumberId: string): Promise<Workspace | null> {
+  const [ws] = await db.select().from(workspaces).where(eq(workspaces.whatsappPhoneNumberId, phoneNumberId)).limit(1);
+  return ws ?? null;
+}
+
 /** A new workspace on `shard` (chosen by the caller: see `placeWorkspace`). `db` is the control plane. */
 export async function createWorkspace(db: Db, input: WorkspaceInput & { name: string }, shard: string): Promise<Workspace> {
   const id = uuidv7();

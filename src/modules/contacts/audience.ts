@@ -1,0 +1,59 @@
+import { sql, type SQL } from 'drizzle-orm';
+import type { Db } from '../../platform/db';
+import { compileFilter, filterWith } from '../../platform/filter';
+import { rawAll } from '../../platform/raw-query';
+import { contactCatalog } from './catalog';
+
+/** Type-checks a contact condition tree (400 `Invalid filter...` / `Invalid filter value ...`) without running it. */
+export function checkContactFilter(filters: Record<string, unknown>, workspaceId: string): void {
+  compileFilter(filters, contactCatalog, workspaceId);
+}
+
+/**
+ * One keyset page of the contacts a WhatsApp broadcast may reach: a phone,
+ * WhatsApp consent `subscribed`, not blocked, the phone not blacklisted,
+ * matching `filters` (the contact filter grammar) and `extra` (an audience's
+ * condition over `c`), ids after `after`, in id order.
+ */
+export async function whatsappAudiencePage(
+  db: Db,
+  workspaceId: string,
+  opts: { filters: Record<string, unknown> | null; extra?: SQL | null; after: string | null; limit: number },
+): Promise<string[]> {
+  const { where, values } = compileFilter(opts.filters ?? {}, contactCatalog, workspaceId);
+  const conditions = [
+    sql`c.workspace_id = ${workspaceId}`,
+    sql`c.id > ${opts.after ?? ''}`,
+    sql`c.phone IS NOT NULL`,
+    sql`c.whatsapp_consent_state = 'subscribed'`,
+    sql`c.block_state = 'none'`,
+    sql`NOT EXISTS (SELECT 1 FROM phone_blacklist b WHERE b.workspace_id = c.workspace_id AND b.phone = c.phone)`,
+  ];
+  if (where) conditions.push(where);
+  if (opts.extra) conditions.push(opts.extra);
+  const rows = await rawAll<{ id: string }>(
+    db,
+    sql`${filterWith(values)} SELECT c.id FROM contacts c CROSS JOIN fp WHERE ${sql.join(conditions, sql.raw(' AND '))} ORDER BY c.id LIMIT ${opts.limit}`,
+  );
+  return rows.map((r) => r.id);
+}
+
+/** What a personalized send needs of each contact (variables may reference these fields). */
+export type RecipientContact = {
+  id: string;
+  phone: string | null;
+  block_state: string;
+  whatsapp_consent_state: string | null;
+  custom_fields: string;
+} & Record<(typeof VARIABLE_FIELDS)[number], string | null>;
+
+export const VARIABLE_FIELDS = ['name', 'first_name', 'last_name', 'phone', 'email', 'company_name', 'job_title', 'city', 'country', 'language'] as const;
+
+/** Batchable read of the listed contacts of a workspace. */
+export const selectRecipientContacts = (db: Db, workspaceId: string, ids: string[]) =>
+  rawAll<RecipientContact>(
+    db,
+    sql`SELECT c.id, c.block_state, c.whatsapp_consent_state, c.custom_fields, ${sql.raw(VARIABLE_FIELDS.map((f) => `c.${f}`).join(', '))},
+      EXISTS (SELECT 1 FROM phone_blacklist b WHERE b.workspace_id = c.workspace_id AND b.phone = c.phone) AS blacklisted
+      FROM contacts c WHERE c.workspace_id = ${workspaceId} AND c.id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`,
+  );

@@ -1,0 +1,212 @@
+import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import type { Bindings } from '../../env';
+import type { ServiceContext } from '../../platform/context';
+import { nowIso, type Db } from '../../platform/db';
+import { badRequest, codedError, domainError, httpError } from '../../platform/errors';
+import type { FilterCatalog } from '../../platform/filter';
+import { uuidv7 } from '../../platform/ids';
+import { checkContactFilter } from '../contacts/audience';
+import { CAMPAIGN_SORTS, type CampaignCreateInput, type CampaignPatchInput } from './dto';
+import { listTable, tableFields, type ListParams } from './listing';
+import { CAMPAIGN_STATUSES, whatsappCampaigns, type CampaignRow } from './schema';
+import { selectTemplate, templateFrom, type Template } from './templates';
+import { variableProblems } from './variables';
+
+/* Audiences (read-only discovery, another module) plug in here: an audience id resolves to a condition over contacts `c`. */
+export type AudienceSource = (db: Db, workspaceId: string, audienceId: string) => Promise<SQL | null>;
+let audienceSource: AudienceSource | null = null;
+export function registerAudienceSource(source: AudienceSource): void {
+  audienceSource = source;
+}
+/** The condition of an audience of the workspace, or null when there is no such audience. */
+export const audienceCondition = (db: Db, workspaceId: string, audienceId: string) => (audienceSource ? audienceSource(db, workspaceId, audienceId) : Promise.resolve(null));
+
+const audienceNotFound = () => codedError(400, 'AUDIENCE_NOT_FOUND', 'audience_id: no such audience in this workspace');
+
+export function serializeCampaign(r: CampaignRow) {
+  return {
+    id: r.id,
+    workspace_id: r.workspaceId,
+    name: r.name,
+    template_id: r.templateId,
+    audience_id: r.audienceId,
+    audience_filters: r.audienceFilters,
+    variables: r.variables,
+    status: r.status,
+    scheduled_at: r.scheduledAt,
+    started_at: r.startedAt,
+    completed_at: r.completedAt,
+    stats: { targeted: r.targeted, sent: r.sent, failed: r.failed },
+    created_at: r.createdAt,
+    updated_at: r.updatedAt,
+  };
+}
+
+/** The row a raw `SELECT t.*` returns, as the drizzle row. */
+type RawCampaign = Record<string, unknown>;
+const fromRaw = (r: RawCampaign): CampaignRow => ({
+  id: r.id as string,
+  workspaceId: r.workspace_id as string,
+  name: r.name as string,
+  templateId: r.template_id as string,
+  audienceId: (r.audience_id as string | null) ?? null,
+  audienceFilters: r.audience_filters ? JSON.parse(r.audience_filters as string) : null,
+  variables: JSON.parse((r.variables as string) || '{}'),
+  status: r.status as CampaignRow['status'],
+  scheduledAt: (r.scheduled_at as string | null) ?? null,
+  startedAt: (r.started_at as string | null) ?? null,
+  completedAt: (r.completed_at as string | null) ?? null,
+  targeted: r.targeted as number,
+  sent: r.sent as number,
+  failed: r.failed as number,
+  targetingDoneAt: (r.targeting_done_at as string | null) ?? null,
+  createdAt: r.created_at as string,
+  updatedAt: r.updated_at as string,
+});
+
+const catalog: FilterCatalog = {
+  fields: tableFields({
+    name: 'text',
+    template_id: 'uuid',
+    audience_id: 'uuid',
+    status: CAMPAIGN_STATUSES,
+    scheduled_at: 'timestamp',
+    started_at: 'timestamp',
+    completed_at: 'timestamp',
+  }),
+};
+
+export async function listCampaigns(db: Db, workspaceId: string, query: ListParams) {
+  const page = await listTable<RawCampaign>(db, workspaceId, query, { table: 'whatsapp_campaigns', catalog, sorts: CAMPAIGN_SORTS, search: [sql`t.name`] });
+  return { ...page, data: page.data.map((r) => serializeCampaign(fromRaw(r))) };
+}
+
+const selectCampaign = (db: Db, workspaceId: string, id: string) =>
+  db.select().from(whatsappCampaigns).where(and(eq(whatsappCampaigns.workspaceId, workspaceId), eq(whatsappCampaigns.id, id))).limit(1);
+
+export async function getCampaign(db: Db, workspaceId: string, id: string) {
+  const [row] = await selectCampaign(db, workspaceId, id);
+  if (!row) throw httpError(404, 'Campaign not found');
+  return serializeCampaign(row);
+}
+
+/** The write rules shared by create and PATCH, over the campaign as it would be. */
+async function checkCampaign(ctx: ServiceContext, next: { template: Template | null; audienceId: string | null; audienceFilters: Record<string, unknown> | null; variables: Record<string, string> }) {
+  if (!next.template) throw badRequest(['template_id: no such template in this workspace']);
+  const t = next.template;
+  const problems: string[] = [];
+  if (t.header && (t.header.type !== 'text' || /\{\{/.test(t.header.text))) {
+    problems.push('template_id: campaigns send templates whose only parameters are body placeholders (this one has a header parameter)');
+  }
+  problems.push(...variableProblems(next.variables, t.placeholders));
+  if (problems.length) throw badRequest(problems);
+  if (next.audienceFilters) checkContactFilter(next.audienceFilters, ctx.ws.id);
+  if (next.audienceId && !(await audienceCondition(ctx.db, ctx.ws.id, next.audienceId))) throw audienceNotFound();
+}
+
+function scheduledAtValue(raw: string | null | undefined): string | null | undefined {
+  if (raw === undefined || raw === null) return raw;
+  const at = new Date(raw);
+  if (at.getTime() <= Date.now()) throw badRequest(['scheduled_at must be in the future']);
+  return at.toISOString();
+}
+
+export async function createCampaign(ctx: ServiceContext, input: CampaignCreateInput) {
+  const scheduledAt = scheduledAtValue(input.scheduled_at) ?? null;
+  const template = templateFrom(await selectTemplate(ctx.db, ctx.ws.id, input.template_id.toLowerCase()));
+  const next = { template, audienceId: input.audience_id?.toLowerCase() ?? null, audienceFilters: input.audience_filters ?? null, variables: input.variables ?? {} };
+  await checkCampaign(ctx, next);
+  const now = nowIso();
+  const [row] = await ctx.db
+    .insert(whatsappCampaigns)
+    .values({
+      id: uuidv7(),
+      workspaceId: ctx.ws.id,
+      name: input.name,
+      templateId: template!.id,
+      audienceId: next.audienceId,
+      audienceFilters: next.audienceFilters,
+      variables: next.variables,
+      status: scheduledAt ? 'scheduled' : 'draft',
+      scheduledAt,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning();
+  return serializeCampaign(row);
+}
+
+const EDITABLE = ['draft', 'scheduled'] as const;
+const notEditable = (status: string) => codedError(409, 'campaign_not_editable', `The campaign is ${status}; only draft or scheduled campaigns can be changed`);
+
+export async function patchCampaign(ctx: ServiceContext, id: string, input: CampaignPatchInput) {
+  const [existing] = await selectCampaign(ctx.db, ctx.ws.id, id);
+  if (!existing) throw httpError(404, 'Campaign not found');
+  if (!(EDITABLE as readonly string[]).includes(existing.status)) throw notEditable(existing.status);
+  const scheduledAt = scheduledAtValue(input.scheduled_at);
+  const templateId = input.template_id?.toLowerCase() ?? existing.templateId;
+  const next = {
+    template: templateFrom(await selectTemplate(ctx.db, ctx.ws.id, templateId)),
+    audienceId: input.audience_id === undefined ? existing.audienceId : (input.audience_id?.toLowerCase() ?? null),
+    audienceFilters: input.audience_filters === undefined ? existing.audienceFilters : input.audience_filters,
+    variables: input.variables ?? existing.variables,
+  };
+  await checkCampaign(ctx, next);
+  const now = nowIso();
+  // The state guard settles a race with execute: an update that lost it changes nothing.
+  const [row] = await ctx.db
+    .update(whatsappCampaigns)
+    .set({
+      ...(input.name !== undefined ? { name: input.name } : {}),
+      templateId,
+      audienceId: next.audienceId,
+      audienceFilters: next.audienceFilters,
+      variables: next.variables,
+      ...(scheduledAt !== undefined ? { scheduledAt, status: scheduledAt ? 'scheduled' : 'draft' } : {}),
+      updatedAt: now,
+    })
+    .where(and(eq(whatsappCampaigns.workspaceId, ctx.ws.id), eq(whatsappCampaigns.id, id), inArray(whatsappCampaigns.status, [...EDITABLE])))
+    .returning();
+  if (!row) {
+    const [current] = await selectCampaign(ctx.db, ctx.ws.id, id);
+    throw notEditable(current?.status ?? 'gone');
+  }
+  return serializeCampaign(row);
+}
+
+/* Execution: the fan-out lives in ./fanout.ts; starting is shared by the execute route and the campaign-schedules sweep. */
+
+export const PAGE_KIND = 'whatsapp-campaign-page';
+export const SEND_KIND = 'whatsapp-campaign-send';
+
+/**
+ * Moves a draft or scheduled campaign to `running` (a guarded update: of two
+ * racing starts exactly one wins) and enqueues its first recipient page.
+ * Returns the running row, or null when the campaign was not startable.
+ */
+export async function startCampaign(env: Bindings, db: Db, workspaceId: string, id: string): Promise<CampaignRow | null> {
+  const now = nowIso();
+  const [row] = await db
+    .update(whatsappCampaigns)
+    .set({ status: 'running', startedAt: now, updatedAt: now })
+    .where(and(eq(whatsappCampaigns.workspaceId, workspaceId), eq(whatsappCampaigns.id, id), inArray(whatsappCampaigns.status, [...EDITABLE])))
+    .returning();
+  if (!row) return null;
+  await env.EVENTS_QUEUE.send({ kind: PAGE_KIND, workspace_id: workspaceId, campaign_id: id, after: null });
+  return row;
+}
+
+export async function executeCampaign(env: Bindings, ctx: ServiceContext, id: string) {
+  const [existing] = await selectCampaign(ctx.db, ctx.ws.id, id);
+  if (!existing) throw domainError(404, 'campaign_not_found', 'Campaign not found');
+  if (!(EDITABLE as readonly string[]).includes(existing.status)) {
+    throw domainError(409, 'campaign_not_executable', `The campaign is ${existing.status}; only draft or scheduled campaigns can be executed`);
+  }
+  const template = templateFrom(await selectTemplate(ctx.db, ctx.ws.id, existing.templateId));
+  if (!template || template.status !== 'approved') {
+    throw domainError(409, 'template_not_approved', `The campaign's template is ${template?.status ?? 'missing'}; only approved templates can be sent`);
+  }
+  const row = await startCampaign(env, ctx.db, ctx.ws.id, id);
+  if (!row) throw domainError(409, 'campaign_not_executable', 'The campaign was started or changed concurrently; only draft or scheduled campaigns can be executed');
+  return serializeCampaign(row);
+}

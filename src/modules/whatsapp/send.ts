@@ -1,0 +1,77 @@
+import type { ServiceContext } from '../../platform/context';
+import { codedError, httpError } from '../../platform/errors';
+import { isUniqueViolation, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
+import { uuidv7 } from '../../platform/ids';
+import { toE164 } from '../../platform/phone';
+import { badRequest } from '../../platform/errors';
+import { WhatsAppProviderError, type TemplateMessage, type WhatsAppProvider } from '../../providers/whatsapp';
+import type { ContactRow } from '../contacts/read';
+import { planUpsert } from '../contacts/service';
+import { composeTemplateMessage } from './compose';
+import type { TemplateSendInput } from './dto';
+import { insertMessage, settleOutbound, upsertConversation } from './inbox';
+import { selectTemplate, templateFrom, TEMPLATE_NOT_FOUND, type Template } from './templates';
+
+/** Why a contact may not receive WhatsApp messages right now, or null when it may. */
+export function recipientRefusal(row: Pick<ContactRow, 'block_state' | 'whatsapp_consent_state'>) {
+  if (row.block_state !== 'none') return codedError(400, 'RECIPIENT_BLOCKED', 'The recipient is blocked in this workspace; no WhatsApp message is sent to a blocked contact');
+  if (row.whatsapp_consent_state === 'unsubscribed') {
+    return codedError(400, 'RECIPIENT_UNSUBSCRIBED', 'The recipient has unsubscribed from WhatsApp messages; no template (marketing, utility or authentication) is sent to an opted-out number');
+  }
+  return null;
+}
+
+export const assertApproved = (template: Template) => {
+  if (template.status !== 'approved') {
+    throw codedError(409, 'TEMPLATE_NOT_APPROVED', `Only approved templates can be sent; this template is ${template.status}`);
+  }
+};
+
+/**
+ * POST /v1/templates/{id}/send: the recipient is matched by normalized phone
+ * (or created, consent implied), refused when blacklisted, blocked or
+ * unsubscribed; the message is written to the contact's conversation as
+ * `pending` together with the contact (one batch), handed to the provider, and
+ * settled `sent` with its wamid, or `failed` (502 with the provider's message).
+ */
+export async function sendTemplate(ctx: ServiceContext, provider: WhatsAppProvider, templateId: string, input: TemplateSendInput) {
+  const to = toE164(input.to, ctx.ws.defaultCountry);
+  if (!to) throw badRequest(['to must be a valid phone number']);
+  const prepared = await retryOnConflict(async () => {
+    const plan = planUpsert(ctx, { phone: to }, { source: 'api' });
+    const [templateRows, ...contactResults] = await runBatch(ctx.db, [selectTemplate(ctx.db, ctx.ws.id, templateId), ...plan.reads]);
+    const template = templateFrom(templateRows);
+    if (!template) throw httpError(404, TEMPLATE_NOT_FOUND);
+    assertApproved(template);
+    const message = composeTemplateMessage(template, to, input);
+    const planned = await plan.resolve(contactResults);
+    const refusal = recipientRefusal(planned.row);
+    if (refusal) throw refusal;
+    const now = nowIso();
+    const messageId = uuidv7();
+    const results = await runBatch(ctx.db, [
+      ...planned.writes,
+      upsertConversation(ctx.db, ctx.ws.id, planned.row.id, uuidv7(), now),
+      insertMessage(ctx.db, { id: messageId, workspaceId: ctx.ws.id, contactId: planned.row.id, direction: 'outbound', type: 'template', status: 'pending', wamid: null, templateId: template.id, text: message.renderedText, now }),
+    ] as Statement[]).catch((err) => {
+      throw isUniqueViolation(err) ? err : planned.mapError(err);
+    });
+    ctx.events.committedAfter(planned.events);
+    const conversationId = (results[planned.writes.length] as { id: string }[])[0].id;
+    return { message, messageId, conversationId };
+  }, isUniqueViolation);
+  const outcome = await handOver(provider, prepared.message);
+  await settleOutbound(ctx.db, ctx.ws.id, prepared.messageId, outcome, nowIso());
+  if ('error' in outcome) throw codedError(502, 'WHATSAPP_PROVIDER_ERROR', outcome.error);
+  return { success: true, wamid: outcome.wamid, message_id: prepared.messageId, conversation_id: prepared.conversationId };
+}
+
+/** The provider's answer as an outcome: its refusals (and only those) become `{error}`. */
+export async function handOver(provider: WhatsAppProvider, message: TemplateMessage): Promise<{ wamid: string } | { error: string }> {
+  try {
+    return await provider.sendTemplate(message);
+  } catch (err) {
+    if (err instanceof WhatsAppProviderError) return { error: err.message };
+    throw err;
+  }
+}

@@ -1,0 +1,39 @@
+import type { Db } from '../../platform/db';
+import { recordOutbox } from '../../modules/outbox/service';
+import { graphTemplatePayload, WhatsAppProviderError, type TemplateMessage, type WhatsAppProvider } from './types';
+
+/** The sandbox refuses this recipient (docs/operator-api.md), so the 502 path can be reached. */
+export const SANDBOX_REJECTED_RECIPIENT = '+15005550001';
+/** ... and templates whose name starts with this, so a template can be made to fail too. */
+export const SANDBOX_REJECTED_TEMPLATE_PREFIX = 'sandbox_reject';
+
+/** A `wamid.`-style id: base64 of random bytes, like the ids the Cloud API hands out. */
+export function sandboxWamid(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(24));
+  return `wamid.${btoa(String.fromCharCode(...bytes)).replace(/=+$/, '')}`;
+}
+
+/** Records every accepted send into the operator outbox (channel `whatsapp`); nothing leaves the machine. */
+export function sandboxWhatsApp(db: Db, workspace: { id: string; whatsappPhoneNumberId: string }): WhatsAppProvider {
+  return {
+    name: 'sandbox',
+    async sendTemplate(message: TemplateMessage) {
+      if (message.to === SANDBOX_REJECTED_RECIPIENT) {
+        throw new WhatsAppProviderError('(#131026) Message undeliverable: the sandbox rejects this recipient', 131026);
+      }
+      if (message.template.name.startsWith(SANDBOX_REJECTED_TEMPLATE_PREFIX)) {
+        throw new WhatsAppProviderError('(#132000) Number of parameters does not match the expected number of params: the sandbox rejects this template', 132000);
+      }
+      const wamid = sandboxWamid();
+      await recordOutbox(db, {
+        workspaceId: workspace.id,
+        channel: 'whatsapp',
+        to: message.to,
+        from: workspace.whatsappPhoneNumberId,
+        text: message.renderedText,
+        body: { ...graphTemplatePayload(message), wamid },
+      });
+      return { wamid };
+    },
+  };
+}
