@@ -5,6 +5,7 @@ import { countingEnv, type Counter } from './counting-d1';
 import { benchRoutes } from './routes';
 
 export { RateLimiter } from '../src/durable-objects/rate-limiter';
+export { IdempotencyClaims } from '../src/durable-objects/idempotency-claims';
 
 const app = buildApp();
 

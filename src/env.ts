@@ -1,6 +1,7 @@
 import type { Db } from './platform/db';
 import type { Workspace } from './modules/workspaces/model';
 import type { RateLimiter } from './durable-objects/rate-limiter';
+import type { IdempotencyClaims } from './durable-objects/idempotency-claims';
 
 /**
  * The bindings modules may use. The D1 databases (control plane and shards)
@@ -10,6 +11,8 @@ import type { RateLimiter } from './durable-objects/rate-limiter';
 export interface Bindings {
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
   EVENTS_QUEUE: Queue<unknown>;
+  /** Email idempotency-key claims: one instance per (workspace, key). */
+  EMAIL_CLAIMS: DurableObjectNamespace<IdempotencyClaims>;
   ADMIN_TOKEN?: string;
   ALLOW_UNSAFE_WEBHOOK_HOSTS?: string;
   EMAIL_PROVIDER?: string;
@@ -18,6 +21,12 @@ export interface Bindings {
   WHATSAPP_APP_SECRET?: string;
   WHATSAPP_VERIFY_TOKEN?: string;
   TRACKING_SECRET?: string;
+  /** Origin of links the service hands out (tracking); default: the request's origin. */
+  PUBLIC_BASE_URL?: string;
+  /** Seconds after which a crashed email send's key claim can be taken over (default 180). */
+  EMAIL_CLAIM_LEASE_SECONDS?: string;
+  RESEND_API_KEY?: string;
+  RESEND_WEBHOOK_SECRET?: string;
   RATE_LIMIT_PER_IP_PER_MINUTE?: string;
   /** Static assets (the API reference viewer under /docs/); absent in builds without `[assets]`. */
   ASSETS?: Fetcher;

@@ -5,6 +5,7 @@ import { runAllSweeps } from './sweeps/registry';
 import './sweeps';
 
 export { RateLimiter } from './durable-objects/rate-limiter';
+export { IdempotencyClaims } from './durable-objects/idempotency-claims';
 
 const app = buildApp();
 

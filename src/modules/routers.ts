@@ -9,6 +9,10 @@ import { pipelineRoutes } from './pipelines/routes';
 import { productRoutes } from './products/routes';
 import { labelRoutes } from './tags/routes';
 import { webhookRoutes } from './webhooks/routes';
+import { emailRoutes } from './emails/routes';
+import { suppressionRoutes } from './suppressions/routes';
+import { audienceRoutes } from './audiences/routes';
+import { senderProfileRoutes } from './sender-profiles/routes';
 
 /** Every /v1 resource group, mounted in order by the app. */
 export const v1Routers: OpenAPIHono<AppEnv>[] = [
@@ -21,4 +25,8 @@ export const v1Routers: OpenAPIHono<AppEnv>[] = [
   dealRoutes,
   paymentRoutes,
   webhookRoutes,
+  emailRoutes,
+  suppressionRoutes,
+  audienceRoutes,
+  senderProfileRoutes,
 ];
