@@ -12,6 +12,7 @@ import { registerSharedComponents } from './platform/openapi';
 import { createRouter, parseJsonBody } from './platform/validation';
 import { registerEventWebhooks } from './modules/events/payloads';
 import { v1Routers } from './modules/routers';
+import { emailProviderApp, trackingApp } from './modules/emails/public-routes';
 
 /** Events committed during the request leave after the response (the outbox sweep covers failures). */
 const publishEvents: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -88,5 +89,8 @@ export function buildApp() {
   for (const router of v1Routers) app.route('/v1', router);
 
   app.route('/admin/v1', adminApp);
+  // Opened from mail clients and called by providers: no API key (tokens and provider signatures instead).
+  app.route('/t', trackingApp);
+  app.route('/providers/email', emailProviderApp);
   return app;
 }
