@@ -7840,6 +7840,7 @@ export interface operations {
             /** @description `warming_cap_exceeded` (daily domain-warming cap; retry after 00:00 UTC), or the rate limit (standard body, `Retry-After`) */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];

@@ -44,9 +44,9 @@ function conforms(route: RouteCase, res: ApiResponse, what: string) {
   return res;
 }
 
-/** The route's valid body for a call on seeded records (the stage move needs a real stage). */
+/** The route's valid body for a call on seeded records (the stage move needs a real stage, a send a sender profile). */
 async function validBody(route: RouteCase) {
-  if (route.path === '/v1/deals/{id}/stage' && route.parallelBody) return route.parallelBody(0, ws);
+  if ((route.path === '/v1/deals/{id}/stage' || route.path === '/v1/emails') && route.parallelBody) return route.parallelBody(0, ws);
   return route.body;
 }
 
