@@ -1225,7 +1225,7 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
-        /** @description `email.delivered` (email family, default; not emitted yet: its data follows the spec) */
+        /** @description `email.delivered` (email family, default) */
         EmailDeliveredEvent: {
             /**
              * Format: uuid
@@ -1246,7 +1246,7 @@ export interface components {
                 };
             };
         };
-        /** @description `email.bounced` (email family, default; not emitted yet: its data follows the spec) */
+        /** @description `email.bounced` (email family, default) */
         EmailBouncedEvent: {
             /**
              * Format: uuid
@@ -1269,7 +1269,7 @@ export interface components {
                 bounce_type?: "hard" | "soft" | "block";
             };
         };
-        /** @description `email.complained` (email family, default; not emitted yet: its data follows the spec) */
+        /** @description `email.complained` (email family, default) */
         EmailComplainedEvent: {
             /**
              * Format: uuid
@@ -1311,7 +1311,7 @@ export interface components {
                 };
             };
         };
-        /** @description `email.opened` (email family, opt-in; not emitted yet: its data follows the spec) */
+        /** @description `email.opened` (email family, opt-in) */
         EmailOpenedEvent: {
             /**
              * Format: uuid
@@ -1333,7 +1333,7 @@ export interface components {
                 machine_open: boolean;
             };
         };
-        /** @description `email.clicked` (email family, opt-in; not emitted yet: its data follows the spec) */
+        /** @description `email.clicked` (email family, opt-in) */
         EmailClickedEvent: {
             /**
              * Format: uuid

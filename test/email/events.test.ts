@@ -8,7 +8,8 @@ import { controlDb, workspaceDb } from '../../src/platform/shards';
 import { resendEmailProvider, RESEND_API } from '../../src/providers/email/resend';
 import { InvalidProviderSignature, ProviderRejected } from '../../src/providers/email/types';
 import { call } from '../support/harness';
-import { emailEvents, emailWorkspace, outbox, reportEvent, send } from './support';
+import { expectFromOutbox, outbox as eventOutbox, subscribed, useReceiver } from '../events/support';
+import { addSender, emailEvents, emailWorkspace, outbox, reportEvent, send } from './support';
 
 const SECRET = 'whsec_MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3';
 
@@ -229,3 +230,17 @@ function signedFor(payload: unknown, secret = SECRET) {
   return { body, headers: { 'svix-id': id, 'svix-timestamp': String(Math.floor(at.getTime() / 1000)), 'svix-signature': new Webhook(secret).sign(id, at, body), 'content-type': 'application/json' } };
 }
 
+
+describe('email events reach webhook endpoints', () => {
+  const receiver = useReceiver();
+  it('delivers email.delivered to a default endpoint, signed, with the outbox data', async () => {
+    const { ws, ep } = await subscribed(undefined, { rate_limits: { per_key_per_minute: 1_000_000 } });
+    await addSender(ws, { is_default: true });
+    const sent = await send(ws, { metadata: { order: 9 } });
+    await reportEvent(sent.body.id, { type: 'delivered' });
+    const [delivered] = await receiver.received(ep, 1);
+    const [row] = await eventOutbox(ws.id, 'email.*');
+    expectFromOutbox(delivered, row);
+    expect(delivered).toMatchObject({ type: 'email.delivered', data: { send_id: sent.body.id, idempotency_key: sent.body.idempotency_key, to: 'ada@example.com', metadata: { order: 9 } } });
+  });
+});
