@@ -70,7 +70,10 @@ await ready();
 const ctx = await seed({ base, adminToken, log: (m) => console.log(m) });
 const rows = [];
 const floors = {};
-for (const scenario of scenarios(ctx)) {
+// BENCH_ONLY=<regex>: only the scenarios whose name matches (plus the floors), no extra measurements.
+const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : null;
+if (only) ctx.extraMeasurements = undefined;
+for (const scenario of scenarios(ctx).filter((s) => !only || s.floor === undefined || only.test(s.name))) {
   const headers = scenario.auth === false ? {} : { authorization: `Bearer ${ctx.key}` };
   for (let i = 1; i <= 20; i++) await queriesPerRequest(headers, scenario.request(i)).catch(() => {});
   const queries = await queriesPerRequest(headers, scenario.request(0));

@@ -20,6 +20,7 @@ const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 100_000);
 const CHUNK = 2_000;
 const DEALS = 100;
 const PAYMENTS = 100;
+const SUPPRESSIONS = 200;
 
 /** Runs `task(0..count-1)`, `width` at a time. */
 async function inParallel(count, width, task) {
@@ -63,6 +64,10 @@ export async function seed({ base, adminToken, log }) {
   await inParallel(PAYMENTS, 4, async (i) => {
     paymentIds[i] = (await api('POST', '/v1/payments', { type: 'one_time', title: `Seed payment ${i}`, amount: 1_000_000, contact_id: contactIds[i * 11] })).id;
   });
+  // Email: a verified default sender, suppressions to look up, and one processed key to replay.
+  await admin('POST', `/admin/v1/workspaces/${ws.id}/sender-profiles`, { from_name: 'Bench', from_email: 'bench@mail.bench.example', domain_verified: true, is_default: true });
+  await inParallel(SUPPRESSIONS, 4, async (i) => api('POST', '/v1/suppressions', { email: `suppressed${i}@example.org` }));
+  await api('POST', '/v1/emails', { to: 'replay@example.org', subject: 'Replay', text: 'Hello', idempotency_key: 'bench-replay' });
   log(`seeded workspace ${ws.id}`);
   const ctx = {
     base,
@@ -183,6 +188,26 @@ export function scenarios(ctx) {
       floor: INSERT_FLOOR,
       expected: 2,
       request: (i) => ({ method: 'POST', path: `/v1/payments/${ctx.paymentIds[i % PAYMENTS]}/refund`, body: { amount: 0.01 } }),
+    },
+    {
+      // Claim (Durable Object), read batch, write batch (send row), sandbox provider (outbox), sent.
+      name: 'POST /v1/emails (fresh key, sandbox provider)',
+      floor: INSERT_FLOOR,
+      expected: 4,
+      request: (i) => ({ method: 'POST', path: '/v1/emails', body: { to: `r${i % 1000}@example.org`, subject: `Receipt ${i}`, html: `<p>Order <a href="https://shop.example.org/o/${i}">${i}</a></p>`, idempotency_key: `bench-${nonce}-${i}`, tracking: { clicks: true } } }),
+    },
+    {
+      // Answered by the claim Durable Object alone: the difference to the floor is the claim's latency.
+      name: 'POST /v1/emails (replay)',
+      floor: SELECT_FLOOR,
+      expected: 0,
+      request: () => ({ method: 'POST', path: '/v1/emails', body: { to: 'replay@example.org', subject: 'Replay', text: 'Hello', idempotency_key: 'bench-replay' } }),
+    },
+    {
+      name: 'GET /v1/suppressions?email=',
+      floor: SELECT_FLOOR,
+      expected: 1,
+      request: (i) => ({ method: 'GET', path: `/v1/suppressions?email=suppressed${i % SUPPRESSIONS}@example.org` }),
     },
   ];
 }

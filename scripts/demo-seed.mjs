@@ -31,6 +31,9 @@ const DEMO_STEPS = [
       ],
     }),
   (admin, ws) => admin('POST', `/admin/v1/workspaces/${ws}/users`, { name: 'Dana Demo', email: 'dana@demo.example', role: 'agent' }),
+  (admin, ws) =>
+    admin('POST', `/admin/v1/workspaces/${ws}/sender-profiles`, { from_name: 'Demo Shop', from_email: 'hello@mail.demo.example', reply_to: 'support@demo.example', domain_verified: true, is_default: true }),
+  (admin, ws) => admin('POST', `/admin/v1/workspaces/${ws}/audiences`, { name: 'Prospects', kind: 'dynamic', filters: { lifecycle_stage: 'prospect' } }),
 ];
 
 /** Records made through the public API itself, so the demo has something to list. */
@@ -55,7 +58,17 @@ const DEMO_RECORDS = [
       interval: 'monthly',
       external_reference: 'demo-plan-1',
     });
+    await api('PUT', `/v1/contacts/${contact.id}/consent/email`, { state: 'subscribed', source: 'demo' });
   },
+  (api) => api('POST', '/v1/suppressions', { email: 'bounced@demo.example', reason: 'bounce', note: 'Demo: a hard bounce' }),
+  (api) =>
+    api('POST', '/v1/emails', {
+      to: 'ada@demo.example',
+      subject: 'Welcome to the demo',
+      html: '<p>Hello Ada, <a href="https://example.com/start">get started</a>.</p>',
+      idempotency_key: 'demo-welcome',
+      tracking: { opens: true, clicks: true },
+    }),
 ];
 
 export async function seedDemo({ base, adminToken, stateFile, readFileSync, writeFileSync, existsSync }) {
