@@ -10,7 +10,7 @@ import { addGlobalSuppression } from '../modules/suppressions/service';
 import { badRequest, httpError } from '../platform/errors';
 import { onEveryShard } from '../platform/shards';
 import { isUuid } from '../platform/validation';
-import { body, idParam } from './validate';
+import { body, idParam, limitParam } from './validate';
 import { workspaceData } from './workspace-data';
 
 /** Operator routes of the email domain (docs/operator-api.md): sender profiles, audiences, the sandbox outbox, send events. */
@@ -68,12 +68,10 @@ emailAdmin.get('/workspaces/:ws/outbox', async (c) => {
   const wsId = idParam(c, 'ws');
   const channel = c.req.query('channel') || undefined;
   if (channel !== undefined && !OUTBOX_CHANNELS.includes(channel as OutboxChannel)) throw badRequest(`Invalid channel: must be one of ${OUTBOX_CHANNELS.join(', ')}`);
-  const raw = c.req.query('limit');
-  const limit = raw === undefined || raw === '' ? 50 : Number(raw);
-  if (!Number.isInteger(limit) || limit < 0) throw badRequest('Invalid limit: must be a non-negative integer');
+  const limit = limitParam(c);
   const { db } = await workspaceData(c, wsId);
   const to = c.req.query('to')?.trim().toLowerCase() || undefined;
-  return c.json({ data: await listOutbox(db, wsId, { channel: channel as OutboxChannel | undefined, to, limit: Math.min(limit, 500) }) });
+  return c.json({ data: await listOutbox(db, wsId, { channel: channel as OutboxChannel | undefined, to, limit }) });
 });
 
 /** What a provider webhook would report about a send: the same path as `POST /providers/email/{provider}`. */
