@@ -103,7 +103,8 @@ export async function sendEmail(ctx: SendContext, input: SendEmailInput): Promis
   try {
     const out = await deliver(ctx, input, to, prepared, progress);
     await claims.complete(claim.token, { ...out.record, duplicate: false });
-    return claim.recovered ? { record: { ...out.record, duplicate: true }, fresh: false } : out;
+    // A recovered claim, or a key whose send D1 already holds, answers as a replay.
+    return claim.recovered || !out.fresh ? { record: { ...out.record, duplicate: true }, fresh: false } : out;
   } catch (err) {
     if (!progress.handedOff) await claims.release(claim.token).catch((e) => console.error('claim release failed', e));
     throw err;
