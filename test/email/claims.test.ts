@@ -65,6 +65,22 @@ describe('exactly-once sends: the IdempotencyClaims Durable Object', () => {
     expect(row.provider_message_id).toBe((await outbox(ws))[0].id);
   });
 
+  it('answers a send D1 already holds for the key as a replay, even without a claim record', async () => {
+    const { ws, sender } = await emailWorkspace();
+    const db = await shardOf(ws.id);
+    const sendId = crypto.randomUUID();
+    const now = new Date().toISOString();
+    await db
+      .prepare(`INSERT INTO email_sends (id, workspace_id, idempotency_key, source, status, "to", "from", sender_profile_id, subject, provider, provider_message_id, track_opens, track_clicks, created_at, updated_at)
+        VALUES (?, ?, 'held-in-d1', 'api', 'sent', 'ada@example.com', ?, ?, 'Hello', 'sandbox', 'm-1', 0, 0, ?, ?)`)
+      .bind(sendId, ws.id, sender!.from_email, sender!.id, now, now)
+      .run();
+    const res = await send(ws, { idempotency_key: 'held-in-d1' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: sendId, status: 'sent', duplicate: true, provider_message_id: 'm-1' });
+    expect(await outbox(ws)).toEqual([]);
+  });
+
   it('releases the key on provider_error, so the next attempt sends', async () => {
     const { ws } = await emailWorkspace();
     const key = 'provider-refused';
