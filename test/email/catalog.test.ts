@@ -85,6 +85,28 @@ describe('the audience resolver', () => {
   });
 });
 
+describe('static audiences and contact merges', () => {
+  it('re-keys an absorbed contact to the surviving one, listed once', async () => {
+    const { ws } = await emailWorkspace();
+    const target = (await ws.api('POST', '/v1/contacts', { phone: '+14155550161' })).body;
+    const other = (await ws.api('POST', '/v1/contacts', { email: 'absorbed@example.com' })).body;
+    const both = await audience(ws, { name: 'Both', kind: 'static', contact_ids: [target.id, other.id] });
+    const onlyOther = await audience(ws, { name: 'Other', kind: 'static', contact_ids: [other.id] });
+    const conflict = await ws.api('POST', '/v1/contacts', { phone: '+14155550161', email: 'absorbed@example.com' });
+    expect(conflict.status).toBe(409);
+    await adminOk('POST', `/merge-requests/${conflict.body.merge_request_id}/resolve`, { action: 'merge' });
+    await ws.api('PUT', `/v1/contacts/${target.id}/consent/email`, { state: 'subscribed' });
+    const ctx = await serviceContext(ws);
+    for (const a of [both, onlyOther]) {
+      const resolved = await resolveAudience(ctx, a.id, { limit: 10 });
+      expect(resolved!.recipients.map((r) => r.id)).toEqual([target.id]);
+    }
+    const { rowsIn } = await import('../support/db');
+    const [row] = await rowsIn(ws.id, 'SELECT definition FROM audiences WHERE id = ?', both.id);
+    expect(JSON.parse(row.definition)).toEqual({ contact_ids: [target.id] });
+  });
+});
+
 describe('GET /v1/sender-profiles', () => {
   it('lists newest first with verified, composed from_email and domain status; never DKIM/DNS material', async () => {
     const { ws, sender } = await emailWorkspace();

@@ -4,6 +4,7 @@ import type { Db } from '../../platform/db';
 import { nowIso } from '../../platform/db';
 import { badRequest } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
+import { rawRun } from '../../platform/raw-query';
 import { envelope, parsePaging } from '../../platform/list';
 import { compileContactFilter, emailEligibleContacts, type ContactTarget } from '../consent/eligibility';
 import { AUDIENCE_KINDS, audiences, type AudienceKind } from './schema';
@@ -61,3 +62,16 @@ export async function resolveAudience(ctx: ServiceContext, audienceId: string, p
   await ctx.db.update(audiences).set({ last_count: resolved.count, last_counted_at: now }).where(and(eq(audiences.workspace_id, ctx.ws.id), eq(audiences.id, audienceId)));
   return { audience: serializeAudience({ ...audience, last_count: resolved.count, last_counted_at: now }), count: resolved.count, recipients: resolved.contacts };
 }
+
+/**
+ * A contact merge re-keys static audiences (the contacts module puts this in
+ * its merge batch): the absorbed id becomes the surviving one, listed once.
+ */
+export const rekeyStaticAudiences = (db: Db, workspaceId: string, fromContactId: string, toContactId: string) =>
+  rawRun(
+    db,
+    sql`UPDATE audiences SET definition = json_object('contact_ids', (SELECT json_group_array(DISTINCT CASE WHEN value = ${fromContactId} THEN ${toContactId} ELSE value END)
+        FROM json_each(audiences.definition, '$.contact_ids'))), updated_at = ${nowIso()}
+      WHERE workspace_id = ${workspaceId} AND kind = 'static'
+        AND EXISTS (SELECT 1 FROM json_each(audiences.definition, '$.contact_ids') WHERE value = ${fromContactId})`,
+  );
