@@ -107,7 +107,7 @@ export async function applyTracking(html: string, options: TrackingOptions, targ
  * maintained `isbot` list; the security gateways below announce themselves
  * with names it does not hold.
  */
-const MAIL_SCANNERS = /barracuda|mimecast|proofpoint|symantec|messagelabs|forcepoint|trendmicro|sophos|fireeye|cisco|ironport|microsoft office|ms-office|outlook-protection|safelinks|googleimageproxy.*prefetch/i;
+const MAIL_SCANNERS = /barracuda|mimecast|proofpoint|symantec|messagelabs|forcepoint|trendmicro|sophos|fireeye|ironport|safelinks/i;
 
 export function isMachineOpen(userAgent: string | undefined): boolean {
   if (!userAgent || !userAgent.trim()) return true;
