@@ -15,6 +15,7 @@ import { v1Routers } from './modules/routers';
 import { paymentPublicRoutes, registerPaymentPublicDocs } from './modules/payment-requests/public';
 import { bookingPages } from './modules/bookings/pages';
 import { whatsappWebhook } from './modules/whatsapp/webhook-routes';
+import { emailProviderApp, trackingApp } from './modules/emails/public-routes';
 
 /** Events committed during the request leave after the response (the outbox sweep covers failures). */
 const publishEvents: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -98,5 +99,8 @@ export function buildApp() {
   app.route('/book', bookingPages);
   // Provider webhooks: public, each verified by its provider's own signature over the raw body.
   app.route('/providers/whatsapp', whatsappWebhook);
+  // Opened from mail clients and called by providers: no API key (tokens and provider signatures instead).
+  app.route('/t', trackingApp);
+  app.route('/providers/email', emailProviderApp);
   return app;
 }

@@ -44,9 +44,9 @@ function conforms(route: RouteCase, res: ApiResponse, what: string) {
   return res;
 }
 
-/** The route's valid body for a call on seeded records (the stage move needs a real stage, a booking a real meeting type, a campaign a template). */
+/** The route's valid body for a call on seeded records (the stage move needs a real stage, a booking a real meeting type, a campaign a template, a send a sender profile). */
 async function validBody(route: RouteCase) {
-  const seeded = route.path === '/v1/deals/{id}/stage' || route.path === '/v1/bookings' || (route.method === 'POST' && route.path === '/v1/campaigns');
+  const seeded = ['/v1/deals/{id}/stage', '/v1/bookings', '/v1/emails'].includes(route.path) || (route.method === 'POST' && route.path === '/v1/campaigns');
   if (seeded && route.parallelBody) return route.parallelBody(0, ws);
   return route.body;
 }
