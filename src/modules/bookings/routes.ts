@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { AppEnv, Bindings } from '../../env';
+import type { AppEnv } from '../../env';
 import { publicBaseUrl } from '../../platform/public-base';
 import { serviceContext } from '../../platform/context';
 import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
