@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { Temporal } from 'temporal-polyfill';
 import type { Db } from '../../platform/db';
+import { escapeHtml } from '../../platform/html';
 import { base64url } from '../../platform/ids';
 import { bookingSettingsOf, type Member } from './meeting-types';
 import { bookingSettings, type BookingRow, type MeetingTypeRow } from './schema';
@@ -8,7 +9,6 @@ import { bookingSettings, type BookingRow, type MeetingTypeRow } from './schema'
 /** What the invitee receives after booking: to be sent through the transactional email path. */
 export type BookingMessage = { to: string; subject: string; html: string; text: string; manage_url: string };
 
-const escapeHtml = (v: string) => v.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /** A start instant as the invitee reads it: `Monday, June 1, 2026, 9:00 AM (Europe/Berlin)`. */
 export function inviteeTime(iso: string, zone: string): string {

@@ -6,6 +6,7 @@ import type { ServiceContext } from '../../platform/context';
 import { ApiError } from '../../platform/errors';
 import { EventSink, publishCommitted } from '../../platform/events';
 import { controlDb, shardDb } from '../../platform/shards';
+import { escapeHtml as esc } from '../../platform/html';
 import { isValidTimeZone } from '../../platform/timezones';
 import { isUuid } from '../../platform/validation';
 import { hasFeature } from '../workspaces/model';
@@ -25,13 +26,6 @@ import { afterResponse, cancelBooking, createBooking, getBooking } from './servi
 
 export const bookingPages = new Hono<AppEnv>();
 
-const esc = (v: unknown) =>
-  String(v ?? '')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
 
 const STYLE = `body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:44rem;margin:2rem auto;padding:0 1rem;color:#1f2933;background:#f8fafc}
 main{background:#fff;border:1px solid #d9e2ec;border-radius:12px;padding:1.5rem 2rem}h1{font-size:1.5rem;margin:.2rem 0}p.meta{color:#52606d;margin-top:0}

@@ -1,5 +1,6 @@
-import { and, eq } from 'drizzle-orm';
-import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
+import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
+import type { Db } from '../../platform/db';
 import { contacts } from './schema';
 
 /**
@@ -16,3 +17,11 @@ export const contactIdentityJoin = (contactId: SQLiteColumn, workspaceId: SQLite
   [contacts, and(eq(contacts.id, contactId), eq(contacts.workspace_id, workspaceId))] as const;
 
 export const serializeContactIdentity = (r: ContactIdentity) => ({ contact_name: r.contactName, contact_phone: r.contactPhone, contact_email: r.contactEmail });
+
+/** The list's total: the rows of `table` in the workspace matching `where`, which may search the joined identity. */
+export const countWithContactIdentity = (db: Db, table: SQLiteTable, columns: { contactId: SQLiteColumn; workspaceId: SQLiteColumn }, workspaceId: string, where?: SQL) =>
+  db
+    .select({ total: sql<number>`count(*)` })
+    .from(table)
+    .leftJoin(...contactIdentityJoin(columns.contactId, columns.workspaceId))
+    .where(and(eq(columns.workspaceId, workspaceId), where));

@@ -7,6 +7,7 @@ import { containsInAny, envelope, parsePaging, searchParam } from '../../platfor
 import type { OutboxEvent } from '../../platform/events';
 import { toCents } from '../../platform/money';
 import { isUuid } from '../../platform/validation';
+import { countWithContactIdentity } from '../contacts/identity-join';
 import { contacts } from '../contacts/schema';
 import { planContactReference, type PlannedContact } from '../contacts/resolve';
 import { activity } from '../contacts/service';
@@ -324,11 +325,7 @@ export async function listDeals(ctx: ServiceContext, params: DealListParams) {
   }
   const where = conditions.length ? and(...conditions) : undefined;
   const [[{ total }], rows] = await ctx.db.batch([
-    ctx.db
-      .select({ total: sql<number>`count(*)` })
-      .from(deals)
-      .leftJoin(contacts, and(eq(contacts.id, deals.contactId), eq(contacts.workspace_id, deals.workspaceId)))
-      .where(and(eq(deals.workspaceId, ctx.ws.id), where)),
+    countWithContactIdentity(ctx.db, deals, deals, ctx.ws.id, where),
     selectDealsWithContact(ctx.db, ctx.ws.id, where).orderBy(desc(deals.createdAt), desc(deals.id)).limit(paging.limit).offset(paging.offset),
   ]);
   return envelope(rows.map(serializeDealWithContact), total, paging);

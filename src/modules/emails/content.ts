@@ -1,5 +1,6 @@
 import { convert } from 'html-to-text';
 import { domainError } from '../../platform/errors';
+import { escapeHtml } from '../../platform/html';
 import { z } from '../../platform/validation';
 
 /** Spec Part 2 "Transactional email" bounds. */
@@ -20,10 +21,8 @@ export type RenderedEmail = { subject: string; html?: string; text?: string; hea
 /** Both parts, the missing one derived, and the headers in their canonical spelling. */
 export type PreparedEmail = { subject: string; html: string; text: string; headers: Record<string, string> };
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
 /** Plain text as HTML: escaped, line breaks kept. */
-export const textToHtml = (text: string) => text.replace(/[&<>"']/g, (ch) => ESCAPES[ch]).replace(/\r\n|\r|\n/g, '<br>\n');
+export const textToHtml = (text: string) => escapeHtml(text).replace(/\r\n|\r|\n/g, '<br>\n');
 
 /** HTML as readable plain text (html-to-text: links keep their URL, tables and lists stay legible, images are dropped). */
 export const htmlToText = (html: string) =>

@@ -7,6 +7,7 @@ import { uuidv7 } from '../../platform/ids';
 import { jsonBoundsProblem } from '../../platform/json-bounds';
 import { containsInAny, envelope, parsePaging, searchParam } from '../../platform/list';
 import { hasAtMostTwoDecimals, toCents } from '../../platform/money';
+import { countWithContactIdentity } from '../contacts/identity-join';
 import { contacts } from '../contacts/schema';
 import { planContactReference, type PlannedContact } from '../contacts/resolve';
 import { activity } from '../contacts/service';
@@ -522,11 +523,7 @@ export async function listPayments(ctx: ServiceContext, params: PaymentListParam
   }
   const where = conditions.length ? and(...conditions) : undefined;
   const [[{ total }], rows] = await ctx.db.batch([
-    ctx.db
-      .select({ total: sql<number>`count(*)` })
-      .from(payments)
-      .leftJoin(contacts, and(eq(contacts.id, payments.contactId), eq(contacts.workspace_id, payments.workspaceId)))
-      .where(and(eq(payments.workspaceId, ctx.ws.id), where)),
+    countWithContactIdentity(ctx.db, payments, payments, ctx.ws.id, where),
     selectPaymentsWithContact(ctx.db, ctx.ws.id, where).orderBy(desc(payments.purchaseDate), desc(payments.id)).limit(paging.limit).offset(paging.offset),
   ]);
   return envelope(rows.map(serializeListRow), total, paging);
