@@ -14,6 +14,9 @@ export default defineConfig(async () => {
         miniflare: {
           bindings: {
             ADMIN_TOKEN: 'test-admin-token',
+            // Email: tracking links are signed; Resend webhooks are verified with this Svix secret (test/email).
+            TRACKING_SECRET: 'test-tracking-secret',
+            RESEND_WEBHOOK_SECRET: 'whsec_MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3',
             TEST_MIGRATIONS_CONTROL: control,
             TEST_MIGRATIONS_DATA: data,
             ALLOW_UNSAFE_WEBHOOK_HOSTS: '',

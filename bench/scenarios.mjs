@@ -21,6 +21,7 @@ const CHUNK = 2_000;
 const DEALS = 100;
 const PAYMENTS = 100;
 const ORDERS = 100;
+const SUPPRESSIONS = 200;
 
 /** Runs `task(0..count-1)`, `width` at a time. */
 async function inParallel(count, width, task) {
@@ -81,6 +82,10 @@ export async function seed({ base, adminToken, log }) {
   });
   const booking = await seedBookings(admin, api, ws.id);
   const template = await admin('POST', `/admin/v1/workspaces/${ws.id}/templates`, { name: 'bench_offer', language: 'en_US', category: 'marketing', body: 'Hi {{1}}, your code is {{2}}' });
+  // Email: a verified default sender, suppressions to look up, and one processed key to replay.
+  await admin('POST', `/admin/v1/workspaces/${ws.id}/sender-profiles`, { from_name: 'Bench', from_email: 'bench@mail.bench.example', domain_verified: true, is_default: true });
+  await inParallel(SUPPRESSIONS, 4, async (i) => api('POST', '/v1/suppressions', { email: `suppressed${i}@example.org` }));
+  await api('POST', '/v1/emails', { to: 'replay@example.org', subject: 'Replay', text: 'Hello', idempotency_key: 'bench-replay' });
   log(`seeded workspace ${ws.id}`);
   const ctx = {
     booking,
@@ -280,6 +285,26 @@ export function scenarios(ctx) {
       floor: INSERT_FLOOR,
       expected: 4,
       request: (i) => ({ method: 'POST', path: `/v1/templates/${ctx.templateId}/send`, body: { to: seedPhone(2 * n + i), body_variables: [{ type: 'text', text: `Guest ${i}` }, { type: 'text', text: 'SPRING20' }] } }),
+    },
+    {
+      // Claim (Durable Object), read batch, write batch (send row), sandbox provider (outbox), sent.
+      name: 'POST /v1/emails (fresh key, sandbox provider)',
+      floor: INSERT_FLOOR,
+      expected: 4,
+      request: (i) => ({ method: 'POST', path: '/v1/emails', body: { to: `r${i % 1000}@example.org`, subject: `Receipt ${i}`, html: `<p>Order <a href="https://shop.example.org/o/${i}">${i}</a></p>`, idempotency_key: `bench-${nonce}-${i}`, tracking: { clicks: true } } }),
+    },
+    {
+      // Answered by the claim Durable Object alone: the difference to the floor is the claim's latency.
+      name: 'POST /v1/emails (replay)',
+      floor: SELECT_FLOOR,
+      expected: 0,
+      request: () => ({ method: 'POST', path: '/v1/emails', body: { to: 'replay@example.org', subject: 'Replay', text: 'Hello', idempotency_key: 'bench-replay' } }),
+    },
+    {
+      name: 'GET /v1/suppressions?email=',
+      floor: SELECT_FLOOR,
+      expected: 1,
+      request: (i) => ({ method: 'GET', path: `/v1/suppressions?email=suppressed${i % SUPPRESSIONS}@example.org` }),
     },
   ];
 }

@@ -6,6 +6,7 @@ import { benchRoutes } from './routes';
 
 export { RateLimiter } from '../src/durable-objects/rate-limiter';
 export { SlotLock } from '../src/durable-objects/slot-lock';
+export { IdempotencyClaims } from '../src/durable-objects/idempotency-claims';
 
 const app = buildApp();
 

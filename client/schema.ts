@@ -50,6 +50,174 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/book/{ws}/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Hosted booking page (HTML, for the invitee)
+         * @description Not an API route: the page `page_url` opens. Days with open times, the open slots of the chosen day in the invitee's zone, and a form for name, email and notes. Works without JavaScript (a small script only fills in the browser's zone). With `embed_key` it is the embed's page: a rotated key answers 403.
+         */
+        get: operations["getBookingPage"];
+        put?: never;
+        /**
+         * Book from the hosted page (form post)
+         * @description The form of the booking page (`start_at`, `timezone`, `name`, `email`, `notes?`, `embed_key?`): books through the same service as `POST /v1/bookings` (`source` `public_page`, or `embed`) and redirects (303) to the manage page. A taken slot or invalid input shows the page again with the reason.
+         */
+        post: operations["bookFromBookingPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/book/{ws}/manage/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Booking manage page (HTML, for the invitee)
+         * @description Not an API route: the link of the confirmation email. Shows the booking and, while it is confirmed, a form to cancel it.
+         */
+        get: operations["getBookingManagePage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/book/{ws}/manage/{token}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel from the manage page (form post)
+         * @description Cancels the booking as the invitee (`cancelled_by: invitee`, optional `reason`), like `POST /v1/bookings/{id}/cancel`, and redirects (303) back to the manage page.
+         */
+        post: operations["cancelFromBookingManagePage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/book/embed.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The embed script of `snippet_html`
+         * @description Turns each `[data-booking-embed]` element of the host page into an iframe of the booking page, with the `bk_` key and the browser's zone.
+         */
+        get: operations["getBookingEmbedScript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/t/o/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Open-tracking pixel (in sent HTML)
+         * @description Not an API route: the 1x1 pixel a tracked email carries (`tracking.opens`). Records the first open of the send (`email.opened`, `machine_open` for known scanners and prefetchers) after answering.
+         */
+        get: operations["trackEmailOpen"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/t/c/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Click-tracking redirect (in sent HTML)
+         * @description Not an API route: a wrapped link of a tracked email (`tracking.clicks`). Redirects (302) to the original URL verbatim and records the first click (`email.clicked`); never redirects anywhere else.
+         */
+        get: operations["trackEmailClick"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/providers/email/{provider}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Email provider webhook (called by the provider)
+         * @description Not for API clients: `resend` posts delivery and engagement events here, verified with its Svix signature (`svix-id`, `svix-timestamp`, `svix-signature`, secret `RESEND_WEBHOOK_SECRET`). Bounces and complaints add suppressions; `email.*` events fire once per send and type. Events about unknown messages are skipped.
+         */
+        post: operations["receiveEmailProviderWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/providers/whatsapp/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Meta's webhook verification handshake
+         * @description Not for API clients: Meta calls it once when the webhook is configured. With `hub.mode=subscribe` and the right `hub.verify_token` (`WHATSAPP_VERIFY_TOKEN`) it echoes `hub.challenge` as text; otherwise 403.
+         */
+        get: operations["verifyWhatsAppWebhook"];
+        put?: never;
+        /**
+         * WhatsApp Cloud API notifications (called by Meta)
+         * @description Not for API clients: inbound messages and status updates, verified by `X-Hub-Signature-256` (HMAC-SHA256 of the raw body with `WHATSAPP_APP_SECRET`). The workspace is found by `metadata.phone_number_id`; each inbound message fires `message.received` once per provider message id. A valid signed payload always answers 200 so Meta stops retrying.
+         */
+        post: operations["receiveWhatsAppWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/pipelines": {
         parameters: {
             query?: never;
@@ -1039,6 +1207,116 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/emails": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send one transactional email
+         * @description Sends through a sender profile on a verified sending domain; content is delivered verbatim (no footer, no unsubscribe link, no tracking unless opted in).
+         *
+         *     - 201 when this request performed the send, 200 with `duplicate: true` for a replay of a processed key (the first answer: `sent` stays `sent`, `suppressed` stays `suppressed`).
+         *     - A suppressed recipient (the workspace list or the platform list) answers 2xx with `status: suppressed`, `reason: suppressed`, and nothing is sent.
+         *     - The key is claimed before any quota or deliverability gate: a concurrent request with the same key answers 409 `send_in_progress` (retry shortly with the same key). Validation failures and pre-send errors release the key; a claim left by a crash is recoverable after about 3 minutes, and the retry then completes the send and answers 200 `duplicate: true`.
+         *     - Consent is the caller's responsibility: no consent check, no contact is created.
+         *     - Rate limit: 300 requests per minute per key, separate from the general limit.
+         */
+        post: operations["sendEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/suppressions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List suppressed addresses
+         * @description This workspace's rows, newest first. The platform-managed global list is enforced at send time but never listed.
+         */
+        get: operations["listSuppressions"];
+        put?: never;
+        /**
+         * Suppress an address
+         * @description 201 both ways: an address already on the list comes back unchanged with `duplicate: true`. Adding a suppression does not change any contact's consent.
+         */
+        post: operations["createSuppression"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/suppressions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a suppression
+         * @description Removes this workspace's row only; it lifts the send-time block and resubscribes no one. Platform rows cannot be removed.
+         */
+        delete: operations["deleteSuppression"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audiences": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List audiences
+         * @description Newest first. The ids are valid as `audience_id` for email and WhatsApp campaigns. The stored definition is never returned; `last_count` is an advisory size cache. Not writable through the API.
+         */
+        get: operations["listAudiences"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sender-profiles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List sender profiles
+         * @description Newest first. The ids are valid as `sender_profile_id` for transactional sends and email campaigns; prefer `verified: true`. DKIM and DNS material is never returned. Not writable through the API.
+         */
+        get: operations["listSenderProfiles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "email.delivered": {
@@ -1644,7 +1922,7 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
-        /** @description `email.delivered` (email family, default; not emitted yet: its data follows the spec) */
+        /** @description `email.delivered` (email family, default) */
         EmailDeliveredEvent: {
             /**
              * Format: uuid
@@ -1665,7 +1943,7 @@ export interface components {
                 };
             };
         };
-        /** @description `email.bounced` (email family, default; not emitted yet: its data follows the spec) */
+        /** @description `email.bounced` (email family, default) */
         EmailBouncedEvent: {
             /**
              * Format: uuid
@@ -1688,7 +1966,7 @@ export interface components {
                 bounce_type?: "hard" | "soft" | "block";
             };
         };
-        /** @description `email.complained` (email family, default; not emitted yet: its data follows the spec) */
+        /** @description `email.complained` (email family, default) */
         EmailComplainedEvent: {
             /**
              * Format: uuid
@@ -1730,7 +2008,7 @@ export interface components {
                 };
             };
         };
-        /** @description `email.opened` (email family, opt-in; not emitted yet: its data follows the spec) */
+        /** @description `email.opened` (email family, opt-in) */
         EmailOpenedEvent: {
             /**
              * Format: uuid
@@ -1752,7 +2030,7 @@ export interface components {
                 machine_open: boolean;
             };
         };
-        /** @description `email.clicked` (email family, opt-in; not emitted yet: its data follows the spec) */
+        /** @description `email.clicked` (email family, opt-in) */
         EmailClickedEvent: {
             /**
              * Format: uuid
@@ -4269,6 +4547,176 @@ export interface components {
             scheduled_at?: string | null;
         };
         WhatsAppCampaignExecute: Record<string, never>;
+        EmailSendRecord: {
+            /**
+             * Format: uuid
+             * @description The send id (`data.send_id` in email events)
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            id: string;
+            /**
+             * @description Check this, not only the HTTP status: a suppressed recipient answers 2xx
+             * @enum {string}
+             */
+            status: "sent" | "suppressed";
+            duplicate: boolean;
+            to: string;
+            idempotency_key: string;
+            /** @description Null when suppressed */
+            provider_message_id: string | null;
+            /** @enum {string|null} */
+            reason: "suppressed" | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        EmailSend: {
+            /**
+             * Format: email
+             * @description Trimmed and lower-cased; not a valid address: 422 `invalid_recipient`
+             */
+            to: string;
+            subject: string;
+            /** @description At most 500 KB (UTF-8); delivered verbatim. One of html/text is required (400 `validation_failed`) */
+            html?: string;
+            /** @description At most 100 KB (UTF-8). A missing part is derived: text becomes escaped HTML with line breaks kept, html a plain-text rendering */
+            text?: string;
+            /** @description Unique per workspace: the first request sends, later ones replay its answer */
+            idempotency_key: string;
+            /**
+             * Format: uuid
+             * @description Default: the workspace's default verified sender profile; another workspace's id answers 404 `sender_profile_not_found`
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            sender_profile_id?: string;
+            /**
+             * Format: email
+             * @description Default: the sender profile's `reply_to`
+             */
+            reply_to?: string;
+            /** @description Only `List-Unsubscribe` and `List-Unsubscribe-Post` (any case); string values of at most 1000 characters without control characters. Anything else: 400 `validation_failed` */
+            headers?: {
+                [key: string]: unknown;
+            };
+            /** @description At most 2048 bytes serialized (else 400 `validation_failed`); echoed verbatim as `data.metadata` in email events */
+            metadata?: {
+                [key: string]: unknown;
+            };
+            /** @description `opens` appends a 1x1 pixel to the HTML part, `clicks` wraps absolute http(s) links in a first-party redirect; both default false and are not kept across replays */
+            tracking?: {
+                opens?: boolean;
+                clicks?: boolean;
+            };
+        };
+        SuppressionList: {
+            data: components["schemas"]["Suppression"][];
+            total: number;
+            limit: number;
+            offset: number;
+        };
+        Suppression: {
+            /**
+             * Format: uuid
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            id: string;
+            /** Format: email */
+            email: string;
+            /** @enum {string|null} */
+            reason: "unsubscribe" | "bounce" | "complaint" | "manual" | null;
+            /** @description Who added it: `api`, or `provider` for a hard bounce or complaint the email provider reported (open set) */
+            source: string;
+            note: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        SuppressionCreated: components["schemas"]["Suppression"] & {
+            /** @description true when the address was already on the list (the existing row, unchanged) */
+            duplicate: boolean;
+        };
+        SuppressionCreate: {
+            /** Format: email */
+            email: string;
+            /**
+             * @description Default `manual`
+             * @enum {string}
+             */
+            reason?: "unsubscribe" | "bounce" | "complaint" | "manual";
+            note?: string;
+        };
+        SuppressionDeleted: {
+            /** @enum {boolean} */
+            success: true;
+        };
+        AudienceList: {
+            data: components["schemas"]["Audience"][];
+            total: number;
+            limit: number;
+            offset: number;
+        };
+        Audience: {
+            /**
+             * Format: uuid
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            workspace_id: string;
+            name: string;
+            /** @enum {string} */
+            kind: "dynamic" | "static";
+            /** @description Advisory: eligible contacts when the audience was last resolved (null before) */
+            last_count: number | null;
+            /** Format: date-time */
+            last_counted_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        SenderProfileList: {
+            data: components["schemas"]["SenderProfile"][];
+            total: number;
+            limit: number;
+            offset: number;
+        };
+        SenderProfile: {
+            /**
+             * Format: uuid
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            workspace_id: string;
+            from_name: string;
+            /**
+             * Format: email
+             * @description Composed from the local part and the sending domain
+             */
+            from_email: string;
+            reply_to: string | null;
+            /** @description Delivery provider (`sandbox`, `resend`; open set) */
+            provider: string;
+            is_default: boolean;
+            /** @description The sending domain this profile sends from */
+            sending_domain: string;
+            /**
+             * @description The sending domain's verification status
+             * @enum {string}
+             */
+            domain_status: "verified" | "pending";
+            /** @description Send-readiness: prefer profiles with `verified: true` */
+            verified: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -4422,6 +4870,426 @@ export interface operations {
             };
             /** @description Unknown provider */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+        };
+    };
+    getBookingPage: {
+        parameters: {
+            query?: {
+                /** @description IANA zone to show times in */
+                tz?: string;
+                /** @description The day to show (YYYY-MM-DD in `tz`) */
+                day?: string;
+                /** @description The `bk_` key of the embed snippet */
+                embed_key?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The workspace id (`workspace_ref` of the embed material) */
+                ws: string;
+                /** @description The meeting type slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A stale embed key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Unknown workspace or meeting type */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    bookFromBookingPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The workspace id (`workspace_ref` of the embed material) */
+                ws: string;
+                /** @description The meeting type slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the manage page of the new booking */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The page with the reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A stale embed key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Unknown workspace or meeting type */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The page: that time was just taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    getBookingManagePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The workspace id */
+                ws: string;
+                /** @description The signed manage token from the confirmation (never in the API or events) */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Unknown or altered token */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    cancelFromBookingManagePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The workspace id */
+                ws: string;
+                /** @description The signed manage token from the confirmation (never in the API or events) */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Back to the manage page */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unknown or altered token */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    getBookingEmbedScript: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JavaScript */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                };
+            };
+        };
+    };
+    trackEmailOpen: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The signed token of the link (never guessable; an altered token is 404) */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A 1x1 transparent GIF */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/gif": string;
+                };
+            };
+            /** @description Unknown or altered token */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+        };
+    };
+    trackEmailClick: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The signed token of the link (never guessable; an altered token is 404) */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the original URL */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unknown or altered token */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+        };
+    };
+    receiveEmailProviderWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `resend` */
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "email.delivered",
+                 *       "data": {
+                 *         "email_id": "4ef9a417-02e9-4d39-ad75-9611e0fcc33c"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        received: number;
+                        recorded: number;
+                    };
+                };
+            };
+            /** @description Bad or missing signature: nothing recorded */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Unknown provider */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+        };
+    };
+    verifyWhatsAppWebhook: {
+        parameters: {
+            query?: {
+                "hub.mode"?: string;
+                "hub.verify_token"?: string;
+                "hub.challenge"?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The challenge, verbatim */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Verification token mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+        };
+    };
+    receiveWhatsAppWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sha256=<hex>` */
+                "x-hub-signature-256"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "object": "whatsapp_business_account",
+                 *       "entry": [
+                 *         {
+                 *           "id": "WABA_ID",
+                 *           "changes": [
+                 *             {
+                 *               "field": "messages",
+                 *               "value": {
+                 *                 "metadata": {
+                 *                   "phone_number_id": "1234567890"
+                 *                 }
+                 *               }
+                 *             }
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        received: true;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Invalid or missing X-Hub-Signature-256: nothing recorded */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12319,6 +13187,718 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DomainError"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+        };
+    };
+    sendEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "to": "ada@example.com",
+                 *       "subject": "Your receipt",
+                 *       "html": "<p>Thanks for your order! <a href=\"https://shop.example.com/orders/1042\">View it</a></p>",
+                 *       "idempotency_key": "receipt-1042",
+                 *       "metadata": {
+                 *         "order_id": 1042
+                 *       },
+                 *       "tracking": {
+                 *         "opens": true,
+                 *         "clicks": true
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["EmailSend"];
+            };
+        };
+        responses: {
+            /** @description A replay of an already processed key: the first answer with `duplicate: true` */
+            200: {
+                headers: {
+                    Bookmark: components["headers"]["Bookmark"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailSendRecord"];
+                };
+            };
+            /** @description This request performed the send (or found the recipient suppressed) */
+            201: {
+                headers: {
+                    Bookmark: components["headers"]["Bookmark"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailSendRecord"];
+                };
+            };
+            /** @description `validation_failed`: neither html nor text, a disallowed or invalid header, metadata over 2048 bytes. Shape violations: the standard body */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["DomainError"];
+                };
+            };
+            /** @description `Missing API key` or `Invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `quota_exceeded`: the monthly quota is exhausted */
+            402: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainError"];
+                };
+            };
+            /** @description Plan without API access, or the plan lacks the feature (`FEATURE_NOT_INCLUDED_IN_PLAN`) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
+                };
+            };
+            /** @description `sender_profile_not_found` */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainError"];
+                };
+            };
+            /** @description `send_in_progress` (same key processing; retry shortly with the same key) or `no_verified_sender` */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainError"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `invalid_recipient` */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainError"];
+                };
+            };
+            /** @description `warming_cap_exceeded` (daily domain-warming cap; retry after 00:00 UTC), or the rate limit (standard body, `Retry-After`) */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["DomainError"];
+                };
+            };
+            /** @description `provider_error`: the provider refused; the key is released and safe to retry */
+            502: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainError"];
+                };
+            };
+            /** @description `workspace_paused`: sending is paused by deliverability protection */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainError"];
+                };
+            };
+        };
+    };
+    listSuppressions: {
+        parameters: {
+            query?: {
+                /** @description Exact address, case-insensitive */
+                email?: string;
+                /** @description Page size, default 50; values above 500 are clamped to 500. Anything but a non-negative integer answers 400 `Invalid limit: must be a non-negative integer` */
+                limit?: number;
+                /** @description Rows to skip. Anything but a non-negative integer answers 400 `Invalid offset: must be a non-negative integer` */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of suppressions */
+            200: {
+                headers: {
+                    Bookmark: components["headers"]["Bookmark"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuppressionList"];
+                };
+            };
+            /** @description `invalid_request`: malformed paging, a non-UUID id or a request-shape violation */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["DomainError"];
+                };
+            };
+            /** @description `Missing API key` or `Invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Plan without API access, or the plan lacks the feature (`FEATURE_NOT_INCLUDED_IN_PLAN`) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+        };
+    };
+    createSuppression: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "bounced@example.com",
+                 *       "reason": "bounce",
+                 *       "note": "Hard bounce reported by the mailbox provider"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SuppressionCreate"];
+            };
+        };
+        responses: {
+            /** @description The row, new or existing */
+            201: {
+                headers: {
+                    Bookmark: components["headers"]["Bookmark"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuppressionCreated"];
+                };
+            };
+            /** @description `invalid_request`: malformed paging, a non-UUID id or a request-shape violation */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["DomainError"];
+                };
+            };
+            /** @description `Missing API key` or `Invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Plan without API access, or the plan lacks the feature (`FEATURE_NOT_INCLUDED_IN_PLAN`) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+        };
+    };
+    deleteSuppression: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            200: {
+                headers: {
+                    Bookmark: components["headers"]["Bookmark"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuppressionDeleted"];
+                };
+            };
+            /** @description `invalid_request`: malformed paging, a non-UUID id or a request-shape violation */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["DomainError"];
+                };
+            };
+            /** @description `Missing API key` or `Invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Plan without API access, or the plan lacks the feature (`FEATURE_NOT_INCLUDED_IN_PLAN`) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
+                };
+            };
+            /** @description `suppression_not_found` */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainError"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+        };
+    };
+    listAudiences: {
+        parameters: {
+            query?: {
+                /** @description Another value answers 400 `Invalid kind: must be one of dynamic, static`; empty is ignored */
+                kind?: "dynamic" | "static";
+                /** @description Page size, default 25; values above 100 are clamped to 100. Anything but a non-negative integer answers 400 `Invalid limit: must be a non-negative integer` */
+                limit?: number;
+                /** @description Rows to skip. Anything but a non-negative integer answers 400 `Invalid offset: must be a non-negative integer` */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of audiences */
+            200: {
+                headers: {
+                    Bookmark: components["headers"]["Bookmark"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AudienceList"];
+                };
+            };
+            /** @description Validation failure, unknown body property, non-UUID path id or malformed query */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `Missing API key` or `Invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Plan without API access, or the plan lacks the feature (`FEATURE_NOT_INCLUDED_IN_PLAN`) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+        };
+    };
+    listSenderProfiles: {
+        parameters: {
+            query?: {
+                /** @description Page size, default 25; values above 100 are clamped to 100. Anything but a non-negative integer answers 400 `Invalid limit: must be a non-negative integer` */
+                limit?: number;
+                /** @description Rows to skip. Anything but a non-negative integer answers 400 `Invalid offset: must be a non-negative integer` */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of sender profiles */
+            200: {
+                headers: {
+                    Bookmark: components["headers"]["Bookmark"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SenderProfileList"];
+                };
+            };
+            /** @description Validation failure, unknown body property, non-UUID path id or malformed query */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `Missing API key` or `Invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Plan without API access, or the plan lacks the feature (`FEATURE_NOT_INCLUDED_IN_PLAN`) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
                 };
             };
             /** @description Request body too large */

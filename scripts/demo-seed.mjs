@@ -57,6 +57,9 @@ const DEMO_STEPS = [
       body: 'Hi {{first_name}}, use {{code}} for 20% off this week.',
       buttons: [{ type: 'quick_reply', text: 'Stop promotions' }],
     }),
+  (admin, ws) =>
+    admin('POST', `/admin/v1/workspaces/${ws}/sender-profiles`, { from_name: 'Demo Shop', from_email: 'hello@mail.demo.example', reply_to: 'support@demo.example', domain_verified: true, is_default: true }),
+  (admin, ws) => admin('POST', `/admin/v1/workspaces/${ws}/audiences`, { name: 'Prospects', kind: 'dynamic', filters: { lifecycle_stage: 'prospect' } }),
 ];
 
 /** Records made through the public API itself, so the demo has something to list. */
@@ -92,6 +95,7 @@ const DEMO_RECORDS = [
       external_reference: 'demo-payment-2',
       metadata: { document: { provider: 'sandbox', id: 'demo-inv-1', number: 'INV-0001', type: 'tax_invoice', url: null } },
     });
+    await api('PUT', `/v1/contacts/${contact.id}/consent/email`, { state: 'subscribed', source: 'demo' });
   },
   async (api) => {
     // Orders: a paid one (its payment recorded in the ledger) with a partial refund, and a pending one.
@@ -127,6 +131,15 @@ const DEMO_RECORDS = [
       variables: { first_name: '{{contact.first_name|there}}', code: 'SPRING20' },
     });
   },
+  (api) => api('POST', '/v1/suppressions', { email: 'bounced@demo.example', reason: 'bounce', note: 'Demo: a hard bounce' }),
+  (api) =>
+    api('POST', '/v1/emails', {
+      to: 'ada@demo.example',
+      subject: 'Welcome to the demo',
+      html: '<p>Hello Ada, <a href="https://example.com/start">get started</a>.</p>',
+      idempotency_key: 'demo-welcome',
+      tracking: { opens: true, clicks: true },
+    }),
 ];
 
 export async function seedDemo({ base, adminToken, stateFile, readFileSync, writeFileSync, existsSync }) {

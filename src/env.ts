@@ -2,6 +2,7 @@ import type { Db } from './platform/db';
 import type { Workspace } from './modules/workspaces/model';
 import type { RateLimiter } from './durable-objects/rate-limiter';
 import type { SlotLock } from './durable-objects/slot-lock';
+import type { IdempotencyClaims } from './durable-objects/idempotency-claims';
 
 /**
  * The bindings modules may use. The D1 databases (control plane and shards)
@@ -12,6 +13,8 @@ export interface Bindings {
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
   SLOT_LOCK: DurableObjectNamespace<SlotLock>;
   EVENTS_QUEUE: Queue<unknown>;
+  /** Email idempotency-key claims: one instance per (workspace, key). */
+  EMAIL_CLAIMS: DurableObjectNamespace<IdempotencyClaims>;
   ADMIN_TOKEN?: string;
   ALLOW_UNSAFE_WEBHOOK_HOSTS?: string;
   EMAIL_PROVIDER?: string;
@@ -19,7 +22,7 @@ export interface Bindings {
   /** Stripe (`PAYMENT_PROVIDER=stripe`): the API secret key and the webhook signing secret. */
   STRIPE_SECRET_KEY?: string;
   STRIPE_WEBHOOK_SECRET?: string;
-  /** The origin of links the service hands out (pay, booking and manage pages); defaults to the request's origin. */
+  /** The origin of links the service hands out (pay, booking and manage pages, email tracking); defaults to the request's origin. */
   PUBLIC_BASE_URL?: string;
   WHATSAPP_PROVIDER?: string;
   WHATSAPP_APP_SECRET?: string;
@@ -28,6 +31,10 @@ export interface Bindings {
   WHATSAPP_ACCESS_TOKEN?: string;
   WHATSAPP_GRAPH_VERSION?: string;
   TRACKING_SECRET?: string;
+  /** Seconds after which a crashed email send's key claim can be taken over (default 180). */
+  EMAIL_CLAIM_LEASE_SECONDS?: string;
+  RESEND_API_KEY?: string;
+  RESEND_WEBHOOK_SECRET?: string;
   RATE_LIMIT_PER_IP_PER_MINUTE?: string;
   /** Static assets (the API reference viewer under /docs/); absent in builds without `[assets]`. */
   ASSETS?: Fetcher;

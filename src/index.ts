@@ -6,6 +6,7 @@ import './sweeps';
 
 export { RateLimiter } from './durable-objects/rate-limiter';
 export { SlotLock } from './durable-objects/slot-lock';
+export { IdempotencyClaims } from './durable-objects/idempotency-claims';
 
 const app = buildApp();
 

@@ -15,3 +15,11 @@ export function idParam(c: Context, name: string): string {
   if (!isUuid(value)) throw badRequest([`${name} must be a UUID`]);
   return value.toLowerCase();
 }
+
+/** The `limit` query of operator lists: default 50, capped at 500; anything but a non-negative integer is a 400. */
+export function limitParam(c: Context): number {
+  const raw = c.req.query('limit');
+  const limit = raw === undefined || raw === '' ? 50 : Number(raw);
+  if (!Number.isInteger(limit) || limit < 0) throw badRequest('Invalid limit: must be a non-negative integer');
+  return Math.min(limit, 500);
+}

@@ -3,7 +3,7 @@ import type { AdminEnv } from '../env';
 import { listDeliveries } from '../modules/webhooks/deliveries';
 import { DELIVERY_STATES, type DeliveryState } from '../modules/webhooks/schema';
 import { badRequest } from '../platform/errors';
-import { idParam } from './validate';
+import { idParam, limitParam } from './validate';
 import { workspaceData } from './workspace-data';
 
 /** Webhook delivery attempts and dead letters of a workspace. */
@@ -15,9 +15,7 @@ webhookAdmin.get('/workspaces/:ws/webhook-deliveries', async (c) => {
   if (state !== undefined && !DELIVERY_STATES.includes(state as DeliveryState)) {
     throw badRequest(`Invalid state: must be one of ${DELIVERY_STATES.join(', ')}`);
   }
-  const raw = c.req.query('limit');
-  const limit = raw === undefined || raw === '' ? 50 : Number(raw);
-  if (!Number.isInteger(limit) || limit < 0) throw badRequest('Invalid limit: must be a non-negative integer');
+  const limit = limitParam(c);
   const { db } = await workspaceData(c, id);
-  return c.json({ data: await listDeliveries(db, id, { state: state as DeliveryState | undefined, limit: Math.min(limit, 500) }) });
+  return c.json({ data: await listDeliveries(db, id, { state: state as DeliveryState | undefined, limit }) });
 });

@@ -1,14 +1,12 @@
 import { z } from '@hono/zod-openapi';
 import { Hono } from 'hono';
 import type { AdminEnv } from '../env';
-import { listOutbox } from '../modules/outbox/service';
 import { BUTTON_TYPES, MEDIA_TYPES, TEMPLATE_CATEGORIES, TEMPLATE_STATUSES } from '../modules/whatsapp/schema';
 import { createTemplate } from '../modules/whatsapp/templates';
-import { badRequest } from '../platform/errors';
 import { body, idParam } from './validate';
 import { workspaceData } from './workspace-data';
 
-/** In-app WhatsApp management (templates) and the sandbox outbox (docs/operator-api.md). */
+/** In-app WhatsApp management: templates (docs/operator-api.md). */
 export const whatsappAdmin = new Hono<AdminEnv>();
 
 const templateCreate = z
@@ -42,15 +40,4 @@ whatsappAdmin.post('/workspaces/:ws/templates', async (c) => {
   const { db, ws } = await workspaceData(c, idParam(c, 'ws'));
   const input = await body(c, templateCreate);
   return c.json(await createTemplate(db, ws.id, input), 201);
-});
-
-whatsappAdmin.get('/workspaces/:ws/outbox', async (c) => {
-  const id = idParam(c, 'ws');
-  const channel = c.req.query('channel') || undefined;
-  if (channel !== undefined && channel !== 'email' && channel !== 'whatsapp') throw badRequest('Invalid channel: must be one of email, whatsapp');
-  const raw = c.req.query('limit');
-  const limit = raw === undefined || raw === '' ? 50 : Number(raw);
-  if (!Number.isInteger(limit) || limit < 0) throw badRequest('Invalid limit: must be a non-negative integer');
-  const { db } = await workspaceData(c, id);
-  return c.json({ data: await listOutbox(db, id, { channel, to: c.req.query('to') || undefined, limit: Math.min(limit, 500) }) });
 });

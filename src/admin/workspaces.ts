@@ -12,10 +12,9 @@ import {
   revokeApiKey,
   serializeWorkspace,
 } from '../modules/workspaces/service';
-import { badRequest } from '../platform/errors';
 import { controlDb, placeWorkspace } from '../platform/shards';
 import { apiKeyCreate, blacklistCreate, emptyBody, pipelineCreate, userCreate, workspaceCreate, workspacePatch } from './schemas';
-import { body, idParam } from './validate';
+import { body, idParam, limitParam } from './validate';
 import { workspaceData } from './workspace-data';
 
 /** Workspaces, plans, keys, users, request log and the in-app catalog (docs/operator-api.md). */
@@ -58,11 +57,9 @@ workspaceAdmin.post('/workspaces/:ws/users', async (c) => {
 
 workspaceAdmin.get('/workspaces/:ws/request-log', async (c) => {
   const id = idParam(c, 'ws');
-  const raw = c.req.query('limit');
-  const limit = raw === undefined || raw === '' ? 50 : Number(raw);
-  if (!Number.isInteger(limit) || limit < 0) throw badRequest('Invalid limit: must be a non-negative integer');
+  const limit = limitParam(c);
   const { db } = await workspaceData(c, id);
-  return c.json({ data: await readRequestLog(db, id, Math.min(limit, 500)) });
+  return c.json({ data: await readRequestLog(db, id, limit) });
 });
 
 workspaceAdmin.post('/workspaces/:ws/pipelines', async (c) => {

@@ -13,6 +13,10 @@ import { productRoutes } from './products/routes';
 import { labelRoutes } from './tags/routes';
 import { webhookRoutes } from './webhooks/routes';
 import { whatsappRoutes } from './whatsapp/routes';
+import { emailRoutes } from './emails/routes';
+import { suppressionRoutes } from './suppressions/routes';
+import { audienceRoutes } from './audiences/routes';
+import { senderProfileRoutes } from './sender-profiles/routes';
 
 /** Every /v1 resource group, mounted in order by the app. */
 export const v1Routers: OpenAPIHono<AppEnv>[] = [
@@ -29,4 +33,8 @@ export const v1Routers: OpenAPIHono<AppEnv>[] = [
   webhookRoutes,
   bookingRoutes,
   whatsappRoutes,
+  emailRoutes,
+  suppressionRoutes,
+  audienceRoutes,
+  senderProfileRoutes,
 ];

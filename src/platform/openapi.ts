@@ -60,7 +60,8 @@ export function errorResponses(extra: Partial<Record<number, { shape?: Shape; de
     const prior = out[code];
     out[code] = {
       description: spec?.description ?? DESCRIPTIONS[code] ?? 'Error',
-      headers: ERROR_HEADERS,
+      // A route-specific 429 keeps the rate limit's Retry-After.
+      headers: prior?.headers ?? ERROR_HEADERS,
       content: { 'application/json': { schema: prior && prior.content['application/json'].schema !== schema ? z.union([prior.content['application/json'].schema, schema]) : schema } },
     };
   }

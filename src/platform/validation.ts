@@ -1,7 +1,7 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../env';
-import { badRequest, httpError } from './errors';
+import { badRequest, domainError, httpError } from './errors';
 
 type Issue = { code: string; path: PropertyKey[]; message: string; keys?: string[] };
 
@@ -46,6 +46,15 @@ export function createRouter() {
     },
   });
 }
+
+/**
+ * The validation hook of routes that answer every error in the domain envelope
+ * (consent, suppressions), request-shape violations included: 400 `invalid_request`.
+ */
+export const domainValidationHook = (result: { success: boolean; error?: { issues: unknown[] } }, c: Context): undefined => {
+  if (!result.success) throw domainError(400, 'invalid_request', requestIssues(result as HookResult, c).join('; '));
+  return undefined;
+};
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (v: unknown): v is string => typeof v === 'string' && UUID_RE.test(v);

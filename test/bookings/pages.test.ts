@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { confirmationFor, manageUrl } from '../../src/modules/bookings/confirmation';
 import { membersById } from '../../src/modules/bookings/meeting-types';
 import { shardDb } from '../../src/platform/shards';
-import { adminOk, call } from '../support/harness';
+import { adminOk, call, eventually } from '../support/harness';
 import { rowsIn } from '../support/db';
 import { book, futureHour, invitee, setupType } from './helpers';
 
@@ -92,7 +92,7 @@ describe('hosted booking page', () => {
   });
 });
 
-describe('confirmation message (the boundary handed to the email send path)', () => {
+describe('confirmation email', () => {
   it('renders subject, html, text, recipient and a manage link that opens the manage page', async () => {
     const { ws, mt, hosts } = await setupType();
     const b = await book(ws, { meeting_type_id: mt.id, start_at: futureHour(), invitee: { name: 'Mail <Me>', email: 'mail-me@example.com' }, timezone: 'Europe/Berlin' });
@@ -114,5 +114,36 @@ describe('confirmation message (the boundary handed to the email send path)', ()
     const manage = await call('GET', new URL(url).pathname);
     expect(manage.status).toBe(200);
     expect(manage.body).toContain('Mail &lt;Me&gt;');
+  });
+
+  it('is sent to the invitee through the send path once a booking is made, with the manage link', async () => {
+    const { ws, mt } = await setupType();
+    await adminOk('POST', `/workspaces/${ws.id}/sender-profiles`, { from_name: 'Bookings', from_email: 'book@mail.example.com', domain_verified: true, is_default: true });
+    const who = invitee('confirm');
+    const b = await book(ws, { meeting_type_id: mt.id, start_at: futureHour(), invitee: who });
+    expect(b.status).toBe(201);
+    const outbox = async () => (await adminOk('GET', `/workspaces/${ws.id}/outbox?channel=email&to=${encodeURIComponent(who.email)}`)).data as any[];
+    const [mail] = await eventually(outbox, (rows) => rows.length === 1);
+    expect(mail).toMatchObject({ to: who.email, from: 'Bookings <book@mail.example.com>' });
+    expect(mail.subject).toContain('Confirmed:');
+    const link = /https:\/\/api\.test\/book\/[^\s"<]+\/manage\/[^\s"<]+/.exec(mail.text)![0];
+    const manage = await call('GET', new URL(link).pathname);
+    expect(manage.status).toBe(200);
+    // A booking's confirmation is not an API send: no email.* events, and it is recorded with its source.
+    expect(await rowsIn(ws.id, 'SELECT source FROM email_sends WHERE workspace_id = ? AND "to" = ?', ws.id, who.email)).toEqual([{ source: 'booking' }]);
+
+    // A double submit answers the existing booking and sends nothing again.
+    expect((await book(ws, { meeting_type_id: mt.id, start_at: b.body.start_at, invitee: who, contact_id: b.body.contact_id })).status).toBe(201);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await outbox()).toHaveLength(1);
+  });
+
+  it('a workspace without a verified sender still books; the confirmation is skipped', async () => {
+    const { ws, mt } = await setupType();
+    const b = await book(ws, { meeting_type_id: mt.id, start_at: futureHour(), invitee: invitee('nosender') });
+    expect(b.status).toBe(201);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await rowsIn(ws.id, 'SELECT id FROM email_sends WHERE workspace_id = ?', ws.id)).toEqual([]);
+    expect((await ws.api('GET', `/v1/bookings/${b.body.id}`)).body.status).toBe('confirmed');
   });
 });

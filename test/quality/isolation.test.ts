@@ -21,7 +21,7 @@ describe.each(PLACEMENTS)('$name', (placement) => {
   let ofB: Map<string, Seeded>;
 
   beforeAll(async () => {
-    [a, b] = await Promise.all([makeWorkspace({ shard: placement.a }), makeWorkspace({ shard: placement.b })]);
+    [a, b] = await Promise.all([makeWorkspace({ shard: placement.a }, { bulk: true }), makeWorkspace({ shard: placement.b }, { bulk: true })]);
     [ofA, ofB] = await Promise.all([seedAll(a), seedAll(b)]);
   });
 

@@ -194,6 +194,32 @@ export const RESOURCES: Record<string, Factory> = {
       return { id: e.id, marks: [url, e.secret], read: async () => findIn(await ok(ws, 'GET', '/v1/webhook-endpoints'), e.id) };
     },
   },
+  'suppressions/{id}': {
+    list: '/v1/suppressions',
+    create: async (ws) => {
+      const email = `${crypto.randomUUID()}@suppressed.example.com`;
+      const note = distinct('suppression');
+      const r = await ok(ws, 'POST', '/v1/suppressions', { email, note });
+      return { id: r.id, marks: [email, note], read: async () => findIn(await ok(ws, 'GET', `/v1/suppressions?email=${encodeURIComponent(email)}`), r.id) };
+    },
+  },
+  'audiences/{id}': {
+    list: '/v1/audiences',
+    create: async (ws) => {
+      const name = distinct('audience');
+      const a = await adminOk('POST', `/workspaces/${ws.id}/audiences`, { name, kind: 'dynamic', filters: { city: name } });
+      return { id: a.id, marks: [name], read: async () => findIn(await ok(ws, 'GET', '/v1/audiences?limit=100'), a.id) };
+    },
+  },
+  'sender-profiles/{id}': {
+    list: '/v1/sender-profiles',
+    create: async (ws) => {
+      const name = distinct('sender');
+      const local = crypto.randomUUID().slice(0, 8);
+      const p = await adminOk('POST', `/workspaces/${ws.id}/sender-profiles`, { from_name: name, from_email: `${local}@isolation.example.com`, domain_verified: true, is_default: false });
+      return { id: p.id, marks: [name, `${local}@isolation.example.com`], read: async () => findIn(await ok(ws, 'GET', '/v1/sender-profiles?limit=100'), p.id) };
+    },
+  },
 };
 
 /** One record of each resource in `keys` (default: every resource) in `ws`, each created once even when others need it. */

@@ -41,6 +41,15 @@ export type RouteCase = {
   parallelBody?: (i: number, ws: TestWorkspace) => Record<string, unknown> | Promise<Record<string, unknown>>;
 };
 
+/** A verified default sender profile, created once per workspace (sends need one). */
+const senders = new Map<string, Promise<unknown>>();
+export function ensureSender(ws: TestWorkspace): Promise<unknown> {
+  if (!senders.has(ws.id)) {
+    senders.set(ws.id, adminOk('POST', `/workspaces/${ws.id}/sender-profiles`, { from_name: 'Route', from_email: 'route@mail.example.com', domain_verified: true, is_default: true }));
+  }
+  return senders.get(ws.id)!;
+}
+
 /** The stage ids of the workspace's pipelines, in order. */
 async function stageIds(ws: TestWorkspace): Promise<string[]> {
   const res = await ws.api('GET', '/v1/pipelines');
@@ -255,6 +264,29 @@ export const ROUTES: RouteCase[] = [
     parallelBody: (i) => ({ name: `Campaign ${i}`, ...(i % 3 === 0 ? { scheduled_at: new Date(Date.now() + 3_600_000 + i).toISOString() } : {}), ...(i % 3 === 1 ? { scheduled_at: null } : {}) }),
   },
   { method: 'POST', path: '/v1/campaigns/{id}/execute', feature: 'campaigns', body: {}, errorShape: 'domain', notFound: { code: 'campaign_not_found' } },
+  {
+    method: 'POST',
+    path: '/v1/emails',
+    body: { to: 'route@example.com', subject: 'Hello', text: 'Hello there', idempotency_key: 'route-send' },
+    // One key for all ten: exactly one sends, the others answer 409 send_in_progress or replay it.
+    parallelBody: async (i, ws) => {
+      await ensureSender(ws);
+      return { to: 'race@example.com', subject: `Hello ${i}`, html: `<p>Hello ${i}</p>`, idempotency_key: 'race-send', metadata: { i } };
+    },
+    errorShape: 'domain',
+  },
+  { method: 'GET', path: '/v1/suppressions', feature: 'email_marketing', errorShape: 'domain' },
+  {
+    method: 'POST',
+    path: '/v1/suppressions',
+    feature: 'email_marketing',
+    body: { email: 'route@example.com' },
+    parallelBody: (i) => ({ email: 'race@example.com', reason: (['manual', 'bounce', 'complaint', 'unsubscribe'] as const)[i % 4], note: `note ${i}` }),
+    errorShape: 'domain',
+  },
+  { method: 'DELETE', path: '/v1/suppressions/{id}', feature: 'email_marketing', errorShape: 'domain', notFound: { code: 'suppression_not_found' } },
+  { method: 'GET', path: '/v1/audiences' },
+  { method: 'GET', path: '/v1/sender-profiles', feature: 'email_marketing' },
 ];
 
 const bookableTypes = new Map<string, Promise<string>>();

@@ -127,6 +127,33 @@ describe('WhatsApp campaigns: execute and fan-out', () => {
     expect(again.body).toEqual({ error: { code: 'campaign_not_executable', message: expect.any(String) } });
   });
 
+  it('audience_id narrows the recipients: a static audience by its ids, a dynamic one by its tree combined with audience_filters', async () => {
+    const { ws, t, variables } = await setup();
+    const mk = (body: Record<string, unknown>) => ws.api('POST', '/v1/contacts', body).then((r) => r.body);
+    const oslo = await mk({ phone: '+14155550301', first_name: 'Oslo', city: 'Oslo', lifecycle_stage: 'customer' });
+    const bergen = await mk({ phone: '+14155550302', first_name: 'Bergen', city: 'Bergen', lifecycle_stage: 'customer' });
+    await mk({ phone: '+14155550303', first_name: 'Lead', city: 'Oslo', lifecycle_stage: 'lead' });
+    const unsub = await mk({ phone: '+14155550304', first_name: 'Gone', city: 'Oslo', lifecycle_stage: 'customer' });
+    await ws.api('PUT', `/v1/contacts/${unsub.id}/consent/whatsapp`, { state: 'unsubscribed' });
+
+    const listed = await adminOk('POST', `/workspaces/${ws.id}/audiences`, { name: 'Listed', kind: 'static', contact_ids: [bergen.id, unsub.id] });
+    const c1 = (await ws.api('POST', '/v1/campaigns', { name: 'Listed', template_id: t.id, variables, audience_id: listed.id })).body;
+    await ws.api('POST', `/v1/campaigns/${c1.id}/execute`);
+    expect(await waitFor(ws, c1.id)).toMatchObject({ status: 'completed', stats: { targeted: 1, sent: 1, failed: 0 } });
+    expect((await outboxOf(ws)).map((o: any) => o.to)).toEqual(['+14155550302']);
+
+    const customers = await adminOk('POST', `/workspaces/${ws.id}/audiences`, { name: 'Customers', kind: 'dynamic', filters: { lifecycle_stage: 'customer' } });
+    const c2 = (await ws.api('POST', '/v1/campaigns', { name: 'Oslo customers', template_id: t.id, variables, audience_id: customers.id, audience_filters: { city: 'Oslo' } })).body;
+    await ws.api('POST', `/v1/campaigns/${c2.id}/execute`);
+    expect(await waitFor(ws, c2.id)).toMatchObject({ status: 'completed', stats: { targeted: 1, sent: 1, failed: 0 } });
+    expect((await outboxOf(ws)).map((o: any) => o.to).sort()).toEqual(['+14155550301', '+14155550302']);
+
+    const foreign = await adminOk('POST', `/workspaces/${(await waWorkspace()).id}/audiences`, { name: 'Theirs', kind: 'static', contact_ids: [oslo.id] });
+    const rejected = await ws.api('POST', '/v1/campaigns', { name: 'Foreign', template_id: t.id, variables, audience_id: foreign.id });
+    expect(rejected.status).toBe(400);
+    expect(rejected.body.error_code).toBe('AUDIENCE_NOT_FOUND');
+  });
+
   it('a campaign that could send nothing ends failed; provider rejections count as failed', async () => {
     const { ws, t, variables } = await setup();
     const nobody = (await ws.api('POST', '/v1/campaigns', { name: 'Nobody', template_id: t.id, variables, audience_filters: { city: 'Atlantis' } })).body;

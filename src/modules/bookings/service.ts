@@ -1,4 +1,5 @@
 import { and, asc, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
+import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
 import { failedGuard, guarded, isUniqueViolation, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
 import { badRequest, codedError, httpError } from '../../platform/errors';
@@ -8,6 +9,7 @@ import { isValidTimeZone } from '../../platform/timezones';
 import { rawAll } from '../../platform/raw-query';
 import { isUuid } from '../../platform/validation';
 import { planContactReference } from '../contacts/resolve';
+import { sendEmail, type SendContext } from '../emails/send';
 import { confirmationFor, manageUrlWith, type BookingMessage } from './confirmation';
 import { BOOKING_SORTS, type BookingCreateInput, type BookingListInput } from './dto';
 import { slotTaken, type SlotLocks } from './locks';
@@ -52,7 +54,14 @@ const onlyConfirmed = (verb: 'cancelled' | 'rescheduled' | 'reassigned') => badR
 
 export type BookingSource = 'api' | 'public_page' | 'embed' | 'manual';
 /** Where a booking came from and the origin its links use. */
-export type BookingOrigin = { source: BookingSource; base: string };
+/** Where a booking comes from, and how work after the response is run (`defer`, see `afterResponse`). */
+export type BookingOrigin = { source: BookingSource; base: string; env: Bindings; defer: (task: () => Promise<unknown>) => void };
+
+/** Runs a task once the response has been handed back (the next macrotask), kept alive by the request's `waitUntil`. */
+export const afterResponse =
+  (waitUntil: (work: Promise<unknown>) => void) =>
+  (task: () => Promise<unknown>): void =>
+    waitUntil(new Promise((resolve) => setTimeout(resolve, 0)).then(task));
 
 // ---------------------------------------------------------------- reading
 
@@ -322,7 +331,8 @@ export async function createBooking(ctx: ServiceContext, locks: SlotLocks, input
       // The same submit won in parallel (double submit), or the contact write raced: run again from the top.
       if (outcome === 'lost') throw new LostRace();
       const manage = await manageUrlWith(outcome.linkSecret, ctx.ws.id, origin.base, outcome.row.id);
-      await sendConfirmation(ctx, confirmationFor(outcome.row, s.row, s.members, manage));
+      const message = confirmationFor(outcome.row, s.row, s.members, manage);
+      origin.defer(() => sendConfirmation({ ...ctx, env: origin.env, baseUrl: origin.base }, message, outcome.row.id));
       return { ...serializeBooking(outcome.row, s.members), duplicate: false };
     }
     throw slotTaken();
@@ -332,13 +342,18 @@ export async function createBooking(ctx: ServiceContext, locks: SlotLocks, input
 class LostRace extends Error {}
 
 /**
- * THE CONFIRMATION BOUNDARY. The rendered confirmation of a new booking
- * (subject, html, text, recipient, manage link) is handed here once the
- * booking has committed. It is to be wired to the transactional email send
- * path; until then the message is only built (and checked by the tests).
+ * Sends a new booking's confirmation (with its manage link) to the invitee
+ * through the transactional send path (`source: booking`: no `email.*` events,
+ * suppressions enforced). It runs after the booking has committed, and a booking
+ * stands without its email: no verified sender, quota, pause or a provider
+ * refusal are logged, never turned into a failed booking.
  */
-export async function sendConfirmation(_ctx: ServiceContext, message: BookingMessage): Promise<BookingMessage> {
-  return message;
+export async function sendConfirmation(ctx: SendContext, message: BookingMessage, bookingId: string): Promise<void> {
+  try {
+    await sendEmail(ctx, { to: message.to, message: { subject: message.subject, html: message.html, text: message.text }, source: 'booking' });
+  } catch (err) {
+    console.warn(`booking ${bookingId}: confirmation email not sent`, err instanceof Error ? err.message : err);
+  }
 }
 
 // ---------------------------------------------------------------- cancel

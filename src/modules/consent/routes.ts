@@ -1,8 +1,7 @@
 import { z } from '@hono/zod-openapi';
-import type { Context } from 'hono';
 import { domainError } from '../../platform/errors';
 import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
-import { createRouter, requestIssues, uuid } from '../../platform/validation';
+import { createRouter, domainValidationHook, uuid } from '../../platform/validation';
 import { serviceContext } from '../../platform/context';
 import { CHANNELS, type Channel } from '../contacts/schema';
 import { Consent, ConsentWrite } from './dto';
@@ -11,10 +10,7 @@ import { getConsent, setConsent } from './service';
 export const consentRoutes = createRouter();
 
 /** Consent routes answer every error in the domain envelope, request-shape errors included. */
-const domainHook = (result: { success: boolean; error?: { issues: unknown[] } }, c: Context): undefined => {
-  if (!result.success) throw domainError(400, 'invalid_request', requestIssues(result as Parameters<typeof requestIssues>[0], c).join('; '));
-  return undefined;
-};
+const domainHook = domainValidationHook;
 
 const contactParam = z.object({ id: uuid('id').openapi({ param: { name: 'id', in: 'path' } }) });
 const channelParams = contactParam.extend({ channel: z.string().openapi({ param: { name: 'channel', in: 'path' }, type: 'string', enum: [...CHANNELS], description: '`whatsapp` or `email`; another value answers 400 `invalid_channel`' }) });

@@ -1,12 +1,13 @@
 import { sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { failedGuard, guarded, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
+import { type Db, failedGuard, guarded, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
 import { domainError, httpError } from '../../platform/errors';
 import type { OutboxEvent } from '../../platform/events';
 import { uuidv7 } from '../../platform/ids';
 import { rawAll, rawRun } from '../../platform/raw-query';
 import { activity } from '../contacts/service';
 import type { Channel } from '../contacts/schema';
+import { suppressedSql } from '../suppressions/service';
 import { consentLedger } from './schema';
 
 /** Provider-reported deliverability values that block email sends. */
@@ -37,7 +38,7 @@ const selectConsent = (ctx: ServiceContext, contactId: string) =>
     sql`SELECT c.id, c.phone, c.email, c.block_state,
       c.whatsapp_consent_state, c.whatsapp_consent_updated_at, c.whatsapp_deliverability, c.whatsapp_complained_at,
       c.email_consent_state, c.email_consent_updated_at, c.email_deliverability, c.email_complained_at,
-      EXISTS (SELECT 1 FROM email_suppressions s WHERE s.workspace_id = c.workspace_id AND s.email = c.email) AS email_suppressed,
+      ${suppressedSql(sql.raw('c.workspace_id'), sql.raw('c.email'))} AS email_suppressed,
       EXISTS (SELECT 1 FROM phone_blacklist b WHERE b.workspace_id = c.workspace_id AND b.phone = c.phone) AS phone_blacklisted
     FROM contacts c WHERE c.workspace_id = ${ctx.ws.id} AND c.id = ${contactId}`,
   );
@@ -204,3 +205,12 @@ async function recordComplaintOnce(ctx: ServiceContext, contactId: string, chann
   ctx.events.committedAfter(events);
   return { contact_id: contactId, channel, complained_at: complainedAt };
 }
+
+/**
+ * Provider-reported deliverability of an address (a hard bounce, a complaint)
+ * onto the workspace's contact holding it, as a statement for the report's
+ * batch. The consent read then answers it, and its `suppressed` verdict
+ * follows (SUPPRESSING_DELIVERABILITY). Consent decisions are not touched.
+ */
+export const emailDeliverabilityStatement = (db: Db, workspaceId: string, email: string, value: 'bounced' | 'complained') =>
+  rawRun(db, sql`UPDATE contacts SET email_deliverability = ${value} WHERE workspace_id = ${workspaceId} AND email = ${email.trim().toLowerCase()}`);

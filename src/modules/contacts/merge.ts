@@ -1,8 +1,9 @@
-import { rawAll, rawRun } from '../../platform/raw-query';
+import { rawRun } from '../../platform/raw-query';
 import { and, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { failedGuard, guarded, nowIso, runBatch, type Statement } from '../../platform/db';
 import { badRequest, httpError } from '../../platform/errors';
+import { rekeyStaticAudiences } from '../audiences/service';
 import { CUSTOM_FIELDS_BOUNDS, jsonBoundsProblem } from '../../platform/json-bounds';
 import { uuidv7 } from '../../platform/ids';
 import { SCALAR_NAMES } from './fields';
@@ -132,6 +133,7 @@ export async function resolveMergeRequest(
     for (const table of ['contact_notes', 'contact_activities', 'consent_ledger', 'deals', 'payments', 'payment_entries', 'payment_requests', 'orders', 'order_items', 'order_refunds', 'form_submissions', 'bookings', 'messages']) {
       statements.push(rawRun(db, sql`UPDATE ${sql.raw(table)} SET contact_id = ${target.id} WHERE workspace_id = ${ws.id} AND contact_id = ${other.id}`));
     }
+    statements.push(rekeyStaticAudiences(db, ws.id, other.id, target.id));
     statements.push(
       db
         .update(contacts)

@@ -90,7 +90,7 @@ const form = z.object({
   submitted_at: time(),
 });
 
-// Families with no emitting write yet: their data as spec Part 3 lists it.
+/** Email events (src/modules/emails/events.ts): optional fields are omitted, never null. */
 const email = (extra: Record<string, z.ZodTypeAny> = {}) =>
   z.object({
     send_id: z.string(),
@@ -217,6 +217,11 @@ export const EVENT_PAYLOADS = {
 
 /** Types an implemented write emits (docs/events.md "Live families"); the rest are documented from the spec. */
 export const LIVE_EVENT_TYPES: readonly EventType[] = [
+  'email.delivered',
+  'email.bounced',
+  'email.complained',
+  'email.opened',
+  'email.clicked',
   'contact.created',
   'contact.updated',
   'contact.consent_changed',

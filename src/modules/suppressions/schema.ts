@@ -1,4 +1,7 @@
-import { sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { sqliteTable, text, uniqueIndex, index } from 'drizzle-orm/sqlite-core';
+
+export const SUPPRESSION_REASONS = ['unsubscribe', 'bounce', 'complaint', 'manual'] as const;
+export type SuppressionReason = (typeof SUPPRESSION_REASONS)[number];
 
 /** Email addresses blocked at send time; the consent read composes it into `email.suppressed`. */
 export const emailSuppressions = sqliteTable(
@@ -7,8 +10,22 @@ export const emailSuppressions = sqliteTable(
     id: text('id').primaryKey(),
     workspace_id: text('workspace_id').notNull(),
     email: text('email').notNull(),
-    reason: text('reason'),
+    reason: text('reason', { enum: SUPPRESSION_REASONS }),
+    /** Who added it: `api`, `provider` (a hard bounce or complaint the provider reported), ... */
+    source: text('source').notNull().default('api'),
+    note: text('note'),
     created_at: text('created_at').notNull(),
   },
-  (t) => [uniqueIndex('email_suppressions_workspace_email').on(t.workspace_id, t.email)],
+  (t) => [uniqueIndex('email_suppressions_workspace_email').on(t.workspace_id, t.email), index('email_suppressions_workspace_created').on(t.workspace_id, t.created_at)],
 );
+
+/**
+ * The platform-managed list: enforced at send time for every workspace, never
+ * listed or removable through the API. Every data database holds the whole
+ * list (the operator writes it to each), so the send-time check stays one query.
+ */
+export const globalEmailSuppressions = sqliteTable('global_email_suppressions', {
+  email: text('email').primaryKey(),
+  reason: text('reason').notNull(),
+  created_at: text('created_at').notNull(),
+});

@@ -1,10 +1,11 @@
-import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
 import { nowIso, type Db } from '../../platform/db';
 import { badRequest, codedError, domainError, httpError } from '../../platform/errors';
 import type { FilterCatalog } from '../../platform/filter';
 import { uuidv7 } from '../../platform/ids';
+import { audienceContactCondition } from '../audiences/service';
 import { checkContactFilter } from '../contacts/audience';
 import { CAMPAIGN_SORTS, type CampaignCreateInput, type CampaignPatchInput } from './dto';
 import { listTable, tableFields, type ListParams } from './listing';
@@ -12,14 +13,6 @@ import { CAMPAIGN_STATUSES, whatsappCampaigns, type CampaignRow } from './schema
 import { selectTemplate, templateFrom, type Template } from './templates';
 import { variableProblems } from './variables';
 
-/* Audiences (read-only discovery, another module) plug in here: an audience id resolves to a condition over contacts `c`. */
-export type AudienceSource = (db: Db, workspaceId: string, audienceId: string) => Promise<SQL | null>;
-let audienceSource: AudienceSource | null = null;
-export function registerAudienceSource(source: AudienceSource): void {
-  audienceSource = source;
-}
-/** The condition of an audience of the workspace, or null when there is no such audience. */
-export const audienceCondition = (db: Db, workspaceId: string, audienceId: string) => (audienceSource ? audienceSource(db, workspaceId, audienceId) : Promise.resolve(null));
 
 const audienceNotFound = () => codedError(400, 'AUDIENCE_NOT_FOUND', 'audience_id: no such audience in this workspace');
 
@@ -101,7 +94,7 @@ async function checkCampaign(ctx: ServiceContext, next: { template: Template | n
   problems.push(...variableProblems(next.variables, t.placeholders));
   if (problems.length) throw badRequest(problems);
   if (next.audienceFilters) checkContactFilter(next.audienceFilters, ctx.ws.id);
-  if (next.audienceId && !(await audienceCondition(ctx.db, ctx.ws.id, next.audienceId))) throw audienceNotFound();
+  if (next.audienceId && !(await audienceContactCondition(ctx.db, ctx.ws.id, next.audienceId))) throw audienceNotFound();
 }
 
 function scheduledAtValue(raw: string | null | undefined): string | null | undefined {

@@ -8,7 +8,8 @@ import { whatsappProvider } from '../../providers/whatsapp';
 import type { QueueMessageBody } from '../../queue';
 import { selectRecipientContacts, whatsappAudiencePage, type RecipientContact } from '../contacts/audience';
 import { getWorkspace } from '../workspaces/service';
-import { audienceCondition, PAGE_KIND, SEND_KIND, startCampaign } from './campaigns';
+import { audienceContactCondition } from '../audiences/service';
+import { PAGE_KIND, SEND_KIND, startCampaign } from './campaigns';
 import { composeTemplateMessage } from './compose';
 import { insertMessage, settleOutbound, upsertConversation } from './inbox';
 import { isPositional } from './placeholders';
@@ -61,7 +62,7 @@ export async function handlePage(env: Bindings, body: PageMessage): Promise<void
   const now = nowIso();
   let extra = null;
   if (campaign.audienceId) {
-    extra = await audienceCondition(db, body.workspace_id, campaign.audienceId);
+    extra = await audienceContactCondition(db, body.workspace_id, campaign.audienceId);
     if (!extra) {
       // The audience is gone: nothing more is targeted; the campaign ends with what it has.
       await runBatch(db, [db.update(whatsappCampaigns).set({ targetingDoneAt: now }).where(eq(whatsappCampaigns.id, campaign.id)), refreshCampaign(db, campaign.id, now)]);

@@ -1,5 +1,5 @@
 import type { Db } from '../../platform/db';
-import { recordOutbox } from '../../modules/outbox/service';
+import { recordOutbox } from '../../modules/sandbox-outbox/service';
 import { graphTemplatePayload, WhatsAppProviderError, type TemplateMessage, type WhatsAppProvider } from './types';
 
 /** The sandbox refuses this recipient (docs/operator-api.md), so the 502 path can be reached. */

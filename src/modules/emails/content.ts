@@ -1,0 +1,78 @@
+import { convert } from 'html-to-text';
+import { domainError } from '../../platform/errors';
+import { z } from '../../platform/validation';
+
+/** Spec Part 2 "Transactional email" bounds. */
+export const HTML_MAX_BYTES = 500 * 1024;
+export const TEXT_MAX_BYTES = 100 * 1024;
+export const HEADER_VALUE_MAX = 1000;
+export const METADATA_MAX_BYTES = 2048;
+export const ALLOWED_HEADERS = ['List-Unsubscribe', 'List-Unsubscribe-Post'] as const;
+
+export const utf8Bytes = (text: string) => new TextEncoder().encode(text).byteLength;
+const CONTROL = /\p{Cc}/u;
+
+export const validationFailed = (message: string) => domainError(400, 'validation_failed', message);
+
+/** A message as a caller renders it; at least one of `html` and `text`. */
+export type RenderedEmail = { subject: string; html?: string; text?: string; headers?: Record<string, unknown> };
+
+/** Both parts, the missing one derived, and the headers in their canonical spelling. */
+export type PreparedEmail = { subject: string; html: string; text: string; headers: Record<string, string> };
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Plain text as HTML: escaped, line breaks kept. */
+export const textToHtml = (text: string) => text.replace(/[&<>"']/g, (ch) => ESCAPES[ch]).replace(/\r\n|\r|\n/g, '<br>\n');
+
+/** HTML as readable plain text (html-to-text: links keep their URL, tables and lists stay legible, images are dropped). */
+export const htmlToText = (html: string) =>
+  convert(html, { wordwrap: 78, selectors: [{ selector: 'img', format: 'skip' }, { selector: 'a', options: { hideLinkHrefIfSameAsText: true } }] });
+
+/**
+ * `headers`: only `List-Unsubscribe` and `List-Unsubscribe-Post` (any case);
+ * string values of at most 1000 characters without control characters. Any
+ * other key or value answers 400 `validation_failed`.
+ */
+export function normalizeHeaders(headers: Record<string, unknown> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    const canonical = ALLOWED_HEADERS.find((h) => h.toLowerCase() === name.toLowerCase());
+    if (!canonical) throw validationFailed(`Header "${name.slice(0, 100)}" is not allowed: only ${ALLOWED_HEADERS.join(' and ')} may be set`);
+    if (typeof value !== 'string') throw validationFailed(`Header ${canonical} must be a string`);
+    if (value.length > HEADER_VALUE_MAX) throw validationFailed(`Header ${canonical} must be at most ${HEADER_VALUE_MAX} characters`);
+    if (CONTROL.test(value)) throw validationFailed(`Header ${canonical} must not contain control characters`);
+    if (value.trim() === '') throw validationFailed(`Header ${canonical} must not be empty`);
+    out[canonical] = value;
+  }
+  return out;
+}
+
+/** The recipient: trimmed, lower-cased, a valid address of at most 320 characters; else 422 `invalid_recipient`. */
+export function normalizeRecipient(raw: string): string {
+  const to = raw.trim().toLowerCase();
+  if (to.length === 0 || to.length > 320 || !z.email().safeParse(to).success) {
+    throw domainError(422, 'invalid_recipient', '`to` must be a valid email address');
+  }
+  return to;
+}
+
+/** `metadata`: at most 2048 bytes serialized (400 `validation_failed`). */
+export function checkMetadata(metadata: Record<string, unknown> | undefined): void {
+  if (metadata !== undefined && utf8Bytes(JSON.stringify(metadata)) > METADATA_MAX_BYTES) {
+    throw validationFailed(`metadata exceeds ${METADATA_MAX_BYTES} bytes serialized`);
+  }
+}
+
+/** Both parts of the message (400 `validation_failed` when neither is given). */
+export function prepareEmail(input: RenderedEmail): PreparedEmail {
+  const html = input.html ? input.html : undefined;
+  const text = input.text ? input.text : undefined;
+  if (html === undefined && text === undefined) throw validationFailed('Provide html or text (or both)');
+  return {
+    subject: input.subject,
+    html: html ?? textToHtml(text!),
+    text: text ?? htmlToText(html!),
+    headers: normalizeHeaders(input.headers),
+  };
+}

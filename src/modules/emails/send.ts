@@ -1,0 +1,264 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { Bindings } from '../../env';
+import type { ServiceContext } from '../../platform/context';
+import { failedGuard, nowIso, runBatch, type Statement } from '../../platform/db';
+import { domainError } from '../../platform/errors';
+import { sha256Hex, uuidv7 } from '../../platform/ids';
+import { rawAll, rawRun } from '../../platform/raw-query';
+import type { ClaimResult } from '../../durable-objects/idempotency-claims';
+import { configuredEmailProvider, ProviderRejected } from '../../providers/email';
+import { senderCandidates, fromEmail, type SenderProfileRow } from '../sender-profiles/service';
+import { suppressedQuery } from '../suppressions/service';
+import { checkMetadata, normalizeRecipient, prepareEmail, type PreparedEmail, type RenderedEmail } from './content';
+import { emailSends } from './schema';
+import { applyTracking } from './tracking';
+
+/**
+ * The one send path. `POST /v1/emails` calls it with `source: 'api'`; booking
+ * confirmations, campaigns and newsletters call it with their own source (only
+ * `api` sends fire `email.*` webhook events). See docs/email.md.
+ */
+export type SendEmailInput = {
+  /** Validated here: 422 `invalid_recipient`. */
+  to: string;
+  /** Subject plus `html` and/or `text` (the missing part is derived) and the optional List-Unsubscribe headers. */
+  message: RenderedEmail;
+  /** Default: the workspace's default verified profile. */
+  senderProfileId?: string;
+  /** Default: the sender profile's `reply_to`. */
+  replyTo?: string;
+  /** With a key the send happens at most once per workspace and key (claimed first, replayed after). */
+  idempotencyKey?: string;
+  tracking?: { opens?: boolean; clicks?: boolean };
+  /** At most 2048 bytes serialized; echoed in `email.*` events. */
+  metadata?: Record<string, unknown>;
+  /** Who sends: `api`, `booking`, `campaign`, `newsletter`, ... */
+  source: string;
+};
+
+/** The send record (`POST /v1/emails` answers it as is). */
+export type SendRecord = {
+  id: string;
+  status: 'sent' | 'suppressed';
+  duplicate: boolean;
+  to: string;
+  idempotency_key: string | null;
+  provider_message_id: string | null;
+  reason: 'suppressed' | null;
+  created_at: string;
+};
+
+/** `fresh`: this call performed the send (201); otherwise it is a replay or a recovered claim (200, `duplicate: true`). */
+export type SendResult = { record: SendRecord; fresh: boolean };
+
+/** The request's service context plus the bindings (provider, claims, tracking secret) and the origin of tracking links. */
+export type SendContext = ServiceContext & { env: Bindings; baseUrl: string };
+
+type SendRow = typeof emailSends.$inferSelect;
+
+const DEFAULT_LEASE_SECONDS = 180;
+
+export function claimLeaseMs(env: Bindings): number {
+  const seconds = Number(env.EMAIL_CLAIM_LEASE_SECONDS ?? DEFAULT_LEASE_SECONDS);
+  return (Number.isFinite(seconds) && seconds > 0 ? seconds : DEFAULT_LEASE_SECONDS) * 1000;
+}
+
+export const serializeSend = (r: SendRow, duplicate = false): SendRecord => ({
+  id: r.id,
+  status: r.status === 'suppressed' ? 'suppressed' : 'sent',
+  duplicate,
+  to: r.to,
+  idempotency_key: r.idempotency_key,
+  provider_message_id: r.provider_message_id,
+  reason: r.status === 'suppressed' ? 'suppressed' : null,
+  created_at: r.created_at,
+});
+
+/** The claim instance of one (workspace, key). */
+export const claimsFor = (env: Bindings, workspaceId: string, key: string) => env.EMAIL_CLAIMS.get(env.EMAIL_CLAIMS.idFromName(`${workspaceId}:${key}`));
+
+/**
+ * Sends one email (spec Part 2 "Transactional email", rules 1-6).
+ *
+ * Validation first (nothing claimed yet), then the key is claimed in the
+ * IdempotencyClaims Durable Object before any gate: a finished key replays its
+ * first answer, a live claim answers 409 `send_in_progress`. Every error before
+ * the provider hand-off releases the key; an error after it keeps the claim,
+ * whose lease then lets a retry recover (200 `duplicate: true`).
+ */
+export async function sendEmail(ctx: SendContext, input: SendEmailInput): Promise<SendResult> {
+  const to = normalizeRecipient(input.to);
+  const prepared = prepareEmail(input.message);
+  checkMetadata(input.metadata);
+  const key = input.idempotencyKey;
+  const progress = { handedOff: false };
+  if (key === undefined) return deliver(ctx, input, to, prepared, progress);
+
+  const claims = claimsFor(ctx.env, ctx.ws.id, key);
+  const claim = (await claims.claim(claimLeaseMs(ctx.env))) as ClaimResult;
+  if (claim.state === 'done') return { record: { ...(claim.response as SendRecord), duplicate: true }, fresh: false };
+  if (claim.state === 'processing') {
+    throw domainError(409, 'send_in_progress', 'A send with this idempotency_key is in progress; retry shortly with the same key');
+  }
+  try {
+    const out = await deliver(ctx, input, to, prepared, progress);
+    await claims.complete(claim.token, { ...out.record, duplicate: false });
+    // A recovered claim, or a key whose send D1 already holds, answers as a replay.
+    return claim.recovered || !out.fresh ? { record: { ...out.record, duplicate: true }, fresh: false } : out;
+  } catch (err) {
+    if (!progress.handedOff) await claims.release(claim.token).catch((e) => console.error('claim release failed', e));
+    throw err;
+  }
+}
+
+const quotaExceeded = () => domainError(402, 'quota_exceeded', 'The monthly email quota of this workspace is exhausted');
+const warmingCapExceeded = () => domainError(429, 'warming_cap_exceeded', 'The daily domain-warming cap is reached; retry after the daily reset (00:00 UTC)');
+
+/** A reserve batch that failed on a full counter (see `guarded`): which one. */
+const capsExceeded = (err: unknown) =>
+  failedGuard(err, 'email_quota_usage.sends') ? quotaExceeded() : failedGuard(err, 'email_warming_usage.sends') ? warmingCapExceeded() : null;
+
+/**
+ * The gates after the claim, in the spec's order: sender, suppression (2xx
+ * `suppressed`, no provider call), monthly quota (402), daily warming cap
+ * (429), pause (503), then the provider (502 `provider_error`). The quota and
+ * cap are counted by guarded upserts in the batch that writes the send row, so
+ * parallel sends never overshoot them; a refused hand-off gives the counts back.
+ */
+async function deliver(ctx: SendContext, input: SendEmailInput, to: string, prepared: PreparedEmail, progress: { handedOff: boolean }): Promise<SendResult> {
+  const { db, ws } = ctx;
+  const key = input.idempotencyKey ?? null;
+  const reads: Statement[] = [senderCandidates(db, ws.id, input.senderProfileId), suppressedQuery(db, ws.id, to)];
+  if (key !== null) reads.push(db.select().from(emailSends).where(and(eq(emailSends.workspace_id, ws.id), eq(emailSends.idempotency_key, key))).limit(1));
+  const [senders, suppression, existing] = (await runBatch(db, reads)) as [SenderProfileRow[], { suppressed: number }[], SendRow[] | undefined];
+
+  // A crashed holder left its work in D1: a finished send is answered as it stands; one caught mid hand-off is handed over again
+  // with the same provider key (counted already, and a provider that honours the key accepts it once).
+  const prior = existing?.[0];
+  if (prior && prior.status !== 'sending') return { record: serializeSend(prior), fresh: false };
+
+  const sender = senders[0];
+  if (input.senderProfileId !== undefined && !sender) throw domainError(404, 'sender_profile_not_found', 'Sender profile not found');
+  if (!sender || !sender.domain_verified) throw domainError(409, 'no_verified_sender', 'No sender profile on a verified sending domain is available');
+
+  const now = nowIso();
+  const row: SendRow = prior ?? {
+    id: uuidv7(),
+    workspace_id: ws.id,
+    idempotency_key: key,
+    source: input.source,
+    status: 'sending',
+    to,
+    from: fromEmail(sender),
+    sender_profile_id: sender.id,
+    subject: prepared.subject,
+    provider: null,
+    provider_message_id: null,
+    track_opens: input.tracking?.opens === true,
+    track_clicks: input.tracking?.clicks === true,
+    metadata: input.metadata ?? null,
+    counted_month: null,
+    counted_day: null,
+    delivered_at: null,
+    bounced_at: null,
+    bounce_type: null,
+    complained_at: null,
+    opened_at: null,
+    machine_open: null,
+    clicked_at: null,
+    clicked_url: null,
+    created_at: now,
+    updated_at: now,
+  };
+
+  if (!prior) {
+    if (suppression[0]?.suppressed === 1) {
+      const suppressed = { ...row, status: 'suppressed' as const };
+      await db.insert(emailSends).values(suppressed);
+      return { record: serializeSend(suppressed), fresh: true };
+    }
+    await reserve(ctx, row);
+  }
+
+  const provider = configuredEmailProvider(ctx.env);
+  const html = await applyTracking(prepared.html, { opens: row.track_opens, clicks: row.track_clicks }, { secret: ctx.env.TRACKING_SECRET, baseUrl: ctx.baseUrl, workspaceId: ws.id, sendId: row.id });
+  progress.handedOff = true;
+  let messageId: string;
+  try {
+    ({ messageId } = await provider.send(
+      { env: ctx.env, db, workspaceId: ws.id },
+      { from: row.from!, fromName: sender.from_name, to, replyTo: input.replyTo ?? sender.reply_to, subject: prepared.subject, html, text: prepared.text, headers: prepared.headers, workspaceId: ws.id, sendId: row.id },
+      await providerKey(ws.id, key, row.id),
+    ));
+  } catch (err) {
+    if (!(err instanceof ProviderRejected)) throw err;
+    await giveBack(ctx, row);
+    progress.handedOff = false;
+    throw domainError(502, 'provider_error', `${err.message}. The idempotency key is released and safe to retry`);
+  }
+  const sent = { ...row, status: 'sent' as const, provider: provider.name, provider_message_id: messageId, updated_at: nowIso() };
+  await db
+    .update(emailSends)
+    .set({ status: 'sent', provider: provider.name, provider_message_id: messageId, updated_at: sent.updated_at })
+    .where(and(eq(emailSends.workspace_id, ws.id), eq(emailSends.id, row.id)));
+  return { record: serializeSend(sent), fresh: !prior };
+}
+
+/**
+ * The provider's idempotency key: derived from (workspace, key) alone, so every
+ * attempt of one send (a recovering retry included) carries the same one; long
+ * keys are hashed to fit providers' limits. Sends without a key use the send id.
+ */
+async function providerKey(workspaceId: string, key: string | null, sendId: string): Promise<string> {
+  if (key === null) return `${workspaceId}:send:${sendId}`;
+  const plain = `${workspaceId}:${key}`;
+  return plain.length <= 200 && !/[^\x21-\x7e]/.test(key) ? plain : `${workspaceId}:sha256:${await sha256Hex(key)}`;
+}
+
+/** Counts the send against the quota and the cap and writes its row, in one batch (a full counter fails it: 402 / 429). */
+async function reserve(ctx: SendContext, row: SendRow): Promise<void> {
+  const { db, ws } = ctx;
+  const { monthly_quota: quota, daily_warming_cap: cap, paused } = ctx.ws.email;
+  const month = row.created_at.slice(0, 7);
+  const day = row.created_at.slice(0, 10);
+  const counted = { ...row, counted_month: quota != null ? month : null, counted_day: cap != null ? day : null };
+  if (paused) {
+    const [usage] = await rawAll<{ month_sends: number | null; day_sends: number | null }>(
+      db,
+      sql`SELECT (SELECT sends FROM email_quota_usage WHERE workspace_id = ${ws.id} AND month = ${month}) AS month_sends,
+        (SELECT sends FROM email_warming_usage WHERE workspace_id = ${ws.id} AND day = ${day}) AS day_sends`,
+    );
+    if (quota != null && (usage.month_sends ?? 0) >= quota) throw quotaExceeded();
+    if (cap != null && (usage.day_sends ?? 0) >= cap) throw warmingCapExceeded();
+    throw domainError(503, 'workspace_paused', 'Sending is paused for this workspace by deliverability protection');
+  }
+  const statements: Statement[] = [];
+  if (quota != null) {
+    statements.push(
+      rawRun(db, sql`INSERT INTO email_quota_usage (workspace_id, month, sends) VALUES (${ws.id}, ${month}, CASE WHEN ${quota} > 0 THEN 1 END)
+        ON CONFLICT (workspace_id, month) DO UPDATE SET sends = CASE WHEN sends < ${quota} THEN sends + 1 END`),
+    );
+  }
+  if (cap != null) {
+    statements.push(
+      rawRun(db, sql`INSERT INTO email_warming_usage (workspace_id, day, sends) VALUES (${ws.id}, ${day}, CASE WHEN ${cap} > 0 THEN 1 END)
+        ON CONFLICT (workspace_id, day) DO UPDATE SET sends = CASE WHEN sends < ${cap} THEN sends + 1 END`),
+    );
+  }
+  statements.push(db.insert(emailSends).values(counted));
+  try {
+    await runBatch(db, statements);
+  } catch (err) {
+    throw capsExceeded(err) ?? err;
+  }
+  Object.assign(row, counted);
+}
+
+/** A refused hand-off: the send row goes and its counts come back, in one batch. */
+async function giveBack(ctx: SendContext, row: SendRow): Promise<void> {
+  const { db, ws } = ctx;
+  const statements: Statement[] = [db.delete(emailSends).where(and(eq(emailSends.workspace_id, ws.id), eq(emailSends.id, row.id)))];
+  if (row.counted_month) statements.push(rawRun(db, sql`UPDATE email_quota_usage SET sends = max(sends - 1, 0) WHERE workspace_id = ${ws.id} AND month = ${row.counted_month}`));
+  if (row.counted_day) statements.push(rawRun(db, sql`UPDATE email_warming_usage SET sends = max(sends - 1, 0) WHERE workspace_id = ${ws.id} AND day = ${row.counted_day}`));
+  await runBatch(db, statements);
+}

@@ -1,0 +1,30 @@
+import { index, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+export const OUTBOX_CHANNELS = ['email', 'whatsapp'] as const;
+export type OutboxChannel = (typeof OUTBOX_CHANNELS)[number];
+
+/**
+ * What the sandbox providers accepted (the operator outbox route lists it); nothing leaves the machine.
+ * Like a real provider, a repeated email idempotency key is accepted once; WhatsApp sends carry no key.
+ */
+export const sandboxOutbox = sqliteTable(
+  'sandbox_outbox',
+  {
+    id: text('id').primaryKey(),
+    workspace_id: text('workspace_id').notNull(),
+    channel: text('channel', { enum: OUTBOX_CHANNELS }).notNull(),
+    idempotency_key: text('idempotency_key'),
+    to: text('to').notNull(),
+    from: text('from'),
+    subject: text('subject'),
+    html: text('html'),
+    text: text('text'),
+    headers: text('headers', { mode: 'json' }).$type<Record<string, string>>(),
+    body: text('body', { mode: 'json' }).$type<Record<string, unknown>>(),
+    created_at: text('created_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('sandbox_outbox_key').on(t.workspace_id, t.channel, t.idempotency_key),
+    index('sandbox_outbox_workspace_created').on(t.workspace_id, t.created_at),
+  ],
+);

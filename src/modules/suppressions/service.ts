@@ -1,0 +1,87 @@
+import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
+import type { ServiceContext } from '../../platform/context';
+import type { Db } from '../../platform/db';
+import { nowIso, runBatch } from '../../platform/db';
+import { ApiError, domainError } from '../../platform/errors';
+import { uuidv7 } from '../../platform/ids';
+import { envelope, parsePaging } from '../../platform/list';
+import { rawAll } from '../../platform/raw-query';
+import { emailSuppressions, globalEmailSuppressions, type SuppressionReason } from './schema';
+
+type Row = typeof emailSuppressions.$inferSelect;
+
+export const serializeSuppression = (r: Row) => ({ id: r.id, email: r.email, reason: r.reason, source: r.source, note: r.note, created_at: r.created_at });
+
+/** Suppression routes answer every error in the domain envelope: a framework-shape 400 (paging) is re-worded into it. */
+function inDomainEnvelope<T>(work: () => T): T {
+  try {
+    return work();
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 400 && typeof err.body.message === 'string') throw domainError(400, 'invalid_request', err.body.message);
+    throw err;
+  }
+}
+
+export async function listSuppressions(ctx: ServiceContext, query: { email?: string; limit?: string; offset?: string }) {
+  const paging = inDomainEnvelope(() => parsePaging(query, { limit: 50, cap: 500 }));
+  const email = query.email?.trim().toLowerCase();
+  const where = and(eq(emailSuppressions.workspace_id, ctx.ws.id), email ? eq(emailSuppressions.email, email) : undefined);
+  const [counted, rows] = await ctx.db.batch([
+    ctx.db.select({ n: sql<number>`count(*)` }).from(emailSuppressions).where(where),
+    ctx.db.select().from(emailSuppressions).where(where).orderBy(desc(emailSuppressions.created_at), desc(emailSuppressions.id)).limit(paging.limit).offset(paging.offset),
+  ]);
+  return envelope(rows.map(serializeSuppression), counted[0].n, paging);
+}
+
+export type SuppressionInput = { email: string; reason?: SuppressionReason; note?: string | null };
+
+/**
+ * The insert of a suppression that keeps an existing row (the unique index
+ * per workspace and email settles races): usable in another write's batch
+ * (provider-reported bounces and complaints).
+ */
+export function suppressStatement(db: Db, workspaceId: string, email: string, reason: SuppressionReason, source: string, note: string | null = null, id = uuidv7()) {
+  return db
+    .insert(emailSuppressions)
+    .values({ id, workspace_id: workspaceId, email: email.trim().toLowerCase(), reason, source, note, created_at: nowIso() })
+    .onConflictDoNothing({ target: [emailSuppressions.workspace_id, emailSuppressions.email] });
+}
+
+/** POST /v1/suppressions: 201 both ways; an existing row comes back unchanged with `duplicate: true`. Consent is never touched. */
+export async function addSuppression(ctx: ServiceContext, input: SuppressionInput) {
+  const id = uuidv7();
+  const email = input.email.trim().toLowerCase();
+  const [, rows] = await runBatch(ctx.db, [
+    suppressStatement(ctx.db, ctx.ws.id, email, input.reason ?? 'manual', 'api', input.note ?? null, id),
+    ctx.db.select().from(emailSuppressions).where(and(eq(emailSuppressions.workspace_id, ctx.ws.id), eq(emailSuppressions.email, email))),
+  ]);
+  const row = (rows as Row[])[0];
+  return { ...serializeSuppression(row), duplicate: row.id !== id };
+}
+
+/** DELETE: this workspace's row only; lifts the send-time block and resubscribes no one. */
+export async function removeSuppression(ctx: ServiceContext, id: string) {
+  const gone = await ctx.db
+    .delete(emailSuppressions)
+    .where(and(eq(emailSuppressions.workspace_id, ctx.ws.id), eq(emailSuppressions.id, id)))
+    .returning({ id: emailSuppressions.id });
+  if (gone.length === 0) throw domainError(404, 'suppression_not_found', 'Suppression not found');
+  return { success: true as const };
+}
+
+/** SQL: whether `email` is suppressed for `workspace` (its own list or the platform list); both may be columns or values. */
+export const suppressedSql = (workspace: SQL, email: SQL) =>
+  sql`(EXISTS (SELECT 1 FROM email_suppressions s WHERE s.workspace_id = ${workspace} AND s.email = ${email})
+    OR EXISTS (SELECT 1 FROM global_email_suppressions g WHERE g.email = ${email}))`;
+
+/** Whether an address is blocked for a workspace, as one statement for a read batch. */
+export const suppressedQuery = (db: Db, workspaceId: string, email: string) =>
+  rawAll<{ suppressed: number }>(db, sql`SELECT ${suppressedSql(sql`${workspaceId}`, sql`${email}`)} AS suppressed`);
+
+/** Operator: adds an address to the platform list (every data database holds the whole list). */
+export async function addGlobalSuppression(db: Db, email: string, reason: string) {
+  await db
+    .insert(globalEmailSuppressions)
+    .values({ email: email.trim().toLowerCase(), reason, created_at: nowIso() })
+    .onConflictDoNothing();
+}

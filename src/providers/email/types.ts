@@ -1,0 +1,53 @@
+import type { Bindings } from '../../env';
+import type { Db } from '../../platform/db';
+
+/** One rendered message, ready for a provider. */
+export type OutgoingEmail = {
+  from: string;
+  fromName: string;
+  to: string;
+  replyTo: string | null;
+  subject: string;
+  html: string;
+  text: string;
+  headers: Record<string, string>;
+  /** Correlation the provider echoes in its webhooks (Resend `tags`). */
+  workspaceId: string;
+  sendId: string;
+};
+
+/** Where a provider call runs: the workspace's data handle (the sandbox records there) and the bindings (secrets). */
+export type ProviderContext = { env: Bindings; db: Db; workspaceId: string };
+
+/** The provider refused the message (or could not be reached): the send fails with 502 `provider_error`. */
+export class ProviderRejected extends Error {}
+
+/** The provider webhook failed its signature check: 401. */
+export class InvalidProviderSignature extends Error {}
+
+export type DeliveryType = 'delivered' | 'bounced' | 'complained' | 'opened' | 'clicked';
+export type BounceType = 'hard' | 'soft' | 'block';
+
+/** One delivery or engagement fact a provider reported about a message it accepted. */
+export type ProviderReport = {
+  providerMessageId: string;
+  /** The workspace, when the provider echoes our correlation tags. */
+  workspaceId?: string;
+  type: DeliveryType;
+  bounceType?: BounceType;
+  reason?: string;
+  url?: string;
+  machine?: boolean;
+};
+
+export interface EmailProvider {
+  readonly name: string;
+  /**
+   * Hands one message over. `idempotencyKey` is the same for every attempt of
+   * one send (a crash-recovery retry included), so a provider that honours it
+   * accepts the message once. Returns the provider's message id.
+   */
+  send(ctx: ProviderContext, message: OutgoingEmail, idempotencyKey: string): Promise<{ messageId: string }>;
+  /** Verifies and parses a webhook delivery (raw body as received); unknown notification types are skipped. */
+  parseWebhook(env: Bindings, headers: Headers, rawBody: string): Promise<ProviderReport[]>;
+}

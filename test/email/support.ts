@@ -1,0 +1,48 @@
+import { env } from 'cloudflare:workers';
+import { rowsIn } from '../support/db';
+import { adminOk, makeWorkspace, type TestWorkspace } from '../support/harness';
+
+export type Sender = { id: string; from_email: string; from_name: string; verified: boolean; is_default: boolean };
+
+/** A workspace with high request limits and (unless `sender: false`) a verified default sender profile. */
+export async function emailWorkspace(settings: Record<string, unknown> = {}, opts: { sender?: boolean } = {}): Promise<{ ws: TestWorkspace; sender: Sender | null }> {
+  const ws = await makeWorkspace({ rate_limits: { per_key_per_minute: 1_000_000, emails_per_minute: 1_000_000 }, ...settings }, { pipeline: false });
+  const sender = opts.sender === false ? null : await addSender(ws, { is_default: true });
+  return { ws, sender };
+}
+
+export const addSender = (ws: TestWorkspace, fields: Record<string, unknown> = {}): Promise<Sender> =>
+  adminOk('POST', `/workspaces/${ws.id}/sender-profiles`, { from_name: 'Acme', from_email: 'hello@mail.acme.example', domain_verified: true, is_default: false, ...fields });
+
+/** A valid send body with a fresh key; `extra` overrides. */
+export const sendBody = (extra: Record<string, unknown> = {}) => ({
+  to: 'ada@example.com',
+  subject: 'Hello',
+  text: 'Hello there',
+  idempotency_key: `key-${crypto.randomUUID()}`,
+  ...extra,
+});
+
+export const send = (ws: TestWorkspace, extra: Record<string, unknown> = {}) => ws.api('POST', '/v1/emails', sendBody(extra));
+
+export type OutboxMessage = { id: string; channel: string; to: string; from: string; subject: string; html: string; text: string; headers: Record<string, string>; created_at: string };
+
+/** What the sandbox provider accepted for the workspace, newest first. */
+export const outbox = async (ws: TestWorkspace, to?: string): Promise<OutboxMessage[]> =>
+  (await adminOk('GET', `/workspaces/${ws.id}/outbox?channel=email${to ? `&to=${encodeURIComponent(to)}` : ''}`)).data;
+
+/** The workspace's `email.*` outbox events, oldest first. */
+export async function emailEvents(ws: TestWorkspace): Promise<{ type: string; data: any }[]> {
+  const rows = await rowsIn<{ type: string; data: string }>(ws.id, `SELECT type, data FROM event_outbox WHERE workspace_id = ? AND type LIKE 'email.%' ORDER BY created_at, id`, ws.id);
+  return rows.map((r) => ({ type: r.type, data: JSON.parse(r.data) }));
+}
+
+export const reportEvent = (sendId: string, body: Record<string, unknown>) => adminOk('POST', `/email-sends/${sendId}/events`, body);
+
+/** Claims a key the way a request does, then "crashes": the claim stays with a lease of `leaseMs`. */
+export async function crashedClaim(workspaceId: string, key: string, leaseMs: number) {
+  const stub = env.EMAIL_CLAIMS.get(env.EMAIL_CLAIMS.idFromName(`${workspaceId}:${key}`));
+  return stub.claim(leaseMs);
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
