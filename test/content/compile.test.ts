@@ -233,7 +233,8 @@ describe('content compiler: fuzz', () => {
           expect(r.compiled_html).toContain(w);
         }
         for (const b of blocks) {
-          if (b.type === 'bullets') for (const item of b.items) for (const w of item.match(/\b[A-Za-z0-9]{3,}\b/g) ?? []) expect(r.plain_text).toContain(w);
+          // Items are inline markdown: a link or image destination is an address, not text (a non-http image is left out).
+          if (b.type === 'bullets') for (const item of b.items) for (const w of item.replace(/\]\([^)]*\)/g, ']').match(/\b[A-Za-z0-9]{3,}\b/g) ?? []) expect(r.plain_text).toContain(w);
         }
       }),
       { numRuns: 300 },
