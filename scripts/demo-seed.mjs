@@ -60,6 +60,8 @@ const DEMO_STEPS = [
   (admin, ws) =>
     admin('POST', `/admin/v1/workspaces/${ws}/sender-profiles`, { from_name: 'Demo Shop', from_email: 'hello@mail.demo.example', reply_to: 'support@demo.example', domain_verified: true, is_default: true }),
   (admin, ws) => admin('POST', `/admin/v1/workspaces/${ws}/audiences`, { name: 'Prospects', kind: 'dynamic', filters: { lifecycle_stage: 'prospect' } }),
+  // A content snippet: `::snippet[footer]` in campaign and newsletter content.
+  (admin, ws) => admin('POST', `/admin/v1/workspaces/${ws}/snippets`, { name: 'footer', markdown: 'Demo Shop · 1 Market Street · [demo.example](https://demo.example)' }),
 ];
 
 /** Records made through the public API itself, so the demo has something to list. */

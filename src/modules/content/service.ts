@@ -1,0 +1,39 @@
+import { asc, eq } from 'drizzle-orm';
+import { nowIso, type Db } from '../../platform/db';
+import { domainError } from '../../platform/errors';
+import { uuidv7 } from '../../platform/ids';
+import { compileContent, isCompiled, type Compiled, type CompileOptions, type Snippet } from './compile';
+import { snippets } from './schema';
+
+/** The workspace's snippets, as the compiler resolves them (a workspace holds a handful). */
+export async function loadSnippets(db: Db, workspaceId: string): Promise<Snippet[]> {
+  const rows = await db
+    .select({ id: snippets.id, name: snippets.name, markdown: snippets.markdown, html: snippets.html })
+    .from(snippets)
+    .where(eq(snippets.workspaceId, workspaceId))
+    .orderBy(asc(snippets.nameKey))
+    .limit(500);
+  return rows;
+}
+
+/**
+ * Compiles `content` against the workspace's snippets; a rejected compile is
+ * the domain error its first error names: 400 `invalid_content` (all
+ * messages joined) or 400 `unknown_snippet`.
+ */
+export async function compileForWorkspace(db: Db, workspaceId: string, content: unknown, opts: Omit<CompileOptions, 'snippets'> = {}): Promise<Compiled> {
+  const result = compileContent(content, { ...opts, snippets: await loadSnippets(db, workspaceId) });
+  if (isCompiled(result)) return result;
+  const errors = result.compile.errors;
+  const code = errors[0]?.code ?? 'invalid_content';
+  throw domainError(400, code, errors.filter((e) => e.code === code).map((e) => e.message).join('; ') || 'content is invalid');
+}
+
+/** Operator route: creates a snippet (`markdown` or `html`). A taken name is 409 `duplicate_name`. */
+export async function createSnippet(db: Db, workspaceId: string, input: { name: string; markdown?: string; html?: string }) {
+  const now = nowIso();
+  const row = { id: uuidv7(), workspaceId, name: input.name, nameKey: input.name.toLowerCase(), markdown: input.markdown ?? null, html: input.html ?? null, createdAt: now, updatedAt: now };
+  const [created] = await db.insert(snippets).values(row).onConflictDoNothing().returning();
+  if (!created) throw domainError(409, 'duplicate_name', `A snippet named "${input.name}" already exists`);
+  return { id: created.id, workspace_id: created.workspaceId, name: created.name, markdown: created.markdown, html: created.html, created_at: created.createdAt, updated_at: created.updatedAt };
+}

@@ -1,0 +1,50 @@
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { compileForWorkspace } from '../../src/modules/content/service';
+import type { Bindings } from '../../src/env';
+import { ApiError } from '../../src/platform/errors';
+import { workspaceDb } from '../../src/platform/shards';
+import { admin, adminOk, makeWorkspace, SHARDS } from '../support/harness';
+
+const rejection = async (p: Promise<unknown>) => {
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(ApiError);
+  return err as ApiError;
+};
+
+describe('snippets (operator) and compiling against a workspace', () => {
+  it.each(SHARDS)('resolves snippets by name or id, per workspace (%s)', async (shard) => {
+    const ws = await makeWorkspace({ shard }, { pipeline: false });
+    const other = await makeWorkspace({ shard }, { pipeline: false });
+    const footer = await adminOk('POST', `/workspaces/${ws.id}/snippets`, { name: 'Footer', markdown: 'Sent by **Acme**' });
+    await adminOk('POST', `/workspaces/${other.id}/snippets`, { name: 'Elsewhere', markdown: 'not yours' });
+    expect(footer).toMatchObject({ name: 'Footer', markdown: 'Sent by **Acme**', html: null });
+    const db = (await workspaceDb(env as unknown as Bindings, ws.id))!;
+    const byName = await compileForWorkspace(db, ws.id, { markdown: 'Hi\n\n::snippet[footer]' });
+    const byId = await compileForWorkspace(db, ws.id, { blocks: [{ type: 'paragraph', text: 'Hi' }, { type: 'snippet', ref: footer.id }] });
+    expect(byName.compiled_html).toContain('Sent by <strong>Acme</strong>');
+    expect(byId.compiled_html).toContain('Sent by <strong>Acme</strong>');
+
+    const unknown = await rejection(compileForWorkspace(db, ws.id, { markdown: '::snippet[Elsewhere]' }));
+    expect(unknown.status).toBe(400);
+    expect(unknown.body).toEqual({ error: { code: 'unknown_snippet', message: 'Unknown snippet "Elsewhere"; available snippets: Footer' } });
+    const invalid = await rejection(compileForWorkspace(db, ws.id, { markdown: 'a', blocks: [] }));
+    expect(invalid.body).toEqual({ error: { code: 'invalid_content', message: 'content must have exactly one source; got markdown and blocks' } });
+  });
+
+  it('snippet create: one name per workspace (case-insensitive), exactly one of markdown or html', async () => {
+    const ws = await makeWorkspace({}, { pipeline: false });
+    await adminOk('POST', `/workspaces/${ws.id}/snippets`, { name: 'Legal', html: '<p>Terms</p>' });
+    const dup = await admin('POST', `/workspaces/${ws.id}/snippets`, { name: 'legal', markdown: 'x' });
+    expect(dup.status).toBe(409);
+    expect(dup.body.error.code).toBe('duplicate_name');
+    expect((await admin('POST', `/workspaces/${ws.id}/snippets`, { name: 'Both', markdown: 'x', html: 'y' })).status).toBe(400);
+    expect((await admin('POST', `/workspaces/${ws.id}/snippets`, { name: 'None' })).status).toBe(400);
+    const parallel = await Promise.all(Array.from({ length: 5 }, () => admin('POST', `/workspaces/${ws.id}/snippets`, { name: 'Race', markdown: 'x' })));
+    expect(parallel.filter((r) => r.status === 201)).toHaveLength(1);
+    expect(parallel.filter((r) => r.status === 409)).toHaveLength(4);
+  });
+});
