@@ -16,6 +16,8 @@ import { paymentPublicRoutes, registerPaymentPublicDocs } from './modules/paymen
 import { bookingPages } from './modules/bookings/pages';
 import { whatsappWebhook } from './modules/whatsapp/webhook-routes';
 import { emailProviderApp, trackingApp } from './modules/emails/public-routes';
+import { archivePages } from './modules/newsletters/pages';
+import { unsubscribePages } from './modules/unsubscribe/pages';
 
 /** Events committed during the request leave after the response (the outbox sweep covers failures). */
 const publishEvents: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -102,5 +104,8 @@ export function buildApp() {
   // Opened from mail clients and called by providers: no API key (tokens and provider signatures instead).
   app.route('/t', trackingApp);
   app.route('/providers/email', emailProviderApp);
+  // The public newsletter archive and the one-click unsubscribe page (no API key; unguessable tokens).
+  app.route('/n', archivePages);
+  app.route('/u', unsubscribePages);
   return app;
 }
