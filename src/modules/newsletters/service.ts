@@ -4,6 +4,7 @@ import { failedGuard, isUniqueViolation, nowIso, retryOnConflict, runBatch } fro
 import { codedError, domainError, badRequest } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { envelope, parsePaging } from '../../platform/list';
+import { rawRun } from '../../platform/raw-query';
 import { isUuid } from '../../platform/validation';
 import { senderCandidates } from '../sender-profiles/service';
 import { compileIssue, NOT_PATCHED, type CompileEnvelope } from './compile';
@@ -372,7 +373,7 @@ const ready = sql`subject IS NOT NULL AND subject <> '' AND compiled_html IS NOT
 export async function publishIssueRow(db: ServiceContext['db'], workspaceId: string, issueId: string, now = nowIso()): Promise<{ row: IssueRow | undefined; published: boolean }> {
   const unpublished = sql`EXISTS (SELECT 1 FROM newsletter_issues i WHERE i.id = ${issueId} AND i.workspace_id = ${workspaceId} AND i.status <> 'published' AND i.subject IS NOT NULL AND i.subject <> '' AND i.compiled_html IS NOT NULL)`;
   const [counter, issue] = await runBatch(db, [
-    db.run(sql`UPDATE newsletters SET next_issue_number = next_issue_number + 1, updated_at = updated_at
+    rawRun(db, sql`UPDATE newsletters SET next_issue_number = next_issue_number + 1, updated_at = updated_at
       WHERE id = (SELECT newsletter_id FROM newsletter_issues WHERE id = ${issueId} AND workspace_id = ${workspaceId}) AND ${unpublished}`),
     db
       .update(newsletterIssues)
