@@ -17,8 +17,8 @@ type IssueRow = typeof newsletterIssues.$inferSelect;
 export const newsletterNotFound = () => domainError(404, 'newsletter_not_found', 'Newsletter not found');
 export const issueNotFound = () => domainError(404, 'issue_not_found', 'Newsletter issue not found');
 
-const activeCount = (id: string) =>
-  sql<number>`(SELECT count(*) FROM newsletter_subscriptions s WHERE s.newsletter_id = ${id} AND s.status = 'active')`;
+/** Active subscriptions of the listed newsletter row (a correlated count). */
+const activeCount = sql<number>`(SELECT count(*) FROM newsletter_subscriptions s WHERE s.newsletter_id = "newsletters"."id" AND s.status = 'active')`;
 
 export function serializeNewsletterSummary(n: NewsletterRow, activeSubscribers: number) {
   return {
@@ -140,7 +140,7 @@ export async function listNewsletters(ctx: ServiceContext, query: { limit?: stri
   const [counted, rows] = await ctx.db.batch([
     ctx.db.select({ n: sql<number>`count(*)` }).from(newsletters).where(where),
     ctx.db
-      .select({ n: newsletters, active: activeCount(newsletters.id as unknown as string) })
+      .select({ n: newsletters, active: activeCount })
       .from(newsletters)
       .where(where)
       .orderBy(desc(newsletters.createdAt), desc(newsletters.id))
