@@ -125,3 +125,6 @@ export const IssueListQuery = z.object({
 export const IssueList = z.object({ data: z.array(IssueSummary), total: z.number().int(), limit: z.number().int(), offset: z.number().int() }).openapi('NewsletterIssueList');
 
 export const Success = z.object({ success: z.literal(true) }).openapi('NewsletterSuccess');
+
+/** Publish and unschedule take no fields (an empty or absent body). */
+export const IssueNoBody = z.object({}).strict().openapi('NewsletterIssueNoBody');
