@@ -13,9 +13,11 @@ import { createRouter, parseJsonBody } from './platform/validation';
 import { registerEventWebhooks } from './modules/events/payloads';
 import { v1Routers } from './modules/routers';
 import { paymentPublicRoutes, registerPaymentPublicDocs } from './modules/payment-requests/public';
+import { registerBookingPageDocs } from './modules/bookings/page-docs';
 import { bookingPages } from './modules/bookings/pages';
-import { whatsappWebhook } from './modules/whatsapp/webhook-routes';
-import { emailProviderApp, trackingApp } from './modules/emails/public-routes';
+import { registerWhatsAppWebhookDocs, whatsappWebhook } from './modules/whatsapp/webhook-routes';
+import { emailProviderApp, registerEmailPublicDocs, trackingApp } from './modules/emails/public-routes';
+import { registerNewsletterPageDocs } from './modules/newsletters/page-docs';
 import { archivePages } from './modules/newsletters/pages';
 import { unsubscribePages } from './modules/unsubscribe/pages';
 
@@ -28,10 +30,10 @@ const publishEvents: MiddlewareHandler<AppEnv> = async (c, next) => {
 };
 
 const API_DESCRIPTION = [
-  'Contacts with per-channel consent, deals and pipelines, products and signed outbound webhooks for one workspace, identified by the API key (`Authorization: Bearer wsk_...`).',
+  'Contacts with per-channel consent, deals and pipelines, products, payments, hosted pay-links, orders, transactional email with suppressions, audiences and sender profiles, meeting types and bookings, WhatsApp templates, campaigns and inbound messages, and signed outbound webhooks for one workspace, identified by the API key (`Authorization: Bearer wsk_...`). Hosted pages, tracking links and provider webhooks are listed apart, under their own tag.',
   '',
-  '**Errors** come in two shapes: the domain envelope `{error: {code, message}}` (consent, products, webhook endpoints) and the framework shape `{statusCode, message, error}` with optional `error_code` (everything else, and every request-shape 400). Unknown body properties and non-UUID path ids answer 400.',
-  '',
+  '**Errors** come in two shapes: the domain envelope `{error: {code, message}}` (consent, products, webhook endpoints, transactional email, suppressions, WhatsApp campaign execution) and the framework shape `{statusCode, message, error}` with optional `error_code` (everything else). Request-shape 400s use the framework shape everywhere but the suppression routes. Each operation lists its errors. Unknown body properties and non-UUID path ids answer 400.',
+'',
   '**Rate limits**: 100 requests per minute per key, 300 per minute per source IP, `POST /v1/emails` 300 per minute per key; 429 with `Retry-After`. Answers carry `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`.',
   '',
   '**Consistency**: reads may be served by a nearby read replica, but always see every write made with the same API key. Answers carry a `Bookmark` header; send it back as a `Bookmark` request header on a read to see at least that state with another key.',
@@ -60,6 +62,10 @@ export function buildApp() {
   registerSharedComponents(app.openAPIRegistry);
   registerEventWebhooks(app.openAPIRegistry);
   registerPaymentPublicDocs(app.openAPIRegistry);
+  registerBookingPageDocs(app.openAPIRegistry);
+  registerEmailPublicDocs(app.openAPIRegistry);
+  registerNewsletterPageDocs(app.openAPIRegistry);
+  registerWhatsAppWebhookDocs(app.openAPIRegistry);
   app.doc31('/v1/openapi.json', {
     openapi: '3.1.0',
     info: {

@@ -1,4 +1,3 @@
-import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { adminOk, makeWorkspace } from '../support/harness';
 import { blacklist, createContact, outbox, rows } from './helpers';

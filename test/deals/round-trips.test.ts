@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { adminOk, makeWorkspace, type TestWorkspace } from '../support/harness';
+import { adminOk, makeWorkspace } from '../support/harness';
 import { freshPhone, query } from './helpers';
 import { counted } from '../support/round-trips';
 

@@ -1,4 +1,3 @@
-import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { admin, adminOk } from '../support/harness';
 import { receiverUrl, registerEndpoint } from '../webhooks/support';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addSender, emailWorkspace, outbox } from '../email/support';
+import { emailWorkspace, outbox } from '../email/support';
 import { rowsIn } from '../support/db';
 import { admin, adminOk, call, eventually, type TestWorkspace } from '../support/harness';
 import { newsletter, readyIssue, subscribe } from './support';

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app';
 import { EVENT_TYPES } from '../../src/modules/events/catalog';
 import { OPERATION_ID } from '../../src/platform/openapi';
 import { call } from '../support/harness';
@@ -30,7 +31,21 @@ const allOperations = (doc: Awaited<ReturnType<typeof served>>) =>
 const operations = (doc: Awaited<ReturnType<typeof served>>) => allOperations(doc).filter((o) => o.path.startsWith('/v1/'));
 
 /** Routes outside /v1 that the document lists as what they are: a page for people, a webhook for a provider. */
-const PUBLIC_OPERATIONS = ['GET /pay/{token}', 'POST /pay/{token}', 'POST /providers/payments/{provider}'];
+const PUBLIC_OPERATIONS = [
+  'GET /pay/{token}',
+  'POST /pay/{token}',
+  'POST /providers/payments/{provider}',
+  'GET /book/{ws}/{slug}',
+  'POST /book/{ws}/{slug}',
+  'GET /book/{ws}/manage/{token}',
+  'POST /book/{ws}/manage/{token}/cancel',
+  'GET /book/embed.js',
+  'GET /t/o/{token}',
+  'GET /t/c/{token}',
+  'POST /providers/email/{provider}',
+  'GET /providers/whatsapp/webhook',
+  'POST /providers/whatsapp/webhook',
+];
 
 describe('rules every operation follows', () => {
   it('has servers and one operation per route of the route table', async () => {
@@ -40,7 +55,15 @@ describe('rules every operation follows', () => {
     expect(documented).toEqual(ROUTES.map((r) => `${r.method} ${r.path}`).sort());
   });
 
-  it('documents the hosted pay page and the payment provider webhooks apart from the API, without API-key security', async () => {
+  it('lists every public route the app serves (pages, tracking links, provider webhooks) and no other', () => {
+    const served = buildApp()
+      // The API itself, the operator API, the reference viewer and the root (an index of them) are not public pages.
+      .routes.filter((r) => r.method !== 'ALL' && r.path !== '/' && !/^\/(v1|admin\/v1|docs)(\/|$)/.test(r.path))
+      .map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, '{$1}')}`);
+    expect([...new Set(served)].sort()).toEqual([...PUBLIC_OPERATIONS].sort());
+  });
+
+  it('documents the hosted pages, tracking links and provider webhooks apart from the API, without API-key security', async () => {
     const doc = await served();
     const outside = allOperations(doc).filter((o) => !o.path.startsWith('/v1/'));
     expect(outside.map((o) => `${o.method.toUpperCase()} ${o.path}`).sort()).toEqual([...PUBLIC_OPERATIONS].sort());

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { makeWorkspace } from '../support/harness';
-import { createOrder, expectCode, expectMessage, freshPhone } from './helpers';
+import { createOrder, expectMessage, freshPhone } from './helpers';
 
 describe('POST /v1/orders', () => {
   it('computes the money on the server and answers the full order', async () => {

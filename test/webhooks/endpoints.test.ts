@@ -1,4 +1,3 @@
-import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { makeWorkspace, uuidRe } from '../support/harness';
 import { rowOnShards } from '../support/db';

@@ -15,7 +15,7 @@ import { durableSlotLocks } from './locks';
 import { bookingSettingsOf, listSlots } from './meeting-types';
 import { publicBaseUrl } from '../../platform/public-base';
 import { meetingTypes } from './schema';
-import { cancelBooking, createBooking, getBooking } from './service';
+import { afterResponse, cancelBooking, createBooking, getBooking } from './service';
 
 /*
  * The hosted booking and manage pages: plain server-rendered HTML that works
@@ -227,7 +227,7 @@ bookingPages.post('/:ws/:slug', async (c) => {
       ctx,
       durableSlotLocks(c.env),
       { meeting_type_id: mt.id, start_at: start, timezone: zone, invitee: { name: field('name').slice(0, 200), email: field('email') }, ...(field('notes') ? { notes: field('notes').slice(0, 2000) } : {}) },
-      { source, base, env: c.env, defer: (work) => c.executionCtx.waitUntil(work) },
+      { source, base, env: c.env, defer: afterResponse((work) => c.executionCtx.waitUntil(work)) },
     );
     publish(c, ctx);
     return c.redirect(`${await manageUrl(ctx.db, ctx.ws.id, base, booking.id)}?booked=1`, 303);

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { AppEnv, Bindings } from '../../env';
+import type { AppEnv } from '../../env';
 import { publicBaseUrl } from '../../platform/public-base';
 import { serviceContext } from '../../platform/context';
 import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
@@ -22,7 +22,7 @@ import {
 } from './dto';
 import { durableSlotLocks } from './locks';
 import { embedMaterial, getMeetingType, listMeetingTypes, listSlots } from './meeting-types';
-import { cancelBooking, createBooking, getBooking, listBookings, reassignBooking, rescheduleBooking } from './service';
+import { afterResponse, cancelBooking, createBooking, getBooking, listBookings, reassignBooking, rescheduleBooking } from './service';
 
 export const bookingRoutes = createRouter();
 const typeTags = ['Meeting types'];
@@ -150,7 +150,7 @@ bookingRoutes.openapi(
       }),
     },
   }),
-  async (c) => c.json(await createBooking(serviceContext(c), durableSlotLocks(c.env), c.req.valid('json'), { source: 'api', base: publicBaseUrl(c.env, c.req.url), env: c.env, defer: (work) => c.executionCtx.waitUntil(work) }), 201),
+  async (c) => c.json(await createBooking(serviceContext(c), durableSlotLocks(c.env), c.req.valid('json'), { source: 'api', base: publicBaseUrl(c.env, c.req.url), env: c.env, defer: afterResponse((work) => c.executionCtx.waitUntil(work)) }), 201),
 );
 
 bookingRoutes.openapi(

@@ -54,8 +54,14 @@ const onlyConfirmed = (verb: 'cancelled' | 'rescheduled' | 'reassigned') => badR
 
 export type BookingSource = 'api' | 'public_page' | 'embed' | 'manual';
 /** Where a booking came from and the origin its links use. */
-/** Where a booking comes from, and how its confirmation email is sent after the response (`defer`: the request's waitUntil). */
-export type BookingOrigin = { source: BookingSource; base: string; env: Bindings; defer: (work: Promise<unknown>) => void };
+/** Where a booking comes from, and how work after the response is run (`defer`, see `afterResponse`). */
+export type BookingOrigin = { source: BookingSource; base: string; env: Bindings; defer: (task: () => Promise<unknown>) => void };
+
+/** Runs a task once the response has been handed back (the next macrotask), kept alive by the request's `waitUntil`. */
+export const afterResponse =
+  (waitUntil: (work: Promise<unknown>) => void) =>
+  (task: () => Promise<unknown>): void =>
+    waitUntil(new Promise((resolve) => setTimeout(resolve, 0)).then(task));
 
 // ---------------------------------------------------------------- reading
 
@@ -325,7 +331,8 @@ export async function createBooking(ctx: ServiceContext, locks: SlotLocks, input
       // The same submit won in parallel (double submit), or the contact write raced: run again from the top.
       if (outcome === 'lost') throw new LostRace();
       const manage = await manageUrlWith(outcome.linkSecret, ctx.ws.id, origin.base, outcome.row.id);
-      origin.defer(sendConfirmation({ ...ctx, env: origin.env, baseUrl: origin.base }, confirmationFor(outcome.row, s.row, s.members, manage), outcome.row.id));
+      const message = confirmationFor(outcome.row, s.row, s.members, manage);
+      origin.defer(() => sendConfirmation({ ...ctx, env: origin.env, baseUrl: origin.base }, message, outcome.row.id));
       return { ...serializeBooking(outcome.row, s.members), duplicate: false };
     }
     throw slotTaken();

@@ -1,4 +1,4 @@
-import { rawAll, rawRun } from '../../platform/raw-query';
+import { rawRun } from '../../platform/raw-query';
 import { and, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { failedGuard, guarded, nowIso, runBatch, type Statement } from '../../platform/db';

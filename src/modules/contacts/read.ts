@@ -1,4 +1,4 @@
-import { rawAll, rawRun } from '../../platform/raw-query';
+import { rawAll } from '../../platform/raw-query';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db';
 

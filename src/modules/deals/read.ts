@@ -1,7 +1,7 @@
 import { and, eq, type SQL } from 'drizzle-orm';
 import type { Db } from '../../platform/db';
 import { fromCents } from '../../platform/money';
-import { contacts } from '../contacts/schema';
+import { contactIdentityColumns, contactIdentityJoin, serializeContactIdentity, type ContactIdentity } from '../contacts/identity-join';
 import { deals, type DealRow } from './schema';
 
 export function serializeDeal(d: DealRow) {
@@ -31,21 +31,19 @@ export function serializeDeal(d: DealRow) {
   };
 }
 
-export type DealWithContactRow = { deal: DealRow; contactName: string | null; contactPhone: string | null; contactEmail: string | null };
+export type DealWithContactRow = { deal: DealRow } & ContactIdentity;
 
 export const serializeDealWithContact = (r: DealWithContactRow) => ({
   ...serializeDeal(r.deal),
-  contact_name: r.contactName,
-  contact_phone: r.contactPhone,
-  contact_email: r.contactEmail,
+  ...serializeContactIdentity(r),
 });
 
 /** Deals with their contact's name, phone and email: one query, the join scoped to the workspace too. */
 export function selectDealsWithContact(db: Db, workspaceId: string, where?: SQL) {
   return db
-    .select({ deal: deals, contactName: contacts.name, contactPhone: contacts.phone, contactEmail: contacts.email })
+    .select({ deal: deals, ...contactIdentityColumns })
     .from(deals)
-    .leftJoin(contacts, and(eq(contacts.id, deals.contactId), eq(contacts.workspace_id, deals.workspaceId)))
+    .leftJoin(...contactIdentityJoin(deals.contactId, deals.workspaceId))
     .where(and(eq(deals.workspaceId, workspaceId), where));
 }
 

@@ -1,7 +1,7 @@
 import { and, asc, eq, type SQL } from 'drizzle-orm';
 import type { Db, Statement } from '../../platform/db';
 import { fromCents } from '../../platform/money';
-import { contacts } from '../contacts/schema';
+import { contactIdentityColumns, contactIdentityJoin, serializeContactIdentity, type ContactIdentity } from '../contacts/identity-join';
 import { orderItems, orderRefunds, orders, type OrderItemRow, type OrderRefundRow, type OrderRow } from './schema';
 
 /** The six money fields of an order as JSON numbers (responses and event data). */
@@ -14,7 +14,7 @@ export const orderMoney = (o: OrderRow) => ({
   refunded_total: fromCents(o.refundedTotalCents),
 });
 
-export type OrderWithContactRow = { order: OrderRow; contactName: string | null; contactPhone: string | null; contactEmail: string | null };
+export type OrderWithContactRow = { order: OrderRow } & ContactIdentity;
 
 export function serializeHeader(r: OrderWithContactRow) {
   const o = r.order;
@@ -22,9 +22,7 @@ export function serializeHeader(r: OrderWithContactRow) {
     id: o.id,
     workspace_id: o.workspaceId,
     contact_id: o.contactId,
-    contact_name: r.contactName,
-    contact_phone: r.contactPhone,
-    contact_email: r.contactEmail,
+    ...serializeContactIdentity(r),
     order_number: o.orderNumber,
     number: o.number,
     platform: o.platform,
@@ -87,9 +85,9 @@ export const serializeRefund = (r: OrderRefundRow) => ({
 /** Orders with their contact's name, phone and email: one query, the join scoped to the workspace too. */
 export function selectOrdersWithContact(db: Db, workspaceId: string, where?: SQL) {
   return db
-    .select({ order: orders, contactName: contacts.name, contactPhone: contacts.phone, contactEmail: contacts.email })
+    .select({ order: orders, ...contactIdentityColumns })
     .from(orders)
-    .leftJoin(contacts, and(eq(contacts.id, orders.contactId), eq(contacts.workspace_id, orders.workspaceId)))
+    .leftJoin(...contactIdentityJoin(orders.contactId, orders.workspaceId))
     .where(and(eq(orders.workspaceId, workspaceId), where));
 }
 

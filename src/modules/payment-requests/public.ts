@@ -4,7 +4,7 @@ import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
 import { ApiError, httpError } from '../../platform/errors';
 import { publishCommitted } from '../../platform/events';
-import { FrameworkError } from '../../platform/openapi';
+import { frameworkError, htmlPage, pathParams, providerEventBody, publicEntry, type PublicRegistry } from '../../platform/public-docs';
 import { findShard } from '../../platform/shards';
 import { isUuid } from '../../platform/validation';
 import { isPaymentProviderName, paymentProvider, ProviderError, sandboxReceipt, WebhookRejected, type PaymentProviderName } from '../../providers/payments';
@@ -123,12 +123,11 @@ paymentPublicRoutes.post('/providers/payments/:provider', async (c) => {
   }
 });
 
-const tokenParam = z.object({ token: z.string().openapi({ param: { name: 'token', in: 'path' }, description: 'The unguessable token of `pay_url`' }) });
-const htmlPage = (description: string) => ({ description, content: { 'text/html': { schema: z.string() } } });
+const tokenParam = pathParams({ token: 'The unguessable token of `pay_url`' });
 
 /** Documents the public routes (hosted page, provider webhooks) in the OpenAPI document, as what they are. */
-export function registerPaymentPublicDocs(registry: { registerPath: (route: never) => void }) {
-  const common = { tags: ['Hosted pages and provider webhooks'], security: [] };
+export function registerPaymentPublicDocs(registry: PublicRegistry) {
+  const common = publicEntry;
   registry.registerPath({
     ...common,
     method: 'get',
@@ -162,12 +161,12 @@ export function registerPaymentPublicDocs(registry: { registerPath: (route: neve
     request: {
       params: z.object({ provider: z.string().openapi({ param: { name: 'provider', in: 'path' }, example: 'stripe' }) }),
       headers: z.object({ 'stripe-signature': z.string().optional().openapi({ description: '`t=<unix>,v1=<hex>`' }) }),
-      body: { required: true, content: { 'application/json': { schema: z.object({}).passthrough().openapi({ description: 'The provider event, verified on the raw bytes' }), example: { type: 'checkout.session.completed', data: { object: { object: 'checkout.session' } } } } } },
+      body: providerEventBody({ type: 'checkout.session.completed', data: { object: { object: 'checkout.session' } } }),
     },
     responses: {
       200: { description: 'Received', content: { 'application/json': { schema: z.object({ received: z.literal(true), payment_request_id: z.string().nullable(), status: z.string().nullable() }) } } },
-      400: { description: 'Bad or stale signature: nothing changed', content: { 'application/json': { schema: FrameworkError } } },
-      404: { description: 'Unknown provider', content: { 'application/json': { schema: FrameworkError } } },
+      400: frameworkError('Bad or stale signature: nothing changed'),
+      404: frameworkError('Unknown provider'),
     },
   } as never);
 }

@@ -1,4 +1,3 @@
-import type { Bindings } from '../../env';
 import { serviceContext } from '../../platform/context';
 import { publicBaseUrl } from '../../platform/public-base';
 import { parseBooleanParam } from '../../platform/list';

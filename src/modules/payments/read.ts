@@ -1,7 +1,7 @@
 import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../platform/db';
 import { fromCents } from '../../platform/money';
-import { contacts } from '../contacts/schema';
+import { contactIdentityColumns, contactIdentityJoin, serializeContactIdentity, type ContactIdentity } from '../contacts/identity-join';
 import { paymentEntries, payments, type PaymentEntryRow, type PaymentRow } from './schema';
 
 const money = (cents: number | null) => (cents === null ? null : fromCents(cents));
@@ -72,21 +72,19 @@ export function serializeHeader(p: PaymentRow) {
 
 export const serializePayment = (p: PaymentRow, entries: PaymentEntryRow[]) => ({ ...serializeHeader(p), entries: entries.map(serializeEntry) });
 
-export type PaymentWithContactRow = { payment: PaymentRow; contactName: string | null; contactPhone: string | null; contactEmail: string | null };
+export type PaymentWithContactRow = { payment: PaymentRow } & ContactIdentity;
 
 export const serializeListRow = (r: PaymentWithContactRow) => ({
   ...serializeHeader(r.payment),
-  contact_name: r.contactName,
-  contact_phone: r.contactPhone,
-  contact_email: r.contactEmail,
+  ...serializeContactIdentity(r),
 });
 
 /** Payment headers with their contact's name, phone and email: one query, the join scoped to the workspace too. */
 export function selectPaymentsWithContact(db: Db, workspaceId: string, where?: SQL) {
   return db
-    .select({ payment: payments, contactName: contacts.name, contactPhone: contacts.phone, contactEmail: contacts.email })
+    .select({ payment: payments, ...contactIdentityColumns })
     .from(payments)
-    .leftJoin(contacts, and(eq(contacts.id, payments.contactId), eq(contacts.workspace_id, payments.workspaceId)))
+    .leftJoin(...contactIdentityJoin(payments.contactId, payments.workspaceId))
     .where(and(eq(payments.workspaceId, workspaceId), where));
 }
 

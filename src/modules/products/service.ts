@@ -1,7 +1,7 @@
 import { and, desc, eq, or, sql, type SQL } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { isUniqueViolation, nowIso } from '../../platform/db';
-import { badRequest, domainError } from '../../platform/errors';
+import { domainError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { inJsonList } from '../../platform/bound-parameters';
 import { containsInAny, envelope, parseBooleanParam, parsePaging, searchParam } from '../../platform/list';

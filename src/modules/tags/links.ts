@@ -1,4 +1,4 @@
-import { rawAll, rawRun } from '../../platform/raw-query';
+import { rawRun } from '../../platform/raw-query';
 import { and, eq, sql } from 'drizzle-orm';
 import { inJsonList, insertGroups } from '../../platform/bound-parameters';
 import type { Db, Statement } from '../../platform/db';

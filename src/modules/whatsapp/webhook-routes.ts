@@ -1,7 +1,9 @@
+import { z } from '@hono/zod-openapi';
 import { Hono } from 'hono';
 import type { AdminEnv } from '../../env';
 import { httpError } from '../../platform/errors';
 import { publishCommitted } from '../../platform/events';
+import { frameworkError, providerEventBody, publicEntry, type PublicRegistry } from '../../platform/public-docs';
 import { handleNotification, verifyMetaSignature } from './inbound';
 
 /**
@@ -35,3 +37,41 @@ whatsappWebhook.post('/webhook', async (c) => {
   });
   return c.json({ received: true, ...summary }, 200);
 });
+
+/** Documents Meta's webhook routes in the OpenAPI document, as what they are. */
+export function registerWhatsAppWebhookDocs(registry: PublicRegistry) {
+  registry.registerPath({
+    ...publicEntry,
+    method: 'get',
+    path: '/providers/whatsapp/webhook',
+    operationId: 'verifyWhatsAppWebhook',
+    summary: "Meta's webhook verification handshake",
+    description: 'Not for API clients: Meta calls it once when the webhook is configured. With `hub.mode=subscribe` and the right `hub.verify_token` (`WHATSAPP_VERIFY_TOKEN`) it echoes `hub.challenge` as text; otherwise 403.',
+    request: {
+      query: z.object({
+        'hub.mode': z.string().optional().openapi({ example: 'subscribe' }),
+        'hub.verify_token': z.string().optional(),
+        'hub.challenge': z.string().optional().openapi({ example: '1158201444' }),
+      }),
+    },
+    responses: { 200: { description: 'The challenge, verbatim', content: { 'text/plain': { schema: z.string() } } }, 403: frameworkError('Verification token mismatch') },
+  } as never);
+  registry.registerPath({
+    ...publicEntry,
+    method: 'post',
+    path: '/providers/whatsapp/webhook',
+    operationId: 'receiveWhatsAppWebhook',
+    summary: 'WhatsApp Cloud API notifications (called by Meta)',
+    description:
+      'Not for API clients: inbound messages and status updates, verified by `X-Hub-Signature-256` (HMAC-SHA256 of the raw body with `WHATSAPP_APP_SECRET`). The workspace is found by `metadata.phone_number_id`; each inbound message fires `message.received` once per provider message id. A valid signed payload always answers 200 so Meta stops retrying.',
+    request: {
+      headers: z.object({ 'x-hub-signature-256': z.string().optional().openapi({ description: '`sha256=<hex>`' }) }),
+      body: providerEventBody({ object: 'whatsapp_business_account', entry: [{ id: 'WABA_ID', changes: [{ field: 'messages', value: { metadata: { phone_number_id: '1234567890' } } }] }] }),
+    },
+    responses: {
+      200: { description: 'Received', content: { 'application/json': { schema: z.object({ received: z.literal(true) }).passthrough() } } },
+      400: frameworkError('Body is not valid JSON'),
+      401: frameworkError('Invalid or missing X-Hub-Signature-256: nothing recorded'),
+    },
+  } as never);
+}

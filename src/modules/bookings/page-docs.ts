@@ -1,0 +1,67 @@
+import { z } from '@hono/zod-openapi';
+import { htmlPage, pathParams, publicEntry, type PublicRegistry } from '../../platform/public-docs';
+
+const workspaceAndSlug = pathParams({ ws: 'The workspace id (`workspace_ref` of the embed material)', slug: 'The meeting type slug' });
+const workspaceAndToken = pathParams({ ws: 'The workspace id', token: 'The signed manage token from the confirmation (never in the API or events)' });
+
+/** Documents the hosted booking and manage pages in the OpenAPI document, as what they are. */
+export function registerBookingPageDocs(registry: PublicRegistry) {
+  registry.registerPath({
+    ...publicEntry,
+    method: 'get',
+    path: '/book/{ws}/{slug}',
+    operationId: 'getBookingPage',
+    summary: 'Hosted booking page (HTML, for the invitee)',
+    description:
+      'Not an API route: the page `page_url` opens. Days with open times, the open slots of the chosen day in the invitee\'s zone, and a form for name, email and notes. Works without JavaScript (a small script only fills in the browser\'s zone). With `embed_key` it is the embed\'s page: a rotated key answers 403.',
+    request: {
+      params: workspaceAndSlug,
+      query: z.object({
+        tz: z.string().optional().openapi({ description: 'IANA zone to show times in', example: 'Europe/Berlin' }),
+        day: z.string().optional().openapi({ description: 'The day to show (YYYY-MM-DD in `tz`)', example: '2026-12-01' }),
+        embed_key: z.string().optional().openapi({ description: 'The `bk_` key of the embed snippet' }),
+      }),
+    },
+    responses: { 200: htmlPage('The page'), 403: htmlPage('A stale embed key'), 404: htmlPage('Unknown workspace or meeting type') },
+  } as never);
+  registry.registerPath({
+    ...publicEntry,
+    method: 'post',
+    path: '/book/{ws}/{slug}',
+    operationId: 'bookFromBookingPage',
+    summary: 'Book from the hosted page (form post)',
+    description:
+      'The form of the booking page (`start_at`, `timezone`, `name`, `email`, `notes?`, `embed_key?`): books through the same service as `POST /v1/bookings` (`source` `public_page`, or `embed`) and redirects (303) to the manage page. A taken slot or invalid input shows the page again with the reason.',
+    request: { params: workspaceAndSlug },
+    responses: { 303: { description: 'To the manage page of the new booking' }, 400: htmlPage('The page with the reason'), 403: htmlPage('A stale embed key'), 404: htmlPage('Unknown workspace or meeting type'), 409: htmlPage('The page: that time was just taken') },
+  } as never);
+  registry.registerPath({
+    ...publicEntry,
+    method: 'get',
+    path: '/book/{ws}/manage/{token}',
+    operationId: 'getBookingManagePage',
+    summary: 'Booking manage page (HTML, for the invitee)',
+    description: 'Not an API route: the link of the confirmation email. Shows the booking and, while it is confirmed, a form to cancel it.',
+    request: { params: workspaceAndToken },
+    responses: { 200: htmlPage('The page'), 404: htmlPage('Unknown or altered token') },
+  } as never);
+  registry.registerPath({
+    ...publicEntry,
+    method: 'post',
+    path: '/book/{ws}/manage/{token}/cancel',
+    operationId: 'cancelFromBookingManagePage',
+    summary: 'Cancel from the manage page (form post)',
+    description: 'Cancels the booking as the invitee (`cancelled_by: invitee`, optional `reason`), like `POST /v1/bookings/{id}/cancel`, and redirects (303) back to the manage page.',
+    request: { params: workspaceAndToken },
+    responses: { 303: { description: 'Back to the manage page' }, 404: htmlPage('Unknown or altered token') },
+  } as never);
+  registry.registerPath({
+    ...publicEntry,
+    method: 'get',
+    path: '/book/embed.js',
+    operationId: 'getBookingEmbedScript',
+    summary: 'The embed script of `snippet_html`',
+    description: 'Turns each `[data-booking-embed]` element of the host page into an iframe of the booking page, with the `bk_` key and the browser\'s zone.',
+    responses: { 200: { description: 'JavaScript', content: { 'text/javascript': { schema: z.string() } } } },
+  } as never);
+}

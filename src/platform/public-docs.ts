@@ -1,0 +1,22 @@
+import { z } from '@hono/zod-openapi';
+import { FrameworkError } from './openapi';
+
+/**
+ * The routes outside /v1 (hosted pages, tracking links, provider webhooks) are
+ * documented as what they are, under one tag and without the API key; these
+ * are the shapes their entries share.
+ */
+export type PublicRegistry = { registerPath: (route: never) => void };
+
+export const PUBLIC_TAG = 'Hosted pages and provider webhooks';
+export const publicEntry = { tags: [PUBLIC_TAG], security: [] };
+
+export const htmlPage = (description: string) => ({ description, content: { 'text/html': { schema: z.string() } } });
+export const frameworkError = (description: string) => ({ description, content: { 'application/json': { schema: FrameworkError } } });
+export const pathParams = (params: Record<string, string>) =>
+  z.object(Object.fromEntries(Object.entries(params).map(([name, description]) => [name, z.string().openapi({ param: { name, in: 'path' }, description })])));
+/** A provider's event, verified on its raw bytes before it is parsed. */
+export const providerEventBody = (example: unknown) => ({
+  required: true,
+  content: { 'application/json': { schema: z.object({}).passthrough().openapi({ description: "The provider's event, verified on the raw bytes" }), example } },
+});
