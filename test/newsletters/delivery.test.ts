@@ -135,4 +135,22 @@ describe('newsletter delivery', () => {
     await rowsIn(ws.id, 'UPDATE newsletters SET archive_enabled = 0 WHERE id = ?', n.id);
     expect((await call('GET', `/n/${ws.id}/archive-test`)).status).toBe(404);
   });
+
+  it('tag auto-subscribe: adding the configured tag subscribes the contact once; an unsubscribe is not undone by the tag', async () => {
+    const { ws } = await emailWorkspace();
+    const n = await newsletter(ws);
+    const tag = await ws.api('POST', '/v1/tags', { name: 'Weekly readers' });
+    await rowsIn(ws.id, 'UPDATE newsletters SET auto_subscribe_tag_id = ? WHERE id = ?', tag.body.id, n.id);
+    const created = await ws.api('POST', '/v1/contacts', { email: 'tagged@example.com', tags: ['weekly readers'] });
+    const other = await ws.api('POST', '/v1/contacts', { email: 'later@example.com', tags: ['other'] });
+    expect((await ws.api('GET', `/v1/newsletters/${n.id}`)).body.active_subscriber_count).toBe(1);
+    await ws.api('PATCH', `/v1/contacts/${other.body.id}`, { tags: ['other', 'Weekly readers'] });
+    await ws.api('PATCH', `/v1/contacts/${other.body.id}`, { tags: ['Weekly readers'] });
+    const subs = await rowsIn<{ contact_id: string; source: string; id: string; unsubscribe_token: string }>(ws.id, 'SELECT contact_id, source, id, unsubscribe_token FROM newsletter_subscriptions WHERE newsletter_id = ?', n.id);
+    expect(subs.map((s) => s.contact_id).sort()).toEqual([created.body.id, other.body.id].sort());
+    expect(subs.every((s) => s.source === 'tag' && /^[0-9a-f-]{36}$/.test(s.id) && s.unsubscribe_token.startsWith(`${ws.id}.`))).toBe(true);
+    await rowsIn(ws.id, `UPDATE newsletter_subscriptions SET status = 'unsubscribed' WHERE contact_id = ?`, created.body.id);
+    await ws.api('PATCH', `/v1/contacts/${created.body.id}`, { tags: ['Weekly readers', 'again'] });
+    expect((await ws.api('GET', `/v1/newsletters/${n.id}`)).body.active_subscriber_count).toBe(1);
+  });
 });
