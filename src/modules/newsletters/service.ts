@@ -167,12 +167,14 @@ export async function findNewsletter(ctx: ServiceContext, id: string): Promise<N
 }
 
 export async function getNewsletter(ctx: ServiceContext, id: string) {
-  const n = await findNewsletter(ctx, id);
-  const [counted] = await ctx.db
-    .select({ n: sql<number>`count(*)` })
-    .from(newsletterSubscriptions)
-    .where(and(eq(newsletterSubscriptions.newsletterId, n.id), eq(newsletterSubscriptions.status, 'active')));
-  return serializeNewsletter(n, counted.n);
+  if (!isUuid(id)) throw newsletterNotFound();
+  const [row] = await ctx.db
+    .select({ n: newsletters, active: activeCount })
+    .from(newsletters)
+    .where(and(eq(newsletters.workspaceId, ctx.ws.id), eq(newsletters.id, id.toLowerCase())))
+    .limit(1);
+  if (!row) throw newsletterNotFound();
+  return serializeNewsletter(row.n, row.active);
 }
 
 /* ------------------------------------------------------------------ issues */
