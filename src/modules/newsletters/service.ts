@@ -9,7 +9,7 @@ import { isUuid } from '../../platform/validation';
 import { senderCandidates } from '../sender-profiles/service';
 import { compileIssue, NOT_PATCHED, type CompileEnvelope } from './compile';
 import type { IssueCreateInput, IssuePatchInput, NewsletterCreateInput } from './dto';
-import { ISSUE_STATUSES, newsletterIssues, newsletters, newsletterSubscriptions, type IssueStatus } from './schema';
+import { ISSUE_STATUSES, newsletterIssues, newsletters, type IssueStatus } from './schema';
 
 type NewsletterRow = typeof newsletters.$inferSelect;
 type IssueRow = typeof newsletterIssues.$inferSelect;
