@@ -86,6 +86,18 @@ export async function seed({ base, adminToken, log }) {
   await admin('POST', `/admin/v1/workspaces/${ws.id}/sender-profiles`, { from_name: 'Bench', from_email: 'bench@mail.bench.example', domain_verified: true, is_default: true });
   await inParallel(SUPPRESSIONS, 4, async (i) => api('POST', '/v1/suppressions', { email: `suppressed${i}@example.org` }));
   await api('POST', '/v1/emails', { to: 'replay@example.org', subject: 'Replay', text: 'Hello', idempotency_key: 'bench-replay' });
+  // Newsletters: one with 50 issues (half published), for the newsletter and issue reads.
+  const newsletter = await api('POST', '/v1/newsletters', { name: 'Bench weekly' });
+  const issueIds = [];
+  const publishedIds = [];
+  await inParallel(50, 4, async (i) => {
+    const issue = await api('POST', `/v1/newsletters/${newsletter.id}/issues`, { subject: `Issue ${i}`, content: { markdown: `# Issue ${i}\n\nBench words.` }, external_reference: `bench-issue-${i}` });
+    if (i % 2 === 0) {
+      await api('POST', `/v1/newsletter-issues/${issue.id}/publish`);
+      publishedIds.push(issue.id);
+    }
+    issueIds.push(issue.id);
+  });
   log(`seeded workspace ${ws.id}`);
   const ctx = {
     booking,
@@ -100,6 +112,9 @@ export async function seed({ base, adminToken, log }) {
     paidOrderIds,
     stageIds: pipeline.stages.map((s) => s.id),
     templateId: template.id,
+    newsletterId: newsletter.id,
+    issueIds,
+    publishedIssueId: publishedIds[0],
     summary: `Seed: ${CONTACTS.toLocaleString('en-US')} contacts (identifier history, consent seeds, timeline rows, tags, search index) written in ${seedSeconds.toFixed(1)} s through a bench-only bulk route; ${DEALS} deals and ${PAYMENTS} payments through the API; ${ORDERS} pending and ${ORDERS} paid orders through the API.`,
   };
   const measurements = [
@@ -306,6 +321,21 @@ export function scenarios(ctx) {
       expected: 1,
       request: (i) => ({ method: 'GET', path: `/v1/suppressions?email=suppressed${i % SUPPRESSIONS}@example.org` }),
     },
+    // Newsletters: the list and the single read (with the active subscriber count) are one query or batch each.
+    { name: 'GET /v1/newsletters', floor: SELECT_FLOOR, expected: 1, request: () => ({ method: 'GET', path: '/v1/newsletters' }) },
+    { name: 'GET /v1/newsletters/{id}', floor: SELECT_FLOOR, expected: 1, request: () => ({ method: 'GET', path: `/v1/newsletters/${ctx.newsletterId}` }) },
+    // The newsletter check, then the count and the page in one batch.
+    { name: 'GET /v1/newsletters/{id}/issues', floor: SELECT_FLOOR, expected: 2, request: () => ({ method: 'GET', path: `/v1/newsletters/${ctx.newsletterId}/issues?status=published` }) },
+    { name: 'GET /v1/newsletter-issues/{id}', floor: SELECT_FLOOR, expected: 1, request: (i) => ({ method: 'GET', path: `/v1/newsletter-issues/${ctx.issueIds[i % ctx.issueIds.length]}` }) },
+    // An external_reference replay: the newsletter, the reference lookup, the update.
+    {
+      name: 'POST /v1/newsletters/{id}/issues (replay)',
+      floor: SELECT_FLOOR,
+      expected: 3,
+      request: (i) => ({ method: 'POST', path: `/v1/newsletters/${ctx.newsletterId}/issues`, body: { subject: `Issue ${i % 50}`, external_reference: `bench-issue-${i % 50}` } }),
+    },
+    // Publishing a published issue answers it as is: one read.
+    { name: 'POST /v1/newsletter-issues/{id}/publish (published)', floor: SELECT_FLOOR, expected: 1, request: () => ({ method: 'POST', path: `/v1/newsletter-issues/${ctx.publishedIssueId}/publish` }) },
   ];
 }
 

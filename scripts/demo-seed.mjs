@@ -66,6 +66,21 @@ const DEMO_STEPS = [
 
 /** Records made through the public API itself, so the demo has something to list. */
 const DEMO_RECORDS = [
+  async (api, admin, ws) => {
+    // A newsletter with two published issues (the archive at /n/{ws}/demo-weekly), a draft, and Ada
+    // subscribed (the deliver-newsletters sweep sends her the next issue published).
+    const news = await api('POST', '/v1/newsletters', { name: 'Demo Weekly', description: 'What is new at the demo shop' });
+    for (const [subject, markdown] of [
+      ['Welcome to Demo Weekly', '# Welcome, [[first_name : friend]]\n\nEvery week: what is new in the shop.\n\n::button[Visit the shop](https://demo.example)'],
+      ['Spring collection', '## Spring is here\n\n- New onboarding packages\n- Workshops every Friday'],
+    ]) {
+      const issue = await api('POST', `/v1/newsletters/${news.id}/issues`, { subject, content: { markdown }, external_reference: `demo-issue-${subject}` });
+      await api('POST', `/v1/newsletter-issues/${issue.id}/publish`);
+    }
+    await api('POST', `/v1/newsletters/${news.id}/issues`, { subject: 'Summer plans (draft)', content: { markdown: 'Coming soon.' } });
+    const ada = await api('POST', '/v1/contacts', { name: 'Ada Lovelace', email: 'ada@demo.example' });
+    await admin('POST', `/admin/v1/workspaces/${ws}/newsletters/${news.id}/subscriptions`, { contact_id: ada.id });
+  },
   (api) => api('POST', '/v1/products', { name: 'Onboarding package', sku: 'ONB-1', price: 490, external_id: 'demo-onboarding' }),
   async (api) => {
     const contact = await api('POST', '/v1/contacts', {
@@ -155,7 +170,7 @@ export async function seedDemo({ base, adminToken, stateFile, readFileSync, writ
   for (const step of DEMO_STEPS) await step(admin, ws.id);
   const key = await admin('POST', `/admin/v1/workspaces/${ws.id}/api-keys`, { name: 'Demo key' });
   const api = (method, path, body) => must(base, key.key, method, path, body);
-  for (const step of DEMO_RECORDS) await step(api);
+  for (const step of DEMO_RECORDS) await step(api, admin, ws.id);
   const saved = { workspace_id: ws.id, api_key: key.key };
   writeFileSync(stateFile, JSON.stringify(saved, null, 2));
   return saved;

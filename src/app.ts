@@ -17,6 +17,9 @@ import { registerBookingPageDocs } from './modules/bookings/page-docs';
 import { bookingPages } from './modules/bookings/pages';
 import { registerWhatsAppWebhookDocs, whatsappWebhook } from './modules/whatsapp/webhook-routes';
 import { emailProviderApp, registerEmailPublicDocs, trackingApp } from './modules/emails/public-routes';
+import { registerNewsletterPageDocs } from './modules/newsletters/page-docs';
+import { archivePages } from './modules/newsletters/pages';
+import { unsubscribePages } from './modules/unsubscribe/pages';
 
 /** Events committed during the request leave after the response (the outbox sweep covers failures). */
 const publishEvents: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -61,6 +64,7 @@ export function buildApp() {
   registerPaymentPublicDocs(app.openAPIRegistry);
   registerBookingPageDocs(app.openAPIRegistry);
   registerEmailPublicDocs(app.openAPIRegistry);
+  registerNewsletterPageDocs(app.openAPIRegistry);
   registerWhatsAppWebhookDocs(app.openAPIRegistry);
   app.doc31('/v1/openapi.json', {
     openapi: '3.1.0',
@@ -106,5 +110,8 @@ export function buildApp() {
   // Opened from mail clients and called by providers: no API key (tokens and provider signatures instead).
   app.route('/t', trackingApp);
   app.route('/providers/email', emailProviderApp);
+  // The public newsletter archive and the one-click unsubscribe page (no API key; unguessable tokens).
+  app.route('/n', archivePages);
+  app.route('/u', unsubscribePages);
   return app;
 }

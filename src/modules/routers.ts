@@ -1,3 +1,4 @@
+import { newsletterRoutes } from './newsletters/routes';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../env';
 import { bookingRoutes } from './bookings/routes';
@@ -37,4 +38,5 @@ export const v1Routers: OpenAPIHono<AppEnv>[] = [
   suppressionRoutes,
   audienceRoutes,
   senderProfileRoutes,
+  newsletterRoutes,
 ];

@@ -4,3 +4,4 @@ import '../modules/payments/sweep';
 import '../modules/payment-requests/sweep';
 import '../modules/bookings/sweep';
 import '../modules/whatsapp/sweep';
+import '../modules/newsletters/sweep';

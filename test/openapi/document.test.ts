@@ -45,6 +45,10 @@ const PUBLIC_OPERATIONS = [
   'POST /providers/email/{provider}',
   'GET /providers/whatsapp/webhook',
   'POST /providers/whatsapp/webhook',
+  'GET /n/{ws}/{slug}',
+  'GET /n/{ws}/{slug}/{number}',
+  'GET /u/{token}',
+  'POST /u/{token}',
 ];
 
 describe('rules every operation follows', () => {

@@ -19,6 +19,16 @@ const rows = (sql: string, workspaceId: string) => rowsIn(workspaceId, sql, work
 /** Invariants no interleaving of writes may break, checked over the whole workspace. */
 const INVARIANTS: { name: string; violations: (workspaceId: string) => Promise<unknown[]> }[] = [
   {
+    name: 'newsletter issue numbers are distinct and run from start_issue_number to the counter, published issues only',
+    violations: (ws) =>
+      rows(
+        `SELECT n.id FROM newsletters n WHERE n.workspace_id = ?1 AND (
+           (SELECT count(*) FROM newsletter_issues i WHERE i.newsletter_id = n.id AND i.issue_number IS NOT NULL) <> n.next_issue_number - n.start_issue_number
+           OR EXISTS (SELECT 1 FROM newsletter_issues i WHERE i.newsletter_id = n.id AND ((i.status = 'published') <> (i.issue_number IS NOT NULL) OR i.issue_number < n.start_issue_number OR i.issue_number >= n.next_issue_number)))`,
+        ws,
+      ),
+  },
+  {
     name: 'every stage column is ordered 0..n-1',
     violations: (ws) =>
       rows(

@@ -186,6 +186,26 @@ export const RESOURCES: Record<string, Factory> = {
       return { id: c.id, marks: [name], read: () => ok(ws, 'GET', `/v1/campaigns/${c.id}`) };
     },
   },
+  'newsletters/{id}': {
+    list: '/v1/newsletters',
+    create: async (ws) => {
+      const name = distinct('newsletter');
+      const description = distinct('about');
+      const n = await ok(ws, 'POST', '/v1/newsletters', { name, description });
+      return { id: n.id, marks: [name, description], read: () => ok(ws, 'GET', `/v1/newsletters/${n.id}`) };
+    },
+  },
+  'newsletter-issues/{id}': {
+    create: async (ws, need) => {
+      const n = await need('newsletters/{id}');
+      const subject = distinct('issue');
+      const body = distinct('words');
+      const i = await ok(ws, 'POST', `/v1/newsletters/${n.id}/issues`, { subject, content: { markdown: body } });
+      // Scheduled: every issue route (publish, schedule, unschedule, PATCH, DELETE) can succeed on it.
+      await ok(ws, 'POST', `/v1/newsletter-issues/${i.id}/schedule`, { scheduled_at: '2031-06-01T09:00:00Z' });
+      return { id: i.id, marks: [subject, body], read: () => ok(ws, 'GET', `/v1/newsletter-issues/${i.id}`) };
+    },
+  },
   'webhook-endpoints/{id}': {
     list: '/v1/webhook-endpoints',
     create: async (ws) => {

@@ -72,7 +72,7 @@ async function claim(ctx: ServiceContext, mr: MergeRequest, status: 'merged' | '
 }
 
 /** Tables whose rows are unique per contact and key: the target's own row wins over the absorbed one's. */
-const KEYED = ['contact_tag_links', 'contact_group_links', 'event_attendances', 'contact_identifiers', 'conversations', 'whatsapp_campaign_recipients'] as const;
+const KEYED = ['contact_tag_links', 'contact_group_links', 'event_attendances', 'contact_identifiers', 'conversations', 'whatsapp_campaign_recipients', 'newsletter_subscriptions'] as const;
 
 /**
  * `merge`: the target absorbs the other contact silently (no contact events):
@@ -130,7 +130,7 @@ export async function resolveMergeRequest(
         rawRun(db, sql`DELETE FROM ${sql.raw(table)} WHERE workspace_id = ${ws.id} AND contact_id = ${other.id}`),
       );
     }
-    for (const table of ['contact_notes', 'contact_activities', 'consent_ledger', 'deals', 'payments', 'payment_entries', 'payment_requests', 'orders', 'order_items', 'order_refunds', 'form_submissions', 'bookings', 'messages']) {
+    for (const table of ['contact_notes', 'contact_activities', 'consent_ledger', 'deals', 'payments', 'payment_entries', 'payment_requests', 'orders', 'order_items', 'order_refunds', 'form_submissions', 'bookings', 'messages', 'newsletter_deliveries']) {
       statements.push(rawRun(db, sql`UPDATE ${sql.raw(table)} SET contact_id = ${target.id} WHERE workspace_id = ${ws.id} AND contact_id = ${other.id}`));
     }
     statements.push(rekeyStaticAudiences(db, ws.id, other.id, target.id));

@@ -22,7 +22,11 @@ export async function loadSnippets(db: Db, workspaceId: string): Promise<Snippet
  * messages joined) or 400 `unknown_snippet`.
  */
 export async function compileForWorkspace(db: Db, workspaceId: string, content: unknown, opts: Omit<CompileOptions, 'snippets'> = {}): Promise<Compiled> {
-  const result = compileContent(content, { ...opts, snippets: await loadSnippets(db, workspaceId) });
+  let result = compileContent(content, { ...opts, snippets: [] });
+  // Content without snippet references compiles without a round trip to the snippets table.
+  if (!isCompiled(result) && result.compile.errors.some((e) => e.code === 'unknown_snippet')) {
+    result = compileContent(content, { ...opts, snippets: await loadSnippets(db, workspaceId) });
+  }
   if (isCompiled(result)) return result;
   const errors = result.compile.errors;
   const code = errors[0]?.code ?? 'invalid_content';

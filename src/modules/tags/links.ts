@@ -1,3 +1,4 @@
+import { autoSubscribeStatement } from '../newsletters/auto-subscribe';
 import { rawRun } from '../../platform/raw-query';
 import { and, eq, sql } from 'drizzle-orm';
 import { inJsonList, insertGroups } from '../../platform/bound-parameters';
@@ -77,6 +78,8 @@ export function linkStatements(
         WHERE workspace_id = ${workspaceId} AND name_key IN (SELECT value FROM json_each(${keys}))
         ON CONFLICT DO NOTHING`),
     );
+    // A newsletter that auto-subscribes on one of these tags subscribes the contact in the same batch.
+    if (kind === 'tags') out.push(autoSubscribeStatement(db, workspaceId, contactId, now));
   }
   return out;
 }

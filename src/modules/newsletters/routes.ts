@@ -1,0 +1,235 @@
+import { serviceContext } from '../../platform/context';
+import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
+import { createRouter, idParams } from '../../platform/validation';
+import {
+  Issue,
+  IssueCreate,
+  IssueCreated,
+  IssueList,
+  IssueNoBody,
+  IssueListQuery,
+  IssuePatch,
+  IssueSchedule,
+  IssueWritten,
+  Newsletter,
+  NewsletterCreate,
+  NewsletterList,
+  NewsletterListQuery,
+  Success,
+} from './dto';
+import {
+  createIssue,
+  createNewsletter,
+  deleteIssue,
+  getIssue,
+  getNewsletter,
+  listIssues,
+  listNewsletters,
+  patchIssue,
+  publishIssue,
+  scheduleIssue,
+  unscheduleIssue,
+} from './service';
+
+export const newsletterRoutes = createRouter();
+
+const tags = ['Newsletters'];
+const issueTags = ['Newsletter issues'];
+const newsletter404 = { 404: { shape: 'domain' as const, description: '`newsletter_not_found`' } };
+const issue404 = { 404: { shape: 'domain' as const, description: '`issue_not_found`' } };
+
+newsletterRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/newsletters',
+    operationId: 'listNewsletters',
+    tags,
+    summary: 'List newsletters',
+    description: 'Newest first; no filter, sort or search. Rows carry the summary; the single read adds the stored configuration.',
+    security: bearer,
+    request: { query: NewsletterListQuery },
+    responses: { 200: jsonContent(NewsletterList, 'A page of newsletters'), ...errorResponses() },
+  }),
+  async (c) => c.json(await listNewsletters(serviceContext(c), c.req.valid('query')), 200),
+);
+
+newsletterRoutes.openapi(
+  defineRoute({
+    method: 'post',
+    path: '/newsletters',
+    operationId: 'createNewsletter',
+    tags,
+    summary: 'Create a newsletter',
+    description:
+      '`name` is unique per workspace case-insensitively (409 `duplicate_name`). Cadence, enrollment policy and archive settings take their in-app defaults (see the single read). 403 `PLAN_LIMIT_EXCEEDED` (framework shape) when the plan newsletter cap is reached.',
+    security: bearer,
+    request: { body: jsonBody(NewsletterCreate, { name: 'Weekly digest', description: 'What happened this week' }) },
+    responses: {
+      201: jsonContent(Newsletter, 'The newsletter, with `active_subscriber_count: 0`'),
+      ...errorResponses({
+        400: { shape: 'domain', description: '`sender_profile_not_found`, or a request-shape violation (framework shape)' },
+        409: { shape: 'domain', description: '`duplicate_name`' },
+      }),
+    },
+  }),
+  async (c) => c.json(await createNewsletter(serviceContext(c), c.req.valid('json')), 201),
+);
+
+newsletterRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/newsletters/{id}',
+    operationId: 'getNewsletter',
+    tags,
+    summary: 'Get a newsletter',
+    description: 'The full stored configuration and the active subscriber count.',
+    security: bearer,
+    request: { params: idParams },
+    responses: { 200: jsonContent(Newsletter, 'The newsletter'), ...errorResponses(newsletter404) },
+  }),
+  async (c) => c.json(await getNewsletter(serviceContext(c), c.req.valid('param').id), 200),
+);
+
+newsletterRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/newsletters/{id}/issues',
+    operationId: 'listNewsletterIssues',
+    tags: issueTags,
+    summary: 'List issues of a newsletter',
+    description: 'Newest first; rows omit the content columns.',
+    security: bearer,
+    request: { params: idParams, query: IssueListQuery },
+    responses: { 200: jsonContent(IssueList, 'A page of issues'), ...errorResponses(newsletter404) },
+  }),
+  async (c) => c.json(await listIssues(serviceContext(c), c.req.valid('param').id, c.req.valid('query')), 200),
+);
+
+newsletterRoutes.openapi(
+  defineRoute({
+    method: 'post',
+    path: '/newsletters/{id}/issues',
+    operationId: 'createNewsletterIssue',
+    tags: issueTags,
+    summary: 'Create a draft issue',
+    description:
+      'Every field is optional. An `external_reference` already held by an issue of this newsletter updates that issue (`duplicate: true`; `status`, `scheduled_at` and `issue_number` never change, so even a published issue can be refreshed); held by another newsletter issue it is 409 `external_reference_in_use`. 201 both ways, with `compile`.',
+    security: bearer,
+    request: { params: idParams, body: jsonBody(IssueCreate, { subject: 'Issue of the week', content: { markdown: '# Hello [[first_name : there]]' } }) },
+    responses: {
+      201: jsonContent(IssueCreated, 'The issue with `duplicate` and `compile`'),
+      ...errorResponses({
+        ...newsletter404,
+        400: { shape: 'domain', description: '`invalid_content`, `unknown_snippet`, or a request-shape violation (framework shape)' },
+        409: { shape: 'domain', description: '`external_reference_in_use`' },
+      }),
+    },
+  }),
+  async (c) => c.json(await createIssue(serviceContext(c), c.req.valid('param').id, c.req.valid('json')), 201),
+);
+
+newsletterRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/newsletter-issues/{id}',
+    operationId: 'getNewsletterIssue',
+    tags: issueTags,
+    summary: 'Get an issue',
+    description: 'The full issue including content; no `compile` envelope.',
+    security: bearer,
+    request: { params: idParams },
+    responses: { 200: jsonContent(Issue, 'The issue'), ...errorResponses(issue404) },
+  }),
+  async (c) => c.json(await getIssue(serviceContext(c), c.req.valid('param').id), 200),
+);
+
+newsletterRoutes.openapi(
+  defineRoute({
+    method: 'patch',
+    path: '/newsletter-issues/{id}',
+    operationId: 'updateNewsletterIssue',
+    tags: issueTags,
+    summary: 'Update an issue',
+    description:
+      'Only present fields change. `subject` and `preheader` clear on null; `content` and `include_in_archive` refuse null. A content change recompiles (published issues too: later catch-up deliveries get the new content). `compile` is `ok: true` with empty arrays when content was not patched.',
+    security: bearer,
+    request: { params: idParams, body: jsonBody(IssuePatch, { subject: 'A better subject' }) },
+    responses: {
+      200: jsonContent(IssueWritten, 'The issue with `compile`'),
+      ...errorResponses({ ...issue404, 400: { shape: 'domain', description: '`invalid_content`, `unknown_snippet`, or a request-shape violation (framework shape)' } }),
+    },
+  }),
+  async (c) => c.json(await patchIssue(serviceContext(c), c.req.valid('param').id, c.req.valid('json')), 200),
+);
+
+newsletterRoutes.openapi(
+  defineRoute({
+    method: 'delete',
+    path: '/newsletter-issues/{id}',
+    operationId: 'deleteNewsletterIssue',
+    tags: issueTags,
+    summary: 'Delete a never-published issue',
+    description: 'Drafts and scheduled issues only; a published issue is 400 `issue_published` (its number is never freed).',
+    security: bearer,
+    request: { params: idParams },
+    responses: {
+      200: jsonContent(Success, '`{success: true}`'),
+      ...errorResponses({ ...issue404, 400: { shape: 'domain', description: '`issue_published`' } }),
+    },
+  }),
+  async (c) => c.json(await deleteIssue(serviceContext(c), c.req.valid('param').id), 200),
+);
+
+newsletterRoutes.openapi(
+  defineRoute({
+    method: 'post',
+    path: '/newsletter-issues/{id}/publish',
+    operationId: 'publishNewsletterIssue',
+    tags: issueTags,
+    summary: 'Publish an issue now',
+    description:
+      'Assigns the next `issue_number` (from `start_issue_number`, never reused) and `published_at`; `scheduled_at` stays as a record. Caught-up subscribers get it on the next delivery sweep. Already published: 200 with the issue as is. No subject or compiled content: 409 `issue_missing_content`.',
+    security: bearer,
+    request: { params: idParams, body: jsonBody(IssueNoBody, {}) },
+    responses: { 200: jsonContent(Issue, 'The published issue'), ...errorResponses({ ...issue404, 409: { shape: 'domain', description: '`issue_missing_content`' } }) },
+  }),
+  async (c) => c.json(await publishIssue(serviceContext(c), c.req.valid('param').id), 200),
+);
+
+newsletterRoutes.openapi(
+  defineRoute({
+    method: 'post',
+    path: '/newsletter-issues/{id}/schedule',
+    operationId: 'scheduleNewsletterIssue',
+    tags: issueTags,
+    summary: 'Schedule an issue',
+    description:
+      'Draft or scheduled (moves the time). A parseable instant that is not in the future: 400 `invalid_scheduled_at`. Checked up front: subject and compiled content (409 `issue_missing_content`); published: 409 `issue_already_published`.',
+    security: bearer,
+    request: { params: idParams, body: jsonBody(IssueSchedule, { scheduled_at: '2030-01-01T09:00:00Z' }) },
+    responses: {
+      200: jsonContent(Issue, 'The scheduled issue'),
+      ...errorResponses({
+        ...issue404,
+        400: { shape: 'domain', description: '`invalid_scheduled_at`, or a non-ISO value (framework shape)' },
+        409: { shape: 'domain', description: '`issue_missing_content`, `issue_already_published`' },
+      }),
+    },
+  }),
+  async (c) => c.json(await scheduleIssue(serviceContext(c), c.req.valid('param').id, c.req.valid('json').scheduled_at), 200),
+);
+
+newsletterRoutes.openapi(
+  defineRoute({
+    method: 'post',
+    path: '/newsletter-issues/{id}/unschedule',
+    operationId: 'unscheduleNewsletterIssue',
+    tags: issueTags,
+    summary: 'Unschedule an issue',
+    description: 'Back to draft, `scheduled_at` cleared. Not scheduled: 409 `issue_not_scheduled`.',
+    security: bearer,
+    request: { params: idParams, body: jsonBody(IssueNoBody, {}) },
+    responses: { 200: jsonContent(Issue, 'The draft issue'), ...errorResponses({ ...issue404, 409: { shape: 'domain', description: '`issue_not_scheduled`' } }) },
+  }),
+  async (c) => c.json(await unscheduleIssue(serviceContext(c), c.req.valid('param').id), 200),
+);

@@ -1,0 +1,451 @@
+import { and, desc, eq, sql } from 'drizzle-orm';
+import type { ServiceContext } from '../../platform/context';
+import { failedGuard, isUniqueViolation, nowIso, retryOnConflict, runBatch } from '../../platform/db';
+import { codedError, domainError, badRequest } from '../../platform/errors';
+import { uuidv7 } from '../../platform/ids';
+import { envelope, parsePaging } from '../../platform/list';
+import { rawRun } from '../../platform/raw-query';
+import { isUuid } from '../../platform/validation';
+import { senderCandidates } from '../sender-profiles/service';
+import { compileIssue, NOT_PATCHED, type CompileEnvelope } from './compile';
+import type { IssueCreateInput, IssuePatchInput, NewsletterCreateInput } from './dto';
+import { ISSUE_STATUSES, newsletterIssues, newsletters, type IssueStatus } from './schema';
+
+type NewsletterRow = typeof newsletters.$inferSelect;
+type IssueRow = typeof newsletterIssues.$inferSelect;
+
+export const newsletterNotFound = () => domainError(404, 'newsletter_not_found', 'Newsletter not found');
+export const issueNotFound = () => domainError(404, 'issue_not_found', 'Newsletter issue not found');
+
+/** Active subscriptions of the listed newsletter row (a correlated count). */
+const activeCount = sql<number>`(SELECT count(*) FROM newsletter_subscriptions s WHERE s.newsletter_id = "newsletters"."id" AND s.status = 'active')`;
+
+export function serializeNewsletterSummary(n: NewsletterRow, activeSubscribers: number) {
+  return {
+    id: n.id,
+    name: n.name,
+    description: n.description,
+    status: n.status,
+    sender_profile_id: n.senderProfileId,
+    active_subscriber_count: activeSubscribers,
+    created_at: n.createdAt,
+    updated_at: n.updatedAt,
+  };
+}
+
+export function serializeNewsletter(n: NewsletterRow, activeSubscribers: number) {
+  return {
+    ...serializeNewsletterSummary(n, activeSubscribers),
+    start_policy: n.startPolicy,
+    start_issue_number: n.startIssueNumber,
+    first_send_mode: n.firstSendMode,
+    remember_window_days: n.rememberWindowDays,
+    catchup_interval_days: n.catchupIntervalDays,
+    catchup_send_time: n.catchupSendTime,
+    auto_subscribe_tag_id: n.autoSubscribeTagId,
+    header_snippet_id: n.headerSnippetId,
+    footer_snippet_id: n.footerSnippetId,
+    archive_enabled: n.archiveEnabled,
+    slug: n.slug,
+    archive_mode: n.archiveMode,
+  };
+}
+
+/** A URL slug of the name (ASCII letters, digits, dashes); `newsletter` when nothing is left. */
+export function slugify(name: string): string {
+  const s = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 60)
+    .replace(/-+$/g, '');
+  return s || 'newsletter';
+}
+
+/**
+ * One conditional INSERT: the plan cap (when set) is checked by the insert
+ * itself (a NULL workspace id fails the NOT NULL guard), so parallel creates
+ * never overshoot it; the unique (workspace, lower(name)) index settles
+ * parallel creates of one name. A slug taken by another newsletter gets a
+ * numeric suffix.
+ */
+export async function createNewsletter(ctx: ServiceContext, input: NewsletterCreateInput) {
+  const senderProfileId = input.sender_profile_id ? input.sender_profile_id.toLowerCase() : null;
+  if (senderProfileId) {
+    const [found] = await senderCandidates(ctx.db, ctx.ws.id, senderProfileId);
+    if (!found) throw domainError(400, 'sender_profile_not_found', 'sender_profile_id does not name a sender profile of this workspace');
+  }
+  const name = input.name.trim();
+  const cap = ctx.ws.caps.newsletters;
+  const base = slugify(name);
+  for (let attempt = 0; attempt < 6; attempt++) {
+    const now = nowIso();
+    const row: NewsletterRow = {
+      id: uuidv7(),
+      workspaceId: ctx.ws.id,
+      name,
+      nameKey: name.toLowerCase(),
+      description: input.description ?? null,
+      status: 'active',
+      senderProfileId,
+      startPolicy: 'next_issue',
+      startIssueNumber: 1,
+      firstSendMode: 'immediate',
+      rememberWindowDays: 30,
+      catchupIntervalDays: 1,
+      catchupSendTime: '09:00',
+      autoSubscribeTagId: null,
+      headerSnippetId: null,
+      footerSnippetId: null,
+      archiveEnabled: true,
+      slug: attempt === 0 ? base : `${base}-${attempt === 1 ? 2 : Math.floor(Math.random() * 1e6)}`,
+      archiveMode: 'full',
+      nextIssueNumber: 1,
+      createdAt: now,
+      updatedAt: now,
+    };
+    try {
+      await ctx.db.insert(newsletters).values({
+        ...row,
+        workspaceId:
+          cap === undefined
+            ? ctx.ws.id
+            : (sql`CASE WHEN (SELECT count(*) FROM newsletters WHERE workspace_id = ${ctx.ws.id}) < ${cap} THEN ${ctx.ws.id} ELSE NULL END` as unknown as string),
+      });
+      return serializeNewsletter(row, 0);
+    } catch (err) {
+      if (failedGuard(err, 'newsletters.workspace_id')) {
+        throw codedError(403, 'PLAN_LIMIT_EXCEEDED', `Newsletter limit reached: your plan allows max_newsletters ${cap}`);
+      }
+      if (!isUniqueViolation(err)) throw err;
+      if (String((err as Error).message + String((err as { cause?: unknown }).cause ?? '')).includes('name_key')) throw duplicateName(name);
+      const [taken] = await ctx.db
+        .select({ id: newsletters.id })
+        .from(newsletters)
+        .where(and(eq(newsletters.workspaceId, ctx.ws.id), eq(newsletters.nameKey, row.nameKey)))
+        .limit(1);
+      if (taken) throw duplicateName(name);
+    }
+  }
+  throw domainError(409, 'duplicate_name', 'Could not find a free archive slug for this name; choose another name');
+}
+
+const duplicateName = (name: string) => domainError(409, 'duplicate_name', `A newsletter named "${name.slice(0, 120)}" already exists in this workspace`);
+
+export async function listNewsletters(ctx: ServiceContext, query: { limit?: string; offset?: string }) {
+  const paging = parsePaging(query, { limit: 25, cap: 100 });
+  const where = eq(newsletters.workspaceId, ctx.ws.id);
+  const [counted, rows] = await ctx.db.batch([
+    ctx.db.select({ n: sql<number>`count(*)` }).from(newsletters).where(where),
+    ctx.db
+      .select({ n: newsletters, active: activeCount })
+      .from(newsletters)
+      .where(where)
+      .orderBy(desc(newsletters.createdAt), desc(newsletters.id))
+      .limit(paging.limit)
+      .offset(paging.offset),
+  ]);
+  return envelope(
+    rows.map((r) => serializeNewsletterSummary(r.n, r.active)),
+    counted[0].n,
+    paging,
+  );
+}
+
+/** The workspace's newsletter (404 `newsletter_not_found` for unknown or foreign ids). */
+export async function findNewsletter(ctx: ServiceContext, id: string): Promise<NewsletterRow> {
+  if (!isUuid(id)) throw newsletterNotFound();
+  const [row] = await ctx.db
+    .select()
+    .from(newsletters)
+    .where(and(eq(newsletters.workspaceId, ctx.ws.id), eq(newsletters.id, id.toLowerCase())))
+    .limit(1);
+  if (!row) throw newsletterNotFound();
+  return row;
+}
+
+export async function getNewsletter(ctx: ServiceContext, id: string) {
+  if (!isUuid(id)) throw newsletterNotFound();
+  const [row] = await ctx.db
+    .select({ n: newsletters, active: activeCount })
+    .from(newsletters)
+    .where(and(eq(newsletters.workspaceId, ctx.ws.id), eq(newsletters.id, id.toLowerCase())))
+    .limit(1);
+  if (!row) throw newsletterNotFound();
+  return serializeNewsletter(row.n, row.active);
+}
+
+/* ------------------------------------------------------------------ issues */
+
+export function serializeIssueSummary(i: IssueRow) {
+  return {
+    id: i.id,
+    newsletter_id: i.newsletterId,
+    issue_number: i.issueNumber,
+    subject: i.subject,
+    preheader: i.preheader,
+    status: i.status,
+    scheduled_at: i.scheduledAt,
+    published_at: i.publishedAt,
+    include_in_archive: i.includeInArchive,
+    external_reference: i.externalReference,
+    created_at: i.createdAt,
+    updated_at: i.updatedAt,
+  };
+}
+
+export const serializeIssue = (i: IssueRow) => ({
+  ...serializeIssueSummary(i),
+  design_json: i.designJson ?? null,
+  compiled_html: i.compiledHtml,
+  compiled_styles: i.compiledStyles,
+  plain_text: i.plainText,
+});
+
+/** The content columns of a compiled write, or the 400 the compile errors give. */
+async function compiledColumns(ctx: ServiceContext, content: unknown, subject: string | null | undefined, preheader: string | null | undefined) {
+  const out = await compileIssue(ctx, content, { title: subject ?? null, preheader: preheader ?? null });
+  return { columns: { designJson: out.design_json, compiledHtml: out.compiled_html, compiledStyles: out.compiled_styles, plainText: out.plain_text }, compile: out.compile };
+}
+
+/**
+ * Creates a draft, or (an `external_reference` already held by an issue of
+ * this newsletter) refreshes that issue's fields and content: `status`,
+ * `scheduled_at` and `issue_number` are never touched. A reference held by an
+ * issue of another newsletter is 409 `external_reference_in_use`. Parallel
+ * creates with one reference meet at the unique index and the loser replays.
+ */
+export async function createIssue(ctx: ServiceContext, newsletterId: string, input: IssueCreateInput) {
+  const n = await findNewsletter(ctx, newsletterId);
+  let compiled: Awaited<ReturnType<typeof compiledColumns>> | null = null;
+  if (input.content !== undefined) compiled = await compiledColumns(ctx, input.content, input.subject, input.preheader);
+  const compile: CompileEnvelope = compiled?.compile ?? NOT_PATCHED;
+  return retryOnConflict(
+    async () => {
+      if (input.external_reference !== undefined) {
+        const [existing] = await ctx.db
+          .select()
+          .from(newsletterIssues)
+          .where(and(eq(newsletterIssues.workspaceId, ctx.ws.id), eq(newsletterIssues.externalReference, input.external_reference)))
+          .limit(1);
+        if (existing) {
+          if (existing.newsletterId !== n.id) {
+            throw domainError(409, 'external_reference_in_use', 'external_reference belongs to an issue of another newsletter');
+          }
+          const updated = await applyIssueChanges(ctx, existing, input, compiled?.columns);
+          return { ...serializeIssue(updated), duplicate: true, compile };
+        }
+      }
+      const now = nowIso();
+      const row: IssueRow = {
+        id: uuidv7(),
+        workspaceId: ctx.ws.id,
+        newsletterId: n.id,
+        issueNumber: null,
+        subject: input.subject ?? null,
+        preheader: input.preheader ?? null,
+        status: 'draft',
+        designJson: compiled?.columns.designJson ?? null,
+        compiledHtml: compiled?.columns.compiledHtml ?? null,
+        compiledStyles: compiled?.columns.compiledStyles ?? null,
+        plainText: compiled?.columns.plainText ?? null,
+        scheduledAt: null,
+        publishedAt: null,
+        includeInArchive: input.include_in_archive ?? true,
+        externalReference: input.external_reference ?? null,
+        createdAt: now,
+        updatedAt: now,
+      };
+      await ctx.db.insert(newsletterIssues).values(row);
+      return { ...serializeIssue(row), duplicate: false, compile };
+    },
+    isUniqueViolation,
+  );
+}
+
+type ContentColumns = Pick<IssueRow, 'designJson' | 'compiledHtml' | 'compiledStyles' | 'plainText'>;
+
+/** Writes the present fields (never status, scheduled_at or issue_number) and reads the issue back. */
+async function applyIssueChanges(ctx: ServiceContext, existing: IssueRow, input: IssuePatchInput, content: ContentColumns | undefined): Promise<IssueRow> {
+  const set: Partial<IssueRow> = { updatedAt: nowIso() };
+  if (input.subject !== undefined) set.subject = input.subject;
+  if (input.preheader !== undefined) set.preheader = input.preheader;
+  if (input.include_in_archive !== undefined) set.includeInArchive = input.include_in_archive;
+  if (content) Object.assign(set, content);
+  const [row] = await ctx.db
+    .update(newsletterIssues)
+    .set(set)
+    .where(and(eq(newsletterIssues.workspaceId, ctx.ws.id), eq(newsletterIssues.id, existing.id)))
+    .returning();
+  if (!row) throw issueNotFound();
+  return row;
+}
+
+export async function findIssue(ctx: ServiceContext, id: string): Promise<IssueRow> {
+  if (!isUuid(id)) throw issueNotFound();
+  const [row] = await ctx.db
+    .select()
+    .from(newsletterIssues)
+    .where(and(eq(newsletterIssues.workspaceId, ctx.ws.id), eq(newsletterIssues.id, id.toLowerCase())))
+    .limit(1);
+  if (!row) throw issueNotFound();
+  return row;
+}
+
+export async function getIssue(ctx: ServiceContext, id: string) {
+  return serializeIssue(await findIssue(ctx, id));
+}
+
+/** PATCH: present fields change; a content change recompiles (against the subject and preheader the issue will have). */
+export async function patchIssue(ctx: ServiceContext, id: string, input: IssuePatchInput) {
+  const existing = await findIssue(ctx, id);
+  let compile: CompileEnvelope = NOT_PATCHED;
+  let content: ContentColumns | undefined;
+  if (input.content !== undefined) {
+    const subject = input.subject !== undefined ? input.subject : existing.subject;
+    const preheader = input.preheader !== undefined ? input.preheader : existing.preheader;
+    const compiled = await compiledColumns(ctx, input.content, subject, preheader);
+    compile = compiled.compile;
+    content = compiled.columns;
+  }
+  const row = await applyIssueChanges(ctx, existing, input, content);
+  return { ...serializeIssue(row), compile };
+}
+
+export async function listIssues(ctx: ServiceContext, newsletterId: string, query: { status?: string; limit?: string; offset?: string }) {
+  const n = await findNewsletter(ctx, newsletterId);
+  const paging = parsePaging(query, { limit: 25, cap: 100 });
+  const status = query.status === undefined || query.status === '' ? undefined : query.status;
+  if (status !== undefined && !(ISSUE_STATUSES as readonly string[]).includes(status)) {
+    throw badRequest('Invalid status: must be draft, scheduled or published');
+  }
+  const where = and(
+    eq(newsletterIssues.workspaceId, ctx.ws.id),
+    eq(newsletterIssues.newsletterId, n.id),
+    status ? eq(newsletterIssues.status, status as IssueStatus) : undefined,
+  );
+  const { designJson: _d, compiledHtml: _h, compiledStyles: _s, plainText: _p, ...summaryColumns } = getColumns();
+  const [counted, rows] = await ctx.db.batch([
+    ctx.db.select({ n: sql<number>`count(*)` }).from(newsletterIssues).where(where),
+    ctx.db.select(summaryColumns).from(newsletterIssues).where(where).orderBy(desc(newsletterIssues.createdAt), desc(newsletterIssues.id)).limit(paging.limit).offset(paging.offset),
+  ]);
+  return envelope(
+    rows.map((r) => serializeIssueSummary(r as IssueRow)),
+    counted[0].n,
+    paging,
+  );
+}
+
+const getColumns = () => ({
+  id: newsletterIssues.id,
+  workspaceId: newsletterIssues.workspaceId,
+  newsletterId: newsletterIssues.newsletterId,
+  issueNumber: newsletterIssues.issueNumber,
+  subject: newsletterIssues.subject,
+  preheader: newsletterIssues.preheader,
+  status: newsletterIssues.status,
+  designJson: newsletterIssues.designJson,
+  compiledHtml: newsletterIssues.compiledHtml,
+  compiledStyles: newsletterIssues.compiledStyles,
+  plainText: newsletterIssues.plainText,
+  scheduledAt: newsletterIssues.scheduledAt,
+  publishedAt: newsletterIssues.publishedAt,
+  includeInArchive: newsletterIssues.includeInArchive,
+  externalReference: newsletterIssues.externalReference,
+  createdAt: newsletterIssues.createdAt,
+  updatedAt: newsletterIssues.updatedAt,
+});
+
+/* ------------------------------------------------------------ state table */
+
+const missingContent = () => domainError(409, 'issue_missing_content', 'The issue needs a subject and compiled content before it can be published or scheduled');
+const hasContent = (i: Pick<IssueRow, 'subject' | 'compiledHtml'>) => !!i.subject && !!i.compiledHtml;
+const ready = sql`subject IS NOT NULL AND subject <> '' AND compiled_html IS NOT NULL`;
+
+/**
+ * Publishes an issue (draft or scheduled) in one batch: the newsletter's
+ * counter advances only when the issue is still unpublished and ready, and the
+ * issue takes the counter's previous value. Two parallel publishes of one
+ * issue advance it once; parallel publishes of different issues take
+ * consecutive numbers (the batch is one transaction). Returns the issue and
+ * whether this call published it.
+ */
+export async function publishIssueRow(db: ServiceContext['db'], workspaceId: string, issueId: string, now = nowIso()): Promise<{ row: IssueRow | undefined; published: boolean }> {
+  const unpublished = sql`EXISTS (SELECT 1 FROM newsletter_issues i WHERE i.id = ${issueId} AND i.workspace_id = ${workspaceId} AND i.status <> 'published' AND i.subject IS NOT NULL AND i.subject <> '' AND i.compiled_html IS NOT NULL)`;
+  const [counter, issue] = await runBatch(db, [
+    rawRun(db, sql`UPDATE newsletters SET next_issue_number = next_issue_number + 1, updated_at = updated_at
+      WHERE id = (SELECT newsletter_id FROM newsletter_issues WHERE id = ${issueId} AND workspace_id = ${workspaceId}) AND ${unpublished}`),
+    db
+      .update(newsletterIssues)
+      .set({
+        status: 'published',
+        issueNumber: sql`(SELECT next_issue_number - 1 FROM newsletters n WHERE n.id = ${newsletterIssues.newsletterId})` as unknown as number,
+        publishedAt: now,
+        updatedAt: now,
+      })
+      .where(and(eq(newsletterIssues.workspaceId, workspaceId), eq(newsletterIssues.id, issueId), sql`status <> 'published'`, ready))
+      .returning(),
+  ]);
+  const changed = (counter as { meta?: { changes?: number } }).meta?.changes ?? 0;
+  const rows = issue as IssueRow[];
+  if (rows.length > 0 && changed === 1) return { row: rows[0], published: true };
+  const [row] = await db.select().from(newsletterIssues).where(and(eq(newsletterIssues.workspaceId, workspaceId), eq(newsletterIssues.id, issueId))).limit(1);
+  return { row, published: false };
+}
+
+export async function publishIssue(ctx: ServiceContext, id: string) {
+  const existing = await findIssue(ctx, id);
+  if (existing.status === 'published') return serializeIssue(existing);
+  if (!hasContent(existing)) throw missingContent();
+  const { row } = await publishIssueRow(ctx.db, ctx.ws.id, existing.id);
+  if (!row) throw issueNotFound();
+  if (row.status !== 'published') throw missingContent();
+  return serializeIssue(row);
+}
+
+export async function scheduleIssue(ctx: ServiceContext, id: string, scheduledAtRaw: string) {
+  const existing = await findIssue(ctx, id);
+  if (existing.status === 'published') throw domainError(409, 'issue_already_published', 'The issue is already published');
+  if (!hasContent(existing)) throw missingContent();
+  const at = new Date(scheduledAtRaw);
+  if (!(at.getTime() > Date.now())) throw domainError(400, 'invalid_scheduled_at', 'scheduled_at must be a future instant');
+  const [row] = await ctx.db
+    .update(newsletterIssues)
+    .set({ status: 'scheduled', scheduledAt: at.toISOString(), updatedAt: nowIso() })
+    .where(and(eq(newsletterIssues.workspaceId, ctx.ws.id), eq(newsletterIssues.id, existing.id), sql`status <> 'published'`, ready))
+    .returning();
+  if (row) return serializeIssue(row);
+  const now = await findIssue(ctx, id);
+  if (now.status === 'published') throw domainError(409, 'issue_already_published', 'The issue is already published');
+  throw missingContent();
+}
+
+export async function unscheduleIssue(ctx: ServiceContext, id: string) {
+  const existing = await findIssue(ctx, id);
+  const [row] = await ctx.db
+    .update(newsletterIssues)
+    .set({ status: 'draft', scheduledAt: null, updatedAt: nowIso() })
+    .where(and(eq(newsletterIssues.workspaceId, ctx.ws.id), eq(newsletterIssues.id, existing.id), eq(newsletterIssues.status, 'scheduled')))
+    .returning();
+  if (row) return serializeIssue(row);
+  const now = await findIssue(ctx, id);
+  if (now.status === 'published') throw domainError(409, 'issue_not_scheduled', 'The issue is published, not scheduled');
+  throw domainError(409, 'issue_not_scheduled', 'The issue is not scheduled');
+}
+
+export async function deleteIssue(ctx: ServiceContext, id: string) {
+  const existing = await findIssue(ctx, id);
+  if (existing.status === 'published') throw issuePublished();
+  const [row] = await ctx.db
+    .delete(newsletterIssues)
+    .where(and(eq(newsletterIssues.workspaceId, ctx.ws.id), eq(newsletterIssues.id, existing.id), sql`status <> 'published'`))
+    .returning({ id: newsletterIssues.id });
+  if (row) return { success: true as const };
+  const now = await findIssue(ctx, id);
+  if (now.status === 'published') throw issuePublished();
+  throw issueNotFound();
+}
+
+const issuePublished = () => domainError(400, 'issue_published', 'Published issues cannot be deleted; hide one from the archive with include_in_archive: false');

@@ -1,0 +1,48 @@
+import { Hono, type Context } from 'hono';
+import type { AppEnv } from '../../env';
+import { publishCommitted } from '../../platform/events';
+import { workspaceContext } from '../payment-requests/service';
+import { escapeHtml as esc } from '../content/tokens';
+import { unsubscribeByToken } from '../newsletters/subscriptions';
+import { tokenWorkspace } from './links';
+
+/*
+ * The hosted unsubscribe page. GET shows a confirmation button (link scanners
+ * that open the URL unsubscribe nobody); POST unsubscribes, whether it comes
+ * from the button or from a mailbox provider's RFC 8058 one-click POST
+ * (`List-Unsubscribe=One-Click`).
+ */
+export const unsubscribePages = new Hono<AppEnv>();
+
+const STYLE = `body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#1f2933;background:#f8fafc}
+main{background:#fff;border:1px solid #d9e2ec;border-radius:12px;padding:1.5rem 2rem}h1{font-size:1.4rem}button{background:#c62828;color:#fff;border:0;border-radius:6px;padding:.6rem 1.2rem;font-size:1rem;cursor:pointer}`;
+
+function page(c: Context<AppEnv>, title: string, body: string, status: 200 | 404 = 200) {
+  c.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'");
+  c.header('Cache-Control', 'no-store');
+  c.header('Referrer-Policy', 'no-referrer');
+  return c.html(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(title)}</title><style>${STYLE}</style></head><body><main>${body}</main></body></html>`, status);
+}
+
+const unknown = (c: Context<AppEnv>) => page(c, 'Link not valid', '<h1>This link is not valid</h1><p>It may have been mistyped.</p>', 404);
+
+unsubscribePages.get('/:token', (c) => {
+  if (!tokenWorkspace(c.req.param('token'))) return unknown(c);
+  return page(c, 'Unsubscribe', `<h1>Unsubscribe</h1><p>Stop receiving these emails?</p><form method="post"><button type="submit">Unsubscribe</button></form>`);
+});
+
+unsubscribePages.post('/:token', async (c) => {
+  const token = c.req.param('token');
+  const wsId = tokenWorkspace(token);
+  if (!wsId) return unknown(c);
+  let ctx;
+  try {
+    ctx = await workspaceContext(c.env, wsId);
+  } catch {
+    return unknown(c);
+  }
+  const done = await unsubscribeByToken(ctx, token);
+  if (!done) return unknown(c);
+  if (ctx.events.committed.length) c.executionCtx.waitUntil(publishCommitted(c.env, ctx.db, ctx.events.committed));
+  return page(c, 'Unsubscribed', `<h1>You are unsubscribed</h1><p>You will no longer receive ${esc(done.newsletterName)}.</p>`);
+});
