@@ -9,21 +9,19 @@ import { applyParked } from '../modules/contacts/service';
 import { submitForm } from '../modules/forms/service';
 import type { ServiceContext } from '../platform/context';
 import { httpError } from '../platform/errors';
-import { EventSink, publishCommitted } from '../platform/events';
+import { publishCommitted } from '../platform/events';
 import { shardDb, shardNames } from '../platform/shards';
 import { boundedJsonObject, type JsonBounds } from '../platform/json-bounds';
 import { isoDateTime, isUuid } from '../platform/validation';
 import { body, idParam } from './validate';
+import { workspaceContext } from '../modules/workspaces/context';
 import { workspaceData } from './workspace-data';
 
 /** Operator routes of the contact domain (docs/operator-api.md): complaints, merge requests, events, forms. */
 export const contactAdmin = new Hono<AdminEnv>();
 
 /** A service context for an operator call; `publish` hands its committed events on after the write. */
-async function operatorContext(c: Context<AdminEnv>, workspaceId: string): Promise<ServiceContext> {
-  const { ws, db } = await workspaceData(c, workspaceId);
-  return { db, ws, events: new EventSink() };
-}
+const operatorContext = (c: Context<AdminEnv>, workspaceId: string) => workspaceContext(c.env, workspaceId);
 
 const publish = (c: Context<AdminEnv>, ctx: ServiceContext) => {
   if (ctx.events.committed.length) c.executionCtx.waitUntil(publishCommitted(c.env, ctx.db, ctx.events.committed));

@@ -2,10 +2,9 @@ import { z } from '@hono/zod-openapi';
 import { Hono } from 'hono';
 import type { AdminEnv } from '../env';
 import { subscribeContact } from '../modules/newsletters/subscriptions';
-import { EventSink } from '../platform/events';
 import { isUuid } from '../platform/validation';
 import { body, idParam } from './validate';
-import { workspaceData } from './workspace-data';
+import { workspaceContext } from '../modules/workspaces/context';
 
 /** Operator routes of newsletters (docs/operator-api.md): subscriptions. */
 export const newsletterAdmin = new Hono<AdminEnv>();
@@ -16,7 +15,6 @@ newsletterAdmin.post('/workspaces/:ws/newsletters/:id/subscriptions', async (c) 
   const wsId = idParam(c, 'ws');
   const newsletterId = idParam(c, 'id');
   const input = await body(c, subscriptionBody);
-  const { ws, db } = await workspaceData(c, wsId);
-  const out = await subscribeContact({ db, ws, events: new EventSink() }, newsletterId, input.contact_id, 'operator');
+  const out = await subscribeContact(await workspaceContext(c.env, wsId), newsletterId, input.contact_id, 'operator');
   return c.json(out.subscription, out.created ? 201 : 200);
 });

@@ -3,9 +3,10 @@ import type { AdminEnv } from '../env';
 import { publishCommitted } from '../platform/events';
 import { serializePaymentRequest } from '../modules/payment-requests/read';
 import { sandboxConfirmation } from '../modules/payment-requests/public';
-import { findPaymentRequest, locatePaymentRequest, paymentRequestNotFound, settlePaymentRequest, workspaceContext } from '../modules/payment-requests/service';
+import { findPaymentRequest, locatePaymentRequest, paymentRequestNotFound, settlePaymentRequest } from '../modules/payment-requests/service';
 import { emptyBody } from './schemas';
 import { body, idParam } from './validate';
+import { workspaceContext } from '../modules/workspaces/context';
 
 /** Operator routes of payment requests (docs/operator-api.md). */
 export const paymentRequestAdmin = new Hono<AdminEnv>();

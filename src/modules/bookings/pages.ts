@@ -4,13 +4,10 @@ import { Temporal } from 'temporal-polyfill';
 import type { AppEnv } from '../../env';
 import type { ServiceContext } from '../../platform/context';
 import { ApiError } from '../../platform/errors';
-import { EventSink, publishCommitted } from '../../platform/events';
-import { controlDb, shardDb } from '../../platform/shards';
+import { publishCommitted } from '../../platform/events';
 import { escapeHtml as esc } from '../../platform/html';
 import { isValidTimeZone } from '../../platform/timezones';
-import { isUuid } from '../../platform/validation';
-import { hasFeature } from '../workspaces/model';
-import { getWorkspace } from '../workspaces/service';
+import { publicWorkspaceContext } from '../workspaces/context';
 import { inviteeTime, manageUrl, verifyManageToken } from './confirmation';
 import { durableSlotLocks } from './locks';
 import { bookingSettingsOf, listSlots } from './meeting-types';
@@ -44,17 +41,7 @@ function page(c: Context<AppEnv>, title: string, body: string, status: 200 | 400
 
 const notFoundPage = (c: Context<AppEnv>) => page(c, 'Not found', '<h1>Not found</h1><p>This booking page does not exist.</p>', 404);
 
-/** The workspace behind a public URL, with a service context of its own; null when unknown or without the booking feature. */
-async function publicContext(c: Context<AppEnv>, wsId: string): Promise<ServiceContext | null> {
-  if (!isUuid(wsId)) return null;
-  try {
-    const ws = await getWorkspace(controlDb(c.env), wsId.toLowerCase());
-    if (!hasFeature(ws, 'booking')) return null;
-    return { db: shardDb(c.env, ws.shard), ws, events: new EventSink() };
-  } catch {
-    return null;
-  }
-}
+const publicContext = (c: Context<AppEnv>, wsId: string) => publicWorkspaceContext(c.env, wsId, 'booking');
 
 const publish = (c: Context<AppEnv>, ctx: ServiceContext) => {
   if (ctx.events.committed.length) c.executionCtx.waitUntil(publishCommitted(c.env, ctx.db, ctx.events.committed));

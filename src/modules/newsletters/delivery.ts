@@ -9,11 +9,11 @@ import { controlDb, workspaceDb } from '../../platform/shards';
 import { emailEligibleContacts } from '../consent/eligibility';
 import { renderHtmlTokens, renderTextTokens, tokenValues } from '../content/tokens';
 import { sendEmail } from '../emails/send';
-import { workspaceContext } from '../payment-requests/service';
 import { getWorkspace } from '../workspaces/service';
 import { unsubscribeHeaders, unsubscribeUrl } from '../unsubscribe/links';
 import { catchupSlot } from './cadence';
 import { newsletterDeliveries, newsletterIssues, newsletters, newsletterSubscriptions } from './schema';
+import { workspaceContext } from '../workspaces/context';
 
 export const DELIVERY_KIND = 'newsletter-deliveries';
 /** Subscriptions advanced per sweep pass and shard; deliveries per queue message. */

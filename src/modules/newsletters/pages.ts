@@ -2,12 +2,8 @@ import { and, desc, eq, isNotNull } from 'drizzle-orm';
 import { Hono, type Context } from 'hono';
 import type { AppEnv } from '../../env';
 import type { ServiceContext } from '../../platform/context';
-import { EventSink } from '../../platform/events';
-import { controlDb, shardDb } from '../../platform/shards';
-import { isUuid } from '../../platform/validation';
 import { escapeHtml as esc, renderHtmlTokens, tokenValues } from '../content/tokens';
-import { hasFeature } from '../workspaces/model';
-import { getWorkspace } from '../workspaces/service';
+import { publicWorkspaceContext } from '../workspaces/context';
 import { newsletterIssues, newsletters } from './schema';
 
 /*
@@ -32,20 +28,14 @@ function page(c: Context<AppEnv>, title: string, body: string, status: 200 | 404
 const notFound = (c: Context<AppEnv>) => page(c, 'Not found', '<h1>Not found</h1><p>This newsletter archive does not exist.</p>', 404);
 
 async function archiveOf(c: Context<AppEnv>, wsId: string, slug: string): Promise<{ ctx: ServiceContext; n: typeof newsletters.$inferSelect } | null> {
-  if (!isUuid(wsId)) return null;
-  try {
-    const ws = await getWorkspace(controlDb(c.env), wsId.toLowerCase());
-    if (!hasFeature(ws, 'newsletters')) return null;
-    const ctx = { db: shardDb(c.env, ws.shard), ws, events: new EventSink() };
-    const [n] = await ctx.db
-      .select()
-      .from(newsletters)
-      .where(and(eq(newsletters.workspaceId, ws.id), eq(newsletters.slug, slug.toLowerCase())))
-      .limit(1);
-    return n && n.archiveEnabled ? { ctx, n } : null;
-  } catch {
-    return null;
-  }
+  const ctx = await publicWorkspaceContext(c.env, wsId, 'newsletters');
+  if (!ctx) return null;
+  const [n] = await ctx.db
+    .select()
+    .from(newsletters)
+    .where(and(eq(newsletters.workspaceId, ctx.ws.id), eq(newsletters.slug, slug.toLowerCase())))
+    .limit(1);
+  return n && n.archiveEnabled ? { ctx, n } : null;
 }
 
 const visible = (n: { id: string }) =>

@@ -5,13 +5,13 @@ import type { ServiceContext } from '../../platform/context';
 import { ApiError, httpError } from '../../platform/errors';
 import { publishCommitted } from '../../platform/events';
 import { frameworkError, htmlPage, pathParams, providerEventBody, publicEntry, type PublicRegistry } from '../../platform/public-docs';
-import { findShard } from '../../platform/shards';
 import { isUuid } from '../../platform/validation';
 import { isPaymentProviderName, paymentProvider, ProviderError, sandboxReceipt, WebhookRejected, type PaymentProviderName } from '../../providers/payments';
 import { messagePage, PAGE_CSP, paymentPage } from './page';
 import { selectByToken } from './read';
 import type { PaymentRequestRow } from './schema';
-import { expireIfDue, rememberSession, settlePaymentRequest, tokenWorkspace, workspaceContext } from './service';
+import { expireIfDue, rememberSession, settlePaymentRequest, tokenWorkspace } from './service';
+import { publicWorkspaceContext } from '../workspaces/context';
 
 type PublicEnv = { Bindings: Bindings };
 
@@ -35,9 +35,9 @@ const notFoundPage = (c: Context<PublicEnv>) => html(c, messagePage('Payment lin
 async function linkOf(c: Context<PublicEnv>): Promise<{ ctx: ServiceContext; row: PaymentRequestRow } | null> {
   const token = c.req.param('token') ?? '';
   const workspaceId = tokenWorkspace(token);
-  if (!workspaceId || !(await findShard(c.env, workspaceId))) return null;
-  const ctx = await workspaceContext(c.env, workspaceId);
-  const [row] = await selectByToken(ctx.db, workspaceId, token);
+  const ctx = workspaceId ? await publicWorkspaceContext(c.env, workspaceId) : null;
+  if (!ctx) return null;
+  const [row] = await selectByToken(ctx.db, ctx.ws.id, token);
   return row ? { ctx, row } : null;
 }
 
@@ -111,8 +111,8 @@ paymentPublicRoutes.post('/providers/payments/:provider', async (c) => {
     throw err;
   }
   if (!confirmation || !isUuid(confirmation.workspaceId) || !isUuid(confirmation.paymentRequestId)) return c.json({ received: true, payment_request_id: null, status: null });
-  if (!(await findShard(c.env, confirmation.workspaceId))) return c.json({ received: true, payment_request_id: null, status: null });
-  const ctx = await workspaceContext(c.env, confirmation.workspaceId);
+  const ctx = await publicWorkspaceContext(c.env, confirmation.workspaceId);
+  if (!ctx) return c.json({ received: true, payment_request_id: null, status: null });
   try {
     const { row } = await settlePaymentRequest(ctx, confirmation.paymentRequestId.toLowerCase(), confirmation);
     publish(c, ctx);

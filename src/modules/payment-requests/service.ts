@@ -3,11 +3,11 @@ import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
 import { failedGuard, guarded, isUniqueViolation, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
 import { badRequest, codedError, notFound } from '../../platform/errors';
-import { EventSink, type OutboxEvent } from '../../platform/events';
+import type { OutboxEvent } from '../../platform/events';
 import { uuidv7 } from '../../platform/ids';
 import { envelope, parsePaging } from '../../platform/list';
 import { hasAtMostTwoDecimals, toCents } from '../../platform/money';
-import { controlDb, shardDb, shardNames } from '../../platform/shards';
+import { shardDb, shardNames } from '../../platform/shards';
 import { isUuid } from '../../platform/validation';
 import type { PaymentConfirmation, PaymentProvider, PaymentProviderName } from '../../providers/payments';
 import { planContactReference } from '../contacts/resolve';
@@ -17,7 +17,6 @@ import type { DealRow } from '../deals/schema';
 import { MAX_AMOUNT } from '../payments/dto';
 import type { VatMode } from '../payments/schema';
 import { recordPaymentStatements, validateCreate } from '../payments/service';
-import { getWorkspace } from '../workspaces/service';
 import { DEFAULT_EXPIRY_DAYS, type PaymentRequestCreateInput } from './dto';
 import { lastRow, paymentRequestEventData, selectPaymentRequest, serializePaymentRequest } from './read';
 import { PAYMENT_REQUEST_STATUSES, paymentRequests, type PaymentRequestRow, type PaymentRequestStatus } from './schema';
@@ -301,12 +300,6 @@ export async function rememberSession(ctx: ServiceContext, row: PaymentRequestRo
     .update(paymentRequests)
     .set({ providerSessionId: sessionId, updatedAt: nowIso() })
     .where(and(eq(paymentRequests.workspaceId, ctx.ws.id), eq(paymentRequests.id, row.id), eq(paymentRequests.status, 'pending')));
-}
-
-/** A service context for work outside a /v1 request (public page, provider webhook, operator route). */
-export async function workspaceContext(env: Bindings, workspaceId: string): Promise<ServiceContext> {
-  const ws = await getWorkspace(controlDb(env), workspaceId);
-  return { db: shardDb(env, ws.shard), ws, events: new EventSink() };
 }
 
 export type { OutboxEvent };

@@ -1,10 +1,10 @@
 import { Hono, type Context } from 'hono';
 import type { AppEnv } from '../../env';
 import { publishCommitted } from '../../platform/events';
-import { workspaceContext } from '../payment-requests/service';
 import { escapeHtml as esc } from '../content/tokens';
 import { unsubscribeByToken } from '../newsletters/subscriptions';
 import { tokenWorkspace } from './links';
+import { workspaceContext } from '../workspaces/context';
 
 /*
  * The hosted unsubscribe page. GET shows a confirmation button (link scanners

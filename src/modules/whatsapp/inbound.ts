@@ -3,11 +3,12 @@ import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
 import { isUniqueViolation, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
 import { ApiError } from '../../platform/errors';
-import { EventSink, type OutboxEvent } from '../../platform/events';
+import type { OutboxEvent } from '../../platform/events';
 import { uuidv7 } from '../../platform/ids';
 import { toE164 } from '../../platform/phone';
-import { controlDb, shardDb } from '../../platform/shards';
+import { controlDb } from '../../platform/shards';
 import { planUpsert } from '../contacts/service';
+import { contextFor } from '../workspaces/context';
 import { findWorkspaceByWhatsAppNumber } from '../workspaces/service';
 import { conversationIntoEvent, insertMessage, statusUpdate, upsertConversation } from './inbox';
 
@@ -118,7 +119,7 @@ export async function handleNotification(env: Bindings, payload: unknown, publis
         summary.ignored++;
         continue;
       }
-      const ctx: ServiceContext = { db: shardDb(env, ws.shard), ws, events: new EventSink() };
+      const ctx = contextFor(env, ws);
       const names = new Map((value.data.contacts ?? []).map((c) => [c.wa_id ?? '', c.profile?.name ?? null]));
       for (const raw of value.data.messages ?? []) {
         const m = inboundMessage.safeParse(raw);

@@ -56,8 +56,13 @@ export function serializeWorkspace(ws: Workspace) {
   };
 }
 
-export async function getWorkspace(db: Db, id: string): Promise<Workspace> {
+export async function findWorkspace(db: Db, id: string): Promise<Workspace | null> {
   const [ws] = await db.select().from(workspaces).where(eq(workspaces.id, id)).limit(1);
+  return ws ?? null;
+}
+
+export async function getWorkspace(db: Db, id: string): Promise<Workspace> {
+  const ws = await findWorkspace(db, id);
   if (!ws) throw notFound('Workspace not found');
   return ws;
 }
