@@ -7,7 +7,7 @@ import { toCents } from '../../platform/money';
 import { parseIsoInZone } from '../payments/dates';
 import { selectEntriesByReference, selectPaymentByReference } from '../payments/read';
 import type { PaymentEntryRow, PaymentRow } from '../payments/schema';
-import { refundLostRace, refundStatements } from '../payments/service';
+import { refundLostRace, refundStatements } from '../payments/refunds';
 import { activity } from '../contacts/service';
 import { MAX_AMOUNT, type OrderMarkPaidInput, type OrderRefundInputT } from './dto';
 import { orderEventData } from './events';

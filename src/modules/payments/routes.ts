@@ -2,7 +2,8 @@ import { serviceContext } from '../../platform/context';
 import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
 import { createRouter, idParams } from '../../platform/validation';
 import { entryParams, Payment, PaymentCancel, PaymentCreate, PaymentCreated, PaymentList, PaymentListQuery, PaymentMark, PaymentPatch, PaymentRefund } from './dto';
-import { cancelPayment, createPayment, getPayment, listPayments, markEntry, patchPayment, refundPayment } from './service';
+import { refundPayment } from './refunds';
+import { cancelPayment, createPayment, getPayment, listPayments, markEntry, patchPayment } from './service';
 
 export const paymentRoutes = createRouter();
 const tags = ['Payments'];

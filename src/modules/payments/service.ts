@@ -4,17 +4,17 @@ import { failedGuard, guarded, isUniqueViolation, nowIso, retryOnConflict, runBa
 import { insertGroups } from '../../platform/bound-parameters';
 import { badRequest, codedError, notFound } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
-import { jsonBoundsProblem } from '../../platform/json-bounds';
 import { containsInAny, envelope, parsePaging, searchParam } from '../../platform/list';
-import { hasAtMostTwoDecimals, toCents } from '../../platform/money';
+import { toCents } from '../../platform/money';
 import { countWithContactIdentity } from '../contacts/identity-join';
 import { contacts } from '../contacts/schema';
 import { planContactReference, type PlannedContact } from '../contacts/resolve';
 import { activity } from '../contacts/service';
 import type { ProductRow } from '../products/schema';
 import { productLookup, type ProductReference } from '../products/service';
-import { cycleDueAt, installmentDueDates, localDate, parseIsoInZone } from './dates';
-import { MAX_AMOUNT, METADATA_MAX_BYTES, type PaymentCreateInput, type PaymentPatchInput, type PaymentRefundInput } from './dto';
+import { cycleDueAt, installmentDueDates, localDate } from './dates';
+import type { PaymentCreateInput, PaymentPatchInput } from './dto';
+import { checkAmount, checkMaxOccurrences, checkMetadata, parseEndAt, validateCreate, vatPair, type CreatePlan, type Vat } from './validate';
 import { paymentFromResults, selectEntries, selectPayment, selectPaymentsWithContact, serializeListRow, serializePayment } from './read';
 import {
   ARRANGEMENT_STATUSES,
@@ -32,8 +32,6 @@ import {
 
 export const NO_CONTACT_MESSAGE = 'Provide contact_id, or a phone/email to attach the payment to a contact';
 export const HAS_REFUNDS_MESSAGE = 'This charge already has refunds; reverse those instead of marking it refunded/failed';
-export const METADATA_MESSAGE = `metadata exceeds ${METADATA_MAX_BYTES} bytes serialized`;
-const METADATA_BOUNDS = { maxDepth: 16, maxKeys: 1000, maxBytes: METADATA_MAX_BYTES };
 
 export const paymentNotFound = () => notFound('Payment not found');
 export const entryNotFound = () => notFound('Payment entry not found');
@@ -41,83 +39,6 @@ export const entryNotFound = () => notFound('Payment entry not found');
 /** One-time header status from its entry's status. */
 export const headerStatusFor = (status: EntryStatus): ArrangementStatus =>
   status === 'completed' ? 'completed' : status === 'pending' ? 'active' : 'cancelled';
-
-type Vat = { mode: VatMode; rate: number };
-
-// ---------------------------------------------------------------- validation
-
-function checkAmount(amount: number) {
-  if (!(amount >= 0)) throw badRequest('amount must be a non-negative number');
-  if (amount > MAX_AMOUNT) throw badRequest(`amount must be at most ${MAX_AMOUNT}`);
-}
-
-function checkMetadata(value: Record<string, unknown> | null | undefined) {
-  if (value === null || value === undefined) return;
-  const problem = jsonBoundsProblem(value, METADATA_BOUNDS);
-  if (problem) throw badRequest(problem.includes('bytes') ? METADATA_MESSAGE : `metadata ${problem}`);
-}
-
-function checkMaxOccurrences(value: number | null | undefined) {
-  if (value === null || value === undefined) return;
-  if (!Number.isInteger(value) || value < 1) throw badRequest('recurringMaxOccurrences must be a whole number of at least 1');
-}
-
-function parseEndAt(value: string | null | undefined, purchaseDate: string, zone: string): string | null | undefined {
-  if (value === null || value === undefined) return value;
-  const endAt = parseIsoInZone(value, zone, true);
-  if (!endAt) throw badRequest('recurringEndAt is not a valid date');
-  if (endAt <= purchaseDate) throw badRequest('recurringEndAt must be after the purchase date');
-  return endAt;
-}
-
-/** The VAT pair of a body: both legs or neither, recurring plans only. */
-function vatPair(type: PaymentType, mode: VatMode | null | undefined, rate: number | null | undefined): Vat | undefined {
-  if (mode === undefined && rate === undefined) return undefined;
-  if (type !== 'recurring') throw badRequest('vatMode/vatRate apply to recurring plans only');
-  if (mode === undefined || rate === undefined || mode === null || rate === null) throw badRequest('vat_mode and vat_rate must be provided together');
-  if (!(rate >= 0 && rate <= 100) || !hasAtMostTwoDecimals(rate)) throw badRequest('vat_rate must be a percent from 0 to 100 with at most 2 decimals');
-  return { mode, rate };
-}
-
-export type CreatePlan = {
-  type: PaymentType;
-  amountCents: number;
-  purchaseDate: string;
-  endAt: string | null;
-  maxOccurrences: number | null;
-  installmentCount: number | null;
-  vat: Vat | undefined;
-};
-
-/** Every create rule that needs no read, with the spec's messages, in the spec's order. */
-export function validateCreate(ctx: ServiceContext, input: PaymentCreateInput): CreatePlan {
-  if (!(PAYMENT_TYPES as readonly string[]).includes(input.type)) throw badRequest('Invalid payment type');
-  const type = input.type as PaymentType;
-  checkAmount(input.amount);
-  let installmentCount: number | null = null;
-  if (type === 'installments') {
-    const n = input.installment_count;
-    if (n === undefined || !(n >= 2) || !Number.isInteger(n)) throw badRequest('installmentCount must be at least 2 for an installment deal');
-    if (n > 360) throw badRequest('installmentCount must be at most 360');
-    installmentCount = n;
-  }
-  let purchaseDate = nowIso();
-  if (input.purchase_date !== undefined) {
-    const parsed = parseIsoInZone(input.purchase_date, ctx.ws.timezone);
-    if (!parsed) throw badRequest('purchaseDate is not a valid date');
-    purchaseDate = parsed;
-  }
-  let endAt: string | null = null;
-  let maxOccurrences: number | null = null;
-  if (type === 'recurring') {
-    endAt = parseEndAt(input.recurring_end_at, purchaseDate, ctx.ws.timezone) ?? null;
-    checkMaxOccurrences(input.recurring_max_occurrences);
-    maxOccurrences = input.recurring_max_occurrences ?? null;
-  }
-  const vat = vatPair(type, input.vat_mode, input.vat_rate);
-  checkMetadata(input.metadata);
-  return { type, amountCents: toCents(input.amount), purchaseDate, endAt, maxOccurrences, installmentCount, vat };
-}
 
 // ---------------------------------------------------------------- products
 
@@ -153,7 +74,7 @@ export function nextCycle(p: Pick<PaymentRow, 'purchaseDate' | 'recurringInterva
 
 // ---------------------------------------------------------------- create
 
-const entryBase = (ctx: ServiceContext, paymentId: string, contactId: string, currency: string, now: string) => ({
+export const entryBase = (ctx: ServiceContext, paymentId: string, contactId: string, currency: string, now: string) => ({
   paymentId,
   workspaceId: ctx.ws.id,
   contactId,
@@ -305,7 +226,7 @@ function buildPayment(ctx: ServiceContext, input: PaymentCreateInput, plan: Crea
 const selectByReference = (ctx: ServiceContext, reference: string) =>
   ctx.db.select().from(payments).where(and(eq(payments.workspaceId, ctx.ws.id), eq(payments.externalReference, reference))).limit(1);
 
-const reReads = (ctx: ServiceContext, id: string): Statement[] => [selectPayment(ctx.db, ctx.ws.id, id), selectEntries(ctx.db, ctx.ws.id, id)];
+export const reReads = (ctx: ServiceContext, id: string): Statement[] => [selectPayment(ctx.db, ctx.ws.id, id), selectEntries(ctx.db, ctx.ws.id, id)];
 
 /**
  * `POST /v1/payments`: one read batch (the `external_reference` match with its
@@ -553,7 +474,7 @@ export async function cancelPayment(ctx: ServiceContext, id: string) {
   return paymentFromResults(results);
 }
 
-const readPaymentAndEntries = async (ctx: ServiceContext, id: string) => {
+export const readPaymentAndEntries = async (ctx: ServiceContext, id: string) => {
   const [[p], entries] = (await runBatch(ctx.db, reReads(ctx, id))) as [PaymentRow[], PaymentEntryRow[]];
   if (!p) throw paymentNotFound();
   return { p, entries };
@@ -600,96 +521,6 @@ export async function markEntry(ctx: ServiceContext, id: string, entryId: string
     const results = await runBatch(ctx.db, [...statements, ...reReads(ctx, p.id)]);
     return paymentFromResults(results);
   }, (err) => failedGuard(err, 'payment_entries.status'));
-}
-
-/** Whether a batch with `refundStatements` lost a race to a parallel refund (re-read and retry). */
-export const refundLostRace = (err: unknown) => failedGuard(err, 'payment_entries.refunded_cents') || isUniqueViolation(err);
-
-const balance = (cents: number) => (cents / 100).toFixed(2);
-
-/**
- * `POST /v1/payments/{id}/refund`: a ledger refund entry against a completed,
- * recognized charge. The charge's `refunded_cents` grows in the same batch
- * through a guarded write that fails the batch when it would pass the
- * recognized amount, so parallel refunds can never over-refund: the loser
- * re-reads and answers the balance error.
- */
-export async function refundPayment(ctx: ServiceContext, id: string, input: PaymentRefundInput) {
-  if (input.amount !== undefined && !(input.amount > 0 && toCents(input.amount) > 0)) throw badRequest('Refund amount must be a positive number');
-  const entryId = input.entry_id?.toLowerCase();
-  return retryOnConflict(
-    async () => {
-      const { p, entries } = await readPaymentAndEntries(ctx, id);
-      const charges = entries.filter((e) => e.kind === 'charge');
-      let charge: PaymentEntryRow | undefined;
-      if (entryId) {
-        charge = entries.find((e) => e.id === entryId);
-        if (!charge) throw entryNotFound();
-      } else {
-        if (charges.length !== 1) throw badRequest('entryId is required to refund a payment with multiple charges');
-        charge = charges[0];
-      }
-      if (charge.kind === 'refund') throw badRequest('Only a completed (recognized) charge can be refunded');
-      if (charge.status === 'failed' || charge.status === 'refunded') throw badRequest('This charge is no longer refundable');
-      if (charge.status !== 'completed') throw badRequest('Only a completed (recognized) charge can be refunded');
-      if (charge.recognizedCents === null) throw badRequest('This charge is not recognized as revenue yet and cannot be refunded');
-      const remaining = charge.recognizedCents - charge.refundedCents;
-      if (remaining <= 0) throw badRequest('This charge is already fully refunded');
-      const cents = input.amount === undefined ? remaining : toCents(input.amount);
-      if (cents > remaining) throw badRequest(`Refund amount exceeds the refundable balance (${balance(remaining)})`);
-      const statements: Statement[] = [...refundStatements(ctx, p, charge, cents, input.note ?? null).statements, ...reReads(ctx, p.id)];
-      return paymentFromResults(await runBatch(ctx.db, statements));
-    },
-    refundLostRace,
-  );
-}
-
-/**
- * The statements that mirror a refund of `cents` against a charge, for the
- * caller's write batch: the charge's guarded `refunded_cents` (the batch fails
- * with NOT NULL on `payment_entries.refunded_cents` when it would pass the
- * recognized amount, see `refundLostRace`), the refund entry, the one-time
- * header's cancellation when fully refunded, and the timeline row.
- */
-export function refundStatements(ctx: ServiceContext, p: PaymentRow, charge: PaymentEntryRow, cents: number, note: string | null) {
-  const now = nowIso();
-  const refundId = uuidv7();
-  const nextSequence = sql`(SELECT coalesce(max(sequence), 0) + 1 FROM payment_entries WHERE payment_id = ${p.id})`;
-  const statements: Statement[] = [
-    ctx.db
-      .update(paymentEntries)
-      .set({
-        refundedCents: guarded(
-          sql`${paymentEntries.status} = 'completed' AND ${paymentEntries.refundedCents} + ${cents} <= ${paymentEntries.recognizedCents}`,
-          sql`${paymentEntries.refundedCents} + ${cents}`,
-        ) as unknown as number,
-        updatedAt: now,
-      })
-      .where(and(eq(paymentEntries.workspaceId, ctx.ws.id), eq(paymentEntries.id, charge.id))),
-    ctx.db.insert(paymentEntries).values({
-      ...entryBase(ctx, p.id, p.contactId, charge.currency, now),
-      id: refundId,
-      sequence: nextSequence as unknown as number,
-      amountCents: -cents,
-      status: 'refunded',
-      dueDate: localDate(now, ctx.ws.timezone),
-      paidAt: now,
-      recognizedCents: -cents,
-      recognizedAt: now,
-      kind: 'refund',
-      refundsEntryId: charge.id,
-      note: note?.trim() || null,
-    }),
-    ctx.db
-      .update(payments)
-      .set({
-        arrangementStatus: sql`CASE WHEN ${payments.type} = 'one_time' AND (SELECT refunded_cents >= recognized_cents FROM payment_entries WHERE id = ${charge.id}) THEN 'cancelled' ELSE ${payments.arrangementStatus} END` as unknown as ArrangementStatus,
-        updatedAt: now,
-      })
-      .where(and(eq(payments.workspaceId, ctx.ws.id), eq(payments.id, p.id))),
-    activity(ctx, p.contactId, 'payment_refunded', 'api', { payment_id: p.id, entry_id: refundId, refunds_entry_id: charge.id, amount: cents / 100, currency: charge.currency }, now),
-  ];
-  return { statements, refundId };
 }
 
 // ---------------------------------------------------------------- document pointers (contact documents listing)
