@@ -13,6 +13,7 @@ export interface Bindings {
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
   SLOT_LOCK: DurableObjectNamespace<SlotLock>;
   EVENTS_QUEUE: Queue<unknown>;
+  SEND_QUEUE: Queue<unknown>;
   /** Email idempotency-key claims: one instance per (workspace, key). */
   EMAIL_CLAIMS: DurableObjectNamespace<IdempotencyClaims>;
   ADMIN_TOKEN?: string;

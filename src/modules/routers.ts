@@ -1,7 +1,8 @@
-import { newsletterRoutes } from './newsletters/routes';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../env';
 import { bookingRoutes } from './bookings/routes';
+import { emailCampaignRoutes } from './email-campaigns/routes';
+import { newsletterRoutes } from './newsletters/routes';
 import { consentRoutes } from './consent/routes';
 import { contactRoutes } from './contacts/routes';
 import { dealRoutes } from './deals/routes';
@@ -38,5 +39,6 @@ export const v1Routers: OpenAPIHono<AppEnv>[] = [
   suppressionRoutes,
   audienceRoutes,
   senderProfileRoutes,
+  emailCampaignRoutes,
   newsletterRoutes,
 ];

@@ -5,3 +5,4 @@ import '../modules/payment-requests/sweep';
 import '../modules/bookings/sweep';
 import '../modules/whatsapp/sweep';
 import '../modules/newsletters/sweep';
+import '../modules/email-campaigns/sweep';

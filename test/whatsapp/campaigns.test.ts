@@ -117,7 +117,7 @@ describe('WhatsApp campaigns: execute and fan-out', () => {
     expect(new Set(msgs.map((m: any) => m.contact_id))).toEqual(new Set([ada.id, anon.id]));
 
     // A redelivered page message (or a second fan-out) sends nothing twice.
-    await env.EVENTS_QUEUE.send({ kind: 'whatsapp-campaign-page', workspace_id: ws.id, campaign_id: c.id, after: null });
+    await env.SEND_QUEUE.send({ kind: 'whatsapp-campaign-page', workspace_id: ws.id, campaign_id: c.id, after: null });
     await new Promise((r) => setTimeout(r, 500));
     expect((await outboxOf(ws)).length).toBe(2);
     expect((await ws.api('GET', `/v1/campaigns/${c.id}`)).body.stats).toEqual({ targeted: 2, sent: 2, failed: 0 });

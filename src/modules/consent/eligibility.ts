@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
+import type { Db } from '../../platform/db';
 import { compileFilter, filterWith } from '../../platform/filter';
 import { rawAll } from '../../platform/raw-query';
 import { contactCatalog } from '../contacts/catalog';
@@ -24,7 +25,53 @@ const eligibleSql = sql`c.email IS NOT NULL AND c.email_consent_state = 'subscri
 /** Validates a filter tree against the contact catalog (400 `Invalid filter: ...`) and compiles it. */
 export const compileContactFilter = (ctx: { wsId: string }, filters: Record<string, unknown>) => compileFilter(filters, contactCatalog, ctx.wsId);
 
-export type EligibleContact = { id: string; email: string; name: string | null; first_name: string | null; last_name: string | null };
+/** What a personalised email reads of a recipient: the token fields and `custom_fields`. */
+export type EligibleContact = {
+  id: string;
+  email: string;
+  name: string | null;
+  first_name: string | null;
+  last_name: string | null;
+  phone: string | null;
+  company_name: string | null;
+  job_title: string | null;
+  city: string | null;
+  country: string | null;
+  language: string | null;
+  custom_fields: string;
+};
+const RECIPIENT_COLUMNS = sql.raw('c.id, c.email, c.name, c.first_name, c.last_name, c.phone, c.company_name, c.job_title, c.city, c.country, c.language, c.custom_fields');
+
+/** A narrowing of the baseline: a filter tree (the shared grammar) and/or a condition over `c` (an audience's). */
+export type EligibleNarrowing = { filters?: Record<string, unknown> | null; extra?: SQL | null };
+
+function eligibleFrom(workspaceId: string, narrowing: EligibleNarrowing) {
+  let values: unknown[] = [];
+  let where: SQL = sql`1`;
+  if (narrowing.filters) {
+    const compiled = compileContactFilter({ wsId: workspaceId }, narrowing.filters);
+    values = compiled.values;
+    if (compiled.where) where = compiled.where;
+  }
+  const extra = narrowing.extra ?? sql`1`;
+  return { withValues: filterWith(values), from: sql`FROM contacts c CROSS JOIN fp WHERE c.workspace_id = ${workspaceId} AND ${where} AND ${extra} AND ${eligibleSql}` };
+}
+
+const narrowingOf = (target: ContactTarget): EligibleNarrowing =>
+  'filters' in target ? { filters: target.filters } : { extra: sql`c.id IN (SELECT value FROM json_each(${JSON.stringify(target.contact_ids)}))` };
+
+/** How many contacts pass the baseline and the narrowing (a campaign's estimate). */
+export async function countEmailEligible(db: Db, workspaceId: string, narrowing: EligibleNarrowing): Promise<number> {
+  const { withValues, from } = eligibleFrom(workspaceId, narrowing);
+  const [row] = await rawAll<{ n: number }>(db, sql`${withValues} SELECT count(*) AS n ${from}`);
+  return row.n;
+}
+
+/** One keyset page (ids after `after`, in id order) of the contacts that pass the baseline and the narrowing. */
+export function emailEligiblePage(db: Db, workspaceId: string, narrowing: EligibleNarrowing, page: { limit: number; after?: string | null }) {
+  const { withValues, from } = eligibleFrom(workspaceId, narrowing);
+  return rawAll<EligibleContact>(db, sql`${withValues} SELECT ${RECIPIENT_COLUMNS} ${from} AND c.id > ${page.after ?? ''} ORDER BY c.id LIMIT ${page.limit}`);
+}
 
 /**
  * The eligible contacts of a target, counted, and one page of them in id order
@@ -32,23 +79,10 @@ export type EligibleContact = { id: string; email: string; name: string | null; 
  * static target travels as one JSON parameter.
  */
 export async function emailEligibleContacts(ctx: ServiceContext, target: ContactTarget, page: { limit: number; after?: string }) {
-  let values: unknown[] = [];
-  let narrowing: SQL = sql`1`;
-  if ('filters' in target) {
-    const compiled = compileContactFilter({ wsId: ctx.ws.id }, target.filters);
-    values = compiled.values;
-    if (compiled.where) narrowing = compiled.where;
-  } else {
-    narrowing = sql`c.id IN (SELECT value FROM json_each(${JSON.stringify(target.contact_ids)}))`;
-  }
-  const from = sql`FROM contacts c CROSS JOIN fp WHERE c.workspace_id = ${ctx.ws.id} AND ${narrowing} AND ${eligibleSql}`;
-  const withValues = filterWith(values);
+  const { withValues, from } = eligibleFrom(ctx.ws.id, narrowingOf(target));
   const [counted, rows] = await ctx.db.batch([
     rawAll<{ n: number }>(ctx.db, sql`${withValues} SELECT count(*) AS n ${from}`),
-    rawAll<EligibleContact>(
-      ctx.db,
-      sql`${withValues} SELECT c.id, c.email, c.name, c.first_name, c.last_name ${from} AND c.id > ${page.after ?? ''} ORDER BY c.id LIMIT ${page.limit}`,
-    ),
+    rawAll<EligibleContact>(ctx.db, sql`${withValues} SELECT ${RECIPIENT_COLUMNS} ${from} AND c.id > ${page.after ?? ''} ORDER BY c.id LIMIT ${page.limit}`),
   ]);
   return { count: counted[0].n, contacts: rows };
 }

@@ -1,8 +1,14 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../platform/db';
 import { compileFilter, filterWith } from '../../platform/filter';
+import { boundedJsonObject } from '../../platform/json-bounds';
 import { rawAll } from '../../platform/raw-query';
 import { contactCatalog } from './catalog';
+
+export const AUDIENCE_FILTER_BOUNDS = { maxDepth: 30, maxKeys: 2000, maxBytes: 32_768 };
+
+/** The `audience_filters` field of a campaign body: a bounded contact condition tree, type-checked by the service on write. */
+export const audienceFiltersInput = () => boundedJsonObject(AUDIENCE_FILTER_BOUNDS, 'A contact condition tree (the `filter` grammar of GET /v1/contacts), type-checked on write');
 
 /** Type-checks a contact condition tree (400 `Invalid filter...` / `Invalid filter value ...`) without running it. */
 export function checkContactFilter(filters: Record<string, unknown>, workspaceId: string): void {

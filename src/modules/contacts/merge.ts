@@ -72,7 +72,7 @@ async function claim(ctx: ServiceContext, mr: MergeRequest, status: 'merged' | '
 }
 
 /** Tables whose rows are unique per contact and key: the target's own row wins over the absorbed one's. */
-const KEYED = ['contact_tag_links', 'contact_group_links', 'event_attendances', 'contact_identifiers', 'conversations', 'whatsapp_campaign_recipients', 'newsletter_subscriptions'] as const;
+const KEYED = ['contact_tag_links', 'contact_group_links', 'event_attendances', 'contact_identifiers', 'conversations', 'whatsapp_campaign_recipients', 'newsletter_subscriptions', 'email_campaign_recipients'] as const;
 
 /**
  * `merge`: the target absorbs the other contact silently (no contact events):

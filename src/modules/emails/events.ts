@@ -52,6 +52,15 @@ export function firesEvent(send: SendRow, type: DeliveryType): boolean {
 
 export type RecordedFact = { recorded: boolean; event: string | null };
 
+/** A statement that counts a fact about a send of one source (a campaign's counters), for the fact's own batch. */
+export type FactCounter = (db: Db, send: SendRow, fact: DeliveryFact) => Statement | null;
+const factCounters = new Map<string, FactCounter>();
+
+/** Modules that send through this path count facts of their own sends: in the batch that records the fact once, so each is counted once. */
+export function registerFactCounter(source: string, counter: FactCounter): void {
+  factCounters.set(source, counter);
+}
+
 /**
  * Records a fact once per send and type: the first delivered/bounced/
  * complained/opened/clicked stamps its column (a guarded update, so parallel
@@ -83,6 +92,8 @@ export async function recordFact(db: Db, events: EventSink, send: SendRow, fact:
       emailDeliverabilityStatement(db, send.workspace_id, send.to, fact.type === 'complained' ? 'complained' : 'bounced'),
     );
   }
+  const counted = factCounters.get(send.source)?.(db, send, fact);
+  if (counted) statements.push(counted);
   const emitted: OutboxEvent[] = [];
   if (firesEvent(send, fact.type)) {
     const { event, statement } = events.emit(db, send.workspace_id, `email.${fact.type}`, eventData(send, fact));

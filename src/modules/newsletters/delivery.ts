@@ -87,7 +87,7 @@ export async function deliverNewsletters(env: Bindings, db: Db, now = new Date()
   for (const [workspaceId, ids] of byWorkspace) {
     for (let i = 0; i < ids.length; i += SEND_CHUNK) messages.push({ kind: DELIVERY_KIND, workspace_id: workspaceId, delivery_ids: ids.slice(i, i + SEND_CHUNK) });
   }
-  for (let i = 0; i < messages.length; i += 100) await env.EVENTS_QUEUE.sendBatch(messages.slice(i, i + 100).map((m) => ({ body: m })));
+  for (let i = 0; i < messages.length; i += 100) await env.SEND_QUEUE.sendBatch(messages.slice(i, i + 100).map((m) => ({ body: m })));
   return { newsletter_deliveries_queued: messages.reduce((n, m) => n + m.delivery_ids.length, 0) };
 }
 

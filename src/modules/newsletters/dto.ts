@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { enumQuery, limitQuery, offsetQuery } from '../../platform/list';
 import { isoDateTime, uuid, uuidOut } from '../../platform/validation';
+import { CompileEnvelope, ContentInput, contentColumns } from '../content/dto';
 import { ARCHIVE_MODES, FIRST_SEND_MODES, ISSUE_STATUSES, NEWSLETTER_STATUSES, START_POLICIES } from './schema';
 
 const ts = () => z.string().openapi({ format: 'date-time' });
@@ -49,22 +50,6 @@ const paging = { limit: limitQuery({ limit: 25, cap: 100 }), offset: offsetQuery
 export const NewsletterListQuery = z.object(paging);
 export const NewsletterList = z.object({ data: z.array(NewsletterSummary), total: z.number().int(), limit: z.number().int(), offset: z.number().int() }).openapi('NewsletterList');
 
-export const Content = z
-  .object({})
-  .catchall(z.unknown())
-  .openapi('Content', {
-    description: 'Exactly one of `markdown` (string), `blocks` (array) or `design_json` (object), plus optional `direction` (`ltr`, `rtl`). At most 512,000 characters in total.',
-    example: { markdown: '# Hello [[first_name : there]]\n\nThis week...' },
-  });
-
-export const CompileEnvelope = z
-  .object({
-    ok: z.boolean(),
-    errors: z.array(z.object({ code: z.string(), message: z.string() })),
-    warnings: z.array(z.string()),
-  })
-  .openapi('CompileResult');
-
 export const IssueSummary = z
   .object({
     id: uuidOut(),
@@ -82,12 +67,7 @@ export const IssueSummary = z
   })
   .openapi('NewsletterIssueSummary');
 
-export const Issue = IssueSummary.extend({
-  design_json: z.unknown().nullable().openapi({ description: 'The compiled block document' }),
-  compiled_html: z.string().nullable(),
-  compiled_styles: z.string().nullable(),
-  plain_text: z.string().nullable(),
-}).openapi('NewsletterIssue');
+export const Issue = IssueSummary.extend(contentColumns).openapi('NewsletterIssue');
 
 export const IssueWritten = Issue.extend({ compile: CompileEnvelope }).openapi('NewsletterIssueWritten');
 export const IssueCreated = IssueWritten.extend({ duplicate: z.boolean() }).openapi('NewsletterIssueCreated');
@@ -99,7 +79,7 @@ export const IssueCreate = z
     preheader: subject.nullable().optional(),
     include_in_archive: z.boolean().optional(),
     external_reference: z.string().min(1).max(255).optional(),
-    content: Content.optional(),
+    content: ContentInput.optional(),
   })
   .strict()
   .openapi('NewsletterIssueCreate');
@@ -110,7 +90,7 @@ export const IssuePatch = z
     subject: subject.nullable().optional().openapi({ description: 'null clears it' }),
     preheader: subject.nullable().optional().openapi({ description: 'null clears it' }),
     include_in_archive: z.boolean().optional().openapi({ description: 'null is refused' }),
-    content: Content.optional().openapi({ description: 'Replaces the content and recompiles; null is refused' }),
+    content: ContentInput.optional().openapi({ description: 'Replaces the content and recompiles; null is refused' }),
   })
   .strict()
   .openapi('NewsletterIssuePatch');

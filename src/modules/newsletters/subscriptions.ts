@@ -5,6 +5,7 @@ import { uuidv7 } from '../../platform/ids';
 import { ApiError } from '../../platform/errors';
 import { getConsent, setConsent } from '../consent/service';
 import { catchupSlot } from './cadence';
+import { newUnsubscribeToken } from '../unsubscribe/links';
 import { findNewsletter } from './service';
 import { newsletters, newsletterSubscriptions } from './schema';
 
@@ -68,7 +69,7 @@ export async function subscribeContact(ctx: ServiceContext, newsletterId: string
       status: 'active',
       cursor: start.cursor,
       nextCatchupAt: start.nextCatchupAt,
-      unsubscribeToken: `${ctx.ws.id}.${crypto.randomUUID().replace(/-/g, '')}`,
+      unsubscribeToken: newUnsubscribeToken(ctx.ws.id, 'newsletter'),
       source,
       subscribedAt: at,
       unsubscribedAt: null,
@@ -101,19 +102,28 @@ export async function subscribeContact(ctx: ServiceContext, newsletterId: string
   return { subscription: serializeSubscription(active), created: false };
 }
 
-/**
- * Ends the subscription a one-click token names and records the email
- * unsubscribe in the consent ledger (source `newsletter_unsubscribe`). Idempotent:
- * an ended subscription answers as is. Null for an unknown token.
- */
-export async function unsubscribeByToken(ctx: ServiceContext, token: string): Promise<{ newsletterName: string } | null> {
-  const now = nowIso();
-  const [row] = await ctx.db
+const subscriptionByToken = (ctx: ServiceContext, token: string) =>
+  ctx.db
     .select({ s: newsletterSubscriptions, name: newsletters.name })
     .from(newsletterSubscriptions)
     .innerJoin(newsletters, eq(newsletters.id, newsletterSubscriptions.newsletterId))
     .where(and(eq(newsletterSubscriptions.workspaceId, ctx.ws.id), eq(newsletterSubscriptions.unsubscribeToken, token)))
     .limit(1);
+
+/** What an unsubscribe token of a subscription stops (the confirmation page names it), or null for no such token. */
+export async function newsletterOfToken(ctx: ServiceContext, token: string): Promise<{ name: string } | null> {
+  const [row] = await subscriptionByToken(ctx, token);
+  return row ? { name: row.name } : null;
+}
+
+/**
+ * Ends the subscription a one-click token names and records the email
+ * unsubscribe in the consent ledger (source `newsletter_unsubscribe`). Idempotent:
+ * an ended subscription answers as is. Null for an unknown token.
+ */
+export async function unsubscribeByToken(ctx: ServiceContext, token: string): Promise<{ name: string } | null> {
+  const now = nowIso();
+  const [row] = await subscriptionByToken(ctx, token);
   if (!row) return null;
   const [ended] = await ctx.db
     .update(newsletterSubscriptions)
@@ -126,5 +136,5 @@ export async function unsubscribeByToken(ctx: ServiceContext, token: string): Pr
       if (!(err instanceof ApiError && err.status === 409)) throw err;
     });
   }
-  return { newsletterName: row.name };
+  return { name: row.name };
 }

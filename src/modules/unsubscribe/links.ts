@@ -1,8 +1,10 @@
 /**
  * One-click unsubscribe (RFC 8058): the hosted page `/u/{token}` under
  * PUBLIC_BASE_URL and the two headers that let a mailbox provider unsubscribe
- * with one POST. The token is opaque (`{workspace id}.{random}`), stored on
- * the subscription it ends; the workspace prefix finds its shard.
+ * with one POST. A token is opaque and random, stored on what it ends: a
+ * newsletter subscription (`{workspace id}.{32 hex}`) or a campaign recipient
+ * (`{workspace id}.c{32 hex}`). The workspace prefix finds the shard; an
+ * altered token matches nothing and answers 404.
  */
 export const unsubscribeUrl = (baseUrl: string, token: string) => `${baseUrl}/u/${encodeURIComponent(token)}`;
 
@@ -11,8 +13,14 @@ export const unsubscribeHeaders = (url: string) => ({
   'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
 });
 
-/** The workspace id a token carries, or null when it is malformed. */
-export function tokenWorkspace(token: string): string | null {
-  const m = /^([0-9a-f-]{36})\.([0-9a-f]{32})$/i.exec(token);
-  return m ? m[1].toLowerCase() : null;
+export type UnsubscribeKind = 'newsletter' | 'campaign';
+
+const random = () => crypto.randomUUID().replace(/-/g, '');
+
+export const newUnsubscribeToken = (workspaceId: string, kind: UnsubscribeKind) => `${workspaceId}.${kind === 'campaign' ? 'c' : ''}${random()}`;
+
+/** The workspace and kind a token carries, or null when it is malformed. */
+export function parseUnsubscribeToken(token: string): { workspaceId: string; kind: UnsubscribeKind } | null {
+  const m = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.(c?)[0-9a-f]{32}$/.exec(token);
+  return m ? { workspaceId: m[1], kind: m[2] ? 'campaign' : 'newsletter' } : null;
 }

@@ -2,9 +2,11 @@ import { Hono, type Context } from 'hono';
 import type { AppEnv } from '../../env';
 import { publishCommitted } from '../../platform/events';
 import { escapeHtml as esc } from '../content/tokens';
-import { unsubscribeByToken } from '../newsletters/subscriptions';
-import { tokenWorkspace } from './links';
-import { workspaceContext } from '../workspaces/context';
+import { campaignOfToken, unsubscribeCampaignRecipient } from '../email-campaigns/unsubscribe';
+import { newsletterOfToken, unsubscribeByToken } from '../newsletters/subscriptions';
+import { parseUnsubscribeToken, type UnsubscribeKind } from './links';
+import { publicWorkspaceContext } from '../workspaces/context';
+import type { ServiceContext } from '../../platform/context';
 
 /*
  * The hosted unsubscribe page. GET shows a confirmation button (link scanners
@@ -26,23 +28,31 @@ function page(c: Context<AppEnv>, title: string, body: string, status: 200 | 404
 
 const unknown = (c: Context<AppEnv>) => page(c, 'Link not valid', '<h1>This link is not valid</h1><p>It may have been mistyped.</p>', 404);
 
-unsubscribePages.get('/:token', (c) => {
-  if (!tokenWorkspace(c.req.param('token'))) return unknown(c);
-  return page(c, 'Unsubscribe', `<h1>Unsubscribe</h1><p>Stop receiving these emails?</p><form method="post"><button type="submit">Unsubscribe</button></form>`);
+type Target = { name: string } | null;
+const KINDS: Record<UnsubscribeKind, { find: (ctx: ServiceContext, token: string) => Promise<Target>; unsubscribe: (ctx: ServiceContext, token: string) => Promise<Target> }> = {
+  newsletter: { find: newsletterOfToken, unsubscribe: unsubscribeByToken },
+  campaign: { find: campaignOfToken, unsubscribe: unsubscribeCampaignRecipient },
+};
+
+/** The workspace context and handlers of a token, or null when it is malformed or names no workspace. */
+async function resolve(c: Context<AppEnv>) {
+  const token = c.req.param('token') ?? '';
+  const parsed = parseUnsubscribeToken(token);
+  const ctx = parsed ? await publicWorkspaceContext(c.env, parsed.workspaceId) : null;
+  return parsed && ctx ? { token, ctx, kind: KINDS[parsed.kind] } : null;
+}
+
+unsubscribePages.get('/:token', async (c) => {
+  const found = await resolve(c);
+  const target = found ? await found.kind.find(found.ctx, found.token) : null;
+  if (!target) return unknown(c);
+  return page(c, 'Unsubscribe', `<h1>Unsubscribe</h1><p>Stop receiving ${esc(target.name)}?</p><form method="post"><button type="submit">Unsubscribe</button></form>`);
 });
 
 unsubscribePages.post('/:token', async (c) => {
-  const token = c.req.param('token');
-  const wsId = tokenWorkspace(token);
-  if (!wsId) return unknown(c);
-  let ctx;
-  try {
-    ctx = await workspaceContext(c.env, wsId);
-  } catch {
-    return unknown(c);
-  }
-  const done = await unsubscribeByToken(ctx, token);
-  if (!done) return unknown(c);
-  if (ctx.events.committed.length) c.executionCtx.waitUntil(publishCommitted(c.env, ctx.db, ctx.events.committed));
-  return page(c, 'Unsubscribed', `<h1>You are unsubscribed</h1><p>You will no longer receive ${esc(done.newsletterName)}.</p>`);
+  const found = await resolve(c);
+  const done = found ? await found.kind.unsubscribe(found.ctx, found.token) : null;
+  if (!found || !done) return unknown(c);
+  if (found.ctx.events.committed.length) c.executionCtx.waitUntil(publishCommitted(c.env, found.ctx.db, found.ctx.events.committed));
+  return page(c, 'Unsubscribed', `<h1>You are unsubscribed</h1><p>You will no longer receive ${esc(done.name)}.</p>`);
 });

@@ -185,7 +185,7 @@ export async function startCampaign(env: Bindings, db: Db, workspaceId: string, 
     .where(and(eq(whatsappCampaigns.workspaceId, workspaceId), eq(whatsappCampaigns.id, id), inArray(whatsappCampaigns.status, [...EDITABLE])))
     .returning();
   if (!row) return null;
-  await env.EVENTS_QUEUE.send({ kind: PAGE_KIND, workspace_id: workspaceId, campaign_id: id, after: null });
+  await env.SEND_QUEUE.send({ kind: PAGE_KIND, workspace_id: workspaceId, campaign_id: id, after: null });
   return row;
 }
 

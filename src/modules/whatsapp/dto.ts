@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { boundedJsonObject } from '../../platform/json-bounds';
+import { audienceFiltersInput } from '../contacts/audience';
 import { listQuery } from '../../platform/list';
 import { isoDateTime, uuid, uuidOut } from '../../platform/validation';
 import { CAMPAIGN_STATUSES, MEDIA_TYPES, TEMPLATE_CATEGORIES, TEMPLATE_STATUSES } from './schema';
@@ -113,8 +113,6 @@ export const TemplateSendResult = z
 
 /* Campaigns */
 
-export const AUDIENCE_FILTER_BOUNDS = { maxDepth: 30, maxKeys: 2000, maxBytes: 32_768 };
-
 const variables = z
   .record(z.string().regex(/^[a-z0-9_]{1,64}$/, { message: 'variable names are placeholder names: lower-case letters, digits and underscores' }), z.string().min(1).max(1024))
   .refine((v) => Object.keys(v).length <= 50, { message: 'at most 50 variables' })
@@ -124,7 +122,7 @@ const variables = z
     example: { '1': '{{contact.first_name|there}}', '2': 'SPRING20' },
   });
 
-const audienceFilters = boundedJsonObject(AUDIENCE_FILTER_BOUNDS, 'A contact condition tree (the `filter` grammar of GET /v1/contacts), type-checked on write');
+const audienceFilters = audienceFiltersInput();
 
 export const CampaignCreate = z
   .object({

@@ -91,7 +91,7 @@ export async function handlePage(env: Bindings, body: PageMessage): Promise<void
     next.push({ kind: SEND_KIND, workspace_id: body.workspace_id, campaign_id: campaign.id, contact_ids: ids.slice(i, i + SEND_CHUNK) } satisfies SendMessage);
   }
   if (!last) next.push({ kind: PAGE_KIND, workspace_id: body.workspace_id, campaign_id: campaign.id, after: ids[ids.length - 1] } satisfies PageMessage);
-  if (next.length) await env.EVENTS_QUEUE.sendBatch(next.map((m) => ({ body: m })));
+  if (next.length) await env.SEND_QUEUE.sendBatch(next.map((m) => ({ body: m })));
 }
 
 type Prepared = { contactId: string; messageId?: string; message?: ReturnType<typeof composeTemplateMessage>; error?: string };
@@ -215,7 +215,7 @@ export async function redriveStaleCampaigns(env: Bindings, db: Db, now = nowIso(
     const next: QueueMessageBody[] = [];
     for (let i = 0; i < ids.length; i += SEND_CHUNK) next.push({ kind: SEND_KIND, workspace_id: c.workspaceId, campaign_id: c.id, contact_ids: ids.slice(i, i + SEND_CHUNK) } satisfies SendMessage);
     if (!c.targetingDoneAt) next.push({ kind: PAGE_KIND, workspace_id: c.workspaceId, campaign_id: c.id, after: null } satisfies PageMessage);
-    for (let i = 0; i < next.length; i += 100) await env.EVENTS_QUEUE.sendBatch(next.slice(i, i + 100).map((m) => ({ body: m })));
+    for (let i = 0; i < next.length; i += 100) await env.SEND_QUEUE.sendBatch(next.slice(i, i + 100).map((m) => ({ body: m })));
   }
   return stale.length;
 }

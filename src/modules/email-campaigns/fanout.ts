@@ -1,0 +1,203 @@
+import { and, eq, lt, sql } from 'drizzle-orm';
+import type { Bindings } from '../../env';
+import { nowIso, runBatch, type Db, type Statement } from '../../platform/db';
+import { ApiError } from '../../platform/errors';
+import { rawAll, rawRun } from '../../platform/raw-query';
+import { workspaceDb } from '../../platform/shards';
+import type { QueueMessageBody } from '../../queue';
+import { emailEligiblePage, type EligibleContact } from '../consent/eligibility';
+import { renderHtmlTokens, renderTextTokens, tokenValues } from '../content/tokens';
+import { sendEmail } from '../emails/send';
+import { newUnsubscribeToken, unsubscribeHeaders, unsubscribeUrl } from '../unsubscribe/links';
+import { workspaceContext } from '../workspaces/context';
+import { PAGE_KIND, SEND_KIND, type PageMessage, type SendMessage } from './launch';
+import { emailCampaigns, type EmailCampaignRow } from './schema';
+import { recipientNarrowing } from './service';
+
+/** Recipients chosen per page message, and rendered and handed to the provider per send message. */
+export const PAGE_SIZE = 500;
+export const SEND_CHUNK = 50;
+
+/**
+ * The counters kept from the recipient rows (exact however often it runs) and
+ * the end state once every page was written and no recipient is queued or
+ * sending: `sent`, or `failed` when recipients were targeted and none could be
+ * handed to the provider.
+ */
+function refreshCampaign(db: Db, campaignId: string, now: string): Statement {
+  const count = (status?: string) =>
+    sql`(SELECT count(*) FROM email_campaign_recipients r WHERE r.campaign_id = ${campaignId}${status ? sql` AND r.status = ${status}` : sql``})`;
+  const done = sql`(targeting_done_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM email_campaign_recipients r WHERE r.campaign_id = ${campaignId} AND r.status IN ('queued', 'sending')))`;
+  return rawRun(
+    db,
+    sql`UPDATE email_campaigns SET targeted = ${count()}, sent = ${count('sent')}, failed = ${count('failed')},
+      status = CASE WHEN ${done} THEN (CASE WHEN ${count('sent')} = 0 AND ${count()} > 0 THEN 'failed' ELSE 'sent' END) ELSE status END,
+      updated_at = ${now}
+      WHERE id = ${campaignId} AND status = 'sending'`,
+  );
+}
+
+const loadCampaign = (db: Db, workspaceId: string, id: string) =>
+  db.select().from(emailCampaigns).where(and(eq(emailCampaigns.workspaceId, workspaceId), eq(emailCampaigns.id, id))).limit(1);
+
+const sendMessages = (c: { workspace_id: string; campaign_id: string; base_url: string }, ids: string[]): SendMessage[] => {
+  const out: SendMessage[] = [];
+  for (let i = 0; i < ids.length; i += SEND_CHUNK) out.push({ kind: SEND_KIND, ...c, contact_ids: ids.slice(i, i + SEND_CHUNK) });
+  return out;
+};
+
+async function enqueue(env: Bindings, messages: QueueMessageBody[]) {
+  for (let i = 0; i < messages.length; i += 100) await env.SEND_QUEUE.sendBatch(messages.slice(i, i + 100).map((body) => ({ body })));
+}
+
+/**
+ * One page of recipients: the next `PAGE_SIZE` eligible contacts after the
+ * cursor (keyset on the contact id, so no invocation ever holds the whole
+ * audience) get a (campaign, contact) row with their unsubscribe token (the
+ * primary key ignores rows a redelivered page already wrote), their sends go
+ * to the queue in chunks, and the next page is enqueued behind them. The last
+ * page marks targeting done.
+ */
+export async function handlePage(env: Bindings, body: PageMessage): Promise<void> {
+  const db = await workspaceDb(env, body.workspace_id);
+  if (!db) return;
+  const [campaign] = await loadCampaign(db, body.workspace_id, body.campaign_id);
+  if (!campaign || campaign.status !== 'sending') return;
+  const page = await emailEligiblePage(db, body.workspace_id, await recipientNarrowing(db, body.workspace_id, campaign), { after: body.after, limit: PAGE_SIZE });
+  const ids = page.map((c) => c.id);
+  const last = ids.length < PAGE_SIZE;
+  const now = nowIso();
+  const statements: Statement[] = [];
+  if (ids.length) {
+    const rows = ids.map((id) => ({ c: id, t: newUnsubscribeToken(body.workspace_id, 'campaign') }));
+    statements.push(
+      rawRun(
+        db,
+        sql`INSERT INTO email_campaign_recipients (campaign_id, contact_id, workspace_id, status, unsubscribe_token, created_at, updated_at)
+          SELECT ${campaign.id}, value ->> 'c', ${body.workspace_id}, 'queued', value ->> 't', ${now}, ${now} FROM json_each(${JSON.stringify(rows)}) WHERE 1
+          ON CONFLICT DO NOTHING`,
+      ),
+    );
+  }
+  if (last) statements.push(db.update(emailCampaigns).set({ targetingDoneAt: now }).where(eq(emailCampaigns.id, campaign.id)));
+  statements.push(refreshCampaign(db, campaign.id, now));
+  await runBatch(db, statements);
+  const link = { workspace_id: body.workspace_id, campaign_id: campaign.id, base_url: body.base_url };
+  const next: QueueMessageBody[] = sendMessages(link, ids);
+  if (!last) next.push({ kind: PAGE_KIND, ...link, after: ids[ids.length - 1] } satisfies PageMessage);
+  await enqueue(env, next);
+}
+
+type Outcome = { contactId: string; status: 'sent' | 'failed'; sendId?: string; error?: string };
+
+/**
+ * One chunk of recipients: claimed `queued` -> `sending` first (a guarded
+ * update, so a redelivered or duplicated message sends nothing twice), each
+ * contact re-checked against the eligibility baseline (consent can change
+ * between page and send), rendered with its own tokens and unsubscribe link,
+ * handed to the send path (source `campaign`, opens and clicks tracked), and
+ * settled `sent` or `failed` with the counters recounted.
+ */
+export async function handleSend(env: Bindings, body: SendMessage): Promise<void> {
+  const db = await workspaceDb(env, body.workspace_id);
+  if (!db) return;
+  const now = nowIso();
+  const claimed = await rawAll<{ contact_id: string; unsubscribe_token: string }>(
+    db,
+    sql`UPDATE email_campaign_recipients SET status = 'sending', updated_at = ${now}
+      WHERE campaign_id = ${body.campaign_id} AND status = 'queued' AND contact_id IN (SELECT value FROM json_each(${JSON.stringify(body.contact_ids)}))
+        AND EXISTS (SELECT 1 FROM email_campaigns w WHERE w.id = ${body.campaign_id} AND w.status = 'sending')
+      RETURNING contact_id, unsubscribe_token`,
+  );
+  if (claimed.length === 0) return;
+  const [campaign] = await loadCampaign(db, body.workspace_id, body.campaign_id);
+  if (!campaign) return;
+  const ctx = await workspaceContext(env, body.workspace_id);
+  const ids = claimed.map((r) => r.contact_id);
+  const narrowing = await recipientNarrowing(db, body.workspace_id, campaign);
+  const inChunk = sql`c.id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`;
+  const contacts = await emailEligiblePage(db, body.workspace_id, { filters: narrowing.filters, extra: narrowing.extra ? sql`${narrowing.extra} AND ${inChunk}` : inChunk }, { limit: ids.length });
+  const byId = new Map(contacts.map((c) => [c.id, c]));
+  const outcomes = await Promise.all(
+    claimed.map(async (r): Promise<Outcome> => {
+      const contact = byId.get(r.contact_id);
+      if (!contact) return { contactId: r.contact_id, status: 'failed', error: 'not_eligible' };
+      return deliverOne(env, ctx, campaign, contact, unsubscribeUrl(body.base_url, r.unsubscribe_token), body.base_url);
+    }),
+  );
+  const done = nowIso();
+  const statements: Statement[] = outcomes.map((o) =>
+    rawRun(
+      db,
+      sql`UPDATE email_campaign_recipients SET status = ${o.status}, send_id = ${o.sendId ?? null}, error = ${o.error ?? null}, updated_at = ${done}
+        WHERE campaign_id = ${campaign.id} AND contact_id = ${o.contactId} AND status = 'sending'`,
+    ),
+  );
+  statements.push(refreshCampaign(db, campaign.id, done));
+  await runBatch(db, statements);
+}
+
+async function deliverOne(env: Bindings, ctx: Awaited<ReturnType<typeof workspaceContext>>, campaign: EmailCampaignRow, contact: EligibleContact, link: string, baseUrl: string): Promise<Outcome> {
+  const values = tokenValues(contact as unknown as Record<string, unknown>, { unsubscribe_url: link });
+  try {
+    const sent = await sendEmail(
+      { ...ctx, env, baseUrl },
+      {
+        to: contact.email,
+        message: {
+          subject: renderTextTokens(campaign.subject ?? '', values, true),
+          html: renderHtmlTokens(campaign.compiledHtml ?? '', values),
+          text: campaign.plainText ? renderTextTokens(campaign.plainText, values) : undefined,
+          headers: unsubscribeHeaders(link),
+        },
+        senderProfileId: campaign.senderProfileId ?? undefined,
+        tracking: { opens: true, clicks: true },
+        metadata: { campaign_id: campaign.id },
+        source: 'campaign',
+      },
+    );
+    if (sent.record.status === 'suppressed') return { contactId: contact.id, status: 'failed', sendId: sent.record.id, error: 'suppressed' };
+    return { contactId: contact.id, status: 'sent', sendId: sent.record.id };
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    const code = (err.body.error as { code?: string } | undefined)?.code ?? String(err.status);
+    return { contactId: contact.id, status: 'failed', error: code };
+  }
+}
+
+/** A sending campaign untouched this long has lost a queue message (or a worker). */
+export const STALE_AFTER_MS = 10 * 60_000;
+
+/**
+ * Re-drives sending campaigns that stopped moving: recipients left `sending`
+ * by a worker that died after the provider hand-off are settled `failed`
+ * (never resent: a campaign reaches a contact at most once), recipients still
+ * `queued` get their send messages again, targeting restarts from the first
+ * page when it never finished (rows already written are kept), and the
+ * counters and end state are recounted.
+ */
+export async function redriveStaleCampaigns(env: Bindings, db: Db, now = nowIso(), limit = 20): Promise<number> {
+  const staleBefore = new Date(Date.parse(now) - STALE_AFTER_MS).toISOString();
+  const stale = await db
+    .select()
+    .from(emailCampaigns)
+    .where(and(eq(emailCampaigns.status, 'sending'), lt(emailCampaigns.updatedAt, staleBefore)))
+    .limit(limit);
+  const baseUrl = env.PUBLIC_BASE_URL?.trim().replace(/\/+$/, '') || 'http://localhost:8787';
+  for (const c of stale) {
+    const [, queued] = await runBatch(db, [
+      rawRun(
+        db,
+        sql`UPDATE email_campaign_recipients SET status = 'failed', error = 'no_provider_answer', updated_at = ${now}
+          WHERE campaign_id = ${c.id} AND status = 'sending' AND updated_at < ${staleBefore}`,
+      ),
+      rawAll<{ contact_id: string }>(db, sql`SELECT contact_id FROM email_campaign_recipients WHERE campaign_id = ${c.id} AND status = 'queued' ORDER BY contact_id LIMIT 5000`),
+      refreshCampaign(db, c.id, now),
+    ]);
+    const link = { workspace_id: c.workspaceId, campaign_id: c.id, base_url: baseUrl };
+    const next: QueueMessageBody[] = sendMessages(link, (queued as { contact_id: string }[]).map((r) => r.contact_id));
+    if (!c.targetingDoneAt) next.push({ kind: PAGE_KIND, ...link, after: null } satisfies PageMessage);
+    await enqueue(env, next);
+  }
+  return stale.length;
+}

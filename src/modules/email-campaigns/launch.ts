@@ -1,0 +1,93 @@
+import { and, eq, inArray, lte } from 'drizzle-orm';
+import type { Bindings } from '../../env';
+import type { ServiceContext } from '../../platform/context';
+import { nowIso, type Db } from '../../platform/db';
+import { domainError } from '../../platform/errors';
+import { publicBaseUrl } from '../../platform/public-base';
+import { senderCandidates } from '../sender-profiles/service';
+import { emailCampaigns, type EmailCampaignRow } from './schema';
+import { EDITABLE, findCampaign, isEditable, notEditable, serializeCampaign } from './service';
+
+export const PAGE_KIND = 'email-campaign-page';
+export const SEND_KIND = 'email-campaign-send';
+
+/** `base_url`: the origin of the unsubscribe and tracking links, fixed at launch. */
+export type PageMessage = { kind: typeof PAGE_KIND; workspace_id: string; campaign_id: string; base_url: string; after: string | null };
+export type SendMessage = { kind: typeof SEND_KIND; workspace_id: string; campaign_id: string; base_url: string; contact_ids: string[] };
+
+/** A launch needs a subject, compiled content and a verified sender (the named one, or the workspace default). */
+async function checkComplete(ctx: ServiceContext, c: EmailCampaignRow) {
+  const missing: string[] = [];
+  if (!c.subject) missing.push('a subject');
+  if (!c.compiledHtml) missing.push('compiled content');
+  const [sender] = await senderCandidates(ctx.db, ctx.ws.id, c.senderProfileId ?? undefined);
+  if (!sender || !sender.domain_verified) missing.push('a sender profile on a verified domain');
+  if (missing.length) throw domainError(409, 'campaign_incomplete', `The campaign cannot be launched without ${missing.join(', ')}`);
+}
+
+/**
+ * Moves an editable campaign to `sending` (a guarded update: of racing
+ * launches exactly one wins) and enqueues its first recipient page on the
+ * send queue. Null when the campaign was no longer editable.
+ */
+export async function startCampaign(env: Bindings, db: Db, workspaceId: string, id: string, baseUrl: string): Promise<EmailCampaignRow | null> {
+  const now = nowIso();
+  const [row] = await db
+    .update(emailCampaigns)
+    .set({ status: 'sending', sentAt: now, updatedAt: now })
+    .where(and(eq(emailCampaigns.workspaceId, workspaceId), eq(emailCampaigns.id, id), inArray(emailCampaigns.status, [...EDITABLE])))
+    .returning();
+  if (!row) return null;
+  await env.SEND_QUEUE.send({ kind: PAGE_KIND, workspace_id: workspaceId, campaign_id: id, base_url: baseUrl, after: null } satisfies PageMessage);
+  return row;
+}
+
+/** `POST .../send`: draft or scheduled -> `sending` (201). */
+export async function sendCampaign(env: Bindings, ctx: ServiceContext, id: string, baseUrl: string) {
+  const c = await findCampaign(ctx, id);
+  if (!isEditable(c.status)) throw notEditable(c.status);
+  await checkComplete(ctx, c);
+  const row = await startCampaign(env, ctx.db, ctx.ws.id, c.id, baseUrl);
+  if (!row) throw notEditable((await findCampaign(ctx, c.id)).status);
+  return serializeCampaign(row);
+}
+
+/** `POST .../schedule`: draft or scheduled -> `scheduled` at a future instant (201); the `campaign-schedules` sweep launches it. */
+export async function scheduleCampaign(ctx: ServiceContext, id: string, scheduledAt: string) {
+  const at = new Date(scheduledAt);
+  if (!(at.getTime() > Date.now())) throw domainError(400, 'invalid_scheduled_at', 'scheduled_at must be a future instant');
+  const c = await findCampaign(ctx, id);
+  if (!isEditable(c.status)) throw notEditable(c.status);
+  await checkComplete(ctx, c);
+  return moveState(ctx, c.id, EDITABLE, { status: 'scheduled', scheduledAt: at.toISOString() });
+}
+
+/** `POST .../unschedule`: scheduled -> draft (201), `scheduled_at` cleared. */
+export async function unscheduleCampaign(ctx: ServiceContext, id: string) {
+  const c = await findCampaign(ctx, id);
+  if (c.status !== 'scheduled') throw notEditable(c.status);
+  return moveState(ctx, c.id, ['scheduled'], { status: 'draft', scheduledAt: null });
+}
+
+async function moveState(ctx: ServiceContext, id: string, from: readonly EmailCampaignRow['status'][], set: Partial<EmailCampaignRow>) {
+  const [row] = await ctx.db
+    .update(emailCampaigns)
+    .set({ ...set, updatedAt: nowIso() })
+    .where(and(eq(emailCampaigns.workspaceId, ctx.ws.id), eq(emailCampaigns.id, id), inArray(emailCampaigns.status, [...from])))
+    .returning();
+  if (!row) throw notEditable((await findCampaign(ctx, id)).status);
+  return serializeCampaign(row);
+}
+
+/** Due scheduled campaigns of one shard, launched like `send` does (at most `limit` per run). */
+export async function launchDueCampaigns(env: Bindings, db: Db, now = nowIso(), limit = 100): Promise<number> {
+  const due = await db
+    .select({ id: emailCampaigns.id, workspaceId: emailCampaigns.workspaceId })
+    .from(emailCampaigns)
+    .where(and(eq(emailCampaigns.status, 'scheduled'), lte(emailCampaigns.scheduledAt, now)))
+    .limit(limit);
+  let started = 0;
+  const baseUrl = publicBaseUrl(env, 'http://localhost:8787');
+  for (const c of due) if (await startCampaign(env, db, c.workspaceId, c.id, baseUrl)) started++;
+  return started;
+}

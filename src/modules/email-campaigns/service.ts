@@ -1,0 +1,205 @@
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import type { ServiceContext } from '../../platform/context';
+import { isUniqueViolation, nowIso, retryOnConflict, type Db } from '../../platform/db';
+import { ApiError, badRequest, domainError, httpError } from '../../platform/errors';
+import { uuidv7 } from '../../platform/ids';
+import { envelope, parsePaging } from '../../platform/list';
+import { isUuid } from '../../platform/validation';
+import { audienceContactCondition } from '../audiences/service';
+import { countEmailEligible } from '../consent/eligibility';
+import { checkContactFilter } from '../contacts/audience';
+import type { CompileEnvelope } from '../content/compile';
+import { compileForWorkspace } from '../content/service';
+import { senderCandidates } from '../sender-profiles/service';
+import type { EmailCampaignCreateInput, EmailCampaignPatchInput } from './dto';
+import { EMAIL_CAMPAIGN_STATUSES, emailCampaigns, type EmailCampaignRow, type EmailCampaignStatus } from './schema';
+
+export const campaignNotFound = () => domainError(404, 'campaign_not_found', 'Email campaign not found');
+export const EDITABLE = ['draft', 'scheduled'] as const satisfies readonly EmailCampaignStatus[];
+export const isEditable = (status: string) => (EDITABLE as readonly string[]).includes(status);
+export const notEditable = (status: string) => domainError(409, 'campaign_not_editable', `The campaign is ${status}; only draft or scheduled campaigns can be changed or launched`);
+
+export function serializeCampaignSummary(r: EmailCampaignRow) {
+  return {
+    id: r.id,
+    workspace_id: r.workspaceId,
+    name: r.name,
+    subject: r.subject,
+    preheader: r.preheader,
+    sender_profile_id: r.senderProfileId,
+    audience_id: r.audienceId,
+    audience_filters: r.audienceFilters ?? null,
+    external_reference: r.externalReference,
+    status: r.status,
+    scheduled_at: r.scheduledAt,
+    sent_at: r.sentAt,
+    cancelled_at: r.cancelledAt,
+    counters: {
+      targeted: r.targeted,
+      sent: r.sent,
+      delivered: r.delivered,
+      opened: r.opened,
+      clicked: r.clicked,
+      bounced: r.bounced,
+      complained: r.complained,
+      unsubscribed: r.unsubscribed,
+      failed: r.failed,
+    },
+    created_at: r.createdAt,
+    updated_at: r.updatedAt,
+  };
+}
+
+export const serializeCampaign = (r: EmailCampaignRow) => ({
+  ...serializeCampaignSummary(r),
+  design_json: r.designJson ?? null,
+  compiled_html: r.compiledHtml,
+  compiled_styles: r.compiledStyles,
+  plain_text: r.plainText,
+});
+
+export async function findCampaign(ctx: ServiceContext, id: string): Promise<EmailCampaignRow> {
+  if (!isUuid(id)) throw campaignNotFound();
+  const [row] = await ctx.db
+    .select()
+    .from(emailCampaigns)
+    .where(and(eq(emailCampaigns.workspaceId, ctx.ws.id), eq(emailCampaigns.id, id.toLowerCase())))
+    .limit(1);
+  if (!row) throw campaignNotFound();
+  return row;
+}
+
+export const getCampaign = async (ctx: ServiceContext, id: string) => serializeCampaign(await findCampaign(ctx, id));
+
+export async function listCampaigns(ctx: ServiceContext, query: { status?: string; limit?: string; offset?: string }) {
+  const paging = parsePaging(query, { limit: 25, cap: 100 });
+  const status = query.status === undefined || query.status === '' ? undefined : query.status;
+  if (status !== undefined && !(EMAIL_CAMPAIGN_STATUSES as readonly string[]).includes(status)) {
+    throw badRequest(`Invalid status: must be one of ${EMAIL_CAMPAIGN_STATUSES.join(', ')}`);
+  }
+  const where = and(eq(emailCampaigns.workspaceId, ctx.ws.id), status ? eq(emailCampaigns.status, status as EmailCampaignStatus) : undefined);
+  const [counted, rows] = await ctx.db.batch([
+    ctx.db.select({ n: sql<number>`count(*)` }).from(emailCampaigns).where(where),
+    ctx.db.select().from(emailCampaigns).where(where).orderBy(desc(emailCampaigns.createdAt), desc(emailCampaigns.id)).limit(paging.limit).offset(paging.offset),
+  ]);
+  return envelope(rows.map(serializeCampaignSummary), counted[0].n, paging);
+}
+
+/** The sender a campaign names must be a profile of the workspace on a verified domain. */
+async function checkSender(ctx: ServiceContext, senderProfileId: string | null) {
+  if (!senderProfileId) return;
+  const [found] = await senderCandidates(ctx.db, ctx.ws.id, senderProfileId);
+  if (!found || !found.domain_verified) throw domainError(400, 'sender_profile_not_found', 'sender_profile_id does not name a sender profile of this workspace on a verified domain');
+}
+
+/** `audience_filters` is type-checked and test-compiled: a bad tree is a framework-shape 400 with an `errors` array. */
+function checkFilters(ctx: ServiceContext, filters: Record<string, unknown> | null) {
+  if (!filters) return;
+  try {
+    checkContactFilter(filters, ctx.ws.id);
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.status !== 400) throw err;
+    const message = String((err.body as { message?: unknown }).message);
+    throw httpError(400, message, { errors: [message] });
+  }
+}
+
+async function checkAudience(ctx: ServiceContext, audienceId: string | null) {
+  if (audienceId && !(await audienceContactCondition(ctx.db, ctx.ws.id, audienceId))) {
+    throw domainError(400, 'audience_not_found', 'audience_id does not name an audience of this workspace');
+  }
+}
+
+type Changes = Partial<EmailCampaignRow>;
+
+/** Checks what a create or PATCH body sets and turns it into column changes; content recompiles against the subject and preheader the campaign will have. */
+async function changesFrom(ctx: ServiceContext, input: EmailCampaignPatchInput, current: EmailCampaignRow | null): Promise<{ set: Changes; compile: CompileEnvelope }> {
+  const set: Changes = {};
+  if (input.name !== undefined) set.name = input.name;
+  if (input.subject !== undefined) set.subject = input.subject;
+  if (input.preheader !== undefined) set.preheader = input.preheader;
+  if (input.sender_profile_id !== undefined) set.senderProfileId = input.sender_profile_id?.toLowerCase() ?? null;
+  if (input.audience_id !== undefined) set.audienceId = input.audience_id?.toLowerCase() ?? null;
+  if (input.audience_filters !== undefined) set.audienceFilters = input.audience_filters ?? null;
+  checkFilters(ctx, set.audienceFilters ?? null);
+  await checkSender(ctx, set.senderProfileId ?? null);
+  await checkAudience(ctx, set.audienceId ?? null);
+  let compile: CompileEnvelope = { ok: true, errors: [], warnings: [] };
+  if (input.content !== undefined) {
+    const out = await compileForWorkspace(ctx.db, ctx.ws.id, input.content, {
+      title: set.subject ?? current?.subject ?? null,
+      preheader: set.preheader !== undefined ? set.preheader : (current?.preheader ?? null),
+    });
+    Object.assign(set, { designJson: out.design_json, compiledHtml: out.compiled_html, compiledStyles: out.compiled_styles, plainText: out.plain_text });
+    compile = out.compile;
+  }
+  return { set, compile };
+}
+
+/** Writes changes while the campaign is still editable (the state guard settles a race with a launch). */
+async function applyChanges(ctx: ServiceContext, id: string, set: Changes): Promise<EmailCampaignRow> {
+  const [row] = await ctx.db
+    .update(emailCampaigns)
+    .set({ ...set, updatedAt: nowIso() })
+    .where(and(eq(emailCampaigns.workspaceId, ctx.ws.id), eq(emailCampaigns.id, id), inArray(emailCampaigns.status, [...EDITABLE])))
+    .returning();
+  if (row) return row;
+  const [current] = await ctx.db.select({ status: emailCampaigns.status }).from(emailCampaigns).where(and(eq(emailCampaigns.workspaceId, ctx.ws.id), eq(emailCampaigns.id, id))).limit(1);
+  if (!current) throw campaignNotFound();
+  throw notEditable(current.status);
+}
+
+/**
+ * Creates a draft, or replays an `external_reference` the workspace already
+ * holds: while the campaign is editable the body updates it exactly like a
+ * PATCH (never `status` or `scheduled_at`); once launched it is returned
+ * verbatim, without `compile`. Parallel creates with one reference meet at the
+ * unique index and the loser replays.
+ */
+export async function createCampaign(ctx: ServiceContext, input: EmailCampaignCreateInput) {
+  return retryOnConflict(
+    async () => {
+      const existing = input.external_reference === undefined ? undefined : await byReference(ctx, input.external_reference);
+      if (existing && !isEditable(existing.status)) return { ...serializeCampaign(existing), duplicate: true };
+      const { set, compile } = await changesFrom(ctx, input, existing ?? null);
+      if (existing) return { ...serializeCampaign(await applyChanges(ctx, existing.id, set)), duplicate: true, compile };
+      const now = nowIso();
+      const [row] = await ctx.db
+        .insert(emailCampaigns)
+        .values({ id: uuidv7(), workspaceId: ctx.ws.id, name: input.name, status: 'draft', externalReference: input.external_reference ?? null, createdAt: now, updatedAt: now, ...set })
+        .returning();
+      return { ...serializeCampaign(row), duplicate: false, compile };
+    },
+    isUniqueViolation,
+  );
+}
+
+async function byReference(ctx: ServiceContext, reference: string) {
+  const [row] = await ctx.db
+    .select()
+    .from(emailCampaigns)
+    .where(and(eq(emailCampaigns.workspaceId, ctx.ws.id), eq(emailCampaigns.externalReference, reference)))
+    .limit(1);
+  return row;
+}
+
+/** PATCH while `draft` or `scheduled`: 200 with the campaign and `compile`; otherwise 409 `campaign_not_editable`. */
+export async function patchCampaign(ctx: ServiceContext, id: string, input: EmailCampaignPatchInput) {
+  const existing = await findCampaign(ctx, id);
+  if (!isEditable(existing.status)) throw notEditable(existing.status);
+  const { set, compile } = await changesFrom(ctx, input, existing);
+  return { ...serializeCampaign(await applyChanges(ctx, existing.id, set)), compile };
+}
+
+/** Who the campaign reaches: the email-eligible baseline narrowed by its audience and/or filters (never widened). */
+export async function recipientNarrowing(db: Db, workspaceId: string, c: Pick<EmailCampaignRow, 'audienceId' | 'audienceFilters'>) {
+  const extra = c.audienceId ? await audienceContactCondition(db, workspaceId, c.audienceId) : null;
+  // An audience deleted since it was chosen narrows to nobody.
+  return { filters: c.audienceFilters ?? null, extra: c.audienceId && !extra ? sql`0` : extra };
+}
+
+/** `GET .../estimate`: the count the send path's resolver gives now. */
+export async function estimateCampaign(ctx: ServiceContext, id: string) {
+  const c = await findCampaign(ctx, id);
+  return { count: await countEmailEligible(ctx.db, ctx.ws.id, await recipientNarrowing(ctx.db, ctx.ws.id, c)) };
+}
