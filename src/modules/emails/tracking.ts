@@ -59,7 +59,7 @@ export type TrackingTarget = { secret: string | undefined; baseUrl: string; work
 
 /**
  * The HTML part with tracking applied: `clicks` wraps every trackable `<a href>`
- * in a signed redirect, `opens` adds a 1x1 pixel at the end of the body. Without
+ * (except this service's unsubscribe links) in a signed redirect, `opens` adds a 1x1 pixel at the end of the body. Without
  * a secret the HTML is returned unchanged (sent untracked, never failed). The
  * HTML is rewritten by the runtime's streaming HTML parser (HTMLRewriter), so
  * markup is never matched with regular expressions. The text part is never touched.
@@ -75,7 +75,8 @@ export async function applyTracking(html: string, options: TrackingOptions, targ
     rewriter = rewriter.on('a[href]', {
       async element(el) {
         const url = decodeHTMLAttribute(el.getAttribute('href') ?? '').trim();
-        if (!isTrackableUrl(url)) return;
+        // The service's own unsubscribe links stay direct: a click must unsubscribe even where redirects are stripped.
+        if (!isTrackableUrl(url) || url.startsWith(`${base}/u/`)) return;
         el.setAttribute('href', `${base}/t/c/${await signToken(secret, { ...ids, u: url })}`);
       },
     });
