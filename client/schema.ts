@@ -1381,6 +1381,134 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/email-campaigns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List email campaigns
+         * @description Newest first; rows omit the content columns. No filter, sort or search.
+         */
+        get: operations["listEmailCampaigns"];
+        put?: never;
+        /**
+         * Create a draft email campaign
+         * @description Creates a draft; nothing is sent until `send` or `schedule`. `content` compiles to the block document stored as `design_json` (replaying it reproduces the same HTML) plus email HTML and plain text. An `external_reference` the workspace already holds replays: while the campaign is editable the body updates it like PATCH (never `status` or `scheduled_at`); after launch it is returned verbatim without `compile`. Both answer 201 with `duplicate`.
+         */
+        post: operations["createEmailCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/email-campaigns/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an email campaign
+         * @description The campaign with its content columns and counters.
+         */
+        get: operations["getEmailCampaign"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update a draft or scheduled email campaign
+         * @description Present fields change; `content` recompiles. Outside `draft`/`scheduled`: 409 `campaign_not_editable`.
+         */
+        patch: operations["updateEmailCampaign"];
+        trace?: never;
+    };
+    "/v1/email-campaigns/{id}/estimate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Estimate the audience of an email campaign
+         * @description The contacts a send would reach now, through the resolver the send path uses: email consent `subscribed`, not suppressed, not blacklisted, not blocked, narrowed (never widened) by `audience_id` and `audience_filters`.
+         */
+        get: operations["estimateEmailCampaign"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/email-campaigns/{id}/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send an email campaign now
+         * @description Draft or scheduled -> `sending` (of parallel launches exactly one wins). Recipients are chosen page by page on the send queue, one row per (campaign, contact), so nobody gets it twice; the campaign becomes `sent` when every recipient was handed to the provider, `failed` when none could be. Each email carries a one-click unsubscribe link and `List-Unsubscribe` headers.
+         */
+        post: operations["sendEmailCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/email-campaigns/{id}/schedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Schedule an email campaign
+         * @description Draft or scheduled (moves the time) -> `scheduled`; the `campaign-schedules` sweep (every minute) launches it when due. Not a future instant: 400 `invalid_scheduled_at`.
+         */
+        post: operations["scheduleEmailCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/email-campaigns/{id}/unschedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Unschedule an email campaign
+         * @description Scheduled -> `draft`, `scheduled_at` cleared. Any other state: 409 `campaign_not_editable`.
+         */
+        post: operations["unscheduleEmailCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/newsletters": {
         parameters: {
             query?: never;
@@ -4937,6 +5065,183 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        EmailCampaignList: {
+            data: components["schemas"]["EmailCampaignSummary"][];
+            total: number;
+            limit: number;
+            offset: number;
+        };
+        EmailCampaignSummary: {
+            /**
+             * Format: uuid
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            workspace_id: string;
+            name: string;
+            /** @description May embed `[[tokens]]`, rendered per recipient */
+            subject: string | null;
+            preheader: string | null;
+            /**
+             * Format: uuid
+             * @description Null: the workspace default verified profile at send time
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            sender_profile_id: string | null;
+            /**
+             * Format: uuid
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            audience_id: string | null;
+            audience_filters: {
+                [key: string]: unknown;
+            } | null;
+            external_reference: string | null;
+            /** @enum {string} */
+            status: "draft" | "scheduled" | "sending" | "paused" | "sent" | "failed" | "cancelled";
+            /** Format: date-time */
+            scheduled_at: string | null;
+            /**
+             * Format: date-time
+             * @description When sending began (send, or the schedule sweep)
+             */
+            sent_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the campaign was cancelled in the application
+             */
+            cancelled_at: string | null;
+            counters: components["schemas"]["EmailCampaignCounters"];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        EmailCampaignCounters: {
+            /** @description Recipients chosen at launch (eligible at that moment) */
+            targeted: number;
+            /** @description Handed to the email provider */
+            sent: number;
+            delivered: number;
+            /** @description Recipients with at least one open */
+            opened: number;
+            /** @description Recipients with at least one click */
+            clicked: number;
+            bounced: number;
+            complained: number;
+            /** @description Recipients who used this campaign's unsubscribe link */
+            unsubscribed: number;
+            /** @description Recipients the provider refused, or who stopped being eligible before their turn */
+            failed: number;
+        };
+        EmailCampaignCreated: components["schemas"]["EmailCampaign"] & {
+            /** @description True when `external_reference` matched an existing campaign */
+            duplicate: boolean;
+            compile?: components["schemas"]["CompileResult"];
+        };
+        /** @description Absent only on a replay of a launched campaign (returned verbatim) */
+        CompileResult: {
+            ok: boolean;
+            /** @description Always empty on an accepted write (errors reject it) */
+            errors: {
+                code: string;
+                message: string;
+            }[];
+            /** @description Unknown tokens or modifiers, images without alt text, non-https links */
+            warnings: string[];
+        };
+        EmailCampaign: components["schemas"]["EmailCampaignSummary"] & {
+            /** @description The block document `{blocks, direction}` the content compiled from */
+            design_json: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Email-safe HTML with `[[tokens]]` kept for the per-recipient render */
+            compiled_html: string | null;
+            compiled_styles: string | null;
+            plain_text: string | null;
+        };
+        EmailCampaignCreate: {
+            name: string;
+            subject: string;
+            preheader?: string | null;
+            /**
+             * Format: uuid
+             * @description A sender profile of the workspace on a verified domain; omitted or null: the default at send time
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            sender_profile_id?: string | null;
+            /**
+             * Format: uuid
+             * @description A saved audience of the workspace; narrows the eligible contacts
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            audience_id?: string | null;
+            /** @description A contact condition tree (the `filter` grammar of GET /v1/contacts), type-checked on write (at most 30 levels of nesting, 2000 keys in all (nested keys included) and 32768 bytes serialized) */
+            audience_filters?: {
+                [key: string]: unknown;
+            };
+            content?: components["schemas"]["ContentInput"];
+            /** @description One campaign per reference per workspace; a replay updates it like PATCH while editable */
+            external_reference?: string;
+        };
+        /** @description Exactly one of `markdown`, `blocks`, `design_json`. All three compile to one model, the block document; the record stores it as `design_json`. At most 512,000 characters; zero or several sources, a malformed source or an invalid direction: 400 `invalid_content`; a snippet reference that matches nothing: 400 `unknown_snippet`. */
+        ContentInput: {
+            /** @description CommonMark subset with `::button[Label](https://url)` and `::snippet[name-or-uuid]` directive lines and `[[field : fallback | modifier(arg)]]` tokens; raw HTML is escaped */
+            markdown?: string;
+            /** @description The block document: `heading`, `paragraph`, `button`, `bullets`, `spacer`, `image`, `divider`, `snippet` */
+            blocks?: {
+                [key: string]: unknown;
+            }[];
+            /** @description A stored block document `{blocks, direction?}` (the `design_json` a record answers with): replaying it reproduces the same HTML */
+            design_json?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description Default `ltr`
+             * @enum {string}
+             */
+            direction?: "ltr" | "rtl";
+        };
+        EmailCampaignWritten: components["schemas"]["EmailCampaign"] & {
+            compile: components["schemas"]["CompileResult"];
+        };
+        EmailCampaignPatch: {
+            name?: string;
+            subject?: string;
+            /** @description null clears it */
+            preheader?: string | null;
+            /**
+             * Format: uuid
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            sender_profile_id?: string | null;
+            /**
+             * Format: uuid
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            audience_id?: string | null;
+            /** @description A contact condition tree (the `filter` grammar of GET /v1/contacts), type-checked on write (at most 30 levels of nesting, 2000 keys in all (nested keys included) and 32768 bytes serialized) */
+            audience_filters?: {
+                [key: string]: unknown;
+            };
+            content?: components["schemas"]["ContentInput"] & unknown;
+        };
+        EmailCampaignEstimate: {
+            /** @description Contacts the campaign would reach if sent now */
+            count: number;
+        };
+        EmailCampaignNoBody: Record<string, never>;
+        EmailCampaignSchedule: {
+            /**
+             * Format: date-time
+             * @description A future ISO 8601 instant
+             */
+            scheduled_at: string;
+        };
         NewsletterList: {
             data: components["schemas"]["NewsletterSummary"][];
             total: number;
@@ -5058,20 +5363,15 @@ export interface components {
         NewsletterIssueCreated: components["schemas"]["NewsletterIssueWritten"] & {
             duplicate: boolean;
         };
-        CompileResult: {
-            ok: boolean;
-            errors: {
-                code: string;
-                message: string;
-            }[];
-            warnings: string[];
-        };
         NewsletterIssueWritten: components["schemas"]["NewsletterIssue"] & {
             compile: components["schemas"]["CompileResult"];
         };
         NewsletterIssue: components["schemas"]["NewsletterIssueSummary"] & {
-            /** @description The compiled block document */
-            design_json?: unknown;
+            /** @description The block document `{blocks, direction}` the content compiled from */
+            design_json: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Email-safe HTML with `[[tokens]]` kept for the per-recipient render */
             compiled_html: string | null;
             compiled_styles: string | null;
             plain_text: string | null;
@@ -5081,16 +5381,7 @@ export interface components {
             preheader?: string | null;
             include_in_archive?: boolean;
             external_reference?: string;
-            content?: components["schemas"]["Content"];
-        };
-        /**
-         * @description Exactly one of `markdown` (string), `blocks` (array) or `design_json` (object), plus optional `direction` (`ltr`, `rtl`). At most 512,000 characters in total.
-         * @example {
-         *       "markdown": "# Hello [[first_name : there]]\n\nThis week..."
-         *     }
-         */
-        Content: {
-            [key: string]: unknown;
+            content?: components["schemas"]["ContentInput"];
         };
         NewsletterIssuePatch: {
             /** @description null clears it */
@@ -5099,7 +5390,7 @@ export interface components {
             preheader?: string | null;
             /** @description null is refused */
             include_in_archive?: boolean;
-            content?: components["schemas"]["Content"] & unknown;
+            content?: components["schemas"]["ContentInput"] & unknown;
         };
         NewsletterSuccess: {
             /** @enum {boolean} */
@@ -14429,6 +14720,947 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+        };
+    };
+    listEmailCampaigns: {
+        parameters: {
+            query?: {
+                /** @description Exact match; empty is absent; another value answers 400 `Invalid status: must be one of draft, scheduled, sending, paused, sent, failed, cancelled` */
+                status?: "draft" | "scheduled" | "sending" | "paused" | "sent" | "failed" | "cancelled";
+                /** @description Page size, default 25; values above 100 are clamped to 100. Anything but a non-negative integer answers 400 `Invalid limit: must be a non-negative integer` */
+                limit?: number;
+                /** @description Rows to skip. Anything but a non-negative integer answers 400 `Invalid offset: must be a non-negative integer` */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of campaigns */
+            200: {
+                headers: {
+                    Bookmark: components["headers"]["Bookmark"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailCampaignList"];
+                };
+            };
+            /** @description Validation failure, unknown body property, non-UUID path id or malformed query */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `Missing API key` or `Invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Plan without API access, or the plan lacks the feature (`FEATURE_NOT_INCLUDED_IN_PLAN`) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+        };
+    };
+    createEmailCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Spring sale",
+                 *       "subject": "Hi [[first_name : there]], spring is here",
+                 *       "preheader": "Twenty percent off this week",
+                 *       "audience_filters": {
+                 *         "$where": {
+                 *           "field": "country",
+                 *           "op": "eq",
+                 *           "value": "DE"
+                 *         }
+                 *       },
+                 *       "content": {
+                 *         "markdown": "# Spring sale\n\nHello [[first_name : there]]!\n\n::button[Shop now](https://shop.example.com)"
+                 *       },
+                 *       "external_reference": "spring-2026"
+                 *     }
+                 */
+                "application/json": components["schemas"]["EmailCampaignCreate"];
+            };
+        };
+        responses: {
+            /** @description The campaign, with `duplicate` and (unless a launched campaign was replayed) `compile` */
+            201: {
+                headers: {
+                    Bookmark: components["headers"]["Bookmark"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailCampaignCreated"];
+                };
+            };
+            /** @description `invalid_content`, `unknown_snippet`, `sender_profile_not_found`, `audience_not_found`; a request-shape violation or an invalid `audience_filters` tree (framework shape, the latter with an `errors` array) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["DomainError"];
+                };
+            };
+            /** @description `Missing API key` or `Invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Plan without API access, or the plan lacks the feature (`FEATURE_NOT_INCLUDED_IN_PLAN`) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+        };
+    };
+    getEmailCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The campaign */
+            200: {
+                headers: {
+                    Bookmark: components["headers"]["Bookmark"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailCampaign"];
+                };
+            };
+            /** @description Validation failure, unknown body property, non-UUID path id or malformed query */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `Missing API key` or `Invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Plan without API access, or the plan lacks the feature (`FEATURE_NOT_INCLUDED_IN_PLAN`) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
+                };
+            };
+            /** @description `campaign_not_found` */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainError"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+        };
+    };
+    updateEmailCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "subject": "Last days of the spring sale"
+                 *     }
+                 */
+                "application/json": components["schemas"]["EmailCampaignPatch"];
+            };
+        };
+        responses: {
+            /** @description The campaign with `compile` */
+            200: {
+                headers: {
+                    Bookmark: components["headers"]["Bookmark"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailCampaignWritten"];
+                };
+            };
+            /** @description `invalid_content`, `unknown_snippet`, `sender_profile_not_found`, `audience_not_found`; a request-shape violation or an invalid `audience_filters` tree (framework shape, the latter with an `errors` array) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["DomainError"];
+                };
+            };
+            /** @description `Missing API key` or `Invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Plan without API access, or the plan lacks the feature (`FEATURE_NOT_INCLUDED_IN_PLAN`) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
+                };
+            };
+            /** @description `campaign_not_found` */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainError"];
+                };
+            };
+            /** @description `campaign_not_editable` */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainError"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+        };
+    };
+    estimateEmailCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{count}` */
+            200: {
+                headers: {
+                    Bookmark: components["headers"]["Bookmark"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailCampaignEstimate"];
+                };
+            };
+            /** @description Validation failure, unknown body property, non-UUID path id or malformed query */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `Missing API key` or `Invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Plan without API access, or the plan lacks the feature (`FEATURE_NOT_INCLUDED_IN_PLAN`) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
+                };
+            };
+            /** @description `campaign_not_found` */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainError"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+        };
+    };
+    sendEmailCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["EmailCampaignNoBody"];
+            };
+        };
+        responses: {
+            /** @description The campaign, `sending` */
+            201: {
+                headers: {
+                    Bookmark: components["headers"]["Bookmark"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailCampaign"];
+                };
+            };
+            /** @description Validation failure, unknown body property, non-UUID path id or malformed query */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `Missing API key` or `Invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Plan without API access, or the plan lacks the feature (`FEATURE_NOT_INCLUDED_IN_PLAN`) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
+                };
+            };
+            /** @description `campaign_not_found` */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainError"];
+                };
+            };
+            /** @description `campaign_not_editable` (not draft or scheduled), `campaign_incomplete` (no subject, compiled content or verified sender) */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainError"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+        };
+    };
+    scheduleEmailCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "scheduled_at": "2030-01-01T09:00:00Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["EmailCampaignSchedule"];
+            };
+        };
+        responses: {
+            /** @description The campaign, `scheduled` */
+            201: {
+                headers: {
+                    Bookmark: components["headers"]["Bookmark"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailCampaign"];
+                };
+            };
+            /** @description `invalid_scheduled_at`, or a non-ISO value (framework shape) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["DomainError"];
+                };
+            };
+            /** @description `Missing API key` or `Invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Plan without API access, or the plan lacks the feature (`FEATURE_NOT_INCLUDED_IN_PLAN`) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
+                };
+            };
+            /** @description `campaign_not_found` */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainError"];
+                };
+            };
+            /** @description `campaign_not_editable` (not draft or scheduled), `campaign_incomplete` (no subject, compiled content or verified sender) */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainError"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+        };
+    };
+    unscheduleEmailCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["EmailCampaignNoBody"];
+            };
+        };
+        responses: {
+            /** @description The campaign, `draft` */
+            201: {
+                headers: {
+                    Bookmark: components["headers"]["Bookmark"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailCampaign"];
+                };
+            };
+            /** @description Validation failure, unknown body property, non-UUID path id or malformed query */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `Missing API key` or `Invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Plan without API access, or the plan lacks the feature (`FEATURE_NOT_INCLUDED_IN_PLAN`) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
+                };
+            };
+            /** @description `campaign_not_found` */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainError"];
+                };
+            };
+            /** @description `campaign_not_editable` */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainError"];
                 };
             };
             /** @description Request body too large */

@@ -29,6 +29,16 @@ const INVARIANTS: { name: string; violations: (workspaceId: string) => Promise<u
       ),
   },
   {
+    name: 'an email campaign has sent_at exactly when launched and scheduled_at while scheduled; a contact is a recipient once',
+    violations: async (ws) => [
+      ...(await rows(
+        `SELECT id FROM email_campaigns WHERE workspace_id = ?1 AND ((status IN ('draft', 'scheduled')) = (sent_at IS NOT NULL) OR (status = 'scheduled' AND scheduled_at IS NULL))`,
+        ws,
+      )),
+      ...(await rows(`SELECT campaign_id, contact_id FROM email_campaign_recipients WHERE workspace_id = ?1 GROUP BY campaign_id, contact_id HAVING count(*) > 1`, ws)),
+    ],
+  },
+  {
     name: 'every stage column is ordered 0..n-1',
     violations: (ws) =>
       rows(

@@ -1,4 +1,5 @@
 import { adminOk, type TestWorkspace } from './harness';
+import { ensureSender } from './routes';
 
 /**
  * One record of a resource, created in one workspace by a factory below.
@@ -184,6 +185,18 @@ export const RESOURCES: Record<string, Factory> = {
       const name = distinct('campaign');
       const c = await ok(ws, 'POST', '/v1/campaigns', { name, template_id: template.id, audience_filters: { city: distinct('city') } });
       return { id: c.id, marks: [name], read: () => ok(ws, 'GET', `/v1/campaigns/${c.id}`) };
+    },
+  },
+  'email-campaigns/{id}': {
+    list: '/v1/email-campaigns',
+    create: async (ws) => {
+      await ensureSender(ws);
+      const name = distinct('campaign');
+      const subject = distinct('subject');
+      const c = await ok(ws, 'POST', '/v1/email-campaigns', { name, subject, content: { markdown: distinct('words') } });
+      // Scheduled: every campaign route (PATCH, send, schedule, unschedule) can succeed on it.
+      await ok(ws, 'POST', `/v1/email-campaigns/${c.id}/schedule`, { scheduled_at: '2031-06-01T09:00:00Z' });
+      return { id: c.id, marks: [name, subject], read: () => ok(ws, 'GET', `/v1/email-campaigns/${c.id}`) };
     },
   },
   'newsletters/{id}': {
