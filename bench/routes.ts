@@ -61,6 +61,17 @@ export const benchRoutes: Record<string, BenchRoute> = {
     const result = await db.prepare(sql).bind(...params).all();
     return json({ plan: plan.results.map((r) => r.detail), ms: Date.now() - started, rows: result.results.length, first: result.results[0] ?? null });
   },
+  /** Email consent `subscribed` for the first `count` seeded contacts with an address (the seed leaves email consent unknown): an email campaign's audience. */
+  '/bench/email-subscribe': async (request, env) => {
+    const { workspace_id: workspaceId, count } = (await request.json()) as { workspace_id: string; count: number };
+    const shard = await workspaceD1(env, workspaceId);
+    if (!shard) return json({ error: 'unknown workspace' }, 404);
+    const res = await shard
+      .prepare("UPDATE contacts SET email_consent_state = 'subscribed' WHERE id IN (SELECT id FROM contacts WHERE workspace_id = ?1 AND email IS NOT NULL ORDER BY id LIMIT ?2)")
+      .bind(workspaceId, count)
+      .run();
+    return json({ subscribed: res.meta.changes });
+  },
   /** Makes `count` of the workspace's pending payment requests due (the API only takes future expiries): the expiry sweep's load. */
   '/bench/payment-requests/due': async (request, env) => {
     const { workspace_id: workspaceId, count } = (await request.json()) as { workspace_id: string; count: number };

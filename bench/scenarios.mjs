@@ -1,5 +1,6 @@
 // What the benchmark seeds and measures. Each scenario: name, request(i), the
 // expected D1 round trips, and the floor its p50 is compared with.
+import { execFileSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { contactAt, seedPhone, TAG_NAMES } from './data.mjs';
 import { load } from './load.mjs';
@@ -22,6 +23,7 @@ const DEALS = 100;
 const PAYMENTS = 100;
 const ORDERS = 100;
 const SUPPRESSIONS = 200;
+const EMAIL_RECIPIENTS = 10_000;
 
 /** Runs `task(0..count-1)`, `width` at a time. */
 async function inParallel(count, width, task) {
@@ -98,6 +100,9 @@ export async function seed({ base, adminToken, log }) {
     }
     issueIds.push(issue.id);
   });
+  // Email campaigns: 10,000 contacts with email consent subscribed, and a draft to estimate and read.
+  await fetch(`${base}/bench/email-subscribe`, { method: 'POST', body: JSON.stringify({ workspace_id: ws.id, count: EMAIL_RECIPIENTS }) });
+  const emailCampaign = await api('POST', '/v1/email-campaigns', { name: 'Bench estimate', subject: 'Hello [[first_name : there]]', content: { markdown: '# Hello\n\nBench words.' } });
   log(`seeded workspace ${ws.id}`);
   const ctx = {
     booking,
@@ -115,6 +120,7 @@ export async function seed({ base, adminToken, log }) {
     newsletterId: newsletter.id,
     issueIds,
     publishedIssueId: publishedIds[0],
+    emailCampaignId: emailCampaign.id,
     summary: `Seed: ${CONTACTS.toLocaleString('en-US')} contacts (identifier history, consent seeds, timeline rows, tags, search index) written in ${seedSeconds.toFixed(1)} s through a bench-only bulk route; ${DEALS} deals and ${PAYMENTS} payments through the API; ${ORDERS} pending and ${ORDERS} paid orders through the API.`,
   };
   const measurements = [
@@ -124,6 +130,7 @@ export async function seed({ base, adminToken, log }) {
     ['slot race', measureSlotRace],
     ['whatsapp inbound webhook', measureWhatsAppInbound],
     ['whatsapp campaign fan-out', measureWhatsAppCampaign],
+    ['email campaign fan-out', measureEmailCampaign],
   ];
   ctx.extraMeasurements = async (selected = () => true) => {
     const out = [];
@@ -336,6 +343,18 @@ export function scenarios(ctx) {
     },
     // Publishing a published issue answers it as is: one read.
     { name: 'POST /v1/newsletter-issues/{id}/publish (published)', floor: SELECT_FLOOR, expected: 1, request: () => ({ method: 'POST', path: `/v1/newsletter-issues/${ctx.publishedIssueId}/publish` }) },
+    // Email campaigns: the list (count and page in one batch), the single read, and the estimate (the campaign, then one count over the
+    // workspace's contacts through the send path's eligibility query).
+    { name: 'GET /v1/email-campaigns', floor: SELECT_FLOOR, expected: 1, request: () => ({ method: 'GET', path: '/v1/email-campaigns' }) },
+    { name: 'GET /v1/email-campaigns/{id}', floor: SELECT_FLOOR, expected: 1, request: () => ({ method: 'GET', path: `/v1/email-campaigns/${ctx.emailCampaignId}` }) },
+    { name: 'GET /v1/email-campaigns/{id}/estimate (every seeded contact)', floor: SELECT_FLOOR, expected: 2, request: () => ({ method: 'GET', path: `/v1/email-campaigns/${ctx.emailCampaignId}/estimate` }) },
+    // Create: one insert (no snippet lookup unless the content names a snippet).
+    {
+      name: 'POST /v1/email-campaigns',
+      floor: INSERT_FLOOR,
+      expected: 1,
+      request: (i) => ({ method: 'POST', path: '/v1/email-campaigns', body: { name: `Bench ${i}`, subject: 'Hi [[first_name]]', content: { markdown: `# Offer ${i}\n\nWords.` } } }),
+    },
   ];
 }
 
@@ -506,6 +525,41 @@ async function measureWhatsAppInbound(ctx, log, count = 1000, width = 8) {
 }
 
 /** A WhatsApp campaign to ~10,000 seeded contacts through the sandbox: recipients per second from execute to `completed`. */
+/** The resident memory of the local runtime's processes, in MB (0 where `ps` cannot tell). */
+function workerdRssMb() {
+  try {
+    return execFileSync('ps', ['-C', 'workerd', '-o', 'rss='], { encoding: 'utf8' }).split('\n').reduce((n, l) => n + (Number(l.trim()) || 0), 0) / 1024;
+  } catch {
+    return 0;
+  }
+}
+
+async function measureEmailCampaign(ctx, log) {
+  const campaign = await call(ctx.base, ctx.key, 'POST', '/v1/email-campaigns', { name: 'Bench fan-out', subject: 'Hi [[first_name : there]]', content: { markdown: '# Hello [[first_name : there]]\n\nNews for [[company_name : you]].' } });
+  const before = workerdRssMb();
+  let peak = before;
+  const started = performance.now();
+  await call(ctx.base, ctx.key, 'POST', `/v1/email-campaigns/${campaign.id}/send`, {});
+  let current = campaign;
+  const deadline = started + 900_000;
+  while (performance.now() < deadline) {
+    current = await call(ctx.base, ctx.key, 'GET', `/v1/email-campaigns/${campaign.id}`);
+    peak = Math.max(peak, workerdRssMb());
+    if (current.status === 'sent' || current.status === 'failed') break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const { targeted, sent, failed } = current.counters;
+  const rate = sent / seconds;
+  log(`email campaign: ${current.status}, ${sent}/${targeted} sent (${failed} failed) in ${seconds.toFixed(1)} s (${rate.toFixed(0)} recipients/s)`);
+  return [
+    '## Email campaign fan-out',
+    '',
+    `One campaign to the ${targeted.toLocaleString('en-US')} email-subscribed seeded contacts through the sandbox provider, from \`send\` to \`sent\`: ${current.status} with ${sent.toLocaleString('en-US')} sent and ${failed} failed in ${seconds.toFixed(1)} s, **${rate.toFixed(0)} recipients/s** (target: 500/s), through the real local send Queue (pages of 500 recipients by keyset, sends in chunks of 50 rendered per recipient with open and click tracking). Resident memory of the local runtime: ${before.toFixed(0)} MB before, ${peak.toFixed(0)} MB at the peak (all invocations together; one invocation holds at most one page of 500 ids or one chunk of 50 rendered emails).`,
+    '',
+  ];
+}
+
 async function measureWhatsAppCampaign(ctx, log) {
   const filters = { $where: { field: 'lead_score', op: 'lt', value: 11 } };
   const campaign = await call(ctx.base, ctx.key, 'POST', '/v1/campaigns', { name: 'Bench campaign', template_id: ctx.templateId, audience_filters: filters, variables: { '1': '{{contact.first_name|there}}', '2': 'BENCH' } });
