@@ -249,7 +249,7 @@ export interface paths {
         put?: never;
         /**
          * One-click unsubscribe (RFC 8058)
-         * @description The form post of the page and the mailbox provider's one-click POST (`List-Unsubscribe=One-Click`): ends the newsletter subscription and records email consent `unsubscribed` (source `newsletter_unsubscribe`). Repeating it is harmless.
+         * @description The form post of the page and the mailbox provider's one-click POST (`List-Unsubscribe=One-Click`). A newsletter token ends the subscription and records email consent `unsubscribed` (source `newsletter_unsubscribe`); a campaign email's token records email consent `unsubscribed` (source `campaign_unsubscribe`) and counts once on the campaign. Repeating it is harmless.
          */
         post: operations["unsubscribeOneClick"];
         delete?: never;
@@ -5972,7 +5972,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Malformed token */
+            /** @description Unknown, altered or malformed token */
             404: {
                 headers: {
                     [name: string]: unknown;

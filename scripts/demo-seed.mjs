@@ -81,6 +81,15 @@ const DEMO_RECORDS = [
     const ada = await api('POST', '/v1/contacts', { name: 'Ada Lovelace', email: 'ada@demo.example' });
     await admin('POST', `/admin/v1/workspaces/${ws}/newsletters/${news.id}/subscriptions`, { contact_id: ada.id });
   },
+  // A draft email campaign to the prospects audience (estimate it, then send or schedule it).
+  (api) =>
+    api('POST', '/v1/email-campaigns', {
+      name: 'Spring sale',
+      subject: 'Hi [[first_name : there]], spring is here',
+      preheader: 'Twenty percent off this week',
+      content: { markdown: '# Spring sale\n\nHello [[first_name : there]]!\n\n::button[Shop now](https://demo.example)\n\n::snippet[footer]\n\n[Unsubscribe]([[unsubscribe_url]])' },
+      external_reference: 'demo-spring-sale',
+    }),
   (api) => api('POST', '/v1/products', { name: 'Onboarding package', sku: 'ONB-1', price: 490, external_id: 'demo-onboarding' }),
   async (api) => {
     const contact = await api('POST', '/v1/contacts', {

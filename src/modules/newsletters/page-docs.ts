@@ -34,7 +34,7 @@ export function registerNewsletterPageDocs(registry: PublicRegistry) {
     summary: 'Unsubscribe page (HTML)',
     description: 'Not an API route: the `List-Unsubscribe` link of newsletter emails. Shows a confirmation button; opening it changes nothing.',
     request: { params: token },
-    responses: { 200: htmlPage('The page'), 404: htmlPage('Malformed token') },
+    responses: { 200: htmlPage('The page'), 404: htmlPage('Unknown, altered or malformed token') },
   } as never);
   registry.registerPath({
     ...publicEntry,
@@ -43,7 +43,7 @@ export function registerNewsletterPageDocs(registry: PublicRegistry) {
     operationId: 'unsubscribeOneClick',
     summary: 'One-click unsubscribe (RFC 8058)',
     description:
-      'The form post of the page and the mailbox provider\'s one-click POST (`List-Unsubscribe=One-Click`): ends the newsletter subscription and records email consent `unsubscribed` (source `newsletter_unsubscribe`). Repeating it is harmless.',
+      'The form post of the page and the mailbox provider\'s one-click POST (`List-Unsubscribe=One-Click`). A newsletter token ends the subscription and records email consent `unsubscribed` (source `newsletter_unsubscribe`); a campaign email\'s token records email consent `unsubscribed` (source `campaign_unsubscribe`) and counts once on the campaign. Repeating it is harmless.',
     request: { params: token },
     responses: { 200: htmlPage('Unsubscribed'), 404: htmlPage('Unknown token') },
   } as never);
