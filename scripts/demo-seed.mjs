@@ -87,7 +87,7 @@ const DEMO_RECORDS = [
       name: 'Spring sale',
       subject: 'Hi [[first_name : there]], spring is here',
       preheader: 'Twenty percent off this week',
-      content: { markdown: '# Spring sale\n\nHello [[first_name : there]]!\n\n::button[Shop now](https://demo.example)\n\n::snippet[footer]\n\n[Unsubscribe]([[unsubscribe_url]])' },
+      content: { markdown: '# Spring sale\n\nHello [[first_name : there]]!\n\n::button[Shop now](https://demo.example)\n\n::snippet[footer]' },
       external_reference: 'demo-spring-sale',
     }),
   (api) => api('POST', '/v1/products', { name: 'Onboarding package', sku: 'ONB-1', price: 490, external_id: 'demo-onboarding' }),

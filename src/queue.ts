@@ -10,6 +10,14 @@ export function registerQueueHandler(kind: string, handler: Handler): void {
   handlers.set(kind, handler);
 }
 
+/** A handler of `(env, body)` that acknowledges its message when it returns (a throw retries it). */
+export function registerQueueTask(kind: string, task: (env: Bindings, body: never) => Promise<void>): void {
+  registerQueueHandler(kind, async (message, env) => {
+    await task(env, message.body as never);
+    message.ack();
+  });
+}
+
 /** Messages are handled independently: one slow or failing message never holds back another. */
 export async function handleQueueBatch(batch: MessageBatch<unknown>, env: Bindings): Promise<void> {
   await Promise.all(

@@ -1,6 +1,6 @@
 import { eventually, type TestWorkspace } from '../support/harness';
 
-export const MARKDOWN = '# Hello [[first_name : there]]\n\nNews for [[company_name : your team]].\n\n[Unsubscribe]([[unsubscribe_url]])';
+export const MARKDOWN = '# Hello [[first_name : there]]\n\nNews for [[company_name : your team]].';
 
 /** A contact with email consent `subscribed` (and any extra fields). */
 export async function subscribedContact(ws: TestWorkspace, email: string, fields: Record<string, unknown> = {}) {

@@ -1,14 +1,15 @@
 import { and, eq, lt, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
+import type { ServiceContext } from '../../platform/context';
 import { nowIso, runBatch, type Db, type Statement } from '../../platform/db';
 import { ApiError } from '../../platform/errors';
 import { rawAll, rawRun } from '../../platform/raw-query';
 import { workspaceDb } from '../../platform/shards';
 import type { QueueMessageBody } from '../../queue';
 import { emailEligiblePage, type EligibleContact } from '../consent/eligibility';
-import { renderHtmlTokens, renderTextTokens, tokenValues } from '../content/tokens';
 import { sendEmail } from '../emails/send';
-import { newUnsubscribeToken, unsubscribeHeaders, unsubscribeUrl } from '../unsubscribe/links';
+import { newUnsubscribeToken } from '../unsubscribe/links';
+import { personalEmail } from '../unsubscribe/personal-email';
 import { workspaceContext } from '../workspaces/context';
 import { PAGE_KIND, SEND_KIND, type PageMessage, type SendMessage } from './launch';
 import { emailCampaigns, type EmailCampaignRow } from './schema';
@@ -122,7 +123,7 @@ export async function handleSend(env: Bindings, body: SendMessage): Promise<void
     claimed.map(async (r): Promise<Outcome> => {
       const contact = byId.get(r.contact_id);
       if (!contact) return { contactId: r.contact_id, status: 'failed', error: 'not_eligible' };
-      return deliverOne(env, ctx, campaign, contact, unsubscribeUrl(body.base_url, r.unsubscribe_token), body.base_url);
+      return deliverOne(env, ctx, campaign, contact, { baseUrl: body.base_url, token: r.unsubscribe_token });
     }),
   );
   const done = nowIso();
@@ -137,19 +138,13 @@ export async function handleSend(env: Bindings, body: SendMessage): Promise<void
   await runBatch(db, statements);
 }
 
-async function deliverOne(env: Bindings, ctx: Awaited<ReturnType<typeof workspaceContext>>, campaign: EmailCampaignRow, contact: EligibleContact, link: string, baseUrl: string): Promise<Outcome> {
-  const values = tokenValues(contact as unknown as Record<string, unknown>, { unsubscribe_url: link });
+async function deliverOne(env: Bindings, ctx: ServiceContext, campaign: EmailCampaignRow, contact: EligibleContact, unsubscribe: { baseUrl: string; token: string }): Promise<Outcome> {
   try {
     const sent = await sendEmail(
-      { ...ctx, env, baseUrl },
+      { ...ctx, env, baseUrl: unsubscribe.baseUrl },
       {
         to: contact.email,
-        message: {
-          subject: renderTextTokens(campaign.subject ?? '', values, true),
-          html: renderHtmlTokens(campaign.compiledHtml ?? '', values),
-          text: campaign.plainText ? renderTextTokens(campaign.plainText, values) : undefined,
-          headers: unsubscribeHeaders(link),
-        },
+        message: personalEmail({ subject: campaign.subject ?? '', html: campaign.compiledHtml ?? '', text: campaign.plainText }, contact, unsubscribe),
         senderProfileId: campaign.senderProfileId ?? undefined,
         tracking: { opens: true, clicks: true },
         metadata: { campaign_id: campaign.id },

@@ -1,4 +1,4 @@
-import { registerQueueHandler } from '../../queue';
+import { registerQueueTask } from '../../queue';
 import { registerDueCampaignExecutor } from '../../sweeps/campaign-schedules';
 import { registerFactCounter } from '../emails/events';
 import { countCampaignFact } from './counters';
@@ -7,14 +7,8 @@ import { launchDueCampaigns, PAGE_KIND, SEND_KIND } from './launch';
 
 // Email campaigns: the fan-out's two message kinds on the send queue, the due-campaign executor of
 // `campaign-schedules` (which also re-drives stalled fan-outs), and the provider facts that feed the counters.
-registerQueueHandler(PAGE_KIND, async (message, env) => {
-  await handlePage(env, message.body as never);
-  message.ack();
-});
-registerQueueHandler(SEND_KIND, async (message, env) => {
-  await handleSend(env, message.body as never);
-  message.ack();
-});
+registerQueueTask(PAGE_KIND, handlePage);
+registerQueueTask(SEND_KIND, handleSend);
 registerDueCampaignExecutor('email_campaigns', async (env, db) => ({
   email_campaigns_started: await launchDueCampaigns(env, db),
   email_campaigns_redriven: await redriveStaleCampaigns(env, db),

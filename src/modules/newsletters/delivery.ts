@@ -7,10 +7,9 @@ import { publicBaseUrl } from '../../platform/public-base';
 import { rawAll, rawRun } from '../../platform/raw-query';
 import { controlDb, workspaceDb } from '../../platform/shards';
 import { emailEligibleContacts } from '../consent/eligibility';
-import { renderHtmlTokens, renderTextTokens, tokenValues } from '../content/tokens';
 import { sendEmail } from '../emails/send';
 import { getWorkspace } from '../workspaces/service';
-import { unsubscribeHeaders, unsubscribeUrl } from '../unsubscribe/links';
+import { personalEmail } from '../unsubscribe/personal-email';
 import { catchupSlot } from './cadence';
 import { newsletterDeliveries, newsletterIssues, newsletters, newsletterSubscriptions } from './schema';
 import { workspaceContext } from '../workspaces/context';
@@ -126,19 +125,12 @@ export async function handleDeliveries(env: Bindings, body: DeliveryMessage): Pr
       await settle('skipped', { reason: !contact ? 'not_eligible' : row.s.status !== 'active' ? 'unsubscribed' : 'no_content' });
       continue;
     }
-    const link = unsubscribeUrl(baseUrl, row.s.unsubscribeToken);
-    const values = tokenValues(contact as unknown as Record<string, unknown>, { unsubscribe_url: link });
     try {
       const sent = await sendEmail(
         { ...ctx, env, baseUrl },
         {
           to: contact.email,
-          message: {
-            subject: renderTextTokens(row.i.subject, values, true),
-            html: renderHtmlTokens(row.i.compiledHtml, values),
-            text: row.i.plainText ? renderTextTokens(row.i.plainText, values) : undefined,
-            headers: unsubscribeHeaders(link),
-          },
+          message: personalEmail({ subject: row.i.subject, html: row.i.compiledHtml, text: row.i.plainText }, contact, { baseUrl, token: row.s.unsubscribeToken }),
           senderProfileId: row.n.senderProfileId ?? undefined,
           idempotencyKey: `newsletter-delivery:${id}`,
           metadata: { newsletter_id: row.n.id, issue_id: row.i.id, issue_number: row.i.issueNumber },

@@ -1,5 +1,5 @@
 import { nowIso } from '../../platform/db';
-import { registerQueueHandler } from '../../queue';
+import { registerQueueTask } from '../../queue';
 import { registerSweep } from '../../sweeps/registry';
 import { DELIVERY_KIND, deliverNewsletters, dueIssues, handleDeliveries } from './delivery';
 import { publishIssueRow } from './service';
@@ -20,7 +20,4 @@ registerSweep('publish-issues', async (_env, db) => {
 
 registerSweep('deliver-newsletters', (env, db) => deliverNewsletters(env, db));
 
-registerQueueHandler(DELIVERY_KIND, async (message, env) => {
-  await handleDeliveries(env, message.body as never);
-  message.ack();
-});
+registerQueueTask(DELIVERY_KIND, handleDeliveries);
