@@ -73,6 +73,13 @@ export function emailEligiblePage(db: Db, workspaceId: string, narrowing: Eligib
   return rawAll<EligibleContact>(db, sql`${withValues} SELECT ${RECIPIENT_COLUMNS} ${from} AND c.id > ${page.after ?? ''} ORDER BY c.id LIMIT ${page.limit}`);
 }
 
+/** The same page as ids only (targeting needs no more; the send reads the fields it renders). */
+export async function emailEligibleIds(db: Db, workspaceId: string, narrowing: EligibleNarrowing, page: { limit: number; after?: string | null }): Promise<string[]> {
+  const { withValues, from } = eligibleFrom(workspaceId, narrowing);
+  const rows = await rawAll<{ id: string }>(db, sql`${withValues} SELECT c.id ${from} AND c.id > ${page.after ?? ''} ORDER BY c.id LIMIT ${page.limit}`);
+  return rows.map((r) => r.id);
+}
+
 /**
  * The eligible contacts of a target, counted, and one page of them in id order
  * (keyset: pass the last id seen as `after`), in one batch. The id list of a

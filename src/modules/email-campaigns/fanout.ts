@@ -6,7 +6,7 @@ import { ApiError } from '../../platform/errors';
 import { rawAll, rawRun } from '../../platform/raw-query';
 import { workspaceDb } from '../../platform/shards';
 import type { QueueMessageBody } from '../../queue';
-import { emailEligiblePage, type EligibleContact } from '../consent/eligibility';
+import { emailEligibleIds, emailEligiblePage, type EligibleContact } from '../consent/eligibility';
 import { sendEmail } from '../emails/send';
 import { newUnsubscribeToken } from '../unsubscribe/links';
 import { personalEmail } from '../unsubscribe/personal-email';
@@ -64,8 +64,7 @@ export async function handlePage(env: Bindings, body: PageMessage): Promise<void
   if (!db) return;
   const [campaign] = await loadCampaign(db, body.workspace_id, body.campaign_id);
   if (!campaign || campaign.status !== 'sending') return;
-  const page = await emailEligiblePage(db, body.workspace_id, await recipientNarrowing(db, body.workspace_id, campaign), { after: body.after, limit: PAGE_SIZE });
-  const ids = page.map((c) => c.id);
+  const ids = await emailEligibleIds(db, body.workspace_id, await recipientNarrowing(db, body.workspace_id, campaign), { after: body.after, limit: PAGE_SIZE });
   const last = ids.length < PAGE_SIZE;
   const now = nowIso();
   const statements: Statement[] = [];
