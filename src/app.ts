@@ -30,9 +30,9 @@ const publishEvents: MiddlewareHandler<AppEnv> = async (c, next) => {
 };
 
 const API_DESCRIPTION = [
-  'Contacts with per-channel consent, deals and pipelines, products, payments, hosted pay-links, orders, transactional email with suppressions, audiences and sender profiles, meeting types and bookings, WhatsApp templates, campaigns and inbound messages, and signed outbound webhooks for one workspace, identified by the API key (`Authorization: Bearer wsk_...`). Hosted pages, tracking links and provider webhooks are listed apart, under their own tag.',
+  'Contacts with per-channel consent, deals and pipelines, products, payments, hosted pay-links, orders, transactional email with suppressions, audiences and sender profiles, meeting types and bookings, email campaigns, newsletters with numbered issues, WhatsApp templates, campaigns and inbound messages, and signed outbound webhooks for one workspace, identified by the API key (`Authorization: Bearer wsk_...`). Hosted pages, tracking links and provider webhooks are listed apart, under their own tag.',
   '',
-  '**Errors** come in two shapes: the domain envelope `{error: {code, message}}` (consent, products, webhook endpoints, transactional email, suppressions, WhatsApp campaign execution) and the framework shape `{statusCode, message, error}` with optional `error_code` (everything else). Request-shape 400s use the framework shape everywhere but the suppression routes. Each operation lists its errors. Unknown body properties and non-UUID path ids answer 400.',
+  '**Errors** come in two shapes: the domain envelope `{error: {code, message}}` (consent, products, webhook endpoints, transactional email, suppressions, email campaigns, newsletters and issues, WhatsApp campaign execution) and the framework shape `{statusCode, message, error}` with optional `error_code` (everything else). Request-shape 400s use the framework shape everywhere but the suppression routes. Each operation lists its errors. Unknown body properties and non-UUID path ids answer 400.',
 '',
   '**Rate limits**: 100 requests per minute per key, 300 per minute per source IP, `POST /v1/emails` 300 per minute per key; 429 with `Retry-After`. Answers carry `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`.',
   '',
