@@ -1,18 +1,16 @@
 import { and, eq, lt, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
-import type { ServiceContext } from '../../platform/context';
 import { nowIso, runBatch, type Db, type Statement } from '../../platform/db';
-import { ApiError } from '../../platform/errors';
 import { rawAll, rawRun } from '../../platform/raw-query';
 import { workspaceDb } from '../../platform/shards';
 import type { QueueMessageBody } from '../../queue';
-import { emailEligibleIds, emailEligiblePage, type EligibleContact } from '../consent/eligibility';
-import { sendEmail } from '../emails/send';
+import { emailEligibleIds, emailEligiblePage } from '../consent/eligibility';
+import { sendEmailBatch, type BulkEmail, type BulkOutcome } from '../emails/bulk-send';
 import { newUnsubscribeToken } from '../unsubscribe/links';
 import { personalEmail } from '../unsubscribe/personal-email';
 import { workspaceContext } from '../workspaces/context';
 import { PAGE_KIND, SEND_KIND, type PageMessage, type SendMessage } from './launch';
-import { emailCampaigns, type EmailCampaignRow } from './schema';
+import { emailCampaigns } from './schema';
 import { recipientNarrowing } from './service';
 
 /** Recipients chosen per page message, and rendered and handed to the provider per send message. */
@@ -88,15 +86,14 @@ export async function handlePage(env: Bindings, body: PageMessage): Promise<void
   await enqueue(env, next);
 }
 
-type Outcome = { contactId: string; status: 'sent' | 'failed'; sendId?: string; error?: string };
-
 /**
  * One chunk of recipients: claimed `queued` -> `sending` first (a guarded
  * update, so a redelivered or duplicated message sends nothing twice), each
  * contact re-checked against the eligibility baseline (consent can change
  * between page and send), rendered with its own tokens and unsubscribe link,
- * handed to the send path (source `campaign`, opens and clicks tracked), and
- * settled `sent` or `failed` with the counters recounted.
+ * and handed to the bulk send path (source `campaign`, opens and clicks
+ * tracked) whose settle batch also settles the recipients `sent` or `failed`
+ * and recounts the campaign.
  */
 export async function handleSend(env: Bindings, body: SendMessage): Promise<void> {
   const db = await workspaceDb(env, body.workspace_id);
@@ -110,53 +107,45 @@ export async function handleSend(env: Bindings, body: SendMessage): Promise<void
       RETURNING contact_id, unsubscribe_token`,
   );
   if (claimed.length === 0) return;
-  const [campaign] = await loadCampaign(db, body.workspace_id, body.campaign_id);
+  const [[campaign], ctx] = await Promise.all([loadCampaign(db, body.workspace_id, body.campaign_id), workspaceContext(env, body.workspace_id)]);
   if (!campaign) return;
-  const ctx = await workspaceContext(env, body.workspace_id);
   const ids = claimed.map((r) => r.contact_id);
   const narrowing = await recipientNarrowing(db, body.workspace_id, campaign);
   const inChunk = sql`c.id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`;
   const contacts = await emailEligiblePage(db, body.workspace_id, { filters: narrowing.filters, extra: narrowing.extra ? sql`${narrowing.extra} AND ${inChunk}` : inChunk }, { limit: ids.length });
   const byId = new Map(contacts.map((c) => [c.id, c]));
-  const outcomes = await Promise.all(
-    claimed.map(async (r): Promise<Outcome> => {
-      const contact = byId.get(r.contact_id);
-      if (!contact) return { contactId: r.contact_id, status: 'failed', error: 'not_eligible' };
-      return deliverOne(env, ctx, campaign, contact, { baseUrl: body.base_url, token: r.unsubscribe_token });
-    }),
-  );
-  const done = nowIso();
-  const statements: Statement[] = outcomes.map((o) =>
-    rawRun(
-      db,
-      sql`UPDATE email_campaign_recipients SET status = ${o.status}, send_id = ${o.sendId ?? null}, error = ${o.error ?? null}, updated_at = ${done}
-        WHERE campaign_id = ${campaign.id} AND contact_id = ${o.contactId} AND status = 'sending'`,
-    ),
-  );
-  statements.push(refreshCampaign(db, campaign.id, done));
-  await runBatch(db, statements);
-}
-
-async function deliverOne(env: Bindings, ctx: ServiceContext, campaign: EmailCampaignRow, contact: EligibleContact, unsubscribe: { baseUrl: string; token: string }): Promise<Outcome> {
-  try {
-    const sent = await sendEmail(
-      { ...ctx, env, baseUrl: unsubscribe.baseUrl },
-      {
-        to: contact.email,
-        message: personalEmail({ subject: campaign.subject ?? '', html: campaign.compiledHtml ?? '', text: campaign.plainText }, contact, unsubscribe),
-        senderProfileId: campaign.senderProfileId ?? undefined,
-        tracking: { opens: true, clicks: true },
-        metadata: { campaign_id: campaign.id },
-        source: 'campaign',
-      },
-    );
-    if (sent.record.status === 'suppressed') return { contactId: contact.id, status: 'failed', sendId: sent.record.id, error: 'suppressed' };
-    return { contactId: contact.id, status: 'sent', sendId: sent.record.id };
-  } catch (err) {
-    if (!(err instanceof ApiError)) throw err;
-    const code = (err.body.error as { code?: string } | undefined)?.code ?? String(err.status);
-    return { contactId: contact.id, status: 'failed', error: code };
+  const source = { subject: campaign.subject ?? '', html: campaign.compiledHtml ?? '', text: campaign.plainText };
+  const emails: BulkEmail[] = [];
+  const ineligible: BulkOutcome[] = [];
+  for (const r of claimed) {
+    const contact = byId.get(r.contact_id);
+    if (!contact) ineligible.push({ ref: r.contact_id, status: 'failed', error: 'not_eligible' });
+    else emails.push({ ref: contact.id, to: contact.email, message: personalEmail(source, contact, { baseUrl: body.base_url, token: r.unsubscribe_token }) });
   }
+  const settle = (outcomes: BulkOutcome[]): Statement[] => {
+    const rows = [...ineligible, ...outcomes].map((o) => ({
+      c: o.ref,
+      s: o.status === 'sent' ? 'sent' : 'failed',
+      id: o.sendId ?? null,
+      e: o.status === 'suppressed' ? 'suppressed' : (o.error ?? null),
+    }));
+    const done = nowIso();
+    return [
+      rawRun(
+        db,
+        sql`UPDATE email_campaign_recipients SET status = j.value ->> 's', send_id = j.value ->> 'id', error = j.value ->> 'e', updated_at = ${done}
+          FROM json_each(${JSON.stringify(rows)}) j
+          WHERE email_campaign_recipients.campaign_id = ${campaign.id} AND email_campaign_recipients.contact_id = j.value ->> 'c' AND email_campaign_recipients.status = 'sending'`,
+      ),
+      refreshCampaign(db, campaign.id, done),
+    ];
+  };
+  await sendEmailBatch(
+    { ...ctx, env, baseUrl: body.base_url },
+    { senderProfileId: campaign.senderProfileId ?? undefined, tracking: { opens: true, clicks: true }, metadata: { campaign_id: campaign.id }, source: 'campaign' },
+    emails,
+    settle,
+  );
 }
 
 /** A sending campaign untouched this long has lost a queue message (or a worker). */

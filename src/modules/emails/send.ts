@@ -2,7 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
 import { failedGuard, nowIso, runBatch, type Statement } from '../../platform/db';
-import { domainError } from '../../platform/errors';
+import { type ApiError, domainError } from '../../platform/errors';
 import { sha256Hex, uuidv7 } from '../../platform/ids';
 import { rawAll, rawRun } from '../../platform/raw-query';
 import type { ClaimResult } from '../../durable-objects/idempotency-claims';
@@ -54,7 +54,7 @@ export type SendResult = { record: SendRecord; fresh: boolean };
 /** The request's service context plus the bindings (provider, claims, tracking secret) and the origin of tracking links. */
 export type SendContext = ServiceContext & { env: Bindings; baseUrl: string };
 
-type SendRow = typeof emailSends.$inferSelect;
+export type SendRow = typeof emailSends.$inferSelect;
 
 const DEFAULT_LEASE_SECONDS = 180;
 
@@ -111,8 +111,55 @@ export async function sendEmail(ctx: SendContext, input: SendEmailInput): Promis
   }
 }
 
-const quotaExceeded = () => domainError(402, 'quota_exceeded', 'The monthly email quota of this workspace is exhausted');
-const warmingCapExceeded = () => domainError(429, 'warming_cap_exceeded', 'The daily domain-warming cap is reached; retry after the daily reset (00:00 UTC)');
+/** The sender gate: a named profile must exist, and the chosen one must be on a verified domain. */
+export function senderRefusal(profileId: string | undefined, sender: SenderProfileRow | undefined): ApiError | null {
+  if (profileId !== undefined && !sender) return domainError(404, 'sender_profile_not_found', 'Sender profile not found');
+  if (!sender || !sender.domain_verified) return domainError(409, 'no_verified_sender', 'No sender profile on a verified sending domain is available');
+  return null;
+}
+
+/** A send row in `sending`, not yet counted against the quota or the cap. */
+export function newSendRow(
+  workspaceId: string,
+  input: Pick<SendEmailInput, 'source' | 'tracking' | 'metadata'>,
+  to: string,
+  sender: SenderProfileRow,
+  subject: string,
+  key: string | null,
+): SendRow {
+  const now = nowIso();
+  return {
+    id: uuidv7(),
+    workspace_id: workspaceId,
+    idempotency_key: key,
+    source: input.source,
+    status: 'sending',
+    to,
+    from: fromEmail(sender),
+    sender_profile_id: sender.id,
+    subject,
+    provider: null,
+    provider_message_id: null,
+    track_opens: input.tracking?.opens === true,
+    track_clicks: input.tracking?.clicks === true,
+    metadata: input.metadata ?? null,
+    counted_month: null,
+    counted_day: null,
+    delivered_at: null,
+    bounced_at: null,
+    bounce_type: null,
+    complained_at: null,
+    opened_at: null,
+    machine_open: null,
+    clicked_at: null,
+    clicked_url: null,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+export const quotaExceeded = () => domainError(402, 'quota_exceeded', 'The monthly email quota of this workspace is exhausted');
+export const warmingCapExceeded = () => domainError(429, 'warming_cap_exceeded', 'The daily domain-warming cap is reached; retry after the daily reset (00:00 UTC)');
 
 /** A reserve batch that failed on a full counter (see `guarded`): which one. */
 const capsExceeded = (err: unknown) =>
@@ -138,38 +185,10 @@ async function deliver(ctx: SendContext, input: SendEmailInput, to: string, prep
   if (prior && prior.status !== 'sending') return { record: serializeSend(prior), fresh: false };
 
   const sender = senders[0];
-  if (input.senderProfileId !== undefined && !sender) throw domainError(404, 'sender_profile_not_found', 'Sender profile not found');
-  if (!sender || !sender.domain_verified) throw domainError(409, 'no_verified_sender', 'No sender profile on a verified sending domain is available');
+  const refusal = senderRefusal(input.senderProfileId, sender);
+  if (refusal) throw refusal;
 
-  const now = nowIso();
-  const row: SendRow = prior ?? {
-    id: uuidv7(),
-    workspace_id: ws.id,
-    idempotency_key: key,
-    source: input.source,
-    status: 'sending',
-    to,
-    from: fromEmail(sender),
-    sender_profile_id: sender.id,
-    subject: prepared.subject,
-    provider: null,
-    provider_message_id: null,
-    track_opens: input.tracking?.opens === true,
-    track_clicks: input.tracking?.clicks === true,
-    metadata: input.metadata ?? null,
-    counted_month: null,
-    counted_day: null,
-    delivered_at: null,
-    bounced_at: null,
-    bounce_type: null,
-    complained_at: null,
-    opened_at: null,
-    machine_open: null,
-    clicked_at: null,
-    clicked_url: null,
-    created_at: now,
-    updated_at: now,
-  };
+  const row: SendRow = prior ?? newSendRow(ws.id, input, to, sender, prepared.subject, key);
 
   if (!prior) {
     if (suppression[0]?.suppressed === 1) {
@@ -209,7 +228,7 @@ async function deliver(ctx: SendContext, input: SendEmailInput, to: string, prep
  * attempt of one send (a recovering retry included) carries the same one; long
  * keys are hashed to fit providers' limits. Sends without a key use the send id.
  */
-async function providerKey(workspaceId: string, key: string | null, sendId: string): Promise<string> {
+export async function providerKey(workspaceId: string, key: string | null, sendId: string): Promise<string> {
   if (key === null) return `${workspaceId}:send:${sendId}`;
   const plain = `${workspaceId}:${key}`;
   return plain.length <= 200 && !/[^\x21-\x7e]/.test(key) ? plain : `${workspaceId}:sha256:${await sha256Hex(key)}`;
@@ -222,16 +241,7 @@ async function reserve(ctx: SendContext, row: SendRow): Promise<void> {
   const month = row.created_at.slice(0, 7);
   const day = row.created_at.slice(0, 10);
   const counted = { ...row, counted_month: quota != null ? month : null, counted_day: cap != null ? day : null };
-  if (paused) {
-    const [usage] = await rawAll<{ month_sends: number | null; day_sends: number | null }>(
-      db,
-      sql`SELECT (SELECT sends FROM email_quota_usage WHERE workspace_id = ${ws.id} AND month = ${month}) AS month_sends,
-        (SELECT sends FROM email_warming_usage WHERE workspace_id = ${ws.id} AND day = ${day}) AS day_sends`,
-    );
-    if (quota != null && (usage.month_sends ?? 0) >= quota) throw quotaExceeded();
-    if (cap != null && (usage.day_sends ?? 0) >= cap) throw warmingCapExceeded();
-    throw domainError(503, 'workspace_paused', 'Sending is paused for this workspace by deliverability protection');
-  }
+  if (paused) throw await pausedRefusal(ctx, month, day);
   const statements: Statement[] = [];
   if (quota != null) {
     statements.push(
@@ -252,6 +262,20 @@ async function reserve(ctx: SendContext, row: SendRow): Promise<void> {
     throw capsExceeded(err) ?? err;
   }
   Object.assign(row, counted);
+}
+
+/** A paused workspace refuses every send; a full quota or cap is named first, in the spec's gate order. */
+export async function pausedRefusal(ctx: ServiceContext, month: string, day: string): Promise<ApiError> {
+  const { db, ws } = ctx;
+  const { monthly_quota: quota, daily_warming_cap: cap } = ws.email;
+  const [usage] = await rawAll<{ month_sends: number | null; day_sends: number | null }>(
+    db,
+    sql`SELECT (SELECT sends FROM email_quota_usage WHERE workspace_id = ${ws.id} AND month = ${month}) AS month_sends,
+      (SELECT sends FROM email_warming_usage WHERE workspace_id = ${ws.id} AND day = ${day}) AS day_sends`,
+  );
+  if (quota != null && (usage.month_sends ?? 0) >= quota) return quotaExceeded();
+  if (cap != null && (usage.day_sends ?? 0) >= cap) return warmingCapExceeded();
+  return domainError(503, 'workspace_paused', 'Sending is paused for this workspace by deliverability protection');
 }
 
 /** A refused hand-off: the send row goes and its counts come back, in one batch. */

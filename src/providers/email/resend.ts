@@ -1,6 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import type { Bindings } from '../../env';
-import { type BounceType, type DeliveryType, type EmailProvider, InvalidProviderSignature, type ProviderReport, ProviderRejected } from './types';
+import { sha256Hex } from '../../platform/ids';
+import { type BatchOutcome, type BounceType, type DeliveryType, type EmailProvider, InvalidProviderSignature, type OutgoingEmail, type ProviderReport, ProviderRejected } from './types';
 
 export const RESEND_API = 'https://api.resend.com';
 
@@ -45,40 +46,77 @@ type ResendError = { message?: string; name?: string };
  * Webhooks scheme under `svix-*` header names), verified with the maintained
  * `standardwebhooks` library and the `RESEND_WEBHOOK_SECRET`.
  */
+/** One message in Resend's request shape; `tags` name the workspace and send so webhooks find their way back. */
+const resendPayload = (message: OutgoingEmail) => ({
+  from: message.fromName ? `${message.fromName.replace(/["\\]/g, '')} <${message.from}>` : message.from,
+  to: [message.to],
+  subject: message.subject,
+  html: message.html,
+  text: message.text,
+  ...(message.replyTo ? { reply_to: message.replyTo } : {}),
+  ...(Object.keys(message.headers).length ? { headers: message.headers } : {}),
+  tags: [
+    { name: 'workspace_id', value: message.workspaceId },
+    { name: 'send_id', value: message.sendId },
+  ],
+});
+
+/**
+ * Resend over its REST API. Sends carry our idempotency key in Resend's own
+ * `Idempotency-Key` header, so a retry of the same send (crash recovery) is
+ * accepted once by Resend too. Bulk sends go to `/emails/batch` (up to 100 per
+ * call) in permissive validation mode, so one refused message never holds back
+ * the others. Webhooks are signed with Svix (the Standard Webhooks scheme
+ * under `svix-*` header names), verified with the maintained
+ * `standardwebhooks` library and the `RESEND_WEBHOOK_SECRET`.
+ */
 export function resendEmailProvider(fetcher: typeof fetch = (input, init) => fetch(input, init)): EmailProvider {
+  async function post<T>(env: Bindings, path: string, body: unknown, headers: Record<string, string>): Promise<T> {
+    const apiKey = env.RESEND_API_KEY;
+    if (!apiKey) throw new ProviderRejected('The Resend provider is not configured (RESEND_API_KEY is unset)');
+    let res: Response;
+    try {
+      res = await fetcher(`${RESEND_API}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      });
+    } catch (err) {
+      throw new ProviderRejected(`Resend could not be reached: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    const answer = (await res.json().catch(() => ({}))) as T & ResendError;
+    if (!res.ok) {
+      const what = answer.message ?? answer.name ?? `HTTP ${res.status}`;
+      throw new ProviderRejected(`Resend refused the ${path === '/emails' ? 'message' : 'batch'} (${res.status}): ${String(what).slice(0, 300)}`);
+    }
+    return answer;
+  }
+
   return {
     name: 'resend',
     async send({ env }, message, idempotencyKey) {
-      const apiKey = env.RESEND_API_KEY;
-      if (!apiKey) throw new ProviderRejected('The Resend provider is not configured (RESEND_API_KEY is unset)');
-      let res: Response;
-      try {
-        res = await fetcher(`${RESEND_API}/emails`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
-          body: JSON.stringify({
-            from: message.fromName ? `${message.fromName.replace(/["\\]/g, '')} <${message.from}>` : message.from,
-            to: [message.to],
-            subject: message.subject,
-            html: message.html,
-            text: message.text,
-            ...(message.replyTo ? { reply_to: message.replyTo } : {}),
-            ...(Object.keys(message.headers).length ? { headers: message.headers } : {}),
-            tags: [
-              { name: 'workspace_id', value: message.workspaceId },
-              { name: 'send_id', value: message.sendId },
-            ],
-          }),
-        });
-      } catch (err) {
-        throw new ProviderRejected(`Resend could not be reached: ${err instanceof Error ? err.message : String(err)}`);
-      }
-      const body = (await res.json().catch(() => ({}))) as { id?: unknown } & ResendError;
-      if (!res.ok || typeof body.id !== 'string') {
-        const what = body.message ?? body.name ?? `HTTP ${res.status}`;
-        throw new ProviderRejected(`Resend refused the message (${res.status}): ${String(what).slice(0, 300)}`);
-      }
+      const body = await post<{ id?: unknown }>(env, '/emails', resendPayload(message), { 'idempotency-key': idempotencyKey });
+      if (typeof body.id !== 'string') throw new ProviderRejected('Resend refused the message (200): no message id in its answer');
       return { messageId: body.id };
+    },
+
+    async sendBatch({ env }, messages) {
+      // One key for the whole call, derived from the messages' own keys, so a retried batch is accepted once.
+      const batchKey = `batch:${await sha256Hex(messages.map((m) => m.idempotencyKey).join('\n'))}`;
+      const body = await post<{ data?: { id?: unknown }[]; errors?: { index?: unknown; message?: unknown }[] }>(
+        env,
+        '/emails/batch',
+        messages.map((m) => resendPayload(m.message)),
+        { 'idempotency-key': batchKey, 'x-batch-validation': 'permissive' },
+      );
+      const refused = new Map((body.errors ?? []).map((e) => [Number(e.index), String(e.message ?? 'refused').slice(0, 300)]));
+      // `data` lists the accepted messages in request order, skipping the refused ones.
+      const accepted = (body.data ?? []).map((d) => d.id);
+      return messages.map((_, i): BatchOutcome => {
+        if (refused.has(i)) return { rejected: `Resend refused the message: ${refused.get(i)}` };
+        const id = accepted.shift();
+        return typeof id === 'string' ? { messageId: id } : { rejected: 'Resend answered no message id for this message' };
+      });
     },
 
     async parseWebhook(env: Bindings, headers: Headers, rawBody: string): Promise<ProviderReport[]> {

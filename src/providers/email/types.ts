@@ -16,6 +16,14 @@ export type OutgoingEmail = {
   sendId: string;
 };
 
+/** A message with its own idempotency key (the same for every attempt of its send). */
+export type KeyedEmail = { message: OutgoingEmail; idempotencyKey: string };
+
+export type BatchOutcome = { messageId: string } | { rejected: string };
+
+/** The most messages one `sendBatch` call takes (Resend's batch limit). */
+export const BATCH_MAX = 100;
+
 /** Where a provider call runs: the workspace's data handle (the sandbox records there) and the bindings (secrets). */
 export type ProviderContext = { env: Bindings; db: Db; workspaceId: string };
 
@@ -48,6 +56,12 @@ export interface EmailProvider {
    * accepts the message once. Returns the provider's message id.
    */
   send(ctx: ProviderContext, message: OutgoingEmail, idempotencyKey: string): Promise<{ messageId: string }>;
+  /**
+   * Hands up to `BATCH_MAX` messages over in one call (bulk sends). Answers one
+   * outcome per message, in order: its message id, or why the provider refused
+   * that one. A failure of the whole call throws `ProviderRejected`.
+   */
+  sendBatch(ctx: ProviderContext, messages: KeyedEmail[]): Promise<BatchOutcome[]>;
   /** Verifies and parses a webhook delivery (raw body as received); unknown notification types are skipped. */
   parseWebhook(env: Bindings, headers: Headers, rawBody: string): Promise<ProviderReport[]>;
 }
