@@ -210,6 +210,33 @@ describe('the Resend adapter against a fake Resend', () => {
     expect(unconfigured).toBeInstanceOf(ProviderRejected);
   });
 
+  it('bulk sends POST /emails/batch in permissive mode with one derived key, and map per-message refusals back in order', async () => {
+    const seen: { url: string; init: RequestInit }[] = [];
+    const fake = (async (url: string, init: RequestInit) => {
+      seen.push({ url, init });
+      return Response.json({ data: [{ id: 'm-0' }, { id: 'm-2' }], errors: [{ index: 1, message: 'Invalid `to` field.' }] });
+    }) as unknown as typeof fetch;
+    const three = [0, 1, 2].map((i) => ({ message: { ...message, to: `r${i}@example.com`, sendId: `s${i}` }, idempotencyKey: `ws:send:s${i}` }));
+    const out = await resendEmailProvider(fake).sendBatch(ctx(), three);
+    expect(out).toEqual([{ messageId: 'm-0' }, { rejected: 'Resend refused the message: Invalid `to` field.' }, { messageId: 'm-2' }]);
+    expect(seen[0].url).toBe(`${RESEND_API}/emails/batch`);
+    const headers = new Headers(seen[0].init.headers);
+    expect(headers.get('x-batch-validation')).toBe('permissive');
+    expect(headers.get('idempotency-key')).toMatch(/^batch:[0-9a-f]{64}$/);
+    const body = JSON.parse(seen[0].init.body as string);
+    expect(body.map((m: { to: string[] }) => m.to)).toEqual([['r0@example.com'], ['r1@example.com'], ['r2@example.com']]);
+    expect(body[2].tags).toEqual([
+      { name: 'workspace_id', value: message.workspaceId },
+      { name: 'send_id', value: 's2' },
+    ]);
+    await resendEmailProvider(fake).sendBatch(ctx(), three);
+    expect(new Headers(seen[1].init.headers).get('idempotency-key')).toBe(headers.get('idempotency-key'));
+    const refusedAll = (async () => Response.json({ name: 'validation_error', message: 'Too many emails' }, { status: 422 })) as unknown as typeof fetch;
+    const err = await resendEmailProvider(refusedAll).sendBatch(ctx(), three).catch((e) => e);
+    expect(err).toBeInstanceOf(ProviderRejected);
+    expect(err.message).toContain('422');
+  });
+
   it('parses opened and clicked webhooks', async () => {
     const provider = resendEmailProvider();
     const click = signedFor({ type: 'email.clicked', data: { email_id: 'm1', click: { link: 'https://a.example/x', ipAddress: '1.2.3.4' }, tags: { workspace_id: 'w1' } } });

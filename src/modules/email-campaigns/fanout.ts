@@ -18,22 +18,37 @@ export const PAGE_SIZE = 500;
 export const SEND_CHUNK = 50;
 
 /**
- * The counters kept from the recipient rows (exact however often it runs) and
- * the end state once every page was written and no recipient is queued or
- * sending: `sent`, or `failed` when recipients were targeted and none could be
- * handed to the provider.
+ * Adds to a campaign counter the rows the batch's previous statement changed
+ * (SQLite `changes()`: the guarded insert or update just before it in the same
+ * transaction), so a redelivered message that changes nothing adds nothing.
  */
-function refreshCampaign(db: Db, campaignId: string, now: string): Statement {
-  const count = (status?: string) =>
-    sql`(SELECT count(*) FROM email_campaign_recipients r WHERE r.campaign_id = ${campaignId}${status ? sql` AND r.status = ${status}` : sql``})`;
-  const done = sql`(targeting_done_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM email_campaign_recipients r WHERE r.campaign_id = ${campaignId} AND r.status IN ('queued', 'sending')))`;
+const countChanged = (db: Db, campaignId: string, column: 'targeted' | 'sent' | 'failed') =>
+  rawRun(db, sql`UPDATE email_campaigns SET ${sql.raw(column)} = ${sql.raw(column)} + changes() WHERE id = ${campaignId}`);
+
+/**
+ * The end state once every page was written and no recipient is queued or
+ * sending (the partial index on open recipients answers that): `sent`, or
+ * `failed` when recipients were targeted and none could be handed to the provider.
+ */
+function settleCampaign(db: Db, campaignId: string, now: string): Statement {
   return rawRun(
     db,
-    sql`UPDATE email_campaigns SET targeted = ${count()}, sent = ${count('sent')}, failed = ${count('failed')},
-      status = CASE WHEN ${done} THEN (CASE WHEN ${count('sent')} = 0 AND ${count()} > 0 THEN 'failed' ELSE 'sent' END) ELSE status END,
-      updated_at = ${now}
+    sql`UPDATE email_campaigns SET updated_at = ${now},
+      status = CASE WHEN targeting_done_at IS NOT NULL
+          AND NOT EXISTS (SELECT 1 FROM email_campaign_recipients r WHERE r.campaign_id = ${campaignId} AND r.status IN ('queued', 'sending'))
+        THEN (CASE WHEN sent = 0 AND targeted > 0 THEN 'failed' ELSE 'sent' END) ELSE status END
       WHERE id = ${campaignId} AND status = 'sending'`,
   );
+}
+
+/** The counters recounted from the recipient rows (the re-drive, after it settled lost sends), then the end state. */
+function recountCampaign(db: Db, campaignId: string, now: string): Statement[] {
+  const count = (status?: string) =>
+    sql`(SELECT count(*) FROM email_campaign_recipients r WHERE r.campaign_id = ${campaignId}${status ? sql` AND r.status = ${status}` : sql``})`;
+  return [
+    rawRun(db, sql`UPDATE email_campaigns SET targeted = ${count()}, sent = ${count('sent')}, failed = ${count('failed')} WHERE id = ${campaignId}`),
+    settleCampaign(db, campaignId, now),
+  ];
 }
 
 const loadCampaign = (db: Db, workspaceId: string, id: string) =>
@@ -75,14 +90,16 @@ export async function handlePage(env: Bindings, body: PageMessage): Promise<void
           SELECT ${campaign.id}, value ->> 'c', ${body.workspace_id}, 'queued', value ->> 't', ${now}, ${now} FROM json_each(${JSON.stringify(rows)}) WHERE 1
           ON CONFLICT DO NOTHING`,
       ),
+      countChanged(db, campaign.id, 'targeted'),
     );
   }
   if (last) statements.push(db.update(emailCampaigns).set({ targetingDoneAt: now }).where(eq(emailCampaigns.id, campaign.id)));
-  statements.push(refreshCampaign(db, campaign.id, now));
+  statements.push(settleCampaign(db, campaign.id, now));
   await runBatch(db, statements);
   const link = { workspace_id: body.workspace_id, campaign_id: campaign.id, base_url: body.base_url };
-  const next: QueueMessageBody[] = sendMessages(link, ids);
-  if (!last) next.push({ kind: PAGE_KIND, ...link, after: ids[ids.length - 1] } satisfies PageMessage);
+  // The next page goes first, into the same consumer batch as this page's sends: targeting never waits for a batch timeout.
+  const next: QueueMessageBody[] = last ? [] : [{ kind: PAGE_KIND, ...link, after: ids[ids.length - 1] } satisfies PageMessage];
+  next.push(...sendMessages(link, ids));
   await enqueue(env, next);
 }
 
@@ -123,22 +140,17 @@ export async function handleSend(env: Bindings, body: SendMessage): Promise<void
     else emails.push({ ref: contact.id, to: contact.email, message: personalEmail(source, contact, { baseUrl: body.base_url, token: r.unsubscribe_token }) });
   }
   const settle = (outcomes: BulkOutcome[]): Statement[] => {
-    const rows = [...ineligible, ...outcomes].map((o) => ({
-      c: o.ref,
-      s: o.status === 'sent' ? 'sent' : 'failed',
-      id: o.sendId ?? null,
-      e: o.status === 'suppressed' ? 'suppressed' : (o.error ?? null),
-    }));
     const done = nowIso();
-    return [
+    const rows = [...ineligible, ...outcomes].map((o) => ({ c: o.ref, id: o.sendId ?? null, e: o.status === 'suppressed' ? 'suppressed' : (o.error ?? null) }));
+    const settleAs = (status: 'sent' | 'failed') =>
       rawRun(
         db,
-        sql`UPDATE email_campaign_recipients SET status = j.value ->> 's', send_id = j.value ->> 'id', error = j.value ->> 'e', updated_at = ${done}
-          FROM json_each(${JSON.stringify(rows)}) j
-          WHERE email_campaign_recipients.campaign_id = ${campaign.id} AND email_campaign_recipients.contact_id = j.value ->> 'c' AND email_campaign_recipients.status = 'sending'`,
-      ),
-      refreshCampaign(db, campaign.id, done),
-    ];
+        sql`UPDATE email_campaign_recipients SET status = ${status}, send_id = j.value ->> 'id', error = j.value ->> 'e', updated_at = ${done}
+          FROM json_each(${JSON.stringify(rows.filter((r) => (r.e === null) === (status === 'sent')))}) j
+          WHERE email_campaign_recipients.campaign_id = ${campaign.id} AND email_campaign_recipients.contact_id = j.value ->> 'c'
+            AND email_campaign_recipients.status = 'sending'`,
+      );
+    return [settleAs('sent'), countChanged(db, campaign.id, 'sent'), settleAs('failed'), countChanged(db, campaign.id, 'failed'), settleCampaign(db, campaign.id, done)];
   };
   await sendEmailBatch(
     { ...ctx, env, baseUrl: body.base_url },
@@ -175,7 +187,7 @@ export async function redriveStaleCampaigns(env: Bindings, db: Db, now = nowIso(
           WHERE campaign_id = ${c.id} AND status = 'sending' AND updated_at < ${staleBefore}`,
       ),
       rawAll<{ contact_id: string }>(db, sql`SELECT contact_id FROM email_campaign_recipients WHERE campaign_id = ${c.id} AND status = 'queued' ORDER BY contact_id LIMIT 5000`),
-      refreshCampaign(db, c.id, now),
+      ...recountCampaign(db, c.id, now),
     ]);
     const link = { workspace_id: c.workspaceId, campaign_id: c.id, base_url: baseUrl };
     const next: QueueMessageBody[] = sendMessages(link, (queued as { contact_id: string }[]).map((r) => r.contact_id));
