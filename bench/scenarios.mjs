@@ -555,7 +555,7 @@ async function measureEmailCampaign(ctx, log) {
   return [
     '## Email campaign fan-out',
     '',
-    `One campaign to the ${targeted.toLocaleString('en-US')} email-subscribed seeded contacts through the sandbox provider, from \`send\` to \`sent\`: ${current.status} with ${sent.toLocaleString('en-US')} sent and ${failed} failed in ${seconds.toFixed(1)} s, **${rate.toFixed(0)} recipients/s** (target: 500/s), through the real local send Queue (pages of 500 recipients by keyset, sends in chunks of 50 rendered per recipient with open and click tracking). Resident memory of the local runtime: ${before.toFixed(0)} MB before, ${peak.toFixed(0)} MB at the peak (all invocations together; one invocation holds at most one page of 500 ids or one chunk of 50 rendered emails).`,
+    `One campaign to the ${targeted.toLocaleString('en-US')} email-subscribed seeded contacts through the sandbox provider, from \`send\` to \`sent\`: ${current.status} with ${sent.toLocaleString('en-US')} sent and ${failed} failed in ${seconds.toFixed(1)} s, **${rate.toFixed(0)} recipients/s** (target: 500/s), through the real local send Queue (pages of 500 recipients by keyset, sends in chunks of 50 rendered per recipient with open and click tracking, each chunk one bulk send: one read, one reserve, one provider and one settle batch). Resident memory of the local runtime: ${before.toFixed(0)} MB before, ${peak.toFixed(0)} MB at the peak (all invocations together; one invocation holds at most one page of 500 ids or one chunk of 50 rendered emails).`,
     '',
   ];
 }

@@ -147,4 +147,24 @@ describe('email campaign delivery', () => {
     expect(done.status).toBe('sent');
     expect(await outbox(ws)).toHaveLength(2);
   });
+
+  it('the sweep re-drives a stalled campaign: a lost hand-off fails (never resent), queued recipients go out, counters are recounted', async () => {
+    const { ws, ada, bob } = await audienceWorkspace();
+    const c = await readyCampaign(ws);
+    await ws.api('POST', `/v1/email-campaigns/${c.id}/send`);
+    await finished(ws, c.id);
+    const stale = '2020-01-01T00:00:00.000Z';
+    // Ada's worker died mid hand-off; Bob's send message was lost before it ran.
+    await rowsIn(ws.id, `UPDATE email_campaign_recipients SET status = CASE contact_id WHEN ? THEN 'sending' ELSE 'queued' END, send_id = NULL, updated_at = ? WHERE campaign_id = ?`, ada, stale, c.id);
+    await rowsIn(ws.id, `UPDATE email_campaigns SET status = 'sending', sent = 7, failed = 7, updated_at = ? WHERE id = ?`, stale, c.id);
+    const run = await adminOk('POST', '/sweeps/campaign-schedules');
+    expect(run.result.email_campaigns_redriven).toBe(1);
+    const done = await finished(ws, c.id);
+    expect(done).toMatchObject({ status: 'sent', counters: { targeted: 2, sent: 1, failed: 1 } });
+    const rows = await rowsIn<{ contact_id: string; status: string; error: string | null }>(ws.id, 'SELECT contact_id, status, error FROM email_campaign_recipients WHERE campaign_id = ?', c.id);
+    expect(rows.find((r) => r.contact_id === ada)).toMatchObject({ status: 'failed', error: 'no_provider_answer' });
+    expect(rows.find((r) => r.contact_id === bob)).toMatchObject({ status: 'sent', error: null });
+    expect(await outbox(ws, 'ada@example.com')).toHaveLength(1);
+    expect(await outbox(ws, 'bob@example.com')).toHaveLength(2);
+  });
 });
