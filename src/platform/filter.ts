@@ -93,6 +93,12 @@ export class FilterBuilder {
     return sql.raw(`(SELECT value FROM json_each((SELECT v${this.values.length - 1} FROM fp)))`);
   }
 
+  /** A reference to one value for use inside an uncorrelated subquery (reads the CTE, like `arrayRef`). */
+  scalarRef(value: unknown): SQL {
+    this.values.push(value);
+    return sql.raw(`(SELECT v${this.values.length - 1} FROM fp)`);
+  }
+
   field(name: unknown): Field {
     if (typeof name !== 'string' || name.length === 0) throw invalidFilter('a condition needs a "field" string');
     const def = ownEntry(this.catalog.fields, name);

@@ -28,8 +28,10 @@ function jsonbContains(value: unknown, b: FilterBuilder): SQL {
     const unique = [...new Set(ids.map((id: string) => id.toLowerCase()))];
     if (unique.length === 0) continue;
     const [table, column] = LINKS[key];
+    // Uncorrelated: the link index finds the holders once, instead of one probe per contact.
     parts.push(
-      sql`((SELECT count(*) FROM ${sql.raw(table)} l WHERE l.contact_id = c.id AND l.${sql.raw(column)} IN ${b.arrayRef(unique)}) = ${b.ref(unique.length)})`,
+      sql`c.id IN (SELECT l.contact_id FROM ${sql.raw(table)} l WHERE l.${sql.raw(column)} IN ${b.arrayRef(unique)}
+        GROUP BY l.contact_id HAVING count(*) = ${b.scalarRef(unique.length)})`,
     );
   }
   return parts.length ? sql`(${sql.join(parts, sql.raw(' AND '))})` : sql`1`;

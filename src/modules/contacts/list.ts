@@ -77,15 +77,19 @@ export async function listContacts(ctx: ServiceContext, query: ListQuery) {
     ? sql`fp CROSS JOIN ${search.candidates} CROSS JOIN contacts c`
     : sql`contacts c CROSS JOIN fp`;
   const withValues = filterWith(values);
-  const from = sql`FROM ${sources} WHERE ${sql.join(conditions, sql.raw(' AND '))}`;
+  const matching = sql`WHERE ${sql.join(conditions, sql.raw(' AND '))}`;
+  const from = sql`FROM ${sources} ${matching}`;
+  // The count has no order to keep, so the filter's values come first and can probe an index
+  // (`lifecycle_stage = ?`, `lead_score >= ?`) instead of testing every contact of the workspace.
+  const counted = search.candidates ? from : sql`FROM fp CROSS JOIN contacts c ${matching}`;
   const order = sql.raw(`c.${sort.field} ${sort.descending ? 'DESC' : 'ASC'}, c.id ${sort.descending ? 'DESC' : 'ASC'}`);
-  const [counted, rows] = await ctx.db.batch([
-    rawAll<{ total: number }>(ctx.db, sql`${withValues} SELECT count(*) AS total ${from}`),
+  const [total, rows] = await ctx.db.batch([
+    rawAll<{ total: number }>(ctx.db, sql`${withValues} SELECT count(*) AS total ${counted}`),
     rawAll<ContactRow>(
       ctx.db,
       sql`${withValues} SELECT ${contactColumns} FROM (SELECT c.rowid AS page_rid ${from} ORDER BY ${order} LIMIT ${paging.limit} OFFSET ${paging.offset}) p
         CROSS JOIN contacts c WHERE c.rowid = p.page_rid ORDER BY ${order}`,
     ),
   ]);
-  return envelope(rows.map(serializeContact), counted[0].total, paging);
+  return envelope(rows.map(serializeContact), total[0].total, paging);
 }
