@@ -30,6 +30,9 @@ export const seedEmail = (i, first, last) => `${first}.${last}.${i}@${DOMAINS[i 
 /** Unique per index: 20 area codes times 8,000,000 subscriber numbers from 200-0000. */
 export const seedPhone = (i) => `+1${AREA_CODES[i % AREA_CODES.length]}${String(2_000_000 + Math.floor(i / AREA_CODES.length)).padStart(7, '0')}`;
 
+/** Custom field values, so `custom_fields.<key>` filters have data to find. */
+const PLANS = ['free', 'starter', 'pro', 'gold'];
+
 /** Contact `i` of the seed: created over the past year, oldest first. */
 export function contactAt(i, total, tagIds, now = Date.parse('2026-11-01T00:00:00Z')) {
   const rand = prng(i + 1);
@@ -49,6 +52,7 @@ export function contactAt(i, total, tagIds, now = Date.parse('2026-11-01T00:00:0
     lifecycle_stage: pick(rand, STAGES),
     lead_score: Math.floor(rand() * 100),
     ...(tags.length ? { tag_ids: tags } : {}),
+    ...(rand() < 0.6 ? { custom_fields: { plan: pick(rand, PLANS) } } : {}),
     created_at: new Date(now - (total - i) * 300_000).toISOString(),
   };
 }

@@ -3,6 +3,7 @@ import { eventOutbox } from '../src/modules/events/schema';
 import { dbFor } from '../src/platform/db';
 import { publishCommitted } from '../src/platform/events';
 import { uuidv7 } from '../src/platform/ids';
+import { hit } from '../src/platform/rate-limit';
 import { d1, workspaceD1 } from './bindings';
 import { seedContacts, type SeedContact } from './seed-contacts';
 
@@ -24,6 +25,25 @@ export const benchRoutes: Record<string, BenchRoute> = {
     const id = crypto.randomUUID();
     await d1(env, 'DB').prepare('INSERT INTO bench_floor (id, created_at) VALUES (?, ?)').bind(id, new Date().toISOString()).run();
     return json({ id }, 201);
+  },
+  /**
+   * Attribution: the select floor plus the rate-limiter calls every `/v1`
+   * request makes (one counter, or the per-IP and per-key counters in
+   * parallel), so the limiters' share of a route's cost can be read off.
+   */
+  '/bench/layers/limiter': async (request, env) => {
+    const id = new URL(request.url).searchParams.get('id') ?? '';
+    const [row] = await Promise.all([d1(env, 'DB').prepare('SELECT id, name FROM workspaces WHERE id = ?').bind(id).first(), hit(env, `bench:key:${id}`)]);
+    return json(row);
+  },
+  '/bench/layers/limiters': async (request, env) => {
+    const id = new URL(request.url).searchParams.get('id') ?? '';
+    const [row] = await Promise.all([
+      d1(env, 'DB').prepare('SELECT id, name FROM workspaces WHERE id = ?').bind(id).first(),
+      hit(env, `bench:key:${id}`),
+      hit(env, 'bench:ip'),
+    ]);
+    return json(row);
   },
   /** Writes `count` outbox events and publishes them, as committed writes would: the delivery throughput source. */
   '/bench/emit': async (request, env) => {

@@ -121,10 +121,12 @@ export async function seed({ base, adminToken, log }) {
     issueIds,
     publishedIssueId: publishedIds[0],
     emailCampaignId: emailCampaign.id,
+    tagIds,
     summary: `Seed: ${CONTACTS.toLocaleString('en-US')} contacts (identifier history, consent seeds, timeline rows, tags, search index) written in ${seedSeconds.toFixed(1)} s through a bench-only bulk route; ${DEALS} deals and ${PAYMENTS} payments through the API; ${ORDERS} pending and ${ORDERS} paid orders through the API.`,
   };
   const measurements = [
     ['contact search latency', measureSearchLatency],
+    ['contact filter latency', measureFilterLatency],
     ['webhook delivery throughput', measureWebhookThroughput],
     ['payment-request expiry sweep', measureExpirySweep],
     ['slot race', measureSlotRace],
@@ -155,6 +157,33 @@ const FILTER = JSON.stringify({
   },
 });
 
+const FIFTY_TAGS = Array.from({ length: 50 }, (_, k) => `segment-${k}`);
+
+/** Representative filter trees on the seeded contacts (issue: each under 50 ms p50 on one connection). */
+function filterTrees(ctx) {
+  return [
+    ['equality, indexed', { $where: { field: 'lifecycle_stage', op: 'eq', value: 'customer' } }],
+    ['range', { $where: { field: 'lead_score', op: 'gte', value: 90 } }],
+    ['$jsonb_contains tag', { $jsonb_contains: { tags: [ctx.tagIds[0]] } }],
+    ['virtual consent field', { $where: { field: 'email_subscribed', op: 'eq', value: true } }],
+    ['custom_fields.plan', { $where: { field: 'custom_fields.plan', op: 'eq', value: 'gold' } }],
+    ['nested or, starts_with', { $where: { or: [{ field: 'company_name', op: 'starts_with', value: 'hoo' }, { and: [{ field: 'country', op: 'eq', value: 'DE' }, { field: 'first_name', op: 'starts_with', value: 'an' }] }] } }],
+  ];
+}
+
+/** Each filter tree alone, one request at a time: the latency a single client sees. */
+async function measureFilterLatency(ctx, log, rounds = 10) {
+  const headers = { authorization: `Bearer ${ctx.key}` };
+  const lines = [];
+  for (const [label, filter] of filterTrees(ctx)) {
+    const path = `/v1/contacts?filter=${encodeURIComponent(JSON.stringify(filter))}`;
+    const result = await load({ base: ctx.base, headers, connections: 1, seconds: 120, maxRequests: rounds, makeRequest: () => ({ method: 'GET', path }) });
+    log(`filter latency (1 connection, ${label}): p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms`);
+    lines.push(`- ${label}: p50 **${result.p50.toFixed(1)} ms**${result.p50 < 50 ? '' : ' (goal: under 50 ms)'}, p99 ${result.p99.toFixed(1)} ms, ${result.requests} requests, ${result.errors} errors`);
+  }
+  return ['## Contact filter latency (1 connection)', '', `One client, no other load, on ${ctx.contactIds.length.toLocaleString('en-US')} contacts; the exact \`total\` is counted on every request:`, '', ...lines, ''];
+}
+
 /** Ten order lines (decimal quantities and discounts, so the money math runs on every line). */
 function orderItems(i) {
   return Array.from({ length: 10 }, (_, k) => ({ title: `Item ${i}.${k}`, sku: `SKU-${k}`, unit_price: 4.99 + k, quantity: 1 + (k % 4) / 2, ...(k % 3 === 0 ? { discount_percent: 12.5 } : {}) }));
@@ -173,6 +202,8 @@ export function scenarios(ctx) {
   return [
     { name: SELECT_FLOOR, auth: false, request: () => ({ method: 'GET', path: `/bench/floor/select?id=${ctx.workspaceId}` }) },
     { name: INSERT_FLOOR, auth: false, request: () => ({ method: 'POST', path: '/bench/floor/insert' }) },
+    { name: 'layer: floor + 1 limiter call', floor: SELECT_FLOOR, auth: false, request: () => ({ method: 'GET', path: `/bench/layers/limiter?id=${ctx.workspaceId}` }) },
+    { name: 'layer: floor + 2 limiter calls', floor: SELECT_FLOOR, auth: false, request: () => ({ method: 'GET', path: `/bench/layers/limiters?id=${ctx.workspaceId}` }) },
     { name: 'GET /v1/pipelines', floor: SELECT_FLOOR, expected: 1, request: () => ({ method: 'GET', path: '/v1/pipelines' }) },
     { name: 'GET /v1/contacts/{id}', floor: SELECT_FLOOR, expected: 1, request: (i) => ({ method: 'GET', path: `/v1/contacts/${ctx.contactIds[contactIndex(i)]}` }) },
     {
@@ -200,6 +231,18 @@ export function scenarios(ctx) {
       request: (i) => ({ method: 'GET', path: `/v1/contacts?search=${SHORT_TERMS[i % SHORT_TERMS.length]}` }),
     },
     { name: 'GET /v1/contacts?filter=$where', floor: SELECT_FLOOR, expected: 1, request: () => ({ method: 'GET', path: `/v1/contacts?filter=${encodeURIComponent(FILTER)}` }) },
+    ...filterTrees(ctx).map(([label, filter]) => ({
+      name: `GET /v1/contacts?filter= (${label})`,
+      floor: SELECT_FLOOR,
+      expected: 1,
+      request: () => ({ method: 'GET', path: `/v1/contacts?filter=${encodeURIComponent(JSON.stringify(filter))}` }),
+    })),
+    {
+      name: 'POST /v1/contacts (create, 50 tags)',
+      floor: INSERT_FLOOR,
+      expected: 2,
+      request: (i) => ({ method: 'POST', path: '/v1/contacts', body: { name: `Tagged Person ${i}`, email: `tagged.${nonce}.${i}@example.org`, tags: FIFTY_TAGS } }),
+    },
     {
       name: 'POST /v1/deals',
       floor: INSERT_FLOOR,

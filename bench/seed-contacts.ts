@@ -43,6 +43,8 @@ export async function seedContacts(workspaceId: string, input: SeedContact[], en
     const id = uuidv7(at);
     const { set } = planChanges(ws, null, normalizeWrite(ctx, fields), false);
     const row = newContactRow(set, { id, workspaceId: ws.id, source: (set.source as string | undefined) ?? 'import', now });
+    // Every row names every column the batch inserts: a contact without custom fields holds an empty object.
+    row.custom_fields ??= {};
     const { phone, email } = row;
     contacts.push(row);
     const seed = (channel: string, state: string) => ({
