@@ -6,12 +6,13 @@ import { isUuid } from './validation';
  * The shared filter grammar (Part 1 "Shared list conventions", docs/decisions.md
  * "Contact filter grammar"), compiled to one parameterized SQL condition.
  *
- * Every user value travels in ONE bound parameter: a JSON array that
- * `filterWith` unpacks once into the columns `v0`, `v1`, ... of the one-row CTE
- * `fp`, which the query joins; conditions read those columns. A 100-node tree
- * therefore binds one parameter, never approaching D1's 100-parameter limit, no
- * value is ever spliced into SQL text, and the JSON is parsed once per query
- * rather than once per row.
+ * No value is ever spliced into SQL text. A small tree (at most `INLINE_MAX`
+ * values) binds each value as a parameter, so the planner sees it. A larger one
+ * travels in ONE bound parameter: a JSON array that `filterWith` unpacks once
+ * into the columns `v0`, `v1`, ... of the one-row CTE `fp`, which the query
+ * joins; conditions read those columns. A 100-node tree therefore binds one
+ * parameter, never approaching D1's 100-parameter limit, and the JSON is parsed
+ * once per query rather than once per row.
  */
 
 export type FieldKind = 'text' | 'uuid' | 'date' | 'timestamp' | 'enum' | 'number' | 'integer' | 'boolean' | 'json';
@@ -62,14 +63,27 @@ const shown = (value: unknown) => {
 
 type Field = FieldDef & { name: string };
 
+/**
+ * Trees with at most this many values bind each value as its own parameter:
+ * the planner then sees the values and can pick an index for them (a sort
+ * index with `lifecycle_stage = ?`, a range probe). Two such filters in one
+ * statement (an audience and a campaign's own filters) stay far below D1's
+ * 100 parameters; larger trees travel packed in `fp`.
+ */
+export const INLINE_MAX = 16;
+
 export class FilterBuilder {
   readonly values: unknown[] = [];
   private nodes = 0;
 
-  /** `workspaceId`: values of `workspace_id` conditions are replaced with it (Part 1: any `workspace_id` inside is replaced). */
+  /**
+   * `workspaceId`: values of `workspace_id` conditions are replaced with it (Part 1: any `workspace_id` inside is replaced).
+   * `inline`: values are bound one parameter each instead of packed in `fp`.
+   */
   constructor(
     private readonly catalog: FilterCatalog,
     private readonly workspaceId?: string,
+    private readonly inline = false,
   ) {}
 
   countNode(): void {
@@ -77,26 +91,32 @@ export class FilterBuilder {
     if (this.nodes > MAX_NODES) throw invalidFilter(`too many conditions (at most ${MAX_NODES} nodes)`);
   }
 
-  /** A reference to one value in the packed parameter. */
-  ref(value: unknown): SQL {
+  /** Registers a value: its own parameter (booleans as 1/0, as `fp` unpacks them), or its column of `fp`. */
+  private next(value: unknown): { param: SQL; column: string } {
     this.values.push(value);
-    return sql.raw(`fp.v${this.values.length - 1}`);
+    return { param: sql`${typeof value === 'boolean' ? Number(value) : value}`, column: `v${this.values.length - 1}` };
+  }
+
+  /** A reference to one value. */
+  ref(value: unknown): SQL {
+    const { param, column } = this.next(value);
+    return this.inline ? param : sql.raw(`fp.${column}`);
   }
 
   /**
-   * A reference to an array of values, usable as `IN (...)`. It reads the CTE
-   * rather than the joined row, so SQLite sees an uncorrelated subquery and
-   * builds the list once instead of once per row.
+   * A reference to an array of values, usable as `IN (...)`. Packed, it reads
+   * the CTE rather than the joined row, so SQLite sees an uncorrelated
+   * subquery and builds the list once instead of once per row.
    */
   arrayRef(values: unknown[]): SQL {
-    this.values.push(values);
-    return sql.raw(`(SELECT value FROM json_each((SELECT v${this.values.length - 1} FROM fp)))`);
+    const { column } = this.next(values);
+    return this.inline ? sql`(SELECT value FROM json_each(${JSON.stringify(values)}))` : sql.raw(`(SELECT value FROM json_each((SELECT ${column} FROM fp)))`);
   }
 
-  /** A reference to one value for use inside an uncorrelated subquery (reads the CTE, like `arrayRef`). */
+  /** A reference to one value for use inside an uncorrelated subquery (packed, it reads the CTE, like `arrayRef`). */
   scalarRef(value: unknown): SQL {
-    this.values.push(value);
-    return sql.raw(`(SELECT v${this.values.length - 1} FROM fp)`);
+    const { param, column } = this.next(value);
+    return this.inline ? param : sql.raw(`(SELECT ${column} FROM fp)`);
   }
 
   field(name: unknown): Field {
@@ -285,11 +305,15 @@ export class FilterBuilder {
   }
 }
 
-/** Compiles a parsed `filter` object; the query starts with `filterWith(values)` and joins `fp`. */
+/**
+ * Compiles a parsed `filter` object; the query starts with `filterWith(values)` and joins `fp`.
+ * A small tree is compiled again with its values bound inline (`values` is then empty).
+ */
 export function compileFilter(filter: Record<string, unknown>, catalog: FilterCatalog, workspaceId?: string): { where?: SQL; values: unknown[] } {
-  const b = new FilterBuilder(catalog, workspaceId);
-  const where = b.top(filter);
-  return { where, values: b.values };
+  const packed = new FilterBuilder(catalog, workspaceId);
+  const where = packed.top(filter);
+  if (packed.values.length > INLINE_MAX) return { where, values: packed.values };
+  return { where: new FilterBuilder(catalog, workspaceId, true).top(filter), values: [] };
 }
 
 /**

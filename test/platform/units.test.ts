@@ -1,9 +1,9 @@
 import { env } from 'cloudflare:workers';
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { CONCURRENT_CHANGE_MESSAGE, dbFor, failedGuard, retryOnConflict } from '../../src/platform/db';
 import { ApiError } from '../../src/platform/errors';
-import { compileFilter, filterWith, type FilterCatalog } from '../../src/platform/filter';
+import { compileFilter, FilterBuilder, filterWith, INLINE_MAX, type FilterCatalog } from '../../src/platform/filter';
 import { uuidv7 } from '../../src/platform/ids';
 import { parseFilterParam, parsePaging, parseSort } from '../../src/platform/list';
 import { fromCents, hasAtMostTwoDecimals, round2, toCents } from '../../src/platform/money';
@@ -111,11 +111,18 @@ describe('filter compiler', () => {
       env.SHARD_0.prepare("INSERT INTO filter_probe VALUES ('Bob 100%_off', 20, 'lead', 0, NULL, '2026-02-01T09:00:00.000Z', '{}')"),
       env.SHARD_0.prepare("INSERT INTO filter_probe VALUES (NULL, NULL, 'lead', 0, NULL, '2026-03-01T00:00:00.000Z', NULL)"),
     ]);
+    const names = async (where: SQL | undefined, values: unknown[]) =>
+      (await db.all<{ name: string | null }>(sql`${filterWith(values)} SELECT t.name FROM filter_probe t, fp ${where ? sql`WHERE ${where}` : sql``} ORDER BY t.created_at`)).map(
+        (r) => r.name ?? '(null)',
+      );
+    // Both ways of binding values select the same rows.
+    const packed = new FilterBuilder(catalog);
+    const inline = new FilterBuilder(catalog, undefined, true);
+    const [viaFp, viaParams] = [await names(packed.top(filter), packed.values), await names(inline.top(filter), [])];
+    expect(viaParams).toEqual(viaFp);
     const { where, values } = compileFilter(filter, catalog);
-    const rows = await db.all<{ name: string | null }>(
-      sql`${filterWith(values)} SELECT t.name FROM filter_probe t, fp ${where ? sql`WHERE ${where}` : sql``} ORDER BY t.created_at`,
-    );
-    return rows.map((r) => r.name ?? '(null)');
+    expect(await names(where, values)).toEqual(viaFp);
+    return viaFp;
   }
 
   it('supports exact match, any-of, $gt and the $where operators', async () => {
@@ -135,11 +142,14 @@ describe('filter compiler', () => {
     expect(await run({ $where: { field: 'custom_fields.seats', op: 'gt', value: 3 } })).toEqual(['Ann Lee']);
   });
 
-  it('binds one parameter however large the tree', async () => {
+  it('binds one parameter however large the tree; a small tree binds its values for the planner', async () => {
     const conditions = Array.from({ length: 99 }, (_, i) => ({ field: 'score', op: 'neq', value: i + 1000 }));
     expect(await run({ $where: { and: conditions } })).toHaveLength(3);
     const { values } = compileFilter({ $where: { and: conditions } }, catalog);
     expect(values).toHaveLength(99);
+    const tree = (n: number) => ({ $where: { and: conditions.slice(0, n) } });
+    expect(compileFilter(tree(INLINE_MAX), catalog).values).toEqual([]);
+    expect(compileFilter(tree(INLINE_MAX + 1), catalog).values).toHaveLength(INLINE_MAX + 1);
   });
 
   it('type-checks values with the exact 400 messages', () => {
