@@ -3,31 +3,59 @@ import { DurableObject } from 'cloudflare:workers';
 /** `bookmark`: the newest data-database bookmark written through this subject (an API key), for read-your-writes. */
 export type HitResult = { count: number; resetAt: number; bookmark: string | null };
 
+type Window = { start: number; count: number };
+
+/** The longest a counted hit waits in memory before the window is written to storage. */
+export const PERSIST_AFTER_MS = 1000;
+
 /**
  * One instance per counted subject (an API key, a source IP, a key's email
  * sends), so a hot subject never queues behind another. Fixed one-minute
  * windows: requests inside an instance are serialized by the runtime, so the
- * count is exact. The counter lives in the object's SQLite storage and survives
- * eviction, which keeps a window exact even when the instance is recycled.
+ * count is exact.
+ *
+ * The window is counted in memory and written to the object's storage at most
+ * once a second (a storage write per request was most of a limiter call's
+ * cost). An instance the runtime evicts after it went idle resumes from the
+ * stored count, so the window stays exact; only a crash in the second after a
+ * hit can lose that second's counts (the limit then errs towards admitting).
  *
  * A key's instance also keeps the key's latest D1 bookmark: every request
  * already calls it, so reads learn where to start their session at no extra cost.
  */
 export class RateLimiter extends DurableObject {
-  hit(windowMs: number): HitResult {
-    const now = Date.now();
-    const windowStart = now - (now % windowMs);
+  private window: Window | null | undefined;
+  private bookmark: string | null = null;
+  private persistScheduled = false;
+
+  private load(): void {
+    if (this.window !== undefined) return;
     const kv = this.ctx.storage.kv;
-    const stored = kv.get<{ start: number; count: number }>('window');
-    const count = stored && stored.start === windowStart ? stored.count + 1 : 1;
-    kv.put('window', { start: windowStart, count });
-    return { count, resetAt: windowStart + windowMs, bookmark: kv.get<string>('bookmark') ?? null };
+    this.window = kv.get<Window>('window') ?? null;
+    this.bookmark = kv.get<string>('bookmark') ?? null;
   }
 
-  /** Keeps the newer bookmark: bookmarks sort lexicographically, oldest first. */
+  hit(windowMs: number): HitResult {
+    this.load();
+    const now = Date.now();
+    const windowStart = now - (now % windowMs);
+    const count = this.window && this.window.start === windowStart ? this.window.count + 1 : 1;
+    this.window = { start: windowStart, count };
+    if (!this.persistScheduled) {
+      this.persistScheduled = true;
+      setTimeout(() => {
+        this.persistScheduled = false;
+        this.ctx.storage.kv.put('window', this.window);
+      }, PERSIST_AFTER_MS);
+    }
+    return { count, resetAt: windowStart + windowMs, bookmark: this.bookmark };
+  }
+
+  /** Keeps the newer bookmark (bookmarks sort lexicographically, oldest first), stored at once: it is written only after a write. */
   remember(bookmark: string): void {
-    const kv = this.ctx.storage.kv;
-    const known = kv.get<string>('bookmark');
-    if (!known || bookmark > known) kv.put('bookmark', bookmark);
+    this.load();
+    if (this.bookmark && bookmark <= this.bookmark) return;
+    this.bookmark = bookmark;
+    this.ctx.storage.kv.put('bookmark', bookmark);
   }
 }

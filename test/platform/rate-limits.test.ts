@@ -1,5 +1,12 @@
+import { runInDurableObject } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
+import { PERSIST_AFTER_MS, type RateLimiter } from '../../src/durable-objects/rate-limiter';
 import { adminOk, call, freshIp, makeWorkspace } from '../support/harness';
+
+const limiter = (subject: string) => env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(subject));
+const storedWindow = (subject: string) =>
+  runInDurableObject(limiter(subject), (_: RateLimiter, state: DurableObjectState) => state.storage.kv.get<{ start: number; count: number }>('window'));
 
 describe('rate limits (Part 1 Limits)', () => {
   it('counts exactly per API key under concurrency and answers 429 with Retry-After', async () => {
@@ -14,6 +21,30 @@ describe('rate limits (Part 1 Limits)', () => {
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
     expect(limited[0].body).toMatchObject({ statusCode: 429, error: 'Too Many Requests' });
+  });
+
+  it('the default per-key limit holds exactly: 150 parallel requests on one key from many IPs, 100 succeed', async () => {
+    const ws = await makeWorkspace();
+    const results = await Promise.all(Array.from({ length: 150 }, () => call('GET', '/v1/pipelines', { key: ws.key, ip: freshIp() })));
+    const ok = results.filter((r) => r.status === 200).length;
+    // A run straddling a minute boundary may see a second window.
+    expect([100, 150]).toContain(ok);
+    expect(results.filter((r) => r.status === 429)).toHaveLength(150 - ok);
+  });
+
+  it('counts in memory and writes the window to storage within a second; a fresh instance resumes from it', async () => {
+    const subject = `test:${crypto.randomUUID()}`;
+    for (let i = 0; i < 5; i++) await limiter(subject).hit(60_000);
+    await new Promise((r) => setTimeout(r, PERSIST_AFTER_MS + 300));
+    const stored = await storedWindow(subject);
+    expect(stored?.count).toBe(5);
+
+    // An instance that starts with a stored window (as after an eviction) continues its count.
+    const resumed = `test:${crypto.randomUUID()}`;
+    await runInDurableObject(limiter(resumed), (_: RateLimiter, state: DurableObjectState) => state.storage.kv.put('window', { ...stored!, count: 41 }));
+    const next = await limiter(resumed).hit(60_000);
+    // A minute boundary in between starts a new window.
+    expect(next.count).toBe(next.resetAt - 60_000 === stored!.start ? 42 : 1);
   });
 
   it('tells the key its budget on every answer', async () => {
