@@ -14,11 +14,12 @@ export const PERSIST_AFTER_MS = 1000;
  * windows: requests inside an instance are serialized by the runtime, so the
  * count is exact.
  *
- * The window is counted in memory and written to the object's storage at most
- * once a second (a storage write per request was most of a limiter call's
- * cost). An instance the runtime evicts after it went idle resumes from the
- * stored count, so the window stays exact; only a crash in the second after a
- * hit can lose that second's counts (the limit then errs towards admitting).
+ * The window (and the bookmark) live in memory and are written to the object's
+ * storage at most once a second (a storage write per request was most of a
+ * limiter call's cost). An instance the runtime evicts after it went idle
+ * resumes from storage, so the window stays exact; only a crash in the second
+ * after a hit can lose that second's counts (the limit then errs towards
+ * admitting) or the newest bookmark (a read may then miss that write).
  *
  * A key's instance also keeps the key's latest D1 bookmark: every request
  * already calls it, so reads learn where to start their session at no extra cost.
@@ -41,21 +42,27 @@ export class RateLimiter extends DurableObject {
     const windowStart = now - (now % windowMs);
     const count = this.window && this.window.start === windowStart ? this.window.count + 1 : 1;
     this.window = { start: windowStart, count };
-    if (!this.persistScheduled) {
-      this.persistScheduled = true;
-      setTimeout(() => {
-        this.persistScheduled = false;
-        this.ctx.storage.kv.put('window', this.window);
-      }, PERSIST_AFTER_MS);
-    }
+    this.persistSoon();
     return { count, resetAt: windowStart + windowMs, bookmark: this.bookmark };
   }
 
-  /** Keeps the newer bookmark (bookmarks sort lexicographically, oldest first), stored at once: it is written only after a write. */
+  /** Keeps the newer bookmark (bookmarks sort lexicographically, oldest first). */
   remember(bookmark: string): void {
     this.load();
     if (this.bookmark && bookmark <= this.bookmark) return;
     this.bookmark = bookmark;
-    this.ctx.storage.kv.put('bookmark', bookmark);
+    this.persistSoon();
+  }
+
+  /** One storage write for everything counted or remembered in the last second. */
+  private persistSoon(): void {
+    if (this.persistScheduled) return;
+    this.persistScheduled = true;
+    setTimeout(() => {
+      this.persistScheduled = false;
+      const kv = this.ctx.storage.kv;
+      if (this.window) kv.put('window', this.window);
+      if (this.bookmark) kv.put('bookmark', this.bookmark);
+    }, PERSIST_AFTER_MS);
   }
 }

@@ -307,12 +307,19 @@ export class FilterBuilder {
 
 /**
  * Compiles a parsed `filter` object; the query starts with `filterWith(values)` and joins `fp`.
- * A small tree is compiled again with its values bound inline (`values` is then empty).
+ * A small tree is compiled again with its values bound inline (`values` is then empty),
+ * unless `packed` asks for the values to stay hidden from the planner (a page that must walk
+ * its sort index rather than sort what a value's index finds).
  */
-export function compileFilter(filter: Record<string, unknown>, catalog: FilterCatalog, workspaceId?: string): { where?: SQL; values: unknown[] } {
+export function compileFilter(
+  filter: Record<string, unknown>,
+  catalog: FilterCatalog,
+  workspaceId?: string,
+  opts: { packed?: boolean } = {},
+): { where?: SQL; values: unknown[] } {
   const packed = new FilterBuilder(catalog, workspaceId);
   const where = packed.top(filter);
-  if (packed.values.length > INLINE_MAX) return { where, values: packed.values };
+  if (opts.packed || packed.values.length > INLINE_MAX) return { where, values: packed.values };
   return { where: new FilterBuilder(catalog, workspaceId, true).top(filter), values: [] };
 }
 

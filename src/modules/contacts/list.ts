@@ -58,36 +58,55 @@ function caseVariants(term: string): string[] {
   return out;
 }
 
+/** Sorts with an index of their own, `(workspace_id, field)`: a filtered page walks it and stops at the limit. */
+const SORT_INDEXES: Partial<Record<string, string>> = {
+  created_at: 'contacts_workspace_created',
+  updated_at: 'contacts_workspace_updated',
+  name: 'contacts_workspace_name',
+  last_name: 'contacts_workspace_last_name',
+  company_name: 'contacts_workspace_company',
+  lead_score: 'contacts_workspace_score',
+};
+
 /**
  * GET /v1/contacts: total and page in one batch. The page is chosen on bare
  * rows first; labels and attendances are then read for its rows only.
+ *
+ * The two statements want opposite plans. The count reads the filter's values
+ * as parameters, so an index on a filtered column serves it (`lifecycle_stage =`,
+ * `lead_score >=`). The page walks the sort's index and stops after `limit`
+ * matches; with the values visible the planner would rather collect every
+ * match through a filter index and sort them all, so the page keeps the values
+ * packed and names the sort index.
  */
 export async function listContacts(ctx: ServiceContext, query: ListQuery) {
   const paging = parsePaging(query, { limit: 50, cap: 500 });
-  const { where, values } = compileFilter(parseFilterParam(query.filter), contactCatalog, ctx.ws.id);
+  const filter = parseFilterParam(query.filter);
+  const counting = compileFilter(filter, contactCatalog, ctx.ws.id);
+  const page = compileFilter(filter, contactCatalog, ctx.ws.id, { packed: true });
   const sort = parseSort(query.sort, CONTACT_SORTS);
   const search = searchSource(ctx, query.search);
-  const conditions = [sql`c.workspace_id = ${ctx.ws.id}`];
-  if (search.candidates) conditions.push(sql`c.rowid = s.rid`);
-  if (where) conditions.push(where);
-  if (search.condition) conditions.push(search.condition);
-  // Without candidates the contacts come first, so a sort index can serve ORDER BY ... LIMIT
-  // (behind the one-row filter source, it cannot).
-  const sources = search.candidates
+  const matching = (where: SQL | undefined) => {
+    const conditions = [sql`c.workspace_id = ${ctx.ws.id}`];
+    if (search.candidates) conditions.push(sql`c.rowid = s.rid`);
+    if (where) conditions.push(where);
+    if (search.condition) conditions.push(search.condition);
+    return sql`WHERE ${sql.join(conditions, sql.raw(' AND '))}`;
+  };
+  // A short search term scans the covering search index instead, for the page as for the count.
+  const sortIndex = search.condition ? undefined : SORT_INDEXES[sort.field];
+  // Search candidates come first (the trigram matches drive the query); otherwise the contacts do.
+  const pageSource = search.candidates
     ? sql`fp CROSS JOIN ${search.candidates} CROSS JOIN contacts c`
-    : sql`contacts c CROSS JOIN fp`;
-  const withValues = filterWith(values);
-  const matching = sql`WHERE ${sql.join(conditions, sql.raw(' AND '))}`;
-  const from = sql`FROM ${sources} ${matching}`;
-  // The count has no order to keep, so the filter's values come first and can probe an index
-  // (`lifecycle_stage = ?`, `lead_score >= ?`) instead of testing every contact of the workspace.
-  const counted = search.candidates ? from : sql`FROM fp CROSS JOIN contacts c ${matching}`;
+    : sql`contacts c ${sql.raw(sortIndex ? `INDEXED BY ${sortIndex} ` : '')}CROSS JOIN fp`;
+  const countSource = search.candidates ? sql`fp CROSS JOIN ${search.candidates} CROSS JOIN contacts c` : sql`fp CROSS JOIN contacts c`;
   const order = sql.raw(`c.${sort.field} ${sort.descending ? 'DESC' : 'ASC'}, c.id ${sort.descending ? 'DESC' : 'ASC'}`);
+  const pageWith = filterWith(page.values);
   const [total, rows] = await ctx.db.batch([
-    rawAll<{ total: number }>(ctx.db, sql`${withValues} SELECT count(*) AS total ${counted}`),
+    rawAll<{ total: number }>(ctx.db, sql`${filterWith(counting.values)} SELECT count(*) AS total FROM ${countSource} ${matching(counting.where)}`),
     rawAll<ContactRow>(
       ctx.db,
-      sql`${withValues} SELECT ${contactColumns} FROM (SELECT c.rowid AS page_rid ${from} ORDER BY ${order} LIMIT ${paging.limit} OFFSET ${paging.offset}) p
+      sql`${pageWith} SELECT ${contactColumns} FROM (SELECT c.rowid AS page_rid FROM ${pageSource} ${matching(page.where)} ORDER BY ${order} LIMIT ${paging.limit} OFFSET ${paging.offset}) p
         CROSS JOIN contacts c WHERE c.rowid = p.page_rid ORDER BY ${order}`,
     ),
   ]);
