@@ -2,7 +2,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { nowIso, runBatch, type Statement } from '../../platform/db';
 import { ApiError } from '../../platform/errors';
 import { rawAll, rawRun } from '../../platform/raw-query';
-import { BATCH_MAX, type BatchOutcome, configuredEmailProvider, type KeyedEmail, ProviderRejected } from '../../providers/email';
+import { BATCH_MAX, type BatchOutcome, configuredEmailProvider, type EmailProvider, type KeyedEmail, ProviderRejected } from '../../providers/email';
 import { senderCandidates, type SenderProfileRow } from '../sender-profiles/service';
 import { suppressedSql } from '../suppressions/service';
 import { checkMetadata, normalizeRecipient, prepareEmail, type PreparedEmail, type RenderedEmail } from './content';
@@ -72,8 +72,9 @@ export async function sendEmailBatch(ctx: SendContext, input: BulkSendInput, ema
     rawAll<{ email: string }>(db, sql`SELECT value AS email FROM json_each(${JSON.stringify(ready.map((r) => r.to))}) WHERE ${suppressedSql(sql`${ws.id}`, sql`value`)}`),
   ])) as [SenderProfileRow[], { email: string }[]];
   const sender = senders[0];
-  const month = nowIso().slice(0, 7);
-  const day = nowIso().slice(0, 10);
+  const now = nowIso();
+  const month = now.slice(0, 7);
+  const day = now.slice(0, 10);
   const refusal = senderRefusal(input.senderProfileId, sender) ?? (ws.email.paused ? await pausedRefusal(ctx, month, day) : null);
   if (refusal) {
     for (const r of ready) fail(r.email.ref, codeOf(refusal));
@@ -99,6 +100,28 @@ export async function sendEmailBatch(ctx: SendContext, input: BulkSendInput, ema
   for (const s of sending) if (!admitted.ids.has(s.row.id)) fail(s.email.ref, admitted.refusal);
 
   const provider = configuredEmailProvider(ctx.env);
+  const results = await handOff(ctx, provider, sender, handed);
+
+  const accepted: { id: string; m: string }[] = [];
+  const refused: SendRow[] = [];
+  handed.forEach(({ row, email }, i) => {
+    const result = results[i];
+    if ('messageId' in result) {
+      accepted.push({ id: row.id, m: result.messageId });
+      outcomes.set(email.ref, { ref: email.ref, status: 'sent', sendId: row.id });
+    } else {
+      refused.push(row);
+      fail(email.ref, 'provider_error');
+    }
+  });
+  const list = emails.map((e) => outcomes.get(e.ref)!);
+  await runBatch(db, [...recordHandOff(ctx, provider.name, accepted, refused), ...settle(list)]);
+  return list;
+}
+
+/** The admitted messages, tracked and keyed, to the provider in calls of at most `BATCH_MAX`; a refused call refuses each of its messages. */
+async function handOff(ctx: SendContext, provider: EmailProvider, sender: SenderProfileRow, handed: { row: SendRow; prepared: PreparedEmail }[]): Promise<BatchOutcome[]> {
+  const { ws } = ctx;
   const results: BatchOutcome[] = [];
   for (let i = 0; i < handed.length; i += BATCH_MAX) {
     const part = handed.slice(i, i + BATCH_MAX);
@@ -120,28 +143,13 @@ export async function sendEmailBatch(ctx: SendContext, input: BulkSendInput, ema
       })),
     );
     try {
-      results.push(...(await provider.sendBatch({ env: ctx.env, db, workspaceId: ws.id }, messages)));
+      results.push(...(await provider.sendBatch({ env: ctx.env, db: ctx.db, workspaceId: ws.id }, messages)));
     } catch (err) {
       if (!(err instanceof ProviderRejected)) throw err;
       results.push(...part.map(() => ({ rejected: err.message })));
     }
   }
-
-  const accepted: { id: string; m: string }[] = [];
-  const refused: SendRow[] = [];
-  handed.forEach(({ row, email }, i) => {
-    const result = results[i];
-    if ('messageId' in result) {
-      accepted.push({ id: row.id, m: result.messageId });
-      outcomes.set(email.ref, { ref: email.ref, status: 'sent', sendId: row.id });
-    } else {
-      refused.push(row);
-      fail(email.ref, 'provider_error');
-    }
-  });
-  const list = emails.map((e) => outcomes.get(e.ref)!);
-  await runBatch(db, [...recordHandOff(ctx, provider.name, accepted, refused), ...settle(list)]);
-  return list;
+  return results;
 }
 
 /**
