@@ -159,7 +159,7 @@ const FILTER = JSON.stringify({
 
 const FIFTY_TAGS = Array.from({ length: 50 }, (_, k) => `segment-${k}`);
 
-/** Representative filter trees on the seeded contacts (issue: each under 50 ms p50 on one connection). */
+/** Representative filter trees on the seeded contacts (goal: each under 50 ms p50 on one connection). */
 function filterTrees(ctx) {
   return [
     ['equality, indexed', { $where: { field: 'lifecycle_stage', op: 'eq', value: 'customer' } }],
