@@ -109,8 +109,8 @@ export async function handlePage(env: Bindings, body: PageMessage): Promise<void
  * contact re-checked against the eligibility baseline (consent can change
  * between page and send), rendered with its own tokens and unsubscribe link,
  * and handed to the bulk send path (source `campaign`, opens and clicks
- * tracked) whose settle batch also settles the recipients `sent` or `failed`
- * and recounts the campaign.
+ * tracked), whose settle batch also settles the recipients `sent` or `failed`
+ * and adds exactly those to the campaign's counters.
  */
 export async function handleSend(env: Bindings, body: SendMessage): Promise<void> {
   const db = await workspaceDb(env, body.workspace_id);
