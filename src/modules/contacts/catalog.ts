@@ -28,10 +28,11 @@ function jsonbContains(value: unknown, b: FilterBuilder): SQL {
     const unique = [...new Set(ids.map((id: string) => id.toLowerCase()))];
     if (unique.length === 0) continue;
     const [table, column] = LINKS[key];
-    // Uncorrelated: the link index finds the holders once, instead of one probe per contact.
+    // Uncorrelated: the link index finds the holders once, instead of one probe per contact; matched
+    // by rowid, so a count tests index entries instead of reading each contact's row.
     parts.push(
-      sql`c.id IN (SELECT l.contact_id FROM ${sql.raw(table)} l WHERE l.${sql.raw(column)} IN ${b.arrayRef(unique)}
-        GROUP BY l.contact_id HAVING count(*) = ${b.scalarRef(unique.length)})`,
+      sql`c.rowid IN (SELECT x.rowid FROM contacts x WHERE x.id IN (SELECT l.contact_id FROM ${sql.raw(table)} l WHERE l.${sql.raw(column)} IN ${b.arrayRef(unique)}
+        GROUP BY l.contact_id HAVING count(*) = ${b.scalarRef(unique.length)}))`,
     );
   }
   return parts.length ? sql`(${sql.join(parts, sql.raw(' AND '))})` : sql`1`;
