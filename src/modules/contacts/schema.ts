@@ -89,8 +89,23 @@ export const contacts = sqliteTable(
     index('contacts_workspace_score').on(t.workspace_id, t.lead_score),
     index('contacts_workspace_wa_consent').on(t.workspace_id, t.whatsapp_consent_state),
     index('contacts_workspace_email_consent').on(t.workspace_id, t.email_consent_state),
-    // Covers search terms shorter than a trigram: they scan this instead of the wide rows.
-    index('contacts_workspace_search').on(t.workspace_id, t.name, t.first_name, t.last_name, t.email, t.phone, t.company_name),
+    // Covers search terms shorter than a trigram, and counts of filters on these columns that no
+    // narrower index serves (substrings, `or` trees): they scan this instead of the wide rows.
+    index('contacts_workspace_search').on(
+      t.workspace_id,
+      t.name,
+      t.first_name,
+      t.last_name,
+      t.email,
+      t.phone,
+      t.company_name,
+      t.country,
+      t.city,
+      t.lifecycle_stage,
+      t.lead_score,
+      t.email_consent_state,
+      t.whatsapp_consent_state,
+    ),
   ],
 );
 

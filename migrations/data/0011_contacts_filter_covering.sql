@@ -1,0 +1,2 @@
+DROP INDEX `contacts_workspace_search`;--> statement-breakpoint
+CREATE INDEX `contacts_workspace_search` ON `contacts` (`workspace_id`,`name`,`first_name`,`last_name`,`email`,`phone`,`company_name`,`country`,`city`,`lifecycle_stage`,`lead_score`,`email_consent_state`,`whatsapp_consent_state`);
