@@ -5,9 +5,10 @@ import { publishCommitted } from '../src/platform/events';
 import { uuidv7 } from '../src/platform/ids';
 import { hit } from '../src/platform/rate-limit';
 import { d1, workspaceD1 } from './bindings';
+import { layerRoutes } from './layers';
 import { seedContacts, type SeedContact } from './seed-contacts';
 
-type BenchRoute = (request: Request, env: Bindings) => Promise<Response>;
+type BenchRoute = (request: Request, env: Bindings, ctx: ExecutionContext) => Promise<Response>;
 
 const json = (body: unknown, status = 200) => Response.json(body, { status });
 
@@ -16,6 +17,7 @@ const json = (body: unknown, status = 200) => Response.json(body, { status });
  * framework work. Every measured route is reported as a multiple of these.
  */
 export const benchRoutes: Record<string, BenchRoute> = {
+  ...layerRoutes,
   '/bench/floor/select': async (request, env) => {
     const id = new URL(request.url).searchParams.get('id') ?? '';
     const row = await d1(env, 'DB').prepare('SELECT id, name FROM workspaces WHERE id = ?').bind(id).first();

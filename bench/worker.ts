@@ -17,7 +17,7 @@ export default {
     const counted = countingEnv(env, counter);
     const url = new URL(request.url);
     const bench = benchRoutes[url.pathname];
-    const response = bench ? await bench(request, counted) : await app.fetch(request, counted, ctx);
+    const response = bench ? await bench(request, counted, ctx) : await app.fetch(request, counted, ctx);
     const out = new Response(response.body, response);
     out.headers.set('x-d1-queries', String(counter.queries));
     return out;
