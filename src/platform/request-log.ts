@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv, Bindings } from '../env';
 import type { requestLog } from '../modules/workspaces/schema';
-import { nowIso } from './db';
+import { nowIso, runBatch, type Statement } from './db';
 import { uuidv7 } from './ids';
 import { rawRun } from './raw-query';
 import { shardDb } from './shards';
@@ -16,16 +16,25 @@ const FLUSH_AFTER_MS = 250;
 let pending = new Map<string, LogRow[]>();
 let scheduled = false;
 
-/** One statement per flush: the rows travel as one JSON parameter (D1 binds at most 100), unpacked by json_each. */
+/** Rows per statement: a row is at most about 3.5 KB (path and user agent are capped), so a chunk's JSON stays far below D1's 2 MB per value. */
+const ROWS_PER_STATEMENT = 400;
+
+/** One statement per 400 rows (the rows travel as one JSON parameter, unpacked by json_each), in one batch. */
 async function writeShard(env: Bindings, shard: string, rows: LogRow[]): Promise<void> {
   const db = shardDb(env, shard);
-  await rawRun(
-    db,
-    sql`INSERT INTO request_log (id, workspace_id, api_key_id, method, path, status, duration_ms, ip, user_agent, created_at)
-      SELECT value ->> 'id', value ->> 'workspaceId', value ->> 'apiKeyId', value ->> 'method', value ->> 'path', value ->> 'status',
-        value ->> 'durationMs', value ->> 'ip', value ->> 'userAgent', value ->> 'createdAt'
-      FROM json_each(${JSON.stringify(rows)})`,
-  ).catch((err: unknown) => console.error('request log write failed', shard, err));
+  const statements: Statement[] = [];
+  for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
+    statements.push(
+      rawRun(
+        db,
+        sql`INSERT INTO request_log (id, workspace_id, api_key_id, method, path, status, duration_ms, ip, user_agent, created_at)
+          SELECT value ->> 'id', value ->> 'workspaceId', value ->> 'apiKeyId', value ->> 'method', value ->> 'path', value ->> 'status',
+            value ->> 'durationMs', value ->> 'ip', value ->> 'userAgent', value ->> 'createdAt'
+          FROM json_each(${JSON.stringify(rows.slice(i, i + ROWS_PER_STATEMENT))})`,
+      ),
+    );
+  }
+  if (statements.length) await runBatch(db, statements).catch((err: unknown) => console.error('request log write failed', shard, err));
 }
 
 /**
