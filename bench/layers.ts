@@ -2,10 +2,10 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import { V1_MIDDLEWARE } from '../src/app';
 import type { AppEnv, Bindings } from '../src/env';
 import { renderError } from '../src/platform/errors';
-import { d1 } from './bindings';
+import { floorSelect } from './bindings';
 
 /**
- * The select floor behind the first `depth` of the `/v1` middleware: authentication (the
+ * The select floor behind a prefix of the `/v1` middleware: authentication (the
  * cached key and both limiter calls) alone, then with the request log, then the whole stack
  * (body parsing, the event sink, the read session). Subtracting neighbours attributes a
  * route's cost to each layer; what `GET /v1/pipelines` adds to the whole stack is the route
@@ -15,7 +15,7 @@ function behind(middleware: readonly MiddlewareHandler<AppEnv>[]) {
   const app = new Hono<AppEnv>();
   app.onError(renderError);
   for (const layer of middleware) app.use('*', layer);
-  app.get('*', async (c) => c.json(await d1(c.env, 'DB').prepare('SELECT id, name FROM workspaces WHERE id = ?').bind(c.var.workspace.id).first()));
+  app.get('*', async (c) => c.json(await floorSelect(c.env, c.var.workspace.id)));
   return async (request: Request, env: Bindings, ctx: ExecutionContext) => app.fetch(request, env, ctx);
 }
 

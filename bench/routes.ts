@@ -4,7 +4,7 @@ import { dbFor } from '../src/platform/db';
 import { publishCommitted } from '../src/platform/events';
 import { uuidv7 } from '../src/platform/ids';
 import { hit } from '../src/platform/rate-limit';
-import { d1, workspaceD1 } from './bindings';
+import { d1, floorSelect, workspaceD1 } from './bindings';
 import { layerRoutes } from './layers';
 import { seedContacts, type SeedContact } from './seed-contacts';
 
@@ -20,8 +20,7 @@ export const benchRoutes: Record<string, BenchRoute> = {
   ...layerRoutes,
   '/bench/floor/select': async (request, env) => {
     const id = new URL(request.url).searchParams.get('id') ?? '';
-    const row = await d1(env, 'DB').prepare('SELECT id, name FROM workspaces WHERE id = ?').bind(id).first();
-    return json(row);
+    return json(await floorSelect(env, id));
   },
   '/bench/floor/insert': async (_request, env) => {
     const id = crypto.randomUUID();
@@ -35,16 +34,12 @@ export const benchRoutes: Record<string, BenchRoute> = {
    */
   '/bench/layers/limiter': async (request, env) => {
     const id = new URL(request.url).searchParams.get('id') ?? '';
-    const [row] = await Promise.all([d1(env, 'DB').prepare('SELECT id, name FROM workspaces WHERE id = ?').bind(id).first(), hit(env, `bench:key:${id}`)]);
+    const [row] = await Promise.all([floorSelect(env, id), hit(env, `bench:key:${id}`)]);
     return json(row);
   },
   '/bench/layers/limiters': async (request, env) => {
     const id = new URL(request.url).searchParams.get('id') ?? '';
-    const [row] = await Promise.all([
-      d1(env, 'DB').prepare('SELECT id, name FROM workspaces WHERE id = ?').bind(id).first(),
-      hit(env, `bench:key:${id}`),
-      hit(env, 'bench:ip'),
-    ]);
+    const [row] = await Promise.all([floorSelect(env, id), hit(env, `bench:key:${id}`), hit(env, 'bench:ip')]);
     return json(row);
   },
   /** Writes `count` outbox events and publishes them, as committed writes would: the delivery throughput source. */

@@ -32,6 +32,11 @@ export class ApiError extends Error {
   ) {
     super(typeof body.message === 'string' ? body.message : `HTTP ${status}`);
   }
+
+  /** The domain envelope's `error.code`, else the status: what a recorded failure (a campaign recipient, a delivery) keeps. */
+  get code(): string {
+    return (this.body.error as { code?: string } | undefined)?.code ?? String(this.status);
+  }
 }
 
 /** Framework shape: `{statusCode, message, error}` plus optional `error_code` and extra fields. */

@@ -96,10 +96,9 @@ export async function listContacts(ctx: ServiceContext, query: ListQuery) {
   // A short search term scans the covering search index instead, for the page as for the count.
   const sortIndex = search.condition ? undefined : SORT_INDEXES[sort.field];
   // Search candidates come first (the trigram matches drive the query); otherwise the contacts do.
-  const pageSource = search.candidates
-    ? sql`fp CROSS JOIN ${search.candidates} CROSS JOIN contacts c`
-    : sql`contacts c ${sql.raw(sortIndex ? `INDEXED BY ${sortIndex} ` : '')}CROSS JOIN fp`;
-  const countSource = search.candidates ? sql`fp CROSS JOIN ${search.candidates} CROSS JOIN contacts c` : sql`fp CROSS JOIN contacts c`;
+  const candidates = search.candidates ? sql`fp CROSS JOIN ${search.candidates} CROSS JOIN contacts c` : null;
+  const pageSource = candidates ?? sql`contacts c ${sql.raw(sortIndex ? `INDEXED BY ${sortIndex} ` : '')}CROSS JOIN fp`;
+  const countSource = candidates ?? sql`fp CROSS JOIN contacts c`;
   const order = sql.raw(`c.${sort.field} ${sort.descending ? 'DESC' : 'ASC'}, c.id ${sort.descending ? 'DESC' : 'ASC'}`);
   const pageWith = filterWith(page.values);
   const [total, rows] = await ctx.db.batch([

@@ -18,8 +18,6 @@ export type BulkEmail = { ref: string; to: string; message: RenderedEmail };
 /** `sent` and `suppressed` carry the send row; `failed` carries the error code the one-message path would have answered. */
 export type BulkOutcome = { ref: string; status: 'sent' | 'suppressed' | 'failed'; sendId?: string; error?: string };
 
-const codeOf = (err: ApiError) => (err.body.error as { code?: string } | undefined)?.code ?? String(err.status);
-
 const rowJson = (rows: SendRow[]) => JSON.stringify(rows.map((r) => ({ ...r, metadata: r.metadata === null ? null : JSON.stringify(r.metadata) })));
 
 /** Inserts send rows from their JSON (D1 binds at most 100 parameters, so rows travel as one JSON array), only those before `room`. */
@@ -57,7 +55,7 @@ export async function sendEmailBatch(ctx: SendContext, input: BulkSendInput, ema
       ready.push({ email, to: normalizeRecipient(email.to), prepared: prepareEmail(email.message) });
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
-      fail(email.ref, codeOf(err));
+      fail(email.ref, err.code);
     }
   }
   const finish = async () => {
@@ -77,7 +75,7 @@ export async function sendEmailBatch(ctx: SendContext, input: BulkSendInput, ema
   const day = now.slice(0, 10);
   const refusal = senderRefusal(input.senderProfileId, sender) ?? (ws.email.paused ? await pausedRefusal(ctx, month, day) : null);
   if (refusal) {
-    for (const r of ready) fail(r.email.ref, codeOf(refusal));
+    for (const r of ready) fail(r.email.ref, refusal.code);
     return finish();
   }
 
@@ -95,7 +93,7 @@ export async function sendEmailBatch(ctx: SendContext, input: BulkSendInput, ema
     }
   }
 
-  const admitted = await reserve(ctx, held, sending.map((s) => s.row), { quota, cap, month, day });
+  const admitted = await reserve(ctx, held, sending.map((s) => s.row), { month, day });
   const handed = sending.filter((s) => admitted.ids.has(s.row.id));
   for (const s of sending) if (!admitted.ids.has(s.row.id)) fail(s.email.ref, admitted.refusal);
 
@@ -161,10 +159,10 @@ async function reserve(
   ctx: SendContext,
   held: SendRow[],
   rows: SendRow[],
-  limits: { quota?: number | null; cap?: number | null; month: string; day: string },
+  { month, day }: { month: string; day: string },
 ): Promise<{ ids: Set<string>; refusal: string }> {
   const { db, ws } = ctx;
-  const { quota, cap, month, day } = limits;
+  const { monthly_quota: quota, daily_warming_cap: cap } = ws.email;
   const used = (table: SQL, column: SQL, value: string) => sql`coalesce((SELECT sends FROM ${table} WHERE workspace_id = ${ws.id} AND ${column} = ${value}), 0)`;
   const quotaRoom = quota != null ? sql`max(${quota} - ${used(sql`email_quota_usage`, sql`month`, month)}, 0)` : null;
   const capRoom = cap != null ? sql`max(${cap} - ${used(sql`email_warming_usage`, sql`day`, day)}, 0)` : null;
@@ -187,7 +185,7 @@ async function reserve(
   const results = await runBatch(db, statements);
   const [admitted, usage] = results.slice(-2) as [{ id: string }[], { sends: number }[]];
   const monthFull = quota != null && (usage[0]?.sends ?? 0) >= quota;
-  return { ids: new Set(admitted.map((r) => r.id)), refusal: codeOf(monthFull ? quotaExceeded() : warmingCapExceeded()) };
+  return { ids: new Set(admitted.map((r) => r.id)), refusal: (monthFull ? quotaExceeded() : warmingCapExceeded()).code };
 }
 
 /** After the hand-off: accepted rows become `sent` with the provider's id; refused rows go and give their counts back. */

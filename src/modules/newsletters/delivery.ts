@@ -140,8 +140,7 @@ export async function handleDeliveries(env: Bindings, body: DeliveryMessage): Pr
       await settle(sent.record.status === 'suppressed' ? 'skipped' : 'sent', { sendId: sent.record.id, reason: sent.record.status === 'suppressed' ? 'suppressed' : undefined });
     } catch (err) {
       if (!(err instanceof ApiError) || err.status === 409) throw err;
-      const code = (err.body.error as { code?: string } | undefined)?.code ?? String(err.status);
-      await settle('failed', { reason: code });
+      await settle('failed', { reason: err.code });
     }
   }
 }
