@@ -6,7 +6,7 @@ import { floorSelect } from './bindings';
 
 /**
  * The select floor behind a prefix of the `/v1` middleware: authentication (the
- * cached key and both limiter calls) alone, then with the request log, then the whole stack
+ * cached key, the key's limiter call and a leased per-IP token) alone, then with the request log, then the whole stack
  * (body parsing, the event sink, the read session). Subtracting neighbours attributes a
  * route's cost to each layer; what `GET /v1/pipelines` adds to the whole stack is the route
  * itself (validation, the query through Drizzle, serialization).

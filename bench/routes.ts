@@ -3,7 +3,7 @@ import { eventOutbox } from '../src/modules/events/schema';
 import { dbFor } from '../src/platform/db';
 import { publishCommitted } from '../src/platform/events';
 import { uuidv7 } from '../src/platform/ids';
-import { hit } from '../src/platform/rate-limit';
+import { hit, spendLeasedToken } from '../src/platform/rate-limit';
 import { d1, floorSelect, workspaceD1 } from './bindings';
 import { layerRoutes } from './layers';
 import { seedContacts, type SeedContact } from './seed-contacts';
@@ -28,9 +28,9 @@ export const benchRoutes: Record<string, BenchRoute> = {
     return json({ id }, 201);
   },
   /**
-   * Attribution: the select floor plus the rate-limiter calls every `/v1`
-   * request makes (one counter, or the per-IP and per-key counters in
-   * parallel), so the limiters' share of a route's cost can be read off.
+   * Attribution: the select floor plus the rate limits every `/v1` request
+   * checks (the key's counter alone, then with a per-IP token spent from this
+   * isolate's lease, in parallel), so the limits' share of a route's cost can be read off.
    */
   '/bench/layers/limiter': async (request, env) => {
     const id = new URL(request.url).searchParams.get('id') ?? '';
@@ -39,7 +39,7 @@ export const benchRoutes: Record<string, BenchRoute> = {
   },
   '/bench/layers/limiters': async (request, env) => {
     const id = new URL(request.url).searchParams.get('id') ?? '';
-    const [row] = await Promise.all([floorSelect(env, id), hit(env, `bench:key:${id}`), hit(env, 'bench:ip')]);
+    const [row] = await Promise.all([floorSelect(env, id), hit(env, `bench:key:${id}`), spendLeasedToken(env, 'bench:ip', 1_000_000)]);
     return json(row);
   },
   /** Writes `count` outbox events and publishes them, as committed writes would: the delivery throughput source. */

@@ -5,6 +5,12 @@ export type HitResult = { count: number; resetAt: number; bookmark: string | nul
 
 type Window = { start: number; count: number };
 
+/** A lease is the tokens one isolate may spend without asking again; see `lease`. */
+export type LeaseResult = { granted: number; resetAt: number };
+
+/** A lease is at most this many tokens, and at most a tenth of what is left, so little budget sits parked in one isolate. */
+export const LEASE_MAX = 10;
+
 /** The longest a counted hit waits in memory before the window is written to storage. */
 export const PERSIST_AFTER_MS = 1000;
 
@@ -44,6 +50,25 @@ export class RateLimiter extends DurableObject {
     this.window = { start: windowStart, count };
     this.persistSoon();
     return { count, resetAt: windowStart + windowMs, bookmark: this.bookmark };
+  }
+
+  /**
+   * Grants an isolate up to LEASE_MAX of the window's remaining tokens at once
+   * (at least one while any is left), counted as spent. Used for the per-IP
+   * limit: the isolate spends them on that IP's next requests without a call,
+   * so the limit is never exceeded, and an IP served by several isolates at once
+   * can at most be refused while a few tokens sit unspent in another isolate.
+   */
+  lease(windowMs: number, limit: number): LeaseResult {
+    this.load();
+    const now = Date.now();
+    const windowStart = now - (now % windowMs);
+    const spent = this.window && this.window.start === windowStart ? this.window.count : 0;
+    const left = Math.max(0, limit - spent);
+    const granted = Math.min(left, LEASE_MAX, Math.max(1, Math.floor(left / 10)));
+    this.window = { start: windowStart, count: spent + granted };
+    if (granted > 0) this.persistSoon();
+    return { granted, resetAt: windowStart + windowMs };
   }
 
   /** Keeps the newer bookmark (bookmarks sort lexicographically, oldest first). */

@@ -7,7 +7,7 @@ import type { Db } from './db';
 import { httpError } from './errors';
 import { assertFeature } from './features';
 import { sha256Hex } from './ids';
-import { budgetHeaders, enforce, hit, ipLimit } from './rate-limit';
+import { budgetHeaders, enforce, hit, ipLimit, refusedUntil, spendLeasedToken } from './rate-limit';
 import { controlDb, controlReplica, rememberShard } from './shards';
 
 export const API_KEY_PREFIX = 'wsk_';
@@ -56,9 +56,11 @@ async function lookUpKey(db: Db, keyHash: string): Promise<KeyMatch | null> {
 const isEmailSend = (method: string, path: string) => method === 'POST' && /^\/v1\/emails\/?$/.test(path);
 /**
  * Bearer-key authentication, API-access check, rate limits and feature gate.
- * The key look-up and the limiter calls run in parallel: one D1 query and one
- * Durable Object call per counted subject, all at once. The key's limiter also
- * returns the key's latest bookmark, for the request's session (./consistency.ts).
+ * The key look-up and the limiter calls run in parallel: one D1 query (skipped
+ * for a cached key) and one Durable Object call for the key, all at once; the
+ * per-IP limit spends tokens this isolate leased from the IP's limiter, so it
+ * calls out only when they run out. The key's limiter also returns the key's
+ * latest bookmark, for the request's session (./consistency.ts).
  */
 export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const header = c.req.header('authorization') ?? '';
@@ -69,9 +71,9 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const ip = c.req.header('cf-connecting-ip') ?? 'unknown';
   const emailSend = isEmailSend(c.req.method, c.req.path);
 
-  const [found, ipHit, keyHit] = await Promise.all([
+  const [found, ipRefusedUntil, keyHit] = await Promise.all([
     keyHash ? findActiveKey(c.env, keyHash) : Promise.resolve(null),
-    hit(c.env, `ip:${ip}`),
+    spendLeasedToken(c.env, `ip:${ip}`, ipLimit(c.env)),
     keyHash ? hit(c.env, `${emailSend ? 'email' : 'key'}:${keyHash}`) : Promise.resolve(null),
   ]);
   if (!found) throw httpError(401, 'Invalid API key');
@@ -85,8 +87,8 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const budget = keyHit ? budgetHeaders(perKey, keyHit) : {};
   enforce(
     [
-      { hit: keyHit, limit: perKey, label: emailSend ? 'per API key for POST /v1/emails' : 'per API key' },
-      { hit: ipHit, limit: ipLimit(c.env), label: 'per source IP' },
+      { refusedUntil: refusedUntil(keyHit, perKey), limit: perKey, label: emailSend ? 'per API key for POST /v1/emails' : 'per API key' },
+      { refusedUntil: ipRefusedUntil, limit: ipLimit(c.env), label: 'per source IP' },
     ],
     budget,
   );

@@ -1,19 +1,75 @@
 import type { Bindings } from '../env';
-import type { HitResult } from '../durable-objects/rate-limiter';
+import type { HitResult, LeaseResult } from '../durable-objects/rate-limiter';
 import { httpError } from './errors';
 
 export const WINDOW_MS = 60_000;
 
-export type LimitCheck = { hit: HitResult | null; limit: number; label: string };
+/** `refusedUntil`: when the exceeded window ends, or null when the request is within the limit. */
+export type LimitCheck = { refusedUntil: number | null; limit: number; label: string };
+
+const limiter = (env: Bindings, subject: string) => env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(subject));
 
 /** Counts one request against a subject; fails open (null) when the counter cannot be reached. */
 export async function hit(env: Bindings, subject: string): Promise<HitResult | null> {
   try {
-    const stub = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(subject));
-    return await stub.hit(WINDOW_MS);
+    return await limiter(env, subject).hit(WINDOW_MS);
   } catch (err) {
     console.error('rate limiter unavailable', subject, err);
     return null;
+  }
+}
+
+export const refusedUntil = (result: HitResult | null, limit: number): number | null =>
+  result && result.count > limit ? result.resetAt : null;
+
+/** Tokens this isolate leased from a subject's limiter and has not spent yet. */
+type Pool = { tokens: number; resetAt: number; refill: Promise<'added' | 'open' | number> | null };
+const pools = new Map<string, Pool>();
+const POOLS_MAX = 10_000;
+
+function poolFor(subject: string): Pool {
+  let pool = pools.get(subject);
+  if (!pool) {
+    if (pools.size >= POOLS_MAX) pools.delete(pools.keys().next().value!);
+    pool = { tokens: 0, resetAt: 0, refill: null };
+    pools.set(subject, pool);
+  }
+  return pool;
+}
+
+async function refill(env: Bindings, subject: string, limit: number, pool: Pool): Promise<'added' | 'open' | number> {
+  let lease: LeaseResult;
+  try {
+    lease = await limiter(env, subject).lease(WINDOW_MS, limit);
+  } catch (err) {
+    console.error('rate limiter unavailable', subject, err);
+    return 'open';
+  }
+  if (lease.granted === 0) return lease.resetAt;
+  if (pool.resetAt !== lease.resetAt) pool.tokens = 0;
+  pool.tokens += lease.granted;
+  pool.resetAt = lease.resetAt;
+  return 'added';
+}
+
+/**
+ * Spends one of a subject's tokens, leasing more from its limiter when this
+ * isolate holds none (one lease call in flight per subject, so an isolate never
+ * refuses while it still holds a token): most requests make no call. Answers
+ * when the exhausted window ends, or null when the request may proceed.
+ */
+export async function spendLeasedToken(env: Bindings, subject: string, limit: number): Promise<number | null> {
+  const pool = poolFor(subject);
+  for (;;) {
+    if (pool.resetAt <= Date.now()) pool.tokens = 0;
+    if (pool.tokens > 0) {
+      pool.tokens--;
+      return null;
+    }
+    pool.refill ??= refill(env, subject, limit, pool).finally(() => (pool.refill = null));
+    const outcome = await pool.refill;
+    if (outcome === 'open') return null;
+    if (typeof outcome === 'number') return outcome;
   }
 }
 
@@ -33,9 +89,9 @@ export function budgetHeaders(limit: number, keyHit: HitResult, now = Date.now()
 
 /** Throws 429 with Retry-After (seconds to the end of the longest exceeded window) and the given budget headers. */
 export function enforce(checks: LimitCheck[], budget: Record<string, string> = {}, now = Date.now()): void {
-  const exceeded = checks.filter((c) => c.hit && c.hit.count > c.limit);
+  const exceeded = checks.filter((c) => c.refusedUntil !== null);
   if (exceeded.length === 0) return;
-  const resetAt = Math.max(...exceeded.map((c) => c.hit!.resetAt));
+  const resetAt = Math.max(...exceeded.map((c) => c.refusedUntil!));
   const retryAfter = Math.max(1, Math.ceil((resetAt - now) / 1000));
   const first = exceeded[0];
   const error = httpError(429, `Rate limit exceeded: ${first.limit} requests per minute ${first.label}. Retry after ${retryAfter} seconds.`);

@@ -1,7 +1,7 @@
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { PERSIST_AFTER_MS, type RateLimiter } from '../../src/durable-objects/rate-limiter';
+import { LEASE_MAX, PERSIST_AFTER_MS, type RateLimiter } from '../../src/durable-objects/rate-limiter';
 import { adminOk, call, freshIp, makeWorkspace } from '../support/harness';
 
 const limiter = (subject: string) => env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(subject));
@@ -100,6 +100,29 @@ describe('rate limits (Part 1 Limits)', () => {
     const ok = statuses.filter((s) => s === 200).length;
     expect([300, 320]).toContain(ok); // 320 only when the run straddles a minute boundary
     expect(statuses.filter((s) => s === 429).length).toBe(320 - ok);
+  });
+
+  it('leases a source IP\'s budget in small parts that never add up to more than the limit', async () => {
+    const subject = `test:${crypto.randomUUID()}`;
+    const grants: number[] = [];
+    for (let i = 0; i < 40; i++) grants.push((await limiter(subject).lease(60_000, 25)).granted);
+    const spent = grants.reduce((a, b) => a + b, 0);
+    // A minute boundary in between starts a new window with a fresh 25.
+    expect([25, 50]).toContain(spent);
+    expect(Math.max(...grants)).toBeLessThanOrEqual(LEASE_MAX);
+    // Near the end of the budget a lease shrinks to one token, so little sits unspent in any isolate.
+    expect(grants.filter((g) => g > 0).slice(-3)).toEqual([1, 1, 1]);
+    expect(grants.at(-1)).toBe(0);
+  });
+
+  it('spends leased tokens without asking the IP\'s limiter on every request', async () => {
+    const ws = await makeWorkspace();
+    const ip = freshIp();
+    for (let i = 0; i < 15; i++) expect((await call('GET', '/v1/pipelines', { key: ws.key, ip })).status).toBe(200);
+    await new Promise((r) => setTimeout(r, PERSIST_AFTER_MS + 300));
+    // Two leases of LEASE_MAX cover 15 requests; a counter per request would hold 15.
+    const stored = await storedWindow(`ip:${ip}`);
+    expect(stored!.count % LEASE_MAX).toBe(0);
   });
 
   it('applies per-workspace overrides set through the operator API', async () => {
