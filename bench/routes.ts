@@ -42,6 +42,13 @@ export const benchRoutes: Record<string, BenchRoute> = {
     const [row] = await Promise.all([floorSelect(env, id), hit(env, `bench:key:${id}`), spendLeasedToken(env, 'bench:ip', 1_000_000)]);
     return json(row);
   },
+  /** The select floor's query twice in one `batch`: what a batch costs over a single statement (list routes send count and page as one). */
+  '/bench/layers/batch': async (request, env) => {
+    const id = new URL(request.url).searchParams.get('id') ?? '';
+    const statement = d1(env, 'DB').prepare('SELECT id, name FROM workspaces WHERE id = ?').bind(id);
+    const [first] = await d1(env, 'DB').batch([statement, statement]);
+    return json(first.results[0]);
+  },
   /** Writes `count` outbox events and publishes them, as committed writes would: the delivery throughput source. */
   '/bench/emit': async (request, env) => {
     const { workspace_id: workspaceId, count } = (await request.json()) as { workspace_id: string; count: number };

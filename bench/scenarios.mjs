@@ -204,6 +204,7 @@ export function scenarios(ctx) {
     { name: INSERT_FLOOR, auth: false, request: () => ({ method: 'POST', path: '/bench/floor/insert' }) },
     { name: 'layer: floor + key limiter call', floor: SELECT_FLOOR, auth: false, request: () => ({ method: 'GET', path: `/bench/layers/limiter?id=${ctx.workspaceId}` }) },
     { name: 'layer: floor + key limiter call + leased IP token', floor: SELECT_FLOOR, auth: false, request: () => ({ method: 'GET', path: `/bench/layers/limiters?id=${ctx.workspaceId}` }) },
+    { name: 'layer: the floor query twice in one batch', floor: SELECT_FLOOR, auth: false, request: () => ({ method: 'GET', path: `/bench/layers/batch?id=${ctx.workspaceId}` }) },
     { name: 'layer: floor + auth (cached key, key limiter call, leased IP token)', floor: SELECT_FLOOR, request: () => ({ method: 'GET', path: '/bench/layers/auth' }) },
     { name: 'layer: floor + auth + request log', floor: SELECT_FLOOR, request: () => ({ method: 'GET', path: '/bench/layers/auth-log' }) },
     { name: 'layer: floor + the whole /v1 middleware stack', floor: SELECT_FLOOR, request: () => ({ method: 'GET', path: '/bench/layers/stack' }) },

@@ -94,17 +94,17 @@ export async function createPipeline(db: Db, workspaceId: string, input: Pipelin
   return serializePipeline(saved, stageRows);
 }
 
-/** All pipelines of a workspace by position, each with its ordered stages: two queries in one batch. */
+/** A pipeline's stages by position, as one JSON array per pipeline row (keys as the stage table's columns). */
+const stagesJson = sql<string>`(SELECT json_group_array(json_object('id', s.id, 'workspaceId', s.workspace_id, 'pipelineId', s.pipeline_id,
+  'name', s.name, 'color', s.color, 'position', s.position, 'winProbability', s.win_probability, 'createdAt', s.created_at,
+  'updatedAt', s.updated_at) ORDER BY s.position) FROM stages s WHERE s.pipeline_id = pipelines.id)`;
+
+/** All pipelines of a workspace by position, each with its ordered stages: one statement (a batch costs more than a query). */
 export async function listPipelines(db: Db, workspaceId: string) {
-  const [pipelineRows, stageRows] = await db.batch([
-    db.select().from(pipelines).where(eq(pipelines.workspaceId, workspaceId)).orderBy(asc(pipelines.position), asc(pipelines.createdAt)),
-    db.select().from(stages).where(eq(stages.workspaceId, workspaceId)).orderBy(asc(stages.position)),
-  ]);
-  const byPipeline = new Map<string, StageRow[]>();
-  for (const s of stageRows) {
-    const list = byPipeline.get(s.pipelineId) ?? [];
-    list.push(s);
-    byPipeline.set(s.pipelineId, list);
-  }
-  return pipelineRows.map((p) => serializePipeline(p, byPipeline.get(p.id) ?? []));
+  const rows = await db
+    .select({ pipeline: pipelines, stages: stagesJson })
+    .from(pipelines)
+    .where(eq(pipelines.workspaceId, workspaceId))
+    .orderBy(asc(pipelines.position), asc(pipelines.createdAt));
+  return rows.map((r) => serializePipeline(r.pipeline, JSON.parse(r.stages) as StageRow[]));
 }
