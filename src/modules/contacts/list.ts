@@ -24,19 +24,21 @@ function exactMatches(ctx: ServiceContext, term: string): SQL {
       WHERE i.workspace_id = ${ctx.ws.id} AND i.kind IN ('phone', 'email') AND i.value = j.value AND x.id = i.contact_id`;
 }
 
+/** A search term's candidates: rowids the query starts from (3+ characters) or a condition on each row (shorter terms). */
+type SearchSource = { candidates?: SQL; match?: string; condition?: SQL };
+
 /**
  * Case-insensitive substring over the searched columns, plus exact identifiers.
- * Terms of 3+ characters are a candidate set from the trigram index that the
- * query starts from (CROSS JOIN fixes that order), so cost follows the matches,
- * not the workspace. Shorter terms (below trigram size) scan the workspace's
- * rows through the covering search index.
+ * Terms of 3+ characters are a candidate set from the trigram index (rowids),
+ * so cost follows the matches, not the workspace. Shorter terms (below trigram
+ * size) scan the workspace's rows through the covering search index.
  */
-function searchSource(ctx: ServiceContext, raw: string | undefined): { candidates?: SQL; condition?: SQL } {
+function searchSource(ctx: ServiceContext, raw: string | undefined): SearchSource {
   const term = searchParam('search', raw)?.trim();
   if (!term) return {};
   if ([...term].length >= 3) {
     const match = `"${term.replace(/"/g, '""')}"`;
-    return { candidates: sql`(SELECT rowid AS rid FROM contacts_fts WHERE contacts_fts MATCH ${match} UNION ${exactMatches(ctx, term)}) s` };
+    return { match, candidates: sql`(SELECT rowid AS rid FROM contacts_fts WHERE contacts_fts MATCH ${match} UNION ${exactMatches(ctx, term)})` };
   }
   const likes = caseVariants(term).flatMap((variant) => {
     const pattern = `%${variant.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
@@ -69,6 +71,16 @@ const SORT_INDEXES: Partial<Record<string, string>> = {
 };
 
 /**
+ * A page of a term's matches is cheapest one of two ways: with many matches,
+ * walking the sort's index and stopping after the page's worth found among
+ * them; with few, sorting all of them. The choice is made inside the statement:
+ * the other way gets `LIMIT 0`, which SQLite answers without running it.
+ * "Many" is over WALK_FACTOR matches per row asked for (across the shard's
+ * trigram index, at most that many counted).
+ */
+const WALK_FACTOR = 10;
+
+/**
  * GET /v1/contacts: total and page in one batch. The page is chosen on bare
  * rows first; labels and attendances are then read for its rows only.
  *
@@ -86,27 +98,36 @@ export async function listContacts(ctx: ServiceContext, query: ListQuery) {
   const page = compileFilter(filter, contactCatalog, ctx.ws.id, { packed: true });
   const sort = parseSort(query.sort, CONTACT_SORTS);
   const search = searchSource(ctx, query.search);
-  const matching = (where: SQL | undefined) => {
-    const conditions = [sql`c.workspace_id = ${ctx.ws.id}`];
-    if (search.candidates) conditions.push(sql`c.rowid = s.rid`);
-    if (where) conditions.push(where);
-    if (search.condition) conditions.push(search.condition);
-    return sql`WHERE ${sql.join(conditions, sql.raw(' AND '))}`;
-  };
+  const matching = (...conditions: (SQL | undefined)[]) =>
+    sql`WHERE ${sql.join([sql`c.workspace_id = ${ctx.ws.id}`, ...conditions.filter((c): c is SQL => !!c)], sql.raw(' AND '))}`;
   // A short search term scans the covering search index instead, for the page as for the count.
   const sortIndex = search.condition ? undefined : SORT_INDEXES[sort.field];
-  // Search candidates come first (the trigram matches drive the query); otherwise the contacts do.
-  const candidates = search.candidates ? sql`fp CROSS JOIN ${search.candidates} CROSS JOIN contacts c` : null;
-  const pageSource = candidates ?? sql`contacts c ${sql.raw(sortIndex ? `INDEXED BY ${sortIndex} ` : '')}CROSS JOIN fp`;
-  const countSource = candidates ?? sql`fp CROSS JOIN contacts c`;
+  const walk = sql.raw(`contacts c ${sortIndex ? `INDEXED BY ${sortIndex} ` : ''}CROSS JOIN fp`);
   const order = sql.raw(`c.${sort.field} ${sort.descending ? 'DESC' : 'ASC'}, c.id ${sort.descending ? 'DESC' : 'ASC'}`);
-  const pageWith = filterWith(page.values);
+  const pageRows = (source: SQL, condition: SQL | undefined, limit: SQL) =>
+    sql`SELECT c.rowid AS page_rid FROM ${source} ${matching(condition, page.where, search.condition)} ORDER BY ${order} LIMIT ${limit} OFFSET ${paging.offset}`;
+
+  let countRows: SQL;
+  let pageRids: SQL;
+  if (search.candidates) {
+    // The trigram matches drive the count; CROSS JOIN fixes that order.
+    const fromMatches = sql`fp CROSS JOIN ${search.candidates} s CROSS JOIN contacts c`;
+    countRows = sql`FROM ${fromMatches} ${matching(sql`c.rowid = s.rid`, counting.where)}`;
+    const threshold = WALK_FACTOR * (paging.offset + paging.limit);
+    const many = sql`(SELECT count(*) FROM (SELECT 1 FROM contacts_fts WHERE contacts_fts MATCH ${search.match} LIMIT ${threshold + 1})) > ${threshold}`;
+    const sorted = pageRows(fromMatches, sql`c.rowid = s.rid`, sortIndex ? sql`CASE WHEN ${many} THEN 0 ELSE ${paging.limit} END` : sql`${paging.limit}`);
+    pageRids = sortIndex
+      ? sql`SELECT * FROM (${pageRows(walk, sql`c.rowid IN ${search.candidates}`, sql`CASE WHEN ${many} THEN ${paging.limit} ELSE 0 END`)}) UNION ALL SELECT * FROM (${sorted})`
+      : sorted;
+  } else {
+    countRows = sql`FROM fp CROSS JOIN contacts c ${matching(counting.where, search.condition)}`;
+    pageRids = pageRows(walk, undefined, sql`${paging.limit}`);
+  }
   const [total, rows] = await ctx.db.batch([
-    rawAll<{ total: number }>(ctx.db, sql`${filterWith(counting.values)} SELECT count(*) AS total FROM ${countSource} ${matching(counting.where)}`),
+    rawAll<{ total: number }>(ctx.db, sql`${filterWith(counting.values)} SELECT count(*) AS total ${countRows}`),
     rawAll<ContactRow>(
       ctx.db,
-      sql`${pageWith} SELECT ${contactColumns} FROM (SELECT c.rowid AS page_rid FROM ${pageSource} ${matching(page.where)} ORDER BY ${order} LIMIT ${paging.limit} OFFSET ${paging.offset}) p
-        CROSS JOIN contacts c WHERE c.rowid = p.page_rid ORDER BY ${order}`,
+      sql`${filterWith(page.values)} SELECT ${contactColumns} FROM (${pageRids}) p CROSS JOIN contacts c WHERE c.rowid = p.page_rid ORDER BY ${order}`,
     ),
   ]);
   return envelope(rows.map(serializeContact), total[0].total, paging);
