@@ -8,7 +8,10 @@ export function percentile(sorted, p) {
   return sorted[index];
 }
 
-/** `makeRequest(i)` returns `{method, path, body?}`; answers outside 2xx are counted as errors. */
+/**
+ * `makeRequest(i)` returns `{method, path, body?, before?}`; answers outside 2xx are counted as
+ * errors. `before`, when given, runs first and is not timed (a write the measured request follows).
+ */
 export async function load({ base, headers, makeRequest, connections = 8, seconds = 5, maxRequests = Infinity }) {
   const latencies = [];
   let errors = 0;
@@ -17,7 +20,8 @@ export async function load({ base, headers, makeRequest, connections = 8, second
   const started = performance.now();
   async function client() {
     while (performance.now() < deadline && sent < maxRequests) {
-      const { method, path, body } = makeRequest(sent++);
+      const { method, path, body, before } = makeRequest(sent++);
+      if (before) await before();
       const t0 = performance.now();
       try {
         const res = await fetch(`${base}${path}`, {

@@ -174,14 +174,30 @@ function filterTrees(ctx) {
 /** Each filter tree alone, one request at a time: the latency a single client sees. */
 async function measureFilterLatency(ctx, log, rounds = 10) {
   const headers = { authorization: `Bearer ${ctx.key}` };
+  // A write to a contact moves the workspace's data generation: the next answer is counted again.
+  let touches = 0;
+  const touch = (i) => () =>
+    fetch(`${ctx.base}/v1/contacts/${ctx.contactIds[i]}`, { method: 'PATCH', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ custom_fields: { touched: ++touches } }) }).then((r) => {
+      if (r.status !== 200) throw new Error(`touch -> ${r.status}`);
+      return r.arrayBuffer();
+    });
   const lines = [];
   for (const [label, filter] of filterTrees(ctx)) {
     const path = `/v1/contacts?filter=${encodeURIComponent(JSON.stringify(filter))}`;
-    const result = await load({ base: ctx.base, headers, connections: 1, seconds: 120, maxRequests: rounds, makeRequest: () => ({ method: 'GET', path }) });
-    log(`filter latency (1 connection, ${label}): p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms`);
-    lines.push(`- ${label}: p50 **${result.p50.toFixed(1)} ms**${result.p50 < 50 ? '' : ' (goal: under 50 ms)'}, p99 ${result.p99.toFixed(1)} ms, ${result.requests} requests, ${result.errors} errors`);
+    for (const [variant, before] of [['counted after a write', touch], ['repeated, stored answer', () => undefined]]) {
+      const result = await load({ base: ctx.base, headers, connections: 1, seconds: 120, maxRequests: rounds, makeRequest: (i) => ({ method: 'GET', path, before: before(i) }) });
+      log(`filter latency (1 connection, ${label}, ${variant}): p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms`);
+      lines.push(`- ${label}, ${variant}: p50 **${result.p50.toFixed(1)} ms**${result.p50 < 50 ? '' : ' (goal: under 50 ms)'}, p99 ${result.p99.toFixed(1)} ms, ${result.requests} requests, ${result.errors} errors`);
+    }
   }
-  return ['## Contact filter latency (1 connection)', '', `One client, no other load, on ${ctx.contactIds.length.toLocaleString('en-US')} contacts; the exact \`total\` is counted on every request:`, '', ...lines, ''];
+  return [
+    '## Contact filter latency (1 connection)',
+    '',
+    `One client, no other load, on ${ctx.contactIds.length.toLocaleString('en-US')} contacts. The \`total\` is always exact: "counted after a write" follows a contact write (untimed) that moves the workspace's data generation, so the total and the page are computed; "repeated" is the same request again with nothing changed, answered from the stored answer of that generation:`,
+    '',
+    ...lines,
+    '',
+  ];
 }
 
 /** Ten order lines (decimal quantities and discounts, so the money math runs on every line). */
@@ -235,6 +251,13 @@ export function scenarios(ctx) {
       request: (i) => ({ method: 'GET', path: `/v1/contacts?search=${SHORT_TERMS[i % SHORT_TERMS.length]}` }),
     },
     { name: 'GET /v1/contacts?filter=$where', floor: SELECT_FLOOR, expected: 1, request: () => ({ method: 'GET', path: `/v1/contacts?filter=${encodeURIComponent(FILTER)}` }) },
+    {
+      // A different (equivalent) tree on every request: nothing stored to answer from, every total counted.
+      name: 'GET /v1/contacts?filter= (custom_fields.plan, every answer counted)',
+      floor: SELECT_FLOOR,
+      expected: 1,
+      request: (i) => ({ method: 'GET', path: `/v1/contacts?filter=${encodeURIComponent(JSON.stringify({ $where: { or: [{ field: 'custom_fields.plan', op: 'eq', value: 'gold' }, { field: 'custom_fields.plan', op: 'eq', value: `none-${nonce}-${i}` }] } }))}` }),
+    },
     ...filterTrees(ctx).map(([label, filter]) => ({
       name: `GET /v1/contacts?filter= (${label})`,
       floor: SELECT_FLOOR,

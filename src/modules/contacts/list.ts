@@ -5,6 +5,7 @@ import { compileFilter, filterWith } from '../../platform/filter';
 import { envelope, parseFilterParam, parsePaging, parseSort, searchParam } from '../../platform/list';
 import { toE164 } from '../../platform/phone';
 import { CONTACT_SORTS, contactCatalog } from './catalog';
+import { ListCache } from './list-cache';
 import { contactColumns, serializeContact, type ContactRow } from './read';
 
 export type ListQuery = { filter?: string; sort?: string; limit?: string; offset?: string; search?: string };
@@ -104,31 +105,49 @@ export async function listContacts(ctx: ServiceContext, query: ListQuery) {
   const sortIndex = search.condition ? undefined : SORT_INDEXES[sort.field];
   const walk = sql.raw(`contacts c ${sortIndex ? `INDEXED BY ${sortIndex} ` : ''}CROSS JOIN fp`);
   const order = sql.raw(`c.${sort.field} ${sort.descending ? 'DESC' : 'ASC'}, c.id ${sort.descending ? 'DESC' : 'ASC'}`);
+  // `skip`: a condition under which the page's own plan is not run (a stored answer holds the page).
+  const limitUnless = (skip: SQL | undefined, limit: SQL) => (skip ? sql`CASE WHEN ${skip} THEN 0 ELSE ${limit} END` : limit);
   const pageRows = (source: SQL, condition: SQL | undefined, limit: SQL) =>
     sql`SELECT c.rowid AS page_rid FROM ${source} ${matching(condition, page.where, search.condition)} ORDER BY ${order} LIMIT ${limit} OFFSET ${paging.offset}`;
 
   let countRows: SQL;
-  let pageRids: SQL;
+  let pageRids: (skip?: SQL) => SQL;
   if (search.candidates) {
     // The trigram matches drive the count; CROSS JOIN fixes that order.
     const fromMatches = sql`fp CROSS JOIN ${search.candidates} s CROSS JOIN contacts c`;
     countRows = sql`FROM ${fromMatches} ${matching(sql`c.rowid = s.rid`, counting.where)}`;
     const threshold = WALK_FACTOR * (paging.offset + paging.limit);
     const many = sql`(SELECT count(*) FROM (SELECT 1 FROM contacts_fts WHERE contacts_fts MATCH ${search.match} LIMIT ${threshold + 1})) > ${threshold}`;
-    const sorted = pageRows(fromMatches, sql`c.rowid = s.rid`, sortIndex ? sql`CASE WHEN ${many} THEN 0 ELSE ${paging.limit} END` : sql`${paging.limit}`);
-    pageRids = sortIndex
-      ? sql`SELECT * FROM (${pageRows(walk, sql`c.rowid IN ${search.candidates}`, sql`CASE WHEN ${many} THEN ${paging.limit} ELSE 0 END`)}) UNION ALL SELECT * FROM (${sorted})`
-      : sorted;
+    const candidates = search.candidates;
+    pageRids = (skip) => {
+      const limit = sql`${paging.limit}`;
+      if (!sortIndex) return pageRows(fromMatches, sql`c.rowid = s.rid`, limitUnless(skip, limit));
+      const walked = pageRows(walk, sql`c.rowid IN ${candidates}`, limitUnless(skip, sql`CASE WHEN ${many} THEN ${limit} ELSE 0 END`));
+      const sorted = pageRows(fromMatches, sql`c.rowid = s.rid`, limitUnless(skip, sql`CASE WHEN ${many} THEN 0 ELSE ${limit} END`));
+      return sql`SELECT * FROM (${walked}) UNION ALL SELECT * FROM (${sorted})`;
+    };
   } else {
     countRows = sql`FROM fp CROSS JOIN contacts c ${matching(counting.where, search.condition)}`;
-    pageRids = pageRows(walk, undefined, sql`${paging.limit}`);
+    pageRids = (skip) => pageRows(walk, undefined, limitUnless(skip, sql`${paging.limit}`));
   }
-  const [total, rows] = await ctx.db.batch([
-    rawAll<{ total: number }>(ctx.db, sql`${filterWith(counting.values)} SELECT count(*) AS total ${countRows}`),
-    rawAll<ContactRow>(
-      ctx.db,
-      sql`${filterWith(page.values)} SELECT ${contactColumns} FROM (${pageRids}) p CROSS JOIN contacts c WHERE c.rowid = p.page_rid ORDER BY ${order}`,
-    ),
+  const countWith = filterWith(counting.values);
+  const pageWith = filterWith(page.values);
+  const pageOf = (rids: SQL) => sql`SELECT ${contactColumns} FROM (${rids}) p CROSS JOIN contacts c WHERE c.rowid = p.page_rid ORDER BY ${order}`;
+
+  if (Object.keys(filter).length === 0) {
+    const [total, rows] = await ctx.db.batch([
+      rawAll<{ total: number }>(ctx.db, sql`${countWith} SELECT count(*) AS total ${countRows}`),
+      rawAll<ContactRow>(ctx.db, sql`${pageWith} ${pageOf(pageRids())}`),
+    ]);
+    return { page: envelope(rows.map(serializeContact), total[0].total, paging) };
+  }
+  // Filtered lists cost a scan of the workspace to count: their answers are kept per data generation.
+  const cache = await ListCache.for(ctx, [sql`${countWith} SELECT count(*) ${countRows}`, sql`${pageWith} ${pageOf(pageRids())}`]);
+  const [[counts], rows] = await ctx.db.batch([
+    rawAll<{ generation: number; cached: number | null; counted: number | null }>(ctx.db, cache.count(countWith, countRows)),
+    rawAll<ContactRow>(ctx.db, sql`${pageWith}, ${cache.hitClause()} ${pageOf(cache.pageRids(pageRids(cache.stored)))}`),
   ]);
-  return envelope(rows.map(serializeContact), total[0].total, paging);
+  const total = counts.cached ?? counts.counted ?? 0;
+  const remember = counts.cached === null ? () => cache.remember(counts.generation, total, rows.map((r) => r.id)) : undefined;
+  return { page: envelope(rows.map(serializeContact), total, paging), remember };
 }

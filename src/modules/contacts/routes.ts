@@ -32,7 +32,8 @@ contactRoutes.openapi(
     responses: { 200: jsonContent(ContactPage, 'A page of contacts'), ...errorResponses() },
   }),
   async (c) => {
-    const page = await listContacts(serviceContext(c), c.req.valid('query'));
+    const { page, remember } = await listContacts(serviceContext(c), c.req.valid('query'));
+    if (remember) c.executionCtx.waitUntil(remember());
     return c.json({ ...page, data: page.data.map(body) }, 200);
   },
 );

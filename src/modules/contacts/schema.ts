@@ -193,3 +193,31 @@ export const mergeRequests = sqliteTable(
       .where(sql`status = 'open'`),
   ],
 );
+
+/**
+ * Per workspace, a number that moves with every write to what a contact list
+ * can filter, search or sort on: contacts, their identifier history, tag and
+ * group links and event attendances. Triggers move it (migration 0012), so no
+ * write path can forget to.
+ */
+export const contactListGenerations = sqliteTable('contact_list_generations', {
+  workspace_id: text('workspace_id').primaryKey(),
+  generation: integer('generation').notNull(),
+});
+
+/**
+ * A filtered list's exact answer (its total and the ids of its page) as of a
+ * generation: valid while the workspace's generation has not moved (./list-cache.ts).
+ */
+export const contactListCache = sqliteTable(
+  'contact_list_cache',
+  {
+    workspace_id: text('workspace_id').notNull(),
+    key: text('key').notNull(),
+    generation: integer('generation').notNull(),
+    total: integer('total').notNull(),
+    contact_ids: text('contact_ids').notNull(),
+    cached_at: text('cached_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.workspace_id, t.key] })],
+);

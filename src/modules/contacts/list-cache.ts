@@ -1,0 +1,88 @@
+import { sql, type SQL } from 'drizzle-orm';
+import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
+import type { ServiceContext } from '../../platform/context';
+import { nowIso } from '../../platform/db';
+import { sha256Hex } from '../../platform/ids';
+import { rawRun } from '../../platform/raw-query';
+
+/** Answers kept per workspace; the least recently computed go first. */
+const CACHE_MAX = 100;
+
+const dialect = new SQLiteSyncDialect();
+
+/**
+ * A filtered contact list's answer (exact total, page ids) computed once per
+ * generation of the workspace's contact data. The generation moves with every
+ * write a list could see (triggers, migration 0012), so a cached answer is the
+ * answer a recount would give; an answer from an older generation is never read.
+ *
+ * Both statements stay one round trip: they read the cache row and, on a miss
+ * only, compute (a `CASE` for the count, `LIMIT 0` for the page's own plan, so
+ * SQLite skips the work). A miss stores its answer after the response.
+ */
+export class ListCache {
+  private constructor(
+    private readonly ctx: ServiceContext,
+    readonly key: string,
+  ) {}
+
+  /** Keyed by the uncached statements' text and parameters: the same statements give the same answer. */
+  static async for(ctx: ServiceContext, statements: SQL[]): Promise<ListCache> {
+    const queries = statements.map((s) => dialect.sqlToQuery(s));
+    return new ListCache(ctx, await sha256Hex(JSON.stringify(queries)));
+  }
+
+  private get generationNow(): SQL {
+    return sql`coalesce((SELECT generation FROM contact_list_generations WHERE workspace_id = ${this.ctx.ws.id}), 0)`;
+  }
+
+  /**
+   * Appends to the count statement's `WITH`: answers `generation`, `cached`
+   * (the stored total, or null) and `counted` (computed on a miss only).
+   */
+  count(withClause: SQL, countRows: SQL): SQL {
+    return sql`${withClause}, list_gen AS (SELECT ${this.generationNow} AS n)
+      SELECT list_gen.n AS generation, hit.total AS cached, CASE WHEN hit.total IS NULL THEN (SELECT count(*) ${countRows}) END AS counted
+      FROM list_gen LEFT JOIN contact_list_cache hit ON hit.workspace_id = ${this.ctx.ws.id} AND hit.key = ${this.key} AND hit.generation = list_gen.n`;
+  }
+
+  /** The `WITH` entry naming the stored page (`list_hit`), for `pageRids`. */
+  hitClause(): SQL {
+    return sql`list_hit AS MATERIALIZED (SELECT contact_ids FROM contact_list_cache
+      WHERE workspace_id = ${this.ctx.ws.id} AND key = ${this.key} AND generation = ${this.generationNow})`;
+  }
+
+  /** True when the answer is stored: the page's own plan gets `LIMIT 0`. */
+  readonly stored = sql`EXISTS (SELECT 1 FROM list_hit)`;
+
+  /** The stored page's rowids, then (on a miss) the page's own. */
+  pageRids(computed: SQL): SQL {
+    return sql`SELECT x.rowid AS page_rid FROM list_hit h CROSS JOIN json_each(h.contact_ids) j CROSS JOIN contacts x
+      WHERE x.workspace_id = ${this.ctx.ws.id} AND x.id = j.value
+      UNION ALL SELECT * FROM (${computed})`;
+  }
+
+  /** Stores a computed answer (and trims the workspace's entries); best effort, after the response. */
+  async remember(generation: number, total: number, contactIds: string[]): Promise<void> {
+    const { db, ws } = this.ctx;
+    try {
+      await db.batch([
+        rawRun(
+          db,
+          sql`INSERT INTO contact_list_cache (workspace_id, key, generation, total, contact_ids, cached_at)
+            VALUES (${ws.id}, ${this.key}, ${generation}, ${total}, ${JSON.stringify(contactIds)}, ${nowIso()})
+            ON CONFLICT (workspace_id, key) DO UPDATE SET generation = excluded.generation, total = excluded.total,
+              contact_ids = excluded.contact_ids, cached_at = excluded.cached_at
+            WHERE excluded.generation >= contact_list_cache.generation`,
+        ),
+        rawRun(
+          db,
+          sql`DELETE FROM contact_list_cache WHERE workspace_id = ${ws.id} AND (generation < ${generation} OR key NOT IN
+            (SELECT key FROM contact_list_cache WHERE workspace_id = ${ws.id} ORDER BY cached_at DESC LIMIT ${CACHE_MAX}))`,
+        ),
+      ]);
+    } catch (err) {
+      console.error('contact list answer not cached', err);
+    }
+  }
+}
