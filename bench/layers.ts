@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { Hono, type MiddlewareHandler } from 'hono';
 import { V1_MIDDLEWARE } from '../src/app';
 import type { AppEnv, Bindings } from '../src/env';
@@ -9,13 +10,22 @@ import { floorSelect } from './bindings';
  * cached key, the key's limiter call and a leased per-IP token) alone, then with the request log, then the whole stack
  * (body parsing, the event sink, the read session). Subtracting neighbours attributes a
  * route's cost to each layer; what `GET /v1/pipelines` adds to the whole stack is the route
- * itself (validation, the query through Drizzle, serialization).
+ * itself (validation, the query through Drizzle, serialization). A POST behind the whole stack
+ * is a write's floor: two round trips through the session and the bookmark record.
  */
 function behind(middleware: readonly MiddlewareHandler<AppEnv>[]) {
   const app = new Hono<AppEnv>();
   app.onError(renderError);
   for (const layer of middleware) app.use('*', layer);
   app.get('*', async (c) => c.json(await floorSelect(c.env, c.var.workspace.id)));
+  // A write's shape through the request's session on the workspace's shard (primary): a read, then
+  // an insert; the session then records the key's new bookmark, as after any successful write.
+  app.post('*', async (c) => {
+    const id = crypto.randomUUID();
+    await c.var.db.run(sql`SELECT id FROM bench_floor WHERE id = ${id}`);
+    await c.var.db.run(sql`INSERT INTO bench_floor (id, created_at) VALUES (${id}, ${new Date().toISOString()})`);
+    return c.json({ id }, 201);
+  });
   return async (request: Request, env: Bindings, ctx: ExecutionContext) => app.fetch(request, env, ctx);
 }
 

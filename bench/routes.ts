@@ -108,8 +108,18 @@ export const benchRoutes: Record<string, BenchRoute> = {
       .run();
     return json({ due: res.meta.changes });
   },
+  /** The shape of a write with no framework: one read, then one insert (two round trips). */
+  '/bench/layers/two-round-trips': async (_request, env) => {
+    const id = crypto.randomUUID();
+    await d1(env, 'DB').prepare('SELECT id FROM bench_floor WHERE id = ?').bind(id).first();
+    await d1(env, 'DB').prepare('INSERT INTO bench_floor (id, created_at) VALUES (?, ?)').bind(id, new Date().toISOString()).run();
+    return json({ id }, 201);
+  },
   '/bench/setup': async (_request, env) => {
-    await d1(env, 'DB').exec('CREATE TABLE IF NOT EXISTS bench_floor (id TEXT PRIMARY KEY, created_at TEXT NOT NULL)');
+    // On every database: the control plane's floor, and the shards' for writes through a workspace session.
+    for (const binding of Object.keys(env).filter((name) => name === 'DB' || /^SHARD_\d+$/.test(name))) {
+      await d1(env, binding).exec('CREATE TABLE IF NOT EXISTS bench_floor (id TEXT PRIMARY KEY, created_at TEXT NOT NULL)');
+    }
     return json({ ok: true });
   },
 };

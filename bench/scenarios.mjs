@@ -221,6 +221,8 @@ export function scenarios(ctx) {
     { name: 'layer: floor + key limiter call', floor: SELECT_FLOOR, auth: false, request: () => ({ method: 'GET', path: `/bench/layers/limiter?id=${ctx.workspaceId}` }) },
     { name: 'layer: floor + key limiter call + leased IP token', floor: SELECT_FLOOR, auth: false, request: () => ({ method: 'GET', path: `/bench/layers/limiters?id=${ctx.workspaceId}` }) },
     { name: 'layer: the floor query twice in one batch', floor: SELECT_FLOOR, auth: false, request: () => ({ method: 'GET', path: `/bench/layers/batch?id=${ctx.workspaceId}` }) },
+    { name: 'layer: insert floor, two round trips (read, then insert)', floor: INSERT_FLOOR, auth: false, request: () => ({ method: 'POST', path: '/bench/layers/two-round-trips' }) },
+    { name: 'layer: two round trips behind the whole /v1 middleware stack (write session, bookmark record)', floor: INSERT_FLOOR, request: () => ({ method: 'POST', path: '/bench/layers/stack' }) },
     { name: 'layer: floor + auth (cached key, key limiter call, leased IP token)', floor: SELECT_FLOOR, request: () => ({ method: 'GET', path: '/bench/layers/auth' }) },
     { name: 'layer: floor + auth + request log', floor: SELECT_FLOOR, request: () => ({ method: 'GET', path: '/bench/layers/auth-log' }) },
     { name: 'layer: floor + the whole /v1 middleware stack', floor: SELECT_FLOOR, request: () => ({ method: 'GET', path: '/bench/layers/stack' }) },
@@ -250,7 +252,7 @@ export function scenarios(ctx) {
       expected: 1,
       request: (i) => ({ method: 'GET', path: `/v1/contacts?search=${SHORT_TERMS[i % SHORT_TERMS.length]}` }),
     },
-    { name: 'GET /v1/contacts?filter=$where', floor: SELECT_FLOOR, expected: 1, request: () => ({ method: 'GET', path: `/v1/contacts?filter=${encodeURIComponent(FILTER)}` }) },
+    { name: 'GET /v1/contacts?filter=$where (repeated)', floor: SELECT_FLOOR, expected: 1, request: () => ({ method: 'GET', path: `/v1/contacts?filter=${encodeURIComponent(FILTER)}` }) },
     {
       // A different (equivalent) tree on every request: nothing stored to answer from, every total counted.
       name: 'GET /v1/contacts?filter= (custom_fields.plan, every answer counted)',
@@ -259,7 +261,7 @@ export function scenarios(ctx) {
       request: (i) => ({ method: 'GET', path: `/v1/contacts?filter=${encodeURIComponent(JSON.stringify({ $where: { or: [{ field: 'custom_fields.plan', op: 'eq', value: 'gold' }, { field: 'custom_fields.plan', op: 'eq', value: `none-${nonce}-${i}` }] } }))}` }),
     },
     ...filterTrees(ctx).map(([label, filter]) => ({
-      name: `GET /v1/contacts?filter= (${label})`,
+      name: `GET /v1/contacts?filter= (${label}, repeated)`,
       floor: SELECT_FLOOR,
       expected: 1,
       request: () => ({ method: 'GET', path: `/v1/contacts?filter=${encodeURIComponent(JSON.stringify(filter))}` }),
