@@ -91,6 +91,9 @@ const WALK_FACTOR = 10;
  * matches; with the values visible the planner would rather collect every
  * match through a filter index and sort them all, so the page keeps the values
  * packed and names the sort index.
+ *
+ * A filtered list's answer is kept per data generation (./list-cache.ts); the
+ * caller stores a computed one after the response with `remember`.
  */
 export async function listContacts(ctx: ServiceContext, query: ListQuery) {
   const paging = parsePaging(query, { limit: 50, cap: 500 });

@@ -99,7 +99,7 @@ const stagesJson = sql<string>`(SELECT json_group_array(json_object('id', s.id, 
   'name', s.name, 'color', s.color, 'position', s.position, 'winProbability', s.win_probability, 'createdAt', s.created_at,
   'updatedAt', s.updated_at) ORDER BY s.position) FROM stages s WHERE s.pipeline_id = pipelines.id)`;
 
-/** All pipelines of a workspace by position, each with its ordered stages: one statement (a batch costs more than a query). */
+/** All pipelines of a workspace by position, each with its ordered stages (through the stage index): one statement. */
 export async function listPipelines(db: Db, workspaceId: string) {
   const rows = await db
     .select({ pipeline: pipelines, stages: stagesJson })
