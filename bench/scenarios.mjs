@@ -223,6 +223,7 @@ export function scenarios(ctx) {
     { name: 'layer: the floor query twice in one batch', floor: SELECT_FLOOR, auth: false, request: () => ({ method: 'GET', path: `/bench/layers/batch?id=${ctx.workspaceId}` }) },
     { name: 'layer: insert floor, two round trips (read, then insert)', floor: INSERT_FLOOR, auth: false, request: () => ({ method: 'POST', path: '/bench/layers/two-round-trips' }) },
     { name: 'layer: two round trips behind the whole /v1 middleware stack (write session, bookmark record)', floor: INSERT_FLOOR, request: () => ({ method: 'POST', path: '/bench/layers/stack' }) },
+    { name: 'layer: two round trips behind the whole /v1 middleware stack, on the shard binding (no session)', floor: INSERT_FLOOR, request: () => ({ method: 'POST', path: '/bench/layers/stack-shard' }) },
     { name: 'layer: floor + auth (cached key, key limiter call, leased IP token)', floor: SELECT_FLOOR, request: () => ({ method: 'GET', path: '/bench/layers/auth' }) },
     { name: 'layer: floor + auth + request log', floor: SELECT_FLOOR, request: () => ({ method: 'GET', path: '/bench/layers/auth-log' }) },
     { name: 'layer: floor + the whole /v1 middleware stack', floor: SELECT_FLOOR, request: () => ({ method: 'GET', path: '/bench/layers/stack' }) },
