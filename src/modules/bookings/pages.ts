@@ -2,6 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { Hono, type Context } from 'hono';
 import { Temporal } from 'temporal-polyfill';
 import type { AppEnv } from '../../env';
+import { afterResponse } from '../../platform/after-response';
 import type { ServiceContext } from '../../platform/context';
 import { ApiError } from '../../platform/errors';
 import { publishCommitted } from '../../platform/events';
@@ -13,7 +14,7 @@ import { durableSlotLocks } from './locks';
 import { bookingSettingsOf, listSlots } from './meeting-types';
 import { publicBaseUrl } from '../../platform/public-base';
 import { meetingTypes } from './schema';
-import { afterResponse, cancelBooking, createBooking, getBooking } from './service';
+import { cancelBooking, createBooking, getBooking } from './service';
 
 /*
  * The hosted booking and manage pages: plain server-rendered HTML that works

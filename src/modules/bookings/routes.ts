@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../../env';
+import { afterResponse } from '../../platform/after-response';
 import { publicBaseUrl } from '../../platform/public-base';
 import { serviceContext } from '../../platform/context';
 import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
@@ -22,7 +23,7 @@ import {
 } from './dto';
 import { durableSlotLocks } from './locks';
 import { embedMaterial, getMeetingType, listMeetingTypes, listSlots } from './meeting-types';
-import { afterResponse, cancelBooking, createBooking, getBooking, listBookings, reassignBooking, rescheduleBooking } from './service';
+import { cancelBooking, createBooking, getBooking, listBookings, reassignBooking, rescheduleBooking } from './service';
 
 export const bookingRoutes = createRouter();
 const typeTags = ['Meeting types'];

@@ -57,12 +57,6 @@ export type BookingSource = 'api' | 'public_page' | 'embed' | 'manual';
 /** Where a booking comes from, and how work after the response is run (`defer`, see `afterResponse`). */
 export type BookingOrigin = { source: BookingSource; base: string; env: Bindings; defer: (task: () => Promise<unknown>) => void };
 
-/** Runs a task once the response has been handed back (the next macrotask), kept alive by the request's `waitUntil`. */
-export const afterResponse =
-  (waitUntil: (work: Promise<unknown>) => void) =>
-  (task: () => Promise<unknown>): void =>
-    waitUntil(new Promise((resolve) => setTimeout(resolve, 0)).then(task));
-
 // ---------------------------------------------------------------- reading
 
 export function serializeBooking(b: BookingRow, members: Map<string, Member>) {

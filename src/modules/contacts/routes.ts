@@ -1,6 +1,7 @@
 import { listQuery } from '../../platform/list';
 import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
 import { createRouter, idParams } from '../../platform/validation';
+import { afterResponse } from '../../platform/after-response';
 import { serviceContext } from '../../platform/context';
 import { Contact, ContactPage, ContactUpsertResult, ContactWrite, type ContactBody } from './dto';
 import { CONTACT_SORTS } from './catalog';
@@ -33,7 +34,7 @@ contactRoutes.openapi(
   }),
   async (c) => {
     const { page, remember } = await listContacts(serviceContext(c), c.req.valid('query'));
-    if (remember) c.executionCtx.waitUntil(remember());
+    if (remember) afterResponse((work) => c.executionCtx.waitUntil(work))(remember);
     return c.json({ ...page, data: page.data.map(body) }, 200);
   },
 );
