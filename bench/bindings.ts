@@ -5,7 +5,19 @@ import { findShard } from '../src/platform/shards';
 export const d1 = (env: Bindings, binding: string) => (env as unknown as Record<string, D1Database>)[binding];
 
 /** The select floor's one query: an indexed read of one control-plane row. */
-export const floorSelect = (env: Bindings, id: string) => d1(env, 'DB').prepare('SELECT id, name FROM workspaces WHERE id = ?').bind(id).first();
+export const floorSelectStatement = (env: Bindings, id: string) => d1(env, 'DB').prepare('SELECT id, name FROM workspaces WHERE id = ?').bind(id);
+export const floorSelect = (env: Bindings, id: string) => floorSelectStatement(env, id).first();
+
+/** The insert floor's one statement: a new row in `bench_floor` (created on every database by `/bench/setup`). */
+export const floorInsert = (db: D1Database, id: string) => db.prepare('INSERT INTO bench_floor (id, created_at) VALUES (?, ?)').bind(id, new Date().toISOString()).run();
+
+/** A write's shape with no framework: a read, then the insert floor's statement (two round trips). */
+export async function readThenInsert(db: D1Database): Promise<string> {
+  const id = crypto.randomUUID();
+  await db.prepare('SELECT id FROM bench_floor WHERE id = ?').bind(id).first();
+  await floorInsert(db, id);
+  return id;
+}
 
 /** The raw D1 database holding a workspace's data. */
 export async function workspaceD1(env: Bindings, workspaceId: string): Promise<D1Database | null> {

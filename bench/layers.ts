@@ -3,7 +3,7 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import { V1_MIDDLEWARE } from '../src/app';
 import type { AppEnv, Bindings } from '../src/env';
 import { renderError } from '../src/platform/errors';
-import { d1, floorSelect } from './bindings';
+import { d1, floorSelect, readThenInsert } from './bindings';
 
 /**
  * The select floor behind a prefix of the `/v1` middleware: authentication (the
@@ -18,16 +18,10 @@ function behind(middleware: readonly MiddlewareHandler<AppEnv>[]) {
   app.onError(renderError);
   for (const layer of middleware) app.use('*', layer);
   app.get('*', async (c) => c.json(await floorSelect(c.env, c.var.workspace.id)));
-  // A write's shape through the request's session on the workspace's shard (primary): a read, then
-  // an insert; the session then records the key's new bookmark, as after any successful write.
-  // The same two statements on the shard's binding itself, outside the request's session.
-  app.post('/bench/layers/stack-shard', async (c) => {
-    const shard = d1(c.env, c.var.workspace.shard);
-    const id = crypto.randomUUID();
-    await shard.prepare('SELECT id FROM bench_floor WHERE id = ?').bind(id).first();
-    await shard.prepare('INSERT INTO bench_floor (id, created_at) VALUES (?, ?)').bind(id, new Date().toISOString()).run();
-    return c.json({ id }, 201);
-  });
+  // A write's shape on the shard's binding itself, outside the request's session.
+  app.post('/bench/layers/stack-shard', async (c) => c.json({ id: await readThenInsert(d1(c.env, c.var.workspace.shard)) }, 201));
+  // The same through the request's session on the workspace's shard (primary); the session then
+  // records the key's new bookmark, as after any successful write.
   app.post('*', async (c) => {
     const id = crypto.randomUUID();
     await c.var.db.run(sql`SELECT id FROM bench_floor WHERE id = ${id}`);
@@ -38,10 +32,11 @@ function behind(middleware: readonly MiddlewareHandler<AppEnv>[]) {
 }
 
 const [log, auth] = V1_MIDDLEWARE;
+const stack = behind(V1_MIDDLEWARE);
 
 export const layerRoutes = {
   '/bench/layers/auth': behind([auth]),
   '/bench/layers/auth-log': behind([log, auth]),
-  '/bench/layers/stack': behind(V1_MIDDLEWARE),
-  '/bench/layers/stack-shard': behind(V1_MIDDLEWARE),
+  '/bench/layers/stack': stack,
+  '/bench/layers/stack-shard': stack,
 };

@@ -4,7 +4,7 @@ import { dbFor } from '../src/platform/db';
 import { publishCommitted } from '../src/platform/events';
 import { uuidv7 } from '../src/platform/ids';
 import { hit, spendLeasedToken } from '../src/platform/rate-limit';
-import { d1, floorSelect, workspaceD1 } from './bindings';
+import { d1, floorInsert, floorSelect, floorSelectStatement, readThenInsert, workspaceD1 } from './bindings';
 import { layerRoutes } from './layers';
 import { seedContacts, type SeedContact } from './seed-contacts';
 
@@ -24,7 +24,7 @@ export const benchRoutes: Record<string, BenchRoute> = {
   },
   '/bench/floor/insert': async (_request, env) => {
     const id = crypto.randomUUID();
-    await d1(env, 'DB').prepare('INSERT INTO bench_floor (id, created_at) VALUES (?, ?)').bind(id, new Date().toISOString()).run();
+    await floorInsert(d1(env, 'DB'), id);
     return json({ id }, 201);
   },
   /**
@@ -45,7 +45,7 @@ export const benchRoutes: Record<string, BenchRoute> = {
   /** The select floor's query twice in one `batch`: what a batch costs over a single statement (list routes send count and page as one). */
   '/bench/layers/batch': async (request, env) => {
     const id = new URL(request.url).searchParams.get('id') ?? '';
-    const statement = d1(env, 'DB').prepare('SELECT id, name FROM workspaces WHERE id = ?').bind(id);
+    const statement = floorSelectStatement(env, id);
     const [first] = await d1(env, 'DB').batch([statement, statement]);
     return json(first.results[0]);
   },
@@ -109,12 +109,7 @@ export const benchRoutes: Record<string, BenchRoute> = {
     return json({ due: res.meta.changes });
   },
   /** The shape of a write with no framework: one read, then one insert (two round trips). */
-  '/bench/layers/two-round-trips': async (_request, env) => {
-    const id = crypto.randomUUID();
-    await d1(env, 'DB').prepare('SELECT id FROM bench_floor WHERE id = ?').bind(id).first();
-    await d1(env, 'DB').prepare('INSERT INTO bench_floor (id, created_at) VALUES (?, ?)').bind(id, new Date().toISOString()).run();
-    return json({ id }, 201);
-  },
+  '/bench/layers/two-round-trips': async (_request, env) => json({ id: await readThenInsert(d1(env, 'DB')) }, 201),
   '/bench/setup': async (_request, env) => {
     // On every database: the control plane's floor, and the shards' for writes through a workspace session.
     for (const binding of Object.keys(env).filter((name) => name === 'DB' || /^SHARD_\d+$/.test(name))) {

@@ -4,6 +4,6 @@
  * producing the answer.
  */
 export const afterResponse =
-  (waitUntil: (work: Promise<unknown>) => void) =>
+  (ctx: Pick<ExecutionContext, 'waitUntil'>) =>
   (task: () => Promise<unknown>): void =>
-    waitUntil(new Promise((resolve) => setTimeout(resolve, 0)).then(task));
+    ctx.waitUntil(new Promise((resolve) => setTimeout(resolve, 0)).then(task));

@@ -209,7 +209,7 @@ bookingPages.post('/:ws/:slug', async (c) => {
       ctx,
       durableSlotLocks(c.env),
       { meeting_type_id: mt.id, start_at: start, timezone: zone, invitee: { name: field('name').slice(0, 200), email: field('email') }, ...(field('notes') ? { notes: field('notes').slice(0, 2000) } : {}) },
-      { source, base, env: c.env, defer: afterResponse((work) => c.executionCtx.waitUntil(work)) },
+      { source, base, env: c.env, defer: afterResponse(c.executionCtx) },
     );
     publish(c, ctx);
     return c.redirect(`${await manageUrl(ctx.db, ctx.ws.id, base, booking.id)}?booked=1`, 303);

@@ -151,7 +151,7 @@ bookingRoutes.openapi(
       }),
     },
   }),
-  async (c) => c.json(await createBooking(serviceContext(c), durableSlotLocks(c.env), c.req.valid('json'), { source: 'api', base: publicBaseUrl(c.env, c.req.url), env: c.env, defer: afterResponse((work) => c.executionCtx.waitUntil(work)) }), 201),
+  async (c) => c.json(await createBooking(serviceContext(c), durableSlotLocks(c.env), c.req.valid('json'), { source: 'api', base: publicBaseUrl(c.env, c.req.url), env: c.env, defer: afterResponse(c.executionCtx) }), 201),
 );
 
 bookingRoutes.openapi(
