@@ -11,7 +11,8 @@ import { d1, floorSelect, readThenInsert } from './bindings';
  * (body parsing, the event sink, the read session). Subtracting neighbours attributes a
  * route's cost to each layer; what `GET /v1/pipelines` adds to the whole stack is the route
  * itself (validation, the query through Drizzle, serialization). A POST behind the whole stack
- * is a write's floor: two round trips through the session and the bookmark record.
+ * is a write's floor: two round trips through the session (and, with read replication on, the
+ * bookmark record).
  */
 function behind(middleware: readonly MiddlewareHandler<AppEnv>[]) {
   const app = new Hono<AppEnv>();
@@ -20,8 +21,8 @@ function behind(middleware: readonly MiddlewareHandler<AppEnv>[]) {
   app.get('*', async (c) => c.json(await floorSelect(c.env, c.var.workspace.id)));
   // A write's shape on the shard's binding itself, outside the request's session.
   app.post('/bench/layers/stack-shard', async (c) => c.json({ id: await readThenInsert(d1(c.env, c.var.workspace.shard)) }, 201));
-  // The same through the request's session on the workspace's shard (primary); the session then
-  // records the key's new bookmark, as after any successful write.
+  // The same through the request's session on the workspace's shard (primary); with read
+  // replication on, the session then records the key's new bookmark, as after any successful write.
   app.post('*', async (c) => {
     const id = crypto.randomUUID();
     await c.var.db.run(sql`SELECT id FROM bench_floor WHERE id = ${id}`);
@@ -39,4 +40,6 @@ export const layerRoutes = {
   '/bench/layers/auth-log': behind([log, auth]),
   '/bench/layers/stack': stack,
   '/bench/layers/stack-shard': stack,
+  // The same write with D1 read replication switched on: the key's new bookmark is recorded before the answer.
+  '/bench/layers/stack-replicas': (request: Request, env: Bindings, ctx: ExecutionContext) => stack(request, { ...env, D1_READ_REPLICATION: 'auto' }, ctx),
 };

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import type { AppEnv } from '../env';
+import type { AppEnv, Bindings } from '../env';
 import { httpError } from './errors';
 import { rememberBookmark } from './rate-limit';
 import { newerBookmark, openSession } from './shards';
@@ -19,22 +19,28 @@ function sentBookmark(header: string | undefined): string | null {
 }
 
 /**
+ * Whether the shards' D1 read replication is on (`D1_READ_REPLICATION=auto`,
+ * set together with the databases' own `read_replication` mode). Off, every
+ * request's session starts at the primary, which already holds every write.
+ */
+export const readReplicasOn = (env: Bindings) => env.D1_READ_REPLICATION === 'auto';
+
+/**
  * The request's session on its workspace's shard, with read-your-writes per
- * API key. Writes run on the primary; reads may be served by a nearby read
- * replica, but one at least as new as the key's last write (its bookmark comes
- * from the key's rate limiter, which every request calls anyway) or the
- * `Bookmark` the client sent. After a successful write the key's bookmark is
- * recorded before the answer leaves, so the key's next read, from any isolate
- * or location, sees the write.
+ * API key. Writes run on the primary; with read replication on, reads may be
+ * served by a nearby read replica, but one at least as new as the key's last
+ * write (its bookmark comes from the key's rate limiter, which every request
+ * calls anyway) or the `Bookmark` the client sent, and after a successful write
+ * the key's bookmark is recorded before the answer leaves, so the key's next
+ * read, from any isolate or location, sees the write. With it off, reads start
+ * at the primary too and nothing needs recording.
  */
 export const readYourWrites: MiddlewareHandler<AppEnv> = async (c, next) => {
   const read = isRead(c.req.method);
+  const sent = read ? sentBookmark(c.req.header(BOOKMARK_HEADER)) : null;
+  const replicas = readReplicasOn(c.env);
   const key = c.var.keyBookmark;
-  const session = openSession(
-    c.env,
-    c.var.workspace.shard,
-    read ? { kind: 'after', bookmark: newerBookmark(key.bookmark, sentBookmark(c.req.header(BOOKMARK_HEADER))) } : { kind: 'primary' },
-  );
+  const session = openSession(c.env, c.var.workspace.shard, read && replicas ? { kind: 'after', bookmark: newerBookmark(key.bookmark, sent) } : { kind: 'primary' });
   c.set('db', session.db);
   await next();
 
@@ -42,7 +48,7 @@ export const readYourWrites: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!bookmark) return;
   c.res.headers.set(BOOKMARK_HEADER, bookmark);
   // Only a successful write moves the key's bookmark; one the key already holds needs no call.
-  if (!read && c.res.status < 400 && newerBookmark(bookmark, key.bookmark) !== key.bookmark) {
+  if (replicas && !read && c.res.status < 400 && newerBookmark(bookmark, key.bookmark) !== key.bookmark) {
     await rememberBookmark(c.env, key.subject, bookmark);
   }
 };

@@ -16,12 +16,39 @@ import { isUuid } from './validation';
  */
 
 export type FieldKind = 'text' | 'uuid' | 'date' | 'timestamp' | 'enum' | 'number' | 'integer' | 'boolean' | 'json';
-export type FieldDef = { kind: FieldKind; expr: SQL; values?: readonly string[] };
+/** `truth`: for a boolean field, an index-friendly condition true exactly where `expr` is (it may be NULL where `expr` is false). */
+export type FieldDef = { kind: FieldKind; expr: SQL; values?: readonly string[]; truth?: SQL };
+
+/**
+ * Custom fields kept as rows as well (one per record and key): a condition on
+ * one becomes membership in a set the rows' index finds. `set` lists, as `id`,
+ * the workspace's records whose `key` has a value meeting `condition` (written
+ * on `value`); `member` is the condition "the row is in that set"; `probe` the
+ * same tested for one row through its own custom rows.
+ */
+export type CustomValues = {
+  set: (key: SQL, workspace: SQL, condition: SQL) => SQL;
+  member: (set: SQL) => SQL;
+  probe: (key: SQL, condition: SQL) => SQL;
+};
+
+/**
+ * A condition true exactly for the rows `set` lists (one `id` column,
+ * distinct, scoped to the workspace); `probe` tests one row for membership
+ * through that row's own index entries; `gauge` yields at least as many rows
+ * as `set` for a union (duplicates kept, so a LIMIT stops it early), to judge
+ * whether the set is large.
+ */
+export type RowSet = { set: SQL; probe: SQL; gauge: SQL; custom?: CustomCondition };
+
+/** A condition on one custom field's rows: `holds` is written on `v.value`. */
+type CustomCondition = { key: string; keyRef: SQL; workspace: SQL; holds: SQL };
 
 export type FilterCatalog = {
   fields: Record<string, FieldDef>;
   /** Resolves `custom_fields.<key>`; absent when the resource has no custom fields. */
   customField?: (keyRef: SQL) => SQL;
+  customValues?: CustomValues;
   /** Resource-specific top-level operators such as `$jsonb_contains`. */
   operators?: Record<string, (value: unknown, b: FilterBuilder) => SQL>;
 };
@@ -47,6 +74,12 @@ const ORDERED_KINDS: readonly FieldKind[] = ['text', 'date', 'timestamp', 'numbe
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 const NUMERIC = /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/;
 const CUSTOM_KEY = /^[A-Za-z0-9_\-. ]{1,100}$/;
+/**
+ * Operators true only where the field has a value: on a custom field (outside
+ * any `not`, where NULL and false select the same rows) they become set
+ * membership. The others are also true where the key is absent.
+ */
+const VALUE_OPS: readonly Op[] = ['eq', 'gt', 'gte', 'lt', 'lte', 'in', 'contains', 'starts_with', 'ends_with', 'is_not_null'];
 
 export const invalidFilter = (what: string) => badRequest(`Invalid filter: ${what}`);
 
@@ -61,7 +94,7 @@ const shown = (value: unknown) => {
   return text.length > 200 ? `${text.slice(0, 200)}...` : text;
 };
 
-type Field = FieldDef & { name: string };
+type Field = FieldDef & { name: string; customKey?: string };
 
 /**
  * Trees with at most this many values bind each value as its own parameter:
@@ -75,6 +108,12 @@ export const INLINE_MAX = 16;
 export class FilterBuilder {
   readonly values: unknown[] = [];
   private nodes = 0;
+  /** How many `not` nodes enclose the node being compiled. */
+  private negations = 0;
+  /** Set while compiling a subquery that must not read the outer row (see `ref`). */
+  private uncorrelated = false;
+  /** Conditions that are row sets: a tree made only of them is counted from its set, without reading the records. */
+  private readonly sets = new WeakMap<SQL, RowSet>();
 
   /**
    * `workspaceId`: values of `workspace_id` conditions are replaced with it (Part 1: any `workspace_id` inside is replaced).
@@ -99,8 +138,46 @@ export class FilterBuilder {
 
   /** A reference to one value. */
   ref(value: unknown): SQL {
+    if (this.uncorrelated) return this.scalarRef(value);
     const { param, column } = this.next(value);
     return this.inline ? param : sql.raw(`fp.${column}`);
+  }
+
+  /** Marks `condition` as the row set `rows`; returns `condition`. */
+  withSet(condition: SQL, rows: RowSet): SQL {
+    this.sets.set(condition, rows);
+    return condition;
+  }
+
+  /** The row set a compiled condition is, if it is one. */
+  rowSet(condition: SQL | undefined): RowSet | undefined {
+    return condition && this.sets.get(condition);
+  }
+
+  /** The workspace the filter runs in, as a reference usable inside a subquery. */
+  workspaceRef(): SQL | undefined {
+    return this.workspaceId === undefined ? undefined : this.scalarRef(this.workspaceId);
+  }
+
+  /** Joins conditions; when every one is a row set, the result is their intersection or union. */
+  combine(parts: SQL[], op: 'AND' | 'OR'): SQL {
+    const joined = balanced(parts, op);
+    const sets = parts.map((part) => this.sets.get(part));
+    if (parts.length === 1 || sets.some((rows) => !rows)) return joined;
+    // Alternatives for one custom field are one range of its rows: a record holds one value per key, so no duplicates.
+    const custom = sets.map((rows) => rows!.custom);
+    if (op === 'OR' && custom.every((c) => c && c.key === custom[0]!.key)) {
+      const [{ key, keyRef, workspace }] = custom as CustomCondition[];
+      return this.withSet(joined, this.customRows({ key, keyRef, workspace, holds: balanced(custom.map((c) => c!.holds), 'OR') }));
+    }
+    const compound = sets.map((rows) => sql`SELECT id FROM (${rows!.set})`);
+    const set = sql.join(compound, sql.raw(op === 'AND' ? ' INTERSECT ' : ' UNION '));
+    const gauge = op === 'AND' ? set : sql.join(sets.map((rows) => sql`SELECT 1 FROM (${rows!.gauge})`), sql.raw(' UNION ALL '));
+    const probe = balanced(
+      sets.map((rows) => rows!.probe),
+      op,
+    );
+    return this.withSet(joined, { set, probe, gauge });
   }
 
   /**
@@ -126,7 +203,7 @@ export class FilterBuilder {
     if (name.startsWith('custom_fields.') && this.catalog.customField) {
       const key = name.slice('custom_fields.'.length);
       if (!CUSTOM_KEY.test(key)) throw invalidFilter(`invalid custom field key "${shown(key)}"`);
-      return { kind: 'json', expr: this.catalog.customField(this.ref(`$."${key}"`)), name };
+      return { kind: 'json', expr: this.catalog.customField(this.ref(`$."${key}"`)), name, customKey: key };
     }
     throw invalidFilter(`unknown field "${shown(name)}"`);
   }
@@ -188,6 +265,32 @@ export class FilterBuilder {
   condition(fieldName: unknown, op: Op, raw: unknown): SQL {
     const field = this.field(fieldName);
     const value = field.name === 'workspace_id' && this.workspaceId ? (Array.isArray(raw) ? raw.map(() => this.workspaceId) : this.workspaceId) : raw;
+    const custom = this.catalog.customValues;
+    if (custom && field.customKey !== undefined && this.negations === 0 && VALUE_OPS.includes(op) && value !== null) {
+      this.uncorrelated = true;
+      try {
+        const workspace = this.workspaceRef();
+        if (workspace) {
+          const keyRef = this.ref(field.customKey);
+          const holds = this.compare({ kind: field.kind, name: field.name, expr: sql.raw('v.value') }, op, value);
+          const rows = this.customRows({ key: field.customKey, keyRef, workspace, holds });
+          return this.withSet(custom.member(rows.set), rows);
+        }
+      } finally {
+        this.uncorrelated = false;
+      }
+    }
+    return this.compare(field, op, value);
+  }
+
+  private customRows(condition: CustomCondition): RowSet {
+    const custom = this.catalog.customValues!;
+    const set = custom.set(condition.keyRef, condition.workspace, condition.holds);
+    return { set, probe: custom.probe(condition.keyRef, condition.holds), gauge: set, custom: condition };
+  }
+
+  /** `field op value`, the value checked against the field's kind. */
+  private compare(field: Field, op: Op, value: unknown): SQL {
     if (op === 'is_null') return sql`(${field.expr} IS NULL)`;
     if (op === 'is_not_null') return sql`(${field.expr} IS NOT NULL)`;
     if (SUBSTRING_OPS.includes(op)) {
@@ -225,6 +328,8 @@ export class FilterBuilder {
       throw invalidFilter(`operator "${op}" on "${field.name}" needs a single value`);
     }
     const coerced = this.coerce(field, value);
+    // Outside any `not` (where NULL and false select the same rows) a boolean's index-friendly form may stand in.
+    if (field.truth && this.negations === 0 && ((op === 'eq' && coerced === 1) || (op === 'neq' && coerced === 0))) return field.truth;
     const lhs = this.lhs(field, coerced);
     const rhs = this.ref(coerced);
     switch (op) {
@@ -257,9 +362,16 @@ export class FilterBuilder {
       if (!Array.isArray(children) || children.length === 0) throw invalidFilter(`"${keys[0]}" needs a non-empty array of nodes`);
       if (children.length > MAX_NODES) throw invalidFilter(`too many conditions (at most ${MAX_NODES} nodes)`);
       const parts = children.map((child) => this.node(child, depth + 1));
-      return balanced(parts, keys[0] === 'and' ? 'AND' : 'OR');
+      return this.combine(parts, keys[0] === 'and' ? 'AND' : 'OR');
     }
-    if (keys.length === 1 && keys[0] === 'not') return sql`(NOT ${this.node(obj.not, depth + 1)})`;
+    if (keys.length === 1 && keys[0] === 'not') {
+      this.negations += 1;
+      try {
+        return sql`(NOT ${this.node(obj.not, depth + 1)})`;
+      } finally {
+        this.negations -= 1;
+      }
+    }
     const extra = keys.filter((k) => k !== 'field' && k !== 'op' && k !== 'value');
     if (extra.length > 0 || !Object.hasOwn(obj, 'field') || !Object.hasOwn(obj, 'op')) {
       throw invalidFilter('a node is {"and": [...]}, {"or": [...]}, {"not": node} or {"field", "op", "value"}');
@@ -301,12 +413,13 @@ export class FilterBuilder {
         parts.push(this.condition(key, 'eq', value));
       }
     }
-    return parts.length ? balanced(parts, 'AND') : undefined;
+    return parts.length ? this.combine(parts, 'AND') : undefined;
   }
 }
 
 /**
  * Compiles a parsed `filter` object; the query starts with `filterWith(values)` and joins `fp`.
+ * `rows`, when the whole filter is a row set: the subquery listing exactly the matching rows' ids.
  * A small tree is compiled again with its values bound inline (`values` is then empty),
  * unless `packed` asks for the values to stay hidden from the planner (a page that must walk
  * its sort index rather than sort what a value's index finds).
@@ -316,11 +429,13 @@ export function compileFilter(
   catalog: FilterCatalog,
   workspaceId?: string,
   opts: { packed?: boolean } = {},
-): { where?: SQL; values: unknown[] } {
+): { where?: SQL; values: unknown[]; rows?: RowSet } {
   const packed = new FilterBuilder(catalog, workspaceId);
   const where = packed.top(filter);
-  if (opts.packed || packed.values.length > INLINE_MAX) return { where, values: packed.values };
-  return { where: new FilterBuilder(catalog, workspaceId, true).top(filter), values: [] };
+  if (opts.packed || packed.values.length > INLINE_MAX) return { where, values: packed.values, rows: packed.rowSet(where) };
+  const inline = new FilterBuilder(catalog, workspaceId, true);
+  const inlineWhere = inline.top(filter);
+  return { where: inlineWhere, values: [], rows: inline.rowSet(inlineWhere) };
 }
 
 /**

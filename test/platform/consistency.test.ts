@@ -12,9 +12,9 @@ import { makeWorkspace, type TestWorkspace } from '../support/harness';
  */
 
 /** An env whose data databases record the constraint of every session opened on them. */
-function recordingEnv() {
+function recordingEnv(replication: string) {
   const constraints: string[] = [];
-  const out: Record<string, unknown> = { ...env };
+  const out: Record<string, unknown> = { ...env, D1_READ_REPLICATION: replication };
   for (const [name, value] of Object.entries(env as unknown as Record<string, unknown>)) {
     if (!/^SHARD_\d+$/.test(name)) continue;
     const real = value as D1Database;
@@ -32,8 +32,8 @@ function recordingEnv() {
 }
 
 /** A request through a freshly built app (nothing of an earlier request's app instance carries over but the bindings). */
-async function send(ws: TestWorkspace, method: string, path: string, opts: { body?: unknown; headers?: Record<string, string> } = {}) {
-  const recorder = recordingEnv();
+async function send(ws: TestWorkspace, method: string, path: string, opts: { body?: unknown; headers?: Record<string, string>; replication?: string } = {}) {
+  const recorder = recordingEnv(opts.replication ?? 'auto');
   const ctx = createExecutionContext();
   const res = await buildApp().fetch(
     new Request(`https://api.test${path}`, {
@@ -55,7 +55,7 @@ async function storedBookmark(ws: TestWorkspace): Promise<string | null> {
   return (await stub.hit(60_000)).bookmark;
 }
 
-describe('read-your-writes per API key', () => {
+describe('read-your-writes per API key, read replication on', () => {
   it('a key with no writes reads from any replica', async () => {
     const ws = await makeWorkspace({}, { pipeline: false });
     const read = await send(ws, 'GET', '/v1/contacts');
@@ -114,5 +114,30 @@ describe('read-your-writes per API key', () => {
       expect(read.status, bad).toBe(400);
       expect(read.body).toEqual({ statusCode: 400, message: 'Invalid Bookmark header: send back a value this API returned', error: 'Bad Request' });
     }
+  });
+});
+
+describe('read replication off (the default)', () => {
+  it('reads start at the primary, so no bookmark is needed to see a write, and writes record none', async () => {
+    const ws = await makeWorkspace({}, { pipeline: false });
+    const write = await send(ws, 'POST', '/v1/contacts', { body: { email: 'primary@example.com' }, replication: 'disabled' });
+    expect(write.status).toBe(201);
+    expect(write.constraints).toEqual(['first-primary']);
+    expect(write.bookmark).toMatch(/^[0-9a-f-]+$/);
+    expect(await storedBookmark(ws)).toBeNull();
+
+    const read = await send(ws, 'GET', `/v1/contacts/${write.body.id}`, { replication: 'disabled' });
+    expect(read.constraints).toEqual(['first-primary']);
+    expect(read.body.email).toBe('primary@example.com');
+    expect(read.bookmark! >= write.bookmark!).toBe(true);
+  });
+
+  it('a sent Bookmark is still checked, and a valid one changes nothing', async () => {
+    const ws = await makeWorkspace({}, { pipeline: false });
+    const bad = await send(ws, 'GET', '/v1/contacts', { headers: { Bookmark: 'latest' }, replication: 'disabled' });
+    expect(bad.status).toBe(400);
+    const good = await send(ws, 'GET', '/v1/contacts', { headers: { Bookmark: bad.bookmark ?? '0000-0001' }, replication: 'disabled' });
+    expect(good.status).toBe(200);
+    expect(good.constraints).toEqual(['first-primary']);
   });
 });

@@ -10,6 +10,13 @@ const stored: Record<string, FieldDef> = Object.fromEntries(
   Object.entries(SCALAR_FIELDS).map(([name, def]) => [name, { kind: def.kind, expr: col(name), ...('values' in def ? { values: def.values } : {}) }]),
 );
 
+/**
+ * The contacts a set of ids lists. Uncorrelated: the set is built once, instead
+ * of one probe per contact; matched by rowid, so a count walking an index tests
+ * its entries instead of reading each contact's row.
+ */
+const listedIn = (set: SQL) => sql`(c.rowid IN (SELECT x.rowid FROM contacts x WHERE x.id IN (${set})))`;
+
 const LINKS = { tags: ['contact_tag_links', 'tag_id'], groups: ['contact_group_links', 'group_id'] } as const;
 
 /** `{"$jsonb_contains": {"tags": [uuid, ...], "groups": [...]}}`: the contact holds every listed id. */
@@ -28,14 +35,25 @@ function jsonbContains(value: unknown, b: FilterBuilder): SQL {
     const unique = [...new Set(ids.map((id: string) => id.toLowerCase()))];
     if (unique.length === 0) continue;
     const [table, column] = LINKS[key];
-    // Uncorrelated: the link index finds the holders once, instead of one probe per contact; matched
-    // by rowid, so a count tests index entries instead of reading each contact's row.
-    parts.push(
-      sql`c.rowid IN (SELECT x.rowid FROM contacts x WHERE x.id IN (SELECT l.contact_id FROM ${sql.raw(table)} l WHERE l.${sql.raw(column)} IN ${b.arrayRef(unique)}
-        GROUP BY l.contact_id HAVING count(*) = ${b.scalarRef(unique.length)}))`,
-    );
+    const workspace = b.workspaceRef();
+    const scope = workspace ? sql` AND l.workspace_id = ${workspace}` : sql``;
+    const [links, linked] = [sql.raw(table), sql.raw(`l.${column}`)];
+    // The holders of every listed id, from the link index's entries alone; or one contact's links.
+    // A contact links a label at most once, so one id needs no grouping (the index walk streams).
+    let holders: SQL;
+    let holds: SQL;
+    if (unique.length === 1) {
+      const one = b.scalarRef(unique[0]);
+      holders = sql`SELECT l.contact_id AS id FROM ${links} l WHERE ${linked} = ${one}${scope}`;
+      holds = sql`EXISTS (SELECT 1 FROM ${links} l WHERE l.contact_id = c.id AND ${linked} = ${one})`;
+    } else {
+      const [listed, needed] = [b.arrayRef(unique), b.scalarRef(unique.length)];
+      holders = sql`SELECT l.contact_id AS id FROM ${links} l WHERE ${linked} IN ${listed}${scope} GROUP BY l.contact_id HAVING count(*) = ${needed}`;
+      holds = sql`((SELECT count(*) FROM ${links} l WHERE l.contact_id = c.id AND ${linked} IN ${listed}) = ${needed})`;
+    }
+    parts.push(workspace ? b.withSet(listedIn(holders), { set: holders, probe: holds, gauge: holders }) : listedIn(holders));
   }
-  return parts.length ? sql`(${sql.join(parts, sql.raw(' AND '))})` : sql`1`;
+  return parts.length ? b.combine(parts, 'AND') : sql`1`;
 }
 
 /** `{"$event_attendance": {"event_id": uuid, "status"?: string}}`. */
@@ -62,12 +80,17 @@ export const contactCatalog: FilterCatalog = {
     block_state: { kind: 'enum', expr: col('block_state'), values: BLOCK_STATES },
     created_at: { kind: 'timestamp', expr: col('created_at') },
     updated_at: { kind: 'timestamp', expr: col('updated_at') },
-    whatsapp_subscribed: { kind: 'boolean', expr: sql`(coalesce(c.whatsapp_consent_state, '') = 'subscribed')` },
-    email_subscribed: { kind: 'boolean', expr: sql`(coalesce(c.email_consent_state, '') = 'subscribed')` },
+    whatsapp_subscribed: { kind: 'boolean', expr: sql`(coalesce(c.whatsapp_consent_state, '') = 'subscribed')`, truth: sql`(c.whatsapp_consent_state = 'subscribed')` },
+    email_subscribed: { kind: 'boolean', expr: sql`(coalesce(c.email_consent_state, '') = 'subscribed')`, truth: sql`(c.email_consent_state = 'subscribed')` },
     whatsapp_deliverability: { kind: 'text', expr: col('whatsapp_deliverability') },
     email_deliverability: { kind: 'text', expr: col('email_deliverability') },
   },
   customField: (keyRef) => sql`json_extract(c.custom_fields, ${keyRef})`,
+  customValues: {
+    set: (key, workspace, condition) => sql`SELECT v.contact_id AS id FROM contact_custom_values v WHERE v.workspace_id = ${workspace} AND v.key = ${key} AND ${condition}`,
+    member: listedIn,
+    probe: (key, condition) => sql`EXISTS (SELECT 1 FROM contact_custom_values v WHERE v.contact_id = c.id AND v.key = ${key} AND ${condition})`,
+  },
   operators: { $jsonb_contains: jsonbContains, $event_attendance: eventAttendance },
 };
 

@@ -110,8 +110,24 @@ export async function listContacts(ctx: ServiceContext, query: ListQuery) {
   const order = sql.raw(`c.${sort.field} ${sort.descending ? 'DESC' : 'ASC'}, c.id ${sort.descending ? 'DESC' : 'ASC'}`);
   // `skip`: a condition under which the page's own plan is not run (a stored answer holds the page).
   const limitUnless = (skip: SQL | undefined, limit: SQL) => (skip ? sql`CASE WHEN ${skip} THEN 0 ELSE ${limit} END` : limit);
-  const pageRows = (source: SQL, condition: SQL | undefined, limit: SQL) =>
-    sql`SELECT c.rowid AS page_rid FROM ${source} ${matching(condition, page.where, search.condition)} ORDER BY ${order} LIMIT ${limit} OFFSET ${paging.offset}`;
+  const pageRows = (source: SQL, conditions: (SQL | undefined)[], limit: SQL) =>
+    sql`SELECT c.rowid AS page_rid FROM ${source} ${matching(...conditions)} ORDER BY ${order} LIMIT ${limit} OFFSET ${paging.offset}`;
+  /**
+   * A page drawn from candidates: `sorted` joins and sorts them all, `walked` walks the sort's
+   * index testing each entry. With over WALK_FACTOR candidates per row asked for (`counted`
+   * lists at least them, LIMITed here) the walk stops early; with fewer, sorting is cheaper.
+   */
+  const picked = (counted: SQL, walked: { source: SQL; conditions: (SQL | undefined)[] }, sorted: { source: SQL; conditions: (SQL | undefined)[] }) => {
+    const threshold = WALK_FACTOR * (paging.offset + paging.limit);
+    const many = sql`(SELECT count(*) FROM (${counted} LIMIT ${threshold + 1})) > ${threshold}`;
+    return (skip?: SQL) => {
+      const limit = sql`${paging.limit}`;
+      if (!sortIndex) return pageRows(sorted.source, sorted.conditions, limitUnless(skip, limit));
+      const walk = pageRows(walked.source, walked.conditions, limitUnless(skip, sql`CASE WHEN ${many} THEN ${limit} ELSE 0 END`));
+      const sort = pageRows(sorted.source, sorted.conditions, limitUnless(skip, sql`CASE WHEN ${many} THEN 0 ELSE ${limit} END`));
+      return sql`SELECT * FROM (${walk}) UNION ALL SELECT * FROM (${sort})`;
+    };
+  };
 
   let countRows: SQL;
   let pageRids: (skip?: SQL) => SQL;
@@ -119,19 +135,23 @@ export async function listContacts(ctx: ServiceContext, query: ListQuery) {
     // The trigram matches drive the count; CROSS JOIN fixes that order.
     const fromMatches = sql`fp CROSS JOIN ${search.candidates} s CROSS JOIN contacts c`;
     countRows = sql`FROM ${fromMatches} ${matching(sql`c.rowid = s.rid`, counting.where)}`;
-    const threshold = WALK_FACTOR * (paging.offset + paging.limit);
-    const many = sql`(SELECT count(*) FROM (SELECT 1 FROM contacts_fts WHERE contacts_fts MATCH ${search.match} LIMIT ${threshold + 1})) > ${threshold}`;
-    const candidates = search.candidates;
-    pageRids = (skip) => {
-      const limit = sql`${paging.limit}`;
-      if (!sortIndex) return pageRows(fromMatches, sql`c.rowid = s.rid`, limitUnless(skip, limit));
-      const walked = pageRows(walk, sql`c.rowid IN ${candidates}`, limitUnless(skip, sql`CASE WHEN ${many} THEN ${limit} ELSE 0 END`));
-      const sorted = pageRows(fromMatches, sql`c.rowid = s.rid`, limitUnless(skip, sql`CASE WHEN ${many} THEN 0 ELSE ${limit} END`));
-      return sql`SELECT * FROM (${walked}) UNION ALL SELECT * FROM (${sorted})`;
-    };
+    pageRids = picked(
+      sql`SELECT 1 FROM contacts_fts WHERE contacts_fts MATCH ${search.match}`,
+      { source: walk, conditions: [sql`c.rowid IN ${search.candidates}`, page.where] },
+      { source: fromMatches, conditions: [sql`c.rowid = s.rid`, page.where] },
+    );
+  } else if (counting.rows && page.rows && !search.condition) {
+    // The filter is exactly a row set an index lists (tag holders, custom-field values): counted
+    // there; the page tests walked entries one by one, or sorts the few members.
+    countRows = sql`FROM (${counting.rows.set})`;
+    pageRids = picked(
+      sql`SELECT 1 FROM (${page.rows.gauge})`,
+      { source: walk, conditions: [page.rows.probe] },
+      { source: sql`fp CROSS JOIN (${page.rows.set}) s CROSS JOIN contacts c`, conditions: [sql`c.id = s.id`] },
+    );
   } else {
     countRows = sql`FROM fp CROSS JOIN contacts c ${matching(counting.where, search.condition)}`;
-    pageRids = (skip) => pageRows(walk, undefined, limitUnless(skip, sql`${paging.limit}`));
+    pageRids = (skip) => pageRows(walk, [page.where, search.condition], limitUnless(skip, sql`${paging.limit}`));
   }
   const countWith = filterWith(counting.values);
   const pageWith = filterWith(page.values);

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { blob, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 export const LIFECYCLE_STAGES = ['lead', 'prospect', 'customer', 'inactive', 'archived'] as const;
 export const CONTACT_SOURCES = ['manual', 'import', 'widget', 'campaign', 'api', 'form'] as const;
@@ -149,7 +149,8 @@ export const contactTagLinks = sqliteTable(
     tag_id: text('tag_id').notNull(),
     created_at: text('created_at').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.contact_id, t.tag_id] }), index('contact_tag_links_tag').on(t.tag_id)],
+  // The holders of a tag, per workspace, from index entries alone (a tag condition's exact count).
+  (t) => [primaryKey({ columns: [t.contact_id, t.tag_id] }), index('contact_tag_links_tag').on(t.tag_id, t.workspace_id, t.contact_id)],
 );
 
 export const contactGroupLinks = sqliteTable(
@@ -160,7 +161,27 @@ export const contactGroupLinks = sqliteTable(
     group_id: text('group_id').notNull(),
     created_at: text('created_at').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.contact_id, t.group_id] }), index('contact_group_links_group').on(t.group_id)],
+  (t) => [primaryKey({ columns: [t.contact_id, t.group_id] }), index('contact_group_links_group').on(t.group_id, t.workspace_id, t.contact_id)],
+);
+
+/**
+ * Each contact's top-level `custom_fields` entries as rows (JSON nulls left
+ * out), kept by triggers on `contacts` (migration 0014), so a condition on
+ * `custom_fields.<key>` is an index range instead of a JSON parse per contact.
+ * `value` has no type affinity: it holds what `json_each` yields (text,
+ * integer, real, or JSON text for objects and arrays), and compares exactly as
+ * `json_extract` of the same key does. A merge needs no re-keying here: the
+ * absorbed contact's delete and the target's update rewrite the rows.
+ */
+export const contactCustomValues = sqliteTable(
+  'contact_custom_values',
+  {
+    workspace_id: text('workspace_id').notNull(),
+    contact_id: text('contact_id').notNull(),
+    key: text('key').notNull(),
+    value: blob('value'),
+  },
+  (t) => [primaryKey({ columns: [t.contact_id, t.key] }), index('contact_custom_values_lookup').on(t.workspace_id, t.key, t.value)],
 );
 
 /** Contact timeline: one row per change made through any surface. */

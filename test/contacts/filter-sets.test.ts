@@ -1,0 +1,180 @@
+import { sql } from 'drizzle-orm';
+import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
+import { describe, expect, it } from 'vitest';
+import { contactCatalog } from '../../src/modules/contacts/catalog';
+import { compileFilter, filterWith, type FilterCatalog } from '../../src/platform/filter';
+import { shardOf } from '../support/db';
+import { makeWorkspace, type TestWorkspace } from '../support/harness';
+import { createContact, filterQuery } from './helpers';
+
+/**
+ * Conditions on custom fields, tags and groups are answered from index-kept
+ * sets, and a filter that is exactly such a set is counted from it. The
+ * reference is the plain per-row form of the same tree (`json_extract` of the
+ * stored JSON, the consent columns read through `coalesce`), run directly on
+ * the shard: both must select the same contacts, `not` and missing keys included.
+ */
+const dialect = new SQLiteSyncDialect();
+const { customValues: _sets, ...perRow } = contactCatalog;
+const perRowCatalog: FilterCatalog = {
+  ...perRow,
+  fields: Object.fromEntries(Object.entries(contactCatalog.fields).map(([name, { truth: _truth, ...def }]) => [name, def])),
+};
+
+async function reference(ws: TestWorkspace, filter: Record<string, unknown>): Promise<string[]> {
+  const { where, values } = compileFilter(filter, perRowCatalog, ws.id);
+  const query = dialect.sqlToQuery(sql`${filterWith(values)} SELECT c.id FROM fp CROSS JOIN contacts c WHERE c.workspace_id = ${ws.id} AND ${where}`);
+  const { results } = await (await shardOf(ws.id)).prepare(query.sql).bind(...query.params).all<{ id: string }>();
+  return results.map((r) => r.id).sort();
+}
+
+async function listed(ws: TestWorkspace, filter: Record<string, unknown>) {
+  const res = await ws.api('GET', `/v1/contacts?limit=500&${filterQuery(filter)}`);
+  expect(res.status, JSON.stringify(filter)).toBe(200);
+  return { total: res.body.total as number, ids: (res.body.data as { id: string }[]).map((c) => c.id).sort() };
+}
+
+async function expectSameAsPerRow(ws: TestWorkspace, filters: Record<string, unknown>[]) {
+  for (const filter of filters) {
+    const expected = await reference(ws, filter);
+    const got = await listed(ws, filter);
+    expect(got.ids, JSON.stringify(filter)).toEqual(expected);
+    expect(got.total, JSON.stringify(filter)).toBe(expected.length);
+  }
+}
+
+const cf = (field: string, op: string, value?: unknown) => ({ field: `custom_fields.${field}`, op, ...(value === undefined ? {} : { value }) });
+
+describe('filters answered from index-kept sets', () => {
+  it('custom-field conditions select exactly what the stored JSON holds, under not and for missing keys', async () => {
+    const ws = await makeWorkspace({}, { pipeline: false });
+    const seeds: Record<string, unknown>[] = [
+      { plan: 'gold', seats: 5, active: true, meta: { tier: 1 } },
+      { plan: 'Gold', seats: 12.5, active: false },
+      { plan: 'silver', seats: '5', ratio: 0.5 },
+      { plan: null, seats: 3 },
+      { other: 'x' },
+      {},
+      { plan: 'golden', list: [1, 2] },
+    ];
+    const made = [];
+    for (const [i, custom_fields] of seeds.entries()) made.push(await createContact(ws, { name: `C${i}`, lifecycle_stage: i % 2 ? 'lead' : 'customer', custom_fields }));
+    const trees = [
+      { $where: cf('plan', 'eq', 'gold') },
+      { 'custom_fields.plan': 'gold' },
+      { 'custom_fields.plan': ['gold', 'silver'] },
+      { $where: cf('plan', 'in', ['gold', null]) },
+      { $where: cf('seats', 'gt', 4) },
+      { $where: cf('seats', 'gte', 5) },
+      { $where: cf('seats', 'lt', '6') },
+      { $where: cf('seats', 'lte', 5) },
+      { $where: cf('seats', 'eq', '5') },
+      { $where: cf('active', 'eq', true) },
+      { $where: cf('active', 'eq', false) },
+      { $where: cf('plan', 'starts_with', 'GO') },
+      { $where: cf('plan', 'contains', 'ol') },
+      { $where: cf('plan', 'ends_with', 'en') },
+      { $where: cf('meta', 'contains', 'tier') },
+      { $where: cf('list', 'eq', '[1,2]') },
+      { $where: cf('plan', 'is_not_null') },
+      { $where: cf('plan', 'is_null') },
+      { $where: cf('plan', 'eq', null) },
+      { $where: cf('plan', 'neq', 'gold') },
+      { $where: cf('plan', 'not_in', ['gold']) },
+      { $where: cf('plan', 'not_contains', 'old') },
+      { $where: { not: cf('plan', 'eq', 'gold') } },
+      { $where: { not: { or: [cf('plan', 'eq', 'gold'), cf('seats', 'gt', 10)] } } },
+      { $where: { and: [cf('plan', 'starts_with', 'g'), cf('seats', 'gte', 5)] } },
+      { $where: { or: [cf('plan', 'eq', 'silver'), cf('seats', 'lt', 4)] } },
+      { $where: { or: [cf('plan', 'eq', 'gold'), cf('plan', 'starts_with', 'SIL'), cf('plan', 'in', ['golden'])] } },
+      { $where: { and: [{ or: [cf('plan', 'eq', 'gold'), cf('plan', 'eq', 'Gold')] }, { or: [cf('seats', 'gte', 5), cf('active', 'eq', true)] }] } },
+      { $where: { or: [cf('plan', 'eq', 'silver'), { field: 'lifecycle_stage', op: 'eq', value: 'lead' }] } },
+      { $where: { and: [cf('plan', 'is_not_null'), { not: cf('seats', 'eq', 5) }] } },
+    ];
+    await expectSameAsPerRow(ws, trees);
+
+    // The rows follow every write: a replaced value, a removed key.
+    await ws.api('PATCH', `/v1/contacts/${made[0].id}`, { custom_fields: { plan: 'silver', seats: null } });
+    await ws.api('PATCH', `/v1/contacts/${made[2].id}`, { custom_fields: { plan: 'gold' } });
+    await expectSameAsPerRow(ws, trees);
+  });
+
+  it('pages of a set walk the sort index when members are many and sort them when few, in the same order', async () => {
+    const ws = await makeWorkspace({ rate_limits: { per_key_per_minute: 100_000 } }, { pipeline: false });
+    for (let i = 0; i < 24; i++) {
+      await createContact(ws, { name: `P${String(i).padStart(2, '0')}`, lead_score: i % 5, custom_fields: { plan: i % 2 ? 'gold' : 'free', n: i }, tags: i % 3 ? ['many'] : ['many', 'few'] });
+    }
+    const tags = (await ws.api('GET', '/v1/tags?sort=name')).body.data as { id: string; name: string }[];
+    const tag = (name: string) => tags.find((t) => t.name === name)!.id;
+    // With `limit=1` a set of over 10 members is walked (gold: 12, many: 24); one of 8 (few) or 1 (n = 7) is sorted.
+    const trees = [
+      { $where: cf('plan', 'eq', 'gold') },
+      { $where: { or: [cf('plan', 'eq', 'gold'), cf('n', 'lt', 3)] } },
+      { $jsonb_contains: { tags: [tag('many')] } },
+      { $jsonb_contains: { tags: [tag('few'), tag('many')] } },
+      { $where: cf('n', 'eq', 7) },
+    ];
+    for (const filter of trees) {
+      const expected = await reference(ws, filter);
+      for (const sort of ['-created_at', 'lead_score', 'email']) {
+        const seen: string[] = [];
+        for (let offset = 0; offset < expected.length + 1; offset++) {
+          const res = await ws.api('GET', `/v1/contacts?limit=1&offset=${offset}&sort=${sort}&${filterQuery(filter)}`);
+          expect(res.body.total, JSON.stringify(filter)).toBe(expected.length);
+          seen.push(...res.body.data.map((c: { id: string }) => c.id));
+        }
+        const full = await ws.api('GET', `/v1/contacts?limit=500&sort=${sort}&${filterQuery(filter)}`);
+        expect(seen, `${sort} ${JSON.stringify(filter)}`).toEqual(full.body.data.map((c: { id: string }) => c.id));
+        expect([...seen].sort()).toEqual(expected);
+      }
+    }
+  });
+
+  it('a filter that is exactly a set is counted from the index rows, not by reading each contact', async () => {
+    const ws = await makeWorkspace({}, { pipeline: false });
+    const gold = await createContact(ws, { name: 'Gold', custom_fields: { plan: 'gold' }, tags: ['vip'] });
+    await createContact(ws, { name: 'Free', custom_fields: { plan: 'free' } });
+    const tagId = gold.tags[0];
+    const shard = await shardOf(ws.id);
+    // A row no contact stands behind (never written by the service): only a count taken from the set sees it.
+    const stray = crypto.randomUUID();
+    await shard.prepare("INSERT INTO contact_custom_values (workspace_id, contact_id, key, value) VALUES (?, ?, 'plan', 'gold')").bind(ws.id, stray).run();
+    await shard.prepare('INSERT INTO contact_tag_links (workspace_id, contact_id, tag_id, created_at) VALUES (?, ?, ?, ?)').bind(ws.id, stray, tagId, new Date().toISOString()).run();
+
+    for (const filter of [{ $where: cf('plan', 'eq', 'gold') }, { $jsonb_contains: { tags: [tagId] } }, { $where: { or: [cf('plan', 'eq', 'gold'), cf('plan', 'eq', 'none')] } }]) {
+      const got = await listed(ws, filter);
+      expect(got.ids, JSON.stringify(filter)).toEqual([gold.id]);
+      expect(got.total, JSON.stringify(filter)).toBe(2);
+    }
+    // Mixed with a per-row condition, the contacts are read: the stray row is not counted.
+    const mixed = await listed(ws, { $where: { and: [cf('plan', 'eq', 'gold'), { field: 'name', op: 'eq', value: 'Gold' }] } });
+    expect(mixed).toEqual({ total: 1, ids: [gold.id] });
+  });
+
+  it('tag and group holders are scoped to the workspace, and the consent fields answer as before', async () => {
+    const ws = await makeWorkspace({}, { pipeline: false });
+    const other = await makeWorkspace({}, { pipeline: false });
+    const a = await createContact(ws, { name: 'A', tags: ['vip', 'beta'], groups: ['Team'], email: 'a@example.com' });
+    const b = await createContact(ws, { name: 'B', tags: ['vip'], email: 'b@example.com' });
+    await createContact(ws, { name: 'C', phone: '+14155550100' });
+    expect((await ws.api('PUT', `/v1/contacts/${a.id}/consent/email`, { state: 'subscribed' })).status).toBe(200);
+    expect((await ws.api('PUT', `/v1/contacts/${b.id}/consent/email`, { state: 'unsubscribed' })).status).toBe(200);
+    const foreign = await createContact(other, { name: 'Foreign', tags: ['vip'] });
+    const [vip, beta] = a.tags;
+    expect(b.tags).toHaveLength(1);
+    const trees = [
+      { $jsonb_contains: { tags: [vip] } },
+      { $jsonb_contains: { tags: [vip, beta] } },
+      { $jsonb_contains: { tags: [vip], groups: a.groups } },
+      { $jsonb_contains: { tags: [foreign.tags[0]] } },
+      { $jsonb_contains: { tags: [vip] }, 'custom_fields.plan': 'x' },
+      { $where: { field: 'email_subscribed', op: 'eq', value: true } },
+      { $where: { field: 'email_subscribed', op: 'eq', value: false } },
+      { $where: { field: 'email_subscribed', op: 'neq', value: false } },
+      { $where: { field: 'email_subscribed', op: 'neq', value: true } },
+      { $where: { not: { field: 'whatsapp_subscribed', op: 'eq', value: true } } },
+    ];
+    await expectSameAsPerRow(ws, trees);
+    expect((await listed(ws, { $jsonb_contains: { tags: [foreign.tags[0]] } })).total).toBe(0);
+  });
+});
