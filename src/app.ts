@@ -26,7 +26,8 @@ const publishEvents: MiddlewareHandler<AppEnv> = async (c, next) => {
   const sink = new EventSink();
   c.set('events', sink);
   await next();
-  if (sink.committed.length) c.executionCtx.waitUntil(publishCommitted(c.env, c.var.db, sink.committed));
+  const pending = sink.pending();
+  if (pending.length) c.executionCtx.waitUntil(publishCommitted(c.env, c.var.db, pending));
 };
 
 /** Every `/v1` request passes these, in this order (the bench measures their prefixes). */

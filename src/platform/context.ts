@@ -7,7 +7,7 @@ export type ServiceContext = { db: Db; ws: Workspace; events: EventSink };
 
 /** The service context of a /v1 request (set up by the auth and event middleware). */
 export const serviceContext = (c: { var: { db: Db; workspace: Workspace; events: EventSink } }): ServiceContext => ({
-  db: c.var.db,
+  db: c.var.events.watch(c.var.db),
   ws: c.var.workspace,
   events: c.var.events,
 });

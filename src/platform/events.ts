@@ -17,17 +17,59 @@ export type OutboxEvent = { id: string; workspaceId: string; type: EventType; da
  */
 export class EventSink {
   readonly committed: string[] = [];
+  /** Outbox inserts of this sink, by statement, to read back from the batch that ran them. */
+  private readonly inserts = new WeakMap<object, string>();
+  /** Events their batch reported as born enqueued: nobody was subscribed, nothing to fan out. */
+  private readonly settled = new Set<string>();
 
-  /** The outbox insert for one event; put it in the change's batch, then call `committedAfter`. */
+  /**
+   * The outbox insert for one event; put it in the change's batch, then call `committedAfter`.
+   * An event no active endpoint of its workspace subscribes to (checked inside the batch, so
+   * exactly at commit) is stored already enqueued: its fan-out would send nothing.
+   */
   emit(db: Db, workspaceId: string, type: EventType, data: Record<string, unknown>): { event: OutboxEvent; statement: Statement } {
     const event: OutboxEvent = { id: uuidv7(), workspaceId, type, data, createdAt: nowIso() };
-    const statement = db.insert(eventOutbox).values({ ...event, enqueuedAt: null, attempts: 0 });
+    const enqueuedAt = subscribed ? sql`CASE WHEN ${subscribed(workspaceId, type)} THEN NULL ELSE ${event.createdAt} END` : null;
+    const statement = db
+      .insert(eventOutbox)
+      .values({ ...event, enqueuedAt: enqueuedAt as string | null, attempts: 0 })
+      .returning({ enqueuedAt: eventOutbox.enqueuedAt });
+    this.inserts.set(statement, event.id);
     return { event, statement };
   }
 
   committedAfter(events: OutboxEvent[]): void {
     for (const e of events) this.committed.push(e.id);
   }
+
+  /** Committed events that may still need their fan-out (all of them unless their batch went through `watch`). */
+  pending(): string[] {
+    return this.committed.filter((id) => !this.settled.has(id));
+  }
+
+  /** `db` whose batches tell this sink which of its events were born enqueued. */
+  watch(db: Db): Db {
+    const watched = Object.create(db) as Db;
+    watched.batch = (async (statements: Statement[]) => {
+      const results = (await db.batch(statements as [Statement, ...Statement[]])) as unknown[];
+      statements.forEach((statement, i) => {
+        const id = this.inserts.get(statement);
+        const [row] = (id && Array.isArray(results[i]) ? results[i] : []) as { enqueuedAt: string | null }[];
+        if (id && row?.enqueuedAt) this.settled.add(id);
+      });
+      return results;
+    }) as Db['batch'];
+    return watched;
+  }
+}
+
+/** Whether an event has a subscriber in its workspace: SQL evaluated inside the emitting batch. */
+type Subscribed = (workspaceId: string, type: EventType) => SQL;
+let subscribed: Subscribed | null = null;
+
+/** The webhook module registers how the outbox knows an event has a subscriber. */
+export function setSubscriptionCheck(check: Subscribed): void {
+  subscribed = check;
 }
 
 /** `db` is the workspace's data handle the events were committed through. */

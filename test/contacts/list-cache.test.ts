@@ -62,6 +62,24 @@ describe('filtered contact lists keep their answer per data generation', () => {
     expect(ids(await ws.api('GET', byTag))).toEqual([ann.id]);
   });
 
+  it('keeps searches too, long and short terms, until a write moves the generation', async () => {
+    const ws = await makeWorkspace({}, { pipeline: false });
+    const ada = await createContact(ws, { name: 'Ada Lovelace', email: 'ada@example.com' });
+    for (const [n, term] of [['1', 'lovelace'], ['2', 'ad']] as const) {
+      const query = `/v1/contacts?search=${term}`;
+      expect(ids(await ws.api('GET', query))).toEqual([ada.id]);
+      await eventually(() => stored(ws), (r) => r.length === Number(n));
+    }
+    await (await shardOf(ws.id)).prepare('UPDATE contact_list_cache SET total = 9 WHERE workspace_id = ?').bind(ws.id).run();
+    expect((await ws.api('GET', '/v1/contacts?search=lovelace')).body.total).toBe(9);
+    expect((await ws.api('GET', '/v1/contacts?search=ad')).body.total).toBe(9);
+
+    const grace = await createContact(ws, { name: 'Grace Lovelace' });
+    const recounted = await ws.api('GET', '/v1/contacts?search=lovelace');
+    expect(recounted.body.total).toBe(2);
+    expect(ids(recounted)).toEqual([grace.id, ada.id]);
+  });
+
   it('keeps the answers of other filters and workspaces apart', async () => {
     const [a, b] = await Promise.all([makeWorkspace({}, { pipeline: false }), makeWorkspace({}, { pipeline: false })]);
     await createContact(a, { name: 'A', lifecycle_stage: 'customer' });

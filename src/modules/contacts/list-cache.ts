@@ -11,7 +11,7 @@ const CACHE_MAX = 100;
 const dialect = new SQLiteSyncDialect();
 
 /**
- * A filtered contact list's answer (exact total, page ids) computed once per
+ * A filtered or searched contact list's answer (exact total, page ids) computed once per
  * generation of the workspace's contact data. The generation moves with every
  * write a list could see (triggers, migration 0012), so a cached answer is the
  * answer a recount would give; an answer from an older generation is never read.

@@ -92,8 +92,8 @@ const WALK_FACTOR = 10;
  * match through a filter index and sort them all, so the page keeps the values
  * packed and names the sort index.
  *
- * A filtered list's answer is kept per data generation (./list-cache.ts); the
- * caller stores a computed one after the response with `remember`.
+ * A filtered or searched list's answer is kept per data generation
+ * (./list-cache.ts); the caller stores a computed one after the response with `remember`.
  */
 export async function listContacts(ctx: ServiceContext, query: ListQuery) {
   const paging = parsePaging(query, { limit: 50, cap: 500 });
@@ -157,14 +157,14 @@ export async function listContacts(ctx: ServiceContext, query: ListQuery) {
   const pageWith = filterWith(page.values);
   const pageOf = (rids: SQL) => sql`SELECT ${contactColumns} FROM (${rids}) p CROSS JOIN contacts c WHERE c.rowid = p.page_rid ORDER BY ${order}`;
 
-  if (Object.keys(filter).length === 0) {
+  // A plain list counts one index's entries; a filtered or searched one is kept per data generation.
+  if (Object.keys(filter).length === 0 && !search.candidates && !search.condition) {
     const [total, rows] = await ctx.db.batch([
       rawAll<{ total: number }>(ctx.db, sql`${countWith} SELECT count(*) AS total ${countRows}`),
       rawAll<ContactRow>(ctx.db, sql`${pageWith} ${pageOf(pageRids())}`),
     ]);
     return { page: envelope(rows.map(serializeContact), total[0].total, paging) };
   }
-  // Filtered lists cost a scan of the workspace to count: their answers are kept per data generation.
   const cache = await ListCache.for(ctx, [sql`${countWith} SELECT count(*) ${countRows}`, sql`${pageWith} ${pageOf(pageRids())}`]);
   const [[counts], rows] = await ctx.db.batch([
     rawAll<{ generation: number; cached: number | null; counted: number | null }>(ctx.db, cache.count(countWith, countRows)),

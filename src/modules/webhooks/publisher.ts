@@ -1,7 +1,7 @@
 import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import { type Db, nowIso } from '../../platform/db';
-import { isDeliveredTo } from '../events/catalog';
+import { isDeliveredTo, type EventType } from '../events/catalog';
 import { eventOutbox } from '../events/schema';
 import { webhookEndpoints } from './schema';
 
@@ -78,6 +78,15 @@ async function fanOut(env: Bindings, db: Db, where: SQL): Promise<{ events: numb
     .set({ enqueuedAt: nowIso(), attempts: sql`${eventOutbox.attempts} + 1` })
     .where(and(idIn(eventIds), isNull(eventOutbox.enqueuedAt)));
   return { events: eventIds.length, messages: messages.length };
+}
+
+/**
+ * Whether an active endpoint of the workspace subscribes to `type`, as SQL for
+ * the batch that emits the event (the same rule as `isDeliveredTo`).
+ */
+export function subscriptionCheck(workspaceId: string, type: EventType): SQL {
+  if (!isDeliveredTo([type], type)) return sql`0`;
+  return sql`EXISTS (SELECT 1 FROM ${webhookEndpoints} e, json_each(e.events) j WHERE e.workspace_id = ${workspaceId} AND e.is_active = 1 AND j.value = ${type})`;
 }
 
 /** The publisher the request path calls after its batch committed. */
