@@ -37,9 +37,10 @@ export type CustomValues = {
  * distinct, scoped to the workspace); `probe` tests one row for membership
  * through that row's own index entries; `gauge` yields at least as many rows
  * as `set` for a union (duplicates kept, so a LIMIT stops it early), to judge
- * whether the set is large.
+ * whether the set is large; `ranged` when `set` reads one index range (no
+ * grouping, no compound), so counting it costs about what reading a stored count does.
  */
-export type RowSet = { set: SQL; probe: SQL; gauge: SQL; custom?: CustomCondition };
+export type RowSet = { set: SQL; probe: SQL; gauge: SQL; ranged?: boolean; custom?: CustomCondition };
 
 /** A condition on one custom field's rows: `holds` is written on `v.value`. */
 type CustomCondition = { key: string; keyRef: SQL; workspace: SQL; holds: SQL };
@@ -286,7 +287,7 @@ export class FilterBuilder {
   private customRows(condition: CustomCondition): RowSet {
     const custom = this.catalog.customValues!;
     const set = custom.set(condition.keyRef, condition.workspace, condition.holds);
-    return { set, probe: custom.probe(condition.keyRef, condition.holds), gauge: set, custom: condition };
+    return { set, probe: custom.probe(condition.keyRef, condition.holds), gauge: set, ranged: true, custom: condition };
   }
 
   /** `field op value`, the value checked against the field's kind. */

@@ -42,7 +42,8 @@ function jsonbContains(value: unknown, b: FilterBuilder): SQL {
     // A contact links a label at most once, so one id needs no grouping (the index walk streams).
     let holders: SQL;
     let holds: SQL;
-    if (unique.length === 1) {
+    const ranged = unique.length === 1;
+    if (ranged) {
       const one = b.scalarRef(unique[0]);
       holders = sql`SELECT l.contact_id AS id FROM ${links} l WHERE ${linked} = ${one}${scope}`;
       holds = sql`EXISTS (SELECT 1 FROM ${links} l WHERE l.contact_id = c.id AND ${linked} = ${one})`;
@@ -51,7 +52,7 @@ function jsonbContains(value: unknown, b: FilterBuilder): SQL {
       holders = sql`SELECT l.contact_id AS id FROM ${links} l WHERE ${linked} IN ${listed}${scope} GROUP BY l.contact_id HAVING count(*) = ${needed}`;
       holds = sql`((SELECT count(*) FROM ${links} l WHERE l.contact_id = c.id AND ${linked} IN ${listed}) = ${needed})`;
     }
-    parts.push(workspace ? b.withSet(listedIn(holders), { set: holders, probe: holds, gauge: holders }) : listedIn(holders));
+    parts.push(workspace ? b.withSet(listedIn(holders), { set: holders, probe: holds, gauge: holders, ranged }) : listedIn(holders));
   }
   return parts.length ? b.combine(parts, 'AND') : sql`1`;
 }

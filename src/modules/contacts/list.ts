@@ -131,6 +131,8 @@ export async function listContacts(ctx: ServiceContext, query: ListQuery) {
 
   let countRows: SQL;
   let pageRids: (skip?: SQL) => SQL;
+  // One index range counts as cheaply as a stored answer reads: such lists are not stored.
+  let stored = Object.keys(filter).length > 0 || !!search.candidates || !!search.condition;
   if (search.candidates) {
     // The trigram matches drive the count; CROSS JOIN fixes that order.
     const fromMatches = sql`fp CROSS JOIN ${search.candidates} s CROSS JOIN contacts c`;
@@ -144,6 +146,7 @@ export async function listContacts(ctx: ServiceContext, query: ListQuery) {
     // The filter is exactly a row set an index lists (tag holders, custom-field values): counted
     // there; the page tests walked entries one by one, or sorts the few members.
     countRows = sql`FROM (${counting.rows.set})`;
+    stored = !counting.rows.ranged;
     pageRids = picked(
       sql`SELECT 1 FROM (${page.rows.gauge})`,
       { source: walk, conditions: [page.rows.probe] },
@@ -158,7 +161,7 @@ export async function listContacts(ctx: ServiceContext, query: ListQuery) {
   const pageOf = (rids: SQL) => sql`SELECT ${contactColumns} FROM (${rids}) p CROSS JOIN contacts c WHERE c.rowid = p.page_rid ORDER BY ${order}`;
 
   // A plain list counts one index's entries; a filtered or searched one is kept per data generation.
-  if (Object.keys(filter).length === 0 && !search.candidates && !search.condition) {
+  if (!stored) {
     const [total, rows] = await ctx.db.batch([
       rawAll<{ total: number }>(ctx.db, sql`${countWith} SELECT count(*) AS total ${countRows}`),
       rawAll<ContactRow>(ctx.db, sql`${pageWith} ${pageOf(pageRids())}`),
