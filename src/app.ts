@@ -40,7 +40,7 @@ const API_DESCRIPTION = [
 '',
   '**Rate limits**: 100 requests per minute per key, 300 per minute per source IP, `POST /v1/emails` 300 per minute per key; 429 with `Retry-After`. Answers carry `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`.',
   '',
-  '**Consistency**: reads may be served by a nearby read replica, but always see every write made with the same API key. Answers carry a `Bookmark` header; send it back as a `Bookmark` request header on a read to see at least that state with another key.',
+  '**Consistency**: where the service runs with D1 read replication on, reads may be served by a nearby read replica, but always see every write made with the same API key; otherwise every request reads the primary. Answers carry a `Bookmark` header; send it back as a `Bookmark` request header on a read to see at least that state with another key.',
   '',
   '**Phone numbers** are stored and answered in E.164. A number written without a country code (`(415) 555-0123`) is read in the workspace\'s default country: `default_country` (ISO 3166 alpha-2), `US` unless the operator set another when creating or updating the workspace; `+` and the country code always win.',
   '',
