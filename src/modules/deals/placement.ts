@@ -26,9 +26,16 @@ function renumberColumn(db: Db, workspaceId: string, stage: SQL, dealId: string,
 
 const NO_SLOT = 2_000_000_000;
 
-/** A new deal's column: everything moves down one, the new deal is inserted at 0. */
-export const openTopSlot = (db: Db, workspaceId: string, stageId: string, newDealId: string) =>
-  renumberColumn(db, workspaceId, sql`${stageId}`, newDealId, 0);
+/**
+ * A new deal's column: everything moves down one, the new deal is inserted at 0.
+ * A column is dense before (every position write is one of these statements),
+ * so shifting each row by one keeps it dense, without ranking the column.
+ */
+export const openTopSlot = (db: Db, workspaceId: string, stageId: string, newDealId: string): Statement =>
+  db
+    .update(deals)
+    .set({ position: sql`${deals.position} + 1` })
+    .where(and(eq(deals.workspaceId, workspaceId), eq(deals.stageId, stageId), ne(deals.id, newDealId)));
 
 export type Placement = {
   workspaceId: string;
