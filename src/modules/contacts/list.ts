@@ -131,8 +131,10 @@ export async function listContacts(ctx: ServiceContext, query: ListQuery) {
 
   let countRows: SQL;
   let pageRids: (skip?: SQL) => SQL;
-  // One index range counts as cheaply as a stored answer reads: such lists are not stored.
-  let stored = Object.keys(filter).length > 0 || !!search.candidates || !!search.condition;
+  // A filter that is exactly a row set an index lists (tag holders, custom-field values), with no search.
+  const rowSet = !search.candidates && !search.condition && counting.rows && page.rows ? { counting: counting.rows, page: page.rows } : undefined;
+  // A plain list counts one index's entries, and one index range counts as cheaply as a stored answer reads: neither is kept.
+  const keep = (Object.keys(filter).length > 0 || !!search.candidates || !!search.condition) && !rowSet?.counting.ranged;
   if (search.candidates) {
     // The trigram matches drive the count; CROSS JOIN fixes that order.
     const fromMatches = sql`fp CROSS JOIN ${search.candidates} s CROSS JOIN contacts c`;
@@ -142,15 +144,13 @@ export async function listContacts(ctx: ServiceContext, query: ListQuery) {
       { source: walk, conditions: [sql`c.rowid IN ${search.candidates}`, page.where] },
       { source: fromMatches, conditions: [sql`c.rowid = s.rid`, page.where] },
     );
-  } else if (counting.rows && page.rows && !search.condition) {
-    // The filter is exactly a row set an index lists (tag holders, custom-field values): counted
-    // there; the page tests walked entries one by one, or sorts the few members.
-    countRows = sql`FROM (${counting.rows.set})`;
-    stored = !counting.rows.ranged;
+  } else if (rowSet) {
+    // Counted from the set's index entries; the page tests walked entries one by one, or sorts the few members.
+    countRows = sql`FROM (${rowSet.counting.set})`;
     pageRids = picked(
-      sql`SELECT 1 FROM (${page.rows.gauge})`,
-      { source: walk, conditions: [page.rows.probe] },
-      { source: sql`fp CROSS JOIN (${page.rows.set}) s CROSS JOIN contacts c`, conditions: [sql`c.id = s.id`] },
+      sql`SELECT 1 FROM (${rowSet.page.gauge})`,
+      { source: walk, conditions: [rowSet.page.probe] },
+      { source: sql`fp CROSS JOIN (${rowSet.page.set}) s CROSS JOIN contacts c`, conditions: [sql`c.id = s.id`] },
     );
   } else {
     countRows = sql`FROM fp CROSS JOIN contacts c ${matching(counting.where, search.condition)}`;
@@ -160,8 +160,8 @@ export async function listContacts(ctx: ServiceContext, query: ListQuery) {
   const pageWith = filterWith(page.values);
   const pageOf = (rids: SQL) => sql`SELECT ${contactColumns} FROM (${rids}) p CROSS JOIN contacts c WHERE c.rowid = p.page_rid ORDER BY ${order}`;
 
-  // A plain list counts one index's entries; a filtered or searched one is kept per data generation.
-  if (!stored) {
+  // A filtered or searched answer is kept per data generation.
+  if (!keep) {
     const [total, rows] = await ctx.db.batch([
       rawAll<{ total: number }>(ctx.db, sql`${countWith} SELECT count(*) AS total ${countRows}`),
       rawAll<ContactRow>(ctx.db, sql`${pageWith} ${pageOf(pageRids())}`),
