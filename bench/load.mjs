@@ -12,8 +12,8 @@ export function percentile(sorted, p) {
  * `makeRequest(i)` returns `{method, path, body?, before?}`; answers outside 2xx are counted as
  * errors. `before`, when given, runs first and is not timed (a write the measured request follows).
  */
-export async function load({ base, headers, makeRequest, connections = 8, seconds = 5, maxRequests = Infinity }) {
-  const latencies = [];
+export async function load({ base, headers, makeRequest, connections = 8, seconds = 5, maxRequests = Infinity, latencies = [] }) {
+  const firstOwn = latencies.length;
   let errors = 0;
   let sent = 0;
   const deadline = performance.now() + seconds * 1000;
@@ -38,13 +38,41 @@ export async function load({ base, headers, makeRequest, connections = 8, second
     }
   }
   await Promise.all(Array.from({ length: connections }, client));
-  const elapsed = (performance.now() - started) / 1000;
+  return summarize(latencies.slice(firstOwn), errors, (performance.now() - started) / 1000);
+}
+
+export function summarize(latencies, errors, elapsedSeconds) {
   latencies.sort((a, b) => a - b);
   return {
     requests: latencies.length,
     errors,
-    rps: latencies.length / elapsed,
+    rps: latencies.length / elapsedSeconds,
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
   };
+}
+
+/**
+ * A route and its floor in alternating slices (`slices` of each, the floor's half as long),
+ * so both are measured under the same machine conditions: on a shared machine the speed
+ * drifts over minutes, which a floor measured once at the start would fold into every ratio.
+ */
+export async function loadAgainstFloor({ base, headers, floorHeaders = {}, makeRequest, makeFloorRequest, connections = 8, seconds = 5, slices = 5 }) {
+  const route = [];
+  const floor = [];
+  let errors = 0;
+  let floorErrors = 0;
+  let routeSeconds = 0;
+  let floorSeconds = 0;
+  let sent = 0;
+  for (let k = 0; k < slices; k++) {
+    const f = await load({ base, headers: floorHeaders, makeRequest: makeFloorRequest, connections, seconds: seconds / slices / 2, latencies: floor });
+    floorErrors += f.errors;
+    floorSeconds += f.requests / f.rps;
+    const r = await load({ base, headers, makeRequest: (i) => makeRequest(sent + i), connections, seconds: seconds / slices, latencies: route });
+    sent += r.requests;
+    errors += r.errors;
+    routeSeconds += r.requests / r.rps;
+  }
+  return { ...summarize(route, errors, routeSeconds), floorRun: summarize(floor, floorErrors, floorSeconds) };
 }

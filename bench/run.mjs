@@ -6,7 +6,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { load } from './load.mjs';
+import { load, loadAgainstFloor } from './load.mjs';
 import { BENCH_WHATSAPP_APP_SECRET, scenarios, seed } from './scenarios.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -75,18 +75,21 @@ const fmt = (n, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
 await ready();
 const ctx = await seed({ base, adminToken, log: (m) => console.log(m) });
 const rows = [];
-const floors = {};
-for (const scenario of scenarios(ctx).filter((s) => s.auth === false || selected(s.name))) {
+const all = scenarios(ctx);
+const floorScenario = Object.fromEntries(all.filter((s) => s.floor === undefined).map((s) => [s.name, s]));
+for (const scenario of all.filter((s) => s.auth === false || selected(s.name))) {
   const headers = scenario.auth === false ? {} : { authorization: `Bearer ${ctx.key}` };
   for (let i = 1; i <= 20; i++) await queriesPerRequest(headers, scenario.request(i)).catch(() => {});
   const queries = await queriesPerRequest(headers, scenario.request(0));
-  const result = await load({ base, headers, makeRequest: (i) => scenario.request(i + 100), connections, seconds });
-  if (scenario.floor === undefined) floors[scenario.name] = result.p50;
-  const floorP50 = scenario.floor ? floors[scenario.floor] : undefined;
-  const row = { ...scenario, ...result, queries, ratio: floorP50 ? result.p50 / floorP50 : undefined };
+  const floor = scenario.floor ? floorScenario[scenario.floor] : undefined;
+  const result = floor
+    ? await loadAgainstFloor({ base, headers, makeRequest: (i) => scenario.request(i + 100), makeFloorRequest: floor.request, connections, seconds })
+    : await load({ base, headers, makeRequest: (i) => scenario.request(i + 100), connections, seconds });
+  const row = { ...scenario, ...result, queries, ratio: result.floorRun ? result.p50 / result.floorRun.p50 : undefined };
   rows.push(row);
   const flag = scenario.expected !== undefined && queries > scenario.expected ? ` (expected ${scenario.expected}!)` : '';
-  console.log(`${scenario.name.padEnd(44)} ${fmt(result.rps, 0).padStart(6)} req/s  p50 ${fmt(result.p50)} ms  p99 ${fmt(result.p99)} ms  D1 ${queries}${flag}  errors ${result.errors}`);
+  const against = result.floorRun ? `  floor p50 ${fmt(result.floorRun.p50)} ms (${fmt(row.ratio, 2)}x)` : '';
+  console.log(`${scenario.name.padEnd(44)} ${fmt(result.rps, 0).padStart(6)} req/s  p50 ${fmt(result.p50)} ms  p99 ${fmt(result.p99)} ms${against}  D1 ${queries}${flag}  errors ${result.errors}`);
 }
 const extra = ctx.extraMeasurements ? await ctx.extraMeasurements(selected) : [];
 
@@ -95,11 +98,11 @@ const lines = [
   '',
   `Run on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, \`wrangler dev\` (local workerd, local D1), ${connections} concurrent connections, ${seconds} s per route, load driver in a second process on the same machine. ${ctx.summary ?? ''}`,
   '',
-  'D1 = round trips per request on the response path (statements plus batches), counted by the bench build\'s D1 wrapper as they complete before the response leaves (work handed to `waitUntil`, such as the event fan-out, is not counted); "expected" is the design count, and a route above it is flagged. Ratio = the route\'s p50 over the matching floor\'s p50 (the floors authenticate nothing and run one indexed `SELECT` or one `INSERT`).',
+  'D1 = round trips per request on the response path (statements plus batches), counted by the bench build\'s D1 wrapper as they complete before the response leaves (work handed to `waitUntil`, such as the event fan-out, is not counted); "expected" is the design count, and a route above it is flagged. Ratio = the route\'s p50 over the matching floor\'s p50 (the floors authenticate nothing and run one indexed `SELECT` or one `INSERT`), the floor measured in slices alternating with the route\'s (five of each, the floor\'s half as long: the "floor p50" column), so both see the same machine: a shared machine\'s speed drifts over the minutes a run takes. The two floor rows are measured alone at the start.',
   '',
-  '| route | requests/s | p50 ms | p99 ms | D1 queries | expected | p50 / floor | errors |',
-  '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
-  ...rows.map((r) => `| ${r.name} | ${fmt(r.rps, 0)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${r.queries}${r.expected !== undefined && r.queries > r.expected ? ' ⚠' : ''} | ${r.expected ?? ''} | ${r.ratio ? `${fmt(r.ratio, 2)}x ${r.floor}` : 'floor'} | ${r.errors} |`),
+  '| route | requests/s | p50 ms | p99 ms | D1 queries | expected | floor p50 ms | p50 / floor | errors |',
+  '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ...rows.map((r) => `| ${r.name} | ${fmt(r.rps, 0)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${r.queries}${r.expected !== undefined && r.queries > r.expected ? ' ⚠' : ''} | ${r.expected ?? ''} | ${r.floorRun ? fmt(r.floorRun.p50) : ''} | ${r.ratio ? `${fmt(r.ratio, 2)}x ${r.floor}` : 'floor'} | ${r.errors} |`),
   '',
   ...extra,
   '',

@@ -21,7 +21,17 @@ export async function runBatch(db: Db, statements: Statement[]): Promise<unknown
   return db.batch([first, ...rest]);
 }
 
-export const nowIso = () => new Date().toISOString();
+/** The clock stands still while a request computes (it moves on I/O), so a request's many stamps share one formatting. */
+let lastMs = NaN;
+let lastIso = '';
+export const nowIso = (): string => {
+  const ms = Date.now();
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
+};
 
 /** D1 reports constraint failures as errors whose message (or cause) names the constraint. */
 export function isUniqueViolation(err: unknown): boolean {

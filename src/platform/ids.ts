@@ -1,3 +1,12 @@
+/** Two lower-case hex digits per byte value: a table look-up per byte instead of formatting it. */
+const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+
+export function hex(bytes: Uint8Array): string {
+  let out = '';
+  for (let i = 0; i < bytes.length; i++) out += HEX[bytes[i]];
+  return out;
+}
+
 /** UUIDv7 (RFC 9562): 48-bit unix ms timestamp, then random bits; time-ordered for index locality. */
 export function uuidv7(now = Date.now()): string {
   const bytes = new Uint8Array(16);
@@ -9,8 +18,11 @@ export function uuidv7(now = Date.now()): string {
   }
   bytes[6] = (bytes[6] & 0x0f) | 0x70;
   bytes[8] = (bytes[8] & 0x3f) | 0x80;
-  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  const h = HEX;
+  return (
+    h[bytes[0]] + h[bytes[1]] + h[bytes[2]] + h[bytes[3]] + '-' + h[bytes[4]] + h[bytes[5]] + '-' + h[bytes[6]] + h[bytes[7]] + '-' +
+    h[bytes[8]] + h[bytes[9]] + '-' + h[bytes[10]] + h[bytes[11]] + h[bytes[12]] + h[bytes[13]] + h[bytes[14]] + h[bytes[15]]
+  );
 }
 
 export function randomToken(byteLength: number): Uint8Array {
@@ -30,6 +42,5 @@ export function base64url(bytes: Uint8Array): string {
 }
 
 export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
+  return hex(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text))));
 }

@@ -1,4 +1,4 @@
-import { and, eq, ne, sql, type SQL } from 'drizzle-orm';
+import { and, eq, ne, sql } from 'drizzle-orm';
 import { failedGuard as failedGuardOn, guarded, type Db, type Statement } from '../../platform/db';
 import { deals } from './schema';
 
@@ -6,31 +6,11 @@ import { deals } from './schema';
  * Stage columns keep a dense order 0..n-1. Every statement below derives
  * positions from the rows as they are when the batch runs (never from an
  * earlier read), so concurrent moves and creates cannot leave gaps or ties.
+ * Each one shifts a dense column by one around a slot, so the column stays
+ * dense and only the deals after the slot are written (no ranking of the column).
  */
 
-/** Renumbers a column densely, without `dealId`, leaving a free slot at `openAt`. */
-function renumberColumn(db: Db, workspaceId: string, stage: SQL, dealId: string, openAt: number): Statement {
-  const ranked = db.$with('ranked').as(
-    db
-      .select({ id: sql<string>`${deals.id}`.as('ranked_id'), r: sql<number>`row_number() OVER (ORDER BY ${deals.position}, ${deals.id}) - 1`.as('r') })
-      .from(deals)
-      .where(and(eq(deals.workspaceId, workspaceId), sql`${deals.stageId} = ${stage}`, ne(deals.id, dealId))),
-  );
-  return db
-    .with(ranked)
-    .update(deals)
-    .set({ position: sql`CASE WHEN ${ranked.r} < ${openAt} THEN ${ranked.r} ELSE ${ranked.r} + 1 END` })
-    .from(ranked)
-    .where(eq(deals.id, ranked.id));
-}
-
-const NO_SLOT = 2_000_000_000;
-
-/**
- * A new deal's column: everything moves down one, the new deal is inserted at 0.
- * A column is dense before (every position write is one of these statements),
- * so shifting each row by one keeps it dense, without ranking the column.
- */
+/** A new deal's column: everything moves down one, the new deal is inserted at 0. */
 export const openTopSlot = (db: Db, workspaceId: string, stageId: string, newDealId: string): Statement =>
   db
     .update(deals)
@@ -52,15 +32,23 @@ export type Placement = {
 
 /**
  * Moves a deal to `index` of a column (its own column for a reorder). Closes
- * the gap in the column it leaves, opens the slot in the target, then moves
- * the deal; an index past the end lands at the bottom.
+ * the gap in the column it leaves (the deals below it move up one), opens the
+ * slot in the target (the others at `index` or below move down one), then
+ * moves the deal; an index past the end lands at the bottom.
  */
 export function placeDeal(db: Db, p: Placement): Statement[] {
   const currentStage = sql`(SELECT stage_id FROM deals WHERE id = ${p.dealId} AND workspace_id = ${p.workspaceId})`;
+  const currentPosition = sql`(SELECT position FROM deals WHERE id = ${p.dealId} AND workspace_id = ${p.workspaceId})`;
   const others = sql`(SELECT count(*) FROM deals WHERE workspace_id = ${p.workspaceId} AND stage_id = ${p.toStageId} AND id <> ${p.dealId})`;
   return [
-    renumberColumn(db, p.workspaceId, currentStage, p.dealId, NO_SLOT),
-    renumberColumn(db, p.workspaceId, sql`${p.toStageId}`, p.dealId, p.index),
+    db
+      .update(deals)
+      .set({ position: sql`${deals.position} - 1` })
+      .where(and(eq(deals.workspaceId, p.workspaceId), sql`${deals.stageId} = ${currentStage}`, sql`${deals.position} > ${currentPosition}`)),
+    db
+      .update(deals)
+      .set({ position: sql`${deals.position} + 1` })
+      .where(and(eq(deals.workspaceId, p.workspaceId), eq(deals.stageId, p.toStageId), ne(deals.id, p.dealId), sql`${deals.position} >= ${p.index}`)),
     db
       .update(deals)
       .set({

@@ -4,6 +4,7 @@ import { isUniqueViolation, nowIso, retryOnConflict, type Db } from '../../platf
 import { ApiError, badRequest, domainError, httpError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { envelope, parsePaging } from '../../platform/list';
+import { prepared } from '../../platform/prepared';
 import { isUuid } from '../../platform/validation';
 import { audienceContactCondition } from '../audiences/service';
 import { countEmailEligible } from '../consent/eligibility';
@@ -58,13 +59,17 @@ export const serializeCampaign = (r: EmailCampaignRow) => ({
   plain_text: r.plainText,
 });
 
-export async function findCampaign(ctx: ServiceContext, id: string): Promise<EmailCampaignRow> {
-  if (!isUuid(id)) throw campaignNotFound();
-  const [row] = await ctx.db
+const campaignById = prepared((db) =>
+  db
     .select()
     .from(emailCampaigns)
-    .where(and(eq(emailCampaigns.workspaceId, ctx.ws.id), eq(emailCampaigns.id, id.toLowerCase())))
-    .limit(1);
+    .where(and(eq(emailCampaigns.workspaceId, sql.placeholder('ws')), eq(emailCampaigns.id, sql.placeholder('id'))))
+    .limit(1),
+);
+
+export async function findCampaign(ctx: ServiceContext, id: string): Promise<EmailCampaignRow> {
+  if (!isUuid(id)) throw campaignNotFound();
+  const row = await campaignById.get(ctx.db, { ws: ctx.ws.id, id: id.toLowerCase() });
   if (!row) throw campaignNotFound();
   return row;
 }

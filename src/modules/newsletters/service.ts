@@ -5,6 +5,7 @@ import { codedError, domainError, badRequest } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { envelope, parsePaging } from '../../platform/list';
 import { rawRun } from '../../platform/raw-query';
+import { prepared } from '../../platform/prepared';
 import { isUuid } from '../../platform/validation';
 import { senderCandidates } from '../sender-profiles/service';
 import { compileIssue, NOT_PATCHED, type CompileEnvelope } from './compile';
@@ -166,13 +167,17 @@ export async function findNewsletter(ctx: ServiceContext, id: string): Promise<N
   return row;
 }
 
-export async function getNewsletter(ctx: ServiceContext, id: string) {
-  if (!isUuid(id)) throw newsletterNotFound();
-  const [row] = await ctx.db
+const newsletterById = prepared((db) =>
+  db
     .select({ n: newsletters, active: activeCount })
     .from(newsletters)
-    .where(and(eq(newsletters.workspaceId, ctx.ws.id), eq(newsletters.id, id.toLowerCase())))
-    .limit(1);
+    .where(and(eq(newsletters.workspaceId, sql.placeholder('ws')), eq(newsletters.id, sql.placeholder('id'))))
+    .limit(1),
+);
+
+export async function getNewsletter(ctx: ServiceContext, id: string) {
+  if (!isUuid(id)) throw newsletterNotFound();
+  const row = await newsletterById.get(ctx.db, { ws: ctx.ws.id, id: id.toLowerCase() });
   if (!row) throw newsletterNotFound();
   return serializeNewsletter(row.n, row.active);
 }
@@ -283,13 +288,17 @@ async function applyIssueChanges(ctx: ServiceContext, existing: IssueRow, input:
   return row;
 }
 
-export async function findIssue(ctx: ServiceContext, id: string): Promise<IssueRow> {
-  if (!isUuid(id)) throw issueNotFound();
-  const [row] = await ctx.db
+const issueById = prepared((db) =>
+  db
     .select()
     .from(newsletterIssues)
-    .where(and(eq(newsletterIssues.workspaceId, ctx.ws.id), eq(newsletterIssues.id, id.toLowerCase())))
-    .limit(1);
+    .where(and(eq(newsletterIssues.workspaceId, sql.placeholder('ws')), eq(newsletterIssues.id, sql.placeholder('id'))))
+    .limit(1),
+);
+
+export async function findIssue(ctx: ServiceContext, id: string): Promise<IssueRow> {
+  if (!isUuid(id)) throw issueNotFound();
+  const row = await issueById.get(ctx.db, { ws: ctx.ws.id, id: id.toLowerCase() });
   if (!row) throw issueNotFound();
   return row;
 }

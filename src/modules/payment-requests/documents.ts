@@ -3,6 +3,7 @@ import type { ServiceContext } from '../../platform/context';
 import { runBatch } from '../../platform/db';
 import { httpError } from '../../platform/errors';
 import { fromCents } from '../../platform/money';
+import { hex } from '../../platform/ids';
 import type { LiveDocument, PaymentProvider } from '../../providers/payments';
 import { selectReferencedContact } from '../contacts/resolve';
 import { contactDocumentPointerReads, type EntryDocumentRow, type PaymentDocumentRow } from '../payments/service';
@@ -54,7 +55,7 @@ function pointer(raw: unknown) {
 
 async function renderKey(identity: string): Promise<string> {
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(identity));
-  return Array.from(new Uint8Array(digest).slice(0, 12), (b) => b.toString(16).padStart(2, '0')).join('');
+  return hex(new Uint8Array(digest, 0, 12));
 }
 
 type Draft = Omit<ContactDocument, 'key'> & { identity: string };

@@ -5,6 +5,7 @@ import { nowIso, runBatch } from '../../platform/db';
 import { ApiError, domainError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { envelope, parsePaging } from '../../platform/list';
+import { prepared, runPrepared } from '../../platform/prepared';
 import { rawAll } from '../../platform/raw-query';
 import { emailSuppressions, globalEmailSuppressions, type SuppressionReason } from './schema';
 
@@ -22,15 +23,31 @@ function inDomainEnvelope<T>(work: () => T): T {
   }
 }
 
+/** The list's count and page, for the whole workspace or one address (values: `ws`, `email`, `limit`, `offset`). */
+function listQueries(where: SQL | undefined) {
+  return {
+    count: prepared((db) => db.select({ n: sql<number>`count(*)` }).from(emailSuppressions).where(where)),
+    page: prepared((db) =>
+      db
+        .select()
+        .from(emailSuppressions)
+        .where(where)
+        .orderBy(desc(emailSuppressions.created_at), desc(emailSuppressions.id))
+        .limit(sql.placeholder('limit'))
+        .offset(sql.placeholder('offset')),
+    ),
+  };
+}
+const inWorkspace = listQueries(eq(emailSuppressions.workspace_id, sql.placeholder('ws')));
+const byEmail = listQueries(and(eq(emailSuppressions.workspace_id, sql.placeholder('ws')), eq(emailSuppressions.email, sql.placeholder('email'))));
+
 export async function listSuppressions(ctx: ServiceContext, query: { email?: string; limit?: string; offset?: string }) {
   const paging = inDomainEnvelope(() => parsePaging(query, { limit: 50, cap: 500 }));
   const email = query.email?.trim().toLowerCase();
-  const where = and(eq(emailSuppressions.workspace_id, ctx.ws.id), email ? eq(emailSuppressions.email, email) : undefined);
-  const [counted, rows] = await ctx.db.batch([
-    ctx.db.select({ n: sql<number>`count(*)` }).from(emailSuppressions).where(where),
-    ctx.db.select().from(emailSuppressions).where(where).orderBy(desc(emailSuppressions.created_at), desc(emailSuppressions.id)).limit(paging.limit).offset(paging.offset),
-  ]);
-  return envelope(rows.map(serializeSuppression), counted[0].n, paging);
+  const queries = email ? byEmail : inWorkspace;
+  const values = { ws: ctx.ws.id, email, limit: paging.limit, offset: paging.offset };
+  const [counted, rows] = await runPrepared(ctx.db, [queries.count.getIn(ctx.db, values), queries.page.allIn(ctx.db, values)] as const);
+  return envelope(rows.map(serializeSuppression), counted?.n ?? 0, paging);
 }
 
 export type SuppressionInput = { email: string; reason?: SuppressionReason; note?: string | null };

@@ -1,5 +1,6 @@
 import type { Checkout, CheckoutRequest, DocumentQuery, LiveListing, PaymentConfirmation, PaymentProvider } from './types';
 import { ProviderError, WebhookRejected } from './types';
+import { hex } from '../../platform/ids';
 
 export const STRIPE_API = 'https://api.stripe.com';
 /** Stripe's own default tolerance for webhook timestamps (seconds). */
@@ -25,8 +26,6 @@ export function formEncode(value: Record<string, unknown>): string {
   return params.toString();
 }
 
-const hex = (bytes: ArrayBuffer) => Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, '0')).join('');
-
 function timingSafeEqual(a: string, b: string): boolean {
   if (a.length !== b.length) return false;
   let diff = 0;
@@ -47,7 +46,7 @@ export async function verifyStripeSignature(payload: string, header: string | nu
   if (!t || !/^\d+$/.test(t) || signatures.length === 0) throw new WebhookRejected('Malformed Stripe-Signature header');
   if (Math.abs(nowSeconds - Number(t)) > STRIPE_SIGNATURE_TOLERANCE) throw new WebhookRejected('Stripe-Signature timestamp outside the tolerance');
   const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  const expected = hex(await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(`${t}.${payload}`)));
+  const expected = hex(new Uint8Array(await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(`${t}.${payload}`))));
   if (!signatures.some((s) => timingSafeEqual(s, expected))) throw new WebhookRejected('No matching Stripe signature');
 }
 
