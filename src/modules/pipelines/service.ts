@@ -3,6 +3,7 @@ import { insertGroups } from '../../platform/bound-parameters';
 import type { Db, Statement } from '../../platform/db';
 import { nowIso, runBatch } from '../../platform/db';
 import { uuidv7 } from '../../platform/ids';
+import { prepared } from '../../platform/prepared';
 import { pipelines, stages } from './schema';
 
 export type PipelineInput = {
@@ -99,12 +100,16 @@ const stagesJson = sql<string>`(SELECT json_group_array(json_object('id', s.id, 
   'name', s.name, 'color', s.color, 'position', s.position, 'winProbability', s.win_probability, 'createdAt', s.created_at,
   'updatedAt', s.updated_at) ORDER BY s.position) FROM stages s WHERE s.pipeline_id = pipelines.id)`;
 
-/** All pipelines of a workspace by position, each with its ordered stages (through the stage index): one statement. */
-export async function listPipelines(db: Db, workspaceId: string) {
-  const rows = await db
+const pipelinesWithStages = prepared((db) =>
+  db
     .select({ pipeline: pipelines, stages: stagesJson })
     .from(pipelines)
-    .where(eq(pipelines.workspaceId, workspaceId))
-    .orderBy(asc(pipelines.position), asc(pipelines.createdAt));
+    .where(eq(pipelines.workspaceId, sql.placeholder('ws')))
+    .orderBy(asc(pipelines.position), asc(pipelines.createdAt)),
+);
+
+/** All pipelines of a workspace by position, each with its ordered stages (through the stage index): one statement. */
+export async function listPipelines(db: Db, workspaceId: string) {
+  const rows = await pipelinesWithStages.all(db, { ws: workspaceId });
   return rows.map((r) => serializePipeline(r.pipeline, JSON.parse(r.stages) as StageRow[]));
 }
