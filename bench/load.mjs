@@ -41,7 +41,7 @@ export async function load({ base, headers, makeRequest, connections = 8, second
   return summarize(latencies.slice(firstOwn), errors, (performance.now() - started) / 1000);
 }
 
-export function summarize(latencies, errors, elapsedSeconds) {
+function summarize(latencies, errors, elapsedSeconds) {
   latencies.sort((a, b) => a - b);
   return {
     requests: latencies.length,

@@ -16,7 +16,7 @@ import WebSocket from 'ws';
 import { load } from './load.mjs';
 
 process.env.BENCH_CONTACTS ??= '2000';
-const { BENCH_WHATSAPP_APP_SECRET, scenarios, seed } = await import('./scenarios.mjs');
+const { benchVars, scenarios, seed } = await import('./scenarios.mjs');
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -58,10 +58,7 @@ const mf = new Miniflare(
           EMAIL_PROVIDER: 'sandbox',
           PAYMENT_PROVIDER: 'sandbox',
           WHATSAPP_PROVIDER: 'sandbox',
-          ADMIN_TOKEN: adminToken,
-          RATE_LIMIT_PER_IP_PER_MINUTE: '1000000000',
-          ALLOW_UNSAFE_WEBHOOK_HOSTS: '127.0.0.1,localhost',
-          WHATSAPP_APP_SECRET: BENCH_WHATSAPP_APP_SECRET,
+          ...benchVars(adminToken),
         },
       },
     ],

@@ -7,7 +7,7 @@ import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { load, loadAgainstFloor } from './load.mjs';
-import { BENCH_WHATSAPP_APP_SECRET, scenarios, seed } from './scenarios.mjs';
+import { benchVars, scenarios, seed } from './scenarios.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -38,10 +38,7 @@ const server = spawn(
   join(bin, 'wrangler'),
   [
     'dev', '-c', join(here, 'wrangler.toml'), '--port', String(port), '--persist-to', state, '--log-level', process.env.BENCH_LOG_LEVEL ?? 'error',
-    '--var', `ADMIN_TOKEN:${adminToken}`,
-    '--var', 'RATE_LIMIT_PER_IP_PER_MINUTE:1000000000',
-    '--var', 'ALLOW_UNSAFE_WEBHOOK_HOSTS:127.0.0.1,localhost',
-    '--var', `WHATSAPP_APP_SECRET:${BENCH_WHATSAPP_APP_SECRET}`,
+    ...Object.entries(benchVars(adminToken)).flatMap(([name, value]) => ['--var', `${name}:${value}`]),
   ],
   { cwd: root, env, stdio: ['ignore', 'inherit', 'inherit'] },
 );

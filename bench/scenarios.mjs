@@ -219,6 +219,14 @@ function identityOf(i) {
   return c.phone ? { phone: c.phone } : { email: c.email };
 }
 
+/** The variables every bench server runs with (besides bench/wrangler.toml's): the operator token, no per-IP limit in the way, the local webhook receiver, the WhatsApp signing secret. */
+export const benchVars = (adminToken) => ({
+  ADMIN_TOKEN: adminToken,
+  RATE_LIMIT_PER_IP_PER_MINUTE: '1000000000',
+  ALLOW_UNSAFE_WEBHOOK_HOSTS: '127.0.0.1,localhost',
+  WHATSAPP_APP_SECRET: BENCH_WHATSAPP_APP_SECRET,
+});
+
 export function scenarios(ctx) {
   const nonce = Date.now().toString(36);
   const n = ctx.contactIds.length;
@@ -593,7 +601,7 @@ async function measureExpirySweep(ctx, log, count = 1000) {
 }
 
 /** The WhatsApp app secret the bench server runs with (bench/run.mjs passes it as a var). */
-export const BENCH_WHATSAPP_APP_SECRET = 'bench-whatsapp-app-secret';
+const BENCH_WHATSAPP_APP_SECRET = 'bench-whatsapp-app-secret';
 
 /** Signed inbound WhatsApp deliveries per second: each a new message from a seeded contact, 8 at a time. */
 async function measureWhatsAppInbound(ctx, log, count = 1000, width = 8) {

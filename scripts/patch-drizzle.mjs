@@ -13,7 +13,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const MARKER = 'entityKindsOf';
+const MARKER = 'entityKindsOf';
 
 const ORIGINAL_TAIL = `  let cls = Object.getPrototypeOf(value).constructor;
   if (cls) {
@@ -45,19 +45,17 @@ function ${MARKER}(cls) {
 }
 function is(value, type) {`;
 
-export function patch(source) {
+function patch(source) {
   if (source.includes(MARKER)) return { source, state: 'already patched' };
   if (!source.includes(ORIGINAL_TAIL) || !source.includes('function is(value, type) {')) return { source, state: 'unknown version, left as it is' };
   return { source: source.replace('function is(value, type) {', KINDS).replace(ORIGINAL_TAIL, PATCHED_TAIL), state: 'patched' };
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const dir = join(dirname(fileURLToPath(import.meta.url)), '..', 'node_modules', 'drizzle-orm');
-  for (const file of ['entity.js', 'entity.cjs']) {
-    const path = join(dir, file);
-    if (!existsSync(path)) continue;
-    const { source, state } = patch(readFileSync(path, 'utf8'));
-    if (state === 'patched') writeFileSync(path, source);
-    console.log(`drizzle-orm/${file}: ${state}`);
-  }
+const dir = join(dirname(fileURLToPath(import.meta.url)), '..', 'node_modules', 'drizzle-orm');
+for (const file of ['entity.js', 'entity.cjs']) {
+  const path = join(dir, file);
+  if (!existsSync(path)) continue;
+  const { source, state } = patch(readFileSync(path, 'utf8'));
+  if (state === 'patched') writeFileSync(path, source);
+  console.log(`drizzle-orm/${file}: ${state}`);
 }

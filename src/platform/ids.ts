@@ -18,11 +18,13 @@ export function uuidv7(now = Date.now()): string {
   }
   bytes[6] = (bytes[6] & 0x0f) | 0x70;
   bytes[8] = (bytes[8] & 0x3f) | 0x80;
-  const h = HEX;
-  return (
-    h[bytes[0]] + h[bytes[1]] + h[bytes[2]] + h[bytes[3]] + '-' + h[bytes[4]] + h[bytes[5]] + '-' + h[bytes[6]] + h[bytes[7]] + '-' +
-    h[bytes[8]] + h[bytes[9]] + '-' + h[bytes[10]] + h[bytes[11]] + h[bytes[12]] + h[bytes[13]] + h[bytes[14]] + h[bytes[15]]
-  );
+  return uuidText(bytes);
+}
+
+/** 16 bytes in the 8-4-4-4-12 text form of a UUID. */
+export function uuidText(bytes: Uint8Array): string {
+  const h = hex(bytes.subarray(0, 16));
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
 export function randomToken(byteLength: number): Uint8Array {

@@ -41,14 +41,9 @@ const clientOf = (db: Db) => (db as unknown as { $client: D1Database }).$client;
 export function prepared<Q extends Preparable>(build: (db: Db) => Q) {
   let template: DrizzlePrepared | null = null;
   const templateOf = () => (template ??= build(builder as unknown as Db).prepare() as DrizzlePrepared);
-  const on = (db: Db): DrizzlePrepared => {
-    const t = templateOf();
-    return Object.create(t, { stmt: { value: clientOf(db).prepare(t.getQuery().sql) } });
-  };
-  const bind = (db: Db, values: Values) => {
-    const t = templateOf();
-    return clientOf(db).prepare(t.getQuery().sql).bind(...fillPlaceholders(t.getQuery().params, values));
-  };
+  const statementOn = (db: Db) => clientOf(db).prepare(templateOf().getQuery().sql);
+  const on = (db: Db): DrizzlePrepared => Object.create(templateOf(), { stmt: { value: statementOn(db) } });
+  const bind = (db: Db, values: Values) => statementOn(db).bind(...fillPlaceholders(templateOf().getQuery().params, values));
   return {
     all: (db: Db, values: Values) => on(db).all(values) as Promise<AllOf<Q>>,
     get: (db: Db, values: Values) => on(db).get(values) as Promise<GetOf<Q>>,

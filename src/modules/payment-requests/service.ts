@@ -4,7 +4,7 @@ import type { ServiceContext } from '../../platform/context';
 import { failedGuard, guarded, isUniqueViolation, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
 import { badRequest, codedError, notFound } from '../../platform/errors';
 import type { OutboxEvent } from '../../platform/events';
-import { uuidv7 } from '../../platform/ids';
+import { uuidText, uuidv7 } from '../../platform/ids';
 import { envelope, parsePaging } from '../../platform/list';
 import { hasAtMostTwoDecimals, toCents } from '../../platform/money';
 import { shardDb, shardNames } from '../../platform/shards';
@@ -70,8 +70,7 @@ export function mintToken(workspaceId: string): string {
 export function tokenWorkspace(token: string): string | null {
   if (!/^[A-Za-z0-9_-]{54}$/.test(token)) return null;
   const bin = atob(token.replace(/-/g, '+').replace(/_/g, '/') + '==');
-  const hex = Array.from(bin.slice(0, 16), (ch) => ch.charCodeAt(0).toString(16).padStart(2, '0')).join('');
-  const id = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  const id = uuidText(Uint8Array.from(bin.slice(0, 16), (ch) => ch.charCodeAt(0)));
   return isUuid(id) ? id : null;
 }
 
