@@ -1,4 +1,4 @@
-import { sql, type SQL } from 'drizzle-orm';
+import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { Bindings } from '../env';
 import type { EventType } from '../modules/events/catalog';
 import { eventOutbox } from '../modules/events/schema';
@@ -6,6 +6,7 @@ import type { Db, Statement } from './db';
 import { nowIso } from './db';
 import { uuidv7 } from './ids';
 import { inJsonList } from './bound-parameters';
+import { prepared } from './prepared';
 
 export type OutboxEvent = { id: string; workspaceId: string; type: EventType; data: Record<string, unknown>; createdAt: string };
 
@@ -29,11 +30,7 @@ export class EventSink {
    */
   emit(db: Db, workspaceId: string, type: EventType, data: Record<string, unknown>): { event: OutboxEvent; statement: Statement } {
     const event: OutboxEvent = { id: uuidv7(), workspaceId, type, data, createdAt: nowIso() };
-    const enqueuedAt = subscribed ? sql`CASE WHEN ${subscribed(workspaceId, type)} THEN NULL ELSE ${event.createdAt} END` : null;
-    const statement = db
-      .insert(eventOutbox)
-      .values({ ...event, enqueuedAt: enqueuedAt as string | null, attempts: 0 })
-      .returning({ enqueuedAt: eventOutbox.enqueuedAt });
+    const statement = outboxInsert(type).in(db, { id: event.id, ws: workspaceId, type, data, at: event.createdAt });
     this.inserts.set(statement, event.id);
     return { event, statement };
   }
@@ -64,12 +61,36 @@ export class EventSink {
 }
 
 /** Whether an event has a subscriber in its workspace: SQL evaluated inside the emitting batch. */
-type Subscribed = (workspaceId: string, type: EventType) => SQL;
+type Subscribed = (workspaceId: SQLWrapper, type: EventType) => SQL;
 let subscribed: Subscribed | null = null;
 
-/** The webhook module registers how the outbox knows an event has a subscriber. */
+/** The outbox insert of one event type, built once per isolate (every write emits). */
+const outboxInserts = new Map<EventType, ReturnType<typeof buildOutboxInsert>>();
+const outboxInsert = (type: EventType) => outboxInserts.get(type) ?? outboxInserts.set(type, buildOutboxInsert(type)).get(type)!;
+
+function buildOutboxInsert(type: EventType) {
+  const check = subscribed;
+  return prepared((db) => {
+    const at = sql.placeholder('at');
+    const enqueuedAt = check ? sql`CASE WHEN ${check(sql.placeholder('ws'), type)} THEN NULL ELSE ${at} END` : null;
+    return db
+      .insert(eventOutbox)
+      .values({
+        id: sql.placeholder('id'),
+        workspaceId: sql.placeholder('ws'),
+        type: sql.placeholder('type'),
+        data: sql.placeholder('data'),
+        createdAt: at,
+        enqueuedAt: enqueuedAt as unknown as string,
+        attempts: 0,
+      })
+      .returning({ enqueuedAt: eventOutbox.enqueuedAt });
+  });
+}
+
 export function setSubscriptionCheck(check: Subscribed): void {
   subscribed = check;
+  outboxInserts.clear();
 }
 
 /** `db` is the workspace's data handle the events were committed through. */

@@ -1,6 +1,7 @@
-import { fillPlaceholders } from 'drizzle-orm';
+import { is, Param, Placeholder, type SQL } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/d1';
-import type { Db } from './db';
+import { SQLiteAsyncDialect } from 'drizzle-orm/sqlite-core';
+import type { Db, Statement } from './db';
 
 type Values = Record<string, unknown>;
 
@@ -10,6 +11,7 @@ type DrizzlePrepared = {
   getQuery(): { sql: string; params: unknown[] };
   all(values: Values): Promise<unknown>;
   get(values: Values): Promise<unknown>;
+  mapResult(result: unknown, isFromBatch: true): unknown;
   mapAllResult(result: unknown, isFromBatch: true): unknown;
   mapGetResult(result: unknown, isFromBatch: true): unknown;
 };
@@ -26,27 +28,68 @@ const builder = drizzle({
   prepare: () => ({}),
   batch: () => Promise.reject(new Error('a prepared query runs only through prepared()')),
 } as unknown as D1Database);
+const dialect = new SQLiteAsyncDialect();
 
 const clientOf = (db: Db) => (db as unknown as { $client: D1Database }).$client;
 
 /**
+ * How each bound parameter gets its value: a placeholder's value by name (through its
+ * column's encoder when it stands for a column value, as drizzle's `fillPlaceholders`
+ * does), any other parameter as built. Worked out once, so a run does no type checks.
+ */
+function parameterFiller(params: readonly unknown[]): (values: Values) => unknown[] {
+  const fills = params.map((p): ((values: Values) => unknown) => {
+    if (is(p, Placeholder)) return (values) => valueOf(values, p.name);
+    if (is(p, Param) && is(p.value, Placeholder)) {
+      const { encoder } = p;
+      const { name } = p.value;
+      return (values) => encoder.mapToDriverValue(valueOf(values, name));
+    }
+    return () => p;
+  });
+  return (values) => fills.map((fill) => fill(values));
+}
+
+function valueOf(values: Values, name: string): unknown {
+  if (!(name in values)) throw new Error(`No value for placeholder "${name}" was provided`);
+  return values[name];
+}
+
+/**
+ * A statement for drizzle's batch (`runBatch`, `db.batch`) next to builder statements:
+ * the batch asks each item for its statement, its SQL and parameters, and how to map its
+ * result, and gets them here without building anything.
+ */
+function batchItem(db: Db, text: string, params: unknown[], map: (result: unknown) => unknown): Statement {
+  const stmt = clientOf(db).prepare(text);
+  const query = { sql: text, params };
+  return { _prepare: () => ({ stmt, getQuery: () => query, mapResult: map }) } as unknown as Statement;
+}
+
+/**
  * A query whose SQL is built once per isolate instead of on every request.
- * Drizzle's query builder spends most of a small read's CPU deciding what each
+ * Drizzle's query builder spends most of a small query's CPU deciding what each
  * SQL chunk is; a query written with `sql.placeholder('name')` for its values
  * (drizzle's prepared statements) skips that. Drizzle binds a prepared query to
  * one D1 client while each request has its own session, so every run uses a
  * copy holding the session's statement and sharing the query and row mapping.
- * Rows come back exactly as the builder's own `.all()`/`.get()` gives them.
+ * Rows come back exactly as the builder's own `.all()`/`.get()`/`.run()` gives them.
+ * An insert's every value must be a placeholder or fixed SQL: a column default
+ * computed in JS (`$defaultFn`) would be computed once, at build time.
  */
 export function prepared<Q extends Preparable>(build: (db: Db) => Q) {
   let template: DrizzlePrepared | null = null;
+  let fill: ((values: Values) => unknown[]) | null = null;
   const templateOf = () => (template ??= build(builder as unknown as Db).prepare() as DrizzlePrepared);
+  const paramsOf = (values: Values) => (fill ??= parameterFiller(templateOf().getQuery().params))(values);
   const statementOn = (db: Db) => clientOf(db).prepare(templateOf().getQuery().sql);
   const on = (db: Db): DrizzlePrepared => Object.create(templateOf(), { stmt: { value: statementOn(db) } });
-  const bind = (db: Db, values: Values) => statementOn(db).bind(...fillPlaceholders(templateOf().getQuery().params, values));
+  const bind = (db: Db, values: Values) => statementOn(db).bind(...paramsOf(values));
   return {
     all: (db: Db, values: Values) => on(db).all(values) as Promise<AllOf<Q>>,
     get: (db: Db, values: Values) => on(db).get(values) as Promise<GetOf<Q>>,
+    /** The query as a statement of a drizzle batch (`runBatch`), its result mapped as the builder's would be. */
+    in: (db: Db, values: Values): Statement => batchItem(db, templateOf().getQuery().sql, paramsOf(values), (r) => templateOf().mapResult(r, true)),
     /** The query as one statement of a `runPrepared` batch, answering all rows. */
     allIn: (db: Db, values: Values): BoundQuery<AllOf<Q>> => ({ statement: bind(db, values), map: (r) => templateOf().mapAllResult(r, true) as AllOf<Q> }),
     /** The same, answering the first row (undefined when there is none, where drizzle's own mapping would throw). */
@@ -54,6 +97,31 @@ export function prepared<Q extends Preparable>(build: (db: Db) => Q) {
       statement: bind(db, values),
       map: (r) => ((r as D1Result).results.length ? (templateOf().mapGetResult(r, true) as GetOf<Q>) : undefined),
     }),
+  };
+}
+
+/**
+ * Raw SQL built once, with `sql.placeholder('name')` for its values: for statements the
+ * query builder cannot express (`INSERT ... SELECT FROM json_each`, correlated
+ * aggregates). `in` gives it to a drizzle batch, answering rows (`all`) or D1's run
+ * result (`run`), as `rawAll`/`rawRun` do; `all` runs it alone.
+ */
+export function preparedSql<R = Record<string, unknown>>(kind: 'all' | 'run', build: () => SQL) {
+  let query: { sql: string; fill: (values: Values) => unknown[] } | null = null;
+  const queryOf = () => {
+    if (!query) {
+      const built = dialect.sqlToQuery(build());
+      query = { sql: built.sql, fill: parameterFiller(built.params) };
+    }
+    return query;
+  };
+  const map = kind === 'all' ? (r: unknown) => (r as D1Result).results : (r: unknown) => r;
+  return {
+    in: (db: Db, values: Values): Statement => batchItem(db, queryOf().sql, queryOf().fill(values), map),
+    all: async (db: Db, values: Values): Promise<R[]> => {
+      const q = queryOf();
+      return (await clientOf(db).prepare(q.sql).bind(...q.fill(values)).all<R>()).results;
+    },
   };
 }
 

@@ -3,7 +3,8 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dbFor, type Db } from '../../src/platform/db';
-import { prepared, runPrepared } from '../../src/platform/prepared';
+import { prepared, preparedSql, runPrepared } from '../../src/platform/prepared';
+import { runBatch } from '../../src/platform/db';
 
 const probes = sqliteTable('prepared_probe', {
   id: text('id').primaryKey(),
@@ -19,6 +20,14 @@ const byWs = prepared((db) => {
   return db.select().from(probes).where(eq(probes.ws, sql.placeholder('ws'))).orderBy(asc(probes.id)).limit(sql.placeholder('limit'));
 });
 const one = prepared((db) => db.select({ p: probes, twice: sql<number>`${probes.score} * 2` }).from(probes).where(and(eq(probes.ws, sql.placeholder('ws')), eq(probes.id, sql.placeholder('id')))).limit(1));
+const insertProbe = prepared((db) =>
+  db
+    .insert(probes)
+    .values({ id: sql.placeholder('id'), ws: sql.placeholder('ws'), flag: sql.placeholder('flag'), doc: sql.placeholder('doc'), score: sql`${sql.placeholder('score')} + 1` })
+    .returning({ id: probes.id, doc: probes.doc }),
+);
+const insertMany = preparedSql('run', () => sql`INSERT INTO prepared_probe (id, ws, flag, score) SELECT j.value ->> 'id', ${sql.placeholder('ws')}, 0, j.value ->> 'score' FROM json_each(${sql.placeholder('rows')}) j`);
+const scores = preparedSql<{ id: string; score: number }>('all', () => sql`SELECT id, score FROM prepared_probe WHERE ws = ${sql.placeholder('ws')} ORDER BY id`);
 const counted = prepared((db) => db.select({ n: sql<number>`count(*)` }).from(probes).where(eq(probes.ws, sql.placeholder('ws'))));
 
 describe('prepared queries', () => {
@@ -60,5 +69,29 @@ describe('prepared queries', () => {
     expect(rows).toEqual(await byWs.all(db, values));
     expect(row).toEqual(await one.get(db, values));
     expect(none).toBeUndefined();
+  });
+
+  it('join a drizzle batch next to builder statements, values encoded by their columns and results mapped', async () => {
+    const [inserted, updated, rows, run, raw] = await runBatch(db, [
+      insertProbe.in(db, { id: 'd', ws: 'w3', flag: true, doc: { tags: ['z'] }, score: 4 }),
+      db.update(probes).set({ score: 10 }).where(eq(probes.id, 'd')),
+      byWs.in(db, { ws: 'w3', limit: 5 }),
+      insertMany.in(db, { ws: 'w3', rows: JSON.stringify([{ id: 'e', score: 1 }, { id: 'f', score: 2 }]) }),
+      scores.in(db, { ws: 'w3' }),
+    ]);
+    expect(inserted).toEqual([{ id: 'd', doc: { tags: ['z'] } }]);
+    expect((updated as D1Result).meta.changes).toBe(1);
+    expect(rows).toEqual([{ id: 'd', ws: 'w3', flag: true, doc: { tags: ['z'] }, score: 10 }]);
+    expect((run as D1Result).meta.changes).toBe(2);
+    expect(raw).toEqual([{ id: 'd', score: 10 }, { id: 'e', score: 1 }, { id: 'f', score: 2 }]);
+    expect(await scores.all(db, { ws: 'w3' })).toEqual(raw);
+    // The placeholder inside SQL (`score + 1`) is bound like any other value.
+    await runBatch(db, [insertProbe.in(db, { id: 'g', ws: 'w4', flag: false, doc: null, score: 1 })]);
+    expect(await scores.all(db, { ws: 'w4' })).toEqual([{ id: 'g', score: 2 }]);
+  });
+
+  it('refuse to run with a value missing', () => {
+    expect(() => insertProbe.in(db, { id: 'h', ws: 'w4', flag: false, doc: null })).toThrow('No value for placeholder "score" was provided');
+    expect(() => scores.in(db, {})).toThrow('No value for placeholder "ws" was provided');
   });
 });

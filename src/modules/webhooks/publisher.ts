@@ -1,4 +1,4 @@
-import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
+import { and, eq, isNull, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import { type Db, nowIso } from '../../platform/db';
 import { isDeliveredTo, type EventType } from '../events/catalog';
@@ -84,7 +84,7 @@ async function fanOut(env: Bindings, db: Db, where: SQL): Promise<{ events: numb
  * Whether an active endpoint of the workspace subscribes to `type`, as SQL for
  * the batch that emits the event (the same rule as `isDeliveredTo`).
  */
-export function subscriptionCheck(workspaceId: string, type: EventType): SQL {
+export function subscriptionCheck(workspaceId: SQLWrapper | string, type: EventType): SQL {
   if (!isDeliveredTo([type], type)) return sql`0`;
   return sql`EXISTS (SELECT 1 FROM ${webhookEndpoints} e, json_each(e.events) j WHERE e.workspace_id = ${workspaceId} AND e.is_active = 1 AND j.value = ${type})`;
 }
