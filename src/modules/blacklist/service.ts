@@ -1,8 +1,9 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db';
 import { nowIso } from '../../platform/db';
 import { badRequest } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
+import { prepared } from '../../platform/prepared';
 import { toE164 } from '../../platform/phone';
 import type { Workspace } from '../workspaces/model';
 import { phoneBlacklist } from './schema';
@@ -17,5 +18,11 @@ export async function addToBlacklist(db: Db, ws: Workspace, phone: string) {
 }
 
 /** The blacklist check as a query to fold into a caller's batch. */
-export const blacklistLookup = (db: Db, workspaceId: string, e164: string) =>
-  db.select({ id: phoneBlacklist.id }).from(phoneBlacklist).where(and(eq(phoneBlacklist.workspaceId, workspaceId), eq(phoneBlacklist.phone, e164))).limit(1);
+const lookup = prepared((db) =>
+  db
+    .select({ id: phoneBlacklist.id })
+    .from(phoneBlacklist)
+    .where(and(eq(phoneBlacklist.workspaceId, sql.placeholder('ws')), eq(phoneBlacklist.phone, sql.placeholder('phone'))))
+    .limit(1),
+);
+export const blacklistLookup = (db: Db, workspaceId: string, e164: string) => lookup.in(db, { ws: workspaceId, phone: e164 });

@@ -3,7 +3,7 @@ import type { Db, Statement } from '../../platform/db';
 import { badRequest } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { toE164 } from '../../platform/phone';
-import { contactIdentifiers } from './schema';
+import { preparedSql } from '../../platform/prepared';
 
 export function normalizePhone(raw: string, defaultCountry: string): string {
   const e164 = toE164(raw, defaultCountry);
@@ -21,16 +21,21 @@ export function normalizeEmailStrict(raw: string): string {
   return email;
 }
 
+const identifierRecord = preparedSql('run', () => sql`INSERT INTO contact_identifiers (id, workspace_id, contact_id, kind, value, assigned_at)
+  SELECT j.value ->> 'id', ${sql.placeholder('ws')}, ${sql.placeholder('contact')}, j.value ->> 'kind', j.value ->> 'value', ${sql.placeholder('at')}
+  FROM json_each(${sql.placeholder('rows')}) j WHERE true
+  ON CONFLICT (workspace_id, kind, value, contact_id) DO UPDATE SET assigned_at = excluded.assigned_at`);
+
+export type Identifiers = { phone?: unknown; email?: unknown };
+
 /**
- * Records that a contact holds an identifier. Re-acquiring one refreshes its
- * recency, so history-aware resolution always finds the most recent holder.
+ * Records that a contact holds its phone and/or email (the string values of
+ * `ids`; none: no statement). Re-acquiring one refreshes its recency, so
+ * history-aware resolution always finds the most recent holder. One statement
+ * for both, for the caller's batch.
  */
-export function recordIdentifier(db: Db, workspaceId: string, contactId: string, kind: 'phone' | 'email', value: string, now: string): Statement {
-  return db
-    .insert(contactIdentifiers)
-    .values({ id: uuidv7(), workspace_id: workspaceId, contact_id: contactId, kind, value, assigned_at: now })
-    .onConflictDoUpdate({
-      target: [contactIdentifiers.workspace_id, contactIdentifiers.kind, contactIdentifiers.value, contactIdentifiers.contact_id],
-      set: { assigned_at: sql`excluded.assigned_at` },
-    });
+export function recordIdentifiers(db: Db, workspaceId: string, contactId: string, ids: Identifiers, now: string): Statement[] {
+  const rows = (['phone', 'email'] as const).flatMap((kind) => (typeof ids[kind] === 'string' ? [{ id: uuidv7(), kind, value: ids[kind] }] : []));
+  if (rows.length === 0) return [];
+  return [identifierRecord.in(db, { ws: workspaceId, contact: contactId, at: now, rows: JSON.stringify(rows) })];
 }

@@ -7,7 +7,7 @@ import { rekeyStaticAudiences } from '../audiences/service';
 import { CUSTOM_FIELDS_BOUNDS, jsonBoundsProblem } from '../../platform/json-bounds';
 import { uuidv7 } from '../../platform/ids';
 import { SCALAR_NAMES } from './fields';
-import { recordIdentifier } from './identity';
+import { recordIdentifiers } from './identity';
 import type { NormalizedWrite } from './plan';
 import { selectContact, serializeContact, type ContactRow } from './read';
 import { contactActivities, contacts, mergeRequests } from './schema';
@@ -140,8 +140,7 @@ export async function resolveMergeRequest(
         .set({ ...(fill as Partial<typeof contacts.$inferInsert>), phone, email, custom_fields: customFields, updated_at: now })
         .where(and(eq(contacts.workspace_id, ws.id), eq(contacts.id, target.id))),
     );
-    if (phone) statements.push(recordIdentifier(db, ws.id, target.id, 'phone', phone, now));
-    if (email) statements.push(recordIdentifier(db, ws.id, target.id, 'email', email, now));
+    statements.push(...recordIdentifiers(db, ws.id, target.id, { phone, email }, now));
     statements.push(
       db.insert(contactActivities).values({ id: uuidv7(), workspace_id: ws.id, contact_id: target.id, type: 'merged', source: 'api', data: { absorbed_contact_id: other.id, merge_request_id: mr.id }, created_at: now }),
       selectContact(db, ws.id, target.id),

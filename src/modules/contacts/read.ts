@@ -1,4 +1,4 @@
-import { rawAll } from '../../platform/raw-query';
+import { preparedSql } from '../../platform/prepared';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db';
 
@@ -34,16 +34,28 @@ export type ContactRow = Record<string, unknown> & {
   phone_blacklisted: number;
 };
 
-/** Statement reading one contact of the workspace (batchable). */
-export const selectContact = (db: Db, workspaceId: string, id: string) =>
-  rawAll<ContactRow>(db, sql`SELECT ${contactColumns} FROM contacts c WHERE c.workspace_id = ${workspaceId} AND c.id = ${id}`);
+const contactById = preparedSql<ContactRow>('all', () => sql`SELECT ${contactColumns} FROM contacts c WHERE c.workspace_id = ${sql.placeholder('ws')} AND c.id = ${sql.placeholder('id')}`);
+
+/** Statement reading one contact of the workspace, for a batch (its result: the rows). */
+export const selectContact = (db: Db, workspaceId: string, id: string) => contactById.in(db, { ws: workspaceId, id });
+
+/** One contact of the workspace, read on its own. */
+export const readContact = async (db: Db, workspaceId: string, id: string): Promise<ContactRow | undefined> =>
+  (await contactById.all(db, { ws: workspaceId, id }))[0];
+
+const identifierHolder = (kind: 'phone' | 'email') =>
+  preparedSql<ContactRow>('all', () => {
+    const [ws, value] = [sql.placeholder('ws'), sql.placeholder('value')];
+    return sql`SELECT ${contactColumns} FROM contacts c
+    WHERE c.workspace_id = ${ws} AND c.id = coalesce(
+      (SELECT id FROM contacts WHERE workspace_id = ${ws} AND ${sql.raw(kind)} = ${value}),
+      (SELECT contact_id FROM contact_identifiers WHERE workspace_id = ${ws} AND kind = ${kind} AND value = ${value} ORDER BY assigned_at DESC, id DESC LIMIT 1))`;
+  });
+const identifierHolders = { phone: identifierHolder('phone'), email: identifierHolder('email') };
 
 /** Statement reading the contact holding (or, history-aware, last holding) an identifier. */
 export const selectIdentifierHolder = (db: Db, workspaceId: string, kind: 'phone' | 'email', value: string) =>
-  rawAll<ContactRow>(db, sql`SELECT ${contactColumns} FROM contacts c
-    WHERE c.workspace_id = ${workspaceId} AND c.id = coalesce(
-      (SELECT id FROM contacts WHERE workspace_id = ${workspaceId} AND ${sql.raw(kind)} = ${value}),
-      (SELECT contact_id FROM contact_identifiers WHERE workspace_id = ${workspaceId} AND kind = ${kind} AND value = ${value} ORDER BY assigned_at DESC, id DESC LIMIT 1))`);
+  identifierHolders[kind].in(db, { ws: workspaceId, value });
 
 /** Columns kept off the response: internal provenance and the raw consent columns (exposed through virtual fields). */
 const HIDDEN = new Set([

@@ -1,7 +1,8 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { isUniqueViolation, retryOnConflict, runBatch, type Statement } from '../../platform/db';
 import { badRequest, httpError } from '../../platform/errors';
+import { prepared } from '../../platform/prepared';
 import type { OutboxEvent } from '../../platform/events';
 import { isUuid } from '../../platform/validation';
 import { normalizeEmailStrict, normalizePhone } from './identity';
@@ -16,12 +17,16 @@ const present = (v: string | undefined): v is string => typeof v === 'string' &&
 /** Batchable read of a contact referenced by id, so callers can fold it into their read batch. */
 export const selectReferencedContact = (ctx: ServiceContext, contactId: string) => {
   const id = contactId.toLowerCase();
-  return ctx.db
+  return referencedRead.in(ctx.db, { ws: ctx.ws.id, id: isUuid(id) ? id : '' });
+};
+
+const referencedRead = prepared((db) =>
+  db
     .select({ id: contacts.id, name: contacts.name, phone: contacts.phone, email: contacts.email })
     .from(contacts)
-    .where(and(eq(contacts.workspace_id, ctx.ws.id), eq(contacts.id, isUuid(id) ? id : '')))
-    .limit(1);
-};
+    .where(and(eq(contacts.workspace_id, sql.placeholder('ws')), eq(contacts.id, sql.placeholder('id'))))
+    .limit(1),
+);
 
 /** The referenced contact from that read; 404 `Contact not found` outside the workspace. */
 export function referencedContact(row: Omit<ResolvedContact, 'created'> | undefined): ResolvedContact {

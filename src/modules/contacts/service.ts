@@ -1,17 +1,17 @@
 import { and, count, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { failedGuard, guarded, isUniqueViolation, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
+import { failedGuard, guarded, isUniqueViolation, nowIso, retryOnConflict, optionalReads, runBatch, type Db, type Statement } from '../../platform/db';
+import { prepared, preparedSql } from '../../platform/prepared';
 import { badRequest, codedError, httpError } from '../../platform/errors';
 import type { OutboxEvent } from '../../platform/events';
 import { uuidv7 } from '../../platform/ids';
 import { blacklistLookup } from '../blacklist/service';
 import { findLabels, linkStatements, uniqueNames, type LabelKind } from '../tags/links';
 import type { ContactWriteInput } from './fields';
-import { normalizeEmail, normalizePhone, recordIdentifier } from './identity';
+import { normalizeEmail, normalizePhone, recordIdentifiers } from './identity';
 import { openMergeRequest } from './merge';
 import { labelsChange, planChanges, type LabelDiff, type NormalizedWrite } from './plan';
-import { contactProjection, selectContact, selectIdentifierHolder, serializeContact, type ContactRow } from './read';
-import { consentLedger } from '../consent/schema';
+import { contactProjection, readContact, selectContact, selectIdentifierHolder, serializeContact, type ContactRow } from './read';
 import { contactActivities, contacts, CONTACT_SOURCES } from './schema';
 
 export const MERGE_MESSAGE_CREATE =
@@ -38,20 +38,22 @@ export function normalizeWrite(ctx: ServiceContext, input: ContactWriteInput): N
 
 type Reads = { labels: Record<LabelKind, { id: string; name_key: string }[]>; blacklisted: boolean };
 
-/** The label and blacklist reads every write needs, as statements for the caller's read batch. */
-function sharedReads(ctx: ServiceContext, input: NormalizedWrite, phone: string | null | undefined) {
+type ReadPlan = ReturnType<typeof optionalReads>;
+
+/** The label and blacklist reads a write needs (only those its input calls for), added to the caller's read batch. */
+function sharedReads(ctx: ServiceContext, reads: ReadPlan, input: NormalizedWrite, phone: string | null | undefined) {
   const tagNames = uniqueNames(input.tags ?? []);
   const groupNames = uniqueNames(input.groups ?? []);
-  const statements = [
-    findLabels(ctx.db, 'tags', ctx.ws.id, [...tagNames.keys()]),
-    findLabels(ctx.db, 'groups', ctx.ws.id, [...groupNames.keys()]),
-    blacklistLookup(ctx.db, ctx.ws.id, phone ?? '\u0000'),
-  ] as const;
+  const slots = {
+    tags: reads.add(tagNames.size > 0 && findLabels(ctx.db, 'tags', ctx.ws.id, [...tagNames.keys()])),
+    groups: reads.add(groupNames.size > 0 && findLabels(ctx.db, 'groups', ctx.ws.id, [...groupNames.keys()])),
+    blacklist: reads.add(!!phone && blacklistLookup(ctx.db, ctx.ws.id, phone)),
+  };
   const read = (results: unknown[]): Reads => ({
-    labels: { tags: results[0] as Reads['labels']['tags'], groups: results[1] as Reads['labels']['groups'] },
-    blacklisted: (results[2] as unknown[]).length > 0,
+    labels: { tags: reads.get(results, slots.tags, []), groups: reads.get(results, slots.groups, []) },
+    blacklisted: reads.get<unknown[]>(results, slots.blacklist, []).length > 0,
   });
-  return { statements, read, names: { tags: tagNames, groups: groupNames } };
+  return { read, names: { tags: tagNames, groups: groupNames } };
 }
 
 function labelDiff(names: Map<string, string>, found: { id: string; name_key: string }[]): LabelDiff {
@@ -113,21 +115,21 @@ export function planUpsert(ctx: ServiceContext, input: NormalizedWrite, opts: Wr
   const { db, ws } = ctx;
   const phone = input.phone ?? null;
   const email = input.email ?? null;
-  const shared = sharedReads(ctx, input, phone);
+  const reads = optionalReads();
+  const shared = sharedReads(ctx, reads, input, phone);
   const cap = ws.caps.contacts;
   const capped = cap !== undefined && cap !== null;
-  const reads: Statement[] = [
-    ...shared.statements,
-    selectIdentifierHolder(db, ws.id, 'phone', phone ?? '\u0000'),
-    selectIdentifierHolder(db, ws.id, 'email', email ?? '\u0000'),
+  const slots = {
+    phone: reads.add(!!phone && selectIdentifierHolder(db, ws.id, 'phone', phone)),
+    email: reads.add(!!email && selectIdentifierHolder(db, ws.id, 'email', email)),
     // Counting is only paid for when a cap applies.
-    db.select({ n: count() }).from(contacts).where(capped ? eq(contacts.workspace_id, ws.id) : sql`0`),
-  ];
+    total: reads.add(capped && db.select({ n: count() }).from(contacts).where(eq(contacts.workspace_id, ws.id))),
+  };
   const resolve = async (results: unknown[]): Promise<PlannedContactWrite> => {
     const found = shared.read(results);
-    const phoneOwner = phone ? ((results[3] as ContactRow[])[0] ?? null) : null;
-    const emailOwner = email ? ((results[4] as ContactRow[])[0] ?? null) : null;
-    const total = (results[5] as { n: number }[])[0].n;
+    const phoneOwner = reads.get<ContactRow[]>(results, slots.phone, [])[0] ?? null;
+    const emailOwner = reads.get<ContactRow[]>(results, slots.email, [])[0] ?? null;
+    const total = reads.get(results, slots.total, [{ n: 0 }])[0].n;
 
     if (phone && found.blacklisted) throw blacklistedError();
     if (phoneOwner && emailOwner && phoneOwner.id !== emailOwner.id) {
@@ -156,7 +158,7 @@ export function planUpsert(ctx: ServiceContext, input: NormalizedWrite, opts: Wr
       mapError: (err) => (capped && failedGuard(err, 'contacts.workspace_id') ? capReached(cap) : err),
     };
   };
-  return { reads, resolve };
+  return { reads: reads.statements, resolve };
 }
 
 type Diffs = Record<LabelKind, LabelDiff>;
@@ -208,20 +210,7 @@ function createStatements(ctx: ServiceContext, input: NormalizedWrite, diffs: Di
           workspace_id: guarded(sql`(SELECT count(*) FROM ${contacts} WHERE ${contacts.workspace_id} = ${ws.id}) < ${cap}`, sql`${ws.id}`) as unknown as string,
         });
   const statements: Statement[] = [insert];
-  if (phone) statements.push(recordIdentifier(db, ws.id, id, 'phone', phone, now));
-  if (email) statements.push(recordIdentifier(db, ws.id, id, 'email', email, now));
-  // The creation-time consent seed is evidence, never an event.
-  const seeds = [
-    ...(phone ? [{ channel: 'whatsapp' as const, state: 'subscribed' }] : []),
-    ...(email ? [{ channel: 'email' as const, state: 'unknown' }] : []),
-  ];
-  if (seeds.length) {
-    statements.push(
-      db.insert(consentLedger).values(
-        seeds.map((s) => ({ id: uuidv7(), workspace_id: ws.id, contact_id: id, channel: s.channel, action: 'seed', state: s.state, previous_state: null, source: 'api', basis: null, evidence: null, created_at: now })),
-      ),
-    );
-  }
+  statements.push(...recordIdentifiers(db, ws.id, id, { phone, email }, now), ...consentSeeds(db, ws.id, id, { phone, email }, now));
   for (const kind of ['tags', 'groups'] as const) {
     statements.push(...linkStatements(db, kind, { workspaceId: ws.id, contactId: id, names: diffs[kind].names, missingKeys: diffs[kind].missingKeys, mode: 'add', now }));
   }
@@ -233,7 +222,32 @@ const nullRow = { lifecycle_stage: null, source: null, name: null, first_name: n
 
 /** A contact timeline row, for the caller's batch (consent and deal changes land on the timeline too). */
 export function activity(ctx: ServiceContext, contactId: string, type: string, source: string, data: Record<string, unknown>, now: string): Statement {
-  return ctx.db.insert(contactActivities).values({ id: uuidv7(), workspace_id: ctx.ws.id, contact_id: contactId, type, source, data, created_at: now });
+  return activityInsert.in(ctx.db, { id: uuidv7(), ws: ctx.ws.id, contact: contactId, type, source, data, at: now });
+}
+
+const activityInsert = prepared((db) =>
+  db.insert(contactActivities).values({
+    id: sql.placeholder('id'),
+    workspace_id: sql.placeholder('ws'),
+    contact_id: sql.placeholder('contact'),
+    type: sql.placeholder('type'),
+    source: sql.placeholder('source'),
+    data: sql.placeholder('data'),
+    created_at: sql.placeholder('at'),
+  }),
+);
+
+const seedInsert = preparedSql('run', () => sql`INSERT INTO consent_ledger (id, workspace_id, contact_id, channel, action, state, previous_state, source, basis, evidence, created_at)
+  SELECT j.value ->> 'id', ${sql.placeholder('ws')}, ${sql.placeholder('contact')}, j.value ->> 'channel', 'seed', j.value ->> 'state', NULL, 'api', NULL, NULL, ${sql.placeholder('at')}
+  FROM json_each(${sql.placeholder('rows')}) j`);
+
+/** A new contact's consent seed, one ledger row per channel it can be reached on: evidence, never an event. */
+function consentSeeds(db: Db, workspaceId: string, contactId: string, ids: { phone: string | null; email: string | null }, now: string): Statement[] {
+  const rows = [
+    ...(ids.phone ? [{ id: uuidv7(), channel: 'whatsapp', state: 'subscribed' }] : []),
+    ...(ids.email ? [{ id: uuidv7(), channel: 'email', state: 'unknown' }] : []),
+  ];
+  return rows.length ? [seedInsert.in(db, { ws: workspaceId, contact: contactId, at: now, rows: JSON.stringify(rows) })] : [];
 }
 
 /**
@@ -290,8 +304,7 @@ function updateStatements(
       .set({ ...(plan.set as Partial<typeof contacts.$inferInsert>), updated_at: now })
       .where(and(eq(contacts.workspace_id, ws.id), eq(contacts.id, existing.id))),
   );
-  if (typeof plan.set.phone === 'string') statements.push(recordIdentifier(db, ws.id, existing.id, 'phone', plan.set.phone, now));
-  if (typeof plan.set.email === 'string') statements.push(recordIdentifier(db, ws.id, existing.id, 'email', plan.set.email, now));
+  statements.push(...recordIdentifiers(db, ws.id, existing.id, plan.set, now));
   statements.push(activity(ctx, existing.id, 'updated', source, { changed_fields: changed }, now));
   const row = { ...existing, ...plan.set } as ContactRow;
   const events: OutboxEvent[] = [];
@@ -319,21 +332,22 @@ export async function patchContact(ctx: ServiceContext, id: string, input: Norma
 
 async function patchOnce(ctx: ServiceContext, id: string, input: NormalizedWrite): Promise<ContactRow> {
   const { db, ws } = ctx;
-  const shared = sharedReads(ctx, input, input.phone);
-  const results = await db.batch([
-    ...shared.statements,
-    selectContact(db, ws.id, id),
-    selectIdentifierHolder(db, ws.id, 'phone', input.phone ?? '\u0000'),
-    selectIdentifierHolder(db, ws.id, 'email', input.email ?? '\u0000'),
-  ]);
+  const plan = optionalReads();
+  const shared = sharedReads(ctx, plan, input, input.phone);
+  const slots = {
+    existing: plan.add(selectContact(db, ws.id, id)),
+    phone: plan.add(typeof input.phone === 'string' && selectIdentifierHolder(db, ws.id, 'phone', input.phone)),
+    email: plan.add(typeof input.email === 'string' && selectIdentifierHolder(db, ws.id, 'email', input.email)),
+  };
+  const results = await runBatch(db, plan.statements);
   const reads = shared.read(results);
-  const existing = (results[3] as ContactRow[])[0];
+  const existing = plan.get<ContactRow[]>(results, slots.existing, [])[0];
   if (!existing) throw httpError(404, `Contact ${id} not found`);
   const phoneChanges = typeof input.phone === 'string' && input.phone !== existing.phone;
   const emailChanges = typeof input.email === 'string' && input.email !== existing.email;
   if (phoneChanges && reads.blacklisted) throw blacklistedError();
-  const phoneHolder = phoneChanges ? (results[4] as ContactRow[])[0] : undefined;
-  const emailHolder = emailChanges ? (results[5] as ContactRow[])[0] : undefined;
+  const phoneHolder = phoneChanges ? plan.get<ContactRow[]>(results, slots.phone, [])[0] : undefined;
+  const emailHolder = emailChanges ? plan.get<ContactRow[]>(results, slots.email, [])[0] : undefined;
   const other = [phoneHolder, emailHolder].find((h) => h && h.id !== existing.id);
   if (other) {
     const { phone, email, ...parked } = input;
@@ -358,15 +372,15 @@ export async function applyParked(
   labelMode: 'add' | 'replace',
   opts: { silent: boolean },
 ): Promise<ContactRow> {
-  const shared = sharedReads(ctx, input, existing.phone);
-  const results = await ctx.db.batch([...shared.statements]);
-  const reads = shared.read(results);
+  const plan = optionalReads();
+  const shared = sharedReads(ctx, plan, input, existing.phone);
+  const reads = shared.read(await runBatch(ctx.db, plan.statements));
   const diffs = { tags: labelDiff(shared.names.tags, reads.labels.tags), groups: labelDiff(shared.names.groups, reads.labels.groups) };
   return applyUpdate(ctx, existing, input, diffs, labelMode, reads.blacklisted, 'api', opts);
 }
 
 export async function getContact(ctx: ServiceContext, id: string) {
-  const [row] = await selectContact(ctx.db, ctx.ws.id, id);
+  const row = await readContact(ctx.db, ctx.ws.id, id);
   if (!row) throw httpError(404, `contacts with ID ${id} not found`);
   return serializeContact(row);
 }

@@ -1,9 +1,10 @@
 import { autoSubscribeStatement } from '../newsletters/auto-subscribe';
 import { rawRun } from '../../platform/raw-query';
 import { and, eq, sql } from 'drizzle-orm';
-import { inJsonList, insertGroups } from '../../platform/bound-parameters';
+import { insertGroups } from '../../platform/bound-parameters';
 import type { Db, Statement } from '../../platform/db';
 import { uuidv7 } from '../../platform/ids';
+import { prepared } from '../../platform/prepared';
 import { groups, tags } from './schema';
 
 /**
@@ -33,13 +34,18 @@ export function uniqueNames(names: string[]): Map<string, string> {
 }
 
 /** Batchable look-up of existing labels by key. */
-export function findLabels(db: Db, kind: LabelKind, workspaceId: string, keys: string[]) {
-  const t = TABLES[kind].table;
-  return db
-    .select({ id: t.id, name_key: t.name_key })
-    .from(t)
-    .where(and(eq(t.workspace_id, workspaceId), inJsonList(t.name_key, keys)));
+export function findLabels(db: Db, kind: LabelKind, workspaceId: string, keys: string[]): Statement {
+  return labelLookups[kind].in(db, { ws: workspaceId, keys: JSON.stringify(keys) });
 }
+
+const labelLookup = (t: (typeof TABLES)[LabelKind]['table']) =>
+  prepared((db) =>
+    db
+      .select({ id: t.id, name_key: t.name_key })
+      .from(t)
+      .where(and(eq(t.workspace_id, sql.placeholder('ws')), sql`${t.name_key} IN (SELECT value FROM json_each(${sql.placeholder('keys')}))`)),
+  );
+const labelLookups = { tags: labelLookup(tags), groups: labelLookup(groups) };
 
 /**
  * Statements making the contact's links match `names`: `add` only adds,
