@@ -1,6 +1,6 @@
-import { is, Param, Placeholder, type SQL } from 'drizzle-orm';
+import { getTableColumns, is, Param, Placeholder, SQL, sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/d1';
-import { SQLiteAsyncDialect } from 'drizzle-orm/sqlite-core';
+import { SQLiteAsyncDialect, type SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Db, Statement } from './db';
 
 type Values = Record<string, unknown>;
@@ -98,6 +98,32 @@ export function prepared<Q extends Preparable>(build: (db: Db) => Q) {
       map: (r) => ((r as D1Result).results.length ? (templateOf().mapGetResult(r, true) as GetOf<Q>) : undefined),
     }),
   };
+}
+
+/**
+ * An INSERT of one row into `table`, every column a placeholder, built once: the SQL of a
+ * wide row (a contact has 60 columns) is the costliest thing drizzle builds on a write.
+ * A column the row leaves out (or `undefined`) gets what drizzle's builder would give it:
+ * its default, else its `$defaultFn` computed now, else NULL. Defaults must be values:
+ * one written as SQL would be bound as text, so the table is refused. `computed` columns get
+ * SQL instead (a number read from a counter), whose placeholders name other columns of the row.
+ */
+export function preparedInsert<T extends SQLiteTable>(table: T, computed: Partial<Record<keyof T['$inferInsert'], SQL>> = {}) {
+  const columns = Object.entries(getTableColumns(table));
+  const sqlDefault = columns.find(([key, c]) => is(c.default, SQL) && !(key in computed));
+  if (sqlDefault) throw new Error(`preparedInsert: column ${sqlDefault[0]} has an SQL default`);
+  const insert = prepared((db) =>
+    db.insert(table).values(Object.fromEntries(columns.map(([key]) => [key, computed[key as keyof typeof computed] ?? sql.placeholder(key)])) as T['$inferInsert']),
+  );
+  const withDefaults = (row: Values) => {
+    const values: Values = {};
+    for (const [key, column] of columns) {
+      const given = row[key];
+      values[key] = given !== undefined ? given : (column.default ?? column.defaultFn?.() ?? column.onUpdateFn?.() ?? null);
+    }
+    return values;
+  };
+  return { in: (db: Db, row: T['$inferInsert']): Statement => insert.in(db, withDefaults(row as Values)) };
 }
 
 /**

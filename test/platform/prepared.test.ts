@@ -3,7 +3,7 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dbFor, type Db } from '../../src/platform/db';
-import { prepared, preparedSql, runPrepared } from '../../src/platform/prepared';
+import { prepared, preparedInsert, preparedSql, runPrepared } from '../../src/platform/prepared';
 import { runBatch } from '../../src/platform/db';
 
 const probes = sqliteTable('prepared_probe', {
@@ -93,5 +93,32 @@ describe('prepared queries', () => {
   it('refuse to run with a value missing', () => {
     expect(() => insertProbe.in(db, { id: 'h', ws: 'w4', flag: false, doc: null })).toThrow('No value for placeholder "score" was provided');
     expect(() => scores.in(db, {})).toThrow('No value for placeholder "ws" was provided');
+  });
+
+  it('insert whole rows as the builder does, defaults included', async () => {
+    await env.SHARD_0.exec("CREATE TABLE IF NOT EXISTS prepared_rows (id TEXT PRIMARY KEY, label TEXT NOT NULL DEFAULT 'none', doc TEXT NOT NULL DEFAULT '{}', stamp TEXT, note TEXT)");
+    await env.SHARD_0.exec('DELETE FROM prepared_rows');
+    let stamps = 0;
+    const rows = sqliteTable('prepared_rows', {
+      id: text('id').primaryKey(),
+      label: text('label').notNull().default('none'),
+      doc: text('doc', { mode: 'json' }).$type<Record<string, unknown>>().notNull().default({}),
+      stamp: text('stamp').$defaultFn(() => `s${++stamps}`),
+      note: text('note'),
+    });
+    const insertRow = preparedInsert(rows);
+    await runBatch(db, [insertRow.in(db, { id: 'p1' }), insertRow.in(db, { id: 'p2', label: 'x', doc: { a: [1] }, note: undefined }), insertRow.in(db, { id: 'p3', note: 'n' })]);
+    await db.insert(rows).values([{ id: 'b1' }, { id: 'b2', label: 'x', doc: { a: [1] } }, { id: 'b3', note: 'n' }]);
+    const read = await db.select().from(rows).orderBy(asc(rows.id));
+    const byId = Object.fromEntries(read.map(({ id, ...rest }) => [id, rest]));
+    expect(byId.p1).toEqual({ label: 'none', doc: {}, stamp: 's1', note: null });
+    expect(byId.p2).toEqual({ label: 'x', doc: { a: [1] }, stamp: 's2', note: null });
+    expect(byId.p3).toEqual({ label: 'none', doc: {}, stamp: 's3', note: 'n' });
+    expect([byId.b1, byId.b2, byId.b3].map(({ stamp: _s, ...r }) => r)).toEqual([byId.p1, byId.p2, byId.p3].map(({ stamp: _s, ...r }) => r));
+  });
+
+  it('refuse a table whose default is SQL', () => {
+    const stamped = sqliteTable('prepared_sql_default', { id: text('id').primaryKey(), at: text('at').default(sql`CURRENT_TIMESTAMP`) });
+    expect(() => preparedInsert(stamped)).toThrow('preparedInsert: column at has an SQL default');
   });
 });

@@ -1,7 +1,7 @@
 import { and, count, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { failedGuard, guarded, isUniqueViolation, nowIso, retryOnConflict, optionalReads, runBatch, type Db, type Statement } from '../../platform/db';
-import { prepared, preparedSql } from '../../platform/prepared';
+import { prepared, preparedInsert, preparedSql } from '../../platform/prepared';
 import { badRequest, codedError, httpError } from '../../platform/errors';
 import type { OutboxEvent } from '../../platform/events';
 import { uuidv7 } from '../../platform/ids';
@@ -204,7 +204,7 @@ function createStatements(ctx: ServiceContext, input: NormalizedWrite, diffs: Di
   const cap = ws.caps.contacts;
   const insert =
     cap === undefined || cap === null
-      ? db.insert(contacts).values(values)
+      ? contactInsert.in(db, values)
       : db.insert(contacts).values({
           ...values,
           workspace_id: guarded(sql`(SELECT count(*) FROM ${contacts} WHERE ${contacts.workspace_id} = ${ws.id}) < ${cap}`, sql`${ws.id}`) as unknown as string,
@@ -217,6 +217,8 @@ function createStatements(ctx: ServiceContext, input: NormalizedWrite, diffs: Di
   statements.push(activity(ctx, id, 'created', source, {}, now), created.statement);
   return { row, statements, events: [created.event] };
 }
+
+const contactInsert = preparedInsert(contacts);
 
 const nullRow = { lifecycle_stage: null, source: null, name: null, first_name: null, last_name: null, phone: null, email: null } as Partial<ContactRow>;
 

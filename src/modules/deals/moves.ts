@@ -9,6 +9,9 @@ import { failedGuard, placeDeal } from './placement';
 import { selectDeal, serializeDeal } from './read';
 import { activity } from '../contacts/service';
 import { deals, dealStageHistory, type DealRow, type DealStatus } from './schema';
+import { preparedInsert } from '../../platform/prepared';
+
+const historyInsert = preparedInsert(dealStageHistory);
 
 export type StageTarget = { stageId: string; pipelineId: string; stageName: string; pipelineName: string };
 
@@ -34,7 +37,7 @@ export function moveStatements(ctx: ServiceContext, deal: DealRow, from: FromSta
     const moved: DealRow = { ...deal, stageId: to.stageId, pipelineId: to.pipelineId, stageEnteredAt: now, updatedAt: now };
     const { event, statement } = ctx.events.emit(ctx.db, ctx.ws.id, 'deal.stage_changed', dealEventData(moved, to, from));
     statements.push(
-      ctx.db.insert(dealStageHistory).values({
+      historyInsert.in(ctx.db, {
         id: uuidv7(),
         workspaceId: ctx.ws.id,
         dealId: deal.id,

@@ -21,6 +21,9 @@ import { moveStatements, type StageTarget } from './moves';
 import { failedGuard, openTopSlot } from './placement';
 import { selectDealsWithContact, serializeDealWithContact, type DealWithContactRow } from './read';
 import { deals, DEAL_STATUSES, type DealRow, type DealStatus } from './schema';
+import { preparedInsert } from '../../platform/prepared';
+
+const dealInsert = preparedInsert(deals);
 
 export const NO_CONTACT_MESSAGE = 'Provide contact_id, or a phone/email to identify the contact';
 
@@ -179,14 +182,13 @@ async function insertDeal(
   const { event, statement: outbox } = ctx.events.emit(ctx.db, ctx.ws.id, 'deal.created', dealEventData(deal, entry));
   const statements: Statement[] = [
     ...contactWrites,
-    ctx.db.insert(deals).values({
-      ...deal,
-      // Under a cap the insert itself checks the count, so parallel creates cannot overshoot it.
-      workspaceId:
-        cap === undefined
-          ? deal.workspaceId
-          : (sql`CASE WHEN (SELECT count(*) FROM deals WHERE workspace_id = ${ctx.ws.id}) < ${cap} THEN ${ctx.ws.id} ELSE NULL END` as unknown as string),
-    }),
+    cap === undefined
+      ? dealInsert.in(ctx.db, deal)
+      : ctx.db.insert(deals).values({
+          ...deal,
+          // Under a cap the insert itself checks the count, so parallel creates cannot overshoot it.
+          workspaceId: sql`CASE WHEN (SELECT count(*) FROM deals WHERE workspace_id = ${ctx.ws.id}) < ${cap} THEN ${ctx.ws.id} ELSE NULL END` as unknown as string,
+        }),
     openTopSlot(ctx.db, ctx.ws.id, entry.stageId, deal.id),
     activity(ctx, contact.id, 'deal_created', 'api', { deal_id: deal.id, title, stage_id: entry.stageId, stage_name: entry.stageName }, now),
     outbox,

@@ -23,6 +23,10 @@ import { orderEventData } from './events';
 import { itemCount, lineTotalCents, orderTotals } from './money';
 import { fullOrderReads, orderFromResults, selectOrder, selectOrdersWithContact, serializeHeader, type FullOrder } from './read';
 import { FINANCIAL_STATUSES, orderCounters, orderItems, orders, ORDER_SOURCES, type FinancialStatus, type OrderRow } from './schema';
+import { preparedInsert } from '../../platform/prepared';
+
+/** The number comes from the workspace's counter, bumped by the statement before it in the same batch. */
+const orderInsert = preparedInsert(orders, { orderNumber: sql`(SELECT last_number FROM order_counters WHERE workspace_id = ${sql.placeholder('workspaceId')})` });
 
 export const NO_CONTACT_MESSAGE = 'Provide contact_id, or a phone/email to attach the order to a contact';
 export const ITEM_TITLE_MESSAGE = 'Order items require a title or product_id';
@@ -284,15 +288,14 @@ async function insertOrder(ctx: ServiceContext, input: OrderCreateInput, plan: O
       .insert(orderCounters)
       .values({ workspaceId: ctx.ws.id, lastNumber: 1 })
       .onConflictDoUpdate({ target: orderCounters.workspaceId, set: { lastNumber: sql`${orderCounters.lastNumber} + 1` } }),
-    ctx.db.insert(orders).values({
-      ...order,
-      orderNumber: sql`(SELECT last_number FROM order_counters WHERE workspace_id = ${ctx.ws.id})` as unknown as number,
-      // Under a cap the insert itself checks the count, so parallel creates cannot overshoot it.
-      workspaceId:
-        cap === undefined
-          ? ctx.ws.id
-          : (sql`CASE WHEN (SELECT count(*) FROM orders WHERE workspace_id = ${ctx.ws.id}) < ${cap} THEN ${ctx.ws.id} ELSE NULL END` as unknown as string),
-    }),
+    cap === undefined
+      ? orderInsert.in(ctx.db, { ...order, workspaceId: ctx.ws.id })
+      : ctx.db.insert(orders).values({
+          ...order,
+          orderNumber: sql`(SELECT last_number FROM order_counters WHERE workspace_id = ${ctx.ws.id})` as unknown as number,
+          // Under a cap the insert itself checks the count, so parallel creates cannot overshoot it.
+          workspaceId: sql`CASE WHEN (SELECT count(*) FROM orders WHERE workspace_id = ${ctx.ws.id}) < ${cap} THEN ${ctx.ws.id} ELSE NULL END` as unknown as string,
+        }),
     ...replaceItems(ctx, id, contactId, lines, now, true),
     ...(paid ? orderPaymentStatements(ctx, order).statements : []),
     activity(ctx, contactId, 'order_created', 'api', { order_id: id, total: fromCents(order.totalCents), currency: order.currency, financial_status: order.financialStatus }, now),

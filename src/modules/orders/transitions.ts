@@ -15,6 +15,9 @@ import { fullOrderReads } from './read';
 import { orderRefunds, orders, type FinancialStatus, type OrderRefundRow, type OrderRow } from './schema';
 import { fullOrder, orderLostRace, orderNotFound, orderPaymentStatements, orderRowOf, revisionGuard, storeSyncedReadOnly } from './service';
 import type { FullOrder } from './read';
+import { preparedInsert } from '../../platform/prepared';
+
+const refundInsert = preparedInsert(orderRefunds);
 
 /** The order's own row from the reads; 404 when absent, 409 for store-synced orders (read-only through the API). */
 function writableOrder(results: unknown[]): OrderRow {
@@ -118,7 +121,7 @@ export async function refundOrder(ctx: ServiceContext, id: string, input: OrderR
           refundedAt: after.refundedAt,
           ...revisionGuard(order, now),
         }),
-        ctx.db.insert(orderRefunds).values(refund),
+        refundInsert.in(ctx.db, refund),
         ...mirrorStatements(ctx, payment, entries, cents, reason ?? `Refund of order ${order.orderNumber}`),
         activity(ctx, order.contactId, 'order_refunded', 'api', { order_id: order.id, refund_id: refund.id, amount: cents / 100, currency: order.currency }, now),
         statement,

@@ -29,6 +29,9 @@ import {
   type RecurringInterval,
   type VatMode,
 } from './schema';
+import { preparedInsert } from '../../platform/prepared';
+
+const paymentInsert = preparedInsert(payments);
 
 export const NO_CONTACT_MESSAGE = 'Provide contact_id, or a phone/email to attach the payment to a contact';
 export const HAS_REFUNDS_MESSAGE = 'This charge already has refunds; reverse those instead of marking it refunded/failed';
@@ -114,7 +117,7 @@ export type RecordPaymentInput = { input: PaymentCreateInput; plan: CreatePlan; 
 export function recordPaymentStatements(ctx: ServiceContext, r: RecordPaymentInput): { statements: Statement[]; header: PaymentRow; entries: PaymentEntryRow[] } {
   const { header, entries, now } = buildPayment(ctx, r.input, r.plan, r.product, r.contactId);
   const statements: Statement[] = [
-    ctx.db.insert(payments).values(header),
+    paymentInsert.in(ctx.db, header),
     ...insertGroups(paymentEntries, entries).map((group) => ctx.db.insert(paymentEntries).values(group)),
     activity(
       ctx,
