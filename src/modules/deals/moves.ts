@@ -4,7 +4,7 @@ import { guarded, nowIso, retryOnConflict, runBatch, type Statement } from '../.
 import { uuidv7 } from '../../platform/ids';
 import type { OutboxEvent } from '../../platform/events';
 import { dealEventData, type FromStage } from './events';
-import { dealNotFound, selectDealWithStage, selectStage, stageNotFound } from './lookups';
+import { dealNotFound, readDealWithStage, selectDealWithStage, selectStage, stageNotFound, type DealWithStage, type StageWithPipeline } from './lookups';
 import { failedGuard, placeDeal } from './placement';
 import { selectDeal, serializeDeal } from './read';
 import { activity } from '../contacts/service';
@@ -69,7 +69,7 @@ export function moveDealToStage(ctx: ServiceContext, dealId: string, input: { st
 }
 
 async function moveOnce(ctx: ServiceContext, dealId: string, input: { stage_id: string; index?: number }) {
-  const [[current], [target]] = await ctx.db.batch([selectDealWithStage(ctx, eq(deals.id, dealId)), selectStage(ctx, input.stage_id.toLowerCase())]);
+  const [[current], [target]] = (await runBatch(ctx.db, [selectDealWithStage(ctx, 'id', dealId), selectStage(ctx, input.stage_id.toLowerCase())])) as [DealWithStage[], StageWithPipeline[]];
   if (!current) throw dealNotFound();
   if (!target) throw stageNotFound();
   const now = nowIso();
@@ -92,7 +92,7 @@ export function changeDealStatus(ctx: ServiceContext, dealId: string, input: { s
 }
 
 async function changeStatusOnce(ctx: ServiceContext, dealId: string, input: { status: DealStatus; lost_reason?: string }) {
-  const [current] = await selectDealWithStage(ctx, eq(deals.id, dealId));
+  const current = await readDealWithStage(ctx, dealId);
   if (!current) throw dealNotFound();
   const deal = current.deal;
   if (deal.status === input.status) return serializeDeal(deal);

@@ -1,5 +1,6 @@
 import { and, eq, ne, sql } from 'drizzle-orm';
 import { failedGuard as failedGuardOn, guarded, type Db, type Statement } from '../../platform/db';
+import { prepared } from '../../platform/prepared';
 import { deals } from './schema';
 
 /**
@@ -10,12 +11,16 @@ import { deals } from './schema';
  * dense and only the deals after the slot are written (no ranking of the column).
  */
 
-/** A new deal's column: everything moves down one, the new deal is inserted at 0. */
-export const openTopSlot = (db: Db, workspaceId: string, stageId: string, newDealId: string): Statement =>
+const topSlot = prepared((db) =>
   db
     .update(deals)
     .set({ position: sql`${deals.position} + 1` })
-    .where(and(eq(deals.workspaceId, workspaceId), eq(deals.stageId, stageId), ne(deals.id, newDealId)));
+    .where(and(eq(deals.workspaceId, sql.placeholder('ws')), eq(deals.stageId, sql.placeholder('stage')), ne(deals.id, sql.placeholder('deal')))),
+);
+
+/** A new deal's column: everything moves down one, the new deal is inserted at 0. */
+export const openTopSlot = (db: Db, workspaceId: string, stageId: string, newDealId: string): Statement =>
+  topSlot.in(db, { ws: workspaceId, stage: stageId, deal: newDealId });
 
 export type Placement = {
   workspaceId: string;
@@ -30,6 +35,37 @@ export type Placement = {
   updatedAt: string;
 };
 
+const [ws, dealId, toStage, index] = ['ws', 'deal', 'toStage', 'index'].map((name) => sql.placeholder(name));
+const currentStage = sql`(SELECT stage_id FROM deals WHERE id = ${dealId} AND workspace_id = ${ws})`;
+const currentPosition = sql`(SELECT position FROM deals WHERE id = ${dealId} AND workspace_id = ${ws})`;
+const others = sql`(SELECT count(*) FROM deals WHERE workspace_id = ${ws} AND stage_id = ${toStage} AND id <> ${dealId})`;
+
+const closeGap = prepared((db) =>
+  db
+    .update(deals)
+    .set({ position: sql`${deals.position} - 1` })
+    .where(and(eq(deals.workspaceId, ws), sql`${deals.stageId} = ${currentStage}`, sql`${deals.position} > ${currentPosition}`)),
+);
+const openSlot = prepared((db) =>
+  db
+    .update(deals)
+    .set({ position: sql`${deals.position} + 1` })
+    .where(and(eq(deals.workspaceId, ws), eq(deals.stageId, toStage), ne(deals.id, dealId), sql`${deals.position} >= ${index}`)),
+);
+const moveInto = prepared((db) =>
+  db
+    .update(deals)
+    .set({
+      stageId: guarded(sql`${deals.stageId} = ${sql.placeholder('fromStage')}`, sql`${toStage}`) as unknown as string,
+      pipelineId: sql`${sql.placeholder('toPipeline')}`,
+      position: sql`min(${index}, ${others})`,
+      // Kept unless the stage changes.
+      stageEnteredAt: sql`coalesce(${sql.placeholder('enteredAt')}, ${deals.stageEnteredAt})`,
+      updatedAt: sql`${sql.placeholder('at')}`,
+    })
+    .where(and(eq(deals.workspaceId, ws), eq(deals.id, dealId))),
+);
+
 /**
  * Moves a deal to `index` of a column (its own column for a reorder). Closes
  * the gap in the column it leaves (the deals below it move up one), opens the
@@ -37,29 +73,17 @@ export type Placement = {
  * moves the deal; an index past the end lands at the bottom.
  */
 export function placeDeal(db: Db, p: Placement): Statement[] {
-  const currentStage = sql`(SELECT stage_id FROM deals WHERE id = ${p.dealId} AND workspace_id = ${p.workspaceId})`;
-  const currentPosition = sql`(SELECT position FROM deals WHERE id = ${p.dealId} AND workspace_id = ${p.workspaceId})`;
-  const others = sql`(SELECT count(*) FROM deals WHERE workspace_id = ${p.workspaceId} AND stage_id = ${p.toStageId} AND id <> ${p.dealId})`;
-  return [
-    db
-      .update(deals)
-      .set({ position: sql`${deals.position} - 1` })
-      .where(and(eq(deals.workspaceId, p.workspaceId), sql`${deals.stageId} = ${currentStage}`, sql`${deals.position} > ${currentPosition}`)),
-    db
-      .update(deals)
-      .set({ position: sql`${deals.position} + 1` })
-      .where(and(eq(deals.workspaceId, p.workspaceId), eq(deals.stageId, p.toStageId), ne(deals.id, p.dealId), sql`${deals.position} >= ${p.index}`)),
-    db
-      .update(deals)
-      .set({
-        stageId: guarded(sql`${deals.stageId} = ${p.fromStageId}`, sql`${p.toStageId}`),
-        pipelineId: p.toPipelineId,
-        position: sql`min(${p.index}, ${others})`,
-        ...(p.stageEnteredAt ? { stageEnteredAt: p.stageEnteredAt } : {}),
-        updatedAt: p.updatedAt,
-      })
-      .where(and(eq(deals.workspaceId, p.workspaceId), eq(deals.id, p.dealId))),
-  ];
+  const values = {
+    ws: p.workspaceId,
+    deal: p.dealId,
+    toStage: p.toStageId,
+    index: p.index,
+    fromStage: p.fromStageId,
+    toPipeline: p.toPipelineId,
+    enteredAt: p.stageEnteredAt,
+    at: p.updatedAt,
+  };
+  return [closeGap.in(db, values), openSlot.in(db, values), moveInto.in(db, values)];
 }
 
 /** Whether a batch failed on the guard of a deals column. */

@@ -1,6 +1,7 @@
-import { and, eq, type SQL } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../platform/db';
 import { fromCents } from '../../platform/money';
+import { prepared } from '../../platform/prepared';
 import { contactIdentityColumns, contactIdentityJoin, serializeContactIdentity, type ContactIdentity } from '../contacts/identity-join';
 import { deals, type DealRow } from './schema';
 
@@ -47,5 +48,28 @@ export function selectDealsWithContact(db: Db, workspaceId: string, where?: SQL)
     .where(and(eq(deals.workspaceId, workspaceId), where));
 }
 
-export const selectDeal = (db: Db, workspaceId: string, id: string) =>
-  db.select().from(deals).where(and(eq(deals.workspaceId, workspaceId), eq(deals.id, id))).limit(1);
+const dealRead = prepared((db) =>
+  db
+    .select()
+    .from(deals)
+    .where(and(eq(deals.workspaceId, sql.placeholder('ws')), eq(deals.id, sql.placeholder('id'))))
+    .limit(1),
+);
+
+/** One deal of the workspace, for a batch (its result: the rows). */
+export const selectDeal = (db: Db, workspaceId: string, id: string) => dealRead.in(db, { ws: workspaceId, id });
+
+const dealWithContactRead = prepared((db) =>
+  db
+    .select({ deal: deals, ...contactIdentityColumns })
+    .from(deals)
+    .leftJoin(...contactIdentityJoin(deals.contactId, deals.workspaceId))
+    .where(and(eq(deals.workspaceId, sql.placeholder('ws')), eq(deals.id, sql.placeholder('id'))))
+    .limit(1),
+);
+
+/** One deal with its contact's identity, for a batch (its result: the rows). */
+export const selectDealWithContact = (db: Db, workspaceId: string, id: string) => dealWithContactRead.in(db, { ws: workspaceId, id });
+
+/** The same, read on its own. */
+export const readDealWithContact = async (db: Db, workspaceId: string, id: string) => (await dealWithContactRead.all(db, { ws: workspaceId, id }))[0];

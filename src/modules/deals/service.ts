@@ -19,7 +19,7 @@ import { dealEventData } from './events';
 import { dealNotFound, invalidOwner, selectDealWithStage, selectOwner, stageNotFound } from './lookups';
 import { moveStatements, type StageTarget } from './moves';
 import { failedGuard, openTopSlot } from './placement';
-import { selectDealsWithContact, serializeDealWithContact, type DealWithContactRow } from './read';
+import { readDealWithContact, selectDealsWithContact, selectDealWithContact, serializeDealWithContact, type DealWithContactRow } from './read';
 import { deals, DEAL_STATUSES, type DealRow, type DealStatus } from './schema';
 import { preparedInsert } from '../../platform/prepared';
 
@@ -103,7 +103,7 @@ export async function createDeal(ctx: ServiceContext, input: DealCreateInput) {
       ctx.db.select().from(pipelines).where(eq(pipelines.workspaceId, ctx.ws.id)).orderBy(asc(pipelines.position)),
       ctx.db.select().from(stages).where(and(eq(stages.workspaceId, ctx.ws.id), candidateStages)).orderBy(asc(stages.position)),
       selectOwner(ctx, input.owner_user_id?.toLowerCase() ?? ''),
-      selectDealWithStage(ctx, eq(deals.externalReference, input.external_reference ?? '')),
+      selectDealWithStage(ctx, 'externalReference', input.external_reference ?? ''),
       productLookup(ctx, productRef),
       ...contactPlan.reads,
     ]);
@@ -192,7 +192,7 @@ async function insertDeal(
     openTopSlot(ctx.db, ctx.ws.id, entry.stageId, deal.id),
     activity(ctx, contact.id, 'deal_created', 'api', { deal_id: deal.id, title, stage_id: entry.stageId, stage_name: entry.stageName }, now),
     outbox,
-    selectDealsWithContact(ctx.db, ctx.ws.id, eq(deals.id, deal.id)),
+    selectDealWithContact(ctx.db, ctx.ws.id, deal.id),
   ];
   try {
     const results = await runBatch(ctx.db, statements);
@@ -241,7 +241,7 @@ async function updateByReference(
     statements.push(...moved.statements);
     events.push(...moved.events);
   }
-  statements.push(selectDealsWithContact(ctx.db, ctx.ws.id, eq(deals.id, deal.id)));
+  statements.push(selectDealWithContact(ctx.db, ctx.ws.id, deal.id));
   const results = await runBatch(ctx.db, statements);
   ctx.events.committedAfter(events);
   return { ...serializeDealWithContact(joinedRow(results)), duplicate: true };
@@ -285,13 +285,13 @@ export async function patchDeal(ctx: ServiceContext, id: string, input: DealPatc
 
   const [, [row]] = await ctx.db.batch([
     ctx.db.update(deals).set(set).where(and(eq(deals.workspaceId, ctx.ws.id), eq(deals.id, id))),
-    selectDealsWithContact(ctx.db, ctx.ws.id, eq(deals.id, id)),
+    selectDealWithContact(ctx.db, ctx.ws.id, id),
   ]);
   return serializeDealWithContact(row);
 }
 
 export async function getDeal(ctx: ServiceContext, id: string) {
-  const [row] = await selectDealsWithContact(ctx.db, ctx.ws.id, eq(deals.id, id)).limit(1);
+  const row = await readDealWithContact(ctx.db, ctx.ws.id, id);
   if (!row) throw dealNotFound();
   return serializeDealWithContact(row);
 }
