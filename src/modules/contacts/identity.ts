@@ -26,7 +26,7 @@ const identifierRecord = preparedSql('run', () => sql`INSERT INTO contact_identi
   FROM json_each(${sql.placeholder('rows')}) j WHERE true
   ON CONFLICT (workspace_id, kind, value, contact_id) DO UPDATE SET assigned_at = excluded.assigned_at`);
 
-export type Identifiers = { phone?: unknown; email?: unknown };
+type Identifiers = { phone?: unknown; email?: unknown };
 
 /**
  * Records that a contact holds its phone and/or email (the string values of

@@ -1,7 +1,7 @@
 import { and, count, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { failedGuard, guarded, isUniqueViolation, nowIso, retryOnConflict, optionalReads, runBatch, type Db, type Statement } from '../../platform/db';
-import { prepared, preparedInsert, preparedSql } from '../../platform/prepared';
+import { preparedInsert, preparedSql } from '../../platform/prepared';
 import { badRequest, codedError, httpError } from '../../platform/errors';
 import type { OutboxEvent } from '../../platform/events';
 import { uuidv7 } from '../../platform/ids';
@@ -224,20 +224,10 @@ const nullRow = { lifecycle_stage: null, source: null, name: null, first_name: n
 
 /** A contact timeline row, for the caller's batch (consent and deal changes land on the timeline too). */
 export function activity(ctx: ServiceContext, contactId: string, type: string, source: string, data: Record<string, unknown>, now: string): Statement {
-  return activityInsert.in(ctx.db, { id: uuidv7(), ws: ctx.ws.id, contact: contactId, type, source, data, at: now });
+  return activityInsert.in(ctx.db, { id: uuidv7(), workspace_id: ctx.ws.id, contact_id: contactId, type, source, data, created_at: now });
 }
 
-const activityInsert = prepared((db) =>
-  db.insert(contactActivities).values({
-    id: sql.placeholder('id'),
-    workspace_id: sql.placeholder('ws'),
-    contact_id: sql.placeholder('contact'),
-    type: sql.placeholder('type'),
-    source: sql.placeholder('source'),
-    data: sql.placeholder('data'),
-    created_at: sql.placeholder('at'),
-  }),
-);
+const activityInsert = preparedInsert(contactActivities);
 
 const seedInsert = preparedSql('run', () => sql`INSERT INTO consent_ledger (id, workspace_id, contact_id, channel, action, state, previous_state, source, basis, evidence, created_at)
   SELECT j.value ->> 'id', ${sql.placeholder('ws')}, ${sql.placeholder('contact')}, j.value ->> 'channel', 'seed', j.value ->> 'state', NULL, 'api', NULL, NULL, ${sql.placeholder('at')}
