@@ -6,7 +6,8 @@ import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js'
  */
 export function toE164(input: string, defaultCountry: string): string | null {
   const text = input.trim();
-  if (!text) return null;
+  // Without a digit nothing can parse, and the parser's refusal (a thrown error) is costly.
+  if (!/\d/.test(text)) return null;
   const parsed = parsePhoneNumberFromString(text, { defaultCountry: defaultCountry.toUpperCase() as CountryCode, extract: false });
   if (!parsed || !parsed.isPossible()) return null;
   return parsed.number;

@@ -151,6 +151,14 @@ export function preparedSql<R = Record<string, unknown>>(kind: 'all' | 'run', bu
   };
 }
 
+/** SQL with its parameters, built from drizzle's `sql` once, to be run many times. */
+export type BuiltQuery = { sql: string; params: unknown[] };
+
+export const buildSql = (query: SQL): BuiltQuery => dialect.sqlToQuery(query);
+
+/** Built SQL as a statement of a drizzle batch, answering its rows (as `rawAll` does). */
+export const builtAll = (db: Db, query: BuiltQuery): Statement => batchItem(db, query.sql, query.params, (r) => (r as D1Result).results);
+
 /** Prepared queries in one D1 batch (one round trip), each answered as its own `.all()`/`.get()` would. */
 export async function runPrepared<T extends readonly BoundQuery<unknown>[]>(
   db: Db,

@@ -3,6 +3,13 @@ import type { Db } from './db';
 
 type Prepared = { getQuery(): { sql: string }; stmt?: D1PreparedStatement };
 
+/** The statement the batch binds, and the SQL built once: the batch asks for it again. */
+function attachStatement(db: Db, prepared: Prepared): void {
+  const query = prepared.getQuery();
+  prepared.getQuery = () => query;
+  prepared.stmt = (db as unknown as { $client: D1Database }).$client.prepare(query.sql);
+}
+
 /**
  * A raw `SELECT` usable inside `db.batch([...])`. drizzle's D1 batch binds
  * parameters through a prepared statement that its raw queries lack, so a raw
@@ -11,15 +18,13 @@ type Prepared = { getQuery(): { sql: string }; stmt?: D1PreparedStatement };
  */
 export function rawAll<T>(db: Db, query: SQL) {
   const raw = db.all<T>(query);
-  const prepared = raw as unknown as Prepared;
-  prepared.stmt = (db as unknown as { $client: D1Database }).$client.prepare(prepared.getQuery().sql);
+  attachStatement(db, raw as unknown as Prepared);
   return raw;
 }
 
 /** Same for statements that write (UPDATE/INSERT/DELETE). */
 export function rawRun(db: Db, query: SQL) {
   const raw = db.run(query);
-  const prepared = raw as unknown as Prepared;
-  prepared.stmt = (db as unknown as { $client: D1Database }).$client.prepare(prepared.getQuery().sql);
+  attachStatement(db, raw as unknown as Prepared);
   return raw;
 }

@@ -146,4 +146,17 @@ describe('GET /v1/contacts', () => {
     const byEmail = await other.api('GET', '/v1/contacts?search=BEFORE@example.com');
     expect(ids(byEmail)).toEqual([c.id]);
   });
+
+  it('reads a local number in the default country the workspace has now, and the same list in another workspace as its own', async () => {
+    const other = await makeWorkspace({ default_country: 'US' }, { pipeline: false });
+    const london = await createContact(other, { name: 'London Office', phone: '+442079460958' });
+    const local = `/v1/contacts?search=${encodeURIComponent('020 7946 0958')}`;
+    expect(ids(await other.api('GET', local))).toEqual([]);
+    await adminOk('PATCH', `/workspaces/${other.id}`, { default_country: 'GB' });
+    expect(ids(await other.api('GET', local))).toEqual([london.id]);
+    // The same request, asked of another workspace, answers from that workspace's contacts.
+    const third = await makeWorkspace({ default_country: 'GB' }, { pipeline: false });
+    const own = await createContact(third, { name: 'Own Office', phone: '+442079460958' });
+    expect(ids(await third.api('GET', local))).toEqual([own.id]);
+  });
 });

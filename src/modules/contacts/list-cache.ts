@@ -1,14 +1,12 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
 import type { ServiceContext } from '../../platform/context';
 import { nowIso } from '../../platform/db';
 import { sha256Hex } from '../../platform/ids';
+import { buildSql } from '../../platform/prepared';
 import { rawRun } from '../../platform/raw-query';
 
 /** Answers kept per workspace; the least recently computed go first. */
 const CACHE_MAX = 100;
-
-const dialect = new SQLiteSyncDialect();
 
 /**
  * A filtered or searched contact list's answer (exact total, page ids) computed once per
@@ -21,15 +19,15 @@ const dialect = new SQLiteSyncDialect();
  * SQLite skips the work). A miss stores its answer after the response.
  */
 export class ListCache {
-  private constructor(
+  /** `key`: from `keyOf`. */
+  constructor(
     private readonly ctx: ServiceContext,
     readonly key: string,
   ) {}
 
-  /** Keyed by the uncached statements' text and parameters: the same statements give the same answer. */
-  static async for(ctx: ServiceContext, statements: SQL[]): Promise<ListCache> {
-    const queries = statements.map((s) => dialect.sqlToQuery(s));
-    return new ListCache(ctx, await sha256Hex(JSON.stringify(queries)));
+  /** Answers are keyed by the uncached statements' text and parameters: the same statements give the same answer. */
+  static keyOf(statements: SQL[]): Promise<string> {
+    return sha256Hex(JSON.stringify(statements.map(buildSql)));
   }
 
   private get generationNow(): SQL {

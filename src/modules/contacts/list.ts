@@ -1,9 +1,10 @@
-import { rawAll } from '../../platform/raw-query';
 import { sql, type SQL } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { compileFilter, filterWith } from '../../platform/filter';
-import { envelope, parseFilterParam, parsePaging, parseSort, searchParam } from '../../platform/list';
+import { envelope, parseFilterParam, parsePaging, parseSort, searchParam, type Paging } from '../../platform/list';
+import { Lru } from '../../platform/lru';
 import { toE164 } from '../../platform/phone';
+import { buildSql, builtAll, type BuiltQuery } from '../../platform/prepared';
 import { CONTACT_SORTS, contactCatalog } from './catalog';
 import { ListCache } from './list-cache';
 import { contactColumns, serializeContact, type ContactRow } from './read';
@@ -81,21 +82,49 @@ const SORT_INDEXES: Partial<Record<string, string>> = {
  */
 const WALK_FACTOR = 10;
 
+/** A list request compiled: its two statements, and the key its answer is kept under (null: not kept). */
+type CompiledList = { paging: Paging; count: BuiltQuery; page: BuiltQuery; cacheKey: string | null };
+
+/**
+ * Compiled lists by request (workspace, its default country and the query's
+ * parameters), so a list asked again skips parsing and building its SQL, most
+ * of its CPU. A few hundred entries of a few KB each.
+ */
+const compiledLists = new Lru<CompiledList>(500);
+
 /**
  * GET /v1/contacts: total and page in one batch. The page is chosen on bare
  * rows first; labels and attendances are then read for its rows only.
  *
+ * A filtered or searched list's answer is kept per data generation
+ * (./list-cache.ts); the caller stores a computed one after the response with `remember`.
+ */
+export async function listContacts(ctx: ServiceContext, query: ListQuery) {
+  const shape = JSON.stringify([ctx.ws.id, ctx.ws.defaultCountry, query.filter, query.sort, query.limit, query.offset, query.search]);
+  let list = compiledLists.get(shape);
+  if (!list) compiledLists.set(shape, (list = await compileList(ctx, query)));
+  const [counted, rows] = (await ctx.db.batch([builtAll(ctx.db, list.count), builtAll(ctx.db, list.page)])) as [Counted[], ContactRow[]];
+  const page = (total: number) => envelope(rows.map(serializeContact), total, list.paging);
+  if (!list.cacheKey) return { page: page(counted[0].total!) };
+  const [{ generation, cached, counted: computed }] = counted;
+  const total = cached ?? computed ?? 0;
+  const cache = new ListCache(ctx, list.cacheKey);
+  const remember = cached === null ? () => cache.remember(generation!, total, rows.map((r) => r.id)) : undefined;
+  return { page: page(total), remember };
+}
+
+/** A count statement's row: `total` when the answer is not kept, else the generation and the stored or counted total. */
+type Counted = { total?: number; generation?: number; cached?: number | null; counted?: number | null };
+
+/**
  * The two statements want opposite plans. The count reads the filter's values
  * as parameters, so an index on a filtered column serves it (`lifecycle_stage =`,
  * `lead_score >=`). The page walks the sort's index and stops after `limit`
  * matches; with the values visible the planner would rather collect every
  * match through a filter index and sort them all, so the page keeps the values
  * packed and names the sort index.
- *
- * A filtered or searched list's answer is kept per data generation
- * (./list-cache.ts); the caller stores a computed one after the response with `remember`.
  */
-export async function listContacts(ctx: ServiceContext, query: ListQuery) {
+async function compileList(ctx: ServiceContext, query: ListQuery): Promise<CompiledList> {
   const paging = parsePaging(query, { limit: 50, cap: 500 });
   const filter = parseFilterParam(query.filter);
   const counting = compileFilter(filter, contactCatalog, ctx.ws.id);
@@ -162,18 +191,13 @@ export async function listContacts(ctx: ServiceContext, query: ListQuery) {
 
   // A filtered or searched answer is kept per data generation.
   if (!keep) {
-    const [total, rows] = await ctx.db.batch([
-      rawAll<{ total: number }>(ctx.db, sql`${countWith} SELECT count(*) AS total ${countRows}`),
-      rawAll<ContactRow>(ctx.db, sql`${pageWith} ${pageOf(pageRids())}`),
-    ]);
-    return { page: envelope(rows.map(serializeContact), total[0].total, paging) };
+    return { paging, cacheKey: null, count: buildSql(sql`${countWith} SELECT count(*) AS total ${countRows}`), page: buildSql(sql`${pageWith} ${pageOf(pageRids())}`) };
   }
-  const cache = await ListCache.for(ctx, [sql`${countWith} SELECT count(*) ${countRows}`, sql`${pageWith} ${pageOf(pageRids())}`]);
-  const [[counts], rows] = await ctx.db.batch([
-    rawAll<{ generation: number; cached: number | null; counted: number | null }>(ctx.db, cache.count(countWith, countRows)),
-    rawAll<ContactRow>(ctx.db, sql`${pageWith}, ${cache.hitClause()} ${pageOf(cache.pageRids(pageRids(cache.stored)))}`),
-  ]);
-  const total = counts.cached ?? counts.counted ?? 0;
-  const remember = counts.cached === null ? () => cache.remember(counts.generation, total, rows.map((r) => r.id)) : undefined;
-  return { page: envelope(rows.map(serializeContact), total, paging), remember };
+  const cache = new ListCache(ctx, await ListCache.keyOf([sql`${countWith} SELECT count(*) ${countRows}`, sql`${pageWith} ${pageOf(pageRids())}`]));
+  return {
+    paging,
+    cacheKey: cache.key,
+    count: buildSql(cache.count(countWith, countRows)),
+    page: buildSql(sql`${pageWith}, ${cache.hitClause()} ${pageOf(cache.pageRids(pageRids(cache.stored)))}`),
+  };
 }
