@@ -49,6 +49,7 @@ export class EventSink {
     const watched = Object.create(db) as Db;
     watched.batch = (async (statements: Statement[]) => {
       const results = (await db.batch(statements as [Statement, ...Statement[]])) as unknown[];
+      if (this.inserts.size === 0) return results;
       statements.forEach((statement, i) => {
         const id = this.inserts.get(statement);
         const [row] = (id && Array.isArray(results[i]) ? results[i] : []) as { enqueuedAt: string | null }[];

@@ -18,10 +18,20 @@ export const contactIdentityJoin = (contactId: SQLiteColumn, workspaceId: SQLite
 
 export const serializeContactIdentity = (r: ContactIdentity) => ({ contact_name: r.contactName, contact_phone: r.contactPhone, contact_email: r.contactEmail });
 
-/** The list's total: the rows of `table` in the workspace matching `where`, which may search the joined identity. */
-export const countWithContactIdentity = (db: Db, table: SQLiteTable, columns: { contactId: SQLiteColumn; workspaceId: SQLiteColumn }, workspaceId: string, where?: SQL) =>
-  db
-    .select({ total: sql<number>`count(*)` })
-    .from(table)
-    .leftJoin(...contactIdentityJoin(columns.contactId, columns.workspaceId))
-    .where(and(eq(columns.workspaceId, workspaceId), where));
+/**
+ * The list's total: the rows of `table` in the workspace matching `where`. The contact is
+ * joined only when `where` searches its identity (`searched`): SQLite keeps a left join
+ * nothing reads, one contact look-up per counted row.
+ */
+export function countWithContactIdentity(
+  db: Db,
+  table: SQLiteTable,
+  columns: { contactId: SQLiteColumn; workspaceId: SQLiteColumn },
+  workspaceId: string,
+  where: SQL | undefined,
+  searched: boolean,
+) {
+  const count = db.select({ total: sql<number>`count(*)` }).from(table).$dynamic();
+  if (searched) count.leftJoin(...contactIdentityJoin(columns.contactId, columns.workspaceId));
+  return count.where(and(eq(columns.workspaceId, workspaceId), where));
+}

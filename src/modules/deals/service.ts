@@ -327,7 +327,7 @@ export async function listDeals(ctx: ServiceContext, params: DealListParams) {
   }
   const where = conditions.length ? and(...conditions) : undefined;
   const [[{ total }], rows] = await ctx.db.batch([
-    countWithContactIdentity(ctx.db, deals, deals, ctx.ws.id, where),
+    countWithContactIdentity(ctx.db, deals, deals, ctx.ws.id, where, !!search),
     selectDealsWithContact(ctx.db, ctx.ws.id, where).orderBy(desc(deals.createdAt), desc(deals.id)).limit(paging.limit).offset(paging.offset),
   ]);
   return envelope(rows.map(serializeDealWithContact), total, paging);

@@ -447,7 +447,7 @@ export async function listPayments(ctx: ServiceContext, params: PaymentListParam
   }
   const where = conditions.length ? and(...conditions) : undefined;
   const [[{ total }], rows] = await ctx.db.batch([
-    countWithContactIdentity(ctx.db, payments, payments, ctx.ws.id, where),
+    countWithContactIdentity(ctx.db, payments, payments, ctx.ws.id, where, !!search),
     selectPaymentsWithContact(ctx.db, ctx.ws.id, where).orderBy(desc(payments.purchaseDate), desc(payments.id)).limit(paging.limit).offset(paging.offset),
   ]);
   return envelope(rows.map(serializeListRow), total, paging);
