@@ -20,6 +20,8 @@ export class EventSink {
   readonly committed: string[] = [];
   /** Outbox inserts of this sink, by statement, to read back from the batch that ran them. */
   private readonly inserts = new WeakMap<object, string>();
+  /** Whether any batch of this request can hold one of them (reads have none to look for). */
+  private emitted = false;
   /** Events their batch reported as born enqueued: nobody was subscribed, nothing to fan out. */
   private readonly settled = new Set<string>();
 
@@ -32,6 +34,7 @@ export class EventSink {
     const event: OutboxEvent = { id: uuidv7(), workspaceId, type, data, createdAt: nowIso() };
     const statement = outboxInsert(type).in(db, { id: event.id, ws: workspaceId, type, data, at: event.createdAt });
     this.inserts.set(statement, event.id);
+    this.emitted = true;
     return { event, statement };
   }
 
@@ -49,7 +52,7 @@ export class EventSink {
     const watched = Object.create(db) as Db;
     watched.batch = (async (statements: Statement[]) => {
       const results = (await db.batch(statements as [Statement, ...Statement[]])) as unknown[];
-      if (this.inserts.size === 0) return results;
+      if (!this.emitted) return results;
       statements.forEach((statement, i) => {
         const id = this.inserts.get(statement);
         const [row] = (id && Array.isArray(results[i]) ? results[i] : []) as { enqueuedAt: string | null }[];

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { sql, type AnyColumn, type SQL } from 'drizzle-orm';
+import { sql, type AnyColumn, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { badRequest } from './errors';
 import { nonFinitePath } from './validation';
 
@@ -148,7 +148,7 @@ export function parseSort(raw: string | undefined, allowed: readonly string[], f
 export const envelope = <T>(data: T[], total: number, paging: Paging) => ({ data, total, limit: paging.limit, offset: paging.offset });
 
 /** A literal, case-insensitive substring match of `term` in any of `columns` (nulls never match; `%` and `_` are plain characters). */
-export function containsInAny(term: string, columns: AnyColumn[]): SQL {
+export function containsInAny(term: string | SQLWrapper, columns: AnyColumn[]): SQL {
   const needle = sql`lower(${term})`;
   return sql`(${sql.join(
     columns.map((column) => sql`instr(lower(coalesce(${column}, '')), ${needle}) > 0`),

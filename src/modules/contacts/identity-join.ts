@@ -1,4 +1,4 @@
-import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { and, eq, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../../platform/db';
 import { contacts } from './schema';
@@ -27,7 +27,7 @@ export function countWithContactIdentity(
   db: Db,
   table: SQLiteTable,
   columns: { contactId: SQLiteColumn; workspaceId: SQLiteColumn },
-  workspaceId: string,
+  workspaceId: string | SQLWrapper,
   where: SQL | undefined,
   searched: boolean,
 ) {

@@ -1,4 +1,4 @@
-import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { and, eq, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { Db } from '../../platform/db';
 import { fromCents } from '../../platform/money';
 import { prepared } from '../../platform/prepared';
@@ -40,7 +40,7 @@ export const serializeDealWithContact = (r: DealWithContactRow) => ({
 });
 
 /** Deals with their contact's name, phone and email: one query, the join scoped to the workspace too. */
-export function selectDealsWithContact(db: Db, workspaceId: string, where?: SQL) {
+export function selectDealsWithContact(db: Db, workspaceId: string | SQLWrapper, where?: SQL) {
   return db
     .select({ deal: deals, ...contactIdentityColumns })
     .from(deals)

@@ -3,7 +3,8 @@ import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../.
 import { createRouter, idParams } from '../../platform/validation';
 import { Deal, DealCreate, DealCreated, DealList, DealListQuery, DealPatch, DealStageMove, DealStatusChange, DealWithContact } from './dto';
 import { changeDealStatus, moveDealToStage } from './moves';
-import { createDeal, getDeal, listDeals, patchDeal } from './service';
+import { listDeals } from './list';
+import { createDeal, getDeal, patchDeal } from './service';
 
 export const dealRoutes = createRouter();
 const tags = ['Deals'];

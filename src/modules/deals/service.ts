@@ -1,13 +1,10 @@
-import { and, asc, desc, eq, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, or, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { isUniqueViolation, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
-import { badRequest, codedError, notFound } from '../../platform/errors';
+import { codedError, notFound } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
-import { containsInAny, envelope, parsePaging, searchParam } from '../../platform/list';
 import type { OutboxEvent } from '../../platform/events';
 import { toCents } from '../../platform/money';
-import { isUuid } from '../../platform/validation';
-import { countWithContactIdentity } from '../contacts/identity-join';
 import { contacts } from '../contacts/schema';
 import { planContactReference, type PlannedContact } from '../contacts/resolve';
 import { activity } from '../contacts/service';
@@ -19,8 +16,8 @@ import { dealEventData } from './events';
 import { dealNotFound, invalidOwner, selectDealWithStage, selectOwner, stageNotFound } from './lookups';
 import { moveStatements, type StageTarget } from './moves';
 import { failedGuard, openTopSlot } from './placement';
-import { readDealWithContact, selectDealsWithContact, selectDealWithContact, serializeDealWithContact, type DealWithContactRow } from './read';
-import { deals, DEAL_STATUSES, type DealRow, type DealStatus } from './schema';
+import { readDealWithContact, selectDealWithContact, serializeDealWithContact, type DealWithContactRow } from './read';
+import { deals, type DealRow } from './schema';
 import { preparedInsert } from '../../platform/prepared';
 
 const dealInsert = preparedInsert(deals);
@@ -296,39 +293,3 @@ export async function getDeal(ctx: ServiceContext, id: string) {
   return serializeDealWithContact(row);
 }
 
-export type DealListParams = Partial<
-  Record<'pipeline_id' | 'stage_id' | 'contact_id' | 'owner_user_id' | 'status' | 'external_reference' | 'search' | 'limit' | 'offset', string>
->;
-
-const UUID_FILTERS = [
-  ['pipeline_id', deals.pipelineId],
-  ['stage_id', deals.stageId],
-  ['contact_id', deals.contactId],
-  ['owner_user_id', deals.ownerUserId],
-] as const;
-
-/** Dedicated params only (no generic filter); the total and the page are read in one batch. */
-export async function listDeals(ctx: ServiceContext, params: DealListParams) {
-  const paging = parsePaging(params, { limit: 25, cap: 100 });
-  const conditions: SQL[] = [];
-  for (const [name, column] of UUID_FILTERS) {
-    const value = params[name];
-    if (value === undefined || value === '') continue;
-    if (!isUuid(value)) throw badRequest(`Invalid ${name}: must be a UUID`);
-    conditions.push(eq(column, value.toLowerCase()));
-  }
-  if (params.status !== undefined && (DEAL_STATUSES as readonly string[]).includes(params.status)) {
-    conditions.push(eq(deals.status, params.status as DealStatus));
-  }
-  if (params.external_reference !== undefined) conditions.push(eq(deals.externalReference, params.external_reference));
-  const search = searchParam('search', params.search)?.trim();
-  if (search) {
-    conditions.push(containsInAny(search, [deals.title, contacts.name, contacts.phone, contacts.email]));
-  }
-  const where = conditions.length ? and(...conditions) : undefined;
-  const [[{ total }], rows] = await ctx.db.batch([
-    countWithContactIdentity(ctx.db, deals, deals, ctx.ws.id, where, !!search),
-    selectDealsWithContact(ctx.db, ctx.ws.id, where).orderBy(desc(deals.createdAt), desc(deals.id)).limit(paging.limit).offset(paging.offset),
-  ]);
-  return envelope(rows.map(serializeDealWithContact), total, paging);
-}
