@@ -151,6 +151,18 @@ export function preparedSql<R = Record<string, unknown>>(kind: 'all' | 'run', bu
   };
 }
 
+/**
+ * Statements built once per set of filters a list request carries (a list with n optional
+ * filters has at most 2^n sets): `build` gets the names present, in a fixed order.
+ */
+export function perFilterSet<F extends string, T>(build: (filters: F[]) => T): (filters: F[]) => T {
+  const built = new Map<string, T>();
+  return (filters) => {
+    const key = filters.join();
+    return built.get(key) ?? built.set(key, build(filters)).get(key)!;
+  };
+}
+
 /** SQL with its parameters, built from drizzle's `sql` once, to be run many times. */
 export type BuiltQuery = { sql: string; params: unknown[] };
 

@@ -111,6 +111,9 @@ describe('GET /v1/deals and /v1/deals/{id}', () => {
     expect(await ids('?pipeline_id=&stage_id=&contact_id=&owner_user_id=')).toHaveLength(3);
     expect(await ids('?search=ALPHA')).toEqual([a.id]);
     expect(await ids('?search=lopez')).toEqual([c.id, a.id]);
+    // The total counts what the search matches, the contact's fields included, with the other filters.
+    expect((await ws.api('GET', '/v1/deals?search=lopez&status=lost')).body.total).toBe(1);
+    expect((await ws.api('GET', `/v1/deals?pipeline_id=${sales.id}&status=open`)).body.total).toBe(2);
     expect(await ids('?search=SHOP.example')).toEqual([c.id, a.id]);
     expect(await ids(`?search=${encodeURIComponent(b.contact_phone.slice(-7))}`)).toEqual([b.id]);
     expect(await ids('?search=%25')).toEqual([c.id]);

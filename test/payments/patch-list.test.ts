@@ -78,6 +78,9 @@ describe('GET /v1/payments', () => {
     expect(await ids('status=nope')).toHaveLength(3);
     expect(await ids('search=ALPHA')).toEqual([a.id]);
     expect(await ids('search=sam')).toEqual([a.id]);
+    // The total counts what the search matches, the contact's fields included.
+    expect((await ws.api('GET', '/v1/payments?search=sam&status=completed')).body.total).toBe(1);
+    expect((await ws.api('GET', '/v1/payments?status=active')).body.total).toBe(2);
     expect(await ids(`search=${encodeURIComponent(phone.slice(-6))}`)).toEqual([a.id]);
     expect(await ids('search=FIND-ME')).toEqual([b.id]);
     expect(await ids('limit=1&offset=1')).toEqual([c.id]);

@@ -2,7 +2,7 @@ import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { badRequest } from '../../platform/errors';
 import { containsInAny, envelope, parsePaging, searchParam } from '../../platform/list';
-import { prepared } from '../../platform/prepared';
+import { perFilterSet, prepared } from '../../platform/prepared';
 import { isUuid } from '../../platform/validation';
 import { countWithContactIdentity } from '../contacts/identity-join';
 import { contacts } from '../contacts/schema';
@@ -25,8 +25,8 @@ const CONDITIONS = {
 } satisfies Record<string, () => SQL>;
 type Filter = keyof typeof CONDITIONS;
 
-/** The total and the page for one set of filters, built once per isolate (at most 2^7 sets). */
-function buildList(filters: Filter[]) {
+/** The total and the page for one set of filters. */
+const listFor = perFilterSet((filters: Filter[]) => {
   const where = filters.length ? and(...filters.map((f) => CONDITIONS[f]())) : undefined;
   const ws = sql.placeholder('ws');
   return {
@@ -35,12 +35,7 @@ function buildList(filters: Filter[]) {
       selectDealsWithContact(db, ws, where).orderBy(desc(deals.createdAt), desc(deals.id)).limit(sql.placeholder('limit')).offset(sql.placeholder('offset')),
     ),
   };
-}
-const lists = new Map<string, ReturnType<typeof buildList>>();
-const listFor = (filters: Filter[]) => {
-  const key = filters.join();
-  return lists.get(key) ?? lists.set(key, buildList(filters)).get(key)!;
-};
+});
 
 /** Dedicated params only (no generic filter); the total and the page are read in one batch. */
 export async function listDeals(ctx: ServiceContext, params: DealListParams) {

@@ -1,4 +1,4 @@
-import { and, asc, eq, type SQL } from 'drizzle-orm';
+import { and, asc, eq, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { Db, Statement } from '../../platform/db';
 import { fromCents } from '../../platform/money';
 import { contactIdentityColumns, contactIdentityJoin, serializeContactIdentity, type ContactIdentity } from '../contacts/identity-join';
@@ -83,7 +83,7 @@ export const serializeRefund = (r: OrderRefundRow) => ({
 });
 
 /** Orders with their contact's name, phone and email: one query, the join scoped to the workspace too. */
-export function selectOrdersWithContact(db: Db, workspaceId: string, where?: SQL) {
+export function selectOrdersWithContact(db: Db, workspaceId: string | SQLWrapper, where?: SQL) {
   return db
     .select({ order: orders, ...contactIdentityColumns })
     .from(orders)

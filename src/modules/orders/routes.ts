@@ -2,7 +2,8 @@ import { serviceContext } from '../../platform/context';
 import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
 import { createRouter, idParams } from '../../platform/validation';
 import { Order, OrderCancel, OrderCreate, OrderList, OrderListQuery, OrderMarkPaid, OrderRefundInput, OrderRefundResult } from './dto';
-import { createOrder, getOrder, listOrders } from './service';
+import { listOrders } from './list';
+import { createOrder, getOrder } from './service';
 import { cancelOrder, markOrderPaid, refundOrder } from './transitions';
 
 export const orderRoutes = createRouter();

@@ -1,13 +1,11 @@
-import { and, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { failedGuard, guarded, isUniqueViolation, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
 import { badRequest, codedError, notFound } from '../../platform/errors';
 import { patchEventData } from '../../platform/events';
 import { uuidv7 } from '../../platform/ids';
-import { envelope, type Paging } from '../../platform/list';
 import { fromCents, toCents } from '../../platform/money';
 import { rawRun } from '../../platform/raw-query';
-import { isUuid } from '../../platform/validation';
 import { planContactReference, type PlannedContact } from '../contacts/resolve';
 import { activity } from '../contacts/service';
 import { selectDeal } from '../deals/read';
@@ -21,8 +19,8 @@ import { pickProduct, productsLookup, type ProductReference } from '../products/
 import { MAX_AMOUNT, MAX_QUANTITY, type OrderCreateInput, type OrderItemInputT } from './dto';
 import { orderEventData } from './events';
 import { itemCount, lineTotalCents, orderTotals } from './money';
-import { fullOrderReads, orderFromResults, selectOrder, selectOrdersWithContact, serializeHeader, type FullOrder } from './read';
-import { FINANCIAL_STATUSES, orderCounters, orderItems, orders, ORDER_SOURCES, type FinancialStatus, type OrderRow } from './schema';
+import { fullOrderReads, orderFromResults, selectOrder, type FullOrder } from './read';
+import { orderCounters, orderItems, orders, type OrderRow } from './schema';
 import { preparedInsert } from '../../platform/prepared';
 
 /** The number comes from the workspace's counter, bumped by the statement before it in the same batch. */
@@ -358,54 +356,5 @@ async function replay(ctx: ServiceContext, existing: OrderRow, input: OrderCreat
 
 export async function getOrder(ctx: ServiceContext, id: string): Promise<FullOrder> {
   return fullOrder(await runBatch(ctx.db, fullOrderReads(ctx.db, ctx.ws.id, id)));
-}
-
-export type OrderListParams = Partial<
-  Record<'status' | 'contact_id' | 'source' | 'store_connection_id' | 'external_reference' | 'placed_from' | 'placed_to' | 'limit' | 'offset', string>
->;
-
-/** Orders paging never answers 400: a malformed or zero `limit` is 25, others clamp to 1..100; a malformed or negative `offset` is 0. */
-export function orderPaging(params: { limit?: string; offset?: string }): Paging {
-  const limitText = params.limit?.trim() ?? '';
-  const offsetText = params.offset?.trim() ?? '';
-  const n = /^[+-]?\d+$/.test(limitText) ? Number(limitText) : 0;
-  const limit = n === 0 ? 25 : Math.min(100, Math.max(1, n));
-  const offset = /^\+?\d+$/.test(offsetText) ? Math.min(Number(offsetText), Number.MAX_SAFE_INTEGER) : 0;
-  return { limit, offset };
-}
-
-const present = (v: string | undefined): v is string => v !== undefined && v !== '';
-
-/** Filters with the spec's messages; newest `placed_at` first; the total and the page (with the contact join, no lines) in one batch. */
-export async function listOrders(ctx: ServiceContext, params: OrderListParams) {
-  const paging = orderPaging(params);
-  const conditions: SQL[] = [];
-  if (present(params.status) && (FINANCIAL_STATUSES as readonly string[]).includes(params.status)) conditions.push(eq(orders.financialStatus, params.status as FinancialStatus));
-  if (present(params.contact_id)) {
-    if (!isUuid(params.contact_id)) throw badRequest('contact_id must be a UUID');
-    conditions.push(eq(orders.contactId, params.contact_id.toLowerCase()));
-  }
-  if (present(params.source) && (ORDER_SOURCES as readonly string[]).includes(params.source)) conditions.push(eq(orders.source, params.source));
-  if (present(params.store_connection_id)) {
-    if (!isUuid(params.store_connection_id)) throw badRequest('store_connection_id must be a UUID');
-    conditions.push(eq(orders.storeConnectionId, params.store_connection_id.toLowerCase()));
-  }
-  if (present(params.external_reference)) conditions.push(eq(orders.externalReference, params.external_reference));
-  if (present(params.placed_from)) {
-    const from = parseIsoInZone(params.placed_from, ctx.ws.timezone);
-    if (!from) throw badRequest('placed_from is not a valid date');
-    conditions.push(gte(orders.placedAt, from));
-  }
-  if (present(params.placed_to)) {
-    const to = parseIsoInZone(params.placed_to, ctx.ws.timezone, true);
-    if (!to) throw badRequest('placed_to is not a valid date');
-    conditions.push(lte(orders.placedAt, to));
-  }
-  const where = conditions.length ? and(...conditions) : undefined;
-  const [[{ total }], rows] = await ctx.db.batch([
-    ctx.db.select({ total: sql<number>`count(*)` }).from(orders).where(and(eq(orders.workspaceId, ctx.ws.id), where)),
-    selectOrdersWithContact(ctx.db, ctx.ws.id, where).orderBy(desc(orders.placedAt), desc(orders.id)).limit(paging.limit).offset(paging.offset),
-  ]);
-  return envelope(rows.map(serializeHeader), total, paging);
 }
 

@@ -1,4 +1,4 @@
-import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { Db } from '../../platform/db';
 import { fromCents } from '../../platform/money';
 import { contactIdentityColumns, contactIdentityJoin, serializeContactIdentity, type ContactIdentity } from '../contacts/identity-join';
@@ -80,7 +80,7 @@ export const serializeListRow = (r: PaymentWithContactRow) => ({
 });
 
 /** Payment headers with their contact's name, phone and email: one query, the join scoped to the workspace too. */
-export function selectPaymentsWithContact(db: Db, workspaceId: string, where?: SQL) {
+export function selectPaymentsWithContact(db: Db, workspaceId: string | SQLWrapper, where?: SQL) {
   return db
     .select({ payment: payments, ...contactIdentityColumns })
     .from(payments)

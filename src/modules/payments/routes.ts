@@ -3,7 +3,8 @@ import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../.
 import { createRouter, idParams } from '../../platform/validation';
 import { entryParams, Payment, PaymentCancel, PaymentCreate, PaymentCreated, PaymentList, PaymentListQuery, PaymentMark, PaymentPatch, PaymentRefund } from './dto';
 import { refundPayment } from './refunds';
-import { cancelPayment, createPayment, getPayment, listPayments, markEntry, patchPayment } from './service';
+import { listPayments } from './list';
+import { cancelPayment, createPayment, getPayment, markEntry, patchPayment } from './service';
 
 export const paymentRoutes = createRouter();
 const tags = ['Payments'];

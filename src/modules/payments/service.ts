@@ -1,13 +1,10 @@
-import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { failedGuard, guarded, isUniqueViolation, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
 import { insertGroups } from '../../platform/bound-parameters';
 import { badRequest, codedError, notFound } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
-import { containsInAny, envelope, parsePaging, searchParam } from '../../platform/list';
 import { toCents } from '../../platform/money';
-import { countWithContactIdentity } from '../contacts/identity-join';
-import { contacts } from '../contacts/schema';
 import { planContactReference, type PlannedContact } from '../contacts/resolve';
 import { activity } from '../contacts/service';
 import type { ProductRow } from '../products/schema';
@@ -15,17 +12,14 @@ import { productLookup, type ProductReference } from '../products/service';
 import { cycleDueAt, installmentDueDates, localDate } from './dates';
 import type { PaymentCreateInput, PaymentPatchInput } from './dto';
 import { checkAmount, checkMaxOccurrences, checkMetadata, parseEndAt, validateCreate, vatPair, type CreatePlan, type Vat } from './validate';
-import { paymentFromResults, selectEntries, selectPayment, selectPaymentsWithContact, serializeListRow, serializePayment } from './read';
+import { paymentFromResults, selectEntries, selectPayment, serializePayment } from './read';
 import {
-  ARRANGEMENT_STATUSES,
-  PAYMENT_TYPES,
   paymentEntries,
   payments,
   type ArrangementStatus,
   type EntryStatus,
   type PaymentEntryRow,
   type PaymentRow,
-  type PaymentType,
   type RecurringInterval,
   type VatMode,
 } from './schema';
@@ -429,28 +423,6 @@ export async function getPayment(ctx: ServiceContext, id: string) {
   const [[p], entries] = (await runBatch(ctx.db, reReads(ctx, id))) as [PaymentRow[], PaymentEntryRow[]];
   if (!p) throw paymentNotFound();
   return serializePayment(p, entries);
-}
-
-export type PaymentListParams = Partial<Record<'type' | 'status' | 'search' | 'limit' | 'offset', string>>;
-
-/** The list: header rows with the contact join (no entries), newest purchase first; total and page in one batch. */
-export async function listPayments(ctx: ServiceContext, params: PaymentListParams) {
-  const paging = parsePaging(params, { limit: 25, cap: 100 });
-  const conditions: SQL[] = [];
-  if (params.type !== undefined && (PAYMENT_TYPES as readonly string[]).includes(params.type)) conditions.push(eq(payments.type, params.type as PaymentType));
-  if (params.status !== undefined && (ARRANGEMENT_STATUSES as readonly string[]).includes(params.status)) {
-    conditions.push(eq(payments.arrangementStatus, params.status as ArrangementStatus));
-  }
-  const search = searchParam('search', params.search)?.trim();
-  if (search) {
-    conditions.push(containsInAny(search, [payments.title, contacts.name, contacts.phone, contacts.email]));
-  }
-  const where = conditions.length ? and(...conditions) : undefined;
-  const [[{ total }], rows] = await ctx.db.batch([
-    countWithContactIdentity(ctx.db, payments, payments, ctx.ws.id, where, !!search),
-    selectPaymentsWithContact(ctx.db, ctx.ws.id, where).orderBy(desc(payments.purchaseDate), desc(payments.id)).limit(paging.limit).offset(paging.offset),
-  ]);
-  return envelope(rows.map(serializeListRow), total, paging);
 }
 
 // ---------------------------------------------------------------- cancel, mark, refund

@@ -1,0 +1,77 @@
+import { and, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
+import type { ServiceContext } from '../../platform/context';
+import { badRequest } from '../../platform/errors';
+import { envelope, type Paging } from '../../platform/list';
+import { perFilterSet, prepared } from '../../platform/prepared';
+import { isUuid } from '../../platform/validation';
+import { parseIsoInZone } from '../payments/dates';
+import { selectOrdersWithContact, serializeHeader, type OrderWithContactRow } from './read';
+import { FINANCIAL_STATUSES, orders, ORDER_SOURCES } from './schema';
+
+export type OrderListParams = Partial<
+  Record<'status' | 'contact_id' | 'source' | 'store_connection_id' | 'external_reference' | 'placed_from' | 'placed_to' | 'limit' | 'offset', string>
+>;
+
+/** Orders paging never answers 400: a malformed or zero `limit` is 25, others clamp to 1..100; a malformed or negative `offset` is 0. */
+function orderPaging(params: { limit?: string; offset?: string }): Paging {
+  const limitText = params.limit?.trim() ?? '';
+  const offsetText = params.offset?.trim() ?? '';
+  const n = /^[+-]?\d+$/.test(limitText) ? Number(limitText) : 0;
+  const limit = n === 0 ? 25 : Math.min(100, Math.max(1, n));
+  const offset = /^\+?\d+$/.test(offsetText) ? Math.min(Number(offsetText), Number.MAX_SAFE_INTEGER) : 0;
+  return { limit, offset };
+}
+
+const present = (v: string | undefined): v is string => v !== undefined && v !== '';
+
+/** Each filter's condition, its value a placeholder of the filter's name. */
+const CONDITIONS = {
+  status: () => eq(orders.financialStatus, sql.placeholder('status')),
+  contact_id: () => eq(orders.contactId, sql.placeholder('contact_id')),
+  source: () => eq(orders.source, sql.placeholder('source')),
+  store_connection_id: () => eq(orders.storeConnectionId, sql.placeholder('store_connection_id')),
+  external_reference: () => eq(orders.externalReference, sql.placeholder('external_reference')),
+  placed_from: () => gte(orders.placedAt, sql.placeholder('placed_from')),
+  placed_to: () => lte(orders.placedAt, sql.placeholder('placed_to')),
+} satisfies Record<string, () => SQL>;
+type Filter = keyof typeof CONDITIONS;
+
+/** The total and the page (with the contact join, no lines) for one set of filters. */
+const listFor = perFilterSet((filters: Filter[]) => {
+  const ws = sql.placeholder('ws');
+  const where = filters.length ? and(...filters.map((f) => CONDITIONS[f]())) : undefined;
+  return {
+    count: prepared((db) => db.select({ total: sql<number>`count(*)` }).from(orders).where(and(eq(orders.workspaceId, ws), where))),
+    page: prepared((db) =>
+      selectOrdersWithContact(db, ws, where).orderBy(desc(orders.placedAt), desc(orders.id)).limit(sql.placeholder('limit')).offset(sql.placeholder('offset')),
+    ),
+  };
+});
+
+/** Filters with the spec's messages; newest `placed_at` first; the total and the page in one batch. */
+export async function listOrders(ctx: ServiceContext, params: OrderListParams) {
+  const paging = orderPaging(params);
+  const values: Record<string, unknown> = { ws: ctx.ws.id, limit: paging.limit, offset: paging.offset };
+  if (present(params.status) && (FINANCIAL_STATUSES as readonly string[]).includes(params.status)) values.status = params.status;
+  if (present(params.contact_id)) {
+    if (!isUuid(params.contact_id)) throw badRequest('contact_id must be a UUID');
+    values.contact_id = params.contact_id.toLowerCase();
+  }
+  if (present(params.source) && (ORDER_SOURCES as readonly string[]).includes(params.source)) values.source = params.source;
+  if (present(params.store_connection_id)) {
+    if (!isUuid(params.store_connection_id)) throw badRequest('store_connection_id must be a UUID');
+    values.store_connection_id = params.store_connection_id.toLowerCase();
+  }
+  if (present(params.external_reference)) values.external_reference = params.external_reference;
+  if (present(params.placed_from)) {
+    values.placed_from = parseIsoInZone(params.placed_from, ctx.ws.timezone);
+    if (!values.placed_from) throw badRequest('placed_from is not a valid date');
+  }
+  if (present(params.placed_to)) {
+    values.placed_to = parseIsoInZone(params.placed_to, ctx.ws.timezone, true);
+    if (!values.placed_to) throw badRequest('placed_to is not a valid date');
+  }
+  const list = listFor((Object.keys(CONDITIONS) as Filter[]).filter((f) => f in values));
+  const [[{ total }], rows] = (await ctx.db.batch([list.count.in(ctx.db, values), list.page.in(ctx.db, values)])) as [{ total: number }[], OrderWithContactRow[]];
+  return envelope(rows.map(serializeHeader), total, paging);
+}
