@@ -1,4 +1,4 @@
-import { getTableColumns, is, Param, Placeholder, SQL, sql } from 'drizzle-orm';
+import { and, getTableColumns, is, Param, Placeholder, SQL, sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/d1';
 import { SQLiteAsyncDialect, type SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Db, Statement } from './db';
@@ -152,14 +152,28 @@ export function preparedSql<R = Record<string, unknown>>(kind: 'all' | 'run', bu
 }
 
 /**
- * Statements built once per set of filters a list request carries (a list with n optional
- * filters has at most 2^n sets): `build` gets the names present, in a fixed order.
+ * A list's total and page, prepared once per set of filters present (a list with n optional
+ * filters has at most 2^n sets). `conditions` gives each filter's condition, its value a
+ * placeholder of the filter's name; `build` gets the filters present and their `and`. A run's
+ * `values` hold the workspace (`ws`), `limit`, `offset` and the present filters' values: a filter
+ * is present when its name is a key of `values`. Both statements go in one batch.
  */
-export function perFilterSet<F extends string, T>(build: (filters: F[]) => T): (filters: F[]) => T {
-  const built = new Map<string, T>();
-  return (filters) => {
+export function preparedList<F extends string, Row>(
+  conditions: Record<F, () => SQL>,
+  build: (filters: F[], where: SQL | undefined) => { count: (db: Db) => Preparable; page: (db: Db) => Preparable },
+) {
+  const names = Object.keys(conditions) as F[];
+  const built = new Map<string, { count: ReturnType<typeof prepared>; page: ReturnType<typeof prepared> }>();
+  return async (db: Db, values: Values): Promise<{ total: number; rows: Row[] }> => {
+    const filters = names.filter((f) => f in values);
     const key = filters.join();
-    return built.get(key) ?? built.set(key, build(filters)).get(key)!;
+    let list = built.get(key);
+    if (!list) {
+      const statements = build(filters, filters.length ? and(...filters.map((f) => conditions[f]())) : undefined);
+      built.set(key, (list = { count: prepared(statements.count), page: prepared(statements.page) }));
+    }
+    const [[{ total }], rows] = (await db.batch([list.count.in(db, values), list.page.in(db, values)])) as [{ total: number }[], Row[]];
+    return { total, rows };
   };
 }
 

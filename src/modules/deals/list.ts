@@ -1,8 +1,8 @@
-import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { desc, eq, sql, type SQL } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { badRequest } from '../../platform/errors';
 import { containsInAny, envelope, parsePaging, searchParam } from '../../platform/list';
-import { perFilterSet, prepared } from '../../platform/prepared';
+import { preparedList } from '../../platform/prepared';
 import { isUuid } from '../../platform/validation';
 import { countWithContactIdentity } from '../contacts/identity-join';
 import { contacts } from '../contacts/schema';
@@ -23,19 +23,13 @@ const CONDITIONS = {
   external_reference: () => eq(deals.externalReference, sql.placeholder('external_reference')),
   search: () => containsInAny(sql.placeholder('search'), [deals.title, contacts.name, contacts.phone, contacts.email]),
 } satisfies Record<string, () => SQL>;
-type Filter = keyof typeof CONDITIONS;
 
-/** The total and the page for one set of filters. */
-const listFor = perFilterSet((filters: Filter[]) => {
-  const where = filters.length ? and(...filters.map((f) => CONDITIONS[f]())) : undefined;
-  const ws = sql.placeholder('ws');
-  return {
-    count: prepared((db) => countWithContactIdentity(db, deals, deals, ws, where, filters.includes('search'))),
-    page: prepared((db) =>
-      selectDealsWithContact(db, ws, where).orderBy(desc(deals.createdAt), desc(deals.id)).limit(sql.placeholder('limit')).offset(sql.placeholder('offset')),
-    ),
-  };
-});
+/** Deals with their contact's identity. */
+const run = preparedList<keyof typeof CONDITIONS, DealWithContactRow>(CONDITIONS, (filters, where) => ({
+  count: (db) => countWithContactIdentity(db, deals, deals, sql.placeholder('ws'), where, filters.includes('search')),
+  page: (db) =>
+    selectDealsWithContact(db, sql.placeholder('ws'), where).orderBy(desc(deals.createdAt), desc(deals.id)).limit(sql.placeholder('limit')).offset(sql.placeholder('offset')),
+}));
 
 /** Dedicated params only (no generic filter); the total and the page are read in one batch. */
 export async function listDeals(ctx: ServiceContext, params: DealListParams) {
@@ -51,7 +45,6 @@ export async function listDeals(ctx: ServiceContext, params: DealListParams) {
   if (params.external_reference !== undefined) values.external_reference = params.external_reference;
   const search = searchParam('search', params.search)?.trim();
   if (search) values.search = search;
-  const list = listFor((Object.keys(CONDITIONS) as Filter[]).filter((f) => f in values));
-  const [[{ total }], rows] = (await ctx.db.batch([list.count.in(ctx.db, values), list.page.in(ctx.db, values)])) as [{ total: number }[], DealWithContactRow[]];
+  const { total, rows } = await run(ctx.db, values);
   return envelope(rows.map(serializeDealWithContact), total, paging);
 }

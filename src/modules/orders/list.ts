@@ -2,7 +2,7 @@ import { and, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { badRequest } from '../../platform/errors';
 import { envelope, type Paging } from '../../platform/list';
-import { perFilterSet, prepared } from '../../platform/prepared';
+import { preparedList } from '../../platform/prepared';
 import { isUuid } from '../../platform/validation';
 import { parseIsoInZone } from '../payments/dates';
 import { selectOrdersWithContact, serializeHeader, type OrderWithContactRow } from './read';
@@ -34,19 +34,13 @@ const CONDITIONS = {
   placed_from: () => gte(orders.placedAt, sql.placeholder('placed_from')),
   placed_to: () => lte(orders.placedAt, sql.placeholder('placed_to')),
 } satisfies Record<string, () => SQL>;
-type Filter = keyof typeof CONDITIONS;
 
-/** The total and the page (with the contact join, no lines) for one set of filters. */
-const listFor = perFilterSet((filters: Filter[]) => {
-  const ws = sql.placeholder('ws');
-  const where = filters.length ? and(...filters.map((f) => CONDITIONS[f]())) : undefined;
-  return {
-    count: prepared((db) => db.select({ total: sql<number>`count(*)` }).from(orders).where(and(eq(orders.workspaceId, ws), where))),
-    page: prepared((db) =>
-      selectOrdersWithContact(db, ws, where).orderBy(desc(orders.placedAt), desc(orders.id)).limit(sql.placeholder('limit')).offset(sql.placeholder('offset')),
-    ),
-  };
-});
+/** Header rows with the contact join (no lines). */
+const run = preparedList<keyof typeof CONDITIONS, OrderWithContactRow>(CONDITIONS, (_, where) => ({
+  count: (db) => db.select({ total: sql<number>`count(*)` }).from(orders).where(and(eq(orders.workspaceId, sql.placeholder('ws')), where)),
+  page: (db) =>
+    selectOrdersWithContact(db, sql.placeholder('ws'), where).orderBy(desc(orders.placedAt), desc(orders.id)).limit(sql.placeholder('limit')).offset(sql.placeholder('offset')),
+}));
 
 /** Filters with the spec's messages; newest `placed_at` first; the total and the page in one batch. */
 export async function listOrders(ctx: ServiceContext, params: OrderListParams) {
@@ -71,7 +65,6 @@ export async function listOrders(ctx: ServiceContext, params: OrderListParams) {
     values.placed_to = parseIsoInZone(params.placed_to, ctx.ws.timezone, true);
     if (!values.placed_to) throw badRequest('placed_to is not a valid date');
   }
-  const list = listFor((Object.keys(CONDITIONS) as Filter[]).filter((f) => f in values));
-  const [[{ total }], rows] = (await ctx.db.batch([list.count.in(ctx.db, values), list.page.in(ctx.db, values)])) as [{ total: number }[], OrderWithContactRow[]];
+  const { total, rows } = await run(ctx.db, values);
   return envelope(rows.map(serializeHeader), total, paging);
 }
