@@ -4,7 +4,7 @@ import { isUniqueViolation, nowIso, retryOnConflict, type Db } from '../../platf
 import { ApiError, badRequest, domainError, httpError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { envelope, parsePaging } from '../../platform/list';
-import { prepared } from '../../platform/prepared';
+import { prepared, preparedList } from '../../platform/prepared';
 import { isUuid } from '../../platform/validation';
 import { audienceContactCondition } from '../audiences/service';
 import { countEmailEligible } from '../consent/eligibility';
@@ -76,18 +76,26 @@ export async function findCampaign(ctx: ServiceContext, id: string): Promise<Ema
 
 export const getCampaign = async (ctx: ServiceContext, id: string) => serializeCampaign(await findCampaign(ctx, id));
 
+const runList = preparedList<'status', EmailCampaignRow>({ status: () => eq(emailCampaigns.status, sql.placeholder('status')) }, (_, filtered) => {
+  const where = and(eq(emailCampaigns.workspaceId, sql.placeholder('ws')), filtered);
+  return {
+    count: (db) => db.select({ total: sql<number>`count(*)` }).from(emailCampaigns).where(where),
+    page: (db) =>
+      db.select().from(emailCampaigns).where(where).orderBy(desc(emailCampaigns.createdAt), desc(emailCampaigns.id)).limit(sql.placeholder('limit')).offset(sql.placeholder('offset')),
+  };
+});
+
 export async function listCampaigns(ctx: ServiceContext, query: { status?: string; limit?: string; offset?: string }) {
   const paging = parsePaging(query, { limit: 25, cap: 100 });
-  const status = query.status === undefined || query.status === '' ? undefined : query.status;
-  if (status !== undefined && !(EMAIL_CAMPAIGN_STATUSES as readonly string[]).includes(status)) {
-    throw badRequest(`Invalid status: must be one of ${EMAIL_CAMPAIGN_STATUSES.join(', ')}`);
+  const values: Record<string, unknown> = { ws: ctx.ws.id, limit: paging.limit, offset: paging.offset };
+  if (query.status !== undefined && query.status !== '') {
+    if (!(EMAIL_CAMPAIGN_STATUSES as readonly string[]).includes(query.status)) {
+      throw badRequest(`Invalid status: must be one of ${EMAIL_CAMPAIGN_STATUSES.join(', ')}`);
+    }
+    values.status = query.status;
   }
-  const where = and(eq(emailCampaigns.workspaceId, ctx.ws.id), status ? eq(emailCampaigns.status, status as EmailCampaignStatus) : undefined);
-  const [counted, rows] = await ctx.db.batch([
-    ctx.db.select({ n: sql<number>`count(*)` }).from(emailCampaigns).where(where),
-    ctx.db.select().from(emailCampaigns).where(where).orderBy(desc(emailCampaigns.createdAt), desc(emailCampaigns.id)).limit(paging.limit).offset(paging.offset),
-  ]);
-  return envelope(rows.map(serializeCampaignSummary), counted[0].n, paging);
+  const { total, rows } = await runList(ctx.db, values);
+  return envelope(rows.map(serializeCampaignSummary), total, paging);
 }
 
 /** The sender a campaign names must be a profile of the workspace on a verified domain. */

@@ -1,4 +1,5 @@
-import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
+import { preparedList } from '../../platform/prepared';
 import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
 import { failedGuard, guarded, isUniqueViolation, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
@@ -153,25 +154,38 @@ function uuidParam(name: string, raw: string | undefined): string | undefined {
   return raw.toLowerCase();
 }
 
+/** The list's filters, each value a placeholder of the filter's name. */
+const runList = preparedList<'status' | 'contact_id' | 'deal_id', PaymentRequestRow>(
+  {
+    status: () => eq(paymentRequests.status, sql.placeholder('status')),
+    contact_id: () => eq(paymentRequests.contactId, sql.placeholder('contact_id')),
+    deal_id: () => eq(paymentRequests.dealId, sql.placeholder('deal_id')),
+  },
+  (_, filtered) => {
+    const where = and(eq(paymentRequests.workspaceId, sql.placeholder('ws')), filtered);
+    return {
+      count: (db) => db.select({ total: sql<number>`count(*)` }).from(paymentRequests).where(where),
+      page: (db) =>
+        db.select().from(paymentRequests).where(where).orderBy(desc(paymentRequests.createdAt), desc(paymentRequests.id)).limit(sql.placeholder('limit')).offset(sql.placeholder('offset')),
+    };
+  },
+);
+
 /** `GET /v1/payment-requests`: newest first; total and page in one batch. */
 export async function listPaymentRequests(ctx: ServiceContext, params: PaymentRequestListParams) {
   const paging = parsePaging(params, { limit: 25, cap: 100 });
-  const conditions: SQL[] = [eq(paymentRequests.workspaceId, ctx.ws.id)];
+  const values: Record<string, unknown> = { ws: ctx.ws.id, limit: paging.limit, offset: paging.offset };
   if (params.status !== undefined && params.status !== '') {
     if (!(PAYMENT_REQUEST_STATUSES as readonly string[]).includes(params.status)) {
       throw badRequest(`Invalid status: must be one of ${PAYMENT_REQUEST_STATUSES.join(', ')}`);
     }
-    conditions.push(eq(paymentRequests.status, params.status as PaymentRequestStatus));
+    values.status = params.status;
   }
   const contactId = uuidParam('contact_id', params.contact_id);
   const dealId = uuidParam('deal_id', params.deal_id);
-  if (contactId) conditions.push(eq(paymentRequests.contactId, contactId));
-  if (dealId) conditions.push(eq(paymentRequests.dealId, dealId));
-  const where = and(...conditions);
-  const [[{ total }], rows] = await ctx.db.batch([
-    ctx.db.select({ total: sql<number>`count(*)` }).from(paymentRequests).where(where),
-    ctx.db.select().from(paymentRequests).where(where).orderBy(desc(paymentRequests.createdAt), desc(paymentRequests.id)).limit(paging.limit).offset(paging.offset),
-  ]);
+  if (contactId) values.contact_id = contactId;
+  if (dealId) values.deal_id = dealId;
+  const { total, rows } = await runList(ctx.db, values);
   return envelope(rows.map(serializePaymentRequest), total, paging);
 }
 
