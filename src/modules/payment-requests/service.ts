@@ -1,5 +1,4 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
-import { preparedList } from '../../platform/prepared';
 import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
 import { failedGuard, guarded, isUniqueViolation, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
@@ -8,6 +7,7 @@ import type { OutboxEvent } from '../../platform/events';
 import { uuidText, uuidv7 } from '../../platform/ids';
 import { envelope, parsePaging } from '../../platform/list';
 import { hasAtMostTwoDecimals, toCents } from '../../platform/money';
+import { preparedList } from '../../platform/prepared';
 import { shardDb, shardNames } from '../../platform/shards';
 import { isUuid } from '../../platform/validation';
 import type { PaymentConfirmation, PaymentProvider, PaymentProviderName } from '../../providers/payments';
@@ -154,7 +154,7 @@ function uuidParam(name: string, raw: string | undefined): string | undefined {
   return raw.toLowerCase();
 }
 
-/** The list's filters, each value a placeholder of the filter's name. */
+/** The list's total and page; each filter's value is a placeholder of the filter's name. */
 const runList = preparedList<'status' | 'contact_id' | 'deal_id', PaymentRequestRow>(
   {
     status: () => eq(paymentRequests.status, sql.placeholder('status')),
