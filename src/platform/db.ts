@@ -14,6 +14,9 @@ export function dbFor(d1: D1Database): Db {
   return drizzle(d1);
 }
 
+/** The D1 client (or session) behind a handle, for statements drizzle does not prepare itself. */
+export const clientOf = (db: Db) => (db as unknown as { $client: D1Database }).$client;
+
 /** The only atomic unit D1 offers: all statements commit together or none does. */
 export async function runBatch(db: Db, statements: Statement[]): Promise<unknown[]> {
   if (statements.length === 0) return [];

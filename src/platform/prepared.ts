@@ -1,7 +1,7 @@
-import { and, getTableColumns, is, Param, Placeholder, SQL, sql } from 'drizzle-orm';
+import { and, eq, getTableColumns, is, Param, Placeholder, SQL, sql, type AnyColumn, type SQLWrapper } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/d1';
 import { SQLiteAsyncDialect, type SQLiteTable } from 'drizzle-orm/sqlite-core';
-import type { Db, Statement } from './db';
+import { clientOf, type Db, type Statement } from './db';
 
 type Values = Record<string, unknown>;
 
@@ -29,8 +29,6 @@ const builder = drizzle({
   batch: () => Promise.reject(new Error('a prepared query runs only through prepared()')),
 } as unknown as D1Database);
 const dialect = new SQLiteAsyncDialect();
-
-const clientOf = (db: Db) => (db as unknown as { $client: D1Database }).$client;
 
 /**
  * How each bound parameter gets its value: a placeholder's value by name (through its
@@ -151,26 +149,38 @@ export function preparedSql<R = Record<string, unknown>>(kind: 'all' | 'run', bu
   };
 }
 
+/** A list filter: a column equal to the filter's value, or the condition its value makes. */
+type ListFilter = AnyColumn | ((value: SQLWrapper) => SQL);
+
+/** A page query still to be limited; drizzle's select builder is one. */
+type Pageable = { limit(limit: Placeholder): { offset(offset: Placeholder): Preparable } };
+
 /**
  * A list's total and page, prepared once per set of filters present (a list with n optional
- * filters has at most 2^n sets). `conditions` gives each filter's condition, its value a
- * placeholder of the filter's name; `build` gets the filters present and their `and`. A run's
- * `values` hold the workspace (`ws`), `limit`, `offset` and the present filters' values: a filter
- * is present when its name is a key of `values`. Both statements go in one batch.
+ * filters has at most 2^n sets). `build` gets the filters present, their `and`, and the
+ * workspace's placeholder; the page gets `LIMIT`/`OFFSET` here. A run's `values` hold the
+ * workspace (`ws`), `limit`, `offset` and each present filter's value under its name: a filter is
+ * present when its name is a key of `values`. Both statements go in one batch.
  */
 export function preparedList<F extends string, Row>(
-  conditions: Record<F, () => SQL>,
-  build: (filters: F[], where: SQL | undefined) => { count: (db: Db) => Preparable; page: (db: Db) => Preparable },
+  filters: Record<F, ListFilter>,
+  build: (present: F[], where: SQL | undefined, ws: SQLWrapper) => { count: (db: Db) => Preparable; page: (db: Db) => Pageable },
 ) {
-  const names = Object.keys(conditions) as F[];
+  const names = Object.keys(filters) as F[];
+  const condition = (name: F) => {
+    const filter: ListFilter = filters[name];
+    const value = sql.placeholder(name);
+    return typeof filter === 'function' ? filter(value) : eq(filter, value);
+  };
   const built = new Map<string, { count: ReturnType<typeof prepared>; page: ReturnType<typeof prepared> }>();
   return async (db: Db, values: Values): Promise<{ total: number; rows: Row[] }> => {
-    const filters = names.filter((f) => f in values);
-    const key = filters.join();
+    const present = names.filter((f) => f in values);
+    const key = present.join();
     let list = built.get(key);
     if (!list) {
-      const statements = build(filters, filters.length ? and(...filters.map((f) => conditions[f]())) : undefined);
-      built.set(key, (list = { count: prepared(statements.count), page: prepared(statements.page) }));
+      const statements = build(present, present.length ? and(...present.map(condition)) : undefined, sql.placeholder('ws'));
+      const page = (db: Db) => statements.page(db).limit(sql.placeholder('limit')).offset(sql.placeholder('offset'));
+      built.set(key, (list = { count: prepared(statements.count), page: prepared(page) }));
     }
     const [[{ total }], rows] = (await db.batch([list.count.in(db, values), list.page.in(db, values)])) as [{ total: number }[], Row[]];
     return { total, rows };

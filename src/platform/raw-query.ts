@@ -1,5 +1,5 @@
 import type { SQL } from 'drizzle-orm';
-import type { Db } from './db';
+import { clientOf, type Db } from './db';
 
 type Prepared = { getQuery(): { sql: string }; stmt?: D1PreparedStatement };
 
@@ -7,7 +7,7 @@ type Prepared = { getQuery(): { sql: string }; stmt?: D1PreparedStatement };
 function attachStatement(db: Db, prepared: Prepared): void {
   const query = prepared.getQuery();
   prepared.getQuery = () => query;
-  prepared.stmt = (db as unknown as { $client: D1Database }).$client.prepare(query.sql);
+  prepared.stmt = clientOf(db).prepare(query.sql);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { desc, eq, sql, type SQL } from 'drizzle-orm';
+import { desc } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { badRequest } from '../../platform/errors';
 import { containsInAny, envelope, parsePaging, searchParam } from '../../platform/list';
@@ -13,23 +13,22 @@ export type DealListParams = Partial<
   Record<'pipeline_id' | 'stage_id' | 'contact_id' | 'owner_user_id' | 'status' | 'external_reference' | 'search' | 'limit' | 'offset', string>
 >;
 
-/** Each filter's condition, its value a placeholder of the filter's name. */
-const CONDITIONS = {
-  pipeline_id: () => eq(deals.pipelineId, sql.placeholder('pipeline_id')),
-  stage_id: () => eq(deals.stageId, sql.placeholder('stage_id')),
-  contact_id: () => eq(deals.contactId, sql.placeholder('contact_id')),
-  owner_user_id: () => eq(deals.ownerUserId, sql.placeholder('owner_user_id')),
-  status: () => eq(deals.status, sql.placeholder('status')),
-  external_reference: () => eq(deals.externalReference, sql.placeholder('external_reference')),
-  search: () => containsInAny(sql.placeholder('search'), [deals.title, contacts.name, contacts.phone, contacts.email]),
-} satisfies Record<string, () => SQL>;
-
-/** Deals with their contact's identity. */
-const run = preparedList<keyof typeof CONDITIONS, DealWithContactRow>(CONDITIONS, (filters, where) => ({
-  count: (db) => countWithContactIdentity(db, deals, deals, sql.placeholder('ws'), where, filters.includes('search')),
-  page: (db) =>
-    selectDealsWithContact(db, sql.placeholder('ws'), where).orderBy(desc(deals.createdAt), desc(deals.id)).limit(sql.placeholder('limit')).offset(sql.placeholder('offset')),
-}));
+/** Deals with their contact's identity; `search` also reads the contact's fields. */
+const run = preparedList<'pipeline_id' | 'stage_id' | 'contact_id' | 'owner_user_id' | 'status' | 'external_reference' | 'search', DealWithContactRow>(
+  {
+    pipeline_id: deals.pipelineId,
+    stage_id: deals.stageId,
+    contact_id: deals.contactId,
+    owner_user_id: deals.ownerUserId,
+    status: deals.status,
+    external_reference: deals.externalReference,
+    search: (term) => containsInAny(term, [deals.title, contacts.name, contacts.phone, contacts.email]),
+  },
+  (present, where, ws) => ({
+    count: (db) => countWithContactIdentity(db, deals, deals, ws, where, present.includes('search')),
+    page: (db) => selectDealsWithContact(db, ws, where).orderBy(desc(deals.createdAt), desc(deals.id)),
+  }),
+);
 
 /** Dedicated params only (no generic filter); the total and the page are read in one batch. */
 export async function listDeals(ctx: ServiceContext, params: DealListParams) {

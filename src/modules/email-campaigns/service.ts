@@ -76,12 +76,11 @@ export async function findCampaign(ctx: ServiceContext, id: string): Promise<Ema
 
 export const getCampaign = async (ctx: ServiceContext, id: string) => serializeCampaign(await findCampaign(ctx, id));
 
-const runList = preparedList<'status', EmailCampaignRow>({ status: () => eq(emailCampaigns.status, sql.placeholder('status')) }, (_, filtered) => {
-  const where = and(eq(emailCampaigns.workspaceId, sql.placeholder('ws')), filtered);
+const runList = preparedList<'status', EmailCampaignRow>({ status: emailCampaigns.status }, (_, filtered, ws) => {
+  const where = and(eq(emailCampaigns.workspaceId, ws), filtered);
   return {
     count: (db) => db.select({ total: sql<number>`count(*)` }).from(emailCampaigns).where(where),
-    page: (db) =>
-      db.select().from(emailCampaigns).where(where).orderBy(desc(emailCampaigns.createdAt), desc(emailCampaigns.id)).limit(sql.placeholder('limit')).offset(sql.placeholder('offset')),
+    page: (db) => db.select().from(emailCampaigns).where(where).orderBy(desc(emailCampaigns.createdAt), desc(emailCampaigns.id)),
   };
 });
 

@@ -1,4 +1,4 @@
-import { and, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, lte, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { badRequest } from '../../platform/errors';
 import { envelope, type Paging } from '../../platform/list';
@@ -24,23 +24,22 @@ function orderPaging(params: { limit?: string; offset?: string }): Paging {
 
 const present = (v: string | undefined): v is string => v !== undefined && v !== '';
 
-/** Each filter's condition, its value a placeholder of the filter's name. */
-const CONDITIONS = {
-  status: () => eq(orders.financialStatus, sql.placeholder('status')),
-  contact_id: () => eq(orders.contactId, sql.placeholder('contact_id')),
-  source: () => eq(orders.source, sql.placeholder('source')),
-  store_connection_id: () => eq(orders.storeConnectionId, sql.placeholder('store_connection_id')),
-  external_reference: () => eq(orders.externalReference, sql.placeholder('external_reference')),
-  placed_from: () => gte(orders.placedAt, sql.placeholder('placed_from')),
-  placed_to: () => lte(orders.placedAt, sql.placeholder('placed_to')),
-} satisfies Record<string, () => SQL>;
-
-/** Header rows with the contact join (no lines). */
-const run = preparedList<keyof typeof CONDITIONS, OrderWithContactRow>(CONDITIONS, (_, where) => ({
-  count: (db) => db.select({ total: sql<number>`count(*)` }).from(orders).where(and(eq(orders.workspaceId, sql.placeholder('ws')), where)),
-  page: (db) =>
-    selectOrdersWithContact(db, sql.placeholder('ws'), where).orderBy(desc(orders.placedAt), desc(orders.id)).limit(sql.placeholder('limit')).offset(sql.placeholder('offset')),
-}));
+/** Header rows (no lines) with their contact's identity. */
+const run = preparedList<'status' | 'contact_id' | 'source' | 'store_connection_id' | 'external_reference' | 'placed_from' | 'placed_to', OrderWithContactRow>(
+  {
+    status: orders.financialStatus,
+    contact_id: orders.contactId,
+    source: orders.source,
+    store_connection_id: orders.storeConnectionId,
+    external_reference: orders.externalReference,
+    placed_from: (from) => gte(orders.placedAt, from),
+    placed_to: (to) => lte(orders.placedAt, to),
+  },
+  (_, where, ws) => ({
+    count: (db) => db.select({ total: sql<number>`count(*)` }).from(orders).where(and(eq(orders.workspaceId, ws), where)),
+    page: (db) => selectOrdersWithContact(db, ws, where).orderBy(desc(orders.placedAt), desc(orders.id)),
+  }),
+);
 
 /** Filters with the spec's messages; newest `placed_at` first; the total and the page in one batch. */
 export async function listOrders(ctx: ServiceContext, params: OrderListParams) {

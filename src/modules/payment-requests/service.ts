@@ -154,19 +154,13 @@ function uuidParam(name: string, raw: string | undefined): string | undefined {
   return raw.toLowerCase();
 }
 
-/** The list's total and page; each filter's value is a placeholder of the filter's name. */
 const runList = preparedList<'status' | 'contact_id' | 'deal_id', PaymentRequestRow>(
-  {
-    status: () => eq(paymentRequests.status, sql.placeholder('status')),
-    contact_id: () => eq(paymentRequests.contactId, sql.placeholder('contact_id')),
-    deal_id: () => eq(paymentRequests.dealId, sql.placeholder('deal_id')),
-  },
-  (_, filtered) => {
-    const where = and(eq(paymentRequests.workspaceId, sql.placeholder('ws')), filtered);
+  { status: paymentRequests.status, contact_id: paymentRequests.contactId, deal_id: paymentRequests.dealId },
+  (_, filtered, ws) => {
+    const where = and(eq(paymentRequests.workspaceId, ws), filtered);
     return {
       count: (db) => db.select({ total: sql<number>`count(*)` }).from(paymentRequests).where(where),
-      page: (db) =>
-        db.select().from(paymentRequests).where(where).orderBy(desc(paymentRequests.createdAt), desc(paymentRequests.id)).limit(sql.placeholder('limit')).offset(sql.placeholder('offset')),
+      page: (db) => db.select().from(paymentRequests).where(where).orderBy(desc(paymentRequests.createdAt), desc(paymentRequests.id)),
     };
   },
 );

@@ -1,4 +1,4 @@
-import { desc, eq, sql, type SQL } from 'drizzle-orm';
+import { desc } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { containsInAny, envelope, parsePaging, searchParam } from '../../platform/list';
 import { preparedList } from '../../platform/prepared';
@@ -9,19 +9,18 @@ import { ARRANGEMENT_STATUSES, PAYMENT_TYPES, payments } from './schema';
 
 export type PaymentListParams = Partial<Record<'type' | 'status' | 'search' | 'limit' | 'offset', string>>;
 
-/** Each filter's condition, its value a placeholder of the filter's name. */
-const CONDITIONS = {
-  type: () => eq(payments.type, sql.placeholder('type')),
-  status: () => eq(payments.arrangementStatus, sql.placeholder('status')),
-  search: () => containsInAny(sql.placeholder('search'), [payments.title, contacts.name, contacts.phone, contacts.email]),
-} satisfies Record<string, () => SQL>;
-
-/** Header rows with the contact join (no entries). */
-const run = preparedList<keyof typeof CONDITIONS, PaymentWithContactRow>(CONDITIONS, (filters, where) => ({
-  count: (db) => countWithContactIdentity(db, payments, payments, sql.placeholder('ws'), where, filters.includes('search')),
-  page: (db) =>
-    selectPaymentsWithContact(db, sql.placeholder('ws'), where).orderBy(desc(payments.purchaseDate), desc(payments.id)).limit(sql.placeholder('limit')).offset(sql.placeholder('offset')),
-}));
+/** Header rows (no entries) with their contact's identity; `search` also reads the contact's fields. */
+const run = preparedList<'type' | 'status' | 'search', PaymentWithContactRow>(
+  {
+    type: payments.type,
+    status: payments.arrangementStatus,
+    search: (term) => containsInAny(term, [payments.title, contacts.name, contacts.phone, contacts.email]),
+  },
+  (present, where, ws) => ({
+    count: (db) => countWithContactIdentity(db, payments, payments, ws, where, present.includes('search')),
+    page: (db) => selectPaymentsWithContact(db, ws, where).orderBy(desc(payments.purchaseDate), desc(payments.id)),
+  }),
+);
 
 /** Newest purchase first; total and page in one batch. */
 export async function listPayments(ctx: ServiceContext, params: PaymentListParams) {
