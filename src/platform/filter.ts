@@ -299,17 +299,18 @@ export class FilterBuilder {
         throw invalidFilter(`operator "${op}" applies to text fields only ("${field.name}" is not a text field)`);
       }
       if (typeof value !== 'string') throw badRequest(`Invalid filter value for "${field.name}": must be a string`);
-      const needle = this.ref(value.toLowerCase());
-      const hay = sql`lower(${field.expr})`;
+      // LIKE matches ASCII letters in either case and other characters as written, in one pass and with no copy of the text.
+      const literal = value.replace(/[\\%_]/g, (m) => `\\${m}`);
+      const like = (pattern: string) => sql`${field.expr} LIKE ${this.ref(pattern)} ESCAPE '\\'`;
       switch (op) {
         case 'contains':
-          return sql`(instr(${hay}, ${needle}) > 0)`;
+          return sql`(${like(`%${literal}%`)})`;
         case 'not_contains':
-          return sql`(${field.expr} IS NULL OR instr(${hay}, ${needle}) = 0)`;
+          return sql`(${field.expr} IS NULL OR NOT ${like(`%${literal}%`)})`;
         case 'starts_with':
-          return sql`(substr(${hay}, 1, length(${needle})) = ${needle})`;
+          return sql`(${like(`${literal}%`)})`;
         default:
-          return sql`(length(${hay}) >= length(${needle}) AND substr(${hay}, -length(${needle})) = ${needle})`;
+          return sql`(${like(`%${literal}`)})`;
       }
     }
     if (op === 'in' || op === 'not_in') {

@@ -103,14 +103,16 @@ describe('filter compiler', () => {
     customField: (path) => sql`json_extract(t.custom, ${path})`,
   };
 
-  async function run(filter: Record<string, unknown>): Promise<string[]> {
+  const PROBE_ROWS = [
+    "('Ann Lee', 80, 'customer', 1, '0190a1b2-0000-7000-8000-000000000001', '2026-01-05T10:00:00.000Z', '{\"plan\":\"gold\",\"seats\":5}')",
+    "('Bob 100%_off', 20, 'lead', 0, NULL, '2026-02-01T09:00:00.000Z', '{}')",
+    "(NULL, NULL, 'lead', 0, NULL, '2026-03-01T00:00:00.000Z', NULL)",
+  ];
+
+  async function run(filter: Record<string, unknown>, rows = PROBE_ROWS): Promise<string[]> {
     await env.SHARD_0.exec('CREATE TABLE IF NOT EXISTS filter_probe (name TEXT, score REAL, stage TEXT, vip INTEGER, ref TEXT, created_at TEXT, custom TEXT)');
     await env.SHARD_0.exec('DELETE FROM filter_probe');
-    await env.SHARD_0.batch([
-      env.SHARD_0.prepare("INSERT INTO filter_probe VALUES ('Ann Lee', 80, 'customer', 1, '0190a1b2-0000-7000-8000-000000000001', '2026-01-05T10:00:00.000Z', '{\"plan\":\"gold\",\"seats\":5}')"),
-      env.SHARD_0.prepare("INSERT INTO filter_probe VALUES ('Bob 100%_off', 20, 'lead', 0, NULL, '2026-02-01T09:00:00.000Z', '{}')"),
-      env.SHARD_0.prepare("INSERT INTO filter_probe VALUES (NULL, NULL, 'lead', 0, NULL, '2026-03-01T00:00:00.000Z', NULL)"),
-    ]);
+    await env.SHARD_0.batch(rows.map((row) => env.SHARD_0.prepare(`INSERT INTO filter_probe VALUES ${row}`)));
     const names = async (where: SQL | undefined, values: unknown[]) =>
       (await db.all<{ name: string | null }>(sql`${filterWith(values)} SELECT t.name FROM filter_probe t, fp ${where ? sql`WHERE ${where}` : sql``} ORDER BY t.created_at`)).map(
         (r) => r.name ?? '(null)',
@@ -140,6 +142,28 @@ describe('filter compiler', () => {
     expect(await run({ $where: { field: 'created_at', op: 'lt', value: '2026-02-01T09:00:00Z' } })).toEqual(['Ann Lee']);
     expect(await run({ $where: { field: 'custom_fields.plan', op: 'eq', value: 'gold' } })).toEqual(['Ann Lee']);
     expect(await run({ $where: { field: 'custom_fields.seats', op: 'gt', value: 3 } })).toEqual(['Ann Lee']);
+  });
+
+  it('matches substring operators literally: ASCII letters in either case, other characters as written', async () => {
+    const rows = ["('Åsa Öberg', 1, 'lead', 0, NULL, '2026-01-01T00:00:00.000Z', '{\"plan\":\"Gold-50%\"}')", "('C:\\dir_1', 2, 'lead', 0, NULL, '2026-01-02T00:00:00.000Z', '{\"plan\":7}')", "('Cab', 3, 'lead', 0, NULL, '2026-01-03T00:00:00.000Z', NULL)"];
+    const matching = (op: string, value: string, field = 'name') => run({ $where: { field, op, value } }, rows);
+    // `%`, `_` and `\` are never wildcards or escapes.
+    expect(await matching('starts_with', '%')).toEqual([]);
+    expect(await matching('starts_with', '_')).toEqual([]);
+    expect(await matching('contains', 'd_r')).toEqual([]);
+    expect(await matching('contains', '\\dir_')).toEqual(['C:\\dir_1']);
+    expect(await matching('ends_with', '_1')).toEqual(['C:\\dir_1']);
+    expect(await matching('starts_with', 'c')).toEqual(['C:\\dir_1', 'Cab']);
+    expect(await matching('ends_with', 'AB')).toEqual(['Cab']);
+    expect(await matching('ends_with', 'xCab')).toEqual([]);
+    expect(await matching('contains', 'BERG')).toEqual(['Åsa Öberg']);
+    expect(await matching('starts_with', 'Åsa')).toEqual(['Åsa Öberg']);
+    expect(await matching('starts_with', 'åsa')).toEqual([]);
+    expect(await matching('not_contains', 'ö')).toEqual(['Åsa Öberg', 'C:\\dir_1', 'Cab']);
+    expect(await matching('not_contains', 'Ö')).toEqual(['C:\\dir_1', 'Cab']);
+    // Custom values: text and numbers alike.
+    expect(await matching('ends_with', '-50%', 'custom_fields.plan')).toEqual(['Åsa Öberg']);
+    expect(await matching('starts_with', '7', 'custom_fields.plan')).toEqual(['C:\\dir_1']);
   });
 
   it('binds one parameter however large the tree; a small tree binds its values for the planner', async () => {
