@@ -26,9 +26,13 @@ export const eventsOf = (workspaceId: string, type?: string) =>
     ...(type ? [workspaceId, type] : [workspaceId]),
   ).then((rows) => rows.map((r) => ({ type: r.type, data: JSON.parse(r.data) })));
 
-/** Positions of a stage column, top first. */
+/** Positions of a stage column, top first: stored slots counted from the column's first. */
 export const column = (workspaceId: string, stageId: string) =>
-  query<{ id: string; position: number }>('SELECT id, position FROM deals WHERE workspace_id = ? AND stage_id = ? ORDER BY position', workspaceId, stageId);
+  query<{ id: string; position: number }>(
+    'SELECT id, position - (SELECT min(position) FROM deals WHERE workspace_id = d.workspace_id AND stage_id = d.stage_id) AS position FROM deals d WHERE workspace_id = ? AND stage_id = ? ORDER BY position',
+    workspaceId,
+    stageId,
+  );
 
 export const expectDense = (rows: { position: number }[]) => expect(rows.map((r) => r.position)).toEqual(rows.map((_, i) => i));
 

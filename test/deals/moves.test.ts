@@ -94,6 +94,51 @@ describe('POST /v1/deals/{id}/stage', () => {
     expect(row.stage_entered_at).toBe(row.created_at);
   });
 
+  it('writes only the shorter side of a column: none for a new deal on top or a move to the top or bottom', async () => {
+    const ws = await makeWorkspace();
+    const [sales] = await stagesOf(ws);
+    const [a, b] = sales.stages;
+    const inA = [];
+    for (let i = 0; i < 7; i++) inA.push(await createDeal(ws));
+    for (let i = 0; i < 3; i++) await createDeal(ws, { stage_id: b.id });
+    const slots = async () => new Map((await query<{ id: string; position: number }>('SELECT id, position FROM deals WHERE workspace_id = ?', ws.id)).map((r) => [r.id, r.position]));
+    const moved = async (before: Map<string, number>, except: string) => [...(await slots())].filter(([id, slot]) => id !== except && before.get(id) !== slot).map(([id]) => id);
+    const topOf = async (stageId: string) => (await column(ws.id, stageId)).map((r) => r.id);
+
+    // Column A, top first: inA[6] .. inA[0]. Leaving from index 5 of 7 moves the one deal below it.
+    let before = await slots();
+    const leave = await ws.api('POST', `/v1/deals/${inA[1].id}/stage`, { stage_id: b.id });
+    expect(leave.body.position).toBe(0);
+    expect(await moved(before, inA[1].id)).toEqual([inA[0].id]);
+
+    // From index 1 of A's six into index 1 of B's four: in each column the one deal above moves.
+    before = await slots();
+    const inside = await ws.api('POST', `/v1/deals/${inA[5].id}/stage`, { stage_id: b.id, index: 1 });
+    expect(inside.body.position).toBe(1);
+    const bTop = (await topOf(b.id))[0];
+    expect((await moved(before, inA[5].id)).sort()).toEqual([bTop, inA[6].id].sort());
+    expect((await topOf(b.id))[1]).toBe(inA[5].id);
+
+    // From A's top to B's bottom, and a new deal on top: nothing else moves.
+    before = await slots();
+    const bottom = await ws.api('POST', `/v1/deals/${inA[6].id}/stage`, { stage_id: b.id, index: 100 });
+    expect(bottom.body.position).toBe(5);
+    expect(await moved(before, inA[6].id)).toEqual([]);
+    before = await slots();
+    const fresh = await createDeal(ws, { stage_id: b.id });
+    expect(fresh.position).toBe(0);
+    expect(await moved(before, fresh.id)).toEqual([]);
+
+    // Every answer's position is the deal's place in its column.
+    for (const stage of [a, b]) {
+      const order = await topOf(stage.id);
+      expectDense(await column(ws.id, stage.id));
+      const listed = (await ws.api('GET', `/v1/deals?stage_id=${stage.id}&limit=100`)).body.data;
+      expect(Object.fromEntries(listed.map((d: any) => [d.id, d.position]))).toEqual(Object.fromEntries(order.map((id, i) => [id, i])));
+      for (const [i, id] of order.entries()) expect((await ws.api('GET', `/v1/deals/${id}`)).body.position).toBe(i);
+    }
+  });
+
   it('keeps every column dense under parallel moves', async () => {
     const ws = await makeWorkspace();
     const [sales] = await stagesOf(ws);
@@ -108,6 +153,8 @@ describe('POST /v1/deals/{id}/stage', () => {
       const rows = await column(ws.id, s.id);
       expectDense(rows);
       total += rows.length;
+      const listed = (await ws.api('GET', `/v1/deals?stage_id=${s.id}`)).body.data;
+      expect(Object.fromEntries(listed.map((d: any) => [d.id, d.position]))).toEqual(Object.fromEntries(rows.map((r) => [r.id, r.position])));
     }
     expect(total).toBe(8);
   });

@@ -4,6 +4,7 @@ import { codedError, notFound } from '../../platform/errors';
 import { prepared } from '../../platform/prepared';
 import { pipelines, stages } from '../pipelines/schema';
 import { users } from '../workspaces/schema';
+import { dealColumns } from './read';
 import { deals } from './schema';
 
 export const dealNotFound = () => notFound('Deal not found');
@@ -27,7 +28,7 @@ export const selectStage = (ctx: ServiceContext, stageId: string) => stageRead.i
 const dealWithStageRead = (key: typeof deals.id | typeof deals.externalReference) =>
   prepared((db) =>
     db
-      .select({ deal: deals, stageName: sql<string | null>`${stages.name}`.as('current_stage_name'), pipelineName: pipelineName() })
+      .select({ deal: dealColumns, stageName: sql<string | null>`${stages.name}`.as('current_stage_name'), pipelineName: pipelineName() })
       .from(deals)
       .leftJoin(stages, eq(stages.id, deals.stageId))
       .leftJoin(pipelines, eq(pipelines.id, deals.pipelineId))

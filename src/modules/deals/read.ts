@@ -1,9 +1,22 @@
-import { and, eq, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { and, eq, getTableColumns, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { Db } from '../../platform/db';
 import { fromCents } from '../../platform/money';
 import { prepared } from '../../platform/prepared';
 import { contactIdentityColumns, contactIdentityJoin, serializeContactIdentity, type ContactIdentity } from '../contacts/identity-join';
 import { deals, type DealRow } from './schema';
+
+/**
+ * A deal's columns as answers show them: `position` counts from the top of the
+ * stage column (the stored slot minus the column's first, one index probe; see
+ * ./placement.ts).
+ */
+export const dealColumns = {
+  ...getTableColumns(deals),
+  // Spelled out: a single-table select leaves its columns unqualified, which the sub-select would read as its own.
+  position: sql<number>`"deals"."position" - (SELECT min(top.position) FROM deals top WHERE top.workspace_id = "deals"."workspace_id" AND top.stage_id = "deals"."stage_id")`
+    .mapWith(Number)
+    .as('column_position'),
+};
 
 export function serializeDeal(d: DealRow) {
   return {
@@ -42,7 +55,7 @@ export const serializeDealWithContact = (r: DealWithContactRow) => ({
 /** Deals with their contact's name, phone and email: one query, the join scoped to the workspace too. */
 export function selectDealsWithContact(db: Db, workspaceId: string | SQLWrapper, where?: SQL) {
   return db
-    .select({ deal: deals, ...contactIdentityColumns })
+    .select({ deal: dealColumns, ...contactIdentityColumns })
     .from(deals)
     .leftJoin(...contactIdentityJoin(deals.contactId, deals.workspaceId))
     .where(and(eq(deals.workspaceId, workspaceId), where));
@@ -50,7 +63,7 @@ export function selectDealsWithContact(db: Db, workspaceId: string | SQLWrapper,
 
 const dealRead = prepared((db) =>
   db
-    .select()
+    .select(dealColumns)
     .from(deals)
     .where(and(eq(deals.workspaceId, sql.placeholder('ws')), eq(deals.id, sql.placeholder('id'))))
     .limit(1),
@@ -61,7 +74,7 @@ export const selectDeal = (db: Db, workspaceId: string, id: string) => dealRead.
 
 const dealWithContactRead = prepared((db) =>
   db
-    .select({ deal: deals, ...contactIdentityColumns })
+    .select({ deal: dealColumns, ...contactIdentityColumns })
     .from(deals)
     .leftJoin(...contactIdentityJoin(deals.contactId, deals.workspaceId))
     .where(and(eq(deals.workspaceId, sql.placeholder('ws')), eq(deals.id, sql.placeholder('id'))))

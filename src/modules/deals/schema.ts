@@ -21,7 +21,7 @@ export const deals = sqliteTable(
     expectedCloseAt: text('expected_close_at'),
     closedAt: text('closed_at'),
     stageEnteredAt: text('stage_entered_at').notNull(),
-    /** Order inside the stage column, dense from 0 at the top. */
+    /** The deal's slot in its stage column: consecutive integers from any start, top first (answers count from 0; see placement.ts). */
     position: integer('position').notNull(),
     note: text('note'),
     externalReference: text('external_reference'),
