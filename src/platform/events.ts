@@ -5,7 +5,6 @@ import { eventOutbox } from '../modules/events/schema';
 import type { Db, Statement } from './db';
 import { nowIso } from './db';
 import { uuidv7 } from './ids';
-import { inJsonList } from './bound-parameters';
 import { prepared } from './prepared';
 
 export type OutboxEvent = { id: string; workspaceId: string; type: EventType; data: Record<string, unknown>; createdAt: string };
@@ -117,13 +116,17 @@ export async function publishCommitted(env: Bindings, db: Db, eventIds: string[]
 }
 
 /**
- * A statement for the batch that emitted `eventIds`: sets `path` (a JSON path such as `$.number`)
- * of their data to `value`, SQL evaluated when the batch runs. For data the batch itself decides
- * (a sequence number taken inside it), so the event still commits with its change.
+ * Statements for the batch that emitted some events: each sets `path` (a JSON path such as
+ * `$.number`) of their data to `value`, SQL evaluated when the batch runs, its values given
+ * as placeholders. For data the batch itself decides (a sequence number taken inside it), so
+ * the event still commits with its change. Prepared once.
  */
-export function patchEventData(db: Db, eventIds: string[], path: string, value: SQL): Statement {
-  return db
-    .update(eventOutbox)
-    .set({ data: sql`json_set(${eventOutbox.data}, ${path}, ${value})` as unknown as Record<string, unknown> })
-    .where(inJsonList(eventOutbox.id, eventIds));
+export function eventDataPatch(path: string, value: SQL) {
+  const patch = prepared((db) =>
+    db
+      .update(eventOutbox)
+      .set({ data: sql`json_set(${eventOutbox.data}, ${path}, ${value})` as unknown as Record<string, unknown> })
+      .where(sql`${eventOutbox.id} IN (SELECT value FROM json_each(${sql.placeholder('eventIds')}))`),
+  );
+  return (db: Db, eventIds: string[], values: Record<string, unknown>): Statement => patch.in(db, { ...values, eventIds: JSON.stringify(eventIds) });
 }

@@ -113,15 +113,39 @@ export function preparedInsert<T extends SQLiteTable>(table: T, computed: Partia
   const insert = prepared((db) =>
     db.insert(table).values(Object.fromEntries(columns.map(([key]) => [key, computed[key as keyof typeof computed] ?? sql.placeholder(key)])) as T['$inferInsert']),
   );
-  const withDefaults = (row: Values) => {
-    const values: Values = {};
-    for (const [key, column] of columns) {
-      const given = row[key];
-      values[key] = given !== undefined ? given : (column.default ?? column.defaultFn?.() ?? column.onUpdateFn?.() ?? null);
-    }
-    return values;
-  };
-  return { in: (db: Db, row: T['$inferInsert']): Statement => insert.in(db, withDefaults(row as Values)) };
+  return { in: (db: Db, row: T['$inferInsert']): Statement => insert.in(db, withDefaults(columns, row as Values)) };
+}
+
+type Columns = [string, ReturnType<typeof getTableColumns>[string]][];
+
+/** A row with every column present: what it gives, else the value drizzle's builder would insert. */
+function withDefaults(columns: Columns, row: Values): Values {
+  const values: Values = {};
+  for (const [key, column] of columns) {
+    const given = row[key];
+    values[key] = given !== undefined ? given : (column.default ?? column.defaultFn?.() ?? column.onUpdateFn?.() ?? null);
+  }
+  return values;
+}
+
+/**
+ * An INSERT of any number of whole rows into `table` in one statement, built once: the rows
+ * travel as one JSON array and each column is read back from it by key (`true`/`false`
+ * become 1/0), so neither the SQL nor the bound-parameter limit depends on the number of
+ * rows. Defaults as `preparedInsert`; a table with date-mode columns is refused.
+ */
+export function preparedRowsInsert<T extends SQLiteTable>(table: T) {
+  const columns = Object.entries(getTableColumns(table));
+  const refused = columns.find(([, c]) => is(c.default, SQL) || c.dataType === 'date');
+  if (refused) throw new Error(`preparedRowsInsert: column ${refused[0]} has an SQL default or holds dates`);
+  const insert = preparedSql('run', () => {
+    const names = sql.join(columns.map(([, c]) => sql.identifier(c.name)), sql.raw(', '));
+    // A JSON column stores the value's JSON text (a string keeps its quotes), and SQL NULL for null.
+    const read = (key: string, json: boolean) => (json ? `nullif(value -> '$.${key}', 'null')` : `json_extract(value, '$.${key}')`);
+    const reads = sql.join(columns.map(([key, c]) => sql.raw(read(key, c.dataType === 'json'))), sql.raw(', '));
+    return sql`INSERT INTO ${table} (${names}) SELECT ${reads} FROM json_each(${sql.placeholder('rows')})`;
+  });
+  return { in: (db: Db, rows: T['$inferInsert'][]): Statement => insert.in(db, { rows: JSON.stringify(rows.map((row) => withDefaults(columns, row as Values))) }) };
 }
 
 /**

@@ -1,9 +1,9 @@
 import { env } from 'cloudflare:workers';
 import { and, asc, eq, sql } from 'drizzle-orm';
-import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { integer, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dbFor, type Db } from '../../src/platform/db';
-import { prepared, preparedInsert, preparedSql, runPrepared } from '../../src/platform/prepared';
+import { prepared, preparedInsert, preparedRowsInsert, preparedSql, runPrepared } from '../../src/platform/prepared';
 import { runBatch } from '../../src/platform/db';
 
 const probes = sqliteTable('prepared_probe', {
@@ -115,6 +115,37 @@ describe('prepared queries', () => {
     expect(byId.p2).toEqual({ label: 'x', doc: { a: [1] }, stamp: 's2', note: null });
     expect(byId.p3).toEqual({ label: 'none', doc: {}, stamp: 's3', note: 'n' });
     expect([byId.b1, byId.b2, byId.b3].map(({ stamp: _s, ...r }) => r)).toEqual([byId.p1, byId.p2, byId.p3].map(({ stamp: _s, ...r }) => r));
+  });
+
+  it('insert many whole rows in one statement, each read back as the builder writes it', async () => {
+    await env.SHARD_0.exec('CREATE TABLE IF NOT EXISTS prepared_many (id TEXT PRIMARY KEY, flag INTEGER NOT NULL, doc TEXT, count INTEGER NOT NULL DEFAULT 0, ratio REAL, note TEXT)');
+    await env.SHARD_0.exec('DELETE FROM prepared_many');
+    const many = sqliteTable('prepared_many', {
+      id: text('id').primaryKey(),
+      flag: integer('flag', { mode: 'boolean' }).notNull(),
+      doc: text('doc', { mode: 'json' }).$type<unknown>(),
+      count: integer('count').notNull().default(0),
+      ratio: real('ratio'),
+      note: text('note'),
+    });
+    const values = [
+      { flag: true, doc: { a: [1, 'x'], b: null }, count: 3, ratio: 0.25, note: "it's \\ \"quoted\"" },
+      { flag: false, doc: 'text', ratio: 2 },
+      { flag: true, doc: null, note: null },
+      { flag: false, doc: [true, 1.5], count: -7 },
+      { flag: false, doc: 12 },
+    ];
+    const insertRows = preparedRowsInsert(many);
+    await runBatch(db, [insertRows.in(db, values.map((v, i) => ({ id: `r${i}`, ...v }))), insertRows.in(db, [])]);
+    await db.insert(many).values(values.map((v, i) => ({ id: `s${i}`, ...v })));
+    const read = await db.select().from(many).orderBy(asc(many.id));
+    const rowsOf = (prefix: string) => read.filter((r) => r.id.startsWith(prefix)).map(({ id: _id, ...rest }) => rest);
+    expect(rowsOf('r')).toHaveLength(5);
+    expect(rowsOf('r')).toEqual(rowsOf('s'));
+    // The stored text too, not only what drizzle makes of it.
+    const raw = await env.SHARD_0.prepare("SELECT substr(id, 1, 1) AS side, doc, typeof(doc) AS t, typeof(ratio) AS rt FROM prepared_many ORDER BY substr(id, 2), id").all();
+    for (let i = 0; i < raw.results.length; i += 2) expect(raw.results[i]).toMatchObject({ ...raw.results[i + 1], side: 'r' });
+    expect(() => preparedRowsInsert(sqliteTable('prepared_dates', { id: text('id').primaryKey(), at: integer('at', { mode: 'timestamp' }) }))).toThrow('holds dates');
   });
 
   it('refuse a table whose default is SQL', () => {

@@ -1,6 +1,7 @@
-import { and, asc, eq, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { and, asc, eq, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { Db, Statement } from '../../platform/db';
 import { fromCents } from '../../platform/money';
+import { prepared } from '../../platform/prepared';
 import { contactIdentityColumns, contactIdentityJoin, serializeContactIdentity, type ContactIdentity } from '../contacts/identity-join';
 import { orderItems, orderRefunds, orders, type OrderItemRow, type OrderRefundRow, type OrderRow } from './schema';
 
@@ -91,23 +92,39 @@ export function selectOrdersWithContact(db: Db, workspaceId: string | SQLWrapper
     .where(and(eq(orders.workspaceId, workspaceId), where));
 }
 
-export const selectOrder = (db: Db, workspaceId: string, where: SQL) => db.select().from(orders).where(and(eq(orders.workspaceId, workspaceId), where)).limit(1);
+const [ws, orderId] = [sql.placeholder('ws'), sql.placeholder('order')];
+
+const orderByReference = prepared((db) =>
+  db
+    .select()
+    .from(orders)
+    .where(and(eq(orders.workspaceId, ws), eq(orders.externalReference, sql.placeholder('reference'))))
+    .limit(1),
+);
+
+/** The workspace's order carrying an `external_reference`, for a batch (its result: the rows). */
+export const selectOrderByReference = (db: Db, workspaceId: string, reference: string) => orderByReference.in(db, { ws: workspaceId, reference });
+
+const headerRead = prepared((db) => selectOrdersWithContact(db, ws, eq(orders.id, orderId)).limit(1));
+const itemsRead = prepared((db) =>
+  db
+    .select()
+    .from(orderItems)
+    .where(and(eq(orderItems.workspaceId, ws), eq(orderItems.orderId, orderId)))
+    .orderBy(asc(orderItems.position)),
+);
+const refundsRead = prepared((db) =>
+  db
+    .select()
+    .from(orderRefunds)
+    .where(and(eq(orderRefunds.workspaceId, ws), eq(orderRefunds.orderId, orderId)))
+    .orderBy(asc(orderRefunds.refundedAt), asc(orderRefunds.id)),
+);
 
 /** The three reads of a full order (header with contact, items by position, refunds by `refunded_at`), for the end of a batch. */
-export function fullOrderReads(db: Db, workspaceId: string, orderId: string | SQL): Statement[] {
-  return [
-    selectOrdersWithContact(db, workspaceId, eq(orders.id, orderId as string)).limit(1),
-    db
-      .select()
-      .from(orderItems)
-      .where(and(eq(orderItems.workspaceId, workspaceId), eq(orderItems.orderId, orderId as string)))
-      .orderBy(asc(orderItems.position)),
-    db
-      .select()
-      .from(orderRefunds)
-      .where(and(eq(orderRefunds.workspaceId, workspaceId), eq(orderRefunds.orderId, orderId as string)))
-      .orderBy(asc(orderRefunds.refundedAt), asc(orderRefunds.id)),
-  ];
+export function fullOrderReads(db: Db, workspaceId: string, id: string): Statement[] {
+  const values = { ws: workspaceId, order: id };
+  return [headerRead.in(db, values), itemsRead.in(db, values), refundsRead.in(db, values)];
 }
 
 export type FullOrder = ReturnType<typeof serializeHeader> & { items: ReturnType<typeof serializeItem>[]; refunds: ReturnType<typeof serializeRefund>[] };

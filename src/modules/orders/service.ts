@@ -2,10 +2,9 @@ import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { failedGuard, guarded, isUniqueViolation, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
 import { badRequest, codedError, notFound } from '../../platform/errors';
-import { patchEventData } from '../../platform/events';
+import { eventDataPatch } from '../../platform/events';
 import { uuidv7 } from '../../platform/ids';
 import { fromCents, toCents } from '../../platform/money';
-import { rawRun } from '../../platform/raw-query';
 import { planContactReference, type PlannedContact } from '../contacts/resolve';
 import { activity } from '../contacts/service';
 import { selectDeal } from '../deals/read';
@@ -19,12 +18,30 @@ import { pickProduct, productsLookup, type ProductReference } from '../products/
 import { MAX_AMOUNT, MAX_QUANTITY, type OrderCreateInput, type OrderItemInputT } from './dto';
 import { orderEventData } from './events';
 import { itemCount, lineTotalCents, orderTotals } from './money';
-import { fullOrderReads, orderFromResults, selectOrder, type FullOrder } from './read';
+import { fullOrderReads, orderFromResults, selectOrderByReference, type FullOrder } from './read';
 import { orderCounters, orderItems, orders, type OrderRow } from './schema';
-import { preparedInsert } from '../../platform/prepared';
+import { prepared, preparedInsert, preparedSql } from '../../platform/prepared';
 
 /** The number comes from the workspace's counter, bumped by the statement before it in the same batch. */
 const orderInsert = preparedInsert(orders, { orderNumber: sql`(SELECT last_number FROM order_counters WHERE workspace_id = ${sql.placeholder('workspaceId')})` });
+/** Takes the workspace's next order number (the counter row starts at 1). */
+const counterBump = prepared((db) =>
+  db
+    .insert(orderCounters)
+    .values({ workspaceId: sql.placeholder('ws') as unknown as string, lastNumber: 1 })
+    .onConflictDoUpdate({ target: orderCounters.workspaceId, set: { lastNumber: sql`${orderCounters.lastNumber} + 1` } }),
+);
+/** The number the batch gave the order, into the data of its events. */
+const numberIntoEvents = eventDataPatch('$.number', sql`(SELECT CAST(order_number AS TEXT) FROM orders WHERE id = ${sql.placeholder('order')})`);
+/** An order's lines from one JSON array (one statement for any number of lines). */
+const linesInsert = preparedSql('run', () => {
+  const [ws, order, contact, now, rows] = ['ws', 'order', 'contact', 'now', 'rows'].map((name) => sql.placeholder(name));
+  return sql`INSERT INTO order_items (id, workspace_id, order_id, contact_id, position, product_id, external_product_id, title, sku, quantity, unit_price_cents, discount_percent, line_total_cents, created_at)
+    SELECT json_extract(value, '$.id'), ${ws}, ${order}, ${contact}, json_extract(value, '$.position'), json_extract(value, '$.product_id'), NULL,
+      json_extract(value, '$.title'), json_extract(value, '$.sku'), json_extract(value, '$.quantity'), json_extract(value, '$.unit_price_cents'),
+      json_extract(value, '$.discount_percent'), json_extract(value, '$.line_total_cents'), ${now}
+    FROM json_each(${rows})`;
+});
 
 export const NO_CONTACT_MESSAGE = 'Provide contact_id, or a phone/email to attach the order to a contact';
 export const ITEM_TITLE_MESSAGE = 'Order items require a title or product_id';
@@ -171,18 +188,7 @@ function replaceItems(ctx: ServiceContext, orderId: string, contactId: string, l
   }));
   const statements: Statement[] = [];
   if (!fresh) statements.push(ctx.db.delete(orderItems).where(and(eq(orderItems.workspaceId, ctx.ws.id), eq(orderItems.orderId, orderId))));
-  if (rows.length) {
-    statements.push(
-      rawRun(
-        ctx.db,
-        sql`INSERT INTO order_items (id, workspace_id, order_id, contact_id, position, product_id, external_product_id, title, sku, quantity, unit_price_cents, discount_percent, line_total_cents, created_at)
-          SELECT json_extract(value, '$.id'), ${ctx.ws.id}, ${orderId}, ${contactId}, json_extract(value, '$.position'), json_extract(value, '$.product_id'), NULL,
-            json_extract(value, '$.title'), json_extract(value, '$.sku'), json_extract(value, '$.quantity'), json_extract(value, '$.unit_price_cents'),
-            json_extract(value, '$.discount_percent'), json_extract(value, '$.line_total_cents'), ${now}
-          FROM json_each(${JSON.stringify(rows)})`,
-      ),
-    );
-  }
+  if (rows.length) statements.push(linesInsert.in(ctx.db, { ws: ctx.ws.id, order: orderId, contact: contactId, now, rows: JSON.stringify(rows) }));
   return statements;
 }
 
@@ -215,7 +221,7 @@ export async function createOrder(ctx: ServiceContext, input: OrderCreateInput):
   return retryOnConflict(async () => {
     const contactPlan = planContactReference(ctx, contactRef, { missingMessage: NO_CONTACT_MESSAGE, source: 'api' });
     const results = await runBatch(ctx.db, [
-      selectOrder(ctx.db, ctx.ws.id, eq(orders.externalReference, input.external_reference ?? '')),
+      selectOrderByReference(ctx.db, ctx.ws.id, input.external_reference ?? ''),
       productsLookup(ctx, plan.productRefs),
       selectDeal(ctx.db, ctx.ws.id, dealId ?? ''),
       ...contactPlan.reads,
@@ -282,10 +288,7 @@ async function insertOrder(ctx: ServiceContext, input: OrderCreateInput, plan: O
   if (paid) events.push(ctx.events.emit(ctx.db, ctx.ws.id, 'order.paid', orderEventData(order)));
   const statements: Statement[] = [
     ...planned.writes,
-    ctx.db
-      .insert(orderCounters)
-      .values({ workspaceId: ctx.ws.id, lastNumber: 1 })
-      .onConflictDoUpdate({ target: orderCounters.workspaceId, set: { lastNumber: sql`${orderCounters.lastNumber} + 1` } }),
+    counterBump.in(ctx.db, { ws: ctx.ws.id }),
     cap === undefined
       ? orderInsert.in(ctx.db, { ...order, workspaceId: ctx.ws.id })
       : ctx.db.insert(orders).values({
@@ -298,11 +301,10 @@ async function insertOrder(ctx: ServiceContext, input: OrderCreateInput, plan: O
     ...(paid ? orderPaymentStatements(ctx, order).statements : []),
     activity(ctx, contactId, 'order_created', 'api', { order_id: id, total: fromCents(order.totalCents), currency: order.currency, financial_status: order.financialStatus }, now),
     ...events.map((e) => e.statement),
-    patchEventData(
+    numberIntoEvents(
       ctx.db,
       events.map((e) => e.event.id),
-      '$.number',
-      sql`(SELECT CAST(order_number AS TEXT) FROM orders WHERE id = ${id})`,
+      { order: id },
     ),
     ...fullOrderReads(ctx.db, ctx.ws.id, id),
   ];

@@ -1,6 +1,7 @@
 import { and, asc, eq, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { Db } from '../../platform/db';
 import { fromCents } from '../../platform/money';
+import { prepared } from '../../platform/prepared';
 import { contactIdentityColumns, contactIdentityJoin, serializeContactIdentity, type ContactIdentity } from '../contacts/identity-join';
 import { paymentEntries, payments, type PaymentEntryRow, type PaymentRow } from './schema';
 
@@ -88,15 +89,30 @@ export function selectPaymentsWithContact(db: Db, workspaceId: string | SQLWrapp
     .where(and(eq(payments.workspaceId, workspaceId), where));
 }
 
-export const selectPayment = (db: Db, workspaceId: string, id: string) =>
-  db.select().from(payments).where(and(eq(payments.workspaceId, workspaceId), eq(payments.id, id))).limit(1);
+const paymentRead = prepared((db) =>
+  db
+    .select()
+    .from(payments)
+    .where(and(eq(payments.workspaceId, sql.placeholder('ws')), eq(payments.id, sql.placeholder('id'))))
+    .limit(1),
+);
 
-export const selectEntries = (db: Db, workspaceId: string, paymentId: string | SQL) =>
+/** A payment of the workspace, for a batch (its result: the rows). */
+export const selectPayment = (db: Db, workspaceId: string, id: string) => paymentRead.in(db, { ws: workspaceId, id });
+
+/** The same, read on its own. */
+export const readPayment = (db: Db, workspaceId: string, id: string) => paymentRead.all(db, { ws: workspaceId, id });
+
+const entriesOf = (db: Db, workspaceId: string | SQLWrapper, paymentId: string | SQLWrapper) =>
   db
     .select()
     .from(paymentEntries)
-    .where(and(eq(paymentEntries.workspaceId, workspaceId), eq(paymentEntries.paymentId, paymentId as string)))
+    .where(and(eq(paymentEntries.workspaceId, workspaceId), eq(paymentEntries.paymentId, paymentId)))
     .orderBy(asc(paymentEntries.sequence));
+const entriesRead = prepared((db) => entriesOf(db, sql.placeholder('ws'), sql.placeholder('payment')));
+
+/** A payment's entries by `sequence`, for a batch. */
+export const selectEntries = (db: Db, workspaceId: string, paymentId: string) => entriesRead.in(db, { ws: workspaceId, payment: paymentId });
 
 /** The payment and its entries, the last two results of a batch that ends with both reads. */
 export function paymentFromResults(results: unknown[]) {
@@ -105,10 +121,18 @@ export function paymentFromResults(results: unknown[]) {
   return serializePayment(row, entries);
 }
 
-/** The payment whose `external_reference` is `reference` (a value or SQL evaluated in the batch), for other modules' read batches. */
-export const selectPaymentByReference = (db: Db, workspaceId: string, reference: string | SQL) =>
-  db.select().from(payments).where(and(eq(payments.workspaceId, workspaceId), eq(payments.externalReference, reference as string))).limit(1);
+const [ws, reference] = [sql.placeholder('ws'), sql.placeholder('reference')];
+const referenced = (db: Db, workspaceId: string | SQLWrapper, ref: string | SQLWrapper) =>
+  db.select().from(payments).where(and(eq(payments.workspaceId, workspaceId), eq(payments.externalReference, ref))).limit(1);
+const idOfReference = (workspaceId: string | SQLWrapper, ref: string | SQLWrapper) =>
+  sql`(SELECT id FROM payments WHERE workspace_id = ${workspaceId} AND external_reference = ${ref})`;
+const referencedRead = prepared((db) => referenced(db, ws, reference));
+const referencedEntriesRead = prepared((db) => entriesOf(db, ws, idOfReference(ws, reference)));
+
+/** The payment whose `external_reference` is `reference` (a value, or SQL evaluated in the batch), for read batches. */
+export const selectPaymentByReference = (db: Db, workspaceId: string, ref: string | SQL) =>
+  typeof ref === 'string' ? referencedRead.in(db, { ws: workspaceId, reference: ref }) : referenced(db, workspaceId, ref);
 
 /** The entries of the payment whose `external_reference` is `reference`, ordered by `sequence`. */
-export const selectEntriesByReference = (db: Db, workspaceId: string, reference: string | SQL) =>
-  selectEntries(db, workspaceId, sql`(SELECT id FROM payments WHERE workspace_id = ${workspaceId} AND external_reference = ${reference})`);
+export const selectEntriesByReference = (db: Db, workspaceId: string, ref: string | SQL) =>
+  typeof ref === 'string' ? referencedEntriesRead.in(db, { ws: workspaceId, reference: ref }) : entriesOf(db, workspaceId, idOfReference(workspaceId, ref));

@@ -1,7 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { failedGuard, guarded, isUniqueViolation, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
-import { insertGroups } from '../../platform/bound-parameters';
 import { badRequest, codedError, notFound } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { toCents } from '../../platform/money';
@@ -12,7 +11,7 @@ import { productLookup, type ProductReference } from '../products/service';
 import { cycleDueAt, installmentDueDates, localDate } from './dates';
 import type { PaymentCreateInput, PaymentPatchInput } from './dto';
 import { checkAmount, checkMaxOccurrences, checkMetadata, parseEndAt, validateCreate, vatPair, type CreatePlan, type Vat } from './validate';
-import { paymentFromResults, selectEntries, selectPayment, serializePayment } from './read';
+import { paymentFromResults, readPayment, selectEntries, selectEntriesByReference, selectPayment, selectPaymentByReference, serializePayment } from './read';
 import {
   paymentEntries,
   payments,
@@ -23,9 +22,10 @@ import {
   type RecurringInterval,
   type VatMode,
 } from './schema';
-import { preparedInsert } from '../../platform/prepared';
+import { preparedInsert, preparedRowsInsert } from '../../platform/prepared';
 
 const paymentInsert = preparedInsert(payments);
+const entriesInsert = preparedRowsInsert(paymentEntries);
 
 export const NO_CONTACT_MESSAGE = 'Provide contact_id, or a phone/email to attach the payment to a contact';
 export const HAS_REFUNDS_MESSAGE = 'This charge already has refunds; reverse those instead of marking it refunded/failed';
@@ -112,7 +112,7 @@ export function recordPaymentStatements(ctx: ServiceContext, r: RecordPaymentInp
   const { header, entries, now } = buildPayment(ctx, r.input, r.plan, r.product, r.contactId);
   const statements: Statement[] = [
     paymentInsert.in(ctx.db, header),
-    ...insertGroups(paymentEntries, entries).map((group) => ctx.db.insert(paymentEntries).values(group)),
+    entriesInsert.in(ctx.db, entries),
     activity(
       ctx,
       header.contactId,
@@ -220,8 +220,6 @@ function buildPayment(ctx: ServiceContext, input: PaymentCreateInput, plan: Crea
   return { header, entries, now };
 }
 
-const selectByReference = (ctx: ServiceContext, reference: string) =>
-  ctx.db.select().from(payments).where(and(eq(payments.workspaceId, ctx.ws.id), eq(payments.externalReference, reference))).limit(1);
 
 export const reReads = (ctx: ServiceContext, id: string): Statement[] => [selectPayment(ctx.db, ctx.ws.id, id), selectEntries(ctx.db, ctx.ws.id, id)];
 
@@ -242,8 +240,8 @@ export async function createPayment(ctx: ServiceContext, input: PaymentCreateInp
   return retryOnConflict(async () => {
     const contactPlan = planContactReference(ctx, contactRef, { missingMessage: NO_CONTACT_MESSAGE, source: 'api' });
     const results = await runBatch(ctx.db, [
-      selectByReference(ctx, reference),
-      selectEntries(ctx.db, ctx.ws.id, sql`(SELECT id FROM payments WHERE workspace_id = ${ctx.ws.id} AND external_reference = ${reference})`),
+      selectPaymentByReference(ctx.db, ctx.ws.id, reference),
+      selectEntriesByReference(ctx.db, ctx.ws.id, reference),
       productLookup(ctx, productRef),
       ...contactPlan.reads,
     ]);
@@ -429,7 +427,7 @@ export async function getPayment(ctx: ServiceContext, id: string) {
 
 /** `POST /v1/payments/{id}/cancel`: recurring plans only; recorded entries stay as they are. */
 export async function cancelPayment(ctx: ServiceContext, id: string) {
-  const [p] = await selectPayment(ctx.db, ctx.ws.id, id);
+  const [p] = await readPayment(ctx.db, ctx.ws.id, id);
   if (!p) throw paymentNotFound();
   if (p.type !== 'recurring') throw badRequest('Only recurring payments can be cancelled');
   const now = nowIso();

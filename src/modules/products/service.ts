@@ -1,11 +1,11 @@
-import { and, desc, eq, or, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, or, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { isUniqueViolation, nowIso } from '../../platform/db';
 import { domainError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
-import { inJsonList } from '../../platform/bound-parameters';
 import { containsInAny, envelope, parseBooleanParam, parsePaging, searchParam } from '../../platform/list';
 import { fromCents, toCents } from '../../platform/money';
+import { prepared } from '../../platform/prepared';
 import type { ProductCreateInput, ProductPatchInput } from './dto';
 import { products, type ProductRow } from './schema';
 
@@ -152,6 +152,14 @@ export function productLookup(ctx: ServiceContext, ref: ProductReference) {
  * one query to batch, for records with many lines (order items); `pickProduct`
  * finds a reference's row among them.
  */
+const inList = (column: SQLWrapper, name: string) => sql`${column} IN (SELECT value FROM json_each(${sql.placeholder(name)}))`;
+const productsByReference = prepared((db) =>
+  db
+    .select()
+    .from(products)
+    .where(and(eq(products.workspaceId, sql.placeholder('ws')), or(inList(products.id, 'ids'), inList(products.sku, 'skus'), inList(products.externalId, 'externalIds')))),
+);
+
 export function productsLookup(ctx: ServiceContext, refs: ProductReference[]) {
   const ids: string[] = [];
   const skus: string[] = [];
@@ -161,15 +169,7 @@ export function productsLookup(ctx: ServiceContext, refs: ProductReference[]) {
     else if (ref.product_sku !== undefined) skus.push(ref.product_sku);
     else if (ref.product_external_id !== undefined) externalIds.push(ref.product_external_id);
   }
-  const matches = [
-    ids.length ? inJsonList(products.id, ids) : undefined,
-    skus.length ? inJsonList(products.sku, skus) : undefined,
-    externalIds.length ? inJsonList(products.externalId, externalIds) : undefined,
-  ].filter((m) => m !== undefined);
-  return ctx.db
-    .select()
-    .from(products)
-    .where(and(eq(products.workspaceId, ctx.ws.id), matches.length ? or(...matches) : sql`0`));
+  return productsByReference.in(ctx.db, { ws: ctx.ws.id, ids: JSON.stringify(ids), skus: JSON.stringify(skus), externalIds: JSON.stringify(externalIds) });
 }
 
 /** The row of `rows` a reference points at (first given key), if any. */
