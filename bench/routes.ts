@@ -42,6 +42,28 @@ export const benchRoutes: Record<string, BenchRoute> = {
     const [row] = await Promise.all([floorSelect(env, id), hit(env, `bench:key:${id}`), spendLeasedToken(env, 'bench:ip', 1_000_000)]);
     return json(row);
   },
+  /**
+   * What each kind of call costs on its own: `count` sequential calls of each, with no other
+   * load, timed inside the Worker (the runtime's clock moves on I/O, which each call is). A
+   * key's limiter call (its object already running), the select floor's round trip, and a
+   * stub looked up once and reused, to show the look-up is not the cost.
+   */
+  '/bench/call-costs': async (request, env) => {
+    const count = Number(new URL(request.url).searchParams.get('count') ?? '500');
+    const perCall = async (call: () => Promise<unknown>) => {
+      await call();
+      const started = Date.now();
+      for (let i = 0; i < count; i++) await call();
+      return (Date.now() - started) / count;
+    };
+    const stub = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName('bench:calls:reused'));
+    return json({
+      limiter: await perCall(() => hit(env, 'bench:calls')),
+      limiterReusedStub: await perCall(() => stub.hit(60_000)),
+      selectFloor: await perCall(() => floorSelect(env, 'none')),
+      insertFloor: await perCall(() => floorInsert(d1(env, 'DB'), crypto.randomUUID())),
+    });
+  },
   /** The select floor's query twice in one `batch`: what a batch costs over a single statement (list routes send count and page as one). */
   '/bench/layers/batch': async (request, env) => {
     const id = new URL(request.url).searchParams.get('id') ?? '';

@@ -125,6 +125,7 @@ export async function seed({ base, adminToken, log }) {
     summary: `Seed: ${CONTACTS.toLocaleString('en-US')} contacts (identifier history, consent seeds, timeline rows, tags, search index) written in ${seedSeconds.toFixed(1)} s through a bench-only bulk route; ${DEALS} deals and ${PAYMENTS} payments through the API; ${ORDERS} pending and ${ORDERS} paid orders through the API.`,
   };
   const measurements = [
+    ['call costs', measureCallCosts],
     ['contact search latency', measureSearchLatency],
     ['contact filter latency', measureFilterLatency],
     ['webhook delivery throughput', measureWebhookThroughput],
@@ -581,6 +582,21 @@ async function measureWebhookThroughput(ctx, log, count = 500) {
 }
 
 /** One `expire-payment-requests` run over 1,000 due links (minted through the API, then made due by a bench-only route). */
+/** Each kind of call alone, sequential and unloaded: what a Durable Object call costs next to a D1 round trip. */
+async function measureCallCosts(ctx, log, rounds = 5) {
+  const runs = [];
+  for (let i = 0; i < rounds; i++) runs.push(await (await fetch(`${ctx.base}/bench/call-costs?count=500`)).json());
+  const median = (key) => runs.map((r) => r[key]).sort((a, b) => a - b)[Math.floor(rounds / 2)];
+  const [limiter, reused, select, insert] = ['limiter', 'limiterReusedStub', 'selectFloor', 'insertFloor'].map(median);
+  log(`call costs: limiter ${limiter.toFixed(3)} ms, reused stub ${reused.toFixed(3)} ms, select floor ${select.toFixed(3)} ms, insert floor ${insert.toFixed(3)} ms`);
+  return [
+    '## Call costs (sequential, no other load)',
+    '',
+    `500 calls of each kind one after another inside the Worker, median of ${rounds} runs: a key's rate-limiter call (\`hit\`, the object already running) **${limiter.toFixed(3)} ms** (${reused.toFixed(3)} ms through a stub looked up once: the look-up is not the cost), the select floor's D1 round trip **${select.toFixed(3)} ms**, the insert floor's **${insert.toFixed(3)} ms**. The limiter call every \`/v1\` request makes is ${((limiter / select) * 100).toFixed(0)}% of a one-statement read's round trip.`,
+    '',
+  ];
+}
+
 async function measureExpirySweep(ctx, log, count = 1000) {
   await inParallel(count, 8, async (i) => {
     await call(ctx.base, ctx.key, 'POST', '/v1/payment-requests', { amount: 10, title: `Due ${i}`, contact_id: ctx.contactIds[(i * 13) % ctx.contactIds.length] });

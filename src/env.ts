@@ -51,6 +51,8 @@ export interface Variables {
   events: import('./platform/events').EventSink;
   /** The key's limiter subject and the newest bookmark it recorded (read-your-writes, src/platform/consistency.ts). */
   keyBookmark: { subject: string; bookmark: string | null };
+  /** Set while a read runs before its rate limit answered: settles when it did, rejecting when refused (src/platform/auth.ts). */
+  admission?: Promise<unknown>;
 }
 
 export type AppEnv = { Bindings: Bindings; Variables: Variables };

@@ -4,9 +4,11 @@ import type { AppEnv, Bindings } from '../env';
 import { apiKeys, workspaces } from '../modules/workspaces/control-schema';
 import { DEFAULT_RATE_LIMITS } from '../modules/workspaces/model';
 import type { Db } from './db';
-import { httpError } from './errors';
+import { httpError, renderError } from './errors';
 import { assertFeature } from './features';
 import { sha256Hex } from './ids';
+import type { HitResult } from '../durable-objects/rate-limiter';
+import { readReplicasOn } from './consistency';
 import { budgetHeaders, enforce, hit, ipLimit, refusedUntil, spendLeasedToken } from './rate-limit';
 import { controlDb, controlReplica, rememberShard } from './shards';
 
@@ -54,6 +56,8 @@ async function lookUpKey(db: Db, keyHash: string): Promise<KeyMatch | null> {
 }
 
 const isEmailSend = (method: string, path: string) => method === 'POST' && /^\/v1\/emails\/?$/.test(path);
+const isRead = (method: string) => method === 'GET' || method === 'HEAD';
+
 /**
  * Bearer-key authentication, API-access check, rate limits and feature gate.
  * The key look-up and the limiter calls run in parallel: one D1 query (skipped
@@ -61,6 +65,12 @@ const isEmailSend = (method: string, path: string) => method === 'POST' && /^\/v
  * per-IP limit spends tokens this isolate leased from the IP's limiter, so it
  * calls out only when they run out. The key's limiter also returns the key's
  * latest bookmark, for the request's session (./consistency.ts).
+ *
+ * A read (GET, HEAD) does not wait for the key's limiter before it runs: its
+ * queries overlap the call, and its answer leaves only once the limit admitted
+ * it; a refused read answers the same 429 as before, and anything it would
+ * write waits for the verdict (./write-gate.ts), so it changes nothing. With
+ * read replication on, a read needs the key's bookmark first and waits.
  */
 export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const header = c.req.header('authorization') ?? '';
@@ -71,32 +81,75 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const ip = c.req.header('cf-connecting-ip') ?? 'unknown';
   const emailSend = isEmailSend(c.req.method, c.req.path);
 
-  const [found, ipRefusedUntil, keyHit] = await Promise.all([
+  const keyHit = keyHash ? hit(c.env, `${emailSend ? 'email' : 'key'}:${keyHash}`) : Promise.resolve(null);
+  const [found, ipRefusedUntil] = await Promise.all([
     keyHash ? findActiveKey(c.env, keyHash) : Promise.resolve(null),
     spendLeasedToken(c.env, `ip:${ip}`, ipLimit(c.env)),
-    keyHash ? hit(c.env, `${emailSend ? 'email' : 'key'}:${keyHash}`) : Promise.resolve(null),
   ]);
   if (!found) throw httpError(401, 'Invalid API key');
   const ws = found.workspace;
-  if (!ws.apiAccess) {
-    throw httpError(403, 'The REST API requires a plan with API access. Upgrade your plan to use the API.');
-  }
   const perKey = emailSend
     ? ws.rateLimits.emails_per_minute ?? DEFAULT_RATE_LIMITS.emails_per_minute
     : ws.rateLimits.per_key_per_minute ?? DEFAULT_RATE_LIMITS.per_key_per_minute;
-  const budget = keyHit ? budgetHeaders(perKey, keyHit) : {};
-  enforce(
-    [
-      { refusedUntil: refusedUntil(keyHit, perKey), limit: perKey, label: emailSend ? 'per API key for POST /v1/emails' : 'per API key' },
-      { refusedUntil: ipRefusedUntil, limit: ipLimit(c.env), label: 'per source IP' },
-    ],
-    budget,
-  );
+  /** Throws the 429 when a limit is exceeded; else the key's budget headers. */
+  const admit = (result: HitResult | null): Record<string, string> => {
+    const budget = result ? budgetHeaders(perKey, result) : {};
+    enforce(
+      [
+        { refusedUntil: refusedUntil(result, perKey), limit: perKey, label: emailSend ? 'per API key for POST /v1/emails' : 'per API key' },
+        { refusedUntil: ipRefusedUntil, limit: ipLimit(c.env), label: 'per source IP' },
+      ],
+      budget,
+    );
+    return budget;
+  };
+  // A limit refusal answers before these, as it did when every request waited for the limiter.
+  let forbidden: unknown = null;
+  try {
+    if (!ws.apiAccess) throw httpError(403, 'The REST API requires a plan with API access. Upgrade your plan to use the API.');
+    assertFeature(ws, c.req.method, c.req.path);
+  } catch (err) {
+    forbidden = err;
+  }
   c.set('workspace', ws);
   c.set('apiKeyId', found.keyId);
-  assertFeature(ws, c.req.method, c.req.path);
   rememberShard(ws.id, ws.shard);
-  c.set('keyBookmark', { subject: `key:${keyHash}`, bookmark: keyHit?.bookmark ?? null });
-  await next();
-  for (const [name, value] of Object.entries(budget)) c.res.headers.set(name, value);
+  const subject = `key:${keyHash}`;
+
+  if (forbidden !== null || ipRefusedUntil !== null || !isRead(c.req.method) || readReplicasOn(c.env)) {
+    const result = await keyHit;
+    const budget = admit(result);
+    if (forbidden !== null) throw forbidden;
+    c.set('keyBookmark', { subject, bookmark: result?.bookmark ?? null });
+    await next();
+    setHeaders(c.res, budget);
+    return;
+  }
+
+  const admission = keyHit.then(admit);
+  admission.catch(() => undefined);
+  c.set('admission', admission);
+  // Reads start at the primary while replication is off: no bookmark is needed.
+  c.set('keyBookmark', { subject, bookmark: null });
+  let failure: { error: unknown } | null = null;
+  try {
+    await next();
+  } catch (error) {
+    failure = { error };
+  }
+  let budget: Record<string, string>;
+  try {
+    budget = await admission;
+  } catch (refused) {
+    // The refusal replaces the answer whole (no header of the read's answer carries over).
+    c.res = undefined;
+    c.res = renderError(refused, c);
+    return;
+  }
+  if (failure) throw failure.error;
+  setHeaders(c.res, budget);
+};
+
+const setHeaders = (res: Response, headers: Record<string, string>) => {
+  for (const [name, value] of Object.entries(headers)) res.headers.set(name, value);
 };

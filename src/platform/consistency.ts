@@ -40,7 +40,8 @@ export const readYourWrites: MiddlewareHandler<AppEnv> = async (c, next) => {
   const sent = read ? sentBookmark(c.req.header(BOOKMARK_HEADER)) : null;
   const replicas = readReplicasOn(c.env);
   const key = c.var.keyBookmark;
-  const session = openSession(c.env, c.var.workspace.shard, read && replicas ? { kind: 'after', bookmark: newerBookmark(key.bookmark, sent) } : { kind: 'primary' });
+  const consistency = read && replicas ? ({ kind: 'after', bookmark: newerBookmark(key.bookmark, sent) } as const) : ({ kind: 'primary' } as const);
+  const session = openSession(c.env, c.var.workspace.shard, consistency, c.var.admission);
   c.set('db', session.db);
   await next();
 

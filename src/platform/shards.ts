@@ -3,6 +3,7 @@ import type { Bindings } from '../env';
 import { badRequest } from './errors';
 import { workspaces } from '../modules/workspaces/control-schema';
 import { type Db, dbFor } from './db';
+import { gateWrites } from './write-gate';
 
 /**
  * Where data lives. The control plane (`DB`: workspaces, API keys, the shard
@@ -49,12 +50,16 @@ export type Consistency = { kind: 'primary' } | { kind: 'after'; bookmark: strin
 
 export type ShardSession = { db: Db; bookmark: () => string | null };
 
-/** A D1 session on the workspace's shard: every query of the request is sequentially consistent. */
-export function openSession(env: Bindings, shard: string, consistency: Consistency): ShardSession {
+/**
+ * A D1 session on the workspace's shard: every query of the request is sequentially consistent.
+ * With `admission` (a read admitted speculatively, ./auth.ts), statements that may write wait for it.
+ */
+export function openSession(env: Bindings, shard: string, consistency: Consistency, admission?: Promise<unknown>): ShardSession {
   const constraint = consistency.kind === 'primary' ? 'first-primary' : (consistency.bookmark ?? 'first-unconstrained');
   const session = shardBinding(env, shard).withSession(constraint);
   // Drizzle only prepares statements and runs batches, which a session offers like the binding itself.
-  return { db: dbFor(session as unknown as D1Database), bookmark: () => session.getBookmark() };
+  const queries = admission ? gateWrites(session, admission) : session;
+  return { db: dbFor(queries as unknown as D1Database), bookmark: () => session.getBookmark() };
 }
 
 /** Bookmarks sort lexicographically, oldest first: the newer of two, ignoring absent ones. */

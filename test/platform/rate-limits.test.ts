@@ -3,6 +3,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { LEASE_MAX, PERSIST_AFTER_MS, type RateLimiter } from '../../src/durable-objects/rate-limiter';
 import { adminOk, call, freshIp, makeWorkspace } from '../support/harness';
+import { rowsOnShards } from '../support/db';
 
 const limiter = (subject: string) => env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(subject));
 const storedWindow = (subject: string) =>
@@ -139,6 +140,28 @@ describe('rate limits (Part 1 Limits)', () => {
     // Two leases of LEASE_MAX cover 15 requests; a counter per request would hold 15.
     const stored = await storedWindow(`ip:${ip}`);
     expect(stored!.count % LEASE_MAX).toBe(0);
+  });
+
+  it('answers a refused read with its 429 only, before any other error, and lets it change nothing', async () => {
+    // Reads run while the key's limiter answers; the verdict still decides the answer.
+    const ws = await makeWorkspace({ rate_limits: { per_key_per_minute: 2 }, features: ['orders'] }, { pipeline: false });
+    const started = minute();
+    const filter = (plan: string) => `/v1/contacts?filter=${encodeURIComponent(JSON.stringify({ $where: { field: 'custom_fields.plan', op: 'neq', value: plan } }))}`;
+    const first = await ws.api('GET', filter('a'));
+    const gated = await ws.api('GET', '/v1/deals');
+    const refused = await Promise.all([ws.api('GET', filter('b')), ws.api('GET', '/v1/deals'), ws.api('GET', '/v1/contacts?limit=-1')]);
+    await new Promise((r) => setTimeout(r, 200));
+    if (minute() !== started) return; // a new window admitted some of them: nothing to check
+    expect(first.status).toBe(200);
+    expect(gated.status).toBe(403);
+    for (const res of refused) {
+      expect(res.status).toBe(429);
+      expect(res.body).toMatchObject({ statusCode: 429, error: 'Too Many Requests' });
+      expect(res.headers.get('ratelimit-remaining')).toBe('0');
+      expect(res.headers.get('bookmark')).toBeNull();
+    }
+    // The admitted list stored its answer after the response; the refused one stored nothing.
+    expect(await rowsOnShards('SELECT key FROM contact_list_cache WHERE workspace_id = ?', ws.id)).toHaveLength(1);
   });
 
   it('applies per-workspace overrides set through the operator API', async () => {

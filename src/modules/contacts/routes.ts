@@ -34,7 +34,7 @@ contactRoutes.openapi(
   }),
   async (c) => {
     const { page, remember } = await listContacts(serviceContext(c), c.req.valid('query'));
-    if (remember) afterResponse(c.executionCtx)(remember);
+    if (remember) afterResponse(c.executionCtx, c.var.admission)(remember);
     return c.json({ ...page, data: page.data.map(body) }, 200);
   },
 );
