@@ -77,7 +77,10 @@ const floorScenario = Object.fromEntries(all.filter((s) => s.floor === undefined
 for (const scenario of all.filter((s) => s.auth === false || selected(s.name))) {
   const headers = scenario.auth === false ? {} : { authorization: `Bearer ${ctx.key}` };
   for (let i = 1; i <= 20; i++) await queriesPerRequest(headers, scenario.request(i)).catch(() => {});
-  const queries = await queriesPerRequest(headers, scenario.request(0));
+  // The fewest of three requests: the one that refreshes the isolate's 5-second key cache adds a
+  // control-plane look-up that is not the route's.
+  let queries = Infinity;
+  for (const i of [0, 21, 22]) queries = Math.min(queries, await queriesPerRequest(headers, scenario.request(i)));
   const floor = scenario.floor ? floorScenario[scenario.floor] : undefined;
   const result = floor
     ? await loadAgainstFloor({ base, headers, makeRequest: (i) => scenario.request(i + 100), makeFloorRequest: floor.request, connections, seconds })
@@ -95,7 +98,7 @@ const lines = [
   '',
   `Run on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, \`wrangler dev\` (local workerd, local D1), ${connections} concurrent connections, ${seconds} s per route, load driver in a second process on the same machine. ${ctx.summary ?? ''}`,
   '',
-  'D1 = round trips per request on the response path (statements plus batches), counted by the bench build\'s D1 wrapper as they complete before the response leaves (work handed to `waitUntil`, such as the event fan-out, is not counted); "expected" is the design count, and a route above it is flagged. Ratio = the route\'s p50 over the matching floor\'s p50 (the floors authenticate nothing and run one indexed `SELECT` or one `INSERT`), the floor measured in slices alternating with the route\'s (five of each, the floor\'s half as long: the "floor p50" column), so both see the same machine: a shared machine\'s speed drifts over the minutes a run takes. The two floor rows are measured alone at the start.',
+  'D1 = round trips per request on the response path (statements plus batches), counted by the bench build\'s D1 wrapper as they complete before the response leaves (work handed to `waitUntil`, such as the event fan-out, is not counted), the fewest of three requests (the one refreshing the isolate\'s 5-second API-key cache adds a look-up that is not the route\'s); "expected" is the design count, and a route above it is flagged. Ratio = the route\'s p50 over the matching floor\'s p50 (the floors authenticate nothing and run one indexed `SELECT` or one `INSERT`), the floor measured in slices alternating with the route\'s (five of each, the floor\'s half as long: the "floor p50" column), so both see the same machine: a shared machine\'s speed drifts over the minutes a run takes. The two floor rows are measured alone at the start.',
   '',
   '| route | requests/s | p50 ms | p99 ms | D1 queries | expected | floor p50 ms | p50 / floor | errors |',
   '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
