@@ -220,7 +220,6 @@ function buildPayment(ctx: ServiceContext, input: PaymentCreateInput, plan: Crea
   return { header, entries, now };
 }
 
-
 export const reReads = (ctx: ServiceContext, id: string): Statement[] => [selectPayment(ctx.db, ctx.ws.id, id), selectEntries(ctx.db, ctx.ws.id, id)];
 
 /**
