@@ -5,7 +5,7 @@ import { apiKeys, workspaces } from '../modules/workspaces/control-schema';
 import { DEFAULT_RATE_LIMITS } from '../modules/workspaces/model';
 import type { Db } from './db';
 import { httpError, renderError } from './errors';
-import { assertFeature } from './features';
+import { featureRefusal } from './features';
 import { sha256Hex } from './ids';
 import type { HitResult } from '../durable-objects/rate-limiter';
 import { readReplicasOn } from './consistency';
@@ -104,13 +104,9 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
     return budget;
   };
   // A limit refusal answers before these, as it did when every request waited for the limiter.
-  let forbidden: unknown = null;
-  try {
-    if (!ws.apiAccess) throw httpError(403, 'The REST API requires a plan with API access. Upgrade your plan to use the API.');
-    assertFeature(ws, c.req.method, c.req.path);
-  } catch (err) {
-    forbidden = err;
-  }
+  const forbidden = ws.apiAccess
+    ? featureRefusal(ws, c.req.method, c.req.path)
+    : httpError(403, 'The REST API requires a plan with API access. Upgrade your plan to use the API.');
   c.set('workspace', ws);
   c.set('apiKeyId', found.keyId);
   rememberShard(ws.id, ws.shard);

@@ -30,12 +30,12 @@ export function requiredFeature(method: string, path: string): Feature | null {
   return null;
 }
 
-export function assertFeature(ws: Workspace, method: string, path: string): void {
+/** The 403 a workspace's plan answers for a route it does not include, or null when the plan includes it. */
+export function featureRefusal(ws: Workspace, method: string, path: string): ApiError | null {
   const feature = requiredFeature(method, path);
-  if (feature && !ws.features.includes(feature)) {
-    throw new ApiError(403, {
-      message: `Your plan does not include the ${feature} feature. Upgrade your plan to use this endpoint.`,
-      error_code: 'FEATURE_NOT_INCLUDED_IN_PLAN',
-    });
-  }
+  if (!feature || ws.features.includes(feature)) return null;
+  return new ApiError(403, {
+    message: `Your plan does not include the ${feature} feature. Upgrade your plan to use this endpoint.`,
+    error_code: 'FEATURE_NOT_INCLUDED_IN_PLAN',
+  });
 }

@@ -1,6 +1,7 @@
-import { and, eq, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { and, eq, sql, type AnyColumn, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../../platform/db';
+import { containsInAny } from '../../platform/list';
 import { contacts } from './schema';
 
 /**
@@ -35,3 +36,6 @@ export function countWithContactIdentity(
   if (searched) count.leftJoin(...contactIdentityJoin(columns.contactId, columns.workspaceId));
   return count.where(and(eq(columns.workspaceId, workspaceId), where));
 }
+
+/** A list's `search`: case-insensitive over the record's own `title` and its contact's name, phone and email (deals, payments). */
+export const titleOrContactSearch = (title: AnyColumn) => (term: SQLWrapper) => containsInAny(term, [title, contacts.name, contacts.phone, contacts.email]);

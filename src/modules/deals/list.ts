@@ -1,11 +1,10 @@
 import { desc } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { badRequest } from '../../platform/errors';
-import { containsInAny, envelope, parsePaging, searchParam } from '../../platform/list';
+import { envelope, parsePaging, searchParam } from '../../platform/list';
 import { preparedList } from '../../platform/prepared';
 import { isUuid } from '../../platform/validation';
-import { countWithContactIdentity } from '../contacts/identity-join';
-import { contacts } from '../contacts/schema';
+import { countWithContactIdentity, titleOrContactSearch } from '../contacts/identity-join';
 import { selectDealsWithContact, serializeDealWithContact, type DealWithContactRow } from './read';
 import { deals, DEAL_STATUSES } from './schema';
 
@@ -22,7 +21,7 @@ const run = preparedList<'pipeline_id' | 'stage_id' | 'contact_id' | 'owner_user
     owner_user_id: deals.ownerUserId,
     status: deals.status,
     external_reference: deals.externalReference,
-    search: (term) => containsInAny(term, [deals.title, contacts.name, contacts.phone, contacts.email]),
+    search: titleOrContactSearch(deals.title),
   },
   (present, where, ws) => ({
     count: (db) => countWithContactIdentity(db, deals, deals, ws, where, present.includes('search')),

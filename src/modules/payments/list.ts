@@ -1,9 +1,8 @@
 import { desc } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { containsInAny, envelope, parsePaging, searchParam } from '../../platform/list';
+import { envelope, parsePaging, searchParam } from '../../platform/list';
 import { preparedList } from '../../platform/prepared';
-import { countWithContactIdentity } from '../contacts/identity-join';
-import { contacts } from '../contacts/schema';
+import { countWithContactIdentity, titleOrContactSearch } from '../contacts/identity-join';
 import { selectPaymentsWithContact, serializeListRow, type PaymentWithContactRow } from './read';
 import { ARRANGEMENT_STATUSES, PAYMENT_TYPES, payments } from './schema';
 
@@ -14,7 +13,7 @@ const run = preparedList<'type' | 'status' | 'search', PaymentWithContactRow>(
   {
     type: payments.type,
     status: payments.arrangementStatus,
-    search: (term) => containsInAny(term, [payments.title, contacts.name, contacts.phone, contacts.email]),
+    search: titleOrContactSearch(payments.title),
   },
   (present, where, ws) => ({
     count: (db) => countWithContactIdentity(db, payments, payments, ws, where, present.includes('search')),
