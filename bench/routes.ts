@@ -34,12 +34,13 @@ export const benchRoutes: Record<string, BenchRoute> = {
    */
   '/bench/layers/limiter': async (request, env) => {
     const id = new URL(request.url).searchParams.get('id') ?? '';
-    const [row] = await Promise.all([floorSelect(env, id), hit(env, `bench:key:${id}`)]);
+    const [row] = await Promise.all([floorSelect(env, id), hit(env, 'bench:key')]);
     return json(row);
   },
-  '/bench/layers/limiters': async (request, env) => {
+  '/bench/layers/limiters': async (request, env, ctx) => {
     const id = new URL(request.url).searchParams.get('id') ?? '';
-    const [row] = await Promise.all([floorSelect(env, id), hit(env, `bench:key:${id}`), spendLeasedToken(env, 'bench:ip', 1_000_000)]);
+    const waitUntil = (p: Promise<unknown>) => ctx.waitUntil(p);
+    const [row] = await Promise.all([floorSelect(env, id), hit(env, 'bench:key'), spendLeasedToken(env, 'bench:ip', 1_000_000, waitUntil)]);
     return json(row);
   },
   /**

@@ -7,7 +7,19 @@ export const WINDOW_MS = 60_000;
 /** `refusedUntil`: when the exceeded window ends, or null when the request is within the limit. */
 export type LimitCheck = { refusedUntil: number | null; limit: number; label: string };
 
-const limiter = (env: Bindings, subject: string) => env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(subject));
+/** Object ids by subject: deriving one hashes the name, and the hot subjects (a busy key, an IP) repeat. */
+const ids = new Map<string, DurableObjectId>();
+const IDS_MAX = 10_000;
+
+function limiter(env: Bindings, subject: string) {
+  let id = ids.get(subject);
+  if (!id) {
+    if (ids.size >= IDS_MAX) ids.delete(ids.keys().next().value!);
+    id = env.RATE_LIMITER.idFromName(subject);
+    ids.set(subject, id);
+  }
+  return env.RATE_LIMITER.get(id);
+}
 
 /** Counts one request against a subject; fails open (null) when the counter cannot be reached. */
 export async function hit(env: Bindings, subject: string): Promise<HitResult | null> {
@@ -58,7 +70,7 @@ async function refill(env: Bindings, subject: string, limit: number, pool: Pool)
  * refuses while it still holds a token): most requests make no call. Answers
  * when the exhausted window ends, or null when the request may proceed.
  */
-export async function spendLeasedToken(env: Bindings, subject: string, limit: number): Promise<number | null> {
+export async function spendLeasedToken(env: Bindings, subject: string, limit: number, waitUntil: (work: Promise<unknown>) => void): Promise<number | null> {
   const pool = poolFor(subject);
   for (;;) {
     if (pool.resetAt <= Date.now()) pool.tokens = 0;
@@ -66,7 +78,11 @@ export async function spendLeasedToken(env: Bindings, subject: string, limit: nu
       pool.tokens--;
       return null;
     }
-    pool.refill ??= refill(env, subject, limit, pool).finally(() => (pool.refill = null));
+    if (!pool.refill) {
+      // Under waitUntil: requests of this isolate waiting on the refill must not hang if its client goes away.
+      pool.refill = refill(env, subject, limit, pool).finally(() => (pool.refill = null));
+      waitUntil(pool.refill);
+    }
     const outcome = await pool.refill;
     if (outcome === 'open') return null;
     if (typeof outcome === 'number') return outcome;
@@ -106,7 +122,7 @@ export function enforce(checks: LimitCheck[], budget: Record<string, string> = {
  */
 export async function rememberBookmark(env: Bindings, subject: string, bookmark: string): Promise<void> {
   try {
-    await env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(subject)).remember(bookmark);
+    await limiter(env, subject).remember(bookmark);
   } catch (err) {
     console.error('bookmark not recorded', subject, err);
   }

@@ -68,6 +68,12 @@ describe('hosted booking page', () => {
     expect((await form(path, { start_at: 'garbage', timezone: 'UTC', name: 'N', email: 'n@example.com' })).status).toBe(400);
     expect((await call('GET', `/book/${ws.id}/no-such-type`)).status).toBe(404);
     expect((await call('GET', `/book/${crypto.randomUUID()}/${mt.slug}`)).status).toBe(404);
+    // Paths shaped like the script or a manage page, under another name, are not pages at all.
+    for (const [method, path] of [['GET', '/book/embed.css'], ['GET', `/book/${ws.id}/${mt.slug}/token`], ['POST', `/book/${ws.id}/${mt.slug}/token/cancel`]]) {
+      const res = await call(method, path);
+      expect(res.status).toBe(404);
+      expect(res.body).toMatchObject({ statusCode: 404, message: `Cannot ${method} ${path}` });
+    }
   });
 
   it('through the embed: the snippet script, source embed with the current key, and a rotated key stops working', async () => {

@@ -1,4 +1,6 @@
-import { exports } from 'cloudflare:workers';
+import { env, exports } from 'cloudflare:workers';
+import { RegExpRouter } from 'hono/router/reg-exp-router';
+import { buildApp } from '../../src/app';
 import { describe, expect, it } from 'vitest';
 import { call, makeWorkspace } from '../support/harness';
 
@@ -22,6 +24,16 @@ describe('HTTP conventions', () => {
     const res = await ws.api('GET', '/v1/nothing-here');
     expect(res.status).toBe(404);
     expect(res.body).toMatchObject({ statusCode: 404, error: 'Not Found' });
+  });
+
+  it("compiles every route into one regular expression (the router never falls back to walking a tree)", async () => {
+    const app = buildApp();
+    const router = new RegExpRouter<unknown>();
+    for (const route of app.routes) router.add(route.method, route.path, route.handler);
+    expect(() => router.match('GET', '/v1/pipelines')).not.toThrow();
+    const res = await app.request('/v1/pipelines', {}, env, { waitUntil: () => undefined, passThroughOnException: () => undefined, props: {} } as unknown as ExecutionContext);
+    expect(res.status).toBe(401);
+    expect(app.router.name).toBe('SmartRouter + RegExpRouter');
   });
 
   it('rejects malformed JSON with 400 and a non-JSON body with 415', async () => {

@@ -2,6 +2,7 @@ import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { LEASE_MAX, PERSIST_AFTER_MS, type RateLimiter } from '../../src/durable-objects/rate-limiter';
+import { spendLeasedToken } from '../../src/platform/rate-limit';
 import { adminOk, call, freshIp, makeWorkspace } from '../support/harness';
 import { rowsOnShards } from '../support/db';
 
@@ -130,6 +131,17 @@ describe('rate limits (Part 1 Limits)', () => {
     // Near the end of the budget a lease shrinks to one token, so little sits unspent in any isolate.
     expect(grants.filter((g) => g > 0).slice(-3)).toEqual([1, 1, 1]);
     expect(grants.at(-1)).toBe(0);
+  });
+
+  it("keeps an IP's lease call alive past the request that made it (others in the isolate may be waiting on it)", async () => {
+    const kept: Promise<unknown>[] = [];
+    const subject = `test:${crypto.randomUUID()}`;
+    const waiting = Array.from({ length: 3 }, () => spendLeasedToken(env, subject, 100, (work) => kept.push(work)));
+    expect(kept).toHaveLength(1);
+    expect(await Promise.all(waiting)).toEqual([null, null, null]);
+    await Promise.all(kept);
+    // The lease covered all three: no second call.
+    expect(kept).toHaveLength(1);
   });
 
   it('spends leased tokens without asking the IP\'s limiter on every request', async () => {

@@ -142,14 +142,25 @@ ${notice ? `<p class="note" role="alert">${esc(notice.text)}</p>` : ''}
   return page(c, mt.name, body, notice?.status ?? 200);
 }
 
-bookingPages.get('/embed.js', (c) => {
+/*
+ * `/embed.js` and the manage pages (`/:ws/manage/:token`) are matched through
+ * parameters (`/:file`, `/:ws/:page/:token`): a literal segment beside a
+ * parameter (`/:ws`, `/:ws/:slug`) would stop the app's routes from compiling
+ * into one regular expression, and every request would then be routed by
+ * walking a tree instead.
+ */
+bookingPages.get('/:file', (c) => {
+  if (c.req.param('file') !== 'embed.js') return c.notFound();
   const base = publicBaseUrl(c.env, c.req.url);
   c.header('Content-Type', 'text/javascript; charset=utf-8');
   c.header('Cache-Control', 'public, max-age=300');
   return c.body(`(function(){var nodes=document.querySelectorAll('[data-booking-embed]');for(var i=0;i<nodes.length;i++){var n=nodes[i];if(n.getAttribute('data-booking-ready'))continue;n.setAttribute('data-booking-ready','1');var f=document.createElement('iframe');var tz='';try{tz=Intl.DateTimeFormat().resolvedOptions().timeZone||'';}catch(e){}f.src=${JSON.stringify(base)}+'/book/'+encodeURIComponent(n.getAttribute('data-workspace'))+'/'+encodeURIComponent(n.getAttribute('data-booking-embed'))+'?embed_key='+encodeURIComponent(n.getAttribute('data-key'))+(tz?'&tz='+encodeURIComponent(tz):'');f.style.width='100%';f.style.minHeight='760px';f.style.border='0';f.title='Book a meeting';n.appendChild(f);}})();`);
 });
 
-bookingPages.get('/:ws/manage/:token', async (c) => {
+const isManage = (c: Context<AppEnv>) => c.req.param('page') === 'manage';
+
+bookingPages.get('/:ws/:page/:token', async (c) => {
+  if (!isManage(c)) return c.notFound();
   const ctx = await publicContext(c, c.req.param('ws'));
   if (!ctx) return notFoundPage(c);
   const id = await verifyManageToken(ctx.db, ctx.ws.id, c.req.param('token'));
@@ -165,7 +176,8 @@ ${b.status === 'confirmed' ? `<form method="post" action="${esc(`${c.req.path}/c
   return page(c, 'Your booking', body);
 });
 
-bookingPages.post('/:ws/manage/:token/cancel', async (c) => {
+bookingPages.post('/:ws/:page/:token/cancel', async (c) => {
+  if (!isManage(c)) return c.notFound();
   const ctx = await publicContext(c, c.req.param('ws'));
   if (!ctx) return notFoundPage(c);
   const id = await verifyManageToken(ctx.db, ctx.ws.id, c.req.param('token'));
