@@ -65,6 +65,12 @@ export const benchRoutes: Record<string, BenchRoute> = {
       insertFloor: await perCall(() => floorInsert(d1(env, 'DB'), crypto.randomUUID())),
     });
   },
+  /** An indexed one-row read like the floor's, on the workspace's shard: the database the routes read (100,000 contacts) instead of the small control plane. */
+  '/bench/layers/shard-select': async (request, env) => {
+    const params = new URL(request.url).searchParams;
+    const [shard, id] = [params.get('shard') ?? 'SHARD_0', params.get('id') ?? ''];
+    return json(await d1(env, shard).prepare('SELECT id, name FROM pipelines WHERE id = ?').bind(id).first());
+  },
   /** The select floor's query twice in one `batch`: what a batch costs over a single statement (list routes send count and page as one). */
   '/bench/layers/batch': async (request, env) => {
     const id = new URL(request.url).searchParams.get('id') ?? '';

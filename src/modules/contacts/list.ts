@@ -7,7 +7,7 @@ import { toE164 } from '../../platform/phone';
 import { buildSql, builtAll, type BuiltQuery } from '../../platform/prepared';
 import { CONTACT_SORTS, contactCatalog } from './catalog';
 import { ListCache } from './list-cache';
-import { contactColumns, serializeContact, type ContactRow } from './read';
+import { answeredColumns, serializeContact, type ContactRow } from './read';
 
 export type ListQuery = { filter?: string; sort?: string; limit?: string; offset?: string; search?: string };
 
@@ -187,7 +187,7 @@ async function compileList(ctx: ServiceContext, query: ListQuery): Promise<Compi
   }
   const countWith = filterWith(counting.values);
   const pageWith = filterWith(page.values);
-  const pageOf = (rids: SQL) => sql`SELECT ${contactColumns} FROM (${rids}) p CROSS JOIN contacts c WHERE c.rowid = p.page_rid ORDER BY ${order}`;
+  const pageOf = (rids: SQL) => sql`SELECT ${answeredColumns} FROM (${rids}) p CROSS JOIN contacts c WHERE c.rowid = p.page_rid ORDER BY ${order}`;
 
   // A filtered or searched answer is kept per data generation.
   if (!keep) {

@@ -7,11 +7,14 @@ import type { Db } from '../../platform/db';
  * and event attendances as JSON aggregates, so a contact or a whole page is
  * one statement (no per-contact queries).
  */
-export const contactColumns = sql`c.*,
+export const answeredColumns = sql`c.*,
   (SELECT json_group_array(tag_id) FROM (SELECT tag_id FROM contact_tag_links WHERE contact_id = c.id ORDER BY created_at, tag_id)) AS tag_ids,
   (SELECT json_group_array(group_id) FROM (SELECT group_id FROM contact_group_links WHERE contact_id = c.id ORDER BY created_at, group_id)) AS group_ids,
   (SELECT json_group_array(json_object('event_id', event_id, 'status', status, 'registered_at', registered_at, 'attended_at', attended_at))
-     FROM (SELECT * FROM event_attendances WHERE contact_id = c.id ORDER BY registered_at)) AS attendances,
+     FROM (SELECT * FROM event_attendances WHERE contact_id = c.id ORDER BY registered_at)) AS attendances`;
+
+/** `answeredColumns` and whether the phone is blacklisted, which a write's consent rules read (the answer does not carry it). */
+export const contactColumns = sql`${answeredColumns},
   EXISTS (SELECT 1 FROM phone_blacklist b WHERE b.workspace_id = c.workspace_id AND b.phone = c.phone) AS phone_blacklisted`;
 
 export type ContactRow = Record<string, unknown> & {
