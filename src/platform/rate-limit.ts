@@ -1,20 +1,22 @@
 import type { Bindings } from '../env';
 import type { HitResult, LeaseResult } from '../durable-objects/rate-limiter';
 import { httpError } from './errors';
+import { Lru } from './lru';
 
 export const WINDOW_MS = 60_000;
 
 /** `refusedUntil`: when the exceeded window ends, or null when the request is within the limit. */
 export type LimitCheck = { refusedUntil: number | null; limit: number; label: string };
 
+/** Subjects an isolate keeps state for (object ids, leased tokens) at most. */
+const SUBJECTS_MAX = 10_000;
+
 /** Object ids by subject: deriving one hashes the name, and the hot subjects (a busy key, an IP) repeat. */
-const ids = new Map<string, DurableObjectId>();
-const IDS_MAX = 10_000;
+const ids = new Lru<DurableObjectId>(SUBJECTS_MAX);
 
 function limiter(env: Bindings, subject: string) {
   let id = ids.get(subject);
   if (!id) {
-    if (ids.size >= IDS_MAX) ids.delete(ids.keys().next().value!);
     id = env.RATE_LIMITER.idFromName(subject);
     ids.set(subject, id);
   }
@@ -36,13 +38,11 @@ export const refusedUntil = (result: HitResult | null, limit: number): number | 
 
 /** Tokens this isolate leased from a subject's limiter and has not spent yet. */
 type Pool = { tokens: number; resetAt: number; refill: Promise<'added' | 'open' | number> | null };
-const pools = new Map<string, Pool>();
-const POOLS_MAX = 10_000;
+const pools = new Lru<Pool>(SUBJECTS_MAX);
 
 function poolFor(subject: string): Pool {
   let pool = pools.get(subject);
   if (!pool) {
-    if (pools.size >= POOLS_MAX) pools.delete(pools.keys().next().value!);
     pool = { tokens: 0, resetAt: 0, refill: null };
     pools.set(subject, pool);
   }
