@@ -1,11 +1,12 @@
-import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { Param, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { Bindings } from '../env';
 import type { EventType } from '../modules/events/catalog';
 import { eventOutbox } from '../modules/events/schema';
 import type { Db, Statement } from './db';
 import { nowIso } from './db';
 import { uuidv7 } from './ids';
-import { prepared } from './prepared';
+import { prepared, preparedSql } from './prepared';
+import { guardable, type RowGuard } from './row-guard';
 
 export type OutboxEvent = { id: string; workspaceId: string; type: EventType; data: Record<string, unknown>; createdAt: string };
 
@@ -28,10 +29,11 @@ export class EventSink {
    * The outbox insert for one event; put it in the change's batch, then call `committedAfter`.
    * An event no active endpoint of its workspace subscribes to (checked inside the batch, so
    * exactly at commit) is stored already enqueued: its fan-out would send nothing.
+   * With `guard`, the event is written only when the guard holds as the batch runs.
    */
-  emit(db: Db, workspaceId: string, type: EventType, data: Record<string, unknown>): { event: OutboxEvent; statement: Statement } {
+  emit(db: Db, workspaceId: string, type: EventType, data: Record<string, unknown>, guard?: RowGuard): { event: OutboxEvent; statement: Statement } {
     const event: OutboxEvent = { id: uuidv7(), workspaceId, type, data, createdAt: nowIso() };
-    const statement = outboxInsert(type).in(db, { id: event.id, ws: workspaceId, type, data, at: event.createdAt });
+    const statement = outboxInsert(type).in(db, { id: event.id, ws: workspaceId, type, data, at: event.createdAt }, guard);
     this.inserts.set(statement, event.id);
     this.emitted = true;
     return { event, statement };
@@ -73,22 +75,15 @@ const outboxInsert = (type: EventType) => outboxInserts.get(type) ?? outboxInser
 
 function buildOutboxInsert(type: EventType) {
   const check = subscribed;
-  return prepared((db) => {
-    const at = sql.placeholder('at');
-    const enqueuedAt = check ? sql`CASE WHEN ${check(sql.placeholder('ws'), type)} THEN NULL ELSE ${at} END` : null;
-    return db
-      .insert(eventOutbox)
-      .values({
-        id: sql.placeholder('id'),
-        workspaceId: sql.placeholder('ws'),
-        type: sql.placeholder('type'),
-        data: sql.placeholder('data'),
-        createdAt: at,
-        enqueuedAt: enqueuedAt as unknown as string,
-        attempts: 0,
-      })
-      .returning({ enqueuedAt: eventOutbox.enqueuedAt });
-  });
+  const [ws, at] = [sql.placeholder('ws'), sql.placeholder('at')];
+  const enqueuedAt = check ? sql`CASE WHEN ${check(ws, type)} THEN NULL ELSE ${at} END` : sql`NULL`;
+  // The row is selected rather than listed so that a guard's WHERE decides whether it is written.
+  return guardable((condition) =>
+    preparedSql('all', () => sql`INSERT INTO ${eventOutbox} (id, workspace_id, type, data, created_at, enqueued_at, attempts)
+      SELECT ${sql.placeholder('id')}, ${ws}, ${sql.placeholder('type')}, ${new Param(sql.placeholder('data'), eventOutbox.data)}, ${at}, ${enqueuedAt}, 0
+      WHERE ${condition}
+      RETURNING enqueued_at AS "enqueuedAt"`),
+  );
 }
 
 export function setSubscriptionCheck(check: Subscribed): void {

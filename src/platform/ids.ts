@@ -7,10 +7,24 @@ export function hex(bytes: Uint8Array): string {
   return out;
 }
 
+/** Random bytes drawn from the system's generator a few kilobytes at a time: a write mints several ids, and each draw is a call out of the isolate. */
+const POOL_BYTES = 4096;
+let pool = new Uint8Array(0);
+let taken = 0;
+
+function randomBytes(n: number): Uint8Array {
+  if (taken + n > pool.length) {
+    pool = crypto.getRandomValues(new Uint8Array(POOL_BYTES));
+    taken = 0;
+  }
+  taken += n;
+  return pool.subarray(taken - n, taken);
+}
+
 /** UUIDv7 (RFC 9562): 48-bit unix ms timestamp, then random bits; time-ordered for index locality. */
 export function uuidv7(now = Date.now()): string {
   const bytes = new Uint8Array(16);
-  crypto.getRandomValues(bytes);
+  bytes.set(randomBytes(10), 6);
   let ts = now;
   for (let i = 5; i >= 0; i--) {
     bytes[i] = ts & 0xff;

@@ -2,6 +2,7 @@ import { and, eq, getTableColumns, is, Param, Placeholder, SQL, sql, type AnyCol
 import { drizzle } from 'drizzle-orm/d1';
 import { SQLiteAsyncDialect, type SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { clientOf, type Db, type Statement } from './db';
+import { guardable, type RowGuard } from './row-guard';
 
 type Values = Record<string, unknown>;
 
@@ -110,10 +111,17 @@ export function preparedInsert<T extends SQLiteTable>(table: T, computed: Partia
   const columns = Object.entries(getTableColumns(table));
   const sqlDefault = columns.find(([key, c]) => is(c.default, SQL) && !(key in computed));
   if (sqlDefault) throw new Error(`preparedInsert: column ${sqlDefault[0]} has an SQL default`);
-  const insert = prepared((db) =>
-    db.insert(table).values(Object.fromEntries(columns.map(([key]) => [key, computed[key as keyof typeof computed] ?? sql.placeholder(key)])) as T['$inferInsert']),
-  );
-  return { in: (db: Db, row: T['$inferInsert']): Statement => insert.in(db, withDefaults(columns, row as Values)) };
+  const valueOf = (key: string) => computed[key as keyof typeof computed] ?? sql.placeholder(key);
+  const insert = prepared((db) => db.insert(table).values(Object.fromEntries(columns.map(([key]) => [key, valueOf(key)])) as T['$inferInsert']));
+  // Guarded, the row is selected instead of listed, so the guard's WHERE decides whether it is written; values are encoded as drizzle's own insert encodes them.
+  const names = () => sql.join(columns.map(([, c]) => sql.identifier(c.name)), sql.raw(', '));
+  const selected = () => sql.join(columns.map(([key, c]) => (is(valueOf(key), Placeholder) ? new Param(valueOf(key), c) : valueOf(key))), sql.raw(', '));
+  const guardedInsert = guardable((condition) => preparedSql('run', () => sql`INSERT INTO ${table} (${names()}) SELECT ${selected()} WHERE ${condition}`));
+  return {
+    /** The row's insert; with `guard`, written only when the guard holds as the batch runs it. */
+    in: (db: Db, row: T['$inferInsert'], guard?: RowGuard): Statement =>
+      guard ? guardedInsert.in(db, withDefaults(columns, row as Values), guard) : insert.in(db, withDefaults(columns, row as Values)),
+  };
 }
 
 type Columns = [string, ReturnType<typeof getTableColumns>[string]][];

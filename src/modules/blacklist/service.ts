@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { Db } from '../../platform/db';
 import { nowIso } from '../../platform/db';
 import { badRequest } from '../../platform/errors';
@@ -26,3 +26,7 @@ const lookup = prepared((db) =>
     .limit(1),
 );
 export const blacklistLookup = (db: Db, workspaceId: string, e164: string) => lookup.in(db, { ws: workspaceId, phone: e164 });
+
+/** The blacklist check as SQL for a caller's statement (false for a NULL phone). */
+export const phoneBlacklisted = (workspaceId: SQLWrapper, e164: SQLWrapper): SQL =>
+  sql`EXISTS (SELECT 1 FROM ${phoneBlacklist} WHERE ${phoneBlacklist.workspaceId} = ${workspaceId} AND ${phoneBlacklist.phone} = ${e164})`;

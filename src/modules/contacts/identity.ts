@@ -4,6 +4,7 @@ import { badRequest } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { toE164 } from '../../platform/phone';
 import { preparedSql } from '../../platform/prepared';
+import { guardable, type RowGuard } from '../../platform/row-guard';
 
 export function normalizePhone(raw: string, defaultCountry: string): string {
   const e164 = toE164(raw, defaultCountry);
@@ -21,10 +22,12 @@ export function normalizeEmailStrict(raw: string): string {
   return email;
 }
 
-const identifierRecord = preparedSql('run', () => sql`INSERT INTO contact_identifiers (id, workspace_id, contact_id, kind, value, assigned_at)
+const identifierRecord = guardable((condition) =>
+  preparedSql('run', () => sql`INSERT INTO contact_identifiers (id, workspace_id, contact_id, kind, value, assigned_at)
   SELECT j.value ->> 'id', ${sql.placeholder('ws')}, ${sql.placeholder('contact')}, j.value ->> 'kind', j.value ->> 'value', ${sql.placeholder('at')}
-  FROM json_each(${sql.placeholder('rows')}) j WHERE true
-  ON CONFLICT (workspace_id, kind, value, contact_id) DO UPDATE SET assigned_at = excluded.assigned_at`);
+  FROM json_each(${sql.placeholder('rows')}) j WHERE ${condition}
+  ON CONFLICT (workspace_id, kind, value, contact_id) DO UPDATE SET assigned_at = excluded.assigned_at`),
+);
 
 type Identifiers = { phone?: unknown; email?: unknown };
 
@@ -34,8 +37,8 @@ type Identifiers = { phone?: unknown; email?: unknown };
  * history-aware resolution always finds the most recent holder. One statement
  * for both, for the caller's batch.
  */
-export function recordIdentifiers(db: Db, workspaceId: string, contactId: string, ids: Identifiers, now: string): Statement[] {
+export function recordIdentifiers(db: Db, workspaceId: string, contactId: string, ids: Identifiers, now: string, guard?: RowGuard): Statement[] {
   const rows = (['phone', 'email'] as const).flatMap((kind) => (typeof ids[kind] === 'string' ? [{ id: uuidv7(), kind, value: ids[kind] }] : []));
   if (rows.length === 0) return [];
-  return [identifierRecord.in(db, { ws: workspaceId, contact: contactId, at: now, rows: JSON.stringify(rows) })];
+  return [identifierRecord.in(db, { ws: workspaceId, contact: contactId, at: now, rows: JSON.stringify(rows) }, guard)];
 }

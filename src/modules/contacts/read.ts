@@ -1,5 +1,5 @@
 import { preparedSql } from '../../platform/prepared';
-import { sql } from 'drizzle-orm';
+import { sql, type SQLWrapper } from 'drizzle-orm';
 import type { Db } from '../../platform/db';
 
 /**
@@ -46,14 +46,16 @@ export const selectContact = (db: Db, workspaceId: string, id: string) => contac
 export const readContact = async (db: Db, workspaceId: string, id: string): Promise<ContactRow | undefined> =>
   (await contactById.all(db, { ws: workspaceId, id }))[0];
 
-const identifierHolder = (kind: 'phone' | 'email') =>
-  preparedSql<ContactRow>('all', () => {
-    const [ws, value] = [sql.placeholder('ws'), sql.placeholder('value')];
-    return sql`SELECT ${contactColumns} FROM contacts c
-    WHERE c.workspace_id = ${ws} AND c.id = coalesce(
+/** The contact (`c`) holding, or, history-aware, last holding, an identifier: SQL for a `FROM contacts c` query. */
+const holds = (kind: 'phone' | 'email', ws: SQLWrapper, value: SQLWrapper) => sql`c.workspace_id = ${ws} AND c.id = coalesce(
       (SELECT id FROM contacts WHERE workspace_id = ${ws} AND ${sql.raw(kind)} = ${value}),
       (SELECT contact_id FROM contact_identifiers WHERE workspace_id = ${ws} AND kind = ${kind} AND value = ${value} ORDER BY assigned_at DESC, id DESC LIMIT 1))`;
-  });
+
+/** Whether any contact holds (or last held) the identifier: false for a NULL value. */
+export const identifierHeld = (kind: 'phone' | 'email', ws: SQLWrapper, value: SQLWrapper) => sql`EXISTS (SELECT 1 FROM contacts c WHERE ${holds(kind, ws, value)})`;
+
+const identifierHolder = (kind: 'phone' | 'email') =>
+  preparedSql<ContactRow>('all', () => sql`SELECT ${contactColumns} FROM contacts c WHERE ${holds(kind, sql.placeholder('ws'), sql.placeholder('value'))}`);
 const identifierHolders = { phone: identifierHolder('phone'), email: identifierHolder('email') };
 
 /** Statement reading the contact holding (or, history-aware, last holding) an identifier. */

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Db, Statement } from '../../platform/db';
-import { rawRun } from '../../platform/raw-query';
+import { preparedSql } from '../../platform/prepared';
 
 /**
  * Tag auto-subscribe, as one statement for the batch that links tags to a
@@ -11,10 +11,12 @@ import { rawRun } from '../../platform/raw-query';
  * next delivery sweep). An existing subscription is left alone, so an
  * explicit unsubscribe is never undone by a tag.
  */
-export function autoSubscribeStatement(db: Db, workspaceId: string, contactId: string, now: string): Statement {
-  return rawRun(
-    db,
-    sql`INSERT INTO newsletter_subscriptions (id, workspace_id, newsletter_id, contact_id, status, cursor, next_catchup_at, unsubscribe_token, source, subscribed_at, unsubscribed_at, created_at, updated_at)
+export const autoSubscribeStatement = (db: Db, workspaceId: string, contactId: string, now: string): Statement =>
+  autoSubscribe.in(db, { ws: workspaceId, contact: contactId, now });
+
+const autoSubscribe = preparedSql('run', () => {
+  const [workspaceId, contactId, now] = [sql.placeholder('ws'), sql.placeholder('contact'), sql.placeholder('now')];
+  return sql`INSERT INTO newsletter_subscriptions (id, workspace_id, newsletter_id, contact_id, status, cursor, next_catchup_at, unsubscribe_token, source, subscribed_at, unsubscribed_at, created_at, updated_at)
       SELECT (SELECT lower(substr(h, 1, 8) || '-' || substr(h, 9, 4) || '-4' || substr(h, 14, 3) || '-8' || substr(h, 18, 3) || '-' || substr(h, 21, 12)) FROM (SELECT hex(randomblob(16)) AS h)), n.workspace_id, n.id, ${contactId}, 'active',
         CASE n.start_policy WHEN 'next_issue' THEN max(n.next_issue_number - 1, n.start_issue_number - 1)
           WHEN 'latest_issue' THEN max(n.next_issue_number - 2, n.start_issue_number - 1)
@@ -24,6 +26,5 @@ export function autoSubscribeStatement(db: Db, workspaceId: string, contactId: s
       FROM newsletters n
       WHERE n.workspace_id = ${workspaceId} AND n.status = 'active' AND n.auto_subscribe_tag_id IS NOT NULL
         AND EXISTS (SELECT 1 FROM contact_tag_links ct WHERE ct.workspace_id = ${workspaceId} AND ct.contact_id = ${contactId} AND ct.tag_id = n.auto_subscribe_tag_id)
-      ON CONFLICT (newsletter_id, contact_id) DO NOTHING`,
-  );
-}
+      ON CONFLICT (newsletter_id, contact_id) DO NOTHING`;
+});

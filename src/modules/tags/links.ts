@@ -1,10 +1,9 @@
 import { autoSubscribeStatement } from '../newsletters/auto-subscribe';
-import { rawRun } from '../../platform/raw-query';
 import { and, eq, sql } from 'drizzle-orm';
-import { insertGroups } from '../../platform/bound-parameters';
 import type { Db, Statement } from '../../platform/db';
 import { uuidv7 } from '../../platform/ids';
-import { prepared } from '../../platform/prepared';
+import { prepared, preparedSql } from '../../platform/prepared';
+import { guardable, type RowGuard } from '../../platform/row-guard';
 import { groups, tags } from './schema';
 
 /**
@@ -47,44 +46,65 @@ const labelLookup = (t: (typeof TABLES)[LabelKind]['table']) =>
   );
 const labelLookups = { tags: labelLookup(tags), groups: labelLookup(groups) };
 
+/** Labels missing from the workspace, inserted in one statement; a label created meanwhile by another request stays as it is. */
+const labelInserts = (table: (typeof TABLES)[LabelKind]['table']) =>
+  guardable((condition) =>
+    preparedSql('run', () => {
+      const at = sql.placeholder('at');
+      return sql`INSERT INTO ${table} (id, workspace_id, name, name_key, color, description, created_at, updated_at)
+        SELECT j.value ->> 'id', ${sql.placeholder('ws')}, j.value ->> 'name', j.value ->> 'key', NULL, NULL, ${at}, ${at}
+        FROM json_each(${sql.placeholder('rows')}) j WHERE ${condition}
+        ON CONFLICT DO NOTHING`;
+    }),
+  );
+
+/** The contact's links to the named labels (`keys`, a JSON array of name keys). */
+const linkInserts = ({ table, links, column }: (typeof TABLES)[LabelKind]) =>
+  guardable((condition) =>
+    preparedSql('run', () => {
+      const [ws, keys] = [sql.placeholder('ws'), sql.placeholder('keys')];
+      return sql`INSERT INTO ${sql.raw(links)} (workspace_id, contact_id, ${sql.raw(column)}, created_at)
+        SELECT ${ws}, ${sql.placeholder('contact')}, id, ${sql.placeholder('at')} FROM ${table}
+        WHERE workspace_id = ${ws} AND name_key IN (SELECT value FROM json_each(${keys})) AND ${condition}
+        ON CONFLICT DO NOTHING`;
+    }),
+  );
+
+/** The contact's links to labels not named, removed. */
+const linkDeletes = ({ table, links, column }: (typeof TABLES)[LabelKind]) =>
+  preparedSql('run', () => {
+    const [ws, contact] = [sql.placeholder('ws'), sql.placeholder('contact')];
+    return sql`DELETE FROM ${sql.raw(links)} WHERE workspace_id = ${ws} AND contact_id = ${contact} AND ${sql.raw(column)} NOT IN
+      (SELECT id FROM ${table} WHERE workspace_id = ${ws} AND name_key IN (SELECT value FROM json_each(${sql.placeholder('keys')})))`;
+  });
+
+const LINK_STATEMENTS = {
+  tags: { insertLabels: labelInserts(TABLES.tags.table), link: linkInserts(TABLES.tags), unlink: linkDeletes(TABLES.tags) },
+  groups: { insertLabels: labelInserts(TABLES.groups.table), link: linkInserts(TABLES.groups), unlink: linkDeletes(TABLES.groups) },
+};
+
 /**
  * Statements making the contact's links match `names`: `add` only adds,
- * `replace` also removes links to labels not named.
+ * `replace` also removes links to labels not named. With `guard`, nothing is
+ * written unless it holds as the batch runs (a contact created in the same batch).
  */
 export function linkStatements(
   db: Db,
   kind: LabelKind,
-  opts: { workspaceId: string; contactId: string; names: Map<string, string>; missingKeys: string[]; mode: 'add' | 'replace'; now: string },
+  opts: { workspaceId: string; contactId: string; names: Map<string, string>; missingKeys: string[]; mode: 'add' | 'replace'; now: string; guard?: RowGuard },
 ): Statement[] {
-  const { table, links, column } = TABLES[kind];
-  const { workspaceId, contactId, names, now } = opts;
-  const keys = JSON.stringify([...names.keys()]);
+  const statements = LINK_STATEMENTS[kind];
+  const { workspaceId, contactId, names, now, guard } = opts;
+  const values = { ws: workspaceId, contact: contactId, at: now, keys: JSON.stringify([...names.keys()]) };
   const out: Statement[] = [];
-  const missing = opts.missingKeys.map((key) => ({
-    id: uuidv7(),
-    workspace_id: workspaceId,
-    name: names.get(key)!,
-    name_key: key,
-    color: null,
-    description: null,
-    created_at: now,
-    updated_at: now,
-  }));
-  for (const group of insertGroups(table, missing)) out.push(db.insert(table).values(group).onConflictDoNothing());
-  if (opts.mode === 'replace') {
-    out.push(
-      rawRun(db, sql`DELETE FROM ${sql.raw(links)} WHERE workspace_id = ${workspaceId} AND contact_id = ${contactId} AND ${sql.raw(column)} NOT IN
-        (SELECT id FROM ${table} WHERE workspace_id = ${workspaceId} AND name_key IN (SELECT value FROM json_each(${keys})))`),
-    );
+  if (opts.missingKeys.length) {
+    const rows = opts.missingKeys.map((key) => ({ id: uuidv7(), name: names.get(key)!, key }));
+    out.push(statements.insertLabels.in(db, { ws: workspaceId, at: now, rows: JSON.stringify(rows) }, guard));
   }
+  if (opts.mode === 'replace') out.push(statements.unlink.in(db, values));
   if (names.size) {
-    out.push(
-      rawRun(db, sql`INSERT INTO ${sql.raw(links)} (workspace_id, contact_id, ${sql.raw(column)}, created_at)
-        SELECT ${workspaceId}, ${contactId}, id, ${now} FROM ${table}
-        WHERE workspace_id = ${workspaceId} AND name_key IN (SELECT value FROM json_each(${keys}))
-        ON CONFLICT DO NOTHING`),
-    );
-    // A newsletter that auto-subscribes on one of these tags subscribes the contact in the same batch.
+    out.push(statements.link.in(db, values, guard));
+    // A newsletter that auto-subscribes on one of these tags subscribes the contact in the same batch (only once its links exist).
     if (kind === 'tags') out.push(autoSubscribeStatement(db, workspaceId, contactId, now));
   }
   return out;
