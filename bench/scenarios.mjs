@@ -372,7 +372,7 @@ export function scenarios(ctx) {
     {
       name: 'POST /v1/orders (10 items, new)',
       floor: INSERT_FLOOR,
-      expected: 2,
+      expected: 1,
       request: (i) => ({ method: 'POST', path: '/v1/orders', body: { contact_id: ctx.contactIds[contactIndex(i + 5)], items: orderItems(i), shipping_total: 4.95, coupon_codes: ['BENCH'] } }),
     },
     {

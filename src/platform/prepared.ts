@@ -146,14 +146,20 @@ export function preparedRowsInsert<T extends SQLiteTable>(table: T) {
   const columns = Object.entries(getTableColumns(table));
   const refused = columns.find(([, c]) => is(c.default, SQL) || c.dataType === 'date');
   if (refused) throw new Error(`preparedRowsInsert: column ${refused[0]} has an SQL default or holds dates`);
-  const insert = preparedSql('run', () => {
-    const names = sql.join(columns.map(([, c]) => sql.identifier(c.name)), sql.raw(', '));
-    // A JSON column stores the value's JSON text (a string keeps its quotes), and SQL NULL for null.
-    const read = (key: string, json: boolean) => (json ? `nullif(value -> '$.${key}', 'null')` : `json_extract(value, '$.${key}')`);
-    const reads = sql.join(columns.map(([key, c]) => sql.raw(read(key, c.dataType === 'json'))), sql.raw(', '));
-    return sql`INSERT INTO ${table} (${names}) SELECT ${reads} FROM json_each(${sql.placeholder('rows')})`;
-  });
-  return { in: (db: Db, rows: T['$inferInsert'][]): Statement => insert.in(db, { rows: JSON.stringify(rows.map((row) => withDefaults(columns, row as Values))) }) };
+  const insert = guardable((condition) =>
+    preparedSql('run', () => {
+      const names = sql.join(columns.map(([, c]) => sql.identifier(c.name)), sql.raw(', '));
+      // A JSON column stores the value's JSON text (a string keeps its quotes), and SQL NULL for null.
+      const read = (key: string, json: boolean) => (json ? `nullif(value -> '$.${key}', 'null')` : `json_extract(value, '$.${key}')`);
+      const reads = sql.join(columns.map(([key, c]) => sql.raw(read(key, c.dataType === 'json'))), sql.raw(', '));
+      return sql`INSERT INTO ${table} (${names}) SELECT ${reads} FROM json_each(${sql.placeholder('rows')}) WHERE ${condition}`;
+    }),
+  );
+  return {
+    /** The rows' insert; with `guard`, written only when the guard holds as the batch runs it. */
+    in: (db: Db, rows: T['$inferInsert'][], guard?: RowGuard): Statement =>
+      insert.in(db, { rows: JSON.stringify(rows.map((row) => withDefaults(columns, row as Values))) }, guard),
+  };
 }
 
 /**

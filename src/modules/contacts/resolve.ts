@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, sql, type SQLWrapper } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { isUniqueViolation, retryOnConflict, runBatch, type Statement } from '../../platform/db';
 import { badRequest, httpError } from '../../platform/errors';
@@ -27,6 +27,9 @@ const referencedRead = prepared((db) =>
     .where(and(eq(contacts.workspace_id, sql.placeholder('ws')), eq(contacts.id, sql.placeholder('id'))))
     .limit(1),
 );
+
+/** Whether the workspace has the contact: the condition of that read, for a write guarded on it (see `RowGuard`). */
+export const referencedContactExists = (ws: SQLWrapper, id: SQLWrapper) => sql`EXISTS (SELECT 1 FROM ${contacts} WHERE ${contacts.workspace_id} = ${ws} AND ${contacts.id} = ${id})`;
 
 /** The referenced contact from that read; 404 `Contact not found` outside the workspace. */
 export function referencedContact(row: Omit<ResolvedContact, 'created'> | undefined): ResolvedContact {

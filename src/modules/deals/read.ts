@@ -72,6 +72,10 @@ const dealRead = prepared((db) =>
 /** One deal of the workspace, for a batch (its result: the rows). */
 export const selectDeal = (db: Db, workspaceId: string, id: string) => dealRead.in(db, { ws: workspaceId, id });
 
+/** Whether the workspace has the deal and it belongs to the contact, for a write guarded on it (see `RowGuard`). */
+export const dealOfContact = (ws: SQLWrapper, id: SQLWrapper, contactId: SQLWrapper) =>
+  sql`EXISTS (SELECT 1 FROM ${deals} WHERE ${deals.workspaceId} = ${ws} AND ${deals.id} = ${id} AND ${deals.contactId} = ${contactId})`;
+
 const dealWithContactRead = prepared((db) =>
   db
     .select({ deal: dealColumns, ...contactIdentityColumns })

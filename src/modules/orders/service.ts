@@ -5,9 +5,9 @@ import { badRequest, codedError, notFound } from '../../platform/errors';
 import { eventDataPatch } from '../../platform/events';
 import { uuidv7 } from '../../platform/ids';
 import { fromCents, toCents } from '../../platform/money';
-import { planContactReference, type PlannedContact } from '../contacts/resolve';
+import { planContactReference, referencedContactExists, type PlannedContact } from '../contacts/resolve';
 import { activity } from '../contacts/service';
-import { selectDeal } from '../deals/read';
+import { dealOfContact, selectDeal } from '../deals/read';
 import type { DealRow } from '../deals/schema';
 import { parseIsoInZone } from '../payments/dates';
 import type { PaymentCreateInput } from '../payments/dto';
@@ -20,28 +20,34 @@ import { orderEventData } from './events';
 import { itemCount, lineTotalCents, orderTotals } from './money';
 import { fullOrderReads, orderFromResults, selectOrderByReference, type FullOrder } from './read';
 import { orderCounters, orderItems, orders, type OrderRow } from './schema';
-import { prepared, preparedInsert, preparedSql } from '../../platform/prepared';
+import { preparedInsert, preparedSql } from '../../platform/prepared';
+import { afterInsertOf, guardable, type RowGuard } from '../../platform/row-guard';
+import { isUuid } from '../../platform/validation';
 
 /** The number comes from the workspace's counter, bumped by the statement before it in the same batch. */
 const orderInsert = preparedInsert(orders, { orderNumber: sql`(SELECT last_number FROM order_counters WHERE workspace_id = ${sql.placeholder('workspaceId')})` });
 /** Takes the workspace's next order number (the counter row starts at 1). */
-const counterBump = prepared((db) =>
-  db
-    .insert(orderCounters)
-    .values({ workspaceId: sql.placeholder('ws') as unknown as string, lastNumber: 1 })
-    .onConflictDoUpdate({ target: orderCounters.workspaceId, set: { lastNumber: sql`${orderCounters.lastNumber} + 1` } }),
+const counterBump = guardable((condition) =>
+  preparedSql(
+    'run',
+    () => sql`INSERT INTO ${orderCounters} (${sql.identifier(orderCounters.workspaceId.name)}, ${sql.identifier(orderCounters.lastNumber.name)})
+      SELECT ${sql.placeholder('ws')}, 1 WHERE ${condition}
+      ON CONFLICT (${sql.identifier(orderCounters.workspaceId.name)}) DO UPDATE SET ${sql.identifier(orderCounters.lastNumber.name)} = ${sql.identifier(orderCounters.lastNumber.name)} + 1`,
+  ),
 );
 /** The number the batch gave the order, into the data of its events. */
 const numberIntoEvents = eventDataPatch('$.number', sql`(SELECT CAST(order_number AS TEXT) FROM orders WHERE id = ${sql.placeholder('order')})`);
 /** An order's lines from one JSON array (one statement for any number of lines). */
-const linesInsert = preparedSql('run', () => {
-  const [ws, order, contact, now, rows] = ['ws', 'order', 'contact', 'now', 'rows'].map((name) => sql.placeholder(name));
-  return sql`INSERT INTO order_items (id, workspace_id, order_id, contact_id, position, product_id, external_product_id, title, sku, quantity, unit_price_cents, discount_percent, line_total_cents, created_at)
-    SELECT json_extract(value, '$.id'), ${ws}, ${order}, ${contact}, json_extract(value, '$.position'), json_extract(value, '$.product_id'), NULL,
-      json_extract(value, '$.title'), json_extract(value, '$.sku'), json_extract(value, '$.quantity'), json_extract(value, '$.unit_price_cents'),
-      json_extract(value, '$.discount_percent'), json_extract(value, '$.line_total_cents'), ${now}
-    FROM json_each(${rows})`;
-});
+const linesInsert = guardable((condition) =>
+  preparedSql('run', () => {
+    const [ws, order, contact, now, rows] = ['ws', 'order', 'contact', 'now', 'rows'].map((name) => sql.placeholder(name));
+    return sql`INSERT INTO order_items (id, workspace_id, order_id, contact_id, position, product_id, external_product_id, title, sku, quantity, unit_price_cents, discount_percent, line_total_cents, created_at)
+      SELECT json_extract(value, '$.id'), ${ws}, ${order}, ${contact}, json_extract(value, '$.position'), json_extract(value, '$.product_id'), NULL,
+        json_extract(value, '$.title'), json_extract(value, '$.sku'), json_extract(value, '$.quantity'), json_extract(value, '$.unit_price_cents'),
+        json_extract(value, '$.discount_percent'), json_extract(value, '$.line_total_cents'), ${now}
+      FROM json_each(${rows}) WHERE ${condition}`;
+  }),
+);
 
 export const NO_CONTACT_MESSAGE = 'Provide contact_id, or a phone/email to attach the order to a contact';
 export const ITEM_TITLE_MESSAGE = 'Order items require a title or product_id';
@@ -174,7 +180,7 @@ function money(subtotalFrom: number[] | null, stored: Money, plan: OrderPlan): M
 }
 
 /** The line rows of an order in one statement (one JSON parameter for up to 200 lines), after deleting the old ones. */
-function replaceItems(ctx: ServiceContext, orderId: string, contactId: string, lines: Line[], now: string, fresh: boolean): Statement[] {
+function replaceItems(ctx: ServiceContext, orderId: string, contactId: string, lines: Line[], now: string, fresh: boolean, guard?: RowGuard): Statement[] {
   const rows = lines.map((l, position) => ({
     id: uuidv7(),
     position,
@@ -188,7 +194,7 @@ function replaceItems(ctx: ServiceContext, orderId: string, contactId: string, l
   }));
   const statements: Statement[] = [];
   if (!fresh) statements.push(ctx.db.delete(orderItems).where(and(eq(orderItems.workspaceId, ctx.ws.id), eq(orderItems.orderId, orderId))));
-  if (rows.length) statements.push(linesInsert.in(ctx.db, { ws: ctx.ws.id, order: orderId, contact: contactId, now, rows: JSON.stringify(rows) }));
+  if (rows.length) statements.push(linesInsert.in(ctx.db, { ws: ctx.ws.id, order: orderId, contact: contactId, now, rows: JSON.stringify(rows) }, guard));
   return statements;
 }
 
@@ -201,9 +207,9 @@ function checkDealContact(deal: DealRow, contactId: string) {
 }
 
 /** The payment a paid order records: one-time, completed, the full total, `external_reference` `order:<id>`. */
-export function orderPaymentStatements(ctx: ServiceContext, o: Pick<OrderRow, 'id' | 'contactId' | 'currency' | 'totalCents'>) {
+export function orderPaymentStatements(ctx: ServiceContext, o: Pick<OrderRow, 'id' | 'contactId' | 'currency' | 'totalCents'>, guard?: RowGuard) {
   const input: PaymentCreateInput = { type: 'one_time', amount: fromCents(o.totalCents), currency: o.currency, status: 'completed', external_reference: `order:${o.id}`, contact_id: o.contactId };
-  return recordPaymentStatements(ctx, { input, plan: validateCreate(ctx, input), product: null, contactId: o.contactId });
+  return recordPaymentStatements(ctx, { input, plan: validateCreate(ctx, input), product: null, contactId: o.contactId }, guard);
 }
 
 /**
@@ -213,6 +219,8 @@ export function orderPaymentStatements(ctx: ServiceContext, o: Pick<OrderRow, 'i
  * row, advanced in the same batch (so numbers are gap-free and distinct: a
  * batch that fails leaves the counter as it was). A parallel create of the
  * same reference fails the unique index and is retried as the replay.
+ * A new order for a `contact_id` whose lines name no product is also sent
+ * along with the reads (see `insertAlongReads`): one round trip.
  */
 export async function createOrder(ctx: ServiceContext, input: OrderCreateInput): Promise<FullOrder> {
   const plan = validateOrderBody(ctx, input);
@@ -220,12 +228,19 @@ export async function createOrder(ctx: ServiceContext, input: OrderCreateInput):
   const dealId = input.deal_id?.toLowerCase();
   return retryOnConflict(async () => {
     const contactPlan = planContactReference(ctx, contactRef, { missingMessage: NO_CONTACT_MESSAGE, source: 'api' });
-    const results = await runBatch(ctx.db, [
+    const reads = [
       selectOrderByReference(ctx.db, ctx.ws.id, input.external_reference ?? ''),
       productsLookup(ctx, plan.productRefs),
       selectDeal(ctx.db, ctx.ws.id, dealId ?? ''),
       ...contactPlan.reads,
-    ]);
+    ];
+    const bet = insertAlongReads(ctx, input, plan);
+    const results = await runBatch(ctx.db, bet ? [...reads, ...bet.statements] : reads);
+    const inserted = bet && orderFromResults(results);
+    if (inserted) {
+      ctx.events.committedAfter(bet.events);
+      return inserted;
+    }
     const [existingRows, productRows, dealRows] = results as [OrderRow[], ProductRow[], DealRow[]];
     const existing = input.external_reference === undefined ? undefined : existingRows[0];
     if (existing?.storeConnectionId) throw storeSyncedReadOnly();
@@ -242,10 +257,62 @@ export async function createOrder(ctx: ServiceContext, input: OrderCreateInput):
   }, orderLostRace);
 }
 
+/**
+ * A new order's statements for the workspace's contact `contact_id`, put in the batch of the
+ * create's reads: the counter and the order are written only if, as the batch runs, that
+ * contact exists, no order holds the `external_reference` and the `deal_id` (if any) is a deal
+ * of that contact; the rest only if the order was. Otherwise the batch wrote nothing and its
+ * reads decide as always. None when the lines name products (their rows decide the lines),
+ * under an order cap (the count decides), or when the body cannot make an order (its error
+ * comes from the reads' path, in the spec's order). The last reads re-read the order: a
+ * header means it was created.
+ */
+function insertAlongReads(ctx: ServiceContext, input: OrderCreateInput, plan: OrderPlan) {
+  const contactId = input.contact_id?.toLowerCase();
+  if (!contactId || !isUuid(contactId) || ctx.ws.caps.orders !== undefined) return null;
+  if (plan.productRefs.some((ref) => Object.keys(ref).length > 0)) return null;
+  const guard: RowGuard = {
+    condition: newOrderCondition,
+    values: { newWs: ctx.ws.id, newContact: contactId, newReference: input.external_reference ?? null, newDeal: input.deal_id?.toLowerCase() ?? null },
+  };
+  try {
+    const lines = buildLines(input.items ?? [], plan.productRefs, []);
+    const built = newOrderStatements(ctx, input, plan, lines, contactId, guard);
+    return { statements: [...built.statements, ...fullOrderReads(ctx.db, ctx.ws.id, built.id)], events: built.events };
+  } catch {
+    return null;
+  }
+}
+
+const newOrderCondition = (() => {
+  const [ws, contact, reference, deal] = ['newWs', 'newContact', 'newReference', 'newDeal'].map((name) => sql.placeholder(name));
+  return sql`${referencedContactExists(ws, contact)}
+    AND NOT EXISTS (SELECT 1 FROM ${orders} WHERE ${orders.workspaceId} = ${ws} AND ${orders.externalReference} = ${reference})
+    AND (${deal} IS NULL OR ${dealOfContact(ws, deal, contact)})`;
+})();
+
 async function insertOrder(ctx: ServiceContext, input: OrderCreateInput, plan: OrderPlan, lines: Line[], planned: PlannedContact): Promise<FullOrder> {
+  const cap = ctx.ws.caps.orders;
+  const built = newOrderStatements(ctx, input, plan, lines, planned.contact.id);
+  try {
+    const results = await runBatch(ctx.db, [...planned.writes, ...built.statements, ...fullOrderReads(ctx.db, ctx.ws.id, built.id)]);
+    ctx.events.committedAfter([...planned.events, ...built.events]);
+    return fullOrder(results);
+  } catch (err) {
+    if (failedGuard(err, 'orders.workspace_id')) throw codedError(403, 'PLAN_LIMIT_EXCEEDED', `Order limit reached: your plan allows max_orders ${cap}`);
+    throw err;
+  }
+}
+
+/**
+ * A new order's write statements: the counter, the order (under a cap, only while the count
+ * is below it), its lines, the payment a paid order records, the timeline row and the events.
+ * With `guard`, the counter and the order are written only when it holds, the rest only
+ * when the order was.
+ */
+function newOrderStatements(ctx: ServiceContext, input: OrderCreateInput, plan: OrderPlan, lines: Line[], contactId: string, guard?: RowGuard) {
   const now = nowIso();
   const id = uuidv7();
-  const contactId = planned.contact.id;
   const paid = input.financial_status === 'paid';
   const zero = { subtotalCents: 0, totalCents: 0, discountTotalCents: 0, shippingTotalCents: 0, taxTotalCents: 0 };
   const order: OrderRow = {
@@ -284,38 +351,30 @@ async function insertOrder(ctx: ServiceContext, input: OrderCreateInput, plan: O
     updatedAt: now,
   };
   const cap = ctx.ws.caps.orders;
-  const events = [ctx.events.emit(ctx.db, ctx.ws.id, 'order.created', orderEventData(order))];
-  if (paid) events.push(ctx.events.emit(ctx.db, ctx.ws.id, 'order.paid', orderEventData(order)));
+  const written = guard && afterInsertOf(orders, id);
+  const events = [ctx.events.emit(ctx.db, ctx.ws.id, 'order.created', orderEventData(order), written)];
+  if (paid) events.push(ctx.events.emit(ctx.db, ctx.ws.id, 'order.paid', orderEventData(order), written));
   const statements: Statement[] = [
-    ...planned.writes,
-    counterBump.in(ctx.db, { ws: ctx.ws.id }),
+    counterBump.in(ctx.db, { ws: ctx.ws.id }, guard),
     cap === undefined
-      ? orderInsert.in(ctx.db, { ...order, workspaceId: ctx.ws.id })
+      ? orderInsert.in(ctx.db, order, guard)
       : ctx.db.insert(orders).values({
           ...order,
           orderNumber: sql`(SELECT last_number FROM order_counters WHERE workspace_id = ${ctx.ws.id})` as unknown as number,
           // Under a cap the insert itself checks the count, so parallel creates cannot overshoot it.
           workspaceId: sql`CASE WHEN (SELECT count(*) FROM orders WHERE workspace_id = ${ctx.ws.id}) < ${cap} THEN ${ctx.ws.id} ELSE NULL END` as unknown as string,
         }),
-    ...replaceItems(ctx, id, contactId, lines, now, true),
-    ...(paid ? orderPaymentStatements(ctx, order).statements : []),
-    activity(ctx, contactId, 'order_created', 'api', { order_id: id, total: fromCents(order.totalCents), currency: order.currency, financial_status: order.financialStatus }, now),
+    ...replaceItems(ctx, id, contactId, lines, now, true, written),
+    ...(paid ? orderPaymentStatements(ctx, order, written).statements : []),
+    activity(ctx, contactId, 'order_created', 'api', { order_id: id, total: fromCents(order.totalCents), currency: order.currency, financial_status: order.financialStatus }, now, written),
     ...events.map((e) => e.statement),
     numberIntoEvents(
       ctx.db,
       events.map((e) => e.event.id),
       { order: id },
     ),
-    ...fullOrderReads(ctx.db, ctx.ws.id, id),
   ];
-  try {
-    const results = await runBatch(ctx.db, statements);
-    ctx.events.committedAfter([...planned.events, ...events.map((e) => e.event)]);
-    return fullOrder(results);
-  } catch (err) {
-    if (failedGuard(err, 'orders.workspace_id')) throw codedError(403, 'PLAN_LIMIT_EXCEEDED', `Order limit reached: your plan allows max_orders ${cap}`);
-    throw err;
-  }
+  return { id, statements, events: events.map((e) => e.event) };
 }
 
 /**

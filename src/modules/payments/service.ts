@@ -23,6 +23,7 @@ import {
   type VatMode,
 } from './schema';
 import { preparedInsert, preparedRowsInsert } from '../../platform/prepared';
+import type { RowGuard } from '../../platform/row-guard';
 
 const paymentInsert = preparedInsert(payments);
 const entriesInsert = preparedRowsInsert(paymentEntries);
@@ -103,16 +104,16 @@ export function splitCents(total: number, count: number): number[] {
 export type RecordPaymentInput = { input: PaymentCreateInput; plan: CreatePlan; product: ProductRow | null; contactId: string };
 
 /**
- * The statements that record a payment (header, entries in groups within the
- * bound-parameter limit, the timeline row), for the caller's write batch, and
- * the rows they write. `createPayment` is built on it; payment requests and
+ * The statements that record a payment (header, entries in one statement, the
+ * timeline row), for the caller's write batch, and the rows they write; with
+ * `guard`, written only when it holds as that batch runs. `createPayment` is built on it; payment requests and
  * orders put the same statements into their own batches.
  */
-export function recordPaymentStatements(ctx: ServiceContext, r: RecordPaymentInput): { statements: Statement[]; header: PaymentRow; entries: PaymentEntryRow[] } {
+export function recordPaymentStatements(ctx: ServiceContext, r: RecordPaymentInput, guard?: RowGuard): { statements: Statement[]; header: PaymentRow; entries: PaymentEntryRow[] } {
   const { header, entries, now } = buildPayment(ctx, r.input, r.plan, r.product, r.contactId);
   const statements: Statement[] = [
-    paymentInsert.in(ctx.db, header),
-    entriesInsert.in(ctx.db, entries),
+    paymentInsert.in(ctx.db, header, guard),
+    entriesInsert.in(ctx.db, entries, guard),
     activity(
       ctx,
       header.contactId,
@@ -120,6 +121,7 @@ export function recordPaymentStatements(ctx: ServiceContext, r: RecordPaymentInp
       'api',
       { payment_id: header.id, type: header.type, title: header.title, amount: header.totalCents / 100, currency: header.currency },
       now,
+      guard,
     ),
   ];
   return { statements, header, entries };

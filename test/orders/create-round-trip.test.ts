@@ -1,0 +1,135 @@
+import { describe, expect, it } from 'vitest';
+import { rowsIn } from '../support/db';
+import { makeWorkspace, type TestWorkspace } from '../support/harness';
+import { counted } from '../support/round-trips';
+import { expectCode, freshPhone, orderEvents } from './helpers';
+
+async function warmWorkspace(settings: Record<string, unknown> = {}) {
+  const ws = await makeWorkspace({ rate_limits: { per_key_per_minute: 1_000_000 }, ...settings });
+  // The key look-up is cached after the first request.
+  expect((await counted(ws, 'GET', '/v1/pipelines')).status).toBe(200);
+  return ws;
+}
+
+const contactOf = async (ws: TestWorkspace) => (await ws.api('POST', '/v1/contacts', { phone: freshPhone() })).body.id as string;
+const lines = (n: number) => Array.from({ length: n }, (_, k) => ({ title: `Line ${k}`, unit_price: 10 + k, quantity: 1 + (k % 2), ...(k === 0 ? { discount_percent: 10 } : {}) }));
+
+/** Every row an order create can leave, per table: what a create that wrote nothing must not change. */
+async function footprint(ws: TestWorkspace) {
+  const tables = ['orders', 'order_items', 'order_counters', 'payments', 'payment_entries', 'contact_activities', 'event_outbox'];
+  const count = async (table: string) => (await rowsIn<{ n: number }>(ws.id, `SELECT count(*) AS n FROM ${table} WHERE workspace_id = ?`, ws.id))[0].n;
+  const counter = await rowsIn<{ last_number: number }>(ws.id, 'SELECT last_number FROM order_counters WHERE workspace_id = ?', ws.id);
+  return { ...Object.fromEntries(await Promise.all(tables.map(async (t) => [t, await count(t)] as const))), last_number: counter[0]?.last_number ?? 0 };
+}
+
+describe('POST /v1/orders: a new order for a contact_id in one round trip', () => {
+  it('creates a pending order in one round trip, every row written, the answer equal to its read', async () => {
+    const ws = await warmWorkspace();
+    const contactId = await contactOf(ws);
+    const before = await footprint(ws);
+    const res = await counted(ws, 'POST', '/v1/orders', { contact_id: contactId, items: lines(10), shipping_total: 4.95, coupon_codes: ['SPRING'], external_reference: 'web-1' });
+    expect(res.status).toBe(201);
+    expect(res.roundTrips).toBe(1);
+    expect(res.body).toMatchObject({ contact_id: contactId, order_number: 1, financial_status: 'pending', external_reference: 'web-1', item_count: 15, shipping_total: 4.95 });
+    expect(res.body.items.map((i: { title: string }) => i.title)).toEqual(lines(10).map((l) => l.title));
+    expect((await ws.api('GET', `/v1/orders/${res.body.id}`)).body).toEqual(res.body);
+    expect(await footprint(ws)).toEqual({
+      ...before,
+      orders: 1,
+      order_items: 10,
+      order_counters: 1,
+      contact_activities: before.contact_activities + 1,
+      event_outbox: before.event_outbox + 1,
+      last_number: 1,
+    });
+    const [created] = await orderEvents(ws.id);
+    expect(created).toMatchObject({ type: 'order.created', data: { order_id: res.body.id, number: '1', total: res.body.total } });
+  });
+
+  it('a paid order records its payment and both events in the same round trip', async () => {
+    const ws = await warmWorkspace();
+    const contactId = await contactOf(ws);
+    await counted(ws, 'POST', '/v1/orders', { contact_id: contactId, items: lines(1) });
+    const res = await counted(ws, 'POST', '/v1/orders', { contact_id: contactId, items: lines(3), financial_status: 'paid' });
+    expect(res.status).toBe(201);
+    expect(res.roundTrips).toBe(1);
+    expect(res.body).toMatchObject({ order_number: 2, financial_status: 'paid', payment_reference: `order:${res.body.id}` });
+    const payment = (await ws.api('GET', `/v1/payments?external_reference=${encodeURIComponent(`order:${res.body.id}`)}`)).body.data;
+    expect(payment).toHaveLength(1);
+    expect(payment[0]).toMatchObject({ contact_id: contactId, type: 'one_time', total_amount: res.body.total });
+    const events = (await orderEvents(ws.id)).filter((e) => e.data.order_id === res.body.id);
+    expect(events.map((e) => [e.type, e.data.number])).toEqual([
+      ['order.created', '2'],
+      ['order.paid', '2'],
+    ]);
+  });
+
+  it('a replay of an external_reference takes two round trips and the create that rode along wrote nothing', async () => {
+    const ws = await warmWorkspace();
+    const contactId = await contactOf(ws);
+    const first = await ws.api('POST', '/v1/orders', { contact_id: contactId, items: lines(2), external_reference: 'web-2' });
+    const before = await footprint(ws);
+    const replay = await counted(ws, 'POST', '/v1/orders', { contact_id: contactId, items: lines(4), external_reference: 'web-2', note: 'again' });
+    expect(replay.status).toBe(201);
+    expect(replay.roundTrips).toBe(2);
+    expect(replay.body).toMatchObject({ id: first.body.id, order_number: 1, note: 'again' });
+    expect(replay.body.items).toHaveLength(4);
+    expect(await footprint(ws)).toEqual({ ...before, order_items: 4 });
+  });
+
+  it('an unknown contact_id answers 404 and writes nothing, not even a number', async () => {
+    const ws = await warmWorkspace();
+    await ws.api('POST', '/v1/orders', { contact_id: await contactOf(ws), items: lines(1) });
+    const before = await footprint(ws);
+    const res = await ws.api('POST', '/v1/orders', { contact_id: crypto.randomUUID(), items: lines(2) });
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ message: 'Contact not found' });
+    expect(await footprint(ws)).toEqual(before);
+  });
+
+  it('a deal of the same contact rides along; a deal of another contact answers 409 and writes nothing', async () => {
+    const ws = await warmWorkspace();
+    const [contactId, otherId] = [await contactOf(ws), await contactOf(ws)];
+    const own = (await ws.api('POST', '/v1/deals', { title: 'Own', contact_id: contactId })).body;
+    const other = (await ws.api('POST', '/v1/deals', { title: 'Other', contact_id: otherId })).body;
+    const linked = await counted(ws, 'POST', '/v1/orders', { contact_id: contactId, deal_id: own.id, items: lines(1) });
+    expect(linked.status).toBe(201);
+    expect(linked.roundTrips).toBe(1);
+    expect(linked.body.deal_id).toBe(own.id);
+    const before = await footprint(ws);
+    expectCode(await ws.api('POST', '/v1/orders', { contact_id: contactId, deal_id: other.id, items: lines(1) }), 409, 'ORDER_DEAL_CONTACT_MISMATCH');
+    expectCode(await ws.api('POST', '/v1/orders', { contact_id: contactId, deal_id: crypto.randomUUID(), items: lines(1) }), 404, 'ORDER_DEAL_NOT_FOUND');
+    expect(await footprint(ws)).toEqual(before);
+  });
+
+  it('lines naming a product read it first (two round trips) and take its price', async () => {
+    const ws = await warmWorkspace();
+    const product = (await ws.api('POST', '/v1/products', { name: 'Gold plan', sku: 'GOLD', price: 99 })).body;
+    const res = await counted(ws, 'POST', '/v1/orders', { contact_id: await contactOf(ws), items: [{ product_sku: 'GOLD', quantity: 2 }] });
+    expect(res.status).toBe(201);
+    expect(res.roundTrips).toBe(2);
+    expect(res.body.items[0]).toMatchObject({ product_id: product.id, title: 'Gold plan', unit_price: 99, line_total: 198 });
+  });
+
+  it('under an order cap a create reads first (two round trips) and the cap holds', async () => {
+    const ws = await warmWorkspace({ caps: { orders: 1 } });
+    const contactId = await contactOf(ws);
+    const first = await counted(ws, 'POST', '/v1/orders', { contact_id: contactId, items: lines(1) });
+    expect(first.status).toBe(201);
+    expect(first.roundTrips).toBe(2);
+    expectCode(await ws.api('POST', '/v1/orders', { contact_id: contactId, items: lines(1) }), 403, 'PLAN_LIMIT_EXCEEDED');
+  });
+
+  it('parallel creates give distinct gap-free numbers, and parallel creates of one reference one order', async () => {
+    const ws = await warmWorkspace();
+    const contactId = await contactOf(ws);
+    const fresh = await Promise.all(Array.from({ length: 10 }, () => ws.api('POST', '/v1/orders', { contact_id: contactId, items: lines(2) })));
+    expect(fresh.every((r) => r.status === 201)).toBe(true);
+    expect(fresh.map((r) => r.body.order_number).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    const same = await Promise.all(Array.from({ length: 10 }, (_, i) => ws.api('POST', '/v1/orders', { contact_id: contactId, items: lines(1 + (i % 3)), external_reference: 'web-3' })));
+    expect(same.every((r) => r.status === 201)).toBe(true);
+    expect(new Set(same.map((r) => r.body.id)).size).toBe(1);
+    expect(await footprint(ws)).toMatchObject({ orders: 11, last_number: 11 });
+    expect((await orderEvents(ws.id)).filter((e) => e.type === 'order.created')).toHaveLength(11);
+  });
+});
