@@ -330,13 +330,13 @@ export function scenarios(ctx) {
     {
       name: 'POST /v1/payments (one_time)',
       floor: INSERT_FLOOR,
-      expected: 2,
+      expected: 1,
       request: (i) => ({ method: 'POST', path: '/v1/payments', body: { type: 'one_time', title: `Payment ${i}`, amount: 49.9, method: 'card', contact_id: ctx.contactIds[contactIndex(i + 3)] } }),
     },
     {
       name: 'POST /v1/payments (installments, 12)',
       floor: INSERT_FLOOR,
-      expected: 2,
+      expected: 1,
       request: (i) => ({ method: 'POST', path: '/v1/payments', body: { type: 'installments', installment_count: 12, title: `Plan ${i}`, amount: 1200, contact_id: ctx.contactIds[contactIndex(i + 4)] } }),
     },
     {

@@ -15,7 +15,7 @@ const contactOf = async (ws: TestWorkspace) => (await ws.api('POST', '/v1/contac
 const lines = (n: number) => Array.from({ length: n }, (_, k) => ({ title: `Line ${k}`, unit_price: 10 + k, quantity: 1 + (k % 2), ...(k === 0 ? { discount_percent: 10 } : {}) }));
 
 /** Every row an order create can leave, per table: what a create that wrote nothing must not change. */
-async function footprint(ws: TestWorkspace) {
+async function footprint(ws: TestWorkspace): Promise<Record<string, number>> {
   const tables = ['orders', 'order_items', 'order_counters', 'payments', 'payment_entries', 'contact_activities', 'event_outbox'];
   const count = async (table: string) => (await rowsIn<{ n: number }>(ws.id, `SELECT count(*) AS n FROM ${table} WHERE workspace_id = ?`, ws.id))[0].n;
   const counter = await rowsIn<{ last_number: number }>(ws.id, 'SELECT last_number FROM order_counters WHERE workspace_id = ?', ws.id);

@@ -4,7 +4,7 @@ import { failedGuard, guarded, isUniqueViolation, nowIso, retryOnConflict, runBa
 import { badRequest, codedError, notFound } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { toCents } from '../../platform/money';
-import { planContactReference, type PlannedContact } from '../contacts/resolve';
+import { planContactReference, referencedContactExists, type PlannedContact } from '../contacts/resolve';
 import { activity } from '../contacts/service';
 import type { ProductRow } from '../products/schema';
 import { productLookup, type ProductReference } from '../products/service';
@@ -23,7 +23,8 @@ import {
   type VatMode,
 } from './schema';
 import { preparedInsert, preparedRowsInsert } from '../../platform/prepared';
-import type { RowGuard } from '../../platform/row-guard';
+import { afterInsertOf, type RowGuard } from '../../platform/row-guard';
+import { isUuid } from '../../platform/validation';
 
 const paymentInsert = preparedInsert(payments);
 const entriesInsert = preparedRowsInsert(paymentEntries);
@@ -106,14 +107,16 @@ export type RecordPaymentInput = { input: PaymentCreateInput; plan: CreatePlan; 
 /**
  * The statements that record a payment (header, entries in one statement, the
  * timeline row), for the caller's write batch, and the rows they write; with
- * `guard`, written only when it holds as that batch runs. `createPayment` is built on it; payment requests and
+ * `guard`, the header is written only when it holds as that batch runs, the rest
+ * only when the header was. `createPayment` is built on it; payment requests and
  * orders put the same statements into their own batches.
  */
 export function recordPaymentStatements(ctx: ServiceContext, r: RecordPaymentInput, guard?: RowGuard): { statements: Statement[]; header: PaymentRow; entries: PaymentEntryRow[] } {
   const { header, entries, now } = buildPayment(ctx, r.input, r.plan, r.product, r.contactId);
+  const written = guard && afterInsertOf(payments, header.id);
   const statements: Statement[] = [
     paymentInsert.in(ctx.db, header, guard),
-    entriesInsert.in(ctx.db, entries, guard),
+    entriesInsert.in(ctx.db, entries, written),
     activity(
       ctx,
       header.contactId,
@@ -121,7 +124,7 @@ export function recordPaymentStatements(ctx: ServiceContext, r: RecordPaymentInp
       'api',
       { payment_id: header.id, type: header.type, title: header.title, amount: header.totalCents / 100, currency: header.currency },
       now,
-      guard,
+      written,
     ),
   ];
   return { statements, header, entries };
@@ -229,7 +232,9 @@ export const reReads = (ctx: ServiceContext, id: string): Statement[] => [select
  * entries, the product, the contact reference's reads) and one write batch
  * (the contact's own create or update first, then the payment, its entries,
  * the timeline row and the re-read). A parallel create of the same reference
- * fails the unique index and is retried as the update.
+ * fails the unique index and is retried as the update. A new payment for a
+ * `contact_id` without a product is also sent along with the reads (see
+ * `recordAlongReads`): one round trip.
  */
 export async function createPayment(ctx: ServiceContext, input: PaymentCreateInput) {
   const plan = validateCreate(ctx, input);
@@ -240,12 +245,15 @@ export async function createPayment(ctx: ServiceContext, input: PaymentCreateInp
 
   return retryOnConflict(async () => {
     const contactPlan = planContactReference(ctx, contactRef, { missingMessage: NO_CONTACT_MESSAGE, source: 'api' });
-    const results = await runBatch(ctx.db, [
+    const reads = [
       selectPaymentByReference(ctx.db, ctx.ws.id, reference),
       selectEntriesByReference(ctx.db, ctx.ws.id, reference),
       productLookup(ctx, productRef),
       ...contactPlan.reads,
-    ]);
+    ];
+    const bet = Object.keys(productRef).length ? null : recordAlongReads(ctx, input, plan);
+    const results = await runBatch(ctx.db, bet ? [...reads, ...bet] : reads);
+    if (bet && (results.at(-2) as PaymentRow[]).length) return { ...paymentFromResults(results), duplicate: false };
     const [existingRows, existingEntries, productRows] = results as [PaymentRow[], PaymentEntryRow[], ProductRow[]];
     const existing = input.external_reference === undefined ? undefined : existingRows[0];
     const product = Object.keys(productRef).length ? checkProduct(productRows[0], existing?.productId ?? null) : null;
@@ -262,6 +270,27 @@ export async function createPayment(ctx: ServiceContext, input: PaymentCreateInp
     }
   }, lostRace);
 }
+
+/**
+ * A new payment's statements for the workspace's contact `contact_id`, put in the batch of the
+ * create's reads: the payment is written only if, as the batch runs, that contact exists and no
+ * payment holds the `external_reference`; its entries and timeline row only if it was.
+ * Otherwise the batch wrote nothing and its reads decide as always. The last reads re-read the
+ * payment: a header means it was created.
+ */
+function recordAlongReads(ctx: ServiceContext, input: PaymentCreateInput, plan: CreatePlan): Statement[] | null {
+  const contactId = input.contact_id?.toLowerCase();
+  if (!contactId || !isUuid(contactId)) return null;
+  const guard: RowGuard = { condition: newPaymentCondition, values: { newWs: ctx.ws.id, newContact: contactId, newReference: input.external_reference ?? null } };
+  const { statements, header } = recordPaymentStatements(ctx, { input, plan, product: null, contactId }, guard);
+  return [...statements, ...reReads(ctx, header.id)];
+}
+
+const newPaymentCondition = (() => {
+  const [ws, contact, reference] = ['newWs', 'newContact', 'newReference'].map((name) => sql.placeholder(name));
+  return sql`${referencedContactExists(ws, contact)}
+    AND NOT EXISTS (SELECT 1 FROM ${payments} WHERE ${payments.workspaceId} = ${ws} AND ${payments.externalReference} = ${reference})`;
+})();
 
 async function insertPayment(ctx: ServiceContext, input: PaymentCreateInput, plan: CreatePlan, product: ProductRow | null, planned: PlannedContact) {
   const { statements, header } = recordPaymentStatements(ctx, { input, plan, product, contactId: planned.contact.id });
