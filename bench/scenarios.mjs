@@ -392,7 +392,7 @@ export function scenarios(ctx) {
     {
       name: 'POST /v1/payment-requests',
       floor: INSERT_FLOOR,
-      expected: 2,
+      expected: 1,
       request: (i) => ({ method: 'POST', path: '/v1/payment-requests', body: { amount: 120, title: `Link ${i}`, contact_id: ctx.contactIds[contactIndex(i + 5)] } }),
     },
     {

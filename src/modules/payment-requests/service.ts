@@ -7,13 +7,14 @@ import type { OutboxEvent } from '../../platform/events';
 import { uuidText, uuidv7 } from '../../platform/ids';
 import { envelope, parsePaging } from '../../platform/list';
 import { hasAtMostTwoDecimals, toCents } from '../../platform/money';
-import { preparedList } from '../../platform/prepared';
+import { preparedInsert, preparedList } from '../../platform/prepared';
+import { afterInsertOf, type RowGuard } from '../../platform/row-guard';
 import { shardDb, shardNames } from '../../platform/shards';
 import { isUuid } from '../../platform/validation';
 import type { PaymentConfirmation, PaymentProvider, PaymentProviderName } from '../../providers/payments';
-import { planContactReference } from '../contacts/resolve';
+import { planContactReference, referencedContactExists } from '../contacts/resolve';
 import { dealNotFound } from '../deals/lookups';
-import { selectDeal } from '../deals/read';
+import { dealOfContact, selectDeal } from '../deals/read';
 import type { DealRow } from '../deals/schema';
 import { MAX_AMOUNT } from '../payments/dto';
 import type { VatMode } from '../payments/schema';
@@ -77,63 +78,96 @@ export function tokenWorkspace(token: string): string | null {
 
 export const payUrlFor = (baseUrl: string, token: string) => `${baseUrl.replace(/\/+$/, '')}/pay/${token}`;
 
+type NewLink = { checked: ReturnType<typeof validateCreateInput>; baseUrl: string; provider: PaymentProviderName };
+
 /**
  * `POST /v1/payment-requests`: not idempotent, every call mints a new link.
  * One read batch (the contact reference's reads and the deal) and one write
  * batch (the contact's own create or update, the request, its
  * `payment_request.created` outbox row and the re-read): a rejected request
  * (merge conflict, deal of another contact) writes nothing of its own.
+ * A request for a `contact_id` is written in the read batch itself, guarded
+ * on that contact existing and the deal (if any) being one of its own: one
+ * round trip; when the guard does not hold, the batch wrote nothing and its
+ * reads decide as always.
  */
 export async function createPaymentRequest(ctx: ServiceContext, input: PaymentRequestCreateInput, link: { baseUrl: string; provider: PaymentProviderName }) {
-  const checked = validateCreateInput(ctx, input);
+  const made: NewLink = { checked: validateCreateInput(ctx, input), ...link };
   const dealId = input.deal_id?.toLowerCase();
   const contactRef = { contact_id: input.contact_id?.toLowerCase(), phone: input.phone, email: input.email, name: input.name };
   return retryOnConflict(async () => {
     const plan = planContactReference(ctx, contactRef, { missingMessage: NO_CONTACT_MESSAGE, source: 'api' });
-    const results = await runBatch(ctx.db, [selectDeal(ctx.db, ctx.ws.id, dealId ?? ''), ...plan.reads]);
+    const reads = [selectDeal(ctx.db, ctx.ws.id, dealId ?? ''), ...plan.reads];
+    const contactId = contactRef.contact_id;
+    const bet = contactId && isUuid(contactId) ? newRequestStatements(ctx, input, made, contactId, dealId ?? null, true) : null;
+    const results = await runBatch(ctx.db, bet ? [...reads, ...bet.statements] : reads);
+    if (bet && (results.at(-1) as PaymentRequestRow[]).length) {
+      ctx.events.committedAfter([bet.event]);
+      return serializePaymentRequest(lastRow(results));
+    }
     const [deal] = results[0] as DealRow[];
     const planned = await plan.resolve(results.slice(1));
     if (dealId && !deal) throw dealNotFound();
     if (deal && deal.contactId !== planned.contact.id) {
       throw codedError(409, 'PAYMENT_REQUEST_DEAL_CONTACT_MISMATCH', 'The deal belongs to another contact than the payment request');
     }
-    const now = nowIso();
-    const token = mintToken(ctx.ws.id);
-    const row: PaymentRequestRow = {
-      id: uuidv7(),
-      workspaceId: ctx.ws.id,
-      contactId: planned.contact.id,
-      dealId: deal?.id ?? null,
-      provider: link.provider,
-      status: 'pending',
-      amountCents: checked.amountCents,
-      currency: input.currency?.toUpperCase() ?? ctx.ws.currency,
-      title: input.title || null,
-      vatMode: checked.vat.mode,
-      vatRate: checked.vat.rate,
-      testMode: input.test_mode ?? false,
-      token,
-      payUrl: payUrlFor(link.baseUrl, token),
-      contactPaymentId: null,
-      providerSessionId: null,
-      providerPaymentRef: null,
-      document: null,
-      expiresAt: checked.expiresAt,
-      paidAt: null,
-      cancelledAt: null,
-      sweepClaim: null,
-      createdAt: now,
-      updatedAt: now,
-    };
-    const { event, statement } = ctx.events.emit(ctx.db, ctx.ws.id, 'payment_request.created', paymentRequestEventData(row));
+    const { statements, event } = newRequestStatements(ctx, input, made, planned.contact.id, deal?.id ?? null, false);
     try {
-      const out = await runBatch(ctx.db, [...planned.writes, ctx.db.insert(paymentRequests).values(row), statement, selectPaymentRequest(ctx.db, ctx.ws.id, row.id)]);
+      const out = await runBatch(ctx.db, [...planned.writes, ...statements]);
       ctx.events.committedAfter([...planned.events, event]);
       return serializePaymentRequest(lastRow(out));
     } catch (err) {
       throw isUniqueViolation(err) ? err : planned.mapError(err);
     }
   }, isUniqueViolation);
+}
+
+const requestInsert = preparedInsert(paymentRequests);
+
+/** The request is written only if its contact exists and its deal (if any) is one of that contact's. */
+const newRequestCondition = (() => {
+  const [ws, contact, deal] = ['newWs', 'newContact', 'newDeal'].map((name) => sql.placeholder(name));
+  return sql`${referencedContactExists(ws, contact)} AND (${deal} IS NULL OR ${dealOfContact(ws, deal, contact)})`;
+})();
+
+/**
+ * A new request's row, its `payment_request.created` outbox row and the re-read; `speculative`,
+ * the row is written only if `newRequestCondition` holds as the batch runs, the event only if
+ * the row was.
+ */
+function newRequestStatements(ctx: ServiceContext, input: PaymentRequestCreateInput, link: NewLink, contactId: string, dealId: string | null, speculative: boolean) {
+  const { checked } = link;
+  const now = nowIso();
+  const token = mintToken(ctx.ws.id);
+  const row: PaymentRequestRow = {
+    id: uuidv7(),
+    workspaceId: ctx.ws.id,
+    contactId,
+    dealId,
+    provider: link.provider,
+    status: 'pending',
+    amountCents: checked.amountCents,
+    currency: input.currency?.toUpperCase() ?? ctx.ws.currency,
+    title: input.title || null,
+    vatMode: checked.vat.mode,
+    vatRate: checked.vat.rate,
+    testMode: input.test_mode ?? false,
+    token,
+    payUrl: payUrlFor(link.baseUrl, token),
+    contactPaymentId: null,
+    providerSessionId: null,
+    providerPaymentRef: null,
+    document: null,
+    expiresAt: checked.expiresAt,
+    paidAt: null,
+    cancelledAt: null,
+    sweepClaim: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const guard: RowGuard | undefined = speculative ? { condition: newRequestCondition, values: { newWs: ctx.ws.id, newContact: contactId, newDeal: dealId } } : undefined;
+  const { event, statement } = ctx.events.emit(ctx.db, ctx.ws.id, 'payment_request.created', paymentRequestEventData(row), guard && afterInsertOf(paymentRequests, row.id));
+  return { event, statements: [requestInsert.in(ctx.db, row, guard), statement, selectPaymentRequest(ctx.db, ctx.ws.id, row.id)] };
 }
 
 export async function findPaymentRequest(ctx: ServiceContext, id: string): Promise<PaymentRequestRow> {

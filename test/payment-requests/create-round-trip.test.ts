@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { rowsIn } from '../support/db';
+import { makeWorkspace, type TestWorkspace } from '../support/harness';
+import { counted } from '../support/round-trips';
+import { freshPhone, requestEvents } from './helpers';
+
+async function warmWorkspace() {
+  const ws = await makeWorkspace({ rate_limits: { per_key_per_minute: 1_000_000 } });
+  // The key look-up is cached after the first request.
+  expect((await counted(ws, 'GET', '/v1/pipelines')).status).toBe(200);
+  return ws;
+}
+
+const contactOf = async (ws: TestWorkspace) => (await ws.api('POST', '/v1/contacts', { phone: freshPhone() })).body.id as string;
+
+/** Every row a request create can leave: what a create that wrote nothing must not change. */
+async function footprint(ws: TestWorkspace): Promise<Record<string, number>> {
+  const count = async (query: string) => (await rowsIn<{ n: number }>(ws.id, query, ws.id))[0].n;
+  return {
+    payment_requests: await count('SELECT count(*) AS n FROM payment_requests WHERE workspace_id = ?'),
+    events: await count("SELECT count(*) AS n FROM event_outbox WHERE workspace_id = ? AND type LIKE 'payment_request.%'"),
+  };
+}
+
+describe('POST /v1/payment-requests: a link for a contact_id in one round trip', () => {
+  it('mints the link in one round trip with its event, the answer equal to its read', async () => {
+    const ws = await warmWorkspace();
+    const contactId = await contactOf(ws);
+    const res = await counted(ws, 'POST', '/v1/payment-requests', { amount: 120, title: 'Lesson', contact_id: contactId });
+    expect(res.status).toBe(201);
+    expect(res.roundTrips).toBe(1);
+    expect(res.body).toMatchObject({ contact_id: contactId, amount: 120, status: 'pending', deal_id: null });
+    expect((await ws.api('GET', `/v1/payment-requests/${res.body.id}`)).body).toEqual(res.body);
+    expect(await footprint(ws)).toEqual({ payment_requests: 1, events: 1 });
+    const [event] = await requestEvents(ws.id, res.body.id);
+    expect(event).toMatchObject({ type: 'payment_request.created' });
+  });
+
+  it('a deal of the same contact rides along; one of another contact answers 409 and an unknown contact 404, writing nothing', async () => {
+    const ws = await warmWorkspace();
+    const [contactId, otherId] = [await contactOf(ws), await contactOf(ws)];
+    const own = (await ws.api('POST', '/v1/deals', { title: 'Own', contact_id: contactId })).body;
+    const other = (await ws.api('POST', '/v1/deals', { title: 'Other', contact_id: otherId })).body;
+    const linked = await counted(ws, 'POST', '/v1/payment-requests', { amount: 5, contact_id: contactId, deal_id: own.id });
+    expect(linked.status).toBe(201);
+    expect(linked.roundTrips).toBe(1);
+    expect(linked.body.deal_id).toBe(own.id);
+    const before = await footprint(ws);
+    const mismatch = await counted(ws, 'POST', '/v1/payment-requests', { amount: 5, contact_id: contactId, deal_id: other.id });
+    expect(mismatch.status).toBe(409);
+    expect(mismatch.body).toMatchObject({ error_code: 'PAYMENT_REQUEST_DEAL_CONTACT_MISMATCH' });
+    expect(mismatch.roundTrips).toBe(1);
+    const unknown = await ws.api('POST', '/v1/payment-requests', { amount: 5, contact_id: crypto.randomUUID() });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toMatchObject({ message: 'Contact not found' });
+    expect(await footprint(ws)).toEqual(before);
+  });
+
+  it('a phone reference still reads first (two round trips)', async () => {
+    const ws = await warmWorkspace();
+    const res = await counted(ws, 'POST', '/v1/payment-requests', { amount: 5, phone: freshPhone() });
+    expect(res.status).toBe(201);
+    expect(res.roundTrips).toBe(2);
+  });
+});
