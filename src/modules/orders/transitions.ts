@@ -1,11 +1,11 @@
 import { and, eq, ne, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
+import { guarded, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
 import { badRequest, codedError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { toCents } from '../../platform/money';
 import { parseIsoInZone } from '../payments/dates';
-import { selectEntriesByReference, selectPaymentByReference } from '../payments/read';
+import { paymentReadsByReference, selectEntriesByReference, selectPaymentByReference } from '../payments/read';
 import type { PaymentEntryRow, PaymentRow } from '../payments/schema';
 import { refundLostRace, refundStatements } from '../payments/refunds';
 import { activity } from '../contacts/service';
@@ -15,7 +15,7 @@ import { fullOrderReads } from './read';
 import { orderRefunds, orders, type FinancialStatus, type OrderRefundRow, type OrderRow } from './schema';
 import { fullOrder, orderLostRace, orderNotFound, orderPaymentStatements, orderRowOf, revisionGuard, storeSyncedReadOnly } from './service';
 import type { FullOrder } from './read';
-import { preparedInsert } from '../../platform/prepared';
+import { prepared, preparedInsert } from '../../platform/prepared';
 
 const refundInsert = preparedInsert(orderRefunds);
 
@@ -32,15 +32,32 @@ const updateOrder = (ctx: ServiceContext, id: string, set: Partial<OrderRow>) =>
 
 // ---------------------------------------------------------------- refunds
 
-const selectRefundByExternalId = (ctx: ServiceContext, orderId: string, externalRefundId: string | undefined) =>
-  ctx.db
+const [ws, orderId] = [sql.placeholder('ws'), sql.placeholder('order')];
+
+const refundByExternalId = prepared((db) =>
+  db
     .select({ id: orderRefunds.id })
     .from(orderRefunds)
-    .where(and(eq(orderRefunds.workspaceId, ctx.ws.id), eq(orderRefunds.orderId, orderId), eq(orderRefunds.externalRefundId, externalRefundId ?? '')))
-    .limit(1);
+    .where(and(eq(orderRefunds.workspaceId, ws), eq(orderRefunds.orderId, orderId), eq(orderRefunds.externalRefundId, sql.placeholder('external'))))
+    .limit(1),
+);
 
-/** The order's `payment_reference`, evaluated inside the batch. */
-const referenceOf = (ctx: ServiceContext, orderId: string) => sql`(SELECT payment_reference FROM orders WHERE workspace_id = ${ctx.ws.id} AND id = ${orderId})`;
+/** The payment the order's `payment_reference` names, and its entries, the reference read inside the batch. */
+const orderPayment = paymentReadsByReference(sql`(SELECT payment_reference FROM ${orders} WHERE ${orders.workspaceId} = ${ws} AND ${orders.id} = ${orderId})`);
+
+/** A refund's change of the order, guarded on the revision that was read (see `revisionGuard`). */
+const refundedUpdate = prepared((db) =>
+  db
+    .update(orders)
+    .set({
+      refundedTotalCents: sql.placeholder('refundedTotalCents') as unknown as number,
+      financialStatus: sql.placeholder('financialStatus') as unknown as FinancialStatus,
+      refundedAt: sql.placeholder('refundedAt') as unknown as string,
+      revision: sql`${orders.revision} + 1` as unknown as number,
+      updatedAt: guarded(sql`${orders.revision} = ${sql.placeholder('revision')}`, sql`${sql.placeholder('now')}`) as unknown as string,
+    })
+    .where(and(eq(orders.workspaceId, ws), eq(orders.id, orderId))),
+);
 
 /**
  * The ledger refund mirroring an order refund into the order's recorded
@@ -79,10 +96,11 @@ export async function refundOrder(ctx: ServiceContext, id: string, input: OrderR
   const reason = input.reason?.trim() || null;
   return retryOnConflict(
     async () => {
+      const values = { ws: ctx.ws.id, order: id };
       const results = await runBatch(ctx.db, [
-        selectRefundByExternalId(ctx, id, input.external_refund_id),
-        selectPaymentByReference(ctx.db, ctx.ws.id, referenceOf(ctx, id)),
-        selectEntriesByReference(ctx.db, ctx.ws.id, referenceOf(ctx, id)),
+        refundByExternalId.in(ctx.db, { ...values, external: input.external_refund_id ?? '' }),
+        orderPayment.payment(ctx.db, values),
+        orderPayment.entries(ctx.db, values),
         ...fullOrderReads(ctx.db, ctx.ws.id, id),
       ]);
       const [matched, [payment], entries] = results as [unknown[], PaymentRow[], PaymentEntryRow[]];
@@ -115,11 +133,14 @@ export async function refundOrder(ctx: ServiceContext, id: string, input: OrderR
       };
       const { event, statement } = ctx.events.emit(ctx.db, ctx.ws.id, 'order.refunded', orderEventData(after, refund));
       const written = await runBatch(ctx.db, [
-        updateOrder(ctx, order.id, {
+        refundedUpdate.in(ctx.db, {
+          ws: ctx.ws.id,
+          order: order.id,
           refundedTotalCents,
           financialStatus: after.financialStatus,
           refundedAt: after.refundedAt,
-          ...revisionGuard(order, now),
+          revision: order.revision,
+          now,
         }),
         refundInsert.in(ctx.db, refund),
         ...mirrorStatements(ctx, payment, entries, cents, reason ?? `Refund of order ${order.orderNumber}`),

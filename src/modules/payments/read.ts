@@ -121,18 +121,23 @@ export function paymentFromResults(results: unknown[]) {
   return serializePayment(row, entries);
 }
 
-const [ws, reference] = [sql.placeholder('ws'), sql.placeholder('reference')];
-const referenced = (db: Db, workspaceId: string | SQLWrapper, ref: string | SQLWrapper) =>
-  db.select().from(payments).where(and(eq(payments.workspaceId, workspaceId), eq(payments.externalReference, ref))).limit(1);
-const idOfReference = (workspaceId: string | SQLWrapper, ref: string | SQLWrapper) =>
-  sql`(SELECT id FROM payments WHERE workspace_id = ${workspaceId} AND external_reference = ${ref})`;
-const referencedRead = prepared((db) => referenced(db, ws, reference));
-const referencedEntriesRead = prepared((db) => entriesOf(db, ws, idOfReference(ws, reference)));
+const ws = sql.placeholder('ws');
 
-/** The payment whose `external_reference` is `reference` (a value, or SQL evaluated in the batch), for read batches. */
-export const selectPaymentByReference = (db: Db, workspaceId: string, ref: string | SQL) =>
-  typeof ref === 'string' ? referencedRead.in(db, { ws: workspaceId, reference: ref }) : referenced(db, workspaceId, ref);
+/**
+ * The reads of the workspace's payment whose `external_reference` is `reference` (SQL with
+ * placeholders, evaluated in the batch: another module's column, say) and of its entries by
+ * `sequence`, built once; each takes the placeholders' values, the workspace's as `ws`.
+ */
+export function paymentReadsByReference(reference: SQLWrapper) {
+  const payment = prepared((db) => db.select().from(payments).where(and(eq(payments.workspaceId, ws), eq(payments.externalReference, reference))).limit(1));
+  const entries = prepared((db) => entriesOf(db, ws, sql`(SELECT id FROM payments WHERE workspace_id = ${ws} AND external_reference = ${reference})`));
+  return { payment: (db: Db, values: Record<string, unknown>) => payment.in(db, values), entries: (db: Db, values: Record<string, unknown>) => entries.in(db, values) };
+}
+
+const byReference = paymentReadsByReference(sql.placeholder('reference'));
+
+/** The payment whose `external_reference` is `reference`, for read batches. */
+export const selectPaymentByReference = (db: Db, workspaceId: string, reference: string) => byReference.payment(db, { ws: workspaceId, reference });
 
 /** The entries of the payment whose `external_reference` is `reference`, ordered by `sequence`. */
-export const selectEntriesByReference = (db: Db, workspaceId: string, ref: string | SQL) =>
-  typeof ref === 'string' ? referencedEntriesRead.in(db, { ws: workspaceId, reference: ref }) : entriesOf(db, workspaceId, idOfReference(workspaceId, ref));
+export const selectEntriesByReference = (db: Db, workspaceId: string, reference: string) => byReference.entries(db, { ws: workspaceId, reference });

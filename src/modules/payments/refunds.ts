@@ -10,6 +10,7 @@ import type { PaymentRefundInput } from './dto';
 import { paymentFromResults } from './read';
 import { paymentEntries, payments, type ArrangementStatus, type PaymentEntryRow, type PaymentRow } from './schema';
 import { entryBase, entryNotFound, readPaymentAndEntries, reReads } from './service';
+import { prepared, preparedInsert } from '../../platform/prepared';
 
 /** Whether a batch with `refundStatements` lost a race to a parallel refund (re-read and retry). */
 export const refundLostRace = (err: unknown) => failedGuard(err, 'payment_entries.refunded_cents') || isUniqueViolation(err);
@@ -53,6 +54,38 @@ export async function refundPayment(ctx: ServiceContext, id: string, input: Paym
   );
 }
 
+const [ws, chargeId, stamp] = [sql.placeholder('ws'), sql.placeholder('charge'), sql.placeholder('now')];
+
+/** The charge's `refunded_cents` grows by `cents`, or the batch fails when that would pass what it recognized. */
+const chargeRefunded = prepared((db) =>
+  db
+    .update(paymentEntries)
+    .set({
+      refundedCents: guarded(
+        sql`${paymentEntries.status} = 'completed' AND ${paymentEntries.refundedCents} + ${sql.placeholder('cents')} <= ${paymentEntries.recognizedCents}`,
+        sql`${paymentEntries.refundedCents} + ${sql.placeholder('cents')}`,
+      ) as unknown as number,
+      updatedAt: stamp as unknown as string,
+    })
+    .where(and(eq(paymentEntries.workspaceId, ws), eq(paymentEntries.id, chargeId))),
+);
+
+/** The refund entry, numbered after the payment's last entry. */
+const refundEntryInsert = preparedInsert(paymentEntries, {
+  sequence: sql`(SELECT coalesce(max(sequence), 0) + 1 FROM payment_entries WHERE payment_id = ${sql.placeholder('paymentId')})`,
+});
+
+/** A one-time header is cancelled once its charge is fully refunded. */
+const headerAfterRefund = prepared((db) =>
+  db
+    .update(payments)
+    .set({
+      arrangementStatus: sql`CASE WHEN ${payments.type} = 'one_time' AND (SELECT refunded_cents >= recognized_cents FROM payment_entries WHERE id = ${chargeId}) THEN 'cancelled' ELSE ${payments.arrangementStatus} END` as unknown as ArrangementStatus,
+      updatedAt: stamp as unknown as string,
+    })
+    .where(and(eq(payments.workspaceId, ws), eq(payments.id, sql.placeholder('payment')))),
+);
+
 /**
  * The statements that mirror a refund of `cents` against a charge, for the
  * caller's write batch: the charge's guarded `refunded_cents` (the batch fails
@@ -63,22 +96,12 @@ export async function refundPayment(ctx: ServiceContext, id: string, input: Paym
 export function refundStatements(ctx: ServiceContext, p: PaymentRow, charge: PaymentEntryRow, cents: number, note: string | null) {
   const now = nowIso();
   const refundId = uuidv7();
-  const nextSequence = sql`(SELECT coalesce(max(sequence), 0) + 1 FROM payment_entries WHERE payment_id = ${p.id})`;
   const statements: Statement[] = [
-    ctx.db
-      .update(paymentEntries)
-      .set({
-        refundedCents: guarded(
-          sql`${paymentEntries.status} = 'completed' AND ${paymentEntries.refundedCents} + ${cents} <= ${paymentEntries.recognizedCents}`,
-          sql`${paymentEntries.refundedCents} + ${cents}`,
-        ) as unknown as number,
-        updatedAt: now,
-      })
-      .where(and(eq(paymentEntries.workspaceId, ctx.ws.id), eq(paymentEntries.id, charge.id))),
-    ctx.db.insert(paymentEntries).values({
+    chargeRefunded.in(ctx.db, { ws: ctx.ws.id, charge: charge.id, cents, now }),
+    refundEntryInsert.in(ctx.db, {
       ...entryBase(ctx, p.id, p.contactId, charge.currency, now),
       id: refundId,
-      sequence: nextSequence as unknown as number,
+      sequence: 0, // numbered by the statement
       amountCents: -cents,
       status: 'refunded',
       dueDate: localDate(now, ctx.ws.timezone),
@@ -89,13 +112,7 @@ export function refundStatements(ctx: ServiceContext, p: PaymentRow, charge: Pay
       refundsEntryId: charge.id,
       note: note?.trim() || null,
     }),
-    ctx.db
-      .update(payments)
-      .set({
-        arrangementStatus: sql`CASE WHEN ${payments.type} = 'one_time' AND (SELECT refunded_cents >= recognized_cents FROM payment_entries WHERE id = ${charge.id}) THEN 'cancelled' ELSE ${payments.arrangementStatus} END` as unknown as ArrangementStatus,
-        updatedAt: now,
-      })
-      .where(and(eq(payments.workspaceId, ctx.ws.id), eq(payments.id, p.id))),
+    headerAfterRefund.in(ctx.db, { ws: ctx.ws.id, payment: p.id, charge: charge.id, now }),
     activity(ctx, p.contactId, 'payment_refunded', 'api', { payment_id: p.id, entry_id: refundId, refunds_entry_id: charge.id, amount: cents / 100, currency: charge.currency }, now),
   ];
   return { statements, refundId };
