@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cycleDueAt, installmentDueDates, parseIsoInZone } from '../../src/modules/payments/dates';
+import { cycleDueAt, dateOnly, installmentDueDates, localDate, localParts, parseIsoInZone } from '../../src/modules/payments/dates';
 import { splitCents } from '../../src/modules/payments/service';
 import { makeWorkspace } from '../support/harness';
 import { createPayment } from './helpers';
@@ -44,5 +44,28 @@ describe('payment calendar arithmetic', () => {
     const again = await ws.api('POST', `/v1/payments/${p.id}/entries/${p.entries[0].id}/mark`, { status: 'completed' });
     expect(again.body.entries[0]).toMatchObject({ status: 'completed', recognized_amount: 10 });
     expect((await ws.api('POST', `/v1/payments/${p.id}/refund`, {})).body.entries[2].amount).toBe(-6);
+  });
+});
+
+describe('localDate', () => {
+  it('is remembered per second and always equals the reading in the zone, across local midnights', () => {
+    // Berlin's summer midnight, New York's, and Monrovia's of 1970 (-00:44:30, an offset with seconds).
+    const cases: [string, string][] = [
+      ['2026-06-01T22:00:00.000Z', 'Europe/Berlin'],
+      ['2026-11-25T05:00:00.000Z', 'America/New_York'],
+      ['1970-01-01T00:44:30.000Z', 'Africa/Monrovia'],
+    ];
+    for (const [midnight, zone] of cases) {
+      const at = Date.parse(midnight);
+      const dates = new Set<string>();
+      for (let ms = at - 3000; ms <= at + 3000; ms += 250) {
+        const iso = new Date(ms).toISOString();
+        const direct = dateOnly(localParts(ms, zone));
+        expect(localDate(iso, zone), `${iso} in ${zone}`).toBe(direct);
+        expect(localDate(iso, zone), `${iso} in ${zone}, remembered`).toBe(direct);
+        dates.add(direct);
+      }
+      expect(dates.size).toBe(2);
+    }
   });
 });

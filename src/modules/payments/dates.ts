@@ -1,4 +1,5 @@
 import type { RecurringInterval } from './schema';
+import { Lru } from '../../platform/lru';
 
 /**
  * Calendar arithmetic in the workspace's time zone. A date-only value names a
@@ -105,8 +106,20 @@ export function cycleDueAt(anchorIso: string, interval: RecurringInterval, n: nu
   return new Date(zonedInstant(moved, zone)).toISOString();
 }
 
-/** The workspace-local date (`YYYY-MM-DD`) of an instant. */
-export const localDate = (iso: string, zone: string) => dateOnly(localParts(Date.parse(iso), zone));
+const localDates = new Lru<string>(256);
+
+/**
+ * The workspace-local date (`YYYY-MM-DD`) of an instant. Remembered per zone and second
+ * (offsets are whole seconds, so a second has one local date): writes stamping "today"
+ * format it once per second instead of once per request.
+ */
+export function localDate(iso: string, zone: string): string {
+  const ms = Date.parse(iso);
+  const key = `${zone} ${Math.floor(ms / 1000)}`;
+  let date = localDates.get(key);
+  if (date === undefined) localDates.set(key, (date = dateOnly(localParts(ms, zone))));
+  return date;
+}
 
 /** Due dates of `count` monthly installments from the purchase day, clamped to month ends. */
 export function installmentDueDates(purchaseIso: string, count: number, zone: string): string[] {
