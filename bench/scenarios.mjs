@@ -304,7 +304,7 @@ export function scenarios(ctx) {
     {
       name: 'POST /v1/deals',
       floor: INSERT_FLOOR,
-      expected: 2,
+      expected: 1,
       request: (i) => ({ method: 'POST', path: '/v1/deals', body: { title: `Deal ${i}`, amount: 250 + (i % 1000), contact_id: ctx.contactIds[contactIndex(i + 1)] } }),
     },
     {

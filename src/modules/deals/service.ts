@@ -18,7 +18,10 @@ import { moveStatements, type StageTarget } from './moves';
 import { failedGuard, openTopSlot } from './placement';
 import { readDealWithContact, selectDealWithContact, serializeDealWithContact, type DealWithContactRow } from './read';
 import { deals, type DealRow } from './schema';
-import { preparedInsert } from '../../platform/prepared';
+import { prepared, preparedInsert } from '../../platform/prepared';
+import { afterInsertOf, type RowGuard } from '../../platform/row-guard';
+import { isUuid } from '../../platform/validation';
+import { knownEntry, newDealGuard, rememberEntry } from './known-entry';
 
 const dealInsert = preparedInsert(deals);
 
@@ -73,37 +76,39 @@ function entryStage(input: DealCreateInput, pipelineRows: PipelineRow[], stageRo
 const joinedRow = (results: unknown[]) => (results.at(-1) as DealWithContactRow[])[0];
 
 /**
- * `POST /v1/deals`: two round trips whatever the contact reference. One read
+ * `POST /v1/deals`: two round trips, whatever the contact reference. One read
  * batch holds what the rules need, the contact upsert's reads included; one
  * write batch holds the deal's create (or, on an `external_reference` match,
  * its update and move) after the contact's own create or update, so a rejected
  * deal never leaves a contact behind. A batch that loses a race (the stage
  * the deal was read in, a parallel create of the same reference or contact)
- * is retried from the reads.
+ * is retried from the reads. A plain new deal for a `contact_id` can be
+ * written in the read batch itself (see `createAlongReads`): one round trip.
  */
 export async function createDeal(ctx: ServiceContext, input: DealCreateInput) {
   const productRef = productReference(input);
   const givenStageId = input.stage_id?.toLowerCase();
   const givenPipelineId = input.pipeline_id?.toLowerCase();
-  const defaultPipeline = sql`(SELECT id FROM pipelines WHERE workspace_id = ${ctx.ws.id} ORDER BY is_default DESC, position LIMIT 1)`;
-  // The given stage, and the stages of the pipeline a deal would enter without one.
-  const candidateStages = or(
-    givenStageId ? eq(stages.id, givenStageId) : undefined,
-    eq(stages.pipelineId, givenPipelineId ?? defaultPipeline),
-  );
   const contactRef = { contact_id: input.contact_id?.toLowerCase(), phone: input.phone, email: input.email, name: input.name };
   const lostRace = (err: unknown) => failedGuard(err, 'stage_id') || isUniqueViolation(err);
 
   return retryOnConflict(async () => {
     const contactPlan = planContactReference(ctx, contactRef, { missingMessage: NO_CONTACT_MESSAGE, source: 'api' });
-    const results = await runBatch(ctx.db, [
-      ctx.db.select().from(pipelines).where(eq(pipelines.workspaceId, ctx.ws.id)).orderBy(asc(pipelines.position)),
-      ctx.db.select().from(stages).where(and(eq(stages.workspaceId, ctx.ws.id), candidateStages)).orderBy(asc(stages.position)),
+    const reads = [
+      pipelinesRead.in(ctx.db, { ws: ctx.ws.id }),
+      stagesRead[givenStageId ? 1 : 0][givenPipelineId ? 1 : 0].in(ctx.db, { ws: ctx.ws.id, stage: givenStageId, pipeline: givenPipelineId }),
       selectOwner(ctx, input.owner_user_id?.toLowerCase() ?? ''),
       selectDealWithStage(ctx, 'externalReference', input.external_reference ?? ''),
       productLookup(ctx, productRef),
       ...contactPlan.reads,
-    ]);
+    ];
+    const bet = createAlongReads(ctx, input, productRef);
+    const results = await runBatch(ctx.db, bet ? [...reads, ...bet.statements] : reads);
+    const created = bet && joinedRow(results);
+    if (created) {
+      ctx.events.committedAfter([bet.event]);
+      return { ...serializeDealWithContact(created), duplicate: false };
+    }
     const [pipelineRows, stageRows, ownerRows, existingRows, productRows] = results as [
       PipelineRow[],
       StageRow[],
@@ -132,6 +137,7 @@ export async function createDeal(ctx: ServiceContext, input: DealCreateInput) {
     }
 
     const entry = entryStage(input, pipelineRows, stageRows);
+    if (givenStageId === undefined && givenPipelineId === undefined) rememberEntry(ctx.ws.id, entry);
     const title = product ? product.name : input.title;
     if (!title) throw codedError(400, 'MISSING_TITLE', 'title is required when no product is attached');
     const contact = await resolveContact();
@@ -143,20 +149,80 @@ export async function createDeal(ctx: ServiceContext, input: DealCreateInput) {
   }, lostRace);
 }
 
+const ws = sql.placeholder('ws');
+const pipelinesRead = prepared((db) => db.select().from(pipelines).where(eq(pipelines.workspaceId, ws)).orderBy(asc(pipelines.position)));
+const defaultPipeline = sql`(SELECT id FROM pipelines WHERE workspace_id = ${ws} ORDER BY is_default DESC, position LIMIT 1)`;
+/** The given stage (first index: 1 when given), and the stages of the pipeline a deal would enter without one (second index: 1 when a pipeline is given). */
+const stagesRead = [false, true].map((byStage) =>
+  [false, true].map((byPipeline) =>
+    prepared((db) =>
+      db
+        .select()
+        .from(stages)
+        .where(and(eq(stages.workspaceId, ws), or(byStage ? eq(stages.id, sql.placeholder('stage')) : undefined, eq(stages.pipelineId, byPipeline ? sql.placeholder('pipeline') : defaultPipeline))))
+        .orderBy(asc(stages.position)),
+    ),
+  ),
+);
+
+/**
+ * The create most deals for a `contact_id` end in, put in the batch of their reads so that
+ * they take one round trip instead of two: when the body names no stage, pipeline, owner or
+ * product, no cap applies and this instance knows where the workspace's deals enter
+ * (`known-entry.ts`). The deal is written only if, as the batch runs, the contact exists, no deal
+ * holds the `external_reference` and that entry still stands; its timeline row and event only if
+ * it was. Otherwise the batch wrote nothing and its reads decide as always. The last statement
+ * re-reads the deal: a row means it was created.
+ */
+function createAlongReads(ctx: ServiceContext, input: DealCreateInput, productRef: ProductReference) {
+  const contactId = input.contact_id?.toLowerCase();
+  if (!contactId || !isUuid(contactId) || !input.title || ctx.ws.caps.deals !== undefined) return null;
+  if (Object.keys(productRef).length || input.owner_user_id !== undefined || input.stage_id !== undefined || input.pipeline_id !== undefined) return null;
+  const entry = knownEntry(ctx.ws.id);
+  if (!entry) return null;
+  const guard = newDealGuard(ctx.ws.id, contactId, input.external_reference ?? null, entry);
+  return newDealStatements(ctx, input, { product: null, contactId, entry, title: input.title }, guard);
+}
+
 async function insertDeal(
   ctx: ServiceContext,
   input: DealCreateInput,
   resolved: { product: ProductRow | null; contact: PlannedContact; entry: StageTarget; title: string },
 ) {
-  const { product, entry, title } = resolved;
   const { contact, writes: contactWrites, events: contactEvents } = resolved.contact;
+  const cap = ctx.ws.caps.deals;
+  const { statements, event } = newDealStatements(ctx, input, { ...resolved, contactId: contact.id });
+  try {
+    const results = await runBatch(ctx.db, [...contactWrites, ...statements]);
+    ctx.events.committedAfter([...contactEvents, event]);
+    return { ...serializeDealWithContact(joinedRow(results)), duplicate: false };
+  } catch (err) {
+    if (failedGuard(err, 'workspace_id')) {
+      throw codedError(403, 'PLAN_LIMIT_EXCEEDED', `Deal limit reached: your plan allows max_deals ${cap}`);
+    }
+    throw err;
+  }
+}
+
+/**
+ * A new deal's statements: the row (under a cap, only while the count is below it), its slot at
+ * the top of its stage, the timeline row, `deal.created` and the re-read. With `guard`, the row is
+ * written only when it holds, the timeline row and the event only when the row was.
+ */
+function newDealStatements(
+  ctx: ServiceContext,
+  input: DealCreateInput,
+  resolved: { product: ProductRow | null; contactId: string; entry: StageTarget; title: string },
+  guard?: RowGuard,
+) {
+  const { product, entry, title, contactId } = resolved;
   const now = nowIso();
   const deal: DealRow = {
     id: uuidv7(),
     workspaceId: ctx.ws.id,
     pipelineId: entry.pipelineId,
     stageId: entry.stageId,
-    contactId: contact.id,
+    contactId,
     productId: product?.id ?? null,
     ownerUserId: input.owner_user_id?.toLowerCase() ?? null,
     title,
@@ -176,31 +242,22 @@ async function insertDeal(
     updatedAt: now,
   };
   const cap = ctx.ws.caps.deals;
-  const { event, statement: outbox } = ctx.events.emit(ctx.db, ctx.ws.id, 'deal.created', dealEventData(deal, entry));
+  const written = guard && afterInsertOf(deals, deal.id);
+  const { event, statement: outbox } = ctx.events.emit(ctx.db, ctx.ws.id, 'deal.created', dealEventData(deal, entry), written);
   const statements: Statement[] = [
-    ...contactWrites,
     cap === undefined
-      ? dealInsert.in(ctx.db, deal)
+      ? dealInsert.in(ctx.db, deal, guard)
       : ctx.db.insert(deals).values({
           ...deal,
           // Under a cap the insert itself checks the count, so parallel creates cannot overshoot it.
           workspaceId: sql`CASE WHEN (SELECT count(*) FROM deals WHERE workspace_id = ${ctx.ws.id}) < ${cap} THEN ${ctx.ws.id} ELSE NULL END` as unknown as string,
         }),
     openTopSlot(ctx.db, ctx.ws.id, entry.stageId, deal.id),
-    activity(ctx, contact.id, 'deal_created', 'api', { deal_id: deal.id, title, stage_id: entry.stageId, stage_name: entry.stageName }, now),
+    activity(ctx, contactId, 'deal_created', 'api', { deal_id: deal.id, title, stage_id: entry.stageId, stage_name: entry.stageName }, now, written),
     outbox,
     selectDealWithContact(ctx.db, ctx.ws.id, deal.id),
   ];
-  try {
-    const results = await runBatch(ctx.db, statements);
-    ctx.events.committedAfter([...contactEvents, event]);
-    return { ...serializeDealWithContact(joinedRow(results)), duplicate: false };
-  } catch (err) {
-    if (failedGuard(err, 'workspace_id')) {
-      throw codedError(403, 'PLAN_LIMIT_EXCEEDED', `Deal limit reached: your plan allows max_deals ${cap}`);
-    }
-    throw err;
-  }
+  return { statements, event };
 }
 
 /** Rule 3 of `POST /v1/deals`: the fields it lists, contact re-applied, stage moved, status untouched. */

@@ -1,0 +1,52 @@
+import { sql } from 'drizzle-orm';
+import { Lru } from '../../platform/lru';
+import type { RowGuard } from '../../platform/row-guard';
+import { referencedContactExists } from '../contacts/resolve';
+import { pipelines, stages } from '../pipelines/schema';
+import type { StageTarget } from './moves';
+import { deals } from './schema';
+
+/**
+ * Where a new deal given neither stage nor pipeline enters (the first stage of the default
+ * pipeline, with both names), per workspace, as this instance last read it. A create relying on
+ * it guards its insert on it still being so, so a stale entry costs a round trip, never a wrong deal.
+ */
+const entries = new Lru<StageTarget>(1000);
+
+export const knownEntry = (workspaceId: string) => entries.get(workspaceId);
+export const rememberEntry = (workspaceId: string, entry: StageTarget) => entries.set(workspaceId, entry);
+
+const [ws, contact, reference, pipeline, pipelineName, stage, stageName] = [
+  'newWs',
+  'newContact',
+  'newReference',
+  'newPipeline',
+  'newPipelineName',
+  'newStage',
+  'newStageName',
+].map((name) => sql.placeholder(name));
+
+/** The reads of a create, as one condition: the order the read batch finds the default pipeline and its first stage in. */
+const newDealCondition = sql`${referencedContactExists(ws, contact)}
+  AND NOT EXISTS (SELECT 1 FROM ${deals} WHERE ${deals.workspaceId} = ${ws} AND ${deals.externalReference} = ${reference})
+  AND (SELECT ${pipelines.id} FROM ${pipelines} WHERE ${pipelines.workspaceId} = ${ws} ORDER BY ${pipelines.isDefault} DESC, ${pipelines.position} LIMIT 1) = ${pipeline}
+  AND EXISTS (SELECT 1 FROM ${pipelines} WHERE ${pipelines.id} = ${pipeline} AND ${pipelines.name} = ${pipelineName})
+  AND (SELECT ${stages.id} FROM ${stages} WHERE ${stages.workspaceId} = ${ws} AND ${stages.pipelineId} = ${pipeline} ORDER BY ${stages.position} LIMIT 1) = ${stage}
+  AND EXISTS (SELECT 1 FROM ${stages} WHERE ${stages.id} = ${stage} AND ${stages.name} = ${stageName})`;
+
+/**
+ * The guard of a deal created alongside its reads: the contact exists, no deal holds the
+ * `external_reference`, and `entry` is still where a deal without a stage enters, names included.
+ */
+export const newDealGuard = (workspaceId: string, contactId: string, externalReference: string | null, entry: StageTarget): RowGuard => ({
+  condition: newDealCondition,
+  values: {
+    newWs: workspaceId,
+    newContact: contactId,
+    newReference: externalReference,
+    newPipeline: entry.pipelineId,
+    newPipelineName: entry.pipelineName,
+    newStage: entry.stageId,
+    newStageName: entry.stageName,
+  },
+});

@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import { adminOk, makeWorkspace, type TestWorkspace } from '../support/harness';
+import { counted } from '../support/round-trips';
+import { column, eventsOf, expectCoded, expectDense, freshPhone, query, stagesOf } from './helpers';
+
+async function warmWorkspace(settings: Record<string, unknown> = {}) {
+  const ws = await makeWorkspace({ rate_limits: { per_key_per_minute: 1_000_000 }, ...settings });
+  // The key look-up is cached after the first request.
+  expect((await counted(ws, 'GET', '/v1/pipelines')).status).toBe(200);
+  return ws;
+}
+
+const contactOf = async (ws: TestWorkspace) => (await ws.api('POST', '/v1/contacts', { phone: freshPhone() })).body.id as string;
+
+/** Every row a deal create can leave: what a create that wrote nothing must not change. */
+async function footprint(ws: TestWorkspace) {
+  const count = async (table: string) => (await query<{ n: number }>(`SELECT count(*) AS n FROM ${table} WHERE workspace_id = ?`, ws.id)).reduce((sum, r) => sum + r.n, 0);
+  return { deals: await count('deals'), contact_activities: await count('contact_activities'), event_outbox: await count('event_outbox') };
+}
+
+describe('POST /v1/deals: a plain deal for a contact_id in one round trip', () => {
+  it('reads first while the instance does not know where deals enter, then creates in one round trip', async () => {
+    const ws = await warmWorkspace();
+    const [pipeline] = await stagesOf(ws);
+    const contactId = await contactOf(ws);
+    const first = await counted(ws, 'POST', '/v1/deals', { title: 'First', contact_id: contactId });
+    expect(first.status).toBe(201);
+    expect(first.roundTrips).toBe(2);
+    const before = await footprint(ws);
+    const second = await counted(ws, 'POST', '/v1/deals', { title: 'Second', contact_id: contactId, amount: 12.5, external_reference: 'crm-1' });
+    expect(second.status).toBe(201);
+    expect(second.roundTrips).toBe(1);
+    expect(second.body).toMatchObject({ title: 'Second', contact_id: contactId, pipeline_id: pipeline.id, stage_id: pipeline.stages[0].id, amount: 12.5, duplicate: false });
+    const { duplicate: _, ...answer } = second.body;
+    expect((await ws.api('GET', `/v1/deals/${second.body.id}`)).body).toEqual(answer);
+    expect(await footprint(ws)).toEqual({ deals: before.deals + 1, contact_activities: before.contact_activities + 1, event_outbox: before.event_outbox + 1 });
+    const [created] = (await eventsOf(ws.id, 'deal.created')).filter((e) => e.data.deal_id === second.body.id);
+    expect(created.data).toMatchObject({ pipeline_name: pipeline.name, stage_id: pipeline.stages[0].id, stage_name: pipeline.stages[0].name });
+    // The new deal tops its column, as every new deal does.
+    const slots = await column(ws.id, pipeline.stages[0].id);
+    expect(slots.map((s) => s.id)).toEqual([second.body.id, first.body.id]);
+    expectDense(slots);
+  });
+
+  it('a renamed entry stage or a new default pipeline is read again: the deal enters where the reads say, with their names', async () => {
+    const ws = await warmWorkspace();
+    const [pipeline] = await stagesOf(ws);
+    const contactId = await contactOf(ws);
+    await ws.api('POST', '/v1/deals', { title: 'Learns the entry', contact_id: contactId });
+    await query('UPDATE stages SET name = ? WHERE id = ?', 'Fresh leads', pipeline.stages[0].id);
+    const renamed = await counted(ws, 'POST', '/v1/deals', { title: 'After rename', contact_id: contactId });
+    expect(renamed.roundTrips, 'renamed').toBe(2);
+    const [event] = (await eventsOf(ws.id, 'deal.created')).filter((e) => e.data.deal_id === renamed.body.id);
+    expect(event.data.stage_name).toBe('Fresh leads');
+
+    const other = await adminOk('POST', `/workspaces/${ws.id}/pipelines`, { name: 'Partners', is_default: true, stages: [{ name: 'Intro' }, { name: 'Signed' }] });
+    // An operator change makes the next request look the key up again; that look-up is not the route's.
+    expect((await ws.api('GET', '/v1/pipelines')).status).toBe(200);
+    const moved = await counted(ws, 'POST', '/v1/deals', { title: 'New default', contact_id: contactId });
+    expect(moved.roundTrips, 'moved').toBe(2);
+    expect(moved.body).toMatchObject({ pipeline_id: other.id, stage_id: other.stages[0].id });
+    const again = await counted(ws, 'POST', '/v1/deals', { title: 'Known again', contact_id: contactId });
+    expect(again.roundTrips, 'again').toBe(1);
+    expect(again.body).toMatchObject({ pipeline_id: other.id, stage_id: other.stages[0].id });
+    const [last] = (await eventsOf(ws.id, 'deal.created')).filter((e) => e.data.deal_id === again.body.id);
+    expect(last.data).toMatchObject({ pipeline_name: 'Partners', stage_name: 'Intro' });
+  });
+
+  it('an unknown contact answers 404 and a held external_reference updates its deal; neither leaves a stray row', async () => {
+    const ws = await warmWorkspace();
+    const contactId = await contactOf(ws);
+    const held = (await ws.api('POST', '/v1/deals', { title: 'Held', contact_id: contactId, external_reference: 'crm-2' })).body;
+    const before = await footprint(ws);
+    const unknown = await ws.api('POST', '/v1/deals', { title: 'Nobody', contact_id: crypto.randomUUID() });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toMatchObject({ message: 'Contact not found' });
+    expect(await footprint(ws)).toEqual(before);
+    const replay = await counted(ws, 'POST', '/v1/deals', { title: 'Held, renamed', contact_id: contactId, external_reference: 'crm-2' });
+    expect(replay.roundTrips).toBe(2);
+    expect(replay.body).toMatchObject({ id: held.id, title: 'Held, renamed', duplicate: true });
+    expect((await footprint(ws)).deals).toBe(before.deals);
+  });
+
+  it('parallel creates keep one deal per reference and a dense column', async () => {
+    const ws = await warmWorkspace();
+    const [pipeline] = await stagesOf(ws);
+    const contactId = await contactOf(ws);
+    await ws.api('POST', '/v1/deals', { title: 'Learns the entry', contact_id: contactId });
+    const same = await Promise.all(Array.from({ length: 8 }, (_, i) => ws.api('POST', '/v1/deals', { title: `Same ${i}`, contact_id: contactId, external_reference: 'crm-3' })));
+    expect(same.every((r) => r.status === 201)).toBe(true);
+    expect(new Set(same.map((r) => r.body.id)).size).toBe(1);
+    expect(same.filter((r) => r.body.duplicate === false)).toHaveLength(1);
+    const fresh = await Promise.all(Array.from({ length: 8 }, (_, i) => ws.api('POST', '/v1/deals', { title: `Fresh ${i}`, contact_id: contactId })));
+    expect(fresh.every((r) => r.status === 201)).toBe(true);
+    const slots = await column(ws.id, pipeline.stages[0].id);
+    expect(slots).toHaveLength(10);
+    expectDense(slots);
+    expect((await eventsOf(ws.id, 'deal.created')).length).toBe(10);
+  });
+
+  it('under a deal cap every create reads first and the cap holds', async () => {
+    const ws = await warmWorkspace({ caps: { deals: 2 } });
+    const contactId = await contactOf(ws);
+    for (const title of ['One', 'Two']) {
+      const res = await counted(ws, 'POST', '/v1/deals', { title, contact_id: contactId });
+      expect(res.status).toBe(201);
+      expect(res.roundTrips).toBe(2);
+    }
+    expectCoded(await ws.api('POST', '/v1/deals', { title: 'Three', contact_id: contactId }), 403, 'PLAN_LIMIT_EXCEEDED');
+  });
+});
