@@ -310,7 +310,7 @@ export function scenarios(ctx) {
     {
       name: 'POST /v1/deals (email, new contact)',
       floor: INSERT_FLOOR,
-      expected: 2,
+      expected: 1,
       request: (i) => ({ method: 'POST', path: '/v1/deals', body: { title: `Deal ${i}`, email: `deal.${nonce}.${i}@example.org`, name: `Buyer ${i}` } }),
     },
     {

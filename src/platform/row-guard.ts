@@ -21,6 +21,20 @@ export function afterInsertOf(table: SQLiteTable, id: string): RowGuard {
   return { condition, values: { guard: id } };
 }
 
+const pairs = new WeakMap<SQL, WeakMap<SQL, SQL>>();
+
+/**
+ * A guard that holds when both hold. Its condition is built once per pair of conditions (both
+ * module constants), so the statements guarded by it still come in a handful of variants.
+ */
+export function bothOf(a: RowGuard, b: RowGuard): RowGuard {
+  let withA = pairs.get(a.condition);
+  if (!withA) pairs.set(a.condition, (withA = new WeakMap()));
+  let condition = withA.get(b.condition);
+  if (!condition) withA.set(b.condition, (condition = sql`(${a.condition}) AND (${b.condition})`));
+  return { condition, values: { ...a.values, ...b.values } };
+}
+
 type Bindable = { in(db: Db, values: Values): Statement };
 
 /**

@@ -98,6 +98,42 @@ describe('POST /v1/deals: a plain deal for a contact_id in one round trip', () =
     expect((await eventsOf(ws.id, 'deal.created')).length).toBe(10);
   });
 
+  it('a deal for a new contact by email creates both in one round trip; an existing contact keeps two and nothing stray', async () => {
+    const ws = await warmWorkspace();
+    await ws.api('POST', '/v1/deals', { title: 'Learns the entry', contact_id: await contactOf(ws) });
+    const email = `${crypto.randomUUID()}@example.com`;
+    const before = await footprint(ws);
+    const fresh = await counted(ws, 'POST', '/v1/deals', { title: 'New buyer', email, name: 'Nova Lee' });
+    expect(fresh.status).toBe(201);
+    expect(fresh.roundTrips).toBe(1);
+    expect(fresh.body).toMatchObject({ contact_email: email, contact_name: 'Nova Lee', duplicate: false });
+    const [contact] = await query('SELECT id, name, source FROM contacts WHERE workspace_id = ? AND email = ?', ws.id, email);
+    expect(contact).toEqual({ id: fresh.body.contact_id, name: 'Nova Lee', source: 'api' });
+    expect(await footprint(ws)).toEqual({ deals: before.deals + 1, contact_activities: before.contact_activities + 2, event_outbox: before.event_outbox + 2 });
+    const types = (await eventsOf(ws.id)).filter((e) => e.data.contact_id === fresh.body.contact_id).map((e) => e.type);
+    expect(types.sort()).toEqual(['contact.created', 'deal.created']);
+
+    const middle = await footprint(ws);
+    const existing = await counted(ws, 'POST', '/v1/deals', { title: 'Same buyer', email, name: 'Ignored' });
+    expect(existing.roundTrips).toBe(2);
+    expect(existing.body).toMatchObject({ contact_id: fresh.body.contact_id, contact_name: 'Nova Lee' });
+    expect(await footprint(ws)).toEqual({ deals: middle.deals + 1, contact_activities: middle.contact_activities + 1, event_outbox: middle.event_outbox + 1 });
+    expect(await query('SELECT id FROM contacts WHERE workspace_id = ? AND email = ?', ws.id, email)).toHaveLength(1);
+  });
+
+  it('a new contact is never created by a deal its reads reject', async () => {
+    const ws = await warmWorkspace();
+    await ws.api('POST', '/v1/deals', { title: 'Learns the entry', contact_id: await contactOf(ws) });
+    // A default pipeline without stages: the reads answer 400 where the remembered entry would have admitted the deal.
+    const now = new Date().toISOString();
+    await query('UPDATE pipelines SET is_default = 0 WHERE workspace_id = ?', ws.id);
+    await query('INSERT INTO pipelines (id, workspace_id, name, is_default, position, created_at, updated_at) VALUES (?, ?, ?, 1, -1, ?, ?)', crypto.randomUUID(), ws.id, 'Empty', now, now);
+    const email = `${crypto.randomUUID()}@example.com`;
+    expectCoded(await ws.api('POST', '/v1/deals', { title: 'Nowhere', email }), 400, 'PIPELINE_HAS_NO_STAGES');
+    expect(await query('SELECT id FROM contacts WHERE workspace_id = ? AND email = ?', ws.id, email)).toEqual([]);
+    expect(await query('SELECT id FROM contact_identifiers WHERE workspace_id = ? AND value = ?', ws.id, email)).toEqual([]);
+  });
+
   it('under a deal cap every create reads first and the cap holds', async () => {
     const ws = await warmWorkspace({ caps: { deals: 2 } });
     const contactId = await contactOf(ws);

@@ -19,7 +19,7 @@ describe('POST /v1/deals round trips', () => {
     expect(res.roundTrips).toBe(2);
   });
 
-  it('is 2 by email when the contact is created, and the contact is written with the deal', async () => {
+  it('is 2 by email when the contact is created while the instance does not know where deals enter, and the contact is written with the deal', async () => {
     const ws = await warmWorkspace();
     const email = `${crypto.randomUUID()}@example.com`;
     const res = await counted(ws, 'POST', '/v1/deals', { title: 'New contact', email, name: 'Nova Lee' });

@@ -4,6 +4,7 @@ import { isUniqueViolation, retryOnConflict, runBatch, type Statement } from '..
 import { badRequest, httpError } from '../../platform/errors';
 import { prepared } from '../../platform/prepared';
 import type { OutboxEvent } from '../../platform/events';
+import type { RowGuard } from '../../platform/row-guard';
 import { isUuid } from '../../platform/validation';
 import { normalizeEmailStrict, normalizePhone } from './identity';
 import { contacts } from './schema';
@@ -49,7 +50,16 @@ export type PlannedContact = {
 };
 
 /** The reads a reference needs, for the caller's read batch, and the continuation over their results. */
-export type ContactReferencePlan = { reads: Statement[]; resolve: (results: unknown[]) => Promise<PlannedContact> };
+export type ContactReferencePlan = {
+  reads: Statement[];
+  resolve: (results: unknown[]) => Promise<PlannedContact>;
+  /**
+   * For a phone/email reference, the contact's create to send along with the reads (created only if
+   * no contact has the identity and `also` holds, as the batch runs); null for a `contact_id` or
+   * when no create may be sent along.
+   */
+  createAlong: (also: RowGuard) => { contact: ResolvedContact; statements: Statement[]; events: OutboxEvent[] } | null;
+};
 
 const unchanged = (err: unknown) => err;
 
@@ -69,6 +79,7 @@ export function planContactReference(ctx: ServiceContext, ref: ContactReference,
     return {
       reads: [selectReferencedContact(ctx, String(ref.contact_id))],
       resolve: async (results) => ({ contact: referencedContact((results[0] as ResolvedContact[])[0]), writes: [], events: [], mapError: unchanged }),
+      createAlong: () => null,
     };
   }
   if (!present(ref.phone) && !present(ref.email)) throw badRequest(opts.missingMessage);
@@ -85,6 +96,12 @@ export function planContactReference(ctx: ServiceContext, ref: ContactReference,
     resolve: async (results) => {
       const { row, duplicate, writes, events, mapError } = await upsert.resolve(results);
       return { contact: { id: row.id, name: row.name, phone: row.phone, email: row.email, created: !duplicate }, writes, events, mapError };
+    },
+    createAlong: (also) => {
+      const created = upsert.createAlong(also);
+      if (!created) return null;
+      const { row, statements, events } = created;
+      return { contact: { id: row.id, name: row.name, phone: row.phone, email: row.email, created: true }, statements, events };
     },
   };
 }

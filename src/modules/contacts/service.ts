@@ -5,7 +5,7 @@ import { preparedInsert, preparedSql } from '../../platform/prepared';
 import { badRequest, codedError, httpError } from '../../platform/errors';
 import type { OutboxEvent } from '../../platform/events';
 import { uuidv7 } from '../../platform/ids';
-import { afterInsertOf, guardable, type RowGuard } from '../../platform/row-guard';
+import { afterInsertOf, bothOf, guardable, type RowGuard } from '../../platform/row-guard';
 import { blacklistLookup, phoneBlacklisted } from '../blacklist/service';
 import { findLabels, linkStatements, uniqueNames, type LabelKind } from '../tags/links';
 import type { ContactWriteInput } from './fields';
@@ -83,7 +83,15 @@ export type PlannedContactWrite = {
 };
 
 /** The reads an upsert needs, for the caller's read batch, and what to write given their results. */
-export type UpsertPlan = { reads: Statement[]; resolve: (results: unknown[]) => Promise<PlannedContactWrite>; labels: Record<LabelKind, Map<string, string>> };
+export type UpsertPlan = {
+  reads: Statement[];
+  resolve: (results: unknown[]) => Promise<PlannedContactWrite>;
+  /** The create to send along with the reads (see `createAlongReads`), its insert also guarded on `also`; null when none may be. */
+  createAlong: (also?: RowGuard) => CreatedAlong | null;
+};
+
+/** A contact create sent along with its reads: the row it writes if its guards hold, its statements and events. */
+export type CreatedAlong = { row: ContactRow; statements: Statement[]; events: OutboxEvent[] };
 
 /**
  * POST /v1/contacts rules 1-7: history-aware phone-then-email resolution,
@@ -97,8 +105,8 @@ export async function upsertContact(ctx: ServiceContext, input: NormalizedWrite,
 
 async function upsertOnce(ctx: ServiceContext, input: NormalizedWrite, opts: WriteOptions): Promise<UpsertResult> {
   const plan = planUpsert(ctx, input, opts);
-  const bet = createAlongReads(ctx, input, opts, plan.labels);
-  const results = await runBatch(ctx.db, bet ? [...plan.reads, ...bet.statements] : plan.reads);
+  const bet = plan.createAlong();
+  const results = await runBatch(ctx.db, bet ? [...plan.reads, ...bet.statements, selectContact(ctx.db, ctx.ws.id, bet.row.id)] : plan.reads);
   const [created] = bet ? (results[results.length - 1] as ContactRow[]) : [];
   if (created) {
     ctx.events.committedAfter(bet!.events);
@@ -120,16 +128,17 @@ async function upsertOnce(ctx: ServiceContext, input: NormalizedWrite, opts: Wri
  * rest only if the contact was; otherwise the batch wrote nothing and its reads decide as
  * always. Every label named is inserted unless it exists (the reads have not said which do).
  * None under a contact cap (the count decides there), nor when the input could not create a
- * contact (the reads may find one to update). The last statement re-reads the contact: a row
- * means it was created.
+ * contact (the reads may find one to update). A caller re-reads the contact after them: a row
+ * means it was created. `also`: a condition of the caller's own (a deal's), so that the contact
+ * is created only along with what the caller creates.
  */
-function createAlongReads(ctx: ServiceContext, input: NormalizedWrite, opts: WriteOptions, labels: Record<LabelKind, Map<string, string>>) {
+function createAlongReads(ctx: ServiceContext, input: NormalizedWrite, opts: WriteOptions, labels: Record<LabelKind, Map<string, string>>, also?: RowGuard): CreatedAlong | null {
   const cap = ctx.ws.caps.contacts;
   if (cap !== undefined && cap !== null) return null;
   const allMissing = (names: Map<string, string>): LabelDiff => ({ names, missingKeys: [...names.keys()], resolvedIds: [] });
   try {
-    const created = createStatements(ctx, { ...input, ...(opts.createOnly ?? {}) }, { tags: allMissing(labels.tags), groups: allMissing(labels.groups) }, false, opts.source, true);
-    return { statements: [...created.statements, selectContact(ctx.db, ctx.ws.id, created.row.id)], events: created.events };
+    const diffs = { tags: allMissing(labels.tags), groups: allMissing(labels.groups) };
+    return createStatements(ctx, { ...input, ...(opts.createOnly ?? {}) }, diffs, false, opts.source, also ? bothOf(identityFree, also) : identityFree);
   } catch {
     return null;
   }
@@ -188,7 +197,7 @@ export function planUpsert(ctx: ServiceContext, input: NormalizedWrite, opts: Wr
       mapError: (err) => (capped && failedGuard(err, 'contacts.workspace_id') ? capReached(cap) : err),
     };
   };
-  return { reads: reads.statements, resolve, labels: shared.names };
+  return { reads: reads.statements, resolve, createAlong: (also) => createAlongReads(ctx, input, opts, shared.names, also) };
 }
 
 type Diffs = Record<LabelKind, LabelDiff>;
@@ -217,11 +226,11 @@ export function newContactRow(set: Record<string, unknown>, at: { id: string; wo
 
 /**
  * A new contact's statements; under a cap the insert re-counts, so parallel creates cannot overshoot it.
- * `speculative`: for the batch of the reads that decide whether to create (no cap applies); the
- * contact is inserted only if no contact holds its phone or email and the phone is not blacklisted,
- * as the batch runs, and every other statement writes only if it was.
+ * `speculative`: for the batch of the reads that decide whether to create (no cap applies), the
+ * guard of the contact's insert (`identityFree`: no contact holds its phone or email and the phone
+ * is not blacklisted, as the batch runs); every other statement writes only if it was inserted.
  */
-function createStatements(ctx: ServiceContext, input: NormalizedWrite, diffs: Diffs, blacklisted: boolean, source: string, speculative = false) {
+function createStatements(ctx: ServiceContext, input: NormalizedWrite, diffs: Diffs, blacklisted: boolean, source: string, speculative?: RowGuard) {
   const { db, ws } = ctx;
   const now = nowIso();
   const id = uuidv7();
@@ -234,7 +243,7 @@ function createStatements(ctx: ServiceContext, input: NormalizedWrite, diffs: Di
   const created = ctx.events.emit(db, ws.id, 'contact.created', { contact_id: id, contact: contactProjection(row), source, duplicate: false }, guard);
   const cap = ws.caps.contacts;
   const insert = speculative
-    ? contactInsert.in(db, values, identityFree)
+    ? contactInsert.in(db, values, speculative)
     : cap === undefined || cap === null
       ? contactInsert.in(db, values)
       : db.insert(contacts).values({

@@ -26,13 +26,22 @@ const [ws, contact, reference, pipeline, pipelineName, stage, stageName] = [
   'newStageName',
 ].map((name) => sql.placeholder(name));
 
-/** The reads of a create, as one condition: the order the read batch finds the default pipeline and its first stage in. */
-const newDealCondition = sql`${referencedContactExists(ws, contact)}
-  AND NOT EXISTS (SELECT 1 FROM ${deals} WHERE ${deals.workspaceId} = ${ws} AND ${deals.externalReference} = ${reference})
+/** What the reads of a create find, as one condition (the default pipeline and its first stage found as the read batch finds them), the contact aside. */
+const entryCondition = sql`NOT EXISTS (SELECT 1 FROM ${deals} WHERE ${deals.workspaceId} = ${ws} AND ${deals.externalReference} = ${reference})
   AND (SELECT ${pipelines.id} FROM ${pipelines} WHERE ${pipelines.workspaceId} = ${ws} ORDER BY ${pipelines.isDefault} DESC, ${pipelines.position} LIMIT 1) = ${pipeline}
   AND EXISTS (SELECT 1 FROM ${pipelines} WHERE ${pipelines.id} = ${pipeline} AND ${pipelines.name} = ${pipelineName})
   AND (SELECT ${stages.id} FROM ${stages} WHERE ${stages.workspaceId} = ${ws} AND ${stages.pipelineId} = ${pipeline} ORDER BY ${stages.position} LIMIT 1) = ${stage}
   AND EXISTS (SELECT 1 FROM ${stages} WHERE ${stages.id} = ${stage} AND ${stages.name} = ${stageName})`;
+const newDealCondition = sql`${referencedContactExists(ws, contact)} AND ${entryCondition}`;
+
+const entryValues = (workspaceId: string, externalReference: string | null, entry: StageTarget) => ({
+  newWs: workspaceId,
+  newReference: externalReference,
+  newPipeline: entry.pipelineId,
+  newPipelineName: entry.pipelineName,
+  newStage: entry.stageId,
+  newStageName: entry.stageName,
+});
 
 /**
  * The guard of a deal created alongside its reads: the contact exists, no deal holds the
@@ -40,13 +49,11 @@ const newDealCondition = sql`${referencedContactExists(ws, contact)}
  */
 export const newDealGuard = (workspaceId: string, contactId: string, externalReference: string | null, entry: StageTarget): RowGuard => ({
   condition: newDealCondition,
-  values: {
-    newWs: workspaceId,
-    newContact: contactId,
-    newReference: externalReference,
-    newPipeline: entry.pipelineId,
-    newPipelineName: entry.pipelineName,
-    newStage: entry.stageId,
-    newStageName: entry.stageName,
-  },
+  values: { ...entryValues(workspaceId, externalReference, entry), newContact: contactId },
+});
+
+/** The same without the contact: for a new contact created along with the deal, so that it is created only if the deal will be. */
+export const entryGuard = (workspaceId: string, externalReference: string | null, entry: StageTarget): RowGuard => ({
+  condition: entryCondition,
+  values: entryValues(workspaceId, externalReference, entry),
 });

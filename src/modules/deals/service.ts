@@ -6,7 +6,7 @@ import { uuidv7 } from '../../platform/ids';
 import type { OutboxEvent } from '../../platform/events';
 import { toCents } from '../../platform/money';
 import { contacts } from '../contacts/schema';
-import { planContactReference, type PlannedContact } from '../contacts/resolve';
+import { planContactReference, type ContactReferencePlan, type PlannedContact } from '../contacts/resolve';
 import { activity } from '../contacts/service';
 import { pipelines, stages } from '../pipelines/schema';
 import { productLookup, type ProductReference } from '../products/service';
@@ -21,7 +21,7 @@ import { deals, type DealRow } from './schema';
 import { prepared, preparedInsert } from '../../platform/prepared';
 import { afterInsertOf, type RowGuard } from '../../platform/row-guard';
 import { isUuid } from '../../platform/validation';
-import { knownEntry, newDealGuard, rememberEntry } from './known-entry';
+import { entryGuard, knownEntry, newDealGuard, rememberEntry } from './known-entry';
 
 const dealInsert = preparedInsert(deals);
 
@@ -102,11 +102,11 @@ export async function createDeal(ctx: ServiceContext, input: DealCreateInput) {
       productLookup(ctx, productRef),
       ...contactPlan.reads,
     ];
-    const bet = createAlongReads(ctx, input, productRef);
+    const bet = createAlongReads(ctx, input, productRef, contactPlan);
     const results = await runBatch(ctx.db, bet ? [...reads, ...bet.statements] : reads);
     const created = bet && joinedRow(results);
     if (created) {
-      ctx.events.committedAfter([bet.event]);
+      ctx.events.committedAfter(bet.events);
       return { ...serializeDealWithContact(created), duplicate: false };
     }
     const [pipelineRows, stageRows, ownerRows, existingRows, productRows] = results as [
@@ -166,22 +166,34 @@ const stagesRead = [false, true].map((byStage) =>
 );
 
 /**
- * The create most deals for a `contact_id` end in, put in the batch of their reads so that
- * they take one round trip instead of two: when the body names no stage, pipeline, owner or
- * product, no cap applies and this instance knows where the workspace's deals enter
- * (`known-entry.ts`). The deal is written only if, as the batch runs, the contact exists, no deal
- * holds the `external_reference` and that entry still stands; its timeline row and event only if
- * it was. Otherwise the batch wrote nothing and its reads decide as always. The last statement
- * re-reads the deal: a row means it was created.
+ * The create most plain deals end in, put in the batch of their reads so that they take one
+ * round trip instead of two: when the body names no stage, pipeline, owner or product, no cap
+ * applies and this instance knows where the workspace's deals enter (`known-entry.ts`). The deal
+ * is written only if, as the batch runs, its contact exists, no deal holds the
+ * `external_reference` and that entry still stands; its timeline row and event only if it was.
+ * A phone/email reference sends the contact's create along too (see `createAlong`), itself
+ * guarded on the same entry and reference, so the contact is created only with the deal. When a
+ * guard fails the batch wrote nothing and its reads decide as always. The last statement re-reads
+ * the deal: a row means it was created.
  */
-function createAlongReads(ctx: ServiceContext, input: DealCreateInput, productRef: ProductReference) {
-  const contactId = input.contact_id?.toLowerCase();
-  if (!contactId || !isUuid(contactId) || !input.title || ctx.ws.caps.deals !== undefined) return null;
+function createAlongReads(ctx: ServiceContext, input: DealCreateInput, productRef: ProductReference, contactPlan: ContactReferencePlan) {
+  if (!input.title || ctx.ws.caps.deals !== undefined) return null;
   if (Object.keys(productRef).length || input.owner_user_id !== undefined || input.stage_id !== undefined || input.pipeline_id !== undefined) return null;
   const entry = knownEntry(ctx.ws.id);
   if (!entry) return null;
-  const guard = newDealGuard(ctx.ws.id, contactId, input.external_reference ?? null, entry);
-  return newDealStatements(ctx, input, { product: null, contactId, entry, title: input.title }, guard);
+  const reference = input.external_reference ?? null;
+  let contact: { id: string; statements: Statement[]; events: OutboxEvent[] };
+  if (input.contact_id !== undefined) {
+    const id = input.contact_id.toLowerCase();
+    if (!isUuid(id)) return null;
+    contact = { id, statements: [], events: [] };
+  } else {
+    const created = contactPlan.createAlong(entryGuard(ctx.ws.id, reference, entry));
+    if (!created) return null;
+    contact = { id: created.contact.id, statements: created.statements, events: created.events };
+  }
+  const deal = newDealStatements(ctx, input, { product: null, contactId: contact.id, entry, title: input.title }, newDealGuard(ctx.ws.id, contact.id, reference, entry));
+  return { statements: [...contact.statements, ...deal.statements], events: [...contact.events, deal.event] };
 }
 
 async function insertDeal(
