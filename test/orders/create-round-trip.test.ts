@@ -102,6 +102,44 @@ describe('POST /v1/orders: a new order for a contact_id in one round trip', () =
     expect(await footprint(ws)).toEqual(before);
   });
 
+  it('a new contact by phone is created with its order in one round trip; an existing one keeps two and nothing stray', async () => {
+    const ws = await warmWorkspace();
+    const phone = freshPhone();
+    const fresh = await counted(ws, 'POST', '/v1/orders', { phone, name: 'Nova Lee', items: lines(2) });
+    expect(fresh.status).toBe(201);
+    expect(fresh.roundTrips).toBe(1);
+    expect(fresh.body).toMatchObject({ contact_phone: phone, contact_name: 'Nova Lee', order_number: 1 });
+    const contacts = await rowsIn(ws.id, 'SELECT id, name FROM contacts WHERE workspace_id = ?', ws.id);
+    expect(contacts).toEqual([{ id: fresh.body.contact_id, name: 'Nova Lee' }]);
+    const types = (await rowsIn<{ type: string }>(ws.id, 'SELECT type FROM event_outbox WHERE workspace_id = ? ORDER BY rowid', ws.id)).map((e) => e.type);
+    expect(types).toEqual(['contact.created', 'order.created']);
+    const before = await footprint(ws);
+    const again = await counted(ws, 'POST', '/v1/orders', { phone, items: lines(1) });
+    expect(again.roundTrips).toBe(2);
+    expect(again.body).toMatchObject({ contact_id: fresh.body.contact_id, order_number: 2 });
+    expect(await footprint(ws)).toEqual({ ...before, orders: 2, order_items: 3, last_number: 2, contact_activities: before.contact_activities + 1, event_outbox: before.event_outbox + 1 });
+    expect(await rowsIn(ws.id, 'SELECT id FROM contacts WHERE workspace_id = ?', ws.id)).toHaveLength(1);
+  });
+
+  it('a new contact is never created by an order its reads reject', async () => {
+    const ws = await warmWorkspace();
+    const synced = (await ws.api('POST', '/v1/orders', { contact_id: await contactOf(ws), items: lines(1), external_reference: 'shop-1' })).body;
+    await rowsIn(ws.id, "UPDATE orders SET store_connection_id = ?, platform = 'shopify', source = 'shopify' WHERE id = ?", crypto.randomUUID(), synced.id);
+    const phone = freshPhone();
+    expectCode(await ws.api('POST', '/v1/orders', { phone, items: lines(1), external_reference: 'shop-1' }), 409, 'STORE_SYNCED_READ_ONLY');
+    expect(await rowsIn(ws.id, 'SELECT id FROM contacts WHERE workspace_id = ? AND phone = ?', ws.id, phone)).toEqual([]);
+  });
+
+  it('a deal named with a phone reads first: only the reads know the contact the deal must belong to', async () => {
+    const ws = await warmWorkspace();
+    const phone = freshPhone();
+    const deal = (await ws.api('POST', '/v1/deals', { title: 'Deal', phone })).body;
+    const res = await counted(ws, 'POST', '/v1/orders', { phone, deal_id: deal.id, items: lines(1) });
+    expect(res.status).toBe(201);
+    expect(res.roundTrips).toBe(2);
+    expect(res.body).toMatchObject({ contact_id: deal.contact_id, deal_id: deal.id });
+  });
+
   it('lines naming a product read it first (two round trips) and take its price', async () => {
     const ws = await warmWorkspace();
     const product = (await ws.api('POST', '/v1/products', { name: 'Gold plan', sku: 'GOLD', price: 99 })).body;

@@ -56,10 +56,29 @@ describe('POST /v1/payment-requests: a link for a contact_id in one round trip',
     expect(await footprint(ws)).toEqual(before);
   });
 
-  it('a phone reference still reads first (two round trips)', async () => {
+  it('a new contact by phone is created with the link in one round trip; an existing one keeps two and nothing stray', async () => {
     const ws = await warmWorkspace();
-    const res = await counted(ws, 'POST', '/v1/payment-requests', { amount: 5, phone: freshPhone() });
+    const phone = freshPhone();
+    const fresh = await counted(ws, 'POST', '/v1/payment-requests', { amount: 5, phone, name: 'Nova Lee' });
+    expect(fresh.status).toBe(201);
+    expect(fresh.roundTrips).toBe(1);
+    expect(await rowsIn(ws.id, 'SELECT id, name FROM contacts WHERE workspace_id = ?', ws.id)).toEqual([{ id: fresh.body.contact_id, name: 'Nova Lee' }]);
+    const types = (await rowsIn<{ type: string }>(ws.id, 'SELECT type FROM event_outbox WHERE workspace_id = ? ORDER BY rowid', ws.id)).map((e) => e.type);
+    expect(types).toEqual(['contact.created', 'payment_request.created']);
+    const again = await counted(ws, 'POST', '/v1/payment-requests', { amount: 6, phone });
+    expect(again.roundTrips).toBe(2);
+    expect(again.body.contact_id).toBe(fresh.body.contact_id);
+    expect(await footprint(ws)).toEqual({ payment_requests: 2, events: 2 });
+    expect(await rowsIn(ws.id, 'SELECT id FROM contacts WHERE workspace_id = ?', ws.id)).toHaveLength(1);
+  });
+
+  it('a deal named with a phone reads first: only the reads know the contact the deal must belong to', async () => {
+    const ws = await warmWorkspace();
+    const phone = freshPhone();
+    const deal = (await ws.api('POST', '/v1/deals', { title: 'Deal', phone })).body;
+    const res = await counted(ws, 'POST', '/v1/payment-requests', { amount: 5, phone, deal_id: deal.id });
     expect(res.status).toBe(201);
     expect(res.roundTrips).toBe(2);
+    expect(res.body).toMatchObject({ contact_id: deal.contact_id, deal_id: deal.id });
   });
 });

@@ -65,6 +65,22 @@ describe('POST /v1/payments: a new payment for a contact_id in one round trip', 
     expect(await footprint(ws)).toEqual(before);
   });
 
+  it('a new contact by email is created with its payment in one round trip, never along with an update of a held reference', async () => {
+    const ws = await warmWorkspace();
+    const email = `${crypto.randomUUID()}@example.com`;
+    const fresh = await counted(ws, 'POST', '/v1/payments', { type: 'one_time', amount: 10, email, name: 'Nova Lee', external_reference: 'pos-4' });
+    expect(fresh.status).toBe(201);
+    expect(fresh.roundTrips).toBe(1);
+    const contacts = await rowsIn(ws.id, 'SELECT id, name, email FROM contacts WHERE workspace_id = ?', ws.id);
+    expect(contacts).toEqual([{ id: fresh.body.contact_id, name: 'Nova Lee', email }]);
+    // The reference is held: the payment is updated and its contact stays; the other email creates no contact.
+    const other = `${crypto.randomUUID()}@example.com`;
+    const update = await counted(ws, 'POST', '/v1/payments', { type: 'one_time', amount: 10, email: other, external_reference: 'pos-4', note: 'update' });
+    expect(update.roundTrips).toBe(2);
+    expect(update.body).toMatchObject({ id: fresh.body.id, contact_id: fresh.body.contact_id, note: 'update', duplicate: true });
+    expect(await rowsIn(ws.id, 'SELECT email FROM contacts WHERE workspace_id = ?', ws.id)).toEqual([{ email }]);
+  });
+
   it('a product reference reads it first (two round trips) and takes its name', async () => {
     const ws = await warmWorkspace();
     const product = (await ws.api('POST', '/v1/products', { name: 'Gold plan', sku: 'GOLD', price: 99 })).body;

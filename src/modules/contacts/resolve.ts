@@ -54,12 +54,17 @@ export type ContactReferencePlan = {
   reads: Statement[];
   resolve: (results: unknown[]) => Promise<PlannedContact>;
   /**
-   * For a phone/email reference, the contact's create to send along with the reads (created only if
-   * no contact has the identity and `also` holds, as the batch runs); null for a `contact_id` or
-   * when no create may be sent along.
+   * The contact of a create the caller sends along with the reads (one round trip): a
+   * `contact_id`'s (the caller's own guard checks it exists), or for a phone/email the contact's
+   * create, written only if no contact has the identity and `also` holds as the batch runs (the
+   * caller's conditions that do not need the contact, so the contact is created only with what
+   * the caller creates). Null when neither can be.
    */
-  createAlong: (also: RowGuard) => { contact: ResolvedContact; statements: Statement[]; events: OutboxEvent[] } | null;
+  along: (also?: RowGuard) => ContactAlong | null;
 };
+
+/** The contact id a create sent along with its reads is for, and the statements and events creating that contact, if any. */
+export type ContactAlong = { id: string; statements: Statement[]; events: OutboxEvent[] };
 
 const unchanged = (err: unknown) => err;
 
@@ -79,7 +84,10 @@ export function planContactReference(ctx: ServiceContext, ref: ContactReference,
     return {
       reads: [selectReferencedContact(ctx, String(ref.contact_id))],
       resolve: async (results) => ({ contact: referencedContact((results[0] as ResolvedContact[])[0]), writes: [], events: [], mapError: unchanged }),
-      createAlong: () => null,
+      along: () => {
+        const id = String(ref.contact_id).toLowerCase();
+        return isUuid(id) ? { id, statements: [], events: [] } : null;
+      },
     };
   }
   if (!present(ref.phone) && !present(ref.email)) throw badRequest(opts.missingMessage);
@@ -97,11 +105,9 @@ export function planContactReference(ctx: ServiceContext, ref: ContactReference,
       const { row, duplicate, writes, events, mapError } = await upsert.resolve(results);
       return { contact: { id: row.id, name: row.name, phone: row.phone, email: row.email, created: !duplicate }, writes, events, mapError };
     },
-    createAlong: (also) => {
+    along: (also) => {
       const created = upsert.createAlong(also);
-      if (!created) return null;
-      const { row, statements, events } = created;
-      return { contact: { id: row.id, name: row.name, phone: row.phone, email: row.email, created: true }, statements, events };
+      return created && { id: created.row.id, statements: created.statements, events: created.events };
     },
   };
 }

@@ -20,7 +20,6 @@ import { readDealWithContact, selectDealWithContact, serializeDealWithContact, t
 import { deals, type DealRow } from './schema';
 import { prepared, preparedInsert } from '../../platform/prepared';
 import { afterInsertOf, type RowGuard } from '../../platform/row-guard';
-import { isUuid } from '../../platform/validation';
 import { entryGuard, knownEntry, newDealGuard, rememberEntry } from './known-entry';
 
 const dealInsert = preparedInsert(deals);
@@ -171,7 +170,7 @@ const stagesRead = [false, true].map((byStage) =>
  * applies and this instance knows where the workspace's deals enter (`known-entry.ts`). The deal
  * is written only if, as the batch runs, its contact exists, no deal holds the
  * `external_reference` and that entry still stands; its timeline row and event only if it was.
- * A phone/email reference sends the contact's create along too (see `createAlong`), itself
+ * A phone/email reference sends the contact's create along too (see `along`), itself
  * guarded on the same entry and reference, so the contact is created only with the deal. When a
  * guard fails the batch wrote nothing and its reads decide as always. The last statement re-reads
  * the deal: a row means it was created.
@@ -182,16 +181,8 @@ function createAlongReads(ctx: ServiceContext, input: DealCreateInput, productRe
   const entry = knownEntry(ctx.ws.id);
   if (!entry) return null;
   const reference = input.external_reference ?? null;
-  let contact: { id: string; statements: Statement[]; events: OutboxEvent[] };
-  if (input.contact_id !== undefined) {
-    const id = input.contact_id.toLowerCase();
-    if (!isUuid(id)) return null;
-    contact = { id, statements: [], events: [] };
-  } else {
-    const created = contactPlan.createAlong(entryGuard(ctx.ws.id, reference, entry));
-    if (!created) return null;
-    contact = { id: created.contact.id, statements: created.statements, events: created.events };
-  }
+  const contact = contactPlan.along(entryGuard(ctx.ws.id, reference, entry));
+  if (!contact) return null;
   const deal = newDealStatements(ctx, input, { product: null, contactId: contact.id, entry, title: input.title }, newDealGuard(ctx.ws.id, contact.id, reference, entry));
   return { statements: [...contact.statements, ...deal.statements], events: [...contact.events, deal.event] };
 }

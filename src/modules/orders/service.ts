@@ -5,7 +5,7 @@ import { badRequest, codedError, notFound } from '../../platform/errors';
 import { eventDataPatch } from '../../platform/events';
 import { uuidv7 } from '../../platform/ids';
 import { fromCents, toCents } from '../../platform/money';
-import { planContactReference, referencedContactExists, type PlannedContact } from '../contacts/resolve';
+import { planContactReference, referencedContactExists, type ContactReferencePlan, type PlannedContact } from '../contacts/resolve';
 import { activity } from '../contacts/service';
 import { dealOfContact, selectDeal } from '../deals/read';
 import type { DealRow } from '../deals/schema';
@@ -22,7 +22,6 @@ import { fullOrderReads, orderFromResults, selectOrderByReference, type FullOrde
 import { orderCounters, orderItems, orders, type OrderRow } from './schema';
 import { preparedInsert, preparedSql } from '../../platform/prepared';
 import { afterInsertOf, guardable, type RowGuard } from '../../platform/row-guard';
-import { isUuid } from '../../platform/validation';
 
 /** The number comes from the workspace's counter, bumped by the statement before it in the same batch. */
 const orderInsert = preparedInsert(orders, { orderNumber: sql`(SELECT last_number FROM order_counters WHERE workspace_id = ${sql.placeholder('workspaceId')})` });
@@ -219,8 +218,8 @@ export function orderPaymentStatements(ctx: ServiceContext, o: Pick<OrderRow, 'i
  * row, advanced in the same batch (so numbers are gap-free and distinct: a
  * batch that fails leaves the counter as it was). A parallel create of the
  * same reference fails the unique index and is retried as the replay.
- * A new order for a `contact_id` whose lines name no product is also sent
- * along with the reads (see `insertAlongReads`): one round trip.
+ * A new order whose lines name no product is also sent along with the reads
+ * (see `insertAlongReads`): one round trip.
  */
 export async function createOrder(ctx: ServiceContext, input: OrderCreateInput): Promise<FullOrder> {
   const plan = validateOrderBody(ctx, input);
@@ -234,7 +233,7 @@ export async function createOrder(ctx: ServiceContext, input: OrderCreateInput):
       selectDeal(ctx.db, ctx.ws.id, dealId ?? ''),
       ...contactPlan.reads,
     ];
-    const bet = insertAlongReads(ctx, input, plan);
+    const bet = insertAlongReads(ctx, input, plan, contactPlan);
     const results = await runBatch(ctx.db, bet ? [...reads, ...bet.statements] : reads);
     const inserted = bet && orderFromResults(results);
     if (inserted) {
@@ -258,38 +257,38 @@ export async function createOrder(ctx: ServiceContext, input: OrderCreateInput):
 }
 
 /**
- * A new order's statements for the workspace's contact `contact_id`, put in the batch of the
- * create's reads: the counter and the order are written only if, as the batch runs, that
- * contact exists, no order holds the `external_reference` and the `deal_id` (if any) is a deal
- * of that contact; the rest only if the order was. Otherwise the batch wrote nothing and its
- * reads decide as always. None when the lines name products (their rows decide the lines),
- * under an order cap (the count decides), or when the body cannot make an order (its error
- * comes from the reads' path, in the spec's order). The last reads re-read the order: a
+ * A new order's statements, put in the batch of the create's reads: the counter and the order
+ * are written only if, as the batch runs, the contact exists, no order holds the
+ * `external_reference` and the `deal_id` (if any) is a deal of that contact; the rest only if
+ * the order was. A phone/email reference sends the contact's create along first (see `along`),
+ * itself guarded on the reference being free, so a contact is created only with the order.
+ * Otherwise the batch wrote nothing and its reads decide as always. None when the lines name
+ * products (their rows decide the lines), under an order cap (the count decides), for a deal and
+ * a phone/email (only the reads know that contact), or when the body cannot make an order (its
+ * error comes from the reads' path, in the spec's order). The last reads re-read the order: a
  * header means it was created.
  */
-function insertAlongReads(ctx: ServiceContext, input: OrderCreateInput, plan: OrderPlan) {
-  const contactId = input.contact_id?.toLowerCase();
-  if (!contactId || !isUuid(contactId) || ctx.ws.caps.orders !== undefined) return null;
-  if (plan.productRefs.some((ref) => Object.keys(ref).length > 0)) return null;
-  const guard: RowGuard = {
-    condition: newOrderCondition,
-    values: { newWs: ctx.ws.id, newContact: contactId, newReference: input.external_reference ?? null, newDeal: input.deal_id?.toLowerCase() ?? null },
-  };
+function insertAlongReads(ctx: ServiceContext, input: OrderCreateInput, plan: OrderPlan, contactPlan: ContactReferencePlan) {
+  if (ctx.ws.caps.orders !== undefined || plan.productRefs.some((ref) => Object.keys(ref).length > 0)) return null;
+  if (input.deal_id !== undefined && input.contact_id === undefined) return null;
+  let lines: Line[];
   try {
-    const lines = buildLines(input.items ?? [], plan.productRefs, []);
-    const built = newOrderStatements(ctx, input, plan, lines, contactId, guard);
-    return { statements: [...built.statements, ...fullOrderReads(ctx.db, ctx.ws.id, built.id)], events: built.events };
+    lines = buildLines(input.items ?? [], plan.productRefs, []);
   } catch {
     return null;
   }
+  const values = { newWs: ctx.ws.id, newReference: input.external_reference ?? null };
+  const contact = contactPlan.along({ condition: referenceFree, values });
+  if (!contact) return null;
+  const guard: RowGuard = { condition: newOrderCondition, values: { ...values, newContact: contact.id, newDeal: input.deal_id?.toLowerCase() ?? null } };
+  const built = newOrderStatements(ctx, input, plan, lines, contact.id, guard);
+  return { statements: [...contact.statements, ...built.statements, ...fullOrderReads(ctx.db, ctx.ws.id, built.id)], events: [...contact.events, ...built.events] };
 }
 
-const newOrderCondition = (() => {
-  const [ws, contact, reference, deal] = ['newWs', 'newContact', 'newReference', 'newDeal'].map((name) => sql.placeholder(name));
-  return sql`${referencedContactExists(ws, contact)}
-    AND NOT EXISTS (SELECT 1 FROM ${orders} WHERE ${orders.workspaceId} = ${ws} AND ${orders.externalReference} = ${reference})
-    AND (${deal} IS NULL OR ${dealOfContact(ws, deal, contact)})`;
-})();
+const [newWs, newContact, newReference, newDeal] = ['newWs', 'newContact', 'newReference', 'newDeal'].map((name) => sql.placeholder(name));
+const referenceFree = sql`NOT EXISTS (SELECT 1 FROM ${orders} WHERE ${orders.workspaceId} = ${newWs} AND ${orders.externalReference} = ${newReference})`;
+const newOrderCondition = sql`${referencedContactExists(newWs, newContact)} AND ${referenceFree}
+  AND (${newDeal} IS NULL OR ${dealOfContact(newWs, newDeal, newContact)})`;
 
 async function insertOrder(ctx: ServiceContext, input: OrderCreateInput, plan: OrderPlan, lines: Line[], planned: PlannedContact): Promise<FullOrder> {
   const cap = ctx.ws.caps.orders;

@@ -86,10 +86,11 @@ type NewLink = { checked: ReturnType<typeof validateCreateInput>; baseUrl: strin
  * batch (the contact's own create or update, the request, its
  * `payment_request.created` outbox row and the re-read): a rejected request
  * (merge conflict, deal of another contact) writes nothing of its own.
- * A request for a `contact_id` is written in the read batch itself, guarded
- * on that contact existing and the deal (if any) being one of its own: one
- * round trip; when the guard does not hold, the batch wrote nothing and its
- * reads decide as always.
+ * The request is also written in the read batch itself, guarded on its
+ * contact existing and the deal (if any) being one of its own: one round
+ * trip. A phone/email reference sends the contact's create along first (see
+ * `along`). When a guard does not hold, the batch wrote nothing and its reads
+ * decide as always.
  */
 export async function createPaymentRequest(ctx: ServiceContext, input: PaymentRequestCreateInput, link: { baseUrl: string; provider: PaymentProviderName }) {
   const made: NewLink = { checked: validateCreateInput(ctx, input), ...link };
@@ -98,11 +99,12 @@ export async function createPaymentRequest(ctx: ServiceContext, input: PaymentRe
   return retryOnConflict(async () => {
     const plan = planContactReference(ctx, contactRef, { missingMessage: NO_CONTACT_MESSAGE, source: 'api' });
     const reads = [selectDeal(ctx.db, ctx.ws.id, dealId ?? ''), ...plan.reads];
-    const contactId = contactRef.contact_id;
-    const bet = contactId && isUuid(contactId) ? newRequestStatements(ctx, input, made, contactId, dealId ?? null, true) : null;
-    const results = await runBatch(ctx.db, bet ? [...reads, ...bet.statements] : reads);
+    // A deal of a contact only the reads know (a phone/email reference) cannot be checked along.
+    const contact = dealId !== undefined && contactRef.contact_id === undefined ? null : plan.along();
+    const bet = contact && newRequestStatements(ctx, input, made, contact.id, dealId ?? null, true);
+    const results = await runBatch(ctx.db, bet ? [...reads, ...contact.statements, ...bet.statements] : reads);
     if (bet && (results.at(-1) as PaymentRequestRow[]).length) {
-      ctx.events.committedAfter([bet.event]);
+      ctx.events.committedAfter([...contact.events, bet.event]);
       return serializePaymentRequest(lastRow(results));
     }
     const [deal] = results[0] as DealRow[];

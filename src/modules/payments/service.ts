@@ -4,7 +4,7 @@ import { failedGuard, guarded, isUniqueViolation, nowIso, retryOnConflict, runBa
 import { badRequest, codedError, notFound } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { toCents } from '../../platform/money';
-import { planContactReference, referencedContactExists, type PlannedContact } from '../contacts/resolve';
+import { planContactReference, referencedContactExists, type ContactReferencePlan, type PlannedContact } from '../contacts/resolve';
 import { activity } from '../contacts/service';
 import type { ProductRow } from '../products/schema';
 import { productLookup, type ProductReference } from '../products/service';
@@ -24,7 +24,6 @@ import {
 } from './schema';
 import { preparedInsert, preparedRowsInsert } from '../../platform/prepared';
 import { afterInsertOf, type RowGuard } from '../../platform/row-guard';
-import { isUuid } from '../../platform/validation';
 
 const paymentInsert = preparedInsert(payments);
 const entriesInsert = preparedRowsInsert(paymentEntries);
@@ -232,9 +231,9 @@ export const reReads = (ctx: ServiceContext, id: string): Statement[] => [select
  * entries, the product, the contact reference's reads) and one write batch
  * (the contact's own create or update first, then the payment, its entries,
  * the timeline row and the re-read). A parallel create of the same reference
- * fails the unique index and is retried as the update. A new payment for a
- * `contact_id` without a product is also sent along with the reads (see
- * `recordAlongReads`): one round trip.
+ * fails the unique index and is retried as the update. A new payment without
+ * a product is also sent along with the reads (see `recordAlongReads`): one
+ * round trip.
  */
 export async function createPayment(ctx: ServiceContext, input: PaymentCreateInput) {
   const plan = validateCreate(ctx, input);
@@ -251,9 +250,12 @@ export async function createPayment(ctx: ServiceContext, input: PaymentCreateInp
       productLookup(ctx, productRef),
       ...contactPlan.reads,
     ];
-    const bet = Object.keys(productRef).length ? null : recordAlongReads(ctx, input, plan);
-    const results = await runBatch(ctx.db, bet ? [...reads, ...bet] : reads);
-    if (bet && (results.at(-2) as PaymentRow[]).length) return { ...paymentFromResults(results), duplicate: false };
+    const bet = Object.keys(productRef).length ? null : recordAlongReads(ctx, input, plan, contactPlan);
+    const results = await runBatch(ctx.db, bet ? [...reads, ...bet.statements] : reads);
+    if (bet && (results.at(-2) as PaymentRow[]).length) {
+      ctx.events.committedAfter(bet.events);
+      return { ...paymentFromResults(results), duplicate: false };
+    }
     const [existingRows, existingEntries, productRows] = results as [PaymentRow[], PaymentEntryRow[], ProductRow[]];
     const existing = input.external_reference === undefined ? undefined : existingRows[0];
     const product = Object.keys(productRef).length ? checkProduct(productRows[0], existing?.productId ?? null) : null;
@@ -272,25 +274,25 @@ export async function createPayment(ctx: ServiceContext, input: PaymentCreateInp
 }
 
 /**
- * A new payment's statements for the workspace's contact `contact_id`, put in the batch of the
- * create's reads: the payment is written only if, as the batch runs, that contact exists and no
- * payment holds the `external_reference`; its entries and timeline row only if it was.
- * Otherwise the batch wrote nothing and its reads decide as always. The last reads re-read the
- * payment: a header means it was created.
+ * A new payment's statements, put in the batch of the create's reads: the payment is written
+ * only if, as the batch runs, its contact exists and no payment holds the `external_reference`;
+ * its entries and timeline row only if it was. A phone/email reference sends the contact's
+ * create along first (see `along`), itself guarded on the reference being free, so a contact is
+ * created only with the payment. Otherwise the batch wrote nothing and its reads decide as
+ * always. The last reads re-read the payment: a header means it was created.
  */
-function recordAlongReads(ctx: ServiceContext, input: PaymentCreateInput, plan: CreatePlan): Statement[] | null {
-  const contactId = input.contact_id?.toLowerCase();
-  if (!contactId || !isUuid(contactId)) return null;
-  const guard: RowGuard = { condition: newPaymentCondition, values: { newWs: ctx.ws.id, newContact: contactId, newReference: input.external_reference ?? null } };
-  const { statements, header } = recordPaymentStatements(ctx, { input, plan, product: null, contactId }, guard);
-  return [...statements, ...reReads(ctx, header.id)];
+function recordAlongReads(ctx: ServiceContext, input: PaymentCreateInput, plan: CreatePlan, contactPlan: ContactReferencePlan) {
+  const values = { newWs: ctx.ws.id, newReference: input.external_reference ?? null };
+  const contact = contactPlan.along({ condition: referenceFree, values });
+  if (!contact) return null;
+  const guard: RowGuard = { condition: newPaymentCondition, values: { ...values, newContact: contact.id } };
+  const { statements, header } = recordPaymentStatements(ctx, { input, plan, product: null, contactId: contact.id }, guard);
+  return { statements: [...contact.statements, ...statements, ...reReads(ctx, header.id)], events: contact.events };
 }
 
-const newPaymentCondition = (() => {
-  const [ws, contact, reference] = ['newWs', 'newContact', 'newReference'].map((name) => sql.placeholder(name));
-  return sql`${referencedContactExists(ws, contact)}
-    AND NOT EXISTS (SELECT 1 FROM ${payments} WHERE ${payments.workspaceId} = ${ws} AND ${payments.externalReference} = ${reference})`;
-})();
+const [newWs, newContact, newReference] = ['newWs', 'newContact', 'newReference'].map((name) => sql.placeholder(name));
+const referenceFree = sql`NOT EXISTS (SELECT 1 FROM ${payments} WHERE ${payments.workspaceId} = ${newWs} AND ${payments.externalReference} = ${newReference})`;
+const newPaymentCondition = sql`${referencedContactExists(newWs, newContact)} AND ${referenceFree}`;
 
 async function insertPayment(ctx: ServiceContext, input: PaymentCreateInput, plan: CreatePlan, product: ProductRow | null, planned: PlannedContact) {
   const { statements, header } = recordPaymentStatements(ctx, { input, plan, product, contactId: planned.contact.id });
