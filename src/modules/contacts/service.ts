@@ -129,8 +129,8 @@ async function upsertOnce(ctx: ServiceContext, input: NormalizedWrite, opts: Wri
  * always. Every label named is inserted unless it exists (the reads have not said which do).
  * None under a contact cap (the count decides there), nor when the input could not create a
  * contact (the reads may find one to update). A caller re-reads the contact after them: a row
- * means it was created. `also`: a condition of the caller's own (a deal's), so that the contact
- * is created only along with what the caller creates.
+ * means it was created. `also`: a condition of the caller's own (a deal's, an order's), so that
+ * the contact is created only along with what the caller creates.
  */
 function createAlongReads(ctx: ServiceContext, input: NormalizedWrite, opts: WriteOptions, labels: Record<LabelKind, Map<string, string>>, also?: RowGuard): CreatedAlong | null {
   const cap = ctx.ws.caps.contacts;

@@ -81,8 +81,9 @@ const joinedRow = (results: unknown[]) => (results.at(-1) as DealWithContactRow[
  * its update and move) after the contact's own create or update, so a rejected
  * deal never leaves a contact behind. A batch that loses a race (the stage
  * the deal was read in, a parallel create of the same reference or contact)
- * is retried from the reads. A plain new deal for a `contact_id` can be
- * written in the read batch itself (see `createAlongReads`): one round trip.
+ * is retried from the reads. A plain new deal, for a `contact_id` or a new
+ * contact, can be written in the read batch itself (see `createAlongReads`):
+ * one round trip.
  */
 export async function createDeal(ctx: ServiceContext, input: DealCreateInput) {
   const productRef = productReference(input);
