@@ -1,15 +1,17 @@
 /**
  * Wraps a D1 binding so every round trip is counted: each statement execution
- * (`all`, `first`, `run`, `raw`) and each `batch` or `exec` is one. A round trip
+ * (`all`, `first`, `run`, `raw`) and each `batch` or `exec` is one; `statements`
+ * counts the statements they carried. A round trip
  * counts when it completes, so the count read as the response leaves holds the
  * round trips the response waited for, and not work started for `waitUntil`
  * (the after-commit event fan-out), which completes later.
  */
-export type Counter = { queries: number };
+export type Counter = { queries: number; statements: number };
 
-const counted = <T>(counter: Counter, roundTrip: Promise<T>): Promise<T> =>
+const counted = <T>(counter: Counter, roundTrip: Promise<T>, statements = 1): Promise<T> =>
   roundTrip.finally(() => {
     counter.queries++;
+    counter.statements += statements;
   });
 
 class CountingStatement {
@@ -39,7 +41,11 @@ type Queryable = Pick<D1Database, 'prepare' | 'batch'>;
 const countingQueries = (db: Queryable, counter: Counter) => ({
   prepare: (query: string) => new CountingStatement(db.prepare(query), counter),
   batch: (statements: (CountingStatement | D1PreparedStatement)[]) =>
-    counted(counter, db.batch(statements.map((s) => (s instanceof CountingStatement ? s.real : s)))),
+    counted(
+      counter,
+      db.batch(statements.map((s) => (s instanceof CountingStatement ? s.real : s))),
+      statements.length,
+    ),
 });
 
 export function countingD1(db: D1Database, counter: Counter): D1Database {

@@ -13,7 +13,7 @@ const app = buildApp();
 /** The production Worker with every request's D1 round trips counted into `x-d1-queries`. */
 export default {
   async fetch(request, env, ctx) {
-    const counter: Counter = { queries: 0 };
+    const counter: Counter = { queries: 0, statements: 0 };
     const counted = countingEnv(env, counter);
     const url = new URL(request.url);
     const bench = benchRoutes[url.pathname];

@@ -64,7 +64,7 @@ describe('POST /v1/orders: a new order for a contact_id in one round trip', () =
     ]);
   });
 
-  it('a replay of an external_reference takes two round trips and the create that rode along wrote nothing', async () => {
+  it('a replay of an external_reference takes two round trips, sends no create along once the reference is known, and writes nothing stray', async () => {
     const ws = await warmWorkspace();
     const contactId = await contactOf(ws);
     const first = await ws.api('POST', '/v1/orders', { contact_id: contactId, items: lines(2), external_reference: 'web-2' });
@@ -72,6 +72,8 @@ describe('POST /v1/orders: a new order for a contact_id in one round trip', () =
     const replay = await counted(ws, 'POST', '/v1/orders', { contact_id: contactId, items: lines(4), external_reference: 'web-2', note: 'again' });
     expect(replay.status).toBe(201);
     expect(replay.roundTrips).toBe(2);
+    // This instance saw the reference created, so nothing rode along: 4 reads, then the update, the lines' delete and insert, and the 3 re-reads.
+    expect(replay.statements).toBe(10);
     expect(replay.body).toMatchObject({ id: first.body.id, order_number: 1, note: 'again' });
     expect(replay.body.items).toHaveLength(4);
     expect(await footprint(ws)).toEqual({ ...before, order_items: 4 });
@@ -123,8 +125,9 @@ describe('POST /v1/orders: a new order for a contact_id in one round trip', () =
 
   it('a new contact is never created by an order its reads reject', async () => {
     const ws = await warmWorkspace();
-    const synced = (await ws.api('POST', '/v1/orders', { contact_id: await contactOf(ws), items: lines(1), external_reference: 'shop-1' })).body;
-    await rowsIn(ws.id, "UPDATE orders SET store_connection_id = ?, platform = 'shopify', source = 'shopify' WHERE id = ?", crypto.randomUUID(), synced.id);
+    const synced = (await ws.api('POST', '/v1/orders', { contact_id: await contactOf(ws), items: lines(1) })).body;
+    // Synced under a reference this instance never saw, so the create is sent along with the reads.
+    await rowsIn(ws.id, "UPDATE orders SET external_reference = 'shop-1', store_connection_id = ?, platform = 'shopify', source = 'shopify' WHERE id = ?", crypto.randomUUID(), synced.id);
     const phone = freshPhone();
     expectCode(await ws.api('POST', '/v1/orders', { phone, items: lines(1), external_reference: 'shop-1' }), 409, 'STORE_SYNCED_READ_ONLY');
     expect(await rowsIn(ws.id, 'SELECT id FROM contacts WHERE workspace_id = ? AND phone = ?', ws.id, phone)).toEqual([]);

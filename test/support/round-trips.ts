@@ -8,7 +8,7 @@ const app = buildApp();
 
 /** Calls the app with a D1 binding that counts round trips; the count is read when the response is ready. */
 export async function counted(ws: TestWorkspace, method: string, path: string, body?: unknown) {
-  const counter: Counter = { queries: 0 };
+  const counter: Counter = { queries: 0, statements: 0 };
   const ctx = createExecutionContext();
   const res = await app.fetch(
     new Request(`https://api.test${path}`, {
@@ -19,8 +19,8 @@ export async function counted(ws: TestWorkspace, method: string, path: string, b
     countingEnv(env, counter),
     ctx,
   );
-  const roundTrips = counter.queries;
+  const { queries: roundTrips, statements } = counter;
   const json = (await res.json()) as any;
   await waitOnExecutionContext(ctx);
-  return { status: res.status, body: json, roundTrips };
+  return { status: res.status, body: json, roundTrips, statements };
 }

@@ -20,6 +20,7 @@ import { readDealWithContact, selectDealWithContact, serializeDealWithContact, t
 import { deals, type DealRow } from './schema';
 import { prepared, preparedInsert } from '../../platform/prepared';
 import { afterInsertOf, type RowGuard } from '../../platform/row-guard';
+import { seenKeys } from '../../platform/seen-keys';
 import { entryGuard, knownEntry, newDealGuard, rememberEntry } from './known-entry';
 
 const dealInsert = preparedInsert(deals);
@@ -107,6 +108,7 @@ export async function createDeal(ctx: ServiceContext, input: DealCreateInput) {
     const created = bet && joinedRow(results);
     if (created) {
       ctx.events.committedAfter(bet.events);
+      heldReferences.add(ctx.ws.id, input.external_reference);
       return { ...serializeDealWithContact(created), duplicate: false };
     }
     const [pipelineRows, stageRows, ownerRows, existingRows, productRows] = results as [
@@ -118,6 +120,7 @@ export async function createDeal(ctx: ServiceContext, input: DealCreateInput) {
     ];
     const resolveContact = () => contactPlan.resolve(results.slice(5));
     const existing = input.external_reference === undefined ? undefined : existingRows[0];
+    heldReferences.add(ctx.ws.id, existing?.deal.externalReference);
     const product = Object.keys(productRef).length ? checkProduct(productRows[0], existing?.deal.productId ?? null) : null;
     if (input.owner_user_id && !ownerRows[0]) throw invalidOwner();
 
@@ -165,6 +168,9 @@ const stagesRead = [false, true].map((byStage) =>
   ),
 );
 
+/** References this instance has seen held: creating along with the reads is skipped for them (an update). */
+const heldReferences = seenKeys();
+
 /**
  * The create most plain deals end in, put in the batch of their reads so that they take one
  * round trip instead of two: when the body names no stage, pipeline, owner or product, no cap
@@ -173,10 +179,12 @@ const stagesRead = [false, true].map((byStage) =>
  * `external_reference` and that entry still stands; its timeline row and event only if it was.
  * A phone/email reference sends the contact's create along too (see `along`), itself
  * guarded on the same entry and reference, so the contact is created only with the deal. When a
- * guard fails the batch wrote nothing and its reads decide as always. The last statement re-reads
- * the deal: a row means it was created.
+ * guard fails the batch wrote nothing and its reads decide as always. None for a reference this
+ * instance has seen held (`heldReferences`: an update). The last statement re-reads the deal: a
+ * row means it was created.
  */
 function createAlongReads(ctx: ServiceContext, input: DealCreateInput, productRef: ProductReference, contactPlan: ContactReferencePlan) {
+  if (input.external_reference !== undefined && heldReferences.has(ctx.ws.id, input.external_reference)) return null;
   if (!input.title || ctx.ws.caps.deals !== undefined) return null;
   if (Object.keys(productRef).length || input.owner_user_id !== undefined || input.stage_id !== undefined || input.pipeline_id !== undefined) return null;
   const entry = knownEntry(ctx.ws.id);
@@ -199,6 +207,7 @@ async function insertDeal(
   try {
     const results = await runBatch(ctx.db, [...contactWrites, ...statements]);
     ctx.events.committedAfter([...contactEvents, event]);
+    heldReferences.add(ctx.ws.id, input.external_reference);
     return { ...serializeDealWithContact(joinedRow(results)), duplicate: false };
   } catch (err) {
     if (failedGuard(err, 'workspace_id')) {

@@ -22,6 +22,7 @@ import { fullOrderReads, orderFromResults, selectOrderByReference, type FullOrde
 import { orderCounters, orderItems, orders, type OrderRow } from './schema';
 import { preparedInsert, preparedSql } from '../../platform/prepared';
 import { afterInsertOf, guardable, type RowGuard } from '../../platform/row-guard';
+import { seenKeys } from '../../platform/seen-keys';
 
 /** The number comes from the workspace's counter, bumped by the statement before it in the same batch. */
 const orderInsert = preparedInsert(orders, { orderNumber: sql`(SELECT last_number FROM order_counters WHERE workspace_id = ${sql.placeholder('workspaceId')})` });
@@ -238,10 +239,12 @@ export async function createOrder(ctx: ServiceContext, input: OrderCreateInput):
     const inserted = bet && orderFromResults(results);
     if (inserted) {
       ctx.events.committedAfter(bet.events);
+      heldReferences.add(ctx.ws.id, inserted.external_reference);
       return inserted;
     }
     const [existingRows, productRows, dealRows] = results as [OrderRow[], ProductRow[], DealRow[]];
     const existing = input.external_reference === undefined ? undefined : existingRows[0];
+    heldReferences.add(ctx.ws.id, existing?.externalReference);
     if (existing?.storeConnectionId) throw storeSyncedReadOnly();
     const applyMoney = !existing || existing.financialStatus === 'pending';
     const lines = input.items !== undefined && applyMoney ? buildLines(input.items, plan.productRefs, productRows) : null;
@@ -262,13 +265,15 @@ export async function createOrder(ctx: ServiceContext, input: OrderCreateInput):
  * `external_reference` and the `deal_id` (if any) is a deal of that contact; the rest only if
  * the order was. A phone/email reference sends the contact's create along first (see `along`),
  * itself guarded on the reference being free, so a contact is created only with the order.
- * Otherwise the batch wrote nothing and its reads decide as always. None when the lines name
+ * Otherwise the batch wrote nothing and its reads decide as always. None for a reference this
+ * instance has seen held (`heldReferences`: a replay), when the lines name
  * products (their rows decide the lines), under an order cap (the count decides), for a deal and
  * a phone/email (only the reads know that contact), or when the body cannot make an order (its
  * error comes from the reads' path, in the spec's order). The last reads re-read the order: a
  * header means it was created.
  */
 function insertAlongReads(ctx: ServiceContext, input: OrderCreateInput, plan: OrderPlan, contactPlan: ContactReferencePlan) {
+  if (input.external_reference !== undefined && heldReferences.has(ctx.ws.id, input.external_reference)) return null;
   if (ctx.ws.caps.orders !== undefined || plan.productRefs.some((ref) => Object.keys(ref).length > 0)) return null;
   if (input.deal_id !== undefined && input.contact_id === undefined) return null;
   let lines: Line[];
@@ -285,6 +290,9 @@ function insertAlongReads(ctx: ServiceContext, input: OrderCreateInput, plan: Or
   return { statements: [...contact.statements, ...built.statements, ...fullOrderReads(ctx.db, ctx.ws.id, built.id)], events: [...contact.events, ...built.events] };
 }
 
+/** References this instance has seen held: creating along with the reads is skipped for them (a replay). */
+const heldReferences = seenKeys();
+
 const [newWs, newContact, newReference, newDeal] = ['newWs', 'newContact', 'newReference', 'newDeal'].map((name) => sql.placeholder(name));
 const referenceFree = sql`NOT EXISTS (SELECT 1 FROM ${orders} WHERE ${orders.workspaceId} = ${newWs} AND ${orders.externalReference} = ${newReference})`;
 const newOrderCondition = sql`${referencedContactExists(newWs, newContact)} AND ${referenceFree}
@@ -296,6 +304,7 @@ async function insertOrder(ctx: ServiceContext, input: OrderCreateInput, plan: O
   try {
     const results = await runBatch(ctx.db, [...planned.writes, ...built.statements, ...fullOrderReads(ctx.db, ctx.ws.id, built.id)]);
     ctx.events.committedAfter([...planned.events, ...built.events]);
+    heldReferences.add(ctx.ws.id, input.external_reference);
     return fullOrder(results);
   } catch (err) {
     if (failedGuard(err, 'orders.workspace_id')) throw codedError(403, 'PLAN_LIMIT_EXCEEDED', `Order limit reached: your plan allows max_orders ${cap}`);

@@ -24,6 +24,7 @@ import {
 } from './schema';
 import { preparedInsert, preparedRowsInsert } from '../../platform/prepared';
 import { afterInsertOf, type RowGuard } from '../../platform/row-guard';
+import { seenKeys } from '../../platform/seen-keys';
 
 const paymentInsert = preparedInsert(payments);
 const entriesInsert = preparedRowsInsert(paymentEntries);
@@ -254,10 +255,12 @@ export async function createPayment(ctx: ServiceContext, input: PaymentCreateInp
     const results = await runBatch(ctx.db, bet ? [...reads, ...bet.statements] : reads);
     if (bet && (results.at(-2) as PaymentRow[]).length) {
       ctx.events.committedAfter(bet.events);
+      heldReferences.add(ctx.ws.id, input.external_reference);
       return { ...paymentFromResults(results), duplicate: false };
     }
     const [existingRows, existingEntries, productRows] = results as [PaymentRow[], PaymentEntryRow[], ProductRow[]];
     const existing = input.external_reference === undefined ? undefined : existingRows[0];
+    heldReferences.add(ctx.ws.id, existing?.externalReference);
     const product = Object.keys(productRef).length ? checkProduct(productRows[0], existing?.productId ?? null) : null;
     if (existing) {
       const changes = changesFrom(input, product ?? undefined, existing.type === 'recurring' ? plan.vat : undefined);
@@ -279,9 +282,11 @@ export async function createPayment(ctx: ServiceContext, input: PaymentCreateInp
  * its entries and timeline row only if it was. A phone/email reference sends the contact's
  * create along first (see `along`), itself guarded on the reference being free, so a contact is
  * created only with the payment. Otherwise the batch wrote nothing and its reads decide as
- * always. The last reads re-read the payment: a header means it was created.
+ * always. None for a reference this instance has seen held (`heldReferences`: an update). The
+ * last reads re-read the payment: a header means it was created.
  */
 function recordAlongReads(ctx: ServiceContext, input: PaymentCreateInput, plan: CreatePlan, contactPlan: ContactReferencePlan) {
+  if (input.external_reference !== undefined && heldReferences.has(ctx.ws.id, input.external_reference)) return null;
   const values = { newWs: ctx.ws.id, newReference: input.external_reference ?? null };
   const contact = contactPlan.along({ condition: referenceFree, values });
   if (!contact) return null;
@@ -289,6 +294,9 @@ function recordAlongReads(ctx: ServiceContext, input: PaymentCreateInput, plan: 
   const { statements, header } = recordPaymentStatements(ctx, { input, plan, product: null, contactId: contact.id }, guard);
   return { statements: [...contact.statements, ...statements, ...reReads(ctx, header.id)], events: contact.events };
 }
+
+/** References this instance has seen held: recording along with the reads is skipped for them (an update). */
+const heldReferences = seenKeys();
 
 const [newWs, newContact, newReference] = ['newWs', 'newContact', 'newReference'].map((name) => sql.placeholder(name));
 const referenceFree = sql`NOT EXISTS (SELECT 1 FROM ${payments} WHERE ${payments.workspaceId} = ${newWs} AND ${payments.externalReference} = ${newReference})`;
@@ -298,6 +306,7 @@ async function insertPayment(ctx: ServiceContext, input: PaymentCreateInput, pla
   const { statements, header } = recordPaymentStatements(ctx, { input, plan, product, contactId: planned.contact.id });
   const results = await runBatch(ctx.db, [...planned.writes, ...statements, ...reReads(ctx, header.id)]);
   ctx.events.committedAfter(planned.events);
+  heldReferences.add(ctx.ws.id, input.external_reference);
   return { ...paymentFromResults(results), duplicate: false };
 }
 
