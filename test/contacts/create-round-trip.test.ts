@@ -1,15 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { freshPhone } from '../deals/helpers';
-import { makeWorkspace, type TestWorkspace } from '../support/harness';
-import { counted } from '../support/round-trips';
+import type { TestWorkspace } from '../support/harness';
+import { counted, warmWorkspace } from '../support/round-trips';
 import { blacklist, createContact, outbox, rows } from './helpers';
-
-async function warmWorkspace(settings: Record<string, unknown> = {}) {
-  const ws = await makeWorkspace(settings);
-  // The key look-up is cached after the first request.
-  expect((await counted(ws, 'GET', '/v1/pipelines')).status).toBe(200);
-  return ws;
-}
 
 /** A count over every shard (the workspace's rows are on one of them). */
 const countOf = async (query: string, ...binds: unknown[]) => (await rows<{ n: number }>(query, ...binds)).reduce((sum, r) => sum + r.n, 0);

@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { adminOk, makeWorkspace, type TestWorkspace } from '../support/harness';
-import { counted } from '../support/round-trips';
-import { column, eventsOf, expectCoded, expectDense, freshPhone, query, stagesOf } from './helpers';
-
-async function warmWorkspace(settings: Record<string, unknown> = {}) {
-  const ws = await makeWorkspace({ rate_limits: { per_key_per_minute: 1_000_000 }, ...settings });
-  // The key look-up is cached after the first request.
-  expect((await counted(ws, 'GET', '/v1/pipelines')).status).toBe(200);
-  return ws;
-}
-
-const contactOf = async (ws: TestWorkspace) => (await ws.api('POST', '/v1/contacts', { phone: freshPhone() })).body.id as string;
+import { adminOk, type TestWorkspace } from '../support/harness';
+import { contactOf, counted, warmWorkspace } from '../support/round-trips';
+import { column, eventsOf, expectCoded, expectDense, query, stagesOf } from './helpers';
 
 /** Every row a deal create can leave: what a create that wrote nothing must not change. */
 async function footprint(ws: TestWorkspace) {

@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { rowsIn } from '../support/db';
-import { makeWorkspace, type TestWorkspace } from '../support/harness';
-import { counted } from '../support/round-trips';
+import type { TestWorkspace } from '../support/harness';
+import { contactOf, counted, warmWorkspace } from '../support/round-trips';
 import { expectCode, freshPhone, orderEvents } from './helpers';
 
-async function warmWorkspace(settings: Record<string, unknown> = {}) {
-  const ws = await makeWorkspace({ rate_limits: { per_key_per_minute: 1_000_000 }, ...settings });
-  // The key look-up is cached after the first request.
-  expect((await counted(ws, 'GET', '/v1/pipelines')).status).toBe(200);
-  return ws;
-}
-
-const contactOf = async (ws: TestWorkspace) => (await ws.api('POST', '/v1/contacts', { phone: freshPhone() })).body.id as string;
 const lines = (n: number) => Array.from({ length: n }, (_, k) => ({ title: `Line ${k}`, unit_price: 10 + k, quantity: 1 + (k % 2), ...(k === 0 ? { discount_percent: 10 } : {}) }));
 
 /** Every row an order create can leave, per table: what a create that wrote nothing must not change. */

@@ -1,17 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { rowsIn } from '../support/db';
-import { makeWorkspace, type TestWorkspace } from '../support/harness';
-import { counted } from '../support/round-trips';
-import { freshPhone } from './helpers';
-
-async function warmWorkspace() {
-  const ws = await makeWorkspace({ rate_limits: { per_key_per_minute: 1_000_000 } });
-  // The key look-up is cached after the first request.
-  expect((await counted(ws, 'GET', '/v1/pipelines')).status).toBe(200);
-  return ws;
-}
-
-const contactOf = async (ws: TestWorkspace) => (await ws.api('POST', '/v1/contacts', { phone: freshPhone() })).body.id as string;
+import type { TestWorkspace } from '../support/harness';
+import { contactOf, counted, warmWorkspace } from '../support/round-trips';
 
 /** Every row a payment create can leave, per table: what a create that wrote nothing must not change. */
 async function footprint(ws: TestWorkspace): Promise<Record<string, number>> {
