@@ -14,6 +14,7 @@ import { openMergeRequest } from './merge';
 import { labelsChange, planChanges, type LabelDiff, type NormalizedWrite } from './plan';
 import { contactProjection, identifierHeld, readContact, selectContact, selectIdentifierHolder, serializeContact, type ContactRow } from './read';
 import { contactActivities, contacts, CONTACT_SOURCES } from './schema';
+import { readWithCreate } from '../../platform/create-along';
 
 export const MERGE_MESSAGE_CREATE =
   'The phone and the email belong to two different contacts. Nothing was written; a merge request was opened and the sent fields are held on it.';
@@ -106,12 +107,9 @@ export async function upsertContact(ctx: ServiceContext, input: NormalizedWrite,
 async function upsertOnce(ctx: ServiceContext, input: NormalizedWrite, opts: WriteOptions): Promise<UpsertResult> {
   const plan = planUpsert(ctx, input, opts);
   const bet = plan.createAlong();
-  const results = await runBatch(ctx.db, bet ? [...plan.reads, ...bet.statements, selectContact(ctx.db, ctx.ws.id, bet.row.id)] : plan.reads);
-  const [created] = bet ? (results[results.length - 1] as ContactRow[]) : [];
-  if (created) {
-    ctx.events.committedAfter(bet!.events);
-    return { row: created, duplicate: false };
-  }
+  const along = bet && { statements: [...bet.statements, selectContact(ctx.db, ctx.ws.id, bet.row.id)], events: bet.events };
+  const { results, created } = await readWithCreate(ctx, plan.reads, along, (r) => (r.at(-1) as ContactRow[])[0]);
+  if (created) return { row: created, duplicate: false };
   const planned = await plan.resolve(results);
   if (planned.writes.length === 0) return { row: planned.row, duplicate: planned.duplicate };
   const out = await runBatch(ctx.db, [...planned.writes, selectContact(ctx.db, ctx.ws.id, planned.row.id)]).catch((err) => {

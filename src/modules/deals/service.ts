@@ -22,6 +22,7 @@ import { prepared, preparedInsert } from '../../platform/prepared';
 import { afterInsertOf, type RowGuard } from '../../platform/row-guard';
 import { seenKeys } from '../../platform/seen-keys';
 import { entryGuard, knownEntry, newDealGuard, rememberEntry } from './known-entry';
+import { readWithCreate } from '../../platform/create-along';
 
 const dealInsert = preparedInsert(deals);
 
@@ -103,11 +104,8 @@ export async function createDeal(ctx: ServiceContext, input: DealCreateInput) {
       productLookup(ctx, productRef),
       ...contactPlan.reads,
     ];
-    const bet = createAlongReads(ctx, input, productRef, contactPlan);
-    const results = await runBatch(ctx.db, bet ? [...reads, ...bet.statements] : reads);
-    const created = bet && joinedRow(results);
+    const { results, created } = await readWithCreate(ctx, reads, createAlongReads(ctx, input, productRef, contactPlan), joinedRow);
     if (created) {
-      ctx.events.committedAfter(bet.events);
       heldReferences.add(ctx.ws.id, input.external_reference);
       return { ...serializeDealWithContact(created), duplicate: false };
     }

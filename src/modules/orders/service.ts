@@ -23,6 +23,7 @@ import { orderCounters, orderItems, orders, type OrderRow } from './schema';
 import { preparedInsert, preparedSql } from '../../platform/prepared';
 import { afterInsertOf, guardable, type RowGuard } from '../../platform/row-guard';
 import { seenKeys } from '../../platform/seen-keys';
+import { readWithCreate } from '../../platform/create-along';
 
 /** The number comes from the workspace's counter, bumped by the statement before it in the same batch. */
 const orderInsert = preparedInsert(orders, { orderNumber: sql`(SELECT last_number FROM order_counters WHERE workspace_id = ${sql.placeholder('workspaceId')})` });
@@ -234,11 +235,8 @@ export async function createOrder(ctx: ServiceContext, input: OrderCreateInput):
       selectDeal(ctx.db, ctx.ws.id, dealId ?? ''),
       ...contactPlan.reads,
     ];
-    const bet = insertAlongReads(ctx, input, plan, contactPlan);
-    const results = await runBatch(ctx.db, bet ? [...reads, ...bet.statements] : reads);
-    const inserted = bet && orderFromResults(results);
+    const { results, created: inserted } = await readWithCreate(ctx, reads, insertAlongReads(ctx, input, plan, contactPlan), orderFromResults);
     if (inserted) {
-      ctx.events.committedAfter(bet.events);
       heldReferences.add(ctx.ws.id, inserted.external_reference);
       return inserted;
     }

@@ -23,6 +23,7 @@ import { validateCreate } from '../payments/validate';
 import { DEFAULT_EXPIRY_DAYS, type PaymentRequestCreateInput } from './dto';
 import { lastRow, paymentRequestEventData, selectPaymentRequest, serializePaymentRequest } from './read';
 import { PAYMENT_REQUEST_STATUSES, paymentRequests, type PaymentRequestRow, type PaymentRequestStatus } from './schema';
+import { readWithCreate } from '../../platform/create-along';
 
 export const NO_CONTACT_MESSAGE = 'Provide contact_id, or a phone/email to attach the payment request to a contact';
 export const paymentRequestNotFound = () => notFound('Payment request not found');
@@ -102,11 +103,9 @@ export async function createPaymentRequest(ctx: ServiceContext, input: PaymentRe
     // A deal of a contact only the reads know (a phone/email reference) cannot be checked along.
     const contact = dealId !== undefined && contactRef.contact_id === undefined ? null : plan.along();
     const bet = contact && newRequestStatements(ctx, input, made, contact.id, dealId ?? null, true);
-    const results = await runBatch(ctx.db, bet ? [...reads, ...contact.statements, ...bet.statements] : reads);
-    if (bet && (results.at(-1) as PaymentRequestRow[]).length) {
-      ctx.events.committedAfter([...contact.events, bet.event]);
-      return serializePaymentRequest(lastRow(results));
-    }
+    const along = bet && { statements: [...contact.statements, ...bet.statements], events: [...contact.events, bet.event] };
+    const { results, created } = await readWithCreate(ctx, reads, along, (r) => ((r.at(-1) as PaymentRequestRow[]).length ? serializePaymentRequest(lastRow(r)) : null));
+    if (created) return created;
     const [deal] = results[0] as DealRow[];
     const planned = await plan.resolve(results.slice(1));
     if (dealId && !deal) throw dealNotFound();

@@ -25,6 +25,7 @@ import {
 import { preparedInsert, preparedRowsInsert } from '../../platform/prepared';
 import { afterInsertOf, type RowGuard } from '../../platform/row-guard';
 import { seenKeys } from '../../platform/seen-keys';
+import { readWithCreate } from '../../platform/create-along';
 
 const paymentInsert = preparedInsert(payments);
 const entriesInsert = preparedRowsInsert(paymentEntries);
@@ -251,12 +252,11 @@ export async function createPayment(ctx: ServiceContext, input: PaymentCreateInp
       productLookup(ctx, productRef),
       ...contactPlan.reads,
     ];
-    const bet = Object.keys(productRef).length ? null : recordAlongReads(ctx, input, plan, contactPlan);
-    const results = await runBatch(ctx.db, bet ? [...reads, ...bet.statements] : reads);
-    if (bet && (results.at(-2) as PaymentRow[]).length) {
-      ctx.events.committedAfter(bet.events);
+    const along = Object.keys(productRef).length ? null : recordAlongReads(ctx, input, plan, contactPlan);
+    const { results, created } = await readWithCreate(ctx, reads, along, (r) => ((r.at(-2) as PaymentRow[]).length ? paymentFromResults(r) : null));
+    if (created) {
       heldReferences.add(ctx.ws.id, input.external_reference);
-      return { ...paymentFromResults(results), duplicate: false };
+      return { ...created, duplicate: false };
     }
     const [existingRows, existingEntries, productRows] = results as [PaymentRow[], PaymentEntryRow[], ProductRow[]];
     const existing = input.external_reference === undefined ? undefined : existingRows[0];

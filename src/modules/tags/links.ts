@@ -47,7 +47,7 @@ const labelLookup = (t: (typeof TABLES)[LabelKind]['table']) =>
 const labelLookups = { tags: labelLookup(tags), groups: labelLookup(groups) };
 
 /** Labels missing from the workspace, inserted in one statement; a label created meanwhile by another request stays as it is. */
-const labelInserts = (table: (typeof TABLES)[LabelKind]['table']) =>
+const labelInserts = ({ table }: (typeof TABLES)[LabelKind]) =>
   guardable((condition) =>
     preparedSql('run', () => {
       const at = sql.placeholder('at');
@@ -78,10 +78,8 @@ const linkDeletes = ({ table, links, column }: (typeof TABLES)[LabelKind]) =>
       (SELECT id FROM ${table} WHERE workspace_id = ${ws} AND name_key IN (SELECT value FROM json_each(${sql.placeholder('keys')})))`;
   });
 
-const LINK_STATEMENTS = {
-  tags: { insertLabels: labelInserts(TABLES.tags.table), link: linkInserts(TABLES.tags), unlink: linkDeletes(TABLES.tags) },
-  groups: { insertLabels: labelInserts(TABLES.groups.table), link: linkInserts(TABLES.groups), unlink: linkDeletes(TABLES.groups) },
-};
+const linkStatementsOf = (kind: (typeof TABLES)[LabelKind]) => ({ insertLabels: labelInserts(kind), link: linkInserts(kind), unlink: linkDeletes(kind) });
+const LINK_STATEMENTS = { tags: linkStatementsOf(TABLES.tags), groups: linkStatementsOf(TABLES.groups) };
 
 /**
  * Statements making the contact's links match `names`: `add` only adds,
