@@ -7,7 +7,7 @@ import { d1, floorSelect, readThenInsert } from './bindings';
 
 /**
  * The select floor behind a prefix of the `/v1` middleware: authentication (the
- * cached key, the key's limiter call and a leased per-IP token) alone, then with the request log, then the whole stack
+ * cached key, a key token and a per-IP token spent from this isolate's leases) alone, then with the request log, then the whole stack
  * (body parsing, the event sink, the read session). Subtracting neighbours attributes a
  * route's cost to each layer; what `GET /v1/pipelines` adds to the whole stack is the route
  * itself (validation, the query through Drizzle, serialization). A POST behind the whole stack

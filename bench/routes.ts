@@ -28,9 +28,11 @@ export const benchRoutes: Record<string, BenchRoute> = {
     return json({ id }, 201);
   },
   /**
-   * Attribution: the select floor plus the rate limits every `/v1` request
-   * checks (the key's counter alone, then with a per-IP token spent from this
-   * isolate's lease, in parallel), so the limits' share of a route's cost can be read off.
+   * Attribution: the select floor plus the rate limits a `/v1` request checks:
+   * a call to the key's counter on every request (as with read replication on,
+   * where the call brings the key's bookmark), then a key token and a per-IP token
+   * spent from this isolate's leases (as with it off, the default), so the limits'
+   * share of a route's cost can be read off.
    */
   '/bench/layers/limiter': async (request, env) => {
     const id = new URL(request.url).searchParams.get('id') ?? '';
@@ -40,7 +42,11 @@ export const benchRoutes: Record<string, BenchRoute> = {
   '/bench/layers/limiters': async (request, env, ctx) => {
     const id = new URL(request.url).searchParams.get('id') ?? '';
     const waitUntil = (p: Promise<unknown>) => ctx.waitUntil(p);
-    const [row] = await Promise.all([floorSelect(env, id), hit(env, 'bench:key'), spendLeasedToken(env, 'bench:ip', 1_000_000, waitUntil)]);
+    const [row] = await Promise.all([
+      floorSelect(env, id),
+      spendLeasedToken(env, 'bench:key', 1_000_000, waitUntil),
+      spendLeasedToken(env, 'bench:ip', 1_000_000, waitUntil),
+    ]);
     return json(row);
   },
   /**

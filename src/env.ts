@@ -37,6 +37,8 @@ export interface Bindings {
   RESEND_API_KEY?: string;
   RESEND_WEBHOOK_SECRET?: string;
   RATE_LIMIT_PER_IP_PER_MINUTE?: string;
+  /** Milliseconds an isolate spends a lease of rate-limit tokens before it gives back the rest (default 2000). */
+  RATE_LIMIT_LEASE_MS?: string;
   /** `auto` when the shards have D1 read replication on: reads may then be served by replicas (src/platform/consistency.ts). */
   D1_READ_REPLICATION?: string;
   /** Static assets (the API reference viewer under /docs/); absent in builds without `[assets]`. */

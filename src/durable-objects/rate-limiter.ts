@@ -5,20 +5,40 @@ export type HitResult = { count: number; resetAt: number; bookmark: string | nul
 
 type Window = { start: number; count: number };
 
-/** A lease is the tokens one isolate may spend without asking again; see `lease`. */
-export type LeaseResult = { granted: number; resetAt: number };
+/**
+ * A lease is tokens one isolate may spend without asking again. `count`: the
+ * window's tokens handed out so far, this lease's included; `spendForMs`: how
+ * long the isolate may spend them before it gives back what is left. `id` is
+ * null when nothing was granted.
+ */
+export type LeaseResult = { id: string | null; granted: number; count: number; resetAt: number; spendForMs: number };
+
+/** What an isolate says of a lease it is done with: the tokens it did not spend (and never will). */
+export type Settlement = { id: string; unspent: number };
 
 /** A lease is at most this many tokens, and at most a tenth of what is left, so little budget sits parked in one isolate. */
 export const LEASE_MAX = 10;
 
+/** How long past that a lease nobody settled is still waited for before it counts as spent (its isolate may have died). */
+export const LEASE_GRACE_MS = 1_000;
+
 /** The longest a counted hit waits in memory before the window is written to storage. */
 export const PERSIST_AFTER_MS = 1000;
+
+type OpenLease = { tokens: number; windowStart: number; waitUntil: number };
 
 /**
  * One instance per counted subject (an API key, a source IP, a key's email
  * sends), so a hot subject never queues behind another. Fixed one-minute
  * windows: requests inside an instance are serialized by the runtime, so the
  * count is exact.
+ *
+ * Isolates lease tokens (`lease`) and spend them without a call each; the count
+ * holds every token handed out, so the limit is never exceeded. Leases come back
+ * settled (`settle`, or carried by the isolate's next `lease`) with what was not
+ * spent, and when the window has nothing left to hand out a `lease` waits for
+ * the leases still open instead of refusing while their tokens may come back:
+ * a subject served by many isolates still gets exactly its limit.
  *
  * The window (and the bookmark) live in memory and are written to the object's
  * storage at most once a second (a storage write per request was most of a
@@ -27,13 +47,16 @@ export const PERSIST_AFTER_MS = 1000;
  * after a hit can lose that second's counts (the limit then errs towards
  * admitting) or the newest bookmark (a read may then miss that write).
  *
- * A key's instance also keeps the key's latest D1 bookmark: every request
- * already calls it, so reads learn where to start their session at no extra cost.
+ * A key's instance also keeps the key's latest D1 bookmark: with read replication
+ * on every request of the key calls it (`hit`), so reads learn where to start
+ * their session at no extra cost.
  */
 export class RateLimiter extends DurableObject {
   private window: Window | null | undefined;
   private bookmark: string | null = null;
   private persistScheduled = false;
+  private readonly open = new Map<string, OpenLease>();
+  private wakeWaiters: (() => void)[] = [];
 
   private load(): void {
     if (this.window !== undefined) return;
@@ -42,33 +65,73 @@ export class RateLimiter extends DurableObject {
     this.bookmark = kv.get<string>('bookmark') ?? null;
   }
 
-  hit(windowMs: number): HitResult {
+  /** The current window, a new one (and no open lease) once the minute turned. */
+  private current(windowMs: number, now: number): Window {
     this.load();
+    const start = now - (now % windowMs);
+    if (!this.window || this.window.start !== start) {
+      this.window = { start, count: 0 };
+      this.open.clear();
+    }
+    return this.window;
+  }
+
+  hit(windowMs: number): HitResult {
     const now = Date.now();
-    const windowStart = now - (now % windowMs);
-    const count = this.window && this.window.start === windowStart ? this.window.count + 1 : 1;
-    this.window = { start: windowStart, count };
+    const window = this.current(windowMs, now);
+    window.count++;
     this.persistSoon();
-    return { count, resetAt: windowStart + windowMs, bookmark: this.bookmark };
+    return { count: window.count, resetAt: window.start + windowMs, bookmark: this.bookmark };
   }
 
   /**
-   * Grants an isolate up to LEASE_MAX of the window's remaining tokens at once
-   * (at least one while any is left), counted as spent. Used for the per-IP
-   * limit: the isolate spends them on that IP's next requests without a call,
-   * so the limit is never exceeded, and an IP served by several isolates at once
-   * can at most be refused while a few tokens sit unspent in another isolate.
+   * Grants up to LEASE_MAX of the window's remaining tokens (at least one while
+   * any is left), counted as handed out. With none left but leases still open,
+   * waits until they are settled (or past their grace) before it answers, so a
+   * token another isolate gives back is granted rather than refused.
    */
-  lease(windowMs: number, limit: number): LeaseResult {
+  async lease(windowMs: number, limit: number, spendForMs: number, settled?: Settlement): Promise<LeaseResult> {
+    if (settled) this.settle(settled.id, settled.unspent);
+    for (;;) {
+      const now = Date.now();
+      const window = this.current(windowMs, now);
+      const resetAt = window.start + windowMs;
+      const left = Math.max(0, limit - window.count);
+      if (left > 0) {
+        const granted = Math.min(left, LEASE_MAX, Math.max(1, Math.floor(left / 10)));
+        window.count += granted;
+        const id = crypto.randomUUID();
+        this.open.set(id, { tokens: granted, windowStart: window.start, waitUntil: now + spendForMs + LEASE_GRACE_MS });
+        this.persistSoon();
+        return { id, granted, count: window.count, resetAt, spendForMs };
+      }
+      const awaited = [...this.open.values()].map((l) => l.waitUntil).filter((t) => t > now);
+      if (awaited.length === 0) return { id: null, granted: 0, count: window.count, resetAt, spendForMs: 0 };
+      const until = Math.min(Math.min(...awaited), resetAt);
+      await new Promise<void>((wake) => {
+        const timer = setTimeout(wake, until - now);
+        this.wakeWaiters.push(() => {
+          clearTimeout(timer);
+          wake();
+        });
+      });
+    }
+  }
+
+  /** Takes back a lease's unspent tokens (once; a lease of an earlier window or already settled is ignored). */
+  settle(id: string, unspent: number): void {
     this.load();
-    const now = Date.now();
-    const windowStart = now - (now % windowMs);
-    const spent = this.window && this.window.start === windowStart ? this.window.count : 0;
-    const left = Math.max(0, limit - spent);
-    const granted = Math.min(left, LEASE_MAX, Math.max(1, Math.floor(left / 10)));
-    this.window = { start: windowStart, count: spent + granted };
-    if (granted > 0) this.persistSoon();
-    return { granted, resetAt: windowStart + windowMs };
+    const lease = this.open.get(id);
+    if (!lease) return;
+    this.open.delete(id);
+    const back = Math.min(Math.max(0, Math.floor(unspent)), lease.tokens);
+    if (back > 0 && this.window && this.window.start === lease.windowStart) {
+      this.window.count -= back;
+      this.persistSoon();
+    }
+    const waiters = this.wakeWaiters;
+    this.wakeWaiters = [];
+    for (const wake of waiters) wake();
   }
 
   /** Keeps the newer bookmark (bookmarks sort lexicographically, oldest first). */

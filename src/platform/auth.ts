@@ -8,9 +8,8 @@ import { httpError, renderError } from './errors';
 import { Lru } from './lru';
 import { featureRefusal } from './features';
 import { sha256Hex } from './ids';
-import type { HitResult } from '../durable-objects/rate-limiter';
 import { readReplicasOn } from './consistency';
-import { budgetHeaders, enforce, hit, ipLimit, refusedUntil, spendLeasedToken } from './rate-limit';
+import { budgetHeaders, countKeyRequest, enforce, ipLimit, refusedUntil, spendLeasedToken, type Verdict } from './rate-limit';
 import { controlDb, controlReplica, rememberShard } from './shards';
 
 export const API_KEY_PREFIX = 'wsk_';
@@ -73,13 +72,14 @@ const isRead = (method: string) => method === 'GET' || method === 'HEAD';
 
 /**
  * Bearer-key authentication, API-access check, rate limits and feature gate.
- * The key look-up and the limiter calls run in parallel: one D1 query (skipped
- * for a cached key) and one Durable Object call for the key, all at once; the
- * per-IP limit spends tokens this isolate leased from the IP's limiter, so it
- * calls out only when they run out. The key's limiter also returns the key's
- * latest bookmark, for the request's session (./consistency.ts).
+ * Both limits spend tokens this isolate leased from the subject's limiter
+ * (./rate-limit.ts), so a request calls out only when they run out: about one
+ * call per ten requests. The per-IP spend runs alongside the key look-up (one
+ * D1 query, skipped for a cached key); the key's needs the key's limit. With
+ * read replication on, every request asks the key's limiter instead, which also
+ * returns the key's latest bookmark for the request's session (./consistency.ts).
  *
- * A read (GET, HEAD) does not wait for the key's limiter before it runs: its
+ * A read (GET, HEAD) does not wait for a lease call of the key before it runs: its
  * queries overlap the call, and its answer leaves only once the limit admitted
  * it; a refused read answers the same 429 as before, and anything it would
  * write waits for the verdict (./write-gate.ts), so it changes nothing. With
@@ -94,22 +94,25 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const ip = c.req.header('cf-connecting-ip') ?? 'unknown';
   const emailSend = isEmailSend(c.req.method, c.req.path);
 
-  const keyHit = keyHash ? hit(c.env, `${emailSend ? 'email' : 'key'}:${keyHash}`) : Promise.resolve(null);
-  const [found, ipRefusedUntil] = await Promise.all([
+  const waitUntil = (work: Promise<unknown>) => c.executionCtx.waitUntil(work);
+  const [found, ipSpend] = await Promise.all([
     keyHash ? findActiveKey(c.env, keyHash) : Promise.resolve(null),
-    spendLeasedToken(c.env, `ip:${ip}`, ipLimit(c.env), (work) => c.executionCtx.waitUntil(work)),
+    spendLeasedToken(c.env, `ip:${ip}`, ipLimit(c.env), waitUntil),
   ]);
   if (!found) throw httpError(401, 'Invalid API key');
+  const ipRefusedUntil = refusedUntil(ipSpend);
   const ws = found.workspace;
   const perKey = emailSend
     ? ws.rateLimits.emails_per_minute ?? DEFAULT_RATE_LIMITS.emails_per_minute
     : ws.rateLimits.per_key_per_minute ?? DEFAULT_RATE_LIMITS.per_key_per_minute;
-  /** Throws the 429 when a limit is exceeded; else the key's budget headers. */
-  const admit = (result: HitResult | null): Record<string, string> => {
+  const counted = countKeyRequest(c.env, `${emailSend ? 'email' : 'key'}:${keyHash}`, perKey, waitUntil, readReplicasOn(c.env));
+  // Most requests spend a token the isolate holds: their verdict is known now, and nothing needs to overlap it.
+  const known = counted instanceof Promise ? null : counted;
+  const admit = (result: Verdict | null): Record<string, string> => {
     const budget = result ? budgetHeaders(perKey, result) : {};
     enforce(
       [
-        { refusedUntil: refusedUntil(result, perKey), limit: perKey, label: emailSend ? 'per API key for POST /v1/emails' : 'per API key' },
+        { refusedUntil: refusedUntil(result), limit: perKey, label: emailSend ? 'per API key for POST /v1/emails' : 'per API key' },
         { refusedUntil: ipRefusedUntil, limit: ipLimit(c.env), label: 'per source IP' },
       ],
       budget,
@@ -125,8 +128,8 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   rememberShard(ws.id, ws.shard);
   const subject = `key:${keyHash}`;
 
-  if (forbidden !== null || ipRefusedUntil !== null || !isRead(c.req.method) || readReplicasOn(c.env)) {
-    const result = await keyHit;
+  if (known || forbidden !== null || ipRefusedUntil !== null || !isRead(c.req.method) || readReplicasOn(c.env)) {
+    const result = await counted;
     const budget = admit(result);
     if (forbidden !== null) throw forbidden;
     c.set('keyBookmark', { subject, bookmark: result?.bookmark ?? null });
@@ -135,7 +138,7 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
     return;
   }
 
-  const admission = keyHit.then(admit);
+  const admission = Promise.resolve(counted).then(admit);
   admission.catch(() => undefined);
   c.set('admission', admission);
   // Reads start at the primary while replication is off: no bookmark is needed.

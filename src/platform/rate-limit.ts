@@ -1,5 +1,5 @@
 import type { Bindings } from '../env';
-import type { HitResult, LeaseResult } from '../durable-objects/rate-limiter';
+import { LEASE_MAX, type HitResult, type LeaseResult, type Settlement } from '../durable-objects/rate-limiter';
 import { httpError } from './errors';
 import { Lru } from './lru';
 
@@ -33,60 +33,173 @@ export async function hit(env: Bindings, subject: string): Promise<HitResult | n
   }
 }
 
-export const refusedUntil = (result: HitResult | null, limit: number): number | null =>
-  result && result.count > limit ? result.resetAt : null;
+export const refusedUntil = (result: Spend | null): number | null => (result && !result.admitted ? result.resetAt : null);
 
-/** Tokens this isolate leased from a subject's limiter and has not spent yet. */
-type Pool = { tokens: number; resetAt: number; refill: Promise<'added' | 'open' | number> | null };
-const pools = new Lru<Pool>(SUBJECTS_MAX);
+/** A request's place in a subject's window: `admitted` false when the window had no token left for it. */
+export type Spend = { admitted: boolean; count: number; resetAt: number };
 
-function poolFor(subject: string): Pool {
-  let pool = pools.get(subject);
-  if (!pool) {
-    pool = { tokens: 0, resetAt: 0, refill: null };
-    pools.set(subject, pool);
-  }
-  return pool;
-}
-
-async function refill(env: Bindings, subject: string, limit: number, pool: Pool): Promise<'added' | 'open' | number> {
-  let lease: LeaseResult;
-  try {
-    lease = await limiter(env, subject).lease(WINDOW_MS, limit);
-  } catch (err) {
-    console.error('rate limiter unavailable', subject, err);
-    return 'open';
-  }
-  if (lease.granted === 0) return lease.resetAt;
-  if (pool.resetAt !== lease.resetAt) pool.tokens = 0;
-  pool.tokens += lease.granted;
-  pool.resetAt = lease.resetAt;
-  return 'added';
-}
+type Pool = {
+  /** The lease being spent, its unspent tokens, and the window's count when it was granted (its tokens included). */
+  lease: string | null;
+  tokens: number;
+  count: number;
+  limit: number;
+  resetAt: number;
+  /** This isolate spends the lease until then, then gives the rest back. */
+  spendUntil: number;
+  /** Granted with fewer than LEASE_MAX tokens: the window is nearly spent, and another isolate may be waiting on it. */
+  small: boolean;
+  /** A spent lease not reported yet: the next lease call carries it. */
+  owed: Settlement | null;
+  refill: Promise<Refill> | null;
+};
+type Refill = 'added' | 'open' | Spend;
 
 /**
- * Spends one of a subject's tokens, leasing more from its limiter when this
- * isolate holds none (one lease call in flight per subject, so an isolate never
- * refuses while it still holds a token): most requests make no call. Answers
- * when the exhausted window ends, or null when the request may proceed.
+ * The tokens one isolate leased from subjects' limiters (./../durable-objects/rate-limiter.ts).
+ * Every lease is settled exactly once: carried by the next lease call once spent,
+ * reported at once when it was a small one (the window is nearly spent, so another
+ * isolate may be waiting on it), or given back with its unspent tokens when its
+ * spending time is over. A token is never spent after its lease was settled.
  */
-export async function spendLeasedToken(env: Bindings, subject: string, limit: number, waitUntil: (work: Promise<unknown>) => void): Promise<number | null> {
-  const pool = poolFor(subject);
-  for (;;) {
-    if (pool.resetAt <= Date.now()) pool.tokens = 0;
-    if (pool.tokens > 0) {
-      pool.tokens--;
-      return null;
+export class TokenPools {
+  private readonly pools = new Lru<Pool>(SUBJECTS_MAX);
+
+  private poolFor(subject: string): Pool {
+    let pool = this.pools.get(subject);
+    if (!pool) {
+      pool = { lease: null, tokens: 0, count: 0, limit: 0, resetAt: 0, spendUntil: 0, small: false, owed: null, refill: null };
+      this.pools.set(subject, pool);
     }
-    if (!pool.refill) {
-      // Under waitUntil: requests of this isolate waiting on the refill must not hang if its client goes away.
-      pool.refill = refill(env, subject, limit, pool).finally(() => (pool.refill = null));
-      waitUntil(pool.refill);
-    }
-    const outcome = await pool.refill;
-    if (outcome === 'open') return null;
-    if (typeof outcome === 'number') return outcome;
+    return pool;
   }
+
+  /** Spends a token this isolate already holds for the subject; undefined when it holds none. */
+  spendHeld(env: Bindings, subject: string, limit: number, waitUntil: (work: Promise<unknown>) => void): Spend | undefined {
+    const pool = this.poolFor(subject);
+    // A changed limit (an operator override) applies at once: what was leased under the old one goes back.
+    if (pool.lease && (Date.now() >= pool.spendUntil || Date.now() >= pool.resetAt || pool.limit !== limit)) this.giveBack(env, subject, pool, waitUntil);
+    if (pool.tokens === 0) return undefined;
+    pool.tokens--;
+    const spent: Spend = { admitted: true, count: pool.count - pool.tokens, resetAt: pool.resetAt };
+    if (pool.tokens === 0) this.spentOut(env, subject, pool, waitUntil);
+    return spent;
+  }
+
+  /**
+   * Spends one of a subject's tokens, leasing more from its limiter when this
+   * isolate holds none (one lease call in flight per subject, so an isolate never
+   * refuses while it still holds a token): most requests make no call. Answers
+   * null when the limiter cannot be reached (the limit fails open).
+   */
+  async spend(env: Bindings, subject: string, limit: number, waitUntil: (work: Promise<unknown>) => void): Promise<Spend | null> {
+    for (;;) {
+      const held = this.spendHeld(env, subject, limit, waitUntil);
+      if (held) return held;
+      const pool = this.poolFor(subject);
+      if (!pool.refill) {
+        // Under waitUntil: requests of this isolate waiting on the refill must not hang if its client goes away.
+        pool.refill = this.refill(env, subject, limit, pool, waitUntil).finally(() => (pool.refill = null));
+        waitUntil(pool.refill);
+      }
+      const outcome = await pool.refill;
+      if (outcome === 'open') return null;
+      if (outcome !== 'added') return outcome;
+    }
+  }
+
+  private async refill(env: Bindings, subject: string, limit: number, pool: Pool, waitUntil: (work: Promise<unknown>) => void): Promise<Refill> {
+    const owed = pool.owed ?? undefined;
+    pool.owed = null;
+    let lease: LeaseResult;
+    try {
+      lease = await limiter(env, subject).lease(WINDOW_MS, limit, leaseSpendMs(env), owed);
+    } catch (err) {
+      console.error('rate limiter unavailable', subject, err);
+      return 'open';
+    }
+    if (lease.id === null) return { admitted: false, count: lease.count, resetAt: lease.resetAt };
+    const id = lease.id;
+    Object.assign(pool, {
+      lease: id,
+      tokens: lease.granted,
+      count: lease.count,
+      limit,
+      resetAt: lease.resetAt,
+      spendUntil: Date.now() + lease.spendForMs,
+      small: lease.granted < LEASE_MAX,
+    });
+    // Whatever is still unspent when the spending time ends goes back to the window.
+    waitUntil(
+      new Promise((done) => setTimeout(done, lease.spendForMs)).then(() => {
+        if (pool.lease === id) this.giveBack(env, subject, pool, waitUntil);
+        else if (pool.owed?.id === id) this.report(env, subject, pool, waitUntil);
+      }),
+    );
+    return 'added';
+  }
+
+  /** The lease is spent: small leases (the window nearly spent) are reported at once, others ride the next lease call. */
+  private spentOut(env: Bindings, subject: string, pool: Pool, waitUntil: (work: Promise<unknown>) => void): void {
+    pool.owed = { id: pool.lease!, unspent: 0 };
+    pool.lease = null;
+    if (pool.small) this.report(env, subject, pool, waitUntil);
+  }
+
+  private giveBack(env: Bindings, subject: string, pool: Pool, waitUntil: (work: Promise<unknown>) => void): void {
+    pool.owed = { id: pool.lease!, unspent: pool.tokens };
+    pool.lease = null;
+    pool.tokens = 0;
+    // Tokens of a window that is over are worth nothing to anyone.
+    if (Date.now() < pool.resetAt) this.report(env, subject, pool, waitUntil);
+    else pool.owed = null;
+  }
+
+  private report(env: Bindings, subject: string, pool: Pool, waitUntil: (work: Promise<unknown>) => void): void {
+    const owed = pool.owed!;
+    pool.owed = null;
+    waitUntil(
+      limiter(env, subject)
+        .settle(owed.id, owed.unspent)
+        .catch((err: unknown) => console.error('rate limiter unavailable', subject, err)),
+    );
+  }
+}
+
+/** This isolate's leased tokens. */
+const isolatePools = new TokenPools();
+
+export const spendLeasedToken = (env: Bindings, subject: string, limit: number, waitUntil: (work: Promise<unknown>) => void) =>
+  isolatePools.spend(env, subject, limit, waitUntil);
+
+/** A key's request counted: `bookmark` is the key's latest write, known only when the request asked the limiter itself. */
+export type Verdict = Spend & { bookmark: string | null };
+
+/**
+ * Counts one request of an API key (or of its email sends). With read replication
+ * on, every request asks the key's limiter, which also hands it the key's bookmark;
+ * otherwise it spends a token this isolate leased, answered at once (no promise)
+ * when the isolate holds one.
+ */
+export function countKeyRequest(
+  env: Bindings,
+  subject: string,
+  limit: number,
+  waitUntil: (work: Promise<unknown>) => void,
+  needsBookmark: boolean,
+): Verdict | Promise<Verdict | null> {
+  if (!needsBookmark) {
+    const held = isolatePools.spendHeld(env, subject, limit, waitUntil);
+    if (held) return { ...held, bookmark: null };
+    return isolatePools.spend(env, subject, limit, waitUntil).then((spent) => spent && { ...spent, bookmark: null });
+  }
+  return hit(env, subject).then((counted) => counted && { admitted: counted.count <= limit, count: counted.count, resetAt: counted.resetAt, bookmark: counted.bookmark });
+}
+
+/** How long an isolate spends a lease before it gives back the rest (`RATE_LIMIT_LEASE_MS`, 50-10,000; default 2,000). */
+export function leaseSpendMs(env: Bindings): number {
+  const n = Number(env.RATE_LIMIT_LEASE_MS ?? '2000');
+  return Number.isInteger(n) && n >= 50 && n <= 10_000 ? n : 2000;
 }
 
 export function ipLimit(env: Bindings): number {
@@ -95,7 +208,7 @@ export function ipLimit(env: Bindings): number {
 }
 
 /** The key's budget, carried by every authenticated answer (429s included) so clients can pace themselves. */
-export function budgetHeaders(limit: number, keyHit: HitResult, now = Date.now()): Record<string, string> {
+export function budgetHeaders(limit: number, keyHit: Spend, now = Date.now()): Record<string, string> {
   return {
     'RateLimit-Limit': String(limit),
     'RateLimit-Remaining': String(Math.max(0, limit - keyHit.count)),

@@ -1,14 +1,52 @@
-import { runInDurableObject } from 'cloudflare:test';
+import { createExecutionContext, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { LEASE_MAX, PERSIST_AFTER_MS, type RateLimiter } from '../../src/durable-objects/rate-limiter';
-import { spendLeasedToken } from '../../src/platform/rate-limit';
-import { adminOk, call, freshIp, makeWorkspace } from '../support/harness';
+import { LEASE_GRACE_MS, LEASE_MAX, PERSIST_AFTER_MS, type RateLimiter, type Settlement } from '../../src/durable-objects/rate-limiter';
+import type { Bindings } from '../../src/env';
+import { sha256Hex } from '../../src/platform/ids';
+import { leaseSpendMs, TokenPools } from '../../src/platform/rate-limit';
+import { adminOk, call, freshIp, makeWorkspace, type TestWorkspace } from '../support/harness';
+import { buildApp } from '../../src/app';
 import { rowsOnShards } from '../support/db';
 
 const limiter = (subject: string) => env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(subject));
 const storedWindow = (subject: string) =>
   runInDurableObject(limiter(subject), (_: RateLimiter, state: DurableObjectState) => state.storage.kv.get<{ start: number; count: number }>('window'));
+
+/** The window the limiter holds in memory (storage gets it within a second). */
+const windowOf = (subject: string) =>
+  runInDurableObject(limiter(subject), (instance: RateLimiter) => (instance as unknown as { window: { start: number; count: number } }).window);
+
+/** The limiter binding with every `lease` and `settle` call recorded. */
+function countingLimiters() {
+  const calls: { method: string; args: unknown[] }[] = [];
+  const RATE_LIMITER = {
+    idFromName: (name: string) => env.RATE_LIMITER.idFromName(name),
+    get: (id: DurableObjectId) => {
+      const stub = env.RATE_LIMITER.get(id);
+      const recorded = (method: 'lease' | 'settle') => (...args: unknown[]) => {
+        calls.push({ method, args });
+        return (stub[method] as (...a: unknown[]) => unknown)(...args);
+      };
+      return { lease: recorded('lease'), settle: recorded('settle') };
+    },
+  };
+  return { env: { ...env, RATE_LIMITER } as unknown as Bindings, calls };
+}
+
+/** The suite's lease spending time (RATE_LIMIT_LEASE_MS in vitest.config.ts). */
+const SPEND_MS = leaseSpendMs(env as unknown as Bindings);
+
+const app = buildApp();
+
+/**
+ * A request to the app whose leases last 10 s (the suite's are 0.1 s), so what a test
+ * reads of a limiter cannot depend on whether a give-back already ran.
+ */
+async function unhurried(ws: TestWorkspace, method: string, path: string) {
+  const request = new Request(`https://api.test${path}`, { method, headers: { authorization: `Bearer ${ws.key}`, 'cf-connecting-ip': ws.ip } });
+  return app.fetch(request, { ...env, RATE_LIMIT_LEASE_MS: '10000' }, createExecutionContext());
+}
 
 const minute = () => Math.floor(Date.now() / 60_000);
 
@@ -120,38 +158,123 @@ describe('rate limits (Part 1 Limits)', () => {
     expect(statuses.filter((s) => s === 429).length).toBe(320 - ok);
   });
 
-  it('leases a source IP\'s budget in small parts that never add up to more than the limit', async () => {
+  it("leases a subject's budget in small parts that never add up to more than the limit", async () => {
     const subject = `test:${crypto.randomUUID()}`;
     const grants: number[] = [];
-    for (let i = 0; i < 40; i++) grants.push((await limiter(subject).lease(60_000, 25)).granted);
-    const spent = grants.reduce((a, b) => a + b, 0);
-    // A minute boundary in between starts a new window with a fresh 25.
-    expect([25, 50]).toContain(spent);
+    const started = minute();
+    let settled: Settlement | undefined;
+    for (let i = 0; i < 40; i++) {
+      // Each lease is spent whole and carried back by the next call, as an isolate does.
+      const lease = await limiter(subject).lease(60_000, 25, SPEND_MS, settled);
+      grants.push(lease.granted);
+      settled = lease.id ? { id: lease.id, unspent: 0 } : undefined;
+    }
+    if (minute() !== started) return; // a new window granted a fresh 25 part-way
+    expect(grants.reduce((a, b) => a + b, 0)).toBe(25);
     expect(Math.max(...grants)).toBeLessThanOrEqual(LEASE_MAX);
     // Near the end of the budget a lease shrinks to one token, so little sits unspent in any isolate.
     expect(grants.filter((g) => g > 0).slice(-3)).toEqual([1, 1, 1]);
     expect(grants.at(-1)).toBe(0);
   });
 
-  it("keeps an IP's lease call alive past the request that made it (others in the isolate may be waiting on it)", async () => {
-    const kept: Promise<unknown>[] = [];
+  it('with nothing left to hand out, a lease waits for the open ones and grants what comes back', async () => {
     const subject = `test:${crypto.randomUUID()}`;
-    const waiting = Array.from({ length: 3 }, () => spendLeasedToken(env, subject, 100, (work) => kept.push(work)));
-    expect(kept).toHaveLength(1);
-    expect(await Promise.all(waiting)).toEqual([null, null, null]);
-    await Promise.all(kept);
-    // The lease covered all three: no second call.
-    expect(kept).toHaveLength(1);
+    const started = minute();
+    const open = [];
+    for (let i = 0; i < 3; i++) open.push(await limiter(subject).lease(60_000, 3, SPEND_MS));
+    expect(open.map((l) => l.granted)).toEqual([1, 1, 1]);
+    let answered = false;
+    const waiting = limiter(subject)
+      .lease(60_000, 3, SPEND_MS)
+      .then((l) => ((answered = true), l));
+    await new Promise((r) => setTimeout(r, 150));
+    if (minute() !== started) return;
+    expect(answered).toBe(false);
+    // The token another isolate did not spend comes back, and the waiting lease gets it.
+    await limiter(subject).settle(open[1].id!, 1);
+    const granted = await waiting;
+    expect(granted).toMatchObject({ granted: 1, count: 3 });
+    // Settling twice gives nothing back twice.
+    await limiter(subject).settle(open[1].id!, 1);
+    expect((await windowOf(subject)).count).toBe(3);
   });
 
-  it('spends leased tokens without asking the IP\'s limiter on every request', async () => {
-    const ws = await makeWorkspace();
-    const ip = freshIp();
-    for (let i = 0; i < 15; i++) expect((await call('GET', '/v1/pipelines', { key: ws.key, ip })).status).toBe(200);
-    await new Promise((r) => setTimeout(r, PERSIST_AFTER_MS + 300));
-    // Two leases of LEASE_MAX cover 15 requests; a counter per request would hold 15.
-    const stored = await storedWindow(`ip:${ip}`);
-    expect(stored!.count % LEASE_MAX).toBe(0);
+  it("counts a lease nobody settles as spent once its grace is over, and still credits a late settlement", async () => {
+    const subject = `test:${crypto.randomUUID()}`;
+    const started = minute();
+    const lost = await limiter(subject).lease(60_000, 1, SPEND_MS);
+    expect(lost.granted).toBe(1);
+    const asked = Date.now();
+    const refused = await limiter(subject).lease(60_000, 1, SPEND_MS);
+    if (minute() !== started) return;
+    expect(refused).toMatchObject({ id: null, granted: 0, count: 1 });
+    expect(Date.now() - asked).toBeGreaterThanOrEqual(SPEND_MS + LEASE_GRACE_MS - 50);
+    // Past its grace it is no longer waited for.
+    const again = Date.now();
+    expect((await limiter(subject).lease(60_000, 1, SPEND_MS)).granted).toBe(0);
+    expect(Date.now() - again).toBeLessThan(LEASE_GRACE_MS);
+    await limiter(subject).settle(lost.id!, 1);
+    expect((await limiter(subject).lease(60_000, 1, SPEND_MS)).granted).toBe(1);
+  });
+
+  it('settles every lease once: spent ones ride the next lease call, the rest go back when their time is over', async () => {
+    const { env: counted, calls } = countingLimiters();
+    const kept: Promise<unknown>[] = [];
+    const subject = `test:${crypto.randomUUID()}`;
+    const pools = new TokenPools();
+    const started = minute();
+    const spends = await Promise.all(Array.from({ length: 15 }, () => pools.spend(counted, subject, 1_000_000, (work) => kept.push(work))));
+    if (minute() !== started) return;
+    expect(spends.map((s) => s!.count)).toEqual(Array.from({ length: 15 }, (_, i) => i + 1));
+    const leases = calls.filter((c) => c.method === 'lease');
+    // Two leases of LEASE_MAX cover 15 requests; the second carries the first, spent whole.
+    expect(leases).toHaveLength(2);
+    expect(leases[0].args[3]).toBeUndefined();
+    expect(leases[1].args[3]).toEqual({ id: expect.any(String), unspent: 0 });
+    expect((await windowOf(subject)).count).toBe(20);
+    await Promise.all(kept);
+    // The second lease's five unspent tokens went back when its spending time ended.
+    expect(calls.filter((c) => c.method === 'settle').map((c) => c.args[1])).toEqual([5]);
+    expect((await windowOf(subject)).count).toBe(15);
+  });
+
+  it('two isolates share a budget exactly: tokens parked in one come back to the other', async () => {
+    const subject = `test:${crypto.randomUUID()}`;
+    const [a, b] = [new TokenPools(), new TokenPools()];
+    const kept: Promise<unknown>[] = [];
+    const waitUntil = (work: Promise<unknown>) => kept.push(work);
+    const started = minute();
+    // Isolate A serves one request and parks the rest of its lease.
+    expect((await a.spend(env, subject, 100, waitUntil))!.admitted).toBe(true);
+    const answers = [];
+    for (let i = 0; i < 100; i++) answers.push((await b.spend(env, subject, 100, waitUntil))!.admitted);
+    await Promise.all(kept);
+    if (minute() !== started) return;
+    // B waited for A's nine unspent tokens instead of being refused while they sat in A.
+    expect(answers.filter(Boolean)).toHaveLength(99);
+    expect(answers.at(-1)).toBe(false);
+    expect((await windowOf(subject)).count).toBe(100);
+  });
+
+  it("a key's requests spend leased tokens: one limiter call covers many", async () => {
+    const ws = await makeWorkspace({ rate_limits: { per_key_per_minute: 1000 } });
+    const started = minute();
+    for (let i = 0; i < 15; i++) expect((await unhurried(ws, 'GET', '/v1/pipelines')).status).toBe(200);
+    if (minute() !== started) return;
+    // Two leases of LEASE_MAX; a call per request would have counted 15.
+    expect((await windowOf(`key:${await sha256Hex(ws.key)}`)).count).toBe(2 * LEASE_MAX);
+  });
+
+  it('a lowered limit applies at once: the tokens an isolate leased under the old one go back', async () => {
+    const ws = await makeWorkspace({ rate_limits: { per_key_per_minute: 1000 } });
+    const started = minute();
+    for (let i = 0; i < 3; i++) expect((await unhurried(ws, 'GET', '/v1/pipelines')).status).toBe(200);
+    await adminOk('PATCH', `/workspaces/${ws.id}`, { rate_limits: { per_key_per_minute: 5 } });
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await unhurried(ws, 'GET', '/v1/pipelines')).status);
+    if (minute() !== started) return;
+    // Seven of the first lease came back: 3 + 2 admitted make the new 5.
+    expect(statuses).toEqual([200, 200, 429, 429]);
   });
 
   it('answers a refused read with its 429 only, before any other error, and lets it change nothing', async () => {
