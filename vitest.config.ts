@@ -23,9 +23,6 @@ export default defineConfig(async () => {
             TEST_MIGRATIONS_CONTROL: control,
             TEST_MIGRATIONS_DATA: data,
             ALLOW_UNSAFE_WEBHOOK_HOSTS: '',
-            // Leases of rate-limit tokens go back after 0.1 s instead of 2 s: suites that wait for a request's
-            // background work (waitOnExecutionContext) would otherwise wait for every lease's give-back.
-            RATE_LIMIT_LEASE_MS: '100',
             WHATSAPP_APP_SECRET: 'test-whatsapp-app-secret',
             WHATSAPP_VERIFY_TOKEN: 'test-whatsapp-verify-token',
             // Property tests: FUZZ_SEED (+ FUZZ_PATH) replays a run, FUZZ_RUNS deepens one; CI runs a fixed seed, local runs a random one.

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { exports } from 'cloudflare:workers';
-import type { TestWorkspace } from '../support/harness';
+import { BRIEF_LEASES, type TestWorkspace } from '../support/harness';
 import { rowsIn } from '../support/db';
 
 let phoneCounter = 0;
@@ -53,7 +53,7 @@ export function appWith(overrides: Record<string, string>) {
     const headers: Record<string, string> = { ...(opts.headers ?? {}) };
     if (opts.key) headers.authorization = `Bearer ${opts.key}`;
     if (opts.ip) headers['cf-connecting-ip'] = opts.ip;
-    const res = await buildApp().fetch(new Request(`https://api.test${path}`, { method, headers, body: opts.body, redirect: 'manual' }), { ...base, ...overrides }, ctx);
+    const res = await buildApp().fetch(new Request(`https://api.test${path}`, { method, headers, body: opts.body, redirect: 'manual' }), { ...base, ...BRIEF_LEASES, ...overrides }, ctx);
     const text = await res.text();
     await waitOnExecutionContext(ctx);
     let body: any = text;

@@ -3,7 +3,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app';
 import { sha256Hex } from '../../src/platform/ids';
-import { makeWorkspace, type TestWorkspace } from '../support/harness';
+import { BRIEF_LEASES, makeWorkspace, type TestWorkspace } from '../support/harness';
 
 /**
  * Read-your-writes per API key on D1 sessions. Local D1 has no replicas, but
@@ -14,7 +14,7 @@ import { makeWorkspace, type TestWorkspace } from '../support/harness';
 /** An env whose data databases record the constraint of every session opened on them. */
 function recordingEnv(replication: string) {
   const constraints: string[] = [];
-  const out: Record<string, unknown> = { ...env, D1_READ_REPLICATION: replication };
+  const out: Record<string, unknown> = { ...env, ...BRIEF_LEASES, D1_READ_REPLICATION: replication };
   for (const [name, value] of Object.entries(env as unknown as Record<string, unknown>)) {
     if (!/^SHARD_\d+$/.test(name)) continue;
     const real = value as D1Database;

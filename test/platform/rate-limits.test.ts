@@ -31,11 +31,12 @@ function countingLimiters() {
       return { lease: recorded('lease'), settle: recorded('settle') };
     },
   };
-  return { env: { ...env, RATE_LIMITER } as unknown as Bindings, calls };
+  return { env: { ...quick, RATE_LIMITER } as unknown as Bindings, calls };
 }
 
-/** The suite's lease spending time (RATE_LIMIT_LEASE_MS in vitest.config.ts). */
-const SPEND_MS = leaseSpendMs(env as unknown as Bindings);
+/** The lease spending time these tests run with (2 s by default), and the bindings that set it. */
+const SPEND_MS = 100;
+const quick = { ...env, RATE_LIMIT_LEASE_MS: String(SPEND_MS) } as unknown as Bindings;
 
 const app = buildApp();
 
@@ -245,9 +246,9 @@ describe('rate limits (Part 1 Limits)', () => {
     const waitUntil = (work: Promise<unknown>) => kept.push(work);
     const started = minute();
     // Isolate A serves one request and parks the rest of its lease.
-    expect((await a.spend(env, subject, 100, waitUntil))!.admitted).toBe(true);
+    expect((await a.spend(quick, subject, 100, waitUntil))!.admitted).toBe(true);
     const answers = [];
-    for (let i = 0; i < 100; i++) answers.push((await b.spend(env, subject, 100, waitUntil))!.admitted);
+    for (let i = 0; i < 100; i++) answers.push((await b.spend(quick, subject, 100, waitUntil))!.admitted);
     await Promise.all(kept);
     if (minute() !== started) return;
     // B waited for A's nine unspent tokens instead of being refused while they sat in A.
@@ -275,6 +276,11 @@ describe('rate limits (Part 1 Limits)', () => {
     if (minute() !== started) return;
     // Seven of the first lease came back: 3 + 2 admitted make the new 5.
     expect(statuses).toEqual([200, 200, 429, 429]);
+  });
+
+  it('spends a lease for RATE_LIMIT_LEASE_MS (2 s unless set to 50-10,000 ms)', () => {
+    const spendFor = (value?: string) => leaseSpendMs({ RATE_LIMIT_LEASE_MS: value } as unknown as Bindings);
+    expect([spendFor(), spendFor('75'), spendFor('10000'), spendFor('10'), spendFor('2.5'), spendFor('soon')]).toEqual([2000, 75, 10_000, 2000, 2000, 2000]);
   });
 
   it('answers a refused read with its 429 only, before any other error, and lets it change nothing', async () => {

@@ -4,6 +4,13 @@ import { expect } from 'vitest';
 export const ADMIN_TOKEN = 'test-admin-token';
 const BASE = 'https://api.test';
 
+/**
+ * Environment values for requests whose background work a test waits for
+ * (waitOnExecutionContext): their rate-limit leases go back after 50 ms instead of 2 s,
+ * so the wait does not last a lease's spending time.
+ */
+export const BRIEF_LEASES = { RATE_LIMIT_LEASE_MS: '50' } as const;
+
 export type ApiResponse<T = any> = { status: number; body: T; headers: Headers };
 
 let ipCounter = 0;

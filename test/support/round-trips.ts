@@ -2,7 +2,7 @@ import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test'
 import { env } from 'cloudflare:workers';
 import { countingEnv, type Counter } from '../../bench/counting-d1';
 import { buildApp } from '../../src/app';
-import { makeWorkspace, type TestWorkspace } from './harness';
+import { BRIEF_LEASES, makeWorkspace, type TestWorkspace } from './harness';
 
 const app = buildApp();
 
@@ -16,7 +16,7 @@ export async function counted(ws: TestWorkspace, method: string, path: string, b
       headers: { authorization: `Bearer ${ws.key}`, 'cf-connecting-ip': ws.ip, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     }),
-    countingEnv(env, counter),
+    countingEnv({ ...env, ...BRIEF_LEASES }, counter),
     ctx,
   );
   const { queries: roundTrips, statements } = counter;
