@@ -74,11 +74,22 @@ export class TokenPools {
     return pool;
   }
 
+  /**
+   * Spends one of a subject's tokens: at once (no promise) when this isolate holds
+   * one, else after leasing more from its limiter (one lease call in flight per
+   * subject, so an isolate never refuses while it still holds a token): most
+   * requests make no call. Answers null when the limiter cannot be reached (the
+   * limit fails open).
+   */
+  spend(env: Bindings, subject: string, limit: number, waitUntil: (work: Promise<unknown>) => void): Spend | Promise<Spend | null> {
+    return this.spendHeld(this.poolFor(subject), env, subject, limit, waitUntil) ?? this.spendLeased(env, subject, limit, waitUntil);
+  }
+
   /** Spends a token this isolate already holds for the subject; undefined when it holds none. */
-  spendHeld(env: Bindings, subject: string, limit: number, waitUntil: (work: Promise<unknown>) => void): Spend | undefined {
-    const pool = this.poolFor(subject);
+  private spendHeld(pool: Pool, env: Bindings, subject: string, limit: number, waitUntil: (work: Promise<unknown>) => void): Spend | undefined {
+    const now = Date.now();
     // A changed limit (an operator override) applies at once: what was leased under the old one goes back.
-    if (pool.lease && (Date.now() >= pool.spendUntil || Date.now() >= pool.resetAt || pool.limit !== limit)) this.giveBack(env, subject, pool, waitUntil);
+    if (pool.lease && (now >= pool.spendUntil || now >= pool.resetAt || pool.limit !== limit)) this.giveBack(env, subject, pool, waitUntil);
     if (pool.tokens === 0) return undefined;
     pool.tokens--;
     const spent: Spend = { admitted: true, count: pool.count - pool.tokens, resetAt: pool.resetAt };
@@ -86,16 +97,8 @@ export class TokenPools {
     return spent;
   }
 
-  /**
-   * Spends one of a subject's tokens, leasing more from its limiter when this
-   * isolate holds none (one lease call in flight per subject, so an isolate never
-   * refuses while it still holds a token): most requests make no call. Answers
-   * null when the limiter cannot be reached (the limit fails open).
-   */
-  async spend(env: Bindings, subject: string, limit: number, waitUntil: (work: Promise<unknown>) => void): Promise<Spend | null> {
+  private async spendLeased(env: Bindings, subject: string, limit: number, waitUntil: (work: Promise<unknown>) => void): Promise<Spend | null> {
     for (;;) {
-      const held = this.spendHeld(env, subject, limit, waitUntil);
-      if (held) return held;
       const pool = this.poolFor(subject);
       if (!pool.refill) {
         // Under waitUntil: requests of this isolate waiting on the refill must not hang if its client goes away.
@@ -105,6 +108,8 @@ export class TokenPools {
       const outcome = await pool.refill;
       if (outcome === 'open') return null;
       if (outcome !== 'added') return outcome;
+      const held = this.spendHeld(pool, env, subject, limit, waitUntil);
+      if (held) return held;
     }
   }
 
@@ -189,9 +194,8 @@ export function countKeyRequest(
   needsBookmark: boolean,
 ): Verdict | Promise<Verdict | null> {
   if (!needsBookmark) {
-    const held = isolatePools.spendHeld(env, subject, limit, waitUntil);
-    if (held) return { ...held, bookmark: null };
-    return isolatePools.spend(env, subject, limit, waitUntil).then((spent) => spent && { ...spent, bookmark: null });
+    const spent = isolatePools.spend(env, subject, limit, waitUntil);
+    return spent instanceof Promise ? spent.then((leased) => leased && { ...leased, bookmark: null }) : { ...spent, bookmark: null };
   }
   return hit(env, subject).then((counted) => counted && { admitted: counted.count <= limit, count: counted.count, resetAt: counted.resetAt, bookmark: counted.bookmark });
 }
