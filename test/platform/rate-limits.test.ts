@@ -8,6 +8,7 @@ import { leaseSpendMs, TokenPools } from '../../src/platform/rate-limit';
 import { adminOk, call, freshIp, makeWorkspace, type TestWorkspace } from '../support/harness';
 import { buildApp } from '../../src/app';
 import { rowsOnShards } from '../support/db';
+import { inOneRateWindow } from '../support/rate-windows';
 
 const limiter = (subject: string) => env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(subject));
 const storedWindow = (subject: string) =>
@@ -160,122 +161,122 @@ describe('rate limits (Part 1 Limits)', () => {
   });
 
   it("leases a subject's budget in small parts that never add up to more than the limit", async () => {
-    const subject = `test:${crypto.randomUUID()}`;
-    const grants: number[] = [];
-    const started = minute();
-    let settled: Settlement | undefined;
-    for (let i = 0; i < 40; i++) {
-      // Each lease is spent whole and carried back by the next call, as an isolate does.
-      const lease = await limiter(subject).lease(60_000, 25, SPEND_MS, settled);
-      grants.push(lease.granted);
-      settled = lease.id ? { id: lease.id, unspent: 0 } : undefined;
-    }
-    if (minute() !== started) return; // a new window granted a fresh 25 part-way
-    expect(grants.reduce((a, b) => a + b, 0)).toBe(25);
-    expect(Math.max(...grants)).toBeLessThanOrEqual(LEASE_MAX);
-    // Near the end of the budget a lease shrinks to one token, so little sits unspent in any isolate.
-    expect(grants.filter((g) => g > 0).slice(-3)).toEqual([1, 1, 1]);
-    expect(grants.at(-1)).toBe(0);
+    await inOneRateWindow(async () => {
+      const subject = `test:${crypto.randomUUID()}`;
+      const grants: number[] = [];
+      let settled: Settlement | undefined;
+      for (let i = 0; i < 40; i++) {
+        // Each lease is spent whole and carried back by the next call, as an isolate does.
+        const lease = await limiter(subject).lease(60_000, 25, SPEND_MS, settled);
+        grants.push(lease.granted);
+        settled = lease.id ? { id: lease.id, unspent: 0 } : undefined;
+      }
+      expect(grants.reduce((a, b) => a + b, 0)).toBe(25);
+      expect(Math.max(...grants)).toBeLessThanOrEqual(LEASE_MAX);
+      // Near the end of the budget a lease shrinks to one token, so little sits unspent in any isolate.
+      expect(grants.filter((g) => g > 0).slice(-3)).toEqual([1, 1, 1]);
+      expect(grants.at(-1)).toBe(0);
+    });
   });
 
   it('with nothing left to hand out, a lease waits for the open ones and grants what comes back', async () => {
-    const subject = `test:${crypto.randomUUID()}`;
-    const started = minute();
-    const open = [];
-    for (let i = 0; i < 3; i++) open.push(await limiter(subject).lease(60_000, 3, SPEND_MS));
-    expect(open.map((l) => l.granted)).toEqual([1, 1, 1]);
-    let answered = false;
-    const waiting = limiter(subject)
-      .lease(60_000, 3, SPEND_MS)
-      .then((l) => ((answered = true), l));
-    await new Promise((r) => setTimeout(r, 150));
-    if (minute() !== started) return;
-    expect(answered).toBe(false);
-    // The token another isolate did not spend comes back, and the waiting lease gets it.
-    await limiter(subject).settle(open[1].id!, 1);
-    const granted = await waiting;
-    expect(granted).toMatchObject({ granted: 1, count: 3 });
-    // Settling twice gives nothing back twice.
-    await limiter(subject).settle(open[1].id!, 1);
-    expect((await windowOf(subject)).count).toBe(3);
+    await inOneRateWindow(async () => {
+      const subject = `test:${crypto.randomUUID()}`;
+      const open = [];
+      for (let i = 0; i < 3; i++) open.push(await limiter(subject).lease(60_000, 3, SPEND_MS));
+      expect(open.map((l) => l.granted)).toEqual([1, 1, 1]);
+      let answered = false;
+      const waiting = limiter(subject)
+        .lease(60_000, 3, SPEND_MS)
+        .then((l) => ((answered = true), l));
+      await new Promise((r) => setTimeout(r, 150));
+      expect(answered).toBe(false);
+      // The token another isolate did not spend comes back, and the waiting lease gets it.
+      await limiter(subject).settle(open[1].id!, 1);
+      const granted = await waiting;
+      expect(granted).toMatchObject({ granted: 1, count: 3 });
+      // Settling twice gives nothing back twice.
+      await limiter(subject).settle(open[1].id!, 1);
+      expect((await windowOf(subject)).count).toBe(3);
+    });
   });
 
   it("counts a lease nobody settles as spent once its grace is over, and still credits a late settlement", async () => {
-    const subject = `test:${crypto.randomUUID()}`;
-    const started = minute();
-    const lost = await limiter(subject).lease(60_000, 1, SPEND_MS);
-    expect(lost.granted).toBe(1);
-    const asked = Date.now();
-    const refused = await limiter(subject).lease(60_000, 1, SPEND_MS);
-    if (minute() !== started) return;
-    expect(refused).toMatchObject({ id: null, granted: 0, count: 1 });
-    expect(Date.now() - asked).toBeGreaterThanOrEqual(SPEND_MS + LEASE_GRACE_MS - 50);
-    // Past its grace it is no longer waited for.
-    const again = Date.now();
-    expect((await limiter(subject).lease(60_000, 1, SPEND_MS)).granted).toBe(0);
-    expect(Date.now() - again).toBeLessThan(LEASE_GRACE_MS);
-    await limiter(subject).settle(lost.id!, 1);
-    expect((await limiter(subject).lease(60_000, 1, SPEND_MS)).granted).toBe(1);
+    await inOneRateWindow(async () => {
+      const subject = `test:${crypto.randomUUID()}`;
+      const lost = await limiter(subject).lease(60_000, 1, SPEND_MS);
+      expect(lost.granted).toBe(1);
+      const asked = Date.now();
+      const refused = await limiter(subject).lease(60_000, 1, SPEND_MS);
+      expect(refused).toMatchObject({ id: null, granted: 0, count: 1 });
+      expect(Date.now() - asked).toBeGreaterThanOrEqual(SPEND_MS + LEASE_GRACE_MS - 50);
+      // Past its grace it is no longer waited for.
+      const again = Date.now();
+      expect((await limiter(subject).lease(60_000, 1, SPEND_MS)).granted).toBe(0);
+      expect(Date.now() - again).toBeLessThan(LEASE_GRACE_MS);
+      await limiter(subject).settle(lost.id!, 1);
+      expect((await limiter(subject).lease(60_000, 1, SPEND_MS)).granted).toBe(1);
+    });
   });
 
   it('settles every lease once: spent ones ride the next lease call, the rest go back when their time is over', async () => {
-    const { env: counted, calls } = countingLimiters();
-    const kept: Promise<unknown>[] = [];
-    const subject = `test:${crypto.randomUUID()}`;
-    const pools = new TokenPools();
-    const started = minute();
-    const spends = await Promise.all(Array.from({ length: 15 }, () => pools.spend(counted, subject, 1_000_000, (work) => kept.push(work))));
-    if (minute() !== started) return;
-    expect(spends.map((s) => s!.count)).toEqual(Array.from({ length: 15 }, (_, i) => i + 1));
-    const leases = calls.filter((c) => c.method === 'lease');
-    // Two leases of LEASE_MAX cover 15 requests; the second carries the first, spent whole.
-    expect(leases).toHaveLength(2);
-    expect(leases[0].args[3]).toBeUndefined();
-    expect(leases[1].args[3]).toEqual({ id: expect.any(String), unspent: 0 });
-    expect((await windowOf(subject)).count).toBe(20);
-    await Promise.all(kept);
-    // The second lease's five unspent tokens went back when its spending time ended.
-    expect(calls.filter((c) => c.method === 'settle').map((c) => c.args[1])).toEqual([5]);
-    expect((await windowOf(subject)).count).toBe(15);
+    await inOneRateWindow(async () => {
+      const { env: counted, calls } = countingLimiters();
+      const kept: Promise<unknown>[] = [];
+      const subject = `test:${crypto.randomUUID()}`;
+      const pools = new TokenPools();
+      const spends = await Promise.all(Array.from({ length: 15 }, () => pools.spend(counted, subject, 1_000_000, (work) => kept.push(work))));
+      expect(spends.map((s) => s!.count)).toEqual(Array.from({ length: 15 }, (_, i) => i + 1));
+      const leases = calls.filter((c) => c.method === 'lease');
+      // Two leases of LEASE_MAX cover 15 requests; the second carries the first, spent whole.
+      expect(leases).toHaveLength(2);
+      expect(leases[0].args[3]).toBeUndefined();
+      expect(leases[1].args[3]).toEqual({ id: expect.any(String), unspent: 0 });
+      expect((await windowOf(subject)).count).toBe(20);
+      await Promise.all(kept);
+      // The second lease's five unspent tokens went back when its spending time ended.
+      expect(calls.filter((c) => c.method === 'settle').map((c) => c.args[1])).toEqual([5]);
+      expect((await windowOf(subject)).count).toBe(15);
+    });
   });
 
   it('two isolates share a budget exactly: tokens parked in one come back to the other', async () => {
-    const subject = `test:${crypto.randomUUID()}`;
-    const [a, b] = [new TokenPools(), new TokenPools()];
-    const kept: Promise<unknown>[] = [];
-    const waitUntil = (work: Promise<unknown>) => kept.push(work);
-    const started = minute();
-    // Isolate A serves one request and parks the rest of its lease.
-    expect((await a.spend(quick, subject, 100, waitUntil))!.admitted).toBe(true);
-    const answers = [];
-    for (let i = 0; i < 100; i++) answers.push((await b.spend(quick, subject, 100, waitUntil))!.admitted);
-    await Promise.all(kept);
-    if (minute() !== started) return;
-    // B waited for A's nine unspent tokens instead of being refused while they sat in A.
-    expect(answers.filter(Boolean)).toHaveLength(99);
-    expect(answers.at(-1)).toBe(false);
-    expect((await windowOf(subject)).count).toBe(100);
+    await inOneRateWindow(async () => {
+      const subject = `test:${crypto.randomUUID()}`;
+      const [a, b] = [new TokenPools(), new TokenPools()];
+      const kept: Promise<unknown>[] = [];
+      const waitUntil = (work: Promise<unknown>) => kept.push(work);
+      // Isolate A serves one request and parks the rest of its lease.
+      expect((await a.spend(quick, subject, 100, waitUntil))!.admitted).toBe(true);
+      const answers = [];
+      for (let i = 0; i < 100; i++) answers.push((await b.spend(quick, subject, 100, waitUntil))!.admitted);
+      await Promise.all(kept);
+      // B waited for A's nine unspent tokens instead of being refused while they sat in A.
+      expect(answers.filter(Boolean)).toHaveLength(99);
+      expect(answers.at(-1)).toBe(false);
+      expect((await windowOf(subject)).count).toBe(100);
+    });
   });
 
   it("a key's requests spend leased tokens: one limiter call covers many", async () => {
-    const ws = await makeWorkspace({ rate_limits: { per_key_per_minute: 1000 } });
-    const started = minute();
-    for (let i = 0; i < 15; i++) expect((await unhurried(ws, 'GET', '/v1/pipelines')).status).toBe(200);
-    if (minute() !== started) return;
-    // Two leases of LEASE_MAX; a call per request would have counted 15.
-    expect((await windowOf(`key:${await sha256Hex(ws.key)}`)).count).toBe(2 * LEASE_MAX);
+    await inOneRateWindow(async () => {
+      const ws = await makeWorkspace({ rate_limits: { per_key_per_minute: 1000 } });
+      for (let i = 0; i < 15; i++) expect((await unhurried(ws, 'GET', '/v1/pipelines')).status).toBe(200);
+      // Two leases of LEASE_MAX; a call per request would have counted 15.
+      expect((await windowOf(`key:${await sha256Hex(ws.key)}`)).count).toBe(2 * LEASE_MAX);
+    });
   });
 
   it('a lowered limit applies at once: the tokens an isolate leased under the old one go back', async () => {
-    const ws = await makeWorkspace({ rate_limits: { per_key_per_minute: 1000 } });
-    const started = minute();
-    for (let i = 0; i < 3; i++) expect((await unhurried(ws, 'GET', '/v1/pipelines')).status).toBe(200);
-    await adminOk('PATCH', `/workspaces/${ws.id}`, { rate_limits: { per_key_per_minute: 5 } });
-    const statuses: number[] = [];
-    for (let i = 0; i < 4; i++) statuses.push((await unhurried(ws, 'GET', '/v1/pipelines')).status);
-    if (minute() !== started) return;
-    // Seven of the first lease came back: 3 + 2 admitted make the new 5.
-    expect(statuses).toEqual([200, 200, 429, 429]);
+    await inOneRateWindow(async () => {
+      const ws = await makeWorkspace({ rate_limits: { per_key_per_minute: 1000 } });
+      for (let i = 0; i < 3; i++) expect((await unhurried(ws, 'GET', '/v1/pipelines')).status).toBe(200);
+      await adminOk('PATCH', `/workspaces/${ws.id}`, { rate_limits: { per_key_per_minute: 5 } });
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) statuses.push((await unhurried(ws, 'GET', '/v1/pipelines')).status);
+      // Seven of the first lease came back: 3 + 2 admitted make the new 5.
+      expect(statuses).toEqual([200, 200, 429, 429]);
+    });
   });
 
   it('spends a lease for RATE_LIMIT_LEASE_MS (2 s unless set to 50-10,000 ms)', () => {
@@ -284,25 +285,25 @@ describe('rate limits (Part 1 Limits)', () => {
   });
 
   it('answers a refused read with its 429 only, before any other error, and lets it change nothing', async () => {
-    // Reads run while the key's limiter answers; the verdict still decides the answer.
-    const ws = await makeWorkspace({ rate_limits: { per_key_per_minute: 2 }, features: ['orders'] }, { pipeline: false });
-    const started = minute();
-    const filter = (plan: string) => `/v1/contacts?filter=${encodeURIComponent(JSON.stringify({ $where: { field: 'custom_fields.plan', op: 'neq', value: plan } }))}`;
-    const first = await ws.api('GET', filter('a'));
-    const gated = await ws.api('GET', '/v1/deals');
-    const refused = await Promise.all([ws.api('GET', filter('b')), ws.api('GET', '/v1/deals'), ws.api('GET', '/v1/contacts?limit=-1')]);
-    await new Promise((r) => setTimeout(r, 200));
-    if (minute() !== started) return; // a new window admitted some of them: nothing to check
-    expect(first.status).toBe(200);
-    expect(gated.status).toBe(403);
-    for (const res of refused) {
-      expect(res.status).toBe(429);
-      expect(res.body).toMatchObject({ statusCode: 429, error: 'Too Many Requests' });
-      expect(res.headers.get('ratelimit-remaining')).toBe('0');
-      expect(res.headers.get('bookmark')).toBeNull();
-    }
-    // The admitted list stored its answer after the response; the refused one stored nothing.
-    expect(await rowsOnShards('SELECT key FROM contact_list_cache WHERE workspace_id = ?', ws.id)).toHaveLength(1);
+    await inOneRateWindow(async () => {
+      // Reads run while the key's limiter answers; the verdict still decides the answer.
+      const ws = await makeWorkspace({ rate_limits: { per_key_per_minute: 2 }, features: ['orders'] }, { pipeline: false });
+      const filter = (plan: string) => `/v1/contacts?filter=${encodeURIComponent(JSON.stringify({ $where: { field: 'custom_fields.plan', op: 'neq', value: plan } }))}`;
+      const first = await ws.api('GET', filter('a'));
+      const gated = await ws.api('GET', '/v1/deals');
+      const refused = await Promise.all([ws.api('GET', filter('b')), ws.api('GET', '/v1/deals'), ws.api('GET', '/v1/contacts?limit=-1')]);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(first.status).toBe(200);
+      expect(gated.status).toBe(403);
+      for (const res of refused) {
+        expect(res.status).toBe(429);
+        expect(res.body).toMatchObject({ statusCode: 429, error: 'Too Many Requests' });
+        expect(res.headers.get('ratelimit-remaining')).toBe('0');
+        expect(res.headers.get('bookmark')).toBeNull();
+      }
+      // The admitted list stored its answer after the response; the refused one stored nothing.
+      expect(await rowsOnShards('SELECT key FROM contact_list_cache WHERE workspace_id = ?', ws.id)).toHaveLength(1);
+    });
   });
 
   it('applies per-workspace overrides set through the operator API', async () => {
