@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { badRequest } from './errors';
+import { prefixRanges } from './prefix-ranges';
 import { isUuid } from './validation';
 
 /**
@@ -16,8 +17,12 @@ import { isUuid } from './validation';
  */
 
 export type FieldKind = 'text' | 'uuid' | 'date' | 'timestamp' | 'enum' | 'number' | 'integer' | 'boolean' | 'json';
-/** `truth`: for a boolean field, an index-friendly condition true exactly where `expr` is (it may be NULL where `expr` is false). */
-export type FieldDef = { kind: FieldKind; expr: SQL; values?: readonly string[]; truth?: SQL };
+/**
+ * `truth`: for a boolean field, an index-friendly condition true exactly where `expr` is (it may be NULL where `expr` is false).
+ * `index`: an index of the catalog's table on (workspace_id, the field's column): `eq` and `starts_with` on the field are then
+ * also row sets read from it (see `IndexedRows`).
+ */
+export type FieldDef = { kind: FieldKind; expr: SQL; values?: readonly string[]; truth?: SQL; index?: string };
 
 /**
  * Custom fields kept as rows as well (one per record and key): a condition on
@@ -40,7 +45,22 @@ export type CustomValues = {
  * whether the set is large; `ranged` when `set` reads one index range (no
  * grouping, no compound), so counting it costs about what reading a stored count does.
  */
-export type RowSet = { set: SQL; probe: SQL; gauge: SQL; ranged?: boolean; custom?: CustomCondition };
+export type RowSet = { set: SQL; probe: SQL; gauge: SQL; ranged?: boolean; custom?: CustomCondition; own?: boolean };
+
+/**
+ * Row sets read from the table's own indexes: `range` lists, as `id`, the
+ * workspace's rows meeting `condition` through `index` (named, so the count
+ * walks that index's range, which a planner without statistics would not
+ * always pick); `narrowed` the rows of `set` that also meet `condition`,
+ * each looked up by id. An `and` holding a set is counted as one of its sets
+ * narrowed by the rest: a column's range (`own`) narrows rather than being
+ * intersected, since reading every row of, say, one country to intersect
+ * would cost more than testing the few rows another set lists.
+ */
+export type IndexedRows = {
+  range: (index: string, workspace: SQL, condition: SQL) => SQL;
+  narrowed: (set: SQL, condition: SQL) => SQL;
+};
 
 /** A condition on one custom field's rows: `holds` is written on `v.value`. */
 type CustomCondition = { key: string; keyRef: SQL; workspace: SQL; holds: SQL };
@@ -50,6 +70,7 @@ export type FilterCatalog = {
   /** Resolves `custom_fields.<key>`; absent when the resource has no custom fields. */
   customField?: (keyRef: SQL) => SQL;
   customValues?: CustomValues;
+  indexedRows?: IndexedRows;
   /** Resource-specific top-level operators such as `$jsonb_contains`. */
   operators?: Record<string, (value: unknown, b: FilterBuilder) => SQL>;
 };
@@ -64,6 +85,25 @@ function balanced(parts: SQL[], op: 'AND' | 'OR'): SQL {
   if (parts.length === 1) return parts[0];
   const mid = Math.ceil(parts.length / 2);
   return sql`(${balanced(parts.slice(0, mid), op)} ${sql.raw(op)} ${balanced(parts.slice(mid), op)})`;
+}
+
+/** D1 runs a compound SELECT of at most this many SELECTs. */
+const COMPOUND_MAX = 5;
+
+/**
+ * One-column SELECTs joined by `op` (UNION, UNION ALL, INTERSECT): more than
+ * COMPOUND_MAX are grouped into nested compounds, which select the same rows
+ * since each of these operators is associative.
+ */
+export function compound(selects: SQL[], op: 'UNION' | 'UNION ALL' | 'INTERSECT'): SQL {
+  if (selects.length <= COMPOUND_MAX) return sql.join(selects, sql.raw(` ${op} `));
+  const size = Math.ceil(selects.length / COMPOUND_MAX);
+  const groups: SQL[] = [];
+  for (let i = 0; i < selects.length; i += size) {
+    const group = selects.slice(i, i + size);
+    groups.push(group.length === 1 ? group[0] : sql`SELECT * FROM (${compound(group, op)})`);
+  }
+  return compound(groups, op);
 }
 
 const OPS = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'not_in', 'contains', 'not_contains', 'starts_with', 'ends_with', 'is_null', 'is_not_null'] as const;
@@ -164,21 +204,64 @@ export class FilterBuilder {
   combine(parts: SQL[], op: 'AND' | 'OR'): SQL {
     const joined = balanced(parts, op);
     const sets = parts.map((part) => this.sets.get(part));
-    if (parts.length === 1 || sets.some((rows) => !rows)) return joined;
+    if (parts.length === 1) return joined;
+    if (op === 'AND' && sets.some((rows) => !rows || rows.own)) return this.narrowed(joined, parts, sets);
+    if (sets.some((rows) => !rows)) return joined;
     // Alternatives for one custom field are one range of its rows: a record holds one value per key, so no duplicates.
     const custom = sets.map((rows) => rows!.custom);
     if (op === 'OR' && custom.every((c) => c && c.key === custom[0]!.key)) {
       const [{ key, keyRef, workspace }] = custom as CustomCondition[];
       return this.withSet(joined, this.customRows({ key, keyRef, workspace, holds: balanced(custom.map((c) => c!.holds), 'OR') }));
     }
-    const compound = sets.map((rows) => sql`SELECT id FROM (${rows!.set})`);
-    const set = sql.join(compound, sql.raw(op === 'AND' ? ' INTERSECT ' : ' UNION '));
-    const gauge = op === 'AND' ? set : sql.join(sets.map((rows) => sql`SELECT 1 FROM (${rows!.gauge})`), sql.raw(' UNION ALL '));
+    const set = compound(
+      sets.map((rows) => sql`SELECT id FROM (${rows!.set})`),
+      op === 'AND' ? 'INTERSECT' : 'UNION',
+    );
+    const gauge = op === 'AND' ? set : compound(
+      sets.map((rows) => sql`SELECT 1 FROM (${rows!.gauge})`),
+      'UNION ALL',
+    );
     const probe = balanced(
       sets.map((rows) => rows!.probe),
       op,
     );
     return this.withSet(joined, { set, probe, gauge });
+  }
+
+  /**
+   * An `and` holding a set, as that set narrowed by its other parts. A set read
+   * from an index of its own (a tag's holders, a custom value's rows) drives
+   * before a column's range.
+   */
+  private narrowed(joined: SQL, parts: SQL[], sets: (RowSet | undefined)[]): SQL {
+    const indexed = this.catalog.indexedRows;
+    const apart = sets.findIndex((rows) => rows && !rows.own);
+    const at = apart >= 0 ? apart : sets.findIndex((rows) => rows);
+    if (!indexed || at < 0) return joined;
+    const driver = sets[at]!;
+    const rest = balanced(
+      parts.filter((_, i) => i !== at),
+      'AND',
+    );
+    const set = indexed.narrowed(driver.set, rest);
+    return this.withSet(joined, { set, probe: sql`(${driver.probe} AND ${rest})`, gauge: set });
+  }
+
+  /**
+   * `condition` on a field with an index of its own, marked as the row set
+   * the index's `ranges` list (outside any `not`, where a set can stand for
+   * the condition, and only with a workspace to scope the ranges).
+   */
+  private indexed(field: Field, condition: SQL, ranges: () => SQL[]): SQL {
+    const rows = this.catalog.indexedRows;
+    if (!field.index || !rows || this.negations > 0 || this.workspaceId === undefined) return condition;
+    const workspace = this.workspaceRef()!;
+    const parts = ranges();
+    const set = compound(
+      parts.map((range) => rows.range(field.index!, workspace, range)),
+      'UNION ALL',
+    );
+    return this.withSet(condition, { set, probe: condition, gauge: set, ranged: parts.length === 1, own: true });
   }
 
   /**
@@ -307,8 +390,13 @@ export class FilterBuilder {
           return sql`(${like(`%${literal}%`)})`;
         case 'not_contains':
           return sql`(${field.expr} IS NULL OR NOT ${like(`%${literal}%`)})`;
-        case 'starts_with':
-          return sql`(${like(`${literal}%`)})`;
+        case 'starts_with': {
+          const condition = sql`(${like(`${literal}%`)})`;
+          // The prefix's spellings are ranges of the field's index (disjoint: UNION ALL lists each row once); LIKE still decides.
+          const spans = field.index ? prefixRanges(value) : null;
+          if (!spans) return condition;
+          return this.indexed(field, condition, () => spans.map(([from, to]) => sql`(${field.expr} >= ${this.ref(from)} AND ${field.expr} < ${this.ref(to)} AND ${condition})`));
+        }
         default:
           return sql`(${like(`%${literal}`)})`;
       }
@@ -331,12 +419,17 @@ export class FilterBuilder {
     }
     const coerced = this.coerce(field, value);
     // Outside any `not` (where NULL and false select the same rows) a boolean's index-friendly form may stand in.
-    if (field.truth && this.negations === 0 && ((op === 'eq' && coerced === 1) || (op === 'neq' && coerced === 0))) return field.truth;
+    if (field.truth && this.negations === 0 && ((op === 'eq' && coerced === 1) || (op === 'neq' && coerced === 0))) {
+      const truth = sql`${field.truth}`;
+      return this.indexed(field, truth, () => [truth]);
+    }
     const lhs = this.lhs(field, coerced);
     const rhs = this.ref(coerced);
     switch (op) {
-      case 'eq':
-        return sql`(${lhs} = ${rhs})`;
+      case 'eq': {
+        const condition = sql`(${lhs} = ${rhs})`;
+        return lhs === field.expr ? this.indexed(field, condition, () => [condition]) : condition;
+      }
       case 'neq':
         return sql`(${lhs} IS NOT ${rhs})`;
       case 'gt':

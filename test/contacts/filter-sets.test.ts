@@ -151,6 +151,85 @@ describe('filters answered from index-kept sets', () => {
     expect(mixed).toEqual({ total: 1, ids: [gold.id] });
   });
 
+  it('eq and starts_with on indexed columns select exactly what the per-row form does, however they nest', async () => {
+    const ws = await makeWorkspace({ rate_limits: { per_key_per_minute: 100_000 } }, { pipeline: false });
+    const other = await makeWorkspace({}, { pipeline: false });
+    const people: Record<string, unknown>[] = [
+      { name: 'Anna Hooli', first_name: 'Anna', company_name: 'Hooli Labs', country: 'DE', lifecycle_stage: 'customer', lead_score: 7, custom_fields: { plan: 'gold' } },
+      { name: 'andré', first_name: 'andré', company_name: 'hooligan co', country: 'US', lifecycle_stage: 'lead', lead_score: 7 },
+      { name: 'Ana', first_name: 'Ana', company_name: 'HOOVER', country: 'de', email: 'ana@example.com' },
+      { name: 'Bob', first_name: 'Bob', company_name: 'Hoöli', country: 'DE', custom_fields: { plan: 'gold' } },
+      { name: 'An_na', first_name: 'an_na', company_name: 'ho%li', phone: '+14155550100' },
+      { name: 'Zed', company_name: 'ho_li', country: 'FR' },
+      { name: 'Nobody' },
+      { name: 'Änne', first_name: 'Änne', company_name: 'Ünion', country: 'FR' },
+      { name: 'änne', company_name: 'ünion', country: 'FR' },
+      { name: 'Hop', company_name: 'Hop', country: 'DE' },
+      { name: 'Hon', company_name: 'Hon', country: 'DE' },
+      { name: 'At', company_name: '@home', country: 'DE' },
+    ];
+    for (const body of people) await createContact(ws, body);
+    await createContact(other, { name: 'Foreign', company_name: 'Hooli', country: 'DE' });
+    const starts = (field: string, value: string) => ({ field, op: 'starts_with', value });
+    const eq = (field: string, value: unknown) => ({ field, op: 'eq', value });
+    const trees = [
+      ...['hoo', 'HOO', 'hOo', 'hooli labs', 'h', 'ho%', 'ho_', 'Ü', 'ü', '@', '', 'zzz'].map((value) => ({ $where: starts('company_name', value) })),
+      { $where: { or: [starts('company_name', 'hoo'), { and: [eq('country', 'DE'), starts('first_name', 'an')] }] } },
+      { country: 'DE' },
+      { country: 'de' },
+      { $where: { and: [eq('country', 'DE'), starts('first_name', 'an')] } },
+      { $where: { and: [starts('company_name', 'hoo'), eq('country', 'DE')] } },
+      { 'custom_fields.plan': 'gold', country: 'DE' },
+      { $where: { or: [eq('country', 'FR'), eq('lifecycle_stage', 'customer'), eq('lead_score', 7)] } },
+      { $where: { or: [eq('country', 'FR'), eq('email_subscribed', true)] } },
+      { $where: { not: starts('company_name', 'hoo') } },
+      { $where: { not: { and: [eq('country', 'DE'), starts('name', 'h')] } } },
+      { $where: { or: [starts('company_name', 'hoo'), eq('city', 'x')] } },
+      { $where: { and: [starts('last_name', 'x'), starts('name', 'an')] } },
+      { email: 'ana@example.com' },
+      { phone: '+14155550100' },
+      { name: 'Zed' },
+    ];
+    await expectSameAsPerRow(ws, trees);
+    expect((await listed(ws, { $where: starts('company_name', 'hoo') })).total).toBe(3);
+  });
+
+  it('an or of more sets than one compound statement holds (5) is grouped, not refused', async () => {
+    const ws = await makeWorkspace({}, { pipeline: false });
+    const keys = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l'];
+    for (const key of keys.slice(0, 8)) await createContact(ws, { name: key, custom_fields: { [key]: 1 } });
+    await createContact(ws, { name: 'none', custom_fields: { z: 1 } });
+    await expectSameAsPerRow(ws, [
+      { $where: { or: keys.map((key) => cf(key, 'eq', 1)) } },
+      { $where: { or: keys.slice(0, 6).map((key) => cf(key, 'eq', 1)) } },
+      { $where: { and: [{ or: keys.slice(0, 7).map((key) => cf(key, 'eq', 1)) }, { or: keys.slice(3).map((key) => cf(key, 'eq', 1)) }] } },
+    ]);
+    expect((await listed(ws, { $where: { or: keys.map((key) => cf(key, 'eq', 1)) } })).total).toBe(8);
+  });
+
+  it('a tree of column conditions is counted from index ranges, never by walking the workspace', async () => {
+    const ws = await makeWorkspace({}, { pipeline: false });
+    const shard = await shardOf(ws.id);
+    const trees = [
+      { $where: { or: [{ field: 'company_name', op: 'starts_with', value: 'hoo' }, { and: [{ field: 'country', op: 'eq', value: 'DE' }, { field: 'first_name', op: 'starts_with', value: 'an' }] }] } },
+      { country: 'DE' },
+      { $where: { field: 'email_subscribed', op: 'eq', value: true } },
+      { 'custom_fields.plan': 'gold', lifecycle_stage: 'lead' },
+    ];
+    for (const filter of trees) {
+      for (const packed of [false, true]) {
+        const { rows, values } = compileFilter(filter, contactCatalog, ws.id, { packed });
+        expect(rows, JSON.stringify(filter)).toBeDefined();
+        const query = dialect.sqlToQuery(sql`${filterWith(values)} SELECT count(*) FROM (${rows!.set})`);
+        const plan = (await shard.prepare(`EXPLAIN QUERY PLAN ${query.sql}`).bind(...query.params).all<{ detail: string }>()).results.map((r) => r.detail);
+        const onContacts = plan.filter((line) => / c( |$)/.test(line));
+        expect(onContacts.length, JSON.stringify(filter)).toBeGreaterThan(0);
+        // Every read of contacts is a range of a column's index or a look-up by id: none is the whole workspace.
+        for (const line of onContacts) expect(line, JSON.stringify(filter)).toMatch(/^SEARCH c USING (COVERING )?INDEX \w+ \((workspace_id=\? AND \w+[=><]\?|id=\?)/);
+      }
+    }
+  });
+
   it('tag and group holders are scoped to the workspace, and the consent fields answer as before', async () => {
     const ws = await makeWorkspace({}, { pipeline: false });
     const other = await makeWorkspace({}, { pipeline: false });

@@ -6,8 +6,23 @@ import { BLOCK_STATES } from './schema';
 
 const col = (name: string) => sql.raw(`c.${name}`);
 
+/** Fields with an index on (workspace_id, the field): their `eq` and `starts_with` conditions are also ranges of it. */
+const INDEXES: Partial<Record<string, string>> = {
+  name: 'contacts_workspace_name',
+  last_name: 'contacts_workspace_last_name',
+  company_name: 'contacts_workspace_company',
+  country: 'contacts_workspace_country',
+  lifecycle_stage: 'contacts_workspace_lifecycle',
+  lead_score: 'contacts_workspace_score',
+  email: 'contacts_workspace_email',
+  phone: 'contacts_workspace_phone',
+  email_subscribed: 'contacts_workspace_email_consent',
+  whatsapp_subscribed: 'contacts_workspace_wa_consent',
+};
+const indexOf = (name: string) => (INDEXES[name] ? { index: INDEXES[name] } : {});
+
 const stored: Record<string, FieldDef> = Object.fromEntries(
-  Object.entries(SCALAR_FIELDS).map(([name, def]) => [name, { kind: def.kind, expr: col(name), ...('values' in def ? { values: def.values } : {}) }]),
+  Object.entries(SCALAR_FIELDS).map(([name, def]) => [name, { kind: def.kind, expr: col(name), ...('values' in def ? { values: def.values } : {}), ...indexOf(name) }]),
 );
 
 /**
@@ -76,13 +91,13 @@ export const contactCatalog: FilterCatalog = {
     ...stored,
     id: { kind: 'uuid', expr: col('id') },
     workspace_id: { kind: 'uuid', expr: col('workspace_id') },
-    phone: { kind: 'text', expr: col('phone') },
-    email: { kind: 'text', expr: col('email') },
+    phone: { kind: 'text', expr: col('phone'), ...indexOf('phone') },
+    email: { kind: 'text', expr: col('email'), ...indexOf('email') },
     block_state: { kind: 'enum', expr: col('block_state'), values: BLOCK_STATES },
     created_at: { kind: 'timestamp', expr: col('created_at') },
     updated_at: { kind: 'timestamp', expr: col('updated_at') },
-    whatsapp_subscribed: { kind: 'boolean', expr: sql`(coalesce(c.whatsapp_consent_state, '') = 'subscribed')`, truth: sql`(c.whatsapp_consent_state = 'subscribed')` },
-    email_subscribed: { kind: 'boolean', expr: sql`(coalesce(c.email_consent_state, '') = 'subscribed')`, truth: sql`(c.email_consent_state = 'subscribed')` },
+    whatsapp_subscribed: { kind: 'boolean', expr: sql`(coalesce(c.whatsapp_consent_state, '') = 'subscribed')`, truth: sql`(c.whatsapp_consent_state = 'subscribed')`, ...indexOf('whatsapp_subscribed') },
+    email_subscribed: { kind: 'boolean', expr: sql`(coalesce(c.email_consent_state, '') = 'subscribed')`, truth: sql`(c.email_consent_state = 'subscribed')`, ...indexOf('email_subscribed') },
     whatsapp_deliverability: { kind: 'text', expr: col('whatsapp_deliverability') },
     email_deliverability: { kind: 'text', expr: col('email_deliverability') },
   },
@@ -91,6 +106,10 @@ export const contactCatalog: FilterCatalog = {
     set: (key, workspace, condition) => sql`SELECT v.contact_id AS id FROM contact_custom_values v WHERE v.workspace_id = ${workspace} AND v.key = ${key} AND ${condition}`,
     member: listedIn,
     probe: (key, condition) => sql`EXISTS (SELECT 1 FROM contact_custom_values v WHERE v.contact_id = c.id AND v.key = ${key} AND ${condition})`,
+  },
+  indexedRows: {
+    range: (index, workspace, condition) => sql`SELECT c.id FROM fp CROSS JOIN contacts c INDEXED BY ${sql.raw(index)} WHERE c.workspace_id = ${workspace} AND ${condition}`,
+    narrowed: (set, condition) => sql`SELECT c.id FROM fp CROSS JOIN contacts c WHERE c.id IN (SELECT id FROM (${set})) AND ${condition}`,
   },
   operators: { $jsonb_contains: jsonbContains, $event_attendance: eventAttendance },
 };

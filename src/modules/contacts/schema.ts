@@ -96,6 +96,7 @@ export const contacts = sqliteTable(
     index('contacts_workspace_name').on(t.workspace_id, t.name),
     index('contacts_workspace_last_name').on(t.workspace_id, t.last_name),
     index('contacts_workspace_company').on(t.workspace_id, t.company_name),
+    index('contacts_workspace_country').on(t.workspace_id, t.country),
     index('contacts_workspace_lifecycle').on(t.workspace_id, t.lifecycle_stage, t.created_at),
     index('contacts_workspace_score').on(t.workspace_id, t.lead_score),
     index('contacts_workspace_wa_consent').on(t.workspace_id, t.whatsapp_consent_state),
