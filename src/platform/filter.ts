@@ -43,7 +43,8 @@ export type CustomValues = {
  * through that row's own index entries; `gauge` yields at least as many rows
  * as `set` for a union (duplicates kept, so a LIMIT stops it early), to judge
  * whether the set is large; `ranged` when `set` reads one index range (no
- * grouping, no compound), so counting it costs about what reading a stored count does.
+ * grouping, no compound), so counting it costs about what reading a stored count does;
+ * `own` when `set` is read from an index of the table itself (a column's range, `IndexedRows`).
  */
 export type RowSet = { set: SQL; probe: SQL; gauge: SQL; ranged?: boolean; custom?: CustomCondition; own?: boolean };
 
@@ -51,11 +52,8 @@ export type RowSet = { set: SQL; probe: SQL; gauge: SQL; ranged?: boolean; custo
  * Row sets read from the table's own indexes: `range` lists, as `id`, the
  * workspace's rows meeting `condition` through `index` (named, so the count
  * walks that index's range, which a planner without statistics would not
- * always pick); `narrowed` the rows of `set` that also meet `condition`,
- * each looked up by id. An `and` holding a set is counted as one of its sets
- * narrowed by the rest: a column's range (`own`) narrows rather than being
- * intersected, since reading every row of, say, one country to intersect
- * would cost more than testing the few rows another set lists.
+ * always pick; the index ends with the id, so it alone answers); `narrowed`
+ * the rows of `set` that also meet `condition`, each looked up by id.
  */
 export type IndexedRows = {
   range: (index: string, workspace: SQL, condition: SQL) => SQL;
@@ -205,7 +203,7 @@ export class FilterBuilder {
     const joined = balanced(parts, op);
     const sets = parts.map((part) => this.sets.get(part));
     if (parts.length === 1) return joined;
-    if (op === 'AND' && sets.some((rows) => !rows || rows.own)) return this.narrowed(joined, parts, sets);
+    if (op === 'AND' && sets.some((rows) => !rows)) return this.narrowed(joined, parts, sets);
     if (sets.some((rows) => !rows)) return joined;
     // Alternatives for one custom field are one range of its rows: a record holds one value per key, so no duplicates.
     const custom = sets.map((rows) => rows!.custom);
@@ -229,9 +227,9 @@ export class FilterBuilder {
   }
 
   /**
-   * An `and` holding a set, as that set narrowed by its other parts. A set read
-   * from an index of its own (a tag's holders, a custom value's rows) drives
-   * before a column's range.
+   * An `and` of sets and other conditions, as one of its sets narrowed by the
+   * rest. A set read from an index of its own (a tag's holders, a custom
+   * value's rows) drives before a column's range.
    */
   private narrowed(joined: SQL, parts: SQL[], sets: (RowSet | undefined)[]): SQL {
     const indexed = this.catalog.indexedRows;

@@ -6,9 +6,10 @@ import { BLOCK_STATES } from './schema';
 
 const col = (name: string) => sql.raw(`c.${name}`);
 
-/** Fields with an index on (workspace_id, the field): their `eq` and `starts_with` conditions are also ranges of it. */
+/** Fields with an index on (workspace_id, the field, id): their `eq` and `starts_with` conditions are also ranges of it. */
 const INDEXES: Partial<Record<string, string>> = {
   name: 'contacts_workspace_name',
+  first_name: 'contacts_workspace_first_name',
   last_name: 'contacts_workspace_last_name',
   company_name: 'contacts_workspace_company',
   country: 'contacts_workspace_country',

@@ -67,8 +67,10 @@ const SORT_INDEXES: Partial<Record<string, string>> = {
   created_at: 'contacts_workspace_created',
   updated_at: 'contacts_workspace_updated',
   name: 'contacts_workspace_name',
+  first_name: 'contacts_workspace_first_name',
   last_name: 'contacts_workspace_last_name',
   company_name: 'contacts_workspace_company',
+  country: 'contacts_workspace_country',
   lead_score: 'contacts_workspace_score',
 };
 
