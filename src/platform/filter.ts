@@ -44,7 +44,8 @@ export type CustomValues = {
  * as `set` for a union (duplicates kept, so a LIMIT stops it early), to judge
  * whether the set is large; `ranged` when `set` reads one index range (no
  * grouping, no compound), so counting it costs about what reading a stored count does;
- * `own` when `set` is read from an index of the table itself (a column's range, `IndexedRows`).
+ * `own` when `set` reads an index of the table itself (a column's range, `IndexedRows`): the
+ * table's rows are then as cheap to walk as the set, and a page is better found by walking them.
  */
 export type RowSet = { set: SQL; probe: SQL; gauge: SQL; ranged?: boolean; custom?: CustomCondition; own?: boolean };
 
@@ -52,13 +53,9 @@ export type RowSet = { set: SQL; probe: SQL; gauge: SQL; ranged?: boolean; custo
  * Row sets read from the table's own indexes: `range` lists, as `id`, the
  * workspace's rows meeting `condition` through `index` (named, so the count
  * walks that index's range, which a planner without statistics would not
- * always pick; the index ends with the id, so it alone answers); `narrowed`
- * the rows of `set` that also meet `condition`, each looked up by id.
+ * always pick; the index ends with the id, so it alone answers).
  */
-export type IndexedRows = {
-  range: (index: string, workspace: SQL, condition: SQL) => SQL;
-  narrowed: (set: SQL, condition: SQL) => SQL;
-};
+export type IndexedRows = { range: (index: string, workspace: SQL, condition: SQL) => SQL };
 
 /** A condition on one custom field's rows: `holds` is written on `v.value`. */
 type CustomCondition = { key: string; keyRef: SQL; workspace: SQL; holds: SQL };
@@ -203,7 +200,6 @@ export class FilterBuilder {
     const joined = balanced(parts, op);
     const sets = parts.map((part) => this.sets.get(part));
     if (parts.length === 1) return joined;
-    if (op === 'AND' && sets.some((rows) => !rows)) return this.narrowed(joined, parts, sets);
     if (sets.some((rows) => !rows)) return joined;
     // Alternatives for one custom field are one range of its rows: a record holds one value per key, so no duplicates.
     const custom = sets.map((rows) => rows!.custom);
@@ -223,26 +219,7 @@ export class FilterBuilder {
       sets.map((rows) => rows!.probe),
       op,
     );
-    return this.withSet(joined, { set, probe, gauge });
-  }
-
-  /**
-   * An `and` of sets and other conditions, as one of its sets narrowed by the
-   * rest. A set read from an index of its own (a tag's holders, a custom
-   * value's rows) drives before a column's range.
-   */
-  private narrowed(joined: SQL, parts: SQL[], sets: (RowSet | undefined)[]): SQL {
-    const indexed = this.catalog.indexedRows;
-    const apart = sets.findIndex((rows) => rows && !rows.own);
-    const at = apart >= 0 ? apart : sets.findIndex((rows) => rows);
-    if (!indexed || at < 0) return joined;
-    const driver = sets[at]!;
-    const rest = balanced(
-      parts.filter((_, i) => i !== at),
-      'AND',
-    );
-    const set = indexed.narrowed(driver.set, rest);
-    return this.withSet(joined, { set, probe: sql`(${driver.probe} AND ${rest})`, gauge: set });
+    return this.withSet(joined, { set, probe, gauge, own: sets.some((rows) => rows!.own) });
   }
 
   /**
@@ -259,7 +236,7 @@ export class FilterBuilder {
       parts.map((range) => rows.range(field.index!, workspace, range)),
       'UNION ALL',
     );
-    return this.withSet(condition, { set, probe: condition, gauge: set, ranged: parts.length === 1, own: true });
+    return this.withSet(condition, { set, probe: condition, gauge: set, own: true });
   }
 
   /**

@@ -1,5 +1,5 @@
-/** ASCII letters spelled in both cases at most this many times: 2^3 = 8 ranges at most. */
-const FOLDED_LETTERS = 3;
+/** ASCII letters spelled in both cases at most this many times: 2^2 = 4 ranges at most (each is a subquery the statement plans). */
+const FOLDED_LETTERS = 2;
 
 const LAST_CODE_POINT = 0x10ffff;
 
@@ -17,7 +17,7 @@ function after(prefix: string): string | null {
  * `[from, to)` ranges of binary-ordered text that together hold every text
  * starting with `prefix` as SQLite's LIKE reads it (ASCII letters in either
  * case, every other character as written), for walking an index on the column.
- * The ranges cover the case spellings of the prefix up to its third ASCII
+ * The ranges cover the case spellings of the prefix up to its second ASCII
  * letter, so they may hold more than the prefix selects: LIKE still decides.
  * Null for an empty prefix (every text starts with it).
  */

@@ -81,14 +81,14 @@ describe('filtered contact lists keep their answer per data generation', () => {
     expect(ids(recounted)).toEqual([grace.id, ada.id]);
   });
 
-  it("does not store what one index range answers: a custom-field value, one tag, an indexed column's value", async () => {
+  it('does not store what one index range answers: a custom-field value or one tag', async () => {
     const ws = await makeWorkspace({}, { pipeline: false });
     const gold = await createContact(ws, { name: 'Gold', custom_fields: { plan: 'gold' }, tags: ['vip'] });
-    for (const filter of [{ 'custom_fields.plan': 'gold' }, { $jsonb_contains: { tags: gold.tags } }, { $where: { or: [{ field: 'custom_fields.plan', op: 'eq', value: 'gold' }, { field: 'custom_fields.plan', op: 'eq', value: 'x' }] } }, { name: 'Gold' }]) {
+    for (const filter of [{ 'custom_fields.plan': 'gold' }, { $jsonb_contains: { tags: gold.tags } }, { $where: { or: [{ field: 'custom_fields.plan', op: 'eq', value: 'gold' }, { field: 'custom_fields.plan', op: 'eq', value: 'x' }] } }]) {
       expect(ids(await ws.api('GET', `/v1/contacts?${filterQuery(filter)}`))).toEqual([gold.id]);
     }
     // A tree that reads contacts is stored; by then the ones above would have been too.
-    expect((await ws.api('GET', `/v1/contacts?${filterQuery({ $where: { field: 'name', op: 'contains', value: 'old' } })}`)).body.total).toBe(1);
+    expect((await ws.api('GET', `/v1/contacts?${filterQuery({ name: 'Gold' })}`)).body.total).toBe(1);
     const [entry] = await eventually(() => stored(ws), (r) => r.length > 0);
     await new Promise((r) => setTimeout(r, 100));
     expect(await stored(ws)).toEqual([entry]);
@@ -96,12 +96,12 @@ describe('filtered contact lists keep their answer per data generation', () => {
 
   it('keeps the answers of other filters and workspaces apart', async () => {
     const [a, b] = await Promise.all([makeWorkspace({}, { pipeline: false }), makeWorkspace({}, { pipeline: false })]);
-    await createContact(a, { name: 'A', city: 'Lisbon' });
-    const lisbon = `/v1/contacts?${filterQuery({ city: 'Lisbon' })}`;
-    expect((await a.api("GET", lisbon)).body.total).toBe(1);
+    await createContact(a, { name: 'A', lifecycle_stage: 'customer' });
+    const customers = `/v1/contacts?${filterQuery({ lifecycle_stage: 'customer' })}`;
+    expect((await a.api('GET', customers)).body.total).toBe(1);
     await eventually(() => stored(a), (r) => r.length === 1);
-    expect((await b.api("GET", lisbon)).body.total).toBe(0);
-    expect((await a.api('GET', `/v1/contacts?${filterQuery({ city: 'Porto' })}`)).body.total).toBe(0);
-    expect((await a.api('GET', `${lisbon}&limit=1&offset=1`)).body).toMatchObject({ total: 1, data: [] });
+    expect((await b.api('GET', customers)).body.total).toBe(0);
+    expect((await a.api('GET', `/v1/contacts?${filterQuery({ lifecycle_stage: 'lead' })}`)).body.total).toBe(0);
+    expect((await a.api('GET', `${customers}&limit=1&offset=1`)).body).toMatchObject({ total: 1, data: [] });
   });
 });

@@ -110,7 +110,6 @@ export const contactCatalog: FilterCatalog = {
   },
   indexedRows: {
     range: (index, workspace, condition) => sql`SELECT c.id FROM fp CROSS JOIN contacts c INDEXED BY ${sql.raw(index)} WHERE c.workspace_id = ${workspace} AND ${condition}`,
-    narrowed: (set, condition) => sql`SELECT c.id FROM fp CROSS JOIN contacts c WHERE c.id IN (SELECT id FROM (${set})) AND ${condition}`,
   },
   operators: { $jsonb_contains: jsonbContains, $event_attendance: eventAttendance },
 };
