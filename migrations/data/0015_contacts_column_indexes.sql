@@ -1,5 +1,7 @@
 -- Column indexes end with the id: sorts on the column walk them in full order, and filters on the
--- column (eq, starts_with) read the matching ids from the index alone. First name and country join them.
+-- column (eq, starts_with) read the matching ids from the index alone; the consent ones (like the
+-- lifecycle one) hold the creation time next, so a page of one state, newest first, walks its range.
+-- First name and country join them.
 DROP INDEX `contacts_workspace_name`;--> statement-breakpoint
 DROP INDEX `contacts_workspace_last_name`;--> statement-breakpoint
 DROP INDEX `contacts_workspace_company`;--> statement-breakpoint
@@ -14,5 +16,5 @@ CREATE INDEX `contacts_workspace_last_name` ON `contacts` (`workspace_id`,`last_
 CREATE INDEX `contacts_workspace_company` ON `contacts` (`workspace_id`,`company_name`,`id`);--> statement-breakpoint
 CREATE INDEX `contacts_workspace_lifecycle` ON `contacts` (`workspace_id`,`lifecycle_stage`,`created_at`,`id`);--> statement-breakpoint
 CREATE INDEX `contacts_workspace_score` ON `contacts` (`workspace_id`,`lead_score`,`id`);--> statement-breakpoint
-CREATE INDEX `contacts_workspace_wa_consent` ON `contacts` (`workspace_id`,`whatsapp_consent_state`,`id`);--> statement-breakpoint
-CREATE INDEX `contacts_workspace_email_consent` ON `contacts` (`workspace_id`,`email_consent_state`,`id`);
+CREATE INDEX `contacts_workspace_wa_consent` ON `contacts` (`workspace_id`,`whatsapp_consent_state`,`created_at`,`id`);--> statement-breakpoint
+CREATE INDEX `contacts_workspace_email_consent` ON `contacts` (`workspace_id`,`email_consent_state`,`created_at`,`id`);

@@ -45,9 +45,10 @@ export type CustomValues = {
  * whether the set is large; `ranged` when `set` reads one index range (no
  * grouping, no compound), so counting it costs about what reading a stored count does;
  * `own` when `set` reads an index of the table itself (a column's range, `IndexedRows`): the
- * table's rows are then as cheap to walk as the set, and a page is better found by walking them.
+ * table's rows are then as cheap to walk as the set, and a page is better found by walking them;
+ * `index` when that is one range of one index (an `eq`), which a page may walk instead.
  */
-export type RowSet = { set: SQL; probe: SQL; gauge: SQL; ranged?: boolean; custom?: CustomCondition; own?: boolean };
+export type RowSet = { set: SQL; probe: SQL; gauge: SQL; ranged?: boolean; custom?: CustomCondition; own?: boolean; index?: string };
 
 /**
  * Row sets read from the table's own indexes: `range` lists, as `id`, the
@@ -236,7 +237,7 @@ export class FilterBuilder {
       parts.map((range) => rows.range(field.index!, workspace, range)),
       'UNION ALL',
     );
-    return this.withSet(condition, { set, probe: condition, gauge: set, own: true });
+    return this.withSet(condition, { set, probe: condition, gauge: set, own: true, ...(parts.length === 1 ? { index: field.index } : {}) });
   }
 
   /**

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
 import { describe, expect, it } from 'vitest';
 import { contactCatalog } from '../../src/modules/contacts/catalog';
+import { pageWalkIndex } from '../../src/modules/contacts/list';
 import { compileFilter, filterWith, type FilterCatalog } from '../../src/platform/filter';
 import { shardOf } from '../support/db';
 import { makeWorkspace, type TestWorkspace } from '../support/harness';
@@ -229,6 +230,35 @@ describe('filters answered from index-kept sets', () => {
         for (const line of onContacts) expect(line, JSON.stringify(filter)).toMatch(read);
       }
     }
+  });
+
+  it('a newest-first page of subscribers walks the consent index range, in the list order; other sorts walk theirs', async () => {
+    const ws = await makeWorkspace({ rate_limits: { per_key_per_minute: 100_000 } }, { pipeline: false });
+    const made: { id: string }[] = [];
+    for (let i = 0; i < 7; i++) made.push(await createContact(ws, { name: `S${i}`, email: `s${i}@example.com` }));
+    const subscribed = [0, 1, 4, 6].map((i) => made[i].id);
+    for (const id of subscribed) expect((await ws.api('PUT', `/v1/contacts/${id}/consent/email`, { state: 'subscribed' })).status).toBe(200);
+    const filter = { $where: { field: 'email_subscribed', op: 'eq', value: true } };
+    const orders: [string, string[]][] = [
+      ['-created_at', [...subscribed].reverse()],
+      ['created_at', subscribed],
+      ['-name', [...subscribed].reverse()],
+    ];
+    for (const [sort, expected] of orders) {
+      const seen: string[] = [];
+      for (let offset = 0; offset <= expected.length; offset++) {
+        const res = await ws.api('GET', `/v1/contacts?limit=1&offset=${offset}&sort=${sort}&${filterQuery(filter)}`);
+        expect(res.body.total).toBe(4);
+        seen.push(...res.body.data.map((c: { id: string }) => c.id));
+      }
+      expect(seen, sort).toEqual(expected);
+    }
+    expect(pageWalkIndex('created_at', 'contacts_workspace_email_consent')).toBe('contacts_workspace_email_consent');
+    expect(pageWalkIndex('created_at', 'contacts_workspace_wa_consent')).toBe('contacts_workspace_wa_consent');
+    expect(pageWalkIndex('name', 'contacts_workspace_email_consent')).toBe('contacts_workspace_name');
+    // A column whose index does not continue with the creation time: the created index is walked.
+    expect(pageWalkIndex('created_at', 'contacts_workspace_country')).toBe('contacts_workspace_created');
+    expect(pageWalkIndex('created_at', undefined)).toBe('contacts_workspace_created');
   });
 
   it('tag and group holders are scoped to the workspace, and the consent fields answer as before', async () => {

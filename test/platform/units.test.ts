@@ -41,6 +41,9 @@ describe('ids', () => {
     const b = uuidv7(1_700_000_000_001);
     expect(a).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(a < b).toBe(true);
+    // The first 48 bits are the milliseconds, big-endian.
+    expect(uuidv7(0x0123_4567_89ab).slice(0, 15)).toBe('01234567-89ab-7');
+    expect(uuidv7(1_700_000_000_000).slice(0, 13)).toBe('018bcfe5-6800');
     expect(new Set(Array.from({ length: 1000 }, () => uuidv7())).size).toBe(1000);
   });
 });

@@ -75,6 +75,20 @@ const SORT_INDEXES: Partial<Record<string, string>> = {
 };
 
 /**
+ * Consent indexes continue with the creation time and id: the newest-first page of a filter that is
+ * `email_subscribed`/`whatsapp_subscribed` being true (a literal state, so the walk can seek it) walks
+ * that range, where the created index would be walked until enough entries hold the state, all of
+ * it when they are the oldest.
+ */
+const NEWEST_FIRST_WITHIN = new Set(['contacts_workspace_email_consent', 'contacts_workspace_wa_consent']);
+
+/** The index a page walks: the sort's own, or the range of the filter's one value when it is ordered by creation within it. */
+export function pageWalkIndex(sortField: string, valueIndex: string | undefined): string | undefined {
+  if (sortField === 'created_at' && valueIndex && NEWEST_FIRST_WITHIN.has(valueIndex)) return valueIndex;
+  return SORT_INDEXES[sortField];
+}
+
+/**
  * A page of a term's matches is cheapest one of two ways: with many matches,
  * walking the sort's index and stopping after the page's worth found among
  * them; with few, sorting all of them. The choice is made inside the statement:
@@ -136,7 +150,7 @@ async function compileList(ctx: ServiceContext, query: ListQuery): Promise<Compi
   const matching = (...conditions: (SQL | undefined)[]) =>
     sql`WHERE ${sql.join([sql`c.workspace_id = ${ctx.ws.id}`, ...conditions.filter((c): c is SQL => !!c)], sql.raw(' AND '))}`;
   // A short search term scans the covering search index instead, for the page as for the count.
-  const sortIndex = search.condition ? undefined : SORT_INDEXES[sort.field];
+  const sortIndex = search.condition ? undefined : pageWalkIndex(sort.field, search.candidates ? undefined : page.rows?.index);
   const walk = sql.raw(`contacts c ${sortIndex ? `INDEXED BY ${sortIndex} ` : ''}CROSS JOIN fp`);
   const order = sql.raw(`c.${sort.field} ${sort.descending ? 'DESC' : 'ASC'}, c.id ${sort.descending ? 'DESC' : 'ASC'}`);
   // `skip`: a condition under which the page's own plan is not run (a stored answer holds the page).

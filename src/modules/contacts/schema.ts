@@ -94,7 +94,8 @@ export const contacts = sqliteTable(
     ),
     index('contacts_workspace_updated').on(t.workspace_id, t.updated_at),
     // A column's index ends with the id: a sort on the column walks it in full order (id breaks
-    // ties), and a filter's set of ids reads the index alone (migration 0015).
+    // ties), and a filter's set of ids reads the index alone (migration 0015). The consent ones
+    // hold the creation time before it: a newest-first page of subscribers walks their range.
     index('contacts_workspace_name').on(t.workspace_id, t.name, t.id),
     index('contacts_workspace_first_name').on(t.workspace_id, t.first_name, t.id),
     index('contacts_workspace_last_name').on(t.workspace_id, t.last_name, t.id),
@@ -102,8 +103,8 @@ export const contacts = sqliteTable(
     index('contacts_workspace_country').on(t.workspace_id, t.country, t.id),
     index('contacts_workspace_lifecycle').on(t.workspace_id, t.lifecycle_stage, t.created_at, t.id),
     index('contacts_workspace_score').on(t.workspace_id, t.lead_score, t.id),
-    index('contacts_workspace_wa_consent').on(t.workspace_id, t.whatsapp_consent_state, t.id),
-    index('contacts_workspace_email_consent').on(t.workspace_id, t.email_consent_state, t.id),
+    index('contacts_workspace_wa_consent').on(t.workspace_id, t.whatsapp_consent_state, t.created_at, t.id),
+    index('contacts_workspace_email_consent').on(t.workspace_id, t.email_consent_state, t.created_at, t.id),
     // Covers search terms shorter than a trigram, and counts of filters on these columns that no
     // narrower index serves (substrings, `or` trees): they scan this instead of the wide rows.
     index('contacts_workspace_search').on(
