@@ -19,8 +19,8 @@ import { isUuid } from './validation';
 export type FieldKind = 'text' | 'uuid' | 'date' | 'timestamp' | 'enum' | 'number' | 'integer' | 'boolean' | 'json';
 /**
  * `truth`: for a boolean field, an index-friendly condition true exactly where `expr` is (it may be NULL where `expr` is false).
- * `index`: an index of the catalog's table on (workspace_id, the field's column): `eq` and `starts_with` on the field are then
- * also row sets read from it (see `IndexedRows`).
+ * `index`: an index of the catalog's table on (workspace_id, the field's column, ..., id): `eq` and `starts_with` on the
+ * field are then also row sets read from it (see `IndexedRows`).
  */
 export type FieldDef = { kind: FieldKind; expr: SQL; values?: readonly string[]; truth?: SQL; index?: string };
 
@@ -44,9 +44,9 @@ export type CustomValues = {
  * as `set` for a union (duplicates kept, so a LIMIT stops it early), to judge
  * whether the set is large; `ranged` when `set` reads one index range (no
  * grouping, no compound), so counting it costs about what reading a stored count does;
- * `own` when `set` reads an index of the table itself (a column's range, `IndexedRows`): the
- * table's rows are then as cheap to walk as the set, and a page is better found by walking them;
- * `index` when that is one range of one index (an `eq`), which a page may walk instead.
+ * `own` when `set` reads an index of the table itself (a column's range, `IndexedRows`): a page
+ * then walks the sort's index as for any tree, since walking tests a column as cheaply as the set's
+ * members are listed; `index` when that is one range of one index (an `eq`), which a page may walk.
  */
 export type RowSet = { set: SQL; probe: SQL; gauge: SQL; ranged?: boolean; custom?: CustomCondition; own?: boolean; index?: string };
 
@@ -200,8 +200,7 @@ export class FilterBuilder {
   combine(parts: SQL[], op: 'AND' | 'OR'): SQL {
     const joined = balanced(parts, op);
     const sets = parts.map((part) => this.sets.get(part));
-    if (parts.length === 1) return joined;
-    if (sets.some((rows) => !rows)) return joined;
+    if (parts.length === 1 || sets.some((rows) => !rows)) return joined;
     // Alternatives for one custom field are one range of its rows: a record holds one value per key, so no duplicates.
     const custom = sets.map((rows) => rows!.custom);
     if (op === 'OR' && custom.every((c) => c && c.key === custom[0]!.key)) {

@@ -177,7 +177,7 @@ async function compileList(ctx: ServiceContext, query: ListQuery): Promise<Compi
   let countRows: SQL;
   let pageRids: (skip?: SQL) => SQL;
   const walked = (skip?: SQL) => pageRows(walk, [page.where, search.condition], limitUnless(skip, sql`${paging.limit}`));
-  // A filter that is exactly a row set an index lists (tag holders, custom-field values), with no search.
+  // A filter that is exactly a row set indexes list (tag holders, custom-field values, column ranges), with no search.
   const rowSet = !search.candidates && !search.condition && counting.rows && page.rows ? { counting: counting.rows, page: page.rows } : undefined;
   // A plain list counts one index's entries, and one index range counts as cheaply as a stored answer reads: neither is kept.
   const keep = (Object.keys(filter).length > 0 || !!search.candidates || !!search.condition) && !rowSet?.counting.ranged;
