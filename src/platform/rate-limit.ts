@@ -8,6 +8,9 @@ export const WINDOW_MS = 60_000;
 /** `refusedUntil`: when the exceeded window ends, or null when the request is within the limit. */
 export type LimitCheck = { refusedUntil: number | null; limit: number; label: string };
 
+/** How often a request waiting for another request's lease call looks for its tokens. */
+const REFILL_POLL_MS = 2;
+
 /** Subjects an isolate keeps state for (object ids, leased tokens) at most. */
 const SUBJECTS_MAX = 10_000;
 
@@ -77,7 +80,7 @@ export class TokenPools {
   /**
    * Spends one of a subject's tokens: at once (no promise) when this isolate holds
    * one, else after leasing more from its limiter (one lease call in flight per
-   * subject, so an isolate never refuses while it still holds a token): most
+   * subject; the requests that find it in flight wait for its tokens): most
    * requests make no call. Answers null when the limiter cannot be reached (the
    * limit fails open).
    */
@@ -100,11 +103,17 @@ export class TokenPools {
   private async spendLeased(env: Bindings, subject: string, limit: number, waitUntil: (work: Promise<unknown>) => void): Promise<Spend | null> {
     for (;;) {
       const pool = this.poolFor(subject);
-      if (!pool.refill) {
-        // Under waitUntil: requests of this isolate waiting on the refill must not hang if its client goes away.
-        pool.refill = this.refill(env, subject, limit, pool, waitUntil).finally(() => (pool.refill = null));
-        waitUntil(pool.refill);
+      if (pool.refill) {
+        // Another request's lease call is in flight. Its promise settles in that request, and code awaiting it would go
+        // on there too (touching this request's body from there fails), so this one waits on a timer of its own.
+        await new Promise((wake) => setTimeout(wake, REFILL_POLL_MS));
+        const held = this.spendHeld(pool, env, subject, limit, waitUntil);
+        if (held) return held;
+        continue;
       }
+      // Under waitUntil: the lease is settled even if this request's client goes away.
+      pool.refill = this.refill(env, subject, limit, pool, waitUntil).finally(() => (pool.refill = null));
+      waitUntil(pool.refill);
       const outcome = await pool.refill;
       if (outcome === 'open') return null;
       if (outcome !== 'added') return outcome;

@@ -1,4 +1,4 @@
-import { createExecutionContext, runInDurableObject } from 'cloudflare:test';
+import { createExecutionContext, runInDurableObject, SELF } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { LEASE_GRACE_MS, LEASE_MAX, PERSIST_AFTER_MS, type RateLimiter, type Settlement } from '../../src/durable-objects/rate-limiter';
@@ -304,6 +304,20 @@ describe('rate limits (Part 1 Limits)', () => {
       // The admitted list stored its answer after the response; the refused one stored nothing.
       expect(await rowsOnShards('SELECT key FROM contact_list_cache WHERE workspace_id = ?', ws.id)).toHaveLength(1);
     });
+  });
+
+  it("requests that wait for another request's lease call still read their own bodies", async () => {
+    // Every request but one finds the instance's tokens gone and a lease call in flight: each must go on in its own request.
+    const ws = await makeWorkspace({ rate_limits: { per_key_per_minute: 1000 } }, { pipeline: false });
+    const ip = freshIp();
+    const post = (i: number) =>
+      SELF.fetch('https://api.test/v1/contacts', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ws.key}`, 'cf-connecting-ip': ip, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: `Waiter ${i}` }),
+      });
+    const answers = await Promise.all(Array.from({ length: 24 }, (_, i) => post(i)));
+    expect(answers.map((r) => r.status)).toEqual(Array.from({ length: 24 }, () => 201));
   });
 
   it('applies per-workspace overrides set through the operator API', async () => {

@@ -45,7 +45,12 @@ const RECIPIENT_COLUMNS = sql.raw('c.id, c.email, c.name, c.first_name, c.last_n
 /** A narrowing of the baseline: a filter tree (the shared grammar) and/or a condition over `c` (an audience's). */
 export type EligibleNarrowing = { filters?: Record<string, unknown> | null; extra?: SQL | null };
 
-function eligibleFrom(workspaceId: string, narrowing: EligibleNarrowing) {
+/**
+ * `counting`: the statement counts every eligible contact, so it walks the subscribed range of the
+ * consent index, named because without statistics the planner may walk every contact with an
+ * email address instead (ten times the rows on the benchmark's workspace).
+ */
+function eligibleFrom(workspaceId: string, narrowing: EligibleNarrowing, counting = false) {
   let values: unknown[] = [];
   let where: SQL = sql`1`;
   if (narrowing.filters) {
@@ -54,7 +59,8 @@ function eligibleFrom(workspaceId: string, narrowing: EligibleNarrowing) {
     if (compiled.where) where = compiled.where;
   }
   const extra = narrowing.extra ?? sql`1`;
-  return { withValues: filterWith(values), from: sql`FROM contacts c CROSS JOIN fp WHERE c.workspace_id = ${workspaceId} AND ${where} AND ${extra} AND ${eligibleSql}` };
+  const contacts = sql.raw(counting ? 'contacts c INDEXED BY contacts_workspace_email_consent' : 'contacts c');
+  return { withValues: filterWith(values), from: sql`FROM ${contacts} CROSS JOIN fp WHERE c.workspace_id = ${workspaceId} AND ${where} AND ${extra} AND ${eligibleSql}` };
 }
 
 const narrowingOf = (target: ContactTarget): EligibleNarrowing =>
@@ -62,7 +68,7 @@ const narrowingOf = (target: ContactTarget): EligibleNarrowing =>
 
 /** How many contacts pass the baseline and the narrowing (a campaign's estimate). */
 export async function countEmailEligible(db: Db, workspaceId: string, narrowing: EligibleNarrowing): Promise<number> {
-  const { withValues, from } = eligibleFrom(workspaceId, narrowing);
+  const { withValues, from } = eligibleFrom(workspaceId, narrowing, true);
   const [row] = await rawAll<{ n: number }>(db, sql`${withValues} SELECT count(*) AS n ${from}`);
   return row.n;
 }
@@ -87,8 +93,9 @@ export async function emailEligibleIds(db: Db, workspaceId: string, narrowing: E
  */
 export async function emailEligibleContacts(ctx: ServiceContext, target: ContactTarget, page: { limit: number; after?: string }) {
   const { withValues, from } = eligibleFrom(ctx.ws.id, narrowingOf(target));
+  const counting = eligibleFrom(ctx.ws.id, narrowingOf(target), true);
   const [counted, rows] = await ctx.db.batch([
-    rawAll<{ n: number }>(ctx.db, sql`${withValues} SELECT count(*) AS n ${from}`),
+    rawAll<{ n: number }>(ctx.db, sql`${counting.withValues} SELECT count(*) AS n ${counting.from}`),
     rawAll<EligibleContact>(ctx.db, sql`${withValues} SELECT ${RECIPIENT_COLUMNS} ${from} AND c.id > ${page.after ?? ''} ORDER BY c.id LIMIT ${page.limit}`),
   ]);
   return { count: counted[0].n, contacts: rows };
