@@ -129,7 +129,7 @@ export async function handleSend(env: Bindings, body: SendMessage): Promise<void
   const ids = claimed.map((r) => r.contact_id);
   const narrowing = await recipientNarrowing(db, body.workspace_id, campaign);
   const inChunk = sql`c.id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`;
-  const contacts = await emailEligiblePage(db, body.workspace_id, { filters: narrowing.filters, extra: narrowing.extra ? sql`${narrowing.extra} AND ${inChunk}` : inChunk }, { limit: ids.length });
+  const contacts = await emailEligiblePage(db, body.workspace_id, { filters: narrowing.filters, extra: narrowing.extra ? sql`${narrowing.extra} AND ${inChunk}` : inChunk, listed: true }, { limit: ids.length });
   const byId = new Map(contacts.map((c) => [c.id, c]));
   const source = { subject: campaign.subject ?? '', html: campaign.compiledHtml ?? '', text: campaign.plainText };
   const emails: BulkEmail[] = [];
