@@ -91,7 +91,7 @@ const COMPOUND_MAX = 5;
  * COMPOUND_MAX are grouped into nested compounds, which select the same rows
  * since each of these operators is associative.
  */
-export function compound(selects: SQL[], op: 'UNION' | 'UNION ALL' | 'INTERSECT'): SQL {
+function compound(selects: SQL[], op: 'UNION' | 'UNION ALL' | 'INTERSECT'): SQL {
   if (selects.length <= COMPOUND_MAX) return sql.join(selects, sql.raw(` ${op} `));
   const size = Math.ceil(selects.length / COMPOUND_MAX);
   const groups: SQL[] = [];

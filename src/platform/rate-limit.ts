@@ -8,8 +8,9 @@ export const WINDOW_MS = 60_000;
 /** `refusedUntil`: when the exceeded window ends, or null when the request is within the limit. */
 export type LimitCheck = { refusedUntil: number | null; limit: number; label: string };
 
-/** How often a request waiting for another request's lease call looks for its tokens. */
+/** How often a request waiting for another request's lease call looks for its tokens: 2 ms, doubling to 32 ms (a call may wait seconds for open leases). */
 const REFILL_POLL_MS = 2;
+const REFILL_POLL_MAX_MS = 32;
 
 /** Subjects an isolate keeps state for (object ids, leased tokens) at most. */
 const SUBJECTS_MAX = 10_000;
@@ -101,12 +102,14 @@ export class TokenPools {
   }
 
   private async spendLeased(env: Bindings, subject: string, limit: number, waitUntil: (work: Promise<unknown>) => void): Promise<Spend | null> {
+    let poll = REFILL_POLL_MS;
     for (;;) {
       const pool = this.poolFor(subject);
       if (pool.refill) {
         // Another request's lease call is in flight. Its promise settles in that request, and code awaiting it would go
         // on there too (touching this request's body from there fails), so this one waits on a timer of its own.
-        await new Promise((wake) => setTimeout(wake, REFILL_POLL_MS));
+        await new Promise((wake) => setTimeout(wake, poll));
+        poll = Math.min(poll * 2, REFILL_POLL_MAX_MS);
         const held = this.spendHeld(pool, env, subject, limit, waitUntil);
         if (held) return held;
         continue;
