@@ -3,12 +3,17 @@ import { drizzle } from 'drizzle-orm/d1';
 import { SQLiteAsyncDialect, type SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { clientOf, type Db, type Statement } from './db';
 import { guardable, type RowGuard } from './row-guard';
+import { rowMapper, type SelectedField } from './row-mapping';
 
 type Values = Record<string, unknown>;
 
 /** What drizzle's `.prepare()` gives for a D1 query: the SQL built once, its statement and its row mapping. */
 type DrizzlePrepared = {
   stmt: unknown;
+  executeMethod: 'run' | 'all' | 'get';
+  fields?: SelectedField[];
+  joinsNotNullableMap?: Record<string, boolean>;
+  customResultMapper?: unknown;
   getQuery(): { sql: string; params: unknown[] };
   all(values: Values): Promise<unknown>;
   get(values: Values): Promise<unknown>;
@@ -79,24 +84,41 @@ function batchItem(db: Db, text: string, params: unknown[], map: (result: unknow
 export function prepared<Q extends Preparable>(build: (db: Db) => Q) {
   let template: DrizzlePrepared | null = null;
   let fill: ((values: Values) => unknown[]) | null = null;
+  let rows: RowsMapping | null = null;
   const templateOf = () => (template ??= build(builder as unknown as Db).prepare() as DrizzlePrepared);
+  const rowsOf = () => (rows ??= rowsMapping(templateOf()));
   const paramsOf = (values: Values) => (fill ??= parameterFiller(templateOf().getQuery().params))(values);
   const statementOn = (db: Db) => clientOf(db).prepare(templateOf().getQuery().sql);
   const on = (db: Db): DrizzlePrepared => Object.create(templateOf(), { stmt: { value: statementOn(db) } });
   const bind = (db: Db, values: Values) => statementOn(db).bind(...paramsOf(values));
+  const all = async (db: Db, values: Values) => {
+    const { fromArrays } = rowsOf();
+    return (fromArrays ? fromArrays(await bind(db, values).raw()) : await on(db).all(values)) as AllOf<Q>;
+  };
+  const mapAll = (r: unknown) => (rowsOf().fromBatch ?? ((r: unknown) => templateOf().mapResult(r, true)))(r) as AllOf<Q>;
   return {
-    all: (db: Db, values: Values) => on(db).all(values) as Promise<AllOf<Q>>,
-    get: (db: Db, values: Values) => on(db).get(values) as Promise<GetOf<Q>>,
+    all,
+    get: async (db: Db, values: Values) => (rowsOf().fromArrays ? ((await all(db, values)) as unknown[])[0] : await on(db).get(values)) as GetOf<Q>,
     /** The query as a statement of a drizzle batch (`runBatch`), its result mapped as the builder's would be. */
-    in: (db: Db, values: Values): Statement => batchItem(db, templateOf().getQuery().sql, paramsOf(values), (r) => templateOf().mapResult(r, true)),
+    in: (db: Db, values: Values): Statement => batchItem(db, templateOf().getQuery().sql, paramsOf(values), mapAll),
     /** The query as one statement of a `runPrepared` batch, answering all rows. */
-    allIn: (db: Db, values: Values): BoundQuery<AllOf<Q>> => ({ statement: bind(db, values), map: (r) => templateOf().mapAllResult(r, true) as AllOf<Q> }),
+    allIn: (db: Db, values: Values): BoundQuery<AllOf<Q>> => ({ statement: bind(db, values), map: mapAll }),
     /** The same, answering the first row (undefined when there is none, where drizzle's own mapping would throw). */
     getIn: (db: Db, values: Values): BoundQuery<GetOf<Q> | undefined> => ({
       statement: bind(db, values),
-      map: (r) => ((r as D1Result).results.length ? (templateOf().mapGetResult(r, true) as GetOf<Q>) : undefined),
+      map: (r) => ((r as D1Result).results.length ? (mapAll(r) as unknown[])[0] as GetOf<Q> : undefined),
     }),
   };
+}
+
+/** How a prepared query's rows become objects: compiled once (`rowMapper`) for a query answering mapped rows, else drizzle's own. */
+type RowsMapping = { fromArrays: ((rows: unknown[][]) => unknown[]) | null; fromBatch: ((result: unknown) => unknown[]) | null };
+
+function rowsMapping(template: DrizzlePrepared): RowsMapping {
+  if (template.executeMethod !== 'all' || !template.fields || template.customResultMapper) return { fromArrays: null, fromBatch: null };
+  const row = rowMapper(template.fields, template.joinsNotNullableMap);
+  // A batch answers rows as objects keyed by column name, in column order (what drizzle reads them as, too).
+  return { fromArrays: (rows) => rows.map(row), fromBatch: (r) => (r as D1Result<Record<string, unknown>>).results.map((o) => row(Object.values(o))) };
 }
 
 /**
@@ -198,7 +220,8 @@ type Pageable = { limit(limit: Placeholder): { offset(offset: Placeholder): Prep
  * filters has at most 2^n sets). `build` gets the filters present, their `and`, and the
  * workspace's placeholder; the page gets `LIMIT`/`OFFSET` here. A run's `values` hold the
  * workspace (`ws`), `limit`, `offset` and each present filter's value under its name: a filter is
- * present when its name is a key of `values`. Both statements go in one batch.
+ * present when its name is a key of `values`. Both statements go in one batch, after any
+ * `leading` statements the caller needs read in the same round trip (their results: `leading`).
  */
 export function preparedList<F extends string, Row>(
   filters: Record<F, ListFilter>,
@@ -211,7 +234,7 @@ export function preparedList<F extends string, Row>(
     return typeof filter === 'function' ? filter(value) : eq(filter, value);
   };
   const built = new Map<string, { count: ReturnType<typeof prepared>; page: ReturnType<typeof prepared> }>();
-  return async (db: Db, values: Values): Promise<{ total: number; rows: Row[] }> => {
+  return async (db: Db, values: Values, leading: Statement[] = []): Promise<{ total: number; rows: Row[]; leading: unknown[] }> => {
     const present = names.filter((f) => f in values);
     const key = present.join();
     let list = built.get(key);
@@ -220,8 +243,9 @@ export function preparedList<F extends string, Row>(
       const page = (db: Db) => statements.page(db).limit(sql.placeholder('limit')).offset(sql.placeholder('offset'));
       built.set(key, (list = { count: prepared(statements.count), page: prepared(page) }));
     }
-    const [[{ total }], rows] = (await db.batch([list.count.in(db, values), list.page.in(db, values)])) as [{ total: number }[], Row[]];
-    return { total, rows };
+    const results = await db.batch([...leading, list.count.in(db, values), list.page.in(db, values)] as unknown as [Statement, ...Statement[]]);
+    const [[{ total }], rows] = results.slice(leading.length) as [{ total: number }[], Row[]];
+    return { total, rows, leading: results.slice(0, leading.length) };
   };
 }
 

@@ -1,5 +1,5 @@
 import { env } from 'cloudflare:workers';
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, sql, type SQLWrapper } from 'drizzle-orm';
 import { integer, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dbFor, type Db } from '../../src/platform/db';
@@ -146,6 +146,48 @@ describe('prepared queries', () => {
     const raw = await env.SHARD_0.prepare("SELECT substr(id, 1, 1) AS side, doc, typeof(doc) AS t, typeof(ratio) AS rt FROM prepared_many ORDER BY substr(id, 2), id").all();
     for (let i = 0; i < raw.results.length; i += 2) expect(raw.results[i]).toMatchObject({ ...raw.results[i + 1], side: 'r' });
     expect(() => preparedRowsInsert(sqliteTable('prepared_dates', { id: text('id').primaryKey(), at: integer('at', { mode: 'timestamp' }) }))).toThrow('holds dates');
+  });
+
+  it('map joined rows exactly as drizzle maps them: a missing join is null, a present one with null columns is not', async () => {
+    await env.SHARD_0.exec('CREATE TABLE IF NOT EXISTS prepared_owner (owner_id TEXT PRIMARY KEY, owner_ws TEXT NOT NULL, owner_name TEXT, owner_at INTEGER, owner_vip INTEGER)');
+    await env.SHARD_0.exec('DELETE FROM prepared_owner');
+    const owners = sqliteTable('prepared_owner', {
+      id: text('owner_id').primaryKey(),
+      ws: text('owner_ws').notNull(),
+      name: text('owner_name'),
+      at: integer('owner_at', { mode: 'timestamp' }),
+      vip: integer('owner_vip', { mode: 'boolean' }),
+    });
+    // Distinct column names: a batch answers rows as objects keyed by name, for drizzle's own mapping as for this one.
+    await db.insert(owners).values([
+      { id: 'a', ws: 'j1', name: null, at: new Date(1_700_000_000_000), vip: true },
+      { id: 'c', ws: 'j1', name: 'Cee', at: null, vip: null },
+    ]);
+    await db.insert(probes).values([
+      { id: 'ja', ws: 'j1', flag: true, doc: { tags: ['t'] }, score: 1 },
+      { id: 'jb', ws: 'j1', flag: false, doc: null, score: null },
+      { id: 'jc', ws: 'j1', flag: true, doc: null, score: 2 },
+    ]);
+    const joined = (d: Db, ws: string | SQLWrapper = sql.placeholder('ws')) =>
+      d
+        .select({ p: probes, owner: owners, label: sql<string>`upper(${probes.id})`.as('label'), when: sql`${owners.at}`.mapWith(owners.at).as('owner_when') })
+        .from(probes)
+        .leftJoin(owners, and(eq(owners.ws, probes.ws), eq(owners.id, sql`substr(${probes.id}, 2)`)))
+        .where(eq(probes.ws, ws))
+        .orderBy(asc(probes.id));
+    const query = prepared(joined);
+    const built = await joined(db).all({ ws: 'j1' });
+    expect(built.map((r) => r.owner?.id ?? null)).toEqual(['a', null, 'c']);
+    expect(built[0].owner).toEqual({ id: 'a', ws: 'j1', name: null, at: new Date(1_700_000_000_000), vip: true });
+    expect(built[0].when).toEqual(new Date(1_700_000_000_000));
+    expect(await query.all(db, { ws: 'j1' })).toEqual(built);
+    expect(await query.get(db, { ws: 'j1' })).toEqual(built[0]);
+    const [inBatch, drizzleBatch] = await runBatch(db, [query.in(db, { ws: 'j1' }), joined(db, 'j1')]);
+    expect(drizzleBatch).toEqual(built);
+    expect(inBatch).toEqual(built);
+    const [all, first] = await runPrepared(db, [query.allIn(db, { ws: 'j1' }), query.getIn(db, { ws: 'j1' })] as const);
+    expect(all).toEqual(built);
+    expect(first).toEqual(built[0]);
   });
 
   it('refuse a table whose default is SQL', () => {

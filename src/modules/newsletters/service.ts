@@ -5,12 +5,12 @@ import { codedError, domainError, badRequest } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { envelope, parsePaging } from '../../platform/list';
 import { rawRun } from '../../platform/raw-query';
-import { prepared } from '../../platform/prepared';
+import { prepared, preparedList } from '../../platform/prepared';
 import { isUuid } from '../../platform/validation';
 import { senderCandidates } from '../sender-profiles/service';
 import { compileIssue, NOT_PATCHED, type CompileEnvelope } from './compile';
 import type { IssueCreateInput, IssuePatchInput, NewsletterCreateInput } from './dto';
-import { ISSUE_STATUSES, newsletterIssues, newsletters, type IssueStatus } from './schema';
+import { ISSUE_STATUSES, newsletterIssues, newsletters } from './schema';
 
 type NewsletterRow = typeof newsletters.$inferSelect;
 type IssueRow = typeof newsletterIssues.$inferSelect;
@@ -135,22 +135,17 @@ export async function createNewsletter(ctx: ServiceContext, input: NewsletterCre
 
 const duplicateName = (name: string) => domainError(409, 'duplicate_name', `A newsletter named "${name.slice(0, 120)}" already exists in this workspace`);
 
+const newsletterList = preparedList<never, { n: NewsletterRow; active: number }>({}, (_, __, ws) => ({
+  count: (db) => db.select({ total: sql<number>`count(*)` }).from(newsletters).where(eq(newsletters.workspaceId, ws)),
+  page: (db) => db.select({ n: newsletters, active: activeCount }).from(newsletters).where(eq(newsletters.workspaceId, ws)).orderBy(desc(newsletters.createdAt), desc(newsletters.id)),
+}));
+
 export async function listNewsletters(ctx: ServiceContext, query: { limit?: string; offset?: string }) {
   const paging = parsePaging(query, { limit: 25, cap: 100 });
-  const where = eq(newsletters.workspaceId, ctx.ws.id);
-  const [counted, rows] = await ctx.db.batch([
-    ctx.db.select({ n: sql<number>`count(*)` }).from(newsletters).where(where),
-    ctx.db
-      .select({ n: newsletters, active: activeCount })
-      .from(newsletters)
-      .where(where)
-      .orderBy(desc(newsletters.createdAt), desc(newsletters.id))
-      .limit(paging.limit)
-      .offset(paging.offset),
-  ]);
+  const { total, rows } = await newsletterList(ctx.db, { ws: ctx.ws.id, ...paging });
   return envelope(
     rows.map((r) => serializeNewsletterSummary(r.n, r.active)),
-    counted[0].n,
+    total,
     paging,
   );
 }
@@ -323,28 +318,36 @@ export async function patchIssue(ctx: ServiceContext, id: string, input: IssuePa
   return { ...serializeIssue(row), compile };
 }
 
+const newsletterExists = prepared((db) =>
+  db
+    .select({ id: newsletters.id })
+    .from(newsletters)
+    .where(and(eq(newsletters.workspaceId, sql.placeholder('ws')), eq(newsletters.id, sql.placeholder('newsletter_id'))))
+    .limit(1),
+);
+
+const issueList = preparedList<'newsletter_id' | 'status', IssueRow>({ newsletter_id: newsletterIssues.newsletterId, status: newsletterIssues.status }, (_, where, ws) => {
+  const { designJson: _d, compiledHtml: _h, compiledStyles: _s, plainText: _p, ...summaryColumns } = getColumns();
+  const scoped = and(eq(newsletterIssues.workspaceId, ws), where);
+  return {
+    count: (db) => db.select({ total: sql<number>`count(*)` }).from(newsletterIssues).where(scoped),
+    page: (db) => db.select(summaryColumns).from(newsletterIssues).where(scoped).orderBy(desc(newsletterIssues.createdAt), desc(newsletterIssues.id)),
+  };
+});
+
+/** The newsletter's issues, newest first; its existence is read in the list's own round trip (404 when it is not the workspace's). */
 export async function listIssues(ctx: ServiceContext, newsletterId: string, query: { status?: string; limit?: string; offset?: string }) {
-  const n = await findNewsletter(ctx, newsletterId);
+  if (!isUuid(newsletterId)) throw newsletterNotFound();
   const paging = parsePaging(query, { limit: 25, cap: 100 });
   const status = query.status === undefined || query.status === '' ? undefined : query.status;
   if (status !== undefined && !(ISSUE_STATUSES as readonly string[]).includes(status)) {
     throw badRequest('Invalid status: must be draft, scheduled or published');
   }
-  const where = and(
-    eq(newsletterIssues.workspaceId, ctx.ws.id),
-    eq(newsletterIssues.newsletterId, n.id),
-    status ? eq(newsletterIssues.status, status as IssueStatus) : undefined,
-  );
-  const { designJson: _d, compiledHtml: _h, compiledStyles: _s, plainText: _p, ...summaryColumns } = getColumns();
-  const [counted, rows] = await ctx.db.batch([
-    ctx.db.select({ n: sql<number>`count(*)` }).from(newsletterIssues).where(where),
-    ctx.db.select(summaryColumns).from(newsletterIssues).where(where).orderBy(desc(newsletterIssues.createdAt), desc(newsletterIssues.id)).limit(paging.limit).offset(paging.offset),
-  ]);
-  return envelope(
-    rows.map((r) => serializeIssueSummary(r as IssueRow)),
-    counted[0].n,
-    paging,
-  );
+  const values: Record<string, unknown> = { ws: ctx.ws.id, newsletter_id: newsletterId.toLowerCase(), ...paging };
+  if (status) values.status = status;
+  const { total, rows, leading } = await issueList(ctx.db, values, [newsletterExists.in(ctx.db, values)]);
+  if ((leading[0] as unknown[]).length === 0) throw newsletterNotFound();
+  return envelope(rows.map(serializeIssueSummary), total, paging);
 }
 
 const getColumns = () => ({

@@ -1,0 +1,64 @@
+import { Column, getTableName, is, SQL, Subquery } from 'drizzle-orm';
+
+/** A selected field as drizzle's prepared query lists it: where the value goes, and what it is. */
+export type SelectedField = { path: string[]; field: unknown };
+
+type Decoder = { mapFromDriverValue(value: unknown): unknown };
+
+/** Drizzle keeps an SQL field's decoder internal; its `mapResultRow` reads it there. */
+const decoderOfSql = (sql: SQL): Decoder => (sql as unknown as { decoder: Decoder }).decoder;
+
+function decoderOf(field: unknown): Decoder {
+  if (is(field, Column)) return field;
+  if (is(field, SQL)) return decoderOfSql(field);
+  if (is(field, Subquery)) return decoderOfSql((field as unknown as { _: { sql: SQL } })._.sql);
+  return decoderOfSql((field as { sql: SQL }).sql);
+}
+
+/** A joined table's object that becomes `null` when the first of its columns is. */
+type Nullable = { object: string; firstColumn: number };
+
+/**
+ * Drizzle's `mapResultRow`, worked out once per query instead of on every row: which
+ * decoder each column takes, where its value goes, and which joined tables' objects
+ * become `null` (drizzle's rule: the object's first column is null, all its columns
+ * come from one table, and that table's join may be null). The generic form asks each
+ * field what it is on every row, which costs a page of wide rows a large share of its CPU.
+ * Rows are arrays in column order, as `.raw()` gives them.
+ */
+export function rowMapper(fields: readonly SelectedField[], joinsNotNullableMap?: Record<string, boolean>) {
+  const columns = fields.map(({ path, field }) => {
+    const decoder = decoderOf(field);
+    const identity = decoder.mapFromDriverValue === Column.prototype.mapFromDriverValue;
+    return { path, decode: identity ? null : decoder };
+  });
+  const nullables = joinsNotNullableMap ? nullablesOf(fields, joinsNotNullableMap) : [];
+  return (row: readonly unknown[]): Record<string, unknown> => {
+    const result: Record<string, unknown> = {};
+    for (let i = 0; i < columns.length; i++) {
+      const { path, decode } = columns[i];
+      const raw = row[i];
+      const value = raw === null ? null : decode ? decode.mapFromDriverValue(raw) : raw;
+      let node = result;
+      const last = path.length - 1;
+      for (let p = 0; p < last; p++) node = (node[path[p]] ??= {}) as Record<string, unknown>;
+      node[path[last]] = value;
+    }
+    for (const { object, firstColumn } of nullables) {
+      if ((result[object] as Record<string, unknown>)[fields[firstColumn].path[1]] === null) result[object] = null;
+    }
+    return result;
+  };
+}
+
+function nullablesOf(fields: readonly SelectedField[], joinsNotNullableMap: Record<string, boolean>): Nullable[] {
+  const objects = new Map<string, { firstColumn: number; table: string | null }>();
+  fields.forEach(({ path, field }, i) => {
+    if (path.length !== 2 || !is(field, Column)) return;
+    const table = getTableName(field.table);
+    const seen = objects.get(path[0]);
+    if (!seen) objects.set(path[0], { firstColumn: i, table });
+    else if (seen.table !== table) seen.table = null;
+  });
+  return [...objects].filter(([, o]) => o.table !== null && !joinsNotNullableMap[o.table]).map(([object, o]) => ({ object, firstColumn: o.firstColumn }));
+}
