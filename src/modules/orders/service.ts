@@ -1,6 +1,6 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { failedGuard, guarded, isUniqueViolation, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
+import { failedGuard, guarded, isUniqueViolation, nowIso, optionalReads, retryOnConflict, runBatch, type Statement } from '../../platform/db';
 import { badRequest, codedError, notFound } from '../../platform/errors';
 import { eventDataPatch } from '../../platform/events';
 import { uuidv7 } from '../../platform/ids';
@@ -229,25 +229,29 @@ export async function createOrder(ctx: ServiceContext, input: OrderCreateInput):
   const dealId = input.deal_id?.toLowerCase();
   return retryOnConflict(async () => {
     const contactPlan = planContactReference(ctx, contactRef, { missingMessage: NO_CONTACT_MESSAGE, source: 'api' });
-    const reads = [
-      selectOrderByReference(ctx.db, ctx.ws.id, input.external_reference ?? ''),
-      productsLookup(ctx, plan.productRefs),
-      selectDeal(ctx.db, ctx.ws.id, dealId ?? ''),
-      ...contactPlan.reads,
-    ];
-    const { results, created: inserted } = await readWithCreate(ctx, reads, insertAlongReads(ctx, input, plan, contactPlan), orderFromResults);
+    // Each read only when the body asks for it: a statement less is a statement less to send and run.
+    const reads = optionalReads();
+    const slots = {
+      existing: reads.add(input.external_reference !== undefined && selectOrderByReference(ctx.db, ctx.ws.id, input.external_reference)),
+      products: reads.add(plan.productRefs.some((ref) => Object.keys(ref).length > 0) && productsLookup(ctx, plan.productRefs)),
+      deal: reads.add(dealId !== undefined && selectDeal(ctx.db, ctx.ws.id, dealId)),
+    };
+    const contactFrom = reads.statements.length;
+    reads.statements.push(...contactPlan.reads);
+    const { results, created: inserted } = await readWithCreate(ctx, reads.statements, insertAlongReads(ctx, input, plan, contactPlan), orderFromResults);
     if (inserted) {
       heldReferences.add(ctx.ws.id, inserted.external_reference);
       return inserted;
     }
-    const [existingRows, productRows, dealRows] = results as [OrderRow[], ProductRow[], DealRow[]];
-    const existing = input.external_reference === undefined ? undefined : existingRows[0];
+    const existing = reads.get<OrderRow[]>(results, slots.existing, [])[0];
+    const productRows = reads.get<ProductRow[]>(results, slots.products, []);
+    const dealRows = reads.get<DealRow[]>(results, slots.deal, []);
     heldReferences.add(ctx.ws.id, existing?.externalReference);
     if (existing?.storeConnectionId) throw storeSyncedReadOnly();
     const applyMoney = !existing || existing.financialStatus === 'pending';
     const lines = input.items !== undefined && applyMoney ? buildLines(input.items, plan.productRefs, productRows) : null;
     if (dealId && !dealRows[0]) throw dealNotFound();
-    const contact = await contactPlan.resolve(results.slice(3));
+    const contact = await contactPlan.resolve(results.slice(contactFrom));
     if (dealId) checkDealContact(dealRows[0], existing?.contactId ?? contact.contact.id);
     try {
       return existing ? await replay(ctx, existing, input, plan, lines, contact) : await insertOrder(ctx, input, plan, lines ?? [], contact);

@@ -1,6 +1,6 @@
 import { and, eq, ne, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { guarded, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
+import { guarded, nowIso, optionalReads, retryOnConflict, runBatch, type Statement } from '../../platform/db';
 import { badRequest, codedError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { toCents } from '../../platform/money';
@@ -97,15 +97,15 @@ export async function refundOrder(ctx: ServiceContext, id: string, input: OrderR
   return retryOnConflict(
     async () => {
       const values = { ws: ctx.ws.id, order: id };
-      const results = await runBatch(ctx.db, [
-        refundByExternalId.in(ctx.db, { ...values, external: input.external_refund_id ?? '' }),
-        orderPayment.payment(ctx.db, values),
-        orderPayment.entries(ctx.db, values),
-        ...fullOrderReads(ctx.db, ctx.ws.id, id),
-      ]);
-      const [matched, [payment], entries] = results as [unknown[], PaymentRow[], PaymentEntryRow[]];
+      const reads = optionalReads();
+      const matchedSlot = reads.add(input.external_refund_id !== undefined && refundByExternalId.in(ctx.db, { ...values, external: input.external_refund_id }));
+      const paymentSlot = reads.add(orderPayment.payment(ctx.db, values));
+      const entriesSlot = reads.add(orderPayment.entries(ctx.db, values));
+      const results = await runBatch(ctx.db, [...reads.statements, ...fullOrderReads(ctx.db, ctx.ws.id, id)]);
+      const [payment] = reads.get<PaymentRow[]>(results, paymentSlot, []);
+      const entries = reads.get<PaymentEntryRow[]>(results, entriesSlot, []);
       const order = writableOrder(results);
-      if (input.external_refund_id !== undefined && matched.length) return { duplicate: true, order: fullOrder(results) };
+      if (reads.get<unknown[]>(results, matchedSlot, []).length) return { duplicate: true, order: fullOrder(results) };
       if (!order.paidAt) throw codedError(400, 'ORDER_NEVER_PAID', 'This order was never paid; only paid orders can be refunded');
       const remaining = order.totalCents - order.refundedTotalCents;
       if (cents > remaining) throw badRequest(`Refund amount exceeds the order's remaining total (${balanceText(remaining)})`);
