@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { admin, adminOk, makeWorkspace } from '../support/harness';
 import { rowsIn } from '../support/db';
+import { counted, warmWorkspace } from '../support/round-trips';
 import { future, MARKDOWN, newsletter, readyIssue } from './support';
 
 describe('newsletter issues', () => {
@@ -19,6 +20,19 @@ describe('newsletter issues', () => {
     const list = await ws.api('GET', `/v1/newsletters/${n.id}/issues`);
     expect(list.body.data.map((r: { id: string }) => r.id)).toEqual([full.id, empty.body.id]);
     for (const col of ['design_json', 'compiled_html', 'compiled_styles', 'plain_text']) expect(list.body.data[0]).not.toHaveProperty(col);
+  });
+
+  it('lists a newsletter\'s issues in one round trip, the newsletter read with the page; an unknown or foreign one is 404 there too', async () => {
+    const foreign = await newsletter(await makeWorkspace());
+    const ws = await warmWorkspace();
+    const n = await newsletter(ws);
+    const i = await readyIssue(ws, n.id);
+    const list = await counted(ws, 'GET', `/v1/newsletters/${n.id}/issues`);
+    expect(list).toMatchObject({ status: 200, roundTrips: 1, body: { total: 1, data: [{ id: i.id }] } });
+    for (const id of [foreign.id, crypto.randomUUID()]) {
+      const missing = await counted(ws, 'GET', `/v1/newsletters/${id}/issues`);
+      expect(missing).toMatchObject({ status: 404, roundTrips: 1, body: { error: { code: 'newsletter_not_found' } } });
+    }
   });
 
   it('filters by status with the exact 400 message; empty is absent', async () => {
