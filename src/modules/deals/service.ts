@@ -1,6 +1,6 @@
 import { and, asc, eq, or, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { isUniqueViolation, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
+import { isUniqueViolation, nowIso, optionalReads, retryOnConflict, runBatch, type Statement } from '../../platform/db';
 import { codedError, notFound } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import type { OutboxEvent } from '../../platform/events';
@@ -96,28 +96,28 @@ export async function createDeal(ctx: ServiceContext, input: DealCreateInput) {
 
   return retryOnConflict(async () => {
     const contactPlan = planContactReference(ctx, contactRef, { missingMessage: NO_CONTACT_MESSAGE, source: 'api' });
-    const reads = [
-      pipelinesRead.in(ctx.db, { ws: ctx.ws.id }),
-      stagesRead[givenStageId ? 1 : 0][givenPipelineId ? 1 : 0].in(ctx.db, { ws: ctx.ws.id, stage: givenStageId, pipeline: givenPipelineId }),
-      selectOwner(ctx, input.owner_user_id?.toLowerCase() ?? ''),
-      selectDealWithStage(ctx, 'externalReference', input.external_reference ?? ''),
-      productLookup(ctx, productRef),
-      ...contactPlan.reads,
-    ];
-    const { results, created } = await readWithCreate(ctx, reads, createAlongReads(ctx, input, productRef, contactPlan), joinedRow);
+    // The owner, the reference's deal and the product are read only when the body names them: a statement less is a statement less to send and run.
+    const reads = optionalReads();
+    const slots = {
+      pipelines: reads.add(pipelinesRead.in(ctx.db, { ws: ctx.ws.id })),
+      stages: reads.add(stagesRead[givenStageId ? 1 : 0][givenPipelineId ? 1 : 0].in(ctx.db, { ws: ctx.ws.id, stage: givenStageId, pipeline: givenPipelineId })),
+      owner: reads.add(!!input.owner_user_id && selectOwner(ctx, input.owner_user_id.toLowerCase())),
+      existing: reads.add(input.external_reference !== undefined && selectDealWithStage(ctx, 'externalReference', input.external_reference)),
+      product: reads.add(Object.keys(productRef).length > 0 && productLookup(ctx, productRef)),
+    };
+    const contactFrom = reads.statements.length;
+    reads.statements.push(...contactPlan.reads);
+    const { results, created } = await readWithCreate(ctx, reads.statements, createAlongReads(ctx, input, productRef, contactPlan), joinedRow);
     if (created) {
       heldReferences.add(ctx.ws.id, input.external_reference);
       return { ...serializeDealWithContact(created), duplicate: false };
     }
-    const [pipelineRows, stageRows, ownerRows, existingRows, productRows] = results as [
-      PipelineRow[],
-      StageRow[],
-      unknown[],
-      { deal: DealRow; stageName: string | null; pipelineName: string | null }[],
-      ProductRow[],
-    ];
-    const resolveContact = () => contactPlan.resolve(results.slice(5));
-    const existing = input.external_reference === undefined ? undefined : existingRows[0];
+    const pipelineRows = reads.get<PipelineRow[]>(results, slots.pipelines, []);
+    const stageRows = reads.get<StageRow[]>(results, slots.stages, []);
+    const ownerRows = reads.get<unknown[]>(results, slots.owner, []);
+    const productRows = reads.get<ProductRow[]>(results, slots.product, []);
+    const resolveContact = () => contactPlan.resolve(results.slice(contactFrom));
+    const existing = reads.get<{ deal: DealRow; stageName: string | null; pipelineName: string | null }[]>(results, slots.existing, [])[0];
     heldReferences.add(ctx.ws.id, existing?.deal.externalReference);
     const product = Object.keys(productRef).length ? checkProduct(productRows[0], existing?.deal.productId ?? null) : null;
     if (input.owner_user_id && !ownerRows[0]) throw invalidOwner();

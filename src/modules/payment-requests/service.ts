@@ -99,15 +99,17 @@ export async function createPaymentRequest(ctx: ServiceContext, input: PaymentRe
   const contactRef = { contact_id: input.contact_id?.toLowerCase(), phone: input.phone, email: input.email, name: input.name };
   return retryOnConflict(async () => {
     const plan = planContactReference(ctx, contactRef, { missingMessage: NO_CONTACT_MESSAGE, source: 'api' });
-    const reads = [selectDeal(ctx.db, ctx.ws.id, dealId ?? ''), ...plan.reads];
+    // The deal is read only when one is named.
+    const dealReads = dealId === undefined ? [] : [selectDeal(ctx.db, ctx.ws.id, dealId)];
+    const reads = [...dealReads, ...plan.reads];
     // A deal of a contact only the reads know (a phone/email reference) cannot be checked along.
     const contact = dealId !== undefined && contactRef.contact_id === undefined ? null : plan.along();
     const bet = contact && newRequestStatements(ctx, input, made, contact.id, dealId ?? null, true);
     const along = bet && { statements: [...contact.statements, ...bet.statements], events: [...contact.events, bet.event] };
     const { results, created } = await readWithCreate(ctx, reads, along, (r) => ((r.at(-1) as PaymentRequestRow[]).length ? serializePaymentRequest(lastRow(r)) : null));
     if (created) return created;
-    const [deal] = results[0] as DealRow[];
-    const planned = await plan.resolve(results.slice(1));
+    const [deal] = (dealReads.length ? results[0] : []) as DealRow[];
+    const planned = await plan.resolve(results.slice(dealReads.length));
     if (dealId && !deal) throw dealNotFound();
     if (deal && deal.contactId !== planned.contact.id) {
       throw codedError(409, 'PAYMENT_REQUEST_DEAL_CONTACT_MISMATCH', 'The deal belongs to another contact than the payment request');

@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { failedGuard, guarded, isUniqueViolation, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
+import { failedGuard, guarded, isUniqueViolation, nowIso, optionalReads, retryOnConflict, runBatch, type Statement } from '../../platform/db';
 import { badRequest, codedError, notFound } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { toCents } from '../../platform/money';
@@ -241,25 +241,28 @@ export async function createPayment(ctx: ServiceContext, input: PaymentCreateInp
   const plan = validateCreate(ctx, input);
   const productRef = productReference(input);
   const contactRef = { contact_id: input.contact_id?.toLowerCase(), phone: input.phone, email: input.email, name: input.name };
-  const reference = input.external_reference ?? '';
   const lostRace = (err: unknown) => isUniqueViolation(err) || failedGuard(err, 'payments.updated_at') || failedGuard(err, 'payment_entries.status');
 
   return retryOnConflict(async () => {
     const contactPlan = planContactReference(ctx, contactRef, { missingMessage: NO_CONTACT_MESSAGE, source: 'api' });
-    const reads = [
-      selectPaymentByReference(ctx.db, ctx.ws.id, reference),
-      selectEntriesByReference(ctx.db, ctx.ws.id, reference),
-      productLookup(ctx, productRef),
-      ...contactPlan.reads,
-    ];
+    // The reference's payment and the product are read only when the body names them.
+    const reads = optionalReads();
+    const slots = {
+      existing: reads.add(input.external_reference !== undefined && selectPaymentByReference(ctx.db, ctx.ws.id, input.external_reference)),
+      entries: reads.add(input.external_reference !== undefined && selectEntriesByReference(ctx.db, ctx.ws.id, input.external_reference)),
+      product: reads.add(Object.keys(productRef).length > 0 && productLookup(ctx, productRef)),
+    };
+    const contactFrom = reads.statements.length;
+    reads.statements.push(...contactPlan.reads);
     const along = Object.keys(productRef).length ? null : recordAlongReads(ctx, input, plan, contactPlan);
-    const { results, created } = await readWithCreate(ctx, reads, along, (r) => ((r.at(-2) as PaymentRow[]).length ? paymentFromResults(r) : null));
+    const { results, created } = await readWithCreate(ctx, reads.statements, along, (r) => ((r.at(-2) as PaymentRow[]).length ? paymentFromResults(r) : null));
     if (created) {
       heldReferences.add(ctx.ws.id, input.external_reference);
       return { ...created, duplicate: false };
     }
-    const [existingRows, existingEntries, productRows] = results as [PaymentRow[], PaymentEntryRow[], ProductRow[]];
-    const existing = input.external_reference === undefined ? undefined : existingRows[0];
+    const existing = reads.get<PaymentRow[]>(results, slots.existing, [])[0];
+    const existingEntries = reads.get<PaymentEntryRow[]>(results, slots.entries, []);
+    const productRows = reads.get<ProductRow[]>(results, slots.product, []);
     heldReferences.add(ctx.ws.id, existing?.externalReference);
     const product = Object.keys(productRef).length ? checkProduct(productRows[0], existing?.productId ?? null) : null;
     if (existing) {
@@ -267,7 +270,7 @@ export async function createPayment(ctx: ServiceContext, input: PaymentCreateInp
       const out = await applyChanges(ctx, existing, existingEntries, changes);
       return { ...out, duplicate: true };
     }
-    const contact = await contactPlan.resolve(results.slice(3));
+    const contact = await contactPlan.resolve(results.slice(contactFrom));
     try {
       return await insertPayment(ctx, input, plan, product, contact);
     } catch (err) {
