@@ -34,6 +34,8 @@ export function optionalReads() {
   return {
     statements,
     add: (statement: Statement | null | false): number => (statement ? statements.push(statement) - 1 : -1),
+    /** Statements always read (another module's, such as a contact reference's): where their results start. */
+    addAll: (always: Statement[]): number => statements.push(...always) - always.length,
     get: <T>(results: readonly unknown[], slot: number, none: T): T => (slot < 0 ? none : (results[slot] as T)),
   };
 }

@@ -95,7 +95,7 @@ export function prepared<Q extends Preparable>(build: (db: Db) => Q) {
     const { fromArrays } = rowsOf();
     return (fromArrays ? fromArrays(await bind(db, values).raw()) : await on(db).all(values)) as AllOf<Q>;
   };
-  const mapAll = (r: unknown) => (rowsOf().fromBatch ?? ((r: unknown) => templateOf().mapResult(r, true)))(r) as AllOf<Q>;
+  const mapAll = (r: unknown) => rowsOf().fromBatch(r) as AllOf<Q>;
   return {
     all,
     get: async (db: Db, values: Values) => (rowsOf().fromArrays ? ((await all(db, values)) as unknown[])[0] : await on(db).get(values)) as GetOf<Q>,
@@ -111,11 +111,15 @@ export function prepared<Q extends Preparable>(build: (db: Db) => Q) {
   };
 }
 
-/** How a prepared query's rows become objects: compiled once (`rowMapper`) for a query answering mapped rows, else drizzle's own. */
-type RowsMapping = { fromArrays: ((rows: unknown[][]) => unknown[]) | null; fromBatch: ((result: unknown) => unknown[]) | null };
+/**
+ * How a prepared query's rows become objects: compiled once (`rowMapper`) for a query answering
+ * mapped rows, else drizzle's own (a batch result through the query's mapping; `fromArrays` null:
+ * the query runs through drizzle).
+ */
+type RowsMapping = { fromArrays: ((rows: unknown[][]) => unknown[]) | null; fromBatch: (result: unknown) => unknown };
 
 function rowsMapping(template: DrizzlePrepared): RowsMapping {
-  if (template.executeMethod !== 'all' || !template.fields || template.customResultMapper) return { fromArrays: null, fromBatch: null };
+  if (template.executeMethod !== 'all' || !template.fields || template.customResultMapper) return { fromArrays: null, fromBatch: (r) => template.mapResult(r, true) };
   const row = rowMapper(template.fields, template.joinsNotNullableMap);
   // A batch answers rows as objects keyed by column name, in column order (what drizzle reads them as, too).
   return { fromArrays: (rows) => rows.map(row), fromBatch: (r) => (r as D1Result<Record<string, unknown>>).results.map((o) => row(Object.values(o))) };

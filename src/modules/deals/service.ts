@@ -105,8 +105,7 @@ export async function createDeal(ctx: ServiceContext, input: DealCreateInput) {
       existing: reads.add(input.external_reference !== undefined && selectDealWithStage(ctx, 'externalReference', input.external_reference)),
       product: reads.add(Object.keys(productRef).length > 0 && productLookup(ctx, productRef)),
     };
-    const contactFrom = reads.statements.length;
-    reads.statements.push(...contactPlan.reads);
+    const contactFrom = reads.addAll(contactPlan.reads);
     const { results, created } = await readWithCreate(ctx, reads.statements, createAlongReads(ctx, input, productRef, contactPlan), joinedRow);
     if (created) {
       heldReferences.add(ctx.ws.id, input.external_reference);

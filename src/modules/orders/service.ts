@@ -236,8 +236,7 @@ export async function createOrder(ctx: ServiceContext, input: OrderCreateInput):
       products: reads.add(plan.productRefs.some((ref) => Object.keys(ref).length > 0) && productsLookup(ctx, plan.productRefs)),
       deal: reads.add(dealId !== undefined && selectDeal(ctx.db, ctx.ws.id, dealId)),
     };
-    const contactFrom = reads.statements.length;
-    reads.statements.push(...contactPlan.reads);
+    const contactFrom = reads.addAll(contactPlan.reads);
     const { results, created: inserted } = await readWithCreate(ctx, reads.statements, insertAlongReads(ctx, input, plan, contactPlan), orderFromResults);
     if (inserted) {
       heldReferences.add(ctx.ws.id, inserted.external_reference);

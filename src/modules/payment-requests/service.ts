@@ -1,7 +1,7 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
-import { failedGuard, guarded, isUniqueViolation, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
+import { failedGuard, guarded, isUniqueViolation, nowIso, optionalReads, retryOnConflict, runBatch, type Statement } from '../../platform/db';
 import { badRequest, codedError, notFound } from '../../platform/errors';
 import type { OutboxEvent } from '../../platform/events';
 import { uuidText, uuidv7 } from '../../platform/ids';
@@ -100,16 +100,17 @@ export async function createPaymentRequest(ctx: ServiceContext, input: PaymentRe
   return retryOnConflict(async () => {
     const plan = planContactReference(ctx, contactRef, { missingMessage: NO_CONTACT_MESSAGE, source: 'api' });
     // The deal is read only when one is named.
-    const dealReads = dealId === undefined ? [] : [selectDeal(ctx.db, ctx.ws.id, dealId)];
-    const reads = [...dealReads, ...plan.reads];
+    const reads = optionalReads();
+    const dealSlot = reads.add(dealId !== undefined && selectDeal(ctx.db, ctx.ws.id, dealId));
+    const contactFrom = reads.addAll(plan.reads);
     // A deal of a contact only the reads know (a phone/email reference) cannot be checked along.
     const contact = dealId !== undefined && contactRef.contact_id === undefined ? null : plan.along();
     const bet = contact && newRequestStatements(ctx, input, made, contact.id, dealId ?? null, true);
     const along = bet && { statements: [...contact.statements, ...bet.statements], events: [...contact.events, bet.event] };
-    const { results, created } = await readWithCreate(ctx, reads, along, (r) => ((r.at(-1) as PaymentRequestRow[]).length ? serializePaymentRequest(lastRow(r)) : null));
+    const { results, created } = await readWithCreate(ctx, reads.statements, along, (r) => ((r.at(-1) as PaymentRequestRow[]).length ? serializePaymentRequest(lastRow(r)) : null));
     if (created) return created;
-    const [deal] = (dealReads.length ? results[0] : []) as DealRow[];
-    const planned = await plan.resolve(results.slice(dealReads.length));
+    const [deal] = reads.get<DealRow[]>(results, dealSlot, []);
+    const planned = await plan.resolve(results.slice(contactFrom));
     if (dealId && !deal) throw dealNotFound();
     if (deal && deal.contactId !== planned.contact.id) {
       throw codedError(409, 'PAYMENT_REQUEST_DEAL_CONTACT_MISMATCH', 'The deal belongs to another contact than the payment request');

@@ -252,8 +252,7 @@ export async function createPayment(ctx: ServiceContext, input: PaymentCreateInp
       entries: reads.add(input.external_reference !== undefined && selectEntriesByReference(ctx.db, ctx.ws.id, input.external_reference)),
       product: reads.add(Object.keys(productRef).length > 0 && productLookup(ctx, productRef)),
     };
-    const contactFrom = reads.statements.length;
-    reads.statements.push(...contactPlan.reads);
+    const contactFrom = reads.addAll(contactPlan.reads);
     const along = Object.keys(productRef).length ? null : recordAlongReads(ctx, input, plan, contactPlan);
     const { results, created } = await readWithCreate(ctx, reads.statements, along, (r) => ((r.at(-2) as PaymentRow[]).length ? paymentFromResults(r) : null));
     if (created) {
