@@ -241,6 +241,8 @@ export function scenarios(ctx) {
     { name: 'layer: floor + leased key token + leased IP token', floor: SELECT_FLOOR, auth: false, request: () => ({ method: 'GET', path: `/bench/layers/limiters?id=${ctx.workspaceId}` }) },
     { name: 'layer: the floor query on the workspace shard (the database the routes read)', floor: SELECT_FLOOR, auth: false, request: () => ({ method: 'GET', path: `/bench/layers/shard-select?shard=${ctx.shard}&id=${ctx.pipelineId}` }) },
     { name: 'layer: the floor query twice in one batch', floor: SELECT_FLOOR, auth: false, request: () => ({ method: 'GET', path: `/bench/layers/batch?id=${ctx.workspaceId}` }) },
+    { name: 'layer: the GET /v1/deals statements raw in one batch (no framework, no mapping)', floor: SELECT_FLOOR, auth: false, request: () => ({ method: 'GET', path: `/bench/layers/raw-list?list=deals&shard=${ctx.shard}&ws=${ctx.workspaceId}` }) },
+    { name: 'layer: the GET /v1/orders statements raw in one batch (no framework, no mapping)', floor: SELECT_FLOOR, auth: false, request: () => ({ method: 'GET', path: `/bench/layers/raw-list?list=orders&shard=${ctx.shard}&ws=${ctx.workspaceId}` }) },
     { name: 'layer: insert floor, two round trips (read, then insert)', floor: INSERT_FLOOR, auth: false, request: () => ({ method: 'POST', path: '/bench/layers/two-round-trips' }) },
     { name: 'layer: two round trips behind the whole /v1 middleware stack (write session)', floor: INSERT_FLOOR, request: () => ({ method: 'POST', path: '/bench/layers/stack' }) },
     { name: 'layer: two round trips behind the whole /v1 middleware stack, read replication on (bookmark record)', floor: INSERT_FLOOR, request: () => ({ method: 'POST', path: '/bench/layers/stack-replicas' }) },

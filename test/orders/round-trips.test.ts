@@ -30,4 +30,31 @@ describe('orders round trips', () => {
     expect(list.roundTrips).toBe(1);
     expect((await counted(ws, 'GET', `/v1/orders/${o.id}`)).roundTrips).toBe(1);
   });
+
+  it('a refund, mark-paid and cancel re-read only the header: their answers equal the order read afterwards, refunds in refunded_at order', async () => {
+    const ws = await makeWorkspace();
+    expect((await counted(ws, 'GET', '/v1/orders')).status).toBe(200); // warms the key cache
+    const paid = await createOrder(ws, { items: tenItems(4), financial_status: 'paid' });
+    const answers = [];
+    for (const refunded_at of ['2026-05-01T10:00:00Z', '2026-04-01T00:00:00Z', undefined]) {
+      const refund = await counted(ws, 'POST', `/v1/orders/${paid.id}/refunds`, { amount: 0.01, refunded_at });
+      expect(refund.status).toBe(201);
+      // Read: the payment, its entries, header, lines, refunds. Write: the order, the refund, the
+      // mirrored ledger refund (the charge, the refund entry, the payment, its timeline row), the
+      // order's timeline row, the event, the header.
+      expect(refund.statements).toBe(5 + 9);
+      answers.push(refund.body.order);
+    }
+    const read = (await ws.api('GET', `/v1/orders/${paid.id}`)).body;
+    expect(answers.at(-1)).toEqual(read);
+    expect(read.refunds.map((r: any) => r.refunded_at.slice(0, 10))).toEqual(['2026-04-01', '2026-05-01', new Date().toISOString().slice(0, 10)]);
+    expect(answers[1].refunds.map((r: any) => r.refunded_at.slice(0, 10))).toEqual(['2026-04-01', '2026-05-01']);
+
+    const pending = await createOrder(ws, { items: tenItems(5) });
+    const markedPaid = await counted(ws, 'POST', `/v1/orders/${pending.id}/mark-paid`, {});
+    expect(markedPaid.body).toEqual((await ws.api('GET', `/v1/orders/${pending.id}`)).body);
+    const cancelled = await counted(ws, 'POST', `/v1/orders/${pending.id}/cancel`, {});
+    expect(cancelled.body).toEqual((await ws.api('GET', `/v1/orders/${pending.id}`)).body);
+    expect(cancelled.statements).toBe(3 + 4); // read: header, lines, refunds; write: the order, the activity, the event, the header
+  });
 });

@@ -135,3 +135,24 @@ export function orderFromResults(results: unknown[]): FullOrder | null {
   if (!row) return null;
   return { ...serializeHeader(row), items: (results.at(-2) as OrderItemRow[]).map(serializeItem), refunds: (results.at(-1) as OrderRefundRow[]).map(serializeRefund) };
 }
+
+/** The header read alone (the order with its contact), for the end of a write batch guarded on the order's revision. */
+export const orderHeaderRead = (db: Db, workspaceId: string, id: string): Statement => headerRead.in(db, { ws: workspaceId, order: id });
+
+/** The refunds read's order: `refunded_at`, then id (both compared as SQLite's BINARY collation does, by code unit). */
+const byRefundedAtThenId = (a: OrderRefundRow, b: OrderRefundRow) =>
+  a.refundedAt < b.refundedAt ? -1 : a.refundedAt > b.refundedAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+
+/**
+ * The full order after a write guarded on the revision its read batch saw (`before`, ending
+ * with `fullOrderReads`): the header re-read at the end of the write batch (`written`), the
+ * lines and refunds as read, and the refunds the write added. Every change of an order's lines
+ * or refunds moves its revision, so a committed guarded write proves they are as read, and
+ * re-reading them would only send them again.
+ */
+export function orderAfterGuardedWrite(written: unknown[], before: unknown[], added: OrderRefundRow[] = []): FullOrder | null {
+  const [row] = written.at(-1) as OrderWithContactRow[];
+  if (!row) return null;
+  const refunds = added.length ? [...(before.at(-1) as OrderRefundRow[]), ...added].sort(byRefundedAtThenId) : (before.at(-1) as OrderRefundRow[]);
+  return { ...serializeHeader(row), items: (before.at(-2) as OrderItemRow[]).map(serializeItem), refunds: refunds.map(serializeRefund) };
+}

@@ -18,8 +18,8 @@ import { pickProduct, productsLookup, type ProductReference } from '../products/
 import { MAX_AMOUNT, MAX_QUANTITY, type OrderCreateInput, type OrderItemInputT } from './dto';
 import { orderEventData } from './events';
 import { itemCount, lineTotalCents, orderTotals } from './money';
-import { fullOrderReads, orderFromResults, selectOrderByReference, type FullOrder } from './read';
-import { orderCounters, orderItems, orders, type OrderRow } from './schema';
+import { fullOrderReads, orderAfterGuardedWrite, orderFromResults, selectOrderByReference, type FullOrder } from './read';
+import { orderCounters, orderItems, orders, type OrderRefundRow, type OrderRow } from './schema';
 import { preparedInsert, preparedSql } from '../../platform/prepared';
 import { afterInsertOf, guardable, type RowGuard } from '../../platform/row-guard';
 import { seenKeys } from '../../platform/seen-keys';
@@ -67,6 +67,13 @@ export const orderLostRace = (err: unknown) => failedGuard(err, 'orders.updated_
 /** The full order a batch ending with `fullOrderReads` read; 404 when it found none. */
 export function fullOrder(results: unknown[]): FullOrder {
   const order = orderFromResults(results);
+  if (!order) throw orderNotFound();
+  return order;
+}
+
+/** The full order after a write guarded on the revision `before` read (see `orderAfterGuardedWrite`); 404 when the header re-read found none. */
+export function fullOrderAfterWrite(written: unknown[], before: unknown[], added?: OrderRefundRow[]): FullOrder {
+  const order = orderAfterGuardedWrite(written, before, added);
   if (!order) throw orderNotFound();
   return order;
 }

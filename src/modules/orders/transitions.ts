@@ -11,9 +11,9 @@ import { refundLostRace, refundStatements } from '../payments/refunds';
 import { activity } from '../contacts/service';
 import { MAX_AMOUNT, type OrderMarkPaidInput, type OrderRefundInputT } from './dto';
 import { orderEventData } from './events';
-import { fullOrderReads } from './read';
+import { fullOrderReads, orderHeaderRead } from './read';
 import { orderRefunds, orders, type FinancialStatus, type OrderRefundRow, type OrderRow } from './schema';
-import { fullOrder, orderLostRace, orderNotFound, orderPaymentStatements, orderRowOf, revisionGuard, storeSyncedReadOnly } from './service';
+import { fullOrder, fullOrderAfterWrite, orderLostRace, orderNotFound, orderPaymentStatements, orderRowOf, revisionGuard, storeSyncedReadOnly } from './service';
 import type { FullOrder } from './read';
 import { prepared, preparedInsert } from '../../platform/prepared';
 
@@ -146,10 +146,10 @@ export async function refundOrder(ctx: ServiceContext, id: string, input: OrderR
         ...mirrorStatements(ctx, payment, entries, cents, reason ?? `Refund of order ${order.orderNumber}`),
         activity(ctx, order.contactId, 'order_refunded', 'api', { order_id: order.id, refund_id: refund.id, amount: cents / 100, currency: order.currency }, now),
         statement,
-        ...fullOrderReads(ctx.db, ctx.ws.id, order.id),
+        orderHeaderRead(ctx.db, ctx.ws.id, order.id),
       ]);
       ctx.events.committedAfter([event]);
-      return { duplicate: false, order: fullOrder(written) };
+      return { duplicate: false, order: fullOrderAfterWrite(written, results, [refund]) };
     },
     (err) => orderLostRace(err) || refundLostRace(err),
   );
@@ -213,10 +213,10 @@ export async function markOrderPaid(ctx: ServiceContext, id: string, input: Orde
       ...statements,
       activity(ctx, order.contactId, 'order_paid', 'api', { order_id: order.id, payment_reference: paymentReference }, now),
       statement,
-      ...fullOrderReads(ctx.db, ctx.ws.id, order.id),
+      orderHeaderRead(ctx.db, ctx.ws.id, order.id),
     ]);
     ctx.events.committedAfter([event]);
-    return fullOrder(written);
+    return fullOrderAfterWrite(written, results);
   }, orderLostRace);
 }
 
@@ -234,9 +234,9 @@ export async function cancelOrder(ctx: ServiceContext, id: string): Promise<Full
       updateOrder(ctx, order.id, { cancelledAt: now, ...revisionGuard(order, now, sql`${orders.cancelledAt} IS NULL`) }),
       activity(ctx, order.contactId, 'order_cancelled', 'api', { order_id: order.id }, now),
       statement,
-      ...fullOrderReads(ctx.db, ctx.ws.id, order.id),
+      orderHeaderRead(ctx.db, ctx.ws.id, order.id),
     ]);
     ctx.events.committedAfter([event]);
-    return fullOrder(written);
+    return fullOrderAfterWrite(written, results);
   }, orderLostRace);
 }
