@@ -42,9 +42,9 @@ export const refusedUntil = (result: Spend | null): number | null => (result && 
 /** A request's place in a subject's window: `admitted` false when the window had no token left for it. */
 export type Spend = { admitted: boolean; count: number; resetAt: number };
 
-type Pool = {
-  /** The lease being spent, its unspent tokens, and the window's count when it was granted (its tokens included). */
-  lease: string | null;
+/** A lease this isolate holds: its id, unspent tokens, and the window's count when it was granted (its tokens included). */
+type Held = {
+  id: string;
   tokens: number;
   count: number;
   limit: number;
@@ -53,6 +53,13 @@ type Pool = {
   spendUntil: number;
   /** Granted with fewer than LEASE_MAX tokens: the window is nearly spent, and another isolate may be waiting on it. */
   small: boolean;
+};
+
+type Pool = {
+  /** The lease being spent. */
+  current: Held | null;
+  /** A lease taken ahead while the current one still had tokens: spent once the current one is. */
+  next: Held | null;
   /** A spent lease not reported yet: the next lease call carries it. */
   owed: Settlement | null;
   refill: Promise<Refill> | null;
@@ -60,11 +67,19 @@ type Pool = {
 type Refill = 'added' | 'open' | Spend;
 
 /**
+ * When a full lease is down to this many tokens, the next one is asked for in the
+ * background: under steady load the call returns before the tokens run out, so no
+ * request waits for a lease call (waiting requests were most of what the limits cost).
+ */
+const LEASE_AHEAD_AT = Math.ceil(LEASE_MAX / 2);
+
+/**
  * The tokens one isolate leased from subjects' limiters (./../durable-objects/rate-limiter.ts).
  * Every lease is settled exactly once: carried by the next lease call once spent,
  * reported at once when it was a small one (the window is nearly spent, so another
  * isolate may be waiting on it), or given back with its unspent tokens when its
- * spending time is over. A token is never spent after its lease was settled.
+ * spending time is over. A token is never spent after its lease was settled. While
+ * the window has plenty left, the next lease is taken ahead (see LEASE_AHEAD_AT).
  */
 export class TokenPools {
   private readonly pools = new Lru<Pool>(SUBJECTS_MAX);
@@ -72,7 +87,7 @@ export class TokenPools {
   private poolFor(subject: string): Pool {
     let pool = this.pools.get(subject);
     if (!pool) {
-      pool = { lease: null, tokens: 0, count: 0, limit: 0, resetAt: 0, spendUntil: 0, small: false, owed: null, refill: null };
+      pool = { current: null, next: null, owed: null, refill: null };
       this.pools.set(subject, pool);
     }
     return pool;
@@ -93,11 +108,16 @@ export class TokenPools {
   private spendHeld(pool: Pool, env: Bindings, subject: string, limit: number, waitUntil: (work: Promise<unknown>) => void): Spend | undefined {
     const now = Date.now();
     // A changed limit (an operator override) applies at once: what was leased under the old one goes back.
-    if (pool.lease && (now >= pool.spendUntil || now >= pool.resetAt || pool.limit !== limit)) this.giveBack(env, subject, pool, waitUntil);
-    if (pool.tokens === 0) return undefined;
-    pool.tokens--;
-    const spent: Spend = { admitted: true, count: pool.count - pool.tokens, resetAt: pool.resetAt };
-    if (pool.tokens === 0) this.spentOut(env, subject, pool, waitUntil);
+    const over = (held: Held) => now >= held.spendUntil || now >= held.resetAt || held.limit !== limit;
+    if (pool.next && over(pool.next)) this.giveBackNext(env, subject, pool, waitUntil);
+    if (pool.current && over(pool.current)) this.giveBack(env, subject, pool, waitUntil);
+    if (!pool.current && pool.next) [pool.current, pool.next] = [pool.next, null];
+    const held = pool.current;
+    if (!held) return undefined;
+    held.tokens--;
+    const spent: Spend = { admitted: true, count: held.count - held.tokens, resetAt: held.resetAt };
+    if (held.tokens === 0) this.spentOut(env, subject, pool, waitUntil);
+    else if (held.tokens === LEASE_AHEAD_AT && !held.small && !pool.next && !pool.refill) this.startRefill(env, subject, limit, pool, waitUntil);
     return spent;
   }
 
@@ -114,15 +134,20 @@ export class TokenPools {
         if (held) return held;
         continue;
       }
-      // Under waitUntil: the lease is settled even if this request's client goes away.
-      pool.refill = this.refill(env, subject, limit, pool, waitUntil).finally(() => (pool.refill = null));
-      waitUntil(pool.refill);
-      const outcome = await pool.refill;
+      const outcome = await this.startRefill(env, subject, limit, pool, waitUntil);
       if (outcome === 'open') return null;
       if (outcome !== 'added') return outcome;
       const held = this.spendHeld(pool, env, subject, limit, waitUntil);
       if (held) return held;
     }
+  }
+
+  /** The subject's one lease call in flight; under waitUntil, so the lease is settled even if this request's client goes away. */
+  private startRefill(env: Bindings, subject: string, limit: number, pool: Pool, waitUntil: (work: Promise<unknown>) => void): Promise<Refill> {
+    const refill = this.refill(env, subject, limit, pool, waitUntil).finally(() => (pool.refill = null));
+    pool.refill = refill;
+    waitUntil(refill);
+    return refill;
   }
 
   private async refill(env: Bindings, subject: string, limit: number, pool: Pool, waitUntil: (work: Promise<unknown>) => void): Promise<Refill> {
@@ -137,19 +162,22 @@ export class TokenPools {
     }
     if (lease.id === null) return { admitted: false, count: lease.count, resetAt: lease.resetAt };
     const id = lease.id;
-    Object.assign(pool, {
-      lease: id,
+    const held: Held = {
+      id,
       tokens: lease.granted,
       count: lease.count,
       limit,
       resetAt: lease.resetAt,
       spendUntil: Date.now() + lease.spendForMs,
       small: lease.granted < LEASE_MAX,
-    });
+    };
+    if (pool.current) pool.next = held;
+    else pool.current = held;
     // Whatever is still unspent when the spending time ends goes back to the window.
     waitUntil(
       new Promise((done) => setTimeout(done, lease.spendForMs)).then(() => {
-        if (pool.lease === id) this.giveBack(env, subject, pool, waitUntil);
+        if (pool.current?.id === id) this.giveBack(env, subject, pool, waitUntil);
+        else if (pool.next?.id === id) this.giveBackNext(env, subject, pool, waitUntil);
         else if (pool.owed?.id === id) this.report(env, subject, pool, waitUntil);
       }),
     );
@@ -158,26 +186,44 @@ export class TokenPools {
 
   /** The lease is spent: small leases (the window nearly spent) are reported at once, others ride the next lease call. */
   private spentOut(env: Bindings, subject: string, pool: Pool, waitUntil: (work: Promise<unknown>) => void): void {
-    pool.owed = { id: pool.lease!, unspent: 0 };
-    pool.lease = null;
-    if (pool.small) this.report(env, subject, pool, waitUntil);
+    this.owe(env, subject, pool, { id: pool.current!.id, unspent: 0 }, waitUntil);
+    const small = pool.current!.small;
+    pool.current = null;
+    if (small) this.report(env, subject, pool, waitUntil);
   }
 
   private giveBack(env: Bindings, subject: string, pool: Pool, waitUntil: (work: Promise<unknown>) => void): void {
-    pool.owed = { id: pool.lease!, unspent: pool.tokens };
-    pool.lease = null;
-    pool.tokens = 0;
+    const held = pool.current!;
+    pool.current = null;
     // Tokens of a window that is over are worth nothing to anyone.
-    if (Date.now() < pool.resetAt) this.report(env, subject, pool, waitUntil);
-    else pool.owed = null;
+    if (Date.now() >= held.resetAt) return;
+    this.owe(env, subject, pool, { id: held.id, unspent: held.tokens }, waitUntil);
+    this.report(env, subject, pool, waitUntil);
+  }
+
+  /** A lease taken ahead and never spent from (its time or window is over, or the limit changed) goes back whole. */
+  private giveBackNext(env: Bindings, subject: string, pool: Pool, waitUntil: (work: Promise<unknown>) => void): void {
+    const held = pool.next!;
+    pool.next = null;
+    if (Date.now() < held.resetAt) this.settle(env, subject, { id: held.id, unspent: held.tokens }, waitUntil);
+  }
+
+  /** Records a settlement for the next lease call; one still waiting there (its call never came) is reported now, so none is lost. */
+  private owe(env: Bindings, subject: string, pool: Pool, settlement: Settlement, waitUntil: (work: Promise<unknown>) => void): void {
+    if (pool.owed) this.report(env, subject, pool, waitUntil);
+    pool.owed = settlement;
   }
 
   private report(env: Bindings, subject: string, pool: Pool, waitUntil: (work: Promise<unknown>) => void): void {
     const owed = pool.owed!;
     pool.owed = null;
+    this.settle(env, subject, owed, waitUntil);
+  }
+
+  private settle(env: Bindings, subject: string, settlement: Settlement, waitUntil: (work: Promise<unknown>) => void): void {
     waitUntil(
       limiter(env, subject)
-        .settle(owed.id, owed.unspent)
+        .settle(settlement.id, settlement.unspent)
         .catch((err: unknown) => console.error('rate limiter unavailable', subject, err)),
     );
   }

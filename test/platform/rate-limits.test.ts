@@ -52,6 +52,16 @@ async function unhurried(ws: TestWorkspace, method: string, path: string) {
 
 const minute = () => Math.floor(Date.now() / 60_000);
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Waits for work handed to `waitUntil`, including work that work hands on. */
+async function drain(kept: Promise<unknown>[]) {
+  for (let seen = 0; seen < kept.length; ) {
+    seen = kept.length;
+    await Promise.all(kept);
+  }
+}
+
 /**
  * Windows are wall-clock minutes: a run within one minute must admit exactly `limit` of
  * `sent`; one that straddles a boundary starts a second window part-way, so anywhere
@@ -228,15 +238,47 @@ describe('rate limits (Part 1 Limits)', () => {
       const spends = await Promise.all(Array.from({ length: 15 }, () => pools.spend(counted, subject, 1_000_000, (work) => kept.push(work))));
       expect(spends.map((s) => s!.count)).toEqual(Array.from({ length: 15 }, (_, i) => i + 1));
       const leases = calls.filter((c) => c.method === 'lease');
-      // Two leases of LEASE_MAX cover 15 requests; the second carries the first, spent whole.
-      expect(leases).toHaveLength(2);
+      // The first lease; the second, taken ahead when the first was half spent; the third, taken
+      // ahead when the second was, carrying the first (spent whole).
+      expect(leases).toHaveLength(3);
       expect(leases[0].args[3]).toBeUndefined();
-      expect(leases[1].args[3]).toEqual({ id: expect.any(String), unspent: 0 });
-      expect((await windowOf(subject)).count).toBe(20);
-      await Promise.all(kept);
-      // The second lease's five unspent tokens went back when its spending time ended.
-      expect(calls.filter((c) => c.method === 'settle').map((c) => c.args[1])).toEqual([5]);
+      expect(leases[1].args[3]).toBeUndefined();
+      expect(leases[2].args[3]).toEqual({ id: expect.any(String), unspent: 0 });
+      await drain(kept);
+      // When their spending time ended, the second lease's five unspent tokens went back, and the third, untouched, whole.
+      expect(calls.filter((c) => c.method === 'settle').map((c) => c.args[1])).toEqual([5, LEASE_MAX]);
       expect((await windowOf(subject)).count).toBe(15);
+    });
+  });
+
+  it('takes the next lease ahead: under steady load no request waits for a lease call, and none is lost', async () => {
+    await inOneRateWindow(async () => {
+      const { env: counted, calls } = countingLimiters();
+      const kept: Promise<unknown>[] = [];
+      const subject = `test:${crypto.randomUUID()}`;
+      const pools = new TokenPools();
+      // Leases spent for a second here, so none runs out of time while the requests trickle in.
+      const unhurriedEnv = { ...counted, RATE_LIMIT_LEASE_MS: '1000' } as Bindings;
+      const spent: number[] = [];
+      let waited = 0;
+      for (let i = 0; i < 4 * LEASE_MAX; i++) {
+        const spend = pools.spend(unhurriedEnv, subject, 1_000_000, (work) => kept.push(work));
+        if (spend instanceof Promise) waited++;
+        spent.push((await spend)!.count);
+        // Requests arrive a little apart: time for a lease call taken ahead to come back.
+        await sleep(5);
+      }
+      // Only the very first request waited: every later lease was asked for while tokens were left.
+      expect(waited).toBe(1);
+      expect(spent).toEqual(Array.from({ length: 4 * LEASE_MAX }, (_, i) => i + 1));
+      await drain(kept);
+      // Every lease was settled once: the spent ones carried by the next call, the last two given back.
+      const leases = calls.filter((c) => c.method === 'lease');
+      const carried = leases.map((c) => (c.args[3] as Settlement | undefined)?.id).filter(Boolean);
+      const settled = calls.filter((c) => c.method === 'settle').map((c) => c.args[0]);
+      expect(new Set([...carried, ...settled]).size).toBe(carried.length + settled.length);
+      expect(carried.length + settled.length).toBe(leases.length);
+      expect((await windowOf(subject)).count).toBe(4 * LEASE_MAX);
     });
   });
 
@@ -261,9 +303,9 @@ describe('rate limits (Part 1 Limits)', () => {
   it("a key's requests spend leased tokens: one limiter call covers many", async () => {
     await inOneRateWindow(async () => {
       const ws = await makeWorkspace({ rate_limits: { per_key_per_minute: 1000 } });
-      for (let i = 0; i < 15; i++) expect((await unhurried(ws, 'GET', '/v1/pipelines')).status).toBe(200);
-      // Two leases of LEASE_MAX; a call per request would have counted 15.
-      expect((await windowOf(`key:${await sha256Hex(ws.key)}`)).count).toBe(2 * LEASE_MAX);
+      for (let i = 0; i < 30; i++) expect((await unhurried(ws, 'GET', '/v1/pipelines')).status).toBe(200);
+      // Four leases of LEASE_MAX (the fourth taken ahead, half-way through the third); a call per request would have counted 30.
+      expect((await windowOf(`key:${await sha256Hex(ws.key)}`)).count).toBe(4 * LEASE_MAX);
     });
   });
 
