@@ -74,8 +74,9 @@ const isRead = (method: string) => method === 'GET' || method === 'HEAD';
  * Bearer-key authentication, API-access check, rate limits and feature gate.
  * Both limits spend tokens this isolate leased from the subject's limiter
  * (./rate-limit.ts), and the next lease is asked for before they run out: about
- * one call per ten requests, which the requests rarely wait for. The per-IP spend runs alongside the key look-up (one
- * D1 query, skipped for a cached key); the key's needs the key's limit. With
+ * one call per ten requests, which the requests rarely wait for. The per-IP
+ * spend runs alongside the key look-up (one D1 query, skipped for a cached
+ * key); the key's needs the key's limit. With
  * read replication on, every request asks the key's limiter instead, which also
  * returns the key's latest bookmark for the request's session (./consistency.ts).
  *
