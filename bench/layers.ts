@@ -62,13 +62,15 @@ const captured = new Map<string, Captured>();
 async function rawList(request: Request, env: Bindings) {
   const params = new URL(request.url).searchParams;
   const [list, shard, workspaceId] = [params.get('list') as keyof typeof LISTS, params.get('shard') ?? 'SHARD_0', params.get('ws') ?? ''];
+  if (!(list in LISTS)) return Response.json({ error: `unknown list: ${list}` }, { status: 404 });
   const db = d1(env, shard);
-  let statements = captured.get(list);
+  const key = `${list}:${workspaceId}`;
+  let statements = captured.get(key);
   if (!statements) {
     const seen: Captured = [];
     const ctx = { db: dbFor(recording(db, seen)), ws: { id: workspaceId }, events: null } as unknown as ServiceContext;
     await LISTS[list](ctx, {});
-    captured.set(list, (statements = seen));
+    captured.set(key, (statements = seen));
   }
   const [count, page] = await db.batch(statements.map((s) => db.prepare(s.sql).bind(...s.params)));
   return Response.json({ total: count.results[0], data: page.results });
