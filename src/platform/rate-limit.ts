@@ -109,8 +109,8 @@ export class TokenPools {
     const now = Date.now();
     // A changed limit (an operator override) applies at once: what was leased under the old one goes back.
     const over = (held: Held) => now >= held.spendUntil || now >= held.resetAt || held.limit !== limit;
-    if (pool.next && over(pool.next)) this.giveBackNext(env, subject, pool, waitUntil);
-    if (pool.current && over(pool.current)) this.giveBack(env, subject, pool, waitUntil);
+    if (pool.next && over(pool.next)) this.giveBack(env, subject, pool, 'next', waitUntil);
+    if (pool.current && over(pool.current)) this.giveBack(env, subject, pool, 'current', waitUntil);
     if (!pool.current && pool.next) [pool.current, pool.next] = [pool.next, null];
     const held = pool.current;
     if (!held) return undefined;
@@ -176,8 +176,8 @@ export class TokenPools {
     // Whatever is still unspent when the spending time ends goes back to the window.
     waitUntil(
       new Promise((done) => setTimeout(done, lease.spendForMs)).then(() => {
-        if (pool.current?.id === id) this.giveBack(env, subject, pool, waitUntil);
-        else if (pool.next?.id === id) this.giveBackNext(env, subject, pool, waitUntil);
+        if (pool.current?.id === id) this.giveBack(env, subject, pool, 'current', waitUntil);
+        else if (pool.next?.id === id) this.giveBack(env, subject, pool, 'next', waitUntil);
         else if (pool.owed?.id === id) this.report(env, subject, pool, waitUntil);
       }),
     );
@@ -186,32 +186,23 @@ export class TokenPools {
 
   /** The lease is spent: small leases (the window nearly spent) are reported at once, others ride the next lease call. */
   private spentOut(env: Bindings, subject: string, pool: Pool, waitUntil: (work: Promise<unknown>) => void): void {
-    this.owe(env, subject, pool, { id: pool.current!.id, unspent: 0 }, waitUntil);
-    const small = pool.current!.small;
+    const { id, small } = pool.current!;
     pool.current = null;
+    // One spent earlier whose settlement no lease call carried yet (the next lease was taken ahead before it was spent) is reported now, so none is lost.
+    if (pool.owed) this.report(env, subject, pool, waitUntil);
+    pool.owed = { id, unspent: 0 };
     if (small) this.report(env, subject, pool, waitUntil);
   }
 
-  private giveBack(env: Bindings, subject: string, pool: Pool, waitUntil: (work: Promise<unknown>) => void): void {
-    const held = pool.current!;
-    pool.current = null;
-    // Tokens of a window that is over are worth nothing to anyone.
-    if (Date.now() >= held.resetAt) return;
-    this.owe(env, subject, pool, { id: held.id, unspent: held.tokens }, waitUntil);
-    this.report(env, subject, pool, waitUntil);
-  }
-
-  /** A lease taken ahead and never spent from (its time or window is over, or the limit changed) goes back whole. */
-  private giveBackNext(env: Bindings, subject: string, pool: Pool, waitUntil: (work: Promise<unknown>) => void): void {
-    const held = pool.next!;
-    pool.next = null;
+  /**
+   * A held lease whose spending time or window is over, or whose limit changed, goes back with its
+   * unspent tokens (a lease taken ahead and never spent from, whole); a window that is over takes
+   * nothing back, its tokens being worth nothing to anyone.
+   */
+  private giveBack(env: Bindings, subject: string, pool: Pool, slot: 'current' | 'next', waitUntil: (work: Promise<unknown>) => void): void {
+    const held = pool[slot]!;
+    pool[slot] = null;
     if (Date.now() < held.resetAt) this.settle(env, subject, { id: held.id, unspent: held.tokens }, waitUntil);
-  }
-
-  /** Records a settlement for the next lease call; one still waiting there (its call never came) is reported now, so none is lost. */
-  private owe(env: Bindings, subject: string, pool: Pool, settlement: Settlement, waitUntil: (work: Promise<unknown>) => void): void {
-    if (pool.owed) this.report(env, subject, pool, waitUntil);
-    pool.owed = settlement;
   }
 
   private report(env: Bindings, subject: string, pool: Pool, waitUntil: (work: Promise<unknown>) => void): void {

@@ -151,8 +151,6 @@ const byRefundedAtThenId = (a: OrderRefundRow, b: OrderRefundRow) =>
  * re-reading them would only send them again.
  */
 export function orderAfterGuardedWrite(written: unknown[], before: unknown[], added: OrderRefundRow[] = []): FullOrder | null {
-  const [row] = written.at(-1) as OrderWithContactRow[];
-  if (!row) return null;
-  const refunds = added.length ? [...(before.at(-1) as OrderRefundRow[]), ...added].sort(byRefundedAtThenId) : (before.at(-1) as OrderRefundRow[]);
-  return { ...serializeHeader(row), items: (before.at(-2) as OrderItemRow[]).map(serializeItem), refunds: refunds.map(serializeRefund) };
+  const refunds = added.length ? [...(before.at(-1) as OrderRefundRow[]), ...added].sort(byRefundedAtThenId) : before.at(-1);
+  return orderFromResults([written.at(-1), before.at(-2), refunds]);
 }
