@@ -220,12 +220,37 @@ type ListFilter = AnyColumn | ((value: SQLWrapper) => SQL);
 type Pageable = { limit(limit: Placeholder): { offset(offset: Placeholder): Preparable } };
 
 /**
+ * A list's total and page as one statement answering one row: the total, and the page's rows
+ * as one JSON array of arrays (`json_group_array`). D1 hands each value of a result over on its
+ * own, so a page of 25 wide joined rows travels as hundreds of values, and as one here: that,
+ * more than reading the rows, is what a page cost over a one-row read. The page is a sub-query
+ * with `LIMIT`, which SQLite never flattens into the aggregate, so its rows reach
+ * `json_group_array` in the page's order. Its columns are renamed by position (`c0`, `c1`, ...),
+ * since a join's columns can share a name, and each array is mapped as `.raw()` rows are. A page
+ * column must not be JSON made by a JSON function (it would be embedded, not quoted).
+ */
+function pageWithTotal(count: DrizzlePrepared, page: DrizzlePrepared) {
+  if (!page.fields || page.customResultMapper) throw new Error('preparedList: the page must be a select with fields');
+  const [countQuery, pageQuery] = [count.getQuery(), page.getQuery()];
+  const names = page.fields.map((_, i) => `c${i}`).join(', ');
+  const text = `WITH page(${names}) AS (${pageQuery.sql}) SELECT (${countQuery.sql}) AS total, (SELECT json_group_array(json_array(${names})) FROM page) AS rows`;
+  const fill = parameterFiller([...pageQuery.params, ...countQuery.params]);
+  const row = rowMapper(page.fields, page.joinsNotNullableMap);
+  const map = (result: unknown) => {
+    const [{ total, rows }] = (result as D1Result<{ total: number; rows: string }>).results;
+    return { total, rows: (JSON.parse(rows) as unknown[][]).map(row) };
+  };
+  return (db: Db, values: Values) => batchItem(db, text, fill(values), map);
+}
+
+/**
  * A list's total and page, prepared once per set of filters present (a list with n optional
  * filters has at most 2^n sets). `build` gets the filters present, their `and`, and the
  * workspace's placeholder; the page gets `LIMIT`/`OFFSET` here. A run's `values` hold the
  * workspace (`ws`), `limit`, `offset` and each present filter's value under its name: a filter is
- * present when its name is a key of `values`. Both statements go in one batch, after any
- * `leading` statements the caller needs read in the same round trip (their results: `leading`).
+ * present when its name is a key of `values`. Total and page are one statement
+ * (`pageWithTotal`), sent in one batch after any `leading` statements the caller needs read in
+ * the same round trip (their results: `leading`).
  */
 export function preparedList<F extends string, Row>(
   filters: Record<F, ListFilter>,
@@ -237,18 +262,19 @@ export function preparedList<F extends string, Row>(
     const value = sql.placeholder(name);
     return typeof filter === 'function' ? filter(value) : eq(filter, value);
   };
-  const built = new Map<string, { count: ReturnType<typeof prepared>; page: ReturnType<typeof prepared> }>();
+  const built = new Map<string, ReturnType<typeof pageWithTotal>>();
   return async (db: Db, values: Values, leading: Statement[] = []): Promise<{ total: number; rows: Row[]; leading: unknown[] }> => {
     const present = names.filter((f) => f in values);
     const key = present.join();
     let list = built.get(key);
     if (!list) {
       const statements = build(present, present.length ? and(...present.map(condition)) : undefined, sql.placeholder('ws'));
-      const page = (db: Db) => statements.page(db).limit(sql.placeholder('limit')).offset(sql.placeholder('offset'));
-      built.set(key, (list = { count: prepared(statements.count), page: prepared(page) }));
+      const template = (query: Preparable) => query.prepare() as DrizzlePrepared;
+      const page = statements.page(builder as unknown as Db).limit(sql.placeholder('limit')).offset(sql.placeholder('offset'));
+      built.set(key, (list = pageWithTotal(template(statements.count(builder as unknown as Db)), template(page))));
     }
-    const results = await db.batch([...leading, list.count.in(db, values), list.page.in(db, values)] as unknown as [Statement, ...Statement[]]);
-    const [[{ total }], rows] = results.slice(leading.length) as [{ total: number }[], Row[]];
+    const results = await db.batch([...leading, list(db, values)] as unknown as [Statement, ...Statement[]]);
+    const { total, rows } = results[leading.length] as unknown as { total: number; rows: Row[] };
     return { total, rows, leading: results.slice(0, leading.length) };
   };
 }

@@ -1,9 +1,9 @@
 import { env } from 'cloudflare:workers';
-import { and, asc, eq, sql, type SQLWrapper } from 'drizzle-orm';
+import { and, asc, desc, eq, sql, type SQLWrapper } from 'drizzle-orm';
 import { integer, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dbFor, type Db } from '../../src/platform/db';
-import { prepared, preparedInsert, preparedRowsInsert, preparedSql, runPrepared } from '../../src/platform/prepared';
+import { prepared, preparedInsert, preparedList, preparedRowsInsert, preparedSql, runPrepared } from '../../src/platform/prepared';
 import { runBatch } from '../../src/platform/db';
 
 const probes = sqliteTable('prepared_probe', {
@@ -188,6 +188,46 @@ describe('prepared queries', () => {
     const [all, first] = await runPrepared(db, [query.allIn(db, { ws: 'j1' }), query.getIn(db, { ws: 'j1' })] as const);
     expect(all).toEqual(built);
     expect(first).toEqual(built[0]);
+  });
+
+  it('answer a list’s total and page in one statement, rows as the builder maps them, in the page’s order', async () => {
+    await env.SHARD_0.exec('CREATE TABLE IF NOT EXISTS prepared_tag (id TEXT PRIMARY KEY, ws TEXT NOT NULL, probe_id TEXT, weight REAL, note TEXT)');
+    await env.SHARD_0.exec('DELETE FROM prepared_tag');
+    const tags = sqliteTable('prepared_tag', { id: text('id').primaryKey(), ws: text('ws').notNull(), probeId: text('probe_id'), weight: real('weight'), note: text('note') });
+    const texts = ['plain', 'quote " and \\ backslash', '{"looks":"like json"}', 'ünï €', '', null];
+    await db.insert(tags).values(
+      Array.from({ length: 13 }, (_, i) => ({ id: `t${String(i).padStart(2, '0')}`, ws: 'l1', probeId: i % 3 === 0 ? null : 'a', weight: i % 2 ? i + 0.25 : i, note: texts[i % texts.length] })),
+    );
+    await db.insert(tags).values({ id: 'other', ws: 'l2', probeId: 'a', weight: 1, note: 'x' });
+    // Both tables have an `id` column: the page's columns are renamed by position, not by name.
+    const page = (d: Db, ws: SQLWrapper, where?: SQLWrapper) =>
+      d
+        .select({ tag: tags, probe: probes, twice: sql<number>`${tags.weight} * 2`.as('twice') })
+        .from(tags)
+        .leftJoin(probes, eq(probes.id, tags.probeId))
+        .where(and(eq(tags.ws, ws), where))
+        .orderBy(desc(tags.weight), desc(tags.id));
+    const list = preparedList<'probe_id', Awaited<ReturnType<typeof page>>[number]>({ probe_id: tags.probeId }, (_, where, ws) => ({
+      count: (d) => d.select({ total: sql<number>`count(*)` }).from(tags).where(and(eq(tags.ws, ws), where)),
+      page: (d) => page(d, ws, where),
+    }));
+    const built = await page(db, sql`${'l1'}`);
+    expect(built.find((r) => r.tag.id === 't01')?.probe).toEqual({ id: 'a', ws: 'w1', flag: true, doc: { tags: ['x', 'y'] }, score: 3 });
+    expect(built.some((r) => r.probe === null)).toBe(true);
+    let seen: unknown[] = [];
+    for (let offset = 0; offset < 15; offset += 5) {
+      const { total, rows } = await list(db, { ws: 'l1', limit: 5, offset });
+      expect(total).toBe(13);
+      seen = [...seen, ...rows];
+    }
+    expect(seen).toEqual(built);
+    expect(seen.map((r: any) => r.tag.note)).toEqual(built.map((r) => r.tag.note));
+    const filtered = await list(db, { ws: 'l1', limit: 100, offset: 0, probe_id: 'a' });
+    expect(filtered.total).toBe(8);
+    expect(filtered.rows).toEqual(built.filter((r) => r.tag.probeId === 'a'));
+    expect(await list(db, { ws: 'none', limit: 5, offset: 0 })).toEqual({ total: 0, rows: [], leading: [] });
+    const withLeading = await list(db, { ws: 'l2', limit: 5, offset: 0 }, [counted.in(db, { ws: 'w1' })]);
+    expect(withLeading).toEqual({ total: 1, rows: await page(db, sql`${'l2'}`), leading: [[{ n: 2 }]] });
   });
 
   it('refuse a table whose default is SQL', () => {
