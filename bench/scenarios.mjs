@@ -318,7 +318,7 @@ export function scenarios(ctx) {
     {
       name: 'POST /v1/deals (existing contact by phone/email)',
       floor: INSERT_FLOOR,
-      expected: 2,
+      expected: 1,
       request: (i) => ({ method: 'POST', path: '/v1/deals', body: { title: `Deal ${i}`, ...identityOf(contactIndex(i + 2)) } }),
     },
     { name: 'GET /v1/deals', floor: SELECT_FLOOR, expected: 1, request: () => ({ method: 'GET', path: '/v1/deals' }) },

@@ -92,7 +92,7 @@ describe('POST /v1/deals: a plain deal for a contact_id in one round trip', () =
     expect((await eventsOf(ws.id, 'deal.created')).length).toBe(10);
   });
 
-  it('a deal for a new contact by email creates both in one round trip; an existing contact keeps two and nothing stray', async () => {
+  it('a deal for a new contact by email creates both in one round trip; one for the same contact again takes one too and nothing stray', async () => {
     const ws = await warmWorkspace();
     await ws.api('POST', '/v1/deals', { title: 'Learns the entry', contact_id: await contactOf(ws) });
     const email = `${crypto.randomUUID()}@example.com`;
@@ -109,10 +109,66 @@ describe('POST /v1/deals: a plain deal for a contact_id in one round trip', () =
 
     const middle = await footprint(ws);
     const existing = await counted(ws, 'POST', '/v1/deals', { title: 'Same buyer', email, name: 'Ignored' });
-    expect(existing.roundTrips).toBe(2);
+    expect(existing.roundTrips).toBe(1);
     expect(existing.body).toMatchObject({ contact_id: fresh.body.contact_id, contact_name: 'Nova Lee' });
     expect(await footprint(ws)).toEqual({ deals: middle.deals + 1, contact_activities: middle.contact_activities + 1, event_outbox: middle.event_outbox + 1 });
     expect(await query('SELECT id FROM contacts WHERE workspace_id = ? AND email = ?', ws.id, email)).toHaveLength(1);
+  });
+
+  it('a contact holding exactly the phone and email is used in one round trip; one the upsert would change or refuse takes the reads', async () => {
+    const ws = await warmWorkspace();
+    await ws.api('POST', '/v1/deals', { title: 'Learns the entry', contact_id: await contactOf(ws) });
+    const email = `${crypto.randomUUID()}@example.com`;
+    const phone = `+1415555${String(Math.floor(Math.random() * 10_000)).padStart(4, '0')}`;
+    const holder = (await ws.api('POST', '/v1/contacts', { phone, email, name: 'Hal Older' })).body;
+    const before = await footprint(ws);
+    const contactBefore = (await ws.api('GET', `/v1/contacts/${holder.id}`)).body;
+    for (const [label, reference] of [['phone', { phone }], ['email', { email }], ['both', { phone, email }]] as const) {
+      const res = await counted(ws, 'POST', '/v1/deals', { title: `By ${label}`, ...reference, name: 'Ignored' });
+      expect(res.status, label).toBe(201);
+      expect(res.roundTrips, label).toBe(1);
+      expect(res.body, label).toMatchObject({ contact_id: holder.id, contact_name: 'Hal Older', contact_phone: phone, contact_email: email });
+      const { duplicate: _, ...answer } = res.body;
+      expect((await ws.api('GET', `/v1/deals/${res.body.id}`)).body, label).toEqual(answer);
+      const [event] = (await eventsOf(ws.id, 'deal.created')).filter((e) => e.data.deal_id === res.body.id);
+      expect(event.data.contact_id, label).toBe(holder.id);
+      const timeline = await query<{ contact_id: string }>(`SELECT contact_id FROM contact_activities WHERE workspace_id = ? AND type = 'deal_created' AND data ->> 'deal_id' = ?`, ws.id, res.body.id);
+      expect(timeline, label).toEqual([{ contact_id: holder.id }]);
+    }
+    expect(await footprint(ws)).toEqual({ deals: before.deals + 3, contact_activities: before.contact_activities + 3, event_outbox: before.event_outbox + 3 });
+    expect((await ws.api('GET', `/v1/contacts/${holder.id}`)).body).toEqual(contactBefore);
+
+    // A new email for the phone's contact is the upsert's update: the reads decide, the contact gains the email.
+    const newEmail = `${crypto.randomUUID()}@example.com`;
+    const updated = await counted(ws, 'POST', '/v1/deals', { title: 'New email', phone, email: newEmail });
+    expect(updated.roundTrips).toBe(2);
+    expect(updated.body).toMatchObject({ contact_id: holder.id, contact_email: newEmail });
+    // The old email is still the contact's by its history: the upsert finds it there, and takes the reads.
+    const byHistory = await counted(ws, 'POST', '/v1/deals', { title: 'Old email', email });
+    expect(byHistory.roundTrips).toBe(2);
+    expect(byHistory.body).toMatchObject({ contact_id: holder.id });
+    // Phone and email held by two contacts: the merge request, and no deal.
+    const other = (await ws.api('POST', '/v1/contacts', { email: `${crypto.randomUUID()}@example.com` })).body;
+    const dealsBefore = (await footprint(ws)).deals;
+    expectCoded(await ws.api('POST', '/v1/deals', { title: 'Two people', phone, email: other.email }), 409, 'CONTACT_MERGE_REQUIRED');
+    // A blacklisted phone is refused even though a contact holds it.
+    await adminOk('POST', `/workspaces/${ws.id}/blacklist`, { phone });
+    expectCoded(await ws.api('POST', '/v1/deals', { title: 'Blocked', phone }), 400, 'PHONE_BLACKLISTED');
+    expect((await footprint(ws)).deals).toBe(dealsBefore);
+  });
+
+  it('parallel deals by one new email make one contact, and every deal names it', async () => {
+    const ws = await warmWorkspace();
+    await ws.api('POST', '/v1/deals', { title: 'Learns the entry', contact_id: await contactOf(ws) });
+    const email = `${crypto.randomUUID()}@example.com`;
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => ws.api('POST', '/v1/deals', { title: `Parallel ${i}`, email })));
+    expect(results.map((r) => r.status)).toEqual(Array(8).fill(201));
+    const contacts = await query<{ id: string }>('SELECT id FROM contacts WHERE workspace_id = ? AND email = ?', ws.id, email);
+    expect(contacts).toHaveLength(1);
+    expect(new Set(results.map((r) => r.body.contact_id))).toEqual(new Set([contacts[0].id]));
+    const events = (await eventsOf(ws.id)).filter((e) => e.data.contact_id === contacts[0].id);
+    expect(events.filter((e) => e.type === 'contact.created')).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'deal.created')).toHaveLength(8);
   });
 
   it('a new contact is never created by a deal its reads reject', async () => {

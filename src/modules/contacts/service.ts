@@ -1,4 +1,4 @@
-import { and, count, eq, sql } from 'drizzle-orm';
+import { and, count, eq, sql, type SQL } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { failedGuard, guarded, isUniqueViolation, nowIso, retryOnConflict, optionalReads, runBatch, type Db, type Statement } from '../../platform/db';
 import { preparedInsert, preparedSql } from '../../platform/prepared';
@@ -14,6 +14,7 @@ import { openMergeRequest } from './merge';
 import { labelsChange, planChanges, type LabelDiff, type NormalizedWrite } from './plan';
 import { contactProjection, identifierHeld, readContact, selectContact, selectIdentifierHolder, serializeContact, type ContactRow } from './read';
 import { contactActivities, contacts, CONTACT_SOURCES } from './schema';
+import type { ContactIdSql } from './resolve';
 import { readWithCreate } from '../../platform/create-along';
 
 export const MERGE_MESSAGE_CREATE =
@@ -276,6 +277,15 @@ export function activity(ctx: ServiceContext, contactId: string, type: string, s
 }
 
 const activityInsert = preparedInsert(contactActivities);
+const activityInsertFor = new Map<SQL, ReturnType<typeof preparedInsert<typeof contactActivities>>>();
+
+/** `activity` for a contact named by SQL evaluated as the batch runs (see `ContactIdSql`), with `guard`. */
+export function activityOf(ctx: ServiceContext, contact: ContactIdSql, type: string, source: string, data: Record<string, unknown>, now: string, guard: RowGuard): Statement {
+  let insert = activityInsertFor.get(contact.sql);
+  if (!insert) activityInsertFor.set(contact.sql, (insert = preparedInsert(contactActivities, { contact_id: contact.sql })));
+  const row = { id: uuidv7(), workspace_id: ctx.ws.id, contact_id: '', type, source, data, created_at: now };
+  return insert.in(ctx.db, row, { condition: guard.condition, values: { ...guard.values, ...contact.values } });
+}
 
 const seedInsert = guardable((condition) =>
   preparedSql('run', () => sql`INSERT INTO consent_ledger (id, workspace_id, contact_id, channel, action, state, previous_state, source, basis, evidence, created_at)

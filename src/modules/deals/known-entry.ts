@@ -1,7 +1,7 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { Lru } from '../../platform/lru';
 import type { RowGuard } from '../../platform/row-guard';
-import { referencedContactExists } from '../contacts/resolve';
+import { referencedContactExists, type ContactIdSql } from '../contacts/resolve';
 import { pipelines, stages } from '../pipelines/schema';
 import type { StageTarget } from './moves';
 import { deals } from './schema';
@@ -51,6 +51,15 @@ export const newDealGuard = (workspaceId: string, contactId: string, externalRef
   condition: newDealCondition,
   values: { ...entryValues(workspaceId, externalReference, entry), newContact: contactId },
 });
+
+const contactConditions = new Map<SQL, SQL>();
+
+/** The same for a contact named by SQL as the batch runs (a phone/email's, see `ContactIdSql`): it names one. */
+export function newDealGuardFor(workspaceId: string, contact: ContactIdSql, externalReference: string | null, entry: StageTarget): RowGuard {
+  let condition = contactConditions.get(contact.sql);
+  if (!condition) contactConditions.set(contact.sql, (condition = sql`${contact.sql} IS NOT NULL AND ${entryCondition}`));
+  return { condition, values: { ...entryValues(workspaceId, externalReference, entry), ...contact.values } };
+}
 
 /** The same without the contact: for a new contact created along with the deal, so that it is created only if the deal will be. */
 export const entryGuard = (workspaceId: string, externalReference: string | null, entry: StageTarget): RowGuard => ({

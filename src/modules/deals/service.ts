@@ -1,13 +1,13 @@
-import { and, asc, eq, or, sql } from 'drizzle-orm';
+import { and, asc, eq, or, sql, type SQL } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { isUniqueViolation, nowIso, optionalReads, retryOnConflict, runBatch, type Statement } from '../../platform/db';
 import { codedError, notFound } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
-import type { OutboxEvent } from '../../platform/events';
+import { eventDataPatch, type OutboxEvent } from '../../platform/events';
 import { toCents } from '../../platform/money';
 import { contacts } from '../contacts/schema';
-import { planContactReference, type ContactReferencePlan, type PlannedContact } from '../contacts/resolve';
-import { activity } from '../contacts/service';
+import { planContactReference, type ContactIdSql, type ContactReferencePlan, type PlannedContact } from '../contacts/resolve';
+import { activity, activityOf } from '../contacts/service';
 import { pipelines, stages } from '../pipelines/schema';
 import { productLookup, type ProductReference } from '../products/service';
 import type { ProductRow } from '../products/schema';
@@ -21,10 +21,20 @@ import { deals, type DealRow } from './schema';
 import { prepared, preparedInsert } from '../../platform/prepared';
 import { afterInsertOf, type RowGuard } from '../../platform/row-guard';
 import { seenKeys } from '../../platform/seen-keys';
-import { entryGuard, knownEntry, newDealGuard, rememberEntry } from './known-entry';
+import { entryGuard, knownEntry, newDealGuard, newDealGuardFor, rememberEntry } from './known-entry';
 import { readWithCreate } from '../../platform/create-along';
 
 const dealInsert = preparedInsert(deals);
+const insertsFor = new Map<SQL, { deal: ReturnType<typeof preparedInsert<typeof deals>>; eventContact: ReturnType<typeof eventDataPatch> }>();
+
+/** The deal's insert and its event's `contact_id` for a contact named by SQL, built once per such SQL. */
+function namedContactWrites(contact: ContactIdSql) {
+  let writes = insertsFor.get(contact.sql);
+  if (!writes) insertsFor.set(contact.sql, (writes = { deal: preparedInsert(deals, { contactId: contact.sql }), eventContact: eventDataPatch('$.contact_id', contact.sql) }));
+  return writes;
+}
+const dealInsertFor = (contact: ContactIdSql) => namedContactWrites(contact).deal;
+const eventContactFor = (contact: ContactIdSql) => namedContactWrites(contact).eventContact;
 
 export const NO_CONTACT_MESSAGE = 'Provide contact_id, or a phone/email to identify the contact';
 
@@ -175,10 +185,12 @@ const heldReferences = seenKeys();
  * is written only if, as the batch runs, its contact exists, no deal holds the
  * `external_reference` and that entry still stands; its timeline row and event only if it was.
  * A phone/email reference sends the contact's create along too (see `along`), itself
- * guarded on the same entry and reference, so the contact is created only with the deal. When a
- * guard fails the batch wrote nothing and its reads decide as always. None for a reference this
- * instance has seen held (`heldReferences`: an update). The last statement re-reads the deal: a
- * row means it was created.
+ * guarded on the same entry and reference, so the contact is created only with the deal; the
+ * deal then names its contact as the batch finds it (`newOrUnchanged`): the new one, or the
+ * contact already holding exactly that phone/email when the upsert would change nothing.
+ * When a guard fails the batch wrote nothing and its reads decide as always. None for a
+ * reference this instance has seen held (`heldReferences`: an update). The last statement
+ * re-reads the deal: a row means it was created.
  */
 function createAlongReads(ctx: ServiceContext, input: DealCreateInput, productRef: ProductReference, contactPlan: ContactReferencePlan) {
   if (input.external_reference !== undefined && heldReferences.has(ctx.ws.id, input.external_reference)) return null;
@@ -189,7 +201,9 @@ function createAlongReads(ctx: ServiceContext, input: DealCreateInput, productRe
   const reference = input.external_reference ?? null;
   const contact = contactPlan.along(entryGuard(ctx.ws.id, reference, entry));
   if (!contact) return null;
-  const deal = newDealStatements(ctx, input, { product: null, contactId: contact.id, entry, title: input.title }, newDealGuard(ctx.ws.id, contact.id, reference, entry));
+  const named = contact.newOrUnchanged;
+  const guard = named ? newDealGuardFor(ctx.ws.id, named, reference, entry) : newDealGuard(ctx.ws.id, contact.id, reference, entry);
+  const deal = newDealStatements(ctx, input, { product: null, contactId: contact.id, entry, title: input.title }, guard, named);
   return { statements: [...contact.statements, ...deal.statements], events: [...contact.events, deal.event] };
 }
 
@@ -217,13 +231,16 @@ async function insertDeal(
 /**
  * A new deal's statements: the row (under a cap, only while the count is below it), its slot at
  * the top of its stage, the timeline row, `deal.created` and the re-read. With `guard`, the row is
- * written only when it holds, the timeline row and the event only when the row was.
+ * written only when it holds, the timeline row and the event only when the row was. With
+ * `contact` (and a guard), the row, the timeline row and the event's `contact_id` take the
+ * contact that SQL names as the batch runs instead of `contactId`.
  */
 function newDealStatements(
   ctx: ServiceContext,
   input: DealCreateInput,
   resolved: { product: ProductRow | null; contactId: string; entry: StageTarget; title: string },
   guard?: RowGuard,
+  contact?: ContactIdSql,
 ) {
   const { product, entry, title, contactId } = resolved;
   const now = nowIso();
@@ -254,6 +271,20 @@ function newDealStatements(
   const cap = ctx.ws.caps.deals;
   const written = guard && afterInsertOf(deals, deal.id);
   const { event, statement: outbox } = ctx.events.emit(ctx.db, ctx.ws.id, 'deal.created', dealEventData(deal, entry), written);
+  const timeline = ['deal_created', 'api', { deal_id: deal.id, title, stage_id: entry.stageId, stage_name: entry.stageName }, now] as const;
+  if (contact && guard && written) {
+    return {
+      statements: [
+        dealInsertFor(contact).in(ctx.db, deal, guard),
+        openTopSlot(ctx.db, ctx.ws.id, entry.stageId, deal.id),
+        activityOf(ctx, contact, ...timeline, written),
+        outbox,
+        eventContactFor(contact)(ctx.db, [event.id], contact.values),
+        selectDealWithContact(ctx.db, ctx.ws.id, deal.id),
+      ],
+      event,
+    };
+  }
   const statements: Statement[] = [
     cap === undefined
       ? dealInsert.in(ctx.db, deal, guard)
@@ -263,7 +294,7 @@ function newDealStatements(
           workspaceId: sql`CASE WHEN (SELECT count(*) FROM deals WHERE workspace_id = ${ctx.ws.id}) < ${cap} THEN ${ctx.ws.id} ELSE NULL END` as unknown as string,
         }),
     openTopSlot(ctx.db, ctx.ws.id, entry.stageId, deal.id),
-    activity(ctx, contactId, 'deal_created', 'api', { deal_id: deal.id, title, stage_id: entry.stageId, stage_name: entry.stageName }, now, written),
+    activity(ctx, contactId, ...timeline, written),
     outbox,
     selectDealWithContact(ctx.db, ctx.ws.id, deal.id),
   ];
