@@ -23,6 +23,7 @@ import { afterInsertOf, type RowGuard } from '../../platform/row-guard';
 import { seenKeys } from '../../platform/seen-keys';
 import { entryGuard, knownEntry, newDealGuard, newDealGuardFor, rememberEntry } from './known-entry';
 import { readWithCreate } from '../../platform/create-along';
+import { rememberDeal } from './known-deals';
 
 const dealInsert = preparedInsert(deals);
 const insertsFor = new Map<SQL, { deal: ReturnType<typeof preparedInsert<typeof deals>>; eventContact: ReturnType<typeof eventDataPatch> }>();
@@ -119,6 +120,7 @@ export async function createDeal(ctx: ServiceContext, input: DealCreateInput) {
     const { results, created } = await readWithCreate(ctx, reads.statements, createAlongReads(ctx, input, productRef, contactPlan), joinedRow);
     if (created) {
       heldReferences.add(ctx.ws.id, input.external_reference);
+      rememberDeal(ctx.ws.id, created.deal, knownEntry(ctx.ws.id)!);
       return { ...serializeDealWithContact(created), duplicate: false };
     }
     const pipelineRows = reads.get<PipelineRow[]>(results, slots.pipelines, []);
@@ -219,7 +221,9 @@ async function insertDeal(
     const results = await runBatch(ctx.db, [...contactWrites, ...statements]);
     ctx.events.committedAfter([...contactEvents, event]);
     heldReferences.add(ctx.ws.id, input.external_reference);
-    return { ...serializeDealWithContact(joinedRow(results)), duplicate: false };
+    const row = joinedRow(results);
+    rememberDeal(ctx.ws.id, row.deal, resolved.entry);
+    return { ...serializeDealWithContact(row), duplicate: false };
   } catch (err) {
     if (failedGuard(err, 'workspace_id')) {
       throw codedError(403, 'PLAN_LIMIT_EXCEEDED', `Deal limit reached: your plan allows max_deals ${cap}`);
