@@ -117,10 +117,11 @@ export async function createDeal(ctx: ServiceContext, input: DealCreateInput) {
       product: reads.add(Object.keys(productRef).length > 0 && productLookup(ctx, productRef)),
     };
     const contactFrom = reads.addAll(contactPlan.reads);
-    const { results, created } = await readWithCreate(ctx, reads.statements, createAlongReads(ctx, input, productRef, contactPlan), joinedRow);
-    if (created) {
+    const entryKnown = knownEntry(ctx.ws.id);
+    const { results, created } = await readWithCreate(ctx, reads.statements, entryKnown ? createAlongReads(ctx, input, productRef, contactPlan, entryKnown) : null, joinedRow);
+    if (created && entryKnown) {
       heldReferences.add(ctx.ws.id, input.external_reference);
-      rememberDeal(ctx.ws.id, created.deal, knownEntry(ctx.ws.id)!);
+      rememberDeal(ctx.ws.id, created.deal, entryKnown);
       return { ...serializeDealWithContact(created), duplicate: false };
     }
     const pipelineRows = reads.get<PipelineRow[]>(results, slots.pipelines, []);
@@ -194,12 +195,10 @@ const heldReferences = seenKeys();
  * reference this instance has seen held (`heldReferences`: an update). The last statement
  * re-reads the deal: a row means it was created.
  */
-function createAlongReads(ctx: ServiceContext, input: DealCreateInput, productRef: ProductReference, contactPlan: ContactReferencePlan) {
+function createAlongReads(ctx: ServiceContext, input: DealCreateInput, productRef: ProductReference, contactPlan: ContactReferencePlan, entry: StageTarget) {
   if (input.external_reference !== undefined && heldReferences.has(ctx.ws.id, input.external_reference)) return null;
   if (!input.title || ctx.ws.caps.deals !== undefined) return null;
   if (Object.keys(productRef).length || input.owner_user_id !== undefined || input.stage_id !== undefined || input.pipeline_id !== undefined) return null;
-  const entry = knownEntry(ctx.ws.id);
-  if (!entry) return null;
   const reference = input.external_reference ?? null;
   const contact = contactPlan.along(entryGuard(ctx.ws.id, reference, entry));
   if (!contact) return null;
