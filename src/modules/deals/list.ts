@@ -29,7 +29,7 @@ const run = preparedList<'pipeline_id' | 'stage_id' | 'contact_id' | 'owner_user
   }),
 );
 
-/** Dedicated params only (no generic filter); the total and the page are read in one batch. */
+/** Dedicated params only (no generic filter); the total and the page are read in one statement (`preparedList`). */
 export async function listDeals(ctx: ServiceContext, params: DealListParams) {
   const paging = parsePaging(params, { limit: 25, cap: 100 });
   const values: Record<string, unknown> = { ws: ctx.ws.id, limit: paging.limit, offset: paging.offset };

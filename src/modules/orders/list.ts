@@ -41,7 +41,7 @@ const run = preparedList<'status' | 'contact_id' | 'source' | 'store_connection_
   }),
 );
 
-/** Filters with the spec's messages; newest `placed_at` first; the total and the page in one batch. */
+/** Filters with the spec's messages; newest `placed_at` first; the total and the page in one statement (`preparedList`). */
 export async function listOrders(ctx: ServiceContext, params: OrderListParams) {
   const paging = orderPaging(params);
   const values: Record<string, unknown> = { ws: ctx.ws.id, limit: paging.limit, offset: paging.offset };

@@ -203,7 +203,7 @@ const runList = preparedList<'status' | 'contact_id' | 'deal_id', PaymentRequest
   },
 );
 
-/** `GET /v1/payment-requests`: newest first; total and page in one batch. */
+/** `GET /v1/payment-requests`: newest first; total and page in one statement (`preparedList`). */
 export async function listPaymentRequests(ctx: ServiceContext, params: PaymentRequestListParams) {
   const paging = parsePaging(params, { limit: 25, cap: 100 });
   const values: Record<string, unknown> = { ws: ctx.ws.id, limit: paging.limit, offset: paging.offset };

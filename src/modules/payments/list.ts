@@ -21,7 +21,7 @@ const run = preparedList<'type' | 'status' | 'search', PaymentWithContactRow>(
   }),
 );
 
-/** Newest purchase first; total and page in one batch. */
+/** Newest purchase first; total and page in one statement (`preparedList`). */
 export async function listPayments(ctx: ServiceContext, params: PaymentListParams) {
   const paging = parsePaging(params, { limit: 25, cap: 100 });
   const values: Record<string, unknown> = { ws: ctx.ws.id, limit: paging.limit, offset: paging.offset };
