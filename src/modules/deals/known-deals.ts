@@ -26,8 +26,6 @@ export function rememberDeal(workspaceId: string, deal: DealRow, stage: StageTar
   knownStages.set(key(workspaceId, stage.stageId), stage);
 }
 
-export const rememberStage = (workspaceId: string, stage: StageTarget) => knownStages.set(key(workspaceId, stage.stageId), stage);
-
 const p = (name: string) => sql.placeholder(name);
 
 /**

@@ -34,8 +34,6 @@ function namedContactWrites(contact: ContactIdSql) {
   if (!writes) insertsFor.set(contact.sql, (writes = { deal: preparedInsert(deals, { contactId: contact.sql }), eventContact: eventDataPatch('$.contact_id', contact.sql) }));
   return writes;
 }
-const dealInsertFor = (contact: ContactIdSql) => namedContactWrites(contact).deal;
-const eventContactFor = (contact: ContactIdSql) => namedContactWrites(contact).eventContact;
 
 export const NO_CONTACT_MESSAGE = 'Provide contact_id, or a phone/email to identify the contact';
 
@@ -275,30 +273,22 @@ function newDealStatements(
   const written = guard && afterInsertOf(deals, deal.id);
   const { event, statement: outbox } = ctx.events.emit(ctx.db, ctx.ws.id, 'deal.created', dealEventData(deal, entry), written);
   const timeline = ['deal_created', 'api', { deal_id: deal.id, title, stage_id: entry.stageId, stage_name: entry.stageName }, now] as const;
-  if (contact && guard && written) {
-    return {
-      statements: [
-        dealInsertFor(contact).in(ctx.db, deal, guard),
-        openTopSlot(ctx.db, ctx.ws.id, entry.stageId, deal.id),
-        activityOf(ctx, contact, ...timeline, written),
-        outbox,
-        eventContactFor(contact)(ctx.db, [event.id], contact.values),
-        selectDealWithContact(ctx.db, ctx.ws.id, deal.id),
-      ],
-      event,
-    };
-  }
+  // A contact named by SQL comes only with a guard (a create sent along with its reads, never under a cap).
+  const named = contact && guard && written ? { contact, guard, written, writes: namedContactWrites(contact) } : null;
   const statements: Statement[] = [
-    cap === undefined
-      ? dealInsert.in(ctx.db, deal, guard)
-      : ctx.db.insert(deals).values({
-          ...deal,
-          // Under a cap the insert itself checks the count, so parallel creates cannot overshoot it.
-          workspaceId: sql`CASE WHEN (SELECT count(*) FROM deals WHERE workspace_id = ${ctx.ws.id}) < ${cap} THEN ${ctx.ws.id} ELSE NULL END` as unknown as string,
-        }),
+    named
+      ? named.writes.deal.in(ctx.db, deal, named.guard)
+      : cap === undefined
+        ? dealInsert.in(ctx.db, deal, guard)
+        : ctx.db.insert(deals).values({
+            ...deal,
+            // Under a cap the insert itself checks the count, so parallel creates cannot overshoot it.
+            workspaceId: sql`CASE WHEN (SELECT count(*) FROM deals WHERE workspace_id = ${ctx.ws.id}) < ${cap} THEN ${ctx.ws.id} ELSE NULL END` as unknown as string,
+          }),
     openTopSlot(ctx.db, ctx.ws.id, entry.stageId, deal.id),
-    activity(ctx, contactId, ...timeline, written),
+    named ? activityOf(ctx, named.contact, ...timeline, named.written) : activity(ctx, contactId, ...timeline, written),
     outbox,
+    ...(named ? [named.writes.eventContact(ctx.db, [event.id], named.contact.values)] : []),
     selectDealWithContact(ctx.db, ctx.ws.id, deal.id),
   ];
   return { statements, event };
