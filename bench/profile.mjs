@@ -134,6 +134,26 @@ function report(profile, requests) {
   ].join('\n');
 }
 
+/** CPU time so far (ms) of this process (the load driver) and of each runtime thread, by thread name. */
+function processCpu() {
+  const out = new Map([['driver', (process.cpuUsage().user + process.cpuUsage().system) / 1000]]);
+  const tick = 10; // USER_HZ: /proc counts CPU in 1/100 s
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    let comm;
+    try { comm = readFileSync(`/proc/${pid}/comm`, 'utf8').trim(); } catch { continue; }
+    if (comm !== 'workerd') continue;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+        const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ');
+        const key = `workerd:${name}`;
+        out.set(key, (out.get(key) ?? 0) + (Number(fields[11]) + Number(fields[12])) * tick);
+      } catch {}
+    }
+  }
+  return out;
+}
+
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 for (const name of names) {
   const scenario = scenarios(ctx).find((s) => s.name === name);
@@ -143,12 +163,18 @@ for (const name of names) {
   }
   const headers = scenario.auth === false ? {} : { authorization: `Bearer ${ctx.key}` };
   await load({ base, headers, makeRequest: (i) => scenario.request(i + 100), seconds: 2 });
+  const sample = scenario.request(99);
+  const answer = await fetch(`${base}${sample.path}`, { method: sample.method, headers: sample.body === undefined ? headers : { ...headers, 'content-type': 'application/json' }, body: sample.body === undefined ? undefined : JSON.stringify(sample.body) });
+  const bytes = (await answer.arrayBuffer()).byteLength;
+  const cpuBefore = processCpu();
   await send('Profiler.start');
   const result = await load({ base, headers, makeRequest: (i) => scenario.request(i + 10_000), seconds });
   const { profile } = await send('Profiler.stop');
+  const cpuAfter = processCpu();
   writeFileSync(join(out, `${name.replace(/[^a-z0-9]+/gi, '_')}.cpuprofile`), JSON.stringify(profile));
-  console.log(`\n${name}: ${result.requests} requests, ${result.rps.toFixed(0)}/s, p50 ${result.p50.toFixed(1)} ms, ${result.errors} errors`);
+  console.log(`\n${name}: ${result.requests} requests, ${result.rps.toFixed(0)}/s, p50 ${result.p50.toFixed(1)} ms, ${result.errors} errors, ${bytes} bytes per answer`);
   console.log(report(profile, result.requests));
+  console.log(`  whole machine, CPU per request: ${[...cpuAfter].map(([k, v]) => `${k} ${((v - (cpuBefore.get(k) ?? 0)) / result.requests).toFixed(3)} ms`).join(', ')}`);
 }
 ws.close();
 await mf.dispose();

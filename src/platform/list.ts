@@ -145,7 +145,9 @@ export function parseSort(raw: string | undefined, allowed: readonly string[], f
   return { field, descending };
 }
 
-export const envelope = <T>(data: T[], total: number, paging: Paging) => ({ data, total, limit: paging.limit, offset: paging.offset });
+export type Envelope<T> = { data: T[]; total: number; limit: number; offset: number };
+
+export const envelope = <T>(data: T[], total: number, paging: Paging): Envelope<T> => ({ data, total, limit: paging.limit, offset: paging.offset });
 
 /** A literal, case-insensitive substring match of `term` in any of `columns` (nulls never match; `%` and `_` are plain characters). */
 export function containsInAny(term: string | SQLWrapper, columns: AnyColumn[]): SQL {

@@ -2,6 +2,7 @@ import { and, eq, getTableColumns, is, Param, Placeholder, SQL, sql, type AnyCol
 import { drizzle } from 'drizzle-orm/d1';
 import { SQLiteAsyncDialect, type SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { clientOf, type Db, type Statement } from './db';
+import type { ListRead } from './list-answers';
 import { guardable, type RowGuard } from './row-guard';
 import { rowMapper, type SelectedField } from './row-mapping';
 
@@ -228,17 +229,28 @@ type Pageable = { limit(limit: Placeholder): { offset(offset: Placeholder): Prep
  * `json_group_array` in the page's order. Its columns are renamed by position (`c0`, `c1`, ...),
  * since a join's columns can share a name, and each array is mapped as `.raw()` rows are. A page
  * column must not be JSON made by a JSON function (it would be embedded, not quoted).
+ *
+ * With a `generation` (SQL naming the state of the data the list shows, `ListAnswers`), the
+ * statement answers it too, and computes the total and the page only when it is not the
+ * caller's `known` one: SQLite evaluates only the `CASE` branch taken.
  */
-function pageWithTotal(count: DrizzlePrepared, page: DrizzlePrepared) {
+function pageWithTotal(count: DrizzlePrepared, page: DrizzlePrepared, generation: BuiltQuery | null) {
   if (!page.fields || page.customResultMapper) throw new Error('preparedList: the page must be a select with fields');
   const [countQuery, pageQuery] = [count.getQuery(), page.getQuery()];
   const names = page.fields.map((_, i) => `c${i}`).join(', ');
-  const text = `WITH page(${names}) AS (${pageQuery.sql}) SELECT (${countQuery.sql}) AS total, (SELECT json_group_array(json_array(${names})) FROM page) AS rows`;
-  const fill = parameterFiller([...pageQuery.params, ...countQuery.params]);
+  const rowsQuery = `(SELECT json_group_array(json_array(${names})) FROM page)`;
+  const known = sql.placeholder('known');
+  const text = generation
+    ? `WITH page(${names}) AS (${pageQuery.sql}) SELECT g AS generation, CASE WHEN g IS ? THEN NULL ELSE (${countQuery.sql}) END AS total, ` +
+      `CASE WHEN g IS ? THEN NULL ELSE ${rowsQuery} END AS rows FROM (SELECT CAST(${generation.sql} AS TEXT) AS g)`
+    : `WITH page(${names}) AS (${pageQuery.sql}) SELECT NULL AS generation, (${countQuery.sql}) AS total, ${rowsQuery} AS rows`;
+  const fill = parameterFiller(
+    generation ? [...pageQuery.params, known, ...countQuery.params, known, ...generation.params] : [...pageQuery.params, ...countQuery.params],
+  );
   const row = rowMapper(page.fields, page.joinsNotNullableMap);
   const map = (result: unknown) => {
-    const [{ total, rows }] = (result as D1Result<{ total: number; rows: string }>).results;
-    return { total, rows: (JSON.parse(rows) as unknown[][]).map(row) };
+    const [{ generation: now, total, rows }] = (result as D1Result<{ generation: string | null; total: number | null; rows: string | null }>).results;
+    return rows === null ? { generation: now, unchanged: true } : { generation: now, unchanged: false, total, rows: (JSON.parse(rows) as unknown[][]).map(row) };
   };
   return (db: Db, values: Values) => batchItem(db, text, fill(values), map);
 }
@@ -250,11 +262,12 @@ function pageWithTotal(count: DrizzlePrepared, page: DrizzlePrepared) {
  * workspace (`ws`), `limit`, `offset` and each present filter's value under its name: a filter is
  * present when its name is a key of `values`. Total and page are one statement
  * (`pageWithTotal`), sent in one batch after any `leading` statements the caller needs read in
- * the same round trip (their results: `leading`).
+ * the same round trip (their results: `leading`). A list whose `build` names a `generation`
+ * can also be read `since` a known one (`ListAnswers`).
  */
 export function preparedList<F extends string, Row>(
   filters: Record<F, ListFilter>,
-  build: (present: F[], where: SQL | undefined, ws: SQLWrapper) => { count: (db: Db) => Preparable; page: (db: Db) => Pageable },
+  build: (present: F[], where: SQL | undefined, ws: SQLWrapper) => { count: (db: Db) => Preparable; page: (db: Db) => Pageable; generation?: SQL },
 ) {
   const names = Object.keys(filters) as F[];
   const condition = (name: F) => {
@@ -263,7 +276,8 @@ export function preparedList<F extends string, Row>(
     return typeof filter === 'function' ? filter(value) : eq(filter, value);
   };
   const built = new Map<string, ReturnType<typeof pageWithTotal>>();
-  return async (db: Db, values: Values, leading: Statement[] = []): Promise<{ total: number; rows: Row[]; leading: unknown[] }> => {
+  type Read = ListRead<{ total: number; rows: Row[] }> & { leading: unknown[] };
+  const since = async (db: Db, values: Values, known: string | null, leading: Statement[] = []): Promise<Read> => {
     const present = names.filter((f) => f in values);
     const key = present.join();
     let list = built.get(key);
@@ -271,12 +285,18 @@ export function preparedList<F extends string, Row>(
       const statements = build(present, present.length ? and(...present.map(condition)) : undefined, sql.placeholder('ws'));
       const template = (query: Preparable) => query.prepare() as DrizzlePrepared;
       const page = statements.page(builder as unknown as Db).limit(sql.placeholder('limit')).offset(sql.placeholder('offset'));
-      built.set(key, (list = pageWithTotal(template(statements.count(builder as unknown as Db)), template(page))));
+      const generation = statements.generation ? buildSql(statements.generation) : null;
+      built.set(key, (list = pageWithTotal(template(statements.count(builder as unknown as Db)), template(page), generation)));
     }
-    const results = await db.batch([...leading, list(db, values)] as unknown as [Statement, ...Statement[]]);
-    const { total, rows } = results[leading.length] as unknown as { total: number; rows: Row[] };
-    return { total, rows, leading: results.slice(0, leading.length) };
+    const results = await db.batch([...leading, list(db, { ...values, known })] as unknown as [Statement, ...Statement[]]);
+    return { ...(results[leading.length] as unknown as ListRead<{ total: number; rows: Row[] }>), leading: results.slice(0, leading.length) };
   };
+  const run = async (db: Db, values: Values, leading: Statement[] = []) => {
+    const read = await since(db, values, null, leading);
+    if (read.unchanged) throw new Error('preparedList: a read with no known generation came back unchanged');
+    return read;
+  };
+  return Object.assign(run, { since });
 }
 
 /** SQL with its parameters, built from drizzle's `sql` once, to be run many times. */

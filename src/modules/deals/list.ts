@@ -1,12 +1,13 @@
-import { desc } from 'drizzle-orm';
+import { desc, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { badRequest } from '../../platform/errors';
-import { envelope, parsePaging, searchParam } from '../../platform/list';
+import { envelope, parsePaging, searchParam, type Envelope } from '../../platform/list';
+import { generationIn, ListAnswers } from '../../platform/list-answers';
 import { preparedList } from '../../platform/prepared';
 import { isUuid } from '../../platform/validation';
-import { countWithContactIdentity, titleOrContactSearch } from '../contacts/identity-join';
+import { contactIdentityGeneration, countWithContactIdentity, titleOrContactSearch } from '../contacts/identity-join';
 import { selectDealsWithContact, serializeDealWithContact, type DealWithContactRow } from './read';
-import { deals, DEAL_STATUSES } from './schema';
+import { dealListGenerations, deals, DEAL_STATUSES } from './schema';
 
 export type DealListParams = Partial<
   Record<'pipeline_id' | 'stage_id' | 'contact_id' | 'owner_user_id' | 'status' | 'external_reference' | 'search' | 'limit' | 'offset', string>
@@ -26,10 +27,17 @@ const run = preparedList<'pipeline_id' | 'stage_id' | 'contact_id' | 'owner_user
   (present, where, ws) => ({
     count: (db) => countWithContactIdentity(db, deals, deals, ws, where, present.includes('search')),
     page: (db) => selectDealsWithContact(db, ws, where).orderBy(desc(deals.createdAt), desc(deals.id)),
+    generation: sql`${generationIn(dealListGenerations, ws)} || '.' || ${contactIdentityGeneration(ws)}`,
   }),
 );
 
-/** Dedicated params only (no generic filter); the total and the page are read in one statement (`preparedList`). */
+/** A page shows deals and their contacts' identity: it is kept until either changes. */
+const answers = new ListAnswers<Envelope<ReturnType<typeof serializeDealWithContact>>>();
+
+/**
+ * Dedicated params only (no generic filter); the total and the page are read in one statement
+ * (`preparedList`), and computed only when the data changed since this instance's kept answer.
+ */
 export async function listDeals(ctx: ServiceContext, params: DealListParams) {
   const paging = parsePaging(params, { limit: 25, cap: 100 });
   const values: Record<string, unknown> = { ws: ctx.ws.id, limit: paging.limit, offset: paging.offset };
@@ -43,6 +51,9 @@ export async function listDeals(ctx: ServiceContext, params: DealListParams) {
   if (params.external_reference !== undefined) values.external_reference = params.external_reference;
   const search = searchParam('search', params.search)?.trim();
   if (search) values.search = search;
-  const { total, rows } = await run(ctx.db, values);
-  return envelope(rows.map(serializeDealWithContact), total, paging);
+  return answers.answer(
+    JSON.stringify(values),
+    (known) => run.since(ctx.db, values, known),
+    ({ total, rows }) => envelope(rows.map(serializeDealWithContact), total, paging),
+  );
 }

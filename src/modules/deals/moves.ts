@@ -103,8 +103,9 @@ async function moveOnce(ctx: ServiceContext, dealId: string, input: { stage_id: 
 async function move(ctx: ServiceContext, deal: DealRow, from: FromStage, to: StageTarget, index: number, guard?: RowGuard) {
   const { statements, events } = moveStatements(ctx, deal, from, to, index, nowIso(), guard);
   const results = await runBatch(ctx.db, [...statements, selectDeal(ctx.db, ctx.ws.id, deal.id)]);
-  // The placement ends with the deal's own update: it changed a row exactly when the move happened.
-  if (guard && (results.at(-2) as D1Result).meta.changes !== 1) return null;
+  // The placement ends with the deal's own update: it changed rows exactly when the move happened
+  // (D1 counts the rows its triggers write too, so more than one).
+  if (guard && (results.at(-2) as D1Result).meta.changes === 0) return null;
   ctx.events.committedAfter(events);
   const [row] = results.at(-1) as DealRow[];
   if (!row) throw dealNotFound();

@@ -1,12 +1,14 @@
 import { and, desc, eq, gte, lte, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { badRequest } from '../../platform/errors';
-import { envelope, type Paging } from '../../platform/list';
+import { envelope, type Envelope, type Paging } from '../../platform/list';
+import { generationIn, ListAnswers } from '../../platform/list-answers';
 import { preparedList } from '../../platform/prepared';
 import { isUuid } from '../../platform/validation';
 import { parseIsoInZone } from '../payments/dates';
 import { selectOrdersWithContact, serializeHeader, type OrderWithContactRow } from './read';
-import { FINANCIAL_STATUSES, orders, ORDER_SOURCES } from './schema';
+import { contactIdentityGeneration } from '../contacts/identity-join';
+import { FINANCIAL_STATUSES, orderListGenerations, orders, ORDER_SOURCES } from './schema';
 
 export type OrderListParams = Partial<
   Record<'status' | 'contact_id' | 'source' | 'store_connection_id' | 'external_reference' | 'placed_from' | 'placed_to' | 'limit' | 'offset', string>
@@ -38,10 +40,17 @@ const run = preparedList<'status' | 'contact_id' | 'source' | 'store_connection_
   (_, where, ws) => ({
     count: (db) => db.select({ total: sql<number>`count(*)` }).from(orders).where(and(eq(orders.workspaceId, ws), where)),
     page: (db) => selectOrdersWithContact(db, ws, where).orderBy(desc(orders.placedAt), desc(orders.id)),
+    generation: sql`${generationIn(orderListGenerations, ws)} || '.' || ${contactIdentityGeneration(ws)}`,
   }),
 );
 
-/** Filters with the spec's messages; newest `placed_at` first; the total and the page in one statement (`preparedList`). */
+/** A page shows order headers and their contacts' identity: it is kept until either changes. */
+const answers = new ListAnswers<Envelope<ReturnType<typeof serializeHeader>>>();
+
+/**
+ * Filters with the spec's messages; newest `placed_at` first; the total and the page in one
+ * statement (`preparedList`), computed only when the data changed since this instance's kept answer.
+ */
 export async function listOrders(ctx: ServiceContext, params: OrderListParams) {
   const paging = orderPaging(params);
   const values: Record<string, unknown> = { ws: ctx.ws.id, limit: paging.limit, offset: paging.offset };
@@ -64,6 +73,9 @@ export async function listOrders(ctx: ServiceContext, params: OrderListParams) {
     values.placed_to = parseIsoInZone(params.placed_to, ctx.ws.timezone, true);
     if (!values.placed_to) throw badRequest('placed_to is not a valid date');
   }
-  const { total, rows } = await run(ctx.db, values);
-  return envelope(rows.map(serializeHeader), total, paging);
+  return answers.answer(
+    JSON.stringify(values),
+    (known) => run.since(ctx.db, values, known),
+    ({ total, rows }) => envelope(rows.map(serializeHeader), total, paging),
+  );
 }

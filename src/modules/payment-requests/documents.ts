@@ -1,9 +1,11 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { runBatch } from '../../platform/db';
+import { prepared } from '../../platform/prepared';
 import { httpError } from '../../platform/errors';
 import { fromCents } from '../../platform/money';
 import { hex } from '../../platform/ids';
+import { Lru } from '../../platform/lru';
 import type { LiveDocument, PaymentProvider } from '../../providers/payments';
 import { selectReferencedContact } from '../contacts/resolve';
 import { contactDocumentPointerReads, type EntryDocumentRow, type PaymentDocumentRow } from '../payments/service';
@@ -13,6 +15,13 @@ import { paymentRequests, type PaymentRequestRow } from './schema';
 
 /** How long the live listing may take before the stored listing is answered alone. */
 export const LIVE_TIMEOUT_MS = 2500;
+
+const contactRequests = prepared((db) =>
+  db
+    .select()
+    .from(paymentRequests)
+    .where(and(eq(paymentRequests.workspaceId, sql.placeholder('ws')), eq(paymentRequests.contactId, sql.placeholder('contact')))),
+);
 
 type Kind = (typeof DOCUMENT_KINDS)[number];
 export type ContactDocument = z.infer<typeof ContactDocumentSchema>;
@@ -53,9 +62,16 @@ function pointer(raw: unknown) {
   return { provider: text(p.provider), id, number, type: text(p.type), url: openUrl(p.url) };
 }
 
+/** A document's key is a digest of its identity: worked out once per identity in this instance. */
+const renderedKeys = new Lru<string>(5000);
+
 async function renderKey(identity: string): Promise<string> {
+  const known = renderedKeys.get(identity);
+  if (known !== undefined) return known;
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(identity));
-  return hex(new Uint8Array(digest, 0, 12));
+  const key = hex(new Uint8Array(digest, 0, 12));
+  renderedKeys.set(identity, key);
+  return key;
 }
 
 type Draft = Omit<ContactDocument, 'key'> & { identity: string };
@@ -70,7 +86,7 @@ export async function listContactDocuments(ctx: ServiceContext, contactId: strin
   const [contactRows, paymentRows, entryRows, requestRows] = (await runBatch(ctx.db, [
     selectReferencedContact(ctx, contactId),
     ...contactDocumentPointerReads(ctx, contactId),
-    ctx.db.select().from(paymentRequests).where(and(eq(paymentRequests.workspaceId, ctx.ws.id), eq(paymentRequests.contactId, contactId))),
+    contactRequests.in(ctx.db, { ws: ctx.ws.id, contact: contactId }),
   ])) as [unknown[], PaymentDocumentRow[], EntryDocumentRow[], PaymentRequestRow[]];
   if (!contactRows[0]) throw httpError(404, `contacts with ID ${contactId} not found`);
 

@@ -22,7 +22,7 @@ import {
   type RecurringInterval,
   type VatMode,
 } from './schema';
-import { preparedInsert, preparedRowsInsert } from '../../platform/prepared';
+import { prepared, preparedInsert, preparedRowsInsert } from '../../platform/prepared';
 import { afterInsertOf, type RowGuard } from '../../platform/row-guard';
 import { seenKeys } from '../../platform/seen-keys';
 import { readWithCreate } from '../../platform/create-along';
@@ -547,8 +547,9 @@ export async function markEntry(ctx: ServiceContext, id: string, entryId: string
  * total and currency) and refund entries with a `credit_document` (with the
  * entry's creation time, amount and currency).
  */
-export const contactDocumentPointerReads = (ctx: ServiceContext, contactId: string) => [
-  ctx.db
+const [documentWs, documentContact] = [sql.placeholder('ws'), sql.placeholder('contact')];
+const paymentPointers = prepared((db) =>
+  db
     .select({
       id: payments.id,
       date: payments.purchaseDate,
@@ -557,8 +558,10 @@ export const contactDocumentPointerReads = (ctx: ServiceContext, contactId: stri
       document: sql<string>`json_extract(${payments.metadata}, '$.document')`.as('document'),
     })
     .from(payments)
-    .where(and(eq(payments.workspaceId, ctx.ws.id), eq(payments.contactId, contactId), sql`json_type(${payments.metadata}, '$.document') = 'object'`)),
-  ctx.db
+    .where(and(eq(payments.workspaceId, documentWs), eq(payments.contactId, documentContact), sql`json_type(${payments.metadata}, '$.document') = 'object'`)),
+);
+const entryPointers = prepared((db) =>
+  db
     .select({
       id: paymentEntries.id,
       paymentId: paymentEntries.paymentId,
@@ -568,7 +571,13 @@ export const contactDocumentPointerReads = (ctx: ServiceContext, contactId: stri
       document: paymentEntries.creditDocument,
     })
     .from(paymentEntries)
-    .where(and(eq(paymentEntries.workspaceId, ctx.ws.id), eq(paymentEntries.contactId, contactId), sql`${paymentEntries.creditDocument} IS NOT NULL`)),
+    .where(and(eq(paymentEntries.workspaceId, documentWs), eq(paymentEntries.contactId, documentContact), sql`${paymentEntries.creditDocument} IS NOT NULL`)),
+);
+
+/** The document pointers of a contact's payments and refund entries, for the documents listing's read batch (built once: `prepared`). */
+export const contactDocumentPointerReads = (ctx: ServiceContext, contactId: string) => [
+  paymentPointers.in(ctx.db, { ws: ctx.ws.id, contact: contactId }),
+  entryPointers.in(ctx.db, { ws: ctx.ws.id, contact: contactId }),
 ];
 
 export type PaymentDocumentRow = { id: string; date: string; cents: number; currency: string; document: string };
