@@ -24,7 +24,8 @@ export type ListRead<T> = { generation: string | null } & ({ unchanged: true } |
  * computed from. The list statement reads the generation first and computes the page only when
  * it differs from the kept one (one round trip either way), so a kept answer is served only
  * while the data it shows has not changed: exact, never stale, not a cache with a lifetime.
- * `key` must name everything the answer depends on besides that data (workspace, filters, paging).
+ * `values` (the list statement's: workspace, filters, paging) name everything else the answer
+ * depends on, and key it.
  */
 export class ListAnswers<A> {
   private readonly kept: Lru<{ generation: string; answer: A }>;
@@ -33,7 +34,8 @@ export class ListAnswers<A> {
     this.kept = new Lru(max);
   }
 
-  async answer<T>(key: string, read: (known: string | null) => Promise<ListRead<T>>, compute: (fresh: T) => A): Promise<A> {
+  async answer<T>(values: Record<string, unknown>, read: (known: string | null) => Promise<ListRead<T>>, compute: (fresh: T) => A): Promise<A> {
+    const key = JSON.stringify(values);
     const kept = this.kept.get(key);
     const result = await read(kept?.generation ?? null);
     if (result.unchanged && kept) return kept.answer;

@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
+import { builtOnce } from './built-once';
 import type { Db, Statement } from './db';
 
 type Values = Record<string, unknown>;
@@ -12,27 +13,21 @@ type Values = Record<string, unknown>;
  */
 export type RowGuard = { condition: SQL; values: Values };
 
-const written = new WeakMap<SQLiteTable, SQL>();
+const written = builtOnce((table: SQLiteTable) => sql`EXISTS (SELECT 1 FROM ${table} WHERE ${sql.identifier('id')} = ${sql.placeholder('guard')})`);
 
 /** The guard of the statements that follow the conditional insert of row `id` of `table`: that row must exist. */
 export function afterInsertOf(table: SQLiteTable, id: string): RowGuard {
-  let condition = written.get(table);
-  if (!condition) written.set(table, (condition = sql`EXISTS (SELECT 1 FROM ${table} WHERE ${sql.identifier('id')} = ${sql.placeholder('guard')})`));
-  return { condition, values: { guard: id } };
+  return { condition: written(table), values: { guard: id } };
 }
 
-const pairs = new WeakMap<SQL, WeakMap<SQL, SQL>>();
+const pairs = builtOnce((a: SQL) => builtOnce((b: SQL) => sql`(${a}) AND (${b})`));
 
 /**
  * A guard that holds when both hold. Its condition is built once per pair of conditions (both
  * module constants), so the statements guarded by it still come in a handful of variants.
  */
 export function bothOf(a: RowGuard, b: RowGuard): RowGuard {
-  let withA = pairs.get(a.condition);
-  if (!withA) pairs.set(a.condition, (withA = new WeakMap()));
-  let condition = withA.get(b.condition);
-  if (!condition) withA.set(b.condition, (condition = sql`(${a.condition}) AND (${b.condition})`));
-  return { condition, values: { ...a.values, ...b.values } };
+  return { condition: pairs(a.condition)(b.condition), values: { ...a.values, ...b.values } };
 }
 
 type Bindable = { in(db: Db, values: Values): Statement };

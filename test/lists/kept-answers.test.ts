@@ -22,7 +22,7 @@ describe('kept list answers', () => {
       reads.push(known);
       return known === generation ? { generation, unchanged: true } : { generation, unchanged: false, value: `v${generation}` };
     };
-    const answer = (key: string) => answers.answer(key, read, ({ value }) => `${key}:${value}:${++computed}`);
+    const answer = (key: string) => answers.answer({ key }, read, ({ value }) => `${key}:${value}:${++computed}`);
     expect(await answer('a')).toBe('a:v1:1');
     expect(await answer('a')).toBe('a:v1:1');
     generation = '2';

@@ -16,6 +16,7 @@ import { contactProjection, identifierHeld, readContact, selectContact, selectId
 import { contactActivities, contacts, CONTACT_SOURCES } from './schema';
 import type { ContactIdSql } from './resolve';
 import { readWithCreate } from '../../platform/create-along';
+import { builtOnce } from '../../platform/built-once';
 
 export const MERGE_MESSAGE_CREATE =
   'The phone and the email belong to two different contacts. Nothing was written; a merge request was opened and the sent fields are held on it.';
@@ -277,14 +278,12 @@ export function activity(ctx: ServiceContext, contactId: string, type: string, s
 }
 
 const activityInsert = preparedInsert(contactActivities);
-const activityInsertFor = new Map<SQL, ReturnType<typeof preparedInsert<typeof contactActivities>>>();
+const activityInsertFor = builtOnce((contactId: SQL) => preparedInsert(contactActivities, { contact_id: contactId }));
 
 /** `activity` for a contact named by SQL evaluated as the batch runs (see `ContactIdSql`), with `guard`. */
 export function activityOf(ctx: ServiceContext, contact: ContactIdSql, type: string, source: string, data: Record<string, unknown>, now: string, guard: RowGuard): Statement {
-  let insert = activityInsertFor.get(contact.sql);
-  if (!insert) activityInsertFor.set(contact.sql, (insert = preparedInsert(contactActivities, { contact_id: contact.sql })));
   const row = { id: uuidv7(), workspace_id: ctx.ws.id, contact_id: '', type, source, data, created_at: now };
-  return insert.in(ctx.db, row, { condition: guard.condition, values: { ...guard.values, ...contact.values } });
+  return activityInsertFor(contact.sql).in(ctx.db, row, { condition: guard.condition, values: { ...guard.values, ...contact.values } });
 }
 
 const seedInsert = guardable((condition) =>

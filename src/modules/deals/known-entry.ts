@@ -1,4 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
+import { builtOnce } from '../../platform/built-once';
 import { Lru } from '../../platform/lru';
 import type { RowGuard } from '../../platform/row-guard';
 import { referencedContactExists, type ContactIdSql } from '../contacts/resolve';
@@ -52,13 +53,11 @@ export const newDealGuard = (workspaceId: string, contactId: string, externalRef
   values: { ...entryValues(workspaceId, externalReference, entry), newContact: contactId },
 });
 
-const contactConditions = new Map<SQL, SQL>();
+const contactConditions = builtOnce((contact: SQL) => sql`${contact} IS NOT NULL AND ${entryCondition}`);
 
 /** The same for a contact named by SQL as the batch runs (a phone/email's, see `ContactIdSql`): it names one. */
 export function newDealGuardFor(workspaceId: string, contact: ContactIdSql, externalReference: string | null, entry: StageTarget): RowGuard {
-  let condition = contactConditions.get(contact.sql);
-  if (!condition) contactConditions.set(contact.sql, (condition = sql`${contact.sql} IS NOT NULL AND ${entryCondition}`));
-  return { condition, values: { ...entryValues(workspaceId, externalReference, entry), ...contact.values } };
+  return { condition: contactConditions(contact.sql), values: { ...entryValues(workspaceId, externalReference, entry), ...contact.values } };
 }
 
 /** The same without the contact: for a new contact created along with the deal, so that it is created only if the deal will be. */

@@ -52,7 +52,7 @@ export async function listDeals(ctx: ServiceContext, params: DealListParams) {
   const search = searchParam('search', params.search)?.trim();
   if (search) values.search = search;
   return answers.answer(
-    JSON.stringify(values),
+    values,
     (known) => run.since(ctx.db, values, known),
     ({ total, rows }) => envelope(rows.map(serializeDealWithContact), total, paging),
   );

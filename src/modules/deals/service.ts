@@ -23,17 +23,13 @@ import { afterInsertOf, type RowGuard } from '../../platform/row-guard';
 import { seenKeys } from '../../platform/seen-keys';
 import { entryGuard, knownEntry, newDealGuard, newDealGuardFor, rememberEntry } from './known-entry';
 import { readWithCreate } from '../../platform/create-along';
+import { builtOnce } from '../../platform/built-once';
 import { rememberDeal } from './known-deals';
 
 const dealInsert = preparedInsert(deals);
-const insertsFor = new Map<SQL, { deal: ReturnType<typeof preparedInsert<typeof deals>>; eventContact: ReturnType<typeof eventDataPatch> }>();
 
 /** The deal's insert and its event's `contact_id` for a contact named by SQL, built once per such SQL. */
-function namedContactWrites(contact: ContactIdSql) {
-  let writes = insertsFor.get(contact.sql);
-  if (!writes) insertsFor.set(contact.sql, (writes = { deal: preparedInsert(deals, { contactId: contact.sql }), eventContact: eventDataPatch('$.contact_id', contact.sql) }));
-  return writes;
-}
+const namedContactWrites = builtOnce((contactId: SQL) => ({ deal: preparedInsert(deals, { contactId }), eventContact: eventDataPatch('$.contact_id', contactId) }));
 
 export const NO_CONTACT_MESSAGE = 'Provide contact_id, or a phone/email to identify the contact';
 
@@ -274,7 +270,7 @@ function newDealStatements(
   const { event, statement: outbox } = ctx.events.emit(ctx.db, ctx.ws.id, 'deal.created', dealEventData(deal, entry), written);
   const timeline = ['deal_created', 'api', { deal_id: deal.id, title, stage_id: entry.stageId, stage_name: entry.stageName }, now] as const;
   // A contact named by SQL comes only with a guard (a create sent along with its reads, never under a cap).
-  const named = contact && guard && written ? { contact, guard, written, writes: namedContactWrites(contact) } : null;
+  const named = contact && guard && written ? { contact, guard, written, writes: namedContactWrites(contact.sql) } : null;
   const statements: Statement[] = [
     named
       ? named.writes.deal.in(ctx.db, deal, named.guard)

@@ -150,7 +150,7 @@ export async function listNewsletters(ctx: ServiceContext, query: { limit?: stri
   const paging = parsePaging(query, { limit: 25, cap: 100 });
   const values = { ws: ctx.ws.id, ...paging };
   return newsletterAnswers.answer(
-    JSON.stringify(values),
+    values,
     (known) => newsletterList.since(ctx.db, values, known),
     ({ total, rows }) => envelope(rows.map((r) => serializeNewsletterSummary(r.n, r.active)), total, paging),
   );
@@ -353,7 +353,7 @@ export async function listIssues(ctx: ServiceContext, newsletterId: string, quer
   const values: Record<string, unknown> = { ws: ctx.ws.id, newsletter_id: newsletterId.toLowerCase(), ...paging };
   if (status) values.status = status;
   return issueAnswers.answer(
-    JSON.stringify(values),
+    values,
     async (known) => {
       const read = await issueList.since(ctx.db, values, known, [newsletterExists.in(ctx.db, values)]);
       if ((read.leading[0] as unknown[]).length === 0) throw newsletterNotFound();

@@ -74,7 +74,7 @@ export async function listOrders(ctx: ServiceContext, params: OrderListParams) {
     if (!values.placed_to) throw badRequest('placed_to is not a valid date');
   }
   return answers.answer(
-    JSON.stringify(values),
+    values,
     (known) => run.since(ctx.db, values, known),
     ({ total, rows }) => envelope(rows.map(serializeHeader), total, paging),
   );
