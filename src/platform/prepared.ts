@@ -275,28 +275,47 @@ export function preparedList<F extends string, Row>(
     const value = sql.placeholder(name);
     return typeof filter === 'function' ? filter(value) : eq(filter, value);
   };
-  const built = new Map<string, ReturnType<typeof pageWithTotal>>();
-  type Read = ListRead<{ total: number; rows: Row[] }> & { leading: unknown[] };
-  const since = async (db: Db, values: Values, known: string | null, leading: Statement[] = []): Promise<Read> => {
+  type Built = { list: ReturnType<typeof pageWithTotal>; generation: ((db: Db, values: Values) => Promise<string | null>) | null };
+  const built = new Map<string, Built>();
+  const statementsFor = (values: Values): Built => {
     const present = names.filter((f) => f in values);
     const key = present.join();
-    let list = built.get(key);
-    if (!list) {
-      const statements = build(present, present.length ? and(...present.map(condition)) : undefined, sql.placeholder('ws'));
+    let statements = built.get(key);
+    if (!statements) {
+      const parts = build(present, present.length ? and(...present.map(condition)) : undefined, sql.placeholder('ws'));
       const template = (query: Preparable) => query.prepare() as DrizzlePrepared;
-      const page = statements.page(builder as unknown as Db).limit(sql.placeholder('limit')).offset(sql.placeholder('offset'));
-      const generation = statements.generation ? buildSql(statements.generation) : null;
-      built.set(key, (list = pageWithTotal(template(statements.count(builder as unknown as Db)), template(page), generation)));
+      const page = parts.page(builder as unknown as Db).limit(sql.placeholder('limit')).offset(sql.placeholder('offset'));
+      const generation = parts.generation ? buildSql(parts.generation) : null;
+      statements = { list: pageWithTotal(template(parts.count(builder as unknown as Db)), template(page), generation), generation: generation && generationRead(generation) };
+      built.set(key, statements);
     }
+    return statements;
+  };
+  type Read = ListRead<{ total: number; rows: Row[] }> & { leading: unknown[] };
+  const since = async (db: Db, values: Values, known: string | null, leading: Statement[] = []): Promise<Read> => {
+    const { list } = statementsFor(values);
     const results = await db.batch([...leading, list(db, { ...values, known })] as unknown as [Statement, ...Statement[]]);
     return { ...(results[leading.length] as unknown as ListRead<{ total: number; rows: Row[] }>), leading: results.slice(0, leading.length) };
+  };
+  /** The generation alone: a statement as short as a one-row read, to check a kept page with. */
+  const generation = async (db: Db, values: Values): Promise<string | null> => {
+    const read = statementsFor(values).generation;
+    if (!read) throw new Error('preparedList: this list names no generation');
+    return read(db, values);
   };
   const run = async (db: Db, values: Values, leading: Statement[] = []) => {
     const read = await since(db, values, null, leading);
     if (read.unchanged) throw new Error('preparedList: a read with no known generation came back unchanged');
     return read;
   };
-  return Object.assign(run, { since });
+  return Object.assign(run, { since, generation });
+}
+
+/** A statement answering a list's generation (`ListAnswers`) as text. */
+function generationRead(generation: BuiltQuery) {
+  const text = `SELECT CAST(${generation.sql} AS TEXT) AS g`;
+  const fill = parameterFiller(generation.params);
+  return (db: Db, values: Values) => clientOf(db).prepare(text).bind(...fill(values)).first<string | null>('g');
 }
 
 /** SQL with its parameters, built from drizzle's `sql` once, to be run many times. */

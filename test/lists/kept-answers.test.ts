@@ -13,25 +13,60 @@ const generationOf = async (ws: TestWorkspace, table: string) =>
 const write = async (ws: TestWorkspace, sql: string, ...binds: unknown[]) => (await shardOf(ws.id)).prepare(sql).bind(...binds).run();
 
 describe('kept list answers', () => {
-  it('serve the kept answer only while its generation is the current one', async () => {
+  it('serve the kept answer only while its generation is the current one, checked by the generation alone once it stood still', async () => {
     const answers = new ListAnswers<string>(2);
-    const reads: (string | null)[] = [];
+    const reads: string[] = [];
     let generation = '1';
     let computed = 0;
-    const read = async (known: string | null): Promise<ListRead<{ value: string }>> => {
-      reads.push(known);
-      return known === generation ? { generation, unchanged: true } : { generation, unchanged: false, value: `v${generation}` };
+    const source = {
+      since: async (known: string | null): Promise<ListRead<{ value: string }>> => {
+        reads.push(`since ${known}`);
+        return known === generation ? { generation, unchanged: true } : { generation, unchanged: false, value: `v${generation}` };
+      },
+      generation: async () => {
+        reads.push('generation');
+        return generation;
+      },
     };
-    const answer = (key: string) => answers.answer({ key }, read, ({ value }) => `${key}:${value}:${++computed}`);
+    const answer = (key: string) => answers.answer({ key }, source, ({ value }) => `${key}:${value}:${++computed}`);
     expect(await answer('a')).toBe('a:v1:1');
     expect(await answer('a')).toBe('a:v1:1');
+    expect(await answer('a')).toBe('a:v1:1');
+    expect(reads.splice(0)).toEqual(['since null', 'since 1', 'generation']);
+    // Moved: the check misses, and the page is read afresh; until it stands still again, the list statement checks it.
     generation = '2';
     expect(await answer('a')).toBe('a:v2:2');
-    expect(await answer('b')).toBe('b:v2:3');
-    expect(await answer('c')).toBe('c:v2:4');
+    generation = '3';
+    expect(await answer('a')).toBe('a:v3:3');
+    expect(await answer('a')).toBe('a:v3:3');
+    expect(await answer('a')).toBe('a:v3:3');
+    expect(reads.splice(0)).toEqual(['generation', 'since null', 'since 2', 'since 3', 'generation']);
+    expect(await answer('b')).toBe('b:v3:4');
+    expect(await answer('c')).toBe('c:v3:5');
     // At most two kept: `a`, used longest ago, went.
-    expect(await answer('a')).toBe('a:v2:5');
-    expect(reads).toEqual([null, '1', '1', null, null, null]);
+    expect(await answer('a')).toBe('a:v3:6');
+    expect(reads).toEqual(['since null', 'since null', 'since null']);
+  });
+
+  it('check a steady page of each list by its generation, and read it afresh once that moved', async () => {
+    const ws = await makeWorkspace();
+    const deal = await createDeal(ws, { title: 'Deal' });
+    const order = await createOrder(ws);
+    const news = await newsletter(ws, 'Steady');
+    const lists = ['/v1/deals', '/v1/orders', '/v1/newsletters', `/v1/newsletters/${news.id}/issues`];
+    // Three reads each: computed, found unchanged by the list statement, then checked by the generation alone.
+    for (const path of lists) for (let i = 0; i < 3; i++) expect((await ws.api('GET', path)).status).toBe(200);
+    await write(ws, "UPDATE deals SET title = 'Moved' WHERE id = ?", deal.id);
+    await write(ws, "UPDATE orders SET financial_status = 'refunded' WHERE id = ?", order.id);
+    await write(ws, "UPDATE newsletters SET name = 'Moved' WHERE id = ?", news.id);
+    expect((await ws.api('GET', '/v1/deals')).body.data[0].title).toBe('Moved');
+    expect((await ws.api('GET', '/v1/orders')).body.data[0].financial_status).toBe('refunded');
+    expect((await ws.api('GET', '/v1/newsletters')).body.data[0].name).toBe('Moved');
+    // A steady issue page whose newsletter went: deleting it moves the generation, so the check misses and the read answers 404.
+    const issues = lists[3];
+    for (let i = 0; i < 3; i++) expect((await ws.api('GET', issues)).body.total).toBe(0);
+    await write(ws, 'DELETE FROM newsletters WHERE id = ?', news.id);
+    expect((await ws.api('GET', issues)).status).toBe(404);
   });
 
   it('show a deal list again only while neither its deals nor their contacts changed, each write path seen through triggers', async () => {
@@ -110,8 +145,39 @@ describe('kept list answers', () => {
     expect((await ws.api('GET', issues)).body.data[0].subject).toBe('Changed');
     await write(ws, 'DELETE FROM newsletter_issues WHERE id = ?', issue.id);
     expect((await ws.api('GET', issues)).body.total).toBe(0);
-    // The newsletter itself is read on every request: a deleted one is a 404, kept page or not.
+    // The newsletter is read with every computed page: a deleted one is a 404.
     await write(ws, 'DELETE FROM newsletters WHERE id = ?', news.id);
     expect((await ws.api('GET', issues)).status).toBe(404);
+  });
+
+  it('show a contact’s stored documents again only while its payments, entries, requests and identity stand still', async () => {
+    const ws = await makeWorkspace();
+    const contact = (await ws.api('POST', '/v1/contacts', { email: `d-${crypto.randomUUID().slice(0, 8)}@example.com` })).body;
+    const pointer = (id: string) => JSON.stringify({ provider: 'stripe', id, type: 'receipt' });
+    const payment = (await ws.api('POST', '/v1/payments', { type: 'one_time', contact_id: contact.id, amount: 10 })).body;
+    const documents = `/v1/contacts/${contact.id}/documents`;
+    const ids = async () => (await ws.api('GET', documents)).body.documents.map((d: any) => d.documentId).sort();
+    for (let i = 0; i < 3; i++) expect(await ids()).toEqual([]);
+
+    // The kept answer is what is served: a pointer written with the generation put back stays unseen.
+    const kept = await generationOf(ws, 'payment_document_generations');
+    await write(ws, `UPDATE payments SET metadata = json_object('document', json(?)) WHERE id = ?`, pointer('in_hidden'), payment.id);
+    await write(ws, 'UPDATE payment_document_generations SET generation = ? WHERE workspace_id = ?', kept, ws.id);
+    expect(await ids()).toEqual([]);
+
+    // Each table moves it: the payment, its ledger entry, a payment request.
+    await write(ws, `UPDATE payments SET metadata = json_object('document', json(?)) WHERE id = ?`, pointer('in_1'), payment.id);
+    expect(await ids()).toEqual(['in_1']);
+    for (let i = 0; i < 2; i++) await ids();
+    await write(ws, 'UPDATE payment_entries SET credit_document = ? WHERE payment_id = ?', pointer('cn_1'), payment.id);
+    expect(await ids()).toEqual(['cn_1', 'in_1']);
+    const request = (await ws.api('POST', '/v1/payment-requests', { contact_id: contact.id, amount: 5 })).body;
+    for (let i = 0; i < 3; i++) await ids();
+    await write(ws, 'UPDATE payment_requests SET document = ? WHERE id = ?', pointer('rc_1'), request.id);
+    expect(await ids()).toEqual(['cn_1', 'in_1', 'rc_1']);
+    // A contact gone (a merge deletes the one merged away): the steady page is not served, the read answers 404.
+    for (let i = 0; i < 2; i++) await ids();
+    await write(ws, 'DELETE FROM contacts WHERE id = ?', contact.id);
+    expect((await ws.api('GET', documents)).status).toBe(404);
   });
 });

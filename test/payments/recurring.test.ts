@@ -148,7 +148,11 @@ describe('the recurring-payments sweep', () => {
       if (result.recurring_cycles_recorded === 0) break;
       runs++;
       expect(result.recurring_cycles_recorded).toBeLessThanOrEqual(RECURRING_SWEEP_CHUNK);
-      if (runs === 1) expect(await remaining()).toBe(10000 - RECURRING_SWEEP_CHUNK);
+      if (runs === 1) {
+        // Exactly the entries inserted, never the rows the insert's triggers wrote as well.
+        expect(result.recurring_cycles_recorded).toBe(RECURRING_SWEEP_CHUNK);
+        expect(await remaining()).toBe(10000 - RECURRING_SWEEP_CHUNK);
+      }
     }
     expect(runs).toBe(Math.ceil(10000 / RECURRING_SWEEP_CHUNK));
     expect(await remaining()).toBe(0);

@@ -1,4 +1,5 @@
 import { serviceContext } from '../../platform/context';
+import { keptJson } from '../../platform/kept-json';
 import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
 import { createRouter, idParams } from '../../platform/validation';
 import {
@@ -50,7 +51,7 @@ newsletterRoutes.openapi(
     request: { query: NewsletterListQuery },
     responses: { 200: jsonContent(NewsletterList, 'A page of newsletters'), ...errorResponses() },
   }),
-  async (c) => c.json(await listNewsletters(serviceContext(c), c.req.valid('query')), 200),
+  async (c) => keptJson(c, await listNewsletters(serviceContext(c), c.req.valid('query')), 200),
 );
 
 newsletterRoutes.openapi(
@@ -102,7 +103,7 @@ newsletterRoutes.openapi(
     request: { params: idParams, query: IssueListQuery },
     responses: { 200: jsonContent(IssueList, 'A page of issues'), ...errorResponses(newsletter404) },
   }),
-  async (c) => c.json(await listIssues(serviceContext(c), c.req.valid('param').id, c.req.valid('query')), 200),
+  async (c) => keptJson(c, await listIssues(serviceContext(c), c.req.valid('param').id, c.req.valid('query')), 200),
 );
 
 newsletterRoutes.openapi(

@@ -151,7 +151,7 @@ export async function listNewsletters(ctx: ServiceContext, query: { limit?: stri
   const values = { ws: ctx.ws.id, ...paging };
   return newsletterAnswers.answer(
     values,
-    (known) => newsletterList.since(ctx.db, values, known),
+    { since: (known) => newsletterList.since(ctx.db, values, known), generation: () => newsletterList.generation(ctx.db, values) },
     ({ total, rows }) => envelope(rows.map((r) => serializeNewsletterSummary(r.n, r.active)), total, paging),
   );
 }
@@ -354,10 +354,14 @@ export async function listIssues(ctx: ServiceContext, newsletterId: string, quer
   if (status) values.status = status;
   return issueAnswers.answer(
     values,
-    async (known) => {
-      const read = await issueList.since(ctx.db, values, known, [newsletterExists.in(ctx.db, values)]);
-      if ((read.leading[0] as unknown[]).length === 0) throw newsletterNotFound();
-      return read;
+    {
+      since: async (known) => {
+        const read = await issueList.since(ctx.db, values, known, [newsletterExists.in(ctx.db, values)]);
+        if ((read.leading[0] as unknown[]).length === 0) throw newsletterNotFound();
+        return read;
+      },
+      // A kept page was answered while its newsletter existed, and deleting it moves the generation.
+      generation: () => issueList.generation(ctx.db, values),
     },
     ({ total, rows }) => envelope(rows.map(serializeIssueSummary), total, paging),
   );

@@ -1,27 +1,45 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, or, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { runBatch } from '../../platform/db';
-import { prepared } from '../../platform/prepared';
+import { generationIn, ListAnswers, type ListRead } from '../../platform/list-answers';
+import { prepared, preparedSql } from '../../platform/prepared';
 import { httpError } from '../../platform/errors';
 import { fromCents } from '../../platform/money';
 import { hex } from '../../platform/ids';
 import { Lru } from '../../platform/lru';
 import type { LiveDocument, PaymentProvider } from '../../providers/payments';
+import { contactIdentityGeneration } from '../contacts/identity-join';
 import { selectReferencedContact } from '../contacts/resolve';
-import { contactDocumentPointerReads, type EntryDocumentRow, type PaymentDocumentRow } from '../payments/service';
+import { contactDocumentPointerReads, paymentDocumentsGeneration, type EntryDocumentRow, type PaymentDocumentRow } from '../payments/service';
 import type { z } from '@hono/zod-openapi';
 import { ContactDocument as ContactDocumentSchema, ContactDocuments, DOCUMENT_KINDS } from './dto';
-import { paymentRequests, type PaymentRequestRow } from './schema';
+import { paymentRequestGenerations, paymentRequests, type PaymentRequestRow } from './schema';
 
 /** How long the live listing may take before the stored listing is answered alone. */
 export const LIVE_TIMEOUT_MS = 2500;
 
+/** The contact's requests that can show a document: a stored pointer, or (for the live listing) paid. */
 const contactRequests = prepared((db) =>
   db
-    .select()
+    .select({
+      id: paymentRequests.id,
+      status: paymentRequests.status,
+      document: paymentRequests.document,
+      createdAt: paymentRequests.createdAt,
+      paidAt: paymentRequests.paidAt,
+      amountCents: paymentRequests.amountCents,
+      currency: paymentRequests.currency,
+    })
     .from(paymentRequests)
-    .where(and(eq(paymentRequests.workspaceId, sql.placeholder('ws')), eq(paymentRequests.contactId, sql.placeholder('contact')))),
+    .where(
+      and(
+        eq(paymentRequests.workspaceId, sql.placeholder('ws')),
+        eq(paymentRequests.contactId, sql.placeholder('contact')),
+        or(isNotNull(paymentRequests.document), eq(paymentRequests.status, 'paid')),
+      ),
+    ),
 );
+type RequestDocumentRow = Pick<PaymentRequestRow, 'id' | 'status' | 'document' | 'createdAt' | 'paidAt' | 'amountCents' | 'currency'>;
 
 type Kind = (typeof DOCUMENT_KINDS)[number];
 export type ContactDocument = z.infer<typeof ContactDocumentSchema>;
@@ -76,19 +94,30 @@ async function renderKey(identity: string): Promise<string> {
 
 type Draft = Omit<ContactDocument, 'key'> & { identity: string };
 
+/** What the stored listing is made of moves these: the contact's identity, its payments and entries, its requests. */
+const documentsGeneration = preparedSql<{ generation: string }>(
+  'all',
+  () =>
+    sql`SELECT CAST(${paymentDocumentsGeneration(sql.placeholder('ws'))} || '.' || ${generationIn(paymentRequestGenerations, sql.placeholder('ws'))} || '.' || ${contactIdentityGeneration(sql.placeholder('ws'))} AS TEXT) AS generation`,
+);
+
+type Stored = { drafts: Map<string, Draft>; paidRequests: PaidRequest[] };
+type PaidRequest = { id: string; document: RequestDocumentRow['document']; paidAt: string | null; amountCents: number; currency: string };
+
 /**
- * `GET /v1/contacts/{id}/documents`: one read batch (the contact, the
- * pointers of its payments, refund entries and payment requests), the stored
- * documents deduplicated by provider + document id, then (with `live`) the
- * provider's own listing merged in, sorted by date descending, nulls last.
+ * One read batch: the generation, the contact, the pointers of its payments, refund entries and
+ * payment requests (one transaction, so the generation names exactly what was read); the stored
+ * documents deduplicated by provider + document id. Unchanged when the generation is `known`.
  */
-export async function listContactDocuments(ctx: ServiceContext, contactId: string, opts: { live: boolean; provider: PaymentProvider | null }) {
-  const [contactRows, paymentRows, entryRows, requestRows] = (await runBatch(ctx.db, [
-    selectReferencedContact(ctx, contactId),
-    ...contactDocumentPointerReads(ctx, contactId),
-    contactRequests.in(ctx.db, { ws: ctx.ws.id, contact: contactId }),
-  ])) as [unknown[], PaymentDocumentRow[], EntryDocumentRow[], PaymentRequestRow[]];
-  if (!contactRows[0]) throw httpError(404, `contacts with ID ${contactId} not found`);
+async function readStored(ctx: ServiceContext, values: { ws: string; contact: string }, known: string | null): Promise<ListRead<Stored>> {
+  const [[{ generation }], contactRows, paymentRows, entryRows, requestRows] = (await runBatch(ctx.db, [
+    documentsGeneration.in(ctx.db, values),
+    selectReferencedContact(ctx, values.contact),
+    ...contactDocumentPointerReads(ctx, values.contact),
+    contactRequests.in(ctx.db, values),
+  ])) as [{ generation: string }[], unknown[], PaymentDocumentRow[], EntryDocumentRow[], RequestDocumentRow[]];
+  if (!contactRows[0]) throw httpError(404, `contacts with ID ${values.contact} not found`);
+  if (generation === known) return { generation, unchanged: true };
 
   const drafts = new Map<string, Draft>();
   const addStored = (raw: unknown, host: { date: string; cents: number; currency: string }, source: Source, credit: boolean) => {
@@ -123,19 +152,43 @@ export async function listContactDocuments(ctx: ServiceContext, contactId: strin
   for (const r of paymentRows) addStored(r.document, r, { type: 'contact_payment', id: r.id }, false);
   for (const r of entryRows) addStored(r.document, r, { type: 'payment_entry', id: r.id, paymentId: r.paymentId }, true);
   for (const r of requestRows) if (r.document) addStored(r.document, { date: r.createdAt, cents: r.amountCents, currency: r.currency }, { type: 'payment_request', id: r.id }, false);
+  const paidRequests = requestRows
+    .filter((r) => r.status === 'paid')
+    .map((r) => ({ id: r.id, document: r.document ?? null, paidAt: r.paidAt, amountCents: r.amountCents, currency: r.currency }));
+  return { generation, unchanged: false, drafts, paidRequests };
+}
 
-  let live: LiveStatus = { attempted: false, ok: null, complete: null, error: null };
-  if (opts.live) {
-    const paidRequests = requestRows
-      .filter((r) => r.status === 'paid')
-      .map((r) => ({ id: r.id, document: r.document ?? null, paidAt: r.paidAt, amountCents: r.amountCents, currency: r.currency }));
-    const answer = opts.provider ? await askProvider(opts.provider, { contactId, paidRequests }) : { listing: null, error: null };
-    live = answer.error
-      ? { attempted: true, ok: false, complete: false, error: answer.error }
-      : { attempted: true, ok: true, complete: answer.listing?.complete ?? true, error: null };
-    for (const d of answer.listing?.documents ?? []) mergeLive(drafts, d);
+type DocumentsAnswer = { documents: ContactDocument[]; live: LiveStatus };
+
+/** Stored listings (without `live`), kept per contact until what they are made of changes. */
+const storedAnswers = new ListAnswers<DocumentsAnswer>(1000);
+const notAttempted: LiveStatus = { attempted: false, ok: null, complete: null, error: null };
+
+/**
+ * `GET /v1/contacts/{id}/documents`: the stored documents (`readStored`), then (with `live`) the
+ * provider's own listing merged in, sorted by date descending, nulls last.
+ */
+export async function listContactDocuments(ctx: ServiceContext, contactId: string, opts: { live: boolean; provider: PaymentProvider | null }): Promise<DocumentsAnswer> {
+  const values = { ws: ctx.ws.id, contact: contactId };
+  if (!opts.live) {
+    return storedAnswers.answer(
+      values,
+      { since: (known) => readStored(ctx, values, known), generation: async () => (await documentsGeneration.all(ctx.db, values))[0].generation },
+      ({ drafts }) => finish(drafts, notAttempted),
+    );
   }
+  const stored = await readStored(ctx, values, null);
+  if (stored.unchanged) throw new Error('a documents read with no known generation came back unchanged');
+  const answer = opts.provider ? await askProvider(opts.provider, { contactId, paidRequests: stored.paidRequests }) : { listing: null, error: null };
+  const live: LiveStatus = answer.error
+    ? { attempted: true, ok: false, complete: false, error: answer.error }
+    : { attempted: true, ok: true, complete: answer.listing?.complete ?? true, error: null };
+  for (const d of answer.listing?.documents ?? []) mergeLive(stored.drafts, d);
+  return finish(stored.drafts, live);
+}
 
+/** Each document's key, and the order: date descending with nulls last, then key. */
+async function finish(drafts: Map<string, Draft>, live: LiveStatus): Promise<DocumentsAnswer> {
   const documents = await Promise.all(
     [...drafts.values()].map(async ({ identity, ...d }) => ({ key: await renderKey(identity), ...d }) as ContactDocument),
   );

@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, sql, type SQLWrapper } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { failedGuard, guarded, isUniqueViolation, nowIso, optionalReads, retryOnConflict, runBatch, type Statement } from '../../platform/db';
 import { badRequest, codedError, notFound } from '../../platform/errors';
@@ -13,6 +13,7 @@ import type { PaymentCreateInput, PaymentPatchInput } from './dto';
 import { checkAmount, checkMaxOccurrences, checkMetadata, parseEndAt, validateCreate, vatPair, type CreatePlan, type Vat } from './validate';
 import { paymentFromResults, readPayment, selectEntries, selectEntriesByReference, selectPayment, selectPaymentByReference, serializePayment } from './read';
 import {
+  paymentDocumentGenerations,
   paymentEntries,
   payments,
   type ArrangementStatus,
@@ -22,6 +23,7 @@ import {
   type RecurringInterval,
   type VatMode,
 } from './schema';
+import { generationIn } from '../../platform/list-answers';
 import { prepared, preparedInsert, preparedRowsInsert } from '../../platform/prepared';
 import { afterInsertOf, type RowGuard } from '../../platform/row-guard';
 import { seenKeys } from '../../platform/seen-keys';
@@ -579,6 +581,9 @@ export const contactDocumentPointerReads = (ctx: ServiceContext, contactId: stri
   paymentPointers.in(ctx.db, { ws: ctx.ws.id, contact: contactId }),
   entryPointers.in(ctx.db, { ws: ctx.ws.id, contact: contactId }),
 ];
+
+/** SQL naming the state of every payment and entry of the workspace: part of a kept documents listing's generation (`ListAnswers`). */
+export const paymentDocumentsGeneration = (ws: SQLWrapper) => generationIn(paymentDocumentGenerations, ws);
 
 export type PaymentDocumentRow = { id: string; date: string; cents: number; currency: string; document: string };
 export type EntryDocumentRow = { id: string; paymentId: string; date: string; cents: number; currency: string; document: unknown };

@@ -3,7 +3,7 @@ import type { Bindings } from '../../env';
 import { inJsonList } from '../../platform/bound-parameters';
 import { nowIso, runBatch, type Db } from '../../platform/db';
 import { uuidv7 } from '../../platform/ids';
-import { rawRun } from '../../platform/raw-query';
+import { rawAll } from '../../platform/raw-query';
 import { controlDb } from '../../platform/shards';
 import { registerSweep, type SweepResult } from '../../sweeps/registry';
 import { workspaces } from '../workspaces/control-schema';
@@ -69,8 +69,9 @@ export async function sweepRecurringPayments(env: Bindings, db: Db, opts: { chun
   });
   const list = JSON.stringify(cycles);
   const field = (name: string) => sql.raw(`json_extract(j.value, '$.${name}')`);
+  // The inserted rows are counted from what the insert returns: D1's `changes` also counts the rows its triggers write.
   const [inserted, ...updated] = (await runBatch(db, [
-    rawRun(
+    rawAll<{ id: string }>(
       db,
       sql`INSERT INTO payment_entries (id, payment_id, workspace_id, contact_id, sequence, cycle, amount_cents, currency, status, due_date, paid_at,
             recognized_cents, recognized_at, refunded_cents, kind, created_at, updated_at)
@@ -80,7 +81,8 @@ export async function sweepRecurringPayments(env: Bindings, db: Db, opts: { chun
             p.total_cents, ${now}, 0, 'charge', ${now}, ${now}
           FROM json_each(${list}) AS j CROSS JOIN payments p ON p.id = ${field('payment_id')}
           WHERE p.arrangement_status = 'active' AND p.recurring_auto_generate = 1
-          ON CONFLICT DO NOTHING`,
+          ON CONFLICT DO NOTHING
+          RETURNING id`,
     ),
     // One update by primary key per plan, applied only while the plan is still at the cycle count that was read.
     ...cycles.map((c) =>
@@ -96,9 +98,9 @@ export async function sweepRecurringPayments(env: Bindings, db: Db, opts: { chun
           ),
         ),
     ),
-  ])) as { meta: { changes: number } }[];
+  ])) as [unknown[], ...{ meta: { changes: number } }[]];
   return {
-    recurring_cycles_recorded: inserted.meta.changes,
+    recurring_cycles_recorded: inserted.length,
     recurring_plans_completed: cycles.filter((c, i) => c.status === 'completed' && updated[i].meta.changes > 0).length,
   };
 }
