@@ -53,9 +53,11 @@ function summarize(latencies, errors, elapsedSeconds) {
 }
 
 /**
- * A route and its floor in alternating slices (`slices` of each, the floor's half as long),
- * so both are measured under the same machine conditions: on a shared machine the speed
- * drifts over minutes, which a floor measured once at the start would fold into every ratio.
+ * A route and its floor in alternating slices (`slices` of each, as long as each other), so both
+ * are measured under the same machine conditions: on a shared machine the speed drifts over
+ * minutes, which a floor measured once at the start would fold into every ratio. The floor gets
+ * as many seconds as the route: its p50 is the ratio's other half, and a floor measured half as
+ * long moved the ratios of unchanged routes by up to 0.25x between runs.
  */
 export async function loadAgainstFloor({ base, headers, floorHeaders = {}, makeRequest, makeFloorRequest, connections = 8, seconds = 5, slices = 5 }) {
   const route = [];
@@ -66,7 +68,7 @@ export async function loadAgainstFloor({ base, headers, floorHeaders = {}, makeR
   let floorSeconds = 0;
   let sent = 0;
   for (let k = 0; k < slices; k++) {
-    const f = await load({ base, headers: floorHeaders, makeRequest: makeFloorRequest, connections, seconds: seconds / slices / 2, latencies: floor });
+    const f = await load({ base, headers: floorHeaders, makeRequest: makeFloorRequest, connections, seconds: seconds / slices, latencies: floor });
     floorErrors += f.errors;
     floorSeconds += f.requests / f.rps;
     const r = await load({ base, headers, makeRequest: (i) => makeRequest(sent + i), connections, seconds: seconds / slices, latencies: route });

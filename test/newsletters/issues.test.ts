@@ -35,6 +35,17 @@ describe('newsletter issues', () => {
     }
   });
 
+  it('creates in 2 round trips and replays an external_reference in 2: the newsletter and the reference read together, then the write', async () => {
+    const ws = await warmWorkspace();
+    const n = await newsletter(ws);
+    const created = await counted(ws, 'POST', `/v1/newsletters/${n.id}/issues`, { subject: 'Once', external_reference: 'rt-1' });
+    expect(created).toMatchObject({ status: 201, roundTrips: 2, body: { duplicate: false, subject: 'Once' } });
+    const replay = await counted(ws, 'POST', `/v1/newsletters/${n.id}/issues`, { subject: 'Twice', external_reference: 'rt-1' });
+    expect(replay).toMatchObject({ roundTrips: 2, body: { id: created.body.id, duplicate: true, subject: 'Twice' } });
+    const missing = await counted(ws, 'POST', `/v1/newsletters/${crypto.randomUUID()}/issues`, { subject: 'Nowhere', external_reference: 'rt-1' });
+    expect(missing).toMatchObject({ status: 404, roundTrips: 1, body: { error: { code: 'newsletter_not_found' } } });
+  });
+
   it('filters by status with the exact 400 message; empty is absent', async () => {
     const ws = await makeWorkspace();
     const n = await newsletter(ws);

@@ -42,9 +42,11 @@ const contactById = preparedSql<ContactRow>('all', () => sql`SELECT ${contactCol
 /** Statement reading one contact of the workspace, for a batch (its result: the rows). */
 export const selectContact = (db: Db, workspaceId: string, id: string) => contactById.in(db, { ws: workspaceId, id });
 
-/** One contact of the workspace, read on its own. */
+const answeredById = preparedSql<ContactRow>('all', () => sql`SELECT ${answeredColumns} FROM contacts c WHERE c.workspace_id = ${sql.placeholder('ws')} AND c.id = ${sql.placeholder('id')}`);
+
+/** One contact of the workspace as answers show it (without what only writes read), read on its own. */
 export const readContact = async (db: Db, workspaceId: string, id: string): Promise<ContactRow | undefined> =>
-  (await contactById.all(db, { ws: workspaceId, id }))[0];
+  (await answeredById.all(db, { ws: workspaceId, id }))[0];
 
 /** The contact (`c`) holding, or, history-aware, last holding, an identifier: SQL for a `FROM contacts c` query. */
 const holds = (kind: 'phone' | 'email', ws: SQLWrapper, value: SQLWrapper) => sql`c.workspace_id = ${ws} AND c.id = coalesce(

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, inArray, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { isUniqueViolation, nowIso, retryOnConflict, type Db } from '../../platform/db';
 import { ApiError, badRequest, domainError, httpError } from '../../platform/errors';
@@ -20,7 +20,10 @@ export const EDITABLE = ['draft', 'scheduled'] as const satisfies readonly Email
 export const isEditable = (status: string) => (EDITABLE as readonly string[]).includes(status);
 export const notEditable = (status: string) => domainError(409, 'campaign_not_editable', `The campaign is ${status}; only draft or scheduled campaigns can be changed or launched`);
 
-export function serializeCampaignSummary(r: EmailCampaignRow) {
+/** A campaign without its content: what lists show. */
+type CampaignSummaryRow = Omit<EmailCampaignRow, 'designJson' | 'compiledHtml' | 'compiledStyles' | 'plainText'>;
+
+export function serializeCampaignSummary(r: CampaignSummaryRow) {
   return {
     id: r.id,
     workspace_id: r.workspaceId,
@@ -76,11 +79,13 @@ export async function findCampaign(ctx: ServiceContext, id: string): Promise<Ema
 
 export const getCampaign = async (ctx: ServiceContext, id: string) => serializeCampaign(await findCampaign(ctx, id));
 
-const runList = preparedList<'status', EmailCampaignRow>({ status: emailCampaigns.status }, (_, filtered, ws) => {
+/** The list reads no content columns: a page of compiled emails would travel for nothing. */
+const runList = preparedList<'status', CampaignSummaryRow>({ status: emailCampaigns.status }, (_, filtered, ws) => {
   const where = and(eq(emailCampaigns.workspaceId, ws), filtered);
+  const { designJson: _d, compiledHtml: _h, compiledStyles: _s, plainText: _p, ...summary } = getTableColumns(emailCampaigns);
   return {
     count: (db) => db.select({ total: sql<number>`count(*)` }).from(emailCampaigns).where(where),
-    page: (db) => db.select().from(emailCampaigns).where(where).orderBy(desc(emailCampaigns.createdAt), desc(emailCampaigns.id)),
+    page: (db) => db.select(summary).from(emailCampaigns).where(where).orderBy(desc(emailCampaigns.createdAt), desc(emailCampaigns.id)),
   };
 });
 

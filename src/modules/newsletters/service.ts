@@ -223,19 +223,37 @@ async function compiledColumns(ctx: ServiceContext, content: unknown, subject: s
  * issue of another newsletter is 409 `external_reference_in_use`. Parallel
  * creates with one reference meet at the unique index and the loser replays.
  */
+const issueByReference = prepared((db) =>
+  db
+    .select()
+    .from(newsletterIssues)
+    .where(and(eq(newsletterIssues.workspaceId, sql.placeholder('ws')), eq(newsletterIssues.externalReference, sql.placeholder('reference'))))
+    .limit(1),
+);
+
+/**
+ * The newsletter is read in the same round trip as the issue its `external_reference` names (a
+ * replay: that read, then the update). A create that lost the reference's unique index to a
+ * concurrent one reads the reference again and replays.
+ */
 export async function createIssue(ctx: ServiceContext, newsletterId: string, input: IssueCreateInput) {
-  const n = await findNewsletter(ctx, newsletterId);
+  if (!isUuid(newsletterId)) throw newsletterNotFound();
+  const values = { ws: ctx.ws.id, newsletter_id: newsletterId.toLowerCase(), reference: input.external_reference ?? null };
+  const [found, referenced] = (await runBatch(ctx.db, [
+    newsletterExists.in(ctx.db, values),
+    ...(input.external_reference !== undefined ? [issueByReference.in(ctx.db, values)] : []),
+  ])) as [{ id: string }[], IssueRow[]?];
+  const n = found[0];
+  if (!n) throw newsletterNotFound();
   let compiled: Awaited<ReturnType<typeof compiledColumns>> | null = null;
   if (input.content !== undefined) compiled = await compiledColumns(ctx, input.content, input.subject, input.preheader);
   const compile: CompileEnvelope = compiled?.compile ?? NOT_PATCHED;
+  let known = referenced;
   return retryOnConflict(
     async () => {
       if (input.external_reference !== undefined) {
-        const [existing] = await ctx.db
-          .select()
-          .from(newsletterIssues)
-          .where(and(eq(newsletterIssues.workspaceId, ctx.ws.id), eq(newsletterIssues.externalReference, input.external_reference)))
-          .limit(1);
+        const [existing] = known ?? (await issueByReference.all(ctx.db, values));
+        known = undefined;
         if (existing) {
           if (existing.newsletterId !== n.id) {
             throw domainError(409, 'external_reference_in_use', 'external_reference belongs to an issue of another newsletter');
