@@ -67,6 +67,7 @@ export async function loadAgainstFloor({ base, headers, floorHeaders = {}, makeR
   let routeSeconds = 0;
   let floorSeconds = 0;
   let sent = 0;
+  const sliceRatios = [];
   for (let k = 0; k < slices; k++) {
     const f = await load({ base, headers: floorHeaders, makeRequest: makeFloorRequest, connections, seconds: seconds / slices, latencies: floor });
     floorErrors += f.errors;
@@ -75,6 +76,7 @@ export async function loadAgainstFloor({ base, headers, floorHeaders = {}, makeR
     sent += r.requests;
     errors += r.errors;
     routeSeconds += r.requests / r.rps;
+    sliceRatios.push(r.p50 / f.p50);
   }
-  return { ...summarize(route, errors, routeSeconds), floorRun: summarize(floor, floorErrors, floorSeconds) };
+  return { ...summarize(route, errors, routeSeconds), floorRun: summarize(floor, floorErrors, floorSeconds), sliceRatios };
 }

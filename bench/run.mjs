@@ -17,7 +17,8 @@ const env = { ...process.env, PATH: `${bin}:${process.env.PATH}` };
 const port = Number(process.env.BENCH_PORT ?? 8799);
 const base = `http://127.0.0.1:${port}`;
 const adminToken = 'bench-admin-token';
-const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+// 10 s per route: each 1-second slice's ratio to its floor moved by up to 0.5x on this shared machine, so 5 s left the pooled ratio a few tenths from run to run.
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 8);
 // BENCH_ONLY=<text>[,<text>...]: only the floors, the scenarios and the extra measurements whose name holds one
 // of the texts (e.g. `whatsapp,templates`); the results then go to bench/.tmp/results.md, leaving
@@ -88,7 +89,7 @@ for (const scenario of all.filter((s) => s.auth === false || selected(s.name))) 
   const row = { ...scenario, ...result, queries, ratio: result.floorRun ? result.p50 / result.floorRun.p50 : undefined };
   rows.push(row);
   const flag = scenario.expected !== undefined && queries > scenario.expected ? ` (expected ${scenario.expected}!)` : '';
-  const against = result.floorRun ? `  floor p50 ${fmt(result.floorRun.p50)} ms (${fmt(row.ratio, 2)}x)` : '';
+  const against = result.floorRun ? `  floor p50 ${fmt(result.floorRun.p50)} ms (${fmt(row.ratio, 2)}x; slices ${result.sliceRatios.map((r) => fmt(r, 2)).join(' ')})` : '';
   console.log(`${scenario.name.padEnd(44)} ${fmt(result.rps, 0).padStart(6)} req/s  p50 ${fmt(result.p50)} ms  p99 ${fmt(result.p99)} ms${against}  D1 ${queries}${flag}  errors ${result.errors}`);
 }
 const extra = ctx.extraMeasurements ? await ctx.extraMeasurements(selected) : [];
@@ -98,11 +99,11 @@ const lines = [
   '',
   `Run on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, \`wrangler dev\` (local workerd, local D1), ${connections} concurrent connections, ${seconds} s per route, load driver in a second process on the same machine. ${ctx.summary ?? ''}`,
   '',
-  'D1 = round trips per request on the response path (statements plus batches), counted by the bench build\'s D1 wrapper as they complete before the response leaves (work handed to `waitUntil`, such as the event fan-out, is not counted), the fewest of three requests (the one refreshing the isolate\'s 5-second API-key cache adds a look-up that is not the route\'s); "expected" is the design count, and a route above it is flagged. Ratio = the route\'s p50 over the matching floor\'s p50 (the floors authenticate nothing and run one indexed `SELECT` or one `INSERT`), the floor measured in slices alternating with the route\'s (five of each, as long as each other: the "floor p50" column), so both see the same machine: a shared machine\'s speed drifts over the minutes a run takes. The two floor rows are measured alone at the start.',
+  'D1 = round trips per request on the response path (statements plus batches), counted by the bench build\'s D1 wrapper as they complete before the response leaves (work handed to `waitUntil`, such as the event fan-out, is not counted), the fewest of three requests (the one refreshing the isolate\'s 5-second API-key cache adds a look-up that is not the route\'s); "expected" is the design count, and a route above it is flagged. Ratio = the route\'s p50 over the matching floor\'s p50 (the floors authenticate nothing and run one indexed `SELECT` or one `INSERT`), the floor measured in slices alternating with the route\'s (five of each, as long as each other: the "floor p50" column), so both see the same machine: a shared machine\'s speed drifts over the minutes a run takes. "Slices" is the range of the five ratios of a route slice to the floor slice before it: how far this machine moves within one route\'s measurement. The two floor rows are measured alone at the start.',
   '',
-  '| route | requests/s | p50 ms | p99 ms | D1 queries | expected | floor p50 ms | p50 / floor | errors |',
-  '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
-  ...rows.map((r) => `| ${r.name} | ${fmt(r.rps, 0)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${r.queries}${r.expected !== undefined && r.queries > r.expected ? ' ⚠' : ''} | ${r.expected ?? ''} | ${r.floorRun ? fmt(r.floorRun.p50) : ''} | ${r.ratio ? `${fmt(r.ratio, 2)}x ${r.floor}` : 'floor'} | ${r.errors} |`),
+  '| route | requests/s | p50 ms | p99 ms | D1 queries | expected | floor p50 ms | p50 / floor | slices | errors |',
+  '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ...rows.map((r) => `| ${r.name} | ${fmt(r.rps, 0)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${r.queries}${r.expected !== undefined && r.queries > r.expected ? ' ⚠' : ''} | ${r.expected ?? ''} | ${r.floorRun ? fmt(r.floorRun.p50) : ''} | ${r.ratio ? `${fmt(r.ratio, 2)}x ${r.floor}` : 'floor'} | ${r.sliceRatios ? `${fmt(Math.min(...r.sliceRatios), 2)}-${fmt(Math.max(...r.sliceRatios), 2)}` : ''} | ${r.errors} |`),
   '',
   ...extra,
   '',

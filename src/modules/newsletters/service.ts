@@ -216,13 +216,6 @@ async function compiledColumns(ctx: ServiceContext, content: unknown, subject: s
   return { columns: { designJson: out.design_json, compiledHtml: out.compiled_html, compiledStyles: out.compiled_styles, plainText: out.plain_text }, compile: out.compile };
 }
 
-/**
- * Creates a draft, or (an `external_reference` already held by an issue of
- * this newsletter) refreshes that issue's fields and content: `status`,
- * `scheduled_at` and `issue_number` are never touched. A reference held by an
- * issue of another newsletter is 409 `external_reference_in_use`. Parallel
- * creates with one reference meet at the unique index and the loser replays.
- */
 const issueByReference = prepared((db) =>
   db
     .select()
@@ -232,9 +225,13 @@ const issueByReference = prepared((db) =>
 );
 
 /**
+ * Creates a draft, or (an `external_reference` already held by an issue of
+ * this newsletter) refreshes that issue's fields and content: `status`,
+ * `scheduled_at` and `issue_number` are never touched. A reference held by an
+ * issue of another newsletter is 409 `external_reference_in_use`. Parallel
+ * creates with one reference meet at the unique index and the loser replays.
  * The newsletter is read in the same round trip as the issue its `external_reference` names (a
- * replay: that read, then the update). A create that lost the reference's unique index to a
- * concurrent one reads the reference again and replays.
+ * replay: that read, then the update); a create that lost the reference's unique index reads it again.
  */
 export async function createIssue(ctx: ServiceContext, newsletterId: string, input: IssueCreateInput) {
   if (!isUuid(newsletterId)) throw newsletterNotFound();
