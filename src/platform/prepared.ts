@@ -2,7 +2,7 @@ import { and, eq, getTableColumns, is, Param, Placeholder, SQL, sql, type AnyCol
 import { drizzle } from 'drizzle-orm/d1';
 import { SQLiteAsyncDialect, type SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { clientOf, type Db, type Statement } from './db';
-import type { ListRead } from './list-answers';
+import type { ListRead, ListSource } from './list-answers';
 import { guardable, type RowGuard } from './row-guard';
 import { rowMapper, type SelectedField } from './row-mapping';
 
@@ -275,7 +275,7 @@ export function preparedList<F extends string, Row>(
     const value = sql.placeholder(name);
     return typeof filter === 'function' ? filter(value) : eq(filter, value);
   };
-  type Built = { list: ReturnType<typeof pageWithTotal>; generation: ((db: Db, values: Values) => Promise<string | null>) | null };
+  type Built = { list: ReturnType<typeof pageWithTotal>; generation: ReturnType<typeof preparedGeneration> | null };
   const built = new Map<string, Built>();
   const statementsFor = (values: Values): Built => {
     const present = names.filter((f) => f in values);
@@ -286,7 +286,7 @@ export function preparedList<F extends string, Row>(
       const template = (query: Preparable) => query.prepare() as DrizzlePrepared;
       const page = parts.page(builder as unknown as Db).limit(sql.placeholder('limit')).offset(sql.placeholder('offset'));
       const generation = parts.generation ? buildSql(parts.generation) : null;
-      statements = { list: pageWithTotal(template(parts.count(builder as unknown as Db)), template(page), generation), generation: generation && generationRead(generation) };
+      statements = { list: pageWithTotal(template(parts.count(builder as unknown as Db)), template(page), generation), generation: parts.generation ? preparedGeneration(parts.generation) : null };
       built.set(key, statements);
     }
     return statements;
@@ -298,25 +298,27 @@ export function preparedList<F extends string, Row>(
     return { ...(results[leading.length] as unknown as ListRead<{ total: number; rows: Row[] }>), leading: results.slice(0, leading.length) };
   };
   /** The generation alone: a statement as short as a one-row read, to check a kept page with. */
-  const generation = async (db: Db, values: Values): Promise<string | null> => {
+  const generation = async (db: Db, values: Values): Promise<string> => {
     const read = statementsFor(values).generation;
     if (!read) throw new Error('preparedList: this list names no generation');
-    return read(db, values);
+    return (await read.all(db, values))[0].generation;
   };
+  /** The list as `ListAnswers` reads it: the page since a known generation, or the generation alone. */
+  const source = (db: Db, values: Values): ListSource<{ total: number; rows: Row[] }> => ({
+    since: (known) => since(db, values, known),
+    generation: () => generation(db, values),
+  });
   const run = async (db: Db, values: Values, leading: Statement[] = []) => {
     const read = await since(db, values, null, leading);
     if (read.unchanged) throw new Error('preparedList: a read with no known generation came back unchanged');
     return read;
   };
-  return Object.assign(run, { since, generation });
+  return Object.assign(run, { since, source });
 }
 
-/** A statement answering a list's generation (`ListAnswers`) as text. */
-function generationRead(generation: BuiltQuery) {
-  const text = `SELECT CAST(${generation.sql} AS TEXT) AS g`;
-  const fill = parameterFiller(generation.params);
-  return (db: Db, values: Values) => clientOf(db).prepare(text).bind(...fill(values)).first<string | null>('g');
-}
+/** A statement reading a generation (`ListAnswers`) as text, built once: alone (`all`) or in a batch (`in`). */
+export const preparedGeneration = (generation: SQL) =>
+  preparedSql<{ generation: string }>('all', () => sql`SELECT CAST(${generation} AS TEXT) AS generation`);
 
 /** SQL with its parameters, built from drizzle's `sql` once, to be run many times. */
 export type BuiltQuery = { sql: string; params: unknown[] };

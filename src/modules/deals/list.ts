@@ -53,7 +53,7 @@ export async function listDeals(ctx: ServiceContext, params: DealListParams) {
   if (search) values.search = search;
   return answers.answer(
     values,
-    { since: (known) => run.since(ctx.db, values, known), generation: () => run.generation(ctx.db, values) },
+    run.source(ctx.db, values),
     ({ total, rows }) => envelope(rows.map(serializeDealWithContact), total, paging),
   );
 }

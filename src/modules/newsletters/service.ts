@@ -151,7 +151,7 @@ export async function listNewsletters(ctx: ServiceContext, query: { limit?: stri
   const values = { ws: ctx.ws.id, ...paging };
   return newsletterAnswers.answer(
     values,
-    { since: (known) => newsletterList.since(ctx.db, values, known), generation: () => newsletterList.generation(ctx.db, values) },
+    newsletterList.source(ctx.db, values),
     ({ total, rows }) => envelope(rows.map((r) => serializeNewsletterSummary(r.n, r.active)), total, paging),
   );
 }
@@ -370,13 +370,13 @@ export async function listIssues(ctx: ServiceContext, newsletterId: string, quer
   return issueAnswers.answer(
     values,
     {
+      // A kept page was answered while its newsletter existed, and deleting it moves the generation: its check needs no newsletter read.
+      ...issueList.source(ctx.db, values),
       since: async (known) => {
         const read = await issueList.since(ctx.db, values, known, [newsletterExists.in(ctx.db, values)]);
         if ((read.leading[0] as unknown[]).length === 0) throw newsletterNotFound();
         return read;
       },
-      // A kept page was answered while its newsletter existed, and deleting it moves the generation.
-      generation: () => issueList.generation(ctx.db, values),
     },
     ({ total, rows }) => envelope(rows.map(serializeIssueSummary), total, paging),
   );

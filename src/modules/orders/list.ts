@@ -75,7 +75,7 @@ export async function listOrders(ctx: ServiceContext, params: OrderListParams) {
   }
   return answers.answer(
     values,
-    { since: (known) => run.since(ctx.db, values, known), generation: () => run.generation(ctx.db, values) },
+    run.source(ctx.db, values),
     ({ total, rows }) => envelope(rows.map(serializeHeader), total, paging),
   );
 }

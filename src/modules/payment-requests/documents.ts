@@ -2,7 +2,7 @@ import { and, eq, isNotNull, or, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { runBatch } from '../../platform/db';
 import { generationIn, ListAnswers, type ListRead } from '../../platform/list-answers';
-import { prepared, preparedSql } from '../../platform/prepared';
+import { prepared, preparedGeneration } from '../../platform/prepared';
 import { httpError } from '../../platform/errors';
 import { fromCents } from '../../platform/money';
 import { hex } from '../../platform/ids';
@@ -95,21 +95,19 @@ async function renderKey(identity: string): Promise<string> {
 type Draft = Omit<ContactDocument, 'key'> & { identity: string };
 
 /** What the stored listing is made of moves these: the contact's identity, its payments and entries, its requests. */
-const documentsGeneration = preparedSql<{ generation: string }>(
-  'all',
-  () =>
-    sql`SELECT CAST(${paymentDocumentsGeneration(sql.placeholder('ws'))} || '.' || ${generationIn(paymentRequestGenerations, sql.placeholder('ws'))} || '.' || ${contactIdentityGeneration(sql.placeholder('ws'))} AS TEXT) AS generation`,
+const documentsGeneration = preparedGeneration(
+  sql`${paymentDocumentsGeneration(sql.placeholder('ws'))} || '.' || ${generationIn(paymentRequestGenerations, sql.placeholder('ws'))} || '.' || ${contactIdentityGeneration(sql.placeholder('ws'))}`,
 );
 
-type Stored = { drafts: Map<string, Draft>; paidRequests: PaidRequest[] };
+type Stored = { generation: string; drafts: Map<string, Draft>; paidRequests: PaidRequest[] };
 type PaidRequest = { id: string; document: RequestDocumentRow['document']; paidAt: string | null; amountCents: number; currency: string };
 
 /**
  * One read batch: the generation, the contact, the pointers of its payments, refund entries and
  * payment requests (one transaction, so the generation names exactly what was read); the stored
- * documents deduplicated by provider + document id. Unchanged when the generation is `known`.
+ * documents deduplicated by provider + document id.
  */
-async function readStored(ctx: ServiceContext, values: { ws: string; contact: string }, known: string | null): Promise<ListRead<Stored>> {
+async function readStored(ctx: ServiceContext, values: { ws: string; contact: string }): Promise<Stored> {
   const [[{ generation }], contactRows, paymentRows, entryRows, requestRows] = (await runBatch(ctx.db, [
     documentsGeneration.in(ctx.db, values),
     selectReferencedContact(ctx, values.contact),
@@ -117,7 +115,6 @@ async function readStored(ctx: ServiceContext, values: { ws: string; contact: st
     contactRequests.in(ctx.db, values),
   ])) as [{ generation: string }[], unknown[], PaymentDocumentRow[], EntryDocumentRow[], RequestDocumentRow[]];
   if (!contactRows[0]) throw httpError(404, `contacts with ID ${values.contact} not found`);
-  if (generation === known) return { generation, unchanged: true };
 
   const drafts = new Map<string, Draft>();
   const addStored = (raw: unknown, host: { date: string; cents: number; currency: string }, source: Source, credit: boolean) => {
@@ -155,7 +152,7 @@ async function readStored(ctx: ServiceContext, values: { ws: string; contact: st
   const paidRequests = requestRows
     .filter((r) => r.status === 'paid')
     .map((r) => ({ id: r.id, document: r.document ?? null, paidAt: r.paidAt, amountCents: r.amountCents, currency: r.currency }));
-  return { generation, unchanged: false, drafts, paidRequests };
+  return { generation, drafts, paidRequests };
 }
 
 type DocumentsAnswer = { documents: ContactDocument[]; live: LiveStatus };
@@ -173,12 +170,17 @@ export async function listContactDocuments(ctx: ServiceContext, contactId: strin
   if (!opts.live) {
     return storedAnswers.answer(
       values,
-      { since: (known) => readStored(ctx, values, known), generation: async () => (await documentsGeneration.all(ctx.db, values))[0].generation },
+      {
+        since: async (known): Promise<ListRead<Stored>> => {
+          const stored = await readStored(ctx, values);
+          return stored.generation === known ? { generation: known, unchanged: true } : { ...stored, unchanged: false };
+        },
+        generation: async () => (await documentsGeneration.all(ctx.db, values))[0].generation,
+      },
       ({ drafts }) => finish(drafts, notAttempted),
     );
   }
-  const stored = await readStored(ctx, values, null);
-  if (stored.unchanged) throw new Error('a documents read with no known generation came back unchanged');
+  const stored = await readStored(ctx, values);
   const answer = opts.provider ? await askProvider(opts.provider, { contactId, paidRequests: stored.paidRequests }) : { listing: null, error: null };
   const live: LiveStatus = answer.error
     ? { attempted: true, ok: false, complete: false, error: answer.error }
