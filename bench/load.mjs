@@ -1,6 +1,32 @@
 // A small closed-loop load driver: `connections` concurrent clients, each
 // sending its next request as soon as the previous one answered, for `seconds`.
+import { Agent, request as httpRequest } from 'node:http';
 import { performance } from 'node:perf_hooks';
+
+/**
+ * One keep-alive connection per client, through `node:http`: the driver shares the machine's
+ * two cores with the runtime it measures, and `fetch` (undici's WHATWG streams) spent about
+ * 1.2-1.8 ms of CPU per request there, this about a third of it; the answer's bytes are read
+ * and dropped, as a client would read them.
+ */
+const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+
+function send(base, method, path, headers, body) {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    const req = httpRequest(
+      `${base}${path}`,
+      { method, agent, headers: payload === undefined ? headers : { ...headers, 'content-type': 'application/json', 'content-length': payload.length } },
+      (res) => {
+        res.on('data', () => {});
+        res.on('end', () => resolve(res.statusCode ?? 0));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
 
 export function percentile(sorted, p) {
   if (sorted.length === 0) return NaN;
@@ -24,13 +50,8 @@ export async function load({ base, headers, makeRequest, connections = 8, second
       if (before) await before();
       const t0 = performance.now();
       try {
-        const res = await fetch(`${base}${path}`, {
-          method,
-          headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
-          body: body === undefined ? undefined : JSON.stringify(body),
-        });
-        await res.arrayBuffer();
-        if (res.status >= 300) errors++;
+        const status = await send(base, method, path, headers, body);
+        if (status >= 300) errors++;
       } catch {
         errors++;
       }

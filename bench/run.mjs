@@ -2,7 +2,7 @@
 // `npm run bench`: a fresh local D1, `wrangler dev` with the counting build,
 // a seeded workspace, then load from this process; writes bench/results.md.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -68,6 +68,38 @@ async function queriesPerRequest(headers, request) {
   return Number(res.headers.get('x-d1-queries'));
 }
 
+/** CPU seconds the runtime's processes (`workerd`) have used so far, from /proc (0 where there is none). */
+function runtimeCpuSeconds() {
+  let ticks = 0;
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      if (!stat.slice(stat.indexOf('(') + 1, close).startsWith('workerd')) continue;
+      const fields = stat.slice(close + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {}
+  }
+  return ticks / 100;
+}
+
+/**
+ * Waits until the runtime is idle (under 5% of a core over a quarter second), at most 60 s: a
+ * scenario's writes leave work behind their responses (event fan-out, request-log flushes, lease
+ * give-backs), which would otherwise run during the next scenario's measurement. Returns the wait.
+ */
+async function quiet() {
+  const started = performance.now();
+  let before = runtimeCpuSeconds();
+  while (performance.now() - started < 60_000) {
+    await new Promise((r) => setTimeout(r, 250));
+    const now = runtimeCpuSeconds();
+    if (now - before < 0.0125) break;
+    before = now;
+  }
+  return (performance.now() - started) / 1000;
+}
+
 const fmt = (n, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
 
 await ready();
@@ -83,6 +115,7 @@ for (const scenario of all.filter((s) => s.auth === false || selected(s.name))) 
   let queries = Infinity;
   for (const i of [0, 21, 22]) queries = Math.min(queries, await queriesPerRequest(headers, scenario.request(i)));
   const floor = scenario.floor ? floorScenario[scenario.floor] : undefined;
+  const waited = await quiet();
   const result = floor
     ? await loadAgainstFloor({ base, headers, makeRequest: (i) => scenario.request(i + 100), makeFloorRequest: floor.request, connections, seconds })
     : await load({ base, headers, makeRequest: (i) => scenario.request(i + 100), connections, seconds });
@@ -90,14 +123,14 @@ for (const scenario of all.filter((s) => s.auth === false || selected(s.name))) 
   rows.push(row);
   const flag = scenario.expected !== undefined && queries > scenario.expected ? ` (expected ${scenario.expected}!)` : '';
   const against = result.floorRun ? `  floor p50 ${fmt(result.floorRun.p50)} ms (${fmt(row.ratio, 2)}x; slices ${result.sliceRatios.map((r) => fmt(r, 2)).join(' ')})` : '';
-  console.log(`${scenario.name.padEnd(44)} ${fmt(result.rps, 0).padStart(6)} req/s  p50 ${fmt(result.p50)} ms  p99 ${fmt(result.p99)} ms${against}  D1 ${queries}${flag}  errors ${result.errors}`);
+  console.log(`${scenario.name.padEnd(44)} ${fmt(result.rps, 0).padStart(6)} req/s  p50 ${fmt(result.p50)} ms  p99 ${fmt(result.p99)} ms${against}  D1 ${queries}${flag}  errors ${result.errors}  (waited ${fmt(waited)} s for an idle runtime)`);
 }
 const extra = ctx.extraMeasurements ? await ctx.extraMeasurements(selected) : [];
 
 const lines = [
   '# Benchmark results',
   '',
-  `Run on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, \`wrangler dev\` (local workerd, local D1), ${connections} concurrent connections, ${seconds} s per route, load driver in a second process on the same machine. ${ctx.summary ?? ''}`,
+  `Run on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, \`wrangler dev\` (local workerd, local D1), ${connections} concurrent connections, ${seconds} s per route, load driver (\`node:http\`, one keep-alive connection per client) in a second process on the same machine; each route is measured once the runtime is idle (the previous route's background work, such as the event fan-out, done). ${ctx.summary ?? ''}`,
   '',
   'D1 = round trips per request on the response path (statements plus batches), counted by the bench build\'s D1 wrapper as they complete before the response leaves (work handed to `waitUntil`, such as the event fan-out, is not counted), the fewest of three requests (the one refreshing the isolate\'s 5-second API-key cache adds a look-up that is not the route\'s); "expected" is the design count, and a route above it is flagged. Ratio = the route\'s p50 over the matching floor\'s p50 (the floors authenticate nothing and run one indexed `SELECT` or one `INSERT`), the floor measured in slices alternating with the route\'s (five of each, as long as each other: the "floor p50" column), so both see the same machine: a shared machine\'s speed drifts over the minutes a run takes. "Slices" is the range of the five ratios of a route slice to the floor slice before it: how far this machine moves within one route\'s measurement. The two floor rows are measured alone at the start.',
   '',

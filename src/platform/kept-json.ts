@@ -13,5 +13,9 @@ const texts = new WeakMap<object, string>();
 export function keptJson<T extends object, S extends ContentfulStatusCode>(c: Context, answer: T, status: S) {
   let text = texts.get(answer);
   if (text === undefined) texts.set(answer, (text = JSON.stringify(answer)));
-  return c.body(text, status, { 'content-type': 'application/json' }) as unknown as Response & TypedResponse<JSONParsed<T>, S, 'json'>;
+  return jsonText<T, S>(c, text, status);
 }
+
+/** An answer whose JSON text is already written (`T` is the shape it holds, for the route's types). */
+export const jsonText = <T extends object, S extends ContentfulStatusCode>(c: Context, text: string, status: S) =>
+  c.body(text, status, { 'content-type': 'application/json' }) as unknown as Response & TypedResponse<JSONParsed<T>, S, 'json'>;

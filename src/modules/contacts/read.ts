@@ -1,17 +1,19 @@
 import { preparedSql } from '../../platform/prepared';
-import { sql, type SQLWrapper } from 'drizzle-orm';
+import { getTableColumns, sql, type SQLWrapper } from 'drizzle-orm';
 import type { Db } from '../../platform/db';
+import { contacts } from './schema';
+
+const TAG_IDS = 'SELECT json_group_array(tag_id) FROM (SELECT tag_id FROM contact_tag_links WHERE contact_id = c.id ORDER BY created_at, tag_id)';
+const GROUP_IDS = 'SELECT json_group_array(group_id) FROM (SELECT group_id FROM contact_group_links WHERE contact_id = c.id ORDER BY created_at, group_id)';
+const ATTENDANCES = `SELECT json_group_array(json_object('event_id', event_id, 'status', status, 'registered_at', registered_at, 'attended_at', attended_at))
+     FROM (SELECT * FROM event_attendances WHERE contact_id = c.id ORDER BY registered_at)`;
 
 /**
  * One contact query shape for every read: the row plus its tag ids, group ids
  * and event attendances as JSON aggregates, so a contact or a whole page is
  * one statement (no per-contact queries).
  */
-export const answeredColumns = sql`c.*,
-  (SELECT json_group_array(tag_id) FROM (SELECT tag_id FROM contact_tag_links WHERE contact_id = c.id ORDER BY created_at, tag_id)) AS tag_ids,
-  (SELECT json_group_array(group_id) FROM (SELECT group_id FROM contact_group_links WHERE contact_id = c.id ORDER BY created_at, group_id)) AS group_ids,
-  (SELECT json_group_array(json_object('event_id', event_id, 'status', status, 'registered_at', registered_at, 'attended_at', attended_at))
-     FROM (SELECT * FROM event_attendances WHERE contact_id = c.id ORDER BY registered_at)) AS attendances`;
+export const answeredColumns = sql.raw(`c.*, (${TAG_IDS}) AS tag_ids, (${GROUP_IDS}) AS group_ids, (${ATTENDANCES}) AS attendances`);
 
 /** `answeredColumns` and whether the phone is blacklisted, which a write's consent rules read (the answer does not carry it). */
 export const contactColumns = sql`${answeredColumns},
@@ -78,6 +80,55 @@ const HIDDEN = new Set([
   'attendances',
   'phone_blacklisted',
 ]);
+
+/**
+ * A REAL as JSON.stringify writes it: SQLite writes a whole REAL with `.0` (`50.0`), JavaScript
+ * without (`50`); both parse to the same number, and the answers read the same either way.
+ */
+const realAsJson = (column: string) => `iif(abs(${column}) < 9007199254740992 AND ${column} = CAST(${column} AS INTEGER), CAST(${column} AS INTEGER), ${column})`;
+
+/** The answer's fields (`serializeContact`) as [key, SQL value] pairs over `c`, in its order. */
+const ANSWER_FIELDS: [string, string][] = [
+  ...Object.values(getTableColumns(contacts))
+    .filter((column) => !HIDDEN.has(column.name))
+    .map((column): [string, string] => {
+      const ref = `c.${column.name}`;
+      if (column.name === 'custom_fields') return [column.name, `json(${ref})`];
+      return [column.name, column.columnType === 'SQLiteReal' ? realAsJson(ref) : ref];
+    }),
+  ['tags', `json((${TAG_IDS}))`],
+  ['groups', `json((${GROUP_IDS}))`],
+  ['event_attendances', `json((${ATTENDANCES}))`],
+  ['whatsapp_subscribed', `json(iif(c.whatsapp_consent_state = 'subscribed', 'true', 'false'))`],
+  ['email_subscribed', `json(iif(c.email_consent_state = 'subscribed', 'true', 'false'))`],
+  ['score_band', "CASE WHEN c.lead_score IS NULL THEN NULL WHEN c.lead_score >= 70 THEN 'hot' WHEN c.lead_score >= 30 THEN 'warm' ELSE 'cold' END"],
+];
+
+/** Key-value pairs per `json_object` call: SQLite builds may cap a function's arguments at 127. */
+const PAIRS_PER_OBJECT = 40;
+
+/**
+ * The contact `c` as its answer's JSON text, written by SQLite: a page of 50 wide rows is then
+ * one short string per contact, with no rows to decode, map and serialize again in the Worker
+ * (about half of a computed contact page's CPU). The objects of several `json_object` calls are
+ * spliced into one by trimming the braces between them, so each chunk must end on a value that
+ * does not end with `}` itself (not `custom_fields`).
+ */
+export const answeredJson = (() => {
+  const chunks: [string, string][][] = [];
+  for (let start = 0; start < ANSWER_FIELDS.length; ) {
+    let end = Math.min(start + PAIRS_PER_OBJECT, ANSWER_FIELDS.length);
+    if (end < ANSWER_FIELDS.length && ANSWER_FIELDS[end - 1][0] === 'custom_fields') end--;
+    chunks.push(ANSWER_FIELDS.slice(start, end));
+    start = end;
+  }
+  const objects = chunks.map((pairs) => `json_object(${pairs.map(([key, value]) => `'${key}', ${value}`).join(', ')})`);
+  const inner = objects.map((object, i) => {
+    const open = i === 0 ? object : `ltrim(${object}, '{')`;
+    return i === objects.length - 1 ? open : `rtrim(${open}, '}')`;
+  });
+  return sql.raw(inner.join(" || ',' || "));
+})();
 
 export function scoreBand(score: number | null): 'cold' | 'warm' | 'hot' | null {
   if (score === null || score === undefined) return null;

@@ -1,8 +1,10 @@
+import type { z } from '@hono/zod-openapi';
 import { listQuery } from '../../platform/list';
 import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
 import { createRouter, idParams } from '../../platform/validation';
 import { afterResponse } from '../../platform/after-response';
 import { serviceContext } from '../../platform/context';
+import { jsonText } from '../../platform/kept-json';
 import { Contact, ContactPage, ContactUpsertResult, ContactWrite, type ContactBody } from './dto';
 import { CONTACT_SORTS } from './catalog';
 import { listContacts } from './list';
@@ -35,7 +37,7 @@ contactRoutes.openapi(
   async (c) => {
     const { page, remember } = await listContacts(serviceContext(c), c.req.valid('query'));
     if (remember) afterResponse(c.executionCtx, c.var.admission)(remember);
-    return c.json({ ...page, data: page.data.map(body) }, 200);
+    return jsonText<z.infer<typeof ContactPage>, 200>(c, page, 200);
   },
 );
 
