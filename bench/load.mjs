@@ -78,9 +78,11 @@ function summarize(latencies, errors, elapsedSeconds) {
  * are measured under the same machine conditions: on a shared machine the speed drifts over
  * minutes, which a floor measured once at the start would fold into every ratio. The floor gets
  * as many seconds as the route: its p50 is the ratio's other half, and a floor measured half as
- * long moved the ratios of unchanged routes by up to 0.25x between runs.
+ * long moved the ratios of unchanged routes by up to 0.25x between runs. Ten pairs of slices
+ * rather than five: a burst of the machine's other load falls into one route or floor slice,
+ * and the more pairs share the pooled p50s, the less one such slice moves the ratio.
  */
-export async function loadAgainstFloor({ base, headers, floorHeaders = {}, makeRequest, makeFloorRequest, connections = 8, seconds = 5, slices = 5 }) {
+export async function loadAgainstFloor({ base, headers, floorHeaders = {}, makeRequest, makeFloorRequest, connections = 8, seconds = 5, slices = 10 }) {
   const route = [];
   const floor = [];
   let errors = 0;

@@ -2,8 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { adminOk, makeWorkspace } from '../support/harness';
 import { blacklist, createContact, filterQuery } from './helpers';
 
-/* A list page reads its contacts in one statement for the whole page, a single read on its own: both must answer the same contact. */
-describe('GET /v1/contacts answers each contact as GET /v1/contacts/{id} does', () => {
+/*
+ * Reads (a list page, a single contact) have SQLite write each contact's JSON; writes answer
+ * the row they re-read, serialized in the Worker. All must answer the same contact.
+ */
+describe('GET /v1/contacts and GET /v1/contacts/{id} answer each contact as a write does', () => {
   it('for every kind of value a contact holds', async () => {
     const ws = await makeWorkspace({ default_country: 'US' }, { pipeline: false });
     const rich = await createContact(ws, {
@@ -29,6 +32,14 @@ describe('GET /v1/contacts answers each contact as GET /v1/contacts/{id} does', 
     const event = await adminOk('POST', `/workspaces/${ws.id}/events`, { name: 'Meetup', start_at: '2026-12-01T18:00:00Z' });
     await adminOk('POST', `/workspaces/${ws.id}/events/${event.id}/attendance`, { contact_id: rich.id, status: 'attended' });
 
+    // The last write of each contact answers it as serialized in the Worker.
+    const written = new Map<string, unknown>();
+    for (const contact of [rich, cold, warm, bare]) {
+      const patched = await ws.api('PATCH', `/v1/contacts/${contact.id}`, { job_title: 'Reader' });
+      expect(patched.status).toBe(200);
+      written.set(contact.id, patched.body);
+    }
+
     const pages = [await ws.api('GET', '/v1/contacts'), await ws.api('GET', `/v1/contacts?${filterQuery({ $where: { field: 'email_deliverability', op: 'eq', value: 'unknown' } })}`), await ws.api('GET', '/v1/contacts?search=example')];
     for (const page of pages) {
       expect(page.status).toBe(200);
@@ -36,7 +47,9 @@ describe('GET /v1/contacts answers each contact as GET /v1/contacts/{id} does', 
       expect(page.body.data.length).toBeGreaterThanOrEqual(3);
       for (const listed of page.body.data) {
         const single = await ws.api('GET', `/v1/contacts/${listed.id}`);
+        expect(single.headers.get('content-type')).toBe('application/json');
         expect(listed).toStrictEqual(single.body);
+        expect(listed).toStrictEqual(written.get(listed.id));
       }
     }
     const all = pages[0].body;

@@ -44,11 +44,14 @@ const contactById = preparedSql<ContactRow>('all', () => sql`SELECT ${contactCol
 /** Statement reading one contact of the workspace, for a batch (its result: the rows). */
 export const selectContact = (db: Db, workspaceId: string, id: string) => contactById.in(db, { ws: workspaceId, id });
 
-const answeredById = preparedSql<ContactRow>('all', () => sql`SELECT ${answeredColumns} FROM contacts c WHERE c.workspace_id = ${sql.placeholder('ws')} AND c.id = ${sql.placeholder('id')}`);
+const answerById = preparedSql<{ answer: string }>(
+  'all',
+  () => sql`SELECT ${answeredJson} AS answer FROM contacts c WHERE c.workspace_id = ${sql.placeholder('ws')} AND c.id = ${sql.placeholder('id')}`,
+);
 
-/** One contact of the workspace as answers show it (without what only writes read), read on its own. */
-export const readContact = async (db: Db, workspaceId: string, id: string): Promise<ContactRow | undefined> =>
-  (await answeredById.all(db, { ws: workspaceId, id }))[0];
+/** One contact of the workspace as its answer's JSON text (`answeredJson`), read on its own. */
+export const readContactAnswer = async (db: Db, workspaceId: string, id: string): Promise<string | undefined> =>
+  (await answerById.all(db, { ws: workspaceId, id }))[0]?.answer;
 
 /** The contact (`c`) holding, or, history-aware, last holding, an identifier: SQL for a `FROM contacts c` query. */
 const holds = (kind: 'phone' | 'email', ws: SQLWrapper, value: SQLWrapper) => sql`c.workspace_id = ${ws} AND c.id = coalesce(

@@ -75,7 +75,7 @@ contactRoutes.openapi(
     request: { params: idParams },
     responses: { 200: jsonContent(Contact, 'The contact'), ...errorResponses({ 404: { description: '`contacts with ID <id> not found`' } }) },
   }),
-  async (c) => c.json(body(await getContact(serviceContext(c), c.req.valid('param').id.toLowerCase())), 200),
+  async (c) => jsonText<ContactBody, 200>(c, await getContact(serviceContext(c), c.req.valid('param').id.toLowerCase()), 200),
 );
 
 contactRoutes.openapi(

@@ -12,7 +12,7 @@ import type { ContactWriteInput } from './fields';
 import { normalizeEmail, normalizePhone, recordIdentifiers } from './identity';
 import { openMergeRequest } from './merge';
 import { labelsChange, planChanges, type LabelDiff, type NormalizedWrite } from './plan';
-import { contactProjection, identifierHeld, readContact, selectContact, selectIdentifierHolder, serializeContact, type ContactRow } from './read';
+import { contactProjection, identifierHeld, readContactAnswer, selectContact, selectIdentifierHolder, serializeContact, type ContactRow } from './read';
 import { contactActivities, contacts, CONTACT_SOURCES } from './schema';
 import type { ContactIdSql } from './resolve';
 import { readWithCreate } from '../../platform/create-along';
@@ -430,8 +430,9 @@ export async function applyParked(
   return applyUpdate(ctx, existing, input, diffs, labelMode, reads.blacklisted, 'api', opts);
 }
 
-export async function getContact(ctx: ServiceContext, id: string) {
-  const row = await readContact(ctx.db, ctx.ws.id, id);
-  if (!row) throw httpError(404, `contacts with ID ${id} not found`);
-  return serializeContact(row);
+/** The contact's answer as JSON text, written by SQLite as a list page's are (`answeredJson`). */
+export async function getContact(ctx: ServiceContext, id: string): Promise<string> {
+  const answer = await readContactAnswer(ctx.db, ctx.ws.id, id);
+  if (answer === undefined) throw httpError(404, `contacts with ID ${id} not found`);
+  return answer;
 }

@@ -136,21 +136,19 @@ export function orderFromResults(results: unknown[]): FullOrder | null {
   return { ...serializeHeader(row), items: (results.at(-2) as OrderItemRow[]).map(serializeItem), refunds: (results.at(-1) as OrderRefundRow[]).map(serializeRefund) };
 }
 
-/** The header read alone (the order with its contact), for the end of a write batch guarded on the order's revision. */
-export const orderHeaderRead = (db: Db, workspaceId: string, id: string): Statement => headerRead.in(db, { ws: workspaceId, order: id });
-
 /** The refunds read's order: `refunded_at`, then id (both compared as SQLite's BINARY collation does, by code unit). */
 const byRefundedAtThenId = (a: OrderRefundRow, b: OrderRefundRow) =>
   a.refundedAt < b.refundedAt ? -1 : a.refundedAt > b.refundedAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 
 /**
  * The full order after a write guarded on the revision its read batch saw (`before`, ending
- * with `fullOrderReads`): the header re-read at the end of the write batch (`written`), the
- * lines and refunds as read, and the refunds the write added. Every change of an order's lines
- * or refunds moves its revision, so a committed guarded write proves they are as read, and
- * re-reading them would only send them again.
+ * with `fullOrderReads`): `after`, the order's row as the write set it, with the contact, lines
+ * and refunds as read and the refunds the write added. A committed guarded write proves the row
+ * held what was read (every write of an order moves its revision, and no trigger writes
+ * `orders`), so re-reading anything would only send it again.
  */
-export function orderAfterGuardedWrite(written: unknown[], before: unknown[], added: OrderRefundRow[] = []): FullOrder | null {
-  const refunds = added.length ? [...(before.at(-1) as OrderRefundRow[]), ...added].sort(byRefundedAtThenId) : before.at(-1);
-  return orderFromResults([written.at(-1), before.at(-2), refunds]);
+export function orderAsWritten(before: unknown[], after: OrderRow, added: OrderRefundRow[] = []): FullOrder {
+  const [header] = before.at(-3) as OrderWithContactRow[];
+  const refunds = added.length ? [...(before.at(-1) as OrderRefundRow[]), ...added].sort(byRefundedAtThenId) : (before.at(-1) as OrderRefundRow[]);
+  return orderFromResults([[{ ...header, order: after }], before.at(-2), refunds])!;
 }

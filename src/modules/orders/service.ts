@@ -18,7 +18,7 @@ import { pickProduct, productsLookup, type ProductReference } from '../products/
 import { MAX_AMOUNT, MAX_QUANTITY, type OrderCreateInput, type OrderItemInputT } from './dto';
 import { orderEventData } from './events';
 import { itemCount, lineTotalCents, orderTotals } from './money';
-import { fullOrderReads, orderAfterGuardedWrite, orderFromResults, selectOrderByReference, type FullOrder } from './read';
+import { fullOrderReads, orderFromResults, selectOrderByReference, type FullOrder } from './read';
 import { orderCounters, orderItems, orders, type OrderRefundRow, type OrderRow } from './schema';
 import { preparedInsert, preparedSql } from '../../platform/prepared';
 import { afterInsertOf, guardable, type RowGuard } from '../../platform/row-guard';
@@ -71,12 +71,6 @@ export function fullOrder(results: unknown[]): FullOrder {
   return order;
 }
 
-/** The full order after a write guarded on the revision `before` read (see `orderAfterGuardedWrite`); 404 when the header re-read found none. */
-export function fullOrderAfterWrite(written: unknown[], before: unknown[], added?: OrderRefundRow[]): FullOrder {
-  const order = orderAfterGuardedWrite(written, before, added);
-  if (!order) throw orderNotFound();
-  return order;
-}
 
 /** The order's own row from a batch ending with `fullOrderReads`. */
 export const orderRowOf = (results: unknown[]): OrderRow | undefined => (results.at(-3) as { order: OrderRow }[])[0]?.order;

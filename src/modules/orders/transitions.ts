@@ -5,15 +5,15 @@ import { badRequest, codedError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { toCents } from '../../platform/money';
 import { parseIsoInZone } from '../payments/dates';
-import { paymentReadsByReference, selectEntriesByReference, selectPaymentByReference } from '../payments/read';
+import { paymentChargeByReference, selectEntriesByReference, selectPaymentByReference, type PaymentWithCharge } from '../payments/read';
 import type { PaymentEntryRow, PaymentRow } from '../payments/schema';
 import { refundLostRace, refundStatements } from '../payments/refunds';
 import { activity } from '../contacts/service';
 import { MAX_AMOUNT, type OrderMarkPaidInput, type OrderRefundInputT } from './dto';
 import { orderEventData } from './events';
-import { fullOrderReads, orderHeaderRead } from './read';
+import { fullOrderReads, orderAsWritten } from './read';
 import { orderRefunds, orders, type FinancialStatus, type OrderRefundRow, type OrderRow } from './schema';
-import { fullOrder, fullOrderAfterWrite, orderLostRace, orderNotFound, orderPaymentStatements, orderRowOf, revisionGuard, storeSyncedReadOnly } from './service';
+import { fullOrder, orderLostRace, orderNotFound, orderPaymentStatements, orderRowOf, revisionGuard, storeSyncedReadOnly } from './service';
 import type { FullOrder } from './read';
 import { prepared, preparedInsert } from '../../platform/prepared';
 
@@ -42,8 +42,8 @@ const refundByExternalId = prepared((db) =>
     .limit(1),
 );
 
-/** The payment the order's `payment_reference` names, and its entries, the reference read inside the batch. */
-const orderPayment = paymentReadsByReference(sql`(SELECT payment_reference FROM ${orders} WHERE ${orders.workspaceId} = ${ws} AND ${orders.id} = ${orderId})`);
+/** The payment the order's `payment_reference` names, with its charge, the reference read inside the batch. */
+const orderPaymentCharge = paymentChargeByReference(sql`(SELECT payment_reference FROM ${orders} WHERE ${orders.workspaceId} = ${ws} AND ${orders.id} = ${orderId})`);
 
 /** A refund's change of the order, guarded on the revision that was read (see `revisionGuard`). */
 const refundedUpdate = prepared((db) =>
@@ -65,9 +65,9 @@ const refundedUpdate = prepared((db) =>
  * payment may hold less than the order total); nothing when the order has no
  * payment or its charge is no longer refundable.
  */
-function mirrorStatements(ctx: ServiceContext, payment: PaymentRow | undefined, entries: PaymentEntryRow[], cents: number, note: string | null): Statement[] {
-  if (!payment || payment.type !== 'one_time') return [];
-  const charge = entries.find((e) => e.kind === 'charge');
+function mirrorStatements(ctx: ServiceContext, held: PaymentWithCharge | undefined, cents: number, note: string | null): Statement[] {
+  if (!held || held.payment.type !== 'one_time') return [];
+  const { payment, charge } = held;
   if (!charge || charge.status !== 'completed' || charge.recognizedCents === null) return [];
   const balance = charge.recognizedCents - charge.refundedCents;
   if (balance <= 0) return [];
@@ -78,12 +78,12 @@ const balanceText = (cents: number) => (cents / 100).toFixed(2);
 
 /**
  * `POST /v1/orders/{id}/refunds`: one read batch (the order with its lines and
- * refunds, the `external_refund_id` match, the recorded payment and its
- * entries) and one write batch: the refund row, the order's refunded total
- * and status (guarded on the refunded total that was read, so parallel
- * refunds never pass the order total: a loser re-reads and answers the
- * remaining-total message), the mirrored ledger refund, `order.refunded` and
- * the re-read. A repeated `external_refund_id` applies nothing.
+ * refunds, the `external_refund_id` match, the recorded payment with its
+ * charge) and one write batch: the refund row, the order's refunded total
+ * and status (guarded on the revision that was read, so parallel refunds
+ * never pass the order total: a loser re-reads and answers the
+ * remaining-total message), the mirrored ledger refund and `order.refunded`;
+ * the answer is the order as written. A repeated `external_refund_id` applies nothing.
  */
 export async function refundOrder(ctx: ServiceContext, id: string, input: OrderRefundInputT): Promise<{ duplicate: boolean; order: FullOrder }> {
   if (!(input.amount > 0 && toCents(Math.min(input.amount, MAX_AMOUNT + 1)) > 0)) throw badRequest('Refund amount must be a positive number');
@@ -99,11 +99,9 @@ export async function refundOrder(ctx: ServiceContext, id: string, input: OrderR
       const values = { ws: ctx.ws.id, order: id };
       const reads = optionalReads();
       const matchedSlot = reads.add(input.external_refund_id !== undefined && refundByExternalId.in(ctx.db, { ...values, external: input.external_refund_id }));
-      const paymentSlot = reads.add(orderPayment.payment(ctx.db, values));
-      const entriesSlot = reads.add(orderPayment.entries(ctx.db, values));
+      const paymentSlot = reads.add(orderPaymentCharge(ctx.db, values));
       const results = await runBatch(ctx.db, [...reads.statements, ...fullOrderReads(ctx.db, ctx.ws.id, id)]);
-      const [payment] = reads.get<PaymentRow[]>(results, paymentSlot, []);
-      const entries = reads.get<PaymentEntryRow[]>(results, entriesSlot, []);
+      const [held] = reads.get<PaymentWithCharge[]>(results, paymentSlot, []);
       const order = writableOrder(results);
       if (reads.get<unknown[]>(results, matchedSlot, []).length) return { duplicate: true, order: fullOrder(results) };
       if (!order.paidAt) throw codedError(400, 'ORDER_NEVER_PAID', 'This order was never paid; only paid orders can be refunded');
@@ -129,10 +127,11 @@ export async function refundOrder(ctx: ServiceContext, id: string, input: OrderR
         refundedTotalCents,
         financialStatus: refundedTotalCents >= order.totalCents ? 'refunded' : 'partially_refunded',
         refundedAt: order.refundedAt && order.refundedAt > refund.refundedAt ? order.refundedAt : refund.refundedAt,
+        revision: order.revision + 1,
         updatedAt: now,
       };
       const { event, statement } = ctx.events.emit(ctx.db, ctx.ws.id, 'order.refunded', orderEventData(after, refund));
-      const written = await runBatch(ctx.db, [
+      await runBatch(ctx.db, [
         refundedUpdate.in(ctx.db, {
           ws: ctx.ws.id,
           order: order.id,
@@ -143,13 +142,12 @@ export async function refundOrder(ctx: ServiceContext, id: string, input: OrderR
           now,
         }),
         refundInsert.in(ctx.db, refund),
-        ...mirrorStatements(ctx, payment, entries, cents, reason ?? `Refund of order ${order.orderNumber}`),
+        ...mirrorStatements(ctx, held, cents, reason ?? `Refund of order ${order.orderNumber}`),
         activity(ctx, order.contactId, 'order_refunded', 'api', { order_id: order.id, refund_id: refund.id, amount: cents / 100, currency: order.currency }, now),
         statement,
-        orderHeaderRead(ctx.db, ctx.ws.id, order.id),
       ]);
       ctx.events.committedAfter([event]);
-      return { duplicate: false, order: fullOrderAfterWrite(written, results, [refund]) };
+      return { duplicate: false, order: orderAsWritten(results, after, [refund]) };
     },
     (err) => orderLostRace(err) || refundLostRace(err),
   );
@@ -206,17 +204,16 @@ export async function markOrderPaid(ctx: ServiceContext, id: string, input: Orde
       statements.push(...recorded.statements);
       paymentReference = recorded.header.externalReference;
     }
-    const after: OrderRow = { ...order, financialStatus: 'paid', paidAt: order.paidAt ?? now, paymentReference, paymentSyncedAt: now, updatedAt: now };
+    const after: OrderRow = { ...order, financialStatus: 'paid', paidAt: order.paidAt ?? now, paymentReference, paymentSyncedAt: now, revision: order.revision + 1, updatedAt: now };
     const { event, statement } = ctx.events.emit(ctx.db, ctx.ws.id, 'order.paid', orderEventData(after));
-    const written = await runBatch(ctx.db, [
+    await runBatch(ctx.db, [
       updateOrder(ctx, order.id, { financialStatus: 'paid', paidAt: after.paidAt, paymentReference, paymentSyncedAt: now, ...revisionGuard(order, now) }),
       ...statements,
       activity(ctx, order.contactId, 'order_paid', 'api', { order_id: order.id, payment_reference: paymentReference }, now),
       statement,
-      orderHeaderRead(ctx.db, ctx.ws.id, order.id),
     ]);
     ctx.events.committedAfter([event]);
-    return fullOrderAfterWrite(written, results);
+    return orderAsWritten(results, after);
   }, orderLostRace);
 }
 
@@ -229,14 +226,14 @@ export async function cancelOrder(ctx: ServiceContext, id: string): Promise<Full
     const order = writableOrder(results);
     if (order.cancelledAt) return fullOrder(results);
     const now = nowIso();
-    const { event, statement } = ctx.events.emit(ctx.db, ctx.ws.id, 'order.cancelled', orderEventData({ ...order, cancelledAt: now, updatedAt: now }));
-    const written = await runBatch(ctx.db, [
+    const after: OrderRow = { ...order, cancelledAt: now, revision: order.revision + 1, updatedAt: now };
+    const { event, statement } = ctx.events.emit(ctx.db, ctx.ws.id, 'order.cancelled', orderEventData(after));
+    await runBatch(ctx.db, [
       updateOrder(ctx, order.id, { cancelledAt: now, ...revisionGuard(order, now, sql`${orders.cancelledAt} IS NULL`) }),
       activity(ctx, order.contactId, 'order_cancelled', 'api', { order_id: order.id }, now),
       statement,
-      orderHeaderRead(ctx.db, ctx.ws.id, order.id),
     ]);
     ctx.events.committedAfter([event]);
-    return fullOrderAfterWrite(written, results);
+    return orderAsWritten(results, after);
   }, orderLostRace);
 }

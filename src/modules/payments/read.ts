@@ -134,6 +134,26 @@ export function paymentReadsByReference(reference: SQLWrapper) {
   return { payment: (db: Db, values: Record<string, unknown>) => payment.in(db, values), entries: (db: Db, values: Record<string, unknown>) => entries.in(db, values) };
 }
 
+/**
+ * The read, in one statement, of the workspace's payment whose `external_reference` is `reference`
+ * (SQL with placeholders, as above) with its first `charge` entry (null without one), built once.
+ */
+export function paymentChargeByReference(reference: SQLWrapper) {
+  const read = prepared((db) =>
+    db
+      .select({ payment: payments, charge: paymentEntries })
+      .from(payments)
+      .leftJoin(paymentEntries, and(eq(paymentEntries.workspaceId, payments.workspaceId), eq(paymentEntries.paymentId, payments.id), eq(paymentEntries.kind, 'charge')))
+      .where(and(eq(payments.workspaceId, ws), eq(payments.externalReference, reference)))
+      .orderBy(asc(paymentEntries.sequence))
+      .limit(1),
+  );
+  return (db: Db, values: Record<string, unknown>) => read.in(db, values);
+}
+
+/** A row of `paymentChargeByReference`. */
+export type PaymentWithCharge = { payment: PaymentRow; charge: PaymentEntryRow | null };
+
 const byReference = paymentReadsByReference(sql.placeholder('reference'));
 
 /** The payment whose `external_reference` is `reference`, for read batches. */
