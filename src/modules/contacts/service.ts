@@ -12,7 +12,7 @@ import type { ContactWriteInput } from './fields';
 import { normalizeEmail, normalizePhone, recordIdentifiers } from './identity';
 import { openMergeRequest } from './merge';
 import { labelsChange, planChanges, type LabelDiff, type NormalizedWrite } from './plan';
-import { contactProjection, identifierHeld, readContactAnswer, selectContact, selectIdentifierHolder, serializeContact, type ContactRow } from './read';
+import { contactProjection, identifierHeld, readContactAnswer, selectContact, selectIdentifierHolder, type ContactRow } from './read';
 import { contactActivities, contacts, CONTACT_SOURCES } from './schema';
 import type { ContactIdSql } from './resolve';
 import { readWithCreate } from '../../platform/create-along';

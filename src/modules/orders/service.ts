@@ -19,7 +19,7 @@ import { MAX_AMOUNT, MAX_QUANTITY, type OrderCreateInput, type OrderItemInputT }
 import { orderEventData } from './events';
 import { itemCount, lineTotalCents, orderTotals } from './money';
 import { fullOrderReads, orderFromResults, selectOrderByReference, type FullOrder } from './read';
-import { orderCounters, orderItems, orders, type OrderRefundRow, type OrderRow } from './schema';
+import { orderCounters, orderItems, orders, type OrderRow } from './schema';
 import { preparedInsert, preparedSql } from '../../platform/prepared';
 import { afterInsertOf, guardable, type RowGuard } from '../../platform/row-guard';
 import { seenKeys } from '../../platform/seen-keys';

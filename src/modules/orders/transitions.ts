@@ -67,11 +67,11 @@ const refundedUpdate = prepared((db) =>
  */
 function mirrorStatements(ctx: ServiceContext, held: PaymentWithCharge | undefined, cents: number, note: string | null): Statement[] {
   if (!held || held.payment.type !== 'one_time') return [];
-  const { payment, charge } = held;
-  if (!charge || charge.status !== 'completed' || charge.recognizedCents === null) return [];
-  const balance = charge.recognizedCents - charge.refundedCents;
+  const { id, currency, status, recognizedCents, refundedCents } = held.charge;
+  if (id === null || currency === null || status !== 'completed' || recognizedCents === null) return [];
+  const balance = recognizedCents - (refundedCents ?? 0);
   if (balance <= 0) return [];
-  return refundStatements(ctx, payment, charge, Math.min(cents, balance), note).statements;
+  return refundStatements(ctx, held.payment, { id, currency }, Math.min(cents, balance), note).statements;
 }
 
 const balanceText = (cents: number) => (cents / 100).toFixed(2);

@@ -134,14 +134,29 @@ export function paymentReadsByReference(reference: SQLWrapper) {
   return { payment: (db: Db, values: Record<string, unknown>) => payment.in(db, values), entries: (db: Db, values: Record<string, unknown>) => entries.in(db, values) };
 }
 
+/** A payment's first `charge` entry as `paymentChargeByReference` reads it: every field null without one. */
+export type ChargeHeld = { id: string | null; currency: string | null; status: string | null; recognizedCents: number | null; refundedCents: number | null };
+
+/** A row of `paymentChargeByReference`. */
+export type PaymentWithCharge = { payment: PaymentRow; charge: ChargeHeld };
+
+// Aliased: a batch answers rows as objects by column name, where the entry's `id` would meet the payment's.
+const chargeFields = {
+  id: sql<string | null>`${paymentEntries.id}`.as('charge_id'),
+  currency: sql<string | null>`${paymentEntries.currency}`.as('charge_currency'),
+  status: sql<string | null>`${paymentEntries.status}`.as('charge_status'),
+  recognizedCents: sql<number | null>`${paymentEntries.recognizedCents}`.as('charge_recognized_cents'),
+  refundedCents: sql<number | null>`${paymentEntries.refundedCents}`.as('charge_refunded_cents'),
+};
+
 /**
  * The read, in one statement, of the workspace's payment whose `external_reference` is `reference`
- * (SQL with placeholders, as above) with its first `charge` entry (null without one), built once.
+ * (SQL with placeholders, as above) with its first `charge` entry, built once.
  */
 export function paymentChargeByReference(reference: SQLWrapper) {
   const read = prepared((db) =>
     db
-      .select({ payment: payments, charge: paymentEntries })
+      .select({ payment: payments, charge: chargeFields })
       .from(payments)
       .leftJoin(paymentEntries, and(eq(paymentEntries.workspaceId, payments.workspaceId), eq(paymentEntries.paymentId, payments.id), eq(paymentEntries.kind, 'charge')))
       .where(and(eq(payments.workspaceId, ws), eq(payments.externalReference, reference)))
@@ -150,9 +165,6 @@ export function paymentChargeByReference(reference: SQLWrapper) {
   );
   return (db: Db, values: Record<string, unknown>) => read.in(db, values);
 }
-
-/** A row of `paymentChargeByReference`. */
-export type PaymentWithCharge = { payment: PaymentRow; charge: PaymentEntryRow | null };
 
 const byReference = paymentReadsByReference(sql.placeholder('reference'));
 

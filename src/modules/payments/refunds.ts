@@ -93,7 +93,7 @@ const headerAfterRefund = prepared((db) =>
  * recognized amount, see `refundLostRace`), the refund entry, the one-time
  * header's cancellation when fully refunded, and the timeline row.
  */
-export function refundStatements(ctx: ServiceContext, p: PaymentRow, charge: PaymentEntryRow, cents: number, note: string | null) {
+export function refundStatements(ctx: ServiceContext, p: PaymentRow, charge: Pick<PaymentEntryRow, 'id' | 'currency'>, cents: number, note: string | null) {
   const now = nowIso();
   const refundId = uuidv7();
   const statements: Statement[] = [
