@@ -149,6 +149,10 @@ export type Envelope<T> = { data: T[]; total: number; limit: number; offset: num
 
 export const envelope = <T>(data: T[], total: number, paging: Paging): Envelope<T> => ({ data, total, limit: paging.limit, offset: paging.offset });
 
+/** `envelope`'s JSON text around items already written as JSON text (the same keys, in the same order). */
+export const envelopeText = (items: string[], total: number, paging: Paging): string =>
+  JSON.stringify(envelope([], total, paging)).replace('"data":[]', () => `"data":[${items.join(',')}]`);
+
 /** A literal, case-insensitive substring match of `term` in any of `columns` (nulls never match; `%` and `_` are plain characters). */
 export function containsInAny(term: string | SQLWrapper, columns: AnyColumn[]): SQL {
   const needle = sql`lower(${term})`;

@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { compileFilter, filterWith } from '../../platform/filter';
-import { parseFilterParam, parsePaging, parseSort, searchParam, type Paging } from '../../platform/list';
+import { envelopeText, parseFilterParam, parsePaging, parseSort, searchParam, type Paging } from '../../platform/list';
 import { Lru } from '../../platform/lru';
 import { toE164 } from '../../platform/phone';
 import { buildSql, builtAll, type BuiltQuery } from '../../platform/prepared';
@@ -120,8 +120,7 @@ export async function listContacts(ctx: ServiceContext, query: ListQuery) {
   let list = compiledLists.get(shape);
   if (!list) compiledLists.set(shape, (list = await compileList(ctx, query)));
   const [counted, rows] = (await ctx.db.batch([builtAll(ctx.db, list.count), builtAll(ctx.db, list.page)])) as [Counted[], AnsweredRow[]];
-  // The envelope's JSON (`envelope`: data, total, limit, offset) around the contacts' own.
-  const page = (total: number) => `{"data":[${rows.map((r) => r.answer).join(',')}],"total":${total},"limit":${list.paging.limit},"offset":${list.paging.offset}}`;
+  const page = (total: number) => envelopeText(rows.map((r) => r.answer), total, list.paging);
   if (!list.cacheKey) return { page: page(counted[0].total!) };
   const [{ generation, cached, counted: computed }] = counted;
   const total = cached ?? computed ?? 0;

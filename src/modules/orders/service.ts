@@ -62,6 +62,8 @@ export const revisionGuard = (o: OrderRow, now: string, extra?: SQL) => ({
   revision: sql`${orders.revision} + 1` as unknown as number,
   updatedAt: guarded(extra ? sql`${orders.revision} = ${o.revision} AND ${extra}` : sql`${orders.revision} = ${o.revision}`, sql`${now}`) as unknown as string,
 });
+/** The order's row once a write guarded by `revisionGuard` has committed `changes` at `now`. */
+export const orderAfterGuardedWrite = (o: OrderRow, changes: Partial<OrderRow>, now: string): OrderRow => ({ ...o, ...changes, revision: o.revision + 1, updatedAt: now });
 export const orderLostRace = (err: unknown) => failedGuard(err, 'orders.updated_at') || isUniqueViolation(err);
 
 /** The full order a batch ending with `fullOrderReads` read; 404 when it found none. */

@@ -13,7 +13,7 @@ import { MAX_AMOUNT, type OrderMarkPaidInput, type OrderRefundInputT } from './d
 import { orderEventData } from './events';
 import { fullOrderReads, orderAsWritten } from './read';
 import { orderRefunds, orders, type FinancialStatus, type OrderRefundRow, type OrderRow } from './schema';
-import { fullOrder, orderLostRace, orderNotFound, orderPaymentStatements, orderRowOf, revisionGuard, storeSyncedReadOnly } from './service';
+import { fullOrder, orderAfterGuardedWrite, orderLostRace, orderNotFound, orderPaymentStatements, orderRowOf, revisionGuard, storeSyncedReadOnly } from './service';
 import type { FullOrder } from './read';
 import { prepared, preparedInsert } from '../../platform/prepared';
 
@@ -122,14 +122,15 @@ export async function refundOrder(ctx: ServiceContext, id: string, input: OrderR
         createdAt: now,
       };
       const refundedTotalCents = order.refundedTotalCents + cents;
-      const after: OrderRow = {
-        ...order,
-        refundedTotalCents,
-        financialStatus: refundedTotalCents >= order.totalCents ? 'refunded' : 'partially_refunded',
-        refundedAt: order.refundedAt && order.refundedAt > refund.refundedAt ? order.refundedAt : refund.refundedAt,
-        revision: order.revision + 1,
-        updatedAt: now,
-      };
+      const after = orderAfterGuardedWrite(
+        order,
+        {
+          refundedTotalCents,
+          financialStatus: refundedTotalCents >= order.totalCents ? 'refunded' : 'partially_refunded',
+          refundedAt: order.refundedAt && order.refundedAt > refund.refundedAt ? order.refundedAt : refund.refundedAt,
+        },
+        now,
+      );
       const { event, statement } = ctx.events.emit(ctx.db, ctx.ws.id, 'order.refunded', orderEventData(after, refund));
       await runBatch(ctx.db, [
         refundedUpdate.in(ctx.db, {
@@ -204,7 +205,7 @@ export async function markOrderPaid(ctx: ServiceContext, id: string, input: Orde
       statements.push(...recorded.statements);
       paymentReference = recorded.header.externalReference;
     }
-    const after: OrderRow = { ...order, financialStatus: 'paid', paidAt: order.paidAt ?? now, paymentReference, paymentSyncedAt: now, revision: order.revision + 1, updatedAt: now };
+    const after = orderAfterGuardedWrite(order, { financialStatus: 'paid', paidAt: order.paidAt ?? now, paymentReference, paymentSyncedAt: now }, now);
     const { event, statement } = ctx.events.emit(ctx.db, ctx.ws.id, 'order.paid', orderEventData(after));
     await runBatch(ctx.db, [
       updateOrder(ctx, order.id, { financialStatus: 'paid', paidAt: after.paidAt, paymentReference, paymentSyncedAt: now, ...revisionGuard(order, now) }),
@@ -226,7 +227,7 @@ export async function cancelOrder(ctx: ServiceContext, id: string): Promise<Full
     const order = writableOrder(results);
     if (order.cancelledAt) return fullOrder(results);
     const now = nowIso();
-    const after: OrderRow = { ...order, cancelledAt: now, revision: order.revision + 1, updatedAt: now };
+    const after = orderAfterGuardedWrite(order, { cancelledAt: now }, now);
     const { event, statement } = ctx.events.emit(ctx.db, ctx.ws.id, 'order.cancelled', orderEventData(after));
     await runBatch(ctx.db, [
       updateOrder(ctx, order.id, { cancelledAt: now, ...revisionGuard(order, now, sql`${orders.cancelledAt} IS NULL`) }),
