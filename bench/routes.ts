@@ -77,6 +77,13 @@ export const benchRoutes: Record<string, BenchRoute> = {
     const [shard, id] = [params.get('shard') ?? 'SHARD_0', params.get('id') ?? ''];
     return json(await d1(env, shard).prepare('SELECT id, name FROM pipelines WHERE id = ?').bind(id).first());
   },
+  /** The select floor's row padded to `bytes` of JSON: what the answer's size alone costs between the Worker and the client. */
+  '/bench/layers/sized': async (request, env) => {
+    const params = new URL(request.url).searchParams;
+    const row = await floorSelect(env, params.get('id') ?? '');
+    const bytes = Number(params.get('bytes') ?? '2000');
+    return json({ ...row, padding: 'x'.repeat(Math.max(0, bytes - 80)) });
+  },
   /** The select floor's query twice in one `batch`: what a batch costs over a single statement (list routes send count and page as one). */
   '/bench/layers/batch': async (request, env) => {
     const id = new URL(request.url).searchParams.get('id') ?? '';

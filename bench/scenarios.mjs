@@ -240,6 +240,7 @@ export function scenarios(ctx) {
     { name: 'layer: floor + a key limiter call per request (read replication on)', floor: SELECT_FLOOR, auth: false, request: () => ({ method: 'GET', path: `/bench/layers/limiter?id=${ctx.workspaceId}` }) },
     { name: 'layer: floor + leased key token + leased IP token', floor: SELECT_FLOOR, auth: false, request: () => ({ method: 'GET', path: `/bench/layers/limiters?id=${ctx.workspaceId}` }) },
     { name: 'layer: the floor query on the workspace shard (the database the routes read)', floor: SELECT_FLOOR, auth: false, request: () => ({ method: 'GET', path: `/bench/layers/shard-select?shard=${ctx.shard}&id=${ctx.pipelineId}` }) },
+    { name: 'layer: the select floor answering 2 KB (a contact answer\'s size)', floor: SELECT_FLOOR, auth: false, request: () => ({ method: 'GET', path: `/bench/layers/sized?id=${ctx.workspaceId}&bytes=2000` }) },
     { name: 'layer: the floor query twice in one batch', floor: SELECT_FLOOR, auth: false, request: () => ({ method: 'GET', path: `/bench/layers/batch?id=${ctx.workspaceId}` }) },
     { name: 'layer: the GET /v1/deals statement raw (no framework, no mapping)', floor: SELECT_FLOOR, auth: false, request: () => ({ method: 'GET', path: `/bench/layers/raw-list?list=deals&shard=${ctx.shard}&ws=${ctx.workspaceId}` }) },
     { name: 'layer: the GET /v1/orders statement raw (no framework, no mapping)', floor: SELECT_FLOOR, auth: false, request: () => ({ method: 'GET', path: `/bench/layers/raw-list?list=orders&shard=${ctx.shard}&ws=${ctx.workspaceId}` }) },

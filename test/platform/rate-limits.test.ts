@@ -235,8 +235,10 @@ describe('rate limits (Part 1 Limits)', () => {
       const kept: Promise<unknown>[] = [];
       const subject = `test:${crypto.randomUUID()}`;
       const pools = new TokenPools();
-      const spends = await Promise.all(Array.from({ length: 15 }, () => pools.spend(counted, subject, 1_000_000, (work) => kept.push(work))));
-      expect(spends.map((s) => s!.count)).toEqual(Array.from({ length: 15 }, (_, i) => i + 1));
+      // A lease and a half: the third lease is asked for when the second is half spent.
+      const count = LEASE_MAX + LEASE_MAX / 2;
+      const spends = await Promise.all(Array.from({ length: count }, () => pools.spend(counted, subject, 1_000_000, (work) => kept.push(work))));
+      expect(spends.map((s) => s!.count)).toEqual(Array.from({ length: count }, (_, i) => i + 1));
       const leases = calls.filter((c) => c.method === 'lease');
       // The first lease; the second, taken ahead when the first was half spent; the third, taken
       // ahead when the second was, carrying the first (spent whole).
@@ -245,9 +247,9 @@ describe('rate limits (Part 1 Limits)', () => {
       expect(leases[1].args[3]).toBeUndefined();
       expect(leases[2].args[3]).toEqual({ id: expect.any(String), unspent: 0 });
       await drain(kept);
-      // When their spending time ended, the second lease's five unspent tokens went back, and the third, untouched, whole.
-      expect(calls.filter((c) => c.method === 'settle').map((c) => c.args[1])).toEqual([5, LEASE_MAX]);
-      expect((await windowOf(subject)).count).toBe(15);
+      // When their spending time ended, the second lease's unspent half went back, and the third, untouched, whole.
+      expect(calls.filter((c) => c.method === 'settle').map((c) => c.args[1])).toEqual([LEASE_MAX / 2, LEASE_MAX]);
+      expect((await windowOf(subject)).count).toBe(count);
     });
   });
 
@@ -303,9 +305,11 @@ describe('rate limits (Part 1 Limits)', () => {
   it("a key's requests spend leased tokens: one limiter call covers many", async () => {
     await inOneRateWindow(async () => {
       const ws = await makeWorkspace({ rate_limits: { per_key_per_minute: 1000 } });
+      // A limit of 1000 leases LEASE_MAX at a time (a tenth of what is left is more).
       for (let i = 0; i < 30; i++) expect((await unhurried(ws, 'GET', '/v1/pipelines')).status).toBe(200);
-      // Four leases of LEASE_MAX (the fourth taken ahead, half-way through the third); a call per request would have counted 30.
-      expect((await windowOf(`key:${await sha256Hex(ws.key)}`)).count).toBe(4 * LEASE_MAX);
+      // Two leases: the first covered the 30 requests, the second was asked for when it was half spent.
+      // Two limiter calls where a call per request would have made 30.
+      expect((await windowOf(`key:${await sha256Hex(ws.key)}`)).count).toBe(2 * LEASE_MAX);
     });
   });
 
@@ -316,7 +320,7 @@ describe('rate limits (Part 1 Limits)', () => {
       await adminOk('PATCH', `/workspaces/${ws.id}`, { rate_limits: { per_key_per_minute: 5 } });
       const statuses: number[] = [];
       for (let i = 0; i < 4; i++) statuses.push((await unhurried(ws, 'GET', '/v1/pipelines')).status);
-      // Seven of the first lease came back: 3 + 2 admitted make the new 5.
+      // The first lease's unspent tokens came back: 3 + 2 admitted make the new 5.
       expect(statuses).toEqual([200, 200, 429, 429]);
     });
   });
