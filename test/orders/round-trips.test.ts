@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { makeWorkspace } from '../support/harness';
 import { createOrder, freshPhone } from './helpers';
+import { rowsOnShards } from '../support/db';
 import { counted } from '../support/round-trips';
 
 const tenItems = (i: number) => Array.from({ length: 10 }, (_, k) => ({ title: `Item ${i}.${k}`, unit_price: 9.99 + k, quantity: 1 + (k % 3) }));
@@ -40,13 +41,21 @@ describe('orders round trips', () => {
       const refund = await counted(ws, 'POST', `/v1/orders/${paid.id}/refunds`, { amount: 0.01, refunded_at });
       expect(refund.status).toBe(201);
       // Read: the payment with its charge, header, lines, refunds. Write: the order, the refund, the
-      // mirrored ledger refund (the charge, the refund entry, the payment, its timeline row), the
-      // order's timeline row, the event.
-      expect(refund.statements).toBe(4 + 8);
+      // mirrored ledger refund (the charge, the refund entry, the payment), the payment's and the
+      // order's timeline rows in one insert, the event.
+      expect(refund.statements).toBe(4 + 7);
       answers.push(refund.body.order);
     }
     const read = (await ws.api('GET', `/v1/orders/${paid.id}`)).body;
     expect(answers.at(-1)).toEqual(read);
+    // Each refund put both rows on the contact's timeline, data as written.
+    const timeline = await rowsOnShards<{ type: string; data: string }>('SELECT type, data FROM contact_activities WHERE contact_id = ? AND type IN (?, ?) ORDER BY type', paid.contact_id, 'payment_refunded', 'order_refunded');
+    expect(timeline.map((r) => r.type)).toEqual([...Array(3).fill('order_refunded'), ...Array(3).fill('payment_refunded')]);
+    const refundIds = read.refunds.map((r: any) => r.id);
+    expect(timeline.filter((r) => r.type === 'order_refunded').map((r) => JSON.parse(r.data))).toEqual(
+      expect.arrayContaining(refundIds.map((refund_id: string) => ({ order_id: paid.id, refund_id, amount: 0.01, currency: paid.currency }))),
+    );
+    expect(JSON.parse(timeline[3].data)).toMatchObject({ payment_id: expect.any(String), entry_id: expect.any(String), amount: 0.01, currency: paid.currency });
     expect(read.refunds.map((r: any) => r.refunded_at.slice(0, 10))).toEqual(['2026-04-01', '2026-05-01', new Date().toISOString().slice(0, 10)]);
     expect(answers[1].refunds.map((r: any) => r.refunded_at.slice(0, 10))).toEqual(['2026-04-01', '2026-05-01']);
 

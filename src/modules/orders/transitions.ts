@@ -8,7 +8,7 @@ import { parseIsoInZone } from '../payments/dates';
 import { paymentChargeByReference, selectEntriesByReference, selectPaymentByReference, type PaymentWithCharge } from '../payments/read';
 import type { PaymentEntryRow, PaymentRow } from '../payments/schema';
 import { refundLostRace, refundStatements } from '../payments/refunds';
-import { activity } from '../contacts/service';
+import { activities, activity, activityRow, type ActivityRow } from '../contacts/service';
 import { MAX_AMOUNT, type OrderMarkPaidInput, type OrderRefundInputT } from './dto';
 import { orderEventData } from './events';
 import { fullOrderReads, orderAsWritten } from './read';
@@ -65,13 +65,15 @@ const refundedUpdate = prepared((db) =>
  * payment may hold less than the order total); nothing when the order has no
  * payment or its charge is no longer refundable.
  */
-function mirrorStatements(ctx: ServiceContext, held: PaymentWithCharge | undefined, cents: number, note: string | null): Statement[] {
-  if (!held || held.payment.type !== 'one_time') return [];
+function mirrorRefund(ctx: ServiceContext, held: PaymentWithCharge | undefined, cents: number, note: string | null): { statements: Statement[]; timeline: ActivityRow[] } {
+  const none = { statements: [], timeline: [] };
+  if (!held || held.payment.type !== 'one_time') return none;
   const { id, currency, status, recognizedCents, refundedCents } = held.charge;
-  if (id === null || currency === null || status !== 'completed' || recognizedCents === null) return [];
+  if (id === null || currency === null || status !== 'completed' || recognizedCents === null) return none;
   const balance = recognizedCents - (refundedCents ?? 0);
-  if (balance <= 0) return [];
-  return refundStatements(ctx, held.payment, { id, currency }, Math.min(cents, balance), note).statements;
+  if (balance <= 0) return none;
+  const { statements, timeline } = refundStatements(ctx, held.payment, { id, currency }, Math.min(cents, balance), note);
+  return { statements, timeline: [timeline] };
 }
 
 const balanceText = (cents: number) => (cents / 100).toFixed(2);
@@ -132,6 +134,8 @@ export async function refundOrder(ctx: ServiceContext, id: string, input: OrderR
         now,
       );
       const { event, statement } = ctx.events.emit(ctx.db, ctx.ws.id, 'order.refunded', orderEventData(after, refund));
+      const mirror = mirrorRefund(ctx, held, cents, reason ?? `Refund of order ${order.orderNumber}`);
+      const orderTimeline = activityRow(ctx, order.contactId, 'order_refunded', 'api', { order_id: order.id, refund_id: refund.id, amount: cents / 100, currency: order.currency }, now);
       await runBatch(ctx.db, [
         refundedUpdate.in(ctx.db, {
           ws: ctx.ws.id,
@@ -143,8 +147,8 @@ export async function refundOrder(ctx: ServiceContext, id: string, input: OrderR
           now,
         }),
         refundInsert.in(ctx.db, refund),
-        ...mirrorStatements(ctx, held, cents, reason ?? `Refund of order ${order.orderNumber}`),
-        activity(ctx, order.contactId, 'order_refunded', 'api', { order_id: order.id, refund_id: refund.id, amount: cents / 100, currency: order.currency }, now),
+        ...mirror.statements,
+        activities(ctx, [...mirror.timeline, orderTimeline]),
         statement,
       ]);
       ctx.events.committedAfter([event]);

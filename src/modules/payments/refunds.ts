@@ -4,7 +4,7 @@ import { failedGuard, guarded, isUniqueViolation, nowIso, retryOnConflict, runBa
 import { badRequest } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { toCents } from '../../platform/money';
-import { activity } from '../contacts/service';
+import { activities, activityRow } from '../contacts/service';
 import { localDate } from './dates';
 import type { PaymentRefundInput } from './dto';
 import { paymentFromResults } from './read';
@@ -47,7 +47,8 @@ export async function refundPayment(ctx: ServiceContext, id: string, input: Paym
       if (remaining <= 0) throw badRequest('This charge is already fully refunded');
       const cents = input.amount === undefined ? remaining : toCents(input.amount);
       if (cents > remaining) throw badRequest(`Refund amount exceeds the refundable balance (${balance(remaining)})`);
-      const statements: Statement[] = [...refundStatements(ctx, p, charge, cents, input.note ?? null).statements, ...reReads(ctx, p.id)];
+      const refund = refundStatements(ctx, p, charge, cents, input.note ?? null);
+      const statements: Statement[] = [...refund.statements, activities(ctx, [refund.timeline]), ...reReads(ctx, p.id)];
       return paymentFromResults(await runBatch(ctx.db, statements));
     },
     refundLostRace,
@@ -90,8 +91,9 @@ const headerAfterRefund = prepared((db) =>
  * The statements that mirror a refund of `cents` against a charge, for the
  * caller's write batch: the charge's guarded `refunded_cents` (the batch fails
  * with NOT NULL on `payment_entries.refunded_cents` when it would pass the
- * recognized amount, see `refundLostRace`), the refund entry, the one-time
- * header's cancellation when fully refunded, and the timeline row.
+ * recognized amount, see `refundLostRace`), the refund entry and the one-time
+ * header's cancellation when fully refunded; `timeline` is the contact timeline
+ * row, for the caller's `activities` (an order refund writes its own with it).
  */
 export function refundStatements(ctx: ServiceContext, p: PaymentRow, charge: Pick<PaymentEntryRow, 'id' | 'currency'>, cents: number, note: string | null) {
   const now = nowIso();
@@ -113,7 +115,7 @@ export function refundStatements(ctx: ServiceContext, p: PaymentRow, charge: Pic
       note: note?.trim() || null,
     }),
     headerAfterRefund.in(ctx.db, { ws: ctx.ws.id, payment: p.id, charge: charge.id, now }),
-    activity(ctx, p.contactId, 'payment_refunded', 'api', { payment_id: p.id, entry_id: refundId, refunds_entry_id: charge.id, amount: cents / 100, currency: charge.currency }, now),
   ];
-  return { statements, refundId };
+  const timeline = activityRow(ctx, p.contactId, 'payment_refunded', 'api', { payment_id: p.id, entry_id: refundId, refunds_entry_id: charge.id, amount: cents / 100, currency: charge.currency }, now);
+  return { statements, timeline };
 }
