@@ -189,6 +189,15 @@ describe('rate limits (Part 1 Limits)', () => {
     });
   });
 
+  it('leases a tenth of what is left, at most 50: 10 for a key at the default 100 a minute, 50 under a high limit', async () => {
+    await inOneRateWindow(async () => {
+      const atDefault = await limiter(`test:${crypto.randomUUID()}`).lease(60_000, 100, SPEND_MS);
+      const high = await limiter(`test:${crypto.randomUUID()}`).lease(60_000, 1_000_000, SPEND_MS);
+      // As the README states the lease sizes.
+      expect([atDefault.granted, high.granted]).toEqual([10, 50]);
+    });
+  });
+
   it('with nothing left to hand out, a lease waits for the open ones and grants what comes back', async () => {
     await inOneRateWindow(async () => {
       const subject = `test:${crypto.randomUUID()}`;
