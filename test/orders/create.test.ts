@@ -60,6 +60,17 @@ describe('POST /v1/orders', () => {
     expect(read.body).toEqual(o);
   });
 
+  it('reads every decimal back exactly as given: lines travel in the one read of an order as JSON, a REAL with all its digits', async () => {
+    const ws = await makeWorkspace();
+    const quantities = [0.1 + 0.2, 1 / 3, 999999.9999999999, 5e-324 + 0.000001];
+    const o = await createOrder(ws, { items: quantities.map((quantity, i) => ({ title: `Line ${i}`, unit_price: 1, quantity, discount_percent: 100 / 3 + i })) });
+    const read = await ws.api('GET', `/v1/orders/${o.id}`);
+    expect(read.body.items.map((i: any) => i.quantity)).toEqual(quantities);
+    expect(read.body.items.map((i: any) => i.discount_percent)).toEqual(quantities.map((_, i) => 100 / 3 + i));
+    expect(read.body.items.map((i: any) => i.position)).toEqual([0, 1, 2, 3]);
+    expect(read.body).toEqual(o);
+  });
+
   it('never trusts client totals: an order discount above the subtotal floors the total at 0', async () => {
     const ws = await makeWorkspace();
     const o = await createOrder(ws, { items: [{ title: 'A', unit_price: 3 }], discount_total: 10, shipping_total: 2 });

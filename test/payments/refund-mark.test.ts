@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { makeWorkspace } from '../support/harness';
-import { rowsOnShards } from '../support/db';
+import { rowsOnShards, shardOf } from '../support/db';
 import { createPayment, expectMessage } from './helpers';
 
 describe('POST /v1/payments/{id}/refund', () => {
@@ -76,6 +76,31 @@ describe('POST /v1/payments/{id}/refund', () => {
     expect(after.entries.filter((e: any) => e.kind === 'refund').reduce((s: number, e: any) => s + e.amount, 0)).toBe(-100);
     expect(after.arrangement_status).toBe('cancelled');
     expect(new Set(after.entries.map((e: any) => e.sequence)).size).toBe(after.entries.length);
+  });
+
+  it('a refund entry applies itself however it is written: an insert that would over-refund fails, one that exhausts the charge cancels the header', async () => {
+    const ws = await makeWorkspace();
+    const p = await createPayment(ws, { amount: 10 });
+    const charge = p.entries[0];
+    const db = await shardOf(ws.id);
+    const insertRefund = (sequence: number, cents: number, at: string) =>
+      db
+        .prepare(
+          `INSERT INTO payment_entries (id, payment_id, workspace_id, contact_id, sequence, amount_cents, currency, status, recognized_cents, refunded_cents, kind, refunds_entry_id, created_at, updated_at)
+           VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'refunded', ?6, 0, 'refund', ?8, ?9, ?9)`,
+        )
+        .bind(crypto.randomUUID(), p.id, ws.id, p.contact_id, sequence, -cents, charge.currency, charge.id, at)
+        .run();
+    await insertRefund(2, 400, '2026-01-02T00:00:00.000Z');
+    await expect(insertRefund(3, 601, '2026-01-03T00:00:00.000Z')).rejects.toThrow('NOT NULL constraint failed: payment_entries.refunded_cents');
+    let read = (await ws.api('GET', `/v1/payments/${p.id}`)).body;
+    expect([read.entries.length, read.arrangement_status, read.updated_at]).toEqual([2, 'completed', '2026-01-02T00:00:00.000Z']);
+    const [partly] = await rowsOnShards('SELECT refunded_cents, updated_at FROM payment_entries WHERE id = ?', charge.id);
+    expect(partly).toEqual({ refunded_cents: 400, updated_at: '2026-01-02T00:00:00.000Z' });
+    await insertRefund(3, 600, '2026-01-04T00:00:00.000Z');
+    read = (await ws.api('GET', `/v1/payments/${p.id}`)).body;
+    expect([read.arrangement_status, read.updated_at]).toEqual(['cancelled', '2026-01-04T00:00:00.000Z']);
+    expectMessage(await ws.api('POST', `/v1/payments/${p.id}/refund`, {}), 400, 'This charge is already fully refunded');
   });
 
   it('keeps recurring and installment headers when a charge is refunded in full', async () => {

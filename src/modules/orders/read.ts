@@ -1,6 +1,7 @@
-import { and, asc, eq, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { and, eq, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { Db, Statement } from '../../platform/db';
 import { fromCents } from '../../platform/money';
+import { childRowsJson } from '../../platform/child-rows';
 import { prepared } from '../../platform/prepared';
 import { contactIdentityColumns, contactIdentityJoin, serializeContactIdentity, type ContactIdentity } from '../contacts/identity-join';
 import { orderItems, orderRefunds, orders, type OrderItemRow, type OrderRefundRow, type OrderRow } from './schema';
@@ -105,35 +106,41 @@ const orderByReference = prepared((db) =>
 /** The workspace's order carrying an `external_reference`, for a batch (its result: the rows). */
 export const selectOrderByReference = (db: Db, workspaceId: string, reference: string) => orderByReference.in(db, { ws: workspaceId, reference });
 
-const headerRead = prepared((db) => selectOrdersWithContact(db, ws, eq(orders.id, orderId)).limit(1));
-const itemsRead = prepared((db) =>
-  db
-    .select()
-    .from(orderItems)
-    .where(and(eq(orderItems.workspaceId, ws), eq(orderItems.orderId, orderId)))
-    .orderBy(asc(orderItems.position)),
-);
-const refundsRead = prepared((db) =>
-  db
-    .select()
-    .from(orderRefunds)
-    .where(and(eq(orderRefunds.workspaceId, ws), eq(orderRefunds.orderId, orderId)))
-    .orderBy(asc(orderRefunds.refundedAt), asc(orderRefunds.id)),
+const itemsJson = childRowsJson(orderItems, sql`${orderItems.orderId} = ${orders.id} AND ${orderItems.workspaceId} = ${orders.workspaceId}`, sql`${orderItems.position}`);
+const refundsJson = childRowsJson(
+  orderRefunds,
+  sql`${orderRefunds.orderId} = ${orders.id} AND ${orderRefunds.workspaceId} = ${orders.workspaceId}`,
+  sql`${orderRefunds.refundedAt}, ${orderRefunds.id}`,
 );
 
-/** The three reads of a full order (header with contact, items by position, refunds by `refunded_at`), for the end of a batch. */
-export function fullOrderReads(db: Db, workspaceId: string, id: string): Statement[] {
-  const values = { ws: workspaceId, order: id };
-  return [headerRead.in(db, values), itemsRead.in(db, values), refundsRead.in(db, values)];
+const fullRead = prepared((db) =>
+  db
+    .select({ order: orders, ...contactIdentityColumns, items: itemsJson.column, refunds: refundsJson.column })
+    .from(orders)
+    .leftJoin(...contactIdentityJoin(orders.contactId, orders.workspaceId))
+    .where(and(eq(orders.workspaceId, ws), eq(orders.id, orderId)))
+    .limit(1),
+);
+
+/** The read of a full order: its header with the contact, its lines by position and its refunds by `refunded_at`, one statement for the end of a batch. */
+export const fullOrderRead = (db: Db, workspaceId: string, id: string): Statement => fullRead.in(db, { ws: workspaceId, order: id });
+
+export type FullOrderRow = OrderWithContactRow & { items: OrderItemRow[]; refunds: OrderRefundRow[] };
+
+/** The order a batch ending with `fullOrderRead` read, or undefined when there is none. */
+export function fullOrderRowOf(results: unknown[]): FullOrderRow | undefined {
+  const [row] = results.at(-1) as (OrderWithContactRow & { items: string; refunds: string })[];
+  return row && { ...row, items: itemsJson.parse(row.items), refunds: refundsJson.parse(row.refunds) };
 }
 
 export type FullOrder = ReturnType<typeof serializeHeader> & { items: ReturnType<typeof serializeItem>[]; refunds: ReturnType<typeof serializeRefund>[] };
 
-/** The full order from a batch that ends with `fullOrderReads`, or null when the header read found nothing. */
+export const serializeFullOrder = (row: FullOrderRow): FullOrder => ({ ...serializeHeader(row), items: row.items.map(serializeItem), refunds: row.refunds.map(serializeRefund) });
+
+/** The full order from a batch that ends with `fullOrderRead`, or null when it found nothing. */
 export function orderFromResults(results: unknown[]): FullOrder | null {
-  const [row] = results.at(-3) as OrderWithContactRow[];
-  if (!row) return null;
-  return { ...serializeHeader(row), items: (results.at(-2) as OrderItemRow[]).map(serializeItem), refunds: (results.at(-1) as OrderRefundRow[]).map(serializeRefund) };
+  const row = fullOrderRowOf(results);
+  return row ? serializeFullOrder(row) : null;
 }
 
 /** The refunds read's order: `refunded_at`, then id (both compared as SQLite's BINARY collation does, by code unit). */
@@ -141,14 +148,12 @@ const byRefundedAtThenId = (a: OrderRefundRow, b: OrderRefundRow) =>
   a.refundedAt < b.refundedAt ? -1 : a.refundedAt > b.refundedAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 
 /**
- * The full order after a write guarded on the revision its read batch saw (`before`, ending
- * with `fullOrderReads`): `after`, the order's row as the write set it, with the contact, lines
- * and refunds as read and the refunds the write added. A committed guarded write proves the row
- * held what was read (every write of an order moves its revision, and no trigger writes
- * `orders`), so re-reading anything would only send it again.
+ * The full order after a write guarded on the revision `read` saw: `after`, the order's row as
+ * the write set it, with the contact, lines and refunds as read and the refunds the write added.
+ * A committed guarded write proves the row held what was read (every write of an order moves
+ * its revision, and no trigger writes `orders`), so re-reading anything would only send it again.
  */
-export function orderAsWritten(before: unknown[], after: OrderRow, added: OrderRefundRow[] = []): FullOrder {
-  const [header] = before.at(-3) as OrderWithContactRow[];
-  const refunds = added.length ? [...(before.at(-1) as OrderRefundRow[]), ...added].sort(byRefundedAtThenId) : (before.at(-1) as OrderRefundRow[]);
-  return orderFromResults([[{ ...header, order: after }], before.at(-2), refunds])!;
+export function orderAsWritten(read: FullOrderRow, after: OrderRow, added: OrderRefundRow[] = []): FullOrder {
+  const refunds = added.length ? [...read.refunds, ...added].sort(byRefundedAtThenId) : read.refunds;
+  return serializeFullOrder({ ...read, order: after, refunds });
 }

@@ -18,7 +18,7 @@ import { pickProduct, productsLookup, type ProductReference } from '../products/
 import { MAX_AMOUNT, MAX_QUANTITY, type OrderCreateInput, type OrderItemInputT } from './dto';
 import { orderEventData } from './events';
 import { itemCount, lineTotalCents, orderTotals } from './money';
-import { fullOrderReads, orderFromResults, selectOrderByReference, type FullOrder } from './read';
+import { fullOrderRead, orderFromResults, selectOrderByReference, type FullOrder } from './read';
 import { orderCounters, orderItems, orders, type OrderRow } from './schema';
 import { preparedInsert, preparedSql } from '../../platform/prepared';
 import { afterInsertOf, guardable, type RowGuard } from '../../platform/row-guard';
@@ -66,16 +66,12 @@ export const revisionGuard = (o: OrderRow, now: string, extra?: SQL) => ({
 export const orderAfterGuardedWrite = (o: OrderRow, changes: Partial<OrderRow>, now: string): OrderRow => ({ ...o, ...changes, revision: o.revision + 1, updatedAt: now });
 export const orderLostRace = (err: unknown) => failedGuard(err, 'orders.updated_at') || isUniqueViolation(err);
 
-/** The full order a batch ending with `fullOrderReads` read; 404 when it found none. */
+/** The full order a batch ending with `fullOrderRead` read; 404 when it found none. */
 export function fullOrder(results: unknown[]): FullOrder {
   const order = orderFromResults(results);
   if (!order) throw orderNotFound();
   return order;
 }
-
-
-/** The order's own row from a batch ending with `fullOrderReads`. */
-export const orderRowOf = (results: unknown[]): OrderRow | undefined => (results.at(-3) as { order: OrderRow }[])[0]?.order;
 
 // ---------------------------------------------------------------- validation without reads
 
@@ -291,7 +287,7 @@ function insertAlongReads(ctx: ServiceContext, input: OrderCreateInput, plan: Or
   if (!contact) return null;
   const guard: RowGuard = { condition: newOrderCondition, values: { ...values, newContact: contact.id, newDeal: input.deal_id?.toLowerCase() ?? null } };
   const built = newOrderStatements(ctx, input, plan, lines, contact.id, guard);
-  return { statements: [...contact.statements, ...built.statements, ...fullOrderReads(ctx.db, ctx.ws.id, built.id)], events: [...contact.events, ...built.events] };
+  return { statements: [...contact.statements, ...built.statements, fullOrderRead(ctx.db, ctx.ws.id, built.id)], events: [...contact.events, ...built.events] };
 }
 
 /** References this instance has seen held: creating along with the reads is skipped for them (a replay). */
@@ -306,7 +302,7 @@ async function insertOrder(ctx: ServiceContext, input: OrderCreateInput, plan: O
   const cap = ctx.ws.caps.orders;
   const built = newOrderStatements(ctx, input, plan, lines, planned.contact.id);
   try {
-    const results = await runBatch(ctx.db, [...planned.writes, ...built.statements, ...fullOrderReads(ctx.db, ctx.ws.id, built.id)]);
+    const results = await runBatch(ctx.db, [...planned.writes, ...built.statements, fullOrderRead(ctx.db, ctx.ws.id, built.id)]);
     ctx.events.committedAfter([...planned.events, ...built.events]);
     heldReferences.add(ctx.ws.id, input.external_reference);
     return fullOrder(results);
@@ -419,7 +415,7 @@ async function replay(ctx: ServiceContext, existing: OrderRow, input: OrderCreat
       .set({ ...set, ...revisionGuard(existing, now) })
       .where(and(eq(orders.workspaceId, ctx.ws.id), eq(orders.id, existing.id))),
     ...statements,
-    ...fullOrderReads(ctx.db, ctx.ws.id, existing.id),
+    fullOrderRead(ctx.db, ctx.ws.id, existing.id),
   ]);
   ctx.events.committedAfter(planned.events);
   return fullOrder(results);
@@ -428,6 +424,6 @@ async function replay(ctx: ServiceContext, existing: OrderRow, input: OrderCreat
 // ---------------------------------------------------------------- reads
 
 export async function getOrder(ctx: ServiceContext, id: string): Promise<FullOrder> {
-  return fullOrder(await runBatch(ctx.db, fullOrderReads(ctx.db, ctx.ws.id, id)));
+  return fullOrder(await runBatch(ctx.db, [fullOrderRead(ctx.db, ctx.ws.id, id)]));
 }
 

@@ -1,6 +1,6 @@
 import { and, eq, ne, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { guarded, nowIso, optionalReads, retryOnConflict, runBatch, type Statement } from '../../platform/db';
+import { guarded, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
 import { badRequest, codedError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { toCents } from '../../platform/money';
@@ -11,20 +11,19 @@ import { refundLostRace, refundStatements } from '../payments/refunds';
 import { activities, activity, activityRow, type ActivityRow } from '../contacts/service';
 import { MAX_AMOUNT, type OrderMarkPaidInput, type OrderRefundInputT } from './dto';
 import { orderEventData } from './events';
-import { fullOrderReads, orderAsWritten } from './read';
+import { fullOrderRead, fullOrderRowOf, orderAsWritten, serializeFullOrder, type FullOrder, type FullOrderRow } from './read';
 import { orderRefunds, orders, type FinancialStatus, type OrderRefundRow, type OrderRow } from './schema';
-import { fullOrder, orderAfterGuardedWrite, orderLostRace, orderNotFound, orderPaymentStatements, orderRowOf, revisionGuard, storeSyncedReadOnly } from './service';
-import type { FullOrder } from './read';
+import { orderAfterGuardedWrite, orderLostRace, orderNotFound, orderPaymentStatements, revisionGuard, storeSyncedReadOnly } from './service';
 import { prepared, preparedInsert } from '../../platform/prepared';
 
 const refundInsert = preparedInsert(orderRefunds);
 
-/** The order's own row from the reads; 404 when absent, 409 for store-synced orders (read-only through the API). */
-function writableOrder(results: unknown[]): OrderRow {
-  const order = orderRowOf(results);
-  if (!order) throw orderNotFound();
-  if (order.storeConnectionId) throw storeSyncedReadOnly();
-  return order;
+/** The order a batch ending with `fullOrderRead` read; 404 when absent, 409 for store-synced orders (read-only through the API). */
+function writableOrder(results: unknown[]): FullOrderRow {
+  const read = fullOrderRowOf(results);
+  if (!read) throw orderNotFound();
+  if (read.order.storeConnectionId) throw storeSyncedReadOnly();
+  return read;
 }
 
 const updateOrder = (ctx: ServiceContext, id: string, set: Partial<OrderRow>) =>
@@ -33,14 +32,6 @@ const updateOrder = (ctx: ServiceContext, id: string, set: Partial<OrderRow>) =>
 // ---------------------------------------------------------------- refunds
 
 const [ws, orderId] = [sql.placeholder('ws'), sql.placeholder('order')];
-
-const refundByExternalId = prepared((db) =>
-  db
-    .select({ id: orderRefunds.id })
-    .from(orderRefunds)
-    .where(and(eq(orderRefunds.workspaceId, ws), eq(orderRefunds.orderId, orderId), eq(orderRefunds.externalRefundId, sql.placeholder('external'))))
-    .limit(1),
-);
 
 /** The payment the order's `payment_reference` names, with its charge, the reference read inside the batch. */
 const orderPaymentCharge = paymentChargeByReference(sql`(SELECT payment_reference FROM ${orders} WHERE ${orders.workspaceId} = ${ws} AND ${orders.id} = ${orderId})`);
@@ -79,13 +70,14 @@ function mirrorRefund(ctx: ServiceContext, held: PaymentWithCharge | undefined, 
 const balanceText = (cents: number) => (cents / 100).toFixed(2);
 
 /**
- * `POST /v1/orders/{id}/refunds`: one read batch (the order with its lines and
- * refunds, the `external_refund_id` match, the recorded payment with its
- * charge) and one write batch: the refund row, the order's refunded total
- * and status (guarded on the revision that was read, so parallel refunds
- * never pass the order total: a loser re-reads and answers the
- * remaining-total message), the mirrored ledger refund and `order.refunded`;
- * the answer is the order as written. A repeated `external_refund_id` applies nothing.
+ * `POST /v1/orders/{id}/refunds`: one read batch (the recorded payment with
+ * its charge, the order with its lines and refunds) and one write batch: the
+ * refund row, the order's refunded total and status (guarded on the revision
+ * that was read, so parallel refunds never pass the order total: a loser
+ * re-reads and answers the remaining-total message), the mirrored ledger
+ * refund and `order.refunded`; the answer is the order as written. An
+ * `external_refund_id` among the refunds read applies nothing; a parallel
+ * repeat loses on the unique index and, re-read, finds it there.
  */
 export async function refundOrder(ctx: ServiceContext, id: string, input: OrderRefundInputT): Promise<{ duplicate: boolean; order: FullOrder }> {
   if (!(input.amount > 0 && toCents(Math.min(input.amount, MAX_AMOUNT + 1)) > 0)) throw badRequest('Refund amount must be a positive number');
@@ -98,14 +90,13 @@ export async function refundOrder(ctx: ServiceContext, id: string, input: OrderR
   const reason = input.reason?.trim() || null;
   return retryOnConflict(
     async () => {
-      const values = { ws: ctx.ws.id, order: id };
-      const reads = optionalReads();
-      const matchedSlot = reads.add(input.external_refund_id !== undefined && refundByExternalId.in(ctx.db, { ...values, external: input.external_refund_id }));
-      const paymentSlot = reads.add(orderPaymentCharge(ctx.db, values));
-      const results = await runBatch(ctx.db, [...reads.statements, ...fullOrderReads(ctx.db, ctx.ws.id, id)]);
-      const [held] = reads.get<PaymentWithCharge[]>(results, paymentSlot, []);
-      const order = writableOrder(results);
-      if (reads.get<unknown[]>(results, matchedSlot, []).length) return { duplicate: true, order: fullOrder(results) };
+      const results = await runBatch(ctx.db, [orderPaymentCharge(ctx.db, { ws: ctx.ws.id, order: id }), fullOrderRead(ctx.db, ctx.ws.id, id)]);
+      const [held] = results[0] as PaymentWithCharge[];
+      const read = writableOrder(results);
+      const { order } = read;
+      if (input.external_refund_id !== undefined && read.refunds.some((r) => r.externalRefundId === input.external_refund_id)) {
+        return { duplicate: true, order: serializeFullOrder(read) };
+      }
       if (!order.paidAt) throw codedError(400, 'ORDER_NEVER_PAID', 'This order was never paid; only paid orders can be refunded');
       const remaining = order.totalCents - order.refundedTotalCents;
       if (cents > remaining) throw badRequest(`Refund amount exceeds the order's remaining total (${balanceText(remaining)})`);
@@ -152,7 +143,7 @@ export async function refundOrder(ctx: ServiceContext, id: string, input: OrderR
         statement,
       ]);
       ctx.events.committedAfter([event]);
-      return { duplicate: false, order: orderAsWritten(results, after, [refund]) };
+      return { duplicate: false, order: orderAsWritten(read, after, [refund]) };
     },
     (err) => orderLostRace(err) || refundLostRace(err),
   );
@@ -183,16 +174,17 @@ export async function markOrderPaid(ctx: ServiceContext, id: string, input: Orde
         .from(orders)
         .where(and(eq(orders.workspaceId, ctx.ws.id), eq(orders.paymentReference, reference ?? ''), ne(orders.id, id)))
         .limit(1),
-      ...fullOrderReads(ctx.db, ctx.ws.id, id),
+      fullOrderRead(ctx.db, ctx.ws.id, id),
     ]);
     const [[payment], entries, linkedElsewhere] = results as [PaymentRow[], PaymentEntryRow[], unknown[]];
-    const order = writableOrder(results);
+    const read = writableOrder(results);
+    const { order } = read;
     if (ILLEGAL_FROM.includes(order.financialStatus)) {
       throw codedError(409, 'ORDER_ILLEGAL_TRANSITION', `An order that is ${order.financialStatus} cannot be marked paid`);
     }
     const alreadyLinked = () => codedError(409, 'ORDER_PAYMENT_ALREADY_LINKED', 'Another payment is already linked to this order, or this payment backs another order');
     if (reference !== undefined && order.paymentReference !== null && order.paymentReference !== reference) throw alreadyLinked();
-    if (order.financialStatus === 'paid') return fullOrder(results);
+    if (order.financialStatus === 'paid') return serializeFullOrder(read);
 
     const now = nowIso();
     const statements: Statement[] = [];
@@ -218,7 +210,7 @@ export async function markOrderPaid(ctx: ServiceContext, id: string, input: Orde
       statement,
     ]);
     ctx.events.committedAfter([event]);
-    return orderAsWritten(results, after);
+    return orderAsWritten(read, after);
   }, orderLostRace);
 }
 
@@ -227,9 +219,9 @@ export async function markOrderPaid(ctx: ServiceContext, id: string, input: Orde
 /** `POST /v1/orders/{id}/cancel`: stamps `cancelled_at` once (financial status unchanged); an already-cancelled order is a no-op without an event. */
 export async function cancelOrder(ctx: ServiceContext, id: string): Promise<FullOrder> {
   return retryOnConflict(async () => {
-    const results = await runBatch(ctx.db, fullOrderReads(ctx.db, ctx.ws.id, id));
-    const order = writableOrder(results);
-    if (order.cancelledAt) return fullOrder(results);
+    const read = writableOrder(await runBatch(ctx.db, [fullOrderRead(ctx.db, ctx.ws.id, id)]));
+    const { order } = read;
+    if (order.cancelledAt) return serializeFullOrder(read);
     const now = nowIso();
     const after = orderAfterGuardedWrite(order, { cancelledAt: now }, now);
     const { event, statement } = ctx.events.emit(ctx.db, ctx.ws.id, 'order.cancelled', orderEventData(after));
@@ -239,6 +231,6 @@ export async function cancelOrder(ctx: ServiceContext, id: string): Promise<Full
       statement,
     ]);
     ctx.events.committedAfter([event]);
-    return orderAsWritten(results, after);
+    return orderAsWritten(read, after);
   }, orderLostRace);
 }

@@ -3,6 +3,7 @@ import { insertGroups } from '../../platform/bound-parameters';
 import type { Db, Statement } from '../../platform/db';
 import { nowIso, runBatch } from '../../platform/db';
 import { uuidv7 } from '../../platform/ids';
+import { childRowsJson } from '../../platform/child-rows';
 import { prepared } from '../../platform/prepared';
 import { pipelines, stages } from './schema';
 
@@ -95,14 +96,12 @@ export async function createPipeline(db: Db, workspaceId: string, input: Pipelin
   return serializePipeline(saved, stageRows);
 }
 
-/** A pipeline's stages by position, as one JSON array per pipeline row (keys as the stage table's columns). */
-const stagesJson = sql<string>`(SELECT json_group_array(json_object('id', s.id, 'workspaceId', s.workspace_id, 'pipelineId', s.pipeline_id,
-  'name', s.name, 'color', s.color, 'position', s.position, 'winProbability', s.win_probability, 'createdAt', s.created_at,
-  'updatedAt', s.updated_at) ORDER BY s.position) FROM stages s WHERE s.pipeline_id = pipelines.id)`;
+/** A pipeline's stages by position (through the stage index), one column of the pipeline's row. */
+const stagesJson = childRowsJson(stages, sql`${stages.pipelineId} = ${pipelines.id} AND ${stages.workspaceId} = ${pipelines.workspaceId}`, sql`${stages.position}`);
 
 const pipelinesWithStages = prepared((db) =>
   db
-    .select({ pipeline: pipelines, stages: stagesJson })
+    .select({ pipeline: pipelines, stages: stagesJson.column })
     .from(pipelines)
     .where(eq(pipelines.workspaceId, sql.placeholder('ws')))
     .orderBy(asc(pipelines.position), asc(pipelines.createdAt)),
@@ -111,5 +110,5 @@ const pipelinesWithStages = prepared((db) =>
 /** All pipelines of a workspace by position, each with its ordered stages (through the stage index): one statement. */
 export async function listPipelines(db: Db, workspaceId: string) {
   const rows = await pipelinesWithStages.all(db, { ws: workspaceId });
-  return rows.map((r) => serializePipeline(r.pipeline, JSON.parse(r.stages) as StageRow[]));
+  return rows.map((r) => serializePipeline(r.pipeline, stagesJson.parse(r.stages)));
 }
