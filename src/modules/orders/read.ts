@@ -113,23 +113,29 @@ const refundsJson = childRowsJson(
   sql`${orderRefunds.refundedAt}, ${orderRefunds.id}`,
 );
 
-const fullRead = prepared((db) =>
+/**
+ * The read of a full order: its header with the contact, its lines by position and its refunds by
+ * `refunded_at`, as one row (placeholders `ws` and `order`), with `extra` columns a caller reads
+ * along (SQL naming the order's columns).
+ */
+export const selectFullOrder = <E extends Record<string, SQL>>(db: Db, extra: E) =>
   db
-    .select({ order: orders, ...contactIdentityColumns, items: itemsJson.column, refunds: refundsJson.column })
+    .select({ order: orders, ...contactIdentityColumns, items: itemsJson.column, refunds: refundsJson.column, ...extra })
     .from(orders)
     .leftJoin(...contactIdentityJoin(orders.contactId, orders.workspaceId))
     .where(and(eq(orders.workspaceId, ws), eq(orders.id, orderId)))
-    .limit(1),
-);
+    .limit(1);
 
-/** The read of a full order: its header with the contact, its lines by position and its refunds by `refunded_at`, one statement for the end of a batch. */
+const fullRead = prepared((db) => selectFullOrder(db, {}));
+
+/** The full order's read, one statement for the end of a batch. */
 export const fullOrderRead = (db: Db, workspaceId: string, id: string): Statement => fullRead.in(db, { ws: workspaceId, order: id });
 
 export type FullOrderRow = OrderWithContactRow & { items: OrderItemRow[]; refunds: OrderRefundRow[] };
 
-/** The order a batch ending with `fullOrderRead` read, or undefined when there is none. */
-export function fullOrderRowOf(results: unknown[]): FullOrderRow | undefined {
-  const [row] = results.at(-1) as (OrderWithContactRow & { items: string; refunds: string })[];
+/** The order a batch ending with a `selectFullOrder` read found (with the extra columns as read), or undefined. */
+export function fullOrderRowOf<E = unknown>(results: unknown[]): (FullOrderRow & E) | undefined {
+  const [row] = results.at(-1) as (OrderWithContactRow & { items: string; refunds: string } & E)[];
   return row && { ...row, items: itemsJson.parse(row.items), refunds: refundsJson.parse(row.refunds) };
 }
 

@@ -5,13 +5,13 @@ import { badRequest, codedError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { toCents } from '../../platform/money';
 import { parseIsoInZone } from '../payments/dates';
-import { paymentChargeByReference, selectEntriesByReference, selectPaymentByReference, type PaymentWithCharge } from '../payments/read';
+import { paymentChargeColumn, selectEntriesByReference, selectPaymentByReference, type PaymentWithCharge } from '../payments/read';
 import type { PaymentEntryRow, PaymentRow } from '../payments/schema';
 import { refundLostRace, refundStatements } from '../payments/refunds';
 import { activities, activity, activityRow, type ActivityRow } from '../contacts/service';
 import { MAX_AMOUNT, type OrderMarkPaidInput, type OrderRefundInputT } from './dto';
 import { orderEventData } from './events';
-import { fullOrderRead, fullOrderRowOf, orderAsWritten, serializeFullOrder, type FullOrder, type FullOrderRow } from './read';
+import { fullOrderRead, fullOrderRowOf, orderAsWritten, selectFullOrder, serializeFullOrder, type FullOrder, type FullOrderRow } from './read';
 import { orderRefunds, orders, type FinancialStatus, type OrderRefundRow, type OrderRow } from './schema';
 import { orderAfterGuardedWrite, orderLostRace, orderNotFound, orderPaymentStatements, revisionGuard, storeSyncedReadOnly } from './service';
 import { prepared, preparedInsert } from '../../platform/prepared';
@@ -19,8 +19,8 @@ import { prepared, preparedInsert } from '../../platform/prepared';
 const refundInsert = preparedInsert(orderRefunds);
 
 /** The order a batch ending with `fullOrderRead` read; 404 when absent, 409 for store-synced orders (read-only through the API). */
-function writableOrder(results: unknown[]): FullOrderRow {
-  const read = fullOrderRowOf(results);
+function writableOrder<E = unknown>(results: unknown[]): FullOrderRow & E {
+  const read = fullOrderRowOf<E>(results);
   if (!read) throw orderNotFound();
   if (read.order.storeConnectionId) throw storeSyncedReadOnly();
   return read;
@@ -33,8 +33,9 @@ const updateOrder = (ctx: ServiceContext, id: string, set: Partial<OrderRow>) =>
 
 const [ws, orderId] = [sql.placeholder('ws'), sql.placeholder('order')];
 
-/** The payment the order's `payment_reference` names, with its charge, the reference read inside the batch. */
-const orderPaymentCharge = paymentChargeByReference(sql`(SELECT payment_reference FROM ${orders} WHERE ${orders.workspaceId} = ${ws} AND ${orders.id} = ${orderId})`);
+/** The payment the order's `payment_reference` names, with its charge: a column of the refund's read of the order. */
+const heldPayment = paymentChargeColumn(orders.paymentReference, orders.workspaceId);
+const orderWithPayment = prepared((db) => selectFullOrder(db, { held: heldPayment.column }));
 
 /** A refund's change of the order, guarded on the revision that was read (see `revisionGuard`). */
 const refundedUpdate = prepared((db) =>
@@ -56,7 +57,7 @@ const refundedUpdate = prepared((db) =>
  * payment may hold less than the order total); nothing when the order has no
  * payment or its charge is no longer refundable.
  */
-function mirrorRefund(ctx: ServiceContext, held: PaymentWithCharge | undefined, cents: number, note: string | null): { statements: Statement[]; timeline: ActivityRow[] } {
+function mirrorRefund(ctx: ServiceContext, held: PaymentWithCharge | null, cents: number, note: string | null): { statements: Statement[]; timeline: ActivityRow[] } {
   const none = { statements: [], timeline: [] };
   if (!held || held.payment.type !== 'one_time') return none;
   const { id, currency, status, recognizedCents, refundedCents } = held.charge;
@@ -70,8 +71,8 @@ function mirrorRefund(ctx: ServiceContext, held: PaymentWithCharge | undefined, 
 const balanceText = (cents: number) => (cents / 100).toFixed(2);
 
 /**
- * `POST /v1/orders/{id}/refunds`: one read batch (the recorded payment with
- * its charge, the order with its lines and refunds) and one write batch: the
+ * `POST /v1/orders/{id}/refunds`: one read (the order with its lines and
+ * refunds and its recorded payment with its charge) and one write batch: the
  * refund row, the order's refunded total and status (guarded on the revision
  * that was read, so parallel refunds never pass the order total: a loser
  * re-reads and answers the remaining-total message), the mirrored ledger
@@ -90,10 +91,9 @@ export async function refundOrder(ctx: ServiceContext, id: string, input: OrderR
   const reason = input.reason?.trim() || null;
   return retryOnConflict(
     async () => {
-      const results = await runBatch(ctx.db, [orderPaymentCharge(ctx.db, { ws: ctx.ws.id, order: id }), fullOrderRead(ctx.db, ctx.ws.id, id)]);
-      const [held] = results[0] as PaymentWithCharge[];
-      const read = writableOrder(results);
+      const read = writableOrder<{ held: string | null }>(await runBatch(ctx.db, [orderWithPayment.in(ctx.db, { ws: ctx.ws.id, order: id })]));
       const { order } = read;
+      const held = heldPayment.parse(read.held);
       if (input.external_refund_id !== undefined && read.refunds.some((r) => r.externalRefundId === input.external_refund_id)) {
         return { duplicate: true, order: serializeFullOrder(read) };
       }

@@ -1,6 +1,7 @@
-import { and, asc, eq, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { Db } from '../../platform/db';
 import { fromCents } from '../../platform/money';
+import { oneRowJson } from '../../platform/child-rows';
 import { prepared } from '../../platform/prepared';
 import { contactIdentityColumns, contactIdentityJoin, serializeContactIdentity, type ContactIdentity } from '../contacts/identity-join';
 import { paymentEntries, payments, type PaymentEntryRow, type PaymentRow } from './schema';
@@ -134,36 +135,29 @@ export function paymentReadsByReference(reference: SQLWrapper) {
   return { payment: (db: Db, values: Record<string, unknown>) => payment.in(db, values), entries: (db: Db, values: Record<string, unknown>) => entries.in(db, values) };
 }
 
-/** A payment's first `charge` entry as `paymentChargeByReference` reads it: every field null without one. */
+/** A payment's first `charge` entry as `paymentChargeColumn` reads it: every field null without one. */
 export type ChargeHeld = { id: string | null; currency: string | null; status: string | null; recognizedCents: number | null; refundedCents: number | null };
 
-/** A row of `paymentChargeByReference`. */
+/** A row of `paymentChargeColumn`. */
 export type PaymentWithCharge = { payment: PaymentRow; charge: ChargeHeld };
 
-// Aliased: a batch answers rows as objects by column name, where the entry's `id` would meet the payment's.
-const chargeFields = {
-  id: sql<string | null>`${paymentEntries.id}`.as('charge_id'),
-  currency: sql<string | null>`${paymentEntries.currency}`.as('charge_currency'),
-  status: sql<string | null>`${paymentEntries.status}`.as('charge_status'),
-  recognizedCents: sql<number | null>`${paymentEntries.recognizedCents}`.as('charge_recognized_cents'),
-  refundedCents: sql<number | null>`${paymentEntries.refundedCents}`.as('charge_refunded_cents'),
-};
-
 /**
- * The read, in one statement, of the workspace's payment whose `external_reference` is `reference`
- * (SQL with placeholders, as above) with its first `charge` entry, built once.
+ * The workspace's payment whose `external_reference` is `reference` with its first `charge` entry,
+ * as one column of another module's read (`reference` and `workspaceId`: SQL naming that read's
+ * columns), and `parse`, which answers the row (null without a payment).
  */
-export function paymentChargeByReference(reference: SQLWrapper) {
-  const read = prepared((db) =>
-    db
-      .select({ payment: payments, charge: chargeFields })
-      .from(payments)
-      .leftJoin(paymentEntries, and(eq(paymentEntries.workspaceId, payments.workspaceId), eq(paymentEntries.paymentId, payments.id), eq(paymentEntries.kind, 'charge')))
-      .where(and(eq(payments.workspaceId, ws), eq(payments.externalReference, reference)))
-      .orderBy(asc(paymentEntries.sequence))
-      .limit(1),
+export function paymentChargeColumn(reference: SQLWrapper, workspaceId: SQLWrapper) {
+  const fields = [
+    ...Object.entries(getTableColumns(payments)).map(([key, field]) => ({ path: ['payment', key], field })),
+    ...Object.entries({ id: paymentEntries.id, currency: paymentEntries.currency, status: paymentEntries.status, recognizedCents: paymentEntries.recognizedCents, refundedCents: paymentEntries.refundedCents }).map(
+      ([key, field]) => ({ path: ['charge', key], field }),
+    ),
+  ];
+  return oneRowJson<PaymentWithCharge>(
+    fields,
+    sql`FROM ${payments} LEFT JOIN ${paymentEntries} ON ${paymentEntries.workspaceId} = ${payments.workspaceId} AND ${paymentEntries.paymentId} = ${payments.id} AND ${paymentEntries.kind} = 'charge'
+      WHERE ${payments.workspaceId} = ${workspaceId} AND ${payments.externalReference} = ${reference} ORDER BY ${paymentEntries.sequence} LIMIT 1`,
   );
-  return (db: Db, values: Record<string, unknown>) => read.in(db, values);
 }
 
 const byReference = paymentReadsByReference(sql.placeholder('reference'));
