@@ -18,7 +18,7 @@ import { prepared, preparedInsert } from '../../platform/prepared';
 
 const refundInsert = preparedInsert(orderRefunds);
 
-/** The order a batch ending with `fullOrderRead` read; 404 when absent, 409 for store-synced orders (read-only through the API). */
+/** The order a batch ending with a `selectFullOrder` read found; 404 when absent, 409 for store-synced orders (read-only through the API). */
 function writableOrder<E = unknown>(results: unknown[]): FullOrderRow & E {
   const read = fullOrderRowOf<E>(results);
   if (!read) throw orderNotFound();
