@@ -84,10 +84,10 @@ export const serializeRefund = (r: OrderRefundRow) => ({
   created_at: r.createdAt,
 });
 
-/** Orders with their contact's name, phone and email: one query, the join scoped to the workspace too. */
-export function selectOrdersWithContact(db: Db, workspaceId: string | SQLWrapper, where?: SQL) {
+/** Orders with their contact's name, phone and email (and `extra` columns): one query, the join scoped to the workspace too. */
+export function selectOrdersWithContact<E extends Record<string, SQL> = Record<never, SQL>>(db: Db, workspaceId: string | SQLWrapper, where?: SQL, extra?: E) {
   return db
-    .select({ order: orders, ...contactIdentityColumns })
+    .select({ order: orders, ...contactIdentityColumns, ...(extra as E) })
     .from(orders)
     .leftJoin(...contactIdentityJoin(orders.contactId, orders.workspaceId))
     .where(and(eq(orders.workspaceId, workspaceId), where));
@@ -119,12 +119,7 @@ const refundsJson = childRowsJson(
  * along (SQL naming the order's columns).
  */
 export const selectFullOrder = <E extends Record<string, SQL>>(db: Db, extra: E) =>
-  db
-    .select({ order: orders, ...contactIdentityColumns, items: itemsJson.column, refunds: refundsJson.column, ...extra })
-    .from(orders)
-    .leftJoin(...contactIdentityJoin(orders.contactId, orders.workspaceId))
-    .where(and(eq(orders.workspaceId, ws), eq(orders.id, orderId)))
-    .limit(1);
+  selectOrdersWithContact(db, ws, eq(orders.id, orderId), { items: itemsJson.column, refunds: refundsJson.column, ...extra }).limit(1);
 
 const fullRead = prepared((db) => selectFullOrder(db, {}));
 
