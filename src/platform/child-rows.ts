@@ -1,6 +1,6 @@
 import { getTableColumns, sql, type InferSelectModel, type SQL } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
-import { rowMapper, type SelectedField } from './row-mapping';
+import { rowMapper } from './row-mapping';
 
 /**
  * A parent row's child rows as one column of the parent's read: a sub-query answering the rows
@@ -22,20 +22,4 @@ export function childRowsJson<T extends SQLiteTable>(table: T, where: SQL, order
   const column = sql<string>`(SELECT json_group_array(json_array(${sql.raw(names)})) FROM (SELECT ${values} FROM ${table} WHERE ${where} ORDER BY ${orderBy}))`;
   const row = rowMapper(columns.map(([key, field]) => ({ path: [key], field })));
   return { column, parse: (text: string) => (JSON.parse(text) as unknown[][]).map(row) as InferSelectModel<T>[] };
-}
-
-/**
- * One row of a related read as one column of another read: `from` (SQL from `FROM` on, naming the
- * outer row's columns and ending with the clauses that leave one row) answering `fields` as a
- * JSON array, and `parse`, which decodes it into the fields' paths as drizzle would (null when
- * `from` found no row). A joined table's fields are each null when its join found nothing.
- */
-export function oneRowJson<Row>(fields: SelectedField[], from: SQL) {
-  const values = sql.join(
-    fields.map(({ field }) => sql`${field as SQL}`),
-    sql`, `,
-  );
-  const column = sql<string | null>`(SELECT json_array(${values}) ${from})`;
-  const row = rowMapper(fields);
-  return { column, parse: (text: string | null) => (text === null ? null : (row(JSON.parse(text) as unknown[]) as Row)) };
 }

@@ -6,6 +6,7 @@ import type { Db, Statement } from './db';
 import { nowIso } from './db';
 import { uuidv7 } from './ids';
 import { prepared, preparedSql } from './prepared';
+import { builtOnce } from './built-once';
 import { guardable, type RowGuard } from './row-guard';
 
 export type OutboxEvent = { id: string; workspaceId: string; type: EventType; data: Record<string, unknown>; createdAt: string };
@@ -34,6 +35,21 @@ export class EventSink {
   emit(db: Db, workspaceId: string, type: EventType, data: Record<string, unknown>, guard?: RowGuard): { event: OutboxEvent; statement: Statement } {
     const event: OutboxEvent = { id: uuidv7(), workspaceId, type, data, createdAt: nowIso() };
     const statement = outboxInsert(type).in(db, { id: event.id, ws: workspaceId, type, data, at: event.createdAt }, guard);
+    return this.registered(event, statement);
+  }
+
+  /**
+   * `emit` for an event whose data the batch itself computes: `data` is SQL (a module constant,
+   * its values given as placeholders in `values`) evaluated as the insert runs, for events of a
+   * write decided inside its batch (the row it describes is known only there).
+   */
+  emitFrom(db: Db, workspaceId: string, type: EventType, data: SQL, values: Record<string, unknown>, guard?: RowGuard): { event: OutboxEvent; statement: Statement } {
+    const event: OutboxEvent = { id: uuidv7(), workspaceId, type, data: {}, createdAt: nowIso() };
+    const statement = computedOutboxInsert(type)(data).in(db, { ...values, id: event.id, ws: workspaceId, type, at: event.createdAt }, guard);
+    return this.registered(event, statement);
+  }
+
+  private registered(event: OutboxEvent, statement: Statement) {
     this.inserts.set(statement, event.id);
     this.emitted = true;
     return { event, statement };
@@ -71,16 +87,22 @@ let subscribed: Subscribed | null = null;
 
 /** The outbox insert of one event type, built once per isolate (every write emits). */
 const outboxInserts = new Map<EventType, ReturnType<typeof buildOutboxInsert>>();
-const outboxInsert = (type: EventType) => outboxInserts.get(type) ?? outboxInserts.set(type, buildOutboxInsert(type)).get(type)!;
+const outboxInsert = (type: EventType) => outboxInserts.get(type) ?? outboxInserts.set(type, buildOutboxInsert(type, jsonData)).get(type)!;
+/** The same per data SQL, for `emitFrom`. */
+const computedOutboxInserts = new Map<EventType, (data: SQL) => ReturnType<typeof buildOutboxInsert>>();
+const computedOutboxInsert = (type: EventType) =>
+  computedOutboxInserts.get(type) ?? computedOutboxInserts.set(type, builtOnce((data: SQL) => buildOutboxInsert(type, data))).get(type)!;
 
-function buildOutboxInsert(type: EventType) {
+const jsonData = new Param(sql.placeholder('data'), eventOutbox.data);
+
+function buildOutboxInsert(type: EventType, data: SQLWrapper) {
   const check = subscribed;
   const [ws, at] = [sql.placeholder('ws'), sql.placeholder('at')];
   const enqueuedAt = check ? sql`CASE WHEN ${check(ws, type)} THEN NULL ELSE ${at} END` : sql`NULL`;
   // The row is selected rather than listed so that a guard's WHERE decides whether it is written.
   return guardable((condition) =>
     preparedSql('all', () => sql`INSERT INTO ${eventOutbox} (id, workspace_id, type, data, created_at, enqueued_at, attempts)
-      SELECT ${sql.placeholder('id')}, ${ws}, ${sql.placeholder('type')}, ${new Param(sql.placeholder('data'), eventOutbox.data)}, ${at}, ${enqueuedAt}, 0
+      SELECT ${sql.placeholder('id')}, ${ws}, ${sql.placeholder('type')}, ${data}, ${at}, ${enqueuedAt}, 0
       WHERE ${condition}
       RETURNING enqueued_at AS "enqueuedAt"`),
   );
@@ -89,6 +111,7 @@ function buildOutboxInsert(type: EventType) {
 export function setSubscriptionCheck(check: Subscribed): void {
   subscribed = check;
   outboxInserts.clear();
+  computedOutboxInserts.clear();
 }
 
 /** `db` is the workspace's data handle the events were committed through. */

@@ -1,3 +1,5 @@
+import { sql, type SQLWrapper } from 'drizzle-orm';
+
 /**
  * Money is stored as integer cents. Conversion rounds half away from zero at the
  * second decimal, working on the decimal text so 1.005 becomes 1.01 (binary
@@ -14,6 +16,13 @@ export function toCents(amount: number): number {
 }
 
 export const fromCents = (cents: number): number => cents / 100;
+
+/**
+ * `fromCents` in SQL, for JSON a statement builds: an integer when whole (as JSON.stringify
+ * writes it), else the REAL of the same division, which SQLite writes with the digits of that
+ * double, so the JSON reads back as the number `fromCents` gives.
+ */
+export const fromCentsSql = (cents: SQLWrapper) => sql`(CASE WHEN ${cents} % 100 = 0 THEN ${cents} / 100 ELSE ${cents} / 100.0 END)`;
 
 /** Half-up rounding to 2 decimals for values that stay numbers (e.g. rates). */
 export const round2 = (value: number): number => fromCents(toCents(value));

@@ -42,6 +42,50 @@ describe('POST /v1/orders/{id}/refunds', () => {
     expect(events[1].data).not.toHaveProperty('refund');
   });
 
+  it("order.refunded's data, computed inside the refund's batch, is the snapshot every order event carries, keys in the same order", async () => {
+    const ws = await makeWorkspace();
+    const o = await paidOrder(ws, 100.1, { coupon_codes: ['SPRING'], shipping_total: 4.95, discount_total: 0.05, note: 'gift' });
+    const res = await ws.api('POST', `/v1/orders/${o.id}/refunds`, { amount: 12.34, external_refund_id: 're_snapshot', reason: 'late' });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const read = (await ws.api('GET', `/v1/orders/${o.id}`)).body;
+    expect(res.body.order).toEqual(read);
+    const [, paid, refunded] = await orderEvents(ws.id);
+    expect([paid.type, refunded.type]).toEqual(['order.paid', 'order.refunded']);
+    expect(Object.keys(refunded.data)).toEqual([...Object.keys(paid.data), 'refund']);
+    expect(refunded.data).toEqual({
+      order_id: read.id,
+      external_id: read.external_order_id,
+      number: String(read.order_number),
+      platform: read.platform,
+      store_connection_id: null,
+      financial_status: 'partially_refunded',
+      fulfillment_status: read.fulfillment_status,
+      currency: read.currency,
+      total: 105,
+      subtotal: 100.1,
+      discount_total: 0.05,
+      shipping_total: 4.95,
+      tax_total: 0,
+      refunded_total: 12.34,
+      coupon_codes: ['SPRING'],
+      item_count: 1,
+      first_item_name: 'Item',
+      placed_at: read.placed_at,
+      paid_at: read.paid_at,
+      cancelled_at: null,
+      refunded_at: read.refunded_at,
+      created_at: read.created_at,
+      refund: { amount: 12.34, external_refund_id: 're_snapshot', reason: 'late', refunded_at: read.refunds[0].refunded_at },
+    });
+    // The mirrored ledger refund carries the order's number in its note.
+    const entry = (await ledger(ws, o.id)).entries.find((e: any) => e.kind === 'refund');
+    expect(entry).toMatchObject({ amount: -12.34, note: 'late' });
+    const unnamed = await ws.api('POST', `/v1/orders/${o.id}/refunds`, { amount: 1 });
+    expect(unnamed.status).toBe(201);
+    const second = (await ledger(ws, o.id)).entries.filter((e: any) => e.kind === 'refund');
+    expect(second.map((e: any) => e.note)).toEqual(['late', `Refund of order ${read.order_number}`]);
+  });
+
   it('mirrors nothing into a payment whose charge is no longer refundable; the order refund still applies', async () => {
     const ws = await makeWorkspace();
     const o = await paidOrder(ws, 40);

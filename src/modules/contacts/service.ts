@@ -304,6 +304,26 @@ export function activityOf(ctx: ServiceContext, contact: ContactIdSql, type: str
   return activityInsertFor(contact.sql).in(ctx.db, row, { condition: guard.condition, values: { ...guard.values, ...contact.values } });
 }
 
+/**
+ * A timeline row written from a row of the caller's own that its batch wrote before it: `from`
+ * (SQL from `FROM` on, naming that table and finding at most one row) gives the row's `contact`
+ * id and `data` (a JSON object, SQL). Nothing is written when `from` finds nothing: the write it
+ * describes did not happen. A module constant, built once per isolate.
+ */
+export type TimelineSource = { contact: SQL; data: SQL; from: SQL };
+
+const timelineInsertFrom = builtOnce((source: TimelineSource) =>
+  preparedSql('run', () => {
+    const [id, ws, type, origin, at] = ['id', 'ws', 'type', 'source', 'at'].map((name) => sql.placeholder(name));
+    return sql`INSERT INTO ${contactActivities} (id, workspace_id, contact_id, type, source, data, created_at)
+      SELECT ${id}, ${ws}, ${source.contact}, ${type}, ${origin}, ${source.data}, ${at} ${source.from}`;
+  }),
+);
+
+/** `activity` from a row the batch wrote (see `TimelineSource`); `values` are the placeholders of its SQL. */
+export const activityFrom = (ctx: ServiceContext, source: TimelineSource, type: string, origin: string, values: Record<string, unknown>, now: string): Statement =>
+  timelineInsertFrom(source).in(ctx.db, { ...values, id: uuidv7(), ws: ctx.ws.id, type, source: origin, at: now });
+
 const seedInsert = guardable((condition) =>
   preparedSql('run', () => sql`INSERT INTO consent_ledger (id, workspace_id, contact_id, channel, action, state, previous_state, source, basis, evidence, created_at)
   SELECT j.value ->> 'id', ${sql.placeholder('ws')}, ${sql.placeholder('contact')}, j.value ->> 'channel', 'seed', j.value ->> 'state', NULL, 'api', NULL, NULL, ${sql.placeholder('at')}

@@ -1,4 +1,5 @@
-import { fromCents } from '../../platform/money';
+import { sql } from 'drizzle-orm';
+import { fromCents, fromCentsSql } from '../../platform/money';
 import { orderMoney } from './read';
 import type { OrderRefundRow, OrderRow } from './schema';
 
@@ -33,3 +34,21 @@ export function orderEventData(o: OrderRow, refund: OrderRefundRow | null = null
       : {}),
   };
 }
+
+const money = (column: string) => fromCentsSql(sql.raw(`o.${column}`));
+
+/**
+ * `orderEventData(order, refund)` as SQL, for an `order.refunded` written in the batch that
+ * decides the refund: the order row `o` as the batch left it and its refund `r` (placeholders
+ * `refund` and `ws`). Same keys in the same order; a test holds the two builders equal.
+ */
+export const refundedEventDataSql = sql`(SELECT json_object(
+    'order_id', o.id, 'external_id', o.external_order_id, 'number', coalesce(o.number, CAST(o.order_number AS TEXT)), 'platform', o.platform,
+    'store_connection_id', o.store_connection_id, 'financial_status', o.financial_status, 'fulfillment_status', o.fulfillment_status, 'currency', o.currency,
+    'total', ${money('total_cents')}, 'subtotal', ${money('subtotal_cents')}, 'discount_total', ${money('discount_total_cents')},
+    'shipping_total', ${money('shipping_total_cents')}, 'tax_total', ${money('tax_total_cents')}, 'refunded_total', ${money('refunded_total_cents')},
+    'coupon_codes', json(o.coupon_codes), 'item_count', o.item_count, 'first_item_name', o.first_item_name, 'placed_at', o.placed_at, 'paid_at', o.paid_at,
+    'cancelled_at', o.cancelled_at, 'refunded_at', o.refunded_at, 'created_at', o.created_at,
+    'refund', json_object('amount', ${fromCentsSql(sql`r.amount_cents`)}, 'external_refund_id', r.external_refund_id, 'reason', r.reason, 'refunded_at', r.refunded_at))
+  FROM order_refunds r JOIN orders o ON o.id = r.order_id AND o.workspace_id = r.workspace_id
+  WHERE r.id = ${sql.placeholder('refund')} AND r.workspace_id = ${sql.placeholder('ws')})`;

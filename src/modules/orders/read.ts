@@ -144,17 +144,12 @@ export function orderFromResults(results: unknown[]): FullOrder | null {
   return row ? serializeFullOrder(row) : null;
 }
 
-/** The refunds read's order: `refunded_at`, then id (both compared as SQLite's BINARY collation does, by code unit). */
-const byRefundedAtThenId = (a: OrderRefundRow, b: OrderRefundRow) =>
-  a.refundedAt < b.refundedAt ? -1 : a.refundedAt > b.refundedAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-
 /**
  * The full order after a write guarded on the revision `read` saw: `after`, the order's row as
- * the write set it, with the contact, lines and refunds as read and the refunds the write added.
+ * the write set it, with the contact, lines and refunds as read.
  * A committed guarded write proves the row held what was read (every write of an order moves
  * its revision, and no trigger writes `orders`), so re-reading anything would only send it again.
  */
-export function orderAsWritten(read: FullOrderRow, after: OrderRow, added: OrderRefundRow[] = []): FullOrder {
-  const refunds = added.length ? [...read.refunds, ...added].sort(byRefundedAtThenId) : read.refunds;
-  return serializeFullOrder({ ...read, order: after, refunds });
+export function orderAsWritten(read: FullOrderRow, after: OrderRow): FullOrder {
+  return serializeFullOrder({ ...read, order: after });
 }

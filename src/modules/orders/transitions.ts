@@ -1,22 +1,21 @@
 import { and, eq, ne, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { guarded, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
+import { nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
 import { badRequest, codedError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
-import { toCents } from '../../platform/money';
+import { fromCentsSql, toCents } from '../../platform/money';
 import { parseIsoInZone } from '../payments/dates';
-import { paymentChargeColumn, selectEntriesByReference, selectPaymentByReference, type PaymentWithCharge } from '../payments/read';
+import { selectEntriesByReference, selectPaymentByReference } from '../payments/read';
 import type { PaymentEntryRow, PaymentRow } from '../payments/schema';
-import { refundLostRace, refundStatements } from '../payments/refunds';
-import { activities, activity, activityRow, type ActivityRow } from '../contacts/service';
+import { mirroredRefund } from '../payments/refunds';
+import { activity, activityFrom, type TimelineSource } from '../contacts/service';
 import { MAX_AMOUNT, type OrderMarkPaidInput, type OrderRefundInputT } from './dto';
-import { orderEventData } from './events';
-import { fullOrderRead, fullOrderRowOf, orderAsWritten, selectFullOrder, serializeFullOrder, type FullOrder, type FullOrderRow } from './read';
-import { orderRefunds, orders, type FinancialStatus, type OrderRefundRow, type OrderRow } from './schema';
+import { orderEventData, refundedEventDataSql } from './events';
+import { fullOrderRead, fullOrderRowOf, orderAsWritten, serializeFullOrder, type FullOrder, type FullOrderRow } from './read';
+import { orderRefunds, orders, type FinancialStatus, type OrderRow } from './schema';
 import { orderAfterGuardedWrite, orderLostRace, orderNotFound, orderPaymentStatements, revisionGuard, storeSyncedReadOnly } from './service';
-import { prepared, preparedInsert } from '../../platform/prepared';
-
-const refundInsert = preparedInsert(orderRefunds);
+import { preparedSql } from '../../platform/prepared';
+import { afterInsertOf } from '../../platform/row-guard';
 
 /** The order a batch ending with a `selectFullOrder` read found; 404 when absent, 409 for store-synced orders (read-only through the API). */
 function writableOrder<E = unknown>(results: unknown[]): FullOrderRow & E {
@@ -31,122 +30,89 @@ const updateOrder = (ctx: ServiceContext, id: string, set: Partial<OrderRow>) =>
 
 // ---------------------------------------------------------------- refunds
 
-const [ws, orderId] = [sql.placeholder('ws'), sql.placeholder('order')];
-
-/** The payment the order's `payment_reference` names, with its charge: a column of the refund's read of the order. */
-const heldPayment = paymentChargeColumn(orders.paymentReference, orders.workspaceId);
-const orderWithPayment = prepared((db) => selectFullOrder(db, { held: heldPayment.column }));
-
-/** A refund's change of the order, guarded on the revision that was read (see `revisionGuard`). */
-const refundedUpdate = prepared((db) =>
-  db
-    .update(orders)
-    .set({
-      refundedTotalCents: sql.placeholder('refundedTotalCents') as unknown as number,
-      financialStatus: sql.placeholder('financialStatus') as unknown as FinancialStatus,
-      refundedAt: sql.placeholder('refundedAt') as unknown as string,
-      revision: sql`${orders.revision} + 1` as unknown as number,
-      updatedAt: guarded(sql`${orders.revision} = ${sql.placeholder('revision')}`, sql`${sql.placeholder('now')}`) as unknown as string,
-    })
-    .where(and(eq(orders.workspaceId, ws), eq(orders.id, orderId))),
-);
+const [ws, orderId, refundId, cents, external, refundedAt, now] = ['ws', 'order', 'refund', 'cents', 'external', 'refundedAt', 'now'].map((name) => sql.placeholder(name));
 
 /**
- * The ledger refund mirroring an order refund into the order's recorded
- * one-time payment: at most what the charge can still give back (a linked
- * payment may hold less than the order total); nothing when the order has no
- * payment or its charge is no longer refundable.
+ * The refund row, written only when the order, as the batch runs, can take it: an API order,
+ * paid, with `cents` left of its total, and no refund of it holding the `external_refund_id`.
+ * Batches run one at a time, so parallel refunds see each other's rows: none passes the total.
  */
-function mirrorRefund(ctx: ServiceContext, held: PaymentWithCharge | null, cents: number, note: string | null): { statements: Statement[]; timeline: ActivityRow[] } {
-  const none = { statements: [], timeline: [] };
-  if (!held || held.payment.type !== 'one_time') return none;
-  const { id, currency, status, recognizedCents, refundedCents } = held.charge;
-  if (id === null || currency === null || status !== 'completed' || recognizedCents === null) return none;
-  const balance = recognizedCents - (refundedCents ?? 0);
-  if (balance <= 0) return none;
-  const { statements, timeline } = refundStatements(ctx, held.payment, { id, currency }, Math.min(cents, balance), note);
-  return { statements, timeline: [timeline] };
-}
+const refundInsert = preparedSql(
+  'run',
+  () => sql`INSERT INTO ${orderRefunds} (id, workspace_id, order_id, contact_id, external_refund_id, amount_cents, currency, reason, refunded_at, created_at)
+    SELECT ${refundId}, o.workspace_id, o.id, o.contact_id, ${external}, ${cents}, o.currency, ${sql.placeholder('reason')}, ${refundedAt}, ${now}
+    FROM orders o
+    WHERE o.workspace_id = ${ws} AND o.id = ${orderId} AND o.store_connection_id IS NULL AND o.paid_at IS NOT NULL
+      AND o.total_cents - o.refunded_total_cents >= ${cents}
+      AND (${external} IS NULL OR NOT EXISTS (SELECT 1 FROM order_refunds x WHERE x.order_id = o.id AND x.workspace_id = o.workspace_id AND x.external_refund_id = ${external}))`,
+);
+
+/** The order's refunded total, status and `refunded_at` (the later one), once its refund row was written. */
+const refundedUpdate = preparedSql(
+  'run',
+  () => sql`UPDATE ${orders} SET refunded_total_cents = refunded_total_cents + ${cents},
+      financial_status = CASE WHEN refunded_total_cents + ${cents} >= total_cents THEN 'refunded' ELSE 'partially_refunded' END,
+      refunded_at = CASE WHEN refunded_at > ${refundedAt} THEN refunded_at ELSE ${refundedAt} END,
+      revision = revision + 1, updated_at = ${now}
+    WHERE workspace_id = ${ws} AND id = ${orderId} AND EXISTS (SELECT 1 FROM order_refunds WHERE id = ${refundId})`,
+);
+
+/** The order's payment (`payment_reference`) and the note of the refund mirrored into it. */
+const orderPaymentReference = sql`(SELECT payment_reference FROM orders WHERE workspace_id = ${ws} AND id = ${orderId})`;
+const mirrorNote = sql`coalesce(${sql.placeholder('reason')}, (SELECT 'Refund of order ' || order_number FROM orders WHERE workspace_id = ${ws} AND id = ${orderId}))`;
+
+const refundTimeline: TimelineSource = {
+  contact: sql`r.contact_id`,
+  data: sql`json_object('order_id', r.order_id, 'refund_id', r.id, 'amount', ${fromCentsSql(sql`r.amount_cents`)}, 'currency', r.currency)`,
+  from: sql`FROM order_refunds r WHERE r.id = ${refundId} AND r.workspace_id = ${ws}`,
+};
 
 const balanceText = (cents: number) => (cents / 100).toFixed(2);
 
 /**
- * `POST /v1/orders/{id}/refunds`: one read (the order with its lines and
- * refunds and its recorded payment with its charge) and one write batch: the
- * refund row, the order's refunded total and status (guarded on the revision
- * that was read, so parallel refunds never pass the order total: a loser
- * re-reads and answers the remaining-total message), the mirrored ledger
- * refund and `order.refunded`; the answer is the order as written. An
- * `external_refund_id` among the refunds read applies nothing; a parallel
- * repeat loses on the unique index and, re-read, finds it there.
+ * `POST /v1/orders/{id}/refunds`: one batch, one round trip. Its writes decide themselves as it
+ * runs (see `refundInsert`): the refund row; then, only if it was written, the order's refunded
+ * total and status, the refund mirrored into the order's recorded one-time payment (at most what
+ * its charge can still give back: a linked payment may hold less than the order total; nothing
+ * when the charge is no longer refundable), both timeline rows and `order.refunded`, its data
+ * computed from the rows as written. The batch ends with the full order: the answer when the
+ * refund is among its refunds, otherwise what it holds says why not, in the spec's order (an
+ * `external_refund_id` already recorded answers that order, `duplicate: true`).
  */
 export async function refundOrder(ctx: ServiceContext, id: string, input: OrderRefundInputT): Promise<{ duplicate: boolean; order: FullOrder }> {
   if (!(input.amount > 0 && toCents(Math.min(input.amount, MAX_AMOUNT + 1)) > 0)) throw badRequest('Refund amount must be a positive number');
-  const cents = toCents(Math.min(input.amount, MAX_AMOUNT + 1));
-  let refundedAt: string | undefined;
+  const amount = toCents(Math.min(input.amount, MAX_AMOUNT + 1));
+  let at: string | undefined;
   if (input.refunded_at !== undefined) {
-    refundedAt = parseIsoInZone(input.refunded_at, ctx.ws.timezone) ?? undefined;
-    if (!refundedAt) throw badRequest('refundedAt is not a valid date');
+    at = parseIsoInZone(input.refunded_at, ctx.ws.timezone) ?? undefined;
+    if (!at) throw badRequest('refundedAt is not a valid date');
   }
   const reason = input.reason?.trim() || null;
-  return retryOnConflict(
-    async () => {
-      const read = writableOrder<{ held: string | null }>(await runBatch(ctx.db, [orderWithPayment.in(ctx.db, { ws: ctx.ws.id, order: id })]));
-      const { order } = read;
-      const held = heldPayment.parse(read.held);
-      if (input.external_refund_id !== undefined && read.refunds.some((r) => r.externalRefundId === input.external_refund_id)) {
-        return { duplicate: true, order: serializeFullOrder(read) };
-      }
-      if (!order.paidAt) throw codedError(400, 'ORDER_NEVER_PAID', 'This order was never paid; only paid orders can be refunded');
-      const remaining = order.totalCents - order.refundedTotalCents;
-      if (cents > remaining) throw badRequest(`Refund amount exceeds the order's remaining total (${balanceText(remaining)})`);
-
-      const now = nowIso();
-      const refund: OrderRefundRow = {
-        id: uuidv7(),
-        workspaceId: ctx.ws.id,
-        orderId: order.id,
-        contactId: order.contactId,
-        externalRefundId: input.external_refund_id ?? null,
-        amountCents: cents,
-        currency: order.currency,
-        reason,
-        refundedAt: refundedAt ?? now,
-        createdAt: now,
-      };
-      const refundedTotalCents = order.refundedTotalCents + cents;
-      const after = orderAfterGuardedWrite(
-        order,
-        {
-          refundedTotalCents,
-          financialStatus: refundedTotalCents >= order.totalCents ? 'refunded' : 'partially_refunded',
-          refundedAt: order.refundedAt && order.refundedAt > refund.refundedAt ? order.refundedAt : refund.refundedAt,
-        },
-        now,
-      );
-      const { event, statement } = ctx.events.emit(ctx.db, ctx.ws.id, 'order.refunded', orderEventData(after, refund));
-      const mirror = mirrorRefund(ctx, held, cents, reason ?? `Refund of order ${order.orderNumber}`);
-      const orderTimeline = activityRow(ctx, order.contactId, 'order_refunded', 'api', { order_id: order.id, refund_id: refund.id, amount: cents / 100, currency: order.currency }, now);
-      await runBatch(ctx.db, [
-        refundedUpdate.in(ctx.db, {
-          ws: ctx.ws.id,
-          order: order.id,
-          refundedTotalCents,
-          financialStatus: after.financialStatus,
-          refundedAt: after.refundedAt,
-          revision: order.revision,
-          now,
-        }),
-        refundInsert.in(ctx.db, refund),
-        ...mirror.statements,
-        activities(ctx, [...mirror.timeline, orderTimeline]),
-        statement,
-      ]);
-      ctx.events.committedAfter([event]);
-      return { duplicate: false, order: orderAsWritten(read, after, [refund]) };
-    },
-    (err) => orderLostRace(err) || refundLostRace(err),
-  );
+  const stamp = nowIso();
+  const refund = uuidv7();
+  const values = { ws: ctx.ws.id, order: id, refund, cents: amount, external: input.external_refund_id ?? null, reason, refundedAt: at ?? stamp, now: stamp };
+  const written = afterInsertOf(orderRefunds, refund);
+  const { event, statement } = ctx.events.emitFrom(ctx.db, ctx.ws.id, 'order.refunded', refundedEventDataSql, { refund }, written);
+  const results = await runBatch(ctx.db, [
+    refundInsert.in(ctx.db, values),
+    refundedUpdate.in(ctx.db, values),
+    ...mirroredRefund(ctx, orderPaymentReference, mirrorNote, amount, { order: id, reason }, written),
+    activityFrom(ctx, refundTimeline, 'order_refunded', 'api', { refund }, stamp),
+    statement,
+    fullOrderRead(ctx.db, ctx.ws.id, id),
+  ]);
+  const read = writableOrder(results);
+  if (read.refunds.some((r) => r.id === refund)) {
+    ctx.events.committedAfter([event]);
+    return { duplicate: false, order: serializeFullOrder(read) };
+  }
+  const { order } = read;
+  if (input.external_refund_id !== undefined && read.refunds.some((r) => r.externalRefundId === input.external_refund_id)) {
+    return { duplicate: true, order: serializeFullOrder(read) };
+  }
+  if (!order.paidAt) throw codedError(400, 'ORDER_NEVER_PAID', 'This order was never paid; only paid orders can be refunded');
+  const remaining = order.totalCents - order.refundedTotalCents;
+  throw badRequest(`Refund amount exceeds the order's remaining total (${balanceText(remaining)})`);
 }
 
 // ---------------------------------------------------------------- mark-paid

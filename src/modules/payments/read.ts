@@ -1,7 +1,6 @@
-import { and, asc, eq, getTableColumns, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { and, asc, eq, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { Db } from '../../platform/db';
 import { fromCents } from '../../platform/money';
-import { oneRowJson } from '../../platform/child-rows';
 import { prepared } from '../../platform/prepared';
 import { contactIdentityColumns, contactIdentityJoin, serializeContactIdentity, type ContactIdentity } from '../contacts/identity-join';
 import { paymentEntries, payments, type PaymentEntryRow, type PaymentRow } from './schema';
@@ -133,31 +132,6 @@ export function paymentReadsByReference(reference: SQLWrapper) {
   const payment = prepared((db) => db.select().from(payments).where(and(eq(payments.workspaceId, ws), eq(payments.externalReference, reference))).limit(1));
   const entries = prepared((db) => entriesOf(db, ws, sql`(SELECT id FROM payments WHERE workspace_id = ${ws} AND external_reference = ${reference})`));
   return { payment: (db: Db, values: Record<string, unknown>) => payment.in(db, values), entries: (db: Db, values: Record<string, unknown>) => entries.in(db, values) };
-}
-
-/** A payment's first `charge` entry as `paymentChargeColumn` reads it: every field null without one. */
-export type ChargeHeld = { id: string | null; currency: string | null; status: string | null; recognizedCents: number | null; refundedCents: number | null };
-
-/** A row of `paymentChargeColumn`. */
-export type PaymentWithCharge = { payment: PaymentRow; charge: ChargeHeld };
-
-/**
- * The workspace's payment whose `external_reference` is `reference` with its first `charge` entry,
- * as one column of another module's read (`reference` and `workspaceId`: SQL naming that read's
- * columns), and `parse`, which answers the row (null without a payment).
- */
-export function paymentChargeColumn(reference: SQLWrapper, workspaceId: SQLWrapper) {
-  const fields = [
-    ...Object.entries(getTableColumns(payments)).map(([key, field]) => ({ path: ['payment', key], field })),
-    ...Object.entries({ id: paymentEntries.id, currency: paymentEntries.currency, status: paymentEntries.status, recognizedCents: paymentEntries.recognizedCents, refundedCents: paymentEntries.refundedCents }).map(
-      ([key, field]) => ({ path: ['charge', key], field }),
-    ),
-  ];
-  return oneRowJson<PaymentWithCharge>(
-    fields,
-    sql`FROM ${payments} LEFT JOIN ${paymentEntries} ON ${paymentEntries.workspaceId} = ${payments.workspaceId} AND ${paymentEntries.paymentId} = ${payments.id} AND ${paymentEntries.kind} = 'charge'
-      WHERE ${payments.workspaceId} = ${workspaceId} AND ${payments.externalReference} = ${reference} ORDER BY ${paymentEntries.sequence} LIMIT 1`,
-  );
 }
 
 const byReference = paymentReadsByReference(sql.placeholder('reference'));

@@ -1,16 +1,18 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { failedGuard, isUniqueViolation, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
 import { badRequest } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
-import { toCents } from '../../platform/money';
-import { activities, activityRow } from '../contacts/service';
+import { fromCentsSql, toCents } from '../../platform/money';
+import { activities, activityFrom, activityRow, type TimelineSource } from '../contacts/service';
 import { localDate } from './dates';
 import type { PaymentRefundInput } from './dto';
 import { paymentFromResults } from './read';
 import { paymentEntries, type PaymentEntryRow, type PaymentRow } from './schema';
 import { entryBase, entryNotFound, readPaymentAndEntries, reReads } from './service';
-import { preparedInsert } from '../../platform/prepared';
+import { preparedInsert, preparedSql } from '../../platform/prepared';
+import { builtOnce } from '../../platform/built-once';
+import { guardable, type RowGuard } from '../../platform/row-guard';
 
 /** Whether a batch with `refundStatements` lost a race to a parallel refund (re-read and retry). */
 export const refundLostRace = (err: unknown) => failedGuard(err, 'payment_entries.refunded_cents') || isUniqueViolation(err);
@@ -90,4 +92,50 @@ export function refundStatements(ctx: ServiceContext, p: PaymentRow, charge: Pic
   ];
   const timeline = activityRow(ctx, p.contactId, 'payment_refunded', 'api', { payment_id: p.id, entry_id: refundId, refunds_entry_id: charge.id, amount: cents / 100, currency: charge.currency }, now);
   return { statements, timeline };
+}
+
+const [mirrorWs, mirrorEntry, mirrorCents, mirrorNow] = ['ws', 'entry', 'cents', 'now'].map((name) => sql.placeholder(name));
+
+/** The refund entry `mirroredRefund` writes: decided and sized by the rows as its batch runs. */
+const mirrorEntryInsert = builtOnce((reference: SQL) =>
+  builtOnce((note: SQL) =>
+    guardable((condition) =>
+      preparedSql('run', () => {
+        const given = sql`min(${mirrorCents}, c.recognized_cents - c.refunded_cents)`;
+        return sql`INSERT INTO ${paymentEntries} (id, payment_id, workspace_id, contact_id, sequence, cycle, amount_cents, currency, status, due_date, paid_at,
+            recognized_cents, recognized_at, refunded_cents, kind, refunds_entry_id, note, provider_refund_ref, refund_idempotency_key, credit_document, created_at, updated_at)
+          SELECT ${mirrorEntry}, p.id, p.workspace_id, p.contact_id, (SELECT coalesce(max(sequence), 0) + 1 FROM payment_entries WHERE payment_id = p.id), NULL,
+            -${given}, c.currency, 'refunded', ${sql.placeholder('dueDate')}, ${mirrorNow}, -${given}, ${mirrorNow}, 0, 'refund', c.id, ${note}, NULL, NULL, NULL, ${mirrorNow}, ${mirrorNow}
+          FROM payments p JOIN payment_entries c
+            ON c.id = (SELECT id FROM payment_entries WHERE workspace_id = p.workspace_id AND payment_id = p.id AND kind = 'charge' ORDER BY sequence LIMIT 1)
+          WHERE p.workspace_id = ${mirrorWs} AND p.external_reference = ${reference} AND p.type = 'one_time'
+            AND c.status = 'completed' AND c.recognized_cents IS NOT NULL AND c.recognized_cents > c.refunded_cents AND ${condition}`;
+      }),
+    ),
+  ),
+);
+
+/** The mirrored refund's timeline row, from the entry the batch wrote. */
+const mirrorTimeline: TimelineSource = {
+  contact: sql`e.contact_id`,
+  data: sql`json_object('payment_id', e.payment_id, 'entry_id', e.id, 'refunds_entry_id', e.refunds_entry_id, 'amount', ${fromCentsSql(sql`(-e.amount_cents)`)}, 'currency', e.currency)`,
+  from: sql`FROM payment_entries e WHERE e.id = ${mirrorEntry} AND e.workspace_id = ${mirrorWs}`,
+};
+
+/**
+ * A refund another module records (an order's) mirrored into the payment that backs it, decided
+ * inside the caller's batch: `reference` is SQL naming the payment's `external_reference` from the
+ * caller's rows, `note` SQL for the entry's note (both module constants; their placeholders'
+ * values in `values`). A ledger refund of at most what the payment's first charge can still give
+ * back, written only for a one-time payment whose charge is completed and recognized with a
+ * balance left (and when `guard` holds), with its contact timeline row: nothing otherwise. The
+ * entry applies itself to its charge as every refund entry does (migration 0018's trigger).
+ */
+export function mirroredRefund(ctx: ServiceContext, reference: SQL, note: SQL, cents: number, values: Record<string, unknown>, guard: RowGuard): Statement[] {
+  const now = nowIso();
+  const entry = uuidv7();
+  return [
+    mirrorEntryInsert(reference)(note).in(ctx.db, { ...values, ws: ctx.ws.id, entry, cents, now, dueDate: localDate(now, ctx.ws.timezone) }, guard),
+    activityFrom(ctx, mirrorTimeline, 'payment_refunded', 'api', { entry }, now),
+  ];
 }
