@@ -115,22 +115,25 @@ const refundsJson = childRowsJson(
 
 /**
  * The read of a full order: its header with the contact, its lines by position and its refunds by
- * `refunded_at`, as one row (placeholders `ws` and `order`), with `extra` columns a caller reads
- * along (SQL naming the order's columns).
+ * `refunded_at`, as one row (placeholder `ws`; `where` names the order).
  */
-export const selectFullOrder = <E extends Record<string, SQL>>(db: Db, extra: E) =>
-  selectOrdersWithContact(db, ws, eq(orders.id, orderId), { items: itemsJson.column, refunds: refundsJson.column, ...extra }).limit(1);
+const selectFullOrder = (db: Db, where: SQL) =>
+  selectOrdersWithContact(db, ws, where, { items: itemsJson.column, refunds: refundsJson.column }).limit(1);
 
-const fullRead = prepared((db) => selectFullOrder(db, {}));
+const fullRead = prepared((db) => selectFullOrder(db, eq(orders.id, orderId)));
+const fullReadByReference = prepared((db) => selectFullOrder(db, eq(orders.externalReference, sql.placeholder('reference'))));
 
 /** The full order's read, one statement for the end of a batch. */
 export const fullOrderRead = (db: Db, workspaceId: string, id: string): Statement => fullRead.in(db, { ws: workspaceId, order: id });
 
+/** The same for the order holding an `external_reference`. */
+export const fullOrderReadByReference = (db: Db, workspaceId: string, reference: string): Statement => fullReadByReference.in(db, { ws: workspaceId, reference });
+
 export type FullOrderRow = OrderWithContactRow & { items: OrderItemRow[]; refunds: OrderRefundRow[] };
 
-/** The order a batch ending with a `selectFullOrder` read found (with the extra columns as read), or undefined. */
-export function fullOrderRowOf<E = unknown>(results: unknown[]): (FullOrderRow & E) | undefined {
-  const [row] = results.at(-1) as (OrderWithContactRow & { items: string; refunds: string } & E)[];
+/** The order a batch ending with a full order's read found, or undefined. */
+export function fullOrderRowOf(results: unknown[]): FullOrderRow | undefined {
+  const [row] = results.at(-1) as (OrderWithContactRow & { items: string; refunds: string })[];
   return row && { ...row, items: itemsJson.parse(row.items), refunds: refundsJson.parse(row.refunds) };
 }
 

@@ -18,8 +18,11 @@ import { pickProduct, productsLookup, type ProductReference } from '../products/
 import { MAX_AMOUNT, MAX_QUANTITY, type OrderCreateInput, type OrderItemInputT } from './dto';
 import { orderEventData } from './events';
 import { itemCount, lineTotalCents, orderTotals } from './money';
-import { fullOrderRead, orderFromResults, selectOrderByReference, type FullOrder } from './read';
+import { fullOrderRead, fullOrderRowOf, orderFromResults, selectOrderByReference, serializeFullOrder, type FullOrder } from './read';
+import { replayAlongStatements, type ReplayChange } from './replay-along';
+import { isUuid } from '../../platform/validation';
 import { orderCounters, orderItems, orders, type OrderRow } from './schema';
+import { lineRows, linesInsert, orderById, type Line } from './lines';
 import { preparedInsert, preparedSql } from '../../platform/prepared';
 import { afterInsertOf, guardable, type RowGuard } from '../../platform/row-guard';
 import { seenKeys } from '../../platform/seen-keys';
@@ -38,18 +41,6 @@ const counterBump = guardable((condition) =>
 );
 /** The number the batch gave the order, into the data of its events. */
 const numberIntoEvents = eventDataPatch('$.number', sql`(SELECT CAST(order_number AS TEXT) FROM orders WHERE id = ${sql.placeholder('order')})`);
-/** An order's lines from one JSON array (one statement for any number of lines). */
-const linesInsert = guardable((condition) =>
-  preparedSql('run', () => {
-    const [ws, order, contact, now, rows] = ['ws', 'order', 'contact', 'now', 'rows'].map((name) => sql.placeholder(name));
-    return sql`INSERT INTO order_items (id, workspace_id, order_id, contact_id, position, product_id, external_product_id, title, sku, quantity, unit_price_cents, discount_percent, line_total_cents, created_at)
-      SELECT json_extract(value, '$.id'), ${ws}, ${order}, ${contact}, json_extract(value, '$.position'), json_extract(value, '$.product_id'), NULL,
-        json_extract(value, '$.title'), json_extract(value, '$.sku'), json_extract(value, '$.quantity'), json_extract(value, '$.unit_price_cents'),
-        json_extract(value, '$.discount_percent'), json_extract(value, '$.line_total_cents'), ${now}
-      FROM json_each(${rows}) WHERE ${condition}`;
-  }),
-);
-
 export const NO_CONTACT_MESSAGE = 'Provide contact_id, or a phone/email to attach the order to a contact';
 export const ITEM_TITLE_MESSAGE = 'Order items require a title or product_id';
 const MAX_CENTS = MAX_AMOUNT * 100;
@@ -131,16 +122,6 @@ export function validateOrderBody(ctx: ServiceContext, input: OrderCreateInput):
 
 // ---------------------------------------------------------------- lines and totals
 
-export type Line = {
-  productId: string | null;
-  title: string;
-  sku: string | null;
-  quantity: number;
-  unitPriceCents: number;
-  discountPercent: number | null;
-  lineTotalCents: number;
-};
-
 /** The order's lines with products resolved: strict `product_id`, tolerant sku / external id. */
 export function buildLines(items: OrderItemInputT[], refs: ProductReference[], productRows: ProductRow[]): Line[] {
   return items.map((item, i) => {
@@ -179,22 +160,11 @@ function money(subtotalFrom: number[] | null, stored: Money, plan: OrderPlan): M
   return { subtotalCents, totalCents, discountTotalCents: discount, shippingTotalCents: shipping, taxTotalCents: tax };
 }
 
-/** The line rows of an order in one statement (one JSON parameter for up to 200 lines), after deleting the old ones. */
+/** The line rows of an order in one statement, after deleting the old ones. */
 function replaceItems(ctx: ServiceContext, orderId: string, contactId: string, lines: Line[], now: string, fresh: boolean, guard?: RowGuard): Statement[] {
-  const rows = lines.map((l, position) => ({
-    id: uuidv7(),
-    position,
-    product_id: l.productId,
-    title: l.title,
-    sku: l.sku,
-    quantity: l.quantity,
-    unit_price_cents: l.unitPriceCents,
-    discount_percent: l.discountPercent,
-    line_total_cents: l.lineTotalCents,
-  }));
   const statements: Statement[] = [];
   if (!fresh) statements.push(ctx.db.delete(orderItems).where(and(eq(orderItems.workspaceId, ctx.ws.id), eq(orderItems.orderId, orderId))));
-  if (rows.length) statements.push(linesInsert.in(ctx.db, { ws: ctx.ws.id, order: orderId, contact: contactId, now, rows: JSON.stringify(rows) }, guard));
+  if (lines.length) statements.push(linesInsert(orderById).in(ctx.db, { ws: ctx.ws.id, order: orderId, contact: contactId, now, rows: lineRows(lines) }, guard));
   return statements;
 }
 
@@ -220,7 +190,8 @@ export function orderPaymentStatements(ctx: ServiceContext, o: Pick<OrderRow, 'i
  * batch that fails leaves the counter as it was). A parallel create of the
  * same reference fails the unique index and is retried as the replay.
  * A new order whose lines name no product is also sent along with the reads
- * (see `insertAlongReads`): one round trip.
+ * (see `insertAlongReads`): one round trip; so is a replay naming its contact by
+ * id (see `replayAlongReads`).
  */
 export async function createOrder(ctx: ServiceContext, input: OrderCreateInput): Promise<FullOrder> {
   const plan = validateOrderBody(ctx, input);
@@ -236,7 +207,10 @@ export async function createOrder(ctx: ServiceContext, input: OrderCreateInput):
       deal: reads.add(dealId !== undefined && selectDeal(ctx.db, ctx.ws.id, dealId)),
     };
     const contactFrom = reads.addAll(contactPlan.reads);
-    const { results, created: inserted } = await readWithCreate(ctx, reads.statements, insertAlongReads(ctx, input, plan, contactPlan), orderFromResults);
+    const replaying = replayAlongReads(ctx, input, plan);
+    const { results, created: inserted } = replaying
+      ? await readWithCreate(ctx, reads.statements, { statements: replaying, events: [] }, (done) => replayed(reads.get<OrderRow[]>(done, slots.existing, [])[0], done))
+      : await readWithCreate(ctx, reads.statements, insertAlongReads(ctx, input, plan, contactPlan), orderFromResults);
     if (inserted) {
       heldReferences.add(ctx.ws.id, inserted.external_reference);
       return inserted;
@@ -288,6 +262,47 @@ function insertAlongReads(ctx: ServiceContext, input: OrderCreateInput, plan: Or
   const guard: RowGuard = { condition: newOrderCondition, values: { ...values, newContact: contact.id, newDeal: input.deal_id?.toLowerCase() ?? null } };
   const built = newOrderStatements(ctx, input, plan, lines, contact.id, guard);
   return { statements: [...contact.statements, ...built.statements, fullOrderRead(ctx.db, ctx.ws.id, built.id)], events: [...contact.events, ...built.events] };
+}
+
+/**
+ * A replay sent along with the reads (`replayAlongStatements`): for a reference this instance has
+ * seen held, when the body names its contact by id (a phone/email may create or change a
+ * contact: only the reads know) and its lines no product (their rows decide the lines), and the
+ * lines it sends can be built. Otherwise none, and the reads decide.
+ */
+function replayAlongReads(ctx: ServiceContext, input: OrderCreateInput, plan: OrderPlan): Statement[] | null {
+  const reference = input.external_reference;
+  if (reference === undefined || !heldReferences.has(ctx.ws.id, reference)) return null;
+  if (!isUuid(input.contact_id) || plan.productRefs.some((ref) => Object.keys(ref).length > 0)) return null;
+  let lines: ReplayChange['lines'] = null;
+  if (input.items !== undefined) {
+    try {
+      const built = buildLines(input.items, plan.productRefs, []);
+      const { subtotalCents } = orderTotals(built.map((l) => l.lineTotalCents), 0, 0, 0);
+      lines = { lines: built, subtotalCents, itemCount: itemCount(built.map((l) => l.quantity)) };
+    } catch {
+      return null;
+    }
+  }
+  return replayAlongStatements(ctx, {
+    reference,
+    contactId: input.contact_id.toLowerCase(),
+    dealId: input.deal_id?.toLowerCase(),
+    note: input.note === undefined ? undefined : input.note.trim() || null,
+    couponCodes: input.coupon_codes,
+    placedAt: plan.placedAt,
+    currency: plan.currency,
+    discountCents: plan.discountCents,
+    shippingCents: plan.shippingCents,
+    taxCents: plan.taxCents,
+    lines,
+  });
+}
+
+/** The order a replay sent along wrote: the batch's last read, its revision moved past the one its first read saw. */
+function replayed(before: OrderRow | undefined, results: unknown[]): FullOrder | null {
+  const after = fullOrderRowOf(results);
+  return before && after && after.order.revision !== before.revision ? serializeFullOrder(after) : null;
 }
 
 /** References this instance has seen held: creating along with the reads is skipped for them (a replay). */

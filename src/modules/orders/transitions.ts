@@ -17,9 +17,9 @@ import { orderAfterGuardedWrite, orderLostRace, orderNotFound, orderPaymentState
 import { preparedSql } from '../../platform/prepared';
 import { afterInsertOf } from '../../platform/row-guard';
 
-/** The order a batch ending with a `selectFullOrder` read found; 404 when absent, 409 for store-synced orders (read-only through the API). */
-function writableOrder<E = unknown>(results: unknown[]): FullOrderRow & E {
-  const read = fullOrderRowOf<E>(results);
+/** The order a batch ending with `fullOrderRead` found; 404 when absent, 409 for store-synced orders (read-only through the API). */
+function writableOrder(results: unknown[]): FullOrderRow {
+  const read = fullOrderRowOf(results);
   if (!read) throw orderNotFound();
   if (read.order.storeConnectionId) throw storeSyncedReadOnly();
   return read;
