@@ -1,7 +1,7 @@
 import { and, count, eq, sql, type SQL } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { failedGuard, guarded, isUniqueViolation, nowIso, retryOnConflict, optionalReads, runBatch, type Db, type Statement } from '../../platform/db';
-import { preparedInsert, preparedRowsInsert, preparedSql } from '../../platform/prepared';
+import { preparedInsert, preparedSql } from '../../platform/prepared';
 import { badRequest, codedError, httpError } from '../../platform/errors';
 import type { OutboxEvent } from '../../platform/events';
 import { uuidv7 } from '../../platform/ids';
@@ -272,30 +272,12 @@ const identityFree: RowGuard = {
 
 const nullRow = { lifecycle_stage: null, source: null, name: null, first_name: null, last_name: null, phone: null, email: null } as Partial<ContactRow>;
 
-export type ActivityRow = typeof contactActivities.$inferInsert;
-
-/** A contact timeline row's values, for `activities`. */
-export const activityRow = (ctx: ServiceContext, contactId: string, type: string, source: string, data: Record<string, unknown>, now: string): ActivityRow => ({
-  id: uuidv7(),
-  workspace_id: ctx.ws.id,
-  contact_id: contactId,
-  type,
-  source,
-  data,
-  created_at: now,
-});
-
 /** A contact timeline row, for the caller's batch (consent and deal changes land on the timeline too). */
 export function activity(ctx: ServiceContext, contactId: string, type: string, source: string, data: Record<string, unknown>, now: string, guard?: RowGuard): Statement {
-  return activityInsert.in(ctx.db, activityRow(ctx, contactId, type, source, data, now), guard);
+  return activityInsert.in(ctx.db, { id: uuidv7(), workspace_id: ctx.ws.id, contact_id: contactId, type, source, data, created_at: now }, guard);
 }
 
-/** The timeline rows of one write in one statement: a write landing on two records' timelines (an order refund and its payment's) sends one insert. */
-export const activities = (ctx: ServiceContext, rows: ActivityRow[]): Statement =>
-  rows.length === 1 ? activityInsert.in(ctx.db, rows[0]) : activityRowsInsert.in(ctx.db, rows);
-
 const activityInsert = preparedInsert(contactActivities);
-const activityRowsInsert = preparedRowsInsert(contactActivities);
 const activityInsertFor = builtOnce((contactId: SQL) => preparedInsert(contactActivities, { contact_id: contactId }));
 
 /** `activity` for a contact named by SQL evaluated as the batch runs (see `ContactIdSql`), with `guard`. */

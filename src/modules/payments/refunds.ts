@@ -4,7 +4,7 @@ import { failedGuard, isUniqueViolation, nowIso, retryOnConflict, runBatch, type
 import { badRequest } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { fromCentsSql, toCents } from '../../platform/money';
-import { activities, activityFrom, activityRow, type TimelineSource } from '../contacts/service';
+import { activity, activityFrom, type TimelineSource } from '../contacts/service';
 import { localDate } from './dates';
 import type { PaymentRefundInput } from './dto';
 import { paymentFromResults } from './read';
@@ -15,7 +15,7 @@ import { builtOnce } from '../../platform/built-once';
 import { guardable, type RowGuard } from '../../platform/row-guard';
 
 /** Whether a batch with `refundStatements` lost a race to a parallel refund (re-read and retry). */
-export const refundLostRace = (err: unknown) => failedGuard(err, 'payment_entries.refunded_cents') || isUniqueViolation(err);
+const refundLostRace = (err: unknown) => failedGuard(err, 'payment_entries.refunded_cents') || isUniqueViolation(err);
 
 const balance = (cents: number) => (cents / 100).toFixed(2);
 
@@ -49,9 +49,7 @@ export async function refundPayment(ctx: ServiceContext, id: string, input: Paym
       if (remaining <= 0) throw badRequest('This charge is already fully refunded');
       const cents = input.amount === undefined ? remaining : toCents(input.amount);
       if (cents > remaining) throw badRequest(`Refund amount exceeds the refundable balance (${balance(remaining)})`);
-      const refund = refundStatements(ctx, p, charge, cents, input.note ?? null);
-      const statements: Statement[] = [...refund.statements, activities(ctx, [refund.timeline]), ...reReads(ctx, p.id)];
-      return paymentFromResults(await runBatch(ctx.db, statements));
+      return paymentFromResults(await runBatch(ctx.db, [...refundStatements(ctx, p, charge, cents, input.note ?? null), ...reReads(ctx, p.id)]));
     },
     refundLostRace,
   );
@@ -63,18 +61,16 @@ const refundEntryInsert = preparedInsert(paymentEntries, {
 });
 
 /**
- * The statements that mirror a refund of `cents` against a charge, for the
- * caller's write batch: the refund entry, which applies itself (migration
- * 0018's trigger grows the charge's `refunded_cents`, failing the batch with
- * NOT NULL on `payment_entries.refunded_cents` when that would pass the
- * recognized amount, see `refundLostRace`, and cancels a one-time header once
- * its charge is fully refunded); `timeline` is the contact timeline row, for
- * the caller's `activities` (an order refund writes its own with it).
+ * A refund of `cents` against a charge: the refund entry, which applies itself (migration 0018's
+ * trigger grows the charge's `refunded_cents`, failing the batch with NOT NULL on
+ * `payment_entries.refunded_cents` when that would pass the recognized amount, see
+ * `refundLostRace`, and cancels a one-time header once its charge is fully refunded), and the
+ * contact timeline row.
  */
-export function refundStatements(ctx: ServiceContext, p: PaymentRow, charge: Pick<PaymentEntryRow, 'id' | 'currency'>, cents: number, note: string | null) {
+function refundStatements(ctx: ServiceContext, p: PaymentRow, charge: PaymentEntryRow, cents: number, note: string | null): Statement[] {
   const now = nowIso();
   const refundId = uuidv7();
-  const statements: Statement[] = [
+  return [
     refundEntryInsert.in(ctx.db, {
       ...entryBase(ctx, p.id, p.contactId, charge.currency, now),
       id: refundId,
@@ -89,9 +85,8 @@ export function refundStatements(ctx: ServiceContext, p: PaymentRow, charge: Pic
       refundsEntryId: charge.id,
       note: note?.trim() || null,
     }),
+    activity(ctx, p.contactId, 'payment_refunded', 'api', { payment_id: p.id, entry_id: refundId, refunds_entry_id: charge.id, amount: cents / 100, currency: charge.currency }, now),
   ];
-  const timeline = activityRow(ctx, p.contactId, 'payment_refunded', 'api', { payment_id: p.id, entry_id: refundId, refunds_entry_id: charge.id, amount: cents / 100, currency: charge.currency }, now);
-  return { statements, timeline };
 }
 
 const [mirrorWs, mirrorEntry, mirrorCents, mirrorNow] = ['ws', 'entry', 'cents', 'now'].map((name) => sql.placeholder(name));
