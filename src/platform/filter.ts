@@ -58,8 +58,11 @@ export type RowSet = { set: SQL; probe: SQL; gauge: SQL; ranged?: boolean; custo
  */
 export type IndexedRows = { range: (index: string, workspace: SQL, condition: SQL) => SQL };
 
-/** A condition on one custom field's rows: `holds` is written on `v.value`. */
-type CustomCondition = { key: string; keyRef: SQL; workspace: SQL; holds: SQL };
+/**
+ * A condition on one custom field's rows: `holds` is written on `v.value`; `equals` when it is
+ * `v.value` being one of these values (alternatives of one key then read one index seek each).
+ */
+type CustomCondition = { key: string; keyRef: SQL; workspace: SQL; holds: SQL; equals?: SQL[] };
 
 export type FilterCatalog = {
   fields: Record<string, FieldDef>;
@@ -205,7 +208,10 @@ export class FilterBuilder {
     const custom = sets.map((rows) => rows!.custom);
     if (op === 'OR' && custom.every((c) => c && c.key === custom[0]!.key)) {
       const [{ key, keyRef, workspace }] = custom as CustomCondition[];
-      return this.withSet(joined, this.customRows({ key, keyRef, workspace, holds: balanced(custom.map((c) => c!.holds), 'OR') }));
+      // An OR of packed values (`(SELECT v1 FROM fp)`) is not turned into IN by SQLite: it would walk every value of the key.
+      const equals = custom.every((c) => c!.equals) ? custom.flatMap((c) => c!.equals!) : undefined;
+      const holds = equals ? sql`(v.value IN (${sql.join(equals, sql`, `)}))` : balanced(custom.map((c) => c!.holds), 'OR');
+      return this.withSet(joined, this.customRows({ key, keyRef, workspace, holds, equals }));
     }
     const set = compound(
       sets.map((rows) => sql`SELECT id FROM (${rows!.set})`),
@@ -331,8 +337,10 @@ export class FilterBuilder {
         const workspace = this.workspaceRef();
         if (workspace) {
           const keyRef = this.ref(field.customKey);
-          const holds = this.compare({ kind: field.kind, name: field.name, expr: sql.raw('v.value') }, op, value);
-          const rows = this.customRows({ key: field.customKey, keyRef, workspace, holds });
+          const operand: { rhs?: SQL } = {};
+          const holds = this.compare({ kind: field.kind, name: field.name, expr: sql.raw('v.value') }, op, value, operand);
+          const equals = op === 'eq' && operand.rhs ? [operand.rhs] : undefined;
+          const rows = this.customRows({ key: field.customKey, keyRef, workspace, holds, equals });
           return this.withSet(custom.member(rows.set), rows);
         }
       } finally {
@@ -348,8 +356,8 @@ export class FilterBuilder {
     return { set, probe: custom.probe(condition.keyRef, condition.holds), gauge: set, ranged: true, custom: condition };
   }
 
-  /** `field op value`, the value checked against the field's kind. */
-  private compare(field: Field, op: Op, value: unknown): SQL {
+  /** `field op value`, the value checked against the field's kind; `operand.rhs` gets the value's reference when it is one. */
+  private compare(field: Field, op: Op, value: unknown, operand: { rhs?: SQL } = {}): SQL {
     if (op === 'is_null') return sql`(${field.expr} IS NULL)`;
     if (op === 'is_not_null') return sql`(${field.expr} IS NOT NULL)`;
     if (SUBSTRING_OPS.includes(op)) {
@@ -399,7 +407,7 @@ export class FilterBuilder {
       return this.indexed(field, truth, () => [truth]);
     }
     const lhs = this.lhs(field, coerced);
-    const rhs = this.ref(coerced);
+    const rhs = (operand.rhs = this.ref(coerced));
     switch (op) {
       case 'eq': {
         const condition = sql`(${lhs} = ${rhs})`;

@@ -152,6 +152,24 @@ describe('filters answered from index-kept sets', () => {
     expect(mixed).toEqual({ total: 1, ids: [gold.id] });
   });
 
+  it('alternative values of one custom field are one seek each of its index, packed (a page) or not (a count), and select what the per-row form does', async () => {
+    const ws = await makeWorkspace({}, { pipeline: false });
+    for (const plan of ['free', 'free', 'gold', 'pro', 'starter']) await createContact(ws, { custom_fields: { plan } });
+    const alternatives = { $where: { or: [cf('plan', 'eq', 'gold'), { or: [cf('plan', 'eq', 'starter'), cf('plan', 'eq', 'none')] }] } };
+    await expectSameAsPerRow(ws, [alternatives, { $where: { or: [cf('plan', 'eq', 'gold'), cf('plan', 'starts_with', 'fr')] } }]);
+    const shard = await shardOf(ws.id);
+    for (const packed of [false, true]) {
+      const { rows, values } = compileFilter(alternatives, contactCatalog, ws.id, { packed });
+      const query = dialect.sqlToQuery(sql`${filterWith(values)} SELECT count(*) AS n FROM (${rows!.gauge})`);
+      const plan = await shard.prepare(`EXPLAIN QUERY PLAN ${query.sql}`).bind(...query.params).all<{ detail: string }>();
+      const seeks = plan.results.map((r) => r.detail).filter((d) => d.includes('contact_custom_values_lookup'));
+      // Without IN, SQLite reads a packed OR by walking every value the key holds in the workspace.
+      expect(seeks, `packed: ${packed}`).toEqual([expect.stringContaining('(workspace_id=? AND key=? AND value=?)')]);
+      const [{ n }] = (await shard.prepare(query.sql).bind(...query.params).all<{ n: number }>()).results;
+      expect(n).toBe(2);
+    }
+  });
+
   it('eq and starts_with on indexed columns select exactly what the per-row form does, however they nest', async () => {
     const ws = await makeWorkspace({ rate_limits: { per_key_per_minute: 100_000 } }, { pipeline: false });
     const other = await makeWorkspace({}, { pipeline: false });
