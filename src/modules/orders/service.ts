@@ -102,6 +102,9 @@ const itemReference = (item: OrderItemInputT): ProductReference =>
         ? { product_external_id: item.product_external_id }
         : {};
 
+/** Whether the body's lines name a product (by id, sku or external id): their rows must be read. */
+const namesProducts = (plan: OrderPlan) => plan.productRefs.some((ref) => Object.keys(ref).length > 0);
+
 /** Every create rule that needs no read, with the spec's messages. */
 export function validateOrderBody(ctx: ServiceContext, input: OrderCreateInput): OrderPlan {
   (input.items ?? []).forEach(checkItem);
@@ -203,7 +206,7 @@ export async function createOrder(ctx: ServiceContext, input: OrderCreateInput):
     const reads = optionalReads();
     const slots = {
       existing: reads.add(input.external_reference !== undefined && selectOrderByReference(ctx.db, ctx.ws.id, input.external_reference)),
-      products: reads.add(plan.productRefs.some((ref) => Object.keys(ref).length > 0) && productsLookup(ctx, plan.productRefs)),
+      products: reads.add(namesProducts(plan) && productsLookup(ctx, plan.productRefs)),
       deal: reads.add(dealId !== undefined && selectDeal(ctx.db, ctx.ws.id, dealId)),
     };
     const contactFrom = reads.addAll(contactPlan.reads);
@@ -248,7 +251,7 @@ export async function createOrder(ctx: ServiceContext, input: OrderCreateInput):
  */
 function insertAlongReads(ctx: ServiceContext, input: OrderCreateInput, plan: OrderPlan, contactPlan: ContactReferencePlan) {
   if (input.external_reference !== undefined && heldReferences.has(ctx.ws.id, input.external_reference)) return null;
-  if (ctx.ws.caps.orders !== undefined || plan.productRefs.some((ref) => Object.keys(ref).length > 0)) return null;
+  if (ctx.ws.caps.orders !== undefined || namesProducts(plan)) return null;
   if (input.deal_id !== undefined && input.contact_id === undefined) return null;
   let lines: Line[];
   try {
@@ -273,7 +276,7 @@ function insertAlongReads(ctx: ServiceContext, input: OrderCreateInput, plan: Or
 function replayAlongReads(ctx: ServiceContext, input: OrderCreateInput, plan: OrderPlan): Statement[] | null {
   const reference = input.external_reference;
   if (reference === undefined || !heldReferences.has(ctx.ws.id, reference)) return null;
-  if (!isUuid(input.contact_id) || plan.productRefs.some((ref) => Object.keys(ref).length > 0)) return null;
+  if (!isUuid(input.contact_id) || namesProducts(plan)) return null;
   let lines: ReplayChange['lines'] = null;
   if (input.items !== undefined) {
     try {
