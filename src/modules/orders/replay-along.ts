@@ -35,8 +35,9 @@ const linesDelete = preparedSql(
 );
 const replayedOrderLines: LineTarget = { order: sql`o.id`, contact: sql`o.contact_id`, from: sql`JOIN orders o ON ${replayable} AND ${pending}` };
 
-/** The lines' summary a pending order takes with them (placeholder `lines`: whether the body sent items). */
+/** `value` while the order is pending, the stored column otherwise. */
 const whilePending = (column: string, value: SQL) => sql`CASE WHEN ${pending} THEN ${value} ELSE ${sql.raw(`o.${column}`)} END`;
+/** A column summing up the lines: placeholder `value` when the body sent items (placeholder `lines`) and the order is pending. */
 const withLines = (column: string, value: string) => whilePending(column, sql`CASE WHEN ${p('lines')} THEN ${p(value)} ELSE ${sql.raw(`o.${column}`)} END`);
 
 const replayUpdate = preparedSql(
