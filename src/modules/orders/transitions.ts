@@ -15,7 +15,7 @@ import { fullOrderRead, fullOrderRowOf, orderAsWritten, serializeFullOrder, type
 import { orderRefunds, orders, type FinancialStatus, type OrderRow } from './schema';
 import { orderAfterGuardedWrite, orderLostRace, orderNotFound, orderPaymentStatements, revisionGuard, storeSyncedReadOnly } from './service';
 import { preparedSql } from '../../platform/prepared';
-import { afterInsertOf } from '../../platform/row-guard';
+import { afterInsertOf, guardable } from '../../platform/row-guard';
 
 /** The order a batch ending with `fullOrderRead` found; 404 when absent, 409 for store-synced orders (read-only through the API). */
 function writableOrder(results: unknown[]): FullOrderRow {
@@ -47,14 +47,16 @@ const refundInsert = preparedSql(
       AND (${external} IS NULL OR NOT EXISTS (SELECT 1 FROM order_refunds x WHERE x.order_id = o.id AND x.workspace_id = o.workspace_id AND x.external_refund_id = ${external}))`,
 );
 
-/** The order's refunded total, status and `refunded_at` (the later one), once its refund row was written. */
-const refundedUpdate = preparedSql(
-  'run',
-  () => sql`UPDATE ${orders} SET refunded_total_cents = refunded_total_cents + ${cents},
-      financial_status = CASE WHEN refunded_total_cents + ${cents} >= total_cents THEN 'refunded' ELSE 'partially_refunded' END,
-      refunded_at = CASE WHEN refunded_at > ${refundedAt} THEN refunded_at ELSE ${refundedAt} END,
-      revision = revision + 1, updated_at = ${now}
-    WHERE workspace_id = ${ws} AND id = ${orderId} AND EXISTS (SELECT 1 FROM order_refunds WHERE id = ${refundId})`,
+/** The order's refunded total, status and `refunded_at` (the later one), under the guard that its refund row was written. */
+const refundedUpdate = guardable((condition) =>
+  preparedSql(
+    'run',
+    () => sql`UPDATE ${orders} SET refunded_total_cents = refunded_total_cents + ${cents},
+        financial_status = CASE WHEN refunded_total_cents + ${cents} >= total_cents THEN 'refunded' ELSE 'partially_refunded' END,
+        refunded_at = CASE WHEN refunded_at > ${refundedAt} THEN refunded_at ELSE ${refundedAt} END,
+        revision = revision + 1, updated_at = ${now}
+      WHERE workspace_id = ${ws} AND id = ${orderId} AND ${condition}`,
+  ),
 );
 
 /** The order's payment (`payment_reference`) and the note of the refund mirrored into it. */
@@ -95,7 +97,7 @@ export async function refundOrder(ctx: ServiceContext, id: string, input: OrderR
   const { event, statement } = ctx.events.emitFrom(ctx.db, ctx.ws.id, 'order.refunded', refundedEventDataSql, { refund }, written);
   const results = await runBatch(ctx.db, [
     refundInsert.in(ctx.db, values),
-    refundedUpdate.in(ctx.db, values),
+    refundedUpdate.in(ctx.db, values, written),
     ...mirroredRefund(ctx, orderPaymentReference, mirrorNote, amount, { order: id, reason }, written),
     activityFrom(ctx, refundTimeline, 'order_refunded', 'api', { refund }, stamp),
     statement,

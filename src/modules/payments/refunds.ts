@@ -1,4 +1,4 @@
-import { sql, type SQL } from 'drizzle-orm';
+import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { failedGuard, isUniqueViolation, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
 import { badRequest } from '../../platform/errors';
@@ -55,10 +55,11 @@ export async function refundPayment(ctx: ServiceContext, id: string, input: Paym
   );
 }
 
+/** The number of an entry written after the payment's last one. */
+const nextSequence = (paymentId: SQLWrapper) => sql`(SELECT coalesce(max(sequence), 0) + 1 FROM payment_entries WHERE payment_id = ${paymentId})`;
+
 /** The refund entry, numbered after the payment's last entry. */
-const refundEntryInsert = preparedInsert(paymentEntries, {
-  sequence: sql`(SELECT coalesce(max(sequence), 0) + 1 FROM payment_entries WHERE payment_id = ${sql.placeholder('paymentId')})`,
-});
+const refundEntryInsert = preparedInsert(paymentEntries, { sequence: nextSequence(sql.placeholder('paymentId')) });
 
 /**
  * A refund of `cents` against a charge: the refund entry, which applies itself (migration 0018's
@@ -99,7 +100,7 @@ const mirrorEntryInsert = builtOnce((reference: SQL) =>
         const given = sql`min(${mirrorCents}, c.recognized_cents - c.refunded_cents)`;
         return sql`INSERT INTO ${paymentEntries} (id, payment_id, workspace_id, contact_id, sequence, cycle, amount_cents, currency, status, due_date, paid_at,
             recognized_cents, recognized_at, refunded_cents, kind, refunds_entry_id, note, provider_refund_ref, refund_idempotency_key, credit_document, created_at, updated_at)
-          SELECT ${mirrorEntry}, p.id, p.workspace_id, p.contact_id, (SELECT coalesce(max(sequence), 0) + 1 FROM payment_entries WHERE payment_id = p.id), NULL,
+          SELECT ${mirrorEntry}, p.id, p.workspace_id, p.contact_id, ${nextSequence(sql`p.id`)}, NULL,
             -${given}, c.currency, 'refunded', ${sql.placeholder('dueDate')}, ${mirrorNow}, -${given}, ${mirrorNow}, 0, 'refund', c.id, ${note}, NULL, NULL, NULL, ${mirrorNow}, ${mirrorNow}
           FROM payments p JOIN payment_entries c
             ON c.id = (SELECT id FROM payment_entries WHERE workspace_id = p.workspace_id AND payment_id = p.id AND kind = 'charge' ORDER BY sequence LIMIT 1)
