@@ -262,7 +262,7 @@ export function scenarios(ctx) {
     {
       name: 'POST /v1/contacts (upsert existing)',
       floor: INSERT_FLOOR,
-      expected: 2,
+      expected: 1,
       request: (i) => ({ method: 'POST', path: '/v1/contacts', body: { ...identityOf(contactIndex(i)), job_title: `Buyer ${nonce} ${i}` } }),
     },
     {

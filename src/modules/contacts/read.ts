@@ -88,7 +88,7 @@ const HIDDEN = new Set([
  * A REAL as JSON.stringify writes it: SQLite writes a whole REAL with `.0` (`50.0`), JavaScript
  * without (`50`); both parse to the same number, and the answers read the same either way.
  */
-const realAsJson = (column: string) => `iif(abs(${column}) < 9007199254740992 AND ${column} = CAST(${column} AS INTEGER), CAST(${column} AS INTEGER), ${column})`;
+export const realAsJson = (column: string) => `iif(abs(${column}) < 9007199254740992 AND ${column} = CAST(${column} AS INTEGER), CAST(${column} AS INTEGER), ${column})`;
 
 /** The answer's fields (`serializeContact`) as [key, SQL value] pairs over `c`, in its order. */
 const ANSWER_FIELDS: [string, string][] = [

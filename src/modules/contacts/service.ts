@@ -17,6 +17,7 @@ import { contactActivities, contacts, CONTACT_SOURCES } from './schema';
 import type { ContactIdSql } from './resolve';
 import { readWithCreate } from '../../platform/create-along';
 import { builtOnce } from '../../platform/built-once';
+import { updateAlongReads } from './update-along';
 
 export const MERGE_MESSAGE_CREATE =
   'The phone and the email belong to two different contacts. Nothing was written; a merge request was opened and the sent fields are held on it.';
@@ -108,10 +109,18 @@ export async function upsertContact(ctx: ServiceContext, input: NormalizedWrite,
 
 async function upsertOnce(ctx: ServiceContext, input: NormalizedWrite, opts: WriteOptions): Promise<UpsertResult> {
   const plan = planUpsert(ctx, input, opts);
+  // The update first: once it wrote, the create's guard finds the identity held.
+  const update = updateAlongReads(ctx, input, opts.source);
+  const reads = update ? [...plan.reads, ...update.statements] : plan.reads;
   const bet = plan.createAlong();
   const along = bet && { statements: [...bet.statements, selectContact(ctx.db, ctx.ws.id, bet.row.id)], events: bet.events };
-  const { results, created } = await readWithCreate(ctx, plan.reads, along, (r) => (r.at(-1) as ContactRow[])[0]);
+  const { results, created } = await readWithCreate(ctx, reads, along, (r) => (r.at(-1) as ContactRow[])[0]);
   if (created) return { row: created, duplicate: false };
+  const updated = update?.updated(results.slice(0, reads.length));
+  if (updated) {
+    ctx.events.committedAfter(update!.events);
+    return { row: updated, duplicate: true };
+  }
   const planned = await plan.resolve(results);
   if (planned.writes.length === 0) return { row: planned.row, duplicate: planned.duplicate };
   const out = await runBatch(ctx.db, [...planned.writes, selectContact(ctx.db, ctx.ws.id, planned.row.id)]).catch((err) => {
@@ -302,9 +311,9 @@ const timelineInsertFrom = builtOnce((source: TimelineSource) =>
   }),
 );
 
-/** `activity` from a row the batch wrote (see `TimelineSource`); `values` are the placeholders of its SQL. */
-export const activityFrom = (ctx: ServiceContext, source: TimelineSource, type: string, origin: string, values: Record<string, unknown>, now: string): Statement =>
-  timelineInsertFrom(source).in(ctx.db, { ...values, id: uuidv7(), ws: ctx.ws.id, type, source: origin, at: now });
+/** `activity` from a row the batch wrote (see `TimelineSource`); `values` are the placeholders of its SQL; `id` the row's, for statements guarded on it. */
+export const activityFrom = (ctx: ServiceContext, source: TimelineSource, type: string, origin: string, values: Record<string, unknown>, now: string, id = uuidv7()): Statement =>
+  timelineInsertFrom(source).in(ctx.db, { ...values, id, ws: ctx.ws.id, type, source: origin, at: now });
 
 const seedInsert = guardable((condition) =>
   preparedSql('run', () => sql`INSERT INTO consent_ledger (id, workspace_id, contact_id, channel, action, state, previous_state, source, basis, evidence, created_at)
