@@ -116,9 +116,9 @@ async function upsertOnce(ctx: ServiceContext, input: NormalizedWrite, opts: Wri
   const along = bet && { statements: [...bet.statements, selectContact(ctx.db, ctx.ws.id, bet.row.id)], events: bet.events };
   const { results, created } = await readWithCreate(ctx, reads, along, (r) => (r.at(-1) as ContactRow[])[0]);
   if (created) return { row: created, duplicate: false };
-  const updated = update?.updated(results.slice(0, reads.length));
-  if (updated) {
-    ctx.events.committedAfter(update!.events);
+  const updated = update && update.updated(results.slice(0, reads.length));
+  if (update && updated) {
+    ctx.events.committedAfter(update.events);
     return { row: updated, duplicate: true };
   }
   const planned = await plan.resolve(results);
