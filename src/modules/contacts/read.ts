@@ -88,7 +88,7 @@ const HIDDEN = new Set([
  * A REAL as JSON.stringify writes it: SQLite writes a whole REAL with `.0` (`50.0`), JavaScript
  * without (`50`); both parse to the same number, and the answers read the same either way.
  */
-export const realAsJson = (column: string) => `iif(abs(${column}) < 9007199254740992 AND ${column} = CAST(${column} AS INTEGER), CAST(${column} AS INTEGER), ${column})`;
+const realAsJson = (column: string) => `iif(abs(${column}) < 9007199254740992 AND ${column} = CAST(${column} AS INTEGER), CAST(${column} AS INTEGER), ${column})`;
 
 /** The answer's fields (`serializeContact`) as [key, SQL value] pairs over `c`, in its order. */
 const ANSWER_FIELDS: [string, string][] = [
@@ -155,19 +155,17 @@ export function serializeContact(row: ContactRow) {
   return out;
 }
 
-/** Compact projection carried by contact events (Part 3). */
-export function contactProjection(row: ContactRow) {
-  return {
-    id: row.id,
-    phone: row.phone,
-    email: row.email,
-    name: row.name,
-    first_name: row.first_name,
-    last_name: row.last_name,
-    lifecycle_stage: (row.lifecycle_stage as string | null) ?? null,
-    source: (row.source as string | null) ?? null,
-    block_state: row.block_state,
-    lead_score: row.lead_score,
-  };
+/** The keys of the compact projection contact events carry (Part 3), in order, with explicit nulls. */
+const PROJECTION_KEYS = ['id', 'phone', 'email', 'name', 'first_name', 'last_name', 'lifecycle_stage', 'source', 'block_state', 'lead_score'] as const;
+
+type Projection = Record<(typeof PROJECTION_KEYS)[number], unknown>;
+
+export function contactProjection(row: ContactRow): Projection {
+  return Object.fromEntries(PROJECTION_KEYS.map((key) => [key, row[key] ?? null])) as Projection;
 }
+
+/** `contactProjection` of the contact `c` as SQL (a JSON object), for event data a batch computes. */
+export const contactProjectionSql = sql.raw(
+  `json_object(${PROJECTION_KEYS.map((key) => `'${key}', ${getTableColumns(contacts)[key].columnType === 'SQLiteReal' ? realAsJson(`c.${key}`) : `c.${key}`}`).join(', ')})`,
+);
 

@@ -116,7 +116,7 @@ async function upsertOnce(ctx: ServiceContext, input: NormalizedWrite, opts: Wri
   const along = bet && { statements: [...bet.statements, selectContact(ctx.db, ctx.ws.id, bet.row.id)], events: bet.events };
   const { results, created } = await readWithCreate(ctx, reads, along, (r) => (r.at(-1) as ContactRow[])[0]);
   if (created) return { row: created, duplicate: false };
-  const updated = update && update.updated(results.slice(0, reads.length));
+  const updated = update && update.updated(results[reads.length - 1]);
   if (update && updated) {
     ctx.events.committedAfter(update.events);
     return { row: updated, duplicate: true };

@@ -7,7 +7,7 @@ import { preparedSql } from '../../platform/prepared';
 import { afterInsertOf } from '../../platform/row-guard';
 import { phoneBlacklisted } from '../blacklist/service';
 import { planChanges, type NormalizedWrite } from './plan';
-import { contactColumns, realAsJson, type ContactRow } from './read';
+import { contactColumns, contactProjectionSql, type ContactRow } from './read';
 import { contactActivities, contacts } from './schema';
 import { activityFrom, type TimelineSource } from './service';
 
@@ -29,7 +29,7 @@ import { activityFrom, type TimelineSource } from './service';
  *
  * When the last read finds nothing, nothing was written and the reads decide as before.
  */
-export type UpdatedAlong = { statements: Statement[]; events: OutboxEvent[]; updated: (results: unknown[]) => ContactRow | undefined };
+export type UpdatedAlong = { statements: Statement[]; events: OutboxEvent[]; updated: (lastResult: unknown) => ContactRow | undefined };
 
 /** Fields whose write is decided from the stored row (see above). */
 const DECIDED_FROM_ROW = ['tags', 'groups', 'custom_fields', 'block_state'] as const;
@@ -56,7 +56,7 @@ export function updateAlongReads(ctx: ServiceContext, input: NormalizedWrite, so
     statement,
     updatedContact.in(ctx.db, { ws: ctx.ws.id, activity }),
   ];
-  return { statements, events: [event], updated: (results) => (results.at(-1) as ContactRow[])[0] };
+  return { statements, events: [event], updated: (lastResult) => (lastResult as ContactRow[])[0] };
 }
 
 type Shape = { phone: boolean; email: boolean; fields: string[] };
@@ -92,23 +92,20 @@ function buildVariant({ phone, email, fields }: Shape): Variant {
   };
   const sets = fields.map((field) => sql`${columnOf(field)} = ${sql.placeholder(`v_${field}`)}`);
   const update = preparedSql('run', () => sql`UPDATE contacts SET ${sql.join(sets, sql`, `)}, updated_at = ${sql.placeholder('at')}
-    WHERE workspace_id = ${ws} AND id = (SELECT contact_id FROM contact_activities WHERE workspace_id = ${ws} AND id = ${sql.placeholder('activity')})`);
+    WHERE workspace_id = ${ws} AND id = ${timelineContact}`);
   return { timeline, update };
 }
 
-const byActivity = sql`c.workspace_id = ${sql.placeholder('ws')}
-  AND c.id = (SELECT contact_id FROM contact_activities WHERE workspace_id = ${sql.placeholder('ws')} AND id = ${sql.placeholder('activity')})`;
+/** The contact of the timeline row the batch wrote (placeholders `ws` and `activity`): NULL when it wrote none. */
+const timelineContact = sql`(SELECT contact_id FROM contact_activities WHERE workspace_id = ${sql.placeholder('ws')} AND id = ${sql.placeholder('activity')})`;
 
-const updatedContact = preparedSql<ContactRow>('all', () => sql`SELECT ${contactColumns} FROM contacts c WHERE ${byActivity}`);
+const updatedContact = preparedSql<ContactRow>('all', () => sql`SELECT ${contactColumns} FROM contacts c WHERE c.workspace_id = ${sql.placeholder('ws')} AND c.id = ${timelineContact}`);
 
 /**
  * The data of `contact.updated` (`contactProjection`, `source`, `changed_fields`) as SQL, from the
  * contact as updated and its timeline row (placeholders `activity` and `ws`). Same keys in the
  * same order as the two-round-trip update's; a test holds the two equal.
  */
-const updatedEventData = sql`(SELECT json_object('contact_id', c.id,
-    'contact', json_object('id', c.id, 'phone', c.phone, 'email', c.email, 'name', c.name, 'first_name', c.first_name, 'last_name', c.last_name,
-      'lifecycle_stage', c.lifecycle_stage, 'source', c.source, 'block_state', c.block_state, 'lead_score', ${sql.raw(realAsJson('c.lead_score'))}),
-    'source', a.source, 'changed_fields', json(a.data -> '$.changed_fields'))
+const updatedEventData = sql`(SELECT json_object('contact_id', c.id, 'contact', ${contactProjectionSql}, 'source', a.source, 'changed_fields', json(a.data -> '$.changed_fields'))
   FROM contact_activities a JOIN contacts c ON c.workspace_id = a.workspace_id AND c.id = a.contact_id
   WHERE a.workspace_id = ${sql.placeholder('ws')} AND a.id = ${sql.placeholder('activity')})`;
