@@ -66,6 +66,11 @@ type Pool = {
 };
 type Refill = 'added' | 'open' | Spend;
 
+/** Time as the pools see it: the wall clock in production; tests drive a clock of their own so no outcome depends on scheduling. */
+export type Clock = { now(): number; sleep(ms: number): Promise<void> };
+
+const wallClock: Clock = { now: () => Date.now(), sleep: (ms) => new Promise((done) => setTimeout(done, ms)) };
+
 /**
  * When a full lease is down to this many tokens, the next one is asked for in the
  * background: under steady load the call returns before the tokens run out, so no
@@ -83,6 +88,8 @@ const LEASE_AHEAD_AT = Math.ceil(LEASE_MAX / 2);
  */
 export class TokenPools {
   private readonly pools = new Lru<Pool>(SUBJECTS_MAX);
+
+  constructor(private readonly clock: Clock = wallClock) {}
 
   private poolFor(subject: string): Pool {
     let pool = this.pools.get(subject);
@@ -106,7 +113,7 @@ export class TokenPools {
 
   /** Spends a token this isolate already holds for the subject; undefined when it holds none. */
   private spendHeld(pool: Pool, env: Bindings, subject: string, limit: number, waitUntil: (work: Promise<unknown>) => void): Spend | undefined {
-    const now = Date.now();
+    const now = this.clock.now();
     // A changed limit (an operator override) applies at once: what was leased under the old one goes back.
     const over = (held: Held) => now >= held.spendUntil || now >= held.resetAt || held.limit !== limit;
     if (pool.next && over(pool.next)) this.giveBack(env, subject, pool, 'next', waitUntil);
@@ -168,14 +175,14 @@ export class TokenPools {
       count: lease.count,
       limit,
       resetAt: lease.resetAt,
-      spendUntil: Date.now() + lease.spendForMs,
+      spendUntil: this.clock.now() + lease.spendForMs,
       small: lease.granted < LEASE_MAX,
     };
     if (pool.current) pool.next = held;
     else pool.current = held;
     // Whatever is still unspent when the spending time ends goes back to the window.
     waitUntil(
-      new Promise((done) => setTimeout(done, lease.spendForMs)).then(() => {
+      this.clock.sleep(lease.spendForMs).then(() => {
         if (pool.current?.id === id) this.giveBack(env, subject, pool, 'current', waitUntil);
         else if (pool.next?.id === id) this.giveBack(env, subject, pool, 'next', waitUntil);
         else if (pool.owed?.id === id) this.report(env, subject, pool, waitUntil);
@@ -202,7 +209,7 @@ export class TokenPools {
   private giveBack(env: Bindings, subject: string, pool: Pool, slot: 'current' | 'next', waitUntil: (work: Promise<unknown>) => void): void {
     const held = pool[slot]!;
     pool[slot] = null;
-    if (Date.now() < held.resetAt) this.settle(env, subject, { id: held.id, unspent: held.tokens }, waitUntil);
+    if (this.clock.now() < held.resetAt) this.settle(env, subject, { id: held.id, unspent: held.tokens }, waitUntil);
   }
 
   private report(env: Bindings, subject: string, pool: Pool, waitUntil: (work: Promise<unknown>) => void): void {

@@ -1,3 +1,4 @@
+import { runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { rowsIn } from '../support/db';
 import { adminOk } from '../support/harness';
@@ -89,13 +90,17 @@ describe('SlotLock leases', () => {
     const { env } = await import('cloudflare:workers');
     const ns = (env as any).SLOT_LOCK as DurableObjectNamespace<import('../../src/durable-objects/slot-lock').SlotLock>;
     const stub = ns.get(ns.idFromName(`lease-test:${crypto.randomUUID()}`));
-    const held = await stub.claim([{ start: 0, end: 100 }], 200);
+    const held = await stub.claim([{ start: 0, end: 100 }], 60_000);
     expect(held.ok).toBe(true);
-    expect((await stub.claim([{ start: 50, end: 150 }], 200)).ok).toBe(false);
-    expect((await stub.claim([{ start: 100, end: 200 }], 200)).ok).toBe(true);
-    // The first holder "crashed": nothing releases it, yet its range frees up when the lease runs out.
-    await new Promise((r) => setTimeout(r, 250));
-    const later = await stub.claim([{ start: 50, end: 99 }], 200);
+    expect((await stub.claim([{ start: 50, end: 150 }], 60_000)).ok).toBe(false);
+    expect((await stub.claim([{ start: 100, end: 200 }], 60_000)).ok).toBe(true);
+    // The first holder "crashed": nothing releases it, yet its range frees up when the lease runs out
+    // (moved into the past here rather than waited for, so the outcome never depends on timing).
+    await runInDurableObject(stub, (_: unknown, state: DurableObjectState) => {
+      state.storage.sql.exec('UPDATE leases SET expires = ? WHERE token LIKE ?', Date.now() - 1, `${held.ok ? held.token : ''}:%`);
+    });
+    expect((await stub.claim([{ start: 150, end: 160 }], 60_000)).ok).toBe(false);
+    const later = await stub.claim([{ start: 50, end: 99 }], 60_000);
     expect(later.ok).toBe(true);
     if (later.ok) await stub.release(later.token);
     expect((await stub.claim([{ start: 50, end: 99 }], 200)).ok).toBe(true);

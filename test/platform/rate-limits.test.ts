@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { LEASE_GRACE_MS, LEASE_MAX, PERSIST_AFTER_MS, type RateLimiter, type Settlement } from '../../src/durable-objects/rate-limiter';
 import type { Bindings } from '../../src/env';
 import { sha256Hex } from '../../src/platform/ids';
-import { leaseSpendMs, TokenPools } from '../../src/platform/rate-limit';
-import { adminOk, call, freshIp, makeWorkspace, type TestWorkspace } from '../support/harness';
+import { leaseSpendMs, TokenPools, type Clock } from '../../src/platform/rate-limit';
+import { adminOk, call, eventually, freshIp, makeWorkspace, type TestWorkspace } from '../support/harness';
 import { buildApp } from '../../src/app';
 import { rowsOnShards } from '../support/db';
 import { inOneRateWindow } from '../support/rate-windows';
@@ -18,16 +18,17 @@ const storedWindow = (subject: string) =>
 const windowOf = (subject: string) =>
   runInDurableObject(limiter(subject), (instance: RateLimiter) => (instance as unknown as { window: { start: number; count: number } }).window);
 
-/** The limiter binding with every `lease` and `settle` call recorded. */
+/** The limiter binding with every `lease` and `settle` call recorded, with what it answered. */
 function countingLimiters() {
-  const calls: { method: string; args: unknown[] }[] = [];
+  const calls: { method: string; args: unknown[]; answered: Promise<unknown> }[] = [];
   const RATE_LIMITER = {
     idFromName: (name: string) => env.RATE_LIMITER.idFromName(name),
     get: (id: DurableObjectId) => {
       const stub = env.RATE_LIMITER.get(id);
       const recorded = (method: 'lease' | 'settle') => (...args: unknown[]) => {
-        calls.push({ method, args });
-        return (stub[method] as (...a: unknown[]) => unknown)(...args);
+        const answered = Promise.resolve((stub[method] as (...a: unknown[]) => unknown)(...args));
+        calls.push({ method, args, answered });
+        return answered;
       };
       return { lease: recorded('lease'), settle: recorded('settle') };
     },
@@ -52,7 +53,31 @@ async function unhurried(ws: TestWorkspace, method: string, path: string) {
 
 const minute = () => Math.floor(Date.now() / 60_000);
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/**
+ * A clock that moves only when the test moves it: whether a lease's spending time is over
+ * then depends on the scenario, never on how busy the machine running it is.
+ */
+function manualClock(): Clock & { advance(ms: number): void } {
+  let now = Date.now();
+  const sleepers: { until: number; wake: () => void }[] = [];
+  return {
+    now: () => now,
+    sleep: (ms) => new Promise<void>((wake) => sleepers.push({ until: now + ms, wake })),
+    advance(ms) {
+      now += ms;
+      for (const sleeper of sleepers.filter((s) => s.until <= now)) {
+        sleepers.splice(sleepers.indexOf(sleeper), 1);
+        sleeper.wake();
+      }
+    },
+  };
+}
+
+/** Lets every lease call made so far answer, and what its answer sets off run. */
+async function answered(calls: { answered: Promise<unknown> }[]) {
+  await Promise.all(calls.map((c) => c.answered));
+  await new Promise((r) => setTimeout(r, 0));
+}
 
 /** Waits for work handed to `waitUntil`, including work that work hands on. */
 async function drain(kept: Promise<unknown>[]) {
@@ -102,8 +127,7 @@ describe('rate limits (Part 1 Limits)', () => {
   it('counts in memory and writes the window to storage within a second; a fresh instance resumes from it', async () => {
     const subject = `test:${crypto.randomUUID()}`;
     for (let i = 0; i < 5; i++) await limiter(subject).hit(60_000);
-    await new Promise((r) => setTimeout(r, PERSIST_AFTER_MS + 300));
-    const stored = await storedWindow(subject);
+    const stored = await eventually(() => storedWindow(subject), (w) => w !== undefined, 10 * PERSIST_AFTER_MS);
     expect(stored?.count).toBe(5);
 
     // An instance that starts with a stored window (as after an eviction) continues its count.
@@ -202,14 +226,15 @@ describe('rate limits (Part 1 Limits)', () => {
     await inOneRateWindow(async () => {
       const subject = `test:${crypto.randomUUID()}`;
       const open = [];
-      for (let i = 0; i < 3; i++) open.push(await limiter(subject).lease(60_000, 3, SPEND_MS));
+      // Open for a minute: the waiting lease can only be answered by the settlement below.
+      for (let i = 0; i < 3; i++) open.push(await limiter(subject).lease(60_000, 3, 60_000));
       expect(open.map((l) => l.granted)).toEqual([1, 1, 1]);
-      let answered = false;
+      let answeredYet = false;
       const waiting = limiter(subject)
-        .lease(60_000, 3, SPEND_MS)
-        .then((l) => ((answered = true), l));
+        .lease(60_000, 3, 60_000)
+        .then((l) => ((answeredYet = true), l));
       await new Promise((r) => setTimeout(r, 150));
-      expect(answered).toBe(false);
+      expect(answeredYet).toBe(false);
       // The token another isolate did not spend comes back, and the waiting lease gets it.
       await limiter(subject).settle(open[1].id!, 1);
       const granted = await waiting;
@@ -243,7 +268,8 @@ describe('rate limits (Part 1 Limits)', () => {
       const { env: counted, calls } = countingLimiters();
       const kept: Promise<unknown>[] = [];
       const subject = `test:${crypto.randomUUID()}`;
-      const pools = new TokenPools();
+      const clock = manualClock();
+      const pools = new TokenPools(clock);
       // A lease and a half: the third lease is asked for when the second is half spent.
       const count = LEASE_MAX + LEASE_MAX / 2;
       const spends = await Promise.all(Array.from({ length: count }, () => pools.spend(counted, subject, 1_000_000, (work) => kept.push(work))));
@@ -255,6 +281,9 @@ describe('rate limits (Part 1 Limits)', () => {
       expect(leases[0].args[3]).toBeUndefined();
       expect(leases[1].args[3]).toBeUndefined();
       expect(leases[2].args[3]).toEqual({ id: expect.any(String), unspent: 0 });
+      await answered(calls);
+      expect(calls.filter((c) => c.method === 'settle')).toEqual([]);
+      clock.advance(SPEND_MS);
       await drain(kept);
       // When their spending time ended, the second lease's unspent half went back, and the third, untouched, whole.
       expect(calls.filter((c) => c.method === 'settle').map((c) => c.args[1])).toEqual([LEASE_MAX / 2, LEASE_MAX]);
@@ -267,21 +296,22 @@ describe('rate limits (Part 1 Limits)', () => {
       const { env: counted, calls } = countingLimiters();
       const kept: Promise<unknown>[] = [];
       const subject = `test:${crypto.randomUUID()}`;
-      const pools = new TokenPools();
-      // Leases spent for a second here, so none runs out of time while the requests trickle in.
-      const unhurriedEnv = { ...counted, RATE_LIMIT_LEASE_MS: '1000' } as Bindings;
+      // No lease runs out of time while the requests trickle in: the clock stands still until the end.
+      const clock = manualClock();
+      const pools = new TokenPools(clock);
       const spent: number[] = [];
       let waited = 0;
       for (let i = 0; i < 4 * LEASE_MAX; i++) {
-        const spend = pools.spend(unhurriedEnv, subject, 1_000_000, (work) => kept.push(work));
+        const spend = pools.spend(counted, subject, 1_000_000, (work) => kept.push(work));
         if (spend instanceof Promise) waited++;
         spent.push((await spend)!.count);
-        // Requests arrive a little apart: time for a lease call taken ahead to come back.
-        await sleep(5);
+        // Requests arrive a little apart: a lease call taken ahead comes back before the next one.
+        await answered(calls);
       }
       // Only the very first request waited: every later lease was asked for while tokens were left.
       expect(waited).toBe(1);
       expect(spent).toEqual(Array.from({ length: 4 * LEASE_MAX }, (_, i) => i + 1));
+      clock.advance(SPEND_MS);
       await drain(kept);
       // Every lease was settled once: the spent ones carried by the next call, the last two given back.
       const leases = calls.filter((c) => c.method === 'lease');
@@ -347,7 +377,6 @@ describe('rate limits (Part 1 Limits)', () => {
       const first = await ws.api('GET', filter('a'));
       const gated = await ws.api('GET', '/v1/deals');
       const refused = await Promise.all([ws.api('GET', filter('b')), ws.api('GET', '/v1/deals'), ws.api('GET', '/v1/contacts?limit=-1')]);
-      await new Promise((r) => setTimeout(r, 200));
       expect(first.status).toBe(200);
       expect(gated.status).toBe(403);
       for (const res of refused) {
@@ -357,7 +386,10 @@ describe('rate limits (Part 1 Limits)', () => {
         expect(res.headers.get('bookmark')).toBeNull();
       }
       // The admitted list stored its answer after the response; the refused one stored nothing.
-      expect(await rowsOnShards('SELECT key FROM contact_list_cache WHERE workspace_id = ?', ws.id)).toHaveLength(1);
+      const storedAnswers = () => rowsOnShards('SELECT key FROM contact_list_cache WHERE workspace_id = ?', ws.id);
+      await eventually(storedAnswers, (rows) => rows.length > 0);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(await storedAnswers()).toHaveLength(1);
     });
   });
 

@@ -203,10 +203,11 @@ describe('WhatsApp campaigns: execute and fan-out', () => {
   it('the campaign-schedules sweep executes due scheduled campaigns, once', async () => {
     const { ws, t, variables } = await setup();
     await ws.api('POST', '/v1/contacts', { phone: '+14155550501', first_name: 'Sched' });
-    const c = (await ws.api('POST', '/v1/campaigns', { name: 'Soon', template_id: t.id, variables, scheduled_at: future(1200) })).body;
+    const c = (await ws.api('POST', '/v1/campaigns', { name: 'Soon', template_id: t.id, variables, scheduled_at: future() })).body;
     const early = await adminOk('POST', '/sweeps/campaign-schedules');
     expect(early.result.whatsapp_campaigns_started ?? 0).toBe(0);
-    await new Promise((r) => setTimeout(r, 1300));
+    // Its time comes: moved into the past rather than waited for, so the outcome never depends on timing.
+    await rowsIn(ws.id, 'UPDATE whatsapp_campaigns SET scheduled_at = ? WHERE id = ? RETURNING id', new Date(Date.now() - 1000).toISOString(), c.id);
     const [first, second] = await Promise.all([admin('POST', '/sweeps/campaign-schedules'), admin('POST', '/sweeps/campaign-schedules')]);
     expect(first.body.result.whatsapp_campaigns_started + second.body.result.whatsapp_campaigns_started).toBe(1);
     expect(await waitFor(ws, c.id)).toMatchObject({ status: 'completed', stats: { targeted: 1, sent: 1, failed: 0 } });
