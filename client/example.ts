@@ -1,11 +1,17 @@
 /**
  * The client end to end against a running service (`npm start` prints the key):
  *
- *   API_KEY=wsk_... node client/example.ts
+ *   API_KEY=wsk_... npm run example
  *
- * It starts a local webhook receiver, subscribes it to `contact.created`,
- * creates a contact, lists contacts with a filter, and waits for the signed
- * delivery, verified with the endpoint's secret. (Local receivers need
+ * (`npm run` uses the Node 24 the project carries, which runs TypeScript as is; with a Node of
+ * your own, 22.18 or newer: `API_KEY=wsk_... node client/example.ts`.)
+ *
+ * It starts a local webhook receiver, subscribes it to `contact.created` and
+ * `contact.updated`, upserts a contact, lists contacts with a filter, and waits
+ * for the signed delivery about that contact, verified with the endpoint's
+ * secret; then it removes the endpoint and exits. It passes on every run: a
+ * later run's contact is new (a fresh phone and email), and an update would be
+ * reported as `contact.updated`. (Local receivers need
  * `ALLOW_UNSAFE_WEBHOOK_HOSTS=127.0.0.1,localhost`, which `npm start` sets.)
  */
 import { createServer } from 'node:http';
@@ -38,19 +44,28 @@ const { port } = receiver.address() as AddressInfo;
 
 // 2. Subscribe it. `contact.created` is opt-in: it is delivered only when listed.
 const endpoint = await api.POST('/v1/webhook-endpoints', {
-  body: { url: `http://127.0.0.1:${port}/hooks`, events: ['contact.created'] },
+  body: { url: `http://127.0.0.1:${port}/hooks`, events: ['contact.created', 'contact.updated'] },
 });
 if (!endpoint.data) throw new Error(`webhook endpoint: ${endpoint.response.status} ${JSON.stringify(endpoint.error)}`);
 secret = endpoint.data.secret;
-const delivered = new Promise<WebhookEvent>((resolve) => (onEvent = resolve));
+let timer: ReturnType<typeof setTimeout> | undefined;
 
 try {
-  // 3. Create (or update: contacts upsert on email and phone) a contact.
+  // 3. Create (or update: contacts upsert on email and phone) a contact. A fresh phone and email
+  //    each run, so the contact is new; sending one that exists would answer `duplicate: true`.
   const email = `ada+${Date.now()}@example.com`;
+  const phone = `(415) 555-${String(Math.floor(Math.random() * 10_000)).padStart(4, '0')}`;
   const created = await api.POST('/v1/contacts', {
-    body: { name: 'Ada Lovelace', email, phone: '(415) 555-0124', lifecycle_stage: 'lead' },
+    body: { name: 'Ada Lovelace', email, phone, lifecycle_stage: 'lead' },
   });
   if (!created.data) throw new Error(`create contact: ${created.response.status} ${JSON.stringify(created.error)}`);
+  const contactId = created.data.id;
+  // The delivery about this contact: created when it was new, updated when the upsert found it.
+  const delivered = new Promise<WebhookEvent>((resolve) => {
+    onEvent = (event) => {
+      if ((event.data as { contact_id?: string }).contact_id === contactId) resolve(event);
+    };
+  });
   // A phone without a country code is read in the workspace's default_country (US unless the operator set another).
   console.log('contact', created.data.id, created.data.phone, created.data.duplicate ? '(existing)' : '(new)');
 
@@ -64,10 +79,13 @@ try {
   // 5. The signed delivery of contact.created.
   const event = await Promise.race([
     delivered,
-    new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no delivery within 30 s')), 30_000)),
+    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('no delivery within 30 s')), 30_000))),
   ]);
   console.log('webhook', event.type, event.id, 'verified');
 } finally {
+  clearTimeout(timer);
   await api.DELETE('/v1/webhook-endpoints/{id}', { params: { path: { id: endpoint.data.id } } });
   receiver.close();
+  // Keep-alive sockets of the API client would hold the process open for a while.
+  receiver.closeAllConnections();
 }

@@ -6,6 +6,7 @@ import { readYourWrites } from './platform/consistency';
 import { serverToServerOnly } from './platform/cors';
 import { docsContentSecurityPolicy, docsPage } from './platform/docs-page';
 import { httpError, renderError } from './platform/errors';
+import { home } from './platform/home-page';
 import { EventSink, publishCommitted } from './platform/events';
 import { logRequests } from './platform/request-log';
 import { registerSharedComponents } from './platform/openapi';
@@ -91,14 +92,7 @@ export function buildApp() {
     const res = await c.env.ASSETS.fetch(c.req.raw);
     return res.status === 404 ? next() : new Response(res.body, res);
   });
-  app.get('/', (c) =>
-    c.json({
-      name: 'Workspace API',
-      docs: '/docs',
-      openapi: '/v1/openapi.json',
-      message: 'Every /v1 request needs a workspace API key: Authorization: Bearer wsk_...',
-    }),
-  );
+  app.get('/', home);
 
   // The session's bookmark is recorded before committed events start their fan-out.
   app.use('/v1/*', ...V1_MIDDLEWARE);

@@ -1,3 +1,4 @@
+import { SELF } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { call } from '../support/harness';
 
@@ -57,5 +58,17 @@ describe('GET /', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ docs: '/docs', openapi: '/v1/openapi.json' });
     for (const path of [res.body.docs, res.body.openapi]) expect((await call('GET', path)).status, path).toBe(200);
+    expect((await call('GET', '/', { headers: { accept: '*/*' } })).body).toEqual(res.body);
+  });
+
+  it('answers a browser with a page of links, each at its full address', async () => {
+    const res = await SELF.fetch('https://api.test/', { headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(res.headers.get('vary')).toMatch(/accept/i);
+    expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+    const html = await res.text();
+    expect(html).toContain('<a href="/docs">API reference</a> <code>https://api.test/docs</code>');
+    expect(html).toContain('<a href="/v1/openapi.json">OpenAPI 3.1 document</a> <code>https://api.test/v1/openapi.json</code>');
   });
 });
