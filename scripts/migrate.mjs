@@ -36,7 +36,8 @@ if (bindings.length === 0) {
   console.error(`no [[d1_databases]] in ${config}`);
   process.exit(1);
 }
-for (const binding of bindings) {
+for (const [i, binding] of bindings.entries()) {
+  console.log(`Migrating ${binding} (${i + 1} of ${bindings.length})`);
   const res = spawnSync(join(bin, 'wrangler'), ['d1', 'migrations', 'apply', binding, ...(configFlag >= 0 ? [] : ['-c', config]), ...args], {
     cwd: root,
     env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, CI: 'true' },

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // `npm start`: install if needed, migrate the local D1, start `wrangler dev`,
 // make sure the demo workspace exists and print its API key.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { seedDemo } from './demo-seed.mjs';
@@ -13,26 +14,60 @@ const persist = join(root, '.state');
 const bin = join(root, 'node_modules', '.bin');
 const env = { ...process.env, PATH: `${bin}:${process.env.PATH}` };
 
-/** Runs a step; `quiet` keeps its output unless it fails (then all of it is shown). */
-function run(cmd, args, { quiet = false } = {}) {
-  const res = spawnSync(cmd, args, { cwd: root, env, stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit', encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  if (res.status !== 0) {
-    if (quiet) {
-      process.stdout.write(res.stdout ?? '');
-      process.stderr.write(res.stderr ?? '');
+/** How often a long step says it is still working. */
+const PROGRESS_EVERY_MS = 10_000;
+
+/**
+ * Runs a step. `quiet` keeps its output unless it fails (then all of it is shown), except lines
+ * `progress` picks out, which are shown as they come; a step that runs long says so every 10 s.
+ */
+function run(label, cmd, args, { quiet = false, progress = () => false } = {}) {
+  console.log(`${label}...`);
+  const started = Date.now();
+  const ticker = setInterval(() => console.log(`  ...still ${label.toLowerCase()} (${Math.round((Date.now() - started) / 1000)} s)`), PROGRESS_EVERY_MS);
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd: root, env, stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+    const output = [];
+    for (const [source, sink] of quiet ? [[child.stdout, process.stdout], [child.stderr, process.stderr]] : []) {
+      let rest = '';
+      source.setEncoding('utf8');
+      source.on('data', (chunk) => {
+        const lines = (rest + chunk).split('\n');
+        rest = lines.pop();
+        for (const line of lines) {
+          if (progress(line)) console.log(`  ${line.trim()}`);
+          else output.push([sink, line]);
+        }
+      });
     }
-    console.error(`\n${cmd} ${args.join(' ')} failed (exit ${res.status})`);
-    process.exit(res.status ?? 1);
-  }
+    child.on('exit', (code) => {
+      clearInterval(ticker);
+      if (code === 0) return resolve();
+      for (const [sink, line] of output) sink.write(line + '\n');
+      console.error(`\n${cmd} ${args.join(' ')} failed (exit ${code})`);
+      process.exit(code ?? 1);
+    });
+  });
+}
+
+/** Fails fast when the port is taken (another `npm start`, say), before anything touches the local state. */
+function ensurePortFree() {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => {
+      console.error(`Port ${port} is already in use: is another \`npm start\` running? Stop it, or start on another port: PORT=${port + 1} npm start`);
+      process.exit(1);
+    });
+    probe.listen(port, '127.0.0.1', () => probe.close(resolve));
+  });
 }
 
 function installIfNeeded() {
   const marker = join(root, 'node_modules', '.package-lock.json');
   const lock = join(root, 'package-lock.json');
   if (existsSync(join(bin, 'wrangler')) && existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
-  console.log('Installing dependencies (npm ci)...');
   // Errors only: npm's warnings about install scripts and the like would bury the key printed below.
-  run('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error']);
+  return run('Installing dependencies (npm ci, a minute or two the first time)', 'npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error']);
 }
 
 function readDevVars() {
@@ -63,15 +98,18 @@ async function waitForServer(base, child) {
   throw new Error('wrangler dev did not become ready within 120 s');
 }
 
-installIfNeeded();
+await ensurePortFree();
+await installIfNeeded();
 const vars = readDevVars();
 if (!vars.ADMIN_TOKEN) {
   console.error('.dev.vars must set ADMIN_TOKEN');
   process.exit(1);
 }
 mkdirSync(persist, { recursive: true });
-console.log('Applying migrations to the local databases...');
-run(process.execPath, [join(root, 'scripts', 'migrate.mjs'), '--local', '--persist-to', persist], { quiet: true });
+await run('Applying migrations to the local databases', process.execPath, [join(root, 'scripts', 'migrate.mjs'), '--local', '--persist-to', persist], {
+  quiet: true,
+  progress: (line) => line.startsWith('Migrating '),
+});
 console.log(`Starting wrangler dev on port ${port}...`);
 
 const child = spawn(join(bin, 'wrangler'), ['dev', '--port', String(port), '--persist-to', persist, '--test-scheduled'], {
@@ -110,6 +148,8 @@ function shouldDrop(line) {
     skipping = 'bindings';
     return true;
   }
+  // The minute's cron tick (runCronEveryMinute) would otherwise log a line every minute.
+  if (line.includes('/__scheduled')) return true;
   if (line.includes('Unable to fetch the `Request.cf` object')) {
     skipping = 'cf';
     return true;
@@ -153,11 +193,27 @@ try {
     curl -s -X POST ${base}/v1/contacts -H "Authorization: Bearer ${demo.api_key}" \\
       -H "Content-Type: application/json" -d '{"email": "grace@example.com", "name": "Grace Hopper"}'
 
+  Cron sweeps run every minute, as deployed (newsletters, scheduled campaigns, retries).
   Ctrl+C stops the server; the data stays in .state/ for the next start.
 `);
+  runCronEveryMinute(base);
 } catch (err) {
   flushStartupOutput();
   console.error(`Could not prepare the demo workspace: ${err.message}`);
   child.kill('SIGINT');
   process.exit(1);
+}
+
+/**
+ * `wrangler dev` fires no cron triggers by itself; deployed, the `* * * * *` trigger runs every
+ * sweep each minute, so locally this does the same through wrangler's `/__scheduled` route.
+ */
+function runCronEveryMinute(base) {
+  const tick = () =>
+    fetch(`${base}/__scheduled?cron=${encodeURIComponent('* * * * *')}`).catch((err) => console.error(`cron tick failed: ${err.message}`));
+  const untilNextMinute = 60_000 - (Date.now() % 60_000);
+  setTimeout(() => {
+    tick();
+    setInterval(tick, 60_000);
+  }, untilNextMinute);
 }
