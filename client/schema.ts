@@ -3311,6 +3311,37 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /**
+         * @example {
+         *       "start_at": "2030-01-07T09:00:00.000Z",
+         *       "timezone": "Europe/Berlin",
+         *       "name": "Ada Lovelace",
+         *       "email": "ada@example.com"
+         *     }
+         */
+        BookingPageForm: {
+            /**
+             * Format: date-time
+             * @description The chosen slot (a `start` of the slots listing)
+             */
+            start_at: string;
+            /** @description The invitee's IANA zone; times on the page and in the mail are shown in it */
+            timezone: string;
+            name: string;
+            /** Format: email */
+            email: string;
+            notes?: string;
+            /** @description The `bk_` key, when the page is embedded */
+            embed_key?: string;
+        };
+        /**
+         * @example {
+         *       "reason": "Something came up"
+         *     }
+         */
+        BookingCancelForm: {
+            reason?: string;
+        };
         Pipeline: {
             /** Format: uuid */
             id: string;
@@ -5628,7 +5659,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["BookingPageForm"];
+            };
+        };
         responses: {
             /** @description To the manage page of the new booking */
             303: {
@@ -5721,7 +5756,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["BookingCancelForm"];
+            };
+        };
         responses: {
             /** @description Back to the manage page */
             303: {
@@ -6217,13 +6256,13 @@ export interface operations {
     listContacts: {
         parameters: {
             query?: {
-                /** @description String-encoded JSON object; see the filter grammar. Invalid JSON answers 400 `Invalid filter: must be valid JSON`, a non-object 400 `Invalid filter: must be a JSON object` */
+                /** @description String-encoded JSON object; see the filter grammar; empty is no filter. Invalid JSON answers 400 `Invalid filter: must be valid JSON`, a non-object 400 `Invalid filter: must be a JSON object` */
                 filter?: string;
-                /** @description A sortable field; a `-` prefix sorts descending. Another field answers 400 `Invalid sort: ...` */
+                /** @description A sortable field; a `-` prefix sorts descending; empty is the default. Another field answers 400 `Invalid sort: ...` */
                 sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "name" | "-name" | "first_name" | "-first_name" | "last_name" | "-last_name" | "email" | "-email" | "phone" | "-phone" | "company_name" | "-company_name" | "lifecycle_stage" | "-lifecycle_stage" | "lead_score" | "-lead_score" | "city" | "-city" | "country" | "-country" | "date_of_birth" | "-date_of_birth" | "annual_revenue" | "-annual_revenue" | "employee_count" | "-employee_count";
-                /** @description Page size, default 50; values above 500 are clamped to 500. Anything but a non-negative integer answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 50 (also when empty); values above 500 (up to 999999999999999) are clamped to 500. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip. Anything but a non-negative integer answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
                 /** @description Name, first/last name, email, phone and company (case-insensitive substring), the exact E.164 form and historical identifiers. Control characters answer 400 `Invalid search: must not contain control characters` */
                 search?: string;
@@ -7388,13 +7427,13 @@ export interface operations {
     listTags: {
         parameters: {
             query?: {
-                /** @description String-encoded JSON object; see the filter grammar. Invalid JSON answers 400 `Invalid filter: must be valid JSON`, a non-object 400 `Invalid filter: must be a JSON object` */
+                /** @description String-encoded JSON object; see the filter grammar; empty is no filter. Invalid JSON answers 400 `Invalid filter: must be valid JSON`, a non-object 400 `Invalid filter: must be a JSON object` */
                 filter?: string;
-                /** @description A sortable field; a `-` prefix sorts descending. Another field answers 400 `Invalid sort: ...` */
+                /** @description A sortable field; a `-` prefix sorts descending; empty is the default. Another field answers 400 `Invalid sort: ...` */
                 sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "name" | "-name" | "contact_count" | "-contact_count";
-                /** @description Page size, default 50; values above 500 are clamped to 500. Anything but a non-negative integer answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 50 (also when empty); values above 500 (up to 999999999999999) are clamped to 500. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip. Anything but a non-negative integer answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
                 /** @description Case-insensitive substring of the name. Control characters answer 400 `Invalid search: must not contain control characters` */
                 search?: string;
@@ -7847,13 +7886,13 @@ export interface operations {
     listContactGroups: {
         parameters: {
             query?: {
-                /** @description String-encoded JSON object; see the filter grammar. Invalid JSON answers 400 `Invalid filter: must be valid JSON`, a non-object 400 `Invalid filter: must be a JSON object` */
+                /** @description String-encoded JSON object; see the filter grammar; empty is no filter. Invalid JSON answers 400 `Invalid filter: must be valid JSON`, a non-object 400 `Invalid filter: must be a JSON object` */
                 filter?: string;
-                /** @description A sortable field; a `-` prefix sorts descending. Another field answers 400 `Invalid sort: ...` */
+                /** @description A sortable field; a `-` prefix sorts descending; empty is the default. Another field answers 400 `Invalid sort: ...` */
                 sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "name" | "-name" | "contact_count" | "-contact_count";
-                /** @description Page size, default 50; values above 500 are clamped to 500. Anything but a non-negative integer answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 50 (also when empty); values above 500 (up to 999999999999999) are clamped to 500. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip. Anything but a non-negative integer answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
                 /** @description Case-insensitive substring of the name. Control characters answer 400 `Invalid search: must not contain control characters` */
                 search?: string;
@@ -8314,9 +8353,9 @@ export interface operations {
                 external_id?: string;
                 /** @description Only active (`true`) or inactive (`false`) products. Anything but `true` or `false` answers 400 `Invalid is_active: must be true or false` */
                 is_active?: boolean;
-                /** @description Page size, default 50; values above 500 are clamped to 500. Anything but a non-negative integer answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 50 (also when empty); values above 500 (up to 999999999999999) are clamped to 500. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip. Anything but a non-negative integer answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
             };
             header?: never;
@@ -8779,15 +8818,15 @@ export interface operations {
                 contact_id?: string;
                 /** @description Exact match; an empty value is ignored; a malformed one answers 400 `Invalid owner_user_id: must be a UUID` */
                 owner_user_id?: string;
-                /** @description Exact match; other values are ignored */
-                status?: "open" | "won" | "lost";
+                /** @description Exact match: one of `open`, `won`, `lost`. Any other value, empty included, is ignored (the list is not filtered by it) */
+                status?: string;
                 /** @description Exact match */
                 external_reference?: string;
                 /** @description Case-insensitive substring of the title or the contact name, phone or email. Control characters answer 400 `Invalid search: must not contain control characters` */
                 search?: string;
-                /** @description Page size, default 25; values above 100 are clamped to 100. Anything but a non-negative integer answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip. Anything but a non-negative integer answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
             };
             header?: never;
@@ -9479,15 +9518,15 @@ export interface operations {
     listPayments: {
         parameters: {
             query?: {
-                /** @description Exact match; other values are ignored */
-                type?: "one_time" | "recurring" | "installments";
-                /** @description Arrangement status; other values are ignored */
-                status?: "active" | "completed" | "cancelled";
+                /** @description Exact match: one of `one_time`, `recurring`, `installments`. Any other value, empty included, is ignored (the list is not filtered by it) */
+                type?: string;
+                /** @description Arrangement status: one of `active`, `completed`, `cancelled`. Any other value, empty included, is ignored (the list is not filtered by it) */
+                status?: string;
                 /** @description Case-insensitive substring of the title or the contact name, phone or email. Control characters answer 400 `Invalid search: must not contain control characters` */
                 search?: string;
-                /** @description Page size, default 25; values above 100 are clamped to 100. Anything but a non-negative integer answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip. Anything but a non-negative integer answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
             };
             header?: never;
@@ -10295,12 +10334,12 @@ export interface operations {
     listOrders: {
         parameters: {
             query?: {
-                /** @description Financial status; other values are ignored */
-                status?: "pending" | "paid" | "partially_paid" | "refunded" | "partially_refunded" | "voided";
+                /** @description Financial status: one of `pending`, `paid`, `partially_paid`, `refunded`, `partially_refunded`, `voided`. Any other value, empty included, is ignored (the list is not filtered by it) */
+                status?: string;
                 /** @description Exact match; empty is ignored; malformed answers 400 `contact_id must be a UUID` */
                 contact_id?: string;
-                /** @description Exact match; other values are ignored */
-                source?: "manual" | "api" | "automation";
+                /** @description Exact match: one of `manual`, `api`, `automation`. Any other value, empty included, is ignored (the list is not filtered by it) */
+                source?: string;
                 /** @description Exact match (matches only store-synced orders); empty is ignored; malformed answers 400 `store_connection_id must be a UUID` */
                 store_connection_id?: string;
                 /** @description Exact match */
@@ -10309,9 +10348,9 @@ export interface operations {
                 placed_from?: string;
                 /** @description `placed_at` at or before (ISO 8601; a date-only value is the end of that day in the workspace time zone); empty is ignored; unparseable answers 400 `placed_to is not a valid date` */
                 placed_to?: string;
-                /** @description Never 400: malformed or 0 is 25; other values are clamped to 1..100 */
+                /** @description Page size. Never 400: empty, malformed or 0 is 25; a negative value is 1 and one above 100 is 100 */
                 limit?: number;
-                /** @description Never 400: malformed or negative is 0 */
+                /** @description Rows to skip. Never 400: empty, malformed or negative is 0 */
                 offset?: number;
             };
             header?: never;
@@ -11053,9 +11092,9 @@ export interface operations {
                 contact_id?: string;
                 /** @description Exact match; an empty value is ignored; a malformed one answers 400 `Invalid deal_id: must be a UUID` */
                 deal_id?: string;
-                /** @description Page size, default 25; values above 100 are clamped to 100. Anything but a non-negative integer answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip. Anything but a non-negative integer answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
             };
             header?: never;
@@ -11946,13 +11985,13 @@ export interface operations {
     listMeetingTypes: {
         parameters: {
             query?: {
-                /** @description String-encoded JSON object; see the filter grammar. Invalid JSON answers 400 `Invalid filter: must be valid JSON`, a non-object 400 `Invalid filter: must be a JSON object` */
+                /** @description String-encoded JSON object; see the filter grammar; empty is no filter. Invalid JSON answers 400 `Invalid filter: must be valid JSON`, a non-object 400 `Invalid filter: must be a JSON object` */
                 filter?: string;
-                /** @description A sortable field; a `-` prefix sorts descending. Another field answers 400 `Invalid sort: ...` */
+                /** @description A sortable field; a `-` prefix sorts descending; empty is the default. Another field answers 400 `Invalid sort: ...` */
                 sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "name" | "-name" | "slug" | "-slug" | "duration_minutes" | "-duration_minutes";
-                /** @description Page size, default 50; values above 500 are clamped to 500. Anything but a non-negative integer answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 50 (also when empty); values above 500 (up to 999999999999999) are clamped to 500. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip. Anything but a non-negative integer answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
                 /** @description Case-insensitive substring of the name, slug or description. Control characters answer 400 `Invalid search: must not contain control characters` */
                 search?: string;
@@ -12158,11 +12197,11 @@ export interface operations {
     };
     listMeetingTypeSlots: {
         parameters: {
-            query?: {
-                /** @description Inclusive; ISO 8601 (required) */
-                from?: string;
-                /** @description Exclusive; ISO 8601, after `from`, at most 62 days later (required) */
-                to?: string;
+            query: {
+                /** @description Inclusive; ISO 8601 */
+                from: string;
+                /** @description Exclusive; ISO 8601, after `from`, at most 62 days later */
+                to: string;
             };
             header?: never;
             path: {
@@ -12388,11 +12427,11 @@ export interface operations {
                 from?: string;
                 /** @description `start_at <= to`; malformed answers 400 `Invalid to: must be an ISO 8601 date` */
                 to?: string;
-                /** @description A sortable field; a `-` prefix sorts descending. Another field answers 400 `Invalid sort: ...` */
+                /** @description A sortable field; a `-` prefix sorts descending; empty is the default. Another field answers 400 `Invalid sort: ...` */
                 sort?: "start_at" | "-start_at" | "end_at" | "-end_at" | "created_at" | "-created_at" | "updated_at" | "-updated_at";
-                /** @description Page size, default 50; values above 500 are clamped to 500. Anything but a non-negative integer answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 50 (also when empty); values above 500 (up to 999999999999999) are clamped to 500. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip. Anything but a non-negative integer answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
             };
             header?: never;
@@ -13106,13 +13145,13 @@ export interface operations {
     listTemplates: {
         parameters: {
             query?: {
-                /** @description String-encoded JSON object; see the filter grammar. Invalid JSON answers 400 `Invalid filter: must be valid JSON`, a non-object 400 `Invalid filter: must be a JSON object` */
+                /** @description String-encoded JSON object; see the filter grammar; empty is no filter. Invalid JSON answers 400 `Invalid filter: must be valid JSON`, a non-object 400 `Invalid filter: must be a JSON object` */
                 filter?: string;
-                /** @description A sortable field; a `-` prefix sorts descending. Another field answers 400 `Invalid sort: ...` */
+                /** @description A sortable field; a `-` prefix sorts descending; empty is the default. Another field answers 400 `Invalid sort: ...` */
                 sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "name" | "-name" | "language" | "-language" | "status" | "-status";
-                /** @description Page size, default 50; values above 500 are clamped to 500. Anything but a non-negative integer answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 50 (also when empty); values above 500 (up to 999999999999999) are clamped to 500. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip. Anything but a non-negative integer answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
                 /** @description Case-insensitive substring of the name or body. Control characters answer 400 `Invalid search: must not contain control characters` */
                 search?: string;
@@ -13470,13 +13509,13 @@ export interface operations {
     listCampaigns: {
         parameters: {
             query?: {
-                /** @description String-encoded JSON object; see the filter grammar. Invalid JSON answers 400 `Invalid filter: must be valid JSON`, a non-object 400 `Invalid filter: must be a JSON object` */
+                /** @description String-encoded JSON object; see the filter grammar; empty is no filter. Invalid JSON answers 400 `Invalid filter: must be valid JSON`, a non-object 400 `Invalid filter: must be a JSON object` */
                 filter?: string;
-                /** @description A sortable field; a `-` prefix sorts descending. Another field answers 400 `Invalid sort: ...` */
+                /** @description A sortable field; a `-` prefix sorts descending; empty is the default. Another field answers 400 `Invalid sort: ...` */
                 sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "name" | "-name" | "scheduled_at" | "-scheduled_at" | "status" | "-status";
-                /** @description Page size, default 50; values above 500 are clamped to 500. Anything but a non-negative integer answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 50 (also when empty); values above 500 (up to 999999999999999) are clamped to 500. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip. Anything but a non-negative integer answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
                 /** @description Case-insensitive substring of the name. Control characters answer 400 `Invalid search: must not contain control characters` */
                 search?: string;
@@ -14252,9 +14291,9 @@ export interface operations {
             query?: {
                 /** @description Exact address, case-insensitive */
                 email?: string;
-                /** @description Page size, default 50; values above 500 are clamped to 500. Anything but a non-negative integer answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 50 (also when empty); values above 500 (up to 999999999999999) are clamped to 500. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip. Anything but a non-negative integer answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
             };
             header?: never;
@@ -14566,9 +14605,9 @@ export interface operations {
             query?: {
                 /** @description Another value answers 400 `Invalid kind: must be one of dynamic, static`; empty is ignored */
                 kind?: "dynamic" | "static";
-                /** @description Page size, default 25; values above 100 are clamped to 100. Anything but a non-negative integer answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip. Anything but a non-negative integer answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
             };
             header?: never;
@@ -14665,9 +14704,9 @@ export interface operations {
     listSenderProfiles: {
         parameters: {
             query?: {
-                /** @description Page size, default 25; values above 100 are clamped to 100. Anything but a non-negative integer answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip. Anything but a non-negative integer answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
             };
             header?: never;
@@ -14766,9 +14805,9 @@ export interface operations {
             query?: {
                 /** @description Exact match; empty is absent; another value answers 400 `Invalid status: must be one of draft, scheduled, sending, paused, sent, failed, cancelled` */
                 status?: "draft" | "scheduled" | "sending" | "paused" | "sent" | "failed" | "cancelled";
-                /** @description Page size, default 25; values above 100 are clamped to 100. Anything but a non-negative integer answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip. Anything but a non-negative integer answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
             };
             header?: never;
@@ -15705,9 +15744,9 @@ export interface operations {
     listNewsletters: {
         parameters: {
             query?: {
-                /** @description Page size, default 25; values above 100 are clamped to 100. Anything but a non-negative integer answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip. Anything but a non-negative integer answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
             };
             header?: never;
@@ -16030,9 +16069,9 @@ export interface operations {
             query?: {
                 /** @description Exact match; empty is absent; another value answers 400 `Invalid status: must be draft, scheduled or published` */
                 status?: "draft" | "scheduled" | "published";
-                /** @description Page size, default 25; values above 100 are clamped to 100. Anything but a non-negative integer answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip. Anything but a non-negative integer answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
             };
             header?: never;

@@ -53,6 +53,10 @@ export interface Variables {
   events: import('./platform/events').EventSink;
   /** The key's limiter subject and the newest bookmark it recorded (read-your-writes, src/platform/consistency.ts). */
   keyBookmark: { subject: string; bookmark: string | null };
+  /** The bookmark of what the request's session has read or written so far (null before its first query). */
+  sessionBookmark: () => string | null;
+  /** An answer replayed from storage outside D1 (an email key's claim): the bookmark recorded with it, as the session read nothing. */
+  storedBookmark?: string;
   /** Set while a read runs before its rate limit answered: settles when it did, rejecting when refused (src/platform/auth.ts). */
   admission?: Promise<unknown>;
 }

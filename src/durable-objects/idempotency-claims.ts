@@ -8,10 +8,10 @@ export type ClaimResult =
   | { state: 'claimed'; token: string; recovered: boolean }
   /** Another caller holds a live lease. */
   | { state: 'processing' }
-  /** The key finished: replay this. */
-  | { state: 'done'; response: StoredSend };
+  /** The key finished: replay this; `bookmark` is where the data stood when it was recorded (null if unknown). */
+  | { state: 'done'; response: StoredSend; bookmark: string | null };
 
-type Claim = { state: 'processing'; token: string; leaseUntil: number } | { state: 'done'; response: StoredSend };
+type Claim = { state: 'processing'; token: string; leaseUntil: number } | { state: 'done'; response: StoredSend; bookmark?: string | null };
 
 /**
  * One instance per (workspace, email idempotency key). Calls to an instance
@@ -27,7 +27,7 @@ export class IdempotencyClaims extends DurableObject {
     const kv = this.ctx.storage.kv;
     const now = Date.now();
     const current = kv.get<Claim>('claim');
-    if (current?.state === 'done') return { state: 'done', response: current.response };
+    if (current?.state === 'done') return { state: 'done', response: current.response, bookmark: current.bookmark ?? null };
     if (current?.state === 'processing' && current.leaseUntil > now) return { state: 'processing' };
     const token = crypto.randomUUID();
     kv.put('claim', { state: 'processing', token, leaseUntil: now + leaseMs } satisfies Claim);
@@ -43,12 +43,12 @@ export class IdempotencyClaims extends DurableObject {
     return true;
   }
 
-  /** Records the finished answer; later claims replay it. */
-  complete(token: string, response: StoredSend): boolean {
+  /** Records the finished answer, and the D1 bookmark its write produced; later claims replay both. */
+  complete(token: string, response: StoredSend, bookmark: string | null = null): boolean {
     const kv = this.ctx.storage.kv;
     const current = kv.get<Claim>('claim');
     if (current?.state !== 'processing' || current.token !== token) return false;
-    kv.put('claim', { state: 'done', response } satisfies Claim);
+    kv.put('claim', { state: 'done', response, bookmark } satisfies Claim);
     return true;
   }
 }

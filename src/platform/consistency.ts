@@ -43,9 +43,10 @@ export const readYourWrites: MiddlewareHandler<AppEnv> = async (c, next) => {
   const consistency = read && replicas ? ({ kind: 'after', bookmark: newerBookmark(key.bookmark, sent) } as const) : ({ kind: 'primary' } as const);
   const session = openSession(c.env, c.var.workspace.shard, consistency, c.var.admission);
   c.set('db', session.db);
+  c.set('sessionBookmark', session.bookmark);
   await next();
 
-  const bookmark = session.bookmark();
+  const bookmark = session.bookmark() ?? c.var.storedBookmark ?? null;
   if (!bookmark) return;
   c.res.headers.set(BOOKMARK_HEADER, bookmark);
   // Only a successful write moves the key's bookmark; one the key already holds needs no call.

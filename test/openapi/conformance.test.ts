@@ -104,3 +104,16 @@ describe('responses conform to the OpenAPI document', () => {
     });
   }
 });
+
+describe('replayed answers conform to the OpenAPI document', () => {
+  it('POST /v1/emails: a replayed key answers 200 with its documented headers, Bookmark included', async () => {
+    const route = ROUTES.find((r) => r.method === 'POST' && r.path === '/v1/emails')!;
+    const body = { ...(await validBody(route)), idempotency_key: `replay-${crypto.randomUUID()}` };
+    const first = await ws.api('POST', '/v1/emails', body);
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    const replay = conforms(route, await ws.api('POST', '/v1/emails', body), 'replayed key');
+    expect(replay.status).toBe(200);
+    expect(replay.body).toMatchObject({ id: first.body.id, duplicate: true });
+    expect(replay.headers.get('bookmark')).toBe(first.headers.get('bookmark'));
+  });
+});

@@ -123,6 +123,12 @@ describe('POST /v1/orders/{id}/refunds', () => {
     // The same id on a different amount still applies nothing.
     const again = await ws.api('POST', `/v1/orders/${o.id}/refunds`, { amount: 50, external_refund_id: 're_1' });
     expect(again.body).toMatchObject({ duplicate: true, order: { refunded_total: 10 } });
+    // ... but its body is still checked as a body: an amount no order could hold is refused, as on a first request.
+    for (const amount of [1e10, 0, -5]) {
+      const impossible = await ws.api('POST', `/v1/orders/${o.id}/refunds`, { amount, external_refund_id: 're_1' });
+      expect(impossible.status, `${amount}`).toBe(400);
+    }
+    expect((await ws.api('POST', `/v1/orders/${o.id}/refunds`, { amount: 1e10, external_refund_id: 're_1' })).body.message).toBe("Refund amount exceeds the order's remaining total (90.00)");
     await ws.api('POST', `/v1/orders/${o.id}/refunds`, { amount: 5 });
     await ws.api('POST', `/v1/orders/${o.id}/refunds`, { amount: 5 });
     const after = (await ws.api('GET', `/v1/orders/${o.id}`)).body;

@@ -7,7 +7,7 @@ import { isWallTime } from './slots';
 
 export const BOOKING_SORTS = ['start_at', 'end_at', 'created_at', 'updated_at'] as const;
 
-export const MeetingTypeListQuery = listQuery({ sorts: MEETING_TYPE_SORTS, paging: { limit: 50, cap: 500 }, search: 'Case-insensitive substring of the name, slug or description' });
+export const MeetingTypeListQuery = listQuery({ sorts: MEETING_TYPE_SORTS, paging: { limit: 50, cap: 500 }, search: 'Case-insensitive substring of the name, slug or description', filterExample: { is_active: true } });
 
 export const MeetingType = z
   .object({
@@ -28,8 +28,9 @@ export const MeetingType = z
 export const MeetingTypeList = z.object({ data: z.array(MeetingType), total: z.number().int(), limit: z.number().int(), offset: z.number().int() }).openapi('MeetingTypeList');
 
 export const SlotsQuery = z.object({
-  from: z.string().optional().openapi({ type: 'string', format: 'date-time', description: 'Inclusive; ISO 8601 (required)' }),
-  to: z.string().optional().openapi({ type: 'string', format: 'date-time', description: 'Exclusive; ISO 8601, after `from`, at most 62 days later (required)' }),
+  // Optional to the parser, so a missing one answers the route's own 400 (`from/to must be valid ISO dates`); required in the document.
+  from: z.string().optional().openapi({ type: 'string', format: 'date-time', description: 'Inclusive; ISO 8601', param: { required: true } }),
+  to: z.string().optional().openapi({ type: 'string', format: 'date-time', description: 'Exclusive; ISO 8601, after `from`, at most 62 days later', param: { required: true } }),
 });
 
 export const Slots = z

@@ -4,6 +4,24 @@ import { htmlPage, pathParams, publicEntry, type PublicRegistry } from '../../pl
 const workspaceAndSlug = pathParams({ ws: 'The workspace id (`workspace_ref` of the embed material)', slug: 'The meeting type slug' });
 const workspaceAndToken = pathParams({ ws: 'The workspace id', token: 'The signed manage token from the confirmation (never in the API or events)' });
 
+/** The booking page's form, as the page posts it (`application/x-www-form-urlencoded`). */
+const BookingForm = z
+  .object({
+    start_at: z.string().openapi({ format: 'date-time', description: 'The chosen slot (a `start` of the slots listing)' }),
+    timezone: z.string().openapi({ description: "The invitee's IANA zone; times on the page and in the mail are shown in it" }),
+    name: z.string().openapi({ maxLength: 200 }),
+    email: z.string().openapi({ format: 'email' }),
+    notes: z.string().optional().openapi({ maxLength: 2000 }),
+    embed_key: z.string().optional().openapi({ description: 'The `bk_` key, when the page is embedded' }),
+  })
+  .openapi('BookingPageForm', {
+    example: { start_at: '2030-01-07T09:00:00.000Z', timezone: 'Europe/Berlin', name: 'Ada Lovelace', email: 'ada@example.com' },
+  });
+
+const CancelForm = z.object({ reason: z.string().optional().openapi({ maxLength: 1000 }) }).openapi('BookingCancelForm', { example: { reason: 'Something came up' } });
+
+const form = (schema: z.ZodType, required: boolean) => ({ required, content: { 'application/x-www-form-urlencoded': { schema } } });
+
 /** Documents the hosted booking and manage pages in the OpenAPI document, as what they are. */
 export function registerBookingPageDocs(registry: PublicRegistry) {
   registry.registerPath({
@@ -32,7 +50,7 @@ export function registerBookingPageDocs(registry: PublicRegistry) {
     summary: 'Book from the hosted page (form post)',
     description:
       'The form of the booking page (`start_at`, `timezone`, `name`, `email`, `notes?`, `embed_key?`): books through the same service as `POST /v1/bookings` (`source` `public_page`, or `embed`) and redirects (303) to the manage page. A taken slot or invalid input shows the page again with the reason.',
-    request: { params: workspaceAndSlug },
+    request: { params: workspaceAndSlug, body: form(BookingForm, true) },
     responses: { 303: { description: 'To the manage page of the new booking' }, 400: htmlPage('The page with the reason'), 403: htmlPage('A stale embed key'), 404: htmlPage('Unknown workspace or meeting type'), 409: htmlPage('The page: that time was just taken') },
   } as never);
   registry.registerPath({
@@ -52,7 +70,7 @@ export function registerBookingPageDocs(registry: PublicRegistry) {
     operationId: 'cancelFromBookingManagePage',
     summary: 'Cancel from the manage page (form post)',
     description: 'Cancels the booking as the invitee (`cancelled_by: invitee`, optional `reason`), like `POST /v1/bookings/{id}/cancel`, and redirects (303) back to the manage page.',
-    request: { params: workspaceAndToken },
+    request: { params: workspaceAndToken, body: form(CancelForm, false) },
     responses: { 303: { description: 'Back to the manage page' }, 404: htmlPage('Unknown or altered token') },
   } as never);
   registry.registerPath({

@@ -19,6 +19,7 @@ const CONTACT_LIST_QUERY = listQuery({
   sorts: CONTACT_SORTS,
   paging: { limit: 50, cap: 500 },
   search: 'Name, first/last name, email, phone and company (case-insensitive substring), the exact E.164 form and historical identifiers',
+  filterExample: { lifecycle_stage: 'prospect' },
 });
 
 contactRoutes.openapi(

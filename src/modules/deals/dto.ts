@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { enumQuery, limitQuery, offsetQuery, searchQuery, textQuery, uuidQuery } from '../../platform/list';
+import { knownValuesQuery, limitQuery, offsetQuery, searchQuery, textQuery, uuidQuery } from '../../platform/list';
 import { isoDateTime, uuid } from '../../platform/validation';
 import { DEAL_STATUSES } from './schema';
 
@@ -105,7 +105,7 @@ export const DealListQuery = z.object({
   stage_id: uuidQuery('stage_id'),
   contact_id: uuidQuery('contact_id'),
   owner_user_id: uuidQuery('owner_user_id'),
-  status: enumQuery(DEAL_STATUSES, 'Exact match; other values are ignored'),
+  status: knownValuesQuery(DEAL_STATUSES, 'Exact match'),
   external_reference: textQuery('Exact match'),
   search: searchQuery('search', 'Case-insensitive substring of the title or the contact name, phone or email'),
   limit: limitQuery({ limit: 25, cap: 100 }),

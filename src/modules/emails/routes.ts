@@ -51,8 +51,8 @@ emailRoutes.openapi(
   }),
   async (c) => {
     const body = c.req.valid('json');
-    const { record, fresh } = await sendEmail(
-      { ...serviceContext(c), env: c.env, baseUrl: publicBaseUrl(c.env, c.req.url) },
+    const { record, fresh, bookmark } = await sendEmail(
+      { ...serviceContext(c), env: c.env, baseUrl: publicBaseUrl(c.env, c.req.url), sessionBookmark: c.var.sessionBookmark },
       {
         to: body.to,
         message: { subject: body.subject, html: body.html, text: body.text, headers: body.headers },
@@ -64,6 +64,7 @@ emailRoutes.openapi(
         source: 'api',
       },
     );
+    if (bookmark) c.set('storedBookmark', bookmark);
     // API sends always carry their key.
     return c.json({ ...record, idempotency_key: body.idempotency_key }, fresh ? 201 : 200);
   },

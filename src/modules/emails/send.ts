@@ -49,10 +49,14 @@ export type SendRecord = {
 };
 
 /** `fresh`: this call performed the send (201); otherwise it is a replay or a recovered claim (200, `duplicate: true`). */
-export type SendResult = { record: SendRecord; fresh: boolean };
+/** `bookmark`: where the data stood when a replayed answer was recorded (a replay reads nothing itself). */
+export type SendResult = { record: SendRecord; fresh: boolean; bookmark?: string | null };
 
-/** The request's service context plus the bindings (provider, claims, tracking secret) and the origin of tracking links. */
-export type SendContext = ServiceContext & { env: Bindings; baseUrl: string };
+/**
+ * The request's service context plus the bindings (provider, claims, tracking secret), the origin
+ * of tracking links and the request session's bookmark, recorded with the answer for its replays.
+ */
+export type SendContext = ServiceContext & { env: Bindings; baseUrl: string; sessionBookmark?: () => string | null };
 
 export type SendRow = typeof emailSends.$inferSelect;
 
@@ -96,13 +100,13 @@ export async function sendEmail(ctx: SendContext, input: SendEmailInput): Promis
 
   const claims = claimsFor(ctx.env, ctx.ws.id, key);
   const claim = (await claims.claim(claimLeaseMs(ctx.env))) as ClaimResult;
-  if (claim.state === 'done') return { record: { ...(claim.response as SendRecord), duplicate: true }, fresh: false };
+  if (claim.state === 'done') return { record: { ...(claim.response as SendRecord), duplicate: true }, fresh: false, bookmark: claim.bookmark };
   if (claim.state === 'processing') {
     throw domainError(409, 'send_in_progress', 'A send with this idempotency_key is in progress; retry shortly with the same key');
   }
   try {
     const out = await deliver(ctx, input, to, prepared, progress);
-    await claims.complete(claim.token, { ...out.record, duplicate: false });
+    await claims.complete(claim.token, { ...out.record, duplicate: false }, ctx.sessionBookmark?.() ?? null);
     // A recovered claim, or a key whose send D1 already holds, answers as a replay.
     return claim.recovered || !out.fresh ? { record: { ...out.record, duplicate: true }, fresh: false } : out;
   } catch (err) {

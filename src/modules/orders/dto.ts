@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { enumQuery, textQuery } from '../../platform/list';
+import { knownValuesQuery, textQuery } from '../../platform/list';
 import { uuid, uuidOut } from '../../platform/validation';
 import { FINANCIAL_STATUSES, FULFILLMENT_STATUSES, ORDER_SOURCES } from './schema';
 
@@ -165,13 +165,13 @@ const dateFilter = (name: string, description: string) =>
 
 /** Orders paging never answers 400: malformed or zero `limit` is 25, others clamp to 1..100; malformed or negative `offset` is 0. */
 export const OrderListQuery = z.object({
-  status: enumQuery(FINANCIAL_STATUSES, 'Financial status; other values are ignored'),
+  status: knownValuesQuery(FINANCIAL_STATUSES, 'Financial status'),
   contact_id: uuidFilter('contact_id'),
-  source: enumQuery(ORDER_SOURCES, 'Exact match; other values are ignored'),
+  source: knownValuesQuery(ORDER_SOURCES, 'Exact match'),
   store_connection_id: uuidFilter('store_connection_id', ' (matches only store-synced orders)'),
   external_reference: textQuery('Exact match'),
   placed_from: dateFilter('placed_from', '`placed_at` at or after (ISO 8601; a date-only value is the start of that day in the workspace time zone)'),
   placed_to: dateFilter('placed_to', '`placed_at` at or before (ISO 8601; a date-only value is the end of that day in the workspace time zone)'),
-  limit: z.string().optional().openapi({ type: 'integer', minimum: 0, default: 25, description: 'Never 400: malformed or 0 is 25; other values are clamped to 1..100' }),
-  offset: z.string().optional().openapi({ type: 'integer', default: 0, minimum: 0, description: 'Never 400: malformed or negative is 0' }),
+  limit: z.string().optional().openapi({ type: 'integer', default: 25, description: 'Page size. Never 400: empty, malformed or 0 is 25; a negative value is 1 and one above 100 is 100' }),
+  offset: z.string().optional().openapi({ type: 'integer', default: 0, description: 'Rows to skip. Never 400: empty, malformed or negative is 0' }),
 });

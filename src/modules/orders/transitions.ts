@@ -109,7 +109,10 @@ export async function refundOrder(ctx: ServiceContext, id: string, input: OrderR
     return { duplicate: false, order: serializeFullOrder(read) };
   }
   const { order } = read;
-  if (input.external_refund_id !== undefined && read.refunds.some((r) => r.externalRefundId === input.external_refund_id)) {
+  // A repeat of a recorded external_refund_id applies nothing and answers the order, whatever amount it names, but its
+  // body is still checked as a body: an amount no order could hold is refused as it would be on a first request.
+  const possible = amount <= MAX_AMOUNT * 100;
+  if (possible && input.external_refund_id !== undefined && read.refunds.some((r) => r.externalRefundId === input.external_refund_id)) {
     return { duplicate: true, order: serializeFullOrder(read) };
   }
   if (!order.paidAt) throw codedError(400, 'ORDER_NEVER_PAID', 'This order was never paid; only paid orders can be refunded');

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { enumQuery, limitQuery, offsetQuery, searchQuery } from '../../platform/list';
+import { knownValuesQuery, limitQuery, offsetQuery, searchQuery } from '../../platform/list';
 import { uuid, uuidOut } from '../../platform/validation';
 import { ARRANGEMENT_STATUSES, ENTRY_KINDS, ENTRY_STATUSES, PAYMENT_METHODS, PAYMENT_TYPES, RECURRING_INTERVALS, VAT_MODES } from './schema';
 
@@ -168,8 +168,8 @@ export const PaymentList = z
   .openapi('PaymentList');
 
 export const PaymentListQuery = z.object({
-  type: enumQuery(PAYMENT_TYPES, 'Exact match; other values are ignored'),
-  status: enumQuery(ARRANGEMENT_STATUSES, 'Arrangement status; other values are ignored'),
+  type: knownValuesQuery(PAYMENT_TYPES, 'Exact match'),
+  status: knownValuesQuery(ARRANGEMENT_STATUSES, 'Arrangement status'),
   search: searchQuery('search', 'Case-insensitive substring of the title or the contact name, phone or email'),
   limit: limitQuery({ limit: 25, cap: 100 }),
   offset: offsetQuery(),

@@ -13,7 +13,7 @@ const MOUNTS: { kind: LabelKind; path: string; tag: string; one: string; op: str
   { kind: 'groups', path: '/contact-groups', tag: 'Contact groups', one: 'contact group', op: 'ContactGroup', dup: 'A contact group with this name already exists', missing: 'Contact group not found' },
 ];
 
-const LABEL_LIST_QUERY = listQuery({ sorts: LABEL_SORTS, paging: { limit: 50, cap: 500 }, search: 'Case-insensitive substring of the name' });
+const LABEL_LIST_QUERY = listQuery({ sorts: LABEL_SORTS, paging: { limit: 50, cap: 500 }, search: 'Case-insensitive substring of the name', filterExample: { name: 'vip' } });
 
 for (const m of MOUNTS) {
   labelRoutes.openapi(

@@ -44,7 +44,7 @@ export const TemplatePage = z
   .object({ data: z.array(Template), total: z.number().int(), limit: z.number().int(), offset: z.number().int() })
   .openapi('WhatsAppTemplatePage');
 
-export const TEMPLATE_LIST_QUERY = listQuery({ sorts: TEMPLATE_SORTS, paging: { limit: 50, cap: 500 }, search: 'Case-insensitive substring of the name or body' });
+export const TEMPLATE_LIST_QUERY = listQuery({ sorts: TEMPLATE_SORTS, paging: { limit: 50, cap: 500 }, search: 'Case-insensitive substring of the name or body', filterExample: { name: 'order_update' } });
 
 const httpsUrl = z
   .string()
@@ -165,7 +165,7 @@ export const CampaignPage = z
   .openapi('WhatsAppCampaignPage');
 
 export const CAMPAIGN_SORTS = ['created_at', 'updated_at', 'name', 'scheduled_at', 'status'] as const;
-export const CAMPAIGN_LIST_QUERY = listQuery({ sorts: CAMPAIGN_SORTS, paging: { limit: 50, cap: 500 }, search: 'Case-insensitive substring of the name' });
+export const CAMPAIGN_LIST_QUERY = listQuery({ sorts: CAMPAIGN_SORTS, paging: { limit: 50, cap: 500 }, search: 'Case-insensitive substring of the name', filterExample: { status: 'draft' } });
 
 /** Execute takes no fields (an empty body or `{}`). */
 export const CampaignExecute = z.object({}).strict().openapi('WhatsAppCampaignExecute');
