@@ -3779,6 +3779,10 @@ export interface components {
              * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
              */
             owner_user_id?: string | null;
+            /**
+             * @description ISO 8601: a calendar date (`2026-12-31`) or a date-time (`2026-12-31T17:00:00Z`, an offset optional); otherwise 400 `expected_close_at must be a valid ISO 8601 date`
+             * @example 2026-12-31T17:00:00Z
+             */
             expected_close_at?: string | null;
             /** @description Trimmed; empty becomes null */
             note?: string | null;
@@ -3807,6 +3811,10 @@ export interface components {
              * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
              */
             owner_user_id?: string | null;
+            /**
+             * @description ISO 8601: a calendar date (`2026-12-31`) or a date-time (`2026-12-31T17:00:00Z`, an offset optional); otherwise 400 `expected_close_at must be a valid ISO 8601 date`
+             * @example 2026-12-31T17:00:00Z
+             */
             expected_close_at?: string | null;
             /** @description Trimmed; empty becomes null */
             note?: string | null;
@@ -4086,7 +4094,7 @@ export interface components {
              * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
              */
             entry_id?: string;
-            /** @description Default: the full remaining refundable balance */
+            /** @description Rounded half-up to cents (0.005 is 0.01, anything less 0.00); default: the full remaining refundable balance */
             amount?: number;
             /** @description Stored on the refund entry */
             note?: string;
@@ -4296,7 +4304,7 @@ export interface components {
             order: components["schemas"]["Order"];
         };
         OrderRefundInput: {
-            /** @description At most `total - refunded_total` */
+            /** @description Rounded half-up to cents (0.005 is 0.01, anything less 0.00); at most `total - refunded_total` */
             amount: number;
             /** @description Idempotency key per order: a repeat applies nothing and answers `duplicate: true` */
             external_refund_id?: string;
@@ -4390,7 +4398,7 @@ export interface components {
             email?: string;
             /** @description Used only when a new contact is created */
             name?: string;
-            /** @description Rounded half-up to 2 decimals (stored in cents); 400 `amount must be greater than 0` / `amount must be at most 9999999999` */
+            /** @description Rounded half-up to cents (0.005 is 0.01, anything less 0.00); 400 `amount must be greater than 0` / `amount must be at most 9999999999` */
             amount: number;
             /** @description Uppercased; omitted: the workspace currency */
             currency?: string;
@@ -4890,6 +4898,7 @@ export interface components {
             /**
              * Format: date-time
              * @description A future instant: the campaign starts `scheduled` and runs when due
+             * @example 2026-12-31T17:00:00Z
              */
             scheduled_at?: string | null;
         };
@@ -4922,6 +4931,7 @@ export interface components {
             /**
              * Format: date-time
              * @description A future instant: the campaign starts `scheduled` and runs when due
+             * @example 2026-12-31T17:00:00Z
              */
             scheduled_at?: string | null;
         };
@@ -5270,6 +5280,7 @@ export interface components {
             /**
              * Format: date-time
              * @description A future ISO 8601 instant
+             * @example 2026-12-31T17:00:00Z
              */
             scheduled_at: string;
         };
@@ -5432,6 +5443,7 @@ export interface components {
             /**
              * Format: date-time
              * @description A future ISO 8601 instant
+             * @example 2026-12-31T17:00:00Z
              */
             scheduled_at: string;
         };

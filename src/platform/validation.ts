@@ -85,12 +85,20 @@ function isCalendarDate(ymd: string): boolean {
 }
 
 /** ISO 8601 instant (date-time with zone) or date; normalized to a UTC ISO string. */
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/;
+
 export const isoDateTime = (name: string) =>
   z
     .string()
     .max(64)
-    .refine((v) => /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) && !Number.isNaN(Date.parse(v)) && isCalendarDate(v.slice(0, 10)), {
+    .refine((v) => ISO_DATE_TIME.test(v) && !Number.isNaN(Date.parse(v)) && isCalendarDate(v.slice(0, 10)), {
       message: `${name} must be a valid ISO 8601 date`,
+    })
+    // A date alone or a date-time with or without an offset, so neither `format: date` nor `date-time` says it: the pattern does.
+    .openapi({
+      pattern: ISO_DATE_TIME.source,
+      example: '2026-12-31T17:00:00Z',
+      description: `ISO 8601: a calendar date (\`2026-12-31\`) or a date-time (\`2026-12-31T17:00:00Z\`, an offset optional); otherwise 400 \`${name} must be a valid ISO 8601 date\``,
     });
 
 /** An empty (or whitespace-only) body: `{}` to routes whose body is optional, refused by `requireBody`. */

@@ -31,6 +31,24 @@ describe('contract points the OpenAPI document states', () => {
     expect(empty.body).toEqual({ error: { code: 'invalid_request', message: 'Request body is required' } });
   });
 
+  it('money amounts: the documented minimum (what rounds to one cent) is accepted, less is refused', async () => {
+    const ws = await makeWorkspace();
+    const doc = (await ws.api('GET', '/v1/openapi.json')).body;
+    const amountOf = (path: string) => {
+      const body = doc.paths[path].post.requestBody.content['application/json'].schema;
+      return (body.$ref ? doc.components.schemas[body.$ref.split('/').pop()] : body).properties.amount;
+    };
+    for (const path of ['/v1/payment-requests', '/v1/orders/{id}/refunds', '/v1/payments/{id}/refund']) {
+      expect(amountOf(path), path).toMatchObject({ minimum: 0.005 });
+    }
+    const request = { email: 'cent@example.com', amount: 0.005, title: 'One cent' };
+    const cent = await ws.api('POST', '/v1/payment-requests', request);
+    expect(cent.status, JSON.stringify(cent.body)).toBe(201);
+    expect(cent.body.amount).toBe(0.01);
+    const less = await ws.api('POST', '/v1/payment-requests', { ...request, amount: 0.004 });
+    expect(less.status).toBe(400);
+  });
+
   it('names the valid event types when one is unknown', async () => {
     const ws = await makeWorkspace();
     const res = await ws.api('POST', '/v1/webhook-endpoints', { url: 'https://example.com/hooks', events: ['contact.created', 'booking.completed'] });

@@ -51,7 +51,7 @@ export const OrderCreate = z
 
 export const OrderRefundInput = z
   .object({
-    amount: z.number().openapi({ exclusiveMinimum: 0, maximum: MAX_AMOUNT, description: 'At most `total - refunded_total`' }),
+    amount: z.number().openapi({ minimum: 0.005, maximum: MAX_AMOUNT, description: 'Rounded half-up to cents (0.005 is 0.01, anything less 0.00); at most `total - refunded_total`' }),
     external_refund_id: z.string().min(1).max(255).optional().openapi({ description: 'Idempotency key per order: a repeat applies nothing and answers `duplicate: true`' }),
     reason: z.string().max(1000).optional(),
     refunded_at: z.string().max(64).optional().openapi({ format: 'date-time', description: 'ISO 8601; default now' }),

@@ -13,7 +13,7 @@ export const PaymentRequestCreate = z
     phone: z.string().max(32).optional(),
     email: z.string().trim().max(255).pipe(z.email()).optional().openapi({ format: 'email' }),
     name: z.string().max(200).optional().openapi({ description: 'Used only when a new contact is created' }),
-    amount: z.number().openapi({ exclusiveMinimum: 0, maximum: MAX_AMOUNT, description: 'Rounded half-up to 2 decimals (stored in cents); 400 `amount must be greater than 0` / `amount must be at most 9999999999`' }),
+    amount: z.number().openapi({ minimum: 0.005, maximum: MAX_AMOUNT, description: 'Rounded half-up to cents (0.005 is 0.01, anything less 0.00); 400 `amount must be greater than 0` / `amount must be at most 9999999999`' }),
     currency: z.string().trim().regex(/^[A-Za-z]{3}$/, { message: 'must be a 3-letter currency code' }).optional().openapi({ description: 'Uppercased; omitted: the workspace currency' }),
     title: z.string().trim().max(200).optional(),
     deal_id: uuid('deal_id').optional().openapi({ description: 'A deal of the same contact: another contact\'s deal answers 409 `PAYMENT_REQUEST_DEAL_CONTACT_MISMATCH`, an unknown one 404 `Deal not found`' }),

@@ -78,7 +78,7 @@ export const PaymentMark = z.object({ status: z.enum(ENTRY_STATUSES) }).strict()
 export const PaymentRefund = z
   .object({
     entry_id: uuid('entry_id').optional().openapi({ description: 'The charge to refund; may be omitted only when the payment has exactly one charge' }),
-    amount: z.number().optional().openapi({ exclusiveMinimum: 0, maximum: MAX_AMOUNT, description: 'Default: the full remaining refundable balance' }),
+    amount: z.number().optional().openapi({ minimum: 0.005, maximum: MAX_AMOUNT, description: 'Rounded half-up to cents (0.005 is 0.01, anything less 0.00); default: the full remaining refundable balance' }),
     note: z.string().max(1000).optional().openapi({ description: 'Stored on the refund entry' }),
   })
   .strict()
