@@ -6,282 +6,6 @@
 // Generated from openapi.json by `npm run openapi:write`.
 
 export interface paths {
-    "/pay/{token}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Hosted pay page (HTML, for the payer)
-         * @description Not an API route: the page `pay_url` opens. A pending link shows title, amount, currency and a Pay button (sandbox) or redirects (303) to a fresh provider checkout (Stripe); a pending link past `expires_at` is expired right there (`payment_request.expired` fires once) and says so; paid and cancelled links show their state. Plain HTML, no JavaScript.
-         */
-        get: operations["getPaymentPage"];
-        put?: never;
-        /**
-         * The sandbox page's Pay button (form post)
-         * @description Sandbox links: the payer pays, through the same path as a verified provider payment (a cancelled link completes late; a link past `expires_at` expires instead). Answers 303 back to the page.
-         */
-        post: operations["payPaymentPage"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/providers/payments/{provider}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Payment provider webhook (called by the provider)
-         * @description Not for API clients: `stripe` posts Checkout Session events here, verified from `Stripe-Signature` (HMAC-SHA256 of `t.payload` with `STRIPE_WEBHOOK_SECRET`, 5-minute tolerance). `checkout.session.completed` and `checkout.session.async_payment_succeeded` of a paid session pay the link (once, whatever the number of deliveries); other events and unknown links answer 200 without effect.
-         */
-        post: operations["receivePaymentProviderWebhook"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/book/{ws}/{slug}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Hosted booking page (HTML, for the invitee)
-         * @description Not an API route: the page `page_url` opens. Days with open times, the open slots of the chosen day in the invitee's zone, and a form for name, email and notes. Works without JavaScript (a small script only fills in the browser's zone). With `embed_key` it is the embed's page: a rotated key answers 403.
-         */
-        get: operations["getBookingPage"];
-        put?: never;
-        /**
-         * Book from the hosted page (form post)
-         * @description The form of the booking page (`start_at`, `timezone`, `name`, `email`, `notes?`, `embed_key?`): books through the same service as `POST /v1/bookings` (`source` `public_page`, or `embed`) and redirects (303) to the manage page. A taken slot or invalid input shows the page again with the reason.
-         */
-        post: operations["bookFromBookingPage"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/book/{ws}/manage/{token}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Booking manage page (HTML, for the invitee)
-         * @description Not an API route: the link of the confirmation email. Shows the booking and, while it is confirmed, a form to cancel it.
-         */
-        get: operations["getBookingManagePage"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/book/{ws}/manage/{token}/cancel": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Cancel from the manage page (form post)
-         * @description Cancels the booking as the invitee (`cancelled_by: invitee`, optional `reason`), like `POST /v1/bookings/{id}/cancel`, and redirects (303) back to the manage page.
-         */
-        post: operations["cancelFromBookingManagePage"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/book/embed.js": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The embed script of `snippet_html`
-         * @description Turns each `[data-booking-embed]` element of the host page into an iframe of the booking page, with the `bk_` key and the browser's zone.
-         */
-        get: operations["getBookingEmbedScript"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/t/o/{token}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Open-tracking pixel (in sent HTML)
-         * @description Not an API route: the 1x1 pixel a tracked email carries (`tracking.opens`). Records the first open of the send (`email.opened`, `machine_open` for known scanners and prefetchers) after answering.
-         */
-        get: operations["trackEmailOpen"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/t/c/{token}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Click-tracking redirect (in sent HTML)
-         * @description Not an API route: a wrapped link of a tracked email (`tracking.clicks`). Redirects (302) to the original URL verbatim and records the first click (`email.clicked`); never redirects anywhere else.
-         */
-        get: operations["trackEmailClick"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/providers/email/{provider}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Email provider webhook (called by the provider)
-         * @description Not for API clients: `resend` posts delivery and engagement events here, verified with its Svix signature (`svix-id`, `svix-timestamp`, `svix-signature`, secret `RESEND_WEBHOOK_SECRET`). Bounces and complaints add suppressions; `email.*` events fire once per send and type. Events about unknown messages are skipped.
-         */
-        post: operations["receiveEmailProviderWebhook"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/n/{ws}/{slug}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Public newsletter archive (HTML)
-         * @description Not an API route. While `archive_enabled`: the published issues with `include_in_archive: true`, newest first (never drafts, scheduled or hidden issues); with `archive_mode: full` each links to its page.
-         */
-        get: operations["getNewsletterArchivePage"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/n/{ws}/{slug}/{number}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * One archived newsletter issue (HTML)
-         * @description Not an API route: the compiled issue as a web page, personalization tokens at their fallbacks.
-         */
-        get: operations["getNewsletterArchiveIssuePage"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/u/{token}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Unsubscribe page (HTML)
-         * @description Not an API route: the `List-Unsubscribe` link of newsletter emails. Shows a confirmation button; opening it changes nothing.
-         */
-        get: operations["getUnsubscribePage"];
-        put?: never;
-        /**
-         * One-click unsubscribe (RFC 8058)
-         * @description The form post of the page and the mailbox provider's one-click POST (`List-Unsubscribe=One-Click`). A newsletter token ends the subscription and records email consent `unsubscribed` (source `newsletter_unsubscribe`); a campaign email's token records email consent `unsubscribed` (source `campaign_unsubscribe`) and counts once on the campaign. Repeating it is harmless.
-         */
-        post: operations["unsubscribeOneClick"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/providers/whatsapp/webhook": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Meta's webhook verification handshake
-         * @description Not for API clients: Meta calls it once when the webhook is configured. With `hub.mode=subscribe` and the right `hub.verify_token` (`WHATSAPP_VERIFY_TOKEN`) it echoes `hub.challenge` as text; otherwise 403.
-         */
-        get: operations["verifyWhatsAppWebhook"];
-        put?: never;
-        /**
-         * WhatsApp Cloud API notifications (called by Meta)
-         * @description Not for API clients: inbound messages and status updates, verified by `X-Hub-Signature-256` (HMAC-SHA256 of the raw body with `WHATSAPP_APP_SECRET`). The workspace is found by `metadata.phone_number_id`; each inbound message fires `message.received` once per provider message id. A valid signed payload always answers 200 so Meta stops retrying.
-         */
-        post: operations["receiveWhatsAppWebhook"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/pipelines": {
         parameters: {
             query?: never;
@@ -1659,6 +1383,282 @@ export interface paths {
          * @description Back to draft, `scheduled_at` cleared. Not scheduled: 409 `issue_not_scheduled`.
          */
         post: operations["unscheduleNewsletterIssue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pay/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Hosted pay page (HTML, for the payer)
+         * @description Not an API route: the page `pay_url` opens. A pending link shows title, amount, currency and a Pay button (sandbox) or redirects (303) to a fresh provider checkout (Stripe); a pending link past `expires_at` is expired right there (`payment_request.expired` fires once) and says so; paid and cancelled links show their state. Plain HTML, no JavaScript.
+         */
+        get: operations["getPaymentPage"];
+        put?: never;
+        /**
+         * The sandbox page's Pay button (form post)
+         * @description Sandbox links: the payer pays, through the same path as a verified provider payment (a cancelled link completes late; a link past `expires_at` expires instead). Answers 303 back to the page.
+         */
+        post: operations["payPaymentPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/providers/payments/{provider}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Payment provider webhook (called by the provider)
+         * @description Not for API clients: `stripe` posts Checkout Session events here, verified from `Stripe-Signature` (HMAC-SHA256 of `t.payload` with `STRIPE_WEBHOOK_SECRET`, 5-minute tolerance). `checkout.session.completed` and `checkout.session.async_payment_succeeded` of a paid session pay the link (once, whatever the number of deliveries); other events and unknown links answer 200 without effect.
+         */
+        post: operations["receivePaymentProviderWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/book/{ws}/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Hosted booking page (HTML, for the invitee)
+         * @description Not an API route: the page `page_url` opens. Days with open times, the open slots of the chosen day in the invitee's zone, and a form for name, email and notes. Works without JavaScript (a small script only fills in the browser's zone). With `embed_key` it is the embed's page: a rotated key answers 403.
+         */
+        get: operations["getBookingPage"];
+        put?: never;
+        /**
+         * Book from the hosted page (form post)
+         * @description The form of the booking page (`start_at`, `timezone`, `name`, `email`, `notes?`, `embed_key?`): books through the same service as `POST /v1/bookings` (`source` `public_page`, or `embed`) and redirects (303) to the manage page. A taken slot or invalid input shows the page again with the reason.
+         */
+        post: operations["bookFromBookingPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/book/{ws}/manage/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Booking manage page (HTML, for the invitee)
+         * @description Not an API route: the link of the confirmation email. Shows the booking and, while it is confirmed, a form to cancel it.
+         */
+        get: operations["getBookingManagePage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/book/{ws}/manage/{token}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel from the manage page (form post)
+         * @description Cancels the booking as the invitee (`cancelled_by: invitee`, optional `reason`), like `POST /v1/bookings/{id}/cancel`, and redirects (303) back to the manage page.
+         */
+        post: operations["cancelFromBookingManagePage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/book/embed.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The embed script of `snippet_html`
+         * @description Turns each `[data-booking-embed]` element of the host page into an iframe of the booking page, with the `bk_` key and the browser's zone.
+         */
+        get: operations["getBookingEmbedScript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/t/o/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Open-tracking pixel (in sent HTML)
+         * @description Not an API route: the 1x1 pixel a tracked email carries (`tracking.opens`). Records the first open of the send (`email.opened`, `machine_open` for known scanners and prefetchers) after answering.
+         */
+        get: operations["trackEmailOpen"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/t/c/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Click-tracking redirect (in sent HTML)
+         * @description Not an API route: a wrapped link of a tracked email (`tracking.clicks`). Redirects (302) to the original URL verbatim and records the first click (`email.clicked`); never redirects anywhere else.
+         */
+        get: operations["trackEmailClick"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/providers/email/{provider}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Email provider webhook (called by the provider)
+         * @description Not for API clients: `resend` posts delivery and engagement events here, verified with its Svix signature (`svix-id`, `svix-timestamp`, `svix-signature`, secret `RESEND_WEBHOOK_SECRET`). Bounces and complaints add suppressions; `email.*` events fire once per send and type. Events about unknown messages are skipped.
+         */
+        post: operations["receiveEmailProviderWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/n/{ws}/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Public newsletter archive (HTML)
+         * @description Not an API route. While `archive_enabled`: the published issues with `include_in_archive: true`, newest first (never drafts, scheduled or hidden issues); with `archive_mode: full` each links to its page.
+         */
+        get: operations["getNewsletterArchivePage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/n/{ws}/{slug}/{number}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One archived newsletter issue (HTML)
+         * @description Not an API route: the compiled issue as a web page, personalization tokens at their fallbacks.
+         */
+        get: operations["getNewsletterArchiveIssuePage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/u/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Unsubscribe page (HTML)
+         * @description Not an API route: the `List-Unsubscribe` link of newsletter emails. Shows a confirmation button; opening it changes nothing.
+         */
+        get: operations["getUnsubscribePage"];
+        put?: never;
+        /**
+         * One-click unsubscribe (RFC 8058)
+         * @description The form post of the page and the mailbox provider's one-click POST (`List-Unsubscribe=One-Click`). A newsletter token ends the subscription and records email consent `unsubscribed` (source `newsletter_unsubscribe`); a campaign email's token records email consent `unsubscribed` (source `campaign_unsubscribe`) and counts once on the campaign. Repeating it is harmless.
+         */
+        post: operations["unsubscribeOneClick"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/providers/whatsapp/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Meta's webhook verification handshake
+         * @description Not for API clients: Meta calls it once when the webhook is configured. With `hub.mode=subscribe` and the right `hub.verify_token` (`WHATSAPP_VERIFY_TOKEN`) it echoes `hub.challenge` as text; otherwise 403.
+         */
+        get: operations["verifyWhatsAppWebhook"];
+        put?: never;
+        /**
+         * WhatsApp Cloud API notifications (called by Meta)
+         * @description Not for API clients: inbound messages and status updates, verified by `X-Hub-Signature-256` (HMAC-SHA256 of the raw body with `WHATSAPP_APP_SECRET`). The workspace is found by `metadata.phone_number_id`; each inbound message fires `message.received` once per provider message id. A valid signed payload always answers 200 so Meta stops retrying.
+         */
+        post: operations["receiveWhatsAppWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3302,46 +3302,6 @@ export interface components {
                 submitted_at: string;
             };
         };
-        /** @description Framework shape; `message` is a string or per-field strings */
-        FrameworkError: {
-            statusCode: number;
-            message: string | string[];
-            error: string;
-            error_code?: string;
-        } & {
-            [key: string]: unknown;
-        };
-        /**
-         * @example {
-         *       "start_at": "2030-01-07T09:00:00.000Z",
-         *       "timezone": "Europe/Berlin",
-         *       "name": "Ada Lovelace",
-         *       "email": "ada@example.com"
-         *     }
-         */
-        BookingPageForm: {
-            /**
-             * Format: date-time
-             * @description The chosen slot (a `start` of the slots listing)
-             */
-            start_at: string;
-            /** @description The invitee's IANA zone; times on the page and in the mail are shown in it */
-            timezone: string;
-            name: string;
-            /** Format: email */
-            email: string;
-            notes?: string;
-            /** @description The `bk_` key, when the page is embedded */
-            embed_key?: string;
-        };
-        /**
-         * @example {
-         *       "reason": "Something came up"
-         *     }
-         */
-        BookingCancelForm: {
-            reason?: string;
-        };
         Pipeline: {
             /** Format: uuid */
             id: string;
@@ -3368,6 +3328,15 @@ export interface components {
             win_probability: number | null;
             created_at: string;
             updated_at: string;
+        };
+        /** @description Framework shape; `message` is a string or per-field strings */
+        FrameworkError: {
+            statusCode: number;
+            message: string | string[];
+            error: string;
+            error_code?: string;
+        } & {
+            [key: string]: unknown;
         };
         FeatureGateError: {
             message: string;
@@ -5447,6 +5416,37 @@ export interface components {
              */
             scheduled_at: string;
         };
+        /**
+         * @example {
+         *       "start_at": "2030-01-07T09:00:00.000Z",
+         *       "timezone": "Europe/Berlin",
+         *       "name": "Ada Lovelace",
+         *       "email": "ada@example.com"
+         *     }
+         */
+        BookingPageForm: {
+            /**
+             * Format: date-time
+             * @description The chosen slot (a `start` of the slots listing)
+             */
+            start_at: string;
+            /** @description The invitee's IANA zone; times on the page and in the mail are shown in it */
+            timezone: string;
+            name: string;
+            /** Format: email */
+            email: string;
+            notes?: string;
+            /** @description The `bk_` key, when the page is embedded */
+            embed_key?: string;
+        };
+        /**
+         * @example {
+         *       "reason": "Something came up"
+         *     }
+         */
+        BookingCancelForm: {
+            reason?: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -5467,710 +5467,6 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    getPaymentPage: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The unguessable token of `pay_url` */
-                token: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The page */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description Redirect to the provider checkout */
-            303: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Unknown token */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description The provider could not start a checkout */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-        };
-    };
-    payPaymentPage: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The unguessable token of `pay_url` */
-                token: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Back to the page, which shows the new state */
-            303: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Unknown token */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-        };
-    };
-    receivePaymentProviderWebhook: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description `t=<unix>,v1=<hex>` */
-                "stripe-signature"?: string;
-            };
-            path: {
-                provider: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "type": "checkout.session.completed",
-                 *       "data": {
-                 *         "object": {
-                 *           "object": "checkout.session"
-                 *         }
-                 *       }
-                 *     }
-                 */
-                "application/json": {
-                    [key: string]: unknown;
-                };
-            };
-        };
-        responses: {
-            /** @description Received */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        received: true;
-                        payment_request_id: string | null;
-                        status: string | null;
-                    };
-                };
-            };
-            /** @description Bad or stale signature: nothing changed */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["FrameworkError"];
-                };
-            };
-            /** @description Unknown provider */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["FrameworkError"];
-                };
-            };
-        };
-    };
-    getBookingPage: {
-        parameters: {
-            query?: {
-                /** @description IANA zone to show times in */
-                tz?: string;
-                /** @description The day to show (YYYY-MM-DD in `tz`) */
-                day?: string;
-                /** @description The `bk_` key of the embed snippet */
-                embed_key?: string;
-            };
-            header?: never;
-            path: {
-                /** @description The workspace id (`workspace_ref` of the embed material) */
-                ws: string;
-                /** @description The meeting type slug */
-                slug: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The page */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description A stale embed key */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description Unknown workspace or meeting type */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-        };
-    };
-    bookFromBookingPage: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The workspace id (`workspace_ref` of the embed material) */
-                ws: string;
-                /** @description The meeting type slug */
-                slug: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/x-www-form-urlencoded": components["schemas"]["BookingPageForm"];
-            };
-        };
-        responses: {
-            /** @description To the manage page of the new booking */
-            303: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The page with the reason */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description A stale embed key */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description Unknown workspace or meeting type */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description The page: that time was just taken */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-        };
-    };
-    getBookingManagePage: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The workspace id */
-                ws: string;
-                /** @description The signed manage token from the confirmation (never in the API or events) */
-                token: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The page */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description Unknown or altered token */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-        };
-    };
-    cancelFromBookingManagePage: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The workspace id */
-                ws: string;
-                /** @description The signed manage token from the confirmation (never in the API or events) */
-                token: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/x-www-form-urlencoded": components["schemas"]["BookingCancelForm"];
-            };
-        };
-        responses: {
-            /** @description Back to the manage page */
-            303: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Unknown or altered token */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-        };
-    };
-    getBookingEmbedScript: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description JavaScript */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/javascript": string;
-                };
-            };
-        };
-    };
-    trackEmailOpen: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The signed token of the link (never guessable; an altered token is 404) */
-                token: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description A 1x1 transparent GIF */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "image/gif": string;
-                };
-            };
-            /** @description Unknown or altered token */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["FrameworkError"];
-                };
-            };
-        };
-    };
-    trackEmailClick: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The signed token of the link (never guessable; an altered token is 404) */
-                token: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description To the original URL */
-            302: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Unknown or altered token */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["FrameworkError"];
-                };
-            };
-        };
-    };
-    receiveEmailProviderWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description `resend` */
-                provider: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "type": "email.delivered",
-                 *       "data": {
-                 *         "email_id": "4ef9a417-02e9-4d39-ad75-9611e0fcc33c"
-                 *       }
-                 *     }
-                 */
-                "application/json": {
-                    [key: string]: unknown;
-                };
-            };
-        };
-        responses: {
-            /** @description Received */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        received: number;
-                        recorded: number;
-                    };
-                };
-            };
-            /** @description Bad or missing signature: nothing recorded */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["FrameworkError"];
-                };
-            };
-            /** @description Unknown provider */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["FrameworkError"];
-                };
-            };
-        };
-    };
-    getNewsletterArchivePage: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The workspace id (`workspace_ref`) */
-                ws: string;
-                /** @description The newsletter `slug` */
-                slug: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The archive */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description Unknown workspace or newsletter, or the archive is off */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-        };
-    };
-    getNewsletterArchiveIssuePage: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The workspace id (`workspace_ref`) */
-                ws: string;
-                /** @description The newsletter `slug` */
-                slug: string;
-                /** @description The `issue_number` */
-                number: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The issue */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description Not in the archive */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-        };
-    };
-    getUnsubscribePage: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The subscription unsubscribe token (only in the email it was sent with) */
-                token: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The page */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description Unknown, altered or malformed token */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-        };
-    };
-    unsubscribeOneClick: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The subscription unsubscribe token (only in the email it was sent with) */
-                token: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Unsubscribed */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description Unknown token */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-        };
-    };
-    verifyWhatsAppWebhook: {
-        parameters: {
-            query?: {
-                "hub.mode"?: string;
-                "hub.verify_token"?: string;
-                "hub.challenge"?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The challenge, verbatim */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/plain": string;
-                };
-            };
-            /** @description Verification token mismatch */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["FrameworkError"];
-                };
-            };
-        };
-    };
-    receiveWhatsAppWebhook: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description `sha256=<hex>` */
-                "x-hub-signature-256"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "object": "whatsapp_business_account",
-                 *       "entry": [
-                 *         {
-                 *           "id": "WABA_ID",
-                 *           "changes": [
-                 *             {
-                 *               "field": "messages",
-                 *               "value": {
-                 *                 "metadata": {
-                 *                   "phone_number_id": "1234567890"
-                 *                 }
-                 *               }
-                 *             }
-                 *           ]
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/json": {
-                    [key: string]: unknown;
-                };
-            };
-        };
-        responses: {
-            /** @description Received */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        received: true;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description Body is not valid JSON */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["FrameworkError"];
-                };
-            };
-            /** @description Invalid or missing X-Hub-Signature-256: nothing recorded */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["FrameworkError"];
-                };
-            };
-        };
-    };
     listPipelines: {
         parameters: {
             query?: never;
@@ -17027,6 +16323,710 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+        };
+    };
+    getPaymentPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The unguessable token of `pay_url` */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Redirect to the provider checkout */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unknown token */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The provider could not start a checkout */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    payPaymentPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The unguessable token of `pay_url` */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Back to the page, which shows the new state */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unknown token */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    receivePaymentProviderWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `t=<unix>,v1=<hex>` */
+                "stripe-signature"?: string;
+            };
+            path: {
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "checkout.session.completed",
+                 *       "data": {
+                 *         "object": {
+                 *           "object": "checkout.session"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        received: true;
+                        payment_request_id: string | null;
+                        status: string | null;
+                    };
+                };
+            };
+            /** @description Bad or stale signature: nothing changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Unknown provider */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+        };
+    };
+    getBookingPage: {
+        parameters: {
+            query?: {
+                /** @description IANA zone to show times in */
+                tz?: string;
+                /** @description The day to show (YYYY-MM-DD in `tz`) */
+                day?: string;
+                /** @description The `bk_` key of the embed snippet */
+                embed_key?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The workspace id (`workspace_ref` of the embed material) */
+                ws: string;
+                /** @description The meeting type slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A stale embed key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Unknown workspace or meeting type */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    bookFromBookingPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The workspace id (`workspace_ref` of the embed material) */
+                ws: string;
+                /** @description The meeting type slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["BookingPageForm"];
+            };
+        };
+        responses: {
+            /** @description To the manage page of the new booking */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The page with the reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A stale embed key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Unknown workspace or meeting type */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The page: that time was just taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    getBookingManagePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The workspace id */
+                ws: string;
+                /** @description The signed manage token from the confirmation (never in the API or events) */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Unknown or altered token */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    cancelFromBookingManagePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The workspace id */
+                ws: string;
+                /** @description The signed manage token from the confirmation (never in the API or events) */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["BookingCancelForm"];
+            };
+        };
+        responses: {
+            /** @description Back to the manage page */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unknown or altered token */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    getBookingEmbedScript: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JavaScript */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                };
+            };
+        };
+    };
+    trackEmailOpen: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The signed token of the link (never guessable; an altered token is 404) */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A 1x1 transparent GIF */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/gif": string;
+                };
+            };
+            /** @description Unknown or altered token */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+        };
+    };
+    trackEmailClick: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The signed token of the link (never guessable; an altered token is 404) */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the original URL */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unknown or altered token */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+        };
+    };
+    receiveEmailProviderWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `resend` */
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "email.delivered",
+                 *       "data": {
+                 *         "email_id": "4ef9a417-02e9-4d39-ad75-9611e0fcc33c"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        received: number;
+                        recorded: number;
+                    };
+                };
+            };
+            /** @description Bad or missing signature: nothing recorded */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Unknown provider */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+        };
+    };
+    getNewsletterArchivePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The workspace id (`workspace_ref`) */
+                ws: string;
+                /** @description The newsletter `slug` */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The archive */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Unknown workspace or newsletter, or the archive is off */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    getNewsletterArchiveIssuePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The workspace id (`workspace_ref`) */
+                ws: string;
+                /** @description The newsletter `slug` */
+                slug: string;
+                /** @description The `issue_number` */
+                number: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The issue */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not in the archive */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    getUnsubscribePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription unsubscribe token (only in the email it was sent with) */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Unknown, altered or malformed token */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    unsubscribeOneClick: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription unsubscribe token (only in the email it was sent with) */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Unsubscribed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Unknown token */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    verifyWhatsAppWebhook: {
+        parameters: {
+            query?: {
+                "hub.mode"?: string;
+                "hub.verify_token"?: string;
+                "hub.challenge"?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The challenge, verbatim */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Verification token mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+        };
+    };
+    receiveWhatsAppWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sha256=<hex>` */
+                "x-hub-signature-256"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "object": "whatsapp_business_account",
+                 *       "entry": [
+                 *         {
+                 *           "id": "WABA_ID",
+                 *           "changes": [
+                 *             {
+                 *               "field": "messages",
+                 *               "value": {
+                 *                 "metadata": {
+                 *                   "phone_number_id": "1234567890"
+                 *                 }
+                 *               }
+                 *             }
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        received: true;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Invalid or missing X-Hub-Signature-256: nothing recorded */
+            401: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

@@ -48,6 +48,34 @@ const API_DESCRIPTION = [
   '**Webhooks** follow Standard Webhooks: headers `webhook-id` (the event id), `webhook-timestamp` (unix seconds) and `webhook-signature` = `v1,` + base64(HMAC-SHA256(base64-decoded secret after `whsec_`, `${id}.${timestamp}.${body}`)). Success is a 2xx within 15 s; failures are retried after about 5 s, 1 min, 5 min, 30 min, 2 h, 6 h and 12 h (8 attempts), then dead-lettered. Redirects are not followed.',
 ].join('\n');
 
+/** The reference's sections in reading order: contacts first, the pages and provider webhooks around the API last. */
+export const TAGS = [
+  { name: 'Contacts', description: 'People, found and deduplicated by phone and email; lists with filters, search and sorting' },
+  { name: 'Consent', description: "A contact's per-channel consent (email, WhatsApp, SMS) and its ledger" },
+  { name: 'Notes', description: 'Notes on a contact' },
+  { name: 'Tags', description: 'Labels contacts carry by name' },
+  { name: 'Contact groups', description: 'Named groups of contacts' },
+  { name: 'Pipelines', description: 'Sales pipelines and their stages' },
+  { name: 'Deals', description: 'Deals of a contact, moved through pipeline stages and won or lost' },
+  { name: 'Products', description: 'The product catalogue deals, payments and orders name' },
+  { name: 'Payments', description: 'One-time payments and payment plans, with a ledger of charges and refunds' },
+  { name: 'Payment requests', description: 'Hosted pay-links a contact pays through the payment provider' },
+  { name: 'Orders', description: 'Orders with lines, payment and refunds' },
+  { name: 'Transactional email', description: 'One email to one recipient, exactly once per idempotency key' },
+  { name: 'Suppressions', description: 'Addresses no email goes to' },
+  { name: 'Sender profiles', description: 'The From identities email is sent as' },
+  { name: 'Audiences', description: 'Saved contact selections campaigns go to' },
+  { name: 'Email campaigns', description: 'Broadcast email to an audience, estimated, scheduled and tracked' },
+  { name: 'Newsletters', description: 'Newsletters contacts subscribe to' },
+  { name: 'Newsletter issues', description: 'Numbered issues of a newsletter, published to its subscribers and its archive' },
+  { name: 'WhatsApp templates', description: 'Approved WhatsApp message templates' },
+  { name: 'WhatsApp campaigns', description: 'Template messages to many contacts' },
+  { name: 'Meeting types', description: 'What can be booked: hosts, hours, durations; open slots and the embed' },
+  { name: 'Bookings', description: 'Booked meetings, rescheduled, reassigned or cancelled' },
+  { name: 'Webhook endpoints', description: 'Where signed events are delivered' },
+  { name: 'Hosted pages and provider webhooks', description: 'Not API routes: the pages people open (pay, book, unsubscribe, archive), tracking links and the routes providers call' },
+] as const;
+
 export function buildApp() {
   const app = createRouter();
   app.onError(renderError);
@@ -66,11 +94,6 @@ export function buildApp() {
   });
   registerSharedComponents(app.openAPIRegistry);
   registerEventWebhooks(app.openAPIRegistry);
-  registerPaymentPublicDocs(app.openAPIRegistry);
-  registerBookingPageDocs(app.openAPIRegistry);
-  registerEmailPublicDocs(app.openAPIRegistry);
-  registerNewsletterPageDocs(app.openAPIRegistry);
-  registerWhatsAppWebhookDocs(app.openAPIRegistry);
   app.doc31('/v1/openapi.json', {
     openapi: '3.1.0',
     info: {
@@ -80,6 +103,7 @@ export function buildApp() {
     },
     servers: [{ url: '/', description: 'The host serving this document (`http://localhost:8787` under `npm start`)' }],
     security: [{ bearerAuth: [] }],
+    tags: [...TAGS],
   });
   app.get('/docs', (c) => {
     c.header('Content-Security-Policy', docsContentSecurityPolicy);
@@ -97,6 +121,12 @@ export function buildApp() {
   // The session's bookmark is recorded before committed events start their fan-out.
   app.use('/v1/*', ...V1_MIDDLEWARE);
   for (const router of v1Routers) app.route('/v1', router);
+  // Documented after the API's own operations, so a reader meets those first.
+  registerPaymentPublicDocs(app.openAPIRegistry);
+  registerBookingPageDocs(app.openAPIRegistry);
+  registerEmailPublicDocs(app.openAPIRegistry);
+  registerNewsletterPageDocs(app.openAPIRegistry);
+  registerWhatsAppWebhookDocs(app.openAPIRegistry);
 
   app.route('/admin/v1', adminApp);
   // Public pages and provider webhooks: no API key, their own checks.

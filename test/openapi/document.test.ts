@@ -143,3 +143,19 @@ describe('rules every operation follows', () => {
     }
   });
 });
+
+describe('reading order of the reference', () => {
+  it('lists every tag in use, contacts first, the hosted pages and provider webhooks last, and paths in that order', async () => {
+    const doc = (await call('GET', '/v1/openapi.json')).body as { tags: { name: string }[]; paths: Record<string, Record<string, { tags?: string[] }>> };
+    const order = doc.tags.map((t) => t.name);
+    const used = new Set(Object.values(doc.paths).flatMap((item) => Object.values(item).flatMap((op) => op.tags ?? [])));
+    expect([...used].filter((t) => !order.includes(t))).toEqual([]);
+    expect(order.filter((t) => !used.has(t))).toEqual([]);
+    expect(order[0]).toBe('Contacts');
+    expect(order.at(-1)).toBe('Hosted pages and provider webhooks');
+    // The pages and provider webhooks come after every API path.
+    const paths = Object.keys(doc.paths);
+    const firstOutside = paths.findIndex((p) => !p.startsWith('/v1/'));
+    expect(paths.slice(firstOutside).every((p) => !p.startsWith('/v1/'))).toBe(true);
+  });
+});
