@@ -5,6 +5,7 @@ import type { ServiceContext } from '../../platform/context';
 import { ApiError, httpError } from '../../platform/errors';
 import { publishCommitted } from '../../platform/events';
 import { frameworkError, htmlPage, pathParams, providerEventBody, publicEntry, type PublicRegistry } from '../../platform/public-docs';
+import { limitPublicPost } from '../../platform/public-limits';
 import { isUuid } from '../../platform/validation';
 import { isPaymentProviderName, paymentProvider, ProviderError, sandboxReceipt, WebhookRejected, type PaymentProviderName } from '../../providers/payments';
 import { messagePage, PAGE_CSP, paymentPage } from './page';
@@ -81,7 +82,7 @@ paymentPublicRoutes.get('/pay/:token', async (c) => {
 });
 
 /** The sandbox page's Pay button: the payer pays (a stale page of a cancelled link completes late; a link past its expiry does not). */
-paymentPublicRoutes.post('/pay/:token', async (c) => {
+paymentPublicRoutes.post('/pay/:token', limitPublicPost('pay'), async (c) => {
   const link = await linkOf(c);
   if (!link) return notFoundPage(c);
   const { ctx } = link;
