@@ -9,6 +9,7 @@ import { Lru } from './lru';
 import { featureRefusal } from './features';
 import { sha256Hex } from './ids';
 import { readReplicasOn } from './consistency';
+import { failedKeys } from './failed-auth';
 import { budgetHeaders, countKeyRequest, enforce, ipLimit, refusedUntil, spendLeasedToken, type Verdict } from './rate-limit';
 import { controlDb, controlReplica, rememberShard } from './shards';
 
@@ -90,9 +91,11 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const header = c.req.header('authorization') ?? '';
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match) throw httpError(401, 'Missing API key');
+  const ip = c.req.header('cf-connecting-ip') ?? 'unknown';
+  const spent = failedKeys.known(ip);
+  if (spent) throw spent;
   const token = match[1];
   const keyHash = KEY_SHAPE.test(token) ? await hashOfKey(token) : null;
-  const ip = c.req.header('cf-connecting-ip') ?? 'unknown';
   const emailSend = isEmailSend(c.req.method, c.req.path);
 
   const waitUntil = (work: Promise<unknown>) => c.executionCtx.waitUntil(work);
@@ -100,8 +103,12 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
     keyHash ? findActiveKey(c.env, keyHash) : Promise.resolve(null),
     spendLeasedToken(c.env, `ip:${ip}`, ipLimit(c.env), waitUntil),
   ]);
-  if (!found) throw httpError(401, 'Invalid API key');
   const ipRefusedUntil = refusedUntil(ipSpend);
+  if (!found) {
+    // An IP over its budget is refused whatever its key; a failure within it is counted against the IP's failed attempts.
+    enforce([{ refusedUntil: ipRefusedUntil, limit: ipLimit(c.env), label: 'per source IP' }]);
+    throw (await failedKeys.fail(c.env, ip)) ?? httpError(401, 'Invalid API key');
+  }
   const ws = found.workspace;
   const perKey = emailSend
     ? ws.rateLimits.emails_per_minute ?? DEFAULT_RATE_LIMITS.emails_per_minute
