@@ -86,6 +86,9 @@ const isRead = (method: string) => method === 'GET' || method === 'HEAD';
  * it; a refused read answers the same 429 as before, and anything it would
  * write waits for the verdict (./write-gate.ts), so it changes nothing. With
  * read replication on, a read needs the key's bookmark first and waits.
+ *
+ * Invalid keys are counted per source IP (./failed-auth.ts): an IP that spent
+ * that budget is refused before its key is hashed or looked up.
  */
 export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const header = c.req.header('authorization') ?? '';
