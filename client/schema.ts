@@ -1448,7 +1448,7 @@ export interface paths {
         put?: never;
         /**
          * Book from the hosted page (form post)
-         * @description The form of the booking page (`start_at`, `timezone`, `name`, `email`, `notes?`, `embed_key?`): books through the same service as `POST /v1/bookings` (`source` `public_page`, or `embed`) and redirects (303) to the manage page. A taken slot or invalid input shows the page again with the reason.
+         * @description The form of the booking page (`start_at`, `timezone`, `name`, `email`, `notes?`, `embed_key?`): books through the same service as `POST /v1/bookings` (`source` `public_page`, or `embed`) and redirects (303) to the manage page. A taken slot or invalid input shows the page again with the reason. Limits: 10 posts a minute per source IP, and 100 bookings an hour per workspace (`rate_limits.bookings_per_hour`); a refused post books and sends nothing.
          */
         post: operations["bookFromBookingPage"];
         delete?: never;
@@ -16407,6 +16407,17 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description More than 10 posts of this kind a minute from the source IP (`RATE_LIMIT_PUBLIC_PER_IP_PER_MINUTE`): nothing was done */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
         };
     };
     receivePaymentProviderWebhook: {
@@ -16584,6 +16595,28 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description More than 10 posts a minute from the source IP, or the workspace's bookings an hour are spent: nothing was booked */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description The rate limiter cannot be reached: nothing was booked */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
         };
     };
     getBookingManagePage: {
@@ -16652,6 +16685,17 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description More than 10 posts of this kind a minute from the source IP (`RATE_LIMIT_PUBLIC_PER_IP_PER_MINUTE`): nothing was done */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["FrameworkError"];
                 };
             };
         };
@@ -16926,6 +16970,17 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description More than 10 posts of this kind a minute from the source IP (`RATE_LIMIT_PUBLIC_PER_IP_PER_MINUTE`): nothing was done */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["FrameworkError"];
                 };
             };
         };

@@ -39,7 +39,7 @@ const API_DESCRIPTION = [
   '',
   '**Errors** come in two shapes: the domain envelope `{error: {code, message}}` (consent, products, webhook endpoints, transactional email, suppressions, email campaigns, newsletters and issues, WhatsApp campaign execution) and the framework shape `{statusCode, message, error}` with optional `error_code` (everything else). Request-shape 400s use the framework shape everywhere but the suppression routes. Each operation lists its errors. Unknown body properties and non-UUID path ids answer 400.',
 '',
-  '**Rate limits**: 100 requests per minute per key, 300 per minute per source IP, `POST /v1/emails` 300 per minute per key; 429 with `Retry-After`. Answers carry `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`.',
+  '**Rate limits**: 100 requests per minute per key, 300 per minute per source IP, `POST /v1/emails` 300 per minute per key; 429 with `Retry-After`. Answers carry `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`. A source IP that sent 30 invalid keys in a minute is answered 429 for the rest of that minute, whatever its key.',
   '',
   '**Consistency**: where the service runs with D1 read replication on, reads may be served by a nearby read replica, but always see every write made with the same API key; otherwise every request reads the primary. Answers carry a `Bookmark` header; send it back as a `Bookmark` request header on a read to see at least that state with another key.',
   '',

@@ -37,6 +37,11 @@ export interface Bindings {
   RESEND_API_KEY?: string;
   RESEND_WEBHOOK_SECRET?: string;
   RATE_LIMIT_PER_IP_PER_MINUTE?: string;
+  /** Per source IP and minute, for each family of public form posts (booking, manage, pay, unsubscribe; default 10). */
+  RATE_LIMIT_PUBLIC_PER_IP_PER_MINUTE?: string;
+  /** Failed attempts per source IP and minute: API keys (default 30) and the operator token (default 10). */
+  RATE_LIMIT_FAILED_AUTH_PER_IP_PER_MINUTE?: string;
+  RATE_LIMIT_OPERATOR_FAILED_AUTH_PER_IP_PER_MINUTE?: string;
   /** Milliseconds an isolate spends a lease of rate-limit tokens before it gives back the rest (default 2000). */
   RATE_LIMIT_LEASE_MS?: string;
   /** `auto` when the shards have D1 read replication on: reads may then be served by replicas (src/platform/consistency.ts). */

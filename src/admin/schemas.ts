@@ -5,6 +5,7 @@ import { hasAtMostTwoDecimals } from '../platform/money';
 
 const positiveInt = z.number().int().min(0).max(2147483647);
 const cap = positiveInt.nullable().optional();
+const rateLimit = z.number().int().min(1).max(1_000_000).nullable().optional();
 
 const workspaceFields = {
   name: z.string().trim().min(1).max(200),
@@ -16,9 +17,7 @@ const workspaceFields = {
   caps: z.object({ contacts: cap, deals: cap, orders: cap, newsletters: cap }).strict(),
   lead_scoring: z.boolean(),
   email: z.object({ monthly_quota: cap, daily_warming_cap: cap, paused: z.boolean().optional() }).strict(),
-  rate_limits: z
-    .object({ per_key_per_minute: z.number().int().min(1).max(1_000_000).nullable().optional(), emails_per_minute: z.number().int().min(1).max(1_000_000).nullable().optional() })
-    .strict(),
+  rate_limits: z.object({ per_key_per_minute: rateLimit, emails_per_minute: rateLimit, bookings_per_hour: rateLimit }).strict(),
   whatsapp_phone_number_id: z.string().trim().min(1).max(64),
   vat: z
     .object({

@@ -89,6 +89,12 @@ export class RateLimiter extends DurableObject {
     return { count: window.count, resetAt: window.start + windowMs, bookmark: this.bookmark };
   }
 
+  /** The window's count, counting nothing: an attempt that must not spend (a correct operator token) asks whether failures spent the budget. */
+  peek(windowMs: number): HitResult {
+    const window = this.current(windowMs, Date.now());
+    return { count: window.count, resetAt: window.start + windowMs, bookmark: this.bookmark };
+  }
+
   /**
    * Grants up to LEASE_MAX of the window's remaining tokens (at least one while
    * any is left), counted as handed out. With none left but leases still open,

@@ -9,6 +9,7 @@ import { Lru } from './lru';
 import { featureRefusal } from './features';
 import { sha256Hex } from './ids';
 import { readReplicasOn } from './consistency';
+import { failedKeys } from './failed-auth';
 import { budgetHeaders, countKeyRequest, enforce, ipLimit, refusedUntil, spendLeasedToken, type Verdict } from './rate-limit';
 import { controlDb, controlReplica, rememberShard } from './shards';
 
@@ -85,14 +86,19 @@ const isRead = (method: string) => method === 'GET' || method === 'HEAD';
  * it; a refused read answers the same 429 as before, and anything it would
  * write waits for the verdict (./write-gate.ts), so it changes nothing. With
  * read replication on, a read needs the key's bookmark first and waits.
+ *
+ * Invalid keys are counted per source IP (./failed-auth.ts): an IP that spent
+ * that budget is refused before its key is hashed or looked up.
  */
 export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const header = c.req.header('authorization') ?? '';
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match) throw httpError(401, 'Missing API key');
+  const ip = c.req.header('cf-connecting-ip') ?? 'unknown';
+  const spent = failedKeys.known(ip);
+  if (spent) throw spent;
   const token = match[1];
   const keyHash = KEY_SHAPE.test(token) ? await hashOfKey(token) : null;
-  const ip = c.req.header('cf-connecting-ip') ?? 'unknown';
   const emailSend = isEmailSend(c.req.method, c.req.path);
 
   const waitUntil = (work: Promise<unknown>) => c.executionCtx.waitUntil(work);
@@ -100,8 +106,12 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
     keyHash ? findActiveKey(c.env, keyHash) : Promise.resolve(null),
     spendLeasedToken(c.env, `ip:${ip}`, ipLimit(c.env), waitUntil),
   ]);
-  if (!found) throw httpError(401, 'Invalid API key');
   const ipRefusedUntil = refusedUntil(ipSpend);
+  if (!found) {
+    // An IP over its budget is refused whatever its key; a failure within it is counted against the IP's failed attempts.
+    enforce([{ refusedUntil: ipRefusedUntil, limit: ipLimit(c.env), label: 'per source IP' }]);
+    throw (await failedKeys.fail(c.env, ip)) ?? httpError(401, 'Invalid API key');
+  }
   const ws = found.workspace;
   const perKey = emailSend
     ? ws.rateLimits.emails_per_minute ?? DEFAULT_RATE_LIMITS.emails_per_minute

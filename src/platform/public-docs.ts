@@ -13,6 +13,13 @@ export const publicEntry = { tags: [PUBLIC_TAG], security: [] };
 
 export const htmlPage = (description: string) => ({ description, content: { 'text/html': { schema: z.string() } } });
 export const frameworkError = (description: string) => ({ description, content: { 'application/json': { schema: FrameworkError } } });
+/** A refused form post of a hosted page: an HTML page for the page's form, the framework-shape JSON when JSON was sent. */
+export const publicRefusal = (description: string) => ({
+  description,
+  headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } },
+  content: { 'text/html': { schema: z.string() }, 'application/json': { schema: FrameworkError } },
+});
+export const PUBLIC_POST_LIMIT = 'More than 10 posts of this kind a minute from the source IP (`RATE_LIMIT_PUBLIC_PER_IP_PER_MINUTE`): nothing was done';
 export const pathParams = (params: Record<string, string>) =>
   z.object(Object.fromEntries(Object.entries(params).map(([name, description]) => [name, z.string().openapi({ param: { name, in: 'path' }, description })])));
 /** A provider's event, verified on its raw bytes before it is parsed. */

@@ -27,10 +27,15 @@ function limiter(env: Bindings, subject: string) {
   return env.RATE_LIMITER.get(id);
 }
 
-/** Counts one request against a subject; fails open (null) when the counter cannot be reached. */
-export async function hit(env: Bindings, subject: string): Promise<HitResult | null> {
+/** Counts one request against a subject in windows of `windowMs` (a subject always uses the same); null when the counter cannot be reached. */
+export const hit = (env: Bindings, subject: string, windowMs = WINDOW_MS) => ask(env, subject, (counter) => counter.hit(windowMs));
+
+/** A subject's count in its current window, counting nothing; null when the counter cannot be reached. */
+export const peek = (env: Bindings, subject: string, windowMs = WINDOW_MS) => ask(env, subject, (counter) => counter.peek(windowMs));
+
+async function ask(env: Bindings, subject: string, call: (counter: ReturnType<typeof limiter>) => Promise<HitResult>): Promise<HitResult | null> {
   try {
-    return await limiter(env, subject).hit(WINDOW_MS);
+    return await call(limiter(env, subject));
   } catch (err) {
     console.error('rate limiter unavailable', subject, err);
     return null;
@@ -262,10 +267,13 @@ export function leaseSpendMs(env: Bindings): number {
   return Number.isInteger(n) && n >= 50 && n <= 10_000 ? n : 2000;
 }
 
-export function ipLimit(env: Bindings): number {
-  const n = Number(env.RATE_LIMIT_PER_IP_PER_MINUTE ?? '300');
-  return Number.isInteger(n) && n > 0 ? n : 300;
+/** A limit set by a var: a positive integer, else the default. */
+export function limitVar(value: string | undefined, fallback: number): number {
+  const n = Number(value ?? fallback);
+  return Number.isInteger(n) && n > 0 ? n : fallback;
 }
+
+export const ipLimit = (env: Bindings): number => limitVar(env.RATE_LIMIT_PER_IP_PER_MINUTE, 300);
 
 /** The key's budget, carried by every authenticated answer (429s included) so clients can pace themselves. */
 export function budgetHeaders(limit: number, keyHit: Spend, now = Date.now()): Record<string, string> {

@@ -3,14 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { confirmationFor, manageUrl } from '../../src/modules/bookings/confirmation';
 import { membersById } from '../../src/modules/bookings/meeting-types';
 import { shardDb } from '../../src/platform/shards';
-import { adminOk, call, eventually } from '../support/harness';
+import { adminOk, call, eventually, freshIp } from '../support/harness';
 import { rowsIn } from '../support/db';
 import { book, futureHour, invitee, setupType } from './helpers';
 
-/** A browser's form post, redirects not followed. */
+/** A browser's form post, redirects not followed; each from an IP of its own, so the page's per-IP limit stays out of the way. */
 async function form(path: string, fields: Record<string, string>) {
+  const headers = { 'content-type': 'application/x-www-form-urlencoded', 'cf-connecting-ip': freshIp() };
   const res: Response = await (exports as any).default.fetch(
-    new Request(`https://api.test${path}`, { method: 'POST', body: new URLSearchParams(fields).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' }, redirect: 'manual' }),
+    new Request(`https://api.test${path}`, { method: 'POST', body: new URLSearchParams(fields).toString(), headers, redirect: 'manual' }),
   );
   return { status: res.status, headers: res.headers, body: await res.text() };
 }

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { exports } from 'cloudflare:workers';
-import { BRIEF_LEASES, type TestWorkspace } from '../support/harness';
+import { BRIEF_LEASES, freshIp, type TestWorkspace } from '../support/harness';
 import { rowsIn } from '../support/db';
 
 let phoneCounter = 0;
@@ -15,13 +15,13 @@ export async function mint(ws: TestWorkspace, body: Record<string, unknown> = {}
 /** The path part of a pay link (`/pay/<token>`), to call through the harness. */
 export const payPath = (payUrl: string) => new URL(payUrl).pathname;
 
-/** A browser-like request to the public pages: redirects are answered, not followed. */
+/** A browser-like request to the public pages: redirects are answered, not followed; a post comes from an IP of its own (the pay page's per-IP limit stays out of the way). */
 export async function page(method: 'GET' | 'POST', payUrl: string) {
   const res: Response = await (exports as any).default.fetch(
     new Request(`https://api.test${payPath(payUrl)}`, {
       method,
       redirect: 'manual',
-      ...(method === 'POST' ? { body: '', headers: { 'content-type': 'application/x-www-form-urlencoded' } } : {}),
+      ...(method === 'POST' ? { body: '', headers: { 'content-type': 'application/x-www-form-urlencoded', 'cf-connecting-ip': freshIp() } } : {}),
     }),
   );
   return { status: res.status, body: await res.text(), headers: res.headers };

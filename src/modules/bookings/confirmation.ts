@@ -16,19 +16,26 @@ export function inviteeTime(iso: string, zone: string): string {
   return `${z.toLocaleString('en-US', { weekday: 'long', year: 'numeric', month: 'long', day: 'numeric', hour: 'numeric', minute: '2-digit' })} (${zone})`;
 }
 
-/** The rendered confirmation of a booking (subject, html, text, recipient, manage link). */
+/**
+ * The rendered confirmation of a booking (subject, html, text, recipient, manage link). The
+ * invitee's name is text of the caller's choosing: it never leads the subject or the body, only
+ * follows the fixed lines as the name the booking was made under.
+ */
 export function confirmationFor(b: BookingRow, mt: Pick<MeetingTypeRow, 'name' | 'durationMinutes' | 'locationType'>, members: Map<string, Member>, manageUrl: string): BookingMessage {
   const when = inviteeTime(b.startAt, b.inviteeTimezone);
   const host = members.get(b.hostUserId)?.name ?? 'your host';
   const subject = `Confirmed: ${mt.name} on ${when}`;
   const text = [
-    `Hi ${b.inviteeName},`,
+    'Your booking is confirmed.',
     '',
-    `your ${mt.name} with ${host} is booked for ${when} (${mt.durationMinutes} minutes, ${mt.locationType}).`,
+    `${mt.name} with ${host}`,
+    `When: ${when}`,
+    `Duration: ${mt.durationMinutes} minutes (${mt.locationType})`,
+    `Booked under the name: ${b.inviteeName}`,
     '',
     `See or cancel your booking: ${manageUrl}`,
   ].join('\n');
-  const html = `<p>Hi ${escapeHtml(b.inviteeName)},</p><p>your <strong>${escapeHtml(mt.name)}</strong> with ${escapeHtml(host)} is booked for <strong>${escapeHtml(when)}</strong> (${mt.durationMinutes} minutes, ${escapeHtml(mt.locationType)}).</p><p><a href="${escapeHtml(manageUrl)}">See or cancel your booking</a></p>`;
+  const html = `<p>Your booking is confirmed.</p><p><strong>${escapeHtml(mt.name)}</strong> with ${escapeHtml(host)}<br>When: <strong>${escapeHtml(when)}</strong><br>Duration: ${mt.durationMinutes} minutes (${escapeHtml(mt.locationType)})<br>Booked under the name: ${escapeHtml(b.inviteeName)}</p><p><a href="${escapeHtml(manageUrl)}">See or cancel your booking</a></p>`;
   return { to: b.inviteeEmail, subject, html, text, manage_url: manageUrl };
 }
 

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { htmlPage, pathParams, publicEntry, type PublicRegistry } from '../../platform/public-docs';
+import { htmlPage, pathParams, PUBLIC_POST_LIMIT, publicEntry, publicRefusal, type PublicRegistry } from '../../platform/public-docs';
 
 const workspaceAndSlug = pathParams({ ws: 'The workspace id (`workspace_ref` of the embed material)', slug: 'The meeting type slug' });
 const workspaceAndToken = pathParams({ ws: 'The workspace id', token: 'The signed manage token from the confirmation (never in the API or events)' });
@@ -49,9 +49,17 @@ export function registerBookingPageDocs(registry: PublicRegistry) {
     operationId: 'bookFromBookingPage',
     summary: 'Book from the hosted page (form post)',
     description:
-      'The form of the booking page (`start_at`, `timezone`, `name`, `email`, `notes?`, `embed_key?`): books through the same service as `POST /v1/bookings` (`source` `public_page`, or `embed`) and redirects (303) to the manage page. A taken slot or invalid input shows the page again with the reason.',
+      'The form of the booking page (`start_at`, `timezone`, `name`, `email`, `notes?`, `embed_key?`): books through the same service as `POST /v1/bookings` (`source` `public_page`, or `embed`) and redirects (303) to the manage page. A taken slot or invalid input shows the page again with the reason. Limits: 10 posts a minute per source IP, and 100 bookings an hour per workspace (`rate_limits.bookings_per_hour`); a refused post books and sends nothing.',
     request: { params: workspaceAndSlug, body: form(BookingForm, true) },
-    responses: { 303: { description: 'To the manage page of the new booking' }, 400: htmlPage('The page with the reason'), 403: htmlPage('A stale embed key'), 404: htmlPage('Unknown workspace or meeting type'), 409: htmlPage('The page: that time was just taken') },
+    responses: {
+      303: { description: 'To the manage page of the new booking' },
+      400: htmlPage('The page with the reason'),
+      403: htmlPage('A stale embed key'),
+      404: htmlPage('Unknown workspace or meeting type'),
+      409: htmlPage('The page: that time was just taken'),
+      429: publicRefusal("More than 10 posts a minute from the source IP, or the workspace's bookings an hour are spent: nothing was booked"),
+      503: publicRefusal('The rate limiter cannot be reached: nothing was booked'),
+    },
   } as never);
   registry.registerPath({
     ...publicEntry,
@@ -71,7 +79,7 @@ export function registerBookingPageDocs(registry: PublicRegistry) {
     summary: 'Cancel from the manage page (form post)',
     description: 'Cancels the booking as the invitee (`cancelled_by: invitee`, optional `reason`), like `POST /v1/bookings/{id}/cancel`, and redirects (303) back to the manage page.',
     request: { params: workspaceAndToken, body: form(CancelForm, false) },
-    responses: { 303: { description: 'Back to the manage page' }, 404: htmlPage('Unknown or altered token') },
+    responses: { 303: { description: 'Back to the manage page' }, 404: htmlPage('Unknown or altered token'), 429: publicRefusal(PUBLIC_POST_LIMIT) },
   } as never);
   registry.registerPath({
     ...publicEntry,

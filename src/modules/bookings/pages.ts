@@ -13,6 +13,7 @@ import { inviteeTime, manageUrl, verifyManageToken } from './confirmation';
 import { durableSlotLocks } from './locks';
 import { bookingSettingsOf, listSlots } from './meeting-types';
 import { publicBaseUrl } from '../../platform/public-base';
+import { countPublicBooking, limitPublicPost, refuse } from '../../platform/public-limits';
 import { meetingTypes } from './schema';
 import { cancelBooking, createBooking, getBooking } from './service';
 
@@ -176,7 +177,7 @@ ${b.status === 'confirmed' ? `<form method="post" action="${esc(`${c.req.path}/c
   return page(c, 'Your booking', body);
 });
 
-bookingPages.post('/:ws/:page/:token/cancel', async (c) => {
+bookingPages.post('/:ws/:page/:token/cancel', limitPublicPost('booking-manage'), async (c) => {
   if (!isManage(c)) return c.notFound();
   const ctx = await publicContext(c, c.req.param('ws'));
   if (!ctx) return notFoundPage(c);
@@ -201,7 +202,7 @@ bookingPages.get('/:ws/:slug', async (c) => {
   return renderBookingPage(c, ctx, c.req.param('slug'), q);
 });
 
-bookingPages.post('/:ws/:slug', async (c) => {
+bookingPages.post('/:ws/:slug', limitPublicPost('booking'), async (c) => {
   const ctx = await publicContext(c, c.req.param('ws'));
   if (!ctx) return notFoundPage(c);
   const form = await c.req.parseBody();
@@ -215,6 +216,8 @@ bookingPages.post('/:ws/:slug', async (c) => {
   const start = field('start_at');
   const q = { tz: zone, day: localDay(start, zone), embed_key: embedKey };
   if (!start || !field('name') || !field('email')) return renderBookingPage(c, ctx, mt.slug, q, { text: 'Pick a time and enter your name and email.', status: 400 });
+  const refused = await countPublicBooking(c.env, ctx.ws);
+  if (refused) return refuse(c, refused);
   const base = publicBaseUrl(c.env, c.req.url);
   try {
     const booking = await createBooking(

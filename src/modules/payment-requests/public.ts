@@ -4,7 +4,8 @@ import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
 import { ApiError, httpError } from '../../platform/errors';
 import { publishCommitted } from '../../platform/events';
-import { frameworkError, htmlPage, pathParams, providerEventBody, publicEntry, type PublicRegistry } from '../../platform/public-docs';
+import { frameworkError, htmlPage, pathParams, providerEventBody, PUBLIC_POST_LIMIT, publicEntry, publicRefusal, type PublicRegistry } from '../../platform/public-docs';
+import { limitPublicPost } from '../../platform/public-limits';
 import { isUuid } from '../../platform/validation';
 import { isPaymentProviderName, paymentProvider, ProviderError, sandboxReceipt, WebhookRejected, type PaymentProviderName } from '../../providers/payments';
 import { messagePage, PAGE_CSP, paymentPage } from './page';
@@ -81,7 +82,7 @@ paymentPublicRoutes.get('/pay/:token', async (c) => {
 });
 
 /** The sandbox page's Pay button: the payer pays (a stale page of a cancelled link completes late; a link past its expiry does not). */
-paymentPublicRoutes.post('/pay/:token', async (c) => {
+paymentPublicRoutes.post('/pay/:token', limitPublicPost('pay'), async (c) => {
   const link = await linkOf(c);
   if (!link) return notFoundPage(c);
   const { ctx } = link;
@@ -148,7 +149,7 @@ export function registerPaymentPublicDocs(registry: PublicRegistry) {
     description:
       'Sandbox links: the payer pays, through the same path as a verified provider payment (a cancelled link completes late; a link past `expires_at` expires instead). Answers 303 back to the page.',
     request: { params: tokenParam },
-    responses: { 303: { description: 'Back to the page, which shows the new state' }, 404: htmlPage('Unknown token') },
+    responses: { 303: { description: 'Back to the page, which shows the new state' }, 404: htmlPage('Unknown token'), 429: publicRefusal(PUBLIC_POST_LIMIT) },
   } as never);
   registry.registerPath({
     ...common,

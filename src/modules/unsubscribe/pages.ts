@@ -1,6 +1,7 @@
 import { Hono, type Context } from 'hono';
 import type { AppEnv } from '../../env';
 import { publishCommitted } from '../../platform/events';
+import { limitPublicPost } from '../../platform/public-limits';
 import { escapeHtml as esc } from '../content/tokens';
 import { campaignOfToken, unsubscribeCampaignRecipient } from '../email-campaigns/unsubscribe';
 import { newsletterOfToken, unsubscribeByToken } from '../newsletters/subscriptions';
@@ -49,7 +50,7 @@ unsubscribePages.get('/:token', async (c) => {
   return page(c, 'Unsubscribe', `<h1>Unsubscribe</h1><p>Stop receiving ${esc(target.name)}?</p><form method="post"><button type="submit">Unsubscribe</button></form>`);
 });
 
-unsubscribePages.post('/:token', async (c) => {
+unsubscribePages.post('/:token', limitPublicPost('unsubscribe'), async (c) => {
   const found = await resolve(c);
   const done = found ? await found.kind.unsubscribe(found.ctx, found.token) : null;
   if (!found || !done) return unknown(c);

@@ -8,7 +8,7 @@ import { index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-or
 
 export type WorkspaceCaps = { contacts?: number; deals?: number; orders?: number; newsletters?: number };
 export type EmailSettings = { monthly_quota?: number; daily_warming_cap?: number; paused?: boolean };
-export type RateLimits = { per_key_per_minute?: number; emails_per_minute?: number };
+export type RateLimits = { per_key_per_minute?: number; emails_per_minute?: number; bookings_per_hour?: number };
 
 export const workspaces = sqliteTable(
   'workspaces',
