@@ -242,6 +242,21 @@ describe('POST /providers/payments/stripe', () => {
     expect((await ws.api('GET', `/v1/payment-requests/${link.id}`)).body.status).toBe('pending');
   });
 
+  it('a Stripe event for a link the sandbox issued answers 200, records nothing and leaves the link unpaid', async () => {
+    const sandboxLink = (await ws.api('POST', '/v1/payment-requests', { amount: 5, currency: 'eur', phone: freshPhone() })).body;
+    expect(sandboxLink.provider).toBe('sandbox');
+    for (const type of ['checkout.session.completed', 'checkout.session.async_payment_succeeded']) {
+      const res = await post(await delivery(sandboxLink, {}, { type }));
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ received: true, payment_request_id: null, status: null });
+    }
+    expect((await ws.api('GET', `/v1/payment-requests/${sandboxLink.id}`)).body).toMatchObject({ status: 'pending', provider_session_id: null, contact_payment_id: null });
+    expect((await ws.api('GET', '/v1/payments')).body.total).toBe(0);
+    expect((await requestEvents(ws.id, sandboxLink.id)).map((e) => e.type)).toEqual(['payment_request.created']);
+    // The sandbox's own payer still pays it.
+    expect((await admin('POST', `/payment-requests/${sandboxLink.id}/complete`)).body.status).toBe('paid');
+  });
+
   it('async_payment_succeeded pays too; and a cancelled link completes late', async () => {
     const a = await stripeLink(ws);
     expect((await post(await delivery(a, {}, { type: 'checkout.session.async_payment_succeeded' }))).body.status).toBe('paid');
