@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { Hono } from 'hono';
 import type { AdminEnv } from '../env';
 import { createAudience } from '../modules/audiences/service';
+import { audienceFiltersInput } from '../modules/contacts/audience';
 import { locateSend, reportFact } from '../modules/emails/events';
 import { OUTBOX_CHANNELS, type OutboxChannel } from '../modules/sandbox-outbox/schema';
 import { listOutbox } from '../modules/sandbox-outbox/service';
@@ -29,7 +30,7 @@ const senderProfileBody = z
   .strict();
 
 const audienceBody = z.discriminatedUnion('kind', [
-  z.object({ name: z.string().trim().min(1).max(200), kind: z.literal('dynamic'), filters: z.record(z.string(), z.unknown()) }).strict(),
+  z.object({ name: z.string().trim().min(1).max(200), kind: z.literal('dynamic'), filters: audienceFiltersInput() }).strict(),
   z
     .object({
       name: z.string().trim().min(1).max(200),
