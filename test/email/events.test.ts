@@ -186,8 +186,7 @@ describe('POST /providers/email/resend', () => {
 
 describe('the Resend adapter against a fake Resend', () => {
   const message = {
-    from: 'hello@mail.acme.example',
-    fromName: 'Acme "Shop"',
+    from: '"Acme \\"Shop\\"" <hello@mail.acme.example>',
     to: 'ada@example.com',
     replyTo: 'support@acme.example',
     subject: 'Hi',
@@ -212,7 +211,7 @@ describe('the Resend adapter against a fake Resend', () => {
     expect(headers.get('authorization')).toBe('Bearer re_test_key');
     expect(headers.get('idempotency-key')).toBe('ws:key-1');
     expect(JSON.parse(seen[0].init.body as string)).toEqual({
-      from: 'Acme Shop <hello@mail.acme.example>',
+      from: '"Acme \\"Shop\\"" <hello@mail.acme.example>',
       to: ['ada@example.com'],
       subject: 'Hi',
       html: '<p>Hi</p>',

@@ -51,7 +51,7 @@ type ResendError = { message?: string; name?: string };
  */
 /** One message in Resend's request shape; `tags` name the workspace and send so webhooks find their way back. */
 const resendPayload = (message: OutgoingEmail) => ({
-  from: message.fromName ? `${message.fromName.replace(/["\\]/g, '')} <${message.from}>` : message.from,
+  from: message.from,
   to: [message.to],
   subject: message.subject,
   html: message.html,
