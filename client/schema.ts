@@ -1424,7 +1424,7 @@ export interface paths {
         put?: never;
         /**
          * Payment provider webhook (called by the provider)
-         * @description Not for API clients: `stripe` posts Checkout Session events here, verified from `Stripe-Signature` (HMAC-SHA256 of `t.payload` with `STRIPE_WEBHOOK_SECRET`, 5-minute tolerance). `checkout.session.completed` and `checkout.session.async_payment_succeeded` of a paid session pay the link (once, whatever the number of deliveries); other events and unknown links answer 200 without effect.
+         * @description Not for API clients: `stripe` posts Checkout Session events here, verified from `Stripe-Signature` (HMAC-SHA256 of `t.payload` with `STRIPE_WEBHOOK_SECRET`, 5-minute tolerance). `checkout.session.completed` and `checkout.session.async_payment_succeeded` of a paid session pay the link (once, whatever the number of deliveries); other events, unknown links and links another provider issued answer 200 without effect.
          */
         post: operations["receivePaymentProviderWebhook"];
         delete?: never;
@@ -1546,7 +1546,7 @@ export interface paths {
         };
         /**
          * Click-tracking redirect (in sent HTML)
-         * @description Not an API route: a wrapped link of a tracked email (`tracking.clicks`). Redirects (302) to the original URL verbatim and records the first click (`email.clicked`); never redirects anywhere else.
+         * @description Not an API route: a wrapped link of a tracked email (`tracking.clicks`). Redirects (302) to the original URL (characters outside printable ASCII percent-encoded as UTF-8) and records the first click (`email.clicked`); never redirects anywhere else.
          */
         get: operations["trackEmailClick"];
         put?: never;
@@ -4933,6 +4933,7 @@ export interface components {
              * @description Trimmed and lower-cased; not a valid address: 422 `invalid_recipient`
              */
             to: string;
+            /** @description One line: line breaks and other control characters answer 400 */
             subject: string;
             /** @description At most 500 KB (UTF-8); delivered verbatim. One of html/text is required (400 `validation_failed`) */
             html?: string;
@@ -5176,6 +5177,7 @@ export interface components {
         };
         EmailCampaignCreate: {
             name: string;
+            /** @description May embed `[[tokens]]`; one line: line breaks and other control characters answer 400 */
             subject: string;
             preheader?: string | null;
             /**
@@ -5221,6 +5223,7 @@ export interface components {
         };
         EmailCampaignPatch: {
             name?: string;
+            /** @description May embed `[[tokens]]`; one line: line breaks and other control characters answer 400 */
             subject?: string;
             /** @description null clears it */
             preheader?: string | null;
@@ -5388,6 +5391,7 @@ export interface components {
             plain_text: string | null;
         };
         NewsletterIssueCreate: {
+            /** @description One line: line breaks and other control characters answer 400 */
             subject?: string | null;
             preheader?: string | null;
             include_in_archive?: boolean;
@@ -5395,7 +5399,7 @@ export interface components {
             content?: components["schemas"]["ContentInput"];
         };
         NewsletterIssuePatch: {
-            /** @description null clears it */
+            /** @description null clears it; one line: line breaks and other control characters answer 400 */
             subject?: string | null;
             /** @description null clears it */
             preheader?: string | null;

@@ -2,7 +2,9 @@ import { z } from '@hono/zod-openapi';
 import { Hono } from 'hono';
 import type { AdminEnv } from '../env';
 import { createAudience } from '../modules/audiences/service';
+import { audienceFiltersInput } from '../modules/contacts/audience';
 import { locateSend, reportFact } from '../modules/emails/events';
+import { displayName } from '../modules/emails/header-safety';
 import { OUTBOX_CHANNELS, type OutboxChannel } from '../modules/sandbox-outbox/schema';
 import { listOutbox } from '../modules/sandbox-outbox/service';
 import { createSenderProfile } from '../modules/sender-profiles/service';
@@ -20,7 +22,7 @@ const email = z.string().trim().max(320).pipe(z.email());
 
 const senderProfileBody = z
   .object({
-    from_name: z.string().trim().min(1).max(200),
+    from_name: displayName(z.string().trim().min(1).max(200), 'from_name'),
     from_email: email,
     reply_to: email.nullable().optional(),
     domain_verified: z.boolean(),
@@ -29,7 +31,7 @@ const senderProfileBody = z
   .strict();
 
 const audienceBody = z.discriminatedUnion('kind', [
-  z.object({ name: z.string().trim().min(1).max(200), kind: z.literal('dynamic'), filters: z.record(z.string(), z.unknown()) }).strict(),
+  z.object({ name: z.string().trim().min(1).max(200), kind: z.literal('dynamic'), filters: audienceFiltersInput() }).strict(),
   z
     .object({
       name: z.string().trim().min(1).max(200),

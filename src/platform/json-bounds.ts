@@ -64,3 +64,19 @@ export const boundedJsonObject = (bounds: JsonBounds, description: string) =>
       if (problem) ctx.addIssue({ code: 'custom', message: problem });
     })
     .openapi({ type: 'object', additionalProperties: true, description: `${description} (${describeBounds(bounds)})` });
+
+/**
+ * A record of `key` names to `value`s that keeps the object as parsed: every
+ * own key is checked (the key's and the value's own messages, under the key's
+ * path) and the object passes through, so a `__proto__` key stays an own key
+ * that later rules see. A record schema skips that key and rebuilds the
+ * object without it, silently dropping what the client sent.
+ */
+export const ownKeyRecord = <V extends z.ZodType>(key: z.ZodType<string>, value: V) =>
+  z.custom<Record<string, z.output<V>>>(isObject, { message: 'must be an object' }).superRefine((record, ctx) => {
+    for (const [name, item] of Object.entries(record)) {
+      for (const issue of [...(key.safeParse(name).error?.issues ?? []), ...(value.safeParse(item).error?.issues ?? [])]) {
+        ctx.addIssue({ code: 'custom', path: [name, ...issue.path], message: issue.message });
+      }
+    }
+  });

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { sql, type AnyColumn, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { badRequest } from './errors';
-import { nonFinitePath } from './validation';
+import { misreadingIn } from './validation';
 
 export type Paging = { limit: number; offset: number };
 
@@ -134,7 +134,8 @@ export function parseFilterParam(raw: string | undefined): Record<string, unknow
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw badRequest('Invalid filter: must be a JSON object');
   }
-  if (nonFinitePath(value)) throw badRequest('Invalid filter: numbers must be finite');
+  const misread = misreadingIn(value);
+  if (misread) throw badRequest(misread.rule === 'must be a finite number' ? 'Invalid filter: numbers must be finite' : `Invalid filter: strings ${misread.rule}`);
   const { workspace_id: _ignored, ...rest } = value as Record<string, unknown>;
   return rest;
 }

@@ -139,8 +139,8 @@ export const parseJsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
       } catch {
         throw badRequest('Malformed JSON in request body');
       }
-      const overflow = nonFinitePath(value);
-      if (overflow) throw badRequest([overflow.length ? `${describePath(overflow)}: must be a finite number` : 'must be a finite number']);
+      const misread = misreadingIn(value);
+      if (misread) throw badRequest([misread.path.length ? `${describePath(misread.path)}: ${misread.rule}` : misread.rule]);
     }
   }
   if (value === EMPTY) emptyBodies.add(c);
@@ -164,25 +164,40 @@ export const requireBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
+const UNPAIRED_SURROGATE = /\p{Cs}/u;
+
+/** A key as a path names it: an unpaired surrogate shows as U+FFFD, so the message itself is well-formed text. */
+const wellFormed = (key: string) => key.replace(/\p{Cs}/gu, '\ufffd');
+
 /**
- * JSON.parse reads a number beyond a double's range (`1e400`) as Infinity,
- * which every later layer would store as null. The path of the first such
- * number, or null. Iterative (bodies nest thousands of levels deep) and
- * breadth-first, keeping parent links only to name the one found.
+ * What JSON.parse accepts but every later layer would misread, and the path
+ * of the first one found, or null: a number beyond a double's range (`1e400`
+ * reads as Infinity, stored as null) and a string or key holding an unpaired
+ * UTF-16 surrogate (a `"\ud800"` escape; stored as replacement characters).
+ * Iterative (bodies nest thousands of levels deep) and breadth-first, keeping
+ * parent links only to name the one found.
  */
-export function nonFinitePath(root: unknown): PropertyKey[] | null {
+export function misreadingIn(root: unknown): { path: PropertyKey[]; rule: string } | null {
   const seen: { value: unknown; parent: number; key: PropertyKey }[] = [{ value: root, parent: -1, key: '' }];
+  const pathTo = (i: number, last?: string) => {
+    const path: PropertyKey[] = last === undefined ? [] : [wellFormed(last)];
+    for (let at = i; at > 0; at = seen[at].parent) path.unshift(seen[at].key);
+    return path;
+  };
   for (let i = 0; i < seen.length; i++) {
     const { value } = seen[i];
     if (typeof value === 'number') {
-      if (Number.isFinite(value)) continue;
-      const path: PropertyKey[] = [];
-      for (let at = i; at > 0; at = seen[at].parent) path.unshift(seen[at].key);
-      return path;
+      if (!Number.isFinite(value)) return { path: pathTo(i), rule: 'must be a finite number' };
+      continue;
+    }
+    if (typeof value === 'string') {
+      if (UNPAIRED_SURROGATE.test(value)) return { path: pathTo(i), rule: 'must not contain unpaired surrogates' };
+      continue;
     }
     if (value === null || typeof value !== 'object') continue;
     for (const [key, child] of Array.isArray(value) ? value.entries() : Object.entries(value)) {
-      if (typeof child === 'number' || (child !== null && typeof child === 'object')) seen.push({ value: child, parent: i, key });
+      if (typeof key === 'string' && UNPAIRED_SURROGATE.test(key)) return { path: pathTo(i, key), rule: 'must not contain unpaired surrogates' };
+      if (typeof child === 'number' || typeof child === 'string' || (child !== null && typeof child === 'object')) seen.push({ value: child, parent: i, key });
     }
   }
   return null;

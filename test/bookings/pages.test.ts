@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { confirmationFor, manageUrl } from '../../src/modules/bookings/confirmation';
 import { membersById } from '../../src/modules/bookings/meeting-types';
 import { shardDb } from '../../src/platform/shards';
-import { adminOk, call, eventually, freshIp } from '../support/harness';
+import { admin, adminOk, call, eventually, freshIp } from '../support/harness';
+import { BAD_SUBJECTS } from '../email/support';
 import { rowsIn } from '../support/db';
 import { book, futureHour, invitee, setupType } from './helpers';
 
@@ -152,5 +153,23 @@ describe('confirmation email', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(await rowsIn(ws.id, 'SELECT id FROM email_sends WHERE workspace_id = ?', ws.id)).toEqual([]);
     expect((await ws.api('GET', `/v1/bookings/${b.body.id}`)).body.status).toBe('confirmed');
+  });
+
+  it('the meeting type name refuses control characters at write (400), and a stored one reaches the subject on one line', async () => {
+    const { ws, mt, hosts } = await setupType();
+    // The name is trimmed first: control characters inside it are what the rule refuses.
+    for (const name of BAD_SUBJECTS.map((s) => `${s} call`)) {
+      const res = await admin('POST', `/workspaces/${ws.id}/meeting-types`, { name, slug: `bad-${crypto.randomUUID().slice(0, 8)}`, duration_minutes: 30, scheduling_kind: 'one_on_one', host_user_ids: [hosts[0].id], timezone: 'UTC' });
+      expect(res.status, JSON.stringify(name)).toBe(400);
+      expect(res.body.message).toEqual(['name: name must not contain line breaks or control characters']);
+    }
+    await adminOk('POST', `/workspaces/${ws.id}/sender-profiles`, { from_name: 'Bookings', from_email: 'book@mail.example.com', domain_verified: true, is_default: true });
+    await rowsIn(ws.id, 'UPDATE meeting_types SET name = ? WHERE id = ?', 'Intro\r\nBcc: victim@example.com\u0000\u001b call', mt.id);
+    const who = invitee('header');
+    expect((await book(ws, { meeting_type_id: mt.id, start_at: futureHour(), invitee: who })).status).toBe(201);
+    const [mail] = await eventually(async () => (await adminOk('GET', `/workspaces/${ws.id}/outbox?channel=email&to=${encodeURIComponent(who.email)}`)).data as any[], (rows) => rows.length === 1);
+    expect(mail.subject).toMatch(/^Confirmed: Intro Bcc: victim@example\.com call on /);
+    expect(mail.subject).not.toMatch(/\p{Cc}/u);
+    expect(mail.from).toBe('Bookings <book@mail.example.com>');
   });
 });

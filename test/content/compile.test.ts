@@ -172,6 +172,11 @@ describe('personalization at send time', () => {
     expect(text).toContain('Hi Ada friend GOLD <B> 05/03/2024');
     expect(renderTextTokens('Hello [[first_name : you]]\r\n', tokenValues({}), true)).toBe('Hello you ');
   });
+
+  it('reads custom field names like inherited object properties as plain keys (a missing one renders its fallback)', () => {
+    const values = tokenValues({ custom_fields: '{"constructor":"kept"}' });
+    expect(renderTextTokens('[[custom_fields.constructor]] [[custom_fields.toString : none]] [[custom_fields.__proto__ : none]] [[custom_fields.valueOf : none]]', values)).toBe('kept none none none');
+  });
 });
 
 // Fuzz: random markdown and block documents never throw, never emit a script

@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { emailWorkspace, outbox, reportEvent } from '../email/support';
+import { ADDRESS, BAD_SUBJECTS, emailWorkspace, expectOneMailbox, outbox, reportEvent } from '../email/support';
 import { rowsIn } from '../support/db';
 import { adminOk, call, eventually, type TestWorkspace } from '../support/harness';
 import { finished, readyCampaign, subscribedContact } from './support';
@@ -166,5 +166,35 @@ describe('email campaign delivery', () => {
     expect(rows.find((r) => r.contact_id === bob)).toMatchObject({ status: 'sent', error: null });
     expect(await outbox(ws, 'ada@example.com')).toHaveLength(1);
     expect(await outbox(ws, 'bob@example.com')).toHaveLength(2);
+  });
+});
+
+describe('email campaign headers', () => {
+  it('create and PATCH refuse control characters in the subject (400)', async () => {
+    const { ws } = await emailWorkspace();
+    const draft = await readyCampaign(ws);
+    for (const subject of BAD_SUBJECTS) {
+      for (const res of [await ws.api('POST', '/v1/email-campaigns', { name: 'Bad', subject }), await ws.api('PATCH', `/v1/email-campaigns/${draft.id}`, { subject })]) {
+        expect(res.status, JSON.stringify(subject)).toBe(400);
+        expect(res.body.message).toEqual(['subject: subject must not contain line breaks or control characters']);
+      }
+    }
+    expect((await ws.api('GET', `/v1/email-campaigns/${draft.id}`)).body.subject).toBe(draft.subject);
+    expect((await ws.api('GET', '/v1/email-campaigns')).body.total).toBe(1);
+  });
+
+  it('a stored subject, a contact field in it and the sender name reach the provider on one line with one From address', async () => {
+    const { ws, sender } = await emailWorkspace();
+    const ada = await subscribedContact(ws, 'ada@example.com', { first_name: 'Ada' });
+    await rowsIn(ws.id, 'UPDATE contacts SET first_name = ? WHERE id = ?', 'Ada\u001b[31m\u0000', ada);
+    await rowsIn(ws.id, 'UPDATE sender_profiles SET from_name = ? WHERE id = ?', '<evil@attacker.example>, Real\r\nBcc: victim@example.com', sender!.id);
+    const c = await readyCampaign(ws);
+    await rowsIn(ws.id, 'UPDATE email_campaigns SET subject = ? WHERE id = ?', 'Hi [[first_name]]\r\nBcc: victim@example.com\u000b\u0000!', c.id);
+    expect((await ws.api('POST', `/v1/email-campaigns/${c.id}/send`)).status).toBe(201);
+    expect((await finished(ws, c.id)).counters).toMatchObject({ sent: 1, failed: 0 });
+    const [mail] = await outbox(ws, 'ada@example.com');
+    expect(mail.subject).toBe('Hi Ada [31m Bcc: victim@example.com !');
+    expect(mail.from).toBe(`"<evil@attacker.example>, Real Bcc: victim@example.com" <${ADDRESS}>`);
+    expectOneMailbox(mail.from);
   });
 });

@@ -4,7 +4,8 @@ import { resolveAudience } from '../../src/modules/audiences/service';
 import { getWorkspace } from '../../src/modules/workspaces/service';
 import { EventSink } from '../../src/platform/events';
 import { controlDb, workspaceDb } from '../../src/platform/shards';
-import { admin, adminOk, type TestWorkspace } from '../support/harness';
+import { admin, ADMIN_TOKEN, adminOk, call, type TestWorkspace } from '../support/harness';
+import { PROTOTYPE_NAMES } from '../quality/fuzz-inputs';
 import { addSender, emailWorkspace, sleep } from './support';
 
 const audience = (ws: TestWorkspace, body: Record<string, unknown>) => adminOk('POST', `/workspaces/${ws.id}/audiences`, body);
@@ -41,6 +42,17 @@ describe('GET /v1/audiences', () => {
     expect(bad.body.message).toMatch(/^Invalid filter: /);
     expect((await admin('POST', `/workspaces/${ws.id}/audiences`, { name: 'x', kind: 'static', contact_ids: ['nope'] })).status).toBe(400);
     expect((await admin('POST', `/workspaces/${ws.id}/audiences`, { name: 'x', kind: 'static', filters: {} })).status).toBe(400);
+  });
+
+  it('reads a filter field named like an inherited object property as a field (unknown: 400), never as no filter', async () => {
+    const { ws } = await emailWorkspace();
+    for (const name of PROTOTYPE_NAMES) {
+      const raw = `{"name":"x","kind":"dynamic","filters":{${JSON.stringify(name)}:{"$gt":1}}}`;
+      const res = await call('POST', `/admin/v1/workspaces/${ws.id}/audiences`, { key: ADMIN_TOKEN, rawBody: raw, headers: { 'content-type': 'application/json' } });
+      expect(res.status, `${name}: ${JSON.stringify(res.body)}`).toBe(400);
+      expect(res.body.message).toMatch(/^Invalid filter/);
+    }
+    expect((await ws.api('GET', '/v1/audiences')).body.total).toBe(0);
   });
 });
 

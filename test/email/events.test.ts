@@ -8,6 +8,7 @@ import { controlDb, workspaceDb } from '../../src/platform/shards';
 import { resendEmailProvider, RESEND_API } from '../../src/providers/email/resend';
 import { InvalidProviderSignature, ProviderRejected } from '../../src/providers/email/types';
 import { call } from '../support/harness';
+import { PROTOTYPE_NAMES } from '../quality/fuzz-inputs';
 import { expectFromOutbox, outbox as eventOutbox, subscribed, useReceiver } from '../events/support';
 import { addSender, emailEvents, emailWorkspace, outbox, reportEvent, send } from './support';
 
@@ -99,6 +100,20 @@ describe('email events (Part 3): the operator route and the provider webhook run
     expect((await send(ws, { to: 'hard@example.com' })).body.status).toBe('suppressed');
   });
 
+  it('refuses types and bounce types named like inherited object properties (400), recording nothing', async () => {
+    const { ws } = await emailWorkspace();
+    const sent = await send(ws);
+    const { admin } = await import('../support/harness');
+    for (const name of PROTOTYPE_NAMES) {
+      for (const body of [{ type: name }, { type: 'bounced', bounce_type: name }]) {
+        const res = await admin('POST', `/email-sends/${sent.body.id}/events`, body);
+        expect(res.status, JSON.stringify(body)).toBe(400);
+        expect(res.body.statusCode).toBe(400);
+      }
+    }
+    expect(await emailEvents(ws)).toEqual([]);
+  });
+
   it('takes no facts for a suppressed send, and 404s an unknown send', async () => {
     const { ws } = await emailWorkspace();
     await ws.api('POST', '/v1/suppressions', { email: 'no@example.com' });
@@ -138,6 +153,25 @@ describe('POST /providers/email/resend', () => {
     expect((await ws.api('GET', '/v1/suppressions?email=ada@example.com')).body.data[0]).toMatchObject({ reason: 'bounce', source: 'provider' });
   });
 
+  it('skips types and bounce types named like inherited object properties: 200, nothing recorded', async () => {
+    const { ws } = await emailWorkspace();
+    const sent = await send(ws);
+    const data = { email_id: sent.body.provider_message_id, tags: [{ name: 'workspace_id', value: ws.id }] };
+    for (const name of PROTOTYPE_NAMES) {
+      for (const type of [name, `email.${name}`]) {
+        const d = signed({ type, data });
+        const res = await call('POST', '/providers/email/resend', { rawBody: d.body, headers: d.headers });
+        expect(res.status, type).toBe(200);
+        expect(res.body).toEqual({ received: 0, recorded: 0 });
+      }
+      const bounced = signed({ type: 'email.bounced', data: { ...data, bounce: { type: name } } });
+      expect((await call('POST', '/providers/email/resend', { rawBody: bounced.body, headers: bounced.headers })).status).toBe(200);
+    }
+    expect((await emailEvents(ws)).map((e) => e.type)).toEqual(['email.bounced']);
+    expect((await emailEvents(ws))[0].data.bounce_type).toBeUndefined();
+    expect((await ws.api('GET', '/v1/suppressions')).body.data).toEqual([]);
+  });
+
   it('answers 401 to a bad or missing signature and 404 to an unknown provider', async () => {
     const forged = signed({ type: 'email.delivered', data: { email_id: 'x' } }, 'whsec_' + btoa('another-secret-of-24-byte'));
     expect((await call('POST', '/providers/email/resend', { rawBody: forged.body, headers: forged.headers })).status).toBe(401);
@@ -152,8 +186,7 @@ describe('POST /providers/email/resend', () => {
 
 describe('the Resend adapter against a fake Resend', () => {
   const message = {
-    from: 'hello@mail.acme.example',
-    fromName: 'Acme "Shop"',
+    from: '"Acme \\"Shop\\"" <hello@mail.acme.example>',
     to: 'ada@example.com',
     replyTo: 'support@acme.example',
     subject: 'Hi',
@@ -178,7 +211,7 @@ describe('the Resend adapter against a fake Resend', () => {
     expect(headers.get('authorization')).toBe('Bearer re_test_key');
     expect(headers.get('idempotency-key')).toBe('ws:key-1');
     expect(JSON.parse(seen[0].init.body as string)).toEqual({
-      from: 'Acme Shop <hello@mail.acme.example>',
+      from: '"Acme \\"Shop\\"" <hello@mail.acme.example>',
       to: ['ada@example.com'],
       subject: 'Hi',
       html: '<p>Hi</p>',

@@ -1,5 +1,6 @@
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
+import { expect } from 'vitest';
 import { rowsIn } from '../support/db';
 import { adminOk, makeWorkspace, type TestWorkspace } from '../support/harness';
 
@@ -13,7 +14,7 @@ export async function emailWorkspace(settings: Record<string, unknown> = {}, opt
 }
 
 export const addSender = (ws: TestWorkspace, fields: Record<string, unknown> = {}): Promise<Sender> =>
-  adminOk('POST', `/workspaces/${ws.id}/sender-profiles`, { from_name: 'Acme', from_email: 'hello@mail.acme.example', domain_verified: true, is_default: false, ...fields });
+  adminOk('POST', `/workspaces/${ws.id}/sender-profiles`, { from_name: 'Acme', from_email: ADDRESS, domain_verified: true, is_default: false, ...fields });
 
 /** A valid send body with a fresh key; `extra` overrides. */
 export const sendBody = (extra: Record<string, unknown> = {}) => ({
@@ -57,3 +58,17 @@ export async function expireClaim(workspaceId: string, key: string) {
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Sender names the write refuses, each made safe at send when already stored. */
+export const BAD_NAMES = ['<evil@attacker.example>, Real', 'Real\r\nBcc: victim@example.com', 'Line\nFeed', 'Tab\tName', 'Nul\u0000Name', 'Vt\u000bEsc\u001bName', 'Del\u007fName', 'Next\u0085Line', 'Quote "x"', 'at@sign', 'comma, name'];
+/** Subjects the write refuses, each folded at send. */
+export const BAD_SUBJECTS = ['Hi\r\nBcc: victim@example.com', 'Nul\u0000', 'Vt\u000b', 'Esc\u001b[31m', 'Del\u007f', 'C1\u0085', 'Tab\there'];
+/** The address of the default sender `emailWorkspace` adds. */
+export const ADDRESS = 'hello@mail.acme.example';
+
+/** A From header naming exactly one address: outside quoted strings, one `<address>` at the end and no other `<`, `>`, `@` or `,`. */
+export function expectOneMailbox(from: string) {
+  expect(from).not.toMatch(/\p{Cc}/u);
+  const unquoted = from.replace(/"(?:[^"\\]|\\.)*"/g, '');
+  expect(unquoted, from).toMatch(/^[^<>@,"]* ?<[^<>@\s,"]+@[^<>@\s,"]+>$|^[^<>@\s,"]+@[^<>@\s,"]+$/);
+}

@@ -113,6 +113,42 @@ describe('tracking (rule 5)', () => {
     expect(await emailEvents(ws)).toEqual([{ type: 'email.clicked', data: { send_id: sent.body.id, idempotency_key: sent.body.idempotency_key, to: 'ada@example.com', url: 'https://a.example/1' } }]);
   });
 
+  it('wraps links with spaces or non-ASCII and redirects to them percent-encoded; leaves links holding control characters unwrapped', async () => {
+    const { ws } = await emailWorkspace();
+    const wrapped = ['https://example.com/ø?q=ü', 'https://example.com/a b?x=€😀', 'https://example.com/%C3%B8?already=%20'];
+    const unwrapped = ['https://example.com/a&#13;&#10;Set-Cookie: x=1', 'https://example.com/b\r\nLocation: https://evil.example', 'https://example.com/c\u007fd', 'https://example.com/e&#127;f', 'https://example.com/f&#9;g', 'https://example.com/g\u0085h'];
+    const html = [...wrapped, ...unwrapped].map((u, i) => `<a href="${u}">${i}</a>`).join('');
+    const res = await send(ws, { html, tracking: { clicks: true } });
+    expect(res.status).toBe(201);
+    const links = hrefs((await outbox(ws))[0].html);
+    expect(links.slice(wrapped.length)).toEqual(unwrapped);
+    for (const [i, intended] of wrapped.entries()) {
+      expect(links[i]).toMatch(/^https:\/\/api\.test\/t\/c\//);
+      const redirect = await call('GET', trackingPath(links[i]));
+      expect(redirect.status).toBe(302);
+      const location = redirect.headers.get('location')!;
+      expect(location, intended).toMatch(/^[\x21-\x7e]+$/);
+      expect(decodeURI(location)).toBe(decodeURI(intended));
+    }
+    expect((await call('GET', trackingPath(links[0]))).headers.get('location')).toBe('https://example.com/%C3%B8?q=%C3%BC');
+  });
+
+  it('answers a signed link to a target holding control characters with a 302 to its percent-encoded form, never a 500', async () => {
+    const { ws } = await emailWorkspace();
+    const targets = {
+      'https://example.com/a\r\nSet-Cookie: x=1': 'https://example.com/a%0D%0ASet-Cookie:%20x=1',
+      'https://example.com/\u0000\t\u000b\u001b\u007f': 'https://example.com/%00%09%0B%1B%7F',
+      'https://example.com/\u0085\u2028ø': 'https://example.com/%C2%85%E2%80%A8%C3%B8',
+      'https://example.com/\ud800x': 'https://example.com/%EF%BF%BDx',
+    };
+    for (const [target, location] of Object.entries(targets)) {
+      const token = await signToken('test-tracking-secret', { w: ws.id, s: crypto.randomUUID(), u: target });
+      const res = await call('GET', `/t/c/${token}`);
+      expect(res.status, JSON.stringify(target)).toBe(302);
+      expect(res.headers.get('location')).toBe(location);
+    }
+  });
+
   it('fires no engagement event for a send that did not opt in', async () => {
     const { ws } = await emailWorkspace();
     const sent = await send(ws, { tracking: { clicks: true } });

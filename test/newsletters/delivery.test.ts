@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { emailWorkspace, outbox } from '../email/support';
+import { ADDRESS, BAD_SUBJECTS, emailWorkspace, expectOneMailbox, outbox } from '../email/support';
 import { rowsIn } from '../support/db';
 import { admin, adminOk, call, eventually, type TestWorkspace } from '../support/harness';
 import { newsletter, readyIssue, subscribe } from './support';
@@ -152,5 +152,36 @@ describe('newsletter delivery', () => {
     await rowsIn(ws.id, `UPDATE newsletter_subscriptions SET status = 'unsubscribed' WHERE contact_id = ?`, created.body.id);
     await ws.api('PATCH', `/v1/contacts/${created.body.id}`, { tags: ['Weekly readers', 'again'] });
     expect((await ws.api('GET', `/v1/newsletters/${n.id}`)).body.active_subscriber_count).toBe(1);
+  });
+});
+
+describe('newsletter headers', () => {
+  it('issue create and PATCH refuse control characters in the subject (400)', async () => {
+    const { ws } = await emailWorkspace();
+    const n = await newsletter(ws);
+    const issue = await readyIssue(ws, n.id, 'Fine');
+    for (const subject of BAD_SUBJECTS) {
+      for (const res of [await ws.api('POST', `/v1/newsletters/${n.id}/issues`, { subject }), await ws.api('PATCH', `/v1/newsletter-issues/${issue.id}`, { subject })]) {
+        expect(res.status, JSON.stringify(subject)).toBe(400);
+        expect(res.body.message).toEqual(['subject: subject must not contain line breaks or control characters']);
+      }
+    }
+    expect((await ws.api('GET', `/v1/newsletter-issues/${issue.id}`)).body.subject).toBe('Fine');
+  });
+
+  it('a stored subject and sender name reach the provider on one line with one From address', async () => {
+    const { ws, sender } = await emailWorkspace();
+    await rowsIn(ws.id, 'UPDATE sender_profiles SET from_name = ? WHERE id = ?', 'Real\r\nBcc: victim@example.com, <evil@attacker.example>', sender!.id);
+    const n = await newsletter(ws);
+    await subscribe(ws, n.id, await subscribedContact(ws, 'ada@example.com', 'Ada'));
+    const issue = await readyIssue(ws, n.id, 'Weekly');
+    await rowsIn(ws.id, 'UPDATE newsletter_issues SET subject = ? WHERE id = ?', 'Weekly\r\nBcc: victim@example.com\u0000\u001b', issue.id);
+    expect((await publish(ws, issue.id)).status).toBe(200);
+    await deliverSweep();
+    await settled(ws, 1);
+    const [mail] = await outbox(ws, 'ada@example.com');
+    expect(mail.subject).toBe('Weekly Bcc: victim@example.com');
+    expect(mail.from).toBe(`"Real Bcc: victim@example.com, <evil@attacker.example>" <${ADDRESS}>`);
+    expectOneMailbox(mail.from);
   });
 });

@@ -4,6 +4,7 @@ import { StripeProvider, verifyStripeSignature } from '../../src/providers/payme
 import { ProviderError, WebhookRejected } from '../../src/providers/payments/types';
 import { admin, makeWorkspace, type TestWorkspace } from '../support/harness';
 import { appWith, backdate, freshPhone, payPath, requestEvents } from './helpers';
+import { PROTOTYPE_NAMES } from '../quality/fuzz-inputs';
 
 const SECRET = 'whsec_test_payreq_secret';
 const STRIPE_ENV = { PAYMENT_PROVIDER: 'stripe', STRIPE_SECRET_KEY: 'sk_test_123', STRIPE_WEBHOOK_SECRET: SECRET, PUBLIC_BASE_URL: 'https://pay.example.com' };
@@ -223,6 +224,37 @@ describe('POST /providers/payments/stripe', () => {
       expect(res.body.received).toBe(true);
     }
     expect((await ws.api('GET', `/v1/payment-requests/${link.id}`)).body.status).toBe('pending');
+  });
+
+  it('event types and session values named like inherited object properties answer 200 without effect', async () => {
+    const link = await stripeLink(ws);
+    for (const name of PROTOTYPE_NAMES) {
+      for (const d of [
+        await delivery(link, {}, { type: name }),
+        await delivery(link, { object: name, payment_status: name, status: name }),
+        await delivery(link, { client_reference_id: name, metadata: { [name]: link.id, workspace_id: name } }),
+      ]) {
+        const res = await post(d);
+        expect(res.status, `${name}: ${JSON.stringify(res.body)}`).toBe(200);
+        expect(res.body).toEqual({ received: true, payment_request_id: null, status: null });
+      }
+    }
+    expect((await ws.api('GET', `/v1/payment-requests/${link.id}`)).body.status).toBe('pending');
+  });
+
+  it('a Stripe event for a link the sandbox issued answers 200, records nothing and leaves the link unpaid', async () => {
+    const sandboxLink = (await ws.api('POST', '/v1/payment-requests', { amount: 5, currency: 'eur', phone: freshPhone() })).body;
+    expect(sandboxLink.provider).toBe('sandbox');
+    for (const type of ['checkout.session.completed', 'checkout.session.async_payment_succeeded']) {
+      const res = await post(await delivery(sandboxLink, {}, { type }));
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ received: true, payment_request_id: null, status: null });
+    }
+    expect((await ws.api('GET', `/v1/payment-requests/${sandboxLink.id}`)).body).toMatchObject({ status: 'pending', provider_session_id: null, contact_payment_id: null });
+    expect((await ws.api('GET', '/v1/payments')).body.total).toBe(0);
+    expect((await requestEvents(ws.id, sandboxLink.id)).map((e) => e.type)).toEqual(['payment_request.created']);
+    // The sandbox's own payer still pays it.
+    expect((await admin('POST', `/payment-requests/${sandboxLink.id}/complete`)).body.status).toBe('paid');
   });
 
   it('async_payment_succeeded pays too; and a cancelled link completes late', async () => {

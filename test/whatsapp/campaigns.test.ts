@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { admin, adminOk, eventually, uuidRe } from '../support/harness';
 import { rowsIn } from '../support/db';
 import { messagesOf, outboxOf, template, waWorkspace } from './helpers';
+import { PROTOTYPE_NAMES } from '../quality/fuzz-inputs';
 
 const future = (ms = 3_600_000) => new Date(Date.now() + ms).toISOString();
 
@@ -67,6 +68,24 @@ describe('WhatsApp campaigns: create, read, PATCH', () => {
     const audience = await post({ audience_id: crypto.randomUUID() });
     expect(audience.status).toBe(400);
     expect(audience.body.error_code).toBe('AUDIENCE_NOT_FOUND');
+  });
+
+  it('a variables key named like an inherited object property is a key like any other: refused unless it is a placeholder', async () => {
+    const { ws, t } = await setup();
+    const draft = (await ws.api('POST', '/v1/campaigns', { name: 'P', template_id: t.id, variables: { '1': 'a', '2': 'b' } })).body;
+    for (const name of PROTOTYPE_NAMES) {
+      const variables = `{"1":"a","2":"b",${JSON.stringify(name)}:"c"}`;
+      const problem = /^[a-z0-9_]+$/.test(name) ? `the template has no placeholder {{${name}}}` : 'variable names are placeholder names: lower-case letters, digits and underscores';
+      for (const [method, path, raw] of [
+        ['POST', '/v1/campaigns', `{"name":"C","template_id":"${t.id}","variables":${variables}}`],
+        ['PATCH', `/v1/campaigns/${draft.id}`, `{"variables":${variables}}`],
+      ]) {
+        const res = await ws.api(method, path, undefined, { rawBody: raw, headers: { 'content-type': 'application/json' } });
+        expect(res.status, `${method} ${name}: ${JSON.stringify(res.body)}`).toBe(400);
+        expect(res.body.message, name).toEqual([`variables.${name}: ${problem}`]);
+      }
+    }
+    expect((await ws.api('GET', `/v1/campaigns/${draft.id}`)).body.variables).toEqual({ '1': 'a', '2': 'b' });
   });
 
   it('PATCH while draft or scheduled (200); scheduled_at null returns it to draft; later 409 campaign_not_editable', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { adminOk, call } from '../support/harness';
+import { PROTOTYPE_NAMES } from '../quality/fuzz-inputs';
 import { rowsIn } from '../support/db';
 import { outbox } from '../events/support';
 import { deliver, messagesOf, notification, sign, template, textMessage, VERIFY_TOKEN, waWorkspace } from './helpers';
@@ -127,6 +128,28 @@ describe('POST /providers/whatsapp/webhook', () => {
     await status('failed', { errors: [{ code: 131047, title: 'Re-engagement message' }] });
     expect(await current()).toBe('read');
     expect(await received(ws)).toEqual([]);
+  });
+
+  it('field, message type and status values named like inherited object properties answer 200 and never move a message', async () => {
+    const ws = await waWorkspace();
+    const t = await template(ws, { body: 'Hello', category: 'utility' });
+    const sent = await ws.api('POST', `/v1/templates/${t.id}/send`, { to: '+14155550111' });
+    for (const [i, name] of PROTOTYPE_NAMES.entries()) {
+      const inbound = { contacts: [{ wa_id: '14155550112' }], messages: [{ from: '14155550112', id: `wamid.PROTO${i}`, timestamp: '1767225600', type: name, [name]: { caption: 'x' } }] };
+      for (const payload of [
+        notification(ws.phoneNumberId, textMessage('14155550112', `wamid.FIELD${i}`), name),
+        notification(ws.phoneNumberId, inbound),
+        notification(ws.phoneNumberId, { statuses: [{ id: sent.body.wamid, status: name, timestamp: '1767225601' }] }),
+        { object: name, entry: [{ id: name, changes: [{ field: 'messages', value: { metadata: { phone_number_id: name }, messages: [] } }] }] },
+      ]) {
+        const res = await deliver(payload);
+        expect(res.status, `${name}: ${JSON.stringify(res.body)}`).toBe(200);
+        expect(res.body.received).toBe(true);
+      }
+    }
+    const stored = await messagesOf(ws);
+    expect(stored.find((m: any) => m.direction === 'outbound').status).toBe(sent.body.status ?? 'sent');
+    expect(stored.filter((m: any) => m.direction === 'inbound').map((m: any) => m.type).sort()).toEqual([...PROTOTYPE_NAMES].sort());
   });
 
   it('unknown numbers and unreadable parts are skipped with 200; a signed non-JSON body is 400', async () => {

@@ -51,4 +51,14 @@ describe('placeholders (property-based)', () => {
     expect(out.values).toEqual({ a: 'Hi Ada', b: 'friend', c: 'pro/3', d: '' });
     expect(out.empty).toEqual(['d']);
   });
+
+  it('campaign variables: placeholder and custom field names like inherited object properties are plain names', () => {
+    const contact = { id: 'c', phone: '+1', block_state: 'none', whatsapp_consent_state: 'subscribed', custom_fields: '{"constructor":"kept"}', name: null, first_name: 'Ada', last_name: null, email: null, company_name: null, job_title: null, city: null, country: null, language: null };
+    const variables = JSON.parse('{"__proto__":"{{contact.custom_fields.__proto__|none}}","constructor":"{{contact.custom_fields.constructor}}","prototype":"{{contact.custom_fields.toString|none}}"}');
+    expect(variableProblems(variables, ['__proto__', 'constructor', 'prototype'])).toEqual([]);
+    const out = personalize(variables, contact as never);
+    expect(Object.keys(out.values)).toEqual(['__proto__', 'constructor', 'prototype']);
+    expect(out.values).toEqual(JSON.parse('{"__proto__":"none","constructor":"kept","prototype":"none"}'));
+    expect(fill('{{__proto__}} {{constructor}} {{prototype}}', out.values)).toBe('none kept none');
+  });
 });

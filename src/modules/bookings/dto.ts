@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { enumQuery, limitQuery, listQuery, offsetQuery, sortQuery, uuidQuery } from '../../platform/list';
 import { uuid, uuidOut } from '../../platform/validation';
+import { headerText } from '../emails/header-safety';
 import { MEETING_TYPE_SORTS } from './meeting-types';
 import { BOOKING_STATUSES, SCHEDULING_KINDS, WEEKDAYS } from './schema';
 import { isWallTime } from './slots';
@@ -153,7 +154,7 @@ const minutes = (max: number) => z.number().int().min(0).max(max);
 
 export const meetingTypeCreate = z
   .object({
-    name: z.string().trim().min(1).max(200),
+    name: headerText(z.string().trim().min(1).max(200), 'name'),
     slug: z.string().trim().regex(/^[a-z0-9][a-z0-9-]{0,99}$/, { message: 'slug: lowercase letters, digits and dashes' }),
     duration_minutes: z.number().int().min(5).max(720),
     scheduling_kind: z.enum(SCHEDULING_KINDS),

@@ -116,7 +116,8 @@ export function tokenValues(contact: Record<string, unknown>, system: Record<str
     if (field.startsWith('custom_fields.')) {
       const raw = contact.custom_fields;
       custom ??= typeof raw === 'string' ? (JSON.parse(raw || '{}') as Record<string, unknown>) : ((raw as Record<string, unknown>) ?? {});
-      const v = custom[field.slice('custom_fields.'.length)];
+      const key = field.slice('custom_fields.'.length);
+      const v = Object.hasOwn(custom, key) ? custom[key] : null;
       return v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
     }
     if (!(CONTACT_TOKEN_FIELDS as readonly string[]).includes(field)) return '';

@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { enumQuery, limitQuery, offsetQuery } from '../../platform/list';
 import { isoDateTime, uuid, uuidOut } from '../../platform/validation';
 import { audienceFiltersInput } from '../contacts/audience';
+import { headerText } from '../emails/header-safety';
 import { CompileEnvelope, ContentInput, contentColumns } from '../content/dto';
 import { EMAIL_CAMPAIGN_STATUSES } from './schema';
 
@@ -50,7 +51,7 @@ export const EmailCampaignCreated = EmailCampaign.extend({
 }).openapi('EmailCampaignCreated');
 
 const name = z.string().trim().min(1).max(200);
-const subject = z.string().min(1).max(400);
+const subject = headerText(z.string().min(1).max(400), 'subject').openapi({ description: 'May embed `[[tokens]]`; one line: line breaks and other control characters answer 400' });
 const preheader = z.string().max(400);
 
 export const EmailCampaignCreate = z

@@ -6,6 +6,7 @@ import { BATCH_MAX, type BatchOutcome, configuredEmailProvider, type EmailProvid
 import { senderCandidates, type SenderProfileRow } from '../sender-profiles/service';
 import { suppressedSql } from '../suppressions/service';
 import { checkMetadata, normalizeRecipient, prepareEmail, type PreparedEmail, type RenderedEmail } from './content';
+import { mailbox } from './header-safety';
 import { newSendRow, pausedRefusal, providerKey, quotaExceeded, senderRefusal, warmingCapExceeded, type SendContext, type SendEmailInput, type SendRow } from './send';
 import { applyTracking } from './tracking';
 
@@ -127,8 +128,7 @@ async function handOff(ctx: SendContext, provider: EmailProvider, sender: Sender
       part.map(async ({ row, prepared }) => ({
         idempotencyKey: await providerKey(ws.id, null, row.id),
         message: {
-          from: row.from!,
-          fromName: sender.from_name,
+          from: mailbox(sender.from_name, row.from!),
           to: row.to,
           replyTo: sender.reply_to,
           subject: prepared.subject,

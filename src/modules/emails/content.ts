@@ -1,6 +1,7 @@
 import { convert } from 'html-to-text';
 import { domainError } from '../../platform/errors';
 import { escapeHtml } from '../../platform/html';
+import { foldHeaderText } from './header-safety';
 import { z } from '../../platform/validation';
 
 /** Spec Part 2 "Transactional email" bounds. */
@@ -63,13 +64,13 @@ export function checkMetadata(metadata: Record<string, unknown> | undefined): vo
   }
 }
 
-/** Both parts of the message (400 `validation_failed` when neither is given). */
+/** Both parts of the message (400 `validation_failed` when neither is given), the subject folded onto one line. */
 export function prepareEmail(input: RenderedEmail): PreparedEmail {
   const html = input.html ? input.html : undefined;
   const text = input.text ? input.text : undefined;
   if (html === undefined && text === undefined) throw validationFailed('Provide html or text (or both)');
   return {
-    subject: input.subject,
+    subject: foldHeaderText(input.subject),
     html: html ?? textToHtml(text!),
     text: text ?? htmlToText(html!),
     headers: normalizeHeaders(input.headers),

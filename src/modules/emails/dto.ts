@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { uuid, uuidOut } from '../../platform/validation';
+import { headerText } from './header-safety';
 import { HEADER_VALUE_MAX, HTML_MAX_BYTES, METADATA_MAX_BYTES, TEXT_MAX_BYTES, utf8Bytes } from './content';
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -14,11 +15,7 @@ const object = (description: string) => z.custom<Record<string, unknown>>(isObje
 export const EmailSend = z
   .object({
     to: z.string().openapi({ format: 'email', minLength: 1, maxLength: 320, description: 'Trimmed and lower-cased; not a valid address: 422 `invalid_recipient`' }),
-    subject: z
-      .string()
-      .min(1)
-      .max(998)
-      .refine((s) => !/\p{Cc}/u.test(s), { message: 'subject must not contain line breaks or control characters' }),
+    subject: headerText(z.string().min(1).max(998), 'subject').openapi({ description: 'One line: line breaks and other control characters answer 400' }),
     html: z
       .string()
       .refine((s) => utf8Bytes(s) <= HTML_MAX_BYTES, { message: `html must be at most ${HTML_MAX_BYTES} bytes` })

@@ -6,7 +6,7 @@ import { frameworkError, pathParams, providerEventBody, publicEntry, type Public
 import { workspaceDb } from '../../platform/shards';
 import { emailProviderNamed, InvalidProviderSignature } from '../../providers/email';
 import { findSend, locateSend, reportFact, type DeliveryFact } from './events';
-import { isMachineOpen, PIXEL_GIF, verifyToken, type TrackingPayload } from './tracking';
+import { isMachineOpen, locationOf, PIXEL_GIF, verifyToken, type TrackingPayload } from './tracking';
 
 /**
  * Open pixels and click redirects under `/t/` (no key: they are opened from
@@ -37,8 +37,7 @@ trackingApp.get('/c/:token', async (c) => {
   const payload = await verifyToken(c.env.TRACKING_SECRET, c.req.param('token'));
   if (!payload || typeof payload.u !== 'string') throw unknownLink();
   recordLater(c, payload, { type: 'clicked', url: payload.u });
-  // The original URL, verbatim (it was signed as written).
-  return new Response(null, { status: 302, headers: { location: payload.u, 'cache-control': 'no-store' } });
+  return new Response(null, { status: 302, headers: { location: locationOf(payload.u), 'cache-control': 'no-store' } });
 });
 
 /**
@@ -88,7 +87,7 @@ export function registerEmailPublicDocs(registry: PublicRegistry) {
     path: '/t/c/{token}',
     operationId: 'trackEmailClick',
     summary: 'Click-tracking redirect (in sent HTML)',
-    description: 'Not an API route: a wrapped link of a tracked email (`tracking.clicks`). Redirects (302) to the original URL verbatim and records the first click (`email.clicked`); never redirects anywhere else.',
+    description: 'Not an API route: a wrapped link of a tracked email (`tracking.clicks`). Redirects (302) to the original URL (characters outside printable ASCII percent-encoded as UTF-8) and records the first click (`email.clicked`); never redirects anywhere else.',
     request: { params: token },
     responses: { 302: { description: 'To the original URL' }, 404: frameworkError('Unknown or altered token') },
   } as never);

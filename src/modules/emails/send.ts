@@ -10,6 +10,7 @@ import { configuredEmailProvider, ProviderRejected } from '../../providers/email
 import { senderCandidates, fromEmail, type SenderProfileRow } from '../sender-profiles/service';
 import { suppressedQuery } from '../suppressions/service';
 import { checkMetadata, normalizeRecipient, prepareEmail, type PreparedEmail, type RenderedEmail } from './content';
+import { isPlainAddress, mailbox } from './header-safety';
 import { emailSends } from './schema';
 import { applyTracking } from './tracking';
 
@@ -115,10 +116,11 @@ export async function sendEmail(ctx: SendContext, input: SendEmailInput): Promis
   }
 }
 
-/** The sender gate: a named profile must exist, and the chosen one must be on a verified domain. */
+/** The sender gate: a named profile must exist, and the chosen one must be on a verified domain with one plain From address. */
 export function senderRefusal(profileId: string | undefined, sender: SenderProfileRow | undefined): ApiError | null {
   if (profileId !== undefined && !sender) return domainError(404, 'sender_profile_not_found', 'Sender profile not found');
   if (!sender || !sender.domain_verified) return domainError(409, 'no_verified_sender', 'No sender profile on a verified sending domain is available');
+  if (!isPlainAddress(fromEmail(sender))) return domainError(409, 'no_verified_sender', 'The sender profile has no valid from address');
   return null;
 }
 
@@ -210,7 +212,7 @@ async function deliver(ctx: SendContext, input: SendEmailInput, to: string, prep
   try {
     ({ messageId } = await provider.send(
       { env: ctx.env, db, workspaceId: ws.id },
-      { from: row.from!, fromName: sender.from_name, to, replyTo: input.replyTo ?? sender.reply_to, subject: prepared.subject, html, text: prepared.text, headers: prepared.headers, workspaceId: ws.id, sendId: row.id },
+      { from: mailbox(sender.from_name, row.from!), to, replyTo: input.replyTo ?? sender.reply_to, subject: prepared.subject, html, text: prepared.text, headers: prepared.headers, workspaceId: ws.id, sendId: row.id },
       await providerKey(ws.id, key, row.id),
     ));
   } catch (err) {

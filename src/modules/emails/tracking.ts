@@ -51,8 +51,28 @@ export async function verifyToken(secret: string | undefined, token: string): Pr
   }
 }
 
-/** Whether an href is wrapped: absolute http(s), not over-long. `mailto:`, anchors and relative links never are. */
-export const isTrackableUrl = (url: string) => /^https?:\/\/[^\s]/i.test(url) && url.length <= MAX_TRACKED_URL;
+/**
+ * Whether an href is wrapped: absolute http(s), not over-long, free of control
+ * characters (a line break or NUL in a link is never what a reader meant to
+ * follow, so it is not signed). `mailto:`, anchors and relative links never are.
+ */
+export const isTrackableUrl = (url: string) => /^https?:\/\/[^\s]/i.test(url) && url.length <= MAX_TRACKED_URL && !/\p{Cc}/u.test(url);
+
+/**
+ * A signed URL as a `Location` value: every character outside printable ASCII
+ * (controls, space, DEL, non-ASCII) becomes the percent escapes of its UTF-8
+ * bytes, as a browser encodes what it follows; escapes already written stay.
+ * A header value can then never break a line or fail to serialize.
+ */
+export function locationOf(url: string): string {
+  let out = '';
+  for (const ch of url) {
+    const code = ch.codePointAt(0)!;
+    if (code > 0x20 && code < 0x7f) out += ch;
+    else for (const byte of encoder.encode(ch)) out += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return out;
+}
 
 export type TrackingOptions = { opens: boolean; clicks: boolean };
 export type TrackingTarget = { secret: string | undefined; baseUrl: string; workspaceId: string; sendId: string };

@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { enumQuery, limitQuery, offsetQuery } from '../../platform/list';
 import { isoDateTime, uuid, uuidOut } from '../../platform/validation';
 import { CompileEnvelope, ContentInput, contentColumns } from '../content/dto';
+import { headerText } from '../emails/header-safety';
 import { ARCHIVE_MODES, FIRST_SEND_MODES, ISSUE_STATUSES, NEWSLETTER_STATUSES, START_POLICIES } from './schema';
 
 const ts = () => z.string().openapi({ format: 'date-time' });
@@ -72,11 +73,12 @@ export const Issue = IssueSummary.extend(contentColumns).openapi('NewsletterIssu
 export const IssueWritten = Issue.extend({ compile: CompileEnvelope }).openapi('NewsletterIssueWritten');
 export const IssueCreated = IssueWritten.extend({ duplicate: z.boolean() }).openapi('NewsletterIssueCreated');
 
-const subject = z.string().max(400);
+const subject = headerText(z.string().max(400), 'subject').openapi({ description: 'One line: line breaks and other control characters answer 400' });
+const preheader = z.string().max(400);
 export const IssueCreate = z
   .object({
     subject: subject.nullable().optional(),
-    preheader: subject.nullable().optional(),
+    preheader: preheader.nullable().optional(),
     include_in_archive: z.boolean().optional(),
     external_reference: z.string().min(1).max(255).optional(),
     content: ContentInput.optional(),
@@ -87,8 +89,8 @@ export type IssueCreateInput = z.infer<typeof IssueCreate>;
 
 export const IssuePatch = z
   .object({
-    subject: subject.nullable().optional().openapi({ description: 'null clears it' }),
-    preheader: subject.nullable().optional().openapi({ description: 'null clears it' }),
+    subject: subject.nullable().optional().openapi({ description: 'null clears it; one line: line breaks and other control characters answer 400' }),
+    preheader: preheader.nullable().optional().openapi({ description: 'null clears it' }),
     include_in_archive: z.boolean().optional().openapi({ description: 'null is refused' }),
     content: ContentInput.optional().openapi({ description: 'Replaces the content and recompiles; null is refused' }),
   })

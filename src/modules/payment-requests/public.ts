@@ -98,7 +98,8 @@ paymentPublicRoutes.post('/pay/:token', limitPublicPost('pay'), async (c) => {
  * A provider's payment confirmation, verified its own way (Stripe:
  * `Stripe-Signature`). A bad or stale signature answers 400 and changes
  * nothing; events that confirm nothing, and confirmations of links this
- * service does not know, answer 200 so the provider stops retrying.
+ * service does not know or another provider issued, answer 200 so the
+ * provider stops retrying.
  */
 paymentPublicRoutes.post('/providers/payments/:provider', async (c) => {
   const name = c.req.param('provider');
@@ -158,7 +159,7 @@ export function registerPaymentPublicDocs(registry: PublicRegistry) {
     operationId: 'receivePaymentProviderWebhook',
     summary: 'Payment provider webhook (called by the provider)',
     description:
-      'Not for API clients: `stripe` posts Checkout Session events here, verified from `Stripe-Signature` (HMAC-SHA256 of `t.payload` with `STRIPE_WEBHOOK_SECRET`, 5-minute tolerance). `checkout.session.completed` and `checkout.session.async_payment_succeeded` of a paid session pay the link (once, whatever the number of deliveries); other events and unknown links answer 200 without effect.',
+      'Not for API clients: `stripe` posts Checkout Session events here, verified from `Stripe-Signature` (HMAC-SHA256 of `t.payload` with `STRIPE_WEBHOOK_SECRET`, 5-minute tolerance). `checkout.session.completed` and `checkout.session.async_payment_succeeded` of a paid session pay the link (once, whatever the number of deliveries); other events, unknown links and links another provider issued answer 200 without effect.',
     request: {
       params: z.object({ provider: z.string().openapi({ param: { name: 'provider', in: 'path' }, example: 'stripe' }) }),
       headers: z.object({ 'stripe-signature': z.string().optional().openapi({ description: '`t=<unix>,v1=<hex>`' }) }),

@@ -298,12 +298,15 @@ export type Settlement = { row: PaymentRequestRow; changed: boolean };
  * `payment_request:<id>`) whose id lands in `contact_payment_id`, all in one
  * batch with `payment_request.paid`. The status update is guarded and the
  * ledger reference unique, so duplicate webhooks and parallel completes pay
- * once; the others find the link paid and change nothing.
+ * once; the others find the link paid and change nothing. A confirmation
+ * from another provider than the one that issued the link is about a link
+ * that provider does not know: 404, and nothing changes.
  */
 export async function settlePaymentRequest(ctx: ServiceContext, id: string, confirmation: Omit<PaymentConfirmation, 'workspaceId' | 'paymentRequestId'>): Promise<Settlement> {
   return retryOnConflict(
     async () => {
       const row = await findPaymentRequest(ctx, id);
+      if (row.provider !== confirmation.provider) throw paymentRequestNotFound();
       if (row.status === 'paid') return { row, changed: false };
       const now = nowIso();
       const document = confirmation.document ?? row.document;

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { audienceFiltersInput } from '../contacts/audience';
+import { ownKeyRecord } from '../../platform/json-bounds';
 import { listQuery } from '../../platform/list';
 import { isoDateTime, uuid, uuidOut } from '../../platform/validation';
 import { CAMPAIGN_STATUSES, MEDIA_TYPES, TEMPLATE_CATEGORIES, TEMPLATE_STATUSES } from './schema';
@@ -113,10 +114,11 @@ export const TemplateSendResult = z
 
 /* Campaigns */
 
-const variables = z
-  .record(z.string().regex(/^[a-z0-9_]{1,64}$/, { message: 'variable names are placeholder names: lower-case letters, digits and underscores' }), z.string().min(1).max(1024))
+const variables = ownKeyRecord(z.string().regex(/^[a-z0-9_]{1,64}$/, { message: 'variable names are placeholder names: lower-case letters, digits and underscores' }), z.string().min(1).max(1024))
   .refine((v) => Object.keys(v).length <= 50, { message: 'at most 50 variables' })
   .openapi({
+    type: 'object',
+    additionalProperties: { type: 'string', minLength: 1, maxLength: 1024 },
     description:
       'One value per body placeholder of the template, keyed by the placeholder name (`"1"`, `"first_name"`). A value may reference contact fields: `{{contact.first_name}}`, `{{contact.custom_fields.plan}}`, with a fallback for empty fields: `{{contact.first_name|there}}`.',
     example: { '1': '{{contact.first_name|there}}', '2': 'SPRING20' },

@@ -24,23 +24,28 @@ export function variableProblems(variables: Record<string, string>, placeholders
   return problems;
 }
 
-/** The variables with the contact's fields filled in; a placeholder whose value comes out empty is named in `empty`. */
+/**
+ * The variables with the contact's fields filled in; a placeholder whose value comes out empty is named in `empty`.
+ * Names are own keys only (`__proto__` is a placeholder or custom field name like any other).
+ */
 export function personalize(variables: Record<string, string>, contact: RecipientContact): { values: Record<string, string>; empty: string[] } {
   let custom: Record<string, unknown> | null = null;
   const field = (path: string): string => {
     if (path.startsWith('custom_fields.')) {
       custom ??= JSON.parse(contact.custom_fields || '{}') as Record<string, unknown>;
-      const v = custom[path.slice('custom_fields.'.length)];
+      const key = path.slice('custom_fields.'.length);
+      const v = Object.hasOwn(custom, key) ? custom[key] : null;
       return v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
     }
     return (contact as Record<string, string | null>)[path] ?? '';
   };
-  const values: Record<string, string> = {};
   const empty: string[] = [];
-  for (const [name, template] of Object.entries(variables)) {
-    const value = template.replace(TOKEN, (_, path: string, fallback: string | undefined) => field(path.trim()).trim() || (fallback ?? '').trim()).trim();
-    if (!value) empty.push(name);
-    values[name] = value;
-  }
+  const values = Object.fromEntries(
+    Object.entries(variables).map(([name, template]) => {
+      const value = template.replace(TOKEN, (_, path: string, fallback: string | undefined) => field(path.trim()).trim() || (fallback ?? '').trim()).trim();
+      if (!value) empty.push(name);
+      return [name, value];
+    }),
+  );
   return { values, empty };
 }

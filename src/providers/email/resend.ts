@@ -5,14 +5,17 @@ import { type BatchOutcome, type BounceType, type DeliveryType, type EmailProvid
 
 export const RESEND_API = 'https://api.resend.com';
 
-/** Resend's webhook types this service turns into delivery facts; the rest (sent, delivery_delayed, ...) are skipped. */
-const TYPES: Record<string, DeliveryType> = {
-  'email.delivered': 'delivered',
-  'email.bounced': 'bounced',
-  'email.complained': 'complained',
-  'email.opened': 'opened',
-  'email.clicked': 'clicked',
-};
+/**
+ * Resend's webhook types this service turns into delivery facts; the rest (sent, delivery_delayed, ...) are skipped.
+ * A Map: a type named like an inherited object property (`constructor`, `__proto__`) is unknown, like any other.
+ */
+const TYPES = new Map<unknown, DeliveryType>([
+  ['email.delivered', 'delivered'],
+  ['email.bounced', 'bounced'],
+  ['email.complained', 'complained'],
+  ['email.opened', 'opened'],
+  ['email.clicked', 'clicked'],
+]);
 
 /** Resend reports `Permanent`, `Transient` or `Undetermined` bounces; a suppression follows only a hard one. */
 function bounceType(raw: unknown): BounceType | undefined {
@@ -48,7 +51,7 @@ type ResendError = { message?: string; name?: string };
  */
 /** One message in Resend's request shape; `tags` name the workspace and send so webhooks find their way back. */
 const resendPayload = (message: OutgoingEmail) => ({
-  from: message.fromName ? `${message.fromName.replace(/["\\]/g, '')} <${message.from}>` : message.from,
+  from: message.from,
   to: [message.to],
   subject: message.subject,
   html: message.html,
@@ -132,7 +135,7 @@ export function resendEmailProvider(fetcher: typeof fetch = (input, init) => fet
       } catch {
         throw new InvalidProviderSignature('Invalid webhook signature');
       }
-      const type = typeof payload.type === 'string' ? TYPES[payload.type] : undefined;
+      const type = TYPES.get(payload.type);
       const data = payload.data ?? {};
       if (!type || typeof data.email_id !== 'string') return [];
       const bounce = (data.bounce ?? {}) as { type?: unknown; message?: unknown };

@@ -36,8 +36,7 @@ async function record({ db, workspaceId }: ProviderContext, messages: KeyedEmail
   const rows: OutboxRow[] = [];
   messages.forEach(({ message: m, idempotencyKey }, i) => {
     if (outcomes[i]) return;
-    const from = m.fromName ? `${m.fromName} <${m.from}>` : m.from;
-    rows.push({ id: uuidv7(), k: idempotencyKey, to: m.to, from, subject: m.subject, html: m.html, text: m.text, headers: JSON.stringify(m.headers) });
+    rows.push({ id: uuidv7(), k: idempotencyKey, to: m.to, from: m.from, subject: m.subject, html: m.html, text: m.text, headers: JSON.stringify(m.headers) });
   });
   if (rows.length === 0) return outcomes as BatchOutcome[];
   const now = nowIso();

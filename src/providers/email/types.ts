@@ -3,8 +3,8 @@ import type { Db } from '../../platform/db';
 
 /** One rendered message, ready for a provider. */
 export type OutgoingEmail = {
+  /** The From header: one mailbox, `Name <address>` or `"Quoted, name" <address>` (never a second address, never a line break). */
   from: string;
-  fromName: string;
   to: string;
   replyTo: string | null;
   subject: string;
