@@ -98,6 +98,23 @@ describe('hosted booking page', () => {
   });
 });
 
+describe('manage token', () => {
+  it('is exactly `<booking id>.<signature>`: a token with more segments is a 404 page, and its cancel changes nothing', async () => {
+    const { ws, mt } = await setupType();
+    const b = await book(ws, { meeting_type_id: mt.id, start_at: futureHour(5), invitee: invitee() });
+    const [{ shard }] = (await (env as any).DB.prepare('SELECT shard FROM workspaces WHERE id = ?').bind(ws.id).all()).results;
+    const path = new URL(await manageUrl(shardDb(env as any, shard), ws.id, 'https://api.test', b.body.id)).pathname;
+    expect((await call('GET', path)).status).toBe(200);
+    for (const extra of ['.x', '.', '..', '.AAAA.BBBB']) {
+      const page = await call('GET', `${path}${extra}`);
+      expect(page.status, extra).toBe(404);
+      expect(page.body).toContain('This booking page does not exist');
+      expect((await form(`${path}${extra}/cancel`, { reason: 'extra segment' })).status, extra).toBe(404);
+    }
+    expect((await ws.api('GET', `/v1/bookings/${b.body.id}`)).body.status).toBe('confirmed');
+  });
+});
+
 describe('confirmation email', () => {
   it('renders subject, html, text, recipient and a manage link that opens the manage page', async () => {
     const { ws, mt, hosts } = await setupType();
