@@ -8,6 +8,7 @@ import { docsContentSecurityPolicy, docsPage } from './platform/docs-page';
 import { httpError, renderError } from './platform/errors';
 import { EventSink, publishCommitted } from './platform/events';
 import { logRequests } from './platform/request-log';
+import { securityHeaders } from './platform/security-headers';
 import { registerSharedComponents } from './platform/openapi';
 import { createRouter, parseJsonBody } from './platform/validation';
 import { registerEventWebhooks } from './modules/events/payloads';
@@ -55,7 +56,7 @@ export function buildApp() {
     return renderError(httpError(404, `Cannot ${c.req.method} ${c.req.path}`), c);
   });
 
-  app.use('*', serverToServerOnly);
+  app.use('*', securityHeaders, serverToServerOnly);
 
   // Public documentation, registered before the /v1 guard so it needs no key.
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {

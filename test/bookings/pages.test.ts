@@ -89,7 +89,9 @@ describe('hosted booking page', () => {
     expect(framed.body).toContain('name="start_at"');
     expect(framed.body).toContain(`name="embed_key" value="${embed.embed_key}"`);
     const res = await form(path, { start_at: futureHour(3), timezone: 'UTC', name: 'Embed Person', email: 'embed@example.com', embed_key: embed.embed_key });
-    expect(res.status).toBe(303);
+    // The frame shows the booking; the manage page opens outside it.
+    expect(res.status).toBe(200);
+    expect(res.body).toContain('See or cancel your booking');
     const [row] = await rowsIn(ws.id, 'SELECT source FROM bookings WHERE workspace_id = ?', ws.id);
     expect(row.source).toBe('embed');
     await adminOk('POST', `/workspaces/${ws.id}/embed-key/rotate`, {});
