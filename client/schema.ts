@@ -1442,13 +1442,13 @@ export interface paths {
         };
         /**
          * Hosted booking page (HTML, for the invitee)
-         * @description Not an API route: the page `page_url` opens. Days with open times, the open slots of the chosen day in the invitee's zone, and a form for name, email and notes. Works without JavaScript (a small script only fills in the browser's zone). With `embed_key` it is the embed's page: a rotated key answers 403.
+         * @description Not an API route: the page `page_url` opens. Days with open times, the open slots of the chosen day in the invitee's zone, and a form for name, email and notes. Works without JavaScript (a small script, allowed by its hash in the Content-Security-Policy, only fills in the browser's zone). With `embed_key` it is the embed's page, the one page any site may frame (`frame-ancestors *`; every other page answers `frame-ancestors 'none'` and `X-Frame-Options: DENY`): a rotated key answers 403.
          */
         get: operations["getBookingPage"];
         put?: never;
         /**
          * Book from the hosted page (form post)
-         * @description The form of the booking page (`start_at`, `timezone`, `name`, `email`, `notes?`, `embed_key?`): books through the same service as `POST /v1/bookings` (`source` `public_page`, or `embed`) and redirects (303) to the manage page. A taken slot or invalid input shows the page again with the reason. Limits: 10 posts a minute per source IP, and 100 bookings an hour per workspace (`rate_limits.bookings_per_hour`); a refused post books and sends nothing.
+         * @description The form of the booking page (`start_at`, `timezone`, `name`, `email`, `notes?`, `embed_key?`): books through the same service as `POST /v1/bookings` (`source` `public_page`, or `embed`) and redirects (303) to the manage page; in the embed (a current `embed_key`) it answers 200, inside the frame, with the booking and a link that opens the manage page in a new tab. A taken slot or invalid input shows the page again with the reason. Limits: 10 posts a minute per source IP, and 100 bookings an hour per workspace (`rate_limits.bookings_per_hour`); a refused post books and sends nothing.
          */
         post: operations["bookFromBookingPage"];
         delete?: never;
@@ -16556,6 +16556,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Booked in the embed: the booking and a link to its manage page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /** @description To the manage page of the new booking */
             303: {
                 headers: {
@@ -16630,7 +16639,7 @@ export interface operations {
             path: {
                 /** @description The workspace id */
                 ws: string;
-                /** @description The signed manage token from the confirmation (never in the API or events) */
+                /** @description The signed manage token from the confirmation, exactly `<booking id>.<signature>` (never in the API or events) */
                 token: string;
             };
             cookie?: never;
@@ -16664,7 +16673,7 @@ export interface operations {
             path: {
                 /** @description The workspace id */
                 ws: string;
-                /** @description The signed manage token from the confirmation (never in the API or events) */
+                /** @description The signed manage token from the confirmation, exactly `<booking id>.<signature>` (never in the API or events) */
                 token: string;
             };
             cookie?: never;

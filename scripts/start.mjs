@@ -112,7 +112,11 @@ await run('Applying migrations to the local databases', process.execPath, [join(
 });
 console.log(`Starting wrangler dev on port ${port}...`);
 
-const child = spawn(join(bin, 'wrangler'), ['dev', '--port', String(port), '--persist-to', persist, '--test-scheduled'], {
+const base = `http://127.0.0.1:${port}`;
+// Mail sent by the sweeps has no request to take its links' origin from: point them at this server
+// unless .dev.vars names another origin.
+const publicBase = vars.PUBLIC_BASE_URL ? [] : ['--var', `PUBLIC_BASE_URL:${base}`];
+const child = spawn(join(bin, 'wrangler'), ['dev', '--port', String(port), '--persist-to', persist, '--test-scheduled', ...publicBase], {
   cwd: root,
   env,
   stdio: ['inherit', 'pipe', 'pipe'],
@@ -172,7 +176,6 @@ function relay(source, stream) {
 relay(child.stdout, process.stdout);
 relay(child.stderr, process.stderr);
 
-const base = `http://127.0.0.1:${port}`;
 try {
   await waitForServer(base, child);
   const demo = await seedDemo({ base, adminToken: vars.ADMIN_TOKEN, stateFile: join(persist, 'demo.json'), readFileSync, writeFileSync, existsSync });

@@ -9,6 +9,7 @@ import { httpError, renderError } from './platform/errors';
 import { home } from './platform/home-page';
 import { EventSink, publishCommitted } from './platform/events';
 import { logRequests } from './platform/request-log';
+import { securityHeaders } from './platform/security-headers';
 import { registerSharedComponents } from './platform/openapi';
 import { createRouter, parseJsonBody } from './platform/validation';
 import { registerEventWebhooks } from './modules/events/payloads';
@@ -84,7 +85,7 @@ export function buildApp() {
     return renderError(httpError(404, `Cannot ${c.req.method} ${c.req.path}`), c);
   });
 
-  app.use('*', serverToServerOnly);
+  app.use('*', securityHeaders, serverToServerOnly);
 
   // Public documentation, registered before the /v1 guard so it needs no key.
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { FEATURES } from '../modules/workspaces/model';
+import { isPhoneCountry } from '../platform/phone';
 import { isValidTimeZone } from '../platform/timezones';
 import { hasAtMostTwoDecimals } from '../platform/money';
 
@@ -10,7 +11,11 @@ const rateLimit = z.number().int().min(1).max(1_000_000).nullable().optional();
 const workspaceFields = {
   name: z.string().trim().min(1).max(200),
   timezone: z.string().refine(isValidTimeZone, { message: 'timezone must be a valid IANA time zone id' }),
-  default_country: z.string().regex(/^[A-Za-z]{2}$/, { message: 'default_country must be an ISO-3166 alpha-2 code' }),
+  default_country: z
+    .string()
+    .regex(/^[A-Za-z]{2}$/, { message: 'default_country must be an ISO-3166 alpha-2 code' })
+    // Two letters that name no region would fail every later phone write of the workspace.
+    .refine((code) => !/^[A-Za-z]{2}$/.test(code) || isPhoneCountry(code), { message: 'must be a country code of the phone numbering plan (ISO 3166 alpha-2, e.g. US, GB, DE)' }),
   currency: z.string().regex(/^[A-Za-z]{3}$/, { message: 'currency must be a 3-letter code' }),
   api_access: z.boolean(),
   features: z.array(z.enum(FEATURES)).max(FEATURES.length),

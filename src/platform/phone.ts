@@ -1,4 +1,4 @@
-import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
+import { isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
 
 /**
  * E.164 form of a phone number, reading local numbers in the workspace's
@@ -12,3 +12,6 @@ export function toE164(input: string, defaultCountry: string): string | null {
   if (!parsed || !parsed.isPossible()) return null;
   return parsed.number;
 }
+
+/** Whether local numbers can be read in this region (an ISO 3166 alpha-2 code the numbering metadata holds, any case). */
+export const isPhoneCountry = (code: string) => isSupportedCountry(code.toUpperCase());

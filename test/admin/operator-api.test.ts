@@ -53,6 +53,42 @@ describe('workspaces', () => {
     expect((await admin('PATCH', '/workspaces/00000000-0000-7000-8000-000000000000', { name: 'y' })).status).toBe(404);
   });
 
+  it('refuses a whatsapp_phone_number_id another workspace holds: 409 on create and on PATCH', async () => {
+    const number = `pn-${crypto.randomUUID()}`;
+    const first = await adminOk('POST', '/workspaces', { name: 'First', whatsapp_phone_number_id: number });
+    const conflict = { statusCode: 409, message: 'Another workspace already uses this whatsapp_phone_number_id', error: 'Conflict' };
+    const created = await admin('POST', '/workspaces', { name: 'Second', whatsapp_phone_number_id: number });
+    expect(created.status).toBe(409);
+    expect(created.body).toEqual(conflict);
+    // Without one, a workspace's number is its id: that is taken too.
+    const plain = await adminOk('POST', '/workspaces', { name: 'Plain' });
+    const other = await adminOk('POST', '/workspaces', { name: 'Other' });
+    for (const taken of [number, plain.id]) {
+      const patched = await admin('PATCH', `/workspaces/${other.id}`, { whatsapp_phone_number_id: taken, name: 'Renamed' });
+      expect(patched.status).toBe(409);
+      expect(patched.body).toEqual(conflict);
+    }
+    expect(await adminOk('GET', `/workspaces/${other.id}`)).toMatchObject({ name: 'Other', whatsapp_phone_number_id: other.id });
+    // A workspace may send its own number again.
+    expect((await admin('PATCH', `/workspaces/${first.id}`, { whatsapp_phone_number_id: number })).status).toBe(200);
+  });
+
+  it('refuses a default_country the phone library does not know: 400 on create and on PATCH', async () => {
+    const message = ['default_country: must be a country code of the phone numbering plan (ISO 3166 alpha-2, e.g. US, GB, DE)'];
+    for (const code of ['XX', 'aa', 'ZZ']) {
+      const created = await admin('POST', '/workspaces', { name: 'x', default_country: code });
+      expect(created.status, code).toBe(400);
+      expect(created.body).toMatchObject({ statusCode: 400, message, error: 'Bad Request' });
+    }
+    const ws = await adminOk('POST', '/workspaces', { name: 'Acme', default_country: 'gb' });
+    expect(ws.default_country).toBe('GB');
+    const patched = await admin('PATCH', `/workspaces/${ws.id}`, { default_country: 'XX' });
+    expect(patched.status).toBe(400);
+    expect(patched.body).toMatchObject({ statusCode: 400, message });
+    expect((await adminOk('GET', `/workspaces/${ws.id}`)).default_country).toBe('GB');
+    expect((await adminOk('PATCH', `/workspaces/${ws.id}`, { default_country: 'de' })).default_country).toBe('DE');
+  });
+
   it('patches partially and merges settings objects (null removes a key)', async () => {
     const ws = await adminOk('POST', '/workspaces', { name: 'Acme', caps: { contacts: 10, deals: 5 }, timezone: 'Europe/Berlin' });
     const patched = await adminOk('PATCH', `/workspaces/${ws.id}`, { caps: { deals: null, orders: 3 }, currency: 'eur' });

@@ -91,12 +91,31 @@ describe('hosted booking page', () => {
     expect(framed.body).toContain('name="start_at"');
     expect(framed.body).toContain(`name="embed_key" value="${embed.embed_key}"`);
     const res = await form(path, { start_at: futureHour(3), timezone: 'UTC', name: 'Embed Person', email: 'embed@example.com', embed_key: embed.embed_key });
-    expect(res.status).toBe(303);
+    // The frame shows the booking; the manage page opens outside it.
+    expect(res.status).toBe(200);
+    expect(res.body).toContain('See or cancel your booking');
     const [row] = await rowsIn(ws.id, 'SELECT source FROM bookings WHERE workspace_id = ?', ws.id);
     expect(row.source).toBe('embed');
     await adminOk('POST', `/workspaces/${ws.id}/embed-key/rotate`, {});
     expect((await call('GET', `${path}?embed_key=${embed.embed_key}`)).status).toBe(403);
     expect((await form(path, { start_at: futureHour(4), timezone: 'UTC', name: 'Old Snippet', email: 'old@example.com', embed_key: embed.embed_key })).status).toBe(403);
+  });
+});
+
+describe('manage token', () => {
+  it('is exactly `<booking id>.<signature>`: a token with more segments is a 404 page, and its cancel changes nothing', async () => {
+    const { ws, mt } = await setupType();
+    const b = await book(ws, { meeting_type_id: mt.id, start_at: futureHour(5), invitee: invitee() });
+    const [{ shard }] = (await (env as any).DB.prepare('SELECT shard FROM workspaces WHERE id = ?').bind(ws.id).all()).results;
+    const path = new URL(await manageUrl(shardDb(env as any, shard), ws.id, 'https://api.test', b.body.id)).pathname;
+    expect((await call('GET', path)).status).toBe(200);
+    for (const extra of ['.x', '.', '..', '.AAAA.BBBB']) {
+      const page = await call('GET', `${path}${extra}`);
+      expect(page.status, extra).toBe(404);
+      expect(page.body).toContain('This booking page does not exist');
+      expect((await form(`${path}${extra}/cancel`, { reason: 'extra segment' })).status, extra).toBe(404);
+    }
+    expect((await ws.api('GET', `/v1/bookings/${b.body.id}`)).body.status).toBe('confirmed');
   });
 });
 

@@ -43,6 +43,30 @@ describe('webhook endpoint URLs', () => {
     expect(res.body.error).toEqual({ code: 'unsafe_url', message });
   });
 
+  it.each([
+    'http://169.254.169.254../',
+    'http://10.0.0.1../hook',
+    'http://localhost../',
+    'http://localhost.../',
+    'https://example.com../hook',
+    'https://.example.com/hook',
+    'https://hooks..example.com/hook',
+    'http://127.0.0.1%2E%2E/',
+  ])('refuses %s: a host with an empty label', async (url) => {
+    const ws = await makeWorkspace({}, { pipeline: false });
+    const res = await ws.api('POST', '/v1/webhook-endpoints', { url });
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(res.body.error).toEqual({ code: 'unsafe_url', message: 'url host must not have empty labels (a leading dot, ".." or more than one trailing dot)' });
+    expect(await rowOnShards('SELECT id FROM webhook_endpoints WHERE workspace_id = ?', ws.id)).toBeFalsy();
+  });
+
+  it('still takes one trailing dot (the fully qualified spelling) and keeps it', async () => {
+    const ws = await makeWorkspace({}, { pipeline: false });
+    const res = await ws.api('POST', '/v1/webhook-endpoints', { url: 'https://example.com./hook' });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body.url).toBe('https://example.com./hook');
+  });
+
   it('refuses a URL that grows past 2048 characters once normalized', async () => {
     const ws = await makeWorkspace({}, { pipeline: false });
     const res = await ws.api('POST', '/v1/webhook-endpoints', { url: `https://example.com/${'ü'.repeat(700)}` });

@@ -58,10 +58,12 @@ export const manageUrlWith = async (linkSecret: string, workspaceId: string, bas
 export const manageUrl = async (db: Db, workspaceId: string, base: string, bookingId: string) =>
   manageUrlWith((await bookingSettingsOf(db, workspaceId)).linkSecret, workspaceId, base, bookingId);
 
-/** The booking id a manage token stands for, or null when the signature does not match (constant-time compare). */
+/** The booking id a manage token (exactly two parts) stands for, or null when the signature does not match (constant-time compare). */
 export async function verifyManageToken(db: Db, workspaceId: string, token: string): Promise<string | null> {
-  const [bookingId, mac] = token.split('.');
-  if (!bookingId || !mac || !/^[0-9a-f-]{36}$/.test(bookingId)) return null;
+  const parts = token.split('.');
+  if (parts.length !== 2) return null;
+  const [bookingId, mac] = parts;
+  if (!mac || !/^[0-9a-f-]{36}$/.test(bookingId)) return null;
   const [settings] = await db.select().from(bookingSettings).where(eq(bookingSettings.workspaceId, workspaceId)).limit(1);
   if (!settings) return null;
   const expected = await sign(settings.linkSecret, `${workspaceId}:${bookingId}`);

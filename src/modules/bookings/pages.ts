@@ -7,6 +7,7 @@ import type { ServiceContext } from '../../platform/context';
 import { ApiError } from '../../platform/errors';
 import { publishCommitted } from '../../platform/events';
 import { escapeHtml as esc } from '../../platform/html';
+import { base64 } from '../../platform/ids';
 import { isValidTimeZone } from '../../platform/timezones';
 import { publicWorkspaceContext } from '../workspaces/context';
 import { inviteeTime, manageUrl, verifyManageToken } from './confirmation';
@@ -35,13 +36,26 @@ label.f{display:block;margin:.6rem 0 .2rem;font-weight:600}input[type=text],inpu
 button{margin-top:1rem;background:#2680c2;color:#fff;border:0;border-radius:6px;padding:.6rem 1.2rem;font-size:1rem;cursor:pointer}button.danger{background:#c62828}
 .note{padding:.6rem .8rem;border-radius:6px;background:#fff3c4;margin:1rem 0}.ok{background:#e3f9e5}dl{display:grid;grid-template-columns:10rem 1fr;gap:.3rem}dt{color:#52606d}`;
 
-function page(c: Context<AppEnv>, title: string, body: string, status: 200 | 400 | 403 | 404 | 409 = 200) {
-  c.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; form-action 'self'; frame-ancestors *; base-uri 'none'");
+/** The browser's zone, when the URL names none: the page works the same without it (UTC). */
+const ZONE_SCRIPT = `(function(){var u=new URL(location.href);if(!u.searchParams.get('tz')){try{var z=Intl.DateTimeFormat().resolvedOptions().timeZone;if(z){u.searchParams.set('tz',z);location.replace(u.toString());}}catch(e){}}})();`;
+
+let zoneScriptSource: Promise<string> | undefined;
+/** The CSP source that lets exactly the zone script run: its SHA-256, worked out once per instance. */
+const zoneScriptHash = () =>
+  (zoneScriptSource ??= crypto.subtle.digest('SHA-256', new TextEncoder().encode(ZONE_SCRIPT)).then((d) => `'sha256-${base64(new Uint8Array(d))}'`));
+
+/**
+ * `framed`: the booking page as the embed shows it (the request carries an embed key), the
+ * only page any site may frame. Every other page (the manage page's cancel button above all)
+ * refuses framing, here and through `X-Frame-Options` (src/platform/security-headers.ts).
+ */
+async function page(c: Context<AppEnv>, title: string, body: string, opts: { status?: 200 | 400 | 403 | 404 | 409; framed?: boolean } = {}) {
+  c.header('Content-Security-Policy', `default-src 'none'; style-src 'unsafe-inline'; script-src ${await zoneScriptHash()}; form-action 'self'; frame-ancestors ${opts.framed ? '*' : "'none'"}; base-uri 'none'`);
   c.header('Cache-Control', 'no-store');
-  return c.html(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(title)}</title><style>${STYLE}</style></head><body><main>${body}</main></body></html>`, status);
+  return c.html(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(title)}</title><style>${STYLE}</style></head><body><main>${body}</main></body></html>`, opts.status ?? 200);
 }
 
-const notFoundPage = (c: Context<AppEnv>) => page(c, 'Not found', '<h1>Not found</h1><p>This booking page does not exist.</p>', 404);
+const notFoundPage = (c: Context<AppEnv>, framed = false) => page(c, 'Not found', '<h1>Not found</h1><p>This booking page does not exist.</p>', { status: 404, framed });
 
 const publicContext = (c: Context<AppEnv>, wsId: string) => publicWorkspaceContext(c.env, wsId, 'booking');
 
@@ -65,7 +79,7 @@ async function embedSource(ctx: ServiceContext, key: string | undefined): Promis
   return key === settings.embedKey ? 'embed' : 'stale';
 }
 
-const staleEmbed = (c: Context<AppEnv>) => page(c, 'Out of date', '<h1>This booking widget is out of date</h1><p>The site owner needs to paste the current booking snippet.</p>', 403);
+const staleEmbed = (c: Context<AppEnv>) => page(c, 'Out of date', '<h1>This booking widget is out of date</h1><p>The site owner needs to paste the current booking snippet.</p>', { status: 403, framed: true });
 
 const zoneOf = (raw: string | undefined) => (raw && isValidTimeZone(raw) ? raw : 'UTC');
 
@@ -91,12 +105,10 @@ function localDay(start: string, zone: string): string | undefined {
 
 const clock = (iso: string, zone: string) => Temporal.Instant.from(iso).toZonedDateTimeISO(zone).toLocaleString('en-US', { hour: 'numeric', minute: '2-digit' });
 
-/** The browser's zone, when the URL names none: the page works the same without it (UTC). */
-const ZONE_SCRIPT = `<script>(function(){var u=new URL(location.href);if(!u.searchParams.get('tz')){try{var z=Intl.DateTimeFormat().resolvedOptions().timeZone;if(z){u.searchParams.set('tz',z);location.replace(u.toString());}}catch(e){}}})();</script>`;
-
 async function renderBookingPage(c: Context<AppEnv>, ctx: ServiceContext, slug: string, q: { day?: string; tz?: string; embed_key?: string }, notice?: { text: string; status: 400 | 409 }) {
   const mt = await typeBySlug(ctx, slug);
-  if (!mt || !mt.isActive) return notFoundPage(c);
+  const framed = q.embed_key !== undefined;
+  if (!mt || !mt.isActive) return notFoundPage(c, framed);
   const zone = zoneOf(q.tz);
   const today = Temporal.Now.plainDateISO(zone);
   const asked = dayOf(q.day, zone);
@@ -139,8 +151,15 @@ ${notice ? `<p class="note" role="alert">${esc(notice.text)}</p>` : ''}
 <label class="f" for="name">Your name</label><input type="text" id="name" name="name" required maxlength="200" autocomplete="name">
 <label class="f" for="email">Email</label><input type="email" id="email" name="email" required maxlength="320" autocomplete="email">
 <label class="f" for="notes">Notes (optional)</label><input type="text" id="notes" name="notes" maxlength="2000">
-<button type="submit"${slots.length ? '' : ' disabled'}>Book</button></form>${q.tz ? '' : ZONE_SCRIPT}`;
-  return page(c, mt.name, body, notice?.status ?? 200);
+<button type="submit"${slots.length ? '' : ' disabled'}>Book</button></form>${q.tz ? '' : `<script>${ZONE_SCRIPT}</script>`}`;
+  return page(c, mt.name, body, { status: notice?.status ?? 200, framed });
+}
+
+/** The end of a booking made in the embed: what was booked, and the manage page as a link that leaves the frame. */
+function bookedInFrame(c: Context<AppEnv>, name: string, b: { start_at: string; invitee_timezone: string }, manage: string) {
+  const body = `<p class="note ok" role="status">You are booked.</p><h1>${esc(name)}</h1><dl><dt>When</dt><dd>${esc(inviteeTime(b.start_at, b.invitee_timezone))}</dd></dl>
+<p><a href="${esc(`${manage}?booked=1`)}" target="_blank" rel="noopener noreferrer">See or cancel your booking</a> (opens in a new tab; keep the link).</p>`;
+  return page(c, 'Booked', body, { framed: true });
 }
 
 /*
@@ -195,23 +214,23 @@ bookingPages.post('/:ws/:page/:token/cancel', limitPublicPost('booking-manage'),
 });
 
 bookingPages.get('/:ws/:slug', async (c) => {
-  const ctx = await publicContext(c, c.req.param('ws'));
-  if (!ctx) return notFoundPage(c);
   const q = c.req.query();
+  const ctx = await publicContext(c, c.req.param('ws'));
+  if (!ctx) return notFoundPage(c, q.embed_key !== undefined);
   if ((await embedSource(ctx, q.embed_key)) === 'stale') return staleEmbed(c);
   return renderBookingPage(c, ctx, c.req.param('slug'), q);
 });
 
 bookingPages.post('/:ws/:slug', limitPublicPost('booking'), async (c) => {
-  const ctx = await publicContext(c, c.req.param('ws'));
-  if (!ctx) return notFoundPage(c);
   const form = await c.req.parseBody();
   const field = (k: string) => (typeof form[k] === 'string' ? (form[k] as string).trim() : '');
   const embedKey = field('embed_key') || undefined;
+  const ctx = await publicContext(c, c.req.param('ws'));
+  if (!ctx) return notFoundPage(c, embedKey !== undefined);
   const source = await embedSource(ctx, embedKey);
   if (source === 'stale') return staleEmbed(c);
   const mt = await typeBySlug(ctx, c.req.param('slug'));
-  if (!mt || !mt.isActive) return notFoundPage(c);
+  if (!mt || !mt.isActive) return notFoundPage(c, source === 'embed');
   const zone = zoneOf(field('timezone'));
   const start = field('start_at');
   const q = { tz: zone, day: localDay(start, zone), embed_key: embedKey };
@@ -227,7 +246,10 @@ bookingPages.post('/:ws/:slug', limitPublicPost('booking'), async (c) => {
       { source, base, env: c.env, defer: afterResponse(c.executionCtx) },
     );
     publish(c, ctx);
-    return c.redirect(`${await manageUrl(ctx.db, ctx.ws.id, base, booking.id)}?booked=1`, 303);
+    const manage = await manageUrl(ctx.db, ctx.ws.id, base, booking.id);
+    // Inside the embed's frame the manage page (which refuses framing) opens in a tab of its own.
+    if (source === 'embed') return bookedInFrame(c, mt.name, booking, manage);
+    return c.redirect(`${manage}?booked=1`, 303);
   } catch (err) {
     if (!(err instanceof ApiError) || err.status >= 500) throw err;
     const text = err.body.error_code === 'SLOT_TAKEN' ? 'That time was just taken. Please pick another.' : String(err.body.message ?? 'The booking could not be made.');

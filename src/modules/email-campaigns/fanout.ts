@@ -1,6 +1,7 @@
 import { and, eq, lt, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import { nowIso, runBatch, type Db, type Statement } from '../../platform/db';
+import { keptLinkOrigin } from '../../platform/public-base';
 import { rawAll, rawRun } from '../../platform/raw-query';
 import { workspaceDb } from '../../platform/shards';
 import type { QueueMessageBody } from '../../queue';
@@ -169,7 +170,8 @@ export const STALE_AFTER_MS = 10 * 60_000;
  * (never resent: a campaign reaches a contact at most once), recipients still
  * `queued` get their send messages again, targeting restarts from the first
  * page when it never finished (rows already written are kept), and the
- * counters and end state are recounted.
+ * counters and end state are recounted. Links stay at the origin its launch
+ * kept (else `PUBLIC_BASE_URL`; with neither the campaign waits, logged).
  */
 export async function redriveStaleCampaigns(env: Bindings, db: Db, now = nowIso(), limit = 20): Promise<number> {
   const staleBefore = new Date(Date.parse(now) - STALE_AFTER_MS).toISOString();
@@ -178,8 +180,14 @@ export async function redriveStaleCampaigns(env: Bindings, db: Db, now = nowIso(
     .from(emailCampaigns)
     .where(and(eq(emailCampaigns.status, 'sending'), lt(emailCampaigns.updatedAt, staleBefore)))
     .limit(limit);
-  const baseUrl = env.PUBLIC_BASE_URL?.trim().replace(/\/+$/, '') || 'http://localhost:8787';
+  let redriven = 0;
   for (const c of stale) {
+    const baseUrl = keptLinkOrigin(env, c.linkOrigin);
+    if (!baseUrl) {
+      console.error('stalled campaign without a link origin waits: set PUBLIC_BASE_URL', c.id);
+      continue;
+    }
+    redriven++;
     const [, queued] = await runBatch(db, [
       rawRun(
         db,
@@ -194,5 +202,5 @@ export async function redriveStaleCampaigns(env: Bindings, db: Db, now = nowIso(
     if (!c.targetingDoneAt) next.push({ kind: PAGE_KIND, ...link, after: null } satisfies PageMessage);
     await enqueue(env, next);
   }
-  return stale.length;
+  return redriven;
 }

@@ -3,7 +3,7 @@ import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
 import { nowIso, type Db } from '../../platform/db';
 import { domainError } from '../../platform/errors';
-import { publicBaseUrl } from '../../platform/public-base';
+import { keptLinkOrigin } from '../../platform/public-base';
 import { senderCandidates } from '../sender-profiles/service';
 import { emailCampaigns, type EmailCampaignRow } from './schema';
 import { EDITABLE, findCampaign, isEditable, notEditable, serializeCampaign } from './service';
@@ -28,13 +28,14 @@ async function checkComplete(ctx: ServiceContext, c: EmailCampaignRow) {
 /**
  * Moves an editable campaign to `sending` (a guarded update: of racing
  * launches exactly one wins) and enqueues its first recipient page on the
- * send queue. Null when the campaign was no longer editable.
+ * send queue. `baseUrl` is kept for the sweep that may re-drive it. Null when
+ * the campaign was no longer editable.
  */
 export async function startCampaign(env: Bindings, db: Db, workspaceId: string, id: string, baseUrl: string): Promise<EmailCampaignRow | null> {
   const now = nowIso();
   const [row] = await db
     .update(emailCampaigns)
-    .set({ status: 'sending', sentAt: now, updatedAt: now })
+    .set({ status: 'sending', sentAt: now, linkOrigin: baseUrl, updatedAt: now })
     .where(and(eq(emailCampaigns.workspaceId, workspaceId), eq(emailCampaigns.id, id), inArray(emailCampaigns.status, [...EDITABLE])))
     .returning();
   if (!row) return null;
@@ -52,14 +53,17 @@ export async function sendCampaign(env: Bindings, ctx: ServiceContext, id: strin
   return serializeCampaign(row);
 }
 
-/** `POST .../schedule`: draft or scheduled -> `scheduled` at a future instant (201); the `campaign-schedules` sweep launches it. */
-export async function scheduleCampaign(ctx: ServiceContext, id: string, scheduledAt: string) {
+/**
+ * `POST .../schedule`: draft or scheduled -> `scheduled` at a future instant (201); the
+ * `campaign-schedules` sweep launches it with the links at `baseUrl`, this request's origin.
+ */
+export async function scheduleCampaign(ctx: ServiceContext, id: string, scheduledAt: string, baseUrl: string) {
   const at = new Date(scheduledAt);
   if (!(at.getTime() > Date.now())) throw domainError(400, 'invalid_scheduled_at', 'scheduled_at must be a future instant');
   const c = await findCampaign(ctx, id);
   if (!isEditable(c.status)) throw notEditable(c.status);
   await checkComplete(ctx, c);
-  return moveState(ctx, c.id, EDITABLE, { status: 'scheduled', scheduledAt: at.toISOString() });
+  return moveState(ctx, c.id, EDITABLE, { status: 'scheduled', scheduledAt: at.toISOString(), linkOrigin: baseUrl });
 }
 
 /** `POST .../unschedule`: scheduled -> draft (201), `scheduled_at` cleared. */
@@ -79,15 +83,22 @@ async function moveState(ctx: ServiceContext, id: string, from: readonly EmailCa
   return serializeCampaign(row);
 }
 
-/** Due scheduled campaigns of one shard, launched like `send` does (at most `limit` per run). */
+/**
+ * Due scheduled campaigns of one shard, launched like `send` does (at most `limit` per run), their
+ * links at the origin their schedule request kept, else `PUBLIC_BASE_URL`; with neither a campaign
+ * stays scheduled (logged) until one is configured.
+ */
 export async function launchDueCampaigns(env: Bindings, db: Db, now = nowIso(), limit = 100): Promise<number> {
   const due = await db
-    .select({ id: emailCampaigns.id, workspaceId: emailCampaigns.workspaceId })
+    .select({ id: emailCampaigns.id, workspaceId: emailCampaigns.workspaceId, linkOrigin: emailCampaigns.linkOrigin })
     .from(emailCampaigns)
     .where(and(eq(emailCampaigns.status, 'scheduled'), lte(emailCampaigns.scheduledAt, now)))
     .limit(limit);
   let started = 0;
-  const baseUrl = publicBaseUrl(env, 'http://localhost:8787');
-  for (const c of due) if (await startCampaign(env, db, c.workspaceId, c.id, baseUrl)) started++;
+  for (const c of due) {
+    const baseUrl = keptLinkOrigin(env, c.linkOrigin);
+    if (!baseUrl) console.error('scheduled campaign without a link origin waits: set PUBLIC_BASE_URL', c.id);
+    else if (await startCampaign(env, db, c.workspaceId, c.id, baseUrl)) started++;
+  }
   return started;
 }

@@ -150,7 +150,7 @@ emailCampaignRoutes.openapi(
       ...errorResponses({ ...launchErrors, 400: { shape: 'domain', description: '`invalid_scheduled_at`, or a non-ISO value (framework shape)' } }),
     },
   }),
-  async (c) => c.json(await scheduleCampaign(serviceContext(c), c.req.valid('param').id, c.req.valid('json').scheduled_at), 201),
+  async (c) => c.json(await scheduleCampaign(serviceContext(c), c.req.valid('param').id, c.req.valid('json').scheduled_at, publicBaseUrl(c.env, c.req.url)), 201),
 );
 
 emailCampaignRoutes.openapi(

@@ -36,6 +36,8 @@ export const emailCampaigns = sqliteTable(
     failed: integer('failed').notNull().default(0),
     /** Set when the last recipient page was written: the campaign can finish once no recipient is queued or sending. */
     targetingDoneAt: text('targeting_done_at'),
+    /** The origin of the links in its mail (unsubscribe, tracking), kept by the request that scheduled or sent it: sweeps have no request. */
+    linkOrigin: text('link_origin'),
     createdAt: text('created_at').notNull(),
     updatedAt: text('updated_at').notNull(),
   },

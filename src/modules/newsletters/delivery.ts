@@ -3,7 +3,7 @@ import type { Bindings } from '../../env';
 import { nowIso, runBatch, type Db, type Statement } from '../../platform/db';
 import { ApiError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
-import { publicBaseUrl } from '../../platform/public-base';
+import { keptLinkOrigin } from '../../platform/public-base';
 import { rawAll, rawRun } from '../../platform/raw-query';
 import { controlDb, workspaceDb } from '../../platform/shards';
 import { emailEligibleContacts } from '../consent/eligibility';
@@ -96,14 +96,15 @@ export async function deliverNewsletters(env: Bindings, db: Db, now = new Date()
  * the contact must still pass the email send-eligibility baseline (consent,
  * suppressions, blocks), else the delivery is `skipped`. The message carries
  * the subscription's one-click unsubscribe (List-Unsubscribe headers and the
- * `[[unsubscribe_url]]` token). A refused send (quota, pause, provider) is
- * recorded as `failed`; anything else is retried by the queue.
+ * `[[unsubscribe_url]]` token) and tracking, at the issue's kept link origin
+ * (else `PUBLIC_BASE_URL`; with neither the delivery is `failed` as
+ * `no_link_origin`). A refused send (quota, pause, provider) is recorded as
+ * `failed`; anything else is retried by the queue.
  */
 export async function handleDeliveries(env: Bindings, body: DeliveryMessage): Promise<void> {
   const db = await workspaceDb(env, body.workspace_id);
   if (!db) return;
   const ctx = await workspaceContext(env, body.workspace_id);
-  const baseUrl = publicBaseUrl(env, 'http://localhost');
   for (const id of body.delivery_ids) {
     const [row] = await db
       .select({ d: newsletterDeliveries, i: newsletterIssues, s: newsletterSubscriptions, n: newsletters })
@@ -123,6 +124,12 @@ export async function handleDeliveries(env: Bindings, body: DeliveryMessage): Pr
     const contact = contacts[0];
     if (!contact || row.s.status !== 'active' || !row.i.compiledHtml || !row.i.subject) {
       await settle('skipped', { reason: !contact ? 'not_eligible' : row.s.status !== 'active' ? 'unsubscribed' : 'no_content' });
+      continue;
+    }
+    const baseUrl = keptLinkOrigin(env, row.i.linkOrigin);
+    if (!baseUrl) {
+      console.error('newsletter delivery without a link origin: set PUBLIC_BASE_URL', row.i.id);
+      await settle('failed', { reason: 'no_link_origin' });
       continue;
     }
     try {

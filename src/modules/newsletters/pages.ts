@@ -2,7 +2,7 @@ import { and, desc, eq, isNotNull } from 'drizzle-orm';
 import { Hono, type Context } from 'hono';
 import type { AppEnv } from '../../env';
 import type { ServiceContext } from '../../platform/context';
-import { escapeHtml as esc, renderHtmlTokens, tokenValues } from '../content/tokens';
+import { escapeHtml as esc, renderHtmlTokens, renderTextTokens, tokenValues } from '../content/tokens';
 import { publicWorkspaceContext } from '../workspaces/context';
 import { newsletterIssues, newsletters } from './schema';
 
@@ -19,8 +19,11 @@ const STYLE = `body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-ser
 main{background:#fff;border:1px solid #d9e2ec;border-radius:12px;padding:1.5rem 2rem}h1{font-size:1.5rem;margin:.2rem 0}p.meta{color:#52606d;margin-top:0}
 ol{list-style:none;padding:0}li{padding:.6rem 0;border-top:1px solid #e4e7eb}li span{color:#52606d;font-size:.9rem;margin-right:.6rem}a{color:#2680c2}`;
 
+/** No scripts, forms or framing; images of an issue may come from anywhere over https. */
+const ARCHIVE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
 function page(c: Context<AppEnv>, title: string, body: string, status: 200 | 404 = 200) {
-  c.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; base-uri 'none'; form-action 'none'");
+  c.header('Content-Security-Policy', ARCHIVE_CSP);
   c.header('Cache-Control', 'public, max-age=60');
   return c.html(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(title)}</title><style>${STYLE}</style></head><body><main>${body}</main></body></html>`, status);
 }
@@ -54,7 +57,8 @@ archivePages.get('/:ws/:slug', async (c) => {
   const plain = tokenValues({});
   const items = issues
     .map((i) => {
-      const title = esc(renderHtmlTokens(esc(i.subject ?? ''), plain));
+      // The subject is plain text: its tokens resolve as text, then it is escaped once.
+      const title = esc(renderTextTokens(i.subject ?? '', plain, true));
       const label = `<span>#${i.number} · ${esc((i.publishedAt ?? '').slice(0, 10))}</span>`;
       return `<li>${label}${n.archiveMode === 'full' ? `<a href="${esc(n.slug)}/${i.number}">${title}</a>` : title}</li>`;
     })
@@ -73,7 +77,7 @@ archivePages.get('/:ws/:slug/:number', async (c) => {
     .where(and(eq(newsletterIssues.workspaceId, ctx.ws.id), visible(n), eq(newsletterIssues.issueNumber, number)))
     .limit(1);
   if (!issue?.html) return notFound(c);
-  c.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; base-uri 'none'; form-action 'none'");
+  c.header('Content-Security-Policy', ARCHIVE_CSP);
   c.header('Cache-Control', 'public, max-age=60');
   return c.html(renderHtmlTokens(issue.html, tokenValues({}, { unsubscribe_url: '#' })));
 });

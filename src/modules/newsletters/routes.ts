@@ -1,5 +1,6 @@
 import { serviceContext } from '../../platform/context';
 import { keptJson } from '../../platform/kept-json';
+import { publicBaseUrl } from '../../platform/public-base';
 import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
 import { createRouter, idParams } from '../../platform/validation';
 import {
@@ -194,7 +195,7 @@ newsletterRoutes.openapi(
     request: { params: idParams, body: jsonBody(IssueNoBody, {}) },
     responses: { 200: jsonContent(Issue, 'The published issue'), ...errorResponses({ ...issue404, 409: { shape: 'domain', description: '`issue_missing_content`' } }) },
   }),
-  async (c) => c.json(await publishIssue(serviceContext(c), c.req.valid('param').id), 200),
+  async (c) => c.json(await publishIssue(serviceContext(c), c.req.valid('param').id, publicBaseUrl(c.env, c.req.url)), 200),
 );
 
 newsletterRoutes.openapi(
@@ -217,7 +218,7 @@ newsletterRoutes.openapi(
       }),
     },
   }),
-  async (c) => c.json(await scheduleIssue(serviceContext(c), c.req.valid('param').id, c.req.valid('json').scheduled_at), 200),
+  async (c) => c.json(await scheduleIssue(serviceContext(c), c.req.valid('param').id, c.req.valid('json').scheduled_at, publicBaseUrl(c.env, c.req.url)), 200),
 );
 
 newsletterRoutes.openapi(

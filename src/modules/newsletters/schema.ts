@@ -67,6 +67,8 @@ export const newsletterIssues = sqliteTable(
     publishedAt: text('published_at'),
     includeInArchive: integer('include_in_archive', { mode: 'boolean' }).notNull().default(true),
     externalReference: text('external_reference'),
+    /** The origin of the links in its mail (unsubscribe, tracking), kept by the request that published or scheduled it: deliveries run in sweeps. */
+    linkOrigin: text('link_origin'),
     createdAt: text('created_at').notNull(),
     updatedAt: text('updated_at').notNull(),
   },

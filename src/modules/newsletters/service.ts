@@ -276,6 +276,7 @@ export async function createIssue(ctx: ServiceContext, newsletterId: string, inp
         publishedAt: null,
         includeInArchive: input.include_in_archive ?? true,
         externalReference: input.external_reference ?? null,
+        linkOrigin: null,
         createdAt: now,
         updatedAt: now,
       };
@@ -414,9 +415,11 @@ const ready = sql`subject IS NOT NULL AND subject <> '' AND compiled_html IS NOT
  * issue takes the counter's previous value. Two parallel publishes of one
  * issue advance it once; parallel publishes of different issues take
  * consecutive numbers (the batch is one transaction). Returns the issue and
- * whether this call published it.
+ * whether this call published it. `linkOrigin`: the publishing request's link
+ * origin (the sweep keeps the one its schedule request stored).
  */
-export async function publishIssueRow(db: ServiceContext['db'], workspaceId: string, issueId: string, now = nowIso()): Promise<{ row: IssueRow | undefined; published: boolean }> {
+export async function publishIssueRow(db: ServiceContext['db'], workspaceId: string, issueId: string, linkOrigin?: string): Promise<{ row: IssueRow | undefined; published: boolean }> {
+  const now = nowIso();
   const unpublished = sql`EXISTS (SELECT 1 FROM newsletter_issues i WHERE i.id = ${issueId} AND i.workspace_id = ${workspaceId} AND i.status <> 'published' AND i.subject IS NOT NULL AND i.subject <> '' AND i.compiled_html IS NOT NULL)`;
   const [counter, issue] = await runBatch(db, [
     rawRun(db, sql`UPDATE newsletters SET next_issue_number = next_issue_number + 1, updated_at = updated_at
@@ -428,6 +431,7 @@ export async function publishIssueRow(db: ServiceContext['db'], workspaceId: str
         issueNumber: sql`(SELECT next_issue_number - 1 FROM newsletters n WHERE n.id = ${newsletterIssues.newsletterId})` as unknown as number,
         publishedAt: now,
         updatedAt: now,
+        ...(linkOrigin ? { linkOrigin } : {}),
       })
       .where(and(eq(newsletterIssues.workspaceId, workspaceId), eq(newsletterIssues.id, issueId), sql`status <> 'published'`, ready))
       .returning(),
@@ -440,17 +444,18 @@ export async function publishIssueRow(db: ServiceContext['db'], workspaceId: str
   return { row, published: false };
 }
 
-export async function publishIssue(ctx: ServiceContext, id: string) {
+/** `linkOrigin`: where the links of its mail point (unsubscribe, tracking), for the delivery sweep that sends it. */
+export async function publishIssue(ctx: ServiceContext, id: string, linkOrigin: string) {
   const existing = await findIssue(ctx, id);
   if (existing.status === 'published') return serializeIssue(existing);
   if (!hasContent(existing)) throw missingContent();
-  const { row } = await publishIssueRow(ctx.db, ctx.ws.id, existing.id);
+  const { row } = await publishIssueRow(ctx.db, ctx.ws.id, existing.id, linkOrigin);
   if (!row) throw issueNotFound();
   if (row.status !== 'published') throw missingContent();
   return serializeIssue(row);
 }
 
-export async function scheduleIssue(ctx: ServiceContext, id: string, scheduledAtRaw: string) {
+export async function scheduleIssue(ctx: ServiceContext, id: string, scheduledAtRaw: string, linkOrigin: string) {
   const existing = await findIssue(ctx, id);
   if (existing.status === 'published') throw domainError(409, 'issue_already_published', 'The issue is already published');
   if (!hasContent(existing)) throw missingContent();
@@ -458,7 +463,7 @@ export async function scheduleIssue(ctx: ServiceContext, id: string, scheduledAt
   if (!(at.getTime() > Date.now())) throw domainError(400, 'invalid_scheduled_at', 'scheduled_at must be a future instant');
   const [row] = await ctx.db
     .update(newsletterIssues)
-    .set({ status: 'scheduled', scheduledAt: at.toISOString(), updatedAt: nowIso() })
+    .set({ status: 'scheduled', scheduledAt: at.toISOString(), linkOrigin, updatedAt: nowIso() })
     .where(and(eq(newsletterIssues.workspaceId, ctx.ws.id), eq(newsletterIssues.id, existing.id), sql`status <> 'published'`, ready))
     .returning();
   if (row) return serializeIssue(row);

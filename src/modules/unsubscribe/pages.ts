@@ -21,7 +21,8 @@ const STYLE = `body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-ser
 main{background:#fff;border:1px solid #d9e2ec;border-radius:12px;padding:1.5rem 2rem}h1{font-size:1.4rem}button{background:#c62828;color:#fff;border:0;border-radius:6px;padding:.6rem 1.2rem;font-size:1rem;cursor:pointer}`;
 
 function page(c: Context<AppEnv>, title: string, body: string, status: 200 | 404 = 200) {
-  c.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'");
+  // The button unsubscribes: no other site may frame it to trick a click.
+  c.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
   c.header('Cache-Control', 'no-store');
   c.header('Referrer-Policy', 'no-referrer');
   return c.html(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(title)}</title><style>${STYLE}</style></head><body><main>${body}</main></body></html>`, status);

@@ -114,6 +114,8 @@ export function parseAllowList(raw: string | undefined): string[] {
 
 export const MAX_URL_LENGTH = 2048;
 
+const EMPTY_LABEL = 'url host must not have empty labels (a leading dot, ".." or more than one trailing dot)';
+
 /**
  * Spellings that parsers read differently: the WHATWG parser (the runtime's)
  * treats `\` as `/`, drops tabs and newlines and accepts a missing `//`,
@@ -141,8 +143,10 @@ export function unsafeUrlReason(raw: string, allowHosts: readonly string[] = [])
   const ambiguous = ambiguousSpelling(raw);
   if (ambiguous) return ambiguous;
   const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  // One trailing dot is the fully qualified spelling; any other empty label (`a..b`, `.a`, `a..`) is
+  // resolved differently by different resolvers, and hid literal addresses from the checks below.
+  if (!host.includes(':') && host.split('.').includes('')) return host === '' ? 'url has no host' : EMPTY_LABEL;
   if (allowHosts.includes(host)) return null;
-  if (host === '') return 'url has no host';
   if (host.includes(':')) {
     const v6 = parseIpv6(host.split('%')[0]);
     return !v6 || v6Unsafe(v6) ? 'url points at a reserved address' : null;

@@ -73,6 +73,12 @@ export async function findWorkspaceByWhatsAppNumber(db: Db, phoneNumberId: strin
   return ws ?? null;
 }
 
+/** The one unique column an operator writes: inbound WhatsApp notifications find their workspace by it. */
+function refuseTakenNumber(err: unknown): never {
+  if (isUniqueViolation(err)) throw httpError(409, 'Another workspace already uses this whatsapp_phone_number_id');
+  throw err;
+}
+
 /** A new workspace on `shard` (chosen by the caller: see `placeWorkspace`). `db` is the control plane. */
 export async function createWorkspace(db: Db, input: WorkspaceInput & { name: string }, shard: string): Promise<Workspace> {
   const id = uuidv7();
@@ -98,7 +104,8 @@ export async function createWorkspace(db: Db, input: WorkspaceInput & { name: st
       createdAt: now,
       updatedAt: now,
     })
-    .returning();
+    .returning()
+    .catch(refuseTakenNumber);
   return ws;
 }
 
@@ -123,7 +130,8 @@ export async function patchWorkspace(db: Db, id: string, input: WorkspaceInput):
       updatedAt: nowIso(),
     })
     .where(eq(workspaces.id, id))
-    .returning();
+    .returning()
+    .catch(refuseTakenNumber);
   return updated;
 }
 
