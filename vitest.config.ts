@@ -1,5 +1,6 @@
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
 import { spawnSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig(async () => {
@@ -35,6 +36,9 @@ export default defineConfig(async () => {
       }),
     ],
     test: {
+      // Test files wait on workerd far more than they compute: two at a time even on two cores (the
+      // default, one fewer than the cores, would run one file at a time there and double the run).
+      maxWorkers: Math.max(2, availableParallelism() - 1),
       setupFiles: ['./test/support/apply-migrations.ts'],
       testTimeout: 30_000,
       hookTimeout: 60_000,
