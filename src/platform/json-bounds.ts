@@ -63,7 +63,13 @@ export const boundedJsonObject = (bounds: JsonBounds, description: string) =>
       const problem = jsonBoundsProblem(value, bounds);
       if (problem) ctx.addIssue({ code: 'custom', message: problem });
     })
-    .openapi({ type: 'object', additionalProperties: true, description: `${description} (${describeBounds(bounds)})` });
+    .openapi({
+      type: 'object',
+      additionalProperties: true,
+      ...(bounds.maxKeyLength ? { propertyNames: { minLength: 1, maxLength: bounds.maxKeyLength } } : {}),
+      maxProperties: bounds.maxKeys,
+      description: `${description} (${describeBounds(bounds)})`,
+    });
 
 /**
  * A record of `key` names to `value`s that keeps the object as parsed: every

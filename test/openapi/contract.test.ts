@@ -49,6 +49,19 @@ describe('contract points the OpenAPI document states', () => {
     expect(less.status).toBe(400);
   });
 
+  it('free-form objects document their key rules, and the server holds to them', async () => {
+    const ws = await makeWorkspace();
+    const doc = (await ws.api('GET', '/v1/openapi.json')).body;
+    const body = doc.paths['/v1/contacts'].post.requestBody.content['application/json'].schema;
+    const customFields = doc.components.schemas[body.$ref.split('/').pop()].properties.custom_fields;
+    expect(customFields).toMatchObject({ propertyNames: { minLength: 1, maxLength: 100 }, maxProperties: 100 });
+    expect((await ws.api('POST', '/v1/contacts', { custom_fields: { ['k'.repeat(100)]: 1 } })).status).toBe(201);
+    expect((await ws.api('POST', '/v1/contacts', { custom_fields: { ['k'.repeat(101)]: 1 } })).status).toBe(400);
+    expect((await ws.api('POST', '/v1/contacts', { custom_fields: { '': 1 } })).status).toBe(400);
+    const variables = JSON.stringify(doc.components.schemas).includes('"propertyNames":{"pattern":"^[a-z0-9_]{1,64}$"}');
+    expect(variables).toBe(true);
+  });
+
   it('names the valid event types when one is unknown', async () => {
     const ws = await makeWorkspace();
     const res = await ws.api('POST', '/v1/webhook-endpoints', { url: 'https://example.com/hooks', events: ['contact.created', 'booking.completed'] });

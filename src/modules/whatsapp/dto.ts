@@ -119,6 +119,9 @@ const variables = ownKeyRecord(z.string().regex(/^[a-z0-9_]{1,64}$/, { message: 
   .openapi({
     type: 'object',
     additionalProperties: { type: 'string', minLength: 1, maxLength: 1024 },
+    // JSON Schema 2020-12 keywords the metadata type (OpenAPI 3.0's) does not list; the 3.1 document carries them.
+    ...({ propertyNames: { pattern: '^[a-z0-9_]{1,64}$' } } as object),
+    maxProperties: 50,
     description:
       'One value per body placeholder of the template, keyed by the placeholder name (`"1"`, `"first_name"`). A value may reference contact fields: `{{contact.first_name}}`, `{{contact.custom_fields.plan}}`, with a fallback for empty fields: `{{contact.first_name|there}}`.',
     example: { '1': '{{contact.first_name|there}}', '2': 'SPRING20' },
