@@ -29,15 +29,9 @@ function run(label, cmd, args, { quiet = false, progress = () => false } = {}) {
     const child = spawn(cmd, args, { cwd: root, env, stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
     const output = [];
     for (const [source, sink] of quiet ? [[child.stdout, process.stdout], [child.stderr, process.stderr]] : []) {
-      let rest = '';
-      source.setEncoding('utf8');
-      source.on('data', (chunk) => {
-        const lines = (rest + chunk).split('\n');
-        rest = lines.pop();
-        for (const line of lines) {
-          if (progress(line)) console.log(`  ${line.trim()}`);
-          else output.push([sink, line]);
-        }
+      eachLine(source, (line) => {
+        if (progress(line)) console.log(`  ${line.trim()}`);
+        else output.push([sink, line]);
       });
     }
     child.on('exit', (code) => {
@@ -47,6 +41,17 @@ function run(label, cmd, args, { quiet = false, progress = () => false } = {}) {
       console.error(`\n${cmd} ${args.join(' ')} failed (exit ${code})`);
       process.exit(code ?? 1);
     });
+  });
+}
+
+/** Calls `onLine` for each whole line a child's output stream writes. */
+function eachLine(source, onLine) {
+  let rest = '';
+  source.setEncoding('utf8');
+  source.on('data', (chunk) => {
+    const lines = (rest + chunk).split('\n');
+    rest = lines.pop();
+    for (const line of lines) onLine(line);
   });
 }
 
@@ -161,16 +166,10 @@ function shouldDrop(line) {
   return false;
 }
 function relay(source, stream) {
-  let rest = '';
-  source.setEncoding('utf8');
-  source.on('data', (chunk) => {
-    const lines = (rest + chunk).split('\n');
-    rest = lines.pop();
-    for (const line of lines) {
-      if (shouldDrop(line)) continue;
-      if (ready || isError(line)) stream.write(line + '\n');
-      else held.push([stream, line]);
-    }
+  eachLine(source, (line) => {
+    if (shouldDrop(line)) return;
+    if (ready || isError(line)) stream.write(line + '\n');
+    else held.push([stream, line]);
   });
 }
 relay(child.stdout, process.stdout);
