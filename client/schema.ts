@@ -16985,7 +16985,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description More than 10 posts of this kind a minute from the source IP (`RATE_LIMIT_PUBLIC_PER_IP_PER_MINUTE`): nothing was done */
+            /** @description More than 600 unsubscribes a minute from the source IP (`RATE_LIMIT_UNSUBSCRIBE_PER_IP_PER_MINUTE`): nothing was done */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];

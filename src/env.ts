@@ -39,6 +39,7 @@ export interface Bindings {
   RATE_LIMIT_PER_IP_PER_MINUTE?: string;
   /** Per source IP and minute, for each family of public form posts (booking, manage, pay, unsubscribe; default 10). */
   RATE_LIMIT_PUBLIC_PER_IP_PER_MINUTE?: string;
+  RATE_LIMIT_UNSUBSCRIBE_PER_IP_PER_MINUTE?: string;
   /** Failed attempts per source IP and minute: API keys (default 30) and the operator token (default 10). */
   RATE_LIMIT_FAILED_AUTH_PER_IP_PER_MINUTE?: string;
   RATE_LIMIT_OPERATOR_FAILED_AUTH_PER_IP_PER_MINUTE?: string;

@@ -8,7 +8,8 @@ import { hit, limitVar, WINDOW_MS } from './rate-limit';
 /*
  * Limits on the unauthenticated form posts of the hosted pages. Each family of
  * public POST routes has a budget per source IP and minute
- * (RATE_LIMIT_PUBLIC_PER_IP_PER_MINUTE, default 10), and bookings one per
+ * (RATE_LIMIT_PUBLIC_PER_IP_PER_MINUTE, default 10; unsubscribing
+ * RATE_LIMIT_UNSUBSCRIBE_PER_IP_PER_MINUTE, default 600), and bookings one per
  * workspace and hour (`rate_limits.bookings_per_hour`, default 100): a booking
  * mails an address of the caller's choosing from the workspace's sender. A
  * request is counted (the limiter's `hit`) before any work, so a refused one
@@ -33,7 +34,13 @@ const FAILS_CLOSED: ReadonlySet<PublicFamily> = new Set(['booking']);
 
 export type Refusal = { status: 429 | 503; retryAfter: number; message: string };
 
-export const publicIpLimit = (env: Bindings) => limitVar(env.RATE_LIMIT_PUBLIC_PER_IP_PER_MINUTE, 10);
+/**
+ * A family's budget per source IP and minute. Unsubscribing is generous (600): mailbox providers
+ * post one-click unsubscribes (RFC 8058) from a few shared addresses, a refused one would keep
+ * mailing a person who asked to stop, and it only ever removes mail on an unguessable token.
+ */
+export const publicIpLimit = (env: Bindings, family: PublicFamily) =>
+  family === 'unsubscribe' ? limitVar(env.RATE_LIMIT_UNSUBSCRIBE_PER_IP_PER_MINUTE, 600) : limitVar(env.RATE_LIMIT_PUBLIC_PER_IP_PER_MINUTE, 10);
 
 function judge(counted: HitResult | null, limit: number, failsClosed: boolean, per: string, now = Date.now()): Refusal | null {
   if (!counted) return failsClosed ? { status: 503, retryAfter: UNAVAILABLE_RETRY_S, message: `Temporarily unavailable. Retry after ${UNAVAILABLE_RETRY_S} seconds.` } : null;
@@ -48,7 +55,7 @@ export const limitPublicPost =
   async (c, next) => {
     const ip = c.req.header('cf-connecting-ip') ?? 'unknown';
     const counted = await hit(c.env, `public-ip:${ip}:${family}`, WINDOW_MS);
-    const refusal = judge(counted, publicIpLimit(c.env), FAILS_CLOSED.has(family), 'requests per minute per source IP');
+    const refusal = judge(counted, publicIpLimit(c.env, family), FAILS_CLOSED.has(family), 'requests per minute per source IP');
     if (refusal) return refuse(c, refusal);
     await next();
   };

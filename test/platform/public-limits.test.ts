@@ -15,6 +15,8 @@ import { newsletter, subscribe } from '../newsletters/support';
 /** One public POST route family: where a junk post goes, and a real target whose state shows whether a post did its work. */
 type Family = {
   name: string;
+  /** The var that sets the family's budget per source IP; the tests set it to 10. */
+  limitVar: string;
   junk: (ws: TestWorkspace) => string;
   target: () => Promise<{ ws: TestWorkspace; path: string; untouched: () => Promise<boolean> }>;
 };
@@ -57,9 +59,9 @@ const unsubscribeTarget = async () => {
 };
 
 const FAMILIES: Family[] = [
-  { name: 'POST /pay/{token}', junk: (ws) => `/pay/${ws.id}.${'0'.repeat(32)}`, target: paymentTarget },
-  { name: 'POST /book/{ws}/manage/{token}/cancel', junk: (ws) => `/book/${ws.id}/manage/${crypto.randomUUID()}.${'A'.repeat(32)}/cancel`, target: manageTarget },
-  { name: 'POST /u/{token}', junk: (ws) => `/u/${ws.id}.${'0'.repeat(32)}`, target: unsubscribeTarget },
+  { name: 'POST /pay/{token}', limitVar: 'RATE_LIMIT_PUBLIC_PER_IP_PER_MINUTE', junk: (ws) => `/pay/${ws.id}.${'0'.repeat(32)}`, target: paymentTarget },
+  { name: 'POST /book/{ws}/manage/{token}/cancel', limitVar: 'RATE_LIMIT_PUBLIC_PER_IP_PER_MINUTE', junk: (ws) => `/book/${ws.id}/manage/${crypto.randomUUID()}.${'A'.repeat(32)}/cancel`, target: manageTarget },
+  { name: 'POST /u/{token}', limitVar: 'RATE_LIMIT_UNSUBSCRIBE_PER_IP_PER_MINUTE', junk: (ws) => `/u/${ws.id}.${'0'.repeat(32)}`, target: unsubscribeTarget },
 ];
 
 const expectRefusedPage = (res: PageAnswer) => {
@@ -71,17 +73,18 @@ const expectRefusedPage = (res: PageAnswer) => {
 };
 
 describe.each(FAMILIES)('$name: per-IP limit', (family) => {
-  it('10 posts a minute from one IP; the 11th answers a 429 page and does nothing; other IPs and families are unaffected', async () => {
+  it('a budget of 10 posts a minute from one IP: the 11th answers a 429 page and does nothing; other IPs and families are unaffected', async () => {
     await inOneRateWindow(async () => {
       const { ws, path, untouched } = await family.target();
       const ip = freshIp();
-      for (let i = 0; i < 10; i++) expect((await publicPost(family.junk(ws), { ip })).status).toBe(404);
-      expectRefusedPage(await publicPost(path, { ip }));
+      const vars = { [family.limitVar]: '10' };
+      for (let i = 0; i < 10; i++) expect((await publicPost(family.junk(ws), { ip, vars })).status).toBe(404);
+      expectRefusedPage(await publicPost(path, { ip, vars }));
       expect(await untouched()).toBe(true);
       // Each family has its own budget: the same IP still reaches the others.
-      for (const other of FAMILIES.filter((f) => f !== family)) expect((await publicPost(other.junk(ws), { ip })).status).toBe(404);
+      for (const other of FAMILIES.filter((f) => f !== family)) expect((await publicPost(other.junk(ws), { ip, vars: { [other.limitVar]: '10' } })).status).toBe(404);
       // Another IP does the work.
-      const done = await publicPost(path, { ip: freshIp() });
+      const done = await publicPost(path, { ip: freshIp(), vars });
       expect(done.status).toBeLessThan(400);
       expect(await untouched()).toBe(false);
     });
@@ -91,7 +94,7 @@ describe.each(FAMILIES)('$name: per-IP limit', (family) => {
     await inOneRateWindow(async () => {
       const { ws, path, untouched } = await family.target();
       const ip = freshIp();
-      const vars = { RATE_LIMIT_PUBLIC_PER_IP_PER_MINUTE: '1' };
+      const vars = { [family.limitVar]: '1' };
       expect((await publicPost(family.junk(ws), { ip, json: {}, vars })).status).toBe(404);
       const refused = await publicPost(family.junk(ws), { ip, json: {}, vars });
       expect(refused.status).toBe(429);
@@ -102,6 +105,21 @@ describe.each(FAMILIES)('$name: per-IP limit', (family) => {
       const unlimited = await publicPost(path, { ip, vars: { ...vars, RATE_LIMITER: unreachableLimiter } });
       expect(unlimited.status).toBeLessThan(400);
       expect(await untouched()).toBe(false);
+    });
+  });
+});
+
+describe('default budgets', () => {
+  it('10 posts a minute per IP for paying and cancelling; 600 for unsubscribing, which mailbox providers post from shared addresses', async () => {
+    await inOneRateWindow(async () => {
+      const { ws, path, untouched } = await unsubscribeTarget();
+      const ip = freshIp();
+      for (let i = 0; i < 30; i++) expect((await publicPost(`/u/${ws.id}.${'0'.repeat(32)}`, { ip })).status).toBe(404);
+      expect((await publicPost(path, { ip })).status).toBeLessThan(400);
+      expect(await untouched()).toBe(false);
+      const pay = await paymentTarget();
+      for (let i = 0; i < 10; i++) expect((await publicPost(`/pay/${pay.ws.id}.${'0'.repeat(32)}`, { ip })).status).toBe(404);
+      expect((await publicPost(pay.path, { ip })).status).toBe(429);
     });
   });
 });

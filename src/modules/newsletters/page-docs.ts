@@ -1,4 +1,4 @@
-import { htmlPage, pathParams, PUBLIC_POST_LIMIT, publicEntry, publicRefusal, type PublicRegistry } from '../../platform/public-docs';
+import { htmlPage, pathParams, publicEntry, publicRefusal, UNSUBSCRIBE_LIMIT, type PublicRegistry } from '../../platform/public-docs';
 
 const archive = pathParams({ ws: 'The workspace id (`workspace_ref`)', slug: 'The newsletter `slug`' });
 const archiveIssue = pathParams({ ws: 'The workspace id (`workspace_ref`)', slug: 'The newsletter `slug`', number: 'The `issue_number`' });
@@ -45,6 +45,6 @@ export function registerNewsletterPageDocs(registry: PublicRegistry) {
     description:
       'The form post of the page and the mailbox provider\'s one-click POST (`List-Unsubscribe=One-Click`). A newsletter token ends the subscription and records email consent `unsubscribed` (source `newsletter_unsubscribe`); a campaign email\'s token records email consent `unsubscribed` (source `campaign_unsubscribe`) and counts once on the campaign. Repeating it is harmless.',
     request: { params: token },
-    responses: { 200: htmlPage('Unsubscribed'), 404: htmlPage('Unknown token'), 429: publicRefusal(PUBLIC_POST_LIMIT) },
+    responses: { 200: htmlPage('Unsubscribed'), 404: htmlPage('Unknown token'), 429: publicRefusal(UNSUBSCRIBE_LIMIT) },
   } as never);
 }
