@@ -50,6 +50,32 @@ describe('nesting: block quotes and lists at most 16 levels', () => {
   });
 });
 
+describe('blocks and size: one limit for every source, checked on what a record stores', () => {
+  it('1,000 blocks are accepted from each source, 1,001 refused with one message', () => {
+    for (const many of [{ markdown: 'p\n\n'.repeat(1001) }, { blocks: paragraphs(1001) }, { design_json: { blocks: paragraphs(1001) } }]) {
+      expect(messages(many)).toEqual(['content has 1,001 blocks; at most 1,000']);
+    }
+    for (const content of [{ markdown: 'p\n\n'.repeat(1000) }, { blocks: paragraphs(1000) }, { design_json: { blocks: paragraphs(1000) } }]) replays(compiled(content));
+    // Counted before any block is read: 100,000 blocks answer as fast as 1,001.
+    expect(messages({ blocks: Array.from({ length: 100_000 }, () => 0) })).toEqual(['content has 100,000 blocks; at most 1,000']);
+  });
+
+  it('the block document is held to 512,000 characters as it is sent back', () => {
+    const blocksOf = (last: number) => [...paragraphs(5, 'a'.repeat(100_000)), { type: 'paragraph', text: 'a'.repeat(last) }];
+    const room = 512_000 - JSON.stringify({ blocks: blocksOf(0) }).length;
+    // `{"design_json":` and `,"direction":"ltr"}` wrap the blocks in 34 more characters.
+    replays(compiled({ blocks: blocksOf(room - 34) }));
+    expect(JSON.stringify({ blocks: blocksOf(room) }).length).toBe(512_000);
+    expect(messages({ blocks: blocksOf(room) })).toEqual(["content's block document (design_json) is over 512,000 characters"]);
+  });
+
+  it('markdown compiles only to blocks the block schema accepts', () => {
+    expect(messages({ markdown: `# ${'x'.repeat(1001)}` })).toEqual(['content.markdown: block 1 (heading).text: Too big: expected string to have <=1000 characters']);
+    expect(messages({ markdown: '- a\n'.repeat(201) })).toEqual(['content.markdown: block 1 (bullets).items: Too big: expected array to have <=200 items']);
+    replays(compiled({ markdown: `# ${'x'.repeat(1000)}\n\n${'- a\n'.repeat(200)}` }));
+  });
+});
+
 describe('markdown structure', () => {
   it('lines: 3,000 accepted, 3,001 refused (markdown, and the texts of a block document together)', () => {
     replays(compiled({ markdown: 'a\n'.repeat(3000) }));
