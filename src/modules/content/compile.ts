@@ -283,7 +283,7 @@ function renderBlock(b: Block, where: string, ctx: RenderContext): Rendered {
 function snippetBlocks(s: Pick<Snippet, 'markdown' | 'html'>): { blocks: Block[]; problems: string[]; warnings: string[] } {
   const md = s.markdown !== null ? markdownToBlocks(s.markdown, { allowSnippets: false, subject: 'markdown' }) : markdownToBlocks(htmlToText(s.html ?? ''), { allowSnippets: false, subject: 'the text of html' });
   if (md.refused) return { blocks: [], problems: md.errors, warnings: md.warnings };
-  const blocks = md.blocks.filter((b) => b.type !== 'snippet');
+  const { blocks } = md;
   const problems = blocks.length > CONTENT_LIMITS.blocks ? [tooManyBlocks(blocks.length)] : textProblems(blocks);
   return { blocks, problems, warnings: [...md.warnings, ...md.errors.map((e) => `${e} (left out)`)] };
 }

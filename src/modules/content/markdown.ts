@@ -18,8 +18,9 @@ const SNIPPET = /^::snippet\[([^\]\r\n]+)\]$/;
 /**
  * Splitting markdown into blocks needs its block structure only: each block's
  * inline markdown is kept as written and parsed when it is rendered. Without
- * the inline constructs the parse is linear in the markdown's length, and the
- * block structure is the same (CommonMark settles blocks before inlines).
+ * the inline constructs no emphasis run or bracket is resolved against the
+ * rest of its paragraph, and the block structure is the same (CommonMark
+ * settles blocks before inlines).
  */
 const BLOCKS_ONLY: NonNullable<Options['extensions']>[number] = {
   disable: { null: ['attention', 'autolink', 'characterEscape', 'characterReference', 'codeText', 'hardBreakEscape', 'htmlText', 'labelEnd', 'labelStartImage', 'labelStartLink'] },
