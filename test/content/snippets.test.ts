@@ -1,5 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
+import { snippets } from '../../src/modules/content/schema';
 import { compileForWorkspace } from '../../src/modules/content/service';
 import type { Bindings } from '../../src/env';
 import { ApiError } from '../../src/platform/errors';
@@ -47,4 +48,17 @@ describe('snippets (operator) and compiling against a workspace', () => {
     expect(parallel.filter((r) => r.status === 201)).toHaveLength(1);
     expect(parallel.filter((r) => r.status === 409)).toHaveLength(4);
   });
+
+  it('a stored snippet past the content limits is left out with a warning, however often it is referenced', async () => {
+    const ws = await makeWorkspace({}, { pipeline: false });
+    const db = (await workspaceDb(env as unknown as Bindings, ws.id))!;
+    // Stored before the limits applied: the create route refuses it now.
+    const now = new Date().toISOString();
+    await db.insert(snippets).values({ id: crypto.randomUUID(), workspaceId: ws.id, name: 'Deep', nameKey: 'deep', markdown: `${'> '.repeat(5000)}a`, html: null, createdAt: now, updatedAt: now });
+    const out = await compileForWorkspace(db, ws.id, { markdown: `Hi\n\n${'::snippet[deep]\n\n'.repeat(500)}` });
+    expect(out.compile.ok).toBe(true);
+    expect(out.compile.warnings).toEqual(['snippet "Deep": markdown: block quotes and lists nest at most 16 levels; line 1 nests 5,000 (left out)']);
+    expect(out.plain_text).not.toContain('> >');
+  });
 });
+

@@ -41,6 +41,38 @@ const valueText: fc.Arbitrary<string> = fc.oneof(
   ),
 );
 
+/**
+ * Content the parser pays for super-linearly or that nests deep: runs of
+ * emphasis delimiters, brackets, backticks and `<`, block quotes and lists
+ * nested by marker and by indentation, many lines, list items and heading
+ * underlines; at, just past and far past the content limits (docs/content.md).
+ */
+const RUNS = ['*a', '_a', '**a', '*_', '*a_ ', '~a', '[a', '![a', '`a', '<a', '[a](b (', '*a\n'];
+const indentedList = (levels: number) => Array.from({ length: levels }, (_, i) => `${'  '.repeat(i)}- a`).join('\n');
+const costlyMarkdown: fc.Arbitrary<string> = fc.oneof(
+  fc.tuple(fc.constantFrom(...RUNS), fc.constantFrom(16, 1000, 2237, 16_000)).map(([unit, n]) => unit.repeat(n)),
+  fc.tuple(fc.constantFrom('> ', '- ', '1. ', '> - '), fc.constantFrom(16, 17, 5000)).map(([marker, depth]) => `${marker.repeat(depth)}a`),
+  fc.constantFrom(16, 17, 400).map(indentedList),
+  fc.constantFrom('a\n'.repeat(3001), 'p\n\n'.repeat(1001), 'a\n=\n'.repeat(600), '- a\n'.repeat(600), '[a]: b\n'.repeat(600)),
+);
+const dividers = (n: number) => JSON.stringify(Array.from({ length: n }, () => ({ type: 'divider' })));
+/** Block arrays (JSON text): costly texts in paragraphs and list items, block counts at and past the limit, nesting where a string belongs. */
+const costlyBlocks: fc.Arbitrary<string> = fc.oneof(
+  costlyMarkdown.map((text) => JSON.stringify([{ type: 'paragraph', text }])),
+  costlyMarkdown.map((text) => JSON.stringify([{ type: 'heading', text: text.slice(0, 1000) }, { type: 'bullets', items: [text.slice(0, 10_000), 'b'] }])),
+  fc.constantFrom(dividers(1000), dividers(1001), `[{"type":"paragraph","text":${'['.repeat(DEPTH)}${']'.repeat(DEPTH)}}]`, `[${'['.repeat(DEPTH)}${']'.repeat(DEPTH)}]`, `[{"type":"bullets","items":[${deepObject(3000)}]}]`),
+);
+/** A value (JSON text) for a documented content property, by its name. */
+const contentValue = (name: string): fc.Arbitrary<string> =>
+  name === 'markdown' ? costlyMarkdown.map((md) => JSON.stringify(md)) : name === 'blocks' ? costlyBlocks : costlyBlocks.map((blocks) => `{"blocks":${blocks}}`);
+
+/** The valid body with the property at `path` (`['content', 'markdown']`) set to `leaf`, nested as the path says. */
+function withNested(valid: [string, string][], path: string[], leaf: string): string {
+  const [top, ...inner] = path;
+  const value = inner.reduceRight((text, key) => `{${JSON.stringify(key)}:${text}}`, leaf);
+  return objectText([...valid.filter(([k]) => k !== top), [top, value]]);
+}
+
 /** Keys to add or replace: the route's documented properties, inherited names, read-only fields, anything. */
 const fieldName = (documented: string[]) =>
   fc.oneof(
@@ -55,14 +87,17 @@ const objectText = (entries: [string, string][]) => `{${entries.map(([k, v]) => 
 /**
  * The row's valid body with one thing changed: a field dropped, retyped,
  * replaced or duplicated, or another key added (often a documented property,
- * so bounded inputs such as `custom_fields` or `tags` meet their edge values).
+ * so bounded inputs such as `custom_fields` or `tags` meet their edge values),
+ * or documented content (`markdown`, `blocks`, `design_json` at any depth)
+ * set to costly or deeply nested content.
  */
-function mutatedSeed(seed: Record<string, unknown>, documented: string[]): fc.Arbitrary<string> {
+function mutatedSeed(seed: Record<string, unknown>, documented: string[], content: string[][]): fc.Arbitrary<string> {
   const valid = Object.entries(seed).map(([k, v]) => [k, JSON.stringify(v)] as [string, string]);
   const fields = valid.map(([k]) => k);
   const options: fc.Arbitrary<string>[] = [
     fc.tuple(fieldName(documented), valueText).map(([k, v]) => objectText([...valid, [k, v]])),
   ];
+  if (content.length) options.push(fc.constantFrom(...content).chain((path) => contentValue(path[path.length - 1]).map((leaf) => withNested(valid, path, leaf))));
   if (fields.length) {
     options.push(
       fc.constantFrom(...fields).map((f) => objectText(valid.filter(([k]) => k !== f))),
@@ -156,13 +191,16 @@ const query = fc.oneof(
   },
 );
 
-/** Adversarial requests for one route; the route row's `body` and its documented body properties seed the mutations. */
-export function requestsFor(route: RouteCase, documented: string[] = []): fc.Arbitrary<FuzzRequest> {
+/**
+ * Adversarial requests for one route; the route row's `body`, its documented
+ * body properties and the paths of its documented content seed the mutations.
+ */
+export function requestsFor(route: RouteCase, documented: string[] = [], content: string[][] = []): fc.Arbitrary<FuzzRequest> {
   const names = placeholders(route.path);
   const ids = fc.tuple(...names.map((n) => (route.params?.[n] !== undefined ? fc.oneof(fc.constant(route.params[n]), pathId) : pathId)));
   const body: fc.Arbitrary<string | undefined> = takesBody(route)
     ? fc.oneof(
-        { weight: 5, arbitrary: mutatedSeed(route.body ?? {}, documented) },
+        { weight: 5, arbitrary: mutatedSeed(route.body ?? {}, documented, content) },
         { weight: 4, arbitrary: wrongBody },
         { weight: 1, arbitrary: fc.constantFrom(JSON.stringify(route.body ?? {}), '') },
       )
@@ -187,14 +225,23 @@ export const EDGE_VALUES = [
   names(13), names(200), names(201), '{"__proto__":"x","constructor":1,"toString":"y"}', '"constructor"', '"__proto__"',
 ];
 
-/** The row's valid body with one documented property set to each edge value, sent to `path`. */
-export function edgeRequests(route: RouteCase, documented: string[], path: string): FuzzRequest[] {
+/** Content at and past each content limit, by the documented property it goes in (JSON text). */
+export const CONTENT_EDGES: Record<string, string[]> = {
+  markdown: [`${'> '.repeat(17)}a`, `${'- '.repeat(5000)}a`, indentedList(17), '*a'.repeat(16_000), '*_'.repeat(1581), 'p\n\n'.repeat(1001), 'a\n'.repeat(3001)].map((md) => JSON.stringify(md)),
+  blocks: [dividers(1001), JSON.stringify([{ type: 'paragraph', text: `${'> '.repeat(5000)}a` }]), JSON.stringify([{ type: 'paragraph', text: '*a'.repeat(2237) }])],
+  design_json: [`{"blocks":${dividers(1001)}}`, `{"blocks":${JSON.stringify([{ type: 'bullets', items: [`${'- '.repeat(17)}a`] }])}}`],
+};
+
+/**
+ * The row's valid body with one documented property set to each edge value,
+ * and each documented content property (at its path) to each content edge,
+ * sent to `path`.
+ */
+export function edgeRequests(route: RouteCase, documented: string[], path: string, content: string[][] = []): FuzzRequest[] {
   const valid = Object.entries(route.body ?? {}).map(([k, v]) => [k, JSON.stringify(v)] as [string, string]);
-  return documented.flatMap((property) =>
-    EDGE_VALUES.map((value) => ({
-      path,
-      headers: { 'content-type': 'application/json' },
-      body: objectText([...valid.filter(([k]) => k !== property), [property, value]]),
-    })),
-  );
+  const request = (body: string): FuzzRequest => ({ path, headers: { 'content-type': 'application/json' }, body });
+  return [
+    ...documented.flatMap((property) => EDGE_VALUES.map((value) => request(objectText([...valid.filter(([k]) => k !== property), [property, value]])))),
+    ...content.flatMap((at) => (CONTENT_EDGES[at[at.length - 1]] ?? []).map((leaf) => request(withNested(valid, at, leaf)))),
+  ];
 }

@@ -2,7 +2,7 @@ import { env } from 'cloudflare:workers';
 import fc from 'fast-check';
 import { describe, it, type ExpectStatic } from 'vitest';
 import { call, makeWorkspace, shardFor, type ApiResponse } from '../support/harness';
-import { bodyProperties } from '../support/openapi';
+import { bodyProperties, contentPaths } from '../support/openapi';
 import { readBackPaths } from '../support/read-back';
 import { seedAll } from '../support/resources';
 import { resourceKeys, ROUTES, takesBody, type RouteCase } from '../support/routes';
@@ -93,7 +93,7 @@ describe('adversarial input', () => {
     async ({ route, index }, { expect }) => {
       const client = await fuzzClient(index);
       const check = contractCheck(route, client, expect);
-      const property = fc.asyncProperty(requestsFor(route, await bodyProperties(route)), check);
+      const property = fc.asyncProperty(requestsFor(route, await bodyProperties(route), await contentPaths(route)), check);
       try {
         await fc.assert(property, { seed, numRuns: RUNS_PER_ROUTE, path: vars.FUZZ_PATH || undefined });
       } catch (err) {
@@ -111,7 +111,7 @@ describe('adversarial input', () => {
 describe('documented properties at their edges', () => {
   const bodyRoutes = ROUTES.map((route, index) => ({ route, index, name: `${route.method} ${route.path}` })).filter(({ route }) => takesBody(route));
   it.concurrent.for(bodyRoutes)(
-    `$name holds the contract for every property at ${EDGE_VALUES.length} edge values`,
+    `$name holds the contract for every property at ${EDGE_VALUES.length} edge values, and documented content at its limits`,
     { timeout: 120_000 },
     async ({ route, index }, { expect }) => {
       const client = await fuzzClient(ROUTES.length + index);
@@ -119,7 +119,7 @@ describe('documented properties at their edges', () => {
       const records = await seedAll(client.ws, [...new Set(Object.entries(keys).filter(([name]) => route.params?.[name] === undefined).map(([, key]) => key))]);
       const path = route.path.replace(/\{([^}]+)\}/g, (_, name: string) => route.params?.[name] ?? records.get(keys[name])!.id);
       const check = contractCheck(route, client, expect);
-      for (const req of edgeRequests(route, await bodyProperties(route), path)) await check(req);
+      for (const req of edgeRequests(route, await bodyProperties(route), path, await contentPaths(route))) await check(req);
     },
   );
 });

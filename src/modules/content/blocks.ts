@@ -25,10 +25,9 @@ export const blockSchema = z.discriminatedUnion('type', [
 export type Block = z.infer<typeof blockSchema>;
 export const DIRECTIONS = ['ltr', 'rtl'] as const;
 export type Direction = (typeof DIRECTIONS)[number];
-export const MAX_BLOCKS = 1000;
 
-export const blocksSchema = z.array(blockSchema).max(MAX_BLOCKS);
-export const designJsonSchema = z.strictObject({ blocks: blocksSchema, direction: z.enum(DIRECTIONS).optional() });
+/** The block count is checked before the blocks are parsed, with one message for every source (compile.ts). */
+export const designJsonSchema = z.strictObject({ blocks: z.array(blockSchema), direction: z.enum(DIRECTIONS).optional() });
 
 /** The stored block document. */
 export type BlockDocument = { blocks: Block[]; direction: Direction };

@@ -1,6 +1,7 @@
 import { blockSchema, designJsonSchema, DIRECTIONS, type Block, type BlockDocument, type Direction } from './blocks';
 import { fromHtml } from 'hast-util-from-html';
 import { toText } from 'hast-util-to-text';
+import { BLOCK_TEXTS, CONTENT_LIMITS, costProblems, measureMarkdown, nestingMessage, type MarkdownCost } from './cost';
 import { escapeMarkdown, markdownToBlocks, renderInline } from './markdown';
 import { escapeHtml, tokenWarnings } from './tokens';
 
@@ -80,23 +81,39 @@ export function toBlockDocument(content: unknown, snippets: Snippet[] = []): { o
   const source = present[0];
   if (source === 'markdown') {
     if (typeof c.markdown !== 'string' || !c.markdown.trim()) return fail([invalid('content.markdown must be a non-empty string')]);
-    const md = markdownToBlocks(c.markdown, { allowSnippets: true });
+    const md = markdownToBlocks(c.markdown, { allowSnippets: true, subject: 'content.markdown' });
     if (md.errors.length) return fail(md.errors.map(invalid), md.warnings);
     warnings.push(...md.warnings);
     blocks = md.blocks;
+    if (blocks.length > CONTENT_LIMITS.blocks) return fail([invalid(tooManyBlocks(blocks.length))], warnings);
+    // What a record stores must be accepted again as design_json: the blocks markdown makes meet the same schema.
+    const errors = blocks.flatMap((b, i) => {
+      const parsed = blockSchema.safeParse(b);
+      return parsed.success ? [] : zodIssues(`content.markdown: block ${i + 1} (${b.type})`, parsed.error);
+    });
+    if (errors.length) return fail(errors.slice(0, 10), warnings);
   } else if (source === 'blocks') {
     if (!Array.isArray(c.blocks)) return fail([invalid('content.blocks must be an array of blocks')]);
+    if (c.blocks.length > CONTENT_LIMITS.blocks) return fail([invalid(tooManyBlocks(c.blocks.length))]);
     const parsed = c.blocks.map((b) => blockSchema.safeParse(b));
     const errors = parsed.flatMap((p, i) => (p.success ? [] : zodIssues(`content.blocks.${i}`, p.error)));
     if (errors.length) return fail(errors);
     blocks = parsed.map((p) => p.data!);
   } else {
+    const sent = (c.design_json as { blocks?: unknown } | null)?.blocks;
+    if (Array.isArray(sent) && sent.length > CONTENT_LIMITS.blocks) return fail([invalid(tooManyBlocks(sent.length))]);
     const parsed = designJsonSchema.safeParse(c.design_json);
     if (!parsed.success) return fail(zodIssues('content.design_json', parsed.error));
     blocks = parsed.data.blocks;
     direction ??= parsed.data.direction;
   }
   if (blocks.length === 0) return fail([invalid('content has no blocks')]);
+  const costs = textProblems(blocks);
+  if (costs.length) return fail(costs.map(invalid), warnings);
+  const doc: BlockDocument = { blocks, direction: direction ?? 'ltr' };
+  if (JSON.stringify({ design_json: doc }).length > MAX_CONTENT_CHARS) {
+    return fail([invalid(`content's block document (design_json) is over ${MAX_CONTENT_CHARS.toLocaleString('en-US')} characters`)], warnings);
+  }
   const errors: CompileIssue[] = [];
   blocks.forEach((b, i) => {
     const where = `block ${i + 1} (${b.type})`;
@@ -111,7 +128,40 @@ export function toBlockDocument(content: unknown, snippets: Snippet[] = []): { o
     }
   });
   if (errors.length) return fail(errors.some((e) => e.code === 'invalid_content') ? errors.filter((e) => e.code === 'invalid_content') : errors, warnings);
-  return { ok: true, doc: { blocks, direction: direction ?? 'ltr' }, warnings };
+  return { ok: true, doc, warnings };
+}
+
+const tooManyBlocks = (count: number) => `content has ${count.toLocaleString('en-US')} blocks; at most ${CONTENT_LIMITS.blocks.toLocaleString('en-US')}`;
+
+/** Every text of the block document parsed as markdown when it is rendered: paragraphs, headings, list items. */
+function textsOf(blocks: Block[]): { where: string; text: string }[] {
+  return blocks.flatMap((b, i) => {
+    const where = `block ${i + 1} (${b.type})`;
+    if (b.type === 'heading' || b.type === 'paragraph') return [{ where, text: b.text }];
+    if (b.type === 'bullets') return b.items.map((text, j) => ({ where: `${where} item ${j + 1}`, text }));
+    return [];
+  });
+}
+
+/**
+ * The cost limits the block document's texts break, added up over all of them
+ * (each is parsed on its own when rendered), whatever the source: a design
+ * that compiled once compiles again.
+ */
+function textProblems(blocks: Block[]): string[] {
+  const totals: MarkdownCost = { lines: 0, nestedLines: 0, structures: 0, depth: 0, depthLine: 0, markup: 0 };
+  const problems: string[] = [];
+  let markupWeight = 0;
+  for (const { where, text } of textsOf(blocks)) {
+    const cost = measureMarkdown(text);
+    if (cost.depth > CONTENT_LIMITS.depth) problems.push(`${where}: ${nestingMessage(cost.depth, cost.depthLine)}`);
+    totals.lines += cost.lines;
+    totals.nestedLines += cost.nestedLines;
+    totals.structures += cost.structures;
+    totals.markup += cost.markup;
+    markupWeight += cost.markup * text.length;
+  }
+  return [...problems.slice(0, 10), ...costProblems(BLOCK_TEXTS, totals, markupWeight)];
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -122,6 +172,8 @@ export function findSnippet(snippets: Snippet[], ref: string): Snippet | undefin
 }
 
 type Rendered = { html: string; text: string };
+/** What rendering one document shares: its alignment, the workspace's snippets (each rendered once), where warnings and errors go. */
+type RenderContext = { align: string; snippets: Snippet[]; warnings: string[]; errors: string[]; rendered: Map<string, Rendered> };
 
 /**
  * Compiles `content`. On errors the result has `compile.ok: false` and the
@@ -140,11 +192,13 @@ export function compileContent(content: unknown, opts: CompileOptions = {}): Com
   const align = rtl ? 'right' : 'left';
   const rows: string[] = [];
   const texts: string[] = [];
+  const ctx: RenderContext = { align, snippets, warnings, errors: [], rendered: new Map() };
   doc.blocks.forEach((b, i) => {
-    const r = renderBlock(b, `block ${i + 1} (${b.type})`, align, snippets, warnings);
+    const r = renderBlock(b, `block ${i + 1} (${b.type})`, ctx);
     if (r.html) rows.push(r.html);
     if (r.text) texts.push(r.text);
   });
+  if (ctx.errors.length) return { compile: { ok: false, errors: ctx.errors.slice(0, 10).map(invalid), warnings: dedupe(warnings) } };
   if (opts.preheader) warnings.push(...tokenWarnings(opts.preheader, 'preheader'));
   if (opts.title) warnings.push(...tokenWarnings(opts.title, 'subject'));
   const dir = rtl ? 'rtl' : 'ltr';
@@ -172,11 +226,13 @@ export function compileContent(content: unknown, opts: CompileOptions = {}): Com
 const dedupe = (xs: string[]) => Array.from(new Set(xs)).slice(0, 100);
 const row = (inner: string, align: string, padding = '8px 40px') => `<tr><td class="pad" style="padding:${padding};text-align:${align};" align="${align}">${inner}</td></tr>`;
 
-function renderBlock(b: Block, where: string, align: string, snippets: Snippet[], warnings: string[]): Rendered {
-  const inline = (md: string) => {
-    warnings.push(...tokenWarnings(md, where));
-    const r = renderInline(md, { link: S.link }, where);
+function renderBlock(b: Block, where: string, ctx: RenderContext): Rendered {
+  const { align, warnings } = ctx;
+  const inline = (md: string, at = where) => {
+    warnings.push(...tokenWarnings(md, at));
+    const r = renderInline(md, { link: S.link }, at);
     warnings.push(...r.warnings);
+    ctx.errors.push(...r.errors);
     return r;
   };
   switch (b.type) {
@@ -190,7 +246,7 @@ function renderBlock(b: Block, where: string, align: string, snippets: Snippet[]
       return { html: row(`<p style="${S.text}">${r.html}</p>`, align), text: r.text };
     }
     case 'bullets': {
-      const items = b.items.map((item) => inline(item));
+      const items = b.items.map((item, j) => inline(item, `${where} item ${j + 1}`));
       const lis = items.map((r) => `<li style="${S.text}margin:0 0 4px;">${r.html}</li>`).join('');
       return { html: row(`<ul style="margin:0;padding-${align === 'right' ? 'right' : 'left'}:24px;">${lis}</ul>`, align), text: items.map((r) => `- ${r.text}`).join('\n') };
     }
@@ -212,23 +268,47 @@ function renderBlock(b: Block, where: string, align: string, snippets: Snippet[]
       return { html: row(b.href ? `<a href="${escapeHtml(b.href)}" target="_blank">${img}</a>` : img, align), text: b.alt ? (b.href ? `${b.alt} (${b.href})` : b.alt) : '' };
     }
     case 'snippet': {
-      const s = findSnippet(snippets, b.ref)!;
-      return renderSnippet(s, where, align, warnings);
+      const s = findSnippet(ctx.snippets, b.ref)!;
+      return renderSnippet(s, where, ctx);
     }
   }
 }
 
 /**
- * A snippet's content: its markdown compiled like any other (a snippet cannot
- * include snippets), or its HTML shown as text when it has only HTML (stored
- * HTML is never passed through unsanitized).
+ * A snippet's blocks: its markdown, or the text of its HTML (stored HTML is
+ * never passed through unsanitized). `problems`: the cost limits it breaks,
+ * which leave it out entirely; a malformed directive line only leaves that
+ * line out (a warning).
  */
-function renderSnippet(s: Snippet, where: string, align: string, warnings: string[]): Rendered {
-  const source = s.markdown ?? htmlToText(s.html ?? '');
-  const md = markdownToBlocks(source, { allowSnippets: false });
-  warnings.push(...md.warnings.map((w) => `snippet "${s.name}": ${w}`), ...md.errors.map((e) => `snippet "${s.name}": ${e} (left out)`));
-  const parts = md.blocks.filter((b) => b.type !== 'snippet').map((b, i) => renderBlock(b, `${where} snippet "${s.name}" block ${i + 1}`, align, [], warnings));
-  return { html: parts.map((p) => p.html).join(''), text: parts.map((p) => p.text).filter(Boolean).join('\n\n') };
+function snippetBlocks(s: Pick<Snippet, 'markdown' | 'html'>): { blocks: Block[]; problems: string[]; warnings: string[] } {
+  const md = s.markdown !== null ? markdownToBlocks(s.markdown, { allowSnippets: false, subject: 'markdown' }) : markdownToBlocks(htmlToText(s.html ?? ''), { allowSnippets: false, subject: 'the text of html' });
+  if (md.refused) return { blocks: [], problems: md.errors, warnings: md.warnings };
+  const { blocks } = md;
+  const problems = blocks.length > CONTENT_LIMITS.blocks ? [tooManyBlocks(blocks.length)] : textProblems(blocks);
+  return { blocks, problems, warnings: [...md.warnings, ...md.errors.map((e) => `${e} (left out)`)] };
+}
+
+/** Why a snippet could never be compiled (the cost limits content has), for the write that creates it. */
+export function snippetProblems(s: Pick<Snippet, 'markdown' | 'html'>): string[] {
+  return snippetBlocks(s).problems;
+}
+
+/**
+ * A snippet's content compiled like any other (a snippet cannot include
+ * snippets), once per document however often it is referenced; one past the
+ * cost limits (stored before they applied) is left out with a warning.
+ */
+function renderSnippet(s: Snippet, where: string, ctx: RenderContext): Rendered {
+  const done = ctx.rendered.get(s.id);
+  if (done) return done;
+  const { blocks, problems, warnings } = snippetBlocks(s);
+  ctx.warnings.push(...warnings.map((w) => `snippet "${s.name}": ${w}`), ...problems.map((p) => `snippet "${s.name}": ${p} (left out)`));
+  const inner: RenderContext = { ...ctx, snippets: [], errors: [] };
+  const parts = problems.length ? [] : blocks.map((b, i) => renderBlock(b, `${where} snippet "${s.name}" block ${i + 1}`, inner));
+  ctx.warnings.push(...inner.errors.map((e) => `snippet "${s.name}": ${e} (left out)`));
+  const rendered = inner.errors.length ? { html: '', text: '' } : { html: parts.map((p) => p.html).join(''), text: parts.map((p) => p.text).filter(Boolean).join('\n\n') };
+  ctx.rendered.set(s.id, rendered);
+  return rendered;
 }
 
 /**

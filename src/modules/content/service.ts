@@ -2,7 +2,7 @@ import { asc, eq } from 'drizzle-orm';
 import { nowIso, type Db } from '../../platform/db';
 import { domainError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
-import { compileContent, isCompiled, type Compiled, type CompileOptions, type Snippet } from './compile';
+import { compileContent, isCompiled, snippetProblems, type Compiled, type CompileOptions, type Snippet } from './compile';
 import { snippets } from './schema';
 
 /** The workspace's snippets, as the compiler resolves them (a workspace holds a handful). */
@@ -33,8 +33,14 @@ export async function compileForWorkspace(db: Db, workspaceId: string, content: 
   throw domainError(400, code, errors.filter((e) => e.code === code).map((e) => e.message).join('; ') || 'content is invalid');
 }
 
-/** Operator route: creates a snippet (`markdown` or `html`). A taken name is 409 `duplicate_name`. */
+/**
+ * Operator route: creates a snippet (`markdown` or `html`). Content past the
+ * compiler's cost limits is 400 `invalid_content` (it could never be
+ * compiled); a taken name is 409 `duplicate_name`.
+ */
 export async function createSnippet(db: Db, workspaceId: string, input: { name: string; markdown?: string; html?: string }) {
+  const problems = snippetProblems({ markdown: input.markdown ?? null, html: input.html ?? null });
+  if (problems.length) throw domainError(400, 'invalid_content', problems.join('; '));
   const now = nowIso();
   const row = { id: uuidv7(), workspaceId, name: input.name, nameKey: input.name.toLowerCase(), markdown: input.markdown ?? null, html: input.html ?? null, createdAt: now, updatedAt: now };
   const [created] = await db.insert(snippets).values(row).onConflictDoNothing().returning();
