@@ -38,7 +38,7 @@ export function createWorkspaceClient({ baseUrl, apiKey, fetch }: ClientOptions)
   });
 }
 
-/** The body of every webhook delivery (spec Part 3, "Delivery envelope"). */
+/** The body of every webhook delivery (docs/webhooks.md). */
 export interface WebhookEvent<Data = Record<string, unknown>> {
   /** The event id: stable across retries and endpoints; deduplicate on it. */
   id: string;

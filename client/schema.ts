@@ -2335,7 +2335,7 @@ export interface components {
                 };
             };
         };
-        /** @description `email.failed` (email family, deprecated; not emitted yet: its data follows the spec) */
+        /** @description `email.failed` (email family, deprecated; not emitted yet) */
         EmailFailedEvent: {
             /**
              * Format: uuid
@@ -2570,7 +2570,7 @@ export interface components {
                 created_at: string | null;
             };
         };
-        /** @description `order.fulfilled` (order family, opt-in; not emitted yet: its data follows the spec) */
+        /** @description `order.fulfilled` (order family, opt-in; not emitted yet) */
         OrderFulfilledEvent: {
             /**
              * Format: uuid
@@ -2838,7 +2838,7 @@ export interface components {
                 changed_fields: string[];
             };
         };
-        /** @description `contact.deleted` (contact family, opt-in; not emitted yet: its data follows the spec) */
+        /** @description `contact.deleted` (contact family, opt-in; not emitted yet) */
         ContactDeletedEvent: {
             /**
              * Format: uuid
@@ -2886,7 +2886,7 @@ export interface components {
                 source: string;
             };
         };
-        /** @description `message.received` (message family, opt-in; not emitted yet: its data follows the spec) */
+        /** @description `message.received` (message family, opt-in) */
         MessageReceivedEvent: {
             /**
              * Format: uuid
@@ -3090,7 +3090,7 @@ export interface components {
                 lost_reason: string | null;
             };
         };
-        /** @description `booking.created` (booking family, opt-in; not emitted yet: its data follows the spec) */
+        /** @description `booking.created` (booking family, opt-in) */
         BookingCreatedEvent: {
             /**
              * Format: uuid
@@ -3127,7 +3127,7 @@ export interface components {
                 source: string;
             };
         };
-        /** @description `booking.rescheduled` (booking family, opt-in; not emitted yet: its data follows the spec) */
+        /** @description `booking.rescheduled` (booking family, opt-in) */
         BookingRescheduledEvent: {
             /**
              * Format: uuid
@@ -3164,7 +3164,7 @@ export interface components {
                 source: string;
             };
         };
-        /** @description `booking.cancelled` (booking family, opt-in; not emitted yet: its data follows the spec) */
+        /** @description `booking.cancelled` (booking family, opt-in) */
         BookingCancelledEvent: {
             /**
              * Format: uuid
@@ -3201,7 +3201,7 @@ export interface components {
                 source: string;
             };
         };
-        /** @description `booking.reassigned` (booking family, opt-in; not emitted yet: its data follows the spec) */
+        /** @description `booking.reassigned` (booking family, opt-in) */
         BookingReassignedEvent: {
             /**
              * Format: uuid

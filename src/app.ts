@@ -35,10 +35,13 @@ const publishEvents: MiddlewareHandler<AppEnv> = async (c, next) => {
 /** Every `/v1` request passes these, in this order (the bench measures their prefixes). */
 export const V1_MIDDLEWARE = [logRequests, authenticate, parseJsonBody, publishEvents, readYourWrites] as const;
 
+/** The MIT license with its SPDX `identifier` (OpenAPI 3.1); the config's type is OpenAPI 3.0's, which has no `identifier`. */
+const LICENSE = { name: 'MIT', identifier: 'MIT' };
+
 const API_DESCRIPTION = [
   'Contacts with per-channel consent, deals and pipelines, products, payments, hosted pay-links, orders, transactional email with suppressions, audiences and sender profiles, meeting types and bookings, email campaigns, newsletters with numbered issues, WhatsApp templates, campaigns and inbound messages, and signed outbound webhooks for one workspace, identified by the API key (`Authorization: Bearer wsk_...`). Hosted pages, tracking links and provider webhooks are listed apart, under their own tag.',
   '',
-  '**Errors** come in two shapes: the domain envelope `{error: {code, message}}` (consent, products, webhook endpoints, transactional email, suppressions, email campaigns, newsletters and issues, WhatsApp campaign execution) and the framework shape `{statusCode, message, error}` with optional `error_code` (everything else). Request-shape 400s use the framework shape everywhere but the suppression routes. Each operation lists its errors. Unknown body properties and non-UUID path ids answer 400.',
+  '**Errors** come in two shapes: the domain envelope `{error: {code, message}}` (consent, products, webhook endpoints, transactional email, suppressions, email campaigns, newsletters and issues, WhatsApp campaign execution) and the framework shape `{statusCode, message, error}` with optional `error_code` (everything else). Request-shape 400s use the framework shape everywhere but the consent and suppression routes, which answer them as `invalid_request` in the domain envelope. Each operation lists its errors. Unknown body properties and non-UUID path ids answer 400.',
 '',
   '**Rate limits**: 100 requests per minute per key, 300 per minute per source IP, `POST /v1/emails` 300 per minute per key; 429 with `Retry-After`. Answers carry `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`. A source IP that sent 30 invalid keys in a minute is answered 429 for the rest of that minute, whatever its key.',
   '',
@@ -99,7 +102,8 @@ export function buildApp() {
     openapi: '3.1.0',
     info: {
       title: 'Workspace API',
-      version: '1.6.0',
+      version: '0.4.0',
+      license: LICENSE,
       description: API_DESCRIPTION,
     },
     servers: [{ url: '/', description: 'The host serving this document (`http://localhost:8787` under `npm start`)' }],

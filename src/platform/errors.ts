@@ -22,7 +22,7 @@ export const reasonPhrase = (status: number): string => REASONS[status] ?? 'Erro
 
 /**
  * Every deliberate non-2xx answer is an ApiError carrying its exact body. The
- * spec has two body shapes; the constructors below are the only ways to build one.
+ * API has two body shapes; the constructors below are the only ways to build one.
  */
 export class ApiError extends Error {
   constructor(

@@ -2,7 +2,7 @@ import type { Feature, Workspace } from '../modules/workspaces/model';
 import { ApiError } from './errors';
 
 /**
- * The spec's feature-gate table (Part 1, Authentication rule 5): the middleware
+ * The feature-gate table (feature ids in docs/operator-api.md): the middleware
  * and the test that walks every gated prefix both read this one list.
  */
 export const FEATURE_GATES: ReadonlyArray<{ method?: string; pattern: RegExp; feature: Feature }> = [

@@ -4,7 +4,7 @@ import { prefixRanges } from './prefix-ranges';
 import { isUuid } from './validation';
 
 /**
- * The shared filter grammar (Part 1 "Shared list conventions", docs/decisions.md
+ * The shared filter grammar (the README "Filter grammar", docs/decisions.md
  * "Contact filter grammar"), compiled to one parameterized SQL condition.
  *
  * No value is ever spliced into SQL text. A small tree (at most `INLINE_MAX`
@@ -156,7 +156,7 @@ export class FilterBuilder {
   private readonly sets = new WeakMap<SQL, RowSet>();
 
   /**
-   * `workspaceId`: values of `workspace_id` conditions are replaced with it (Part 1: any `workspace_id` inside is replaced).
+   * `workspaceId`: values of `workspace_id` conditions are replaced with it (any `workspace_id` inside is replaced).
    * `inline`: values are bound one parameter each instead of packed in `fp`.
    */
   constructor(
@@ -273,7 +273,7 @@ export class FilterBuilder {
     throw invalidFilter(`unknown field "${shown(name)}"`);
   }
 
-  /** Type-checks and coerces one value for a field (Part 1's 400 message shapes). */
+  /** Type-checks and coerces one value for a field (the documented 400 messages). */
   coerce(field: Field, value: unknown): unknown {
     const bad = (what: string) => badRequest(`Invalid filter value for "${field.name}": "${shown(value)}" is not ${what}`);
     switch (field.kind) {

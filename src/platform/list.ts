@@ -7,7 +7,7 @@ export type Paging = { limit: number; offset: number };
 
 /*
  * Query parameters, typed in the OpenAPI document and parsed by the functions
- * below with the spec's exact 400 messages. Query values arrive as strings, so
+ * below with the documented 400 messages. Query values arrive as strings, so
  * each schema accepts the raw string and documents its real type (`integer`,
  * `boolean`, `format: uuid`, a `sort` enum); every list route builds its query
  * from these, and `test/openapi/document.test.ts` fails on an untyped one.
@@ -93,7 +93,7 @@ export const listQuery = (opts: { sorts: readonly string[]; fallbackSort?: strin
     search: searchQuery('search', opts.search),
   });
 
-/** `true`/`false` or absent; anything else is a 400 with the spec's message. */
+/** `true`/`false` or absent; anything else is a 400 with the documented message. */
 export function parseBooleanParam(name: string, raw: string | undefined): boolean | undefined {
   if (raw === undefined) return undefined;
   if (raw === 'true') return true;
@@ -106,7 +106,7 @@ const INT_RE = /^\d+$/;
 /**
  * `limit`/`offset` as the list conventions define them: absent or empty takes
  * the default, a value above the cap is clamped, anything that is not a
- * non-negative integer is a 400 with the spec's message.
+ * non-negative integer is a 400 with the documented message.
  */
 export function parsePaging(query: { limit?: string; offset?: string }, defaults: { limit: number; cap: number }): Paging {
   return {

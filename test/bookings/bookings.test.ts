@@ -285,7 +285,7 @@ describe('GET /v1/bookings', () => {
 });
 
 describe('booking events', () => {
-  it('created, rescheduled, cancelled and reassigned carry the exact Part 3 data, never a manage link', async () => {
+  it('created, rescheduled, cancelled and reassigned carry the exact documented data, never a manage link', async () => {
     const { ws, mt, hosts } = await setupType({ kind: 'round_robin', hostCount: 2 });
     const b = await book(ws, { meeting_type_id: mt.id, start_at: futureHour(), invitee: invitee(), host_user_id: hosts[0].id });
     await ws.api('POST', `/v1/bookings/${b.body.id}/reschedule`, { start_at: futureHour(1) });

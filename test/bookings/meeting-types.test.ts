@@ -3,7 +3,7 @@ import { admin, adminOk, makeWorkspace } from '../support/harness';
 import { ALL_DAY, book, expectError, futureHour, invitee, setupType } from './helpers';
 
 describe('meeting types (read-only record)', () => {
-  it('answers the Part 1 record: host {id, name} for one host, null id for a team, hosts[]', async () => {
+  it('answers the documented record: host {id, name} for one host, null id for a team, hosts[]', async () => {
     const one = await setupType();
     const res = await one.ws.api('GET', `/v1/meeting-types/${one.mt.id}`);
     expect(res.status).toBe(200);

@@ -91,7 +91,7 @@ describe('GET /v1/contacts', () => {
     expect(cydRead.body.event_attendances).toEqual([{ event_id: event.id, status: 'attended', registered_at: expect.any(String), attended_at: expect.any(String) }]);
   });
 
-  it('type-checks filter values with the spec messages', async () => {
+  it('type-checks filter values with the documented messages', async () => {
     const cases: [unknown, string][] = [
       [{ created_at: 'yesterday' }, 'Invalid filter value for "created_at": "yesterday" is not a date'],
       [{ id: 'abc' }, 'Invalid filter value for "id": "abc" is not a UUID'],

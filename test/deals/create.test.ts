@@ -38,7 +38,7 @@ describe('POST /v1/deals', () => {
     expect(timeline).toEqual([{ type: 'deal_created', source: 'api' }]);
   });
 
-  it('emits deal.created with the Part 3 data shape and explicit nulls', async () => {
+  it('emits deal.created with the documented data shape and explicit nulls', async () => {
     const ws = await makeWorkspace();
     const [sales] = await stagesOf(ws);
     const d = await createDeal(ws, { title: 'T', amount: 5, external_reference: 'ref-ev' });

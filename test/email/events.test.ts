@@ -14,7 +14,7 @@ import { addSender, emailEvents, emailWorkspace, outbox, reportEvent, send } fro
 
 const SECRET = 'whsec_MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3';
 
-describe('email events (Part 3): the operator route and the provider webhook run one path', () => {
+describe('email events: the operator route and the provider webhook run one path', () => {
   it('turns delivered/bounced/complained into events with the exact data shapes, optional fields omitted', async () => {
     const { ws } = await emailWorkspace();
     const withMeta = await send(ws, { metadata: { order: { id: 7, tags: ['a'] }, note: null } });

@@ -38,7 +38,7 @@ const dealData = (over: Record<string, unknown>) => ({
 });
 
 describe('deal events: the full deal field set', () => {
-  it('deal.created, deal.stage_changed, deal.won and deal.lost carry Part 3 data exactly', async () => {
+  it('deal.created, deal.stage_changed, deal.won and deal.lost carry the documented data exactly', async () => {
     const { ws, ep, sales, contact, owner } = await dealWorld();
     const [newStage, qualified, wonStage] = sales.stages;
     const created = await ws.api('POST', '/v1/deals', {

@@ -5,7 +5,7 @@ import { expectFromOutbox, outbox, subscribed, useReceiver } from './support';
 const receiver = useReceiver();
 
 describe('message.received', () => {
-  it('an inbound WhatsApp message is delivered once, signed, with the Part 3 data shape', async () => {
+  it('an inbound WhatsApp message is delivered once, signed, with the documented data shape', async () => {
     const phoneNumberId = `pn-${crypto.randomUUID()}`;
     const { ws, ep } = await subscribed(['message.received'], { whatsapp_phone_number_id: phoneNumberId });
     const payload = notification(phoneNumberId, textMessage('14155550901', 'wamid.E2E', 'Is it in stock?'));

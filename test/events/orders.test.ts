@@ -13,7 +13,7 @@ const snapshotKeys = [
   'cancelled_at', 'refunded_at', 'created_at',
 ].sort();
 
-describe('order events: the Part 3 order snapshot', () => {
+describe('order events: the order snapshot', () => {
   it('order.created, order.paid, order.refunded and order.cancelled are delivered signed, equal to their outbox rows', async () => {
     const { ws, ep } = await subscribed(ORDER_EVENTS);
     const created = await ws.api('POST', '/v1/orders', {

@@ -79,7 +79,7 @@ describe('POST /v1/orders', () => {
     expectMessage(unknown, 400, ['property total should not exist'] as any);
   });
 
-  it('answers the contact and validation errors with the spec messages', async () => {
+  it('answers the contact and validation errors with the documented messages', async () => {
     const ws = await makeWorkspace();
     expectMessage(await ws.api('POST', '/v1/orders', { items: [] }), 400, 'Provide contact_id, or a phone/email to attach the order to a contact');
     expectMessage(await ws.api('POST', '/v1/orders', { contact_id: crypto.randomUUID() }), 404, 'Contact not found');
@@ -97,7 +97,7 @@ describe('POST /v1/orders', () => {
     expect((await ws.api('GET', '/v1/orders')).body.total).toBe(0);
   });
 
-  it('bounds quantities and totals beyond the spec, and reads date-only placed_at in the workspace zone', async () => {
+  it('bounds quantities and totals, and reads date-only placed_at in the workspace zone', async () => {
     const ws = await makeWorkspace({ timezone: 'America/New_York' });
     const phone = freshPhone();
     expectMessage(await ws.api('POST', '/v1/orders', { phone, items: [{ title: 'x', quantity: 1_000_001 }] }), 400, 'items[0].quantity must be at most 1000000');

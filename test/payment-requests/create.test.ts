@@ -9,7 +9,7 @@ const SNAPSHOT_KEYS = [
 ].sort();
 
 describe('POST /v1/payment-requests', () => {
-  it('mints a pending link with the record DECISIONS.md describes and fires payment_request.created', async () => {
+  it('mints a pending link with the documented record and fires payment_request.created', async () => {
     const ws = await makeWorkspace({ currency: 'EUR', vat: { mode: 'inclusive', rate: 20 } });
     const before = Date.now();
     const res = await ws.api('POST', '/v1/payment-requests', { email: 'Payer@Example.com', name: 'Pat Payer', amount: 19.999, title: 'Workshop seat' });

@@ -21,7 +21,7 @@ const SAMPLE_PATHS: Record<string, { method: string; path: string }> = {
   '^\\/v1\\/newsletter-issues(\\/|$)': { method: 'GET', path: '/v1/newsletter-issues/00000000-0000-7000-8000-000000000000' },
 };
 
-describe('feature gates (Part 1, Authentication rule 5)', () => {
+describe('feature gates', () => {
   it('has a sample path for every gate in the table', () => {
     expect(FEATURE_GATES.map((g) => g.pattern.source).sort()).toEqual(Object.keys(SAMPLE_PATHS).sort());
   });

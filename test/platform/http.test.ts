@@ -59,7 +59,7 @@ describe('HTTP conventions', () => {
     expect(await res.json()).toMatchObject({ statusCode: 400, message: 'Request body is not valid UTF-8' });
   });
 
-  it('has no DELETE routes beyond the four the spec lists', async () => {
+  it('has no DELETE routes beyond the four documented ones', async () => {
     const ws = await makeWorkspace();
     for (const path of ['/v1/contacts', '/v1/deals', '/v1/products', '/v1/payments', '/v1/orders', '/v1/campaigns', '/v1/tags', '/v1/contact-groups']) {
       const res = await ws.api('DELETE', `${path}/00000000-0000-7000-8000-000000000000`);

@@ -100,7 +100,7 @@ function expectAdmitted(ok: number, limit: number, sent: number, startedIn: numb
   }
 }
 
-describe('rate limits (Part 1 Limits)', () => {
+describe('rate limits', () => {
   it('counts exactly per API key under concurrency and answers 429 with Retry-After', async () => {
     const ws = await makeWorkspace({ rate_limits: { per_key_per_minute: 10 } });
     const started = minute();

@@ -8,7 +8,7 @@ import { mutates, resourceKeys, ROUTES, takesBody, type RouteCase } from '../sup
 /**
  * Ten parallel calls on one record, for every mutating route of the route
  * table: each answers a 2xx or a 4xx (a lost race re-reads or answers the
- * spec's error, never a 5xx), and what they leave behind reads back and keeps
+ * documented error, never a 5xx), and what they leave behind reads back and keeps
  * the workspace's invariants.
  */
 const PARALLEL = 10;

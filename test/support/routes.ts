@@ -19,7 +19,7 @@ export type RouteCase = {
   path: string;
   feature?: Feature;
   body?: Record<string, unknown>;
-  /** The non-UUID id answer, when the spec makes an exception (webhook endpoint delete: 404). */
+  /** The non-UUID id answer, when the route makes an exception (webhook endpoint delete: 404). */
   nonUuidStatus?: number;
   /**
    * Body shape of the route's coded errors: `framework` `{statusCode, message, error}` (default) or

@@ -18,7 +18,7 @@ const enqueuedAt = async (id: string) =>
   (await rowOnShards<{ enqueued_at: string | null }>('SELECT enqueued_at FROM event_outbox WHERE id = ?', id))?.enqueued_at;
 
 describe('event catalogue', () => {
-  it('lists every Part 3 event type with its family and subscription', () => {
+  it('lists every event type with its family and subscription', () => {
     expect(EVENT_TYPES).toHaveLength(30);
     expect(DEFAULT_EVENT_TYPES).toEqual(['email.delivered', 'email.bounced', 'email.complained']);
     expect(EVENT_CATALOG['email.failed']).toEqual({ family: 'email', subscription: 'deprecated' });

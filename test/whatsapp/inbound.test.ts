@@ -33,7 +33,7 @@ describe('POST /providers/whatsapp/webhook', () => {
     expect((await deliver(payload, signature)).status).toBe(200);
   });
 
-  it('stores an inbound message in the contact conversation (contact created from wa_id) and fires message.received with the Part 3 shape', async () => {
+  it('stores an inbound message in the contact conversation (contact created from wa_id) and fires message.received with the documented shape', async () => {
     const ws = await waWorkspace();
     const res = await deliver(notification(ws.phoneNumberId, textMessage('4915112345678', 'wamid.IN1', 'Do you ship to Oslo?', 'Wanda Sender')));
     expect(res.status).toBe(200);

@@ -20,7 +20,7 @@ export const NO_SCHEDULE = 'No availability schedule configured for this meeting
 
 export type Member = { id: string; name: string; active: boolean };
 
-/** The public record (Part 1 "Meeting type"): `host` is the one host, or `{id: null}` for a team. */
+/** The public record (docs/bookings.md): `host` is the one host, or `{id: null}` for a team. */
 export function serializeMeetingType(row: MeetingTypeRow, members: Map<string, Member>) {
   const hosts = row.hostUserIds.map((id) => ({ user_id: id, name: members.get(id)?.name ?? null }));
   const team = row.schedulingKind !== 'one_on_one';
@@ -194,7 +194,7 @@ export function parseInstant(value: string | undefined): number | null {
   return date.getUTCMonth() === m - 1 && date.getUTCDate() === d ? ms : null;
 }
 
-/** `GET /v1/meeting-types/{id}/slots`: the spec's 400s in its order, then one read of the calendar. */
+/** `GET /v1/meeting-types/{id}/slots`: the documented 400s in their order, then one read of the calendar. */
 export async function listSlots(db: Db, workspaceId: string, id: string, query: { from?: string; to?: string }, now = Date.now()) {
   const found = await loadMeetingType(db, workspaceId, id);
   if (!found) throw meetingTypeNotFound();

@@ -145,7 +145,7 @@ export async function listBookings(ctx: ServiceContext, query: BookingListInput)
 
 // ---------------------------------------------------------------- events
 
-/** Part 3 booking event data: explicit nulls, `previous_host_name` only on reassigned, never a manage link. */
+/** Booking event data (docs/events.md): explicit nulls, `previous_host_name` only on reassigned, never a manage link. */
 export function bookingEventData(b: BookingRow, mt: Pick<MeetingTypeRow, 'name' | 'locationType'>, members: Map<string, Member>, previousHostName: string | null = null) {
   return {
     booking_id: b.id,
@@ -225,7 +225,7 @@ const selectDuplicate = (ctx: ServiceContext, key: string) =>
   ctx.db.select().from(bookings).where(and(eq(bookings.workspaceId, ctx.ws.id), eq(bookings.dedupeKey, key), eq(bookings.status, 'confirmed'))).limit(1);
 
 /**
- * `POST /v1/bookings` (and the hosted page): validation in the spec's order,
+ * `POST /v1/bookings` (and the hosted page): validation in the documented order,
  * the contact (contact_id wins, else the invitee upsert; a merge conflict
  * books nothing), a double submit answers the existing booking, then the
  * slot is taken under the hosts' SlotLocks: re-read, re-checked and written
@@ -450,7 +450,7 @@ export async function rescheduleBooking(ctx: ServiceContext, locks: SlotLocks, i
 // ---------------------------------------------------------------- reassign
 
 /**
- * `POST /v1/bookings/{id}/reassign`: guards in the spec's order; an explicit
+ * `POST /v1/bookings/{id}/reassign`: guards in the documented order; an explicit
  * target's genuine conflict is SLOT_TAKEN, its soft failures HOST_UNAVAILABLE
  * unless `force` is true; an omitted target re-picks the fairest free pool
  * host (round-robin only). The write compares the version read first: a

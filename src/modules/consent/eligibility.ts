@@ -11,7 +11,7 @@ import { SUPPRESSING_DELIVERABILITY } from './service';
 export type ContactTarget = { filters: Record<string, unknown> } | { contact_ids: string[] };
 
 /**
- * The email send-eligibility baseline (spec Part 3: an audience only narrows
+ * The email send-eligibility baseline (an audience only narrows
  * it): an address, email consent `subscribed`, no block, no complaint, a
  * deliverability that does not bounce, not suppressed (workspace or platform
  * list) and no blacklisted phone. The same verdict as the consent read's

@@ -4,7 +4,7 @@ import { boundedJsonObject, CUSTOM_FIELDS_BOUNDS } from '../../platform/json-bou
 import { BLOCK_STATES, CONTACT_SOURCES, GENDERS, LIFECYCLE_STAGES } from './schema';
 
 /**
- * The contact's writable scalar fields (Part 1 "Contact"), one row each: the
+ * The contact's writable scalar fields (docs/contacts.md), one row each: the
  * request schema, the filter catalog and the change detection all read this table.
  * Scalars accept null on writes to clear a value.
  */

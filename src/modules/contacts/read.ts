@@ -155,7 +155,7 @@ export function serializeContact(row: ContactRow) {
   return out;
 }
 
-/** The keys of the compact projection contact events carry (Part 3), in order, with explicit nulls. */
+/** The keys of the compact projection contact events carry (docs/events.md), in order, with explicit nulls. */
 const PROJECTION_KEYS = ['id', 'phone', 'email', 'name', 'first_name', 'last_name', 'lifecycle_stage', 'source', 'block_state', 'lead_score'] as const;
 
 type Projection = Record<(typeof PROJECTION_KEYS)[number], unknown>;

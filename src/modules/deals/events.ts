@@ -4,7 +4,7 @@ import { serializeDeal } from './read';
 export type StageNames = { pipelineName: string | null; stageName: string | null };
 export type FromStage = { stageId: string; stageName: string | null };
 
-/** The Part 3 deal event data: the full field set with explicit nulls. */
+/** The deal event data (docs/events.md): the full field set with explicit nulls. */
 export function dealEventData(deal: DealRow, names: StageNames, from: FromStage | null = null) {
   const d = serializeDeal(deal);
   return {

@@ -113,7 +113,7 @@ async function move(ctx: ServiceContext, deal: DealRow, from: FromStage, to: Sta
   return row;
 }
 
-/** `POST /v1/deals/{id}/status`: the state table of Part 1; the bare row. */
+/** `POST /v1/deals/{id}/status`: open, won or lost; the bare row. */
 export function changeDealStatus(ctx: ServiceContext, dealId: string, input: { status: DealStatus; lost_reason?: string }) {
   return retryOnConflict(() => changeStatusOnce(ctx, dealId, input), (err) => failedGuard(err, 'status'));
 }

@@ -4,7 +4,7 @@ import { escapeHtml } from '../../platform/html';
 import { foldHeaderText } from './header-safety';
 import { z } from '../../platform/validation';
 
-/** Spec Part 2 "Transactional email" bounds. */
+/** The bounds of a transactional email (docs/email.md). */
 export const HTML_MAX_BYTES = 500 * 1024;
 export const TEXT_MAX_BYTES = 100 * 1024;
 export const HEADER_VALUE_MAX = 1000;

@@ -8,7 +8,7 @@ const object = (description: string) => z.custom<Record<string, unknown>>(isObje
 
 /*
  * Shape violations (types, lengths, sizes, unknown properties) answer the
- * standard 400; what the spec words as `validation_failed` (neither html nor
+ * standard 400; what docs/email.md names `validation_failed` (neither html nor
  * text, a disallowed or invalid header, metadata over 2048 bytes) and the 422
  * for a bad recipient are checked by the send path, in the domain envelope.
  */

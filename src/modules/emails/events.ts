@@ -30,7 +30,7 @@ const ENGAGEMENT: Record<DeliveryType, 'track_opens' | 'track_clicks' | null> = 
   clicked: 'track_clicks',
 };
 
-/** The event `data` (spec Part 3 "Data shapes"): optional fields omitted, never null; `metadata` verbatim. */
+/** The event `data` (docs/events.md): optional fields omitted, never null; `metadata` verbatim. */
 export function eventData(send: SendRow, fact: DeliveryFact): Record<string, unknown> {
   return {
     send_id: send.id,

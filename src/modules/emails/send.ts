@@ -83,7 +83,7 @@ export const serializeSend = (r: SendRow, duplicate = false): SendRecord => ({
 export const claimsFor = (env: Bindings, workspaceId: string, key: string) => env.EMAIL_CLAIMS.get(env.EMAIL_CLAIMS.idFromName(`${workspaceId}:${key}`));
 
 /**
- * Sends one email (spec Part 2 "Transactional email", rules 1-6).
+ * Sends one email (docs/email.md "Order of work").
  *
  * Validation first (nothing claimed yet), then the key is claimed in the
  * IdempotencyClaims Durable Object before any gate: a finished key replays its
@@ -172,7 +172,7 @@ const capsExceeded = (err: unknown) =>
   failedGuard(err, 'email_quota_usage.sends') ? quotaExceeded() : failedGuard(err, 'email_warming_usage.sends') ? warmingCapExceeded() : null;
 
 /**
- * The gates after the claim, in the spec's order: sender, suppression (2xx
+ * The gates after the claim, in the documented order: sender, suppression (2xx
  * `suppressed`, no provider call), monthly quota (402), daily warming cap
  * (429), pause (503), then the provider (502 `provider_error`). The quota and
  * cap are counted by guarded upserts in the batch that writes the send row, so
@@ -270,7 +270,7 @@ async function reserve(ctx: SendContext, row: SendRow): Promise<void> {
   Object.assign(row, counted);
 }
 
-/** A paused workspace refuses every send; a full quota or cap is named first, in the spec's gate order. */
+/** A paused workspace refuses every send; a full quota or cap is named first, in the documented gate order. */
 export async function pausedRefusal(ctx: ServiceContext, month: string, day: string): Promise<ApiError> {
   const { db, ws } = ctx;
   const { monthly_quota: quota, daily_warming_cap: cap } = ws.email;

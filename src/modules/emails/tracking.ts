@@ -3,7 +3,7 @@ import { isbot } from 'isbot';
 import { base64url } from '../../platform/ids';
 
 /**
- * Open pixels and click redirects (spec Part 2 rule 5), served by this service
+ * Open pixels and click redirects (docs/email.md "Tracking"), served by this service
  * under `/t/` and signed with `TRACKING_SECRET`: a token is the base64url JSON
  * payload, a dot and its base64url HMAC-SHA256. A token that does not verify
  * is unknown (404), so an altered one can never redirect anywhere else.

@@ -1,5 +1,5 @@
 /**
- * Every webhook event type (spec Part 3 "Event types") with its family and how
+ * Every webhook event type (docs/events.md) with its family and how
  * an endpoint subscribes to it. This table is the single source: `EventSink.emit`
  * only accepts its keys, registration validates against it, and the publisher
  * reads `subscription` to decide what is ever delivered.

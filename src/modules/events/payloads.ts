@@ -2,8 +2,8 @@ import { z } from '@hono/zod-openapi';
 import { EVENT_CATALOG, type EventType } from './catalog';
 
 /**
- * The `data` of every event type (spec Part 3 "Data shapes"; the live families
- * as docs/events.md describes them). Keyed by the catalogue's types with
+ * The `data` of every event type (the live families as docs/events.md
+ * describes them). Keyed by the catalogue's types with
  * `satisfies`, so a new event type does not compile without its payload; the
  * app registers one OpenAPI 3.1 `webhooks` entry per type from this table.
  */
@@ -215,7 +215,7 @@ export const EVENT_PAYLOADS = {
   'form.submitted': form,
 } satisfies Record<EventType, z.ZodTypeAny>;
 
-/** Types an implemented write emits (docs/events.md "Live families"); the rest are documented from the spec. */
+/** Types an implemented write emits (docs/events.md "Live families"); the rest are documented ahead of their first emitter. */
 export const LIVE_EVENT_TYPES: readonly EventType[] = [
   'email.delivered',
   'email.bounced',
@@ -239,6 +239,11 @@ export const LIVE_EVENT_TYPES: readonly EventType[] = [
   'payment_request.paid',
   'payment_request.expired',
   'payment_request.cancelled',
+  'booking.created',
+  'booking.rescheduled',
+  'booking.cancelled',
+  'booking.reassigned',
+  'message.received',
 ];
 
 /** `contact.consent_changed` -> `ContactConsentChangedEvent`. */
@@ -248,7 +253,7 @@ export const eventSchemaName = (type: string) =>
     .map((w) => w[0].toUpperCase() + w.slice(1))
     .join('')}Event`;
 
-/** The delivery envelope (Part 3) around one type's data, as a named component. */
+/** The delivery envelope (docs/webhooks.md) around one type's data, as a named component. */
 export const eventEnvelope = (type: EventType) =>
   z
     .object({
@@ -258,7 +263,7 @@ export const eventEnvelope = (type: EventType) =>
       data: EVENT_PAYLOADS[type],
     })
     .openapi(eventSchemaName(type), {
-      description: `\`${type}\` (${EVENT_CATALOG[type].family} family, ${EVENT_CATALOG[type].subscription}${LIVE_EVENT_TYPES.includes(type) ? '' : '; not emitted yet: its data follows the spec'})`,
+      description: `\`${type}\` (${EVENT_CATALOG[type].family} family, ${EVENT_CATALOG[type].subscription}${LIVE_EVENT_TYPES.includes(type) ? '' : '; not emitted yet'})`,
     });
 
 const deliveryHeaders = z.object({

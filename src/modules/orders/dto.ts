@@ -8,7 +8,7 @@ export const MAX_ITEMS = 200;
 export const MAX_QUANTITY = 1_000_000;
 
 /*
- * Numeric ranges whose violations the spec words (`discount_total must be a
+ * Numeric ranges whose violations have worded messages (`discount_total must be a
  * non-negative number`, ...) are documented here and checked by the service,
  * which answers those messages; the schema checks JSON types and lengths.
  */

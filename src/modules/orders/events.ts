@@ -4,7 +4,7 @@ import { orderMoney } from './read';
 import type { OrderRefundRow, OrderRow } from './schema';
 
 /**
- * The Part 3 order snapshot every `order.*` event carries, with explicit nulls:
+ * The order snapshot (docs/events.md) every `order.*` event carries, with explicit nulls:
  * `number` is the store display number, else the sequential `order_number` as
  * a string; `external_id` the store's order id (null for API orders).
  * `order.refunded` adds the refund that fired it. `order.fulfilled` has no API

@@ -48,7 +48,7 @@ const run = preparedList<'status' | 'contact_id' | 'source' | 'store_connection_
 const answers = new ListAnswers<Envelope<ReturnType<typeof serializeHeader>>>();
 
 /**
- * Filters with the spec's messages; newest `placed_at` first; the total and the page in one
+ * Filters with the documented messages; newest `placed_at` first; the total and the page in one
  * statement (`preparedList`), computed only when the data changed since this instance's kept answer.
  */
 export async function listOrders(ctx: ServiceContext, params: OrderListParams) {

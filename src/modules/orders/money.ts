@@ -1,5 +1,5 @@
 /**
- * Order money math (spec Part 2 "Order", money math), exact: every input is
+ * Order money math (docs/orders.md), exact: every input is
  * read as the decimal it is written as (JSON numbers reach us as doubles whose
  * shortest text is that decimal) and computed with BigInt, so half-up rounding
  * at the cent never suffers binary floating point (1.005 is 1.005, not

@@ -105,7 +105,7 @@ const itemReference = (item: OrderItemInputT): ProductReference =>
 /** Whether the body's lines name a product (by id, sku or external id): their rows must be read. */
 const namesProducts = (plan: OrderPlan) => plan.productRefs.some((ref) => Object.keys(ref).length > 0);
 
-/** Every create rule that needs no read, with the spec's messages. */
+/** Every create rule that needs no read, with the documented messages. */
 export function validateOrderBody(ctx: ServiceContext, input: OrderCreateInput): OrderPlan {
   (input.items ?? []).forEach(checkItem);
   let placedAt: string | undefined;
@@ -246,7 +246,7 @@ export async function createOrder(ctx: ServiceContext, input: OrderCreateInput):
  * instance has seen held (`heldReferences`: a replay), when the lines name
  * products (their rows decide the lines), under an order cap (the count decides), for a deal and
  * a phone/email (only the reads know that contact), or when the body cannot make an order (its
- * error comes from the reads' path, in the spec's order). The last reads re-read the order: a
+ * error comes from the reads' path, in the documented order). The last reads re-read the order: a
  * header means it was created.
  */
 function insertAlongReads(ctx: ServiceContext, input: OrderCreateInput, plan: OrderPlan, contactPlan: ContactReferencePlan) {

@@ -78,7 +78,7 @@ const balanceText = (cents: number) => (cents / 100).toFixed(2);
  * its charge can still give back: a linked payment may hold less than the order total; nothing
  * when the charge is no longer refundable), both timeline rows and `order.refunded`, its data
  * computed from the rows as written. The batch ends with the full order: the answer when the
- * refund is among its refunds, otherwise what it holds says why not, in the spec's order (an
+ * refund is among its refunds, otherwise what it holds says why not, in the documented order (an
  * `external_refund_id` already recorded answers that order, `duplicate: true`).
  */
 export async function refundOrder(ctx: ServiceContext, id: string, input: OrderRefundInputT): Promise<{ duplicate: boolean; order: FullOrder }> {

@@ -29,7 +29,7 @@ export type PaymentRequestCreateInput = z.infer<typeof PaymentRequestCreate>;
 
 export const PaymentRequestCancel = z.object({}).strict().openapi('PaymentRequestCancel');
 
-/** The webhook snapshot (spec Part 3); the REST record adds the rest. */
+/** The webhook snapshot (docs/events.md); the REST record adds the rest. */
 const snapshotFields = {
   status: z.enum(PAYMENT_REQUEST_STATUSES),
   contact_id: uuidOut(),

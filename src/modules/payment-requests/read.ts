@@ -3,7 +3,7 @@ import type { Db } from '../../platform/db';
 import { fromCents } from '../../platform/money';
 import { paymentRequests, type PaymentRequestRow } from './schema';
 
-/** The webhook snapshot (spec Part 3 "Payment-request events"): every field, explicit nulls, no provider references. */
+/** The webhook snapshot (docs/events.md, payment-request events): every field, explicit nulls, no provider references. */
 export function paymentRequestEventData(r: PaymentRequestRow) {
   return {
     payment_request_id: r.id,

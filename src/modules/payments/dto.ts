@@ -7,7 +7,7 @@ export const MAX_AMOUNT = 9999999999;
 export const METADATA_MAX_BYTES = 2048;
 
 /*
- * Ranges and enums whose violations the spec words exactly (`Invalid payment
+ * Ranges and enums whose violations have worded messages (`Invalid payment
  * type`, `amount must be a non-negative number`, `installmentCount must be at
  * most 360`, ...) are documented here and checked by the service, which
  * answers those messages; the schema checks the JSON types.

@@ -7,7 +7,7 @@ import { parseIsoInZone } from './dates';
 import { MAX_AMOUNT, METADATA_MAX_BYTES, type PaymentCreateInput } from './dto';
 import { PAYMENT_TYPES, type PaymentType, type VatMode } from './schema';
 
-/* The create and PATCH rules that need no read, with the spec's messages. */
+/* The create and PATCH rules that need no read, with the documented messages. */
 
 export const METADATA_MESSAGE = `metadata exceeds ${METADATA_MAX_BYTES} bytes serialized`;
 const METADATA_BOUNDS = { maxDepth: 16, maxKeys: 1000, maxBytes: METADATA_MAX_BYTES };
@@ -57,7 +57,7 @@ export type CreatePlan = {
   vat: Vat | undefined;
 };
 
-/** Every create rule that needs no read, with the spec's messages, in the spec's order. */
+/** Every create rule that needs no read, with the documented messages, in the documented order. */
 export function validateCreate(ctx: ServiceContext, input: PaymentCreateInput): CreatePlan {
   if (!(PAYMENT_TYPES as readonly string[]).includes(input.type)) throw badRequest('Invalid payment type');
   const type = input.type as PaymentType;

@@ -7,7 +7,7 @@ import { webhookEndpoints } from './schema';
 
 export const DELIVERY_KIND = 'webhook-delivery';
 
-/** The delivery envelope of spec Part 3; `id` is the outbox event id, shared by every endpoint and retry. */
+/** The delivery envelope (docs/webhooks.md); `id` is the outbox event id, shared by every endpoint and retry. */
 export type Envelope = { id: string; type: string; created_at: string; data: Record<string, unknown> };
 
 /** One queue message per (event, endpoint), so one slow endpoint never holds back another. */
