@@ -7,6 +7,7 @@ import { serverToServerOnly } from './platform/cors';
 import { docsContentSecurityPolicy, docsPage } from './platform/docs-page';
 import { httpError, renderError } from './platform/errors';
 import { home } from './platform/home-page';
+import { LICENSE, RELEASE_VERSION } from './platform/release';
 import { EventSink, publishCommitted } from './platform/events';
 import { logRequests } from './platform/request-log';
 import { securityHeaders } from './platform/security-headers';
@@ -34,9 +35,6 @@ const publishEvents: MiddlewareHandler<AppEnv> = async (c, next) => {
 
 /** Every `/v1` request passes these, in this order (the bench measures their prefixes). */
 export const V1_MIDDLEWARE = [logRequests, authenticate, parseJsonBody, publishEvents, readYourWrites] as const;
-
-/** The MIT license with its SPDX `identifier` (OpenAPI 3.1); the config's type is OpenAPI 3.0's, which has no `identifier`. */
-const LICENSE = { name: 'MIT', identifier: 'MIT' };
 
 const API_DESCRIPTION = [
   'Contacts with per-channel consent, deals and pipelines, products, payments, hosted pay-links, orders, transactional email with suppressions, audiences and sender profiles, meeting types and bookings, email campaigns, newsletters with numbered issues, WhatsApp templates, campaigns and inbound messages, and signed outbound webhooks for one workspace, identified by the API key (`Authorization: Bearer wsk_...`). Hosted pages, tracking links and provider webhooks are listed apart, under their own tag.',
@@ -102,7 +100,7 @@ export function buildApp() {
     openapi: '3.1.0',
     info: {
       title: 'Workspace API',
-      version: '0.4.0',
+      version: RELEASE_VERSION,
       license: LICENSE,
       description: API_DESCRIPTION,
     },

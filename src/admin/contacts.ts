@@ -13,7 +13,9 @@ import { publishCommitted } from '../platform/events';
 import { shardDb, shardNames } from '../platform/shards';
 import { boundedJsonObject, type JsonBounds } from '../platform/json-bounds';
 import { isoDateTime, isUuid } from '../platform/validation';
-import { body, idParam } from './validate';
+import { Attendance, AttendanceEvent, Complaint, FormSubmission, MergeResolution } from './answers';
+import { adminRoute } from './route';
+import { idParam } from './validate';
 import { workspaceContext } from '../modules/workspaces/context';
 import { workspaceData } from './workspace-data';
 
@@ -52,46 +54,121 @@ const submissionBody = z
   })
   .strict();
 
-contactAdmin.post('/workspaces/:ws/contacts/:id/complaints', async (c) => {
-  const [wsId, contactId] = [idParam(c, 'ws'), idParam(c, 'id')];
-  const { channel } = await body(c, complaintBody);
-  const ctx = await operatorContext(c, wsId);
-  const out = await recordComplaint(ctx, contactId, channel);
-  publish(c, ctx);
-  return c.json(out, 201);
-});
+const WS = { ws: 'The workspace id' };
 
-contactAdmin.post('/merge-requests/:id/resolve', async (c) => {
-  const id = idParam(c, 'id');
-  const { action } = await body(c, resolveBody);
-  const mr = await locateMergeRequest(c, id);
-  const ctx = await operatorContext(c, mr.workspace_id);
-  const out = await resolveMergeRequest(ctx, mr, action, (existing, input, mode, opts) => applyParked(ctx, existing, input, mode, opts));
-  publish(c, ctx);
-  return c.json(out);
-});
+adminRoute(
+  contactAdmin,
+  {
+    method: 'post',
+    path: '/workspaces/{ws}/contacts/{id}/complaints',
+    operationId: 'createComplaint',
+    tag: 'Contacts',
+    summary: 'Record a spam complaint',
+    description: "The contact's consent on the channel becomes sticky `unsubscribed`; fires `contact.consent_changed` when it moves.",
+    params: { ...WS, id: 'The contact id' },
+    body: { schema: complaintBody, example: { channel: 'email' } },
+    responses: { 201: { description: 'The complaint', schema: Complaint }, 404: { description: 'Unknown workspace or contact' } },
+  },
+  async (c, read) => {
+    const [wsId, contactId] = [idParam(c, 'ws'), idParam(c, 'id')];
+    const { channel } = await read();
+    const ctx = await operatorContext(c, wsId);
+    const out = await recordComplaint(ctx, contactId, channel);
+    publish(c, ctx);
+    return c.json(out, 201);
+  },
+);
 
-contactAdmin.post('/workspaces/:ws/events', async (c) => {
-  const wsId = idParam(c, 'ws');
-  const input = await body(c, eventBody);
-  const { db } = await workspaceData(c, wsId);
-  return c.json(await createAttendanceEvent(db, wsId, input), 201);
-});
+adminRoute(
+  contactAdmin,
+  {
+    method: 'post',
+    path: '/merge-requests/{id}/resolve',
+    operationId: 'resolveMergeRequest',
+    tag: 'Contacts',
+    summary: 'Resolve a merge request',
+    description: '`merge` absorbs the other contact into the target and applies the parked fields silently; `dismiss` applies the parked fields as an ordinary update.',
+    params: { id: 'The merge request id (`merge_request_id` of the 409)' },
+    body: { schema: resolveBody, example: { action: 'merge' } },
+    responses: {
+      200: { description: 'The resolution', schema: MergeResolution },
+      404: { description: '`Merge request not found`' },
+      409: { description: '`Merge request is already resolved`, or the target contact no longer exists' },
+    },
+  },
+  async (c, read) => {
+    const id = idParam(c, 'id');
+    const { action } = await read();
+    const mr = await locateMergeRequest(c, id);
+    const ctx = await operatorContext(c, mr.workspace_id);
+    const out = await resolveMergeRequest(ctx, mr, action, (existing, input, mode, opts) => applyParked(ctx, existing, input, mode, opts));
+    publish(c, ctx);
+    return c.json(out);
+  },
+);
 
-contactAdmin.post('/workspaces/:ws/events/:event/attendance', async (c) => {
-  const [wsId, eventId] = [idParam(c, 'ws'), idParam(c, 'event')];
-  const input = await body(c, attendanceBody);
-  const ctx = await operatorContext(c, wsId);
-  const out = await setAttendance(ctx, eventId, input);
-  publish(c, ctx);
-  return c.json(out, 201);
-});
+adminRoute(
+  contactAdmin,
+  {
+    method: 'post',
+    path: '/workspaces/{ws}/events',
+    operationId: 'createEvent',
+    tag: 'Contacts',
+    summary: 'Create an event contacts attend',
+    params: WS,
+    body: { schema: eventBody, example: { name: 'Spring webinar', start_at: '2030-03-01T17:00:00Z' } },
+    responses: { 201: { description: 'The event', schema: AttendanceEvent }, 404: { description: '`Workspace not found`' } },
+  },
+  async (c, read) => {
+    const wsId = idParam(c, 'ws');
+    const input = await read();
+    const { db } = await workspaceData(c, wsId);
+    return c.json(await createAttendanceEvent(db, wsId, input), 201);
+  },
+);
 
-contactAdmin.post('/workspaces/:ws/forms/:form/submissions', async (c) => {
-  const [wsId, formId] = [idParam(c, 'ws'), idParam(c, 'form')];
-  const input = await body(c, submissionBody);
-  const ctx = await operatorContext(c, wsId);
-  const out = await submitForm(ctx, formId, input);
-  publish(c, ctx);
-  return c.json(out, 201);
-});
+adminRoute(
+  contactAdmin,
+  {
+    method: 'post',
+    path: '/workspaces/{ws}/events/{event}/attendance',
+    operationId: 'setAttendance',
+    tag: 'Contacts',
+    summary: "Set a contact's attendance of an event",
+    description: 'Fires `event.attendance.changed` when the status changes.',
+    params: { ...WS, event: 'The event id' },
+    body: { schema: attendanceBody, example: { contact_id: '01a209ad-ce43-7fca-bcd8-0d2d74988cb4', status: 'attended' } },
+    responses: { 201: { description: 'The attendance', schema: Attendance }, 404: { description: '`Event not found` or `Contact not found`' } },
+  },
+  async (c, read) => {
+    const [wsId, eventId] = [idParam(c, 'ws'), idParam(c, 'event')];
+    const input = await read();
+    const ctx = await operatorContext(c, wsId);
+    const out = await setAttendance(ctx, eventId, input);
+    publish(c, ctx);
+    return c.json(out, 201);
+  },
+);
+
+adminRoute(
+  contactAdmin,
+  {
+    method: 'post',
+    path: '/workspaces/{ws}/forms/{form}/submissions',
+    operationId: 'createFormSubmission',
+    tag: 'Contacts',
+    summary: 'Record a form submission',
+    description: 'The submitter becomes a contact (source `form`) when `contact` resolves to one; fires `form.submitted` either way.',
+    params: { ...WS, form: 'The form id (the application names its forms)' },
+    body: { schema: submissionBody, example: { form_name: 'Newsletter sign-up', origin: 'form', fields: { email: 'ada@example.com', interest: 'pricing' }, contact: { email: 'ada@example.com', name: 'Ada Lovelace' } } },
+    responses: { 201: { description: 'The submission', schema: FormSubmission }, 404: { description: '`Workspace not found`' } },
+  },
+  async (c, read) => {
+    const [wsId, formId] = [idParam(c, 'ws'), idParam(c, 'form')];
+    const input = await read();
+    const ctx = await operatorContext(c, wsId);
+    const out = await submitForm(ctx, formId, input);
+    publish(c, ctx);
+    return c.json(out, 201);
+  },
+);

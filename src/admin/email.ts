@@ -12,7 +12,11 @@ import { addGlobalSuppression } from '../modules/suppressions/service';
 import { badRequest, httpError } from '../platform/errors';
 import { onEveryShard } from '../platform/shards';
 import { isUuid } from '../platform/validation';
-import { body, idParam, limitParam } from './validate';
+import { GlobalSuppression, Outbox, SendEventRecorded } from './answers';
+import { adminRoute } from './route';
+import { idParam, limitParam, limitQuery } from './validate';
+import { Audience } from '../modules/audiences/dto';
+import { SenderProfile } from '../modules/sender-profiles/dto';
 import { workspaceData } from './workspace-data';
 
 /** Operator routes of the email domain (docs/operator-api.md): sender profiles, audiences, the sandbox outbox, send events. */
@@ -52,45 +56,121 @@ const sendEventBody = z
 
 const globalSuppressionBody = z.object({ email: z.string().trim().max(255).pipe(z.email()), reason: z.string().trim().min(1).max(100).optional() }).strict();
 
-emailAdmin.post('/workspaces/:ws/sender-profiles', async (c) => {
-  const wsId = idParam(c, 'ws');
-  const input = await body(c, senderProfileBody);
-  const { db } = await workspaceData(c, wsId);
-  return c.json(await createSenderProfile(db, wsId, input, c.env.EMAIL_PROVIDER || 'sandbox'), 201);
+const WS = { ws: 'The workspace id' };
+const outboxQuery = z.object({
+  channel: z.string().optional().openapi({ type: 'string', enum: [...OUTBOX_CHANNELS], description: 'Another value answers 400 `Invalid channel: ...`' }),
+  to: z.string().optional().openapi({ description: 'Exact recipient (an email address, case-insensitive, or an E.164 phone)' }),
+  ...limitQuery.shape,
 });
 
-emailAdmin.post('/workspaces/:ws/audiences', async (c) => {
-  const wsId = idParam(c, 'ws');
-  const input = await body(c, audienceBody);
-  const { db } = await workspaceData(c, wsId);
-  return c.json(await createAudience(db, wsId, input), 201);
-});
+adminRoute(
+  emailAdmin,
+  {
+    method: 'post',
+    path: '/workspaces/{ws}/sender-profiles',
+    operationId: 'createSenderProfile',
+    tag: 'Catalog',
+    summary: 'Create a sender profile',
+    description: 'A new default takes the flag from the previous one. `from_name` refuses control characters and `< > , @ "`.',
+    params: WS,
+    body: { schema: senderProfileBody, example: { from_name: 'Acme', from_email: 'hello@mail.acme.example', reply_to: 'support@acme.example', domain_verified: true, is_default: true } },
+    responses: { 201: { description: 'The sender profile, as `GET /v1/sender-profiles` reads it', schema: SenderProfile }, 404: { description: '`Workspace not found`' } },
+  },
+  async (c, read) => {
+    const wsId = idParam(c, 'ws');
+    const input = await read();
+    const { db } = await workspaceData(c, wsId);
+    return c.json(await createSenderProfile(db, wsId, input, c.env.EMAIL_PROVIDER || 'sandbox'), 201);
+  },
+);
 
-emailAdmin.get('/workspaces/:ws/outbox', async (c) => {
-  const wsId = idParam(c, 'ws');
-  const channel = c.req.query('channel') || undefined;
-  if (channel !== undefined && !OUTBOX_CHANNELS.includes(channel as OutboxChannel)) throw badRequest(`Invalid channel: must be one of ${OUTBOX_CHANNELS.join(', ')}`);
-  const limit = limitParam(c);
-  const { db } = await workspaceData(c, wsId);
-  const to = c.req.query('to')?.trim().toLowerCase() || undefined;
-  return c.json({ data: await listOutbox(db, wsId, { channel: channel as OutboxChannel | undefined, to, limit }) });
-});
+adminRoute(
+  emailAdmin,
+  {
+    method: 'post',
+    path: '/workspaces/{ws}/audiences',
+    operationId: 'createAudience',
+    tag: 'Catalog',
+    summary: 'Create an audience',
+    description: '`dynamic`: a contact condition tree (`filters`); `static`: up to 10,000 contact ids.',
+    params: WS,
+    body: { schema: audienceBody, example: { name: 'Prospects', kind: 'dynamic', filters: { lifecycle_stage: 'prospect' } } },
+    responses: { 201: { description: 'The audience, as `GET /v1/audiences` reads it', schema: Audience }, 404: { description: '`Workspace not found`' } },
+  },
+  async (c, read) => {
+    const wsId = idParam(c, 'ws');
+    const input = await read();
+    const { db } = await workspaceData(c, wsId);
+    return c.json(await createAudience(db, wsId, input), 201);
+  },
+);
+
+adminRoute(
+  emailAdmin,
+  {
+    method: 'get',
+    path: '/workspaces/{ws}/outbox',
+    operationId: 'listOutbox',
+    tag: 'Sandbox and sweeps',
+    summary: 'What the sandbox providers accepted',
+    description: 'Email and WhatsApp messages the sandbox providers took, newest first.',
+    params: WS,
+    query: outboxQuery,
+    responses: { 200: { description: 'The messages', schema: Outbox }, 404: { description: '`Workspace not found`' } },
+  },
+  async (c) => {
+    const wsId = idParam(c, 'ws');
+    const channel = c.req.query('channel') || undefined;
+    if (channel !== undefined && !OUTBOX_CHANNELS.includes(channel as OutboxChannel)) throw badRequest(`Invalid channel: must be one of ${OUTBOX_CHANNELS.join(', ')}`);
+    const limit = limitParam(c);
+    const { db } = await workspaceData(c, wsId);
+    const to = c.req.query('to')?.trim().toLowerCase() || undefined;
+    return c.json({ data: await listOutbox(db, wsId, { channel: channel as OutboxChannel | undefined, to, limit }) });
+  },
+);
 
 /** What a provider webhook would report about a send: the same path as `POST /providers/email/{provider}`. */
-emailAdmin.post('/email-sends/:send_id/events', async (c) => {
-  const sendId = idParam(c, 'send_id');
-  const input = await body(c, sendEventBody);
-  const found = await locateSend(c.env, { id: sendId });
-  if (!found) throw httpError(404, 'Email send not found');
-  const out = await reportFact(c.env, found.db, found.send, { type: input.type, bounceType: input.bounce_type, url: input.url, machine: input.machine }, (p) => c.executionCtx.waitUntil(p));
-  return c.json({ send_id: sendId, type: input.type, ...out }, 201);
-});
+adminRoute(
+  emailAdmin,
+  {
+    method: 'post',
+    path: '/email-sends/{send_id}/events',
+    operationId: 'reportEmailSendEvent',
+    tag: 'Sandbox and sweeps',
+    summary: 'Report a provider event about a send',
+    description: 'What a provider webhook would report (delivered, bounced, complained, opened, clicked), through the same path.',
+    params: { send_id: 'The email send id' },
+    body: { schema: sendEventBody, example: { type: 'bounced', bounce_type: 'hard' } },
+    responses: { 201: { description: 'What was recorded', schema: SendEventRecorded }, 404: { description: '`Email send not found`' } },
+  },
+  async (c, read) => {
+    const sendId = idParam(c, 'send_id');
+    const input = await read();
+    const found = await locateSend(c.env, { id: sendId });
+    if (!found) throw httpError(404, 'Email send not found');
+    const out = await reportFact(c.env, found.db, found.send, { type: input.type, bounceType: input.bounce_type, url: input.url, machine: input.machine }, (p) => c.executionCtx.waitUntil(p));
+    return c.json({ send_id: sendId, type: input.type, ...out }, 201);
+  },
+);
 
 /** The platform-global list: every data database gets the row (the send-time check reads its own). */
-emailAdmin.post('/global-suppressions', async (c) => {
-  const input = await body(c, globalSuppressionBody);
-  const results = await onEveryShard(c.env, (db) => addGlobalSuppression(db, input.email, input.reason ?? 'manual'));
-  const failed = Object.entries(results).filter(([, r]) => !r.ok);
-  if (failed.length) throw httpError(503, `Not written to ${failed.map(([name]) => name).join(', ')}; retry the request`);
-  return c.json({ email: input.email.toLowerCase(), reason: input.reason ?? 'manual' }, 201);
-});
+adminRoute(
+  emailAdmin,
+  {
+    method: 'post',
+    path: '/global-suppressions',
+    operationId: 'createGlobalSuppression',
+    tag: 'Sandbox and sweeps',
+    summary: 'Suppress an address for every workspace',
+    params: {},
+    body: { schema: globalSuppressionBody, example: { email: 'abuse-report@example.com', reason: 'manual' } },
+    responses: { 201: { description: 'The suppression', schema: GlobalSuppression }, 503: { description: 'Not written to every data database; retry the request' } },
+  },
+  async (c, read) => {
+    const input = await read();
+    const results = await onEveryShard(c.env, (db) => addGlobalSuppression(db, input.email, input.reason ?? 'manual'));
+    const failed = Object.entries(results).filter(([, r]) => !r.ok);
+    if (failed.length) throw httpError(503, `Not written to ${failed.map(([name]) => name).join(', ')}; retry the request`);
+    return c.json({ email: input.email.toLowerCase(), reason: input.reason ?? 'manual' }, 201);
+  },
+);

@@ -2,6 +2,9 @@ import { Hono } from 'hono';
 import type { AdminEnv } from '../env';
 import { parseJsonBody } from '../platform/validation';
 import { requireAdmin } from './auth';
+import { operatorDocument } from './openapi';
+import { httpError } from '../platform/errors';
+import { LICENSE, RELEASE_VERSION } from '../platform/release';
 import { bookingAdmin } from './bookings';
 import { contactAdmin } from './contacts';
 import { contentAdmin } from './content';
@@ -14,6 +17,15 @@ import { whatsappAdmin } from './whatsapp';
 import { workspaceAdmin } from './workspaces';
 
 export const adminApp = new Hono<AdminEnv>();
+
+/**
+ * The operator API's own OpenAPI document, built from the routes as declared. It needs no token
+ * (it holds no data), but like every operator route it is absent (404) without ADMIN_TOKEN.
+ */
+adminApp.get('/openapi.json', (c) => {
+  if (!c.env.ADMIN_TOKEN) throw httpError(404, `Cannot GET ${c.req.path}`);
+  return c.json(operatorDocument(RELEASE_VERSION, LICENSE));
+});
 adminApp.use('*', requireAdmin, parseJsonBody);
 adminApp.route('/', workspaceAdmin);
 adminApp.route('/', sweepAdmin);

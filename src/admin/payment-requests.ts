@@ -4,8 +4,9 @@ import { publishCommitted } from '../platform/events';
 import { serializePaymentRequest } from '../modules/payment-requests/read';
 import { sandboxConfirmation } from '../modules/payment-requests/public';
 import { findPaymentRequest, locatePaymentRequest, paymentRequestNotFound, settlePaymentRequest } from '../modules/payment-requests/service';
-import { emptyBody } from './schemas';
-import { body, idParam } from './validate';
+import { adminRoute } from './route';
+import { idParam } from './validate';
+import { PaymentRequest } from '../modules/payment-requests/dto';
 import { workspaceContext } from '../modules/workspaces/context';
 
 /** Operator routes of payment requests (docs/operator-api.md). */
@@ -16,13 +17,26 @@ export const paymentRequestAdmin = new Hono<AdminEnv>();
  * (pending, cancelled and expired links become paid; a paid one answers as it
  * is, without a second event). 200 with the payment request.
  */
-paymentRequestAdmin.post('/payment-requests/:id/complete', async (c) => {
-  const id = idParam(c, 'id');
-  await body(c, emptyBody);
-  const workspaceId = await locatePaymentRequest(c.env, id);
-  if (!workspaceId) throw paymentRequestNotFound();
-  const ctx = await workspaceContext(c.env, workspaceId);
-  const { row } = await settlePaymentRequest(ctx, id, sandboxConfirmation(await findPaymentRequest(ctx, id)));
-  if (ctx.events.committed.length) c.executionCtx.waitUntil(publishCommitted(c.env, ctx.db, ctx.events.committed));
-  return c.json(serializePaymentRequest(row));
-});
+adminRoute(
+  paymentRequestAdmin,
+  {
+    method: 'post',
+    path: '/payment-requests/{id}/complete',
+    operationId: 'completePaymentRequest',
+    tag: 'Sandbox and sweeps',
+    summary: 'The sandbox payer pays a link',
+    description: 'The same path as a verified provider payment: a pending, cancelled or expired link becomes paid; a paid one answers as it is.',
+    params: { id: 'The payment request id' },
+    responses: { 200: { description: 'The payment request', schema: PaymentRequest }, 404: { description: '`Payment request not found`' } },
+  },
+  async (c, read) => {
+    const id = idParam(c, 'id');
+    await read();
+    const workspaceId = await locatePaymentRequest(c.env, id);
+    if (!workspaceId) throw paymentRequestNotFound();
+    const ctx = await workspaceContext(c.env, workspaceId);
+    const { row } = await settlePaymentRequest(ctx, id, sandboxConfirmation(await findPaymentRequest(ctx, id)));
+    if (ctx.events.committed.length) c.executionCtx.waitUntil(publishCommitted(c.env, ctx.db, ctx.events.committed));
+    return c.json(serializePaymentRequest(row));
+  },
+);

@@ -71,4 +71,3 @@ export const pipelineCreate = z
 
 export const blacklistCreate = z.object({ phone: z.string().min(1).max(32) }).strict();
 
-export const emptyBody = z.object({}).strict();

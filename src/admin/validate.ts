@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { z } from '@hono/zod-openapi';
+import { z } from '@hono/zod-openapi';
 import { badRequest } from '../platform/errors';
 import { formatIssues, isUuid } from '../platform/validation';
 
@@ -23,3 +23,8 @@ export function limitParam(c: Context): number {
   if (!Number.isInteger(limit) || limit < 0) throw badRequest('Invalid limit: must be a non-negative integer');
   return Math.min(limit, 500);
 }
+
+/** The `limit` query as the operator API's document states it. */
+export const limitQuery = z.object({
+  limit: z.string().optional().openapi({ type: 'integer', minimum: 0, default: 50, description: 'Default 50; values above 500 are clamped to 500. Anything but a non-negative integer answers 400 `Invalid limit: must be a non-negative integer`' }),
+});

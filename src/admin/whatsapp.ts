@@ -3,7 +3,9 @@ import { Hono } from 'hono';
 import type { AdminEnv } from '../env';
 import { BUTTON_TYPES, MEDIA_TYPES, TEMPLATE_CATEGORIES, TEMPLATE_STATUSES } from '../modules/whatsapp/schema';
 import { createTemplate } from '../modules/whatsapp/templates';
-import { body, idParam } from './validate';
+import { adminRoute } from './route';
+import { idParam } from './validate';
+import { Template } from '../modules/whatsapp/dto';
 import { workspaceData } from './workspace-data';
 
 /** In-app WhatsApp management: templates (docs/operator-api.md). */
@@ -36,8 +38,22 @@ const templateCreate = z
   })
   .strict();
 
-whatsappAdmin.post('/workspaces/:ws/templates', async (c) => {
-  const { db, ws } = await workspaceData(c, idParam(c, 'ws'));
-  const input = await body(c, templateCreate);
-  return c.json(await createTemplate(db, ws.id, input), 201);
-});
+adminRoute(
+  whatsappAdmin,
+  {
+    method: 'post',
+    path: '/workspaces/{ws}/templates',
+    operationId: 'createTemplate',
+    tag: 'Catalog',
+    summary: 'Create a WhatsApp template',
+    description: 'Placeholders `{{1}}` or `{{name}}`, not mixed; positional ones without gaps.',
+    params: { ws: 'The workspace id' },
+    body: { schema: templateCreate, example: { name: 'order_update', language: 'en_US', category: 'utility', body: 'Hi {{1}}, your order {{2}} is on its way.' } },
+    responses: { 201: { description: 'The template, as `GET /v1/templates/{id}` reads it', schema: Template }, 404: { description: '`Workspace not found`' }, 409: { description: 'A template with this name and language exists' } },
+  },
+  async (c, read) => {
+    const { db, ws } = await workspaceData(c, idParam(c, 'ws'));
+    const input = await read();
+    return c.json(await createTemplate(db, ws.id, input), 201);
+  },
+);

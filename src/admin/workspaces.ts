@@ -13,64 +13,181 @@ import {
   serializeWorkspace,
 } from '../modules/workspaces/service';
 import { controlDb, placeWorkspace } from '../platform/shards';
-import { apiKeyCreate, blacklistCreate, emptyBody, pipelineCreate, userCreate, workspaceCreate, workspacePatch } from './schemas';
-import { body, idParam, limitParam } from './validate';
+import { apiKeyCreate, blacklistCreate, pipelineCreate, userCreate, workspaceCreate, workspacePatch } from './schemas';
+import { Pipeline } from '../modules/pipelines/dto';
+import { ApiKeyCreated, ApiKeyRevoked, BlacklistEntry, RequestLog, User, Workspace } from './answers';
+import { adminRoute } from './route';
+import { idParam, limitParam, limitQuery } from './validate';
 import { workspaceData } from './workspace-data';
 
 /** Workspaces, plans, keys, users, request log and the in-app catalog (docs/operator-api.md). */
 export const workspaceAdmin = new Hono<AdminEnv>();
 
-workspaceAdmin.post('/workspaces', async (c) => {
-  const { shard, ...input } = await body(c, workspaceCreate);
-  const placed = await placeWorkspace(c.env, shard);
-  return c.json(serializeWorkspace(await createWorkspace(controlDb(c.env), input, placed)), 201);
-});
+const WS = { ws: 'The workspace id' };
+const notFound = { 404: { description: '`Workspace not found`' } };
 
-workspaceAdmin.get('/workspaces/:ws', async (c) => {
-  return c.json(serializeWorkspace(await getWorkspace(controlDb(c.env), idParam(c, 'ws'))));
-});
+adminRoute(
+  workspaceAdmin,
+  {
+    method: 'post',
+    path: '/workspaces',
+    operationId: 'createWorkspace',
+    tag: 'Workspaces',
+    summary: 'Create a workspace',
+    description: 'Creates the workspace alone: no pipeline, no sender profile. `shard` places it on a data database; else the least-loaded shard.',
+    body: { schema: workspaceCreate, example: { name: 'Acme', timezone: 'Europe/Berlin', default_country: 'DE', currency: 'EUR', rate_limits: { per_key_per_minute: 600 } } },
+    responses: { 201: { description: 'The workspace', schema: Workspace }, 409: { description: 'Another workspace already uses this `whatsapp_phone_number_id`' } },
+  },
+  async (c, read) => {
+    const { shard, ...input } = await read();
+    const placed = await placeWorkspace(c.env, shard);
+    return c.json(serializeWorkspace(await createWorkspace(controlDb(c.env), input, placed)), 201);
+  },
+);
 
-workspaceAdmin.patch('/workspaces/:ws', async (c) => {
-  const id = idParam(c, 'ws');
-  const input = await body(c, workspacePatch);
-  return c.json(serializeWorkspace(await patchWorkspace(controlDb(c.env), id, input)));
-});
+adminRoute(
+  workspaceAdmin,
+  { method: 'get', path: '/workspaces/{ws}', operationId: 'getWorkspace', tag: 'Workspaces', summary: 'Read a workspace', params: WS, responses: { 200: { description: 'The workspace', schema: Workspace }, ...notFound } },
+  async (c) => c.json(serializeWorkspace(await getWorkspace(controlDb(c.env), idParam(c, 'ws')))),
+);
 
-workspaceAdmin.post('/workspaces/:ws/api-keys', async (c) => {
-  const id = idParam(c, 'ws');
-  const { name } = await body(c, apiKeyCreate);
-  return c.json(await createApiKey(controlDb(c.env), id, name), 201);
-});
+adminRoute(
+  workspaceAdmin,
+  {
+    method: 'patch',
+    path: '/workspaces/{ws}',
+    operationId: 'updateWorkspace',
+    tag: 'Workspaces',
+    summary: 'Update a workspace',
+    description: 'Partial: settings objects merge and a `null` value removes a key. `shard` cannot change.',
+    params: WS,
+    body: { schema: workspacePatch, example: { features: ['deals', 'orders'], caps: { contacts: 10000 } } },
+    responses: { 200: { description: 'The workspace', schema: Workspace }, ...notFound, 409: { description: 'Another workspace already uses this `whatsapp_phone_number_id`' } },
+  },
+  async (c, read) => {
+    const id = idParam(c, 'ws');
+    return c.json(serializeWorkspace(await patchWorkspace(controlDb(c.env), id, await read())));
+  },
+);
 
-workspaceAdmin.post('/api-keys/:id/revoke', async (c) => {
-  const id = idParam(c, 'id');
-  await body(c, emptyBody);
-  return c.json(await revokeApiKey(controlDb(c.env), id));
-});
+adminRoute(
+  workspaceAdmin,
+  {
+    method: 'post',
+    path: '/workspaces/{ws}/api-keys',
+    operationId: 'createApiKey',
+    tag: 'Workspaces',
+    summary: 'Create an API key',
+    description: 'The key is shown only in this answer; only its SHA-256 is stored.',
+    params: WS,
+    body: { schema: apiKeyCreate, example: { name: 'Shop backend' } },
+    responses: { 201: { description: 'The key', schema: ApiKeyCreated }, ...notFound },
+  },
+  async (c, read) => {
+    const id = idParam(c, 'ws');
+    const { name } = await read();
+    return c.json(await createApiKey(controlDb(c.env), id, name), 201);
+  },
+);
 
-workspaceAdmin.post('/workspaces/:ws/users', async (c) => {
-  const id = idParam(c, 'ws');
-  const input = await body(c, userCreate);
-  const { db } = await workspaceData(c, id);
-  return c.json(await createUser(db, id, input), 201);
-});
+adminRoute(
+  workspaceAdmin,
+  {
+    method: 'post',
+    path: '/api-keys/{id}/revoke',
+    operationId: 'revokeApiKey',
+    tag: 'Workspaces',
+    summary: 'Revoke an API key',
+    description: 'The key answers 401 `Invalid API key` from then on.',
+    params: { id: 'The API key id' },
+    responses: { 200: { description: 'The revoked key', schema: ApiKeyRevoked }, 404: { description: '`API key not found`' } },
+  },
+  async (c, read) => {
+    const id = idParam(c, 'id');
+    await read();
+    return c.json(await revokeApiKey(controlDb(c.env), id));
+  },
+);
 
-workspaceAdmin.get('/workspaces/:ws/request-log', async (c) => {
-  const id = idParam(c, 'ws');
-  const limit = limitParam(c);
-  const { db } = await workspaceData(c, id);
-  return c.json({ data: await readRequestLog(db, id, limit) });
-});
+adminRoute(
+  workspaceAdmin,
+  {
+    method: 'post',
+    path: '/workspaces/{ws}/users',
+    operationId: 'createUser',
+    tag: 'Workspaces',
+    summary: 'Add a workspace member',
+    description: 'Members own deals and host bookings.',
+    params: WS,
+    body: { schema: userCreate, example: { name: 'Dana Demo', email: 'dana@example.com', role: 'agent' } },
+    responses: { 201: { description: 'The member', schema: User }, ...notFound, 409: { description: '`A user with this email already exists in the workspace`' } },
+  },
+  async (c, read) => {
+    const id = idParam(c, 'ws');
+    const input = await read();
+    const { db } = await workspaceData(c, id);
+    return c.json(await createUser(db, id, input), 201);
+  },
+);
 
-workspaceAdmin.post('/workspaces/:ws/pipelines', async (c) => {
-  const id = idParam(c, 'ws');
-  const input = await body(c, pipelineCreate);
-  const { db } = await workspaceData(c, id);
-  return c.json(await createPipeline(db, id, input), 201);
-});
+adminRoute(
+  workspaceAdmin,
+  {
+    method: 'get',
+    path: '/workspaces/{ws}/request-log',
+    operationId: 'listRequestLog',
+    tag: 'Workspaces',
+    summary: "The workspace's recent requests",
+    description: 'Newest first; never bodies.',
+    params: WS,
+    query: limitQuery,
+    responses: { 200: { description: 'The requests', schema: RequestLog }, ...notFound },
+  },
+  async (c) => {
+    const id = idParam(c, 'ws');
+    const limit = limitParam(c);
+    const { db } = await workspaceData(c, id);
+    return c.json({ data: await readRequestLog(db, id, limit) });
+  },
+);
 
-workspaceAdmin.post('/workspaces/:ws/blacklist', async (c) => {
-  const { ws, db } = await workspaceData(c, idParam(c, 'ws'));
-  const { phone } = await body(c, blacklistCreate);
-  return c.json(await addToBlacklist(db, ws, phone), 201);
-});
+adminRoute(
+  workspaceAdmin,
+  {
+    method: 'post',
+    path: '/workspaces/{ws}/pipelines',
+    operationId: 'createPipeline',
+    tag: 'Catalog',
+    summary: 'Create a pipeline',
+    description: 'Stages in order. A new default takes the flag from the previous one.',
+    params: WS,
+    body: { schema: pipelineCreate, example: { name: 'Sales', is_default: true, stages: [{ name: 'New lead', win_probability: 10 }, { name: 'Won', win_probability: 100 }] } },
+    responses: { 201: { description: 'The pipeline, as `GET /v1/pipelines` reads it', schema: Pipeline }, ...notFound },
+  },
+  async (c, read) => {
+    const id = idParam(c, 'ws');
+    const input = await read();
+    const { db } = await workspaceData(c, id);
+    return c.json(await createPipeline(db, id, input), 201);
+  },
+);
+
+adminRoute(
+  workspaceAdmin,
+  {
+    method: 'post',
+    path: '/workspaces/{ws}/blacklist',
+    operationId: 'createBlacklistEntry',
+    tag: 'Catalog',
+    summary: 'Blacklist a phone number',
+    description: 'Later contact writes with it answer 400 `PHONE_BLACKLISTED`.',
+    params: WS,
+    body: { schema: blacklistCreate, example: { phone: '+14155550100' } },
+    responses: { 201: { description: 'The entry', schema: BlacklistEntry }, ...notFound },
+  },
+  async (c, read) => {
+    const { ws, db } = await workspaceData(c, idParam(c, 'ws'));
+    const { phone } = await read();
+    return c.json(await addToBlacklist(db, ws, phone), 201);
+  },
+);

@@ -14,6 +14,11 @@ const viewerConfig = {
   agent: { disabled: true },
   mcp: { disabled: true },
   documentDownloadType: 'json',
+  // Both documents, picked from the viewer's document menu: the public API first (the default).
+  sources: [
+    { title: 'Workspace API', slug: 'api', url: '/v1/openapi.json', default: true },
+    { title: 'Operator API', slug: 'operator', url: '/admin/v1/openapi.json' },
+  ],
 };
 
 const attribute = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
@@ -26,9 +31,9 @@ export const docsPage = `<!doctype html>
     <title>Workspace API reference</title>
   </head>
   <body>
-    <script id="api-reference" type="application/json" data-url="/v1/openapi.json" data-configuration="${attribute(JSON.stringify(viewerConfig))}"></script>
+    <script id="api-reference" type="application/json" data-configuration="${attribute(JSON.stringify(viewerConfig))}"></script>
     <script src="${DOCS_VIEWER_PATH}"></script>
-    <noscript>The machine-readable document is at <a href="/v1/openapi.json">/v1/openapi.json</a>.</noscript>
+    <noscript>The machine-readable documents are at <a href="/v1/openapi.json">/v1/openapi.json</a> (the API) and <a href="/admin/v1/openapi.json">/admin/v1/openapi.json</a> (the operator API).</noscript>
   </body>
 </html>`;
 

@@ -2,9 +2,12 @@ import { SELF } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { call } from '../support/harness';
 
-/** Every URL an HTML page makes the browser load or follow: src, href, and the viewer's data-url. */
+/** Every URL an HTML page makes the browser load or follow: src, href, and the documents of the viewer's configuration. */
 function referencedUrls(html: string): string[] {
-  return [...html.matchAll(/\s(?:src|href|data-url)="([^"]*)"/g)].map((m) => m[1]);
+  const attributes = [...html.matchAll(/\s(?:src|href)="([^"]*)"/g)].map((m) => m[1]);
+  const configuration = /data-configuration="([^"]*)"/.exec(html)?.[1].replaceAll('&quot;', '"').replaceAll('&amp;', '&');
+  const sources = configuration ? (JSON.parse(configuration).sources as { url: string }[]).map((s) => s.url) : [];
+  return [...attributes, ...sources];
 }
 
 describe('API reference page', () => {
@@ -16,7 +19,7 @@ describe('API reference page', () => {
     // No other host anywhere on the page, not even as text.
     expect(html).not.toMatch(/https?:\/\/|\/\/[a-z0-9.-]+\.[a-z]{2,}/i);
     const urls = referencedUrls(html);
-    expect(urls).toEqual(expect.arrayContaining(['/v1/openapi.json', '/docs/scalar-api-reference.js']));
+    expect(urls).toEqual(expect.arrayContaining(['/v1/openapi.json', '/admin/v1/openapi.json', '/docs/scalar-api-reference.js']));
     for (const url of urls) {
       expect(url, url).toMatch(/^\/(?!\/)/);
       const res = await call('GET', url);
