@@ -5217,7 +5217,7 @@ export interface components {
              * @enum {string}
              */
             direction?: "ltr" | "rtl";
-        };
+        } & (unknown | unknown | unknown);
         EmailCampaignWritten: components["schemas"]["EmailCampaign"] & {
             compile: components["schemas"]["CompileResult"];
         };

@@ -19,6 +19,8 @@ export const ContentInput = z
       design_json: { type: 'object', additionalProperties: true, description: 'A stored block document `{blocks, direction?}` (the `design_json` a record answers with): replaying it reproduces the same HTML' },
       direction: { type: 'string', enum: ['ltr', 'rtl'], description: 'Default `ltr`' },
     },
+    // Exactly one source: the document says it as the server checks it.
+    oneOf: [{ required: ['markdown'] }, { required: ['blocks'] }, { required: ['design_json'] }],
     description:
       'Exactly one of `markdown`, `blocks`, `design_json`. All three compile to one model, the block document; the record stores it as `design_json`, and sending it back is accepted and renders the same HTML. At most 512,000 characters and 1,000 blocks, whatever the source; block quotes and lists nest at most 16 levels; markdown past its cost limits (lines, list items, inline markup) is refused. Zero or several sources, a malformed source, an invalid direction or content past a limit: 400 `invalid_content`; a snippet reference that matches nothing: 400 `unknown_snippet`.',
   });
