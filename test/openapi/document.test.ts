@@ -159,3 +159,16 @@ describe('reading order of the reference', () => {
     expect(paths.slice(firstOutside).every((p) => !p.startsWith('/v1/'))).toBe(true);
   });
 });
+
+describe('answers every API operation documents', () => {
+  it('each /v1 operation has a success (2xx) and client errors (4xx)', async () => {
+    const doc = (await call('GET', '/v1/openapi.json')).body as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+    for (const [path, item] of Object.entries(doc.paths).filter(([p]) => p.startsWith('/v1/'))) {
+      for (const [method, op] of Object.entries(item)) {
+        const statuses = Object.keys(op.responses);
+        expect(statuses.some((s) => s.startsWith('2')), `${method} ${path}`).toBe(true);
+        expect(statuses.some((s) => s.startsWith('4')), `${method} ${path}`).toBe(true);
+      }
+    }
+  });
+});
