@@ -49,6 +49,24 @@ describe('snippets (operator) and compiling against a workspace', () => {
     expect(parallel.filter((r) => r.status === 409)).toHaveLength(4);
   });
 
+  it('the snippets a document references count towards its limits: three distinct ones, each within them, are refused together', async () => {
+    const ws = await makeWorkspace({}, { pipeline: false });
+    const db = (await workspaceDb(env as unknown as Bindings, ws.id))!;
+    // Each snippet is one dense paragraph of 4 million in markup weight, within the 10 million a document may have.
+    const dense = '*a '.repeat(1150);
+    for (let i = 0; i < 3; i++) expect((await admin('POST', `/workspaces/${ws.id}/snippets`, { name: `dense-${i}`, markdown: dense })).status).toBe(201);
+    const two = await compileForWorkspace(db, ws.id, { markdown: `Hi\n\n::snippet[dense-0]\n\n::snippet[dense-1]` });
+    expect(two.compile.ok).toBe(true);
+    const three = await compileForWorkspace(db, ws.id, { markdown: `Hi\n\n${[0, 1, 2].map((i) => `::snippet[dense-${i}]`).join('\n\n')}` }).catch((err: ApiError) => err);
+    expect(three).toBeInstanceOf(ApiError);
+    const refused = (three as ApiError).body as { error: { code: string; message: string } };
+    expect(refused.error.code).toBe('invalid_content');
+    expect(refused.error.message).toMatch(/^content's paragraphs, headings and list items and the snippets it references weigh [\d,]+ in inline markup/);
+    // A snippet referenced many times is compiled once and counted once.
+    const again = await compileForWorkspace(db, ws.id, { markdown: `Hi\n\n${'::snippet[dense-0]\n\n'.repeat(200)}` });
+    expect(again.compile.ok).toBe(true);
+  });
+
   it('a stored snippet past the content limits is left out with a warning, however often it is referenced', async () => {
     const ws = await makeWorkspace({}, { pipeline: false });
     const db = (await workspaceDb(env as unknown as Bindings, ws.id))!;

@@ -1,7 +1,7 @@
 import { blockSchema, designJsonSchema, DIRECTIONS, type Block, type BlockDocument, type Direction } from './blocks';
 import { fromHtml } from 'hast-util-from-html';
 import { toText } from 'hast-util-to-text';
-import { BLOCK_TEXTS, CONTENT_LIMITS, costProblems, measureMarkdown, nestingMessage, type MarkdownCost } from './cost';
+import { BLOCK_TEXTS, CONTENT_LIMITS, costProblems, markupOf, measureMarkdown, nestingMessage, WITH_SNIPPETS, type MarkdownCost, type Subject } from './cost';
 import { escapeMarkdown, markdownToBlocks, renderInline } from './markdown';
 import { escapeHtml, tokenWarnings } from './tokens';
 
@@ -128,7 +128,29 @@ export function toBlockDocument(content: unknown, snippets: Snippet[] = []): { o
     }
   });
   if (errors.length) return fail(errors.some((e) => e.code === 'invalid_content') ? errors.filter((e) => e.code === 'invalid_content') : errors, warnings);
+  const withSnippets = referencedSnippetProblems(blocks, snippets);
+  if (withSnippets.length) return fail(withSnippets.map(invalid), warnings);
   return { ok: true, doc, warnings };
+}
+
+/**
+ * The snippets a document references are compiled into it, so together with its own texts they
+ * are held to the content limits: each snippet is within them on its own, and without this a
+ * document naming hundreds of distinct maximal snippets would cost hundreds of documents.
+ * Their size is checked before any is read, then each is measured once (linear).
+ */
+function referencedSnippetProblems(blocks: Block[], snippets: Snippet[]): string[] {
+  const referenced = new Map<string, Snippet>();
+  for (const b of blocks) {
+    const s = b.type === 'snippet' ? findSnippet(snippets, b.ref) : undefined;
+    if (s) referenced.set(s.id, s);
+  }
+  if (referenced.size === 0) return [];
+  const size = [...referenced.values()].reduce((sum, s) => sum + (s.markdown ?? s.html ?? '').length, 0);
+  if (size > MAX_CONTENT_CHARS) {
+    return [`the snippets content references are ${size.toLocaleString('en-US')} characters together; at most ${MAX_CONTENT_CHARS.toLocaleString('en-US')}`];
+  }
+  return textProblems(blocks, [...referenced.values()].map((s) => s.markdown ?? htmlToText(s.html ?? '')), WITH_SNIPPETS);
 }
 
 const tooManyBlocks = (count: number) => `content has ${count.toLocaleString('en-US')} blocks; at most ${CONTENT_LIMITS.blocks.toLocaleString('en-US')}`;
@@ -144,24 +166,42 @@ function textsOf(blocks: Block[]): { where: string; text: string }[] {
 }
 
 /**
- * The cost limits the block document's texts break, added up over all of them
- * (each is parsed on its own when rendered), whatever the source: a design
- * that compiled once compiles again.
+ * The cost limits the block document's texts (and the texts of the snippets it
+ * references, when given) break, added up over all of them (each is parsed on
+ * its own when rendered), whatever the source: a design that compiled once
+ * compiles again.
  */
-function textProblems(blocks: Block[]): string[] {
+function textProblems(blocks: Block[], snippetSources: string[] = [], subject: Subject = BLOCK_TEXTS): string[] {
   const totals: MarkdownCost = { lines: 0, nestedLines: 0, structures: 0, depth: 0, depthLine: 0, markup: 0 };
   const problems: string[] = [];
   let markupWeight = 0;
-  for (const { where, text } of textsOf(blocks)) {
-    const cost = measureMarkdown(text);
-    if (cost.depth > CONTENT_LIMITS.depth) problems.push(`${where}: ${nestingMessage(cost.depth, cost.depthLine)}`);
+  const add = (cost: MarkdownCost, weight: number) => {
     totals.lines += cost.lines;
     totals.nestedLines += cost.nestedLines;
     totals.structures += cost.structures;
     totals.markup += cost.markup;
-    markupWeight += cost.markup * text.length;
+    markupWeight += weight;
+  };
+  for (const { where, text } of textsOf(blocks)) {
+    const cost = measureMarkdown(text);
+    if (cost.depth > CONTENT_LIMITS.depth) problems.push(`${where}: ${nestingMessage(cost.depth, cost.depthLine)}`);
+    add(cost, cost.markup * text.length);
   }
-  return [...problems.slice(0, 10), ...costProblems(BLOCK_TEXTS, totals, markupWeight)];
+  for (const source of snippetSources) {
+    const cost = measureMarkdown(source);
+    // A snippet refused before it is parsed is left out when rendered (stored before the limits applied): it adds nothing.
+    if (cost.depth > CONTENT_LIMITS.depth || costProblems(BLOCK_TEXTS, cost).length) continue;
+    add(cost, paragraphWeight(source));
+  }
+  return [...problems.slice(0, 10), ...costProblems(subject, totals, markupWeight)];
+}
+
+/**
+ * A markdown source's markup weight as its texts will have it, taking each run of lines between
+ * blank lines as one text: linear, and never less than the weight of the texts it splits into.
+ */
+function paragraphWeight(source: string): number {
+  return source.split(/(?:\r\n|\r|\n)[ \t]*(?:\r\n|\r|\n)/).reduce((sum, chunk) => sum + markupOf(chunk) * chunk.length, 0);
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

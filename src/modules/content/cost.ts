@@ -107,7 +107,7 @@ function prefixOf(line: string): { indent: number; markers: number; items: numbe
   }
 }
 
-function markupOf(text: string): number {
+export function markupOf(text: string): number {
   let n = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
@@ -156,6 +156,7 @@ export const nestingMessage = (depth: number, line: number) =>
 /** Who a message speaks of: one markdown text, or the texts of a block document together. */
 export type Subject = { name: string; plural: boolean };
 export const BLOCK_TEXTS: Subject = { name: "content's paragraphs, headings and list items", plural: true };
+export const WITH_SNIPPETS: Subject = { name: "content's paragraphs, headings and list items and the snippets it references", plural: true };
 
 /** The limits a markdown text (or the texts of a block document, added up) breaks, one message each. */
 export function costProblems(subject: Subject, cost: MarkdownCost, markupWeight?: number): string[] {
