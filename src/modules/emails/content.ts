@@ -1,7 +1,7 @@
 import { convert } from 'html-to-text';
 import { domainError } from '../../platform/errors';
 import { escapeHtml } from '../../platform/html';
-import { foldHeaderText } from './header-safety';
+import { foldHeaderText, hasControl } from './header-safety';
 import { z } from '../../platform/validation';
 
 /** The bounds of a transactional email (docs/email.md). */
@@ -12,7 +12,6 @@ export const METADATA_MAX_BYTES = 2048;
 export const ALLOWED_HEADERS = ['List-Unsubscribe', 'List-Unsubscribe-Post'] as const;
 
 export const utf8Bytes = (text: string) => new TextEncoder().encode(text).byteLength;
-const CONTROL = /\p{Cc}/u;
 
 export const validationFailed = (message: string) => domainError(400, 'validation_failed', message);
 
@@ -41,7 +40,7 @@ export function normalizeHeaders(headers: Record<string, unknown> | undefined): 
     if (!canonical) throw validationFailed(`Header "${name.slice(0, 100)}" is not allowed: only ${ALLOWED_HEADERS.join(' and ')} may be set`);
     if (typeof value !== 'string') throw validationFailed(`Header ${canonical} must be a string`);
     if (value.length > HEADER_VALUE_MAX) throw validationFailed(`Header ${canonical} must be at most ${HEADER_VALUE_MAX} characters`);
-    if (CONTROL.test(value)) throw validationFailed(`Header ${canonical} must not contain control characters`);
+    if (hasControl(value)) throw validationFailed(`Header ${canonical} must not contain control characters`);
     if (value.trim() === '') throw validationFailed(`Header ${canonical} must not be empty`);
     out[canonical] = value;
   }

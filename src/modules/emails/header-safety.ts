@@ -16,12 +16,14 @@ import { z } from '../../platform/validation';
  *   line break, nor a From that names a second address.
  */
 const CONTROL = /\p{Cc}/u;
+/** Whether a value holds a control character (C0 with TAB, CR and LF, DEL and C1): never in a header. */
+export const hasControl = (value: string) => CONTROL.test(value);
 const CONTROL_RUNS = /\p{Cc}+/u;
 const NOT_IN_DISPLAY_NAMES = /[<>,@"]/;
 
 /** `schema` refusing control characters: `<field> must not contain line breaks or control characters`. */
 export const headerText = (schema: z.ZodString, field: string) =>
-  schema.refine((s) => !CONTROL.test(s), { message: `${field} must not contain line breaks or control characters` });
+  schema.refine((s) => !hasControl(s), { message: `${field} must not contain line breaks or control characters` });
 
 /** A sender display name: `headerText`, and none of `< > , @ "` (which would read as, or hide, an address). */
 export const displayName = (schema: z.ZodString, field: string) =>

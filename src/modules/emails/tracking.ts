@@ -1,6 +1,7 @@
 import { decodeHTMLAttribute } from 'entities';
 import { isbot } from 'isbot';
 import { base64url } from '../../platform/ids';
+import { hasControl } from './header-safety';
 
 /**
  * Open pixels and click redirects (docs/email.md "Tracking"), served by this service
@@ -56,7 +57,7 @@ export async function verifyToken(secret: string | undefined, token: string): Pr
  * characters (a line break or NUL in a link is never what a reader meant to
  * follow, so it is not signed). `mailto:`, anchors and relative links never are.
  */
-export const isTrackableUrl = (url: string) => /^https?:\/\/[^\s]/i.test(url) && url.length <= MAX_TRACKED_URL && !/\p{Cc}/u.test(url);
+export const isTrackableUrl = (url: string) => /^https?:\/\/[^\s]/i.test(url) && url.length <= MAX_TRACKED_URL && !hasControl(url);
 
 /**
  * A signed URL as a `Location` value: every character outside printable ASCII
