@@ -31,6 +31,8 @@ export default defineConfig(async () => {
             FUZZ_PATH: process.env.FUZZ_PATH ?? '',
             FUZZ_RUNS: process.env.FUZZ_RUNS ?? '',
             CI: process.env.CI ?? '',
+            // `off`: the suite runs as a fresh Worker instance would serve every request (`npm run test:cold`).
+            INSTANCE_CACHES: process.env.INSTANCE_CACHES ?? '',
           },
         },
       }),

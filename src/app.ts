@@ -23,6 +23,7 @@ import { emailProviderApp, registerEmailPublicDocs, trackingApp } from './module
 import { registerNewsletterPageDocs } from './modules/newsletters/page-docs';
 import { archivePages } from './modules/newsletters/pages';
 import { unsubscribePages } from './modules/unsubscribe/pages';
+import { instanceCacheSwitch } from './platform/instance-cache';
 
 /** Events committed during the request leave after the response (the outbox sweep covers failures). */
 const publishEvents: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -86,7 +87,7 @@ export function buildApp() {
     return renderError(httpError(404, `Cannot ${c.req.method} ${c.req.path}`), c);
   });
 
-  app.use('*', securityHeaders, serverToServerOnly);
+  app.use('*', instanceCacheSwitch, securityHeaders, serverToServerOnly);
 
   // Public documentation, registered before the /v1 guard so it needs no key.
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {

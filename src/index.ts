@@ -1,5 +1,6 @@
 import { buildApp } from './app';
 import type { Bindings } from './env';
+import { configureInstanceCaches } from './platform/instance-cache';
 import { handleQueueBatch } from './queue';
 import { runAllSweeps } from './sweeps/registry';
 import './sweeps';
@@ -13,9 +14,11 @@ const app = buildApp();
 export default {
   fetch: app.fetch,
   async scheduled(_controller, env, ctx) {
+    configureInstanceCaches(env.INSTANCE_CACHES);
     ctx.waitUntil(runAllSweeps(env));
   },
   async queue(batch, env) {
+    configureInstanceCaches(env.INSTANCE_CACHES);
     await handleQueueBatch(batch, env);
   },
 } satisfies ExportedHandler<Bindings, unknown>;

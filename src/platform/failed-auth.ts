@@ -1,7 +1,7 @@
 import type { HitResult } from '../durable-objects/rate-limiter';
 import type { Bindings } from '../env';
 import { httpError, type ApiError } from './errors';
-import { Lru } from './lru';
+import { instanceCache } from './instance-cache';
 import { hit, limitVar, peek, WINDOW_MS } from './rate-limit';
 
 /** Source IPs an isolate remembers a spent budget for, at most. */
@@ -23,12 +23,16 @@ const REMEMBERED_MAX = 10_000;
  * operator out.
  */
 export class FailedAttempts {
-  private readonly spentUntil = new Lru<number>(REMEMBERED_MAX);
+  /** Spares the limiter a call per refused attempt while an IP keeps trying. */
+  private readonly spentUntil;
 
   constructor(
     private readonly subjectPrefix: string,
     private readonly limitOf: (env: Bindings) => number,
-  ) {}
+    memory = `${subjectPrefix}-refusals`,
+  ) {
+    this.spentUntil = instanceCache<number>(memory, { max: REMEMBERED_MAX });
+  }
 
   /** The 429 for an IP this isolate knows spent its budget in the current minute; null otherwise. */
   known(ip: string, now = Date.now()): ApiError | null {

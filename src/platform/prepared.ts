@@ -2,7 +2,6 @@ import { and, eq, getTableColumns, is, Param, Placeholder, SQL, sql, type AnyCol
 import { drizzle } from 'drizzle-orm/d1';
 import { SQLiteAsyncDialect, type SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { clientOf, type Db, type Statement } from './db';
-import type { ListRead, ListSource } from './list-answers';
 import { guardable, type RowGuard } from './row-guard';
 import { rowMapper, type SelectedField } from './row-mapping';
 
@@ -229,28 +228,18 @@ type Pageable = { limit(limit: Placeholder): { offset(offset: Placeholder): Prep
  * `json_group_array` in the page's order. Its columns are renamed by position (`c0`, `c1`, ...),
  * since a join's columns can share a name, and each array is mapped as `.raw()` rows are. A page
  * column must not be JSON made by a JSON function (it would be embedded, not quoted).
- *
- * With a `generation` (SQL naming the state of the data the list shows, `ListAnswers`), the
- * statement answers it too, and computes the total and the page only when it is not the
- * caller's `known` one: SQLite evaluates only the `CASE` branch taken.
  */
-function pageWithTotal(count: DrizzlePrepared, page: DrizzlePrepared, generation: BuiltQuery | null) {
+function pageWithTotal(count: DrizzlePrepared, page: DrizzlePrepared) {
   if (!page.fields || page.customResultMapper) throw new Error('preparedList: the page must be a select with fields');
   const [countQuery, pageQuery] = [count.getQuery(), page.getQuery()];
   const names = page.fields.map((_, i) => `c${i}`).join(', ');
   const rowsQuery = `(SELECT json_group_array(json_array(${names})) FROM page)`;
-  const known = sql.placeholder('known');
-  const text = generation
-    ? `WITH page(${names}) AS (${pageQuery.sql}) SELECT g AS generation, CASE WHEN g IS ? THEN NULL ELSE (${countQuery.sql}) END AS total, ` +
-      `CASE WHEN g IS ? THEN NULL ELSE ${rowsQuery} END AS rows FROM (SELECT CAST(${generation.sql} AS TEXT) AS g)`
-    : `WITH page(${names}) AS (${pageQuery.sql}) SELECT NULL AS generation, (${countQuery.sql}) AS total, ${rowsQuery} AS rows`;
-  const fill = parameterFiller(
-    generation ? [...pageQuery.params, known, ...countQuery.params, known, ...generation.params] : [...pageQuery.params, ...countQuery.params],
-  );
+  const text = `WITH page(${names}) AS (${pageQuery.sql}) SELECT (${countQuery.sql}) AS total, ${rowsQuery} AS rows`;
+  const fill = parameterFiller([...pageQuery.params, ...countQuery.params]);
   const row = rowMapper(page.fields, page.joinsNotNullableMap);
   const map = (result: unknown) => {
-    const [{ generation: now, total, rows }] = (result as D1Result<{ generation: string | null; total: number | null; rows: string | null }>).results;
-    return rows === null ? { generation: now, unchanged: true } : { generation: now, unchanged: false, total, rows: (JSON.parse(rows) as unknown[][]).map(row) };
+    const [{ total, rows }] = (result as D1Result<{ total: number; rows: string }>).results;
+    return { total, rows: (JSON.parse(rows) as unknown[][]).map(row) };
   };
   return (db: Db, values: Values) => batchItem(db, text, fill(values), map);
 }
@@ -262,12 +251,11 @@ function pageWithTotal(count: DrizzlePrepared, page: DrizzlePrepared, generation
  * workspace (`ws`), `limit`, `offset` and each present filter's value under its name: a filter is
  * present when its name is a key of `values`. Total and page are one statement
  * (`pageWithTotal`), sent in one batch after any `leading` statements the caller needs read in
- * the same round trip (their results: `leading`). A list whose `build` names a `generation`
- * can also be read `since` a known one (`ListAnswers`).
+ * the same round trip (their results: `leading`).
  */
 export function preparedList<F extends string, Row>(
   filters: Record<F, ListFilter>,
-  build: (present: F[], where: SQL | undefined, ws: SQLWrapper) => { count: (db: Db) => Preparable; page: (db: Db) => Pageable; generation?: SQL },
+  build: (present: F[], where: SQL | undefined, ws: SQLWrapper) => { count: (db: Db) => Preparable; page: (db: Db) => Pageable },
 ) {
   const names = Object.keys(filters) as F[];
   const condition = (name: F) => {
@@ -275,9 +263,9 @@ export function preparedList<F extends string, Row>(
     const value = sql.placeholder(name);
     return typeof filter === 'function' ? filter(value) : eq(filter, value);
   };
-  type Built = { list: ReturnType<typeof pageWithTotal>; generation: ReturnType<typeof preparedGeneration> | null };
-  const built = new Map<string, Built>();
-  const statementsFor = (values: Values): Built => {
+  // Statements are built once per set of filters present: they depend on the code alone.
+  const built = new Map<string, ReturnType<typeof pageWithTotal>>();
+  const statementFor = (values: Values) => {
     const present = names.filter((f) => f in values);
     const key = present.join();
     let statements = built.get(key);
@@ -285,40 +273,16 @@ export function preparedList<F extends string, Row>(
       const parts = build(present, present.length ? and(...present.map(condition)) : undefined, sql.placeholder('ws'));
       const template = (query: Preparable) => query.prepare() as DrizzlePrepared;
       const page = parts.page(builder as unknown as Db).limit(sql.placeholder('limit')).offset(sql.placeholder('offset'));
-      const generation = parts.generation ? buildSql(parts.generation) : null;
-      statements = { list: pageWithTotal(template(parts.count(builder as unknown as Db)), template(page), generation), generation: parts.generation ? preparedGeneration(parts.generation) : null };
+      statements = pageWithTotal(template(parts.count(builder as unknown as Db)), template(page));
       built.set(key, statements);
     }
     return statements;
   };
-  type Read = ListRead<{ total: number; rows: Row[] }> & { leading: unknown[] };
-  const since = async (db: Db, values: Values, known: string | null, leading: Statement[] = []): Promise<Read> => {
-    const { list } = statementsFor(values);
-    const results = await db.batch([...leading, list(db, { ...values, known })] as unknown as [Statement, ...Statement[]]);
-    return { ...(results[leading.length] as unknown as ListRead<{ total: number; rows: Row[] }>), leading: results.slice(0, leading.length) };
+  return async (db: Db, values: Values, leading: Statement[] = []): Promise<{ total: number; rows: Row[]; leading: unknown[] }> => {
+    const results = await db.batch([...leading, statementFor(values)(db, values)] as unknown as [Statement, ...Statement[]]);
+    return { ...(results[leading.length] as unknown as { total: number; rows: Row[] }), leading: results.slice(0, leading.length) };
   };
-  /** The generation alone: a statement as short as a one-row read, to check a kept page with. */
-  const generation = async (db: Db, values: Values): Promise<string> => {
-    const read = statementsFor(values).generation;
-    if (!read) throw new Error('preparedList: this list names no generation');
-    return (await read.all(db, values))[0].generation;
-  };
-  /** The list as `ListAnswers` reads it: the page since a known generation, or the generation alone. */
-  const source = (db: Db, values: Values): ListSource<{ total: number; rows: Row[] }> => ({
-    since: (known) => since(db, values, known),
-    generation: () => generation(db, values),
-  });
-  const run = async (db: Db, values: Values, leading: Statement[] = []) => {
-    const read = await since(db, values, null, leading);
-    if (read.unchanged) throw new Error('preparedList: a read with no known generation came back unchanged');
-    return read;
-  };
-  return Object.assign(run, { since, source });
 }
-
-/** A statement reading a generation (`ListAnswers`) as text, built once: alone (`all`) or in a batch (`in`). */
-export const preparedGeneration = (generation: SQL) =>
-  preparedSql<{ generation: string }>('all', () => sql`SELECT CAST(${generation} AS TEXT) AS generation`);
 
 /** SQL with its parameters, built from drizzle's `sql` once, to be run many times. */
 export type BuiltQuery = { sql: string; params: unknown[] };

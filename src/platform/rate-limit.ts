@@ -12,20 +12,10 @@ export type LimitCheck = { refusedUntil: number | null; limit: number; label: st
 const REFILL_POLL_MS = 2;
 const REFILL_POLL_MAX_MS = 32;
 
-/** Subjects an isolate keeps state for (object ids, leased tokens) at most. */
+/** Subjects an isolate holds leased tokens for, at most. */
 const SUBJECTS_MAX = 10_000;
 
-/** Object ids by subject: deriving one hashes the name, and the hot subjects (a busy key, an IP) repeat. */
-const ids = new Lru<DurableObjectId>(SUBJECTS_MAX);
-
-function limiter(env: Bindings, subject: string) {
-  let id = ids.get(subject);
-  if (!id) {
-    id = env.RATE_LIMITER.idFromName(subject);
-    ids.set(subject, id);
-  }
-  return env.RATE_LIMITER.get(id);
-}
+const limiter = (env: Bindings, subject: string) => env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(subject));
 
 /** Counts one request against a subject in windows of `windowMs` (a subject always uses the same); null when the counter cannot be reached. */
 export const hit = (env: Bindings, subject: string, windowMs = WINDOW_MS) => ask(env, subject, (counter) => counter.hit(windowMs));

@@ -4,6 +4,7 @@ import { badRequest } from './errors';
 import { workspaces } from '../modules/workspaces/control-schema';
 import { type Db, dbFor } from './db';
 import { gateWrites } from './write-gate';
+import { instanceCache } from './instance-cache';
 
 /**
  * Where data lives. The control plane (`DB`: workspaces, API keys, the shard
@@ -70,14 +71,13 @@ export function newerBookmark(a: string | null | undefined, b: string | null | u
 }
 
 /**
- * A workspace's shard never changes while the service runs (moving one is an
- * offline operation), so each isolate remembers the answers it has seen.
+ * A workspace's shard never changes while the service runs (moving one is an offline
+ * operation), so an instance keeps the answers it has seen: work outside a request (queue
+ * messages, public pages) would otherwise pay a control-plane look-up each time.
  */
-const SHARD_CACHE_MAX = 10_000;
-const shardOf = new Map<string, string>();
+const shardOf = instanceCache<string>('workspace-shards', { max: 10_000 });
 
 export function rememberShard(workspaceId: string, shard: string): void {
-  if (shardOf.size >= SHARD_CACHE_MAX) shardOf.delete(shardOf.keys().next().value!);
   shardOf.set(workspaceId, shard);
 }
 

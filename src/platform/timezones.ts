@@ -1,4 +1,7 @@
-const cache = new Map<string, boolean>();
+import { instanceCache } from './instance-cache';
+
+/** Whether the runtime knows a zone: asking means making a formatter, the costly part of using one. */
+const cache = instanceCache<boolean>('time-zone-ids', { max: 500 });
 
 /** True for IANA zone ids the runtime knows (e.g. `Europe/Berlin`, `UTC`). */
 export function isValidTimeZone(zone: unknown): zone is string {

@@ -11,7 +11,7 @@ async function warmWorkspace() {
 }
 
 describe('POST /v1/deals round trips', () => {
-  it('is 2 with contact_id while the instance does not know where deals enter (then 1: create-round-trip.test.ts)', async () => {
+  it('is 2 with contact_id', async () => {
     const ws = await warmWorkspace();
     const contact = await ws.api('POST', '/v1/contacts', { phone: freshPhone() });
     const res = await counted(ws, 'POST', '/v1/deals', { title: 'By id', contact_id: contact.body.id });
@@ -19,7 +19,7 @@ describe('POST /v1/deals round trips', () => {
     expect(res.roundTrips).toBe(2);
   });
 
-  it('is 2 by email when the contact is created while the instance does not know where deals enter, and the contact is written with the deal', async () => {
+  it('is 2 by email when the contact is created, and the contact is written with the deal', async () => {
     const ws = await warmWorkspace();
     const email = `${crypto.randomUUID()}@example.com`;
     const res = await counted(ws, 'POST', '/v1/deals', { title: 'New contact', email, name: 'Nova Lee' });

@@ -71,7 +71,7 @@ describe('failed API keys per source IP', () => {
       const ip = freshIp();
       const vars = { RATE_LIMIT_FAILED_AUTH_PER_IP_PER_MINUTE: '2' };
       for (let i = 0; i < 2; i++) expect((await counted('/v1/pipelines', { key: unknownKey(), ip, vars })).status).toBe(401);
-      const another = new FailedAttempts('failed-auth', () => 2);
+      const another = new FailedAttempts('failed-auth', () => 2, 'failed-auth-refusals of another instance');
       expect(another.known(ip)).toBeNull();
       expect((await another.fail(env as unknown as Bindings, ip))?.status).toBe(429);
       expect(another.known(ip)?.status).toBe(429);
@@ -103,7 +103,7 @@ describe('failed operator tokens per source IP', () => {
       expectFailedAuth429(await operator(ip, 'wrong-again', ws.id));
       expect((await operator(freshIp(), ADMIN_TOKEN, ws.id)).status).toBe(200);
       // Another isolate refuses the right token from that IP too: it asks the limiter before admitting it.
-      expect((await new FailedAttempts('failed-operator-auth', () => 10).admit(env as unknown as Bindings, ip))?.status).toBe(429);
+      expect((await new FailedAttempts('failed-operator-auth', () => 10, 'failed-operator-auth-refusals of another instance').admit(env as unknown as Bindings, ip))?.status).toBe(429);
     });
   });
 

@@ -5,7 +5,6 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { dbFor, type Db } from '../../src/platform/db';
 import { prepared, preparedInsert, preparedList, preparedRowsInsert, preparedSql, runPrepared } from '../../src/platform/prepared';
 import { runBatch } from '../../src/platform/db';
-import { generationIn } from '../../src/platform/list-answers';
 
 const probes = sqliteTable('prepared_probe', {
   id: text('id').primaryKey(),
@@ -226,25 +225,10 @@ describe('prepared queries', () => {
     const filtered = await list(db, { ws: 'l1', limit: 100, offset: 0, probe_id: 'a' });
     expect(filtered.total).toBe(8);
     expect(filtered.rows).toEqual(built.filter((r) => r.tag.probeId === 'a'));
-    expect(await list(db, { ws: 'none', limit: 5, offset: 0 })).toEqual({ generation: null, unchanged: false, total: 0, rows: [], leading: [] });
+    expect(await list(db, { ws: 'none', limit: 5, offset: 0 })).toEqual({ total: 0, rows: [], leading: [] });
     const withLeading = await list(db, { ws: 'l2', limit: 5, offset: 0 }, [counted.in(db, { ws: 'w1' })]);
-    expect(withLeading).toEqual({ generation: null, unchanged: false, total: 1, rows: await page(db, sql`${'l2'}`), leading: [[{ n: 2 }]] });
+    expect(withLeading).toEqual({ total: 1, rows: await page(db, sql`${'l2'}`), leading: [[{ n: 2 }]] });
 
-    // With a generation, the statement answers it, and the total and page only when it is not the known one.
-    await env.SHARD_0.exec('CREATE TABLE IF NOT EXISTS prepared_gen (workspace_id TEXT PRIMARY KEY, generation INTEGER NOT NULL)');
-    await env.SHARD_0.exec("INSERT OR REPLACE INTO prepared_gen VALUES ('l1', 4)");
-    const generations = sqliteTable('prepared_gen', { workspace_id: text('workspace_id').primaryKey(), generation: integer('generation').notNull() });
-    const kept = preparedList<'probe_id', Awaited<ReturnType<typeof page>>[number]>({ probe_id: tags.probeId }, (_, where, ws) => ({
-      count: (d) => d.select({ total: sql<number>`count(*)` }).from(tags).where(and(eq(tags.ws, ws), where)),
-      page: (d) => page(d, ws, where),
-      generation: generationIn(generations, ws),
-    }));
-    const fresh = await kept.since(db, { ws: 'l1', limit: 5, offset: 0, probe_id: 'a' }, null);
-    expect(fresh).toEqual({ generation: '4', unchanged: false, total: 8, rows: built.filter((r) => r.tag.probeId === 'a').slice(0, 5), leading: [] });
-    expect(await kept.since(db, { ws: 'l1', limit: 5, offset: 0, probe_id: 'a' }, '4')).toEqual({ generation: '4', unchanged: true, leading: [] });
-    expect(await kept.since(db, { ws: 'l1', limit: 5, offset: 0, probe_id: 'a' }, '3')).toEqual(fresh);
-    // A workspace never written has generation 0.
-    expect(await kept.since(db, { ws: 'l2', limit: 5, offset: 0 }, '0')).toEqual({ generation: '0', unchanged: true, leading: [] });
   });
 
   it('refuse a table whose default is SQL', () => {

@@ -2,8 +2,7 @@ import { and, eq, sql, type AnyColumn, type SQL, type SQLWrapper } from 'drizzle
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../../platform/db';
 import { containsInAny } from '../../platform/list';
-import { generationIn } from '../../platform/list-answers';
-import { contactListGenerations, contacts } from './schema';
+import { contacts } from './schema';
 
 /**
  * The contact identity other modules' list rows carry (`contact_name`,
@@ -13,9 +12,6 @@ import { contactListGenerations, contacts } from './schema';
 export const contactIdentityColumns = { contactName: contacts.name, contactPhone: contacts.phone, contactEmail: contacts.email };
 
 export type ContactIdentity = { contactName: string | null; contactPhone: string | null; contactEmail: string | null };
-
-/** SQL naming the state of every contact's identity (it moves with each contact write): part of a kept list answer's generation (`ListAnswers`). */
-export const contactIdentityGeneration = (ws: SQLWrapper) => generationIn(contactListGenerations, ws);
 
 /** The `leftJoin` arguments for a row's contact, scoped to the row's workspace too. */
 export const contactIdentityJoin = (contactId: SQLiteColumn, workspaceId: SQLiteColumn) =>

@@ -2,7 +2,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { compileFilter, filterWith } from '../../platform/filter';
 import { envelopeText, parseFilterParam, parsePaging, parseSort, searchParam, type Paging } from '../../platform/list';
-import { Lru } from '../../platform/lru';
+import { instanceCache } from '../../platform/instance-cache';
 import { toE164 } from '../../platform/phone';
 import { buildSql, builtAll, type BuiltQuery } from '../../platform/prepared';
 import { CONTACT_SORTS, contactCatalog } from './catalog';
@@ -106,7 +106,7 @@ type CompiledList = { paging: Paging; count: BuiltQuery; page: BuiltQuery; cache
  * parameters), so a list asked again skips parsing and building its SQL, most
  * of its CPU. A few hundred entries of a few KB each.
  */
-const compiledLists = new Lru<CompiledList>(500);
+const compiledLists = instanceCache<CompiledList>('contact-list-statements', { max: 500 });
 
 /**
  * GET /v1/contacts: total and page in one batch. The page is chosen on bare

@@ -4,7 +4,7 @@ import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../.
 import { createRouter, idParams } from '../../platform/validation';
 import { afterResponse } from '../../platform/after-response';
 import { serviceContext } from '../../platform/context';
-import { jsonText } from '../../platform/kept-json';
+import { jsonText } from '../../platform/json-text';
 import { Contact, ContactPage, ContactUpsertResult, ContactWrite, type ContactBody } from './dto';
 import { CONTACT_SORTS } from './catalog';
 import { listContacts } from './list';

@@ -1,13 +1,12 @@
-import { desc, sql } from 'drizzle-orm';
+import { desc } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { badRequest } from '../../platform/errors';
-import { envelope, parsePaging, searchParam, type Envelope } from '../../platform/list';
-import { generationIn, ListAnswers } from '../../platform/list-answers';
+import { envelope, parsePaging, searchParam } from '../../platform/list';
 import { preparedList } from '../../platform/prepared';
 import { isUuid } from '../../platform/validation';
-import { contactIdentityGeneration, countWithContactIdentity, titleOrContactSearch } from '../contacts/identity-join';
+import { countWithContactIdentity, titleOrContactSearch } from '../contacts/identity-join';
 import { selectDealsWithContact, serializeDealWithContact, type DealWithContactRow } from './read';
-import { dealListGenerations, deals, DEAL_STATUSES } from './schema';
+import { deals, DEAL_STATUSES } from './schema';
 
 export type DealListParams = Partial<
   Record<'pipeline_id' | 'stage_id' | 'contact_id' | 'owner_user_id' | 'status' | 'external_reference' | 'search' | 'limit' | 'offset', string>
@@ -27,16 +26,12 @@ const run = preparedList<'pipeline_id' | 'stage_id' | 'contact_id' | 'owner_user
   (present, where, ws) => ({
     count: (db) => countWithContactIdentity(db, deals, deals, ws, where, present.includes('search')),
     page: (db) => selectDealsWithContact(db, ws, where).orderBy(desc(deals.createdAt), desc(deals.id)),
-    generation: sql`${generationIn(dealListGenerations, ws)} || '.' || ${contactIdentityGeneration(ws)}`,
   }),
 );
 
-/** A page shows deals and their contacts' identity: it is kept until either changes. */
-const answers = new ListAnswers<Envelope<ReturnType<typeof serializeDealWithContact>>>();
-
 /**
  * Dedicated params only (no generic filter); the total and the page are read in one statement
- * (`preparedList`), and computed only when the data changed since this instance's kept answer.
+ * (`preparedList`).
  */
 export async function listDeals(ctx: ServiceContext, params: DealListParams) {
   const paging = parsePaging(params, { limit: 25, cap: 100 });
@@ -51,9 +46,6 @@ export async function listDeals(ctx: ServiceContext, params: DealListParams) {
   if (params.external_reference !== undefined) values.external_reference = params.external_reference;
   const search = searchParam('search', params.search)?.trim();
   if (search) values.search = search;
-  return answers.answer(
-    values,
-    run.source(ctx.db, values),
-    ({ total, rows }) => envelope(rows.map(serializeDealWithContact), total, paging),
-  );
+  const { total, rows } = await run(ctx.db, values);
+  return envelope(rows.map(serializeDealWithContact), total, paging);
 }

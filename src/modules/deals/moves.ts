@@ -5,8 +5,6 @@ import { uuidv7 } from '../../platform/ids';
 import type { OutboxEvent } from '../../platform/events';
 import { dealEventData, type FromStage } from './events';
 import { dealNotFound, readDealWithStage, selectDealWithStage, selectStage, stageNotFound, type DealWithStage, type StageWithPipeline } from './lookups';
-import { forgetDeal, knownDeal, knownStage, rememberDeal, unchangedGuard } from './known-deals';
-import { afterInsertOf, type RowGuard } from '../../platform/row-guard';
 import { failedGuard, placeDeal } from './placement';
 import { selectDeal, serializeDeal } from './read';
 import { activity } from '../contacts/service';
@@ -20,13 +18,10 @@ export type StageTarget = { stageId: string; pipelineId: string; stageName: stri
 /**
  * The statements of a stage-route move: when the stage changes, the history entry, the timeline
  * activity and `deal.stage_changed`, then the placement. Shared with the `external_reference`
- * upsert, which moves the same way. With `guard` (a stage change only), the history entry is
- * written only when it holds, and every other statement only when the history entry was.
+ * upsert, which moves the same way.
  */
-export function moveStatements(ctx: ServiceContext, deal: DealRow, from: FromStage, to: StageTarget, index: number, now: string, guard?: RowGuard) {
+export function moveStatements(ctx: ServiceContext, deal: DealRow, from: FromStage, to: StageTarget, index: number, now: string) {
   const changes = deal.stageId !== to.stageId;
-  const historyId = uuidv7();
-  const afterHistory = guard && afterInsertOf(dealStageHistory, historyId);
   const placement: Statement[] = placeDeal(
     ctx.db,
     {
@@ -39,15 +34,14 @@ export function moveStatements(ctx: ServiceContext, deal: DealRow, from: FromSta
       stageEnteredAt: changes ? now : null,
       updatedAt: now,
     },
-    afterHistory,
   );
   if (!changes) return { statements: placement, events: [] as OutboxEvent[] };
   const moved: DealRow = { ...deal, stageId: to.stageId, pipelineId: to.pipelineId, stageEnteredAt: now, updatedAt: now };
-  const { event, statement } = ctx.events.emit(ctx.db, ctx.ws.id, 'deal.stage_changed', dealEventData(moved, to, from), afterHistory);
+  const { event, statement } = ctx.events.emit(ctx.db, ctx.ws.id, 'deal.stage_changed', dealEventData(moved, to, from));
   const history = historyInsert.in(
     ctx.db,
     {
-      id: historyId,
+      id: uuidv7(),
       workspaceId: ctx.ws.id,
       dealId: deal.id,
       fromPipelineId: deal.pipelineId,
@@ -58,7 +52,6 @@ export function moveStatements(ctx: ServiceContext, deal: DealRow, from: FromSta
       source: 'api',
       createdAt: now,
     },
-    guard,
   );
   const timeline = activity(
     ctx,
@@ -67,17 +60,13 @@ export function moveStatements(ctx: ServiceContext, deal: DealRow, from: FromSta
     'api',
     { deal_id: deal.id, from_stage_id: deal.stageId, from_stage_name: from.stageName, to_stage_id: to.stageId, to_stage_name: to.stageName },
     now,
-    afterHistory,
   );
-  // The history entry first: a guard reading the deal sees it unmoved, and the rest follows it.
   return { statements: [history, timeline, statement, ...placement], events: [event] };
 }
 
 /**
- * `POST /v1/deals/{id}/stage`: the bare row after the move or reorder; a move that lost a race
- * re-reads and moves again. A deal this instance knows moving to another stage it knows
- * (`known-deals.ts`) is sent without reading first: one round trip while what it knows still
- * stands, else the reads decide.
+ * `POST /v1/deals/{id}/stage`: the bare row after the move or reorder (a read batch, then the
+ * move's batch); a move that lost a race re-reads and moves again.
  */
 export function moveDealToStage(ctx: ServiceContext, dealId: string, input: { stage_id: string; index?: number }) {
   return retryOnConflict(() => moveOnce(ctx, dealId, input), (err) => failedGuard(err, 'stage_id'));
@@ -85,32 +74,17 @@ export function moveDealToStage(ctx: ServiceContext, dealId: string, input: { st
 
 async function moveOnce(ctx: ServiceContext, dealId: string, input: { stage_id: string; index?: number }) {
   const stageId = input.stage_id.toLowerCase();
-  const [known, knownTarget] = [knownDeal(ctx.ws.id, dealId), knownStage(ctx.ws.id, stageId)];
-  if (known && knownTarget && known.deal.stageId !== knownTarget.stageId) {
-    const moved = await move(ctx, known.deal, known.from, knownTarget, input.index ?? 0, unchangedGuard(ctx.ws.id, known, knownTarget));
-    if (moved) return serializeDeal(moved);
-    forgetDeal(ctx.ws.id, dealId);
-  }
   const [[current], [target]] = (await runBatch(ctx.db, [selectDealWithStage(ctx, 'id', dealId), selectStage(ctx, stageId)])) as [DealWithStage[], StageWithPipeline[]];
   if (!current) throw dealNotFound();
   if (!target) throw stageNotFound();
   const to = { stageId: target.stage.id, pipelineId: target.stage.pipelineId, stageName: target.stage.name, pipelineName: target.pipelineName };
-  const moved = await move(ctx, current.deal, { stageId: current.deal.stageId, stageName: current.stageName }, to, input.index ?? 0);
-  return serializeDeal(moved!);
-}
-
-/** Runs a move and answers the deal after it; with `guard`, null when the guard did not hold (nothing was written). */
-async function move(ctx: ServiceContext, deal: DealRow, from: FromStage, to: StageTarget, index: number, guard?: RowGuard) {
-  const { statements, events } = moveStatements(ctx, deal, from, to, index, nowIso(), guard);
-  const results = await runBatch(ctx.db, [...statements, selectDeal(ctx.db, ctx.ws.id, deal.id)]);
-  // The placement ends with the deal's own update: it changed rows exactly when the move happened
-  // (D1 counts the rows its triggers write too, so more than one).
-  if (guard && (results.at(-2) as D1Result).meta.changes === 0) return null;
+  const from = { stageId: current.deal.stageId, stageName: current.stageName };
+  const { statements, events } = moveStatements(ctx, current.deal, from, to, input.index ?? 0, nowIso());
+  const results = await runBatch(ctx.db, [...statements, selectDeal(ctx.db, ctx.ws.id, dealId)]);
   ctx.events.committedAfter(events);
   const [row] = results.at(-1) as DealRow[];
   if (!row) throw dealNotFound();
-  rememberDeal(ctx.ws.id, row, to);
-  return row;
+  return serializeDeal(row);
 }
 
 /** `POST /v1/deals/{id}/status`: open, won or lost; the bare row. */

@@ -1,7 +1,6 @@
 import { and, eq, sql, type SQLWrapper } from 'drizzle-orm';
 import { failedGuard as failedGuardOn, guarded, type Db, type Statement } from '../../platform/db';
 import { prepared } from '../../platform/prepared';
-import { guardable, type RowGuard } from '../../platform/row-guard';
 import { deals } from './schema';
 
 /**
@@ -58,21 +57,18 @@ const sourceEnd = (direction: 'ASC' | 'DESC') =>
 const aboveIsShorter = sql`${slot} - ${sourceEnd('ASC')} <= ${sourceEnd('DESC')} - ${slot}`;
 
 /** Closes the deal's place in its column: the shorter side moves one slot towards it. */
-const closeGap = guardable((condition) =>
-  prepared((db) =>
-    db
-      .update(deals)
-      .set({ position: sql`${deals.position} + CASE WHEN ${aboveIsShorter} THEN 1 ELSE -1 END` })
-      .where(
-        and(
-          eq(deals.workspaceId, ws),
-          sql`${deals.stageId} = ${sourceStage}`,
-          sql`${deals.id} <> ${dealId}`,
-          sql`CASE WHEN ${aboveIsShorter} THEN ${deals.position} < ${slot} ELSE ${deals.position} > ${slot} END`,
-          condition,
-        ),
+const closeGap = prepared((db) =>
+  db
+    .update(deals)
+    .set({ position: sql`${deals.position} + CASE WHEN ${aboveIsShorter} THEN 1 ELSE -1 END` })
+    .where(
+      and(
+        eq(deals.workspaceId, ws),
+        sql`${deals.stageId} = ${sourceStage}`,
+        sql`${deals.id} <> ${dealId}`,
+        sql`CASE WHEN ${aboveIsShorter} THEN ${deals.position} < ${slot} ELSE ${deals.position} > ${slot} END`,
       ),
-  ),
+    ),
 );
 
 // The target column without the deal: its first slot, its length and where the deal goes in it.
@@ -82,22 +78,19 @@ const slotIndex = sql`min(${index}, ${length})`;
 const raiseAbove = sql`${slotIndex} < ${length} - ${slotIndex}`;
 
 /** Opens a slot at `index` of the target column (not at its top or bottom): the shorter side moves one slot away. */
-const openSlot = guardable((condition) =>
-  prepared((db) =>
-    db
-      .update(deals)
-      .set({ position: sql`${deals.position} + CASE WHEN ${raiseAbove} THEN -1 ELSE 1 END` })
-      .where(
-        and(
-          eq(deals.workspaceId, ws),
-          eq(deals.stageId, toStage),
-          sql`${deals.id} <> ${dealId}`,
-          sql`${slotIndex} > 0 AND ${slotIndex} < ${length}`,
-          sql`CASE WHEN ${raiseAbove} THEN ${deals.position} < ${base} + ${slotIndex} ELSE ${deals.position} >= ${base} + ${slotIndex} END`,
-          condition,
-        ),
+const openSlot = prepared((db) =>
+  db
+    .update(deals)
+    .set({ position: sql`${deals.position} + CASE WHEN ${raiseAbove} THEN -1 ELSE 1 END` })
+    .where(
+      and(
+        eq(deals.workspaceId, ws),
+        eq(deals.stageId, toStage),
+        sql`${deals.id} <> ${dealId}`,
+        sql`${slotIndex} > 0 AND ${slotIndex} < ${length}`,
+        sql`CASE WHEN ${raiseAbove} THEN ${deals.position} < ${base} + ${slotIndex} ELSE ${deals.position} >= ${base} + ${slotIndex} END`,
       ),
-  ),
+    ),
 );
 
 /**
@@ -108,30 +101,26 @@ const openSlot = guardable((condition) =>
 const freeSlot = sql`CASE WHEN ${base} IS NULL THEN 0 WHEN ${index} = 0 THEN ${base} - 1
   WHEN ${index} >= ${length} THEN ${end(toStage, 'DESC')} + 1 ELSE ${base} + ${index} END`;
 
-const moveInto = guardable((condition) =>
-  prepared((db) =>
-    db
-      .update(deals)
-      .set({
-        stageId: guarded(sql`${deals.stageId} = ${sql.placeholder('fromStage')}`, sql`${toStage}`) as unknown as string,
-        pipelineId: sql`${sql.placeholder('toPipeline')}`,
-        position: freeSlot,
-        // Kept unless the stage changes.
-        stageEnteredAt: sql`coalesce(${sql.placeholder('enteredAt')}, ${deals.stageEnteredAt})`,
-        updatedAt: sql`${sql.placeholder('at')}`,
-      })
-      .where(and(eq(deals.workspaceId, ws), eq(deals.id, dealId), condition)),
-  ),
+const moveInto = prepared((db) =>
+  db
+    .update(deals)
+    .set({
+      stageId: guarded(sql`${deals.stageId} = ${sql.placeholder('fromStage')}`, sql`${toStage}`) as unknown as string,
+      pipelineId: sql`${sql.placeholder('toPipeline')}`,
+      position: freeSlot,
+      // Kept unless the stage changes.
+      stageEnteredAt: sql`coalesce(${sql.placeholder('enteredAt')}, ${deals.stageEnteredAt})`,
+      updatedAt: sql`${sql.placeholder('at')}`,
+    })
+    .where(and(eq(deals.workspaceId, ws), eq(deals.id, dealId))),
 );
 
 /**
  * Moves a deal to `index` of a column (its own column for a reorder): closes
  * its place in the column it leaves, opens one at `index` in the target (an
- * index past the end lands at the bottom), then moves the deal into it. With
- * `guard` (a condition none of the three statements changes), each writes only
- * when it holds: all three or none.
+ * index past the end lands at the bottom), then moves the deal into it.
  */
-export function placeDeal(db: Db, p: Placement, guard?: RowGuard): Statement[] {
+export function placeDeal(db: Db, p: Placement): Statement[] {
   const values = {
     ws: p.workspaceId,
     deal: p.dealId,
@@ -142,7 +131,7 @@ export function placeDeal(db: Db, p: Placement, guard?: RowGuard): Statement[] {
     enteredAt: p.stageEnteredAt,
     at: p.updatedAt,
   };
-  return [closeGap.in(db, values, guard), openSlot.in(db, values, guard), moveInto.in(db, values, guard)];
+  return [closeGap.in(db, values), openSlot.in(db, values), moveInto.in(db, values)];
 }
 
 /** Whether a batch failed on the guard of a deals column. */

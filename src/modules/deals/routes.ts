@@ -1,5 +1,4 @@
 import { serviceContext } from '../../platform/context';
-import { keptJson } from '../../platform/kept-json';
 import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
 import { createRouter, idParams } from '../../platform/validation';
 import { Deal, DealCreate, DealCreated, DealList, DealListQuery, DealPatch, DealStageMove, DealStatusChange, DealWithContact } from './dto';
@@ -23,7 +22,7 @@ dealRoutes.openapi(
     request: { query: DealListQuery },
     responses: { 200: jsonContent(DealList, 'A page of deals'), ...errorResponses() },
   }),
-  async (c) => keptJson(c, await listDeals(serviceContext(c), c.req.valid('query')), 200),
+  async (c) => c.json(await listDeals(serviceContext(c), c.req.valid('query')), 200),
 );
 
 dealRoutes.openapi(

@@ -1,5 +1,4 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import { listGenerationsTable } from '../../platform/list-answers';
 
 export const DEAL_STATUSES = ['open', 'won', 'lost'] as const;
 export type DealStatus = (typeof DEAL_STATUSES)[number];
@@ -58,6 +57,3 @@ export const dealStageHistory = sqliteTable(
   },
   (t) => [index('deal_stage_history_deal').on(t.workspaceId, t.dealId, t.createdAt)],
 );
-
-/** Moves with every write to `deals` (triggers, migration 0016): the deal list's kept answers (`ListAnswers`). */
-export const dealListGenerations = listGenerationsTable('deal_list_generations');

@@ -1,13 +1,13 @@
-import { and, asc, eq, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, or, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { isUniqueViolation, nowIso, optionalReads, retryOnConflict, runBatch, type Statement } from '../../platform/db';
 import { codedError, notFound } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
-import { eventDataPatch, type OutboxEvent } from '../../platform/events';
+import type { OutboxEvent } from '../../platform/events';
 import { toCents } from '../../platform/money';
 import { contacts } from '../contacts/schema';
-import { planContactReference, type ContactIdSql, type ContactReferencePlan, type PlannedContact } from '../contacts/resolve';
-import { activity, activityOf } from '../contacts/service';
+import { planContactReference, type PlannedContact } from '../contacts/resolve';
+import { activity } from '../contacts/service';
 import { pipelines, stages } from '../pipelines/schema';
 import { productLookup, type ProductReference } from '../products/service';
 import type { ProductRow } from '../products/schema';
@@ -19,17 +19,8 @@ import { failedGuard, openTopSlot } from './placement';
 import { readDealWithContact, selectDealWithContact, serializeDealWithContact, type DealWithContactRow } from './read';
 import { deals, type DealRow } from './schema';
 import { prepared, preparedInsert } from '../../platform/prepared';
-import { afterInsertOf, type RowGuard } from '../../platform/row-guard';
-import { seenKeys } from '../../platform/seen-keys';
-import { entryGuard, knownEntry, newDealGuard, newDealGuardFor, rememberEntry } from './known-entry';
-import { readWithCreate } from '../../platform/create-along';
-import { builtOnce } from '../../platform/built-once';
-import { rememberDeal } from './known-deals';
 
 const dealInsert = preparedInsert(deals);
-
-/** The deal's insert and its event's `contact_id` for a contact named by SQL, built once per such SQL. */
-const namedContactWrites = builtOnce((contactId: SQL) => ({ deal: preparedInsert(deals, { contactId }), eventContact: eventDataPatch('$.contact_id', contactId) }));
 
 export const NO_CONTACT_MESSAGE = 'Provide contact_id, or a phone/email to identify the contact';
 
@@ -88,9 +79,7 @@ const joinedRow = (results: unknown[]) => (results.at(-1) as DealWithContactRow[
  * its update and move) after the contact's own create or update, so a rejected
  * deal never leaves a contact behind. A batch that loses a race (the stage
  * the deal was read in, a parallel create of the same reference or contact)
- * is retried from the reads. A plain new deal, for a `contact_id` or a new
- * contact, can be written in the read batch itself (see `createAlongReads`):
- * one round trip.
+ * is retried from the reads.
  */
 export async function createDeal(ctx: ServiceContext, input: DealCreateInput) {
   const productRef = productReference(input);
@@ -111,20 +100,13 @@ export async function createDeal(ctx: ServiceContext, input: DealCreateInput) {
       product: reads.add(Object.keys(productRef).length > 0 && productLookup(ctx, productRef)),
     };
     const contactFrom = reads.addAll(contactPlan.reads);
-    const entryKnown = knownEntry(ctx.ws.id);
-    const { results, created } = await readWithCreate(ctx, reads.statements, entryKnown ? createAlongReads(ctx, input, productRef, contactPlan, entryKnown) : null, joinedRow);
-    if (created && entryKnown) {
-      heldReferences.add(ctx.ws.id, input.external_reference);
-      rememberDeal(ctx.ws.id, created.deal, entryKnown);
-      return { ...serializeDealWithContact(created), duplicate: false };
-    }
+    const results = await runBatch(ctx.db, reads.statements);
     const pipelineRows = reads.get<PipelineRow[]>(results, slots.pipelines, []);
     const stageRows = reads.get<StageRow[]>(results, slots.stages, []);
     const ownerRows = reads.get<unknown[]>(results, slots.owner, []);
     const productRows = reads.get<ProductRow[]>(results, slots.product, []);
     const resolveContact = () => contactPlan.resolve(results.slice(contactFrom));
     const existing = reads.get<{ deal: DealRow; stageName: string | null; pipelineName: string | null }[]>(results, slots.existing, [])[0];
-    heldReferences.add(ctx.ws.id, existing?.deal.externalReference);
     const product = Object.keys(productRef).length ? checkProduct(productRows[0], existing?.deal.productId ?? null) : null;
     if (input.owner_user_id && !ownerRows[0]) throw invalidOwner();
 
@@ -144,7 +126,6 @@ export async function createDeal(ctx: ServiceContext, input: DealCreateInput) {
     }
 
     const entry = entryStage(input, pipelineRows, stageRows);
-    if (givenStageId === undefined && givenPipelineId === undefined) rememberEntry(ctx.ws.id, entry);
     const title = product ? product.name : input.title;
     if (!title) throw codedError(400, 'MISSING_TITLE', 'title is required when no product is attached');
     const contact = await resolveContact();
@@ -172,36 +153,6 @@ const stagesRead = [false, true].map((byStage) =>
   ),
 );
 
-/** References this instance has seen held: creating along with the reads is skipped for them (an update). */
-const heldReferences = seenKeys();
-
-/**
- * The create most plain deals end in, put in the batch of their reads so that they take one
- * round trip instead of two: when the body names no stage, pipeline, owner or product, no cap
- * applies and this instance knows where the workspace's deals enter (`known-entry.ts`). The deal
- * is written only if, as the batch runs, its contact exists, no deal holds the
- * `external_reference` and that entry still stands; its timeline row and event only if it was.
- * A phone/email reference sends the contact's create along too (see `along`), itself
- * guarded on the same entry and reference, so the contact is created only with the deal; the
- * deal then names its contact as the batch finds it (`newOrUnchanged`): the new one, or the
- * contact already holding exactly that phone/email when the upsert would change nothing.
- * When a guard fails the batch wrote nothing and its reads decide as always. None for a
- * reference this instance has seen held (`heldReferences`: an update). The last statement
- * re-reads the deal: a row means it was created.
- */
-function createAlongReads(ctx: ServiceContext, input: DealCreateInput, productRef: ProductReference, contactPlan: ContactReferencePlan, entry: StageTarget) {
-  if (input.external_reference !== undefined && heldReferences.has(ctx.ws.id, input.external_reference)) return null;
-  if (!input.title || ctx.ws.caps.deals !== undefined) return null;
-  if (Object.keys(productRef).length || input.owner_user_id !== undefined || input.stage_id !== undefined || input.pipeline_id !== undefined) return null;
-  const reference = input.external_reference ?? null;
-  const contact = contactPlan.along(entryGuard(ctx.ws.id, reference, entry));
-  if (!contact) return null;
-  const named = contact.newOrUnchanged;
-  const guard = named ? newDealGuardFor(ctx.ws.id, named, reference, entry) : newDealGuard(ctx.ws.id, contact.id, reference, entry);
-  const deal = newDealStatements(ctx, input, { product: null, contactId: contact.id, entry, title: input.title }, guard, named);
-  return { statements: [...contact.statements, ...deal.statements], events: [...contact.events, deal.event] };
-}
-
 async function insertDeal(
   ctx: ServiceContext,
   input: DealCreateInput,
@@ -213,10 +164,7 @@ async function insertDeal(
   try {
     const results = await runBatch(ctx.db, [...contactWrites, ...statements]);
     ctx.events.committedAfter([...contactEvents, event]);
-    heldReferences.add(ctx.ws.id, input.external_reference);
-    const row = joinedRow(results);
-    rememberDeal(ctx.ws.id, row.deal, resolved.entry);
-    return { ...serializeDealWithContact(row), duplicate: false };
+    return { ...serializeDealWithContact(joinedRow(results)), duplicate: false };
   } catch (err) {
     if (failedGuard(err, 'workspace_id')) {
       throw codedError(403, 'PLAN_LIMIT_EXCEEDED', `Deal limit reached: your plan allows max_deals ${cap}`);
@@ -227,17 +175,12 @@ async function insertDeal(
 
 /**
  * A new deal's statements: the row (under a cap, only while the count is below it), its slot at
- * the top of its stage, the timeline row, `deal.created` and the re-read. With `guard`, the row is
- * written only when it holds, the timeline row and the event only when the row was. With
- * `contact` (and a guard), the row, the timeline row and the event's `contact_id` take the
- * contact that SQL names as the batch runs instead of `contactId`.
+ * the top of its stage, the timeline row, `deal.created` and the re-read.
  */
 function newDealStatements(
   ctx: ServiceContext,
   input: DealCreateInput,
   resolved: { product: ProductRow | null; contactId: string; entry: StageTarget; title: string },
-  guard?: RowGuard,
-  contact?: ContactIdSql,
 ) {
   const { product, entry, title, contactId } = resolved;
   const now = nowIso();
@@ -266,25 +209,19 @@ function newDealStatements(
     updatedAt: now,
   };
   const cap = ctx.ws.caps.deals;
-  const written = guard && afterInsertOf(deals, deal.id);
-  const { event, statement: outbox } = ctx.events.emit(ctx.db, ctx.ws.id, 'deal.created', dealEventData(deal, entry), written);
+  const { event, statement: outbox } = ctx.events.emit(ctx.db, ctx.ws.id, 'deal.created', dealEventData(deal, entry));
   const timeline = ['deal_created', 'api', { deal_id: deal.id, title, stage_id: entry.stageId, stage_name: entry.stageName }, now] as const;
-  // A contact named by SQL comes only with a guard (a create sent along with its reads, never under a cap).
-  const named = contact && guard && written ? { contact, guard, written, writes: namedContactWrites(contact.sql) } : null;
   const statements: Statement[] = [
-    named
-      ? named.writes.deal.in(ctx.db, deal, named.guard)
-      : cap === undefined
-        ? dealInsert.in(ctx.db, deal, guard)
-        : ctx.db.insert(deals).values({
+    cap === undefined
+      ? dealInsert.in(ctx.db, deal)
+      : ctx.db.insert(deals).values({
             ...deal,
-            // Under a cap the insert itself checks the count, so parallel creates cannot overshoot it.
-            workspaceId: sql`CASE WHEN (SELECT count(*) FROM deals WHERE workspace_id = ${ctx.ws.id}) < ${cap} THEN ${ctx.ws.id} ELSE NULL END` as unknown as string,
-          }),
+          // Under a cap the insert itself checks the count, so parallel creates cannot overshoot it.
+          workspaceId: sql`CASE WHEN (SELECT count(*) FROM deals WHERE workspace_id = ${ctx.ws.id}) < ${cap} THEN ${ctx.ws.id} ELSE NULL END` as unknown as string,
+        }),
     openTopSlot(ctx.db, ctx.ws.id, entry.stageId, deal.id),
-    named ? activityOf(ctx, named.contact, ...timeline, named.written) : activity(ctx, contactId, ...timeline, written),
+    activity(ctx, contactId, ...timeline),
     outbox,
-    ...(named ? [named.writes.eventContact(ctx.db, [event.id], named.contact.values)] : []),
     selectDealWithContact(ctx.db, ctx.ws.id, deal.id),
   ];
   return { statements, event };

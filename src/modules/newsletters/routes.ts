@@ -1,5 +1,4 @@
 import { serviceContext } from '../../platform/context';
-import { keptJson } from '../../platform/kept-json';
 import { publicBaseUrl } from '../../platform/public-base';
 import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
 import { createRouter, idParams } from '../../platform/validation';
@@ -52,7 +51,7 @@ newsletterRoutes.openapi(
     request: { query: NewsletterListQuery },
     responses: { 200: jsonContent(NewsletterList, 'A page of newsletters'), ...errorResponses() },
   }),
-  async (c) => keptJson(c, await listNewsletters(serviceContext(c), c.req.valid('query')), 200),
+  async (c) => c.json(await listNewsletters(serviceContext(c), c.req.valid('query')), 200),
 );
 
 newsletterRoutes.openapi(
@@ -104,7 +103,7 @@ newsletterRoutes.openapi(
     request: { params: idParams, query: IssueListQuery },
     responses: { 200: jsonContent(IssueList, 'A page of issues'), ...errorResponses(newsletter404) },
   }),
-  async (c) => keptJson(c, await listIssues(serviceContext(c), c.req.valid('param').id, c.req.valid('query')), 200),
+  async (c) => c.json(await listIssues(serviceContext(c), c.req.valid('param').id, c.req.valid('query')), 200),
 );
 
 newsletterRoutes.openapi(

@@ -1,6 +1,5 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { sql } from 'drizzle-orm';
-import { listGenerationsTable } from '../../platform/list-answers';
 
 export const NEWSLETTER_STATUSES = ['active', 'paused', 'archived'] as const;
 /** Where a new subscriber starts: only issues published after they subscribe, the latest issue, or every issue from the first. */
@@ -125,9 +124,3 @@ export const newsletterDeliveries = sqliteTable(
   },
   (t) => [uniqueIndex('newsletter_deliveries_once').on(t.subscriptionId, t.issueId), index('newsletter_deliveries_issue').on(t.workspaceId, t.issueId)],
 );
-
-/**
- * Moves with every write to newsletters, their subscriptions and issues (triggers, migration
- * 0016): the newsletter and issue lists' kept answers (`ListAnswers`).
- */
-export const newsletterListGenerations = listGenerationsTable('newsletter_list_generations');

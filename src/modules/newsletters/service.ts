@@ -3,15 +3,14 @@ import type { ServiceContext } from '../../platform/context';
 import { failedGuard, isUniqueViolation, nowIso, retryOnConflict, runBatch } from '../../platform/db';
 import { codedError, domainError, badRequest } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
-import { envelope, parsePaging, type Envelope } from '../../platform/list';
-import { generationIn, ListAnswers } from '../../platform/list-answers';
+import { envelope, parsePaging } from '../../platform/list';
 import { rawRun } from '../../platform/raw-query';
 import { prepared, preparedList } from '../../platform/prepared';
 import { isUuid } from '../../platform/validation';
 import { senderCandidates } from '../sender-profiles/service';
 import { compileIssue, NOT_PATCHED, type CompileEnvelope } from './compile';
 import type { IssueCreateInput, IssuePatchInput, NewsletterCreateInput } from './dto';
-import { ISSUE_STATUSES, newsletterIssues, newsletterListGenerations, newsletters } from './schema';
+import { ISSUE_STATUSES, newsletterIssues, newsletters } from './schema';
 
 type NewsletterRow = typeof newsletters.$inferSelect;
 type IssueRow = typeof newsletterIssues.$inferSelect;
@@ -139,21 +138,13 @@ const duplicateName = (name: string) => domainError(409, 'duplicate_name', `A ne
 const newsletterList = preparedList<never, { n: NewsletterRow; active: number }>({}, (_, __, ws) => ({
   count: (db) => db.select({ total: sql<number>`count(*)` }).from(newsletters).where(eq(newsletters.workspaceId, ws)),
   page: (db) => db.select({ n: newsletters, active: activeCount }).from(newsletters).where(eq(newsletters.workspaceId, ws)).orderBy(desc(newsletters.createdAt), desc(newsletters.id)),
-  generation: generationIn(newsletterListGenerations, ws),
 }));
-
-/** Newsletter and issue pages, each kept until a newsletter, subscription or issue of the workspace changes. */
-const newsletterAnswers = new ListAnswers<Envelope<ReturnType<typeof serializeNewsletterSummary>>>();
-const issueAnswers = new ListAnswers<Envelope<ReturnType<typeof serializeIssueSummary>>>();
 
 export async function listNewsletters(ctx: ServiceContext, query: { limit?: string; offset?: string }) {
   const paging = parsePaging(query, { limit: 25, cap: 100 });
   const values = { ws: ctx.ws.id, ...paging };
-  return newsletterAnswers.answer(
-    values,
-    newsletterList.source(ctx.db, values),
-    ({ total, rows }) => envelope(rows.map((r) => serializeNewsletterSummary(r.n, r.active)), total, paging),
-  );
+  const { total, rows } = await newsletterList(ctx.db, values);
+  return envelope(rows.map((r) => serializeNewsletterSummary(r.n, r.active)), total, paging);
 }
 
 /** The workspace's newsletter (404 `newsletter_not_found` for unknown or foreign ids). */
@@ -354,7 +345,6 @@ const issueList = preparedList<'newsletter_id' | 'status', IssueRow>({ newslette
   return {
     count: (db) => db.select({ total: sql<number>`count(*)` }).from(newsletterIssues).where(scoped),
     page: (db) => db.select(summaryColumns).from(newsletterIssues).where(scoped).orderBy(desc(newsletterIssues.createdAt), desc(newsletterIssues.id)),
-    generation: generationIn(newsletterListGenerations, ws),
   };
 });
 
@@ -368,19 +358,9 @@ export async function listIssues(ctx: ServiceContext, newsletterId: string, quer
   }
   const values: Record<string, unknown> = { ws: ctx.ws.id, newsletter_id: newsletterId.toLowerCase(), ...paging };
   if (status) values.status = status;
-  return issueAnswers.answer(
-    values,
-    {
-      // A kept page was answered while its newsletter existed, and deleting it moves the generation: its check needs no newsletter read.
-      ...issueList.source(ctx.db, values),
-      since: async (known) => {
-        const read = await issueList.since(ctx.db, values, known, [newsletterExists.in(ctx.db, values)]);
-        if ((read.leading[0] as unknown[]).length === 0) throw newsletterNotFound();
-        return read;
-      },
-    },
-    ({ total, rows }) => envelope(rows.map(serializeIssueSummary), total, paging),
-  );
+  const { total, rows, leading } = await issueList(ctx.db, values, [newsletterExists.in(ctx.db, values)]);
+  if ((leading[0] as unknown[]).length === 0) throw newsletterNotFound();
+  return envelope(rows.map(serializeIssueSummary), total, paging);
 }
 
 const getColumns = () => ({

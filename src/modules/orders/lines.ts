@@ -1,5 +1,4 @@
-import { sql, type SQL } from 'drizzle-orm';
-import { builtOnce } from '../../platform/built-once';
+import { sql } from 'drizzle-orm';
 import { uuidv7 } from '../../platform/ids';
 import { preparedSql } from '../../platform/prepared';
 import { guardable } from '../../platform/row-guard';
@@ -30,25 +29,14 @@ export const lineRows = (lines: Line[]): string =>
     })),
   );
 
-/**
- * The order the inserted lines belong to: its `order` and `contact` ids as SQL, and `from`, what
- * the insert reads besides the lines' JSON (joined, naming those ids). A module constant.
- */
-export type LineTarget = { order: SQL; contact: SQL; from: SQL };
-
-/** An order known by id (placeholders `order` and `contact`). */
-export const orderById: LineTarget = { order: sql`${sql.placeholder('order')}`, contact: sql`${sql.placeholder('contact')}`, from: sql`` };
-
-/** An order's lines from `lineRows` (placeholder `rows`), in one statement for any number of lines; a guard can hold them back. */
-export const linesInsert = builtOnce((target: LineTarget) =>
-  guardable((condition) =>
-    preparedSql('run', () => {
-      const [ws, now, rows] = ['ws', 'now', 'rows'].map((name) => sql.placeholder(name));
-      return sql`INSERT INTO order_items (id, workspace_id, order_id, contact_id, position, product_id, external_product_id, title, sku, quantity, unit_price_cents, discount_percent, line_total_cents, created_at)
-        SELECT json_extract(j.value, '$.id'), ${ws}, ${target.order}, ${target.contact}, json_extract(j.value, '$.position'), json_extract(j.value, '$.product_id'), NULL,
-          json_extract(j.value, '$.title'), json_extract(j.value, '$.sku'), json_extract(j.value, '$.quantity'), json_extract(j.value, '$.unit_price_cents'),
-          json_extract(j.value, '$.discount_percent'), json_extract(j.value, '$.line_total_cents'), ${now}
-        FROM json_each(${rows}) j ${target.from} WHERE ${condition}`;
-    }),
-  ),
+/** An order's lines from `lineRows` (placeholder `rows`, the order's `order` and `contact`), in one statement for any number of lines; a guard can hold them back. */
+export const linesInsert = guardable((condition) =>
+  preparedSql('run', () => {
+    const [ws, now, rows] = ['ws', 'now', 'rows'].map((name) => sql.placeholder(name));
+    return sql`INSERT INTO order_items (id, workspace_id, order_id, contact_id, position, product_id, external_product_id, title, sku, quantity, unit_price_cents, discount_percent, line_total_cents, created_at)
+      SELECT json_extract(j.value, '$.id'), ${ws}, ${sql.placeholder('order')}, ${sql.placeholder('contact')}, json_extract(j.value, '$.position'), json_extract(j.value, '$.product_id'), NULL,
+        json_extract(j.value, '$.title'), json_extract(j.value, '$.sku'), json_extract(j.value, '$.quantity'), json_extract(j.value, '$.unit_price_cents'),
+        json_extract(j.value, '$.discount_percent'), json_extract(j.value, '$.line_total_cents'), ${now}
+      FROM json_each(${rows}) j WHERE ${condition}`;
+  }),
 );

@@ -1,14 +1,12 @@
 import { and, desc, eq, gte, lte, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { badRequest } from '../../platform/errors';
-import { envelope, type Envelope, type Paging } from '../../platform/list';
-import { generationIn, ListAnswers } from '../../platform/list-answers';
+import { envelope, type Paging } from '../../platform/list';
 import { preparedList } from '../../platform/prepared';
 import { isUuid } from '../../platform/validation';
 import { parseIsoInZone } from '../payments/dates';
 import { selectOrdersWithContact, serializeHeader, type OrderWithContactRow } from './read';
-import { contactIdentityGeneration } from '../contacts/identity-join';
-import { FINANCIAL_STATUSES, orderListGenerations, orders, ORDER_SOURCES } from './schema';
+import { FINANCIAL_STATUSES, orders, ORDER_SOURCES } from './schema';
 
 export type OrderListParams = Partial<
   Record<'status' | 'contact_id' | 'source' | 'store_connection_id' | 'external_reference' | 'placed_from' | 'placed_to' | 'limit' | 'offset', string>
@@ -40,16 +38,12 @@ const run = preparedList<'status' | 'contact_id' | 'source' | 'store_connection_
   (_, where, ws) => ({
     count: (db) => db.select({ total: sql<number>`count(*)` }).from(orders).where(and(eq(orders.workspaceId, ws), where)),
     page: (db) => selectOrdersWithContact(db, ws, where).orderBy(desc(orders.placedAt), desc(orders.id)),
-    generation: sql`${generationIn(orderListGenerations, ws)} || '.' || ${contactIdentityGeneration(ws)}`,
   }),
 );
 
-/** A page shows order headers and their contacts' identity: it is kept until either changes. */
-const answers = new ListAnswers<Envelope<ReturnType<typeof serializeHeader>>>();
-
 /**
  * Filters with the documented messages; newest `placed_at` first; the total and the page in one
- * statement (`preparedList`), computed only when the data changed since this instance's kept answer.
+ * statement (`preparedList`).
  */
 export async function listOrders(ctx: ServiceContext, params: OrderListParams) {
   const paging = orderPaging(params);
@@ -73,9 +67,6 @@ export async function listOrders(ctx: ServiceContext, params: OrderListParams) {
     values.placed_to = parseIsoInZone(params.placed_to, ctx.ws.timezone, true);
     if (!values.placed_to) throw badRequest('placed_to is not a valid date');
   }
-  return answers.answer(
-    values,
-    run.source(ctx.db, values),
-    ({ total, rows }) => envelope(rows.map(serializeHeader), total, paging),
-  );
+  const { total, rows } = await run(ctx.db, values);
+  return envelope(rows.map(serializeHeader), total, paging);
 }

@@ -121,13 +121,9 @@ const selectFullOrder = (db: Db, where: SQL) =>
   selectOrdersWithContact(db, ws, where, { items: itemsJson.column, refunds: refundsJson.column }).limit(1);
 
 const fullRead = prepared((db) => selectFullOrder(db, eq(orders.id, orderId)));
-const fullReadByReference = prepared((db) => selectFullOrder(db, eq(orders.externalReference, sql.placeholder('reference'))));
 
 /** The full order's read, one statement for the end of a batch. */
 export const fullOrderRead = (db: Db, workspaceId: string, id: string): Statement => fullRead.in(db, { ws: workspaceId, order: id });
-
-/** The same for the order holding an `external_reference`. */
-export const fullOrderReadByReference = (db: Db, workspaceId: string, reference: string): Statement => fullReadByReference.in(db, { ws: workspaceId, reference });
 
 export type FullOrderRow = OrderWithContactRow & { items: OrderItemRow[]; refunds: OrderRefundRow[] };
 

@@ -1,5 +1,4 @@
 import { serviceContext } from '../../platform/context';
-import { keptJson } from '../../platform/kept-json';
 import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
 import { createRouter, idParams } from '../../platform/validation';
 import { Order, OrderCancel, OrderCreate, OrderList, OrderListQuery, OrderMarkPaid, OrderRefundInput, OrderRefundResult } from './dto';
@@ -24,7 +23,7 @@ orderRoutes.openapi(
     request: { query: OrderListQuery },
     responses: { 200: jsonContent(OrderList, 'A page of orders'), ...errorResponses() },
   }),
-  async (c) => keptJson(c, await listOrders(serviceContext(c), c.req.valid('query')), 200),
+  async (c) => c.json(await listOrders(serviceContext(c), c.req.valid('query')), 200),
 );
 
 orderRoutes.openapi(

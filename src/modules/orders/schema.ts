@@ -1,5 +1,4 @@
 import { index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import { listGenerationsTable } from '../../platform/list-answers';
 
 export const FINANCIAL_STATUSES = ['pending', 'paid', 'partially_paid', 'refunded', 'partially_refunded', 'voided'] as const;
 export type FinancialStatus = (typeof FINANCIAL_STATUSES)[number];
@@ -118,6 +117,3 @@ export const orderRefunds = sqliteTable(
 );
 
 export type OrderRefundRow = typeof orderRefunds.$inferSelect;
-
-/** Moves with every write to `orders` (triggers, migration 0016): the order list's kept answers (`ListAnswers`). */
-export const orderListGenerations = listGenerationsTable('order_list_generations');

@@ -18,14 +18,11 @@ import { pickProduct, productsLookup, type ProductReference } from '../products/
 import { MAX_AMOUNT, MAX_QUANTITY, type OrderCreateInput, type OrderItemInputT } from './dto';
 import { orderEventData } from './events';
 import { itemCount, lineTotalCents, orderTotals } from './money';
-import { fullOrderRead, fullOrderRowOf, orderFromResults, selectOrderByReference, serializeFullOrder, type FullOrder } from './read';
-import { replayAlongStatements, type ReplayChange } from './replay-along';
-import { isUuid } from '../../platform/validation';
+import { fullOrderRead, orderFromResults, selectOrderByReference, type FullOrder } from './read';
 import { orderCounters, orderItems, orders, type OrderRow } from './schema';
-import { lineRows, linesInsert, orderById, type Line } from './lines';
+import { lineRows, linesInsert, type Line } from './lines';
 import { preparedInsert, preparedSql } from '../../platform/prepared';
 import { afterInsertOf, guardable, type RowGuard } from '../../platform/row-guard';
-import { seenKeys } from '../../platform/seen-keys';
 import { readWithCreate } from '../../platform/create-along';
 
 /** The number comes from the workspace's counter, bumped by the statement before it in the same batch. */
@@ -167,7 +164,7 @@ function money(subtotalFrom: number[] | null, stored: Money, plan: OrderPlan): M
 function replaceItems(ctx: ServiceContext, orderId: string, contactId: string, lines: Line[], now: string, fresh: boolean, guard?: RowGuard): Statement[] {
   const statements: Statement[] = [];
   if (!fresh) statements.push(ctx.db.delete(orderItems).where(and(eq(orderItems.workspaceId, ctx.ws.id), eq(orderItems.orderId, orderId))));
-  if (lines.length) statements.push(linesInsert(orderById).in(ctx.db, { ws: ctx.ws.id, order: orderId, contact: contactId, now, rows: lineRows(lines) }, guard));
+  if (lines.length) statements.push(linesInsert.in(ctx.db, { ws: ctx.ws.id, order: orderId, contact: contactId, now, rows: lineRows(lines) }, guard));
   return statements;
 }
 
@@ -193,8 +190,7 @@ export function orderPaymentStatements(ctx: ServiceContext, o: Pick<OrderRow, 'i
  * batch that fails leaves the counter as it was). A parallel create of the
  * same reference fails the unique index and is retried as the replay.
  * A new order whose lines name no product is also sent along with the reads
- * (see `insertAlongReads`): one round trip; so is a replay naming its contact by
- * id (see `replayAlongReads`).
+ * (see `insertAlongReads`): one round trip.
  */
 export async function createOrder(ctx: ServiceContext, input: OrderCreateInput): Promise<FullOrder> {
   const plan = validateOrderBody(ctx, input);
@@ -210,18 +206,11 @@ export async function createOrder(ctx: ServiceContext, input: OrderCreateInput):
       deal: reads.add(dealId !== undefined && selectDeal(ctx.db, ctx.ws.id, dealId)),
     };
     const contactFrom = reads.addAll(contactPlan.reads);
-    const replaying = replayAlongReads(ctx, input, plan);
-    const { results, created: inserted } = replaying
-      ? await readWithCreate(ctx, reads.statements, { statements: replaying, events: [] }, (done) => replayed(reads.get<OrderRow[]>(done, slots.existing, [])[0], done))
-      : await readWithCreate(ctx, reads.statements, insertAlongReads(ctx, input, plan, contactPlan), orderFromResults);
-    if (inserted) {
-      heldReferences.add(ctx.ws.id, inserted.external_reference);
-      return inserted;
-    }
+    const { results, created: inserted } = await readWithCreate(ctx, reads.statements, insertAlongReads(ctx, input, plan, contactPlan), orderFromResults);
+    if (inserted) return inserted;
     const existing = reads.get<OrderRow[]>(results, slots.existing, [])[0];
     const productRows = reads.get<ProductRow[]>(results, slots.products, []);
     const dealRows = reads.get<DealRow[]>(results, slots.deal, []);
-    heldReferences.add(ctx.ws.id, existing?.externalReference);
     if (existing?.storeConnectionId) throw storeSyncedReadOnly();
     const applyMoney = !existing || existing.financialStatus === 'pending';
     const lines = input.items !== undefined && applyMoney ? buildLines(input.items, plan.productRefs, productRows) : null;
@@ -242,15 +231,13 @@ export async function createOrder(ctx: ServiceContext, input: OrderCreateInput):
  * `external_reference` and the `deal_id` (if any) is a deal of that contact; the rest only if
  * the order was. A phone/email reference sends the contact's create along first (see `along`),
  * itself guarded on the reference being free, so a contact is created only with the order.
- * Otherwise the batch wrote nothing and its reads decide as always. None for a reference this
- * instance has seen held (`heldReferences`: a replay), when the lines name
- * products (their rows decide the lines), under an order cap (the count decides), for a deal and
+ * Otherwise the batch wrote nothing and its reads decide as always (a held reference: the
+ * replay). None when the lines name products (their rows decide the lines), under an order cap (the count decides), for a deal and
  * a phone/email (only the reads know that contact), or when the body cannot make an order (its
  * error comes from the reads' path, in the documented order). The last reads re-read the order: a
  * header means it was created.
  */
 function insertAlongReads(ctx: ServiceContext, input: OrderCreateInput, plan: OrderPlan, contactPlan: ContactReferencePlan) {
-  if (input.external_reference !== undefined && heldReferences.has(ctx.ws.id, input.external_reference)) return null;
   if (ctx.ws.caps.orders !== undefined || namesProducts(plan)) return null;
   if (input.deal_id !== undefined && input.contact_id === undefined) return null;
   let lines: Line[];
@@ -267,50 +254,6 @@ function insertAlongReads(ctx: ServiceContext, input: OrderCreateInput, plan: Or
   return { statements: [...contact.statements, ...built.statements, fullOrderRead(ctx.db, ctx.ws.id, built.id)], events: [...contact.events, ...built.events] };
 }
 
-/**
- * A replay sent along with the reads (`replayAlongStatements`): for a reference this instance has
- * seen held, when the body names its contact by id (a phone/email may create or change a
- * contact: only the reads know) and its lines no product (their rows decide the lines), and the
- * lines it sends can be built. Otherwise none, and the reads decide.
- */
-function replayAlongReads(ctx: ServiceContext, input: OrderCreateInput, plan: OrderPlan): Statement[] | null {
-  const reference = input.external_reference;
-  if (reference === undefined || !heldReferences.has(ctx.ws.id, reference)) return null;
-  if (!isUuid(input.contact_id) || namesProducts(plan)) return null;
-  let lines: ReplayChange['lines'] = null;
-  if (input.items !== undefined) {
-    try {
-      const built = buildLines(input.items, plan.productRefs, []);
-      const { subtotalCents } = orderTotals(built.map((l) => l.lineTotalCents), 0, 0, 0);
-      lines = { lines: built, subtotalCents, itemCount: itemCount(built.map((l) => l.quantity)) };
-    } catch {
-      return null;
-    }
-  }
-  return replayAlongStatements(ctx, {
-    reference,
-    contactId: input.contact_id.toLowerCase(),
-    dealId: input.deal_id?.toLowerCase(),
-    note: input.note === undefined ? undefined : input.note.trim() || null,
-    couponCodes: input.coupon_codes,
-    placedAt: plan.placedAt,
-    currency: plan.currency,
-    discountCents: plan.discountCents,
-    shippingCents: plan.shippingCents,
-    taxCents: plan.taxCents,
-    lines,
-  });
-}
-
-/** The order a replay sent along wrote: the batch's last read, its revision moved past the one its first read saw. */
-function replayed(before: OrderRow | undefined, results: unknown[]): FullOrder | null {
-  const after = fullOrderRowOf(results);
-  return before && after && after.order.revision !== before.revision ? serializeFullOrder(after) : null;
-}
-
-/** References this instance has seen held: creating along with the reads is skipped for them (a replay). */
-const heldReferences = seenKeys();
-
 const [newWs, newContact, newReference, newDeal] = ['newWs', 'newContact', 'newReference', 'newDeal'].map((name) => sql.placeholder(name));
 const referenceFree = sql`NOT EXISTS (SELECT 1 FROM ${orders} WHERE ${orders.workspaceId} = ${newWs} AND ${orders.externalReference} = ${newReference})`;
 const newOrderCondition = sql`${referencedContactExists(newWs, newContact)} AND ${referenceFree}
@@ -322,7 +265,6 @@ async function insertOrder(ctx: ServiceContext, input: OrderCreateInput, plan: O
   try {
     const results = await runBatch(ctx.db, [...planned.writes, ...built.statements, fullOrderRead(ctx.db, ctx.ws.id, built.id)]);
     ctx.events.committedAfter([...planned.events, ...built.events]);
-    heldReferences.add(ctx.ws.id, input.external_reference);
     return fullOrder(results);
   } catch (err) {
     if (failedGuard(err, 'orders.workspace_id')) throw codedError(403, 'PLAN_LIMIT_EXCEEDED', `Order limit reached: your plan allows max_orders ${cap}`);

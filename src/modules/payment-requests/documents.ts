@@ -1,19 +1,16 @@
 import { and, eq, isNotNull, or, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { runBatch } from '../../platform/db';
-import { generationIn, ListAnswers, type ListRead } from '../../platform/list-answers';
-import { prepared, preparedGeneration } from '../../platform/prepared';
+import { prepared } from '../../platform/prepared';
 import { httpError } from '../../platform/errors';
 import { fromCents } from '../../platform/money';
 import { hex } from '../../platform/ids';
-import { Lru } from '../../platform/lru';
 import type { LiveDocument, PaymentProvider } from '../../providers/payments';
-import { contactIdentityGeneration } from '../contacts/identity-join';
 import { selectReferencedContact } from '../contacts/resolve';
-import { contactDocumentPointerReads, paymentDocumentsGeneration, type EntryDocumentRow, type PaymentDocumentRow } from '../payments/service';
+import { contactDocumentPointerReads, type EntryDocumentRow, type PaymentDocumentRow } from '../payments/service';
 import type { z } from '@hono/zod-openapi';
 import { ContactDocument as ContactDocumentSchema, ContactDocuments, DOCUMENT_KINDS } from './dto';
-import { paymentRequestGenerations, paymentRequests, type PaymentRequestRow } from './schema';
+import { paymentRequests, type PaymentRequestRow } from './schema';
 
 /** How long the live listing may take before the stored listing is answered alone. */
 export const LIVE_TIMEOUT_MS = 2500;
@@ -80,40 +77,27 @@ function pointer(raw: unknown) {
   return { provider: text(p.provider), id, number, type: text(p.type), url: openUrl(p.url) };
 }
 
-/** A document's key is a digest of its identity: worked out once per identity in this instance. */
-const renderedKeys = new Lru<string>(5000);
-
+/** A document's key: a digest of its identity, stable across listings. */
 async function renderKey(identity: string): Promise<string> {
-  const known = renderedKeys.get(identity);
-  if (known !== undefined) return known;
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(identity));
-  const key = hex(new Uint8Array(digest, 0, 12));
-  renderedKeys.set(identity, key);
-  return key;
+  return hex(new Uint8Array(digest, 0, 12));
 }
 
 type Draft = Omit<ContactDocument, 'key'> & { identity: string };
 
-/** What the stored listing is made of moves these: the contact's identity, its payments and entries, its requests. */
-const documentsGeneration = preparedGeneration(
-  sql`${paymentDocumentsGeneration(sql.placeholder('ws'))} || '.' || ${generationIn(paymentRequestGenerations, sql.placeholder('ws'))} || '.' || ${contactIdentityGeneration(sql.placeholder('ws'))}`,
-);
-
-type Stored = { generation: string; drafts: Map<string, Draft>; paidRequests: PaidRequest[] };
+type Stored = { drafts: Map<string, Draft>; paidRequests: PaidRequest[] };
 type PaidRequest = { id: string; document: RequestDocumentRow['document']; paidAt: string | null; amountCents: number; currency: string };
 
 /**
- * One read batch: the generation, the contact, the pointers of its payments, refund entries and
- * payment requests (one transaction, so the generation names exactly what was read); the stored
- * documents deduplicated by provider + document id.
+ * One read batch: the contact, the pointers of its payments, refund entries and payment
+ * requests; the stored documents deduplicated by provider + document id.
  */
 async function readStored(ctx: ServiceContext, values: { ws: string; contact: string }): Promise<Stored> {
-  const [[{ generation }], contactRows, paymentRows, entryRows, requestRows] = (await runBatch(ctx.db, [
-    documentsGeneration.in(ctx.db, values),
+  const [contactRows, paymentRows, entryRows, requestRows] = (await runBatch(ctx.db, [
     selectReferencedContact(ctx, values.contact),
     ...contactDocumentPointerReads(ctx, values.contact),
     contactRequests.in(ctx.db, values),
-  ])) as [{ generation: string }[], unknown[], PaymentDocumentRow[], EntryDocumentRow[], RequestDocumentRow[]];
+  ])) as [unknown[], PaymentDocumentRow[], EntryDocumentRow[], RequestDocumentRow[]];
   if (!contactRows[0]) throw httpError(404, `contacts with ID ${values.contact} not found`);
 
   const drafts = new Map<string, Draft>();
@@ -152,13 +136,11 @@ async function readStored(ctx: ServiceContext, values: { ws: string; contact: st
   const paidRequests = requestRows
     .filter((r) => r.status === 'paid')
     .map((r) => ({ id: r.id, document: r.document ?? null, paidAt: r.paidAt, amountCents: r.amountCents, currency: r.currency }));
-  return { generation, drafts, paidRequests };
+  return { drafts, paidRequests };
 }
 
 type DocumentsAnswer = { documents: ContactDocument[]; live: LiveStatus };
 
-/** Stored listings (without `live`), kept per contact until what they are made of changes. */
-const storedAnswers = new ListAnswers<DocumentsAnswer>(1000);
 const notAttempted: LiveStatus = { attempted: false, ok: null, complete: null, error: null };
 
 /**
@@ -167,20 +149,8 @@ const notAttempted: LiveStatus = { attempted: false, ok: null, complete: null, e
  */
 export async function listContactDocuments(ctx: ServiceContext, contactId: string, opts: { live: boolean; provider: PaymentProvider | null }): Promise<DocumentsAnswer> {
   const values = { ws: ctx.ws.id, contact: contactId };
-  if (!opts.live) {
-    return storedAnswers.answer(
-      values,
-      {
-        since: async (known): Promise<ListRead<Stored>> => {
-          const stored = await readStored(ctx, values);
-          return stored.generation === known ? { generation: known, unchanged: true } : { ...stored, unchanged: false };
-        },
-        generation: async () => (await documentsGeneration.all(ctx.db, values))[0].generation,
-      },
-      ({ drafts }) => finish(drafts, notAttempted),
-    );
-  }
   const stored = await readStored(ctx, values);
+  if (!opts.live) return finish(stored.drafts, notAttempted);
   const answer = opts.provider ? await askProvider(opts.provider, { contactId, paidRequests: stored.paidRequests }) : { listing: null, error: null };
   const live: LiveStatus = answer.error
     ? { attempted: true, ok: false, complete: false, error: answer.error }

@@ -1,5 +1,4 @@
 import { serviceContext } from '../../platform/context';
-import { keptJson } from '../../platform/kept-json';
 import { publicBaseUrl } from '../../platform/public-base';
 import { parseBooleanParam } from '../../platform/list';
 import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
@@ -104,7 +103,7 @@ paymentRequestRoutes.openapi(
     const ctx = serviceContext(c);
     // The connected provider is part of the hosted-payments entitlement; without it the live listing is empty.
     const provider = hasFeature(ctx.ws, 'workspace_payments') ? paymentProvider(c.env) : null;
-    return keptJson(c, await listContactDocuments(ctx, c.req.valid('param').id.toLowerCase(), { live, provider }), 200);
+    return c.json(await listContactDocuments(ctx, c.req.valid('param').id.toLowerCase(), { live, provider }), 200);
   },
 );
 

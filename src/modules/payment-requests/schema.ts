@@ -1,4 +1,3 @@
-import { listGenerationsTable } from '../../platform/list-answers';
 import { index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import type { PaymentProviderName } from '../../providers/payments/types';
 import type { CreditDocument, VatMode } from '../payments/schema';
@@ -50,6 +49,3 @@ export const paymentRequests = sqliteTable(
 );
 
 export type PaymentRequestRow = typeof paymentRequests.$inferSelect;
-
-/** Moves with every write to `payment_requests` (triggers, migration 0017): kept documents listings (`ListAnswers`). */
-export const paymentRequestGenerations = listGenerationsTable('payment_request_generations');

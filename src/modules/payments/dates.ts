@@ -1,5 +1,5 @@
 import type { RecurringInterval } from './schema';
-import { Lru } from '../../platform/lru';
+import { instanceCache } from '../../platform/instance-cache';
 
 /**
  * Calendar arithmetic in the workspace's time zone. A date-only value names a
@@ -10,7 +10,8 @@ import { Lru } from '../../platform/lru';
 export type LocalParts = { y: number; m: number; d: number; h: number; mi: number; s: number; ms: number };
 
 const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
-const formatters = new Map<string, Intl.DateTimeFormat>();
+/** Making a zone's formatter costs far more than using it, and a service meets few zones. */
+const formatters = instanceCache<Intl.DateTimeFormat>('time-zone-formatters', { max: 500 });
 
 function formatter(zone: string) {
   let f = formatters.get(zone);
@@ -106,20 +107,8 @@ export function cycleDueAt(anchorIso: string, interval: RecurringInterval, n: nu
   return new Date(zonedInstant(moved, zone)).toISOString();
 }
 
-const localDates = new Lru<string>(256);
-
-/**
- * The workspace-local date (`YYYY-MM-DD`) of an instant. Remembered per zone and second
- * (offsets are whole seconds, so a second has one local date): writes stamping "today"
- * format it once per second instead of once per request.
- */
-export function localDate(iso: string, zone: string): string {
-  const ms = Date.parse(iso);
-  const key = `${zone} ${Math.floor(ms / 1000)}`;
-  let date = localDates.get(key);
-  if (date === undefined) localDates.set(key, (date = dateOnly(localParts(ms, zone))));
-  return date;
-}
+/** The workspace-local date (`YYYY-MM-DD`) of an instant. */
+export const localDate = (iso: string, zone: string): string => dateOnly(localParts(Date.parse(iso), zone));
 
 /** Due dates of `count` monthly installments from the purchase day, clamped to month ends. */
 export function installmentDueDates(purchaseIso: string, count: number, zone: string): string[] {

@@ -1,4 +1,3 @@
-import { listGenerationsTable } from '../../platform/list-answers';
 import { index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 export const PAYMENT_TYPES = ['one_time', 'recurring', 'installments'] as const;
@@ -104,6 +103,3 @@ export const paymentEntries = sqliteTable(
 );
 
 export type PaymentEntryRow = typeof paymentEntries.$inferSelect;
-
-/** Moves with every write to `payments` and `payment_entries` (triggers, migration 0017): kept documents listings (`ListAnswers`). */
-export const paymentDocumentGenerations = listGenerationsTable('payment_document_generations');

@@ -1,4 +1,4 @@
-import { and, eq, sql, type SQLWrapper } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { failedGuard, guarded, isUniqueViolation, nowIso, optionalReads, retryOnConflict, runBatch, type Statement } from '../../platform/db';
 import { badRequest, codedError, notFound } from '../../platform/errors';
@@ -13,7 +13,6 @@ import type { PaymentCreateInput, PaymentPatchInput } from './dto';
 import { checkAmount, checkMaxOccurrences, checkMetadata, parseEndAt, validateCreate, vatPair, type CreatePlan, type Vat } from './validate';
 import { paymentFromResults, readPayment, selectEntries, selectEntriesByReference, selectPayment, selectPaymentByReference, serializePayment } from './read';
 import {
-  paymentDocumentGenerations,
   paymentEntries,
   payments,
   type ArrangementStatus,
@@ -23,10 +22,8 @@ import {
   type RecurringInterval,
   type VatMode,
 } from './schema';
-import { generationIn } from '../../platform/list-answers';
 import { prepared, preparedInsert, preparedRowsInsert } from '../../platform/prepared';
 import { afterInsertOf, type RowGuard } from '../../platform/row-guard';
-import { seenKeys } from '../../platform/seen-keys';
 import { readWithCreate } from '../../platform/create-along';
 
 const paymentInsert = preparedInsert(payments);
@@ -257,14 +254,10 @@ export async function createPayment(ctx: ServiceContext, input: PaymentCreateInp
     const contactFrom = reads.addAll(contactPlan.reads);
     const along = Object.keys(productRef).length ? null : recordAlongReads(ctx, input, plan, contactPlan);
     const { results, created } = await readWithCreate(ctx, reads.statements, along, (r) => ((r.at(-2) as PaymentRow[]).length ? paymentFromResults(r) : null));
-    if (created) {
-      heldReferences.add(ctx.ws.id, input.external_reference);
-      return { ...created, duplicate: false };
-    }
+    if (created) return { ...created, duplicate: false };
     const existing = reads.get<PaymentRow[]>(results, slots.existing, [])[0];
     const existingEntries = reads.get<PaymentEntryRow[]>(results, slots.entries, []);
     const productRows = reads.get<ProductRow[]>(results, slots.product, []);
-    heldReferences.add(ctx.ws.id, existing?.externalReference);
     const product = Object.keys(productRef).length ? checkProduct(productRows[0], existing?.productId ?? null) : null;
     if (existing) {
       const changes = changesFrom(input, product ?? undefined, existing.type === 'recurring' ? plan.vat : undefined);
@@ -286,11 +279,9 @@ export async function createPayment(ctx: ServiceContext, input: PaymentCreateInp
  * its entries and timeline row only if it was. A phone/email reference sends the contact's
  * create along first (see `along`), itself guarded on the reference being free, so a contact is
  * created only with the payment. Otherwise the batch wrote nothing and its reads decide as
- * always. None for a reference this instance has seen held (`heldReferences`: an update). The
- * last reads re-read the payment: a header means it was created.
+ * always (a held reference: the update). The last reads re-read the payment: a header means it was created.
  */
 function recordAlongReads(ctx: ServiceContext, input: PaymentCreateInput, plan: CreatePlan, contactPlan: ContactReferencePlan) {
-  if (input.external_reference !== undefined && heldReferences.has(ctx.ws.id, input.external_reference)) return null;
   const values = { newWs: ctx.ws.id, newReference: input.external_reference ?? null };
   const contact = contactPlan.along({ condition: referenceFree, values });
   if (!contact) return null;
@@ -298,9 +289,6 @@ function recordAlongReads(ctx: ServiceContext, input: PaymentCreateInput, plan: 
   const { statements, header } = recordPaymentStatements(ctx, { input, plan, product: null, contactId: contact.id }, guard);
   return { statements: [...contact.statements, ...statements, ...reReads(ctx, header.id)], events: contact.events };
 }
-
-/** References this instance has seen held: recording along with the reads is skipped for them (an update). */
-const heldReferences = seenKeys();
 
 const [newWs, newContact, newReference] = ['newWs', 'newContact', 'newReference'].map((name) => sql.placeholder(name));
 const referenceFree = sql`NOT EXISTS (SELECT 1 FROM ${payments} WHERE ${payments.workspaceId} = ${newWs} AND ${payments.externalReference} = ${newReference})`;
@@ -310,7 +298,6 @@ async function insertPayment(ctx: ServiceContext, input: PaymentCreateInput, pla
   const { statements, header } = recordPaymentStatements(ctx, { input, plan, product, contactId: planned.contact.id });
   const results = await runBatch(ctx.db, [...planned.writes, ...statements, ...reReads(ctx, header.id)]);
   ctx.events.committedAfter(planned.events);
-  heldReferences.add(ctx.ws.id, input.external_reference);
   return { ...paymentFromResults(results), duplicate: false };
 }
 
@@ -581,9 +568,6 @@ export const contactDocumentPointerReads = (ctx: ServiceContext, contactId: stri
   paymentPointers.in(ctx.db, { ws: ctx.ws.id, contact: contactId }),
   entryPointers.in(ctx.db, { ws: ctx.ws.id, contact: contactId }),
 ];
-
-/** SQL naming the state of every payment and entry of the workspace: part of a kept documents listing's generation (`ListAnswers`). */
-export const paymentDocumentsGeneration = (ws: SQLWrapper) => generationIn(paymentDocumentGenerations, ws);
 
 export type PaymentDocumentRow = { id: string; date: string; cents: number; currency: string; document: string };
 export type EntryDocumentRow = { id: string; paymentId: string; date: string; cents: number; currency: string; document: unknown };

@@ -1,0 +1,82 @@
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../env';
+
+/**
+ * Every value a Worker instance keeps in memory from one request for the next goes through
+ * here: a named namespace with a size cap (the entry used longest ago goes first), an optional
+ * lifetime, and hit/miss counters. Production spreads one key's requests over many instances, so
+ * nothing here may be needed for a rule to hold: with `INSTANCE_CACHES=off` every namespace
+ * misses and keeps nothing, which is what a fresh instance pays on each request.
+ */
+export type InstanceCache<V> = {
+  get(key: string): V | undefined;
+  set(key: string, value: V): void;
+  delete(key: string): void;
+  clear(): void;
+};
+
+export type InstanceCacheStats = { namespace: string; size: number; max: number; hits: number; misses: number };
+
+type Namespace = Omit<InstanceCacheStats, 'size'> & { entries: Map<string, { value: unknown; expires: number }>; ttlMs: number | null };
+
+const namespaces = new Map<string, Namespace>();
+let enabled = true;
+
+/** Reads the switch (`INSTANCE_CACHES`: `off` turns every namespace off); entries kept while it was on are dropped when it goes off. */
+export function configureInstanceCaches(setting: string | undefined): void {
+  const on = setting?.trim().toLowerCase() !== 'off';
+  if (on === enabled) return;
+  enabled = on;
+  if (!on) for (const ns of namespaces.values()) ns.entries.clear();
+}
+
+/** Applies the environment's switch before anything a request does. */
+export const instanceCacheSwitch: MiddlewareHandler<AppEnv> = (c, next) => {
+  configureInstanceCaches(c.env.INSTANCE_CACHES);
+  return next();
+};
+
+/** A namespace's handle; a name declared again is the same namespace. */
+export function instanceCache<V>(namespace: string, options: { max: number; ttlMs?: number }): InstanceCache<V> {
+  const ns: Namespace = namespaces.get(namespace) ?? { namespace, max: options.max, hits: 0, misses: 0, entries: new Map(), ttlMs: options.ttlMs ?? null };
+  namespaces.set(namespace, ns);
+  return {
+    get(key) {
+      const entry = enabled ? ns.entries.get(key) : undefined;
+      if (entry === undefined || entry.expires <= Date.now()) {
+        if (entry !== undefined) ns.entries.delete(key);
+        ns.misses++;
+        return undefined;
+      }
+      ns.entries.delete(key);
+      ns.entries.set(key, entry);
+      ns.hits++;
+      return entry.value as V;
+    },
+    set(key, value) {
+      if (!enabled) return;
+      ns.entries.delete(key);
+      if (ns.entries.size >= ns.max) ns.entries.delete(ns.entries.keys().next().value!);
+      ns.entries.set(key, { value, expires: ns.ttlMs === null ? Infinity : Date.now() + ns.ttlMs });
+    },
+    delete(key) {
+      ns.entries.delete(key);
+    },
+    clear() {
+      ns.entries.clear();
+    },
+  };
+}
+
+/** Each namespace's size and counters since the last reset. */
+export const instanceCacheStats = (): InstanceCacheStats[] =>
+  [...namespaces.values()].map(({ namespace, entries, max, hits, misses }) => ({ namespace, size: entries.size, max, hits, misses }));
+
+/** Empties every namespace and zeroes its counters (tests, and the benchmark between its modes). */
+export function resetInstanceCaches(): void {
+  for (const ns of namespaces.values()) {
+    ns.entries.clear();
+    ns.hits = 0;
+    ns.misses = 0;
+  }
+}
