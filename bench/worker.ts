@@ -10,16 +10,24 @@ export { IdempotencyClaims } from '../src/durable-objects/idempotency-claims';
 
 const app = buildApp();
 
-/** The production Worker with every request's D1 round trips counted into `x-d1-queries`. */
+/** `off` while the benchmark measures what a fresh instance pays (`POST /bench/instance-caches`). */
+let instanceCaches = 'on';
+export const setInstanceCaches = (mode: string) => (instanceCaches = mode);
+
+/**
+ * The production Worker with every request's D1 round trips counted: the workspace shards' into
+ * `x-d1-queries`, the control plane's (the API key look-up) into `x-d1-control`.
+ */
 export default {
   async fetch(request, env, ctx) {
     const counter: Counter = { queries: 0, statements: 0 };
-    const counted = countingEnv(env, counter);
+    const counted = countingEnv({ ...env, INSTANCE_CACHES: instanceCaches }, counter);
     const url = new URL(request.url);
     const bench = benchRoutes[url.pathname];
     const response = bench ? await bench(request, counted, ctx) : await app.fetch(request, counted, ctx);
     const out = new Response(response.body, response);
     out.headers.set('x-d1-queries', String(counter.queries));
+    out.headers.set('x-d1-control', String(counter.control));
     return out;
   },
   scheduled: production.scheduled,

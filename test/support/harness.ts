@@ -1,4 +1,4 @@
-import { exports } from 'cloudflare:workers';
+import { env, exports } from 'cloudflare:workers';
 import { expect } from 'vitest';
 
 export const ADMIN_TOKEN = 'test-admin-token';
@@ -10,6 +10,9 @@ const BASE = 'https://api.test';
  * so the wait does not last a lease's spending time.
  */
 export const BRIEF_LEASES = { RATE_LIMIT_LEASE_MS: '50' } as const;
+
+/** False when the suite runs as fresh instances would serve it (`INSTANCE_CACHES=off`): what only an instance's memory spares is not asserted then. */
+export const instanceCachesOn = (env as unknown as { INSTANCE_CACHES?: string }).INSTANCE_CACHES !== 'off';
 
 export type ApiResponse<T = any> = { status: number; body: T; headers: Headers };
 
