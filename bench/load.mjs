@@ -35,8 +35,8 @@ export function percentile(sorted, p) {
 }
 
 /**
- * `makeRequest(i)` returns `{method, path, body?, before?}`; answers outside 2xx are counted as
- * errors. `before`, when given, runs first and is not timed (a write the measured request follows).
+ * `makeRequest(i)` returns `{method, path, body?, before?, headers?}` (its headers over the
+ * driver's); answers outside 2xx are counted as errors. `before`, when given, runs first and is not timed (a write the measured request follows).
  */
 export async function load({ base, headers, makeRequest, connections = 8, seconds = 5, maxRequests = Infinity, latencies = [] }) {
   const firstOwn = latencies.length;
@@ -46,11 +46,11 @@ export async function load({ base, headers, makeRequest, connections = 8, second
   const started = performance.now();
   async function client() {
     while (performance.now() < deadline && sent < maxRequests) {
-      const { method, path, body, before } = makeRequest(sent++);
+      const { method, path, body, before, headers: own } = makeRequest(sent++);
       if (before) await before();
       const t0 = performance.now();
       try {
-        const status = await send(base, method, path, headers, body);
+        const status = await send(base, method, path, own ? { ...headers, ...own } : headers, body);
         if (status >= 300) errors++;
       } catch {
         errors++;
@@ -81,25 +81,30 @@ function summarize(latencies, errors, elapsedSeconds) {
  * long moved the ratios of unchanged routes by up to 0.25x between runs. Ten pairs of slices
  * rather than five: a burst of the machine's other load falls into one route or floor slice,
  * and the more pairs share the pooled p50s, the less one such slice moves the ratio.
+ *
+ * `variants` are the ways the route is measured (the instance's caches on, then off): each
+ * slice of the floor is followed by one slice of each variant, `prepare` run before it.
  */
-export async function loadAgainstFloor({ base, headers, floorHeaders = {}, makeRequest, makeFloorRequest, connections = 8, seconds = 5, slices = 10 }) {
-  const route = [];
+export async function loadAgainstFloor({ base, headers, floorHeaders = {}, makeRequest, makeFloorRequest, variants = [{}], connections = 8, seconds = 5, slices = 10 }) {
   const floor = [];
-  let errors = 0;
   let floorErrors = 0;
-  let routeSeconds = 0;
   let floorSeconds = 0;
   let sent = 0;
-  const sliceRatios = [];
+  const runs = variants.map(() => ({ latencies: [], errors: 0, seconds: 0, sliceRatios: [] }));
   for (let k = 0; k < slices; k++) {
     const f = await load({ base, headers: floorHeaders, makeRequest: makeFloorRequest, connections, seconds: seconds / slices, latencies: floor });
     floorErrors += f.errors;
     floorSeconds += f.requests / f.rps;
-    const r = await load({ base, headers, makeRequest: (i) => makeRequest(sent + i), connections, seconds: seconds / slices, latencies: route });
-    sent += r.requests;
-    errors += r.errors;
-    routeSeconds += r.requests / r.rps;
-    sliceRatios.push(r.p50 / f.p50);
+    for (const [v, variant] of variants.entries()) {
+      if (variant.prepare) await variant.prepare();
+      const run = runs[v];
+      const r = await load({ base, headers, makeRequest: (i) => makeRequest(sent + i), connections, seconds: seconds / slices, latencies: run.latencies });
+      sent += r.requests;
+      run.errors += r.errors;
+      run.seconds += r.requests / r.rps;
+      run.sliceRatios.push(r.p50 / f.p50);
+    }
   }
-  return { ...summarize(route, errors, routeSeconds), floorRun: summarize(floor, floorErrors, floorSeconds), sliceRatios };
+  const floorRun = summarize(floor, floorErrors, floorSeconds);
+  return runs.map((run) => ({ ...summarize(run.latencies, run.errors, run.seconds), floorRun, sliceRatios: run.sliceRatios }));
 }

@@ -3,6 +3,7 @@ import { eventOutbox } from '../src/modules/events/schema';
 import { dbFor } from '../src/platform/db';
 import { publishCommitted } from '../src/platform/events';
 import { uuidv7 } from '../src/platform/ids';
+import { configureInstanceCaches, instanceCacheStats, resetInstanceCaches } from '../src/platform/instance-cache';
 import { hit, spendLeasedToken } from '../src/platform/rate-limit';
 import { d1, floorInsert, floorSelect, floorSelectStatement, readThenInsert, workspaceD1 } from './bindings';
 import { layerRoutes } from './layers';
@@ -11,6 +12,10 @@ import { seedContacts, type SeedContact } from './seed-contacts';
 type BenchRoute = (request: Request, env: Bindings, ctx: ExecutionContext) => Promise<Response>;
 
 const json = (body: unknown, status = 200) => Response.json(body, { status });
+
+/** `off` while the benchmark measures what a fresh instance pays: the Worker runs with `INSTANCE_CACHES` set to it. */
+let cacheMode: 'on' | 'off' = 'on';
+export const benchInstanceCaches = () => cacheMode;
 
 /**
  * The floors: what one D1 round trip costs with no authentication and no
@@ -152,6 +157,17 @@ export const benchRoutes: Record<string, BenchRoute> = {
   },
   /** The shape of a write with no framework: one read, then one insert (two round trips). */
   '/bench/layers/two-round-trips': async (_request, env) => json({ id: await readThenInsert(d1(env, 'DB')) }, 201),
+  /** `POST ?mode=on|off`: the mode of every later request, every namespace emptied and its counters zeroed; `GET`: each namespace's counters. */
+  '/bench/instance-caches': async (request) => {
+    const mode = new URL(request.url).searchParams.get('mode');
+    if (request.method === 'POST') {
+      if (mode !== 'on' && mode !== 'off') return json({ error: 'mode must be on or off' }, 400);
+      cacheMode = mode;
+      configureInstanceCaches(mode);
+      resetInstanceCaches();
+    }
+    return json({ mode: cacheMode, namespaces: instanceCacheStats() });
+  },
   '/bench/setup': async (_request, env) => {
     // On every database: the control plane's floor, and the shards' for writes through a workspace session.
     for (const binding of Object.keys(env).filter((name) => name === 'DB' || /^SHARD_\d+$/.test(name))) {

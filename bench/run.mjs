@@ -57,16 +57,28 @@ async function ready() {
   throw new Error('wrangler dev did not start');
 }
 
-async function queriesPerRequest(headers, request) {
+async function roundTrips(headers, request) {
   const res = await fetch(`${base}${request.path}`, {
     method: request.method,
-    headers: request.body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+    headers: { ...headers, ...request.headers, ...(request.body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: request.body === undefined ? undefined : JSON.stringify(request.body),
   });
   await res.arrayBuffer();
   if (res.status >= 300) throw new Error(`${request.method} ${request.path} answered ${res.status}`);
-  return Number(res.headers.get('x-d1-queries'));
+  return { shard: Number(res.headers.get('x-d1-queries')), control: Number(res.headers.get('x-d1-control')) };
 }
+
+/** The instance's caches on (warm: one instance serving every request) or off (cold: what a fresh instance pays on each). */
+async function instanceCaches(mode) {
+  const res = await fetch(`${base}/bench/instance-caches?mode=${mode}`, { method: 'POST' });
+  if (!res.ok) throw new Error(`instance caches -> ${res.status}`);
+  return res.json();
+}
+
+const MODES = [
+  { name: 'warm', caches: 'on' },
+  { name: 'cold', caches: 'off' },
+];
 
 /** CPU seconds the runtime's processes (`workerd`) have used so far, from /proc (0 where there is none). */
 function runtimeCpuSeconds() {
@@ -109,35 +121,58 @@ const all = scenarios(ctx);
 const floorScenario = Object.fromEntries(all.filter((s) => s.floor === undefined).map((s) => [s.name, s]));
 for (const scenario of all.filter((s) => s.auth === false || selected(s.name))) {
   const headers = scenario.auth === false ? {} : { authorization: `Bearer ${ctx.key}` };
-  // Requests 1-20 warm the isolate up, and a scenario may name more (`warmUp`: request indexes).
-  for (const i of [...Array.from({ length: 20 }, (_, k) => k + 1), ...(scenario.warmUp ?? [])]) await queriesPerRequest(headers, scenario.request(i)).catch(() => {});
-  // The fewest of three requests: the one that refreshes the isolate's 5-second key cache adds a
-  // control-plane look-up that is not the route's.
-  let queries = Infinity;
-  for (const i of [0, 21, 22]) queries = Math.min(queries, await queriesPerRequest(headers, scenario.request(i)));
+  // Floors and unauthenticated layers keep nothing between requests: one mode.
+  const modes = scenario.auth === false ? MODES.slice(0, 1) : MODES;
+  const counts = {};
+  for (const mode of modes) {
+    await instanceCaches(mode.caches);
+    // Requests 1-20 warm the runtime up (and, warm, the instance's caches).
+    for (let i = 1; i <= 20; i++) await roundTrips(headers, scenario.request(i)).catch(() => {});
+    // Every counted request's round trips: the maximum is the route's cost, never the fewest.
+    const seen = [];
+    for (const i of [0, 21, 22, 23, 24]) seen.push(await roundTrips(headers, scenario.request(i)));
+    // A floor's round trip is on the control plane, and is its whole cost.
+    if (scenario.auth === false) for (const c of seen) [c.shard, c.control] = [c.shard + c.control, 0];
+    counts[mode.name] = { max: Math.max(...seen.map((c) => c.shard)), min: Math.min(...seen.map((c) => c.shard)), control: Math.max(...seen.map((c) => c.control)) };
+  }
   const floor = scenario.floor ? floorScenario[scenario.floor] : undefined;
   const waited = await quiet();
-  const result = floor
-    ? await loadAgainstFloor({ base, headers, makeRequest: (i) => scenario.request(i + 100), makeFloorRequest: floor.request, connections, seconds })
-    : await load({ base, headers, makeRequest: (i) => scenario.request(i + 100), connections, seconds });
-  const row = { ...scenario, ...result, queries, ratio: result.floorRun ? result.p50 / result.floorRun.p50 : undefined };
+  const variants = modes.map((mode) => ({ prepare: () => instanceCaches(mode.caches) }));
+  const results = floor
+    ? await loadAgainstFloor({ base, headers, makeRequest: (i) => scenario.request(i + 100), makeFloorRequest: floor.request, variants, connections, seconds })
+    : [await load({ base, headers, makeRequest: (i) => scenario.request(i + 100), connections, seconds })];
+  await instanceCaches('on');
+  const row = { ...scenario, counts, byMode: Object.fromEntries(modes.map((m, k) => [m.name, { ...results[k], ratio: results[k].floorRun ? results[k].p50 / results[k].floorRun.p50 : undefined }])) };
   rows.push(row);
-  const flag = scenario.expected !== undefined && queries > scenario.expected ? ` (expected ${scenario.expected}!)` : '';
-  const against = result.floorRun ? `  floor p50 ${fmt(result.floorRun.p50)} ms (${fmt(row.ratio, 2)}x; slices ${result.sliceRatios.map((r) => fmt(r, 2)).join(' ')})` : '';
-  console.log(`${scenario.name.padEnd(44)} ${fmt(result.rps, 0).padStart(6)} req/s  p50 ${fmt(result.p50)} ms  p99 ${fmt(result.p99)} ms${against}  D1 ${queries}${flag}  errors ${result.errors}  (waited ${fmt(waited)} s for an idle runtime)`);
+  const cold = row.byMode.cold ?? row.byMode.warm;
+  const coldCount = (counts.cold ?? counts.warm).max;
+  const flag = scenario.expected !== undefined && coldCount > scenario.expected ? ` (expected ${scenario.expected}!)` : '';
+  const ratios = modes.map((m) => `${m.name} ${fmt(row.byMode[m.name].p50)} ms${row.byMode[m.name].ratio ? ` ${fmt(row.byMode[m.name].ratio, 2)}x` : ''}`).join(', ');
+  console.log(`${scenario.name.padEnd(44)} ${ratios}  p99 cold ${fmt(cold.p99)} ms  D1 ${modes.map((m) => `${m.name} ${counts[m.name].max}`).join(' ')}${flag}  errors ${cold.errors}  (waited ${fmt(waited)} s for an idle runtime)`);
 }
 const extra = ctx.extraMeasurements ? await ctx.extraMeasurements(selected) : [];
 
+const coldOf = (r) => r.byMode.cold ?? r.byMode.warm;
+const countOf = (r) => r.counts.cold ?? r.counts.warm;
+const ratioCell = (m) => (m?.ratio ? `${fmt(m.ratio, 2)}x` : '');
 const lines = [
   '# Benchmark results',
   '',
-  `Run on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, \`wrangler dev\` (local workerd, local D1), ${connections} concurrent connections, ${seconds} s per route, load driver (\`node:http\`, one keep-alive connection per client) in a second process on the same machine; each route is measured once the runtime is idle (the previous route's background work, such as the event fan-out, done). ${ctx.summary ?? ''}`,
+  `Run on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, \`wrangler dev\` (local workerd, local D1), ${connections} concurrent connections, ${seconds} s per route and mode, load driver (\`node:http\`, one keep-alive connection per client) in a second process on the same machine; each route is measured once the runtime is idle (the previous route's background work, such as the event fan-out, done). ${ctx.summary ?? ''}`,
   '',
-  'D1 = round trips per request on the response path (statements plus batches), counted by the bench build\'s D1 wrapper as they complete before the response leaves (work handed to `waitUntil`, such as the event fan-out, is not counted), the fewest of three requests (the one refreshing the isolate\'s 5-second API-key cache adds a look-up that is not the route\'s); "expected" is the design count, and a route above it is flagged. Ratio = the route\'s p50 over the matching floor\'s p50 (the floors authenticate nothing and run one indexed `SELECT` or one `INSERT`), the floor measured in slices alternating with the route\'s (ten of each, as long as each other: the "floor p50" column), so both see the same machine: a shared machine\'s speed drifts over the minutes a run takes. "Slices" is the range of the ten ratios of a route slice to the floor slice before it: how far this machine moves within one route\'s measurement. The two floor rows are measured alone at the start.',
+  'Each route is measured in two modes in the same run: **warm**, one Worker instance serving every request with its in-memory caches (src/platform/instance-cache.ts) on, and **cold**, the caches off (`INSTANCE_CACHES=off`), so every request pays what a fresh instance pays: the API key look-up on the control plane included. A far client\'s requests land on many instances, so the goals apply to cold. Ratio = the mode\'s p50 over the matching floor\'s p50 (the floors authenticate nothing and run one indexed `SELECT` or one `INSERT` on the control plane), the floor measured in slices alternating with the route\'s (ten of the floor, each followed by one of each mode, as long as each other: the "floor p50" column), so all see the same machine. "Slices" is the range of the cold slices\' ratios to the floor slice before them: how far this machine moves within one route\'s measurement. The two floor rows are measured alone at the start.',
   '',
-  '| route | requests/s | p50 ms | p99 ms | D1 queries | expected | floor p50 ms | p50 / floor | slices | errors |',
-  '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
-  ...rows.map((r) => `| ${r.name} | ${fmt(r.rps, 0)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${r.queries}${r.expected !== undefined && r.queries > r.expected ? ' ⚠' : ''} | ${r.expected ?? ''} | ${r.floorRun ? fmt(r.floorRun.p50) : ''} | ${r.ratio ? `${fmt(r.ratio, 2)}x ${r.floor}` : 'floor'} | ${r.sliceRatios ? `${fmt(Math.min(...r.sliceRatios), 2)}-${fmt(Math.max(...r.sliceRatios), 2)}` : ''} | ${r.errors} |`),
+  'D1 = round trips to the workspace\'s shard per request on the response path (statements plus batches, counted as they complete before the response leaves; work handed to `waitUntil`, such as the event fan-out, is not counted): the **maximum** over five counted requests in each mode (the minimum in brackets where it differs). "Control" is the control plane\'s round trips in cold mode (the API key look-up, which warm answers from the instance\'s 5-second key cache). "Expected" is the design count; a cold maximum above it is flagged ⚠.',
+  '',
+  '| route | expected | D1 cold | D1 warm | control (cold) | p50 cold ms | p99 cold ms | cold / floor | p50 warm ms | warm / floor | floor p50 ms | slices (cold) | errors |',
+  '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ...rows.map((r) => {
+    const cold = coldOf(r);
+    const count = countOf(r);
+    const d1 = (c) => (c ? `${c.max}${c.min !== c.max ? ` (${c.min})` : ''}` : '');
+    const flag = r.expected !== undefined && count.max > r.expected ? ' ⚠' : '';
+    return `| ${r.name} | ${r.expected ?? ''} | ${d1(r.counts.cold ?? (r.auth === false ? r.counts.warm : undefined))}${flag} | ${r.auth === false ? '' : d1(r.counts.warm)} | ${r.counts.cold ? r.counts.cold.control : ''} | ${fmt(cold.p50)} | ${fmt(cold.p99)} | ${cold.floorRun ? ratioCell(cold) : 'floor'} | ${r.byMode.cold ? fmt(r.byMode.warm.p50) : ''} | ${r.byMode.cold ? ratioCell(r.byMode.warm) : ''} | ${cold.floorRun ? fmt(cold.floorRun.p50) : ''} | ${cold.sliceRatios ? `${fmt(Math.min(...cold.sliceRatios), 2)}-${fmt(Math.max(...cold.sliceRatios), 2)}` : ''} | ${cold.errors + (r.byMode.cold ? r.byMode.warm.errors : 0)} |`;
+  }),
   '',
   ...extra,
   '',
@@ -146,4 +181,4 @@ const out = only.length ? join(here, '.tmp', 'results.md') : join(here, 'results
 writeFileSync(out, lines.join('\n'));
 console.log(`\nWrote ${out}`);
 stop();
-process.exit(rows.some((r) => r.expected !== undefined && r.queries > r.expected) ? 2 : 0);
+process.exit(rows.some((r) => r.expected !== undefined && countOf(r).max > r.expected) ? 2 : 0);

@@ -3,7 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { contactAt, seedPhone, TAG_NAMES } from './data.mjs';
-import { load } from './load.mjs';
+import { load, percentile } from './load.mjs';
 
 async function call(base, token, method, path, body) {
   const res = await fetch(`${base}${path}`, {
@@ -82,6 +82,7 @@ export async function seed({ base, adminToken, log }) {
     await api('POST', '/v1/orders', { contact_id: contactIds[i * 13], external_reference: orderRefs[i], items: orderItems(i) });
     paidOrderIds[i] = (await api('POST', '/v1/orders', { contact_id: contactIds[i * 17], financial_status: 'paid', items: [{ title: `Seed order ${i}`, unit_price: 1_000_000 }] })).id;
   });
+  const defaultLimitKeys = await seedDefaultLimitKeys(admin, ws.shard);
   const booking = await seedBookings(admin, api, ws.id);
   const template = await admin('POST', `/admin/v1/workspaces/${ws.id}/templates`, { name: 'bench_offer', language: 'en_US', category: 'marketing', body: 'Hi {{1}}, your code is {{2}}' });
   // Email: a verified default sender, suppressions to look up, and one processed key to replay.
@@ -124,6 +125,7 @@ export async function seed({ base, adminToken, log }) {
     publishedIssueId: publishedIds[0],
     emailCampaignId: emailCampaign.id,
     tagIds,
+    defaultLimitKeys,
     summary: `Seed: ${CONTACTS.toLocaleString('en-US')} contacts (identifier history, consent seeds, timeline rows, tags, search index) written in ${seedSeconds.toFixed(1)} s through a bench-only bulk route; ${DEALS} deals and ${PAYMENTS} payments through the API; ${ORDERS} pending and ${ORDERS} paid orders through the API.`,
   };
   const measurements = [
@@ -136,6 +138,7 @@ export async function seed({ base, adminToken, log }) {
     ['whatsapp inbound webhook', measureWhatsAppInbound],
     ['whatsapp campaign fan-out', measureWhatsAppCampaign],
     ['email campaign fan-out', measureEmailCampaign],
+    ['many tenants on one shard', measureManyTenants],
   ];
   ctx.extraMeasurements = async (selected = () => true) => {
     const out = [];
@@ -159,6 +162,9 @@ const FILTER = JSON.stringify({
     ],
   },
 });
+
+/** Filter trees whose answers are computed on every request (their index ranges are exact already). */
+const NOT_STORED = new Set(['$jsonb_contains tag', 'custom_fields.plan']);
 
 const FIFTY_TAGS = Array.from({ length: 50 }, (_, k) => `segment-${k}`);
 
@@ -211,6 +217,29 @@ async function measureFilterLatency(ctx, log, rounds = 10) {
   ];
 }
 
+/** Keys a line measured at the default per-key limit takes in turn (per line), each far from its 100 a minute. */
+const DEFAULT_LIMIT_KEYS = 200;
+const DEFAULT_LIMIT_LINES = 3;
+
+/**
+ * A workspace on the bench workspace's shard with the default rate limits (100 requests a minute
+ * per key, so an instance leases 10 tokens at a time) and its keys: a line measured at that limit
+ * spreads its requests over 200 keys, as 200 integrations of that size would.
+ */
+async function seedDefaultLimitKeys(admin, shard) {
+  const ws = await admin('POST', '/admin/v1/workspaces', { name: 'Bench default limits', shard });
+  const keys = new Array(DEFAULT_LIMIT_KEYS * DEFAULT_LIMIT_LINES);
+  await inParallel(keys.length, 8, async (i) => (keys[i] = (await admin('POST', `/admin/v1/workspaces/${ws.id}/api-keys`, { name: `default-${i}` })).key));
+  return keys;
+}
+
+/** A layer line at the default per-key limit: request `i` under the line's `i`-th key in turn. */
+const atDefaultLimit = (ctx, line, path, method) => (i) => ({
+  method,
+  path,
+  headers: { authorization: `Bearer ${ctx.defaultLimitKeys[line * DEFAULT_LIMIT_KEYS + (i % DEFAULT_LIMIT_KEYS)]}` },
+});
+
 /** Ten order lines (decimal quantities and discounts, so the money math runs on every line). */
 function orderItems(i) {
   return Array.from({ length: 10 }, (_, k) => ({ title: `Item ${i}.${k}`, sku: `SKU-${k}`, unit_price: 4.99 + k, quantity: 1 + (k % 4) / 2, ...(k % 3 === 0 ? { discount_percent: 12.5 } : {}) }));
@@ -251,6 +280,9 @@ export function scenarios(ctx) {
     { name: 'layer: floor + auth (cached key, leased key and IP tokens)', floor: SELECT_FLOOR, request: () => ({ method: 'GET', path: '/bench/layers/auth' }) },
     { name: 'layer: floor + auth + request log', floor: SELECT_FLOOR, request: () => ({ method: 'GET', path: '/bench/layers/auth-log' }) },
     { name: 'layer: floor + the whole /v1 middleware stack', floor: SELECT_FLOOR, request: () => ({ method: 'GET', path: '/bench/layers/stack' }) },
+    { name: 'layer: floor + the whole /v1 middleware stack, default per-key limit (100 a minute, 200 keys in turn)', floor: SELECT_FLOOR, request: atDefaultLimit(ctx, 0, '/bench/layers/stack', 'GET') },
+    { name: 'layer: two round trips behind the whole /v1 middleware stack, default per-key limit (100 a minute, 200 keys in turn)', floor: INSERT_FLOOR, request: atDefaultLimit(ctx, 1, '/bench/layers/stack', 'POST') },
+    { name: 'layer: two round trips behind the whole /v1 middleware stack, read replication on, default per-key limit (100 a minute, 200 keys in turn)', floor: INSERT_FLOOR, request: atDefaultLimit(ctx, 2, '/bench/layers/stack-replicas', 'POST') },
     { name: 'GET /v1/pipelines', floor: SELECT_FLOOR, expected: 1, request: () => ({ method: 'GET', path: '/v1/pipelines' }) },
     { name: 'GET /v1/contacts/{id}', floor: SELECT_FLOOR, expected: 1, request: (i) => ({ method: 'GET', path: `/v1/contacts/${ctx.contactIds[contactIndex(i)]}` }) },
     {
@@ -266,7 +298,7 @@ export function scenarios(ctx) {
       request: (i) => ({ method: 'POST', path: '/v1/contacts', body: { ...identityOf(contactIndex(i)), job_title: `Buyer ${nonce} ${i}` } }),
     },
     {
-      name: 'GET /v1/contacts?search= (3+ chars, FTS, repeated)',
+      name: 'GET /v1/contacts?search= (3+ chars, repeated: stored answer)',
       floor: SELECT_FLOOR,
       expected: 1,
       request: (i) => ({ method: 'GET', path: `/v1/contacts?search=${encodeURIComponent(SEARCH_TERMS[i % SEARCH_TERMS.length])}` }),
@@ -279,12 +311,12 @@ export function scenarios(ctx) {
       request: (i) => ({ method: 'GET', path: `/v1/contacts?search=${encodeURIComponent(SEARCH_TERMS[i % SEARCH_TERMS.length])}&limit=${50 - (i % 50)}` }),
     },
     {
-      name: 'GET /v1/contacts?search= (1-2 chars, repeated)',
+      name: 'GET /v1/contacts?search= (1-2 chars, repeated: stored answer)',
       floor: SELECT_FLOOR,
       expected: 1,
       request: (i) => ({ method: 'GET', path: `/v1/contacts?search=${SHORT_TERMS[i % SHORT_TERMS.length]}` }),
     },
-    { name: 'GET /v1/contacts?filter=$where (repeated)', floor: SELECT_FLOOR, expected: 1, request: () => ({ method: 'GET', path: `/v1/contacts?filter=${encodeURIComponent(FILTER)}` }) },
+    { name: 'GET /v1/contacts?filter=$where (repeated: stored answer)', floor: SELECT_FLOOR, expected: 1, request: () => ({ method: 'GET', path: `/v1/contacts?filter=${encodeURIComponent(FILTER)}` }) },
     {
       // A different (equivalent) tree on every request: nothing stored to answer from, every total counted.
       name: 'GET /v1/contacts?filter= (custom_fields.plan, every answer counted)',
@@ -293,7 +325,8 @@ export function scenarios(ctx) {
       request: (i) => ({ method: 'GET', path: `/v1/contacts?filter=${encodeURIComponent(JSON.stringify({ $where: { or: [{ field: 'custom_fields.plan', op: 'eq', value: 'gold' }, { field: 'custom_fields.plan', op: 'eq', value: `none-${nonce}-${i}` }] } }))}` }),
     },
     ...filterTrees(ctx).map(([label, filter]) => ({
-      name: `GET /v1/contacts?filter= (${label}, repeated)`,
+      // A tag's and a custom field's totals are read from their index ranges, never stored.
+      name: `GET /v1/contacts?filter= (${label}, repeated: ${NOT_STORED.has(label) ? 'computed, not stored' : 'stored answer'})`,
       floor: SELECT_FLOOR,
       expected: 1,
       request: () => ({ method: 'GET', path: `/v1/contacts?filter=${encodeURIComponent(JSON.stringify(filter))}` }),
@@ -305,33 +338,30 @@ export function scenarios(ctx) {
       request: (i) => ({ method: 'POST', path: '/v1/contacts', body: { name: `Tagged Person ${i}`, email: `tagged.${nonce}.${i}@example.org`, tags: FIFTY_TAGS } }),
     },
     {
+      // The read batch (pipelines, stages, the contact), then the write batch.
       name: 'POST /v1/deals',
       floor: INSERT_FLOOR,
-      expected: 1,
+      expected: 2,
       request: (i) => ({ method: 'POST', path: '/v1/deals', body: { title: `Deal ${i}`, amount: 250 + (i % 1000), contact_id: ctx.contactIds[contactIndex(i + 1)] } }),
     },
     {
       name: 'POST /v1/deals (email, new contact)',
       floor: INSERT_FLOOR,
-      expected: 1,
+      expected: 2,
       request: (i) => ({ method: 'POST', path: '/v1/deals', body: { title: `Deal ${i}`, email: `deal.${nonce}.${i}@example.org`, name: `Buyer ${i}` } }),
     },
     {
       name: 'POST /v1/deals (existing contact by phone/email)',
       floor: INSERT_FLOOR,
-      expected: 1,
+      expected: 2,
       request: (i) => ({ method: 'POST', path: '/v1/deals', body: { title: `Deal ${i}`, ...identityOf(contactIndex(i + 2)) } }),
     },
     { name: 'GET /v1/deals', floor: SELECT_FLOOR, expected: 1, request: () => ({ method: 'GET', path: '/v1/deals' }) },
     {
       name: 'POST /v1/deals/{id}/stage',
       floor: INSERT_FLOOR,
-      expected: 1,
-      // Each visit of a deal moves it to the other stage. The counted requests (0, 21, 22) move
-      // deals the warm-up (1-20) does not visit, and the deal creates measured before this route
-      // can push the seeded deals out of what the instance knows: the same deals are moved once
-      // more first, a cycle earlier.
-      warmUp: [DEALS, DEALS + 21, DEALS + 22],
+      // The deal and the stage read, then the move. Each visit of a deal moves it to the other stage.
+      expected: 2,
       request: (i) => ({ method: 'POST', path: `/v1/deals/${ctx.dealIds[i % DEALS]}/stage`, body: { stage_id: ctx.stageIds[(i + Math.floor(i / DEALS)) % 2] } }),
     },
     {
@@ -385,8 +415,9 @@ export function scenarios(ctx) {
     {
       name: 'POST /v1/orders (10 items, replay)',
       floor: INSERT_FLOOR,
-      expected: 1,
-      // The seeded pending orders: every replay replaces the lines and recomputes the money.
+      // The seeded pending orders: every replay replaces the lines and recomputes the money. The read
+      // batch carries a create guarded on the reference being free (it writes nothing), then the replay.
+      expected: 2,
       request: (i) => ({ method: 'POST', path: '/v1/orders', body: { contact_id: ctx.contactIds[(i % ORDERS) * 13], external_reference: ctx.orderRefs[i % ORDERS], items: orderItems(i), note: `replay ${i}` } }),
     },
     {
@@ -716,3 +747,133 @@ async function measureWhatsAppCampaign(ctx, log) {
     '',
   ];
 }
+
+const TENANTS = 20;
+const BIG_TENANT_RECIPIENTS = Number(process.env.BENCH_BIG_TENANT_RECIPIENTS ?? 20_000);
+const QUIET_TENANT_CONTACTS = 500;
+const MIXED_SECONDS = Number(process.env.BENCH_MIXED_SECONDS ?? 15);
+const percent = (a, b) => `${(((a - b) / b) * 100).toFixed(0)}%`;
+
+/** A workspace on `shard` with a pipeline, a key and `contacts` seeded contacts (limits out of the way: this measures sharing, not limits). */
+async function seedTenant(ctx, name, contacts) {
+  const ws = await ctx.admin('POST', '/admin/v1/workspaces', { name, shard: ctx.shard, rate_limits: { per_key_per_minute: 1_000_000, emails_per_minute: 1_000_000 } });
+  await ctx.admin('POST', `/admin/v1/workspaces/${ws.id}/pipelines`, { name: 'Sales', is_default: true, stages: [{ name: 'New' }, { name: 'Won' }] });
+  const key = (await ctx.admin('POST', `/admin/v1/workspaces/${ws.id}/api-keys`, { name: 'bench' })).key;
+  const contactIds = [];
+  for (let from = 0; from < contacts; from += CHUNK) {
+    const batch = Array.from({ length: Math.min(CHUNK, contacts - from) }, (_, k) => contactAt(from + k, contacts, []));
+    const res = await fetch(`${ctx.base}/bench/seed/contacts`, { method: 'POST', body: JSON.stringify({ workspace_id: ws.id, contacts: batch }) });
+    if (res.status !== 201) throw new Error(`seeding a tenant answered ${res.status}`);
+    contactIds.push(...(await res.json()).ids);
+  }
+  return { id: ws.id, key, contacts, contactIds };
+}
+
+/** A quiet tenant's traffic: 8 reads for every 2 writes, on its own data. */
+function mixedRequest(tenant) {
+  const one = (i) => tenant.contactIds[(i * 7919) % tenant.contactIds.length];
+  return (i) => {
+    switch (i % 10) {
+      case 0:
+      case 1:
+        return { method: 'GET', path: `/v1/contacts/${one(i)}` };
+      case 2:
+        return { method: 'GET', path: `/v1/contacts?search=${SEARCH_TERMS[i % SEARCH_TERMS.length]}` };
+      case 3:
+        return { method: 'GET', path: '/v1/deals' };
+      case 4:
+        return { method: 'GET', path: '/v1/orders' };
+      case 5:
+        return { method: 'GET', path: `/v1/contacts?filter=${encodeURIComponent(JSON.stringify({ $where: { field: 'lifecycle_stage', op: 'eq', value: 'customer' } }))}` };
+      case 6:
+        return { method: 'GET', path: '/v1/pipelines' };
+      case 7:
+        return { method: 'GET', path: `/v1/contacts/${one(i + 1)}/documents` };
+      case 8:
+        return { method: 'POST', path: '/v1/contacts', body: { ...identityAt(i, tenant.contacts), job_title: `Buyer ${i}` } };
+      default:
+        return i % 20 === 9
+          ? { method: 'POST', path: '/v1/deals', body: { title: `Deal ${i}`, amount: 100, contact_id: one(i) } }
+          : { method: 'POST', path: '/v1/orders', body: { contact_id: one(i), items: orderItems(i).slice(0, 3) } };
+    }
+  };
+}
+
+function identityAt(i, total) {
+  const c = contactAt((i * 7919) % total, total, []);
+  return c.phone ? { phone: c.phone } : { email: c.email };
+}
+
+/** Every quiet tenant at once, one connection each, for `seconds`: each tenant's summary and all their latencies pooled. */
+async function quietLoad(ctx, quiet, seconds) {
+  const pooled = [];
+  const perTenant = await Promise.all(
+    quiet.map((t) => load({ base: ctx.base, headers: { authorization: `Bearer ${t.key}` }, makeRequest: mixedRequest(t), connections: 1, seconds, latencies: pooled })),
+  );
+  pooled.sort((a, b) => a - b);
+  const errors = perTenant.reduce((n, r) => n + r.errors, 0);
+  return { perTenant, pooled: { p50: percentile(pooled, 50), p99: percentile(pooled, 99), rps: pooled.length / seconds, requests: pooled.length, errors } };
+}
+
+const setCaches = async (ctx, mode) => (await fetch(`${ctx.base}/bench/instance-caches?mode=${mode}`, { method: 'POST' })).json();
+
+/**
+ * 20 workspaces on one shard: 19 run a mixed API load (80% reads, 20% writes, one connection
+ * each) while the 20th is idle, then while it sends an email campaign to 20,000 recipients.
+ * Cold (caches off) throughout, as production spreads requests over instances; the same idle
+ * load warm (caches on) shows what the instance's caches buy when many tenants interleave writes.
+ */
+async function measureManyTenants(ctx, log) {
+  const quiet = [];
+  for (let k = 0; k < TENANTS - 1; k++) quiet.push(await seedTenant(ctx, `Quiet tenant ${k + 1}`, QUIET_TENANT_CONTACTS));
+  const big = await seedTenant(ctx, 'Big tenant', BIG_TENANT_RECIPIENTS);
+  await fetch(`${ctx.base}/bench/email-subscribe`, { method: 'POST', body: JSON.stringify({ workspace_id: big.id, count: BIG_TENANT_RECIPIENTS }) });
+  await ctx.admin('POST', `/admin/v1/workspaces/${big.id}/sender-profiles`, { from_name: 'Big', from_email: 'big@mail.bench.example', domain_verified: true, is_default: true });
+  const campaign = await call(ctx.base, big.key, 'POST', '/v1/email-campaigns', { name: 'Big send', subject: 'Hi [[first_name : there]]', content: { markdown: '# Hello [[first_name : there]]\n\nNews for [[company_name : you]].' } });
+  log(`many tenants: ${quiet.length} quiet tenants of ${QUIET_TENANT_CONTACTS} contacts and one of ${BIG_TENANT_RECIPIENTS} on ${ctx.shard}`);
+
+  // Each phase starts after a short run that warms the runtime (and, warm, the caches).
+  const phase = async (mode) => {
+    await setCaches(ctx, mode);
+    await quietLoad(ctx, quiet, 2);
+    return quietLoad(ctx, quiet, MIXED_SECONDS);
+  };
+  const warm = await phase('on');
+  const cacheStats = (await (await fetch(`${ctx.base}/bench/instance-caches`)).json()).namespaces.filter((n) => n.hits + n.misses > 0);
+  const idle = await phase('off');
+  log(`many tenants, big tenant idle: cold p50 ${idle.pooled.p50.toFixed(1)} ms p99 ${idle.pooled.p99.toFixed(1)} ms; warm p50 ${warm.pooled.p50.toFixed(1)} ms p99 ${warm.pooled.p99.toFixed(1)} ms`);
+
+  await setCaches(ctx, 'off');
+  await quietLoad(ctx, quiet, 2);
+  const started = performance.now();
+  await call(ctx.base, big.key, 'POST', `/v1/email-campaigns/${campaign.id}/send`, {});
+  const busy = await quietLoad(ctx, quiet, MIXED_SECONDS);
+  let current = campaign;
+  while (performance.now() - started < 900_000) {
+    current = await call(ctx.base, big.key, 'GET', `/v1/email-campaigns/${campaign.id}`);
+    if (current.status === 'sent' || current.status === 'failed') break;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  const sendSeconds = (performance.now() - started) / 1000;
+  await setCaches(ctx, 'on');
+  const worst = Math.max(...quiet.map((_, k) => busy.perTenant[k].p99 / idle.perTenant[k].p99));
+  log(`many tenants, big tenant sending: cold p50 ${busy.pooled.p50.toFixed(1)} ms p99 ${busy.pooled.p99.toFixed(1)} ms (${(busy.pooled.p99 / idle.pooled.p99).toFixed(2)}x idle p99; worst tenant ${worst.toFixed(2)}x); campaign ${current.status} in ${sendSeconds.toFixed(1)} s`);
+
+  const fmtMs = (n) => n.toFixed(1);
+  return [
+    '## Many tenants on one shard',
+    '',
+    `${TENANTS} workspaces on ${ctx.shard} (besides the bench workspace): ${quiet.length} quiet ones of ${QUIET_TENANT_CONTACTS} contacts each, each driven by one client in a closed loop with a mixed load (8 reads for every 2 writes: a contact, a search, a filter, the deals, the orders, the pipelines and a contact's documents; a contact upsert and a deal or an order of 3 lines), ${MIXED_SECONDS} s per phase, limits raised out of the way; and one big tenant of ${BIG_TENANT_RECIPIENTS.toLocaleString('en-US')} email-subscribed contacts, first idle, then sending one campaign to all of them (the quiet load starts as the send is accepted). Cold (instance caches off) unless said otherwise. Goal: each quiet tenant's p99 while the big tenant sends at most 1.5x its p99 while it is idle.`,
+    '',
+    `- All quiet requests, big tenant idle: p50 **${fmtMs(idle.pooled.p50)} ms**, p99 **${fmtMs(idle.pooled.p99)} ms**, ${idle.pooled.rps.toFixed(0)} requests/s, ${idle.pooled.errors} errors`,
+    `- All quiet requests, big tenant sending: p50 **${fmtMs(busy.pooled.p50)} ms**, p99 **${fmtMs(busy.pooled.p99)} ms** (**${(busy.pooled.p99 / idle.pooled.p99).toFixed(2)}x** the idle p99; the worst tenant ${worst.toFixed(2)}x), ${busy.pooled.rps.toFixed(0)} requests/s, ${busy.pooled.errors} errors`,
+    `- The big tenant's campaign: ${current.status}, ${current.counters.sent.toLocaleString('en-US')} of ${current.counters.targeted.toLocaleString('en-US')} sent in ${sendSeconds.toFixed(1)} s (${(current.counters.sent / sendSeconds).toFixed(0)} recipients/s while the quiet tenants ran for the first ${MIXED_SECONDS} s)`,
+    `- The same idle load with the instance caches on (one instance serving everything): p50 ${fmtMs(warm.pooled.p50)} ms, p99 ${fmtMs(warm.pooled.p99)} ms, ${warm.pooled.rps.toFixed(0)} requests/s: the caches buy ${percent(warm.pooled.rps, idle.pooled.rps)} throughput and ${percent(idle.pooled.p50, warm.pooled.p50)} on the p50. Hits and misses by namespace in that phase: ${cacheStats.map((n) => `\`${n.namespace}\` ${n.hits}/${n.misses}`).join(', ')}.`,
+    '',
+    '| quiet tenant | idle p50 ms | idle p99 ms | sending p50 ms | sending p99 ms | p99 sending / idle |',
+    '| --- | ---: | ---: | ---: | ---: | ---: |',
+    ...quiet.map((_, k) => `| ${k + 1} | ${fmtMs(idle.perTenant[k].p50)} | ${fmtMs(idle.perTenant[k].p99)} | ${fmtMs(busy.perTenant[k].p50)} | ${fmtMs(busy.perTenant[k].p99)} | ${(busy.perTenant[k].p99 / idle.perTenant[k].p99).toFixed(2)}x |`),
+    '',
+  ];
+}
+

@@ -2,17 +2,13 @@ import { buildApp } from '../src/app';
 import type { Bindings } from '../src/env';
 import production from '../src/index';
 import { countingEnv, type Counter } from './counting-d1';
-import { benchRoutes } from './routes';
+import { benchInstanceCaches, benchRoutes } from './routes';
 
 export { RateLimiter } from '../src/durable-objects/rate-limiter';
 export { SlotLock } from '../src/durable-objects/slot-lock';
 export { IdempotencyClaims } from '../src/durable-objects/idempotency-claims';
 
 const app = buildApp();
-
-/** `off` while the benchmark measures what a fresh instance pays (`POST /bench/instance-caches`). */
-let instanceCaches = 'on';
-export const setInstanceCaches = (mode: string) => (instanceCaches = mode);
 
 /**
  * The production Worker with every request's D1 round trips counted: the workspace shards' into
@@ -21,7 +17,7 @@ export const setInstanceCaches = (mode: string) => (instanceCaches = mode);
 export default {
   async fetch(request, env, ctx) {
     const counter: Counter = { queries: 0, statements: 0 };
-    const counted = countingEnv({ ...env, INSTANCE_CACHES: instanceCaches }, counter);
+    const counted = countingEnv({ ...env, INSTANCE_CACHES: benchInstanceCaches() }, counter);
     const url = new URL(request.url);
     const bench = benchRoutes[url.pathname];
     const response = bench ? await bench(request, counted, ctx) : await app.fetch(request, counted, ctx);
