@@ -1,4 +1,4 @@
-import { and, eq, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { and, eq, sql, type SQLWrapper } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { isUniqueViolation, retryOnConflict, runBatch, type Statement } from '../../platform/db';
 import { badRequest, httpError } from '../../platform/errors';
@@ -6,7 +6,6 @@ import { prepared } from '../../platform/prepared';
 import type { OutboxEvent } from '../../platform/events';
 import type { RowGuard } from '../../platform/row-guard';
 import { isUuid } from '../../platform/validation';
-import { phoneBlacklisted } from '../blacklist/service';
 import { normalizeEmailStrict, normalizePhone } from './identity';
 import { contacts } from './schema';
 import { planUpsert } from './service';
@@ -69,34 +68,7 @@ export type ContactAlong = {
   id: string;
   statements: Statement[];
   events: OutboxEvent[];
-  /**
-   * For a phone/email: the contact as the batch runs, SQL (see `newOrUnchanged`). A caller whose
-   * statements name the contact through it is written for an existing contact too: one round trip.
-   */
-  newOrUnchanged?: ContactIdSql;
 };
-
-/** A contact id as SQL evaluated when the batch runs, and the values of its placeholders. */
-export type ContactIdSql = { sql: SQL; values: Record<string, unknown> };
-
-const [refWs, refNew, refPhone, refEmail] = ['refWs', 'refNew', 'refPhone', 'refEmail'].map((name) => sql.placeholder(name));
-
-/**
- * The contact a phone/email reference ends at when the upsert changes nothing: the one holding
- * exactly the given identifiers now (both on one contact when both are given), the phone not
- * blacklisted. A contact that held one before, holds only one of two, or lacks one would be
- * updated or refused by the upsert instead: none here.
- */
-const unchangedHolder = {
-  phone: sql`(SELECT id FROM contacts WHERE workspace_id = ${refWs} AND phone = ${refPhone} AND NOT ${phoneBlacklisted(refWs, refPhone)})`,
-  email: sql`(SELECT id FROM contacts WHERE workspace_id = ${refWs} AND email = ${refEmail})`,
-  both: sql`(SELECT id FROM contacts WHERE workspace_id = ${refWs} AND phone = ${refPhone} AND email = ${refEmail} AND NOT ${phoneBlacklisted(refWs, refPhone)})`,
-};
-
-/** The contact created along (if its guards held), else the unchanged holder, else NULL. One per identifier shape, built once. */
-const newOrUnchanged = Object.fromEntries(
-  Object.entries(unchangedHolder).map(([shape, holder]) => [shape, sql`coalesce((SELECT id FROM contacts WHERE workspace_id = ${refWs} AND id = ${refNew}), ${holder})`]),
-) as Record<keyof typeof unchangedHolder, SQL>;
 
 const unchanged = (err: unknown) => err;
 
@@ -139,10 +111,7 @@ export function planContactReference(ctx: ServiceContext, ref: ContactReference,
     },
     along: (also) => {
       const created = upsert.createAlong(also);
-      if (!created) return null;
-      const shape = input.phone && input.email ? 'both' : input.phone ? 'phone' : 'email';
-      const values = { refWs: ctx.ws.id, refNew: created.row.id, refPhone: input.phone ?? null, refEmail: input.email ?? null };
-      return { id: created.row.id, statements: created.statements, events: created.events, newOrUnchanged: { sql: newOrUnchanged[shape], values } };
+      return created && { id: created.row.id, statements: created.statements, events: created.events };
     },
   };
 }

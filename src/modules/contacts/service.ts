@@ -14,7 +14,6 @@ import { openMergeRequest } from './merge';
 import { labelsChange, planChanges, type LabelDiff, type NormalizedWrite } from './plan';
 import { contactProjection, identifierHeld, readContactAnswer, selectContact, selectIdentifierHolder, type ContactRow } from './read';
 import { contactActivities, contacts, CONTACT_SOURCES } from './schema';
-import type { ContactIdSql } from './resolve';
 import { readWithCreate } from '../../platform/create-along';
 import { builtOnce } from '../../platform/built-once';
 import { updateAlongReads } from './update-along';
@@ -287,13 +286,6 @@ export function activity(ctx: ServiceContext, contactId: string, type: string, s
 }
 
 const activityInsert = preparedInsert(contactActivities);
-const activityInsertFor = builtOnce((contactId: SQL) => preparedInsert(contactActivities, { contact_id: contactId }));
-
-/** `activity` for a contact named by SQL evaluated as the batch runs (see `ContactIdSql`), with `guard`. */
-export function activityOf(ctx: ServiceContext, contact: ContactIdSql, type: string, source: string, data: Record<string, unknown>, now: string, guard: RowGuard): Statement {
-  const row = { id: uuidv7(), workspace_id: ctx.ws.id, contact_id: '', type, source, data, created_at: now };
-  return activityInsertFor(contact.sql).in(ctx.db, row, { condition: guard.condition, values: { ...guard.values, ...contact.values } });
-}
 
 /**
  * A timeline row written from a row of the caller's own that its batch wrote before it: `from`
