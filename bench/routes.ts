@@ -3,7 +3,7 @@ import { eventOutbox } from '../src/modules/events/schema';
 import { dbFor } from '../src/platform/db';
 import { publishCommitted } from '../src/platform/events';
 import { uuidv7 } from '../src/platform/ids';
-import { configureInstanceCaches, instanceCacheStats, resetInstanceCaches } from '../src/platform/instance-cache';
+import { configureInstanceCaches, instanceCachesWithout, instanceCacheStats, resetInstanceCaches } from '../src/platform/instance-cache';
 import { hit, spendLeasedToken } from '../src/platform/rate-limit';
 import { d1, floorInsert, floorSelect, floorSelectStatement, readThenInsert, workspaceD1 } from './bindings';
 import { layerRoutes } from './layers';
@@ -157,13 +157,18 @@ export const benchRoutes: Record<string, BenchRoute> = {
   },
   /** The shape of a write with no framework: one read, then one insert (two round trips). */
   '/bench/layers/two-round-trips': async (_request, env) => json({ id: await readThenInsert(d1(env, 'DB')) }, 201),
-  /** `POST ?mode=on|off`: the mode of every later request, every namespace emptied and its counters zeroed; `GET`: each namespace's counters. */
+  /**
+   * `POST ?mode=on|off[&without=<namespace>,...]`: the mode of every later request (with the named
+   * namespaces off alone), every namespace emptied and its counters zeroed; `GET`: each namespace's counters.
+   */
   '/bench/instance-caches': async (request) => {
-    const mode = new URL(request.url).searchParams.get('mode');
+    const params = new URL(request.url).searchParams;
+    const mode = params.get('mode');
     if (request.method === 'POST') {
       if (mode !== 'on' && mode !== 'off') return json({ error: 'mode must be on or off' }, 400);
       cacheMode = mode;
       configureInstanceCaches(mode);
+      instanceCachesWithout((params.get('without') ?? '').split(',').filter(Boolean));
       resetInstanceCaches();
     }
     return json({ mode: cacheMode, namespaces: instanceCacheStats() });

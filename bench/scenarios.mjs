@@ -815,7 +815,7 @@ async function quietLoad(ctx, quiet, seconds) {
   return { perTenant, pooled: { p50: percentile(pooled, 50), p99: percentile(pooled, 99), rps: pooled.length / seconds, requests: pooled.length, errors } };
 }
 
-const setCaches = async (ctx, mode) => (await fetch(`${ctx.base}/bench/instance-caches?mode=${mode}`, { method: 'POST' })).json();
+const setCaches = async (ctx, mode, without = []) => (await fetch(`${ctx.base}/bench/instance-caches?mode=${mode}&without=${without.join(',')}`, { method: 'POST' })).json();
 
 /**
  * 20 workspaces on one shard: 19 run a mixed API load (80% reads, 20% writes, one connection
@@ -833,14 +833,17 @@ async function measureManyTenants(ctx, log) {
   log(`many tenants: ${quiet.length} quiet tenants of ${QUIET_TENANT_CONTACTS} contacts and one of ${BIG_TENANT_RECIPIENTS} on ${ctx.shard}`);
 
   // Each phase starts after a short run that warms the runtime (and, warm, the caches).
-  const phase = async (mode) => {
-    await setCaches(ctx, mode);
+  const phase = async (mode, without = []) => {
+    await setCaches(ctx, mode, without);
     await quietLoad(ctx, quiet, 2);
     return quietLoad(ctx, quiet, MIXED_SECONDS);
   };
   const warm = await phase('on');
   const cacheStats = (await (await fetch(`${ctx.base}/bench/instance-caches`)).json()).namespaces.filter((n) => n.hits + n.misses > 0);
   const idle = await phase('off');
+  // What each cache buys: the warm load again with that namespace alone off.
+  const each = [];
+  for (const n of cacheStats) each.push({ namespace: n.namespace, result: await phase('on', [n.namespace]) });
   log(`many tenants, big tenant idle: cold p50 ${idle.pooled.p50.toFixed(1)} ms p99 ${idle.pooled.p99.toFixed(1)} ms; warm p50 ${warm.pooled.p50.toFixed(1)} ms p99 ${warm.pooled.p99.toFixed(1)} ms`);
 
   await setCaches(ctx, 'off');
@@ -868,7 +871,16 @@ async function measureManyTenants(ctx, log) {
     `- All quiet requests, big tenant idle: p50 **${fmtMs(idle.pooled.p50)} ms**, p99 **${fmtMs(idle.pooled.p99)} ms**, ${idle.pooled.rps.toFixed(0)} requests/s, ${idle.pooled.errors} errors`,
     `- All quiet requests, big tenant sending: p50 **${fmtMs(busy.pooled.p50)} ms**, p99 **${fmtMs(busy.pooled.p99)} ms** (**${(busy.pooled.p99 / idle.pooled.p99).toFixed(2)}x** the idle p99; the worst tenant ${worst.toFixed(2)}x), ${busy.pooled.rps.toFixed(0)} requests/s, ${busy.pooled.errors} errors`,
     `- The big tenant's campaign: ${current.status}, ${current.counters.sent.toLocaleString('en-US')} of ${current.counters.targeted.toLocaleString('en-US')} sent in ${sendSeconds.toFixed(1)} s (${(current.counters.sent / sendSeconds).toFixed(0)} recipients/s while the quiet tenants ran for the first ${MIXED_SECONDS} s)`,
-    `- The same idle load with the instance caches on (one instance serving everything): p50 ${fmtMs(warm.pooled.p50)} ms, p99 ${fmtMs(warm.pooled.p99)} ms, ${warm.pooled.rps.toFixed(0)} requests/s: the caches buy ${percent(warm.pooled.rps, idle.pooled.rps)} throughput and ${percent(idle.pooled.p50, warm.pooled.p50)} on the p50. Hits and misses by namespace in that phase: ${cacheStats.map((n) => `\`${n.namespace}\` ${n.hits}/${n.misses}`).join(', ')}.`,
+    `- The same idle load with the instance caches on (one instance serving everything): p50 ${fmtMs(warm.pooled.p50)} ms, p99 ${fmtMs(warm.pooled.p99)} ms, ${warm.pooled.rps.toFixed(0)} requests/s: the caches buy ${percent(warm.pooled.rps, idle.pooled.rps)} throughput and ${percent(idle.pooled.p50, warm.pooled.p50)} on the p50.`,
+    '',
+    'Each cache used in that phase, measured again with it alone off (the others on): what it buys is the throughput with it over the throughput without it.',
+    '',
+    '| namespace | hits | misses | requests/s without it | p50 ms without it | what it buys |',
+    '| --- | ---: | ---: | ---: | ---: | ---: |',
+    ...each.map(({ namespace, result }) => {
+      const n = cacheStats.find((c) => c.namespace === namespace);
+      return `| \`${namespace}\` | ${n.hits} | ${n.misses} | ${result.pooled.rps.toFixed(0)} | ${fmtMs(result.pooled.p50)} | ${percent(warm.pooled.rps, result.pooled.rps)} |`;
+    }),
     '',
     '| quiet tenant | idle p50 ms | idle p99 ms | sending p50 ms | sending p99 ms | p99 sending / idle |',
     '| --- | ---: | ---: | ---: | ---: | ---: |',

@@ -21,13 +21,15 @@ type Namespace = Omit<InstanceCacheStats, 'size'> & { entries: Map<string, { val
 
 const namespaces = new Map<string, Namespace>();
 let enabled = true;
+/** Namespaces turned off alone, to measure what each buys (the benchmark). */
+let without = new Set<string>();
 
 /** Reads the switch (`INSTANCE_CACHES`: `off` turns every namespace off); entries kept while it was on are dropped when it goes off. */
 export function configureInstanceCaches(setting: string | undefined): void {
-  const on = setting?.trim().toLowerCase() !== 'off';
-  if (on === enabled) return;
-  enabled = on;
-  if (!on) for (const ns of namespaces.values()) ns.entries.clear();
+  const wanted = setting?.trim().toLowerCase() !== 'off';
+  if (wanted === enabled) return;
+  enabled = wanted;
+  if (!wanted) for (const ns of namespaces.values()) ns.entries.clear();
 }
 
 /** Applies the environment's switch before anything a request does. */
@@ -36,13 +38,21 @@ export const instanceCacheSwitch: MiddlewareHandler<AppEnv> = (c, next) => {
   return next();
 };
 
+/** Turns the named namespaces off while the others stay as the switch says (the benchmark's measure of each). */
+export function instanceCachesWithout(names: Iterable<string>): void {
+  without = new Set(names);
+  for (const name of without) namespaces.get(name)?.entries.clear();
+}
+
+const on = (ns: Namespace) => enabled && !without.has(ns.namespace);
+
 /** A namespace's handle; a name declared again is the same namespace. */
 export function instanceCache<V>(namespace: string, options: { max: number; ttlMs?: number }): InstanceCache<V> {
   const ns: Namespace = namespaces.get(namespace) ?? { namespace, max: options.max, hits: 0, misses: 0, entries: new Map(), ttlMs: options.ttlMs ?? null };
   namespaces.set(namespace, ns);
   return {
     get(key) {
-      const entry = enabled ? ns.entries.get(key) : undefined;
+      const entry = on(ns) ? ns.entries.get(key) : undefined;
       if (entry === undefined || entry.expires <= Date.now()) {
         if (entry !== undefined) ns.entries.delete(key);
         ns.misses++;
@@ -54,7 +64,7 @@ export function instanceCache<V>(namespace: string, options: { max: number; ttlM
       return entry.value as V;
     },
     set(key, value) {
-      if (!enabled) return;
+      if (!on(ns)) return;
       ns.entries.delete(key);
       if (ns.entries.size >= ns.max) ns.entries.delete(ns.entries.keys().next().value!);
       ns.entries.set(key, { value, expires: ns.ttlMs === null ? Infinity : Date.now() + ns.ttlMs });
