@@ -155,6 +155,8 @@ function processCpu() {
 }
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+// Profiles are cold, as the benchmark's goals are (BENCH_PROFILE_CACHES=on profiles one warm instance).
+await fetch(`${base}/bench/instance-caches?mode=${process.env.BENCH_PROFILE_CACHES === 'on' ? 'on' : 'off'}`, { method: 'POST' });
 for (const name of names) {
   const scenario = scenarios(ctx).find((s) => s.name === name);
   if (!scenario) {
