@@ -118,7 +118,7 @@ describe('POST /v1/orders: a new order for a contact_id in one round trip', () =
   it('a new contact is never created by an order its reads reject', async () => {
     const ws = await warmWorkspace();
     const synced = (await ws.api('POST', '/v1/orders', { contact_id: await contactOf(ws), items: lines(1) })).body;
-    // Synced under a reference this instance never saw, so the create is sent along with the reads.
+    // A store-synced order under the reference: the create sent along with the reads writes nothing.
     await rowsIn(ws.id, "UPDATE orders SET external_reference = 'shop-1', store_connection_id = ?, platform = 'shopify', source = 'shopify' WHERE id = ?", crypto.randomUUID(), synced.id);
     const phone = freshPhone();
     expectCode(await ws.api('POST', '/v1/orders', { phone, items: lines(1), external_reference: 'shop-1' }), 409, 'STORE_SYNCED_READ_ONLY');
