@@ -27,9 +27,6 @@ export const LEASE_MAX = 50;
 /** How long past that a lease nobody settled is still waited for before it counts as spent (its isolate may have died). */
 export const LEASE_GRACE_MS = 1_000;
 
-/** The longest a counted hit waits in memory before the window is written to storage. */
-export const PERSIST_AFTER_MS = 1000;
-
 type OpenLease = { tokens: number; windowStart: number; waitUntil: number };
 
 /**
@@ -45,12 +42,15 @@ type OpenLease = { tokens: number; windowStart: number; waitUntil: number };
  * the leases still open instead of refusing while their tokens may come back:
  * a subject served by many isolates still gets exactly its limit.
  *
- * The window (and the bookmark) live in memory and are written to the object's
- * storage at most once a second (a storage write per request was most of a
- * limiter call's cost). An instance the runtime evicts after it went idle
- * resumes from storage, so the window stays exact; only a crash in the second
- * after a hit can lose that second's counts (the limit then errs towards
- * admitting) or the newest bookmark (a read may then miss that write).
+ * Every change to the window (and the bookmark) is written to the object's storage
+ * before its answer leaves (the runtime holds an answer until the write it follows
+ * is durable), so an instance that restarts, after a deploy, an eviction or a
+ * crash, resumes from exactly the tokens handed out: a restart never admits more
+ * than the limit. What it forgets are the open leases themselves: their unspent
+ * tokens stay counted as spent, so a restart can only refuse early, by at most
+ * the leases open at that moment. Leases keep the writes few: one per lease call
+ * (every tenth to fiftieth request of a busy subject), one per request only for
+ * `hit` (read replication on, failed authentication).
  *
  * A key's instance also keeps the key's latest D1 bookmark: with read replication
  * on every request of the key calls it (`hit`), so reads learn where to start
@@ -59,7 +59,6 @@ type OpenLease = { tokens: number; windowStart: number; waitUntil: number };
 export class RateLimiter extends DurableObject {
   private window: Window | null | undefined;
   private bookmark: string | null = null;
-  private persistScheduled = false;
   private readonly open = new Map<string, OpenLease>();
   private wakeWaiters: (() => void)[] = [];
 
@@ -85,7 +84,7 @@ export class RateLimiter extends DurableObject {
     const now = Date.now();
     const window = this.current(windowMs, now);
     window.count++;
-    this.persistSoon();
+    this.persist();
     return { count: window.count, resetAt: window.start + windowMs, bookmark: this.bookmark };
   }
 
@@ -113,7 +112,7 @@ export class RateLimiter extends DurableObject {
         window.count += granted;
         const id = crypto.randomUUID();
         this.open.set(id, { tokens: granted, windowStart: window.start, waitUntil: now + spendForMs + LEASE_GRACE_MS });
-        this.persistSoon();
+        this.persist();
         return { id, granted, count: window.count, resetAt, spendForMs };
       }
       const awaited = [...this.open.values()].map((l) => l.waitUntil).filter((t) => t > now);
@@ -138,7 +137,7 @@ export class RateLimiter extends DurableObject {
     const back = Math.min(Math.max(0, Math.floor(unspent)), lease.tokens);
     if (back > 0 && this.window && this.window.start === lease.windowStart) {
       this.window.count -= back;
-      this.persistSoon();
+      this.persist();
     }
     const waiters = this.wakeWaiters;
     this.wakeWaiters = [];
@@ -150,18 +149,13 @@ export class RateLimiter extends DurableObject {
     this.load();
     if (this.bookmark && bookmark <= this.bookmark) return;
     this.bookmark = bookmark;
-    this.persistSoon();
+    this.persist();
   }
 
-  /** One storage write for everything counted or remembered in the last second. */
-  private persistSoon(): void {
-    if (this.persistScheduled) return;
-    this.persistScheduled = true;
-    setTimeout(() => {
-      this.persistScheduled = false;
-      const kv = this.ctx.storage.kv;
-      if (this.window) kv.put('window', this.window);
-      if (this.bookmark) kv.put('bookmark', this.bookmark);
-    }, PERSIST_AFTER_MS);
+  /** Writes what changed before the call's answer leaves (the answer waits for the write to be durable). */
+  private persist(): void {
+    const kv = this.ctx.storage.kv;
+    if (this.window) kv.put('window', this.window);
+    if (this.bookmark) kv.put('bookmark', this.bookmark);
   }
 }

@@ -58,6 +58,8 @@ type Pool = {
   /** A spent lease not reported yet: the next lease call carries it. */
   owed: Settlement | null;
   refill: Promise<Refill> | null;
+  /** What this isolate still admits on its own in the current window while the limiter cannot be reached. */
+  alone: { resetAt: number; left: number } | null;
 };
 type Refill = 'added' | 'open' | Spend;
 
@@ -89,7 +91,7 @@ export class TokenPools {
   private poolFor(subject: string): Pool {
     let pool = this.pools.get(subject);
     if (!pool) {
-      pool = { current: null, next: null, owed: null, refill: null };
+      pool = { current: null, next: null, owed: null, refill: null, alone: null };
       this.pools.set(subject, pool);
     }
     return pool;
@@ -99,10 +101,10 @@ export class TokenPools {
    * Spends one of a subject's tokens: at once (no promise) when this isolate holds
    * one, else after leasing more from its limiter (one lease call in flight per
    * subject; the requests that find it in flight wait for its tokens): most
-   * requests make no call. Answers null when the limiter cannot be reached (the
-   * limit fails open).
+   * requests make no call. While the limiter cannot be reached the isolate admits
+   * on its own at most `unreachableBudget(limit)` a window (`alone`).
    */
-  spend(env: Bindings, subject: string, limit: number, waitUntil: (work: Promise<unknown>) => void): Spend | Promise<Spend | null> {
+  spend(env: Bindings, subject: string, limit: number, waitUntil: (work: Promise<unknown>) => void): Spend | Promise<Spend> {
     return this.spendHeld(this.poolFor(subject), env, subject, limit, waitUntil) ?? this.spendLeased(env, subject, limit, waitUntil);
   }
 
@@ -123,7 +125,7 @@ export class TokenPools {
     return spent;
   }
 
-  private async spendLeased(env: Bindings, subject: string, limit: number, waitUntil: (work: Promise<unknown>) => void): Promise<Spend | null> {
+  private async spendLeased(env: Bindings, subject: string, limit: number, waitUntil: (work: Promise<unknown>) => void): Promise<Spend> {
     let poll = REFILL_POLL_MS;
     for (;;) {
       const pool = this.poolFor(subject);
@@ -137,11 +139,26 @@ export class TokenPools {
         continue;
       }
       const outcome = await this.startRefill(env, subject, limit, pool, waitUntil);
-      if (outcome === 'open') return null;
+      if (outcome === 'open') return this.alone(subject, limit);
       if (outcome !== 'added') return outcome;
       const held = this.spendHeld(pool, env, subject, limit, waitUntil);
       if (held) return held;
     }
+  }
+
+  /**
+   * A request counted while the subject's limiter cannot be reached: admitted while this isolate's
+   * own budget for the window lasts (one lease's worth, `unreachableBudget`), refused after it.
+   * An outage therefore admits at most that many requests per isolate and minute, never an unbounded number.
+   */
+  alone(subject: string, limit: number): Spend {
+    const pool = this.poolFor(subject);
+    const now = this.clock.now();
+    const resetAt = now - (now % WINDOW_MS) + WINDOW_MS;
+    if (pool.alone?.resetAt !== resetAt) pool.alone = { resetAt, left: unreachableBudget(limit) };
+    if (pool.alone.left === 0) return { admitted: false, count: limit, resetAt };
+    pool.alone.left--;
+    return { admitted: true, count: limit - pool.alone.left, resetAt };
   }
 
   /** The subject's one lease call in flight; under waitUntil, so the lease is settled even if this request's client goes away. */
@@ -222,6 +239,9 @@ export class TokenPools {
   }
 }
 
+/** What an isolate admits of a subject a minute on its own while its limiter cannot be reached: a lease's size at the window's start (10 at the default 100 a minute, at most 50). */
+export const unreachableBudget = (limit: number) => Math.max(1, Math.min(LEASE_MAX, Math.floor(limit / 10)));
+
 /** This isolate's leased tokens. */
 const isolatePools = new TokenPools();
 
@@ -248,7 +268,9 @@ export function countKeyRequest(
     const spent = isolatePools.spend(env, subject, limit, waitUntil);
     return spent instanceof Promise ? spent.then((leased) => leased && { ...leased, bookmark: null }) : { ...spent, bookmark: null };
   }
-  return hit(env, subject).then((counted) => counted && { admitted: counted.count <= limit, count: counted.count, resetAt: counted.resetAt, bookmark: counted.bookmark });
+  return hit(env, subject).then((counted) =>
+    counted ? { admitted: counted.count <= limit, count: counted.count, resetAt: counted.resetAt, bookmark: counted.bookmark } : { ...isolatePools.alone(subject, limit), bookmark: null },
+  );
 }
 
 /** How long an isolate spends a lease before it gives back the rest (`RATE_LIMIT_LEASE_MS`, 50-10,000; default 2,000). */

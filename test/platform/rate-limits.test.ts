@@ -1,7 +1,7 @@
-import { createExecutionContext, runInDurableObject, SELF } from 'cloudflare:test';
+import { createExecutionContext, evictDurableObject, runInDurableObject, SELF } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { LEASE_GRACE_MS, LEASE_MAX, PERSIST_AFTER_MS, type RateLimiter, type Settlement } from '../../src/durable-objects/rate-limiter';
+import { LEASE_GRACE_MS, LEASE_MAX, type RateLimiter, type Settlement } from '../../src/durable-objects/rate-limiter';
 import type { Bindings } from '../../src/env';
 import { sha256Hex } from '../../src/platform/ids';
 import { leaseSpendMs, TokenPools, type Clock } from '../../src/platform/rate-limit';
@@ -124,18 +124,50 @@ describe('rate limits', () => {
     expect(results.filter((r) => r.status === 429)).toHaveLength(150 - ok);
   });
 
-  it('counts in memory and writes the window to storage within a second; a fresh instance resumes from it', async () => {
-    const subject = `test:${crypto.randomUUID()}`;
-    for (let i = 0; i < 5; i++) await limiter(subject).hit(60_000);
-    const stored = await eventually(() => storedWindow(subject), (w) => w !== undefined, 10 * PERSIST_AFTER_MS);
-    expect(stored?.count).toBe(5);
+  it('writes the window before answering: an instance evicted right after resumes from every count and every token handed out', async () => {
+    await inOneRateWindow(async () => {
+      const counted = `test:${crypto.randomUUID()}`;
+      for (let i = 0; i < 5; i++) await limiter(counted).hit(60_000);
+      expect((await storedWindow(counted))?.count).toBe(5);
+      await evictDurableObject(limiter(counted));
+      expect((await limiter(counted).hit(60_000)).count).toBe(6);
 
-    // An instance that starts with a stored window (as after an eviction) continues its count.
-    const resumed = `test:${crypto.randomUUID()}`;
-    await runInDurableObject(limiter(resumed), (_: RateLimiter, state: DurableObjectState) => state.storage.kv.put('window', { ...stored!, count: 41 }));
-    const next = await limiter(resumed).hit(60_000);
-    // A minute boundary in between starts a new window.
-    expect(next.count).toBe(next.resetAt - 60_000 === stored!.start ? 42 : 1);
+      // A fully leased window (as after a burst on many isolates), then a restart: nothing more is handed out.
+      const leased = `test:${crypto.randomUUID()}`;
+      let handed = 0;
+      while (handed < 100) handed += (await limiter(leased).lease(60_000, 100, 50)).granted;
+      await evictDurableObject(limiter(leased));
+      const after = await limiter(leased).lease(60_000, 100, 50);
+      expect([after.granted, after.count]).toEqual([0, 100]);
+    });
+  });
+
+  it('an unreachable limiter admits a bounded number per isolate and minute (a lease at the window start: 10 at 100 a minute, at most 50), then refuses until the minute ends', async () => {
+    const clock = manualClock();
+    const pools = new TokenPools(clock);
+    const unreachable = () => {
+      throw new Error('limiter unreachable');
+    };
+    const broken = { ...quick, RATE_LIMITER: { idFromName: unreachable, get: unreachable } } as unknown as Bindings;
+    const spend = async (subject: string, limit: number, n: number) => {
+      const answers = [];
+      for (let i = 0; i < n; i++) answers.push(await pools.spend(broken, subject, limit, () => {}));
+      return answers;
+    };
+    const small = await spend('key:small', 100, 15);
+    expect(small.filter((a) => a.admitted)).toHaveLength(10);
+    expect(small.slice(10).every((a) => !a.admitted && a.resetAt > clock.now())).toBe(true);
+    expect((await spend('key:large', 1_000_000, 60)).filter((a) => a.admitted)).toHaveLength(LEASE_MAX);
+    clock.advance(60_000);
+    expect((await spend('key:small', 100, 1))[0].admitted).toBe(true);
+
+    // Through the app: a key's requests while its limiter is down, 10 answered, then 429.
+    const ws = await makeWorkspace();
+    const request = () => app.fetch(new Request('https://api.test/v1/pipelines', { headers: { authorization: `Bearer ${ws.key}`, 'cf-connecting-ip': freshIp() } }), { ...env, RATE_LIMITER: { idFromName: unreachable, get: unreachable } }, createExecutionContext());
+    const statuses = [];
+    for (let i = 0; i < 12; i++) statuses.push((await request()).status);
+    expect(statuses.filter((s) => s === 200).length).toBeLessThanOrEqual(10);
+    expect(statuses.slice(-2)).toEqual([429, 429]);
   });
 
   it('tells the key its budget on every answer', async () => {
