@@ -289,6 +289,27 @@ export type BuiltQuery = { sql: string; params: unknown[] };
 
 export const buildSql = (query: SQL): BuiltQuery => dialect.sqlToQuery(query);
 
+/** SQL text with the parameters of its `?`s, in order. */
+export const bound = (text: string, ...params: unknown[]): BuiltQuery => ({ sql: text, params });
+
+/**
+ * Built pieces and SQL text (which binds nothing) as one statement, in order: a statement
+ * assembled around pieces built once, without building them again inside drizzle's `sql`.
+ */
+export function joinBuilt(...parts: (string | BuiltQuery)[]): BuiltQuery {
+  let text = '';
+  const params: unknown[] = [];
+  for (const part of parts) {
+    if (typeof part === 'string') {
+      text += part;
+    } else {
+      text += part.sql;
+      params.push(...part.params);
+    }
+  }
+  return { sql: text, params };
+}
+
 /** Built SQL as a statement of a drizzle batch, answering its rows (as `rawAll` does). */
 export const builtAll = (db: Db, query: BuiltQuery): Statement => batchItem(db, query.sql, query.params, (r) => (r as D1Result).results);
 

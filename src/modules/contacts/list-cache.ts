@@ -1,8 +1,8 @@
-import { sql, type SQL } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { nowIso } from '../../platform/db';
 import { sha256Hex } from '../../platform/ids';
-import { buildSql } from '../../platform/prepared';
+import { bound, joinBuilt, type BuiltQuery } from '../../platform/prepared';
 import { rawRun } from '../../platform/raw-query';
 
 /** Answers kept per workspace; the least recently computed go first. */
@@ -25,39 +25,56 @@ export class ListCache {
     readonly key: string,
   ) {}
 
-  /** Answers are keyed by the uncached statements' text and parameters: the same statements give the same answer. */
-  static keyOf(statements: SQL[]): Promise<string> {
-    return sha256Hex(JSON.stringify(statements.map(buildSql)));
+  /**
+   * Answers are keyed by the pieces that decide them (the count, the page's selection of
+   * rows, their parameters): the same pieces give the same answer. The answer's projection
+   * and this class's own SQL are code, the same for every key.
+   */
+  static keyOf(pieces: BuiltQuery[]): Promise<string> {
+    return sha256Hex(JSON.stringify(pieces));
   }
 
-  private get generationNow(): SQL {
-    return sql`coalesce((SELECT generation FROM contact_list_generations WHERE workspace_id = ${this.ctx.ws.id}), 0)`;
+  private get generationNow(): BuiltQuery {
+    return bound('coalesce((SELECT generation FROM contact_list_generations WHERE workspace_id = ?), 0)', this.ctx.ws.id);
   }
 
   /**
    * Appends to the count statement's `WITH`: answers `generation`, `cached`
-   * (the stored total, or null) and `counted` (computed on a miss only).
+   * (the stored total, or null) and `counted` (the scalar `total`, computed on a miss only).
    */
-  count(withClause: SQL, countRows: SQL): SQL {
-    return sql`${withClause}, list_gen AS (SELECT ${this.generationNow} AS n)
-      SELECT list_gen.n AS generation, hit.total AS cached, CASE WHEN hit.total IS NULL THEN (SELECT count(*) ${countRows}) END AS counted
-      FROM list_gen LEFT JOIN contact_list_cache hit ON hit.workspace_id = ${this.ctx.ws.id} AND hit.key = ${this.key} AND hit.generation = list_gen.n`;
+  count(withClause: BuiltQuery, total: BuiltQuery): BuiltQuery {
+    return joinBuilt(
+      withClause,
+      ', list_gen AS (SELECT ',
+      this.generationNow,
+      ' AS n) SELECT list_gen.n AS generation, hit.total AS cached, CASE WHEN hit.total IS NULL THEN ',
+      total,
+      ' END AS counted FROM list_gen LEFT JOIN contact_list_cache hit',
+      bound(' ON hit.workspace_id = ? AND hit.key = ? AND hit.generation = list_gen.n', this.ctx.ws.id, this.key),
+    );
   }
 
   /** The `WITH` entry naming the stored page (`list_hit`), for `pageRids`. */
-  hitClause(): SQL {
-    return sql`list_hit AS MATERIALIZED (SELECT contact_ids FROM contact_list_cache
-      WHERE workspace_id = ${this.ctx.ws.id} AND key = ${this.key} AND generation = ${this.generationNow})`;
+  hitClause(): BuiltQuery {
+    return joinBuilt(
+      'list_hit AS MATERIALIZED (SELECT contact_ids FROM contact_list_cache',
+      bound(' WHERE workspace_id = ? AND key = ? AND generation = ', this.ctx.ws.id, this.key),
+      this.generationNow,
+      ')',
+    );
   }
 
   /** True when the answer is stored: the page's own plan gets `LIMIT 0`. */
-  readonly stored = sql`EXISTS (SELECT 1 FROM list_hit)`;
+  static readonly stored = sql`EXISTS (SELECT 1 FROM list_hit)`;
 
   /** The stored page's rowids, then (on a miss) the page's own. */
-  pageRids(computed: SQL): SQL {
-    return sql`SELECT x.rowid AS page_rid FROM list_hit h CROSS JOIN json_each(h.contact_ids) j CROSS JOIN contacts x
-      WHERE x.workspace_id = ${this.ctx.ws.id} AND x.id = j.value
-      UNION ALL SELECT * FROM (${computed})`;
+  pageRids(computed: BuiltQuery): BuiltQuery {
+    return joinBuilt(
+      'SELECT x.rowid AS page_rid FROM list_hit h CROSS JOIN json_each(h.contact_ids) j CROSS JOIN contacts x',
+      bound(' WHERE x.workspace_id = ? AND x.id = j.value UNION ALL SELECT * FROM (', this.ctx.ws.id),
+      computed,
+      ')',
+    );
   }
 
   /** Stores a computed answer (and trims the workspace's entries); best effort, after the response. */
