@@ -14,8 +14,8 @@ const CACHE_MAX = 100;
  * write a list could see (triggers, migration 0012), so a cached answer is the
  * answer a recount would give; an answer from an older generation is never read.
  *
- * Both statements stay one round trip: they read the cache row and, on a miss
- * only, compute (a `CASE` for the count, `LIMIT 0` for the page's own plan, so
+ * The list stays one statement: it reads the cache row and, on a miss only,
+ * computes (a `CASE` for the count, `LIMIT 0` for the page's own plan, so
  * SQLite skips the work). A miss stores its answer after the response.
  */
 export class ListCache {
@@ -38,29 +38,25 @@ export class ListCache {
     return bound('coalesce((SELECT generation FROM contact_list_generations WHERE workspace_id = ?), 0)', this.ctx.ws.id);
   }
 
-  /**
-   * Appends to the count statement's `WITH`: answers `generation`, `cached`
-   * (the stored total, or null) and `counted` (the scalar `total`, computed on a miss only).
-   */
-  count(withClause: BuiltQuery, total: BuiltQuery): BuiltQuery {
+  /** `WITH` entries: the workspace's generation now (`list_gen`) and the answer stored at it, if any (`list_hit`). */
+  withClauses(): BuiltQuery {
     return joinBuilt(
-      withClause,
-      ', list_gen AS (SELECT ',
+      'list_gen AS MATERIALIZED (SELECT ',
       this.generationNow,
-      ' AS n) SELECT list_gen.n AS generation, hit.total AS cached, CASE WHEN hit.total IS NULL THEN ',
-      total,
-      ' END AS counted FROM list_gen LEFT JOIN contact_list_cache hit',
-      bound(' ON hit.workspace_id = ? AND hit.key = ? AND hit.generation = list_gen.n', this.ctx.ws.id, this.key),
+      ' AS n), list_hit AS MATERIALIZED (SELECT total, contact_ids FROM contact_list_cache',
+      bound(' WHERE workspace_id = ? AND key = ? AND generation = (SELECT n FROM list_gen))', this.ctx.ws.id, this.key),
     );
   }
 
-  /** The `WITH` entry naming the stored page (`list_hit`), for `pageRids`. */
-  hitClause(): BuiltQuery {
+  /**
+   * The statement's first row: `generation`, `cached` (the stored total, or null) and `counted`
+   * (the scalar `total`, computed on a miss only).
+   */
+  head(total: BuiltQuery): BuiltQuery {
     return joinBuilt(
-      'list_hit AS MATERIALIZED (SELECT contact_ids FROM contact_list_cache',
-      bound(' WHERE workspace_id = ? AND key = ? AND generation = ', this.ctx.ws.id, this.key),
-      this.generationNow,
-      ')',
+      'SELECT NULL AS id, NULL AS answer, (SELECT n FROM list_gen) AS generation, (SELECT total FROM list_hit) AS cached, CASE WHEN NOT EXISTS (SELECT 1 FROM list_hit) THEN ',
+      total,
+      ' END AS counted, 0 AS pos',
     );
   }
 

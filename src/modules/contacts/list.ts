@@ -39,18 +39,19 @@ const SPACE_SIZE = 1099511627776;
 function termMatches(ctx: ServiceContext, term: string) {
   const match = `"${term.replace(/"/g, '""')}"`;
   const start = sql`(SELECT space * ${sql.raw(String(SPACE_SIZE))} FROM contact_search_spaces WHERE workspace_id = ${ctx.ws.id})`;
-  const indexed = sql`FROM contacts_search WHERE contacts_search MATCH ${match} AND rowid BETWEEN ${start} AND ${start} + ${sql.raw(String(SPACE_SIZE - 1))}`;
-  const matches = sql`SELECT rowid - ${start} AS rid ${indexed}`;
+  const matches = sql`SELECT rowid - ${start} AS rid FROM contacts_search
+    WHERE contacts_search MATCH ${match} AND rowid BETWEEN ${start} AND ${start} + ${sql.raw(String(SPACE_SIZE - 1))}`;
   const extra = sql`SELECT x.rid FROM (${exactMatches(ctx, term)}) x
     WHERE NOT EXISTS (SELECT 1 FROM contacts_search WHERE contacts_search MATCH ${match} AND rowid = ${start} + x.rid)`;
-  return { matches, extra, gauge: sql`SELECT 1 ${indexed}` };
+  return { matches, extra };
 }
 
 /**
- * A search term's candidates: for 3+ characters, rowids (`rid`) the query starts from, with how
- * to count them and to judge whether they are many; for shorter terms, a condition on each row.
+ * A search term's candidates: for 3+ characters, the rowids (`rid`) the query starts from, listed
+ * once by the `WITH` entry `matched` (the count, the judgement of their number and the page all
+ * read it); for shorter terms, a condition on each row.
  */
-type SearchSource = { candidates?: SQL; counted?: SQL; gauge?: SQL; condition?: SQL };
+type SearchSource = { matched?: SQL; condition?: SQL };
 
 /**
  * Case-insensitive substring over the searched columns, plus exact identifiers.
@@ -62,12 +63,8 @@ function searchSource(ctx: ServiceContext, raw: string | undefined): SearchSourc
   const term = searchParam('search', raw)?.trim();
   if (!term) return {};
   if ([...term].length >= 3) {
-    const { matches, extra, gauge } = termMatches(ctx, term);
-    return {
-      candidates: sql`(SELECT rid FROM (${matches}) UNION ALL SELECT rid FROM (${extra}))`,
-      counted: sql`(SELECT count(*) FROM (${matches})) + (SELECT count(*) FROM (${extra}))`,
-      gauge,
-    };
+    const { matches, extra } = termMatches(ctx, term);
+    return { matched: sql`matched AS MATERIALIZED (SELECT rid FROM (${matches}) UNION ALL SELECT rid FROM (${extra}))` };
   }
   const likes = caseVariants(term).flatMap((variant) => {
     const pattern = `%${variant.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
@@ -125,8 +122,8 @@ export function pageWalkIndex(sortField: string, valueIndex: string | undefined)
  */
 const WALK_FACTOR = 10;
 
-/** A list request compiled: its two statements, and the key its answer is kept under (null: not kept). */
-type CompiledList = { paging: Paging; count: BuiltQuery; page: BuiltQuery; cacheKey: string | null };
+/** A list request compiled: its statement, and the key its answer is kept under (null: not kept). */
+type CompiledList = { paging: Paging; statement: BuiltQuery; cacheKey: string | null };
 
 /**
  * Compiled lists by request (workspace, its default country and the query's
@@ -136,7 +133,7 @@ type CompiledList = { paging: Paging; count: BuiltQuery; page: BuiltQuery; cache
 const compiledLists = instanceCache<CompiledList>('contact-list-statements', { max: 500 });
 
 /**
- * GET /v1/contacts: total and page in one batch. The page is chosen on bare
+ * GET /v1/contacts: total and page in one statement. The page is chosen on bare
  * rows first; labels and attendances are then read for its rows only.
  *
  * A filtered or searched list's answer is kept per data generation
@@ -146,28 +143,21 @@ export async function listContacts(ctx: ServiceContext, query: ListQuery) {
   const shape = JSON.stringify([ctx.ws.id, ctx.ws.defaultCountry, query.filter, query.sort, query.limit, query.offset, query.search]);
   let list = compiledLists.get(shape);
   if (!list) compiledLists.set(shape, (list = await compileList(ctx, query)));
-  // Straight to D1: nothing to map, so drizzle's batch would only add its own work per statement.
-  const client = clientOf(ctx.db);
-  const [{ results: counted }, { results: rows }] = (await client.batch([statementOf(client, list.count), statementOf(client, list.page)])) as [
-    D1Result<Counted>,
-    D1Result<AnsweredRow>,
-  ];
-  const page = (total: number) => envelopeText(rows.map((r) => r.answer), total, list.paging);
-  if (!list.cacheKey) return { page: page(counted[0].total!) };
-  const [{ generation, cached, counted: computed }] = counted;
-  const total = cached ?? computed ?? 0;
+  // Straight to D1: nothing to map, so drizzle would only add its own work.
+  const { results } = await clientOf(ctx.db).prepare(list.statement.sql).bind(...list.statement.params).all<ListRow>();
+  const [{ generation, cached, counted }, ...rows] = results;
+  const total = cached ?? counted ?? 0;
+  const page = envelopeText(rows.map((r) => r.answer!), total, list.paging);
+  if (!list.cacheKey || cached !== null) return { page };
   const cache = new ListCache(ctx, list.cacheKey);
-  const remember = cached === null ? () => cache.remember(generation!, total, rows.map((r) => r.id)) : undefined;
-  return { page: page(total), remember };
+  return { page, remember: () => cache.remember(generation!, total, rows.map((r) => r.id!)) };
 }
 
-const statementOf = (client: D1Database, query: BuiltQuery) => client.prepare(query.sql).bind(...query.params);
-
-/** A page row: the contact's id and its answer's JSON text. */
-type AnsweredRow = { id: string; answer: string };
-
-/** A count statement's row: `total` when the answer is not kept, else the generation and the stored or counted total. */
-type Counted = { total?: number; generation?: number; cached?: number | null; counted?: number | null };
+/**
+ * A row of a list's statement: first its head (`pos` 0: the generation, the stored total or
+ * null, the counted total), then the page's contacts in order (id and answer's JSON text).
+ */
+type ListRow = { id: string | null; answer: string | null; generation: number | null; cached: number | null; counted: number | null };
 
 /**
  * The two statements want opposite plans. The count reads the filter's values
@@ -187,7 +177,7 @@ export async function compileList(ctx: ServiceContext, query: ListQuery): Promis
   const matching = (...conditions: (SQL | undefined)[]) =>
     sql`WHERE ${sql.join([sql`c.workspace_id = ${ctx.ws.id}`, ...conditions.filter((c): c is SQL => !!c)], sql.raw(' AND '))}`;
   // A short search term scans the covering search index instead, for the page as for the count.
-  const sortIndex = search.condition ? undefined : pageWalkIndex(sort.field, search.candidates ? undefined : page.rows?.index);
+  const sortIndex = search.condition ? undefined : pageWalkIndex(sort.field, search.matched ? undefined : page.rows?.index);
   const walkOf = (index: string | undefined) => sql.raw(`contacts c ${index ? `INDEXED BY ${index} ` : ''}CROSS JOIN fp`);
   const walk = walkOf(sortIndex);
   const order = sql.raw(`c.${sort.field} ${sort.descending ? 'DESC' : 'ASC'}, c.id ${sort.descending ? 'DESC' : 'ASC'}`);
@@ -203,12 +193,13 @@ export async function compileList(ctx: ServiceContext, query: ListQuery): Promis
    * testing each entry. With over WALK_FACTOR candidates per row asked for (`gauge` lists at
    * least them, LIMITed here) the walk stops early; with fewer, sorting is cheaper.
    */
-  const gauges: SQL[] = [];
+  // `WITH` entries after `fp`: the search's matches, then each page's judgement of its candidates' number.
+  const ctes: SQL[] = search.matched ? [search.matched] : [];
   const picked = (gauge: SQL, walked: Rows | undefined, sorted: Rows, upTo = false) => {
     const threshold = WALK_FACTOR * (paging.offset + paging.limit);
     // Judged once for both ways (a CTE read twice), and only if the page is computed.
-    const name = sql.raw(`many_${gauges.length}`);
-    if (walked) gauges.push(sql`${name} AS MATERIALIZED (SELECT (SELECT count(*) FROM (${gauge} LIMIT ${threshold + 1})) > ${threshold} AS yes)`);
+    const name = sql.raw(`many_${ctes.length}`);
+    if (walked) ctes.push(sql`${name} AS MATERIALIZED (SELECT (SELECT count(*) FROM (${gauge} LIMIT ${threshold + 1})) > ${threshold} AS yes)`);
     const many = sql`(SELECT yes FROM ${name})`;
     return (skip?: SQL) => {
       if (!walked) return pageRows(sorted, limitUnless(skip, wanted(upTo)), upTo);
@@ -242,20 +233,20 @@ export async function compileList(ctx: ServiceContext, query: ListQuery): Promis
   let pageRids: (skip?: SQL) => SQL;
   const walked = (skip?: SQL) => pageRows({ source: walk, conditions: [page.where, search.condition] }, limitUnless(skip, sql`${paging.limit}`));
   // A filter that is exactly a row set indexes list (tag holders, custom-field values, column ranges), with no search.
-  const rowSet = !search.candidates && !search.condition && counting.rows && page.rows ? { counting: counting.rows, page: page.rows } : undefined;
+  const rowSet = !search.matched && !search.condition && counting.rows && page.rows ? { counting: counting.rows, page: page.rows } : undefined;
   // A plain list counts one index's entries, and one index range counts as cheaply as a stored answer reads: neither is kept.
-  const keep = (Object.keys(filter).length > 0 || !!search.candidates || !!search.condition) && !rowSet?.counting.ranged;
+  const keep = (Object.keys(filter).length > 0 || !!search.matched || !!search.condition) && !rowSet?.counting.ranged;
   // An `or` of a few single sets is counted and paged one alternative at a time (more would make the statements long;
   // an alternative merging sets itself costs as much to judge as the whole `or` does to walk).
   const split = rowSet?.counting.alternatives;
   const alternatives = split && split.length <= MERGED_MAX && !split.some((alt) => alt.merged) ? { counting: split, page: rowSet!.page.alternatives! } : undefined;
-  if (search.candidates) {
-    // The trigram matches drive the count; CROSS JOIN fixes that order. Without a filter, the index alone counts.
-    const fromMatches = sql`fp CROSS JOIN ${search.candidates} s CROSS JOIN contacts c`;
-    counted = counting.where ? sql`(SELECT count(*) FROM ${fromMatches} ${matching(sql`c.rowid = s.rid`, counting.where)})` : search.counted!;
+  if (search.matched) {
+    // The matches drive the count; CROSS JOIN fixes that order. Without a filter, they are the count.
+    const fromMatches = sql`fp CROSS JOIN matched s CROSS JOIN contacts c`;
+    counted = counting.where ? sql`(SELECT count(*) FROM ${fromMatches} ${matching(sql`c.rowid = s.rid`, counting.where)})` : sql`(SELECT count(*) FROM matched)`;
     pageRids = picked(
-      search.gauge!,
-      sortIndex ? { source: walk, conditions: [sql`c.rowid IN ${search.candidates}`, page.where] } : undefined,
+      sql`SELECT 1 FROM matched`,
+      sortIndex ? { source: walk, conditions: [sql`c.rowid IN (SELECT rid FROM matched)`, page.where] } : undefined,
       { source: fromMatches, conditions: [sql`c.rowid = s.rid`, page.where] },
     );
   } else if (alternatives) {
@@ -277,23 +268,24 @@ export async function compileList(ctx: ServiceContext, query: ListQuery): Promis
     counted = sql`(SELECT count(*) FROM fp CROSS JOIN contacts c ${matching(counting.where, search.condition)})`;
     pageRids = walked;
   }
-  const countWith = buildSql(filterWith(counting.values));
+  // One statement, one `fp`: the page's packed values, which a count compiled apart (its values inline) does not read.
   const total = buildSql(counted);
-  const pageWith = buildSql(sql.join([filterWith(page.values), ...gauges], sql.raw(', ')));
+  const pageWith = buildSql(sql.join([filterWith(page.values), ...ctes], sql.raw(', ')));
   const orderText = `c.${sort.field} ${sort.descending ? 'DESC' : 'ASC'}, c.id ${sort.descending ? 'DESC' : 'ASC'}`;
-  const pageOf = (rids: BuiltQuery) => joinBuilt(`SELECT c.id AS id, ${ANSWER} AS answer FROM (`, rids, `) p CROSS JOIN contacts c WHERE c.rowid = p.page_rid ORDER BY ${orderText}`);
+  const pageOf = (rids: BuiltQuery) =>
+    joinBuilt(`SELECT * FROM (SELECT c.id, ${ANSWER}, NULL, NULL, NULL, row_number() OVER (ORDER BY ${orderText}) FROM (`, rids, ') p CROSS JOIN contacts c WHERE c.rowid = p.page_rid)');
 
   // A filtered or searched answer is kept per data generation.
   if (!keep) {
-    return { paging, cacheKey: null, count: joinBuilt(countWith, ' SELECT ', total, ' AS total'), page: joinBuilt(pageWith, ' ', pageOf(buildSql(pageRids()))) };
+    const head = joinBuilt('SELECT NULL AS id, NULL AS answer, NULL AS generation, NULL AS cached, ', total, ' AS counted, 0 AS pos');
+    return { paging, cacheKey: null, statement: joinBuilt(pageWith, ' ', head, ' UNION ALL ', pageOf(buildSql(pageRids())), ' ORDER BY pos') };
   }
   const rids = buildSql(pageRids(ListCache.stored));
-  const cache = new ListCache(ctx, await ListCache.keyOf([countWith, total, pageWith, rids]));
+  const cache = new ListCache(ctx, await ListCache.keyOf([total, pageWith, rids]));
   return {
     paging,
     cacheKey: cache.key,
-    count: cache.count(countWith, total),
-    page: joinBuilt(pageWith, ', ', cache.hitClause(), ' ', pageOf(cache.pageRids(rids))),
+    statement: joinBuilt(pageWith, ', ', cache.withClauses(), ' ', cache.head(total), ' UNION ALL ', pageOf(cache.pageRids(rids)), ' ORDER BY pos'),
   };
 }
 
