@@ -26,7 +26,7 @@ function jsonInsert(d1: D1Database, table: string, rows: Row[]): D1PreparedState
 /**
  * The rows `POST /v1/contacts` writes when it creates a contact (the contact,
  * its identifier history, the consent seed, the timeline entry and its tag
- * links; `contacts_fts` follows through its triggers), for many contacts in one
+ * links; `contacts_search` follows through its triggers), for many contacts in one
  * batch. Each contact's rows share its `created_at`, as one create's do.
  */
 export async function seedContacts(workspaceId: string, input: SeedContact[], env: Bindings) {

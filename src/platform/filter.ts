@@ -46,9 +46,24 @@ export type CustomValues = {
  * grouping, no compound), so counting it costs about what reading a stored count does;
  * `own` when `set` reads an index of the table itself (a column's range, `IndexedRows`): a page
  * then walks the sort's index as for any tree, since walking tests a column as cheaply as the set's
- * members are listed; `index` when that is one range of one index (an `eq`), which a page may walk.
+ * members are listed; `index` when that is one range of one index (an `eq`), which a page may walk;
+ * `wide` when it may list much of the workspace (a column's range: `lead_score >= 0`), so an `and`
+ * with it is not intersected from sets; `merged` when `set` merges sets (an intersection, a union),
+ * which sorts all their members; `alternatives` when it is an `or` of sets, in the tree's order
+ * (nested `or`s flattened), which a count and a page can read one by one.
  */
-export type RowSet = { set: SQL; probe: SQL; gauge: SQL; ranged?: boolean; custom?: CustomCondition; own?: boolean; index?: string };
+export type RowSet = {
+  set: SQL;
+  probe: SQL;
+  gauge: SQL;
+  ranged?: boolean;
+  custom?: CustomCondition;
+  own?: boolean;
+  index?: string;
+  wide?: boolean;
+  merged?: boolean;
+  alternatives?: RowSet[];
+};
 
 /**
  * Row sets read from the table's own indexes: `range` lists, as `id`, the
@@ -111,6 +126,7 @@ const SUBSTRING_OPS: readonly Op[] = ['contains', 'not_contains', 'starts_with',
 const ORDER_OPS: readonly Op[] = ['gt', 'gte', 'lt', 'lte'];
 const ORDERED_KINDS: readonly FieldKind[] = ['text', 'date', 'timestamp', 'number', 'integer', 'json'];
 
+const COMPARISONS = { eq: '=', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 const NUMERIC = /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/;
 const CUSTOM_KEY = /^[A-Za-z0-9_\-. ]{1,100}$/;
@@ -203,7 +219,7 @@ export class FilterBuilder {
   combine(parts: SQL[], op: 'AND' | 'OR'): SQL {
     const joined = balanced(parts, op);
     const sets = parts.map((part) => this.sets.get(part));
-    if (parts.length === 1 || sets.some((rows) => !rows)) return joined;
+    if (parts.length === 1 || sets.some((rows) => !rows) || (op === 'AND' && sets.some((rows) => rows!.wide))) return joined;
     // Alternatives for one custom field are one range of its rows: a record holds one value per key, so no duplicates.
     const custom = sets.map((rows) => rows!.custom);
     if (op === 'OR' && custom.every((c) => c && c.key === custom[0]!.key)) {
@@ -225,7 +241,9 @@ export class FilterBuilder {
       sets.map((rows) => rows!.probe),
       op,
     );
-    return this.withSet(joined, { set, probe, gauge, own: sets.some((rows) => rows!.own) });
+    const alternatives = op === 'OR' ? sets.flatMap((rows) => rows!.alternatives ?? [rows!]) : undefined;
+    const wide = sets.some((rows) => rows!.wide);
+    return this.withSet(joined, { set, probe, gauge, own: sets.some((rows) => rows!.own), merged: true, ...(wide ? { wide } : {}), ...(alternatives ? { alternatives } : {}) });
   }
 
   /**
@@ -233,7 +251,7 @@ export class FilterBuilder {
    * the index's `ranges` list (outside any `not`, where a set can stand for
    * the condition, and only with a workspace to scope the ranges).
    */
-  private indexed(field: Field, condition: SQL, ranges: () => SQL[]): SQL {
+  private indexed(field: Field, condition: SQL, ranges: () => SQL[], wide = false): SQL {
     const rows = this.catalog.indexedRows;
     if (!field.index || !rows || this.negations > 0 || this.workspaceId === undefined) return condition;
     const workspace = this.workspaceRef()!;
@@ -242,7 +260,7 @@ export class FilterBuilder {
       parts.map((range) => rows.range(field.index!, workspace, range)),
       'UNION ALL',
     );
-    return this.withSet(condition, { set, probe: condition, gauge: set, own: true, ...(parts.length === 1 ? { index: field.index } : {}) });
+    return this.withSet(condition, { set, probe: condition, gauge: set, own: true, ...(parts.length === 1 ? { index: field.index } : {}), ...(wide ? { wide } : {}) });
   }
 
   /**
@@ -408,24 +426,10 @@ export class FilterBuilder {
     }
     const lhs = this.lhs(field, coerced);
     const rhs = (operand.rhs = this.ref(coerced));
-    switch (op) {
-      case 'eq': {
-        const condition = sql`(${lhs} = ${rhs})`;
-        return lhs === field.expr ? this.indexed(field, condition, () => [condition]) : condition;
-      }
-      case 'neq':
-        return sql`(${lhs} IS NOT ${rhs})`;
-      case 'gt':
-        return sql`(${lhs} > ${rhs})`;
-      case 'gte':
-        return sql`(${lhs} >= ${rhs})`;
-      case 'lt':
-        return sql`(${lhs} < ${rhs})`;
-      case 'lte':
-        return sql`(${lhs} <= ${rhs})`;
-      default:
-        throw invalidFilter(`unknown operator "${op}"`);
-    }
+    if (op === 'neq') return sql`(${lhs} IS NOT ${rhs})`;
+    const condition = sql`(${lhs} ${sql.raw(COMPARISONS[op as keyof typeof COMPARISONS])} ${rhs})`;
+    // Equality and ranges on an indexed column are ranges of its index.
+    return lhs === field.expr ? this.indexed(field, condition, () => [condition], op !== 'eq') : condition;
   }
 
   /** A `$where` node: `{and: [...]}`, `{or: [...]}`, `{not: node}` or `{field, op, value}`. */
@@ -500,14 +504,20 @@ export class FilterBuilder {
  * `rows`, when the whole filter is a row set: the subquery listing exactly the matching rows' ids.
  * A small tree is compiled again with its values bound inline (`values` is then empty),
  * unless `packed` asks for the values to stay hidden from the planner (a page that must walk
- * its sort index rather than sort what a value's index finds).
+ * its sort index rather than sort what a value's index finds); `inline` binds them inline
+ * whatever their number (a caller that already compiled the tree packed and counted its values).
  */
 export function compileFilter(
   filter: Record<string, unknown>,
   catalog: FilterCatalog,
   workspaceId?: string,
-  opts: { packed?: boolean } = {},
+  opts: { packed?: boolean; inline?: boolean } = {},
 ): { where?: SQL; values: unknown[]; rows?: RowSet } {
+  if (opts.inline) {
+    const inline = new FilterBuilder(catalog, workspaceId, true);
+    const where = inline.top(filter);
+    return { where, values: [], rows: inline.rowSet(where) };
+  }
   const packed = new FilterBuilder(catalog, workspaceId);
   const where = packed.top(filter);
   if (opts.packed || packed.values.length > INLINE_MAX) return { where, values: packed.values, rows: packed.rowSet(where) };

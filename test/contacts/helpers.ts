@@ -1,3 +1,5 @@
+import { compileList, type ListQuery } from '../../src/modules/contacts/list';
+import type { ServiceContext } from '../../src/platform/context';
 import { adminOk, type TestWorkspace } from '../support/harness';
 import { rowsOnShards, shardOf } from '../support/db';
 
@@ -20,3 +22,28 @@ export async function createContact(ws: TestWorkspace, body: Record<string, unkn
 export const blacklist = (ws: TestWorkspace, phone: string) => adminOk('POST', `/workspaces/${ws.id}/blacklist`, { phone });
 
 export const filterQuery = (filter: unknown) => `filter=${encodeURIComponent(JSON.stringify(filter))}`;
+
+type PlanRow = { id: number; parent: number; detail: string };
+
+/**
+ * `EXPLAIN QUERY PLAN` of the one statement `GET /v1/contacts` runs for `query`, on the workspace's shard.
+ * Its first row (the total) is the compound's `LEFT` arm, the page its `RIGHT` one.
+ */
+export async function listPlan(ws: TestWorkspace, query: ListQuery): Promise<PlanRow[]> {
+  const { statement } = await compileList({ ws: { id: ws.id, defaultCountry: 'US' } } as ServiceContext, query);
+  return (await (await shardOf(ws.id)).prepare(`EXPLAIN QUERY PLAN ${statement.sql}`).bind(...statement.params).all<PlanRow>()).results;
+}
+
+/** The plan lines below the first line reading `top` (its subtree). */
+export function planUnder(plan: PlanRow[], top: string): string[] {
+  const root = plan.find((row) => row.detail === top);
+  if (!root) throw new Error(`no plan line reads "${top}":\n${plan.map((r) => r.detail).join('\n')}`);
+  const inside = new Set([root.id]);
+  const lines: string[] = [];
+  for (const row of plan) {
+    if (!inside.has(row.parent)) continue;
+    inside.add(row.id);
+    lines.push(row.detail);
+  }
+  return lines;
+}

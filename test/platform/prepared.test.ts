@@ -1,9 +1,11 @@
 import { env } from 'cloudflare:workers';
 import { and, asc, desc, eq, sql, type SQLWrapper } from 'drizzle-orm';
-import { integer, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { integer, real, SQLiteSyncDialect, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dbFor, type Db } from '../../src/platform/db';
-import { prepared, preparedInsert, preparedList, preparedRowsInsert, preparedSql, runPrepared } from '../../src/platform/prepared';
+import { buildSql, prepared, preparedInsert, preparedList, preparedRowsInsert, preparedSql, runPrepared } from '../../src/platform/prepared';
+import { compileFilter, filterWith } from '../../src/platform/filter';
+import { contactCatalog } from '../../src/modules/contacts/catalog';
 import { runBatch } from '../../src/platform/db';
 
 const probes = sqliteTable('prepared_probe', {
@@ -234,5 +236,29 @@ describe('prepared queries', () => {
   it('refuse a table whose default is SQL', () => {
     const stamped = sqliteTable('prepared_sql_default', { id: text('id').primaryKey(), at: text('at').default(sql`CURRENT_TIMESTAMP`) });
     expect(() => preparedInsert(stamped)).toThrow('preparedInsert: column at has an SQL default');
+  });
+});
+
+describe('buildSql', () => {
+  const dialect = new SQLiteSyncDialect();
+  it('builds every statement exactly as drizzle does: text, parameters and their order', () => {
+    const filters: Record<string, unknown>[] = [
+      { $where: { or: [{ field: 'company_name', op: 'starts_with', value: 'hoo' }, { and: [{ field: 'country', op: 'eq', value: 'DE' }, { field: 'first_name', op: 'starts_with', value: 'an' }] }] } },
+      { lifecycle_stage: ['lead', 'customer'], lead_score: { $gt: 5 }, 'custom_fields.plan': 'gold', email_subscribed: true },
+      { $where: { not: { field: 'name', op: 'contains', value: '50%_off' } } },
+      { $where: { or: Array.from({ length: 20 }, (_, i) => ({ field: 'city', op: 'eq', value: `c${i}` })) } },
+    ];
+    const queries = filters.flatMap((filter) =>
+      [false, true].map((packed) => {
+        const { where, values } = compileFilter(filter, contactCatalog, 'ws-1', { packed });
+        return sql`${filterWith(values)} SELECT c.id, ${null} AS none, ${true} AS yes, ${7} AS n FROM fp CROSS JOIN contacts c WHERE c.workspace_id = ${'ws-1'} AND ${where}`;
+      }),
+    );
+    // Chunks drizzle builds itself: a column, a table, a placeholder, a list, an inlined piece.
+    queries.push(sql`SELECT ${probes.id}, ${sql.placeholder('p')} FROM ${probes} WHERE ${probes.score} IN ${[1, 2]} AND ${sql`${'x'}`.inlineParams()} = ${undefined}${'y'}`);
+    for (const query of queries) {
+      const { sql: text, params } = dialect.sqlToQuery(query);
+      expect(buildSql(query)).toEqual({ sql: text, params });
+    }
   });
 });

@@ -1,8 +1,8 @@
-import { sql, type SQL } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { nowIso } from '../../platform/db';
 import { sha256Hex } from '../../platform/ids';
-import { buildSql } from '../../platform/prepared';
+import { bound, joinBuilt, type BuiltQuery } from '../../platform/prepared';
 import { rawRun } from '../../platform/raw-query';
 
 /** Answers kept per workspace; the least recently computed go first. */
@@ -14,8 +14,8 @@ const CACHE_MAX = 100;
  * write a list could see (triggers, migration 0012), so a cached answer is the
  * answer a recount would give; an answer from an older generation is never read.
  *
- * Both statements stay one round trip: they read the cache row and, on a miss
- * only, compute (a `CASE` for the count, `LIMIT 0` for the page's own plan, so
+ * The list stays one statement: it reads the cache row and, on a miss only,
+ * computes (a `CASE` for the count, `LIMIT 0` for the page's own plan, so
  * SQLite skips the work). A miss stores its answer after the response.
  */
 export class ListCache {
@@ -25,39 +25,52 @@ export class ListCache {
     readonly key: string,
   ) {}
 
-  /** Answers are keyed by the uncached statements' text and parameters: the same statements give the same answer. */
-  static keyOf(statements: SQL[]): Promise<string> {
-    return sha256Hex(JSON.stringify(statements.map(buildSql)));
+  /**
+   * Answers are keyed by the pieces that decide them (the count, the page's selection of
+   * rows, their parameters): the same pieces give the same answer. The answer's projection
+   * and this class's own SQL are code, the same for every key.
+   */
+  static keyOf(pieces: BuiltQuery[]): Promise<string> {
+    return sha256Hex(JSON.stringify(pieces));
   }
 
-  private get generationNow(): SQL {
-    return sql`coalesce((SELECT generation FROM contact_list_generations WHERE workspace_id = ${this.ctx.ws.id}), 0)`;
+  private get generationNow(): BuiltQuery {
+    return bound('coalesce((SELECT generation FROM contact_list_generations WHERE workspace_id = ?), 0)', this.ctx.ws.id);
+  }
+
+  /** `WITH` entries: the workspace's generation now (`list_gen`) and the answer stored at it, if any (`list_hit`). */
+  withClauses(): BuiltQuery {
+    return joinBuilt(
+      'list_gen AS MATERIALIZED (SELECT ',
+      this.generationNow,
+      ' AS n), list_hit AS MATERIALIZED (SELECT total, contact_ids FROM contact_list_cache',
+      bound(' WHERE workspace_id = ? AND key = ? AND generation = (SELECT n FROM list_gen))', this.ctx.ws.id, this.key),
+    );
   }
 
   /**
-   * Appends to the count statement's `WITH`: answers `generation`, `cached`
-   * (the stored total, or null) and `counted` (computed on a miss only).
+   * The statement's first row: `generation`, `cached` (the stored total, or null) and `counted`
+   * (the scalar `total`, computed on a miss only).
    */
-  count(withClause: SQL, countRows: SQL): SQL {
-    return sql`${withClause}, list_gen AS (SELECT ${this.generationNow} AS n)
-      SELECT list_gen.n AS generation, hit.total AS cached, CASE WHEN hit.total IS NULL THEN (SELECT count(*) ${countRows}) END AS counted
-      FROM list_gen LEFT JOIN contact_list_cache hit ON hit.workspace_id = ${this.ctx.ws.id} AND hit.key = ${this.key} AND hit.generation = list_gen.n`;
-  }
-
-  /** The `WITH` entry naming the stored page (`list_hit`), for `pageRids`. */
-  hitClause(): SQL {
-    return sql`list_hit AS MATERIALIZED (SELECT contact_ids FROM contact_list_cache
-      WHERE workspace_id = ${this.ctx.ws.id} AND key = ${this.key} AND generation = ${this.generationNow})`;
+  head(total: BuiltQuery): BuiltQuery {
+    return joinBuilt(
+      'SELECT NULL AS id, NULL AS answer, (SELECT n FROM list_gen) AS generation, (SELECT total FROM list_hit) AS cached, CASE WHEN NOT EXISTS (SELECT 1 FROM list_hit) THEN ',
+      total,
+      ' END AS counted, 0 AS pos',
+    );
   }
 
   /** True when the answer is stored: the page's own plan gets `LIMIT 0`. */
-  readonly stored = sql`EXISTS (SELECT 1 FROM list_hit)`;
+  static readonly stored = sql`EXISTS (SELECT 1 FROM list_hit)`;
 
   /** The stored page's rowids, then (on a miss) the page's own. */
-  pageRids(computed: SQL): SQL {
-    return sql`SELECT x.rowid AS page_rid FROM list_hit h CROSS JOIN json_each(h.contact_ids) j CROSS JOIN contacts x
-      WHERE x.workspace_id = ${this.ctx.ws.id} AND x.id = j.value
-      UNION ALL SELECT * FROM (${computed})`;
+  pageRids(computed: BuiltQuery): BuiltQuery {
+    return joinBuilt(
+      'SELECT x.rowid AS page_rid FROM list_hit h CROSS JOIN json_each(h.contact_ids) j CROSS JOIN contacts x',
+      bound(' WHERE x.workspace_id = ? AND x.id = j.value UNION ALL SELECT * FROM (', this.ctx.ws.id),
+      computed,
+      ')',
+    );
   }
 
   /** Stores a computed answer (and trims the workspace's entries); best effort, after the response. */

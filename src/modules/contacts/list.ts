@@ -1,10 +1,11 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { compileFilter, filterWith } from '../../platform/filter';
+import { compileFilter, filterWith, INLINE_MAX, type RowSet } from '../../platform/filter';
 import { envelopeText, parseFilterParam, parsePaging, parseSort, searchParam, type Paging } from '../../platform/list';
 import { instanceCache } from '../../platform/instance-cache';
 import { toE164 } from '../../platform/phone';
-import { buildSql, builtAll, type BuiltQuery } from '../../platform/prepared';
+import { clientOf } from '../../platform/db';
+import { buildSql, joinBuilt, type BuiltQuery } from '../../platform/prepared';
 import { CONTACT_SORTS, contactCatalog } from './catalog';
 import { ListCache } from './list-cache';
 import { answeredJson } from './read';
@@ -14,39 +15,62 @@ export type ListQuery = { filter?: string; sort?: string; limit?: string; offset
 const SEARCHED = ['name', 'first_name', 'last_name', 'email', 'phone', 'company_name'];
 
 /**
- * Rowids of the workspace's contacts holding the exact E.164 form of the term
+ * Rowids (`rid`) of the workspace's contacts holding the exact E.164 form of the term
  * (or the lower-cased term) as phone or email, now or in their history: index
  * probes only (`kind` pins the identifier look-up to the unique index).
  */
 function exactMatches(ctx: ServiceContext, term: string): SQL {
   const exact = JSON.stringify([term.toLowerCase(), toE164(term, ctx.ws.defaultCountry)].filter((v): v is string => !!v));
-  return sql`SELECT rowid FROM contacts WHERE workspace_id = ${ctx.ws.id} AND phone IN (SELECT value FROM json_each(${exact}))
+  return sql`SELECT rowid AS rid FROM contacts WHERE workspace_id = ${ctx.ws.id} AND phone IN (SELECT value FROM json_each(${exact}))
     UNION SELECT rowid FROM contacts WHERE workspace_id = ${ctx.ws.id} AND email IN (SELECT value FROM json_each(${exact}))
     UNION SELECT x.rowid FROM json_each(${exact}) j CROSS JOIN contact_identifiers i CROSS JOIN contacts x
       WHERE i.workspace_id = ${ctx.ws.id} AND i.kind IN ('phone', 'email') AND i.value = j.value AND x.id = i.contact_id`;
 }
 
-/** A search term's candidates: rowids the query starts from (3+ characters) or a condition on each row (shorter terms). */
-type SearchSource = { candidates?: SQL; match?: string; condition?: SQL };
+/** Where a workspace's entries of `contacts_search` start: its search space times 2^40 (migration 0021). */
+const SPACE_SIZE = 1099511627776;
+
+/**
+ * A term's matches among the workspace's contacts: `matches` lists the rowids (`rid`) the trigram
+ * index holds in the workspace's range (index entries only, never a contact row), `extra` the exact
+ * identifier matches the index does not hold (a phone written otherwise, a former identifier), each
+ * probed in the index by its rowid, so the two never overlap and their counts add up.
+ */
+function termMatches(ctx: ServiceContext, term: string) {
+  const match = `"${term.replace(/"/g, '""')}"`;
+  const start = sql`(SELECT space * ${sql.raw(String(SPACE_SIZE))} FROM contact_search_spaces WHERE workspace_id = ${ctx.ws.id})`;
+  const matches = sql`SELECT rowid - ${start} AS rid FROM contacts_search
+    WHERE contacts_search MATCH ${match} AND rowid BETWEEN ${start} AND ${start} + ${sql.raw(String(SPACE_SIZE - 1))}`;
+  const extra = sql`SELECT x.rid FROM (${exactMatches(ctx, term)}) x
+    WHERE NOT EXISTS (SELECT 1 FROM contacts_search WHERE contacts_search MATCH ${match} AND rowid = ${start} + x.rid)`;
+  return { matches, extra };
+}
+
+/**
+ * A search term's candidates: for 3+ characters, the rowids (`rid`) the query starts from, listed
+ * once by the `WITH` entry `matched` (the count, the judgement of their number and the page all
+ * read it); for shorter terms, a condition on each row.
+ */
+type SearchSource = { matched?: SQL; condition?: SQL };
 
 /**
  * Case-insensitive substring over the searched columns, plus exact identifiers.
  * Terms of 3+ characters are a candidate set from the trigram index (rowids),
- * so cost follows the matches, not the workspace. Shorter terms (below trigram
- * size) scan the workspace's rows through the covering search index.
+ * so cost follows the workspace's matches, not the workspace or the shard. Shorter
+ * terms (below trigram size) scan the workspace's rows through the covering search index.
  */
 function searchSource(ctx: ServiceContext, raw: string | undefined): SearchSource {
   const term = searchParam('search', raw)?.trim();
   if (!term) return {};
   if ([...term].length >= 3) {
-    const match = `"${term.replace(/"/g, '""')}"`;
-    return { match, candidates: sql`(SELECT rowid AS rid FROM contacts_fts WHERE contacts_fts MATCH ${match} UNION ${exactMatches(ctx, term)})` };
+    const { matches, extra } = termMatches(ctx, term);
+    return { matched: sql`matched AS MATERIALIZED (SELECT rid FROM (${matches}) UNION ALL SELECT rid FROM (${extra}))` };
   }
   const likes = caseVariants(term).flatMap((variant) => {
     const pattern = `%${variant.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
     return SEARCHED.map((f) => sql`${sql.raw(`c.${f}`)} LIKE ${pattern} ESCAPE '\\'`);
   });
-  return { condition: sql`(${sql.join(likes, sql.raw(' OR '))} OR c.rowid IN (${exactMatches(ctx, term)}))` };
+  return { condition: sql`(${sql.join(likes, sql.raw(' OR '))} OR c.rowid IN (SELECT rid FROM (${exactMatches(ctx, term)})))` };
 }
 
 /**
@@ -98,8 +122,8 @@ export function pageWalkIndex(sortField: string, valueIndex: string | undefined)
  */
 const WALK_FACTOR = 10;
 
-/** A list request compiled: its two statements, and the key its answer is kept under (null: not kept). */
-type CompiledList = { paging: Paging; count: BuiltQuery; page: BuiltQuery; cacheKey: string | null };
+/** A list request compiled: its statement, and the key its answer is kept under (null: not kept). */
+type CompiledList = { paging: Paging; statement: BuiltQuery; cacheKey: string | null };
 
 /**
  * Compiled lists by request (workspace, its default country and the query's
@@ -109,7 +133,7 @@ type CompiledList = { paging: Paging; count: BuiltQuery; page: BuiltQuery; cache
 const compiledLists = instanceCache<CompiledList>('contact-list-statements', { max: 500 });
 
 /**
- * GET /v1/contacts: total and page in one batch. The page is chosen on bare
+ * GET /v1/contacts: total and page in one statement. The page is chosen on bare
  * rows first; labels and attendances are then read for its rows only.
  *
  * A filtered or searched list's answer is kept per data generation
@@ -119,21 +143,21 @@ export async function listContacts(ctx: ServiceContext, query: ListQuery) {
   const shape = JSON.stringify([ctx.ws.id, ctx.ws.defaultCountry, query.filter, query.sort, query.limit, query.offset, query.search]);
   let list = compiledLists.get(shape);
   if (!list) compiledLists.set(shape, (list = await compileList(ctx, query)));
-  const [counted, rows] = (await ctx.db.batch([builtAll(ctx.db, list.count), builtAll(ctx.db, list.page)])) as [Counted[], AnsweredRow[]];
-  const page = (total: number) => envelopeText(rows.map((r) => r.answer), total, list.paging);
-  if (!list.cacheKey) return { page: page(counted[0].total!) };
-  const [{ generation, cached, counted: computed }] = counted;
-  const total = cached ?? computed ?? 0;
+  // Straight to D1: nothing to map, so drizzle would only add its own work.
+  const { results } = await clientOf(ctx.db).prepare(list.statement.sql).bind(...list.statement.params).all<ListRow>();
+  const [{ generation, cached, counted }, ...rows] = results;
+  const total = cached ?? counted ?? 0;
+  const page = envelopeText(rows.map((r) => r.answer!), total, list.paging);
+  if (!list.cacheKey || cached !== null) return { page };
   const cache = new ListCache(ctx, list.cacheKey);
-  const remember = cached === null ? () => cache.remember(generation!, total, rows.map((r) => r.id)) : undefined;
-  return { page: page(total), remember };
+  return { page, remember: () => cache.remember(generation!, total, rows.map((r) => r.id!)) };
 }
 
-/** A page row: the contact's id and its answer's JSON text. */
-type AnsweredRow = { id: string; answer: string };
-
-/** A count statement's row: `total` when the answer is not kept, else the generation and the stored or counted total. */
-type Counted = { total?: number; generation?: number; cached?: number | null; counted?: number | null };
+/**
+ * A row of a list's statement: first its head (`pos` 0: the generation, the stored total or
+ * null, the counted total), then the page's contacts in order (id and answer's JSON text).
+ */
+type ListRow = { id: string | null; answer: string | null; generation: number | null; cached: number | null; counted: number | null };
 
 /**
  * The two statements want opposite plans. The count reads the filter's values
@@ -143,85 +167,143 @@ type Counted = { total?: number; generation?: number; cached?: number | null; co
  * match through a filter index and sort them all, so the page keeps the values
  * packed and names the sort index.
  */
-async function compileList(ctx: ServiceContext, query: ListQuery): Promise<CompiledList> {
+export async function compileList(ctx: ServiceContext, query: ListQuery): Promise<CompiledList> {
   const paging = parsePaging(query, { limit: 50, cap: 500 });
   const filter = parseFilterParam(query.filter);
-  const counting = compileFilter(filter, contactCatalog, ctx.ws.id);
   const page = compileFilter(filter, contactCatalog, ctx.ws.id, { packed: true });
+  const counting = page.values.length > INLINE_MAX ? page : compileFilter(filter, contactCatalog, ctx.ws.id, { inline: true });
   const sort = parseSort(query.sort, CONTACT_SORTS);
   const search = searchSource(ctx, query.search);
   const matching = (...conditions: (SQL | undefined)[]) =>
     sql`WHERE ${sql.join([sql`c.workspace_id = ${ctx.ws.id}`, ...conditions.filter((c): c is SQL => !!c)], sql.raw(' AND '))}`;
   // A short search term scans the covering search index instead, for the page as for the count.
-  const sortIndex = search.condition ? undefined : pageWalkIndex(sort.field, search.candidates ? undefined : page.rows?.index);
-  const walk = sql.raw(`contacts c ${sortIndex ? `INDEXED BY ${sortIndex} ` : ''}CROSS JOIN fp`);
+  const sortIndex = search.condition ? undefined : pageWalkIndex(sort.field, search.matched ? undefined : page.rows?.index);
+  const walkOf = (index: string | undefined) => sql.raw(`contacts c ${index ? `INDEXED BY ${index} ` : ''}CROSS JOIN fp`);
+  const walk = walkOf(sortIndex);
   const order = sql.raw(`c.${sort.field} ${sort.descending ? 'DESC' : 'ASC'}, c.id ${sort.descending ? 'DESC' : 'ASC'}`);
   // `skip`: a condition under which the page's own plan is not run (a stored answer holds the page).
   const limitUnless = (skip: SQL | undefined, limit: SQL) => (skip ? sql`CASE WHEN ${skip} THEN 0 ELSE ${limit} END` : limit);
-  const pageRows = (source: SQL, conditions: (SQL | undefined)[], limit: SQL) =>
-    sql`SELECT c.rowid AS page_rid FROM ${source} ${matching(...conditions)} ORDER BY ${order} LIMIT ${limit} OFFSET ${paging.offset}`;
+  type Rows = { source: SQL; conditions: (SQL | undefined)[] };
+  /** The rows `paging` asks for (`upTo`: the first offset + limit instead, for a page merged from several). */
+  const pageRows = ({ source, conditions }: Rows, limit: SQL, upTo = false) =>
+    sql`SELECT c.rowid AS page_rid FROM ${source} ${matching(...conditions)} ORDER BY ${order} LIMIT ${limit} OFFSET ${upTo ? 0 : paging.offset}`;
+  const wanted = (upTo: boolean) => sql`${upTo ? paging.offset + paging.limit : paging.limit}`;
   /**
-   * A page drawn from candidates: `sorted` joins and sorts them all, `walked` walks the sort's
-   * index testing each entry. With over WALK_FACTOR candidates per row asked for (`counted`
-   * lists at least them, LIMITed here) the walk stops early; with fewer, sorting is cheaper.
+   * A page drawn from candidates: `sorted` joins and sorts them all, `walked` walks an index
+   * testing each entry. With over WALK_FACTOR candidates per row asked for (`gauge` lists at
+   * least them, LIMITed here) the walk stops early; with fewer, sorting is cheaper.
    */
-  const picked = (counted: SQL, walked: { source: SQL; conditions: (SQL | undefined)[] }, sorted: { source: SQL; conditions: (SQL | undefined)[] }) => {
+  // `WITH` entries after `fp`: the search's matches, then each page's judgement of its candidates' number.
+  const ctes: SQL[] = search.matched ? [search.matched] : [];
+  const picked = (gauge: SQL, walked: Rows | undefined, sorted: Rows, upTo = false) => {
     const threshold = WALK_FACTOR * (paging.offset + paging.limit);
-    const many = sql`(SELECT count(*) FROM (${counted} LIMIT ${threshold + 1})) > ${threshold}`;
+    // Judged once for both ways (a CTE read twice), and only if the page is computed.
+    const name = sql.raw(`many_${ctes.length}`);
+    if (walked) ctes.push(sql`${name} AS MATERIALIZED (SELECT (SELECT count(*) FROM (${gauge} LIMIT ${threshold + 1})) > ${threshold} AS yes)`);
+    const many = sql`(SELECT yes FROM ${name})`;
     return (skip?: SQL) => {
-      const limit = sql`${paging.limit}`;
-      if (!sortIndex) return pageRows(sorted.source, sorted.conditions, limitUnless(skip, limit));
-      const walk = pageRows(walked.source, walked.conditions, limitUnless(skip, sql`CASE WHEN ${many} THEN ${limit} ELSE 0 END`));
-      const sort = pageRows(sorted.source, sorted.conditions, limitUnless(skip, sql`CASE WHEN ${many} THEN 0 ELSE ${limit} END`));
+      if (!walked) return pageRows(sorted, limitUnless(skip, wanted(upTo)), upTo);
+      const walk = pageRows(walked, limitUnless(skip, sql`CASE WHEN ${many} THEN ${wanted(upTo)} ELSE 0 END`), upTo);
+      const sort = pageRows(sorted, limitUnless(skip, sql`CASE WHEN ${many} THEN 0 ELSE ${wanted(upTo)} END`), upTo);
       return sql`SELECT * FROM (${walk}) UNION ALL SELECT * FROM (${sort})`;
     };
   };
+  /**
+   * The page of an `or` of sets: each alternative's first offset + limit rows, each found its own
+   * cheapest way (walking an index its members are dense in, or sorting its few members), merged.
+   * A walk testing the whole `or` would read the contact row of every entry some alternative needs
+   * a column of the index lacks, and find the members of an alternative dense only among old
+   * contacts (consent given long ago) only after walking past all newer ones.
+   */
+  const mergedPage = (alternatives: RowSet[]) => {
+    const pages = alternatives.map((alt) => {
+      const index = pageWalkIndex(sort.field, alt.index);
+      return picked(sql`SELECT 1 FROM (${alt.gauge})`, index ? { source: walkOf(index), conditions: [alt.probe] } : undefined, {
+        source: sql`fp CROSS JOIN (${alt.set}) s CROSS JOIN contacts c`,
+        conditions: [sql`c.id = s.id`],
+      }, true);
+    });
+    return (skip?: SQL) => {
+      const firsts = sql.join(pages.map((rows) => sql`SELECT * FROM (${rows(skip)})`), sql.raw(' UNION '));
+      return sql`SELECT c.rowid AS page_rid FROM (${firsts}) u CROSS JOIN contacts c WHERE c.rowid = u.page_rid ORDER BY ${order} LIMIT ${paging.limit} OFFSET ${paging.offset}`;
+    };
+  };
 
-  let countRows: SQL;
+  let counted: SQL;
   let pageRids: (skip?: SQL) => SQL;
-  const walked = (skip?: SQL) => pageRows(walk, [page.where, search.condition], limitUnless(skip, sql`${paging.limit}`));
+  const walked = (skip?: SQL) => pageRows({ source: walk, conditions: [page.where, search.condition] }, limitUnless(skip, sql`${paging.limit}`));
   // A filter that is exactly a row set indexes list (tag holders, custom-field values, column ranges), with no search.
-  const rowSet = !search.candidates && !search.condition && counting.rows && page.rows ? { counting: counting.rows, page: page.rows } : undefined;
+  const rowSet = !search.matched && !search.condition && counting.rows && page.rows ? { counting: counting.rows, page: page.rows } : undefined;
   // A plain list counts one index's entries, and one index range counts as cheaply as a stored answer reads: neither is kept.
-  const keep = (Object.keys(filter).length > 0 || !!search.candidates || !!search.condition) && !rowSet?.counting.ranged;
-  if (search.candidates) {
-    // The trigram matches drive the count; CROSS JOIN fixes that order.
-    const fromMatches = sql`fp CROSS JOIN ${search.candidates} s CROSS JOIN contacts c`;
-    countRows = sql`FROM ${fromMatches} ${matching(sql`c.rowid = s.rid`, counting.where)}`;
+  const keep = (Object.keys(filter).length > 0 || !!search.matched || !!search.condition) && !rowSet?.counting.ranged;
+  // An `or` of a few single sets is counted and paged one alternative at a time (more would make the statements long;
+  // an alternative merging sets itself costs as much to judge as the whole `or` does to walk).
+  const split = rowSet?.counting.alternatives;
+  const alternatives = split && split.length <= MERGED_MAX && !split.some((alt) => alt.merged) ? { counting: split, page: rowSet!.page.alternatives! } : undefined;
+  if (search.matched) {
+    // The matches drive the count; CROSS JOIN fixes that order. Without a filter, they are the count.
+    const fromMatches = sql`fp CROSS JOIN matched s CROSS JOIN contacts c`;
+    counted = counting.where ? sql`(SELECT count(*) FROM ${fromMatches} ${matching(sql`c.rowid = s.rid`, counting.where)})` : sql`(SELECT count(*) FROM matched)`;
     pageRids = picked(
-      sql`SELECT 1 FROM contacts_fts WHERE contacts_fts MATCH ${search.match}`,
-      { source: walk, conditions: [sql`c.rowid IN ${search.candidates}`, page.where] },
+      sql`SELECT 1 FROM matched`,
+      sortIndex ? { source: walk, conditions: [sql`c.rowid IN (SELECT rid FROM matched)`, page.where] } : undefined,
       { source: fromMatches, conditions: [sql`c.rowid = s.rid`, page.where] },
     );
+  } else if (alternatives) {
+    counted = alternativesCount(alternatives.counting);
+    pageRids = mergedPage(alternatives.page);
   } else if (rowSet) {
     // Counted from the set's index entries; the page tests walked entries one by one, or sorts the few members.
     // A set of column ranges is a page's worth of walking the sort index like any tree (and its SQL, each range a
     // subquery, would be planned three times more in the page).
-    countRows = sql`FROM (${rowSet.counting.set})`;
+    counted = sql`(SELECT count(*) FROM (${rowSet.counting.set}))`;
     pageRids = rowSet.page.own
       ? walked
       : picked(
           sql`SELECT 1 FROM (${rowSet.page.gauge})`,
-          { source: walk, conditions: [rowSet.page.probe] },
+          sortIndex ? { source: walk, conditions: [rowSet.page.probe] } : undefined,
           { source: sql`fp CROSS JOIN (${rowSet.page.set}) s CROSS JOIN contacts c`, conditions: [sql`c.id = s.id`] },
         );
   } else {
-    countRows = sql`FROM fp CROSS JOIN contacts c ${matching(counting.where, search.condition)}`;
+    counted = sql`(SELECT count(*) FROM fp CROSS JOIN contacts c ${matching(counting.where, search.condition)})`;
     pageRids = walked;
   }
-  const countWith = filterWith(counting.values);
-  const pageWith = filterWith(page.values);
-  const pageOf = (rids: SQL) => sql`SELECT c.id AS id, ${answeredJson} AS answer FROM (${rids}) p CROSS JOIN contacts c WHERE c.rowid = p.page_rid ORDER BY ${order}`;
+  // One statement, one `fp`: the page's packed values, which a count compiled apart (its values inline) does not read.
+  const total = buildSql(counted);
+  const pageWith = buildSql(sql.join([filterWith(page.values), ...ctes], sql.raw(', ')));
+  const orderText = `c.${sort.field} ${sort.descending ? 'DESC' : 'ASC'}, c.id ${sort.descending ? 'DESC' : 'ASC'}`;
+  const pageOf = (rids: BuiltQuery) =>
+    joinBuilt(`SELECT * FROM (SELECT c.id, ${ANSWER}, NULL, NULL, NULL, row_number() OVER (ORDER BY ${orderText}) FROM (`, rids, ') p CROSS JOIN contacts c WHERE c.rowid = p.page_rid)');
 
   // A filtered or searched answer is kept per data generation.
   if (!keep) {
-    return { paging, cacheKey: null, count: buildSql(sql`${countWith} SELECT count(*) AS total ${countRows}`), page: buildSql(sql`${pageWith} ${pageOf(pageRids())}`) };
+    const head = joinBuilt('SELECT NULL AS id, NULL AS answer, NULL AS generation, NULL AS cached, ', total, ' AS counted, 0 AS pos');
+    return { paging, cacheKey: null, statement: joinBuilt(pageWith, ' ', head, ' UNION ALL ', pageOf(buildSql(pageRids())), ' ORDER BY pos') };
   }
-  const cache = new ListCache(ctx, await ListCache.keyOf([sql`${countWith} SELECT count(*) ${countRows}`, sql`${pageWith} ${pageOf(pageRids())}`]));
+  const rids = buildSql(pageRids(ListCache.stored));
+  const cache = new ListCache(ctx, await ListCache.keyOf([total, pageWith, rids]));
   return {
     paging,
     cacheKey: cache.key,
-    count: buildSql(cache.count(countWith, countRows)),
-    page: buildSql(sql`${pageWith}, ${cache.hitClause()} ${pageOf(cache.pageRids(pageRids(cache.stored)))}`),
+    statement: joinBuilt(pageWith, ', ', cache.withClauses(), ' ', cache.head(total), ' UNION ALL ', pageOf(cache.pageRids(rids)), ' ORDER BY pos'),
   };
+}
+
+/** The answer's JSON (`answeredJson`) as SQL text: code, built once. */
+const ANSWER = buildSql(answeredJson).sql;
+
+/** At most this many alternatives are counted and paged one by one (one compound statement's worth). */
+const MERGED_MAX = 5;
+
+/**
+ * The size of an `or` of sets from their index entries alone: each alternative counts its
+ * members the earlier ones do not list (each earlier list is built once, and only if a later
+ * alternative has members to test), so the counts add up, whichever alternative is the large one.
+ */
+function alternativesCount(alternatives: RowSet[]): SQL {
+  const parts = alternatives.map((alt, i) => {
+    const earlier = alternatives.slice(0, i).map((before) => sql`s.id NOT IN (SELECT id FROM (${before.set}))`);
+    return i === 0 ? sql`(SELECT count(*) FROM (${alt.set}))` : sql`(SELECT count(*) FROM (${alt.set}) s WHERE ${sql.join(earlier, sql.raw(' AND '))})`;
+  });
+  return sql`(${sql.join(parts, sql.raw(' + '))})`;
 }

@@ -189,6 +189,20 @@ export const contactCustomValues = sqliteTable(
   (t) => [primaryKey({ columns: [t.contact_id, t.key] }), index('contact_custom_values_lookup').on(t.workspace_id, t.key, t.value)],
 );
 
+/**
+ * Each workspace's number on its shard, given with its first contact (migration 0021): the
+ * search index `contacts_search` files a contact under `space * 2^40 + the contact's rowid`, so
+ * one workspace's entries are one rowid range of it.
+ */
+export const contactSearchSpaces = sqliteTable(
+  'contact_search_spaces',
+  {
+    workspace_id: text('workspace_id').primaryKey(),
+    space: integer('space').notNull(),
+  },
+  (t) => [uniqueIndex('contact_search_spaces_space').on(t.space)],
+);
+
 /** Contact timeline: one row per change made through any surface. */
 export const contactActivities = sqliteTable(
   'contact_activities',
