@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { rowsIn, shardOf } from '../support/db';
-import { crashedClaim, emailWorkspace, expireClaim, outbox, send } from './support';
+import { claims, crashedClaim, emailWorkspace, expireClaim, outbox, send } from './support';
 
 describe('exactly-once sends: the IdempotencyClaims Durable Object', () => {
   it('lets exactly one of 10 parallel sends with one key reach the provider', async () => {
@@ -99,10 +99,9 @@ describe('exactly-once sends: the IdempotencyClaims Durable Object', () => {
     await expireClaim(ws.id, 'takeover');
     const second = await crashedClaim(ws.id, 'takeover');
     expect(second).toMatchObject({ state: 'claimed', recovered: true });
-    const { env } = await import('cloudflare:workers');
-    const stub = env.EMAIL_CLAIMS.get(env.EMAIL_CLAIMS.idFromName(`${ws.id}:takeover`));
-    expect(await stub.release((first as { token: string }).token)).toBe(false);
-    expect(await stub.complete((first as { token: string }).token, {})).toBe(false);
-    expect(await stub.claim(60_000)).toEqual({ state: 'processing' });
+    const stub = claims(ws.id, 'takeover');
+    expect(await stub.release('takeover', (first as { token: string }).token)).toBe(false);
+    expect(await stub.complete('takeover', (first as { token: string }).token, {})).toBe(false);
+    expect(await stub.claim('takeover', 60_000)).toEqual({ state: 'processing' });
   });
 });
