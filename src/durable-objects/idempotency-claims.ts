@@ -11,7 +11,7 @@ export type ClaimResult =
   /** The key finished: replay this; `bookmark` is where the data stood when it was recorded (null if unknown). */
   | { state: 'done'; response: StoredSend; bookmark: string | null };
 
-type Claim = { state: 'processing'; token: string; leaseUntil: number } | { state: 'done'; response: StoredSend; bookmark?: string | null };
+type ClaimRow = { token: string | null; lease_until: number; claims: number; response: string | null; bookmark: string | null };
 
 /**
  * The claims of one workspace's email idempotency keys, spread over a fixed
@@ -24,42 +24,58 @@ type Claim = { state: 'processing'; token: string; leaseUntil: number } | { stat
  * so a holder whose lease was taken over cannot undo its successor's work.
  * The state lives in the object's SQLite storage and survives eviction.
  *
- * An instance serves many keys, so a new key costs a storage write in a live
- * object, not the creation of an object of its own.
+ * An instance serves many keys, so a new key costs a row in a live object,
+ * not the creation of an object of its own; each method is one statement
+ * (a storage operation was most of a claim's cost).
  */
 export class IdempotencyClaims extends DurableObject {
+  private ready = false;
+
+  /** `response` is null while the key is claimed; `claims` counts its holders so far (more than one: a lease was taken over). */
+  private table() {
+    if (this.ready) return this.ctx.storage.sql;
+    this.ctx.storage.sql.exec(
+      'CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, token TEXT, lease_until INTEGER NOT NULL, claims INTEGER NOT NULL, response TEXT, bookmark TEXT) WITHOUT ROWID',
+    );
+    this.ready = true;
+    return this.ctx.storage.sql;
+  }
+
   claim(key: string, leaseMs: number): ClaimResult {
-    const kv = this.ctx.storage.kv;
+    const sql = this.table();
     const now = Date.now();
-    const current = kv.get<Claim>(storageKey(key));
-    if (current?.state === 'done') return { state: 'done', response: current.response, bookmark: current.bookmark ?? null };
-    if (current?.state === 'processing' && current.leaseUntil > now) return { state: 'processing' };
     const token = crypto.randomUUID();
-    kv.put(storageKey(key), { state: 'processing', token, leaseUntil: now + leaseMs } satisfies Claim);
-    return { state: 'claimed', token, recovered: current?.state === 'processing' };
+    // Taken when the key is new, or when its holder's lease ran out before it finished.
+    const [taken] = sql
+      .exec<Pick<ClaimRow, 'claims'>>(
+        `INSERT INTO claims (key, token, lease_until, claims) VALUES (?1, ?2, ?3, 1)
+          ON CONFLICT (key) DO UPDATE SET token = ?2, lease_until = ?3, claims = claims + 1 WHERE response IS NULL AND lease_until <= ?4
+          RETURNING claims`,
+        key,
+        token,
+        now + leaseMs,
+        now,
+      )
+      .toArray();
+    if (taken) return { state: 'claimed', token, recovered: taken.claims > 1 };
+    const [current] = sql.exec<Pick<ClaimRow, 'response' | 'bookmark'>>('SELECT response, bookmark FROM claims WHERE key = ?', key).toArray();
+    if (current.response === null) return { state: 'processing' };
+    return { state: 'done', response: JSON.parse(current.response) as StoredSend, bookmark: current.bookmark };
   }
 
   /** Gives the key back (a validation failure or pre-send error): the next claim starts afresh. */
   release(key: string, token: string): boolean {
-    const kv = this.ctx.storage.kv;
-    const current = kv.get<Claim>(storageKey(key));
-    if (current?.state !== 'processing' || current.token !== token) return false;
-    kv.delete(storageKey(key));
-    return true;
+    return this.table().exec('DELETE FROM claims WHERE key = ? AND token = ? AND response IS NULL', key, token).rowsWritten > 0;
   }
 
   /** Records the finished answer, and the D1 bookmark its write produced; later claims replay both. */
   complete(key: string, token: string, response: StoredSend, bookmark: string | null = null): boolean {
-    const kv = this.ctx.storage.kv;
-    const current = kv.get<Claim>(storageKey(key));
-    if (current?.state !== 'processing' || current.token !== token) return false;
-    kv.put(storageKey(key), { state: 'done', response, bookmark } satisfies Claim);
-    return true;
+    return (
+      this.table().exec('UPDATE claims SET response = ?, bookmark = ?, token = NULL WHERE key = ? AND token = ? AND response IS NULL', JSON.stringify(response), bookmark, key, token)
+        .rowsWritten > 0
+    );
   }
 }
-
-/** Where an instance stores a key's claim. */
-export const storageKey = (key: string) => `claim:${key}`;
 
 /**
  * How many instances hold one workspace's claims. Part of where claims are

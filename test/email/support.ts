@@ -1,7 +1,7 @@
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { expect } from 'vitest';
-import { claimInstanceName, storageKey } from '../../src/durable-objects/idempotency-claims';
+import { claimInstanceName } from '../../src/durable-objects/idempotency-claims';
 import { rowsIn } from '../support/db';
 import { adminOk, makeWorkspace, type TestWorkspace } from '../support/harness';
 
@@ -53,8 +53,7 @@ export async function crashedClaim(workspaceId: string, key: string) {
 /** The crashed holder's lease runs out: moved into the past rather than waited for, so no test depends on timing. */
 export async function expireClaim(workspaceId: string, key: string) {
   await runInDurableObject(claims(workspaceId, key), (_: unknown, state: DurableObjectState) => {
-    const claim = state.storage.kv.get<{ leaseUntil: number }>(storageKey(key));
-    if (claim) state.storage.kv.put(storageKey(key), { ...claim, leaseUntil: 0 });
+    state.storage.sql.exec('UPDATE claims SET lease_until = 0 WHERE key = ?', key);
   });
 }
 
