@@ -1,6 +1,8 @@
+import { evictDurableObject, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
+import type { IdempotencyClaims } from '../../src/durable-objects/idempotency-claims';
 import { rowsIn, shardOf } from '../support/db';
-import { crashedClaim, emailWorkspace, expireClaim, outbox, send } from './support';
+import { claims, crashedClaim, emailWorkspace, expireClaim, outbox, send } from './support';
 
 describe('exactly-once sends: the IdempotencyClaims Durable Object', () => {
   it('lets exactly one of 10 parallel sends with one key reach the provider', async () => {
@@ -99,10 +101,37 @@ describe('exactly-once sends: the IdempotencyClaims Durable Object', () => {
     await expireClaim(ws.id, 'takeover');
     const second = await crashedClaim(ws.id, 'takeover');
     expect(second).toMatchObject({ state: 'claimed', recovered: true });
-    const { env } = await import('cloudflare:workers');
-    const stub = env.EMAIL_CLAIMS.get(env.EMAIL_CLAIMS.idFromName(`${ws.id}:takeover`));
-    expect(await stub.release((first as { token: string }).token)).toBe(false);
-    expect(await stub.complete((first as { token: string }).token, {})).toBe(false);
-    expect(await stub.claim(60_000)).toEqual({ state: 'processing' });
+    const stub = claims(ws.id, 'takeover');
+    expect(await stub.release('takeover', (first as { token: string }).token)).toBe(false);
+    expect(await stub.complete('takeover', (first as { token: string }).token, {})).toBe(false);
+    expect(await stub.claim('takeover', 60_000)).toEqual({ state: 'processing' });
+  });
+});
+
+describe('the claims instance: one storage statement per step', () => {
+  it('claims a new key and completes it with one statement each; the answer survives eviction', async () => {
+    const { ws } = await emailWorkspace();
+    const key = `steps-${crypto.randomUUID()}`;
+    const stub = claims(ws.id, key);
+    await stub.claim(`warm-${key}`, 60_000);
+    const steps = await runInDurableObject(stub, (instance: IdempotencyClaims, state: DurableObjectState) => {
+      const sql = state.storage.sql;
+      const exec = sql.exec.bind(sql);
+      let statements = 0;
+      sql.exec = ((query: string, ...bindings: unknown[]) => (statements++, exec(query, ...bindings))) as typeof sql.exec;
+      const counted = <T>(step: () => T): [T, number] => {
+        statements = 0;
+        return [step(), statements];
+      };
+      const [claimed, claimStatements] = counted(() => instance.claim(key, 60_000));
+      const token = (claimed as { token: string }).token;
+      const [, completeStatements] = counted(() => instance.complete(key, token, { id: 'send-1' }, 'bookmark-1'));
+      const [replayed, replayStatements] = counted(() => instance.claim(key, 60_000));
+      return { claimed, claimStatements, completeStatements, replayed, replayStatements };
+    });
+    expect(steps).toMatchObject({ claimed: { state: 'claimed', recovered: false }, claimStatements: 1, completeStatements: 1, replayStatements: 2 });
+    expect(steps.replayed).toEqual({ state: 'done', response: { id: 'send-1' }, bookmark: 'bookmark-1' });
+    await evictDurableObject(stub);
+    expect(await stub.claim(key, 60_000)).toEqual({ state: 'done', response: { id: 'send-1' }, bookmark: 'bookmark-1' });
   });
 });

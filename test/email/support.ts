@@ -1,6 +1,7 @@
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { expect } from 'vitest';
+import { claimInstanceName } from '../../src/durable-objects/idempotency-claims';
 import { rowsIn } from '../support/db';
 import { adminOk, makeWorkspace, type TestWorkspace } from '../support/harness';
 
@@ -42,18 +43,17 @@ export async function emailEvents(ws: TestWorkspace): Promise<{ type: string; da
 export const reportEvent = (sendId: string, body: Record<string, unknown>) => adminOk('POST', `/email-sends/${sendId}/events`, body);
 
 /** Claims a key the way a request does, then "crashes": the claim stays with a lease of `leaseMs`. */
-const claims = (workspaceId: string, key: string) => env.EMAIL_CLAIMS.get(env.EMAIL_CLAIMS.idFromName(`${workspaceId}:${key}`));
+export const claims = (workspaceId: string, key: string) => env.EMAIL_CLAIMS.get(env.EMAIL_CLAIMS.idFromName(claimInstanceName(workspaceId, key)));
 
 /** A claim on the key by a request that then crashed; its lease is long, so only `expireClaim` ends it. */
 export async function crashedClaim(workspaceId: string, key: string) {
-  return claims(workspaceId, key).claim(60_000);
+  return claims(workspaceId, key).claim(key, 60_000);
 }
 
 /** The crashed holder's lease runs out: moved into the past rather than waited for, so no test depends on timing. */
 export async function expireClaim(workspaceId: string, key: string) {
   await runInDurableObject(claims(workspaceId, key), (_: unknown, state: DurableObjectState) => {
-    const claim = state.storage.kv.get<{ leaseUntil: number }>('claim');
-    if (claim) state.storage.kv.put('claim', { ...claim, leaseUntil: 0 });
+    state.storage.sql.exec('UPDATE claims SET lease_until = 0 WHERE key = ?', key);
   });
 }
 

@@ -160,3 +160,23 @@ describe('tracking (rule 5)', () => {
 function hrefsOfImg(html: string): string {
   return /<img src="([^"]+)"/.exec(html)![1];
 }
+
+describe('tracking cost', () => {
+  it('imports the signing key once per message, however many links it wraps', async () => {
+    const html = `<body>${Array.from({ length: 20 }, (_, i) => `<a href="https://shop.example.com/p/${i}">${i}</a>`).join('')}</body>`;
+    const importKey = crypto.subtle.importKey.bind(crypto.subtle);
+    let imports = 0;
+    crypto.subtle.importKey = ((...args: Parameters<typeof importKey>) => (imports++, importKey(...args))) as typeof crypto.subtle.importKey;
+    try {
+      const tracked = await applyTracking(html, { opens: true, clicks: true }, { secret: 'test-tracking-secret', baseUrl: 'https://api.test', workspaceId: 'w', sendId: 's' });
+      expect(hrefs(tracked).filter((h) => h.startsWith('https://api.test/t/c/'))).toHaveLength(20);
+      expect(tracked).toContain('https://api.test/t/o/');
+    } finally {
+      crypto.subtle.importKey = importKey;
+    }
+    expect(imports).toBe(1);
+    // Every token still verifies.
+    const tokens = hrefs(await applyTracking(html, { opens: false, clicks: true }, { secret: 'test-tracking-secret', baseUrl: 'https://api.test', workspaceId: 'w', sendId: 's' })).map((h) => h.split('/t/c/')[1]);
+    for (const [i, token] of tokens.entries()) expect(await verifyToken('test-tracking-secret', token)).toEqual({ w: 'w', s: 's', u: `https://shop.example.com/p/${i}` });
+  });
+});

@@ -4,8 +4,8 @@ import type { Db } from '../../platform/db';
 import { compileFilter, filterWith } from '../../platform/filter';
 import { rawAll } from '../../platform/raw-query';
 import { contactCatalog } from '../contacts/catalog';
+import { emailBaselineTerms } from '../contacts/schema';
 import { suppressedSql } from '../suppressions/service';
-import { SUPPRESSING_DELIVERABILITY } from './service';
 
 /** Who an audience targets: a contact filter tree (the shared grammar) or a list of contact ids. */
 export type ContactTarget = { filters: Record<string, unknown> } | { contact_ids: string[] };
@@ -16,9 +16,13 @@ export type ContactTarget = { filters: Record<string, unknown> } | { contact_ids
  * deliverability that does not bounce, not suppressed (workspace or platform
  * list) and no blacklisted phone. The same verdict as the consent read's
  * `email.suppressed`, plus the subscription.
+ *
+ * The terms on the contact's own columns are those of the partial index
+ * `contacts_email_eligible` (`emailBaselineTerms`).
  */
-const eligibleSql = sql`c.email IS NOT NULL AND c.email_consent_state = 'subscribed' AND c.block_state = 'none' AND c.email_complained_at IS NULL
-  AND c.email_deliverability NOT IN (SELECT value FROM json_each(${JSON.stringify(SUPPRESSING_DELIVERABILITY)}))
+const ownTermsSql = sql.raw(emailBaselineTerms('c.'));
+const onPlatformListSql = sql`EXISTS (SELECT 1 FROM global_email_suppressions g WHERE g.email = c.email)`;
+const eligibleSql = sql`${ownTermsSql}
   AND NOT ${suppressedSql(sql.raw('c.workspace_id'), sql.raw('c.email'))}
   AND NOT EXISTS (SELECT 1 FROM phone_blacklist b WHERE b.workspace_id = c.workspace_id AND b.phone = c.phone)`;
 
@@ -55,6 +59,39 @@ export type EligibleNarrowing = { filters?: Record<string, unknown> | null; extr
  * benchmark's workspace for a count or a page, and for a chunk of 50 listed ids).
  */
 function eligibleFrom(workspaceId: string, narrowing: EligibleNarrowing) {
+  const { withValues, condition } = narrowingCondition(workspaceId, narrowing);
+  const contacts = sql.raw(`contacts c INDEXED BY ${narrowing.listed ? 'sqlite_autoindex_contacts_1' : 'contacts_workspace_email_consent'}`);
+  return { withValues, condition, from: sql`FROM ${contacts} CROSS JOIN fp WHERE c.workspace_id = ${workspaceId} AND ${condition} AND ${eligibleSql}` };
+}
+
+const narrowingOf = (target: ContactTarget): EligibleNarrowing =>
+  'filters' in target ? { filters: target.filters } : { extra: sql`c.id IN (SELECT value FROM json_each(${JSON.stringify(target.contact_ids)}))`, listed: true };
+
+/**
+ * How many contacts pass the baseline and the narrowing, as one scalar expression (`fp` must be
+ * in scope when the narrowing reads it). Listed contacts are counted one by one through the
+ * primary key. Otherwise the count is taken from the entries of the partial index
+ * `contacts_email_eligible` (the baseline's terms on the contact's own columns, with the address
+ * and phone), each tested against the platform list, less those of them on the workspace's own
+ * lists (suppressed address, blacklisted phone), found from those lists' entries: a contact row is
+ * read only where the narrowing needs its columns, and the workspace's lists are walked once
+ * instead of probed for every contact.
+ */
+export function eligibleCountSql(workspace: SQL, narrowing: SQL, listed: boolean): SQL {
+  if (listed) {
+    return sql`(SELECT count(*) FROM contacts c INDEXED BY sqlite_autoindex_contacts_1 WHERE c.workspace_id = ${workspace} AND ${narrowing} AND ${eligibleSql})`;
+  }
+  const counted = sql`${ownTermsSql} AND ${narrowing} AND NOT ${onPlatformListSql}`;
+  return sql`((SELECT count(*) FROM contacts c INDEXED BY contacts_email_eligible WHERE c.workspace_id = ${workspace} AND ${counted})
+    - (SELECT count(*) FROM (
+      SELECT c.rowid FROM email_suppressions s CROSS JOIN contacts c INDEXED BY contacts_email_eligible
+        WHERE s.workspace_id = ${workspace} AND c.workspace_id = ${workspace} AND c.email = s.email AND ${counted}
+      UNION SELECT c.rowid FROM phone_blacklist b CROSS JOIN contacts c INDEXED BY contacts_workspace_phone
+        WHERE b.workspace_id = ${workspace} AND c.workspace_id = ${workspace} AND c.phone = b.phone AND ${counted})))`;
+}
+
+/** The narrowing as one condition over `c`, with the prefix defining the `fp` its filter reads. */
+function narrowingCondition(workspaceId: string, narrowing: EligibleNarrowing) {
   let values: unknown[] = [];
   let where: SQL = sql`1`;
   if (narrowing.filters) {
@@ -62,18 +99,13 @@ function eligibleFrom(workspaceId: string, narrowing: EligibleNarrowing) {
     values = compiled.values;
     if (compiled.where) where = compiled.where;
   }
-  const extra = narrowing.extra ?? sql`1`;
-  const contacts = sql.raw(`contacts c INDEXED BY ${narrowing.listed ? 'sqlite_autoindex_contacts_1' : 'contacts_workspace_email_consent'}`);
-  return { withValues: filterWith(values), from: sql`FROM ${contacts} CROSS JOIN fp WHERE c.workspace_id = ${workspaceId} AND ${where} AND ${extra} AND ${eligibleSql}` };
+  return { withValues: filterWith(values), condition: sql`${where} AND ${narrowing.extra ?? sql`1`}` };
 }
-
-const narrowingOf = (target: ContactTarget): EligibleNarrowing =>
-  'filters' in target ? { filters: target.filters } : { extra: sql`c.id IN (SELECT value FROM json_each(${JSON.stringify(target.contact_ids)}))`, listed: true };
 
 /** How many contacts pass the baseline and the narrowing (a campaign's estimate). */
 export async function countEmailEligible(db: Db, workspaceId: string, narrowing: EligibleNarrowing): Promise<number> {
-  const { withValues, from } = eligibleFrom(workspaceId, narrowing);
-  const [row] = await rawAll<{ n: number }>(db, sql`${withValues} SELECT count(*) AS n ${from}`);
+  const { withValues, condition } = narrowingCondition(workspaceId, narrowing);
+  const [row] = await rawAll<{ n: number }>(db, sql`${withValues} SELECT ${eligibleCountSql(sql`${workspaceId}`, condition, narrowing.listed === true)} AS n FROM fp`);
   return row.n;
 }
 
@@ -96,9 +128,10 @@ export async function emailEligibleIds(db: Db, workspaceId: string, narrowing: E
  * static target travels as one JSON parameter.
  */
 export async function emailEligibleContacts(ctx: ServiceContext, target: ContactTarget, page: { limit: number; after?: string }) {
-  const { withValues, from } = eligibleFrom(ctx.ws.id, narrowingOf(target));
+  const narrowing = narrowingOf(target);
+  const { withValues, condition, from } = eligibleFrom(ctx.ws.id, narrowing);
   const [counted, rows] = await ctx.db.batch([
-    rawAll<{ n: number }>(ctx.db, sql`${withValues} SELECT count(*) AS n ${from}`),
+    rawAll<{ n: number }>(ctx.db, sql`${withValues} SELECT ${eligibleCountSql(sql`${ctx.ws.id}`, condition, narrowing.listed === true)} AS n FROM fp`),
     rawAll<EligibleContact>(ctx.db, sql`${withValues} SELECT ${RECIPIENT_COLUMNS} ${from} AND c.id > ${page.after ?? ''} ORDER BY c.id LIMIT ${page.limit}`),
   ]);
   return { count: counted[0].n, contacts: rows };

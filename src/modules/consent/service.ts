@@ -6,12 +6,10 @@ import type { OutboxEvent } from '../../platform/events';
 import { uuidv7 } from '../../platform/ids';
 import { rawAll, rawRun } from '../../platform/raw-query';
 import { activity } from '../contacts/service';
-import type { Channel } from '../contacts/schema';
+import { SUPPRESSING_DELIVERABILITY, type Channel } from '../contacts/schema';
 import { suppressedSql } from '../suppressions/service';
 import { consentLedger } from './schema';
 
-/** Provider-reported deliverability values that block email sends. */
-export const SUPPRESSING_DELIVERABILITY = ['undeliverable', 'bounced', 'complained', 'invalid'];
 
 type State = 'subscribed' | 'unsubscribed' | 'unknown';
 type ConsentRow = {

@@ -4,7 +4,7 @@ import type { ServiceContext } from '../../platform/context';
 import { nowIso, type Db } from '../../platform/db';
 import { domainError } from '../../platform/errors';
 import { keptLinkOrigin } from '../../platform/public-base';
-import { senderCandidates } from '../sender-profiles/service';
+import { readSender } from '../sender-profiles/service';
 import { emailCampaigns, type EmailCampaignRow } from './schema';
 import { EDITABLE, findCampaign, isEditable, notEditable, serializeCampaign } from './service';
 
@@ -20,7 +20,7 @@ async function checkComplete(ctx: ServiceContext, c: EmailCampaignRow) {
   const missing: string[] = [];
   if (!c.subject) missing.push('a subject');
   if (!c.compiledHtml) missing.push('compiled content');
-  const [sender] = await senderCandidates(ctx.db, ctx.ws.id, c.senderProfileId ?? undefined);
+  const [sender] = await readSender(ctx.db, ctx.ws.id, c.senderProfileId ?? undefined);
   if (!sender || !sender.domain_verified) missing.push('a sender profile on a verified domain');
   if (missing.length) throw domainError(409, 'campaign_incomplete', `The campaign cannot be launched without ${missing.join(', ')}`);
 }

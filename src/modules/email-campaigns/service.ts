@@ -7,11 +7,11 @@ import { envelope, parsePaging } from '../../platform/list';
 import { prepared, preparedList } from '../../platform/prepared';
 import { isUuid } from '../../platform/validation';
 import { audienceContactCondition } from '../audiences/service';
-import { countEmailEligible } from '../consent/eligibility';
+import { countEmailEligible, eligibleCountSql } from '../consent/eligibility';
 import { checkContactFilter } from '../contacts/audience';
 import type { CompileEnvelope } from '../content/compile';
 import { compileForWorkspace } from '../content/service';
-import { senderCandidates } from '../sender-profiles/service';
+import { readSender } from '../sender-profiles/service';
 import type { EmailCampaignCreateInput, EmailCampaignPatchInput } from './dto';
 import { EMAIL_CAMPAIGN_STATUSES, emailCampaigns, type EmailCampaignRow, type EmailCampaignStatus } from './schema';
 
@@ -105,7 +105,7 @@ export async function listCampaigns(ctx: ServiceContext, query: { status?: strin
 /** The sender a campaign names must be a profile of the workspace on a verified domain. */
 async function checkSender(ctx: ServiceContext, senderProfileId: string | null) {
   if (!senderProfileId) return;
-  const [found] = await senderCandidates(ctx.db, ctx.ws.id, senderProfileId);
+  const [found] = await readSender(ctx.db, ctx.ws.id, senderProfileId);
   if (!found || !found.domain_verified) throw domainError(400, 'sender_profile_not_found', 'sender_profile_id does not name a sender profile of this workspace on a verified domain');
 }
 
@@ -215,8 +215,25 @@ export async function recipientNarrowing(db: Db, workspaceId: string, c: Pick<Em
   return { filters: c.audienceFilters ?? null, extra: c.audienceId && !extra ? sql`0` : extra };
 }
 
-/** `GET .../estimate`: the count the send path's resolver gives now. */
+/** A campaign's targeting and, when it has none, its count: SQLite computes a `CASE` branch only when it is taken. */
+const estimateRead = prepared((db) =>
+  db
+    .select({
+      audienceId: emailCampaigns.audienceId,
+      audienceFilters: emailCampaigns.audienceFilters,
+      untargeted: sql<number | null>`CASE WHEN ${emailCampaigns.audienceId} IS NULL AND ${emailCampaigns.audienceFilters} IS NULL
+        THEN ${eligibleCountSql(sql`${sql.placeholder('ws')}`, sql`1`, false)} END`,
+    })
+    .from(emailCampaigns)
+    .where(and(eq(emailCampaigns.workspaceId, sql.placeholder('ws')), eq(emailCampaigns.id, sql.placeholder('id'))))
+    .limit(1),
+);
+
+/** `GET .../estimate`: the count the send path's resolver gives now; a campaign without targeting is counted in the read that finds it. */
 export async function estimateCampaign(ctx: ServiceContext, id: string) {
-  const c = await findCampaign(ctx, id);
+  if (!isUuid(id)) throw campaignNotFound();
+  const [c] = await estimateRead.all(ctx.db, { ws: ctx.ws.id, id: id.toLowerCase() });
+  if (!c) throw campaignNotFound();
+  if (c.untargeted !== null) return { count: c.untargeted };
   return { count: await countEmailEligible(ctx.db, ctx.ws.id, await recipientNarrowing(ctx.db, ctx.ws.id, c)) };
 }

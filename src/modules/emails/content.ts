@@ -1,4 +1,4 @@
-import { convert } from 'html-to-text';
+import { compile } from 'html-to-text';
 import { domainError } from '../../platform/errors';
 import { escapeHtml } from '../../platform/html';
 import { foldHeaderText, hasControl } from './header-safety';
@@ -24,9 +24,12 @@ export type PreparedEmail = { subject: string; html: string; text: string; heade
 /** Plain text as HTML: escaped, line breaks kept. */
 export const textToHtml = (text: string) => escapeHtml(text).replace(/\r\n|\r|\n/g, '<br>\n');
 
+/** The converter built from the options once per isolate: building it (the selector decision tree) cost several times one conversion. */
+let converter: ((html: string) => string) | null = null;
+
 /** HTML as readable plain text (html-to-text: links keep their URL, tables and lists stay legible, images are dropped). */
 export const htmlToText = (html: string) =>
-  convert(html, { wordwrap: 78, selectors: [{ selector: 'img', format: 'skip' }, { selector: 'a', options: { hideLinkHrefIfSameAsText: true } }] });
+  (converter ??= compile({ wordwrap: 78, selectors: [{ selector: 'img', format: 'skip' }, { selector: 'a', options: { hideLinkHrefIfSameAsText: true } }] }))(html);
 
 /**
  * `headers`: only `List-Unsubscribe` and `List-Unsubscribe-Post` (any case);
@@ -47,10 +50,13 @@ export function normalizeHeaders(headers: Record<string, unknown> | undefined): 
   return out;
 }
 
+/** Built once: a schema costs more to build than to check one address with. */
+const ADDRESS = z.email();
+
 /** The recipient: trimmed, lower-cased, a valid address of at most 320 characters; else 422 `invalid_recipient`. */
 export function normalizeRecipient(raw: string): string {
   const to = raw.trim().toLowerCase();
-  if (to.length === 0 || to.length > 320 || !z.email().safeParse(to).success) {
+  if (to.length === 0 || to.length > 320 || !ADDRESS.safeParse(to).success) {
     throw domainError(422, 'invalid_recipient', '`to` must be a valid email address');
   }
   return to;

@@ -4,9 +4,10 @@ import type { ServiceContext } from '../../platform/context';
 import { failedGuard, nowIso, runBatch, type Statement } from '../../platform/db';
 import { type ApiError, domainError } from '../../platform/errors';
 import { sha256Hex, uuidv7 } from '../../platform/ids';
+import { prepared, preparedInsert, preparedSql } from '../../platform/prepared';
 import { rawAll, rawRun } from '../../platform/raw-query';
-import type { ClaimResult } from '../../durable-objects/idempotency-claims';
-import { configuredEmailProvider, ProviderRejected } from '../../providers/email';
+import { claimInstanceName, type ClaimResult } from '../../durable-objects/idempotency-claims';
+import { type BatchedHandOff, configuredEmailProvider, ProviderRejected } from '../../providers/email';
 import { senderCandidates, fromEmail, type SenderProfileRow } from '../sender-profiles/service';
 import { suppressedQuery } from '../suppressions/service';
 import { checkMetadata, normalizeRecipient, prepareEmail, type PreparedEmail, type RenderedEmail } from './content';
@@ -79,8 +80,8 @@ export const serializeSend = (r: SendRow, duplicate = false): SendRecord => ({
   created_at: r.created_at,
 });
 
-/** The claim instance of one (workspace, key). */
-export const claimsFor = (env: Bindings, workspaceId: string, key: string) => env.EMAIL_CLAIMS.get(env.EMAIL_CLAIMS.idFromName(`${workspaceId}:${key}`));
+/** The claims instance holding one (workspace, key). */
+export const claimsFor = (env: Bindings, workspaceId: string, key: string) => env.EMAIL_CLAIMS.get(env.EMAIL_CLAIMS.idFromName(claimInstanceName(workspaceId, key)));
 
 /**
  * Sends one email (docs/email.md "Order of work").
@@ -100,18 +101,18 @@ export async function sendEmail(ctx: SendContext, input: SendEmailInput): Promis
   if (key === undefined) return deliver(ctx, input, to, prepared, progress);
 
   const claims = claimsFor(ctx.env, ctx.ws.id, key);
-  const claim = (await claims.claim(claimLeaseMs(ctx.env))) as ClaimResult;
+  const claim = (await claims.claim(key, claimLeaseMs(ctx.env))) as ClaimResult;
   if (claim.state === 'done') return { record: { ...(claim.response as SendRecord), duplicate: true }, fresh: false, bookmark: claim.bookmark };
   if (claim.state === 'processing') {
     throw domainError(409, 'send_in_progress', 'A send with this idempotency_key is in progress; retry shortly with the same key');
   }
   try {
     const out = await deliver(ctx, input, to, prepared, progress);
-    await claims.complete(claim.token, { ...out.record, duplicate: false }, ctx.sessionBookmark?.() ?? null);
+    await claims.complete(key, claim.token, { ...out.record, duplicate: false }, ctx.sessionBookmark?.() ?? null);
     // A recovered claim, or a key whose send D1 already holds, answers as a replay.
     return claim.recovered || !out.fresh ? { record: { ...out.record, duplicate: true }, fresh: false } : out;
   } catch (err) {
-    if (!progress.handedOff) await claims.release(claim.token).catch((e) => console.error('claim release failed', e));
+    if (!progress.handedOff) await claims.release(key, claim.token).catch((e) => console.error('claim release failed', e));
     throw err;
   }
 }
@@ -171,6 +172,14 @@ export const warmingCapExceeded = () => domainError(429, 'warming_cap_exceeded',
 const capsExceeded = (err: unknown) =>
   failedGuard(err, 'email_quota_usage.sends') ? quotaExceeded() : failedGuard(err, 'email_warming_usage.sends') ? warmingCapExceeded() : null;
 
+const sendByKey = prepared((db) =>
+  db
+    .select()
+    .from(emailSends)
+    .where(and(eq(emailSends.workspace_id, sql.placeholder('ws')), eq(emailSends.idempotency_key, sql.placeholder('key'))))
+    .limit(1),
+);
+
 /**
  * The gates after the claim, in the documented order: sender, suppression (2xx
  * `suppressed`, no provider call), monthly quota (402), daily warming cap
@@ -182,7 +191,7 @@ async function deliver(ctx: SendContext, input: SendEmailInput, to: string, prep
   const { db, ws } = ctx;
   const key = input.idempotencyKey ?? null;
   const reads: Statement[] = [senderCandidates(db, ws.id, input.senderProfileId), suppressedQuery(db, ws.id, to)];
-  if (key !== null) reads.push(db.select().from(emailSends).where(and(eq(emailSends.workspace_id, ws.id), eq(emailSends.idempotency_key, key))).limit(1));
+  if (key !== null) reads.push(sendByKey.in(db, { ws: ws.id, key }));
   const [senders, suppression, existing] = (await runBatch(db, reads)) as [SenderProfileRow[], { suppressed: number }[], SendRow[] | undefined];
 
   // A crashed holder left its work in D1: a finished send is answered as it stands; one caught mid hand-off is handed over again
@@ -196,25 +205,29 @@ async function deliver(ctx: SendContext, input: SendEmailInput, to: string, prep
 
   const row: SendRow = prior ?? newSendRow(ws.id, input, to, sender, prepared.subject, key);
 
-  if (!prior) {
-    if (suppression[0]?.suppressed === 1) {
-      const suppressed = { ...row, status: 'suppressed' as const };
-      await db.insert(emailSends).values(suppressed);
-      return { record: serializeSend(suppressed), fresh: true };
-    }
-    await reserve(ctx, row);
+  if (!prior && suppression[0]?.suppressed === 1) {
+    const suppressed = { ...row, status: 'suppressed' as const };
+    await db.insert(emailSends).values(suppressed);
+    return { record: serializeSend(suppressed), fresh: true };
   }
 
   const provider = configuredEmailProvider(ctx.env);
+  const providerCtx = { env: ctx.env, db, workspaceId: ws.id };
   const html = await applyTracking(prepared.html, { opens: row.track_opens, clicks: row.track_clicks }, { secret: ctx.env.TRACKING_SECRET, baseUrl: ctx.baseUrl, workspaceId: ws.id, sendId: row.id });
+  const message = { from: mailbox(sender.from_name, row.from!), to, replyTo: input.replyTo ?? sender.reply_to, subject: prepared.subject, html, text: prepared.text, headers: prepared.headers, workspaceId: ws.id, sendId: row.id };
+  const messageKey = await providerKey(ws.id, key, row.id);
+
+  if (!prior) {
+    // A provider whose hand-off is a D1 write records the message in the batch that counts and writes the send, already `sent`.
+    const handOff = provider.handOffInBatch?.(providerCtx, message, messageKey) ?? null;
+    const sent = await reserve(ctx, row, handOff && { ...handOff, provider: provider.name });
+    if (sent) return { record: serializeSend(sent), fresh: true };
+  }
+
   progress.handedOff = true;
   let messageId: string;
   try {
-    ({ messageId } = await provider.send(
-      { env: ctx.env, db, workspaceId: ws.id },
-      { from: mailbox(sender.from_name, row.from!), to, replyTo: input.replyTo ?? sender.reply_to, subject: prepared.subject, html, text: prepared.text, headers: prepared.headers, workspaceId: ws.id, sendId: row.id },
-      await providerKey(ws.id, key, row.id),
-    ));
+    ({ messageId } = await provider.send(providerCtx, message, messageKey));
   } catch (err) {
     if (!(err instanceof ProviderRejected)) throw err;
     await giveBack(ctx, row);
@@ -240,8 +253,13 @@ export async function providerKey(workspaceId: string, key: string | null, sendI
   return plain.length <= 200 && !/[^\x21-\x7e]/.test(key) ? plain : `${workspaceId}:sha256:${await sha256Hex(key)}`;
 }
 
-/** Counts the send against the quota and the cap and writes its row, in one batch (a full counter fails it: 402 / 429). */
-async function reserve(ctx: SendContext, row: SendRow): Promise<void> {
+/**
+ * Counts the send against the quota and the cap and writes its row, in one batch (a full counter
+ * fails it: 402 / 429). With a batched hand-off the message is recorded in the same batch and the
+ * row is written `sent` with the provider's message id, which is returned; otherwise the row is
+ * written `sending` for the provider call that follows, and null is returned.
+ */
+async function reserve(ctx: SendContext, row: SendRow, handOff: (BatchedHandOff & { provider: string }) | null): Promise<SendRow | null> {
   const { db, ws } = ctx;
   const { monthly_quota: quota, daily_warming_cap: cap, paused } = ctx.ws.email;
   const month = row.created_at.slice(0, 7);
@@ -249,26 +267,38 @@ async function reserve(ctx: SendContext, row: SendRow): Promise<void> {
   const counted = { ...row, counted_month: quota != null ? month : null, counted_day: cap != null ? day : null };
   if (paused) throw await pausedRefusal(ctx, month, day);
   const statements: Statement[] = [];
-  if (quota != null) {
-    statements.push(
-      rawRun(db, sql`INSERT INTO email_quota_usage (workspace_id, month, sends) VALUES (${ws.id}, ${month}, CASE WHEN ${quota} > 0 THEN 1 END)
-        ON CONFLICT (workspace_id, month) DO UPDATE SET sends = CASE WHEN sends < ${quota} THEN sends + 1 END`),
-    );
-  }
-  if (cap != null) {
-    statements.push(
-      rawRun(db, sql`INSERT INTO email_warming_usage (workspace_id, day, sends) VALUES (${ws.id}, ${day}, CASE WHEN ${cap} > 0 THEN 1 END)
-        ON CONFLICT (workspace_id, day) DO UPDATE SET sends = CASE WHEN sends < ${cap} THEN sends + 1 END`),
-    );
-  }
-  statements.push(db.insert(emailSends).values(counted));
+  if (quota != null) statements.push(countQuota.in(db, { workspace_id: ws.id, month, quota }));
+  if (cap != null) statements.push(countWarming.in(db, { workspace_id: ws.id, day, cap }));
+  if (handOff) statements.push(...handOff.statements);
+  statements.push(insertSend.in(db, handOff ? { ...counted, status: 'sent', provider: handOff.provider, provider_message_id: null } : counted));
+  if (handOff) statements.push(rawAll<{ id: string }>(db, sql`UPDATE email_sends SET provider_message_id = ${handOff.messageId} WHERE workspace_id = ${ws.id} AND id = ${row.id} RETURNING provider_message_id AS id`));
+  let results: unknown[];
   try {
-    await runBatch(db, statements);
+    results = await runBatch(db, statements);
   } catch (err) {
     throw capsExceeded(err) ?? err;
   }
   Object.assign(row, counted);
+  if (!handOff) return null;
+  const [{ id: messageId }] = results[results.length - 1] as { id: string }[];
+  return { ...counted, status: 'sent', provider: handOff.provider, provider_message_id: messageId };
 }
+
+/** The monthly counter, raised only below the quota (a NULL fails the batch: `email_quota_usage.sends`). */
+const countQuota = preparedSql('run', () => {
+  const quota = sql.placeholder('quota');
+  return sql`INSERT INTO email_quota_usage (workspace_id, month, sends) VALUES (${sql.placeholder('workspace_id')}, ${sql.placeholder('month')}, CASE WHEN ${quota} > 0 THEN 1 END)
+    ON CONFLICT (workspace_id, month) DO UPDATE SET sends = CASE WHEN sends < ${quota} THEN sends + 1 END`;
+});
+
+/** The daily warming counter, likewise below the cap (`email_warming_usage.sends`). */
+const countWarming = preparedSql('run', () => {
+  const cap = sql.placeholder('cap');
+  return sql`INSERT INTO email_warming_usage (workspace_id, day, sends) VALUES (${sql.placeholder('workspace_id')}, ${sql.placeholder('day')}, CASE WHEN ${cap} > 0 THEN 1 END)
+    ON CONFLICT (workspace_id, day) DO UPDATE SET sends = CASE WHEN sends < ${cap} THEN sends + 1 END`;
+});
+
+const insertSend = preparedInsert(emailSends);
 
 /** A paused workspace refuses every send; a full quota or cap is named first, in the documented gate order. */
 export async function pausedRefusal(ctx: ServiceContext, month: string, day: string): Promise<ApiError> {

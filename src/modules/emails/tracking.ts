@@ -29,10 +29,18 @@ function fromBase64url(text: string): Uint8Array<ArrayBuffer> | null {
   }
 }
 
+/** Signs tokens with one imported key: every link and the pixel of a message share it. */
+async function tokenSigner(secret: string): Promise<(payload: TrackingPayload) => Promise<string>> {
+  const key = await hmacKey(secret, 'sign');
+  return async (payload) => {
+    const body = base64url(encoder.encode(JSON.stringify(payload)));
+    const mac = await crypto.subtle.sign('HMAC', key, encoder.encode(body));
+    return `${body}.${base64url(new Uint8Array(mac))}`;
+  };
+}
+
 export async function signToken(secret: string, payload: TrackingPayload): Promise<string> {
-  const body = base64url(encoder.encode(JSON.stringify(payload)));
-  const mac = await crypto.subtle.sign('HMAC', await hmacKey(secret, 'sign'), encoder.encode(body));
-  return `${body}.${base64url(new Uint8Array(mac))}`;
+  return (await tokenSigner(secret))(payload);
 }
 
 /** The payload of a token signed with `secret`, or null (altered, truncated, foreign). */
@@ -90,6 +98,7 @@ export async function applyTracking(html: string, options: TrackingOptions, targ
   if (!secret || (!options.opens && !options.clicks)) return html;
   const base = target.baseUrl.replace(/\/+$/, '');
   const ids = { w: target.workspaceId, s: target.sendId };
+  const sign = await tokenSigner(secret);
   let rewriter = new HTMLRewriter();
   if (options.clicks) {
     // Tokens are signed asynchronously; HTMLRewriter awaits a handler's promise.
@@ -98,12 +107,12 @@ export async function applyTracking(html: string, options: TrackingOptions, targ
         const url = decodeHTMLAttribute(el.getAttribute('href') ?? '').trim();
         // The service's own unsubscribe links stay direct: a click must unsubscribe even where redirects are stripped.
         if (!isTrackableUrl(url) || url.startsWith(`${base}/u/`)) return;
-        el.setAttribute('href', `${base}/t/c/${await signToken(secret, { ...ids, u: url })}`);
+        el.setAttribute('href', `${base}/t/c/${await sign({ ...ids, u: url })}`);
       },
     });
   }
   if (options.opens) {
-    const pixel = `<img src="${base}/t/o/${await signToken(secret, ids)}" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0" />`;
+    const pixel = `<img src="${base}/t/o/${await sign(ids)}" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0" />`;
     let placed = false;
     rewriter = rewriter
       .on('body', {

@@ -7,7 +7,7 @@ import { envelope, parsePaging } from '../../platform/list';
 import { rawRun } from '../../platform/raw-query';
 import { prepared, preparedList } from '../../platform/prepared';
 import { isUuid } from '../../platform/validation';
-import { senderCandidates } from '../sender-profiles/service';
+import { readSender } from '../sender-profiles/service';
 import { compileIssue, NOT_PATCHED, type CompileEnvelope } from './compile';
 import type { IssueCreateInput, IssuePatchInput, NewsletterCreateInput } from './dto';
 import { ISSUE_STATUSES, newsletterIssues, newsletters } from './schema';
@@ -75,7 +75,7 @@ export function slugify(name: string): string {
 export async function createNewsletter(ctx: ServiceContext, input: NewsletterCreateInput) {
   const senderProfileId = input.sender_profile_id ? input.sender_profile_id.toLowerCase() : null;
   if (senderProfileId) {
-    const [found] = await senderCandidates(ctx.db, ctx.ws.id, senderProfileId);
+    const [found] = await readSender(ctx.db, ctx.ws.id, senderProfileId);
     if (!found) throw domainError(400, 'sender_profile_not_found', 'sender_profile_id does not name a sender profile of this workspace');
   }
   const name = input.name.trim();

@@ -1,15 +1,17 @@
 import { and, desc, eq } from 'drizzle-orm';
-import { nowIso, type Db } from '../../platform/db';
+import { nowIso, type Db, type Statement } from '../../platform/db';
 import { uuidv7 } from '../../platform/ids';
+import { preparedInsert } from '../../platform/prepared';
 import { sandboxOutbox, type OutboxChannel } from './schema';
 
 type OutboxEntry = { workspaceId: string; channel: OutboxChannel; to: string; from?: string | null; text?: string | null; body?: Record<string, unknown> | null };
 
-/** Records one accepted send of a sandbox provider that has no idempotency key of its own (WhatsApp). */
-export async function recordOutbox(db: Db, entry: OutboxEntry): Promise<string> {
-  const id = uuidv7();
-  await db.insert(sandboxOutbox).values({
-    id,
+const insertEntry = preparedInsert(sandboxOutbox);
+
+/** One accepted send of a sandbox provider that has no idempotency key of its own (WhatsApp), as a statement of the caller's batch. */
+export function outboxEntry(db: Db, entry: OutboxEntry): Statement {
+  return insertEntry.in(db, {
+    id: uuidv7(),
     workspace_id: entry.workspaceId,
     channel: entry.channel,
     to: entry.to,
@@ -18,7 +20,6 @@ export async function recordOutbox(db: Db, entry: OutboxEntry): Promise<string> 
     body: entry.body ?? null,
     created_at: nowIso(),
   });
-  return id;
 }
 
 /** What the sandbox providers accepted for a workspace, newest first (operator outbox route). */

@@ -1,8 +1,9 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
-import type { Db } from '../../platform/db';
+import type { Db, Statement } from '../../platform/db';
 import { isUniqueViolation, nowIso, retryOnConflict, runBatch } from '../../platform/db';
 import { uuidv7 } from '../../platform/ids';
 import { envelope, parsePaging } from '../../platform/list';
+import { prepared } from '../../platform/prepared';
 import type { ServiceContext } from '../../platform/context';
 import { senderProfiles } from './schema';
 
@@ -38,20 +39,33 @@ export async function listSenderProfiles(ctx: ServiceContext, query: { limit?: s
   return envelope(rows.map(serializeSenderProfile), counted[0].n, paging);
 }
 
+const namedSender = prepared((db) =>
+  db
+    .select()
+    .from(senderProfiles)
+    .where(and(eq(senderProfiles.workspace_id, sql.placeholder('ws')), eq(senderProfiles.id, sql.placeholder('id'))))
+    .limit(1),
+);
+const defaultSender = prepared((db) =>
+  db
+    .select()
+    .from(senderProfiles)
+    .where(and(eq(senderProfiles.workspace_id, sql.placeholder('ws')), eq(senderProfiles.domain_verified, true)))
+    .orderBy(desc(senderProfiles.is_default), senderProfiles.created_at)
+    .limit(1),
+);
+
 /**
  * The sender a send uses, as one statement for the caller's read batch: the
  * named profile of this workspace (another workspace's id finds nothing), or
  * else the workspace's verified profiles, the default one first.
  */
-export function senderCandidates(db: Db, workspaceId: string, profileId: string | undefined) {
-  const q = db.select().from(senderProfiles);
-  return profileId
-    ? q.where(and(eq(senderProfiles.workspace_id, workspaceId), eq(senderProfiles.id, profileId))).limit(1)
-    : q
-        .where(and(eq(senderProfiles.workspace_id, workspaceId), eq(senderProfiles.domain_verified, true)))
-        .orderBy(desc(senderProfiles.is_default), senderProfiles.created_at)
-        .limit(1);
-}
+export const senderCandidates = (db: Db, workspaceId: string, profileId: string | undefined): Statement =>
+  profileId ? namedSender.in(db, { ws: workspaceId, id: profileId }) : defaultSender.in(db, { ws: workspaceId });
+
+/** The same, read on its own: at most one row. */
+export const readSender = (db: Db, workspaceId: string, profileId: string | undefined): Promise<Row[]> =>
+  profileId ? namedSender.all(db, { ws: workspaceId, id: profileId }) : defaultSender.all(db, { ws: workspaceId });
 
 export type SenderProfileRow = Row;
 

@@ -5,8 +5,7 @@ import { nowIso, runBatch } from '../../platform/db';
 import { ApiError, domainError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { envelope, parsePaging } from '../../platform/list';
-import { prepared, runPrepared } from '../../platform/prepared';
-import { rawAll } from '../../platform/raw-query';
+import { prepared, preparedSql, runPrepared } from '../../platform/prepared';
 import { emailSuppressions, globalEmailSuppressions, type SuppressionReason } from './schema';
 
 type Row = typeof emailSuppressions.$inferSelect;
@@ -92,8 +91,9 @@ export const suppressedSql = (workspace: SQL, email: SQL) =>
     OR EXISTS (SELECT 1 FROM global_email_suppressions g WHERE g.email = ${email}))`;
 
 /** Whether an address is blocked for a workspace, as one statement for a read batch. */
-export const suppressedQuery = (db: Db, workspaceId: string, email: string) =>
-  rawAll<{ suppressed: number }>(db, sql`SELECT ${suppressedSql(sql`${workspaceId}`, sql`${email}`)} AS suppressed`);
+export const suppressedQuery = (db: Db, workspaceId: string, email: string) => suppressedRead.in(db, { ws: workspaceId, email });
+
+const suppressedRead = preparedSql('all', () => sql`SELECT ${suppressedSql(sql`${sql.placeholder('ws')}`, sql`${sql.placeholder('email')}`)} AS suppressed`);
 
 /** Operator: adds an address to the platform list (every data database holds the whole list). */
 export async function addGlobalSuppression(db: Db, email: string, reason: string) {

@@ -49,17 +49,22 @@ export async function sendTemplate(ctx: ServiceContext, provider: WhatsAppProvid
     if (refusal) throw refusal;
     const now = nowIso();
     const messageId = uuidv7();
+    // A provider whose hand-off is a D1 write records the message in this batch, which then writes it `sent`.
+    const handOff = provider.sendTemplateInBatch?.(message) ?? null;
+    const status = handOff ? 'sent' : 'pending';
     const results = await runBatch(ctx.db, [
       ...planned.writes,
       upsertConversation(ctx.db, ctx.ws.id, planned.row.id, uuidv7(), now),
-      insertMessage(ctx.db, { id: messageId, workspaceId: ctx.ws.id, contactId: planned.row.id, direction: 'outbound', type: 'template', status: 'pending', wamid: null, templateId: template.id, text: message.renderedText, now }),
+      ...(handOff?.statements ?? []),
+      insertMessage(ctx.db, { id: messageId, workspaceId: ctx.ws.id, contactId: planned.row.id, direction: 'outbound', type: 'template', status, wamid: handOff?.wamid ?? null, templateId: template.id, text: message.renderedText, now }),
     ] as Statement[]).catch((err) => {
       throw isUniqueViolation(err) ? err : planned.mapError(err);
     });
     ctx.events.committedAfter(planned.events);
     const conversationId = (results[planned.writes.length] as { id: string }[])[0].id;
-    return { message, messageId, conversationId };
+    return { message, messageId, conversationId, wamid: handOff?.wamid ?? null };
   }, isUniqueViolation);
+  if (prepared.wamid) return { success: true, wamid: prepared.wamid, message_id: prepared.messageId, conversation_id: prepared.conversationId };
   const outcome = await handOver(provider, prepared.message);
   await settleOutbound(ctx.db, ctx.ws.id, prepared.messageId, outcome, nowIso());
   if ('error' in outcome) throw codedError(502, 'WHATSAPP_PROVIDER_ERROR', outcome.error);

@@ -1,8 +1,9 @@
 import { sql } from 'drizzle-orm';
-import { nowIso, runBatch, type Statement } from '../../platform/db';
+import { nowIso, runBatch, type Db, type Statement } from '../../platform/db';
 import { uuidv7 } from '../../platform/ids';
-import { rawAll, rawRun } from '../../platform/raw-query';
-import { type BatchOutcome, type EmailProvider, type KeyedEmail, type ProviderContext, ProviderRejected } from './types';
+import { preparedSql } from '../../platform/prepared';
+import { rawAll } from '../../platform/raw-query';
+import { type BatchOutcome, type EmailProvider, type KeyedEmail, type OutgoingEmail, type ProviderContext, ProviderRejected } from './types';
 
 /** Every recipient in this domain is refused, so `provider_error` can be reached. */
 export const SANDBOX_REJECT_DOMAIN = 'reject.sandbox.test';
@@ -24,32 +25,45 @@ function groups(rows: OutboxRow[]): OutboxRow[][] {
   return out;
 }
 
+const refusal = (message: OutgoingEmail) =>
+  message.to.toLowerCase().endsWith(`@${SANDBOX_REJECT_DOMAIN}`) ? `The sandbox provider refuses recipients in ${SANDBOX_REJECT_DOMAIN}` : null;
+
+const outboxRow = (message: OutgoingEmail, idempotencyKey: string): OutboxRow => ({
+  id: uuidv7(),
+  k: idempotencyKey,
+  to: message.to,
+  from: message.from,
+  subject: message.subject,
+  html: message.html,
+  text: message.text,
+  headers: JSON.stringify(message.headers),
+});
+
+/** Writes messages into the outbox; a key the outbox already holds keeps its first message. */
+const insertGroup = preparedSql('run', () => sql`INSERT INTO sandbox_outbox (id, workspace_id, channel, idempotency_key, "to", "from", subject, html, text, headers, body, created_at)
+  SELECT value ->> 'id', ${sql.placeholder('workspace_id')}, 'email', value ->> 'k', value ->> 'to', value ->> 'from', value ->> 'subject', value ->> 'html',
+    value ->> 'text', value ->> 'headers', NULL, ${sql.placeholder('now')}
+  FROM json_each(${sql.placeholder('rows')}) WHERE 1
+  ON CONFLICT (workspace_id, channel, idempotency_key) DO NOTHING`);
+
+const insertRows = (db: Db, workspaceId: string, rows: OutboxRow[]): Statement => insertGroup.in(db, { workspace_id: workspaceId, now: nowIso(), rows: JSON.stringify(rows) });
+
 /**
  * Records the accepted messages in the outbox in one batch: a repeated key is
  * recorded once and answers its first message id, as a provider honouring
  * idempotency keys does.
  */
 async function record({ db, workspaceId }: ProviderContext, messages: KeyedEmail[]): Promise<BatchOutcome[]> {
-  const outcomes: (BatchOutcome | null)[] = messages.map(({ message }) =>
-    message.to.toLowerCase().endsWith(`@${SANDBOX_REJECT_DOMAIN}`) ? { rejected: `The sandbox provider refuses recipients in ${SANDBOX_REJECT_DOMAIN}` } : null,
-  );
+  const outcomes: (BatchOutcome | null)[] = messages.map(({ message }) => {
+    const refused = refusal(message);
+    return refused ? { rejected: refused } : null;
+  });
   const rows: OutboxRow[] = [];
-  messages.forEach(({ message: m, idempotencyKey }, i) => {
-    if (outcomes[i]) return;
-    rows.push({ id: uuidv7(), k: idempotencyKey, to: m.to, from: m.from, subject: m.subject, html: m.html, text: m.text, headers: JSON.stringify(m.headers) });
+  messages.forEach(({ message, idempotencyKey }, i) => {
+    if (!outcomes[i]) rows.push(outboxRow(message, idempotencyKey));
   });
   if (rows.length === 0) return outcomes as BatchOutcome[];
-  const now = nowIso();
-  const statements: Statement[] = groups(rows).map((group) =>
-    rawRun(
-      db,
-      sql`INSERT INTO sandbox_outbox (id, workspace_id, channel, idempotency_key, "to", "from", subject, html, text, headers, body, created_at)
-        SELECT value ->> 'id', ${workspaceId}, 'email', value ->> 'k', value ->> 'to', value ->> 'from', value ->> 'subject', value ->> 'html', value ->> 'text',
-          value ->> 'headers', NULL, ${now}
-        FROM json_each(${JSON.stringify(group)}) WHERE 1
-        ON CONFLICT (workspace_id, channel, idempotency_key) DO NOTHING`,
-    ),
-  );
+  const statements: Statement[] = groups(rows).map((group) => insertRows(db, workspaceId, group));
   statements.push(
     rawAll<{ id: string; idempotency_key: string }>(
       db,
@@ -75,6 +89,14 @@ export const sandboxEmailProvider: EmailProvider = {
     return outcome;
   },
   sendBatch: record,
+  // The outbox row is written in the caller's batch; the message id is that key's row, the first one written for it.
+  handOffInBatch({ db, workspaceId }, message, idempotencyKey) {
+    if (refusal(message)) return null;
+    return {
+      statements: [insertRows(db, workspaceId, [outboxRow(message, idempotencyKey)])],
+      messageId: sql`(SELECT id FROM sandbox_outbox WHERE workspace_id = ${workspaceId} AND channel = 'email' AND idempotency_key = ${idempotencyKey})`,
+    };
+  },
   async parseWebhook() {
     return [];
   },

@@ -1,5 +1,6 @@
+import type { SQL } from 'drizzle-orm';
 import type { Bindings } from '../../env';
-import type { Db } from '../../platform/db';
+import type { Db, Statement } from '../../platform/db';
 
 /** One rendered message, ready for a provider. */
 export type OutgoingEmail = {
@@ -26,6 +27,13 @@ export const BATCH_MAX = 100;
 
 /** Where a provider call runs: the workspace's data handle (the sandbox records there) and the bindings (secrets). */
 export type ProviderContext = { env: Bindings; db: Db; workspaceId: string };
+
+/**
+ * A hand-off that is itself a D1 write (the sandbox's outbox), made inside the caller's write
+ * batch: `statements` record the message, and `messageId` is SQL answering the provider's message
+ * id when evaluated after them in that batch.
+ */
+export type BatchedHandOff = { statements: Statement[]; messageId: SQL };
 
 /** The provider refused the message (or could not be reached): the send fails with 502 `provider_error`. */
 export class ProviderRejected extends Error {}
@@ -56,6 +64,13 @@ export interface EmailProvider {
    * accepts the message once. Returns the provider's message id.
    */
   send(ctx: ProviderContext, message: OutgoingEmail, idempotencyKey: string): Promise<{ messageId: string }>;
+  /**
+   * The hand-off of one message as statements of the caller's own write batch, so the message is
+   * recorded in the transaction that counts and writes its send (no separate provider call and no
+   * separate mark as sent). Only a provider whose hand-off is a D1 write offers it; null for a
+   * message it would refuse, which then takes `send` and its refusal.
+   */
+  handOffInBatch?(ctx: ProviderContext, message: OutgoingEmail, idempotencyKey: string): BatchedHandOff | null;
   /**
    * Hands up to `BATCH_MAX` messages over in one call (bulk sends). Answers one
    * outcome per message, in order: its message id, or why the provider refused

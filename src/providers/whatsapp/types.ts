@@ -1,3 +1,5 @@
+import type { Statement } from '../../platform/db';
+
 /** A template message as the service hands it to a provider: recipient, template and the filled-in parameters. */
 export type TemplateMessage = {
   /** E.164 (`+4915112345678`). */
@@ -27,6 +29,13 @@ export interface WhatsAppProvider {
   readonly name: string;
   /** Sends one template message; resolves to the provider message id (`wamid.`...), throws `WhatsAppProviderError` when refused. */
   sendTemplate(message: TemplateMessage): Promise<{ wamid: string }>;
+  /**
+   * The hand-off of one message as statements of the caller's own write batch, with the message id
+   * they record, so the message is recorded `sent` in the transaction that writes it. Only a provider
+   * whose hand-off is a D1 write offers it; null for a message it would refuse, which then takes
+   * `sendTemplate` and its refusal.
+   */
+  sendTemplateInBatch?(message: TemplateMessage): { statements: Statement[]; wamid: string } | null;
 }
 
 /**

@@ -1,0 +1,1 @@
+CREATE INDEX `contacts_email_eligible` ON `contacts` (`workspace_id`,`email`,`phone`) WHERE email IS NOT NULL AND email_consent_state = 'subscribed' AND block_state = 'none' AND email_complained_at IS NULL AND email_deliverability NOT IN ('undeliverable', 'bounced', 'complained', 'invalid');
