@@ -1,11 +1,11 @@
-import { desc, sql } from 'drizzle-orm';
+import { and, desc, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { badRequest } from '../../platform/errors';
 import { envelope, parsePaging, searchParam, type Envelope } from '../../platform/list';
 import { generationIn, ListAnswers } from '../../platform/list-answers';
 import { preparedList } from '../../platform/prepared';
 import { isUuid } from '../../platform/validation';
-import { contactIdentityGeneration, countWithContactIdentity, titleOrContactSearch } from '../contacts/identity-join';
+import { contactIdentityGeneration, titleOrContactSearch } from '../contacts/identity-join';
 import { selectDealsWithContact, serializeDealWithContact, type DealWithContactRow } from './read';
 import { dealListGenerations, deals, DEAL_STATUSES } from './schema';
 
@@ -13,8 +13,10 @@ export type DealListParams = Partial<
   Record<'pipeline_id' | 'stage_id' | 'contact_id' | 'owner_user_id' | 'status' | 'external_reference' | 'search' | 'limit' | 'offset', string>
 >;
 
-/** Deals with their contact's identity; `search` also reads the contact's fields. */
-const run = preparedList<'pipeline_id' | 'stage_id' | 'contact_id' | 'owner_user_id' | 'status' | 'external_reference' | 'search', DealWithContactRow>(
+const search = titleOrContactSearch(deals, deals.workspaceId);
+
+/** Deals with their contact's identity; `search` reads the deals' search index. */
+const run = preparedList<'pipeline_id' | 'stage_id' | 'contact_id' | 'owner_user_id' | 'status' | 'external_reference' | 'search' | 'search_short', DealWithContactRow>(
   {
     pipeline_id: deals.pipelineId,
     stage_id: deals.stageId,
@@ -22,13 +24,16 @@ const run = preparedList<'pipeline_id' | 'stage_id' | 'contact_id' | 'owner_user
     owner_user_id: deals.ownerUserId,
     status: deals.status,
     external_reference: deals.externalReference,
-    search: titleOrContactSearch(deals.title),
+    ...search.filters,
   },
-  (present, where, ws) => ({
-    count: (db) => countWithContactIdentity(db, deals, deals, ws, where, present.includes('search')),
-    page: (db) => selectDealsWithContact(db, ws, where).orderBy(desc(deals.createdAt), desc(deals.id)),
-    generation: sql`${generationIn(dealListGenerations, ws)} || '.' || ${contactIdentityGeneration(ws)}`,
-  }),
+  (present, where, ws) => {
+    const matching = and(search.inWorkspace(present, ws), where);
+    return {
+      count: (db) => db.select({ total: sql<number>`count(*)` }).from(deals).where(matching),
+      page: (db) => selectDealsWithContact(db, matching).orderBy(desc(deals.createdAt), desc(deals.id)),
+      generation: sql`${generationIn(dealListGenerations, ws)} || '.' || ${contactIdentityGeneration(ws)}`,
+    };
+  },
 );
 
 /** A page shows deals and their contacts' identity: it is kept until either changes. */
@@ -49,8 +54,8 @@ export async function listDeals(ctx: ServiceContext, params: DealListParams) {
   }
   if (params.status !== undefined && (DEAL_STATUSES as readonly string[]).includes(params.status)) values.status = params.status;
   if (params.external_reference !== undefined) values.external_reference = params.external_reference;
-  const search = searchParam('search', params.search)?.trim();
-  if (search) values.search = search;
+  const term = searchParam('search', params.search)?.trim();
+  if (term) Object.assign(values, search.values(term));
   return answers.answer(
     values,
     run.source(ctx.db, values),
