@@ -49,8 +49,8 @@ export function titleOrContactSearch(table: SQLiteTable, workspaceId: SQLiteColu
     values: (term: string): Record<string, string> => ([...term].length >= 3 ? { search: term } : { search_short: term }),
     /**
      * The records of the workspace. With a 3+ character term, unary plus keeps SQLite from
-     * reading the table's indexes by workspace (every one leads with it), so the matches'
-     * rowids drive the count and the page instead of a walk over the workspace's records.
+     * walking one of the table's indexes over the workspace (they lead with `workspace_id`), so
+     * the matches' rowids drive the count and the page.
      */
     inWorkspace: (present: readonly string[], ws: SQLWrapper): SQL => (present.includes('search') ? sql`+${workspaceId} = ${ws}` : eq(workspaceId, ws)),
   };
