@@ -399,6 +399,13 @@ export function scenarios(ctx) {
       request: (i) => ({ method: 'GET', path: `/v1/payments?search=${encodeURIComponent(SEARCH_TERMS[i % SEARCH_TERMS.length])}` }),
     },
     {
+      // Below trigram size: each payment of the workspace is tested on its search-index row.
+      name: 'GET /v1/payments?search= 1-2 characters',
+      floor: SELECT_FLOOR,
+      expected: 1,
+      request: (i) => ({ method: 'GET', path: `/v1/payments?search=${encodeURIComponent(SHORT_TERMS[i % SHORT_TERMS.length])}` }),
+    },
+    {
       name: 'GET /v1/meeting-types/{id}/slots (62 days, 5 hosts, 500 bookings)',
       floor: SELECT_FLOOR,
       expected: 2,

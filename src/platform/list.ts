@@ -171,7 +171,7 @@ export const envelopeText = (items: string[], total: number, paging: Paging): st
   JSON.stringify(envelope([], total, paging)).replace('"data":[]', () => `"data":[${items.join(',')}]`);
 
 /** A literal, case-insensitive substring match of `term` in any of `columns` (nulls never match; `%` and `_` are plain characters). */
-export function containsInAny(term: string | SQLWrapper, columns: AnyColumn[]): SQL {
+export function containsInAny(term: string | SQLWrapper, columns: (AnyColumn | SQL)[]): SQL {
   const needle = sql`lower(${term})`;
   return sql`(${sql.join(
     columns.map((column) => sql`instr(lower(coalesce(${column}, '')), ${needle}) > 0`),

@@ -3,11 +3,11 @@ import { controlD1, shardOf } from '../support/db';
 /**
  * Tables a rejected request must leave alone. Left out: D1/SQLite bookkeeping,
  * the request log (every request writes it, after the response), the search
- * index over contacts (derived from the counted contacts table), delivery
+ * indexes over contacts, payments and deals (derived from the counted tables), delivery
  * attempts (written by the queue consumer, long after the request that caused them)
  * and stored contact-list answers (written after an accepted read's response).
  */
-const IGNORED = /^(sqlite_|_cf_|d1_migrations$|request_log$|webhook_deliveries$|contacts_search|contact_list_cache$)/;
+const IGNORED = /^(sqlite_|_cf_|d1_migrations$|request_log$|webhook_deliveries$|contacts_search|payments_fts|deals_fts|contact_list_cache$)/;
 
 type Counted = { table: string; sql: string; scoped: boolean };
 

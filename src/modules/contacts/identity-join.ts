@@ -1,6 +1,5 @@
-import { and, eq, sql, type AnyColumn, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { and, eq, getTableName, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
-import type { Db } from '../../platform/db';
 import { containsInAny } from '../../platform/list';
 import { contacts } from './schema';
 
@@ -20,22 +19,35 @@ export const contactIdentityJoin = (contactId: SQLiteColumn, workspaceId: SQLite
 export const serializeContactIdentity = (r: ContactIdentity) => ({ contact_name: r.contactName, contact_phone: r.contactPhone, contact_email: r.contactEmail });
 
 /**
- * The list's total: the rows of `table` in the workspace matching `where`. The contact is
- * joined only when `where` searches its identity (`searched`): SQLite keeps a left join
- * nothing reads, one contact look-up per counted row.
+ * A list's `search` over its records' `title` and their contact's name, phone and email (deals,
+ * payments): a case-insensitive literal substring (SQLite `lower()`: ASCII letters fold, `%` and
+ * `_` are plain characters), through the table's search index `<table>_fts` (a trigram index of
+ * the record's title and its contact's identity, kept equal to both rows by triggers: migration
+ * 0020). The exact rule is always tested on the index's copy of the texts; the trigram index only
+ * finds the candidates, a superset (it folds case beyond ASCII).
+ *
+ * A term of 3+ characters (`search`) is a set of rowids from the trigram index: cost follows the
+ * matches across the shard, not the workspace. A shorter one (`search_short`, below trigram size)
+ * is tested on each record's index row, one look-up by rowid per record of the workspace. The
+ * workspace's own condition comes from `inWorkspace`, which lets the matches drive the query.
  */
-export function countWithContactIdentity(
-  db: Db,
-  table: SQLiteTable,
-  columns: { contactId: SQLiteColumn; workspaceId: SQLiteColumn },
-  workspaceId: string | SQLWrapper,
-  where: SQL | undefined,
-  searched: boolean,
-) {
-  const count = db.select({ total: sql<number>`count(*)` }).from(table).$dynamic();
-  if (searched) count.leftJoin(...contactIdentityJoin(columns.contactId, columns.workspaceId));
-  return count.where(and(eq(columns.workspaceId, workspaceId), where));
+export function titleOrContactSearch(table: SQLiteTable, workspaceId: SQLiteColumn) {
+  const index = sql.identifier(`${getTableName(table)}_fts`);
+  const texts = ['title', 'contact_name', 'contact_phone', 'contact_email'].map((name) => sql`${index}.${sql.identifier(name)}`);
+  const rowid = sql`${table}.rowid`;
+  return {
+    filters: {
+      search: (term: SQLWrapper) =>
+        sql`${rowid} IN (SELECT rowid FROM ${index} WHERE ${index} MATCH '"' || replace(${term}, '"', '""') || '"' AND ${containsInAny(term, texts)})`,
+      search_short: (term: SQLWrapper) => sql`EXISTS (SELECT 1 FROM ${index} WHERE ${index}.rowid = ${rowid} AND ${containsInAny(term, texts)})`,
+    },
+    /** The list's query values for a trimmed, non-empty term: which of the two filters it is (trigrams are of Unicode characters). */
+    values: (term: string): Record<string, string> => ([...term].length >= 3 ? { search: term } : { search_short: term }),
+    /**
+     * The records of the workspace. With a 3+ character term, unary plus keeps SQLite from
+     * walking one of the table's indexes over the workspace (they lead with `workspace_id`), so
+     * the matches' rowids drive the count and the page.
+     */
+    inWorkspace: (present: readonly string[], ws: SQLWrapper): SQL => (present.includes('search') ? sql`+${workspaceId} = ${ws}` : eq(workspaceId, ws)),
+  };
 }
-
-/** A list's `search`: case-insensitive over the record's own `title` and its contact's name, phone and email (deals, payments). */
-export const titleOrContactSearch = (title: AnyColumn) => (term: SQLWrapper) => containsInAny(term, [title, contacts.name, contacts.phone, contacts.email]);

@@ -1,10 +1,10 @@
-import { desc } from 'drizzle-orm';
+import { and, desc, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { badRequest } from '../../platform/errors';
 import { envelope, parsePaging, searchParam } from '../../platform/list';
 import { preparedList } from '../../platform/prepared';
 import { isUuid } from '../../platform/validation';
-import { countWithContactIdentity, titleOrContactSearch } from '../contacts/identity-join';
+import { titleOrContactSearch } from '../contacts/identity-join';
 import { selectDealsWithContact, serializeDealWithContact, type DealWithContactRow } from './read';
 import { deals, DEAL_STATUSES } from './schema';
 
@@ -12,8 +12,10 @@ export type DealListParams = Partial<
   Record<'pipeline_id' | 'stage_id' | 'contact_id' | 'owner_user_id' | 'status' | 'external_reference' | 'search' | 'limit' | 'offset', string>
 >;
 
-/** Deals with their contact's identity; `search` also reads the contact's fields. */
-const run = preparedList<'pipeline_id' | 'stage_id' | 'contact_id' | 'owner_user_id' | 'status' | 'external_reference' | 'search', DealWithContactRow>(
+const search = titleOrContactSearch(deals, deals.workspaceId);
+
+/** Deals with their contact's identity; `search` reads the deals' search index. */
+const run = preparedList<'pipeline_id' | 'stage_id' | 'contact_id' | 'owner_user_id' | 'status' | 'external_reference' | 'search' | 'search_short', DealWithContactRow>(
   {
     pipeline_id: deals.pipelineId,
     stage_id: deals.stageId,
@@ -21,12 +23,15 @@ const run = preparedList<'pipeline_id' | 'stage_id' | 'contact_id' | 'owner_user
     owner_user_id: deals.ownerUserId,
     status: deals.status,
     external_reference: deals.externalReference,
-    search: titleOrContactSearch(deals.title),
+    ...search.filters,
   },
-  (present, where, ws) => ({
-    count: (db) => countWithContactIdentity(db, deals, deals, ws, where, present.includes('search')),
-    page: (db) => selectDealsWithContact(db, ws, where).orderBy(desc(deals.createdAt), desc(deals.id)),
-  }),
+  (present, where, ws) => {
+    const matching = and(search.inWorkspace(present, ws), where);
+    return {
+      count: (db) => db.select({ total: sql<number>`count(*)` }).from(deals).where(matching),
+      page: (db) => selectDealsWithContact(db, matching).orderBy(desc(deals.createdAt), desc(deals.id)),
+    };
+  },
 );
 
 /**
@@ -44,8 +49,8 @@ export async function listDeals(ctx: ServiceContext, params: DealListParams) {
   }
   if (params.status !== undefined && (DEAL_STATUSES as readonly string[]).includes(params.status)) values.status = params.status;
   if (params.external_reference !== undefined) values.external_reference = params.external_reference;
-  const search = searchParam('search', params.search)?.trim();
-  if (search) values.search = search;
+  const term = searchParam('search', params.search)?.trim();
+  if (term) Object.assign(values, search.values(term));
   const { total, rows } = await run(ctx.db, values);
   return envelope(rows.map(serializeDealWithContact), total, paging);
 }

@@ -52,13 +52,13 @@ export const serializeDealWithContact = (r: DealWithContactRow) => ({
   ...serializeContactIdentity(r),
 });
 
-/** Deals with their contact's name, phone and email: one query, the join scoped to the workspace too. */
-export function selectDealsWithContact(db: Db, workspaceId: string | SQLWrapper, where?: SQL) {
+/** Deals with their contact's name, phone and email: one query, the join scoped to the deal's workspace too; `where` names the workspace. */
+export function selectDealsWithContact(db: Db, where: SQL | undefined) {
   return db
     .select({ deal: dealColumns, ...contactIdentityColumns })
     .from(deals)
     .leftJoin(...contactIdentityJoin(deals.contactId, deals.workspaceId))
-    .where(and(eq(deals.workspaceId, workspaceId), where));
+    .where(where);
 }
 
 const dealRead = prepared((db) =>

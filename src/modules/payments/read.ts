@@ -80,13 +80,13 @@ export const serializeListRow = (r: PaymentWithContactRow) => ({
   ...serializeContactIdentity(r),
 });
 
-/** Payment headers with their contact's name, phone and email: one query, the join scoped to the workspace too. */
-export function selectPaymentsWithContact(db: Db, workspaceId: string | SQLWrapper, where?: SQL) {
+/** Payment headers with their contact's name, phone and email: one query, the join scoped to the payment's workspace too; `where` names the workspace. */
+export function selectPaymentsWithContact(db: Db, where: SQL | undefined) {
   return db
     .select({ payment: payments, ...contactIdentityColumns })
     .from(payments)
     .leftJoin(...contactIdentityJoin(payments.contactId, payments.workspaceId))
-    .where(and(eq(payments.workspaceId, workspaceId), where));
+    .where(where);
 }
 
 const paymentRead = prepared((db) =>
