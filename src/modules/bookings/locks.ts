@@ -19,9 +19,13 @@ const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * Claims each host's range on that host's SlotLock instance (keyed by
  * workspace and host, taken in host order), runs `work`, and releases every
  * claim, also when `work` fails. A claim that overlaps another holder waits
- * for it (short, jittered pauses) up to `WAIT_MS`.
+ * for it (short, jittered pauses) up to `WAIT_MS`. Given the request's
+ * context, the answer does not wait for the release (kept alive by `waitUntil`): once
+ * `work` is over its write has committed or failed, so a claim waiting on the
+ * range sees the outcome whenever the release lands (a lost release ends with
+ * the lease).
  */
-export function durableSlotLocks(env: Pick<Bindings, 'SLOT_LOCK'>): SlotLocks {
+export function durableSlotLocks(env: Pick<Bindings, 'SLOT_LOCK'>, request?: Pick<ExecutionContext, 'waitUntil'>): SlotLocks {
   return {
     async hold(workspaceId, claims, work) {
       const held: { stub: DurableObjectStub<import('../../durable-objects/slot-lock').SlotLock>; token: string }[] = [];
@@ -42,7 +46,9 @@ export function durableSlotLocks(env: Pick<Bindings, 'SLOT_LOCK'>): SlotLocks {
         }
         return await work();
       } finally {
-        await Promise.all(held.map((h) => h.stub.release(h.token).catch(() => undefined)));
+        const released = Promise.all(held.map((h) => h.stub.release(h.token).catch(() => undefined)));
+        if (request) request.waitUntil(released);
+        else await released;
       }
     },
   };
