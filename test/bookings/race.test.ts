@@ -105,4 +105,24 @@ describe('SlotLock leases', () => {
     if (later.ok) await stub.release(later.token);
     expect((await stub.claim([{ start: 50, end: 99 }], 200)).ok).toBe(true);
   });
+
+  it('claims asked to wait are held in the object until the overlapping lease is released, then go through one at a time', async () => {
+    const { env } = await import('cloudflare:workers');
+    const ns = (env as any).SLOT_LOCK as DurableObjectNamespace<import('../../src/durable-objects/slot-lock').SlotLock>;
+    const stub = ns.get(ns.idFromName(`lease-wait:${crypto.randomUUID()}`));
+    const held = await stub.claim([{ start: 0, end: 100 }], 60_000);
+    if (!held.ok) throw new Error('not held');
+    // Waiting far longer than the test may run: each can only go through because a release wakes it.
+    const a = stub.claim([{ start: 50, end: 150 }], 60_000, 600_000).then((r) => ['a', r] as const);
+    const b = stub.claim([{ start: 60, end: 70 }], 60_000, 600_000).then((r) => ['b', r] as const);
+    // A claim that may wait only briefly gives up while the range is held.
+    expect((await stub.claim([{ start: 50, end: 150 }], 60_000, 1)).ok).toBe(false);
+    await stub.release(held.token);
+    const [first, got] = await Promise.race([a, b]);
+    if (!got.ok) throw new Error('not woken');
+    // The two waiters overlap each other: the second goes through once the first is released.
+    await stub.release(got.token);
+    const [, then] = await (first === 'a' ? b : a);
+    expect(then.ok).toBe(true);
+  });
 });

@@ -13,13 +13,11 @@ const WAIT_MS = 8_000;
 
 export const slotTaken = (message = 'The requested slot is no longer available') => codedError(409, 'SLOT_TAKEN', message);
 
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /**
  * Claims each host's range on that host's SlotLock instance (keyed by
  * workspace and host, taken in host order), runs `work`, and releases every
  * claim, also when `work` fails. A claim that overlaps another holder waits
- * for it (short, jittered pauses) up to `WAIT_MS`. Given the request's
+ * in the object for its release, up to `WAIT_MS`. Given the request's
  * context, the answer does not wait for the release (kept alive by `waitUntil`): once
  * `work` is over its write has committed or failed, so a claim waiting on the
  * range sees the outcome whenever the release lands (a lost release ends with
@@ -33,16 +31,10 @@ export function durableSlotLocks(env: Pick<Bindings, 'SLOT_LOCK'>, request?: Pic
       try {
         for (const claim of sorted) {
           const stub = env.SLOT_LOCK.get(env.SLOT_LOCK.idFromName(`${workspaceId}:${claim.host}`));
-          const deadline = Date.now() + WAIT_MS;
-          for (;;) {
-            const result = await stub.claim([{ start: claim.start, end: claim.end }], LEASE_MS);
-            if (result.ok) {
-              held.push({ stub, token: result.token });
-              break;
-            }
-            if (Date.now() > deadline) throw slotTaken();
-            await pause(Math.min(result.retryAfterMs, 5 + Math.random() * 20));
-          }
+          // The object holds the claim until the range is free (or the wait is over).
+          const result = await stub.claim([{ start: claim.start, end: claim.end }], LEASE_MS, WAIT_MS);
+          if (!result.ok) throw slotTaken();
+          held.push({ stub, token: result.token });
         }
         return await work();
       } finally {
