@@ -9,6 +9,7 @@ import type { Bindings } from '../../src/env';
 import { runBatch, type Statement } from '../../src/platform/db';
 import { ApiError } from '../../src/platform/errors';
 import { rowsIn, runOnShards, shardOf } from '../support/db';
+import { countingEnv, type Counter } from '../../bench/counting-d1';
 import { adminOk } from '../support/harness';
 import { book, futureHour, invitee, setupType } from './helpers';
 
@@ -27,13 +28,17 @@ function locksWith(meanwhile: () => Promise<unknown>): SlotLocks & { holds: numb
   return locks;
 }
 
-async function bookDirectly(wsId: string, locks: SlotLocks, body: Record<string, unknown>) {
-  const ctx = await workspaceContext(bindings, wsId);
-  const later: Promise<unknown>[] = [];
+/** `createBooking` with these locks; `counter` counts its D1 round trips (not the confirmation's, sent after). */
+async function bookDirectly(wsId: string, locks: SlotLocks, body: Record<string, unknown>, counter: Counter = { queries: 0, statements: 0 }) {
+  const ctx = await workspaceContext(countingEnv(bindings, counter), wsId);
+  counter.queries = 0;
+  const later: (() => Promise<unknown>)[] = [];
   try {
-    return await createBooking(ctx, locks, { timezone: 'UTC', ...body } as never, { source: 'api', base: 'https://api.test', env: bindings, defer: (task) => later.push(task()) });
+    return await createBooking(ctx, locks, { timezone: 'UTC', ...body } as never, { source: 'api', base: 'https://api.test', env: bindings, defer: (task) => later.push(task) });
   } finally {
-    await Promise.allSettled(later);
+    const roundTrips = counter.queries;
+    await Promise.allSettled(later.map((task) => task()));
+    counter.queries = roundTrips;
   }
 }
 
@@ -56,18 +61,24 @@ describe('a booking written on the calendar it was decided on', () => {
     const start = futureHour(2);
     // Both hosts are free and equally fair: the first in pool order is picked, then taken by a pinned booking.
     const locks = locksWith(async () => expect((await book(ws, { meeting_type_id: mt.id, start_at: start, host_user_id: hosts[0].id, invitee: invitee() })).status).toBe(201));
-    const booked = await bookDirectly(ws.id, locks, { meeting_type_id: mt.id, start_at: start, contact_id: contact.body.id });
+    const counter = { queries: 0, statements: 0 };
+    const booked = await bookDirectly(ws.id, locks, { meeting_type_id: mt.id, start_at: start, contact_id: contact.body.id }, counter);
     expect(booked.host_user_id).toBe(hosts[1].id);
     expect(locks.holds).toBe(2);
+    // The read, the refused write, the read under the first host's lock (which the next pass decides on), the write.
+    expect(counter.queries).toBe(4);
   });
 
   it('a change inside the locked day that leaves the slot free (daily cap 2): read again under the locks, then written', async () => {
     const { ws, mt } = await setupType({ type: { daily_cap: 2 } });
     const contact = await ws.api('POST', '/v1/contacts', { email: invitee().email });
     const locks = locksWith(async () => expect((await book(ws, { meeting_type_id: mt.id, start_at: futureHour(4), invitee: invitee() })).status).toBe(201));
-    const booked = await bookDirectly(ws.id, locks, { meeting_type_id: mt.id, start_at: futureHour(1), contact_id: contact.body.id });
+    const counter = { queries: 0, statements: 0 };
+    const booked = await bookDirectly(ws.id, locks, { meeting_type_id: mt.id, start_at: futureHour(1), contact_id: contact.body.id }, counter);
     expect(booked.duplicate).toBe(false);
     expect(locks.holds).toBe(1);
+    // The read, the refused write, the read under the lock, the write.
+    expect(counter.queries).toBe(4);
     expect(await rowsIn(ws.id, "SELECT id FROM bookings WHERE workspace_id = ? AND status = 'confirmed'", ws.id)).toHaveLength(2);
   });
 

@@ -264,11 +264,14 @@ const settingsInsert = preparedSql(
     sql`INSERT INTO ${bookingSettings} (workspace_id, embed_key, link_secret, created_at, updated_at)
       VALUES (${sql.placeholder('ws')}, ${sql.placeholder('key')}, ${sql.placeholder('secret')}, ${sql.placeholder('now')}, ${sql.placeholder('now')}) ON CONFLICT DO NOTHING`,
 );
-const settingsRead = prepared((db) => db.select().from(bookingSettings).where(eq(bookingSettings.workspaceId, sql.placeholder('ws'))));
+const settingsById = prepared((db) => db.select().from(bookingSettings).where(eq(bookingSettings.workspaceId, sql.placeholder('ws'))));
+
+/** For a caller's batch: the workspace's booking settings (none before their first use). */
+export const settingsRead = (db: Db, workspaceId: string): Statement => settingsById.in(db, { ws: workspaceId });
 
 /** For a caller's batch: the settings' first-use insert (a parallel first use may have won it), then their read. */
 export function settingsStatements(db: Db, workspaceId: string): [Statement, Statement] {
-  return [settingsInsert.in(db, { ws: workspaceId, key: newEmbedKey(), secret: base64url(randomToken(32)), now: nowIso() }), settingsRead.in(db, { ws: workspaceId })];
+  return [settingsInsert.in(db, { ws: workspaceId, key: newEmbedKey(), secret: base64url(randomToken(32)), now: nowIso() }), settingsById.in(db, { ws: workspaceId })];
 }
 
 /** The workspace's booking settings (the `bk_` embed key, the link secret), created on first use: one batch. */

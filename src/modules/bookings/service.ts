@@ -24,6 +24,7 @@ import {
   NOT_ACTIVE,
   parseInstant,
   rulesOf,
+  settingsRead,
   settingsStatements,
   typeFrom,
   typeReads,
@@ -201,6 +202,12 @@ async function readAround(ctx: ServiceContext, s: Schedule, start: number, extra
   return { read, calendar: read.calendar, stats: statsFrom(results[2]), extra: results.slice(3) };
 }
 
+/** A pass's look: the calendar around the slot, fairness, and the bookings already at that start (double submits). */
+async function lookAround(ctx: ServiceContext, s: Schedule, start: number, startIso: string): Promise<Look> {
+  const { read, stats, extra } = await readAround(ctx, s, start, [sameStart(ctx, s.row.id, startIso)]);
+  return { read, stats, sameStart: extra[0] as BookingRow[] };
+}
+
 /** The hosts a booking at `start` takes: assigned host first (collective: the whole eligible pool). */
 function assignHosts(s: Schedule, free: string[], stats: Stats, pinned?: string): string[] | null {
   if (s.rules.kind === 'collective') return free.length === s.rules.hosts.length ? [...s.rules.hosts] : null;
@@ -300,6 +307,7 @@ export async function createBooking(ctx: ServiceContext, locks: SlotLocks, input
       ...aroundStartReads(ctx.db, ctx.ws.id, typeId, start),
       fairness(ctx, typeId),
       sameStart(ctx, typeId, startIso),
+      settingsRead(ctx.db, ctx.ws.id),
       ...(contactPlan?.reads ?? []),
     ]);
     const s = scheduleFrom(typeFrom(results));
@@ -311,19 +319,19 @@ export async function createBooking(ctx: ServiceContext, locks: SlotLocks, input
     }
     if (!s.row.weeklyHours) throw httpError(404, NO_SCHEDULE);
     if (!contactPlan) throw refused;
-    const planned = await contactPlan.resolve(results.slice(6));
+    const planned = await contactPlan.resolve(results.slice(7));
     const key = dedupeKeyOf(s.row.id, startIso, planned.contact.id, pinned ?? null);
-    let look: Look = {
+    const settings = (results[6] as BookingSettings[])[0] as BookingSettings | undefined;
+    // The next pass decides on this look; null: read one.
+    let next: Look | null = {
       read: calendarOf(results[2] as Parameters<typeof calendarOf>[0], results[3] as Parameters<typeof calendarOf>[1]),
       stats: statsFrom(results[4]),
       sameStart: results[5] as BookingRow[],
     };
 
     for (let pass = 0; pass <= s.rules.hosts.length; pass++) {
-      if (pass > 0) {
-        const again = await readAround(ctx, s, start, [sameStart(ctx, s.row.id, startIso)]);
-        look = { read: again.read, stats: again.stats, sameStart: again.extra[0] as BookingRow[] };
-      }
+      const look: Look = next ?? (await lookAround(ctx, s, start, startIso));
+      next = null;
       const duplicate = look.sameStart.find((b) => b.dedupeKey === key);
       if (duplicate) return { ...serializeBooking(duplicate, s.members), duplicate: true };
       const slot = slotAt(s.rules, look.read.calendar, start, Date.now(), { pinned });
@@ -332,16 +340,20 @@ export async function createBooking(ctx: ServiceContext, locks: SlotLocks, input
 
       const claims = claimsFor(s.rules, hosts, start);
       const outcome = await locks.hold(ctx.ws.id, claims, async () => {
-        let read = look.read;
+        let current = look;
         for (let attempt = 0; ; attempt++) {
           // Only the claimed slot is checked again: on the calendar the write is guarded on, at the time it is written.
-          const again = slotAt(s.rules, read.calendar, start, Date.now(), { pinned });
-          if (!again || !hosts.every((h) => again.hosts.includes(h))) return 'retry' as const;
-          const written = await writeBooking(ctx, s, input, origin, { start, startIso, key, pinned, hosts, planned, unchanged: unchangedFor(read, hosts, ctx.ws.id, claims[0]) });
+          const again = slotAt(s.rules, current.read.calendar, start, Date.now(), { pinned });
+          if (!again || !hosts.every((h) => again.hosts.includes(h))) {
+            // What was read under the locks is as fresh as a new pass would read: it decides the next one.
+            if (attempt > 0) next = current;
+            return 'retry' as const;
+          }
+          const written = await writeBooking(ctx, s, input, origin, { start, startIso, key, pinned, hosts, planned, settings, unchanged: unchangedFor(current.read, hosts, ctx.ws.id, claims[0]) });
           if (written !== 'changed') return written;
           // Someone changed the hosts' calendar since it was read: read it again, now under the locks.
           if (attempt > 0) return 'retry' as const;
-          read = (await readAround(ctx, s, start)).read;
+          current = await lookAround(ctx, s, start, startIso);
         }
       });
       if (outcome === 'retry') continue;
@@ -360,13 +372,14 @@ export async function createBooking(ctx: ServiceContext, locks: SlotLocks, input
 }
 
 type Planned = Awaited<ReturnType<ContactReferencePlan['resolve']>>;
-type Decided = { start: number; startIso: string; key: string; pinned: string | undefined; hosts: string[]; planned: Planned; unchanged: RowGuard };
+type Decided = { start: number; startIso: string; key: string; pinned: string | undefined; hosts: string[]; planned: Planned; settings: BookingSettings | undefined; unchanged: RowGuard };
 
 /**
  * The write batch of a booking decided on a calendar: its row, assignment
- * history, the contact's writes, `booking.created` and the workspace's booking
- * settings (created on first use; their link secret signs the manage link).
- * `changed` when the hosts' calendar is no longer the one decided on.
+ * history, the contact's writes, `booking.created`, and the workspace's booking
+ * settings when the read found none (created on first use; their link secret
+ * signs the manage link). `changed` when the hosts' calendar is no longer the
+ * one decided on.
  */
 async function writeBooking(ctx: ServiceContext, s: Schedule, input: BookingCreateInput, origin: BookingOrigin, d: Decided) {
   const now = nowIso();
@@ -410,7 +423,7 @@ async function writeBooking(ctx: ServiceContext, s: Schedule, input: BookingCrea
       insertBooking(ctx.db, row, d.unchanged),
       assignmentInsert.in(ctx.db, { id: uuidv7(), workspaceId: ctx.ws.id, bookingId: row.id, fromUserId: null, toUserId: d.hosts[0], reason: d.pinned ? 'pinned' : s.rules.kind, kind: 'created', forced: false, createdAt: now }),
       event.statement,
-      ...settingsStatements(ctx.db, ctx.ws.id),
+      ...(d.settings ? [] : settingsStatements(ctx.db, ctx.ws.id)),
     ]);
   } catch (err) {
     if (failedGuard(err, 'bookings.version')) return 'changed' as const;
@@ -418,7 +431,7 @@ async function writeBooking(ctx: ServiceContext, s: Schedule, input: BookingCrea
     throw d.planned.mapError(err);
   }
   ctx.events.committedAfter([...d.planned.events, event.event]);
-  const [settings] = results[results.length - 1] as BookingSettings[];
+  const settings = d.settings ?? (results[results.length - 1] as BookingSettings[])[0];
   return { row, linkSecret: settings.linkSecret };
 }
 
