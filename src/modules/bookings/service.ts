@@ -32,7 +32,7 @@ import {
   type Member,
 } from './meeting-types';
 import { bookingAssignments, bookings, BOOKING_STATUSES, type BookingRow, type MeetingTypeRow } from './schema';
-import { checkHostAt, lockRange, pickFairest, slotAt, type Calendar, type HostCheck, type SlotRules } from './slots';
+import { checkHostAt, lockRange, pickFairest, slotAt, type Calendar, type HostCheck, type Slot, type SlotRules } from './slots';
 
 const isFree = (c: HostCheck) => !c.hard && c.soft.length === 0;
 
@@ -202,6 +202,9 @@ async function readAround(ctx: ServiceContext, s: Schedule, start: number, extra
   return { read, calendar: read.calendar, stats: statsFrom(results[2]), extra: results.slice(3) };
 }
 
+/** Whether every one of `hosts` is free in the slot. */
+const freeFor = (hosts: string[], slot: Slot | null) => slot !== null && hosts.every((h) => slot.hosts.includes(h));
+
 /** A pass's look: the calendar around the slot, fairness, and the bookings already at that start (double submits). */
 async function lookAround(ctx: ServiceContext, s: Schedule, start: number, startIso: string): Promise<Look> {
   const { read, stats, extra } = await readAround(ctx, s, start, [sameStart(ctx, s.row.id, startIso)]);
@@ -342,9 +345,10 @@ export async function createBooking(ctx: ServiceContext, locks: SlotLocks, input
       const outcome = await locks.hold(ctx.ws.id, claims, async () => {
         let current = look;
         for (let attempt = 0; ; attempt++) {
-          // Only the claimed slot is checked again: on the calendar the write is guarded on, at the time it is written.
-          const again = slotAt(s.rules, current.read.calendar, start, Date.now(), { pinned });
-          if (!again || !hosts.every((h) => again.hosts.includes(h))) {
+          // Only the claimed slot is checked again, at the time it is written: on the calendar the hosts were
+          // picked on only the clock has moved (the minimum notice); on one read under the locks, everything.
+          const free = attempt === 0 ? start >= Date.now() + s.rules.minNoticeMinutes * MINUTE : freeFor(hosts, slotAt(s.rules, current.read.calendar, start, Date.now(), { pinned }));
+          if (!free) {
             // What was read under the locks is as fresh as a new pass would read: it decides the next one.
             if (attempt > 0) next = current;
             return 'retry' as const;
