@@ -3,13 +3,18 @@ import { DurableObject } from 'cloudflare:workers';
 export type LockRange = { start: number; end: number };
 export type ClaimResult = { ok: true; token: string } | { ok: false; retryAfterMs: number };
 
+const overlapping = (a: LockRange[], b: LockRange[]) => a.some((x) => b.some((y) => x.start < y.end && y.start < x.end));
+
+type Waiter = { ranges: LockRange[]; wake: () => void };
+
 /**
  * Booking slot locks: one instance per (workspace, host). A booking,
  * reschedule or reassign claims the time range it needs on each host's
  * instance, writes (checked against what it read, or after reading again),
  * and releases. Calls into one instance run one at a time, so two
  * overlapping claims can never both hold: the second waits for the first's
- * release (or refuses, when asked not to wait) and then sees its booking in D1.
+ * release (or refuses, when asked not to wait) and then sees its booking in
+ * D1. Overlapping claims are granted in the order they came.
  *
  * Claims are leases kept in the object's SQLite storage (they survive an
  * eviction of the instance): a holder that crashes before releasing blocks
@@ -17,8 +22,8 @@ export type ClaimResult = { ok: true; token: string } | { ok: false; retryAfterM
  */
 export class SlotLock extends DurableObject {
   private ready = false;
-  /** Claims waiting for a release: each looks again when one lands (or at its lease's expiry, or its own deadline). */
-  private readonly waiting = new Set<() => void>();
+  /** Claims waiting, in arrival order: each looks again when a lease is released or a waiter ahead of it leaves. */
+  private readonly queue: Waiter[] = [];
 
   private table() {
     if (this.ready) return;
@@ -27,27 +32,45 @@ export class SlotLock extends DurableObject {
   }
 
   /**
-   * Takes `ranges` for `leaseMs` when no live lease overlaps them. Otherwise
-   * waits up to `waitMs` for the overlapping leases to be released or to
-   * expire, looking again each time one is released: the waiting claim goes
-   * through as soon as its ranges are free, with no polling in between.
+   * Takes `ranges` for `leaseMs` when no live lease overlaps them and no
+   * earlier claim waiting for an overlapping range is ahead of it. Otherwise
+   * waits up to `waitMs`, in arrival order: it looks again each time a lease
+   * is released (or expires) or a waiter ahead leaves, and goes through as soon
+   * as its ranges are free, with no polling in between. Overlapping claims are
+   * granted in the order they came, so none is overtaken by later ones.
    */
   async claim(ranges: LockRange[], leaseMs: number, waitMs = 0): Promise<ClaimResult> {
     const deadline = Date.now() + waitMs;
-    for (;;) {
-      const result = this.tryClaim(ranges, leaseMs);
-      const left = deadline - Date.now();
-      if (result.ok || left <= 0) return result;
-      await new Promise<void>((resolve) => {
-        const wake = () => {
-          clearTimeout(timer);
-          this.waiting.delete(wake);
-          resolve();
-        };
-        const timer = setTimeout(wake, Math.min(result.retryAfterMs, left));
-        this.waiting.add(wake);
-      });
+    const me: Waiter = { ranges, wake: () => undefined };
+    let queued = false;
+    try {
+      for (;;) {
+        const ahead = queued ? this.queue.slice(0, this.queue.indexOf(me)) : this.queue;
+        const left = deadline - Date.now();
+        const result = ahead.some((w) => overlapping(w.ranges, ranges)) ? ({ ok: false, retryAfterMs: left } as const) : this.tryClaim(ranges, leaseMs);
+        if (result.ok || left <= 0) return result;
+        if (!queued) {
+          this.queue.push(me);
+          queued = true;
+        }
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(() => me.wake(), Math.min(result.retryAfterMs, left));
+          me.wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+    } finally {
+      if (queued) {
+        this.queue.splice(this.queue.indexOf(me), 1);
+        this.wakeAll();
+      }
     }
+  }
+
+  private wakeAll() {
+    for (const waiter of this.queue) waiter.wake();
   }
 
   private tryClaim(ranges: LockRange[], leaseMs: number): ClaimResult {
@@ -70,6 +93,6 @@ export class SlotLock extends DurableObject {
     this.table();
     // A claim's rows are keyed `<token>:<start>`: the keys from `<token>:` up to `<token>;` (the next character), found by the key's index.
     this.ctx.storage.sql.exec('DELETE FROM leases WHERE token >= ? AND token < ?', `${token}:`, `${token};`);
-    for (const wake of [...this.waiting]) wake();
+    this.wakeAll();
   }
 }

@@ -125,4 +125,26 @@ describe('SlotLock leases', () => {
     const [, then] = await (first === 'a' ? b : a);
     expect(then.ok).toBe(true);
   });
+
+  it('overlapping claims are granted in arrival order: a later one waits behind an earlier waiter even where nothing is held', async () => {
+    const { env } = await import('cloudflare:workers');
+    const ns = (env as any).SLOT_LOCK as DurableObjectNamespace<import('../../src/durable-objects/slot-lock').SlotLock>;
+    const stub = ns.get(ns.idFromName(`lease-order:${crypto.randomUUID()}`));
+    const held = await stub.claim([{ start: 0, end: 100 }], 60_000);
+    if (!held.ok) throw new Error('not held');
+    const order: string[] = [];
+    const earlier = stub.claim([{ start: 50, end: 150 }], 60_000, 600_000).then((r) => (order.push('earlier'), r));
+    // Overlaps only the earlier waiter, not the held lease: it queues behind it.
+    expect((await stub.claim([{ start: 120, end: 200 }], 60_000, 1)).ok).toBe(false);
+    const later = stub.claim([{ start: 120, end: 200 }], 60_000, 600_000).then((r) => (order.push('later'), r));
+    // Disjoint from everything: granted at once.
+    expect((await stub.claim([{ start: 300, end: 400 }], 60_000)).ok).toBe(true);
+    await stub.release(held.token);
+    const first = await earlier;
+    if (!first.ok) throw new Error('not woken');
+    expect(order).toEqual(['earlier']);
+    await stub.release(first.token);
+    expect((await later).ok).toBe(true);
+    expect(order).toEqual(['earlier', 'later']);
+  });
 });
