@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { aroundStartReads, listingReads } from '../../src/modules/bookings/calendar';
+import { aroundStartReads, listingRead } from '../../src/modules/bookings/calendar';
 import { durableSlotLocks, type SlotLocks } from '../../src/modules/bookings/locks';
 import { createBooking } from '../../src/modules/bookings/service';
 import { calendarWindow } from '../../src/modules/bookings/slots';
@@ -157,7 +157,9 @@ describe('the calendar read beside the meeting type', () => {
       const listing = await edges(insert, calendarWindow(rules, from, to));
       const start = from + 10 * 86_400_000;
       const around = await edges(insert, calendarWindow(rules, start, start + 30 * MIN));
-      const read = await idsOf(ctx.db, listingReads(ctx.db, ctx.ws.id, mt.id, from, to));
+      const [listed] = (await runBatch(ctx.db, [listingRead(ctx.db, ctx.ws.id, mt.id, from, to)])) as { bookings: string; blocks: string }[][];
+      const ids = (json: string) => (JSON.parse(json) as string[][]).map(([id]) => id).sort();
+      const read = { bookings: ids(listed[0].bookings), blocks: ids(listed[0].blocks) };
       expect(read.bookings).toEqual([...listing.inside].sort());
       expect(read.blocks).toEqual([...listing.inside].sort());
       const near = await idsOf(ctx.db, aroundStartReads(ctx.db, ctx.ws.id, mt.id, start));
@@ -169,7 +171,7 @@ describe('the calendar read beside the meeting type', () => {
   it('scans the start index from the window less the longest meeting to its end', async () => {
     const { ws, mt } = await setupType();
     const ctx = await workspaceContext(bindings, ws.id);
-    const [statement] = listingReads(ctx.db, ws.id, mt.id, Date.now(), Date.now() + 86_400_000);
+    const statement = listingRead(ctx.db, ws.id, mt.id, Date.now(), Date.now() + 86_400_000);
     const { sql, params } = (statement as unknown as { _prepare(): { getQuery(): { sql: string; params: unknown[] } } })._prepare().getQuery();
     const plan = await (await shardOf(ws.id)).prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...params).all<{ detail: string }>();
     expect(plan.results.map((r) => r.detail)).toContain('SEARCH b USING INDEX bookings_workspace_status_start (workspace_id=? AND status=? AND start_at>? AND start_at<?)');

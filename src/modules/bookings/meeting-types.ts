@@ -8,7 +8,7 @@ import { prepared, preparedSql } from '../../platform/prepared';
 import { rawAll } from '../../platform/raw-query';
 import { isValidTimeZone } from '../../platform/timezones';
 import { selectMembers } from '../workspaces/service';
-import { calendarOf, listingReads } from './calendar';
+import { listingCalendar, listingRead } from './calendar';
 import { bookingSettings, busyBlocks, meetingTypes, SCHEDULING_KINDS, type MeetingTypeRow, type WeeklyHours } from './schema';
 import { openStarts, type SlotRules } from './slots';
 
@@ -207,7 +207,7 @@ export async function listSlots(db: Db, workspaceId: string, id: string, query: 
   const from = parseInstant(query.from);
   const to = parseInstant(query.to);
   const ranged = from !== null && to !== null && to > from && to - from <= MAX_SLOT_RANGE_DAYS * DAY_MS;
-  const results = await runBatch(db, [...typeReads(db, workspaceId, id), ...(ranged ? listingReads(db, workspaceId, id, from, to) : [])]);
+  const results = await runBatch(db, [...typeReads(db, workspaceId, id), ...(ranged ? [listingRead(db, workspaceId, id, from, to)] : [])]);
   const found = typeFrom(results);
   if (!found) throw meetingTypeNotFound();
   const { row, members } = found;
@@ -216,8 +216,7 @@ export async function listSlots(db: Db, workspaceId: string, id: string, query: 
   if (to <= from) throw badRequest('`to` must be after `from`');
   if (!ranged) throw badRequest(`Requested range may not exceed ${MAX_SLOT_RANGE_DAYS} days`);
   if (!row.weeklyHours) throw httpError(404, NO_SCHEDULE);
-  const { calendar } = calendarOf(results[2] as Parameters<typeof calendarOf>[0], results[3] as Parameters<typeof calendarOf>[1]);
-  return { meetingTypeId: row.id, timezone: row.timezone, durationMinutes: row.durationMinutes, starts: openStarts(rulesOf(row, members), calendar, from, to, now) };
+  return { meetingTypeId: row.id, timezone: row.timezone, durationMinutes: row.durationMinutes, starts: openStarts(rulesOf(row, members), listingCalendar(results[2]), from, to, now) };
 }
 
 /** `HH:MM` of each minute of a day. */
