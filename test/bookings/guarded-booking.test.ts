@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { aroundStartReads, listingRead } from '../../src/modules/bookings/calendar';
+import { aroundStartRead, listingRead } from '../../src/modules/bookings/calendar';
 import { durableSlotLocks, type SlotLocks } from '../../src/modules/bookings/locks';
 import { createBooking } from '../../src/modules/bookings/service';
 import { calendarWindow } from '../../src/modules/bookings/slots';
@@ -143,9 +143,11 @@ describe('the calendar read beside the meeting type', () => {
     return { inside, outside };
   }
 
-  const idsOf = async (db: Parameters<typeof runBatch>[0], statements: Statement[]) => {
-    const [bookingRows, blockRows] = (await runBatch(db, statements)) as { id: string }[][];
-    return { bookings: bookingRows.map((r) => r.id).sort(), blocks: blockRows.map((r) => r.id).sort() };
+  /** The ids of the bookings and blocks a calendar read answers. */
+  const idsOf = async (db: Parameters<typeof runBatch>[0], statement: Statement) => {
+    const [[row]] = (await runBatch(db, [statement])) as { bookings: string; blocks: string }[][];
+    const ids = (json: string) => (JSON.parse(json) as string[][]).map(([id]) => id).sort();
+    return { bookings: ids(row.bookings), blocks: ids(row.blocks) };
   };
 
   for (const type of [{ buffer_before_minutes: 10, buffer_after_minutes: 15 }, { buffer_before_minutes: 0, buffer_after_minutes: 45, daily_cap: 3 }]) {
@@ -157,12 +159,10 @@ describe('the calendar read beside the meeting type', () => {
       const listing = await edges(insert, calendarWindow(rules, from, to));
       const start = from + 10 * 86_400_000;
       const around = await edges(insert, calendarWindow(rules, start, start + 30 * MIN));
-      const [listed] = (await runBatch(ctx.db, [listingRead(ctx.db, ctx.ws.id, mt.id, from, to)])) as { bookings: string; blocks: string }[][];
-      const ids = (json: string) => (JSON.parse(json) as string[][]).map(([id]) => id).sort();
-      const read = { bookings: ids(listed[0].bookings), blocks: ids(listed[0].blocks) };
+      const read = await idsOf(ctx.db, listingRead(ctx.db, ctx.ws.id, mt.id, from, to));
       expect(read.bookings).toEqual([...listing.inside].sort());
       expect(read.blocks).toEqual([...listing.inside].sort());
-      const near = await idsOf(ctx.db, aroundStartReads(ctx.db, ctx.ws.id, mt.id, start));
+      const near = await idsOf(ctx.db, aroundStartRead(ctx.db, ctx.ws.id, mt.id, start));
       expect(near.bookings).toEqual([...around.inside].sort());
       expect(near.blocks).toEqual([...around.inside].sort());
     });

@@ -6,8 +6,10 @@ import { calendarWindow, MAX_DURATION_MINUTES, type Calendar, type SlotRules } f
 
 /*
  * The hosts' commitments as the slot engine reads them: confirmed bookings and
- * busy blocks overlapping a window of instants, in one statement each, their
- * SQL built once. Bookings are stored with ISO instants, so a window is three
+ * busy blocks overlapping a window of instants, in one statement answering one
+ * row of JSON text (D1 hands a result over value by value, and 500 bookings
+ * are 2,500 values, where this is two), its SQL built once. Bookings are
+ * stored with ISO instants, so a window is three
  * ISO bounds: `lo` and `hi`, and `floor`, `lo` less the longest meeting, which
  * no booking overlapping the window can start before (it lets the scan of the
  * start index begin there instead of at the workspace's first booking).
@@ -38,7 +40,7 @@ const windowOfType = (end: SQL) =>
     ${isoOf(sql`${from} - (buffer_before_minutes + duration_minutes + ${sql.raw(String(MAX_DURATION_MINUTES))}) * 60000 - ${pad}`)} AS floor
     FROM meeting_types WHERE workspace_id = ${ws} AND id = ${mt})`;
 
-/** A window given as values (`windowValues`). */
+/** A window given as values (`boundsOf`). */
 const givenWindow = sql`(SELECT ${sql.placeholder('lo')} AS lo, ${sql.placeholder('hi')} AS hi, ${sql.placeholder('floor')} AS floor)`;
 
 /** A commitment as text: two reads that give the same texts saw the same commitments. */
@@ -49,48 +51,30 @@ const blockPrint = sql.raw(`k.id || ' ' || k.user_id || ' ' || k.start_at || ' '
 const bookingsOver = sql`bookings b ON b.workspace_id = ${ws} AND b.status = 'confirmed' AND b.start_at < w.hi AND b.start_at >= w.floor AND b.end_at > w.lo`;
 const blocksOver = sql`busy_blocks k ON k.workspace_id = ${ws} AND k.start_at < w.hi AND k.end_at > w.lo`;
 
-const bookingsIn = (window: SQL) =>
-  preparedSql<RawBooking>('all', () => sql`SELECT b.id, b.host_user_ids AS hosts, b.start_at, b.end_at, b.meeting_type_id, ${bookingPrint} AS print FROM ${window} w JOIN ${bookingsOver}`);
-
-const blocksIn = (window: SQL) => preparedSql<RawBlock>('all', () => sql`SELECT k.id, k.user_id AS host, k.start_at, k.end_at, ${blockPrint} AS print FROM ${window} w JOIN ${blocksOver}`);
-
 /**
- * The calendar of a listing as one row of JSON text, bookings and blocks each
- * an array of arrays: D1 hands a result over value by value, and 500 bookings
- * are 2,500 values, where this is two.
+ * The commitments overlapping `window` as one row: `bookings` an array of
+ * `[id, hosts, start, end, meeting type, print]`, `blocks` of `[id, host,
+ * start, end, print]`; the prints only `withPrints` (a booking's write guard
+ * compares them).
  */
-const forListing = preparedSql<{ bookings: string; blocks: string }>('all', () => {
-  const window = windowOfType(sql`${to}`);
-  return sql`SELECT (SELECT json_group_array(json_array(b.id, json(b.host_user_ids), b.start_at, b.end_at, b.meeting_type_id)) FROM ${window} w JOIN ${bookingsOver}) AS bookings,
-    (SELECT json_group_array(json_array(k.id, k.user_id, k.start_at, k.end_at)) FROM ${window} w JOIN ${blocksOver}) AS blocks`;
-});
+const commitmentsIn = (window: SQL, withPrints: boolean) =>
+  preparedSql<{ bookings: string; blocks: string }>('all', () => {
+    const bookingPrints = withPrints ? sql`, ${bookingPrint}` : sql``;
+    const blockPrints = withPrints ? sql`, ${blockPrint}` : sql``;
+    return sql`SELECT (SELECT json_group_array(json_array(b.id, json(b.host_user_ids), b.start_at, b.end_at, b.meeting_type_id${bookingPrints})) FROM ${window} w JOIN ${bookingsOver}) AS bookings,
+      (SELECT json_group_array(json_array(k.id, k.user_id, k.start_at, k.end_at${blockPrints})) FROM ${window} w JOIN ${blocksOver}) AS blocks`;
+  });
 
-type RawBooking = { id: string; hosts: string; start_at: string; end_at: string; meeting_type_id: string; print: string };
-type RawBlock = { id: string; host: string; start_at: string; end_at: string; print: string };
+const forListing = commitmentsIn(windowOfType(sql`${to}`), false);
+const aroundStart = commitmentsIn(windowOfType(sql`${from} + duration_minutes * 60000`), true);
+const inWindow = commitmentsIn(givenWindow, true);
 
-/** What a calendar read gives: the engine's calendar, and each commitment as read (for `unchangedFor`). */
-export type CalendarRead = { calendar: Calendar; bookings: (RawBooking & { hostList: string[] })[]; blocks: RawBlock[] };
-
-const aroundStart = [bookingsIn(windowOfType(sql`${from} + duration_minutes * 60000`)), blocksIn(windowOfType(sql`${from} + duration_minutes * 60000`))] as const;
-const inWindow = [bookingsIn(givenWindow), blocksIn(givenWindow)] as const;
-
-/** The calendar for listing slots in [from, to) of meeting type `meetingTypeId`, read beside the meeting type itself (`listingCalendar` reads its result). */
+/** The calendar for listing slots in [from, to) of meeting type `meetingTypeId`, read beside the meeting type itself (`calendarOf` reads each result). */
 export const listingRead = (db: Db, workspaceId: string, meetingTypeId: string, fromMs: number, toMs: number): Statement =>
   forListing.in(db, { ws: workspaceId, mt: meetingTypeId, from: fromMs, to: toMs });
 
-export function listingCalendar(result: unknown): Calendar {
-  const [row] = result as { bookings: string; blocks: string }[];
-  const bookings = JSON.parse(row.bookings) as [string, string[], string, string, string][];
-  const blocks = JSON.parse(row.blocks) as [string, string, string, string][];
-  return {
-    bookings: bookings.map(([id, hosts, start, end, meetingTypeId]) => ({ id, hosts, start: Date.parse(start), end: Date.parse(end), meetingTypeId })),
-    blocks: blocks.map(([, host, start, end]) => ({ host, start: Date.parse(start), end: Date.parse(end) })),
-  };
-}
-
 /** The calendar around a slot starting at `start` of meeting type `meetingTypeId`, read beside the meeting type itself. */
-export const aroundStartReads = (db: Db, workspaceId: string, meetingTypeId: string, start: number): Statement[] =>
-  aroundStart.map((q) => q.in(db, { ws: workspaceId, mt: meetingTypeId, from: start }));
+export const aroundStartRead = (db: Db, workspaceId: string, meetingTypeId: string, start: number): Statement => aroundStart.in(db, { ws: workspaceId, mt: meetingTypeId, from: start });
 
 type Bounds = { lo: string; hi: string; floor: string };
 
@@ -99,19 +83,26 @@ function boundsOf(rules: Pick<SlotRules, 'bufferBeforeMinutes' | 'bufferAfterMin
   return { lo: new Date(w.from).toISOString(), hi: new Date(w.to).toISOString(), floor: new Date(w.from - MAX_DURATION_MINUTES * MINUTE).toISOString() };
 }
 
-/** The calendar that can affect slots in [from, to) under `rules`: two statements for a batch. */
-export const calendarReads = (db: Db, workspaceId: string, rules: SlotRules, fromMs: number, toMs: number): Statement[] =>
-  inWindow.map((q) => q.in(db, { ws: workspaceId, ...boundsOf(rules, fromMs, toMs) }));
+/** The calendar that can affect slots in [from, to) under `rules`. */
+export const calendarRead = (db: Db, workspaceId: string, rules: SlotRules, fromMs: number, toMs: number): Statement => inWindow.in(db, { ws: workspaceId, ...boundsOf(rules, fromMs, toMs) });
 
-export function calendarOf(bookingRows: RawBooking[], blockRows: RawBlock[]): CalendarRead {
-  const bookings = bookingRows.map((b) => ({ ...b, hostList: JSON.parse(b.hosts) as string[] }));
+type ReadBooking = { hosts: string[]; start_at: string; end_at: string; print: string };
+type ReadBlock = { host: string; start_at: string; end_at: string; print: string };
+
+/** What a calendar read gives: the engine's calendar, and each commitment as read (for `unchangedFor`). */
+export type CalendarRead = { calendar: Calendar; bookings: ReadBooking[]; blocks: ReadBlock[] };
+
+export function calendarOf(result: unknown): CalendarRead {
+  const [row] = result as { bookings: string; blocks: string }[];
+  const bookings = JSON.parse(row.bookings) as [string, string[], string, string, string, string?][];
+  const blocks = JSON.parse(row.blocks) as [string, string, string, string, string?][];
   return {
     calendar: {
-      bookings: bookings.map((b) => ({ id: b.id, hosts: b.hostList, start: Date.parse(b.start_at), end: Date.parse(b.end_at), meetingTypeId: b.meeting_type_id })),
-      blocks: blockRows.map((b) => ({ host: b.host, start: Date.parse(b.start_at), end: Date.parse(b.end_at) })),
+      bookings: bookings.map(([id, hosts, start, end, meetingTypeId]) => ({ id, hosts, start: Date.parse(start), end: Date.parse(end), meetingTypeId })),
+      blocks: blocks.map(([, host, start, end]) => ({ host, start: Date.parse(start), end: Date.parse(end) })),
     },
-    bookings,
-    blocks: blockRows,
+    bookings: bookings.map(([, hosts, start_at, end_at, , print = '']) => ({ hosts, start_at, end_at, print })),
+    blocks: blocks.map(([, host, start_at, end_at, print = '']) => ({ host, start_at, end_at, print })),
   };
 }
 
@@ -121,11 +112,11 @@ const relevantBookings = sql`b.workspace_id = ${ws} AND b.status = 'confirmed' A
   AND EXISTS (SELECT 1 FROM json_each(b.host_user_ids) h WHERE h.value IN (SELECT value FROM json_each(${sql.placeholder('hosts')})))`;
 const relevantBlocks = sql`k.workspace_id = ${ws} AND k.user_id IN (SELECT value FROM json_each(${sql.placeholder('hosts')})) AND k.start_at < ${sql.placeholder('hi')} AND k.end_at > ${sql.placeholder('lo')}`;
 
-/** Exactly the commitments seen: as many, and none printed otherwise (the condition of `unchangedFor`, for a statement built once). */
-export const unchangedCondition = sql`(SELECT count(*) FROM bookings b WHERE ${relevantBookings}) = json_array_length(${sql.placeholder('seenBookings')})
-  AND NOT EXISTS (SELECT 1 FROM bookings b WHERE ${relevantBookings} AND ${bookingPrint} NOT IN (SELECT value FROM json_each(${sql.placeholder('seenBookings')})))
-  AND (SELECT count(*) FROM busy_blocks k WHERE ${relevantBlocks}) = json_array_length(${sql.placeholder('seenBlocks')})
-  AND NOT EXISTS (SELECT 1 FROM busy_blocks k WHERE ${relevantBlocks} AND ${blockPrint} NOT IN (SELECT value FROM json_each(${sql.placeholder('seenBlocks')})))`;
+/** Exactly the commitments seen: as many, and none printed otherwise, in one pass each (the condition of `unchangedFor`, for a statement built once). */
+export const unchangedCondition = sql`(SELECT count(*) = json_array_length(${sql.placeholder('seenBookings')}) AND total(${bookingPrint} NOT IN (SELECT value FROM json_each(${sql.placeholder('seenBookings')}))) = 0
+    FROM bookings b WHERE ${relevantBookings})
+  AND (SELECT count(*) = json_array_length(${sql.placeholder('seenBlocks')}) AND total(${blockPrint} NOT IN (SELECT value FROM json_each(${sql.placeholder('seenBlocks')}))) = 0
+    FROM busy_blocks k WHERE ${relevantBlocks})`;
 
 /**
  * A guard holding while the commitments of `hosts` overlapping `range` (what
@@ -141,7 +132,7 @@ export function unchangedFor(read: CalendarRead, hosts: string[], workspaceId: s
   const lo = new Date(range.start).toISOString();
   const hi = new Date(range.end).toISOString();
   const floor = new Date(range.start - MAX_DURATION_MINUTES * MINUTE).toISOString();
-  const seenBookings = read.bookings.filter((b) => b.start_at < hi && b.end_at > lo && b.hostList.some((h) => hosts.includes(h))).map((b) => b.print);
+  const seenBookings = read.bookings.filter((b) => b.start_at < hi && b.end_at > lo && b.hosts.some((h) => hosts.includes(h))).map((b) => b.print);
   const seenBlocks = read.blocks.filter((b) => b.start_at < hi && b.end_at > lo && hosts.includes(b.host)).map((b) => b.print);
   return {
     condition: unchangedCondition,

@@ -8,7 +8,7 @@ import { prepared, preparedSql } from '../../platform/prepared';
 import { rawAll } from '../../platform/raw-query';
 import { isValidTimeZone } from '../../platform/timezones';
 import { selectMembers } from '../workspaces/service';
-import { listingCalendar, listingRead } from './calendar';
+import { calendarOf, listingRead } from './calendar';
 import { bookingSettings, busyBlocks, meetingTypes, SCHEDULING_KINDS, type MeetingTypeRow, type WeeklyHours } from './schema';
 import { openStarts, type SlotRules } from './slots';
 
@@ -216,7 +216,7 @@ export async function listSlots(db: Db, workspaceId: string, id: string, query: 
   if (to <= from) throw badRequest('`to` must be after `from`');
   if (!ranged) throw badRequest(`Requested range may not exceed ${MAX_SLOT_RANGE_DAYS} days`);
   if (!row.weeklyHours) throw httpError(404, NO_SCHEDULE);
-  return { meetingTypeId: row.id, timezone: row.timezone, durationMinutes: row.durationMinutes, starts: openStarts(rulesOf(row, members), listingCalendar(results[2]), from, to, now) };
+  return { meetingTypeId: row.id, timezone: row.timezone, durationMinutes: row.durationMinutes, starts: openStarts(rulesOf(row, members), calendarOf(results[2]).calendar, from, to, now) };
 }
 
 /** `HH:MM` of each minute of a day. */

@@ -11,7 +11,7 @@ import { isValidTimeZone } from '../../platform/timezones';
 import { isUuid } from '../../platform/validation';
 import { planContactReference, type ContactReferencePlan } from '../contacts/resolve';
 import { sendEmail, type SendContext } from '../emails/send';
-import { aroundStartReads, calendarOf, calendarReads, unchangedCondition, unchangedFor, type CalendarRead } from './calendar';
+import { aroundStartRead, calendarOf, calendarRead, unchangedCondition, unchangedFor, type CalendarRead } from './calendar';
 import { confirmationFor, manageUrlWith, type BookingMessage } from './confirmation';
 import { BOOKING_SORTS, type BookingCreateInput, type BookingListInput } from './dto';
 import { slotTaken, type SlotLocks } from './locks';
@@ -197,9 +197,9 @@ const statsFrom = (rows: unknown) => new Map((rows as { host: string; count: num
 
 /** The authoritative calendar around one slot, and round-robin fairness stats of the meeting type: one batch. */
 async function readAround(ctx: ServiceContext, s: Schedule, start: number, extra: Statement[] = []) {
-  const results = await runBatch(ctx.db, [...calendarReads(ctx.db, ctx.ws.id, s.rules, start, start + s.rules.durationMinutes * MINUTE), fairness(ctx, s.row.id), ...extra]);
-  const read = calendarOf(results[0] as Parameters<typeof calendarOf>[0], results[1] as Parameters<typeof calendarOf>[1]);
-  return { read, calendar: read.calendar, stats: statsFrom(results[2]), extra: results.slice(3) };
+  const results = await runBatch(ctx.db, [calendarRead(ctx.db, ctx.ws.id, s.rules, start, start + s.rules.durationMinutes * MINUTE), fairness(ctx, s.row.id), ...extra]);
+  const read = calendarOf(results[0]);
+  return { read, calendar: read.calendar, stats: statsFrom(results[1]), extra: results.slice(2) };
 }
 
 /** Whether every one of `hosts` is free in the slot. */
@@ -307,7 +307,7 @@ export async function createBooking(ctx: ServiceContext, locks: SlotLocks, input
     }
     const results = await runBatch(ctx.db, [
       ...typeReads(ctx.db, ctx.ws.id, typeId, 'all'),
-      ...aroundStartReads(ctx.db, ctx.ws.id, typeId, start),
+      aroundStartRead(ctx.db, ctx.ws.id, typeId, start),
       fairness(ctx, typeId),
       sameStart(ctx, typeId, startIso),
       settingsRead(ctx.db, ctx.ws.id),
@@ -322,14 +322,14 @@ export async function createBooking(ctx: ServiceContext, locks: SlotLocks, input
     }
     if (!s.row.weeklyHours) throw httpError(404, NO_SCHEDULE);
     if (!contactPlan) throw refused;
-    const planned = await contactPlan.resolve(results.slice(7));
+    const planned = await contactPlan.resolve(results.slice(6));
     const key = dedupeKeyOf(s.row.id, startIso, planned.contact.id, pinned ?? null);
-    const settings = (results[6] as BookingSettings[])[0] as BookingSettings | undefined;
+    const settings = (results[5] as BookingSettings[])[0] as BookingSettings | undefined;
     // The next pass decides on this look; null: read one.
     let next: Look | null = {
-      read: calendarOf(results[2] as Parameters<typeof calendarOf>[0], results[3] as Parameters<typeof calendarOf>[1]),
-      stats: statsFrom(results[4]),
-      sameStart: results[5] as BookingRow[],
+      read: calendarOf(results[2]),
+      stats: statsFrom(results[3]),
+      sameStart: results[4] as BookingRow[],
     };
 
     for (let pass = 0; pass <= s.rules.hosts.length; pass++) {
