@@ -16,14 +16,20 @@ type Waiter = { ranges: LockRange[]; wake: () => void };
  * release (or refuses, when asked not to wait) and then sees its booking in
  * D1. Overlapping claims are granted in the order they came.
  *
- * Claims are leases kept in the object's SQLite storage (they survive an
- * eviction of the instance): a holder that crashes before releasing blocks
- * the range only until its lease runs out.
+ * Claims are leases that run out (a holder that crashes before releasing
+ * blocks the range only until then). A durable lease is kept in the object's
+ * SQLite storage, so it survives an eviction of the instance. A claim whose
+ * holder's write is guarded on what it read (a booking's: `unchangedFor`)
+ * needs no such lease, since its write never stands on a stale read: it is
+ * kept in memory, and claiming and releasing it write nothing to storage. Both
+ * kinds exclude each other.
  */
 export class SlotLock extends DurableObject {
   private ready = false;
   /** Claims waiting, in arrival order: each looks again when a lease is released or a waiter ahead of it leaves. */
   private readonly queue: Waiter[] = [];
+  /** The leases kept in memory, by token. */
+  private readonly held = new Map<string, { ranges: LockRange[]; expires: number }>();
 
   private table() {
     if (this.ready) return;
@@ -38,8 +44,9 @@ export class SlotLock extends DurableObject {
    * is released (or expires) or a waiter ahead leaves, and goes through as soon
    * as its ranges are free, with no polling in between. Overlapping claims are
    * granted in the order they came, so none is overtaken by later ones.
+   * `durable` (the default) keeps the lease in storage, else in memory.
    */
-  async claim(ranges: LockRange[], leaseMs: number, waitMs = 0): Promise<ClaimResult> {
+  async claim(ranges: LockRange[], leaseMs: number, waitMs = 0, durable = true): Promise<ClaimResult> {
     const deadline = Date.now() + waitMs;
     const me: Waiter = { ranges, wake: () => undefined };
     let queued = false;
@@ -47,7 +54,7 @@ export class SlotLock extends DurableObject {
       for (;;) {
         const ahead = queued ? this.queue.slice(0, this.queue.indexOf(me)) : this.queue;
         const left = deadline - Date.now();
-        const result = ahead.some((w) => overlapping(w.ranges, ranges)) ? ({ ok: false, retryAfterMs: left } as const) : this.tryClaim(ranges, leaseMs);
+        const result = ahead.some((w) => overlapping(w.ranges, ranges)) ? ({ ok: false, retryAfterMs: left } as const) : this.tryClaim(ranges, leaseMs, durable);
         if (result.ok || left <= 0) return result;
         if (!queued) {
           this.queue.push(me);
@@ -73,26 +80,36 @@ export class SlotLock extends DurableObject {
     for (const waiter of this.queue) waiter.wake();
   }
 
-  private tryClaim(ranges: LockRange[], leaseMs: number): ClaimResult {
+  private tryClaim(ranges: LockRange[], leaseMs: number, durable: boolean): ClaimResult {
     this.table();
     const now = Date.now();
     const sql = this.ctx.storage.sql;
-    sql.exec('DELETE FROM leases WHERE expires <= ?', now);
     let blockedUntil = 0;
+    for (const [token, lease] of this.held) {
+      if (lease.expires <= now) this.held.delete(token);
+      else if (overlapping(lease.ranges, ranges)) blockedUntil = Math.max(blockedUntil, lease.expires);
+    }
     for (const r of ranges) {
-      const [row] = sql.exec<{ expires: number }>('SELECT max(expires) AS expires FROM leases WHERE start < ? AND end > ?', r.end, r.start).toArray();
+      const [row] = sql.exec<{ expires: number }>('SELECT max(expires) AS expires FROM leases WHERE start < ? AND end > ? AND expires > ?', r.end, r.start, now).toArray();
       if (row?.expires) blockedUntil = Math.max(blockedUntil, row.expires);
     }
     if (blockedUntil) return { ok: false, retryAfterMs: blockedUntil - now };
     const token = crypto.randomUUID();
+    if (!durable) {
+      this.held.set(token, { ranges, expires: now + leaseMs });
+      return { ok: true, token };
+    }
+    sql.exec('DELETE FROM leases WHERE expires <= ?', now);
     for (const r of ranges) sql.exec('INSERT INTO leases (token, start, end, expires) VALUES (?, ?, ?, ?)', `${token}:${r.start}`, r.start, r.end, now + leaseMs);
     return { ok: true, token };
   }
 
   release(token: string): void {
-    this.table();
-    // A claim's rows are keyed `<token>:<start>`: the keys from `<token>:` up to `<token>;` (the next character), found by the key's index.
-    this.ctx.storage.sql.exec('DELETE FROM leases WHERE token >= ? AND token < ?', `${token}:`, `${token};`);
+    // A durable claim's rows are keyed `<token>:<start>`: the keys from `<token>:` up to `<token>;` (the next character), found by the key's index.
+    if (!this.held.delete(token)) {
+      this.table();
+      this.ctx.storage.sql.exec('DELETE FROM leases WHERE token >= ? AND token < ?', `${token}:`, `${token};`);
+    }
     this.wakeAll();
   }
 }

@@ -20,7 +20,9 @@ const bindings = env as unknown as Bindings;
 function locksWith(meanwhile: () => Promise<unknown>): SlotLocks & { holds: number } {
   const locks = {
     holds: 0,
-    async hold<T>(_ws: string, _claims: unknown, work: () => Promise<T>) {
+    async hold<T>(_ws: string, _claims: unknown, work: () => Promise<T>, opts?: { guarded?: boolean }) {
+      // A booking's write is guarded, so its leases may live in memory.
+      expect(opts?.guarded).toBe(true);
       if (locks.holds++ === 0) await meanwhile();
       return work();
     },

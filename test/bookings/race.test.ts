@@ -126,6 +126,26 @@ describe('SlotLock leases', () => {
     expect(then.ok).toBe(true);
   });
 
+  it('a guarded claim is kept in memory (claiming and releasing it write nothing to storage); it and durable claims exclude each other', async () => {
+    const { env } = await import('cloudflare:workers');
+    const ns = (env as any).SLOT_LOCK as DurableObjectNamespace<import('../../src/durable-objects/slot-lock').SlotLock>;
+    const stub = ns.get(ns.idFromName(`lease-memory:${crypto.randomUUID()}`));
+    const stored = () => runInDurableObject(stub, (_: unknown, state: DurableObjectState) => state.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM leases').one().n);
+    const inMemory = await stub.claim([{ start: 0, end: 100 }], 60_000, 0, false);
+    if (!inMemory.ok) throw new Error('not held');
+    expect(await stored()).toBe(0);
+    expect((await stub.claim([{ start: 50, end: 150 }], 60_000)).ok).toBe(false);
+    expect((await stub.claim([{ start: 50, end: 150 }], 60_000, 0, false)).ok).toBe(false);
+    await stub.release(inMemory.token);
+    const durable = await stub.claim([{ start: 50, end: 150 }], 60_000);
+    if (!durable.ok) throw new Error('not held');
+    expect(await stored()).toBe(1);
+    expect((await stub.claim([{ start: 100, end: 120 }], 60_000, 0, false)).ok).toBe(false);
+    await stub.release(durable.token);
+    expect(await stored()).toBe(0);
+    expect((await stub.claim([{ start: 100, end: 120 }], 60_000, 0, false)).ok).toBe(true);
+  });
+
   it('overlapping claims are granted in arrival order: a later one waits behind an earlier waiter even where nothing is held', async () => {
     const { env } = await import('cloudflare:workers');
     const ns = (env as any).SLOT_LOCK as DurableObjectNamespace<import('../../src/durable-objects/slot-lock').SlotLock>;

@@ -3,8 +3,11 @@ import { codedError } from '../../platform/errors';
 
 export type HostClaim = { host: string; start: number; end: number };
 
-/** How a service holds slot locks: the SlotLock Durable Objects in production and tests. */
-export type SlotLocks = { hold<T>(workspaceId: string, claims: HostClaim[], work: () => Promise<T>): Promise<T> };
+/**
+ * How a service holds slot locks: the SlotLock Durable Objects in production and tests. `guarded`: the
+ * holder's write is guarded on what it read, so its leases need not survive an eviction of the object.
+ */
+export type SlotLocks = { hold<T>(workspaceId: string, claims: HostClaim[], work: () => Promise<T>, opts?: { guarded?: boolean }): Promise<T> };
 
 /** A lease outlives any write it guards by far; a crashed holder blocks its range this long at most. */
 export const LEASE_MS = 15_000;
@@ -25,14 +28,14 @@ export const slotTaken = (message = 'The requested slot is no longer available')
  */
 export function durableSlotLocks(env: Pick<Bindings, 'SLOT_LOCK'>, request?: Pick<ExecutionContext, 'waitUntil'>): SlotLocks {
   return {
-    async hold(workspaceId, claims, work) {
+    async hold(workspaceId, claims, work, opts = {}) {
       const held: { stub: DurableObjectStub<import('../../durable-objects/slot-lock').SlotLock>; token: string }[] = [];
       const sorted = [...claims].sort((a, b) => (a.host < b.host ? -1 : a.host > b.host ? 1 : 0));
       try {
         for (const claim of sorted) {
           const stub = env.SLOT_LOCK.get(env.SLOT_LOCK.idFromName(`${workspaceId}:${claim.host}`));
           // The object holds the claim until the range is free (or the wait is over).
-          const result = await stub.claim([{ start: claim.start, end: claim.end }], LEASE_MS, WAIT_MS);
+          const result = await stub.claim([{ start: claim.start, end: claim.end }], LEASE_MS, WAIT_MS, !opts.guarded);
           if (!result.ok) throw slotTaken();
           held.push({ stub, token: result.token });
         }

@@ -359,7 +359,7 @@ export async function createBooking(ctx: ServiceContext, locks: SlotLocks, input
           if (attempt > 0) return 'retry' as const;
           current = await lookAround(ctx, s, start, startIso);
         }
-      });
+      }, { guarded: true });
       if (outcome === 'retry') continue;
       // The same submit won in parallel (double submit), or the contact write raced: run again from the top.
       if (outcome === 'lost') throw new LostRace();
