@@ -105,4 +105,66 @@ describe('SlotLock leases', () => {
     if (later.ok) await stub.release(later.token);
     expect((await stub.claim([{ start: 50, end: 99 }], 200)).ok).toBe(true);
   });
+
+  it('claims asked to wait are held in the object until the overlapping lease is released, then go through one at a time', async () => {
+    const { env } = await import('cloudflare:workers');
+    const ns = (env as any).SLOT_LOCK as DurableObjectNamespace<import('../../src/durable-objects/slot-lock').SlotLock>;
+    const stub = ns.get(ns.idFromName(`lease-wait:${crypto.randomUUID()}`));
+    const held = await stub.claim([{ start: 0, end: 100 }], 60_000);
+    if (!held.ok) throw new Error('not held');
+    // Waiting far longer than the test may run: each can only go through because a release wakes it.
+    const a = stub.claim([{ start: 50, end: 150 }], 60_000, 600_000).then((r) => ['a', r] as const);
+    const b = stub.claim([{ start: 60, end: 70 }], 60_000, 600_000).then((r) => ['b', r] as const);
+    // A claim that may wait only briefly gives up while the range is held.
+    expect((await stub.claim([{ start: 50, end: 150 }], 60_000, 1)).ok).toBe(false);
+    await stub.release(held.token);
+    const [first, got] = await Promise.race([a, b]);
+    if (!got.ok) throw new Error('not woken');
+    // The two waiters overlap each other: the second goes through once the first is released.
+    await stub.release(got.token);
+    const [, then] = await (first === 'a' ? b : a);
+    expect(then.ok).toBe(true);
+  });
+
+  it('a guarded claim is kept in memory (claiming and releasing it write nothing to storage); it and durable claims exclude each other', async () => {
+    const { env } = await import('cloudflare:workers');
+    const ns = (env as any).SLOT_LOCK as DurableObjectNamespace<import('../../src/durable-objects/slot-lock').SlotLock>;
+    const stub = ns.get(ns.idFromName(`lease-memory:${crypto.randomUUID()}`));
+    const stored = () => runInDurableObject(stub, (_: unknown, state: DurableObjectState) => state.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM leases').one().n);
+    const inMemory = await stub.claim([{ start: 0, end: 100 }], 60_000, 0, false);
+    if (!inMemory.ok) throw new Error('not held');
+    expect(await stored()).toBe(0);
+    expect((await stub.claim([{ start: 50, end: 150 }], 60_000)).ok).toBe(false);
+    expect((await stub.claim([{ start: 50, end: 150 }], 60_000, 0, false)).ok).toBe(false);
+    await stub.release(inMemory.token);
+    const durable = await stub.claim([{ start: 50, end: 150 }], 60_000);
+    if (!durable.ok) throw new Error('not held');
+    expect(await stored()).toBe(1);
+    expect((await stub.claim([{ start: 100, end: 120 }], 60_000, 0, false)).ok).toBe(false);
+    await stub.release(durable.token);
+    expect(await stored()).toBe(0);
+    expect((await stub.claim([{ start: 100, end: 120 }], 60_000, 0, false)).ok).toBe(true);
+  });
+
+  it('overlapping claims are granted in arrival order: a later one waits behind an earlier waiter even where nothing is held', async () => {
+    const { env } = await import('cloudflare:workers');
+    const ns = (env as any).SLOT_LOCK as DurableObjectNamespace<import('../../src/durable-objects/slot-lock').SlotLock>;
+    const stub = ns.get(ns.idFromName(`lease-order:${crypto.randomUUID()}`));
+    const held = await stub.claim([{ start: 0, end: 100 }], 60_000);
+    if (!held.ok) throw new Error('not held');
+    const order: string[] = [];
+    const earlier = stub.claim([{ start: 50, end: 150 }], 60_000, 600_000).then((r) => (order.push('earlier'), r));
+    // Overlaps only the earlier waiter, not the held lease: it queues behind it.
+    expect((await stub.claim([{ start: 120, end: 200 }], 60_000, 1)).ok).toBe(false);
+    const later = stub.claim([{ start: 120, end: 200 }], 60_000, 600_000).then((r) => (order.push('later'), r));
+    // Disjoint from everything: granted at once.
+    expect((await stub.claim([{ start: 300, end: 400 }], 60_000)).ok).toBe(true);
+    await stub.release(held.token);
+    const first = await earlier;
+    if (!first.ok) throw new Error('not woken');
+    expect(order).toEqual(['earlier']);
+    await stub.release(first.token);
+    expect((await later).ok).toBe(true);
+    expect(order).toEqual(['earlier', 'later']);
+  });
 });

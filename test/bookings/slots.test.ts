@@ -104,7 +104,7 @@ describe('slot engine properties', () => {
         const rules = { zone, weeklyHours: Object.fromEntries(DAYS.map((d) => [d, [['00:00', '24:00']]])) as WeeklyHours, durationMinutes: 30, intervalMinutes: 30 };
         const from = Date.parse(`${day}T00:00:00Z`) - 36 * 60 * MIN;
         const to = from + 72 * 60 * MIN;
-        const starts = candidateStarts(rules, from, to).map((c) => c.start);
+        const starts = candidateStarts(rules, from, to).starts;
         const onDay = starts.filter((s) => wall(s, zone).date === day);
         const walls = onDay.map((s) => wall(s, zone).minutes);
         // Distinct wall times, ascending, each a multiple of 30 from midnight.
@@ -123,7 +123,7 @@ describe('slot engine properties', () => {
     const hoursOf = (zone: string, day: string) => {
       const rules = { zone, weeklyHours: Object.fromEntries(DAYS.map((d) => [d, [['00:00', '24:00']]])) as WeeklyHours, durationMinutes: 30, intervalMinutes: 30 };
       const from = Date.parse(`${day}T00:00:00Z`) - 36 * 60 * MIN;
-      const starts = candidateStarts(rules, from, from + 96 * 60 * MIN).map((c) => c.start);
+      const starts = candidateStarts(rules, from, from + 96 * 60 * MIN).starts;
       const first = starts.find((s) => wall(s, zone).date === day)!;
       const next = starts.find((s) => s > first && wall(s, zone).date > day)!;
       return (next - first) / (60 * MIN);
@@ -140,7 +140,7 @@ describe('slot engine properties', () => {
   it('09:00 in Kolkata is 03:30 UTC', () => {
     const rules = { zone: 'Asia/Kolkata', weeklyHours: { mon: [['09:00', '10:00']] } as WeeklyHours, durationMinutes: 60, intervalMinutes: 60 };
     const starts = candidateStarts(rules, Date.parse('2026-06-01T00:00:00Z'), Date.parse('2026-06-02T00:00:00Z'));
-    expect(starts.map((s) => new Date(s.start).toISOString())).toEqual(['2026-06-01T03:30:00.000Z']);
+    expect(starts.starts.map((s) => new Date(s).toISOString())).toEqual(['2026-06-01T03:30:00.000Z']);
   });
 
   it('minimum notice, daily cap per host-local day, busy blocks and collective/round-robin pools', () => {

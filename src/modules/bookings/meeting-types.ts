@@ -1,18 +1,21 @@
-import { and, eq, gt, lt, sql } from 'drizzle-orm';
-import { isUniqueViolation, nowIso, runBatch, type Db } from '../../platform/db';
+import { and, eq, sql } from 'drizzle-orm';
+import { isUniqueViolation, nowIso, runBatch, type Db, type Statement } from '../../platform/db';
 import { badRequest, httpError } from '../../platform/errors';
 import { compileFilter, filterWith, type FilterCatalog } from '../../platform/filter';
 import { base64url, randomToken, uuidv7 } from '../../platform/ids';
 import { envelope, parseFilterParam, parsePaging, parseSort, searchParam } from '../../platform/list';
+import { prepared, preparedSql } from '../../platform/prepared';
 import { rawAll } from '../../platform/raw-query';
 import { isValidTimeZone } from '../../platform/timezones';
 import { selectMembers } from '../workspaces/service';
-import { bookingSettings, bookings, busyBlocks, meetingTypes, SCHEDULING_KINDS, type MeetingTypeRow, type WeeklyHours } from './schema';
-import { calendarWindow, openSlots, type Calendar, type SlotRules } from './slots';
+import { calendarOf, listingRead } from './calendar';
+import { bookingSettings, busyBlocks, meetingTypes, SCHEDULING_KINDS, type MeetingTypeRow, type WeeklyHours } from './schema';
+import { openStarts, type SlotRules } from './slots';
 
 export const MEETING_TYPE_SORTS = ['created_at', 'updated_at', 'name', 'slug', 'duration_minutes'] as const;
 export const MAX_SLOT_RANGE_DAYS = 62;
 const DAY_MS = 86_400_000;
+const MINUTE = 60_000;
 
 export const meetingTypeNotFound = () => httpError(404, 'Meeting type not found');
 export const NOT_ACTIVE = 'Meeting type is not active';
@@ -41,17 +44,46 @@ export function serializeMeetingType(row: MeetingTypeRow, members: Map<string, M
 
 export const membersById = (rows: Member[]) => new Map(rows.map((m) => [m.id, m]));
 
-const selectMeetingType = (db: Db, workspaceId: string, id: string) =>
-  db.select().from(meetingTypes).where(and(eq(meetingTypes.workspaceId, workspaceId), eq(meetingTypes.id, id))).limit(1);
+const typeById = prepared((db) =>
+  db
+    .select()
+    .from(meetingTypes)
+    .where(and(eq(meetingTypes.workspaceId, sql.placeholder('ws')), eq(meetingTypes.id, sql.placeholder('id'))))
+    .limit(1),
+);
 
-/** A meeting type and its hosts' member records: one batch (the members read resolves the pool through json_each). */
+type MemberRow = { id: string; name: string; active: number };
+
+/** The members of a meeting type's pool (through json_each of its hosts). */
+const poolMembers = preparedSql<MemberRow>(
+  'all',
+  () =>
+    sql`SELECT u.id, u.name, u.active FROM users u WHERE u.workspace_id = ${sql.placeholder('ws')}
+      AND u.id IN (SELECT value FROM json_each((SELECT host_user_ids FROM meeting_types WHERE workspace_id = ${sql.placeholder('ws')} AND id = ${sql.placeholder('id')})))`,
+);
+
+/** Every member of the workspace (booking hosts are few): names for a booking's `hosts[]`, whoever attends. */
+const allMembers = preparedSql<MemberRow>('all', () => sql`SELECT id, name, active FROM users WHERE workspace_id = ${sql.placeholder('ws')}`);
+
+export const membersFrom = (rows: MemberRow[]) => membersById(rows.map((m) => ({ id: m.id, name: m.name, active: Boolean(m.active) })));
+
+/** For a caller's batch: meeting type `id` and its members (the pool's, or `all` the workspace's); `typeFrom` reads their results. */
+export const typeReads = (db: Db, workspaceId: string, id: string, members: 'pool' | 'all' = 'pool'): Statement[] => [
+  typeById.in(db, { ws: workspaceId, id }),
+  members === 'pool' ? poolMembers.in(db, { ws: workspaceId, id }) : allMembers.in(db, { ws: workspaceId }),
+];
+
+export const typeFrom = ([rows, members]: unknown[]): { row: MeetingTypeRow; members: Map<string, Member> } | null => {
+  const row = (rows as MeetingTypeRow[])[0];
+  return row ? { row, members: membersFrom(members as MemberRow[]) } : null;
+};
+
+/** The workspace's members, for a caller's batch. */
+export const membersRead = (db: Db, workspaceId: string): Statement => allMembers.in(db, { ws: workspaceId });
+
+/** A meeting type and its hosts' member records: one batch. */
 export async function loadMeetingType(db: Db, workspaceId: string, id: string): Promise<{ row: MeetingTypeRow; members: Map<string, Member> } | null> {
-  const [rows, members] = (await runBatch(db, [
-    selectMeetingType(db, workspaceId, id),
-    rawAll(db, sql`SELECT u.id, u.name, u.active FROM users u WHERE u.workspace_id = ${workspaceId} AND u.id IN (SELECT value FROM json_each((SELECT host_user_ids FROM meeting_types WHERE workspace_id = ${workspaceId} AND id = ${id})))`),
-  ])) as [MeetingTypeRow[], { id: string; name: string; active: number }[]];
-  if (!rows[0]) return null;
-  return { row: rows[0], members: membersById(members.map((m) => ({ id: m.id, name: m.name, active: Boolean(m.active) }))) };
+  return typeFrom(await runBatch(db, typeReads(db, workspaceId, id)));
 }
 
 export async function getMeetingType(db: Db, workspaceId: string, id: string) {
@@ -148,38 +180,6 @@ export function rulesOf(row: MeetingTypeRow, members: Map<string, Member>): Slot
   };
 }
 
-/**
- * One read of everything that can affect slots in [from, to) for `hosts`:
- * the workspace's confirmed bookings and busy blocks overlapping the range
- * widened by buffers and a day each side (daily cap). Bookings of any host are
- * filtered by the engine, so a collective co-host's bookings count too.
- */
-export function calendarReads(db: Db, workspaceId: string, rules: Pick<SlotRules, 'bufferBeforeMinutes' | 'bufferAfterMinutes' | 'durationMinutes' | 'dailyCap'>, from: number, to: number) {
-  const w = calendarWindow(rules, from, to);
-  const lo = new Date(w.from).toISOString();
-  const hi = new Date(w.to).toISOString();
-  return [
-    db
-      .select({ id: bookings.id, hosts: bookings.hostUserIds, startAt: bookings.startAt, endAt: bookings.endAt, meetingTypeId: bookings.meetingTypeId })
-      .from(bookings)
-      .where(and(eq(bookings.workspaceId, workspaceId), eq(bookings.status, 'confirmed'), lt(bookings.startAt, hi), gt(bookings.endAt, lo))),
-    db
-      .select({ userId: busyBlocks.userId, startAt: busyBlocks.startAt, endAt: busyBlocks.endAt })
-      .from(busyBlocks)
-      .where(and(eq(busyBlocks.workspaceId, workspaceId), lt(busyBlocks.startAt, hi), gt(busyBlocks.endAt, lo))),
-  ] as const;
-}
-
-export type CalendarBooking = { id: string; hosts: string[]; startAt: string; endAt: string; meetingTypeId: string };
-export type CalendarBlock = { userId: string; startAt: string; endAt: string };
-
-export function calendarFrom(bookingRows: CalendarBooking[], blockRows: CalendarBlock[]): Calendar {
-  return {
-    bookings: bookingRows.map((b) => ({ id: b.id, hosts: b.hosts, start: Date.parse(b.startAt), end: Date.parse(b.endAt), meetingTypeId: b.meetingTypeId })),
-    blocks: blockRows.map((b) => ({ host: b.userId, start: Date.parse(b.startAt), end: Date.parse(b.endAt) })),
-  };
-}
-
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
 /** An ISO 8601 date or date-time as epoch ms (a missing offset reads as UTC), or null. */
@@ -194,27 +194,61 @@ export function parseInstant(value: string | undefined): number | null {
   return date.getUTCMonth() === m - 1 && date.getUTCDate() === d ? ms : null;
 }
 
-/** `GET /v1/meeting-types/{id}/slots`: the documented 400s in their order, then one read of the calendar. */
-export async function listSlots(db: Db, workspaceId: string, id: string, query: { from?: string; to?: string }, now = Date.now()) {
-  const found = await loadMeetingType(db, workspaceId, id);
+/** The open slots of a meeting type: the starts, ascending, each lasting `durationMinutes`. */
+export type SlotList = { meetingTypeId: string; timezone: string; durationMinutes: number; starts: number[] };
+
+/**
+ * `GET /v1/meeting-types/{id}/slots`: the documented 400s in their order, from
+ * one batch: the meeting type, its pool and, when `from`/`to` make a range the
+ * route answers, the calendar of that range (its window worked out from the
+ * meeting type's rules inside the statement).
+ */
+export async function listSlots(db: Db, workspaceId: string, id: string, query: { from?: string; to?: string }, now = Date.now()): Promise<SlotList> {
+  const from = parseInstant(query.from);
+  const to = parseInstant(query.to);
+  const ranged = from !== null && to !== null && to > from && to - from <= MAX_SLOT_RANGE_DAYS * DAY_MS;
+  const results = await runBatch(db, [...typeReads(db, workspaceId, id), ...(ranged ? [listingRead(db, workspaceId, id, from, to)] : [])]);
+  const found = typeFrom(results);
   if (!found) throw meetingTypeNotFound();
   const { row, members } = found;
   if (!row.isActive) throw badRequest(NOT_ACTIVE);
-  const from = parseInstant(query.from);
-  const to = parseInstant(query.to);
   if (from === null || to === null) throw badRequest('from/to must be valid ISO dates');
   if (to <= from) throw badRequest('`to` must be after `from`');
-  if (to - from > MAX_SLOT_RANGE_DAYS * DAY_MS) throw badRequest(`Requested range may not exceed ${MAX_SLOT_RANGE_DAYS} days`);
+  if (!ranged) throw badRequest(`Requested range may not exceed ${MAX_SLOT_RANGE_DAYS} days`);
   if (!row.weeklyHours) throw httpError(404, NO_SCHEDULE);
-  const rules = rulesOf(row, members);
-  const [bookingRows, blockRows] = (await runBatch(db, [...calendarReads(db, workspaceId, rules, from, to)])) as [CalendarBooking[], CalendarBlock[]];
-  const slots = openSlots(rules, calendarFrom(bookingRows, blockRows), from, to, now);
-  return {
-    meeting_type_id: row.id,
-    timezone: row.timezone,
-    duration_minutes: row.durationMinutes,
-    slots: slots.map((s) => ({ start: new Date(s.start).toISOString(), end: new Date(s.end).toISOString() })),
+  return { meetingTypeId: row.id, timezone: row.timezone, durationMinutes: row.durationMinutes, starts: openStarts(rulesOf(row, members), calendarOf(results[2]).calendar, from, to, now) };
+}
+
+/** `HH:MM` of each minute of a day. */
+const CLOCK = Array.from({ length: 1440 }, (_, m) => `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`);
+
+/**
+ * The slots answer as JSON text, `{meeting_type_id, timezone, duration_minutes, slots: [{start, end}]}`,
+ * with instants as `toISOString` writes them: 62 days of 5-minute slots are
+ * 18,000 objects, which written directly cost a fraction of building them and
+ * serializing them (a whole-minute instant is its day's date, once per day,
+ * and its clock time from a table).
+ */
+export function slotListJson(list: SlotList): string {
+  const length = list.durationMinutes * MINUTE;
+  let day = NaN;
+  let date = '';
+  const iso = (ms: number) => {
+    const d = Math.floor(ms / DAY_MS);
+    const rest = ms - d * DAY_MS;
+    if (rest % MINUTE !== 0) return new Date(ms).toISOString();
+    if (d !== day) {
+      day = d;
+      date = new Date(d * DAY_MS).toISOString().slice(0, 11);
+    }
+    return `${date}${CLOCK[rest / MINUTE]}:00.000Z`;
   };
+  let slots = '';
+  for (let i = 0; i < list.starts.length; i++) {
+    const start = list.starts[i];
+    slots += `${i ? ',' : ''}{"start":"${iso(start)}","end":"${iso(start + length)}"}`;
+  }
+  return `{"meeting_type_id":${JSON.stringify(list.meetingTypeId)},"timezone":${JSON.stringify(list.timezone)},"duration_minutes":${list.durationMinutes},"slots":[${slots}]}`;
 }
 
 // ---------------------------------------------------------------- embed and settings
@@ -223,18 +257,25 @@ const newEmbedKey = () => `bk_${base64url(randomToken(24))}`;
 
 export type BookingSettings = typeof bookingSettings.$inferSelect;
 
+const settingsInsert = preparedSql(
+  'run',
+  () =>
+    sql`INSERT INTO ${bookingSettings} (workspace_id, embed_key, link_secret, created_at, updated_at)
+      VALUES (${sql.placeholder('ws')}, ${sql.placeholder('key')}, ${sql.placeholder('secret')}, ${sql.placeholder('now')}, ${sql.placeholder('now')}) ON CONFLICT DO NOTHING`,
+);
+const settingsById = prepared((db) => db.select().from(bookingSettings).where(eq(bookingSettings.workspaceId, sql.placeholder('ws'))));
+
+/** For a caller's batch: the workspace's booking settings (none before their first use). */
+export const settingsRead = (db: Db, workspaceId: string): Statement => settingsById.in(db, { ws: workspaceId });
+
 /** For a caller's batch: the settings' first-use insert (a parallel first use may have won it), then their read. */
-export function settingsStatements(db: Db, workspaceId: string) {
-  const now = nowIso();
-  return [
-    db.insert(bookingSettings).values({ workspaceId, embedKey: newEmbedKey(), linkSecret: base64url(randomToken(32)), createdAt: now, updatedAt: now }).onConflictDoNothing(),
-    db.select().from(bookingSettings).where(eq(bookingSettings.workspaceId, workspaceId)),
-  ] as const;
+export function settingsStatements(db: Db, workspaceId: string): [Statement, Statement] {
+  return [settingsInsert.in(db, { ws: workspaceId, key: newEmbedKey(), secret: base64url(randomToken(32)), now: nowIso() }), settingsById.in(db, { ws: workspaceId })];
 }
 
 /** The workspace's booking settings (the `bk_` embed key, the link secret), created on first use: one batch. */
 export async function bookingSettingsOf(db: Db, workspaceId: string): Promise<BookingSettings> {
-  const [, rows] = (await runBatch(db, [...settingsStatements(db, workspaceId)])) as [unknown, BookingSettings[]];
+  const [, rows] = (await runBatch(db, settingsStatements(db, workspaceId))) as [unknown, BookingSettings[]];
   return rows[0];
 }
 

@@ -117,9 +117,9 @@ async function renderBookingPage(c: Context<AppEnv>, ctx: ServiceContext, slug: 
   const first = Temporal.PlainDate.compare(earlier, today) < 0 ? today : earlier;
   const days = Array.from({ length: 14 }, (_, i) => first.add({ days: i }));
   const range = { from: first.toZonedDateTime(zone).toInstant().toString(), to: first.add({ days: 14 }).toZonedDateTime(zone).toInstant().toString() };
-  let all: { start: string; end: string }[] = [];
+  let all: { start: string }[] = [];
   try {
-    all = (await listSlots(ctx.db, ctx.ws.id, mt.id, range)).slots;
+    all = (await listSlots(ctx.db, ctx.ws.id, mt.id, range)).starts.map((ms) => ({ start: new Date(ms).toISOString() }));
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
   }
@@ -241,7 +241,7 @@ bookingPages.post('/:ws/:slug', limitPublicPost('booking'), async (c) => {
   try {
     const booking = await createBooking(
       ctx,
-      durableSlotLocks(c.env),
+      durableSlotLocks(c.env, c.executionCtx),
       { meeting_type_id: mt.id, start_at: start, timezone: zone, invitee: { name: field('name').slice(0, 200), email: field('email') }, ...(field('notes') ? { notes: field('notes').slice(0, 2000) } : {}) },
       { source, base, env: c.env, defer: afterResponse(c.executionCtx) },
     );

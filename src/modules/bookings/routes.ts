@@ -1,6 +1,8 @@
+import type { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../../env';
 import { afterResponse } from '../../platform/after-response';
+import { jsonText } from '../../platform/kept-json';
 import { publicBaseUrl } from '../../platform/public-base';
 import { serviceContext } from '../../platform/context';
 import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
@@ -22,7 +24,7 @@ import {
   SlotsQuery,
 } from './dto';
 import { durableSlotLocks } from './locks';
-import { embedMaterial, getMeetingType, listMeetingTypes, listSlots } from './meeting-types';
+import { embedMaterial, getMeetingType, listMeetingTypes, listSlots, slotListJson } from './meeting-types';
 import { cancelBooking, createBooking, getBooking, listBookings, reassignBooking, rescheduleBooking } from './service';
 
 export const bookingRoutes = createRouter();
@@ -78,7 +80,7 @@ bookingRoutes.openapi(
       ...errorResponses({ 404: { description: '`Meeting type not found`; `No availability schedule configured for this meeting type`' } }),
     },
   }),
-  async (c) => c.json(await listSlots(c.var.db, c.var.workspace.id, id(c), c.req.valid('query')), 200),
+  async (c) => jsonText<z.infer<typeof Slots>, 200>(c, slotListJson(await listSlots(c.var.db, c.var.workspace.id, id(c), c.req.valid('query'))), 200),
 );
 
 bookingRoutes.openapi(
@@ -151,7 +153,7 @@ bookingRoutes.openapi(
       }),
     },
   }),
-  async (c) => c.json(await createBooking(serviceContext(c), durableSlotLocks(c.env), c.req.valid('json'), { source: 'api', base: publicBaseUrl(c.env, c.req.url), env: c.env, defer: afterResponse(c.executionCtx) }), 201),
+  async (c) => c.json(await createBooking(serviceContext(c), durableSlotLocks(c.env, c.executionCtx), c.req.valid('json'), { source: 'api', base: publicBaseUrl(c.env, c.req.url), env: c.env, defer: afterResponse(c.executionCtx) }), 201),
 );
 
 bookingRoutes.openapi(
@@ -185,7 +187,7 @@ bookingRoutes.openapi(
       ...errorResponses({ 404: { description: '`Booking not found`; `No availability schedule configured for this meeting type`' }, 409: { description: '`SLOT_TAKEN`' } }),
     },
   }),
-  async (c) => c.json(await rescheduleBooking(serviceContext(c), durableSlotLocks(c.env), id(c), c.req.valid('json')), 201),
+  async (c) => c.json(await rescheduleBooking(serviceContext(c), durableSlotLocks(c.env, c.executionCtx), id(c), c.req.valid('json')), 201),
 );
 
 bookingRoutes.openapi(
@@ -207,5 +209,5 @@ bookingRoutes.openapi(
       }),
     },
   }),
-  async (c) => c.json(await reassignBooking(serviceContext(c), durableSlotLocks(c.env), id(c), c.req.valid('json')), 201),
+  async (c) => c.json(await reassignBooking(serviceContext(c), durableSlotLocks(c.env, c.executionCtx), id(c), c.req.valid('json')), 201),
 );

@@ -1,36 +1,38 @@
-import { and, asc, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, gt, gte, lt, lte, Param, sql, type SQL } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
-import { failedGuard, guarded, isUniqueViolation, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
+import { failedGuard, guarded, isUniqueViolation, nowIso, retryOnConflict, runBatch, type Db, type Statement } from '../../platform/db';
 import { badRequest, codedError, httpError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { envelope, parsePaging, parseSort } from '../../platform/list';
+import { prepared, preparedInsert, preparedSql } from '../../platform/prepared';
+import type { RowGuard } from '../../platform/row-guard';
 import { isValidTimeZone } from '../../platform/timezones';
-import { rawAll } from '../../platform/raw-query';
 import { isUuid } from '../../platform/validation';
-import { planContactReference } from '../contacts/resolve';
+import { planContactReference, type ContactReferencePlan } from '../contacts/resolve';
 import { sendEmail, type SendContext } from '../emails/send';
+import { aroundStartRead, calendarOf, calendarRead, unchangedCondition, unchangedFor, type CalendarRead } from './calendar';
 import { confirmationFor, manageUrlWith, type BookingMessage } from './confirmation';
 import { BOOKING_SORTS, type BookingCreateInput, type BookingListInput } from './dto';
 import { slotTaken, type SlotLocks } from './locks';
 import {
-  calendarFrom,
-  calendarReads,
   loadMeetingType,
-  membersById,
   meetingTypeNotFound,
+  membersFrom,
+  membersRead,
   NO_SCHEDULE,
   NOT_ACTIVE,
   parseInstant,
   rulesOf,
+  settingsRead,
   settingsStatements,
+  typeFrom,
+  typeReads,
   type BookingSettings,
-  type CalendarBlock,
-  type CalendarBooking,
   type Member,
 } from './meeting-types';
 import { bookingAssignments, bookings, BOOKING_STATUSES, type BookingRow, type MeetingTypeRow } from './schema';
-import { checkHostAt, lockRange, pickFairest, slotAt, type Calendar, type HostCheck, type SlotRules } from './slots';
+import { checkHostAt, lockRange, pickFairest, slotAt, type Calendar, type HostCheck, type Slot, type SlotRules } from './slots';
 
 const isFree = (c: HostCheck) => !c.hard && c.soft.length === 0;
 
@@ -88,17 +90,20 @@ export function serializeBooking(b: BookingRow, members: Map<string, Member>) {
   };
 }
 
-const selectBooking = (ctx: ServiceContext, id: string) =>
-  ctx.db.select().from(bookings).where(and(eq(bookings.workspaceId, ctx.ws.id), eq(bookings.id, isUuid(id) ? id.toLowerCase() : ''))).limit(1);
+const bookingById = prepared((db) =>
+  db
+    .select()
+    .from(bookings)
+    .where(and(eq(bookings.workspaceId, sql.placeholder('ws')), eq(bookings.id, sql.placeholder('id'))))
+    .limit(1),
+);
 
-/** Every member of the workspace (booking hosts are few): names for `hosts[]`. */
-const selectAllMembers = (ctx: ServiceContext) =>
-  rawAll<{ id: string; name: string; active: number }>(ctx.db, sql`SELECT id, name, active FROM users WHERE workspace_id = ${ctx.ws.id}`);
+const selectBooking = (ctx: ServiceContext, id: string) => bookingById.in(ctx.db, { ws: ctx.ws.id, id: isUuid(id) ? id.toLowerCase() : '' });
 
-const membersFrom = (rows: { id: string; name: string; active: number | boolean }[]) => membersById(rows.map((m) => ({ id: m.id, name: m.name, active: Boolean(m.active) })));
+type MemberRows = Parameters<typeof membersFrom>[0];
 
 export async function getBooking(ctx: ServiceContext, id: string) {
-  const [rows, members] = (await runBatch(ctx.db, [selectBooking(ctx, id), selectAllMembers(ctx)])) as [BookingRow[], { id: string; name: string; active: number }[]];
+  const [rows, members] = (await runBatch(ctx.db, [selectBooking(ctx, id), membersRead(ctx.db, ctx.ws.id)])) as [BookingRow[], MemberRows];
   if (!rows[0]) throw bookingNotFound();
   return serializeBooking(rows[0], membersFrom(members));
 }
@@ -133,8 +138,8 @@ export async function listBookings(ctx: ServiceContext, query: BookingListInput)
   const [counted, rows, members] = (await runBatch(ctx.db, [
     ctx.db.select({ total: sql<number>`count(*)` }).from(bookings).where(where),
     ctx.db.select().from(bookings).where(where).orderBy(...order).limit(paging.limit).offset(paging.offset),
-    selectAllMembers(ctx),
-  ])) as [{ total: number }[], BookingRow[], { id: string; name: string; active: number }[]];
+    membersRead(ctx.db, ctx.ws.id),
+  ])) as [{ total: number }[], BookingRow[], MemberRows];
   const byId = membersFrom(members);
   return envelope(
     rows.map((r) => serializeBooking(r, byId)),
@@ -170,36 +175,44 @@ export function bookingEventData(b: BookingRow, mt: Pick<MeetingTypeRow, 'name' 
 // ---------------------------------------------------------------- scheduling helpers
 
 type Schedule = { row: MeetingTypeRow; members: Map<string, Member>; rules: SlotRules };
+type Stats = Map<string, { count: number; lastBookedAt: string | null }>;
+
+const scheduleFrom = (found: ReturnType<typeof typeFrom>): Schedule | null => found && { ...found, rules: rulesOf(found.row, found.members) };
 
 async function scheduleOf(ctx: ServiceContext, meetingTypeId: string): Promise<Schedule | null> {
-  const found = await loadMeetingType(ctx.db, ctx.ws.id, meetingTypeId);
-  if (!found) return null;
-  return { ...found, rules: rulesOf(found.row, found.members) };
+  return scheduleFrom(await loadMeetingType(ctx.db, ctx.ws.id, meetingTypeId));
 }
+
+/** Round-robin fairness: each host's confirmed bookings of the meeting type created in the trailing 30 days, and the latest. */
+const fairnessRead = prepared((db) =>
+  db
+    .select({ host: bookings.hostUserId, count: sql<number>`count(*)`, last: sql<string | null>`max(${bookings.createdAt})` })
+    .from(bookings)
+    .where(and(eq(bookings.workspaceId, sql.placeholder('ws')), eq(bookings.meetingTypeId, sql.placeholder('mt')), eq(bookings.status, 'confirmed'), gte(bookings.createdAt, sql.placeholder('since'))))
+    .groupBy(bookings.hostUserId),
+);
+
+const fairness = (ctx: ServiceContext, meetingTypeId: string) => fairnessRead.in(ctx.db, { ws: ctx.ws.id, mt: meetingTypeId, since: new Date(Date.now() - FAIRNESS_WINDOW_MS).toISOString() });
+const statsFrom = (rows: unknown) => new Map((rows as { host: string; count: number; last: string | null }[]).map((r) => [r.host, { count: r.count, lastBookedAt: r.last }])) as Stats;
 
 /** The authoritative calendar around one slot, and round-robin fairness stats of the meeting type: one batch. */
 async function readAround(ctx: ServiceContext, s: Schedule, start: number, extra: Statement[] = []) {
-  const end = start + s.rules.durationMinutes * MINUTE;
-  const since = new Date(Date.now() - FAIRNESS_WINDOW_MS).toISOString();
-  const results = await runBatch(ctx.db, [
-    ...calendarReads(ctx.db, ctx.ws.id, s.rules, start, end),
-    ctx.db
-      .select({ host: bookings.hostUserId, count: sql<number>`count(*)`, last: sql<string | null>`max(${bookings.createdAt})` })
-      .from(bookings)
-      .where(and(eq(bookings.workspaceId, ctx.ws.id), eq(bookings.meetingTypeId, s.row.id), eq(bookings.status, 'confirmed'), gte(bookings.createdAt, since)))
-      .groupBy(bookings.hostUserId),
-    ...extra,
-  ]);
-  const [bookingRows, blockRows, statRows] = results as [CalendarBooking[], CalendarBlock[], { host: string; count: number; last: string | null }[]];
-  return {
-    calendar: calendarFrom(bookingRows, blockRows),
-    stats: new Map(statRows.map((r) => [r.host, { count: r.count, lastBookedAt: r.last }])),
-    extra: results.slice(3),
-  };
+  const results = await runBatch(ctx.db, [calendarRead(ctx.db, ctx.ws.id, s.rules, start, start + s.rules.durationMinutes * MINUTE), fairness(ctx, s.row.id), ...extra]);
+  const read = calendarOf(results[0]);
+  return { read, calendar: read.calendar, stats: statsFrom(results[1]), extra: results.slice(2) };
+}
+
+/** Whether every one of `hosts` is free in the slot. */
+const freeFor = (hosts: string[], slot: Slot | null) => slot !== null && hosts.every((h) => slot.hosts.includes(h));
+
+/** A pass's look: the calendar around the slot, fairness, and the bookings already at that start (double submits). */
+async function lookAround(ctx: ServiceContext, s: Schedule, start: number, startIso: string): Promise<Look> {
+  const { read, stats, extra } = await readAround(ctx, s, start, [sameStart(ctx, s.row.id, startIso)]);
+  return { read, stats, sameStart: extra[0] as BookingRow[] };
 }
 
 /** The hosts a booking at `start` takes: assigned host first (collective: the whole eligible pool). */
-function assignHosts(s: Schedule, free: string[], stats: Map<string, { count: number; lastBookedAt: string | null }>, pinned?: string): string[] | null {
+function assignHosts(s: Schedule, free: string[], stats: Stats, pinned?: string): string[] | null {
   if (s.rules.kind === 'collective') return free.length === s.rules.hosts.length ? [...s.rules.hosts] : null;
   if (pinned) return free.includes(pinned) ? [pinned] : null;
   const pick = s.rules.kind === 'round_robin' ? pickFairest(free, stats, s.rules.hosts) : free[0];
@@ -221,116 +234,209 @@ function parseStart(raw: string): number {
 
 const dedupeKeyOf = (meetingTypeId: string, startIso: string, contactId: string, pinned: string | null) => `${meetingTypeId}|${startIso}|${contactId}|${pinned ?? ''}`;
 
-const selectDuplicate = (ctx: ServiceContext, key: string) =>
-  ctx.db.select().from(bookings).where(and(eq(bookings.workspaceId, ctx.ws.id), eq(bookings.dedupeKey, key), eq(bookings.status, 'confirmed'))).limit(1);
+/** The confirmed bookings of one meeting type and start (their double-submit keys share the prefix; the contact and pin follow): at most a few. */
+const sameStartRead = prepared((db) =>
+  db
+    .select()
+    .from(bookings)
+    .where(and(eq(bookings.workspaceId, sql.placeholder('ws')), eq(bookings.status, 'confirmed'), gt(bookings.dedupeKey, sql.placeholder('prefix')), lt(bookings.dedupeKey, sql.placeholder('beyond')))),
+);
+
+// '~' sorts after every character a key holds after the prefix (hex digits, dashes, '|').
+const sameStart = (ctx: ServiceContext, meetingTypeId: string, startIso: string) => sameStartRead.in(ctx.db, { ws: ctx.ws.id, prefix: `${meetingTypeId}|${startIso}|`, beyond: `${meetingTypeId}|${startIso}|~` });
+
+/** What a pass decides on: the calendar around the slot, fairness, and the bookings already at that start. */
+type Look = { read: CalendarRead; stats: Stats; sameStart: BookingRow[] };
+
+const bookingColumns = Object.entries(getTableColumns(bookings));
+
+/**
+ * A booking's insert whose `version` (NOT NULL) is NULL unless its hosts'
+ * calendar is still the one the booking was decided on (`unchangedFor`): the
+ * constraint then fails the whole batch (contact, assignment, event), and
+ * nothing is written.
+ */
+const bookingInsert = preparedSql('run', () => {
+  const names = sql.join(bookingColumns.map(([, c]) => sql.identifier(c.name)), sql.raw(', '));
+  const values = sql.join(
+    bookingColumns.map(([key, c]) => (key === 'version' ? guarded(unchangedCondition, sql`1`) : new Param(sql.placeholder(key), c))),
+    sql.raw(', '),
+  );
+  return sql`INSERT INTO ${bookings} (${names}) VALUES (${values})`;
+});
+const insertBooking = (db: Db, row: BookingRow, unchanged: RowGuard) => bookingInsert.in(db, { ...row, ...unchanged.values });
+const assignmentInsert = preparedInsert(bookingAssignments);
 
 /**
  * `POST /v1/bookings` (and the hosted page): validation in the documented order,
  * the contact (contact_id wins, else the invitee upsert; a merge conflict
  * books nothing), a double submit answers the existing booking, then the
- * slot is taken under the hosts' SlotLocks: re-read, re-checked and written
- * (booking, assignment history, contact writes and `booking.created`) in one
- * batch before the locks are released.
+ * slot is taken under the hosts' SlotLocks.
+ *
+ * One batch reads the meeting type, the workspace's members, the contact, the
+ * calendar around the slot (its window worked out from the meeting type in
+ * SQL), fairness and the bookings already at that start; the hosts are picked
+ * from it and their locks taken. The write batch (booking, assignment history,
+ * the contact's own writes, `booking.created`, the settings the manage link is
+ * signed with) is guarded on the hosts' calendar being unchanged since that
+ * read, so under the locks nothing needs reading again: two round trips. When
+ * the guard fails the calendar is read again under the locks and the slot
+ * re-checked; a round-robin host taken in between makes the next pass pick
+ * another free one. The locks are released after the response.
  */
 export async function createBooking(ctx: ServiceContext, locks: SlotLocks, input: BookingCreateInput, origin: BookingOrigin) {
   if (input.contact_id === undefined && input.invitee === undefined) throw badRequest(NO_CONTACT);
   const start = parseStart(input.start_at);
   if (!isValidTimeZone(input.timezone)) throw badRequest(BAD_ZONE);
-  const s = await scheduleOf(ctx, input.meeting_type_id.toLowerCase());
-  if (!s) throw meetingTypeNotFound();
-  if (!s.row.isActive) throw badRequest(NOT_ACTIVE);
+  const typeId = input.meeting_type_id.toLowerCase();
   const pinned = input.host_user_id?.toLowerCase();
-  if (pinned !== undefined) {
-    if (s.row.schedulingKind !== 'round_robin') throw badRequest(PIN_KIND);
-    if (!s.rules.hosts.includes(pinned)) throw badRequest(PIN_POOL);
-  }
-  if (!s.row.weeklyHours) throw httpError(404, NO_SCHEDULE);
   const startIso = new Date(start).toISOString();
 
   return retryOnConflict(async () => {
-    const contactPlan = planContactReference(
-      ctx,
-      input.contact_id !== undefined ? { contact_id: input.contact_id } : { email: input.invitee!.email, phone: input.invitee!.phone, name: input.invitee!.name },
-      { missingMessage: NO_CONTACT, source: origin.source === 'api' ? 'api' : 'booking' },
-    );
-    const planned = await contactPlan.resolve(await runBatch(ctx.db, contactPlan.reads));
+    // An invitee the plan refuses (400) is answered after the meeting type's own refusals.
+    let contactPlan: ContactReferencePlan | null = null;
+    let refused: unknown = null;
+    try {
+      contactPlan = planContactReference(
+        ctx,
+        input.contact_id !== undefined ? { contact_id: input.contact_id } : { email: input.invitee!.email, phone: input.invitee!.phone, name: input.invitee!.name },
+        { missingMessage: NO_CONTACT, source: origin.source === 'api' ? 'api' : 'booking' },
+      );
+    } catch (err) {
+      refused = err;
+    }
+    const results = await runBatch(ctx.db, [
+      ...typeReads(ctx.db, ctx.ws.id, typeId, 'all'),
+      aroundStartRead(ctx.db, ctx.ws.id, typeId, start),
+      fairness(ctx, typeId),
+      sameStart(ctx, typeId, startIso),
+      settingsRead(ctx.db, ctx.ws.id),
+      ...(contactPlan?.reads ?? []),
+    ]);
+    const s = scheduleFrom(typeFrom(results));
+    if (!s) throw meetingTypeNotFound();
+    if (!s.row.isActive) throw badRequest(NOT_ACTIVE);
+    if (pinned !== undefined) {
+      if (s.row.schedulingKind !== 'round_robin') throw badRequest(PIN_KIND);
+      if (!s.rules.hosts.includes(pinned)) throw badRequest(PIN_POOL);
+    }
+    if (!s.row.weeklyHours) throw httpError(404, NO_SCHEDULE);
+    if (!contactPlan) throw refused;
+    const planned = await contactPlan.resolve(results.slice(6));
     const key = dedupeKeyOf(s.row.id, startIso, planned.contact.id, pinned ?? null);
+    const settings = (results[5] as BookingSettings[])[0] as BookingSettings | undefined;
+    // The next pass decides on this look; null: read one.
+    let next: Look | null = {
+      read: calendarOf(results[2]),
+      stats: statsFrom(results[3]),
+      sameStart: results[4] as BookingRow[],
+    };
 
-    // A look outside the locks picks the hosts; the look under their locks decides. A
-    // round-robin host taken in between makes the next pass pick another free one.
     for (let pass = 0; pass <= s.rules.hosts.length; pass++) {
-      // The first look also finds a double submit: the existing booking answers it.
-      const first = await readAround(ctx, s, start, [selectDuplicate(ctx, key), selectAllMembers(ctx)]);
-      const [dupRows, memberRows] = first.extra as [BookingRow[], { id: string; name: string; active: number }[]];
-      if (dupRows[0]) return { ...serializeBooking(dupRows[0], membersFrom(memberRows)), duplicate: true };
-      const slot = slotAt(s.rules, first.calendar, start, Date.now(), { pinned });
-      const hosts = slot && assignHosts(s, slot.hosts, first.stats, pinned);
+      const look: Look = next ?? (await lookAround(ctx, s, start, startIso));
+      next = null;
+      const duplicate = look.sameStart.find((b) => b.dedupeKey === key);
+      if (duplicate) return { ...serializeBooking(duplicate, s.members), duplicate: true };
+      const slot = slotAt(s.rules, look.read.calendar, start, Date.now(), { pinned });
+      const hosts = slot && assignHosts(s, slot.hosts, look.stats, pinned);
       if (!hosts) throw slotTaken();
 
-      const outcome = await locks.hold(ctx.ws.id, claimsFor(s.rules, hosts, start), async () => {
-        // The re-read also brings the link secret the confirmation's manage link is signed with.
-        const fresh = await readAround(ctx, s, start, [...settingsStatements(ctx.db, ctx.ws.id)]);
-        const settings = (fresh.extra[1] as BookingSettings[])[0];
-        const again = slotAt(s.rules, fresh.calendar, start, Date.now(), { pinned });
-        if (!again || !hosts.every((h) => again.hosts.includes(h))) return 'retry' as const;
-        const now = nowIso();
-        const contact = planned.contact;
-        const row: BookingRow = {
-          id: uuidv7(),
-          workspaceId: ctx.ws.id,
-          meetingTypeId: s.row.id,
-          contactId: contact.id,
-          hostUserId: hosts[0],
-          hostUserIds: hosts,
-          status: 'confirmed',
-          startAt: startIso,
-          endAt: new Date(start + s.rules.durationMinutes * MINUTE).toISOString(),
-          hostTimezone: s.row.timezone,
-          inviteeTimezone: input.timezone,
-          inviteeName: input.invitee?.name ?? contact.name ?? contact.email ?? contact.phone ?? '',
-          inviteeEmail: input.invitee?.email.trim().toLowerCase() ?? contact.email ?? '',
-          inviteePhone: input.invitee?.phone ?? contact.phone ?? null,
-          joinUrl: null,
-          notes: input.notes ?? null,
-          source: origin.source,
-          pinnedHostUserId: pinned ?? null,
-          dedupeKey: key,
-          cancelledAt: null,
-          cancelledBy: null,
-          cancellationReason: null,
-          rescheduledAt: null,
-          previousStartAt: null,
-          rescheduleCount: 0,
-          noShowMarkedAt: null,
-          version: 1,
-          createdAt: now,
-          updatedAt: now,
-        };
-        const event = ctx.events.emit(ctx.db, ctx.ws.id, 'booking.created', bookingEventData(row, s.row, s.members));
-        try {
-          await runBatch(ctx.db, [
-            ...planned.writes,
-            ctx.db.insert(bookings).values(row),
-            ctx.db.insert(bookingAssignments).values({ id: uuidv7(), workspaceId: ctx.ws.id, bookingId: row.id, fromUserId: null, toUserId: hosts[0], reason: pinned ? 'pinned' : s.rules.kind, kind: 'created', forced: false, createdAt: now }),
-            event.statement,
-          ]);
-        } catch (err) {
-          if (isUniqueViolation(err)) return 'lost' as const;
-          throw planned.mapError(err);
+      const claims = claimsFor(s.rules, hosts, start);
+      const outcome = await locks.hold(ctx.ws.id, claims, async () => {
+        let current = look;
+        for (let attempt = 0; ; attempt++) {
+          // Only the claimed slot is checked again, at the time it is written: on the calendar the hosts were
+          // picked on only the clock has moved (the minimum notice); on one read under the locks, everything.
+          const free = attempt === 0 ? start >= Date.now() + s.rules.minNoticeMinutes * MINUTE : freeFor(hosts, slotAt(s.rules, current.read.calendar, start, Date.now(), { pinned }));
+          if (!free) {
+            // What was read under the locks is as fresh as a new pass would read: it decides the next one.
+            if (attempt > 0) next = current;
+            return 'retry' as const;
+          }
+          const written = await writeBooking(ctx, s, input, origin, { start, startIso, key, pinned, hosts, planned, settings, unchanged: unchangedFor(current.read, hosts, ctx.ws.id, claims[0]) });
+          if (written !== 'changed') return written;
+          // Someone changed the hosts' calendar since it was read: read it again, now under the locks.
+          if (attempt > 0) return 'retry' as const;
+          current = await lookAround(ctx, s, start, startIso);
         }
-        ctx.events.committedAfter([...planned.events, event.event]);
-        return { row, linkSecret: settings.linkSecret };
-      });
+      }, { guarded: true });
       if (outcome === 'retry') continue;
       // The same submit won in parallel (double submit), or the contact write raced: run again from the top.
       if (outcome === 'lost') throw new LostRace();
-      const manage = await manageUrlWith(outcome.linkSecret, ctx.ws.id, origin.base, outcome.row.id);
-      const message = confirmationFor(outcome.row, s.row, s.members, manage);
-      origin.defer(() => sendConfirmation({ ...ctx, env: origin.env, baseUrl: origin.base }, message, outcome.row.id));
-      return { ...serializeBooking(outcome.row, s.members), duplicate: false };
+      const { row, linkSecret } = outcome;
+      // The manage link's signature and the message are made after the response, with the send.
+      origin.defer(async () => {
+        const message = confirmationFor(row, s.row, s.members, await manageUrlWith(linkSecret, ctx.ws.id, origin.base, row.id));
+        await sendConfirmation({ ...ctx, env: origin.env, baseUrl: origin.base }, message, row.id);
+      });
+      return { ...serializeBooking(row, s.members), duplicate: false };
     }
     throw slotTaken();
   }, (err) => err instanceof LostRace || isUniqueViolation(err));
+}
+
+type Planned = Awaited<ReturnType<ContactReferencePlan['resolve']>>;
+type Decided = { start: number; startIso: string; key: string; pinned: string | undefined; hosts: string[]; planned: Planned; settings: BookingSettings | undefined; unchanged: RowGuard };
+
+/**
+ * The write batch of a booking decided on a calendar: its row, assignment
+ * history, the contact's writes, `booking.created`, and the workspace's booking
+ * settings when the read found none (created on first use; their link secret
+ * signs the manage link). `changed` when the hosts' calendar is no longer the
+ * one decided on.
+ */
+async function writeBooking(ctx: ServiceContext, s: Schedule, input: BookingCreateInput, origin: BookingOrigin, d: Decided) {
+  const now = nowIso();
+  const contact = d.planned.contact;
+  const row: BookingRow = {
+    id: uuidv7(),
+    workspaceId: ctx.ws.id,
+    meetingTypeId: s.row.id,
+    contactId: contact.id,
+    hostUserId: d.hosts[0],
+    hostUserIds: d.hosts,
+    status: 'confirmed',
+    startAt: d.startIso,
+    endAt: new Date(d.start + s.rules.durationMinutes * MINUTE).toISOString(),
+    hostTimezone: s.row.timezone,
+    inviteeTimezone: input.timezone,
+    inviteeName: input.invitee?.name ?? contact.name ?? contact.email ?? contact.phone ?? '',
+    inviteeEmail: input.invitee?.email.trim().toLowerCase() ?? contact.email ?? '',
+    inviteePhone: input.invitee?.phone ?? contact.phone ?? null,
+    joinUrl: null,
+    notes: input.notes ?? null,
+    source: origin.source,
+    pinnedHostUserId: d.pinned ?? null,
+    dedupeKey: d.key,
+    cancelledAt: null,
+    cancelledBy: null,
+    cancellationReason: null,
+    rescheduledAt: null,
+    previousStartAt: null,
+    rescheduleCount: 0,
+    noShowMarkedAt: null,
+    version: 1,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const event = ctx.events.emit(ctx.db, ctx.ws.id, 'booking.created', bookingEventData(row, s.row, s.members));
+  let results: unknown[];
+  try {
+    results = await runBatch(ctx.db, [
+      ...d.planned.writes,
+      insertBooking(ctx.db, row, d.unchanged),
+      assignmentInsert.in(ctx.db, { id: uuidv7(), workspaceId: ctx.ws.id, bookingId: row.id, fromUserId: null, toUserId: d.hosts[0], reason: d.pinned ? 'pinned' : s.rules.kind, kind: 'created', forced: false, createdAt: now }),
+      event.statement,
+      ...(d.settings ? [] : settingsStatements(ctx.db, ctx.ws.id)),
+    ]);
+  } catch (err) {
+    if (failedGuard(err, 'bookings.version')) return 'changed' as const;
+    if (isUniqueViolation(err)) return 'lost' as const;
+    throw d.planned.mapError(err);
+  }
+  ctx.events.committedAfter([...d.planned.events, event.event]);
+  const settings = d.settings ?? (results[results.length - 1] as BookingSettings[])[0];
+  return { row, linkSecret: settings.linkSecret };
 }
 
 class LostRace extends Error {}
@@ -353,7 +459,7 @@ export async function sendConfirmation(ctx: SendContext, message: BookingMessage
 // ---------------------------------------------------------------- cancel
 
 async function readBookingWithType(ctx: ServiceContext, id: string) {
-  const [rows, members] = (await runBatch(ctx.db, [selectBooking(ctx, id), selectAllMembers(ctx)])) as [BookingRow[], { id: string; name: string; active: number }[]];
+  const [rows, members] = (await runBatch(ctx.db, [selectBooking(ctx, id), membersRead(ctx.db, ctx.ws.id)])) as [BookingRow[], MemberRows];
   const booking = rows[0];
   if (!booking) throw bookingNotFound();
   const s = await scheduleOf(ctx, booking.meetingTypeId);
@@ -457,7 +563,7 @@ export async function rescheduleBooking(ctx: ServiceContext, locks: SlotLocks, i
  * booking changed in between answers BOOKING_MODIFIED.
  */
 export async function reassignBooking(ctx: ServiceContext, locks: SlotLocks, id: string, input: { user_id?: string; reason?: string; force?: boolean }) {
-  const [rows, memberRows] = (await runBatch(ctx.db, [selectBooking(ctx, id), selectAllMembers(ctx)])) as [BookingRow[], { id: string; name: string; active: number }[]];
+  const [rows, memberRows] = (await runBatch(ctx.db, [selectBooking(ctx, id), membersRead(ctx.db, ctx.ws.id)])) as [BookingRow[], MemberRows];
   const booking = rows[0];
   if (!booking) throw bookingNotFound();
   const members = membersFrom(memberRows);

@@ -5,13 +5,18 @@ import { WEEKDAYS, type SchedulingKind, type WeeklyHours } from './schema';
  * The slot engine: pure functions over a meeting type's rules and the hosts'
  * commitments (confirmed bookings, busy blocks), all instants in epoch ms.
  * Wall-clock rules (weekly hours, the daily cap's day) are read in the
- * schedule's IANA zone through Temporal (the `temporal-polyfill` package: the
- * runtime has no native Temporal yet), so DST days and half-hour zones come
- * out right without any fixed offset.
+ * schedule's IANA zone. The zone's offsets over a request's range come from
+ * Temporal (the `temporal-polyfill` package: the runtime has no native Temporal
+ * yet) once; a day far from any offset change converts with arithmetic, and
+ * only the windows near a change go through Temporal wall time by wall time,
+ * so DST days and half-hour zones come out right without any fixed offset.
  */
 
 const MINUTE = 60_000;
 const DAY_MS = 86_400_000;
+
+/** The longest meeting a type may have, so the longest booking: calendar reads bound their scans with it. */
+export const MAX_DURATION_MINUTES = 720;
 
 export type SlotRules = {
   zone: string;
@@ -39,6 +44,64 @@ const minutesOf = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.
 
 /** `HH:MM` from 00:00 to 24:00. */
 export const isWallTime = (v: string) => /^([01]\d|2[0-3]):[0-5]\d$|^24:00$/.test(v);
+
+// ---------------------------------------------------------------- the zone's offsets
+
+/**
+ * A zone's UTC offsets over a range of instants, read once: segment `i` starts
+ * at `starts[i]` (the range's start, then each offset change) and keeps
+ * `offsets[i]` until the next.
+ */
+type ZoneOffsets = { zone: string; from: number; to: number; starts: number[]; offsets: number[] };
+
+function zoneOffsets(zone: string, from: number, to: number): ZoneOffsets {
+  let at = Temporal.Instant.fromEpochMilliseconds(from).toZonedDateTimeISO(zone);
+  const starts = [from];
+  const offsets = [at.offsetNanoseconds / 1e6];
+  for (;;) {
+    const next = at.getTimeZoneTransition('next');
+    if (!next || next.epochMilliseconds > to) break;
+    starts.push(next.epochMilliseconds);
+    offsets.push(next.offsetNanoseconds / 1e6);
+    at = next;
+  }
+  return { zone, from, to, starts, offsets };
+}
+
+/** The offset in effect at an instant (outside the range read, asked of Temporal). */
+function offsetAt(o: ZoneOffsets, ms: number): number {
+  if (ms < o.from || ms > o.to) return Temporal.Instant.fromEpochMilliseconds(ms).toZonedDateTimeISO(o.zone).offsetNanoseconds / 1e6;
+  let i = o.starts.length - 1;
+  while (o.starts[i] > ms) i--;
+  return o.offsets[i];
+}
+
+/** The local calendar day of an instant, as days since 1970-01-01. */
+const localDay = (o: ZoneOffsets, ms: number) => Math.floor((ms + offsetAt(o, ms)) / DAY_MS);
+
+/**
+ * The offset that turns every local wall time in [lo, hi] (local ms) into its
+ * instant by subtraction: the one in effect from a day before to a day after
+ * them. Null near an offset change, where Temporal decides wall time by wall time.
+ */
+function steadyOffset(o: ZoneOffsets, lo: number, hi: number): number | null {
+  for (let i = 0; i < o.starts.length; i++) {
+    const off = o.offsets[i];
+    const end = i + 1 < o.starts.length ? o.starts[i + 1] : o.to;
+    if (o.starts[i] <= lo - off - DAY_MS && hi - off + DAY_MS < end) return off;
+  }
+  return null;
+}
+
+/** Monday 0 ... Sunday 6 of a day number (1970-01-01 was a Thursday). */
+const weekdayOf = (day: number) => (((day % 7) + 7 + 3) % 7) as 0 | 1 | 2 | 3 | 4 | 5 | 6;
+
+function plainDateOf(day: number): Temporal.PlainDate {
+  const d = new Date(day * DAY_MS);
+  return new Temporal.PlainDate(d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate());
+}
+
+// ---------------------------------------------------------------- wall time through Temporal (near an offset change)
 
 /** The instant of a local wall time (minutes from midnight, may be 1440) on a local date; gaps resolve forward (`compatible`). */
 function instantOf(date: Temporal.PlainDate, minutes: number, zone: string): number {
@@ -83,57 +146,102 @@ function wallInside(date: Temporal.PlainDate, a: number, b: number, start: numbe
   return true;
 }
 
-export const localDateOf = (ms: number, zone: string) => wallOf(ms, zone).date;
-
-/** The local dates whose windows can produce a slot starting in [from, to). */
-function datesCovering(from: number, to: number, zone: string): Temporal.PlainDate[] {
-  const first = localDateOf(from, zone).subtract({ days: 1 });
-  const last = localDateOf(to, zone);
-  const out: Temporal.PlainDate[] = [];
-  for (let d = first; Temporal.PlainDate.compare(d, last) <= 0; d = d.add({ days: 1 })) out.push(d);
+/** The starts of one window [am, bm) on `date` whose offset changes inside or near it, wall time by wall time. */
+function startsAcrossChange(rules: Pick<SlotRules, 'zone' | 'durationMinutes' | 'intervalMinutes'>, date: Temporal.PlainDate, am: number, bm: number): number[] {
+  const out: number[] = [];
+  const dur = rules.durationMinutes * MINUTE;
+  const winStart = boundaryOf(date, am, rules.zone);
+  const winEnd = boundaryOf(date, bm, rules.zone);
+  // No offset change inside the window after all: wall-clock steps are plain instant steps.
+  const steady = winEnd - winStart === (bm - am) * MINUTE && wallOf(winStart, rules.zone).minutes === am && wallOf(winEnd, rules.zone).minutes === bm % 1440;
+  for (let m = am; m + rules.durationMinutes <= bm; m += rules.intervalMinutes) {
+    if (steady) {
+      out.push(winStart + (m - am) * MINUTE);
+      continue;
+    }
+    const start = instantOf(date, m, rules.zone);
+    if (wallOf(start, rules.zone).minutes !== m) continue; // inside a DST gap
+    if (wallInside(date, am, bm, start, start + dur, rules.zone)) out.push(start);
+  }
   return out;
 }
+
+export const localDateOf = (ms: number, zone: string) => wallOf(ms, zone).date;
+
+// ---------------------------------------------------------------- candidate starts
+
+/** Ascending distinct starts, each with its local day (days since 1970-01-01). */
+export type Candidates = { starts: number[]; days: number[] };
+
+/** The offsets a request over [from, to) needs: its days, the day before, and its commitments' days. */
+const offsetsAround = (zone: string, from: number, to: number) => zoneOffsets(zone, from - 3 * DAY_MS, to + 3 * DAY_MS);
 
 /**
  * Every start the weekly hours allow in [from, to), ascending: starts step by
  * the interval in wall-clock time from each window's start, and a slot must
  * end by the window's end. Wall times a DST gap skips are not offered; on a
  * fall-back day a repeated wall time is offered once (its first occurrence).
+ * A window a day or more from any offset change is stepped with arithmetic.
  */
-export function candidateStarts(rules: Pick<SlotRules, 'zone' | 'weeklyHours' | 'durationMinutes' | 'intervalMinutes'>, from: number, to: number): { start: number; day: string }[] {
-  const out: { start: number; day: string }[] = [];
-  const dur = rules.durationMinutes * MINUTE;
-  const step = rules.intervalMinutes;
-  for (const date of datesCovering(from, to, rules.zone)) {
-    const windows = rules.weeklyHours[WEEKDAYS[date.dayOfWeek - 1]] ?? [];
-    const day = date.toString();
+export function candidateStarts(
+  rules: Pick<SlotRules, 'zone' | 'weeklyHours' | 'durationMinutes' | 'intervalMinutes'>,
+  from: number,
+  to: number,
+  offsets = offsetsAround(rules.zone, from, to),
+): Candidates {
+  const starts: number[] = [];
+  const days: number[] = [];
+  let ordered = true;
+  const push = (start: number, day: number) => {
+    if (start < from || start >= to) return;
+    if (starts.length && start <= starts[starts.length - 1]) ordered = false;
+    starts.push(start);
+    days.push(day);
+  };
+  const stepMs = rules.intervalMinutes * MINUTE;
+  const last = localDay(offsets, to);
+  for (let day = localDay(offsets, from) - 1; day <= last; day++) {
+    const windows = rules.weeklyHours[WEEKDAYS[weekdayOf(day)]];
+    if (!windows) continue;
     for (const [a, b] of windows) {
       const am = minutesOf(a);
       const bm = minutesOf(b);
-      const winStart = boundaryOf(date, am, rules.zone);
-      const winEnd = boundaryOf(date, bm, rules.zone);
-      // No offset change inside the window: wall-clock steps are plain instant steps.
-      const steady = winEnd - winStart === (bm - am) * MINUTE && wallOf(winStart, rules.zone).minutes === am && wallOf(winEnd, rules.zone).minutes === bm % 1440;
-      for (let m = am; m + rules.durationMinutes <= bm; m += step) {
-        let start: number;
-        if (steady) start = winStart + (m - am) * MINUTE;
-        else {
-          start = instantOf(date, m, rules.zone);
-          if (wallOf(start, rules.zone).minutes !== m) continue; // inside a DST gap
-          if (!wallInside(date, am, bm, start, start + dur, rules.zone)) continue;
-        }
-        if (start >= from && start < to) out.push({ start, day });
+      const opens = day * DAY_MS + am * MINUTE;
+      const off = steadyOffset(offsets, opens, day * DAY_MS + bm * MINUTE);
+      if (off === null) {
+        for (const start of startsAcrossChange(rules, plainDateOf(day), am, bm)) push(start, day);
+        continue;
+      }
+      const base = opens - off;
+      const skip = from > base ? Math.ceil((from - base) / stepMs) : 0;
+      for (let m = am + skip * rules.intervalMinutes; m + rules.durationMinutes <= bm; m += rules.intervalMinutes) {
+        const start = base + (m - am) * MINUTE;
+        if (start >= to) break;
+        push(start, day);
       }
     }
   }
-  out.sort((x, y) => x.start - y.start);
-  // Overlapping windows of one day offer a start once.
-  return out.filter((c, i) => i === 0 || c.start !== out[i - 1].start);
+  if (ordered) return { starts, days };
+  // Windows out of order or overlapping on one day: sort, and offer a start once.
+  const order = starts.map((_, i) => i).sort((x, y) => starts[x] - starts[y] || x - y);
+  const sorted: Candidates = { starts: [], days: [] };
+  for (const i of order) {
+    if (sorted.starts.length && sorted.starts[sorted.starts.length - 1] === starts[i]) continue;
+    sorted.starts.push(starts[i]);
+    sorted.days.push(days[i]);
+  }
+  return sorted;
+}
+
+/** The local dates whose windows can hold [start, ...). */
+function datesAround(start: number, zone: string): Temporal.PlainDate[] {
+  const date = localDateOf(start, zone);
+  return [date.subtract({ days: 1 }), date];
 }
 
 /** Whether [start, end) lies inside one weekly-hours window of its local day. */
-export function insideWeeklyHours(rules: Pick<SlotRules, 'zone' | 'weeklyHours' | 'durationMinutes' | 'intervalMinutes'>, start: number, end: number): boolean {
-  for (const date of datesCovering(start, start + 1, rules.zone)) {
+export function insideWeeklyHours(rules: Pick<SlotRules, 'zone' | 'weeklyHours'>, start: number, end: number): boolean {
+  for (const date of datesAround(start, rules.zone)) {
     for (const [a, b] of rules.weeklyHours[WEEKDAYS[date.dayOfWeek - 1]] ?? []) {
       if (wallInside(date, minutesOf(a), minutesOf(b), start, end, rules.zone)) return true;
     }
@@ -141,133 +249,156 @@ export function insideWeeklyHours(rules: Pick<SlotRules, 'zone' | 'weeklyHours' 
   return false;
 }
 
-/** What stands between one host and one slot: `hard` a genuine overlap with a confirmed booking; `soft` the reasons a forced reassign may override. */
-export type HostCheck = { hard: boolean; soft: string[] };
-
-type HostIndex = {
-  /** The host's bookings, by start, and the longest one (where a scan for overlaps may begin). */
-  bookings: Commitment[];
-  longestBooking: number;
-  blocks: Block[];
-  longestBlock: number;
-  /** Per local day (`YYYY-MM-DD`), the host's bookings of this meeting type (daily cap). */
-  perDay: Map<string, number>;
-};
-
-function indexHosts(rules: SlotRules, cal: Calendar, hosts: string[], ignoreBookingId?: string): Map<string, HostIndex> {
-  const idx = new Map<string, HostIndex>(hosts.map((h) => [h, { bookings: [], longestBooking: 0, blocks: [], longestBlock: 0, perDay: new Map() }]));
-  for (const b of cal.bookings) {
-    if (b.id === ignoreBookingId) continue;
-    let day: string | null = null;
-    for (const h of b.hosts) {
-      const entry = idx.get(h);
-      if (!entry) continue;
-      entry.bookings.push(b);
-      if (rules.dailyCap !== null && b.meetingTypeId === rules.meetingTypeId) {
-        day ??= localDateOf(b.start, rules.zone).toString();
-        entry.perDay.set(day, (entry.perDay.get(day) ?? 0) + 1);
-      }
-    }
-  }
-  for (const bl of cal.blocks) idx.get(bl.host)?.blocks.push(bl);
-  for (const entry of idx.values()) {
-    entry.bookings.sort((x, y) => x.start - y.start);
-    entry.blocks.sort((x, y) => x.start - y.start);
-    entry.longestBooking = Math.max(0, ...entry.bookings.map((b) => b.end - b.start));
-    entry.longestBlock = Math.max(0, ...entry.blocks.map((b) => b.end - b.start));
-  }
-  return idx;
-}
-
-/** The first index whose `start` is at least `at` (the list sorted by start). */
-function firstFrom(list: { start: number }[], at: number): number {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (list[mid].start < at) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
+// ---------------------------------------------------------------- hosts
 
 const overlaps = (s1: number, e1: number, s2: number, e2: number) => s1 < e2 && s2 < e1;
 
 /**
- * One host against one slot [start, end) of the day `day`. A confirmed booking
- * overlapping the slot is hard; one overlapping only the slot padded by the
- * buffers (`start - before`, `end + after`), a busy block, the daily cap, the
- * minimum notice and the weekly hours are soft.
+ * One host's availability over ascending starts. Each commitment rules out an
+ * open range of starts: a booking [s, e) every start in (s - duration - buffer
+ * after, e + buffer before), the slot padded by the buffers overlapping it; a
+ * busy block [s, e) every start in (s - duration, e). Sorted by their low ends
+ * and swept once: a start is taken when a range opening below it reaches past
+ * it. Also the daily cap: the host's bookings of this type per local day.
  */
-function checkHost(rules: SlotRules, entry: HostIndex, start: number, end: number, day: string, now: number, inHours: boolean): HostCheck {
-  const soft: string[] = [];
-  const padStart = start - rules.bufferBeforeMinutes * MINUTE;
-  const padEnd = end + rules.bufferAfterMinutes * MINUTE;
-  let hard = false;
-  let buffer = false;
-  for (let i = firstFrom(entry.bookings, padStart - entry.longestBooking); i < entry.bookings.length; i++) {
-    const b = entry.bookings[i];
-    if (b.start >= padEnd) break;
-    if (!overlaps(padStart, padEnd, b.start, b.end)) continue;
-    if (overlaps(start, end, b.start, b.end)) hard = true;
-    else buffer = true;
-  }
-  if (!inHours) soft.push('outside the schedule window');
-  if (start < now + rules.minNoticeMinutes * MINUTE) soft.push('inside the minimum notice');
-  if (buffer) soft.push('inside the buffer of another booking');
-  if (rules.dailyCap !== null && (entry.perDay.get(day) ?? 0) >= rules.dailyCap) soft.push('daily cap reached');
-  for (let i = firstFrom(entry.blocks, start - entry.longestBlock); i < entry.blocks.length; i++) {
-    const bl = entry.blocks[i];
-    if (bl.start >= end) break;
-    if (overlaps(start, end, bl.start, bl.end)) {
-      soft.push('busy in an external calendar');
-      break;
+type HostSweep = (start: number, day: number) => boolean;
+
+function hostSweeps(rules: SlotRules, cal: Calendar, hosts: string[], offsets: ZoneOffsets, ignoreBookingId?: string): HostSweep[] {
+  const dur = rules.durationMinutes * MINUTE;
+  const before = rules.bufferBeforeMinutes * MINUTE;
+  const after = rules.bufferAfterMinutes * MINUTE;
+  const index = new Map(hosts.map((h, i) => [h, i]));
+  const ranges: [number, number][][] = hosts.map(() => []);
+  const perDay: Map<number, number>[] = hosts.map(() => new Map());
+  for (const b of cal.bookings) {
+    if (b.id === ignoreBookingId) continue;
+    const counted = rules.dailyCap !== null && b.meetingTypeId === rules.meetingTypeId;
+    for (const h of b.hosts) {
+      const i = index.get(h);
+      if (i === undefined) continue;
+      ranges[i].push([b.start - dur - after, b.end + before]);
+      if (counted) {
+        const day = localDay(offsets, b.start);
+        perDay[i].set(day, (perDay[i].get(day) ?? 0) + 1);
+      }
     }
   }
-  return { hard, soft };
-}
-
-const free = (c: HostCheck) => !c.hard && c.soft.length === 0;
-
-/** Which hosts of a slot are free; open when any (round-robin) or every (collective, one-on-one) host is. */
-function openHosts(rules: SlotRules, idx: Map<string, HostIndex>, start: number, end: number, day: string, now: number, inHours: boolean, only?: string): string[] | null {
-  if (rules.hosts.length === 0) return null;
-  const pool = only ? [only] : rules.hosts;
-  const freeHosts = pool.filter((h) => free(checkHost(rules, idx.get(h)!, start, end, day, now, inHours)));
-  if (rules.kind === 'round_robin') return freeHosts.length ? freeHosts : null;
-  return freeHosts.length === pool.length ? freeHosts : null;
+  for (const bl of cal.blocks) {
+    const i = index.get(bl.host);
+    if (i !== undefined) ranges[i].push([bl.start - dur, bl.end]);
+  }
+  return hosts.map((_, i) => {
+    const own = ranges[i].sort((x, y) => x[0] - y[0]);
+    const cap = rules.dailyCap;
+    const days = perDay[i];
+    let next = 0;
+    let reach = -Infinity;
+    return (start, day) => {
+      while (next < own.length && own[next][0] < start) reach = Math.max(reach, own[next++][1]);
+      return reach <= start && (cap === null || (days.get(day) ?? 0) < cap);
+    };
+  });
 }
 
 /**
- * The open slots in [from, to): inside weekly hours, after the minimum notice,
- * and free for any eligible host (round-robin), every host (collective) or the
- * host (one-on-one, or a pinned round-robin host). Each slot lists its free
- * hosts. Linear in candidates x hosts x the host's commitments near the slot.
+ * Calls `visit` for each open start in [from, to), ascending: inside weekly
+ * hours, after the minimum notice, and free for any eligible host
+ * (round-robin), every host (collective) or the host (one-on-one, or a pinned
+ * host). With `freeHosts`, `visit` gets the free hosts (a list it must copy to
+ * keep); without, the look stops at the first host that decides the slot.
+ */
+function eachOpenStart(
+  rules: SlotRules,
+  cal: Calendar,
+  from: number,
+  to: number,
+  now: number,
+  opts: { pinned?: string; ignoreBookingId?: string },
+  freeHosts: boolean,
+  visit: (start: number, hosts: string[]) => void,
+): void {
+  if (rules.hosts.length === 0) return;
+  // A pinned host outside the eligible pool is never free.
+  if (opts.pinned !== undefined && !rules.hosts.includes(opts.pinned)) return;
+  const lo = Math.max(from, now + rules.minNoticeMinutes * MINUTE);
+  if (lo >= to) return;
+  const offsets = offsetsAround(rules.zone, lo, to);
+  const { starts, days } = candidateStarts(rules, lo, to, offsets);
+  const pool = opts.pinned !== undefined ? [opts.pinned] : rules.hosts;
+  const sweeps = hostSweeps(rules, cal, pool, offsets, opts.ignoreBookingId);
+  const any = rules.kind === 'round_robin';
+  const free: string[] = [];
+  for (let k = 0; k < starts.length; k++) {
+    const start = starts[k];
+    const day = days[k];
+    let open: boolean;
+    if (freeHosts) {
+      free.length = 0;
+      for (let i = 0; i < pool.length; i++) if (sweeps[i](start, day)) free.push(pool[i]);
+      open = any ? free.length > 0 : free.length === pool.length;
+    } else {
+      open = any ? sweeps.some((free) => free(start, day)) : sweeps.every((free) => free(start, day));
+    }
+    if (open) visit(start, free);
+  }
+}
+
+/**
+ * The open slots in [from, to), each with its free hosts. Linear in
+ * candidates x hosts, plus sorting each host's commitments once.
  */
 export function openSlots(rules: SlotRules, cal: Calendar, from: number, to: number, now: number, opts: { pinned?: string; ignoreBookingId?: string } = {}): Slot[] {
-  const idx = indexHosts(rules, cal, rules.hosts, opts.ignoreBookingId);
-  const earliest = now + rules.minNoticeMinutes * MINUTE;
   const dur = rules.durationMinutes * MINUTE;
   const out: Slot[] = [];
-  for (const { start, day } of candidateStarts(rules, Math.max(from, earliest), to)) {
-    const hosts = openHosts(rules, idx, start, start + dur, day, now, true, opts.pinned);
-    if (hosts) out.push({ start, end: start + dur, hosts });
-  }
+  eachOpenStart(rules, cal, from, to, now, opts, true, (start, hosts) => out.push({ start, end: start + dur, hosts: hosts.slice() }));
   return out;
 }
 
-/** The checks of one host for one start (the reassign target; the booking itself ignored). */
-export function checkHostAt(rules: SlotRules, cal: Calendar, host: string, start: number, now: number, ignoreBookingId?: string): HostCheck {
-  const idx = indexHosts(rules, cal, [host], ignoreBookingId);
-  const end = start + rules.durationMinutes * MINUTE;
-  const day = localDateOf(start, rules.zone).toString();
-  return checkHost(rules, idx.get(host)!, start, end, day, now, insideWeeklyHours(rules, start, end));
+/** The starts of the open slots in [from, to), for listing them. */
+export function openStarts(rules: SlotRules, cal: Calendar, from: number, to: number, now: number): number[] {
+  const out: number[] = [];
+  eachOpenStart(rules, cal, from, to, now, {}, false, (start) => out.push(start));
+  return out;
 }
 
 /** The slot at exactly `start`, when open (with its free hosts). */
 export function slotAt(rules: SlotRules, cal: Calendar, start: number, now: number, opts: { pinned?: string; ignoreBookingId?: string } = {}): Slot | null {
   const [slot] = openSlots(rules, cal, start, start + 1, now, opts);
   return slot && slot.start === start ? slot : null;
+}
+
+/** What stands between one host and one slot: `hard` a genuine overlap with a confirmed booking; `soft` the reasons a forced reassign may override. */
+export type HostCheck = { hard: boolean; soft: string[] };
+
+/**
+ * One host against one start (the reassign target; the booking itself
+ * ignored). A confirmed booking overlapping the slot is hard; one overlapping
+ * only the slot padded by the buffers, a busy block, the daily cap, the
+ * minimum notice and the weekly hours are soft.
+ */
+export function checkHostAt(rules: SlotRules, cal: Calendar, host: string, start: number, now: number, ignoreBookingId?: string): HostCheck {
+  const end = start + rules.durationMinutes * MINUTE;
+  const padStart = start - rules.bufferBeforeMinutes * MINUTE;
+  const padEnd = end + rules.bufferAfterMinutes * MINUTE;
+  const day = rules.dailyCap !== null ? localDateOf(start, rules.zone).toString() : '';
+  let hard = false;
+  let buffer = false;
+  let sameDay = 0;
+  for (const b of cal.bookings) {
+    if (b.id === ignoreBookingId || !b.hosts.includes(host)) continue;
+    if (overlaps(padStart, padEnd, b.start, b.end)) {
+      if (overlaps(start, end, b.start, b.end)) hard = true;
+      else buffer = true;
+    }
+    if (rules.dailyCap !== null && b.meetingTypeId === rules.meetingTypeId && localDateOf(b.start, rules.zone).toString() === day) sameDay++;
+  }
+  const soft: string[] = [];
+  if (!insideWeeklyHours(rules, start, end)) soft.push('outside the schedule window');
+  if (start < now + rules.minNoticeMinutes * MINUTE) soft.push('inside the minimum notice');
+  if (buffer) soft.push('inside the buffer of another booking');
+  if (rules.dailyCap !== null && sameDay >= rules.dailyCap) soft.push('daily cap reached');
+  if (cal.blocks.some((bl) => bl.host === host && overlaps(start, end, bl.start, bl.end))) soft.push('busy in an external calendar');
+  return { hard, soft };
 }
 
 /** The instant range whose commitments can affect slots in [from, to): widened by the buffers and a day each side (daily cap). */
