@@ -137,6 +137,7 @@ export async function seed({ base, adminToken, log }) {
     ['whatsapp campaign fan-out', measureWhatsAppCampaign],
     ['email campaign fan-out', measureEmailCampaign],
   ];
+  ctx.measurementNames = measurements.map(([name]) => name);
   ctx.extraMeasurements = async (selected = () => true) => {
     const out = [];
     for (const [name, measure] of measurements) if (selected(name)) out.push(...(await measure(ctx, log)));
@@ -581,6 +582,7 @@ async function measureWebhookThroughput(ctx, log, count = 500) {
   const seconds = (performance.now() - started) / 1000;
   server.close();
   const rate = seen.size / seconds;
+  ctx.profileUnits = seen.size;
   log(`webhook deliveries: ${seen.size}/${count} in ${seconds.toFixed(1)} s (${rate.toFixed(0)}/s)`);
   return [
     '## Webhook delivery throughput',
@@ -684,6 +686,7 @@ async function measureEmailCampaign(ctx, log) {
   const seconds = (performance.now() - started) / 1000;
   const { targeted, sent, failed } = current.counters;
   const rate = sent / seconds;
+  ctx.profileUnits = sent;
   log(`email campaign: ${current.status}, ${sent}/${targeted} sent (${failed} failed) in ${seconds.toFixed(1)} s (${rate.toFixed(0)} recipients/s)`);
   return [
     '## Email campaign fan-out',
@@ -708,6 +711,7 @@ async function measureWhatsAppCampaign(ctx, log) {
   const seconds = (performance.now() - started) / 1000;
   const { targeted, sent, failed } = current.stats;
   const rate = sent / seconds;
+  ctx.profileUnits = sent;
   log(`whatsapp campaign: ${current.status}, ${sent}/${targeted} sent (${failed} failed) in ${seconds.toFixed(1)} s (${rate.toFixed(0)} recipients/s)`);
   return [
     '## WhatsApp campaign fan-out',
