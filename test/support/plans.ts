@@ -2,8 +2,14 @@ import { env } from 'cloudflare:workers';
 import { expect } from 'vitest';
 import type { Bindings } from '../../src/env';
 
-/** A statement a handler ran, as SQL and bound values. */
-export type Ran = { sql: string; params: unknown[] };
+/** A statement a handler ran, as SQL and bound values, and the round trip (a lone statement or a batch) that carried it. */
+export type Ran = { sql: string; params: unknown[]; trip: number };
+
+/** How many round trips a log holds. */
+export const roundTrips = (ran: Ran[]) => new Set(ran.map((r) => r.trip)).size;
+
+let trips = 0;
+const nextTrip = () => ++trips;
 
 class RecordingStatement {
   constructor(
@@ -16,7 +22,7 @@ class RecordingStatement {
     return new RecordingStatement(this.real.bind(...values), this.sql, this.log, values);
   }
   private ran<T>(result: Promise<T>) {
-    this.log.push({ sql: this.sql, params: this.params });
+    this.log.push({ sql: this.sql, params: this.params, trip: nextTrip() });
     return result;
   }
   all<T>() {
@@ -37,7 +43,8 @@ function recordingD1(db: Pick<D1Database, 'prepare' | 'batch'>, log: Ran[]): D1D
   const wrapper = {
     prepare: (query: string) => new RecordingStatement(db.prepare(query), query, log),
     batch: (statements: RecordingStatement[]) => {
-      for (const s of statements) log.push({ sql: s.sql, params: s.params });
+      const trip = nextTrip();
+      for (const s of statements) log.push({ sql: s.sql, params: s.params, trip });
       return db.batch(statements.map((s) => s.real));
     },
     withSession: (constraint?: string) => {
