@@ -53,7 +53,7 @@ const mf = new Miniflare(
           EMAIL_CLAIMS: { className: 'IdempotencyClaims', useSQLite: true },
         },
         queueProducers: { EVENTS_QUEUE: 'bench-events', SEND_QUEUE: 'bench-sends' },
-        queueConsumers: { 'bench-events': { maxBatchSize: 25, maxBatchTimeout: 1 }, 'bench-sends': { maxBatchSize: 10, maxBatchTimeout: 0 } },
+        queueConsumers: { 'bench-events': { maxBatchSize: 100, maxBatchTimeout: 1 }, 'bench-sends': { maxBatchSize: 10, maxBatchTimeout: 0 } },
         bindings: {
           EMAIL_PROVIDER: 'sandbox',
           PAYMENT_PROVIDER: 'sandbox',
