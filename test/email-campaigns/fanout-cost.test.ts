@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { handlePage, handleSend, PAGE_SIZE } from '../../src/modules/email-campaigns/fanout';
+import { handlePage, handleSend, PAGE_SIZE, SEND_CHUNK } from '../../src/modules/email-campaigns/fanout';
 import { startCampaign, type PageMessage, type SendMessage } from '../../src/modules/email-campaigns/launch';
 import { workspaceDb } from '../../src/platform/shards';
-import { emailWorkspace } from '../email/support';
+import { emailWorkspace, outbox } from '../email/support';
 import { shardOf } from '../support/db';
 import type { TestWorkspace } from '../support/harness';
-import { expectBoundedPlans, recordingEnv, type Ran } from '../support/plans';
+import { expectBoundedPlans, recordingEnv, roundTrips, type Ran } from '../support/plans';
 import { readyCampaign, subscribedContact } from './support';
 
 /** `count` subscribed contacts written straight to the shard, their creation times shared in threes (ties the keyset must break by id). */
@@ -47,6 +47,24 @@ describe('email campaign fan-out cost', () => {
     expect(done.body).toMatchObject({ status: 'sent', counters: { targeted: 3, sent: 3, failed: 0 } });
     // The sender candidates are the few verified profiles the operator keeps for the workspace, sorted by preference.
     expect(await expectBoundedPlans(await shardOf(ws.id), ran, /from "sender_profiles"/)).toBeGreaterThan(10);
+  });
+
+  it('a chunk takes six round trips on the shard whatever its size, and sends each recipient one email', async () => {
+    for (const count of [3, SEND_CHUNK]) {
+      const { ws } = await emailWorkspace();
+      await bulkSubscribers(ws, count);
+      const ran: Ran[] = [];
+      const { c, rec } = await heldCampaign(ws, ran);
+      await handlePage(rec.env, rec.sent.shift() as PageMessage);
+      const [send] = rec.sent.filter((m) => m.kind === 'email-campaign-send') as SendMessage[];
+      expect(send.contact_ids.length).toBe(count);
+      ran.length = 0;
+      await handleSend(rec.env, send);
+      // The claim with the campaign, the eligibility re-check, the bulk send's read and reserve, the provider, the settle.
+      expect(roundTrips(ran), `chunk of ${count}`).toBe(6);
+      expect((await ws.api('GET', `/v1/email-campaigns/${c.id}`)).body).toMatchObject({ status: 'sent', counters: { targeted: count, sent: count, failed: 0 } });
+      expect((await outbox(ws)).length).toBe(count);
+    }
   });
 
   it('pages walk the audience in (creation time, id) order: every contact targeted once, ties in creation time included; a cursor of id alone resumes too', async () => {

@@ -11,7 +11,7 @@ import { newUnsubscribeToken } from '../unsubscribe/links';
 import { personalEmail } from '../unsubscribe/personal-email';
 import { workspaceContext } from '../workspaces/context';
 import { PAGE_KIND, SEND_KIND, type PageMessage, type SendMessage } from './launch';
-import { emailCampaigns } from './schema';
+import { emailCampaigns, type EmailCampaignRow } from './schema';
 import { recipientNarrowing } from './service';
 
 /** Recipients chosen per page message, and rendered and handed to the provider per send message. */
@@ -135,16 +135,23 @@ export async function handleSend(env: Bindings, body: SendMessage): Promise<void
   const db = await workspaceDb(env, body.workspace_id);
   if (!db) return;
   const now = nowIso();
-  const claimed = await rawAll<{ contact_id: string; unsubscribe_token: string }>(
-    db,
-    sql`UPDATE email_campaign_recipients SET status = 'sending', updated_at = ${now}
-      WHERE campaign_id = ${body.campaign_id} AND status = 'queued' AND contact_id IN (SELECT value FROM json_each(${JSON.stringify(body.contact_ids)}))
-        AND EXISTS (SELECT 1 FROM email_campaigns w WHERE w.id = ${body.campaign_id} AND w.status = 'sending')
-      RETURNING contact_id, unsubscribe_token`,
-  );
-  if (claimed.length === 0) return;
-  const [[campaign], ctx] = await Promise.all([loadCampaign(db, body.workspace_id, body.campaign_id), workspaceContext(env, body.workspace_id)]);
-  if (!campaign) return;
+  // The claim and the campaign in one batch, the workspace (control plane) alongside.
+  const [[claimedRows, campaignRows], ctx] = await Promise.all([
+    runBatch(db, [
+      rawAll<{ contact_id: string; unsubscribe_token: string }>(
+        db,
+        sql`UPDATE email_campaign_recipients SET status = 'sending', updated_at = ${now}
+          WHERE campaign_id = ${body.campaign_id} AND status = 'queued' AND contact_id IN (SELECT value FROM json_each(${JSON.stringify(body.contact_ids)}))
+            AND EXISTS (SELECT 1 FROM email_campaigns w WHERE w.id = ${body.campaign_id} AND w.status = 'sending')
+          RETURNING contact_id, unsubscribe_token`,
+      ),
+      loadCampaign(db, body.workspace_id, body.campaign_id),
+    ]),
+    workspaceContext(env, body.workspace_id),
+  ]);
+  const claimed = claimedRows as { contact_id: string; unsubscribe_token: string }[];
+  const [campaign] = campaignRows as EmailCampaignRow[];
+  if (claimed.length === 0 || !campaign) return;
   const ids = claimed.map((r) => r.contact_id);
   const narrowing = await recipientNarrowing(db, body.workspace_id, campaign);
   const inChunk = sql`c.id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`;
