@@ -23,7 +23,7 @@ const root = join(here, '..');
 const out = join(here, '.tmp');
 const names = process.argv.slice(2);
 if (names.length === 0) {
-  console.error('usage: npm run bench:profile -- "<scenario name>" ... (names as in bench/results.md)');
+  console.error('usage: npm run bench:profile -- "<scenario name>" ... (names as in bench/results.md, or an extra measurement\'s, e.g. "email campaign fan-out")');
   process.exit(1);
 }
 mkdirSync(out, { recursive: true });
@@ -53,7 +53,7 @@ const mf = new Miniflare(
           EMAIL_CLAIMS: { className: 'IdempotencyClaims', useSQLite: true },
         },
         queueProducers: { EVENTS_QUEUE: 'bench-events', SEND_QUEUE: 'bench-sends' },
-        queueConsumers: { 'bench-events': { maxBatchSize: 25, maxBatchTimeout: 1 }, 'bench-sends': { maxBatchSize: 10, maxBatchTimeout: 1 } },
+        queueConsumers: { 'bench-events': { maxBatchSize: 100, maxBatchTimeout: 1 }, 'bench-sends': { maxBatchSize: 10, maxBatchTimeout: 0 } },
         bindings: {
           EMAIL_PROVIDER: 'sandbox',
           PAYMENT_PROVIDER: 'sandbox',
@@ -154,13 +154,36 @@ function processCpu() {
   return out;
 }
 
+/**
+ * An extra measurement (a campaign fan-out, webhook deliveries) profiled as one run: its queue
+ * consumers run in the same isolate, so the report is per unit of work the measurement names
+ * (`ctx.profileUnits`: recipients, deliveries).
+ */
+async function profileMeasurement(name) {
+  const cpuBefore = processCpu();
+  await send('Profiler.start');
+  const lines = await ctx.extraMeasurements((n) => n === name);
+  const { profile } = await send('Profiler.stop');
+  const cpuAfter = processCpu();
+  const units = ctx.profileUnits ?? 1;
+  writeFileSync(join(out, `${name.replace(/[^a-z0-9]+/gi, '_')}.cpuprofile`), JSON.stringify(profile));
+  console.log(`\n${name}: ${units} units of work`);
+  console.log(lines.filter((l) => l.includes('**')).join('\n'));
+  console.log(report(profile, units).replace('per request', 'per unit'));
+  console.log(`  whole machine, CPU per unit: ${[...cpuAfter].map(([k, v]) => `${k} ${((v - (cpuBefore.get(k) ?? 0)) / units).toFixed(3)} ms`).join(', ')}`);
+}
+
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 // Profiles are cold, as the benchmark's goals are (BENCH_PROFILE_CACHES=on profiles one warm instance).
 await fetch(`${base}/bench/instance-caches?mode=${process.env.BENCH_PROFILE_CACHES === 'on' ? 'on' : 'off'}`, { method: 'POST' });
 for (const name of names) {
   const scenario = scenarios(ctx).find((s) => s.name === name);
+  if (!scenario && ctx.measurementNames.includes(name)) {
+    await profileMeasurement(name);
+    continue;
+  }
   if (!scenario) {
-    console.error(`no scenario named "${name}"`);
+    console.error(`no scenario or extra measurement named "${name}"`);
     continue;
   }
   const headers = scenario.auth === false ? {} : { authorization: `Bearer ${ctx.key}` };

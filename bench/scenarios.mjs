@@ -140,6 +140,7 @@ export async function seed({ base, adminToken, log }) {
     ['email campaign fan-out', measureEmailCampaign],
     ['many tenants on one shard', measureManyTenants],
   ];
+  ctx.measurementNames = measurements.map(([name]) => name);
   ctx.extraMeasurements = async (selected = () => true) => {
     const out = [];
     for (const [name, measure] of measurements) if (selected(name)) out.push(...(await measure(ctx, log)));
@@ -636,11 +637,12 @@ async function measureWebhookThroughput(ctx, log, count = 500) {
   const seconds = (performance.now() - started) / 1000;
   server.close();
   const rate = seen.size / seconds;
+  ctx.profileUnits = seen.size;
   log(`webhook deliveries: ${seen.size}/${count} in ${seconds.toFixed(1)} s (${rate.toFixed(0)}/s)`);
   return [
     '## Webhook delivery throughput',
     '',
-    `${count} events published at once to one endpoint on a local receiver: ${seen.size} delivered (signed, one POST each) in ${seconds.toFixed(1)} s, **${rate.toFixed(0)} deliveries/s**, through the real local Queue (batches of up to 25 messages, 1 s batch timeout).`,
+    `${count} events published at once to one endpoint on a local receiver: ${seen.size} delivered (signed, one POST each) in ${seconds.toFixed(1)} s, **${rate.toFixed(0)} deliveries/s**, through the real local Queue (batches of up to 100 messages, 1 s batch timeout; per batch and workspace one read and one write, six POSTs in flight).`,
     '',
     'Emitting an event adds no D1 round trip to the write path: the outbox row is one more statement in the batch that makes the change, and the fan-out to the queue runs after the response (`waitUntil`).',
   ];
@@ -723,7 +725,8 @@ function workerdRssMb() {
 }
 
 async function measureEmailCampaign(ctx, log) {
-  const campaign = await call(ctx.base, ctx.key, 'POST', '/v1/email-campaigns', { name: 'Bench fan-out', subject: 'Hi [[first_name : there]]', content: { markdown: '# Hello [[first_name : there]]\n\nNews for [[company_name : you]].' } });
+  const markdown = '# Hello [[first_name : there]]\n\nNews for [[company_name : you]]: [the spring issue](https://news.example.org/spring) and [the shop](https://shop.example.org/?ref=bench).';
+  const campaign = await call(ctx.base, ctx.key, 'POST', '/v1/email-campaigns', { name: 'Bench fan-out', subject: 'Hi [[first_name : there]]', content: { markdown } });
   const before = workerdRssMb();
   let peak = before;
   const started = performance.now();
@@ -739,11 +742,12 @@ async function measureEmailCampaign(ctx, log) {
   const seconds = (performance.now() - started) / 1000;
   const { targeted, sent, failed } = current.counters;
   const rate = sent / seconds;
+  ctx.profileUnits = sent;
   log(`email campaign: ${current.status}, ${sent}/${targeted} sent (${failed} failed) in ${seconds.toFixed(1)} s (${rate.toFixed(0)} recipients/s)`);
   return [
     '## Email campaign fan-out',
     '',
-    `One campaign to the ${targeted.toLocaleString('en-US')} email-subscribed seeded contacts through the sandbox provider, from \`send\` to \`sent\`: ${current.status} with ${sent.toLocaleString('en-US')} sent and ${failed} failed in ${seconds.toFixed(1)} s, **${rate.toFixed(0)} recipients/s** (target: 500/s), through the real local send Queue (pages of 500 recipients by keyset, sends in chunks of 50 rendered per recipient with open and click tracking, each chunk one bulk send: one read, one reserve, one provider and one settle batch). Resident memory of the local runtime: ${before.toFixed(0)} MB before, ${peak.toFixed(0)} MB at the peak (all invocations together; one invocation holds at most one page of 500 ids or one chunk of 50 rendered emails).`,
+    `One campaign to the ${targeted.toLocaleString('en-US')} email-subscribed seeded contacts through the sandbox provider, from \`send\` to \`sent\`: ${current.status} with ${sent.toLocaleString('en-US')} sent and ${failed} failed in ${seconds.toFixed(1)} s, **${rate.toFixed(0)} recipients/s** (target: 500/s), through the real local send Queue (pages of 500 recipients by keyset, sends in chunks of 50 rendered per recipient with open and click tracking asked for, applied only where \`TRACKING_SECRET\` is set, which the bench server does not set; each chunk one bulk send: one read, one reserve, one provider and one settle batch; no batch timeout on the send queue). Resident memory of the local runtime: ${before.toFixed(0)} MB before, ${peak.toFixed(0)} MB at the peak (all invocations together; one invocation holds at most one page of 500 ids or one chunk of 50 rendered emails).`,
     '',
   ];
 }
@@ -763,11 +767,12 @@ async function measureWhatsAppCampaign(ctx, log) {
   const seconds = (performance.now() - started) / 1000;
   const { targeted, sent, failed } = current.stats;
   const rate = sent / seconds;
+  ctx.profileUnits = sent;
   log(`whatsapp campaign: ${current.status}, ${sent}/${targeted} sent (${failed} failed) in ${seconds.toFixed(1)} s (${rate.toFixed(0)} recipients/s)`);
   return [
     '## WhatsApp campaign fan-out',
     '',
-    `One campaign to the seeded contacts with \`lead_score < 11\` (${targeted.toLocaleString('en-US')} recipients, WhatsApp consent subscribed) through the sandbox provider: ${current.status} with ${sent.toLocaleString('en-US')} sent and ${failed} failed in ${seconds.toFixed(1)} s, **${rate.toFixed(0)} recipients/s**, through the real local Queue (pages of 200 recipients, sends in chunks of 25, 1 s batch timeout).`,
+    `One campaign to the seeded contacts with \`lead_score < 11\` (${targeted.toLocaleString('en-US')} recipients, WhatsApp consent subscribed) through the sandbox provider: ${current.status} with ${sent.toLocaleString('en-US')} sent and ${failed} failed in ${seconds.toFixed(1)} s, **${rate.toFixed(0)} recipients/s**, through the real local send Queue (pages of 200 recipients by keyset, sends in chunks of 25, each chunk four round trips on the shard; no batch timeout on the send queue).`,
     '',
   ];
 }

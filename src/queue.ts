@@ -2,12 +2,23 @@ import type { Bindings } from './env';
 
 export type QueueMessageBody = { kind: string } & Record<string, unknown>;
 type Handler = (message: Message<QueueMessageBody>, env: Bindings) => Promise<void>;
+type BatchHandler = (messages: Message<QueueMessageBody>[], env: Bindings) => Promise<void>;
 
 const handlers = new Map<string, Handler>();
+const batchHandlers = new Map<string, BatchHandler>();
 
 /** Modules that fan work out through the queue register a handler for their message kind. */
 export function registerQueueHandler(kind: string, handler: Handler): void {
   handlers.set(kind, handler);
+}
+
+/**
+ * Modules whose messages share work (one read and one write for many) take all of a batch's
+ * messages of their kind at once; the handler acknowledges or retries each. A throw retries
+ * those it had not settled yet (a message settles once: its first `ack` or `retry` holds).
+ */
+export function registerQueueBatchHandler(kind: string, handler: BatchHandler): void {
+  batchHandlers.set(kind, handler);
 }
 
 /** A handler of `(env, body)` that acknowledges its message when it returns (a throw retries it). */
@@ -18,11 +29,26 @@ export function registerQueueTask(kind: string, task: (env: Bindings, body: neve
   });
 }
 
-/** Messages are handled independently: one slow or failing message never holds back another. */
+/** Messages are handled independently: one slow or failing message (or kind) never holds back another. */
 export async function handleQueueBatch(batch: MessageBatch<unknown>, env: Bindings): Promise<void> {
-  await Promise.all(
-    batch.messages.map(async (raw) => {
-      const message = raw as Message<QueueMessageBody>;
+  const shared = new Map<string, Message<QueueMessageBody>[]>();
+  const single: Message<QueueMessageBody>[] = [];
+  for (const raw of batch.messages) {
+    const message = raw as Message<QueueMessageBody>;
+    const kind = message.body?.kind;
+    if (batchHandlers.has(kind)) shared.set(kind, [...(shared.get(kind) ?? []), message]);
+    else single.push(message);
+  }
+  await Promise.all([
+    ...[...shared].map(async ([kind, messages]) => {
+      try {
+        await batchHandlers.get(kind)!(messages, env);
+      } catch (err) {
+        console.error('queue handler failed', kind, err);
+        for (const message of messages) message.retry();
+      }
+    }),
+    ...single.map(async (message) => {
       const handler = handlers.get(message.body?.kind);
       if (!handler) {
         console.error('queue message of unknown kind dropped', message.body?.kind);
@@ -36,5 +62,5 @@ export async function handleQueueBatch(batch: MessageBatch<unknown>, env: Bindin
         message.retry();
       }
     }),
-  );
+  ]);
 }

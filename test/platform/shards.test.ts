@@ -3,7 +3,7 @@ import { env } from 'cloudflare:workers';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it, vi } from 'vitest';
 import type { Bindings } from '../../src/env';
-import { deliverWebhook } from '../../src/modules/webhooks/delivery';
+import { deliverWebhooks } from '../../src/modules/webhooks/delivery';
 import '../../src/modules/webhooks/sweep';
 import { runSweep } from '../../src/sweeps/registry';
 import { controlD1, rowsIn, shardBindings } from '../support/db';
@@ -126,11 +126,11 @@ describe('work that is not a request', () => {
     try {
       const event = fakeEvent();
       const message = deliveryMessage(ws.id, ep.id, event);
-      await deliverWebhook(message, env as unknown as Bindings);
+      await deliverWebhooks([message], env as unknown as Bindings);
       expect(message.ack).toHaveBeenCalled();
       expect(await countIn('SHARD_1', 'webhook_deliveries', ws.id)).toBe(1);
       const orphan = deliveryMessage(crypto.randomUUID(), ep.id, fakeEvent());
-      await deliverWebhook(orphan, env as unknown as Bindings);
+      await deliverWebhooks([orphan], env as unknown as Bindings);
       expect(orphan.ack).toHaveBeenCalled();
       expect(fetchSpy).toHaveBeenCalledTimes(1);
     } finally {

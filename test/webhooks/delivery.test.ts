@@ -2,7 +2,7 @@ import { env } from 'cloudflare:workers';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Bindings } from '../../src/env';
-import { deliverWebhook, RETRY_DELAYS_SECONDS } from '../../src/modules/webhooks/delivery';
+import { deliverWebhooks, RETRY_DELAYS_SECONDS } from '../../src/modules/webhooks/delivery';
 import { admin, makeWorkspace } from '../support/harness';
 import { captureFetch, deliveryMessage, deliveryRow, fakeEvent, receiverUrl, registerEndpoint } from './support';
 import { runOnShards } from '../support/db';
@@ -24,7 +24,7 @@ describe('webhook delivery (queue consumer)', () => {
     const event = fakeEvent('deal.created', { deal_id: 'd1', amount: 12.5, title: 'Ünïcode ✓' });
     const fetches = capture();
     const msg = deliveryMessage(ws.id, ep.id, event);
-    await deliverWebhook(msg, bindings);
+    await deliverWebhooks([msg], bindings);
 
     expect(fetches.calls).toHaveLength(1);
     const [call] = fetches.calls;
@@ -52,7 +52,7 @@ describe('webhook delivery (queue consumer)', () => {
     const fetches = capture(() => new Response('boom', { status: 500 }));
 
     const first = deliveryMessage(ws.id, ep.id, event);
-    await deliverWebhook(first, bindings);
+    await deliverWebhooks([first], bindings);
     expect(first.retry).toHaveBeenCalledWith({ delaySeconds: 5 });
     expect(first.ack).not.toHaveBeenCalled();
     expect(await deliveryRow(event.id, ep.id)).toMatchObject({ state: 'retrying', attempts: 1, last_status: 500, last_error: 'HTTP 500' });
@@ -60,7 +60,7 @@ describe('webhook delivery (queue consumer)', () => {
     const delays = [5];
     for (let attempt = 2; attempt <= 8; attempt++) {
       const msg = deliveryMessage(ws.id, ep.id, event);
-      await deliverWebhook(msg, bindings);
+      await deliverWebhooks([msg], bindings);
       if (attempt < 8) delays.push(msg.retry.mock.calls[0][0].delaySeconds);
       else {
         expect(msg.retry).not.toHaveBeenCalled();
@@ -75,7 +75,7 @@ describe('webhook delivery (queue consumer)', () => {
 
     // A late duplicate of a finished delivery is acknowledged without another request.
     const late = deliveryMessage(ws.id, ep.id, event);
-    await deliverWebhook(late, bindings);
+    await deliverWebhooks([late], bindings);
     expect(late.ack).toHaveBeenCalledOnce();
     expect(fetches.calls).toHaveLength(8);
 
@@ -105,7 +105,7 @@ describe('webhook delivery (queue consumer)', () => {
     const event = fakeEvent();
     const fetches = capture(() => new Response(null, { status: 302, headers: { location: 'http://127.0.0.1/' } }));
     const msg = deliveryMessage(ws.id, ep.id, event);
-    await deliverWebhook(msg, bindings);
+    await deliverWebhooks([msg], bindings);
     expect(fetches.calls).toHaveLength(1);
     expect(msg.retry).toHaveBeenCalledWith({ delaySeconds: 5 });
     expect(await deliveryRow(event.id, ep.id)).toMatchObject({ state: 'retrying', last_status: 302, last_error: 'redirect (HTTP 302) not followed' });
@@ -117,7 +117,7 @@ describe('webhook delivery (queue consumer)', () => {
     const event = fakeEvent();
     capture(() => Promise.reject(new DOMException('The operation timed out.', 'TimeoutError')));
     const msg = deliveryMessage(ws.id, ep.id, event);
-    await deliverWebhook(msg, bindings);
+    await deliverWebhooks([msg], bindings);
     expect(msg.retry).toHaveBeenCalledWith({ delaySeconds: 5 });
     expect(await deliveryRow(event.id, ep.id)).toMatchObject({ state: 'retrying', last_status: null, last_error: 'no answer within 15 s' });
   });
@@ -129,14 +129,14 @@ describe('webhook delivery (queue consumer)', () => {
     const event = fakeEvent();
     const fetches = capture();
     const msg = deliveryMessage(ws.id, ep.id, event);
-    await deliverWebhook(msg, bindings);
+    await deliverWebhooks([msg], bindings);
     expect(fetches.calls).toHaveLength(0);
     expect(msg.retry).toHaveBeenCalledWith({ delaySeconds: 5 });
     expect(await deliveryRow(event.id, ep.id)).toMatchObject({ state: 'retrying', last_error: 'unsafe_url: url points at a reserved address' });
 
     // The local-testing escape hatch lets a listed host through.
     const next = deliveryMessage(ws.id, ep.id, event);
-    await deliverWebhook(next, { ...bindings, ALLOW_UNSAFE_WEBHOOK_HOSTS: 'localhost, 169.254.169.254' });
+    await deliverWebhooks([next], { ...bindings, ALLOW_UNSAFE_WEBHOOK_HOSTS: 'localhost, 169.254.169.254' });
     expect(fetches.calls.map((c) => c.url)).toEqual(['http://169.254.169.254/latest']);
     expect(await deliveryRow(event.id, ep.id)).toMatchObject({ state: 'succeeded', attempts: 2 });
   });
@@ -146,7 +146,7 @@ describe('webhook delivery (queue consumer)', () => {
     const ep = await registerEndpoint(ws, { url: receiverUrl(), events: ['deal.created'] });
     const event = fakeEvent();
     const fetches = capture(() => new Response(null, { status: 503 }));
-    await deliverWebhook(deliveryMessage(ws.id, ep.id, event), bindings);
+    await deliverWebhooks([deliveryMessage(ws.id, ep.id, event)], bindings);
     expect(fetches.calls).toHaveLength(1);
 
     expect((await ws.api('DELETE', `/v1/webhook-endpoints/${ep.id}`)).status).toBe(204);
@@ -154,8 +154,8 @@ describe('webhook delivery (queue consumer)', () => {
 
     const queued = deliveryMessage(ws.id, ep.id, event);
     const fresh = deliveryMessage(ws.id, ep.id, fakeEvent());
-    await deliverWebhook(queued, bindings);
-    await deliverWebhook(fresh, bindings);
+    await deliverWebhooks([queued], bindings);
+    await deliverWebhooks([fresh], bindings);
     expect(fetches.calls).toHaveLength(1);
     expect(queued.ack).toHaveBeenCalledOnce();
     expect(fresh.ack).toHaveBeenCalledOnce();
@@ -168,7 +168,7 @@ describe('webhook delivery (queue consumer)', () => {
     const ep = await registerEndpoint(other, { url: receiverUrl(), events: ['deal.created'] });
     const fetches = capture();
     const msg = deliveryMessage(ws.id, ep.id, fakeEvent());
-    await deliverWebhook(msg, bindings);
+    await deliverWebhooks([msg], bindings);
     expect(fetches.calls).toHaveLength(0);
     expect(msg.ack).toHaveBeenCalledOnce();
   });

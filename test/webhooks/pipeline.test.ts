@@ -188,12 +188,12 @@ describe('GET /admin/v1/workspaces/{ws}/webhook-deliveries', () => {
     const bindings = env as unknown as Bindings;
     const first = fakeEvent('deal.lost');
     const second = fakeEvent('deal.lost');
-    await import('../../src/modules/webhooks/delivery').then(async ({ deliverWebhook }) => {
-      await deliverWebhook(deliveryMessage(ws.id, ep.id, first), bindings);
+    await import('../../src/modules/webhooks/delivery').then(async ({ deliverWebhooks }) => {
+      await deliverWebhooks([deliveryMessage(ws.id, ep.id, first)], bindings);
       await new Promise((r) => setTimeout(r, 5));
       await runOnShards('UPDATE webhook_endpoints SET url = ? WHERE id = ?', `${ep.url}-fail`, ep.id);
-      await deliverWebhook(deliveryMessage(ws.id, ep.id, second), bindings);
-      await deliverWebhook(deliveryMessage(other.id, theirs.id, fakeEvent('deal.lost')), bindings);
+      await deliverWebhooks([deliveryMessage(ws.id, ep.id, second)], bindings);
+      await deliverWebhooks([deliveryMessage(other.id, theirs.id, fakeEvent('deal.lost'))], bindings);
     });
 
     const all = await admin('GET', `/workspaces/${ws.id}/webhook-deliveries`);

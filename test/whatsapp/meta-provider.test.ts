@@ -85,4 +85,16 @@ describe('Meta WhatsApp Cloud API adapter', () => {
     const down = metaWhatsApp({ accessToken: 't', phoneNumberId: '1', fetch: (async () => { throw new Error('connect ECONNREFUSED'); }) as typeof fetch });
     await expect(down.sendTemplate(message)).rejects.toBeInstanceOf(WhatsAppProviderError);
   });
+
+  it('a campaign chunk is one request per message (the Cloud API has no batch send): outcomes in order, a refusal is that message\'s error', async () => {
+    const graph = fakeGraph((seen) => (seen.body.to === '15005550001' ? { status: 400, body: { error: { message: '(#131026) Message undeliverable', code: 131026 } } } : { status: 200, body: { messages: [{ id: `wamid.${seen.body.to}` }] } }));
+    const provider = metaWhatsApp({ accessToken: 't', phoneNumberId: '1', fetch: graph.fetchImpl });
+    const to = (n: string) => ({ ...message, to: `+${n}` });
+    expect(await provider.sendTemplates([to('14155550100'), to('15005550001'), to('14155550101')])).toEqual([
+      { wamid: 'wamid.14155550100' },
+      { error: '(#131026) Message undeliverable' },
+      { wamid: 'wamid.14155550101' },
+    ]);
+    expect(graph.seen).toHaveLength(3);
+  });
 });

@@ -2,7 +2,7 @@ import type { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../../env';
 import { afterResponse } from '../../platform/after-response';
-import { jsonText } from '../../platform/kept-json';
+import { jsonText } from '../../platform/json-text';
 import { publicBaseUrl } from '../../platform/public-base';
 import { serviceContext } from '../../platform/context';
 import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';

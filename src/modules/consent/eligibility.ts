@@ -115,11 +115,22 @@ export function emailEligiblePage(db: Db, workspaceId: string, narrowing: Eligib
   return rawAll<EligibleContact>(db, sql`${withValues} SELECT ${RECIPIENT_COLUMNS} ${from} AND c.id > ${page.after ?? ''} ORDER BY c.id LIMIT ${page.limit}`);
 }
 
-/** The same page as ids only (targeting needs no more; the send reads the fields it renders). */
-export async function emailEligibleIds(db: Db, workspaceId: string, narrowing: EligibleNarrowing, page: { limit: number; after?: string | null }): Promise<string[]> {
+/** Where a page of eligible ids resumes: after this contact, in the consent index's (creation time, id) order. */
+export type EligibleCursor = { id: string; createdAt: string | null };
+
+/**
+ * The next page of eligible ids (targeting needs no more; the send reads the fields it renders)
+ * in the consent index's own order, (creation time, id), so a page seeks to its cursor and stops
+ * after `limit` matches: in id order every page read and sorted the whole subscribed range. A
+ * cursor without its creation time takes the contact's (from before cursors carried it; a
+ * contact gone since restarts the walk, and rows already targeted are kept as they are).
+ */
+export async function emailEligibleIds(db: Db, workspaceId: string, narrowing: EligibleNarrowing, page: { limit: number; after: EligibleCursor | null }) {
   const { withValues, from } = eligibleFrom(workspaceId, narrowing);
-  const rows = await rawAll<{ id: string }>(db, sql`${withValues} SELECT c.id ${from} AND c.id > ${page.after ?? ''} ORDER BY c.id LIMIT ${page.limit}`);
-  return rows.map((r) => r.id);
+  const after = page.after;
+  const createdAt = after?.createdAt ?? sql`coalesce((SELECT x.created_at FROM contacts x WHERE x.id = ${after?.id ?? ''}), '')`;
+  const cursor = after ? sql`(c.created_at, c.id) > (${createdAt}, ${after.id})` : sql`1`;
+  return rawAll<{ id: string; created_at: string }>(db, sql`${withValues} SELECT c.id, c.created_at ${from} AND ${cursor} ORDER BY c.created_at, c.id LIMIT ${page.limit}`);
 }
 
 /**

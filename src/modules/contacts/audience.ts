@@ -15,33 +15,42 @@ export function checkContactFilter(filters: Record<string, unknown>, workspaceId
   compileFilter(filters, contactCatalog, workspaceId);
 }
 
+/** Where a page resumes: after this contact, in (creation time, id) order. */
+export type AudienceCursor = { id: string; createdAt: string | null };
+
 /**
  * One keyset page of the contacts a WhatsApp broadcast may reach: a phone,
  * WhatsApp consent `subscribed`, not blocked, the phone not blacklisted,
  * matching `filters` (the contact filter grammar) and `extra` (an audience's
- * condition over `c`), ids after `after`, in id order.
+ * condition over `c`), after `after`, in the consent index's own order
+ * (creation time, id): a page seeks to its cursor and stops after `limit`
+ * matches, so every page costs the same however deep. A cursor without its
+ * creation time takes the contact's (a contact gone since restarts the walk;
+ * rows already targeted are kept as they are).
  */
 export async function whatsappAudiencePage(
   db: Db,
   workspaceId: string,
-  opts: { filters: Record<string, unknown> | null; extra?: SQL | null; after: string | null; limit: number },
-): Promise<string[]> {
+  opts: { filters: Record<string, unknown> | null; extra?: SQL | null; after: AudienceCursor | null; limit: number },
+): Promise<{ id: string; created_at: string }[]> {
   const { where, values } = compileFilter(opts.filters ?? {}, contactCatalog, workspaceId);
+  const { after } = opts;
+  const createdAt = after?.createdAt ?? sql`coalesce((SELECT x.created_at FROM contacts x WHERE x.id = ${after?.id ?? ''}), '')`;
   const conditions = [
     sql`c.workspace_id = ${workspaceId}`,
-    sql`c.id > ${opts.after ?? ''}`,
-    sql`c.phone IS NOT NULL`,
     sql`c.whatsapp_consent_state = 'subscribed'`,
+    after ? sql`(c.created_at, c.id) > (${createdAt}, ${after.id})` : sql`1`,
+    sql`c.phone IS NOT NULL`,
     sql`c.block_state = 'none'`,
     sql`NOT EXISTS (SELECT 1 FROM phone_blacklist b WHERE b.workspace_id = c.workspace_id AND b.phone = c.phone)`,
   ];
   if (where) conditions.push(where);
   if (opts.extra) conditions.push(opts.extra);
-  const rows = await rawAll<{ id: string }>(
+  return rawAll<{ id: string; created_at: string }>(
     db,
-    sql`${filterWith(values)} SELECT c.id FROM contacts c CROSS JOIN fp WHERE ${sql.join(conditions, sql.raw(' AND '))} ORDER BY c.id LIMIT ${opts.limit}`,
+    sql`${filterWith(values)} SELECT c.id, c.created_at FROM contacts c INDEXED BY contacts_workspace_wa_consent CROSS JOIN fp
+      WHERE ${sql.join(conditions, sql.raw(' AND '))} ORDER BY c.created_at, c.id LIMIT ${opts.limit}`,
   );
-  return rows.map((r) => r.id);
 }
 
 /** What a personalized send needs of each contact (variables may reference these fields). */

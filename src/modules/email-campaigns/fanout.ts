@@ -11,7 +11,7 @@ import { newUnsubscribeToken } from '../unsubscribe/links';
 import { personalEmail } from '../unsubscribe/personal-email';
 import { workspaceContext } from '../workspaces/context';
 import { PAGE_KIND, SEND_KIND, type PageMessage, type SendMessage } from './launch';
-import { emailCampaigns } from './schema';
+import { emailCampaigns, type EmailCampaignRow } from './schema';
 import { recipientNarrowing } from './service';
 
 /** Recipients chosen per page message, and rendered and handed to the provider per send message. */
@@ -52,6 +52,21 @@ function recountCampaign(db: Db, campaignId: string, now: string): Statement[] {
   ];
 }
 
+/**
+ * Settles claimed recipients (`c` contact id, `id` send id, `e` error) as `status`, only those still
+ * `sending`. The list, materialized, drives the update by primary key: joined to json_each
+ * directly, the planner walked every recipient row of the campaign and matched each against it.
+ */
+function settleRecipients(db: Db, campaignId: string, status: 'sent' | 'failed', rows: { c: string; id: string | null; e: string | null }[], now: string): Statement {
+  return rawRun(
+    db,
+    sql`WITH settled AS MATERIALIZED (SELECT value ->> 'c' AS c, value ->> 'id' AS id, value ->> 'e' AS e FROM json_each(${JSON.stringify(rows)}))
+      UPDATE email_campaign_recipients SET status = ${status}, send_id = settled.id, error = settled.e, updated_at = ${now}
+      FROM settled WHERE email_campaign_recipients.campaign_id = ${campaignId} AND email_campaign_recipients.contact_id = settled.c
+        AND email_campaign_recipients.status = 'sending'`,
+  );
+}
+
 const loadCampaign = (db: Db, workspaceId: string, id: string) =>
   db.select().from(emailCampaigns).where(and(eq(emailCampaigns.workspaceId, workspaceId), eq(emailCampaigns.id, id))).limit(1);
 
@@ -67,8 +82,8 @@ async function enqueue(env: Bindings, messages: QueueMessageBody[]) {
 
 /**
  * One page of recipients: the next `PAGE_SIZE` eligible contacts after the
- * cursor (keyset on the contact id, so no invocation ever holds the whole
- * audience) get a (campaign, contact) row with their unsubscribe token (the
+ * cursor (keyset on creation time and id, so no invocation ever holds the whole
+ * audience and every page costs the same) get a (campaign, contact) row with their unsubscribe token (the
  * primary key ignores rows a redelivered page already wrote), their sends go
  * to the queue in chunks, and the next page is enqueued behind them. The last
  * page marks targeting done.
@@ -78,7 +93,9 @@ export async function handlePage(env: Bindings, body: PageMessage): Promise<void
   if (!db) return;
   const [campaign] = await loadCampaign(db, body.workspace_id, body.campaign_id);
   if (!campaign || campaign.status !== 'sending') return;
-  const ids = await emailEligibleIds(db, body.workspace_id, await recipientNarrowing(db, body.workspace_id, campaign), { after: body.after, limit: PAGE_SIZE });
+  const after = body.after === null ? null : { id: body.after, createdAt: body.after_created_at ?? null };
+  const page = await emailEligibleIds(db, body.workspace_id, await recipientNarrowing(db, body.workspace_id, campaign), { after, limit: PAGE_SIZE });
+  const ids = page.map((c) => c.id);
   const last = ids.length < PAGE_SIZE;
   const now = nowIso();
   const statements: Statement[] = [];
@@ -99,7 +116,8 @@ export async function handlePage(env: Bindings, body: PageMessage): Promise<void
   await runBatch(db, statements);
   const link = { workspace_id: body.workspace_id, campaign_id: campaign.id, base_url: body.base_url };
   // The next page goes first, into the same consumer batch as this page's sends: targeting never waits for a batch timeout.
-  const next: QueueMessageBody[] = last ? [] : [{ kind: PAGE_KIND, ...link, after: ids[ids.length - 1] } satisfies PageMessage];
+  const end = page[page.length - 1];
+  const next: QueueMessageBody[] = last ? [] : [{ kind: PAGE_KIND, ...link, after: end.id, after_created_at: end.created_at } satisfies PageMessage];
   next.push(...sendMessages(link, ids));
   await enqueue(env, next);
 }
@@ -117,16 +135,23 @@ export async function handleSend(env: Bindings, body: SendMessage): Promise<void
   const db = await workspaceDb(env, body.workspace_id);
   if (!db) return;
   const now = nowIso();
-  const claimed = await rawAll<{ contact_id: string; unsubscribe_token: string }>(
-    db,
-    sql`UPDATE email_campaign_recipients SET status = 'sending', updated_at = ${now}
-      WHERE campaign_id = ${body.campaign_id} AND status = 'queued' AND contact_id IN (SELECT value FROM json_each(${JSON.stringify(body.contact_ids)}))
-        AND EXISTS (SELECT 1 FROM email_campaigns w WHERE w.id = ${body.campaign_id} AND w.status = 'sending')
-      RETURNING contact_id, unsubscribe_token`,
-  );
-  if (claimed.length === 0) return;
-  const [[campaign], ctx] = await Promise.all([loadCampaign(db, body.workspace_id, body.campaign_id), workspaceContext(env, body.workspace_id)]);
-  if (!campaign) return;
+  // The claim and the campaign in one batch, the workspace (control plane) alongside.
+  const [[claimedRows, campaignRows], ctx] = await Promise.all([
+    runBatch(db, [
+      rawAll<{ contact_id: string; unsubscribe_token: string }>(
+        db,
+        sql`UPDATE email_campaign_recipients SET status = 'sending', updated_at = ${now}
+          WHERE campaign_id = ${body.campaign_id} AND status = 'queued' AND contact_id IN (SELECT value FROM json_each(${JSON.stringify(body.contact_ids)}))
+            AND EXISTS (SELECT 1 FROM email_campaigns w WHERE w.id = ${body.campaign_id} AND w.status = 'sending')
+          RETURNING contact_id, unsubscribe_token`,
+      ),
+      loadCampaign(db, body.workspace_id, body.campaign_id),
+    ]),
+    workspaceContext(env, body.workspace_id),
+  ]);
+  const claimed = claimedRows as { contact_id: string; unsubscribe_token: string }[];
+  const [campaign] = campaignRows as EmailCampaignRow[];
+  if (claimed.length === 0 || !campaign) return;
   const ids = claimed.map((r) => r.contact_id);
   const narrowing = await recipientNarrowing(db, body.workspace_id, campaign);
   const inChunk = sql`c.id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`;
@@ -143,14 +168,7 @@ export async function handleSend(env: Bindings, body: SendMessage): Promise<void
   const settle = (outcomes: BulkOutcome[]): Statement[] => {
     const done = nowIso();
     const rows = [...ineligible, ...outcomes].map((o) => ({ c: o.ref, id: o.sendId ?? null, e: o.status === 'suppressed' ? 'suppressed' : (o.error ?? null) }));
-    const settleAs = (status: 'sent' | 'failed') =>
-      rawRun(
-        db,
-        sql`UPDATE email_campaign_recipients SET status = ${status}, send_id = j.value ->> 'id', error = j.value ->> 'e', updated_at = ${done}
-          FROM json_each(${JSON.stringify(rows.filter((r) => (r.e === null) === (status === 'sent')))}) j
-          WHERE email_campaign_recipients.campaign_id = ${campaign.id} AND email_campaign_recipients.contact_id = j.value ->> 'c'
-            AND email_campaign_recipients.status = 'sending'`,
-      );
+    const settleAs = (status: 'sent' | 'failed') => settleRecipients(db, campaign.id, status, rows.filter((r) => (r.e === null) === (status === 'sent')), done);
     return [settleAs('sent'), countChanged(db, campaign.id, 'sent'), settleAs('failed'), countChanged(db, campaign.id, 'failed'), settleCampaign(db, campaign.id, done)];
   };
   await sendEmailBatch(

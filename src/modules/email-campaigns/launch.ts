@@ -11,8 +11,11 @@ import { EDITABLE, findCampaign, isEditable, notEditable, serializeCampaign } fr
 export const PAGE_KIND = 'email-campaign-page';
 export const SEND_KIND = 'email-campaign-send';
 
-/** `base_url`: the origin of the unsubscribe and tracking links, fixed at launch. */
-export type PageMessage = { kind: typeof PAGE_KIND; workspace_id: string; campaign_id: string; base_url: string; after: string | null };
+/**
+ * `base_url`: the origin of the unsubscribe and tracking links, fixed at launch. `after` and
+ * `after_created_at`: the last contact of the previous page and its creation time (the keyset).
+ */
+export type PageMessage = { kind: typeof PAGE_KIND; workspace_id: string; campaign_id: string; base_url: string; after: string | null; after_created_at?: string };
 export type SendMessage = { kind: typeof SEND_KIND; workspace_id: string; campaign_id: string; base_url: string; contact_ids: string[] };
 
 /** A launch needs a subject, compiled content and a verified sender (the named one, or the workspace default). */

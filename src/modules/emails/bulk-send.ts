@@ -194,11 +194,14 @@ function recordHandOff(ctx: SendContext, providerName: string, accepted: { id: s
   const now = nowIso();
   const statements: Statement[] = [];
   if (accepted.length) {
+    // The accepted list, materialized, drives the update by primary key: joined to json_each directly, the planner
+    // walked every send of the workspace and matched each against the list, a cost growing with the workspace's history.
     statements.push(
       rawRun(
         db,
-        sql`UPDATE email_sends SET status = 'sent', provider = ${providerName}, provider_message_id = j.value ->> 'm', updated_at = ${now}
-          FROM json_each(${JSON.stringify(accepted)}) j WHERE email_sends.workspace_id = ${ws.id} AND email_sends.id = j.value ->> 'id'`,
+        sql`WITH accepted AS MATERIALIZED (SELECT value ->> 'id' AS id, value ->> 'm' AS m FROM json_each(${JSON.stringify(accepted)}))
+          UPDATE email_sends SET status = 'sent', provider = ${providerName}, provider_message_id = accepted.m, updated_at = ${now}
+          FROM accepted WHERE email_sends.id = accepted.id AND email_sends.workspace_id = ${ws.id}`,
       ),
     );
   }

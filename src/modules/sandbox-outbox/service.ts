@@ -1,7 +1,8 @@
-import { and, desc, eq } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import { nowIso, type Db, type Statement } from '../../platform/db';
 import { uuidv7 } from '../../platform/ids';
 import { preparedInsert } from '../../platform/prepared';
+import { rawRun } from '../../platform/raw-query';
 import { sandboxOutbox, type OutboxChannel } from './schema';
 
 type OutboxEntry = { workspaceId: string; channel: OutboxChannel; to: string; from?: string | null; text?: string | null; body?: Record<string, unknown> | null };
@@ -20,6 +21,17 @@ export function outboxEntry(db: Db, entry: OutboxEntry): Statement {
     body: entry.body ?? null,
     created_at: nowIso(),
   });
+}
+
+/** Records several accepted sends without keys in one statement (their rows travel as one JSON parameter). */
+export async function recordOutboxEntries(db: Db, entries: OutboxEntry[]): Promise<void> {
+  const now = nowIso();
+  const rows = entries.map((e) => ({ id: uuidv7(), w: e.workspaceId, c: e.channel, to: e.to, f: e.from ?? null, t: e.text ?? null, b: e.body ? JSON.stringify(e.body) : null }));
+  await rawRun(
+    db,
+    sql`INSERT INTO sandbox_outbox (id, workspace_id, channel, "to", "from", text, body, created_at)
+      SELECT value ->> 'id', value ->> 'w', value ->> 'c', value ->> 'to', value ->> 'f', value ->> 't', value ->> 'b', ${now} FROM json_each(${JSON.stringify(rows)})`,
+  );
 }
 
 /** What the sandbox providers accepted for a workspace, newest first (operator outbox route). */

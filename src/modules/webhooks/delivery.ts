@@ -1,10 +1,12 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
+import { runBatch } from '../../platform/db';
 import { uuidv7 } from '../../platform/ids';
+import { inFlight } from '../../platform/in-flight';
+import { rawAll } from '../../platform/raw-query';
 import { workspaceDb } from '../../platform/shards';
 import type { QueueMessageBody } from '../../queue';
 import type { DeliveryMessage, Envelope } from './publisher';
-import { webhookDeliveries, webhookEndpoints } from './schema';
 import { signatureHeaders } from './signing';
 import { parseAllowList, unsafeUrlReason } from './url-safety';
 
@@ -38,58 +40,118 @@ async function attempt(url: string, secret: string, event: Envelope, allowHosts:
 }
 
 /**
- * Queue consumer: one attempt of one (event, endpoint) delivery. The endpoint is
- * read fresh each time, so a deleted or deactivated endpoint gets nothing more;
- * the attempt count lives in `webhook_deliveries`, so it survives re-sent messages.
+ * How many POSTs of one batch are in flight at once: the runtime's limit of simultaneous
+ * outgoing connections per invocation, so each attempt's timeout runs from its own start
+ * instead of from a wait for a free connection.
  */
-export async function deliverWebhook(message: Message<QueueMessageBody>, env: Bindings): Promise<void> {
-  const { workspace_id: workspaceId, endpoint_id: endpointId, event } = message.body as unknown as DeliveryMessage;
+export const IN_FLIGHT = 6;
+
+type Attempt = { message: Message<QueueMessageBody>; body: DeliveryMessage; url: string; secret: string; attempts: number };
+
+/**
+ * Queue consumer: one attempt of each (event, endpoint) delivery of a batch. Per workspace, one
+ * read batch takes the endpoints (read fresh each time, so a deleted or deactivated endpoint
+ * gets nothing more) and the delivery rows (the attempt count lives there, so it survives
+ * re-sent messages); the POSTs go out `IN_FLIGHT` at a time, a workspace's endpoints taking turns
+ * (no other order is kept); one statement records every outcome once the workspace's attempts
+ * ended. A delivery named twice in one batch is attempted once.
+ */
+export async function deliverWebhooks(messages: Message<QueueMessageBody>[], env: Bindings): Promise<void> {
+  const byWorkspace = new Map<string, Message<QueueMessageBody>[]>();
+  for (const m of messages) {
+    const ws = (m.body as unknown as DeliveryMessage).workspace_id;
+    byWorkspace.set(ws, [...(byWorkspace.get(ws) ?? []), m]);
+  }
+  const slot = inFlight(IN_FLIGHT);
+  const allowHosts = parseAllowList(env.ALLOW_UNSAFE_WEBHOOK_HOSTS);
+  await Promise.all([...byWorkspace].map(([workspaceId, list]) => deliverFor(env, workspaceId, list, (a) => slot(() => attempt(a.url, a.secret, a.body.event, allowHosts)))));
+}
+
+/**
+ * Runs `post` over the attempts with their endpoints taking turns (the first of each endpoint, then
+ * the second of each, ...), so a slow endpoint holds at most its share of the slots in flight.
+ * Outcomes come back in the attempts' order.
+ */
+async function inTurns(attempts: Attempt[], post: (a: Attempt) => Promise<Outcome>): Promise<Outcome[]> {
+  const queues = new Map<string, number[]>();
+  attempts.forEach((a, i) => queues.set(a.body.endpoint_id, [...(queues.get(a.body.endpoint_id) ?? []), i]));
+  const order: number[] = [];
+  for (let round = 0; order.length < attempts.length; round++) for (const q of queues.values()) if (round < q.length) order.push(q[round]);
+  const outcomes: Outcome[] = new Array(attempts.length);
+  await Promise.all(order.map(async (i) => (outcomes[i] = await post(attempts[i]))));
+  return outcomes;
+}
+
+async function deliverFor(env: Bindings, workspaceId: string, messages: Message<QueueMessageBody>[], post: (a: Attempt) => Promise<Outcome>): Promise<void> {
   const db = await workspaceDb(env, workspaceId);
   if (!db) {
-    message.ack();
+    for (const m of messages) m.ack();
     return;
   }
-  const [[endpoint], [prior]] = await db.batch([
-    db
-      .select()
-      .from(webhookEndpoints)
-      .where(and(eq(webhookEndpoints.workspaceId, workspaceId), eq(webhookEndpoints.id, endpointId)))
-      .limit(1),
-    db
-      .select({ state: webhookDeliveries.state, attempts: webhookDeliveries.attempts })
-      .from(webhookDeliveries)
-      .where(and(eq(webhookDeliveries.eventId, event.id), eq(webhookDeliveries.endpointId, endpointId)))
-      .limit(1),
-  ]);
-  if (!endpoint || !endpoint.isActive || (prior && prior.state !== 'retrying')) {
-    message.ack();
-    return;
-  }
+  const bodies = messages.map((m) => m.body as unknown as DeliveryMessage);
+  const [endpoints, priors] = (await runBatch(db, [
+    rawAll<{ id: string; url: string; secret: string; is_active: number }>(
+      db,
+      sql`SELECT id, url, secret, is_active FROM webhook_endpoints WHERE workspace_id = ${workspaceId} AND id IN (SELECT value FROM json_each(${JSON.stringify([...new Set(bodies.map((b) => b.endpoint_id))])}))`,
+    ),
+    rawAll<{ event_id: string; endpoint_id: string; state: string; attempts: number }>(
+      db,
+      sql`WITH wanted AS MATERIALIZED (SELECT value ->> 'e' AS e, value ->> 'p' AS p FROM json_each(${JSON.stringify(bodies.map((b) => ({ e: b.event.id, p: b.endpoint_id })))}))
+        SELECT d.event_id, d.endpoint_id, d.state, d.attempts FROM wanted CROSS JOIN webhook_deliveries d WHERE d.event_id = wanted.e AND d.endpoint_id = wanted.p`,
+    ),
+  ])) as [{ id: string; url: string; secret: string; is_active: number }[], { event_id: string; endpoint_id: string; state: string; attempts: number }[]];
+  const endpointOf = new Map(endpoints.map((e) => [e.id, e]));
+  const key = (eventId: string, endpointId: string) => `${eventId} ${endpointId}`;
+  const priorOf = new Map(priors.map((p) => [key(p.event_id, p.endpoint_id), p]));
+  const attempts: Attempt[] = [];
+  const taken = new Set<string>();
+  messages.forEach((message, i) => {
+    const body = bodies[i];
+    const k = key(body.event.id, body.endpoint_id);
+    const endpoint = endpointOf.get(body.endpoint_id);
+    const prior = priorOf.get(k);
+    if (!endpoint || !endpoint.is_active || (prior && prior.state !== 'retrying') || taken.has(k)) return void message.ack();
+    taken.add(k);
+    attempts.push({ message, body, url: endpoint.url, secret: endpoint.secret, attempts: (prior?.attempts ?? 0) + 1 });
+  });
+  if (attempts.length === 0) return;
 
-  const attempts = (prior?.attempts ?? 0) + 1;
-  const outcome = await attempt(endpoint.url, endpoint.secret, event, parseAllowList(env.ALLOW_UNSAFE_WEBHOOK_HOSTS));
-  const state = outcome.ok ? 'succeeded' : attempts >= MAX_ATTEMPTS ? 'dead' : 'retrying';
-  const delaySeconds = state === 'retrying' ? RETRY_DELAYS_SECONDS[attempts - 1] : null;
+  const outcomes = await inTurns(attempts, post);
   const nowMs = Date.now();
   const now = new Date(nowMs).toISOString();
-  const result = {
-    state,
-    attempts,
-    lastStatus: outcome.status,
-    lastError: outcome.error,
-    nextAttemptAt: delaySeconds === null ? null : new Date(nowMs + delaySeconds * 1000).toISOString(),
-    updatedAt: now,
-  } as const;
+  const rows = attempts.map((a, i) => {
+    const outcome = outcomes[i];
+    const state = outcome.ok ? 'succeeded' : a.attempts >= MAX_ATTEMPTS ? 'dead' : 'retrying';
+    const delay = state === 'retrying' ? RETRY_DELAYS_SECONDS[a.attempts - 1] : null;
+    return {
+      id: uuidv7(),
+      e: a.body.event.id,
+      t: a.body.event.type,
+      p: a.body.endpoint_id,
+      u: a.url,
+      s: state,
+      n: a.attempts,
+      ls: outcome.status,
+      le: outcome.error,
+      at: delay === null ? null : new Date(nowMs + delay * 1000).toISOString(),
+      delay,
+    };
+  });
   // The guard keeps a delivery the endpoint's deletion dropped meanwhile from coming back.
-  const written = await db
-    .insert(webhookDeliveries)
-    .values({ id: uuidv7(), workspaceId, eventId: event.id, eventType: event.type, endpointId, url: endpoint.url, createdAt: now, ...result })
-    .onConflictDoUpdate({
-      target: [webhookDeliveries.eventId, webhookDeliveries.endpointId],
-      set: { ...result, url: endpoint.url },
-      setWhere: sql`${webhookDeliveries.state} = 'retrying'`,
-    })
-    .returning({ id: webhookDeliveries.id });
-  if (written.length && delaySeconds !== null) message.retry({ delaySeconds });
-  else message.ack();
+  const written = await rawAll<{ event_id: string; endpoint_id: string }>(
+    db,
+    sql`INSERT INTO webhook_deliveries (id, workspace_id, event_id, event_type, endpoint_id, url, state, attempts, last_status, last_error, next_attempt_at, created_at, updated_at)
+      SELECT value ->> 'id', ${workspaceId}, value ->> 'e', value ->> 't', value ->> 'p', value ->> 'u', value ->> 's', value ->> 'n', value ->> 'ls', value ->> 'le', value ->> 'at', ${now}, ${now}
+      FROM json_each(${JSON.stringify(rows)}) WHERE 1
+      ON CONFLICT (event_id, endpoint_id) DO UPDATE SET url = excluded.url, state = excluded.state, attempts = excluded.attempts, last_status = excluded.last_status,
+        last_error = excluded.last_error, next_attempt_at = excluded.next_attempt_at, updated_at = excluded.updated_at
+      WHERE webhook_deliveries.state = 'retrying'
+      RETURNING event_id, endpoint_id`,
+  );
+  const recorded = new Set(written.map((w) => key(w.event_id, w.endpoint_id)));
+  attempts.forEach((a, i) => {
+    const { delay } = rows[i];
+    if (delay !== null && recorded.has(key(a.body.event.id, a.body.endpoint_id))) a.message.retry({ delaySeconds: delay });
+    else a.message.ack();
+  });
 }

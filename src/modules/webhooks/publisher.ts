@@ -10,7 +10,7 @@ export const DELIVERY_KIND = 'webhook-delivery';
 /** The delivery envelope (docs/webhooks.md); `id` is the outbox event id, shared by every endpoint and retry. */
 export type Envelope = { id: string; type: string; created_at: string; data: Record<string, unknown> };
 
-/** One queue message per (event, endpoint), so one slow endpoint never holds back another. */
+/** One queue message per (event, endpoint): each delivery is attempted, retried and dead-lettered on its own. */
 export type DeliveryMessage = { kind: typeof DELIVERY_KIND; workspace_id: string; endpoint_id: string; event: Envelope };
 
 // Queues accept at most 100 messages and 256 KB per sendBatch; stay under both.

@@ -1,11 +1,11 @@
 import { setEventPublisher, setSubscriptionCheck } from '../../platform/events';
-import { registerQueueHandler } from '../../queue';
+import { registerQueueBatchHandler } from '../../queue';
 import { registerSweep } from '../../sweeps/registry';
-import { deliverWebhook } from './delivery';
+import { deliverWebhooks } from './delivery';
 import { DELIVERY_KIND, publishEvents, subscriptionCheck, sweepOutbox } from './publisher';
 
 // The outbox's three stages: publish after commit, deliver from the queue, re-send what never left.
 setEventPublisher(publishEvents);
 setSubscriptionCheck(subscriptionCheck);
-registerQueueHandler(DELIVERY_KIND, deliverWebhook);
+registerQueueBatchHandler(DELIVERY_KIND, deliverWebhooks);
 registerSweep('webhook-outbox', sweepOutbox);

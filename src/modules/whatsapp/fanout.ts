@@ -4,55 +4,79 @@ import { nowIso, runBatch, type Db, type Statement } from '../../platform/db';
 import { uuidv7 } from '../../platform/ids';
 import { rawAll, rawRun } from '../../platform/raw-query';
 import { controlDb, workspaceDb } from '../../platform/shards';
-import { whatsappProvider } from '../../providers/whatsapp';
+import { whatsappProvider, type SendOutcome } from '../../providers/whatsapp';
 import type { QueueMessageBody } from '../../queue';
 import { selectRecipientContacts, whatsappAudiencePage, type RecipientContact } from '../contacts/audience';
 import { getWorkspace } from '../workspaces/service';
 import { audienceContactCondition } from '../audiences/service';
 import { PAGE_KIND, SEND_KIND, startCampaign } from './campaigns';
 import { composeTemplateMessage } from './compose';
-import { insertMessage, settleOutbound, upsertConversation } from './inbox';
+import { insertCampaignMessages, settleOutboundMany, upsertConversations } from './inbox';
 import { isPositional } from './placeholders';
-import { whatsappCampaigns } from './schema';
-import { handOver } from './send';
-import { selectTemplate, templateFrom } from './templates';
+import { whatsappCampaigns, type CampaignRow } from './schema';
+import { selectCampaignTemplate, templateFrom } from './templates';
 import { personalize } from './variables';
 
 /** Recipients chosen per page message, and handed to the provider per send message. */
 export const PAGE_SIZE = 200;
 export const SEND_CHUNK = 25;
 
-type PageMessage = { kind: typeof PAGE_KIND; workspace_id: string; campaign_id: string; after: string | null };
+/** `after` and `after_created_at`: the last contact of the previous page and its creation time (the keyset). */
+type PageMessage = { kind: typeof PAGE_KIND; workspace_id: string; campaign_id: string; after: string | null; after_created_at?: string };
 type SendMessage = { kind: typeof SEND_KIND; workspace_id: string; campaign_id: string; contact_ids: string[] };
 
 /**
- * The campaign's counters recounted from its recipient rows (exact, and the
- * same however often it runs), and the end state once every page was written
- * and no recipient is still queued or sending: `completed`, or `failed` when
- * nothing could be sent.
+ * The campaign's counters recounted from its recipient rows: the re-drive's,
+ * after it settled lost sends without counting them (the fan-out counts as it goes).
  */
-function refreshCampaign(db: Db, campaignId: string, now: string): Statement {
+function recountCampaign(db: Db, campaignId: string): Statement {
   const count = (status?: string) =>
     sql`(SELECT count(*) FROM whatsapp_campaign_recipients r WHERE r.campaign_id = ${campaignId}${status ? sql` AND r.status = ${status}` : sql``})`;
+  return rawRun(db, sql`UPDATE whatsapp_campaigns SET targeted = ${count()}, sent = ${count('sent')}, failed = ${count('failed')} WHERE id = ${campaignId} AND status = 'running'`);
+}
+
+/**
+ * Adds to a campaign counter the rows the batch's previous statement changed
+ * (SQLite `changes()`: the guarded insert or update just before it in the same
+ * transaction), so a redelivered message that changes nothing adds nothing.
+ */
+const countChanged = (db: Db, campaignId: string, column: 'targeted' | 'sent' | 'failed') =>
+  rawRun(db, sql`UPDATE whatsapp_campaigns SET ${sql.raw(column)} = ${sql.raw(column)} + changes() WHERE id = ${campaignId}`);
+
+/**
+ * The end state once every page was written and no recipient is queued or
+ * sending (the recipients' status index answers that): `completed`, or
+ * `failed` when nothing could be sent.
+ */
+function settleCampaign(db: Db, campaignId: string, now: string): Statement {
   const done = sql`(targeting_done_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM whatsapp_campaign_recipients r WHERE r.campaign_id = ${campaignId} AND r.status IN ('queued', 'sending')))`;
   return rawRun(
     db,
-    sql`UPDATE whatsapp_campaigns SET targeted = ${count()}, sent = ${count('sent')}, failed = ${count('failed')},
-      status = CASE WHEN ${done} THEN (CASE WHEN ${count('sent')} > 0 THEN 'completed' ELSE 'failed' END) ELSE status END,
-      completed_at = CASE WHEN ${done} THEN ${now} ELSE completed_at END,
-      updated_at = ${now}
+    sql`UPDATE whatsapp_campaigns SET status = CASE WHEN ${done} THEN (CASE WHEN sent > 0 THEN 'completed' ELSE 'failed' END) ELSE status END,
+      completed_at = CASE WHEN ${done} THEN ${now} ELSE completed_at END, updated_at = ${now}
       WHERE id = ${campaignId} AND status = 'running'`,
   );
 }
+
+/** Settles claimed recipients still `sending` as `status`, the list (materialized) driving probes by primary key. */
+const settleRecipients = (db: Db, campaignId: string, status: 'sent' | 'failed', rows: { c: string; m: string | null; e: string | null }[], now: string) =>
+  rawRun(
+    db,
+    sql`WITH settled AS MATERIALIZED (SELECT value ->> 'c' AS c, value ->> 'm' AS m, value ->> 'e' AS e FROM json_each(${JSON.stringify(rows)}))
+      UPDATE whatsapp_campaign_recipients SET status = ${status}, message_id = settled.m, error = settled.e, updated_at = ${now}
+      FROM settled WHERE whatsapp_campaign_recipients.campaign_id = ${campaignId} AND whatsapp_campaign_recipients.contact_id = settled.c
+        AND whatsapp_campaign_recipients.status = 'sending'`,
+  );
 
 const loadCampaign = (db: Db, workspaceId: string, id: string) =>
   db.select().from(whatsappCampaigns).where(and(eq(whatsappCampaigns.workspaceId, workspaceId), eq(whatsappCampaigns.id, id))).limit(1);
 
 /**
  * One page of recipients: the next `PAGE_SIZE` eligible contacts after the
- * cursor get a (campaign, contact) row (the unique index ignores rows a
- * redelivered page already wrote), their sends are enqueued in chunks, and the
- * next page is enqueued behind them. The last page marks targeting done.
+ * cursor (keyset on creation time and id) get a (campaign, contact) row (the
+ * unique index ignores rows a redelivered page already wrote, and the targeted
+ * counter grows by the rows written), their sends are enqueued in chunks, and
+ * the next page is enqueued with them. The last page marks targeting done.
  */
 export async function handlePage(env: Bindings, body: PageMessage): Promise<void> {
   const db = await workspaceDb(env, body.workspace_id);
@@ -65,11 +89,13 @@ export async function handlePage(env: Bindings, body: PageMessage): Promise<void
     extra = await audienceContactCondition(db, body.workspace_id, campaign.audienceId);
     if (!extra) {
       // The audience is gone: nothing more is targeted; the campaign ends with what it has.
-      await runBatch(db, [db.update(whatsappCampaigns).set({ targetingDoneAt: now }).where(eq(whatsappCampaigns.id, campaign.id)), refreshCampaign(db, campaign.id, now)]);
+      await runBatch(db, [db.update(whatsappCampaigns).set({ targetingDoneAt: now }).where(eq(whatsappCampaigns.id, campaign.id)), settleCampaign(db, campaign.id, now)]);
       return;
     }
   }
-  const ids = await whatsappAudiencePage(db, body.workspace_id, { filters: campaign.audienceFilters, extra, after: body.after, limit: PAGE_SIZE });
+  const after = body.after === null ? null : { id: body.after, createdAt: body.after_created_at ?? null };
+  const page = await whatsappAudiencePage(db, body.workspace_id, { filters: campaign.audienceFilters, extra, after, limit: PAGE_SIZE });
+  const ids = page.map((c) => c.id);
   const last = ids.length < PAGE_SIZE;
   const statements: Statement[] = [];
   if (ids.length) {
@@ -80,48 +106,57 @@ export async function handlePage(env: Bindings, body: PageMessage): Promise<void
           SELECT ${campaign.id}, value, ${body.workspace_id}, 'queued', ${now}, ${now} FROM json_each(${JSON.stringify(ids)}) WHERE 1
           ON CONFLICT DO NOTHING`,
       ),
+      countChanged(db, campaign.id, 'targeted'),
     );
   }
   if (last) statements.push(db.update(whatsappCampaigns).set({ targetingDoneAt: now }).where(eq(whatsappCampaigns.id, campaign.id)));
-  statements.push(refreshCampaign(db, campaign.id, now));
+  statements.push(settleCampaign(db, campaign.id, now));
   await runBatch(db, statements);
 
-  const next: QueueMessageBody[] = [];
+  const end = page[page.length - 1];
+  const next: QueueMessageBody[] = last ? [] : [{ kind: PAGE_KIND, workspace_id: body.workspace_id, campaign_id: campaign.id, after: end.id, after_created_at: end.created_at } satisfies PageMessage];
   for (let i = 0; i < ids.length; i += SEND_CHUNK) {
     next.push({ kind: SEND_KIND, workspace_id: body.workspace_id, campaign_id: campaign.id, contact_ids: ids.slice(i, i + SEND_CHUNK) } satisfies SendMessage);
   }
-  if (!last) next.push({ kind: PAGE_KIND, workspace_id: body.workspace_id, campaign_id: campaign.id, after: ids[ids.length - 1] } satisfies PageMessage);
   if (next.length) await env.SEND_QUEUE.sendBatch(next.map((m) => ({ body: m })));
 }
 
 type Prepared = { contactId: string; messageId?: string; message?: ReturnType<typeof composeTemplateMessage>; error?: string };
 
 /**
- * One chunk of recipients: claimed `queued` -> `sending` first (a guarded
- * update, so a redelivered or duplicated message sends nothing twice), then
- * personalized, recorded in each contact's conversation, handed to the
- * provider, and settled `sent` or `failed` with the campaign recounted.
+ * One chunk of recipients, in four round trips whatever its size. The claim
+ * (`queued` -> `sending`, a guarded update, so a redelivered or duplicated
+ * message sends nothing twice) is read in one batch with the campaign, its
+ * template and the contacts; each claimed contact is re-checked and
+ * personalized; one batch records the messages in the contacts'
+ * conversations; the provider takes the chunk at once; one batch settles
+ * messages and recipients, grows the counters by exactly the rows settled, and
+ * ends the campaign when nothing is left.
  */
 export async function handleSend(env: Bindings, body: SendMessage): Promise<void> {
   const db = await workspaceDb(env, body.workspace_id);
   if (!db) return;
   const now = nowIso();
-  const claimed = await rawAll<{ contact_id: string }>(
-    db,
-    sql`UPDATE whatsapp_campaign_recipients SET status = 'sending', updated_at = ${now}
-      WHERE campaign_id = ${body.campaign_id} AND status = 'queued' AND contact_id IN (SELECT value FROM json_each(${JSON.stringify(body.contact_ids)}))
-        AND EXISTS (SELECT 1 FROM whatsapp_campaigns w WHERE w.id = ${body.campaign_id} AND w.status = 'running')
-      RETURNING contact_id`,
-  );
-  if (claimed.length === 0) return;
-  const ids = claimed.map((r) => r.contact_id);
-  const [campaign] = await loadCampaign(db, body.workspace_id, body.campaign_id);
-  if (!campaign) return;
-  const [templateRows, contactRows] = await runBatch(db, [selectTemplate(db, body.workspace_id, campaign.templateId), selectRecipientContacts(db, body.workspace_id, ids)]);
+  const [[claimedRows, campaignRows, templateRows, contactRows], ws] = await Promise.all([
+    runBatch(db, [
+      rawAll<{ contact_id: string }>(
+        db,
+        sql`UPDATE whatsapp_campaign_recipients SET status = 'sending', updated_at = ${now}
+          WHERE campaign_id = ${body.campaign_id} AND status = 'queued' AND contact_id IN (SELECT value FROM json_each(${JSON.stringify(body.contact_ids)}))
+            AND EXISTS (SELECT 1 FROM whatsapp_campaigns w WHERE w.id = ${body.campaign_id} AND w.status = 'running')
+          RETURNING contact_id`,
+      ),
+      loadCampaign(db, body.workspace_id, body.campaign_id),
+      selectCampaignTemplate(db, body.workspace_id, body.campaign_id),
+      selectRecipientContacts(db, body.workspace_id, body.contact_ids),
+    ]),
+    getWorkspace(controlDb(env), body.workspace_id),
+  ]);
+  const ids = (claimedRows as { contact_id: string }[]).map((r) => r.contact_id);
+  const [campaign] = campaignRows as CampaignRow[];
+  if (ids.length === 0 || !campaign) return;
   const template = templateFrom(templateRows);
   const byId = new Map((contactRows as (RecipientContact & { blacklisted: number })[]).map((c) => [c.id, c]));
-  const ws = await getWorkspace(controlDb(env), body.workspace_id);
-  const provider = whatsappProvider(env, db, ws);
 
   const prepared: Prepared[] = ids.map((contactId) => {
     const contact = byId.get(contactId);
@@ -143,31 +178,30 @@ export async function handleSend(env: Bindings, body: SendMessage): Promise<void
   });
 
   const sendable = prepared.filter((p) => p.message);
+  let handed: SendOutcome[] = [];
   if (sendable.length) {
-    await runBatch(
-      db,
-      sendable.flatMap((p) => [
-        upsertConversation(db, body.workspace_id, p.contactId, uuidv7(), now),
-        insertMessage(db, { id: p.messageId!, workspaceId: body.workspace_id, contactId: p.contactId, direction: 'outbound', type: 'template', status: 'pending', wamid: null, templateId: template!.id, campaignId: campaign.id, text: p.message!.renderedText, now }),
-      ]) as Statement[],
-    );
+    const rows = sendable.map((p) => ({ id: p.messageId!, contactId: p.contactId, text: p.message!.renderedText }));
+    await runBatch(db, [
+      upsertConversations(db, body.workspace_id, rows.map((r) => r.contactId), now),
+      insertCampaignMessages(db, { workspaceId: body.workspace_id, templateId: template!.id, campaignId: campaign.id, now }, rows),
+    ]);
+    handed = await whatsappProvider(env, db, ws).sendTemplates(sendable.map((p) => p.message!));
   }
-  const outcomes = await Promise.all(prepared.map(async (p) => (p.message ? handOver(provider, p.message) : { error: p.error! })));
+  const outcomeOf = new Map(sendable.map((p, i) => [p.contactId, handed[i]]));
   const done = nowIso();
-  const statements: Statement[] = [];
-  prepared.forEach((p, i) => {
-    const outcome = outcomes[i];
-    if (p.messageId) statements.push(settleOutbound(db, body.workspace_id, p.messageId, outcome, done));
-    statements.push(
-      rawRun(
-        db,
-        sql`UPDATE whatsapp_campaign_recipients SET status = ${'wamid' in outcome ? 'sent' : 'failed'}, message_id = ${p.messageId ?? null},
-          error = ${'error' in outcome ? outcome.error.slice(0, 1000) : null}, updated_at = ${done}
-          WHERE campaign_id = ${campaign.id} AND contact_id = ${p.contactId} AND status = 'sending'`,
-      ),
-    );
+  const settled = prepared.map((p) => {
+    const outcome = outcomeOf.get(p.contactId) ?? { error: p.error! };
+    return { c: p.contactId, m: p.messageId ?? null, e: 'error' in outcome ? outcome.error.slice(0, 1000) : null };
   });
-  statements.push(refreshCampaign(db, campaign.id, done));
+  const statements: Statement[] = [];
+  if (sendable.length) statements.push(settleOutboundMany(db, body.workspace_id, sendable.map((p) => ({ id: p.messageId!, outcome: outcomeOf.get(p.contactId)! })), done));
+  statements.push(
+    settleRecipients(db, campaign.id, 'sent', settled.filter((r) => r.e === null), done),
+    countChanged(db, campaign.id, 'sent'),
+    settleRecipients(db, campaign.id, 'failed', settled.filter((r) => r.e !== null), done),
+    countChanged(db, campaign.id, 'failed'),
+    settleCampaign(db, campaign.id, done),
+  );
   await runBatch(db, statements);
 }
 
@@ -209,7 +243,8 @@ export async function redriveStaleCampaigns(env: Bindings, db: Db, now = nowIso(
           WHERE campaign_id = ${c.id} AND status = 'sending' AND updated_at < ${staleBefore}`,
       ),
       rawAll<{ contact_id: string }>(db, sql`SELECT contact_id FROM whatsapp_campaign_recipients WHERE campaign_id = ${c.id} AND status = 'queued' ORDER BY contact_id LIMIT 2000`),
-      refreshCampaign(db, c.id, now),
+      recountCampaign(db, c.id),
+      settleCampaign(db, c.id, now),
     ]);
     const ids = (queued as { contact_id: string }[]).map((r) => r.contact_id);
     const next: QueueMessageBody[] = [];

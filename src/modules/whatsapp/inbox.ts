@@ -1,5 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db, Statement } from '../../platform/db';
+import { uuidv7 } from '../../platform/ids';
 import { rawRun } from '../../platform/raw-query';
 import { conversations, messages, type MessageStatus } from './schema';
 
@@ -19,6 +20,40 @@ export const upsertConversation = (db: Db, workspaceId: string, contactId: strin
     })
     .returning({ id: conversations.id });
 
+/** The contacts' conversations, created on first use or touched, in one statement (a campaign chunk's). */
+export const upsertConversations = (db: Db, workspaceId: string, contactIds: string[], now: string) =>
+  rawRun(
+    db,
+    sql`INSERT INTO conversations (id, workspace_id, contact_id, channel, last_message_at, created_at, updated_at)
+      SELECT value ->> 'id', ${workspaceId}, value ->> 'c', ${WHATSAPP_CHANNEL}, ${now}, ${now}, ${now} FROM json_each(${JSON.stringify(contactIds.map((c) => ({ id: uuidv7(), c })))}) WHERE 1
+      ON CONFLICT (workspace_id, contact_id, channel) DO UPDATE SET last_message_at = max(conversations.last_message_at, excluded.last_message_at), updated_at = ${now}`,
+  );
+
+/**
+ * A campaign chunk's outbound template messages, `pending`, each in its contact's conversation (written by
+ * `upsertConversations` earlier in the same batch): one statement, the rows as one JSON parameter.
+ */
+export const insertCampaignMessages = (db: Db, m: { workspaceId: string; templateId: string; campaignId: string; now: string }, rows: { id: string; contactId: string; text: string }[]) =>
+  rawRun(
+    db,
+    sql`INSERT INTO messages (id, workspace_id, conversation_id, contact_id, channel, direction, type, status, wamid, template_id, campaign_id, text, media, error, provider_timestamp, created_at, updated_at)
+      SELECT value ->> 'id', ${m.workspaceId},
+        (SELECT v.id FROM conversations v WHERE v.workspace_id = ${m.workspaceId} AND v.contact_id = value ->> 'c' AND v.channel = ${WHATSAPP_CHANNEL}),
+        value ->> 'c', ${WHATSAPP_CHANNEL}, 'outbound', 'template', 'pending', NULL, ${m.templateId}, ${m.campaignId}, value ->> 't', NULL, NULL, NULL, ${m.now}, ${m.now}
+      FROM json_each(${JSON.stringify(rows.map((r) => ({ id: r.id, c: r.contactId, t: r.text })))})`,
+  );
+
+/** Outcomes of a chunk's outbound messages (`wamid`, or `error`), in one statement probing each message by id. */
+export const settleOutboundMany = (db: Db, workspaceId: string, outcomes: { id: string; outcome: { wamid: string } | { error: string } }[], now: string) =>
+  rawRun(
+    db,
+    sql`WITH settled AS MATERIALIZED (SELECT value ->> 'id' AS id, value ->> 'w' AS wamid, value ->> 'e' AS error FROM json_each(${JSON.stringify(
+      outcomes.map(({ id, outcome }) => ('wamid' in outcome ? { id, w: outcome.wamid } : { id, e: outcome.error.slice(0, 1000) })),
+    )}))
+      UPDATE messages SET status = CASE WHEN settled.wamid IS NULL THEN 'failed' ELSE 'sent' END, wamid = settled.wamid, error = settled.error, updated_at = ${now}
+      FROM settled WHERE messages.id = settled.id AND messages.workspace_id = ${workspaceId}`,
+  );
+
 export type NewMessage = {
   id: string;
   workspaceId: string;
@@ -28,7 +63,6 @@ export type NewMessage = {
   status: MessageStatus;
   wamid: string | null;
   templateId?: string | null;
-  campaignId?: string | null;
   text: string | null;
   media?: { mime_type: string; filename: string | null; bytes: number | null } | null;
   providerTimestamp?: string | null;
@@ -43,7 +77,7 @@ export function insertMessage(db: Db, m: NewMessage): Statement {
   return rawRun(
     db,
     sql`INSERT INTO messages (id, workspace_id, conversation_id, contact_id, channel, direction, type, status, wamid, template_id, campaign_id, text, media, error, provider_timestamp, created_at, updated_at)
-      VALUES (${m.id}, ${m.workspaceId}, ${conversation}, ${m.contactId}, ${WHATSAPP_CHANNEL}, ${m.direction}, ${m.type}, ${m.status}, ${m.wamid}, ${m.templateId ?? null}, ${m.campaignId ?? null},
+      VALUES (${m.id}, ${m.workspaceId}, ${conversation}, ${m.contactId}, ${WHATSAPP_CHANNEL}, ${m.direction}, ${m.type}, ${m.status}, ${m.wamid}, ${m.templateId ?? null}, NULL,
         ${m.text}, ${m.media ? JSON.stringify(m.media) : null}, NULL, ${m.providerTimestamp ?? null}, ${m.now}, ${m.now})`,
   );
 }

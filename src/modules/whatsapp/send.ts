@@ -4,7 +4,7 @@ import { isUniqueViolation, nowIso, retryOnConflict, runBatch, type Statement } 
 import { uuidv7 } from '../../platform/ids';
 import { toE164 } from '../../platform/phone';
 import { badRequest } from '../../platform/errors';
-import { WhatsAppProviderError, type TemplateMessage, type WhatsAppProvider } from '../../providers/whatsapp';
+import { outcomeOf, type TemplateMessage, type WhatsAppProvider } from '../../providers/whatsapp';
 import type { ContactRow } from '../contacts/read';
 import { planUpsert } from '../contacts/service';
 import { composeTemplateMessage } from './compose';
@@ -72,11 +72,4 @@ export async function sendTemplate(ctx: ServiceContext, provider: WhatsAppProvid
 }
 
 /** The provider's answer as an outcome: its refusals (and only those) become `{error}`. */
-export async function handOver(provider: WhatsAppProvider, message: TemplateMessage): Promise<{ wamid: string } | { error: string }> {
-  try {
-    return await provider.sendTemplate(message);
-  } catch (err) {
-    if (err instanceof WhatsAppProviderError) return { error: err.message };
-    throw err;
-  }
-}
+const handOver = (provider: WhatsAppProvider, message: TemplateMessage) => outcomeOf(provider.sendTemplate(message));

@@ -70,6 +70,10 @@ export async function listTemplates(db: Db, workspaceId: string, query: ListPara
 export const selectTemplate = (db: Db, workspaceId: string, id: string) =>
   rawAll<RawTemplate>(db, sql`SELECT t.* FROM whatsapp_templates t WHERE t.workspace_id = ${workspaceId} AND t.id = ${id}`);
 
+/** Batchable read of a campaign's template (looked up through the campaign in the same statement). */
+export const selectCampaignTemplate = (db: Db, workspaceId: string, campaignId: string) =>
+  rawAll<RawTemplate>(db, sql`SELECT t.* FROM whatsapp_templates t WHERE t.workspace_id = ${workspaceId} AND t.id = (SELECT w.template_id FROM whatsapp_campaigns w WHERE w.id = ${campaignId})`);
+
 export const templateFrom = (rows: unknown): Template | null => {
   const row = (rows as RawTemplate[])[0];
   return row ? serializeTemplate(row) : null;

@@ -1,4 +1,4 @@
-import { graphTemplatePayload, WhatsAppProviderError, type TemplateMessage, type WhatsAppProvider } from './types';
+import { graphTemplatePayload, outcomeOf, WhatsAppProviderError, type TemplateMessage, type WhatsAppProvider } from './types';
 
 export const GRAPH_BASE_URL = 'https://graph.facebook.com';
 export const DEFAULT_GRAPH_VERSION = 'v21.0';
@@ -22,8 +22,10 @@ type GraphError = { error?: { message?: string; code?: number; error_data?: { de
 export function metaWhatsApp(opts: MetaOptions): WhatsAppProvider {
   const doFetch = opts.fetch ?? fetch;
   const url = `${opts.baseUrl ?? GRAPH_BASE_URL}/${opts.version ?? DEFAULT_GRAPH_VERSION}/${encodeURIComponent(opts.phoneNumberId)}/messages`;
-  return {
+  const provider: WhatsAppProvider = {
     name: 'meta',
+    /** The Cloud API has no batch send: a chunk's messages go out as parallel requests. */
+    sendTemplates: (messages) => Promise.all(messages.map((m) => outcomeOf(provider.sendTemplate(m)))),
     async sendTemplate(message: TemplateMessage) {
       let res: Response;
       try {
@@ -46,4 +48,5 @@ export function metaWhatsApp(opts: MetaOptions): WhatsAppProvider {
       return { wamid };
     },
   };
+  return provider;
 }

@@ -25,6 +25,9 @@ export class WhatsAppProviderError extends Error {
   }
 }
 
+/** What became of one message handed to the provider: its id, or the provider's refusal. */
+export type SendOutcome = { wamid: string } | { error: string };
+
 export interface WhatsAppProvider {
   readonly name: string;
   /** Sends one template message; resolves to the provider message id (`wamid.`...), throws `WhatsAppProviderError` when refused. */
@@ -36,6 +39,18 @@ export interface WhatsAppProvider {
    * `sendTemplate` and its refusal.
    */
   sendTemplateInBatch?(message: TemplateMessage): { statements: Statement[]; wamid: string } | null;
+  /** Sends a campaign chunk: one outcome per message, in order; a refusal is that message's `{error}`, anything else throws. */
+  sendTemplates(messages: TemplateMessage[]): Promise<SendOutcome[]>;
+}
+
+/** A send's outcome: the provider's refusals (and only those) become `{error}`. */
+export async function outcomeOf(send: Promise<{ wamid: string }>): Promise<SendOutcome> {
+  try {
+    return await send;
+  } catch (err) {
+    if (err instanceof WhatsAppProviderError) return { error: err.message };
+    throw err;
+  }
 }
 
 /**
