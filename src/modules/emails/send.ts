@@ -221,7 +221,10 @@ async function deliver(ctx: SendContext, input: SendEmailInput, to: string, prep
     // A provider whose hand-off is a D1 write records the message in the batch that counts and writes the send, already `sent`.
     const handOff = provider.handOffInBatch?.(providerCtx, message, messageKey) ?? null;
     const sent = await reserve(ctx, row, handOff && { ...handOff, provider: provider.name });
-    if (sent) return { record: serializeSend(sent), fresh: true };
+    if (sent) {
+      progress.handedOff = true;
+      return { record: serializeSend(sent), fresh: true };
+    }
   }
 
   progress.handedOff = true;
