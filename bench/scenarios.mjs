@@ -772,7 +772,7 @@ async function measureWhatsAppCampaign(ctx, log) {
   return [
     '## WhatsApp campaign fan-out',
     '',
-    `One campaign to the seeded contacts with \`lead_score < 11\` (${targeted.toLocaleString('en-US')} recipients, WhatsApp consent subscribed) through the sandbox provider: ${current.status} with ${sent.toLocaleString('en-US')} sent and ${failed} failed in ${seconds.toFixed(1)} s, **${rate.toFixed(0)} recipients/s**, through the real local send Queue (pages of 200 recipients by keyset, sends in chunks of 25, each chunk four round trips on the shard; no batch timeout on the send queue).`,
+    `One campaign to the seeded contacts with \`lead_score < 11\` (${targeted.toLocaleString('en-US')} recipients, WhatsApp consent subscribed) through the sandbox provider: ${current.status} with ${sent.toLocaleString('en-US')} sent and ${failed} failed in ${seconds.toFixed(1)} s, **${rate.toFixed(0)} recipients/s**, through the real local send Queue (pages of 200 recipients by keyset, sends in chunks of 50, each chunk four round trips on the shard; no batch timeout on the send queue).`,
     '',
   ];
 }

@@ -19,7 +19,7 @@ import { personalize } from './variables';
 
 /** Recipients chosen per page message, and handed to the provider per send message. */
 export const PAGE_SIZE = 200;
-export const SEND_CHUNK = 25;
+export const SEND_CHUNK = 50;
 
 /** `after` and `after_created_at`: the last contact of the previous page and its creation time (the keyset). */
 type PageMessage = { kind: typeof PAGE_KIND; workspace_id: string; campaign_id: string; after: string | null; after_created_at?: string };
