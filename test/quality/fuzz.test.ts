@@ -89,7 +89,7 @@ function contractCheck(route: RouteCase, client: Awaited<ReturnType<typeof fuzzC
 describe('adversarial input', () => {
   it.concurrent.for(ROUTES.map((route, index) => ({ route, index, name: `${route.method} ${route.path}` })))(
     `$name answers ${RUNS_PER_ROUTE} bad requests with a 4xx in its error shape and writes nothing, or stores what reads back`,
-    { timeout: 30_000 + RUNS_PER_ROUTE * 100 },
+    { timeout: 30_000 + RUNS_PER_ROUTE * 250 },
     async ({ route, index }, { expect }) => {
       const client = await fuzzClient(index);
       const check = contractCheck(route, client, expect);
