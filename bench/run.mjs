@@ -11,22 +11,23 @@ import { benchVars, scenarios, seed } from './scenarios.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
-const state = join(here, '.tmp', 'state');
 const bin = join(root, 'node_modules', '.bin');
 const env = { ...process.env, PATH: `${bin}:${process.env.PATH}` };
 const port = Number(process.env.BENCH_PORT ?? 8799);
+// Each port has its own databases, so two runs on one machine never share (or delete) each other's.
+const state = join(here, '.tmp', `state-${port}`);
 const base = `http://127.0.0.1:${port}`;
 const adminToken = 'bench-admin-token';
 // 10 s per route: each 1-second slice's ratio to its floor moved by up to 0.5x on this shared machine, so 5 s left the pooled ratio a few tenths from run to run.
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 8);
 // BENCH_ONLY=<text>[,<text>...]: only the floors, the scenarios and the extra measurements whose name holds one
-// of the texts (e.g. `whatsapp,templates`); the results then go to bench/.tmp/results.md, leaving
+// of the texts (e.g. `whatsapp,templates`); the results then go to bench/.tmp/results-<port>.md, leaving
 // bench/results.md as the full run wrote it.
 const only = (process.env.BENCH_ONLY ?? '').toLowerCase().split(',').map((t) => t.trim()).filter(Boolean);
 const selected = (name) => only.length === 0 || only.some((t) => name.toLowerCase().includes(t));
 
-rmSync(join(here, '.tmp'), { recursive: true, force: true });
+rmSync(state, { recursive: true, force: true });
 mkdirSync(state, { recursive: true });
 const migrate = spawnSync(process.execPath, [join(root, 'scripts', 'migrate.mjs'), '--local', '--persist-to', state, '-c', join(here, 'wrangler.toml')], {
   cwd: root,
@@ -177,7 +178,7 @@ const lines = [
   ...extra,
   '',
 ];
-const out = only.length ? join(here, '.tmp', 'results.md') : join(here, 'results.md');
+const out = only.length ? join(here, '.tmp', `results-${port}.md`) : join(here, 'results.md');
 writeFileSync(out, lines.join('\n'));
 console.log(`\nWrote ${out}`);
 stop();
