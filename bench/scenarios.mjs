@@ -835,11 +835,11 @@ function identityAt(i, total) {
 
 /** Every quiet tenant at once, one connection each, for `seconds`: each tenant's summary and all their latencies pooled. */
 async function quietLoad(ctx, quiet, seconds) {
-  const pooled = [];
+  const own = quiet.map(() => []);
   const perTenant = await Promise.all(
-    quiet.map((t) => load({ base: ctx.base, headers: { authorization: `Bearer ${t.key}` }, makeRequest: mixedRequest(t), connections: 1, seconds, latencies: pooled })),
+    quiet.map((t, k) => load({ base: ctx.base, headers: { authorization: `Bearer ${t.key}` }, makeRequest: mixedRequest(t), connections: 1, seconds, latencies: own[k] })),
   );
-  pooled.sort((a, b) => a - b);
+  const pooled = own.flat().sort((a, b) => a - b);
   const errors = perTenant.reduce((n, r) => n + r.errors, 0);
   return { perTenant, pooled: { p50: percentile(pooled, 50), p99: percentile(pooled, 99), rps: pooled.length / seconds, requests: pooled.length, errors } };
 }
