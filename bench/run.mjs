@@ -128,7 +128,7 @@ for (const scenario of all.filter((s) => s.auth === false || selected(s.name))) 
   for (const [k, mode] of modes.entries()) {
     await instanceCaches(mode.caches);
     // Each mode counts requests of its own (a fresh email key in cold mode is not the warm one's replay).
-    const request = (i) => scenario.request(i + k * 100_000);
+    const request = (i) => scenario.request(i + k * 50);
     // Requests 1-20 warm the runtime up (and, warm, the instance's caches).
     for (let i = 1; i <= 20; i++) await roundTrips(headers, request(i)).catch(() => {});
     // Every counted request's round trips: the maximum is the route's cost, never the fewest.
@@ -142,7 +142,7 @@ for (const scenario of all.filter((s) => s.auth === false || selected(s.name))) 
   const waited = await quiet();
   const variants = modes.map((mode) => ({ prepare: () => instanceCaches(mode.caches) }));
   const results = floor
-    ? await loadAgainstFloor({ base, headers, makeRequest: (i) => scenario.request(i + 1_000_000), makeFloorRequest: floor.request, variants, connections, seconds })
+    ? await loadAgainstFloor({ base, headers, makeRequest: (i) => scenario.request(i + 100), makeFloorRequest: floor.request, variants, connections, seconds })
     : [await load({ base, headers, makeRequest: (i) => scenario.request(i + 100), connections, seconds })];
   await instanceCaches('on');
   const row = { ...scenario, counts, byMode: Object.fromEntries(modes.map((m, k) => [m.name, { ...results[k], ratio: results[k].floorRun ? results[k].p50 / results[k].floorRun.p50 : undefined }])) };
