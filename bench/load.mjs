@@ -108,3 +108,10 @@ export async function loadAgainstFloor({ base, headers, floorHeaders = {}, makeR
   const floorRun = summarize(floor, floorErrors, floorSeconds);
   return runs.map((run) => ({ ...summarize(run.latencies, run.errors, run.seconds), floorRun, sliceRatios: run.sliceRatios }));
 }
+
+/** The instance caches of the bench server at `base` on or off (with the named namespaces off alone), emptied and their counters zeroed. */
+export async function setInstanceCaches(base, mode, without = []) {
+  const res = await fetch(`${base}/bench/instance-caches?mode=${mode}&without=${without.join(',')}`, { method: 'POST' });
+  if (!res.ok) throw new Error(`instance caches -> ${res.status}`);
+  return res.json();
+}

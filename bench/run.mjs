@@ -6,7 +6,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { load, loadAgainstFloor } from './load.mjs';
+import { load, loadAgainstFloor, setInstanceCaches } from './load.mjs';
 import { benchVars, scenarios, seed } from './scenarios.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -70,11 +70,7 @@ async function roundTrips(headers, request) {
 }
 
 /** The instance's caches on (warm: one instance serving every request) or off (cold: what a fresh instance pays on each). */
-async function instanceCaches(mode) {
-  const res = await fetch(`${base}/bench/instance-caches?mode=${mode}`, { method: 'POST' });
-  if (!res.ok) throw new Error(`instance caches -> ${res.status}`);
-  return res.json();
-}
+const instanceCaches = (mode) => setInstanceCaches(base, mode);
 
 const MODES = [
   { name: 'warm', caches: 'on' },

@@ -3,7 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { contactAt, seedPhone, TAG_NAMES } from './data.mjs';
-import { load, percentile } from './load.mjs';
+import { load, percentile, setInstanceCaches } from './load.mjs';
 
 async function call(base, token, method, path, body) {
   const res = await fetch(`${base}${path}`, {
@@ -844,7 +844,7 @@ async function quietLoad(ctx, quiet, seconds) {
   return { perTenant, pooled: { p50: percentile(pooled, 50), p99: percentile(pooled, 99), rps: pooled.length / seconds, requests: pooled.length, errors } };
 }
 
-const setCaches = async (ctx, mode, without = []) => (await fetch(`${ctx.base}/bench/instance-caches?mode=${mode}&without=${without.join(',')}`, { method: 'POST' })).json();
+const setCaches = (ctx, mode, without = []) => setInstanceCaches(ctx.base, mode, without);
 
 /**
  * 20 workspaces on one shard: 19 run a mixed API load (80% reads, 20% writes, one connection

@@ -240,7 +240,7 @@ export class TokenPools {
 }
 
 /** What an isolate admits of a subject a minute on its own while its limiter cannot be reached: a lease's size at the window's start (10 at the default 100 a minute, at most 50). */
-export const unreachableBudget = (limit: number) => Math.max(1, Math.min(LEASE_MAX, Math.floor(limit / 10)));
+const unreachableBudget = (limit: number) => Math.max(1, Math.min(LEASE_MAX, Math.floor(limit / 10)));
 
 /** This isolate's leased tokens. */
 const isolatePools = new TokenPools();
