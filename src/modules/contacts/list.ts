@@ -247,7 +247,9 @@ export async function compileList(ctx: ServiceContext, query: ListQuery): Promis
     pageRids = picked(
       sql`SELECT 1 FROM matched`,
       sortIndex ? { source: walk, conditions: [sql`c.rowid IN (SELECT rid FROM matched)`, page.where] } : undefined,
-      { source: fromMatches, conditions: [sql`c.rowid = s.rid`, page.where] },
+      // Each match read by its rowid (NOT INDEXED: no index walk), not joined with the list: a join reads `matched` even
+      // when this way gets `LIMIT 0` (a stored answer, or many matches).
+      { source: sql`contacts c NOT INDEXED CROSS JOIN fp`, conditions: [sql`c.rowid IN (SELECT rid FROM matched)`, page.where] },
     );
   } else if (alternatives) {
     counted = alternativesCount(alternatives.counting);
