@@ -24,6 +24,10 @@ describe('contact search reads the workspace range of the trigram index', () => 
     expect(matched.join('\n')).not.toMatch(/INTEGER PRIMARY KEY|SCAN c\b/);
     // The index is read once: the count, the judgement of the matches' number and the page read the list.
     expect(plan.filter((row) => row.detail.includes('contacts_search VIRTUAL TABLE INDEX') && row.detail.includes('><'))).toHaveLength(1);
+    // The page walks the sort's index or reads each match by rowid: never a scan of another index of the workspace.
+    for (const line of plan.map((row) => row.detail).filter((l) => /^(SEARCH|SCAN) c\b/.test(l))) {
+      expect(line).toMatch(/^SEARCH c USING (INTEGER PRIMARY KEY \(rowid=\?\)|COVERING INDEX contacts_workspace_created \(workspace_id=\?\))$/);
+    }
     const count = planUnder(plan, 'LEFT');
     expect(count).toContain('SCAN matched');
     expect(count.join('\n')).not.toMatch(/SEARCH c |SCAN c\b/);

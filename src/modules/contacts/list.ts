@@ -117,8 +117,8 @@ export function pageWalkIndex(sortField: string, valueIndex: string | undefined)
  * walking the sort's index and stopping after the page's worth found among
  * them; with few, sorting all of them. The choice is made inside the statement:
  * the other way gets `LIMIT 0`, which SQLite answers without running it.
- * "Many" is over WALK_FACTOR matches per row asked for (across the shard's
- * trigram index, at most that many counted).
+ * "Many" is over WALK_FACTOR matches per row asked for (at most that many
+ * counted).
  */
 const WALK_FACTOR = 10;
 
@@ -160,12 +160,13 @@ export async function listContacts(ctx: ServiceContext, query: ListQuery) {
 type ListRow = { id: string | null; answer: string | null; generation: number | null; cached: number | null; counted: number | null };
 
 /**
- * The two statements want opposite plans. The count reads the filter's values
+ * The count and the page want opposite plans. The count reads the filter's values
  * as parameters, so an index on a filtered column serves it (`lifecycle_stage =`,
  * `lead_score >=`). The page walks the sort's index and stops after `limit`
  * matches; with the values visible the planner would rather collect every
  * match through a filter index and sort them all, so the page keeps the values
- * packed and names the sort index.
+ * packed and names the sort index. Both are arms of one statement (exported for
+ * the tests that read its plan).
  */
 export async function compileList(ctx: ServiceContext, query: ListQuery): Promise<CompiledList> {
   const paging = parsePaging(query, { limit: 50, cap: 500 });
@@ -247,7 +248,9 @@ export async function compileList(ctx: ServiceContext, query: ListQuery): Promis
     pageRids = picked(
       sql`SELECT 1 FROM matched`,
       sortIndex ? { source: walk, conditions: [sql`c.rowid IN (SELECT rid FROM matched)`, page.where] } : undefined,
-      { source: fromMatches, conditions: [sql`c.rowid = s.rid`, page.where] },
+      // Each match read by its rowid (NOT INDEXED: no index walk), not joined with the list: a join reads `matched` even
+      // when this way gets `LIMIT 0` (a stored answer, or many matches).
+      { source: sql`contacts c NOT INDEXED CROSS JOIN fp`, conditions: [sql`c.rowid IN (SELECT rid FROM matched)`, page.where] },
     );
   } else if (alternatives) {
     counted = alternativesCount(alternatives.counting);
