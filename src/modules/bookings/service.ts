@@ -32,7 +32,7 @@ import {
   type Member,
 } from './meeting-types';
 import { bookingAssignments, bookings, BOOKING_STATUSES, type BookingRow, type MeetingTypeRow } from './schema';
-import { checkHostAt, lockRange, pickFairest, slotAt, type Calendar, type HostCheck, type Slot, type SlotRules } from './slots';
+import { checkHostAt, lockRange, pickFairest, slotAt, type Calendar, type HostCheck, type SlotRules } from './slots';
 
 const isFree = (c: HostCheck) => !c.hard && c.soft.length === 0;
 
@@ -202,9 +202,6 @@ async function readAround(ctx: ServiceContext, s: Schedule, start: number, extra
   return { read, calendar: read.calendar, stats: statsFrom(results[1]), extra: results.slice(2) };
 }
 
-/** Whether every one of `hosts` is free in the slot. */
-const freeFor = (hosts: string[], slot: Slot | null) => slot !== null && hosts.every((h) => slot.hosts.includes(h));
-
 /** A pass's look: the calendar around the slot, fairness, and the bookings already at that start (double submits). */
 async function lookAround(ctx: ServiceContext, s: Schedule, start: number, startIso: string): Promise<Look> {
   const { read, stats, extra } = await readAround(ctx, s, start, [sameStart(ctx, s.row.id, startIso)]);
@@ -275,14 +272,14 @@ const assignmentInsert = preparedInsert(bookingAssignments);
  *
  * One batch reads the meeting type, the workspace's members, the contact, the
  * calendar around the slot (its window worked out from the meeting type in
- * SQL), fairness and the bookings already at that start; the hosts are picked
- * from it and their locks taken. The write batch (booking, assignment history,
- * the contact's own writes, `booking.created`, the settings the manage link is
- * signed with) is guarded on the hosts' calendar being unchanged since that
- * read, so under the locks nothing needs reading again: two round trips. When
- * the guard fails the calendar is read again under the locks and the slot
- * re-checked; a round-robin host taken in between makes the next pass pick
- * another free one. The locks are released after the response.
+ * SQL), fairness, the bookings already at that start and the booking
+ * settings; the hosts are picked from it and their locks taken. The write
+ * batch (booking, assignment history, the contact's own writes,
+ * `booking.created`, the settings' first use) is guarded on the hosts'
+ * calendar being unchanged since that read, so under the locks nothing needs
+ * reading again: two round trips. When the guard fails, the locks are let go
+ * and the next pass reads again and decides anew (a round-robin host taken
+ * in between: another free one). The locks are released after the response.
  */
 export async function createBooking(ctx: ServiceContext, locks: SlotLocks, input: BookingCreateInput, origin: BookingOrigin) {
   if (input.contact_id === undefined && input.invitee === undefined) throw badRequest(NO_CONTACT);
@@ -325,16 +322,14 @@ export async function createBooking(ctx: ServiceContext, locks: SlotLocks, input
     const planned = await contactPlan.resolve(results.slice(6));
     const key = dedupeKeyOf(s.row.id, startIso, planned.contact.id, pinned ?? null);
     const settings = (results[5] as BookingSettings[])[0] as BookingSettings | undefined;
-    // The next pass decides on this look; null: read one.
-    let next: Look | null = {
+    const first: Look = {
       read: calendarOf(results[2]),
       stats: statsFrom(results[3]),
       sameStart: results[4] as BookingRow[],
     };
 
     for (let pass = 0; pass <= s.rules.hosts.length; pass++) {
-      const look: Look = next ?? (await lookAround(ctx, s, start, startIso));
-      next = null;
+      const look = pass === 0 ? first : await lookAround(ctx, s, start, startIso);
       const duplicate = look.sameStart.find((b) => b.dedupeKey === key);
       if (duplicate) return { ...serializeBooking(duplicate, s.members), duplicate: true };
       const slot = slotAt(s.rules, look.read.calendar, start, Date.now(), { pinned });
@@ -342,25 +337,19 @@ export async function createBooking(ctx: ServiceContext, locks: SlotLocks, input
       if (!hosts) throw slotTaken();
 
       const claims = claimsFor(s.rules, hosts, start);
-      const outcome = await locks.hold(ctx.ws.id, claims, async () => {
-        let current = look;
-        for (let attempt = 0; ; attempt++) {
-          // Only the claimed slot is checked again, at the time it is written: on the calendar the hosts were
-          // picked on only the clock has moved (the minimum notice); on one read under the locks, everything.
-          const free = attempt === 0 ? start >= Date.now() + s.rules.minNoticeMinutes * MINUTE : freeFor(hosts, slotAt(s.rules, current.read.calendar, start, Date.now(), { pinned }));
-          if (!free) {
-            // What was read under the locks is as fresh as a new pass would read: it decides the next one.
-            if (attempt > 0) next = current;
-            return 'retry' as const;
-          }
-          const written = await writeBooking(ctx, s, input, origin, { start, startIso, key, pinned, hosts, planned, settings, unchanged: unchangedFor(current.read, hosts, ctx.ws.id, claims[0]) });
-          if (written !== 'changed') return written;
-          // Someone changed the hosts' calendar since it was read: read it again, now under the locks.
-          if (attempt > 0) return 'retry' as const;
-          current = await lookAround(ctx, s, start, startIso);
-        }
-      }, { guarded: true });
-      if (outcome === 'retry') continue;
+      const outcome = await locks.hold(
+        ctx.ws.id,
+        claims,
+        async () => {
+          // Only the claimed slot is checked again, at the time it is written: of what the hosts were picked on,
+          // only the clock can have moved (the minimum notice); anything else is the write's guard's to find.
+          if (start < Date.now() + s.rules.minNoticeMinutes * MINUTE) return 'changed' as const;
+          return writeBooking(ctx, s, input, origin, { start, startIso, key, pinned, hosts, planned, settings, unchanged: unchangedFor(look.read, hosts, ctx.ws.id, claims[0]) });
+        },
+        { guarded: true },
+      );
+      // Someone changed the hosts' calendar since it was read: the locks are let go, and the next pass reads again.
+      if (outcome === 'changed') continue;
       // The same submit won in parallel (double submit), or the contact write raced: run again from the top.
       if (outcome === 'lost') throw new LostRace();
       const { row, linkSecret } = outcome;
