@@ -11,7 +11,7 @@ import { sha256Hex } from './ids';
 import { readReplicasOn } from './consistency';
 import { failedKeys } from './failed-auth';
 import { budgetHeaders, countKeyRequest, enforce, ipLimit, refusedUntil, spendLeasedToken, type Verdict } from './rate-limit';
-import { controlDb, controlReplica, rememberShard } from './shards';
+import { controlDb, controlReplica } from './shards';
 
 export const API_KEY_PREFIX = 'wsk_';
 const KEY_SHAPE = /^wsk_[A-Za-z0-9_-]{32,128}$/;
@@ -121,7 +121,6 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
     : httpError(403, 'The REST API requires a plan with API access. Upgrade your plan to use the API.');
   c.set('workspace', ws);
   c.set('apiKeyId', found.keyId);
-  rememberShard(ws.id, ws.shard);
   const subject = `key:${keyHash}`;
 
   if (known || forbidden !== null || ipRefusedUntil !== null || !isRead(c.req.method) || readReplicasOn(c.env)) {

@@ -4,7 +4,6 @@ import { badRequest } from './errors';
 import { workspaces } from '../modules/workspaces/control-schema';
 import { type Db, dbFor } from './db';
 import { gateWrites } from './write-gate';
-import { instanceCache } from './instance-cache';
 
 /**
  * Where data lives. The control plane (`DB`: workspaces, API keys, the shard
@@ -70,25 +69,10 @@ export function newerBookmark(a: string | null | undefined, b: string | null | u
   return a >= b ? a : b;
 }
 
-/**
- * A workspace's shard never changes while the service runs (moving one is an offline
- * operation), so an instance keeps the answers it has seen: work outside a request (queue
- * messages, public pages) would otherwise pay a control-plane look-up each time.
- */
-const shardOf = instanceCache<string>('workspace-shards', { max: 10_000 });
-
-export function rememberShard(workspaceId: string, shard: string): void {
-  shardOf.set(workspaceId, shard);
-}
-
 /** The shard of a workspace, or null when there is no such workspace. */
 export async function findShard(env: Bindings, workspaceId: string): Promise<string | null> {
-  const known = shardOf.get(workspaceId);
-  if (known) return known;
   const [row] = await controlDb(env).select({ shard: workspaces.shard }).from(workspaces).where(eq(workspaces.id, workspaceId)).limit(1);
-  if (!row) return null;
-  rememberShard(workspaceId, row.shard);
-  return row.shard;
+  return row?.shard ?? null;
 }
 
 /** The data handle of a workspace for work that is not a request (queue messages carry the workspace id); null when it is gone. */

@@ -2,7 +2,6 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { compileFilter, filterWith, INLINE_MAX, type RowSet } from '../../platform/filter';
 import { envelopeText, parseFilterParam, parsePaging, parseSort, searchParam, type Paging } from '../../platform/list';
-import { instanceCache } from '../../platform/instance-cache';
 import { toE164 } from '../../platform/phone';
 import { clientOf } from '../../platform/db';
 import { buildSql, joinBuilt, type BuiltQuery } from '../../platform/prepared';
@@ -126,13 +125,6 @@ const WALK_FACTOR = 10;
 type CompiledList = { paging: Paging; statement: BuiltQuery; cacheKey: string | null };
 
 /**
- * Compiled lists by request (workspace, its default country and the query's
- * parameters), so a list asked again skips parsing and building its SQL, most
- * of its CPU. A few hundred entries of a few KB each.
- */
-const compiledLists = instanceCache<CompiledList>('contact-list-statements', { max: 500 });
-
-/**
  * GET /v1/contacts: total and page in one statement. The page is chosen on bare
  * rows first; labels and attendances are then read for its rows only.
  *
@@ -140,9 +132,7 @@ const compiledLists = instanceCache<CompiledList>('contact-list-statements', { m
  * (./list-cache.ts); the caller stores a computed one after the response with `remember`.
  */
 export async function listContacts(ctx: ServiceContext, query: ListQuery) {
-  const shape = JSON.stringify([ctx.ws.id, ctx.ws.defaultCountry, query.filter, query.sort, query.limit, query.offset, query.search]);
-  let list = compiledLists.get(shape);
-  if (!list) compiledLists.set(shape, (list = await compileList(ctx, query)));
+  const list = await compileList(ctx, query);
   // Straight to D1: nothing to map, so drizzle would only add its own work.
   const { results } = await clientOf(ctx.db).prepare(list.statement.sql).bind(...list.statement.params).all<ListRow>();
   const [{ generation, cached, counted }, ...rows] = results;
