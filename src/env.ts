@@ -14,6 +14,8 @@ export interface Bindings {
   SLOT_LOCK: DurableObjectNamespace<SlotLock>;
   EVENTS_QUEUE: Queue<unknown>;
   SEND_QUEUE: Queue<unknown>;
+  /** One message per shard and cron tick: that shard's sweeps (src/sweeps/registry.ts). */
+  SWEEP_QUEUE: Queue<unknown>;
   /** Email idempotency-key claims: one instance per (workspace, key). */
   EMAIL_CLAIMS: DurableObjectNamespace<IdempotencyClaims>;
   ADMIN_TOKEN?: string;
@@ -49,6 +51,8 @@ export interface Bindings {
   RATE_LIMIT_LEASE_MS?: string;
   /** `auto` when the shards have D1 read replication on: reads may then be served by replicas (src/platform/consistency.ts). */
   D1_READ_REPLICATION?: string;
+  /** Bytes past which a shard takes no new workspace (default 8000000000: 80% of D1's 10 GB). */
+  SHARD_FILL_LIMIT_BYTES?: string;
   /** Static assets (the API reference viewer under /docs/); absent in builds without `[assets]`. */
   ASSETS?: Fetcher;
 }

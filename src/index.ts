@@ -2,7 +2,7 @@ import { buildApp } from './app';
 import type { Bindings } from './env';
 import { configureInstanceCaches } from './platform/instance-cache';
 import { handleQueueBatch } from './queue';
-import { runAllSweeps } from './sweeps/registry';
+import { enqueueSweeps } from './sweeps/registry';
 import './sweeps';
 
 export { RateLimiter } from './durable-objects/rate-limiter';
@@ -15,7 +15,7 @@ export default {
   fetch: app.fetch,
   async scheduled(_controller, env, ctx) {
     configureInstanceCaches(env.INSTANCE_CACHES);
-    ctx.waitUntil(runAllSweeps(env));
+    ctx.waitUntil(enqueueSweeps(env));
   },
   async queue(batch, env) {
     configureInstanceCaches(env.INSTANCE_CACHES);

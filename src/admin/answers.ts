@@ -183,3 +183,15 @@ export const WebhookDeliveries = z
     ),
   })
   .openapi('OperatorWebhookDeliveries');
+
+const ShardView = z
+  .object({
+    binding: z.string().openapi({ description: 'The D1 binding (`SHARD_<n>`)' }),
+    workspaces: z.number().int().openapi({ description: 'Workspaces placed on it' }),
+    size_bytes: z.number().int().openapi({ description: "The database's size as D1 reported it at the shard's last sweep (every minute), or when first listed" }),
+    state: z.enum(['open', 'closed']).openapi({ description: '`closed`: takes no new workspace; its workspaces are served as before' }),
+  })
+  .openapi('OperatorShard');
+
+export const Shard = ShardView;
+export const Shards = z.object({ data: z.array(ShardView) }).openapi('OperatorShards');

@@ -11,6 +11,7 @@ import { contentAdmin } from './content';
 import { paymentRequestAdmin } from './payment-requests';
 import { emailAdmin } from './email';
 import { newsletterAdmin } from './newsletters';
+import { shardAdmin } from './shards';
 import { sweepAdmin } from './sweeps';
 import { webhookAdmin } from './webhooks';
 import { whatsappAdmin } from './whatsapp';
@@ -29,6 +30,7 @@ adminApp.get('/openapi.json', (c) => {
 adminApp.use('*', requireAdmin, parseJsonBody);
 adminApp.route('/', workspaceAdmin);
 adminApp.route('/', sweepAdmin);
+adminApp.route('/', shardAdmin);
 adminApp.route('/', webhookAdmin);
 adminApp.route('/', contactAdmin);
 adminApp.route('/', contentAdmin);

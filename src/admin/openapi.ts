@@ -7,6 +7,7 @@ const TAGS = [
   { name: 'Workspaces', description: 'Workspaces with their plan and settings, API keys, users and the request log' },
   { name: 'Catalog', description: 'The in-app objects the public API reads: pipelines, meeting types, sender profiles, audiences, templates, snippets, the blacklist' },
   { name: 'Contacts', description: 'What the application records about contacts: complaints, merge resolutions, events and attendance, form submissions, newsletter subscriptions' },
+  { name: 'Shards', description: 'The data databases: workspaces and bytes on each, and which take new workspaces' },
   { name: 'Sandbox and sweeps', description: 'The sandbox providers (outbox, send events, payments), webhook deliveries, the global suppression list and the cron sweeps run by hand' },
 ] as const;
 

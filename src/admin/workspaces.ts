@@ -12,7 +12,8 @@ import {
   revokeApiKey,
   serializeWorkspace,
 } from '../modules/workspaces/service';
-import { controlDb, placeWorkspace } from '../platform/shards';
+import { createPlaced } from '../platform/fleet';
+import { controlDb } from '../platform/shards';
 import { apiKeyCreate, blacklistCreate, pipelineCreate, userCreate, workspaceCreate, workspacePatch } from './schemas';
 import { Pipeline } from '../modules/pipelines/dto';
 import { ApiKeyCreated, ApiKeyRevoked, BlacklistEntry, RequestLog, User, Workspace } from './answers';
@@ -34,14 +35,18 @@ adminRoute(
     operationId: 'createWorkspace',
     tag: 'Workspaces',
     summary: 'Create a workspace',
-    description: 'Creates the workspace alone: no pipeline, no sender profile. `shard` places it on a data database; else the least-loaded shard.',
+    description: 'Creates the workspace alone: no pipeline, no sender profile. `shard` places it on a data database; else an open shard with room, drawn with odds in proportion to its free bytes.',
     body: { schema: workspaceCreate, example: { name: 'Acme', timezone: 'Europe/Berlin', default_country: 'DE', currency: 'EUR', rate_limits: { per_key_per_minute: 600 } } },
-    responses: { 201: { description: 'The workspace', schema: Workspace }, 409: { description: 'Another workspace already uses this `whatsapp_phone_number_id`' } },
+    responses: {
+      201: { description: 'The workspace', schema: Workspace },
+      409: { description: 'Another workspace already uses this `whatsapp_phone_number_id`; `Shard <binding> is closed to new workspaces`' },
+      503: { description: '`No open shard has room for a new workspace: ...` (every shard closed or past `SHARD_FILL_LIMIT_BYTES`)' },
+    },
   },
   async (c, read) => {
     const { shard, ...input } = await read();
-    const placed = await placeWorkspace(c.env, shard);
-    return c.json(serializeWorkspace(await createWorkspace(controlDb(c.env), input, placed)), 201);
+    const ws = await createPlaced(c.env, shard, (placed) => createWorkspace(controlDb(c.env), input, placed));
+    return c.json(serializeWorkspace(ws), 201);
   },
 );
 

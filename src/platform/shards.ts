@@ -1,6 +1,5 @@
-import { count, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { Bindings } from '../env';
-import { badRequest } from './errors';
 import { workspaces } from '../modules/workspaces/control-schema';
 import { type Db, dbFor } from './db';
 import { gateWrites } from './write-gate';
@@ -96,21 +95,8 @@ export async function onEveryShard<T>(env: Bindings, work: (db: Db, shard: strin
   );
 }
 
-/**
- * The shard for a new workspace: the one the operator named, else the one
- * holding the fewest workspaces (ties: the lowest number).
- */
-export async function placeWorkspace(env: Bindings, requested: string | undefined): Promise<string> {
-  const names = shardNames(env);
-  if (names.length === 0) throw new Error('No data database (SHARD_<n> D1 binding) is configured');
-  if (requested !== undefined) {
-    if (!isShard(env, requested)) throw badRequest(`Unknown shard "${requested.slice(0, 100)}": must be one of ${names.join(', ')}`);
-    return requested;
-  }
-  const counts = await controlDb(env)
-    .select({ shard: workspaces.shard, n: count() })
-    .from(workspaces)
-    .groupBy(workspaces.shard);
-  const load = new Map(counts.map((r) => [r.shard, r.n]));
-  return names.reduce((best, name) => ((load.get(name) ?? 0) < (load.get(best) ?? 0) ? name : best));
+/** A shard's size in bytes as D1 reports it (the database file, after a trivial statement). */
+export async function measureShard(env: Bindings, shard: string): Promise<number> {
+  const { meta } = await shardBinding(env, shard).prepare('SELECT 1').run();
+  return meta.size_after;
 }

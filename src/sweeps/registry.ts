@@ -1,6 +1,8 @@
 import type { Bindings } from '../env';
 import type { Db } from '../platform/db';
-import { onEveryShard } from '../platform/shards';
+import { recordShardSize } from '../platform/fleet';
+import { isShard, measureShard, onEveryShard, shardDb, shardNames } from '../platform/shards';
+import { registerQueueTask } from '../queue';
 
 export type SweepResult = Record<string, number>;
 /** One pass over one shard; each pass bounds its own work (a batch size), so a big shard never starves the others. */
@@ -32,8 +34,45 @@ export async function runSweep(env: Bindings, sweep: Sweep): Promise<SweepRun> {
   return run;
 }
 
-/** Runs every sweep on every shard; one failing sweep or shard does not stop the others. */
-export async function runAllSweeps(env: Bindings): Promise<Record<string, SweepRun>> {
-  const entries = await Promise.all([...sweeps].map(async ([name, sweep]) => [name, await runSweep(env, sweep)] as const));
-  return Object.fromEntries(entries);
+/** One shard's share of a cron tick: every sweep on it. */
+export type ShardSweepMessage = { kind: 'sweep-shard'; shard: string };
+
+/** sendBatch takes at most 100 messages. */
+const SEND_BATCH = 100;
+
+/**
+ * The cron tick: one message per shard on the sweep queue, sent 100 to a call, and nothing
+ * else. Its work grows by one queue call per hundred shards and never touches a database, so the
+ * fleet can grow without the tick outgrowing one invocation; each shard's sweeps then run in an
+ * invocation of their own, where a slow or failing shard holds back no other.
+ */
+export async function enqueueSweeps(env: Bindings): Promise<number> {
+  const messages = shardNames(env).map((shard) => ({ body: { kind: 'sweep-shard', shard } satisfies ShardSweepMessage }));
+  const calls: Promise<unknown>[] = [];
+  for (let i = 0; i < messages.length; i += SEND_BATCH) calls.push(env.SWEEP_QUEUE.sendBatch(messages.slice(i, i + SEND_BATCH)));
+  await Promise.all(calls);
+  return calls.length;
 }
+
+/**
+ * Every sweep on one shard (a failing sweep is reported and stops no other), then the shard's
+ * size as D1 reports it, for placement (src/platform/fleet.ts).
+ */
+export async function runShardSweeps(env: Bindings, shard: string): Promise<Record<string, SweepResult | { error: string }>> {
+  const db = shardDb(env, shard);
+  const names = sweepNames();
+  const settled = await Promise.allSettled(names.map((name) => sweeps.get(name)!(env, db)));
+  const outcome = Object.fromEntries(
+    settled.map((s, i) => {
+      if (s.status === 'fulfilled') return [names[i], s.value];
+      console.error('sweep failed', names[i], shard, s.reason);
+      return [names[i], { error: s.reason instanceof Error ? s.reason.message : String(s.reason) }];
+    }),
+  );
+  await recordShardSize(env, shard, await measureShard(env, shard));
+  return outcome;
+}
+
+registerQueueTask('sweep-shard', async (env, body: ShardSweepMessage) => {
+  if (isShard(env, body.shard)) await runShardSweeps(env, body.shard);
+});

@@ -143,6 +143,13 @@ describe('operator answers conform to the document', () => {
     await op('post', '/sweeps/nothing-here', undefined, 404, 'unknown sweep');
   });
 
+  it('shards: list, open, unknown binding', async () => {
+    await op('get', '/shards', undefined, 200);
+    await op('patch', '/shards/SHARD_1', { state: 'open' }, 200);
+    await op('patch', '/shards/SHARD_9', { state: 'open' }, 404, 'unknown shard');
+    await op('patch', '/shards/SHARD_1', { state: 'full' }, 400, 'unknown state');
+  });
+
   it('errors: no token, an unknown property, a non-UUID id, an unknown workspace', async () => {
     const noToken = await call('GET', `/admin/v1/workspaces/${ws.id}`);
     conforms('get', `/workspaces/${ws.id}`, noToken, 'no token');

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Bindings } from '../../src/env';
 import { sweepExpiredPaymentRequests } from '../../src/modules/payment-requests/sweep';
 import { dbFor } from '../../src/platform/db';
-import { admin, makeWorkspace } from '../support/harness';
+import { admin, adminOk, makeWorkspace } from '../support/harness';
 import { rowsIn, shardOf } from '../support/db';
 import { backdate, mint, openPage, requestEvents } from './helpers';
 
@@ -60,14 +60,15 @@ describe('expire-payment-requests sweep', () => {
     expect(await rowsIn(ws.id, "SELECT id FROM payment_requests WHERE workspace_id = ?1 AND status <> 'expired'", ws.id)).toHaveLength(0);
   });
 
-  it('runs from the cron handler with the other sweeps', async () => {
-    const { runAllSweeps } = await import('../../src/sweeps/registry');
+  it("runs with the other sweeps in its shard's cron message", async () => {
+    const { runShardSweeps } = await import('../../src/sweeps/registry');
     await import('../../src/sweeps');
     const ws = await makeWorkspace();
     const r = await mint(ws);
     await backdate(ws.id, r.id);
-    const runs = await runAllSweeps(env as unknown as Bindings);
-    expect(Object.keys(runs)).toContain('expire-payment-requests');
+    const { shard } = await adminOk('GET', `/workspaces/${ws.id}`);
+    const runs = await runShardSweeps(env as unknown as Bindings, shard);
+    expect(runs['expire-payment-requests']).toMatchObject({ payment_requests_expired: 1 });
     expect((await ws.api('GET', `/v1/payment-requests/${r.id}`)).body.status).toBe('expired');
   });
 });

@@ -48,3 +48,17 @@ export const apiKeys = sqliteTable(
   },
   (t) => [uniqueIndex('api_keys_key_hash').on(t.keyHash), index('api_keys_workspace').on(t.workspaceId)],
 );
+
+export const SHARD_STATES = ['open', 'closed'] as const;
+
+/**
+ * What the operator set on a data database, and its size as D1 last reported it (each shard's
+ * minute sweep records it). A bound shard without a row is open and not yet measured.
+ */
+export const shards = sqliteTable('shards', {
+  binding: text('binding').primaryKey(),
+  state: text('state', { enum: SHARD_STATES }).notNull().default('open'),
+  sizeBytes: integer('size_bytes'),
+  measuredAt: text('measured_at'),
+  updatedAt: text('updated_at').notNull(),
+});
