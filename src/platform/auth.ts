@@ -1,7 +1,7 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv, Bindings } from '../env';
-import { apiKeys, workspaces } from '../modules/workspaces/control-schema';
+import { apiKeys, shards, workspaces } from '../modules/workspaces/control-schema';
 import { DEFAULT_RATE_LIMITS } from '../modules/workspaces/model';
 import type { Db } from './db';
 import { httpError, renderError } from './errors';
@@ -11,12 +11,13 @@ import { sha256Hex } from './ids';
 import { readReplicasOn } from './consistency';
 import { failedKeys } from './failed-auth';
 import { budgetHeaders, countKeyRequest, enforce, ipLimit, refusedUntil, spendLeasedToken, type Verdict } from './rate-limit';
+import { schemaBehind, schemaUpgrading } from './schema-version';
 import { controlDb, controlReplica } from './shards';
 
 export const API_KEY_PREFIX = 'wsk_';
 const KEY_SHAPE = /^wsk_[A-Za-z0-9_-]{32,128}$/;
 
-type KeyMatch = { keyId: string; workspace: typeof workspaces.$inferSelect };
+type KeyMatch = { keyId: string; workspace: typeof workspaces.$inferSelect; shardSchema: string | null };
 
 /**
  * Hot keys skip the control-plane look-up for a few seconds: without it every request pays a
@@ -45,9 +46,11 @@ async function findActiveKey(env: Bindings, keyHash: string): Promise<KeyMatch |
 
 async function lookUpKey(db: Db, keyHash: string): Promise<KeyMatch | null> {
   const rows = await db
-    .select({ keyId: apiKeys.id, workspace: workspaces })
+    .select({ keyId: apiKeys.id, workspace: workspaces, shardSchema: shards.schema })
     .from(apiKeys)
     .innerJoin(workspaces, eq(workspaces.id, apiKeys.workspaceId))
+    // The shard's recorded schema rides along: a write to a shard not yet migrated is refused before it starts.
+    .leftJoin(shards, eq(shards.binding, workspaces.shard))
     .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)))
     .limit(1);
   return rows[0] ?? null;
@@ -117,7 +120,7 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   };
   // A limit refusal answers before these, as it did when every request waited for the limiter.
   const forbidden = ws.apiAccess
-    ? featureRefusal(ws, c.req.method, c.req.path)
+    ? (featureRefusal(ws, c.req.method, c.req.path) ?? (!isRead(c.req.method) && schemaBehind(found.shardSchema) ? schemaUpgrading() : null))
     : httpError(403, 'The REST API requires a plan with API access. Upgrade your plan to use the API.');
   c.set('workspace', ws);
   c.set('apiKeyId', found.keyId);

@@ -18,13 +18,14 @@ type Fleet = { binding: string; state: ShardState; size_bytes: number }[];
 /** Past this many bytes a shard takes no new workspace: 80% of D1's 10 GB unless `SHARD_FILL_LIMIT_BYTES` says otherwise. */
 export const fillLimit = (env: Bindings): number => limitVar(env.SHARD_FILL_LIMIT_BYTES, 8_000_000_000);
 
-/** Records a shard's size as D1 just reported it (its state untouched; a new row is open). */
-export async function recordShardSize(env: Bindings, binding: string, sizeBytes: number): Promise<void> {
+/** Records a shard's size as D1 just reported it, and its newest migration when read (its state untouched; a new row is open). */
+export async function recordShardSize(env: Bindings, binding: string, sizeBytes: number, schema?: string | null): Promise<void> {
   const now = nowIso();
+  const measured = { sizeBytes, measuredAt: now, ...(schema !== undefined ? { schema } : {}) };
   await controlDb(env)
     .insert(shards)
-    .values({ binding, sizeBytes, measuredAt: now, updatedAt: now })
-    .onConflictDoUpdate({ target: shards.binding, set: { sizeBytes, measuredAt: now } });
+    .values({ binding, ...measured, updatedAt: now })
+    .onConflictDoUpdate({ target: shards.binding, set: measured });
 }
 
 /** Every bound shard with its state and size; a shard never measured is measured now. */

@@ -100,3 +100,14 @@ export async function measureShard(env: Bindings, shard: string): Promise<number
   const { meta } = await shardBinding(env, shard).prepare('SELECT 1').run();
   return meta.size_after;
 }
+
+/** The newest migration applied to a shard (wrangler's `d1_migrations`); null for a shard migrated by other means. */
+export async function shardSchema(env: Bindings, shard: string): Promise<string | null> {
+  try {
+    const row = await shardBinding(env, shard).prepare('SELECT name FROM d1_migrations ORDER BY id DESC LIMIT 1').first<{ name: string }>();
+    return row ? row.name.replace(/\.sql$/, '') : null;
+  } catch (err) {
+    if (err instanceof Error && /no such table/.test(err.message)) return null;
+    throw err;
+  }
+}

@@ -4,12 +4,14 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Bindings } from '../../src/env';
 import { createWorkspace } from '../../src/modules/workspaces/service';
 import { chooseShard, createPlaced, NO_ROOM, recordShardSize, setShardState } from '../../src/platform/fleet';
+import { DATA_SCHEMA } from '../../src/platform/schema-version';
 import { controlDb, measureShard } from '../../src/platform/shards';
+import { runPool } from '../../scripts/pool.mjs';
 import { handleQueueBatch } from '../../src/queue';
 import '../../src/sweeps';
-import { enqueueSweeps, runShardSweeps, sweepNames } from '../../src/sweeps/registry';
+import { enqueueSweeps, registerSweep, runShardSweeps, sweepNames } from '../../src/sweeps/registry';
 import { controlD1 } from '../support/db';
-import { admin, adminOk, SHARDS } from '../support/harness';
+import { admin, adminOk, makeWorkspace, SHARDS } from '../support/harness';
 
 const bindings = env as unknown as Bindings;
 const workspacesOn = async () => {
@@ -124,9 +126,13 @@ describe('sweeps that scale with the fleet', () => {
   });
 
   it('runs every sweep on one shard; a failing sweep stops no other', async () => {
+    registerSweep('always-failing', async () => {
+      throw new Error('shard unreachable');
+    });
     const outcome = await runShardSweeps(bindings, 'SHARD_0');
     expect(Object.keys(outcome).sort()).toEqual(sweepNames().sort());
-    expect(Object.values(outcome).filter((r) => 'error' in r)).toEqual([]);
+    expect(Object.entries(outcome).filter(([, r]) => 'error' in r)).toEqual([['always-failing', { error: 'shard unreachable' }]]);
+    expect(outcome['expire-payment-requests']).toEqual({ payment_requests_expired: 0 });
   });
 
   it("a shard's message runs its sweeps and records its size", async () => {
@@ -137,5 +143,68 @@ describe('sweeps that scale with the fleet', () => {
     expect(sweepNames().length).toBeGreaterThan(5);
     const row = await controlD1().prepare("SELECT size_bytes FROM shards WHERE binding = 'SHARD_1'").first<{ size_bytes: number }>();
     expect(row!.size_bytes).toBe(await measureShard(bindings, 'SHARD_1'));
+  });
+});
+
+describe('a shard behind the code\'s schema', () => {
+  const migrations = (env as unknown as { TEST_MIGRATIONS_DATA: { name: string }[] }).TEST_MIGRATIONS_DATA;
+  const record = async (shard: string, schema: string) => {
+    await recordShardSize(bindings, shard, await measureShard(bindings, shard), schema);
+    // Any operator write drops the instance's key cache, which carries the shard's schema.
+    await adminOk('PATCH', `/shards/${shard}`, { state: 'open' });
+  };
+
+  it('names the newest data migration', () => {
+    expect(DATA_SCHEMA).toBe(migrations[migrations.length - 1].name.replace(/\.sql$/, ''));
+  });
+
+  it('refuses writes with 503 SCHEMA_UPGRADING and Retry-After while reads go on; once migrated, writes go through', async () => {
+    const ws = await makeWorkspace({ shard: 'SHARD_1' });
+    const contact = await ws.api('POST', '/v1/contacts', { email: `${crypto.randomUUID()}@example.com` });
+    expect(contact.status).toBe(201);
+    try {
+      await record('SHARD_1', '0022_contacts_email_eligible');
+      const write = await ws.api('POST', '/v1/contacts', { email: `${crypto.randomUUID()}@example.com` });
+      expect(write.status).toBe(503);
+      expect(write.body).toEqual({ statusCode: 503, error: 'Service Unavailable', error_code: 'SCHEMA_UPGRADING', message: "This workspace's database is being upgraded: retry in a minute" });
+      expect(write.headers.get('retry-after')).toBe('60');
+      expect((await ws.api('GET', `/v1/contacts/${contact.body.id}`)).status).toBe(200);
+    } finally {
+      await record('SHARD_1', DATA_SCHEMA);
+    }
+    expect((await ws.api('POST', '/v1/contacts', { email: `${crypto.randomUUID()}@example.com` })).status).toBe(201);
+  });
+
+  it('is measured but not swept, and its schema is recorded for the write check', async () => {
+    const shard = (env as unknown as Record<string, D1Database>).SHARD_0;
+    await shard.prepare("INSERT INTO d1_migrations (id, name, applied_at) VALUES (100000, '0001_older', '2026-01-01')").run();
+    try {
+      const outcome = await runShardSweeps(bindings, 'SHARD_0');
+      expect(Object.values(outcome).every((r) => 'error' in r && String(r.error).includes(`this code needs ${DATA_SCHEMA}`))).toBe(true);
+      expect((await controlD1().prepare("SELECT schema FROM shards WHERE binding = 'SHARD_0'").first<{ schema: string }>())!.schema).toBe('0001_older');
+    } finally {
+      await shard.prepare('DELETE FROM d1_migrations WHERE id = 100000').run();
+    }
+    await runShardSweeps(bindings, 'SHARD_0');
+    expect((await controlD1().prepare("SELECT schema FROM shards WHERE binding = 'SHARD_0'").first<{ schema: string }>())!.schema).toBe(DATA_SCHEMA);
+  });
+});
+
+describe('migrations as a fleet operation', () => {
+  it('run shards at most N at a time, and a failing shard stops no other', async () => {
+    const shards = Array.from({ length: 20 }, (_, i) => `SHARD_${i}`);
+    let running = 0;
+    let most = 0;
+    const outcomes = await runPool(shards, 4, async (shard) => {
+      most = Math.max(most, ++running);
+      await new Promise((r) => setTimeout(r, 1));
+      running--;
+      if (shard === 'SHARD_3' || shard === 'SHARD_17') throw new Error(`${shard} failed`);
+      return shard;
+    });
+    expect(most).toBe(4);
+    expect(outcomes.map((o) => o.item)).toEqual(shards);
+    expect(outcomes.filter((o) => !o.ok).map((o) => o.item)).toEqual(['SHARD_3', 'SHARD_17']);
+    expect(outcomes.filter((o) => o.ok)).toHaveLength(18);
   });
 });

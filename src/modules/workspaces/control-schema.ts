@@ -59,6 +59,8 @@ export const shards = sqliteTable('shards', {
   binding: text('binding').primaryKey(),
   state: text('state', { enum: SHARD_STATES }).notNull().default('open'),
   sizeBytes: integer('size_bytes'),
+  /** The newest data migration applied to it, as its last sweep read it. */
+  schema: text('schema'),
   measuredAt: text('measured_at'),
   updatedAt: text('updated_at').notNull(),
 });
