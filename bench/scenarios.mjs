@@ -303,6 +303,25 @@ export function scenarios(ctx) {
       request: (i) => ({ method: 'POST', path: '/v1/contacts', body: { name: `New Person ${i}`, email: `new.${nonce}.${i}@example.org`, phone: seedPhone(n + i), tags: ['vip'] } }),
     },
     {
+      // The claim before the route and the stored answer after it: two round trips on top of the create's one.
+      name: 'POST /v1/contacts (create, Idempotency-Key)',
+      floor: INSERT_FLOOR,
+      expected: 3,
+      request: (i) => ({
+        method: 'POST',
+        path: '/v1/contacts',
+        headers: { 'Idempotency-Key': `bench-${nonce}-${i}` },
+        body: { name: `Keyed Person ${i}`, email: `keyed.${nonce}.${i}@example.org` },
+      }),
+    },
+    {
+      // The same key and body again: the stored answer, read in the claim's one round trip.
+      name: 'POST /v1/contacts (Idempotency-Key, replay)',
+      floor: INSERT_FLOOR,
+      expected: 1,
+      request: () => ({ method: 'POST', path: '/v1/contacts', headers: { 'Idempotency-Key': `bench-${nonce}-replayed` }, body: { name: 'Replayed Person', email: `replayed.${nonce}@example.org` } }),
+    },
+    {
       name: 'POST /v1/contacts (upsert existing)',
       floor: INSERT_FLOOR,
       expected: 1,

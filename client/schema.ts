@@ -5673,7 +5673,10 @@ export interface operations {
     upsertContact: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5743,7 +5746,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
                 };
             };
-            /** @description `CONTACT_MERGE_REQUIRED` with `merge_request_id` */
+            /** @description `CONTACT_MERGE_REQUIRED` with `merge_request_id`; or `IDEMPOTENCY_KEY_IN_USE`: a request with this `Idempotency-Key` is still running (see `Retry-After`) */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5769,6 +5772,18 @@ export interface operations {
             };
             /** @description Body is not JSON */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: this `Idempotency-Key` was used with another method, path or body */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -6393,7 +6408,10 @@ export interface operations {
     createContactNote: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -6469,6 +6487,18 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: a request with this `Idempotency-Key` is still running (see `Retry-After`) */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
             /** @description Request body too large */
             413: {
                 headers: {
@@ -6483,6 +6513,18 @@ export interface operations {
             };
             /** @description Body is not JSON */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: this `Idempotency-Key` was used with another method, path or body */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -6844,7 +6886,10 @@ export interface operations {
     createTag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6907,7 +6952,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
                 };
             };
-            /** @description `A tag with this name already exists` */
+            /** @description `A tag with this name already exists`; or `IDEMPOTENCY_KEY_IN_USE`: a request with this `Idempotency-Key` is still running (see `Retry-After`) */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -6933,6 +6978,18 @@ export interface operations {
             };
             /** @description Body is not JSON */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: this `Idempotency-Key` was used with another method, path or body */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -7303,7 +7360,10 @@ export interface operations {
     createContactGroup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7366,7 +7426,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
                 };
             };
-            /** @description `A contact group with this name already exists` */
+            /** @description `A contact group with this name already exists`; or `IDEMPOTENCY_KEY_IN_USE`: a request with this `Idempotency-Key` is still running (see `Retry-After`) */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -7392,6 +7452,18 @@ export interface operations {
             };
             /** @description Body is not JSON */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: this `Idempotency-Key` was used with another method, path or body */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -7764,7 +7836,10 @@ export interface operations {
     createProduct: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7830,7 +7905,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
                 };
             };
-            /** @description `product_conflict`: sku or external_id belongs to another product */
+            /** @description `product_conflict`: sku or external_id belongs to another product; or `IDEMPOTENCY_KEY_IN_USE`: a request with this `Idempotency-Key` is still running (see `Retry-After`) */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -7839,7 +7914,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DomainError"];
+                    "application/json": components["schemas"]["DomainError"] | components["schemas"]["FrameworkError"];
                 };
             };
             /** @description Request body too large */
@@ -7856,6 +7931,18 @@ export interface operations {
             };
             /** @description Body is not JSON */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: this `Idempotency-Key` was used with another method, path or body */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -8235,7 +8322,10 @@ export interface operations {
     createDeal: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -8313,7 +8403,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `CONTACT_MERGE_REQUIRED` with `merge_request_id` */
+            /** @description `CONTACT_MERGE_REQUIRED` with `merge_request_id`; or `IDEMPOTENCY_KEY_IN_USE`: a request with this `Idempotency-Key` is still running (see `Retry-After`) */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -8339,6 +8429,18 @@ export interface operations {
             };
             /** @description Body is not JSON */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: this `Idempotency-Key` was used with another method, path or body */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -8594,7 +8696,10 @@ export interface operations {
     moveDealStage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -8670,6 +8775,18 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: a request with this `Idempotency-Key` is still running (see `Retry-After`) */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
             /** @description Request body too large */
             413: {
                 headers: {
@@ -8684,6 +8801,18 @@ export interface operations {
             };
             /** @description Body is not JSON */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: this `Idempotency-Key` was used with another method, path or body */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -8712,7 +8841,10 @@ export interface operations {
     setDealStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -8788,6 +8920,18 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: a request with this `Idempotency-Key` is still running (see `Retry-After`) */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
             /** @description Request body too large */
             413: {
                 headers: {
@@ -8802,6 +8946,18 @@ export interface operations {
             };
             /** @description Body is not JSON */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: this `Idempotency-Key` was used with another method, path or body */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -8935,7 +9091,10 @@ export interface operations {
     createPayment: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -9014,7 +9173,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `CONTACT_MERGE_REQUIRED` with `merge_request_id` */
+            /** @description `CONTACT_MERGE_REQUIRED` with `merge_request_id`; or `IDEMPOTENCY_KEY_IN_USE`: a request with this `Idempotency-Key` is still running (see `Retry-After`) */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -9040,6 +9199,18 @@ export interface operations {
             };
             /** @description Body is not JSON */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: this `Idempotency-Key` was used with another method, path or body */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -9297,7 +9468,10 @@ export interface operations {
     cancelPayment: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -9368,6 +9542,18 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: a request with this `Idempotency-Key` is still running (see `Retry-After`) */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
             /** @description Request body too large */
             413: {
                 headers: {
@@ -9382,6 +9568,18 @@ export interface operations {
             };
             /** @description Body is not JSON */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: this `Idempotency-Key` was used with another method, path or body */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -9410,7 +9608,10 @@ export interface operations {
     markPaymentEntry: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
                 entryId: string;
@@ -9486,6 +9687,18 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: a request with this `Idempotency-Key` is still running (see `Retry-After`) */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
             /** @description Request body too large */
             413: {
                 headers: {
@@ -9500,6 +9713,18 @@ export interface operations {
             };
             /** @description Body is not JSON */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: this `Idempotency-Key` was used with another method, path or body */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -9528,7 +9753,10 @@ export interface operations {
     refundPayment: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -9604,6 +9832,18 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: a request with this `Idempotency-Key` is still running (see `Retry-After`) */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
             /** @description Request body too large */
             413: {
                 headers: {
@@ -9618,6 +9858,18 @@ export interface operations {
             };
             /** @description Body is not JSON */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: this `Idempotency-Key` was used with another method, path or body */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -9759,7 +10011,10 @@ export interface operations {
     createOrder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -9851,7 +10106,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `CONTACT_MERGE_REQUIRED` (with `merge_request_id`), `ORDER_DEAL_CONTACT_MISMATCH`, `STORE_SYNCED_READ_ONLY` */
+            /** @description `CONTACT_MERGE_REQUIRED` (with `merge_request_id`), `ORDER_DEAL_CONTACT_MISMATCH`, `STORE_SYNCED_READ_ONLY`; or `IDEMPOTENCY_KEY_IN_USE`: a request with this `Idempotency-Key` is still running (see `Retry-After`) */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -9877,6 +10132,18 @@ export interface operations {
             };
             /** @description Body is not JSON */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: this `Idempotency-Key` was used with another method, path or body */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -10013,7 +10280,10 @@ export interface operations {
     createOrderRefund: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -10090,7 +10360,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `STORE_SYNCED_READ_ONLY` */
+            /** @description `STORE_SYNCED_READ_ONLY`; or `IDEMPOTENCY_KEY_IN_USE`: a request with this `Idempotency-Key` is still running (see `Retry-After`) */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -10126,6 +10396,18 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: this `Idempotency-Key` was used with another method, path or body */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
             /** @description Rate limit exceeded; see `Retry-After` */
             429: {
                 headers: {
@@ -10144,7 +10426,10 @@ export interface operations {
     markOrderPaid: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -10219,7 +10504,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `ORDER_ILLEGAL_TRANSITION`, `ORDER_PAYMENT_CONTACT_MISMATCH`, `ORDER_PAYMENT_NOT_LINKABLE`, `ORDER_PAYMENT_ALREADY_LINKED`, `STORE_SYNCED_READ_ONLY` */
+            /** @description `ORDER_ILLEGAL_TRANSITION`, `ORDER_PAYMENT_CONTACT_MISMATCH`, `ORDER_PAYMENT_NOT_LINKABLE`, `ORDER_PAYMENT_ALREADY_LINKED`, `STORE_SYNCED_READ_ONLY`; or `IDEMPOTENCY_KEY_IN_USE`: a request with this `Idempotency-Key` is still running (see `Retry-After`) */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -10255,6 +10540,18 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: this `Idempotency-Key` was used with another method, path or body */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
             /** @description Rate limit exceeded; see `Retry-After` */
             429: {
                 headers: {
@@ -10273,7 +10570,10 @@ export interface operations {
     cancelOrder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -10344,7 +10644,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `STORE_SYNCED_READ_ONLY` */
+            /** @description `STORE_SYNCED_READ_ONLY`; or `IDEMPOTENCY_KEY_IN_USE`: a request with this `Idempotency-Key` is still running (see `Retry-After`) */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -10370,6 +10670,18 @@ export interface operations {
             };
             /** @description Body is not JSON */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: this `Idempotency-Key` was used with another method, path or body */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -10503,7 +10815,10 @@ export interface operations {
     createPaymentRequest: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10580,7 +10895,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `CONTACT_MERGE_REQUIRED` with `merge_request_id`; `PAYMENT_REQUEST_DEAL_CONTACT_MISMATCH` */
+            /** @description `CONTACT_MERGE_REQUIRED` with `merge_request_id`; `PAYMENT_REQUEST_DEAL_CONTACT_MISMATCH`; or `IDEMPOTENCY_KEY_IN_USE`: a request with this `Idempotency-Key` is still running (see `Retry-After`) */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -10606,6 +10921,18 @@ export interface operations {
             };
             /** @description Body is not JSON */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: this `Idempotency-Key` was used with another method, path or body */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -10742,7 +11069,10 @@ export interface operations {
     cancelPaymentRequest: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -10813,7 +11143,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `payment_request_not_pending`: only a pending link can be cancelled */
+            /** @description `payment_request_not_pending`: only a pending link can be cancelled; or `IDEMPOTENCY_KEY_IN_USE`: a request with this `Idempotency-Key` is still running (see `Retry-After`) */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -10839,6 +11169,18 @@ export interface operations {
             };
             /** @description Body is not JSON */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: this `Idempotency-Key` was used with another method, path or body */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -11072,7 +11414,10 @@ export interface operations {
     createWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11137,7 +11482,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
                 };
             };
-            /** @description `endpoint_limit_reached` */
+            /** @description `endpoint_limit_reached`; or `IDEMPOTENCY_KEY_IN_USE`: a request with this `Idempotency-Key` is still running (see `Retry-After`) */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -11146,7 +11491,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DomainError"];
+                    "application/json": components["schemas"]["DomainError"] | components["schemas"]["FrameworkError"];
                 };
             };
             /** @description Request body too large */
@@ -11163,6 +11508,18 @@ export interface operations {
             };
             /** @description Body is not JSON */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: this `Idempotency-Key` was used with another method, path or body */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -11840,7 +12197,10 @@ export interface operations {
     createBooking: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11919,7 +12279,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `SLOT_TAKEN`; `CONTACT_MERGE_REQUIRED` with `merge_request_id` */
+            /** @description `SLOT_TAKEN`; `CONTACT_MERGE_REQUIRED` with `merge_request_id`; or `IDEMPOTENCY_KEY_IN_USE`: a request with this `Idempotency-Key` is still running (see `Retry-After`) */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -11945,6 +12305,18 @@ export interface operations {
             };
             /** @description Body is not JSON */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: this `Idempotency-Key` was used with another method, path or body */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -12081,7 +12453,10 @@ export interface operations {
     cancelBooking: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -12156,6 +12531,18 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: a request with this `Idempotency-Key` is still running (see `Retry-After`) */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
             /** @description Request body too large */
             413: {
                 headers: {
@@ -12170,6 +12557,18 @@ export interface operations {
             };
             /** @description Body is not JSON */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: this `Idempotency-Key` was used with another method, path or body */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -12198,7 +12597,10 @@ export interface operations {
     rescheduleBooking: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -12273,7 +12675,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `SLOT_TAKEN` */
+            /** @description `SLOT_TAKEN`; or `IDEMPOTENCY_KEY_IN_USE`: a request with this `Idempotency-Key` is still running (see `Retry-After`) */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -12309,6 +12711,18 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: this `Idempotency-Key` was used with another method, path or body */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
             /** @description Rate limit exceeded; see `Retry-After` */
             429: {
                 headers: {
@@ -12327,7 +12741,10 @@ export interface operations {
     reassignBooking: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -12403,7 +12820,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `SLOT_TAKEN`; `HOST_UNAVAILABLE`; `BOOKING_MODIFIED` */
+            /** @description `SLOT_TAKEN`; `HOST_UNAVAILABLE`; `BOOKING_MODIFIED`; or `IDEMPOTENCY_KEY_IN_USE`: a request with this `Idempotency-Key` is still running (see `Retry-After`) */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -12429,6 +12846,18 @@ export interface operations {
             };
             /** @description Body is not JSON */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: this `Idempotency-Key` was used with another method, path or body */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -12670,7 +13099,10 @@ export interface operations {
     sendTemplate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -12755,7 +13187,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `TEMPLATE_NOT_APPROVED`; `CONTACT_MERGE_REQUIRED` */
+            /** @description `TEMPLATE_NOT_APPROVED`; `CONTACT_MERGE_REQUIRED`; or `IDEMPOTENCY_KEY_IN_USE`: a request with this `Idempotency-Key` is still running (see `Retry-After`) */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -12781,6 +13213,18 @@ export interface operations {
             };
             /** @description Body is not JSON */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: this `Idempotency-Key` was used with another method, path or body */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -12926,7 +13370,10 @@ export interface operations {
     createCampaign: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12999,6 +13446,18 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
                 };
             };
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: a request with this `Idempotency-Key` is still running (see `Retry-After`) */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
             /** @description Request body too large */
             413: {
                 headers: {
@@ -13013,6 +13472,18 @@ export interface operations {
             };
             /** @description Body is not JSON */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: this `Idempotency-Key` was used with another method, path or body */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -13278,7 +13749,10 @@ export interface operations {
     executeCampaign: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -13349,7 +13823,7 @@ export interface operations {
                     "application/json": components["schemas"]["DomainError"];
                 };
             };
-            /** @description `campaign_not_executable`, `template_not_approved` */
+            /** @description `campaign_not_executable`, `template_not_approved`; or `IDEMPOTENCY_KEY_IN_USE`: a request with this `Idempotency-Key` is still running (see `Retry-After`) */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -13358,7 +13832,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DomainError"];
+                    "application/json": components["schemas"]["DomainError"] | components["schemas"]["FrameworkError"];
                 };
             };
             /** @description Request body too large */
@@ -13375,6 +13849,18 @@ export interface operations {
             };
             /** @description Body is not JSON */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: this `Idempotency-Key` was used with another method, path or body */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -13403,7 +13889,10 @@ export interface operations {
     sendEmail: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -13511,7 +14000,7 @@ export interface operations {
                     "application/json": components["schemas"]["DomainError"];
                 };
             };
-            /** @description `send_in_progress` (same key processing; retry shortly with the same key) or `no_verified_sender` */
+            /** @description `send_in_progress` (same key processing; retry shortly with the same key) or `no_verified_sender`; or `IDEMPOTENCY_KEY_IN_USE`: a request with this `Idempotency-Key` is still running (see `Retry-After`) */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -13520,7 +14009,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DomainError"];
+                    "application/json": components["schemas"]["DomainError"] | components["schemas"]["FrameworkError"];
                 };
             };
             /** @description Request body too large */
@@ -13547,7 +14036,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `invalid_recipient` */
+            /** @description `invalid_recipient`; or `IDEMPOTENCY_KEY_REUSED`: this `Idempotency-Key` was used with another method, path or body */
             422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -13556,7 +14045,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DomainError"];
+                    "application/json": components["schemas"]["DomainError"] | components["schemas"]["FrameworkError"];
                 };
             };
             /** @description `warming_cap_exceeded` (daily domain-warming cap; retry after 00:00 UTC), or the rate limit (standard body, `Retry-After`) */
@@ -13702,7 +14191,10 @@ export interface operations {
     createSuppression: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -13765,6 +14257,18 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
                 };
             };
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: a request with this `Idempotency-Key` is still running (see `Retry-After`) */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
             /** @description Request body too large */
             413: {
                 headers: {
@@ -13779,6 +14283,18 @@ export interface operations {
             };
             /** @description Body is not JSON */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: this `Idempotency-Key` was used with another method, path or body */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -14216,7 +14732,10 @@ export interface operations {
     createEmailCampaign: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -14290,6 +14809,18 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
                 };
             };
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: a request with this `Idempotency-Key` is still running (see `Retry-After`) */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
             /** @description Request body too large */
             413: {
                 headers: {
@@ -14304,6 +14835,18 @@ export interface operations {
             };
             /** @description Body is not JSON */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: this `Idempotency-Key` was used with another method, path or body */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -14677,7 +15220,10 @@ export interface operations {
     sendEmailCampaign: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -14748,7 +15294,7 @@ export interface operations {
                     "application/json": components["schemas"]["DomainError"];
                 };
             };
-            /** @description `campaign_not_editable` (not draft or scheduled), `campaign_incomplete` (no subject, compiled content or verified sender) */
+            /** @description `campaign_not_editable` (not draft or scheduled), `campaign_incomplete` (no subject, compiled content or verified sender); or `IDEMPOTENCY_KEY_IN_USE`: a request with this `Idempotency-Key` is still running (see `Retry-After`) */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -14757,7 +15303,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DomainError"];
+                    "application/json": components["schemas"]["DomainError"] | components["schemas"]["FrameworkError"];
                 };
             };
             /** @description Request body too large */
@@ -14774,6 +15320,18 @@ export interface operations {
             };
             /** @description Body is not JSON */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: this `Idempotency-Key` was used with another method, path or body */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -14802,7 +15360,10 @@ export interface operations {
     scheduleEmailCampaign: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -14877,7 +15438,7 @@ export interface operations {
                     "application/json": components["schemas"]["DomainError"];
                 };
             };
-            /** @description `campaign_not_editable` (not draft or scheduled), `campaign_incomplete` (no subject, compiled content or verified sender) */
+            /** @description `campaign_not_editable` (not draft or scheduled), `campaign_incomplete` (no subject, compiled content or verified sender); or `IDEMPOTENCY_KEY_IN_USE`: a request with this `Idempotency-Key` is still running (see `Retry-After`) */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -14886,7 +15447,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DomainError"];
+                    "application/json": components["schemas"]["DomainError"] | components["schemas"]["FrameworkError"];
                 };
             };
             /** @description Request body too large */
@@ -14903,6 +15464,18 @@ export interface operations {
             };
             /** @description Body is not JSON */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: this `Idempotency-Key` was used with another method, path or body */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -14931,7 +15504,10 @@ export interface operations {
     unscheduleEmailCampaign: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -15002,7 +15578,7 @@ export interface operations {
                     "application/json": components["schemas"]["DomainError"];
                 };
             };
-            /** @description `campaign_not_editable` */
+            /** @description `campaign_not_editable`; or `IDEMPOTENCY_KEY_IN_USE`: a request with this `Idempotency-Key` is still running (see `Retry-After`) */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -15011,7 +15587,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DomainError"];
+                    "application/json": components["schemas"]["DomainError"] | components["schemas"]["FrameworkError"];
                 };
             };
             /** @description Request body too large */
@@ -15028,6 +15604,18 @@ export interface operations {
             };
             /** @description Body is not JSON */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: this `Idempotency-Key` was used with another method, path or body */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -15155,7 +15743,10 @@ export interface operations {
     createNewsletter: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -15217,7 +15808,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
                 };
             };
-            /** @description `duplicate_name` */
+            /** @description `duplicate_name`; or `IDEMPOTENCY_KEY_IN_USE`: a request with this `Idempotency-Key` is still running (see `Retry-After`) */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -15226,7 +15817,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DomainError"];
+                    "application/json": components["schemas"]["DomainError"] | components["schemas"]["FrameworkError"];
                 };
             };
             /** @description Request body too large */
@@ -15243,6 +15834,18 @@ export interface operations {
             };
             /** @description Body is not JSON */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: this `Idempotency-Key` was used with another method, path or body */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -15494,7 +16097,10 @@ export interface operations {
     createNewsletterIssue: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -15572,7 +16178,7 @@ export interface operations {
                     "application/json": components["schemas"]["DomainError"];
                 };
             };
-            /** @description `external_reference_in_use` */
+            /** @description `external_reference_in_use`; or `IDEMPOTENCY_KEY_IN_USE`: a request with this `Idempotency-Key` is still running (see `Retry-After`) */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -15581,7 +16187,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DomainError"];
+                    "application/json": components["schemas"]["DomainError"] | components["schemas"]["FrameworkError"];
                 };
             };
             /** @description Request body too large */
@@ -15598,6 +16204,18 @@ export interface operations {
             };
             /** @description Body is not JSON */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: this `Idempotency-Key` was used with another method, path or body */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -15959,7 +16577,10 @@ export interface operations {
     publishNewsletterIssue: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -16030,7 +16651,7 @@ export interface operations {
                     "application/json": components["schemas"]["DomainError"];
                 };
             };
-            /** @description `issue_missing_content` */
+            /** @description `issue_missing_content`; or `IDEMPOTENCY_KEY_IN_USE`: a request with this `Idempotency-Key` is still running (see `Retry-After`) */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -16039,7 +16660,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DomainError"];
+                    "application/json": components["schemas"]["DomainError"] | components["schemas"]["FrameworkError"];
                 };
             };
             /** @description Request body too large */
@@ -16056,6 +16677,18 @@ export interface operations {
             };
             /** @description Body is not JSON */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: this `Idempotency-Key` was used with another method, path or body */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -16084,7 +16717,10 @@ export interface operations {
     scheduleNewsletterIssue: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -16159,7 +16795,7 @@ export interface operations {
                     "application/json": components["schemas"]["DomainError"];
                 };
             };
-            /** @description `issue_missing_content`, `issue_already_published` */
+            /** @description `issue_missing_content`, `issue_already_published`; or `IDEMPOTENCY_KEY_IN_USE`: a request with this `Idempotency-Key` is still running (see `Retry-After`) */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -16168,7 +16804,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DomainError"];
+                    "application/json": components["schemas"]["DomainError"] | components["schemas"]["FrameworkError"];
                 };
             };
             /** @description Request body too large */
@@ -16185,6 +16821,18 @@ export interface operations {
             };
             /** @description Body is not JSON */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: this `Idempotency-Key` was used with another method, path or body */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -16213,7 +16861,10 @@ export interface operations {
     unscheduleNewsletterIssue: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -16284,7 +16935,7 @@ export interface operations {
                     "application/json": components["schemas"]["DomainError"];
                 };
             };
-            /** @description `issue_not_scheduled` */
+            /** @description `issue_not_scheduled`; or `IDEMPOTENCY_KEY_IN_USE`: a request with this `Idempotency-Key` is still running (see `Retry-After`) */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -16293,7 +16944,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DomainError"];
+                    "application/json": components["schemas"]["DomainError"] | components["schemas"]["FrameworkError"];
                 };
             };
             /** @description Request body too large */
@@ -16310,6 +16961,18 @@ export interface operations {
             };
             /** @description Body is not JSON */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: this `Idempotency-Key` was used with another method, path or body */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
