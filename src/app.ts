@@ -78,7 +78,8 @@ export const TAGS = [
   { name: 'WhatsApp campaigns', description: 'Template messages to many contacts' },
   { name: 'Meeting types', description: 'What can be booked: hosts, hours, durations; open slots and the embed' },
   { name: 'Bookings', description: 'Booked meetings, rescheduled, reassigned or cancelled' },
-  { name: 'Webhook endpoints', description: 'Where signed events are delivered' },
+  { name: 'Webhook endpoints', description: 'Where signed events are delivered, what each delivery did, redelivery and a test event' },
+  { name: 'Webhook events', description: 'Every event of the last 30 days, as delivered: to recover what an endpoint missed' },
   { name: 'Hosted pages and provider webhooks', description: 'Not API routes: the pages people open (pay, book, unsubscribe, archive), tracking links and the routes providers call' },
 ] as const;
 
