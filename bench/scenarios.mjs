@@ -104,8 +104,10 @@ export async function seed({ base, adminToken, log }) {
   // Email campaigns: 10,000 contacts with email consent subscribed, and a draft to estimate and read.
   await fetch(`${base}/bench/email-subscribe`, { method: 'POST', body: JSON.stringify({ workspace_id: ws.id, count: EMAIL_RECIPIENTS }) });
   const emailCampaign = await api('POST', '/v1/email-campaigns', { name: 'Bench estimate', subject: 'Hello [[first_name : there]]', content: { markdown: '# Hello\n\nBench words.' } });
+  const hooks = await seedWebhookLog(api);
   log(`seeded workspace ${ws.id}`);
   const ctx = {
+    hooks,
     booking,
     base,
     admin,
@@ -301,6 +303,25 @@ export function scenarios(ctx) {
       floor: INSERT_FLOOR,
       expected: 1,
       request: (i) => ({ method: 'POST', path: '/v1/contacts', body: { name: `New Person ${i}`, email: `new.${nonce}.${i}@example.org`, phone: seedPhone(n + i), tags: ['vip'] } }),
+    },
+    {
+      // The claim before the route and the stored answer after it: two round trips on top of the create's one.
+      name: 'POST /v1/contacts (create, Idempotency-Key)',
+      floor: INSERT_FLOOR,
+      expected: 3,
+      request: (i) => ({
+        method: 'POST',
+        path: '/v1/contacts',
+        headers: { 'Idempotency-Key': `bench-${nonce}-${i}` },
+        body: { name: `Keyed Person ${i}`, email: `keyed.${nonce}.${i}@example.org` },
+      }),
+    },
+    {
+      // The same key and body again: the stored answer, read in the claim's one round trip.
+      name: 'POST /v1/contacts (Idempotency-Key, replay)',
+      floor: INSERT_FLOOR,
+      expected: 1,
+      request: () => ({ method: 'POST', path: '/v1/contacts', headers: { 'Idempotency-Key': `bench-${nonce}-replayed` }, body: { name: 'Replayed Person', email: `replayed.${nonce}@example.org` } }),
     },
     {
       name: 'POST /v1/contacts (upsert existing)',
@@ -519,7 +540,35 @@ export function scenarios(ctx) {
       expected: 1,
       request: (i) => ({ method: 'POST', path: '/v1/email-campaigns', body: { name: `Bench ${i}`, subject: 'Hi [[first_name]]', content: { markdown: `# Offer ${i}\n\nWords.` } } }),
     },
+    // Webhook events and delivery logs: a count and a page in one batch, a single read, and the two sends (one write each; the attempt runs from the queue).
+    { name: 'GET /v1/webhook-events', floor: SELECT_FLOOR, expected: 1, request: () => ({ method: 'GET', path: '/v1/webhook-events' }) },
+    { name: 'GET /v1/webhook-events/{id}', floor: SELECT_FLOOR, expected: 1, request: () => ({ method: 'GET', path: `/v1/webhook-events/${ctx.hooks.eventId}` }) },
+    { name: 'GET /v1/webhook-endpoints/{id}/deliveries', floor: SELECT_FLOOR, expected: 1, request: () => ({ method: 'GET', path: `/v1/webhook-endpoints/${ctx.hooks.endpointId}/deliveries` }) },
+    {
+      name: 'POST /v1/webhook-endpoints/{id}/deliveries/{delivery_id}/retry',
+      floor: INSERT_FLOOR,
+      expected: 1,
+      request: () => ({ method: 'POST', path: `/v1/webhook-endpoints/${ctx.hooks.endpointId}/deliveries/${ctx.hooks.deliveryId}/retry` }),
+    },
+    { name: 'POST /v1/webhook-endpoints/{id}/test', floor: INSERT_FLOOR, expected: 1, request: () => ({ method: 'POST', path: `/v1/webhook-endpoints/${ctx.hooks.endpointId}/test` }) },
   ];
+}
+
+/**
+ * An endpoint answering 204 from a receiver kept for the whole run (so redeliveries and test events
+ * end at once, leaving no retries behind), subscribed to a type the routes never emit, with one
+ * delivery (a test event) and the id of one event.
+ */
+async function seedWebhookLog(api) {
+  const { createServer } = await import('node:http');
+  const server = createServer((req, res) => req.resume().on('end', () => res.writeHead(204).end()));
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  server.unref();
+  const endpoint = await api('POST', '/v1/webhook-endpoints', { url: `http://127.0.0.1:${server.address().port}/log`, events: ['deal.won'] });
+  const { event_id } = await api('POST', `/v1/webhook-endpoints/${endpoint.id}/test`);
+  const deliveries = await api('GET', `/v1/webhook-endpoints/${endpoint.id}/deliveries`);
+  const [event] = (await api('GET', '/v1/webhook-events?limit=1')).data;
+  return { endpointId: endpoint.id, deliveryId: deliveries.data.find((d) => d.event_id === event_id).id, eventId: event.id };
 }
 
 /**

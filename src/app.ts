@@ -24,6 +24,7 @@ import { registerNewsletterPageDocs } from './modules/newsletters/page-docs';
 import { archivePages } from './modules/newsletters/pages';
 import { unsubscribePages } from './modules/unsubscribe/pages';
 import { instanceCacheSwitch } from './platform/instance-cache';
+import { idempotentPosts } from './modules/idempotency-keys/middleware';
 
 /** Events committed during the request leave after the response (the outbox sweep covers failures). */
 const publishEvents: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -35,7 +36,7 @@ const publishEvents: MiddlewareHandler<AppEnv> = async (c, next) => {
 };
 
 /** Every `/v1` request passes these, in this order (the bench measures their prefixes). */
-export const V1_MIDDLEWARE = [logRequests, authenticate, parseJsonBody, publishEvents, readYourWrites] as const;
+export const V1_MIDDLEWARE = [logRequests, authenticate, parseJsonBody, publishEvents, readYourWrites, idempotentPosts] as const;
 
 const API_DESCRIPTION = [
   'Contacts with per-channel consent, deals and pipelines, products, payments, hosted pay-links, orders, transactional email with suppressions, audiences and sender profiles, meeting types and bookings, email campaigns, newsletters with numbered issues, WhatsApp templates, campaigns and inbound messages, and signed outbound webhooks for one workspace, identified by the API key (`Authorization: Bearer wsk_...`). Hosted pages, tracking links and provider webhooks are listed apart, under their own tag.',
@@ -45,6 +46,8 @@ const API_DESCRIPTION = [
   '**Rate limits**: 100 requests per minute per key, 300 per minute per source IP, `POST /v1/emails` 300 per minute per key; 429 with `Retry-After`. Answers carry `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`. A source IP that sent 30 invalid keys in a minute is answered 429 for the rest of that minute, whatever its key.',
   '',
   '**Consistency**: where the service runs with D1 read replication on, reads may be served by a nearby read replica, but always see every write made with the same API key; otherwise every request reads the primary. Answers carry a `Bookmark` header; send it back as a `Bookmark` request header on a read to see at least that state with another key.',
+  '',
+  '**Retries**: every `POST` takes an optional `Idempotency-Key` header (1 to 255 printable ASCII characters, scoped to the workspace, kept at least 24 hours). The first request with a key runs and its answer is kept (not a 5xx, 401 or 429: those leave the key usable); the same method, path and body (JSON compared as values) again gets that answer verbatim with `Idempotent-Replayed: true` and runs nothing; the key with another method, path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; while the first still runs, 409 `IDEMPOTENCY_KEY_IN_USE` with `Retry-After: 1`. Without the header each route\'s own idempotency rules apply as documented.',
   '',
   '**Phone numbers** are stored and answered in E.164. A number written without a country code (`(415) 555-0123`) is read in the workspace\'s default country: `default_country` (ISO 3166 alpha-2), `US` unless the operator set another when creating or updating the workspace; `+` and the country code always win.',
   '',
@@ -75,7 +78,8 @@ export const TAGS = [
   { name: 'WhatsApp campaigns', description: 'Template messages to many contacts' },
   { name: 'Meeting types', description: 'What can be booked: hosts, hours, durations; open slots and the embed' },
   { name: 'Bookings', description: 'Booked meetings, rescheduled, reassigned or cancelled' },
-  { name: 'Webhook endpoints', description: 'Where signed events are delivered' },
+  { name: 'Webhook endpoints', description: 'Where signed events are delivered, what each delivery did, redelivery and a test event' },
+  { name: 'Webhook events', description: 'Every event of the last 30 days, as delivered: to recover what an endpoint missed' },
   { name: 'Hosted pages and provider webhooks', description: 'Not API routes: the pages people open (pay, book, unsubscribe, archive), tracking links and the routes providers call' },
 ] as const;
 

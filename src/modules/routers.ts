@@ -13,6 +13,7 @@ import { paymentRequestRoutes } from './payment-requests/routes';
 import { pipelineRoutes } from './pipelines/routes';
 import { productRoutes } from './products/routes';
 import { labelRoutes } from './tags/routes';
+import { webhookLogRoutes } from './webhooks/log-routes';
 import { webhookRoutes } from './webhooks/routes';
 import { whatsappRoutes } from './whatsapp/routes';
 import { emailRoutes } from './emails/routes';
@@ -33,6 +34,7 @@ export const v1Routers: OpenAPIHono<AppEnv>[] = [
   orderRoutes,
   paymentRequestRoutes,
   webhookRoutes,
+  webhookLogRoutes,
   bookingRoutes,
   whatsappRoutes,
   emailRoutes,

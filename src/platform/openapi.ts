@@ -132,8 +132,9 @@ export const OPERATION_ID = /^(list|get|create|update|delete|set|move|upsert|sen
  * operation shares. `operationId` and `summary` are required (typed), the id
  * must follow `OPERATION_ID`, and a required body refuses an empty request.
  */
-export function defineRoute<P extends string, R extends Omit<RouteConfig, 'path' | 'operationId'> & { path: P; operationId: string; summary: string }>(route: R) {
-  if (!OPERATION_ID.test(route.operationId)) throw new Error(`operationId ${route.operationId} must be lowerCamelCase verb + resource`);
+export function defineRoute<P extends string, R extends Omit<RouteConfig, 'path' | 'operationId'> & { path: P; operationId: string; summary: string }>(declared: R) {
+  if (!OPERATION_ID.test(declared.operationId)) throw new Error(`operationId ${declared.operationId} must be lowerCamelCase verb + resource`);
+  const route = declared.method === 'post' && declared.security ? withIdempotencyKey(declared) : declared;
   const body = route.request?.body as { required?: boolean } | undefined;
   const extra: MiddlewareHandler<AppEnv>[] = body?.required ? [requireBody] : [];
   const own = route.middleware === undefined ? [] : Array.isArray(route.middleware) ? route.middleware : [route.middleware];
@@ -141,3 +142,31 @@ export function defineRoute<P extends string, R extends Omit<RouteConfig, 'path'
 }
 
 export const bearer = [{ bearerAuth: [] }];
+
+const IDEMPOTENCY_KEY_DOC =
+  'Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace.';
+
+/** Every authenticated POST documents `Idempotency-Key` and the answers it adds (src/modules/idempotency-keys/middleware.ts). */
+function withIdempotencyKey<R extends Omit<RouteConfig, 'path' | 'operationId'>>(route: R): R {
+  const header = z.object({ 'Idempotency-Key': z.string().optional().openapi({ description: IDEMPOTENCY_KEY_DOC, example: 'order-7f3a-retry-safe' }) });
+  const own = route.request?.headers;
+  const headers = own instanceof z.ZodObject ? own.extend(header.shape) : header;
+  const added = errorResponses({
+    409: { description: '`IDEMPOTENCY_KEY_IN_USE`: a request with this `Idempotency-Key` is still running (see `Retry-After`)' },
+    422: { description: '`IDEMPOTENCY_KEY_REUSED`: this `Idempotency-Key` was used with another method, path or body' },
+  });
+  const responses: Record<string, unknown> = { ...route.responses };
+  for (const status of [409, 422] as const) {
+    const prior = route.responses[status] as { description: string; headers?: unknown; content?: Record<string, { schema: z.ZodTypeAny }> } | undefined;
+    const extra = added[status];
+    const priorSchema = prior?.content?.['application/json']?.schema;
+    responses[status] = prior
+      ? {
+          ...prior,
+          description: `${prior.description}; or ${extra.description}`,
+          content: { 'application/json': { schema: priorSchema && priorSchema !== FrameworkError ? z.union([priorSchema, FrameworkError]) : FrameworkError } },
+        }
+      : extra;
+  }
+  return { ...route, request: { ...route.request, headers }, responses };
+}

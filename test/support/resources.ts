@@ -223,8 +223,30 @@ export const RESOURCES: Record<string, Factory> = {
     list: '/v1/webhook-endpoints',
     create: async (ws) => {
       const url = `https://${distinct('hooks')}.example.com/in`;
+      // A workspace holds at most 3 endpoints: suites that seed one per route make room first.
+      const held = (await ok(ws, 'GET', '/v1/webhook-endpoints')).data;
+      if (held.length >= 3) await ws.api('DELETE', `/v1/webhook-endpoints/${held[0].id}`);
       const e = await ok(ws, 'POST', '/v1/webhook-endpoints', { url });
       return { id: e.id, marks: [url, e.secret], read: async () => findIn(await ok(ws, 'GET', '/v1/webhook-endpoints'), e.id) };
+    },
+  },
+  'webhook-events/{id}': {
+    list: '/v1/webhook-events',
+    create: async (ws) => {
+      const email = `${crypto.randomUUID()}@events.example.com`;
+      const contact = await ok(ws, 'POST', '/v1/contacts', { email });
+      const events = await ok(ws, 'GET', '/v1/webhook-events?type=contact.created&limit=100');
+      const event = events.data.find((e: { data: { contact_id?: string } }) => e.data.contact_id === contact.id);
+      return { id: event.id, marks: [email], read: () => ok(ws, 'GET', `/v1/webhook-events/${event.id}`) };
+    },
+  },
+  'deliveries/{delivery_id}': {
+    create: async (ws, need) => {
+      const endpoint = await need('webhook-endpoints/{id}');
+      const { event_id } = await ok(ws, 'POST', `/v1/webhook-endpoints/${endpoint.id}/test`);
+      const find = async () => (await ok(ws, 'GET', `/v1/webhook-endpoints/${endpoint.id}/deliveries?limit=100`)).data.find((d: { event_id: string }) => d.event_id === event_id) ?? null;
+      const delivery = await find();
+      return { id: delivery.id, marks: [event_id], read: find };
     },
   },
   'suppressions/{id}': {

@@ -67,6 +67,17 @@ export const ROUTES: RouteCase[] = [
     errorShape: 'domain',
     notFound: { code: 'endpoint_not_found' },
   },
+  { method: 'GET', path: '/v1/webhook-events', errorShape: 'domain' },
+  { method: 'GET', path: '/v1/webhook-events/{id}', nonUuidStatus: 404, errorShape: 'domain', notFound: { code: 'event_not_found' } },
+  { method: 'GET', path: '/v1/webhook-endpoints/{id}/deliveries', nonUuidStatus: 404, errorShape: 'domain', notFound: { code: 'endpoint_not_found' } },
+  {
+    method: 'POST',
+    path: '/v1/webhook-endpoints/{id}/deliveries/{delivery_id}/retry',
+    nonUuidStatus: 404,
+    errorShape: 'domain',
+    notFound: { code: 'endpoint_not_found' },
+  },
+  { method: 'POST', path: '/v1/webhook-endpoints/{id}/test', nonUuidStatus: 404, errorShape: 'domain', notFound: { code: 'endpoint_not_found' } },
   { method: 'GET', path: '/v1/contacts' },
   {
     method: 'POST',

@@ -207,7 +207,7 @@ describe('GET /admin/v1/workspaces/{ws}/webhook-deliveries', () => {
 
     const badState = await admin('GET', `/workspaces/${ws.id}/webhook-deliveries?state=exploded`);
     expect(badState.status).toBe(400);
-    expect(badState.body.message).toBe('Invalid state: must be one of retrying, succeeded, dead, dropped');
+    expect(badState.body.message).toBe('Invalid state: must be one of pending, retrying, succeeded, dead, dropped');
     expect((await admin('GET', `/workspaces/${ws.id}/webhook-deliveries?limit=-1`)).status).toBe(400);
     expect((await admin('GET', `/workspaces/01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c/webhook-deliveries`)).status).toBe(404);
     expect((await admin('GET', `/workspaces/nope/webhook-deliveries`)).status).toBe(400);

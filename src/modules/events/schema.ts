@@ -16,5 +16,11 @@ export const eventOutbox = sqliteTable(
     enqueuedAt: text('enqueued_at'),
     attempts: integer('attempts').notNull().default(0),
   },
-  (t) => [index('event_outbox_pending').on(t.enqueuedAt, t.createdAt)],
+  (t) => [
+    index('event_outbox_pending').on(t.enqueuedAt, t.createdAt),
+    // `GET /v1/webhook-events`, newest first, with and without a type; and the retention sweep.
+    index('event_outbox_workspace_created').on(t.workspaceId, t.createdAt),
+    index('event_outbox_workspace_type_created').on(t.workspaceId, t.type, t.createdAt),
+    index('event_outbox_created').on(t.createdAt),
+  ],
 );

@@ -110,7 +110,7 @@ async function deliverFor(env: Bindings, workspaceId: string, messages: Message<
     const k = key(body.event.id, body.endpoint_id);
     const endpoint = endpointOf.get(body.endpoint_id);
     const prior = priorOf.get(k);
-    if (!endpoint || !endpoint.is_active || (prior && prior.state !== 'retrying') || taken.has(k)) return void message.ack();
+    if (!endpoint || !endpoint.is_active || (prior && prior.state !== 'pending' && prior.state !== 'retrying') || taken.has(k)) return void message.ack();
     taken.add(k);
     attempts.push({ message, body, url: endpoint.url, secret: endpoint.secret, attempts: (prior?.attempts ?? 0) + 1 });
   });
@@ -145,7 +145,7 @@ async function deliverFor(env: Bindings, workspaceId: string, messages: Message<
       FROM json_each(${JSON.stringify(rows)}) WHERE 1
       ON CONFLICT (event_id, endpoint_id) DO UPDATE SET url = excluded.url, state = excluded.state, attempts = excluded.attempts, last_status = excluded.last_status,
         last_error = excluded.last_error, next_attempt_at = excluded.next_attempt_at, updated_at = excluded.updated_at
-      WHERE webhook_deliveries.state = 'retrying'
+      WHERE webhook_deliveries.state IN ('pending', 'retrying')
       RETURNING event_id, endpoint_id`,
   );
   const recorded = new Set(written.map((w) => key(w.event_id, w.endpoint_id)));

@@ -1,6 +1,8 @@
 import { and, eq, isNull, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import { type Db, nowIso } from '../../platform/db';
+import { uuidv7 } from '../../platform/ids';
+import { rawRun } from '../../platform/raw-query';
 import { isDeliveredTo, type EventType } from '../events/catalog';
 import { eventOutbox } from '../events/schema';
 import { webhookEndpoints } from './schema';
@@ -22,15 +24,16 @@ const idIn = (ids: string[]) => sql`${eventOutbox.id} IN (SELECT value FROM json
 /** Unenqueued outbox events matching `where`, each joined with its workspace's active endpoints: one query. */
 async function loadFanout(db: Db, where: SQL) {
   return db
-    .select({ event: eventOutbox, endpointId: webhookEndpoints.id, endpointEvents: webhookEndpoints.events })
+    .select({ event: eventOutbox, endpointId: webhookEndpoints.id, endpointUrl: webhookEndpoints.url, endpointEvents: webhookEndpoints.events })
     .from(eventOutbox)
     .leftJoin(webhookEndpoints, and(eq(webhookEndpoints.workspaceId, eventOutbox.workspaceId), eq(webhookEndpoints.isActive, true)))
     .where(and(isNull(eventOutbox.enqueuedAt), where));
 }
 
-function buildMessages(rows: Awaited<ReturnType<typeof loadFanout>>): DeliveryMessage[] {
+function buildMessages(rows: Awaited<ReturnType<typeof loadFanout>>): { messages: DeliveryMessage[]; urls: string[] } {
   const messages: DeliveryMessage[] = [];
-  for (const { event, endpointId, endpointEvents } of rows) {
+  const urls: string[] = [];
+  for (const { event, endpointId, endpointUrl, endpointEvents } of rows) {
     if (!endpointId || !endpointEvents || !isDeliveredTo(endpointEvents, event.type)) continue;
     messages.push({
       kind: DELIVERY_KIND,
@@ -38,8 +41,21 @@ function buildMessages(rows: Awaited<ReturnType<typeof loadFanout>>): DeliveryMe
       endpoint_id: endpointId,
       event: { id: event.id, type: event.type, created_at: event.createdAt, data: event.data },
     });
+    urls.push(endpointUrl!);
   }
-  return messages;
+  return { messages, urls };
+}
+
+/**
+ * Each delivery's row as `pending` (its log shows it before its first attempt ends); one whose
+ * attempt already recorded an outcome keeps it.
+ */
+export function pendingDeliveries(db: Db, messages: DeliveryMessage[], urls: string[]) {
+  const now = nowIso();
+  const rows = messages.map((m, i) => ({ id: uuidv7(), w: m.workspace_id, e: m.event.id, t: m.event.type, p: m.endpoint_id, u: urls[i] }));
+  return rawRun(db, sql`INSERT INTO webhook_deliveries (id, workspace_id, event_id, event_type, endpoint_id, url, state, attempts, created_at, updated_at)
+    SELECT value ->> 'id', value ->> 'w', value ->> 'e', value ->> 't', value ->> 'p', value ->> 'u', 'pending', 0, ${now}, ${now} FROM json_each(${JSON.stringify(rows)}) WHERE 1
+    ON CONFLICT (event_id, endpoint_id) DO NOTHING`);
 }
 
 function chunk(messages: DeliveryMessage[]): DeliveryMessage[][] {
@@ -68,15 +84,17 @@ function chunk(messages: DeliveryMessage[]): DeliveryMessage[][] {
 async function fanOut(env: Bindings, db: Db, where: SQL): Promise<{ events: number; messages: number }> {
   const rows = await loadFanout(db, where);
   if (rows.length === 0) return { events: 0, messages: 0 };
-  const messages = buildMessages(rows);
+  const { messages, urls } = buildMessages(rows);
   for (const part of chunk(messages)) {
     await env.EVENTS_QUEUE.sendBatch(part.map((body) => ({ body })));
   }
   const eventIds = [...new Set(rows.map((r) => r.event.id))];
-  await db
+  const stamp = db
     .update(eventOutbox)
     .set({ enqueuedAt: nowIso(), attempts: sql`${eventOutbox.attempts} + 1` })
     .where(and(idIn(eventIds), isNull(eventOutbox.enqueuedAt)));
+  if (messages.length) await db.batch([pendingDeliveries(db, messages, urls), stamp]);
+  else await stamp;
   return { events: eventIds.length, messages: messages.length };
 }
 

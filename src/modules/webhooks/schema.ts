@@ -20,13 +20,13 @@ export const webhookEndpoints = sqliteTable(
   (t) => [uniqueIndex('webhook_endpoints_workspace_slot').on(t.workspaceId, t.slot)],
 );
 
-export const DELIVERY_STATES = ['retrying', 'succeeded', 'dead', 'dropped'] as const;
+export const DELIVERY_STATES = ['pending', 'retrying', 'succeeded', 'dead', 'dropped'] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
 
 /**
- * One row per (event, endpoint): the outcome of the latest attempt. `dead` rows
- * are the dead letters; `dropped` ones belonged to an endpoint deleted while
- * they were still being retried.
+ * One row per (event, endpoint): `pending` from the fan-out (or a redelivery) until an attempt
+ * ends, then the outcome of the latest attempt. `dead` rows are the dead letters; `dropped` ones
+ * belonged to an endpoint deleted while they were still being retried.
  */
 export const webhookDeliveries = sqliteTable(
   'webhook_deliveries',
@@ -48,6 +48,8 @@ export const webhookDeliveries = sqliteTable(
   (t) => [
     uniqueIndex('webhook_deliveries_event_endpoint').on(t.eventId, t.endpointId),
     index('webhook_deliveries_workspace_created').on(t.workspaceId, t.createdAt),
-    index('webhook_deliveries_endpoint_state').on(t.endpointId, t.state),
+    index('webhook_deliveries_endpoint_created').on(t.endpointId, t.createdAt),
+    index('webhook_deliveries_created').on(t.createdAt),
+    index('webhook_deliveries_endpoint_state_created').on(t.endpointId, t.state, t.createdAt),
   ],
 );

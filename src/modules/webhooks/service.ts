@@ -1,4 +1,4 @@
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { nowIso, isUniqueViolation } from '../../platform/db';
 import { domainError } from '../../platform/errors';
@@ -88,7 +88,7 @@ export async function deleteEndpoint(ctx: ServiceContext, id: string): Promise<v
         and(
           eq(webhookDeliveries.workspaceId, ctx.ws.id),
           eq(webhookDeliveries.endpointId, endpointId),
-          eq(webhookDeliveries.state, 'retrying'),
+          inArray(webhookDeliveries.state, ['pending', 'retrying']),
         ),
       ),
   ]);

@@ -1,0 +1,57 @@
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../../env';
+import { ApiError, codedError } from '../../platform/errors';
+import { requestFingerprint } from './fingerprint';
+import { claimKey, releaseKey, storeAnswer } from './service';
+
+export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+export const REPLAYED_HEADER = 'Idempotent-Replayed';
+
+/** 1 to 255 printable ASCII characters (space to tilde). */
+const KEY_SHAPE = /^[\x20-\x7e]{1,255}$/;
+
+/** Answers that leave the key usable: a server failure, a refused key, a spent limit. */
+const notKept = (status: number) => status >= 500 || status === 401 || status === 429;
+
+const invalidKey = () => codedError(400, 'INVALID_IDEMPOTENCY_KEY', `${IDEMPOTENCY_HEADER} must be 1 to 255 printable ASCII characters`);
+const reused = () =>
+  codedError(422, 'IDEMPOTENCY_KEY_REUSED', `This ${IDEMPOTENCY_HEADER} was used with a different method, path or body: send a new key for a different request`);
+const inUse = () =>
+  new ApiError(409, codedError(409, 'IDEMPOTENCY_KEY_IN_USE', `A request with this ${IDEMPOTENCY_HEADER} is still being processed: retry after it completes`).body, {
+    'Retry-After': '1',
+  });
+
+/**
+ * `Idempotency-Key` on every `/v1` POST. Without the header nothing changes. With it, the first
+ * request claims the key in the workspace and runs; its answer (unless a 5xx, 401 or 429) is
+ * stored before it leaves, and the same request again gets that answer verbatim with
+ * `Idempotent-Replayed: true`, running nothing. The same key with another method, path or body
+ * answers 422; while the first still runs, 409 with `Retry-After: 1`. The claim is one insert
+ * on the shard, so of parallel requests with one key exactly one runs.
+ */
+export const idempotentPosts: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (c.req.method !== 'POST') return next();
+  const key = c.req.header(IDEMPOTENCY_HEADER);
+  if (key === undefined) return next();
+  if (!KEY_SHAPE.test(key)) throw invalidKey();
+  const workspaceId = c.var.workspace.id;
+  const fingerprint = await requestFingerprint(c.req.method, c.req.path, await c.req.json());
+  const claimed = await claimKey(c.var.db, workspaceId, key, fingerprint);
+  if (!claimed.owned) {
+    const { row } = claimed;
+    if (row.fingerprint !== fingerprint) throw reused();
+    if (row.state !== 'done') throw inUse();
+    return new Response(row.responseBody, {
+      status: row.responseStatus!,
+      headers: { ...(row.responseType ? { 'Content-Type': row.responseType } : {}), [REPLAYED_HEADER]: 'true' },
+    });
+  }
+  await next();
+  const res = c.res;
+  if (notKept(res.status)) {
+    await releaseKey(c.var.db, workspaceId, key, claimed.claim);
+    return;
+  }
+  const body = await res.clone().text();
+  await storeAnswer(c.var.db, workspaceId, key, claimed.claim, { status: res.status, body, type: res.headers.get('Content-Type') });
+};

@@ -1,0 +1,20 @@
+import { sql } from 'drizzle-orm';
+import type { Db } from '../../platform/db';
+import { rawRun } from '../../platform/raw-query';
+import { EVENT_RETENTION_DAYS } from './events-api';
+
+/** Rows forgotten per table and pass: a backlog never makes one long statement. */
+const PASS = 2_000;
+
+/**
+ * Forgets events and finished deliveries older than the retention (30 days): events already
+ * handed to the queue, deliveries no longer pending or retrying. Each by its creation-time index.
+ */
+export async function forgetOldEvents(_env: unknown, db: Db) {
+  const cutoff = new Date(Date.now() - EVENT_RETENTION_DAYS * 86_400_000).toISOString();
+  const [events, deliveries] = await db.batch([
+    rawRun(db, sql`DELETE FROM event_outbox WHERE rowid IN (SELECT rowid FROM event_outbox WHERE created_at < ${cutoff} AND enqueued_at IS NOT NULL LIMIT ${PASS})`),
+    rawRun(db, sql`DELETE FROM webhook_deliveries WHERE rowid IN (SELECT rowid FROM webhook_deliveries INDEXED BY webhook_deliveries_created WHERE created_at < ${cutoff} AND state NOT IN ('pending', 'retrying') LIMIT ${PASS})`),
+  ]);
+  return { events_forgotten: events.meta.changes, deliveries_forgotten: deliveries.meta.changes };
+}
