@@ -82,6 +82,17 @@ try {
     new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('no delivery within 30 s')), 30_000))),
   ]);
   console.log('webhook', event.type, event.id, 'verified');
+
+  // 6. The same event read back: every event of the last 30 days stays readable, as delivered.
+  const stored = await api.GET('/v1/webhook-events/{id}', { params: { path: { id: event.id } } });
+  console.log('event read back', stored.data?.id === event.id ? 'identical id' : `differs: ${stored.response.status}`);
+
+  // 7. A retried POST with an Idempotency-Key runs once: the retry gets the first answer back.
+  const key = `note-${Date.now()}`;
+  const note = { params: { path: { id: contactId } }, body: { body: 'Called about the renewal.' }, headers: { 'Idempotency-Key': key } };
+  const first = await api.POST('/v1/contacts/{id}/notes', note);
+  const retry = await api.POST('/v1/contacts/{id}/notes', note);
+  console.log('note', first.data?.id, 'retried:', retry.response.headers.get('Idempotent-Replayed') === 'true' && retry.data?.id === first.data?.id ? 'replayed, one note' : 'ran twice');
 } finally {
   clearTimeout(timer);
   await api.DELETE('/v1/webhook-endpoints/{id}', { params: { path: { id: endpoint.data.id } } });
