@@ -195,3 +195,14 @@ const ShardView = z
 
 export const Shard = ShardView;
 export const Shards = z.object({ data: z.array(ShardView) }).openapi('OperatorShards');
+
+export const ContactExport = z
+  .object({
+    contact: z.record(z.string(), z.unknown()).openapi({ description: 'As `GET /v1/contacts/{id}` answers it' }),
+    truncated: z.record(z.string(), z.number().int()).openapi({ description: 'Each kind holding more rows than given, with its total' }),
+    limit: z.number().int(),
+    offset: z.number().int(),
+    exported_at: z.string(),
+  })
+  .catchall(z.array(z.record(z.string(), z.unknown())))
+  .openapi('OperatorContactExport', { description: 'Besides these keys, one array per kind of record' });

@@ -5,6 +5,7 @@ import { createAttendanceEvent, setAttendance } from '../modules/attendance/serv
 import { recordComplaint } from '../modules/consent/service';
 import { CHANNELS } from '../modules/contacts/schema';
 import { findMergeRequest, resolveMergeRequest } from '../modules/contacts/merge';
+import { EXPORT_KIND_NAMES, exportContact } from '../modules/contacts/export';
 import { applyParked } from '../modules/contacts/service';
 import { submitForm } from '../modules/forms/service';
 import type { ServiceContext } from '../platform/context';
@@ -13,7 +14,7 @@ import { publishCommitted } from '../platform/events';
 import { shardDb, shardNames } from '../platform/shards';
 import { boundedJsonObject, type JsonBounds } from '../platform/json-bounds';
 import { isoDateTime, isUuid } from '../platform/validation';
-import { Attendance, AttendanceEvent, Complaint, FormSubmission, MergeResolution } from './answers';
+import { Attendance, AttendanceEvent, Complaint, ContactExport, FormSubmission, MergeResolution } from './answers';
 import { adminRoute } from './route';
 import { idParam } from './validate';
 import { workspaceContext } from '../modules/workspaces/context';
@@ -170,5 +171,35 @@ adminRoute(
     const out = await submitForm(ctx, formId, input);
     publish(c, ctx);
     return c.json(out, 201);
+  },
+);
+
+const exportQuery = z.object({
+  kind: z
+    .string()
+    .optional()
+    .openapi({ type: 'string', enum: EXPORT_KIND_NAMES, description: 'Only this kind, from `offset`: pages through a kind listed in `truncated`. Another value answers 400 `Invalid kind: must be one of ...`' }),
+  limit: z.string().optional().openapi({ type: 'integer', minimum: 0, default: 100, description: 'Rows per kind, default 100; values above 1000 are clamped to 1000' }),
+  offset: z.string().optional().openapi({ type: 'integer', minimum: 0, default: 0, description: 'With `kind`: rows of that kind to skip' }),
+});
+
+adminRoute(
+  contactAdmin,
+  {
+    method: 'get',
+    path: '/workspaces/{ws}/contacts/{id}/export',
+    operationId: 'exportContact',
+    tag: 'Contacts',
+    summary: "Export everything held about a contact",
+    description:
+      "A data subject's copy: the contact as `GET /v1/contacts/{id}` answers it, then one key per kind of record (`identifiers`, `consent`, `notes`, `timeline`, `tags`, `groups`, `custom_values`, `deals`, `payments`, `payment_entries`, `payment_requests`, `orders`, `order_items`, `order_refunds`, `emails`, `whatsapp_conversations`, `whatsapp_messages`, `bookings`, `newsletter_subscriptions`, `campaign_recipients`, `form_submissions`, `attendance`), each the stored records newest first, at most `limit` of each. `truncated` maps each kind holding more to its total: page through it with `kind` and `offset`. Pay-link and unsubscribe tokens are left out.",
+    params: { ...WS, id: 'The contact id' },
+    query: exportQuery,
+    responses: { 200: { description: 'The export', schema: ContactExport }, 404: { description: 'Unknown workspace or contact' } },
+  },
+  async (c) => {
+    const [wsId, contactId] = [idParam(c, 'ws'), idParam(c, 'id')];
+    const { ws, db } = await workspaceData(c, wsId);
+    return c.json(await exportContact(db, ws.id, contactId, { kind: c.req.query('kind'), limit: c.req.query('limit'), offset: c.req.query('offset') }));
   },
 );

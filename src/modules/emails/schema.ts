@@ -42,6 +42,8 @@ export const emailSends = sqliteTable(
   },
   (t) => [
     uniqueIndex('email_sends_workspace_key').on(t.workspace_id, t.idempotency_key),
+    // A person's sends, by the addresses they were reached at (their data export).
+    index('email_sends_workspace_to').on(t.workspace_id, t.to),
     index('email_sends_provider_message').on(t.provider_message_id),
   ],
 );
