@@ -2938,7 +2938,7 @@ export interface components {
                 changed_fields: string[];
             };
         };
-        /** @description `contact.deleted` (contact family, opt-in; not emitted yet) */
+        /** @description `contact.deleted` (contact family, opt-in) */
         ContactDeletedEvent: {
             /**
              * Format: uuid

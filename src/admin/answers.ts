@@ -206,3 +206,5 @@ export const ContactExport = z
   })
   .catchall(z.array(z.record(z.string(), z.unknown())))
   .openapi('OperatorContactExport', { description: 'Besides these keys, one array per kind of record' });
+
+export const ContactErased = z.object({ id: id(), erased_at: z.string() }).openapi('OperatorContactErased');

@@ -5,6 +5,7 @@ import { createAttendanceEvent, setAttendance } from '../modules/attendance/serv
 import { recordComplaint } from '../modules/consent/service';
 import { CHANNELS } from '../modules/contacts/schema';
 import { findMergeRequest, resolveMergeRequest } from '../modules/contacts/merge';
+import { eraseContact } from '../modules/contacts/erase';
 import { EXPORT_KIND_NAMES, exportContact } from '../modules/contacts/export';
 import { applyParked } from '../modules/contacts/service';
 import { submitForm } from '../modules/forms/service';
@@ -14,7 +15,7 @@ import { publishCommitted } from '../platform/events';
 import { shardDb, shardNames } from '../platform/shards';
 import { boundedJsonObject, type JsonBounds } from '../platform/json-bounds';
 import { isoDateTime, isUuid } from '../platform/validation';
-import { Attendance, AttendanceEvent, Complaint, ContactExport, FormSubmission, MergeResolution } from './answers';
+import { Attendance, AttendanceEvent, Complaint, ContactErased, ContactExport, FormSubmission, MergeResolution } from './answers';
 import { adminRoute } from './route';
 import { idParam } from './validate';
 import { workspaceContext } from '../modules/workspaces/context';
@@ -201,5 +202,27 @@ adminRoute(
     const [wsId, contactId] = [idParam(c, 'ws'), idParam(c, 'id')];
     const { ws, db } = await workspaceData(c, wsId);
     return c.json(await exportContact(db, ws.id, contactId, { kind: c.req.query('kind'), limit: c.req.query('limit'), offset: c.req.query('offset') }));
+  },
+);
+
+adminRoute(
+  contactAdmin,
+  {
+    method: 'post',
+    path: '/workspaces/{ws}/contacts/{id}/erase',
+    operationId: 'eraseContact',
+    tag: 'Contacts',
+    summary: "Erase a contact's personal data",
+    description:
+      "The right to be forgotten, in one batch that happens whole or not at all: the contact and everything that identifies it are removed; records kept for accounting and statistics (payments, entries, payment requests, orders, deals, consent facts, email sends, WhatsApp messages, bookings) lose every identifier of the person. Fires `contact.deleted` once with the last-known phone, email and name; earlier events naming the contact keep only its id. An unknown or already erased contact answers 404.",
+    params: { ...WS, id: 'The contact id' },
+    responses: { 200: { description: 'Erased', schema: ContactErased }, 404: { description: '`Contact not found`, or an unknown workspace' } },
+  },
+  async (c) => {
+    const [wsId, contactId] = [idParam(c, 'ws'), idParam(c, 'id')];
+    const ctx = await operatorContext(c, wsId);
+    const out = await eraseContact(ctx, contactId);
+    publish(c, ctx);
+    return c.json(out);
   },
 );

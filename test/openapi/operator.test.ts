@@ -114,6 +114,9 @@ describe('operator answers conform to the document', () => {
     await op('post', `/workspaces/${ws.id}/contacts/${contact.id}/complaints`, { channel: 'email' }, 201);
     await op('get', `/workspaces/${ws.id}/contacts/${contact.id}/export?limit=5`, undefined, 200);
     await op('get', `/workspaces/${ws.id}/contacts/${crypto.randomUUID()}/export`, undefined, 404, 'unknown contact');
+    const erasable = (await ws.api('POST', '/v1/contacts', { email: `erase-${crypto.randomUUID().slice(0, 8)}@example.com` })).body;
+    await op('post', `/workspaces/${ws.id}/contacts/${erasable.id}/erase`, undefined, 200);
+    await op('post', `/workspaces/${ws.id}/contacts/${erasable.id}/erase`, undefined, 404, 'already erased');
     const phone = `+1415555${String(Math.floor(Math.random() * 9000) + 1000)}`;
     const email = `m-${crypto.randomUUID().slice(0, 6)}@example.com`;
     await ws.api('POST', '/v1/contacts', { phone });

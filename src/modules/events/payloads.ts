@@ -225,6 +225,7 @@ export const LIVE_EVENT_TYPES: readonly EventType[] = [
   'contact.created',
   'contact.updated',
   'contact.consent_changed',
+  'contact.deleted',
   'deal.created',
   'deal.stage_changed',
   'deal.won',
