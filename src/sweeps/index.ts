@@ -6,3 +6,4 @@ import '../modules/bookings/sweep';
 import '../modules/whatsapp/sweep';
 import '../modules/newsletters/sweep';
 import '../modules/email-campaigns/sweep';
+import '../modules/suppressions/sweep';
