@@ -48,7 +48,7 @@ export async function platformListJson(env: Bindings): Promise<string> {
 }
 
 /** An address as the list keys it. */
-export const listKey = (email: string) => email.trim().toLowerCase();
+const listKey = (email: string) => email.trim().toLowerCase();
 
 /** Operator add: 201 both ways; an address already listed comes back as stored (its reason and time unchanged). */
 export async function addPlatformSuppression(env: Bindings, email: string, reason: string): Promise<PlatformSuppression> {
@@ -82,7 +82,7 @@ export async function removePlatformSuppression(env: Bindings, email: string): P
   const key = listKey(email);
   const [gone, shards] = await Promise.all([
     controlDb(env).delete(platformSuppressions).where(eq(platformSuppressions.email, key)).returning({ email: platformSuppressions.email }),
-    onEveryShard(env, (db) => db.delete(globalEmailSuppressions).where(eq(globalEmailSuppressions.email, key)).returning({ email: globalEmailSuppressions.email })),
+    onEveryShard(env, async (db) => db.delete(globalEmailSuppressions).where(eq(globalEmailSuppressions.email, key)).returning({ email: globalEmailSuppressions.email })),
   ]);
   const failed = Object.entries(shards).filter(([, r]) => !r.ok);
   if (failed.length) throw httpError(503, `Not removed from ${failed.map(([name]) => name).join(', ')}; retry the request`);

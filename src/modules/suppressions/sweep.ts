@@ -9,7 +9,7 @@ import { platformSuppressions } from './control-schema';
 import { globalEmailSuppressions } from './schema';
 
 /** Shard rows moved per shard and run. */
-export const MOVE_CHUNK = 500;
+const MOVE_CHUNK = 500;
 
 /**
  * The `global-suppressions` sweep: moves the platform-list rows an earlier release kept in
@@ -19,7 +19,7 @@ export const MOVE_CHUNK = 500;
  * delete landing between a run's read and its copy sees the address back (blocked, never
  * mailed): deleting again ends it. A shard with nothing left costs one empty read per run.
  */
-export async function moveShardSuppressions(env: Bindings, db: Db): Promise<SweepResult> {
+async function moveShardSuppressions(env: Bindings, db: Db): Promise<SweepResult> {
   const rows = await db.select().from(globalEmailSuppressions).limit(MOVE_CHUNK);
   if (rows.length === 0) return { global_suppressions_moved: 0 };
   await rawRun(
