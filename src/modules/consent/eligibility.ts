@@ -87,7 +87,7 @@ const narrowingOf = (target: ContactTarget): EligibleNarrowing =>
  * against the platform-list rows the shard still holds, less those of them on the workspace's own
  * lists (suppressed address, blacklisted phone) or the platform list, found from those lists'
  * entries: a contact row is read only where the narrowing needs its columns, and each list is
- * walked once instead of probed for every contact.
+ * walked once instead of looked up for every contact.
  */
 export function eligibleCountSql(workspace: SQL, narrowing: SQL, listed: boolean, platform: SQL): SQL {
   if (listed) {
