@@ -2,13 +2,13 @@ import { defineConfig } from 'drizzle-kit';
 
 /**
  * Two schemas, two migration folders: the control plane (workspaces, API keys,
- * the shard map) in `DB`, and the workspace data applied to every data database
- * (`SHARD_*`). `npm run db:generate` writes both.
+ * the shard map, the platform suppression list) in `DB`, and the workspace data
+ * applied to every data database (`SHARD_*`). `npm run db:generate` writes both.
  */
 const target = process.env.DRIZZLE_TARGET === 'control' ? 'control' : 'data';
 
 export default defineConfig(
   target === 'control'
-    ? { dialect: 'sqlite', schema: './src/modules/workspaces/control-schema.ts', out: './migrations/control' }
+    ? { dialect: 'sqlite', schema: './src/modules/**/control-schema.ts', out: './migrations/control' }
     : { dialect: 'sqlite', schema: './src/modules/**/schema.ts', out: './migrations/data' },
 );

@@ -494,7 +494,8 @@ export function scenarios(ctx) {
       request: (i) => ({ method: 'POST', path: `/v1/templates/${ctx.templateId}/send`, body: { to: seedPhone(2 * n + i), body_variables: [{ type: 'text', text: `Guest ${i}` }, { type: 'text', text: 'SPRING20' }] } }),
     },
     {
-      // Claim (Durable Object), read batch, write batch (counters, the sandbox's outbox row, the send row already sent), completion (Durable Object).
+      // Claim (Durable Object), read batch (the platform list's look-up on the control plane beside it: one `x-d1-control` more),
+      // write batch (counters, the sandbox's outbox row, the send row already sent), completion (Durable Object).
       name: 'POST /v1/emails (fresh key, sandbox provider)',
       floor: INSERT_FLOOR,
       expected: 2,
@@ -529,7 +530,8 @@ export function scenarios(ctx) {
     // Publishing a published issue answers it as is: one read.
     { name: 'POST /v1/newsletter-issues/{id}/publish (published)', floor: SELECT_FLOOR, expected: 1, request: () => ({ method: 'POST', path: `/v1/newsletter-issues/${ctx.publishedIssueId}/publish` }) },
     // Email campaigns: the list (count and page in one batch), the single read, and the estimate (an untargeted campaign is counted in
-    // the statement that reads it: the entries of the eligible-contacts index, less the workspace lists' entries).
+    // the statement that reads it: the entries of the eligible-contacts index, less the workspace lists' entries and the platform
+    // list's, whose addresses the control plane answers first: one `x-d1-control` more).
     { name: 'GET /v1/email-campaigns', floor: SELECT_FLOOR, expected: 1, request: () => ({ method: 'GET', path: '/v1/email-campaigns' }) },
     { name: 'GET /v1/email-campaigns/{id}', floor: SELECT_FLOOR, expected: 1, request: () => ({ method: 'GET', path: `/v1/email-campaigns/${ctx.emailCampaignId}` }) },
     { name: 'GET /v1/email-campaigns/{id}/estimate (every seeded contact)', floor: SELECT_FLOOR, expected: 1, request: () => ({ method: 'GET', path: `/v1/email-campaigns/${ctx.emailCampaignId}/estimate` }) },

@@ -137,7 +137,18 @@ export const SendEventRecorded = z
   .object({ send_id: id(), type: z.string(), recorded: z.boolean(), event: z.string().nullable().openapi({ description: 'The `email.*` event fired, if any' }) })
   .openapi('OperatorSendEvent');
 
-export const GlobalSuppression = z.object({ email: z.string(), reason: z.string() }).openapi('OperatorGlobalSuppression');
+export const GlobalSuppression = z
+  .object({ email: z.string().openapi({ description: 'Trimmed and lower-cased' }), reason: z.string(), created_at: instant() })
+  .openapi('OperatorGlobalSuppression');
+
+export const GlobalSuppressionList = z
+  .object({
+    data: z.array(GlobalSuppression),
+    next_after: z.string().nullable().openapi({ description: 'Pass as `after` for the next page; null on the last one' }),
+  })
+  .openapi('OperatorGlobalSuppressionList');
+
+export const GlobalSuppressionRemoved = z.object({ success: z.literal(true) }).openapi('OperatorGlobalSuppressionRemoved');
 
 export const Subscription = z
   .object({

@@ -8,11 +8,9 @@ import { displayName } from '../modules/emails/header-safety';
 import { OUTBOX_CHANNELS, type OutboxChannel } from '../modules/sandbox-outbox/schema';
 import { listOutbox } from '../modules/sandbox-outbox/service';
 import { createSenderProfile } from '../modules/sender-profiles/service';
-import { addGlobalSuppression } from '../modules/suppressions/service';
 import { badRequest, httpError } from '../platform/errors';
-import { onEveryShard } from '../platform/shards';
 import { isUuid } from '../platform/validation';
-import { GlobalSuppression, Outbox, SendEventRecorded } from './answers';
+import { Outbox, SendEventRecorded } from './answers';
 import { adminRoute } from './route';
 import { idParam, limitParam, limitQuery } from './validate';
 import { Audience } from '../modules/audiences/dto';
@@ -53,8 +51,6 @@ const sendEventBody = z
     machine: z.boolean().optional(),
   })
   .strict();
-
-const globalSuppressionBody = z.object({ email: z.string().trim().max(255).pipe(z.email()), reason: z.string().trim().min(1).max(100).optional() }).strict();
 
 const WS = { ws: 'The workspace id' };
 const outboxQuery = z.object({
@@ -150,27 +146,5 @@ adminRoute(
     if (!found) throw httpError(404, 'Email send not found');
     const out = await reportFact(c.env, found.db, found.send, { type: input.type, bounceType: input.bounce_type, url: input.url, machine: input.machine }, (p) => c.executionCtx.waitUntil(p));
     return c.json({ send_id: sendId, type: input.type, ...out }, 201);
-  },
-);
-
-/** The platform-global list: every data database gets the row (the send-time check reads its own). */
-adminRoute(
-  emailAdmin,
-  {
-    method: 'post',
-    path: '/global-suppressions',
-    operationId: 'createGlobalSuppression',
-    tag: 'Sandbox and sweeps',
-    summary: 'Suppress an address for every workspace',
-    params: {},
-    body: { schema: globalSuppressionBody, example: { email: 'abuse-report@example.com', reason: 'manual' } },
-    responses: { 201: { description: 'The suppression', schema: GlobalSuppression }, 503: { description: 'Not written to every data database; retry the request' } },
-  },
-  async (c, read) => {
-    const input = await read();
-    const results = await onEveryShard(c.env, (db) => addGlobalSuppression(db, input.email, input.reason ?? 'manual'));
-    const failed = Object.entries(results).filter(([, r]) => !r.ok);
-    if (failed.length) throw httpError(503, `Not written to ${failed.map(([name]) => name).join(', ')}; retry the request`);
-    return c.json({ email: input.email.toLowerCase(), reason: input.reason ?? 'manual' }, 201);
   },
 );

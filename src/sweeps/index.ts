@@ -7,3 +7,4 @@ import '../modules/whatsapp/sweep';
 import '../modules/newsletters/sweep';
 import '../modules/email-campaigns/sweep';
 import '../modules/idempotency-keys/sweep';
+import '../modules/suppressions/sweep';

@@ -1,7 +1,9 @@
+import { env } from 'cloudflare:workers';
 import { sql } from 'drizzle-orm';
 import { SQLiteAsyncDialect } from 'drizzle-orm/sqlite-core';
 import { describe, expect, it } from 'vitest';
 import { eligibleCountSql } from '../../src/modules/consent/eligibility';
+import { platformListJson } from '../../src/modules/suppressions/platform-list';
 import { emailWorkspace } from '../email/support';
 import { rowsIn, shardOf } from '../support/db';
 import { adminOk, type TestWorkspace } from '../support/harness';
@@ -81,7 +83,7 @@ describe('GET /v1/email-campaigns/{id}/estimate', () => {
 
   it('counts entries of the eligible-contacts index and walks the workspace lists once instead of probing them per contact', async () => {
     const ws = await mixedWorkspace();
-    const query = new SQLiteAsyncDialect().sqlToQuery(sql`SELECT ${eligibleCountSql(sql`${ws.id}`, sql`1`, false)} AS n`);
+    const query = new SQLiteAsyncDialect().sqlToQuery(sql`SELECT ${eligibleCountSql(sql`${ws.id}`, sql`1`, false, sql`${await platformListJson(env)}`)} AS n`);
     const db = await shardOf(ws.id);
     const plan = (await db.prepare(`EXPLAIN QUERY PLAN ${query.sql}`).bind(...query.params).all<{ detail: string }>()).results.map((r) => r.detail);
     // `email IS NOT NULL` bounds the range from below.
@@ -89,6 +91,8 @@ describe('GET /v1/email-campaigns/{id}/estimate', () => {
     expect(plan).toContain('SEARCH s USING COVERING INDEX email_suppressions_workspace_email (workspace_id=?)');
     expect(plan).toContain('SEARCH c USING INDEX contacts_email_eligible (workspace_id=? AND email=?)');
     expect(plan).toContain('SEARCH b USING COVERING INDEX phone_blacklist_workspace_phone (workspace_id=?)');
+    // The platform list (from the control plane) is walked once too, each address probing the index.
+    expect(plan.some((d) => /^SCAN p VIRTUAL TABLE/.test(d))).toBe(true);
     // The workspace's lists are never looked up once per contact.
     expect(plan.filter((d) => /email_suppressions_workspace_email \(workspace_id=\? AND email=\?\)|phone_blacklist_workspace_phone \(workspace_id=\? AND phone=\?\)/.test(d))).toEqual([]);
     expect(plan.some((d) => d.includes('contacts_workspace_email_consent') || /SCAN c\b/.test(d))).toBe(false);

@@ -73,27 +73,29 @@ describe('the audience resolver', () => {
     const blacklisted = await make('black@example.com', { phone: '+12125550199' }, 'subscribed');
     await adminOk('POST', `/workspaces/${ws.id}/blacklist`, { phone: '+12125550199' });
     const bergen = await make('bergen@example.com', { city: 'Bergen' }, 'subscribed');
+    const platformListed = await make(`platform-${crypto.randomUUID()}@example.com`, {}, 'subscribed');
+    await adminOk('POST', '/global-suppressions', { email: platformListed.email });
 
     const dynamic = await audience(ws, { name: 'Oslo', kind: 'dynamic', filters: { city: 'Oslo' } });
     const ctx = await serviceContext(ws);
-    const resolved = await resolveAudience(ctx, dynamic.id, { limit: 10 });
+    const resolved = await resolveAudience(env, ctx, dynamic.id, { limit: 10 });
     expect(resolved!.count).toBe(2);
     expect(resolved!.recipients.map((r) => r.email).sort()).toEqual(['ok2@example.com', 'ok@example.com']);
     // Keyset paging in id order.
-    const first = await resolveAudience(ctx, dynamic.id, { limit: 1 });
-    const second = await resolveAudience(ctx, dynamic.id, { limit: 1, after: first!.recipients[0].id });
+    const first = await resolveAudience(env, ctx, dynamic.id, { limit: 1 });
+    const second = await resolveAudience(env, ctx, dynamic.id, { limit: 1, after: first!.recipients[0].id });
     expect([first!.recipients[0].id, second!.recipients[0].id].sort()).toEqual([ok.id, ok2.id].sort());
 
     const listed = (await ws.api('GET', '/v1/audiences')).body.data[0];
     expect(listed.last_count).toBe(2);
     expect(listed.last_counted_at).toEqual(expect.any(String));
 
-    const fixed = await audience(ws, { name: 'Picked', kind: 'static', contact_ids: [ok.id, suppressed.id, blacklisted.id, bergen.id, crypto.randomUUID()] });
-    const picked = await resolveAudience(ctx, fixed.id, { limit: 10 });
+    const fixed = await audience(ws, { name: 'Picked', kind: 'static', contact_ids: [ok.id, suppressed.id, blacklisted.id, bergen.id, platformListed.id, crypto.randomUUID()] });
+    const picked = await resolveAudience(env, ctx, fixed.id, { limit: 10 });
     expect(picked!.recipients.map((r) => r.email).sort()).toEqual(['bergen@example.com', 'ok@example.com']);
-    expect(await resolveAudience(ctx, crypto.randomUUID())).toBeNull();
+    expect(await resolveAudience(env, ctx, crypto.randomUUID())).toBeNull();
     const other = await emailWorkspace();
-    expect(await resolveAudience(await serviceContext(other.ws), fixed.id)).toBeNull();
+    expect(await resolveAudience(env, await serviceContext(other.ws), fixed.id)).toBeNull();
   });
 });
 
@@ -110,7 +112,7 @@ describe('static audiences and contact merges', () => {
     await ws.api('PUT', `/v1/contacts/${target.id}/consent/email`, { state: 'subscribed' });
     const ctx = await serviceContext(ws);
     for (const a of [both, onlyOther]) {
-      const resolved = await resolveAudience(ctx, a.id, { limit: 10 });
+      const resolved = await resolveAudience(env, ctx, a.id, { limit: 10 });
       expect(resolved!.recipients.map((r) => r.id)).toEqual([target.id]);
     }
     const { rowsIn } = await import('../support/db');

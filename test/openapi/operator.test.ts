@@ -143,7 +143,12 @@ describe('operator answers conform to the document', () => {
     const link = (await ws.api('POST', '/v1/payment-requests', { amount: 10, email: 'payer@example.com' })).body;
     await op('post', `/payment-requests/${link.id}/complete`, undefined, 200);
     await op('get', `/workspaces/${ws.id}/webhook-deliveries?state=dead`, undefined, 200);
-    await op('post', '/global-suppressions', { email: `g-${crypto.randomUUID().slice(0, 6)}@example.com` }, 201);
+    const listed = `g-${crypto.randomUUID().slice(0, 6)}@example.com`;
+    await op('post', '/global-suppressions', { email: listed }, 201);
+    await op('get', '/global-suppressions?limit=5', undefined, 200);
+    await op('delete', `/global-suppressions/${listed}`, undefined, 200);
+    await op('delete', `/global-suppressions/${listed}`, undefined, 404, 'not listed');
+    await op('delete', '/global-suppressions/not-an-address', undefined, 400, 'not an address');
     await op('post', '/sweeps/expire-payment-requests', undefined, 200);
     await op('post', '/sweeps/nothing-here', undefined, 404, 'unknown sweep');
   });

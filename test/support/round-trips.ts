@@ -6,7 +6,7 @@ import { BRIEF_LEASES, makeWorkspace, type TestWorkspace } from './harness';
 
 const app = buildApp();
 
-/** Calls the app with a D1 binding that counts round trips; the count is read when the response is ready. */
+/** Calls the app with D1 bindings that count round trips (the shards' in `roundTrips`, the control plane's in `control`); the counts are read when the response is ready. */
 export async function counted(ws: TestWorkspace, method: string, path: string, body?: unknown) {
   const counter: Counter = { queries: 0, statements: 0 };
   const ctx = createExecutionContext();
@@ -20,9 +20,10 @@ export async function counted(ws: TestWorkspace, method: string, path: string, b
     ctx,
   );
   const { queries: roundTrips, statements } = counter;
+  const control = counter.control ?? 0;
   const json = (await res.json()) as any;
   await waitOnExecutionContext(ctx);
-  return { status: res.status, body: json, roundTrips, statements };
+  return { status: res.status, body: json, roundTrips, statements, control };
 }
 
 /**

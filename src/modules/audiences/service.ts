@@ -1,4 +1,5 @@
 import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
+import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
 import type { Db } from '../../platform/db';
 import { nowIso } from '../../platform/db';
@@ -55,10 +56,10 @@ export async function createAudience(db: Db, workspaceId: string, input: Audienc
  * the advisory `last_count`/`last_counted_at`. Null for an unknown (or another
  * workspace's) audience.
  */
-export async function resolveAudience(ctx: ServiceContext, audienceId: string, page: { limit: number; after?: string } = { limit: 0 }) {
+export async function resolveAudience(env: Bindings, ctx: ServiceContext, audienceId: string, page: { limit: number; after?: string } = { limit: 0 }) {
   const [audience] = await ctx.db.select().from(audiences).where(and(eq(audiences.workspace_id, ctx.ws.id), eq(audiences.id, audienceId))).limit(1);
   if (!audience) return null;
-  const resolved = await emailEligibleContacts(ctx, audience.definition, page);
+  const resolved = await emailEligibleContacts(env, ctx, audience.definition, page);
   const now = nowIso();
   await ctx.db.update(audiences).set({ last_count: resolved.count, last_counted_at: now }).where(and(eq(audiences.workspace_id, ctx.ws.id), eq(audiences.id, audienceId)));
   return { audience: serializeAudience({ ...audience, last_count: resolved.count, last_counted_at: now }), count: resolved.count, recipients: resolved.contacts };

@@ -1,10 +1,12 @@
 import { sql, type SQL } from 'drizzle-orm';
+import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
 import type { Db } from '../../platform/db';
 import { compileFilter, filterWith } from '../../platform/filter';
 import { rawAll } from '../../platform/raw-query';
 import { contactCatalog } from '../contacts/catalog';
 import { emailBaselineTerms } from '../contacts/schema';
+import { platformListed, platformListJson } from '../suppressions/platform-list';
 import { suppressedSql } from '../suppressions/service';
 
 /** Who an audience targets: a contact filter tree (the shared grammar) or a list of contact ids. */
@@ -18,10 +20,14 @@ export type ContactTarget = { filters: Record<string, unknown> } | { contact_ids
  * `email.suppressed`, plus the subscription.
  *
  * The terms on the contact's own columns are those of the partial index
- * `contacts_email_eligible` (`emailBaselineTerms`).
+ * `contacts_email_eligible` (`emailBaselineTerms`). The platform list lives in the control
+ * plane, apart from the shard: a count takes its addresses as one JSON array (`platform`),
+ * a page of recipients drops the ones it holds afterwards (`withoutPlatformListed`), and
+ * `eligibleSql` honours only the rows of it a shard still holds from before.
  */
 const ownTermsSql = sql.raw(emailBaselineTerms('c.'));
-const onPlatformListSql = sql`EXISTS (SELECT 1 FROM global_email_suppressions g WHERE g.email = c.email)`;
+/** The platform-list rows a shard still holds from before the list moved to the control plane. */
+const shardPlatformRowsSql = sql`EXISTS (SELECT 1 FROM global_email_suppressions g WHERE g.email = c.email)`;
 const eligibleSql = sql`${ownTermsSql}
   AND NOT ${suppressedSql(sql.raw('c.workspace_id'), sql.raw('c.email'))}
   AND NOT EXISTS (SELECT 1 FROM phone_blacklist b WHERE b.workspace_id = c.workspace_id AND b.phone = c.phone)`;
@@ -52,16 +58,21 @@ const RECIPIENT_COLUMNS = sql.raw('c.id, c.email, c.name, c.first_name, c.last_n
  */
 export type EligibleNarrowing = { filters?: Record<string, unknown> | null; extra?: SQL | null; listed?: boolean };
 
+/** The platform list's addresses (a JSON array) as a list to test an address against. */
+const platformEntries = (platform: SQL) => sql`(SELECT value FROM json_each(${platform}))`;
+
 /**
  * Eligible contacts are found through the subscribed range of the consent index, or by id through
  * the primary key's index when the narrowing lists them. Both are named: without statistics the
  * planner walked every contact with an email address instead (ten times the rows on the
- * benchmark's workspace for a count or a page, and for a chunk of 50 listed ids).
+ * benchmark's workspace for a count or a page, and for a chunk of 50 listed ids). With
+ * `platform`, its addresses are left out here; without, the caller leaves them out.
  */
-function eligibleFrom(workspaceId: string, narrowing: EligibleNarrowing) {
+function eligibleFrom(workspaceId: string, narrowing: EligibleNarrowing, platform?: SQL) {
   const { withValues, condition } = narrowingCondition(workspaceId, narrowing);
   const contacts = sql.raw(`contacts c INDEXED BY ${narrowing.listed ? 'sqlite_autoindex_contacts_1' : 'contacts_workspace_email_consent'}`);
-  return { withValues, condition, from: sql`FROM ${contacts} CROSS JOIN fp WHERE c.workspace_id = ${workspaceId} AND ${condition} AND ${eligibleSql}` };
+  const unlisted = platform ? sql` AND c.email NOT IN ${platformEntries(platform)}` : sql``;
+  return { withValues, condition, from: sql`FROM ${contacts} CROSS JOIN fp WHERE c.workspace_id = ${workspaceId} AND ${condition} AND ${eligibleSql}${unlisted}` };
 }
 
 const narrowingOf = (target: ContactTarget): EligibleNarrowing =>
@@ -69,25 +80,29 @@ const narrowingOf = (target: ContactTarget): EligibleNarrowing =>
 
 /**
  * How many contacts pass the baseline and the narrowing, as one scalar expression (`fp` must be
- * in scope when the narrowing reads it). Listed contacts are counted one by one through the
- * primary key. Otherwise the count is taken from the entries of the partial index
- * `contacts_email_eligible` (the baseline's terms on the contact's own columns, with the address
- * and phone), each tested against the platform list, less those of them on the workspace's own
- * lists (suppressed address, blacklisted phone), found from those lists' entries: a contact row is
- * read only where the narrowing needs its columns, and the workspace's lists are walked once
- * instead of probed for every contact.
+ * in scope when the narrowing reads it); `platform` is the platform list's addresses as a JSON
+ * array (`platformListJson`). Listed contacts are counted one by one through the primary key.
+ * Otherwise the count is taken from the entries of the partial index `contacts_email_eligible`
+ * (the baseline's terms on the contact's own columns, with the address and phone), each tested
+ * against the platform-list rows the shard still holds, less those of them on the workspace's own
+ * lists (suppressed address, blacklisted phone) or the platform list, found from those lists'
+ * entries: a contact row is read only where the narrowing needs its columns, and each list is
+ * walked once instead of looked up for every contact.
  */
-export function eligibleCountSql(workspace: SQL, narrowing: SQL, listed: boolean): SQL {
+export function eligibleCountSql(workspace: SQL, narrowing: SQL, listed: boolean, platform: SQL): SQL {
   if (listed) {
-    return sql`(SELECT count(*) FROM contacts c INDEXED BY sqlite_autoindex_contacts_1 WHERE c.workspace_id = ${workspace} AND ${narrowing} AND ${eligibleSql})`;
+    return sql`(SELECT count(*) FROM contacts c INDEXED BY sqlite_autoindex_contacts_1
+      WHERE c.workspace_id = ${workspace} AND ${narrowing} AND ${eligibleSql} AND c.email NOT IN ${platformEntries(platform)})`;
   }
-  const counted = sql`${ownTermsSql} AND ${narrowing} AND NOT ${onPlatformListSql}`;
+  const counted = sql`${ownTermsSql} AND ${narrowing} AND NOT ${shardPlatformRowsSql}`;
   return sql`((SELECT count(*) FROM contacts c INDEXED BY contacts_email_eligible WHERE c.workspace_id = ${workspace} AND ${counted})
     - (SELECT count(*) FROM (
       SELECT c.rowid FROM email_suppressions s CROSS JOIN contacts c INDEXED BY contacts_email_eligible
         WHERE s.workspace_id = ${workspace} AND c.workspace_id = ${workspace} AND c.email = s.email AND ${counted}
       UNION SELECT c.rowid FROM phone_blacklist b CROSS JOIN contacts c INDEXED BY contacts_workspace_phone
-        WHERE b.workspace_id = ${workspace} AND c.workspace_id = ${workspace} AND c.phone = b.phone AND ${counted})))`;
+        WHERE b.workspace_id = ${workspace} AND c.workspace_id = ${workspace} AND c.phone = b.phone AND ${counted}
+      UNION SELECT c.rowid FROM json_each(${platform}) p CROSS JOIN contacts c INDEXED BY contacts_email_eligible
+        WHERE c.workspace_id = ${workspace} AND c.email = p.value AND ${counted})))`;
 }
 
 /** The narrowing as one condition over `c`, with the prefix defining the `fp` its filter reads. */
@@ -102,47 +117,63 @@ function narrowingCondition(workspaceId: string, narrowing: EligibleNarrowing) {
   return { withValues: filterWith(values), condition: sql`${where} AND ${narrowing.extra ?? sql`1`}` };
 }
 
-/** How many contacts pass the baseline and the narrowing (a campaign's estimate). */
-export async function countEmailEligible(db: Db, workspaceId: string, narrowing: EligibleNarrowing): Promise<number> {
+/** How many contacts pass the baseline and the narrowing (a campaign's estimate); `platform` as for `eligibleCountSql`. */
+export async function countEmailEligible(db: Db, workspaceId: string, narrowing: EligibleNarrowing, platform: string): Promise<number> {
   const { withValues, condition } = narrowingCondition(workspaceId, narrowing);
-  const [row] = await rawAll<{ n: number }>(db, sql`${withValues} SELECT ${eligibleCountSql(sql`${workspaceId}`, condition, narrowing.listed === true)} AS n FROM fp`);
+  const [row] = await rawAll<{ n: number }>(db, sql`${withValues} SELECT ${eligibleCountSql(sql`${workspaceId}`, condition, narrowing.listed === true, sql`${platform}`)} AS n FROM fp`);
   return row.n;
 }
 
-/** One keyset page (ids after `after`, in id order) of the contacts that pass the baseline and the narrowing. */
+/**
+ * One keyset page (ids after `after`, in id order) of the contacts that pass the baseline and the
+ * narrowing, but for the platform list: its addresses are refused by the send path they go on to.
+ */
 export function emailEligiblePage(db: Db, workspaceId: string, narrowing: EligibleNarrowing, page: { limit: number; after?: string | null }) {
   const { withValues, from } = eligibleFrom(workspaceId, narrowing);
   return rawAll<EligibleContact>(db, sql`${withValues} SELECT ${RECIPIENT_COLUMNS} ${from} AND c.id > ${page.after ?? ''} ORDER BY c.id LIMIT ${page.limit}`);
+}
+
+/** A page of eligible contacts less those whose address is on the platform list: one control-plane statement for the page. */
+export async function withoutPlatformListed<T extends { email: string }>(env: Bindings, rows: T[]): Promise<T[]> {
+  const listed = await platformListed(env, rows.map((r) => r.email));
+  return listed.size ? rows.filter((r) => !listed.has(r.email)) : rows;
 }
 
 /** Where a page of eligible ids resumes: after this contact, in the consent index's (creation time, id) order. */
 export type EligibleCursor = { id: string; createdAt: string | null };
 
 /**
- * The next page of eligible ids (targeting needs no more; the send reads the fields it renders)
- * in the consent index's own order, (creation time, id), so a page seeks to its cursor and stops
- * after `limit` matches: in id order every page read and sorted the whole subscribed range. A
- * cursor without its creation time takes the contact's (from before cursors carried it; a
- * contact gone since restarts the walk, and rows already targeted are kept as they are).
+ * The next page of eligible ids with their addresses (targeting needs no more; the send reads the
+ * fields it renders) in the consent index's own order, (creation time, id), so a page seeks to its
+ * cursor and stops after `limit` matches: in id order every page read and sorted the whole
+ * subscribed range. A cursor without its creation time takes the contact's (from before cursors
+ * carried it; a contact gone since restarts the walk, and rows already targeted are kept as they
+ * are). The platform list is the caller's to apply (`withoutPlatformListed`), after the page's
+ * end is taken as the next cursor.
  */
 export async function emailEligibleIds(db: Db, workspaceId: string, narrowing: EligibleNarrowing, page: { limit: number; after: EligibleCursor | null }) {
   const { withValues, from } = eligibleFrom(workspaceId, narrowing);
   const after = page.after;
   const createdAt = after?.createdAt ?? sql`coalesce((SELECT x.created_at FROM contacts x WHERE x.id = ${after?.id ?? ''}), '')`;
   const cursor = after ? sql`(c.created_at, c.id) > (${createdAt}, ${after.id})` : sql`1`;
-  return rawAll<{ id: string; created_at: string }>(db, sql`${withValues} SELECT c.id, c.created_at ${from} AND ${cursor} ORDER BY c.created_at, c.id LIMIT ${page.limit}`);
+  return rawAll<{ id: string; email: string; created_at: string }>(
+    db,
+    sql`${withValues} SELECT c.id, c.email, c.created_at ${from} AND ${cursor} ORDER BY c.created_at, c.id LIMIT ${page.limit}`,
+  );
 }
 
 /**
  * The eligible contacts of a target, counted, and one page of them in id order
- * (keyset: pass the last id seen as `after`), in one batch. The id list of a
- * static target travels as one JSON parameter.
+ * (keyset: pass the last id seen as `after`), in one batch after the platform list's
+ * addresses are read from the control plane. The id list of a static target travels as one
+ * JSON parameter.
  */
-export async function emailEligibleContacts(ctx: ServiceContext, target: ContactTarget, page: { limit: number; after?: string }) {
+export async function emailEligibleContacts(env: Bindings, ctx: ServiceContext, target: ContactTarget, page: { limit: number; after?: string }) {
   const narrowing = narrowingOf(target);
-  const { withValues, condition, from } = eligibleFrom(ctx.ws.id, narrowing);
+  const platform = sql`${await platformListJson(env)}`;
+  const { withValues, condition, from } = eligibleFrom(ctx.ws.id, narrowing, platform);
   const [counted, rows] = await ctx.db.batch([
-    rawAll<{ n: number }>(ctx.db, sql`${withValues} SELECT ${eligibleCountSql(sql`${ctx.ws.id}`, condition, narrowing.listed === true)} AS n FROM fp`),
+    rawAll<{ n: number }>(ctx.db, sql`${withValues} SELECT ${eligibleCountSql(sql`${ctx.ws.id}`, condition, narrowing.listed === true, platform)} AS n FROM fp`),
     rawAll<EligibleContact>(ctx.db, sql`${withValues} SELECT ${RECIPIENT_COLUMNS} ${from} AND c.id > ${page.after ?? ''} ORDER BY c.id LIMIT ${page.limit}`),
   ]);
   return { count: counted[0].n, contacts: rows };

@@ -5,7 +5,7 @@ import { createRouter, domainValidationHook, uuid } from '../../platform/validat
 import { serviceContext } from '../../platform/context';
 import { CHANNELS, type Channel } from '../contacts/schema';
 import { Consent, ConsentWrite } from './dto';
-import { getConsent, setConsent } from './service';
+import { consentAnswer, getConsent, setConsent } from './service';
 
 export const consentRoutes = createRouter();
 
@@ -32,7 +32,7 @@ consentRoutes.openapi(
       }),
     },
   }),
-  async (c) => c.json(await getConsent(serviceContext(c), c.req.valid('param').id.toLowerCase()), 200),
+  async (c) => c.json(await getConsent(c.env, serviceContext(c), c.req.valid('param').id.toLowerCase()), 200),
   domainHook,
 );
 
@@ -61,7 +61,7 @@ consentRoutes.openapi(
     if (!(CHANNELS as readonly string[]).includes(channel)) {
       throw domainError(400, 'invalid_channel', `Unknown channel "${channel.slice(0, 50)}": use whatsapp or email`);
     }
-    return c.json(await setConsent(serviceContext(c), id.toLowerCase(), channel as Channel, c.req.valid('json')), 200);
+    return c.json(await consentAnswer(c.env, await setConsent(serviceContext(c), id.toLowerCase(), channel as Channel, c.req.valid('json'))), 200);
   },
   domainHook,
 );

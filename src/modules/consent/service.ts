@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
 import { type Db, failedGuard, guarded, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
 import { domainError, httpError } from '../../platform/errors';
@@ -7,12 +8,14 @@ import { uuidv7 } from '../../platform/ids';
 import { rawAll, rawRun } from '../../platform/raw-query';
 import { activity } from '../contacts/service';
 import { SUPPRESSING_DELIVERABILITY, type Channel } from '../contacts/schema';
+import { onPlatformList } from '../suppressions/platform-list';
 import { suppressedSql } from '../suppressions/service';
 import { consentLedger } from './schema';
 
 
 type State = 'subscribed' | 'unsubscribed' | 'unknown';
-type ConsentRow = {
+/** A contact's consent columns with the verdicts its shard holds (the platform list is read apart: `consentAnswer`). */
+export type ConsentRow = {
   id: string;
   phone: string | null;
   email: string | null;
@@ -42,11 +45,11 @@ const selectConsent = (ctx: ServiceContext, contactId: string) =>
   );
 
 /**
- * The email send-time verdict: the suppression list, the blacklist (a
- * blacklisted phone or any block on the contact), a complaint, or a
- * deliverability that bounces; independent of the consent decision.
+ * The email send-time verdict as the shard holds it: a suppression list row, the blacklist (a
+ * blacklisted phone or any block on the contact), a complaint, or a deliverability that bounces;
+ * independent of the consent decision.
  */
-function emailSuppressed(r: ConsentRow): boolean {
+function suppressedOnShard(r: ConsentRow): boolean {
   return (
     r.email_suppressed === 1 ||
     r.phone_blacklisted === 1 ||
@@ -56,7 +59,7 @@ function emailSuppressed(r: ConsentRow): boolean {
   );
 }
 
-export function serializeConsent(r: ConsentRow) {
+function serializeConsent(r: ConsentRow, platformListed: boolean) {
   return {
     contact_id: r.id,
     whatsapp: {
@@ -67,18 +70,32 @@ export function serializeConsent(r: ConsentRow) {
     email: {
       consent_state: r.email_consent_state ?? 'unknown',
       deliverability: r.email_deliverability,
-      suppressed: emailSuppressed(r),
+      suppressed: platformListed || suppressedOnShard(r),
       updated_at: r.email_consent_updated_at,
     },
   };
 }
 
+/**
+ * The consent answer: the row's verdicts and the platform list's, one look-up in the control
+ * plane after the shard's read (none when the shard's verdict already suppresses, or there is no address).
+ */
+export async function consentAnswer(env: Bindings, r: ConsentRow) {
+  const listed = r.email !== null && !suppressedOnShard(r) && (await onPlatformList(env, r.email));
+  return serializeConsent(r, listed);
+}
+
 const contactNotFound = () => domainError(404, 'contact_not_found', 'Contact not found');
 
-export async function getConsent(ctx: ServiceContext, contactId: string) {
+/** The contact's consent row; 404 `contact_not_found`. */
+export async function consentRow(ctx: ServiceContext, contactId: string): Promise<ConsentRow> {
   const [row] = await selectConsent(ctx, contactId);
   if (!row) throw contactNotFound();
-  return serializeConsent(row);
+  return row;
+}
+
+export async function getConsent(env: Bindings, ctx: ServiceContext, contactId: string) {
+  return consentAnswer(env, await consentRow(ctx, contactId));
 }
 
 export type ConsentInput = { state: 'subscribed' | 'unsubscribed'; source?: string; basis?: string; evidence?: Record<string, unknown> };
@@ -95,8 +112,9 @@ const stateColumns = (channel: Channel) => ({
  * channel with a complaint on record is sticky (409). The change applies only
  * to the state that was read and no complaint (else the batch fails and is
  * re-read), so parallel writes fire once and a racing complaint stays sticky.
+ * Answers the row as the write left it (`consentAnswer` makes the route's answer).
  */
-export async function setConsent(ctx: ServiceContext, contactId: string, channel: Channel, input: ConsentInput) {
+export async function setConsent(ctx: ServiceContext, contactId: string, channel: Channel, input: ConsentInput): Promise<ConsentRow> {
   return retryOnConflict(() => setConsentOnce(ctx, contactId, channel, input), lostConsentRace);
 }
 
@@ -158,7 +176,7 @@ async function setConsentOnce(ctx: ServiceContext, contactId: string, channel: C
   statements.push(selectConsent(ctx, contactId));
   const out = await runBatch(db, statements);
   ctx.events.committedAfter(events);
-  return serializeConsent((out[out.length - 1] as ConsentRow[])[0]);
+  return (out[out.length - 1] as ConsentRow[])[0];
 }
 
 /**

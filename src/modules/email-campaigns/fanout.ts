@@ -5,7 +5,7 @@ import { keptLinkOrigin } from '../../platform/public-base';
 import { rawAll, rawRun } from '../../platform/raw-query';
 import { workspaceDb } from '../../platform/shards';
 import type { QueueMessageBody } from '../../queue';
-import { emailEligibleIds, emailEligiblePage } from '../consent/eligibility';
+import { emailEligibleIds, emailEligiblePage, withoutPlatformListed } from '../consent/eligibility';
 import { sendEmailBatch, type BulkEmail, type BulkOutcome } from '../emails/bulk-send';
 import { newUnsubscribeToken } from '../unsubscribe/links';
 import { personalEmail } from '../unsubscribe/personal-email';
@@ -83,7 +83,8 @@ async function enqueue(env: Bindings, messages: QueueMessageBody[]) {
 /**
  * One page of recipients: the next `PAGE_SIZE` eligible contacts after the
  * cursor (keyset on creation time and id, so no invocation ever holds the whole
- * audience and every page costs the same) get a (campaign, contact) row with their unsubscribe token (the
+ * audience and every page costs the same), less those on the platform list (one
+ * control-plane statement for the page), get a (campaign, contact) row with their unsubscribe token (the
  * primary key ignores rows a redelivered page already wrote), their sends go
  * to the queue in chunks, and the next page is enqueued behind them. The last
  * page marks targeting done.
@@ -95,8 +96,8 @@ export async function handlePage(env: Bindings, body: PageMessage): Promise<void
   if (!campaign || campaign.status !== 'sending') return;
   const after = body.after === null ? null : { id: body.after, createdAt: body.after_created_at ?? null };
   const page = await emailEligibleIds(db, body.workspace_id, await recipientNarrowing(db, body.workspace_id, campaign), { after, limit: PAGE_SIZE });
-  const ids = page.map((c) => c.id);
-  const last = ids.length < PAGE_SIZE;
+  const ids = (await withoutPlatformListed(env, page)).map((c) => c.id);
+  const last = page.length < PAGE_SIZE;
   const now = nowIso();
   const statements: Statement[] = [];
   if (ids.length) {

@@ -116,7 +116,7 @@ emailCampaignRoutes.openapi(
     request: { params: idParams },
     responses: { 200: jsonContent(Estimate, '`{count}`'), ...errorResponses(notFound) },
   }),
-  async (c) => c.json(await estimateCampaign(serviceContext(c), c.req.valid('param').id), 200),
+  async (c) => c.json(await estimateCampaign(c.env, serviceContext(c), c.req.valid('param').id), 200),
 );
 
 emailCampaignRoutes.openapi(

@@ -1,4 +1,5 @@
 import { and, desc, eq, getTableColumns, inArray, sql } from 'drizzle-orm';
+import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
 import { isUniqueViolation, nowIso, retryOnConflict, type Db } from '../../platform/db';
 import { ApiError, badRequest, domainError, httpError } from '../../platform/errors';
@@ -12,6 +13,7 @@ import { checkContactFilter } from '../contacts/audience';
 import type { CompileEnvelope } from '../content/compile';
 import { compileForWorkspace } from '../content/service';
 import { readSender } from '../sender-profiles/service';
+import { platformListJson } from '../suppressions/platform-list';
 import type { EmailCampaignCreateInput, EmailCampaignPatchInput } from './dto';
 import { EMAIL_CAMPAIGN_STATUSES, emailCampaigns, type EmailCampaignRow, type EmailCampaignStatus } from './schema';
 
@@ -222,18 +224,23 @@ const estimateRead = prepared((db) =>
       audienceId: emailCampaigns.audienceId,
       audienceFilters: emailCampaigns.audienceFilters,
       untargeted: sql<number | null>`CASE WHEN ${emailCampaigns.audienceId} IS NULL AND ${emailCampaigns.audienceFilters} IS NULL
-        THEN ${eligibleCountSql(sql`${sql.placeholder('ws')}`, sql`1`, false)} END`,
+        THEN ${eligibleCountSql(sql`${sql.placeholder('ws')}`, sql`1`, false, sql`${sql.placeholder('platform')}`)} END`,
     })
     .from(emailCampaigns)
     .where(and(eq(emailCampaigns.workspaceId, sql.placeholder('ws')), eq(emailCampaigns.id, sql.placeholder('id'))))
     .limit(1),
 );
 
-/** `GET .../estimate`: the count the send path's resolver gives now; a campaign without targeting is counted in the read that finds it. */
-export async function estimateCampaign(ctx: ServiceContext, id: string) {
+/**
+ * `GET .../estimate`: the count the send path's resolver gives now; a campaign without targeting is
+ * counted in the read that finds it. The platform list's addresses are read from the control plane
+ * first, to be subtracted on the shard.
+ */
+export async function estimateCampaign(env: Bindings, ctx: ServiceContext, id: string) {
   if (!isUuid(id)) throw campaignNotFound();
-  const [c] = await estimateRead.all(ctx.db, { ws: ctx.ws.id, id: id.toLowerCase() });
+  const platform = await platformListJson(env);
+  const [c] = await estimateRead.all(ctx.db, { ws: ctx.ws.id, id: id.toLowerCase(), platform });
   if (!c) throw campaignNotFound();
   if (c.untargeted !== null) return { count: c.untargeted };
-  return { count: await countEmailEligible(ctx.db, ctx.ws.id, await recipientNarrowing(ctx.db, ctx.ws.id, c)) };
+  return { count: await countEmailEligible(ctx.db, ctx.ws.id, await recipientNarrowing(ctx.db, ctx.ws.id, c), platform) };
 }

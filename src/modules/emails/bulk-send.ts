@@ -4,6 +4,7 @@ import { ApiError } from '../../platform/errors';
 import { rawAll, rawRun } from '../../platform/raw-query';
 import { BATCH_MAX, type BatchOutcome, configuredEmailProvider, type EmailProvider, type KeyedEmail, ProviderRejected } from '../../providers/email';
 import { senderCandidates, type SenderProfileRow } from '../sender-profiles/service';
+import { platformListed } from '../suppressions/platform-list';
 import { suppressedSql } from '../suppressions/service';
 import { checkMetadata, normalizeRecipient, prepareEmail, type PreparedEmail, type RenderedEmail } from './content';
 import { mailbox } from './header-safety';
@@ -36,7 +37,8 @@ const insertRows = (ctx: SendContext, rows: SendRow[], room: SQL = sql`-1`) =>
 /**
  * The one send path for many messages at once (campaign fan-out): the same
  * gates as `sendEmail` in the same order, paid once per batch instead of once
- * per message. One read batch (sender, suppressed addresses); one write batch
+ * per message. One read batch (sender, suppressed addresses) with the platform
+ * list's entries for the chunk read from the control plane beside it; one write batch
  * that writes the suppressed rows and as many `sending` rows as the monthly
  * quota and the daily warming cap still admit, counting them in the same
  * transaction (so parallel batches never overshoot); one provider call per
@@ -66,10 +68,15 @@ export async function sendEmailBatch(ctx: SendContext, input: BulkSendInput, ema
   };
   if (ready.length === 0) return finish();
 
-  const [senders, suppressedRows] = (await runBatch(db, [
-    senderCandidates(db, ws.id, input.senderProfileId),
-    rawAll<{ email: string }>(db, sql`SELECT value AS email FROM json_each(${JSON.stringify(ready.map((r) => r.to))}) WHERE ${suppressedSql(sql`${ws.id}`, sql`value`)}`),
-  ])) as [SenderProfileRow[], { email: string }[]];
+  const addresses = ready.map((r) => r.to);
+  // The chunk's platform-list entries come from the control plane in one statement, alongside the shard's read batch.
+  const [[senders, suppressedRows], onPlatform] = (await Promise.all([
+    runBatch(db, [
+      senderCandidates(db, ws.id, input.senderProfileId),
+      rawAll<{ email: string }>(db, sql`SELECT value AS email FROM json_each(${JSON.stringify(addresses)}) WHERE ${suppressedSql(sql`${ws.id}`, sql`value`)}`),
+    ]),
+    platformListed(ctx.env, addresses),
+  ])) as [[SenderProfileRow[], { email: string }[]], Set<string>];
   const sender = senders[0];
   const now = nowIso();
   const month = now.slice(0, 7);
@@ -80,7 +87,7 @@ export async function sendEmailBatch(ctx: SendContext, input: BulkSendInput, ema
     return finish();
   }
 
-  const suppressed = new Set(suppressedRows.map((r) => r.email));
+  const suppressed = new Set([...onPlatform, ...suppressedRows.map((r) => r.email)]);
   const { monthly_quota: quota, daily_warming_cap: cap } = ws.email;
   const held: SendRow[] = [];
   const sending: { row: SendRow; email: BulkEmail; prepared: PreparedEmail }[] = [];

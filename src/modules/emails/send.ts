@@ -9,6 +9,7 @@ import { rawAll, rawRun } from '../../platform/raw-query';
 import { claimInstanceName, type ClaimResult } from '../../durable-objects/idempotency-claims';
 import { type BatchedHandOff, configuredEmailProvider, ProviderRejected } from '../../providers/email';
 import { senderCandidates, fromEmail, type SenderProfileRow } from '../sender-profiles/service';
+import { onPlatformList } from '../suppressions/platform-list';
 import { suppressedQuery } from '../suppressions/service';
 import { checkMetadata, normalizeRecipient, prepareEmail, type PreparedEmail, type RenderedEmail } from './content';
 import { isPlainAddress, mailbox } from './header-safety';
@@ -192,7 +193,11 @@ async function deliver(ctx: SendContext, input: SendEmailInput, to: string, prep
   const key = input.idempotencyKey ?? null;
   const reads: Statement[] = [senderCandidates(db, ws.id, input.senderProfileId), suppressedQuery(db, ws.id, to)];
   if (key !== null) reads.push(sendByKey.in(db, { ws: ws.id, key }));
-  const [senders, suppression, existing] = (await runBatch(db, reads)) as [SenderProfileRow[], { suppressed: number }[], SendRow[] | undefined];
+  // The platform list is in the control plane: its look-up runs alongside the shard's read batch.
+  const [[senders, suppression, existing], onPlatform] = (await Promise.all([runBatch(db, reads), onPlatformList(ctx.env, to)])) as [
+    [SenderProfileRow[], { suppressed: number }[], SendRow[] | undefined],
+    boolean,
+  ];
 
   // A crashed holder left its work in D1: a finished send is answered as it stands; one caught mid hand-off is handed over again
   // with the same provider key (counted already, and a provider that honours the key accepts it once).
@@ -205,7 +210,7 @@ async function deliver(ctx: SendContext, input: SendEmailInput, to: string, prep
 
   const row: SendRow = prior ?? newSendRow(ws.id, input, to, sender, prepared.subject, key);
 
-  if (!prior && suppression[0]?.suppressed === 1) {
+  if (!prior && (onPlatform || suppression[0]?.suppressed === 1)) {
     const suppressed = { ...row, status: 'suppressed' as const };
     await db.insert(emailSends).values(suppressed);
     return { record: serializeSend(suppressed), fresh: true };

@@ -6,7 +6,7 @@ import { uuidv7 } from '../../platform/ids';
 import { keptLinkOrigin } from '../../platform/public-base';
 import { rawAll, rawRun } from '../../platform/raw-query';
 import { controlDb, workspaceDb } from '../../platform/shards';
-import { emailEligibleContacts } from '../consent/eligibility';
+import { emailEligiblePage } from '../consent/eligibility';
 import { sendEmail } from '../emails/send';
 import { getWorkspace } from '../workspaces/service';
 import { personalEmail } from '../unsubscribe/personal-email';
@@ -120,8 +120,8 @@ export async function handleDeliveries(env: Bindings, body: DeliveryMessage): Pr
         .update(newsletterDeliveries)
         .set({ status, sendId: extra.sendId ?? null, reason: extra.reason ?? null, updatedAt: nowIso() })
         .where(and(eq(newsletterDeliveries.id, id), eq(newsletterDeliveries.status, 'queued')));
-    const { contacts } = await emailEligibleContacts(ctx, { contact_ids: [row.d.contactId] }, { limit: 1 });
-    const contact = contacts[0];
+    // The platform list is the send's to check (it answers `suppressed`).
+    const [contact] = await emailEligiblePage(db, body.workspace_id, { extra: sql`c.id = ${row.d.contactId}`, listed: true }, { limit: 1 });
     if (!contact || row.s.status !== 'active' || !row.i.compiledHtml || !row.i.subject) {
       await settle('skipped', { reason: !contact ? 'not_eligible' : row.s.status !== 'active' ? 'unsubscribed' : 'no_content' });
       continue;

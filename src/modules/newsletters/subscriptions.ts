@@ -3,7 +3,7 @@ import type { ServiceContext } from '../../platform/context';
 import { nowIso } from '../../platform/db';
 import { uuidv7 } from '../../platform/ids';
 import { ApiError } from '../../platform/errors';
-import { getConsent, setConsent } from '../consent/service';
+import { consentRow, setConsent } from '../consent/service';
 import { catchupSlot } from './cadence';
 import { newUnsubscribeToken } from '../unsubscribe/links';
 import { findNewsletter } from './service';
@@ -54,8 +54,7 @@ const DAY_MS = 86_400_000;
  */
 export async function subscribeContact(ctx: ServiceContext, newsletterId: string, contactId: string, source: string): Promise<{ subscription: ReturnType<typeof serializeSubscription>; created: boolean }> {
   const n = await findNewsletter(ctx, newsletterId);
-  const contact = await getConsent(ctx, contactId.toLowerCase());
-  const id = (contact as { contact_id?: string }).contact_id ?? contactId.toLowerCase();
+  const { id } = await consentRow(ctx, contactId.toLowerCase());
   const now = new Date();
   const at = now.toISOString();
   const start = startingPoint(n, now, ctx.ws.timezone);

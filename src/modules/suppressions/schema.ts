@@ -20,9 +20,9 @@ export const emailSuppressions = sqliteTable(
 );
 
 /**
- * The platform-managed list: enforced at send time for every workspace, never
- * listed or removable through the API. Every data database holds the whole
- * list (the operator writes it to each), so the send-time check stays one query.
+ * The platform list as earlier releases kept it, a copy in every data database. The list
+ * now lives in the control plane (./control-schema.ts); the shard's own checks still honour
+ * the rows left here until the `global-suppressions` sweep has moved them there (./sweep.ts).
  */
 export const globalEmailSuppressions = sqliteTable('global_email_suppressions', {
   email: text('email').primaryKey(),

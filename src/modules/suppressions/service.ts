@@ -6,7 +6,7 @@ import { ApiError, domainError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { envelope, parsePaging } from '../../platform/list';
 import { prepared, preparedSql, runPrepared } from '../../platform/prepared';
-import { emailSuppressions, globalEmailSuppressions, type SuppressionReason } from './schema';
+import { emailSuppressions, type SuppressionReason } from './schema';
 
 type Row = typeof emailSuppressions.$inferSelect;
 
@@ -85,7 +85,11 @@ export async function removeSuppression(ctx: ServiceContext, id: string) {
   return { success: true as const };
 }
 
-/** SQL: whether `email` is suppressed for `workspace` (its own list or the platform list); both may be columns or values. */
+/**
+ * SQL: whether `email` is suppressed for `workspace` by what its shard holds: its own list, or a
+ * platform-list row not yet moved to the control plane (the control plane's list is read apart,
+ * ./platform-list.ts). Both may be columns or values.
+ */
 export const suppressedSql = (workspace: SQL, email: SQL) =>
   sql`(EXISTS (SELECT 1 FROM email_suppressions s WHERE s.workspace_id = ${workspace} AND s.email = ${email})
     OR EXISTS (SELECT 1 FROM global_email_suppressions g WHERE g.email = ${email}))`;
@@ -94,11 +98,3 @@ export const suppressedSql = (workspace: SQL, email: SQL) =>
 export const suppressedQuery = (db: Db, workspaceId: string, email: string) => suppressedRead.in(db, { ws: workspaceId, email });
 
 const suppressedRead = preparedSql('all', () => sql`SELECT ${suppressedSql(sql`${sql.placeholder('ws')}`, sql`${sql.placeholder('email')}`)} AS suppressed`);
-
-/** Operator: adds an address to the platform list (every data database holds the whole list). */
-export async function addGlobalSuppression(db: Db, email: string, reason: string) {
-  await db
-    .insert(globalEmailSuppressions)
-    .values({ email: email.trim().toLowerCase(), reason, created_at: nowIso() })
-    .onConflictDoNothing();
-}
