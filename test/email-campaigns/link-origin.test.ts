@@ -1,18 +1,10 @@
-import { createExecutionContext, createScheduledController, waitOnExecutionContext } from 'cloudflare:test';
-import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import worker from '../../src/index';
 import { emailWorkspace, outbox, type OutboxMessage } from '../email/support';
+import { cronTick } from '../support/cron';
 import { rowsIn } from '../support/db';
 import { type TestWorkspace } from '../support/harness';
 import { finished, readyCampaign, subscribedContact } from './support';
 
-/** One cron tick, as the runtime delivers it, with the Worker's environment plus `vars`. */
-async function cronTick(vars: Record<string, string> = {}) {
-  const ctx = createExecutionContext();
-  await worker.scheduled(createScheduledController({ cron: '* * * * *' }), { ...(env as any), ...vars }, ctx);
-  await waitOnExecutionContext(ctx);
-}
 
 /** A campaign scheduled through the API (at https://api.test) and now due. */
 async function dueCampaign(ws: TestWorkspace) {

@@ -1,20 +1,13 @@
-import { createExecutionContext, createScheduledController, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import worker from '../../src/index';
 import { deliverNewsletters, handleDeliveries } from '../../src/modules/newsletters/delivery';
 import { shardDb } from '../../src/platform/shards';
 import { emailWorkspace, outbox, type OutboxMessage } from '../email/support';
+import { cronTick } from '../support/cron';
 import { rowsIn } from '../support/db';
 import { eventually, type TestWorkspace } from '../support/harness';
 import { newsletter, readyIssue, subscribe } from './support';
 
-/** One cron tick, as the runtime delivers it (every sweep runs). */
-async function cronTick() {
-  const ctx = createExecutionContext();
-  await worker.scheduled(createScheduledController({ cron: '* * * * *' }), env as any, ctx);
-  await waitOnExecutionContext(ctx);
-}
 
 async function subscriber(ws: TestWorkspace, newsletterId: string, email: string) {
   const c = await ws.api('POST', '/v1/contacts', { email, first_name: 'Ada' });
