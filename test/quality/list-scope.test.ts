@@ -1,11 +1,15 @@
 import { describe, expect, it } from 'vitest';
+import { listAudiences } from '../../src/modules/audiences/service';
+import { listMeetingTypes } from '../../src/modules/bookings/meeting-types';
 import { listBookings } from '../../src/modules/bookings/service';
 import { listDeals } from '../../src/modules/deals/list';
 import { listCampaigns as listEmailCampaigns } from '../../src/modules/email-campaigns/service';
-import { listIssues } from '../../src/modules/newsletters/service';
+import { listIssues, listNewsletters } from '../../src/modules/newsletters/service';
 import { listOrders } from '../../src/modules/orders/list';
 import { listPaymentRequests } from '../../src/modules/payment-requests/service';
 import { listPayments } from '../../src/modules/payments/list';
+import { listSuppressions } from '../../src/modules/suppressions/service';
+import { listLabels } from '../../src/modules/tags/service';
 import { listDeliveries } from '../../src/modules/webhooks/deliveries';
 import { listCampaigns as listWhatsappCampaigns } from '../../src/modules/whatsapp/campaigns';
 import { listTemplates } from '../../src/modules/whatsapp/templates';
@@ -56,6 +60,11 @@ const CASES: Case[] = [
   { list: 'GET /v1/payments?status=active&type=recurring', table: 'payments', run: (ctx) => listPayments(ctx, { status: 'active', type: 'recurring' }) },
   { list: 'GET /v1/deals?status=open&stage_id=', table: 'deals', run: (ctx) => listDeals(ctx, { status: 'open', stage_id: crypto.randomUUID() }) },
   { list: 'GET /v1/orders?status=paid', table: 'orders', run: (ctx) => listOrders(ctx, { status: 'paid' }) },
+  { list: 'GET /v1/meeting-types?filter=is_active', table: 'meeting_types', alias: 't', run: (ctx) => listMeetingTypes(ctx.db, ctx.ws.id, { filter: filter({ is_active: true }) }) },
+  { list: 'GET /v1/audiences?kind=static', table: 'audiences', run: (ctx) => listAudiences(ctx, { kind: 'static' }) },
+  { list: 'GET /v1/suppressions?email=', table: 'email_suppressions', run: (ctx) => listSuppressions(ctx, { email: 'someone@example.com' }) },
+  { list: 'GET /v1/newsletters', table: 'newsletters', run: (ctx) => listNewsletters(ctx, {}) },
+  { list: 'GET /v1/tags?search=', table: 'tags', alias: 't', run: (ctx) => listLabels(ctx.db, 'tags', ctx.ws.id, { search: 'vip' }) },
   { list: 'GET /admin/v1/workspaces/{ws}/webhook-deliveries?state=dead', table: 'webhook_deliveries', run: (ctx) => listDeliveries(ctx.db, ctx.ws.id, { state: 'dead', limit: 50 }) },
 ];
 
