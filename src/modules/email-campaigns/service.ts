@@ -79,8 +79,10 @@ export async function findCampaign(ctx: ServiceContext, id: string): Promise<Ema
 
 export const getCampaign = async (ctx: ServiceContext, id: string) => serializeCampaign(await findCampaign(ctx, id));
 
-/** The list reads no content columns: a page of compiled emails would travel for nothing. */
-/** `status` leads `email_campaigns_due`, the schedule sweep's index over the shard. */
+/**
+ * The list reads no content columns: a page of compiled emails would travel for nothing. `status`
+ * is tested on rows: it leads `email_campaigns_due`, the schedule sweep's index over the shard.
+ */
 const runList = preparedList<'status', CampaignSummaryRow>({ status: testedOnRows(emailCampaigns.status) }, (_, filtered, ws) => {
   const where = and(eq(emailCampaigns.workspaceId, ws), filtered);
   const { designJson: _d, compiledHtml: _h, compiledStyles: _s, plainText: _p, ...summary } = getTableColumns(emailCampaigns);
