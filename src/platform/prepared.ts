@@ -216,6 +216,17 @@ export function preparedSql<R = Record<string, unknown>>(kind: 'all' | 'run', bu
 /** A list filter: a column equal to the filter's value, or the condition its value makes. */
 type ListFilter = AnyColumn | ((value: SQLWrapper) => SQL);
 
+/**
+ * A list filter equal to `column`, tested on the workspace's rows instead of sought in an index: for
+ * a column leading an index over every workspace of the shard (a sweep's `(status, due)` index),
+ * which SQLite would otherwise pick for the count, reading and dropping other workspaces' rows.
+ * Unary plus keeps SQLite from serving the comparison from any index.
+ */
+export const testedOnRows =
+  (column: AnyColumn): ListFilter =>
+  (value) =>
+    sql`+${column} = ${value}`;
+
 /** A page query still to be limited; drizzle's select builder is one. */
 type Pageable = { limit(limit: Placeholder): { offset(offset: Placeholder): Preparable } };
 

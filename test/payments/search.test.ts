@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { listDeals } from '../../src/modules/deals/list';
 import { listPayments } from '../../src/modules/payments/list';
-import type { ServiceContext } from '../../src/platform/context';
-import { dbFor } from '../../src/platform/db';
 import { createDeal } from '../deals/helpers';
 import { shardOf } from '../support/db';
 import { makeWorkspace, type TestWorkspace } from '../support/harness';
+import { readsOf, statementOf } from '../support/list-statement';
 import { createPayment, freshPhone } from './helpers';
 
 type Row = { id: string; title: string | null; contact_name: string | null; contact_phone: string | null; contact_email: string | null };
@@ -35,30 +34,6 @@ async function expectSearchAsRule(ws: TestWorkspace, path: string, terms: string
     }
   }
 }
-
-/** The statement a list sends for a query, as SQL and parameters (captured from the D1 binding it runs on). */
-async function statementOf(ws: TestWorkspace, list: (ctx: ServiceContext) => Promise<unknown>) {
-  const shard = await shardOf(ws.id);
-  const seen: { sql: string; params: unknown[] }[] = [];
-  const recording = {
-    prepare: (query: string) => {
-      const entry = { sql: query, params: [] as unknown[] };
-      seen.push(entry);
-      const statement = shard.prepare(query);
-      return Object.assign(Object.create(statement), { bind: (...params: unknown[]) => ((entry.params = params), statement.bind(...params)) });
-    },
-    batch: (statements: D1PreparedStatement[]) => shard.batch(statements),
-  } as unknown as D1Database;
-  await list({ db: dbFor(recording), ws: { id: ws.id } } as unknown as ServiceContext);
-  expect(seen).toHaveLength(1);
-  const [{ sql, params }] = seen;
-  const plan = (await shard.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...params).all<{ detail: string }>()).results.map((r) => r.detail);
-  const run = await shard.prepare(sql).bind(...params).all();
-  return { plan, rowsRead: run.meta.rows_read };
-}
-
-/** Plan lines reading `table` itself (not its search index). */
-const readsOf = (plan: string[], table: string) => plan.filter((line) => new RegExp(`^(SCAN|SEARCH) ${table}( |$)`).test(line));
 
 describe('GET /v1/payments?search=', () => {
   it('matches the title or the contact name, phone or email as a literal substring, ASCII case folded, with exact totals on every page', async () => {
@@ -111,7 +86,8 @@ describe('GET /v1/payments?search=', () => {
     // The index equals the payments and their contacts' identity, row for row.
     const drift = await shard
       .prepare(
-        `SELECT count(*) AS n FROM payments p LEFT JOIN contacts c ON c.id = p.contact_id AND c.workspace_id = p.workspace_id LEFT JOIN payments_fts f ON f.rowid = p.rowid
+        `SELECT count(*) AS n FROM payments p LEFT JOIN contacts c ON c.id = p.contact_id AND c.workspace_id = p.workspace_id LEFT JOIN contact_search_spaces s ON s.workspace_id = p.workspace_id
+          LEFT JOIN payments_search f ON f.rowid = s.space * 1099511627776 + p.rowid
           WHERE p.workspace_id = ? AND (f.rowid IS NULL OR f.title IS NOT p.title OR f.contact_name IS NOT c.name OR f.contact_phone IS NOT c.phone OR f.contact_email IS NOT c.email)`,
       )
       .bind(ws.id)
@@ -126,7 +102,7 @@ describe('GET /v1/payments?search=', () => {
     await createPayment(ws, { title: 'Two', name: 'Ned Eyes', email: 'needle@example.com' });
     for (const query of [{ search: 'needle' }, { search: 'needle', status: 'completed', limit: '1', offset: '1' }]) {
       const { plan, rowsRead } = await statementOf(ws, (ctx) => listPayments(ctx, query));
-      expect(plan.some((line) => /^SCAN payments_fts VIRTUAL TABLE INDEX \d+:M/.test(line)), plan.join('\n')).toBe(true);
+      expect(plan.some((line) => /^SCAN payments_search VIRTUAL TABLE INDEX \d+:M/.test(line)), plan.join('\n')).toBe(true);
       for (const line of readsOf(plan, 'payments')) expect(line, plan.join('\n')).toBe('SEARCH payments USING INTEGER PRIMARY KEY (rowid=?)');
       // Contacts are read only for the page's rows, by id.
       for (const line of readsOf(plan, 'contacts')) expect(line, plan.join('\n')).toMatch(/^SEARCH contacts USING INDEX sqlite_autoindex_contacts_1 \(id=\?\)/);
@@ -141,7 +117,7 @@ describe('GET /v1/payments?search=', () => {
     await createPayment(ws, { title: 'Plain', name: 'Xi' });
     const { plan } = await statementOf(ws, (ctx) => listPayments(ctx, { search: 'xi' }));
     for (const line of readsOf(plan, 'payments')) expect(line, plan.join('\n')).toMatch(/^SEARCH payments USING (COVERING )?INDEX payments_workspace_\w+ \(workspace_id=\?\)$/);
-    expect(plan.filter((line) => /^SCAN payments_fts (EXISTS )?VIRTUAL TABLE INDEX \d+:=/.test(line)), plan.join('\n')).toHaveLength(2);
+    expect(plan.filter((line) => /^SCAN payments_search (EXISTS )?VIRTUAL TABLE INDEX \d+:=/.test(line)), plan.join('\n')).toHaveLength(2);
     for (const line of readsOf(plan, 'contacts')) expect(line, plan.join('\n')).toMatch(/^SEARCH contacts USING INDEX sqlite_autoindex_contacts_1 \(id=\?\) LEFT-JOIN$/);
     expect(readsOf(plan, 'contacts')).toHaveLength(1);
   });
@@ -155,7 +131,7 @@ describe('GET /v1/deals?search=', () => {
     await createDeal(ws, { title: 'Other', name: 'Ömer Öztürk' });
     await expectSearchAsRule(ws, '/v1/deals', ['lópez', 'LÓPEZ', 'maria', 'SHOP.EX', '%', '_1', 'deal_', 'Ö', 'öztürk', 'Öztürk', 'me']);
     const { plan } = await statementOf(ws, (ctx) => listDeals(ctx, { search: 'maria' }));
-    expect(plan.some((line) => /^SCAN deals_fts VIRTUAL TABLE INDEX \d+:M/.test(line)), plan.join('\n')).toBe(true);
+    expect(plan.some((line) => /^SCAN deals_search VIRTUAL TABLE INDEX \d+:M/.test(line)), plan.join('\n')).toBe(true);
     for (const line of readsOf(plan, 'deals')) expect(line, plan.join('\n')).toBe('SEARCH deals USING INTEGER PRIMARY KEY (rowid=?)');
     for (const line of readsOf(plan, 'contacts')) expect(line, plan.join('\n')).toMatch(/^SEARCH contacts USING INDEX sqlite_autoindex_contacts_1 \(id=\?\)/);
   });

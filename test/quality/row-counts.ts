@@ -7,7 +7,7 @@ import { controlD1, shardOf } from '../support/db';
  * attempts (written by the queue consumer, long after the request that caused them)
  * and stored contact-list answers (written after an accepted read's response).
  */
-const IGNORED = /^(sqlite_|_cf_|d1_migrations$|request_log$|webhook_deliveries$|contacts_search|payments_fts|deals_fts|contact_list_cache$)/;
+const IGNORED = /^(sqlite_|_cf_|d1_migrations$|request_log$|webhook_deliveries$|contacts_search|payments_search|deals_search|contact_list_cache$)/;
 
 type Counted = { table: string; sql: string; scoped: boolean };
 

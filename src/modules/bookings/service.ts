@@ -132,7 +132,8 @@ export async function listBookings(ctx: ServiceContext, query: BookingListInput)
   const to = listInstant('to', query.to);
   if (from) conditions.push(gte(bookings.startAt, from));
   if (to) conditions.push(lte(bookings.startAt, to));
-  const column = { start_at: bookings.startAt, end_at: bookings.endAt, created_at: bookings.createdAt, updated_at: bookings.updatedAt }[sort.field as (typeof BOOKING_SORTS)[number]];
+  // `+end_at`: with a status filter SQLite would walk `bookings_status_end` (the status sweep's index over the shard) for this order.
+  const column = { start_at: bookings.startAt, end_at: sql`+${bookings.endAt}`, created_at: bookings.createdAt, updated_at: bookings.updatedAt }[sort.field as (typeof BOOKING_SORTS)[number]];
   const order = sort.descending ? [desc(column), desc(bookings.id)] : [asc(column), asc(bookings.id)];
   const where = and(...conditions);
   const [counted, rows, members] = (await runBatch(ctx.db, [

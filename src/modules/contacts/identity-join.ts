@@ -2,6 +2,7 @@ import { and, eq, getTableName, sql, type SQL, type SQLWrapper } from 'drizzle-o
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { containsInAny } from '../../platform/list';
 import { contacts } from './schema';
+import { inSpace, spaceStart } from './search-space';
 
 /**
  * The contact identity other modules' list rows carry (`contact_name`,
@@ -21,25 +22,30 @@ export const serializeContactIdentity = (r: ContactIdentity) => ({ contact_name:
 /**
  * A list's `search` over its records' `title` and their contact's name, phone and email (deals,
  * payments): a case-insensitive literal substring (SQLite `lower()`: ASCII letters fold, `%` and
- * `_` are plain characters), through the table's search index `<table>_fts` (a trigram index of
- * the record's title and its contact's identity, kept equal to both rows by triggers: migration
- * 0020). The exact rule is always tested on the index's copy of the texts; the trigram index only
- * finds the candidates, a superset (it folds case beyond ASCII).
+ * `_` are plain characters), through the table's search index `<table>_search` (a trigram index of
+ * the record's title and its contact's identity, kept equal to both rows by triggers, each entry
+ * filed in its workspace's search space: migration 0027). The exact rule is always tested on the
+ * index's copy of the texts; the trigram index only finds the candidates, a superset (it folds case
+ * beyond ASCII).
  *
- * A term of 3+ characters (`search`) is a set of rowids from the trigram index: cost follows the
- * matches across the shard, not the workspace. A shorter one (`search_short`, below trigram size)
- * is tested on each record's index row, one look-up by rowid per record of the workspace. The
+ * A term of 3+ characters (`search`) is a set of rowids from the workspace's range of the trigram
+ * index: cost follows the workspace's own matches, whatever other workspaces of the shard hold. A
+ * shorter one (`search_short`, below trigram size) is tested on each record's index entry, one
+ * look-up by rowid per record of the workspace. Both read the list's `ws` value for the range. The
  * workspace's own condition comes from `inWorkspace`, which lets the matches drive the query.
  */
 export function titleOrContactSearch(table: SQLiteTable, workspaceId: SQLiteColumn) {
-  const index = sql.identifier(`${getTableName(table)}_fts`);
+  const index = sql.identifier(`${getTableName(table)}_search`);
   const texts = ['title', 'contact_name', 'contact_phone', 'contact_email'].map((name) => sql`${index}.${sql.identifier(name)}`);
   const rowid = sql`${table}.rowid`;
+  const entry = sql`${index}.rowid`;
+  const start = spaceStart(sql.placeholder('ws'));
   return {
     filters: {
       search: (term: SQLWrapper) =>
-        sql`${rowid} IN (SELECT rowid FROM ${index} WHERE ${index} MATCH '"' || replace(${term}, '"', '""') || '"' AND ${containsInAny(term, texts)})`,
-      search_short: (term: SQLWrapper) => sql`EXISTS (SELECT 1 FROM ${index} WHERE ${index}.rowid = ${rowid} AND ${containsInAny(term, texts)})`,
+        sql`${rowid} IN (SELECT ${entry} - ${start} FROM ${index}
+          WHERE ${index} MATCH '"' || replace(${term}, '"', '""') || '"' AND ${inSpace(entry, start)} AND ${containsInAny(term, texts)})`,
+      search_short: (term: SQLWrapper) => sql`EXISTS (SELECT 1 FROM ${index} WHERE ${entry} = ${start} + ${rowid} AND ${containsInAny(term, texts)})`,
     },
     /** The list's query values for a trimmed, non-empty term: which of the two filters it is (trigrams are of Unicode characters). */
     values: (term: string): Record<string, string> => ([...term].length >= 3 ? { search: term } : { search_short: term }),

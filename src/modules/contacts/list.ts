@@ -8,6 +8,7 @@ import { buildSql, joinBuilt, type BuiltQuery } from '../../platform/prepared';
 import { CONTACT_SORTS, contactCatalog } from './catalog';
 import { ListCache } from './list-cache';
 import { answeredJson } from './read';
+import { inSpace, spaceStart } from './search-space';
 
 export type ListQuery = { filter?: string; sort?: string; limit?: string; offset?: string; search?: string };
 
@@ -26,9 +27,6 @@ function exactMatches(ctx: ServiceContext, term: string): SQL {
       WHERE i.workspace_id = ${ctx.ws.id} AND i.kind IN ('phone', 'email') AND i.value = j.value AND x.id = i.contact_id`;
 }
 
-/** Where a workspace's entries of `contacts_search` start: its search space times 2^40 (migration 0021). */
-const SPACE_SIZE = 1099511627776;
-
 /**
  * A term's matches among the workspace's contacts: `matches` lists the rowids (`rid`) the trigram
  * index holds in the workspace's range (index entries only, never a contact row), `extra` the exact
@@ -37,9 +35,8 @@ const SPACE_SIZE = 1099511627776;
  */
 function termMatches(ctx: ServiceContext, term: string) {
   const match = `"${term.replace(/"/g, '""')}"`;
-  const start = sql`(SELECT space * ${sql.raw(String(SPACE_SIZE))} FROM contact_search_spaces WHERE workspace_id = ${ctx.ws.id})`;
-  const matches = sql`SELECT rowid - ${start} AS rid FROM contacts_search
-    WHERE contacts_search MATCH ${match} AND rowid BETWEEN ${start} AND ${start} + ${sql.raw(String(SPACE_SIZE - 1))}`;
+  const start = spaceStart(ctx.ws.id);
+  const matches = sql`SELECT rowid - ${start} AS rid FROM contacts_search WHERE contacts_search MATCH ${match} AND ${inSpace(sql`rowid`, start)}`;
   const extra = sql`SELECT x.rid FROM (${exactMatches(ctx, term)}) x
     WHERE NOT EXISTS (SELECT 1 FROM contacts_search WHERE contacts_search MATCH ${match} AND rowid = ${start} + x.rid)`;
   return { matches, extra };

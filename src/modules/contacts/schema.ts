@@ -206,9 +206,10 @@ export const contactCustomValues = sqliteTable(
 );
 
 /**
- * Each workspace's number on its shard, given with its first contact (migration 0021): the
- * search index `contacts_search` files a contact under `space * 2^40 + the contact's rowid`, so
- * one workspace's entries are one rowid range of it.
+ * Each workspace's number on its shard, given with its first contact, payment or deal
+ * (migrations 0021, 0027): the search indexes `contacts_search`, `payments_search` and
+ * `deals_search` file a record under `space * 2^40 + the record's rowid`, so one workspace's
+ * entries are one rowid range of each (`search-space.ts`).
  */
 export const contactSearchSpaces = sqliteTable(
   'contact_search_spaces',

@@ -5,7 +5,7 @@ import { isUniqueViolation, nowIso, retryOnConflict, type Db } from '../../platf
 import { ApiError, badRequest, domainError, httpError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { envelope, parsePaging } from '../../platform/list';
-import { prepared, preparedList } from '../../platform/prepared';
+import { prepared, preparedList, testedOnRows } from '../../platform/prepared';
 import { isUuid } from '../../platform/validation';
 import { audienceContactCondition } from '../audiences/service';
 import { countEmailEligible, eligibleCountSql } from '../consent/eligibility';
@@ -81,8 +81,11 @@ export async function findCampaign(ctx: ServiceContext, id: string): Promise<Ema
 
 export const getCampaign = async (ctx: ServiceContext, id: string) => serializeCampaign(await findCampaign(ctx, id));
 
-/** The list reads no content columns: a page of compiled emails would travel for nothing. */
-const runList = preparedList<'status', CampaignSummaryRow>({ status: emailCampaigns.status }, (_, filtered, ws) => {
+/**
+ * The list reads no content columns: a page of compiled emails would travel for nothing. `status`
+ * is tested on rows: it leads `email_campaigns_due`, the schedule sweep's index over the shard.
+ */
+const runList = preparedList<'status', CampaignSummaryRow>({ status: testedOnRows(emailCampaigns.status) }, (_, filtered, ws) => {
   const where = and(eq(emailCampaigns.workspaceId, ws), filtered);
   const { designJson: _d, compiledHtml: _h, compiledStyles: _s, plainText: _p, ...summary } = getTableColumns(emailCampaigns);
   return {

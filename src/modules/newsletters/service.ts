@@ -5,7 +5,7 @@ import { codedError, domainError, badRequest } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { envelope, parsePaging } from '../../platform/list';
 import { rawRun } from '../../platform/raw-query';
-import { prepared, preparedList } from '../../platform/prepared';
+import { prepared, preparedList, testedOnRows } from '../../platform/prepared';
 import { isUuid } from '../../platform/validation';
 import { readSender } from '../sender-profiles/service';
 import { compileIssue, NOT_PATCHED, type CompileEnvelope } from './compile';
@@ -339,7 +339,8 @@ const newsletterExists = prepared((db) =>
     .limit(1),
 );
 
-const issueList = preparedList<'newsletter_id' | 'status', IssueRow>({ newsletter_id: newsletterIssues.newsletterId, status: newsletterIssues.status }, (_, where, ws) => {
+/** `status` leads `newsletter_issues_due`, the publish sweep's index over the shard. */
+const issueList = preparedList<'newsletter_id' | 'status', IssueRow>({ newsletter_id: newsletterIssues.newsletterId, status: testedOnRows(newsletterIssues.status) }, (_, where, ws) => {
   const { designJson: _d, compiledHtml: _h, compiledStyles: _s, plainText: _p, ...summaryColumns } = getColumns();
   const scoped = and(eq(newsletterIssues.workspaceId, ws), where);
   return {

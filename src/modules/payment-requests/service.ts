@@ -7,7 +7,7 @@ import type { OutboxEvent } from '../../platform/events';
 import { uuidText, uuidv7 } from '../../platform/ids';
 import { envelope, parsePaging } from '../../platform/list';
 import { hasAtMostTwoDecimals, toCents } from '../../platform/money';
-import { preparedInsert, preparedList } from '../../platform/prepared';
+import { preparedInsert, preparedList, testedOnRows } from '../../platform/prepared';
 import { afterInsertOf, type RowGuard } from '../../platform/row-guard';
 import { shardDb, shardNames } from '../../platform/shards';
 import { isUuid } from '../../platform/validation';
@@ -193,7 +193,8 @@ function uuidParam(name: string, raw: string | undefined): string | undefined {
 }
 
 const runList = preparedList<'status' | 'contact_id' | 'deal_id', PaymentRequestRow>(
-  { status: paymentRequests.status, contact_id: paymentRequests.contactId, deal_id: paymentRequests.dealId },
+  // `status` leads `payment_requests_due`, the expiry sweep's index over the shard.
+  { status: testedOnRows(paymentRequests.status), contact_id: paymentRequests.contactId, deal_id: paymentRequests.dealId },
   (_, filtered, ws) => {
     const where = and(eq(paymentRequests.workspaceId, ws), filtered);
     return {
