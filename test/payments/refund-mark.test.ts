@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { makeWorkspace } from '../support/harness';
-import { rowsOnShards, shardOf } from '../support/db';
+import { rowsIn, shardOf } from '../support/db';
 import { createPayment, expectMessage } from './helpers';
 
 describe('POST /v1/payments/{id}/refund', () => {
@@ -64,7 +64,8 @@ describe('POST /v1/payments/{id}/refund', () => {
     const ok = answers.filter((r) => r.status === 201);
     expect(ok).toHaveLength(6);
     for (const r of answers.filter((a) => a.status !== 201)) expect(r.body.message).toBe('Refund amount exceeds the refundable balance (10.00)');
-    const [row] = await rowsOnShards<{ refunded: number; sum: number }>(
+    const [row] = await rowsIn<{ refunded: number; sum: number }>(
+      ws.id,
       "SELECT (SELECT refunded_cents FROM payment_entries WHERE id = ?1) AS refunded, (SELECT -sum(amount_cents) FROM payment_entries WHERE payment_id = ?2 AND kind = 'refund') AS sum",
       p.entries[0].id,
       p.id,
