@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { makeWorkspace } from '../support/harness';
-import { rowsIn, shardOf } from '../support/db';
+import { rowsIn, rowsOnShards, shardOf } from '../support/db';
 import { createPayment, expectMessage } from './helpers';
 
 describe('POST /v1/payments/{id}/refund', () => {
