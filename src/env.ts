@@ -49,6 +49,8 @@ export interface Bindings {
   RATE_LIMIT_LEASE_MS?: string;
   /** `auto` when the shards have D1 read replication on: reads may then be served by replicas (src/platform/consistency.ts). */
   D1_READ_REPLICATION?: string;
+  /** Signs the `Bookmark` values the service hands out (src/platform/bookmarks.ts); unset, a built-in key signs them. */
+  BOOKMARK_SECRET?: string;
   /** Static assets (the API reference viewer under /docs/); absent in builds without `[assets]`. */
   ASSETS?: Fetcher;
 }
@@ -59,8 +61,6 @@ export interface Variables {
   apiKeyId: string;
   routeMatched: boolean;
   events: import('./platform/events').EventSink;
-  /** The key's limiter subject and the newest bookmark it recorded (read-your-writes, src/platform/consistency.ts). */
-  keyBookmark: { subject: string; bookmark: string | null };
   /** The bookmark of what the request's session has read or written so far (null before its first query). */
   sessionBookmark: () => string | null;
   /** An answer replayed from storage outside D1 (an email key's claim): the bookmark recorded with it, as the session read nothing. */
