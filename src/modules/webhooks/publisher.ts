@@ -1,6 +1,7 @@
 import { and, eq, isNull, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import { type Db, nowIso } from '../../platform/db';
+import { bookmarkOf } from '../../platform/floors';
 import { isDeliveredTo, type EventType } from '../events/catalog';
 import { eventOutbox } from '../events/schema';
 import { webhookEndpoints } from './schema';
@@ -10,8 +11,12 @@ export const DELIVERY_KIND = 'webhook-delivery';
 /** The delivery envelope (docs/webhooks.md); `id` is the outbox event id, shared by every endpoint and retry. */
 export type Envelope = { id: string; type: string; created_at: string; data: Record<string, unknown> };
 
-/** One queue message per (event, endpoint): each delivery is attempted, retried and dead-lettered on its own. */
-export type DeliveryMessage = { kind: typeof DELIVERY_KIND; workspace_id: string; endpoint_id: string; event: Envelope };
+/**
+ * One queue message per (event, endpoint): each delivery is attempted, retried and dead-lettered on its own.
+ * `bookmark`: the D1 bookmark of the session that read the event after its write committed, when the
+ * publisher's handle knows one (the request that wrote it, a unit of work's session); else the delivery reads one.
+ */
+export type DeliveryMessage = { kind: typeof DELIVERY_KIND; workspace_id: string; endpoint_id: string; event: Envelope; bookmark?: string };
 
 // Queues accept at most 100 messages and 256 KB per sendBatch; stay under both.
 const BATCH_MESSAGES = 100;
@@ -28,7 +33,7 @@ async function loadFanout(db: Db, where: SQL) {
     .where(and(isNull(eventOutbox.enqueuedAt), where));
 }
 
-function buildMessages(rows: Awaited<ReturnType<typeof loadFanout>>): DeliveryMessage[] {
+function buildMessages(rows: Awaited<ReturnType<typeof loadFanout>>, bookmark: string | null): DeliveryMessage[] {
   const messages: DeliveryMessage[] = [];
   for (const { event, endpointId, endpointEvents } of rows) {
     if (!endpointId || !endpointEvents || !isDeliveredTo(endpointEvents, event.type)) continue;
@@ -37,6 +42,7 @@ function buildMessages(rows: Awaited<ReturnType<typeof loadFanout>>): DeliveryMe
       workspace_id: event.workspaceId,
       endpoint_id: endpointId,
       event: { id: event.id, type: event.type, created_at: event.createdAt, data: event.data },
+      ...(bookmark ? { bookmark } : {}),
     });
   }
   return messages;
@@ -68,7 +74,8 @@ function chunk(messages: DeliveryMessage[]): DeliveryMessage[][] {
 async function fanOut(env: Bindings, db: Db, where: SQL): Promise<{ events: number; messages: number }> {
   const rows = await loadFanout(db, where);
   if (rows.length === 0) return { events: 0, messages: 0 };
-  const messages = buildMessages(rows);
+  // What read the events has seen their writes: its bookmark is at least theirs.
+  const messages = buildMessages(rows, bookmarkOf(db));
   for (const part of chunk(messages)) {
     await env.EVENTS_QUEUE.sendBatch(part.map((body) => ({ body })));
   }
