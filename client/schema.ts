@@ -5456,7 +5456,7 @@ export interface components {
     parameters: never;
     requestBodies: never;
     headers: {
-        /** @description The database position the answer reflects (read-your-writes per API key). Send it back as a `Bookmark` request header on a read to see at least that state with another key. */
+        /** @description The database position the answer reflects: the D1 bookmark, a dot and 64 hex digits that sign it for the workspace's database. Send it back as a `Bookmark` request header on a read (any key of the workspace) to see at least that state; a value this service did not issue for the workspace answers 400. */
         Bookmark: string;
         /** @description Requests the key may make in the current one-minute window */
         "RateLimit-Limit": number;
@@ -17113,6 +17113,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -17142,6 +17144,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -17171,6 +17175,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -17200,6 +17206,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -17229,6 +17237,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -17258,6 +17268,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -17287,6 +17299,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -17316,6 +17330,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -17345,6 +17361,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -17374,6 +17392,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -17403,6 +17423,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -17432,6 +17454,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -17461,6 +17485,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -17490,6 +17516,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -17519,6 +17547,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -17548,6 +17578,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -17577,6 +17609,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -17606,6 +17640,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -17635,6 +17671,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -17664,6 +17702,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -17693,6 +17733,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -17722,6 +17764,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -17751,6 +17795,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -17780,6 +17826,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -17809,6 +17857,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -17838,6 +17888,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -17867,6 +17919,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -17896,6 +17950,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -17925,6 +17981,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -17954,6 +18012,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
