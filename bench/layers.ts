@@ -16,7 +16,7 @@ import { d1, floorSelect, readThenInsert } from './bindings';
  * route's cost to each layer; what `GET /v1/pipelines` adds to the whole stack is the route
  * itself (validation, the query through Drizzle, serialization). A POST behind the whole stack
  * is a write's floor: two round trips through the session (and, with read replication on, the
- * bookmark record).
+ * floor record).
  */
 function behind(middleware: readonly MiddlewareHandler<AppEnv>[]) {
   const app = new Hono<AppEnv>();
@@ -26,7 +26,7 @@ function behind(middleware: readonly MiddlewareHandler<AppEnv>[]) {
   // A write's shape on the shard's binding itself, outside the request's session.
   app.post('/bench/layers/stack-shard', async (c) => c.json({ id: await readThenInsert(d1(c.env, c.var.workspace.shard)) }, 201));
   // The same through the request's session on the workspace's shard (primary); with read
-  // replication on, the session then records the key's new bookmark, as after any successful write.
+  // replication on, the session then raises the workspace's floor, as after any write.
   app.post('*', async (c) => {
     const id = crypto.randomUUID();
     await c.var.db.run(sql`SELECT id FROM bench_floor WHERE id = ${id}`);
@@ -86,6 +86,6 @@ export const layerRoutes = {
   '/bench/layers/stack': stack,
   '/bench/layers/raw-list': rawList,
   '/bench/layers/stack-shard': stack,
-  // The same write with D1 read replication switched on: the key's new bookmark is recorded before the answer.
+  // The same write with D1 read replication switched on: the workspace's floor is raised before the answer.
   '/bench/layers/stack-replicas': (request: Request, env: Bindings, ctx: ExecutionContext) => stack(request, { ...env, D1_READ_REPLICATION: 'auto' }, ctx),
 };

@@ -34,8 +34,8 @@ export const benchRoutes: Record<string, BenchRoute> = {
   },
   /**
    * Attribution: the select floor plus the rate limits a `/v1` request checks:
-   * a call to the key's counter on every request (as with read replication on,
-   * where the call brings the key's bookmark), then a key token and a per-IP token
+   * a Durable Object call on every request (what a read pays with read replication on,
+   * where it asks the workspace's floor), then a key token and a per-IP token
    * spent from this isolate's leases (as with it off, the default), so the limits'
    * share of a route's cost can be read off.
    */

@@ -5602,7 +5602,7 @@ export interface components {
     parameters: never;
     requestBodies: never;
     headers: {
-        /** @description The database position the answer reflects (read-your-writes per API key). Send it back as a `Bookmark` request header on a read to see at least that state with another key. */
+        /** @description The database position the answer reflects: the D1 bookmark, a dot and 64 hex digits that sign it for the workspace's database. Send it back as a `Bookmark` request header on a read (any key of the workspace) to see at least that state; a value this service did not issue for the workspace answers 400. */
         Bookmark: string;
         /** @description Requests the key may make in the current one-minute window */
         "RateLimit-Limit": number;
@@ -18528,6 +18528,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -18557,6 +18559,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -18586,6 +18590,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -18615,6 +18621,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -18644,6 +18652,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -18673,6 +18683,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -18702,6 +18714,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -18731,6 +18745,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -18760,6 +18776,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -18789,6 +18807,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -18818,6 +18838,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -18847,6 +18869,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -18876,6 +18900,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -18905,6 +18931,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -18934,6 +18962,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -18963,6 +18993,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -18992,6 +19024,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -19021,6 +19055,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -19050,6 +19086,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -19079,6 +19117,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -19108,6 +19148,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -19137,6 +19179,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -19166,6 +19210,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -19195,6 +19241,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -19224,6 +19272,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -19253,6 +19303,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -19282,6 +19334,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -19311,6 +19365,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -19340,6 +19396,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;
@@ -19369,6 +19427,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret */
                 "webhook-signature": string;
+                /** @description At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`. */
+                Bookmark: string;
             };
             path?: never;
             cookie?: never;

@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import { adminApp } from './admin';
 import type { AppEnv } from './env';
 import { authenticate } from './platform/auth';
-import { readYourWrites } from './platform/consistency';
+import { readYourWrites, recordWriteFloors } from './platform/consistency';
 import { serverToServerOnly } from './platform/cors';
 import { docsContentSecurityPolicy, docsPage } from './platform/docs-page';
 import { httpError, renderError } from './platform/errors';
@@ -45,7 +45,7 @@ const API_DESCRIPTION = [
 '',
   '**Rate limits**: 100 requests per minute per key, 300 per minute per source IP, `POST /v1/emails` 300 per minute per key; 429 with `Retry-After`. Answers carry `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`. A source IP that sent 30 invalid keys in a minute is answered 429 for the rest of that minute, whatever its key.',
   '',
-  '**Consistency**: where the service runs with D1 read replication on, reads may be served by a nearby read replica, but always see every write made with the same API key; otherwise every request reads the primary. Answers carry a `Bookmark` header; send it back as a `Bookmark` request header on a read to see at least that state with another key.',
+  '**Consistency**: where the service runs with D1 read replication on, reads may be served by a nearby read replica, but always see every write the workspace had when the read began, whoever made it (any API key, the operator, hosted pages, provider webhooks, background work); otherwise every request reads the primary. Answers carry a `Bookmark` header (`<D1 bookmark>.<64 hex digits>`); send it back as a `Bookmark` request header on a read to see at least that state (webhook deliveries carry one too). A value this service did not issue for the workspace answers 400.',
   '',
   '**Retries**: every `POST` takes an optional `Idempotency-Key` header (1 to 255 printable ASCII characters, scoped to the workspace, kept at least 24 hours). The first request with a key runs and its answer is kept (not a 5xx, 401 or 429: those leave the key usable); the same method, path and body (JSON compared as values) again gets that answer verbatim with `Idempotent-Replayed: true` and runs nothing; the key with another method, path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; while the first still runs, 409 `IDEMPOTENCY_KEY_IN_USE` with `Retry-After: 1`. Without the header each route\'s own idempotency rules apply as documented.',
   '',
@@ -91,7 +91,7 @@ export function buildApp() {
     return renderError(httpError(404, `Cannot ${c.req.method} ${c.req.path}`), c);
   });
 
-  app.use('*', instanceCacheSwitch, securityHeaders, serverToServerOnly);
+  app.use('*', instanceCacheSwitch, securityHeaders, serverToServerOnly, recordWriteFloors);
 
   // Public documentation, registered before the /v1 guard so it needs no key.
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {

@@ -53,6 +53,8 @@ export interface Bindings {
   D1_READ_REPLICATION?: string;
   /** Bytes past which a shard takes no new workspace (default 8000000000: 80% of D1's 10 GB). */
   SHARD_FILL_LIMIT_BYTES?: string;
+  /** Signs the `Bookmark` values the service hands out (src/platform/bookmarks.ts); unset, a built-in key signs them. */
+  BOOKMARK_SECRET?: string;
   /** Static assets (the API reference viewer under /docs/); absent in builds without `[assets]`. */
   ASSETS?: Fetcher;
 }
@@ -63,8 +65,6 @@ export interface Variables {
   apiKeyId: string;
   routeMatched: boolean;
   events: import('./platform/events').EventSink;
-  /** The key's limiter subject and the newest bookmark it recorded (read-your-writes, src/platform/consistency.ts). */
-  keyBookmark: { subject: string; bookmark: string | null };
   /** The bookmark of what the request's session has read or written so far (null before its first query). */
   sessionBookmark: () => string | null;
   /** An answer replayed from storage outside D1 (an email key's claim): the bookmark recorded with it, as the session read nothing. */

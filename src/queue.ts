@@ -1,4 +1,5 @@
 import type { Bindings } from './env';
+import { withWriteFloors } from './platform/floors';
 
 export type QueueMessageBody = { kind: string } & Record<string, unknown>;
 type Handler = (message: Message<QueueMessageBody>, env: Bindings) => Promise<void>;
@@ -29,8 +30,15 @@ export function registerQueueTask(kind: string, task: (env: Bindings, body: neve
   });
 }
 
-/** Messages are handled independently: one slow or failing message (or kind) never holds back another. */
-export async function handleQueueBatch(batch: MessageBatch<unknown>, env: Bindings): Promise<void> {
+/**
+ * Messages are handled independently: one slow or failing message (or kind) never holds back another.
+ * The batch is one unit of work: each workspace it wrote has its floor raised once, at its end.
+ */
+export function handleQueueBatch(batch: MessageBatch<unknown>, env: Bindings): Promise<void> {
+  return withWriteFloors(env, (scoped) => handleMessages(batch, scoped));
+}
+
+async function handleMessages(batch: MessageBatch<unknown>, env: Bindings): Promise<void> {
   const shared = new Map<string, Message<QueueMessageBody>[]>();
   const single: Message<QueueMessageBody>[] = [];
   for (const raw of batch.messages) {

@@ -8,5 +8,5 @@ import { controlDb, shardDb } from '../platform/shards';
 /** An operator route's handle on one workspace: its row (control plane, 404 when unknown) and its data handle. */
 export async function workspaceData(c: Context<AdminEnv>, id: string): Promise<{ ws: Workspace; db: Db }> {
   const ws = await getWorkspace(controlDb(c.env), id);
-  return { ws, db: shardDb(c.env, ws.shard) };
+  return { ws, db: shardDb(c.env, ws.shard, ws.id) };
 }

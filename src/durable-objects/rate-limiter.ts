@@ -1,7 +1,6 @@
 import { DurableObject } from 'cloudflare:workers';
 
-/** `bookmark`: the newest data-database bookmark written through this subject (an API key), for read-your-writes. */
-export type HitResult = { count: number; resetAt: number; bookmark: string | null };
+export type HitResult = { count: number; resetAt: number };
 
 type Window = { start: number; count: number };
 
@@ -42,7 +41,7 @@ type OpenLease = { tokens: number; windowStart: number; waitUntil: number };
  * the leases still open instead of refusing while their tokens may come back:
  * a subject served by many isolates still gets exactly its limit.
  *
- * Every change to the window (and the bookmark) is written to the object's storage
+ * Every change to the window (and the floor) is written to the object's storage
  * before its answer leaves (the runtime holds an answer until the write it follows
  * is durable), so an instance that restarts, after a deploy, an eviction or a
  * crash, resumes from exactly the tokens handed out: a restart never admits more
@@ -50,15 +49,15 @@ type OpenLease = { tokens: number; windowStart: number; waitUntil: number };
  * tokens stay counted as spent, so a restart can only refuse early, by at most
  * the leases open at that moment. Leases keep the writes few: one per lease call
  * (every tenth to fiftieth request of a busy subject), one per request only for
- * `hit` (read replication on, failed authentication).
+ * `hit` (failed authentication, hosted-page posts).
  *
- * A key's instance also keeps the key's latest D1 bookmark: with read replication
- * on every request of the key calls it (`hit`), so reads learn where to start
- * their session at no extra cost.
+ * A workspace's floor instance (subject `floor:<workspace id>`, ../platform/floors.ts)
+ * counts nothing: it keeps the D1 bookmark of the workspace's newest write on its
+ * shard, whoever made it, in the same storage, so a restart never forgets it.
  */
 export class RateLimiter extends DurableObject {
   private window: Window | null | undefined;
-  private bookmark: string | null = null;
+  private floorBookmark: string | null = null;
   private readonly open = new Map<string, OpenLease>();
   private wakeWaiters: (() => void)[] = [];
 
@@ -66,7 +65,7 @@ export class RateLimiter extends DurableObject {
     if (this.window !== undefined) return;
     const kv = this.ctx.storage.kv;
     this.window = kv.get<Window>('window') ?? null;
-    this.bookmark = kv.get<string>('bookmark') ?? null;
+    this.floorBookmark = kv.get<string>('floor') ?? null;
   }
 
   /** The current window, a new one (and no open lease) once the minute turned. */
@@ -85,13 +84,13 @@ export class RateLimiter extends DurableObject {
     const window = this.current(windowMs, now);
     window.count++;
     this.persist();
-    return { count: window.count, resetAt: window.start + windowMs, bookmark: this.bookmark };
+    return { count: window.count, resetAt: window.start + windowMs };
   }
 
   /** The window's count, counting nothing: an attempt that must not spend (a correct operator token) asks whether failures spent the budget. */
   peek(windowMs: number): HitResult {
     const window = this.current(windowMs, Date.now());
-    return { count: window.count, resetAt: window.start + windowMs, bookmark: this.bookmark };
+    return { count: window.count, resetAt: window.start + windowMs };
   }
 
   /**
@@ -144,18 +143,26 @@ export class RateLimiter extends DurableObject {
     for (const wake of waiters) wake();
   }
 
-  /** Keeps the newer bookmark (bookmarks sort lexicographically, oldest first). */
-  remember(bookmark: string): void {
+  /** The newest bookmark `raise` was given (a floor instance), null before the first. */
+  floor(): string | null {
     this.load();
-    if (this.bookmark && bookmark <= this.bookmark) return;
-    this.bookmark = bookmark;
-    this.persist();
+    return this.floorBookmark;
+  }
+
+  /** Keeps the newer bookmark (bookmarks sort lexicographically, oldest first) and answers the floor it keeps. */
+  raise(bookmark: string): string {
+    this.load();
+    if (this.floorBookmark === null || bookmark > this.floorBookmark) {
+      this.floorBookmark = bookmark;
+      this.persist();
+    }
+    return this.floorBookmark;
   }
 
   /** Writes what changed before the call's answer leaves (the answer waits for the write to be durable). */
   private persist(): void {
     const kv = this.ctx.storage.kv;
     if (this.window) kv.put('window', this.window);
-    if (this.bookmark) kv.put('bookmark', this.bookmark);
+    if (this.floorBookmark) kv.put('floor', this.floorBookmark);
   }
 }

@@ -8,9 +8,8 @@ import { httpError, renderError } from './errors';
 import { instanceCache } from './instance-cache';
 import { featureRefusal } from './features';
 import { sha256Hex } from './ids';
-import { readReplicasOn } from './consistency';
 import { failedKeys } from './failed-auth';
-import { budgetHeaders, countKeyRequest, enforce, ipLimit, refusedUntil, spendLeasedToken, type Verdict } from './rate-limit';
+import { budgetHeaders, enforce, ipLimit, refusedUntil, spendLeasedToken, type Spend } from './rate-limit';
 import { schemaBehind, schemaUpgrading } from './schema-version';
 import { controlDb, controlReplica } from './shards';
 
@@ -65,15 +64,13 @@ const isRead = (method: string) => method === 'GET' || method === 'HEAD';
  * (./rate-limit.ts), and the next lease is asked for before they run out: about
  * one call per ten requests, which the requests rarely wait for. The per-IP
  * spend runs alongside the key look-up (one D1 query, skipped for a cached
- * key); the key's needs the key's limit. With
- * read replication on, every request asks the key's limiter instead, which also
- * returns the key's latest bookmark for the request's session (./consistency.ts).
+ * key); the key's needs the key's limit. Read replication changes nothing here:
+ * where a read starts its session comes from the workspace's floor (./consistency.ts).
  *
  * A read (GET, HEAD) does not wait for a lease call of the key before it runs: its
  * queries overlap the call, and its answer leaves only once the limit admitted
  * it; a refused read answers the same 429 as before, and anything it would
- * write waits for the verdict (./write-gate.ts), so it changes nothing. With
- * read replication on, a read needs the key's bookmark first and waits.
+ * write waits for the verdict (./write-gate.ts), so it changes nothing.
  *
  * Invalid keys are counted per source IP (./failed-auth.ts): an IP that spent
  * that budget is refused before its key is hashed or looked up.
@@ -104,10 +101,10 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const perKey = emailSend
     ? ws.rateLimits.emails_per_minute ?? DEFAULT_RATE_LIMITS.emails_per_minute
     : ws.rateLimits.per_key_per_minute ?? DEFAULT_RATE_LIMITS.per_key_per_minute;
-  const counted = countKeyRequest(c.env, `${emailSend ? 'email' : 'key'}:${keyHash}`, perKey, waitUntil, readReplicasOn(c.env));
+  const counted = spendLeasedToken(c.env, `${emailSend ? 'email' : 'key'}:${keyHash}`, perKey, waitUntil);
   // Most requests spend a token the isolate holds: their verdict is known now, and nothing needs to overlap it.
   const known = counted instanceof Promise ? null : counted;
-  const admit = (result: Verdict | null): Record<string, string> => {
+  const admit = (result: Spend | null): Record<string, string> => {
     const budget = result ? budgetHeaders(perKey, result) : {};
     enforce(
       [
@@ -124,13 +121,11 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
     : httpError(403, 'The REST API requires a plan with API access. Upgrade your plan to use the API.');
   c.set('workspace', ws);
   c.set('apiKeyId', found.keyId);
-  const subject = `key:${keyHash}`;
 
-  if (known || forbidden !== null || ipRefusedUntil !== null || !isRead(c.req.method) || readReplicasOn(c.env)) {
+  if (known || forbidden !== null || ipRefusedUntil !== null || !isRead(c.req.method)) {
     const result = await counted;
     const budget = admit(result);
     if (forbidden !== null) throw forbidden;
-    c.set('keyBookmark', { subject, bookmark: result?.bookmark ?? null });
     await next();
     setHeaders(c.res, budget);
     return;
@@ -139,8 +134,6 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const admission = Promise.resolve(counted).then(admit);
   admission.catch(() => undefined);
   c.set('admission', admission);
-  // Reads start at the primary while replication is off: no bookmark is needed.
-  c.set('keyBookmark', { subject, bookmark: null });
   let failure: { error: unknown } | null = null;
   try {
     await next();

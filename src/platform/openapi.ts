@@ -75,8 +75,8 @@ export function errorResponses(extra: Partial<Record<number, { shape?: Shape; de
 export const RESPONSE_HEADERS = {
   Bookmark: {
     description:
-      'The database position the answer reflects (read-your-writes per API key). Send it back as a `Bookmark` request header on a read to see at least that state with another key.',
-    schema: { type: 'string' as const },
+      "The database position the answer reflects: the D1 bookmark, a dot and 64 hex digits that sign it for the workspace's database. Send it back as a `Bookmark` request header on a read (any key of the workspace) to see at least that state; a value this service did not issue for the workspace answers 400.",
+    schema: { type: 'string' as const, pattern: '^[0-9a-f]{1,32}(-[0-9a-f]{1,64}){1,8}\\.[0-9a-f]{64}$' },
   },
   'RateLimit-Limit': { description: "Requests the key may make in the current one-minute window", schema: { type: 'integer' as const, minimum: 0 } },
   'RateLimit-Remaining': { description: 'Requests left in the current window', schema: { type: 'integer' as const, minimum: 0 } },

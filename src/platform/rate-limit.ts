@@ -248,31 +248,6 @@ const isolatePools = new TokenPools();
 export const spendLeasedToken = (env: Bindings, subject: string, limit: number, waitUntil: (work: Promise<unknown>) => void) =>
   isolatePools.spend(env, subject, limit, waitUntil);
 
-/** A key's request counted: `bookmark` is the key's latest write, known only when the request asked the limiter itself. */
-export type Verdict = Spend & { bookmark: string | null };
-
-/**
- * Counts one request of an API key (or of its email sends). With read replication
- * on, every request asks the key's limiter, which also hands it the key's bookmark;
- * otherwise it spends a token this isolate leased, answered at once (no promise)
- * when the isolate holds one.
- */
-export function countKeyRequest(
-  env: Bindings,
-  subject: string,
-  limit: number,
-  waitUntil: (work: Promise<unknown>) => void,
-  needsBookmark: boolean,
-): Verdict | Promise<Verdict | null> {
-  if (!needsBookmark) {
-    const spent = isolatePools.spend(env, subject, limit, waitUntil);
-    return spent instanceof Promise ? spent.then((leased) => leased && { ...leased, bookmark: null }) : { ...spent, bookmark: null };
-  }
-  return hit(env, subject).then((counted) =>
-    counted ? { admitted: counted.count <= limit, count: counted.count, resetAt: counted.resetAt, bookmark: counted.bookmark } : { ...isolatePools.alone(subject, limit), bookmark: null },
-  );
-}
-
 /** How long an isolate spends a lease before it gives back the rest (`RATE_LIMIT_LEASE_MS`, 50-10,000; default 2,000). */
 export function leaseSpendMs(env: Bindings): number {
   const n = Number(env.RATE_LIMIT_LEASE_MS ?? '2000');
@@ -306,17 +281,4 @@ export function enforce(checks: LimitCheck[], budget: Record<string, string> = {
   const error = httpError(429, `Rate limit exceeded: ${first.limit} requests per minute ${first.label}. Retry after ${retryAfter} seconds.`);
   Object.assign(error.headers, budget, { 'Retry-After': String(retryAfter) });
   throw error;
-}
-
-/**
- * Records the bookmark a key's write produced before the answer leaves, so the
- * key's next read (from any isolate or location) starts its session there.
- * Best effort like the counters: an outage only loses read-your-writes.
- */
-export async function rememberBookmark(env: Bindings, subject: string, bookmark: string): Promise<void> {
-  try {
-    await limiter(env, subject).remember(bookmark);
-  } catch (err) {
-    console.error('bookmark not recorded', subject, err);
-  }
 }

@@ -3,6 +3,7 @@ import type { Bindings } from '../env';
 import { workspaces } from '../modules/workspaces/control-schema';
 import { type Db, dbFor } from './db';
 import { gateWrites } from './write-gate';
+import { unitOf, watchWrites } from './floors';
 
 /**
  * Where data lives. The control plane (`DB`: workspaces, API keys, the shard
@@ -37,8 +38,33 @@ export const controlDb = (env: Bindings): Db => dbFor(storage(env).DB);
 /** The control plane as the nearest read replica has it: for look-ups that may lag a moment (API keys). */
 export const controlReplica = (env: Bindings): Db => dbFor(storage(env).DB.withSession('first-unconstrained') as unknown as D1Database);
 
-/** A shard's database outside a request (sweeps, queue consumers, operator writes): always the primary. */
-export const shardDb = (env: Bindings, shard: string): Db => dbFor(shardBinding(env, shard));
+/**
+ * A shard's database outside a /v1 request (sweeps, queue consumers, operator routes, hosted
+ * pages): always the primary. Inside a unit of work that records write floors (./floors.ts,
+ * read replication on), a session on the primary whose writes move the floor of
+ * `workspaceId` (a shard-wide handle names its workspaces with `wroteFor`).
+ */
+export function shardDb(env: Bindings, shard: string, workspaceId?: string): Db {
+  const unit = unitOf(env);
+  if (!unit) return dbFor(shardBinding(env, shard));
+  const session = shardBinding(env, shard).withSession('first-primary');
+  const { client, watch } = watchWrites(session, () => session.getBookmark(), workspaceId);
+  unit.add(watch);
+  return dbFor(client as unknown as D1Database);
+}
+
+/**
+ * A session on the primary of a workspace's shard outside a request, for work that hands
+ * out what it read as of a bookmark (webhook deliveries); null when the workspace is gone.
+ */
+export async function workspaceSession(env: Bindings, workspaceId: string): Promise<ShardSession & { shard: string } | null> {
+  const shard = await findShard(env, workspaceId);
+  if (!shard) return null;
+  const session = shardBinding(env, shard).withSession('first-primary');
+  const { client, watch } = watchWrites(session, () => session.getBookmark(), workspaceId);
+  unitOf(env)?.add(watch);
+  return { db: dbFor(client as unknown as D1Database), bookmark: () => session.getBookmark(), wrote: () => watch.wrote, shard };
+}
 
 /**
  * How a request reads its shard. Writes start at the primary; reads may be
@@ -47,25 +73,21 @@ export const shardDb = (env: Bindings, shard: string): Db => dbFor(shardBinding(
  */
 export type Consistency = { kind: 'primary' } | { kind: 'after'; bookmark: string | null };
 
-export type ShardSession = { db: Db; bookmark: () => string | null };
+/** `wrote`: whether a statement that may write ran through the session (./floors.ts). */
+export type ShardSession = { db: Db; bookmark: () => string | null; wrote: () => boolean };
 
 /**
  * A D1 session on the workspace's shard: every query of the request is sequentially consistent.
  * With `admission` (a read admitted speculatively, ./auth.ts), statements that may write wait for it.
  */
-export function openSession(env: Bindings, shard: string, consistency: Consistency, admission?: Promise<unknown>): ShardSession {
+export function openSession(env: Bindings, shard: string, workspaceId: string, consistency: Consistency, admission?: Promise<unknown>): ShardSession {
   const constraint = consistency.kind === 'primary' ? 'first-primary' : (consistency.bookmark ?? 'first-unconstrained');
   const session = shardBinding(env, shard).withSession(constraint);
   // Drizzle only prepares statements and runs batches, which a session offers like the binding itself.
   const queries = admission ? gateWrites(session, admission) : session;
-  return { db: dbFor(queries as unknown as D1Database), bookmark: () => session.getBookmark() };
-}
-
-/** Bookmarks sort lexicographically, oldest first: the newer of two, ignoring absent ones. */
-export function newerBookmark(a: string | null | undefined, b: string | null | undefined): string | null {
-  if (!a) return b || null;
-  if (!b) return a;
-  return a >= b ? a : b;
+  const bookmark = () => session.getBookmark();
+  const { client, watch } = watchWrites(queries, bookmark, workspaceId);
+  return { db: dbFor(client as unknown as D1Database), bookmark, wrote: () => watch.wrote };
 }
 
 /** The shard of a workspace, or null when there is no such workspace. */
@@ -77,7 +99,7 @@ export async function findShard(env: Bindings, workspaceId: string): Promise<str
 /** The data handle of a workspace for work that is not a request (queue messages carry the workspace id); null when it is gone. */
 export async function workspaceDb(env: Bindings, workspaceId: string): Promise<Db | null> {
   const shard = await findShard(env, workspaceId);
-  return shard ? shardDb(env, shard) : null;
+  return shard ? shardDb(env, shard, workspaceId) : null;
 }
 
 export type PerShard<T> = Record<string, { ok: true; value: T } | { ok: false; error: string }>;

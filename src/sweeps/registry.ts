@@ -1,12 +1,16 @@
 import type { Bindings } from '../env';
 import type { Db } from '../platform/db';
 import { recordShardSize } from '../platform/fleet';
+import { withWriteFloors } from '../platform/floors';
 import { DATA_SCHEMA, schemaBehind } from '../platform/schema-version';
 import { isShard, measureShard, onEveryShard, shardDb, shardNames, shardSchema } from '../platform/shards';
 import { registerQueueTask } from '../queue';
 
 export type SweepResult = Record<string, number>;
-/** One pass over one shard; each pass bounds its own work (a batch size), so a big shard never starves the others. */
+/**
+ * One pass over one shard; each pass bounds its own work (a batch size), so a big shard never starves the others.
+ * `db` spans the shard: a sweep names the workspaces it wrote with `wroteFor` (../platform/floors.ts).
+ */
 export type Sweep = (env: Bindings, db: Db) => Promise<SweepResult>;
 export type SweepRun = { result: SweepResult; shards: Record<string, SweepResult | { error: string }> };
 
@@ -20,9 +24,12 @@ export function registerSweep(name: string, sweep: Sweep): void {
 export const sweepNames = () => [...sweeps.keys()];
 export const findSweep = (name: string) => sweeps.get(name);
 
-/** Runs a sweep on every shard at once: `result` adds up the shards' counts; a failing shard is reported under `shards` and stops no other. */
+/**
+ * Runs a sweep on every shard at once: `result` adds up the shards' counts; a failing shard is reported under
+ * `shards` and stops no other. The run is one unit of work: each workspace it wrote has its floor raised once.
+ */
 export async function runSweep(env: Bindings, sweep: Sweep): Promise<SweepRun> {
-  const perShard = await onEveryShard(env, (db) => sweep(env, db));
+  const perShard = await withWriteFloors(env, (scoped) => onEveryShard(scoped, (db) => sweep(scoped, db)));
   const run: SweepRun = { result: {}, shards: {} };
   for (const [shard, outcome] of Object.entries(perShard)) {
     if (!outcome.ok) {
@@ -61,7 +68,8 @@ export async function enqueueSweeps(env: Bindings): Promise<number> {
  */
 export async function runShardSweeps(env: Bindings, shard: string): Promise<Record<string, SweepResult | { error: string }>> {
   const schema = await shardSchema(env, shard);
-  const outcome = schemaBehind(schema) ? behind(shard, schema!) : await everySweep(env, shard);
+  // One unit of work: each workspace the shard's sweeps wrote has its read floor raised once.
+  const outcome = schemaBehind(schema) ? behind(shard, schema!) : await withWriteFloors(env, (scoped) => everySweep(scoped, shard));
   await recordShardSize(env, shard, await measureShard(env, shard), schema);
   return outcome;
 }

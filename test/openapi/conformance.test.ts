@@ -13,7 +13,7 @@ import { concretePath, resourceKeys, ROUTES, takesBody, type RouteCase } from '.
  * drifts from the document, or a status the document does not list, fails here.
  */
 type Operation = { responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, { schema: object }> }> };
-type Doc = { paths: Record<string, Record<string, Operation>> };
+type Doc = { paths: Record<string, Record<string, Operation>>; components: { headers: Record<string, { schema: { pattern?: string } }> } };
 
 let doc: Doc;
 let ajv: Ajv2020;
@@ -40,7 +40,7 @@ function conforms(route: RouteCase, res: ApiResponse, what: string) {
     const validate = ajv.getSchema(`https://api.test/openapi.json#/${pointer('paths', route.path, route.method.toLowerCase(), 'responses', String(res.status), 'content', 'application/json', 'schema')}`)!;
     expect(validate(res.body), `${where}\n${ajv.errorsText(validate.errors, { separator: '\n' })}`).toBe(true);
   }
-  if (res.status < 300) expect(res.headers.get('bookmark'), `Bookmark header: ${where}`).toBeTruthy();
+  if (res.status < 300) expect(res.headers.get('bookmark'), `Bookmark header: ${where}`).toMatch(new RegExp(doc.components.headers.Bookmark.schema.pattern!));
   return res;
 }
 

@@ -3,6 +3,7 @@ import type { Bindings } from '../../env';
 import { inJsonList } from '../../platform/bound-parameters';
 import { nowIso, runBatch, type Db } from '../../platform/db';
 import { badRequest, httpError } from '../../platform/errors';
+import { wroteFor } from '../../platform/floors';
 import { registerSweep, type SweepResult } from '../../sweeps/registry';
 import { bookings } from './schema';
 
@@ -19,7 +20,7 @@ export const BOOKINGS_SWEEP_CHUNK = 500;
 export async function sweepBookingStatus(_env: Bindings, db: Db, opts: { chunk?: number; now?: string } = {}): Promise<SweepResult> {
   const now = opts.now ?? nowIso();
   const due = await db
-    .select({ id: bookings.id })
+    .select({ id: bookings.id, workspaceId: bookings.workspaceId })
     .from(bookings)
     .where(and(eq(bookings.status, 'confirmed'), lte(bookings.endAt, now)))
     .orderBy(asc(bookings.endAt), asc(bookings.id))
@@ -31,6 +32,7 @@ export async function sweepBookingStatus(_env: Bindings, db: Db, opts: { chunk?:
     db.update(bookings).set({ status: 'no_show', version: sql`${bookings.version} + 1`, updatedAt: now }).where(and(still, sql`${bookings.noShowMarkedAt} IS NOT NULL`)),
     db.update(bookings).set({ status: 'completed', version: sql`${bookings.version} + 1`, updatedAt: now }).where(still),
   ])) as [D1Result, D1Result];
+  wroteFor(db, new Set(due.map((d) => d.workspaceId)));
   return { bookings_completed: completed.meta.changes, bookings_no_show: noShow.meta.changes };
 }
 

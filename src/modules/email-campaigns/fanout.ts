@@ -1,5 +1,6 @@
 import { and, eq, lt, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
+import { wroteFor } from '../../platform/floors';
 import { nowIso, runBatch, type Db, type Statement } from '../../platform/db';
 import { keptLinkOrigin } from '../../platform/public-base';
 import { rawAll, rawRun } from '../../platform/raw-query';
@@ -221,5 +222,6 @@ export async function redriveStaleCampaigns(env: Bindings, db: Db, now = nowIso(
     if (!c.targetingDoneAt) next.push({ kind: PAGE_KIND, ...link, after: null } satisfies PageMessage);
     await enqueue(env, next);
   }
+  wroteFor(db, new Set(stale.map((c) => c.workspaceId)));
   return redriven;
 }

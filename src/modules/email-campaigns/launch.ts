@@ -1,5 +1,6 @@
 import { and, eq, inArray, lte } from 'drizzle-orm';
 import type { Bindings } from '../../env';
+import { wroteFor } from '../../platform/floors';
 import type { ServiceContext } from '../../platform/context';
 import { nowIso, type Db } from '../../platform/db';
 import { domainError } from '../../platform/errors';
@@ -103,5 +104,6 @@ export async function launchDueCampaigns(env: Bindings, db: Db, now = nowIso(), 
     if (!baseUrl) console.error('scheduled campaign without a link origin waits: set PUBLIC_BASE_URL', c.id);
     else if (await startCampaign(env, db, c.workspaceId, c.id, baseUrl)) started++;
   }
+  wroteFor(db, new Set(due.map((c) => c.workspaceId)));
   return started;
 }

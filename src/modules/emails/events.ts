@@ -3,6 +3,7 @@ import type { Bindings } from '../../env';
 import { failedGuard, guarded, nowIso, runBatch, type Db, type Statement } from '../../platform/db';
 import { rawRun } from '../../platform/raw-query';
 import { EventSink, publishCommitted, type OutboxEvent } from '../../platform/events';
+import { wroteFor } from '../../platform/floors';
 import { onEveryShard, workspaceDb } from '../../platform/shards';
 import type { BounceType, DeliveryType } from '../../providers/email';
 import { emailDeliverabilityStatement } from '../consent/service';
@@ -128,6 +129,7 @@ export async function locateSend(env: Bindings, match: { id?: string; providerMe
   }
   const found = await onEveryShard(env, async (db) => {
     const [send] = await db.select().from(emailSends).where(where).limit(1);
+    if (send) wroteFor(db, [send.workspace_id]);
     return send ? { db, send } : null;
   });
   for (const result of Object.values(found)) if (result.ok && result.value) return result.value;

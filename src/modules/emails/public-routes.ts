@@ -3,6 +3,7 @@ import { Hono, type Context } from 'hono';
 import type { AdminEnv } from '../../env';
 import { httpError } from '../../platform/errors';
 import { frameworkError, pathParams, providerEventBody, publicEntry, type PublicRegistry } from '../../platform/public-docs';
+import { withWriteFloors } from '../../platform/floors';
 import { workspaceDb } from '../../platform/shards';
 import { emailProviderNamed, InvalidProviderSignature } from '../../providers/email';
 import { findSend, locateSend, reportFact, type DeliveryFact } from './events';
@@ -18,11 +19,13 @@ export const trackingApp = new Hono<AdminEnv>();
 const unknownLink = () => httpError(404, 'Unknown tracking link');
 
 function recordLater(c: Context<AdminEnv>, payload: TrackingPayload, fact: DeliveryFact) {
-  const work = async () => {
-    const db = await workspaceDb(c.env, payload.w);
-    const send = db ? await findSend(db, payload.w, payload.s) : null;
-    if (db && send) await reportFact(c.env, db, send, fact, (p) => c.executionCtx.waitUntil(p));
-  };
+  // After the answer: a unit of work of its own, so the fact still raises the workspace's floor.
+  const work = () =>
+    withWriteFloors(c.env, async (env) => {
+      const db = await workspaceDb(env, payload.w);
+      const send = db ? await findSend(db, payload.w, payload.s) : null;
+      if (db && send) await reportFact(env, db, send, fact, (p) => c.executionCtx.waitUntil(p));
+    });
   c.executionCtx.waitUntil(work().catch((err) => console.error('tracking fact not recorded', err)));
 }
 

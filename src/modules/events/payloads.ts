@@ -271,6 +271,10 @@ const deliveryHeaders = z.object({
   'webhook-id': z.string().openapi({ description: 'The event id' }),
   'webhook-timestamp': z.string().openapi({ description: 'Unix seconds of this attempt' }),
   'webhook-signature': z.string().openapi({ description: '`v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret' }),
+  Bookmark: z.string().openapi({
+    description:
+      "At least the state the event's write left (the `Bookmark` answers carry): send it back as a `Bookmark` request header on a `GET` of the workspace to read that state or newer. Not covered by `webhook-signature`.",
+  }),
 });
 
 /** One OpenAPI 3.1 `webhooks` entry per event type: what an endpoint receives. */

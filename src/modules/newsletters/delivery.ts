@@ -2,6 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import { nowIso, runBatch, type Db, type Statement } from '../../platform/db';
 import { ApiError } from '../../platform/errors';
+import { wroteFor } from '../../platform/floors';
 import { uuidv7 } from '../../platform/ids';
 import { keptLinkOrigin } from '../../platform/public-base';
 import { rawAll, rawRun } from '../../platform/raw-query';
@@ -82,6 +83,7 @@ export async function deliverNewsletters(env: Bindings, db: Db, now = new Date()
     const [inserted] = (await runBatch(db, statements)) as [{ meta: { changes: number } }];
     if (inserted.meta.changes === 1) byWorkspace.set(c.workspace_id, [...(byWorkspace.get(c.workspace_id) ?? []), deliveryId]);
   }
+  wroteFor(db, byWorkspace.keys());
   const messages: DeliveryMessage[] = [];
   for (const [workspaceId, ids] of byWorkspace) {
     for (let i = 0; i < ids.length; i += SEND_CHUNK) messages.push({ kind: DELIVERY_KIND, workspace_id: workspaceId, delivery_ids: ids.slice(i, i + SEND_CHUNK) });

@@ -1,4 +1,5 @@
 import { nowIso } from '../../platform/db';
+import { wroteFor } from '../../platform/floors';
 import { registerQueueTask } from '../../queue';
 import { registerSweep } from '../../sweeps/registry';
 import { DELIVERY_KIND, deliverNewsletters, dueIssues, handleDeliveries } from './delivery';
@@ -14,7 +15,11 @@ const PUBLISH_PAGE = 100;
 registerSweep('publish-issues', async (_env, db) => {
   const due = await dueIssues(db, nowIso(), PUBLISH_PAGE);
   let published = 0;
-  for (const issue of due) if ((await publishIssueRow(db, issue.workspaceId, issue.id)).published) published++;
+  for (const issue of due) {
+    if (!(await publishIssueRow(db, issue.workspaceId, issue.id)).published) continue;
+    published++;
+    wroteFor(db, [issue.workspaceId]);
+  }
   return { issues_published: published };
 });
 

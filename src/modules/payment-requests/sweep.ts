@@ -2,6 +2,7 @@ import { and, asc, eq, lte, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import { nowIso, runBatch, type Db } from '../../platform/db';
 import { publishCommitted } from '../../platform/events';
+import { wroteFor } from '../../platform/floors';
 import { uuidv7 } from '../../platform/ids';
 import { rawRun } from '../../platform/raw-query';
 import { paymentProvider, type PaymentProviderName } from '../../providers/payments';
@@ -59,7 +60,9 @@ export async function sweepExpiredPaymentRequests(env: Bindings, db: Db, opts: {
     ])) as [unknown, unknown, Pick<PaymentRequestRow, 'id' | 'provider' | 'providerSessionId'>[]];
     const claimedIds = new Set(claimed.map((r) => r.id));
     expired += claimed.length;
-    await publishCommitted(env, db, events.filter((e) => claimedIds.has(e.request_id)).map((e) => e.event_id));
+    const announced = events.filter((e) => claimedIds.has(e.request_id));
+    wroteFor(db, new Set(announced.map((e) => e.workspace_id)));
+    await publishCommitted(env, db, announced.map((e) => e.event_id));
     // Checkouts still open at the provider can no longer be paid (best effort).
     await Promise.all(
       claimed.filter((r) => r.providerSessionId).map((r) => expireCheckoutQuietly(paymentProvider(env, r.provider as PaymentProviderName), r.providerSessionId!)),

@@ -4,6 +4,7 @@ import { inJsonList } from '../../platform/bound-parameters';
 import { nowIso, runBatch, type Db } from '../../platform/db';
 import { uuidv7 } from '../../platform/ids';
 import { rawAll } from '../../platform/raw-query';
+import { wroteFor } from '../../platform/floors';
 import { controlDb } from '../../platform/shards';
 import { registerSweep, type SweepResult } from '../../sweeps/registry';
 import { workspaces } from '../workspaces/control-schema';
@@ -99,6 +100,7 @@ export async function sweepRecurringPayments(env: Bindings, db: Db, opts: { chun
         ),
     ),
   ])) as [unknown[], ...{ meta: { changes: number } }[]];
+  wroteFor(db, workspaceIds);
   return {
     recurring_cycles_recorded: inserted.length,
     recurring_plans_completed: cycles.filter((c, i) => c.status === 'completed' && updated[i].meta.changes > 0).length,

@@ -4,7 +4,8 @@ import { runBatch } from '../../platform/db';
 import { uuidv7 } from '../../platform/ids';
 import { inFlight } from '../../platform/in-flight';
 import { rawAll } from '../../platform/raw-query';
-import { workspaceDb } from '../../platform/shards';
+import { BOOKMARK_HEADER, issueBookmark } from '../../platform/bookmarks';
+import { workspaceSession } from '../../platform/shards';
 import type { QueueMessageBody } from '../../queue';
 import type { DeliveryMessage, Envelope } from './publisher';
 import { signatureHeaders } from './signing';
@@ -17,14 +18,20 @@ export const DELIVERY_TIMEOUT_MS = 15_000;
 
 type Outcome = { ok: boolean; status: number | null; error: string | null };
 
-async function attempt(url: string, secret: string, event: Envelope, allowHosts: string[]): Promise<Outcome> {
+/** `bookmark`: the signed `Bookmark` of the write behind the event, sent along so the receiver can read at least that state. */
+async function attempt(url: string, secret: string, event: Envelope, bookmark: string | null, allowHosts: string[]): Promise<Outcome> {
   const unsafe = unsafeUrlReason(url, allowHosts);
   if (unsafe) return { ok: false, status: null, error: `unsafe_url: ${unsafe}` };
   const body = JSON.stringify(event);
   try {
     const res = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'user-agent': 'workspace-api-webhooks/1', ...(await signatureHeaders(secret, event.id, body)) },
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'workspace-api-webhooks/1',
+        ...(bookmark ? { [BOOKMARK_HEADER]: bookmark } : {}),
+        ...(await signatureHeaders(secret, event.id, body)),
+      },
       body,
       // A redirect could point anywhere, including addresses the URL check refused.
       redirect: 'manual',
@@ -46,7 +53,7 @@ async function attempt(url: string, secret: string, event: Envelope, allowHosts:
  */
 export const IN_FLIGHT = 6;
 
-type Attempt = { message: Message<QueueMessageBody>; body: DeliveryMessage; url: string; secret: string; attempts: number };
+type Attempt = { message: Message<QueueMessageBody>; body: DeliveryMessage; url: string; secret: string; attempts: number; bookmark: string | null };
 
 /**
  * Queue consumer: one attempt of each (event, endpoint) delivery of a batch. Per workspace, one
@@ -64,7 +71,7 @@ export async function deliverWebhooks(messages: Message<QueueMessageBody>[], env
   }
   const slot = inFlight(IN_FLIGHT);
   const allowHosts = parseAllowList(env.ALLOW_UNSAFE_WEBHOOK_HOSTS);
-  await Promise.all([...byWorkspace].map(([workspaceId, list]) => deliverFor(env, workspaceId, list, (a) => slot(() => attempt(a.url, a.secret, a.body.event, allowHosts)))));
+  await Promise.all([...byWorkspace].map(([workspaceId, list]) => deliverFor(env, workspaceId, list, (a) => slot(() => attempt(a.url, a.secret, a.body.event, a.bookmark, allowHosts)))));
 }
 
 /**
@@ -82,12 +89,19 @@ async function inTurns(attempts: Attempt[], post: (a: Attempt) => Promise<Outcom
   return outcomes;
 }
 
+/** The `Bookmark` value of each distinct D1 bookmark, signed once. */
+async function signedBookmarks(env: Bindings, shard: string, bookmarks: (string | null)[]): Promise<Map<string, string>> {
+  const distinct = [...new Set(bookmarks.filter((b): b is string => b !== null))];
+  return new Map(await Promise.all(distinct.map(async (b) => [b, await issueBookmark(env, shard, b)] as const)));
+}
+
 async function deliverFor(env: Bindings, workspaceId: string, messages: Message<QueueMessageBody>[], post: (a: Attempt) => Promise<Outcome>): Promise<void> {
-  const db = await workspaceDb(env, workspaceId);
-  if (!db) {
+  const session = await workspaceSession(env, workspaceId);
+  if (!session) {
     for (const m of messages) m.ack();
     return;
   }
+  const { db } = session;
   const bodies = messages.map((m) => m.body as unknown as DeliveryMessage);
   const [endpoints, priors] = (await runBatch(db, [
     rawAll<{ id: string; url: string; secret: string; is_active: number }>(
@@ -103,6 +117,9 @@ async function deliverFor(env: Bindings, workspaceId: string, messages: Message<
   const endpointOf = new Map(endpoints.map((e) => [e.id, e]));
   const key = (eventId: string, endpointId: string) => `${eventId} ${endpointId}`;
   const priorOf = new Map(priors.map((p) => [key(p.event_id, p.endpoint_id), p]));
+  // A message without the bookmark of its write gets this read's: the read came after the write, so it is at least as new.
+  const writtenAt = (body: DeliveryMessage) => body.bookmark ?? session.bookmark();
+  const signed = await signedBookmarks(env, session.shard, bodies.map(writtenAt));
   const attempts: Attempt[] = [];
   const taken = new Set<string>();
   messages.forEach((message, i) => {
@@ -112,7 +129,7 @@ async function deliverFor(env: Bindings, workspaceId: string, messages: Message<
     const prior = priorOf.get(k);
     if (!endpoint || !endpoint.is_active || (prior && prior.state !== 'pending' && prior.state !== 'retrying') || taken.has(k)) return void message.ack();
     taken.add(k);
-    attempts.push({ message, body, url: endpoint.url, secret: endpoint.secret, attempts: (prior?.attempts ?? 0) + 1 });
+    attempts.push({ message, body, url: endpoint.url, secret: endpoint.secret, attempts: (prior?.attempts ?? 0) + 1, bookmark: signed.get(writtenAt(body) ?? '') ?? null });
   });
   if (attempts.length === 0) return;
 

@@ -3,6 +3,7 @@ import type { Bindings } from '../../env';
 import { type Db, nowIso } from '../../platform/db';
 import { uuidv7 } from '../../platform/ids';
 import { rawRun } from '../../platform/raw-query';
+import { bookmarkOf } from '../../platform/floors';
 import { isDeliveredTo, type EventType } from '../events/catalog';
 import { eventOutbox } from '../events/schema';
 import { webhookEndpoints } from './schema';
@@ -12,8 +13,12 @@ export const DELIVERY_KIND = 'webhook-delivery';
 /** The delivery envelope (docs/webhooks.md); `id` is the outbox event id, shared by every endpoint and retry. */
 export type Envelope = { id: string; type: string; created_at: string; data: Record<string, unknown> };
 
-/** One queue message per (event, endpoint): each delivery is attempted, retried and dead-lettered on its own. */
-export type DeliveryMessage = { kind: typeof DELIVERY_KIND; workspace_id: string; endpoint_id: string; event: Envelope };
+/**
+ * One queue message per (event, endpoint): each delivery is attempted, retried and dead-lettered on its own.
+ * `bookmark`: the D1 bookmark of the session that read the event after its write committed, when the
+ * publisher's handle knows one (the request that wrote it, a unit of work's session); else the delivery reads one.
+ */
+export type DeliveryMessage = { kind: typeof DELIVERY_KIND; workspace_id: string; endpoint_id: string; event: Envelope; bookmark?: string };
 
 // Queues accept at most 100 messages and 256 KB per sendBatch; stay under both.
 const BATCH_MESSAGES = 100;
@@ -30,7 +35,7 @@ async function loadFanout(db: Db, where: SQL) {
     .where(and(isNull(eventOutbox.enqueuedAt), where));
 }
 
-function buildMessages(rows: Awaited<ReturnType<typeof loadFanout>>): { messages: DeliveryMessage[]; urls: string[] } {
+function buildMessages(rows: Awaited<ReturnType<typeof loadFanout>>, bookmark: string | null): { messages: DeliveryMessage[]; urls: string[] } {
   const messages: DeliveryMessage[] = [];
   const urls: string[] = [];
   for (const { event, endpointId, endpointUrl, endpointEvents } of rows) {
@@ -40,6 +45,7 @@ function buildMessages(rows: Awaited<ReturnType<typeof loadFanout>>): { messages
       workspace_id: event.workspaceId,
       endpoint_id: endpointId,
       event: { id: event.id, type: event.type, created_at: event.createdAt, data: event.data },
+      ...(bookmark ? { bookmark } : {}),
     });
     urls.push(endpointUrl!);
   }
@@ -84,7 +90,8 @@ function chunk(messages: DeliveryMessage[]): DeliveryMessage[][] {
 async function fanOut(env: Bindings, db: Db, where: SQL): Promise<{ events: number; messages: number }> {
   const rows = await loadFanout(db, where);
   if (rows.length === 0) return { events: 0, messages: 0 };
-  const { messages, urls } = buildMessages(rows);
+  // What read the events has seen their writes: its bookmark is at least theirs.
+  const { messages, urls } = buildMessages(rows, bookmarkOf(db));
   for (const part of chunk(messages)) {
     await env.EVENTS_QUEUE.sendBatch(part.map((body) => ({ body })));
   }

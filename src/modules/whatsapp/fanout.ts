@@ -1,5 +1,6 @@
 import { and, eq, lt, lte, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
+import { wroteFor } from '../../platform/floors';
 import { nowIso, runBatch, type Db, type Statement } from '../../platform/db';
 import { uuidv7 } from '../../platform/ids';
 import { rawAll, rawRun } from '../../platform/raw-query';
@@ -214,6 +215,7 @@ export async function executeDueWhatsAppCampaigns(env: Bindings, db: Db, now = n
     .limit(limit);
   let started = 0;
   for (const c of due) if (await startCampaign(env, db, c.workspaceId, c.id)) started++;
+  wroteFor(db, new Set(due.map((c) => c.workspaceId)));
   return started;
 }
 
@@ -252,5 +254,6 @@ export async function redriveStaleCampaigns(env: Bindings, db: Db, now = nowIso(
     if (!c.targetingDoneAt) next.push({ kind: PAGE_KIND, workspace_id: c.workspaceId, campaign_id: c.id, after: null } satisfies PageMessage);
     for (let i = 0; i < next.length; i += 100) await env.SEND_QUEUE.sendBatch(next.slice(i, i + 100).map((m) => ({ body: m })));
   }
+  wroteFor(db, new Set(stale.map((c) => c.workspaceId)));
   return stale.length;
 }

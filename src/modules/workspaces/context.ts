@@ -7,7 +7,7 @@ import { hasFeature, type Feature, type Workspace } from './model';
 import { findWorkspace, getWorkspace } from './service';
 
 /** A service context for work outside a /v1 request (public page, provider webhook, queue consumer, operator route). */
-export const contextFor = (env: Bindings, ws: Workspace): ServiceContext => ({ db: shardDb(env, ws.shard), ws, events: new EventSink() });
+export const contextFor = (env: Bindings, ws: Workspace): ServiceContext => ({ db: shardDb(env, ws.shard, ws.id), ws, events: new EventSink() });
 
 /** The context of a workspace known by id; an unknown id is the 404 of `getWorkspace`. */
 export async function workspaceContext(env: Bindings, workspaceId: string): Promise<ServiceContext> {
