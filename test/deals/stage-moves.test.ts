@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { TestWorkspace } from '../support/harness';
 import { counted, warmWorkspace } from '../support/round-trips';
+import { rowsIn } from '../support/db';
 import { column, eventsOf, expectDense, freshPhone, query, stagesOf } from './helpers';
 
 /** Rows a stage move writes besides the deals: what a move that wrote nothing must not change. */
 async function footprint(ws: TestWorkspace) {
-  const count = async (table: string) => (await query<{ n: number }>(`SELECT count(*) AS n FROM ${table} WHERE workspace_id = ?`, ws.id))[0].n;
+  const count = async (table: string) => (await rowsIn<{ n: number }>(ws.id, `SELECT count(*) AS n FROM ${table} WHERE workspace_id = ?`, ws.id))[0].n;
   return { history: await count('deal_stage_history'), activities: await count('contact_activities'), events: await count('event_outbox') };
 }
 

@@ -142,10 +142,10 @@ describe('the recurring-payments sweep', () => {
       .run();
     const db = dbFor(d1);
     const remaining = async () => (await rowsIn<{ n: number }>(ws.id, "SELECT count(*) AS n FROM payments WHERE workspace_id = ?1 AND arrangement_status = 'active'", ws.id))[0].n;
+    // The shard may hold other workspaces' due plans (placement is by free bytes): the backlog, due first, is counted until done.
     let runs = 0;
-    for (;;) {
+    while ((await remaining()) > 0 && runs <= 10000 / RECURRING_SWEEP_CHUNK) {
       const result = await sweepRecurringPayments(bindings, db);
-      if (result.recurring_cycles_recorded === 0) break;
       runs++;
       expect(result.recurring_cycles_recorded).toBeLessThanOrEqual(RECURRING_SWEEP_CHUNK);
       if (runs === 1) {

@@ -58,6 +58,7 @@ export async function adminOk<T = any>(method: string, path: string, body?: unkn
 /** The data databases of the test run (wrangler.toml): suites that walk the route table spread their workspaces over both. */
 export const SHARDS = ['SHARD_0', 'SHARD_1'] as const;
 export const shardFor = (i: number) => SHARDS[i % SHARDS.length];
+let placed = 0;
 
 export type TestWorkspace = {
   id: string;
@@ -74,7 +75,9 @@ export type TestWorkspace = {
  */
 export async function makeWorkspace(settings: Record<string, unknown> = {}, opts: { pipeline?: boolean; bulk?: boolean } = {}): Promise<TestWorkspace> {
   const lifted = opts.bulk ? { rate_limits: { per_key_per_minute: 1_000_000 } } : {};
-  const ws = await adminOk('POST', '/workspaces', { name: `ws-${crypto.randomUUID().slice(0, 8)}`, ...lifted, ...settings });
+  // In turn over the shards, so a file's workspaces land alike in every run (unplaced ones are drawn at random).
+  const shard = shardFor(placed++);
+  const ws = await adminOk('POST', '/workspaces', { name: `ws-${crypto.randomUUID().slice(0, 8)}`, shard, ...lifted, ...settings });
   const key = await adminOk('POST', `/workspaces/${ws.id}/api-keys`, { name: 'test key' });
   if (opts.pipeline !== false) {
     await adminOk('POST', `/workspaces/${ws.id}/pipelines`, {
