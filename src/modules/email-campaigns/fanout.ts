@@ -146,7 +146,7 @@ async function queuedPage(db: Db, link: Link, campaign: EmailCampaignRow): Promi
 async function sendPage(env: Bindings, link: Link, ids: string[]): Promise<void> {
   const chunks: Promise<void>[] = [];
   for (let i = 0; i < ids.length; i += SEND_CHUNK) chunks.push(sendChunk(env, link, ids.slice(i, i + SEND_CHUNK)));
-  const failed = (await Promise.allSettled(chunks)).find((o) => o.status === 'rejected');
+  const failed = (await Promise.allSettled(chunks)).find((o): o is PromiseRejectedResult => o.status === 'rejected');
   if (failed) throw failed.reason;
 }
 

@@ -98,7 +98,7 @@ export async function handlePage(env: Bindings, body: PageMessage): Promise<void
   const chunks: Promise<void>[] = [];
   for (let i = 0; i < ids.length; i += SEND_CHUNK) chunks.push(sendChunk(env, link, ids.slice(i, i + SEND_CHUNK)));
   // Every chunk runs to its end before a failure retries the page.
-  const failed = (await Promise.allSettled(chunks)).find((o) => o.status === 'rejected');
+  const failed = (await Promise.allSettled(chunks)).find((o): o is PromiseRejectedResult => o.status === 'rejected');
   if (failed) throw failed.reason;
   if (next) await env.SEND_QUEUE.send(next);
 }
