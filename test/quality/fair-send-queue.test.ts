@@ -121,9 +121,8 @@ describe('fair send queue', () => {
     const bigEmail = await heldCampaign(big.ws, [], rec);
     const whatsappRecipients = 2 * WHATSAPP_PAGE + 3;
     const bigWhatsApp = await whatsappCampaign(whatsappRecipients, rec);
-    // Both large sends are under way: their first pages went out.
-    await deliver(rec.env, rec.sent, nextBatch(rec.sent));
-    expect((await mailCount(big.ws)).mails).toBe(EMAIL_PAGE);
+    // Both large sends are under way: the consumer took batches until the first emails went out.
+    while ((await mailCount(big.ws)).mails === 0) await deliver(rec.env, rec.sent, nextBatch(rec.sent));
 
     const small = await emailWorkspace();
     await bulkSubscribers(small.ws, 10);
