@@ -141,6 +141,7 @@ export async function seed({ base, adminToken, log }) {
     ['whatsapp campaign fan-out', measureWhatsAppCampaign],
     ['email campaign fan-out', measureEmailCampaign],
     ['many tenants on one shard', measureManyTenants],
+    ['fair send: 10 recipients behind a 20,000 campaign', measureFairSend],
   ];
   ctx.measurementNames = measurements.map(([name]) => name);
   ctx.extraMeasurements = async (selected = () => true) => {
@@ -798,7 +799,7 @@ async function measureEmailCampaign(ctx, log) {
   return [
     '## Email campaign fan-out',
     '',
-    `One campaign to the ${targeted.toLocaleString('en-US')} email-subscribed seeded contacts through the sandbox provider, from \`send\` to \`sent\`: ${current.status} with ${sent.toLocaleString('en-US')} sent and ${failed} failed in ${seconds.toFixed(1)} s, **${rate.toFixed(0)} recipients/s** (target: 500/s), through the real local send Queue (pages of 500 recipients by keyset, sends in chunks of 50 rendered per recipient with open and click tracking asked for, applied only where \`TRACKING_SECRET\` is set, which the bench server does not set; each chunk one bulk send: one read, one reserve, one provider and one settle batch; no batch timeout on the send queue). Resident memory of the local runtime: ${before.toFixed(0)} MB before, ${peak.toFixed(0)} MB at the peak (all invocations together; one invocation holds at most one page of 500 ids or one chunk of 50 rendered emails).`,
+    `One campaign to the ${targeted.toLocaleString('en-US')} email-subscribed seeded contacts through the sandbox provider, from \`send\` to \`sent\`: ${current.status} with ${sent.toLocaleString('en-US')} sent and ${failed} failed in ${seconds.toFixed(1)} s, **${rate.toFixed(0)} recipients/s** (target: 500/s), through the real local send Queue (pages of 500 recipients by keyset, each sending its recipients in chunks of 50 at once before the next page is enqueued, rendered per recipient with open and click tracking asked for, applied only where \`TRACKING_SECRET\` is set, which the bench server does not set; each chunk one bulk send: one read, one reserve, one provider and one settle batch; no batch timeout on the send queue). Resident memory of the local runtime: ${before.toFixed(0)} MB before, ${peak.toFixed(0)} MB at the peak (all invocations together; one invocation holds at most one page: 500 rendered emails in ten chunks).`,
     '',
   ];
 }
@@ -823,7 +824,7 @@ async function measureWhatsAppCampaign(ctx, log) {
   return [
     '## WhatsApp campaign fan-out',
     '',
-    `One campaign to the seeded contacts with \`lead_score < 11\` (${targeted.toLocaleString('en-US')} recipients, WhatsApp consent subscribed) through the sandbox provider: ${current.status} with ${sent.toLocaleString('en-US')} sent and ${failed} failed in ${seconds.toFixed(1)} s, **${rate.toFixed(0)} recipients/s**, through the real local send Queue (pages of 200 recipients by keyset, sends in chunks of 50, each chunk four round trips on the shard; no batch timeout on the send queue).`,
+    `One campaign to the seeded contacts with \`lead_score < 11\` (${targeted.toLocaleString('en-US')} recipients, WhatsApp consent subscribed) through the sandbox provider: ${current.status} with ${sent.toLocaleString('en-US')} sent and ${failed} failed in ${seconds.toFixed(1)} s, **${rate.toFixed(0)} recipients/s**, through the real local send Queue (pages of 200 recipients by keyset, each sending its recipients in chunks of 50 at once before the next page is enqueued, each chunk four round trips on the shard; no batch timeout on the send queue).`,
     '',
   ];
 }
@@ -969,3 +970,63 @@ async function measureManyTenants(ctx, log) {
   ];
 }
 
+const FAIR_BIG_RECIPIENTS = 20_000;
+const FAIR_SMALL_RECIPIENTS = 10;
+
+/** A tenant with `recipients` email-subscribed contacts (about 9 in 10 seeded contacts have an email, hence a fifth more) and a verified default sender. */
+async function emailTenant(ctx, name, recipients) {
+  const tenant = await seedTenant(ctx, name, recipients + Math.ceil(recipients / 5) + 5);
+  await fetch(`${ctx.base}/bench/email-subscribe`, { method: 'POST', body: JSON.stringify({ workspace_id: tenant.id, count: recipients }) });
+  await ctx.admin('POST', `/admin/v1/workspaces/${tenant.id}/sender-profiles`, { from_name: name, from_email: 'fair@mail.bench.example', domain_verified: true, is_default: true });
+  return tenant;
+}
+
+/** Sends a new campaign of `tenant` to all its subscribers: `read` reads it, `until(everyMs)` polls it until it left `sending`. */
+async function sendNewCampaign(ctx, tenant, name) {
+  const campaign = await call(ctx.base, tenant.key, 'POST', '/v1/email-campaigns', { name, subject: 'Hi [[first_name : there]]', content: { markdown: '# Hello [[first_name : there]]\n\nNews for [[company_name : you]].' } });
+  const started = performance.now();
+  await call(ctx.base, tenant.key, 'POST', `/v1/email-campaigns/${campaign.id}/send`, {});
+  const read = () => call(ctx.base, tenant.key, 'GET', `/v1/email-campaigns/${campaign.id}`);
+  const until = async (everyMs, deadlineMs = 900_000) => {
+    let current = await read();
+    while (current.status === 'sending' && performance.now() - started < deadlineMs) {
+      await new Promise((r) => setTimeout(r, everyMs));
+      current = await read();
+    }
+    return { current, seconds: (performance.now() - started) / 1000 };
+  };
+  return { read, until };
+}
+
+/**
+ * Two tenants on one shard: a small one sends a campaign to 10 recipients alone, then again
+ * while a large one's campaign to 20,000 is under way (launched once 2,000 of those were sent).
+ * The send queue keeps one message per campaign, so the small send waits behind one page of the
+ * large one, not behind its backlog.
+ */
+async function measureFairSend(ctx, log) {
+  const big = await emailTenant(ctx, 'Fair big tenant', FAIR_BIG_RECIPIENTS);
+  const small = await emailTenant(ctx, 'Fair small tenant', FAIR_SMALL_RECIPIENTS);
+  const alone = await (await sendNewCampaign(ctx, small, 'Alone')).until(25);
+  const large = await sendNewCampaign(ctx, big, 'Large send');
+  let inFlight = await large.read();
+  while (inFlight.status === 'sending' && inFlight.counters.sent < 2_000) {
+    await new Promise((r) => setTimeout(r, 100));
+    inFlight = await large.read();
+  }
+  const behind = await (await sendNewCampaign(ctx, small, 'Behind')).until(25);
+  const bigAtThen = (await large.read()).counters.sent;
+  const largeDone = await large.until(500);
+  const { sent, targeted } = largeDone.current.counters;
+  log(`fair send: 10 recipients alone in ${alone.seconds.toFixed(2)} s, behind the large send (${inFlight.counters.sent} of ${targeted} sent at launch) in ${behind.seconds.toFixed(2)} s; the large send ${largeDone.current.status} in ${largeDone.seconds.toFixed(1)} s`);
+  return [
+    '## Fair send: 10 recipients behind a 20,000 campaign',
+    '',
+    `Two workspaces on ${ctx.shard}: a small one sends an email campaign to ${FAIR_SMALL_RECIPIENTS} recipients, first with nothing else sending, then while a large one's campaign to ${targeted.toLocaleString('en-US')} recipients is under way (launched once ${inFlight.counters.sent.toLocaleString('en-US')} of those were sent), through the real local send Queue. Goal: the small send is done within a few seconds either way (it waits behind one page of the large send, never behind its backlog).`,
+    '',
+    `- The small send alone: ${alone.current.status} in **${alone.seconds.toFixed(2)} s** (${alone.current.counters.sent} sent)`,
+    `- The small send behind the large one: ${behind.current.status} in **${behind.seconds.toFixed(2)} s** (${behind.current.counters.sent} sent); the large send had ${bigAtThen.toLocaleString('en-US')} sent when it was done`,
+    `- The large send: ${largeDone.current.status}, ${sent.toLocaleString('en-US')} of ${targeted.toLocaleString('en-US')} sent in ${largeDone.seconds.toFixed(1)} s (${(sent / largeDone.seconds).toFixed(0)} recipients/s)`,
+    '',
+  ];
+}

@@ -31,7 +31,27 @@ export function registerQueueTask(kind: string, task: (env: Bindings, body: neve
 }
 
 /**
- * Messages are handled independently: one slow or failing message (or kind) never holds back another.
+ * Like `registerQueueTask`, but a batch's messages of the kind run one after another, in the order
+ * the queue delivered them: each is a large unit of work (a campaign page of rendered sends, its
+ * chunks in flight at once), so an invocation holds one of them at a time however many its batch carries.
+ */
+export function registerQueueTaskInTurn(kind: string, task: (env: Bindings, body: never) => Promise<void>): void {
+  registerQueueBatchHandler(kind, async (messages, env) => {
+    for (const message of messages) {
+      try {
+        await task(env, message.body as never);
+        message.ack();
+      } catch (err) {
+        console.error('queue handler failed', kind, err);
+        message.retry();
+      }
+    }
+  });
+}
+
+/**
+ * Messages are handled independently: one failing message (or kind) never fails another, and one
+ * slow message holds back no other but those of its kind after it when the kind runs in turn.
  * The batch is one unit of work: each workspace it wrote has its floor raised once, at its end.
  */
 export function handleQueueBatch(batch: MessageBatch<unknown>, env: Bindings): Promise<void> {

@@ -5,17 +5,16 @@ import { nowIso, runBatch, type Db, type Statement } from '../../platform/db';
 import { keptLinkOrigin } from '../../platform/public-base';
 import { rawAll, rawRun } from '../../platform/raw-query';
 import { workspaceDb } from '../../platform/shards';
-import type { QueueMessageBody } from '../../queue';
 import { emailEligibleIds, emailEligiblePage, withoutPlatformListed } from '../consent/eligibility';
 import { sendEmailBatch, type BulkEmail, type BulkOutcome } from '../emails/bulk-send';
 import { newUnsubscribeToken } from '../unsubscribe/links';
 import { personalEmail } from '../unsubscribe/personal-email';
 import { workspaceContext } from '../workspaces/context';
-import { PAGE_KIND, SEND_KIND, type PageMessage, type SendMessage } from './launch';
+import { PAGE_KIND, type PageMessage } from './launch';
 import { emailCampaigns, type EmailCampaignRow } from './schema';
 import { recipientNarrowing } from './service';
 
-/** Recipients chosen per page message, and rendered and handed to the provider per send message. */
+/** Recipients per page message, rendered and handed to the provider in chunks of `SEND_CHUNK` at once. */
 export const PAGE_SIZE = 500;
 export const SEND_CHUNK = 50;
 
@@ -71,30 +70,35 @@ function settleRecipients(db: Db, campaignId: string, status: 'sent' | 'failed',
 const loadCampaign = (db: Db, workspaceId: string, id: string) =>
   db.select().from(emailCampaigns).where(and(eq(emailCampaigns.workspaceId, workspaceId), eq(emailCampaigns.id, id))).limit(1);
 
-const sendMessages = (c: { workspace_id: string; campaign_id: string; base_url: string }, ids: string[]): SendMessage[] => {
-  const out: SendMessage[] = [];
-  for (let i = 0; i < ids.length; i += SEND_CHUNK) out.push({ kind: SEND_KIND, ...c, contact_ids: ids.slice(i, i + SEND_CHUNK) });
-  return out;
-};
-
-async function enqueue(env: Bindings, messages: QueueMessageBody[]) {
-  for (let i = 0; i < messages.length; i += 100) await env.SEND_QUEUE.sendBatch(messages.slice(i, i + 100).map((body) => ({ body })));
-}
-
 /**
- * One page of recipients: the next `PAGE_SIZE` eligible contacts after the
- * cursor (keyset on creation time and id, so no invocation ever holds the whole
- * audience and every page costs the same), less those on the platform list (one
- * control-plane statement for the page), get a (campaign, contact) row with their unsubscribe token (the
- * primary key ignores rows a redelivered page already wrote), their sends go
- * to the queue in chunks, and the next page is enqueued behind them. The last
- * page marks targeting done.
+ * One step of a campaign's fan-out, and the only message the campaign keeps on the send queue: a
+ * page's recipients are handed to the provider before the next page is enqueued, so however large
+ * the campaign, it holds one message in the queue at a time, and a send launched later (any
+ * workspace's) waits behind at most one message per send in progress instead of behind a backlog.
+ * A targeting page writes the next `PAGE_SIZE` eligible contacts after its cursor (keyset on
+ * creation time and id, so no invocation holds the whole audience and every page costs the same),
+ * less those on the platform list (one control-plane statement for the page), as
+ * (campaign, contact) rows with their unsubscribe tokens (the primary key ignores rows a redelivered
+ * page already wrote); the last one marks targeting done. A drain page (the re-drive of a campaign
+ * whose targeting finished) takes up to `PAGE_SIZE` recipients still queued. Either way the page's
+ * chunks are sent at once, each claimed before it goes out, so a page the queue retries sends
+ * nobody twice; one that keeps failing leaves its campaign to the re-drive.
  */
 export async function handlePage(env: Bindings, body: PageMessage): Promise<void> {
   const db = await workspaceDb(env, body.workspace_id);
   if (!db) return;
   const [campaign] = await loadCampaign(db, body.workspace_id, body.campaign_id);
   if (!campaign || campaign.status !== 'sending') return;
+  const link = { workspace_id: body.workspace_id, campaign_id: campaign.id, base_url: body.base_url };
+  const { ids, next } = body.drain ? await queuedPage(db, link, campaign) : await targetPage(env, db, body, campaign);
+  await sendPage(env, link, ids);
+  if (next) await env.SEND_QUEUE.send(next);
+}
+
+type Link = { workspace_id: string; campaign_id: string; base_url: string };
+type Page = { ids: string[]; next: PageMessage | null };
+
+async function targetPage(env: Bindings, db: Db, body: PageMessage, campaign: EmailCampaignRow): Promise<Page> {
   const after = body.after === null ? null : { id: body.after, createdAt: body.after_created_at ?? null };
   const page = await emailEligibleIds(db, body.workspace_id, await recipientNarrowing(db, body.workspace_id, campaign), { after, limit: PAGE_SIZE });
   const ids = (await withoutPlatformListed(env, page)).map((c) => c.id);
@@ -116,16 +120,40 @@ export async function handlePage(env: Bindings, body: PageMessage): Promise<void
   if (last) statements.push(db.update(emailCampaigns).set({ targetingDoneAt: now }).where(eq(emailCampaigns.id, campaign.id)));
   statements.push(settleCampaign(db, campaign.id, now));
   await runBatch(db, statements);
-  const link = { workspace_id: body.workspace_id, campaign_id: campaign.id, base_url: body.base_url };
-  // The next page goes first, into the same consumer batch as this page's sends: targeting never waits for a batch timeout.
   const end = page[page.length - 1];
-  const next: QueueMessageBody[] = last ? [] : [{ kind: PAGE_KIND, ...link, after: end.id, after_created_at: end.created_at } satisfies PageMessage];
-  next.push(...sendMessages(link, ids));
-  await enqueue(env, next);
+  return { ids, next: last ? null : { kind: PAGE_KIND, workspace_id: body.workspace_id, campaign_id: campaign.id, base_url: body.base_url, after: end.id, after_created_at: end.created_at } };
 }
 
 /**
- * One chunk of recipients: claimed `queued` -> `sending` first (a guarded
+ * Up to a page of the campaign's still-queued recipients, read from the partial index of open
+ * recipients (which SQLite uses only for a query stating its condition, hence the `IN` term). A
+ * full page is followed by another; the last one by targeting from the first page when targeting
+ * never finished.
+ */
+async function queuedPage(db: Db, link: Link, campaign: EmailCampaignRow): Promise<Page> {
+  const rows = await rawAll<{ contact_id: string }>(
+    db,
+    sql`SELECT contact_id FROM email_campaign_recipients
+      WHERE campaign_id = ${link.campaign_id} AND status IN ('queued', 'sending') AND status = 'queued' LIMIT ${PAGE_SIZE}`,
+  );
+  const ids = rows.map((r) => r.contact_id);
+  if (ids.length === PAGE_SIZE) return { ids, next: { kind: PAGE_KIND, ...link, after: null, drain: true } };
+  return { ids, next: campaign.targetingDoneAt ? null : { kind: PAGE_KIND, ...link, after: null } };
+}
+
+/**
+ * A page's chunks, all at once (as many in flight as the send queue's batches held before pages
+ * sent their own); every chunk runs to its end before a failure retries the page.
+ */
+async function sendPage(env: Bindings, link: Link, ids: string[]): Promise<void> {
+  const chunks: Promise<void>[] = [];
+  for (let i = 0; i < ids.length; i += SEND_CHUNK) chunks.push(sendChunk(env, link, ids.slice(i, i + SEND_CHUNK)));
+  const failed = (await Promise.allSettled(chunks)).find((o): o is PromiseRejectedResult => o.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
+/**
+ * One chunk of a page's recipients: claimed `queued` -> `sending` first (a guarded
  * update, so a redelivered or duplicated message sends nothing twice), each
  * contact re-checked against the eligibility baseline (consent can change
  * between page and send), rendered with its own tokens and unsubscribe link,
@@ -133,7 +161,7 @@ export async function handlePage(env: Bindings, body: PageMessage): Promise<void
  * tracked), whose settle batch also settles the recipients `sent` or `failed`
  * and adds exactly those to the campaign's counters.
  */
-export async function handleSend(env: Bindings, body: SendMessage): Promise<void> {
+export async function sendChunk(env: Bindings, body: Link, contactIds: string[]): Promise<void> {
   const db = await workspaceDb(env, body.workspace_id);
   if (!db) return;
   const now = nowIso();
@@ -143,7 +171,7 @@ export async function handleSend(env: Bindings, body: SendMessage): Promise<void
       rawAll<{ contact_id: string; unsubscribe_token: string }>(
         db,
         sql`UPDATE email_campaign_recipients SET status = 'sending', updated_at = ${now}
-          WHERE campaign_id = ${body.campaign_id} AND status = 'queued' AND contact_id IN (SELECT value FROM json_each(${JSON.stringify(body.contact_ids)}))
+          WHERE campaign_id = ${body.campaign_id} AND status = 'queued' AND contact_id IN (SELECT value FROM json_each(${JSON.stringify(contactIds)}))
             AND EXISTS (SELECT 1 FROM email_campaigns w WHERE w.id = ${body.campaign_id} AND w.status = 'sending')
           RETURNING contact_id, unsubscribe_token`,
       ),
@@ -185,13 +213,12 @@ export async function handleSend(env: Bindings, body: SendMessage): Promise<void
 export const STALE_AFTER_MS = 10 * 60_000;
 
 /**
- * Re-drives sending campaigns that stopped moving: recipients left `sending`
- * by a worker that died after the provider hand-off are settled `failed`
- * (never resent: a campaign reaches a contact at most once), recipients still
- * `queued` get their send messages again, targeting restarts from the first
- * page when it never finished (rows already written are kept), and the
- * counters and end state are recounted. Links stay at the origin its launch
- * kept (else `PUBLIC_BASE_URL`; with neither the campaign waits, logged).
+ * Re-drives sending campaigns that stopped moving (a lost page message, a dead worker): recipients
+ * left `sending` by a worker that died after the provider hand-off are settled `failed` (never
+ * resent: a campaign reaches a contact at most once), the counters and end state are recounted, and
+ * the campaign gets one drain page again: its still-queued recipients page by page, then, when
+ * targeting never finished, targeting from the first page (rows already written are kept). Links
+ * stay at the origin its launch kept (else `PUBLIC_BASE_URL`; with neither the campaign waits, logged).
  */
 export async function redriveStaleCampaigns(env: Bindings, db: Db, now = nowIso(), limit = 20): Promise<number> {
   const staleBefore = new Date(Date.parse(now) - STALE_AFTER_MS).toISOString();
@@ -208,19 +235,15 @@ export async function redriveStaleCampaigns(env: Bindings, db: Db, now = nowIso(
       continue;
     }
     redriven++;
-    const [, queued] = await runBatch(db, [
+    await runBatch(db, [
       rawRun(
         db,
         sql`UPDATE email_campaign_recipients SET status = 'failed', error = 'no_provider_answer', updated_at = ${now}
           WHERE campaign_id = ${c.id} AND status = 'sending' AND updated_at < ${staleBefore}`,
       ),
-      rawAll<{ contact_id: string }>(db, sql`SELECT contact_id FROM email_campaign_recipients WHERE campaign_id = ${c.id} AND status = 'queued' ORDER BY contact_id LIMIT 5000`),
       ...recountCampaign(db, c.id, now),
     ]);
-    const link = { workspace_id: c.workspaceId, campaign_id: c.id, base_url: baseUrl };
-    const next: QueueMessageBody[] = sendMessages(link, (queued as { contact_id: string }[]).map((r) => r.contact_id));
-    if (!c.targetingDoneAt) next.push({ kind: PAGE_KIND, ...link, after: null } satisfies PageMessage);
-    await enqueue(env, next);
+    await env.SEND_QUEUE.send({ kind: PAGE_KIND, workspace_id: c.workspaceId, campaign_id: c.id, base_url: baseUrl, after: null, drain: true } satisfies PageMessage);
   }
   wroteFor(db, new Set(stale.map((c) => c.workspaceId)));
   return redriven;

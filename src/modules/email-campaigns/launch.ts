@@ -15,8 +15,10 @@ export const SEND_KIND = 'email-campaign-send';
 /**
  * `base_url`: the origin of the unsubscribe and tracking links, fixed at launch. `after` and
  * `after_created_at`: the last contact of the previous page and its creation time (the keyset).
+ * `drain`: the page takes recipients still queued instead of targeting (the re-drive's).
  */
-export type PageMessage = { kind: typeof PAGE_KIND; workspace_id: string; campaign_id: string; base_url: string; after: string | null; after_created_at?: string };
+export type PageMessage = { kind: typeof PAGE_KIND; workspace_id: string; campaign_id: string; base_url: string; after: string | null; after_created_at?: string; drain?: true };
+/** A chunk enqueued on its own, as releases before pages sent their own recipients did; still served. */
 export type SendMessage = { kind: typeof SEND_KIND; workspace_id: string; campaign_id: string; base_url: string; contact_ids: string[] };
 
 /** A launch needs a subject, compiled content and a verified sender (the named one, or the workspace default). */
@@ -32,8 +34,9 @@ async function checkComplete(ctx: ServiceContext, c: EmailCampaignRow) {
 /**
  * Moves an editable campaign to `sending` (a guarded update: of racing
  * launches exactly one wins) and enqueues its first recipient page on the
- * send queue. `baseUrl` is kept for the sweep that may re-drive it. Null when
- * the campaign was no longer editable.
+ * send queue (each page enqueues the next once its recipients went out).
+ * `baseUrl` is kept for the sweep that may re-drive it. Null when the
+ * campaign was no longer editable.
  */
 export async function startCampaign(env: Bindings, db: Db, workspaceId: string, id: string, baseUrl: string): Promise<EmailCampaignRow | null> {
   const now = nowIso();

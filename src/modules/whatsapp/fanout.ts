@@ -6,7 +6,6 @@ import { uuidv7 } from '../../platform/ids';
 import { rawAll, rawRun } from '../../platform/raw-query';
 import { controlDb, workspaceDb } from '../../platform/shards';
 import { whatsappProvider, type SendOutcome } from '../../providers/whatsapp';
-import type { QueueMessageBody } from '../../queue';
 import { selectRecipientContacts, whatsappAudiencePage, type RecipientContact } from '../contacts/audience';
 import { getWorkspace } from '../workspaces/service';
 import { audienceContactCondition } from '../audiences/service';
@@ -18,13 +17,19 @@ import { whatsappCampaigns, type CampaignRow } from './schema';
 import { selectCampaignTemplate, templateFrom } from './templates';
 import { personalize } from './variables';
 
-/** Recipients chosen per page message, and handed to the provider per send message. */
+/** Recipients per page message, handed to the provider in chunks of `SEND_CHUNK` at once. */
 export const PAGE_SIZE = 200;
 export const SEND_CHUNK = 50;
 
-/** `after` and `after_created_at`: the last contact of the previous page and its creation time (the keyset). */
-type PageMessage = { kind: typeof PAGE_KIND; workspace_id: string; campaign_id: string; after: string | null; after_created_at?: string };
-type SendMessage = { kind: typeof SEND_KIND; workspace_id: string; campaign_id: string; contact_ids: string[] };
+/**
+ * `after` and `after_created_at`: the last contact of the previous page and its creation time (the
+ * keyset). `drain`: the page takes recipients still queued instead of targeting (the re-drive's).
+ */
+type PageMessage = { kind: typeof PAGE_KIND; workspace_id: string; campaign_id: string; after: string | null; after_created_at?: string; drain?: true };
+/** A chunk enqueued on its own, as releases before pages sent their own recipients did; still served. */
+export type SendMessage = { kind: typeof SEND_KIND; workspace_id: string; campaign_id: string; contact_ids: string[] };
+type Link = { workspace_id: string; campaign_id: string };
+type Page = { ids: string[]; next: PageMessage | null };
 
 /**
  * The campaign's counters recounted from its recipient rows: the re-drive's,
@@ -73,17 +78,33 @@ const loadCampaign = (db: Db, workspaceId: string, id: string) =>
   db.select().from(whatsappCampaigns).where(and(eq(whatsappCampaigns.workspaceId, workspaceId), eq(whatsappCampaigns.id, id))).limit(1);
 
 /**
- * One page of recipients: the next `PAGE_SIZE` eligible contacts after the
- * cursor (keyset on creation time and id) get a (campaign, contact) row (the
- * unique index ignores rows a redelivered page already wrote, and the targeted
- * counter grows by the rows written), their sends are enqueued in chunks, and
- * the next page is enqueued with them. The last page marks targeting done.
+ * One step of a campaign's fan-out, and the only message the campaign keeps on the send queue: a
+ * page's recipients are handed to the provider before the next page is enqueued, so however large
+ * the campaign, it holds one message in the queue at a time, and a send launched later (any
+ * workspace's) waits behind at most one message per send in progress instead of behind a backlog.
+ * A targeting page writes the next `PAGE_SIZE` eligible contacts after its cursor (keyset on
+ * creation time and id) as (campaign, contact) rows (the unique index ignores rows a redelivered
+ * page already wrote, and the targeted counter grows by the rows written); the last one marks
+ * targeting done. A drain page (the re-drive's) takes up to `PAGE_SIZE` recipients still queued.
+ * Either way the page's chunks are sent at once, each claimed before it goes out, so a page the
+ * queue retries sends nobody twice; one that keeps failing leaves its campaign to the re-drive.
  */
 export async function handlePage(env: Bindings, body: PageMessage): Promise<void> {
   const db = await workspaceDb(env, body.workspace_id);
   if (!db) return;
   const [campaign] = await loadCampaign(db, body.workspace_id, body.campaign_id);
   if (!campaign || campaign.status !== 'running') return;
+  const link = { workspace_id: body.workspace_id, campaign_id: campaign.id };
+  const { ids, next } = body.drain ? await queuedPage(db, link, campaign) : await targetPage(db, body, campaign);
+  const chunks: Promise<void>[] = [];
+  for (let i = 0; i < ids.length; i += SEND_CHUNK) chunks.push(sendChunk(env, link, ids.slice(i, i + SEND_CHUNK)));
+  // Every chunk runs to its end before a failure retries the page.
+  const failed = (await Promise.allSettled(chunks)).find((o): o is PromiseRejectedResult => o.status === 'rejected');
+  if (failed) throw failed.reason;
+  if (next) await env.SEND_QUEUE.send(next);
+}
+
+async function targetPage(db: Db, body: PageMessage, campaign: CampaignRow): Promise<Page> {
   const now = nowIso();
   let extra = null;
   if (campaign.audienceId) {
@@ -91,7 +112,7 @@ export async function handlePage(env: Bindings, body: PageMessage): Promise<void
     if (!extra) {
       // The audience is gone: nothing more is targeted; the campaign ends with what it has.
       await runBatch(db, [db.update(whatsappCampaigns).set({ targetingDoneAt: now }).where(eq(whatsappCampaigns.id, campaign.id)), settleCampaign(db, campaign.id, now)]);
-      return;
+      return { ids: [], next: null };
     }
   }
   const after = body.after === null ? null : { id: body.after, createdAt: body.after_created_at ?? null };
@@ -113,19 +134,29 @@ export async function handlePage(env: Bindings, body: PageMessage): Promise<void
   if (last) statements.push(db.update(whatsappCampaigns).set({ targetingDoneAt: now }).where(eq(whatsappCampaigns.id, campaign.id)));
   statements.push(settleCampaign(db, campaign.id, now));
   await runBatch(db, statements);
-
   const end = page[page.length - 1];
-  const next: QueueMessageBody[] = last ? [] : [{ kind: PAGE_KIND, workspace_id: body.workspace_id, campaign_id: campaign.id, after: end.id, after_created_at: end.created_at } satisfies PageMessage];
-  for (let i = 0; i < ids.length; i += SEND_CHUNK) {
-    next.push({ kind: SEND_KIND, workspace_id: body.workspace_id, campaign_id: campaign.id, contact_ids: ids.slice(i, i + SEND_CHUNK) } satisfies SendMessage);
-  }
-  if (next.length) await env.SEND_QUEUE.sendBatch(next.map((m) => ({ body: m })));
+  return { ids, next: last ? null : { kind: PAGE_KIND, workspace_id: body.workspace_id, campaign_id: campaign.id, after: end.id, after_created_at: end.created_at } };
+}
+
+/**
+ * Up to a page of the campaign's still-queued recipients (the status index answers it). A full
+ * page is followed by another; the last one by targeting from the first page when targeting never
+ * finished.
+ */
+async function queuedPage(db: Db, link: Link, campaign: CampaignRow): Promise<Page> {
+  const rows = await rawAll<{ contact_id: string }>(
+    db,
+    sql`SELECT contact_id FROM whatsapp_campaign_recipients WHERE campaign_id = ${link.campaign_id} AND status = 'queued' LIMIT ${PAGE_SIZE}`,
+  );
+  const ids = rows.map((r) => r.contact_id);
+  if (ids.length === PAGE_SIZE) return { ids, next: { kind: PAGE_KIND, ...link, after: null, drain: true } };
+  return { ids, next: campaign.targetingDoneAt ? null : { kind: PAGE_KIND, ...link, after: null } };
 }
 
 type Prepared = { contactId: string; messageId?: string; message?: ReturnType<typeof composeTemplateMessage>; error?: string };
 
 /**
- * One chunk of recipients, in four round trips whatever its size. The claim
+ * One chunk of a page's recipients, in four round trips whatever its size. The claim
  * (`queued` -> `sending`, a guarded update, so a redelivered or duplicated
  * message sends nothing twice) is read in one batch with the campaign, its
  * template and the contacts; each claimed contact is re-checked and
@@ -134,7 +165,7 @@ type Prepared = { contactId: string; messageId?: string; message?: ReturnType<ty
  * messages and recipients, grows the counters by exactly the rows settled, and
  * ends the campaign when nothing is left.
  */
-export async function handleSend(env: Bindings, body: SendMessage): Promise<void> {
+export async function sendChunk(env: Bindings, body: Link, contactIds: string[]): Promise<void> {
   const db = await workspaceDb(env, body.workspace_id);
   if (!db) return;
   const now = nowIso();
@@ -143,13 +174,13 @@ export async function handleSend(env: Bindings, body: SendMessage): Promise<void
       rawAll<{ contact_id: string }>(
         db,
         sql`UPDATE whatsapp_campaign_recipients SET status = 'sending', updated_at = ${now}
-          WHERE campaign_id = ${body.campaign_id} AND status = 'queued' AND contact_id IN (SELECT value FROM json_each(${JSON.stringify(body.contact_ids)}))
+          WHERE campaign_id = ${body.campaign_id} AND status = 'queued' AND contact_id IN (SELECT value FROM json_each(${JSON.stringify(contactIds)}))
             AND EXISTS (SELECT 1 FROM whatsapp_campaigns w WHERE w.id = ${body.campaign_id} AND w.status = 'running')
           RETURNING contact_id`,
       ),
       loadCampaign(db, body.workspace_id, body.campaign_id),
       selectCampaignTemplate(db, body.workspace_id, body.campaign_id),
-      selectRecipientContacts(db, body.workspace_id, body.contact_ids),
+      selectRecipientContacts(db, body.workspace_id, contactIds),
     ]),
     getWorkspace(controlDb(env), body.workspace_id),
   ]);
@@ -223,12 +254,11 @@ export async function executeDueWhatsAppCampaigns(env: Bindings, db: Db, now = n
 export const STALE_AFTER_MS = 10 * 60_000;
 
 /**
- * Re-drives running campaigns that stopped moving: recipients left `sending`
- * by a worker that died after the provider hand-off are settled `failed`
- * (never resent: a campaign reaches a contact at most once), recipients still
- * `queued` get their send messages again, targeting resumes from the start
- * when it never finished (existing recipient rows are kept as they are), and
- * the counters and end state are recounted.
+ * Re-drives running campaigns that stopped moving (a lost page message, a dead worker): recipients
+ * left `sending` by a worker that died after the provider hand-off are settled `failed` (never
+ * resent: a campaign reaches a contact at most once), the counters and end state are recounted, and
+ * the campaign gets one drain page again: its still-queued recipients page by page, then, when
+ * targeting never finished, targeting from the first page (existing recipient rows stay as they are).
  */
 export async function redriveStaleCampaigns(env: Bindings, db: Db, now = nowIso(), limit = 20): Promise<number> {
   const staleBefore = new Date(Date.parse(now) - STALE_AFTER_MS).toISOString();
@@ -238,21 +268,16 @@ export async function redriveStaleCampaigns(env: Bindings, db: Db, now = nowIso(
     .where(and(eq(whatsappCampaigns.status, 'running'), lt(whatsappCampaigns.updatedAt, staleBefore)))
     .limit(limit);
   for (const c of stale) {
-    const [, queued] = await runBatch(db, [
+    await runBatch(db, [
       rawRun(
         db,
         sql`UPDATE whatsapp_campaign_recipients SET status = 'failed', error = 'No provider answer was recorded; not resent', updated_at = ${now}
           WHERE campaign_id = ${c.id} AND status = 'sending' AND updated_at < ${staleBefore}`,
       ),
-      rawAll<{ contact_id: string }>(db, sql`SELECT contact_id FROM whatsapp_campaign_recipients WHERE campaign_id = ${c.id} AND status = 'queued' ORDER BY contact_id LIMIT 2000`),
       recountCampaign(db, c.id),
       settleCampaign(db, c.id, now),
     ]);
-    const ids = (queued as { contact_id: string }[]).map((r) => r.contact_id);
-    const next: QueueMessageBody[] = [];
-    for (let i = 0; i < ids.length; i += SEND_CHUNK) next.push({ kind: SEND_KIND, workspace_id: c.workspaceId, campaign_id: c.id, contact_ids: ids.slice(i, i + SEND_CHUNK) } satisfies SendMessage);
-    if (!c.targetingDoneAt) next.push({ kind: PAGE_KIND, workspace_id: c.workspaceId, campaign_id: c.id, after: null } satisfies PageMessage);
-    for (let i = 0; i < next.length; i += 100) await env.SEND_QUEUE.sendBatch(next.slice(i, i + 100).map((m) => ({ body: m })));
+    await env.SEND_QUEUE.send({ kind: PAGE_KIND, workspace_id: c.workspaceId, campaign_id: c.id, after: null, drain: true } satisfies PageMessage);
   }
   wroteFor(db, new Set(stale.map((c) => c.workspaceId)));
   return stale.length;
