@@ -1,7 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../../platform/db';
-import { runBatch } from '../../platform/db';
-import { httpError, badRequest } from '../../platform/errors';
+import { runBatch, type Db } from '../../platform/db';
+import { badRequest, httpError } from '../../platform/errors';
 import { parsePaging } from '../../platform/list';
 import { rawAll } from '../../platform/raw-query';
 import { answeredJson } from './read';
