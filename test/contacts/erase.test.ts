@@ -81,3 +81,24 @@ describe('POST /admin/v1/workspaces/{ws}/contacts/{id}/erase', () => {
     expect((await ws.api('GET', `/v1/contacts/${contact.id}`)).status).toBe(404);
   });
 });
+
+describe('mail on its way when a contact is erased', () => {
+  it("a booking confirmation that leaves after the erasure is not sent", async () => {
+    const { sendConfirmation } = await import('../../src/modules/bookings/service');
+    const { workspaceContext } = await import('../../src/modules/workspaces/context');
+    const { env } = await import('cloudflare:workers');
+    const { ws, contact, email } = await seededContact();
+    const d1 = await shardOf(ws.id);
+    const sends = async () => (await d1.prepare("SELECT count(*) AS n FROM email_sends WHERE workspace_id = ? AND source = 'booking'").bind(ws.id).first<{ n: number }>())!.n;
+    const [booking] = (await d1.prepare('SELECT id FROM bookings WHERE workspace_id = ?').bind(ws.id).all<{ id: string }>()).results;
+    const late = { to: `new-${email}`, subject: 'Late confirmation', html: '<p>Booked</p>', text: 'Booked', manage_url: 'https://api.test/m' };
+    const ctx = { ...(await workspaceContext(env as never, ws.id)), env: env as never, baseUrl: 'https://api.test' };
+    // The booking's own confirmation, sent after its answer, first.
+    const before = await eventually(sends, (n) => n >= 1);
+    await sendConfirmation(ctx, late, booking.id);
+    expect(await sends()).toBe(before + 1);
+    await admin('POST', `/workspaces/${ws.id}/contacts/${contact.id}/erase`);
+    await sendConfirmation(ctx, late, booking.id);
+    expect(await sends()).toBe(before + 1);
+  });
+});

@@ -440,6 +440,9 @@ class LostRace extends Error {}
  */
 export async function sendConfirmation(ctx: SendContext, message: BookingMessage, bookingId: string): Promise<void> {
   try {
+    // The message leaves after the booking's answer: an erasure of the invitee meanwhile (its address scrubbed) cancels it.
+    const [current] = await ctx.db.select({ email: bookings.inviteeEmail }).from(bookings).where(and(eq(bookings.workspaceId, ctx.ws.id), eq(bookings.id, bookingId)));
+    if (!current || current.email === '') return;
     await sendEmail(ctx, { to: message.to, message: { subject: message.subject, html: message.html, text: message.text }, source: 'booking' });
   } catch (err) {
     console.warn(`booking ${bookingId}: confirmation email not sent`, err instanceof Error ? err.message : err);

@@ -23,6 +23,8 @@ import { rawAll, rawRun } from '../../platform/raw-query';
  *   contact's id, which names no one any more.
  * - Events: `contact.deleted` with the last-known phone, email and name, computed from the row as
  *   the batch erases it; earlier events naming the contact keep only its id.
+ * - Mail still on its way: a booking confirmation (sent after the booking's answer) checks the
+ *   booking's invitee address first, which this batch scrubs.
  */
 export async function eraseContact(ctx: ServiceContext, contactId: string): Promise<{ id: string; erased_at: string }> {
   const ws = ctx.ws.id;
