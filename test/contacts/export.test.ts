@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { EXPORT_KIND_NAMES } from '../../src/modules/contacts/export';
 import { seededContact } from '../support/contact-records';
 import { admin, makeWorkspace } from '../support/harness';
 
@@ -9,7 +10,8 @@ describe('GET /admin/v1/workspaces/{ws}/contacts/{id}/export', () => {
     expect(res.status).toBe(200);
     const out = res.body;
     expect(out.contact).toMatchObject({ id: contact.id, email: `new-${email}` });
-    const expected = ['identifiers', 'consent', 'notes', 'timeline', 'tags', 'groups', 'custom_values', 'deals', 'payments', 'payment_entries', 'payment_requests', 'orders', 'order_items', 'emails', 'whatsapp_conversations', 'whatsapp_messages', 'bookings', 'newsletter_subscriptions', 'form_submissions', 'attendance'];
+    const expected = ['identifiers', 'consent', 'notes', 'timeline', 'tags', 'groups', 'custom_values', 'deals', 'payments', 'payment_entries', 'payment_requests', 'orders', 'order_items', 'order_refunds', 'emails', 'whatsapp_conversations', 'whatsapp_messages', 'bookings', 'newsletter_subscriptions', 'campaign_recipients', 'form_submissions', 'attendance'];
+    expect(expected.sort()).toEqual([...EXPORT_KIND_NAMES].sort());
     for (const kind of expected) expect(out[kind]?.length, kind).toBeGreaterThan(0);
     expect(out.identifiers.map((r: { value: string }) => r.value)).toEqual(expect.arrayContaining([email, `new-${email}`, phone]));
     expect(out.tags[0].name).toBe('vip');

@@ -21,7 +21,8 @@ export async function seededContact() {
   await ok('POST', `/v1/contacts/${contact.id}/notes`, { body: 'Prefers mornings' });
   await ok('POST', '/v1/deals', { contact_id: contact.id, title: 'Compiler licence', amount: 100 });
   await ok('POST', '/v1/payments', { type: 'one_time', contact_id: contact.id, title: 'Licence', amount: 100 });
-  await ok('POST', '/v1/orders', { contact_id: contact.id, items: [{ title: 'Manual', unit_price: 20 }] });
+  const order = await ok('POST', '/v1/orders', { contact_id: contact.id, financial_status: 'paid', items: [{ title: 'Manual', unit_price: 20 }] });
+  await ok('POST', `/v1/orders/${order.id}/refunds`, { amount: 5, reason: `Refund for ${name}` });
   await ok('POST', '/v1/payment-requests', { contact_id: contact.id, amount: 30, title: 'Invoice' });
   await adminOk('POST', `/workspaces/${ws.id}/sender-profiles`, { from_name: 'Acme', from_email: 'hello@mail.acme.example', domain_verified: true, is_default: true });
   await ok('POST', '/v1/emails', { to: `new-${email}`, subject: 'Hello', text: 'Hi', idempotency_key: crypto.randomUUID() });
@@ -42,6 +43,10 @@ export async function seededContact() {
     shard
       .prepare("INSERT INTO messages (id, workspace_id, conversation_id, contact_id, channel, direction, type, status, text, created_at, updated_at) VALUES (?, ?, ?, ?, 'whatsapp', 'inbound', 'text', 'received', 'Hello from ' || ?, ?, ?)")
       .bind(crypto.randomUUID(), ws.id, conversation, contact.id, name, now, now),
+    // A campaign's recipient row, as its fan-out writes it.
+    shard
+      .prepare("INSERT INTO email_campaign_recipients (campaign_id, contact_id, workspace_id, status, unsubscribe_token, created_at, updated_at) VALUES (?, ?, ?, 'sent', ?, ?, ?)")
+      .bind(crypto.randomUUID(), contact.id, ws.id, crypto.randomUUID(), now, now),
   ]);
   return { ws, contact, email, name, phone };
 }

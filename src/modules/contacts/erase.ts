@@ -61,6 +61,7 @@ export async function eraseContact(ctx: ServiceContext, contactId: string): Prom
     scrub('payment_entries', 'note = NULL, credit_document = NULL'),
     scrub('payment_requests', 'document = NULL'),
     scrub('orders', 'note = NULL, metadata = NULL'),
+    scrub('order_refunds', 'reason = NULL'),
     scrub('deals', 'note = NULL'),
     // Last: the row itself (its triggers clear the search indexes and the stored list answers).
     rawAll<{ id: string }>(ctx.db, sql`DELETE FROM contacts WHERE workspace_id = ${ws} AND id = ${contactId} RETURNING id`),

@@ -340,8 +340,11 @@ export async function applyUpdate(
   const update = updateStatements(ctx, existing, input, diffs, labelMode, blacklisted, source, opts);
   if (!update) return existing;
   const out = await runBatch(ctx.db, [...update.statements, selectContact(ctx.db, ctx.ws.id, existing.id)]);
+  const row = (out[out.length - 1] as ContactRow[])[0];
+  // Erased between the read and this batch: nothing was written, and the contact is gone.
+  if (!row) throw httpError(404, `contacts with ID ${existing.id} not found`);
   ctx.events.committedAfter(update.events);
-  return (out[out.length - 1] as ContactRow[])[0];
+  return row;
 }
 
 /** The statements of an update (null when nothing changes) and the contact as it will be. */
@@ -376,8 +379,10 @@ function updateStatements(
       .set({ ...(plan.set as Partial<typeof contacts.$inferInsert>), updated_at: now })
       .where(and(eq(contacts.workspace_id, ws.id), eq(contacts.id, existing.id))),
   );
-  statements.push(...recordIdentifiers(db, ws.id, existing.id, plan.set, now));
-  statements.push(activity(ctx, existing.id, 'updated', source, { changed_fields: changed }, now));
+  // What follows the update is written only while the contact exists: an erasure that won the race leaves nothing behind.
+  const alive = afterInsertOf(contacts, existing.id);
+  statements.push(...recordIdentifiers(db, ws.id, existing.id, plan.set, now, alive));
+  statements.push(activity(ctx, existing.id, 'updated', source, { changed_fields: changed }, now, alive));
   const row = { ...existing, ...plan.set } as ContactRow;
   const events: OutboxEvent[] = [];
   if (!opts.silent) {
@@ -386,7 +391,7 @@ function updateStatements(
       contact: contactProjection(row),
       source,
       changed_fields: changed,
-    });
+    }, alive);
     statements.push(updated.statement);
     events.push(updated.event);
   }
