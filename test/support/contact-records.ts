@@ -1,8 +1,8 @@
 import { expect } from 'vitest';
 import { shardOf } from './db';
 import { adminOk, makeWorkspace } from './harness';
+import { ALL_WEEK } from './resources';
 
-const ALL_WEEK = Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [d, [['00:00', '24:00']]]));
 
 /** A contact with a record of every kind the export lists. */
 export async function seededContact() {

@@ -17,7 +17,7 @@ export type Factory = {
 };
 
 /** Weekly hours open around the clock every day (meeting types). */
-const ALL_WEEK = Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [d, [['00:00', '24:00']]]));
+export const ALL_WEEK = Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [d, [['00:00', '24:00']]]));
 
 /** A value no other record, workspace or test run shares. */
 const distinct = (label: string) => `${label}-${crypto.randomUUID()}`;

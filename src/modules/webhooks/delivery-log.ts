@@ -8,6 +8,7 @@ import { parsePaging } from '../../platform/list';
 import { eventOutbox } from '../events/schema';
 import { DELIVERY_KIND, type DeliveryMessage, type Envelope } from './publisher';
 import { webhookDeliveries, webhookEndpoints } from './schema';
+import { endpointNotFound } from './service';
 
 /** The statuses a delivery log shows: `delivered` is a delivery that succeeded. */
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'retrying', 'dead'] as const;
@@ -18,7 +19,6 @@ export const TEST_EVENT_TYPE = 'webhook.test';
 
 type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 
-const endpointNotFound = () => domainError(404, 'endpoint_not_found', 'Webhook endpoint not found');
 const deliveryNotFound = () => domainError(404, 'delivery_not_found', 'Webhook delivery not found');
 
 const statusOf = (state: DeliveryRow['state']): DeliveryStatus => (state === 'succeeded' ? 'delivered' : state === 'dropped' ? 'dead' : state);

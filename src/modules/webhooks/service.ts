@@ -22,7 +22,7 @@ export const serializeEndpoint = (e: Pick<EndpointRow, 'id' | 'url' | 'events' |
   created_at: e.createdAt,
 });
 
-const endpointNotFound = () => domainError(404, 'endpoint_not_found', 'Webhook endpoint not found');
+export const endpointNotFound = () => domainError(404, 'endpoint_not_found', 'Webhook endpoint not found');
 
 /**
  * Registers an endpoint in the lowest free slot with one conditional INSERT:
