@@ -1,5 +1,5 @@
 import type { Bindings } from '../src/env';
-import { findShard } from '../src/platform/shards';
+import { findShard } from '../src/platform/d1/shards';
 
 /** The bench build names D1 bindings directly (the service reaches them only through src/platform/shards.ts). */
 export const d1 = (env: Bindings, binding: string) => (env as unknown as Record<string, D1Database>)[binding];

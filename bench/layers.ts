@@ -4,7 +4,7 @@ import { V1_MIDDLEWARE } from '../src/app';
 import type { AppEnv, Bindings } from '../src/env';
 import { renderError } from '../src/platform/errors';
 import type { ServiceContext } from '../src/platform/context';
-import { dbFor } from '../src/platform/db';
+import { dbFor } from '../src/platform/d1/db';
 import { listDeals } from '../src/modules/deals/list';
 import { listOrders } from '../src/modules/orders/list';
 import { d1, floorSelect, readThenInsert } from './bindings';

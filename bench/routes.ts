@@ -1,6 +1,6 @@
 import type { Bindings } from '../src/env';
 import { eventOutbox } from '../src/modules/events/schema';
-import { dbFor } from '../src/platform/db';
+import { dbFor } from '../src/platform/d1/db';
 import { publishCommitted } from '../src/platform/events';
 import { uuidv7 } from '../src/platform/ids';
 import { configureInstanceCaches, instanceCachesWithout, instanceCacheStats, resetInstanceCaches } from '../src/platform/instance-cache';

@@ -5,7 +5,7 @@ import { planChanges } from '../src/modules/contacts/plan';
 import { newContactRow, normalizeWrite } from '../src/modules/contacts/service';
 import { workspaces } from '../src/modules/workspaces/control-schema';
 import type { ServiceContext } from '../src/platform/context';
-import { controlDb } from '../src/platform/shards';
+import { controlDb } from '../src/platform/d1/shards';
 import { d1 } from './bindings';
 import { uuidv7 } from '../src/platform/ids';
 

@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import { adminApp } from './admin';
 import type { AppEnv } from './env';
 import { authenticate } from './platform/auth';
-import { readYourWrites, recordWriteFloors } from './platform/consistency';
+import { readYourWrites, recordWriteFloors } from './platform/d1/consistency';
 import { serverToServerOnly } from './platform/cors';
 import { docsContentSecurityPolicy, docsPage } from './platform/docs-page';
 import { httpError, renderError } from './platform/errors';

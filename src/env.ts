@@ -1,4 +1,4 @@
-import type { Db } from './platform/db';
+import type { Db } from './platform/d1/db';
 import type { Workspace } from './modules/workspaces/model';
 import type { RateLimiter } from './durable-objects/rate-limiter';
 import type { SlotLock } from './durable-objects/slot-lock';
@@ -6,7 +6,7 @@ import type { IdempotencyClaims } from './durable-objects/idempotency-claims';
 
 /**
  * The bindings modules may use. The D1 databases (control plane and shards)
- * are deliberately absent: only src/platform/shards.ts reaches them, and
+ * are deliberately absent: only src/platform/d1/shards.ts reaches them, and
  * modules get a workspace-scoped `Db` from it.
  */
 export interface Bindings {
@@ -49,11 +49,11 @@ export interface Bindings {
   RATE_LIMIT_OPERATOR_FAILED_AUTH_PER_IP_PER_MINUTE?: string;
   /** Milliseconds an isolate spends a lease of rate-limit tokens before it gives back the rest (default 2000). */
   RATE_LIMIT_LEASE_MS?: string;
-  /** `auto` when the shards have D1 read replication on: reads may then be served by replicas (src/platform/consistency.ts). */
+  /** `auto` when the shards have D1 read replication on: reads may then be served by replicas (src/platform/d1/consistency.ts). */
   D1_READ_REPLICATION?: string;
   /** Bytes past which a shard takes no new workspace (default 8000000000: 80% of D1's 10 GB). */
   SHARD_FILL_LIMIT_BYTES?: string;
-  /** Signs the `Bookmark` values the service hands out (src/platform/bookmarks.ts); unset, a built-in key signs them. */
+  /** Signs the `Bookmark` values the service hands out (src/platform/d1/bookmarks.ts); unset, a built-in key signs them. */
   BOOKMARK_SECRET?: string;
   /** Static assets (the API reference viewer under /docs/); absent in builds without `[assets]`. */
   ASSETS?: Fetcher;

@@ -1,5 +1,5 @@
 import type { Bindings } from './env';
-import { withWriteFloors } from './platform/floors';
+import { withWriteFloors } from './platform/d1/floors';
 
 export type QueueMessageBody = { kind: string } & Record<string, unknown>;
 type Handler = (message: Message<QueueMessageBody>, env: Bindings) => Promise<void>;

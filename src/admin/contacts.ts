@@ -12,7 +12,7 @@ import { submitForm } from '../modules/forms/service';
 import type { ServiceContext } from '../platform/context';
 import { httpError } from '../platform/errors';
 import { publishCommitted } from '../platform/events';
-import { shardDb, shardNames } from '../platform/shards';
+import { shardDb, shardNames } from '../platform/d1/shards';
 import { boundedJsonObject, type JsonBounds } from '../platform/json-bounds';
 import { isoDateTime, isUuid } from '../platform/validation';
 import { Attendance, AttendanceEvent, Complaint, ContactErased, ContactExport, FormSubmission, MergeResolution } from './answers';

@@ -2,8 +2,8 @@ import type { Context } from 'hono';
 import type { AdminEnv } from '../env';
 import type { Workspace } from '../modules/workspaces/model';
 import { getWorkspace } from '../modules/workspaces/service';
-import type { Db } from '../platform/db';
-import { controlDb, shardDb } from '../platform/shards';
+import type { Db } from '../platform/d1/db';
+import { controlDb, shardDb } from '../platform/d1/shards';
 
 /** An operator route's handle on one workspace: its row (control plane, 404 when unknown) and its data handle. */
 export async function workspaceData(c: Context<AdminEnv>, id: string): Promise<{ ws: Workspace; db: Db }> {

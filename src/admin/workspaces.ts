@@ -12,8 +12,8 @@ import {
   revokeApiKey,
   serializeWorkspace,
 } from '../modules/workspaces/service';
-import { createPlaced } from '../platform/fleet';
-import { controlDb } from '../platform/shards';
+import { createPlaced } from '../platform/d1/fleet';
+import { controlDb } from '../platform/d1/shards';
 import { apiKeyCreate, blacklistCreate, pipelineCreate, userCreate, workspaceCreate, workspacePatch } from './schemas';
 import { Pipeline } from '../modules/pipelines/dto';
 import { ApiKeyCreated, ApiKeyRevoked, BlacklistEntry, RequestLog, User, Workspace } from './answers';

@@ -51,7 +51,7 @@ type OpenLease = { tokens: number; windowStart: number; waitUntil: number };
  * (every tenth to fiftieth request of a busy subject), one per request only for
  * `hit` (failed authentication, hosted-page posts).
  *
- * A workspace's floor instance (subject `floor:<workspace id>`, ../platform/floors.ts)
+ * A workspace's floor instance (subject `floor:<workspace id>`, ../platform/d1/floors.ts)
  * counts nothing: it keeps the D1 bookmark of the workspace's newest write on its
  * shard, whoever made it, in the same storage, so a restart never forgets it.
  */

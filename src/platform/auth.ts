@@ -3,15 +3,15 @@ import type { MiddlewareHandler } from 'hono';
 import type { AppEnv, Bindings } from '../env';
 import { apiKeys, shards, workspaces } from '../modules/workspaces/control-schema';
 import { DEFAULT_RATE_LIMITS } from '../modules/workspaces/model';
-import type { Db } from './db';
+import type { Db } from './d1/db';
 import { httpError, renderError } from './errors';
 import { instanceCache } from './instance-cache';
 import { featureRefusal } from './features';
 import { sha256Hex } from './ids';
 import { failedKeys } from './failed-auth';
 import { budgetHeaders, enforce, ipLimit, refusedUntil, spendLeasedToken, type Spend } from './rate-limit';
-import { schemaBehind, schemaUpgrading } from './schema-version';
-import { controlDb, controlReplica } from './shards';
+import { schemaBehind, schemaUpgrading } from './d1/schema-version';
+import { controlDb, controlReplica } from './d1/shards';
 
 export const API_KEY_PREFIX = 'wsk_';
 const KEY_SHAPE = /^wsk_[A-Za-z0-9_-]{32,128}$/;

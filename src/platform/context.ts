@@ -1,5 +1,5 @@
 import type { Workspace } from '../modules/workspaces/model';
-import type { Db } from './db';
+import type { Db } from './d1/db';
 import type { EventSink } from './events';
 
 /** What a service needs from the request: the scoped db handle, the caller's workspace and the event sink. */

@@ -2,12 +2,12 @@ import { Param, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { Bindings } from '../env';
 import type { EventType } from '../modules/events/catalog';
 import { eventOutbox } from '../modules/events/schema';
-import type { Db, Statement } from './db';
-import { nowIso } from './db';
+import type { Db, Statement } from './d1/db';
+import { nowIso } from './d1/db';
 import { uuidv7 } from './ids';
-import { prepared, preparedSql } from './prepared';
-import { builtOnce } from './built-once';
-import { guardable, type RowGuard } from './row-guard';
+import { prepared, preparedSql } from './d1/prepared';
+import { builtOnce } from './d1/built-once';
+import { guardable, type RowGuard } from './d1/row-guard';
 
 export type OutboxEvent = { id: string; workspaceId: string; type: EventType; data: Record<string, unknown>; createdAt: string };
 

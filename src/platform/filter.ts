@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { badRequest } from './errors';
-import { prefixRanges } from './prefix-ranges';
+import { prefixRanges } from './d1/prefix-ranges';
 import { isUuid } from './validation';
 
 /**

@@ -2,10 +2,10 @@ import { sql } from 'drizzle-orm';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv, Bindings } from '../env';
 import type { requestLog } from '../modules/workspaces/schema';
-import { nowIso, runBatch, type Statement } from './db';
+import { nowIso, runBatch, type Statement } from './d1/db';
 import { uuidv7 } from './ids';
-import { rawRun } from './raw-query';
-import { shardDb } from './shards';
+import { rawRun } from './d1/raw-query';
+import { shardDb } from './d1/shards';
 
 type LogRow = typeof requestLog.$inferInsert;
 

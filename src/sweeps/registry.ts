@@ -1,15 +1,15 @@
 import type { Bindings } from '../env';
-import type { Db } from '../platform/db';
-import { recordShardSize } from '../platform/fleet';
-import { withWriteFloors } from '../platform/floors';
-import { DATA_SCHEMA, schemaBehind } from '../platform/schema-version';
-import { isShard, measureShard, onEveryShard, shardDb, shardNames, shardSchema } from '../platform/shards';
+import type { Db } from '../platform/d1/db';
+import { recordShardSize } from '../platform/d1/fleet';
+import { withWriteFloors } from '../platform/d1/floors';
+import { DATA_SCHEMA, schemaBehind } from '../platform/d1/schema-version';
+import { isShard, measureShard, onEveryShard, shardDb, shardNames, shardSchema } from '../platform/d1/shards';
 import { registerQueueTask } from '../queue';
 
 export type SweepResult = Record<string, number>;
 /**
  * One pass over one shard; each pass bounds its own work (a batch size), so a big shard never starves the others.
- * `db` spans the shard: a sweep names the workspaces it wrote with `wroteFor` (../platform/floors.ts).
+ * `db` spans the shard: a sweep names the workspaces it wrote with `wroteFor` (../platform/d1/floors.ts).
  */
 export type Sweep = (env: Bindings, db: Db) => Promise<SweepResult>;
 export type SweepRun = { result: SweepResult; shards: Record<string, SweepResult | { error: string }> };
@@ -64,7 +64,7 @@ export async function enqueueSweeps(env: Bindings): Promise<number> {
 
 /**
  * Every sweep on one shard (a failing sweep is reported and stops no other), then the shard's
- * size as D1 reports it, for placement (src/platform/fleet.ts).
+ * size as D1 reports it, for placement (src/platform/d1/fleet.ts).
  */
 export async function runShardSweeps(env: Bindings, shard: string): Promise<Record<string, SweepResult | { error: string }>> {
   const schema = await shardSchema(env, shard);

@@ -329,7 +329,7 @@ describe('bookings-status sweep', () => {
 
   it('works off a backlog in bounded chunks', async () => {
     const { sweepBookingStatus } = await import('../../src/modules/bookings/sweep');
-    const { shardDb } = await import('../../src/platform/shards');
+    const { shardDb } = await import('../../src/platform/d1/shards');
     const { env } = await import('cloudflare:workers');
     const { ws, mt } = await setupType();
     for (const h of [0, 1, 2]) await book(ws, { meeting_type_id: mt.id, start_at: futureHour(h), invitee: invitee() });

@@ -6,7 +6,7 @@ import { createBooking } from '../../src/modules/bookings/service';
 import { calendarWindow } from '../../src/modules/bookings/slots';
 import { workspaceContext } from '../../src/modules/workspaces/context';
 import type { Bindings } from '../../src/env';
-import { runBatch, type Statement } from '../../src/platform/db';
+import { runBatch, type Statement } from '../../src/platform/d1/db';
 import { ApiError } from '../../src/platform/errors';
 import { rowsIn, runOnShards, shardOf } from '../support/db';
 import { countingEnv, type Counter } from '../../bench/counting-d1';

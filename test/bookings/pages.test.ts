@@ -2,7 +2,7 @@ import { env, exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { confirmationFor, manageUrl } from '../../src/modules/bookings/confirmation';
 import { membersById } from '../../src/modules/bookings/meeting-types';
-import { shardDb } from '../../src/platform/shards';
+import { shardDb } from '../../src/platform/d1/shards';
 import { admin, adminOk, call, eventually, freshIp } from '../support/harness';
 import { BAD_SUBJECTS } from '../email/support';
 import { rowsIn } from '../support/db';

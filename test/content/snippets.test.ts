@@ -4,7 +4,7 @@ import { snippets } from '../../src/modules/content/schema';
 import { compileForWorkspace } from '../../src/modules/content/service';
 import type { Bindings } from '../../src/env';
 import { ApiError } from '../../src/platform/errors';
-import { workspaceDb } from '../../src/platform/shards';
+import { workspaceDb } from '../../src/platform/d1/shards';
 import { admin, adminOk, makeWorkspace, SHARDS } from '../support/harness';
 
 const rejection = async (p: Promise<unknown>) => {

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { startCampaign } from '../../src/modules/email-campaigns/launch';
-import { workspaceDb } from '../../src/platform/shards';
+import { workspaceDb } from '../../src/platform/d1/shards';
 import { rowsIn, shardOf } from '../support/db';
 import { eventually, type TestWorkspace } from '../support/harness';
 import { recordingEnv, type Ran } from '../support/plans';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { sendEmail } from '../../src/modules/emails/send';
 import { getWorkspace } from '../../src/modules/workspaces/service';
 import { EventSink } from '../../src/platform/events';
-import { controlDb, workspaceDb } from '../../src/platform/shards';
+import { controlDb, workspaceDb } from '../../src/platform/d1/shards';
 import { resendEmailProvider, RESEND_API } from '../../src/providers/email/resend';
 import { InvalidProviderSignature, ProviderRejected } from '../../src/providers/email/types';
 import { call } from '../support/harness';

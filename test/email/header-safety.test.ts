@@ -5,7 +5,7 @@ import { foldHeaderText, mailbox } from '../../src/modules/emails/header-safety'
 import { sendEmail } from '../../src/modules/emails/send';
 import { getWorkspace } from '../../src/modules/workspaces/service';
 import { EventSink } from '../../src/platform/events';
-import { controlDb, workspaceDb } from '../../src/platform/shards';
+import { controlDb, workspaceDb } from '../../src/platform/d1/shards';
 import { rowsIn } from '../support/db';
 import { admin, type TestWorkspace } from '../support/harness';
 import { ADDRESS, BAD_NAMES, BAD_SUBJECTS, emailWorkspace, expectOneMailbox, outbox, send } from './support';

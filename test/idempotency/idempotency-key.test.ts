@@ -3,7 +3,7 @@ import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import type { AppEnv, Bindings } from '../../src/env';
 import { idempotentPosts } from '../../src/modules/idempotency-keys/middleware';
-import { dbFor } from '../../src/platform/db';
+import { dbFor } from '../../src/platform/d1/db';
 import { renderError } from '../../src/platform/errors';
 import { findSweep } from '../../src/sweeps/registry';
 import '../../src/sweeps';

@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { deliverNewsletters, handleDeliveries } from '../../src/modules/newsletters/delivery';
-import { shardDb } from '../../src/platform/shards';
+import { shardDb } from '../../src/platform/d1/shards';
 import { emailWorkspace, outbox, type OutboxMessage } from '../email/support';
 import { cronTick } from '../support/cron';
 import { rowsIn } from '../support/db';

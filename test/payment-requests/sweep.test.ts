@@ -2,7 +2,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import type { Bindings } from '../../src/env';
 import { sweepExpiredPaymentRequests } from '../../src/modules/payment-requests/sweep';
-import { dbFor } from '../../src/platform/db';
+import { dbFor } from '../../src/platform/d1/db';
 import { admin, adminOk, makeWorkspace } from '../support/harness';
 import { rowsIn, shardOf } from '../support/db';
 import { backdate, mint, openPage, requestEvents } from './helpers';

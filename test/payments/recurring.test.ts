@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { dbFor } from '../../src/platform/db';
+import { dbFor } from '../../src/platform/d1/db';
 import { RECURRING_SWEEP_CHUNK, sweepRecurringPayments } from '../../src/modules/payments/sweep';
 import { admin, adminOk, makeWorkspace } from '../support/harness';
 import { rowsIn, rowsOnShards, shardOf } from '../support/db';

@@ -1,7 +1,7 @@
 import { env, exports } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { manageUrl } from '../../src/modules/bookings/confirmation';
-import { shardDb } from '../../src/platform/shards';
+import { shardDb } from '../../src/platform/d1/shards';
 import { book, futureHour, setupType } from '../bookings/helpers';
 import { emailWorkspace } from '../email/support';
 import { readyIssue, subscribe } from '../newsletters/support';

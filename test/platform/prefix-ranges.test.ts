@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { prefixRanges } from '../../src/platform/prefix-ranges';
+import { prefixRanges } from '../../src/platform/d1/prefix-ranges';
 
 describe('prefix ranges (starts_with on an indexed column)', () => {
   it('spells ASCII letters in both cases up to the second, other characters as written', () => {

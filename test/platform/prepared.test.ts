@@ -2,11 +2,11 @@ import { env } from 'cloudflare:workers';
 import { and, asc, desc, eq, sql, type SQLWrapper } from 'drizzle-orm';
 import { integer, real, SQLiteSyncDialect, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { dbFor, type Db } from '../../src/platform/db';
-import { buildSql, prepared, preparedInsert, preparedList, preparedRowsInsert, preparedSql, runPrepared } from '../../src/platform/prepared';
+import { dbFor, type Db } from '../../src/platform/d1/db';
+import { buildSql, prepared, preparedInsert, preparedList, preparedRowsInsert, preparedSql, runPrepared } from '../../src/platform/d1/prepared';
 import { compileFilter, filterWith } from '../../src/platform/filter';
 import { contactCatalog } from '../../src/modules/contacts/catalog';
-import { runBatch } from '../../src/platform/db';
+import { runBatch } from '../../src/platform/d1/db';
 
 const probes = sqliteTable('prepared_probe', {
   id: text('id').primaryKey(),

@@ -2,7 +2,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import type { Bindings } from '../../src/env';
 import { manageUrl } from '../../src/modules/bookings/confirmation';
-import { shardDb } from '../../src/platform/shards';
+import { shardDb } from '../../src/platform/d1/shards';
 import { controlD1, rowsIn } from '../support/db';
 import { call, freshIp, makeWorkspace, type TestWorkspace } from '../support/harness';
 import { publicPost, unreachableLimiter, type PageAnswer } from '../support/public-posts';

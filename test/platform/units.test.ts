@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { sql, type SQL } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { CONCURRENT_CHANGE_MESSAGE, dbFor, failedGuard, retryOnConflict } from '../../src/platform/db';
+import { CONCURRENT_CHANGE_MESSAGE, dbFor, failedGuard, retryOnConflict } from '../../src/platform/d1/db';
 import { ApiError } from '../../src/platform/errors';
 import { compileFilter, FilterBuilder, filterWith, INLINE_MAX, type FilterCatalog } from '../../src/platform/filter';
 import { uuidv7 } from '../../src/platform/ids';

@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { gateWrites, mayWrite } from '../../src/platform/write-gate';
+import { gateWrites, mayWrite } from '../../src/platform/d1/write-gate';
 
 const settled = async (p: Promise<unknown>) => {
   let done = false;

@@ -3,7 +3,7 @@ import { PAGE_SIZE as EMAIL_PAGE, redriveStaleCampaigns as redriveEmail } from '
 import { startCampaign as startWhatsApp } from '../../src/modules/whatsapp/campaigns';
 import { PAGE_SIZE as WHATSAPP_PAGE, redriveStaleCampaigns as redriveWhatsApp } from '../../src/modules/whatsapp/fanout';
 import type { Bindings } from '../../src/env';
-import { workspaceDb } from '../../src/platform/shards';
+import { workspaceDb } from '../../src/platform/d1/shards';
 import { registerQueueTaskInTurn, type QueueMessageBody } from '../../src/queue';
 import { bulkSubscribers, heldCampaign, mailCount, readyCampaign } from '../email-campaigns/support';
 import { emailWorkspace } from '../email/support';

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import type { ServiceContext } from '../../src/platform/context';
-import { dbFor } from '../../src/platform/db';
+import { dbFor } from '../../src/platform/d1/db';
 import { shardOf } from './db';
 
 /** The statements a service call sends to the workspace's shard (captured from the D1 binding it runs on), with its answer. */

@@ -3,7 +3,7 @@ import { vi } from 'vitest';
 import type { Bindings } from '../../src/env';
 import type { EventType } from '../../src/modules/events/catalog';
 import type { DeliveryMessage } from '../../src/modules/webhooks/publisher';
-import { dbFor } from '../../src/platform/db';
+import { dbFor } from '../../src/platform/d1/db';
 import { EventSink, type OutboxEvent } from '../../src/platform/events';
 import type { TestWorkspace } from '../support/harness';
 import { rowOnShards, shardOf } from '../support/db';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { handlePage, PAGE_SIZE, SEND_CHUNK } from '../../src/modules/whatsapp/fanout';
 import { startCampaign } from '../../src/modules/whatsapp/campaigns';
-import { workspaceDb } from '../../src/platform/shards';
+import { workspaceDb } from '../../src/platform/d1/shards';
 import { rowsIn, shardOf } from '../support/db';
 import { expectBoundedPlans, recordingEnv, roundTrips, type Ran } from '../support/plans';
 import { messagesOf, outboxOf, template, waWorkspace } from './helpers';

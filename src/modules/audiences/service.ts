@@ -1,12 +1,12 @@
 import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
-import type { Db } from '../../platform/db';
-import { nowIso } from '../../platform/db';
+import type { Db } from '../../platform/d1/db';
+import { nowIso } from '../../platform/d1/db';
 import { badRequest } from '../../platform/errors';
 import { filterWith } from '../../platform/filter';
 import { uuidv7 } from '../../platform/ids';
-import { rawRun } from '../../platform/raw-query';
+import { rawRun } from '../../platform/d1/raw-query';
 import { envelope, parsePaging } from '../../platform/list';
 import { compileContactFilter, emailEligibleContacts, type ContactTarget } from '../consent/eligibility';
 import { AUDIENCE_KINDS, audiences, type AudienceKind } from './schema';

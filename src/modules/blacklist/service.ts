@@ -1,9 +1,9 @@
 import { and, eq, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
-import type { Db } from '../../platform/db';
-import { nowIso } from '../../platform/db';
+import type { Db } from '../../platform/d1/db';
+import { nowIso } from '../../platform/d1/db';
 import { badRequest } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
-import { prepared } from '../../platform/prepared';
+import { prepared } from '../../platform/d1/prepared';
 import { toE164 } from '../../platform/phone';
 import type { Workspace } from '../workspaces/model';
 import { phoneBlacklist } from './schema';

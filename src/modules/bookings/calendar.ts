@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
-import type { Db, Statement } from '../../platform/db';
-import { preparedSql } from '../../platform/prepared';
-import type { RowGuard } from '../../platform/row-guard';
+import type { Db, Statement } from '../../platform/d1/db';
+import { preparedSql } from '../../platform/d1/prepared';
+import type { RowGuard } from '../../platform/d1/row-guard';
 import { calendarWindow, MAX_DURATION_MINUTES, type Calendar, type SlotRules } from './slots';
 
 /*

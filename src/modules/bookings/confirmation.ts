@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { Temporal } from 'temporal-polyfill';
-import type { Db } from '../../platform/db';
+import type { Db } from '../../platform/d1/db';
 import { escapeHtml } from '../../platform/html';
 import { base64url } from '../../platform/ids';
 import { bookingSettingsOf, type Member } from './meeting-types';

@@ -1,11 +1,11 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { isUniqueViolation, nowIso, runBatch, type Db, type Statement } from '../../platform/db';
+import { isUniqueViolation, nowIso, runBatch, type Db, type Statement } from '../../platform/d1/db';
 import { badRequest, httpError } from '../../platform/errors';
 import { compileFilter, filterWith, type FilterCatalog } from '../../platform/filter';
 import { base64url, randomToken, uuidv7 } from '../../platform/ids';
 import { envelope, parseFilterParam, parsePaging, parseSort, searchParam } from '../../platform/list';
-import { prepared, preparedSql } from '../../platform/prepared';
-import { rawAll } from '../../platform/raw-query';
+import { prepared, preparedSql } from '../../platform/d1/prepared';
+import { rawAll } from '../../platform/d1/raw-query';
 import { isValidTimeZone } from '../../platform/timezones';
 import { selectMembers } from '../workspaces/service';
 import { calendarOf, listingRead } from './calendar';

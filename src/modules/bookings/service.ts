@@ -1,12 +1,12 @@
 import { and, asc, desc, eq, getTableColumns, gt, gte, lt, lte, Param, sql, type SQL } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
-import { failedGuard, guarded, isUniqueViolation, nowIso, retryOnConflict, runBatch, type Db, type Statement } from '../../platform/db';
+import { failedGuard, guarded, isUniqueViolation, nowIso, retryOnConflict, runBatch, type Db, type Statement } from '../../platform/d1/db';
 import { badRequest, codedError, httpError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { envelope, parsePaging, parseSort } from '../../platform/list';
-import { prepared, preparedInsert, preparedSql } from '../../platform/prepared';
-import type { RowGuard } from '../../platform/row-guard';
+import { prepared, preparedInsert, preparedSql } from '../../platform/d1/prepared';
+import type { RowGuard } from '../../platform/d1/row-guard';
 import { isValidTimeZone } from '../../platform/timezones';
 import { isUuid } from '../../platform/validation';
 import { planContactReference, type ContactReferencePlan } from '../contacts/resolve';

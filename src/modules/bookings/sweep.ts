@@ -1,9 +1,9 @@
 import { and, asc, eq, lte, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
-import { inJsonList } from '../../platform/bound-parameters';
-import { nowIso, runBatch, type Db } from '../../platform/db';
+import { inJsonList } from '../../platform/d1/bound-parameters';
+import { nowIso, runBatch, type Db } from '../../platform/d1/db';
 import { badRequest, httpError } from '../../platform/errors';
-import { wroteFor } from '../../platform/floors';
+import { wroteFor } from '../../platform/d1/floors';
 import { registerSweep, type SweepResult } from '../../sweeps/registry';
 import { bookings } from './schema';
 

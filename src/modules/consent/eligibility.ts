@@ -1,9 +1,9 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
-import type { Db } from '../../platform/db';
+import type { Db } from '../../platform/d1/db';
 import { compileFilter, filterWith } from '../../platform/filter';
-import { rawAll } from '../../platform/raw-query';
+import { rawAll } from '../../platform/d1/raw-query';
 import { contactCatalog } from '../contacts/catalog';
 import { emailBaselineTerms } from '../contacts/schema';
 import { platformListed, platformListJson } from '../suppressions/platform-list';

@@ -1,8 +1,8 @@
 import { sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../../platform/db';
+import type { Db } from '../../platform/d1/db';
 import { compileFilter, filterWith } from '../../platform/filter';
 import { boundedJsonObject } from '../../platform/json-bounds';
-import { rawAll } from '../../platform/raw-query';
+import { rawAll } from '../../platform/d1/raw-query';
 import { contactCatalog } from './catalog';
 
 export const AUDIENCE_FILTER_BOUNDS = { maxDepth: 30, maxKeys: 2000, maxBytes: 32_768 };

@@ -1,9 +1,9 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { nowIso, runBatch } from '../../platform/db';
+import { nowIso, runBatch } from '../../platform/d1/db';
 import { httpError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
-import { rawAll, rawRun } from '../../platform/raw-query';
+import { rawAll, rawRun } from '../../platform/d1/raw-query';
 
 /**
  * Erasure of one contact's personal data (a data subject's right to be forgotten), in one D1

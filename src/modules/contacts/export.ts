@@ -1,8 +1,8 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { runBatch, type Db } from '../../platform/db';
+import { runBatch, type Db } from '../../platform/d1/db';
 import { badRequest, httpError } from '../../platform/errors';
 import { parsePaging } from '../../platform/list';
-import { rawAll } from '../../platform/raw-query';
+import { rawAll } from '../../platform/d1/raw-query';
 import { answeredJson } from './read';
 
 /**

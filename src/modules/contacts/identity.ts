@@ -1,10 +1,10 @@
 import { sql } from 'drizzle-orm';
-import type { Db, Statement } from '../../platform/db';
+import type { Db, Statement } from '../../platform/d1/db';
 import { badRequest } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { toE164 } from '../../platform/phone';
-import { preparedSql } from '../../platform/prepared';
-import { guardable, type RowGuard } from '../../platform/row-guard';
+import { preparedSql } from '../../platform/d1/prepared';
+import { guardable, type RowGuard } from '../../platform/d1/row-guard';
 
 export function normalizePhone(raw: string, defaultCountry: string): string {
   const e164 = toE164(raw, defaultCountry);

@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { nowIso } from '../../platform/db';
+import { nowIso } from '../../platform/d1/db';
 import { sha256Hex } from '../../platform/ids';
-import { bound, joinBuilt, type BuiltQuery } from '../../platform/prepared';
-import { rawRun } from '../../platform/raw-query';
+import { bound, joinBuilt, type BuiltQuery } from '../../platform/d1/prepared';
+import { rawRun } from '../../platform/d1/raw-query';
 
 /** Answers kept per workspace; the least recently computed go first. */
 const CACHE_MAX = 100;

@@ -1,7 +1,7 @@
-import { rawRun } from '../../platform/raw-query';
+import { rawRun } from '../../platform/d1/raw-query';
 import { and, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { failedGuard, guarded, nowIso, runBatch, type Statement } from '../../platform/db';
+import { failedGuard, guarded, nowIso, runBatch, type Statement } from '../../platform/d1/db';
 import { badRequest, httpError } from '../../platform/errors';
 import { rekeyStaticAudiences } from '../audiences/service';
 import { CUSTOM_FIELDS_BOUNDS, jsonBoundsProblem } from '../../platform/json-bounds';

@@ -1,10 +1,10 @@
 import { and, eq, sql, type SQLWrapper } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { isUniqueViolation, retryOnConflict, runBatch, type Statement } from '../../platform/db';
+import { isUniqueViolation, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
 import { badRequest, httpError } from '../../platform/errors';
-import { prepared } from '../../platform/prepared';
+import { prepared } from '../../platform/d1/prepared';
 import type { OutboxEvent } from '../../platform/events';
-import type { RowGuard } from '../../platform/row-guard';
+import type { RowGuard } from '../../platform/d1/row-guard';
 import { isUuid } from '../../platform/validation';
 import { normalizeEmailStrict, normalizePhone } from './identity';
 import { contacts } from './schema';

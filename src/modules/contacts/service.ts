@@ -1,11 +1,11 @@
 import { and, count, eq, sql, type SQL } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { failedGuard, guarded, isUniqueViolation, nowIso, retryOnConflict, optionalReads, runBatch, type Db, type Statement } from '../../platform/db';
-import { preparedInsert, preparedSql } from '../../platform/prepared';
+import { failedGuard, guarded, isUniqueViolation, nowIso, retryOnConflict, optionalReads, runBatch, type Db, type Statement } from '../../platform/d1/db';
+import { preparedInsert, preparedSql } from '../../platform/d1/prepared';
 import { badRequest, codedError, httpError } from '../../platform/errors';
 import type { OutboxEvent } from '../../platform/events';
 import { uuidv7 } from '../../platform/ids';
-import { afterInsertOf, bothOf, guardable, type RowGuard } from '../../platform/row-guard';
+import { afterInsertOf, bothOf, guardable, type RowGuard } from '../../platform/d1/row-guard';
 import { blacklistLookup, phoneBlacklisted } from '../blacklist/service';
 import { findLabels, linkStatements, uniqueNames, type LabelKind } from '../tags/links';
 import type { ContactWriteInput } from './fields';
@@ -14,8 +14,8 @@ import { openMergeRequest } from './merge';
 import { labelsChange, planChanges, type LabelDiff, type NormalizedWrite } from './plan';
 import { contactProjection, identifierHeld, readContactAnswer, selectContact, selectIdentifierHolder, type ContactRow } from './read';
 import { contactActivities, contacts, CONTACT_SOURCES } from './schema';
-import { readWithCreate } from '../../platform/create-along';
-import { builtOnce } from '../../platform/built-once';
+import { readWithCreate } from '../../platform/d1/create-along';
+import { builtOnce } from '../../platform/d1/built-once';
 import { updateAlongReads } from './update-along';
 
 export const MERGE_MESSAGE_CREATE =

@@ -1,10 +1,10 @@
 import { getTableColumns, sql, type SQL } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { nowIso, type Statement } from '../../platform/db';
+import { nowIso, type Statement } from '../../platform/d1/db';
 import type { OutboxEvent } from '../../platform/events';
 import { uuidv7 } from '../../platform/ids';
-import { preparedSql } from '../../platform/prepared';
-import { afterInsertOf } from '../../platform/row-guard';
+import { preparedSql } from '../../platform/d1/prepared';
+import { afterInsertOf } from '../../platform/d1/row-guard';
 import { phoneBlacklisted } from '../blacklist/service';
 import { planChanges, type NormalizedWrite } from './plan';
 import { contactColumns, contactProjectionSql, type ContactRow } from './read';

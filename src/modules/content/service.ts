@@ -1,5 +1,5 @@
 import { asc, eq } from 'drizzle-orm';
-import { nowIso, type Db } from '../../platform/db';
+import { nowIso, type Db } from '../../platform/d1/db';
 import { domainError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { compileContent, isCompiled, snippetProblems, type Compiled, type CompileOptions, type Snippet } from './compile';

@@ -2,7 +2,7 @@ import { and, desc, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { badRequest } from '../../platform/errors';
 import { envelope, parsePaging, searchParam } from '../../platform/list';
-import { preparedList } from '../../platform/prepared';
+import { preparedList } from '../../platform/d1/prepared';
 import { isUuid } from '../../platform/validation';
 import { titleOrContactSearch } from '../contacts/identity-join';
 import { selectDealsWithContact, serializeDealWithContact, type DealWithContactRow } from './read';

@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { codedError, notFound } from '../../platform/errors';
-import { prepared } from '../../platform/prepared';
+import { prepared } from '../../platform/d1/prepared';
 import { pipelines, stages } from '../pipelines/schema';
 import { users } from '../workspaces/schema';
 import { dealColumns } from './read';

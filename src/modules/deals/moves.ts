@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { guarded, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
+import { guarded, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
 import { uuidv7 } from '../../platform/ids';
 import type { OutboxEvent } from '../../platform/events';
 import { dealEventData, type FromStage } from './events';
@@ -9,7 +9,7 @@ import { failedGuard, placeDeal } from './placement';
 import { selectDeal, serializeDeal } from './read';
 import { activity } from '../contacts/service';
 import { deals, dealStageHistory, type DealRow, type DealStatus } from './schema';
-import { preparedInsert } from '../../platform/prepared';
+import { preparedInsert } from '../../platform/d1/prepared';
 
 const historyInsert = preparedInsert(dealStageHistory);
 

@@ -1,6 +1,6 @@
 import { and, eq, sql, type SQLWrapper } from 'drizzle-orm';
-import { failedGuard as failedGuardOn, guarded, type Db, type Statement } from '../../platform/db';
-import { prepared } from '../../platform/prepared';
+import { failedGuard as failedGuardOn, guarded, type Db, type Statement } from '../../platform/d1/db';
+import { prepared } from '../../platform/d1/prepared';
 import { deals } from './schema';
 
 /**

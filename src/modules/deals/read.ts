@@ -1,7 +1,7 @@
 import { and, eq, getTableColumns, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
-import type { Db } from '../../platform/db';
+import type { Db } from '../../platform/d1/db';
 import { fromCents } from '../../platform/money';
-import { prepared } from '../../platform/prepared';
+import { prepared } from '../../platform/d1/prepared';
 import { contactIdentityColumns, contactIdentityJoin, serializeContactIdentity, type ContactIdentity } from '../contacts/identity-join';
 import { deals, type DealRow } from './schema';
 

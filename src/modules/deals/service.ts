@@ -1,6 +1,6 @@
 import { and, asc, eq, or, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { isUniqueViolation, nowIso, optionalReads, retryOnConflict, runBatch, type Statement } from '../../platform/db';
+import { isUniqueViolation, nowIso, optionalReads, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
 import { codedError, notFound } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import type { OutboxEvent } from '../../platform/events';
@@ -18,7 +18,7 @@ import { moveStatements, type StageTarget } from './moves';
 import { failedGuard, openTopSlot } from './placement';
 import { readDealWithContact, selectDealWithContact, serializeDealWithContact, type DealWithContactRow } from './read';
 import { deals, type DealRow } from './schema';
-import { prepared, preparedInsert } from '../../platform/prepared';
+import { prepared, preparedInsert } from '../../platform/d1/prepared';
 
 const dealInsert = preparedInsert(deals);
 

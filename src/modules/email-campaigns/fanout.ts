@@ -1,10 +1,10 @@
 import { and, eq, lt, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
-import { wroteFor } from '../../platform/floors';
-import { nowIso, runBatch, type Db, type Statement } from '../../platform/db';
+import { wroteFor } from '../../platform/d1/floors';
+import { nowIso, runBatch, type Db, type Statement } from '../../platform/d1/db';
 import { keptLinkOrigin } from '../../platform/public-base';
-import { rawAll, rawRun } from '../../platform/raw-query';
-import { workspaceDb } from '../../platform/shards';
+import { rawAll, rawRun } from '../../platform/d1/raw-query';
+import { workspaceDb } from '../../platform/d1/shards';
 import { emailEligibleIds, emailEligiblePage, withoutPlatformListed } from '../consent/eligibility';
 import { sendEmailBatch, type BulkEmail, type BulkOutcome } from '../emails/bulk-send';
 import { newUnsubscribeToken } from '../unsubscribe/links';

@@ -1,8 +1,8 @@
 import { and, eq, inArray, lte } from 'drizzle-orm';
 import type { Bindings } from '../../env';
-import { wroteFor } from '../../platform/floors';
+import { wroteFor } from '../../platform/d1/floors';
 import type { ServiceContext } from '../../platform/context';
-import { nowIso, type Db } from '../../platform/db';
+import { nowIso, type Db } from '../../platform/d1/db';
 import { domainError } from '../../platform/errors';
 import { keptLinkOrigin } from '../../platform/public-base';
 import { readSender } from '../sender-profiles/service';

@@ -1,11 +1,11 @@
 import { and, desc, eq, getTableColumns, inArray, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
-import { isUniqueViolation, nowIso, retryOnConflict, type Db } from '../../platform/db';
+import { isUniqueViolation, nowIso, retryOnConflict, type Db } from '../../platform/d1/db';
 import { ApiError, badRequest, domainError, httpError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { envelope, parsePaging } from '../../platform/list';
-import { prepared, preparedList, testedOnRows } from '../../platform/prepared';
+import { prepared, preparedList, testedOnRows } from '../../platform/d1/prepared';
 import { isUuid } from '../../platform/validation';
 import { audienceContactCondition } from '../audiences/service';
 import { countEmailEligible, eligibleCountSql } from '../consent/eligibility';

@@ -1,8 +1,8 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { failedGuard, guarded, nowIso, runBatch } from '../../platform/db';
+import { failedGuard, guarded, nowIso, runBatch } from '../../platform/d1/db';
 import { ApiError } from '../../platform/errors';
-import { rawRun } from '../../platform/raw-query';
+import { rawRun } from '../../platform/d1/raw-query';
 import { setConsent } from '../consent/service';
 import { countUnsubscribe } from './counters';
 import { emailCampaignRecipients } from './schema';

@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { nowIso, runBatch, type Statement } from '../../platform/db';
+import { nowIso, runBatch, type Statement } from '../../platform/d1/db';
 import { ApiError } from '../../platform/errors';
-import { rawAll, rawRun } from '../../platform/raw-query';
+import { rawAll, rawRun } from '../../platform/d1/raw-query';
 import { BATCH_MAX, type BatchOutcome, configuredEmailProvider, type EmailProvider, type KeyedEmail, ProviderRejected } from '../../providers/email';
 import { senderCandidates, type SenderProfileRow } from '../sender-profiles/service';
 import { platformListed } from '../suppressions/platform-list';

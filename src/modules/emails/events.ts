@@ -1,10 +1,10 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
-import { failedGuard, guarded, nowIso, runBatch, type Db, type Statement } from '../../platform/db';
-import { rawRun } from '../../platform/raw-query';
+import { failedGuard, guarded, nowIso, runBatch, type Db, type Statement } from '../../platform/d1/db';
+import { rawRun } from '../../platform/d1/raw-query';
 import { EventSink, publishCommitted, type OutboxEvent } from '../../platform/events';
-import { wroteFor } from '../../platform/floors';
-import { onEveryShard, workspaceDb } from '../../platform/shards';
+import { wroteFor } from '../../platform/d1/floors';
+import { onEveryShard, workspaceDb } from '../../platform/d1/shards';
 import type { BounceType, DeliveryType } from '../../providers/email';
 import { emailDeliverabilityStatement } from '../consent/service';
 import { suppressStatement } from '../suppressions/service';

@@ -1,11 +1,11 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
-import { failedGuard, nowIso, runBatch, type Statement } from '../../platform/db';
+import { failedGuard, nowIso, runBatch, type Statement } from '../../platform/d1/db';
 import { type ApiError, domainError } from '../../platform/errors';
 import { sha256Hex, uuidv7 } from '../../platform/ids';
-import { prepared, preparedInsert, preparedSql } from '../../platform/prepared';
-import { rawAll, rawRun } from '../../platform/raw-query';
+import { prepared, preparedInsert, preparedSql } from '../../platform/d1/prepared';
+import { rawAll, rawRun } from '../../platform/d1/raw-query';
 import { claimInstanceName, type ClaimResult } from '../../durable-objects/idempotency-claims';
 import { type BatchedHandOff, configuredEmailProvider, ProviderRejected } from '../../providers/email';
 import { senderCandidates, fromEmail, type SenderProfileRow } from '../sender-profiles/service';

@@ -1,5 +1,5 @@
 import type { ServiceContext } from '../../platform/context';
-import { nowIso, runBatch } from '../../platform/db';
+import { nowIso, runBatch } from '../../platform/d1/db';
 import { ApiError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { resolveContactReference } from '../contacts/resolve';

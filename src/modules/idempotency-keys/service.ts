@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
-import type { Db } from '../../platform/db';
-import { nowIso } from '../../platform/db';
+import type { Db } from '../../platform/d1/db';
+import { nowIso } from '../../platform/d1/db';
 import { uuidv7 } from '../../platform/ids';
 import { idempotencyKeys } from './schema';
 

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
-import type { Db, Statement } from '../../platform/db';
-import { preparedSql } from '../../platform/prepared';
+import type { Db, Statement } from '../../platform/d1/db';
+import { preparedSql } from '../../platform/d1/prepared';
 
 /**
  * Tag auto-subscribe, as one statement for the batch that links tags to a

@@ -1,12 +1,12 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
-import { nowIso, runBatch, type Db, type Statement } from '../../platform/db';
+import { nowIso, runBatch, type Db, type Statement } from '../../platform/d1/db';
 import { ApiError } from '../../platform/errors';
-import { wroteFor } from '../../platform/floors';
+import { wroteFor } from '../../platform/d1/floors';
 import { uuidv7 } from '../../platform/ids';
 import { keptLinkOrigin } from '../../platform/public-base';
-import { rawAll, rawRun } from '../../platform/raw-query';
-import { controlDb, workspaceDb } from '../../platform/shards';
+import { rawAll, rawRun } from '../../platform/d1/raw-query';
+import { controlDb, workspaceDb } from '../../platform/d1/shards';
 import { emailEligiblePage } from '../consent/eligibility';
 import { sendEmail } from '../emails/send';
 import { getWorkspace } from '../workspaces/service';

@@ -1,11 +1,11 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { failedGuard, isUniqueViolation, nowIso, retryOnConflict, runBatch } from '../../platform/db';
+import { failedGuard, isUniqueViolation, nowIso, retryOnConflict, runBatch } from '../../platform/d1/db';
 import { codedError, domainError, badRequest } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { envelope, parsePaging } from '../../platform/list';
-import { rawRun } from '../../platform/raw-query';
-import { prepared, preparedList, testedOnRows } from '../../platform/prepared';
+import { rawRun } from '../../platform/d1/raw-query';
+import { prepared, preparedList, testedOnRows } from '../../platform/d1/prepared';
 import { isUuid } from '../../platform/validation';
 import { readSender } from '../sender-profiles/service';
 import { compileIssue, NOT_PATCHED, type CompileEnvelope } from './compile';

@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { nowIso } from '../../platform/db';
+import { nowIso } from '../../platform/d1/db';
 import { uuidv7 } from '../../platform/ids';
 import { ApiError } from '../../platform/errors';
 import { consentRow, setConsent } from '../consent/service';

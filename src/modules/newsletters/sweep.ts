@@ -1,5 +1,5 @@
-import { nowIso } from '../../platform/db';
-import { wroteFor } from '../../platform/floors';
+import { nowIso } from '../../platform/d1/db';
+import { wroteFor } from '../../platform/d1/floors';
 import { registerQueueTask } from '../../queue';
 import { registerSweep } from '../../sweeps/registry';
 import { DELIVERY_KIND, deliverNewsletters, dueIssues, handleDeliveries } from './delivery';

@@ -1,9 +1,9 @@
 import { and, eq, sql } from 'drizzle-orm';
-import type { Db } from '../../platform/db';
-import { nowIso } from '../../platform/db';
+import type { Db } from '../../platform/d1/db';
+import { nowIso } from '../../platform/d1/db';
 import { httpError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
-import { rawAll, rawRun } from '../../platform/raw-query';
+import { rawAll, rawRun } from '../../platform/d1/raw-query';
 import { contactNotes } from './schema';
 
 type NoteRow = typeof contactNotes.$inferSelect;

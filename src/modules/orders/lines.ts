@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { uuidv7 } from '../../platform/ids';
-import { preparedSql } from '../../platform/prepared';
-import { guardable } from '../../platform/row-guard';
+import { preparedSql } from '../../platform/d1/prepared';
+import { guardable } from '../../platform/d1/row-guard';
 
 export type Line = {
   productId: string | null;

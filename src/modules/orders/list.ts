@@ -2,7 +2,7 @@ import { and, desc, eq, gte, lte, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { badRequest } from '../../platform/errors';
 import { envelope, type Paging } from '../../platform/list';
-import { preparedList } from '../../platform/prepared';
+import { preparedList } from '../../platform/d1/prepared';
 import { isUuid } from '../../platform/validation';
 import { parseIsoInZone } from '../payments/dates';
 import { selectOrdersWithContact, serializeHeader, type OrderWithContactRow } from './read';

@@ -1,8 +1,8 @@
 import { and, eq, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
-import type { Db, Statement } from '../../platform/db';
+import type { Db, Statement } from '../../platform/d1/db';
 import { fromCents } from '../../platform/money';
-import { childRowsJson } from '../../platform/child-rows';
-import { prepared } from '../../platform/prepared';
+import { childRowsJson } from '../../platform/d1/child-rows';
+import { prepared } from '../../platform/d1/prepared';
 import { contactIdentityColumns, contactIdentityJoin, serializeContactIdentity, type ContactIdentity } from '../contacts/identity-join';
 import { orderItems, orderRefunds, orders, type OrderItemRow, type OrderRefundRow, type OrderRow } from './schema';
 

@@ -1,6 +1,6 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { failedGuard, guarded, isUniqueViolation, nowIso, optionalReads, retryOnConflict, runBatch, type Statement } from '../../platform/db';
+import { failedGuard, guarded, isUniqueViolation, nowIso, optionalReads, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
 import { badRequest, codedError, notFound } from '../../platform/errors';
 import { eventDataPatch } from '../../platform/events';
 import { uuidv7 } from '../../platform/ids';
@@ -21,9 +21,9 @@ import { itemCount, lineTotalCents, orderTotals } from './money';
 import { fullOrderRead, orderFromResults, selectOrderByReference, type FullOrder } from './read';
 import { orderCounters, orderItems, orders, type OrderRow } from './schema';
 import { lineRows, linesInsert, type Line } from './lines';
-import { preparedInsert, preparedSql } from '../../platform/prepared';
-import { afterInsertOf, guardable, type RowGuard } from '../../platform/row-guard';
-import { readWithCreate } from '../../platform/create-along';
+import { preparedInsert, preparedSql } from '../../platform/d1/prepared';
+import { afterInsertOf, guardable, type RowGuard } from '../../platform/d1/row-guard';
+import { readWithCreate } from '../../platform/d1/create-along';
 
 /** The number comes from the workspace's counter, bumped by the statement before it in the same batch. */
 const orderInsert = preparedInsert(orders, { orderNumber: sql`(SELECT last_number FROM order_counters WHERE workspace_id = ${sql.placeholder('workspaceId')})` });

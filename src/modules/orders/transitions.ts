@@ -1,6 +1,6 @@
 import { and, eq, ne, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
+import { nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
 import { badRequest, codedError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { fromCentsSql, toCents } from '../../platform/money';
@@ -14,8 +14,8 @@ import { orderEventData, refundedEventDataSql } from './events';
 import { fullOrderRead, fullOrderRowOf, orderAsWritten, serializeFullOrder, type FullOrder, type FullOrderRow } from './read';
 import { orderRefunds, orders, type FinancialStatus, type OrderRow } from './schema';
 import { orderAfterGuardedWrite, orderLostRace, orderNotFound, orderPaymentStatements, revisionGuard, storeSyncedReadOnly } from './service';
-import { preparedSql } from '../../platform/prepared';
-import { afterInsertOf, guardable } from '../../platform/row-guard';
+import { preparedSql } from '../../platform/d1/prepared';
+import { afterInsertOf, guardable } from '../../platform/d1/row-guard';
 
 /** The order a batch ending with `fullOrderRead` found; 404 when absent, 409 for store-synced orders (read-only through the API). */
 function writableOrder(results: unknown[]): FullOrderRow {

@@ -1,7 +1,7 @@
 import { and, eq, isNotNull, or, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { runBatch } from '../../platform/db';
-import { prepared } from '../../platform/prepared';
+import { runBatch } from '../../platform/d1/db';
+import { prepared } from '../../platform/d1/prepared';
 import { httpError } from '../../platform/errors';
 import { fromCents } from '../../platform/money';
 import { hex } from '../../platform/ids';

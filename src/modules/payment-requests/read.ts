@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import type { Db } from '../../platform/db';
+import type { Db } from '../../platform/d1/db';
 import { fromCents } from '../../platform/money';
 import { paymentRequests, type PaymentRequestRow } from './schema';
 

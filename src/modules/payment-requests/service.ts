@@ -1,15 +1,15 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
-import { failedGuard, guarded, isUniqueViolation, nowIso, optionalReads, retryOnConflict, runBatch, type Statement } from '../../platform/db';
+import { failedGuard, guarded, isUniqueViolation, nowIso, optionalReads, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
 import { badRequest, codedError, notFound } from '../../platform/errors';
 import type { OutboxEvent } from '../../platform/events';
 import { uuidText, uuidv7 } from '../../platform/ids';
 import { envelope, parsePaging } from '../../platform/list';
 import { hasAtMostTwoDecimals, toCents } from '../../platform/money';
-import { preparedInsert, preparedList, testedOnRows } from '../../platform/prepared';
-import { afterInsertOf, type RowGuard } from '../../platform/row-guard';
-import { shardDb, shardNames } from '../../platform/shards';
+import { preparedInsert, preparedList, testedOnRows } from '../../platform/d1/prepared';
+import { afterInsertOf, type RowGuard } from '../../platform/d1/row-guard';
+import { shardDb, shardNames } from '../../platform/d1/shards';
 import { isUuid } from '../../platform/validation';
 import type { PaymentConfirmation, PaymentProvider, PaymentProviderName } from '../../providers/payments';
 import { planContactReference, referencedContactExists } from '../contacts/resolve';
@@ -23,7 +23,7 @@ import { validateCreate } from '../payments/validate';
 import { DEFAULT_EXPIRY_DAYS, type PaymentRequestCreateInput } from './dto';
 import { lastRow, paymentRequestEventData, selectPaymentRequest, serializePaymentRequest } from './read';
 import { PAYMENT_REQUEST_STATUSES, paymentRequests, type PaymentRequestRow, type PaymentRequestStatus } from './schema';
-import { readWithCreate } from '../../platform/create-along';
+import { readWithCreate } from '../../platform/d1/create-along';
 
 export const NO_CONTACT_MESSAGE = 'Provide contact_id, or a phone/email to attach the payment request to a contact';
 export const paymentRequestNotFound = () => notFound('Payment request not found');

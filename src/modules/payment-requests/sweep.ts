@@ -1,10 +1,10 @@
 import { and, asc, eq, lte, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
-import { nowIso, runBatch, type Db } from '../../platform/db';
+import { nowIso, runBatch, type Db } from '../../platform/d1/db';
 import { publishCommitted } from '../../platform/events';
-import { wroteFor } from '../../platform/floors';
+import { wroteFor } from '../../platform/d1/floors';
 import { uuidv7 } from '../../platform/ids';
-import { rawRun } from '../../platform/raw-query';
+import { rawRun } from '../../platform/d1/raw-query';
 import { paymentProvider, type PaymentProviderName } from '../../providers/payments';
 import { registerSweep, type SweepResult } from '../../sweeps/registry';
 import { paymentRequestEventData } from './read';

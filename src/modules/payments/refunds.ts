@@ -1,6 +1,6 @@
 import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { failedGuard, isUniqueViolation, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
+import { failedGuard, isUniqueViolation, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
 import { badRequest } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { fromCentsSql, toCents } from '../../platform/money';
@@ -10,9 +10,9 @@ import type { PaymentRefundInput } from './dto';
 import { paymentFromResults } from './read';
 import { paymentEntries, type PaymentEntryRow, type PaymentRow } from './schema';
 import { entryBase, entryNotFound, readPaymentAndEntries, reReads } from './service';
-import { preparedInsert, preparedSql } from '../../platform/prepared';
-import { builtOnce } from '../../platform/built-once';
-import { guardable, type RowGuard } from '../../platform/row-guard';
+import { preparedInsert, preparedSql } from '../../platform/d1/prepared';
+import { builtOnce } from '../../platform/d1/built-once';
+import { guardable, type RowGuard } from '../../platform/d1/row-guard';
 
 /** Whether a batch with `refundStatements` lost a race to a parallel refund (re-read and retry). */
 const refundLostRace = (err: unknown) => failedGuard(err, 'payment_entries.refunded_cents') || isUniqueViolation(err);

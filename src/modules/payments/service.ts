@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { failedGuard, guarded, isUniqueViolation, nowIso, optionalReads, retryOnConflict, runBatch, type Statement } from '../../platform/db';
+import { failedGuard, guarded, isUniqueViolation, nowIso, optionalReads, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
 import { badRequest, codedError, notFound } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { toCents } from '../../platform/money';
@@ -22,9 +22,9 @@ import {
   type RecurringInterval,
   type VatMode,
 } from './schema';
-import { prepared, preparedInsert, preparedRowsInsert } from '../../platform/prepared';
-import { afterInsertOf, type RowGuard } from '../../platform/row-guard';
-import { readWithCreate } from '../../platform/create-along';
+import { prepared, preparedInsert, preparedRowsInsert } from '../../platform/d1/prepared';
+import { afterInsertOf, type RowGuard } from '../../platform/d1/row-guard';
+import { readWithCreate } from '../../platform/d1/create-along';
 
 const paymentInsert = preparedInsert(payments);
 const entriesInsert = preparedRowsInsert(paymentEntries);

@@ -1,11 +1,11 @@
 import { and, asc, eq, isNotNull, lte, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
-import { inJsonList } from '../../platform/bound-parameters';
-import { nowIso, runBatch, type Db } from '../../platform/db';
+import { inJsonList } from '../../platform/d1/bound-parameters';
+import { nowIso, runBatch, type Db } from '../../platform/d1/db';
 import { uuidv7 } from '../../platform/ids';
-import { rawAll } from '../../platform/raw-query';
-import { wroteFor } from '../../platform/floors';
-import { controlDb } from '../../platform/shards';
+import { rawAll } from '../../platform/d1/raw-query';
+import { wroteFor } from '../../platform/d1/floors';
+import { controlDb } from '../../platform/d1/shards';
 import { registerSweep, type SweepResult } from '../../sweeps/registry';
 import { workspaces } from '../workspaces/control-schema';
 import { localDate } from './dates';

@@ -1,5 +1,5 @@
 import type { ServiceContext } from '../../platform/context';
-import { nowIso } from '../../platform/db';
+import { nowIso } from '../../platform/d1/db';
 import { badRequest } from '../../platform/errors';
 import { jsonBoundsProblem } from '../../platform/json-bounds';
 import { hasAtMostTwoDecimals, toCents } from '../../platform/money';

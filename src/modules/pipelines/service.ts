@@ -1,10 +1,10 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
-import { insertGroups } from '../../platform/bound-parameters';
-import type { Db, Statement } from '../../platform/db';
-import { nowIso, runBatch } from '../../platform/db';
+import { insertGroups } from '../../platform/d1/bound-parameters';
+import type { Db, Statement } from '../../platform/d1/db';
+import { nowIso, runBatch } from '../../platform/d1/db';
 import { uuidv7 } from '../../platform/ids';
-import { childRowsJson } from '../../platform/child-rows';
-import { prepared } from '../../platform/prepared';
+import { childRowsJson } from '../../platform/d1/child-rows';
+import { prepared } from '../../platform/d1/prepared';
 import { pipelines, stages } from './schema';
 
 export type PipelineInput = {

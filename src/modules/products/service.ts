@@ -1,11 +1,11 @@
 import { and, desc, eq, or, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { isUniqueViolation, nowIso } from '../../platform/db';
+import { isUniqueViolation, nowIso } from '../../platform/d1/db';
 import { domainError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { containsInAny, envelope, parseBooleanParam, parsePaging, searchParam } from '../../platform/list';
 import { fromCents, toCents } from '../../platform/money';
-import { prepared } from '../../platform/prepared';
+import { prepared } from '../../platform/d1/prepared';
 import type { ProductCreateInput, ProductPatchInput } from './dto';
 import { products, type ProductRow } from './schema';
 

@@ -1,8 +1,8 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
-import { nowIso, type Db, type Statement } from '../../platform/db';
+import { nowIso, type Db, type Statement } from '../../platform/d1/db';
 import { uuidv7 } from '../../platform/ids';
-import { preparedInsert } from '../../platform/prepared';
-import { rawRun } from '../../platform/raw-query';
+import { preparedInsert } from '../../platform/d1/prepared';
+import { rawRun } from '../../platform/d1/raw-query';
 import { sandboxOutbox, type OutboxChannel } from './schema';
 
 type OutboxEntry = { workspaceId: string; channel: OutboxChannel; to: string; from?: string | null; text?: string | null; body?: Record<string, unknown> | null };

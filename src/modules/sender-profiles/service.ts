@@ -1,9 +1,9 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
-import type { Db, Statement } from '../../platform/db';
-import { isUniqueViolation, nowIso, retryOnConflict, runBatch } from '../../platform/db';
+import type { Db, Statement } from '../../platform/d1/db';
+import { isUniqueViolation, nowIso, retryOnConflict, runBatch } from '../../platform/d1/db';
 import { uuidv7 } from '../../platform/ids';
 import { envelope, parsePaging } from '../../platform/list';
-import { prepared } from '../../platform/prepared';
+import { prepared } from '../../platform/d1/prepared';
 import type { ServiceContext } from '../../platform/context';
 import { senderProfiles } from './schema';
 

@@ -1,9 +1,9 @@
 import { asc, eq, gt, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
-import { nowIso, runBatch } from '../../platform/db';
+import { nowIso, runBatch } from '../../platform/d1/db';
 import { httpError } from '../../platform/errors';
-import { prepared, preparedSql } from '../../platform/prepared';
-import { controlDb, onEveryShard } from '../../platform/shards';
+import { prepared, preparedSql } from '../../platform/d1/prepared';
+import { controlDb, onEveryShard } from '../../platform/d1/shards';
 import { platformSuppressions } from './control-schema';
 import { globalEmailSuppressions } from './schema';
 

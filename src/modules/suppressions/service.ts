@@ -1,11 +1,11 @@
 import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import type { Db } from '../../platform/db';
-import { nowIso, runBatch } from '../../platform/db';
+import type { Db } from '../../platform/d1/db';
+import { nowIso, runBatch } from '../../platform/d1/db';
 import { ApiError, domainError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { envelope, parsePaging } from '../../platform/list';
-import { prepared, preparedSql, runPrepared } from '../../platform/prepared';
+import { prepared, preparedSql, runPrepared } from '../../platform/d1/prepared';
 import { emailSuppressions, type SuppressionReason } from './schema';
 
 type Row = typeof emailSuppressions.$inferSelect;

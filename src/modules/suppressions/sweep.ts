@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
-import { inJsonList } from '../../platform/bound-parameters';
-import type { Db } from '../../platform/db';
-import { rawRun } from '../../platform/raw-query';
-import { controlDb } from '../../platform/shards';
+import { inJsonList } from '../../platform/d1/bound-parameters';
+import type { Db } from '../../platform/d1/db';
+import { rawRun } from '../../platform/d1/raw-query';
+import { controlDb } from '../../platform/d1/shards';
 import { registerSweep, type SweepResult } from '../../sweeps/registry';
 import { platformSuppressions } from './control-schema';
 import { globalEmailSuppressions } from './schema';

@@ -1,5 +1,5 @@
 import { and, desc, eq } from 'drizzle-orm';
-import type { Db } from '../../platform/db';
+import type { Db } from '../../platform/d1/db';
 import { type DeliveryState, webhookDeliveries } from './schema';
 
 type DeliveryRow = typeof webhookDeliveries.$inferSelect;

@@ -1,11 +1,11 @@
 import { sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
-import { runBatch } from '../../platform/db';
+import { runBatch } from '../../platform/d1/db';
 import { uuidv7 } from '../../platform/ids';
 import { inFlight } from '../../platform/in-flight';
-import { rawAll } from '../../platform/raw-query';
-import { BOOKMARK_HEADER, issueBookmark } from '../../platform/bookmarks';
-import { workspaceSession } from '../../platform/shards';
+import { rawAll } from '../../platform/d1/raw-query';
+import { BOOKMARK_HEADER, issueBookmark } from '../../platform/d1/bookmarks';
+import { workspaceSession } from '../../platform/d1/shards';
 import type { QueueMessageBody } from '../../queue';
 import type { DeliveryMessage, Envelope } from './publisher';
 import { signatureHeaders } from './signing';

@@ -1,9 +1,9 @@
 import { and, eq, isNull, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
-import { type Db, nowIso } from '../../platform/db';
+import { type Db, nowIso } from '../../platform/d1/db';
 import { uuidv7 } from '../../platform/ids';
-import { rawRun } from '../../platform/raw-query';
-import { bookmarkOf } from '../../platform/floors';
+import { rawRun } from '../../platform/d1/raw-query';
+import { bookmarkOf } from '../../platform/d1/floors';
 import { isDeliveredTo, type EventType } from '../events/catalog';
 import { eventOutbox } from '../events/schema';
 import { webhookEndpoints } from './schema';

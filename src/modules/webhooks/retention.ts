@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
-import type { Db } from '../../platform/db';
-import { rawRun } from '../../platform/raw-query';
+import type { Db } from '../../platform/d1/db';
+import { rawRun } from '../../platform/d1/raw-query';
 import { EVENT_RETENTION_DAYS } from './events-api';
 
 /** Rows forgotten per table and pass: a backlog never makes one long statement. */

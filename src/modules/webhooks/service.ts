@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { nowIso, isUniqueViolation } from '../../platform/db';
+import { nowIso, isUniqueViolation } from '../../platform/d1/db';
 import { domainError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { isUuid } from '../../platform/validation';

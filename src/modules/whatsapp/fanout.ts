@@ -1,10 +1,10 @@
 import { and, eq, lt, lte, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
-import { wroteFor } from '../../platform/floors';
-import { nowIso, runBatch, type Db, type Statement } from '../../platform/db';
+import { wroteFor } from '../../platform/d1/floors';
+import { nowIso, runBatch, type Db, type Statement } from '../../platform/d1/db';
 import { uuidv7 } from '../../platform/ids';
-import { rawAll, rawRun } from '../../platform/raw-query';
-import { controlDb, workspaceDb } from '../../platform/shards';
+import { rawAll, rawRun } from '../../platform/d1/raw-query';
+import { controlDb, workspaceDb } from '../../platform/d1/shards';
 import { whatsappProvider, type SendOutcome } from '../../providers/whatsapp';
 import { selectRecipientContacts, whatsappAudiencePage, type RecipientContact } from '../contacts/audience';
 import { getWorkspace } from '../workspaces/service';

@@ -1,12 +1,12 @@
 import { z } from '@hono/zod-openapi';
 import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
-import { isUniqueViolation, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
+import { isUniqueViolation, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
 import { ApiError } from '../../platform/errors';
 import type { OutboxEvent } from '../../platform/events';
 import { uuidv7 } from '../../platform/ids';
 import { toE164 } from '../../platform/phone';
-import { controlDb } from '../../platform/shards';
+import { controlDb } from '../../platform/d1/shards';
 import { planUpsert } from '../contacts/service';
 import { contextFor } from '../workspaces/context';
 import { findWorkspaceByWhatsAppNumber } from '../workspaces/service';

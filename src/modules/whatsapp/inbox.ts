@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
-import type { Db, Statement } from '../../platform/db';
+import type { Db, Statement } from '../../platform/d1/db';
 import { uuidv7 } from '../../platform/ids';
-import { rawRun } from '../../platform/raw-query';
+import { rawRun } from '../../platform/d1/raw-query';
 import { conversations, messages, type MessageStatus } from './schema';
 
 export const WHATSAPP_CHANNEL = 'whatsapp';

@@ -1,8 +1,8 @@
 import { sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../../platform/db';
+import type { Db } from '../../platform/d1/db';
 import { compileFilter, filterWith, type FieldDef, type FieldKind, type FilterCatalog } from '../../platform/filter';
 import { containsInAny, envelope, parseFilterParam, parsePaging, parseSort, searchParam } from '../../platform/list';
-import { rawAll } from '../../platform/raw-query';
+import { rawAll } from '../../platform/d1/raw-query';
 
 export type ListParams = { filter?: string; sort?: string; limit?: string; offset?: string; search?: string };
 

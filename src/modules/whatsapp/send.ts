@@ -1,6 +1,6 @@
 import type { ServiceContext } from '../../platform/context';
 import { codedError, httpError } from '../../platform/errors';
-import { isUniqueViolation, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/db';
+import { isUniqueViolation, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
 import { uuidv7 } from '../../platform/ids';
 import { toE164 } from '../../platform/phone';
 import { badRequest } from '../../platform/errors';

@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
-import { isUniqueViolation, nowIso, type Db } from '../../platform/db';
+import { isUniqueViolation, nowIso, type Db } from '../../platform/d1/db';
 import { badRequest, httpError } from '../../platform/errors';
 import type { FilterCatalog } from '../../platform/filter';
 import { uuidv7 } from '../../platform/ids';
-import { rawAll } from '../../platform/raw-query';
+import { rawAll } from '../../platform/d1/raw-query';
 import { listTable, tableFields, type ListParams } from './listing';
 import { placeholderProblem, placeholdersOf } from './placeholders';
 import { TEMPLATE_CATEGORIES, TEMPLATE_STATUSES, whatsappTemplates, type TemplateButton, type TemplateHeader } from './schema';

@@ -1,7 +1,7 @@
 import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
 import { EventSink } from '../../platform/events';
-import { controlDb, shardDb } from '../../platform/shards';
+import { controlDb, shardDb } from '../../platform/d1/shards';
 import { isUuid } from '../../platform/validation';
 import { hasFeature, type Feature, type Workspace } from './model';
 import { findWorkspace, getWorkspace } from './service';

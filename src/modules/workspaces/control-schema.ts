@@ -3,7 +3,7 @@ import { index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-or
 /**
  * The control plane: workspaces (with the shard each lives on) and API keys.
  * These tables live in the `DB` database; everything else lives in the
- * workspace's data database (see ./schema.ts and src/platform/shards.ts).
+ * workspace's data database (see ./schema.ts and src/platform/d1/shards.ts).
  */
 
 export type WorkspaceCaps = { contacts?: number; deals?: number; orders?: number; newsletters?: number };

@@ -1,10 +1,10 @@
 import { and, desc, eq } from 'drizzle-orm';
-import type { Db } from '../../platform/db';
-import { isUniqueViolation, nowIso } from '../../platform/db';
+import type { Db } from '../../platform/d1/db';
+import { isUniqueViolation, nowIso } from '../../platform/d1/db';
 import { httpError, notFound } from '../../platform/errors';
 import { API_KEY_PREFIX } from '../../platform/auth';
 import { base64url, sha256Hex, uuidv7 } from '../../platform/ids';
-import { inJsonList } from '../../platform/bound-parameters';
+import { inJsonList } from '../../platform/d1/bound-parameters';
 import { FEATURES, type Workspace } from './model';
 import { apiKeys, workspaces, type EmailSettings, type RateLimits, type WorkspaceCaps } from './control-schema';
 import { requestLog, users } from './schema';

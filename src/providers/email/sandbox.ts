@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
-import { nowIso, runBatch, type Db, type Statement } from '../../platform/db';
+import { nowIso, runBatch, type Db, type Statement } from '../../platform/d1/db';
 import { uuidv7 } from '../../platform/ids';
-import { preparedSql } from '../../platform/prepared';
-import { rawAll } from '../../platform/raw-query';
+import { preparedSql } from '../../platform/d1/prepared';
+import { rawAll } from '../../platform/d1/raw-query';
 import { type BatchOutcome, type EmailProvider, type KeyedEmail, type OutgoingEmail, type ProviderContext, ProviderRejected } from './types';
 
 /** Every recipient in this domain is refused, so `provider_error` can be reached. */

@@ -1,6 +1,6 @@
 import type { SQL } from 'drizzle-orm';
 import type { Bindings } from '../../env';
-import type { Db, Statement } from '../../platform/db';
+import type { Db, Statement } from '../../platform/d1/db';
 
 /** One rendered message, ready for a provider. */
 export type OutgoingEmail = {

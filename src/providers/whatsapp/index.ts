@@ -1,5 +1,5 @@
 import type { Bindings } from '../../env';
-import type { Db } from '../../platform/db';
+import type { Db } from '../../platform/d1/db';
 import { httpError } from '../../platform/errors';
 import { metaWhatsApp } from './meta';
 import { sandboxWhatsApp } from './sandbox';

@@ -1,4 +1,4 @@
-import { runBatch, type Db } from '../../platform/db';
+import { runBatch, type Db } from '../../platform/d1/db';
 import { outboxEntry, recordOutboxEntries } from '../../modules/sandbox-outbox/service';
 import { graphTemplatePayload, WhatsAppProviderError, type SendOutcome, type TemplateMessage, type WhatsAppProvider } from './types';
 

@@ -1,4 +1,4 @@
-import type { Statement } from '../../platform/db';
+import type { Statement } from '../../platform/d1/db';
 
 /** A template message as the service hands it to a provider: recipient, template and the filled-in parameters. */
 export type TemplateMessage = {

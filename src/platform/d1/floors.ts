@@ -1,4 +1,4 @@
-import type { Bindings } from '../env';
+import type { Bindings } from '../../env';
 import { clientOf, type Db } from './db';
 import { mayWrite } from './write-gate';
 

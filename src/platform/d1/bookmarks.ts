@@ -1,6 +1,6 @@
-import type { Bindings } from '../env';
-import { httpError } from './errors';
-import { hex } from './ids';
+import type { Bindings } from '../../env';
+import { httpError } from '../errors';
+import { hex } from '../ids';
 
 /** Response header with the bookmark a request's data reflects; a read may send it back (another key, a webhook's receiver). */
 export const BOOKMARK_HEADER = 'Bookmark';

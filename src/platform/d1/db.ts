@@ -1,7 +1,7 @@
 import { drizzle, type DrizzleD1Database } from 'drizzle-orm/d1';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { sql, type SQL } from 'drizzle-orm';
-import { httpError } from './errors';
+import { httpError } from '../errors';
 
 export type Db = DrizzleD1Database<Record<string, never>>;
 export type Statement = BatchItem<'sqlite'>;

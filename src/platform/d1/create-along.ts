@@ -1,6 +1,6 @@
-import type { ServiceContext } from './context';
+import type { ServiceContext } from '../context';
 import { runBatch, type Statement } from './db';
-import type { OutboxEvent } from './events';
+import type { OutboxEvent } from '../events';
 
 /** A create sent along with its reads: statements guarded on what the reads look for (see `RowGuard`), ending with the record's re-read, and the events they emit. */
 export type CreateAlong = { statements: Statement[]; events: OutboxEvent[] };

@@ -1,9 +1,9 @@
 import { count, inArray } from 'drizzle-orm';
-import type { Bindings } from '../env';
-import { shards, workspaces, type SHARD_STATES } from '../modules/workspaces/control-schema';
-import { badRequest, httpError } from './errors';
+import type { Bindings } from '../../env';
+import { shards, workspaces, type SHARD_STATES } from '../../modules/workspaces/control-schema';
+import { badRequest, httpError } from '../errors';
 import { nowIso } from './db';
-import { limitVar } from './rate-limit';
+import { limitVar } from '../rate-limit';
 import { controlDb, isShard, measureShard, shardNames } from './shards';
 
 /**

@@ -1,4 +1,4 @@
-import { ApiError, httpError } from './errors';
+import { ApiError, httpError } from '../errors';
 
 /**
  * The newest data migration this code needs on a shard (a test holds it equal to the last file
