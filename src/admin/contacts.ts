@@ -1,8 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import { Hono, type Context } from 'hono';
 import type { AdminEnv } from '../env';
-import { createAttendanceEvent, setAttendance } from '../modules/attendance/service';
-import { recordComplaint } from '../modules/consent/service';
+import { createAttendanceEvent, setAttendance } from '../modules/contacts/attendance/service';
+import { recordComplaint } from '../modules/contacts/consent/service';
 import { CHANNELS } from '../modules/contacts/schema';
 import { findMergeRequest, resolveMergeRequest } from '../modules/contacts/merge';
 import { eraseContact } from '../modules/contacts/erase';

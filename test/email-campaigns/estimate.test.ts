@@ -2,7 +2,7 @@ import { env } from 'cloudflare:workers';
 import { sql } from 'drizzle-orm';
 import { SQLiteAsyncDialect } from 'drizzle-orm/sqlite-core';
 import { describe, expect, it } from 'vitest';
-import { eligibleCountSql } from '../../src/modules/consent/eligibility';
+import { eligibleCountSql } from '../../src/modules/contacts/consent/eligibility';
 import { platformListJson } from '../../src/modules/suppressions/platform-list';
 import { emailWorkspace } from '../email/support';
 import { rowsIn, shardOf } from '../support/db';

@@ -9,7 +9,7 @@ import { listOrders } from '../../src/modules/orders/list';
 import { listPaymentRequests } from '../../src/modules/payment-requests/service';
 import { listPayments } from '../../src/modules/payments/list';
 import { listSuppressions } from '../../src/modules/suppressions/service';
-import { listLabels } from '../../src/modules/tags/service';
+import { listLabels } from '../../src/modules/contacts/labels/service';
 import { listDeliveries } from '../../src/modules/webhooks/deliveries';
 import { listCampaigns as listWhatsappCampaigns } from '../../src/modules/whatsapp/campaigns';
 import { listTemplates } from '../../src/modules/whatsapp/templates';

@@ -8,7 +8,7 @@ import { filterWith } from '../../platform/filter';
 import { uuidv7 } from '../../platform/ids';
 import { rawRun } from '../../platform/d1/raw-query';
 import { envelope, parsePaging } from '../../platform/list';
-import { compileContactFilter, emailEligibleContacts, type ContactTarget } from '../consent/eligibility';
+import { compileContactFilter, emailEligibleContacts, type ContactTarget } from '../contacts/consent/eligibility';
 import { AUDIENCE_KINDS, audiences, type AudienceKind } from './schema';
 
 type Row = typeof audiences.$inferSelect;

@@ -7,7 +7,7 @@ import type { OutboxEvent } from '../../platform/events';
 import { uuidv7 } from '../../platform/ids';
 import { afterInsertOf, bothOf, guardable, type RowGuard } from '../../platform/d1/row-guard';
 import { blacklistLookup, phoneBlacklisted } from '../blacklist/service';
-import { findLabels, linkStatements, uniqueNames, type LabelKind } from '../tags/links';
+import { findLabels, linkStatements, uniqueNames, type LabelKind } from './labels/links';
 import type { ContactWriteInput } from './fields';
 import { normalizeEmail, normalizePhone, recordIdentifiers } from './identity';
 import { openMergeRequest } from './merge';

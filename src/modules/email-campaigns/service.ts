@@ -8,7 +8,7 @@ import { envelope, parsePaging } from '../../platform/list';
 import { prepared, preparedList, testedOnRows } from '../../platform/d1/prepared';
 import { isUuid } from '../../platform/validation';
 import { audienceContactCondition } from '../audiences/service';
-import { countEmailEligible, eligibleCountSql } from '../consent/eligibility';
+import { countEmailEligible, eligibleCountSql } from '../contacts/consent/eligibility';
 import { checkContactFilter } from '../contacts/audience';
 import type { CompileEnvelope } from '../content/compile';
 import { compileForWorkspace } from '../content/service';

@@ -6,7 +6,7 @@ import { EventSink, publishCommitted, type OutboxEvent } from '../../platform/ev
 import { wroteFor } from '../../platform/d1/floors';
 import { onEveryShard, workspaceDb } from '../../platform/d1/shards';
 import type { BounceType, DeliveryType } from '../../providers/email';
-import { emailDeliverabilityStatement } from '../consent/service';
+import { emailDeliverabilityStatement } from '../contacts/consent/service';
 import { suppressStatement } from '../suppressions/service';
 import { emailSends } from './schema';
 

@@ -7,7 +7,7 @@ import { uuidv7 } from '../../platform/ids';
 import { keptLinkOrigin } from '../../platform/public-base';
 import { rawAll, rawRun } from '../../platform/d1/raw-query';
 import { controlDb, workspaceDb } from '../../platform/d1/shards';
-import { emailEligiblePage } from '../consent/eligibility';
+import { emailEligiblePage } from '../contacts/consent/eligibility';
 import { sendEmail } from '../emails/send';
 import { getWorkspace } from '../workspaces/service';
 import { personalEmail } from '../unsubscribe/personal-email';

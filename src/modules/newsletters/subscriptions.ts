@@ -3,7 +3,7 @@ import type { ServiceContext } from '../../platform/context';
 import { nowIso } from '../../platform/d1/db';
 import { uuidv7 } from '../../platform/ids';
 import { ApiError } from '../../platform/errors';
-import { consentRow, setConsent } from '../consent/service';
+import { consentRow, setConsent } from '../contacts/consent/service';
 import { catchupSlot } from './cadence';
 import { newUnsubscribeToken } from '../unsubscribe/links';
 import { findNewsletter } from './service';

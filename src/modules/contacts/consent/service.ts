@@ -1,15 +1,15 @@
 import { sql } from 'drizzle-orm';
-import type { Bindings } from '../../env';
-import type { ServiceContext } from '../../platform/context';
-import { type Db, failedGuard, guarded, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
-import { domainError, httpError } from '../../platform/errors';
-import type { OutboxEvent } from '../../platform/events';
-import { uuidv7 } from '../../platform/ids';
-import { rawAll, rawRun } from '../../platform/d1/raw-query';
-import { activity } from '../contacts/service';
-import { SUPPRESSING_DELIVERABILITY, type Channel } from '../contacts/schema';
-import { onPlatformList } from '../suppressions/platform-list';
-import { suppressedSql } from '../suppressions/service';
+import type { Bindings } from '../../../env';
+import type { ServiceContext } from '../../../platform/context';
+import { type Db, failedGuard, guarded, nowIso, retryOnConflict, runBatch, type Statement } from '../../../platform/d1/db';
+import { domainError, httpError } from '../../../platform/errors';
+import type { OutboxEvent } from '../../../platform/events';
+import { uuidv7 } from '../../../platform/ids';
+import { rawAll, rawRun } from '../../../platform/d1/raw-query';
+import { activity } from '../service';
+import { SUPPRESSING_DELIVERABILITY, type Channel } from '../schema';
+import { onPlatformList } from '../../suppressions/platform-list';
+import { suppressedSql } from '../../suppressions/service';
 import { consentLedger } from './schema';
 
 

@@ -1,11 +1,11 @@
 import { and, eq, sql } from 'drizzle-orm';
-import type { Db } from '../../platform/d1/db';
-import { isUniqueViolation, nowIso } from '../../platform/d1/db';
-import { httpError } from '../../platform/errors';
-import { compileFilter, filterWith, type FilterCatalog } from '../../platform/filter';
-import { uuidv7 } from '../../platform/ids';
-import { envelope, parseFilterParam, parsePaging, parseSort, searchParam } from '../../platform/list';
-import { rawAll } from '../../platform/d1/raw-query';
+import type { Db } from '../../../platform/d1/db';
+import { isUniqueViolation, nowIso } from '../../../platform/d1/db';
+import { httpError } from '../../../platform/errors';
+import { compileFilter, filterWith, type FilterCatalog } from '../../../platform/filter';
+import { uuidv7 } from '../../../platform/ids';
+import { envelope, parseFilterParam, parsePaging, parseSort, searchParam } from '../../../platform/list';
+import { rawAll } from '../../../platform/d1/raw-query';
 import { labelKey, type LabelKind } from './links';
 import { groups, tags } from './schema';
 

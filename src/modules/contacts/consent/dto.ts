@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 
-import { boundedJsonObject, type JsonBounds } from '../../platform/json-bounds';
+import { boundedJsonObject, type JsonBounds } from '../../../platform/json-bounds';
 
 const EVIDENCE_BOUNDS: JsonBounds = { maxDepth: 5, maxKeys: 100, maxBytes: 2048 };
 

@@ -1,10 +1,10 @@
 import { and, eq, sql } from 'drizzle-orm';
-import type { ServiceContext } from '../../platform/context';
-import type { Db } from '../../platform/d1/db';
-import { failedGuard, guarded, isUniqueViolation, nowIso, retryOnConflict, runBatch } from '../../platform/d1/db';
-import { httpError } from '../../platform/errors';
-import { uuidv7 } from '../../platform/ids';
-import { rawAll } from '../../platform/d1/raw-query';
+import type { ServiceContext } from '../../../platform/context';
+import type { Db } from '../../../platform/d1/db';
+import { failedGuard, guarded, isUniqueViolation, nowIso, retryOnConflict, runBatch } from '../../../platform/d1/db';
+import { httpError } from '../../../platform/errors';
+import { uuidv7 } from '../../../platform/ids';
+import { rawAll } from '../../../platform/d1/raw-query';
 import { attendanceEvents, eventAttendances } from './schema';
 
 export async function createAttendanceEvent(db: Db, workspaceId: string, input: { name: string; start_at: string }) {

@@ -1,9 +1,9 @@
 import { z } from '@hono/zod-openapi';
-import { domainError } from '../../platform/errors';
-import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
-import { createRouter, domainValidationHook, uuid } from '../../platform/validation';
-import { serviceContext } from '../../platform/context';
-import { CHANNELS, type Channel } from '../contacts/schema';
+import { domainError } from '../../../platform/errors';
+import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../../../platform/openapi';
+import { createRouter, domainValidationHook, uuid } from '../../../platform/validation';
+import { serviceContext } from '../../../platform/context';
+import { CHANNELS, type Channel } from '../schema';
 import { Consent, ConsentWrite } from './dto';
 import { consentAnswer, getConsent, setConsent } from './service';
 

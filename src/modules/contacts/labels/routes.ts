@@ -1,6 +1,6 @@
-import { listQuery } from '../../platform/list';
-import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
-import { createRouter, idParams } from '../../platform/validation';
+import { listQuery } from '../../../platform/list';
+import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../../../platform/openapi';
+import { createRouter, idParams } from '../../../platform/validation';
 import { Label, LabelCreate, LabelPage, LabelPatch } from './dto';
 import type { LabelKind } from './links';
 import { createLabel, getLabel, LABEL_SORTS, listLabels, updateLabel } from './service';

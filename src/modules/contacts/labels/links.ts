@@ -1,9 +1,9 @@
-import { autoSubscribeStatement } from '../newsletters/auto-subscribe';
+import { autoSubscribeStatement } from '../../newsletters/auto-subscribe';
 import { and, eq, sql } from 'drizzle-orm';
-import type { Db, Statement } from '../../platform/d1/db';
-import { uuidv7 } from '../../platform/ids';
-import { prepared, preparedSql } from '../../platform/d1/prepared';
-import { guardable, type RowGuard } from '../../platform/d1/row-guard';
+import type { Db, Statement } from '../../../platform/d1/db';
+import { uuidv7 } from '../../../platform/ids';
+import { prepared, preparedSql } from '../../../platform/d1/prepared';
+import { guardable, type RowGuard } from '../../../platform/d1/row-guard';
 import { groups, tags } from './schema';
 
 /**

@@ -1,13 +1,13 @@
 import { sql, type SQL } from 'drizzle-orm';
-import type { Bindings } from '../../env';
-import type { ServiceContext } from '../../platform/context';
-import type { Db } from '../../platform/d1/db';
-import { compileFilter, filterWith } from '../../platform/filter';
-import { rawAll } from '../../platform/d1/raw-query';
-import { contactCatalog } from '../contacts/catalog';
-import { emailBaselineTerms } from '../contacts/schema';
-import { platformListed, platformListJson } from '../suppressions/platform-list';
-import { suppressedSql } from '../suppressions/service';
+import type { Bindings } from '../../../env';
+import type { ServiceContext } from '../../../platform/context';
+import type { Db } from '../../../platform/d1/db';
+import { compileFilter, filterWith } from '../../../platform/filter';
+import { rawAll } from '../../../platform/d1/raw-query';
+import { contactCatalog } from '../catalog';
+import { emailBaselineTerms } from '../schema';
+import { platformListed, platformListJson } from '../../suppressions/platform-list';
+import { suppressedSql } from '../../suppressions/service';
 
 /** Who an audience targets: a contact filter tree (the shared grammar) or a list of contact ids. */
 export type ContactTarget = { filters: Record<string, unknown> } | { contact_ids: string[] };
