@@ -25,6 +25,7 @@ import { archivePages } from './modules/newsletters/pages';
 import { unsubscribePages } from './modules/unsubscribe/pages';
 import { instanceCacheSwitch } from './platform/instance-cache';
 import { idempotentPosts } from './modules/idempotency-keys/middleware';
+import { wireContacts } from './contact-wiring';
 
 /** Events committed during the request leave after the response (the outbox sweep covers failures). */
 const publishEvents: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -84,6 +85,7 @@ export const TAGS = [
 ] as const;
 
 export function buildApp() {
+  wireContacts();
   const app = createRouter();
   app.onError(renderError);
   app.notFound((c) => {

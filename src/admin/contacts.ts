@@ -179,7 +179,7 @@ const exportQuery = z.object({
   kind: z
     .string()
     .optional()
-    .openapi({ type: 'string', enum: EXPORT_KIND_NAMES, description: 'Only this kind, from `offset`: pages through a kind listed in `truncated`. Another value answers 400 `Invalid kind: must be one of ...`' }),
+    .openapi({ type: 'string', enum: [...EXPORT_KIND_NAMES], description: 'Only this kind, from `offset`: pages through a kind listed in `truncated`. Another value answers 400 `Invalid kind: must be one of ...`' }),
   limit: z.string().optional().openapi({ type: 'integer', minimum: 0, default: 100, description: 'Rows per kind, default 100; values above 1000 are clamped to 1000' }),
   offset: z.string().optional().openapi({ type: 'integer', minimum: 0, default: 0, description: 'With `kind`: rows of that kind to skip' }),
 });

@@ -1,14 +1,14 @@
-import { rawRun } from '../../platform/d1/raw-query';
 import { and, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { failedGuard, guarded, nowIso, runBatch, type Statement } from '../../platform/d1/db';
 import { badRequest, httpError } from '../../platform/errors';
-import { rekeyStaticAudiences } from '../audiences/service';
 import { CUSTOM_FIELDS_BOUNDS, jsonBoundsProblem } from '../../platform/json-bounds';
 import { uuidv7 } from '../../platform/ids';
+import { contactExtensions } from './extensions';
 import { SCALAR_NAMES } from './fields';
 import { recordIdentifiers } from './identity';
 import type { NormalizedWrite } from './plan';
+import { ownContactRecords } from './own-records';
 import { selectContact, serializeContact, type ContactRow } from './read';
 import { contactActivities, contacts, mergeRequests } from './schema';
 
@@ -71,9 +71,6 @@ async function claim(ctx: ServiceContext, mr: MergeRequest, status: 'merged' | '
   if (res.length === 0) throw httpError(409, 'Merge request is already resolved');
 }
 
-/** Tables whose rows are unique per contact and key: the target's own row wins over the absorbed one's. */
-const KEYED = ['contact_tag_links', 'contact_group_links', 'event_attendances', 'contact_identifiers', 'conversations', 'whatsapp_campaign_recipients', 'newsletter_subscriptions', 'email_campaign_recipients'] as const;
-
 /**
  * `merge`: the target absorbs the other contact silently (no contact events):
  * empty fields are filled from the other, labels, attendances, notes, history
@@ -113,27 +110,8 @@ export async function resolveMergeRequest(
         .where(and(eq(mergeRequests.workspace_id, ws.id), eq(mergeRequests.id, mr.id))),
       db.delete(contacts).where(and(eq(contacts.workspace_id, ws.id), eq(contacts.id, other.id))),
     ];
-    // The other's inbox messages join the target's conversation on the same channel, where the target has one
-    // (otherwise the other's conversation itself moves over with the keyed tables below).
-    statements.push(
-      rawRun(
-        db,
-        sql`UPDATE messages SET conversation_id = (SELECT t.id FROM conversations t JOIN conversations o ON o.id = messages.conversation_id
-            WHERE t.workspace_id = ${ws.id} AND t.contact_id = ${target.id} AND t.channel = o.channel)
-          WHERE workspace_id = ${ws.id} AND contact_id = ${other.id} AND EXISTS (SELECT 1 FROM conversations t JOIN conversations o ON o.id = messages.conversation_id
-            WHERE t.workspace_id = ${ws.id} AND t.contact_id = ${target.id} AND t.channel = o.channel)`,
-      ),
-    );
-    for (const table of KEYED) {
-      statements.push(
-        rawRun(db, sql`UPDATE OR IGNORE ${sql.raw(table)} SET contact_id = ${target.id} WHERE workspace_id = ${ws.id} AND contact_id = ${other.id}`),
-        rawRun(db, sql`DELETE FROM ${sql.raw(table)} WHERE workspace_id = ${ws.id} AND contact_id = ${other.id}`),
-      );
-    }
-    for (const table of ['contact_notes', 'contact_activities', 'consent_ledger', 'deals', 'payments', 'payment_entries', 'payment_requests', 'orders', 'order_items', 'order_refunds', 'form_submissions', 'bookings', 'messages', 'newsletter_deliveries']) {
-      statements.push(rawRun(db, sql`UPDATE ${sql.raw(table)} SET contact_id = ${target.id} WHERE workspace_id = ${ws.id} AND contact_id = ${other.id}`));
-    }
-    statements.push(rekeyStaticAudiences(db, ws.id, other.id, target.id));
+    // Every module moves the absorbed contact's rows to the target (./extensions.ts).
+    for (const records of [ownContactRecords, ...contactExtensions().records]) statements.push(...(records.rekey?.(db, ws.id, other.id, target.id) ?? []));
     statements.push(
       db
         .update(contacts)

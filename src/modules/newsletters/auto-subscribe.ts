@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db, Statement } from '../../platform/d1/db';
 import { preparedSql } from '../../platform/d1/prepared';
+import { contactCarriesTag } from '../contacts/labels/links';
 
 /**
  * Tag auto-subscribe, as one statement for the batch that links tags to a
@@ -11,8 +12,9 @@ import { preparedSql } from '../../platform/d1/prepared';
  * next delivery sweep). An existing subscription is left alone, so an
  * explicit unsubscribe is never undone by a tag.
  */
-export const autoSubscribeStatement = (db: Db, workspaceId: string, contactId: string, now: string): Statement =>
-  autoSubscribe.in(db, { ws: workspaceId, contact: contactId, now });
+export const autoSubscribeStatements = (db: Db, workspaceId: string, contactId: string, now: string): Statement[] => [
+  autoSubscribe.in(db, { ws: workspaceId, contact: contactId, now }),
+];
 
 const autoSubscribe = preparedSql('run', () => {
   const [workspaceId, contactId, now] = [sql.placeholder('ws'), sql.placeholder('contact'), sql.placeholder('now')];
@@ -25,6 +27,6 @@ const autoSubscribe = preparedSql('run', () => {
         n.workspace_id || '.' || lower(hex(randomblob(16))), 'tag', ${now}, NULL, ${now}, ${now}
       FROM newsletters n
       WHERE n.workspace_id = ${workspaceId} AND n.status = 'active' AND n.auto_subscribe_tag_id IS NOT NULL
-        AND EXISTS (SELECT 1 FROM contact_tag_links ct WHERE ct.workspace_id = ${workspaceId} AND ct.contact_id = ${contactId} AND ct.tag_id = n.auto_subscribe_tag_id)
+        AND ${contactCarriesTag(workspaceId, contactId, sql`n.auto_subscribe_tag_id`)}
       ON CONFLICT (newsletter_id, contact_id) DO NOTHING`;
 });

@@ -1,9 +1,10 @@
-import { autoSubscribeStatement } from '../../newsletters/auto-subscribe';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, sql, type SQLWrapper } from 'drizzle-orm';
 import type { Db, Statement } from '../../../platform/d1/db';
 import { uuidv7 } from '../../../platform/ids';
 import { prepared, preparedSql } from '../../../platform/d1/prepared';
 import { guardable, type RowGuard } from '../../../platform/d1/row-guard';
+import { contactExtensions } from '../extensions';
+import { contactTagLinks } from '../schema';
 import { groups, tags } from './schema';
 
 /**
@@ -102,8 +103,12 @@ export function linkStatements(
   if (opts.mode === 'replace') out.push(statements.unlink.in(db, values));
   if (names.size) {
     out.push(statements.link.in(db, values, guard));
-    // A newsletter that auto-subscribes on one of these tags subscribes the contact in the same batch (only once its links exist).
-    if (kind === 'tags') out.push(autoSubscribeStatement(db, workspaceId, contactId, now));
+    // Rules other modules attach to tags (a newsletter's auto-subscribe) join the batch once the links exist.
+    if (kind === 'tags') for (const linked of contactExtensions().tagsLinked) out.push(...linked(db, workspaceId, contactId, now));
   }
   return out;
 }
+
+/** True when contact `contactId` of workspace `workspaceId` carries tag `tagId` (SQL expressions, e.g. placeholders). */
+export const contactCarriesTag = (workspaceId: SQLWrapper, contactId: SQLWrapper, tagId: SQLWrapper) =>
+  sql`EXISTS (SELECT 1 FROM ${contactTagLinks} ct WHERE ct.workspace_id = ${workspaceId} AND ct.contact_id = ${contactId} AND ct.tag_id = ${tagId})`;
