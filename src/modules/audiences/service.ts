@@ -4,11 +4,10 @@ import type { ServiceContext } from '../../platform/context';
 import type { Db } from '../../platform/d1/db';
 import { nowIso } from '../../platform/d1/db';
 import { badRequest } from '../../platform/errors';
-import { filterWith } from '../../platform/filter';
 import { uuidv7 } from '../../platform/ids';
 import { rawRun } from '../../platform/d1/raw-query';
 import { envelope, parsePaging } from '../../platform/list';
-import { compileContactFilter, emailEligibleContacts, type ContactTarget } from '../contacts/consent/eligibility';
+import { compileContactFilter, contactsMatching, emailEligibleContacts, type ContactTarget } from '../contacts/consent/eligibility';
 import { AUDIENCE_KINDS, audiences, type AudienceKind } from './schema';
 
 type Row = typeof audiences.$inferSelect;
@@ -76,9 +75,7 @@ export async function audienceContactCondition(db: Db, workspaceId: string, audi
   if (!audience) return null;
   const target = audience.definition;
   if ('contact_ids' in target) return sql`c.id IN (SELECT value FROM json_each(${JSON.stringify(target.contact_ids)}))`;
-  const { where, values } = compileContactFilter({ wsId: workspaceId }, target.filters);
-  if (!where) return sql`1`;
-  return sql`c.id IN (${filterWith(values)} SELECT c.id FROM contacts c CROSS JOIN fp WHERE c.workspace_id = ${workspaceId} AND ${where})`;
+  return contactsMatching(workspaceId, target.filters);
 }
 
 /**

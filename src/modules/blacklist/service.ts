@@ -27,6 +27,12 @@ const lookup = prepared((db) =>
 );
 export const blacklistLookup = (db: Db, workspaceId: string, e164: string) => lookup.in(db, { ws: workspaceId, phone: e164 });
 
+/** The blacklist check of contact `c`'s phone, as SQL for a caller's statement. */
+export const contactPhoneBlacklisted = sql`EXISTS (SELECT 1 FROM ${phoneBlacklist} b WHERE b.workspace_id = c.workspace_id AND b.phone = c.phone)`;
+
+/** The blacklist's rows (`workspace_id`, `phone`) for a caller's FROM clause: a count walks the list once instead of looking up each contact. */
+export const blacklistRows = sql`${phoneBlacklist}`;
+
 /** The blacklist check as SQL for a caller's statement (false for a NULL phone). */
 export const phoneBlacklisted = (workspaceId: SQLWrapper, e164: SQLWrapper): SQL =>
   sql`EXISTS (SELECT 1 FROM ${phoneBlacklist} WHERE ${phoneBlacklist.workspaceId} = ${workspaceId} AND ${phoneBlacklist.phone} = ${e164})`;

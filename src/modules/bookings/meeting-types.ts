@@ -7,7 +7,7 @@ import { envelope, parseFilterParam, parsePaging, parseSort, searchParam } from 
 import { prepared, preparedSql } from '../../platform/d1/prepared';
 import { rawAll } from '../../platform/d1/raw-query';
 import { isValidTimeZone } from '../../platform/timezones';
-import { selectMembers } from '../workspaces/service';
+import { memberRows, selectMembers } from '../workspaces/service';
 import { calendarOf, listingRead } from './calendar';
 import { bookingSettings, busyBlocks, meetingTypes, SCHEDULING_KINDS, type MeetingTypeRow, type WeeklyHours } from './schema';
 import { openStarts, type SlotRules } from './slots';
@@ -58,12 +58,12 @@ type MemberRow = { id: string; name: string; active: number };
 const poolMembers = preparedSql<MemberRow>(
   'all',
   () =>
-    sql`SELECT u.id, u.name, u.active FROM users u WHERE u.workspace_id = ${sql.placeholder('ws')}
+    sql`SELECT u.id, u.name, u.active FROM ${memberRows} u WHERE u.workspace_id = ${sql.placeholder('ws')}
       AND u.id IN (SELECT value FROM json_each((SELECT host_user_ids FROM meeting_types WHERE workspace_id = ${sql.placeholder('ws')} AND id = ${sql.placeholder('id')})))`,
 );
 
 /** Every member of the workspace (booking hosts are few): names for a booking's `hosts[]`, whoever attends. */
-const allMembers = preparedSql<MemberRow>('all', () => sql`SELECT id, name, active FROM users WHERE workspace_id = ${sql.placeholder('ws')}`);
+const allMembers = preparedSql<MemberRow>('all', () => sql`SELECT id, name, active FROM ${memberRows} WHERE workspace_id = ${sql.placeholder('ws')}`);
 
 export const membersFrom = (rows: MemberRow[]) => membersById(rows.map((m) => ({ id: m.id, name: m.name, active: Boolean(m.active) })));
 
@@ -137,7 +137,7 @@ export async function listMeetingTypes(db: Db, workspaceId: string, query: { fil
   const [counted, rows, members] = (await runBatch(db, [
     rawAll<{ total: number }>(db, sql`${withValues} SELECT count(*) AS total ${from}`),
     rawAll<RawMeetingType>(db, sql`${withValues} SELECT t.* ${from} ORDER BY t.${sql.raw(sort.field)} ${dir}, t.id ${dir} LIMIT ${paging.limit} OFFSET ${paging.offset}`),
-    rawAll<{ id: string; name: string; active: number }>(db, sql`SELECT id, name, active FROM users WHERE workspace_id = ${workspaceId}`),
+    rawAll<{ id: string; name: string; active: number }>(db, sql`SELECT id, name, active FROM ${memberRows} WHERE workspace_id = ${workspaceId}`),
   ])) as [{ total: number }[], RawMeetingType[], { id: string; name: string; active: number }[]];
   const byId = membersById(members.map((m) => ({ id: m.id, name: m.name, active: Boolean(m.active) })));
   const data = rows.map((r) =>

@@ -3,6 +3,7 @@ import type { Db } from '../../platform/d1/db';
 import { compileFilter, filterWith } from '../../platform/filter';
 import { boundedJsonObject } from '../../platform/json-bounds';
 import { rawAll } from '../../platform/d1/raw-query';
+import { contactPhoneBlacklisted } from '../blacklist/service';
 import { contactCatalog } from './catalog';
 
 export const AUDIENCE_FILTER_BOUNDS = { maxDepth: 30, maxKeys: 2000, maxBytes: 32_768 };
@@ -42,7 +43,7 @@ export async function whatsappAudiencePage(
     after ? sql`(c.created_at, c.id) > (${createdAt}, ${after.id})` : sql`1`,
     sql`c.phone IS NOT NULL`,
     sql`c.block_state = 'none'`,
-    sql`NOT EXISTS (SELECT 1 FROM phone_blacklist b WHERE b.workspace_id = c.workspace_id AND b.phone = c.phone)`,
+    sql`NOT ${contactPhoneBlacklisted}`,
   ];
   if (where) conditions.push(where);
   if (opts.extra) conditions.push(opts.extra);
@@ -69,6 +70,6 @@ export const selectRecipientContacts = (db: Db, workspaceId: string, ids: string
   rawAll<RecipientContact>(
     db,
     sql`SELECT c.id, c.block_state, c.whatsapp_consent_state, c.custom_fields, ${sql.raw(VARIABLE_FIELDS.map((f) => `c.${f}`).join(', '))},
-      EXISTS (SELECT 1 FROM phone_blacklist b WHERE b.workspace_id = c.workspace_id AND b.phone = c.phone) AS blacklisted
+      ${contactPhoneBlacklisted} AS blacklisted
       FROM contacts c WHERE c.workspace_id = ${workspaceId} AND c.id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`,
   );

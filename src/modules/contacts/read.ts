@@ -1,6 +1,7 @@
 import { preparedSql } from '../../platform/d1/prepared';
 import { getTableColumns, sql, type SQLWrapper } from 'drizzle-orm';
 import type { Db } from '../../platform/d1/db';
+import { contactPhoneBlacklisted } from '../blacklist/service';
 import { contacts } from './schema';
 
 const TAG_IDS = 'SELECT json_group_array(tag_id) FROM (SELECT tag_id FROM contact_tag_links WHERE contact_id = c.id ORDER BY created_at, tag_id)';
@@ -17,7 +18,7 @@ export const answeredColumns = sql.raw(`c.*, (${TAG_IDS}) AS tag_ids, (${GROUP_I
 
 /** `answeredColumns` and whether the phone is blacklisted, which a write's consent rules read (the answer does not carry it). */
 export const contactColumns = sql`${answeredColumns},
-  EXISTS (SELECT 1 FROM phone_blacklist b WHERE b.workspace_id = c.workspace_id AND b.phone = c.phone) AS phone_blacklisted`;
+  ${contactPhoneBlacklisted} AS phone_blacklisted`;
 
 export type ContactRow = Record<string, unknown> & {
   id: string;

@@ -30,7 +30,7 @@ const referencedRead = prepared((db) =>
 );
 
 /** Whether the workspace has the contact: the condition of that read, for a write guarded on it (see `RowGuard`). */
-export const referencedContactExists = (ws: SQLWrapper, id: SQLWrapper) => sql`EXISTS (SELECT 1 FROM ${contacts} WHERE ${contacts.workspace_id} = ${ws} AND ${contacts.id} = ${id})`;
+export const referencedContactExists = (ws: SQLWrapper | string, id: SQLWrapper | string) => sql`EXISTS (SELECT 1 FROM ${contacts} WHERE ${contacts.workspace_id} = ${ws} AND ${contacts.id} = ${id})`;
 
 /** The referenced contact from that read; 404 `Contact not found` outside the workspace. */
 export function referencedContact(row: Omit<ResolvedContact, 'created'> | undefined): ResolvedContact {

@@ -4,7 +4,8 @@ import { guarded, nowIso, retryOnConflict, runBatch, type Statement } from '../.
 import { uuidv7 } from '../../platform/ids';
 import type { OutboxEvent } from '../../platform/events';
 import { dealEventData, type FromStage } from './events';
-import { dealNotFound, readDealWithStage, selectDealWithStage, selectStage, stageNotFound, type DealWithStage, type StageWithPipeline } from './lookups';
+import { dealNotFound, readDealWithStage, selectDealWithStage, selectStage, stageNotFound, type DealWithStage } from './lookups';
+import type { StageWithPipeline } from '../pipelines/reads';
 import { failedGuard, placeDeal } from './placement';
 import { selectDeal, serializeDeal } from './read';
 import { activity } from '../contacts/service';

@@ -1,14 +1,13 @@
-import { and, asc, eq, or, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { isUniqueViolation, nowIso, optionalReads, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
 import { codedError, notFound } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import type { OutboxEvent } from '../../platform/events';
 import { toCents } from '../../platform/money';
-import { contacts } from '../contacts/schema';
-import { planContactReference, type PlannedContact } from '../contacts/resolve';
+import { planContactReference, selectReferencedContact, type PlannedContact } from '../contacts/resolve';
 import { activity } from '../contacts/service';
-import { pipelines, stages } from '../pipelines/schema';
+import { selectEntryStages, selectPipelines, type PipelineRow, type StageRow } from '../pipelines/reads';
 import { productLookup, type ProductReference } from '../products/service';
 import type { ProductRow } from '../products/schema';
 import type { DealCreateInput, DealPatchInput } from './dto';
@@ -18,7 +17,7 @@ import { moveStatements, type StageTarget } from './moves';
 import { failedGuard, openTopSlot } from './placement';
 import { readDealWithContact, selectDealWithContact, serializeDealWithContact, type DealWithContactRow } from './read';
 import { deals, type DealRow } from './schema';
-import { prepared, preparedInsert } from '../../platform/d1/prepared';
+import { preparedInsert } from '../../platform/d1/prepared';
 
 const dealInsert = preparedInsert(deals);
 
@@ -41,8 +40,6 @@ function checkProduct(product: ProductRow | undefined, alreadyAttachedId: string
   return product;
 }
 
-type PipelineRow = typeof pipelines.$inferSelect;
-type StageRow = typeof stages.$inferSelect;
 
 /** Where a new deal enters: the given stage, else the first stage of the given (or default) pipeline. */
 function entryStage(input: DealCreateInput, pipelineRows: PipelineRow[], stageRows: StageRow[]): StageTarget {
@@ -93,8 +90,8 @@ export async function createDeal(ctx: ServiceContext, input: DealCreateInput) {
     // The owner, the reference's deal and the product are read only when the body names them: a statement less is a statement less to send and run.
     const reads = optionalReads();
     const slots = {
-      pipelines: reads.add(pipelinesRead.in(ctx.db, { ws: ctx.ws.id })),
-      stages: reads.add(stagesRead[givenStageId ? 1 : 0][givenPipelineId ? 1 : 0].in(ctx.db, { ws: ctx.ws.id, stage: givenStageId, pipeline: givenPipelineId })),
+      pipelines: reads.add(selectPipelines(ctx.db, ctx.ws.id)),
+      stages: reads.add(selectEntryStages(ctx.db, ctx.ws.id, givenStageId, givenPipelineId)),
       owner: reads.add(!!input.owner_user_id && selectOwner(ctx, input.owner_user_id.toLowerCase())),
       existing: reads.add(input.external_reference !== undefined && selectDealWithStage(ctx, 'externalReference', input.external_reference)),
       product: reads.add(Object.keys(productRef).length > 0 && productLookup(ctx, productRef)),
@@ -137,21 +134,6 @@ export async function createDeal(ctx: ServiceContext, input: DealCreateInput) {
   }, lostRace);
 }
 
-const ws = sql.placeholder('ws');
-const pipelinesRead = prepared((db) => db.select().from(pipelines).where(eq(pipelines.workspaceId, ws)).orderBy(asc(pipelines.position)));
-const defaultPipeline = sql`(SELECT id FROM pipelines WHERE workspace_id = ${ws} ORDER BY is_default DESC, position LIMIT 1)`;
-/** The given stage (first index: 1 when given), and the stages of the pipeline a deal would enter without one (second index: 1 when a pipeline is given). */
-const stagesRead = [false, true].map((byStage) =>
-  [false, true].map((byPipeline) =>
-    prepared((db) =>
-      db
-        .select()
-        .from(stages)
-        .where(and(eq(stages.workspaceId, ws), or(byStage ? eq(stages.id, sql.placeholder('stage')) : undefined, eq(stages.pipelineId, byPipeline ? sql.placeholder('pipeline') : defaultPipeline))))
-        .orderBy(asc(stages.position)),
-    ),
-  ),
-);
 
 async function insertDeal(
   ctx: ServiceContext,
@@ -276,7 +258,7 @@ export async function patchDeal(ctx: ServiceContext, id: string, input: DealPatc
   const [[deal], productRows, contactRows, ownerRows] = await ctx.db.batch([
     ctx.db.select().from(deals).where(and(eq(deals.workspaceId, ctx.ws.id), eq(deals.id, id))).limit(1),
     productLookup(ctx, productId ? { product_id: productId } : {}),
-    ctx.db.select({ id: contacts.id }).from(contacts).where(and(eq(contacts.workspace_id, ctx.ws.id), eq(contacts.id, contactId ?? ''))).limit(1),
+    selectReferencedContact(ctx, contactId ?? ''),
     selectOwner(ctx, ownerId ?? ''),
   ]);
   if (!deal) throw dealNotFound();

@@ -4,6 +4,8 @@ import { nowIso } from '../../platform/d1/db';
 import { httpError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { rawAll, rawRun } from '../../platform/d1/raw-query';
+import { referencedContactExists } from '../contacts/resolve';
+import { memberName } from '../workspaces/service';
 import { contactNotes } from './schema';
 
 type NoteRow = typeof contactNotes.$inferSelect;
@@ -30,10 +32,10 @@ const noteMissing = () => httpError(404, 'Note not found');
 /** Pinned first (most recently pinned on top), then newest first; one batch with the contact check. */
 export async function listNotes(db: Db, workspaceId: string, contactId: string) {
   const [exists, rows] = await db.batch([
-    rawAll<{ id: string }>(db, sql`SELECT id FROM contacts WHERE workspace_id = ${workspaceId} AND id = ${contactId}`),
+    rawAll<{ found: number }>(db, sql`SELECT 1 AS found WHERE ${referencedContactExists(workspaceId, contactId)}`),
     rawAll<NoteRow & { author_name: string | null }>(
       db,
-      sql`SELECT n.*, (SELECT u.name FROM users u WHERE u.id = n.author_user_id AND u.workspace_id = n.workspace_id) AS author_name
+      sql`SELECT n.*, ${memberName(sql`n.workspace_id`, sql`n.author_user_id`)} AS author_name
         FROM contact_notes n WHERE n.workspace_id = ${workspaceId} AND n.contact_id = ${contactId}
         ORDER BY n.pinned_at IS NULL, n.pinned_at DESC, n.created_at DESC, n.id DESC`,
     ),
@@ -60,7 +62,7 @@ export async function createNote(db: Db, workspaceId: string, contactId: string,
     db,
     sql`INSERT INTO contact_notes (id, workspace_id, contact_id, author_user_id, source, body, pinned_at, created_at, updated_at)
       SELECT ${note.id}, ${workspaceId}, ${contactId}, NULL, 'api', ${note.body}, ${note.pinned_at}, ${now}, ${now}
-      WHERE EXISTS (SELECT 1 FROM contacts WHERE workspace_id = ${workspaceId} AND id = ${contactId})`,
+      WHERE ${referencedContactExists(workspaceId, contactId)}`,
   )) as unknown as D1Result;
   if (!res.meta.changes) throw contactMissing();
   return serializeNote(note);

@@ -6,7 +6,7 @@ import { ApiError, domainError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { envelope, parsePaging } from '../../platform/list';
 import { prepared, preparedSql, runPrepared } from '../../platform/d1/prepared';
-import { emailSuppressions, type SuppressionReason } from './schema';
+import { emailSuppressions, globalEmailSuppressions, type SuppressionReason } from './schema';
 
 type Row = typeof emailSuppressions.$inferSelect;
 
@@ -91,8 +91,14 @@ export async function removeSuppression(ctx: ServiceContext, id: string) {
  * ./platform-list.ts). Both may be columns or values.
  */
 export const suppressedSql = (workspace: SQL, email: SQL) =>
-  sql`(EXISTS (SELECT 1 FROM email_suppressions s WHERE s.workspace_id = ${workspace} AND s.email = ${email})
-    OR EXISTS (SELECT 1 FROM global_email_suppressions g WHERE g.email = ${email}))`;
+  sql`(EXISTS (SELECT 1 FROM ${emailSuppressions} s WHERE s.workspace_id = ${workspace} AND s.email = ${email})
+    OR ${shardPlatformListed(email)})`;
+
+/** SQL: whether the shard still holds a platform-list row for `email` from before the list moved to the control plane. */
+export const shardPlatformListed = (email: SQL) => sql`EXISTS (SELECT 1 FROM ${globalEmailSuppressions} g WHERE g.email = ${email})`;
+
+/** The workspace lists' rows (`workspace_id`, `email`) for a caller's FROM clause: a count walks the list once instead of looking up each contact. */
+export const suppressionRows = sql`${emailSuppressions}`;
 
 /** Whether an address is blocked for a workspace, as one statement for a read batch. */
 export const suppressedQuery = (db: Db, workspaceId: string, email: string) => suppressedRead.in(db, { ws: workspaceId, email });

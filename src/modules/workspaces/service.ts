@@ -1,6 +1,7 @@
-import { and, desc, eq } from 'drizzle-orm';
+import { and, desc, eq, sql, type SQLWrapper } from 'drizzle-orm';
 import type { Db } from '../../platform/d1/db';
 import { isUniqueViolation, nowIso } from '../../platform/d1/db';
+import { prepared } from '../../platform/d1/prepared';
 import { httpError, notFound } from '../../platform/errors';
 import { API_KEY_PREFIX } from '../../platform/auth';
 import { base64url, sha256Hex, uuidv7 } from '../../platform/ids';
@@ -8,6 +9,23 @@ import { inJsonList } from '../../platform/d1/bound-parameters';
 import { FEATURES, type Workspace } from './model';
 import { apiKeys, workspaces, type EmailSettings, type RateLimits, type WorkspaceCaps } from './control-schema';
 import { requestLog, users } from './schema';
+
+/** The name of member `userId` of `workspace` (SQL expressions), as SQL for a caller's statement; NULL for none. */
+export const memberName = (workspace: SQLWrapper, userId: SQLWrapper) => sql`(SELECT u.name FROM ${users} u WHERE u.id = ${userId} AND u.workspace_id = ${workspace})`;
+
+const activeMemberRead = prepared((db) =>
+  db
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.workspaceId, sql.placeholder('ws')), eq(users.id, sql.placeholder('id')), eq(users.active, true), sql`${users.role} IN ('agent', 'admin')`))
+    .limit(1),
+);
+
+/** For a caller's batch: member `userId` when it is active (either role), else no row. */
+export const selectActiveMember = (db: Db, workspaceId: string, userId: string) => activeMemberRead.in(db, { ws: workspaceId, id: userId });
+
+/** The workspace's members (`id`, `name`, `active`, `workspace_id`) for a caller's FROM clause. */
+export const memberRows = sql`${users}`;
 
 export type WorkspaceInput = {
   name?: string;

@@ -5,9 +5,10 @@ import type { Db } from '../../../platform/d1/db';
 import { compileFilter, filterWith } from '../../../platform/filter';
 import { rawAll } from '../../../platform/d1/raw-query';
 import { contactCatalog } from '../catalog';
-import { emailBaselineTerms } from '../schema';
+import { contacts, emailBaselineTerms } from '../schema';
 import { platformListed, platformListJson } from '../../suppressions/platform-list';
-import { suppressedSql } from '../../suppressions/service';
+import { shardPlatformListed, suppressedSql, suppressionRows } from '../../suppressions/service';
+import { blacklistRows, contactPhoneBlacklisted } from '../../blacklist/service';
 
 /** Who an audience targets: a contact filter tree (the shared grammar) or a list of contact ids. */
 export type ContactTarget = { filters: Record<string, unknown> } | { contact_ids: string[] };
@@ -27,13 +28,20 @@ export type ContactTarget = { filters: Record<string, unknown> } | { contact_ids
  */
 const ownTermsSql = sql.raw(emailBaselineTerms('c.'));
 /** The platform-list rows a shard still holds from before the list moved to the control plane. */
-const shardPlatformRowsSql = sql`EXISTS (SELECT 1 FROM global_email_suppressions g WHERE g.email = c.email)`;
+const shardPlatformRowsSql = shardPlatformListed(sql`c.email`);
 const eligibleSql = sql`${ownTermsSql}
   AND NOT ${suppressedSql(sql.raw('c.workspace_id'), sql.raw('c.email'))}
-  AND NOT EXISTS (SELECT 1 FROM phone_blacklist b WHERE b.workspace_id = c.workspace_id AND b.phone = c.phone)`;
+  AND NOT ${contactPhoneBlacklisted}`;
 
 /** Validates a filter tree against the contact catalog (400 `Invalid filter: ...`) and compiles it. */
 export const compileContactFilter = (ctx: { wsId: string }, filters: Record<string, unknown>) => compileFilter(filters, contactCatalog, ctx.wsId);
+
+/** A filter tree as a condition over contacts `c`, its values in their own CTE inside the subquery, apart from the caller's. */
+export function contactsMatching(workspaceId: string, filters: Record<string, unknown>): SQL {
+  const { where, values } = compileContactFilter({ wsId: workspaceId }, filters);
+  if (!where) return sql`1`;
+  return sql`c.id IN (${filterWith(values)} SELECT c.id FROM ${contacts} c CROSS JOIN fp WHERE c.workspace_id = ${workspaceId} AND ${where})`;
+}
 
 /** What a personalised email reads of a recipient: the token fields and `custom_fields`. */
 export type EligibleContact = {
@@ -97,9 +105,9 @@ export function eligibleCountSql(workspace: SQL, narrowing: SQL, listed: boolean
   const counted = sql`${ownTermsSql} AND ${narrowing} AND NOT ${shardPlatformRowsSql}`;
   return sql`((SELECT count(*) FROM contacts c INDEXED BY contacts_email_eligible WHERE c.workspace_id = ${workspace} AND ${counted})
     - (SELECT count(*) FROM (
-      SELECT c.rowid FROM email_suppressions s CROSS JOIN contacts c INDEXED BY contacts_email_eligible
+      SELECT c.rowid FROM ${suppressionRows} s CROSS JOIN contacts c INDEXED BY contacts_email_eligible
         WHERE s.workspace_id = ${workspace} AND c.workspace_id = ${workspace} AND c.email = s.email AND ${counted}
-      UNION SELECT c.rowid FROM phone_blacklist b CROSS JOIN contacts c INDEXED BY contacts_workspace_phone
+      UNION SELECT c.rowid FROM ${blacklistRows} b CROSS JOIN contacts c INDEXED BY contacts_workspace_phone
         WHERE b.workspace_id = ${workspace} AND c.workspace_id = ${workspace} AND c.phone = b.phone AND ${counted}
       UNION SELECT c.rowid FROM json_each(${platform}) p CROSS JOIN contacts c INDEXED BY contacts_email_eligible
         WHERE c.workspace_id = ${workspace} AND c.email = p.value AND ${counted})))`;

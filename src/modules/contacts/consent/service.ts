@@ -10,6 +10,7 @@ import { activity } from '../service';
 import { SUPPRESSING_DELIVERABILITY, type Channel } from '../schema';
 import { onPlatformList } from '../../suppressions/platform-list';
 import { suppressedSql } from '../../suppressions/service';
+import { contactPhoneBlacklisted } from '../../blacklist/service';
 import { consentLedger } from './schema';
 
 
@@ -40,7 +41,7 @@ const selectConsent = (ctx: ServiceContext, contactId: string) =>
       c.whatsapp_consent_state, c.whatsapp_consent_updated_at, c.whatsapp_deliverability, c.whatsapp_complained_at,
       c.email_consent_state, c.email_consent_updated_at, c.email_deliverability, c.email_complained_at,
       ${suppressedSql(sql.raw('c.workspace_id'), sql.raw('c.email'))} AS email_suppressed,
-      EXISTS (SELECT 1 FROM phone_blacklist b WHERE b.workspace_id = c.workspace_id AND b.phone = c.phone) AS phone_blacklisted
+      ${contactPhoneBlacklisted} AS phone_blacklisted
     FROM contacts c WHERE c.workspace_id = ${ctx.ws.id} AND c.id = ${contactId}`,
   );
 
