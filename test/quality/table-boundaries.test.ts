@@ -19,10 +19,15 @@ function tableOwners(): Map<string, string> {
 const sqlTextOf = (text: string) =>
   [...text.matchAll(/sql`([^`]*)`/g), ...text.matchAll(/sql\.raw\((['"`])(.*?)\1/g)].map((m) => m[m.length - 1]).join('\n');
 
+/** Strings that equal a table's name without naming it: the data export's kinds are named after the records they hold. */
+const NOT_TABLES: Record<string, RegExp> = { 'contacts/export.ts': /export const EXPORT_KIND_NAMES = \[[^\]]*\]/ };
+
 /** Where SQL names a table (`FROM t`, `JOIN t`, `INTO t`, `UPDATE t`), or a string holds exactly a table's name (`'contact_tag_links'`). */
-const namedIn = (text: string, table: string) =>
-  new RegExp(`\\b(from|join|into|update|table)\\s+"?${table}"?(\\s|$|\\))`, 'i').test(sqlTextOf(text)) ||
-  (table.includes('_') && new RegExp(`['"]${table}['"]`).test(text));
+function namedIn(path: string, text: string, table: string) {
+  if (new RegExp(`\\b(from|join|into|update|table)\\s+"?${table}"?(\\s|$|\\))`, 'i').test(sqlTextOf(text))) return true;
+  const exempt = Object.entries(NOT_TABLES).find(([file]) => path.endsWith(file))?.[1];
+  return table.includes('_') && new RegExp(`['"]${table}['"]`).test(exempt ? text.replace(exempt, '') : text);
+}
 
 describe('table boundaries', () => {
   it('finds the schema files', () => {
@@ -35,7 +40,7 @@ describe('table boundaries', () => {
     for (const [path, text] of Object.entries(sources)) {
       const me = ownerOf(path);
       for (const [table, owner] of owners) {
-        if (owner !== me && namedIn(text, table)) offenders.push(`${path.replace(/^.*src\//, 'src/')} -> ${owner}:${table}`);
+        if (owner !== me && namedIn(path, text, table)) offenders.push(`${path.replace(/^.*src\//, 'src/')} -> ${owner}:${table}`);
       }
     }
     expect(offenders).toEqual([]);

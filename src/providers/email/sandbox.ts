@@ -1,8 +1,6 @@
-import { sql } from 'drizzle-orm';
-import { nowIso, runBatch, type Db, type Statement } from '../../platform/d1/db';
+import { runBatch, type Db, type Statement } from '../../platform/d1/db';
 import { uuidv7 } from '../../platform/ids';
-import { preparedSql } from '../../platform/d1/prepared';
-import { rawAll } from '../../platform/d1/raw-query';
+import { keyedEmailId, keyedEmailIds, keyedEmailsInsert } from '../../modules/sandbox-outbox/service';
 import { type BatchOutcome, type EmailProvider, type KeyedEmail, type OutgoingEmail, type ProviderContext, ProviderRejected } from './types';
 
 /** Every recipient in this domain is refused, so `provider_error` can be reached. */
@@ -39,14 +37,7 @@ const outboxRow = (message: OutgoingEmail, idempotencyKey: string): OutboxRow =>
   headers: JSON.stringify(message.headers),
 });
 
-/** Writes messages into the outbox; a key the outbox already holds keeps its first message. */
-const insertGroup = preparedSql('run', () => sql`INSERT INTO sandbox_outbox (id, workspace_id, channel, idempotency_key, "to", "from", subject, html, text, headers, body, created_at)
-  SELECT value ->> 'id', ${sql.placeholder('workspace_id')}, 'email', value ->> 'k', value ->> 'to', value ->> 'from', value ->> 'subject', value ->> 'html',
-    value ->> 'text', value ->> 'headers', NULL, ${sql.placeholder('now')}
-  FROM json_each(${sql.placeholder('rows')}) WHERE 1
-  ON CONFLICT (workspace_id, channel, idempotency_key) DO NOTHING`);
-
-const insertRows = (db: Db, workspaceId: string, rows: OutboxRow[]): Statement => insertGroup.in(db, { workspace_id: workspaceId, now: nowIso(), rows: JSON.stringify(rows) });
+const insertRows = (db: Db, workspaceId: string, rows: OutboxRow[]): Statement => keyedEmailsInsert(db, workspaceId, JSON.stringify(rows));
 
 /**
  * Records the accepted messages in the outbox in one batch: a repeated key is
@@ -64,13 +55,7 @@ async function record({ db, workspaceId }: ProviderContext, messages: KeyedEmail
   });
   if (rows.length === 0) return outcomes as BatchOutcome[];
   const statements: Statement[] = groups(rows).map((group) => insertRows(db, workspaceId, group));
-  statements.push(
-    rawAll<{ id: string; idempotency_key: string }>(
-      db,
-      sql`SELECT id, idempotency_key FROM sandbox_outbox WHERE workspace_id = ${workspaceId} AND channel = 'email'
-        AND idempotency_key IN (SELECT value FROM json_each(${JSON.stringify(rows.map((r) => r.k))}))`,
-    ),
-  );
+  statements.push(keyedEmailIds(db, workspaceId, rows.map((r) => r.k)));
   const results = await runBatch(db, statements);
   const ids = new Map((results[results.length - 1] as { id: string; idempotency_key: string }[]).map((r) => [r.idempotency_key, r.id]));
   return messages.map(({ idempotencyKey }, i) => outcomes[i] ?? { messageId: ids.get(idempotencyKey)! });
@@ -94,7 +79,7 @@ export const sandboxEmailProvider: EmailProvider = {
     if (refusal(message)) return null;
     return {
       statements: [insertRows(db, workspaceId, [outboxRow(message, idempotencyKey)])],
-      messageId: sql`(SELECT id FROM sandbox_outbox WHERE workspace_id = ${workspaceId} AND channel = 'email' AND idempotency_key = ${idempotencyKey})`,
+      messageId: keyedEmailId(workspaceId, idempotencyKey),
     };
   },
   async parseWebhook() {
