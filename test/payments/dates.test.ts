@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cycleDueAt, dateOnly, installmentDueDates, localDate, localParts, parseIsoInZone } from '../../src/modules/payments/dates';
+import { cycleDueAt, dateOnly, installmentDueDates, localDate, localParts, parseIsoInZone } from '../../src/platform/calendar';
 import { splitCents } from '../../src/modules/payments/service';
 import { makeWorkspace } from '../support/harness';
 import { createPayment } from './helpers';

@@ -4,7 +4,7 @@ import { badRequest } from '../../platform/errors';
 import { envelope, type Paging } from '../../platform/list';
 import { preparedList } from '../../platform/d1/prepared';
 import { isUuid } from '../../platform/validation';
-import { parseIsoInZone } from '../payments/dates';
+import { parseIsoInZone } from '../../platform/calendar';
 import { selectOrdersWithContact, serializeHeader, type OrderWithContactRow } from './read';
 import { FINANCIAL_STATUSES, orders, ORDER_SOURCES } from './schema';
 

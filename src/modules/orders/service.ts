@@ -9,7 +9,7 @@ import { planContactReference, referencedContactExists, type ContactReferencePla
 import { activity } from '../contacts/service';
 import { dealOfContact, selectDeal } from '../deals/read';
 import type { DealRow } from '../deals/schema';
-import { parseIsoInZone } from '../payments/dates';
+import { parseIsoInZone } from '../../platform/calendar';
 import type { PaymentCreateInput } from '../payments/dto';
 import { recordPaymentStatements } from '../payments/service';
 import { validateCreate } from '../payments/validate';

@@ -4,7 +4,7 @@ import { nowIso, retryOnConflict, runBatch, type Statement } from '../../platfor
 import { badRequest, codedError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { fromCentsSql, toCents } from '../../platform/money';
-import { parseIsoInZone } from '../payments/dates';
+import { parseIsoInZone } from '../../platform/calendar';
 import { selectEntriesByReference, selectPaymentByReference } from '../payments/read';
 import type { PaymentEntryRow, PaymentRow } from '../payments/schema';
 import { mirroredRefund } from '../payments/refunds';

@@ -5,7 +5,7 @@ import { badRequest } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { fromCentsSql, toCents } from '../../platform/money';
 import { activity, activityFrom, type TimelineSource } from '../contacts/service';
-import { localDate } from './dates';
+import { localDate } from '../../platform/calendar';
 import type { PaymentRefundInput } from './dto';
 import { paymentFromResults } from './read';
 import { paymentEntries, type PaymentEntryRow, type PaymentRow } from './schema';

@@ -8,7 +8,7 @@ import { planContactReference, referencedContactExists, type ContactReferencePla
 import { activity } from '../contacts/service';
 import type { ProductRow } from '../products/schema';
 import { productLookup, type ProductReference } from '../products/service';
-import { cycleDueAt, installmentDueDates, localDate } from './dates';
+import { cycleDueAt, installmentDueDates, localDate } from '../../platform/calendar';
 import type { PaymentCreateInput, PaymentPatchInput } from './dto';
 import { checkAmount, checkMaxOccurrences, checkMetadata, parseEndAt, validateCreate, vatPair, type CreatePlan, type Vat } from './validate';
 import { paymentFromResults, readPayment, selectEntries, selectEntriesByReference, selectPayment, selectPaymentByReference, serializePayment } from './read';

@@ -8,7 +8,7 @@ import { wroteFor } from '../../platform/d1/floors';
 import { controlDb } from '../../platform/d1/shards';
 import { registerSweep, type SweepResult } from '../../sweeps/registry';
 import { workspaces } from '../workspaces/control-schema';
-import { localDate } from './dates';
+import { localDate } from '../../platform/calendar';
 import { payments } from './schema';
 import { nextCycle } from './service';
 

@@ -3,7 +3,7 @@ import { nowIso } from '../../platform/d1/db';
 import { badRequest } from '../../platform/errors';
 import { jsonBoundsProblem } from '../../platform/json-bounds';
 import { hasAtMostTwoDecimals, toCents } from '../../platform/money';
-import { parseIsoInZone } from './dates';
+import { parseIsoInZone } from '../../platform/calendar';
 import { MAX_AMOUNT, METADATA_MAX_BYTES, type PaymentCreateInput } from './dto';
 import { PAYMENT_TYPES, type PaymentType, type VatMode } from './schema';
 

@@ -1,11 +1,13 @@
-import type { RecurringInterval } from './schema';
-import { instanceCache } from '../../platform/instance-cache';
+import { instanceCache } from './instance-cache';
 
 /**
  * Calendar arithmetic in the workspace's time zone. A date-only value names a
  * day of that zone; monthly steps keep the day of month, clamped to the
  * month's end (Jan 31 -> Feb 28/29 -> Mar 31, always counted from the anchor).
  */
+
+/** The steps a recurring schedule takes. */
+export type CalendarInterval = 'weekly' | 'monthly' | 'quarterly' | 'yearly';
 
 export type LocalParts = { y: number; m: number; d: number; h: number; mi: number; s: number; ms: number };
 
@@ -97,7 +99,7 @@ export function parseIsoInZone(value: string, zone: string, endOfDay = false): s
 }
 
 /** The due instant of cycle `n` (1-based) of a plan anchored at `anchorIso`. */
-export function cycleDueAt(anchorIso: string, interval: RecurringInterval, n: number, zone: string): string {
+export function cycleDueAt(anchorIso: string, interval: CalendarInterval, n: number, zone: string): string {
   const anchor = localParts(Date.parse(anchorIso), zone);
   const steps = n - 1;
   const moved =
