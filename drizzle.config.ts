@@ -9,6 +9,6 @@ const target = process.env.DRIZZLE_TARGET === 'control' ? 'control' : 'data';
 
 export default defineConfig(
   target === 'control'
-    ? { dialect: 'sqlite', schema: './src/modules/**/control-schema.ts', out: './migrations/control' }
+    ? { dialect: 'sqlite', schema: ['./src/platform/control-schema.ts', './src/modules/**/control-schema.ts'], out: './migrations/control' }
     : { dialect: 'sqlite', schema: './src/modules/**/schema.ts', out: './migrations/data' },
 );

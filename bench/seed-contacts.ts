@@ -3,7 +3,7 @@ import type { Bindings } from '../src/env';
 import type { ContactWriteInput } from '../src/modules/contacts/fields';
 import { planChanges } from '../src/modules/contacts/plan';
 import { newContactRow, normalizeWrite } from '../src/modules/contacts/service';
-import { workspaces } from '../src/modules/workspaces/control-schema';
+import { workspaces } from '../src/platform/control-schema';
 import type { ServiceContext } from '../src/platform/context';
 import { controlDb } from '../src/platform/d1/shards';
 import { d1 } from './bindings';

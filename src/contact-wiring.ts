@@ -1,21 +1,20 @@
-import { audienceContactRecords } from './modules/audiences/contact-records';
-import { bookingContactRecords } from './modules/bookings/contact-records';
-import { installContactExtensions } from './modules/contacts/extensions';
-import { dealContactRecords } from './modules/deals/contact-records';
-import { emailCampaignContactRecords } from './modules/email-campaigns/contact-records';
-import { emailContactRecords } from './modules/emails/contact-records';
-import { eventContactRecords } from './modules/events/contact-records';
-import { formContactRecords } from './modules/forms/contact-records';
-import { idempotencyKeyContactRecords } from './modules/idempotency-keys/contact-records';
-import { newsletterContactRecords } from './modules/newsletters/contact-records';
-import { autoSubscribeStatements } from './modules/newsletters/auto-subscribe';
-import { noteContactRecords } from './modules/notes/contact-records';
-import { orderContactRecords } from './modules/orders/contact-records';
-import { paymentRequestContactRecords } from './modules/payment-requests/contact-records';
-import { paymentContactRecords } from './modules/payments/contact-records';
-import { sandboxOutboxContactRecords } from './modules/sandbox-outbox/contact-records';
-import { suppressionContactRecords } from './modules/suppressions/contact-records';
-import { whatsappContactRecords } from './modules/whatsapp/contact-records';
+import { audienceContactRecords } from './modules/audiences';
+import { bookingContactRecords } from './modules/bookings';
+import { installContactExtensions } from './modules/contacts';
+import { dealContactRecords } from './modules/deals';
+import { emailCampaignContactRecords } from './modules/email-campaigns';
+import { emailContactRecords } from './modules/emails';
+import { eventContactRecords } from './modules/events';
+import { formContactRecords } from './modules/forms';
+import { idempotencyKeyContactRecords } from './modules/idempotency-keys';
+import { newsletterContactRecords, autoSubscribeStatements } from './modules/newsletters';
+import { noteContactRecords } from './modules/notes';
+import { orderContactRecords } from './modules/orders';
+import { paymentRequestContactRecords } from './modules/payment-requests';
+import { paymentContactRecords } from './modules/payments';
+import { sandboxOutboxContactRecords } from './modules/sandbox-outbox';
+import { suppressionContactRecords } from './modules/suppressions';
+import { whatsappContactRecords } from './modules/whatsapp';
 
 export function wireContacts() {
   installContactExtensions({

@@ -1,5 +1,5 @@
 import type { Db } from './platform/d1/db';
-import type { Workspace } from './modules/workspaces/model';
+import type { Workspace } from './platform/workspace';
 import type { RateLimiter } from './durable-objects/rate-limiter';
 import type { SlotLock } from './durable-objects/slot-lock';
 import type { IdempotencyClaims } from './durable-objects/idempotency-claims';

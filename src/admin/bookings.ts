@@ -1,8 +1,6 @@
 import { Hono } from 'hono';
 import type { AdminEnv } from '../env';
-import { busyBlockCreate, meetingTypeCreate, MeetingType } from '../modules/bookings/dto';
-import { addBusyBlock, createMeetingType, rotateEmbedKey } from '../modules/bookings/meeting-types';
-import { markNoShow } from '../modules/bookings/sweep';
+import { busyBlockCreate, meetingTypeCreate, MeetingType, addBusyBlock, createMeetingType, rotateEmbedKey, markNoShow } from '../modules/bookings';
 import { BusyBlock, EmbedKey, NoShow } from './answers';
 import { adminRoute } from './route';
 import { idParam } from './validate';

@@ -1,14 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import { Hono, type Context } from 'hono';
 import type { AdminEnv } from '../env';
-import { createAttendanceEvent, setAttendance } from '../modules/contacts/attendance/service';
-import { recordComplaint } from '../modules/contacts/consent/service';
-import { CHANNELS } from '../modules/contacts/schema';
-import { findMergeRequest, resolveMergeRequest } from '../modules/contacts/merge';
-import { eraseContact } from '../modules/contacts/erase';
-import { EXPORT_KIND_NAMES, exportContact } from '../modules/contacts/export';
-import { applyParked } from '../modules/contacts/service';
-import { submitForm } from '../modules/forms/service';
+import { createAttendanceEvent, setAttendance, recordComplaint, CHANNELS, findMergeRequest, resolveMergeRequest, eraseContact, EXPORT_KIND_NAMES, exportContact, applyParked } from '../modules/contacts';
+import { submitForm } from '../modules/forms';
 import type { ServiceContext } from '../platform/context';
 import { httpError } from '../platform/errors';
 import { publishCommitted } from '../platform/events';
@@ -18,7 +12,7 @@ import { isoDateTime, isUuid } from '../platform/validation';
 import { Attendance, AttendanceEvent, Complaint, ContactErased, ContactExport, FormSubmission, MergeResolution } from './answers';
 import { adminRoute } from './route';
 import { idParam } from './validate';
-import { workspaceContext } from '../modules/workspaces/context';
+import { workspaceContext } from '../modules/workspaces';
 import { workspaceData } from './workspace-data';
 
 /** Operator routes of the contact domain (docs/operator-api.md): complaints, merge requests, events, forms. */

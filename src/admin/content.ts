@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { Hono } from 'hono';
 import type { AdminEnv } from '../env';
-import { createSnippet } from '../modules/content/service';
+import { createSnippet } from '../modules/content';
 import { DomainError, FrameworkError } from '../platform/openapi';
 import { Snippet } from './answers';
 import { adminRoute } from './route';

@@ -1,20 +1,16 @@
 import { z } from '@hono/zod-openapi';
 import { Hono } from 'hono';
 import type { AdminEnv } from '../env';
-import { createAudience } from '../modules/audiences/service';
-import { audienceFiltersInput } from '../modules/contacts/audience';
-import { locateSend, reportFact } from '../modules/emails/events';
-import { displayName } from '../modules/emails/header-safety';
-import { OUTBOX_CHANNELS, type OutboxChannel } from '../modules/sandbox-outbox/schema';
-import { listOutbox } from '../modules/sandbox-outbox/service';
-import { createSenderProfile } from '../modules/sender-profiles/service';
+import { createAudience, Audience } from '../modules/audiences';
+import { audienceFiltersInput } from '../modules/contacts';
+import { locateSend, reportFact, displayName } from '../modules/emails';
+import { OUTBOX_CHANNELS, type OutboxChannel, listOutbox } from '../modules/sandbox-outbox';
+import { createSenderProfile, SenderProfile } from '../modules/sender-profiles';
 import { badRequest, httpError } from '../platform/errors';
 import { isUuid } from '../platform/validation';
 import { Outbox, SendEventRecorded } from './answers';
 import { adminRoute } from './route';
 import { idParam, limitParam, limitQuery } from './validate';
-import { Audience } from '../modules/audiences/dto';
-import { SenderProfile } from '../modules/sender-profiles/dto';
 import { workspaceData } from './workspace-data';
 
 /** Operator routes of the email domain (docs/operator-api.md): sender profiles, audiences, the sandbox outbox, send events. */

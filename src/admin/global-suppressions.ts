@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { Hono } from 'hono';
 import type { AdminEnv } from '../env';
-import { addPlatformSuppression, listPlatformSuppressions, removePlatformSuppression } from '../modules/suppressions/platform-list';
+import { addPlatformSuppression, listPlatformSuppressions, removePlatformSuppression } from '../modules/suppressions';
 import { badRequest } from '../platform/errors';
 import { formatIssues } from '../platform/validation';
 import { GlobalSuppression, GlobalSuppressionList, GlobalSuppressionRemoved } from './answers';

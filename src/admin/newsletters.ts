@@ -1,13 +1,13 @@
 import { z } from '@hono/zod-openapi';
 import { Hono } from 'hono';
 import type { AdminEnv } from '../env';
-import { subscribeContact } from '../modules/newsletters/subscriptions';
+import { subscribeContact } from '../modules/newsletters';
 import { DomainError } from '../platform/openapi';
 import { isUuid } from '../platform/validation';
 import { Subscription } from './answers';
 import { adminRoute } from './route';
 import { idParam } from './validate';
-import { workspaceContext } from '../modules/workspaces/context';
+import { workspaceContext } from '../modules/workspaces';
 
 /** Operator routes of newsletters (docs/operator-api.md): subscriptions. */
 export const newsletterAdmin = new Hono<AdminEnv>();

@@ -1,13 +1,10 @@
 import { Hono } from 'hono';
 import type { AdminEnv } from '../env';
 import { publishCommitted } from '../platform/events';
-import { serializePaymentRequest } from '../modules/payment-requests/read';
-import { sandboxConfirmation } from '../modules/payment-requests/public';
-import { findPaymentRequest, locatePaymentRequest, paymentRequestNotFound, settlePaymentRequest } from '../modules/payment-requests/service';
+import { serializePaymentRequest, sandboxConfirmation, findPaymentRequest, locatePaymentRequest, paymentRequestNotFound, settlePaymentRequest, PaymentRequest } from '../modules/payment-requests';
 import { adminRoute } from './route';
 import { idParam } from './validate';
-import { PaymentRequest } from '../modules/payment-requests/dto';
-import { workspaceContext } from '../modules/workspaces/context';
+import { workspaceContext } from '../modules/workspaces';
 
 /** Operator routes of payment requests (docs/operator-api.md). */
 export const paymentRequestAdmin = new Hono<AdminEnv>();

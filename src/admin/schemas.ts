@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { FEATURES } from '../modules/workspaces/model';
+import { FEATURES } from '../platform/workspace';
 import { isPhoneCountry } from '../platform/phone';
 import { isValidTimeZone } from '../platform/timezones';
 import { hasAtMostTwoDecimals } from '../platform/money';

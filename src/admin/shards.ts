@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { Hono } from 'hono';
 import type { AdminEnv } from '../env';
-import { SHARD_STATES } from '../modules/workspaces/control-schema';
+import { SHARD_STATES } from '../platform/control-schema';
 import { listShards, setShardState } from '../platform/d1/fleet';
 import { Shard, Shards } from './answers';
 import { adminRoute } from './route';

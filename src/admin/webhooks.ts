@@ -1,7 +1,6 @@
 import { Hono } from 'hono';
 import type { AdminEnv } from '../env';
-import { listDeliveries } from '../modules/webhooks/deliveries';
-import { DELIVERY_STATES, type DeliveryState } from '../modules/webhooks/schema';
+import { listDeliveries, DELIVERY_STATES, type DeliveryState } from '../modules/webhooks';
 import { badRequest } from '../platform/errors';
 import { z } from '@hono/zod-openapi';
 import { WebhookDeliveries } from './answers';

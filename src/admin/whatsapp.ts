@@ -1,11 +1,9 @@
 import { z } from '@hono/zod-openapi';
 import { Hono } from 'hono';
 import type { AdminEnv } from '../env';
-import { BUTTON_TYPES, MEDIA_TYPES, TEMPLATE_CATEGORIES, TEMPLATE_STATUSES } from '../modules/whatsapp/schema';
-import { createTemplate } from '../modules/whatsapp/templates';
+import { BUTTON_TYPES, MEDIA_TYPES, TEMPLATE_CATEGORIES, TEMPLATE_STATUSES, createTemplate, Template } from '../modules/whatsapp';
 import { adminRoute } from './route';
 import { idParam } from './validate';
-import { Template } from '../modules/whatsapp/dto';
 import { workspaceData } from './workspace-data';
 
 /** In-app WhatsApp management: templates (docs/operator-api.md). */

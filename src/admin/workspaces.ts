@@ -1,21 +1,11 @@
 import { Hono } from 'hono';
 import type { AdminEnv } from '../env';
-import { addToBlacklist } from '../modules/blacklist/service';
-import { createPipeline } from '../modules/pipelines/service';
-import {
-  createApiKey,
-  createUser,
-  createWorkspace,
-  getWorkspace,
-  patchWorkspace,
-  readRequestLog,
-  revokeApiKey,
-  serializeWorkspace,
-} from '../modules/workspaces/service';
+import { addToBlacklist } from '../modules/blacklist';
+import { createPipeline, Pipeline } from '../modules/pipelines';
+import { createApiKey, createUser, createWorkspace, getWorkspace, patchWorkspace, readRequestLog, revokeApiKey, serializeWorkspace } from '../modules/workspaces';
 import { createPlaced } from '../platform/d1/fleet';
 import { controlDb } from '../platform/d1/shards';
 import { apiKeyCreate, blacklistCreate, pipelineCreate, userCreate, workspaceCreate, workspacePatch } from './schemas';
-import { Pipeline } from '../modules/pipelines/dto';
 import { ApiKeyCreated, ApiKeyRevoked, BlacklistEntry, RequestLog, User, Workspace } from './answers';
 import { adminRoute } from './route';
 import { idParam, limitParam, limitQuery } from './validate';

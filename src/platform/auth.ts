@@ -1,8 +1,8 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv, Bindings } from '../env';
-import { apiKeys, shards, workspaces } from '../modules/workspaces/control-schema';
-import { DEFAULT_RATE_LIMITS } from '../modules/workspaces/model';
+import { apiKeys, shards, workspaces } from './control-schema';
+import { DEFAULT_RATE_LIMITS } from './workspace';
 import type { Db } from './d1/db';
 import { httpError, renderError } from './errors';
 import { instanceCache } from './instance-cache';

@@ -1,4 +1,4 @@
-import type { Workspace } from '../modules/workspaces/model';
+import type { Workspace } from './workspace';
 import type { Db } from './d1/db';
 import type { EventSink } from './events';
 

@@ -1,4 +1,4 @@
-import type { Feature, Workspace } from '../modules/workspaces/model';
+import type { Feature, Workspace } from './workspace';
 import { ApiError } from './errors';
 
 /**

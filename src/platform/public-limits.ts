@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { HitResult } from '../durable-objects/rate-limiter';
 import type { Bindings } from '../env';
-import { DEFAULT_RATE_LIMITS, type Workspace } from '../modules/workspaces/model';
+import { DEFAULT_RATE_LIMITS, type Workspace } from './workspace';
 import { httpError } from './errors';
 import { hit, limitVar, WINDOW_MS } from './rate-limit';
 

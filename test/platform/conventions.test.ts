@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FEATURES } from '../../src/modules/workspaces/model';
+import { FEATURES } from '../../src/platform/workspace';
 import { call, freshIp, makeWorkspace, shardFor, type TestWorkspace } from '../support/harness';
 import { concretePath, ROUTES, type RouteCase } from '../support/routes';
 

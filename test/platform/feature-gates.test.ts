@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FEATURES } from '../../src/modules/workspaces/model';
+import { FEATURES } from '../../src/platform/workspace';
 import { FEATURE_GATES } from '../../src/platform/features';
 import { makeWorkspace } from '../support/harness';
 

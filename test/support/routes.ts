@@ -1,4 +1,4 @@
-import type { Feature } from '../../src/modules/workspaces/model';
+import type { Feature } from '../../src/platform/workspace';
 import { adminOk, type TestWorkspace } from './harness';
 
 /**

@@ -1,4 +1,4 @@
-import type { ContactRecords } from '../contacts/extensions';
+import { type ContactRecords } from '../contacts';
 import { rekeyStaticAudiences } from './service';
 
 /** A static audience listing the absorbed contact lists the target instead. */

@@ -7,7 +7,7 @@ import { badRequest } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { rawRun } from '../../platform/d1/raw-query';
 import { envelope, parsePaging } from '../../platform/list';
-import { compileContactFilter, contactsMatching, emailEligibleContacts, type ContactTarget } from '../contacts/consent/eligibility';
+import { compileContactFilter, contactsMatching, emailEligibleContacts, type ContactTarget } from '../contacts';
 import { AUDIENCE_KINDS, audiences, type AudienceKind } from './schema';
 
 type Row = typeof audiences.$inferSelect;

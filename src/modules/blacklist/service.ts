@@ -5,7 +5,7 @@ import { badRequest } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { prepared } from '../../platform/d1/prepared';
 import { toE164 } from '../../platform/phone';
-import type { Workspace } from '../workspaces/model';
+import { type Workspace } from '../../platform/workspace';
 import { phoneBlacklist } from './schema';
 
 export async function addToBlacklist(db: Db, ws: Workspace, phone: string) {

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { ownRows, rekeyAll, scrubRows, type ContactRecords } from '../contacts/extensions';
+import { ownRows, rekeyAll, scrubRows, type ContactRecords } from '../contacts';
 import { bookings } from './schema';
 
 /** Bookings follow their contact in a merge; an erasure keeps times and hosts without the invitee's name, addresses or notes. */

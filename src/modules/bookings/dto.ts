@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { enumQuery, limitQuery, listQuery, offsetQuery, sortQuery, uuidQuery } from '../../platform/list';
 import { uuid, uuidOut } from '../../platform/validation';
-import { headerText } from '../emails/header-safety';
+import { headerText } from '../emails';
 import { MEETING_TYPE_SORTS } from './meeting-types';
 import { BOOKING_STATUSES, SCHEDULING_KINDS, WEEKDAYS } from './schema';
 import { isWallTime } from './slots';

@@ -7,7 +7,7 @@ import { envelope, parseFilterParam, parsePaging, parseSort, searchParam } from 
 import { prepared, preparedSql } from '../../platform/d1/prepared';
 import { rawAll } from '../../platform/d1/raw-query';
 import { isValidTimeZone } from '../../platform/timezones';
-import { memberRows, selectMembers } from '../workspaces/service';
+import { memberRows, selectMembers } from '../workspaces';
 import { calendarOf, listingRead } from './calendar';
 import { bookingSettings, busyBlocks, meetingTypes, SCHEDULING_KINDS, type MeetingTypeRow, type WeeklyHours } from './schema';
 import { openStarts, type SlotRules } from './slots';

@@ -9,7 +9,7 @@ import { publishCommitted } from '../../platform/events';
 import { escapeHtml as esc } from '../../platform/html';
 import { base64 } from '../../platform/ids';
 import { isValidTimeZone } from '../../platform/timezones';
-import { publicWorkspaceContext } from '../workspaces/context';
+import { publicWorkspaceContext } from '../workspaces';
 import { inviteeTime, manageUrl, verifyManageToken } from './confirmation';
 import { durableSlotLocks } from './locks';
 import { bookingSettingsOf, listSlots } from './meeting-types';

@@ -9,8 +9,8 @@ import { prepared, preparedInsert, preparedSql } from '../../platform/d1/prepare
 import type { RowGuard } from '../../platform/d1/row-guard';
 import { isValidTimeZone } from '../../platform/timezones';
 import { isUuid } from '../../platform/validation';
-import { planContactReference, type ContactReferencePlan } from '../contacts/resolve';
-import { sendEmail, type SendContext } from '../emails/send';
+import { planContactReference, type ContactReferencePlan } from '../contacts';
+import { sendEmail, type SendContext } from '../emails';
 import { aroundStartRead, calendarOf, calendarRead, unchangedCondition, unchangedFor, type CalendarRead } from './calendar';
 import { confirmationFor, manageUrlWith, type BookingMessage } from './confirmation';
 import { BOOKING_SORTS, type BookingCreateInput, type BookingListInput } from './dto';

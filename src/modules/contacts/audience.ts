@@ -3,7 +3,7 @@ import type { Db } from '../../platform/d1/db';
 import { compileFilter, filterWith } from '../../platform/filter';
 import { boundedJsonObject } from '../../platform/json-bounds';
 import { rawAll } from '../../platform/d1/raw-query';
-import { contactPhoneBlacklisted } from '../blacklist/service';
+import { contactPhoneBlacklisted } from '../blacklist';
 import { contactCatalog } from './catalog';
 
 export const AUDIENCE_FILTER_BOUNDS = { maxDepth: 30, maxKeys: 2000, maxBytes: 32_768 };

@@ -1,4 +1,4 @@
-import type { Workspace } from '../workspaces/model';
+import { type Workspace } from '../../platform/workspace';
 import { badRequest } from '../../platform/errors';
 import { CUSTOM_FIELDS_BOUNDS, jsonBoundsProblem } from '../../platform/json-bounds';
 import { SCALAR_NAMES, type ContactWriteInput } from './fields';

@@ -1,7 +1,7 @@
 import { preparedSql } from '../../platform/d1/prepared';
 import { getTableColumns, sql, type SQLWrapper } from 'drizzle-orm';
 import type { Db } from '../../platform/d1/db';
-import { contactPhoneBlacklisted } from '../blacklist/service';
+import { contactPhoneBlacklisted } from '../blacklist';
 import { contacts } from './schema';
 
 const TAG_IDS = 'SELECT json_group_array(tag_id) FROM (SELECT tag_id FROM contact_tag_links WHERE contact_id = c.id ORDER BY created_at, tag_id)';

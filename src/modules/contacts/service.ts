@@ -1,4 +1,4 @@
-import { and, count, eq, sql, type SQL } from 'drizzle-orm';
+import { and, count, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { failedGuard, guarded, isUniqueViolation, nowIso, retryOnConflict, optionalReads, runBatch, type Db, type Statement } from '../../platform/d1/db';
 import { preparedInsert, preparedSql } from '../../platform/d1/prepared';
@@ -6,16 +6,16 @@ import { badRequest, codedError, httpError } from '../../platform/errors';
 import type { OutboxEvent } from '../../platform/events';
 import { uuidv7 } from '../../platform/ids';
 import { afterInsertOf, bothOf, guardable, type RowGuard } from '../../platform/d1/row-guard';
-import { blacklistLookup, phoneBlacklisted } from '../blacklist/service';
+import { blacklistLookup, phoneBlacklisted } from '../blacklist';
 import { findLabels, linkStatements, uniqueNames, type LabelKind } from './labels/links';
 import type { ContactWriteInput } from './fields';
 import { normalizeEmail, normalizePhone, recordIdentifiers } from './identity';
 import { openMergeRequest } from './merge';
 import { labelsChange, planChanges, type LabelDiff, type NormalizedWrite } from './plan';
 import { contactProjection, identifierHeld, readContactAnswer, selectContact, selectIdentifierHolder, type ContactRow } from './read';
-import { contactActivities, contacts, CONTACT_SOURCES } from './schema';
+import { contacts, CONTACT_SOURCES } from './schema';
+import { activity } from './timeline';
 import { readWithCreate } from '../../platform/d1/create-along';
-import { builtOnce } from '../../platform/d1/built-once';
 import { updateAlongReads } from './update-along';
 
 export const MERGE_MESSAGE_CREATE =
@@ -279,33 +279,6 @@ const identityFree: RowGuard = {
 };
 
 const nullRow = { lifecycle_stage: null, source: null, name: null, first_name: null, last_name: null, phone: null, email: null } as Partial<ContactRow>;
-
-/** A contact timeline row, for the caller's batch (consent and deal changes land on the timeline too). */
-export function activity(ctx: ServiceContext, contactId: string, type: string, source: string, data: Record<string, unknown>, now: string, guard?: RowGuard): Statement {
-  return activityInsert.in(ctx.db, { id: uuidv7(), workspace_id: ctx.ws.id, contact_id: contactId, type, source, data, created_at: now }, guard);
-}
-
-const activityInsert = preparedInsert(contactActivities);
-
-/**
- * A timeline row written from a row of the caller's own that its batch wrote before it: `from`
- * (SQL from `FROM` on, naming that table and finding at most one row) gives the row's `contact`
- * id and `data` (a JSON object, SQL). Nothing is written when `from` finds nothing: the write it
- * describes did not happen. A module constant, built once per isolate.
- */
-export type TimelineSource = { contact: SQL; data: SQL; from: SQL };
-
-const timelineInsertFrom = builtOnce((source: TimelineSource) =>
-  preparedSql('run', () => {
-    const [id, ws, type, origin, at] = ['id', 'ws', 'type', 'source', 'at'].map((name) => sql.placeholder(name));
-    return sql`INSERT INTO ${contactActivities} (id, workspace_id, contact_id, type, source, data, created_at)
-      SELECT ${id}, ${ws}, ${source.contact}, ${type}, ${origin}, ${source.data}, ${at} ${source.from}`;
-  }),
-);
-
-/** `activity` from a row the batch wrote (see `TimelineSource`); `values` are the placeholders of its SQL; `id` the row's, for statements guarded on it. */
-export const activityFrom = (ctx: ServiceContext, source: TimelineSource, type: string, origin: string, values: Record<string, unknown>, now: string, id = uuidv7()): Statement =>
-  timelineInsertFrom(source).in(ctx.db, { ...values, id, ws: ctx.ws.id, type, source: origin, at: now });
 
 const seedInsert = guardable((condition) =>
   preparedSql('run', () => sql`INSERT INTO consent_ledger (id, workspace_id, contact_id, channel, action, state, previous_state, source, basis, evidence, created_at)

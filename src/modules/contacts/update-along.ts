@@ -5,11 +5,11 @@ import type { OutboxEvent } from '../../platform/events';
 import { uuidv7 } from '../../platform/ids';
 import { preparedSql } from '../../platform/d1/prepared';
 import { afterInsertOf } from '../../platform/d1/row-guard';
-import { phoneBlacklisted } from '../blacklist/service';
+import { phoneBlacklisted } from '../blacklist';
 import { planChanges, type NormalizedWrite } from './plan';
 import { contactColumns, contactProjectionSql, type ContactRow } from './read';
 import { contactActivities, contacts } from './schema';
-import { activityFrom, type TimelineSource } from './service';
+import { activityFrom, type TimelineSource } from './timeline';
 
 /**
  * The update of an existing contact sent along with the upsert's reads, so that it takes one

@@ -25,7 +25,7 @@ export const ContentInput = z
       'Exactly one of `markdown`, `blocks`, `design_json`. All three compile to one model, the block document; the record stores it as `design_json`, and sending it back is accepted and renders the same HTML. At most 512,000 characters and 1,000 blocks, whatever the source; block quotes and lists nest at most 16 levels; markdown past its cost limits (lines, list items, inline markup) is refused. Zero or several sources, a malformed source, an invalid direction or content past a limit: 400 `invalid_content`; a snippet reference that matches nothing: 400 `unknown_snippet`.',
   });
 
-export const CompileEnvelope = z
+export const CompileResult = z
   .object({
     ok: z.boolean(),
     errors: z.array(z.object({ code: z.string(), message: z.string() })).openapi({ description: 'Always empty on an accepted write (errors reject it)' }),

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { ownRows, rekeyAll, scrubRows, type ContactRecords } from '../contacts/extensions';
+import { ownRows, rekeyAll, scrubRows, type ContactRecords } from '../contacts';
 import { deals } from './schema';
 
 /** Deals follow their contact in a merge; an erasure keeps them for accounting without their note. */

@@ -4,7 +4,7 @@ import { badRequest } from '../../platform/errors';
 import { envelope, parsePaging, searchParam } from '../../platform/list';
 import { preparedList } from '../../platform/d1/prepared';
 import { isUuid } from '../../platform/validation';
-import { titleOrContactSearch } from '../contacts/identity-join';
+import { titleOrContactSearch } from '../contacts';
 import { selectDealsWithContact, serializeDealWithContact, type DealWithContactRow } from './read';
 import { deals, DEAL_STATUSES } from './schema';
 

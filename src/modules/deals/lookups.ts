@@ -2,8 +2,8 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { codedError, notFound } from '../../platform/errors';
 import { prepared } from '../../platform/d1/prepared';
-import { pipelineNameOf, selectStage as selectPipelineStage, stageNameOf } from '../pipelines/reads';
-import { selectActiveMember } from '../workspaces/service';
+import { pipelineNameOf, selectStage as selectPipelineStage, stageNameOf } from '../pipelines';
+import { selectActiveMember } from '../workspaces';
 import { dealColumns } from './read';
 import { deals } from './schema';
 

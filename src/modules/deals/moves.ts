@@ -5,10 +5,10 @@ import { uuidv7 } from '../../platform/ids';
 import type { OutboxEvent } from '../../platform/events';
 import { dealEventData, type FromStage } from './events';
 import { dealNotFound, readDealWithStage, selectDealWithStage, selectStage, stageNotFound, type DealWithStage } from './lookups';
-import type { StageWithPipeline } from '../pipelines/reads';
+import { type StageWithPipeline } from '../pipelines';
 import { failedGuard, placeDeal } from './placement';
 import { selectDeal, serializeDeal } from './read';
-import { activity } from '../contacts/service';
+import { activity } from '../contacts';
 import { deals, dealStageHistory, type DealRow, type DealStatus } from './schema';
 import { preparedInsert } from '../../platform/d1/prepared';
 

@@ -2,7 +2,7 @@ import { and, eq, getTableColumns, sql, type SQL, type SQLWrapper } from 'drizzl
 import type { Db } from '../../platform/d1/db';
 import { fromCents } from '../../platform/money';
 import { prepared } from '../../platform/d1/prepared';
-import { contactIdentityColumns, contactIdentityJoin, serializeContactIdentity, type ContactIdentity } from '../contacts/identity-join';
+import { contactIdentityColumns, contactIdentityJoin, serializeContactIdentity, type ContactIdentity } from '../contacts';
 import { deals, type DealRow } from './schema';
 
 /**

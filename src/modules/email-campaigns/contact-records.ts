@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { rekeyKeyed, type ContactRecords } from '../contacts/extensions';
+import { rekeyKeyed, type ContactRecords } from '../contacts';
 import { emailCampaignRecipients } from './schema';
 
 /** A contact's place in email campaigns: moved in a merge and exported (its address lives on the send, erased there). */

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { nowIso, type Db, type Statement } from '../../platform/d1/db';
 import { rawRun } from '../../platform/d1/raw-query';
-import type { FactCounter } from '../emails/events';
+import { type FactCounter } from '../emails';
 
 const COLUMN = { delivered: 'delivered', opened: 'opened', clicked: 'clicked', bounced: 'bounced', complained: 'complained' } as const;
 

@@ -1,9 +1,9 @@
 import { z } from '@hono/zod-openapi';
 import { enumQuery, limitQuery, offsetQuery } from '../../platform/list';
 import { isoDateTime, uuid, uuidOut } from '../../platform/validation';
-import { audienceFiltersInput } from '../contacts/audience';
-import { headerText } from '../emails/header-safety';
-import { CompileEnvelope, ContentInput, contentColumns } from '../content/dto';
+import { audienceFiltersInput } from '../contacts';
+import { headerText } from '../emails';
+import { CompileResult, ContentInput, contentColumns } from '../content';
 import { EMAIL_CAMPAIGN_STATUSES } from './schema';
 
 const ts = () => z.string().openapi({ format: 'date-time' });
@@ -44,10 +44,10 @@ export const EmailCampaignSummary = z
   .openapi('EmailCampaignSummary');
 
 export const EmailCampaign = EmailCampaignSummary.extend(contentColumns).openapi('EmailCampaign');
-export const EmailCampaignWritten = EmailCampaign.extend({ compile: CompileEnvelope }).openapi('EmailCampaignWritten');
+export const EmailCampaignWritten = EmailCampaign.extend({ compile: CompileResult }).openapi('EmailCampaignWritten');
 export const EmailCampaignCreated = EmailCampaign.extend({
   duplicate: z.boolean().openapi({ description: 'True when `external_reference` matched an existing campaign' }),
-  compile: CompileEnvelope.optional().openapi({ description: 'Absent only on a replay of a launched campaign (returned verbatim)' }),
+  compile: CompileResult.optional().openapi({ description: 'Absent only on a replay of a launched campaign (returned verbatim)' }),
 }).openapi('EmailCampaignCreated');
 
 const name = z.string().trim().min(1).max(200);

@@ -5,11 +5,10 @@ import { nowIso, runBatch, type Db, type Statement } from '../../platform/d1/db'
 import { keptLinkOrigin } from '../../platform/public-base';
 import { rawAll, rawRun } from '../../platform/d1/raw-query';
 import { workspaceDb } from '../../platform/d1/shards';
-import { emailEligibleIds, emailEligiblePage, withoutPlatformListed } from '../contacts/consent/eligibility';
-import { sendEmailBatch, type BulkEmail, type BulkOutcome } from '../emails/bulk-send';
-import { newUnsubscribeToken } from '../unsubscribe/links';
-import { personalEmail } from '../unsubscribe/personal-email';
-import { workspaceContext } from '../workspaces/context';
+import { emailEligibleIds, emailEligiblePage, withoutPlatformListed } from '../contacts';
+import { sendEmailBatch, type BulkEmail, type BulkOutcome } from '../emails';
+import { newUnsubscribeToken, personalEmail } from '../content';
+import { workspaceContext } from '../workspaces';
 import { PAGE_KIND, type PageMessage } from './launch';
 import { emailCampaigns, type EmailCampaignRow } from './schema';
 import { recipientNarrowing } from './service';

@@ -5,7 +5,7 @@ import type { ServiceContext } from '../../platform/context';
 import { nowIso, type Db } from '../../platform/d1/db';
 import { domainError } from '../../platform/errors';
 import { keptLinkOrigin } from '../../platform/public-base';
-import { readSender } from '../sender-profiles/service';
+import { readSender } from '../sender-profiles';
 import { emailCampaigns, type EmailCampaignRow } from './schema';
 import { EDITABLE, findCampaign, isEditable, notEditable, serializeCampaign } from './service';
 

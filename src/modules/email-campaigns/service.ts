@@ -7,13 +7,11 @@ import { uuidv7 } from '../../platform/ids';
 import { envelope, parsePaging } from '../../platform/list';
 import { prepared, preparedList, testedOnRows } from '../../platform/d1/prepared';
 import { isUuid } from '../../platform/validation';
-import { audienceContactCondition } from '../audiences/service';
-import { countEmailEligible, eligibleCountSql } from '../contacts/consent/eligibility';
-import { checkContactFilter } from '../contacts/audience';
-import type { CompileEnvelope } from '../content/compile';
-import { compileForWorkspace } from '../content/service';
-import { readSender } from '../sender-profiles/service';
-import { platformListJson } from '../suppressions/platform-list';
+import { audienceContactCondition } from '../audiences';
+import { countEmailEligible, eligibleCountSql, checkContactFilter } from '../contacts';
+import { type CompileEnvelope, compileForWorkspace } from '../content';
+import { readSender } from '../sender-profiles';
+import { platformListJson } from '../suppressions';
 import type { EmailCampaignCreateInput, EmailCampaignPatchInput } from './dto';
 import { EMAIL_CAMPAIGN_STATUSES, emailCampaigns, type EmailCampaignRow, type EmailCampaignStatus } from './schema';
 

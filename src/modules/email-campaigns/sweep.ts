@@ -1,6 +1,6 @@
 import { registerQueueTask, registerQueueTaskInTurn } from '../../queue';
 import { registerDueCampaignExecutor } from '../../sweeps/campaign-schedules';
-import { registerFactCounter } from '../emails/events';
+import { registerFactCounter } from '../emails';
 import { countCampaignFact } from './counters';
 import { handlePage, redriveStaleCampaigns, sendChunk } from './fanout';
 import { launchDueCampaigns, PAGE_KIND, SEND_KIND, type SendMessage } from './launch';

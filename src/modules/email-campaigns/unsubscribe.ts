@@ -3,7 +3,7 @@ import type { ServiceContext } from '../../platform/context';
 import { failedGuard, guarded, nowIso, runBatch } from '../../platform/d1/db';
 import { ApiError } from '../../platform/errors';
 import { rawRun } from '../../platform/d1/raw-query';
-import { setConsent } from '../contacts/consent/service';
+import { setConsent } from '../contacts';
 import { countUnsubscribe } from './counters';
 import { emailCampaignRecipients } from './schema';
 

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { rawRun } from '../../platform/d1/raw-query';
-import type { ContactRecords } from '../contacts/extensions';
+import { type ContactRecords } from '../contacts';
 import { emailSends } from './schema';
 
 /** Sends are found by address, not by contact: exported by every address the contact had, kept without address, subject or metadata on erasure. */

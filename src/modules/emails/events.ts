@@ -6,8 +6,8 @@ import { EventSink, publishCommitted, type OutboxEvent } from '../../platform/ev
 import { wroteFor } from '../../platform/d1/floors';
 import { onEveryShard, workspaceDb } from '../../platform/d1/shards';
 import type { BounceType, DeliveryType } from '../../providers/email';
-import { emailDeliverabilityStatement } from '../contacts/consent/service';
-import { suppressStatement } from '../suppressions/service';
+import { emailDeliverabilityStatement } from '../contacts';
+import { suppressStatement } from '../suppressions';
 import { emailSends } from './schema';
 
 type SendRow = typeof emailSends.$inferSelect;

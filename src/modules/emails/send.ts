@@ -8,9 +8,8 @@ import { prepared, preparedInsert, preparedSql } from '../../platform/d1/prepare
 import { rawAll, rawRun } from '../../platform/d1/raw-query';
 import { claimInstanceName, type ClaimResult } from '../../durable-objects/idempotency-claims';
 import { type BatchedHandOff, configuredEmailProvider, ProviderRejected } from '../../providers/email';
-import { senderCandidates, fromEmail, type SenderProfileRow } from '../sender-profiles/service';
-import { onPlatformList } from '../suppressions/platform-list';
-import { suppressedQuery } from '../suppressions/service';
+import { senderCandidates, fromEmail, type SenderProfileRow } from '../sender-profiles';
+import { onPlatformList, suppressedQuery } from '../suppressions';
 import { checkMetadata, normalizeRecipient, prepareEmail, type PreparedEmail, type RenderedEmail } from './content';
 import { isPlainAddress, mailbox } from './header-safety';
 import { emailSends } from './schema';

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { rawRun } from '../../platform/d1/raw-query';
-import type { ContactRecords } from '../contacts/extensions';
+import { type ContactRecords } from '../contacts';
 import { eventOutbox } from './schema';
 
 /** Earlier events naming an erased contact keep only its id (the erasure's own `contact.deleted` is written after this). */

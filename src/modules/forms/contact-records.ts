@@ -1,4 +1,4 @@
-import { deleteRows, ownRows, rekeyAll, type ContactRecords } from '../contacts/extensions';
+import { deleteRows, ownRows, rekeyAll, type ContactRecords } from '../contacts';
 import { formSubmissions } from './schema';
 
 /** Form submissions follow their contact in a merge and go with it on erasure. */

@@ -2,7 +2,7 @@ import type { ServiceContext } from '../../platform/context';
 import { nowIso, runBatch } from '../../platform/d1/db';
 import { ApiError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
-import { resolveContactReference } from '../contacts/resolve';
+import { resolveContactReference } from '../contacts';
 import { formSubmissions } from './schema';
 
 export type SubmissionInput = {

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { rawRun } from '../../platform/d1/raw-query';
-import type { ContactRecords } from '../contacts/extensions';
+import { type ContactRecords } from '../contacts';
 import { idempotencyKeys } from './schema';
 
 /** Stored answers naming an erased contact are forgotten: a replay must not bring its data back. */

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db, Statement } from '../../platform/d1/db';
 import { preparedSql } from '../../platform/d1/prepared';
-import { contactCarriesTag } from '../contacts/labels/links';
+import { contactCarriesTag } from '../contacts';
 
 /**
  * Tag auto-subscribe, as one statement for the batch that links tags to a

@@ -1,6 +1,5 @@
 import type { ServiceContext } from '../../platform/context';
-import type { CompileEnvelope, Compiled } from '../content/compile';
-import { compileForWorkspace } from '../content/service';
+import { type CompileEnvelope, type Compiled, compileForWorkspace } from '../content';
 
 export type { CompileEnvelope };
 

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { deleteRows, rekeyAll, rekeyKeyed, type ContactRecords } from '../contacts/extensions';
+import { deleteRows, rekeyAll, rekeyKeyed, type ContactRecords } from '../contacts';
 import { newsletterDeliveries, newsletterSubscriptions } from './schema';
 
 /** Subscriptions and deliveries of a contact: moved in a merge, exported without unsubscribe tokens, gone on erasure. */

@@ -7,13 +7,12 @@ import { uuidv7 } from '../../platform/ids';
 import { keptLinkOrigin } from '../../platform/public-base';
 import { rawAll, rawRun } from '../../platform/d1/raw-query';
 import { controlDb, workspaceDb } from '../../platform/d1/shards';
-import { emailEligiblePage } from '../contacts/consent/eligibility';
-import { sendEmail } from '../emails/send';
-import { getWorkspace } from '../workspaces/service';
-import { personalEmail } from '../unsubscribe/personal-email';
+import { emailEligiblePage } from '../contacts';
+import { sendEmail } from '../emails';
+import { getWorkspace, workspaceContext } from '../workspaces';
+import { personalEmail } from '../content';
 import { catchupSlot } from './cadence';
 import { newsletterDeliveries, newsletterIssues, newsletters, newsletterSubscriptions } from './schema';
-import { workspaceContext } from '../workspaces/context';
 
 export const DELIVERY_KIND = 'newsletter-deliveries';
 /** Subscriptions advanced per sweep pass and shard; deliveries per queue message. */

@@ -1,8 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import { enumQuery, limitQuery, offsetQuery } from '../../platform/list';
 import { isoDateTime, uuid, uuidOut } from '../../platform/validation';
-import { CompileEnvelope, ContentInput, contentColumns } from '../content/dto';
-import { headerText } from '../emails/header-safety';
+import { CompileResult, ContentInput, contentColumns } from '../content';
+import { headerText } from '../emails';
 import { ARCHIVE_MODES, FIRST_SEND_MODES, ISSUE_STATUSES, NEWSLETTER_STATUSES, START_POLICIES } from './schema';
 
 const ts = () => z.string().openapi({ format: 'date-time' });
@@ -70,7 +70,7 @@ export const IssueSummary = z
 
 export const Issue = IssueSummary.extend(contentColumns).openapi('NewsletterIssue');
 
-export const IssueWritten = Issue.extend({ compile: CompileEnvelope }).openapi('NewsletterIssueWritten');
+export const IssueWritten = Issue.extend({ compile: CompileResult }).openapi('NewsletterIssueWritten');
 export const IssueCreated = IssueWritten.extend({ duplicate: z.boolean() }).openapi('NewsletterIssueCreated');
 
 const subject = headerText(z.string().max(400), 'subject').openapi({ description: 'One line: line breaks and other control characters answer 400' });

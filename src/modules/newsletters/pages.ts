@@ -2,8 +2,8 @@ import { and, desc, eq, isNotNull } from 'drizzle-orm';
 import { Hono, type Context } from 'hono';
 import type { AppEnv } from '../../env';
 import type { ServiceContext } from '../../platform/context';
-import { escapeHtml as esc, renderHtmlTokens, renderTextTokens, tokenValues } from '../content/tokens';
-import { publicWorkspaceContext } from '../workspaces/context';
+import { escapeHtml as esc, renderHtmlTokens, renderTextTokens, tokenValues } from '../content';
+import { publicWorkspaceContext } from '../workspaces';
 import { newsletterIssues, newsletters } from './schema';
 
 /*

@@ -7,7 +7,7 @@ import { envelope, parsePaging } from '../../platform/list';
 import { rawRun } from '../../platform/d1/raw-query';
 import { prepared, preparedList, testedOnRows } from '../../platform/d1/prepared';
 import { isUuid } from '../../platform/validation';
-import { readSender } from '../sender-profiles/service';
+import { readSender } from '../sender-profiles';
 import { compileIssue, NOT_PATCHED, type CompileEnvelope } from './compile';
 import type { IssueCreateInput, IssuePatchInput, NewsletterCreateInput } from './dto';
 import { ISSUE_STATUSES, newsletterIssues, newsletters } from './schema';

@@ -3,9 +3,9 @@ import type { ServiceContext } from '../../platform/context';
 import { nowIso } from '../../platform/d1/db';
 import { uuidv7 } from '../../platform/ids';
 import { ApiError } from '../../platform/errors';
-import { consentRow, setConsent } from '../contacts/consent/service';
+import { consentRow, setConsent } from '../contacts';
 import { catchupSlot } from './cadence';
-import { newUnsubscribeToken } from '../unsubscribe/links';
+import { newUnsubscribeToken } from '../content';
 import { findNewsletter } from './service';
 import { newsletters, newsletterSubscriptions } from './schema';
 

@@ -1,4 +1,4 @@
-import { deleteRows, ownRows, rekeyAll, type ContactRecords } from '../contacts/extensions';
+import { deleteRows, ownRows, rekeyAll, type ContactRecords } from '../contacts';
 import { contactNotes } from './schema';
 
 /** Notes follow their contact in a merge, are part of its export, and go with it on erasure. */

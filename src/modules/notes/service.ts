@@ -4,8 +4,8 @@ import { nowIso } from '../../platform/d1/db';
 import { httpError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { rawAll, rawRun } from '../../platform/d1/raw-query';
-import { referencedContactExists } from '../contacts/resolve';
-import { memberName } from '../workspaces/service';
+import { referencedContactExists } from '../contacts';
+import { memberName } from '../workspaces';
 import { contactNotes } from './schema';
 
 type NoteRow = typeof contactNotes.$inferSelect;

@@ -3,7 +3,7 @@ import type { Db, Statement } from '../../platform/d1/db';
 import { fromCents } from '../../platform/money';
 import { childRowsJson } from '../../platform/d1/child-rows';
 import { prepared } from '../../platform/d1/prepared';
-import { contactIdentityColumns, contactIdentityJoin, serializeContactIdentity, type ContactIdentity } from '../contacts/identity-join';
+import { contactIdentityColumns, contactIdentityJoin, serializeContactIdentity, type ContactIdentity } from '../contacts';
 import { orderItems, orderRefunds, orders, type OrderItemRow, type OrderRefundRow, type OrderRow } from './schema';
 
 /** The six money fields of an order as JSON numbers (responses and event data). */

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { rekeyAll, scrubRows, type ContactRecords } from '../contacts/extensions';
+import { rekeyAll, scrubRows, type ContactRecords } from '../contacts';
 import { paymentRequests } from './schema';
 
 /** Pay-links follow their contact in a merge; the export leaves out the link's token; an erasure keeps them for accounting without their document. */

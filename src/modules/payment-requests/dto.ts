@@ -1,8 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { enumQuery, limitQuery, offsetQuery, uuidQuery, booleanQuery } from '../../platform/list';
 import { uuid, uuidOut } from '../../platform/validation';
-import { MAX_AMOUNT } from '../payments/dto';
-import { VAT_MODES } from '../payments/schema';
+import { MAX_AMOUNT, VAT_MODES } from '../payments';
 import { PAYMENT_REQUEST_STATUSES } from './schema';
 
 export const DEFAULT_EXPIRY_DAYS = 7;

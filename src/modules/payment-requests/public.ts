@@ -12,7 +12,7 @@ import { messagePage, PAGE_CSP, paymentPage } from './page';
 import { selectByToken } from './read';
 import type { PaymentRequestRow } from './schema';
 import { expireIfDue, rememberSession, settlePaymentRequest, tokenWorkspace } from './service';
-import { publicWorkspaceContext } from '../workspaces/context';
+import { publicWorkspaceContext } from '../workspaces';
 
 type PublicEnv = { Bindings: Bindings };
 

@@ -4,7 +4,7 @@ import { parseBooleanParam } from '../../platform/list';
 import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
 import { createRouter, idParams } from '../../platform/validation';
 import { configuredProvider, paymentProvider } from '../../providers/payments';
-import { hasFeature } from '../workspaces/model';
+import { hasFeature } from '../../platform/workspace';
 import { listContactDocuments } from './documents';
 import { ContactDocuments, ContactDocumentsQuery, PaymentRequest, PaymentRequestCancel, PaymentRequestCreate, PaymentRequestList, PaymentRequestListQuery } from './dto';
 import { cancelPaymentRequest, createPaymentRequest, getPaymentRequest, listPaymentRequests } from './service';

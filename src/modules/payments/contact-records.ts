@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { ownRows, rekeyAll, scrubRows, type ContactRecords } from '../contacts/extensions';
+import { ownRows, rekeyAll, scrubRows, type ContactRecords } from '../contacts';
 import { paymentEntries, payments } from './schema';
 
 /** Payments and their ledger follow their contact in a merge; an erasure keeps amounts and dates for accounting, without notes, metadata or documents. */

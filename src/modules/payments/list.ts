@@ -2,7 +2,7 @@ import { and, desc, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { envelope, parsePaging, searchParam } from '../../platform/list';
 import { preparedList } from '../../platform/d1/prepared';
-import { titleOrContactSearch } from '../contacts/identity-join';
+import { titleOrContactSearch } from '../contacts';
 import { selectPaymentsWithContact, serializeListRow, type PaymentWithContactRow } from './read';
 import { ARRANGEMENT_STATUSES, PAYMENT_TYPES, payments } from './schema';
 

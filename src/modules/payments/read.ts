@@ -2,7 +2,7 @@ import { and, asc, eq, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { Db } from '../../platform/d1/db';
 import { fromCents } from '../../platform/money';
 import { prepared } from '../../platform/d1/prepared';
-import { contactIdentityColumns, contactIdentityJoin, serializeContactIdentity, type ContactIdentity } from '../contacts/identity-join';
+import { contactIdentityColumns, contactIdentityJoin, serializeContactIdentity, type ContactIdentity } from '../contacts';
 import { paymentEntries, payments, type PaymentEntryRow, type PaymentRow } from './schema';
 
 const money = (cents: number | null) => (cents === null ? null : fromCents(cents));

@@ -4,7 +4,7 @@ import { failedGuard, isUniqueViolation, nowIso, retryOnConflict, runBatch, type
 import { badRequest } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { fromCentsSql, toCents } from '../../platform/money';
-import { activity, activityFrom, type TimelineSource } from '../contacts/service';
+import { activity, activityFrom, type TimelineSource } from '../contacts';
 import { localDate } from '../../platform/calendar';
 import type { PaymentRefundInput } from './dto';
 import { paymentFromResults } from './read';

@@ -4,10 +4,8 @@ import { failedGuard, guarded, isUniqueViolation, nowIso, optionalReads, retryOn
 import { badRequest, codedError, notFound } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { toCents } from '../../platform/money';
-import { planContactReference, referencedContactExists, type ContactReferencePlan, type PlannedContact } from '../contacts/resolve';
-import { activity } from '../contacts/service';
-import type { ProductRow } from '../products/schema';
-import { productLookup, type ProductReference } from '../products/service';
+import { planContactReference, referencedContactExists, type ContactReferencePlan, type PlannedContact, activity } from '../contacts';
+import { type ProductRow, productLookup, type ProductReference } from '../products';
 import { cycleDueAt, installmentDueDates, localDate } from '../../platform/calendar';
 import type { PaymentCreateInput, PaymentPatchInput } from './dto';
 import { checkAmount, checkMaxOccurrences, checkMetadata, parseEndAt, validateCreate, vatPair, type CreatePlan, type Vat } from './validate';

@@ -7,7 +7,7 @@ import { rawAll } from '../../platform/d1/raw-query';
 import { wroteFor } from '../../platform/d1/floors';
 import { controlDb } from '../../platform/d1/shards';
 import { registerSweep, type SweepResult } from '../../sweeps/registry';
-import { workspaces } from '../workspaces/control-schema';
+import { workspaces } from '../../platform/control-schema';
 import { localDate } from '../../platform/calendar';
 import { payments } from './schema';
 import { nextCycle } from './service';

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { rawRun } from '../../platform/d1/raw-query';
-import type { ContactRecords } from '../contacts/extensions';
+import { type ContactRecords } from '../contacts';
 import { emailSuppressions } from './schema';
 
 /** An erased person's addresses leave the workspace's suppression list (the platform list keeps what the provider reported). */

@@ -2,11 +2,10 @@ import { Hono, type Context } from 'hono';
 import type { AppEnv } from '../../env';
 import { publishCommitted } from '../../platform/events';
 import { limitPublicPost } from '../../platform/public-limits';
-import { escapeHtml as esc } from '../content/tokens';
-import { campaignOfToken, unsubscribeCampaignRecipient } from '../email-campaigns/unsubscribe';
-import { newsletterOfToken, unsubscribeByToken } from '../newsletters/subscriptions';
-import { parseUnsubscribeToken, type UnsubscribeKind } from './links';
-import { publicWorkspaceContext } from '../workspaces/context';
+import { escapeHtml as esc, parseUnsubscribeToken, type UnsubscribeKind } from '../content';
+import { campaignOfToken, unsubscribeCampaignRecipient } from '../email-campaigns';
+import { newsletterOfToken, unsubscribeByToken } from '../newsletters';
+import { publicWorkspaceContext } from '../workspaces';
 import type { ServiceContext } from '../../platform/context';
 
 /*

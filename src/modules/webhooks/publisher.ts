@@ -4,8 +4,7 @@ import { type Db, nowIso } from '../../platform/d1/db';
 import { uuidv7 } from '../../platform/ids';
 import { rawRun } from '../../platform/d1/raw-query';
 import { bookmarkOf } from '../../platform/d1/floors';
-import { isDeliveredTo, type EventType } from '../events/catalog';
-import { eventOutbox } from '../events/schema';
+import { isDeliveredTo, type EventType, eventOutbox } from '../events';
 import { webhookEndpoints } from './schema';
 
 export const DELIVERY_KIND = 'webhook-delivery';

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { rawRun } from '../../platform/d1/raw-query';
-import { ownRows, rekeyAll, rekeyKeyed, scrubRows, type ContactRecords } from '../contacts/extensions';
+import { ownRows, rekeyAll, rekeyKeyed, scrubRows, type ContactRecords } from '../contacts';
 import { conversations, messages, whatsappCampaignRecipients } from './schema';
 
 /** Conversations, messages and campaign recipients of a contact: moved in a merge, exported, and stripped of text and media on erasure. */

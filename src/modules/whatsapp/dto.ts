@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { audienceFiltersInput } from '../contacts/audience';
+import { audienceFiltersInput } from '../contacts';
 import { ownKeyRecord } from '../../platform/json-bounds';
 import { listQuery } from '../../platform/list';
 import { isoDateTime, uuid, uuidOut } from '../../platform/validation';

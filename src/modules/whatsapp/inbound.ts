@@ -7,9 +7,8 @@ import type { OutboxEvent } from '../../platform/events';
 import { uuidv7 } from '../../platform/ids';
 import { toE164 } from '../../platform/phone';
 import { controlDb } from '../../platform/d1/shards';
-import { planUpsert } from '../contacts/service';
-import { contextFor } from '../workspaces/context';
-import { findWorkspaceByWhatsAppNumber } from '../workspaces/service';
+import { planUpsert } from '../contacts';
+import { contextFor, findWorkspaceByWhatsAppNumber } from '../workspaces';
 import { conversationIntoEvent, insertMessage, statusUpdate, upsertConversation } from './inbox';
 
 /** `sha256=` + hex HMAC-SHA256 of the raw body with the app secret, checked in constant time (WebCrypto verify). */

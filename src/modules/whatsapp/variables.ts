@@ -1,4 +1,4 @@
-import { VARIABLE_FIELDS, type RecipientContact } from '../contacts/audience';
+import { VARIABLE_FIELDS, type RecipientContact } from '../contacts';
 
 /**
  * Campaign variables: one value per body placeholder, where a value may

@@ -3,7 +3,7 @@ import type { ServiceContext } from '../../platform/context';
 import { EventSink } from '../../platform/events';
 import { controlDb, shardDb } from '../../platform/d1/shards';
 import { isUuid } from '../../platform/validation';
-import { hasFeature, type Feature, type Workspace } from './model';
+import { hasFeature, type Feature, type Workspace } from '../../platform/workspace';
 import { findWorkspace, getWorkspace } from './service';
 
 /** A service context for work outside a /v1 request (public page, provider webhook, queue consumer, operator route). */

@@ -6,8 +6,8 @@ import { httpError, notFound } from '../../platform/errors';
 import { API_KEY_PREFIX } from '../../platform/auth';
 import { base64url, sha256Hex, uuidv7 } from '../../platform/ids';
 import { inJsonList } from '../../platform/d1/bound-parameters';
-import { FEATURES, type Workspace } from './model';
-import { apiKeys, workspaces, type EmailSettings, type RateLimits, type WorkspaceCaps } from './control-schema';
+import { FEATURES, type Workspace } from '../../platform/workspace';
+import { apiKeys, workspaces, type EmailSettings, type RateLimits, type WorkspaceCaps } from '../../platform/control-schema';
 import { requestLog, users } from './schema';
 
 /** The name of member `userId` of `workspace` (SQL expressions), as SQL for a caller's statement; NULL for none. */

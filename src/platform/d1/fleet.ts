@@ -1,6 +1,6 @@
 import { count, inArray } from 'drizzle-orm';
 import type { Bindings } from '../../env';
-import { shards, workspaces, type SHARD_STATES } from '../../modules/workspaces/control-schema';
+import { shards, workspaces, type SHARD_STATES } from '../control-schema';
 import { badRequest, httpError } from '../errors';
 import { nowIso } from './db';
 import { limitVar } from '../rate-limit';

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import type { Bindings } from '../../env';
-import { workspaces } from '../../modules/workspaces/control-schema';
+import { workspaces } from '../control-schema';
 import { type Db, dbFor } from './db';
 import { gateWrites } from './write-gate';
 import { unitOf, watchWrites } from './floors';

@@ -1,6 +1,6 @@
 import { runBatch, type Db, type Statement } from '../../platform/d1/db';
 import { uuidv7 } from '../../platform/ids';
-import { keyedEmailId, keyedEmailIds, keyedEmailsInsert } from '../../modules/sandbox-outbox/service';
+import { keyedEmailId, keyedEmailIds, keyedEmailsInsert } from '../../modules/sandbox-outbox';
 import { type BatchOutcome, type EmailProvider, type KeyedEmail, type OutgoingEmail, type ProviderContext, ProviderRejected } from './types';
 
 /** Every recipient in this domain is refused, so `provider_error` can be reached. */

@@ -1,5 +1,5 @@
 import { runBatch, type Db } from '../../platform/d1/db';
-import { outboxEntry, recordOutboxEntries } from '../../modules/sandbox-outbox/service';
+import { outboxEntry, recordOutboxEntries } from '../../modules/sandbox-outbox';
 import { graphTemplatePayload, WhatsAppProviderError, type SendOutcome, type TemplateMessage, type WhatsAppProvider } from './types';
 
 /** The sandbox refuses this recipient (docs/operator-api.md), so the 502 path can be reached. */

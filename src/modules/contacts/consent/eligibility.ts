@@ -6,9 +6,8 @@ import { compileFilter, filterWith } from '../../../platform/filter';
 import { rawAll } from '../../../platform/d1/raw-query';
 import { contactCatalog } from '../catalog';
 import { contacts, emailBaselineTerms } from '../schema';
-import { platformListed, platformListJson } from '../../suppressions/platform-list';
-import { shardPlatformListed, suppressedSql, suppressionRows } from '../../suppressions/service';
-import { blacklistRows, contactPhoneBlacklisted } from '../../blacklist/service';
+import { platformListed, platformListJson, shardPlatformListed, suppressedSql, suppressionRows } from '../../suppressions';
+import { blacklistRows, contactPhoneBlacklisted } from '../../blacklist';
 
 /** Who an audience targets: a contact filter tree (the shared grammar) or a list of contact ids. */
 export type ContactTarget = { filters: Record<string, unknown> } | { contact_ids: string[] };

@@ -6,11 +6,10 @@ import { domainError, httpError } from '../../../platform/errors';
 import type { OutboxEvent } from '../../../platform/events';
 import { uuidv7 } from '../../../platform/ids';
 import { rawAll, rawRun } from '../../../platform/d1/raw-query';
-import { activity } from '../service';
+import { activity } from '../timeline';
 import { SUPPRESSING_DELIVERABILITY, type Channel } from '../schema';
-import { onPlatformList } from '../../suppressions/platform-list';
-import { suppressedSql } from '../../suppressions/service';
-import { contactPhoneBlacklisted } from '../../blacklist/service';
+import { onPlatformList, suppressedSql } from '../../suppressions';
+import { contactPhoneBlacklisted } from '../../blacklist';
 import { consentLedger } from './schema';
 
 

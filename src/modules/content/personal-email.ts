@@ -1,5 +1,5 @@
-import { renderHtmlTokens, renderTextTokens, tokenValues } from '../content/tokens';
-import { unsubscribeHeaders, unsubscribeUrl } from './links';
+import { renderHtmlTokens, renderTextTokens, tokenValues } from './tokens';
+import { unsubscribeHeaders, unsubscribeUrl } from './unsubscribe-links';
 
 /**
  * One recipient's copy of compiled bulk email (campaigns, newsletter issues):

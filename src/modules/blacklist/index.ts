@@ -1,0 +1,1 @@
+export { addToBlacklist, blacklistLookup, blacklistRows, contactPhoneBlacklisted, phoneBlacklisted } from './service';

@@ -1,0 +1,4 @@
+export { dealContactRecords } from './contact-records';
+export { dealNotFound } from './lookups';
+export { dealOfContact, selectDeal } from './read';
+export { type DealRow } from './schema';

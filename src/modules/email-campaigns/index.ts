@@ -1,0 +1,2 @@
+export { emailCampaignContactRecords } from './contact-records';
+export { campaignOfToken, unsubscribeCampaignRecipient } from './unsubscribe';

@@ -1,0 +1,2 @@
+export { formContactRecords } from './contact-records';
+export { submitForm } from './service';

@@ -1,0 +1,1 @@
+export { idempotencyKeyContactRecords } from './contact-records';

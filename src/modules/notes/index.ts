@@ -1,0 +1,1 @@
+export { noteContactRecords } from './contact-records';

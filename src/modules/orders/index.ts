@@ -1,0 +1,1 @@
+export { orderContactRecords } from './contact-records';

@@ -1,0 +1,5 @@
+export { paymentRequestContactRecords } from './contact-records';
+export { PaymentRequest } from './dto';
+export { sandboxConfirmation } from './public';
+export { serializePaymentRequest } from './read';
+export { findPaymentRequest, locatePaymentRequest, paymentRequestNotFound, settlePaymentRequest } from './service';

@@ -1,0 +1,2 @@
+export { type ProductRow } from './schema';
+export { pickProduct, productLookup, type ProductReference, productsLookup } from './service';

@@ -1,0 +1,3 @@
+export { sandboxOutboxContactRecords } from './contact-records';
+export { OUTBOX_CHANNELS, type OutboxChannel } from './schema';
+export { keyedEmailId, keyedEmailIds, keyedEmailsInsert, listOutbox, outboxEntry, recordOutboxEntries } from './service';

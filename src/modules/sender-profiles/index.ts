@@ -1,0 +1,2 @@
+export { SenderProfile } from './dto';
+export { createSenderProfile, fromEmail, readSender, senderCandidates, type SenderProfileRow } from './service';

@@ -1,0 +1,2 @@
+export { listDeliveries } from './deliveries';
+export { DELIVERY_STATES, type DeliveryState } from './schema';

@@ -1,0 +1,4 @@
+export { whatsappContactRecords } from './contact-records';
+export { Template } from './dto';
+export { BUTTON_TYPES, MEDIA_TYPES, TEMPLATE_CATEGORIES, TEMPLATE_STATUSES } from './schema';
+export { createTemplate } from './templates';
