@@ -6,7 +6,7 @@ import { wroteFor } from '../../platform/d1/floors';
 import { uuidv7 } from '../../platform/ids';
 import { rawRun } from '../../platform/d1/raw-query';
 import { paymentProvider, type PaymentProviderName } from '../../providers/payments';
-import { registerSweep, type SweepResult } from '../../sweeps/registry';
+import type { SweepResult } from '../../platform/manifest';
 import { paymentRequestEventData } from './read';
 import { paymentRequests, type PaymentRequestRow } from './schema';
 import { expireCheckoutQuietly } from './service';
@@ -71,5 +71,3 @@ export async function sweepExpiredPaymentRequests(env: Bindings, db: Db, opts: {
   }
   return { payment_requests_expired: expired };
 }
-
-registerSweep('expire-payment-requests', (env, db) => sweepExpiredPaymentRequests(env, db));

@@ -1,28 +1,11 @@
 import type { Bindings } from '../env';
-import type { Db } from '../platform/d1/db';
 import { recordShardSize } from '../platform/d1/fleet';
 import { withWriteFloors } from '../platform/d1/floors';
 import { DATA_SCHEMA, schemaBehind } from '../platform/d1/schema-version';
 import { isShard, measureShard, onEveryShard, shardDb, shardNames, shardSchema } from '../platform/d1/shards';
-import { registerQueueTask } from '../queue';
+import type { QueueTask, Sweep, SweepResult } from '../platform/manifest';
 
-export type SweepResult = Record<string, number>;
-/**
- * One pass over one shard; each pass bounds its own work (a batch size), so a big shard never starves the others.
- * `db` spans the shard: a sweep names the workspaces it wrote with `wroteFor` (../platform/d1/floors.ts).
- */
-export type Sweep = (env: Bindings, db: Db) => Promise<SweepResult>;
 export type SweepRun = { result: SweepResult; shards: Record<string, SweepResult | { error: string }> };
-
-const sweeps = new Map<string, Sweep>();
-
-/** Each module with periodic work registers it here; cron runs all, the operator route runs one. */
-export function registerSweep(name: string, sweep: Sweep): void {
-  sweeps.set(name, sweep);
-}
-
-export const sweepNames = () => [...sweeps.keys()];
-export const findSweep = (name: string) => sweeps.get(name);
 
 /**
  * Runs a sweep on every shard at once: `result` adds up the shards' counts; a failing shard is reported under
@@ -63,20 +46,20 @@ export async function enqueueSweeps(env: Bindings): Promise<number> {
 }
 
 /**
- * Every sweep on one shard (a failing sweep is reported and stops no other), then the shard's
- * size as D1 reports it, for placement (src/platform/d1/fleet.ts).
+ * Every sweep of `sweeps` (the wiring's) on one shard (a failing sweep is reported and stops no other),
+ * then the shard's size as D1 reports it, for placement (src/platform/d1/fleet.ts).
  */
-export async function runShardSweeps(env: Bindings, shard: string): Promise<Record<string, SweepResult | { error: string }>> {
+export async function runShardSweeps(env: Bindings, shard: string, sweeps: ReadonlyMap<string, Sweep>): Promise<Record<string, SweepResult | { error: string }>> {
   const schema = await shardSchema(env, shard);
   // One unit of work: each workspace the shard's sweeps wrote has its read floor raised once.
-  const outcome = schemaBehind(schema) ? behind(shard, schema!) : await withWriteFloors(env, (scoped) => everySweep(scoped, shard));
+  const outcome = schemaBehind(schema) ? behind(shard, schema!, sweeps) : await withWriteFloors(env, (scoped) => everySweep(scoped, shard, sweeps));
   await recordShardSize(env, shard, await measureShard(env, shard), schema);
   return outcome;
 }
 
-async function everySweep(env: Bindings, shard: string) {
+async function everySweep(env: Bindings, shard: string, sweeps: ReadonlyMap<string, Sweep>) {
   const db = shardDb(env, shard);
-  const names = sweepNames();
+  const names = [...sweeps.keys()];
   const settled = await Promise.allSettled(names.map((name) => sweeps.get(name)!(env, db)));
   return Object.fromEntries(
     settled.map((s, i) => {
@@ -88,12 +71,16 @@ async function everySweep(env: Bindings, shard: string) {
 }
 
 /** A shard not yet migrated to what this code needs is not swept (its sweeps would fail on what it lacks), only measured. */
-function behind(shard: string, schema: string) {
+function behind(shard: string, schema: string, sweeps: ReadonlyMap<string, Sweep>) {
   const error = `shard ${shard} is at migration ${schema}; this code needs ${DATA_SCHEMA}`;
   console.error(error);
-  return Object.fromEntries(sweepNames().map((name) => [name, { error }]));
+  return Object.fromEntries([...sweeps.keys()].map((name) => [name, { error }]));
 }
 
-registerQueueTask('sweep-shard', async (env, body: ShardSweepMessage) => {
-  if (isShard(env, body.shard)) await runShardSweeps(env, body.shard);
+/** The sweep queue's message kind: one shard's share of a cron tick runs every sweep of `sweeps` on it. */
+export const shardSweepsTask = (sweeps: ReadonlyMap<string, Sweep>): QueueTask => ({
+  kind: 'sweep-shard',
+  run: async (env, body: ShardSweepMessage) => {
+    if (isShard(env, body.shard)) await runShardSweeps(env, body.shard, sweeps);
+  },
 });

@@ -1,0 +1,14 @@
+import type { ModuleManifest } from '../../platform/manifest';
+import { emailProviderApp, registerEmailPublicDocs, trackingApp } from './public-routes';
+import { emailRoutes } from './routes';
+
+export const manifest: ModuleManifest = {
+  name: 'emails',
+  routes: [emailRoutes],
+  // Opened from mail clients and called by providers: tokens and provider signatures instead of a key.
+  publicRoutes: [
+    { path: '/t', app: trackingApp },
+    { path: '/providers/email', app: emailProviderApp },
+  ],
+  docs: registerEmailPublicDocs,
+};

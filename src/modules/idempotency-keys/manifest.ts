@@ -1,0 +1,5 @@
+import type { ModuleManifest } from '../../platform/manifest';
+import { forgetOldKeys } from './sweep';
+
+/** Its middleware runs in every `/v1` request's chain (src/app.ts); here, forgetting old keys. */
+export const manifest: ModuleManifest = { name: 'idempotency-keys', sweeps: { 'idempotency-keys': forgetOldKeys } };
