@@ -10,5 +10,5 @@ const target = process.env.DRIZZLE_TARGET === 'control' ? 'control' : 'data';
 export default defineConfig(
   target === 'control'
     ? { dialect: 'sqlite', schema: ['./src/platform/control-schema.ts', './src/modules/**/control-schema.ts'], out: './migrations/control' }
-    : { dialect: 'sqlite', schema: './src/modules/**/schema.ts', out: './migrations/data' },
+    : { dialect: 'sqlite', schema: ['./src/platform/schema.ts', './src/modules/**/schema.ts'], out: './migrations/data' },
 );

@@ -1,5 +1,5 @@
 import type { Bindings } from '../src/env';
-import { eventOutbox } from '../src/modules/events/schema';
+import { eventOutbox } from '../src/platform/schema';
 import { dbFor } from '../src/platform/d1/db';
 import { publishCommitted } from '../src/platform/events';
 import { uuidv7 } from '../src/platform/ids';

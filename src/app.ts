@@ -1,6 +1,6 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Hono, MiddlewareHandler } from 'hono';
 import { adminApp } from './admin';
-import type { AppEnv } from './env';
+import type { AdminEnv, AppEnv } from './env';
 import { authenticate } from './platform/auth';
 import { readYourWrites, recordWriteFloors } from './platform/d1/consistency';
 import { serverToServerOnly } from './platform/cors';
@@ -13,19 +13,9 @@ import { logRequests } from './platform/request-log';
 import { securityHeaders } from './platform/security-headers';
 import { registerSharedComponents } from './platform/openapi';
 import { createRouter, parseJsonBody } from './platform/validation';
-import { registerEventWebhooks } from './modules/events/payloads';
-import { v1Routers } from './modules/routers';
-import { paymentPublicRoutes, registerPaymentPublicDocs } from './modules/payment-requests/public';
-import { registerBookingPageDocs } from './modules/bookings/page-docs';
-import { bookingPages } from './modules/bookings/pages';
-import { registerWhatsAppWebhookDocs, whatsappWebhook } from './modules/whatsapp/webhook-routes';
-import { emailProviderApp, registerEmailPublicDocs, trackingApp } from './modules/emails/public-routes';
-import { registerNewsletterPageDocs } from './modules/newsletters/page-docs';
-import { archivePages } from './modules/newsletters/pages';
-import { unsubscribePages } from './modules/unsubscribe/pages';
 import { instanceCacheSwitch } from './platform/instance-cache';
-import { idempotentPosts } from './modules/idempotency-keys/middleware';
-import { wireContacts } from './contact-wiring';
+import { idempotentPosts } from './modules/idempotency-keys';
+import { wiring } from './wiring';
 
 /** Events committed during the request leave after the response (the outbox sweep covers failures). */
 const publishEvents: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -84,8 +74,8 @@ export const TAGS = [
   { name: 'Hosted pages and provider webhooks', description: 'Not API routes: the pages people open (pay, book, unsubscribe, archive), tracking links and the routes providers call' },
 ] as const;
 
+/** The whole app: every module's routes, pages and docs, as the wiring (./wiring.ts) gathers them; the Worker serves exactly this. */
 export function buildApp() {
-  wireContacts();
   const app = createRouter();
   app.onError(renderError);
   app.notFound((c) => {
@@ -102,7 +92,6 @@ export function buildApp() {
     description: 'A workspace API key: `Authorization: Bearer wsk_...`',
   });
   registerSharedComponents(app.openAPIRegistry);
-  registerEventWebhooks(app.openAPIRegistry);
   app.doc31('/v1/openapi.json', {
     openapi: '3.1.0',
     info: {
@@ -130,26 +119,13 @@ export function buildApp() {
 
   // The session's bookmark is recorded before committed events start their fan-out.
   app.use('/v1/*', ...V1_MIDDLEWARE);
-  for (const router of v1Routers) app.route('/v1', router);
+  for (const router of wiring.routes) app.route('/v1', router);
   // Documented after the API's own operations, so a reader meets those first.
-  registerPaymentPublicDocs(app.openAPIRegistry);
-  registerBookingPageDocs(app.openAPIRegistry);
-  registerEmailPublicDocs(app.openAPIRegistry);
-  registerNewsletterPageDocs(app.openAPIRegistry);
-  registerWhatsAppWebhookDocs(app.openAPIRegistry);
+  for (const register of wiring.docs) register(app.openAPIRegistry);
 
   app.route('/admin/v1', adminApp);
-  // Public pages and provider webhooks: no API key, their own checks.
-  app.route('/', paymentPublicRoutes);
-  // The hosted booking and manage pages (public, no API key).
-  app.route('/book', bookingPages);
-  // Provider webhooks: public, each verified by its provider's own signature over the raw body.
-  app.route('/providers/whatsapp', whatsappWebhook);
-  // Opened from mail clients and called by providers: no API key (tokens and provider signatures instead).
-  app.route('/t', trackingApp);
-  app.route('/providers/email', emailProviderApp);
-  // The public newsletter archive and the one-click unsubscribe page (no API key; unguessable tokens).
-  app.route('/n', archivePages);
-  app.route('/u', unsubscribePages);
+  // Public pages, tracking links and provider webhooks: no API key, their own checks (tokens, provider signatures).
+  // The list holds routers typed with and without the request's variables; `route` takes either.
+  for (const { path, app: routes } of wiring.publicRoutes) app.route(path, routes as Hono<AdminEnv>);
   return app;
 }

@@ -14,7 +14,7 @@ export interface Bindings {
   SLOT_LOCK: DurableObjectNamespace<SlotLock>;
   EVENTS_QUEUE: Queue<unknown>;
   SEND_QUEUE: Queue<unknown>;
-  /** One message per shard and cron tick: that shard's sweeps (src/sweeps/registry.ts). */
+  /** One message per shard and cron tick: that shard's sweeps (src/sweeps/runner.ts). */
   SWEEP_QUEUE: Queue<unknown>;
   /** Email idempotency-key claims: one instance per (workspace, key). */
   EMAIL_CLAIMS: DurableObjectNamespace<IdempotencyClaims>;

@@ -1,9 +1,8 @@
 import { buildApp } from './app';
 import type { Bindings } from './env';
 import { configureInstanceCaches } from './platform/instance-cache';
-import { handleQueueBatch } from './queue';
-import { enqueueSweeps } from './sweeps/registry';
-import './sweeps';
+import { enqueueSweeps } from './sweeps/runner';
+import { handleQueueBatch } from './wiring';
 
 export { RateLimiter } from './durable-objects/rate-limiter';
 export { SlotLock } from './durable-objects/slot-lock';
@@ -11,6 +10,7 @@ export { IdempotencyClaims } from './durable-objects/idempotency-claims';
 
 const app = buildApp();
 
+/** The Worker: the app, the cron tick and the queue consumers, all from one wiring (./wiring.ts). */
 export default {
   fetch: app.fetch,
   async scheduled(_controller, env, ctx) {

@@ -1,9 +1,13 @@
 import { Hono } from 'hono';
 import type { AdminEnv } from '../env';
 import { httpError } from '../platform/errors';
-import { findSweep, runSweep, sweepNames } from '../sweeps/registry';
+import { runSweep } from '../sweeps/runner';
+import { wiring } from '../wiring';
 import { SweepRun } from './answers';
 import { adminRoute } from './route';
+
+const sweepNames = () => [...wiring.sweeps.keys()];
+const findSweep = (name: string) => wiring.sweeps.get(name);
 
 export const sweepAdmin = new Hono<AdminEnv>();
 

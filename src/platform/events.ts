@@ -1,7 +1,7 @@
 import { Param, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { Bindings } from '../env';
-import type { EventType } from '../modules/events/catalog';
-import { eventOutbox } from '../modules/events/schema';
+import type { EventType } from './event-catalog';
+import { eventOutbox } from './schema';
 import type { Db, Statement } from './d1/db';
 import { nowIso } from './d1/db';
 import { uuidv7 } from './ids';
@@ -82,8 +82,21 @@ export class EventSink {
 }
 
 /** Whether an event has a subscriber in its workspace: SQL evaluated inside the emitting batch. */
-type Subscribed = (workspaceId: SQLWrapper, type: EventType) => SQL;
-let subscribed: Subscribed | null = null;
+export type SubscriptionCheck = (workspaceId: SQLWrapper, type: EventType) => SQL;
+/** `db` is the workspace's data handle the events were committed through. */
+export type EventPublisher = (env: Bindings, db: Db, eventIds: string[]) => Promise<void>;
+
+/** What the composition root (src/wiring.ts) hands in: the module that fans events out provides both. */
+let subscribed: SubscriptionCheck | null = null;
+let publisher: EventPublisher | null = null;
+
+/** Called by the composition root only; the outbox inserts built so far are rebuilt with the new check. */
+export function wireEventOutbox(outbox: { eventPublisher: EventPublisher | null; subscriptionCheck: SubscriptionCheck | null }): void {
+  publisher = outbox.eventPublisher;
+  subscribed = outbox.subscriptionCheck;
+  outboxInserts.clear();
+  computedOutboxInserts.clear();
+}
 
 /** The outbox insert of one event type, built once per isolate (every write emits). */
 const outboxInserts = new Map<EventType, ReturnType<typeof buildOutboxInsert>>();
@@ -106,21 +119,6 @@ function buildOutboxInsert(type: EventType, data: SQLWrapper) {
       WHERE ${condition}
       RETURNING enqueued_at AS "enqueuedAt"`),
   );
-}
-
-export function setSubscriptionCheck(check: Subscribed): void {
-  subscribed = check;
-  outboxInserts.clear();
-  computedOutboxInserts.clear();
-}
-
-/** `db` is the workspace's data handle the events were committed through. */
-type Publisher = (env: Bindings, db: Db, eventIds: string[]) => Promise<void>;
-let publisher: Publisher | null = null;
-
-/** The webhook module registers how committed events leave (queue fan-out). */
-export function setEventPublisher(p: Publisher): void {
-  publisher = p;
 }
 
 export async function publishCommitted(env: Bindings, db: Db, eventIds: string[]): Promise<void> {

@@ -1,29 +1,22 @@
 import type { Feature, Workspace } from './workspace';
 import { ApiError } from './errors';
 
+/** A `/v1` route prefix (optionally of one method) that the plan's `feature` unlocks. */
+export type FeatureGate = { method?: string; pattern: RegExp; feature: Feature };
+
 /**
- * The feature-gate table (feature ids in docs/operator-api.md): the middleware
- * and the test that walks every gated prefix both read this one list.
+ * The feature-gate table (feature ids in docs/operator-api.md): each module's manifest declares its
+ * gates and the composition root (src/wiring.ts) hands the whole table in; the middleware reads it.
  */
-export const FEATURE_GATES: ReadonlyArray<{ method?: string; pattern: RegExp; feature: Feature }> = [
-  { pattern: /^\/v1\/deals(\/|$)/, feature: 'deals' },
-  { pattern: /^\/v1\/pipelines(\/|$)/, feature: 'deals' },
-  { pattern: /^\/v1\/payments(\/|$)/, feature: 'payments' },
-  { method: 'GET', pattern: /^\/v1\/contacts\/[^/]+\/documents\/?$/, feature: 'payments' },
-  { pattern: /^\/v1\/payment-requests(\/|$)/, feature: 'workspace_payments' },
-  { pattern: /^\/v1\/orders(\/|$)/, feature: 'orders' },
-  { pattern: /^\/v1\/campaigns(\/|$)/, feature: 'campaigns' },
-  { pattern: /^\/v1\/bookings(\/|$)/, feature: 'booking' },
-  { pattern: /^\/v1\/meeting-types(\/|$)/, feature: 'booking' },
-  { pattern: /^\/v1\/email-campaigns(\/|$)/, feature: 'email_marketing' },
-  { pattern: /^\/v1\/suppressions(\/|$)/, feature: 'email_marketing' },
-  { method: 'GET', pattern: /^\/v1\/sender-profiles\/?$/, feature: 'email_marketing' },
-  { pattern: /^\/v1\/newsletters(\/|$)/, feature: 'newsletters' },
-  { pattern: /^\/v1\/newsletter-issues(\/|$)/, feature: 'newsletters' },
-];
+let gates: readonly FeatureGate[] = [];
+
+/** Called by the composition root only. */
+export function wireFeatureGates(table: readonly FeatureGate[]): void {
+  gates = table;
+}
 
 export function requiredFeature(method: string, path: string): Feature | null {
-  for (const gate of FEATURE_GATES) {
+  for (const gate of gates) {
     if (gate.method && gate.method !== method) continue;
     if (gate.pattern.test(path)) return gate.feature;
   }

@@ -5,8 +5,7 @@ import type { AppEnv, Bindings } from '../../src/env';
 import { idempotentPosts } from '../../src/modules/idempotency-keys/middleware';
 import { dbFor } from '../../src/platform/d1/db';
 import { renderError } from '../../src/platform/errors';
-import { findSweep } from '../../src/sweeps/registry';
-import '../../src/sweeps';
+import { wiring } from '../../src/wiring';
 import { rowsIn, shardOf } from '../support/db';
 import { call, makeWorkspace, type TestWorkspace } from '../support/harness';
 
@@ -142,7 +141,7 @@ describe('retention', () => {
         .bind(ws.id, key, at(hours), at(hours))
         .run();
     }
-    const result = await findSweep('idempotency-keys')!(env as unknown as Bindings, dbFor(shard));
+    const result = await wiring.sweeps.get('idempotency-keys')!(env as unknown as Bindings, dbFor(shard));
     expect(result.idempotency_keys_forgotten).toBeGreaterThanOrEqual(1);
     expect((await rowsIn(ws.id, 'SELECT key FROM idempotency_keys WHERE workspace_id = ?1 ORDER BY key', ws.id)).map((r) => r.key)).toEqual(['young']);
   });

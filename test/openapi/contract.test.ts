@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EVENT_TYPES } from '../../src/modules/events/catalog';
+import { EVENT_TYPES } from '../../src/platform/event-catalog';
 import { makeWorkspace } from '../support/harness';
 
 describe('contract points the OpenAPI document states', () => {

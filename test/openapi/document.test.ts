@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app';
-import { EVENT_TYPES } from '../../src/modules/events/catalog';
+import { EVENT_TYPES } from '../../src/platform/event-catalog';
 import { OPERATION_ID } from '../../src/platform/openapi';
 import { call } from '../support/harness';
 import { ROUTES } from '../support/routes';

@@ -61,13 +61,13 @@ describe('expire-payment-requests sweep', () => {
   });
 
   it("runs with the other sweeps in its shard's cron message", async () => {
-    const { runShardSweeps } = await import('../../src/sweeps/registry');
-    await import('../../src/sweeps');
+    const { runShardSweeps } = await import('../../src/sweeps/runner');
+    const { wiring } = await import('../../src/wiring');
     const ws = await makeWorkspace();
     const r = await mint(ws);
     await backdate(ws.id, r.id);
     const { shard } = await adminOk('GET', `/workspaces/${ws.id}`);
-    const runs = await runShardSweeps(env as unknown as Bindings, shard);
+    const runs = await runShardSweeps(env as unknown as Bindings, shard, wiring.sweeps);
     expect(runs['expire-payment-requests']).toMatchObject({ payment_requests_expired: 1 });
     expect((await ws.api('GET', `/v1/payment-requests/${r.id}`)).body.status).toBe('expired');
   });

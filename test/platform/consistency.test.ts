@@ -6,11 +6,10 @@ import { buildApp } from '../../src/app';
 import type { Bindings } from '../../src/env';
 import type { DeliveryMessage } from '../../src/modules/webhooks/publisher';
 import { deliverWebhooks } from '../../src/modules/webhooks/delivery';
-import '../../src/modules/webhooks/sweep';
 import { wroteFor } from '../../src/platform/d1/floors';
 import { rawAll } from '../../src/platform/d1/raw-query';
-import { handleQueueBatch } from '../../src/queue';
-import { runSweep } from '../../src/sweeps/registry';
+import { runSweep } from '../../src/sweeps/runner';
+import { handleQueueBatch } from '../../src/wiring';
 import { ADMIN_TOKEN, adminOk, BRIEF_LEASES, freshIp, makeWorkspace, type TestWorkspace } from '../support/harness';
 import { captureFetch, deliveryMessage, fakeEvent, receiverUrl, registerEndpoint } from '../webhooks/support';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FEATURES } from '../../src/platform/workspace';
-import { FEATURE_GATES } from '../../src/platform/features';
+import { wiring } from '../../src/wiring';
 import { makeWorkspace } from '../support/harness';
 
 /** A concrete path for each gate in the one table the middleware reads. */
@@ -23,10 +23,10 @@ const SAMPLE_PATHS: Record<string, { method: string; path: string }> = {
 
 describe('feature gates', () => {
   it('has a sample path for every gate in the table', () => {
-    expect(FEATURE_GATES.map((g) => g.pattern.source).sort()).toEqual(Object.keys(SAMPLE_PATHS).sort());
+    expect(wiring.featureGates.map((g) => g.pattern.source).sort()).toEqual(Object.keys(SAMPLE_PATHS).sort());
   });
 
-  for (const gate of FEATURE_GATES) {
+  for (const gate of wiring.featureGates) {
     const sample = SAMPLE_PATHS[gate.pattern.source];
     it(`${sample.method} ${sample.path} needs ${gate.feature}`, async () => {
       const without = await makeWorkspace({ features: FEATURES.filter((f) => f !== gate.feature) }, { pipeline: false });

@@ -7,9 +7,8 @@ import { chooseShard, createPlaced, NO_ROOM, recordShardSize, setShardState } fr
 import { DATA_SCHEMA } from '../../src/platform/d1/schema-version';
 import { controlDb, measureShard } from '../../src/platform/d1/shards';
 import { runPool } from '../../scripts/pool.mjs';
-import { handleQueueBatch } from '../../src/queue';
-import '../../src/sweeps';
-import { enqueueSweeps, registerSweep, runShardSweeps, sweepNames } from '../../src/sweeps/registry';
+import { enqueueSweeps, runShardSweeps } from '../../src/sweeps/runner';
+import { handleQueueBatch, wiring } from '../../src/wiring';
 import { controlD1 } from '../support/db';
 import { admin, adminOk, makeWorkspace, SHARDS } from '../support/harness';
 
@@ -126,11 +125,17 @@ describe('sweeps that scale with the fleet', () => {
   });
 
   it('runs every sweep on one shard; a failing sweep stops no other', async () => {
-    registerSweep('always-failing', async () => {
-      throw new Error('shard unreachable');
-    });
-    const outcome = await runShardSweeps(bindings, 'SHARD_0');
-    expect(Object.keys(outcome).sort()).toEqual(sweepNames().sort());
+    const sweeps = new Map([
+      ...wiring.sweeps,
+      [
+        'always-failing',
+        async () => {
+          throw new Error('shard unreachable');
+        },
+      ],
+    ]);
+    const outcome = await runShardSweeps(bindings, 'SHARD_0', sweeps);
+    expect(Object.keys(outcome).sort()).toEqual([...sweeps.keys()].sort());
     expect(Object.entries(outcome).filter(([, r]) => 'error' in r)).toEqual([['always-failing', { error: 'shard unreachable' }]]);
     expect(outcome['expire-payment-requests']).toEqual({ payment_requests_expired: 0 });
   });
@@ -140,7 +145,7 @@ describe('sweeps that scale with the fleet', () => {
     const message = { body: { kind: 'sweep-shard', shard: 'SHARD_1' }, ack: vi.fn(), retry: vi.fn() };
     await handleQueueBatch({ messages: [message] } as unknown as MessageBatch<unknown>, bindings);
     expect(message.ack).toHaveBeenCalledOnce();
-    expect(sweepNames().length).toBeGreaterThan(5);
+    expect(wiring.sweeps.size).toBeGreaterThan(5);
     const row = await controlD1().prepare("SELECT size_bytes FROM shards WHERE binding = 'SHARD_1'").first<{ size_bytes: number }>();
     expect(row!.size_bytes).toBe(await measureShard(bindings, 'SHARD_1'));
   });
@@ -179,13 +184,14 @@ describe('a shard behind the code\'s schema', () => {
     const shard = (env as unknown as Record<string, D1Database>).SHARD_0;
     await shard.prepare("INSERT INTO d1_migrations (id, name, applied_at) VALUES (100000, '0001_older', '2026-01-01')").run();
     try {
-      const outcome = await runShardSweeps(bindings, 'SHARD_0');
+      const outcome = await runShardSweeps(bindings, 'SHARD_0', wiring.sweeps);
+      expect(Object.keys(outcome)).toEqual([...wiring.sweeps.keys()]);
       expect(Object.values(outcome).every((r) => 'error' in r && String(r.error).includes(`this code needs ${DATA_SCHEMA}`))).toBe(true);
       expect((await controlD1().prepare("SELECT schema FROM shards WHERE binding = 'SHARD_0'").first<{ schema: string }>())!.schema).toBe('0001_older');
     } finally {
       await shard.prepare('DELETE FROM d1_migrations WHERE id = 100000').run();
     }
-    await runShardSweeps(bindings, 'SHARD_0');
+    await runShardSweeps(bindings, 'SHARD_0', wiring.sweeps);
     expect((await controlD1().prepare("SELECT schema FROM shards WHERE binding = 'SHARD_0'").first<{ schema: string }>())!.schema).toBe(DATA_SCHEMA);
   });
 });

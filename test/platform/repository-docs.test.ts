@@ -1,7 +1,7 @@
 /// <reference types="vite/client" />
 import { describe, expect, it } from 'vitest';
 import pkg from '../../package.json';
-import { EVENT_TYPES } from '../../src/modules/events/catalog';
+import { EVENT_TYPES } from '../../src/platform/event-catalog';
 import { LIVE_EVENT_TYPES } from '../../src/modules/events/payloads';
 import { call } from '../support/harness';
 import { ROUTES, type RouteCase } from '../support/routes';

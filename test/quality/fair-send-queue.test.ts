@@ -4,7 +4,8 @@ import { startCampaign as startWhatsApp } from '../../src/modules/whatsapp/campa
 import { PAGE_SIZE as WHATSAPP_PAGE, redriveStaleCampaigns as redriveWhatsApp } from '../../src/modules/whatsapp/fanout';
 import type { Bindings } from '../../src/env';
 import { workspaceDb } from '../../src/platform/d1/shards';
-import { registerQueueTaskInTurn, type QueueMessageBody } from '../../src/queue';
+import type { QueueMessageBody } from '../../src/platform/manifest';
+import { queueConsumer } from '../../src/queue';
 import { bulkSubscribers, heldCampaign, mailCount, readyCampaign } from '../email-campaigns/support';
 import { emailWorkspace } from '../email/support';
 import { rowsIn, shardOf } from '../support/db';
@@ -81,16 +82,22 @@ describe('fair send queue', () => {
     let running = 0;
     let most = 0;
     const order: number[] = [];
-    registerQueueTaskInTurn('test-in-turn', async (_env, body: { n: number }) => {
-      most = Math.max(most, ++running);
-      await new Promise((r) => setTimeout(r, 5));
-      order.push(body.n);
-      running--;
-      if (body.n === 2) throw new Error('this one fails');
-    });
+    const consume = queueConsumer([
+      {
+        kind: 'test-in-turn',
+        inTurn: true,
+        run: async (_env, body: { n: number }) => {
+          most = Math.max(most, ++running);
+          await new Promise((r) => setTimeout(r, 5));
+          order.push(body.n);
+          running--;
+          if (body.n === 2) throw new Error('this one fails');
+        },
+      },
+    ]);
     const waiting: QueueMessageBody[] = [];
     const bodies = [1, 2, 3].map((n) => ({ kind: 'test-in-turn', n }));
-    await deliver(recordingEnv([]).env, waiting, bodies);
+    await deliver(recordingEnv([]).env, waiting, bodies, consume);
     expect(most).toBe(1);
     expect(order).toEqual([1, 2, 3]);
     expect(waiting).toEqual([bodies[1]]);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import '../../src/modules/webhooks/sweep';
+// The composition root hands the webhook module's publisher and subscription check to the event outbox.
+import '../../src/wiring';
 import { EventSink } from '../../src/platform/events';
 import { rowOnShards, runOnShards } from '../support/db';
 import { makeWorkspace } from '../support/harness';

@@ -2,11 +2,10 @@ import { createExecutionContext, createMessageBatch, getQueueResult } from 'clou
 import { env } from 'cloudflare:workers';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Bindings } from '../../src/env';
-import { DEFAULT_EVENT_TYPES, EVENT_CATALOG, EVENT_TYPES, isDeliveredTo } from '../../src/modules/events/catalog';
+import { DEFAULT_EVENT_TYPES, EVENT_CATALOG, EVENT_TYPES, isDeliveredTo } from '../../src/platform/event-catalog';
 import { publishEvents, sweepOutbox } from '../../src/modules/webhooks/publisher';
-import '../../src/modules/webhooks/sweep';
 import { publishCommitted } from '../../src/platform/events';
-import { handleQueueBatch } from '../../src/queue';
+import { handleQueueBatch } from '../../src/wiring';
 import { admin, eventually, makeWorkspace } from '../support/harness';
 import { captureFetch, dataDb, deliveryMessage, deliveryRow, emitEvent, fakeEvent, receiverUrl, recordingQueueEnv, registerEndpoint } from './support';
 import { rowOnShards, runOnShards } from '../support/db';

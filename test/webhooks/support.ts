@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { vi } from 'vitest';
 import type { Bindings } from '../../src/env';
-import type { EventType } from '../../src/modules/events/catalog';
+import type { EventType } from '../../src/platform/event-catalog';
 import type { DeliveryMessage } from '../../src/modules/webhooks/publisher';
 import { dbFor } from '../../src/platform/d1/db';
 import { EventSink, type OutboxEvent } from '../../src/platform/events';

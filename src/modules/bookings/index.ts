@@ -1,4 +1,3 @@
-export { bookingContactRecords } from './contact-records';
 export { busyBlockCreate, MeetingType, meetingTypeCreate } from './dto';
 export { addBusyBlock, createMeetingType, rotateEmbedKey } from './meeting-types';
 export { markNoShow } from './sweep';

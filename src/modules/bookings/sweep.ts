@@ -4,7 +4,7 @@ import { inJsonList } from '../../platform/d1/bound-parameters';
 import { nowIso, runBatch, type Db } from '../../platform/d1/db';
 import { badRequest, httpError } from '../../platform/errors';
 import { wroteFor } from '../../platform/d1/floors';
-import { registerSweep, type SweepResult } from '../../sweeps/registry';
+import type { SweepResult } from '../../platform/manifest';
 import { bookings } from './schema';
 
 /** Bookings ended per shard and run: a backlog is worked off over several runs, each bounded. */
@@ -35,8 +35,6 @@ export async function sweepBookingStatus(_env: Bindings, db: Db, opts: { chunk?:
   wroteFor(db, new Set(due.map((d) => d.workspaceId)));
   return { bookings_completed: completed.meta.changes, bookings_no_show: noShow.meta.changes };
 }
-
-registerSweep('bookings-status', sweepBookingStatus);
 
 /** Operator (the application's host view): marks the invitee of a confirmed booking absent; the sweep ends it as `no_show`. */
 export async function markNoShow(db: Db, workspaceId: string, id: string) {

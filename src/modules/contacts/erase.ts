@@ -4,8 +4,9 @@ import { nowIso, runBatch } from '../../platform/d1/db';
 import { httpError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { rawAll, rawRun } from '../../platform/d1/raw-query';
+import { eventOutbox } from '../../platform/schema';
 import { contactExtensions } from './extensions';
-import { ownContactRecords } from './own-records';
+import { ownPersonalData } from './personal-data';
 import { contactIdentifiers, contacts } from './schema';
 
 /**
@@ -37,8 +38,8 @@ export async function eraseContact(ctx: ServiceContext, contactId: string): Prom
   const addresses = { emails: onlyHeld(ws, contactId, 'email'), phones: onlyHeld(ws, contactId, 'phone') };
   const statements = [
     // First, while the row and its history still exist: every module's rows, some found by address.
-    ...[...contactExtensions().records, ownContactRecords].flatMap((records) => records.erase?.(db, ws, contactId, addresses) ?? []),
-    rawRun(db, sql`INSERT INTO event_outbox (id, workspace_id, type, data, created_at, enqueued_at, attempts)
+    ...[...contactExtensions().records, ownPersonalData].flatMap((records) => records.erase?.(db, ws, contactId, addresses) ?? []),
+    rawRun(db, sql`INSERT INTO ${eventOutbox} (id, workspace_id, type, data, created_at, enqueued_at, attempts)
       SELECT ${eventId}, workspace_id, 'contact.deleted', json_object('contact_id', id, 'phone', phone, 'email', email, 'name', name), ${now}, NULL, 0
       FROM ${contacts} WHERE workspace_id = ${ws} AND id = ${contactId}`),
     // Last: the row itself (its triggers clear the search indexes and the stored list answers).

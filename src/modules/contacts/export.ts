@@ -3,19 +3,20 @@ import { runBatch, type Db } from '../../platform/d1/db';
 import { badRequest, httpError } from '../../platform/errors';
 import { parsePaging } from '../../platform/list';
 import { rawAll } from '../../platform/d1/raw-query';
-import { contactExtensions, type ExportKind } from './extensions';
-import { ownContactRecords } from './own-records';
+import type { ExportKind } from '../../platform/personal-data';
+import { contactExtensions } from './extensions';
+import { ownPersonalData } from './personal-data';
 import { answeredJson } from './read';
 import { contactIdentifiers, contacts } from './schema';
 
 /**
  * Everything a workspace holds about one contact, kind by kind (a data subject's copy). Each kind
  * is the stored records as they are, JSON columns as JSON values; access secrets (pay-link and
- * unsubscribe tokens) are left out. Each module exports its own kinds (./extensions.ts).
+ * unsubscribe tokens) are left out. Each module exports its own kinds (src/platform/personal-data.ts).
  */
 export function exportKinds(): Record<string, ExportKind> {
   const out: Record<string, ExportKind> = {};
-  for (const records of [ownContactRecords, ...contactExtensions().records]) {
+  for (const records of [ownPersonalData, ...contactExtensions().records]) {
     for (const [name, kind] of Object.entries(records.exportKinds ?? {})) {
       const earlier = out[name];
       out[name] = earlier ? { ...kind, rows: (w, c, a) => sql`${earlier.rows(w, c, a)} UNION ALL ${kind.rows(w, c, a)}` } : kind;

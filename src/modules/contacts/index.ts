@@ -4,7 +4,6 @@ export { compileContactFilter, contactsMatching, type ContactTarget, countEmailE
 export { consentRow, emailDeliverabilityStatement, recordComplaint, setConsent } from './consent/service';
 export { eraseContact } from './erase';
 export { EXPORT_KIND_NAMES, exportContact } from './export';
-export { type ContactRecords, deleteRows, installContactExtensions, ownRows, rekeyAll, rekeyKeyed, scrubRows } from './extensions';
 export { type ContactIdentity, contactIdentityColumns, contactIdentityJoin, serializeContactIdentity, titleOrContactSearch } from './identity-join';
 export { contactCarriesTag } from './labels/links';
 export { findMergeRequest, resolveMergeRequest } from './merge';
@@ -13,3 +12,4 @@ export { type ContactReferencePlan, planContactReference, type PlannedContact, r
 export { CHANNELS } from './schema';
 export { applyParked, planUpsert } from './service';
 export { activity, activityFrom, type TimelineSource } from './timeline';
+export { installContactExtensions } from './extensions';

@@ -8,7 +8,7 @@ import { contactExtensions } from './extensions';
 import { SCALAR_NAMES } from './fields';
 import { recordIdentifiers } from './identity';
 import type { NormalizedWrite } from './plan';
-import { ownContactRecords } from './own-records';
+import { ownPersonalData } from './personal-data';
 import { selectContact, serializeContact, type ContactRow } from './read';
 import { contactActivities, contacts, mergeRequests } from './schema';
 
@@ -110,8 +110,8 @@ export async function resolveMergeRequest(
         .where(and(eq(mergeRequests.workspace_id, ws.id), eq(mergeRequests.id, mr.id))),
       db.delete(contacts).where(and(eq(contacts.workspace_id, ws.id), eq(contacts.id, other.id))),
     ];
-    // Every module moves the absorbed contact's rows to the target (./extensions.ts).
-    for (const records of [ownContactRecords, ...contactExtensions().records]) statements.push(...(records.rekey?.(db, ws.id, other.id, target.id) ?? []));
+    // Every module moves the absorbed contact's rows to the target (src/platform/personal-data.ts).
+    for (const records of [ownPersonalData, ...contactExtensions().records]) statements.push(...(records.rekey?.(db, ws.id, other.id, target.id) ?? []));
     statements.push(
       db
         .update(contacts)

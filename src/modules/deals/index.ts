@@ -1,4 +1,3 @@
-export { dealContactRecords } from './contact-records';
 export { dealNotFound } from './lookups';
 export { dealOfContact, selectDeal } from './read';
 export { type DealRow } from './schema';

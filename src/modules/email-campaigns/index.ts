@@ -1,2 +1,2 @@
-export { emailCampaignContactRecords } from './contact-records';
 export { campaignOfToken, unsubscribeCampaignRecipient } from './unsubscribe';
+export { runDueEmailCampaigns } from './sweep';

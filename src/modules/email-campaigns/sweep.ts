@@ -1,17 +1,13 @@
-import { registerQueueTask, registerQueueTaskInTurn } from '../../queue';
-import { registerDueCampaignExecutor } from '../../sweeps/campaign-schedules';
-import { registerFactCounter } from '../emails';
-import { countCampaignFact } from './counters';
-import { handlePage, redriveStaleCampaigns, sendChunk } from './fanout';
-import { launchDueCampaigns, PAGE_KIND, SEND_KIND, type SendMessage } from './launch';
+import type { Bindings } from '../../env';
+import type { Db } from '../../platform/d1/db';
+import type { SweepResult } from '../../platform/manifest';
+import { redriveStaleCampaigns } from './fanout';
+import { launchDueCampaigns } from './launch';
 
-// Email campaigns: the fan-out's page messages on the send queue (and chunks enqueued on their own
-// by earlier releases), the due-campaign executor of `campaign-schedules` (which also re-drives
-// stalled fan-outs), and the provider facts that feed the counters.
-registerQueueTaskInTurn(PAGE_KIND, handlePage);
-registerQueueTask(SEND_KIND, (env, body: SendMessage) => sendChunk(env, body, body.contact_ids));
-registerDueCampaignExecutor('email_campaigns', async (env, db) => ({
-  email_campaigns_started: await launchDueCampaigns(env, db),
-  email_campaigns_redriven: await redriveStaleCampaigns(env, db),
-}));
-registerFactCounter('campaign', countCampaignFact);
+/** Email campaigns' share of the `campaign-schedules` sweep (src/modules/whatsapp/sweep.ts): due launches, then stalled fan-outs re-driven. */
+export async function runDueEmailCampaigns(env: Bindings, db: Db): Promise<SweepResult> {
+  return {
+    email_campaigns_started: await launchDueCampaigns(env, db),
+    email_campaigns_redriven: await redriveStaleCampaigns(env, db),
+  };
+}

@@ -57,7 +57,7 @@ export type RecordedFact = { recorded: boolean; event: string | null };
 export type FactCounter = (db: Db, send: SendRow, fact: DeliveryFact) => Statement | null;
 const factCounters = new Map<string, FactCounter>();
 
-/** Modules that send through this path count facts of their own sends: in the batch that records the fact once, so each is counted once. */
+/** Modules that send through this path count facts of their own sends (their manifests' `emailFactCounters`, handed in by src/wiring.ts): in the batch that records the fact once, so each is counted once. */
 export function registerFactCounter(source: string, counter: FactCounter): void {
   factCounters.set(source, counter);
 }

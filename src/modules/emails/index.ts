@@ -1,5 +1,4 @@
 export { type BulkEmail, type BulkOutcome, sendEmailBatch } from './bulk-send';
-export { emailContactRecords } from './contact-records';
 export { type FactCounter, locateSend, registerFactCounter, reportFact } from './events';
 export { displayName, headerText } from './header-safety';
 export { type SendContext, sendEmail } from './send';

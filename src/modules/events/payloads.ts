@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { EVENT_CATALOG, type EventType } from './catalog';
+import { EVENT_CATALOG, type EventType } from '../../platform/event-catalog';
 
 /**
  * The `data` of every event type (the live families as docs/events.md

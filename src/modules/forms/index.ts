@@ -1,2 +1,1 @@
-export { formContactRecords } from './contact-records';
 export { submitForm } from './service';

@@ -1,1 +1,1 @@
-export { idempotencyKeyContactRecords } from './contact-records';
+export { idempotentPosts } from './middleware';

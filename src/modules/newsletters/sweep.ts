@@ -1,8 +1,8 @@
-import { nowIso } from '../../platform/d1/db';
+import type { Bindings } from '../../env';
+import { nowIso, type Db } from '../../platform/d1/db';
 import { wroteFor } from '../../platform/d1/floors';
-import { registerQueueTask } from '../../queue';
-import { registerSweep } from '../../sweeps/registry';
-import { DELIVERY_KIND, deliverNewsletters, dueIssues, handleDeliveries } from './delivery';
+import type { SweepResult } from '../../platform/manifest';
+import { dueIssues } from './delivery';
 import { publishIssueRow } from './service';
 
 const PUBLISH_PAGE = 100;
@@ -12,7 +12,7 @@ const PUBLISH_PAGE = 100;
  * same batch); an issue another run or a publish call already took is left as
  * is, so overlapping runs publish each issue once with one number.
  */
-registerSweep('publish-issues', async (_env, db) => {
+export async function publishDueIssues(_env: Bindings, db: Db): Promise<SweepResult> {
   const due = await dueIssues(db, nowIso(), PUBLISH_PAGE);
   let published = 0;
   for (const issue of due) {
@@ -21,8 +21,4 @@ registerSweep('publish-issues', async (_env, db) => {
     wroteFor(db, [issue.workspaceId]);
   }
   return { issues_published: published };
-});
-
-registerSweep('deliver-newsletters', (env, db) => deliverNewsletters(env, db));
-
-registerQueueTask(DELIVERY_KIND, handleDeliveries);
+}

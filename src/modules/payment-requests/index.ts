@@ -1,4 +1,3 @@
-export { paymentRequestContactRecords } from './contact-records';
 export { PaymentRequest } from './dto';
 export { sandboxConfirmation } from './public';
 export { serializePaymentRequest } from './read';

@@ -5,8 +5,9 @@ import { publishCommitted } from '../../platform/events';
 import { wroteFor } from '../../platform/d1/floors';
 import { uuidv7 } from '../../platform/ids';
 import { rawRun } from '../../platform/d1/raw-query';
+import { eventOutbox } from '../../platform/schema';
 import { paymentProvider, type PaymentProviderName } from '../../providers/payments';
-import { registerSweep, type SweepResult } from '../../sweeps/registry';
+import type { SweepResult } from '../../platform/manifest';
 import { paymentRequestEventData } from './read';
 import { paymentRequests, type PaymentRequestRow } from './schema';
 import { expireCheckoutQuietly } from './service';
@@ -51,7 +52,7 @@ export async function sweepExpiredPaymentRequests(env: Bindings, db: Db, opts: {
       ),
       rawRun(
         db,
-        sql`INSERT INTO event_outbox (id, workspace_id, type, data, created_at, enqueued_at, attempts)
+        sql`INSERT INTO ${eventOutbox} (id, workspace_id, type, data, created_at, enqueued_at, attempts)
             SELECT ${field('event_id')}, ${field('workspace_id')}, 'payment_request.expired', ${field('data')}, ${now}, NULL, 0
             FROM json_each(${JSON.stringify(events)}) AS j JOIN payment_requests p ON p.id = ${field('request_id')}
             WHERE p.sweep_claim = ${claim}`,
@@ -71,5 +72,3 @@ export async function sweepExpiredPaymentRequests(env: Bindings, db: Db, opts: {
   }
   return { payment_requests_expired: expired };
 }
-
-registerSweep('expire-payment-requests', (env, db) => sweepExpiredPaymentRequests(env, db));

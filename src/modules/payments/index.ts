@@ -1,4 +1,3 @@
-export { paymentContactRecords } from './contact-records';
 export { MAX_AMOUNT, type PaymentCreateInput } from './dto';
 export { selectEntriesByReference, selectPaymentByReference } from './read';
 export { mirroredRefund } from './refunds';

@@ -6,7 +6,7 @@ import { uuidv7 } from '../../platform/ids';
 import { rawAll } from '../../platform/d1/raw-query';
 import { wroteFor } from '../../platform/d1/floors';
 import { controlDb } from '../../platform/d1/shards';
-import { registerSweep, type SweepResult } from '../../sweeps/registry';
+import type { SweepResult } from '../../platform/manifest';
 import { workspaces } from '../../platform/control-schema';
 import { localDate } from '../../platform/calendar';
 import { payments } from './schema';
@@ -106,5 +106,3 @@ export async function sweepRecurringPayments(env: Bindings, db: Db, opts: { chun
     recurring_plans_completed: cycles.filter((c, i) => c.status === 'completed' && updated[i].meta.changes > 0).length,
   };
 }
-
-registerSweep('recurring-payments', (env, db) => sweepRecurringPayments(env, db));

@@ -1,3 +1,2 @@
-export { sandboxOutboxContactRecords } from './contact-records';
 export { OUTBOX_CHANNELS, type OutboxChannel } from './schema';
 export { keyedEmailId, keyedEmailIds, keyedEmailsInsert, listOutbox, outboxEntry, recordOutboxEntries } from './service';

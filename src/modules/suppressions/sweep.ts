@@ -4,7 +4,7 @@ import { inJsonList } from '../../platform/d1/bound-parameters';
 import type { Db } from '../../platform/d1/db';
 import { rawRun } from '../../platform/d1/raw-query';
 import { controlDb } from '../../platform/d1/shards';
-import { registerSweep, type SweepResult } from '../../sweeps/registry';
+import type { SweepResult } from '../../platform/manifest';
 import { platformSuppressions } from './control-schema';
 import { globalEmailSuppressions } from './schema';
 
@@ -19,7 +19,7 @@ const MOVE_CHUNK = 500;
  * delete landing between a run's read and its copy sees the address back (blocked, never
  * mailed): deleting again ends it. A shard with nothing left costs one empty read per run.
  */
-async function moveShardSuppressions(env: Bindings, db: Db): Promise<SweepResult> {
+export async function moveShardSuppressions(env: Bindings, db: Db): Promise<SweepResult> {
   const rows = await db.select().from(globalEmailSuppressions).limit(MOVE_CHUNK);
   if (rows.length === 0) return { global_suppressions_moved: 0 };
   await rawRun(
@@ -31,5 +31,3 @@ async function moveShardSuppressions(env: Bindings, db: Db): Promise<SweepResult
   await db.delete(globalEmailSuppressions).where(inJsonList(globalEmailSuppressions.email, rows.map((r) => r.email)));
   return { global_suppressions_moved: rows.length };
 }
-
-registerSweep('global-suppressions', moveShardSuppressions);

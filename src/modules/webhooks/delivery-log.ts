@@ -5,7 +5,7 @@ import { nowIso } from '../../platform/d1/db';
 import { badRequest, domainError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { parsePaging } from '../../platform/list';
-import { eventOutbox } from '../events';
+import { eventOutbox } from '../../platform/schema';
 import { DELIVERY_KIND, type DeliveryMessage, type Envelope } from './publisher';
 import { webhookDeliveries, webhookEndpoints } from './schema';
 import { endpointNotFound } from './service';

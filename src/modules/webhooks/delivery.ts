@@ -6,7 +6,7 @@ import { inFlight } from '../../platform/in-flight';
 import { rawAll } from '../../platform/d1/raw-query';
 import { BOOKMARK_HEADER, issueBookmark } from '../../platform/d1/bookmarks';
 import { workspaceSession } from '../../platform/d1/shards';
-import type { QueueMessageBody } from '../../queue';
+import type { QueueMessageBody } from '../../platform/manifest';
 import type { DeliveryMessage, Envelope } from './publisher';
 import { signatureHeaders } from './signing';
 import { parseAllowList, unsafeUrlReason } from './url-safety';

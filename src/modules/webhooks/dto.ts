@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { enumQuery, limitQuery, offsetQuery, textQuery } from '../../platform/list';
-import { DEFAULT_EVENT_TYPES, EVENT_TYPES } from '../events';
+import { DEFAULT_EVENT_TYPES, EVENT_TYPES } from '../../platform/event-catalog';
 import { DELIVERY_STATUSES } from './delivery-log';
 
 export const WebhookEndpoint = z

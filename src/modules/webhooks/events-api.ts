@@ -2,7 +2,7 @@ import { and, count, desc, eq, gte } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { domainError } from '../../platform/errors';
 import { parsePaging } from '../../platform/list';
-import { eventOutbox } from '../events';
+import { eventOutbox } from '../../platform/schema';
 
 /** Events are kept, and listed, this long. */
 export const EVENT_RETENTION_DAYS = 30;

@@ -4,7 +4,8 @@ import { type Db, nowIso } from '../../platform/d1/db';
 import { uuidv7 } from '../../platform/ids';
 import { rawRun } from '../../platform/d1/raw-query';
 import { bookmarkOf } from '../../platform/d1/floors';
-import { isDeliveredTo, type EventType, eventOutbox } from '../events';
+import { isDeliveredTo, type EventType } from '../../platform/event-catalog';
+import { eventOutbox } from '../../platform/schema';
 import { webhookEndpoints } from './schema';
 
 export const DELIVERY_KIND = 'webhook-delivery';

@@ -4,7 +4,7 @@ import { nowIso, isUniqueViolation } from '../../platform/d1/db';
 import { domainError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { isUuid } from '../../platform/validation';
-import { DEFAULT_EVENT_TYPES, type EventType } from '../events';
+import { DEFAULT_EVENT_TYPES, type EventType } from '../../platform/event-catalog';
 import type { WebhookEndpointInput } from './dto';
 import { webhookDeliveries, webhookEndpoints } from './schema';
 import { newEndpointSecret } from './signing';

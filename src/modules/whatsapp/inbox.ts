@@ -2,6 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Db, Statement } from '../../platform/d1/db';
 import { uuidv7 } from '../../platform/ids';
 import { rawRun } from '../../platform/d1/raw-query';
+import { eventOutbox } from '../../platform/schema';
 import { conversations, messages, type MessageStatus } from './schema';
 
 export const WHATSAPP_CHANNEL = 'whatsapp';
@@ -114,7 +115,7 @@ export function statusUpdate(db: Db, workspaceId: string, wamid: string, status:
 export const conversationIntoEvent = (db: Db, eventId: string, workspaceId: string, contactId: string): Statement =>
   rawRun(
     db,
-    sql`UPDATE event_outbox SET data = json_set(data, '$.conversation_id',
+    sql`UPDATE ${eventOutbox} SET data = json_set(data, '$.conversation_id',
       (SELECT id FROM conversations WHERE workspace_id = ${workspaceId} AND contact_id = ${contactId} AND channel = ${WHATSAPP_CHANNEL}))
       WHERE id = ${eventId}`,
   );

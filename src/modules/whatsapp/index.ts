@@ -1,4 +1,3 @@
-export { whatsappContactRecords } from './contact-records';
 export { Template } from './dto';
 export { BUTTON_TYPES, MEDIA_TYPES, TEMPLATE_CATEGORIES, TEMPLATE_STATUSES } from './schema';
 export { createTemplate } from './templates';

@@ -1,13 +1,18 @@
-import { registerQueueTask, registerQueueTaskInTurn } from '../../queue';
-import { registerDueCampaignExecutor } from '../../sweeps/campaign-schedules';
-import { PAGE_KIND, SEND_KIND } from './campaigns';
-import { executeDueWhatsAppCampaigns, handlePage, redriveStaleCampaigns, sendChunk, type SendMessage } from './fanout';
+import type { Bindings } from '../../env';
+import type { Db } from '../../platform/d1/db';
+import type { SweepResult } from '../../platform/manifest';
+import { runDueEmailCampaigns } from '../email-campaigns';
+import { executeDueWhatsAppCampaigns, redriveStaleCampaigns } from './fanout';
 
-// WhatsApp campaigns: the fan-out's page messages on the send queue (and chunks enqueued on their own by
-// earlier releases), and the due-campaign executor of `campaign-schedules` (which also re-drives stalled fan-outs).
-registerQueueTaskInTurn(PAGE_KIND, handlePage);
-registerQueueTask(SEND_KIND, (env, body: SendMessage) => sendChunk(env, body, body.contact_ids));
-registerDueCampaignExecutor('whatsapp_campaigns', async (env, db) => ({
-  whatsapp_campaigns_started: await executeDueWhatsAppCampaigns(env, db),
-  whatsapp_campaigns_redriven: await redriveStaleCampaigns(env, db),
-}));
+/**
+ * `campaign-schedules`: one sweep for every campaign channel. On one shard it starts WhatsApp's due
+ * scheduled campaigns and re-drives its stalled fan-outs, then email campaigns do the same; each
+ * channel reports its own counts, prefixed with its name (`whatsapp_campaigns_started`, ...).
+ */
+export async function sweepCampaignSchedules(env: Bindings, db: Db): Promise<SweepResult> {
+  return {
+    whatsapp_campaigns_started: await executeDueWhatsAppCampaigns(env, db),
+    whatsapp_campaigns_redriven: await redriveStaleCampaigns(env, db),
+    ...(await runDueEmailCampaigns(env, db)),
+  };
+}

@@ -1,9 +1,0 @@
-import { deleteRows, ownRows, rekeyAll, type ContactRecords } from '../contacts';
-import { formSubmissions } from './schema';
-
-/** Form submissions follow their contact in a merge and go with it on erasure. */
-export const formContactRecords: ContactRecords = {
-  exportKinds: { form_submissions: ownRows(formSubmissions, 'created_at', ['fields']) },
-  rekey: (db, w, from, to) => [rekeyAll(db, formSubmissions, w, from, to)],
-  erase: (db, w, c) => [deleteRows(db, formSubmissions, w, c)],
-};

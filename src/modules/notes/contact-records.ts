@@ -1,9 +1,0 @@
-import { deleteRows, ownRows, rekeyAll, type ContactRecords } from '../contacts';
-import { contactNotes } from './schema';
-
-/** Notes follow their contact in a merge, are part of its export, and go with it on erasure. */
-export const noteContactRecords: ContactRecords = {
-  exportKinds: { notes: ownRows(contactNotes) },
-  rekey: (db, w, from, to) => [rekeyAll(db, contactNotes, w, from, to)],
-  erase: (db, w, c) => [deleteRows(db, contactNotes, w, c)],
-};

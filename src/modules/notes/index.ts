@@ -1,1 +1,0 @@
-export { noteContactRecords } from './contact-records';

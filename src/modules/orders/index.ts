@@ -1,1 +1,0 @@
-export { orderContactRecords } from './contact-records';
