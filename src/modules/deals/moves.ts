@@ -5,7 +5,8 @@ import { uuidv7 } from '../../platform/ids';
 import type { OutboxEvent } from '../../platform/events';
 import { dealEventData, type FromStage } from './events';
 import { dealNotFound, readDealWithStage, selectDealWithStage, selectStage, stageNotFound, type DealWithStage, type StageWithPipeline } from './lookups';
-import { failedGuard, placeDeal } from './placement';
+import { placeDeal } from './placement';
+import { guardOf, lostRaceOn } from '../../platform/d1/constraints';
 import { selectDeal, serializeDeal } from './read';
 import { activity } from '../contacts/service';
 import { deals, dealStageHistory, type DealRow, type DealStatus } from './schema';
@@ -69,7 +70,7 @@ export function moveStatements(ctx: ServiceContext, deal: DealRow, from: FromSta
  * move's batch); a move that lost a race re-reads and moves again.
  */
 export function moveDealToStage(ctx: ServiceContext, dealId: string, input: { stage_id: string; index?: number }) {
-  return retryOnConflict(() => moveOnce(ctx, dealId, input), (err) => failedGuard(err, 'stage_id'));
+  return retryOnConflict(() => moveOnce(ctx, dealId, input), lostRaceOn(guardOf(deals.stageId)));
 }
 
 async function moveOnce(ctx: ServiceContext, dealId: string, input: { stage_id: string; index?: number }) {
@@ -89,7 +90,7 @@ async function moveOnce(ctx: ServiceContext, dealId: string, input: { stage_id: 
 
 /** `POST /v1/deals/{id}/status`: open, won or lost; the bare row. */
 export function changeDealStatus(ctx: ServiceContext, dealId: string, input: { status: DealStatus; lost_reason?: string }) {
-  return retryOnConflict(() => changeStatusOnce(ctx, dealId, input), (err) => failedGuard(err, 'status'));
+  return retryOnConflict(() => changeStatusOnce(ctx, dealId, input), lostRaceOn(guardOf(deals.status)));
 }
 
 async function changeStatusOnce(ctx: ServiceContext, dealId: string, input: { status: DealStatus; lost_reason?: string }) {

@@ -1,7 +1,8 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
-import { failedGuard, guarded, isUniqueViolation, nowIso, optionalReads, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
+import { guarded, nowIso, optionalReads, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
+import { guardOf, lostRaceOn, uniqueOn } from '../../platform/d1/constraints';
 import { badRequest, codedError, notFound } from '../../platform/errors';
 import type { OutboxEvent } from '../../platform/events';
 import { uuidText, uuidv7 } from '../../platform/ids';
@@ -13,11 +14,12 @@ import { shardDb, shardNames } from '../../platform/d1/shards';
 import { isUuid } from '../../platform/validation';
 import type { PaymentConfirmation, PaymentProvider, PaymentProviderName } from '../../providers/payments';
 import { planContactReference, referencedContactExists } from '../contacts/resolve';
+import { identityTaken } from '../contacts/service';
 import { dealNotFound } from '../deals/lookups';
 import { dealOfContact, selectDeal } from '../deals/read';
 import type { DealRow } from '../deals/schema';
 import { MAX_AMOUNT } from '../payments/dto';
-import type { VatMode } from '../payments/schema';
+import { payments, type VatMode } from '../payments/schema';
 import { recordPaymentStatements } from '../payments/service';
 import { validateCreate } from '../payments/validate';
 import { DEFAULT_EXPIRY_DAYS, type PaymentRequestCreateInput } from './dto';
@@ -121,9 +123,9 @@ export async function createPaymentRequest(ctx: ServiceContext, input: PaymentRe
       ctx.events.committedAfter([...planned.events, event]);
       return serializePaymentRequest(lastRow(out));
     } catch (err) {
-      throw isUniqueViolation(err) ? err : planned.mapError(err);
+      throw identityTaken(err) ? err : planned.mapError(err);
     }
-  }, isUniqueViolation);
+  }, identityTaken);
 }
 
 const requestInsert = preparedInsert(paymentRequests);
@@ -224,9 +226,11 @@ export async function listPaymentRequests(ctx: ServiceContext, params: PaymentRe
 
 /** A guarded status change: the batch fails (NOT NULL) unless the row still has the status it was read with. */
 const statusFrom = (from: PaymentRequestStatus, to: PaymentRequestStatus) =>
-  guarded(sql`${paymentRequests.status} = ${from}`, sql`${to}`) as unknown as PaymentRequestStatus;
+  guarded(sql`${paymentRequests.status} = ${from}`, sql`${to}`);
 
-const lostStatusRace = (err: unknown) => failedGuard(err, 'payment_requests.status');
+const lostStatusRace = lostRaceOn(guardOf(paymentRequests.status));
+/** A parallel completion recorded the link's ledger payment (`payment_request:<id>`) first. */
+const ledgerReferenceTaken = lostRaceOn(uniqueOn(payments.workspaceId, payments.externalReference));
 
 /** Runs a transition of `row` to `next` with its event in one batch; null when another write changed the row first. */
 async function transition(ctx: ServiceContext, row: PaymentRequestRow, next: PaymentRequestRow, type: 'payment_request.paid' | 'payment_request.expired' | 'payment_request.cancelled', extra: Statement[] = []) {
@@ -340,7 +344,7 @@ export async function settlePaymentRequest(ctx: ServiceContext, id: string, conf
       };
       return { row: await transition(ctx, row, next, 'payment_request.paid', extra), changed: true };
     },
-    (err) => lostStatusRace(err) || isUniqueViolation(err),
+    (err) => lostStatusRace(err) || ledgerReferenceTaken(err),
   );
 }
 

@@ -52,28 +52,13 @@ export const nowIso = (): string => {
   return lastIso;
 };
 
-/** D1 reports constraint failures as errors whose message (or cause) names the constraint. */
-export function isUniqueViolation(err: unknown): boolean {
-  for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) {
-    if (e instanceof Error && /UNIQUE constraint failed/i.test(e.message)) return true;
-  }
-  return false;
-}
-
 /**
  * D1 has no interactive transactions: a write that depends on what was read
  * sets a NOT NULL column to NULL when the read no longer holds. The constraint
- * then fails the whole batch (events included), and the caller re-reads.
+ * then fails the whole batch (events included), and the caller re-reads; it asks
+ * for the failure by the column (`guardOf(deals.stageId)`, ./constraints.ts).
  */
 export const guarded = (expectation: SQL, value: SQL) => sql`CASE WHEN ${expectation} THEN ${value} ELSE NULL END`;
-
-/** Whether a batch failed on the guard of `table.column` (see `guarded`). */
-export function failedGuard(err: unknown, tableColumn: string): boolean {
-  for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) {
-    if (e instanceof Error && e.message.includes(`NOT NULL constraint failed: ${tableColumn}`)) return true;
-  }
-  return false;
-}
 
 /**
  * Attempts of a write that keeps losing races. Each lost race means another
@@ -87,7 +72,7 @@ export const CONCURRENT_CHANGE_MESSAGE = 'The record was changed by concurrent r
 
 /**
  * Runs `once` again (re-reading everything) when a batch lost a race: a unique
- * index or a `guarded` expectation failed. A short random pause spreads the
+ * index or a `guarded` expectation failed (`lostRace`, usually `lostRaceOn(...)`). A short random pause spreads the
  * retries of writers that collided. A write that loses every attempt answers
  * 409; other errors propagate.
  */

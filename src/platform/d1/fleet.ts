@@ -3,6 +3,7 @@ import type { Bindings } from '../../env';
 import { shards, workspaces, type SHARD_STATES } from '../../modules/workspaces/control-schema';
 import { badRequest, httpError } from '../errors';
 import { nowIso } from './db';
+import { lostRaceOn, raisedBy } from './constraints';
 import { limitVar } from '../rate-limit';
 import { controlDb, isShard, measureShard, shardNames } from './shards';
 
@@ -103,11 +104,7 @@ async function placeWorkspace(env: Bindings, requested: string | undefined, draw
 }
 
 /** The control plane refuses a workspace row naming a closed shard (a trigger): a close wins over any placement in flight. */
-const SHARD_CLOSED = 'SHARD_CLOSED';
-const refusedAsClosed = (err: unknown): boolean => {
-  for (let e: unknown = err; e instanceof Error; e = e.cause) if (e.message.includes(SHARD_CLOSED)) return true;
-  return false;
-};
+const refusedAsClosed = lostRaceOn(raisedBy('workspaces_closed_shard', 'SHARD_CLOSED'));
 
 /**
  * Places a new workspace and creates it there. A shard closed between the choice and the
