@@ -2,8 +2,10 @@ import { drizzle, type DrizzleD1Database } from 'drizzle-orm/d1';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { sql, type SQL } from 'drizzle-orm';
 import { httpError } from '../errors';
+import type { Queryable } from './drizzle-internals';
 
-export type Db = DrizzleD1Database<Record<string, never>>;
+/** A request's handle; `$client` is what it was made over (a binding, or a session wrapped as ./floors.ts and ./write-gate.ts do). */
+export type Db = DrizzleD1Database<Record<string, never>> & { $client: Queryable };
 export type Statement = BatchItem<'sqlite'>;
 
 /**
@@ -15,7 +17,7 @@ export function dbFor(d1: D1Database): Db {
 }
 
 /** The D1 client (or session) behind a handle, for statements drizzle does not prepare itself. */
-export const clientOf = (db: Db) => (db as unknown as { $client: D1Database }).$client;
+export const clientOf = (db: Db): Queryable => db.$client;
 
 /** The only atomic unit D1 offers: all statements commit together or none does. */
 export async function runBatch(db: Db, statements: Statement[]): Promise<unknown[]> {

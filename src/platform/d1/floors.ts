@@ -1,5 +1,6 @@
 import type { Bindings } from '../../env';
 import { clientOf, type Db } from './db';
+import type { Queryable } from './drizzle-internals';
 import { mayWrite } from './write-gate';
 
 /**
@@ -42,8 +43,6 @@ export function newerBookmark(a: string | null | undefined, b: string | null | u
   return a >= b ? a : b;
 }
 
-type Queryable = Pick<D1Database, 'prepare' | 'batch'>;
-
 /** A D1 session whose statements are watched: whether one that may write was prepared, and for which workspaces. */
 type Watched = { bookmark: () => string | null; wrote: boolean; workspaces: Set<string> };
 
@@ -55,15 +54,15 @@ const watched = new WeakMap<object, Watched>();
  * counts as a write when its SQL may write (./write-gate.ts), as soon as it is
  * prepared: a write that then fails only costs an extra floor record.
  */
-export function watchWrites<S extends Queryable>(queries: S, bookmark: () => string | null, workspaceId?: string): { client: S; watch: Watched } {
+export function watchWrites(queries: Queryable, bookmark: () => string | null, workspaceId?: string): { client: Queryable; watch: Watched } {
   const watch: Watched = { bookmark, wrote: false, workspaces: new Set(workspaceId ? [workspaceId] : []) };
-  const client = {
-    prepare: (query: string) => {
+  const client: Queryable = {
+    prepare: (query) => {
       if (!watch.wrote && mayWrite(query)) watch.wrote = true;
       return queries.prepare(query);
     },
-    batch: (statements: D1PreparedStatement[]) => queries.batch(statements),
-  } as unknown as S;
+    batch: (statements) => queries.batch(statements),
+  };
   watched.set(client, watch);
   return { client, watch };
 }
