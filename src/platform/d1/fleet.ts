@@ -34,10 +34,10 @@ async function readFleet(env: Bindings): Promise<Fleet> {
   const names = shardNames(env);
   if (names.length === 0) throw new Error('No data database (SHARD_<n> D1 binding) is configured');
   const rows = await controlDb(env).select().from(shards).where(inArray(shards.binding, names));
-  const known = new Map(rows.map((r) => [r.binding, r]));
+  const recorded = new Map(rows.map((r) => [r.binding, r]));
   return Promise.all(
     names.map(async (binding) => {
-      const row = known.get(binding);
+      const row = recorded.get(binding);
       let size = row?.sizeBytes ?? null;
       if (size === null) {
         size = await measureShard(env, binding);
@@ -54,8 +54,8 @@ export async function listShards(env: Bindings): Promise<ShardView[]> {
     readFleet(env),
     controlDb(env).select({ shard: workspaces.shard, n: count() }).from(workspaces).groupBy(workspaces.shard),
   ]);
-  const held = new Map(counts.map((r) => [r.shard, r.n]));
-  return fleet.map((s) => ({ binding: s.binding, workspaces: held.get(s.binding) ?? 0, size_bytes: s.size_bytes, state: s.state }));
+  const placed = new Map(counts.map((r) => [r.shard, r.n]));
+  return fleet.map((s) => ({ binding: s.binding, workspaces: placed.get(s.binding) ?? 0, size_bytes: s.size_bytes, state: s.state }));
 }
 
 const unknownShard = (binding: string) => httpError(404, `Shard not found: ${binding.slice(0, 100)}`);

@@ -8,7 +8,7 @@ import { mayWrite } from './write-gate';
  * by a replica; it starts its session at the workspace's floor: the bookmark of the
  * workspace's newest write on its shard, whoever made it (any API key, an operator
  * route, a hosted page, a provider webhook, a queue consumer, a sweep). The floor is
- * kept by the workspace's floor object (a `RATE_LIMITER` instance named
+ * stored by the workspace's floor object (a `RATE_LIMITER` instance named
  * `floor:<workspace id>`, ../durable-objects/rate-limiter.ts), in its storage, so a
  * restart keeps it. With replication off every read starts at the primary, which
  * holds every write: nothing is recorded and nothing is asked.

@@ -50,9 +50,9 @@ function nullablesOf(fields: readonly SelectedField[], joinsNotNullableMap: Reco
   fields.forEach(({ path, field }, i) => {
     if (path.length !== 2 || !is(field, Column)) return;
     const table = getTableName(field.table);
-    const seen = objects.get(path[0]);
-    if (!seen) objects.set(path[0], { firstColumn: i, table });
-    else if (seen.table !== table) seen.table = null;
+    const object = objects.get(path[0]);
+    if (!object) objects.set(path[0], { firstColumn: i, table });
+    else if (object.table !== table) object.table = null;
   });
   return [...objects].filter(([, o]) => o.table !== null && !joinsNotNullableMap[o.table]).map(([object, o]) => ({ object, firstColumn: o.firstColumn }));
 }

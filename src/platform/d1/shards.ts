@@ -70,7 +70,7 @@ export async function workspaceSession(env: Bindings, workspaceId: string): Prom
 /**
  * How a request reads its shard. Writes start at the primary; reads may be
  * served by a nearby read replica, but never one older than `after` (the
- * newest bookmark the caller is known to have written).
+ * newest bookmark of what the caller wrote).
  */
 export type Consistency = { kind: 'primary' } | { kind: 'after'; bookmark: string | null };
 
