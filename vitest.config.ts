@@ -7,9 +7,9 @@ export default defineConfig(async () => {
   // The API reference viewer is a static asset copied from node_modules (wrangler.toml `[build]` does the same for wrangler).
   const copy = spawnSync(process.execPath, ['scripts/docs-assets.mjs'], { stdio: 'inherit' });
   if (copy.status !== 0) throw new Error('scripts/docs-assets.mjs failed');
-  // The same speed patch `npm ci` applies (postinstall), in case dependencies were installed without scripts.
-  const patched = spawnSync(process.execPath, ['scripts/patch-drizzle.mjs'], { stdio: 'ignore' });
-  if (patched.status !== 0) throw new Error('scripts/patch-drizzle.mjs failed');
+  // The patches `npm ci` applies (postinstall), in case dependencies were installed without scripts; one already applied is left as it is.
+  const patched = spawnSync(process.execPath, ['node_modules/patch-package/index.js', '--error-on-fail'], { stdio: 'ignore' });
+  if (patched.status !== 0) throw new Error('patch-package failed: a patch in patches/ no longer applies (npx patch-package --error-on-fail says which)');
   const [control, data] = await Promise.all([readD1Migrations('./migrations/control'), readD1Migrations('./migrations/data')]);
   return {
     plugins: [

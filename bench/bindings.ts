@@ -1,7 +1,7 @@
 import type { Bindings } from '../src/env';
 import { findShard } from '../src/platform/d1/shards';
 
-/** The bench build names D1 bindings directly (the service reaches them only through src/platform/shards.ts). */
+/** The bench build names D1 bindings directly (the service reaches them only through src/platform/d1/shards.ts). */
 export const d1 = (env: Bindings, binding: string) => (env as unknown as Record<string, D1Database>)[binding];
 
 /** The select floor's one query: an indexed read of one control-plane row. */

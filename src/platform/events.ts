@@ -141,7 +141,7 @@ export function eventDataPatch(path: string, value: SQL) {
   const patch = prepared((db) =>
     db
       .update(eventOutbox)
-      .set({ data: sql`json_set(${eventOutbox.data}, ${path}, ${value})` as unknown as Record<string, unknown> })
+      .set({ data: sql`json_set(${eventOutbox.data}, ${path}, ${value})` })
       .where(sql`${eventOutbox.id} IN (SELECT value FROM json_each(${sql.placeholder('eventIds')}))`),
   );
   return (db: Db, eventIds: string[], values: Record<string, unknown>): Statement => patch.in(db, { ...values, eventIds: JSON.stringify(eventIds) });

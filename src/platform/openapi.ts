@@ -1,8 +1,5 @@
 import { createRoute, z, type RouteConfig } from '@hono/zod-openapi';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
-import type { MiddlewareHandler } from 'hono';
-import type { AppEnv } from '../env';
-import { requireBody } from './validation';
 
 export const FrameworkError = z
   .object({
@@ -107,9 +104,9 @@ export const noContent = (description: string) => ({ description, headers: SUCCE
 
 /**
  * A JSON request body with its example (every body documents one). The body is
- * `required` exactly when `{}` fails the schema: there an empty request body
- * answers 400 `Request body is required` (in the route's error shape, through
- * `requireBody`); where every field is optional an empty body reads as `{}`.
+ * `required` exactly when `{}` fails the schema: an empty request body reads as
+ * `{}`, so there it answers 400 `Request body is required` (in the route's error
+ * shape, `requestIssues`), and where every field is optional it is `{}`.
  */
 export const jsonBody = <T extends z.ZodTypeAny>(schema: T, example: Record<string, unknown>) => ({
   required: !schema.safeParse({}).success,
@@ -135,10 +132,7 @@ export const OPERATION_ID = /^(list|get|create|update|delete|set|move|upsert|sen
 export function defineRoute<P extends string, R extends Omit<RouteConfig, 'path' | 'operationId'> & { path: P; operationId: string; summary: string }>(declared: R) {
   if (!OPERATION_ID.test(declared.operationId)) throw new Error(`operationId ${declared.operationId} must be lowerCamelCase verb + resource`);
   const route = declared.method === 'post' && declared.security ? withIdempotencyKey(declared) : declared;
-  const body = route.request?.body as { required?: boolean } | undefined;
-  const extra: MiddlewareHandler<AppEnv>[] = body?.required ? [requireBody] : [];
-  const own = route.middleware === undefined ? [] : Array.isArray(route.middleware) ? route.middleware : [route.middleware];
-  return createRoute({ ...route, ...(extra.length || own.length ? { middleware: [...extra, ...own] } : {}) }) as ReturnType<typeof createRoute<P, R>>;
+  return createRoute(route) as ReturnType<typeof createRoute<P, R>>;
 }
 
 export const bearer = [{ bearerAuth: [] }];

@@ -29,9 +29,9 @@ type HookResult = { success: boolean; target?: string; data?: unknown; error?: {
 export const BODY_REQUIRED = 'Request body is required';
 
 /**
- * The per-field strings of a failed request validation. An empty body on a
- * route whose body is required reaches the body schema as `null`
- * (`requireBody`) and reads `Request body is required`.
+ * The per-field strings of a failed request validation. An empty body reaches
+ * the body schema as `{}`, which fails exactly the schemas of required bodies
+ * (`jsonBody`): that failure reads `Request body is required`.
  */
 export function requestIssues(result: HookResult, c: Context): string[] {
   if (result.target === 'json' && emptyBodies.has(c)) return [BODY_REQUIRED];
@@ -101,7 +101,7 @@ export const isoDateTime = (name: string) =>
       description: `ISO 8601: a calendar date (\`2026-12-31\`) or a date-time (\`2026-12-31T17:00:00Z\`, an offset optional); otherwise 400 \`${name} must be a valid ISO 8601 date\``,
     });
 
-/** An empty (or whitespace-only) body: `{}` to routes whose body is optional, refused by `requireBody`. */
+/** An empty (or whitespace-only) body: `{}` to routes whose body is optional, `Request body is required` where it is required. */
 const EMPTY = Symbol('empty body');
 const emptyBodies = new WeakSet<Context>();
 
@@ -112,8 +112,8 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 /**
  * Reads every request body once, before routing: a non-empty body must be JSON
  * (415 otherwise) and must parse (400 otherwise). An empty body reads as `{}`
- * where the route's body is optional; where it is required, `requireBody`
- * refuses it.
+ * where the route's body is optional; where it is required, `requestIssues`
+ * answers `Request body is required`.
  */
 export const parseJsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   const method = c.req.method;
@@ -121,12 +121,12 @@ export const parseJsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   const declared = Number(c.req.header('content-length') ?? '0');
   if (declared > BODY_LIMIT) throw httpError(413, 'Request body is too large');
   // Read bytes, not text: the runtime warns when text() meets a non-text content type.
-  const bytes = await c.req.arrayBuffer();
+  const bytes = await c.req.raw.arrayBuffer();
   if (bytes.byteLength > BODY_LIMIT) throw httpError(413, 'Request body is too large');
   const mediaType = (c.req.header('content-type') ?? '').split(';')[0].trim();
   let value: unknown = EMPTY;
+  let text = '';
   if (bytes.byteLength > 0) {
-    let text: string;
     try {
       text = utf8.decode(bytes);
     } catch {
@@ -144,25 +144,22 @@ export const parseJsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
     }
   }
   if (value === EMPTY) emptyBodies.add(c);
-  setParsedBody(c, value === EMPTY ? {} : value);
+  passOn(c, value === EMPTY ? '{}' : text);
   await next();
 };
 
 /**
- * Route middleware of every route whose body is required (`defineRoute` adds
- * it): an empty request body reaches the body schema as `null`, so the
- * route's validation hook answers `Request body is required` in the route's
- * error shape. `{}` is a body and is validated as sent.
+ * The request as the routes read it: its body the JSON text just checked (`{}` for an empty one),
+ * typed JSON so that the body validators read it whatever type was sent. Hono reads a body once and
+ * keeps it (`c.req.json()` may be called again), so the validator, the `Idempotency-Key` fingerprint
+ * and the operator routes all read this text.
  */
-export const requireBody: MiddlewareHandler<AppEnv> = async (c, next) => {
-  if (emptyBodies.has(c)) {
-    // Hono's json() parses the cached text: `null` fails every object schema, and the hook names the cause.
-    const cache = (c.req as unknown as { bodyCache: Record<string, unknown> }).bodyCache;
-    for (const key of Object.keys(cache)) delete cache[key];
-    cache.text = Promise.resolve('null');
-  }
-  await next();
-};
+function passOn(c: Context, text: string) {
+  const headers = new Headers(c.req.raw.headers);
+  headers.set('content-type', 'application/json');
+  headers.delete('content-length');
+  c.req.raw = new Request(c.req.raw.url, { method: c.req.raw.method, headers, body: text });
+}
 
 const UNPAIRED_SURROGATE = /\p{Cs}/u;
 
@@ -201,19 +198,6 @@ export function misreadingIn(root: unknown): { path: PropertyKey[]; rule: string
     }
   }
   return null;
-}
-
-function setParsedBody(c: Context, value: unknown) {
-  // The zod validator reads the body through c.req.json() only for JSON content
-  // types; seed Hono's body cache so it sees what we parsed, and force the type.
-  const cache = (c.req as unknown as { bodyCache: Record<string, unknown> }).bodyCache;
-  for (const key of Object.keys(cache)) delete cache[key];
-  cache.json = Promise.resolve(value);
-  if (!JSON_TYPE.test((c.req.header('content-type') ?? '').split(';')[0].trim())) {
-    const headers = new Headers(c.req.raw.headers);
-    headers.set('content-type', 'application/json');
-    c.req.raw = new Request(c.req.raw.url, { method: c.req.raw.method, headers });
-  }
 }
 
 export { z };

@@ -2,7 +2,8 @@ import { env } from 'cloudflare:workers';
 import { sql } from 'drizzle-orm';
 import { SQLiteAsyncDialect } from 'drizzle-orm/sqlite-core';
 import { describe, expect, it } from 'vitest';
-import { eligibleCountSql } from '../../src/modules/contacts/consent/eligibility';
+import { eligibleCountSql, emailEligiblePage } from '../../src/modules/contacts/consent/eligibility';
+import { dbFor } from '../../src/platform/d1/db';
 import { platformListJson } from '../../src/modules/suppressions/platform-list';
 import { emailWorkspace } from '../email/support';
 import { rowsIn, shardOf } from '../support/db';
@@ -106,5 +107,22 @@ describe('GET /v1/email-campaigns/{id}/estimate', () => {
       ws.id,
     );
     expect(entries).toBe(7);
+  });
+
+  it('walks listed contacts by id through contacts_id, the unique index the schema names', async () => {
+    const ws = await mixedWorkspace();
+    const db = await shardOf(ws.id);
+    const index = (await db.prepare("SELECT name, [unique] AS u FROM pragma_index_list('contacts') WHERE name = 'contacts_id'").all()).results;
+    expect(index).toEqual([{ name: 'contacts_id', u: 1 }]);
+    expect((await db.prepare("SELECT name FROM pragma_index_info('contacts_id')").all()).results).toEqual([{ name: 'id' }]);
+    const ids = JSON.stringify([crypto.randomUUID(), crypto.randomUUID()]);
+    const listed = sql`c.id IN (SELECT value FROM json_each(${ids}))`;
+    const count = new SQLiteAsyncDialect().sqlToQuery(sql`SELECT ${eligibleCountSql(sql`${ws.id}`, listed, true, sql`${'[]'}`)} AS n`);
+    const page = emailEligiblePage(dbFor(db), ws.id, { extra: listed, listed: true }, { limit: 10 }).getQuery();
+    for (const query of [count, page]) {
+      const plan = (await db.prepare(`EXPLAIN QUERY PLAN ${query.sql}`).bind(...query.params).all<{ detail: string }>()).results.map((r) => r.detail);
+      expect(plan, plan.join('\n')).toContain('SEARCH c USING INDEX contacts_id (id=?)');
+      expect(plan.some((d) => d.includes('sqlite_autoindex_contacts_1'))).toBe(false);
+    }
   });
 });

@@ -105,7 +105,7 @@ describe('GET /v1/payments?search=', () => {
       expect(plan.some((line) => /^SCAN payments_search VIRTUAL TABLE INDEX \d+:M/.test(line)), plan.join('\n')).toBe(true);
       for (const line of readsOf(plan, 'payments')) expect(line, plan.join('\n')).toBe('SEARCH payments USING INTEGER PRIMARY KEY (rowid=?)');
       // Contacts are read only for the page's rows, by id.
-      for (const line of readsOf(plan, 'contacts')) expect(line, plan.join('\n')).toMatch(/^SEARCH contacts USING INDEX sqlite_autoindex_contacts_1 \(id=\?\)/);
+      for (const line of readsOf(plan, 'contacts')) expect(line, plan.join('\n')).toMatch(/^SEARCH contacts USING INDEX contacts_id \(id=\?\)/);
       // Fewer rows read in all (the index's included) than the workspace holds payments.
       expect(rowsRead, plan.join('\n')).toBeLessThan(40);
     }
@@ -118,7 +118,7 @@ describe('GET /v1/payments?search=', () => {
     const { plan } = await statementOf(ws, (ctx) => listPayments(ctx, { search: 'xi' }));
     for (const line of readsOf(plan, 'payments')) expect(line, plan.join('\n')).toMatch(/^SEARCH payments USING (COVERING )?INDEX payments_workspace_\w+ \(workspace_id=\?\)$/);
     expect(plan.filter((line) => /^SCAN payments_search (EXISTS )?VIRTUAL TABLE INDEX \d+:=/.test(line)), plan.join('\n')).toHaveLength(2);
-    for (const line of readsOf(plan, 'contacts')) expect(line, plan.join('\n')).toMatch(/^SEARCH contacts USING INDEX sqlite_autoindex_contacts_1 \(id=\?\) LEFT-JOIN$/);
+    for (const line of readsOf(plan, 'contacts')) expect(line, plan.join('\n')).toMatch(/^SEARCH contacts USING INDEX contacts_id \(id=\?\) LEFT-JOIN$/);
     expect(readsOf(plan, 'contacts')).toHaveLength(1);
   });
 });
@@ -133,6 +133,6 @@ describe('GET /v1/deals?search=', () => {
     const { plan } = await statementOf(ws, (ctx) => listDeals(ctx, { search: 'maria' }));
     expect(plan.some((line) => /^SCAN deals_search VIRTUAL TABLE INDEX \d+:M/.test(line)), plan.join('\n')).toBe(true);
     for (const line of readsOf(plan, 'deals')) expect(line, plan.join('\n')).toBe('SEARCH deals USING INTEGER PRIMARY KEY (rowid=?)');
-    for (const line of readsOf(plan, 'contacts')) expect(line, plan.join('\n')).toMatch(/^SEARCH contacts USING INDEX sqlite_autoindex_contacts_1 \(id=\?\)/);
+    for (const line of readsOf(plan, 'contacts')) expect(line, plan.join('\n')).toMatch(/^SEARCH contacts USING INDEX contacts_id \(id=\?\)/);
   });
 });

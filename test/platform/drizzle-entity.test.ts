@@ -2,7 +2,7 @@ import { Column, entityKind, is, SQL, sql, Table } from 'drizzle-orm';
 import { SQLiteColumn, SQLiteTable, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { describe, expect, it } from 'vitest';
 
-// scripts/patch-drizzle.mjs memoizes drizzle's entity-kind look-up; these pin that it is applied and answers as before.
+// patches/drizzle-orm+0.45.4.patch (applied by patch-package after install) memoizes drizzle's entity-kind look-up; these pin that it is applied and answers as before.
 describe('drizzle entity checks (patched for speed)', () => {
   const contacts = sqliteTable('entity_probe', { id: text('id') });
 

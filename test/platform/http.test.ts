@@ -46,6 +46,20 @@ describe('HTTP conventions', () => {
     expect(form.body.statusCode).toBe(415);
   });
 
+  it('hands every reader of a body the body as checked: the validator, the Idempotency-Key fingerprint, an empty body as {}', async () => {
+    const ws = await makeWorkspace();
+    // An earlier reader (the fingerprint) reads the body first: an empty one is still missing where a body is required.
+    const keyed = await ws.api('POST', '/v1/products', undefined, { rawBody: '', headers: { 'idempotency-key': 'empty-body' } });
+    expect([keyed.status, keyed.body.message]).toEqual([400, ['Request body is required']]);
+    const typed = await ws.api('POST', '/v1/contacts', undefined, { rawBody: ' ', headers: { 'content-type': 'text/plain', 'idempotency-key': 'blank-body' } });
+    expect(typed.status).toBe(201);
+    const body = JSON.stringify({ name: 'Ångström \u{1F600}', sku: 'BODY-1', price: 12.5 });
+    const first = await ws.api('POST', '/v1/products', undefined, { rawBody: `\uFEFF${body}`, headers: { 'content-type': 'application/json; charset=utf-8', 'idempotency-key': 'same-body' } });
+    expect([first.status, first.body.name, first.body.price]).toEqual([201, 'Ångström \u{1F600}', 12.5]);
+    const again = await ws.api('POST', '/v1/products', undefined, { rawBody: body, headers: { 'content-type': 'application/json', 'idempotency-key': 'same-body' } });
+    expect([again.status, again.headers.get('idempotent-replayed'), again.body.id]).toEqual([201, 'true', first.body.id]);
+  });
+
   it('rejects a body that is not UTF-8 with 400', async () => {
     const ws = await makeWorkspace();
     const res = await (exports as any).default.fetch(

@@ -1,7 +1,9 @@
 import { env } from 'cloudflare:workers';
 import { sql, type SQL } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { CONCURRENT_CHANGE_MESSAGE, dbFor, failedGuard, retryOnConflict } from '../../src/platform/d1/db';
+import { CONCURRENT_CHANGE_MESSAGE, dbFor, retryOnConflict } from '../../src/platform/d1/db';
+import { guardOf, lostRaceOn } from '../../src/platform/d1/constraints';
+import { deals } from '../../src/modules/deals/schema';
 import { ApiError } from '../../src/platform/errors';
 import { compileFilter, FilterBuilder, filterWith, INLINE_MAX, type FilterCatalog } from '../../src/platform/filter';
 import { uuidv7 } from '../../src/platform/ids';
@@ -206,7 +208,7 @@ describe('filter compiler limits', () => {
 
 describe('lost races', () => {
   const lost = () => Promise.reject(new Error('D1_ERROR: NOT NULL constraint failed: deals.stage_id'));
-  const lostRace = (err: unknown) => failedGuard(err, 'deals.stage_id');
+  const lostRace = lostRaceOn(guardOf(deals.stageId));
 
   it('retries a write that lost a race until it wins', async () => {
     let calls = 0;

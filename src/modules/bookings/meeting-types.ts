@@ -1,5 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { isUniqueViolation, nowIso, runBatch, type Db, type Statement } from '../../platform/d1/db';
+import { nowIso, runBatch, type Db, type Statement } from '../../platform/d1/db';
+import { failedOn, uniqueOn } from '../../platform/d1/constraints';
 import { badRequest, httpError } from '../../platform/errors';
 import { compileFilter, filterWith, type FilterCatalog } from '../../platform/filter';
 import { base64url, randomToken, uuidv7 } from '../../platform/ids';
@@ -324,6 +325,8 @@ export type MeetingTypeInput = {
   description?: string | null;
 };
 
+const slugTaken = uniqueOn(meetingTypes.workspaceId, meetingTypes.slug);
+
 /** Operator create: hosts must be members of the workspace; one-on-one types have exactly one. */
 export async function createMeetingType(db: Db, workspaceId: string, input: MeetingTypeInput) {
   if (!isValidTimeZone(input.timezone)) throw badRequest('timezone must be a valid IANA time zone id');
@@ -357,7 +360,7 @@ export async function createMeetingType(db: Db, workspaceId: string, input: Meet
   try {
     await db.insert(meetingTypes).values(row);
   } catch (err) {
-    if (isUniqueViolation(err)) throw httpError(409, 'A meeting type with this slug already exists');
+    if (failedOn(err, slugTaken)) throw httpError(409, 'A meeting type with this slug already exists');
     throw err;
   }
   return { ...serializeMeetingType(row, membersById(members)), timezone: row.timezone, weekly_hours: row.weeklyHours, min_notice_minutes: row.minNoticeMinutes, buffer_before_minutes: row.bufferBeforeMinutes, buffer_after_minutes: row.bufferAfterMinutes, daily_cap: row.dailyCap, slot_interval_minutes: row.slotIntervalMinutes };

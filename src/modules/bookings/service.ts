@@ -1,7 +1,8 @@
 import { and, asc, desc, eq, getTableColumns, gt, gte, lt, lte, Param, sql, type SQL } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
-import { failedGuard, guarded, isUniqueViolation, nowIso, retryOnConflict, runBatch, type Db, type Statement } from '../../platform/d1/db';
+import { guarded, nowIso, retryOnConflict, runBatch, type Db, type Statement } from '../../platform/d1/db';
+import { guardOf, lostRaceOn, uniqueOn } from '../../platform/d1/constraints';
 import { badRequest, codedError, httpError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { envelope, parsePaging, parseSort } from '../../platform/list';
@@ -9,7 +10,7 @@ import { prepared, preparedInsert, preparedSql } from '../../platform/d1/prepare
 import type { RowGuard } from '../../platform/d1/row-guard';
 import { isValidTimeZone } from '../../platform/timezones';
 import { isUuid } from '../../platform/validation';
-import { planContactReference, type ContactReferencePlan } from '../contacts';
+import { identityTaken, planContactReference, type ContactReferencePlan } from '../contacts';
 import { sendEmail, type SendContext } from '../emails';
 import { aroundStartRead, calendarOf, calendarRead, unchangedCondition, unchangedFor, type CalendarRead } from './calendar';
 import { confirmationFor, manageUrlWith, type BookingMessage } from './confirmation';
@@ -362,7 +363,7 @@ export async function createBooking(ctx: ServiceContext, locks: SlotLocks, input
       return { ...serializeBooking(row, s.members), duplicate: false };
     }
     throw slotTaken();
-  }, (err) => err instanceof LostRace || isUniqueViolation(err));
+  }, (err) => err instanceof LostRace || doubleSubmit(err) || identityTaken(err));
 }
 
 type Planned = Awaited<ReturnType<ContactReferencePlan['resolve']>>;
@@ -420,8 +421,8 @@ async function writeBooking(ctx: ServiceContext, s: Schedule, input: BookingCrea
       ...(d.settings ? [] : settingsStatements(ctx.db, ctx.ws.id)),
     ]);
   } catch (err) {
-    if (failedGuard(err, 'bookings.version')) return 'changed' as const;
-    if (isUniqueViolation(err)) return 'lost' as const;
+    if (versionChanged(err)) return 'changed' as const;
+    if (doubleSubmit(err) || identityTaken(err)) return 'lost' as const;
     throw d.planned.mapError(err);
   }
   ctx.events.committedAfter([...d.planned.events, event.event]);
@@ -430,6 +431,11 @@ async function writeBooking(ctx: ServiceContext, s: Schedule, input: BookingCrea
 }
 
 class LostRace extends Error {}
+
+/** A change lost to another since the booking was read (`versionGuard`). */
+const versionChanged = lostRaceOn(guardOf(bookings.version));
+/** A confirmed booking of the same type, start and contact was written meanwhile (a double submit). */
+const doubleSubmit = lostRaceOn(uniqueOn(bookings.workspaceId, bookings.dedupeKey));
 
 /**
  * Sends a new booking's confirmation (with its manage link) to the invitee
@@ -478,7 +484,7 @@ export async function cancelBooking(ctx: ServiceContext, id: string, input: { re
     ]);
     ctx.events.committedAfter([event.event]);
     return serializeBooking(row, members);
-  }, (err) => failedGuard(err, 'bookings.version'));
+  }, versionChanged);
 }
 
 // ---------------------------------------------------------------- reschedule
@@ -537,13 +543,13 @@ export async function rescheduleBooking(ctx: ServiceContext, locks: SlotLocks, i
         event.statement,
       ]).catch((err) => {
         // The contact already holds a confirmed booking of this type at that start: not an open slot for this one.
-        throw isUniqueViolation(err) ? slotTaken() : err;
+        throw doubleSubmit(err) ? slotTaken() : err;
       });
       ctx.events.committedAfter([event.event]);
       return next;
     });
     return serializeBooking(row, members);
-  }, (err) => failedGuard(err, 'bookings.version'));
+  }, versionChanged);
 }
 
 // ---------------------------------------------------------------- reassign
@@ -610,7 +616,7 @@ export async function reassignBooking(ctx: ServiceContext, locks: SlotLocks, id:
         event.statement,
       ]);
     } catch (err) {
-      if (failedGuard(err, 'bookings.version')) throw codedError(409, 'BOOKING_MODIFIED', 'The booking was changed by another request; re-read it and retry');
+      if (versionChanged(err)) throw codedError(409, 'BOOKING_MODIFIED', 'The booking was changed by another request; re-read it and retry');
       throw err;
     }
     ctx.events.committedAfter([event.event]);

@@ -10,6 +10,6 @@ export { findMergeRequest, resolveMergeRequest } from './merge';
 export { type ContactRow } from './read';
 export { type ContactReferencePlan, planContactReference, type PlannedContact, referencedContactExists, resolveContactReference, selectReferencedContact } from './resolve';
 export { CHANNELS } from './schema';
-export { applyParked, planUpsert } from './service';
+export { applyParked, identityTaken, planUpsert } from './service';
 export { activity, activityFrom, type TimelineSource } from './timeline';
 export { installContactExtensions } from './extensions';

@@ -1,6 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { failedGuard, guarded, nowIso, runBatch, type Statement } from '../../platform/d1/db';
+import { guarded, nowIso, runBatch, type Statement } from '../../platform/d1/db';
+import { failedOn, guardOf } from '../../platform/d1/constraints';
 import { badRequest, httpError } from '../../platform/errors';
 import { CUSTOM_FIELDS_BOUNDS, jsonBoundsProblem } from '../../platform/json-bounds';
 import { uuidv7 } from '../../platform/ids';
@@ -106,7 +107,7 @@ export async function resolveMergeRequest(
     const statements: Statement[] = [
       db
         .update(mergeRequests)
-        .set({ status: guarded(sql`${mergeRequests.status} = 'open'`, sql`'merged'`) as unknown as 'merged', resolved_at: now, updated_at: now })
+        .set({ status: guarded(sql`${mergeRequests.status} = 'open'`, sql`'merged'`), resolved_at: now, updated_at: now })
         .where(and(eq(mergeRequests.workspace_id, ws.id), eq(mergeRequests.id, mr.id))),
       db.delete(contacts).where(and(eq(contacts.workspace_id, ws.id), eq(contacts.id, other.id))),
     ];
@@ -124,7 +125,7 @@ export async function resolveMergeRequest(
       selectContact(db, ws.id, target.id),
     );
     const out = await runBatch(db, statements).catch((err) => {
-      if (failedGuard(err, 'contact_merge_requests.status')) throw httpError(409, 'Merge request is already resolved');
+      if (failedOn(err, guardOf(mergeRequests.status))) throw httpError(409, 'Merge request is already resolved');
       throw err;
     });
     target = (out[out.length - 1] as ContactRow[])[0];

@@ -1,6 +1,6 @@
 import { and, eq, sql, type SQLWrapper } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { isUniqueViolation, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
+import { retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
 import { badRequest, httpError } from '../../platform/errors';
 import { prepared } from '../../platform/d1/prepared';
 import type { OutboxEvent } from '../../platform/events';
@@ -8,7 +8,7 @@ import type { RowGuard } from '../../platform/d1/row-guard';
 import { isUuid } from '../../platform/validation';
 import { normalizeEmailStrict, normalizePhone } from './identity';
 import { contacts } from './schema';
-import { planUpsert } from './service';
+import { identityTaken, planUpsert } from './service';
 
 export type ContactReference = { contact_id?: string; phone?: string; email?: string; name?: string };
 export type ResolvedContact = { id: string; name: string | null; phone: string | null; email: string | null; created: boolean };
@@ -80,8 +80,9 @@ const unchanged = (err: unknown) => err;
  * fallback, 409 CONTACT_MERGE_REQUIRED, PHONE_BLACKLISTED, contact cap), the
  * name used only when a contact is created. Neither given: 400 with
  * `opts.missingMessage`. Writing the contact in the caller's batch makes it
- * atomic with the caller's change; a unique-index failure of that batch means
- * a parallel write won, and the caller retries from a new plan.
+ * atomic with the caller's change; a failure of that batch on the contact's
+ * identity keys (`identityTaken`) means a parallel write won, and the caller
+ * retries from a new plan.
  */
 export function planContactReference(ctx: ServiceContext, ref: ContactReference, opts: { missingMessage: string; source?: string }): ContactReferencePlan {
   if (ref.contact_id !== undefined && ref.contact_id !== null) {
@@ -128,9 +129,9 @@ export async function resolveContactReference(
     try {
       await runBatch(ctx.db, planned.writes);
     } catch (err) {
-      throw isUniqueViolation(err) ? err : planned.mapError(err);
+      throw identityTaken(err) ? err : planned.mapError(err);
     }
     ctx.events.committedAfter(planned.events);
     return planned.contact;
-  }, isUniqueViolation);
+  }, identityTaken);
 }

@@ -91,6 +91,9 @@ export const contacts = sqliteTable(
     updated_at: text('updated_at').notNull(),
   },
   (t) => [
+    // The primary key's own index has a name SQLite makes up; this one, over the same column, is what a
+    // statement walking contacts by id names in `INDEXED BY` (migration 0029).
+    uniqueIndex('contacts_id').on(t.id),
     uniqueIndex('contacts_workspace_phone').on(t.workspace_id, t.phone),
     uniqueIndex('contacts_workspace_email').on(t.workspace_id, t.email),
     // The default list order, complete (id breaks ties), carrying the columns filters test most, so a

@@ -1,6 +1,7 @@
 import { and, count, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { failedGuard, guarded, isUniqueViolation, nowIso, retryOnConflict, optionalReads, runBatch, type Db, type Statement } from '../../platform/d1/db';
+import { guarded, nowIso, retryOnConflict, optionalReads, runBatch, type Db, type Statement } from '../../platform/d1/db';
+import { failedOn, guardOf, lostRaceOn, uniqueOn } from '../../platform/d1/constraints';
 import { preparedInsert, preparedSql } from '../../platform/d1/prepared';
 import { badRequest, codedError, httpError } from '../../platform/errors';
 import type { OutboxEvent } from '../../platform/events';
@@ -103,8 +104,15 @@ export type CreatedAlong = { row: ContactRow; statements: Statement[]; events: O
  * is retried and then finds the winner, so one identity gives one contact.
  */
 export async function upsertContact(ctx: ServiceContext, input: NormalizedWrite, opts: WriteOptions): Promise<UpsertResult> {
-  return retryOnConflict(() => upsertOnce(ctx, input, opts), isUniqueViolation);
+  return retryOnConflict(() => upsertOnce(ctx, input, opts), identityTaken);
 }
+
+/**
+ * Whether a batch lost to a parallel write of the same phone or email (their unique keys): whatever
+ * writes a contact (here, or in another module's batch through a contact reference) retries on it
+ * and finds the winner.
+ */
+export const identityTaken = lostRaceOn(uniqueOn(contacts.workspace_id, contacts.phone), uniqueOn(contacts.workspace_id, contacts.email));
 
 async function upsertOnce(ctx: ServiceContext, input: NormalizedWrite, opts: WriteOptions): Promise<UpsertResult> {
   const plan = planUpsert(ctx, input, opts);
@@ -155,8 +163,8 @@ function createAlongReads(ctx: ServiceContext, input: NormalizedWrite, opts: Wri
 /**
  * The upsert as reads plus a continuation, so a caller (deals) can fold the
  * contact's reads and writes into its own two batches. A merge conflict opens
- * its merge request and throws 409; a retry after a unique-index failure must
- * start again from a new plan.
+ * its merge request and throws 409; a retry after a failure on the identity
+ * keys (`identityTaken`) must start again from a new plan.
  */
 export function planUpsert(ctx: ServiceContext, input: NormalizedWrite, opts: WriteOptions): UpsertPlan {
   const { db, ws } = ctx;
@@ -202,7 +210,7 @@ export function planUpsert(ctx: ServiceContext, input: NormalizedWrite, opts: Wr
       ...created,
       duplicate: false,
       writes: created.statements,
-      mapError: (err) => (capped && failedGuard(err, 'contacts.workspace_id') ? capReached(cap) : err),
+      mapError: (err) => (capped && failedOn(err, guardOf(contacts.workspace_id)) ? capReached(cap) : err),
     };
   };
   return { reads: reads.statements, resolve, createAlong: (also) => createAlongReads(ctx, input, opts, shared.names, also) };
@@ -256,7 +264,7 @@ function createStatements(ctx: ServiceContext, input: NormalizedWrite, diffs: Di
       ? contactInsert.in(db, values)
       : db.insert(contacts).values({
           ...values,
-          workspace_id: guarded(sql`(SELECT count(*) FROM ${contacts} WHERE ${contacts.workspace_id} = ${ws.id}) < ${cap}`, sql`${ws.id}`) as unknown as string,
+          workspace_id: guarded(sql`(SELECT count(*) FROM ${contacts} WHERE ${contacts.workspace_id} = ${ws.id}) < ${cap}`, sql`${ws.id}`),
         });
   const statements: Statement[] = [insert];
   statements.push(...recordIdentifiers(db, ws.id, id, { phone, email }, now, guard), ...consentSeeds(db, ws.id, id, { phone, email }, now, guard));
@@ -377,7 +385,7 @@ function updateStatements(
  * opens a merge request holding the sent fields.
  */
 export async function patchContact(ctx: ServiceContext, id: string, input: NormalizedWrite): Promise<ContactRow> {
-  return retryOnConflict(() => patchOnce(ctx, id, input), isUniqueViolation);
+  return retryOnConflict(() => patchOnce(ctx, id, input), identityTaken);
 }
 
 async function patchOnce(ctx: ServiceContext, id: string, input: NormalizedWrite): Promise<ContactRow> {

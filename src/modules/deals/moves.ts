@@ -6,7 +6,8 @@ import type { OutboxEvent } from '../../platform/events';
 import { dealEventData, type FromStage } from './events';
 import { dealNotFound, readDealWithStage, selectDealWithStage, selectStage, stageNotFound, type DealWithStage } from './lookups';
 import { type StageWithPipeline } from '../pipelines';
-import { failedGuard, placeDeal } from './placement';
+import { placeDeal } from './placement';
+import { guardOf, lostRaceOn } from '../../platform/d1/constraints';
 import { selectDeal, serializeDeal } from './read';
 import { activity } from '../contacts';
 import { deals, dealStageHistory, type DealRow, type DealStatus } from './schema';
@@ -70,7 +71,7 @@ export function moveStatements(ctx: ServiceContext, deal: DealRow, from: FromSta
  * move's batch); a move that lost a race re-reads and moves again.
  */
 export function moveDealToStage(ctx: ServiceContext, dealId: string, input: { stage_id: string; index?: number }) {
-  return retryOnConflict(() => moveOnce(ctx, dealId, input), (err) => failedGuard(err, 'stage_id'));
+  return retryOnConflict(() => moveOnce(ctx, dealId, input), lostRaceOn(guardOf(deals.stageId)));
 }
 
 async function moveOnce(ctx: ServiceContext, dealId: string, input: { stage_id: string; index?: number }) {
@@ -90,7 +91,7 @@ async function moveOnce(ctx: ServiceContext, dealId: string, input: { stage_id: 
 
 /** `POST /v1/deals/{id}/status`: open, won or lost; the bare row. */
 export function changeDealStatus(ctx: ServiceContext, dealId: string, input: { status: DealStatus; lost_reason?: string }) {
-  return retryOnConflict(() => changeStatusOnce(ctx, dealId, input), (err) => failedGuard(err, 'status'));
+  return retryOnConflict(() => changeStatusOnce(ctx, dealId, input), lostRaceOn(guardOf(deals.status)));
 }
 
 async function changeStatusOnce(ctx: ServiceContext, dealId: string, input: { status: DealStatus; lost_reason?: string }) {

@@ -1,5 +1,5 @@
 import { and, eq, sql, type SQLWrapper } from 'drizzle-orm';
-import { failedGuard as failedGuardOn, guarded, type Db, type Statement } from '../../platform/d1/db';
+import { guarded, type Db, type Statement } from '../../platform/d1/db';
 import { prepared } from '../../platform/d1/prepared';
 import { deals } from './schema';
 
@@ -105,7 +105,7 @@ const moveInto = prepared((db) =>
   db
     .update(deals)
     .set({
-      stageId: guarded(sql`${deals.stageId} = ${sql.placeholder('fromStage')}`, sql`${toStage}`) as unknown as string,
+      stageId: guarded(sql`${deals.stageId} = ${sql.placeholder('fromStage')}`, sql`${toStage}`),
       pipelineId: sql`${sql.placeholder('toPipeline')}`,
       position: freeSlot,
       // Kept unless the stage changes.
@@ -133,6 +133,3 @@ export function placeDeal(db: Db, p: Placement): Statement[] {
   };
   return [closeGap.in(db, values), openSlot.in(db, values), moveInto.in(db, values)];
 }
-
-/** Whether a batch failed on the guard of a deals column. */
-export const failedGuard = (err: unknown, column: string) => failedGuardOn(err, `deals.${column}`);

@@ -1,18 +1,19 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { isUniqueViolation, nowIso, optionalReads, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
+import { nowIso, optionalReads, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
+import { failedOn, guardOf, lostRaceOn, uniqueOn } from '../../platform/d1/constraints';
 import { codedError, notFound } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import type { OutboxEvent } from '../../platform/events';
 import { toCents } from '../../platform/money';
-import { planContactReference, selectReferencedContact, type PlannedContact, activity } from '../contacts';
+import { identityTaken, planContactReference, selectReferencedContact, type PlannedContact, activity } from '../contacts';
 import { selectEntryStages, selectPipelines, type PipelineRow, type StageRow } from '../pipelines';
 import { productLookup, type ProductReference, type ProductRow } from '../products';
 import type { DealCreateInput, DealPatchInput } from './dto';
 import { dealEventData } from './events';
 import { dealNotFound, invalidOwner, selectDealWithStage, selectOwner, stageNotFound } from './lookups';
 import { moveStatements, type StageTarget } from './moves';
-import { failedGuard, openTopSlot } from './placement';
+import { openTopSlot } from './placement';
 import { readDealWithContact, selectDealWithContact, serializeDealWithContact, type DealWithContactRow } from './read';
 import { deals, type DealRow } from './schema';
 import { preparedInsert } from '../../platform/d1/prepared';
@@ -81,8 +82,6 @@ export async function createDeal(ctx: ServiceContext, input: DealCreateInput) {
   const givenStageId = input.stage_id?.toLowerCase();
   const givenPipelineId = input.pipeline_id?.toLowerCase();
   const contactRef = { contact_id: input.contact_id?.toLowerCase(), phone: input.phone, email: input.email, name: input.name };
-  const lostRace = (err: unknown) => failedGuard(err, 'stage_id') || isUniqueViolation(err);
-
   return retryOnConflict(async () => {
     const contactPlan = planContactReference(ctx, contactRef, { missingMessage: NO_CONTACT_MESSAGE, source: 'api' });
     // The owner, the reference's deal and the product are read only when the body names them: a statement less is a statement less to send and run.
@@ -116,7 +115,7 @@ export async function createDeal(ctx: ServiceContext, input: DealCreateInput) {
       try {
         return await updateByReference(ctx, existing, input, product, contact, move);
       } catch (err) {
-        throw lostRace(err) ? err : contact.mapError(err);
+        throw createLostRace(err) ? err : contact.mapError(err);
       }
     }
 
@@ -127,11 +126,14 @@ export async function createDeal(ctx: ServiceContext, input: DealCreateInput) {
     try {
       return await insertDeal(ctx, input, { product, contact, entry, title });
     } catch (err) {
-      throw lostRace(err) ? err : contact.mapError(err);
+      throw createLostRace(err) ? err : contact.mapError(err);
     }
-  }, lostRace);
+  }, createLostRace);
 }
 
+/** A create lost a race: the stage it read moved, or a parallel create took its reference or its contact's identity. */
+const stageOrReferenceTaken = lostRaceOn(guardOf(deals.stageId), uniqueOn(deals.workspaceId, deals.externalReference));
+const createLostRace = (err: unknown) => stageOrReferenceTaken(err) || identityTaken(err);
 
 async function insertDeal(
   ctx: ServiceContext,
@@ -146,7 +148,7 @@ async function insertDeal(
     ctx.events.committedAfter([...contactEvents, event]);
     return { ...serializeDealWithContact(joinedRow(results)), duplicate: false };
   } catch (err) {
-    if (failedGuard(err, 'workspace_id')) {
+    if (failedOn(err, guardOf(deals.workspaceId))) {
       throw codedError(403, 'PLAN_LIMIT_EXCEEDED', `Deal limit reached: your plan allows max_deals ${cap}`);
     }
     throw err;
@@ -197,7 +199,7 @@ function newDealStatements(
       : ctx.db.insert(deals).values({
             ...deal,
           // Under a cap the insert itself checks the count, so parallel creates cannot overshoot it.
-          workspaceId: sql`CASE WHEN (SELECT count(*) FROM deals WHERE workspace_id = ${ctx.ws.id}) < ${cap} THEN ${ctx.ws.id} ELSE NULL END` as unknown as string,
+          workspaceId: sql`CASE WHEN (SELECT count(*) FROM deals WHERE workspace_id = ${ctx.ws.id}) < ${cap} THEN ${ctx.ws.id} ELSE NULL END`,
         }),
     openTopSlot(ctx.db, ctx.ws.id, entry.stageId, deal.id),
     activity(ctx, contactId, ...timeline),

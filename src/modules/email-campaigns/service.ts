@@ -1,7 +1,8 @@
 import { and, desc, eq, getTableColumns, inArray, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
-import { isUniqueViolation, nowIso, retryOnConflict, type Db } from '../../platform/d1/db';
+import { nowIso, retryOnConflict, type Db } from '../../platform/d1/db';
+import { lostRaceOn, uniqueOn } from '../../platform/d1/constraints';
 import { ApiError, badRequest, domainError, httpError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { envelope, parsePaging } from '../../platform/list';
@@ -169,6 +170,8 @@ async function applyChanges(ctx: ServiceContext, id: string, set: Changes): Prom
   throw notEditable(current.status);
 }
 
+const referenceTaken = lostRaceOn(uniqueOn(emailCampaigns.workspaceId, emailCampaigns.externalReference));
+
 /**
  * Creates a draft, or replays an `external_reference` the workspace already
  * holds: while the campaign is editable the body updates it exactly like a
@@ -190,7 +193,7 @@ export async function createCampaign(ctx: ServiceContext, input: EmailCampaignCr
         .returning();
       return { ...serializeCampaign(row), duplicate: false, compile };
     },
-    isUniqueViolation,
+    referenceTaken,
   );
 }
 

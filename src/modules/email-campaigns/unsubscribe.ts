@@ -1,6 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { failedGuard, guarded, nowIso, runBatch } from '../../platform/d1/db';
+import { guarded, nowIso, runBatch } from '../../platform/d1/db';
+import { failedOn, guardOf } from '../../platform/d1/constraints';
 import { ApiError } from '../../platform/errors';
 import { rawRun } from '../../platform/d1/raw-query';
 import { setConsent } from '../contacts';
@@ -41,7 +42,7 @@ export async function unsubscribeCampaignRecipient(ctx: ServiceContext, token: s
       countUnsubscribe(ctx.db, ctx.ws.id, row.campaignId),
     ]);
   } catch (err) {
-    if (!failedGuard(err, 'email_campaign_recipients.updated_at')) throw err;
+    if (!failedOn(err, guardOf(emailCampaignRecipients.updatedAt))) throw err;
   }
   await setConsent(ctx, row.contactId, 'email', { state: 'unsubscribed', source: 'campaign_unsubscribe', evidence: { campaign_id: row.campaignId } }).catch((err) => {
     // A complaint on record keeps consent sticky; the unsubscribe still counts.

@@ -1,6 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
-import { failedGuard, guarded, nowIso, runBatch, type Db, type Statement } from '../../platform/d1/db';
+import { guarded, nowIso, runBatch, type Db, type Statement } from '../../platform/d1/db';
+import { failedOn, guardOf } from '../../platform/d1/constraints';
 import { rawRun } from '../../platform/d1/raw-query';
 import { EventSink, publishCommitted, type OutboxEvent } from '../../platform/events';
 import { wroteFor } from '../../platform/d1/floors';
@@ -104,7 +105,7 @@ export async function recordFact(db: Db, events: EventSink, send: SendRow, fact:
   try {
     await runBatch(db, statements);
   } catch (err) {
-    if (failedGuard(err, 'email_sends.updated_at')) return { recorded: false, event: null };
+    if (failedOn(err, guardOf(emailSends.updated_at))) return { recorded: false, event: null };
     throw err;
   }
   events.committedAfter(emitted);

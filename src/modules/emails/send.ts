@@ -1,7 +1,8 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
-import { failedGuard, nowIso, runBatch, type Statement } from '../../platform/d1/db';
+import { nowIso, runBatch, type Statement } from '../../platform/d1/db';
+import { failedOn, guardOf } from '../../platform/d1/constraints';
 import { type ApiError, domainError } from '../../platform/errors';
 import { sha256Hex, uuidv7 } from '../../platform/ids';
 import { prepared, preparedInsert, preparedSql } from '../../platform/d1/prepared';
@@ -12,7 +13,7 @@ import { senderCandidates, fromEmail, type SenderProfileRow } from '../sender-pr
 import { onPlatformList, suppressedQuery } from '../suppressions';
 import { checkMetadata, normalizeRecipient, prepareEmail, type PreparedEmail, type RenderedEmail } from './content';
 import { isPlainAddress, mailbox } from './header-safety';
-import { emailSends } from './schema';
+import { emailQuotaUsage, emailSends, emailWarmingUsage } from './schema';
 import { applyTracking } from './tracking';
 
 /**
@@ -170,7 +171,7 @@ export const warmingCapExceeded = () => domainError(429, 'warming_cap_exceeded',
 
 /** A reserve batch that failed on a full counter (see `guarded`): which one. */
 const capsExceeded = (err: unknown) =>
-  failedGuard(err, 'email_quota_usage.sends') ? quotaExceeded() : failedGuard(err, 'email_warming_usage.sends') ? warmingCapExceeded() : null;
+  failedOn(err, guardOf(emailQuotaUsage.sends)) ? quotaExceeded() : failedOn(err, guardOf(emailWarmingUsage.sends)) ? warmingCapExceeded() : null;
 
 const sendByKey = prepared((db) =>
   db

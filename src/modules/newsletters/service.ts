@@ -1,6 +1,7 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { failedGuard, isUniqueViolation, nowIso, retryOnConflict, runBatch } from '../../platform/d1/db';
+import { nowIso, retryOnConflict, runBatch } from '../../platform/d1/db';
+import { failedOn, guardOf, lostRaceOn, uniqueOn } from '../../platform/d1/constraints';
 import { codedError, domainError, badRequest } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { envelope, parsePaging } from '../../platform/list';
@@ -113,15 +114,15 @@ export async function createNewsletter(ctx: ServiceContext, input: NewsletterCre
         workspaceId:
           cap === undefined
             ? ctx.ws.id
-            : (sql`CASE WHEN (SELECT count(*) FROM newsletters WHERE workspace_id = ${ctx.ws.id}) < ${cap} THEN ${ctx.ws.id} ELSE NULL END` as unknown as string),
+            : (sql`CASE WHEN (SELECT count(*) FROM newsletters WHERE workspace_id = ${ctx.ws.id}) < ${cap} THEN ${ctx.ws.id} ELSE NULL END`),
       });
       return serializeNewsletter(row, 0);
     } catch (err) {
-      if (failedGuard(err, 'newsletters.workspace_id')) {
+      if (failedOn(err, guardOf(newsletters.workspaceId))) {
         throw codedError(403, 'PLAN_LIMIT_EXCEEDED', `Newsletter limit reached: your plan allows max_newsletters ${cap}`);
       }
-      if (!isUniqueViolation(err)) throw err;
-      if (String((err as Error).message + String((err as { cause?: unknown }).cause ?? '')).includes('name_key')) throw duplicateName(name);
+      if (failedOn(err, nameTaken)) throw duplicateName(name);
+      if (!failedOn(err, slugTaken)) throw err;
       const [taken] = await ctx.db
         .select({ id: newsletters.id })
         .from(newsletters)
@@ -133,6 +134,8 @@ export async function createNewsletter(ctx: ServiceContext, input: NewsletterCre
   throw domainError(409, 'duplicate_name', 'Could not find a free archive slug for this name; choose another name');
 }
 
+const nameTaken = uniqueOn(newsletters.workspaceId, newsletters.nameKey);
+const slugTaken = uniqueOn(newsletters.workspaceId, newsletters.slug);
 const duplicateName = (name: string) => domainError(409, 'duplicate_name', `A newsletter named "${name.slice(0, 120)}" already exists in this workspace`);
 
 const newsletterList = preparedList<never, { n: NewsletterRow; active: number }>({}, (_, __, ws) => ({
@@ -274,9 +277,11 @@ export async function createIssue(ctx: ServiceContext, newsletterId: string, inp
       await ctx.db.insert(newsletterIssues).values(row);
       return { ...serializeIssue(row), duplicate: false, compile };
     },
-    isUniqueViolation,
+    issueReferenceTaken,
   );
 }
+
+const issueReferenceTaken = lostRaceOn(uniqueOn(newsletterIssues.workspaceId, newsletterIssues.externalReference));
 
 type ContentColumns = Pick<IssueRow, 'designJson' | 'compiledHtml' | 'compiledStyles' | 'plainText'>;
 
@@ -409,7 +414,7 @@ export async function publishIssueRow(db: ServiceContext['db'], workspaceId: str
       .update(newsletterIssues)
       .set({
         status: 'published',
-        issueNumber: sql`(SELECT next_issue_number - 1 FROM newsletters n WHERE n.id = ${newsletterIssues.newsletterId})` as unknown as number,
+        issueNumber: sql`(SELECT next_issue_number - 1 FROM newsletters n WHERE n.id = ${newsletterIssues.newsletterId})`,
         publishedAt: now,
         updatedAt: now,
         ...(linkOrigin ? { linkOrigin } : {}),

@@ -83,8 +83,8 @@ export async function subscribeContact(ctx: ServiceContext, newsletterId: string
     .update(newsletterSubscriptions)
     .set({
       status: 'active',
-      cursor: sql`CASE WHEN unsubscribed_at >= ${remembered} THEN cursor ELSE ${start.cursor} END` as unknown as number,
-      nextCatchupAt: sql`CASE WHEN unsubscribed_at >= ${remembered} THEN (CASE WHEN cursor < ${n.nextIssueNumber - 2} THEN ${at} ELSE NULL END) ELSE ${start.nextCatchupAt} END` as unknown as string,
+      cursor: sql`CASE WHEN unsubscribed_at >= ${remembered} THEN cursor ELSE ${start.cursor} END`,
+      nextCatchupAt: sql`CASE WHEN unsubscribed_at >= ${remembered} THEN (CASE WHEN cursor < ${n.nextIssueNumber - 2} THEN ${at} ELSE NULL END) ELSE ${start.nextCatchupAt} END`,
       subscribedAt: at,
       unsubscribedAt: null,
       source,

@@ -58,12 +58,12 @@ export async function createNote(db: Db, workspaceId: string, contactId: string,
     created_at: now,
     updated_at: now,
   };
-  const res = (await rawRun(
+  const res = await rawRun(
     db,
     sql`INSERT INTO contact_notes (id, workspace_id, contact_id, author_user_id, source, body, pinned_at, created_at, updated_at)
       SELECT ${note.id}, ${workspaceId}, ${contactId}, NULL, 'api', ${note.body}, ${note.pinned_at}, ${now}, ${now}
       WHERE ${referencedContactExists(workspaceId, contactId)}`,
-  )) as unknown as D1Result;
+  );
   if (!res.meta.changes) throw contactMissing();
   return serializeNote(note);
 }

@@ -1,11 +1,12 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { failedGuard, guarded, isUniqueViolation, nowIso, optionalReads, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
+import { guarded, nowIso, optionalReads, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
+import { failedOn, guardOf, lostRaceOn, uniqueOn } from '../../platform/d1/constraints';
 import { badRequest, codedError, notFound } from '../../platform/errors';
 import { eventDataPatch } from '../../platform/events';
 import { uuidv7 } from '../../platform/ids';
 import { fromCents, toCents } from '../../platform/money';
-import { planContactReference, referencedContactExists, type ContactReferencePlan, type PlannedContact, activity } from '../contacts';
+import { identityTaken, planContactReference, referencedContactExists, type ContactReferencePlan, type PlannedContact, activity } from '../contacts';
 import { dealOfContact, selectDeal, type DealRow } from '../deals';
 import { parseIsoInZone } from '../../platform/calendar';
 import { type PaymentCreateInput, recordPaymentStatements, validateCreate } from '../payments';
@@ -42,12 +43,14 @@ export const storeSyncedReadOnly = () => codedError(409, 'STORE_SYNCED_READ_ONLY
 
 /** A write guarded on the revision that was read: a change made in between fails the batch on `orders.updated_at` and the caller re-reads. */
 export const revisionGuard = (o: OrderRow, now: string, extra?: SQL) => ({
-  revision: sql`${orders.revision} + 1` as unknown as number,
-  updatedAt: guarded(extra ? sql`${orders.revision} = ${o.revision} AND ${extra}` : sql`${orders.revision} = ${o.revision}`, sql`${now}`) as unknown as string,
+  revision: sql`${orders.revision} + 1`,
+  updatedAt: guarded(extra ? sql`${orders.revision} = ${o.revision} AND ${extra}` : sql`${orders.revision} = ${o.revision}`, sql`${now}`),
 });
 /** The order's row once a write guarded by `revisionGuard` has committed `changes` at `now`. */
 export const orderAfterGuardedWrite = (o: OrderRow, changes: Partial<OrderRow>, now: string): OrderRow => ({ ...o, ...changes, revision: o.revision + 1, updatedAt: now });
-export const orderLostRace = (err: unknown) => failedGuard(err, 'orders.updated_at') || isUniqueViolation(err);
+const revisionOrKeyTaken = lostRaceOn(guardOf(orders.updatedAt), uniqueOn(orders.workspaceId, orders.externalReference), uniqueOn(orders.workspaceId, orders.paymentReference));
+/** A write lost a race: the order changed since it was read, or a parallel write took its `external_reference`, the payment it links or its contact's identity. */
+export const orderLostRace = (err: unknown) => revisionOrKeyTaken(err) || identityTaken(err);
 
 /** The full order a batch ending with `fullOrderRead` read; 404 when it found none. */
 export function fullOrder(results: unknown[]): FullOrder {
@@ -262,7 +265,7 @@ async function insertOrder(ctx: ServiceContext, input: OrderCreateInput, plan: O
     ctx.events.committedAfter([...planned.events, ...built.events]);
     return fullOrder(results);
   } catch (err) {
-    if (failedGuard(err, 'orders.workspace_id')) throw codedError(403, 'PLAN_LIMIT_EXCEEDED', `Order limit reached: your plan allows max_orders ${cap}`);
+    if (failedOn(err, guardOf(orders.workspaceId))) throw codedError(403, 'PLAN_LIMIT_EXCEEDED', `Order limit reached: your plan allows max_orders ${cap}`);
     throw err;
   }
 }
@@ -323,9 +326,9 @@ function newOrderStatements(ctx: ServiceContext, input: OrderCreateInput, plan: 
       ? orderInsert.in(ctx.db, order, guard)
       : ctx.db.insert(orders).values({
           ...order,
-          orderNumber: sql`(SELECT last_number FROM order_counters WHERE workspace_id = ${ctx.ws.id})` as unknown as number,
+          orderNumber: sql`(SELECT last_number FROM order_counters WHERE workspace_id = ${ctx.ws.id})`,
           // Under a cap the insert itself checks the count, so parallel creates cannot overshoot it.
-          workspaceId: sql`CASE WHEN (SELECT count(*) FROM orders WHERE workspace_id = ${ctx.ws.id}) < ${cap} THEN ${ctx.ws.id} ELSE NULL END` as unknown as string,
+          workspaceId: sql`CASE WHEN (SELECT count(*) FROM orders WHERE workspace_id = ${ctx.ws.id}) < ${cap} THEN ${ctx.ws.id} ELSE NULL END`,
         }),
     ...replaceItems(ctx, id, contactId, lines, now, true, written),
     ...(paid ? orderPaymentStatements(ctx, order, written).statements : []),

@@ -1,4 +1,5 @@
 import { and, eq, ne, sql } from 'drizzle-orm';
+import type { SQLiteUpdateSetSource } from 'drizzle-orm/sqlite-core';
 import type { ServiceContext } from '../../platform/context';
 import { nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
 import { badRequest, codedError } from '../../platform/errors';
@@ -10,7 +11,7 @@ import { activity, activityFrom, type TimelineSource } from '../contacts';
 import { MAX_AMOUNT, type OrderMarkPaidInput, type OrderRefundInputT } from './dto';
 import { orderEventData, refundedEventDataSql } from './events';
 import { fullOrderRead, fullOrderRowOf, orderAsWritten, serializeFullOrder, type FullOrder, type FullOrderRow } from './read';
-import { orderRefunds, orders, type FinancialStatus, type OrderRow } from './schema';
+import { orderRefunds, orders, type FinancialStatus } from './schema';
 import { orderAfterGuardedWrite, orderLostRace, orderNotFound, orderPaymentStatements, revisionGuard, storeSyncedReadOnly } from './service';
 import { preparedSql } from '../../platform/d1/prepared';
 import { afterInsertOf, guardable } from '../../platform/d1/row-guard';
@@ -23,7 +24,7 @@ function writableOrder(results: unknown[]): FullOrderRow {
   return read;
 }
 
-const updateOrder = (ctx: ServiceContext, id: string, set: Partial<OrderRow>) =>
+const updateOrder = (ctx: ServiceContext, id: string, set: SQLiteUpdateSetSource<typeof orders>) =>
   ctx.db.update(orders).set(set).where(and(eq(orders.workspaceId, ctx.ws.id), eq(orders.id, id)));
 
 // ---------------------------------------------------------------- refunds

@@ -1,7 +1,8 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
-import { failedGuard, guarded, isUniqueViolation, nowIso, optionalReads, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
+import { guarded, nowIso, optionalReads, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
+import { guardOf, lostRaceOn } from '../../platform/d1/constraints';
 import { badRequest, codedError, notFound } from '../../platform/errors';
 import type { OutboxEvent } from '../../platform/events';
 import { uuidText, uuidv7 } from '../../platform/ids';
@@ -12,9 +13,9 @@ import { afterInsertOf, type RowGuard } from '../../platform/d1/row-guard';
 import { shardDb, shardNames } from '../../platform/d1/shards';
 import { isUuid } from '../../platform/validation';
 import type { PaymentConfirmation, PaymentProvider, PaymentProviderName } from '../../providers/payments';
-import { planContactReference, referencedContactExists } from '../contacts';
+import { identityTaken, planContactReference, referencedContactExists } from '../contacts';
 import { dealNotFound, dealOfContact, selectDeal, type DealRow } from '../deals';
-import { MAX_AMOUNT, type VatMode, recordPaymentStatements, validateCreate } from '../payments';
+import { MAX_AMOUNT, paymentReferenceTaken, type VatMode, recordPaymentStatements, validateCreate } from '../payments';
 import { DEFAULT_EXPIRY_DAYS, type PaymentRequestCreateInput } from './dto';
 import { lastRow, paymentRequestEventData, selectPaymentRequest, serializePaymentRequest } from './read';
 import { PAYMENT_REQUEST_STATUSES, paymentRequests, type PaymentRequestRow, type PaymentRequestStatus } from './schema';
@@ -116,9 +117,9 @@ export async function createPaymentRequest(ctx: ServiceContext, input: PaymentRe
       ctx.events.committedAfter([...planned.events, event]);
       return serializePaymentRequest(lastRow(out));
     } catch (err) {
-      throw isUniqueViolation(err) ? err : planned.mapError(err);
+      throw identityTaken(err) ? err : planned.mapError(err);
     }
-  }, isUniqueViolation);
+  }, identityTaken);
 }
 
 const requestInsert = preparedInsert(paymentRequests);
@@ -219,9 +220,10 @@ export async function listPaymentRequests(ctx: ServiceContext, params: PaymentRe
 
 /** A guarded status change: the batch fails (NOT NULL) unless the row still has the status it was read with. */
 const statusFrom = (from: PaymentRequestStatus, to: PaymentRequestStatus) =>
-  guarded(sql`${paymentRequests.status} = ${from}`, sql`${to}`) as unknown as PaymentRequestStatus;
+  guarded(sql`${paymentRequests.status} = ${from}`, sql`${to}`);
 
-const lostStatusRace = (err: unknown) => failedGuard(err, 'payment_requests.status');
+const lostStatusRace = lostRaceOn(guardOf(paymentRequests.status));
+/** A parallel completion recorded the link's ledger payment (`payment_request:<id>`) first. */
 
 /** Runs a transition of `row` to `next` with its event in one batch; null when another write changed the row first. */
 async function transition(ctx: ServiceContext, row: PaymentRequestRow, next: PaymentRequestRow, type: 'payment_request.paid' | 'payment_request.expired' | 'payment_request.cancelled', extra: Statement[] = []) {
@@ -335,7 +337,7 @@ export async function settlePaymentRequest(ctx: ServiceContext, id: string, conf
       };
       return { row: await transition(ctx, row, next, 'payment_request.paid', extra), changed: true };
     },
-    (err) => lostStatusRace(err) || isUniqueViolation(err),
+    (err) => lostStatusRace(err) || paymentReferenceTaken(err),
   );
 }
 

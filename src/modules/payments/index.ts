@@ -3,4 +3,5 @@ export { selectEntriesByReference, selectPaymentByReference } from './read';
 export { mirroredRefund } from './refunds';
 export { type CreditDocument, type PaymentEntryRow, type PaymentRow, VAT_MODES, type VatMode } from './schema';
 export { contactDocumentPointerReads, type EntryDocumentRow, type PaymentDocumentRow, recordPaymentStatements } from './service';
+export { referenceTaken as paymentReferenceTaken } from './service';
 export { validateCreate } from './validate';

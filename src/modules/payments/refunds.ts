@@ -1,6 +1,7 @@
 import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { failedGuard, isUniqueViolation, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
+import { nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
+import { guardOf, lostRaceOn, uniqueOn } from '../../platform/d1/constraints';
 import { badRequest } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { fromCentsSql, toCents } from '../../platform/money';
@@ -14,8 +15,8 @@ import { preparedInsert, preparedSql } from '../../platform/d1/prepared';
 import { builtOnce } from '../../platform/d1/built-once';
 import { guardable, type RowGuard } from '../../platform/d1/row-guard';
 
-/** Whether a batch with `refundStatements` lost a race to a parallel refund (re-read and retry). */
-const refundLostRace = (err: unknown) => failedGuard(err, 'payment_entries.refunded_cents') || isUniqueViolation(err);
+/** A refund lost a race to a parallel one (re-read and retry): trigger `payment_entries_refund_applies` (migration 0018) nulls `refunded_cents`. */
+const refundLostRace = lostRaceOn(guardOf(paymentEntries.refundedCents), uniqueOn(paymentEntries.paymentId, paymentEntries.sequence));
 
 const balance = (cents: number) => (cents / 100).toFixed(2);
 

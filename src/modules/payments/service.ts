@@ -1,10 +1,11 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { failedGuard, guarded, isUniqueViolation, nowIso, optionalReads, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
+import { guarded, nowIso, optionalReads, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
+import { guardOf, lostRaceOn, uniqueOn } from '../../platform/d1/constraints';
 import { badRequest, codedError, notFound } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { toCents } from '../../platform/money';
-import { planContactReference, referencedContactExists, type ContactReferencePlan, type PlannedContact, activity } from '../contacts';
+import { identityTaken, planContactReference, referencedContactExists, type ContactReferencePlan, type PlannedContact, activity } from '../contacts';
 import { type ProductRow, productLookup, type ProductReference } from '../products';
 import { cycleDueAt, installmentDueDates, localDate } from '../../platform/calendar';
 import type { PaymentCreateInput, PaymentPatchInput } from './dto';
@@ -238,8 +239,6 @@ export async function createPayment(ctx: ServiceContext, input: PaymentCreateInp
   const plan = validateCreate(ctx, input);
   const productRef = productReference(input);
   const contactRef = { contact_id: input.contact_id?.toLowerCase(), phone: input.phone, email: input.email, name: input.name };
-  const lostRace = (err: unknown) => isUniqueViolation(err) || failedGuard(err, 'payments.updated_at') || failedGuard(err, 'payment_entries.status');
-
   return retryOnConflict(async () => {
     const contactPlan = planContactReference(ctx, contactRef, { missingMessage: NO_CONTACT_MESSAGE, source: 'api' });
     // The reference's payment and the product are read only when the body names them.
@@ -266,10 +265,15 @@ export async function createPayment(ctx: ServiceContext, input: PaymentCreateInp
     try {
       return await insertPayment(ctx, input, plan, product, contact);
     } catch (err) {
-      throw lostRace(err) ? err : contact.mapError(err);
+      throw createLostRace(err) ? err : contact.mapError(err);
     }
-  }, lostRace);
+  }, createLostRace);
 }
+
+/** A payment write lost a race for its external reference (another write recorded it first). */
+export const referenceTaken = lostRaceOn(uniqueOn(payments.workspaceId, payments.externalReference));
+/** A parallel create took the `external_reference` or the contact's identity, or (an update by reference) changed the payment. */
+const createLostRace = (err: unknown) => referenceTaken(err) || updateLostRace(err) || identityTaken(err);
 
 /**
  * A new payment's statements, put in the batch of the create's reads: the payment is written
@@ -377,7 +381,7 @@ async function applyChanges(ctx: ServiceContext, p: PaymentRow, entries: Payment
         ctx.db
           .update(paymentEntries)
           .set({
-            status: guarded(sql`${paymentEntries.refundedCents} = ${entry.refundedCents}`, sql`${status}`) as unknown as EntryStatus,
+            status: guarded(sql`${paymentEntries.refundedCents} = ${entry.refundedCents}`, sql`${status}`),
             amountCents,
             paidAt: done ? (entry.paidAt ?? now) : null,
             recognizedCents: done ? amountCents : null,
@@ -417,14 +421,14 @@ async function applyChanges(ctx: ServiceContext, p: PaymentRow, entries: Payment
   statements.unshift(
     ctx.db
       .update(payments)
-      .set({ ...set, updatedAt: guarded(sql`${payments.updatedAt} = ${p.updatedAt}`, sql`${now}`) as unknown as string })
+      .set({ ...set, updatedAt: guarded(sql`${payments.updatedAt} = ${p.updatedAt}`, sql`${now}`) })
       .where(and(eq(payments.workspaceId, ctx.ws.id), eq(payments.id, p.id))),
   );
   const results = await runBatch(ctx.db, [...statements, ...reReads(ctx, p.id)]);
   return paymentFromResults(results);
 }
 
-const updateLostRace = (err: unknown) => failedGuard(err, 'payments.updated_at') || failedGuard(err, 'payment_entries.status');
+const updateLostRace = lostRaceOn(guardOf(payments.updatedAt), guardOf(paymentEntries.status));
 
 /** `PATCH /v1/payments/{id}`. */
 export async function patchPayment(ctx: ServiceContext, id: string, input: PaymentPatchInput) {
@@ -466,7 +470,7 @@ export async function cancelPayment(ctx: ServiceContext, id: string) {
       .update(payments)
       .set({
         arrangementStatus: 'cancelled',
-        recurringCancelledAt: sql`coalesce(${payments.recurringCancelledAt}, ${now})` as unknown as string,
+        recurringCancelledAt: sql`coalesce(${payments.recurringCancelledAt}, ${now})`,
         recurringAutoGenerate: false,
         recurringNextDueAt: null,
         updatedAt: now,
@@ -523,7 +527,7 @@ export async function markEntry(ctx: ServiceContext, id: string, entryId: string
     }
     const results = await runBatch(ctx.db, [...statements, ...reReads(ctx, p.id)]);
     return paymentFromResults(results);
-  }, (err) => failedGuard(err, 'payment_entries.status'));
+  }, lostRaceOn(guardOf(paymentEntries.status)));
 }
 
 // ---------------------------------------------------------------- document pointers (contact documents listing)

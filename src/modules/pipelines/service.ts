@@ -85,8 +85,8 @@ export async function createPipeline(db: Db, workspaceId: string, input: Pipelin
   statements.push(
     db.insert(pipelines).values({
       ...pipeline,
-      position: sql`(SELECT coalesce(max(position) + 1, 0) FROM pipelines WHERE workspace_id = ${workspaceId})` as unknown as number,
-      isDefault: isDefault || (sql`NOT EXISTS (SELECT 1 FROM pipelines WHERE workspace_id = ${workspaceId} AND is_default = 1)` as unknown as boolean),
+      position: sql`(SELECT coalesce(max(position) + 1, 0) FROM pipelines WHERE workspace_id = ${workspaceId})`,
+      isDefault: isDefault || (sql`NOT EXISTS (SELECT 1 FROM pipelines WHERE workspace_id = ${workspaceId} AND is_default = 1)`),
     }),
   );
   for (const group of insertGroups(stages, stageRows)) statements.push(db.insert(stages).values(group));

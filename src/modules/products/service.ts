@@ -1,6 +1,7 @@
 import { and, desc, eq, or, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { isUniqueViolation, nowIso } from '../../platform/d1/db';
+import { nowIso } from '../../platform/d1/db';
+import { failedOn, uniqueOn } from '../../platform/d1/constraints';
 import { domainError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { containsInAny, envelope, parseBooleanParam, parsePaging, searchParam } from '../../platform/list';
@@ -11,6 +12,7 @@ import { products, type ProductRow } from './schema';
 
 export const productNotFound = () => domainError(404, 'product_not_found', 'Product not found');
 const productConflict = () => domainError(409, 'product_conflict', 'A product with this sku or external_id already exists');
+const skuOrExternalIdTaken = [uniqueOn(products.workspaceId, products.sku), uniqueOn(products.workspaceId, products.externalId)];
 
 export function serializeProduct(p: ProductRow) {
   return {
@@ -48,7 +50,7 @@ async function mapConflict<T>(write: Promise<T>): Promise<T> {
   try {
     return await write;
   } catch (err) {
-    if (isUniqueViolation(err)) throw productConflict();
+    if (failedOn(err, ...skuOrExternalIdTaken)) throw productConflict();
     throw err;
   }
 }

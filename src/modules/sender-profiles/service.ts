@@ -1,6 +1,7 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Db, Statement } from '../../platform/d1/db';
-import { isUniqueViolation, nowIso, retryOnConflict, runBatch } from '../../platform/d1/db';
+import { nowIso, retryOnConflict, runBatch } from '../../platform/d1/db';
+import { lostRaceOn, uniqueOn } from '../../platform/d1/constraints';
 import { uuidv7 } from '../../platform/ids';
 import { envelope, parsePaging } from '../../platform/list';
 import { prepared } from '../../platform/d1/prepared';
@@ -71,6 +72,8 @@ export type SenderProfileRow = Row;
 
 export type SenderProfileInput = { from_name: string; from_email: string; reply_to?: string | null; domain_verified: boolean; is_default: boolean; provider?: string };
 
+const anotherDefault = lostRaceOn(uniqueOn(senderProfiles.workspace_id));
+
 /** Operator create. A new default takes the flag from the previous one in the same batch (the partial unique index settles races). */
 export async function createSenderProfile(db: Db, workspaceId: string, input: SenderProfileInput, provider: string) {
   const at = input.from_email.lastIndexOf('@');
@@ -96,7 +99,7 @@ export async function createSenderProfile(db: Db, workspaceId: string, input: Se
           : []),
         db.insert(senderProfiles).values(row),
       ]),
-    isUniqueViolation,
+    anotherDefault,
   );
   return serializeSenderProfile(row);
 }

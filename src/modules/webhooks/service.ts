@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { nowIso, isUniqueViolation } from '../../platform/d1/db';
+import { nowIso } from '../../platform/d1/db';
+import { failedOn, uniqueOn } from '../../platform/d1/constraints';
 import { domainError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { isUuid } from '../../platform/validation';
@@ -23,6 +24,8 @@ export const serializeEndpoint = (e: Pick<EndpointRow, 'id' | 'url' | 'events' |
 });
 
 export const endpointNotFound = () => domainError(404, 'endpoint_not_found', 'Webhook endpoint not found');
+
+const slotTaken = uniqueOn(webhookEndpoints.workspaceId, webhookEndpoints.slot);
 
 /**
  * Registers an endpoint in the lowest free slot with one conditional INSERT:
@@ -52,7 +55,7 @@ export async function createEndpoint(ctx: ServiceContext, input: WebhookEndpoint
       if (result.meta.changes === 0) break;
       return { ...serializeEndpoint(endpoint), secret };
     } catch (err) {
-      if (!isUniqueViolation(err)) throw err;
+      if (!failedOn(err, slotTaken)) throw err;
     }
   }
   throw domainError(409, 'endpoint_limit_reached', `A workspace can have at most ${MAX_ENDPOINTS} webhook endpoints`);

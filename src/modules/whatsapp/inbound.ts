@@ -1,14 +1,16 @@
 import { z } from '@hono/zod-openapi';
 import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
-import { isUniqueViolation, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
+import { nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
+import { failedOn, uniqueOn } from '../../platform/d1/constraints';
 import { ApiError } from '../../platform/errors';
 import type { OutboxEvent } from '../../platform/events';
 import { uuidv7 } from '../../platform/ids';
 import { toE164 } from '../../platform/phone';
 import { controlDb } from '../../platform/d1/shards';
-import { planUpsert } from '../contacts';
+import { identityTaken, planUpsert } from '../contacts';
 import { contextFor, findWorkspaceByWhatsAppNumber } from '../workspaces';
+import { messages } from './schema';
 import { conversationIntoEvent, insertMessage, statusUpdate, upsertConversation } from './inbox';
 
 /** `sha256=` + hex HMAC-SHA256 of the raw body with the app secret, checked in constant time (WebCrypto verify). */
@@ -147,7 +149,8 @@ export async function handleNotification(env: Bindings, payload: unknown, publis
   return summary;
 }
 
-const isDuplicateWamid = (err: unknown) => isUniqueViolation(err) && /messages\.workspace_id, messages\.wamid/.test(String((err as Error).message) + String((err as { cause?: Error }).cause?.message ?? ''));
+const wamidTaken = uniqueOn(messages.workspace_id, messages.wamid);
+const isDuplicateWamid = (err: unknown) => failedOn(err, wamidTaken);
 
 /**
  * One inbound message, stored and announced exactly once per provider message
@@ -215,6 +218,6 @@ async function recordInbound(ctx: ServiceContext, m: InboundMessage, profileName
       ctx.events.committedAfter([...events, ...(received ? [received] : [])]);
       return blocked ? ('silent' as const) : ('messages' as const);
     },
-    (err) => isUniqueViolation(err) && !isDuplicateWamid(err),
+    identityTaken,
   );
 }

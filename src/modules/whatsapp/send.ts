@@ -1,11 +1,11 @@
 import type { ServiceContext } from '../../platform/context';
 import { codedError, httpError } from '../../platform/errors';
-import { isUniqueViolation, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
+import { nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
 import { uuidv7 } from '../../platform/ids';
 import { toE164 } from '../../platform/phone';
 import { badRequest } from '../../platform/errors';
 import { outcomeOf, type TemplateMessage, type WhatsAppProvider } from '../../providers/whatsapp';
-import { type ContactRow, planUpsert } from '../contacts';
+import { identityTaken, type ContactRow, planUpsert } from '../contacts';
 import { composeTemplateMessage } from './compose';
 import type { TemplateSendInput } from './dto';
 import { insertMessage, settleOutbound, upsertConversation } from './inbox';
@@ -57,12 +57,12 @@ export async function sendTemplate(ctx: ServiceContext, provider: WhatsAppProvid
       ...(handOff?.statements ?? []),
       insertMessage(ctx.db, { id: messageId, workspaceId: ctx.ws.id, contactId: planned.row.id, direction: 'outbound', type: 'template', status, wamid: handOff?.wamid ?? null, templateId: template.id, text: message.renderedText, now }),
     ] as Statement[]).catch((err) => {
-      throw isUniqueViolation(err) ? err : planned.mapError(err);
+      throw identityTaken(err) ? err : planned.mapError(err);
     });
     ctx.events.committedAfter(planned.events);
     const conversationId = (results[planned.writes.length] as { id: string }[])[0].id;
     return { message, messageId, conversationId, wamid: handOff?.wamid ?? null };
-  }, isUniqueViolation);
+  }, identityTaken);
   if (prepared.wamid) return { success: true, wamid: prepared.wamid, message_id: prepared.messageId, conversation_id: prepared.conversationId };
   const outcome = await handOver(provider, prepared.message);
   await settleOutbound(ctx.db, ctx.ws.id, prepared.messageId, outcome, nowIso());

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { isUniqueViolation, nowIso, type Db } from '../../platform/d1/db';
+import { nowIso, type Db } from '../../platform/d1/db';
+import { failedOn, uniqueOn } from '../../platform/d1/constraints';
 import { badRequest, httpError } from '../../platform/errors';
 import type { FilterCatalog } from '../../platform/filter';
 import { uuidv7 } from '../../platform/ids';
@@ -97,6 +98,8 @@ export type TemplateInput = {
   buttons?: TemplateButton[];
 };
 
+const nameAndLanguageTaken = uniqueOn(whatsappTemplates.workspaceId, whatsappTemplates.name, whatsappTemplates.language);
+
 /** The operator creates templates (management is in-app); `{workspace, name, language}` is unique (409). */
 export async function createTemplate(db: Db, workspaceId: string, input: TemplateInput): Promise<Template> {
   const problems = [
@@ -122,7 +125,7 @@ export async function createTemplate(db: Db, workspaceId: string, input: Templat
   try {
     await db.insert(whatsappTemplates).values(row);
   } catch (err) {
-    if (isUniqueViolation(err)) throw httpError(409, 'A template with this name and language already exists');
+    if (failedOn(err, nameAndLanguageTaken)) throw httpError(409, 'A template with this name and language already exists');
     throw err;
   }
   return getTemplate(db, workspaceId, row.id);

@@ -1,6 +1,7 @@
 import { and, desc, eq, sql, type SQLWrapper } from 'drizzle-orm';
 import type { Db } from '../../platform/d1/db';
-import { isUniqueViolation, nowIso } from '../../platform/d1/db';
+import { nowIso } from '../../platform/d1/db';
+import { failedOn, uniqueOn } from '../../platform/d1/constraints';
 import { prepared } from '../../platform/d1/prepared';
 import { httpError, notFound } from '../../platform/errors';
 import { API_KEY_PREFIX } from '../../platform/auth';
@@ -91,9 +92,12 @@ export async function findWorkspaceByWhatsAppNumber(db: Db, phoneNumberId: strin
   return ws ?? null;
 }
 
+const numberTaken = uniqueOn(workspaces.whatsappPhoneNumberId);
+const memberEmailTaken = uniqueOn(users.workspaceId, users.email);
+
 /** The one unique column an operator writes: inbound WhatsApp notifications find their workspace by it. */
 function refuseTakenNumber(err: unknown): never {
-  if (isUniqueViolation(err)) throw httpError(409, 'Another workspace already uses this whatsapp_phone_number_id');
+  if (failedOn(err, numberTaken)) throw httpError(409, 'Another workspace already uses this whatsapp_phone_number_id');
   throw err;
 }
 
@@ -192,7 +196,7 @@ export async function createUser(
     .returning()
     .then((rows) => rows[0])
     .catch((err) => {
-      if (isUniqueViolation(err)) throw httpError(409, 'A user with this email already exists in the workspace');
+      if (failedOn(err, memberEmailTaken)) throw httpError(409, 'A user with this email already exists in the workspace');
       throw err;
     });
   return { id: row.id, workspace_id: row.workspaceId, name: row.name, email: row.email, role: row.role, active: row.active, created_at: row.createdAt };

@@ -2,8 +2,10 @@ import { drizzle, type DrizzleD1Database } from 'drizzle-orm/d1';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { sql, type SQL } from 'drizzle-orm';
 import { httpError } from '../errors';
+import type { Queryable } from './drizzle-internals';
 
-export type Db = DrizzleD1Database<Record<string, never>>;
+/** A request's handle; `$client` is what it was made over (a binding, or a session wrapped as ./floors.ts and ./write-gate.ts do). */
+export type Db = DrizzleD1Database<Record<string, never>> & { $client: Queryable };
 export type Statement = BatchItem<'sqlite'>;
 
 /**
@@ -15,7 +17,7 @@ export function dbFor(d1: D1Database): Db {
 }
 
 /** The D1 client (or session) behind a handle, for statements drizzle does not prepare itself. */
-export const clientOf = (db: Db) => (db as unknown as { $client: D1Database }).$client;
+export const clientOf = (db: Db): Queryable => db.$client;
 
 /** The only atomic unit D1 offers: all statements commit together or none does. */
 export async function runBatch(db: Db, statements: Statement[]): Promise<unknown[]> {
@@ -52,28 +54,13 @@ export const nowIso = (): string => {
   return lastIso;
 };
 
-/** D1 reports constraint failures as errors whose message (or cause) names the constraint. */
-export function isUniqueViolation(err: unknown): boolean {
-  for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) {
-    if (e instanceof Error && /UNIQUE constraint failed/i.test(e.message)) return true;
-  }
-  return false;
-}
-
 /**
  * D1 has no interactive transactions: a write that depends on what was read
  * sets a NOT NULL column to NULL when the read no longer holds. The constraint
- * then fails the whole batch (events included), and the caller re-reads.
+ * then fails the whole batch (events included), and the caller re-reads; it asks
+ * for the failure by the column (`guardOf(deals.stageId)`, ./constraints.ts).
  */
 export const guarded = (expectation: SQL, value: SQL) => sql`CASE WHEN ${expectation} THEN ${value} ELSE NULL END`;
-
-/** Whether a batch failed on the guard of `table.column` (see `guarded`). */
-export function failedGuard(err: unknown, tableColumn: string): boolean {
-  for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) {
-    if (e instanceof Error && e.message.includes(`NOT NULL constraint failed: ${tableColumn}`)) return true;
-  }
-  return false;
-}
 
 /**
  * Attempts of a write that keeps losing races. Each lost race means another
@@ -87,7 +74,7 @@ export const CONCURRENT_CHANGE_MESSAGE = 'The record was changed by concurrent r
 
 /**
  * Runs `once` again (re-reading everything) when a batch lost a race: a unique
- * index or a `guarded` expectation failed. A short random pause spreads the
+ * index or a `guarded` expectation failed (`lostRace`, usually `lostRaceOn(...)`). A short random pause spreads the
  * retries of writers that collided. A write that loses every attempt answers
  * 409; other errors propagate.
  */

@@ -3,6 +3,7 @@ import type { Bindings } from '../../env';
 import { shards, workspaces, type SHARD_STATES } from '../control-schema';
 import { badRequest, httpError } from '../errors';
 import { nowIso } from './db';
+import { lostRaceOn, raisedBy } from './constraints';
 import { limitVar } from '../rate-limit';
 import { controlDb, isShard, measureShard, shardNames } from './shards';
 
@@ -33,10 +34,10 @@ async function readFleet(env: Bindings): Promise<Fleet> {
   const names = shardNames(env);
   if (names.length === 0) throw new Error('No data database (SHARD_<n> D1 binding) is configured');
   const rows = await controlDb(env).select().from(shards).where(inArray(shards.binding, names));
-  const known = new Map(rows.map((r) => [r.binding, r]));
+  const recorded = new Map(rows.map((r) => [r.binding, r]));
   return Promise.all(
     names.map(async (binding) => {
-      const row = known.get(binding);
+      const row = recorded.get(binding);
       let size = row?.sizeBytes ?? null;
       if (size === null) {
         size = await measureShard(env, binding);
@@ -53,8 +54,8 @@ export async function listShards(env: Bindings): Promise<ShardView[]> {
     readFleet(env),
     controlDb(env).select({ shard: workspaces.shard, n: count() }).from(workspaces).groupBy(workspaces.shard),
   ]);
-  const held = new Map(counts.map((r) => [r.shard, r.n]));
-  return fleet.map((s) => ({ binding: s.binding, workspaces: held.get(s.binding) ?? 0, size_bytes: s.size_bytes, state: s.state }));
+  const placed = new Map(counts.map((r) => [r.shard, r.n]));
+  return fleet.map((s) => ({ binding: s.binding, workspaces: placed.get(s.binding) ?? 0, size_bytes: s.size_bytes, state: s.state }));
 }
 
 const unknownShard = (binding: string) => httpError(404, `Shard not found: ${binding.slice(0, 100)}`);
@@ -103,11 +104,7 @@ async function placeWorkspace(env: Bindings, requested: string | undefined, draw
 }
 
 /** The control plane refuses a workspace row naming a closed shard (a trigger): a close wins over any placement in flight. */
-const SHARD_CLOSED = 'SHARD_CLOSED';
-const refusedAsClosed = (err: unknown): boolean => {
-  for (let e: unknown = err; e instanceof Error; e = e.cause) if (e.message.includes(SHARD_CLOSED)) return true;
-  return false;
-};
+const refusedAsClosed = lostRaceOn(raisedBy('workspaces_closed_shard', 'SHARD_CLOSED'));
 
 /**
  * Places a new workspace and creates it there. A shard closed between the choice and the

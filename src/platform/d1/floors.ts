@@ -1,5 +1,6 @@
 import type { Bindings } from '../../env';
 import { clientOf, type Db } from './db';
+import type { Queryable } from './drizzle-internals';
 import { mayWrite } from './write-gate';
 
 /**
@@ -7,7 +8,7 @@ import { mayWrite } from './write-gate';
  * by a replica; it starts its session at the workspace's floor: the bookmark of the
  * workspace's newest write on its shard, whoever made it (any API key, an operator
  * route, a hosted page, a provider webhook, a queue consumer, a sweep). The floor is
- * kept by the workspace's floor object (a `RATE_LIMITER` instance named
+ * stored by the workspace's floor object (a `RATE_LIMITER` instance named
  * `floor:<workspace id>`, ../durable-objects/rate-limiter.ts), in its storage, so a
  * restart keeps it. With replication off every read starts at the primary, which
  * holds every write: nothing is recorded and nothing is asked.
@@ -42,8 +43,6 @@ export function newerBookmark(a: string | null | undefined, b: string | null | u
   return a >= b ? a : b;
 }
 
-type Queryable = Pick<D1Database, 'prepare' | 'batch'>;
-
 /** A D1 session whose statements are watched: whether one that may write was prepared, and for which workspaces. */
 type Watched = { bookmark: () => string | null; wrote: boolean; workspaces: Set<string> };
 
@@ -55,15 +54,15 @@ const watched = new WeakMap<object, Watched>();
  * counts as a write when its SQL may write (./write-gate.ts), as soon as it is
  * prepared: a write that then fails only costs an extra floor record.
  */
-export function watchWrites<S extends Queryable>(queries: S, bookmark: () => string | null, workspaceId?: string): { client: S; watch: Watched } {
+export function watchWrites(queries: Queryable, bookmark: () => string | null, workspaceId?: string): { client: Queryable; watch: Watched } {
   const watch: Watched = { bookmark, wrote: false, workspaces: new Set(workspaceId ? [workspaceId] : []) };
-  const client = {
-    prepare: (query: string) => {
+  const client: Queryable = {
+    prepare: (query) => {
       if (!watch.wrote && mayWrite(query)) watch.wrote = true;
       return queries.prepare(query);
     },
-    batch: (statements: D1PreparedStatement[]) => queries.batch(statements),
-  } as unknown as S;
+    batch: (statements) => queries.batch(statements),
+  };
   watched.set(client, watch);
   return { client, watch };
 }

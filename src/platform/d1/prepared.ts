@@ -1,26 +1,11 @@
 import { and, eq, getTableColumns, is, Param, Placeholder, SQL, sql, StringChunk, type AnyColumn, type SQLWrapper } from 'drizzle-orm';
-import { drizzle } from 'drizzle-orm/d1';
 import { SQLiteAsyncDialect, type SQLiteTable } from 'drizzle-orm/sqlite-core';
-import { clientOf, type Db, type Statement } from './db';
+import { clientOf, runBatch, type Db, type Statement } from './db';
+import { batchItem as givenBatchItem, builder, inlinesParams, onStatement, preparedOf, type PreparedQuery } from './drizzle-internals';
 import { guardable, type RowGuard } from './row-guard';
-import { rowMapper, type SelectedField } from './row-mapping';
+import { rowMapper } from './row-mapping';
 
 type Values = Record<string, unknown>;
-
-/** What drizzle's `.prepare()` gives for a D1 query: the SQL built once, its statement and its row mapping. */
-type DrizzlePrepared = {
-  stmt: unknown;
-  executeMethod: 'run' | 'all' | 'get';
-  fields?: SelectedField[];
-  joinsNotNullableMap?: Record<string, boolean>;
-  customResultMapper?: unknown;
-  getQuery(): { sql: string; params: unknown[] };
-  all(values: Values): Promise<unknown>;
-  get(values: Values): Promise<unknown>;
-  mapResult(result: unknown, isFromBatch: true): unknown;
-  mapAllResult(result: unknown, isFromBatch: true): unknown;
-  mapGetResult(result: unknown, isFromBatch: true): unknown;
-};
 
 type Preparable = { prepare(): unknown };
 type AllOf<Q extends Preparable> = ReturnType<Q['prepare']> extends { all(values?: Values): Promise<infer R> } ? R : never;
@@ -29,11 +14,6 @@ type GetOf<Q extends Preparable> = ReturnType<Q['prepare']> extends { get(values
 /** One prepared query bound to a request's values, ready for `runPrepared`; `map` turns its batch result into rows. */
 export type BoundQuery<R> = { statement: D1PreparedStatement; map(result: unknown): R };
 
-/** Statements prepared at build time go nowhere: every run gets the request's own statement. */
-const builder = drizzle({
-  prepare: () => ({}),
-  batch: () => Promise.reject(new Error('a prepared query runs only through prepared()')),
-} as unknown as D1Database);
 const dialect = new SQLiteAsyncDialect();
 
 /**
@@ -67,7 +47,7 @@ function valueOf(values: Values, name: string): unknown {
 function batchItem(db: Db, text: string, params: unknown[], map: (result: unknown) => unknown): Statement {
   const stmt = clientOf(db).prepare(text);
   const query = { sql: text, params };
-  return { _prepare: () => ({ stmt, getQuery: () => query, mapResult: map }) } as unknown as Statement;
+  return givenBatchItem({ stmt, getQuery: () => query, mapResult: map });
 }
 
 /**
@@ -82,14 +62,14 @@ function batchItem(db: Db, text: string, params: unknown[], map: (result: unknow
  * computed in JS (`$defaultFn`) would be computed once, at build time.
  */
 export function prepared<Q extends Preparable>(build: (db: Db) => Q) {
-  let template: DrizzlePrepared | null = null;
+  let template: PreparedQuery | null = null;
   let fill: ((values: Values) => unknown[]) | null = null;
   let rows: RowsMapping | null = null;
-  const templateOf = () => (template ??= build(builder as unknown as Db).prepare() as DrizzlePrepared);
+  const templateOf = () => (template ??= preparedOf(build(builder)));
   const rowsOf = () => (rows ??= rowsMapping(templateOf()));
   const paramsOf = (values: Values) => (fill ??= parameterFiller(templateOf().getQuery().params))(values);
   const statementOn = (db: Db) => clientOf(db).prepare(templateOf().getQuery().sql);
-  const on = (db: Db): DrizzlePrepared => Object.create(templateOf(), { stmt: { value: statementOn(db) } });
+  const on = (db: Db) => onStatement(templateOf(), statementOn(db));
   const bind = (db: Db, values: Values) => statementOn(db).bind(...paramsOf(values));
   const all = async (db: Db, values: Values) => {
     const { fromArrays } = rowsOf();
@@ -118,7 +98,7 @@ export function prepared<Q extends Preparable>(build: (db: Db) => Q) {
  */
 type RowsMapping = { fromArrays: ((rows: unknown[][]) => unknown[]) | null; fromBatch: (result: unknown) => unknown };
 
-function rowsMapping(template: DrizzlePrepared): RowsMapping {
+function rowsMapping(template: PreparedQuery): RowsMapping {
   if (template.executeMethod !== 'all' || !template.fields || template.customResultMapper) return { fromArrays: null, fromBatch: (r) => template.mapResult(r, true) };
   const row = rowMapper(template.fields, template.joinsNotNullableMap);
   // A batch answers rows as objects keyed by column name, in column order (what drizzle reads them as, too).
@@ -240,7 +220,7 @@ type Pageable = { limit(limit: Placeholder): { offset(offset: Placeholder): Prep
  * since a join's columns can share a name, and each array is mapped as `.raw()` rows are. A page
  * column must not be JSON made by a JSON function (it would be embedded, not quoted).
  */
-function pageWithTotal(count: DrizzlePrepared, page: DrizzlePrepared) {
+function pageWithTotal(count: PreparedQuery, page: PreparedQuery) {
   if (!page.fields || page.customResultMapper) throw new Error('preparedList: the page must be a select with fields');
   const [countQuery, pageQuery] = [count.getQuery(), page.getQuery()];
   const names = page.fields.map((_, i) => `c${i}`).join(', ');
@@ -282,16 +262,15 @@ export function preparedList<F extends string, Row>(
     let statements = built.get(key);
     if (!statements) {
       const parts = build(present, present.length ? and(...present.map(condition)) : undefined, sql.placeholder('ws'));
-      const template = (query: Preparable) => query.prepare() as DrizzlePrepared;
-      const page = parts.page(builder as unknown as Db).limit(sql.placeholder('limit')).offset(sql.placeholder('offset'));
-      statements = pageWithTotal(template(parts.count(builder as unknown as Db)), template(page));
+      const page = parts.page(builder).limit(sql.placeholder('limit')).offset(sql.placeholder('offset'));
+      statements = pageWithTotal(preparedOf(parts.count(builder)), preparedOf(page));
       built.set(key, statements);
     }
     return statements;
   };
   return async (db: Db, values: Values, leading: Statement[] = []): Promise<{ total: number; rows: Row[]; leading: unknown[] }> => {
-    const results = await db.batch([...leading, statementFor(values)(db, values)] as unknown as [Statement, ...Statement[]]);
-    return { ...(results[leading.length] as unknown as { total: number; rows: Row[] }), leading: results.slice(0, leading.length) };
+    const results = await runBatch(db, [...leading, statementFor(values)(db, values)]);
+    return { ...(results[leading.length] as { total: number; rows: Row[] }), leading: results.slice(0, leading.length) };
   };
 }
 
@@ -312,7 +291,7 @@ export function buildSql(query: SQL): BuiltQuery {
     for (const chunk of chunks) {
       if (chunk instanceof StringChunk) {
         text += chunk.value.join('');
-      } else if (chunk instanceof SQL && !(chunk as unknown as { shouldInlineParams: boolean }).shouldInlineParams) {
+      } else if (chunk instanceof SQL && !inlinesParams(chunk)) {
         walk(chunk.queryChunks);
       } else if (chunk === null || typeof chunk === 'string' || typeof chunk === 'number' || typeof chunk === 'bigint' || typeof chunk === 'boolean') {
         text += '?';

@@ -1,14 +1,6 @@
 import type { SQL } from 'drizzle-orm';
 import { clientOf, type Db } from './db';
-
-type Prepared = { getQuery(): { sql: string }; stmt?: D1PreparedStatement };
-
-/** The statement the batch binds, and the SQL built once: the batch asks for it again. */
-function attachStatement(db: Db, prepared: Prepared): void {
-  const query = prepared.getQuery();
-  prepared.getQuery = () => query;
-  prepared.stmt = clientOf(db).prepare(query.sql);
-}
+import { withStatement } from './drizzle-internals';
 
 /**
  * A raw `SELECT` usable inside `db.batch([...])`. drizzle's D1 batch binds
@@ -17,14 +9,10 @@ function attachStatement(db: Db, prepared: Prepared): void {
  * like `db.all` and resolves to the rows.
  */
 export function rawAll<T>(db: Db, query: SQL) {
-  const raw = db.all<T>(query);
-  attachStatement(db, raw as unknown as Prepared);
-  return raw;
+  return withStatement(db.all<T>(query), (text) => clientOf(db).prepare(text));
 }
 
 /** Same for statements that write (UPDATE/INSERT/DELETE). */
 export function rawRun(db: Db, query: SQL) {
-  const raw = db.run(query);
-  attachStatement(db, raw as unknown as Prepared);
-  return raw;
+  return withStatement(db.run(query), (text) => clientOf(db).prepare(text));
 }

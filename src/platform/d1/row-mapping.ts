@@ -1,17 +1,11 @@
 import { Column, getTableName, is, SQL, Subquery } from 'drizzle-orm';
+import { decoderOfSql, type Decoder, type SelectedField } from './drizzle-internals';
 
-/** A selected field as drizzle's prepared query lists it: where the value goes, and what it is. */
-export type SelectedField = { path: string[]; field: unknown };
-
-type Decoder = { mapFromDriverValue(value: unknown): unknown };
-
-/** Drizzle keeps an SQL field's decoder internal; its `mapResultRow` reads it there. */
-const decoderOfSql = (sql: SQL): Decoder => (sql as unknown as { decoder: Decoder }).decoder;
-
+/** As drizzle's `mapResultRow` finds it: a column decodes its own values, anything else through its SQL's decoder. */
 function decoderOf(field: unknown): Decoder {
   if (is(field, Column)) return field;
   if (is(field, SQL)) return decoderOfSql(field);
-  if (is(field, Subquery)) return decoderOfSql((field as unknown as { _: { sql: SQL } })._.sql);
+  if (is(field, Subquery)) return decoderOfSql(field._.sql);
   return decoderOfSql((field as { sql: SQL }).sql);
 }
 
@@ -56,9 +50,9 @@ function nullablesOf(fields: readonly SelectedField[], joinsNotNullableMap: Reco
   fields.forEach(({ path, field }, i) => {
     if (path.length !== 2 || !is(field, Column)) return;
     const table = getTableName(field.table);
-    const seen = objects.get(path[0]);
-    if (!seen) objects.set(path[0], { firstColumn: i, table });
-    else if (seen.table !== table) seen.table = null;
+    const object = objects.get(path[0]);
+    if (!object) objects.set(path[0], { firstColumn: i, table });
+    else if (object.table !== table) object.table = null;
   });
   return [...objects].filter(([, o]) => o.table !== null && !joinsNotNullableMap[o.table]).map(([object, o]) => ({ object, firstColumn: o.firstColumn }));
 }

@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import { workspaces } from '../control-schema';
 import { type Db, dbFor } from './db';
+import { drizzleOver } from './drizzle-internals';
 import { gateWrites } from './write-gate';
 import { unitOf, watchWrites } from './floors';
 
@@ -36,7 +37,7 @@ function shardBinding(env: Bindings, shard: string): D1Database {
 export const controlDb = (env: Bindings): Db => dbFor(storage(env).DB);
 
 /** The control plane as the nearest read replica has it: for look-ups that may lag a moment (API keys). */
-export const controlReplica = (env: Bindings): Db => dbFor(storage(env).DB.withSession('first-unconstrained') as unknown as D1Database);
+export const controlReplica = (env: Bindings): Db => drizzleOver(storage(env).DB.withSession('first-unconstrained'));
 
 /**
  * A shard's database outside a /v1 request (sweeps, queue consumers, operator routes, hosted
@@ -50,7 +51,7 @@ export function shardDb(env: Bindings, shard: string, workspaceId?: string): Db 
   const session = shardBinding(env, shard).withSession('first-primary');
   const { client, watch } = watchWrites(session, () => session.getBookmark(), workspaceId);
   unit.add(watch);
-  return dbFor(client as unknown as D1Database);
+  return drizzleOver(client);
 }
 
 /**
@@ -63,13 +64,13 @@ export async function workspaceSession(env: Bindings, workspaceId: string): Prom
   const session = shardBinding(env, shard).withSession('first-primary');
   const { client, watch } = watchWrites(session, () => session.getBookmark(), workspaceId);
   unitOf(env)?.add(watch);
-  return { db: dbFor(client as unknown as D1Database), bookmark: () => session.getBookmark(), wrote: () => watch.wrote, shard };
+  return { db: drizzleOver(client), bookmark: () => session.getBookmark(), wrote: () => watch.wrote, shard };
 }
 
 /**
  * How a request reads its shard. Writes start at the primary; reads may be
  * served by a nearby read replica, but never one older than `after` (the
- * newest bookmark the caller is known to have written).
+ * newest bookmark of what the caller wrote).
  */
 export type Consistency = { kind: 'primary' } | { kind: 'after'; bookmark: string | null };
 
@@ -83,11 +84,10 @@ export type ShardSession = { db: Db; bookmark: () => string | null; wrote: () =>
 export function openSession(env: Bindings, shard: string, workspaceId: string, consistency: Consistency, admission?: Promise<unknown>): ShardSession {
   const constraint = consistency.kind === 'primary' ? 'first-primary' : (consistency.bookmark ?? 'first-unconstrained');
   const session = shardBinding(env, shard).withSession(constraint);
-  // Drizzle only prepares statements and runs batches, which a session offers like the binding itself.
   const queries = admission ? gateWrites(session, admission) : session;
   const bookmark = () => session.getBookmark();
   const { client, watch } = watchWrites(queries, bookmark, workspaceId);
-  return { db: dbFor(client as unknown as D1Database), bookmark, wrote: () => watch.wrote };
+  return { db: drizzleOver(client), bookmark, wrote: () => watch.wrote };
 }
 
 /** The shard of a workspace, or null when there is no such workspace. */

@@ -1,7 +1,8 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../../platform/context';
 import type { Db } from '../../../platform/d1/db';
-import { failedGuard, guarded, isUniqueViolation, nowIso, retryOnConflict, runBatch } from '../../../platform/d1/db';
+import { guarded, nowIso, retryOnConflict, runBatch } from '../../../platform/d1/db';
+import { guardOf, lostRaceOn, uniqueOn } from '../../../platform/d1/constraints';
 import { httpError } from '../../../platform/errors';
 import { uuidv7 } from '../../../platform/ids';
 import { rawAll } from '../../../platform/d1/raw-query';
@@ -35,11 +36,10 @@ const serialize = (a: Attendance) => ({
  * guarded on the read status), so parallel identical changes fire once.
  */
 export async function setAttendance(ctx: ServiceContext, eventId: string, input: { contact_id: string; status: string }) {
-  return retryOnConflict(
-    () => setAttendanceOnce(ctx, eventId, input),
-    (err) => isUniqueViolation(err) || failedGuard(err, 'event_attendances.status'),
-  );
+  return retryOnConflict(() => setAttendanceOnce(ctx, eventId, input), attendanceLostRace);
 }
+
+const attendanceLostRace = lostRaceOn(uniqueOn(eventAttendances.event_id, eventAttendances.contact_id), guardOf(eventAttendances.status));
 
 async function setAttendanceOnce(ctx: ServiceContext, eventId: string, input: { contact_id: string; status: string }) {
   const { db, ws } = ctx;
@@ -85,7 +85,7 @@ async function setAttendanceOnce(ctx: ServiceContext, eventId: string, input: { 
     ? db
         .update(eventAttendances)
         .set({
-          status: guarded(sql`${eventAttendances.status} = ${existing.status}`, sql`${row.status}`) as unknown as string,
+          status: guarded(sql`${eventAttendances.status} = ${existing.status}`, sql`${row.status}`),
           attended_at: row.attended_at,
           unregistered_at: row.unregistered_at,
           updated_at: now,

@@ -4,6 +4,7 @@ import type { ServiceContext } from '../../../platform/context';
 import type { Db } from '../../../platform/d1/db';
 import { compileFilter, filterWith } from '../../../platform/filter';
 import { rawAll } from '../../../platform/d1/raw-query';
+import { declaredIndex } from '../../../platform/d1/indexes';
 import { contactCatalog } from '../catalog';
 import { contacts, emailBaselineTerms } from '../schema';
 import { platformListed, platformListJson, shardPlatformListed, suppressedSql, suppressionRows } from '../../suppressions';
@@ -65,21 +66,26 @@ const RECIPIENT_COLUMNS = sql.raw('c.id, c.email, c.name, c.first_name, c.last_n
  */
 export type EligibleNarrowing = { filters?: Record<string, unknown> | null; extra?: SQL | null; listed?: boolean };
 
+/** The indexes the statements below walk, by the names the contacts schema gives them. */
+const [BY_ID, BY_EMAIL_CONSENT, ELIGIBLE, BY_PHONE] = ['contacts_id', 'contacts_workspace_email_consent', 'contacts_email_eligible', 'contacts_workspace_phone'].map((name) =>
+  declaredIndex(contacts, name),
+);
+
 /** The platform list's addresses (a JSON array) as a list to test an address against. */
 const platformEntries = (platform: SQL) => sql`(SELECT value FROM json_each(${platform}))`;
 
 /**
  * Eligible contacts are found through the subscribed range of the consent index, or by id through
- * the primary key's index when the narrowing lists them. Both are named: without statistics the
+ * `contacts_id` when the narrowing lists them. Both are named: without statistics the
  * planner walked every contact with an email address instead (ten times the rows on the
  * benchmark's workspace for a count or a page, and for a chunk of 50 listed ids). With
  * `platform`, its addresses are left out here; without, the caller leaves them out.
  */
 function eligibleFrom(workspaceId: string, narrowing: EligibleNarrowing, platform?: SQL) {
   const { withValues, condition } = narrowingCondition(workspaceId, narrowing);
-  const contacts = sql.raw(`contacts c INDEXED BY ${narrowing.listed ? 'sqlite_autoindex_contacts_1' : 'contacts_workspace_email_consent'}`);
+  const walked = sql.raw(`contacts c INDEXED BY ${narrowing.listed ? BY_ID : BY_EMAIL_CONSENT}`);
   const unlisted = platform ? sql` AND c.email NOT IN ${platformEntries(platform)}` : sql``;
-  return { withValues, condition, from: sql`FROM ${contacts} CROSS JOIN fp WHERE c.workspace_id = ${workspaceId} AND ${condition} AND ${eligibleSql}${unlisted}` };
+  return { withValues, condition, from: sql`FROM ${walked} CROSS JOIN fp WHERE c.workspace_id = ${workspaceId} AND ${condition} AND ${eligibleSql}${unlisted}` };
 }
 
 const narrowingOf = (target: ContactTarget): EligibleNarrowing =>
@@ -88,7 +94,7 @@ const narrowingOf = (target: ContactTarget): EligibleNarrowing =>
 /**
  * How many contacts pass the baseline and the narrowing, as one scalar expression (`fp` must be
  * in scope when the narrowing reads it); `platform` is the platform list's addresses as a JSON
- * array (`platformListJson`). Listed contacts are counted one by one through the primary key.
+ * array (`platformListJson`). Listed contacts are counted one by one through `contacts_id`.
  * Otherwise the count is taken from the entries of the partial index `contacts_email_eligible`
  * (the baseline's terms on the contact's own columns, with the address and phone), each tested
  * against the platform-list rows the shard still holds, less those of them on the workspace's own
@@ -98,17 +104,18 @@ const narrowingOf = (target: ContactTarget): EligibleNarrowing =>
  */
 export function eligibleCountSql(workspace: SQL, narrowing: SQL, listed: boolean, platform: SQL): SQL {
   if (listed) {
-    return sql`(SELECT count(*) FROM contacts c INDEXED BY sqlite_autoindex_contacts_1
+    return sql`(SELECT count(*) FROM contacts c INDEXED BY ${sql.raw(BY_ID)}
       WHERE c.workspace_id = ${workspace} AND ${narrowing} AND ${eligibleSql} AND c.email NOT IN ${platformEntries(platform)})`;
   }
   const counted = sql`${ownTermsSql} AND ${narrowing} AND NOT ${shardPlatformRowsSql}`;
-  return sql`((SELECT count(*) FROM contacts c INDEXED BY contacts_email_eligible WHERE c.workspace_id = ${workspace} AND ${counted})
+  const eligible = sql.raw(ELIGIBLE);
+  return sql`((SELECT count(*) FROM contacts c INDEXED BY ${eligible} WHERE c.workspace_id = ${workspace} AND ${counted})
     - (SELECT count(*) FROM (
-      SELECT c.rowid FROM ${suppressionRows} s CROSS JOIN contacts c INDEXED BY contacts_email_eligible
+      SELECT c.rowid FROM ${suppressionRows} s CROSS JOIN contacts c INDEXED BY ${eligible}
         WHERE s.workspace_id = ${workspace} AND c.workspace_id = ${workspace} AND c.email = s.email AND ${counted}
-      UNION SELECT c.rowid FROM ${blacklistRows} b CROSS JOIN contacts c INDEXED BY contacts_workspace_phone
+      UNION SELECT c.rowid FROM ${blacklistRows} b CROSS JOIN contacts c INDEXED BY ${sql.raw(BY_PHONE)}
         WHERE b.workspace_id = ${workspace} AND c.workspace_id = ${workspace} AND c.phone = b.phone AND ${counted}
-      UNION SELECT c.rowid FROM json_each(${platform}) p CROSS JOIN contacts c INDEXED BY contacts_email_eligible
+      UNION SELECT c.rowid FROM json_each(${platform}) p CROSS JOIN contacts c INDEXED BY ${eligible}
         WHERE c.workspace_id = ${workspace} AND c.email = p.value AND ${counted})))`;
 }
 

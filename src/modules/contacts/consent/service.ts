@@ -1,13 +1,14 @@
 import { sql } from 'drizzle-orm';
 import type { Bindings } from '../../../env';
 import type { ServiceContext } from '../../../platform/context';
-import { type Db, failedGuard, guarded, nowIso, retryOnConflict, runBatch, type Statement } from '../../../platform/d1/db';
+import { type Db, guarded, nowIso, retryOnConflict, runBatch, type Statement } from '../../../platform/d1/db';
+import { guardOf, lostRaceOn } from '../../../platform/d1/constraints';
 import { domainError, httpError } from '../../../platform/errors';
 import type { OutboxEvent } from '../../../platform/events';
 import { uuidv7 } from '../../../platform/ids';
 import { rawAll, rawRun } from '../../../platform/d1/raw-query';
 import { activity } from '../timeline';
-import { SUPPRESSING_DELIVERABILITY, type Channel } from '../schema';
+import { contacts, SUPPRESSING_DELIVERABILITY, type Channel } from '../schema';
 import { onPlatformList, suppressedSql } from '../../suppressions';
 import { contactPhoneBlacklisted } from '../../blacklist';
 import { consentLedger } from './schema';
@@ -118,7 +119,7 @@ export async function setConsent(ctx: ServiceContext, contactId: string, channel
   return retryOnConflict(() => setConsentOnce(ctx, contactId, channel, input), lostConsentRace);
 }
 
-const lostConsentRace = (err: unknown) => failedGuard(err, 'contacts.updated_at');
+const lostConsentRace = lostRaceOn(guardOf(contacts.updated_at));
 
 /** `updated_at = now` only while the channel still holds the state that was read (see `guarded`). */
 const whileState = (channel: Channel, previous: State | null, now: string, extra = sql`1`) =>

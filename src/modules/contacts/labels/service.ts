@@ -1,6 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../../platform/d1/db';
-import { isUniqueViolation, nowIso } from '../../../platform/d1/db';
+import { nowIso } from '../../../platform/d1/db';
+import { failedOn, uniqueOn } from '../../../platform/d1/constraints';
 import { httpError } from '../../../platform/errors';
 import { compileFilter, filterWith, type FilterCatalog } from '../../../platform/filter';
 import { uuidv7 } from '../../../platform/ids';
@@ -30,6 +31,7 @@ const selectOne = (db: Db, kind: LabelKind, workspaceId: string, id: string) =>
 
 const notFound = (kind: LabelKind) => httpError(404, `${KINDS[kind].title} not found`);
 const duplicate = (kind: LabelKind) => httpError(409, `A ${KINDS[kind].noun} with this name already exists`);
+const NAME_TAKEN = { tags: uniqueOn(tags.workspace_id, tags.name_key), groups: uniqueOn(groups.workspace_id, groups.name_key) };
 
 const catalog = (kind: LabelKind): FilterCatalog => ({
   fields: {
@@ -89,7 +91,7 @@ export async function createLabel(db: Db, kind: LabelKind, workspaceId: string, 
   try {
     await db.insert(KINDS[kind].table).values(row);
   } catch (err) {
-    if (isUniqueViolation(err)) throw duplicate(kind);
+    if (failedOn(err, NAME_TAKEN[kind])) throw duplicate(kind);
     throw err;
   }
   const { name_key: _key, ...record } = row;
@@ -110,7 +112,7 @@ export async function updateLabel(db: Db, kind: LabelKind, workspaceId: string, 
     if (!rows[0]) throw notFound(kind);
     return rows[0];
   } catch (err) {
-    if (isUniqueViolation(err)) throw duplicate(kind);
+    if (failedOn(err, NAME_TAKEN[kind])) throw duplicate(kind);
     throw err;
   }
 }

@@ -1,0 +1,80 @@
+/// <reference types="vite/client" />
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { controlD1, shardBindings } from '../support/db';
+
+/**
+ * Rules held in SQL triggers are invisible from the TypeScript, so each one live on a migrated
+ * database is listed in the D1 section of docs/architecture.md (module, rule, the migration holding
+ * its current text) and explained in its module doc's "Rules held in SQL".
+ */
+const raw = (files: Record<string, string>) => Object.fromEntries(Object.entries(files).map(([path, text]) => [path.replace('../../', ''), text]));
+const docs = raw(import.meta.glob('../../docs/*.md', { query: '?raw', import: 'default', eager: true }) as Record<string, string>);
+const migrations = raw(import.meta.glob('../../migrations/*/*.sql', { query: '?raw', import: 'default', eager: true }) as Record<string, string>);
+const refunds = (await import('../../src/modules/payments/refunds.ts?raw')).default;
+
+/** `a_{b,c}_{d,e}` as the names it stands for. */
+function expand(pattern: string): string[] {
+  const group = /\{([^{}]*)\}/.exec(pattern);
+  if (!group) return [pattern];
+  return group[1].split(',').flatMap((part) => expand(pattern.slice(0, group.index) + part + pattern.slice(group.index + group[0].length)));
+}
+
+/** The text under a heading (any level) up to the next heading of the same level or above. */
+function section(text: string, heading: string): string | null {
+  const match = new RegExp(`^(#+) ${heading}$`, 'm').exec(text);
+  if (!match) return null;
+  const rest = text.slice(match.index + match[0].length);
+  const next = new RegExp(`^#{1,${match[1].length}} `, 'm').exec(rest);
+  return next ? rest.slice(0, next.index) : rest;
+}
+
+const triggerNames = (text: string) => [...text.matchAll(/`([a-z_{},]+)`/g)].flatMap((m) => expand(m[1]));
+
+type Row = { names: string[]; doc: string; migration: string };
+const index: Row[] = section(docs['docs/architecture.md'], 'The D1 layer')!
+  .split('\n')
+  .filter((line) => line.startsWith('| `'))
+  .map((line) => {
+    const [names, module, , migration] = line.slice(1, -1).split(' | ').map((cell) => cell.trim());
+    return { names: triggerNames(names), doc: `docs/${/\(([^)]+)\)/.exec(module)![1]}`, migration };
+  });
+
+async function liveTriggers(db: D1Database): Promise<string[]> {
+  return (await db.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name").all<{ name: string }>()).results.map((r) => r.name);
+}
+
+describe('rules held in SQL', () => {
+  it('the D1 section lists exactly the triggers live on every shard and on the control plane', async () => {
+    const listed = index.flatMap((row) => row.names).sort();
+    expect(new Set(listed).size).toBe(listed.length);
+    const shards = await Promise.all(shardBindings().map((name) => liveTriggers((env as unknown as Record<string, D1Database>)[name])));
+    for (const live of shards) expect(live).toEqual(shards[0]);
+    expect(listed).toEqual([...shards[0], ...(await liveTriggers(controlD1()))].sort());
+  });
+
+  it("each trigger is explained in its module doc's Rules held in SQL", () => {
+    for (const row of index) {
+      const rules = section(docs[row.doc] ?? '', 'Rules held in SQL');
+      expect(rules, `${row.doc} has a "Rules held in SQL" section`).not.toBeNull();
+      const explained = triggerNames(rules!);
+      for (const name of row.names) expect(explained, `${name} in ${row.doc}`).toContain(name);
+    }
+  });
+
+  it('each row names the migration that holds the current text of its triggers', () => {
+    for (const row of index) {
+      const [folder, number] = row.migration.startsWith('control ') ? ['control', row.migration.slice('control '.length)] : ['data', row.migration];
+      const files = Object.keys(migrations).filter((path) => path.startsWith(`migrations/${folder}/`)).sort();
+      for (const name of row.names) {
+        const creating = files.filter((path) => migrations[path].includes(`CREATE TRIGGER \`${name}\``));
+        expect(creating.at(-1), name).toMatch(new RegExp(`^migrations/${folder}/${number}_`));
+      }
+    }
+  });
+
+  it('the refund ledger rule is findable from the payments doc and from the code relying on it', () => {
+    expect(section(docs['docs/payments.md'], 'Rules held in SQL')).toContain('`payment_entries_refund_applies`');
+    expect(refunds).toContain('payment_entries_refund_applies');
+  });
+});
