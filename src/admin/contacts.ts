@@ -10,7 +10,7 @@ import { EXPORT_KIND_NAMES, exportContact } from '../modules/contacts/export';
 import { applyParked } from '../modules/contacts/service';
 import { submitForm } from '../modules/forms/service';
 import type { ServiceContext } from '../platform/context';
-import { httpError } from '../platform/errors';
+import { AdminErrors } from './errors';
 import { publishCommitted } from '../platform/events';
 import { shardDb, shardNames } from '../platform/d1/shards';
 import { boundedJsonObject, type JsonBounds } from '../platform/json-bounds';
@@ -35,7 +35,7 @@ const publish = (c: Context<AdminEnv>, ctx: ServiceContext) => {
 async function locateMergeRequest(c: Context<AdminEnv>, id: string) {
   const found = await Promise.all(shardNames(c.env).map((shard) => findMergeRequest({ db: shardDb(c.env, shard) }, id)));
   const mr = found.find((row) => row !== null);
-  if (!mr) throw httpError(404, 'Merge request not found');
+  if (!mr) throw AdminErrors.mergeRequestNotFound();
   return mr;
 }
 /** Submissions are stored and carried by `form.submitted`; bounded like other free-form objects. */

@@ -8,7 +8,8 @@ import { displayName } from '../modules/emails/header-safety';
 import { OUTBOX_CHANNELS, type OutboxChannel } from '../modules/sandbox-outbox/schema';
 import { listOutbox } from '../modules/sandbox-outbox/service';
 import { createSenderProfile } from '../modules/sender-profiles/service';
-import { badRequest, httpError } from '../platform/errors';
+import { SharedErrors } from '../platform/shared-errors';
+import { AdminErrors } from './errors';
 import { isUuid } from '../platform/validation';
 import { Outbox, SendEventRecorded } from './answers';
 import { adminRoute } from './route';
@@ -117,7 +118,7 @@ adminRoute(
   async (c) => {
     const wsId = idParam(c, 'ws');
     const channel = c.req.query('channel') || undefined;
-    if (channel !== undefined && !OUTBOX_CHANNELS.includes(channel as OutboxChannel)) throw badRequest(`Invalid channel: must be one of ${OUTBOX_CHANNELS.join(', ')}`);
+    if (channel !== undefined && !OUTBOX_CHANNELS.includes(channel as OutboxChannel)) throw SharedErrors.notOneOf({ name: 'channel', values: OUTBOX_CHANNELS.join(', ') });
     const limit = limitParam(c);
     const { db } = await workspaceData(c, wsId);
     const to = c.req.query('to')?.trim().toLowerCase() || undefined;
@@ -143,7 +144,7 @@ adminRoute(
     const sendId = idParam(c, 'send_id');
     const input = await read();
     const found = await locateSend(c.env, { id: sendId });
-    if (!found) throw httpError(404, 'Email send not found');
+    if (!found) throw AdminErrors.emailSendNotFound();
     const out = await reportFact(c.env, found.db, found.send, { type: input.type, bounceType: input.bounce_type, url: input.url, machine: input.machine }, (p) => c.executionCtx.waitUntil(p));
     return c.json({ send_id: sendId, type: input.type, ...out }, 201);
   },

@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { Hono } from 'hono';
 import type { AdminEnv } from '../env';
 import { addPlatformSuppression, listPlatformSuppressions, removePlatformSuppression } from '../modules/suppressions/platform-list';
-import { badRequest } from '../platform/errors';
+import { SharedErrors } from '../platform/shared-errors';
 import { formatIssues } from '../platform/validation';
 import { GlobalSuppression, GlobalSuppressionList, GlobalSuppressionRemoved } from './answers';
 import { adminRoute } from './route';
@@ -72,7 +72,7 @@ adminRoute(
   },
   async (c, read) => {
     const email = address.safeParse(c.req.param('email') ?? '');
-    if (!email.success) throw badRequest(formatIssues(email.error.issues.map((i) => ({ ...i, path: ['email'] })) as never));
+    if (!email.success) throw SharedErrors.invalidRequest({ problems: formatIssues(email.error.issues.map((i) => ({ ...i, path: ['email'] })) as never) });
     await read();
     await removePlatformSuppression(c.env, email.data);
     return c.json({ success: true as const });

@@ -3,7 +3,8 @@ import type { AdminEnv } from '../env';
 import { publishCommitted } from '../platform/events';
 import { serializePaymentRequest } from '../modules/payment-requests/read';
 import { sandboxConfirmation } from '../modules/payment-requests/public';
-import { findPaymentRequest, locatePaymentRequest, paymentRequestNotFound, settlePaymentRequest } from '../modules/payment-requests/service';
+import { findPaymentRequest, locatePaymentRequest, settlePaymentRequest } from '../modules/payment-requests/service';
+import { PaymentRequestErrors } from '../modules/payment-requests/errors';
 import { adminRoute } from './route';
 import { idParam } from './validate';
 import { PaymentRequest } from '../modules/payment-requests/dto';
@@ -33,7 +34,7 @@ adminRoute(
     const id = idParam(c, 'id');
     await read();
     const workspaceId = await locatePaymentRequest(c.env, id);
-    if (!workspaceId) throw paymentRequestNotFound();
+    if (!workspaceId) throw PaymentRequestErrors.notFound();
     const ctx = await workspaceContext(c.env, workspaceId);
     const { row } = await settlePaymentRequest(ctx, id, sandboxConfirmation(await findPaymentRequest(ctx, id)));
     if (ctx.events.committed.length) c.executionCtx.waitUntil(publishCommitted(c.env, ctx.db, ctx.events.committed));

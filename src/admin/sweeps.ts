@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import type { AdminEnv } from '../env';
-import { httpError } from '../platform/errors';
+import { AdminErrors } from './errors';
 import { findSweep, runSweep, sweepNames } from '../sweeps/registry';
 import { SweepRun } from './answers';
 import { adminRoute } from './route';
@@ -23,7 +23,7 @@ adminRoute(
   async (c, read) => {
     const name = c.req.param('name') ?? '';
     const sweep = findSweep(name);
-    if (!sweep) throw httpError(404, `Unknown sweep "${name.slice(0, 100)}" (available: ${sweepNames().join(', ')})`);
+    if (!sweep) throw AdminErrors.unknownSweep({ name: name.slice(0, 100), available: sweepNames().join(', ') });
     await read();
     return c.json({ name, ...(await runSweep(c.env, sweep)) });
   },

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import type { AdminEnv } from '../env';
 import { listDeliveries } from '../modules/webhooks/deliveries';
 import { DELIVERY_STATES, type DeliveryState } from '../modules/webhooks/schema';
-import { badRequest } from '../platform/errors';
+import { SharedErrors } from '../platform/shared-errors';
 import { z } from '@hono/zod-openapi';
 import { WebhookDeliveries } from './answers';
 import { adminRoute } from './route';
@@ -32,7 +32,7 @@ adminRoute(
     const id = idParam(c, 'ws');
     const state = c.req.query('state') || undefined;
     if (state !== undefined && !DELIVERY_STATES.includes(state as DeliveryState)) {
-      throw badRequest(`Invalid state: must be one of ${DELIVERY_STATES.join(', ')}`);
+      throw SharedErrors.notOneOf({ name: 'state', values: DELIVERY_STATES.join(', ') });
     }
     const limit = limitParam(c);
     const { db } = await workspaceData(c, id);

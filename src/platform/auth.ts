@@ -4,7 +4,8 @@ import type { AppEnv, Bindings } from '../env';
 import { apiKeys, shards, workspaces } from '../modules/workspaces/control-schema';
 import { DEFAULT_RATE_LIMITS } from '../modules/workspaces/model';
 import type { Db } from './d1/db';
-import { httpError, renderError } from './errors';
+import { renderError } from './errors';
+import { SharedErrors } from './shared-errors';
 import { instanceCache } from './instance-cache';
 import { featureRefusal } from './features';
 import { sha256Hex } from './ids';
@@ -78,7 +79,7 @@ const isRead = (method: string) => method === 'GET' || method === 'HEAD';
 export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const header = c.req.header('authorization') ?? '';
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!match) throw httpError(401, 'Missing API key');
+  if (!match) throw SharedErrors.missingApiKey();
   const ip = c.req.header('cf-connecting-ip') ?? 'unknown';
   const spent = failedKeys.known(ip);
   if (spent) throw spent;
@@ -95,7 +96,7 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!found) {
     // An IP over its budget is refused whatever its key; a failure within it is counted against the IP's failed attempts.
     enforce([{ refusedUntil: ipRefusedUntil, limit: ipLimit(c.env), label: 'per source IP' }]);
-    throw (await failedKeys.fail(c.env, ip)) ?? httpError(401, 'Invalid API key');
+    throw (await failedKeys.fail(c.env, ip)) ?? SharedErrors.invalidApiKey();
   }
   const ws = found.workspace;
   const perKey = emailSend
@@ -118,7 +119,7 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   // A limit refusal answers before these, as it did when every request waited for the limiter.
   const forbidden = ws.apiAccess
     ? (featureRefusal(ws, c.req.method, c.req.path) ?? (!isRead(c.req.method) && schemaBehind(found.shardSchema) ? schemaUpgrading() : null))
-    : httpError(403, 'The REST API requires a plan with API access. Upgrade your plan to use the API.');
+    : SharedErrors.noApiAccess();
   c.set('workspace', ws);
   c.set('apiKeyId', found.keyId);
 

@@ -2,7 +2,8 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import type { Db } from '../../platform/d1/db';
 import { failedGuard, guarded, isUniqueViolation, nowIso, retryOnConflict, runBatch } from '../../platform/d1/db';
-import { httpError } from '../../platform/errors';
+import { SharedErrors } from '../../platform/shared-errors';
+import { AttendanceErrors } from './errors';
 import { uuidv7 } from '../../platform/ids';
 import { rawAll } from '../../platform/d1/raw-query';
 import { attendanceEvents, eventAttendances } from './schema';
@@ -53,8 +54,8 @@ async function setAttendanceOnce(ctx: ServiceContext, eventId: string, input: { 
       .where(and(eq(eventAttendances.workspace_id, ws.id), eq(eventAttendances.event_id, eventId), eq(eventAttendances.contact_id, contactId))),
   ]);
   const event = events[0];
-  if (!event) throw httpError(404, 'Event not found');
-  if (!contactRows[0]) throw httpError(404, 'Contact not found');
+  if (!event) throw AttendanceErrors.eventNotFound();
+  if (!contactRows[0]) throw SharedErrors.contactNotFound();
   const existing = existingRows[0] ?? null;
   if (existing && existing.status === input.status) return serialize(existing);
   const now = nowIso();

@@ -2,7 +2,8 @@ import { sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
 import { type Db, failedGuard, guarded, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
-import { domainError, httpError } from '../../platform/errors';
+import { SharedErrors } from '../../platform/shared-errors';
+import { ConsentErrors } from './errors';
 import type { OutboxEvent } from '../../platform/events';
 import { uuidv7 } from '../../platform/ids';
 import { rawAll, rawRun } from '../../platform/d1/raw-query';
@@ -85,12 +86,10 @@ export async function consentAnswer(env: Bindings, r: ConsentRow) {
   return serializeConsent(r, listed);
 }
 
-const contactNotFound = () => domainError(404, 'contact_not_found', 'Contact not found');
-
 /** The contact's consent row; 404 `contact_not_found`. */
 export async function consentRow(ctx: ServiceContext, contactId: string): Promise<ConsentRow> {
   const [row] = await selectConsent(ctx, contactId);
-  if (!row) throw contactNotFound();
+  if (!row) throw ConsentErrors.contactNotFound();
   return row;
 }
 
@@ -127,9 +126,9 @@ const whileState = (channel: Channel, previous: State | null, now: string, extra
 async function setConsentOnce(ctx: ServiceContext, contactId: string, channel: Channel, input: ConsentInput) {
   const { db, ws } = ctx;
   const [row] = await selectConsent(ctx, contactId);
-  if (!row) throw contactNotFound();
+  if (!row) throw ConsentErrors.contactNotFound();
   if (row[`${channel}_complained_at`]) {
-    throw domainError(409, 'consent_sticky_complained', `A spam complaint is on record for the ${channel} channel; its consent cannot be changed`);
+    throw ConsentErrors.stickyComplained({ channel });
   }
   const previous = row[`${channel}_consent_state`];
   const action = input.state === 'unsubscribed' ? 'unsubscribe' : previous === 'unsubscribed' ? 'resubscribe' : 'opt_in';
@@ -190,7 +189,7 @@ export async function recordComplaint(ctx: ServiceContext, contactId: string, ch
 async function recordComplaintOnce(ctx: ServiceContext, contactId: string, channel: Channel) {
   const { db, ws } = ctx;
   const [row] = await selectConsent(ctx, contactId);
-  if (!row) throw httpError(404, 'Contact not found');
+  if (!row) throw SharedErrors.contactNotFound();
   const previous = row[`${channel}_consent_state`];
   const now = nowIso();
   const complainedAt = row[`${channel}_complained_at`] ?? now;

@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { runBatch, type Db } from '../../platform/d1/db';
-import { badRequest, httpError } from '../../platform/errors';
+import { SharedErrors } from '../../platform/shared-errors';
 import { parsePaging } from '../../platform/list';
 import { rawAll } from '../../platform/d1/raw-query';
 import { answeredJson } from './read';
@@ -105,7 +105,7 @@ function jsonValues(row: Record<string, unknown>, columns: string[] = []) {
 export async function exportContact(db: Db, workspaceId: string, contactId: string, query: { kind?: string; limit?: string; offset?: string }) {
   const paging = parsePaging(query, PAGING);
   const only = query.kind === undefined || query.kind === '' ? undefined : query.kind;
-  if (only !== undefined && !EXPORT_KINDS[only]) throw badRequest(`Invalid kind: must be one of ${EXPORT_KIND_NAMES.join(', ')}`);
+  if (only !== undefined && !EXPORT_KINDS[only]) throw SharedErrors.notOneOf({ name: 'kind', values: EXPORT_KIND_NAMES.join(', ') });
   const kinds = only ? [only] : EXPORT_KIND_NAMES;
   const offset = only ? paging.offset : 0;
   const statements = [
@@ -120,7 +120,7 @@ export async function exportContact(db: Db, workspaceId: string, contactId: stri
     }),
   ];
   const [contact, ...results] = (await runBatch(db, statements)) as [{ answer: string }[], ...unknown[][]];
-  if (contact.length === 0) throw httpError(404, `contacts with ID ${contactId} not found`);
+  if (contact.length === 0) throw SharedErrors.contactIdNotFound({ id: contactId });
   const out: Record<string, unknown> = { contact: JSON.parse(contact[0].answer) };
   const truncated: Record<string, number> = {};
   kinds.forEach((name, i) => {

@@ -2,7 +2,7 @@ import { rawRun } from '../../platform/d1/raw-query';
 import { and, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { failedGuard, guarded, nowIso, runBatch, type Statement } from '../../platform/d1/db';
-import { badRequest, httpError } from '../../platform/errors';
+import { ContactErrors } from './errors';
 import { rekeyStaticAudiences } from '../audiences/service';
 import { CUSTOM_FIELDS_BOUNDS, jsonBoundsProblem } from '../../platform/json-bounds';
 import { uuidv7 } from '../../platform/ids';
@@ -68,7 +68,7 @@ async function claim(ctx: ServiceContext, mr: MergeRequest, status: 'merged' | '
     .set({ status, resolved_at: now, updated_at: now })
     .where(and(eq(mergeRequests.id, mr.id), eq(mergeRequests.status, 'open')))
     .returning({ id: mergeRequests.id });
-  if (res.length === 0) throw httpError(409, 'Merge request is already resolved');
+  if (res.length === 0) throw ContactErrors.mergeResolved();
 }
 
 /** Tables whose rows are unique per contact and key: the target's own row wins over the absorbed one's. */
@@ -87,12 +87,12 @@ export async function resolveMergeRequest(
   action: 'merge' | 'dismiss',
   applyHeld: (existing: ContactRow, input: NormalizedWrite, mode: 'add' | 'replace', opts: { silent: boolean }) => Promise<ContactRow>,
 ) {
-  if (mr.status !== 'open') throw httpError(409, 'Merge request is already resolved');
+  if (mr.status !== 'open') throw ContactErrors.mergeResolved();
   const { db, ws } = ctx;
   const [targets, others] = await db.batch([selectContact(db, ws.id, mr.target_contact_id), selectContact(db, ws.id, mr.other_contact_id)]);
   let target = targets[0];
   const other = others[0];
-  if (!target) throw httpError(409, 'The target contact of this merge request no longer exists');
+  if (!target) throw ContactErrors.mergeTargetGone();
   const labelMode = mr.origin === 'create' ? 'add' : 'replace';
 
   if (action === 'merge' && other) {
@@ -104,7 +104,7 @@ export async function resolveMergeRequest(
     const customFields = { ...JSON.parse(other.custom_fields), ...JSON.parse(target.custom_fields) };
     // Each side is within bounds; together they may not be, and what is stored must read back.
     const problem = jsonBoundsProblem(customFields, CUSTOM_FIELDS_BOUNDS);
-    if (problem) throw badRequest([`custom_fields: after merging, ${problem}`]);
+    if (problem) throw ContactErrors.mergedFieldsTooLarge({ problem });
     // The claim is the batch's first statement: a request resolved meanwhile fails the whole merge.
     const statements: Statement[] = [
       db
@@ -146,7 +146,7 @@ export async function resolveMergeRequest(
       selectContact(db, ws.id, target.id),
     );
     const out = await runBatch(db, statements).catch((err) => {
-      if (failedGuard(err, 'contact_merge_requests.status')) throw httpError(409, 'Merge request is already resolved');
+      if (failedGuard(err, 'contact_merge_requests.status')) throw ContactErrors.mergeResolved();
       throw err;
     });
     target = (out[out.length - 1] as ContactRow[])[0];

@@ -1,14 +1,10 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { codedError, notFound } from '../../platform/errors';
 import { prepared } from '../../platform/d1/prepared';
 import { pipelines, stages } from '../pipelines/schema';
 import { users } from '../workspaces/schema';
 import { dealColumns } from './read';
 import { deals } from './schema';
-
-export const dealNotFound = () => notFound('Deal not found');
-export const stageNotFound = () => notFound('Stage not found');
 
 // Batched reads come back keyed by column name, so joined names need their own alias.
 const pipelineName = () => sql<string>`${pipelines.name}`.as('pipeline_name');
@@ -57,5 +53,3 @@ const ownerRead = prepared((db) =>
 
 /** Owners are active members of the workspace; both roles work deals. */
 export const selectOwner = (ctx: ServiceContext, userId: string) => ownerRead.in(ctx.db, { ws: ctx.ws.id, id: userId });
-
-export const invalidOwner = () => codedError(400, 'INVALID_DEAL_OWNER', 'owner_user_id must be an active agent of this workspace');

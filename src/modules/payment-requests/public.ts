@@ -2,7 +2,8 @@ import { z } from '@hono/zod-openapi';
 import { Hono, type Context } from 'hono';
 import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
-import { ApiError, httpError } from '../../platform/errors';
+import { ApiError } from '../../platform/errors';
+import { PaymentRequestErrors } from './errors';
 import { publishCommitted } from '../../platform/events';
 import { frameworkError, htmlPage, pathParams, providerEventBody, PUBLIC_POST_LIMIT, publicEntry, publicRefusal, type PublicRegistry } from '../../platform/public-docs';
 import { limitPublicPost } from '../../platform/public-limits';
@@ -103,13 +104,13 @@ paymentPublicRoutes.post('/pay/:token', limitPublicPost('pay'), async (c) => {
  */
 paymentPublicRoutes.post('/providers/payments/:provider', async (c) => {
   const name = c.req.param('provider');
-  if (!isPaymentProviderName(name) || name === 'sandbox') throw httpError(404, `Unknown payment provider "${name.slice(0, 50)}"`);
+  if (!isPaymentProviderName(name) || name === 'sandbox') throw PaymentRequestErrors.unknownProvider({ name: name.slice(0, 50) });
   const raw = await c.req.text();
   let confirmation;
   try {
     confirmation = await paymentProvider(c.env, name).verifyWebhook(raw, c.req.raw.headers);
   } catch (err) {
-    if (err instanceof WebhookRejected) throw httpError(400, err.message);
+    if (err instanceof WebhookRejected) throw PaymentRequestErrors.webhookRejected({ reason: err.message });
     throw err;
   }
   if (!confirmation || !isUuid(confirmation.workspaceId) || !isUuid(confirmation.paymentRequestId)) return c.json({ received: true, payment_request_id: null, status: null });

@@ -1,7 +1,7 @@
 import { and, desc, eq, or, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { isUniqueViolation, nowIso } from '../../platform/d1/db';
-import { domainError } from '../../platform/errors';
+import { ProductErrors } from './errors';
 import { uuidv7 } from '../../platform/ids';
 import { containsInAny, envelope, parseBooleanParam, parsePaging, searchParam } from '../../platform/list';
 import { fromCents, toCents } from '../../platform/money';
@@ -9,8 +9,6 @@ import { prepared } from '../../platform/d1/prepared';
 import type { ProductCreateInput, ProductPatchInput } from './dto';
 import { products, type ProductRow } from './schema';
 
-export const productNotFound = () => domainError(404, 'product_not_found', 'Product not found');
-const productConflict = () => domainError(409, 'product_conflict', 'A product with this sku or external_id already exists');
 
 export function serializeProduct(p: ProductRow) {
   return {
@@ -48,7 +46,7 @@ async function mapConflict<T>(write: Promise<T>): Promise<T> {
   try {
     return await write;
   } catch (err) {
-    if (isUniqueViolation(err)) throw productConflict();
+    if (isUniqueViolation(err)) throw ProductErrors.conflict();
     throw err;
   }
 }
@@ -96,13 +94,13 @@ export async function patchProduct(ctx: ServiceContext, id: string, input: Produ
       .where(and(eq(products.workspaceId, ctx.ws.id), eq(products.id, id)))
       .returning(),
   );
-  if (!saved) throw productNotFound();
+  if (!saved) throw ProductErrors.notFound();
   return serializeProduct(saved);
 }
 
 export async function getProduct(ctx: ServiceContext, id: string) {
   const [row] = await ctx.db.select().from(products).where(and(eq(products.workspaceId, ctx.ws.id), eq(products.id, id))).limit(1);
-  if (!row) throw productNotFound();
+  if (!row) throw ProductErrors.notFound();
   return serializeProduct(row);
 }
 

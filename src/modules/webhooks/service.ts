@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { nowIso, isUniqueViolation } from '../../platform/d1/db';
-import { domainError } from '../../platform/errors';
+import { WebhookErrors } from './errors';
 import { uuidv7 } from '../../platform/ids';
 import { isUuid } from '../../platform/validation';
 import { DEFAULT_EVENT_TYPES, type EventType } from '../events/catalog';
@@ -22,8 +22,6 @@ export const serializeEndpoint = (e: Pick<EndpointRow, 'id' | 'url' | 'events' |
   created_at: e.createdAt,
 });
 
-export const endpointNotFound = () => domainError(404, 'endpoint_not_found', 'Webhook endpoint not found');
-
 /**
  * Registers an endpoint in the lowest free slot with one conditional INSERT:
  * when all slots are taken no row is written. SQLite runs the statement
@@ -32,7 +30,7 @@ export const endpointNotFound = () => domainError(404, 'endpoint_not_found', 'We
  */
 export async function createEndpoint(ctx: ServiceContext, input: WebhookEndpointInput, allowHosts: readonly string[]) {
   const checked = normalizedWebhookUrl(input.url, allowHosts);
-  if ('reason' in checked) throw domainError(400, 'unsafe_url', checked.reason);
+  if ('reason' in checked) throw WebhookErrors.unsafeUrl({ reason: checked.reason });
   const endpoint = {
     id: uuidv7(),
     url: checked.url,
@@ -55,7 +53,7 @@ export async function createEndpoint(ctx: ServiceContext, input: WebhookEndpoint
       if (!isUniqueViolation(err)) throw err;
     }
   }
-  throw domainError(409, 'endpoint_limit_reached', `A workspace can have at most ${MAX_ENDPOINTS} webhook endpoints`);
+  throw WebhookErrors.endpointLimit({ max: MAX_ENDPOINTS });
 }
 
 export async function listEndpoints(ctx: ServiceContext) {
@@ -73,7 +71,7 @@ export async function listEndpoints(ctx: ServiceContext) {
  * acknowledged without a request.
  */
 export async function deleteEndpoint(ctx: ServiceContext, id: string): Promise<void> {
-  if (!isUuid(id)) throw endpointNotFound();
+  if (!isUuid(id)) throw WebhookErrors.endpointNotFound();
   const endpointId = id.toLowerCase();
   const now = nowIso();
   const [deleted] = await ctx.db.batch([
@@ -92,5 +90,5 @@ export async function deleteEndpoint(ctx: ServiceContext, id: string): Promise<v
         ),
       ),
   ]);
-  if (deleted.length === 0) throw endpointNotFound();
+  if (deleted.length === 0) throw WebhookErrors.endpointNotFound();
 }

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { isUniqueViolation, nowIso, type Db } from '../../platform/d1/db';
-import { badRequest, httpError } from '../../platform/errors';
+import { WhatsAppErrors } from './errors';
 import type { FilterCatalog } from '../../platform/filter';
 import { uuidv7 } from '../../platform/ids';
 import { rawAll } from '../../platform/d1/raw-query';
@@ -79,11 +79,9 @@ export const templateFrom = (rows: unknown): Template | null => {
   return row ? serializeTemplate(row) : null;
 };
 
-export const TEMPLATE_NOT_FOUND = 'Template not found';
-
 export async function getTemplate(db: Db, workspaceId: string, id: string): Promise<Template> {
   const template = templateFrom(await selectTemplate(db, workspaceId, id));
-  if (!template) throw httpError(404, TEMPLATE_NOT_FOUND);
+  if (!template) throw WhatsAppErrors.templateNotFound();
   return template;
 }
 
@@ -103,7 +101,7 @@ export async function createTemplate(db: Db, workspaceId: string, input: Templat
     placeholderProblem('body', input.body),
     input.header?.type === 'text' ? placeholderProblem('header.text', input.header.text) : null,
   ].filter((p): p is string => p !== null);
-  if (problems.length) throw badRequest(problems);
+  if (problems.length) throw WhatsAppErrors.templateProblems({ problems });
   const now = nowIso();
   const row = {
     id: uuidv7(),
@@ -122,7 +120,7 @@ export async function createTemplate(db: Db, workspaceId: string, input: Templat
   try {
     await db.insert(whatsappTemplates).values(row);
   } catch (err) {
-    if (isUniqueViolation(err)) throw httpError(409, 'A template with this name and language already exists');
+    if (isUniqueViolation(err)) throw WhatsAppErrors.templateExists();
     throw err;
   }
   return getTemplate(db, workspaceId, row.id);

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { Hono } from 'hono';
 import type { AdminEnv } from '../../env';
-import { httpError } from '../../platform/errors';
+import { WhatsAppErrors } from './errors';
 import { publishCommitted } from '../../platform/events';
 import { frameworkError, providerEventBody, publicEntry, type PublicRegistry } from '../../platform/public-docs';
 import { handleNotification, verifyMetaSignature } from './inbound';
@@ -17,20 +17,20 @@ whatsappWebhook.get('/webhook', (c) => {
   const expected = c.env.WHATSAPP_VERIFY_TOKEN;
   const token = c.req.query('hub.verify_token');
   const challenge = c.req.query('hub.challenge') ?? '';
-  if (!expected || token !== expected || c.req.query('hub.mode') !== 'subscribe') throw httpError(403, 'Verification token mismatch');
+  if (!expected || token !== expected || c.req.query('hub.mode') !== 'subscribe') throw WhatsAppErrors.verificationMismatch();
   return c.text(challenge, 200);
 });
 
 whatsappWebhook.post('/webhook', async (c) => {
   const raw = await c.req.arrayBuffer();
   if (!(await verifyMetaSignature(c.env.WHATSAPP_APP_SECRET, raw, c.req.header('x-hub-signature-256')))) {
-    throw httpError(401, 'Invalid or missing X-Hub-Signature-256');
+    throw WhatsAppErrors.invalidSignature();
   }
   let payload: unknown;
   try {
     payload = JSON.parse(new TextDecoder().decode(raw));
   } catch {
-    throw httpError(400, 'Body is not valid JSON');
+    throw WhatsAppErrors.bodyNotJson();
   }
   const summary = await handleNotification(c.env, payload, (ctx) => {
     if (ctx.events.committed.length) c.executionCtx.waitUntil(publishCommitted(c.env, ctx.db, ctx.events.committed));

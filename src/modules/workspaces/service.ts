@@ -1,7 +1,7 @@
 import { and, desc, eq } from 'drizzle-orm';
 import type { Db } from '../../platform/d1/db';
 import { isUniqueViolation, nowIso } from '../../platform/d1/db';
-import { httpError, notFound } from '../../platform/errors';
+import { WorkspaceErrors } from './errors';
 import { API_KEY_PREFIX } from '../../platform/auth';
 import { base64url, sha256Hex, uuidv7 } from '../../platform/ids';
 import { inJsonList } from '../../platform/d1/bound-parameters';
@@ -63,7 +63,7 @@ export async function findWorkspace(db: Db, id: string): Promise<Workspace | nul
 
 export async function getWorkspace(db: Db, id: string): Promise<Workspace> {
   const ws = await findWorkspace(db, id);
-  if (!ws) throw notFound('Workspace not found');
+  if (!ws) throw WorkspaceErrors.notFound();
   return ws;
 }
 
@@ -75,7 +75,7 @@ export async function findWorkspaceByWhatsAppNumber(db: Db, phoneNumberId: strin
 
 /** The one unique column an operator writes: inbound WhatsApp notifications find their workspace by it. */
 function refuseTakenNumber(err: unknown): never {
-  if (isUniqueViolation(err)) throw httpError(409, 'Another workspace already uses this whatsapp_phone_number_id');
+  if (isUniqueViolation(err)) throw WorkspaceErrors.whatsappNumberTaken();
   throw err;
 }
 
@@ -154,7 +154,7 @@ export async function createApiKey(db: Db, workspaceId: string, name: string) {
 
 export async function revokeApiKey(db: Db, keyId: string) {
   const [row] = await db.select().from(apiKeys).where(eq(apiKeys.id, keyId)).limit(1);
-  if (!row) throw notFound('API key not found');
+  if (!row) throw WorkspaceErrors.apiKeyNotFound();
   const revokedAt = row.revokedAt ?? nowIso();
   if (!row.revokedAt) await db.update(apiKeys).set({ revokedAt }).where(eq(apiKeys.id, keyId));
   return { id: row.id, workspace_id: row.workspaceId, name: row.name, prefix: row.prefix, created_at: row.createdAt, revoked_at: revokedAt };
@@ -174,7 +174,7 @@ export async function createUser(
     .returning()
     .then((rows) => rows[0])
     .catch((err) => {
-      if (isUniqueViolation(err)) throw httpError(409, 'A user with this email already exists in the workspace');
+      if (isUniqueViolation(err)) throw WorkspaceErrors.userExists();
       throw err;
     });
   return { id: row.id, workspace_id: row.workspaceId, name: row.name, email: row.email, role: row.role, active: row.active, created_at: row.createdAt };

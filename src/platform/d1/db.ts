@@ -1,7 +1,7 @@
 import { drizzle, type DrizzleD1Database } from 'drizzle-orm/d1';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { sql, type SQL } from 'drizzle-orm';
-import { httpError } from '../errors';
+import { SharedErrors } from '../shared-errors';
 
 export type Db = DrizzleD1Database<Record<string, never>>;
 export type Statement = BatchItem<'sqlite'>;
@@ -82,9 +82,6 @@ export function failedGuard(err: unknown, tableColumn: string): boolean {
  */
 export const CONFLICT_ATTEMPTS = 12;
 
-/** What a write that lost every race answers: a 4xx the client can retry, never a 500. */
-export const CONCURRENT_CHANGE_MESSAGE = 'The record was changed by concurrent requests while this one was applied; retry the request';
-
 /**
  * Runs `once` again (re-reading everything) when a batch lost a race: a unique
  * index or a `guarded` expectation failed. A short random pause spreads the
@@ -97,7 +94,7 @@ export async function retryOnConflict<T>(once: () => Promise<T>, lostRace: (err:
       return await once();
     } catch (err) {
       if (!lostRace(err)) throw err;
-      if (attempt >= attempts) throw httpError(409, CONCURRENT_CHANGE_MESSAGE);
+      if (attempt >= attempts) throw SharedErrors.concurrentChange();
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
     }
   }
