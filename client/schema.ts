@@ -16216,7 +16216,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailCampaignCreated"];
                 };
             };
-            /** @description Framework shape: Validation failure, unknown body property, non-UUID path id or malformed query; an invalid `audience_filters` tree: the filter message, in the framework shape (with `errors`); `INVALID_IDEMPOTENCY_KEY`: `Idempotency-Key must be 1 to 255 printable ASCII characters`. Domain envelope: `invalid_content`: the content's problems, joined by `; `; `unknown_snippet`: the snippets the content names that the workspace lacks, and the ones it has; `sender_profile_not_found`: `sender_profile_id does not name a sender profile of this workspace on a verified domain`; `audience_not_found`: `audience_id does not name an audience of this workspace`. */
+            /** @description Framework shape: Validation failure, unknown body property, non-UUID path id or malformed query; an invalid `audience_filters` tree: its filter message (with `errors`); `INVALID_IDEMPOTENCY_KEY`: `Idempotency-Key must be 1 to 255 printable ASCII characters`. Domain envelope: `invalid_content`: the content's problems, joined by `; `; `unknown_snippet`: the snippets the content names that the workspace lacks, and the ones it has; `sender_profile_not_found`: `sender_profile_id does not name a sender profile of this workspace on a verified domain`; `audience_not_found`: `audience_id does not name an audience of this workspace`. */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -16470,7 +16470,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailCampaignWritten"];
                 };
             };
-            /** @description Framework shape: Validation failure, unknown body property, non-UUID path id or malformed query; an invalid `audience_filters` tree: the filter message, in the framework shape (with `errors`). Domain envelope: `invalid_content`: the content's problems, joined by `; `; `unknown_snippet`: the snippets the content names that the workspace lacks, and the ones it has; `sender_profile_not_found`: `sender_profile_id does not name a sender profile of this workspace on a verified domain`; `audience_not_found`: `audience_id does not name an audience of this workspace`. */
+            /** @description Framework shape: Validation failure, unknown body property, non-UUID path id or malformed query; an invalid `audience_filters` tree: its filter message (with `errors`). Domain envelope: `invalid_content`: the content's problems, joined by `; `; `unknown_snippet`: the snippets the content names that the workspace lacks, and the ones it has; `sender_profile_not_found`: `sender_profile_id does not name a sender profile of this workspace on a verified domain`; `audience_not_found`: `audience_id does not name an audience of this workspace`. */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -18612,6 +18612,7 @@ export interface operations {
             /** @description The page */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18621,6 +18622,7 @@ export interface operations {
             /** @description Redirect to the provider checkout */
             303: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -18628,6 +18630,7 @@ export interface operations {
             /** @description Unknown token */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18637,6 +18640,7 @@ export interface operations {
             /** @description The provider could not start a checkout */
             502: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18660,6 +18664,7 @@ export interface operations {
             /** @description Back to the page, which shows the new state */
             303: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -18667,6 +18672,7 @@ export interface operations {
             /** @description Unknown token */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18677,6 +18683,7 @@ export interface operations {
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18719,6 +18726,7 @@ export interface operations {
             /** @description Received */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18733,6 +18741,7 @@ export interface operations {
             /** @description Bad or stale signature: nothing changed */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18742,6 +18751,7 @@ export interface operations {
             /** @description Unknown provider */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18774,6 +18784,7 @@ export interface operations {
             /** @description The page */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18783,6 +18794,7 @@ export interface operations {
             /** @description A stale embed key */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18792,6 +18804,7 @@ export interface operations {
             /** @description Unknown workspace or meeting type */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18821,6 +18834,7 @@ export interface operations {
             /** @description Booked in the embed: the booking and a link to its manage page */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18830,6 +18844,7 @@ export interface operations {
             /** @description To the manage page of the new booking */
             303: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -18837,6 +18852,7 @@ export interface operations {
             /** @description The page with the reason */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18846,6 +18862,7 @@ export interface operations {
             /** @description A stale embed key */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18855,6 +18872,7 @@ export interface operations {
             /** @description Unknown workspace or meeting type */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18864,6 +18882,7 @@ export interface operations {
             /** @description The page: that time was just taken */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18874,6 +18893,7 @@ export interface operations {
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18885,6 +18905,7 @@ export interface operations {
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18911,6 +18932,7 @@ export interface operations {
             /** @description The page */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18920,6 +18942,7 @@ export interface operations {
             /** @description Unknown or altered token */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18949,6 +18972,7 @@ export interface operations {
             /** @description Back to the manage page */
             303: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -18956,6 +18980,7 @@ export interface operations {
             /** @description Unknown or altered token */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18966,6 +18991,7 @@ export interface operations {
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18987,6 +19013,7 @@ export interface operations {
             /** @description JavaScript */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19010,6 +19037,7 @@ export interface operations {
             /** @description A 1x1 transparent GIF */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19019,6 +19047,7 @@ export interface operations {
             /** @description Unknown or altered token */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19042,6 +19071,7 @@ export interface operations {
             /** @description To the original URL */
             302: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -19049,6 +19079,7 @@ export interface operations {
             /** @description Unknown or altered token */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19086,6 +19117,7 @@ export interface operations {
             /** @description Received */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19098,6 +19130,7 @@ export interface operations {
             /** @description Bad or missing signature: nothing recorded */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19107,6 +19140,7 @@ export interface operations {
             /** @description Unknown provider */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19132,6 +19166,7 @@ export interface operations {
             /** @description The archive */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19141,6 +19176,7 @@ export interface operations {
             /** @description Unknown workspace or newsletter, or the archive is off */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19168,6 +19204,7 @@ export interface operations {
             /** @description The issue */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19177,6 +19214,7 @@ export interface operations {
             /** @description Not in the archive */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19200,6 +19238,7 @@ export interface operations {
             /** @description The page */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19209,6 +19248,7 @@ export interface operations {
             /** @description Unknown, altered or malformed token */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19232,6 +19272,7 @@ export interface operations {
             /** @description Unsubscribed */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19241,6 +19282,7 @@ export interface operations {
             /** @description Unknown token */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19251,6 +19293,7 @@ export interface operations {
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19276,6 +19319,7 @@ export interface operations {
             /** @description The challenge, verbatim */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19285,6 +19329,7 @@ export interface operations {
             /** @description Verification token mismatch */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19334,6 +19379,7 @@ export interface operations {
             /** @description Received */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19348,6 +19394,7 @@ export interface operations {
             /** @description Body is not valid JSON */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19357,6 +19404,7 @@ export interface operations {
             /** @description Invalid or missing X-Hub-Signature-256: nothing recorded */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { Hono, type Context } from 'hono';
 import type { AdminEnv } from '../../env';
 import { EmailPublicErrors } from './errors';
-import { frameworkError, pathParams, providerEventBody, publicEntry, type PublicRegistry } from '../../platform/public-docs';
+import { answer, frameworkError, pathParams, providerEventBody, publicEntry, type PublicRegistry } from '../../platform/public-docs';
 import { withWriteFloors } from '../../platform/d1/floors';
 import { workspaceDb } from '../../platform/d1/shards';
 import { emailProviderNamed, InvalidProviderSignature } from '../../providers/email';
@@ -80,7 +80,7 @@ export function registerEmailPublicDocs(registry: PublicRegistry) {
     summary: 'Open-tracking pixel (in sent HTML)',
     description: 'Not an API route: the 1x1 pixel a tracked email carries (`tracking.opens`). Records the first open of the send (`email.opened`, `machine_open` for known scanners and prefetchers) after answering.',
     request: { params: token },
-    responses: { 200: { description: 'A 1x1 transparent GIF', content: { 'image/gif': { schema: z.string().openapi({ format: 'binary' }) } } }, 404: frameworkError('Unknown or altered token') },
+    responses: { 200: answer('A 1x1 transparent GIF', { content: { 'image/gif': { schema: z.string().openapi({ format: 'binary' }) } } }), 404: frameworkError('Unknown or altered token') },
   } as never);
   registry.registerPath({
     ...publicEntry,
@@ -90,7 +90,7 @@ export function registerEmailPublicDocs(registry: PublicRegistry) {
     summary: 'Click-tracking redirect (in sent HTML)',
     description: 'Not an API route: a wrapped link of a tracked email (`tracking.clicks`). Redirects (302) to the original URL (characters outside printable ASCII percent-encoded as UTF-8) and records the first click (`email.clicked`); never redirects anywhere else.',
     request: { params: token },
-    responses: { 302: { description: 'To the original URL' }, 404: frameworkError('Unknown or altered token') },
+    responses: { 302: answer('To the original URL'), 404: frameworkError('Unknown or altered token') },
   } as never);
   registry.registerPath({
     ...publicEntry,
@@ -102,7 +102,7 @@ export function registerEmailPublicDocs(registry: PublicRegistry) {
       'Not for API clients: `resend` posts delivery and engagement events here, verified with its Svix signature (`svix-id`, `svix-timestamp`, `svix-signature`, secret `RESEND_WEBHOOK_SECRET`). Bounces and complaints add suppressions; `email.*` events fire once per send and type. Events about unknown messages are skipped.',
     request: { params: pathParams({ provider: '`resend`' }), body: providerEventBody({ type: 'email.delivered', data: { email_id: '4ef9a417-02e9-4d39-ad75-9611e0fcc33c' } }) },
     responses: {
-      200: { description: 'Received', content: { 'application/json': { schema: z.object({ received: z.number().int(), recorded: z.number().int() }) } } },
+      200: answer('Received', { content: { 'application/json': { schema: z.object({ received: z.number().int(), recorded: z.number().int() }) } } }),
       401: frameworkError('Bad or missing signature: nothing recorded'),
       404: frameworkError('Unknown provider'),
     },

@@ -5,7 +5,7 @@ import type { ServiceContext } from '../../platform/context';
 import { ApiError } from '../../platform/errors';
 import { PaymentRequestErrors } from './errors';
 import { publishCommitted } from '../../platform/events';
-import { frameworkError, htmlPage, pathParams, providerEventBody, PUBLIC_POST_LIMIT, publicEntry, publicRefusal, type PublicRegistry } from '../../platform/public-docs';
+import { answer, frameworkError, htmlPage, pathParams, providerEventBody, PUBLIC_POST_LIMIT, publicEntry, publicRefusal, type PublicRegistry } from '../../platform/public-docs';
 import { limitPublicPost } from '../../platform/public-limits';
 import { isUuid } from '../../platform/validation';
 import { isPaymentProviderName, paymentProvider, ProviderError, sandboxReceipt, WebhookRejected, type PaymentProviderName } from '../../providers/payments';
@@ -140,7 +140,7 @@ export function registerPaymentPublicDocs(registry: PublicRegistry) {
     description:
       'Not an API route: the page `pay_url` opens. A pending link shows title, amount, currency and a Pay button (sandbox) or redirects (303) to a fresh provider checkout (Stripe); a pending link past `expires_at` is expired right there (`payment_request.expired` fires once) and says so; paid and cancelled links show their state. Plain HTML, no JavaScript.',
     request: { params: tokenParam },
-    responses: { 200: htmlPage('The page'), 303: { description: 'Redirect to the provider checkout' }, 404: htmlPage('Unknown token'), 502: htmlPage('The provider could not start a checkout') },
+    responses: { 200: htmlPage('The page'), 303: answer('Redirect to the provider checkout'), 404: htmlPage('Unknown token'), 502: htmlPage('The provider could not start a checkout') },
   } as never);
   registry.registerPath({
     ...common,
@@ -151,7 +151,7 @@ export function registerPaymentPublicDocs(registry: PublicRegistry) {
     description:
       'Sandbox links: the payer pays, through the same path as a verified provider payment (a cancelled link completes late; a link past `expires_at` expires instead). Answers 303 back to the page.',
     request: { params: tokenParam },
-    responses: { 303: { description: 'Back to the page, which shows the new state' }, 404: htmlPage('Unknown token'), 429: publicRefusal(PUBLIC_POST_LIMIT) },
+    responses: { 303: answer('Back to the page, which shows the new state'), 404: htmlPage('Unknown token'), 429: publicRefusal(PUBLIC_POST_LIMIT) },
   } as never);
   registry.registerPath({
     ...common,
@@ -167,7 +167,7 @@ export function registerPaymentPublicDocs(registry: PublicRegistry) {
       body: providerEventBody({ type: 'checkout.session.completed', data: { object: { object: 'checkout.session' } } }),
     },
     responses: {
-      200: { description: 'Received', content: { 'application/json': { schema: z.object({ received: z.literal(true), payment_request_id: z.string().nullable(), status: z.string().nullable() }) } } },
+      200: answer('Received', { content: { 'application/json': { schema: z.object({ received: z.literal(true), payment_request_id: z.string().nullable(), status: z.string().nullable() }) } } }),
       400: frameworkError('Bad or stale signature: nothing changed'),
       404: frameworkError('Unknown provider'),
     },

@@ -3,7 +3,7 @@ import { Hono } from 'hono';
 import type { AdminEnv } from '../../env';
 import { WhatsAppErrors } from './errors';
 import { publishCommitted } from '../../platform/events';
-import { frameworkError, providerEventBody, publicEntry, type PublicRegistry } from '../../platform/public-docs';
+import { answer, frameworkError, providerEventBody, publicEntry, type PublicRegistry } from '../../platform/public-docs';
 import { handleNotification, verifyMetaSignature } from './inbound';
 
 /**
@@ -54,7 +54,7 @@ export function registerWhatsAppWebhookDocs(registry: PublicRegistry) {
         'hub.challenge': z.string().optional().openapi({ example: '1158201444' }),
       }),
     },
-    responses: { 200: { description: 'The challenge, verbatim', content: { 'text/plain': { schema: z.string() } } }, 403: frameworkError('Verification token mismatch') },
+    responses: { 200: answer('The challenge, verbatim', { content: { 'text/plain': { schema: z.string() } } }), 403: frameworkError('Verification token mismatch') },
   } as never);
   registry.registerPath({
     ...publicEntry,
@@ -69,7 +69,7 @@ export function registerWhatsAppWebhookDocs(registry: PublicRegistry) {
       body: providerEventBody({ object: 'whatsapp_business_account', entry: [{ id: 'WABA_ID', changes: [{ field: 'messages', value: { metadata: { phone_number_id: '1234567890' } } }] }] }),
     },
     responses: {
-      200: { description: 'Received', content: { 'application/json': { schema: z.object({ received: z.literal(true) }).passthrough() } } },
+      200: answer('Received', { content: { 'application/json': { schema: z.object({ received: z.literal(true) }).passthrough() } } }),
       400: frameworkError('Body is not valid JSON'),
       401: frameworkError('Invalid or missing X-Hub-Signature-256: nothing recorded'),
     },

@@ -22,6 +22,8 @@ export const requestLog = sqliteTable(
     id: text('id').primaryKey(),
     workspaceId: text('workspace_id').notNull(),
     apiKeyId: text('api_key_id'),
+    /** The answer's `X-Request-Id`; null on rows written before it was kept. */
+    requestId: text('request_id'),
     method: text('method').notNull(),
     path: text('path').notNull(),
     status: integer('status').notNull(),

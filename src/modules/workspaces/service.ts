@@ -191,6 +191,7 @@ export async function readRequestLog(db: Db, workspaceId: string, limit: number)
   const rows = await db.select().from(requestLog).where(eq(requestLog.workspaceId, workspaceId)).orderBy(desc(requestLog.id)).limit(limit);
   return rows.map((r) => ({
     id: r.id,
+    request_id: r.requestId,
     method: r.method,
     path: r.path,
     status: r.status,
