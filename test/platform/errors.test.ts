@@ -27,6 +27,18 @@ describe('error catalogues', () => {
   });
 });
 
+describe('route declarations', () => {
+  it('keep their descriptions in lines of at most 200 characters: errors are listed by the catalogue, not in prose', () => {
+    const declarations = sources.filter(([path]) => /\/(routes|[\w-]+-routes|page-docs|public)\.ts$/.test(path));
+    expect(declarations.length).toBeGreaterThan(20);
+    for (const [path, text] of declarations) {
+      text.split('\n').forEach((line, i) => {
+        if (/^\s*(description: )?['"`]/.test(line)) expect(line.length, `${path}:${i + 1}`).toBeLessThanOrEqual(200);
+      });
+    }
+  });
+});
+
 describe('defineErrors', () => {
   const Framework = defineErrors('framework', {
     plain: { status: 404, message: 'Deal not found' },

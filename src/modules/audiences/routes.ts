@@ -13,7 +13,9 @@ audienceRoutes.openapi(
     operationId: 'listAudiences',
     tags: ['Audiences'],
     summary: 'List audiences',
-    description: 'Newest first. The ids are valid as `audience_id` for email and WhatsApp campaigns. The stored definition is never returned; `last_count` is an advisory size cache. Not writable through the API.',
+    description:
+      'Newest first. The ids are valid as `audience_id` for email and WhatsApp campaigns. ' +
+      'The stored definition is never returned; `last_count` is an advisory size cache. Not writable through the API.',
     security: bearer,
     request: { query: AudienceListQuery },
     responses: { 200: jsonContent(AudienceList, 'A page of audiences') },

@@ -31,7 +31,10 @@ export function registerBookingPageDocs(registry: PublicRegistry) {
     operationId: 'getBookingPage',
     summary: 'Hosted booking page (HTML, for the invitee)',
     description:
-      'Not an API route: the page `page_url` opens. Days with open times, the open slots of the chosen day in the invitee\'s zone, and a form for name, email and notes. Works without JavaScript (a small script, allowed by its hash in the Content-Security-Policy, only fills in the browser\'s zone). With `embed_key` it is the embed\'s page, the one page any site may frame (`frame-ancestors *`; every other page answers `frame-ancestors \'none\'` and `X-Frame-Options: DENY`): a rotated key answers 403.',
+      'Not an API route: the page `page_url` opens. Days with open times, the open slots of the chosen day in the invitee\'s zone, ' +
+      'and a form for name, email and notes. Works without JavaScript (a small script, allowed by its hash in the Content-Security-Policy, ' +
+      'only fills in the browser\'s zone). With `embed_key` it is the embed\'s page, the one page any site may frame (`frame-ancestors *`; ' +
+      'every other page answers `frame-ancestors \'none\'` and `X-Frame-Options: DENY`): a rotated key answers 403.',
     request: {
       params: workspaceAndSlug,
       query: z.object({
@@ -49,7 +52,12 @@ export function registerBookingPageDocs(registry: PublicRegistry) {
     operationId: 'bookFromBookingPage',
     summary: 'Book from the hosted page (form post)',
     description:
-      'The form of the booking page (`start_at`, `timezone`, `name`, `email`, `notes?`, `embed_key?`): books through the same service as `POST /v1/bookings` (`source` `public_page`, or `embed`) and redirects (303) to the manage page; in the embed (a current `embed_key`) it answers 200, inside the frame, with the booking and a link that opens the manage page in a new tab. A taken slot or invalid input shows the page again with the reason. Limits: 10 posts a minute per source IP, and 100 bookings an hour per workspace (`rate_limits.bookings_per_hour`); a refused post books and sends nothing.',
+      'The form of the booking page (`start_at`, `timezone`, `name`, `email`, `notes?`, `embed_key?`): ' +
+      'books through the same service as `POST /v1/bookings` (`source` `public_page`, or `embed`) and redirects (303) to the manage page; ' +
+      'in the embed (a current `embed_key`) it answers 200, inside the frame, with the booking and a link that opens the manage page in a new tab. ' +
+      'A taken slot or invalid input shows the page again with the reason. ' +
+      'Limits: 10 posts a minute per source IP, and 100 bookings an hour per workspace (`rate_limits.bookings_per_hour`); ' +
+      'a refused post books and sends nothing.',
     request: { params: workspaceAndSlug, body: form(BookingForm, true) },
     responses: {
       200: htmlPage('Booked in the embed: the booking and a link to its manage page'),

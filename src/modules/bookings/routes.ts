@@ -101,7 +101,10 @@ bookingRoutes.openapi(
     operationId: 'getMeetingTypeEmbed',
     tags: typeTags,
     summary: 'Website-embed material',
-    description: 'The workspace-level publishable `bk_` key (rotatable by the operator; rotation invalidates pasted snippets), the hosted booking page and a two-line snippet. Bookings made through the embed carry `source: embed`.',
+    description:
+      'The workspace-level publishable `bk_` key (rotatable by the operator; ' +
+      'rotation invalidates pasted snippets), the hosted booking page and a two-line snippet. ' +
+      'Bookings made through the embed carry `source: embed`.',
     security: bearer,
     request: { params: idParams },
     responses: { 200: jsonContent(Embed, 'Embed material') },
@@ -117,7 +120,9 @@ bookingRoutes.openapi(
     operationId: 'listBookings',
     tags,
     summary: 'List bookings',
-    description: 'No `filter` or `search`. `status`, `meeting_type_id`, `from` (`start_at >= from`), `to` (`start_at <= to`) combine with AND; `sort` default `-start_at`; malformed values answer 400.',
+    description:
+      'No `filter` or `search`. `status`, `meeting_type_id`, `from` (`start_at >= from`), `to` (`start_at <= to`) combine with AND; ' +
+      '`sort` default `-start_at`; malformed values answer 400.',
     security: bearer,
     request: { query: BookingListQuery },
     responses: { 200: jsonContent(BookingList, 'A page of bookings') },

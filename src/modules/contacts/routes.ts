@@ -35,7 +35,10 @@ contactRoutes.openapi(
     tags: ['Contacts'],
     summary: 'List contacts',
     description:
-      'Shared list conventions. `filter` accepts the contact filter grammar (exact match, any-of arrays, `$gt`, `$where` trees, `$jsonb_contains` for tag/group ids, `$event_attendance`, `custom_fields.<key>` and the virtual consent fields). `search` matches name, first/last name, email, phone and company (case-insensitive substring), the exact E.164 form of the term and historical identifiers. `sort` default `-created_at`.',
+      'Shared list conventions. `filter` accepts the contact filter grammar (exact match, any-of arrays, `$gt`, `$where` trees, ' +
+      '`$jsonb_contains` for tag/group ids, `$event_attendance`, `custom_fields.<key>` and the virtual consent fields). ' +
+      '`search` matches name, first/last name, email, phone and company (case-insensitive substring), ' +
+      'the exact E.164 form of the term and historical identifiers. `sort` default `-created_at`.',
     security: bearer,
     request: { query: CONTACT_LIST_QUERY },
     responses: { 200: jsonContent(ContactPage, 'A page of contacts') },
@@ -93,7 +96,8 @@ contactRoutes.openapi(
     tags: ['Contacts'],
     summary: 'Update a contact',
     description:
-      'Partial update. `tags`/`groups` replace the set (empty clears, names auto-create); a `custom_fields` key set to null is removed. Moving the phone or email onto an identifier another contact holds or held answers 409 `CONTACT_MERGE_REQUIRED` and writes nothing.',
+      'Partial update. `tags`/`groups` replace the set (empty clears, names auto-create); a `custom_fields` key set to null is removed. ' +
+      'Moving the phone or email onto an identifier another contact holds or held answers 409 `CONTACT_MERGE_REQUIRED` and writes nothing.',
     security: bearer,
     request: { params: idParams, body: jsonBody(ContactWrite, { city: 'Bergen', tags: ['customer'], custom_fields: { plan: null } }) },
     responses: { 200: jsonContent(Contact, 'The updated contact') },

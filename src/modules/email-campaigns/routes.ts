@@ -118,7 +118,8 @@ emailCampaignRoutes.openapi(
     tags,
     summary: 'Estimate the audience of an email campaign',
     description:
-      'The contacts a send would reach now, through the resolver the send path uses: email consent `subscribed`, not suppressed, not blacklisted, not blocked, narrowed (never widened) by `audience_id` and `audience_filters`.',
+      'The contacts a send would reach now, through the resolver the send path uses: ' +
+      'email consent `subscribed`, not suppressed, not blacklisted, not blocked, narrowed (never widened) by `audience_id` and `audience_filters`.',
     security: bearer,
     request: { params: idParams },
     responses: { 200: jsonContent(Estimate, '`{count}`') },

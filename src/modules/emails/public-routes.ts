@@ -78,7 +78,9 @@ export function registerEmailPublicDocs(registry: PublicRegistry) {
     path: '/t/o/{token}',
     operationId: 'trackEmailOpen',
     summary: 'Open-tracking pixel (in sent HTML)',
-    description: 'Not an API route: the 1x1 pixel a tracked email carries (`tracking.opens`). Records the first open of the send (`email.opened`, `machine_open` for known scanners and prefetchers) after answering.',
+    description:
+      'Not an API route: the 1x1 pixel a tracked email carries (`tracking.opens`). ' +
+      'Records the first open of the send (`email.opened`, `machine_open` for known scanners and prefetchers) after answering.',
     request: { params: token },
     responses: { 200: answer('A 1x1 transparent GIF', { content: { 'image/gif': { schema: z.string().openapi({ format: 'binary' }) } } }), 404: frameworkError('Unknown or altered token') },
   } as never);
@@ -88,7 +90,10 @@ export function registerEmailPublicDocs(registry: PublicRegistry) {
     path: '/t/c/{token}',
     operationId: 'trackEmailClick',
     summary: 'Click-tracking redirect (in sent HTML)',
-    description: 'Not an API route: a wrapped link of a tracked email (`tracking.clicks`). Redirects (302) to the original URL (characters outside printable ASCII percent-encoded as UTF-8) and records the first click (`email.clicked`); never redirects anywhere else.',
+    description:
+      'Not an API route: a wrapped link of a tracked email (`tracking.clicks`). ' +
+      'Redirects (302) to the original URL (characters outside printable ASCII percent-encoded as UTF-8) and records the first click ' +
+      '(`email.clicked`); never redirects anywhere else.',
     request: { params: token },
     responses: { 302: answer('To the original URL'), 404: frameworkError('Unknown or altered token') },
   } as never);
@@ -99,7 +104,9 @@ export function registerEmailPublicDocs(registry: PublicRegistry) {
     operationId: 'receiveEmailProviderWebhook',
     summary: 'Email provider webhook (called by the provider)',
     description:
-      'Not for API clients: `resend` posts delivery and engagement events here, verified with its Svix signature (`svix-id`, `svix-timestamp`, `svix-signature`, secret `RESEND_WEBHOOK_SECRET`). Bounces and complaints add suppressions; `email.*` events fire once per send and type. Events about unknown messages are skipped.',
+      'Not for API clients: `resend` posts delivery and engagement events here, verified with its Svix signature (`svix-id`, `svix-timestamp`, ' +
+      '`svix-signature`, secret `RESEND_WEBHOOK_SECRET`). Bounces and complaints add suppressions; `email.*` events fire once per send and type. ' +
+      'Events about unknown messages are skipped.',
     request: { params: pathParams({ provider: '`resend`' }), body: providerEventBody({ type: 'email.delivered', data: { email_id: '4ef9a417-02e9-4d39-ad75-9611e0fcc33c' } }) },
     responses: {
       200: answer('Received', { content: { 'application/json': { schema: z.object({ received: z.number().int(), recorded: z.number().int() }) } } }),

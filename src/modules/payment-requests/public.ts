@@ -138,7 +138,10 @@ export function registerPaymentPublicDocs(registry: PublicRegistry) {
     operationId: 'getPaymentPage',
     summary: 'Hosted pay page (HTML, for the payer)',
     description:
-      'Not an API route: the page `pay_url` opens. A pending link shows title, amount, currency and a Pay button (sandbox) or redirects (303) to a fresh provider checkout (Stripe); a pending link past `expires_at` is expired right there (`payment_request.expired` fires once) and says so; paid and cancelled links show their state. Plain HTML, no JavaScript.',
+      'Not an API route: the page `pay_url` opens. A pending link shows title, amount, ' +
+      'currency and a Pay button (sandbox) or redirects (303) to a fresh provider checkout (Stripe); ' +
+      'a pending link past `expires_at` is expired right there (`payment_request.expired` fires once) and says so; ' +
+      'paid and cancelled links show their state. Plain HTML, no JavaScript.',
     request: { params: tokenParam },
     responses: { 200: htmlPage('The page'), 303: answer('Redirect to the provider checkout'), 404: htmlPage('Unknown token'), 502: htmlPage('The provider could not start a checkout') },
   } as never);
@@ -160,7 +163,10 @@ export function registerPaymentPublicDocs(registry: PublicRegistry) {
     operationId: 'receivePaymentProviderWebhook',
     summary: 'Payment provider webhook (called by the provider)',
     description:
-      'Not for API clients: `stripe` posts Checkout Session events here, verified from `Stripe-Signature` (HMAC-SHA256 of `t.payload` with `STRIPE_WEBHOOK_SECRET`, 5-minute tolerance). `checkout.session.completed` and `checkout.session.async_payment_succeeded` of a paid session pay the link (once, whatever the number of deliveries); other events, unknown links and links another provider issued answer 200 without effect.',
+      'Not for API clients: `stripe` posts Checkout Session events here, ' +
+      'verified from `Stripe-Signature` (HMAC-SHA256 of `t.payload` with `STRIPE_WEBHOOK_SECRET`, 5-minute tolerance). ' +
+      '`checkout.session.completed` and `checkout.session.async_payment_succeeded` of a paid session pay the link (once, ' +
+      'whatever the number of deliveries); other events, unknown links and links another provider issued answer 200 without effect.',
     request: {
       params: z.object({ provider: z.string().openapi({ param: { name: 'provider', in: 'path' }, example: 'stripe' }) }),
       headers: z.object({ 'stripe-signature': z.string().optional().openapi({ description: '`t=<unix>,v1=<hex>`' }) }),

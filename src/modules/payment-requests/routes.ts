@@ -86,7 +86,8 @@ paymentRequestRoutes.openapi(
     tags,
     summary: 'Cancel a pending payment request',
     description:
-      'Stamps `cancelled_at`, fires `payment_request.cancelled` and expires the provider checkout where there is one. A payer already on the provider\'s page may still complete (late completion: the link becomes `paid`).',
+      'Stamps `cancelled_at`, fires `payment_request.cancelled` and expires the provider checkout where there is one. ' +
+      'A payer already on the provider\'s page may still complete (late completion: the link becomes `paid`).',
     security: bearer,
     request: { params: idParams, body: jsonBody(PaymentRequestCancel, {}) },
     responses: { 201: jsonContent(PaymentRequest, 'The cancelled payment request') },
@@ -103,7 +104,10 @@ paymentRequestRoutes.openapi(
     tags: ['Contacts'],
     summary: "List a contact's financial documents",
     description:
-      "Invoices, receipts and credit documents from the stored pointers of the contact's payments (`metadata.document`), refund entries (`credit_document`) and payment requests, deduplicated by provider document id, merged with the payment provider's own listing when `live=true` (bounded to 2.5 s; a timeout or failure answers the stored listing with `live.error`), sorted by date descending with nulls last. Needs the `payments` feature.",
+      "Invoices, receipts and credit documents from the stored pointers of the contact's payments (`metadata.document`), " +
+      "refund entries (`credit_document`) and payment requests, deduplicated by provider document id, " +
+      "merged with the payment provider's own listing when `live=true` (bounded to 2.5 s; " +
+      "a timeout or failure answers the stored listing with `live.error`), sorted by date descending with nulls last. Needs the `payments` feature.",
     security: bearer,
     request: { params: idParams, query: ContactDocumentsQuery },
     responses: { 200: jsonContent(ContactDocuments, 'The documents and how the live listing went') },

@@ -13,7 +13,9 @@ senderProfileRoutes.openapi(
     operationId: 'listSenderProfiles',
     tags: ['Sender profiles'],
     summary: 'List sender profiles',
-    description: 'Newest first. The ids are valid as `sender_profile_id` for transactional sends and email campaigns; prefer `verified: true`. DKIM and DNS material is never returned. Not writable through the API.',
+    description:
+      'Newest first. The ids are valid as `sender_profile_id` for transactional sends and email campaigns; prefer `verified: true`. ' +
+      'DKIM and DNS material is never returned. Not writable through the API.',
     security: bearer,
     request: { query: SenderProfileListQuery },
     responses: { 200: jsonContent(SenderProfileList, 'A page of sender profiles') },

@@ -20,7 +20,9 @@ webhookLogRoutes.openapi(
     tags: eventTags,
     summary: 'List the events of the last 30 days',
     description:
-      'Every event the workspace emitted in the last 30 days, newest first, whether or not an endpoint subscribes to it: each item is exactly the envelope a webhook delivers, with the same `id` as its deliveries\' `webhook-id`. Read it to recover events an endpoint missed. Test events (`webhook.test`) are not listed.',
+      'Every event the workspace emitted in the last 30 days, newest first, whether or not an endpoint subscribes to it: ' +
+      'each item is exactly the envelope a webhook delivers, with the same `id` as its deliveries\' `webhook-id`. ' +
+      'Read it to recover events an endpoint missed. Test events (`webhook.test`) are not listed.',
     security: bearer,
     request: { query: WebhookEventListQuery },
     responses: { 200: jsonContent(WebhookEventList, 'A page of events') },

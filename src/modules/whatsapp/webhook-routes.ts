@@ -46,7 +46,9 @@ export function registerWhatsAppWebhookDocs(registry: PublicRegistry) {
     path: '/providers/whatsapp/webhook',
     operationId: 'verifyWhatsAppWebhook',
     summary: "Meta's webhook verification handshake",
-    description: 'Not for API clients: Meta calls it once when the webhook is configured. With `hub.mode=subscribe` and the right `hub.verify_token` (`WHATSAPP_VERIFY_TOKEN`) it echoes `hub.challenge` as text; otherwise 403.',
+    description:
+      'Not for API clients: Meta calls it once when the webhook is configured. ' +
+      'With `hub.mode=subscribe` and the right `hub.verify_token` (`WHATSAPP_VERIFY_TOKEN`) it echoes `hub.challenge` as text; otherwise 403.',
     request: {
       query: z.object({
         'hub.mode': z.string().optional().openapi({ example: 'subscribe' }),
@@ -63,7 +65,10 @@ export function registerWhatsAppWebhookDocs(registry: PublicRegistry) {
     operationId: 'receiveWhatsAppWebhook',
     summary: 'WhatsApp Cloud API notifications (called by Meta)',
     description:
-      'Not for API clients: inbound messages and status updates, verified by `X-Hub-Signature-256` (HMAC-SHA256 of the raw body with `WHATSAPP_APP_SECRET`). The workspace is found by `metadata.phone_number_id`; each inbound message fires `message.received` once per provider message id. A valid signed payload always answers 200 so Meta stops retrying.',
+      'Not for API clients: inbound messages and status updates, verified by `X-Hub-Signature-256` (HMAC-SHA256 of the raw body with ' +
+      '`WHATSAPP_APP_SECRET`). The workspace is found by `metadata.phone_number_id`; ' +
+      'each inbound message fires `message.received` once per provider message id. ' +
+      'A valid signed payload always answers 200 so Meta stops retrying.',
     request: {
       headers: z.object({ 'x-hub-signature-256': z.string().optional().openapi({ description: '`sha256=<hex>`' }) }),
       body: providerEventBody({ object: 'whatsapp_business_account', entry: [{ id: 'WABA_ID', changes: [{ field: 'messages', value: { metadata: { phone_number_id: '1234567890' } } }] }] }),
