@@ -11,7 +11,7 @@ import { featureRefusal } from './features';
 import { sha256Hex } from './ids';
 import { failedKeys } from './failed-auth';
 import { budgetHeaders, enforce, ipLimit, refusedUntil, spendLeasedToken, type Spend } from './rate-limit';
-import { schemaBehind, schemaUpgrading } from './d1/schema-version';
+import { schemaBehind } from './d1/schema-version';
 import { controlDb, controlReplica } from './d1/shards';
 
 export const API_KEY_PREFIX = 'wsk_';
@@ -118,7 +118,7 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   };
   // A limit refusal answers before these, as it did when every request waited for the limiter.
   const forbidden = ws.apiAccess
-    ? (featureRefusal(ws, c.req.method, c.req.path) ?? (!isRead(c.req.method) && schemaBehind(found.shardSchema) ? schemaUpgrading() : null))
+    ? (featureRefusal(ws, c.req.method, c.req.path) ?? (!isRead(c.req.method) && schemaBehind(found.shardSchema) ? SharedErrors.schemaUpgrading() : null))
     : SharedErrors.noApiAccess();
   c.set('workspace', ws);
   c.set('apiKeyId', found.keyId);

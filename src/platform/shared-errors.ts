@@ -53,6 +53,11 @@ export const SharedErrors = defineErrors('framework', {
 
   // The data layer and the platform's configuration.
   concurrentChange: { status: 409, message: 'The record was changed by concurrent requests while this one was applied; retry the request' },
+  /**
+   * A write to a shard still on an older schema would fail on whatever it lacks, half-way through a
+   * route's work; it is refused whole instead, until the shard's sweep finds it migrated (the next
+   * sweep re-reads the schema: a minute).
+   */
   schemaUpgrading: {
     status: 503,
     code: 'SCHEMA_UPGRADING',

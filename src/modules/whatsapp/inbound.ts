@@ -7,6 +7,7 @@ import type { OutboxEvent } from '../../platform/events';
 import { uuidv7 } from '../../platform/ids';
 import { toE164 } from '../../platform/phone';
 import { controlDb } from '../../platform/d1/shards';
+import { ContactErrors } from '../contacts/errors';
 import { planUpsert } from '../contacts/service';
 import { contextFor } from '../workspaces/context';
 import { findWorkspaceByWhatsAppNumber } from '../workspaces/service';
@@ -178,7 +179,7 @@ async function recordInbound(ctx: ServiceContext, m: InboundMessage, profileName
         } catch (err) {
           if (!(err instanceof ApiError)) throw err;
           // A blacklisted number is a blocked sender; any other refusal leaves the message without a contact.
-          blocked = err.body.error_code === 'PHONE_BLACKLISTED';
+          blocked = err.body.error_code === ContactErrors.phoneBlacklisted.code;
         }
       }
       const messageId = uuidv7();
