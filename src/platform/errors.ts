@@ -73,7 +73,6 @@ export type ErrorDoc = {
   readonly shape: ErrorShape;
   readonly code?: string;
   readonly message: string;
-  readonly list: boolean;
   readonly fields: readonly string[];
   readonly headers: readonly string[];
   readonly about?: string;
@@ -132,7 +131,6 @@ export function defineErrors<const T extends Record<string, ErrorSpec>>(shape: E
       shape: own,
       ...(spec.code ? { code: spec.code } : {}),
       message: spec.message,
-      list: !!spec.list,
       fields: spec.fields ?? [],
       headers: Object.keys(spec.headers ?? {}),
       ...(spec.about ? { about: spec.about } : {}),

@@ -67,7 +67,7 @@ function describeStatus(base: string | undefined, entries: readonly ErrorDoc[]):
   return groups.join(' ');
 }
 
-type ErrorResponse = { description: string; headers?: Record<string, unknown>; content: Record<string, { schema: z.ZodTypeAny }> };
+type ErrorResponse = { description: string; headers: Record<string, unknown>; content: Record<string, { schema: z.ZodTypeAny }> };
 
 /**
  * A route's error answers, built from the catalogue entries it can answer: each
@@ -76,7 +76,7 @@ type ErrorResponse = { description: string; headers?: Record<string, unknown>; c
  * /v1 and always listed; an entry of one of those statuses joins its description.
  */
 export function errorResponses(errors: readonly ErrorDoc[] = []) {
-  const standard: Record<number, { shapes: ErrorShape[]; headers?: Record<string, unknown> }> = {
+  const standard: Record<number, { shapes: ErrorShape[]; headers: Record<string, unknown> }> = {
     400: { shapes: ['framework'], headers: ERROR_HEADERS },
     // Answered before the key is known: no budget headers.
     401: { shapes: ['framework'], headers: REQUEST_ID_ONLY },
