@@ -5,7 +5,9 @@ import { authenticate } from './platform/auth';
 import { readYourWrites, recordWriteFloors } from './platform/d1/consistency';
 import { serverToServerOnly } from './platform/cors';
 import { docsContentSecurityPolicy, docsPage } from './platform/docs-page';
-import { httpError, renderError } from './platform/errors';
+import { renderError } from './platform/errors';
+import { requestIds } from './platform/request-id';
+import { SharedErrors } from './platform/shared-errors';
 import { home } from './platform/home-page';
 import { LICENSE, RELEASE_VERSION } from './platform/release';
 import { EventSink, publishCommitted } from './platform/events';
@@ -80,10 +82,10 @@ export function buildApp() {
   app.onError(renderError);
   app.notFound((c) => {
     c.set('routeMatched', false);
-    return renderError(httpError(404, `Cannot ${c.req.method} ${c.req.path}`), c);
+    return renderError(SharedErrors.unknownRoute({ method: c.req.method, path: c.req.path }), c);
   });
 
-  app.use('*', instanceCacheSwitch, securityHeaders, serverToServerOnly, recordWriteFloors);
+  app.use('*', requestIds, instanceCacheSwitch, securityHeaders, serverToServerOnly, recordWriteFloors);
 
   // Public documentation, registered before the /v1 guard so it needs no key.
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {

@@ -64,6 +64,8 @@ export interface Variables {
   workspace: Workspace;
   apiKeyId: string;
   routeMatched: boolean;
+  /** The request's `X-Request-Id` (src/platform/request-id.ts). */
+  requestId: string;
   events: import('./platform/events').EventSink;
   /** The bookmark of what the request's session has read or written so far (null before its first query). */
   sessionBookmark: () => string | null;

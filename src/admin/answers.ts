@@ -48,6 +48,7 @@ export const RequestLog = z
     data: z.array(
       z.object({
         id: z.string(),
+        request_id: z.string().nullable().openapi({ description: 'The answer\'s `X-Request-Id`; null for requests logged before it was kept' }),
         method: z.string(),
         path: z.string(),
         status: z.number().int(),

@@ -1,7 +1,8 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AdminEnv } from '../env';
 import { invalidateKeyCache } from '../platform/auth';
-import { httpError } from '../platform/errors';
+import { SharedErrors } from '../platform/shared-errors';
+import { AdminErrors } from './errors';
 import { failedOperatorTokens } from '../platform/failed-auth';
 
 async function digest(text: string): Promise<Uint8Array> {
@@ -17,14 +18,14 @@ async function digest(text: string): Promise<Uint8Array> {
  */
 export const requireAdmin: MiddlewareHandler<AdminEnv> = async (c, next) => {
   const expected = c.env.ADMIN_TOKEN;
-  if (!expected) throw httpError(404, `Cannot ${c.req.method} ${c.req.path}`);
+  if (!expected) throw SharedErrors.unknownRoute({ method: c.req.method, path: c.req.path });
   const ip = c.req.header('cf-connecting-ip') ?? 'unknown';
   const spent = failedOperatorTokens.known(ip);
   if (spent) throw spent;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '');
   const [a, b] = await Promise.all([digest(match?.[1] ?? ''), digest(expected)]);
-  if (!match) throw httpError(401, 'Invalid operator token');
-  if (!crypto.subtle.timingSafeEqual(a, b)) throw (await failedOperatorTokens.fail(c.env, ip)) ?? httpError(401, 'Invalid operator token');
+  if (!match) throw AdminErrors.invalidToken();
+  if (!crypto.subtle.timingSafeEqual(a, b)) throw (await failedOperatorTokens.fail(c.env, ip)) ?? AdminErrors.invalidToken();
   const refused = await failedOperatorTokens.admit(c.env, ip);
   if (refused) throw refused;
   try {

@@ -4,7 +4,7 @@ import type { AdminEnv } from '../env';
 import { createAttendanceEvent, setAttendance, recordComplaint, CHANNELS, findMergeRequest, resolveMergeRequest, eraseContact, EXPORT_KIND_NAMES, exportContact, applyParked } from '../modules/contacts';
 import { submitForm } from '../modules/forms';
 import type { ServiceContext } from '../platform/context';
-import { httpError } from '../platform/errors';
+import { AdminErrors } from './errors';
 import { publishCommitted } from '../platform/events';
 import { shardDb, shardNames } from '../platform/d1/shards';
 import { boundedJsonObject, type JsonBounds } from '../platform/json-bounds';
@@ -29,7 +29,7 @@ const publish = (c: Context<AdminEnv>, ctx: ServiceContext) => {
 async function locateMergeRequest(c: Context<AdminEnv>, id: string) {
   const found = await Promise.all(shardNames(c.env).map((shard) => findMergeRequest({ db: shardDb(c.env, shard) }, id)));
   const mr = found.find((row) => row !== null);
-  if (!mr) throw httpError(404, 'Merge request not found');
+  if (!mr) throw AdminErrors.mergeRequestNotFound();
   return mr;
 }
 /** Submissions are stored and carried by `form.submitted`; bounded like other free-form objects. */
@@ -187,7 +187,12 @@ adminRoute(
     tag: 'Contacts',
     summary: "Export everything held about a contact",
     description:
-      "A data subject's copy: the contact as `GET /v1/contacts/{id}` answers it, then one key per kind of record (`identifiers`, `consent`, `notes`, `timeline`, `tags`, `groups`, `custom_values`, `deals`, `payments`, `payment_entries`, `payment_requests`, `orders`, `order_items`, `order_refunds`, `emails`, `whatsapp_conversations`, `whatsapp_messages`, `bookings`, `newsletter_subscriptions`, `campaign_recipients`, `form_submissions`, `attendance`), each the stored records newest first, at most `limit` of each. `truncated` maps each kind holding more to its total: page through it with `kind` and `offset`. Pay-link and unsubscribe tokens are left out.",
+      "A data subject's copy: the contact as `GET /v1/contacts/{id}` answers it, then one key per kind of record (`identifiers`, `consent`, " +
+      "`notes`, `timeline`, `tags`, `groups`, `custom_values`, `deals`, `payments`, `payment_entries`, `payment_requests`, `orders`, " +
+      "`order_items`, `order_refunds`, `emails`, `whatsapp_conversations`, `whatsapp_messages`, `bookings`, `newsletter_subscriptions`, " +
+      "`campaign_recipients`, `form_submissions`, `attendance`), each the stored records newest first, at most `limit` of each. " +
+      "`truncated` maps each kind holding more to its total: page through it with `kind` and `offset`. " +
+      "Pay-link and unsubscribe tokens are left out.",
     params: { ...WS, id: 'The contact id' },
     query: exportQuery,
     responses: { 200: { description: 'The export', schema: ContactExport }, 404: { description: 'Unknown workspace or contact' } },
@@ -208,7 +213,11 @@ adminRoute(
     tag: 'Contacts',
     summary: "Erase a contact's personal data",
     description:
-      "The right to be forgotten, in one batch that happens whole or not at all: the contact and everything that identifies it are removed; records kept for accounting and statistics (payments, entries, payment requests, orders, deals, consent facts, email sends, WhatsApp messages, bookings) lose every identifier of the person. Fires `contact.deleted` once with the last-known phone, email and name; earlier events naming the contact keep only its id. An unknown or already erased contact answers 404.",
+      "The right to be forgotten, in one batch that happens whole or not at all: the contact and everything that identifies it are removed; " +
+      "records kept for accounting and statistics (payments, entries, payment requests, orders, deals, consent facts, email sends, " +
+      "WhatsApp messages, bookings) lose every identifier of the person. " +
+      "Fires `contact.deleted` once with the last-known phone, email and name; earlier events naming the contact keep only its id. " +
+      "An unknown or already erased contact answers 404.",
     params: { ...WS, id: 'The contact id' },
     responses: { 200: { description: 'Erased', schema: ContactErased }, 404: { description: '`Contact not found`, or an unknown workspace' } },
   },

@@ -6,12 +6,13 @@ import { audienceFiltersInput } from '../modules/contacts';
 import { locateSend, reportFact, displayName } from '../modules/emails';
 import { OUTBOX_CHANNELS, type OutboxChannel, listOutbox } from '../modules/sandbox-outbox';
 import { createSenderProfile, SenderProfile } from '../modules/sender-profiles';
-import { badRequest, httpError } from '../platform/errors';
 import { isUuid } from '../platform/validation';
 import { Outbox, SendEventRecorded } from './answers';
 import { adminRoute } from './route';
 import { idParam, limitParam, limitQuery } from './validate';
 import { workspaceData } from './workspace-data';
+import { SharedErrors } from '../platform/shared-errors';
+import { AdminErrors } from './errors';
 
 /** Operator routes of the email domain (docs/operator-api.md): sender profiles, audiences, the sandbox outbox, send events. */
 export const emailAdmin = new Hono<AdminEnv>();
@@ -113,7 +114,7 @@ adminRoute(
   async (c) => {
     const wsId = idParam(c, 'ws');
     const channel = c.req.query('channel') || undefined;
-    if (channel !== undefined && !OUTBOX_CHANNELS.includes(channel as OutboxChannel)) throw badRequest(`Invalid channel: must be one of ${OUTBOX_CHANNELS.join(', ')}`);
+    if (channel !== undefined && !OUTBOX_CHANNELS.includes(channel as OutboxChannel)) throw SharedErrors.notOneOf({ name: 'channel', values: OUTBOX_CHANNELS.join(', ') });
     const limit = limitParam(c);
     const { db } = await workspaceData(c, wsId);
     const to = c.req.query('to')?.trim().toLowerCase() || undefined;
@@ -139,7 +140,7 @@ adminRoute(
     const sendId = idParam(c, 'send_id');
     const input = await read();
     const found = await locateSend(c.env, { id: sendId });
-    if (!found) throw httpError(404, 'Email send not found');
+    if (!found) throw AdminErrors.emailSendNotFound();
     const out = await reportFact(c.env, found.db, found.send, { type: input.type, bounceType: input.bounce_type, url: input.url, machine: input.machine }, (p) => c.executionCtx.waitUntil(p));
     return c.json({ send_id: sendId, type: input.type, ...out }, 201);
   },

@@ -2,11 +2,11 @@ import { z } from '@hono/zod-openapi';
 import { Hono } from 'hono';
 import type { AdminEnv } from '../env';
 import { addPlatformSuppression, listPlatformSuppressions, removePlatformSuppression } from '../modules/suppressions';
-import { badRequest } from '../platform/errors';
 import { formatIssues } from '../platform/validation';
 import { GlobalSuppression, GlobalSuppressionList, GlobalSuppressionRemoved } from './answers';
 import { adminRoute } from './route';
 import { limitParam, limitQuery } from './validate';
+import { SharedErrors } from '../platform/shared-errors';
 
 /** The platform suppression list (docs/operator-api.md): one list in the control plane, enforced for every workspace on every shard. */
 export const globalSuppressionAdmin = new Hono<AdminEnv>();
@@ -72,7 +72,7 @@ adminRoute(
   },
   async (c, read) => {
     const email = address.safeParse(c.req.param('email') ?? '');
-    if (!email.success) throw badRequest(formatIssues(email.error.issues.map((i) => ({ ...i, path: ['email'] })) as never));
+    if (!email.success) throw SharedErrors.invalidRequest({ problems: formatIssues(email.error.issues.map((i) => ({ ...i, path: ['email'] })) as never) });
     await read();
     await removePlatformSuppression(c.env, email.data);
     return c.json({ success: true as const });

@@ -3,7 +3,7 @@ import type { AdminEnv } from '../env';
 import { parseJsonBody } from '../platform/validation';
 import { requireAdmin } from './auth';
 import { operatorDocument } from './openapi';
-import { httpError } from '../platform/errors';
+import { SharedErrors } from '../platform/shared-errors';
 import { LICENSE, RELEASE_VERSION } from '../platform/release';
 import { bookingAdmin } from './bookings';
 import { contactAdmin } from './contacts';
@@ -25,7 +25,7 @@ export const adminApp = new Hono<AdminEnv>();
  * (it holds no data), but like every operator route it is absent (404) without ADMIN_TOKEN.
  */
 adminApp.get('/openapi.json', (c) => {
-  if (!c.env.ADMIN_TOKEN) throw httpError(404, `Cannot GET ${c.req.path}`);
+  if (!c.env.ADMIN_TOKEN) throw SharedErrors.unknownRoute({ method: 'GET', path: c.req.path });
   return c.json(operatorDocument(RELEASE_VERSION, LICENSE));
 });
 adminApp.use('*', requireAdmin, parseJsonBody);

@@ -1,5 +1,6 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import { RESPONSE_HEADERS } from '../platform/openapi';
+import { REQUEST_ID_HEADER } from '../platform/request-id';
 import { ADMIN_OPERATIONS, operationResponses, type AdminOperation } from './route';
 
 /** The operator API's sections in reading order. */
@@ -26,6 +27,7 @@ function pathParameters(op: AdminOperation) {
 export function operatorDocument(version: string, license: Record<string, string>) {
   const docs = new OpenAPIHono();
   docs.openAPIRegistry.registerComponent('headers', 'Retry-After', RESPONSE_HEADERS['Retry-After']);
+  docs.openAPIRegistry.registerComponent('headers', REQUEST_ID_HEADER, RESPONSE_HEADERS[REQUEST_ID_HEADER]);
   docs.openAPIRegistry.registerComponent('securitySchemes', 'operatorToken', {
     type: 'http',
     scheme: 'bearer',

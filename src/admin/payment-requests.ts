@@ -1,10 +1,11 @@
 import { Hono } from 'hono';
 import type { AdminEnv } from '../env';
 import { publishCommitted } from '../platform/events';
-import { serializePaymentRequest, sandboxConfirmation, findPaymentRequest, locatePaymentRequest, paymentRequestNotFound, settlePaymentRequest, PaymentRequest } from '../modules/payment-requests';
+import { serializePaymentRequest, sandboxConfirmation, findPaymentRequest, locatePaymentRequest, settlePaymentRequest, PaymentRequest } from '../modules/payment-requests';
 import { adminRoute } from './route';
 import { idParam } from './validate';
 import { workspaceContext } from '../modules/workspaces';
+import { PaymentRequestErrors } from '../modules/payment-requests';
 
 /** Operator routes of payment requests (docs/operator-api.md). */
 export const paymentRequestAdmin = new Hono<AdminEnv>();
@@ -30,7 +31,7 @@ adminRoute(
     const id = idParam(c, 'id');
     await read();
     const workspaceId = await locatePaymentRequest(c.env, id);
-    if (!workspaceId) throw paymentRequestNotFound();
+    if (!workspaceId) throw PaymentRequestErrors.notFound();
     const ctx = await workspaceContext(c.env, workspaceId);
     const { row } = await settlePaymentRequest(ctx, id, sandboxConfirmation(await findPaymentRequest(ctx, id)));
     if (ctx.events.committed.length) c.executionCtx.waitUntil(publishCommitted(c.env, ctx.db, ctx.events.committed));

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import type { Context, Hono } from 'hono';
 import type { AdminEnv } from '../env';
-import { FrameworkError, OPERATION_ID } from '../platform/openapi';
+import { FrameworkError, OPERATION_ID, REQUEST_ID_ONLY } from '../platform/openapi';
 import { body as parseBody } from './validate';
 
 type Status = 200 | 201 | 400 | 401 | 404 | 409 | 422 | 429 | 503;
@@ -49,7 +49,7 @@ export function operationResponses(op: AdminOperation) {
       {
         description,
         ...(schema ? { content: { 'application/json': { schema } } } : {}),
-        ...(status === 429 ? { headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } } : {}),
+        headers: { ...(status === 429 ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}), ...REQUEST_ID_ONLY },
       },
     ]);
   }

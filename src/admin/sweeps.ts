@@ -1,10 +1,10 @@
 import { Hono } from 'hono';
 import type { AdminEnv } from '../env';
-import { httpError } from '../platform/errors';
 import { runSweep } from '../sweeps/runner';
 import { wiring } from '../wiring';
 import { SweepRun } from './answers';
 import { adminRoute } from './route';
+import { AdminErrors } from './errors';
 
 const sweepNames = () => [...wiring.sweeps.keys()];
 const findSweep = (name: string) => wiring.sweeps.get(name);
@@ -27,7 +27,7 @@ adminRoute(
   async (c, read) => {
     const name = c.req.param('name') ?? '';
     const sweep = findSweep(name);
-    if (!sweep) throw httpError(404, `Unknown sweep "${name.slice(0, 100)}" (available: ${sweepNames().join(', ')})`);
+    if (!sweep) throw AdminErrors.unknownSweep({ name: name.slice(0, 100), available: sweepNames().join(', ') });
     await read();
     return c.json({ name, ...(await runSweep(c.env, sweep)) });
   },

@@ -1,18 +1,19 @@
 import type { Context } from 'hono';
 import { z } from '@hono/zod-openapi';
-import { badRequest } from '../platform/errors';
+import { SharedErrors } from '../platform/shared-errors';
+import { AdminErrors } from './errors';
 import { formatIssues, isUuid } from '../platform/validation';
 
 export async function body<T extends z.ZodTypeAny>(c: Context, schema: T): Promise<z.infer<T>> {
   const raw = await c.req.json().catch(() => ({}));
   const result = schema.safeParse(raw);
-  if (!result.success) throw badRequest(formatIssues(result.error.issues as never));
+  if (!result.success) throw SharedErrors.invalidRequest({ problems: formatIssues(result.error.issues as never) });
   return result.data;
 }
 
 export function idParam(c: Context, name: string): string {
   const value = c.req.param(name);
-  if (!isUuid(value)) throw badRequest([`${name} must be a UUID`]);
+  if (!isUuid(value)) throw AdminErrors.idNotUuid({ name });
   return value.toLowerCase();
 }
 
@@ -20,7 +21,7 @@ export function idParam(c: Context, name: string): string {
 export function limitParam(c: Context): number {
   const raw = c.req.query('limit');
   const limit = raw === undefined || raw === '' ? 50 : Number(raw);
-  if (!Number.isInteger(limit) || limit < 0) throw badRequest('Invalid limit: must be a non-negative integer');
+  if (!Number.isInteger(limit) || limit < 0) throw SharedErrors.invalidInteger({ name: 'limit' });
   return Math.min(limit, 500);
 }
 

@@ -1,12 +1,12 @@
 import { Hono } from 'hono';
 import type { AdminEnv } from '../env';
 import { listDeliveries, DELIVERY_STATES, type DeliveryState } from '../modules/webhooks';
-import { badRequest } from '../platform/errors';
 import { z } from '@hono/zod-openapi';
 import { WebhookDeliveries } from './answers';
 import { adminRoute } from './route';
 import { idParam, limitParam, limitQuery } from './validate';
 import { workspaceData } from './workspace-data';
+import { SharedErrors } from '../platform/shared-errors';
 
 /** Webhook delivery attempts and dead letters of a workspace. */
 export const webhookAdmin = new Hono<AdminEnv>();
@@ -31,7 +31,7 @@ adminRoute(
     const id = idParam(c, 'ws');
     const state = c.req.query('state') || undefined;
     if (state !== undefined && !DELIVERY_STATES.includes(state as DeliveryState)) {
-      throw badRequest(`Invalid state: must be one of ${DELIVERY_STATES.join(', ')}`);
+      throw SharedErrors.notOneOf({ name: 'state', values: DELIVERY_STATES.join(', ') });
     }
     const limit = limitParam(c);
     const { db } = await workspaceData(c, id);

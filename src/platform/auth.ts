@@ -4,13 +4,14 @@ import type { AppEnv, Bindings } from '../env';
 import { apiKeys, shards, workspaces } from './control-schema';
 import { DEFAULT_RATE_LIMITS } from './workspace';
 import type { Db } from './d1/db';
-import { httpError, renderError } from './errors';
+import { renderError } from './errors';
+import { SharedErrors } from './shared-errors';
 import { instanceCache } from './instance-cache';
 import { featureRefusal } from './features';
 import { sha256Hex } from './ids';
 import { failedKeys } from './failed-auth';
 import { budgetHeaders, enforce, ipLimit, refusedUntil, spendLeasedToken, type Spend } from './rate-limit';
-import { schemaBehind, schemaUpgrading } from './d1/schema-version';
+import { schemaBehind } from './d1/schema-version';
 import { controlDb, controlReplica } from './d1/shards';
 
 export const API_KEY_PREFIX = 'wsk_';
@@ -78,7 +79,7 @@ const isRead = (method: string) => method === 'GET' || method === 'HEAD';
 export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const header = c.req.header('authorization') ?? '';
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!match) throw httpError(401, 'Missing API key');
+  if (!match) throw SharedErrors.missingApiKey();
   const ip = c.req.header('cf-connecting-ip') ?? 'unknown';
   const spent = failedKeys.known(ip);
   if (spent) throw spent;
@@ -95,7 +96,7 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!found) {
     // An IP over its budget is refused whatever its key; a failure within it is counted against the IP's failed attempts.
     enforce([{ refusedUntil: ipRefusedUntil, limit: ipLimit(c.env), label: 'per source IP' }]);
-    throw (await failedKeys.fail(c.env, ip)) ?? httpError(401, 'Invalid API key');
+    throw (await failedKeys.fail(c.env, ip)) ?? SharedErrors.invalidApiKey();
   }
   const ws = found.workspace;
   const perKey = emailSend
@@ -117,8 +118,8 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   };
   // A limit refusal answers before these, as it did when every request waited for the limiter.
   const forbidden = ws.apiAccess
-    ? (featureRefusal(ws, c.req.method, c.req.path) ?? (!isRead(c.req.method) && schemaBehind(found.shardSchema) ? schemaUpgrading() : null))
-    : httpError(403, 'The REST API requires a plan with API access. Upgrade your plan to use the API.');
+    ? (featureRefusal(ws, c.req.method, c.req.path) ?? (!isRead(c.req.method) && schemaBehind(found.shardSchema) ? SharedErrors.schemaUpgrading() : null))
+    : SharedErrors.noApiAccess();
   c.set('workspace', ws);
   c.set('apiKeyId', found.keyId);
 

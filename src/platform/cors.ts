@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../env';
-import { httpError } from './errors';
+import { SharedErrors } from './shared-errors';
 
 /**
  * Server-to-server only: no response ever carries Access-Control-Allow-Origin,
@@ -8,7 +8,7 @@ import { httpError } from './errors';
  */
 export const serverToServerOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (c.req.method === 'OPTIONS') {
-    throw httpError(403, 'Cross-origin requests are not allowed: this API is for server-to-server use');
+    throw SharedErrors.crossOrigin();
   }
   await next();
   c.res.headers.delete('access-control-allow-origin');

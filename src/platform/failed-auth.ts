@@ -1,6 +1,7 @@
 import type { HitResult } from '../durable-objects/rate-limiter';
 import type { Bindings } from '../env';
-import { httpError, type ApiError } from './errors';
+import type { ApiError } from './errors';
+import { SharedErrors } from './shared-errors';
 import { instanceCache } from './instance-cache';
 import { hit, limitVar, peek, WINDOW_MS } from './rate-limit';
 
@@ -64,7 +65,7 @@ export class FailedAttempts {
 
   private refusal(resetAt: number, now: number): ApiError {
     const retryAfter = Math.max(1, Math.ceil((resetAt - now) / 1000));
-    const error = httpError(429, `Too many failed authentication attempts from this source IP. Retry after ${retryAfter} seconds.`);
+    const error = SharedErrors.failedAuthLimit({ seconds: retryAfter });
     error.headers['Retry-After'] = String(retryAfter);
     return error;
   }

@@ -1,5 +1,6 @@
 import type { Feature, Workspace } from './workspace';
 import { ApiError } from './errors';
+import { FeatureGateErrors } from './shared-errors';
 
 /** A `/v1` route prefix (optionally of one method) that the plan's `feature` unlocks. */
 export type FeatureGate = { method?: string; pattern: RegExp; feature: Feature };
@@ -27,8 +28,5 @@ export function requiredFeature(method: string, path: string): Feature | null {
 export function featureRefusal(ws: Workspace, method: string, path: string): ApiError | null {
   const feature = requiredFeature(method, path);
   if (!feature || ws.features.includes(feature)) return null;
-  return new ApiError(403, {
-    message: `Your plan does not include the ${feature} feature. Upgrade your plan to use this endpoint.`,
-    error_code: 'FEATURE_NOT_INCLUDED_IN_PLAN',
-  });
+  return FeatureGateErrors.notIncluded({ feature });
 }

@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { badRequest } from './errors';
+import { SharedErrors } from './shared-errors';
 import { prefixRanges } from './d1/prefix-ranges';
 import { isUuid } from './validation';
 
@@ -137,7 +137,7 @@ const CUSTOM_KEY = /^[A-Za-z0-9_\-. ]{1,100}$/;
  */
 const VALUE_OPS: readonly Op[] = ['eq', 'gt', 'gte', 'lt', 'lte', 'in', 'contains', 'starts_with', 'ends_with', 'is_not_null'];
 
-export const invalidFilter = (what: string) => badRequest(`Invalid filter: ${what}`);
+export const invalidFilter = (what: string) => SharedErrors.invalidFilter({ problem: what });
 
 /**
  * Field and operator names come from the client: only the table's own entries
@@ -293,14 +293,14 @@ export class FilterBuilder {
 
   /** Type-checks and coerces one value for a field (the documented 400 messages). */
   coerce(field: Field, value: unknown): unknown {
-    const bad = (what: string) => badRequest(`Invalid filter value for "${field.name}": "${shown(value)}" is not ${what}`);
+    const bad = (what: string) => SharedErrors.filterValueNot({ field: field.name, value: shown(value), expected: what });
     switch (field.kind) {
       case 'uuid':
         if (!isUuid(value)) throw bad('a UUID');
         return value.toLowerCase();
       case 'enum':
         if (typeof value !== 'string' || !field.values!.includes(value)) {
-          throw badRequest(`Invalid filter value for "${field.name}": must be one of ${field.values!.join(', ')}`);
+          throw SharedErrors.filterValueRule({ field: field.name, rule: `one of ${field.values!.join(', ')}` });
         }
         return value;
       case 'number':
@@ -327,11 +327,11 @@ export class FilterBuilder {
       }
       case 'text':
         if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-        if (typeof value !== 'string') throw badRequest(`Invalid filter value for "${field.name}": must be a string`);
+        if (typeof value !== 'string') throw SharedErrors.filterValueRule({ field: field.name, rule: 'a string' });
         return value;
       case 'json':
         if (value !== null && typeof value === 'object') {
-          throw badRequest(`Invalid filter value for "${field.name}": must be a string, number or boolean`);
+          throw SharedErrors.filterValueRule({ field: field.name, rule: 'a string, number or boolean' });
         }
         return typeof value === 'boolean' ? (value ? 1 : 0) : value;
     }
@@ -382,7 +382,7 @@ export class FilterBuilder {
       if (field.kind !== 'text' && field.kind !== 'json') {
         throw invalidFilter(`operator "${op}" applies to text fields only ("${field.name}" is not a text field)`);
       }
-      if (typeof value !== 'string') throw badRequest(`Invalid filter value for "${field.name}": must be a string`);
+      if (typeof value !== 'string') throw SharedErrors.filterValueRule({ field: field.name, rule: 'a string' });
       // LIKE matches ASCII letters in either case and other characters as written, in one pass and with no copy of the text.
       const literal = value.replace(/[\\%_]/g, (m) => `\\${m}`);
       const like = (pattern: string) => sql`${field.expr} LIKE ${this.ref(pattern)} ESCAPE '\\'`;

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { sql, type AnyColumn, type SQL, type SQLWrapper } from 'drizzle-orm';
-import { badRequest } from './errors';
+import { SharedErrors } from './shared-errors';
 import { misreadingIn } from './validation';
 
 export type Paging = { limit: number; offset: number };
@@ -98,7 +98,7 @@ export function parseBooleanParam(name: string, raw: string | undefined): boolea
   if (raw === undefined) return undefined;
   if (raw === 'true') return true;
   if (raw === 'false') return false;
-  throw badRequest(`Invalid ${name}: must be true or false`);
+  throw SharedErrors.invalidBoolean({ name });
 }
 
 const INT_RE = /^\d+$/;
@@ -118,7 +118,7 @@ export function parsePaging(query: { limit?: string; offset?: string }, defaults
 function parseNonNegative(name: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
   const text = raw.trim();
-  if (!INT_RE.test(text) || text.length > 15) throw badRequest(`Invalid ${name}: must be a non-negative integer`);
+  if (!INT_RE.test(text) || text.length > 15) throw SharedErrors.invalidInteger({ name });
   return Number(text);
 }
 
@@ -129,13 +129,13 @@ export function parseFilterParam(raw: string | undefined): Record<string, unknow
   try {
     value = JSON.parse(raw);
   } catch {
-    throw badRequest('Invalid filter: must be valid JSON');
+    throw SharedErrors.filterNotJson();
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw badRequest('Invalid filter: must be a JSON object');
+    throw SharedErrors.filterNotObject();
   }
   const misread = misreadingIn(value);
-  if (misread) throw badRequest(misread.rule === 'must be a finite number' ? 'Invalid filter: numbers must be finite' : `Invalid filter: strings ${misread.rule}`);
+  if (misread) throw misread.rule === 'must be a finite number' ? SharedErrors.filterNotFinite() : SharedErrors.filterStrings({ rule: misread.rule });
   const { workspace_id: _ignored, ...rest } = value as Record<string, unknown>;
   return rest;
 }
@@ -146,7 +146,7 @@ export function parseFilterParam(raw: string | undefined): Record<string, unknow
  * the term into one that matches everything: 400.
  */
 export function searchParam(name: string, raw: string | undefined): string | undefined {
-  if (raw !== undefined && /\p{Cc}/u.test(raw)) throw badRequest(`Invalid ${name}: must not contain control characters`);
+  if (raw !== undefined && /\p{Cc}/u.test(raw)) throw SharedErrors.controlCharacters({ name });
   return raw;
 }
 
@@ -157,7 +157,7 @@ export function parseSort(raw: string | undefined, allowed: readonly string[], f
   const descending = text.startsWith('-');
   const field = descending ? text.slice(1) : text;
   if (!allowed.includes(field)) {
-    throw badRequest(`Invalid sort: "${field.slice(0, 100)}" is not a sortable field (one of ${allowed.join(', ')})`);
+    throw SharedErrors.invalidSort({ field: field.slice(0, 100), allowed: allowed.join(', ') });
   }
   return { field, descending };
 }

@@ -1,5 +1,8 @@
 import { createRoute, z, type RouteConfig } from '@hono/zod-openapi';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import { fillTemplate, type ErrorDoc, type ErrorShape } from './errors';
+import { REQUEST_ID_HEADER } from './request-id';
+import { SharedErrors } from './shared-errors';
 
 export const FrameworkError = z
   .object({
@@ -23,43 +26,78 @@ const DESCRIPTIONS: Record<number, string> = {
   400: 'Validation failure, unknown body property, non-UUID path id or malformed query',
   401: '`Missing API key` or `Invalid API key`',
   403: 'Plan without API access, or the plan lacks the feature (`FEATURE_NOT_INCLUDED_IN_PLAN`)',
-  404: 'Not found in this workspace',
-  409: 'Conflict',
   413: 'Request body too large',
   415: 'Body is not JSON',
   429: 'Rate limit exceeded; see `Retry-After`',
 };
 
-type Shape = 'framework' | 'domain';
+const SCHEMAS: Record<ErrorShape, z.ZodTypeAny> = { framework: FrameworkError, domain: DomainError, 'feature-gate': FeatureGateError };
+
+/** Text in a code span; one holding a backtick is fenced with two. */
+const code = (text: string) => (text.includes('`') ? `\`\` ${text} \`\`` : `\`${text}\``);
+
+/** An entry as the document lists it: its code and its message (a value the throw passes shown as `<name>`), or what it means. */
+function describeError(entry: ErrorDoc): string {
+  const message = entry.about ?? code(fillTemplate(entry.message, (name) => `<${name}>`));
+  let text = entry.code ? `${code(entry.code)}: ${message}` : message;
+  if (entry.fields.length) text += ` (with ${entry.fields.map(code).join(', ')})`;
+  if (entry.headers.length) text += ` (see ${entry.headers.map(code).join(', ')})`;
+  return text;
+}
+
+const SHAPE_NAMES: Record<ErrorShape, string> = { framework: 'Framework shape', domain: 'Domain envelope', 'feature-gate': 'Framework shape' };
 
 /**
- * Error responses for a route. 400/401/403/413/415/429 are always possible on
- * /v1 and always listed; `extra` adds route-specific statuses in the route's shape.
+ * A status's description: the standard text and the entries, joined; where the
+ * status answers both the framework shape and the domain envelope, grouped by shape.
  */
-export function errorResponses(extra: Partial<Record<number, { shape?: Shape; description?: string }>> = {}) {
-  const framework = { headers: ERROR_HEADERS, content: { 'application/json': { schema: FrameworkError } } };
-  const out: Record<number, { description: string; headers?: Record<string, unknown>; content: Record<string, { schema: z.ZodTypeAny }> }> = {
-    400: { description: DESCRIPTIONS[400], ...framework },
+function describeStatus(base: string | undefined, entries: readonly ErrorDoc[]): string {
+  const shapes = new Set([...(base ? [SHAPE_NAMES.framework] : []), ...entries.map((e) => SHAPE_NAMES[e.shape])]);
+  if (shapes.size < 2) {
+    const own = entries.map(describeError).join('; ');
+    return base ? (own ? `${base}; or ${own}` : base) : own;
+  }
+  const groups = [...shapes].map((name) => {
+    const texts = [...(base && name === SHAPE_NAMES.framework ? [base] : []), ...entries.filter((e) => SHAPE_NAMES[e.shape] === name).map(describeError)];
+    return `${name}: ${texts.join('; ')}.`;
+  });
+  return groups.join(' ');
+}
+
+type ErrorResponse = { description: string; headers: Record<string, unknown>; content: Record<string, { schema: z.ZodTypeAny }> };
+
+/**
+ * A route's error answers, built from the catalogue entries it can answer: each
+ * status with its body schema (the entries' shapes) and a description listing
+ * each entry's code and message. 400/401/403/413/415/429 are always possible on
+ * /v1 and always listed; an entry of one of those statuses joins its description.
+ */
+export function errorResponses(errors: readonly ErrorDoc[] = []) {
+  const standard: Record<number, { shapes: ErrorShape[]; headers: Record<string, unknown> }> = {
+    400: { shapes: ['framework'], headers: ERROR_HEADERS },
     // Answered before the key is known: no budget headers.
-    401: { description: DESCRIPTIONS[401], content: { 'application/json': { schema: FrameworkError } } },
-    403: {
-      description: DESCRIPTIONS[403],
-      headers: ERROR_HEADERS,
-      content: { 'application/json': { schema: z.union([FrameworkError, FeatureGateError]) } },
-    },
-    413: { description: DESCRIPTIONS[413], ...framework },
-    415: { description: DESCRIPTIONS[415], ...framework },
-    429: { description: DESCRIPTIONS[429], headers: TOO_MANY_HEADERS, content: { 'application/json': { schema: FrameworkError } } },
+    401: { shapes: ['framework'], headers: REQUEST_ID_ONLY },
+    403: { shapes: ['framework', 'feature-gate'], headers: ERROR_HEADERS },
+    413: { shapes: ['framework'], headers: ERROR_HEADERS },
+    415: { shapes: ['framework'], headers: ERROR_HEADERS },
+    429: { shapes: ['framework'], headers: TOO_MANY_HEADERS },
   };
-  for (const [status, spec] of Object.entries(extra)) {
-    const code = Number(status);
-    const schema = spec?.shape === 'domain' ? DomainError : FrameworkError;
-    const prior = out[code];
-    out[code] = {
-      description: spec?.description ?? DESCRIPTIONS[code] ?? 'Error',
-      // A route-specific 429 keeps the rate limit's Retry-After.
-      headers: prior?.headers ?? ERROR_HEADERS,
-      content: { 'application/json': { schema: prior && prior.content['application/json'].schema !== schema ? z.union([prior.content['application/json'].schema, schema]) : schema } },
+  const listed = new Map<number, ErrorDoc[]>();
+  for (const entry of errors) {
+    const same = listed.get(entry.status) ?? [];
+    if (!same.includes(entry)) same.push(entry);
+    listed.set(entry.status, same);
+  }
+  const out: Record<number, ErrorResponse> = {};
+  for (const status of [...new Set([...Object.keys(standard).map(Number), ...listed.keys()])]) {
+    const base = standard[status];
+    const entries = listed.get(status) ?? [];
+    const shapes = [...new Set([...(base?.shapes ?? []), ...entries.map((e) => e.shape)])];
+    const schema = shapes.length === 1 ? SCHEMAS[shapes[0]] : z.union(shapes.map((shape) => SCHEMAS[shape]) as [z.ZodTypeAny, z.ZodTypeAny]);
+    out[status] = {
+      description: describeStatus(base && DESCRIPTIONS[status], entries),
+      headers: base?.headers ?? ERROR_HEADERS,
+      content: { 'application/json': { schema } },
     };
   }
   return out;
@@ -79,6 +117,10 @@ export const RESPONSE_HEADERS = {
   'RateLimit-Remaining': { description: 'Requests left in the current window', schema: { type: 'integer' as const, minimum: 0 } },
   'RateLimit-Reset': { description: 'Seconds until the window resets', schema: { type: 'integer' as const, minimum: 0 } },
   'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' as const, minimum: 0 } },
+  [REQUEST_ID_HEADER]: {
+    description: "This request's id, a UUIDv7 fresh for every request and on every answer: quote it when asking about a request (the request log and the service's error log carry it).",
+    schema: { type: 'string' as const, format: 'uuid', pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$' },
+  },
 };
 
 type HeaderName = keyof typeof RESPONSE_HEADERS;
@@ -88,9 +130,11 @@ const headerRefs = (names: HeaderName[]) => Object.fromEntries(names.map((n) => 
  * Answers to an authenticated request carry the key's budget (`RateLimit-*`; not while the
  * limiter is unreachable, and not on a feature-gate 403); a successful one its `Bookmark`.
  */
-export const SUCCESS_HEADERS = headerRefs(['Bookmark', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']);
-const ERROR_HEADERS = headerRefs(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']);
-const TOO_MANY_HEADERS = headerRefs(['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']);
+export const SUCCESS_HEADERS = headerRefs(['Bookmark', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', REQUEST_ID_HEADER]);
+const ERROR_HEADERS = headerRefs(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', REQUEST_ID_HEADER]);
+const TOO_MANY_HEADERS = headerRefs(['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', REQUEST_ID_HEADER]);
+/** Every answer's own header, for answers that carry no other: a 401, the hosted pages, the operator API. */
+export const REQUEST_ID_ONLY = headerRefs([REQUEST_ID_HEADER]);
 
 /** A JSON success response with the documented headers. */
 export const jsonContent = <T extends z.ZodTypeAny>(schema: T, description: string) => ({
@@ -124,14 +168,22 @@ export function registerSharedComponents(registry: OpenAPIRegistry) {
  */
 export const OPERATION_ID = /^(list|get|create|update|delete|set|move|upsert|send|cancel|resolve|run|[a-z]+)[A-Z][A-Za-z0-9]*$/;
 
+/** A route as declared: `createRoute`'s config, and the catalogue entries its errors come from. */
+type DeclaredRoute<P extends string> = Omit<RouteConfig, 'path' | 'operationId'> & { path: P; operationId: string; summary: string; errors?: readonly ErrorDoc[] };
+
 /**
  * The one way a /v1 route is declared: `createRoute` plus the rules every
  * operation shares. `operationId` and `summary` are required (typed), the id
- * must follow `OPERATION_ID`, and a required body refuses an empty request.
+ * must follow `OPERATION_ID`, a required body refuses an empty request, and
+ * `errors` lists the catalogue entries the route answers beyond the ones every
+ * route can (`errorResponses` documents them).
  */
-export function defineRoute<P extends string, R extends Omit<RouteConfig, 'path' | 'operationId'> & { path: P; operationId: string; summary: string }>(declared: R) {
+export function defineRoute<P extends string, R extends DeclaredRoute<P>>(declared: R) {
   if (!OPERATION_ID.test(declared.operationId)) throw new Error(`operationId ${declared.operationId} must be lowerCamelCase verb + resource`);
-  const route = declared.method === 'post' && declared.security ? withIdempotencyKey(declared) : declared;
+  const { errors = [], ...config } = declared;
+  const idempotent = config.method === 'post' && !!config.security;
+  const responses = { ...errorResponses(idempotent ? [...errors, ...IDEMPOTENCY_ERRORS] : errors), ...config.responses };
+  const route = { ...config, ...(idempotent ? { request: withIdempotencyKey(config.request) } : {}), responses };
   return createRoute(route) as ReturnType<typeof createRoute<P, R>>;
 }
 
@@ -140,27 +192,12 @@ export const bearer = [{ bearerAuth: [] }];
 const IDEMPOTENCY_KEY_DOC =
   'Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace.';
 
-/** Every authenticated POST documents `Idempotency-Key` and the answers it adds (src/modules/idempotency-keys/middleware.ts). */
-function withIdempotencyKey<R extends Omit<RouteConfig, 'path' | 'operationId'>>(route: R): R {
+/** What `Idempotency-Key` adds to every authenticated POST's answers (src/modules/idempotency-keys/middleware.ts). */
+const IDEMPOTENCY_ERRORS = [SharedErrors.invalidIdempotencyKey, SharedErrors.idempotencyKeyInUse, SharedErrors.idempotencyKeyReused];
+
+/** Every authenticated POST documents the `Idempotency-Key` header. */
+function withIdempotencyKey(request: RouteConfig['request']): RouteConfig['request'] {
   const header = z.object({ 'Idempotency-Key': z.string().optional().openapi({ description: IDEMPOTENCY_KEY_DOC, example: 'order-7f3a-retry-safe' }) });
-  const own = route.request?.headers;
-  const headers = own instanceof z.ZodObject ? own.extend(header.shape) : header;
-  const added = errorResponses({
-    409: { description: '`IDEMPOTENCY_KEY_IN_USE`: a request with this `Idempotency-Key` is still running (see `Retry-After`)' },
-    422: { description: '`IDEMPOTENCY_KEY_REUSED`: this `Idempotency-Key` was used with another method, path or body' },
-  });
-  const responses: Record<string, unknown> = { ...route.responses };
-  for (const status of [409, 422] as const) {
-    const prior = route.responses[status] as { description: string; headers?: unknown; content?: Record<string, { schema: z.ZodTypeAny }> } | undefined;
-    const extra = added[status];
-    const priorSchema = prior?.content?.['application/json']?.schema;
-    responses[status] = prior
-      ? {
-          ...prior,
-          description: `${prior.description}; or ${extra.description}`,
-          content: { 'application/json': { schema: priorSchema && priorSchema !== FrameworkError ? z.union([priorSchema, FrameworkError]) : FrameworkError } },
-        }
-      : extra;
-  }
-  return { ...route, request: { ...route.request, headers }, responses };
+  const own = request?.headers;
+  return { ...request, headers: own instanceof z.ZodObject ? own.extend(header.shape) : header };
 }

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { FrameworkError } from './openapi';
+import { FrameworkError, REQUEST_ID_ONLY } from './openapi';
 
 /**
  * The routes outside /v1 (hosted pages, tracking links, provider webhooks) are
@@ -11,12 +11,14 @@ export type PublicRegistry = { registerPath: (route: never) => void };
 export const PUBLIC_TAG = 'Hosted pages and provider webhooks';
 export const publicEntry = { tags: [PUBLIC_TAG], security: [] };
 
-export const htmlPage = (description: string) => ({ description, content: { 'text/html': { schema: z.string() } } });
-export const frameworkError = (description: string) => ({ description, content: { 'application/json': { schema: FrameworkError } } });
+/** An answer with no body of its own to describe: a redirect, a provider's acknowledgement. Every answer carries `X-Request-Id`. */
+export const answer = <T extends object>(description: string, rest?: T) => ({ description, headers: REQUEST_ID_ONLY, ...rest });
+export const htmlPage = (description: string) => answer(description, { content: { 'text/html': { schema: z.string() } } });
+export const frameworkError = (description: string) => answer(description, { content: { 'application/json': { schema: FrameworkError } } });
 /** A refused form post of a hosted page: an HTML page for the page's form, the framework-shape JSON when JSON was sent. */
 export const publicRefusal = (description: string) => ({
   description,
-  headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } },
+  headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' }, ...REQUEST_ID_ONLY },
   content: { 'text/html': { schema: z.string() }, 'application/json': { schema: FrameworkError } },
 });
 export const PUBLIC_POST_LIMIT = 'More than 10 posts of this kind a minute from the source IP (`RATE_LIMIT_PUBLIC_PER_IP_PER_MINUTE`): nothing was done';

@@ -2,8 +2,9 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { HitResult } from '../durable-objects/rate-limiter';
 import type { Bindings } from '../env';
 import { DEFAULT_RATE_LIMITS, type Workspace } from './workspace';
-import { httpError } from './errors';
 import { hit, limitVar, WINDOW_MS } from './rate-limit';
+import type { ApiError } from './errors';
+import { SharedErrors } from './shared-errors';
 
 /*
  * Limits on the unauthenticated form posts of the hosted pages. Each family of
@@ -32,7 +33,7 @@ const UNAVAILABLE_RETRY_S = 30;
  */
 const FAILS_CLOSED: ReadonlySet<PublicFamily> = new Set(['booking']);
 
-export type Refusal = { status: 429 | 503; retryAfter: number; message: string };
+export type Refusal = { status: 429 | 503; retryAfter: number; error: ApiError };
 
 /**
  * A family's budget per source IP and minute. Unsubscribing is generous (600): mailbox providers
@@ -43,10 +44,10 @@ export const publicIpLimit = (env: Bindings, family: PublicFamily) =>
   family === 'unsubscribe' ? limitVar(env.RATE_LIMIT_UNSUBSCRIBE_PER_IP_PER_MINUTE, 600) : limitVar(env.RATE_LIMIT_PUBLIC_PER_IP_PER_MINUTE, 10);
 
 function judge(counted: HitResult | null, limit: number, failsClosed: boolean, per: string, now = Date.now()): Refusal | null {
-  if (!counted) return failsClosed ? { status: 503, retryAfter: UNAVAILABLE_RETRY_S, message: `Temporarily unavailable. Retry after ${UNAVAILABLE_RETRY_S} seconds.` } : null;
+  if (!counted) return failsClosed ? { status: 503, retryAfter: UNAVAILABLE_RETRY_S, error: SharedErrors.limiterUnavailable({ seconds: UNAVAILABLE_RETRY_S }) } : null;
   if (counted.count <= limit) return null;
   const retryAfter = Math.max(1, Math.ceil((counted.resetAt - now) / 1000));
-  return { status: 429, retryAfter, message: `Rate limit exceeded: ${limit} ${per}. Retry after ${retryAfter} seconds.` };
+  return { status: 429, retryAfter, error: SharedErrors.rateLimited({ limit, per, seconds: retryAfter }) };
 }
 
 /** Counts a public form post against its source IP's budget for the family; over it, the request is answered here. */
@@ -77,7 +78,7 @@ const wait = (seconds: number) => (seconds < 120 ? `${seconds} seconds` : `${Mat
 export function refuse(c: Context, refusal: Refusal): Response {
   c.header('Retry-After', String(refusal.retryAfter));
   c.header('Cache-Control', 'no-store');
-  if (sentJson(c)) return c.json(httpError(refusal.status, refusal.message).body, refusal.status);
+  if (sentJson(c)) return c.json(refusal.error.body, refusal.status);
   c.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'none'; base-uri 'none'");
   const title = refusal.status === 429 ? 'Too many requests' : 'Temporarily unavailable';
   return c.html(

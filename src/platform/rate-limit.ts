@@ -1,6 +1,6 @@
 import type { Bindings } from '../env';
 import { LEASE_MAX, type HitResult, type LeaseResult, type Settlement } from '../durable-objects/rate-limiter';
-import { httpError } from './errors';
+import { SharedErrors } from './shared-errors';
 import { Lru } from './lru';
 
 export const WINDOW_MS = 60_000;
@@ -278,7 +278,7 @@ export function enforce(checks: LimitCheck[], budget: Record<string, string> = {
   const resetAt = Math.max(...exceeded.map((c) => c.refusedUntil!));
   const retryAfter = Math.max(1, Math.ceil((resetAt - now) / 1000));
   const first = exceeded[0];
-  const error = httpError(429, `Rate limit exceeded: ${first.limit} requests per minute ${first.label}. Retry after ${retryAfter} seconds.`);
+  const error = SharedErrors.rateLimited({ limit: first.limit, per: `requests per minute ${first.label}`, seconds: retryAfter });
   Object.assign(error.headers, budget, { 'Retry-After': String(retryAfter) });
   throw error;
 }

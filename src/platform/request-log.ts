@@ -1,11 +1,12 @@
 import { sql } from 'drizzle-orm';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv, Bindings } from '../env';
-import type { requestLog } from '../modules/workspaces/schema';
+import type { requestLog } from './schema';
 import { nowIso, runBatch, type Statement } from './d1/db';
 import { uuidv7 } from './ids';
 import { rawRun } from './d1/raw-query';
 import { shardDb } from './d1/shards';
+import { requestIdOf } from './request-id';
 
 type LogRow = typeof requestLog.$inferInsert;
 
@@ -27,8 +28,8 @@ async function writeShard(env: Bindings, shard: string, rows: LogRow[]): Promise
     statements.push(
       rawRun(
         db,
-        sql`INSERT INTO request_log (id, workspace_id, api_key_id, method, path, status, duration_ms, ip, user_agent, created_at)
-          SELECT value ->> 'id', value ->> 'workspaceId', value ->> 'apiKeyId', value ->> 'method', value ->> 'path', value ->> 'status',
+        sql`INSERT INTO request_log (id, workspace_id, api_key_id, request_id, method, path, status, duration_ms, ip, user_agent, created_at)
+          SELECT value ->> 'id', value ->> 'workspaceId', value ->> 'apiKeyId', value ->> 'requestId', value ->> 'method', value ->> 'path', value ->> 'status',
             value ->> 'durationMs', value ->> 'ip', value ->> 'userAgent', value ->> 'createdAt'
           FROM json_each(${JSON.stringify(rows.slice(i, i + ROWS_PER_STATEMENT))})`,
       ),
@@ -51,8 +52,9 @@ async function flushSoon(env: Bindings): Promise<void> {
 }
 
 /**
- * Records every authenticated /v1 request that reached an endpoint (method,
- * path, status, duration, IP, user agent; never bodies), off the response path.
+ * Records every authenticated /v1 request that reached an endpoint (its
+ * `X-Request-Id`, method, path, status, duration, IP, user agent; never
+ * bodies), off the response path.
  */
 export const logRequests: MiddlewareHandler<AppEnv> = async (c, next) => {
   const started = Date.now();
@@ -67,6 +69,7 @@ export const logRequests: MiddlewareHandler<AppEnv> = async (c, next) => {
         id: uuidv7(),
         workspaceId: ws.id,
         apiKeyId: c.get('apiKeyId') ?? null,
+        requestId: requestIdOf(c),
         method: c.req.method,
         path: c.req.path.slice(0, 2048),
         status: c.res.status,

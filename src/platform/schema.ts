@@ -24,3 +24,23 @@ export const eventOutbox = sqliteTable(
     index('event_outbox_created').on(t.createdAt),
   ],
 );
+
+/** Every authenticated request, written after its answer (./request-log.ts); the operator reads it per workspace. */
+export const requestLog = sqliteTable(
+  'request_log',
+  {
+    id: text('id').primaryKey(),
+    workspaceId: text('workspace_id').notNull(),
+    apiKeyId: text('api_key_id'),
+    /** The answer's `X-Request-Id`; null on rows written before it was kept. */
+    requestId: text('request_id'),
+    method: text('method').notNull(),
+    path: text('path').notNull(),
+    status: integer('status').notNull(),
+    durationMs: integer('duration_ms').notNull(),
+    ip: text('ip'),
+    userAgent: text('user_agent'),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [index('request_log_workspace_id').on(t.workspaceId, t.id)],
+);

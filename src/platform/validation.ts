@@ -1,7 +1,7 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../env';
-import { badRequest, domainError, httpError } from './errors';
+import { EnvelopeRequestErrors, SharedErrors } from './shared-errors';
 
 type Issue = { code: string; path: PropertyKey[]; message: string; keys?: string[] };
 
@@ -42,7 +42,7 @@ export function requestIssues(result: HookResult, c: Context): string[] {
 export function createRouter() {
   return new OpenAPIHono<AppEnv>({
     defaultHook: (result, c) => {
-      if (!result.success) throw badRequest(requestIssues(result as HookResult, c));
+      if (!result.success) throw SharedErrors.invalidRequest({ problems: requestIssues(result as HookResult, c) });
     },
   });
 }
@@ -52,7 +52,7 @@ export function createRouter() {
  * (consent, suppressions), request-shape violations included: 400 `invalid_request`.
  */
 export const domainValidationHook = (result: { success: boolean; error?: { issues: unknown[] } }, c: Context): undefined => {
-  if (!result.success) throw domainError(400, 'invalid_request', requestIssues(result as HookResult, c).join('; '));
+  if (!result.success) throw EnvelopeRequestErrors.invalidRequest({ problems: requestIssues(result as HookResult, c).join('; ') });
   return undefined;
 };
 
@@ -119,10 +119,10 @@ export const parseJsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   const method = c.req.method;
   if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS' || method === 'DELETE') return next();
   const declared = Number(c.req.header('content-length') ?? '0');
-  if (declared > BODY_LIMIT) throw httpError(413, 'Request body is too large');
+  if (declared > BODY_LIMIT) throw SharedErrors.bodyTooLarge();
   // Read bytes, not text: the runtime warns when text() meets a non-text content type.
   const bytes = await c.req.raw.arrayBuffer();
-  if (bytes.byteLength > BODY_LIMIT) throw httpError(413, 'Request body is too large');
+  if (bytes.byteLength > BODY_LIMIT) throw SharedErrors.bodyTooLarge();
   const mediaType = (c.req.header('content-type') ?? '').split(';')[0].trim();
   let value: unknown = EMPTY;
   let text = '';
@@ -130,17 +130,17 @@ export const parseJsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
     try {
       text = utf8.decode(bytes);
     } catch {
-      throw badRequest('Request body is not valid UTF-8');
+      throw SharedErrors.bodyNotUtf8();
     }
     if (text.trim() !== '') {
-      if (!JSON_TYPE.test(mediaType)) throw httpError(415, 'Content-Type must be application/json');
+      if (!JSON_TYPE.test(mediaType)) throw SharedErrors.notJson();
       try {
         value = JSON.parse(text);
       } catch {
-        throw badRequest('Malformed JSON in request body');
+        throw SharedErrors.malformedJson();
       }
       const misread = misreadingIn(value);
-      if (misread) throw badRequest([misread.path.length ? `${describePath(misread.path)}: ${misread.rule}` : misread.rule]);
+      if (misread) throw misread.path.length ? SharedErrors.misreadValue({ path: describePath(misread.path), rule: misread.rule }) : SharedErrors.misreadBody({ rule: misread.rule });
     }
   }
   if (value === EMPTY) emptyBodies.add(c);

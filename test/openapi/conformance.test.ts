@@ -41,6 +41,7 @@ function conforms(route: RouteCase, res: ApiResponse, what: string) {
     expect(validate(res.body), `${where}\n${ajv.errorsText(validate.errors, { separator: '\n' })}`).toBe(true);
   }
   if (res.status < 300) expect(res.headers.get('bookmark'), `Bookmark header: ${where}`).toMatch(new RegExp(doc.components.headers.Bookmark.schema.pattern!));
+  expect(res.headers.get('x-request-id'), `X-Request-Id header: ${where}`).toMatch(new RegExp(doc.components.headers['X-Request-Id'].schema.pattern!));
   return res;
 }
 

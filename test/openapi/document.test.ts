@@ -122,10 +122,11 @@ describe('rules every operation follows', () => {
     }
   });
 
-  it('documents the Bookmark and RateLimit headers on every success and Retry-After on 429', async () => {
+  it('documents the Bookmark and RateLimit headers on every success, Retry-After on 429 and X-Request-Id on every answer', async () => {
     for (const { path, method, op } of operations(await served())) {
       for (const [status, response] of Object.entries(op.responses)) {
         const headers = Object.keys(response.headers ?? {});
+        expect(headers, `${method} ${path} ${status}`).toContain('X-Request-Id');
         if (status.startsWith('2')) expect(headers, `${method} ${path} ${status}`).toEqual(expect.arrayContaining(['Bookmark', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']));
         if (status === '429') expect(headers, `${method} ${path} 429`).toContain('Retry-After');
       }

@@ -10,7 +10,11 @@ import { ADMIN_TOKEN, admin, adminOk, call, makeWorkspace, type ApiResponse, typ
  * unknown property, a non-UUID id, an unknown record) matches the document's schema for its
  * status. An operation a test does not reach fails the last test.
  */
-type Operation = { operationId: string; requestBody?: { content: Record<string, { example?: unknown }> }; responses: Record<string, { content?: Record<string, { schema: object }> }> };
+type Operation = {
+  operationId: string;
+  requestBody?: { content: Record<string, { example?: unknown }> };
+  responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, { schema: object }> }>;
+};
 type Doc = { paths: Record<string, Record<string, Operation>> };
 
 let doc: Doc;
@@ -42,6 +46,8 @@ function conforms(method: string, path: string, res: ApiResponse, what: string) 
   const where = `${method.toUpperCase()} ${path} (${what}) -> ${res.status} ${JSON.stringify(res.body)?.slice(0, 300)}`;
   const response = op.responses[String(res.status)];
   expect(response, `status not documented: ${where}`).toBeDefined();
+  expect(response.headers, `X-Request-Id documented: ${where}`).toHaveProperty('X-Request-Id');
+  expect(res.headers.get('x-request-id'), `X-Request-Id header: ${where}`).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   const validate = ajv.getSchema(`https://api.test/operator.json#/${pointer('paths', template, method, 'responses', String(res.status), 'content', 'application/json', 'schema')}`);
   expect(validate, `no schema: ${where}`).toBeDefined();
   expect(validate!(res.body), `${where}\n${ajv.errorsText(validate!.errors, { separator: '\n' })}`).toBe(true);

@@ -3,7 +3,7 @@ import { env } from 'cloudflare:workers';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Bindings } from '../../src/env';
 import { createWorkspace } from '../../src/modules/workspaces/service';
-import { chooseShard, createPlaced, NO_ROOM, recordShardSize, setShardState } from '../../src/platform/d1/fleet';
+import { chooseShard, createPlaced, recordShardSize, setShardState } from '../../src/platform/d1/fleet';
 import { DATA_SCHEMA } from '../../src/platform/d1/schema-version';
 import { controlDb, measureShard } from '../../src/platform/d1/shards';
 import { runPool } from '../../scripts/pool.mjs';
@@ -58,7 +58,7 @@ describe('PATCH /admin/v1/shards/{binding}', () => {
     for (const shard of SHARDS) await adminOk('PATCH', `/shards/${shard}`, { state: 'closed' });
     const none = await admin('POST', '/workspaces', { name: 'Nowhere' });
     expect(none.status).toBe(503);
-    expect(none.body).toEqual({ statusCode: 503, error: 'Service Unavailable', message: NO_ROOM });
+    expect(none.body).toEqual({ statusCode: 503, error: 'Service Unavailable', message: 'No open shard has room for a new workspace: open a shard (PATCH /admin/v1/shards/{binding}) or add one' });
     for (const binding of ['SHARD_2', 'DB', 'constructor']) {
       const res = await admin('PATCH', `/shards/${binding}`, { state: 'open' });
       expect(res.status, binding).toBe(404);

@@ -93,7 +93,7 @@ describe('HTTP conventions', () => {
 });
 
 describe('unexpected errors', () => {
-  it('answer a bare framework-shape 500 without internals', async () => {
+  it('answer a bare framework-shape 500 without internals, naming the request', async () => {
     const { Hono } = await import('hono');
     const { renderError } = await import('../../src/platform/errors');
     const app = new Hono();
@@ -108,7 +108,7 @@ describe('unexpected errors', () => {
       const res = await app.request('/boom');
       expect(res.status).toBe(500);
       const body = await res.text();
-      expect(JSON.parse(body)).toEqual({ statusCode: 500, message: 'Internal server error', error: 'Internal Server Error' });
+      expect(JSON.parse(body)).toEqual({ statusCode: 500, message: 'Internal server error', error: 'Internal Server Error', request_id: expect.any(String) });
       expect(body).not.toContain('D1_ERROR');
     } finally {
       console.error = original;

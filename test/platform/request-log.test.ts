@@ -14,7 +14,7 @@ describe('request log', () => {
     expect(log.body.data).toHaveLength(1);
     expect(log.body.data[0]).toMatchObject({ method: 'GET', path: '/v1/pipelines', status: 200, ip: ws.ip, user_agent: 'shop-sync/2.1' });
     expect(log.body.data[0].duration_ms).toEqual(expect.any(Number));
-    expect(Object.keys(log.body.data[0]).sort()).toEqual(['created_at', 'duration_ms', 'id', 'ip', 'method', 'path', 'status', 'user_agent']);
+    expect(Object.keys(log.body.data[0]).sort()).toEqual(['created_at', 'duration_ms', 'id', 'ip', 'method', 'path', 'request_id', 'status', 'user_agent']);
   });
 
   it('records error statuses of matched routes', async () => {

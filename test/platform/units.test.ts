@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { sql, type SQL } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { CONCURRENT_CHANGE_MESSAGE, dbFor, retryOnConflict } from '../../src/platform/d1/db';
+import { dbFor, retryOnConflict } from '../../src/platform/d1/db';
 import { guardOf, lostRaceOn } from '../../src/platform/d1/constraints';
 import { deals } from '../../src/modules/deals/schema';
 import { ApiError } from '../../src/platform/errors';
@@ -221,7 +221,7 @@ describe('lost races', () => {
     const err = await retryOnConflict(() => (calls++, lost()), lostRace, 3).catch((e) => e);
     expect(calls).toBe(3);
     expect(err).toBeInstanceOf(ApiError);
-    expect([err.status, err.body.message]).toEqual([409, CONCURRENT_CHANGE_MESSAGE]);
+    expect([err.status, err.body.message]).toEqual([409, 'The record was changed by concurrent requests while this one was applied; retry the request']);
   });
 
   it('lets other errors through at once', async () => {

@@ -47,6 +47,9 @@ function isFrameworkError(res: ApiResponse): boolean {
   return b?.statusCode === res.status && messageOk && typeof b.error === 'string';
 }
 
+/** Every answer names its request (a UUIDv7), whatever the input. */
+const REQUEST_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
 const isDomainError = (res: ApiResponse) => typeof res.body?.error?.code === 'string' && typeof res.body.error.message === 'string';
 
 const inErrorShape = (route: RouteCase, res: ApiResponse) =>
@@ -69,6 +72,7 @@ function contractCheck(route: RouteCase, client: Awaited<ReturnType<typeof fuzzC
     const res = await client.send(route, req);
     const where = describeRequest(route, req);
     expect(res.status, `${where} -> ${JSON.stringify(res.body).slice(0, 300)}`).toBeLessThan(500);
+    expect(res.headers.get('x-request-id'), `X-Request-Id: ${where}`).toMatch(REQUEST_ID);
     if (res.status < 300) {
       const created = route.method === 'POST' && typeof res.body?.id === 'string' ? res.body.id : undefined;
       for (const path of readBackPaths(route, req.path, created)) {

@@ -1,14 +1,13 @@
 import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
-import type { Db } from '../../platform/d1/db';
-import { nowIso } from '../../platform/d1/db';
-import { badRequest } from '../../platform/errors';
+import { type Db, nowIso } from '../../platform/d1/db';
 import { uuidv7 } from '../../platform/ids';
 import { rawRun } from '../../platform/d1/raw-query';
 import { envelope, parsePaging } from '../../platform/list';
 import { compileContactFilter, contactsMatching, emailEligibleContacts, type ContactTarget } from '../contacts';
 import { AUDIENCE_KINDS, audiences, type AudienceKind } from './schema';
+import { SharedErrors } from '../../platform/shared-errors';
 
 type Row = typeof audiences.$inferSelect;
 
@@ -26,7 +25,7 @@ export const serializeAudience = (r: Row) => ({
 
 export async function listAudiences(ctx: ServiceContext, query: { kind?: string; limit?: string; offset?: string }) {
   const kind = query.kind === undefined || query.kind === '' ? undefined : query.kind;
-  if (kind !== undefined && !(AUDIENCE_KINDS as readonly string[]).includes(kind)) throw badRequest(`Invalid kind: must be one of ${AUDIENCE_KINDS.join(', ')}`);
+  if (kind !== undefined && !(AUDIENCE_KINDS as readonly string[]).includes(kind)) throw SharedErrors.notOneOf({ name: 'kind', values: AUDIENCE_KINDS.join(', ') });
   const paging = parsePaging(query, { limit: 25, cap: 100 });
   const where = and(eq(audiences.workspace_id, ctx.ws.id), kind ? eq(audiences.kind, kind as AudienceKind) : undefined);
   const [counted, rows] = await ctx.db.batch([

@@ -1,7 +1,7 @@
 import { and, eq, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { Db } from '../../platform/d1/db';
 import { nowIso } from '../../platform/d1/db';
-import { badRequest } from '../../platform/errors';
+import { SharedErrors } from '../../platform/shared-errors';
 import { uuidv7 } from '../../platform/ids';
 import { prepared } from '../../platform/d1/prepared';
 import { toE164 } from '../../platform/phone';
@@ -10,7 +10,7 @@ import { phoneBlacklist } from './schema';
 
 export async function addToBlacklist(db: Db, ws: Workspace, phone: string) {
   const e164 = toE164(phone, ws.defaultCountry);
-  if (!e164) throw badRequest(['phone must be a valid phone number']);
+  if (!e164) throw SharedErrors.invalidPhone();
   const row = { id: uuidv7(), workspaceId: ws.id, phone: e164, createdAt: nowIso() };
   await db.insert(phoneBlacklist).values(row).onConflictDoNothing();
   const [stored] = await db.select().from(phoneBlacklist).where(and(eq(phoneBlacklist.workspaceId, ws.id), eq(phoneBlacklist.phone, e164)));

@@ -1,5 +1,5 @@
 import type { Bindings } from '../../env';
-import { codedError } from '../../platform/errors';
+import { BookingErrors } from './errors';
 
 export type HostClaim = { host: string; start: number; end: number };
 
@@ -13,8 +13,6 @@ export type SlotLocks = { hold<T>(workspaceId: string, claims: HostClaim[], work
 export const LEASE_MS = 15_000;
 /** How long a claim waits for overlapping claims to finish before it gives up with SLOT_TAKEN. */
 const WAIT_MS = 8_000;
-
-export const slotTaken = (message = 'The requested slot is no longer available') => codedError(409, 'SLOT_TAKEN', message);
 
 /**
  * Claims each host's range on that host's SlotLock instance (keyed by
@@ -36,7 +34,7 @@ export function durableSlotLocks(env: Pick<Bindings, 'SLOT_LOCK'>, request?: Pic
           const stub = env.SLOT_LOCK.get(env.SLOT_LOCK.idFromName(`${workspaceId}:${claim.host}`));
           // The object holds the claim until the range is free (or the wait is over).
           const result = await stub.claim([{ start: claim.start, end: claim.end }], LEASE_MS, WAIT_MS, !opts.guarded);
-          if (!result.ok) throw slotTaken();
+          if (!result.ok) throw BookingErrors.slotTaken();
           held.push({ stub, token: result.token });
         }
         return await work();

@@ -1,7 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { nowIso, runBatch, type Db, type Statement } from '../../platform/d1/db';
 import { failedOn, uniqueOn } from '../../platform/d1/constraints';
-import { badRequest, httpError } from '../../platform/errors';
 import { compileFilter, filterWith, type FilterCatalog } from '../../platform/filter';
 import { base64url, randomToken, uuidv7 } from '../../platform/ids';
 import { envelope, parseFilterParam, parsePaging, parseSort, searchParam } from '../../platform/list';
@@ -12,15 +11,13 @@ import { memberRows, selectMembers } from '../workspaces';
 import { calendarOf, listingRead } from './calendar';
 import { bookingSettings, busyBlocks, meetingTypes, SCHEDULING_KINDS, type MeetingTypeRow, type WeeklyHours } from './schema';
 import { openStarts, type SlotRules } from './slots';
+import { BookingErrors } from './errors';
 
 export const MEETING_TYPE_SORTS = ['created_at', 'updated_at', 'name', 'slug', 'duration_minutes'] as const;
 export const MAX_SLOT_RANGE_DAYS = 62;
 const DAY_MS = 86_400_000;
 const MINUTE = 60_000;
 
-export const meetingTypeNotFound = () => httpError(404, 'Meeting type not found');
-export const NOT_ACTIVE = 'Meeting type is not active';
-export const NO_SCHEDULE = 'No availability schedule configured for this meeting type';
 
 export type Member = { id: string; name: string; active: boolean };
 
@@ -89,7 +86,7 @@ export async function loadMeetingType(db: Db, workspaceId: string, id: string): 
 
 export async function getMeetingType(db: Db, workspaceId: string, id: string) {
   const found = await loadMeetingType(db, workspaceId, id);
-  if (!found) throw meetingTypeNotFound();
+  if (!found) throw BookingErrors.meetingTypeNotFound();
   return serializeMeetingType(found.row, found.members);
 }
 
@@ -210,13 +207,13 @@ export async function listSlots(db: Db, workspaceId: string, id: string, query: 
   const ranged = from !== null && to !== null && to > from && to - from <= MAX_SLOT_RANGE_DAYS * DAY_MS;
   const results = await runBatch(db, [...typeReads(db, workspaceId, id), ...(ranged ? [listingRead(db, workspaceId, id, from, to)] : [])]);
   const found = typeFrom(results);
-  if (!found) throw meetingTypeNotFound();
+  if (!found) throw BookingErrors.meetingTypeNotFound();
   const { row, members } = found;
-  if (!row.isActive) throw badRequest(NOT_ACTIVE);
-  if (from === null || to === null) throw badRequest('from/to must be valid ISO dates');
-  if (to <= from) throw badRequest('`to` must be after `from`');
-  if (!ranged) throw badRequest(`Requested range may not exceed ${MAX_SLOT_RANGE_DAYS} days`);
-  if (!row.weeklyHours) throw httpError(404, NO_SCHEDULE);
+  if (!row.isActive) throw BookingErrors.notActive();
+  if (from === null || to === null) throw BookingErrors.invalidRange();
+  if (to <= from) throw BookingErrors.rangeReversed();
+  if (!ranged) throw BookingErrors.rangeTooLong({ days: MAX_SLOT_RANGE_DAYS });
+  if (!row.weeklyHours) throw BookingErrors.noSchedule();
   return { meetingTypeId: row.id, timezone: row.timezone, durationMinutes: row.durationMinutes, starts: openStarts(rulesOf(row, members), calendarOf(results[2]).calendar, from, to, now) };
 }
 
@@ -295,7 +292,7 @@ const attr = (v: string) => v.replace(/&/g, '&amp;').replace(/"/g, '&quot;').rep
 /** `GET /v1/meeting-types/{id}/embed`: the publishable key, the hosted page and a two-line snippet. */
 export async function embedMaterial(db: Db, workspaceId: string, id: string, base: string) {
   const found = await loadMeetingType(db, workspaceId, id);
-  if (!found) throw meetingTypeNotFound();
+  if (!found) throw BookingErrors.meetingTypeNotFound();
   const settings = await bookingSettingsOf(db, workspaceId);
   const pageUrl = bookingPageUrl(base, workspaceId, found.row.slug);
   const snippet = [
@@ -329,12 +326,12 @@ const slugTaken = uniqueOn(meetingTypes.workspaceId, meetingTypes.slug);
 
 /** Operator create: hosts must be members of the workspace; one-on-one types have exactly one. */
 export async function createMeetingType(db: Db, workspaceId: string, input: MeetingTypeInput) {
-  if (!isValidTimeZone(input.timezone)) throw badRequest('timezone must be a valid IANA time zone id');
+  if (!isValidTimeZone(input.timezone)) throw BookingErrors.badZone();
   const hostIds = [...new Set(input.host_user_ids.map((h) => h.toLowerCase()))];
-  if (input.scheduling_kind === 'one_on_one' && hostIds.length !== 1) throw badRequest('A one_on_one meeting type has exactly one host');
-  if (hostIds.length === 0) throw badRequest('host_user_ids must name at least one workspace member');
+  if (input.scheduling_kind === 'one_on_one' && hostIds.length !== 1) throw BookingErrors.oneOnOneHosts();
+  if (hostIds.length === 0) throw BookingErrors.noHosts();
   const members = await selectMembers(db, workspaceId, hostIds);
-  if (members.length !== hostIds.length) throw badRequest('Every host_user_ids entry must be a member of this workspace');
+  if (members.length !== hostIds.length) throw BookingErrors.hostsNotMembers();
   const now = nowIso();
   const row: MeetingTypeRow = {
     id: uuidv7(),
@@ -360,7 +357,7 @@ export async function createMeetingType(db: Db, workspaceId: string, input: Meet
   try {
     await db.insert(meetingTypes).values(row);
   } catch (err) {
-    if (failedOn(err, slugTaken)) throw httpError(409, 'A meeting type with this slug already exists');
+    if (failedOn(err, slugTaken)) throw BookingErrors.slugTaken();
     throw err;
   }
   return { ...serializeMeetingType(row, membersById(members)), timezone: row.timezone, weekly_hours: row.weeklyHours, min_notice_minutes: row.minNoticeMinutes, buffer_before_minutes: row.bufferBeforeMinutes, buffer_after_minutes: row.bufferAfterMinutes, daily_cap: row.dailyCap, slot_interval_minutes: row.slotIntervalMinutes };
@@ -369,11 +366,11 @@ export async function createMeetingType(db: Db, workspaceId: string, input: Meet
 /** Operator: a busy block of a member's external calendar. */
 export async function addBusyBlock(db: Db, workspaceId: string, userId: string, input: { start_at: string; end_at: string }) {
   const [member] = await selectMembers(db, workspaceId, [userId]);
-  if (!member) throw httpError(404, 'User not found');
+  if (!member) throw BookingErrors.userNotFound();
   const start = parseInstant(input.start_at);
   const end = parseInstant(input.end_at);
-  if (start === null || end === null) throw badRequest('start_at and end_at must be valid ISO dates');
-  if (end <= start) throw badRequest('end_at must be after start_at');
+  if (start === null || end === null) throw BookingErrors.invalidBusyRange();
+  if (end <= start) throw BookingErrors.busyRangeReversed();
   const row = { id: uuidv7(), workspaceId, userId, startAt: new Date(start).toISOString(), endAt: new Date(end).toISOString(), createdAt: nowIso() };
   await db.insert(busyBlocks).values(row);
   return { id: row.id, user_id: userId, start_at: row.startAt, end_at: row.endAt, created_at: row.createdAt };

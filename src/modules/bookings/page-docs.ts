@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { htmlPage, pathParams, PUBLIC_POST_LIMIT, publicEntry, publicRefusal, type PublicRegistry } from '../../platform/public-docs';
+import { answer, htmlPage, pathParams, PUBLIC_POST_LIMIT, publicEntry, publicRefusal, type PublicRegistry } from '../../platform/public-docs';
 
 const workspaceAndSlug = pathParams({ ws: 'The workspace id (`workspace_ref` of the embed material)', slug: 'The meeting type slug' });
 const workspaceAndToken = pathParams({ ws: 'The workspace id', token: 'The signed manage token from the confirmation, exactly `<booking id>.<signature>` (never in the API or events)' });
@@ -31,7 +31,10 @@ export function registerBookingPageDocs(registry: PublicRegistry) {
     operationId: 'getBookingPage',
     summary: 'Hosted booking page (HTML, for the invitee)',
     description:
-      'Not an API route: the page `page_url` opens. Days with open times, the open slots of the chosen day in the invitee\'s zone, and a form for name, email and notes. Works without JavaScript (a small script, allowed by its hash in the Content-Security-Policy, only fills in the browser\'s zone). With `embed_key` it is the embed\'s page, the one page any site may frame (`frame-ancestors *`; every other page answers `frame-ancestors \'none\'` and `X-Frame-Options: DENY`): a rotated key answers 403.',
+      'Not an API route: the page `page_url` opens. Days with open times, the open slots of the chosen day in the invitee\'s zone, ' +
+      'and a form for name, email and notes. Works without JavaScript (a small script, allowed by its hash in the Content-Security-Policy, ' +
+      'only fills in the browser\'s zone). With `embed_key` it is the embed\'s page, the one page any site may frame (`frame-ancestors *`; ' +
+      'every other page answers `frame-ancestors \'none\'` and `X-Frame-Options: DENY`): a rotated key answers 403.',
     request: {
       params: workspaceAndSlug,
       query: z.object({
@@ -49,11 +52,16 @@ export function registerBookingPageDocs(registry: PublicRegistry) {
     operationId: 'bookFromBookingPage',
     summary: 'Book from the hosted page (form post)',
     description:
-      'The form of the booking page (`start_at`, `timezone`, `name`, `email`, `notes?`, `embed_key?`): books through the same service as `POST /v1/bookings` (`source` `public_page`, or `embed`) and redirects (303) to the manage page; in the embed (a current `embed_key`) it answers 200, inside the frame, with the booking and a link that opens the manage page in a new tab. A taken slot or invalid input shows the page again with the reason. Limits: 10 posts a minute per source IP, and 100 bookings an hour per workspace (`rate_limits.bookings_per_hour`); a refused post books and sends nothing.',
+      'The form of the booking page (`start_at`, `timezone`, `name`, `email`, `notes?`, `embed_key?`): ' +
+      'books through the same service as `POST /v1/bookings` (`source` `public_page`, or `embed`) and redirects (303) to the manage page; ' +
+      'in the embed (a current `embed_key`) it answers 200, inside the frame, with the booking and a link that opens the manage page in a new tab. ' +
+      'A taken slot or invalid input shows the page again with the reason. ' +
+      'Limits: 10 posts a minute per source IP, and 100 bookings an hour per workspace (`rate_limits.bookings_per_hour`); ' +
+      'a refused post books and sends nothing.',
     request: { params: workspaceAndSlug, body: form(BookingForm, true) },
     responses: {
       200: htmlPage('Booked in the embed: the booking and a link to its manage page'),
-      303: { description: 'To the manage page of the new booking' },
+      303: answer('To the manage page of the new booking'),
       400: htmlPage('The page with the reason'),
       403: htmlPage('A stale embed key'),
       404: htmlPage('Unknown workspace or meeting type'),
@@ -80,7 +88,7 @@ export function registerBookingPageDocs(registry: PublicRegistry) {
     summary: 'Cancel from the manage page (form post)',
     description: 'Cancels the booking as the invitee (`cancelled_by: invitee`, optional `reason`), like `POST /v1/bookings/{id}/cancel`, and redirects (303) back to the manage page.',
     request: { params: workspaceAndToken, body: form(CancelForm, false) },
-    responses: { 303: { description: 'Back to the manage page' }, 404: htmlPage('Unknown or altered token'), 429: publicRefusal(PUBLIC_POST_LIMIT) },
+    responses: { 303: answer('Back to the manage page'), 404: htmlPage('Unknown or altered token'), 429: publicRefusal(PUBLIC_POST_LIMIT) },
   } as never);
   registry.registerPath({
     ...publicEntry,
@@ -89,6 +97,6 @@ export function registerBookingPageDocs(registry: PublicRegistry) {
     operationId: 'getBookingEmbedScript',
     summary: 'The embed script of `snippet_html`',
     description: 'Turns each `[data-booking-embed]` element of the host page into an iframe of the booking page, with the `bk_` key and the browser\'s zone.',
-    responses: { 200: { description: 'JavaScript', content: { 'text/javascript': { schema: z.string() } } } },
+    responses: { 200: answer('JavaScript', { content: { 'text/javascript': { schema: z.string() } } }) },
   } as never);
 }

@@ -5,6 +5,7 @@ import type { AppEnv } from '../../env';
 import { afterResponse } from '../../platform/after-response';
 import type { ServiceContext } from '../../platform/context';
 import { ApiError } from '../../platform/errors';
+import { BookingErrors } from './errors';
 import { publishCommitted } from '../../platform/events';
 import { escapeHtml as esc } from '../../platform/html';
 import { base64 } from '../../platform/ids';
@@ -252,7 +253,7 @@ bookingPages.post('/:ws/:slug', limitPublicPost('booking'), async (c) => {
     return c.redirect(`${manage}?booked=1`, 303);
   } catch (err) {
     if (!(err instanceof ApiError) || err.status >= 500) throw err;
-    const text = err.body.error_code === 'SLOT_TAKEN' ? 'That time was just taken. Please pick another.' : String(err.body.message ?? 'The booking could not be made.');
+    const text = err.body.error_code === BookingErrors.slotTaken.code ? 'That time was just taken. Please pick another.' : String(err.body.message ?? 'The booking could not be made.');
     return renderBookingPage(c, ctx, mt.slug, q, { text, status: err.status === 409 ? 409 : 400 });
   }
 });

@@ -5,7 +5,8 @@ import { afterResponse } from '../../platform/after-response';
 import { jsonText } from '../../platform/json-text';
 import { publicBaseUrl } from '../../platform/public-base';
 import { serviceContext } from '../../platform/context';
-import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
+import { bearer, defineRoute, jsonBody, jsonContent } from '../../platform/openapi';
+import { SharedErrors } from '../../platform/shared-errors';
 import { createRouter, idParams } from '../../platform/validation';
 import {
   Booking,
@@ -26,6 +27,8 @@ import {
 import { durableSlotLocks } from './locks';
 import { embedMaterial, getMeetingType, listMeetingTypes, listSlots, slotListJson } from './meeting-types';
 import { cancelBooking, createBooking, getBooking, listBookings, reassignBooking, rescheduleBooking } from './service';
+import { CONTACT_REFERENCE_ERRORS } from '../contacts';
+import { BookingErrors } from './errors';
 
 export const bookingRoutes = createRouter();
 const typeTags = ['Meeting types'];
@@ -45,7 +48,7 @@ bookingRoutes.openapi(
     description: 'Shared list conventions: `filter` (exact match, `$where`, `$gt`), `sort` (default `-created_at`), `limit` (default 50, cap 500), `offset`, `search` (name, slug, description).',
     security: bearer,
     request: { query: MeetingTypeListQuery },
-    responses: { 200: jsonContent(MeetingTypeList, 'A page of meeting types'), ...errorResponses() },
+    responses: { 200: jsonContent(MeetingTypeList, 'A page of meeting types') },
   }),
   async (c) => c.json(await listMeetingTypes(c.var.db, c.var.workspace.id, c.req.valid('query')), 200),
 );
@@ -59,7 +62,8 @@ bookingRoutes.openapi(
     summary: 'Get a meeting type',
     security: bearer,
     request: { params: idParams },
-    responses: { 200: jsonContent(MeetingType, 'The meeting type'), ...errorResponses({ 404: { description: '`Meeting type not found`' } }) },
+    responses: { 200: jsonContent(MeetingType, 'The meeting type') },
+    errors: [BookingErrors.meetingTypeNotFound],
   }),
   async (c) => c.json(await getMeetingType(c.var.db, c.var.workspace.id, id(c)), 200),
 );
@@ -72,13 +76,20 @@ bookingRoutes.openapi(
     tags: typeTags,
     summary: 'Open slots of a meeting type',
     description:
-      '`from` inclusive, `to` exclusive (UTC instants). 400 `Meeting type is not active`, `from/to must be valid ISO dates`, `` `to` must be after `from` ``, `Requested range may not exceed 62 days`. Slots honour weekly hours in the schedule zone (DST-correct), minimum notice, buffers, the per-host daily cap, confirmed bookings and busy blocks; round-robin slots are open while any pool host is free, collective slots need every host.',
+      '`from` inclusive, `to` exclusive (UTC instants), at most 62 days apart. Slots honour weekly hours in the schedule zone (DST-correct), ' +
+      'minimum notice, buffers, the per-host daily cap, confirmed bookings and busy blocks; round-robin slots are open while any pool host ' +
+      'is free, collective slots need every host.',
     security: bearer,
     request: { params: idParams, query: SlotsQuery },
-    responses: {
-      200: jsonContent(Slots, 'Open slots'),
-      ...errorResponses({ 404: { description: '`Meeting type not found`; `No availability schedule configured for this meeting type`' } }),
-    },
+    responses: { 200: jsonContent(Slots, 'Open slots') },
+    errors: [
+      BookingErrors.notActive,
+      BookingErrors.invalidRange,
+      BookingErrors.rangeReversed,
+      BookingErrors.rangeTooLong,
+      BookingErrors.meetingTypeNotFound,
+      BookingErrors.noSchedule,
+    ],
   }),
   async (c) => jsonText<z.infer<typeof Slots>, 200>(c, slotListJson(await listSlots(c.var.db, c.var.workspace.id, id(c), c.req.valid('query'))), 200),
 );
@@ -90,10 +101,14 @@ bookingRoutes.openapi(
     operationId: 'getMeetingTypeEmbed',
     tags: typeTags,
     summary: 'Website-embed material',
-    description: 'The workspace-level publishable `bk_` key (rotatable by the operator; rotation invalidates pasted snippets), the hosted booking page and a two-line snippet. Bookings made through the embed carry `source: embed`.',
+    description:
+      'The workspace-level publishable `bk_` key (rotatable by the operator; ' +
+      'rotation invalidates pasted snippets), the hosted booking page and a two-line snippet. ' +
+      'Bookings made through the embed carry `source: embed`.',
     security: bearer,
     request: { params: idParams },
-    responses: { 200: jsonContent(Embed, 'Embed material'), ...errorResponses({ 404: { description: '`Meeting type not found`' } }) },
+    responses: { 200: jsonContent(Embed, 'Embed material') },
+    errors: [BookingErrors.meetingTypeNotFound],
   }),
   async (c) => c.json(await embedMaterial(c.var.db, c.var.workspace.id, id(c), publicBaseUrl(c.env, c.req.url)), 200),
 );
@@ -105,10 +120,13 @@ bookingRoutes.openapi(
     operationId: 'listBookings',
     tags,
     summary: 'List bookings',
-    description: 'No `filter` or `search`. `status`, `meeting_type_id`, `from` (`start_at >= from`), `to` (`start_at <= to`) combine with AND; `sort` default `-start_at`; malformed values answer 400.',
+    description:
+      'No `filter` or `search`. `status`, `meeting_type_id`, `from` (`start_at >= from`), `to` (`start_at <= to`) combine with AND; ' +
+      '`sort` default `-start_at`; malformed values answer 400.',
     security: bearer,
     request: { query: BookingListQuery },
-    responses: { 200: jsonContent(BookingList, 'A page of bookings'), ...errorResponses() },
+    responses: { 200: jsonContent(BookingList, 'A page of bookings') },
+    errors: [BookingErrors.invalidListDate],
   }),
   async (c) => c.json(await listBookings(serviceContext(c), c.req.valid('query')), 200),
 );
@@ -122,7 +140,8 @@ bookingRoutes.openapi(
     summary: 'Get a booking',
     security: bearer,
     request: { params: idParams },
-    responses: { 200: jsonContent(Booking, 'The booking'), ...errorResponses({ 404: { description: '`Booking not found`' } }) },
+    responses: { 200: jsonContent(Booking, 'The booking') },
+    errors: [BookingErrors.notFound],
   }),
   async (c) => c.json(await getBooking(serviceContext(c), id(c)), 200),
 );
@@ -135,7 +154,9 @@ bookingRoutes.openapi(
     tags,
     summary: 'Book a slot',
     description:
-      '`contact_id` wins over `invitee` (upserted into contacts by phone/email). A double submit of slot + meeting type + contact (+ pinned host) answers the existing booking with `duplicate: true`. Slot-taking is race-safe. 400 `Either contact_id or an invitee object is required`, `start_at must be a valid ISO date`, `timezone must be a valid IANA time zone id`, `Meeting type is not active`, `Host pinning is only supported on round-robin meeting types`, `The pinned host is not an active member of this meeting type\'s pool`. 409 `SLOT_TAKEN` when the start is not an open slot (outside hours, inside the notice period, taken, pool exhausted, pinned host busy).',
+      '`contact_id` wins over `invitee` (upserted into contacts by phone/email). A double submit of slot + meeting type + contact ' +
+      '(+ pinned host) answers the existing booking with `duplicate: true`. Slot-taking is race-safe: a start that is not an open slot ' +
+      '(outside hours, inside the notice period, taken, pool exhausted, pinned host busy) answers `SLOT_TAKEN`.',
     security: bearer,
     request: {
       body: jsonBody(BookingCreate, {
@@ -145,13 +166,20 @@ bookingRoutes.openapi(
         invitee: { name: 'Ada Lovelace', email: 'ada@example.com' },
       }),
     },
-    responses: {
-      201: jsonContent(BookingCreated, 'The booking, fresh or matched'),
-      ...errorResponses({
-        404: { description: '`Meeting type not found`; `Contact not found`; `No availability schedule configured for this meeting type`' },
-        409: { description: '`SLOT_TAKEN`; `CONTACT_MERGE_REQUIRED` with `merge_request_id`' },
-      }),
-    },
+    responses: { 201: jsonContent(BookingCreated, 'The booking, fresh or matched') },
+    errors: [
+      BookingErrors.noContact,
+      BookingErrors.badStart,
+      BookingErrors.badZone,
+      BookingErrors.notActive,
+      BookingErrors.pinKind,
+      BookingErrors.pinPool,
+      BookingErrors.meetingTypeNotFound,
+      BookingErrors.noSchedule,
+      BookingErrors.slotTaken,
+      ...CONTACT_REFERENCE_ERRORS,
+      SharedErrors.concurrentChange,
+    ],
   }),
   async (c) => c.json(await createBooking(serviceContext(c), durableSlotLocks(c.env, c.executionCtx), c.req.valid('json'), { source: 'api', base: publicBaseUrl(c.env, c.req.url), env: c.env, defer: afterResponse(c.executionCtx) }), 201),
 );
@@ -163,10 +191,11 @@ bookingRoutes.openapi(
     operationId: 'cancelBooking',
     tags,
     summary: 'Cancel a booking',
-    description: 'Host side: `cancelled_by: host`. 400 `Only confirmed bookings can be cancelled`.',
+    description: 'Host side: `cancelled_by: host`.',
     security: bearer,
     request: { params: idParams, body: jsonBody(BookingCancel, { reason: 'Host is ill' }) },
-    responses: { 201: jsonContent(Booking, 'The cancelled booking'), ...errorResponses({ 404: { description: '`Booking not found`' } }) },
+    responses: { 201: jsonContent(Booking, 'The cancelled booking') },
+    errors: [BookingErrors.notCancellable, BookingErrors.notFound, SharedErrors.concurrentChange],
   }),
   async (c) => c.json(await cancelBooking(serviceContext(c), id(c), c.req.valid('json')), 201),
 );
@@ -179,13 +208,20 @@ bookingRoutes.openapi(
     tags,
     summary: 'Move a booking to a new slot',
     description:
-      'Same host(s); the old slot is released. `timezone` omitted keeps the invitee timezone. 400 `Only confirmed bookings can be rescheduled`, `start_at must be a valid ISO date`, `timezone must be a valid IANA time zone id`, `The meeting type for this booking no longer exists`. 409 `SLOT_TAKEN`.',
+      'Same host(s); the old slot is released. `timezone` omitted keeps the invitee timezone.',
     security: bearer,
     request: { params: idParams, body: jsonBody(BookingReschedule, { start_at: '2026-12-02T10:00:00Z' }) },
-    responses: {
-      201: jsonContent(Booking, 'The rescheduled booking'),
-      ...errorResponses({ 404: { description: '`Booking not found`; `No availability schedule configured for this meeting type`' }, 409: { description: '`SLOT_TAKEN`' } }),
-    },
+    responses: { 201: jsonContent(Booking, 'The rescheduled booking') },
+    errors: [
+      BookingErrors.notReschedulable,
+      BookingErrors.badStart,
+      BookingErrors.badZone,
+      BookingErrors.typeGone,
+      BookingErrors.notFound,
+      BookingErrors.noSchedule,
+      BookingErrors.slotTaken,
+      SharedErrors.concurrentChange,
+    ],
   }),
   async (c) => c.json(await rescheduleBooking(serviceContext(c), durableSlotLocks(c.env, c.executionCtx), id(c), c.req.valid('json')), 201),
 );
@@ -198,16 +234,25 @@ bookingRoutes.openapi(
     tags,
     summary: 'Give a booking to another host',
     description:
-      'Before the booking starts, not for collective types. 400 `Only confirmed bookings can be reassigned`, `This booking has already started`, `Collective bookings cannot be reassigned - every pool host attends`, `This host is already assigned to the booking`, `Choose a host - automatic reassignment is only available on round-robin meeting types`, `The target host must be an active member of this workspace`. 409 `SLOT_TAKEN` (genuine conflict, pool exhausted; never forceable), `HOST_UNAVAILABLE` (hours, notice, buffers, daily cap, busy block; `force: true` overrides), `BOOKING_MODIFIED` (changed concurrently; re-read and retry).',
+      'Before the booking starts, not for collective types. `force: true` overrides the target host\'s hours, notice, buffers, ' +
+      'daily cap and busy blocks (`HOST_UNAVAILABLE`), never a conflicting booking or an exhausted pool (`SLOT_TAKEN`).',
     security: bearer,
     request: { params: idParams, body: jsonBody(BookingReassign, { user_id: '01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c', reason: 'Coverage' }) },
-    responses: {
-      201: jsonContent(Booking, 'The booking with its new hosts'),
-      ...errorResponses({
-        404: { description: '`Booking not found`; `The meeting type for this booking no longer exists`' },
-        409: { description: '`SLOT_TAKEN`; `HOST_UNAVAILABLE`; `BOOKING_MODIFIED`' },
-      }),
-    },
+    responses: { 201: jsonContent(Booking, 'The booking with its new hosts') },
+    errors: [
+      BookingErrors.notReassignable,
+      BookingErrors.started,
+      BookingErrors.collective,
+      BookingErrors.sameHost,
+      BookingErrors.chooseHost,
+      BookingErrors.targetInactive,
+      BookingErrors.notFound,
+      BookingErrors.typeGoneNotFound,
+      BookingErrors.hostConflict,
+      BookingErrors.noFreeHost,
+      BookingErrors.hostUnavailable,
+      BookingErrors.modified,
+    ],
   }),
   async (c) => c.json(await reassignBooking(serviceContext(c), durableSlotLocks(c.env, c.executionCtx), id(c), c.req.valid('json')), 201),
 );

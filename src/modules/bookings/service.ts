@@ -3,7 +3,6 @@ import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
 import { guarded, nowIso, retryOnConflict, runBatch, type Db, type Statement } from '../../platform/d1/db';
 import { guardOf, lostRaceOn, uniqueOn } from '../../platform/d1/constraints';
-import { badRequest, codedError, httpError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { envelope, parsePaging, parseSort } from '../../platform/list';
 import { prepared, preparedInsert, preparedSql } from '../../platform/d1/prepared';
@@ -15,45 +14,17 @@ import { sendEmail, type SendContext } from '../emails';
 import { aroundStartRead, calendarOf, calendarRead, unchangedCondition, unchangedFor, type CalendarRead } from './calendar';
 import { confirmationFor, manageUrlWith, type BookingMessage } from './confirmation';
 import { BOOKING_SORTS, type BookingCreateInput, type BookingListInput } from './dto';
-import { slotTaken, type SlotLocks } from './locks';
-import {
-  loadMeetingType,
-  meetingTypeNotFound,
-  membersFrom,
-  membersRead,
-  NO_SCHEDULE,
-  NOT_ACTIVE,
-  parseInstant,
-  rulesOf,
-  settingsRead,
-  settingsStatements,
-  typeFrom,
-  typeReads,
-  type BookingSettings,
-  type Member,
-} from './meeting-types';
+import type { SlotLocks } from './locks';
+import { loadMeetingType, membersFrom, membersRead, parseInstant, rulesOf, settingsRead, settingsStatements, typeFrom, typeReads, type BookingSettings, type Member } from './meeting-types';
 import { bookingAssignments, bookings, BOOKING_STATUSES, type BookingRow, type MeetingTypeRow } from './schema';
 import { checkHostAt, lockRange, pickFairest, slotAt, type Calendar, type HostCheck, type SlotRules } from './slots';
+import { SharedErrors } from '../../platform/shared-errors';
+import { BookingErrors } from './errors';
 
 const isFree = (c: HostCheck) => !c.hard && c.soft.length === 0;
 
 const MINUTE = 60_000;
 const FAIRNESS_WINDOW_MS = 30 * 86_400_000;
-
-export const NO_CONTACT = 'Either contact_id or an invitee object is required';
-export const BAD_START = 'start_at must be a valid ISO date';
-export const BAD_ZONE = 'timezone must be a valid IANA time zone id';
-export const PIN_KIND = 'Host pinning is only supported on round-robin meeting types';
-export const PIN_POOL = "The pinned host is not an active member of this meeting type's pool";
-export const STARTED = 'This booking has already started';
-export const COLLECTIVE = 'Collective bookings cannot be reassigned - every pool host attends';
-export const SAME_HOST = 'This host is already assigned to the booking';
-export const CHOOSE_HOST = 'Choose a host - automatic reassignment is only available on round-robin meeting types';
-export const TARGET_INACTIVE = 'The target host must be an active member of this workspace';
-export const TYPE_GONE = 'The meeting type for this booking no longer exists';
-
-export const bookingNotFound = () => httpError(404, 'Booking not found');
-const onlyConfirmed = (verb: 'cancelled' | 'rescheduled' | 'reassigned') => badRequest(`Only confirmed bookings can be ${verb}`);
 
 export type BookingSource = 'api' | 'public_page' | 'embed' | 'manual';
 /** Where a booking came from and the origin its links use. */
@@ -105,14 +76,14 @@ type MemberRows = Parameters<typeof membersFrom>[0];
 
 export async function getBooking(ctx: ServiceContext, id: string) {
   const [rows, members] = (await runBatch(ctx.db, [selectBooking(ctx, id), membersRead(ctx.db, ctx.ws.id)])) as [BookingRow[], MemberRows];
-  if (!rows[0]) throw bookingNotFound();
+  if (!rows[0]) throw BookingErrors.notFound();
   return serializeBooking(rows[0], membersFrom(members));
 }
 
 function listInstant(name: string, raw: string | undefined): string | undefined {
   if (raw === undefined || raw === '') return undefined;
   const ms = parseInstant(raw);
-  if (ms === null) throw badRequest(`Invalid ${name}: must be an ISO 8601 date`);
+  if (ms === null) throw BookingErrors.invalidListDate({ name });
   return new Date(ms).toISOString();
 }
 
@@ -122,11 +93,11 @@ export async function listBookings(ctx: ServiceContext, query: BookingListInput)
   const sort = parseSort(query.sort, BOOKING_SORTS, '-start_at');
   const conditions: SQL[] = [eq(bookings.workspaceId, ctx.ws.id)];
   if (query.status !== undefined && query.status !== '') {
-    if (!(BOOKING_STATUSES as readonly string[]).includes(query.status)) throw badRequest(`Invalid status: must be one of ${BOOKING_STATUSES.join(', ')}`);
+    if (!(BOOKING_STATUSES as readonly string[]).includes(query.status)) throw SharedErrors.notOneOf({ name: 'status', values: BOOKING_STATUSES.join(', ') });
     conditions.push(eq(bookings.status, query.status as BookingRow['status']));
   }
   if (query.meeting_type_id !== undefined && query.meeting_type_id !== '') {
-    if (!isUuid(query.meeting_type_id)) throw badRequest('Invalid meeting_type_id: must be a UUID');
+    if (!isUuid(query.meeting_type_id)) throw SharedErrors.invalidUuidParam({ name: 'meeting_type_id' });
     conditions.push(eq(bookings.meetingTypeId, query.meeting_type_id.toLowerCase()));
   }
   const from = listInstant('from', query.from);
@@ -225,7 +196,7 @@ const claimsFor = (rules: SlotRules, hosts: string[], start: number) => {
 
 function parseStart(raw: string): number {
   const ms = parseInstant(raw);
-  if (ms === null || !/T/.test(raw)) throw badRequest(BAD_START);
+  if (ms === null || !/T/.test(raw)) throw BookingErrors.badStart();
   return ms;
 }
 
@@ -284,9 +255,9 @@ const assignmentInsert = preparedInsert(bookingAssignments);
  * in between: another free one). The locks are released after the response.
  */
 export async function createBooking(ctx: ServiceContext, locks: SlotLocks, input: BookingCreateInput, origin: BookingOrigin) {
-  if (input.contact_id === undefined && input.invitee === undefined) throw badRequest(NO_CONTACT);
+  if (input.contact_id === undefined && input.invitee === undefined) throw BookingErrors.noContact();
   const start = parseStart(input.start_at);
-  if (!isValidTimeZone(input.timezone)) throw badRequest(BAD_ZONE);
+  if (!isValidTimeZone(input.timezone)) throw BookingErrors.badZone();
   const typeId = input.meeting_type_id.toLowerCase();
   const pinned = input.host_user_id?.toLowerCase();
   const startIso = new Date(start).toISOString();
@@ -299,7 +270,7 @@ export async function createBooking(ctx: ServiceContext, locks: SlotLocks, input
       contactPlan = planContactReference(
         ctx,
         input.contact_id !== undefined ? { contact_id: input.contact_id } : { email: input.invitee!.email, phone: input.invitee!.phone, name: input.invitee!.name },
-        { missingMessage: NO_CONTACT, source: origin.source === 'api' ? 'api' : 'booking' },
+        { missing: BookingErrors.noContact, source: origin.source === 'api' ? 'api' : 'booking' },
       );
     } catch (err) {
       refused = err;
@@ -313,13 +284,13 @@ export async function createBooking(ctx: ServiceContext, locks: SlotLocks, input
       ...(contactPlan?.reads ?? []),
     ]);
     const s = scheduleFrom(typeFrom(results));
-    if (!s) throw meetingTypeNotFound();
-    if (!s.row.isActive) throw badRequest(NOT_ACTIVE);
+    if (!s) throw BookingErrors.meetingTypeNotFound();
+    if (!s.row.isActive) throw BookingErrors.notActive();
     if (pinned !== undefined) {
-      if (s.row.schedulingKind !== 'round_robin') throw badRequest(PIN_KIND);
-      if (!s.rules.hosts.includes(pinned)) throw badRequest(PIN_POOL);
+      if (s.row.schedulingKind !== 'round_robin') throw BookingErrors.pinKind();
+      if (!s.rules.hosts.includes(pinned)) throw BookingErrors.pinPool();
     }
-    if (!s.row.weeklyHours) throw httpError(404, NO_SCHEDULE);
+    if (!s.row.weeklyHours) throw BookingErrors.noSchedule();
     if (!contactPlan) throw refused;
     const planned = await contactPlan.resolve(results.slice(6));
     const key = dedupeKeyOf(s.row.id, startIso, planned.contact.id, pinned ?? null);
@@ -336,7 +307,7 @@ export async function createBooking(ctx: ServiceContext, locks: SlotLocks, input
       if (duplicate) return { ...serializeBooking(duplicate, s.members), duplicate: true };
       const slot = slotAt(s.rules, look.read.calendar, start, Date.now(), { pinned });
       const hosts = slot && assignHosts(s, slot.hosts, look.stats, pinned);
-      if (!hosts) throw slotTaken();
+      if (!hosts) throw BookingErrors.slotTaken();
 
       const claims = claimsFor(s.rules, hosts, start);
       const outcome = await locks.hold(
@@ -362,7 +333,7 @@ export async function createBooking(ctx: ServiceContext, locks: SlotLocks, input
       });
       return { ...serializeBooking(row, s.members), duplicate: false };
     }
-    throw slotTaken();
+    throw BookingErrors.slotTaken();
   }, (err) => err instanceof LostRace || doubleSubmit(err) || identityTaken(err));
 }
 
@@ -460,7 +431,7 @@ export async function sendConfirmation(ctx: SendContext, message: BookingMessage
 async function readBookingWithType(ctx: ServiceContext, id: string) {
   const [rows, members] = (await runBatch(ctx.db, [selectBooking(ctx, id), membersRead(ctx.db, ctx.ws.id)])) as [BookingRow[], MemberRows];
   const booking = rows[0];
-  if (!booking) throw bookingNotFound();
+  if (!booking) throw BookingErrors.notFound();
   const s = await scheduleOf(ctx, booking.meetingTypeId);
   return { booking, s, members: membersFrom(members) };
 }
@@ -471,7 +442,7 @@ const versionGuard = (b: BookingRow) => guarded(sql`${bookings.version} = ${b.ve
 export async function cancelBooking(ctx: ServiceContext, id: string, input: { reason?: string }, cancelledBy: 'host' | 'invitee' = 'host') {
   return retryOnConflict(async () => {
     const { booking, s, members } = await readBookingWithType(ctx, id);
-    if (booking.status !== 'confirmed') throw onlyConfirmed('cancelled');
+    if (booking.status !== 'confirmed') throw BookingErrors.notCancellable();
     const now = nowIso();
     const row: BookingRow = { ...booking, status: 'cancelled', cancelledAt: now, cancelledBy, cancellationReason: input.reason ?? null, version: booking.version + 1, updatedAt: now };
     const event = ctx.events.emit(ctx.db, ctx.ws.id, 'booking.cancelled', bookingEventData(row, s?.row ?? { name: '', locationType: '' }, members));
@@ -497,19 +468,19 @@ export async function cancelBooking(ctx: ServiceContext, id: string, input: { re
 export async function rescheduleBooking(ctx: ServiceContext, locks: SlotLocks, id: string, input: { start_at: string; timezone?: string }) {
   return retryOnConflict(async () => {
     const { booking, s, members } = await readBookingWithType(ctx, id);
-    if (booking.status !== 'confirmed') throw onlyConfirmed('rescheduled');
-    if (!s) throw badRequest(TYPE_GONE);
+    if (booking.status !== 'confirmed') throw BookingErrors.notReschedulable();
+    if (!s) throw BookingErrors.typeGone();
     const start = parseStart(input.start_at);
-    if (input.timezone !== undefined && !isValidTimeZone(input.timezone)) throw badRequest(BAD_ZONE);
-    if (!s.row.weeklyHours) throw httpError(404, NO_SCHEDULE);
+    if (input.timezone !== undefined && !isValidTimeZone(input.timezone)) throw BookingErrors.badZone();
+    if (!s.row.weeklyHours) throw BookingErrors.noSchedule();
     const hosts = booking.hostUserIds;
     const fits = (calendar: Calendar) => {
       const slot = slotAt(s.rules, calendar, start, Date.now(), { ignoreBookingId: booking.id, pinned: s.rules.kind === 'collective' ? undefined : booking.hostUserId });
       return slot !== null && (s.rules.kind === 'collective' || slot.hosts.includes(booking.hostUserId));
     };
-    if (!fits((await readAround(ctx, s, start)).calendar)) throw slotTaken();
+    if (!fits((await readAround(ctx, s, start)).calendar)) throw BookingErrors.slotTaken();
     const row = await locks.hold(ctx.ws.id, claimsFor(s.rules, hosts, start), async () => {
-      if (!fits((await readAround(ctx, s, start)).calendar)) throw slotTaken();
+      if (!fits((await readAround(ctx, s, start)).calendar)) throw BookingErrors.slotTaken();
       const now = nowIso();
       const startIso = new Date(start).toISOString();
       const next: BookingRow = {
@@ -543,7 +514,7 @@ export async function rescheduleBooking(ctx: ServiceContext, locks: SlotLocks, i
         event.statement,
       ]).catch((err) => {
         // The contact already holds a confirmed booking of this type at that start: not an open slot for this one.
-        throw doubleSubmit(err) ? slotTaken() : err;
+        throw doubleSubmit(err) ? BookingErrors.slotTaken() : err;
       });
       ctx.events.committedAfter([event.event]);
       return next;
@@ -564,30 +535,30 @@ export async function rescheduleBooking(ctx: ServiceContext, locks: SlotLocks, i
 export async function reassignBooking(ctx: ServiceContext, locks: SlotLocks, id: string, input: { user_id?: string; reason?: string; force?: boolean }) {
   const [rows, memberRows] = (await runBatch(ctx.db, [selectBooking(ctx, id), membersRead(ctx.db, ctx.ws.id)])) as [BookingRow[], MemberRows];
   const booking = rows[0];
-  if (!booking) throw bookingNotFound();
+  if (!booking) throw BookingErrors.notFound();
   const members = membersFrom(memberRows);
   const s = await scheduleOf(ctx, booking.meetingTypeId);
-  if (!s) throw httpError(404, TYPE_GONE);
-  if (booking.status !== 'confirmed') throw onlyConfirmed('reassigned');
+  if (!s) throw BookingErrors.typeGoneNotFound();
+  if (booking.status !== 'confirmed') throw BookingErrors.notReassignable();
   const start = Date.parse(booking.startAt);
-  if (start <= Date.now()) throw badRequest(STARTED);
-  if (s.row.schedulingKind === 'collective') throw badRequest(COLLECTIVE);
+  if (start <= Date.now()) throw BookingErrors.started();
+  if (s.row.schedulingKind === 'collective') throw BookingErrors.collective();
   const force = input.force === true;
   const target = input.user_id?.toLowerCase();
   if (target === undefined) {
-    if (s.row.schedulingKind !== 'round_robin') throw badRequest(CHOOSE_HOST);
+    if (s.row.schedulingKind !== 'round_robin') throw BookingErrors.chooseHost();
   } else {
-    if (target === booking.hostUserId) throw badRequest(SAME_HOST);
-    if (!members.get(target)?.active) throw badRequest(TARGET_INACTIVE);
+    if (target === booking.hostUserId) throw BookingErrors.sameHost();
+    if (!members.get(target)?.active) throw BookingErrors.targetInactive();
   }
 
   /** An explicit target must clear the hard check, and the soft ones unless forced; an automatic pick must be free. */
   const verify = (calendar: Calendar, host: string, explicit: boolean) => {
     const check = checkHostAt(s.rules, calendar, host, start, Date.now(), booking.id);
-    if (check.hard) throw slotTaken(explicit ? 'The target host has a conflicting booking at this time' : 'No other host of the pool is free at this time');
+    if (check.hard) throw explicit ? BookingErrors.hostConflict() : BookingErrors.noFreeHost();
     if (check.soft.length && !(explicit && force)) {
-      if (!explicit) throw slotTaken('No other host of the pool is free at this time');
-      throw codedError(409, 'HOST_UNAVAILABLE', `The target host is unavailable (${check.soft.join(', ')}); repeat with force: true to override`);
+      if (!explicit) throw BookingErrors.noFreeHost();
+      throw BookingErrors.hostUnavailable({ reasons: check.soft.join(', ') });
     }
   };
   const seen = await readAround(ctx, s, start);
@@ -598,7 +569,7 @@ export async function reassignBooking(ctx: ServiceContext, locks: SlotLocks, id:
   } else {
     const free = s.rules.hosts.filter((h) => h !== booking.hostUserId && isFree(checkHostAt(s.rules, seen.calendar, h, start, Date.now(), booking.id)));
     const pick = pickFairest(free, seen.stats, s.rules.hosts);
-    if (!pick) throw slotTaken('No other host of the pool is free at this time');
+    if (!pick) throw BookingErrors.noFreeHost();
     chosen = pick;
   }
   const row = await locks.hold(ctx.ws.id, claimsFor(s.rules, [chosen], start), async () => {
@@ -616,7 +587,7 @@ export async function reassignBooking(ctx: ServiceContext, locks: SlotLocks, id:
         event.statement,
       ]);
     } catch (err) {
-      if (versionChanged(err)) throw codedError(409, 'BOOKING_MODIFIED', 'The booking was changed by another request; re-read it and retry');
+      if (versionChanged(err)) throw BookingErrors.modified();
       throw err;
     }
     ctx.events.committedAfter([event.event]);

@@ -2,7 +2,7 @@ import { and, asc, eq, lte, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import { inJsonList } from '../../platform/d1/bound-parameters';
 import { nowIso, runBatch, type Db } from '../../platform/d1/db';
-import { badRequest, httpError } from '../../platform/errors';
+import { BookingErrors } from './errors';
 import { wroteFor } from '../../platform/d1/floors';
 import type { SweepResult } from '../../platform/manifest';
 import { bookings } from './schema';
@@ -46,6 +46,6 @@ export async function markNoShow(db: Db, workspaceId: string, id: string) {
     .returning({ id: bookings.id, status: bookings.status, noShowMarkedAt: bookings.noShowMarkedAt });
   if (row) return { id: row.id, status: row.status, no_show_marked_at: row.noShowMarkedAt };
   const [exists] = await db.select({ id: bookings.id }).from(bookings).where(and(eq(bookings.workspaceId, workspaceId), eq(bookings.id, id))).limit(1);
-  if (!exists) throw httpError(404, 'Booking not found');
-  throw badRequest('Only confirmed bookings can be marked as no-show');
+  if (!exists) throw BookingErrors.notFound();
+  throw BookingErrors.notMarkableNoShow();
 }

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { nowIso, runBatch } from '../../platform/d1/db';
-import { httpError } from '../../platform/errors';
+import { SharedErrors } from '../../platform/shared-errors';
 import { uuidv7 } from '../../platform/ids';
 import { rawAll, rawRun } from '../../platform/d1/raw-query';
 import { eventOutbox } from '../../platform/schema';
@@ -47,7 +47,7 @@ export async function eraseContact(ctx: ServiceContext, contactId: string): Prom
   ];
   const results = await runBatch(db, statements);
   const erased = results[results.length - 1] as { id: string }[];
-  if (erased.length === 0) throw httpError(404, 'Contact not found');
+  if (erased.length === 0) throw SharedErrors.contactNotFound();
   ctx.events.committedAfter([{ id: eventId, workspaceId: ws, type: 'contact.deleted', data: {}, createdAt: now }]);
   return { id: contactId, erased_at: now };
 }

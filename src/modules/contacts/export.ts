@@ -1,6 +1,5 @@
 import { sql } from 'drizzle-orm';
 import { runBatch, type Db } from '../../platform/d1/db';
-import { badRequest, httpError } from '../../platform/errors';
 import { parsePaging } from '../../platform/list';
 import { rawAll } from '../../platform/d1/raw-query';
 import type { ExportKind } from '../../platform/personal-data';
@@ -8,6 +7,7 @@ import { contactExtensions } from './extensions';
 import { ownPersonalData } from './personal-data';
 import { answeredJson } from './read';
 import { contactIdentifiers, contacts } from './schema';
+import { SharedErrors } from '../../platform/shared-errors';
 
 /**
  * Everything a workspace holds about one contact, kind by kind (a data subject's copy). Each kind
@@ -64,7 +64,7 @@ function jsonValues(row: Record<string, unknown>, columns: string[] = []) {
 export async function exportContact(db: Db, workspaceId: string, contactId: string, query: { kind?: string; limit?: string; offset?: string }) {
   const paging = parsePaging(query, PAGING);
   const only = query.kind === undefined || query.kind === '' ? undefined : query.kind;
-  if (only !== undefined && !(EXPORT_KIND_NAMES as readonly string[]).includes(only)) throw badRequest(`Invalid kind: must be one of ${EXPORT_KIND_NAMES.join(', ')}`);
+  if (only !== undefined && !(EXPORT_KIND_NAMES as readonly string[]).includes(only)) throw SharedErrors.notOneOf({ name: 'kind', values: EXPORT_KIND_NAMES.join(', ') });
   const all = exportKinds();
   const kinds = only ? [only] : EXPORT_KIND_NAMES;
   const addresses = { emails: everHeld(workspaceId, contactId, 'email'), phones: everHeld(workspaceId, contactId, 'phone') };
@@ -81,7 +81,7 @@ export async function exportContact(db: Db, workspaceId: string, contactId: stri
     }),
   ];
   const [contact, ...results] = (await runBatch(db, statements)) as [{ answer: string }[], ...unknown[][]];
-  if (contact.length === 0) throw httpError(404, `contacts with ID ${contactId} not found`);
+  if (contact.length === 0) throw SharedErrors.contactIdNotFound({ id: contactId });
   const out: Record<string, unknown> = { contact: JSON.parse(contact[0].answer) };
   const truncated: Record<string, number> = {};
   kinds.forEach((name, i) => {

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db, Statement } from '../../platform/d1/db';
-import { badRequest } from '../../platform/errors';
+import { SharedErrors } from '../../platform/shared-errors';
+import { ContactErrors } from './errors';
 import { uuidv7 } from '../../platform/ids';
 import { toE164 } from '../../platform/phone';
 import { preparedSql } from '../../platform/d1/prepared';
@@ -8,7 +9,7 @@ import { guardable, type RowGuard } from '../../platform/d1/row-guard';
 
 export function normalizePhone(raw: string, defaultCountry: string): string {
   const e164 = toE164(raw, defaultCountry);
-  if (!e164) throw badRequest(['phone must be a valid phone number']);
+  if (!e164) throw SharedErrors.invalidPhone();
   return e164;
 }
 
@@ -18,7 +19,7 @@ const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export function normalizeEmailStrict(raw: string): string {
   const email = normalizeEmail(raw);
-  if (!EMAIL_SHAPE.test(email) || email.length > 255) throw badRequest(['email must be a valid email address']);
+  if (!EMAIL_SHAPE.test(email) || email.length > 255) throw ContactErrors.invalidEmail();
   return email;
 }
 

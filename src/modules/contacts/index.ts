@@ -3,7 +3,9 @@ export { audienceFiltersInput, checkContactFilter, type RecipientContact, select
 export { compileContactFilter, contactsMatching, type ContactTarget, countEmailEligible, eligibleCountSql, emailEligibleContacts, emailEligibleIds, emailEligiblePage, withoutPlatformListed } from './consent/eligibility';
 export { consentRow, emailDeliverabilityStatement, recordComplaint, setConsent } from './consent/service';
 export { eraseContact } from './erase';
+export { CONTACT_REFERENCE_ERRORS, ContactErrors } from './errors';
 export { EXPORT_KIND_NAMES, exportContact } from './export';
+export { installContactExtensions } from './extensions';
 export { type ContactIdentity, contactIdentityColumns, contactIdentityJoin, serializeContactIdentity, titleOrContactSearch } from './identity-join';
 export { contactCarriesTag } from './labels/links';
 export { findMergeRequest, resolveMergeRequest } from './merge';
@@ -12,4 +14,3 @@ export { type ContactReferencePlan, planContactReference, type PlannedContact, r
 export { CHANNELS } from './schema';
 export { applyParked, identityTaken, planUpsert } from './service';
 export { activity, activityFrom, type TimelineSource } from './timeline';
-export { installContactExtensions } from './extensions';

@@ -2,7 +2,6 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { guarded, nowIso, runBatch, type Statement } from '../../platform/d1/db';
 import { failedOn, guardOf } from '../../platform/d1/constraints';
-import { badRequest, httpError } from '../../platform/errors';
 import { CUSTOM_FIELDS_BOUNDS, jsonBoundsProblem } from '../../platform/json-bounds';
 import { uuidv7 } from '../../platform/ids';
 import { contactExtensions } from './extensions';
@@ -12,6 +11,7 @@ import type { NormalizedWrite } from './plan';
 import { ownPersonalData } from './personal-data';
 import { selectContact, serializeContact, type ContactRow } from './read';
 import { contactActivities, contacts, mergeRequests } from './schema';
+import { ContactErrors } from './errors';
 
 type OpenInput = {
   targetId: string;
@@ -69,7 +69,7 @@ async function claim(ctx: ServiceContext, mr: MergeRequest, status: 'merged' | '
     .set({ status, resolved_at: now, updated_at: now })
     .where(and(eq(mergeRequests.id, mr.id), eq(mergeRequests.status, 'open')))
     .returning({ id: mergeRequests.id });
-  if (res.length === 0) throw httpError(409, 'Merge request is already resolved');
+  if (res.length === 0) throw ContactErrors.mergeResolved();
 }
 
 /**
@@ -85,12 +85,12 @@ export async function resolveMergeRequest(
   action: 'merge' | 'dismiss',
   applyHeld: (existing: ContactRow, input: NormalizedWrite, mode: 'add' | 'replace', opts: { silent: boolean }) => Promise<ContactRow>,
 ) {
-  if (mr.status !== 'open') throw httpError(409, 'Merge request is already resolved');
+  if (mr.status !== 'open') throw ContactErrors.mergeResolved();
   const { db, ws } = ctx;
   const [targets, others] = await db.batch([selectContact(db, ws.id, mr.target_contact_id), selectContact(db, ws.id, mr.other_contact_id)]);
   let target = targets[0];
   const other = others[0];
-  if (!target) throw httpError(409, 'The target contact of this merge request no longer exists');
+  if (!target) throw ContactErrors.mergeTargetGone();
   const labelMode = mr.origin === 'create' ? 'add' : 'replace';
 
   if (action === 'merge' && other) {
@@ -102,7 +102,7 @@ export async function resolveMergeRequest(
     const customFields = { ...JSON.parse(other.custom_fields), ...JSON.parse(target.custom_fields) };
     // Each side is within bounds; together they may not be, and what is stored must read back.
     const problem = jsonBoundsProblem(customFields, CUSTOM_FIELDS_BOUNDS);
-    if (problem) throw badRequest([`custom_fields: after merging, ${problem}`]);
+    if (problem) throw ContactErrors.mergedFieldsTooLarge({ problem });
     // The claim is the batch's first statement: a request resolved meanwhile fails the whole merge.
     const statements: Statement[] = [
       db
@@ -125,7 +125,7 @@ export async function resolveMergeRequest(
       selectContact(db, ws.id, target.id),
     );
     const out = await runBatch(db, statements).catch((err) => {
-      if (failedOn(err, guardOf(mergeRequests.status))) throw httpError(409, 'Merge request is already resolved');
+      if (failedOn(err, guardOf(mergeRequests.status))) throw ContactErrors.mergeResolved();
       throw err;
     });
     target = (out[out.length - 1] as ContactRow[])[0];

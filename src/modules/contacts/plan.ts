@@ -1,8 +1,8 @@
-import { type Workspace } from '../../platform/workspace';
-import { badRequest } from '../../platform/errors';
+import type { Workspace } from '../../platform/workspace';
 import { CUSTOM_FIELDS_BOUNDS, jsonBoundsProblem } from '../../platform/json-bounds';
 import { SCALAR_NAMES, type ContactWriteInput } from './fields';
 import type { ContactRow } from './read';
+import { ContactErrors } from './errors';
 
 /** Input after normalization: phone in E.164, email trimmed and lower-cased. */
 export type NormalizedWrite = Omit<ContactWriteInput, 'phone' | 'email'> & { phone?: string | null; email?: string | null };
@@ -38,8 +38,6 @@ export function syncNames(input: NormalizedWrite, existing: Partial<ContactRow> 
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
-export const GLOBAL_BLOCK_LOCKED = 'Global blocks cannot be lifted through the API';
-
 /**
  * What a write changes on a contact (or the full row of a new one when
  * `existing` is null). `blacklisted` says whether the resulting phone is on the
@@ -59,7 +57,7 @@ export function planChanges(ws: Workspace, existing: ContactRow | null, input: N
 
   if (input.block_state !== undefined) {
     const current = existing?.block_state ?? 'none';
-    if (current === 'global' && input.block_state !== 'global') throw badRequest(GLOBAL_BLOCK_LOCKED);
+    if (current === 'global' && input.block_state !== 'global') throw ContactErrors.globalBlockLocked();
     if (input.block_state !== current) {
       next.block_state = input.block_state;
       next.block_source = input.block_state === 'none' ? null : blacklisted ? 'blacklist' : 'import';
@@ -91,7 +89,7 @@ export function planChanges(ws: Workspace, existing: ContactRow | null, input: N
     }
     if (!same(merged, current)) {
       const problem = jsonBoundsProblem(merged, CUSTOM_FIELDS_BOUNDS);
-      if (problem) throw badRequest([`custom_fields: after merging, ${problem}`]);
+      if (problem) throw ContactErrors.mergedFieldsTooLarge({ problem });
       // Back to an ordinary object (the database layer expects one); JSON keeps every key an own key.
       set.custom_fields = JSON.parse(JSON.stringify(merged));
     }

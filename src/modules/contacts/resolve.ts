@@ -1,7 +1,6 @@
 import { and, eq, sql, type SQLWrapper } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
-import { badRequest, httpError } from '../../platform/errors';
 import { prepared } from '../../platform/d1/prepared';
 import type { OutboxEvent } from '../../platform/events';
 import type { RowGuard } from '../../platform/d1/row-guard';
@@ -9,6 +8,8 @@ import { isUuid } from '../../platform/validation';
 import { normalizeEmailStrict, normalizePhone } from './identity';
 import { contacts } from './schema';
 import { identityTaken, planUpsert } from './service';
+import type { ApiError } from '../../platform/errors';
+import { SharedErrors } from '../../platform/shared-errors';
 
 export type ContactReference = { contact_id?: string; phone?: string; email?: string; name?: string };
 export type ResolvedContact = { id: string; name: string | null; phone: string | null; email: string | null; created: boolean };
@@ -34,7 +35,7 @@ export const referencedContactExists = (ws: SQLWrapper | string, id: SQLWrapper 
 
 /** The referenced contact from that read; 404 `Contact not found` outside the workspace. */
 export function referencedContact(row: Omit<ResolvedContact, 'created'> | undefined): ResolvedContact {
-  if (!row) throw httpError(404, 'Contact not found');
+  if (!row) throw SharedErrors.contactNotFound();
   return { ...row, created: false };
 }
 
@@ -79,12 +80,12 @@ const unchanged = (err: unknown) => err;
  * the POST /v1/contacts upsert with the phone/email (phone first, email
  * fallback, 409 CONTACT_MERGE_REQUIRED, PHONE_BLACKLISTED, contact cap), the
  * name used only when a contact is created. Neither given: 400 with
- * `opts.missingMessage`. Writing the contact in the caller's batch makes it
+ * `opts.missing`. Writing the contact in the caller's batch makes it
  * atomic with the caller's change; a failure of that batch on the contact's
  * identity keys (`identityTaken`) means a parallel write won, and the caller
  * retries from a new plan.
  */
-export function planContactReference(ctx: ServiceContext, ref: ContactReference, opts: { missingMessage: string; source?: string }): ContactReferencePlan {
+export function planContactReference(ctx: ServiceContext, ref: ContactReference, opts: { missing: () => ApiError; source?: string }): ContactReferencePlan {
   if (ref.contact_id !== undefined && ref.contact_id !== null) {
     return {
       reads: [selectReferencedContact(ctx, String(ref.contact_id))],
@@ -95,7 +96,7 @@ export function planContactReference(ctx: ServiceContext, ref: ContactReference,
       },
     };
   }
-  if (!present(ref.phone) && !present(ref.email)) throw badRequest(opts.missingMessage);
+  if (!present(ref.phone) && !present(ref.email)) throw opts.missing();
   const input = {
     ...(present(ref.phone) ? { phone: normalizePhone(ref.phone, ctx.ws.defaultCountry) } : {}),
     ...(present(ref.email) ? { email: normalizeEmailStrict(ref.email) } : {}),
@@ -121,7 +122,7 @@ export function planContactReference(ctx: ServiceContext, ref: ContactReference,
 export async function resolveContactReference(
   ctx: ServiceContext,
   ref: ContactReference,
-  opts: { missingMessage: string; source?: string },
+  opts: { missing: () => ApiError; source?: string },
 ): Promise<ResolvedContact> {
   return retryOnConflict(async () => {
     const plan = planContactReference(ctx, ref, opts);

@@ -3,7 +3,6 @@ import type { ServiceContext } from '../../platform/context';
 import { guarded, nowIso, retryOnConflict, optionalReads, runBatch, type Db, type Statement } from '../../platform/d1/db';
 import { failedOn, guardOf, lostRaceOn, uniqueOn } from '../../platform/d1/constraints';
 import { preparedInsert, preparedSql } from '../../platform/d1/prepared';
-import { badRequest, codedError, httpError } from '../../platform/errors';
 import type { OutboxEvent } from '../../platform/events';
 import { uuidv7 } from '../../platform/ids';
 import { afterInsertOf, bothOf, guardable, type RowGuard } from '../../platform/d1/row-guard';
@@ -18,11 +17,8 @@ import { contacts, CONTACT_SOURCES } from './schema';
 import { activity } from './timeline';
 import { readWithCreate } from '../../platform/d1/create-along';
 import { updateAlongReads } from './update-along';
-
-export const MERGE_MESSAGE_CREATE =
-  'The phone and the email belong to two different contacts. Nothing was written; a merge request was opened and the sent fields are held on it.';
-export const MERGE_MESSAGE_UPDATE =
-  'The phone or email already belongs, or previously belonged, to another contact. Nothing was written; a merge request was opened and the sent fields are held on it.';
+import { SharedErrors } from '../../platform/shared-errors';
+import { ContactErrors } from './errors';
 
 
 export type WriteOptions = {
@@ -69,8 +65,6 @@ function labelDiff(names: Map<string, string>, found: { id: string; name_key: st
     resolvedIds: [...names.keys()].flatMap((k) => (byKey.has(k) ? [byKey.get(k)!] : [])),
   };
 }
-
-const blacklistedError = () => codedError(400, 'PHONE_BLACKLISTED', 'This phone number is blacklisted in the workspace');
 
 /**
  * A contact write prepared for the caller's own batch: the contact as it will
@@ -186,7 +180,7 @@ export function planUpsert(ctx: ServiceContext, input: NormalizedWrite, opts: Wr
     const emailOwner = reads.get<ContactRow[]>(results, slots.email, [])[0] ?? null;
     const total = reads.get(results, slots.total, [{ n: 0 }])[0].n;
 
-    if (phone && found.blacklisted) throw blacklistedError();
+    if (phone && found.blacklisted) throw ContactErrors.phoneBlacklisted();
     if (phoneOwner && emailOwner && phoneOwner.id !== emailOwner.id) {
       const { phone: _p, email: _e, ...parked } = input;
       const mergeRequestId = await openMergeRequest(ctx, {
@@ -196,7 +190,7 @@ export function planUpsert(ctx: ServiceContext, input: NormalizedWrite, opts: Wr
         identity: { phone, email },
         parked,
       });
-      throw codedError(409, 'CONTACT_MERGE_REQUIRED', MERGE_MESSAGE_CREATE, { merge_request_id: mergeRequestId });
+      throw ContactErrors.mergeRequired({ merge_request_id: mergeRequestId });
     }
     const diffs = { tags: labelDiff(shared.names.tags, found.labels.tags), groups: labelDiff(shared.names.groups, found.labels.groups) };
     const target = phoneOwner ?? emailOwner;
@@ -204,21 +198,19 @@ export function planUpsert(ctx: ServiceContext, input: NormalizedWrite, opts: Wr
       const update = updateStatements(ctx, target, input, diffs, 'add', found.blacklisted, opts.source);
       return { row: update?.row ?? target, duplicate: true, writes: update?.statements ?? [], events: update?.events ?? [], mapError: (err) => err };
     }
-    if (capped && total >= cap) throw capReached(cap);
+    if (capped && total >= cap) throw ContactErrors.limitReached({ cap });
     const created = createStatements(ctx, { ...input, ...(opts.createOnly ?? {}) }, diffs, found.blacklisted, opts.source);
     return {
       ...created,
       duplicate: false,
       writes: created.statements,
-      mapError: (err) => (capped && failedOn(err, guardOf(contacts.workspace_id)) ? capReached(cap) : err),
+      mapError: (err) => (capped && failedOn(err, guardOf(contacts.workspace_id)) ? ContactErrors.limitReached({ cap }) : err),
     };
   };
   return { reads: reads.statements, resolve, createAlong: (also) => createAlongReads(ctx, input, opts, shared.names, also) };
 }
 
 type Diffs = Record<LabelKind, LabelDiff>;
-
-const capReached = (cap: number) => badRequest(`Limit reached. Your plan allows at most ${cap} contacts.`);
 
 /** The stored row of a new contact: identifiers as given, consent seeded (WhatsApp implied, email unknown). */
 export function newContactRow(set: Record<string, unknown>, at: { id: string; workspaceId: string; source: string; now: string }) {
@@ -323,7 +315,7 @@ export async function applyUpdate(
   const out = await runBatch(ctx.db, [...update.statements, selectContact(ctx.db, ctx.ws.id, existing.id)]);
   const row = (out[out.length - 1] as ContactRow[])[0];
   // Erased between the read and this batch: nothing was written, and the contact is gone.
-  if (!row) throw httpError(404, `contacts with ID ${existing.id} not found`);
+  if (!row) throw SharedErrors.contactIdNotFound({ id: existing.id });
   ctx.events.committedAfter(update.events);
   return row;
 }
@@ -400,10 +392,10 @@ async function patchOnce(ctx: ServiceContext, id: string, input: NormalizedWrite
   const results = await runBatch(db, plan.statements);
   const reads = shared.read(results);
   const existing = plan.get<ContactRow[]>(results, slots.existing, [])[0];
-  if (!existing) throw httpError(404, `Contact ${id} not found`);
+  if (!existing) throw ContactErrors.notFound({ id });
   const phoneChanges = typeof input.phone === 'string' && input.phone !== existing.phone;
   const emailChanges = typeof input.email === 'string' && input.email !== existing.email;
-  if (phoneChanges && reads.blacklisted) throw blacklistedError();
+  if (phoneChanges && reads.blacklisted) throw ContactErrors.phoneBlacklisted();
   const phoneHolder = phoneChanges ? plan.get<ContactRow[]>(results, slots.phone, [])[0] : undefined;
   const emailHolder = emailChanges ? plan.get<ContactRow[]>(results, slots.email, [])[0] : undefined;
   const other = [phoneHolder, emailHolder].find((h) => h && h.id !== existing.id);
@@ -416,7 +408,7 @@ async function patchOnce(ctx: ServiceContext, id: string, input: NormalizedWrite
       identity: { ...(phone !== undefined ? { phone } : {}), ...(email !== undefined ? { email } : {}) },
       parked,
     });
-    throw codedError(409, 'CONTACT_MERGE_REQUIRED', MERGE_MESSAGE_UPDATE, { merge_request_id: mergeRequestId });
+    throw ContactErrors.mergeRequiredOnUpdate({ merge_request_id: mergeRequestId });
   }
   const diffs = { tags: labelDiff(shared.names.tags, reads.labels.tags), groups: labelDiff(shared.names.groups, reads.labels.groups) };
   return applyUpdate(ctx, existing, input, diffs, 'replace', reads.blacklisted, 'api');
@@ -440,6 +432,6 @@ export async function applyParked(
 /** The contact's answer as JSON text, written by SQLite as a list page's are (`answeredJson`). */
 export async function getContact(ctx: ServiceContext, id: string): Promise<string> {
   const answer = await readContactAnswer(ctx.db, ctx.ws.id, id);
-  if (answer === undefined) throw httpError(404, `contacts with ID ${id} not found`);
+  if (answer === undefined) throw SharedErrors.contactIdNotFound({ id });
   return answer;
 }

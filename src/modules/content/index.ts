@@ -1,5 +1,6 @@
 export { type Compiled, type CompileEnvelope } from './compile';
 export { CompileResult, contentColumns, ContentInput } from './dto';
+export { ContentErrors } from './errors';
 export { personalEmail } from './personal-email';
 export { compileForWorkspace, createSnippet } from './service';
 export { escapeHtml, renderHtmlTokens, renderTextTokens, tokenValues } from './tokens';

@@ -1,6 +1,6 @@
 import { asc, eq } from 'drizzle-orm';
 import { nowIso, type Db } from '../../platform/d1/db';
-import { domainError } from '../../platform/errors';
+import { ContentErrors } from './errors';
 import { uuidv7 } from '../../platform/ids';
 import { compileContent, isCompiled, snippetProblems, type Compiled, type CompileOptions, type Snippet } from './compile';
 import { snippets } from './schema';
@@ -30,7 +30,9 @@ export async function compileForWorkspace(db: Db, workspaceId: string, content: 
   if (isCompiled(result)) return result;
   const errors = result.compile.errors;
   const code = errors[0]?.code ?? 'invalid_content';
-  throw domainError(400, code, errors.filter((e) => e.code === code).map((e) => e.message).join('; ') || 'content is invalid');
+  const problems = errors.filter((e) => e.code === code).map((e) => e.message).join('; ');
+  if (code === 'unknown_snippet') throw ContentErrors.unknownSnippet({ problems });
+  throw problems ? ContentErrors.invalidContent({ problems }) : ContentErrors.contentInvalid();
 }
 
 /**
@@ -40,10 +42,10 @@ export async function compileForWorkspace(db: Db, workspaceId: string, content: 
  */
 export async function createSnippet(db: Db, workspaceId: string, input: { name: string; markdown?: string; html?: string }) {
   const problems = snippetProblems({ markdown: input.markdown ?? null, html: input.html ?? null });
-  if (problems.length) throw domainError(400, 'invalid_content', problems.join('; '));
+  if (problems.length) throw ContentErrors.invalidContent({ problems: problems.join('; ') });
   const now = nowIso();
   const row = { id: uuidv7(), workspaceId, name: input.name, nameKey: input.name.toLowerCase(), markdown: input.markdown ?? null, html: input.html ?? null, createdAt: now, updatedAt: now };
   const [created] = await db.insert(snippets).values(row).onConflictDoNothing().returning();
-  if (!created) throw domainError(409, 'duplicate_name', `A snippet named "${input.name}" already exists`);
+  if (!created) throw ContentErrors.duplicateSnippet({ name: input.name });
   return { id: created.id, workspace_id: created.workspaceId, name: created.name, markdown: created.markdown, html: created.html, created_at: created.createdAt, updated_at: created.updatedAt };
 }

@@ -1,3 +1,2 @@
-export { dealNotFound } from './lookups';
 export { dealOfContact, selectDeal } from './read';
 export { type DealRow } from './schema';

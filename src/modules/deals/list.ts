@@ -1,6 +1,6 @@
 import { and, desc, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { badRequest } from '../../platform/errors';
+import { SharedErrors } from '../../platform/shared-errors';
 import { envelope, parsePaging, searchParam } from '../../platform/list';
 import { preparedList } from '../../platform/d1/prepared';
 import { isUuid } from '../../platform/validation';
@@ -44,7 +44,7 @@ export async function listDeals(ctx: ServiceContext, params: DealListParams) {
   for (const name of ['pipeline_id', 'stage_id', 'contact_id', 'owner_user_id'] as const) {
     const value = params[name];
     if (value === undefined || value === '') continue;
-    if (!isUuid(value)) throw badRequest(`Invalid ${name}: must be a UUID`);
+    if (!isUuid(value)) throw SharedErrors.invalidUuidParam({ name });
     values[name] = value.toLowerCase();
   }
   if (params.status !== undefined && (DEAL_STATUSES as readonly string[]).includes(params.status)) values.status = params.status;

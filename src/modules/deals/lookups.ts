@@ -1,14 +1,11 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { codedError, notFound } from '../../platform/errors';
 import { prepared } from '../../platform/d1/prepared';
 import { pipelineNameOf, selectStage as selectPipelineStage, stageNameOf } from '../pipelines';
 import { selectActiveMember } from '../workspaces';
 import { dealColumns } from './read';
 import { deals } from './schema';
 
-export const dealNotFound = () => notFound('Deal not found');
-export const stageNotFound = () => notFound('Stage not found');
 
 /** A stage of the workspace with its pipeline's name. */
 export const selectStage = (ctx: ServiceContext, stageId: string) => selectPipelineStage(ctx.db, ctx.ws.id, stageId);
@@ -35,5 +32,3 @@ export const readDealWithStage = async (ctx: ServiceContext, id: string): Promis
 
 /** Owners are active members of the workspace; both roles work deals. */
 export const selectOwner = (ctx: ServiceContext, userId: string) => selectActiveMember(ctx.db, ctx.ws.id, userId);
-
-export const invalidOwner = () => codedError(400, 'INVALID_DEAL_OWNER', 'owner_user_id must be an active agent of this workspace');

@@ -4,14 +4,15 @@ import { guarded, nowIso, retryOnConflict, runBatch, type Statement } from '../.
 import { uuidv7 } from '../../platform/ids';
 import type { OutboxEvent } from '../../platform/events';
 import { dealEventData, type FromStage } from './events';
-import { dealNotFound, readDealWithStage, selectDealWithStage, selectStage, stageNotFound, type DealWithStage } from './lookups';
-import { type StageWithPipeline } from '../pipelines';
+import { readDealWithStage, selectDealWithStage, selectStage, type DealWithStage } from './lookups';
+import type { StageWithPipeline } from '../pipelines';
 import { placeDeal } from './placement';
 import { guardOf, lostRaceOn } from '../../platform/d1/constraints';
 import { selectDeal, serializeDeal } from './read';
 import { activity } from '../contacts';
 import { deals, dealStageHistory, type DealRow, type DealStatus } from './schema';
 import { preparedInsert } from '../../platform/d1/prepared';
+import { SharedErrors } from '../../platform/shared-errors';
 
 const historyInsert = preparedInsert(dealStageHistory);
 
@@ -77,15 +78,15 @@ export function moveDealToStage(ctx: ServiceContext, dealId: string, input: { st
 async function moveOnce(ctx: ServiceContext, dealId: string, input: { stage_id: string; index?: number }) {
   const stageId = input.stage_id.toLowerCase();
   const [[current], [target]] = (await runBatch(ctx.db, [selectDealWithStage(ctx, 'id', dealId), selectStage(ctx, stageId)])) as [DealWithStage[], StageWithPipeline[]];
-  if (!current) throw dealNotFound();
-  if (!target) throw stageNotFound();
+  if (!current) throw SharedErrors.dealNotFound();
+  if (!target) throw SharedErrors.stageNotFound();
   const to = { stageId: target.stage.id, pipelineId: target.stage.pipelineId, stageName: target.stage.name, pipelineName: target.pipelineName };
   const from = { stageId: current.deal.stageId, stageName: current.stageName };
   const { statements, events } = moveStatements(ctx, current.deal, from, to, input.index ?? 0, nowIso());
   const results = await runBatch(ctx.db, [...statements, selectDeal(ctx.db, ctx.ws.id, dealId)]);
   ctx.events.committedAfter(events);
   const [row] = results.at(-1) as DealRow[];
-  if (!row) throw dealNotFound();
+  if (!row) throw SharedErrors.dealNotFound();
   return serializeDeal(row);
 }
 
@@ -96,7 +97,7 @@ export function changeDealStatus(ctx: ServiceContext, dealId: string, input: { s
 
 async function changeStatusOnce(ctx: ServiceContext, dealId: string, input: { status: DealStatus; lost_reason?: string }) {
   const current = await readDealWithStage(ctx, dealId);
-  if (!current) throw dealNotFound();
+  if (!current) throw SharedErrors.dealNotFound();
   const deal = current.deal;
   if (deal.status === input.status) return serializeDeal(deal);
 

@@ -1,14 +1,16 @@
 import { serviceContext } from '../../platform/context';
-import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
+import { bearer, defineRoute, jsonBody, jsonContent } from '../../platform/openapi';
+import { SharedErrors } from '../../platform/shared-errors';
 import { createRouter, idParams } from '../../platform/validation';
 import { Deal, DealCreate, DealCreated, DealList, DealListQuery, DealPatch, DealStageMove, DealStatusChange, DealWithContact } from './dto';
 import { changeDealStatus, moveDealToStage } from './moves';
 import { listDeals } from './list';
 import { createDeal, getDeal, patchDeal } from './service';
+import { CONTACT_REFERENCE_ERRORS } from '../contacts';
+import { DealErrors } from './errors';
 
 export const dealRoutes = createRouter();
 const tags = ['Deals'];
-const notFound = (what: string) => ({ 404: { description: what } });
 
 dealRoutes.openapi(
   defineRoute({
@@ -20,7 +22,7 @@ dealRoutes.openapi(
     description: 'Newest first, with the contact join. Dedicated params only; filters combine with AND.',
     security: bearer,
     request: { query: DealListQuery },
-    responses: { 200: jsonContent(DealList, 'A page of deals'), ...errorResponses() },
+    responses: { 200: jsonContent(DealList, 'A page of deals') },
   }),
   async (c) => c.json(await listDeals(serviceContext(c), c.req.valid('query')), 200),
 );
@@ -34,7 +36,8 @@ dealRoutes.openapi(
     summary: 'Get a deal',
     security: bearer,
     request: { params: idParams },
-    responses: { 200: jsonContent(DealWithContact, 'The deal with its contact'), ...errorResponses(notFound('`Deal not found`')) },
+    responses: { 200: jsonContent(DealWithContact, 'The deal with its contact') },
+    errors: [SharedErrors.dealNotFound],
   }),
   async (c) => c.json(await getDeal(serviceContext(c), c.req.valid('param').id.toLowerCase()), 200),
 );
@@ -47,16 +50,26 @@ dealRoutes.openapi(
     tags,
     summary: 'Create a deal (upsert by external_reference)',
     description:
-      'Resolves the contact (contact_id wins; else phone/email upsert) and the product (`product_id`, `product_sku`, `product_external_id`, first given wins). On an `external_reference` match the deal is updated instead (`duplicate: true`). Errors carry `error_code`: `MISSING_TITLE`, `STAGE_PIPELINE_MISMATCH`, `NO_PIPELINE`, `PIPELINE_HAS_NO_STAGES`, `INVALID_DEAL_OWNER`, `INVALID_PRODUCT`, `PRODUCT_INACTIVE` (400), `PLAN_LIMIT_EXCEEDED` (403), `CONTACT_MERGE_REQUIRED` (409).',
+      'Resolves the contact (contact_id wins; else phone/email upsert) and the product (`product_id`, `product_sku`, `product_external_id`, ' +
+      'first given wins). On an `external_reference` match the deal is updated instead (`duplicate: true`).',
     security: bearer,
     request: { body: jsonBody(DealCreate, { title: 'Annual plan for Acme', email: 'buyer@acme.example', name: 'Bo Buyer', amount: 990, currency: 'EUR', external_reference: 'crm-7781' }) },
-    responses: {
-      201: jsonContent(DealCreated, 'Created or matched deal'),
-      ...errorResponses({
-        404: { description: '`Contact not found`, `Pipeline not found`, `Stage not found`' },
-        409: { description: '`CONTACT_MERGE_REQUIRED` with `merge_request_id`' },
-      }),
-    },
+    responses: { 201: jsonContent(DealCreated, 'Created or matched deal') },
+    errors: [
+      DealErrors.noContact,
+      DealErrors.missingTitle,
+      DealErrors.stagePipelineMismatch,
+      DealErrors.noPipeline,
+      DealErrors.pipelineHasNoStages,
+      DealErrors.invalidOwner,
+      SharedErrors.invalidProduct,
+      SharedErrors.productInactive,
+      DealErrors.limitReached,
+      ...CONTACT_REFERENCE_ERRORS,
+      SharedErrors.pipelineNotFound,
+      SharedErrors.stageNotFound,
+      SharedErrors.concurrentChange,
+    ],
   }),
   async (c) => c.json(await createDeal(serviceContext(c), c.req.valid('json')), 201),
 );
@@ -71,10 +84,8 @@ dealRoutes.openapi(
     description: 'Field updates only: no stage history, no deal event. Move with `/stage`, close with `/status`.',
     security: bearer,
     request: { params: idParams, body: jsonBody(DealPatch, { amount: 1200, expected_close_at: '2026-12-31', note: 'Budget approved' }) },
-    responses: {
-      200: jsonContent(DealWithContact, 'The updated deal'),
-      ...errorResponses(notFound('`Deal not found`, `Contact not found`')),
-    },
+    responses: { 200: jsonContent(DealWithContact, 'The updated deal') },
+    errors: [DealErrors.invalidOwner, SharedErrors.invalidProduct, SharedErrors.productInactive, SharedErrors.dealNotFound, SharedErrors.contactNotFound],
   }),
   async (c) => c.json(await patchDeal(serviceContext(c), c.req.valid('param').id.toLowerCase(), c.req.valid('json')), 200),
 );
@@ -89,7 +100,8 @@ dealRoutes.openapi(
     description: 'Any stage of the workspace; `pipeline_id` follows the stage. Answers the bare deal row.',
     security: bearer,
     request: { params: idParams, body: jsonBody(DealStageMove, { stage_id: '01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c', index: 0 }) },
-    responses: { 201: jsonContent(Deal, 'The deal row'), ...errorResponses(notFound('`Deal not found`, `Stage not found`')) },
+    responses: { 201: jsonContent(Deal, 'The deal row') },
+    errors: [SharedErrors.dealNotFound, SharedErrors.stageNotFound, SharedErrors.concurrentChange],
   }),
   async (c) => c.json(await moveDealToStage(serviceContext(c), c.req.valid('param').id.toLowerCase(), c.req.valid('json')), 201),
 );
@@ -104,7 +116,8 @@ dealRoutes.openapi(
     description: 'The current status returns the row unchanged. Answers the bare deal row.',
     security: bearer,
     request: { params: idParams, body: jsonBody(DealStatusChange, { status: 'lost', lost_reason: 'Chose a competitor' }) },
-    responses: { 201: jsonContent(Deal, 'The deal row'), ...errorResponses(notFound('`Deal not found`')) },
+    responses: { 201: jsonContent(Deal, 'The deal row') },
+    errors: [SharedErrors.dealNotFound, SharedErrors.concurrentChange],
   }),
   async (c) => c.json(await changeDealStatus(serviceContext(c), c.req.valid('param').id.toLowerCase(), c.req.valid('json')), 201),
 );

@@ -2,7 +2,6 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { nowIso, optionalReads, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
 import { failedOn, guardOf, lostRaceOn, uniqueOn } from '../../platform/d1/constraints';
-import { codedError, notFound } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import type { OutboxEvent } from '../../platform/events';
 import { toCents } from '../../platform/money';
@@ -11,16 +10,16 @@ import { selectEntryStages, selectPipelines, type PipelineRow, type StageRow } f
 import { productLookup, type ProductReference, type ProductRow } from '../products';
 import type { DealCreateInput, DealPatchInput } from './dto';
 import { dealEventData } from './events';
-import { dealNotFound, invalidOwner, selectDealWithStage, selectOwner, stageNotFound } from './lookups';
+import { selectDealWithStage, selectOwner } from './lookups';
 import { moveStatements, type StageTarget } from './moves';
 import { openTopSlot } from './placement';
 import { readDealWithContact, selectDealWithContact, serializeDealWithContact, type DealWithContactRow } from './read';
 import { deals, type DealRow } from './schema';
 import { preparedInsert } from '../../platform/d1/prepared';
+import { SharedErrors } from '../../platform/shared-errors';
+import { DealErrors } from './errors';
 
 const dealInsert = preparedInsert(deals);
-
-export const NO_CONTACT_MESSAGE = 'Provide contact_id, or a phone/email to identify the contact';
 
 const normalizeNote = (note: string | null | undefined) => (note === undefined ? undefined : note?.trim() || null);
 const normalizeDate = (value: string | null | undefined) =>
@@ -34,8 +33,8 @@ function productReference(input: DealCreateInput): ProductReference {
 }
 
 function checkProduct(product: ProductRow | undefined, alreadyAttachedId: string | null): ProductRow {
-  if (!product) throw codedError(400, 'INVALID_PRODUCT', 'The product reference did not resolve to a product of this workspace');
-  if (!product.isActive && product.id !== alreadyAttachedId) throw codedError(400, 'PRODUCT_INACTIVE', 'The product is inactive');
+  if (!product) throw SharedErrors.invalidProduct();
+  if (!product.isActive && product.id !== alreadyAttachedId) throw SharedErrors.productInactive();
   return product;
 }
 
@@ -50,19 +49,19 @@ function entryStage(input: DealCreateInput, pipelineRows: PipelineRow[], stageRo
     pipelineName: pipeline.name,
   });
   const givenPipeline = input.pipeline_id === undefined ? undefined : byId(input.pipeline_id.toLowerCase());
-  if (input.pipeline_id !== undefined && !givenPipeline) throw notFound('Pipeline not found');
+  if (input.pipeline_id !== undefined && !givenPipeline) throw SharedErrors.pipelineNotFound();
   if (input.stage_id !== undefined) {
     const stage = stageRows.find((s) => s.id === input.stage_id!.toLowerCase());
-    if (!stage) throw stageNotFound();
+    if (!stage) throw SharedErrors.stageNotFound();
     if (givenPipeline && stage.pipelineId !== givenPipeline.id) {
-      throw codedError(400, 'STAGE_PIPELINE_MISMATCH', 'The stage does not belong to the given pipeline');
+      throw DealErrors.stagePipelineMismatch();
     }
     return target(stage, byId(stage.pipelineId)!);
   }
   const pipeline = givenPipeline ?? pipelineRows.find((p) => p.isDefault) ?? pipelineRows[0];
-  if (!pipeline) throw codedError(400, 'NO_PIPELINE', 'The workspace has no pipeline');
+  if (!pipeline) throw DealErrors.noPipeline();
   const first = stageRows.find((s) => s.pipelineId === pipeline.id);
-  if (!first) throw codedError(400, 'PIPELINE_HAS_NO_STAGES', 'The pipeline has no stages');
+  if (!first) throw DealErrors.pipelineHasNoStages();
   return target(first, pipeline);
 }
 
@@ -83,7 +82,7 @@ export async function createDeal(ctx: ServiceContext, input: DealCreateInput) {
   const givenPipelineId = input.pipeline_id?.toLowerCase();
   const contactRef = { contact_id: input.contact_id?.toLowerCase(), phone: input.phone, email: input.email, name: input.name };
   return retryOnConflict(async () => {
-    const contactPlan = planContactReference(ctx, contactRef, { missingMessage: NO_CONTACT_MESSAGE, source: 'api' });
+    const contactPlan = planContactReference(ctx, contactRef, { missing: DealErrors.noContact, source: 'api' });
     // The owner, the reference's deal and the product are read only when the body names them: a statement less is a statement less to send and run.
     const reads = optionalReads();
     const slots = {
@@ -102,13 +101,13 @@ export async function createDeal(ctx: ServiceContext, input: DealCreateInput) {
     const resolveContact = () => contactPlan.resolve(results.slice(contactFrom));
     const existing = reads.get<{ deal: DealRow; stageName: string | null; pipelineName: string | null }[]>(results, slots.existing, [])[0];
     const product = Object.keys(productRef).length ? checkProduct(productRows[0], existing?.deal.productId ?? null) : null;
-    if (input.owner_user_id && !ownerRows[0]) throw invalidOwner();
+    if (input.owner_user_id && !ownerRows[0]) throw DealErrors.invalidOwner();
 
     if (existing) {
       let move: StageTarget | null = null;
       if (givenStageId !== undefined && givenStageId !== existing.deal.stageId) {
         const stage = stageRows.find((s) => s.id === givenStageId);
-        if (!stage) throw stageNotFound();
+        if (!stage) throw SharedErrors.stageNotFound();
         move = { stageId: stage.id, pipelineId: stage.pipelineId, stageName: stage.name, pipelineName: pipelineRows.find((p) => p.id === stage.pipelineId)!.name };
       }
       const contact = await resolveContact();
@@ -121,7 +120,7 @@ export async function createDeal(ctx: ServiceContext, input: DealCreateInput) {
 
     const entry = entryStage(input, pipelineRows, stageRows);
     const title = product ? product.name : input.title;
-    if (!title) throw codedError(400, 'MISSING_TITLE', 'title is required when no product is attached');
+    if (!title) throw DealErrors.missingTitle();
     const contact = await resolveContact();
     try {
       return await insertDeal(ctx, input, { product, contact, entry, title });
@@ -149,7 +148,7 @@ async function insertDeal(
     return { ...serializeDealWithContact(joinedRow(results)), duplicate: false };
   } catch (err) {
     if (failedOn(err, guardOf(deals.workspaceId))) {
-      throw codedError(403, 'PLAN_LIMIT_EXCEEDED', `Deal limit reached: your plan allows max_deals ${cap}`);
+      throw DealErrors.limitReached({ cap });
     }
     throw err;
   }
@@ -261,7 +260,7 @@ export async function patchDeal(ctx: ServiceContext, id: string, input: DealPatc
     selectReferencedContact(ctx, contactId ?? ''),
     selectOwner(ctx, ownerId ?? ''),
   ]);
-  if (!deal) throw dealNotFound();
+  if (!deal) throw SharedErrors.dealNotFound();
   const now = nowIso();
   const set: Partial<DealRow> = { updatedAt: now };
   if (productId) {
@@ -274,11 +273,11 @@ export async function patchDeal(ctx: ServiceContext, id: string, input: DealPatc
   const productAttached = (set.productId !== undefined ? set.productId : deal.productId) !== null;
   if (input.title !== undefined && !productAttached) set.title = input.title;
   if (contactId) {
-    if (!contactRows[0]) throw notFound('Contact not found');
+    if (!contactRows[0]) throw SharedErrors.contactNotFound();
     set.contactId = contactId;
   }
   if (input.owner_user_id !== undefined) {
-    if (ownerId && !ownerRows[0]) throw invalidOwner();
+    if (ownerId && !ownerRows[0]) throw DealErrors.invalidOwner();
     set.ownerUserId = ownerId ?? null;
   }
   if (input.amount !== undefined) set.amountCents = toCents(input.amount);
@@ -295,7 +294,7 @@ export async function patchDeal(ctx: ServiceContext, id: string, input: DealPatc
 
 export async function getDeal(ctx: ServiceContext, id: string) {
   const row = await readDealWithContact(ctx.db, ctx.ws.id, id);
-  if (!row) throw dealNotFound();
+  if (!row) throw SharedErrors.dealNotFound();
   return serializeDealWithContact(row);
 }
 

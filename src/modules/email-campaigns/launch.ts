@@ -3,11 +3,11 @@ import type { Bindings } from '../../env';
 import { wroteFor } from '../../platform/d1/floors';
 import type { ServiceContext } from '../../platform/context';
 import { nowIso, type Db } from '../../platform/d1/db';
-import { domainError } from '../../platform/errors';
 import { keptLinkOrigin } from '../../platform/public-base';
 import { readSender } from '../sender-profiles';
 import { emailCampaigns, type EmailCampaignRow } from './schema';
-import { EDITABLE, findCampaign, isEditable, notEditable, serializeCampaign } from './service';
+import { EDITABLE, findCampaign, isEditable, serializeCampaign } from './service';
+import { EmailCampaignErrors } from './errors';
 
 export const PAGE_KIND = 'email-campaign-page';
 export const SEND_KIND = 'email-campaign-send';
@@ -28,7 +28,7 @@ async function checkComplete(ctx: ServiceContext, c: EmailCampaignRow) {
   if (!c.compiledHtml) missing.push('compiled content');
   const [sender] = await readSender(ctx.db, ctx.ws.id, c.senderProfileId ?? undefined);
   if (!sender || !sender.domain_verified) missing.push('a sender profile on a verified domain');
-  if (missing.length) throw domainError(409, 'campaign_incomplete', `The campaign cannot be launched without ${missing.join(', ')}`);
+  if (missing.length) throw EmailCampaignErrors.incomplete({ missing: missing.join(', ') });
 }
 
 /**
@@ -53,10 +53,10 @@ export async function startCampaign(env: Bindings, db: Db, workspaceId: string, 
 /** `POST .../send`: draft or scheduled -> `sending` (201). */
 export async function sendCampaign(env: Bindings, ctx: ServiceContext, id: string, baseUrl: string) {
   const c = await findCampaign(ctx, id);
-  if (!isEditable(c.status)) throw notEditable(c.status);
+  if (!isEditable(c.status)) throw EmailCampaignErrors.notEditable({ status: c.status });
   await checkComplete(ctx, c);
   const row = await startCampaign(env, ctx.db, ctx.ws.id, c.id, baseUrl);
-  if (!row) throw notEditable((await findCampaign(ctx, c.id)).status);
+  if (!row) throw EmailCampaignErrors.notEditable({ status: (await findCampaign(ctx, c.id)).status });
   return serializeCampaign(row);
 }
 
@@ -66,9 +66,9 @@ export async function sendCampaign(env: Bindings, ctx: ServiceContext, id: strin
  */
 export async function scheduleCampaign(ctx: ServiceContext, id: string, scheduledAt: string, baseUrl: string) {
   const at = new Date(scheduledAt);
-  if (!(at.getTime() > Date.now())) throw domainError(400, 'invalid_scheduled_at', 'scheduled_at must be a future instant');
+  if (!(at.getTime() > Date.now())) throw EmailCampaignErrors.invalidScheduledAt();
   const c = await findCampaign(ctx, id);
-  if (!isEditable(c.status)) throw notEditable(c.status);
+  if (!isEditable(c.status)) throw EmailCampaignErrors.notEditable({ status: c.status });
   await checkComplete(ctx, c);
   return moveState(ctx, c.id, EDITABLE, { status: 'scheduled', scheduledAt: at.toISOString(), linkOrigin: baseUrl });
 }
@@ -76,7 +76,7 @@ export async function scheduleCampaign(ctx: ServiceContext, id: string, schedule
 /** `POST .../unschedule`: scheduled -> draft (201), `scheduled_at` cleared. */
 export async function unscheduleCampaign(ctx: ServiceContext, id: string) {
   const c = await findCampaign(ctx, id);
-  if (c.status !== 'scheduled') throw notEditable(c.status);
+  if (c.status !== 'scheduled') throw EmailCampaignErrors.notEditable({ status: c.status });
   return moveState(ctx, c.id, ['scheduled'], { status: 'draft', scheduledAt: null });
 }
 
@@ -86,7 +86,7 @@ async function moveState(ctx: ServiceContext, id: string, from: readonly EmailCa
     .set({ ...set, updatedAt: nowIso() })
     .where(and(eq(emailCampaigns.workspaceId, ctx.ws.id), eq(emailCampaigns.id, id), inArray(emailCampaigns.status, [...from])))
     .returning();
-  if (!row) throw notEditable((await findCampaign(ctx, id)).status);
+  if (!row) throw EmailCampaignErrors.notEditable({ status: (await findCampaign(ctx, id)).status });
   return serializeCampaign(row);
 }
 

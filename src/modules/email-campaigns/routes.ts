@@ -1,5 +1,6 @@
 import { serviceContext } from '../../platform/context';
-import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
+import { bearer, defineRoute, jsonBody, jsonContent } from '../../platform/openapi';
+import { SharedErrors } from '../../platform/shared-errors';
 import { publicBaseUrl } from '../../platform/public-base';
 import { createRouter, idParams } from '../../platform/validation';
 import {
@@ -16,19 +17,22 @@ import {
 } from './dto';
 import { scheduleCampaign, sendCampaign, unscheduleCampaign } from './launch';
 import { createCampaign, estimateCampaign, getCampaign, listCampaigns, patchCampaign } from './service';
+import { ContentErrors } from '../content';
+import { EmailCampaignErrors } from './errors';
 
 export const emailCampaignRoutes = createRouter();
 
 const tags = ['Email campaigns'];
-const notFound = { 404: { shape: 'domain' as const, description: '`campaign_not_found`' } };
-const writeErrors = {
-  400: {
-    shape: 'domain' as const,
-    description:
-      '`invalid_content`, `unknown_snippet`, `sender_profile_not_found`, `audience_not_found`; a request-shape violation or an invalid `audience_filters` tree (framework shape, the latter with an `errors` array)',
-  },
-};
-const launchErrors = { ...notFound, 409: { shape: 'domain' as const, description: '`campaign_not_editable` (not draft or scheduled), `campaign_incomplete` (no subject, compiled content or verified sender)' } };
+/** What a create and a PATCH check: the content, the sender, the audience and its filters. */
+const writeErrors = [
+  ContentErrors.invalidContent,
+  ContentErrors.unknownSnippet,
+  EmailCampaignErrors.senderNotFound,
+  EmailCampaignErrors.audienceNotFound,
+  EmailCampaignErrors.invalidAudienceFilters,
+];
+/** A launch needs an editable campaign with a subject, compiled content and a verified sender. */
+const launchErrors = [EmailCampaignErrors.notFound, EmailCampaignErrors.notEditable, EmailCampaignErrors.incomplete];
 
 emailCampaignRoutes.openapi(
   defineRoute({
@@ -40,7 +44,7 @@ emailCampaignRoutes.openapi(
     description: 'Newest first; rows omit the content columns. No filter, sort or search.',
     security: bearer,
     request: { query: EmailCampaignListQuery },
-    responses: { 200: jsonContent(EmailCampaignList, 'A page of campaigns'), ...errorResponses() },
+    responses: { 200: jsonContent(EmailCampaignList, 'A page of campaigns') },
   }),
   async (c) => c.json(await listCampaigns(serviceContext(c), c.req.valid('query')), 200),
 );
@@ -53,7 +57,10 @@ emailCampaignRoutes.openapi(
     tags,
     summary: 'Create a draft email campaign',
     description:
-      'Creates a draft; nothing is sent until `send` or `schedule`. `content` compiles to the block document stored as `design_json` (replaying it reproduces the same HTML) plus email HTML and plain text. An `external_reference` the workspace already holds replays: while the campaign is editable the body updates it like PATCH (never `status` or `scheduled_at`); after launch it is returned verbatim without `compile`. Both answer 201 with `duplicate`.',
+      'Creates a draft; nothing is sent until `send` or `schedule`. `content` compiles to the block document stored as `design_json` ' +
+      '(replaying it reproduces the same HTML) plus email HTML and plain text. An `external_reference` the workspace already holds replays: ' +
+      'while the campaign is editable the body updates it like PATCH (never `status` or `scheduled_at`); after launch it is returned ' +
+      'verbatim without `compile`. Both answer 201 with `duplicate`.',
     security: bearer,
     request: {
       body: jsonBody(EmailCampaignCreate, {
@@ -65,7 +72,8 @@ emailCampaignRoutes.openapi(
         external_reference: 'spring-2026',
       }),
     },
-    responses: { 201: jsonContent(EmailCampaignCreated, 'The campaign, with `duplicate` and (unless a launched campaign was replayed) `compile`'), ...errorResponses(writeErrors) },
+    responses: { 201: jsonContent(EmailCampaignCreated, 'The campaign, with `duplicate` and (unless a launched campaign was replayed) `compile`') },
+    errors: [...writeErrors, SharedErrors.concurrentChange],
   }),
   async (c) => c.json(await createCampaign(serviceContext(c), c.req.valid('json')), 201),
 );
@@ -80,7 +88,8 @@ emailCampaignRoutes.openapi(
     description: 'The campaign with its content columns and counters.',
     security: bearer,
     request: { params: idParams },
-    responses: { 200: jsonContent(EmailCampaign, 'The campaign'), ...errorResponses(notFound) },
+    responses: { 200: jsonContent(EmailCampaign, 'The campaign') },
+    errors: [EmailCampaignErrors.notFound],
   }),
   async (c) => c.json(await getCampaign(serviceContext(c), c.req.valid('param').id), 200),
 );
@@ -92,13 +101,11 @@ emailCampaignRoutes.openapi(
     operationId: 'updateEmailCampaign',
     tags,
     summary: 'Update a draft or scheduled email campaign',
-    description: 'Present fields change; `content` recompiles. Outside `draft`/`scheduled`: 409 `campaign_not_editable`.',
+    description: 'Present fields change; `content` recompiles. Only while `draft` or `scheduled`.',
     security: bearer,
     request: { params: idParams, body: jsonBody(EmailCampaignPatch, { subject: 'Last days of the spring sale' }) },
-    responses: {
-      200: jsonContent(EmailCampaignWritten, 'The campaign with `compile`'),
-      ...errorResponses({ ...writeErrors, ...notFound, 409: { shape: 'domain', description: '`campaign_not_editable`' } }),
-    },
+    responses: { 200: jsonContent(EmailCampaignWritten, 'The campaign with `compile`') },
+    errors: [...writeErrors, EmailCampaignErrors.notFound, EmailCampaignErrors.notEditable],
   }),
   async (c) => c.json(await patchCampaign(serviceContext(c), c.req.valid('param').id, c.req.valid('json')), 200),
 );
@@ -111,10 +118,12 @@ emailCampaignRoutes.openapi(
     tags,
     summary: 'Estimate the audience of an email campaign',
     description:
-      'The contacts a send would reach now, through the resolver the send path uses: email consent `subscribed`, not suppressed, not blacklisted, not blocked, narrowed (never widened) by `audience_id` and `audience_filters`.',
+      'The contacts a send would reach now, through the resolver the send path uses: ' +
+      'email consent `subscribed`, not suppressed, not blacklisted, not blocked, narrowed (never widened) by `audience_id` and `audience_filters`.',
     security: bearer,
     request: { params: idParams },
-    responses: { 200: jsonContent(Estimate, '`{count}`'), ...errorResponses(notFound) },
+    responses: { 200: jsonContent(Estimate, '`{count}`') },
+    errors: [EmailCampaignErrors.notFound],
   }),
   async (c) => c.json(await estimateCampaign(c.env, serviceContext(c), c.req.valid('param').id), 200),
 );
@@ -127,10 +136,13 @@ emailCampaignRoutes.openapi(
     tags,
     summary: 'Send an email campaign now',
     description:
-      'Draft or scheduled -> `sending` (of parallel launches exactly one wins). Recipients are chosen page by page on the send queue, one row per (campaign, contact), so nobody gets it twice; the campaign becomes `sent` when every recipient was handed to the provider, `failed` when none could be. Each email carries a one-click unsubscribe link and `List-Unsubscribe` headers.',
+      'Draft or scheduled -> `sending` (of parallel launches exactly one wins). Recipients are chosen page by page on the send queue, ' +
+      'one row per (campaign, contact), so nobody gets it twice; the campaign becomes `sent` when every recipient was handed to the provider, ' +
+      '`failed` when none could be. Each email carries a one-click unsubscribe link and `List-Unsubscribe` headers.',
     security: bearer,
     request: { params: idParams, body: jsonBody(NoBody, {}) },
-    responses: { 201: jsonContent(EmailCampaign, 'The campaign, `sending`'), ...errorResponses(launchErrors) },
+    responses: { 201: jsonContent(EmailCampaign, 'The campaign, `sending`') },
+    errors: launchErrors,
   }),
   async (c) => c.json(await sendCampaign(c.env, serviceContext(c), c.req.valid('param').id, publicBaseUrl(c.env, c.req.url)), 201),
 );
@@ -142,13 +154,11 @@ emailCampaignRoutes.openapi(
     operationId: 'scheduleEmailCampaign',
     tags,
     summary: 'Schedule an email campaign',
-    description: 'Draft or scheduled (moves the time) -> `scheduled`; the `campaign-schedules` sweep (every minute) launches it when due. Not a future instant: 400 `invalid_scheduled_at`.',
+    description: 'Draft or scheduled (moves the time) -> `scheduled`; the `campaign-schedules` sweep (every minute) launches it when due.',
     security: bearer,
     request: { params: idParams, body: jsonBody(ScheduleBody, { scheduled_at: '2030-01-01T09:00:00Z' }) },
-    responses: {
-      201: jsonContent(EmailCampaign, 'The campaign, `scheduled`'),
-      ...errorResponses({ ...launchErrors, 400: { shape: 'domain', description: '`invalid_scheduled_at`, or a non-ISO value (framework shape)' } }),
-    },
+    responses: { 201: jsonContent(EmailCampaign, 'The campaign, `scheduled`') },
+    errors: [EmailCampaignErrors.invalidScheduledAt, ...launchErrors],
   }),
   async (c) => c.json(await scheduleCampaign(serviceContext(c), c.req.valid('param').id, c.req.valid('json').scheduled_at, publicBaseUrl(c.env, c.req.url)), 201),
 );
@@ -160,10 +170,11 @@ emailCampaignRoutes.openapi(
     operationId: 'unscheduleEmailCampaign',
     tags,
     summary: 'Unschedule an email campaign',
-    description: 'Scheduled -> `draft`, `scheduled_at` cleared. Any other state: 409 `campaign_not_editable`.',
+    description: 'Scheduled -> `draft`, `scheduled_at` cleared; any other state is not editable.',
     security: bearer,
     request: { params: idParams, body: jsonBody(NoBody, {}) },
-    responses: { 201: jsonContent(EmailCampaign, 'The campaign, `draft`'), ...errorResponses({ ...notFound, 409: { shape: 'domain', description: '`campaign_not_editable`' } }) },
+    responses: { 201: jsonContent(EmailCampaign, 'The campaign, `draft`') },
+    errors: [EmailCampaignErrors.notFound, EmailCampaignErrors.notEditable],
   }),
   async (c) => c.json(await unscheduleCampaign(serviceContext(c), c.req.valid('param').id), 201),
 );

@@ -3,7 +3,7 @@ import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
 import { nowIso, retryOnConflict, type Db } from '../../platform/d1/db';
 import { lostRaceOn, uniqueOn } from '../../platform/d1/constraints';
-import { ApiError, badRequest, domainError, httpError } from '../../platform/errors';
+import { ApiError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { envelope, parsePaging } from '../../platform/list';
 import { prepared, preparedList, testedOnRows } from '../../platform/d1/prepared';
@@ -15,11 +15,11 @@ import { readSender } from '../sender-profiles';
 import { platformListJson } from '../suppressions';
 import type { EmailCampaignCreateInput, EmailCampaignPatchInput } from './dto';
 import { EMAIL_CAMPAIGN_STATUSES, emailCampaigns, type EmailCampaignRow, type EmailCampaignStatus } from './schema';
+import { SharedErrors } from '../../platform/shared-errors';
+import { EmailCampaignErrors } from './errors';
 
-export const campaignNotFound = () => domainError(404, 'campaign_not_found', 'Email campaign not found');
 export const EDITABLE = ['draft', 'scheduled'] as const satisfies readonly EmailCampaignStatus[];
 export const isEditable = (status: string) => (EDITABLE as readonly string[]).includes(status);
-export const notEditable = (status: string) => domainError(409, 'campaign_not_editable', `The campaign is ${status}; only draft or scheduled campaigns can be changed or launched`);
 
 /** A campaign without its content: what lists show. */
 type CampaignSummaryRow = Omit<EmailCampaignRow, 'designJson' | 'compiledHtml' | 'compiledStyles' | 'plainText'>;
@@ -72,9 +72,9 @@ const campaignById = prepared((db) =>
 );
 
 export async function findCampaign(ctx: ServiceContext, id: string): Promise<EmailCampaignRow> {
-  if (!isUuid(id)) throw campaignNotFound();
+  if (!isUuid(id)) throw EmailCampaignErrors.notFound();
   const row = await campaignById.get(ctx.db, { ws: ctx.ws.id, id: id.toLowerCase() });
-  if (!row) throw campaignNotFound();
+  if (!row) throw EmailCampaignErrors.notFound();
   return row;
 }
 
@@ -98,7 +98,7 @@ export async function listCampaigns(ctx: ServiceContext, query: { status?: strin
   const values: Record<string, unknown> = { ws: ctx.ws.id, limit: paging.limit, offset: paging.offset };
   if (query.status !== undefined && query.status !== '') {
     if (!(EMAIL_CAMPAIGN_STATUSES as readonly string[]).includes(query.status)) {
-      throw badRequest(`Invalid status: must be one of ${EMAIL_CAMPAIGN_STATUSES.join(', ')}`);
+      throw SharedErrors.notOneOf({ name: 'status', values: EMAIL_CAMPAIGN_STATUSES.join(', ') });
     }
     values.status = query.status;
   }
@@ -110,7 +110,7 @@ export async function listCampaigns(ctx: ServiceContext, query: { status?: strin
 async function checkSender(ctx: ServiceContext, senderProfileId: string | null) {
   if (!senderProfileId) return;
   const [found] = await readSender(ctx.db, ctx.ws.id, senderProfileId);
-  if (!found || !found.domain_verified) throw domainError(400, 'sender_profile_not_found', 'sender_profile_id does not name a sender profile of this workspace on a verified domain');
+  if (!found || !found.domain_verified) throw EmailCampaignErrors.senderNotFound();
 }
 
 /** `audience_filters` is type-checked and test-compiled: a bad tree is a framework-shape 400 with an `errors` array. */
@@ -121,13 +121,13 @@ function checkFilters(ctx: ServiceContext, filters: Record<string, unknown> | nu
   } catch (err) {
     if (!(err instanceof ApiError) || err.status !== 400) throw err;
     const message = String((err.body as { message?: unknown }).message);
-    throw httpError(400, message, { errors: [message] });
+    throw EmailCampaignErrors.invalidAudienceFilters({ problem: message, errors: [message] });
   }
 }
 
 async function checkAudience(ctx: ServiceContext, audienceId: string | null) {
   if (audienceId && !(await audienceContactCondition(ctx.db, ctx.ws.id, audienceId))) {
-    throw domainError(400, 'audience_not_found', 'audience_id does not name an audience of this workspace');
+    throw EmailCampaignErrors.audienceNotFound();
   }
 }
 
@@ -166,8 +166,8 @@ async function applyChanges(ctx: ServiceContext, id: string, set: Changes): Prom
     .returning();
   if (row) return row;
   const [current] = await ctx.db.select({ status: emailCampaigns.status }).from(emailCampaigns).where(and(eq(emailCampaigns.workspaceId, ctx.ws.id), eq(emailCampaigns.id, id))).limit(1);
-  if (!current) throw campaignNotFound();
-  throw notEditable(current.status);
+  if (!current) throw EmailCampaignErrors.notFound();
+  throw EmailCampaignErrors.notEditable({ status: current.status });
 }
 
 const referenceTaken = lostRaceOn(uniqueOn(emailCampaigns.workspaceId, emailCampaigns.externalReference));
@@ -209,7 +209,7 @@ async function byReference(ctx: ServiceContext, reference: string) {
 /** PATCH while `draft` or `scheduled`: 200 with the campaign and `compile`; otherwise 409 `campaign_not_editable`. */
 export async function patchCampaign(ctx: ServiceContext, id: string, input: EmailCampaignPatchInput) {
   const existing = await findCampaign(ctx, id);
-  if (!isEditable(existing.status)) throw notEditable(existing.status);
+  if (!isEditable(existing.status)) throw EmailCampaignErrors.notEditable({ status: existing.status });
   const { set, compile } = await changesFrom(ctx, input, existing);
   return { ...serializeCampaign(await applyChanges(ctx, existing.id, set)), compile };
 }
@@ -241,10 +241,10 @@ const estimateRead = prepared((db) =>
  * first, to be subtracted on the shard.
  */
 export async function estimateCampaign(env: Bindings, ctx: ServiceContext, id: string) {
-  if (!isUuid(id)) throw campaignNotFound();
+  if (!isUuid(id)) throw EmailCampaignErrors.notFound();
   const platform = await platformListJson(env);
   const [c] = await estimateRead.all(ctx.db, { ws: ctx.ws.id, id: id.toLowerCase(), platform });
-  if (!c) throw campaignNotFound();
+  if (!c) throw EmailCampaignErrors.notFound();
   if (c.untargeted !== null) return { count: c.untargeted };
   return { count: await countEmailEligible(ctx.db, ctx.ws.id, await recipientNarrowing(ctx.db, ctx.ws.id, c), platform) };
 }

@@ -7,7 +7,8 @@ import { senderCandidates, type SenderProfileRow } from '../sender-profiles';
 import { platformListed, suppressedSql } from '../suppressions';
 import { checkMetadata, normalizeRecipient, prepareEmail, type PreparedEmail, type RenderedEmail } from './content';
 import { mailbox } from './header-safety';
-import { newSendRow, pausedRefusal, providerKey, quotaExceeded, senderRefusal, warmingCapExceeded, type SendContext, type SendEmailInput, type SendRow } from './send';
+import { newSendRow, pausedRefusal, providerKey, senderRefusal, type SendContext, type SendEmailInput, type SendRow } from './send';
+import { EmailErrors } from './errors';
 import { applyTracking } from './tracking';
 
 /** What every message of one bulk send shares. */
@@ -191,7 +192,7 @@ async function reserve(
   const results = await runBatch(db, statements);
   const [admitted, usage] = results.slice(-2) as [{ id: string }[], { sends: number }[]];
   const monthFull = quota != null && (usage[0]?.sends ?? 0) >= quota;
-  return { ids: new Set(admitted.map((r) => r.id)), refusal: (monthFull ? quotaExceeded() : warmingCapExceeded()).code };
+  return { ids: new Set(admitted.map((r) => r.id)), refusal: (monthFull ? EmailErrors.quotaExceeded() : EmailErrors.warmingCapExceeded()).code };
 }
 
 /** After the hand-off: accepted rows become `sent` with the provider's id; refused rows go and give their counts back. */

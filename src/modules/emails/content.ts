@@ -1,5 +1,5 @@
 import { compile } from 'html-to-text';
-import { domainError } from '../../platform/errors';
+import { EmailErrors } from './errors';
 import { escapeHtml } from '../../platform/html';
 import { foldHeaderText, hasControl } from './header-safety';
 import { z } from '../../platform/validation';
@@ -12,8 +12,6 @@ export const METADATA_MAX_BYTES = 2048;
 export const ALLOWED_HEADERS = ['List-Unsubscribe', 'List-Unsubscribe-Post'] as const;
 
 export const utf8Bytes = (text: string) => new TextEncoder().encode(text).byteLength;
-
-export const validationFailed = (message: string) => domainError(400, 'validation_failed', message);
 
 /** A message as a caller renders it; at least one of `html` and `text`. */
 export type RenderedEmail = { subject: string; html?: string; text?: string; headers?: Record<string, unknown> };
@@ -40,11 +38,11 @@ export function normalizeHeaders(headers: Record<string, unknown> | undefined): 
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers ?? {})) {
     const canonical = ALLOWED_HEADERS.find((h) => h.toLowerCase() === name.toLowerCase());
-    if (!canonical) throw validationFailed(`Header "${name.slice(0, 100)}" is not allowed: only ${ALLOWED_HEADERS.join(' and ')} may be set`);
-    if (typeof value !== 'string') throw validationFailed(`Header ${canonical} must be a string`);
-    if (value.length > HEADER_VALUE_MAX) throw validationFailed(`Header ${canonical} must be at most ${HEADER_VALUE_MAX} characters`);
-    if (hasControl(value)) throw validationFailed(`Header ${canonical} must not contain control characters`);
-    if (value.trim() === '') throw validationFailed(`Header ${canonical} must not be empty`);
+    if (!canonical) throw EmailErrors.headerNotAllowed({ name: name.slice(0, 100), allowed: ALLOWED_HEADERS.join(' and ') });
+    if (typeof value !== 'string') throw EmailErrors.headerNotString({ name: canonical });
+    if (value.length > HEADER_VALUE_MAX) throw EmailErrors.headerTooLong({ name: canonical, max: HEADER_VALUE_MAX });
+    if (hasControl(value)) throw EmailErrors.headerControl({ name: canonical });
+    if (value.trim() === '') throw EmailErrors.headerEmpty({ name: canonical });
     out[canonical] = value;
   }
   return out;
@@ -57,7 +55,7 @@ const ADDRESS = z.email();
 export function normalizeRecipient(raw: string): string {
   const to = raw.trim().toLowerCase();
   if (to.length === 0 || to.length > 320 || !ADDRESS.safeParse(to).success) {
-    throw domainError(422, 'invalid_recipient', '`to` must be a valid email address');
+    throw EmailErrors.invalidRecipient();
   }
   return to;
 }
@@ -65,7 +63,7 @@ export function normalizeRecipient(raw: string): string {
 /** `metadata`: at most 2048 bytes serialized (400 `validation_failed`). */
 export function checkMetadata(metadata: Record<string, unknown> | undefined): void {
   if (metadata !== undefined && utf8Bytes(JSON.stringify(metadata)) > METADATA_MAX_BYTES) {
-    throw validationFailed(`metadata exceeds ${METADATA_MAX_BYTES} bytes serialized`);
+    throw EmailErrors.metadataTooLarge({ max: METADATA_MAX_BYTES });
   }
 }
 
@@ -73,7 +71,7 @@ export function checkMetadata(metadata: Record<string, unknown> | undefined): vo
 export function prepareEmail(input: RenderedEmail): PreparedEmail {
   const html = input.html ? input.html : undefined;
   const text = input.text ? input.text : undefined;
-  if (html === undefined && text === undefined) throw validationFailed('Provide html or text (or both)');
+  if (html === undefined && text === undefined) throw EmailErrors.noContent();
   return {
     subject: foldHeaderText(input.subject),
     html: html ?? textToHtml(text!),

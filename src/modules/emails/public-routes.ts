@@ -1,8 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import { Hono, type Context } from 'hono';
 import type { AdminEnv } from '../../env';
-import { httpError } from '../../platform/errors';
-import { frameworkError, pathParams, providerEventBody, publicEntry, type PublicRegistry } from '../../platform/public-docs';
+import { EmailPublicErrors } from './errors';
+import { answer, frameworkError, pathParams, providerEventBody, publicEntry, type PublicRegistry } from '../../platform/public-docs';
 import { withWriteFloors } from '../../platform/d1/floors';
 import { workspaceDb } from '../../platform/d1/shards';
 import { emailProviderNamed, InvalidProviderSignature } from '../../providers/email';
@@ -15,8 +15,6 @@ import { isMachineOpen, locationOf, PIXEL_GIF, verifyToken, type TrackingPayload
  * The fact is recorded after the answer, so a redirect never waits on it.
  */
 export const trackingApp = new Hono<AdminEnv>();
-
-const unknownLink = () => httpError(404, 'Unknown tracking link');
 
 function recordLater(c: Context<AdminEnv>, payload: TrackingPayload, fact: DeliveryFact) {
   // After the answer: a unit of work of its own, so the fact still raises the workspace's floor.
@@ -31,14 +29,14 @@ function recordLater(c: Context<AdminEnv>, payload: TrackingPayload, fact: Deliv
 
 trackingApp.get('/o/:token', async (c) => {
   const payload = await verifyToken(c.env.TRACKING_SECRET, c.req.param('token'));
-  if (!payload || payload.u !== undefined) throw unknownLink();
+  if (!payload || payload.u !== undefined) throw EmailPublicErrors.unknownLink();
   recordLater(c, payload, { type: 'opened', machine: isMachineOpen(c.req.header('user-agent')) });
   return c.body(PIXEL_GIF, 200, { 'content-type': 'image/gif', 'cache-control': 'no-store, max-age=0' });
 });
 
 trackingApp.get('/c/:token', async (c) => {
   const payload = await verifyToken(c.env.TRACKING_SECRET, c.req.param('token'));
-  if (!payload || typeof payload.u !== 'string') throw unknownLink();
+  if (!payload || typeof payload.u !== 'string') throw EmailPublicErrors.unknownLink();
   recordLater(c, payload, { type: 'clicked', url: payload.u });
   return new Response(null, { status: 302, headers: { location: locationOf(payload.u), 'cache-control': 'no-store' } });
 });
@@ -52,13 +50,13 @@ export const emailProviderApp = new Hono<AdminEnv>();
 
 emailProviderApp.post('/:provider', async (c) => {
   const provider = emailProviderNamed(c.req.param('provider'));
-  if (!provider) throw httpError(404, `Unknown email provider "${c.req.param('provider').slice(0, 50)}"`);
+  if (!provider) throw EmailPublicErrors.unknownProvider({ name: c.req.param('provider').slice(0, 50) });
   const raw = await c.req.text();
   let reports;
   try {
     reports = await provider.parseWebhook(c.env, c.req.raw.headers, raw);
   } catch (err) {
-    if (err instanceof InvalidProviderSignature) throw httpError(401, err.message);
+    if (err instanceof InvalidProviderSignature) throw EmailPublicErrors.invalidSignature({ reason: err.message });
     throw err;
   }
   let recorded = 0;
@@ -80,9 +78,11 @@ export function registerEmailPublicDocs(registry: PublicRegistry) {
     path: '/t/o/{token}',
     operationId: 'trackEmailOpen',
     summary: 'Open-tracking pixel (in sent HTML)',
-    description: 'Not an API route: the 1x1 pixel a tracked email carries (`tracking.opens`). Records the first open of the send (`email.opened`, `machine_open` for known scanners and prefetchers) after answering.',
+    description:
+      'Not an API route: the 1x1 pixel a tracked email carries (`tracking.opens`). ' +
+      'Records the first open of the send (`email.opened`, `machine_open` for known scanners and prefetchers) after answering.',
     request: { params: token },
-    responses: { 200: { description: 'A 1x1 transparent GIF', content: { 'image/gif': { schema: z.string().openapi({ format: 'binary' }) } } }, 404: frameworkError('Unknown or altered token') },
+    responses: { 200: answer('A 1x1 transparent GIF', { content: { 'image/gif': { schema: z.string().openapi({ format: 'binary' }) } } }), 404: frameworkError('Unknown or altered token') },
   } as never);
   registry.registerPath({
     ...publicEntry,
@@ -90,9 +90,12 @@ export function registerEmailPublicDocs(registry: PublicRegistry) {
     path: '/t/c/{token}',
     operationId: 'trackEmailClick',
     summary: 'Click-tracking redirect (in sent HTML)',
-    description: 'Not an API route: a wrapped link of a tracked email (`tracking.clicks`). Redirects (302) to the original URL (characters outside printable ASCII percent-encoded as UTF-8) and records the first click (`email.clicked`); never redirects anywhere else.',
+    description:
+      'Not an API route: a wrapped link of a tracked email (`tracking.clicks`). ' +
+      'Redirects (302) to the original URL (characters outside printable ASCII percent-encoded as UTF-8) and records the first click ' +
+      '(`email.clicked`); never redirects anywhere else.',
     request: { params: token },
-    responses: { 302: { description: 'To the original URL' }, 404: frameworkError('Unknown or altered token') },
+    responses: { 302: answer('To the original URL'), 404: frameworkError('Unknown or altered token') },
   } as never);
   registry.registerPath({
     ...publicEntry,
@@ -101,10 +104,12 @@ export function registerEmailPublicDocs(registry: PublicRegistry) {
     operationId: 'receiveEmailProviderWebhook',
     summary: 'Email provider webhook (called by the provider)',
     description:
-      'Not for API clients: `resend` posts delivery and engagement events here, verified with its Svix signature (`svix-id`, `svix-timestamp`, `svix-signature`, secret `RESEND_WEBHOOK_SECRET`). Bounces and complaints add suppressions; `email.*` events fire once per send and type. Events about unknown messages are skipped.',
+      'Not for API clients: `resend` posts delivery and engagement events here, verified with its Svix signature (`svix-id`, `svix-timestamp`, ' +
+      '`svix-signature`, secret `RESEND_WEBHOOK_SECRET`). Bounces and complaints add suppressions; `email.*` events fire once per send and type. ' +
+      'Events about unknown messages are skipped.',
     request: { params: pathParams({ provider: '`resend`' }), body: providerEventBody({ type: 'email.delivered', data: { email_id: '4ef9a417-02e9-4d39-ad75-9611e0fcc33c' } }) },
     responses: {
-      200: { description: 'Received', content: { 'application/json': { schema: z.object({ received: z.number().int(), recorded: z.number().int() }) } } },
+      200: answer('Received', { content: { 'application/json': { schema: z.object({ received: z.number().int(), recorded: z.number().int() }) } } }),
       401: frameworkError('Bad or missing signature: nothing recorded'),
       404: frameworkError('Unknown provider'),
     },

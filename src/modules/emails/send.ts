@@ -3,7 +3,7 @@ import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
 import { nowIso, runBatch, type Statement } from '../../platform/d1/db';
 import { failedOn, guardOf } from '../../platform/d1/constraints';
-import { type ApiError, domainError } from '../../platform/errors';
+import type { ApiError } from '../../platform/errors';
 import { sha256Hex, uuidv7 } from '../../platform/ids';
 import { prepared, preparedInsert, preparedSql } from '../../platform/d1/prepared';
 import { rawAll, rawRun } from '../../platform/d1/raw-query';
@@ -15,6 +15,7 @@ import { checkMetadata, normalizeRecipient, prepareEmail, type PreparedEmail, ty
 import { isPlainAddress, mailbox } from './header-safety';
 import { emailQuotaUsage, emailSends, emailWarmingUsage } from './schema';
 import { applyTracking } from './tracking';
+import { EmailErrors } from './errors';
 
 /**
  * The one send path. `POST /v1/emails` calls it with `source: 'api'`; booking
@@ -105,7 +106,7 @@ export async function sendEmail(ctx: SendContext, input: SendEmailInput): Promis
   const claim = (await claims.claim(key, claimLeaseMs(ctx.env))) as ClaimResult;
   if (claim.state === 'done') return { record: { ...(claim.response as SendRecord), duplicate: true }, fresh: false, bookmark: claim.bookmark };
   if (claim.state === 'processing') {
-    throw domainError(409, 'send_in_progress', 'A send with this idempotency_key is in progress; retry shortly with the same key');
+    throw EmailErrors.sendInProgress();
   }
   try {
     const out = await deliver(ctx, input, to, prepared, progress);
@@ -120,9 +121,9 @@ export async function sendEmail(ctx: SendContext, input: SendEmailInput): Promis
 
 /** The sender gate: a named profile must exist, and the chosen one must be on a verified domain with one plain From address. */
 export function senderRefusal(profileId: string | undefined, sender: SenderProfileRow | undefined): ApiError | null {
-  if (profileId !== undefined && !sender) return domainError(404, 'sender_profile_not_found', 'Sender profile not found');
-  if (!sender || !sender.domain_verified) return domainError(409, 'no_verified_sender', 'No sender profile on a verified sending domain is available');
-  if (!isPlainAddress(fromEmail(sender))) return domainError(409, 'no_verified_sender', 'The sender profile has no valid from address');
+  if (profileId !== undefined && !sender) return EmailErrors.senderNotFound();
+  if (!sender || !sender.domain_verified) return EmailErrors.noVerifiedSender();
+  if (!isPlainAddress(fromEmail(sender))) return EmailErrors.senderAddressInvalid();
   return null;
 }
 
@@ -166,12 +167,9 @@ export function newSendRow(
   };
 }
 
-export const quotaExceeded = () => domainError(402, 'quota_exceeded', 'The monthly email quota of this workspace is exhausted');
-export const warmingCapExceeded = () => domainError(429, 'warming_cap_exceeded', 'The daily domain-warming cap is reached; retry after the daily reset (00:00 UTC)');
-
 /** A reserve batch that failed on a full counter (see `guarded`): which one. */
 const capsExceeded = (err: unknown) =>
-  failedOn(err, guardOf(emailQuotaUsage.sends)) ? quotaExceeded() : failedOn(err, guardOf(emailWarmingUsage.sends)) ? warmingCapExceeded() : null;
+  failedOn(err, guardOf(emailQuotaUsage.sends)) ? EmailErrors.quotaExceeded() : failedOn(err, guardOf(emailWarmingUsage.sends)) ? EmailErrors.warmingCapExceeded() : null;
 
 const sendByKey = prepared((db) =>
   db
@@ -240,7 +238,7 @@ async function deliver(ctx: SendContext, input: SendEmailInput, to: string, prep
     if (!(err instanceof ProviderRejected)) throw err;
     await giveBack(ctx, row);
     progress.handedOff = false;
-    throw domainError(502, 'provider_error', `${err.message}. The idempotency key is released and safe to retry`);
+    throw EmailErrors.providerError({ detail: err.message });
   }
   const sent = { ...row, status: 'sent' as const, provider: provider.name, provider_message_id: messageId, updated_at: nowIso() };
   await db
@@ -317,9 +315,9 @@ export async function pausedRefusal(ctx: ServiceContext, month: string, day: str
     sql`SELECT (SELECT sends FROM email_quota_usage WHERE workspace_id = ${ws.id} AND month = ${month}) AS month_sends,
       (SELECT sends FROM email_warming_usage WHERE workspace_id = ${ws.id} AND day = ${day}) AS day_sends`,
   );
-  if (quota != null && (usage.month_sends ?? 0) >= quota) return quotaExceeded();
-  if (cap != null && (usage.day_sends ?? 0) >= cap) return warmingCapExceeded();
-  return domainError(503, 'workspace_paused', 'Sending is paused for this workspace by deliverability protection');
+  if (quota != null && (usage.month_sends ?? 0) >= quota) return EmailErrors.quotaExceeded();
+  if (cap != null && (usage.day_sends ?? 0) >= cap) return EmailErrors.warmingCapExceeded();
+  return EmailErrors.workspacePaused();
 }
 
 /** A refused hand-off: the send row goes and its counts come back, in one batch. */

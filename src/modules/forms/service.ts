@@ -1,6 +1,7 @@
 import type { ServiceContext } from '../../platform/context';
 import { nowIso, runBatch } from '../../platform/d1/db';
 import { ApiError } from '../../platform/errors';
+import { FormErrors } from './errors';
 import { uuidv7 } from '../../platform/ids';
 import { resolveContactReference } from '../contacts';
 import { formSubmissions } from './schema';
@@ -47,7 +48,7 @@ export async function submitForm(ctx: ServiceContext, formId: string, input: Sub
 
 async function resolveSubmitter(ctx: ServiceContext, ref: NonNullable<SubmissionInput['contact']>) {
   try {
-    return await resolveContactReference(ctx, ref, { missingMessage: 'contact needs an email or a phone', source: 'form' });
+    return await resolveContactReference(ctx, ref, { missing: FormErrors.noContact, source: 'form' });
   } catch (err) {
     if (err instanceof ApiError) return null;
     throw err;

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../../env';
-import { ApiError, codedError } from '../../platform/errors';
+import { SharedErrors } from '../../platform/shared-errors';
 import { requestFingerprint } from './fingerprint';
 import { claimKey, releaseKey, storeAnswer } from './service';
 
@@ -12,14 +12,6 @@ const KEY_SHAPE = /^[\x20-\x7e]{1,255}$/;
 
 /** Answers that leave the key usable: a server failure, a refused key, a spent limit. */
 const notKept = (status: number) => status >= 500 || status === 401 || status === 429;
-
-const invalidKey = () => codedError(400, 'INVALID_IDEMPOTENCY_KEY', `${IDEMPOTENCY_HEADER} must be 1 to 255 printable ASCII characters`);
-const reused = () =>
-  codedError(422, 'IDEMPOTENCY_KEY_REUSED', `This ${IDEMPOTENCY_HEADER} was used with a different method, path or body: send a new key for a different request`);
-const inUse = () =>
-  new ApiError(409, codedError(409, 'IDEMPOTENCY_KEY_IN_USE', `A request with this ${IDEMPOTENCY_HEADER} is still being processed: retry after it completes`).body, {
-    'Retry-After': '1',
-  });
 
 /**
  * `Idempotency-Key` on every `/v1` POST. Without the header nothing changes. With it, the first
@@ -33,14 +25,14 @@ export const idempotentPosts: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (c.req.method !== 'POST') return next();
   const key = c.req.header(IDEMPOTENCY_HEADER);
   if (key === undefined) return next();
-  if (!KEY_SHAPE.test(key)) throw invalidKey();
+  if (!KEY_SHAPE.test(key)) throw SharedErrors.invalidIdempotencyKey();
   const workspaceId = c.var.workspace.id;
   const fingerprint = await requestFingerprint(c.req.method, c.req.path, await c.req.json());
   const claimed = await claimKey(c.var.db, workspaceId, key, fingerprint);
   if (!claimed.owned) {
     const { row } = claimed;
-    if (row.fingerprint !== fingerprint) throw reused();
-    if (row.state !== 'done') throw inUse();
+    if (row.fingerprint !== fingerprint) throw SharedErrors.idempotencyKeyReused();
+    if (row.state !== 'done') throw SharedErrors.idempotencyKeyInUse();
     return new Response(row.responseBody, {
       status: row.responseStatus!,
       headers: { ...(row.responseType ? { 'Content-Type': row.responseType } : {}), [REPLAYED_HEADER]: 'true' },

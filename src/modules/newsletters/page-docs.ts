@@ -12,7 +12,9 @@ export function registerNewsletterPageDocs(registry: PublicRegistry) {
     path: '/n/{ws}/{slug}',
     operationId: 'getNewsletterArchivePage',
     summary: 'Public newsletter archive (HTML)',
-    description: 'Not an API route. While `archive_enabled`: the published issues with `include_in_archive: true`, newest first (never drafts, scheduled or hidden issues); with `archive_mode: full` each links to its page.',
+    description:
+      'Not an API route. While `archive_enabled`: the published issues with ' +
+      '`include_in_archive: true`, newest first (never drafts, scheduled or hidden issues); with `archive_mode: full` each links to its page.',
     request: { params: archive },
     responses: { 200: htmlPage('The archive'), 404: htmlPage('Unknown workspace or newsletter, or the archive is off') },
   } as never);
@@ -43,7 +45,10 @@ export function registerNewsletterPageDocs(registry: PublicRegistry) {
     operationId: 'unsubscribeOneClick',
     summary: 'One-click unsubscribe (RFC 8058)',
     description:
-      'The form post of the page and the mailbox provider\'s one-click POST (`List-Unsubscribe=One-Click`). A newsletter token ends the subscription and records email consent `unsubscribed` (source `newsletter_unsubscribe`); a campaign email\'s token records email consent `unsubscribed` (source `campaign_unsubscribe`) and counts once on the campaign. Repeating it is harmless.',
+      'The form post of the page and the mailbox provider\'s one-click POST (`List-Unsubscribe=One-Click`). ' +
+      'A newsletter token ends the subscription and records email consent `unsubscribed` (source `newsletter_unsubscribe`); ' +
+      'a campaign email\'s token records email consent `unsubscribed` (source `campaign_unsubscribe`) and counts once on the campaign. ' +
+      'Repeating it is harmless.',
     request: { params: token },
     responses: { 200: htmlPage('Unsubscribed'), 404: htmlPage('Unknown token'), 429: publicRefusal(UNSUBSCRIBE_LIMIT) },
   } as never);

@@ -1,6 +1,7 @@
 import { serviceContext } from '../../platform/context';
 import { publicBaseUrl } from '../../platform/public-base';
-import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
+import { bearer, defineRoute, jsonBody, jsonContent } from '../../platform/openapi';
+import { SharedErrors } from '../../platform/shared-errors';
 import { createRouter, idParams } from '../../platform/validation';
 import {
   Issue,
@@ -31,13 +32,14 @@ import {
   scheduleIssue,
   unscheduleIssue,
 } from './service';
+import { ContentErrors } from '../content';
+import { NewsletterErrors } from './errors';
 
 export const newsletterRoutes = createRouter();
 
 const tags = ['Newsletters'];
 const issueTags = ['Newsletter issues'];
-const newsletter404 = { 404: { shape: 'domain' as const, description: '`newsletter_not_found`' } };
-const issue404 = { 404: { shape: 'domain' as const, description: '`issue_not_found`' } };
+const contentErrors = [ContentErrors.invalidContent, ContentErrors.unknownSnippet];
 
 newsletterRoutes.openapi(
   defineRoute({
@@ -49,7 +51,7 @@ newsletterRoutes.openapi(
     description: 'Newest first; no filter, sort or search. Rows carry the summary; the single read adds the stored configuration.',
     security: bearer,
     request: { query: NewsletterListQuery },
-    responses: { 200: jsonContent(NewsletterList, 'A page of newsletters'), ...errorResponses() },
+    responses: { 200: jsonContent(NewsletterList, 'A page of newsletters') },
   }),
   async (c) => c.json(await listNewsletters(serviceContext(c), c.req.valid('query')), 200),
 );
@@ -62,16 +64,12 @@ newsletterRoutes.openapi(
     tags,
     summary: 'Create a newsletter',
     description:
-      '`name` is unique per workspace case-insensitively (409 `duplicate_name`). Cadence, enrollment policy and archive settings take their in-app defaults (see the single read). 403 `PLAN_LIMIT_EXCEEDED` (framework shape) when the plan newsletter cap is reached.',
+      '`name` is unique per workspace case-insensitively. Cadence, enrollment policy and archive settings take their in-app defaults ' +
+      '(see the single read). The plan\'s newsletter cap answers 403 `PLAN_LIMIT_EXCEEDED` in the framework shape.',
     security: bearer,
     request: { body: jsonBody(NewsletterCreate, { name: 'Weekly digest', description: 'What happened this week' }) },
-    responses: {
-      201: jsonContent(Newsletter, 'The newsletter, with `active_subscriber_count: 0`'),
-      ...errorResponses({
-        400: { shape: 'domain', description: '`sender_profile_not_found`, or a request-shape violation (framework shape)' },
-        409: { shape: 'domain', description: '`duplicate_name`' },
-      }),
-    },
+    responses: { 201: jsonContent(Newsletter, 'The newsletter, with `active_subscriber_count: 0`') },
+    errors: [NewsletterErrors.senderNotFound, NewsletterErrors.limitReached, NewsletterErrors.duplicateName, NewsletterErrors.noFreeSlug],
   }),
   async (c) => c.json(await createNewsletter(serviceContext(c), c.req.valid('json')), 201),
 );
@@ -86,7 +84,8 @@ newsletterRoutes.openapi(
     description: 'The full stored configuration and the active subscriber count.',
     security: bearer,
     request: { params: idParams },
-    responses: { 200: jsonContent(Newsletter, 'The newsletter'), ...errorResponses(newsletter404) },
+    responses: { 200: jsonContent(Newsletter, 'The newsletter') },
+    errors: [NewsletterErrors.notFound],
   }),
   async (c) => c.json(await getNewsletter(serviceContext(c), c.req.valid('param').id), 200),
 );
@@ -101,7 +100,8 @@ newsletterRoutes.openapi(
     description: 'Newest first; rows omit the content columns.',
     security: bearer,
     request: { params: idParams, query: IssueListQuery },
-    responses: { 200: jsonContent(IssueList, 'A page of issues'), ...errorResponses(newsletter404) },
+    responses: { 200: jsonContent(IssueList, 'A page of issues') },
+    errors: [NewsletterErrors.invalidStatusFilter, NewsletterErrors.notFound],
   }),
   async (c) => c.json(await listIssues(serviceContext(c), c.req.valid('param').id, c.req.valid('query')), 200),
 );
@@ -114,17 +114,13 @@ newsletterRoutes.openapi(
     tags: issueTags,
     summary: 'Create a draft issue',
     description:
-      'Every field is optional. An `external_reference` already held by an issue of this newsletter updates that issue (`duplicate: true`; `status`, `scheduled_at` and `issue_number` never change, so even a published issue can be refreshed); held by another newsletter issue it is 409 `external_reference_in_use`. 201 both ways, with `compile`.',
+      'Every field is optional. An `external_reference` already held by an issue of this newsletter updates that issue (`duplicate: true`; ' +
+      '`status`, `scheduled_at` and `issue_number` never change, so even a published issue can be refreshed); held by an issue of another ' +
+      'newsletter it is refused. 201 both ways, with `compile`.',
     security: bearer,
     request: { params: idParams, body: jsonBody(IssueCreate, { subject: 'Issue of the week', content: { markdown: '# Hello [[first_name : there]]' } }) },
-    responses: {
-      201: jsonContent(IssueCreated, 'The issue with `duplicate` and `compile`'),
-      ...errorResponses({
-        ...newsletter404,
-        400: { shape: 'domain', description: '`invalid_content`, `unknown_snippet`, or a request-shape violation (framework shape)' },
-        409: { shape: 'domain', description: '`external_reference_in_use`' },
-      }),
-    },
+    responses: { 201: jsonContent(IssueCreated, 'The issue with `duplicate` and `compile`') },
+    errors: [...contentErrors, NewsletterErrors.notFound, NewsletterErrors.externalReferenceInUse, SharedErrors.concurrentChange],
   }),
   async (c) => c.json(await createIssue(serviceContext(c), c.req.valid('param').id, c.req.valid('json')), 201),
 );
@@ -139,7 +135,8 @@ newsletterRoutes.openapi(
     description: 'The full issue including content; no `compile` envelope.',
     security: bearer,
     request: { params: idParams },
-    responses: { 200: jsonContent(Issue, 'The issue'), ...errorResponses(issue404) },
+    responses: { 200: jsonContent(Issue, 'The issue') },
+    errors: [NewsletterErrors.issueNotFound],
   }),
   async (c) => c.json(await getIssue(serviceContext(c), c.req.valid('param').id), 200),
 );
@@ -152,13 +149,13 @@ newsletterRoutes.openapi(
     tags: issueTags,
     summary: 'Update an issue',
     description:
-      'Only present fields change. `subject` and `preheader` clear on null; `content` and `include_in_archive` refuse null. A content change recompiles (published issues too: later catch-up deliveries get the new content). `compile` is `ok: true` with empty arrays when content was not patched.',
+      'Only present fields change. `subject` and `preheader` clear on null; `content` and `include_in_archive` refuse null. ' +
+      'A content change recompiles (published issues too: later catch-up deliveries get the new content). ' +
+      '`compile` is `ok: true` with empty arrays when content was not patched.',
     security: bearer,
     request: { params: idParams, body: jsonBody(IssuePatch, { subject: 'A better subject' }) },
-    responses: {
-      200: jsonContent(IssueWritten, 'The issue with `compile`'),
-      ...errorResponses({ ...issue404, 400: { shape: 'domain', description: '`invalid_content`, `unknown_snippet`, or a request-shape violation (framework shape)' } }),
-    },
+    responses: { 200: jsonContent(IssueWritten, 'The issue with `compile`') },
+    errors: [...contentErrors, NewsletterErrors.issueNotFound],
   }),
   async (c) => c.json(await patchIssue(serviceContext(c), c.req.valid('param').id, c.req.valid('json')), 200),
 );
@@ -170,13 +167,11 @@ newsletterRoutes.openapi(
     operationId: 'deleteNewsletterIssue',
     tags: issueTags,
     summary: 'Delete a never-published issue',
-    description: 'Drafts and scheduled issues only; a published issue is 400 `issue_published` (its number is never freed).',
+    description: 'Drafts and scheduled issues only; a published issue stays (its number is never freed).',
     security: bearer,
     request: { params: idParams },
-    responses: {
-      200: jsonContent(Success, '`{success: true}`'),
-      ...errorResponses({ ...issue404, 400: { shape: 'domain', description: '`issue_published`' } }),
-    },
+    responses: { 200: jsonContent(Success, '`{success: true}`') },
+    errors: [NewsletterErrors.issuePublished, NewsletterErrors.issueNotFound],
   }),
   async (c) => c.json(await deleteIssue(serviceContext(c), c.req.valid('param').id), 200),
 );
@@ -189,10 +184,12 @@ newsletterRoutes.openapi(
     tags: issueTags,
     summary: 'Publish an issue now',
     description:
-      'Assigns the next `issue_number` (from `start_issue_number`, never reused) and `published_at`; `scheduled_at` stays as a record. Caught-up subscribers get it on the next delivery sweep. Already published: 200 with the issue as is. No subject or compiled content: 409 `issue_missing_content`.',
+      'Assigns the next `issue_number` (from `start_issue_number`, never reused) and `published_at`; `scheduled_at` stays as a record. ' +
+      'Caught-up subscribers get it on the next delivery sweep. Already published: 200 with the issue as is. It needs a subject and compiled content.',
     security: bearer,
     request: { params: idParams, body: jsonBody(IssueNoBody, {}) },
-    responses: { 200: jsonContent(Issue, 'The published issue'), ...errorResponses({ ...issue404, 409: { shape: 'domain', description: '`issue_missing_content`' } }) },
+    responses: { 200: jsonContent(Issue, 'The published issue') },
+    errors: [NewsletterErrors.issueNotFound, NewsletterErrors.missingContent],
   }),
   async (c) => c.json(await publishIssue(serviceContext(c), c.req.valid('param').id, publicBaseUrl(c.env, c.req.url)), 200),
 );
@@ -205,17 +202,11 @@ newsletterRoutes.openapi(
     tags: issueTags,
     summary: 'Schedule an issue',
     description:
-      'Draft or scheduled (moves the time). A parseable instant that is not in the future: 400 `invalid_scheduled_at`. Checked up front: subject and compiled content (409 `issue_missing_content`); published: 409 `issue_already_published`.',
+      'Draft or scheduled (moves the time), to a future instant. Checked up front: subject and compiled content; a published issue is not scheduled again.',
     security: bearer,
     request: { params: idParams, body: jsonBody(IssueSchedule, { scheduled_at: '2030-01-01T09:00:00Z' }) },
-    responses: {
-      200: jsonContent(Issue, 'The scheduled issue'),
-      ...errorResponses({
-        ...issue404,
-        400: { shape: 'domain', description: '`invalid_scheduled_at`, or a non-ISO value (framework shape)' },
-        409: { shape: 'domain', description: '`issue_missing_content`, `issue_already_published`' },
-      }),
-    },
+    responses: { 200: jsonContent(Issue, 'The scheduled issue') },
+    errors: [NewsletterErrors.invalidScheduledAt, NewsletterErrors.issueNotFound, NewsletterErrors.missingContent, NewsletterErrors.alreadyPublished],
   }),
   async (c) => c.json(await scheduleIssue(serviceContext(c), c.req.valid('param').id, c.req.valid('json').scheduled_at, publicBaseUrl(c.env, c.req.url)), 200),
 );
@@ -227,10 +218,11 @@ newsletterRoutes.openapi(
     operationId: 'unscheduleNewsletterIssue',
     tags: issueTags,
     summary: 'Unschedule an issue',
-    description: 'Back to draft, `scheduled_at` cleared. Not scheduled: 409 `issue_not_scheduled`.',
+    description: 'Back to draft, `scheduled_at` cleared; only a scheduled issue.',
     security: bearer,
     request: { params: idParams, body: jsonBody(IssueNoBody, {}) },
-    responses: { 200: jsonContent(Issue, 'The draft issue'), ...errorResponses({ ...issue404, 409: { shape: 'domain', description: '`issue_not_scheduled`' } }) },
+    responses: { 200: jsonContent(Issue, 'The draft issue') },
+    errors: [NewsletterErrors.issueNotFound, NewsletterErrors.publishedNotScheduled, NewsletterErrors.notScheduled],
   }),
   async (c) => c.json(await unscheduleIssue(serviceContext(c), c.req.valid('param').id), 200),
 );

@@ -2,7 +2,6 @@ import { and, desc, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { nowIso, retryOnConflict, runBatch } from '../../platform/d1/db';
 import { failedOn, guardOf, lostRaceOn, uniqueOn } from '../../platform/d1/constraints';
-import { codedError, domainError, badRequest } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { envelope, parsePaging } from '../../platform/list';
 import { rawRun } from '../../platform/d1/raw-query';
@@ -12,12 +11,11 @@ import { readSender } from '../sender-profiles';
 import { compileIssue, NOT_PATCHED, type CompileEnvelope } from './compile';
 import type { IssueCreateInput, IssuePatchInput, NewsletterCreateInput } from './dto';
 import { ISSUE_STATUSES, newsletterIssues, newsletters } from './schema';
+import { NewsletterErrors } from './errors';
 
 type NewsletterRow = typeof newsletters.$inferSelect;
 type IssueRow = typeof newsletterIssues.$inferSelect;
 
-export const newsletterNotFound = () => domainError(404, 'newsletter_not_found', 'Newsletter not found');
-export const issueNotFound = () => domainError(404, 'issue_not_found', 'Newsletter issue not found');
 
 /** Active subscriptions of the listed newsletter row (a correlated count). */
 const activeCount = sql<number>`(SELECT count(*) FROM newsletter_subscriptions s WHERE s.newsletter_id = "newsletters"."id" AND s.status = 'active')`;
@@ -77,7 +75,7 @@ export async function createNewsletter(ctx: ServiceContext, input: NewsletterCre
   const senderProfileId = input.sender_profile_id ? input.sender_profile_id.toLowerCase() : null;
   if (senderProfileId) {
     const [found] = await readSender(ctx.db, ctx.ws.id, senderProfileId);
-    if (!found) throw domainError(400, 'sender_profile_not_found', 'sender_profile_id does not name a sender profile of this workspace');
+    if (!found) throw NewsletterErrors.senderNotFound();
   }
   const name = input.name.trim();
   const cap = ctx.ws.caps.newsletters;
@@ -119,7 +117,7 @@ export async function createNewsletter(ctx: ServiceContext, input: NewsletterCre
       return serializeNewsletter(row, 0);
     } catch (err) {
       if (failedOn(err, guardOf(newsletters.workspaceId))) {
-        throw codedError(403, 'PLAN_LIMIT_EXCEEDED', `Newsletter limit reached: your plan allows max_newsletters ${cap}`);
+        throw NewsletterErrors.limitReached({ cap });
       }
       if (failedOn(err, nameTaken)) throw duplicateName(name);
       if (!failedOn(err, slugTaken)) throw err;
@@ -131,12 +129,12 @@ export async function createNewsletter(ctx: ServiceContext, input: NewsletterCre
       if (taken) throw duplicateName(name);
     }
   }
-  throw domainError(409, 'duplicate_name', 'Could not find a free archive slug for this name; choose another name');
+  throw NewsletterErrors.noFreeSlug();
 }
 
 const nameTaken = uniqueOn(newsletters.workspaceId, newsletters.nameKey);
 const slugTaken = uniqueOn(newsletters.workspaceId, newsletters.slug);
-const duplicateName = (name: string) => domainError(409, 'duplicate_name', `A newsletter named "${name.slice(0, 120)}" already exists in this workspace`);
+const duplicateName = (name: string) => NewsletterErrors.duplicateName({ name: name.slice(0, 120) });
 
 const newsletterList = preparedList<never, { n: NewsletterRow; active: number }>({}, (_, __, ws) => ({
   count: (db) => db.select({ total: sql<number>`count(*)` }).from(newsletters).where(eq(newsletters.workspaceId, ws)),
@@ -152,13 +150,13 @@ export async function listNewsletters(ctx: ServiceContext, query: { limit?: stri
 
 /** The workspace's newsletter (404 `newsletter_not_found` for unknown or foreign ids). */
 export async function findNewsletter(ctx: ServiceContext, id: string): Promise<NewsletterRow> {
-  if (!isUuid(id)) throw newsletterNotFound();
+  if (!isUuid(id)) throw NewsletterErrors.notFound();
   const [row] = await ctx.db
     .select()
     .from(newsletters)
     .where(and(eq(newsletters.workspaceId, ctx.ws.id), eq(newsletters.id, id.toLowerCase())))
     .limit(1);
-  if (!row) throw newsletterNotFound();
+  if (!row) throw NewsletterErrors.notFound();
   return row;
 }
 
@@ -171,9 +169,9 @@ const newsletterById = prepared((db) =>
 );
 
 export async function getNewsletter(ctx: ServiceContext, id: string) {
-  if (!isUuid(id)) throw newsletterNotFound();
+  if (!isUuid(id)) throw NewsletterErrors.notFound();
   const row = await newsletterById.get(ctx.db, { ws: ctx.ws.id, id: id.toLowerCase() });
-  if (!row) throw newsletterNotFound();
+  if (!row) throw NewsletterErrors.notFound();
   return serializeNewsletter(row.n, row.active);
 }
 
@@ -228,14 +226,14 @@ const issueByReference = prepared((db) =>
  * replay: that read, then the update); a create that lost the reference's unique index reads it again.
  */
 export async function createIssue(ctx: ServiceContext, newsletterId: string, input: IssueCreateInput) {
-  if (!isUuid(newsletterId)) throw newsletterNotFound();
+  if (!isUuid(newsletterId)) throw NewsletterErrors.notFound();
   const values = { ws: ctx.ws.id, newsletter_id: newsletterId.toLowerCase(), reference: input.external_reference ?? null };
   const [found, referenced] = (await runBatch(ctx.db, [
     newsletterExists.in(ctx.db, values),
     ...(input.external_reference !== undefined ? [issueByReference.in(ctx.db, values)] : []),
   ])) as [{ id: string }[], IssueRow[]?];
   const n = found[0];
-  if (!n) throw newsletterNotFound();
+  if (!n) throw NewsletterErrors.notFound();
   let compiled: Awaited<ReturnType<typeof compiledColumns>> | null = null;
   if (input.content !== undefined) compiled = await compiledColumns(ctx, input.content, input.subject, input.preheader);
   const compile: CompileEnvelope = compiled?.compile ?? NOT_PATCHED;
@@ -247,7 +245,7 @@ export async function createIssue(ctx: ServiceContext, newsletterId: string, inp
         known = undefined;
         if (existing) {
           if (existing.newsletterId !== n.id) {
-            throw domainError(409, 'external_reference_in_use', 'external_reference belongs to an issue of another newsletter');
+            throw NewsletterErrors.externalReferenceInUse();
           }
           const updated = await applyIssueChanges(ctx, existing, input, compiled?.columns);
           return { ...serializeIssue(updated), duplicate: true, compile };
@@ -297,7 +295,7 @@ async function applyIssueChanges(ctx: ServiceContext, existing: IssueRow, input:
     .set(set)
     .where(and(eq(newsletterIssues.workspaceId, ctx.ws.id), eq(newsletterIssues.id, existing.id)))
     .returning();
-  if (!row) throw issueNotFound();
+  if (!row) throw NewsletterErrors.issueNotFound();
   return row;
 }
 
@@ -310,9 +308,9 @@ const issueById = prepared((db) =>
 );
 
 export async function findIssue(ctx: ServiceContext, id: string): Promise<IssueRow> {
-  if (!isUuid(id)) throw issueNotFound();
+  if (!isUuid(id)) throw NewsletterErrors.issueNotFound();
   const row = await issueById.get(ctx.db, { ws: ctx.ws.id, id: id.toLowerCase() });
-  if (!row) throw issueNotFound();
+  if (!row) throw NewsletterErrors.issueNotFound();
   return row;
 }
 
@@ -356,16 +354,16 @@ const issueList = preparedList<'newsletter_id' | 'status', IssueRow>({ newslette
 
 /** The newsletter's issues, newest first; its existence is read in the list's own round trip (404 when it is not the workspace's). */
 export async function listIssues(ctx: ServiceContext, newsletterId: string, query: { status?: string; limit?: string; offset?: string }) {
-  if (!isUuid(newsletterId)) throw newsletterNotFound();
+  if (!isUuid(newsletterId)) throw NewsletterErrors.notFound();
   const paging = parsePaging(query, { limit: 25, cap: 100 });
   const status = query.status === undefined || query.status === '' ? undefined : query.status;
   if (status !== undefined && !(ISSUE_STATUSES as readonly string[]).includes(status)) {
-    throw badRequest('Invalid status: must be draft, scheduled or published');
+    throw NewsletterErrors.invalidStatusFilter();
   }
   const values: Record<string, unknown> = { ws: ctx.ws.id, newsletter_id: newsletterId.toLowerCase(), ...paging };
   if (status) values.status = status;
   const { total, rows, leading } = await issueList(ctx.db, values, [newsletterExists.in(ctx.db, values)]);
-  if ((leading[0] as unknown[]).length === 0) throw newsletterNotFound();
+  if ((leading[0] as unknown[]).length === 0) throw NewsletterErrors.notFound();
   return envelope(rows.map(serializeIssueSummary), total, paging);
 }
 
@@ -391,7 +389,6 @@ const getColumns = () => ({
 
 /* ------------------------------------------------------------ state table */
 
-const missingContent = () => domainError(409, 'issue_missing_content', 'The issue needs a subject and compiled content before it can be published or scheduled');
 const hasContent = (i: Pick<IssueRow, 'subject' | 'compiledHtml'>) => !!i.subject && !!i.compiledHtml;
 const ready = sql`subject IS NOT NULL AND subject <> '' AND compiled_html IS NOT NULL`;
 
@@ -434,19 +431,19 @@ export async function publishIssueRow(db: ServiceContext['db'], workspaceId: str
 export async function publishIssue(ctx: ServiceContext, id: string, linkOrigin: string) {
   const existing = await findIssue(ctx, id);
   if (existing.status === 'published') return serializeIssue(existing);
-  if (!hasContent(existing)) throw missingContent();
+  if (!hasContent(existing)) throw NewsletterErrors.missingContent();
   const { row } = await publishIssueRow(ctx.db, ctx.ws.id, existing.id, linkOrigin);
-  if (!row) throw issueNotFound();
-  if (row.status !== 'published') throw missingContent();
+  if (!row) throw NewsletterErrors.issueNotFound();
+  if (row.status !== 'published') throw NewsletterErrors.missingContent();
   return serializeIssue(row);
 }
 
 export async function scheduleIssue(ctx: ServiceContext, id: string, scheduledAtRaw: string, linkOrigin: string) {
   const existing = await findIssue(ctx, id);
-  if (existing.status === 'published') throw domainError(409, 'issue_already_published', 'The issue is already published');
-  if (!hasContent(existing)) throw missingContent();
+  if (existing.status === 'published') throw NewsletterErrors.alreadyPublished();
+  if (!hasContent(existing)) throw NewsletterErrors.missingContent();
   const at = new Date(scheduledAtRaw);
-  if (!(at.getTime() > Date.now())) throw domainError(400, 'invalid_scheduled_at', 'scheduled_at must be a future instant');
+  if (!(at.getTime() > Date.now())) throw NewsletterErrors.invalidScheduledAt();
   const [row] = await ctx.db
     .update(newsletterIssues)
     .set({ status: 'scheduled', scheduledAt: at.toISOString(), linkOrigin, updatedAt: nowIso() })
@@ -454,8 +451,8 @@ export async function scheduleIssue(ctx: ServiceContext, id: string, scheduledAt
     .returning();
   if (row) return serializeIssue(row);
   const now = await findIssue(ctx, id);
-  if (now.status === 'published') throw domainError(409, 'issue_already_published', 'The issue is already published');
-  throw missingContent();
+  if (now.status === 'published') throw NewsletterErrors.alreadyPublished();
+  throw NewsletterErrors.missingContent();
 }
 
 export async function unscheduleIssue(ctx: ServiceContext, id: string) {
@@ -467,21 +464,20 @@ export async function unscheduleIssue(ctx: ServiceContext, id: string) {
     .returning();
   if (row) return serializeIssue(row);
   const now = await findIssue(ctx, id);
-  if (now.status === 'published') throw domainError(409, 'issue_not_scheduled', 'The issue is published, not scheduled');
-  throw domainError(409, 'issue_not_scheduled', 'The issue is not scheduled');
+  if (now.status === 'published') throw NewsletterErrors.publishedNotScheduled();
+  throw NewsletterErrors.notScheduled();
 }
 
 export async function deleteIssue(ctx: ServiceContext, id: string) {
   const existing = await findIssue(ctx, id);
-  if (existing.status === 'published') throw issuePublished();
+  if (existing.status === 'published') throw NewsletterErrors.issuePublished();
   const [row] = await ctx.db
     .delete(newsletterIssues)
     .where(and(eq(newsletterIssues.workspaceId, ctx.ws.id), eq(newsletterIssues.id, existing.id), sql`status <> 'published'`))
     .returning({ id: newsletterIssues.id });
   if (row) return { success: true as const };
   const now = await findIssue(ctx, id);
-  if (now.status === 'published') throw issuePublished();
-  throw issueNotFound();
+  if (now.status === 'published') throw NewsletterErrors.issuePublished();
+  throw NewsletterErrors.issueNotFound();
 }
 
-const issuePublished = () => domainError(400, 'issue_published', 'Published issues cannot be deleted; hide one from the archive with include_in_archive: false');

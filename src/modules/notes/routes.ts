@@ -1,8 +1,10 @@
 import { z } from '@hono/zod-openapi';
-import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
+import { bearer, defineRoute, jsonBody, jsonContent } from '../../platform/openapi';
+import { SharedErrors } from '../../platform/shared-errors';
 import { createRouter, idParams } from '../../platform/validation';
 import { Note, NoteCreate, NoteListItem, NotePatch } from './dto';
 import { createNote, deleteNote, listNotes, updateNote } from './service';
+import { NoteErrors } from './errors';
 
 export const noteRoutes = createRouter();
 
@@ -16,7 +18,8 @@ noteRoutes.openapi(
     description: 'A plain array, unpaginated: pinned notes first (most recently pinned on top), then the rest newest first.',
     security: bearer,
     request: { params: idParams },
-    responses: { 200: jsonContent(z.array(NoteListItem), 'Notes'), ...errorResponses({ 404: { description: '`Contact not found`' } }) },
+    responses: { 200: jsonContent(z.array(NoteListItem), 'Notes') },
+    errors: [SharedErrors.contactNotFound],
   }),
   async (c) => c.json(await listNotes(c.var.db, c.var.workspace.id, c.req.valid('param').id.toLowerCase()), 200),
 );
@@ -30,7 +33,8 @@ noteRoutes.openapi(
     summary: 'Add a note to a contact',
     security: bearer,
     request: { params: idParams, body: jsonBody(NoteCreate, { body: 'Called about the renewal; follow up next week.', pinned: true }) },
-    responses: { 201: jsonContent(Note, 'The note'), ...errorResponses({ 404: { description: '`Contact not found`' } }) },
+    responses: { 201: jsonContent(Note, 'The note') },
+    errors: [SharedErrors.contactNotFound],
   }),
   async (c) => c.json(await createNote(c.var.db, c.var.workspace.id, c.req.valid('param').id.toLowerCase(), c.req.valid('json')), 201),
 );
@@ -44,7 +48,8 @@ noteRoutes.openapi(
     summary: 'Edit or (un)pin a note',
     security: bearer,
     request: { params: idParams, body: jsonBody(NotePatch, { pinned: false }) },
-    responses: { 200: jsonContent(Note, 'The note'), ...errorResponses({ 404: { description: '`Note not found`' } }) },
+    responses: { 200: jsonContent(Note, 'The note') },
+    errors: [NoteErrors.notFound],
   }),
   async (c) => c.json(await updateNote(c.var.db, c.var.workspace.id, c.req.valid('param').id.toLowerCase(), c.req.valid('json')), 200),
 );
@@ -58,7 +63,8 @@ noteRoutes.openapi(
     summary: 'Delete a note',
     security: bearer,
     request: { params: idParams },
-    responses: { 200: jsonContent(z.object({ success: z.literal(true) }), 'Deleted'), ...errorResponses({ 404: { description: '`Note not found`' } }) },
+    responses: { 200: jsonContent(z.object({ success: z.literal(true) }), 'Deleted') },
+    errors: [NoteErrors.notFound],
   }),
   async (c) => c.json(await deleteNote(c.var.db, c.var.workspace.id, c.req.valid('param').id.toLowerCase()), 200),
 );

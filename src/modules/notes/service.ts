@@ -1,12 +1,12 @@
 import { and, eq, sql } from 'drizzle-orm';
-import type { Db } from '../../platform/d1/db';
-import { nowIso } from '../../platform/d1/db';
-import { httpError } from '../../platform/errors';
+import { type Db, nowIso } from '../../platform/d1/db';
 import { uuidv7 } from '../../platform/ids';
 import { rawAll, rawRun } from '../../platform/d1/raw-query';
 import { referencedContactExists } from '../contacts';
 import { memberName } from '../workspaces';
 import { contactNotes } from './schema';
+import { SharedErrors } from '../../platform/shared-errors';
+import { NoteErrors } from './errors';
 
 type NoteRow = typeof contactNotes.$inferSelect;
 
@@ -26,9 +26,6 @@ export const serializeNote = (n: NoteRow) => ({
   updated_at: n.updated_at,
 });
 
-const contactMissing = () => httpError(404, 'Contact not found');
-const noteMissing = () => httpError(404, 'Note not found');
-
 /** Pinned first (most recently pinned on top), then newest first; one batch with the contact check. */
 export async function listNotes(db: Db, workspaceId: string, contactId: string) {
   const [exists, rows] = await db.batch([
@@ -40,7 +37,7 @@ export async function listNotes(db: Db, workspaceId: string, contactId: string) 
         ORDER BY n.pinned_at IS NULL, n.pinned_at DESC, n.created_at DESC, n.id DESC`,
     ),
   ]);
-  if (!exists[0]) throw contactMissing();
+  if (!exists[0]) throw SharedErrors.contactNotFound();
   return rows.map((r) => ({ ...serializeNote(r), author_name: r.author_name }));
 }
 
@@ -64,7 +61,7 @@ export async function createNote(db: Db, workspaceId: string, contactId: string,
       SELECT ${note.id}, ${workspaceId}, ${contactId}, NULL, 'api', ${note.body}, ${note.pinned_at}, ${now}, ${now}
       WHERE ${referencedContactExists(workspaceId, contactId)}`,
   );
-  if (!res.meta.changes) throw contactMissing();
+  if (!res.meta.changes) throw SharedErrors.contactNotFound();
   return serializeNote(note);
 }
 
@@ -79,7 +76,7 @@ export async function updateNote(db: Db, workspaceId: string, id: string, input:
     .set(set)
     .where(and(eq(contactNotes.workspace_id, workspaceId), eq(contactNotes.id, id)))
     .returning();
-  if (!row) throw noteMissing();
+  if (!row) throw NoteErrors.notFound();
   return serializeNote(row);
 }
 
@@ -88,6 +85,6 @@ export async function deleteNote(db: Db, workspaceId: string, id: string) {
     .delete(contactNotes)
     .where(and(eq(contactNotes.workspace_id, workspaceId), eq(contactNotes.id, id)))
     .returning({ id: contactNotes.id });
-  if (!rows[0]) throw noteMissing();
+  if (!rows[0]) throw NoteErrors.notFound();
   return { success: true as const };
 }

@@ -1,6 +1,6 @@
 import { and, desc, eq, gte, lte, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { badRequest } from '../../platform/errors';
+import { OrderErrors } from './errors';
 import { envelope, type Paging } from '../../platform/list';
 import { preparedList } from '../../platform/d1/prepared';
 import { isUuid } from '../../platform/validation';
@@ -50,22 +50,22 @@ export async function listOrders(ctx: ServiceContext, params: OrderListParams) {
   const values: Record<string, unknown> = { ws: ctx.ws.id, limit: paging.limit, offset: paging.offset };
   if (present(params.status) && (FINANCIAL_STATUSES as readonly string[]).includes(params.status)) values.status = params.status;
   if (present(params.contact_id)) {
-    if (!isUuid(params.contact_id)) throw badRequest('contact_id must be a UUID');
+    if (!isUuid(params.contact_id)) throw OrderErrors.invalidUuidFilter({ name: 'contact_id' });
     values.contact_id = params.contact_id.toLowerCase();
   }
   if (present(params.source) && (ORDER_SOURCES as readonly string[]).includes(params.source)) values.source = params.source;
   if (present(params.store_connection_id)) {
-    if (!isUuid(params.store_connection_id)) throw badRequest('store_connection_id must be a UUID');
+    if (!isUuid(params.store_connection_id)) throw OrderErrors.invalidUuidFilter({ name: 'store_connection_id' });
     values.store_connection_id = params.store_connection_id.toLowerCase();
   }
   if (present(params.external_reference)) values.external_reference = params.external_reference;
   if (present(params.placed_from)) {
     values.placed_from = parseIsoInZone(params.placed_from, ctx.ws.timezone);
-    if (!values.placed_from) throw badRequest('placed_from is not a valid date');
+    if (!values.placed_from) throw OrderErrors.invalidDateFilter({ name: 'placed_from' });
   }
   if (present(params.placed_to)) {
     values.placed_to = parseIsoInZone(params.placed_to, ctx.ws.timezone, true);
-    if (!values.placed_to) throw badRequest('placed_to is not a valid date');
+    if (!values.placed_to) throw OrderErrors.invalidDateFilter({ name: 'placed_to' });
   }
   const { total, rows } = await run(ctx.db, values);
   return envelope(rows.map(serializeHeader), total, paging);

@@ -1,14 +1,17 @@
 import { serviceContext } from '../../platform/context';
-import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
+import { bearer, defineRoute, jsonBody, jsonContent } from '../../platform/openapi';
+import { SharedErrors } from '../../platform/shared-errors';
 import { createRouter, idParams } from '../../platform/validation';
 import { Order, OrderCancel, OrderCreate, OrderList, OrderListQuery, OrderMarkPaid, OrderRefundInput, OrderRefundResult } from './dto';
 import { listOrders } from './list';
 import { createOrder, getOrder } from './service';
 import { cancelOrder, markOrderPaid, refundOrder } from './transitions';
+import { CONTACT_REFERENCE_ERRORS } from '../contacts';
+import { OrderErrors } from './errors';
 
 export const orderRoutes = createRouter();
 const tags = ['Orders'];
-const readOnly = '409 `STORE_SYNCED_READ_ONLY` for store-synced orders (never for orders created through the API).';
+const readOnly = 'An order synced from a store is read-only (one created through the API never is).';
 
 orderRoutes.openapi(
   defineRoute({
@@ -17,11 +20,11 @@ orderRoutes.openapi(
     operationId: 'listOrders',
     tags,
     summary: 'List orders',
-    description:
-      'Rows with the contact join and without items or refunds, newest `placed_at` first. Paging never answers 400. 400 `contact_id must be a UUID`, `store_connection_id must be a UUID`, `placed_from is not a valid date`, `placed_to is not a valid date`.',
+    description: 'Rows with the contact join and without items or refunds, newest `placed_at` first. Paging never answers 400.',
     security: bearer,
     request: { query: OrderListQuery },
-    responses: { 200: jsonContent(OrderList, 'A page of orders'), ...errorResponses() },
+    responses: { 200: jsonContent(OrderList, 'A page of orders') },
+    errors: [OrderErrors.invalidUuidFilter, OrderErrors.invalidDateFilter],
   }),
   async (c) => c.json(await listOrders(serviceContext(c), c.req.valid('query')), 200),
 );
@@ -35,7 +38,8 @@ orderRoutes.openapi(
     summary: 'Get an order with its items and refunds',
     security: bearer,
     request: { params: idParams },
-    responses: { 200: jsonContent(Order, 'The full order'), ...errorResponses({ 404: { description: '`Order not found`' } }) },
+    responses: { 200: jsonContent(Order, 'The full order') },
+    errors: [OrderErrors.notFound],
   }),
   async (c) => c.json(await getOrder(serviceContext(c), c.req.valid('param').id.toLowerCase()), 200),
 );
@@ -48,7 +52,12 @@ orderRoutes.openapi(
     tags,
     summary: 'Create an order (replay by external_reference)',
     description:
-      'Money is computed by the server in integer cents, half-up: `line_total = round2(quantity * unit_price * (1 - discount_percent / 100))`, `subtotal` the sum of line totals, `total = max(0, subtotal - discount_total + shipping_total + tax_total)`. `order_number` is sequential per workspace. `financial_status: paid` records a completed one-time payment for the total (`external_reference` `order:<order id>`) and fires `order.created` then `order.paid`. On an `external_reference` match the order is updated instead: `note`, `coupon_codes`, `placed_at`, `deal_id` always; `items`, `currency` and the totals only while `pending`; `financial_status` and the contact never; the answer is the same full order (no `duplicate`). 400 `Order items require a title or product_id`, `INVALID_PRODUCT`, `PRODUCT_INACTIVE`, `ORDER_ITEM_PRICE_REQUIRED`, `placed_at is not a valid date`, `discount_total must be a non-negative number` (and likewise), `Provide contact_id, or a phone/email to attach the order to a contact`; 403 `PLAN_LIMIT_EXCEEDED` when the orders cap is reached. ' +
+      'Money is computed by the server in integer cents, half-up: `line_total = round2(quantity * unit_price * (1 - discount_percent / 100))`, ' +
+      '`subtotal` the sum of line totals, `total = max(0, subtotal - discount_total + shipping_total + tax_total)`. ' +
+      '`order_number` is sequential per workspace. `financial_status: paid` records a completed one-time payment for the total ' +
+      '(`external_reference` `order:<order id>`) and fires `order.created` then `order.paid`. On an `external_reference` match the order ' +
+      'is updated instead: `note`, `coupon_codes`, `placed_at`, `deal_id` always; `items`, `currency` and the totals only while `pending`; ' +
+      '`financial_status` and the contact never; the answer is the same full order (no `duplicate`). ' +
       readOnly,
     security: bearer,
     request: {
@@ -64,13 +73,28 @@ orderRoutes.openapi(
         external_reference: 'shop-order-7781',
       }),
     },
-    responses: {
-      201: jsonContent(Order, 'The created (or replayed) order'),
-      ...errorResponses({
-        404: { description: '`Contact not found`, `ORDER_DEAL_NOT_FOUND`' },
-        409: { description: '`CONTACT_MERGE_REQUIRED` (with `merge_request_id`), `ORDER_DEAL_CONTACT_MISMATCH`, `STORE_SYNCED_READ_ONLY`' },
-      }),
-    },
+    responses: { 201: jsonContent(Order, 'The created (or replayed) order') },
+    errors: [
+      OrderErrors.noContact,
+      OrderErrors.itemTitleRequired,
+      OrderErrors.invalidProduct,
+      OrderErrors.productInactive,
+      OrderErrors.itemPriceRequired,
+      OrderErrors.invalidPlacedAt,
+      OrderErrors.negativeAmount,
+      OrderErrors.amountTooLarge,
+      OrderErrors.quantityNotPositive,
+      OrderErrors.quantityTooLarge,
+      OrderErrors.discountOutOfRange,
+      OrderErrors.lineTotalTooLarge,
+      OrderErrors.totalTooLarge,
+      OrderErrors.limitReached,
+      ...CONTACT_REFERENCE_ERRORS,
+      OrderErrors.dealNotFound,
+      OrderErrors.dealContactMismatch,
+      OrderErrors.storeSyncedReadOnly,
+      SharedErrors.concurrentChange,
+    ],
   }),
   async (c) => c.json(await createOrder(serviceContext(c), c.req.valid('json')), 201),
 );
@@ -83,14 +107,22 @@ orderRoutes.openapi(
     tags,
     summary: 'Record a refund of an order',
     description:
-      'Only orders that were ever paid. The order becomes `partially_refunded`, or `refunded` when the refund exhausts the remaining total; `refunded_at` is the latest refund instant. The refund is mirrored into the recorded one-time payment as a ledger refund entry (up to what its charge can still give back). With `external_refund_id` a repeat applies nothing and answers `duplicate: true`; without it every call appends a refund. Parallel refunds never pass the total. 400 `ORDER_NEVER_PAID`, `Refund amount must be a positive number`, `Refund amount exceeds the order\'s remaining total (<x>)`, `refundedAt is not a valid date`. ' +
+      'Only orders that were ever paid. The order becomes `partially_refunded`, or `refunded` when the refund exhausts the remaining total; ' +
+      '`refunded_at` is the latest refund instant. The refund is mirrored into the recorded one-time payment as a ledger refund entry ' +
+      '(up to what its charge can still give back). With `external_refund_id` a repeat applies nothing and answers `duplicate: true`; ' +
+      'without it every call appends a refund. Parallel refunds never pass the total. ' +
       readOnly,
     security: bearer,
     request: { params: idParams, body: jsonBody(OrderRefundInput, { amount: 10, external_refund_id: 're_7781_1', reason: 'Damaged in transit' }) },
-    responses: {
-      201: jsonContent(OrderRefundResult, '`{duplicate, order}`'),
-      ...errorResponses({ 404: { description: '`Order not found`' }, 409: { description: '`STORE_SYNCED_READ_ONLY`' } }),
-    },
+    responses: { 201: jsonContent(OrderRefundResult, '`{duplicate, order}`') },
+    errors: [
+      OrderErrors.neverPaid,
+      OrderErrors.refundNotPositive,
+      OrderErrors.refundExceedsTotal,
+      OrderErrors.invalidRefundedAt,
+      OrderErrors.notFound,
+      OrderErrors.storeSyncedReadOnly,
+    ],
   }),
   async (c) => c.json(await refundOrder(serviceContext(c), c.req.valid('param').id.toLowerCase(), c.req.valid('json')), 201),
 );
@@ -103,17 +135,23 @@ orderRoutes.openapi(
     tags,
     summary: 'Mark an order paid',
     description:
-      '`pending` (also when cancelled) and `partially_paid` become `paid`: `paid_at` is stamped on first entry, and a completed one-time payment for the total is recorded (`external_reference` `order:<order id>`), or the existing payment named by `payment_reference` is linked (its amount is never rewritten). `paid` answers 201 unchanged with no side effects. ' +
+      '`pending` (also when cancelled) and `partially_paid` become `paid`: `paid_at` is stamped on first entry, and a completed one-time ' +
+      'payment for the total is recorded (`external_reference` `order:<order id>`), or the existing payment named by `payment_reference` ' +
+      'is linked (its amount is never rewritten). `paid` answers 201 unchanged with no side effects. ' +
       readOnly,
     security: bearer,
     request: { params: idParams, body: jsonBody(OrderMarkPaid, { payment_reference: 'shop-payment-7781' }) },
-    responses: {
-      201: jsonContent(Order, 'The paid order'),
-      ...errorResponses({
-        404: { description: '`Order not found`, `ORDER_PAYMENT_REFERENCE_NOT_FOUND`' },
-        409: { description: '`ORDER_ILLEGAL_TRANSITION`, `ORDER_PAYMENT_CONTACT_MISMATCH`, `ORDER_PAYMENT_NOT_LINKABLE`, `ORDER_PAYMENT_ALREADY_LINKED`, `STORE_SYNCED_READ_ONLY`' },
-      }),
-    },
+    responses: { 201: jsonContent(Order, 'The paid order') },
+    errors: [
+      OrderErrors.notFound,
+      OrderErrors.paymentReferenceNotFound,
+      OrderErrors.illegalTransition,
+      OrderErrors.paymentContactMismatch,
+      OrderErrors.paymentNotLinkable,
+      OrderErrors.paymentAlreadyLinked,
+      OrderErrors.storeSyncedReadOnly,
+      SharedErrors.concurrentChange,
+    ],
   }),
   async (c) => c.json(await markOrderPaid(serviceContext(c), c.req.valid('param').id.toLowerCase(), c.req.valid('json')), 201),
 );
@@ -128,7 +166,8 @@ orderRoutes.openapi(
     description: 'Stamps `cancelled_at`; `financial_status` is unchanged. An already-cancelled order answers 201 unchanged (no second `order.cancelled`). ' + readOnly,
     security: bearer,
     request: { params: idParams, body: jsonBody(OrderCancel, {}) },
-    responses: { 201: jsonContent(Order, 'The cancelled order'), ...errorResponses({ 404: { description: '`Order not found`' }, 409: { description: '`STORE_SYNCED_READ_ONLY`' } }) },
+    responses: { 201: jsonContent(Order, 'The cancelled order') },
+    errors: [OrderErrors.notFound, OrderErrors.storeSyncedReadOnly, SharedErrors.concurrentChange],
   }),
   async (c) => c.json(await cancelOrder(serviceContext(c), c.req.valid('param').id.toLowerCase()), 201),
 );

@@ -2,7 +2,6 @@ import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { guarded, nowIso, optionalReads, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
 import { failedOn, guardOf, lostRaceOn, uniqueOn } from '../../platform/d1/constraints';
-import { badRequest, codedError, notFound } from '../../platform/errors';
 import { eventDataPatch } from '../../platform/events';
 import { uuidv7 } from '../../platform/ids';
 import { fromCents, toCents } from '../../platform/money';
@@ -20,6 +19,7 @@ import { lineRows, linesInsert, type Line } from './lines';
 import { preparedInsert, preparedSql } from '../../platform/d1/prepared';
 import { afterInsertOf, guardable, type RowGuard } from '../../platform/d1/row-guard';
 import { readWithCreate } from '../../platform/d1/create-along';
+import { OrderErrors } from './errors';
 
 /** The number comes from the workspace's counter, bumped by the statement before it in the same batch. */
 const orderInsert = preparedInsert(orders, { orderNumber: sql`(SELECT last_number FROM order_counters WHERE workspace_id = ${sql.placeholder('workspaceId')})` });
@@ -34,12 +34,7 @@ const counterBump = guardable((condition) =>
 );
 /** The number the batch gave the order, into the data of its events. */
 const numberIntoEvents = eventDataPatch('$.number', sql`(SELECT CAST(order_number AS TEXT) FROM orders WHERE id = ${sql.placeholder('order')})`);
-export const NO_CONTACT_MESSAGE = 'Provide contact_id, or a phone/email to attach the order to a contact';
-export const ITEM_TITLE_MESSAGE = 'Order items require a title or product_id';
 const MAX_CENTS = MAX_AMOUNT * 100;
-
-export const orderNotFound = () => notFound('Order not found');
-export const storeSyncedReadOnly = () => codedError(409, 'STORE_SYNCED_READ_ONLY', 'This order is synced from a store and is read-only');
 
 /** A write guarded on the revision that was read: a change made in between fails the batch on `orders.updated_at` and the caller re-reads. */
 export const revisionGuard = (o: OrderRow, now: string, extra?: SQL) => ({
@@ -55,7 +50,7 @@ export const orderLostRace = (err: unknown) => revisionOrKeyTaken(err) || identi
 /** The full order a batch ending with `fullOrderRead` read; 404 when it found none. */
 export function fullOrder(results: unknown[]): FullOrder {
   const order = orderFromResults(results);
-  if (!order) throw orderNotFound();
+  if (!order) throw OrderErrors.notFound();
   return order;
 }
 
@@ -63,20 +58,20 @@ export function fullOrder(results: unknown[]): FullOrder {
 
 function moneyCents(name: string, value: number | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (!(value >= 0)) throw badRequest(`${name} must be a non-negative number`);
-  if (value > MAX_AMOUNT) throw badRequest(`${name} must be at most ${MAX_AMOUNT}`);
+  if (!(value >= 0)) throw OrderErrors.negativeAmount({ field: name });
+  if (value > MAX_AMOUNT) throw OrderErrors.amountTooLarge({ field: name });
   return toCents(value);
 }
 
 function checkItem(item: OrderItemInputT, i: number) {
   const at = `items[${i}]`;
   if (item.quantity !== undefined) {
-    if (!(item.quantity > 0)) throw badRequest(`${at}.quantity must be a positive number`);
-    if (item.quantity > MAX_QUANTITY) throw badRequest(`${at}.quantity must be at most ${MAX_QUANTITY}`);
+    if (!(item.quantity > 0)) throw OrderErrors.quantityNotPositive({ item: at });
+    if (item.quantity > MAX_QUANTITY) throw OrderErrors.quantityTooLarge({ item: at });
   }
   moneyCents(`${at}.unit_price`, item.unit_price);
   const d = item.discount_percent;
-  if (d !== undefined && d !== null && !(d >= 0 && d <= 100)) throw badRequest(`${at}.discount_percent must be between 0 and 100`);
+  if (d !== undefined && d !== null && !(d >= 0 && d <= 100)) throw OrderErrors.discountOutOfRange({ item: at });
 }
 
 export type OrderPlan = {
@@ -106,7 +101,7 @@ export function validateOrderBody(ctx: ServiceContext, input: OrderCreateInput):
   let placedAt: string | undefined;
   if (input.placed_at !== undefined) {
     placedAt = parseIsoInZone(input.placed_at, ctx.ws.timezone) ?? undefined;
-    if (!placedAt) throw badRequest('placed_at is not a valid date');
+    if (!placedAt) throw OrderErrors.invalidPlacedAt();
   }
   return {
     discountCents: moneyCents('discount_total', input.discount_total),
@@ -126,21 +121,21 @@ export function buildLines(items: OrderItemInputT[], refs: ProductReference[], p
     const at = `items[${i}]`;
     const product = pickProduct(productRows, refs[i]);
     if (refs[i].product_id !== undefined && !product) {
-      throw codedError(400, 'INVALID_PRODUCT', `${at}: the product_id did not resolve to a product of this workspace`);
+      throw OrderErrors.invalidProduct({ item: at });
     }
-    if (product && !product.isActive) throw codedError(400, 'PRODUCT_INACTIVE', `${at}: the product is inactive`);
+    if (product && !product.isActive) throw OrderErrors.productInactive({ item: at });
     const title = product ? product.name : item.title;
-    if (!title) throw badRequest(ITEM_TITLE_MESSAGE);
+    if (!title) throw OrderErrors.itemTitleRequired();
     let unitPriceCents = 0;
     if (item.unit_price !== undefined) unitPriceCents = toCents(item.unit_price);
     else if (product) {
-      if (product.priceCents === null) throw codedError(400, 'ORDER_ITEM_PRICE_REQUIRED', `${at}: unit_price is required for a product with dynamic pricing`);
+      if (product.priceCents === null) throw OrderErrors.itemPriceRequired({ item: at });
       unitPriceCents = product.priceCents;
     }
     const quantity = item.quantity ?? 1;
     const discountPercent = item.discount_percent ?? null;
     const total = lineTotalCents(quantity, unitPriceCents, discountPercent);
-    if (total > MAX_CENTS) throw badRequest(`${at}: line_total must be at most ${MAX_AMOUNT}`);
+    if (total > MAX_CENTS) throw OrderErrors.lineTotalTooLarge({ item: at });
     return { productId: product?.id ?? null, title, sku: item.sku ?? item.product_sku ?? product?.sku ?? null, quantity, unitPriceCents, discountPercent, lineTotalCents: total };
   });
 }
@@ -154,7 +149,7 @@ function money(subtotalFrom: number[] | null, stored: Money, plan: OrderPlan): M
   const { subtotalCents, totalCents } = subtotalFrom
     ? orderTotals(subtotalFrom, discount, shipping, tax)
     : { subtotalCents: stored.subtotalCents, totalCents: Math.max(0, stored.subtotalCents - discount + shipping + tax) };
-  if (subtotalCents > MAX_CENTS || totalCents > MAX_CENTS) throw badRequest(`The order total must be at most ${MAX_AMOUNT}`);
+  if (subtotalCents > MAX_CENTS || totalCents > MAX_CENTS) throw OrderErrors.totalTooLarge();
   return { subtotalCents, totalCents, discountTotalCents: discount, shippingTotalCents: shipping, taxTotalCents: tax };
 }
 
@@ -168,10 +163,8 @@ function replaceItems(ctx: ServiceContext, orderId: string, contactId: string, l
 
 // ---------------------------------------------------------------- create and replay
 
-const dealNotFound = () => codedError(404, 'ORDER_DEAL_NOT_FOUND', 'deal_id does not name a deal of this workspace');
-
 function checkDealContact(deal: DealRow, contactId: string) {
-  if (deal.contactId !== contactId) throw codedError(409, 'ORDER_DEAL_CONTACT_MISMATCH', 'The deal belongs to another contact than the order');
+  if (deal.contactId !== contactId) throw OrderErrors.dealContactMismatch();
 }
 
 /** The payment a paid order records: one-time, completed, the full total, `external_reference` `order:<id>`. */
@@ -195,7 +188,7 @@ export async function createOrder(ctx: ServiceContext, input: OrderCreateInput):
   const contactRef = { contact_id: input.contact_id?.toLowerCase(), phone: input.phone, email: input.email, name: input.name };
   const dealId = input.deal_id?.toLowerCase();
   return retryOnConflict(async () => {
-    const contactPlan = planContactReference(ctx, contactRef, { missingMessage: NO_CONTACT_MESSAGE, source: 'api' });
+    const contactPlan = planContactReference(ctx, contactRef, { missing: OrderErrors.noContact, source: 'api' });
     // Each read only when the body asks for it: a statement less is a statement less to send and run.
     const reads = optionalReads();
     const slots = {
@@ -209,10 +202,10 @@ export async function createOrder(ctx: ServiceContext, input: OrderCreateInput):
     const existing = reads.get<OrderRow[]>(results, slots.existing, [])[0];
     const productRows = reads.get<ProductRow[]>(results, slots.products, []);
     const dealRows = reads.get<DealRow[]>(results, slots.deal, []);
-    if (existing?.storeConnectionId) throw storeSyncedReadOnly();
+    if (existing?.storeConnectionId) throw OrderErrors.storeSyncedReadOnly();
     const applyMoney = !existing || existing.financialStatus === 'pending';
     const lines = input.items !== undefined && applyMoney ? buildLines(input.items, plan.productRefs, productRows) : null;
-    if (dealId && !dealRows[0]) throw dealNotFound();
+    if (dealId && !dealRows[0]) throw OrderErrors.dealNotFound();
     const contact = await contactPlan.resolve(results.slice(contactFrom));
     if (dealId) checkDealContact(dealRows[0], existing?.contactId ?? contact.contact.id);
     try {
@@ -265,7 +258,7 @@ async function insertOrder(ctx: ServiceContext, input: OrderCreateInput, plan: O
     ctx.events.committedAfter([...planned.events, ...built.events]);
     return fullOrder(results);
   } catch (err) {
-    if (failedOn(err, guardOf(orders.workspaceId))) throw codedError(403, 'PLAN_LIMIT_EXCEEDED', `Order limit reached: your plan allows max_orders ${cap}`);
+    if (failedOn(err, guardOf(orders.workspaceId))) throw OrderErrors.limitReached({ cap });
     throw err;
   }
 }

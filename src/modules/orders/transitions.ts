@@ -2,7 +2,6 @@ import { and, eq, ne, sql } from 'drizzle-orm';
 import type { SQLiteUpdateSetSource } from 'drizzle-orm/sqlite-core';
 import type { ServiceContext } from '../../platform/context';
 import { nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
-import { badRequest, codedError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { fromCentsSql, toCents } from '../../platform/money';
 import { parseIsoInZone } from '../../platform/calendar';
@@ -12,15 +11,16 @@ import { MAX_AMOUNT, type OrderMarkPaidInput, type OrderRefundInputT } from './d
 import { orderEventData, refundedEventDataSql } from './events';
 import { fullOrderRead, fullOrderRowOf, orderAsWritten, serializeFullOrder, type FullOrder, type FullOrderRow } from './read';
 import { orderRefunds, orders, type FinancialStatus } from './schema';
-import { orderAfterGuardedWrite, orderLostRace, orderNotFound, orderPaymentStatements, revisionGuard, storeSyncedReadOnly } from './service';
+import { orderAfterGuardedWrite, orderLostRace, orderPaymentStatements, revisionGuard } from './service';
 import { preparedSql } from '../../platform/d1/prepared';
 import { afterInsertOf, guardable } from '../../platform/d1/row-guard';
+import { OrderErrors } from './errors';
 
 /** The order a batch ending with `fullOrderRead` found; 404 when absent, 409 for store-synced orders (read-only through the API). */
 function writableOrder(results: unknown[]): FullOrderRow {
   const read = fullOrderRowOf(results);
-  if (!read) throw orderNotFound();
-  if (read.order.storeConnectionId) throw storeSyncedReadOnly();
+  if (!read) throw OrderErrors.notFound();
+  if (read.order.storeConnectionId) throw OrderErrors.storeSyncedReadOnly();
   return read;
 }
 
@@ -81,12 +81,12 @@ const balanceText = (cents: number) => (cents / 100).toFixed(2);
  * `external_refund_id` already recorded answers that order, `duplicate: true`).
  */
 export async function refundOrder(ctx: ServiceContext, id: string, input: OrderRefundInputT): Promise<{ duplicate: boolean; order: FullOrder }> {
-  if (!(input.amount > 0 && toCents(Math.min(input.amount, MAX_AMOUNT + 1)) > 0)) throw badRequest('Refund amount must be a positive number');
+  if (!(input.amount > 0 && toCents(Math.min(input.amount, MAX_AMOUNT + 1)) > 0)) throw OrderErrors.refundNotPositive();
   const amount = toCents(Math.min(input.amount, MAX_AMOUNT + 1));
   let at: string | undefined;
   if (input.refunded_at !== undefined) {
     at = parseIsoInZone(input.refunded_at, ctx.ws.timezone) ?? undefined;
-    if (!at) throw badRequest('refundedAt is not a valid date');
+    if (!at) throw OrderErrors.invalidRefundedAt();
   }
   const reason = input.reason?.trim() || null;
   const stamp = nowIso();
@@ -114,9 +114,9 @@ export async function refundOrder(ctx: ServiceContext, id: string, input: OrderR
   if (possible && input.external_refund_id !== undefined && read.refunds.some((r) => r.externalRefundId === input.external_refund_id)) {
     return { duplicate: true, order: serializeFullOrder(read) };
   }
-  if (!order.paidAt) throw codedError(400, 'ORDER_NEVER_PAID', 'This order was never paid; only paid orders can be refunded');
+  if (!order.paidAt) throw OrderErrors.neverPaid();
   const remaining = order.totalCents - order.refundedTotalCents;
-  throw badRequest(`Refund amount exceeds the order's remaining total (${balanceText(remaining)})`);
+  throw OrderErrors.refundExceedsTotal({ remaining: balanceText(remaining) });
 }
 
 // ---------------------------------------------------------------- mark-paid
@@ -150,21 +150,20 @@ export async function markOrderPaid(ctx: ServiceContext, id: string, input: Orde
     const read = writableOrder(results);
     const { order } = read;
     if (ILLEGAL_FROM.includes(order.financialStatus)) {
-      throw codedError(409, 'ORDER_ILLEGAL_TRANSITION', `An order that is ${order.financialStatus} cannot be marked paid`);
+      throw OrderErrors.illegalTransition({ status: order.financialStatus });
     }
-    const alreadyLinked = () => codedError(409, 'ORDER_PAYMENT_ALREADY_LINKED', 'Another payment is already linked to this order, or this payment backs another order');
-    if (reference !== undefined && order.paymentReference !== null && order.paymentReference !== reference) throw alreadyLinked();
+        if (reference !== undefined && order.paymentReference !== null && order.paymentReference !== reference) throw OrderErrors.paymentAlreadyLinked();
     if (order.financialStatus === 'paid') return serializeFullOrder(read);
 
     const now = nowIso();
     const statements: Statement[] = [];
     let paymentReference = order.paymentReference;
     if (reference !== undefined) {
-      if (!payment) throw codedError(404, 'ORDER_PAYMENT_REFERENCE_NOT_FOUND', 'No payment of this workspace has this external_reference');
-      if (payment.contactId !== order.contactId) throw codedError(409, 'ORDER_PAYMENT_CONTACT_MISMATCH', 'The payment belongs to another contact than the order');
+      if (!payment) throw OrderErrors.paymentReferenceNotFound();
+      if (payment.contactId !== order.contactId) throw OrderErrors.paymentContactMismatch();
       const completedCharge = entries.some((e) => e.kind === 'charge' && e.status === 'completed');
-      if (payment.type !== 'one_time' || !completedCharge) throw codedError(409, 'ORDER_PAYMENT_NOT_LINKABLE', 'Only a one-time payment with a completed charge can be linked');
-      if (linkedElsewhere.length) throw alreadyLinked();
+      if (payment.type !== 'one_time' || !completedCharge) throw OrderErrors.paymentNotLinkable();
+      if (linkedElsewhere.length) throw OrderErrors.paymentAlreadyLinked();
       paymentReference = reference;
     } else if (paymentReference === null) {
       const recorded = orderPaymentStatements(ctx, order);

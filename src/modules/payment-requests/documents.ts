@@ -2,7 +2,7 @@ import { and, eq, isNotNull, or, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { runBatch } from '../../platform/d1/db';
 import { prepared } from '../../platform/d1/prepared';
-import { httpError } from '../../platform/errors';
+import { SharedErrors } from '../../platform/shared-errors';
 import { fromCents } from '../../platform/money';
 import { hex } from '../../platform/ids';
 import type { LiveDocument, PaymentProvider } from '../../providers/payments';
@@ -98,7 +98,7 @@ async function readStored(ctx: ServiceContext, values: { ws: string; contact: st
     ...contactDocumentPointerReads(ctx, values.contact),
     contactRequests.in(ctx.db, values),
   ])) as [unknown[], PaymentDocumentRow[], EntryDocumentRow[], RequestDocumentRow[]];
-  if (!contactRows[0]) throw httpError(404, `contacts with ID ${values.contact} not found`);
+  if (!contactRows[0]) throw SharedErrors.contactIdNotFound({ id: values.contact });
 
   const drafts = new Map<string, Draft>();
   const addStored = (raw: unknown, host: { date: string; cents: number; currency: string }, source: Source, credit: boolean) => {

@@ -1,4 +1,5 @@
 export { PaymentRequest } from './dto';
+export { PaymentRequestErrors } from './errors';
 export { sandboxConfirmation } from './public';
 export { serializePaymentRequest } from './read';
-export { findPaymentRequest, locatePaymentRequest, paymentRequestNotFound, settlePaymentRequest } from './service';
+export { findPaymentRequest, locatePaymentRequest, settlePaymentRequest } from './service';

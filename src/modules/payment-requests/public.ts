@@ -2,9 +2,10 @@ import { z } from '@hono/zod-openapi';
 import { Hono, type Context } from 'hono';
 import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
-import { ApiError, httpError } from '../../platform/errors';
+import { ApiError } from '../../platform/errors';
+import { PaymentRequestErrors } from './errors';
 import { publishCommitted } from '../../platform/events';
-import { frameworkError, htmlPage, pathParams, providerEventBody, PUBLIC_POST_LIMIT, publicEntry, publicRefusal, type PublicRegistry } from '../../platform/public-docs';
+import { answer, frameworkError, htmlPage, pathParams, providerEventBody, PUBLIC_POST_LIMIT, publicEntry, publicRefusal, type PublicRegistry } from '../../platform/public-docs';
 import { limitPublicPost } from '../../platform/public-limits';
 import { isUuid } from '../../platform/validation';
 import { isPaymentProviderName, paymentProvider, ProviderError, sandboxReceipt, WebhookRejected, type PaymentProviderName } from '../../providers/payments';
@@ -103,13 +104,13 @@ paymentPublicRoutes.post('/pay/:token', limitPublicPost('pay'), async (c) => {
  */
 paymentPublicRoutes.post('/providers/payments/:provider', async (c) => {
   const name = c.req.param('provider');
-  if (!isPaymentProviderName(name) || name === 'sandbox') throw httpError(404, `Unknown payment provider "${name.slice(0, 50)}"`);
+  if (!isPaymentProviderName(name) || name === 'sandbox') throw PaymentRequestErrors.unknownProvider({ name: name.slice(0, 50) });
   const raw = await c.req.text();
   let confirmation;
   try {
     confirmation = await paymentProvider(c.env, name).verifyWebhook(raw, c.req.raw.headers);
   } catch (err) {
-    if (err instanceof WebhookRejected) throw httpError(400, err.message);
+    if (err instanceof WebhookRejected) throw PaymentRequestErrors.webhookRejected({ reason: err.message });
     throw err;
   }
   if (!confirmation || !isUuid(confirmation.workspaceId) || !isUuid(confirmation.paymentRequestId)) return c.json({ received: true, payment_request_id: null, status: null });
@@ -137,9 +138,12 @@ export function registerPaymentPublicDocs(registry: PublicRegistry) {
     operationId: 'getPaymentPage',
     summary: 'Hosted pay page (HTML, for the payer)',
     description:
-      'Not an API route: the page `pay_url` opens. A pending link shows title, amount, currency and a Pay button (sandbox) or redirects (303) to a fresh provider checkout (Stripe); a pending link past `expires_at` is expired right there (`payment_request.expired` fires once) and says so; paid and cancelled links show their state. Plain HTML, no JavaScript.',
+      'Not an API route: the page `pay_url` opens. A pending link shows title, amount, ' +
+      'currency and a Pay button (sandbox) or redirects (303) to a fresh provider checkout (Stripe); ' +
+      'a pending link past `expires_at` is expired right there (`payment_request.expired` fires once) and says so; ' +
+      'paid and cancelled links show their state. Plain HTML, no JavaScript.',
     request: { params: tokenParam },
-    responses: { 200: htmlPage('The page'), 303: { description: 'Redirect to the provider checkout' }, 404: htmlPage('Unknown token'), 502: htmlPage('The provider could not start a checkout') },
+    responses: { 200: htmlPage('The page'), 303: answer('Redirect to the provider checkout'), 404: htmlPage('Unknown token'), 502: htmlPage('The provider could not start a checkout') },
   } as never);
   registry.registerPath({
     ...common,
@@ -150,7 +154,7 @@ export function registerPaymentPublicDocs(registry: PublicRegistry) {
     description:
       'Sandbox links: the payer pays, through the same path as a verified provider payment (a cancelled link completes late; a link past `expires_at` expires instead). Answers 303 back to the page.',
     request: { params: tokenParam },
-    responses: { 303: { description: 'Back to the page, which shows the new state' }, 404: htmlPage('Unknown token'), 429: publicRefusal(PUBLIC_POST_LIMIT) },
+    responses: { 303: answer('Back to the page, which shows the new state'), 404: htmlPage('Unknown token'), 429: publicRefusal(PUBLIC_POST_LIMIT) },
   } as never);
   registry.registerPath({
     ...common,
@@ -159,14 +163,17 @@ export function registerPaymentPublicDocs(registry: PublicRegistry) {
     operationId: 'receivePaymentProviderWebhook',
     summary: 'Payment provider webhook (called by the provider)',
     description:
-      'Not for API clients: `stripe` posts Checkout Session events here, verified from `Stripe-Signature` (HMAC-SHA256 of `t.payload` with `STRIPE_WEBHOOK_SECRET`, 5-minute tolerance). `checkout.session.completed` and `checkout.session.async_payment_succeeded` of a paid session pay the link (once, whatever the number of deliveries); other events, unknown links and links another provider issued answer 200 without effect.',
+      'Not for API clients: `stripe` posts Checkout Session events here, ' +
+      'verified from `Stripe-Signature` (HMAC-SHA256 of `t.payload` with `STRIPE_WEBHOOK_SECRET`, 5-minute tolerance). ' +
+      '`checkout.session.completed` and `checkout.session.async_payment_succeeded` of a paid session pay the link (once, ' +
+      'whatever the number of deliveries); other events, unknown links and links another provider issued answer 200 without effect.',
     request: {
       params: z.object({ provider: z.string().openapi({ param: { name: 'provider', in: 'path' }, example: 'stripe' }) }),
       headers: z.object({ 'stripe-signature': z.string().optional().openapi({ description: '`t=<unix>,v1=<hex>`' }) }),
       body: providerEventBody({ type: 'checkout.session.completed', data: { object: { object: 'checkout.session' } } }),
     },
     responses: {
-      200: { description: 'Received', content: { 'application/json': { schema: z.object({ received: z.literal(true), payment_request_id: z.string().nullable(), status: z.string().nullable() }) } } },
+      200: answer('Received', { content: { 'application/json': { schema: z.object({ received: z.literal(true), payment_request_id: z.string().nullable(), status: z.string().nullable() }) } } }),
       400: frameworkError('Bad or stale signature: nothing changed'),
       404: frameworkError('Unknown provider'),
     },

@@ -1,13 +1,16 @@
 import { serviceContext } from '../../platform/context';
 import { publicBaseUrl } from '../../platform/public-base';
 import { parseBooleanParam } from '../../platform/list';
-import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
+import { bearer, defineRoute, jsonBody, jsonContent } from '../../platform/openapi';
+import { SharedErrors } from '../../platform/shared-errors';
 import { createRouter, idParams } from '../../platform/validation';
 import { configuredProvider, paymentProvider } from '../../providers/payments';
 import { hasFeature } from '../../platform/workspace';
 import { listContactDocuments } from './documents';
 import { ContactDocuments, ContactDocumentsQuery, PaymentRequest, PaymentRequestCancel, PaymentRequestCreate, PaymentRequestList, PaymentRequestListQuery } from './dto';
 import { cancelPaymentRequest, createPaymentRequest, getPaymentRequest, listPaymentRequests } from './service';
+import { CONTACT_REFERENCE_ERRORS } from '../contacts';
+import { PaymentRequestErrors } from './errors';
 
 export const paymentRequestRoutes = createRouter();
 const tags = ['Payment requests'];
@@ -24,7 +27,7 @@ paymentRequestRoutes.openapi(
     description: 'Newest first. 400 for an unknown `status`, a malformed `contact_id`/`deal_id` or malformed paging.',
     security: bearer,
     request: { query: PaymentRequestListQuery },
-    responses: { 200: jsonContent(PaymentRequestList, 'A page of payment requests'), ...errorResponses() },
+    responses: { 200: jsonContent(PaymentRequestList, 'A page of payment requests') },
   }),
   async (c) => c.json(await listPaymentRequests(serviceContext(c), c.req.valid('query')), 200),
 );
@@ -39,7 +42,8 @@ paymentRequestRoutes.openapi(
     description: 'The full record, including the provider correlation references (`provider_session_id`, `provider_payment_ref`), which events never carry.',
     security: bearer,
     request: { params: idParams },
-    responses: { 200: jsonContent(PaymentRequest, 'The payment request'), ...errorResponses({ 404: { description: '`Payment request not found`' } }) },
+    responses: { 200: jsonContent(PaymentRequest, 'The payment request') },
+    errors: [PaymentRequestErrors.notFound],
   }),
   async (c) => c.json(await getPaymentRequest(serviceContext(c), c.req.valid('param').id.toLowerCase()), 200),
 );
@@ -52,16 +56,24 @@ paymentRequestRoutes.openapi(
     tags,
     summary: 'Mint a hosted pay-link',
     description:
-      'Not idempotent: every call mints a new, independently payable link (cancel extras). The contact is resolved like deals (`contact_id` wins; else the phone/email upsert). `pay_url` is this service\'s own page. Fires `payment_request.created`. 400 `amount must be greater than 0`, `amount must be at most 9999999999`, `vat_mode and vat_rate must be provided together`, `vat_rate must be a percent from 0 to 100 with at most 2 decimals`, `expires_at must be an ISO 8601 instant with a time zone`, `expires_at must be in the future`, `Provide contact_id, or a phone/email to attach the payment request to a contact`.',
+      'Not idempotent: every call mints a new, independently payable link (cancel extras). The contact is resolved like deals ' +
+      '(`contact_id` wins; else the phone/email upsert). `pay_url` is this service\'s own page. Fires `payment_request.created`.',
     security: bearer,
     request: { body: jsonBody(PaymentRequestCreate, { email: 'payer@acme.example', name: 'Pat Payer', amount: 120, currency: 'EUR', title: 'Workshop seat' }) },
-    responses: {
-      201: jsonContent(PaymentRequest, 'The new pending payment request'),
-      ...errorResponses({
-        404: { description: '`Contact not found`, `Deal not found`' },
-        409: { description: '`CONTACT_MERGE_REQUIRED` with `merge_request_id`; `PAYMENT_REQUEST_DEAL_CONTACT_MISMATCH`' },
-      }),
-    },
+    responses: { 201: jsonContent(PaymentRequest, 'The new pending payment request') },
+    errors: [
+      PaymentRequestErrors.amountNotPositive,
+      PaymentRequestErrors.amountTooLarge,
+      PaymentRequestErrors.vatHalf,
+      PaymentRequestErrors.invalidVatRate,
+      PaymentRequestErrors.invalidExpiresAt,
+      PaymentRequestErrors.expiresInPast,
+      PaymentRequestErrors.noContact,
+      ...CONTACT_REFERENCE_ERRORS,
+      SharedErrors.dealNotFound,
+      PaymentRequestErrors.dealContactMismatch,
+      SharedErrors.concurrentChange,
+    ],
   }),
   async (c) => c.json(await createPaymentRequest(serviceContext(c), c.req.valid('json'), { baseUrl: publicBaseUrl(c.env, c.req.url), provider: configuredProvider(c.env) }), 201),
 );
@@ -74,13 +86,12 @@ paymentRequestRoutes.openapi(
     tags,
     summary: 'Cancel a pending payment request',
     description:
-      'Stamps `cancelled_at`, fires `payment_request.cancelled` and expires the provider checkout where there is one. A payer already on the provider\'s page may still complete (late completion: the link becomes `paid`).',
+      'Stamps `cancelled_at`, fires `payment_request.cancelled` and expires the provider checkout where there is one. ' +
+      'A payer already on the provider\'s page may still complete (late completion: the link becomes `paid`).',
     security: bearer,
     request: { params: idParams, body: jsonBody(PaymentRequestCancel, {}) },
-    responses: {
-      201: jsonContent(PaymentRequest, 'The cancelled payment request'),
-      ...errorResponses({ 404: { description: '`Payment request not found`' }, 409: { description: '`payment_request_not_pending`: only a pending link can be cancelled' } }),
-    },
+    responses: { 201: jsonContent(PaymentRequest, 'The cancelled payment request') },
+    errors: [PaymentRequestErrors.notFound, PaymentRequestErrors.notPending, SharedErrors.concurrentChange],
   }),
   async (c) => c.json(await cancelPaymentRequest(serviceContext(c), c.req.valid('param').id.toLowerCase(), (name) => paymentProvider(c.env, name)), 201),
 );
@@ -93,10 +104,14 @@ paymentRequestRoutes.openapi(
     tags: ['Contacts'],
     summary: "List a contact's financial documents",
     description:
-      "Invoices, receipts and credit documents from the stored pointers of the contact's payments (`metadata.document`), refund entries (`credit_document`) and payment requests, deduplicated by provider document id, merged with the payment provider's own listing when `live=true` (bounded to 2.5 s; a timeout or failure answers the stored listing with `live.error`), sorted by date descending with nulls last. Needs the `payments` feature.",
+      "Invoices, receipts and credit documents from the stored pointers of the contact's payments (`metadata.document`), " +
+      "refund entries (`credit_document`) and payment requests, deduplicated by provider document id, " +
+      "merged with the payment provider's own listing when `live=true` (bounded to 2.5 s; " +
+      "a timeout or failure answers the stored listing with `live.error`), sorted by date descending with nulls last. Needs the `payments` feature.",
     security: bearer,
     request: { params: idParams, query: ContactDocumentsQuery },
-    responses: { 200: jsonContent(ContactDocuments, 'The documents and how the live listing went'), ...errorResponses({ 404: { description: '`contacts with ID <id> not found`' } }) },
+    responses: { 200: jsonContent(ContactDocuments, 'The documents and how the live listing went') },
+    errors: [SharedErrors.contactIdNotFound],
   }),
   async (c) => {
     const live = parseBooleanParam('live', c.req.valid('query').live) ?? false;

@@ -3,7 +3,6 @@ import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
 import { guarded, nowIso, optionalReads, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
 import { guardOf, lostRaceOn } from '../../platform/d1/constraints';
-import { badRequest, codedError, notFound } from '../../platform/errors';
 import type { OutboxEvent } from '../../platform/events';
 import { uuidText, uuidv7 } from '../../platform/ids';
 import { envelope, parsePaging } from '../../platform/list';
@@ -14,28 +13,28 @@ import { shardDb, shardNames } from '../../platform/d1/shards';
 import { isUuid } from '../../platform/validation';
 import type { PaymentConfirmation, PaymentProvider, PaymentProviderName } from '../../providers/payments';
 import { identityTaken, planContactReference, referencedContactExists } from '../contacts';
-import { dealNotFound, dealOfContact, selectDeal, type DealRow } from '../deals';
+import { dealOfContact, selectDeal, type DealRow } from '../deals';
 import { MAX_AMOUNT, paymentReferenceTaken, type VatMode, recordPaymentStatements, validateCreate } from '../payments';
 import { DEFAULT_EXPIRY_DAYS, type PaymentRequestCreateInput } from './dto';
 import { lastRow, paymentRequestEventData, selectPaymentRequest, serializePaymentRequest } from './read';
 import { PAYMENT_REQUEST_STATUSES, paymentRequests, type PaymentRequestRow, type PaymentRequestStatus } from './schema';
 import { readWithCreate } from '../../platform/d1/create-along';
+import { SharedErrors } from '../../platform/shared-errors';
+import { PaymentRequestErrors } from './errors';
 
-export const NO_CONTACT_MESSAGE = 'Provide contact_id, or a phone/email to attach the payment request to a contact';
-export const paymentRequestNotFound = () => notFound('Payment request not found');
 
 const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;
 const DAY_MS = 86_400_000;
 
 /** Every create rule that needs no read: amount, VAT pair, expiry. */
 function validateCreateInput(ctx: ServiceContext, input: PaymentRequestCreateInput) {
-  if (!(input.amount > 0) || toCents(input.amount) <= 0) throw badRequest('amount must be greater than 0');
-  if (input.amount > MAX_AMOUNT) throw badRequest(`amount must be at most ${MAX_AMOUNT}`);
+  if (!(input.amount > 0) || toCents(input.amount) <= 0) throw PaymentRequestErrors.amountNotPositive();
+  if (input.amount > MAX_AMOUNT) throw PaymentRequestErrors.amountTooLarge();
   let vat: { mode: VatMode; rate: number } = { mode: ctx.ws.vatMode, rate: ctx.ws.vatRate };
   if (input.vat_mode !== undefined || input.vat_rate !== undefined) {
-    if (input.vat_mode === undefined || input.vat_rate === undefined) throw badRequest('vat_mode and vat_rate must be provided together');
+    if (input.vat_mode === undefined || input.vat_rate === undefined) throw PaymentRequestErrors.vatHalf();
     if (!(input.vat_rate >= 0 && input.vat_rate <= 100) || !hasAtMostTwoDecimals(input.vat_rate)) {
-      throw badRequest('vat_rate must be a percent from 0 to 100 with at most 2 decimals');
+      throw PaymentRequestErrors.invalidVatRate();
     }
     vat = { mode: input.vat_mode, rate: input.vat_rate };
   }
@@ -43,8 +42,8 @@ function validateCreateInput(ctx: ServiceContext, input: PaymentRequestCreateInp
   let expiresAt = new Date(now + DEFAULT_EXPIRY_DAYS * DAY_MS).toISOString();
   if (input.expires_at !== undefined) {
     const ms = INSTANT.test(input.expires_at.trim()) ? Date.parse(input.expires_at.trim()) : NaN;
-    if (Number.isNaN(ms)) throw badRequest('expires_at must be an ISO 8601 instant with a time zone');
-    if (ms <= now) throw badRequest('expires_at must be in the future');
+    if (Number.isNaN(ms)) throw PaymentRequestErrors.invalidExpiresAt();
+    if (ms <= now) throw PaymentRequestErrors.expiresInPast();
     expiresAt = new Date(ms).toISOString();
   }
   return { amountCents: toCents(input.amount), vat, expiresAt };
@@ -94,7 +93,7 @@ export async function createPaymentRequest(ctx: ServiceContext, input: PaymentRe
   const dealId = input.deal_id?.toLowerCase();
   const contactRef = { contact_id: input.contact_id?.toLowerCase(), phone: input.phone, email: input.email, name: input.name };
   return retryOnConflict(async () => {
-    const plan = planContactReference(ctx, contactRef, { missingMessage: NO_CONTACT_MESSAGE, source: 'api' });
+    const plan = planContactReference(ctx, contactRef, { missing: PaymentRequestErrors.noContact, source: 'api' });
     // The deal is read only when one is named.
     const reads = optionalReads();
     const dealSlot = reads.add(dealId !== undefined && selectDeal(ctx.db, ctx.ws.id, dealId));
@@ -107,9 +106,9 @@ export async function createPaymentRequest(ctx: ServiceContext, input: PaymentRe
     if (created) return created;
     const [deal] = reads.get<DealRow[]>(results, dealSlot, []);
     const planned = await plan.resolve(results.slice(contactFrom));
-    if (dealId && !deal) throw dealNotFound();
+    if (dealId && !deal) throw SharedErrors.dealNotFound();
     if (deal && deal.contactId !== planned.contact.id) {
-      throw codedError(409, 'PAYMENT_REQUEST_DEAL_CONTACT_MISMATCH', 'The deal belongs to another contact than the payment request');
+      throw PaymentRequestErrors.dealContactMismatch();
     }
     const { statements, event } = newRequestStatements(ctx, input, made, planned.contact.id, deal?.id ?? null, false);
     try {
@@ -172,7 +171,7 @@ function newRequestStatements(ctx: ServiceContext, input: PaymentRequestCreateIn
 
 export async function findPaymentRequest(ctx: ServiceContext, id: string): Promise<PaymentRequestRow> {
   const [row] = await selectPaymentRequest(ctx.db, ctx.ws.id, id);
-  if (!row) throw paymentRequestNotFound();
+  if (!row) throw PaymentRequestErrors.notFound();
   return row;
 }
 
@@ -184,7 +183,7 @@ export type PaymentRequestListParams = Partial<Record<'status' | 'contact_id' | 
 
 function uuidParam(name: string, raw: string | undefined): string | undefined {
   if (raw === undefined || raw === '') return undefined;
-  if (!isUuid(raw)) throw badRequest(`Invalid ${name}: must be a UUID`);
+  if (!isUuid(raw)) throw SharedErrors.invalidUuidParam({ name });
   return raw.toLowerCase();
 }
 
@@ -206,7 +205,7 @@ export async function listPaymentRequests(ctx: ServiceContext, params: PaymentRe
   const values: Record<string, unknown> = { ws: ctx.ws.id, limit: paging.limit, offset: paging.offset };
   if (params.status !== undefined && params.status !== '') {
     if (!(PAYMENT_REQUEST_STATUSES as readonly string[]).includes(params.status)) {
-      throw badRequest(`Invalid status: must be one of ${PAYMENT_REQUEST_STATUSES.join(', ')}`);
+      throw SharedErrors.notOneOf({ name: 'status', values: PAYMENT_REQUEST_STATUSES.join(', ') });
     }
     values.status = params.status;
   }
@@ -252,7 +251,7 @@ export async function cancelPaymentRequest(ctx: ServiceContext, id: string, prov
   const row = await retryOnConflict(async () => {
     const current = await findPaymentRequest(ctx, id);
     if (current.status !== 'pending') {
-      throw codedError(409, 'payment_request_not_pending', `Only a pending payment request can be cancelled (this one is ${current.status})`);
+      throw PaymentRequestErrors.notPending({ status: current.status });
     }
     const now = nowIso();
     return transition(ctx, current, { ...current, status: 'cancelled', cancelledAt: now, updatedAt: now }, 'payment_request.cancelled');
@@ -304,7 +303,7 @@ export async function settlePaymentRequest(ctx: ServiceContext, id: string, conf
   return retryOnConflict(
     async () => {
       const row = await findPaymentRequest(ctx, id);
-      if (row.provider !== confirmation.provider) throw paymentRequestNotFound();
+      if (row.provider !== confirmation.provider) throw PaymentRequestErrors.notFound();
       if (row.status === 'paid') return { row, changed: false };
       const now = nowIso();
       const document = confirmation.document ?? row.document;

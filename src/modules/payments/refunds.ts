@@ -2,7 +2,6 @@ import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
 import { guardOf, lostRaceOn, uniqueOn } from '../../platform/d1/constraints';
-import { badRequest } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { fromCentsSql, toCents } from '../../platform/money';
 import { activity, activityFrom, type TimelineSource } from '../contacts';
@@ -10,10 +9,11 @@ import { localDate } from '../../platform/calendar';
 import type { PaymentRefundInput } from './dto';
 import { paymentFromResults } from './read';
 import { paymentEntries, type PaymentEntryRow, type PaymentRow } from './schema';
-import { entryBase, entryNotFound, readPaymentAndEntries, reReads } from './service';
+import { entryBase, readPaymentAndEntries, reReads } from './service';
 import { preparedInsert, preparedSql } from '../../platform/d1/prepared';
 import { builtOnce } from '../../platform/d1/built-once';
 import { guardable, type RowGuard } from '../../platform/d1/row-guard';
+import { PaymentErrors } from './errors';
 
 /** A refund lost a race to a parallel one (re-read and retry): trigger `payment_entries_refund_applies` (migration 0018) nulls `refunded_cents`. */
 const refundLostRace = lostRaceOn(guardOf(paymentEntries.refundedCents), uniqueOn(paymentEntries.paymentId, paymentEntries.sequence));
@@ -28,7 +28,7 @@ const balance = (cents: number) => (cents / 100).toFixed(2);
  * re-reads and answers the balance error.
  */
 export async function refundPayment(ctx: ServiceContext, id: string, input: PaymentRefundInput) {
-  if (input.amount !== undefined && !(input.amount > 0 && toCents(input.amount) > 0)) throw badRequest('Refund amount must be a positive number');
+  if (input.amount !== undefined && !(input.amount > 0 && toCents(input.amount) > 0)) throw PaymentErrors.refundNotPositive();
   const entryId = input.entry_id?.toLowerCase();
   return retryOnConflict(
     async () => {
@@ -37,19 +37,19 @@ export async function refundPayment(ctx: ServiceContext, id: string, input: Paym
       let charge: PaymentEntryRow | undefined;
       if (entryId) {
         charge = entries.find((e) => e.id === entryId);
-        if (!charge) throw entryNotFound();
+        if (!charge) throw PaymentErrors.entryNotFound();
       } else {
-        if (charges.length !== 1) throw badRequest('entryId is required to refund a payment with multiple charges');
+        if (charges.length !== 1) throw PaymentErrors.entryRequired();
         charge = charges[0];
       }
-      if (charge.kind === 'refund') throw badRequest('Only a completed (recognized) charge can be refunded');
-      if (charge.status === 'failed' || charge.status === 'refunded') throw badRequest('This charge is no longer refundable');
-      if (charge.status !== 'completed') throw badRequest('Only a completed (recognized) charge can be refunded');
-      if (charge.recognizedCents === null) throw badRequest('This charge is not recognized as revenue yet and cannot be refunded');
+      if (charge.kind === 'refund') throw PaymentErrors.chargeNotRefundable();
+      if (charge.status === 'failed' || charge.status === 'refunded') throw PaymentErrors.chargeNoLongerRefundable();
+      if (charge.status !== 'completed') throw PaymentErrors.chargeNotRefundable();
+      if (charge.recognizedCents === null) throw PaymentErrors.chargeNotRecognized();
       const remaining = charge.recognizedCents - charge.refundedCents;
-      if (remaining <= 0) throw badRequest('This charge is already fully refunded');
+      if (remaining <= 0) throw PaymentErrors.chargeFullyRefunded();
       const cents = input.amount === undefined ? remaining : toCents(input.amount);
-      if (cents > remaining) throw badRequest(`Refund amount exceeds the refundable balance (${balance(remaining)})`);
+      if (cents > remaining) throw PaymentErrors.refundExceedsBalance({ balance: balance(remaining) });
       return paymentFromResults(await runBatch(ctx.db, [...refundStatements(ctx, p, charge, cents, input.note ?? null), ...reReads(ctx, p.id)]));
     },
     refundLostRace,

@@ -1,16 +1,32 @@
 import { serviceContext } from '../../platform/context';
-import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
+import { bearer, defineRoute, jsonBody, jsonContent } from '../../platform/openapi';
+import { SharedErrors } from '../../platform/shared-errors';
 import { createRouter, idParams } from '../../platform/validation';
 import { entryParams, Payment, PaymentCancel, PaymentCreate, PaymentCreated, PaymentList, PaymentListQuery, PaymentMark, PaymentPatch, PaymentRefund } from './dto';
 import { refundPayment } from './refunds';
 import { listPayments } from './list';
 import { cancelPayment, createPayment, getPayment, markEntry, patchPayment } from './service';
+import { CONTACT_REFERENCE_ERRORS } from '../contacts';
+import { PaymentErrors } from './errors';
 
 export const paymentRoutes = createRouter();
 const tags = ['Payments'];
 
-const createErrors =
-  '`Invalid payment type`; `amount must be a non-negative number`; `installmentCount must be at least 2 for an installment deal`; `installmentCount must be at most 360`; `purchaseDate is not a valid date`; `recurringEndAt is not a valid date`; `recurringEndAt must be after the purchase date`; `recurringMaxOccurrences must be a whole number of at least 1`; `INVALID_PRODUCT`; `PRODUCT_INACTIVE`; `vatMode/vatRate apply to recurring plans only`; `vat_mode and vat_rate must be provided together`; `metadata exceeds 2048 bytes serialized`; `Provide contact_id, or a phone/email to attach the payment to a contact`';
+/** The rules a create and a PATCH share: amount, end conditions, VAT, metadata and the product. */
+const fieldErrors = [
+  PaymentErrors.negativeAmount,
+  PaymentErrors.amountTooLarge,
+  PaymentErrors.invalidEndAt,
+  PaymentErrors.endBeforePurchase,
+  PaymentErrors.invalidMaxOccurrences,
+  PaymentErrors.vatNotRecurring,
+  PaymentErrors.vatHalf,
+  PaymentErrors.invalidVatRate,
+  PaymentErrors.metadataTooLarge,
+  PaymentErrors.metadataOutOfBounds,
+  SharedErrors.invalidProduct,
+  SharedErrors.productInactive,
+];
 
 paymentRoutes.openapi(
   defineRoute({
@@ -22,7 +38,7 @@ paymentRoutes.openapi(
     description: 'Headers with the contact join and without entries, newest `purchase_date` first.',
     security: bearer,
     request: { query: PaymentListQuery },
-    responses: { 200: jsonContent(PaymentList, 'A page of payments'), ...errorResponses() },
+    responses: { 200: jsonContent(PaymentList, 'A page of payments') },
   }),
   async (c) => c.json(await listPayments(serviceContext(c), c.req.valid('query')), 200),
 );
@@ -36,7 +52,8 @@ paymentRoutes.openapi(
     summary: 'Get a payment with its entries',
     security: bearer,
     request: { params: idParams },
-    responses: { 200: jsonContent(Payment, 'The payment header with its entries ordered by `sequence`'), ...errorResponses({ 404: { description: '`Payment not found`' } }) },
+    responses: { 200: jsonContent(Payment, 'The payment header with its entries ordered by `sequence`') },
+    errors: [PaymentErrors.notFound],
   }),
   async (c) => c.json(await getPayment(serviceContext(c), c.req.valid('param').id.toLowerCase()), 200),
 );
@@ -49,20 +66,25 @@ paymentRoutes.openapi(
     tags,
     summary: 'Record a payment (upsert by external_reference)',
     description:
-      'Resolves the contact (contact_id wins; else the phone/email upsert) and the product (`product_id`, `product_sku`, `product_external_id`, first given wins). One-time payments record one entry; recurring plans record their first cycle (unless `record_first_payment` is false) and later cycles when due; installment deals record `installment_count` monthly entries. On an `external_reference` match only the mutable fields are applied (`duplicate: true`). 400 messages: ' +
-      createErrors +
-      '.',
+      'Resolves the contact (contact_id wins; else the phone/email upsert) and the product (`product_id`, `product_sku`, ' +
+      '`product_external_id`, first given wins). One-time payments record one entry; recurring plans record their first cycle ' +
+      '(unless `record_first_payment` is false) and later cycles when due; installment deals record `installment_count` monthly entries. ' +
+      'On an `external_reference` match only the mutable fields are applied (`duplicate: true`).',
     security: bearer,
     request: {
       body: jsonBody(PaymentCreate, { type: 'one_time', email: 'buyer@acme.example', name: 'Bo Buyer', amount: 49.9, currency: 'EUR', method: 'card', external_reference: 'shop-order-7781' }),
     },
-    responses: {
-      201: jsonContent(PaymentCreated, 'Created or matched payment with its entries'),
-      ...errorResponses({
-        404: { description: '`Contact not found`' },
-        409: { description: '`CONTACT_MERGE_REQUIRED` with `merge_request_id`' },
-      }),
-    },
+    responses: { 201: jsonContent(PaymentCreated, 'Created or matched payment with its entries') },
+    errors: [
+      PaymentErrors.invalidType,
+      PaymentErrors.installmentsTooFew,
+      PaymentErrors.installmentsTooMany,
+      PaymentErrors.invalidPurchaseDate,
+      ...fieldErrors,
+      PaymentErrors.noContact,
+      ...CONTACT_REFERENCE_ERRORS,
+      SharedErrors.concurrentChange,
+    ],
   }),
   async (c) => c.json(await createPayment(serviceContext(c), c.req.valid('json')), 201),
 );
@@ -74,11 +96,11 @@ paymentRoutes.openapi(
     operationId: 'updatePayment',
     tags,
     summary: 'Update a payment',
-    description:
-      'Type-restricted fields are ignored on other types, except the VAT pair (400 `vatMode/vatRate apply to recurring plans only`). 400 `This charge already has refunds; reverse those instead of marking it refunded/failed`, the recurring end-condition, VAT and metadata messages of the create.',
+    description: 'Type-restricted fields are ignored on other types, except the VAT pair (400 `vatMode/vatRate apply to recurring plans only`).',
     security: bearer,
     request: { params: idParams, body: jsonBody(PaymentPatch, { note: 'Paid at the front desk', method: 'cash', metadata: { till: 3 } }) },
-    responses: { 200: jsonContent(Payment, 'The updated payment'), ...errorResponses({ 404: { description: '`Payment not found`' } }) },
+    responses: { 200: jsonContent(Payment, 'The updated payment') },
+    errors: [...fieldErrors, PaymentErrors.hasRefunds, PaymentErrors.amountBelowRefunded, PaymentErrors.notFound],
   }),
   async (c) => c.json(await patchPayment(serviceContext(c), c.req.valid('param').id.toLowerCase(), c.req.valid('json')), 200),
 );
@@ -90,10 +112,11 @@ paymentRoutes.openapi(
     operationId: 'cancelPayment',
     tags,
     summary: 'Cancel a recurring plan',
-    description: 'Sets `recurring_cancelled_at`, turns auto-generation off and clears the next due date; recorded entries are untouched. 400 `Only recurring payments can be cancelled`.',
+    description: 'Sets `recurring_cancelled_at`, turns auto-generation off and clears the next due date; recorded entries are untouched.',
     security: bearer,
     request: { params: idParams, body: jsonBody(PaymentCancel, {}) },
-    responses: { 201: jsonContent(Payment, 'The cancelled plan'), ...errorResponses({ 404: { description: '`Payment not found`' } }) },
+    responses: { 201: jsonContent(Payment, 'The cancelled plan') },
+    errors: [PaymentErrors.notRecurring, PaymentErrors.notFound],
   }),
   async (c) => c.json(await cancelPayment(serviceContext(c), c.req.valid('param').id.toLowerCase()), 201),
 );
@@ -106,10 +129,11 @@ paymentRoutes.openapi(
     tags,
     summary: 'Set the status of a payment entry',
     description:
-      '`completed` stamps `paid_at` and recognizes revenue; a one-time header mirrors its entry. 400 `Refund entries cannot be marked directly`, `This charge already has refunds; reverse those instead of marking it refunded/failed`.',
+      '`completed` stamps `paid_at` and recognizes revenue; a one-time header mirrors its entry.',
     security: bearer,
     request: { params: entryParams, body: jsonBody(PaymentMark, { status: 'completed' }) },
-    responses: { 201: jsonContent(Payment, 'The full parent payment'), ...errorResponses({ 404: { description: '`Payment not found`, `Payment entry not found`' } }) },
+    responses: { 201: jsonContent(Payment, 'The full parent payment') },
+    errors: [PaymentErrors.refundEntryNotMarkable, PaymentErrors.hasRefunds, PaymentErrors.notFound, PaymentErrors.entryNotFound, SharedErrors.concurrentChange],
   }),
   async (c) => {
     const { id, entryId } = c.req.valid('param');
@@ -125,10 +149,23 @@ paymentRoutes.openapi(
     tags,
     summary: 'Record a refund against a charge',
     description:
-      'A ledger refund entry (negative amounts, `status: refunded`). Partial refunds add up to the charge recognized value at most, parallel refunds included. 400 `entryId is required to refund a payment with multiple charges`, `Only a completed (recognized) charge can be refunded`, `This charge is not recognized as revenue yet and cannot be refunded`, `Refund amount must be a positive number`, `This charge is no longer refundable`, `This charge is already fully refunded`, `Refund amount exceeds the refundable balance (<max>)`.',
+      'A ledger refund entry (negative amounts, `status: refunded`). Partial refunds add up to the charge recognized value at most, ' +
+      'parallel refunds included.',
     security: bearer,
     request: { params: idParams, body: jsonBody(PaymentRefund, { amount: 10, note: 'Goodwill' }) },
-    responses: { 201: jsonContent(Payment, 'The payment with the new refund entry'), ...errorResponses({ 404: { description: '`Payment not found`, `Payment entry not found`' } }) },
+    responses: { 201: jsonContent(Payment, 'The payment with the new refund entry') },
+    errors: [
+      PaymentErrors.entryRequired,
+      PaymentErrors.chargeNotRefundable,
+      PaymentErrors.chargeNotRecognized,
+      PaymentErrors.refundNotPositive,
+      PaymentErrors.chargeNoLongerRefundable,
+      PaymentErrors.chargeFullyRefunded,
+      PaymentErrors.refundExceedsBalance,
+      PaymentErrors.notFound,
+      PaymentErrors.entryNotFound,
+      SharedErrors.concurrentChange,
+    ],
   }),
   async (c) => c.json(await refundPayment(serviceContext(c), c.req.valid('param').id.toLowerCase(), c.req.valid('json')), 201),
 );

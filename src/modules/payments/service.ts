@@ -2,7 +2,6 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { guarded, nowIso, optionalReads, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
 import { guardOf, lostRaceOn, uniqueOn } from '../../platform/d1/constraints';
-import { badRequest, codedError, notFound } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { toCents } from '../../platform/money';
 import { identityTaken, planContactReference, referencedContactExists, type ContactReferencePlan, type PlannedContact, activity } from '../contacts';
@@ -11,28 +10,15 @@ import { cycleDueAt, installmentDueDates, localDate } from '../../platform/calen
 import type { PaymentCreateInput, PaymentPatchInput } from './dto';
 import { checkAmount, checkMaxOccurrences, checkMetadata, parseEndAt, validateCreate, vatPair, type CreatePlan, type Vat } from './validate';
 import { paymentFromResults, readPayment, selectEntries, selectEntriesByReference, selectPayment, selectPaymentByReference, serializePayment } from './read';
-import {
-  paymentEntries,
-  payments,
-  type ArrangementStatus,
-  type EntryStatus,
-  type PaymentEntryRow,
-  type PaymentRow,
-  type RecurringInterval,
-  type VatMode,
-} from './schema';
+import { paymentEntries, payments, type ArrangementStatus, type EntryStatus, type PaymentEntryRow, type PaymentRow, type RecurringInterval, type VatMode } from './schema';
 import { prepared, preparedInsert, preparedRowsInsert } from '../../platform/d1/prepared';
 import { afterInsertOf, type RowGuard } from '../../platform/d1/row-guard';
 import { readWithCreate } from '../../platform/d1/create-along';
+import { SharedErrors } from '../../platform/shared-errors';
+import { PaymentErrors } from './errors';
 
 const paymentInsert = preparedInsert(payments);
 const entriesInsert = preparedRowsInsert(paymentEntries);
-
-export const NO_CONTACT_MESSAGE = 'Provide contact_id, or a phone/email to attach the payment to a contact';
-export const HAS_REFUNDS_MESSAGE = 'This charge already has refunds; reverse those instead of marking it refunded/failed';
-
-export const paymentNotFound = () => notFound('Payment not found');
-export const entryNotFound = () => notFound('Payment entry not found');
 
 /** One-time header status from its entry's status. */
 export const headerStatusFor = (status: EntryStatus): ArrangementStatus =>
@@ -49,8 +35,8 @@ function productReference(input: PaymentCreateInput): ProductReference {
 
 /** The deals' product rule: unknown 400 `INVALID_PRODUCT`; inactive 400 `PRODUCT_INACTIVE` unless already attached. */
 function checkProduct(product: ProductRow | undefined, alreadyAttachedId: string | null): ProductRow {
-  if (!product) throw codedError(400, 'INVALID_PRODUCT', 'The product reference did not resolve to a product of this workspace');
-  if (!product.isActive && product.id !== alreadyAttachedId) throw codedError(400, 'PRODUCT_INACTIVE', 'The product is inactive');
+  if (!product) throw SharedErrors.invalidProduct();
+  if (!product.isActive && product.id !== alreadyAttachedId) throw SharedErrors.productInactive();
   return product;
 }
 
@@ -240,7 +226,7 @@ export async function createPayment(ctx: ServiceContext, input: PaymentCreateInp
   const productRef = productReference(input);
   const contactRef = { contact_id: input.contact_id?.toLowerCase(), phone: input.phone, email: input.email, name: input.name };
   return retryOnConflict(async () => {
-    const contactPlan = planContactReference(ctx, contactRef, { missingMessage: NO_CONTACT_MESSAGE, source: 'api' });
+    const contactPlan = planContactReference(ctx, contactRef, { missing: PaymentErrors.noContact, source: 'api' });
     // The reference's payment and the product are read only when the body names them.
     const reads = optionalReads();
     const slots = {
@@ -374,8 +360,8 @@ async function applyChanges(ctx: ServiceContext, p: PaymentRow, entries: Payment
     if (entry) {
       const status = c.status ?? entry.status;
       const amountCents = c.amountCents ?? entry.amountCents;
-      if (c.status !== undefined && (status === 'failed' || status === 'refunded') && entry.refundedCents > 0) throw badRequest(HAS_REFUNDS_MESSAGE);
-      if (status === 'completed' && amountCents < entry.refundedCents) throw badRequest('amount cannot be lower than the amount already refunded');
+      if (c.status !== undefined && (status === 'failed' || status === 'refunded') && entry.refundedCents > 0) throw PaymentErrors.hasRefunds();
+      if (status === 'completed' && amountCents < entry.refundedCents) throw PaymentErrors.amountBelowRefunded();
       const done = status === 'completed';
       statements.push(
         ctx.db
@@ -441,7 +427,7 @@ export async function patchPayment(ctx: ServiceContext, id: string, input: Payme
       selectEntries(ctx.db, ctx.ws.id, id),
       productLookup(ctx, productId ? { product_id: productId } : {}),
     ])) as [PaymentRow[], PaymentEntryRow[], ProductRow[]];
-    if (!p) throw paymentNotFound();
+    if (!p) throw PaymentErrors.notFound();
     const vatGiven = input.vat_mode !== undefined || input.vat_rate !== undefined;
     const vat = vatGiven ? vatPair(p.type, input.vat_mode, input.vat_rate) : undefined;
     const product = productId ? checkProduct(productRows[0], p.productId) : input.product_id === null ? null : undefined;
@@ -453,7 +439,7 @@ export async function patchPayment(ctx: ServiceContext, id: string, input: Payme
 
 export async function getPayment(ctx: ServiceContext, id: string) {
   const [[p], entries] = (await runBatch(ctx.db, reReads(ctx, id))) as [PaymentRow[], PaymentEntryRow[]];
-  if (!p) throw paymentNotFound();
+  if (!p) throw PaymentErrors.notFound();
   return serializePayment(p, entries);
 }
 
@@ -462,8 +448,8 @@ export async function getPayment(ctx: ServiceContext, id: string) {
 /** `POST /v1/payments/{id}/cancel`: recurring plans only; recorded entries stay as they are. */
 export async function cancelPayment(ctx: ServiceContext, id: string) {
   const [p] = await readPayment(ctx.db, ctx.ws.id, id);
-  if (!p) throw paymentNotFound();
-  if (p.type !== 'recurring') throw badRequest('Only recurring payments can be cancelled');
+  if (!p) throw PaymentErrors.notFound();
+  if (p.type !== 'recurring') throw PaymentErrors.notRecurring();
   const now = nowIso();
   const results = await runBatch(ctx.db, [
     ctx.db
@@ -483,7 +469,7 @@ export async function cancelPayment(ctx: ServiceContext, id: string) {
 
 export const readPaymentAndEntries = async (ctx: ServiceContext, id: string) => {
   const [[p], entries] = (await runBatch(ctx.db, reReads(ctx, id))) as [PaymentRow[], PaymentEntryRow[]];
-  if (!p) throw paymentNotFound();
+  if (!p) throw PaymentErrors.notFound();
   return { p, entries };
 };
 
@@ -492,10 +478,10 @@ export async function markEntry(ctx: ServiceContext, id: string, entryId: string
   return retryOnConflict(async () => {
     const { p, entries } = await readPaymentAndEntries(ctx, id);
     const entry = entries.find((e) => e.id === entryId);
-    if (!entry) throw entryNotFound();
-    if (entry.kind === 'refund') throw badRequest('Refund entries cannot be marked directly');
+    if (!entry) throw PaymentErrors.entryNotFound();
+    if (entry.kind === 'refund') throw PaymentErrors.refundEntryNotMarkable();
     const reversing = status === 'failed' || status === 'refunded';
-    if (reversing && entry.refundedCents > 0) throw badRequest(HAS_REFUNDS_MESSAGE);
+    if (reversing && entry.refundedCents > 0) throw PaymentErrors.hasRefunds();
     const now = nowIso();
     const done = status === 'completed';
     // Money not (or no longer) received is not revenue; installments stay recognized while pending.

@@ -2,16 +2,14 @@ import { and, desc, eq, or, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { nowIso } from '../../platform/d1/db';
 import { failedOn, uniqueOn } from '../../platform/d1/constraints';
-import { domainError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { containsInAny, envelope, parseBooleanParam, parsePaging, searchParam } from '../../platform/list';
 import { fromCents, toCents } from '../../platform/money';
 import { prepared } from '../../platform/d1/prepared';
 import type { ProductCreateInput, ProductPatchInput } from './dto';
 import { products, type ProductRow } from './schema';
+import { ProductErrors } from './errors';
 
-export const productNotFound = () => domainError(404, 'product_not_found', 'Product not found');
-const productConflict = () => domainError(409, 'product_conflict', 'A product with this sku or external_id already exists');
 const skuOrExternalIdTaken = [uniqueOn(products.workspaceId, products.sku), uniqueOn(products.workspaceId, products.externalId)];
 
 export function serializeProduct(p: ProductRow) {
@@ -50,7 +48,7 @@ async function mapConflict<T>(write: Promise<T>): Promise<T> {
   try {
     return await write;
   } catch (err) {
-    if (failedOn(err, ...skuOrExternalIdTaken)) throw productConflict();
+    if (failedOn(err, ...skuOrExternalIdTaken)) throw ProductErrors.conflict();
     throw err;
   }
 }
@@ -98,13 +96,13 @@ export async function patchProduct(ctx: ServiceContext, id: string, input: Produ
       .where(and(eq(products.workspaceId, ctx.ws.id), eq(products.id, id)))
       .returning(),
   );
-  if (!saved) throw productNotFound();
+  if (!saved) throw ProductErrors.notFound();
   return serializeProduct(saved);
 }
 
 export async function getProduct(ctx: ServiceContext, id: string) {
   const [row] = await ctx.db.select().from(products).where(and(eq(products.workspaceId, ctx.ws.id), eq(products.id, id))).limit(1);
-  if (!row) throw productNotFound();
+  if (!row) throw ProductErrors.notFound();
   return serializeProduct(row);
 }
 

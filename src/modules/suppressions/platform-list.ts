@@ -1,7 +1,7 @@
 import { asc, eq, gt, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import { nowIso, runBatch } from '../../platform/d1/db';
-import { httpError } from '../../platform/errors';
+import { PlatformListErrors } from './errors';
 import { prepared, preparedSql } from '../../platform/d1/prepared';
 import { controlDb, onEveryShard } from '../../platform/d1/shards';
 import { platformSuppressions } from './control-schema';
@@ -85,7 +85,7 @@ export async function removePlatformSuppression(env: Bindings, email: string): P
     onEveryShard(env, async (db) => db.delete(globalEmailSuppressions).where(eq(globalEmailSuppressions.email, key)).returning({ email: globalEmailSuppressions.email })),
   ]);
   const failed = Object.entries(shards).filter(([, r]) => !r.ok);
-  if (failed.length) throw httpError(503, `Not removed from ${failed.map(([name]) => name).join(', ')}; retry the request`);
+  if (failed.length) throw PlatformListErrors.notRemovedEverywhere({ shards: failed.map(([name]) => name).join(', ') });
   const onShards = Object.values(shards).some((r) => r.ok && r.value.length > 0);
-  if (gone.length === 0 && !onShards) throw httpError(404, 'Global suppression not found');
+  if (gone.length === 0 && !onShards) throw PlatformListErrors.notFound();
 }

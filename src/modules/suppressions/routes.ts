@@ -1,12 +1,13 @@
 import { serviceContext } from '../../platform/context';
-import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
+import { bearer, defineRoute, jsonBody, jsonContent } from '../../platform/openapi';
+import { EnvelopeRequestErrors } from '../../platform/shared-errors';
 import { createRouter, domainValidationHook, idParams } from '../../platform/validation';
 import { SuppressionCreate, SuppressionCreated, SuppressionDeleted, SuppressionList, SuppressionListQuery } from './dto';
 import { addSuppression, listSuppressions, removeSuppression } from './service';
+import { SuppressionErrors } from './errors';
 
 export const suppressionRoutes = createRouter();
 const tags = ['Suppressions'];
-const badRequest = { 400: { shape: 'domain' as const, description: '`invalid_request`: malformed paging, a non-UUID id or a request-shape violation' } };
 
 suppressionRoutes.openapi(
   defineRoute({
@@ -18,7 +19,8 @@ suppressionRoutes.openapi(
     description: "This workspace's rows, newest first. The platform-managed global list is enforced at send time but never listed.",
     security: bearer,
     request: { query: SuppressionListQuery },
-    responses: { 200: jsonContent(SuppressionList, 'A page of suppressions'), ...errorResponses(badRequest) },
+    responses: { 200: jsonContent(SuppressionList, 'A page of suppressions') },
+    errors: [EnvelopeRequestErrors.invalidRequest],
   }),
   async (c) => c.json(await listSuppressions(serviceContext(c), c.req.valid('query')), 200),
   domainValidationHook,
@@ -34,7 +36,8 @@ suppressionRoutes.openapi(
     description: "201 both ways: an address already on the list comes back unchanged with `duplicate: true`. Adding a suppression does not change any contact's consent.",
     security: bearer,
     request: { body: jsonBody(SuppressionCreate, { email: 'bounced@example.com', reason: 'bounce', note: 'Hard bounce reported by the mailbox provider' }) },
-    responses: { 201: jsonContent(SuppressionCreated, 'The row, new or existing'), ...errorResponses(badRequest) },
+    responses: { 201: jsonContent(SuppressionCreated, 'The row, new or existing') },
+    errors: [EnvelopeRequestErrors.invalidRequest],
   }),
   async (c) => c.json(await addSuppression(serviceContext(c), c.req.valid('json')), 201),
   domainValidationHook,
@@ -50,10 +53,8 @@ suppressionRoutes.openapi(
     description: "Removes this workspace's row only; it lifts the send-time block and resubscribes no one. Platform rows cannot be removed.",
     security: bearer,
     request: { params: idParams },
-    responses: {
-      200: jsonContent(SuppressionDeleted, 'Removed'),
-      ...errorResponses({ ...badRequest, 404: { shape: 'domain', description: '`suppression_not_found`' } }),
-    },
+    responses: { 200: jsonContent(SuppressionDeleted, 'Removed') },
+    errors: [EnvelopeRequestErrors.invalidRequest, SuppressionErrors.notFound],
   }),
   async (c) => c.json(await removeSuppression(serviceContext(c), c.req.valid('param').id.toLowerCase()), 200),
   domainValidationHook,

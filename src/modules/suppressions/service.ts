@@ -2,7 +2,9 @@ import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import type { Db } from '../../platform/d1/db';
 import { nowIso, runBatch } from '../../platform/d1/db';
-import { ApiError, domainError } from '../../platform/errors';
+import { ApiError } from '../../platform/errors';
+import { EnvelopeRequestErrors } from '../../platform/shared-errors';
+import { SuppressionErrors } from './errors';
 import { uuidv7 } from '../../platform/ids';
 import { envelope, parsePaging } from '../../platform/list';
 import { prepared, preparedSql, runPrepared } from '../../platform/d1/prepared';
@@ -17,7 +19,7 @@ function inDomainEnvelope<T>(work: () => T): T {
   try {
     return work();
   } catch (err) {
-    if (err instanceof ApiError && err.status === 400 && typeof err.body.message === 'string') throw domainError(400, 'invalid_request', err.body.message);
+    if (err instanceof ApiError && err.status === 400 && typeof err.body.message === 'string') throw EnvelopeRequestErrors.invalidRequest({ problems: err.body.message });
     throw err;
   }
 }
@@ -81,7 +83,7 @@ export async function removeSuppression(ctx: ServiceContext, id: string) {
     .delete(emailSuppressions)
     .where(and(eq(emailSuppressions.workspace_id, ctx.ws.id), eq(emailSuppressions.id, id)))
     .returning({ id: emailSuppressions.id });
-  if (gone.length === 0) throw domainError(404, 'suppression_not_found', 'Suppression not found');
+  if (gone.length === 0) throw SuppressionErrors.notFound();
   return { success: true as const };
 }
 

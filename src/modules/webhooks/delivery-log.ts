@@ -2,13 +2,13 @@ import { and, count, desc, eq, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
 import { nowIso } from '../../platform/d1/db';
-import { badRequest, domainError } from '../../platform/errors';
+import { SharedErrors } from '../../platform/shared-errors';
+import { WebhookErrors } from './errors';
 import { uuidv7 } from '../../platform/ids';
 import { parsePaging } from '../../platform/list';
 import { eventOutbox } from '../../platform/schema';
 import { DELIVERY_KIND, type DeliveryMessage, type Envelope } from './publisher';
 import { webhookDeliveries, webhookEndpoints } from './schema';
-import { endpointNotFound } from './service';
 
 /** The statuses a delivery log shows: `delivered` is a delivery that succeeded. */
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'retrying', 'dead'] as const;
@@ -18,8 +18,6 @@ type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 export const TEST_EVENT_TYPE = 'webhook.test';
 
 type DeliveryRow = typeof webhookDeliveries.$inferSelect;
-
-const deliveryNotFound = () => domainError(404, 'delivery_not_found', 'Webhook delivery not found');
 
 const statusOf = (state: DeliveryRow['state']): DeliveryStatus => (state === 'succeeded' ? 'delivered' : state === 'dropped' ? 'dead' : state);
 const stateOf = (status: DeliveryStatus) => (status === 'delivered' ? 'succeeded' : status);
@@ -44,7 +42,7 @@ const ownEndpoint = (ctx: ServiceContext, endpointId: string) =>
 export async function listEndpointDeliveries(ctx: ServiceContext, endpointId: string, query: { status?: string; limit?: string; offset?: string }) {
   const paging = parsePaging(query, { limit: 25, cap: 100 });
   const status = query.status === undefined || query.status === '' ? undefined : query.status;
-  if (status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(status)) throw badRequest(`Invalid status: must be one of ${DELIVERY_STATUSES.join(', ')}`);
+  if (status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(status)) throw SharedErrors.notOneOf({ name: 'status', values: DELIVERY_STATUSES.join(', ') });
   const where = and(
     eq(webhookDeliveries.workspaceId, ctx.ws.id),
     eq(webhookDeliveries.endpointId, endpointId),
@@ -55,7 +53,7 @@ export async function listEndpointDeliveries(ctx: ServiceContext, endpointId: st
     ctx.db.select({ total: count() }).from(webhookDeliveries).where(where),
     ctx.db.select().from(webhookDeliveries).where(where).orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id)).limit(paging.limit).offset(paging.offset),
   ]);
-  if (endpoint.length === 0) throw endpointNotFound();
+  if (endpoint.length === 0) throw WebhookErrors.endpointNotFound();
   return { data: rows.map(serializeDeliveryLog), total, limit: paging.limit, offset: paging.offset };
 }
 
@@ -88,9 +86,9 @@ export async function retryDelivery(ctx: ServiceContext, env: Bindings, endpoint
       .from(eventOutbox)
       .where(and(eq(eventOutbox.workspaceId, ctx.ws.id), sql`${eventOutbox.id} = (SELECT ${webhookDeliveries.eventId} FROM ${webhookDeliveries} WHERE ${webhookDeliveries.id} = ${deliveryId})`)),
   ]);
-  if (endpoint.length === 0) throw endpointNotFound();
+  if (endpoint.length === 0) throw WebhookErrors.endpointNotFound();
   const [row] = updated;
-  if (!row) throw deliveryNotFound();
+  if (!row) throw WebhookErrors.deliveryNotFound();
   const [event] = events;
   const envelope: Envelope = event
     ? { id: event.id, type: event.type, created_at: event.createdAt, data: event.data }
@@ -108,7 +106,7 @@ export async function sendTestEvent(ctx: ServiceContext, env: Bindings, endpoint
   const event: Envelope = { id: uuidv7(), type: TEST_EVENT_TYPE, created_at: now, data: { endpoint_id: endpointId } };
   const inserted = await ctx.db.run(sql`INSERT INTO ${webhookDeliveries} (id, workspace_id, event_id, event_type, endpoint_id, url, state, attempts, created_at, updated_at)
     SELECT ${uuidv7()}, workspace_id, ${event.id}, ${TEST_EVENT_TYPE}, id, url, 'pending', 0, ${now}, ${now} FROM ${webhookEndpoints} WHERE workspace_id = ${ctx.ws.id} AND id = ${endpointId}`);
-  if (inserted.meta.changes === 0) throw endpointNotFound();
+  if (inserted.meta.changes === 0) throw WebhookErrors.endpointNotFound();
   await env.EVENTS_QUEUE.send(deliveryMessage(ctx.ws.id, endpointId, event));
   return { event_id: event.id };
 }

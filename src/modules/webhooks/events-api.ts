@@ -1,6 +1,6 @@
 import { and, count, desc, eq, gte } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { domainError } from '../../platform/errors';
+import { WebhookErrors } from './errors';
 import { parsePaging } from '../../platform/list';
 import { eventOutbox } from '../../platform/schema';
 
@@ -31,6 +31,6 @@ export async function getWebhookEvent(ctx: ServiceContext, id: string) {
     .select()
     .from(eventOutbox)
     .where(and(eq(eventOutbox.workspaceId, ctx.ws.id), eq(eventOutbox.id, id.toLowerCase()), gte(eventOutbox.createdAt, keptSince())));
-  if (!row) throw domainError(404, 'event_not_found', 'Event not found');
+  if (!row) throw WebhookErrors.eventNotFound();
   return envelopeOf(row);
 }

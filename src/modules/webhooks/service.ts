@@ -2,7 +2,6 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { nowIso } from '../../platform/d1/db';
 import { failedOn, uniqueOn } from '../../platform/d1/constraints';
-import { domainError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { isUuid } from '../../platform/validation';
 import { DEFAULT_EVENT_TYPES, type EventType } from '../../platform/event-catalog';
@@ -10,6 +9,7 @@ import type { WebhookEndpointInput } from './dto';
 import { webhookDeliveries, webhookEndpoints } from './schema';
 import { newEndpointSecret } from './signing';
 import { normalizedWebhookUrl } from './url-safety';
+import { WebhookErrors } from './errors';
 
 export const MAX_ENDPOINTS = 3;
 
@@ -23,8 +23,6 @@ export const serializeEndpoint = (e: Pick<EndpointRow, 'id' | 'url' | 'events' |
   created_at: e.createdAt,
 });
 
-export const endpointNotFound = () => domainError(404, 'endpoint_not_found', 'Webhook endpoint not found');
-
 const slotTaken = uniqueOn(webhookEndpoints.workspaceId, webhookEndpoints.slot);
 
 /**
@@ -35,7 +33,7 @@ const slotTaken = uniqueOn(webhookEndpoints.workspaceId, webhookEndpoints.slot);
  */
 export async function createEndpoint(ctx: ServiceContext, input: WebhookEndpointInput, allowHosts: readonly string[]) {
   const checked = normalizedWebhookUrl(input.url, allowHosts);
-  if ('reason' in checked) throw domainError(400, 'unsafe_url', checked.reason);
+  if ('reason' in checked) throw WebhookErrors.unsafeUrl({ reason: checked.reason });
   const endpoint = {
     id: uuidv7(),
     url: checked.url,
@@ -58,7 +56,7 @@ export async function createEndpoint(ctx: ServiceContext, input: WebhookEndpoint
       if (!failedOn(err, slotTaken)) throw err;
     }
   }
-  throw domainError(409, 'endpoint_limit_reached', `A workspace can have at most ${MAX_ENDPOINTS} webhook endpoints`);
+  throw WebhookErrors.endpointLimit({ max: MAX_ENDPOINTS });
 }
 
 export async function listEndpoints(ctx: ServiceContext) {
@@ -76,7 +74,7 @@ export async function listEndpoints(ctx: ServiceContext) {
  * acknowledged without a request.
  */
 export async function deleteEndpoint(ctx: ServiceContext, id: string): Promise<void> {
-  if (!isUuid(id)) throw endpointNotFound();
+  if (!isUuid(id)) throw WebhookErrors.endpointNotFound();
   const endpointId = id.toLowerCase();
   const now = nowIso();
   const [deleted] = await ctx.db.batch([
@@ -95,5 +93,5 @@ export async function deleteEndpoint(ctx: ServiceContext, id: string): Promise<v
         ),
       ),
   ]);
-  if (deleted.length === 0) throw endpointNotFound();
+  if (deleted.length === 0) throw WebhookErrors.endpointNotFound();
 }

@@ -2,7 +2,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
 import { nowIso, type Db } from '../../platform/d1/db';
-import { badRequest, codedError, domainError, httpError } from '../../platform/errors';
+import { CampaignExecutionErrors, WhatsAppErrors } from './errors';
 import type { FilterCatalog } from '../../platform/filter';
 import { uuidv7 } from '../../platform/ids';
 import { audienceContactCondition } from '../audiences';
@@ -13,8 +13,6 @@ import { CAMPAIGN_STATUSES, whatsappCampaigns, type CampaignRow } from './schema
 import { selectTemplate, templateFrom, type Template } from './templates';
 import { variableProblems } from './variables';
 
-
-const audienceNotFound = () => codedError(400, 'AUDIENCE_NOT_FOUND', 'audience_id: no such audience in this workspace');
 
 export function serializeCampaign(r: CampaignRow) {
   return {
@@ -83,28 +81,28 @@ const selectCampaign = (db: Db, workspaceId: string, id: string) =>
 
 export async function getCampaign(db: Db, workspaceId: string, id: string) {
   const [row] = await selectCampaign(db, workspaceId, id);
-  if (!row) throw httpError(404, 'Campaign not found');
+  if (!row) throw WhatsAppErrors.campaignNotFound();
   return serializeCampaign(row);
 }
 
 /** The write rules shared by create and PATCH, over the campaign as it would be. */
 async function checkCampaign(ctx: ServiceContext, next: { template: Template | null; audienceId: string | null; audienceFilters: Record<string, unknown> | null; variables: Record<string, string> }) {
-  if (!next.template) throw badRequest(['template_id: no such template in this workspace']);
+  if (!next.template) throw WhatsAppErrors.campaignTemplateNotFound();
   const t = next.template;
   const problems: string[] = [];
   if (t.header && (t.header.type !== 'text' || /\{\{/.test(t.header.text))) {
     problems.push('template_id: campaigns send templates whose only parameters are body placeholders (this one has a header parameter)');
   }
   problems.push(...variableProblems(next.variables, t.placeholders));
-  if (problems.length) throw badRequest(problems);
+  if (problems.length) throw WhatsAppErrors.campaignProblems({ problems });
   if (next.audienceFilters) checkContactFilter(next.audienceFilters, ctx.ws.id);
-  if (next.audienceId && !(await audienceContactCondition(ctx.db, ctx.ws.id, next.audienceId))) throw audienceNotFound();
+  if (next.audienceId && !(await audienceContactCondition(ctx.db, ctx.ws.id, next.audienceId))) throw WhatsAppErrors.audienceNotFound();
 }
 
 function scheduledAtValue(raw: string | null | undefined): string | null | undefined {
   if (raw === undefined || raw === null) return raw;
   const at = new Date(raw);
-  if (at.getTime() <= Date.now()) throw badRequest(['scheduled_at must be in the future']);
+  if (at.getTime() <= Date.now()) throw WhatsAppErrors.scheduledInPast();
   return at.toISOString();
 }
 
@@ -134,12 +132,11 @@ export async function createCampaign(ctx: ServiceContext, input: CampaignCreateI
 }
 
 const EDITABLE = ['draft', 'scheduled'] as const;
-const notEditable = (status: string) => codedError(409, 'campaign_not_editable', `The campaign is ${status}; only draft or scheduled campaigns can be changed`);
 
 export async function patchCampaign(ctx: ServiceContext, id: string, input: CampaignPatchInput) {
   const [existing] = await selectCampaign(ctx.db, ctx.ws.id, id);
-  if (!existing) throw httpError(404, 'Campaign not found');
-  if (!(EDITABLE as readonly string[]).includes(existing.status)) throw notEditable(existing.status);
+  if (!existing) throw WhatsAppErrors.campaignNotFound();
+  if (!(EDITABLE as readonly string[]).includes(existing.status)) throw WhatsAppErrors.campaignNotEditable({ status: existing.status });
   const scheduledAt = scheduledAtValue(input.scheduled_at);
   const templateId = input.template_id?.toLowerCase() ?? existing.templateId;
   const next = {
@@ -166,7 +163,7 @@ export async function patchCampaign(ctx: ServiceContext, id: string, input: Camp
     .returning();
   if (!row) {
     const [current] = await selectCampaign(ctx.db, ctx.ws.id, id);
-    throw notEditable(current?.status ?? 'gone');
+    throw WhatsAppErrors.campaignNotEditable({ status: current?.status ?? 'gone' });
   }
   return serializeCampaign(row);
 }
@@ -195,15 +192,15 @@ export async function startCampaign(env: Bindings, db: Db, workspaceId: string, 
 
 export async function executeCampaign(env: Bindings, ctx: ServiceContext, id: string) {
   const [existing] = await selectCampaign(ctx.db, ctx.ws.id, id);
-  if (!existing) throw domainError(404, 'campaign_not_found', 'Campaign not found');
+  if (!existing) throw CampaignExecutionErrors.notFound();
   if (!(EDITABLE as readonly string[]).includes(existing.status)) {
-    throw domainError(409, 'campaign_not_executable', `The campaign is ${existing.status}; only draft or scheduled campaigns can be executed`);
+    throw CampaignExecutionErrors.notExecutable({ status: existing.status });
   }
   const template = templateFrom(await selectTemplate(ctx.db, ctx.ws.id, existing.templateId));
   if (!template || template.status !== 'approved') {
-    throw domainError(409, 'template_not_approved', `The campaign's template is ${template?.status ?? 'missing'}; only approved templates can be sent`);
+    throw CampaignExecutionErrors.templateNotApproved({ status: template?.status ?? 'missing' });
   }
   const row = await startCampaign(env, ctx.db, ctx.ws.id, id);
-  if (!row) throw domainError(409, 'campaign_not_executable', 'The campaign was started or changed concurrently; only draft or scheduled campaigns can be executed');
+  if (!row) throw CampaignExecutionErrors.startedConcurrently();
   return serializeCampaign(row);
 }

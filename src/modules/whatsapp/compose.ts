@@ -1,4 +1,4 @@
-import { badRequest } from '../../platform/errors';
+import { WhatsAppErrors } from './errors';
 import type { TemplateMessage } from '../../providers/whatsapp';
 import type { TemplateSendInput } from './dto';
 import { fill, isPositional, placeholdersOf } from './placeholders';
@@ -21,7 +21,7 @@ export function composeTemplateMessage(template: Template, to: string, input: Om
     }
     return { sub_type: b.type, index, parameters: b.parameters };
   });
-  if (problems.length) throw badRequest(problems);
+  if (problems.length) throw WhatsAppErrors.messageProblems({ problems });
   return {
     to,
     template: { name: template.name, language: template.language },

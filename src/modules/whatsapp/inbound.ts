@@ -12,6 +12,7 @@ import { identityTaken, planUpsert } from '../contacts';
 import { contextFor, findWorkspaceByWhatsAppNumber } from '../workspaces';
 import { messages } from './schema';
 import { conversationIntoEvent, insertMessage, statusUpdate, upsertConversation } from './inbox';
+import { ContactErrors } from '../contacts';
 
 /** `sha256=` + hex HMAC-SHA256 of the raw body with the app secret, checked in constant time (WebCrypto verify). */
 export async function verifyMetaSignature(secret: string | undefined, rawBody: ArrayBuffer, header: string | undefined | null): Promise<boolean> {
@@ -180,7 +181,7 @@ async function recordInbound(ctx: ServiceContext, m: InboundMessage, profileName
         } catch (err) {
           if (!(err instanceof ApiError)) throw err;
           // A blacklisted number is a blocked sender; any other refusal leaves the message without a contact.
-          blocked = err.body.error_code === 'PHONE_BLACKLISTED';
+          blocked = err.body.error_code === ContactErrors.phoneBlacklisted.code;
         }
       }
       const messageId = uuidv7();

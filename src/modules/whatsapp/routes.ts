@@ -1,11 +1,14 @@
 import { serviceContext } from '../../platform/context';
-import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../../platform/openapi';
+import { bearer, defineRoute, jsonBody, jsonContent } from '../../platform/openapi';
+import { SharedErrors } from '../../platform/shared-errors';
 import { createRouter, idParams } from '../../platform/validation';
 import { whatsappProvider } from '../../providers/whatsapp';
 import { createCampaign, executeCampaign, getCampaign, listCampaigns, patchCampaign } from './campaigns';
 import { Campaign, CAMPAIGN_LIST_QUERY, CampaignCreate, CampaignExecute, CampaignPage, CampaignPatch, Template, TEMPLATE_LIST_QUERY, TemplatePage, TemplateSend, TemplateSendResult } from './dto';
 import { sendTemplate } from './send';
 import { getTemplate, listTemplates, TEMPLATE_FILTER_FIELDS } from './templates';
+import { ContactErrors } from '../contacts';
+import { CampaignExecutionErrors, WhatsAppErrors } from './errors';
 
 export const whatsappRoutes = createRouter();
 const templateTags = ['WhatsApp templates'];
@@ -22,7 +25,7 @@ whatsappRoutes.openapi(
     description: `Shared list conventions; \`search\` matches the name and body; filterable fields: ${TEMPLATE_FILTER_FIELDS.join(', ')}.`,
     security: bearer,
     request: { query: TEMPLATE_LIST_QUERY },
-    responses: { 200: jsonContent(TemplatePage, 'A page of templates'), ...errorResponses() },
+    responses: { 200: jsonContent(TemplatePage, 'A page of templates') },
   }),
   async (c) => c.json(await listTemplates(c.var.db, c.var.workspace.id, c.req.valid('query')), 200),
 );
@@ -36,7 +39,8 @@ whatsappRoutes.openapi(
     summary: 'Get a WhatsApp template',
     security: bearer,
     request: { params: idParams },
-    responses: { 200: jsonContent(Template, 'The template'), ...errorResponses({ 404: { description: '`Template not found`' } }) },
+    responses: { 200: jsonContent(Template, 'The template') },
+    errors: [WhatsAppErrors.templateNotFound],
   }),
   async (c) => c.json(await getTemplate(c.var.db, c.var.workspace.id, c.req.valid('param').id.toLowerCase()), 200),
 );
@@ -49,21 +53,30 @@ whatsappRoutes.openapi(
     tags: templateTags,
     summary: 'Send one template message',
     description:
-      'The recipient contact is matched by the normalized phone (`to`, read in the workspace default country when local) and created when absent. `body_variables` fill the body placeholders: entries with `param_name` the named ones, the others by position; a missing or unknown placeholder answers 400 naming it. A media header needs `header_config` `{type: media, media_type, media_link}` with an https link; `button_configs` entries require `parameters`. The message is recorded in the contact\'s inbox conversation. ' +
-      '400 `error_code` `PHONE_BLACKLISTED` (blacklisted number), `RECIPIENT_BLOCKED` (blocked contact), `RECIPIENT_UNSUBSCRIBED` (WhatsApp consent `unsubscribed`: no template of any category is sent); 409 `TEMPLATE_NOT_APPROVED`; 502 `WHATSAPP_PROVIDER_ERROR` with the provider\'s message when the provider refuses the content.',
+      'The recipient contact is matched by the normalized phone (`to`, read in the workspace default country when local) and created ' +
+      'when absent. `body_variables` fill the body placeholders: entries with `param_name` the named ones, the others by position; ' +
+      'a missing or unknown placeholder answers 400 naming it. A media header needs `header_config` `{type: media, media_type, media_link}` ' +
+      'with an https link; `button_configs` entries require `parameters`. The message is recorded in the contact\'s inbox conversation. ' +
+      'A blacklisted number, a blocked contact and WhatsApp consent `unsubscribed` are refused: no template of any category is sent.',
     security: bearer,
     request: {
       params: idParams,
       body: jsonBody(TemplateSend, { to: '+4915112345678', body_variables: [{ type: 'text', text: 'Ada' }, { type: 'text', text: 'SPRING20' }] }),
     },
-    responses: {
-      201: jsonContent(TemplateSendResult, 'Handed to the provider and recorded in the inbox'),
-      ...errorResponses({
-        404: { description: '`Template not found`' },
-        409: { description: '`TEMPLATE_NOT_APPROVED`; `CONTACT_MERGE_REQUIRED`' },
-        502: { description: '`WHATSAPP_PROVIDER_ERROR`: the provider refused the message (its message is passed on)' },
-      }),
-    },
+    responses: { 201: jsonContent(TemplateSendResult, 'Handed to the provider and recorded in the inbox') },
+    errors: [
+      WhatsAppErrors.invalidRecipient,
+      WhatsAppErrors.messageProblems,
+      ContactErrors.phoneBlacklisted,
+      ContactErrors.limitReached,
+      WhatsAppErrors.recipientBlocked,
+      WhatsAppErrors.recipientUnsubscribed,
+      WhatsAppErrors.templateNotFound,
+      WhatsAppErrors.templateNotApproved,
+      ContactErrors.mergeRequired,
+      SharedErrors.concurrentChange,
+      WhatsAppErrors.providerError,
+    ],
   }),
   async (c) => {
     const provider = whatsappProvider(c.env, c.var.db, c.var.workspace);
@@ -81,7 +94,7 @@ whatsappRoutes.openapi(
     description: 'Shared list conventions; `search` matches the name; filterable fields: id, name, template_id, audience_id, status, scheduled_at, started_at, completed_at, created_at, updated_at.',
     security: bearer,
     request: { query: CAMPAIGN_LIST_QUERY },
-    responses: { 200: jsonContent(CampaignPage, 'A page of campaigns'), ...errorResponses() },
+    responses: { 200: jsonContent(CampaignPage, 'A page of campaigns') },
   }),
   async (c) => c.json(await listCampaigns(c.var.db, c.var.workspace.id, c.req.valid('query')), 200),
 );
@@ -95,13 +108,26 @@ whatsappRoutes.openapi(
     summary: 'Get a WhatsApp campaign',
     security: bearer,
     request: { params: idParams },
-    responses: { 200: jsonContent(Campaign, 'The campaign with its stats'), ...errorResponses({ 404: { description: '`Campaign not found`' } }) },
+    responses: { 200: jsonContent(Campaign, 'The campaign with its stats') },
+    errors: [WhatsAppErrors.campaignNotFound],
   }),
   async (c) => c.json(await getCampaign(c.var.db, c.var.workspace.id, c.req.valid('param').id.toLowerCase()), 200),
 );
 
-const campaignWriteErrors =
-  '400: `template_id: no such template in this workspace`, `template_id: campaigns send templates whose only parameters are body placeholders ...`, `error_code` `AUDIENCE_NOT_FOUND`, `Invalid filter: ...` / `Invalid filter value for ...` (audience_filters), `variables: missing a value for placeholder {{n}}`, `variables.<name>: unknown contact field "<field>"`, `scheduled_at must be in the future`.';
+/** What a create and a PATCH check: the template, its variables, the audience and its filters, the schedule. */
+const campaignWriteErrors = [
+  WhatsAppErrors.campaignTemplateNotFound,
+  WhatsAppErrors.campaignProblems,
+  WhatsAppErrors.audienceNotFound,
+  SharedErrors.invalidFilter,
+  SharedErrors.filterValueNot,
+  SharedErrors.filterValueRule,
+  WhatsAppErrors.scheduledInPast,
+];
+const campaignProblemsDoc =
+  'A template with parameters outside its body (`template_id: campaigns send templates whose only parameters are body placeholders ...`), ' +
+  'a placeholder without a value (`variables: missing a value for placeholder {{n}}`) and an unknown contact field ' +
+  '(`variables.<name>: unknown contact field "<field>"`) answer 400 listing each.';
 
 whatsappRoutes.openapi(
   defineRoute({
@@ -110,7 +136,7 @@ whatsappRoutes.openapi(
     operationId: 'createCampaign',
     tags: campaignTags,
     summary: 'Create a WhatsApp campaign',
-    description: `Starts \`draft\`, or \`scheduled\` with a future \`scheduled_at\` (the \`campaign-schedules\` sweep executes it when due). ${campaignWriteErrors}`,
+    description: `Starts \`draft\`, or \`scheduled\` with a future \`scheduled_at\` (the \`campaign-schedules\` sweep executes it when due). ${campaignProblemsDoc}`,
     security: bearer,
     request: {
       body: jsonBody(CampaignCreate, {
@@ -120,7 +146,8 @@ whatsappRoutes.openapi(
         variables: { '1': '{{contact.first_name|there}}', '2': 'SPRING20' },
       }),
     },
-    responses: { 201: jsonContent(Campaign, 'The created campaign'), ...errorResponses() },
+    responses: { 201: jsonContent(Campaign, 'The created campaign') },
+    errors: campaignWriteErrors,
   }),
   async (c) => c.json(await createCampaign(serviceContext(c), c.req.valid('json')), 201),
 );
@@ -132,13 +159,11 @@ whatsappRoutes.openapi(
     operationId: 'updateCampaign',
     tags: campaignTags,
     summary: 'Update a WhatsApp campaign',
-    description: `Only while \`draft\` or \`scheduled\`, else 409 \`error_code\` \`campaign_not_editable\`. Setting a future \`scheduled_at\` makes it \`scheduled\`, \`null\` makes it \`draft\`. ${campaignWriteErrors}`,
+    description: `Only while \`draft\` or \`scheduled\`. Setting a future \`scheduled_at\` makes it \`scheduled\`, \`null\` makes it \`draft\`. ${campaignProblemsDoc}`,
     security: bearer,
     request: { params: idParams, body: jsonBody(CampaignPatch, { name: 'Spring sale (final)' }) },
-    responses: {
-      200: jsonContent(Campaign, 'The updated campaign'),
-      ...errorResponses({ 404: { description: '`Campaign not found`' }, 409: { description: '`campaign_not_editable`' } }),
-    },
+    responses: { 200: jsonContent(Campaign, 'The updated campaign') },
+    errors: [...campaignWriteErrors, WhatsAppErrors.campaignNotFound, WhatsAppErrors.campaignNotEditable],
   }),
   async (c) => c.json(await patchCampaign(serviceContext(c), c.req.valid('param').id.toLowerCase(), c.req.valid('json')), 200),
 );
@@ -151,13 +176,13 @@ whatsappRoutes.openapi(
     tags: campaignTags,
     summary: 'Execute a WhatsApp campaign now',
     description:
-      'From `draft` or `scheduled`: the campaign turns `running` and its recipients (WhatsApp consent `subscribed`, not blocked, not blacklisted, narrowed by the audience and `audience_filters`) are fanned out through the queue; each contact receives it at most once. It ends `completed`, or `failed` when nothing could be sent. Failures use the domain envelope: 404 `campaign_not_found`, 409 `campaign_not_executable` (any other state), 409 `template_not_approved`.',
+      'From `draft` or `scheduled`: the campaign turns `running` and its recipients (WhatsApp consent `subscribed`, not blocked, ' +
+      'not blacklisted, narrowed by the audience and `audience_filters`) are fanned out through the queue; each contact receives it ' +
+      'at most once. It ends `completed`, or `failed` when nothing could be sent. Its own errors answer the domain envelope.',
     security: bearer,
     request: { params: idParams, body: jsonBody(CampaignExecute, {}) },
-    responses: {
-      201: jsonContent(Campaign, 'The campaign, now `running`'),
-      ...errorResponses({ 404: { shape: 'domain', description: '`campaign_not_found`' }, 409: { shape: 'domain', description: '`campaign_not_executable`, `template_not_approved`' } }),
-    },
+    responses: { 201: jsonContent(Campaign, 'The campaign, now `running`') },
+    errors: [CampaignExecutionErrors.notFound, CampaignExecutionErrors.notExecutable, CampaignExecutionErrors.startedConcurrently, CampaignExecutionErrors.templateNotApproved],
   }),
   async (c) => c.json(await executeCampaign(c.env, serviceContext(c), c.req.valid('param').id.toLowerCase()), 201),
 );

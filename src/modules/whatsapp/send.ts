@@ -1,29 +1,24 @@
 import type { ServiceContext } from '../../platform/context';
-import { codedError, httpError } from '../../platform/errors';
 import { nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
 import { uuidv7 } from '../../platform/ids';
 import { toE164 } from '../../platform/phone';
-import { badRequest } from '../../platform/errors';
 import { outcomeOf, type TemplateMessage, type WhatsAppProvider } from '../../providers/whatsapp';
 import { identityTaken, type ContactRow, planUpsert } from '../contacts';
 import { composeTemplateMessage } from './compose';
 import type { TemplateSendInput } from './dto';
 import { insertMessage, settleOutbound, upsertConversation } from './inbox';
-import { selectTemplate, templateFrom, TEMPLATE_NOT_FOUND, type Template } from './templates';
+import { selectTemplate, templateFrom, type Template } from './templates';
+import { WhatsAppErrors } from './errors';
 
 /** Why a contact may not receive WhatsApp messages right now, or null when it may. */
 export function recipientRefusal(row: Pick<ContactRow, 'block_state' | 'whatsapp_consent_state'>) {
-  if (row.block_state !== 'none') return codedError(400, 'RECIPIENT_BLOCKED', 'The recipient is blocked in this workspace; no WhatsApp message is sent to a blocked contact');
-  if (row.whatsapp_consent_state === 'unsubscribed') {
-    return codedError(400, 'RECIPIENT_UNSUBSCRIBED', 'The recipient has unsubscribed from WhatsApp messages; no template (marketing, utility or authentication) is sent to an opted-out number');
-  }
+  if (row.block_state !== 'none') return WhatsAppErrors.recipientBlocked();
+  if (row.whatsapp_consent_state === 'unsubscribed') return WhatsAppErrors.recipientUnsubscribed();
   return null;
 }
 
 export const assertApproved = (template: Template) => {
-  if (template.status !== 'approved') {
-    throw codedError(409, 'TEMPLATE_NOT_APPROVED', `Only approved templates can be sent; this template is ${template.status}`);
-  }
+  if (template.status !== 'approved') throw WhatsAppErrors.templateNotApproved({ status: template.status });
 };
 
 /**
@@ -35,12 +30,12 @@ export const assertApproved = (template: Template) => {
  */
 export async function sendTemplate(ctx: ServiceContext, provider: WhatsAppProvider, templateId: string, input: TemplateSendInput) {
   const to = toE164(input.to, ctx.ws.defaultCountry);
-  if (!to) throw badRequest(['to must be a valid phone number']);
+  if (!to) throw WhatsAppErrors.invalidRecipient();
   const prepared = await retryOnConflict(async () => {
     const plan = planUpsert(ctx, { phone: to }, { source: 'api' });
     const [templateRows, ...contactResults] = await runBatch(ctx.db, [selectTemplate(ctx.db, ctx.ws.id, templateId), ...plan.reads]);
     const template = templateFrom(templateRows);
-    if (!template) throw httpError(404, TEMPLATE_NOT_FOUND);
+    if (!template) throw WhatsAppErrors.templateNotFound();
     assertApproved(template);
     const message = composeTemplateMessage(template, to, input);
     const planned = await plan.resolve(contactResults);
@@ -66,7 +61,7 @@ export async function sendTemplate(ctx: ServiceContext, provider: WhatsAppProvid
   if (prepared.wamid) return { success: true, wamid: prepared.wamid, message_id: prepared.messageId, conversation_id: prepared.conversationId };
   const outcome = await handOver(provider, prepared.message);
   await settleOutbound(ctx.db, ctx.ws.id, prepared.messageId, outcome, nowIso());
-  if ('error' in outcome) throw codedError(502, 'WHATSAPP_PROVIDER_ERROR', outcome.error);
+  if ('error' in outcome) throw WhatsAppErrors.providerError({ detail: outcome.error });
   return { success: true, wamid: outcome.wamid, message_id: prepared.messageId, conversation_id: prepared.conversationId };
 }
 

@@ -1,13 +1,13 @@
 import { sql } from 'drizzle-orm';
 import { nowIso, type Db } from '../../platform/d1/db';
 import { failedOn, uniqueOn } from '../../platform/d1/constraints';
-import { badRequest, httpError } from '../../platform/errors';
 import type { FilterCatalog } from '../../platform/filter';
 import { uuidv7 } from '../../platform/ids';
 import { rawAll } from '../../platform/d1/raw-query';
 import { listTable, tableFields, type ListParams } from './listing';
 import { placeholderProblem, placeholdersOf } from './placeholders';
 import { TEMPLATE_CATEGORIES, TEMPLATE_STATUSES, whatsappTemplates, type TemplateButton, type TemplateHeader } from './schema';
+import { WhatsAppErrors } from './errors';
 
 /** A template row as SQL returns it (snake_case, JSON as text). */
 type RawTemplate = {
@@ -80,11 +80,9 @@ export const templateFrom = (rows: unknown): Template | null => {
   return row ? serializeTemplate(row) : null;
 };
 
-export const TEMPLATE_NOT_FOUND = 'Template not found';
-
 export async function getTemplate(db: Db, workspaceId: string, id: string): Promise<Template> {
   const template = templateFrom(await selectTemplate(db, workspaceId, id));
-  if (!template) throw httpError(404, TEMPLATE_NOT_FOUND);
+  if (!template) throw WhatsAppErrors.templateNotFound();
   return template;
 }
 
@@ -106,7 +104,7 @@ export async function createTemplate(db: Db, workspaceId: string, input: Templat
     placeholderProblem('body', input.body),
     input.header?.type === 'text' ? placeholderProblem('header.text', input.header.text) : null,
   ].filter((p): p is string => p !== null);
-  if (problems.length) throw badRequest(problems);
+  if (problems.length) throw WhatsAppErrors.templateProblems({ problems });
   const now = nowIso();
   const row = {
     id: uuidv7(),
@@ -125,7 +123,7 @@ export async function createTemplate(db: Db, workspaceId: string, input: Templat
   try {
     await db.insert(whatsappTemplates).values(row);
   } catch (err) {
-    if (failedOn(err, nameAndLanguageTaken)) throw httpError(409, 'A template with this name and language already exists');
+    if (failedOn(err, nameAndLanguageTaken)) throw WhatsAppErrors.templateExists();
     throw err;
   }
   return getTemplate(db, workspaceId, row.id);

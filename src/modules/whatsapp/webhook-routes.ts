@@ -1,9 +1,9 @@
 import { z } from '@hono/zod-openapi';
 import { Hono } from 'hono';
 import type { AdminEnv } from '../../env';
-import { httpError } from '../../platform/errors';
+import { WhatsAppErrors } from './errors';
 import { publishCommitted } from '../../platform/events';
-import { frameworkError, providerEventBody, publicEntry, type PublicRegistry } from '../../platform/public-docs';
+import { answer, frameworkError, providerEventBody, publicEntry, type PublicRegistry } from '../../platform/public-docs';
 import { handleNotification, verifyMetaSignature } from './inbound';
 
 /**
@@ -17,20 +17,20 @@ whatsappWebhook.get('/webhook', (c) => {
   const expected = c.env.WHATSAPP_VERIFY_TOKEN;
   const token = c.req.query('hub.verify_token');
   const challenge = c.req.query('hub.challenge') ?? '';
-  if (!expected || token !== expected || c.req.query('hub.mode') !== 'subscribe') throw httpError(403, 'Verification token mismatch');
+  if (!expected || token !== expected || c.req.query('hub.mode') !== 'subscribe') throw WhatsAppErrors.verificationMismatch();
   return c.text(challenge, 200);
 });
 
 whatsappWebhook.post('/webhook', async (c) => {
   const raw = await c.req.arrayBuffer();
   if (!(await verifyMetaSignature(c.env.WHATSAPP_APP_SECRET, raw, c.req.header('x-hub-signature-256')))) {
-    throw httpError(401, 'Invalid or missing X-Hub-Signature-256');
+    throw WhatsAppErrors.invalidSignature();
   }
   let payload: unknown;
   try {
     payload = JSON.parse(new TextDecoder().decode(raw));
   } catch {
-    throw httpError(400, 'Body is not valid JSON');
+    throw WhatsAppErrors.bodyNotJson();
   }
   const summary = await handleNotification(c.env, payload, (ctx) => {
     if (ctx.events.committed.length) c.executionCtx.waitUntil(publishCommitted(c.env, ctx.db, ctx.events.committed));
@@ -46,7 +46,9 @@ export function registerWhatsAppWebhookDocs(registry: PublicRegistry) {
     path: '/providers/whatsapp/webhook',
     operationId: 'verifyWhatsAppWebhook',
     summary: "Meta's webhook verification handshake",
-    description: 'Not for API clients: Meta calls it once when the webhook is configured. With `hub.mode=subscribe` and the right `hub.verify_token` (`WHATSAPP_VERIFY_TOKEN`) it echoes `hub.challenge` as text; otherwise 403.',
+    description:
+      'Not for API clients: Meta calls it once when the webhook is configured. ' +
+      'With `hub.mode=subscribe` and the right `hub.verify_token` (`WHATSAPP_VERIFY_TOKEN`) it echoes `hub.challenge` as text; otherwise 403.',
     request: {
       query: z.object({
         'hub.mode': z.string().optional().openapi({ example: 'subscribe' }),
@@ -54,7 +56,7 @@ export function registerWhatsAppWebhookDocs(registry: PublicRegistry) {
         'hub.challenge': z.string().optional().openapi({ example: '1158201444' }),
       }),
     },
-    responses: { 200: { description: 'The challenge, verbatim', content: { 'text/plain': { schema: z.string() } } }, 403: frameworkError('Verification token mismatch') },
+    responses: { 200: answer('The challenge, verbatim', { content: { 'text/plain': { schema: z.string() } } }), 403: frameworkError('Verification token mismatch') },
   } as never);
   registry.registerPath({
     ...publicEntry,
@@ -63,13 +65,16 @@ export function registerWhatsAppWebhookDocs(registry: PublicRegistry) {
     operationId: 'receiveWhatsAppWebhook',
     summary: 'WhatsApp Cloud API notifications (called by Meta)',
     description:
-      'Not for API clients: inbound messages and status updates, verified by `X-Hub-Signature-256` (HMAC-SHA256 of the raw body with `WHATSAPP_APP_SECRET`). The workspace is found by `metadata.phone_number_id`; each inbound message fires `message.received` once per provider message id. A valid signed payload always answers 200 so Meta stops retrying.',
+      'Not for API clients: inbound messages and status updates, verified by `X-Hub-Signature-256` (HMAC-SHA256 of the raw body with ' +
+      '`WHATSAPP_APP_SECRET`). The workspace is found by `metadata.phone_number_id`; ' +
+      'each inbound message fires `message.received` once per provider message id. ' +
+      'A valid signed payload always answers 200 so Meta stops retrying.',
     request: {
       headers: z.object({ 'x-hub-signature-256': z.string().optional().openapi({ description: '`sha256=<hex>`' }) }),
       body: providerEventBody({ object: 'whatsapp_business_account', entry: [{ id: 'WABA_ID', changes: [{ field: 'messages', value: { metadata: { phone_number_id: '1234567890' } } }] }] }),
     },
     responses: {
-      200: { description: 'Received', content: { 'application/json': { schema: z.object({ received: z.literal(true) }).passthrough() } } },
+      200: answer('Received', { content: { 'application/json': { schema: z.object({ received: z.literal(true) }).passthrough() } } }),
       400: frameworkError('Body is not valid JSON'),
       401: frameworkError('Invalid or missing X-Hub-Signature-256: nothing recorded'),
     },

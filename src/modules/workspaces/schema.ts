@@ -1,6 +1,6 @@
-import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
-// Workspace members and the request log live beside the workspace's other records, in its data database.
+// Workspace members live beside the workspace's other records, in its data database.
 export const users = sqliteTable(
   'users',
   {
@@ -14,21 +14,4 @@ export const users = sqliteTable(
     updatedAt: text('updated_at').notNull(),
   },
   (t) => [uniqueIndex('users_workspace_email').on(t.workspaceId, t.email)],
-);
-
-export const requestLog = sqliteTable(
-  'request_log',
-  {
-    id: text('id').primaryKey(),
-    workspaceId: text('workspace_id').notNull(),
-    apiKeyId: text('api_key_id'),
-    method: text('method').notNull(),
-    path: text('path').notNull(),
-    status: integer('status').notNull(),
-    durationMs: integer('duration_ms').notNull(),
-    ip: text('ip'),
-    userAgent: text('user_agent'),
-    createdAt: text('created_at').notNull(),
-  },
-  (t) => [index('request_log_workspace_id').on(t.workspaceId, t.id)],
 );

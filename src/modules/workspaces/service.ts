@@ -1,15 +1,15 @@
 import { and, desc, eq, sql, type SQLWrapper } from 'drizzle-orm';
-import type { Db } from '../../platform/d1/db';
-import { nowIso } from '../../platform/d1/db';
+import { type Db, nowIso } from '../../platform/d1/db';
 import { failedOn, uniqueOn } from '../../platform/d1/constraints';
 import { prepared } from '../../platform/d1/prepared';
-import { httpError, notFound } from '../../platform/errors';
 import { API_KEY_PREFIX } from '../../platform/auth';
 import { base64url, sha256Hex, uuidv7 } from '../../platform/ids';
 import { inJsonList } from '../../platform/d1/bound-parameters';
 import { FEATURES, type Workspace } from '../../platform/workspace';
 import { apiKeys, workspaces, type EmailSettings, type RateLimits, type WorkspaceCaps } from '../../platform/control-schema';
-import { requestLog, users } from './schema';
+import { requestLog } from '../../platform/schema';
+import { users } from './schema';
+import { WorkspaceErrors } from './errors';
 
 /** The name of member `userId` of `workspace` (SQL expressions), as SQL for a caller's statement; NULL for none. */
 export const memberName = (workspace: SQLWrapper, userId: SQLWrapper) => sql`(SELECT u.name FROM ${users} u WHERE u.id = ${userId} AND u.workspace_id = ${workspace})`;
@@ -82,7 +82,7 @@ export async function findWorkspace(db: Db, id: string): Promise<Workspace | nul
 
 export async function getWorkspace(db: Db, id: string): Promise<Workspace> {
   const ws = await findWorkspace(db, id);
-  if (!ws) throw notFound('Workspace not found');
+  if (!ws) throw WorkspaceErrors.notFound();
   return ws;
 }
 
@@ -97,7 +97,7 @@ const memberEmailTaken = uniqueOn(users.workspaceId, users.email);
 
 /** The one unique column an operator writes: inbound WhatsApp notifications find their workspace by it. */
 function refuseTakenNumber(err: unknown): never {
-  if (failedOn(err, numberTaken)) throw httpError(409, 'Another workspace already uses this whatsapp_phone_number_id');
+  if (failedOn(err, numberTaken)) throw WorkspaceErrors.whatsappNumberTaken();
   throw err;
 }
 
@@ -176,7 +176,7 @@ export async function createApiKey(db: Db, workspaceId: string, name: string) {
 
 export async function revokeApiKey(db: Db, keyId: string) {
   const [row] = await db.select().from(apiKeys).where(eq(apiKeys.id, keyId)).limit(1);
-  if (!row) throw notFound('API key not found');
+  if (!row) throw WorkspaceErrors.apiKeyNotFound();
   const revokedAt = row.revokedAt ?? nowIso();
   if (!row.revokedAt) await db.update(apiKeys).set({ revokedAt }).where(eq(apiKeys.id, keyId));
   return { id: row.id, workspace_id: row.workspaceId, name: row.name, prefix: row.prefix, created_at: row.createdAt, revoked_at: revokedAt };
@@ -196,7 +196,7 @@ export async function createUser(
     .returning()
     .then((rows) => rows[0])
     .catch((err) => {
-      if (failedOn(err, memberEmailTaken)) throw httpError(409, 'A user with this email already exists in the workspace');
+      if (failedOn(err, memberEmailTaken)) throw WorkspaceErrors.userExists();
       throw err;
     });
   return { id: row.id, workspace_id: row.workspaceId, name: row.name, email: row.email, role: row.role, active: row.active, created_at: row.createdAt };
@@ -213,6 +213,7 @@ export async function readRequestLog(db: Db, workspaceId: string, limit: number)
   const rows = await db.select().from(requestLog).where(eq(requestLog.workspaceId, workspaceId)).orderBy(desc(requestLog.id)).limit(limit);
   return rows.map((r) => ({
     id: r.id,
+    request_id: r.requestId,
     method: r.method,
     path: r.path,
     status: r.status,

@@ -1,11 +1,9 @@
 import type { Bindings } from '../../env';
-import { httpError } from '../errors';
+import { SharedErrors } from '../shared-errors';
 import { hex } from '../ids';
 
 /** Response header with the bookmark a request's data reflects; a read may send it back (another key, a webhook's receiver). */
 export const BOOKMARK_HEADER = 'Bookmark';
-
-export const INVALID_BOOKMARK_MESSAGE = `Invalid ${BOOKMARK_HEADER} header: send back a value this API returned`;
 
 /**
  * A `Bookmark` value: the D1 bookmark (hex groups joined by dashes), a dot, and the
@@ -39,9 +37,9 @@ export async function issueBookmark(env: Bindings, shard: string, bookmark: stri
 export async function acceptBookmark(env: Bindings, shard: string, header: string | undefined): Promise<string | null> {
   if (header === undefined || header === '') return null;
   const parts = SIGNED_SHAPE.exec(header);
-  if (!parts) throw httpError(400, INVALID_BOOKMARK_MESSAGE);
+  if (!parts) throw SharedErrors.invalidBookmark();
   const [, bookmark, mac] = parts;
   const macBytes = Uint8Array.from(mac.match(/../g)!, (pair) => parseInt(pair, 16));
-  if (!(await crypto.subtle.verify('HMAC', await macKey(env, 'verify'), macBytes, signed(shard, bookmark)))) throw httpError(400, INVALID_BOOKMARK_MESSAGE);
+  if (!(await crypto.subtle.verify('HMAC', await macKey(env, 'verify'), macBytes, signed(shard, bookmark)))) throw SharedErrors.invalidBookmark();
   return bookmark;
 }

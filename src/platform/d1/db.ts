@@ -1,8 +1,8 @@
 import { drizzle, type DrizzleD1Database } from 'drizzle-orm/d1';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { sql, type SQL } from 'drizzle-orm';
-import { httpError } from '../errors';
 import type { Queryable } from './drizzle-internals';
+import { SharedErrors } from '../shared-errors';
 
 /** A request's handle; `$client` is what it was made over (a binding, or a session wrapped as ./floors.ts and ./write-gate.ts do). */
 export type Db = DrizzleD1Database<Record<string, never>> & { $client: Queryable };
@@ -69,9 +69,6 @@ export const guarded = (expectation: SQL, value: SQL) => sql`CASE WHEN ${expecta
  */
 export const CONFLICT_ATTEMPTS = 12;
 
-/** What a write that lost every race answers: a 4xx the client can retry, never a 500. */
-export const CONCURRENT_CHANGE_MESSAGE = 'The record was changed by concurrent requests while this one was applied; retry the request';
-
 /**
  * Runs `once` again (re-reading everything) when a batch lost a race: a unique
  * index or a `guarded` expectation failed (`lostRace`, usually `lostRaceOn(...)`). A short random pause spreads the
@@ -84,7 +81,7 @@ export async function retryOnConflict<T>(once: () => Promise<T>, lostRace: (err:
       return await once();
     } catch (err) {
       if (!lostRace(err)) throw err;
-      if (attempt >= attempts) throw httpError(409, CONCURRENT_CHANGE_MESSAGE);
+      if (attempt >= attempts) throw SharedErrors.concurrentChange();
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
     }
   }

@@ -1,11 +1,11 @@
 import { count, inArray } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import { shards, workspaces, type SHARD_STATES } from '../control-schema';
-import { badRequest, httpError } from '../errors';
 import { nowIso } from './db';
 import { lostRaceOn, raisedBy } from './constraints';
 import { limitVar } from '../rate-limit';
 import { controlDb, isShard, measureShard, shardNames } from './shards';
+import { SharedErrors } from '../shared-errors';
 
 /**
  * The fleet of data databases as the operator steers it: each bound shard is open or closed to
@@ -58,7 +58,7 @@ export async function listShards(env: Bindings): Promise<ShardView[]> {
   return fleet.map((s) => ({ binding: s.binding, workspaces: placed.get(s.binding) ?? 0, size_bytes: s.size_bytes, state: s.state }));
 }
 
-const unknownShard = (binding: string) => httpError(404, `Shard not found: ${binding.slice(0, 100)}`);
+const unknownShard = (binding: string) => SharedErrors.shardNotFound({ binding: binding.slice(0, 100) });
 
 /** PATCH /admin/v1/shards/{binding}: opens or closes a bound shard to new workspaces. */
 export async function setShardState(env: Bindings, binding: string, state: ShardState): Promise<ShardView> {
@@ -89,17 +89,14 @@ export function chooseShard(candidates: Fleet, limit: number, draw: number): str
   return candidates[candidates.length - 1].binding;
 }
 
-/** The message a workspace create answers when no shard can take it. */
-export const NO_ROOM = 'No open shard has room for a new workspace: open a shard (PATCH /admin/v1/shards/{binding}) or add one';
-
 async function placeWorkspace(env: Bindings, requested: string | undefined, draw: number): Promise<string> {
   if (requested !== undefined) {
-    if (!isShard(env, requested)) throw badRequest(`Unknown shard "${requested.slice(0, 100)}": must be one of ${shardNames(env).join(', ')}`);
+    if (!isShard(env, requested)) throw SharedErrors.unknownShard({ binding: requested.slice(0, 100), shards: shardNames(env).join(', ') });
     return requested;
   }
   const limit = fillLimit(env);
   const room = (await readFleet(env)).filter((s) => s.state === 'open' && s.size_bytes < limit);
-  if (room.length === 0) throw httpError(503, NO_ROOM);
+  if (room.length === 0) throw SharedErrors.noShardRoom();
   return chooseShard(room, limit, draw);
 }
 
@@ -118,8 +115,8 @@ export async function createPlaced<T>(env: Bindings, requested: string | undefin
       return await create(shard);
     } catch (err) {
       if (!refusedAsClosed(err)) throw err;
-      if (requested !== undefined) throw httpError(409, `Shard ${requested} is closed to new workspaces`);
-      if (attempt >= 2) throw httpError(503, NO_ROOM);
+      if (requested !== undefined) throw SharedErrors.shardClosed({ binding: requested });
+      if (attempt >= 2) throw SharedErrors.noShardRoom();
     }
   }
 }

@@ -1,6 +1,6 @@
 import type { Bindings } from '../../env';
 import type { Db } from '../../platform/d1/db';
-import { httpError } from '../../platform/errors';
+import { SharedErrors } from '../../platform/shared-errors';
 import { metaWhatsApp } from './meta';
 import { sandboxWhatsApp } from './sandbox';
 import type { WhatsAppProvider } from './types';
@@ -19,8 +19,8 @@ export function whatsappProvider(env: Bindings, db: Db, ws: { id: string; whatsa
   const name = env.WHATSAPP_PROVIDER || 'sandbox';
   if (name === 'sandbox') return sandboxWhatsApp(db, ws);
   if (name === 'meta') {
-    if (!env.WHATSAPP_ACCESS_TOKEN) throw httpError(503, 'WHATSAPP_ACCESS_TOKEN is not configured');
+    if (!env.WHATSAPP_ACCESS_TOKEN) throw SharedErrors.whatsappTokenMissing();
     return metaWhatsApp({ accessToken: env.WHATSAPP_ACCESS_TOKEN, phoneNumberId: ws.whatsappPhoneNumberId, version: env.WHATSAPP_GRAPH_VERSION || undefined });
   }
-  throw httpError(503, `Unknown WHATSAPP_PROVIDER "${name}"`);
+  throw SharedErrors.unknownWhatsAppProvider({ name });
 }

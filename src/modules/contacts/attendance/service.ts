@@ -1,12 +1,12 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../../platform/context';
-import type { Db } from '../../../platform/d1/db';
-import { guarded, nowIso, retryOnConflict, runBatch } from '../../../platform/d1/db';
+import { type Db, guarded, nowIso, retryOnConflict, runBatch } from '../../../platform/d1/db';
 import { guardOf, lostRaceOn, uniqueOn } from '../../../platform/d1/constraints';
-import { httpError } from '../../../platform/errors';
 import { uuidv7 } from '../../../platform/ids';
 import { rawAll } from '../../../platform/d1/raw-query';
 import { attendanceEvents, eventAttendances } from './schema';
+import { SharedErrors } from '../../../platform/shared-errors';
+import { AttendanceErrors } from './errors';
 
 export async function createAttendanceEvent(db: Db, workspaceId: string, input: { name: string; start_at: string }) {
   const row = { id: uuidv7(), workspace_id: workspaceId, name: input.name, start_at: new Date(input.start_at).toISOString(), created_at: nowIso() };
@@ -53,8 +53,8 @@ async function setAttendanceOnce(ctx: ServiceContext, eventId: string, input: { 
       .where(and(eq(eventAttendances.workspace_id, ws.id), eq(eventAttendances.event_id, eventId), eq(eventAttendances.contact_id, contactId))),
   ]);
   const event = events[0];
-  if (!event) throw httpError(404, 'Event not found');
-  if (!contactRows[0]) throw httpError(404, 'Contact not found');
+  if (!event) throw AttendanceErrors.eventNotFound();
+  if (!contactRows[0]) throw SharedErrors.contactNotFound();
   const existing = existingRows[0] ?? null;
   if (existing && existing.status === input.status) return serialize(existing);
   const now = nowIso();

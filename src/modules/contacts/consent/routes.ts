@@ -1,11 +1,12 @@
 import { z } from '@hono/zod-openapi';
-import { domainError } from '../../../platform/errors';
-import { bearer, defineRoute, errorResponses, jsonBody, jsonContent } from '../../../platform/openapi';
+import { bearer, defineRoute, jsonBody, jsonContent } from '../../../platform/openapi';
 import { createRouter, domainValidationHook, uuid } from '../../../platform/validation';
 import { serviceContext } from '../../../platform/context';
 import { CHANNELS, type Channel } from '../schema';
 import { Consent, ConsentWrite } from './dto';
 import { consentAnswer, getConsent, setConsent } from './service';
+import { EnvelopeRequestErrors } from '../../../platform/shared-errors';
+import { ConsentErrors } from './errors';
 
 export const consentRoutes = createRouter();
 
@@ -24,13 +25,8 @@ consentRoutes.openapi(
     summary: "A contact's consent on both channels",
     security: bearer,
     request: { params: contactParam },
-    responses: {
-      200: jsonContent(Consent, 'Consent'),
-      ...errorResponses({
-        400: { shape: 'domain', description: 'A non-UUID id: `invalid_request` (domain envelope); a malformed `Bookmark` header: framework shape' },
-        404: { shape: 'domain', description: '`contact_not_found`' },
-      }),
-    },
+    responses: { 200: jsonContent(Consent, 'Consent') },
+    errors: [EnvelopeRequestErrors.invalidRequest, ConsentErrors.contactNotFound],
   }),
   async (c) => c.json(await getConsent(c.env, serviceContext(c), c.req.valid('param').id.toLowerCase()), 200),
   domainHook,
@@ -44,22 +40,17 @@ consentRoutes.openapi(
     tags: ['Consent'],
     summary: 'Record a consent decision with its evidence',
     description:
-      'Writes a consent-ledger row (the evidence) on every call; a changed decision emits `contact.consent_changed`, a re-assertion of the current state does not. A channel with a spam complaint on record answers 409 `consent_sticky_complained`.',
+      'Writes a consent-ledger row (the evidence) on every call; a changed decision emits `contact.consent_changed`, a re-assertion ' +
+      'of the current state does not. A channel with a spam complaint on record keeps its consent.',
     security: bearer,
     request: { params: channelParams, body: jsonBody(ConsentWrite, { state: 'subscribed', source: 'signup_form', basis: 'consent', evidence: { ip: '203.0.113.7', form: 'newsletter' } }) },
-    responses: {
-      200: jsonContent(Consent, 'Consent after the write'),
-      ...errorResponses({
-        400: { shape: 'domain', description: '`invalid_channel`, or `invalid_request` for a request-shape violation (non-UUID id, body, empty body); malformed JSON and non-finite numbers: framework shape' },
-        404: { shape: 'domain', description: '`contact_not_found`' },
-        409: { shape: 'domain', description: '`consent_sticky_complained`' },
-      }),
-    },
+    responses: { 200: jsonContent(Consent, 'Consent after the write') },
+    errors: [ConsentErrors.invalidChannel, EnvelopeRequestErrors.invalidRequest, ConsentErrors.contactNotFound, ConsentErrors.stickyComplained],
   }),
   async (c) => {
     const { id, channel } = c.req.valid('param');
     if (!(CHANNELS as readonly string[]).includes(channel)) {
-      throw domainError(400, 'invalid_channel', `Unknown channel "${channel.slice(0, 50)}": use whatsapp or email`);
+      throw ConsentErrors.invalidChannel({ channel: channel.slice(0, 50) });
     }
     return c.json(await consentAnswer(c.env, await setConsent(serviceContext(c), id.toLowerCase(), channel as Channel, c.req.valid('json'))), 200);
   },

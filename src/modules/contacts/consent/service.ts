@@ -3,7 +3,6 @@ import type { Bindings } from '../../../env';
 import type { ServiceContext } from '../../../platform/context';
 import { type Db, guarded, nowIso, retryOnConflict, runBatch, type Statement } from '../../../platform/d1/db';
 import { guardOf, lostRaceOn } from '../../../platform/d1/constraints';
-import { domainError, httpError } from '../../../platform/errors';
 import type { OutboxEvent } from '../../../platform/events';
 import { uuidv7 } from '../../../platform/ids';
 import { rawAll, rawRun } from '../../../platform/d1/raw-query';
@@ -12,6 +11,8 @@ import { contacts, SUPPRESSING_DELIVERABILITY, type Channel } from '../schema';
 import { onPlatformList, suppressedSql } from '../../suppressions';
 import { contactPhoneBlacklisted } from '../../blacklist';
 import { consentLedger } from './schema';
+import { SharedErrors } from '../../../platform/shared-errors';
+import { ConsentErrors } from './errors';
 
 
 type State = 'subscribed' | 'unsubscribed' | 'unknown';
@@ -86,12 +87,10 @@ export async function consentAnswer(env: Bindings, r: ConsentRow) {
   return serializeConsent(r, listed);
 }
 
-const contactNotFound = () => domainError(404, 'contact_not_found', 'Contact not found');
-
 /** The contact's consent row; 404 `contact_not_found`. */
 export async function consentRow(ctx: ServiceContext, contactId: string): Promise<ConsentRow> {
   const [row] = await selectConsent(ctx, contactId);
-  if (!row) throw contactNotFound();
+  if (!row) throw ConsentErrors.contactNotFound();
   return row;
 }
 
@@ -128,9 +127,9 @@ const whileState = (channel: Channel, previous: State | null, now: string, extra
 async function setConsentOnce(ctx: ServiceContext, contactId: string, channel: Channel, input: ConsentInput) {
   const { db, ws } = ctx;
   const [row] = await selectConsent(ctx, contactId);
-  if (!row) throw contactNotFound();
+  if (!row) throw ConsentErrors.contactNotFound();
   if (row[`${channel}_complained_at`]) {
-    throw domainError(409, 'consent_sticky_complained', `A spam complaint is on record for the ${channel} channel; its consent cannot be changed`);
+    throw ConsentErrors.stickyComplained({ channel });
   }
   const previous = row[`${channel}_consent_state`];
   const action = input.state === 'unsubscribed' ? 'unsubscribe' : previous === 'unsubscribed' ? 'resubscribe' : 'opt_in';
@@ -191,7 +190,7 @@ export async function recordComplaint(ctx: ServiceContext, contactId: string, ch
 async function recordComplaintOnce(ctx: ServiceContext, contactId: string, channel: Channel) {
   const { db, ws } = ctx;
   const [row] = await selectConsent(ctx, contactId);
-  if (!row) throw httpError(404, 'Contact not found');
+  if (!row) throw SharedErrors.contactNotFound();
   const previous = row[`${channel}_consent_state`];
   const now = nowIso();
   const complainedAt = row[`${channel}_complained_at`] ?? now;

@@ -1,19 +1,18 @@
 import { and, eq, sql } from 'drizzle-orm';
-import type { Db } from '../../../platform/d1/db';
-import { nowIso } from '../../../platform/d1/db';
+import { type Db, nowIso } from '../../../platform/d1/db';
 import { failedOn, uniqueOn } from '../../../platform/d1/constraints';
-import { httpError } from '../../../platform/errors';
 import { compileFilter, filterWith, type FilterCatalog } from '../../../platform/filter';
 import { uuidv7 } from '../../../platform/ids';
 import { envelope, parseFilterParam, parsePaging, parseSort, searchParam } from '../../../platform/list';
 import { rawAll } from '../../../platform/d1/raw-query';
 import { labelKey, type LabelKind } from './links';
 import { groups, tags } from './schema';
+import { LABEL_KIND_ERRORS } from './errors';
 
 /** Tags and contact groups: one record shape, one set of rules, two tables. */
 const KINDS = {
-  tags: { table: tags, sqlTable: 'tags', links: 'contact_tag_links', column: 'tag_id', noun: 'tag', title: 'Tag' },
-  groups: { table: groups, sqlTable: 'contact_groups', links: 'contact_group_links', column: 'group_id', noun: 'contact group', title: 'Contact group' },
+  tags: { table: tags, sqlTable: 'tags', links: 'contact_tag_links', column: 'tag_id' },
+  groups: { table: groups, sqlTable: 'contact_groups', links: 'contact_group_links', column: 'group_id' },
 } as const;
 
 export type LabelInput = { name?: string; color?: string | null; description?: string | null };
@@ -29,8 +28,8 @@ const columns = (kind: LabelKind) => {
 const selectOne = (db: Db, kind: LabelKind, workspaceId: string, id: string) =>
   rawAll<LabelRow>(db, sql`SELECT ${columns(kind)} FROM ${sql.raw(KINDS[kind].sqlTable)} t WHERE t.workspace_id = ${workspaceId} AND t.id = ${id}`);
 
-const notFound = (kind: LabelKind) => httpError(404, `${KINDS[kind].title} not found`);
-const duplicate = (kind: LabelKind) => httpError(409, `A ${KINDS[kind].noun} with this name already exists`);
+const notFound = (kind: LabelKind) => LABEL_KIND_ERRORS[kind].notFound();
+const duplicate = (kind: LabelKind) => LABEL_KIND_ERRORS[kind].duplicate();
 const NAME_TAKEN = { tags: uniqueOn(tags.workspace_id, tags.name_key), groups: uniqueOn(groups.workspace_id, groups.name_key) };
 
 const catalog = (kind: LabelKind): FilterCatalog => ({
