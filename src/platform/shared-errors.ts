@@ -77,8 +77,6 @@ export const SharedErrors = defineErrors('framework', {
   dealNotFound: { status: 404, message: 'Deal not found' },
   pipelineNotFound: { status: 404, message: 'Pipeline not found' },
   stageNotFound: { status: 404, message: 'Stage not found' },
-  invalidProduct: { status: 400, code: 'INVALID_PRODUCT', message: 'The product reference did not resolve to a product of this workspace' },
-  productInactive: { status: 400, code: 'PRODUCT_INACTIVE', message: 'The product is inactive' },
   invalidPhone: { status: 400, message: 'phone must be a valid phone number', list: true },
 });
 

@@ -8,6 +8,7 @@ import { listDeals } from './list';
 import { createDeal, getDeal, patchDeal } from './service';
 import { CONTACT_REFERENCE_ERRORS } from '../contacts';
 import { DealErrors } from './errors';
+import { ProductReferenceErrors } from '../products';
 
 export const dealRoutes = createRouter();
 const tags = ['Deals'];
@@ -62,8 +63,8 @@ dealRoutes.openapi(
       DealErrors.noPipeline,
       DealErrors.pipelineHasNoStages,
       DealErrors.invalidOwner,
-      SharedErrors.invalidProduct,
-      SharedErrors.productInactive,
+      ProductReferenceErrors.invalid,
+      ProductReferenceErrors.inactive,
       DealErrors.limitReached,
       ...CONTACT_REFERENCE_ERRORS,
       SharedErrors.pipelineNotFound,
@@ -85,7 +86,7 @@ dealRoutes.openapi(
     security: bearer,
     request: { params: idParams, body: jsonBody(DealPatch, { amount: 1200, expected_close_at: '2026-12-31', note: 'Budget approved' }) },
     responses: { 200: jsonContent(DealWithContact, 'The updated deal') },
-    errors: [DealErrors.invalidOwner, SharedErrors.invalidProduct, SharedErrors.productInactive, SharedErrors.dealNotFound, SharedErrors.contactNotFound],
+    errors: [DealErrors.invalidOwner, ProductReferenceErrors.invalid, ProductReferenceErrors.inactive, SharedErrors.dealNotFound, SharedErrors.contactNotFound],
   }),
   async (c) => c.json(await patchDeal(serviceContext(c), c.req.valid('param').id.toLowerCase(), c.req.valid('json')), 200),
 );

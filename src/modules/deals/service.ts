@@ -7,7 +7,7 @@ import type { OutboxEvent } from '../../platform/events';
 import { toCents } from '../../platform/money';
 import { identityTaken, planContactReference, selectReferencedContact, type PlannedContact, activity } from '../contacts';
 import { selectEntryStages, selectPipelines, type PipelineRow, type StageRow } from '../pipelines';
-import { productLookup, type ProductReference, type ProductRow } from '../products';
+import { productLookup, type ProductReference, type ProductRow, attachableProduct } from '../products';
 import type { DealCreateInput, DealPatchInput } from './dto';
 import { dealEventData } from './events';
 import { selectDealWithStage, selectOwner } from './lookups';
@@ -32,11 +32,6 @@ function productReference(input: DealCreateInput): ProductReference {
   return {};
 }
 
-function checkProduct(product: ProductRow | undefined, alreadyAttachedId: string | null): ProductRow {
-  if (!product) throw SharedErrors.invalidProduct();
-  if (!product.isActive && product.id !== alreadyAttachedId) throw SharedErrors.productInactive();
-  return product;
-}
 
 
 /** Where a new deal enters: the given stage, else the first stage of the given (or default) pipeline. */
@@ -100,7 +95,7 @@ export async function createDeal(ctx: ServiceContext, input: DealCreateInput) {
     const productRows = reads.get<ProductRow[]>(results, slots.product, []);
     const resolveContact = () => contactPlan.resolve(results.slice(contactFrom));
     const existing = reads.get<{ deal: DealRow; stageName: string | null; pipelineName: string | null }[]>(results, slots.existing, [])[0];
-    const product = Object.keys(productRef).length ? checkProduct(productRows[0], existing?.deal.productId ?? null) : null;
+    const product = Object.keys(productRef).length ? attachableProduct(productRows[0], existing?.deal.productId ?? null) : null;
     if (input.owner_user_id && !ownerRows[0]) throw DealErrors.invalidOwner();
 
     if (existing) {
@@ -264,7 +259,7 @@ export async function patchDeal(ctx: ServiceContext, id: string, input: DealPatc
   const now = nowIso();
   const set: Partial<DealRow> = { updatedAt: now };
   if (productId) {
-    const product = checkProduct(productRows[0], deal.productId);
+    const product = attachableProduct(productRows[0], deal.productId);
     set.productId = product.id;
     if (product.id !== deal.productId) set.title = product.name;
   } else if (input.product_id === null) {

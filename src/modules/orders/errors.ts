@@ -14,8 +14,6 @@ export const OrderErrors = defineErrors('framework', {
   lineTotalTooLarge: { status: 400, message: `{item}: line_total must be at most ${MAX_AMOUNT}` },
   totalTooLarge: { status: 400, message: `The order total must be at most ${MAX_AMOUNT}` },
   invalidPlacedAt: { status: 400, message: 'placed_at is not a valid date' },
-  invalidProduct: { status: 400, code: 'INVALID_PRODUCT', message: '{item}: the product_id did not resolve to a product of this workspace' },
-  productInactive: { status: 400, code: 'PRODUCT_INACTIVE', message: '{item}: the product is inactive' },
   itemPriceRequired: { status: 400, code: 'ORDER_ITEM_PRICE_REQUIRED', message: '{item}: unit_price is required for a product with dynamic pricing' },
   limitReached: { status: 403, code: 'PLAN_LIMIT_EXCEEDED', message: 'Order limit reached: your plan allows max_orders {cap}' },
   dealNotFound: { status: 404, code: 'ORDER_DEAL_NOT_FOUND', message: 'deal_id does not name a deal of this workspace' },

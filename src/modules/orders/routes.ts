@@ -8,6 +8,7 @@ import { createOrder, getOrder } from './service';
 import { cancelOrder, markOrderPaid, refundOrder } from './transitions';
 import { CONTACT_REFERENCE_ERRORS } from '../contacts';
 import { OrderErrors } from './errors';
+import { ProductReferenceErrors } from '../products';
 
 export const orderRoutes = createRouter();
 const tags = ['Orders'];
@@ -77,8 +78,8 @@ orderRoutes.openapi(
     errors: [
       OrderErrors.noContact,
       OrderErrors.itemTitleRequired,
-      OrderErrors.invalidProduct,
-      OrderErrors.productInactive,
+      ProductReferenceErrors.invalidLine,
+      ProductReferenceErrors.inactiveLine,
       OrderErrors.itemPriceRequired,
       OrderErrors.invalidPlacedAt,
       OrderErrors.negativeAmount,

@@ -9,7 +9,7 @@ import { identityTaken, planContactReference, referencedContactExists, type Cont
 import { dealOfContact, selectDeal, type DealRow } from '../deals';
 import { parseIsoInZone } from '../../platform/calendar';
 import { type PaymentCreateInput, recordPaymentStatements, validateCreate } from '../payments';
-import { type ProductRow, pickProduct, productsLookup, type ProductReference } from '../products';
+import { type ProductRow, pickProduct, productsLookup, type ProductReference, lineProduct } from '../products';
 import { MAX_AMOUNT, MAX_QUANTITY, type OrderCreateInput, type OrderItemInputT } from './dto';
 import { orderEventData } from './events';
 import { itemCount, lineTotalCents, orderTotals } from './money';
@@ -119,11 +119,7 @@ export function validateOrderBody(ctx: ServiceContext, input: OrderCreateInput):
 export function buildLines(items: OrderItemInputT[], refs: ProductReference[], productRows: ProductRow[]): Line[] {
   return items.map((item, i) => {
     const at = `items[${i}]`;
-    const product = pickProduct(productRows, refs[i]);
-    if (refs[i].product_id !== undefined && !product) {
-      throw OrderErrors.invalidProduct({ item: at });
-    }
-    if (product && !product.isActive) throw OrderErrors.productInactive({ item: at });
+    const product = lineProduct(pickProduct(productRows, refs[i]), refs[i].product_id !== undefined, at);
     const title = product ? product.name : item.title;
     if (!title) throw OrderErrors.itemTitleRequired();
     let unitPriceCents = 0;

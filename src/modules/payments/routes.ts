@@ -8,6 +8,7 @@ import { listPayments } from './list';
 import { cancelPayment, createPayment, getPayment, markEntry, patchPayment } from './service';
 import { CONTACT_REFERENCE_ERRORS } from '../contacts';
 import { PaymentErrors } from './errors';
+import { ProductReferenceErrors } from '../products';
 
 export const paymentRoutes = createRouter();
 const tags = ['Payments'];
@@ -24,8 +25,8 @@ const fieldErrors = [
   PaymentErrors.invalidVatRate,
   PaymentErrors.metadataTooLarge,
   PaymentErrors.metadataOutOfBounds,
-  SharedErrors.invalidProduct,
-  SharedErrors.productInactive,
+  ProductReferenceErrors.invalid,
+  ProductReferenceErrors.inactive,
 ];
 
 paymentRoutes.openapi(

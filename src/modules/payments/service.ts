@@ -5,7 +5,7 @@ import { guardOf, lostRaceOn, uniqueOn } from '../../platform/d1/constraints';
 import { uuidv7 } from '../../platform/ids';
 import { toCents } from '../../platform/money';
 import { identityTaken, planContactReference, referencedContactExists, type ContactReferencePlan, type PlannedContact, activity } from '../contacts';
-import { type ProductRow, productLookup, type ProductReference } from '../products';
+import { type ProductRow, productLookup, type ProductReference, attachableProduct } from '../products';
 import { cycleDueAt, installmentDueDates, localDate } from '../../platform/calendar';
 import type { PaymentCreateInput, PaymentPatchInput } from './dto';
 import { checkAmount, checkMaxOccurrences, checkMetadata, parseEndAt, validateCreate, vatPair, type CreatePlan, type Vat } from './validate';
@@ -14,7 +14,6 @@ import { paymentEntries, payments, type ArrangementStatus, type EntryStatus, typ
 import { prepared, preparedInsert, preparedRowsInsert } from '../../platform/d1/prepared';
 import { afterInsertOf, type RowGuard } from '../../platform/d1/row-guard';
 import { readWithCreate } from '../../platform/d1/create-along';
-import { SharedErrors } from '../../platform/shared-errors';
 import { PaymentErrors } from './errors';
 
 const paymentInsert = preparedInsert(payments);
@@ -33,12 +32,6 @@ function productReference(input: PaymentCreateInput): ProductReference {
   return {};
 }
 
-/** The deals' product rule: unknown 400 `INVALID_PRODUCT`; inactive 400 `PRODUCT_INACTIVE` unless already attached. */
-function checkProduct(product: ProductRow | undefined, alreadyAttachedId: string | null): ProductRow {
-  if (!product) throw SharedErrors.invalidProduct();
-  if (!product.isActive && product.id !== alreadyAttachedId) throw SharedErrors.productInactive();
-  return product;
-}
 
 const productVat = (product: ProductRow | null): Vat | undefined =>
   product && product.vatMode && product.vatRate !== null && product.vatRate !== undefined ? { mode: product.vatMode as VatMode, rate: product.vatRate } : undefined;
@@ -241,7 +234,7 @@ export async function createPayment(ctx: ServiceContext, input: PaymentCreateInp
     const existing = reads.get<PaymentRow[]>(results, slots.existing, [])[0];
     const existingEntries = reads.get<PaymentEntryRow[]>(results, slots.entries, []);
     const productRows = reads.get<ProductRow[]>(results, slots.product, []);
-    const product = Object.keys(productRef).length ? checkProduct(productRows[0], existing?.productId ?? null) : null;
+    const product = Object.keys(productRef).length ? attachableProduct(productRows[0], existing?.productId ?? null) : null;
     if (existing) {
       const changes = changesFrom(input, product ?? undefined, existing.type === 'recurring' ? plan.vat : undefined);
       const out = await applyChanges(ctx, existing, existingEntries, changes);
@@ -430,7 +423,7 @@ export async function patchPayment(ctx: ServiceContext, id: string, input: Payme
     if (!p) throw PaymentErrors.notFound();
     const vatGiven = input.vat_mode !== undefined || input.vat_rate !== undefined;
     const vat = vatGiven ? vatPair(p.type, input.vat_mode, input.vat_rate) : undefined;
-    const product = productId ? checkProduct(productRows[0], p.productId) : input.product_id === null ? null : undefined;
+    const product = productId ? attachableProduct(productRows[0], p.productId) : input.product_id === null ? null : undefined;
     return applyChanges(ctx, p, entries, changesFrom(input, product, vat));
   }, updateLostRace);
 }
