@@ -22,7 +22,7 @@ module.exports = {
     {
       name: 'module-surface',
       severity: 'error',
-      comment: "Another module is reached through its index.ts only, never its files or tables.",
+      comment: 'Another module is reached through its index.ts only, never its files or tables.',
       from: { path: '^src/modules/([^/]+)/' },
       to: { path: '^src/modules/[^/]+/', pathNot: ['^src/modules/$1/', '^src/modules/[^/]+/index\\.ts$'] },
     },
@@ -45,7 +45,11 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.js', '.mjs', '.json'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.js', '.mjs', '.json'],
+    },
     exclude: { path: ['node_modules'] },
   },
 };

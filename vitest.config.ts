@@ -9,7 +9,8 @@ export default defineConfig(async () => {
   if (copy.status !== 0) throw new Error('scripts/docs-assets.mjs failed');
   // The patches `npm ci` applies (postinstall), in case dependencies were installed without scripts; one already applied is left as it is.
   const patched = spawnSync(process.execPath, ['node_modules/patch-package/index.js', '--error-on-fail'], { stdio: 'ignore' });
-  if (patched.status !== 0) throw new Error('patch-package failed: a patch in patches/ no longer applies (npx patch-package --error-on-fail says which)');
+  if (patched.status !== 0)
+    throw new Error('patch-package failed: a patch in patches/ no longer applies (npx patch-package --error-on-fail says which)');
   const [control, data] = await Promise.all([readD1Migrations('./migrations/control'), readD1Migrations('./migrations/data')]);
   return {
     plugins: [

@@ -9,7 +9,8 @@ export const floorSelectStatement = (env: Bindings, id: string) => d1(env, 'DB')
 export const floorSelect = (env: Bindings, id: string) => floorSelectStatement(env, id).first();
 
 /** The insert floor's one statement: a new row in `bench_floor` (created on every database by `/bench/setup`). */
-export const floorInsert = (db: D1Database, id: string) => db.prepare('INSERT INTO bench_floor (id, created_at) VALUES (?, ?)').bind(id, new Date().toISOString()).run();
+export const floorInsert = (db: D1Database, id: string) =>
+  db.prepare('INSERT INTO bench_floor (id, created_at) VALUES (?, ?)').bind(id, new Date().toISOString()).run();
 
 /** A write's shape with no framework: a read, then the insert floor's statement (two round trips). */
 export async function readThenInsert(db: D1Database): Promise<string> {

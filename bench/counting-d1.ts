@@ -13,13 +13,17 @@ export type Counter = { queries: number; statements: number; control?: number };
 /** Where a binding's round trips are counted: a shard's into `queries` and `statements`, the control plane's into `control`. */
 type Tally = (statements: number) => void;
 
-const shardTally = (counter: Counter): Tally => (statements) => {
-  counter.queries++;
-  counter.statements += statements;
-};
-const controlTally = (counter: Counter): Tally => () => {
-  counter.control = (counter.control ?? 0) + 1;
-};
+const shardTally =
+  (counter: Counter): Tally =>
+  (statements) => {
+    counter.queries++;
+    counter.statements += statements;
+  };
+const controlTally =
+  (counter: Counter): Tally =>
+  () => {
+    counter.control = (counter.control ?? 0) + 1;
+  };
 
 const counted = <T>(tally: Tally, roundTrip: Promise<T>, statements = 1): Promise<T> => roundTrip.finally(() => tally(statements));
 
@@ -50,11 +54,7 @@ type Queryable = Pick<D1Database, 'prepare' | 'batch'>;
 const countingQueries = (db: Queryable, tally: Tally) => ({
   prepare: (query: string) => new CountingStatement(db.prepare(query), tally),
   batch: (statements: (CountingStatement | D1PreparedStatement)[]) =>
-    counted(
-      tally,
-      db.batch(statements.map((s) => (s instanceof CountingStatement ? s.real : s))),
-      statements.length,
-    ),
+    counted(tally, db.batch(statements.map((s) => (s instanceof CountingStatement ? s.real : s))), statements.length),
 });
 
 function countingD1(db: D1Database, tally: Tally): D1Database {

@@ -45,7 +45,10 @@ function recording(db: D1Database, seen: Captured): D1Database {
     seen.push(entry);
     const statement = db.prepare(query);
     return Object.assign(Object.create(statement), {
-      bind: (...params: unknown[]) => ((entry.params = params), statement.bind(...params)),
+      bind: (...params: unknown[]) => {
+        entry.params = params;
+        return statement.bind(...params);
+      },
     });
   };
   return { prepare, batch: (statements: D1PreparedStatement[]) => db.batch(statements) } as unknown as D1Database;
@@ -87,5 +90,6 @@ export const layerRoutes = {
   '/bench/layers/raw-list': rawList,
   '/bench/layers/stack-shard': stack,
   // The same write with D1 read replication switched on: the workspace's floor is raised before the answer.
-  '/bench/layers/stack-replicas': (request: Request, env: Bindings, ctx: ExecutionContext) => stack(request, { ...env, D1_READ_REPLICATION: 'auto' }, ctx),
+  '/bench/layers/stack-replicas': (request: Request, env: Bindings, ctx: ExecutionContext) =>
+    stack(request, { ...env, D1_READ_REPLICATION: 'auto' }, ctx),
 };

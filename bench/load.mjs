@@ -16,7 +16,11 @@ function send(base, method, path, headers, body) {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
     const req = httpRequest(
       `${base}${path}`,
-      { method, agent, headers: payload === undefined ? headers : { ...headers, 'content-type': 'application/json', 'content-length': payload.length } },
+      {
+        method,
+        agent,
+        headers: payload === undefined ? headers : { ...headers, 'content-type': 'application/json', 'content-length': payload.length },
+      },
       (res) => {
         res.on('data', () => {});
         res.on('end', () => resolve(res.statusCode ?? 0));
@@ -85,7 +89,17 @@ function summarize(latencies, errors, elapsedSeconds) {
  * `variants` are the ways the route is measured (the instance's caches on, then off): each
  * slice of the floor is followed by one slice of each variant, `prepare` run before it.
  */
-export async function loadAgainstFloor({ base, headers, floorHeaders = {}, makeRequest, makeFloorRequest, variants = [{}], connections = 8, seconds = 5, slices = 10 }) {
+export async function loadAgainstFloor({
+  base,
+  headers,
+  floorHeaders = {},
+  makeRequest,
+  makeFloorRequest,
+  variants = [{}],
+  connections = 8,
+  seconds = 5,
+  slices = 10,
+}) {
   const floor = [];
   let floorErrors = 0;
   let floorSeconds = 0;
@@ -98,7 +112,14 @@ export async function loadAgainstFloor({ base, headers, floorHeaders = {}, makeR
     for (const [v, variant] of variants.entries()) {
       if (variant.prepare) await variant.prepare();
       const run = runs[v];
-      const r = await load({ base, headers, makeRequest: (i) => makeRequest(sent + i), connections, seconds: seconds / slices, latencies: run.latencies });
+      const r = await load({
+        base,
+        headers,
+        makeRequest: (i) => makeRequest(sent + i),
+        connections,
+        seconds: seconds / slices,
+        latencies: run.latencies,
+      });
       sent += r.requests;
       run.errors += r.errors;
       run.seconds += r.requests / r.rps;

@@ -23,12 +23,26 @@ const root = join(here, '..');
 const out = join(here, '.tmp');
 const names = process.argv.slice(2);
 if (names.length === 0) {
-  console.error('usage: npm run bench:profile -- "<scenario name>" ... (names as in bench/results.md, or an extra measurement\'s, e.g. "email campaign fan-out")');
+  console.error(
+    'usage: npm run bench:profile -- "<scenario name>" ... (names as in bench/results.md, or an extra measurement\'s, e.g. "email campaign fan-out")',
+  );
   process.exit(1);
 }
 mkdirSync(out, { recursive: true });
 
-const build = spawnSync(process.execPath, [join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js'), 'deploy', '--dry-run', '--outdir', join(out, 'bundle'), '-c', join(here, 'wrangler.toml')], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+const build = spawnSync(
+  process.execPath,
+  [
+    join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js'),
+    'deploy',
+    '--dry-run',
+    '--outdir',
+    join(out, 'bundle'),
+    '-c',
+    join(here, 'wrangler.toml'),
+  ],
+  { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] },
+);
 if (build.status !== 0) process.exit(build.status ?? 1);
 const bundle = join(out, 'bundle', 'worker.js');
 const adminToken = 'bench-admin-token';
@@ -67,11 +81,20 @@ const mf = new Miniflare(
 const base = (await mf.ready).origin;
 
 // The migrations, as `wrangler d1 migrations apply` would run them (drizzle-kit's statement breakpoints).
-for (const [binding, dir] of [['DB', 'control'], ['SHARD_0', 'data'], ['SHARD_1', 'data']]) {
+for (const [binding, dir] of [
+  ['DB', 'control'],
+  ['SHARD_0', 'data'],
+  ['SHARD_1', 'data'],
+]) {
   const db = await mf.getD1Database(binding);
   const folder = join(root, 'migrations', dir);
-  for (const file of readdirSync(folder).filter((f) => f.endsWith('.sql')).sort()) {
-    const statements = readFileSync(join(folder, file), 'utf8').split('--> statement-breakpoint').map((s) => s.trim()).filter(Boolean);
+  for (const file of readdirSync(folder)
+    .filter((f) => f.endsWith('.sql'))
+    .sort()) {
+    const statements = readFileSync(join(folder, file), 'utf8')
+      .split('--> statement-breakpoint')
+      .map((s) => s.trim())
+      .filter(Boolean);
     await db.batch(statements.map((s) => db.prepare(s)));
   }
 }
@@ -124,7 +147,11 @@ function report(profile, requests) {
     modules.set(module, (modules.get(module) ?? 0) + dt);
   });
   const perRequest = (us) => (us / 1000 / requests).toFixed(3).padStart(7);
-  const top = (m, n) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, us]) => `${perRequest(us)} ms  ${k}`);
+  const top = (m, n) =>
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([k, us]) => `${perRequest(us)} ms  ${k}`);
   return [
     `busy ${perRequest(total - idle).trim()} ms per request (idle ${((100 * idle) / total).toFixed(0)}% of the thread)`,
     '  by module:',
@@ -140,7 +167,11 @@ function processCpu() {
   const tick = 10; // USER_HZ: /proc counts CPU in 1/100 s
   for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
     let comm;
-    try { comm = readFileSync(`/proc/${pid}/comm`, 'utf8').trim(); } catch { continue; }
+    try {
+      comm = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+    } catch {
+      continue;
+    }
     if (comm !== 'workerd') continue;
     for (const tid of readdirSync(`/proc/${pid}/task`)) {
       try {
@@ -170,7 +201,9 @@ async function profileMeasurement(name) {
   console.log(`\n${name}: ${units} units of work`);
   console.log(lines.filter((l) => l.includes('**')).join('\n'));
   console.log(report(profile, units).replace('per request', 'per unit'));
-  console.log(`  whole machine, CPU per unit: ${[...cpuAfter].map(([k, v]) => `${k} ${((v - (cpuBefore.get(k) ?? 0)) / units).toFixed(3)} ms`).join(', ')}`);
+  console.log(
+    `  whole machine, CPU per unit: ${[...cpuAfter].map(([k, v]) => `${k} ${((v - (cpuBefore.get(k) ?? 0)) / units).toFixed(3)} ms`).join(', ')}`,
+  );
 }
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
@@ -189,7 +222,11 @@ for (const name of names) {
   const headers = scenario.auth === false ? {} : { authorization: `Bearer ${ctx.key}` };
   await load({ base, headers, makeRequest: (i) => scenario.request(i + 100), seconds: 2 });
   const sample = scenario.request(99);
-  const answer = await fetch(`${base}${sample.path}`, { method: sample.method, headers: sample.body === undefined ? headers : { ...headers, 'content-type': 'application/json' }, body: sample.body === undefined ? undefined : JSON.stringify(sample.body) });
+  const answer = await fetch(`${base}${sample.path}`, {
+    method: sample.method,
+    headers: sample.body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+    body: sample.body === undefined ? undefined : JSON.stringify(sample.body),
+  });
   const bytes = (await answer.arrayBuffer()).byteLength;
   const cpuBefore = processCpu();
   await send('Profiler.start');
@@ -197,9 +234,13 @@ for (const name of names) {
   const { profile } = await send('Profiler.stop');
   const cpuAfter = processCpu();
   writeFileSync(join(out, `${name.replace(/[^a-z0-9]+/gi, '_')}.cpuprofile`), JSON.stringify(profile));
-  console.log(`\n${name}: ${result.requests} requests, ${result.rps.toFixed(0)}/s, p50 ${result.p50.toFixed(1)} ms, ${result.errors} errors, ${bytes} bytes per answer`);
+  console.log(
+    `\n${name}: ${result.requests} requests, ${result.rps.toFixed(0)}/s, p50 ${result.p50.toFixed(1)} ms, ${result.errors} errors, ${bytes} bytes per answer`,
+  );
   console.log(report(profile, result.requests));
-  console.log(`  whole machine, CPU per request: ${[...cpuAfter].map(([k, v]) => `${k} ${((v - (cpuBefore.get(k) ?? 0)) / result.requests).toFixed(3)} ms`).join(', ')}`);
+  console.log(
+    `  whole machine, CPU per request: ${[...cpuAfter].map(([k, v]) => `${k} ${((v - (cpuBefore.get(k) ?? 0)) / result.requests).toFixed(3)} ms`).join(', ')}`,
+  );
 }
 ws.close();
 await mf.dispose();

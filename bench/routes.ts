@@ -114,8 +114,12 @@ export const benchRoutes: Record<string, BenchRoute> = {
     }));
     const inserts = [];
     for (let i = 0; i < rows.length; i += 10) inserts.push(db.insert(eventOutbox).values(rows.slice(i, i + 10)));
-    if (inserts.length) await db.batch(inserts as [ (typeof inserts)[number], ...(typeof inserts)[number][] ]);
-    await publishCommitted(env, db, rows.map((r) => r.id));
+    if (inserts.length) await db.batch(inserts as [(typeof inserts)[number], ...(typeof inserts)[number][]]);
+    await publishCommitted(
+      env,
+      db,
+      rows.map((r) => r.id),
+    );
     return json({ emitted: rows.length }, 201);
   },
   /** Bulk contact seeding: the rows the contacts service writes, thousands per batch. */
@@ -127,9 +131,15 @@ export const benchRoutes: Record<string, BenchRoute> = {
   '/bench/explain': async (request, env) => {
     const { sql, params = [], shard = 'SHARD_0' } = (await request.json()) as { sql: string; params?: unknown[]; shard?: string };
     const db = d1(env, shard);
-    const plan = await db.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...params).all();
+    const plan = await db
+      .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+      .bind(...params)
+      .all();
     const started = Date.now();
-    const result = await db.prepare(sql).bind(...params).all();
+    const result = await db
+      .prepare(sql)
+      .bind(...params)
+      .all();
     return json({ plan: plan.results.map((r) => r.detail), ms: Date.now() - started, rows: result.results.length, first: result.results[0] ?? null });
   },
   /** Email consent `subscribed` for the first `count` seeded contacts with an address (the seed leaves email consent unknown): an email campaign's audience. */
@@ -138,7 +148,9 @@ export const benchRoutes: Record<string, BenchRoute> = {
     const shard = await workspaceD1(env, workspaceId);
     if (!shard) return json({ error: 'unknown workspace' }, 404);
     const res = await shard
-      .prepare("UPDATE contacts SET email_consent_state = 'subscribed' WHERE id IN (SELECT id FROM contacts WHERE workspace_id = ?1 AND email IS NOT NULL ORDER BY id LIMIT ?2)")
+      .prepare(
+        "UPDATE contacts SET email_consent_state = 'subscribed' WHERE id IN (SELECT id FROM contacts WHERE workspace_id = ?1 AND email IS NOT NULL ORDER BY id LIMIT ?2)",
+      )
       .bind(workspaceId, count)
       .run();
     return json({ subscribed: res.meta.changes });
@@ -150,7 +162,9 @@ export const benchRoutes: Record<string, BenchRoute> = {
     if (!shard) return json({ error: 'unknown workspace' }, 404);
     const past = new Date(Date.now() - 60_000).toISOString();
     const res = await shard
-      .prepare("UPDATE payment_requests SET expires_at = ?1 WHERE id IN (SELECT id FROM payment_requests WHERE workspace_id = ?2 AND status = 'pending' LIMIT ?3)")
+      .prepare(
+        "UPDATE payment_requests SET expires_at = ?1 WHERE id IN (SELECT id FROM payment_requests WHERE workspace_id = ?2 AND status = 'pending' LIMIT ?3)",
+      )
       .bind(past, workspaceId, count)
       .run();
     return json({ due: res.meta.changes });

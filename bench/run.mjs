@@ -24,22 +24,38 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 8);
 // BENCH_ONLY=<text>[,<text>...]: only the floors, the scenarios and the extra measurements whose name holds one
 // of the texts (e.g. `whatsapp,templates`); the results then go to bench/.tmp/results-<port>.md, leaving
 // bench/results.md as the full run wrote it.
-const only = (process.env.BENCH_ONLY ?? '').toLowerCase().split(',').map((t) => t.trim()).filter(Boolean);
+const only = (process.env.BENCH_ONLY ?? '')
+  .toLowerCase()
+  .split(',')
+  .map((t) => t.trim())
+  .filter(Boolean);
 const selected = (name) => only.length === 0 || only.some((t) => name.toLowerCase().includes(t));
 
 rmSync(state, { recursive: true, force: true });
 mkdirSync(state, { recursive: true });
-const migrate = spawnSync(process.execPath, [join(root, 'scripts', 'migrate.mjs'), '--local', '--persist-to', state, '-c', join(here, 'wrangler.toml')], {
-  cwd: root,
-  env: { ...env, CI: 'true' },
-  stdio: ['ignore', 'ignore', 'inherit'],
-});
+const migrate = spawnSync(
+  process.execPath,
+  [join(root, 'scripts', 'migrate.mjs'), '--local', '--persist-to', state, '-c', join(here, 'wrangler.toml')],
+  {
+    cwd: root,
+    env: { ...env, CI: 'true' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  },
+);
 if (migrate.status !== 0) process.exit(migrate.status ?? 1);
 
 const server = spawn(
   join(bin, 'wrangler'),
   [
-    'dev', '-c', join(here, 'wrangler.toml'), '--port', String(port), '--persist-to', state, '--log-level', process.env.BENCH_LOG_LEVEL ?? 'error',
+    'dev',
+    '-c',
+    join(here, 'wrangler.toml'),
+    '--port',
+    String(port),
+    '--persist-to',
+    state,
+    '--log-level',
+    process.env.BENCH_LOG_LEVEL ?? 'error',
     ...Object.entries(benchVars(adminToken)).flatMap(([name, value]) => ['--var', `${name}:${value}`]),
   ],
   { cwd: root, env, stdio: ['ignore', 'inherit', 'inherit'] },
@@ -132,22 +148,44 @@ for (const scenario of all.filter((s) => s.auth === false || selected(s.name))) 
     for (const i of [0, 21, 22, 23, 24]) seen.push(await roundTrips(headers, request(i)));
     // A floor's round trip is on the control plane, and is its whole cost.
     if (scenario.auth === false) for (const c of seen) [c.shard, c.control] = [c.shard + c.control, 0];
-    counts[mode.name] = { max: Math.max(...seen.map((c) => c.shard)), min: Math.min(...seen.map((c) => c.shard)), control: Math.max(...seen.map((c) => c.control)) };
+    counts[mode.name] = {
+      max: Math.max(...seen.map((c) => c.shard)),
+      min: Math.min(...seen.map((c) => c.shard)),
+      control: Math.max(...seen.map((c) => c.control)),
+    };
   }
   const floor = scenario.floor ? floorScenario[scenario.floor] : undefined;
   const waited = await quiet();
   const variants = modes.map((mode) => ({ prepare: () => instanceCaches(mode.caches) }));
   const results = floor
-    ? await loadAgainstFloor({ base, headers, makeRequest: (i) => scenario.request(i + 100), makeFloorRequest: floor.request, variants, connections, seconds })
+    ? await loadAgainstFloor({
+        base,
+        headers,
+        makeRequest: (i) => scenario.request(i + 100),
+        makeFloorRequest: floor.request,
+        variants,
+        connections,
+        seconds,
+      })
     : [await load({ base, headers, makeRequest: (i) => scenario.request(i + 100), connections, seconds })];
   await instanceCaches('on');
-  const row = { ...scenario, counts, byMode: Object.fromEntries(modes.map((m, k) => [m.name, { ...results[k], ratio: results[k].floorRun ? results[k].p50 / results[k].floorRun.p50 : undefined }])) };
+  const row = {
+    ...scenario,
+    counts,
+    byMode: Object.fromEntries(
+      modes.map((m, k) => [m.name, { ...results[k], ratio: results[k].floorRun ? results[k].p50 / results[k].floorRun.p50 : undefined }]),
+    ),
+  };
   rows.push(row);
   const cold = row.byMode.cold ?? row.byMode.warm;
   const coldCount = (counts.cold ?? counts.warm).max;
   const flag = scenario.expected !== undefined && coldCount > scenario.expected ? ` (expected ${scenario.expected}!)` : '';
-  const ratios = modes.map((m) => `${m.name} ${fmt(row.byMode[m.name].p50)} ms${row.byMode[m.name].ratio ? ` ${fmt(row.byMode[m.name].ratio, 2)}x` : ''}`).join(', ');
-  console.log(`${scenario.name.padEnd(44)} ${ratios}  p99 cold ${fmt(cold.p99)} ms  D1 ${modes.map((m) => `${m.name} ${counts[m.name].max}`).join(' ')}${flag}  errors ${cold.errors}  (waited ${fmt(waited)} s for an idle runtime)`);
+  const ratios = modes
+    .map((m) => `${m.name} ${fmt(row.byMode[m.name].p50)} ms${row.byMode[m.name].ratio ? ` ${fmt(row.byMode[m.name].ratio, 2)}x` : ''}`)
+    .join(', ');
+  console.log(
+    `${scenario.name.padEnd(44)} ${ratios}  p99 cold ${fmt(cold.p99)} ms  D1 ${modes.map((m) => `${m.name} ${counts[m.name].max}`).join(' ')}${flag}  errors ${cold.errors}  (waited ${fmt(waited)} s for an idle runtime)`,
+  );
 }
 const extra = ctx.extraMeasurements ? await ctx.extraMeasurements(selected) : [];
 
@@ -159,7 +197,7 @@ const lines = [
   '',
   `Run on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, \`wrangler dev\` (local workerd, local D1), ${connections} concurrent connections, ${seconds} s per route and mode, load driver (\`node:http\`, one keep-alive connection per client) in a second process on the same machine; each route is measured once the runtime is idle (the previous route's background work, such as the event fan-out, done). ${ctx.summary ?? ''}`,
   '',
-  'Each route is measured in two modes in the same run: **warm**, one Worker instance serving every request with its in-memory caches (src/platform/instance-cache.ts) on, and **cold**, the caches off (`INSTANCE_CACHES=off`), so every request pays what a fresh instance pays: the API key look-up on the control plane included. A far client\'s requests land on many instances, so the goals apply to cold. Ratio = the mode\'s p50 over the matching floor\'s p50 (the floors authenticate nothing and run one indexed `SELECT` or one `INSERT` on the control plane), the floor measured in slices alternating with the route\'s (ten of the floor, each followed by one of each mode, as long as each other: the "floor p50" column), so all see the same machine. "Slices" is the range of the cold slices\' ratios to the floor slice before them: how far this machine moves within one route\'s measurement. The two floor rows are measured alone at the start.',
+  "Each route is measured in two modes in the same run: **warm**, one Worker instance serving every request with its in-memory caches (src/platform/instance-cache.ts) on, and **cold**, the caches off (`INSTANCE_CACHES=off`), so every request pays what a fresh instance pays: the API key look-up on the control plane included. A far client's requests land on many instances, so the goals apply to cold. Ratio = the mode's p50 over the matching floor's p50 (the floors authenticate nothing and run one indexed `SELECT` or one `INSERT` on the control plane), the floor measured in slices alternating with the route's (ten of the floor, each followed by one of each mode, as long as each other: the \"floor p50\" column), so all see the same machine. \"Slices\" is the range of the cold slices' ratios to the floor slice before them: how far this machine moves within one route's measurement. The two floor rows are measured alone at the start.",
   '',
   'D1 = round trips to the workspace\'s shard per request on the response path (statements plus batches, counted as they complete before the response leaves; work handed to `waitUntil`, such as the event fan-out, is not counted): the **maximum** over five counted requests in each mode (the minimum in brackets where it differs). "Control" is the control plane\'s round trips in cold mode (the API key look-up, which warm answers from the instance\'s 5-second key cache). "Expected" is the design count; a cold maximum above it is flagged ⚠.',
   '',

@@ -16,7 +16,6 @@ async function call(base, token, method, path, body) {
   return text ? JSON.parse(text) : null;
 }
 
-
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 100_000);
 const CHUNK = 2_000;
 const DEALS = 100;
@@ -38,8 +37,15 @@ async function inParallel(count, width, task) {
 export async function seed({ base, adminToken, log }) {
   const admin = (method, path, body) => call(base, adminToken, method, path, body);
   await fetch(`${base}/bench/setup`);
-  const ws = await admin('POST', '/admin/v1/workspaces', { name: 'Bench', rate_limits: { per_key_per_minute: 1_000_000, emails_per_minute: 1_000_000 } });
-  const pipeline = await admin('POST', `/admin/v1/workspaces/${ws.id}/pipelines`, { name: 'Sales', is_default: true, stages: [{ name: 'New' }, { name: 'Won' }] });
+  const ws = await admin('POST', '/admin/v1/workspaces', {
+    name: 'Bench',
+    rate_limits: { per_key_per_minute: 1_000_000, emails_per_minute: 1_000_000 },
+  });
+  const pipeline = await admin('POST', `/admin/v1/workspaces/${ws.id}/pipelines`, {
+    name: 'Sales',
+    is_default: true,
+    stages: [{ name: 'New' }, { name: 'Won' }],
+  });
   const key = (await admin('POST', `/admin/v1/workspaces/${ws.id}/api-keys`, { name: 'bench' })).key;
   const api = (method, path, body) => call(base, key, method, path, body);
   const tagIds = [];
@@ -71,7 +77,15 @@ export async function seed({ base, adminToken, log }) {
         title: `Seed payment ${i}`,
         amount: 1_000_000,
         contact_id: contactIds[i * 11],
-        metadata: { document: { provider: 'stripe', id: `in_seed_${i}`, number: `INV-${i}`, type: 'tax_invoice', url: `https://files.example.com/in_seed_${i}.pdf` } },
+        metadata: {
+          document: {
+            provider: 'stripe',
+            id: `in_seed_${i}`,
+            number: `INV-${i}`,
+            type: 'tax_invoice',
+            url: `https://files.example.com/in_seed_${i}.pdf`,
+          },
+        },
       })
     ).id;
   });
@@ -80,13 +94,29 @@ export async function seed({ base, adminToken, log }) {
   const paidOrderIds = new Array(ORDERS);
   await inParallel(ORDERS, 4, async (i) => {
     await api('POST', '/v1/orders', { contact_id: contactIds[i * 13], external_reference: orderRefs[i], items: orderItems(i) });
-    paidOrderIds[i] = (await api('POST', '/v1/orders', { contact_id: contactIds[i * 17], financial_status: 'paid', items: [{ title: `Seed order ${i}`, unit_price: 1_000_000 }] })).id;
+    paidOrderIds[i] = (
+      await api('POST', '/v1/orders', {
+        contact_id: contactIds[i * 17],
+        financial_status: 'paid',
+        items: [{ title: `Seed order ${i}`, unit_price: 1_000_000 }],
+      })
+    ).id;
   });
   const defaultLimitKeys = await seedDefaultLimitKeys(admin, ws.shard);
   const booking = await seedBookings(admin, api, ws.id);
-  const template = await admin('POST', `/admin/v1/workspaces/${ws.id}/templates`, { name: 'bench_offer', language: 'en_US', category: 'marketing', body: 'Hi {{1}}, your code is {{2}}' });
+  const template = await admin('POST', `/admin/v1/workspaces/${ws.id}/templates`, {
+    name: 'bench_offer',
+    language: 'en_US',
+    category: 'marketing',
+    body: 'Hi {{1}}, your code is {{2}}',
+  });
   // Email: a verified default sender, suppressions to look up, and one processed key to replay.
-  await admin('POST', `/admin/v1/workspaces/${ws.id}/sender-profiles`, { from_name: 'Bench', from_email: 'bench@mail.bench.example', domain_verified: true, is_default: true });
+  await admin('POST', `/admin/v1/workspaces/${ws.id}/sender-profiles`, {
+    from_name: 'Bench',
+    from_email: 'bench@mail.bench.example',
+    domain_verified: true,
+    is_default: true,
+  });
   await inParallel(SUPPRESSIONS, 4, async (i) => api('POST', '/v1/suppressions', { email: `suppressed${i}@example.org` }));
   await api('POST', '/v1/emails', { to: 'replay@example.org', subject: 'Replay', text: 'Hello', idempotency_key: 'bench-replay' });
   // Newsletters: one with 50 issues (half published), for the newsletter and issue reads.
@@ -94,7 +124,11 @@ export async function seed({ base, adminToken, log }) {
   const issueIds = [];
   const publishedIds = [];
   await inParallel(50, 4, async (i) => {
-    const issue = await api('POST', `/v1/newsletters/${newsletter.id}/issues`, { subject: `Issue ${i}`, content: { markdown: `# Issue ${i}\n\nBench words.` }, external_reference: `bench-issue-${i}` });
+    const issue = await api('POST', `/v1/newsletters/${newsletter.id}/issues`, {
+      subject: `Issue ${i}`,
+      content: { markdown: `# Issue ${i}\n\nBench words.` },
+      external_reference: `bench-issue-${i}`,
+    });
     if (i % 2 === 0) {
       await api('POST', `/v1/newsletter-issues/${issue.id}/publish`);
       publishedIds.push(issue.id);
@@ -103,7 +137,11 @@ export async function seed({ base, adminToken, log }) {
   });
   // Email campaigns: 10,000 contacts with email consent subscribed, and a draft to estimate and read.
   await fetch(`${base}/bench/email-subscribe`, { method: 'POST', body: JSON.stringify({ workspace_id: ws.id, count: EMAIL_RECIPIENTS }) });
-  const emailCampaign = await api('POST', '/v1/email-campaigns', { name: 'Bench estimate', subject: 'Hello [[first_name : there]]', content: { markdown: '# Hello\n\nBench words.' } });
+  const emailCampaign = await api('POST', '/v1/email-campaigns', {
+    name: 'Bench estimate',
+    subject: 'Hello [[first_name : there]]',
+    content: { markdown: '# Hello\n\nBench words.' },
+  });
   const hooks = await seedWebhookLog(api);
   log(`seeded workspace ${ws.id}`);
   const ctx = {
@@ -162,7 +200,12 @@ const FILTER = JSON.stringify({
     and: [
       { field: 'lifecycle_stage', op: 'in', value: ['prospect', 'customer'] },
       { field: 'lead_score', op: 'gte', value: 70 },
-      { or: [{ field: 'country', op: 'eq', value: 'US' }, { field: 'company_name', op: 'starts_with', value: 'hoo' }] },
+      {
+        or: [
+          { field: 'country', op: 'eq', value: 'US' },
+          { field: 'company_name', op: 'starts_with', value: 'hoo' },
+        ],
+      },
     ],
   },
 });
@@ -180,7 +223,22 @@ function filterTrees(ctx) {
     ['$jsonb_contains tag', { $jsonb_contains: { tags: [ctx.tagIds[0]] } }],
     ['virtual consent field', { $where: { field: 'email_subscribed', op: 'eq', value: true } }],
     ['custom_fields.plan', { $where: { field: 'custom_fields.plan', op: 'eq', value: 'gold' } }],
-    ['nested or, starts_with', { $where: { or: [{ field: 'company_name', op: 'starts_with', value: 'hoo' }, { and: [{ field: 'country', op: 'eq', value: 'DE' }, { field: 'first_name', op: 'starts_with', value: 'an' }] }] } }],
+    [
+      'nested or, starts_with',
+      {
+        $where: {
+          or: [
+            { field: 'company_name', op: 'starts_with', value: 'hoo' },
+            {
+              and: [
+                { field: 'country', op: 'eq', value: 'DE' },
+                { field: 'first_name', op: 'starts_with', value: 'an' },
+              ],
+            },
+          ],
+        },
+      },
+    ],
   ];
 }
 
@@ -215,10 +273,22 @@ async function measureFilterLatency(ctx, log, rounds = 10) {
   const lines = [];
   for (const [label, filter] of filterTrees(ctx)) {
     const path = `/v1/contacts?filter=${encodeURIComponent(JSON.stringify(filter))}`;
-    for (const [variant, before] of [['counted after a write', touch], ['repeated, stored answer', () => undefined]]) {
-      const result = await load({ base: ctx.base, headers, connections: 1, seconds: 120, maxRequests: rounds, makeRequest: (i) => ({ method: 'GET', path, before: before(i) }) });
+    for (const [variant, before] of [
+      ['counted after a write', touch],
+      ['repeated, stored answer', () => undefined],
+    ]) {
+      const result = await load({
+        base: ctx.base,
+        headers,
+        connections: 1,
+        seconds: 120,
+        maxRequests: rounds,
+        makeRequest: (i) => ({ method: 'GET', path, before: before(i) }),
+      });
       log(`filter latency (1 connection, ${label}, ${variant}): p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms`);
-      lines.push(`- ${label}, ${variant}: p50 **${result.p50.toFixed(1)} ms**${result.p50 < 50 ? '' : ' (goal: under 50 ms)'}, p99 ${result.p99.toFixed(1)} ms, ${result.requests} requests, ${result.errors} errors`);
+      lines.push(
+        `- ${label}, ${variant}: p50 **${result.p50.toFixed(1)} ms**${result.p50 < 50 ? '' : ' (goal: under 50 ms)'}, p99 ${result.p99.toFixed(1)} ms, ${result.requests} requests, ${result.errors} errors`,
+      );
     }
   }
   return [
@@ -243,7 +313,11 @@ const DEFAULT_LIMIT_LINES = 3;
 async function seedDefaultLimitKeys(admin, shard) {
   const ws = await admin('POST', '/admin/v1/workspaces', { name: 'Bench default limits', shard });
   const keys = new Array(DEFAULT_LIMIT_KEYS * DEFAULT_LIMIT_LINES);
-  await inParallel(keys.length, 8, async (i) => (keys[i] = (await admin('POST', `/admin/v1/workspaces/${ws.id}/api-keys`, { name: `default-${i}` })).key));
+  await inParallel(
+    keys.length,
+    8,
+    async (i) => (keys[i] = (await admin('POST', `/admin/v1/workspaces/${ws.id}/api-keys`, { name: `default-${i}` })).key),
+  );
   return keys;
 }
 
@@ -256,7 +330,13 @@ const atDefaultLimit = (ctx, line, path, method) => (i) => ({
 
 /** Ten order lines (decimal quantities and discounts, so the money math runs on every line). */
 function orderItems(i) {
-  return Array.from({ length: 10 }, (_, k) => ({ title: `Item ${i}.${k}`, sku: `SKU-${k}`, unit_price: 4.99 + k, quantity: 1 + (k % 4) / 2, ...(k % 3 === 0 ? { discount_percent: 12.5 } : {}) }));
+  return Array.from({ length: 10 }, (_, k) => ({
+    title: `Item ${i}.${k}`,
+    sku: `SKU-${k}`,
+    unit_price: 4.99 + k,
+    quantity: 1 + (k % 4) / 2,
+    ...(k % 3 === 0 ? { discount_percent: 12.5 } : {}),
+  }));
 }
 
 /** A seeded contact's identity, as a client would send it again. */
@@ -280,30 +360,107 @@ export function scenarios(ctx) {
   return [
     { name: SELECT_FLOOR, auth: false, request: () => ({ method: 'GET', path: `/bench/floor/select?id=${ctx.workspaceId}` }) },
     { name: INSERT_FLOOR, auth: false, request: () => ({ method: 'POST', path: '/bench/floor/insert' }) },
-    { name: 'layer: floor + a key limiter call per request (read replication on)', floor: SELECT_FLOOR, auth: false, request: () => ({ method: 'GET', path: `/bench/layers/limiter?id=${ctx.workspaceId}` }) },
-    { name: 'layer: floor + leased key token + leased IP token', floor: SELECT_FLOOR, auth: false, request: () => ({ method: 'GET', path: `/bench/layers/limiters?id=${ctx.workspaceId}` }) },
-    { name: 'layer: the floor query on the workspace shard (the database the routes read)', floor: SELECT_FLOOR, auth: false, request: () => ({ method: 'GET', path: `/bench/layers/shard-select?shard=${ctx.shard}&id=${ctx.pipelineId}` }) },
-    { name: 'layer: the select floor answering 2 KB (a contact answer\'s size)', floor: SELECT_FLOOR, auth: false, request: () => ({ method: 'GET', path: `/bench/layers/sized?id=${ctx.workspaceId}&bytes=2000` }) },
-    { name: 'layer: the floor query twice in one batch', floor: SELECT_FLOOR, auth: false, request: () => ({ method: 'GET', path: `/bench/layers/batch?id=${ctx.workspaceId}` }) },
-    { name: 'layer: the GET /v1/deals statement raw (no framework, no mapping)', floor: SELECT_FLOOR, auth: false, request: () => ({ method: 'GET', path: `/bench/layers/raw-list?list=deals&shard=${ctx.shard}&ws=${ctx.workspaceId}` }) },
-    { name: 'layer: the GET /v1/orders statement raw (no framework, no mapping)', floor: SELECT_FLOOR, auth: false, request: () => ({ method: 'GET', path: `/bench/layers/raw-list?list=orders&shard=${ctx.shard}&ws=${ctx.workspaceId}` }) },
-    { name: 'layer: insert floor, two round trips (read, then insert)', floor: INSERT_FLOOR, auth: false, request: () => ({ method: 'POST', path: '/bench/layers/two-round-trips' }) },
-    { name: 'layer: two round trips behind the whole /v1 middleware stack (write session)', floor: INSERT_FLOOR, request: () => ({ method: 'POST', path: '/bench/layers/stack' }) },
-    { name: 'layer: two round trips behind the whole /v1 middleware stack, read replication on (bookmark record)', floor: INSERT_FLOOR, request: () => ({ method: 'POST', path: '/bench/layers/stack-replicas' }) },
-    { name: 'layer: two round trips behind the whole /v1 middleware stack, on the shard binding (no session)', floor: INSERT_FLOOR, request: () => ({ method: 'POST', path: '/bench/layers/stack-shard' }) },
-    { name: 'layer: floor + auth (cached key, leased key and IP tokens)', floor: SELECT_FLOOR, request: () => ({ method: 'GET', path: '/bench/layers/auth' }) },
+    {
+      name: 'layer: floor + a key limiter call per request (read replication on)',
+      floor: SELECT_FLOOR,
+      auth: false,
+      request: () => ({ method: 'GET', path: `/bench/layers/limiter?id=${ctx.workspaceId}` }),
+    },
+    {
+      name: 'layer: floor + leased key token + leased IP token',
+      floor: SELECT_FLOOR,
+      auth: false,
+      request: () => ({ method: 'GET', path: `/bench/layers/limiters?id=${ctx.workspaceId}` }),
+    },
+    {
+      name: 'layer: the floor query on the workspace shard (the database the routes read)',
+      floor: SELECT_FLOOR,
+      auth: false,
+      request: () => ({ method: 'GET', path: `/bench/layers/shard-select?shard=${ctx.shard}&id=${ctx.pipelineId}` }),
+    },
+    {
+      name: "layer: the select floor answering 2 KB (a contact answer's size)",
+      floor: SELECT_FLOOR,
+      auth: false,
+      request: () => ({ method: 'GET', path: `/bench/layers/sized?id=${ctx.workspaceId}&bytes=2000` }),
+    },
+    {
+      name: 'layer: the floor query twice in one batch',
+      floor: SELECT_FLOOR,
+      auth: false,
+      request: () => ({ method: 'GET', path: `/bench/layers/batch?id=${ctx.workspaceId}` }),
+    },
+    {
+      name: 'layer: the GET /v1/deals statement raw (no framework, no mapping)',
+      floor: SELECT_FLOOR,
+      auth: false,
+      request: () => ({ method: 'GET', path: `/bench/layers/raw-list?list=deals&shard=${ctx.shard}&ws=${ctx.workspaceId}` }),
+    },
+    {
+      name: 'layer: the GET /v1/orders statement raw (no framework, no mapping)',
+      floor: SELECT_FLOOR,
+      auth: false,
+      request: () => ({ method: 'GET', path: `/bench/layers/raw-list?list=orders&shard=${ctx.shard}&ws=${ctx.workspaceId}` }),
+    },
+    {
+      name: 'layer: insert floor, two round trips (read, then insert)',
+      floor: INSERT_FLOOR,
+      auth: false,
+      request: () => ({ method: 'POST', path: '/bench/layers/two-round-trips' }),
+    },
+    {
+      name: 'layer: two round trips behind the whole /v1 middleware stack (write session)',
+      floor: INSERT_FLOOR,
+      request: () => ({ method: 'POST', path: '/bench/layers/stack' }),
+    },
+    {
+      name: 'layer: two round trips behind the whole /v1 middleware stack, read replication on (bookmark record)',
+      floor: INSERT_FLOOR,
+      request: () => ({ method: 'POST', path: '/bench/layers/stack-replicas' }),
+    },
+    {
+      name: 'layer: two round trips behind the whole /v1 middleware stack, on the shard binding (no session)',
+      floor: INSERT_FLOOR,
+      request: () => ({ method: 'POST', path: '/bench/layers/stack-shard' }),
+    },
+    {
+      name: 'layer: floor + auth (cached key, leased key and IP tokens)',
+      floor: SELECT_FLOOR,
+      request: () => ({ method: 'GET', path: '/bench/layers/auth' }),
+    },
     { name: 'layer: floor + auth + request log', floor: SELECT_FLOOR, request: () => ({ method: 'GET', path: '/bench/layers/auth-log' }) },
     { name: 'layer: floor + the whole /v1 middleware stack', floor: SELECT_FLOOR, request: () => ({ method: 'GET', path: '/bench/layers/stack' }) },
-    { name: 'layer: floor + the whole /v1 middleware stack, default per-key limit (100 a minute, 200 keys in turn)', floor: SELECT_FLOOR, request: atDefaultLimit(ctx, 0, '/bench/layers/stack', 'GET') },
-    { name: 'layer: two round trips behind the whole /v1 middleware stack, default per-key limit (100 a minute, 200 keys in turn)', floor: INSERT_FLOOR, request: atDefaultLimit(ctx, 1, '/bench/layers/stack', 'POST') },
-    { name: 'layer: two round trips behind the whole /v1 middleware stack, read replication on, default per-key limit (100 a minute, 200 keys in turn)', floor: INSERT_FLOOR, request: atDefaultLimit(ctx, 2, '/bench/layers/stack-replicas', 'POST') },
+    {
+      name: 'layer: floor + the whole /v1 middleware stack, default per-key limit (100 a minute, 200 keys in turn)',
+      floor: SELECT_FLOOR,
+      request: atDefaultLimit(ctx, 0, '/bench/layers/stack', 'GET'),
+    },
+    {
+      name: 'layer: two round trips behind the whole /v1 middleware stack, default per-key limit (100 a minute, 200 keys in turn)',
+      floor: INSERT_FLOOR,
+      request: atDefaultLimit(ctx, 1, '/bench/layers/stack', 'POST'),
+    },
+    {
+      name: 'layer: two round trips behind the whole /v1 middleware stack, read replication on, default per-key limit (100 a minute, 200 keys in turn)',
+      floor: INSERT_FLOOR,
+      request: atDefaultLimit(ctx, 2, '/bench/layers/stack-replicas', 'POST'),
+    },
     { name: 'GET /v1/pipelines', floor: SELECT_FLOOR, expected: 1, request: () => ({ method: 'GET', path: '/v1/pipelines' }) },
-    { name: 'GET /v1/contacts/{id}', floor: SELECT_FLOOR, expected: 1, request: (i) => ({ method: 'GET', path: `/v1/contacts/${ctx.contactIds[contactIndex(i)]}` }) },
+    {
+      name: 'GET /v1/contacts/{id}',
+      floor: SELECT_FLOOR,
+      expected: 1,
+      request: (i) => ({ method: 'GET', path: `/v1/contacts/${ctx.contactIds[contactIndex(i)]}` }),
+    },
     {
       name: 'POST /v1/contacts (create)',
       floor: INSERT_FLOOR,
       expected: 1,
-      request: (i) => ({ method: 'POST', path: '/v1/contacts', body: { name: `New Person ${i}`, email: `new.${nonce}.${i}@example.org`, phone: seedPhone(n + i), tags: ['vip'] } }),
+      request: (i) => ({
+        method: 'POST',
+        path: '/v1/contacts',
+        body: { name: `New Person ${i}`, email: `new.${nonce}.${i}@example.org`, phone: seedPhone(n + i), tags: ['vip'] },
+      }),
     },
     {
       // The claim before the route and the stored answer after it: two round trips on top of the create's one.
@@ -322,7 +479,12 @@ export function scenarios(ctx) {
       name: 'POST /v1/contacts (Idempotency-Key, replay)',
       floor: INSERT_FLOOR,
       expected: 1,
-      request: () => ({ method: 'POST', path: '/v1/contacts', headers: { 'Idempotency-Key': `bench-${nonce}-replayed` }, body: { name: 'Replayed Person', email: `replayed.${nonce}@example.org` } }),
+      request: () => ({
+        method: 'POST',
+        path: '/v1/contacts',
+        headers: { 'Idempotency-Key': `bench-${nonce}-replayed` },
+        body: { name: 'Replayed Person', email: `replayed.${nonce}@example.org` },
+      }),
     },
     {
       name: 'POST /v1/contacts (upsert existing)',
@@ -341,7 +503,10 @@ export function scenarios(ctx) {
       name: 'GET /v1/contacts?search= (3+ chars, FTS, every answer computed)',
       floor: SELECT_FLOOR,
       expected: 1,
-      request: (i) => ({ method: 'GET', path: `/v1/contacts?search=${encodeURIComponent(SEARCH_TERMS[i % SEARCH_TERMS.length])}&limit=${50 - (i % 50)}` }),
+      request: (i) => ({
+        method: 'GET',
+        path: `/v1/contacts?search=${encodeURIComponent(SEARCH_TERMS[i % SEARCH_TERMS.length])}&limit=${50 - (i % 50)}`,
+      }),
     },
     {
       name: 'GET /v1/contacts?search= (1-2 chars, repeated: stored answer)',
@@ -349,13 +514,30 @@ export function scenarios(ctx) {
       expected: 1,
       request: (i) => ({ method: 'GET', path: `/v1/contacts?search=${SHORT_TERMS[i % SHORT_TERMS.length]}` }),
     },
-    { name: 'GET /v1/contacts?filter=$where (repeated: stored answer)', floor: SELECT_FLOOR, expected: 1, request: () => ({ method: 'GET', path: `/v1/contacts?filter=${encodeURIComponent(FILTER)}` }) },
+    {
+      name: 'GET /v1/contacts?filter=$where (repeated: stored answer)',
+      floor: SELECT_FLOOR,
+      expected: 1,
+      request: () => ({ method: 'GET', path: `/v1/contacts?filter=${encodeURIComponent(FILTER)}` }),
+    },
     {
       // A different (equivalent) tree on every request: nothing stored to answer from, every total counted.
       name: 'GET /v1/contacts?filter= (custom_fields.plan, every answer counted)',
       floor: SELECT_FLOOR,
       expected: 1,
-      request: (i) => ({ method: 'GET', path: `/v1/contacts?filter=${encodeURIComponent(JSON.stringify({ $where: { or: [{ field: 'custom_fields.plan', op: 'eq', value: 'gold' }, { field: 'custom_fields.plan', op: 'eq', value: `none-${nonce}-${i}` }] } }))}` }),
+      request: (i) => ({
+        method: 'GET',
+        path: `/v1/contacts?filter=${encodeURIComponent(
+          JSON.stringify({
+            $where: {
+              or: [
+                { field: 'custom_fields.plan', op: 'eq', value: 'gold' },
+                { field: 'custom_fields.plan', op: 'eq', value: `none-${nonce}-${i}` },
+              ],
+            },
+          }),
+        )}`,
+      }),
     },
     ...filterTrees(ctx).map(([label, filter]) => ({
       // A tag's and a custom field's totals are read from their index ranges, never stored.
@@ -368,26 +550,41 @@ export function scenarios(ctx) {
       name: `GET /v1/contacts?filter= (${label}, computed)`,
       floor: SELECT_FLOOR,
       expected: 1,
-      request: (i) => ({ method: 'GET', path: `/v1/contacts?filter=${encodeURIComponent(JSON.stringify(computedEveryTime(filter, `none-${nonce}-${i}@example.org`)))}` }),
+      request: (i) => ({
+        method: 'GET',
+        path: `/v1/contacts?filter=${encodeURIComponent(JSON.stringify(computedEveryTime(filter, `none-${nonce}-${i}@example.org`)))}`,
+      }),
     })),
     {
       name: 'POST /v1/contacts (create, 50 tags)',
       floor: INSERT_FLOOR,
       expected: 1,
-      request: (i) => ({ method: 'POST', path: '/v1/contacts', body: { name: `Tagged Person ${i}`, email: `tagged.${nonce}.${i}@example.org`, tags: FIFTY_TAGS } }),
+      request: (i) => ({
+        method: 'POST',
+        path: '/v1/contacts',
+        body: { name: `Tagged Person ${i}`, email: `tagged.${nonce}.${i}@example.org`, tags: FIFTY_TAGS },
+      }),
     },
     {
       // The read batch (pipelines, stages, the contact), then the write batch.
       name: 'POST /v1/deals',
       floor: INSERT_FLOOR,
       expected: 2,
-      request: (i) => ({ method: 'POST', path: '/v1/deals', body: { title: `Deal ${i}`, amount: 250 + (i % 1000), contact_id: ctx.contactIds[contactIndex(i + 1)] } }),
+      request: (i) => ({
+        method: 'POST',
+        path: '/v1/deals',
+        body: { title: `Deal ${i}`, amount: 250 + (i % 1000), contact_id: ctx.contactIds[contactIndex(i + 1)] },
+      }),
     },
     {
       name: 'POST /v1/deals (email, new contact)',
       floor: INSERT_FLOOR,
       expected: 2,
-      request: (i) => ({ method: 'POST', path: '/v1/deals', body: { title: `Deal ${i}`, email: `deal.${nonce}.${i}@example.org`, name: `Buyer ${i}` } }),
+      request: (i) => ({
+        method: 'POST',
+        path: '/v1/deals',
+        body: { title: `Deal ${i}`, email: `deal.${nonce}.${i}@example.org`, name: `Buyer ${i}` },
+      }),
     },
     {
       name: 'POST /v1/deals (existing contact by phone/email)',
@@ -401,19 +598,31 @@ export function scenarios(ctx) {
       floor: INSERT_FLOOR,
       // The deal and the stage read, then the move. Each visit of a deal moves it to the other stage.
       expected: 2,
-      request: (i) => ({ method: 'POST', path: `/v1/deals/${ctx.dealIds[i % DEALS]}/stage`, body: { stage_id: ctx.stageIds[(i + Math.floor(i / DEALS)) % 2] } }),
+      request: (i) => ({
+        method: 'POST',
+        path: `/v1/deals/${ctx.dealIds[i % DEALS]}/stage`,
+        body: { stage_id: ctx.stageIds[(i + Math.floor(i / DEALS)) % 2] },
+      }),
     },
     {
       name: 'POST /v1/payments (one_time)',
       floor: INSERT_FLOOR,
       expected: 1,
-      request: (i) => ({ method: 'POST', path: '/v1/payments', body: { type: 'one_time', title: `Payment ${i}`, amount: 49.9, method: 'card', contact_id: ctx.contactIds[contactIndex(i + 3)] } }),
+      request: (i) => ({
+        method: 'POST',
+        path: '/v1/payments',
+        body: { type: 'one_time', title: `Payment ${i}`, amount: 49.9, method: 'card', contact_id: ctx.contactIds[contactIndex(i + 3)] },
+      }),
     },
     {
       name: 'POST /v1/payments (installments, 12)',
       floor: INSERT_FLOOR,
       expected: 1,
-      request: (i) => ({ method: 'POST', path: '/v1/payments', body: { type: 'installments', installment_count: 12, title: `Plan ${i}`, amount: 1200, contact_id: ctx.contactIds[contactIndex(i + 4)] } }),
+      request: (i) => ({
+        method: 'POST',
+        path: '/v1/payments',
+        body: { type: 'installments', installment_count: 12, title: `Plan ${i}`, amount: 1200, contact_id: ctx.contactIds[contactIndex(i + 4)] },
+      }),
     },
     {
       name: 'GET /v1/payments?search=',
@@ -444,7 +653,12 @@ export function scenarios(ctx) {
       request: (i) => ({
         method: 'POST',
         path: '/v1/bookings',
-        body: { meeting_type_id: ctx.booking.typeId, start_at: new Date(Date.parse(ctx.booking.to) + 86_400_000 + i * 300_000).toISOString(), timezone: 'UTC', contact_id: ctx.contactIds[contactIndex(i + 5)] },
+        body: {
+          meeting_type_id: ctx.booking.typeId,
+          start_at: new Date(Date.parse(ctx.booking.to) + 86_400_000 + i * 300_000).toISOString(),
+          timezone: 'UTC',
+          contact_id: ctx.contactIds[contactIndex(i + 5)],
+        },
       }),
     },
     {
@@ -457,7 +671,11 @@ export function scenarios(ctx) {
       name: 'POST /v1/orders (10 items, new)',
       floor: INSERT_FLOOR,
       expected: 1,
-      request: (i) => ({ method: 'POST', path: '/v1/orders', body: { contact_id: ctx.contactIds[contactIndex(i + 5)], items: orderItems(i), shipping_total: 4.95, coupon_codes: ['BENCH'] } }),
+      request: (i) => ({
+        method: 'POST',
+        path: '/v1/orders',
+        body: { contact_id: ctx.contactIds[contactIndex(i + 5)], items: orderItems(i), shipping_total: 4.95, coupon_codes: ['BENCH'] },
+      }),
     },
     {
       name: 'POST /v1/orders (10 items, replay)',
@@ -465,7 +683,16 @@ export function scenarios(ctx) {
       // The seeded pending orders: every replay replaces the lines and recomputes the money. The read
       // batch carries a create guarded on the reference being free (it writes nothing), then the replay.
       expected: 2,
-      request: (i) => ({ method: 'POST', path: '/v1/orders', body: { contact_id: ctx.contactIds[(i % ORDERS) * 13], external_reference: ctx.orderRefs[i % ORDERS], items: orderItems(i), note: `replay ${i}` } }),
+      request: (i) => ({
+        method: 'POST',
+        path: '/v1/orders',
+        body: {
+          contact_id: ctx.contactIds[(i % ORDERS) * 13],
+          external_reference: ctx.orderRefs[i % ORDERS],
+          items: orderItems(i),
+          note: `replay ${i}`,
+        },
+      }),
     },
     {
       name: 'POST /v1/orders/{id}/refunds',
@@ -478,7 +705,11 @@ export function scenarios(ctx) {
       name: 'POST /v1/payment-requests',
       floor: INSERT_FLOOR,
       expected: 1,
-      request: (i) => ({ method: 'POST', path: '/v1/payment-requests', body: { amount: 120, title: `Link ${i}`, contact_id: ctx.contactIds[contactIndex(i + 5)] } }),
+      request: (i) => ({
+        method: 'POST',
+        path: '/v1/payment-requests',
+        body: { amount: 120, title: `Link ${i}`, contact_id: ctx.contactIds[contactIndex(i + 5)] },
+      }),
     },
     {
       name: 'GET /v1/contacts/{id}/documents',
@@ -492,7 +723,17 @@ export function scenarios(ctx) {
       name: 'POST /v1/templates/{id}/send (new recipient)',
       floor: INSERT_FLOOR,
       expected: 2,
-      request: (i) => ({ method: 'POST', path: `/v1/templates/${ctx.templateId}/send`, body: { to: seedPhone(2 * n + i), body_variables: [{ type: 'text', text: `Guest ${i}` }, { type: 'text', text: 'SPRING20' }] } }),
+      request: (i) => ({
+        method: 'POST',
+        path: `/v1/templates/${ctx.templateId}/send`,
+        body: {
+          to: seedPhone(2 * n + i),
+          body_variables: [
+            { type: 'text', text: `Guest ${i}` },
+            { type: 'text', text: 'SPRING20' },
+          ],
+        },
+      }),
     },
     {
       // Claim (Durable Object), read batch (the platform list's look-up on the control plane beside it: one `x-d1-control` more),
@@ -500,14 +741,28 @@ export function scenarios(ctx) {
       name: 'POST /v1/emails (fresh key, sandbox provider)',
       floor: INSERT_FLOOR,
       expected: 2,
-      request: (i) => ({ method: 'POST', path: '/v1/emails', body: { to: `r${i % 1000}@example.org`, subject: `Receipt ${i}`, html: `<p>Order <a href="https://shop.example.org/o/${i}">${i}</a></p>`, idempotency_key: `bench-${nonce}-${i}`, tracking: { clicks: true } } }),
+      request: (i) => ({
+        method: 'POST',
+        path: '/v1/emails',
+        body: {
+          to: `r${i % 1000}@example.org`,
+          subject: `Receipt ${i}`,
+          html: `<p>Order <a href="https://shop.example.org/o/${i}">${i}</a></p>`,
+          idempotency_key: `bench-${nonce}-${i}`,
+          tracking: { clicks: true },
+        },
+      }),
     },
     {
       // Answered by the claim Durable Object alone: the difference to the floor is the claim's latency.
       name: 'POST /v1/emails (replay)',
       floor: SELECT_FLOOR,
       expected: 0,
-      request: () => ({ method: 'POST', path: '/v1/emails', body: { to: 'replay@example.org', subject: 'Replay', text: 'Hello', idempotency_key: 'bench-replay' } }),
+      request: () => ({
+        method: 'POST',
+        path: '/v1/emails',
+        body: { to: 'replay@example.org', subject: 'Replay', text: 'Hello', idempotency_key: 'bench-replay' },
+      }),
     },
     {
       name: 'GET /v1/suppressions?email=',
@@ -517,43 +772,96 @@ export function scenarios(ctx) {
     },
     // Newsletters: the list and the single read (with the active subscriber count) are one query or batch each.
     { name: 'GET /v1/newsletters', floor: SELECT_FLOOR, expected: 1, request: () => ({ method: 'GET', path: '/v1/newsletters' }) },
-    { name: 'GET /v1/newsletters/{id}', floor: SELECT_FLOOR, expected: 1, request: () => ({ method: 'GET', path: `/v1/newsletters/${ctx.newsletterId}` }) },
+    {
+      name: 'GET /v1/newsletters/{id}',
+      floor: SELECT_FLOOR,
+      expected: 1,
+      request: () => ({ method: 'GET', path: `/v1/newsletters/${ctx.newsletterId}` }),
+    },
     // The newsletter check, then the count and the page in one batch.
-    { name: 'GET /v1/newsletters/{id}/issues', floor: SELECT_FLOOR, expected: 1, request: () => ({ method: 'GET', path: `/v1/newsletters/${ctx.newsletterId}/issues?status=published` }) },
-    { name: 'GET /v1/newsletter-issues/{id}', floor: SELECT_FLOOR, expected: 1, request: (i) => ({ method: 'GET', path: `/v1/newsletter-issues/${ctx.issueIds[i % ctx.issueIds.length]}` }) },
+    {
+      name: 'GET /v1/newsletters/{id}/issues',
+      floor: SELECT_FLOOR,
+      expected: 1,
+      request: () => ({ method: 'GET', path: `/v1/newsletters/${ctx.newsletterId}/issues?status=published` }),
+    },
+    {
+      name: 'GET /v1/newsletter-issues/{id}',
+      floor: SELECT_FLOOR,
+      expected: 1,
+      request: (i) => ({ method: 'GET', path: `/v1/newsletter-issues/${ctx.issueIds[i % ctx.issueIds.length]}` }),
+    },
     // An external_reference replay: the newsletter and the reference lookup in one batch, then the update.
     {
       name: 'POST /v1/newsletters/{id}/issues (replay)',
       floor: SELECT_FLOOR,
       expected: 2,
-      request: (i) => ({ method: 'POST', path: `/v1/newsletters/${ctx.newsletterId}/issues`, body: { subject: `Issue ${i % 50}`, external_reference: `bench-issue-${i % 50}` } }),
+      request: (i) => ({
+        method: 'POST',
+        path: `/v1/newsletters/${ctx.newsletterId}/issues`,
+        body: { subject: `Issue ${i % 50}`, external_reference: `bench-issue-${i % 50}` },
+      }),
     },
     // Publishing a published issue answers it as is: one read.
-    { name: 'POST /v1/newsletter-issues/{id}/publish (published)', floor: SELECT_FLOOR, expected: 1, request: () => ({ method: 'POST', path: `/v1/newsletter-issues/${ctx.publishedIssueId}/publish` }) },
+    {
+      name: 'POST /v1/newsletter-issues/{id}/publish (published)',
+      floor: SELECT_FLOOR,
+      expected: 1,
+      request: () => ({ method: 'POST', path: `/v1/newsletter-issues/${ctx.publishedIssueId}/publish` }),
+    },
     // Email campaigns: the list (count and page in one batch), the single read, and the estimate (an untargeted campaign is counted in
     // the statement that reads it: the entries of the eligible-contacts index, less the workspace lists' entries and the platform
     // list's, whose addresses the control plane answers first: one `x-d1-control` more).
     { name: 'GET /v1/email-campaigns', floor: SELECT_FLOOR, expected: 1, request: () => ({ method: 'GET', path: '/v1/email-campaigns' }) },
-    { name: 'GET /v1/email-campaigns/{id}', floor: SELECT_FLOOR, expected: 1, request: () => ({ method: 'GET', path: `/v1/email-campaigns/${ctx.emailCampaignId}` }) },
-    { name: 'GET /v1/email-campaigns/{id}/estimate (every seeded contact)', floor: SELECT_FLOOR, expected: 1, request: () => ({ method: 'GET', path: `/v1/email-campaigns/${ctx.emailCampaignId}/estimate` }) },
+    {
+      name: 'GET /v1/email-campaigns/{id}',
+      floor: SELECT_FLOOR,
+      expected: 1,
+      request: () => ({ method: 'GET', path: `/v1/email-campaigns/${ctx.emailCampaignId}` }),
+    },
+    {
+      name: 'GET /v1/email-campaigns/{id}/estimate (every seeded contact)',
+      floor: SELECT_FLOOR,
+      expected: 1,
+      request: () => ({ method: 'GET', path: `/v1/email-campaigns/${ctx.emailCampaignId}/estimate` }),
+    },
     // Create: one insert (no snippet lookup unless the content names a snippet).
     {
       name: 'POST /v1/email-campaigns',
       floor: INSERT_FLOOR,
       expected: 1,
-      request: (i) => ({ method: 'POST', path: '/v1/email-campaigns', body: { name: `Bench ${i}`, subject: 'Hi [[first_name]]', content: { markdown: `# Offer ${i}\n\nWords.` } } }),
+      request: (i) => ({
+        method: 'POST',
+        path: '/v1/email-campaigns',
+        body: { name: `Bench ${i}`, subject: 'Hi [[first_name]]', content: { markdown: `# Offer ${i}\n\nWords.` } },
+      }),
     },
     // Webhook events and delivery logs: a count and a page in one batch, a single read, and the two sends (one write each; the attempt runs from the queue).
     { name: 'GET /v1/webhook-events', floor: SELECT_FLOOR, expected: 1, request: () => ({ method: 'GET', path: '/v1/webhook-events' }) },
-    { name: 'GET /v1/webhook-events/{id}', floor: SELECT_FLOOR, expected: 1, request: () => ({ method: 'GET', path: `/v1/webhook-events/${ctx.hooks.eventId}` }) },
-    { name: 'GET /v1/webhook-endpoints/{id}/deliveries', floor: SELECT_FLOOR, expected: 1, request: () => ({ method: 'GET', path: `/v1/webhook-endpoints/${ctx.hooks.endpointId}/deliveries` }) },
+    {
+      name: 'GET /v1/webhook-events/{id}',
+      floor: SELECT_FLOOR,
+      expected: 1,
+      request: () => ({ method: 'GET', path: `/v1/webhook-events/${ctx.hooks.eventId}` }),
+    },
+    {
+      name: 'GET /v1/webhook-endpoints/{id}/deliveries',
+      floor: SELECT_FLOOR,
+      expected: 1,
+      request: () => ({ method: 'GET', path: `/v1/webhook-endpoints/${ctx.hooks.endpointId}/deliveries` }),
+    },
     {
       name: 'POST /v1/webhook-endpoints/{id}/deliveries/{delivery_id}/retry',
       floor: INSERT_FLOOR,
       expected: 1,
       request: () => ({ method: 'POST', path: `/v1/webhook-endpoints/${ctx.hooks.endpointId}/deliveries/${ctx.hooks.deliveryId}/retry` }),
     },
-    { name: 'POST /v1/webhook-endpoints/{id}/test', floor: INSERT_FLOOR, expected: 1, request: () => ({ method: 'POST', path: `/v1/webhook-endpoints/${ctx.hooks.endpointId}/test` }) },
+    {
+      name: 'POST /v1/webhook-endpoints/{id}/test',
+      floor: INSERT_FLOOR,
+      expected: 1,
+      request: () => ({ method: 'POST', path: `/v1/webhook-endpoints/${ctx.hooks.endpointId}/test` }),
+    },
   ];
 }
 
@@ -580,7 +888,10 @@ async function seedWebhookLog(api) {
  */
 async function seedBookings(admin, api, workspaceId) {
   const hosts = [];
-  for (let i = 0; i < 5; i++) hosts.push((await admin('POST', `/admin/v1/workspaces/${workspaceId}/users`, { name: `Host ${i}`, email: `host${i}@bench.example`, role: 'agent' })).id);
+  for (let i = 0; i < 5; i++)
+    hosts.push(
+      (await admin('POST', `/admin/v1/workspaces/${workspaceId}/users`, { name: `Host ${i}`, email: `host${i}@bench.example`, role: 'agent' })).id,
+    );
   const hours = Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [d, [['00:00', '24:00']]]));
   const type = await admin('POST', `/admin/v1/workspaces/${workspaceId}/meeting-types`, {
     name: 'Bench call',
@@ -596,16 +907,33 @@ async function seedBookings(admin, api, workspaceId) {
   const to = new Date(from.getTime() + 62 * 86_400_000);
   await inParallel(500, 4, async (i) => {
     const start = new Date(from.getTime() + Math.floor((i * 62 * 288) / 500) * 300_000).toISOString();
-    await api('POST', '/v1/bookings', { meeting_type_id: type.id, start_at: start, timezone: 'UTC', invitee: { name: `Invitee ${i}`, email: `invitee${i}@bench.example` } });
+    await api('POST', '/v1/bookings', {
+      meeting_type_id: type.id,
+      start_at: start,
+      timezone: 'UTC',
+      invitee: { name: `Invitee ${i}`, email: `invitee${i}@bench.example` },
+    });
   });
   return { typeId: type.id, from: from.toISOString(), to: to.toISOString() };
 }
 
 /** Ten invitees racing for one slot of a one-host type: one books it, nine answer SLOT_TAKEN. */
 async function measureSlotRace(ctx, log, rounds = 10) {
-  const user = await ctx.admin('POST', `/admin/v1/workspaces/${ctx.workspaceId}/users`, { name: 'Race host', email: 'race@bench.example', role: 'agent' });
+  const user = await ctx.admin('POST', `/admin/v1/workspaces/${ctx.workspaceId}/users`, {
+    name: 'Race host',
+    email: 'race@bench.example',
+    role: 'agent',
+  });
   const hours = Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [d, [['00:00', '24:00']]]));
-  const type = await ctx.admin('POST', `/admin/v1/workspaces/${ctx.workspaceId}/meeting-types`, { name: 'Race', slug: 'race', duration_minutes: 30, scheduling_kind: 'one_on_one', host_user_ids: [user.id], timezone: 'UTC', weekly_hours: hours });
+  const type = await ctx.admin('POST', `/admin/v1/workspaces/${ctx.workspaceId}/meeting-types`, {
+    name: 'Race',
+    slug: 'race',
+    duration_minutes: 30,
+    scheduling_kind: 'one_on_one',
+    host_user_ids: [user.id],
+    timezone: 'UTC',
+    weekly_hours: hours,
+  });
   const times = [];
   let wrong = 0;
   for (let r = 0; r < rounds; r++) {
@@ -616,7 +944,12 @@ async function measureSlotRace(ctx, log, rounds = 10) {
         fetch(`${ctx.base}/v1/bookings`, {
           method: 'POST',
           headers: { authorization: `Bearer ${ctx.key}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ meeting_type_id: type.id, start_at: start, timezone: 'UTC', invitee: { name: `Racer ${i}`, email: `racer${r}-${i}@bench.example` } }),
+          body: JSON.stringify({
+            meeting_type_id: type.id,
+            start_at: start,
+            timezone: 'UTC',
+            invitee: { name: `Racer ${i}`, email: `racer${r}-${i}@bench.example` },
+          }),
         }).then((res) => res.status),
       ),
     );
@@ -625,7 +958,9 @@ async function measureSlotRace(ctx, log, rounds = 10) {
   }
   times.sort((a, b) => a - b);
   const p50 = times[Math.floor(times.length / 2)];
-  log(`slot race: 10 parallel bookings of one slot, ${rounds} rounds, p50 ${p50.toFixed(1)} ms for all ten answers, ${wrong} rounds not 1 x 201 + 9 x 409`);
+  log(
+    `slot race: 10 parallel bookings of one slot, ${rounds} rounds, p50 ${p50.toFixed(1)} ms for all ten answers, ${wrong} rounds not 1 x 201 + 9 x 409`,
+  );
   return [
     '## Ten parallel bookings of one slot',
     '',
@@ -639,8 +974,14 @@ async function measureSearchLatency(ctx, log, rounds = 5) {
   const headers = { authorization: `Bearer ${ctx.key}` };
   const touch = contactTouch(ctx);
   const lines = [];
-  for (const [label, terms] of [['3+ characters', SEARCH_TERMS], ['1-2 characters', SHORT_TERMS]]) {
-    for (const [variant, before] of [['computed after a write', touch], ['repeated, stored answer', () => undefined]]) {
+  for (const [label, terms] of [
+    ['3+ characters', SEARCH_TERMS],
+    ['1-2 characters', SHORT_TERMS],
+  ]) {
+    for (const [variant, before] of [
+      ['computed after a write', touch],
+      ['repeated, stored answer', () => undefined],
+    ]) {
       const result = await load({
         base: ctx.base,
         headers,
@@ -651,7 +992,9 @@ async function measureSearchLatency(ctx, log, rounds = 5) {
       });
       log(`search latency (1 connection, ${label}, ${variant}): p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms`);
       const shown = terms.map((t) => `\`${t}\``).join(', ');
-      lines.push(`- ${label} (${shown}), ${variant}: p50 **${result.p50.toFixed(1)} ms**, p99 ${result.p99.toFixed(1)} ms, ${result.requests} requests, ${result.errors} errors`);
+      lines.push(
+        `- ${label} (${shown}), ${variant}: p50 **${result.p50.toFixed(1)} ms**, p99 ${result.p99.toFixed(1)} ms, ${result.requests} requests, ${result.errors} errors`,
+      );
     }
   }
   return [
@@ -707,7 +1050,9 @@ async function measureCallCosts(ctx, log, rounds = 5) {
   for (let i = 0; i < rounds; i++) runs.push(await (await fetch(`${ctx.base}/bench/call-costs?count=500`)).json());
   const median = (key) => runs.map((r) => r[key]).sort((a, b) => a - b)[Math.floor(rounds / 2)];
   const [limiter, reused, select, insert] = ['limiter', 'limiterReusedStub', 'selectFloor', 'insertFloor'].map(median);
-  log(`call costs: limiter ${limiter.toFixed(3)} ms, reused stub ${reused.toFixed(3)} ms, select floor ${select.toFixed(3)} ms, insert floor ${insert.toFixed(3)} ms`);
+  log(
+    `call costs: limiter ${limiter.toFixed(3)} ms, reused stub ${reused.toFixed(3)} ms, select floor ${select.toFixed(3)} ms, insert floor ${insert.toFixed(3)} ms`,
+  );
   return [
     '## Call costs (sequential, no other load)',
     '',
@@ -718,9 +1063,16 @@ async function measureCallCosts(ctx, log, rounds = 5) {
 
 async function measureExpirySweep(ctx, log, count = 1000) {
   await inParallel(count, 8, async (i) => {
-    await call(ctx.base, ctx.key, 'POST', '/v1/payment-requests', { amount: 10, title: `Due ${i}`, contact_id: ctx.contactIds[(i * 13) % ctx.contactIds.length] });
+    await call(ctx.base, ctx.key, 'POST', '/v1/payment-requests', {
+      amount: 10,
+      title: `Due ${i}`,
+      contact_id: ctx.contactIds[(i * 13) % ctx.contactIds.length],
+    });
   });
-  const res = await fetch(`${ctx.base}/bench/payment-requests/due`, { method: 'POST', body: JSON.stringify({ workspace_id: ctx.workspaceId, count }) });
+  const res = await fetch(`${ctx.base}/bench/payment-requests/due`, {
+    method: 'POST',
+    body: JSON.stringify({ workspace_id: ctx.workspaceId, count }),
+  });
   const { due } = await res.json();
   const started = performance.now();
   const run = await ctx.admin('POST', '/admin/v1/sweeps/expire-payment-requests');
@@ -748,10 +1100,29 @@ async function measureWhatsAppInbound(ctx, log, count = 1000, width = 8) {
     const from = seedPhone((i * 7919) % ctx.contactIds.length).slice(1);
     const body = JSON.stringify({
       object: 'whatsapp_business_account',
-      entry: [{ id: 'WABA', changes: [{ field: 'messages', value: { messaging_product: 'whatsapp', metadata: { phone_number_id: ctx.workspaceId }, contacts: [{ wa_id: from, profile: { name: 'Bench' } }], messages: [{ from, id: `wamid.bench.${nonce}.${i}`, timestamp: '1767225600', type: 'text', text: { body: `Hello ${i}` } }] } }] }],
+      entry: [
+        {
+          id: 'WABA',
+          changes: [
+            {
+              field: 'messages',
+              value: {
+                messaging_product: 'whatsapp',
+                metadata: { phone_number_id: ctx.workspaceId },
+                contacts: [{ wa_id: from, profile: { name: 'Bench' } }],
+                messages: [{ from, id: `wamid.bench.${nonce}.${i}`, timestamp: '1767225600', type: 'text', text: { body: `Hello ${i}` } }],
+              },
+            },
+          ],
+        },
+      ],
     });
     const signature = `sha256=${createHmac('sha256', BENCH_WHATSAPP_APP_SECRET).update(body).digest('hex')}`;
-    const res = await fetch(`${ctx.base}/providers/whatsapp/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature }, body });
+    const res = await fetch(`${ctx.base}/providers/whatsapp/webhook`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature },
+      body,
+    });
     await res.arrayBuffer();
     if (res.status !== 200) errors++;
   });
@@ -770,15 +1141,24 @@ async function measureWhatsAppInbound(ctx, log, count = 1000, width = 8) {
 /** The resident memory of the local runtime's processes, in MB (0 where `ps` cannot tell). */
 function workerdRssMb() {
   try {
-    return execFileSync('ps', ['-C', 'workerd', '-o', 'rss='], { encoding: 'utf8' }).split('\n').reduce((n, l) => n + (Number(l.trim()) || 0), 0) / 1024;
+    return (
+      execFileSync('ps', ['-C', 'workerd', '-o', 'rss='], { encoding: 'utf8' })
+        .split('\n')
+        .reduce((n, l) => n + (Number(l.trim()) || 0), 0) / 1024
+    );
   } catch {
     return 0;
   }
 }
 
 async function measureEmailCampaign(ctx, log) {
-  const markdown = '# Hello [[first_name : there]]\n\nNews for [[company_name : you]]: [the spring issue](https://news.example.org/spring) and [the shop](https://shop.example.org/?ref=bench).';
-  const campaign = await call(ctx.base, ctx.key, 'POST', '/v1/email-campaigns', { name: 'Bench fan-out', subject: 'Hi [[first_name : there]]', content: { markdown } });
+  const markdown =
+    '# Hello [[first_name : there]]\n\nNews for [[company_name : you]]: [the spring issue](https://news.example.org/spring) and [the shop](https://shop.example.org/?ref=bench).';
+  const campaign = await call(ctx.base, ctx.key, 'POST', '/v1/email-campaigns', {
+    name: 'Bench fan-out',
+    subject: 'Hi [[first_name : there]]',
+    content: { markdown },
+  });
   const before = workerdRssMb();
   let peak = before;
   const started = performance.now();
@@ -806,7 +1186,12 @@ async function measureEmailCampaign(ctx, log) {
 
 async function measureWhatsAppCampaign(ctx, log) {
   const filters = { $where: { field: 'lead_score', op: 'lt', value: 11 } };
-  const campaign = await call(ctx.base, ctx.key, 'POST', '/v1/campaigns', { name: 'Bench campaign', template_id: ctx.templateId, audience_filters: filters, variables: { '1': '{{contact.first_name|there}}', '2': 'BENCH' } });
+  const campaign = await call(ctx.base, ctx.key, 'POST', '/v1/campaigns', {
+    name: 'Bench campaign',
+    template_id: ctx.templateId,
+    audience_filters: filters,
+    variables: { 1: '{{contact.first_name|there}}', 2: 'BENCH' },
+  });
   const started = performance.now();
   await call(ctx.base, ctx.key, 'POST', `/v1/campaigns/${campaign.id}/execute`, {});
   let current = campaign;
@@ -820,7 +1205,9 @@ async function measureWhatsAppCampaign(ctx, log) {
   const { targeted, sent, failed } = current.stats;
   const rate = sent / seconds;
   ctx.profileUnits = sent;
-  log(`whatsapp campaign: ${current.status}, ${sent}/${targeted} sent (${failed} failed) in ${seconds.toFixed(1)} s (${rate.toFixed(0)} recipients/s)`);
+  log(
+    `whatsapp campaign: ${current.status}, ${sent}/${targeted} sent (${failed} failed) in ${seconds.toFixed(1)} s (${rate.toFixed(0)} recipients/s)`,
+  );
   return [
     '## WhatsApp campaign fan-out',
     '',
@@ -837,7 +1224,11 @@ const percent = (a, b) => `${(((a - b) / b) * 100).toFixed(0)}%`;
 
 /** A workspace on `shard` with a pipeline, a key and `contacts` seeded contacts (limits out of the way: this measures sharing, not limits). */
 async function seedTenant(ctx, name, contacts) {
-  const ws = await ctx.admin('POST', '/admin/v1/workspaces', { name, shard: ctx.shard, rate_limits: { per_key_per_minute: 1_000_000, emails_per_minute: 1_000_000 } });
+  const ws = await ctx.admin('POST', '/admin/v1/workspaces', {
+    name,
+    shard: ctx.shard,
+    rate_limits: { per_key_per_minute: 1_000_000, emails_per_minute: 1_000_000 },
+  });
   await ctx.admin('POST', `/admin/v1/workspaces/${ws.id}/pipelines`, { name: 'Sales', is_default: true, stages: [{ name: 'New' }, { name: 'Won' }] });
   const key = (await ctx.admin('POST', `/admin/v1/workspaces/${ws.id}/api-keys`, { name: 'bench' })).key;
   const contactIds = [];
@@ -865,7 +1256,10 @@ function mixedRequest(tenant) {
       case 4:
         return { method: 'GET', path: '/v1/orders' };
       case 5:
-        return { method: 'GET', path: `/v1/contacts?filter=${encodeURIComponent(JSON.stringify({ $where: { field: 'lifecycle_stage', op: 'eq', value: 'customer' } }))}` };
+        return {
+          method: 'GET',
+          path: `/v1/contacts?filter=${encodeURIComponent(JSON.stringify({ $where: { field: 'lifecycle_stage', op: 'eq', value: 'customer' } }))}`,
+        };
       case 6:
         return { method: 'GET', path: '/v1/pipelines' };
       case 7:
@@ -889,11 +1283,23 @@ function identityAt(i, total) {
 async function quietLoad(ctx, quiet, seconds) {
   const own = quiet.map(() => []);
   const perTenant = await Promise.all(
-    quiet.map((t, k) => load({ base: ctx.base, headers: { authorization: `Bearer ${t.key}` }, makeRequest: mixedRequest(t), connections: 1, seconds, latencies: own[k] })),
+    quiet.map((t, k) =>
+      load({
+        base: ctx.base,
+        headers: { authorization: `Bearer ${t.key}` },
+        makeRequest: mixedRequest(t),
+        connections: 1,
+        seconds,
+        latencies: own[k],
+      }),
+    ),
   );
   const pooled = own.flat().sort((a, b) => a - b);
   const errors = perTenant.reduce((n, r) => n + r.errors, 0);
-  return { perTenant, pooled: { p50: percentile(pooled, 50), p99: percentile(pooled, 99), rps: pooled.length / seconds, requests: pooled.length, errors } };
+  return {
+    perTenant,
+    pooled: { p50: percentile(pooled, 50), p99: percentile(pooled, 99), rps: pooled.length / seconds, requests: pooled.length, errors },
+  };
 }
 
 const setCaches = (ctx, mode, without = []) => setInstanceCaches(ctx.base, mode, without);
@@ -909,8 +1315,17 @@ async function measureManyTenants(ctx, log) {
   for (let k = 0; k < TENANTS - 1; k++) quiet.push(await seedTenant(ctx, `Quiet tenant ${k + 1}`, QUIET_TENANT_CONTACTS));
   const big = await seedTenant(ctx, 'Big tenant', BIG_TENANT_RECIPIENTS);
   await fetch(`${ctx.base}/bench/email-subscribe`, { method: 'POST', body: JSON.stringify({ workspace_id: big.id, count: BIG_TENANT_RECIPIENTS }) });
-  await ctx.admin('POST', `/admin/v1/workspaces/${big.id}/sender-profiles`, { from_name: 'Big', from_email: 'big@mail.bench.example', domain_verified: true, is_default: true });
-  const campaign = await call(ctx.base, big.key, 'POST', '/v1/email-campaigns', { name: 'Big send', subject: 'Hi [[first_name : there]]', content: { markdown: '# Hello [[first_name : there]]\n\nNews for [[company_name : you]].' } });
+  await ctx.admin('POST', `/admin/v1/workspaces/${big.id}/sender-profiles`, {
+    from_name: 'Big',
+    from_email: 'big@mail.bench.example',
+    domain_verified: true,
+    is_default: true,
+  });
+  const campaign = await call(ctx.base, big.key, 'POST', '/v1/email-campaigns', {
+    name: 'Big send',
+    subject: 'Hi [[first_name : there]]',
+    content: { markdown: '# Hello [[first_name : there]]\n\nNews for [[company_name : you]].' },
+  });
   log(`many tenants: ${quiet.length} quiet tenants of ${QUIET_TENANT_CONTACTS} contacts and one of ${BIG_TENANT_RECIPIENTS} on ${ctx.shard}`);
 
   // Each phase starts after a short run that warms the runtime (and, warm, the caches).
@@ -925,7 +1340,9 @@ async function measureManyTenants(ctx, log) {
   // What each cache buys: the warm load again with that namespace alone off.
   const each = [];
   for (const n of cacheStats) each.push({ namespace: n.namespace, result: await phase('on', [n.namespace]) });
-  log(`many tenants, big tenant idle: cold p50 ${idle.pooled.p50.toFixed(1)} ms p99 ${idle.pooled.p99.toFixed(1)} ms; warm p50 ${warm.pooled.p50.toFixed(1)} ms p99 ${warm.pooled.p99.toFixed(1)} ms`);
+  log(
+    `many tenants, big tenant idle: cold p50 ${idle.pooled.p50.toFixed(1)} ms p99 ${idle.pooled.p99.toFixed(1)} ms; warm p50 ${warm.pooled.p50.toFixed(1)} ms p99 ${warm.pooled.p99.toFixed(1)} ms`,
+  );
 
   await setCaches(ctx, 'off');
   await quietLoad(ctx, quiet, 2);
@@ -941,7 +1358,9 @@ async function measureManyTenants(ctx, log) {
   const sendSeconds = (performance.now() - started) / 1000;
   await setCaches(ctx, 'on');
   const worst = Math.max(...quiet.map((_, k) => busy.perTenant[k].p99 / idle.perTenant[k].p99));
-  log(`many tenants, big tenant sending: cold p50 ${busy.pooled.p50.toFixed(1)} ms p99 ${busy.pooled.p99.toFixed(1)} ms (${(busy.pooled.p99 / idle.pooled.p99).toFixed(2)}x idle p99; worst tenant ${worst.toFixed(2)}x); campaign ${current.status} in ${sendSeconds.toFixed(1)} s`);
+  log(
+    `many tenants, big tenant sending: cold p50 ${busy.pooled.p50.toFixed(1)} ms p99 ${busy.pooled.p99.toFixed(1)} ms (${(busy.pooled.p99 / idle.pooled.p99).toFixed(2)}x idle p99; worst tenant ${worst.toFixed(2)}x); campaign ${current.status} in ${sendSeconds.toFixed(1)} s`,
+  );
 
   const fmtMs = (n) => n.toFixed(1);
   return [
@@ -965,7 +1384,10 @@ async function measureManyTenants(ctx, log) {
     '',
     '| quiet tenant | idle p50 ms | idle p99 ms | sending p50 ms | sending p99 ms | p99 sending / idle |',
     '| --- | ---: | ---: | ---: | ---: | ---: |',
-    ...quiet.map((_, k) => `| ${k + 1} | ${fmtMs(idle.perTenant[k].p50)} | ${fmtMs(idle.perTenant[k].p99)} | ${fmtMs(busy.perTenant[k].p50)} | ${fmtMs(busy.perTenant[k].p99)} | ${(busy.perTenant[k].p99 / idle.perTenant[k].p99).toFixed(2)}x |`),
+    ...quiet.map(
+      (_, k) =>
+        `| ${k + 1} | ${fmtMs(idle.perTenant[k].p50)} | ${fmtMs(idle.perTenant[k].p99)} | ${fmtMs(busy.perTenant[k].p50)} | ${fmtMs(busy.perTenant[k].p99)} | ${(busy.perTenant[k].p99 / idle.perTenant[k].p99).toFixed(2)}x |`,
+    ),
     '',
   ];
 }
@@ -977,13 +1399,22 @@ const FAIR_SMALL_RECIPIENTS = 10;
 async function emailTenant(ctx, name, recipients) {
   const tenant = await seedTenant(ctx, name, recipients + Math.ceil(recipients / 5) + 5);
   await fetch(`${ctx.base}/bench/email-subscribe`, { method: 'POST', body: JSON.stringify({ workspace_id: tenant.id, count: recipients }) });
-  await ctx.admin('POST', `/admin/v1/workspaces/${tenant.id}/sender-profiles`, { from_name: name, from_email: 'fair@mail.bench.example', domain_verified: true, is_default: true });
+  await ctx.admin('POST', `/admin/v1/workspaces/${tenant.id}/sender-profiles`, {
+    from_name: name,
+    from_email: 'fair@mail.bench.example',
+    domain_verified: true,
+    is_default: true,
+  });
   return tenant;
 }
 
 /** Sends a new campaign of `tenant` to all its subscribers: `read` reads it, `until(everyMs)` polls it until it left `sending`. */
 async function sendNewCampaign(ctx, tenant, name) {
-  const campaign = await call(ctx.base, tenant.key, 'POST', '/v1/email-campaigns', { name, subject: 'Hi [[first_name : there]]', content: { markdown: '# Hello [[first_name : there]]\n\nNews for [[company_name : you]].' } });
+  const campaign = await call(ctx.base, tenant.key, 'POST', '/v1/email-campaigns', {
+    name,
+    subject: 'Hi [[first_name : there]]',
+    content: { markdown: '# Hello [[first_name : there]]\n\nNews for [[company_name : you]].' },
+  });
   const started = performance.now();
   await call(ctx.base, tenant.key, 'POST', `/v1/email-campaigns/${campaign.id}/send`, {});
   const read = () => call(ctx.base, tenant.key, 'GET', `/v1/email-campaigns/${campaign.id}`);
@@ -1018,7 +1449,9 @@ async function measureFairSend(ctx, log) {
   const bigAtThen = (await large.read()).counters.sent;
   const largeDone = await large.until(500);
   const { sent, targeted } = largeDone.current.counters;
-  log(`fair send: 10 recipients alone in ${alone.seconds.toFixed(2)} s, behind the large send (${inFlight.counters.sent} of ${targeted} sent at launch) in ${behind.seconds.toFixed(2)} s; the large send ${largeDone.current.status} in ${largeDone.seconds.toFixed(1)} s`);
+  log(
+    `fair send: 10 recipients alone in ${alone.seconds.toFixed(2)} s, behind the large send (${inFlight.counters.sent} of ${targeted} sent at launch) in ${behind.seconds.toFixed(2)} s; the large send ${largeDone.current.status} in ${largeDone.seconds.toFixed(1)} s`,
+  );
   return [
     '## Fair send: 10 recipients behind a 20,000 campaign',
     '',

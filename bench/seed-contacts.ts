@@ -48,7 +48,17 @@ export async function seedContacts(workspaceId: string, input: SeedContact[], en
     const { phone, email } = row;
     contacts.push(row);
     const seed = (channel: string, state: string) => ({
-      id: uuidv7(at), workspace_id: ws.id, contact_id: id, channel, action: 'seed', state, previous_state: null, source: 'api', basis: null, evidence: null, created_at: now,
+      id: uuidv7(at),
+      workspace_id: ws.id,
+      contact_id: id,
+      channel,
+      action: 'seed',
+      state,
+      previous_state: null,
+      source: 'api',
+      basis: null,
+      evidence: null,
+      created_at: now,
     });
     if (phone) {
       identifiers.push({ id: uuidv7(at), workspace_id: ws.id, contact_id: id, kind: 'phone', value: phone, assigned_at: now });

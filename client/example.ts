@@ -74,7 +74,11 @@ try {
     params: { query: { filter: JSON.stringify({ lifecycle_stage: 'lead', email }), sort: '-created_at' } },
   });
   if (!leads.data) throw new Error(`list contacts: ${leads.response.status} ${JSON.stringify(leads.error)}`);
-  console.log('leads', leads.data.total, leads.data.data.map((c) => c.email));
+  console.log(
+    'leads',
+    leads.data.total,
+    leads.data.data.map((c) => c.email),
+  );
 
   // 5. The signed delivery of contact.created.
   const event = await Promise.race([
@@ -92,7 +96,12 @@ try {
   const note = { params: { path: { id: contactId } }, body: { body: 'Called about the renewal.' }, headers: { 'Idempotency-Key': key } };
   const first = await api.POST('/v1/contacts/{id}/notes', note);
   const retry = await api.POST('/v1/contacts/{id}/notes', note);
-  console.log('note', first.data?.id, 'retried:', retry.response.headers.get('Idempotent-Replayed') === 'true' && retry.data?.id === first.data?.id ? 'replayed, one note' : 'ran twice');
+  console.log(
+    'note',
+    first.data?.id,
+    'retried:',
+    retry.response.headers.get('Idempotent-Replayed') === 'true' && retry.data?.id === first.data?.id ? 'replayed, one note' : 'ran twice',
+  );
 } finally {
   clearTimeout(timer);
   await api.DELETE('/v1/webhook-endpoints/{id}', { params: { path: { id: endpoint.data.id } } });

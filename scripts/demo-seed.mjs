@@ -33,7 +33,15 @@ const DEMO_STEPS = [
   (admin, ws) => admin('POST', `/admin/v1/workspaces/${ws}/users`, { name: 'Dana Demo', email: 'dana@demo.example', role: 'agent' }),
   async (admin, ws) => {
     const host = await admin('POST', `/admin/v1/workspaces/${ws}/users`, { name: 'Sam Scheduler', email: 'sam@demo.example', role: 'agent' });
-    const weekdays = Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri'].map((d) => [d, [['09:00', '12:00'], ['13:00', '17:00']]]));
+    const weekdays = Object.fromEntries(
+      ['mon', 'tue', 'wed', 'thu', 'fri'].map((d) => [
+        d,
+        [
+          ['09:00', '12:00'],
+          ['13:00', '17:00'],
+        ],
+      ]),
+    );
     await admin('POST', `/admin/v1/workspaces/${ws}/meeting-types`, {
       name: 'Discovery call',
       slug: 'discovery-call',
@@ -48,7 +56,13 @@ const DEMO_STEPS = [
     });
   },
   // Approved WhatsApp templates: one transactional, one marketing (named placeholders).
-  (admin, ws) => admin('POST', `/admin/v1/workspaces/${ws}/templates`, { name: 'order_update', language: 'en_US', category: 'utility', body: 'Hi {{1}}, your order {{2}} is on its way.' }),
+  (admin, ws) =>
+    admin('POST', `/admin/v1/workspaces/${ws}/templates`, {
+      name: 'order_update',
+      language: 'en_US',
+      category: 'utility',
+      body: 'Hi {{1}}, your order {{2}} is on its way.',
+    }),
   (admin, ws) =>
     admin('POST', `/admin/v1/workspaces/${ws}/templates`, {
       name: 'spring_offer',
@@ -58,10 +72,21 @@ const DEMO_STEPS = [
       buttons: [{ type: 'quick_reply', text: 'Stop promotions' }],
     }),
   (admin, ws) =>
-    admin('POST', `/admin/v1/workspaces/${ws}/sender-profiles`, { from_name: 'Demo Shop', from_email: 'hello@mail.demo.example', reply_to: 'support@demo.example', domain_verified: true, is_default: true }),
-  (admin, ws) => admin('POST', `/admin/v1/workspaces/${ws}/audiences`, { name: 'Prospects', kind: 'dynamic', filters: { lifecycle_stage: 'prospect' } }),
+    admin('POST', `/admin/v1/workspaces/${ws}/sender-profiles`, {
+      from_name: 'Demo Shop',
+      from_email: 'hello@mail.demo.example',
+      reply_to: 'support@demo.example',
+      domain_verified: true,
+      is_default: true,
+    }),
+  (admin, ws) =>
+    admin('POST', `/admin/v1/workspaces/${ws}/audiences`, { name: 'Prospects', kind: 'dynamic', filters: { lifecycle_stage: 'prospect' } }),
   // A content snippet: `::snippet[footer]` in campaign and newsletter content.
-  (admin, ws) => admin('POST', `/admin/v1/workspaces/${ws}/snippets`, { name: 'footer', markdown: 'Demo Shop · 1 Market Street · [demo.example](https://demo.example)' }),
+  (admin, ws) =>
+    admin('POST', `/admin/v1/workspaces/${ws}/snippets`, {
+      name: 'footer',
+      markdown: 'Demo Shop · 1 Market Street · [demo.example](https://demo.example)',
+    }),
 ];
 
 /** Records made through the public API itself, so the demo has something to list. */
@@ -71,10 +96,17 @@ const DEMO_RECORDS = [
     // subscribed (the deliver-newsletters sweep sends her the next issue published).
     const news = await api('POST', '/v1/newsletters', { name: 'Demo Weekly', description: 'What is new at the demo shop' });
     for (const [subject, markdown] of [
-      ['Welcome to Demo Weekly', '# Welcome, [[first_name : friend]]\n\nEvery week: what is new in the shop.\n\n::button[Visit the shop](https://demo.example)'],
+      [
+        'Welcome to Demo Weekly',
+        '# Welcome, [[first_name : friend]]\n\nEvery week: what is new in the shop.\n\n::button[Visit the shop](https://demo.example)',
+      ],
       ['Spring collection', '## Spring is here\n\n- New onboarding packages\n- Workshops every Friday'],
     ]) {
-      const issue = await api('POST', `/v1/newsletters/${news.id}/issues`, { subject, content: { markdown }, external_reference: `demo-issue-${subject}` });
+      const issue = await api('POST', `/v1/newsletters/${news.id}/issues`, {
+        subject,
+        content: { markdown },
+        external_reference: `demo-issue-${subject}`,
+      });
       await api('POST', `/v1/newsletter-issues/${issue.id}/publish`);
     }
     await api('POST', `/v1/newsletters/${news.id}/issues`, { subject: 'Summer plans (draft)', content: { markdown: 'Coming soon.' } });
@@ -101,7 +133,13 @@ const DEMO_RECORDS = [
       tags: ['demo'],
     });
     await api('POST', '/v1/deals', { contact_id: contact.id, product_sku: 'ONB-1', external_reference: 'demo-deal-1' });
-    await api('POST', '/v1/payments', { type: 'one_time', contact_id: contact.id, product_sku: 'ONB-1', amount: 490, external_reference: 'demo-payment-1' });
+    await api('POST', '/v1/payments', {
+      type: 'one_time',
+      contact_id: contact.id,
+      product_sku: 'ONB-1',
+      amount: 490,
+      external_reference: 'demo-payment-1',
+    });
     await api('POST', '/v1/payments', {
       type: 'recurring',
       contact_id: contact.id,
@@ -135,21 +173,37 @@ const DEMO_RECORDS = [
       external_reference: 'demo-order-1',
     });
     await api('POST', `/v1/orders/${paid.id}/refunds`, { amount: 20, reason: 'Goodwill', external_refund_id: 'demo-refund-1' });
-    await api('POST', '/v1/orders', { email: 'ada@demo.example', items: [{ title: 'Workshop seat', unit_price: 150 }], external_reference: 'demo-order-2' });
+    await api('POST', '/v1/orders', {
+      email: 'ada@demo.example',
+      items: [{ title: 'Workshop seat', unit_price: 150 }],
+      external_reference: 'demo-order-2',
+    });
   },
   async (api) => {
     const [type] = (await api('GET', '/v1/meeting-types')).data;
     const from = new Date().toISOString();
     const to = new Date(Date.now() + 14 * 86_400_000).toISOString();
     const { slots } = await api('GET', `/v1/meeting-types/${type.id}/slots?from=${from}&to=${to}`);
-    if (slots.length) await api('POST', '/v1/bookings', { meeting_type_id: type.id, start_at: slots[0].start, timezone: 'Europe/London', invitee: { name: 'Ada Lovelace', email: 'ada@demo.example' } });
+    if (slots.length)
+      await api('POST', '/v1/bookings', {
+        meeting_type_id: type.id,
+        start_at: slots[0].start,
+        timezone: 'Europe/London',
+        invitee: { name: 'Ada Lovelace', email: 'ada@demo.example' },
+      });
   },
   async (api) => {
     const templates = (await api('GET', '/v1/templates?sort=name')).data;
     const order = templates.find((t) => t.name === 'order_update');
     const offer = templates.find((t) => t.name === 'spring_offer');
     // Through the sandbox provider: the message lands in Ada's inbox conversation and the operator outbox.
-    await api('POST', `/v1/templates/${order.id}/send`, { to: '+14155550123', body_variables: [{ type: 'text', text: 'Ada' }, { type: 'text', text: 'A-1001' }] });
+    await api('POST', `/v1/templates/${order.id}/send`, {
+      to: '+14155550123',
+      body_variables: [
+        { type: 'text', text: 'Ada' },
+        { type: 'text', text: 'A-1001' },
+      ],
+    });
     await api('POST', '/v1/campaigns', {
       name: 'Spring offer',
       template_id: offer.id,

@@ -24,7 +24,9 @@ if (process.argv.includes('--write')) {
   writeFileSync(target, generated);
   console.log('client/schema.ts written from openapi.json');
 } else if (!existsSync(target) || readFileSync(target, 'utf8') !== generated) {
-  console.error('client/schema.ts is stale: it differs from the types generated from openapi.json. Run `npm run openapi:write` and commit the result.');
+  console.error(
+    'client/schema.ts is stale: it differs from the types generated from openapi.json. Run `npm run openapi:write` and commit the result.',
+  );
   process.exit(1);
 } else {
   console.log('client/schema.ts matches openapi.json');

@@ -24,11 +24,19 @@ const PROGRESS_EVERY_MS = 10_000;
 function run(label, cmd, args, { quiet = false, progress = () => false } = {}) {
   console.log(`${label}...`);
   const started = Date.now();
-  const ticker = setInterval(() => console.log(`  ...still ${label.toLowerCase()} (${Math.round((Date.now() - started) / 1000)} s)`), PROGRESS_EVERY_MS);
+  const ticker = setInterval(
+    () => console.log(`  ...still ${label.toLowerCase()} (${Math.round((Date.now() - started) / 1000)} s)`),
+    PROGRESS_EVERY_MS,
+  );
   return new Promise((resolve) => {
     const child = spawn(cmd, args, { cwd: root, env, stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
     const output = [];
-    for (const [source, sink] of quiet ? [[child.stdout, process.stdout], [child.stderr, process.stderr]] : []) {
+    for (const [source, sink] of quiet
+      ? [
+          [child.stdout, process.stdout],
+          [child.stderr, process.stderr],
+        ]
+      : []) {
       eachLine(source, (line) => {
         if (progress(line)) console.log(`  ${line.trim()}`);
         else output.push([sink, line]);
@@ -37,7 +45,7 @@ function run(label, cmd, args, { quiet = false, progress = () => false } = {}) {
     child.on('exit', (code) => {
       clearInterval(ticker);
       if (code === 0) return resolve();
-      for (const [sink, line] of output) sink.write(line + '\n');
+      for (const [sink, line] of output) sink.write(`${line}\n`);
       console.error(`\n${cmd} ${args.join(' ')} failed (exit ${code})`);
       process.exit(code ?? 1);
     });
@@ -60,7 +68,9 @@ function ensurePortFree() {
   return new Promise((resolve) => {
     const probe = createServer();
     probe.once('error', () => {
-      console.error(`Port ${port} is already in use: is another \`npm start\` running? Stop it, or start on another port: PORT=${port + 1} npm start`);
+      console.error(
+        `Port ${port} is already in use: is another \`npm start\` running? Stop it, or start on another port: PORT=${port + 1} npm start`,
+      );
       process.exit(1);
     });
     probe.listen(port, '127.0.0.1', () => probe.close(resolve));
@@ -111,10 +121,15 @@ if (!vars.ADMIN_TOKEN) {
   process.exit(1);
 }
 mkdirSync(persist, { recursive: true });
-await run('Applying migrations to the local databases', process.execPath, [join(root, 'scripts', 'migrate.mjs'), '--local', '--persist-to', persist], {
-  quiet: true,
-  progress: (line) => line.startsWith('Migrating '),
-});
+await run(
+  'Applying migrations to the local databases',
+  process.execPath,
+  [join(root, 'scripts', 'migrate.mjs'), '--local', '--persist-to', persist],
+  {
+    quiet: true,
+    progress: (line) => line.startsWith('Migrating '),
+  },
+);
 console.log(`Starting wrangler dev on port ${port}...`);
 
 const base = `http://127.0.0.1:${port}`;
@@ -140,9 +155,10 @@ child.on('exit', (code) => {
 let ready = false;
 const held = [];
 const flushStartupOutput = () => {
-  for (const [stream, line] of held.splice(0)) stream.write(line + '\n');
+  for (const [stream, line] of held.splice(0)) stream.write(`${line}\n`);
 };
-const isError = (line) => /\[ERROR\]|\[wrangler:error\]|^\s*✘|^Error(?!: getaddrinfo ENOTFOUND workers\.cloudflare\.com)|Uncaught|exception/i.test(line);
+const isError = (line) =>
+  /\[ERROR\]|\[wrangler:error\]|^\s*✘|^Error(?!: getaddrinfo ENOTFOUND workers\.cloudflare\.com)|Uncaught|exception/i.test(line);
 let skipping = null;
 function shouldDrop(line) {
   if (skipping === 'bindings') {
@@ -168,7 +184,7 @@ function shouldDrop(line) {
 function relay(source, stream) {
   eachLine(source, (line) => {
     if (shouldDrop(line)) return;
-    if (ready || isError(line)) stream.write(line + '\n');
+    if (ready || isError(line)) stream.write(`${line}\n`);
     else held.push([stream, line]);
   });
 }

@@ -35,15 +35,16 @@ const API_DESCRIPTION = [
   'Contacts with per-channel consent, deals and pipelines, products, payments, hosted pay-links, orders, transactional email with suppressions, audiences and sender profiles, meeting types and bookings, email campaigns, newsletters with numbered issues, WhatsApp templates, campaigns and inbound messages, and signed outbound webhooks for one workspace, identified by the API key (`Authorization: Bearer wsk_...`). Hosted pages, tracking links and provider webhooks are listed apart, under their own tag.',
   '',
   '**Errors** come in two shapes: the domain envelope `{error: {code, message}}` (consent, products, webhook endpoints, transactional email, suppressions, email campaigns, newsletters and issues, WhatsApp campaign execution) and the framework shape `{statusCode, message, error}` with optional `error_code` (everything else). Request-shape 400s use the framework shape everywhere but the consent and suppression routes, which answer them as `invalid_request` in the domain envelope. Each operation lists its errors. Unknown body properties and non-UUID path ids answer 400.',
-'',
+  '',
   '**Rate limits**: 100 requests per minute per key, 300 per minute per source IP, `POST /v1/emails` 300 per minute per key; 429 with `Retry-After`. Answers carry `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`. A source IP that sent 30 invalid keys in a minute is answered 429 for the rest of that minute, whatever its key.',
   '',
   '**Consistency**: where the service runs with D1 read replication on, reads may be served by a nearby read replica, but always see every write the workspace had when the read began, whoever made it (any API key, the operator, hosted pages, provider webhooks, background work); otherwise every request reads the primary. Answers carry a `Bookmark` header (`<D1 bookmark>.<64 hex digits>`); send it back as a `Bookmark` request header on a read to see at least that state (webhook deliveries carry one too). A value this service did not issue for the workspace answers 400.',
   '',
-  '**Retries**: every `POST` takes an optional `Idempotency-Key` header (1 to 255 printable ASCII characters, scoped to the workspace, kept at least 24 hours). The first request with a key runs and its answer is kept (not a 5xx, 401 or 429: those leave the key usable); the same method, path and body (JSON compared as values) again gets that answer verbatim with `Idempotent-Replayed: true` and runs nothing; the key with another method, path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; while the first still runs, 409 `IDEMPOTENCY_KEY_IN_USE` with `Retry-After: 1`. Without the header each route\'s own idempotency rules apply as documented.',
+  "**Retries**: every `POST` takes an optional `Idempotency-Key` header (1 to 255 printable ASCII characters, scoped to the workspace, kept at least 24 hours). The first request with a key runs and its answer is kept (not a 5xx, 401 or 429: those leave the key usable); the same method, path and body (JSON compared as values) again gets that answer verbatim with `Idempotent-Replayed: true` and runs nothing; the key with another method, path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; while the first still runs, 409 `IDEMPOTENCY_KEY_IN_USE` with `Retry-After: 1`. Without the header each route's own idempotency rules apply as documented.",
   '',
-  '**Phone numbers** are stored and answered in E.164. A number written without a country code (`(415) 555-0123`) is read in the workspace\'s default country: `default_country` (ISO 3166 alpha-2), `US` unless the operator set another when creating or updating the workspace; `+` and the country code always win.',
+  "**Phone numbers** are stored and answered in E.164. A number written without a country code (`(415) 555-0123`) is read in the workspace's default country: `default_country` (ISO 3166 alpha-2), `US` unless the operator set another when creating or updating the workspace; `+` and the country code always win.",
   '',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the text shows the literal template a reader follows.
   '**Webhooks** follow Standard Webhooks: headers `webhook-id` (the event id), `webhook-timestamp` (unix seconds) and `webhook-signature` = `v1,` + base64(HMAC-SHA256(base64-decoded secret after `whsec_`, `${id}.${timestamp}.${body}`)). Success is a 2xx within 15 s; failures are retried after about 5 s, 1 min, 5 min, 30 min, 2 h, 6 h and 12 h (8 attempts), then dead-lettered. Redirects are not followed.',
 ].join('\n');
 
@@ -73,7 +74,10 @@ export const TAGS = [
   { name: 'Bookings', description: 'Booked meetings, rescheduled, reassigned or cancelled' },
   { name: 'Webhook endpoints', description: 'Where signed events are delivered, what each delivery did, redelivery and a test event' },
   { name: 'Webhook events', description: 'Every event of the last 30 days, as delivered: to recover what an endpoint missed' },
-  { name: 'Hosted pages and provider webhooks', description: 'Not API routes: the pages people open (pay, book, unsubscribe, archive), tracking links and the routes providers call' },
+  {
+    name: 'Hosted pages and provider webhooks',
+    description: 'Not API routes: the pages people open (pay, book, unsubscribe, archive), tracking links and the routes providers call',
+  },
 ] as const;
 
 /** The whole app: every module's routes, pages and docs, as the wiring (./wiring.ts) gathers them; the Worker serves exactly this. */

@@ -49,7 +49,12 @@ const inTurn =
     }
   };
 
-async function handleMessages(batch: MessageBatch<unknown>, env: Bindings, handlers: Map<string, Handler>, batchHandlers: Map<string, QueueBatchHandler>): Promise<void> {
+async function handleMessages(
+  batch: MessageBatch<unknown>,
+  env: Bindings,
+  handlers: Map<string, Handler>,
+  batchHandlers: Map<string, QueueBatchHandler>,
+): Promise<void> {
   const shared = new Map<string, Message<QueueMessageBody>[]>();
   const single: Message<QueueMessageBody>[] = [];
   for (const raw of batch.messages) {

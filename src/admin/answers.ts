@@ -21,7 +21,11 @@ export const Workspace = z
     features: z.array(z.string()),
     caps: limits,
     lead_scoring: z.boolean(),
-    email: z.object({ monthly_quota: z.number().int().nullable().optional(), daily_warming_cap: z.number().int().nullable().optional(), paused: z.boolean().optional() }),
+    email: z.object({
+      monthly_quota: z.number().int().nullable().optional(),
+      daily_warming_cap: z.number().int().nullable().optional(),
+      paused: z.boolean().optional(),
+    }),
     rate_limits: limits,
     whatsapp_phone_number_id: z.string(),
     vat: z.object({ mode: z.enum(['inclusive', 'exclusive']), rate: z.number() }),
@@ -32,7 +36,14 @@ export const Workspace = z
   .openapi('OperatorWorkspace');
 
 export const ApiKeyCreated = z
-  .object({ id: id(), workspace_id: id(), name: z.string(), key: z.string().openapi({ description: 'Shown only here; only its hash is stored' }), prefix: z.string(), created_at: instant() })
+  .object({
+    id: id(),
+    workspace_id: id(),
+    name: z.string(),
+    key: z.string().openapi({ description: 'Shown only here; only its hash is stored' }),
+    prefix: z.string(),
+    created_at: instant(),
+  })
   .openapi('OperatorApiKeyCreated');
 
 export const ApiKeyRevoked = z
@@ -40,7 +51,15 @@ export const ApiKeyRevoked = z
   .openapi('OperatorApiKeyRevoked');
 
 export const User = z
-  .object({ id: id(), workspace_id: id(), name: z.string(), email: z.string(), role: z.enum(['admin', 'agent']), active: z.boolean(), created_at: instant() })
+  .object({
+    id: id(),
+    workspace_id: id(),
+    name: z.string(),
+    email: z.string(),
+    role: z.enum(['admin', 'agent']),
+    active: z.boolean(),
+    created_at: instant(),
+  })
   .openapi('OperatorUser');
 
 export const RequestLog = z
@@ -48,7 +67,7 @@ export const RequestLog = z
     data: z.array(
       z.object({
         id: z.string(),
-        request_id: z.string().nullable().openapi({ description: 'The answer\'s `X-Request-Id`; null for requests logged before it was kept' }),
+        request_id: z.string().nullable().openapi({ description: "The answer's `X-Request-Id`; null for requests logged before it was kept" }),
         method: z.string(),
         path: z.string(),
         status: z.number().int(),
@@ -63,13 +82,19 @@ export const RequestLog = z
 
 export const BlacklistEntry = z.object({ id: id(), workspace_id: id(), phone: z.string(), created_at: instant() }).openapi('OperatorBlacklistEntry');
 
-export const BusyBlock = z.object({ id: id(), user_id: id(), start_at: instant(), end_at: instant(), created_at: instant() }).openapi('OperatorBusyBlock');
+export const BusyBlock = z
+  .object({ id: id(), user_id: id(), start_at: instant(), end_at: instant(), created_at: instant() })
+  .openapi('OperatorBusyBlock');
 
-export const EmbedKey = z.object({ embed_key: z.string().openapi({ description: 'The new `bk_` key; the old one stops working at once' }) }).openapi('OperatorEmbedKey');
+export const EmbedKey = z
+  .object({ embed_key: z.string().openapi({ description: 'The new `bk_` key; the old one stops working at once' }) })
+  .openapi('OperatorEmbedKey');
 
 export const NoShow = z.object({ id: id(), status: z.string(), no_show_marked_at: nullableInstant() }).openapi('OperatorNoShow');
 
-export const Complaint = z.object({ contact_id: id(), channel: z.enum(['email', 'whatsapp']), complained_at: instant() }).openapi('OperatorComplaint');
+export const Complaint = z
+  .object({ contact_id: id(), channel: z.enum(['email', 'whatsapp']), complained_at: instant() })
+  .openapi('OperatorComplaint');
 
 export const MergeResolution = z
   .object({
@@ -82,7 +107,9 @@ export const MergeResolution = z
   })
   .openapi('OperatorMergeResolution');
 
-export const AttendanceEvent = z.object({ id: id(), workspace_id: id(), name: z.string(), start_at: instant(), created_at: instant() }).openapi('OperatorEvent');
+export const AttendanceEvent = z
+  .object({ id: id(), workspace_id: id(), name: z.string(), start_at: instant(), created_at: instant() })
+  .openapi('OperatorEvent');
 
 export const Attendance = z
   .object({
@@ -112,7 +139,15 @@ export const FormSubmission = z
   .openapi('OperatorFormSubmission');
 
 export const Snippet = z
-  .object({ id: id(), workspace_id: id(), name: z.string(), markdown: z.string().nullable(), html: z.string().nullable(), created_at: instant(), updated_at: instant() })
+  .object({
+    id: id(),
+    workspace_id: id(),
+    name: z.string(),
+    markdown: z.string().nullable(),
+    html: z.string().nullable(),
+    created_at: instant(),
+    updated_at: instant(),
+  })
   .openapi('OperatorSnippet');
 
 export const Outbox = z
@@ -135,7 +170,12 @@ export const Outbox = z
   .openapi('OperatorOutbox');
 
 export const SendEventRecorded = z
-  .object({ send_id: id(), type: z.string(), recorded: z.boolean(), event: z.string().nullable().openapi({ description: 'The `email.*` event fired, if any' }) })
+  .object({
+    send_id: id(),
+    type: z.string(),
+    recorded: z.boolean(),
+    event: z.string().nullable().openapi({ description: 'The `email.*` event fired, if any' }),
+  })
   .openapi('OperatorSendEvent');
 
 export const GlobalSuppression = z
@@ -200,7 +240,10 @@ const ShardView = z
   .object({
     binding: z.string().openapi({ description: 'The D1 binding (`SHARD_<n>`)' }),
     workspaces: z.number().int().openapi({ description: 'Workspaces placed on it' }),
-    size_bytes: z.number().int().openapi({ description: "The database's size as D1 reported it at the shard's last sweep (every minute), or when first listed" }),
+    size_bytes: z
+      .number()
+      .int()
+      .openapi({ description: "The database's size as D1 reported it at the shard's last sweep (every minute), or when first listed" }),
     state: z.enum(['open', 'closed']).openapi({ description: '`closed`: takes no new workspace; its workspaces are served as before' }),
   })
   .openapi('OperatorShard');

@@ -33,7 +33,11 @@ adminRoute(
         weekly_hours: { mon: [['09:00', '17:00']], tue: [['09:00', '17:00']] },
       },
     },
-    responses: { 201: { description: 'The meeting type, as `GET /v1/meeting-types/{id}` reads it', schema: MeetingType }, 404: { description: '`Workspace not found`' }, 409: { description: '`A meeting type with this slug already exists`' } },
+    responses: {
+      201: { description: 'The meeting type, as `GET /v1/meeting-types/{id}` reads it', schema: MeetingType },
+      404: { description: '`Workspace not found`' },
+      409: { description: '`A meeting type with this slug already exists`' },
+    },
   },
   async (c, read) => {
     const { ws, db } = await workspaceData(c, idParam(c, 'ws'));

@@ -1,7 +1,18 @@
 import { z } from '@hono/zod-openapi';
 import { Hono, type Context } from 'hono';
 import type { AdminEnv } from '../env';
-import { createAttendanceEvent, setAttendance, recordComplaint, CHANNELS, findMergeRequest, resolveMergeRequest, eraseContact, EXPORT_KIND_NAMES, exportContact, applyParked } from '../modules/contacts';
+import {
+  createAttendanceEvent,
+  setAttendance,
+  recordComplaint,
+  CHANNELS,
+  findMergeRequest,
+  resolveMergeRequest,
+  eraseContact,
+  EXPORT_KIND_NAMES,
+  exportContact,
+  applyParked,
+} from '../modules/contacts';
 import { submitForm } from '../modules/forms';
 import type { ServiceContext } from '../platform/context';
 import { AdminErrors } from './errors';
@@ -46,7 +57,10 @@ const submissionBody = z
     form_name: z.string().trim().min(1).max(200),
     origin: z.enum(['form', 'landing_page', 'popup']),
     fields: boundedJsonObject(FORM_FIELDS_BOUNDS, 'The submitted fields'),
-    contact: z.object({ email: z.string().max(255).optional(), phone: z.string().max(32).optional(), name: z.string().max(200).optional() }).strict().optional(),
+    contact: z
+      .object({ email: z.string().max(255).optional(), phone: z.string().max(32).optional(), name: z.string().max(200).optional() })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -83,7 +97,8 @@ adminRoute(
     operationId: 'resolveMergeRequest',
     tag: 'Contacts',
     summary: 'Resolve a merge request',
-    description: '`merge` absorbs the other contact into the target and applies the parked fields silently; `dismiss` applies the parked fields as an ordinary update.',
+    description:
+      '`merge` absorbs the other contact into the target and applies the parked fields silently; `dismiss` applies the parked fields as an ordinary update.',
     params: { id: 'The merge request id (`merge_request_id` of the 409)' },
     body: { schema: resolveBody, example: { action: 'merge' } },
     responses: {
@@ -156,7 +171,15 @@ adminRoute(
     summary: 'Record a form submission',
     description: 'The submitter becomes a contact (source `form`) when `contact` resolves to one; fires `form.submitted` either way.',
     params: { ...WS, form: 'The form id (the application names its forms)' },
-    body: { schema: submissionBody, example: { form_name: 'Newsletter sign-up', origin: 'form', fields: { email: 'ada@example.com', interest: 'pricing' }, contact: { email: 'ada@example.com', name: 'Ada Lovelace' } } },
+    body: {
+      schema: submissionBody,
+      example: {
+        form_name: 'Newsletter sign-up',
+        origin: 'form',
+        fields: { email: 'ada@example.com', interest: 'pricing' },
+        contact: { email: 'ada@example.com', name: 'Ada Lovelace' },
+      },
+    },
     responses: { 201: { description: 'The submission', schema: FormSubmission }, 404: { description: '`Workspace not found`' } },
   },
   async (c, read) => {
@@ -173,8 +196,16 @@ const exportQuery = z.object({
   kind: z
     .string()
     .optional()
-    .openapi({ type: 'string', enum: [...EXPORT_KIND_NAMES], description: 'Only this kind, from `offset`: pages through a kind listed in `truncated`. Another value answers 400 `Invalid kind: must be one of ...`' }),
-  limit: z.string().optional().openapi({ type: 'integer', minimum: 0, default: 100, description: 'Rows per kind, default 100; values above 1000 are clamped to 1000' }),
+    .openapi({
+      type: 'string',
+      enum: [...EXPORT_KIND_NAMES],
+      description:
+        'Only this kind, from `offset`: pages through a kind listed in `truncated`. Another value answers 400 `Invalid kind: must be one of ...`',
+    }),
+  limit: z
+    .string()
+    .optional()
+    .openapi({ type: 'integer', minimum: 0, default: 100, description: 'Rows per kind, default 100; values above 1000 are clamped to 1000' }),
   offset: z.string().optional().openapi({ type: 'integer', minimum: 0, default: 0, description: 'With `kind`: rows of that kind to skip' }),
 });
 
@@ -185,14 +216,14 @@ adminRoute(
     path: '/workspaces/{ws}/contacts/{id}/export',
     operationId: 'exportContact',
     tag: 'Contacts',
-    summary: "Export everything held about a contact",
+    summary: 'Export everything held about a contact',
     description:
       "A data subject's copy: the contact as `GET /v1/contacts/{id}` answers it, then one key per kind of record (`identifiers`, `consent`, " +
-      "`notes`, `timeline`, `tags`, `groups`, `custom_values`, `deals`, `payments`, `payment_entries`, `payment_requests`, `orders`, " +
-      "`order_items`, `order_refunds`, `emails`, `whatsapp_conversations`, `whatsapp_messages`, `bookings`, `newsletter_subscriptions`, " +
-      "`campaign_recipients`, `form_submissions`, `attendance`), each the stored records newest first, at most `limit` of each. " +
-      "`truncated` maps each kind holding more to its total: page through it with `kind` and `offset`. " +
-      "Pay-link and unsubscribe tokens are left out.",
+      '`notes`, `timeline`, `tags`, `groups`, `custom_values`, `deals`, `payments`, `payment_entries`, `payment_requests`, `orders`, ' +
+      '`order_items`, `order_refunds`, `emails`, `whatsapp_conversations`, `whatsapp_messages`, `bookings`, `newsletter_subscriptions`, ' +
+      '`campaign_recipients`, `form_submissions`, `attendance`), each the stored records newest first, at most `limit` of each. ' +
+      '`truncated` maps each kind holding more to its total: page through it with `kind` and `offset`. ' +
+      'Pay-link and unsubscribe tokens are left out.',
     params: { ...WS, id: 'The contact id' },
     query: exportQuery,
     responses: { 200: { description: 'The export', schema: ContactExport }, 404: { description: 'Unknown workspace or contact' } },
@@ -200,7 +231,9 @@ adminRoute(
   async (c) => {
     const [wsId, contactId] = [idParam(c, 'ws'), idParam(c, 'id')];
     const { ws, db } = await workspaceData(c, wsId);
-    return c.json(await exportContact(db, ws.id, contactId, { kind: c.req.query('kind'), limit: c.req.query('limit'), offset: c.req.query('offset') }));
+    return c.json(
+      await exportContact(db, ws.id, contactId, { kind: c.req.query('kind'), limit: c.req.query('limit'), offset: c.req.query('offset') }),
+    );
   },
 );
 
@@ -213,11 +246,11 @@ adminRoute(
     tag: 'Contacts',
     summary: "Erase a contact's personal data",
     description:
-      "The right to be forgotten, in one batch that happens whole or not at all: the contact and everything that identifies it are removed; " +
-      "records kept for accounting and statistics (payments, entries, payment requests, orders, deals, consent facts, email sends, " +
-      "WhatsApp messages, bookings) lose every identifier of the person. " +
-      "Fires `contact.deleted` once with the last-known phone, email and name; earlier events naming the contact keep only its id. " +
-      "An unknown or already erased contact answers 404.",
+      'The right to be forgotten, in one batch that happens whole or not at all: the contact and everything that identifies it are removed; ' +
+      'records kept for accounting and statistics (payments, entries, payment requests, orders, deals, consent facts, email sends, ' +
+      'WhatsApp messages, bookings) lose every identifier of the person. ' +
+      'Fires `contact.deleted` once with the last-known phone, email and name; earlier events naming the contact keep only its id. ' +
+      'An unknown or already erased contact answers 404.',
     params: { ...WS, id: 'The contact id' },
     responses: { 200: { description: 'Erased', schema: ContactErased }, 404: { description: '`Contact not found`, or an unknown workspace' } },
   },

@@ -33,7 +33,10 @@ adminRoute(
     body: { schema: snippetCreate, example: { name: 'footer', markdown: 'Acme · 1 Market Street · [acme.example](https://acme.example)' } },
     responses: {
       201: { description: 'The snippet', schema: Snippet },
-      400: { description: 'A malformed request (framework shape), or content past the limits (`{error: {code: invalid_content}}`)', schema: z.union([FrameworkError, DomainError]) },
+      400: {
+        description: 'A malformed request (framework shape), or content past the limits (`{error: {code: invalid_content}}`)',
+        schema: z.union([FrameworkError, DomainError]),
+      },
       404: { description: '`Workspace not found`' },
       409: { description: 'A snippet with this name exists (`{error: {code: duplicate_name}}`)', schema: DomainError },
     },

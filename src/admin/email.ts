@@ -51,7 +51,10 @@ const sendEventBody = z
 
 const WS = { ws: 'The workspace id' };
 const outboxQuery = z.object({
-  channel: z.string().optional().openapi({ type: 'string', enum: [...OUTBOX_CHANNELS], description: 'Another value answers 400 `Invalid channel: ...`' }),
+  channel: z
+    .string()
+    .optional()
+    .openapi({ type: 'string', enum: [...OUTBOX_CHANNELS], description: 'Another value answers 400 `Invalid channel: ...`' }),
   to: z.string().optional().openapi({ description: 'Exact recipient (an email address, case-insensitive, or an E.164 phone)' }),
   ...limitQuery.shape,
 });
@@ -66,8 +69,20 @@ adminRoute(
     summary: 'Create a sender profile',
     description: 'A new default takes the flag from the previous one. `from_name` refuses control characters and `< > , @ "`.',
     params: WS,
-    body: { schema: senderProfileBody, example: { from_name: 'Acme', from_email: 'hello@mail.acme.example', reply_to: 'support@acme.example', domain_verified: true, is_default: true } },
-    responses: { 201: { description: 'The sender profile, as `GET /v1/sender-profiles` reads it', schema: SenderProfile }, 404: { description: '`Workspace not found`' } },
+    body: {
+      schema: senderProfileBody,
+      example: {
+        from_name: 'Acme',
+        from_email: 'hello@mail.acme.example',
+        reply_to: 'support@acme.example',
+        domain_verified: true,
+        is_default: true,
+      },
+    },
+    responses: {
+      201: { description: 'The sender profile, as `GET /v1/sender-profiles` reads it', schema: SenderProfile },
+      404: { description: '`Workspace not found`' },
+    },
   },
   async (c, read) => {
     const wsId = idParam(c, 'ws');
@@ -88,7 +103,10 @@ adminRoute(
     description: '`dynamic`: a contact condition tree (`filters`); `static`: up to 10,000 contact ids.',
     params: WS,
     body: { schema: audienceBody, example: { name: 'Prospects', kind: 'dynamic', filters: { lifecycle_stage: 'prospect' } } },
-    responses: { 201: { description: 'The audience, as `GET /v1/audiences` reads it', schema: Audience }, 404: { description: '`Workspace not found`' } },
+    responses: {
+      201: { description: 'The audience, as `GET /v1/audiences` reads it', schema: Audience },
+      404: { description: '`Workspace not found`' },
+    },
   },
   async (c, read) => {
     const wsId = idParam(c, 'ws');
@@ -114,7 +132,8 @@ adminRoute(
   async (c) => {
     const wsId = idParam(c, 'ws');
     const channel = c.req.query('channel') || undefined;
-    if (channel !== undefined && !OUTBOX_CHANNELS.includes(channel as OutboxChannel)) throw SharedErrors.notOneOf({ name: 'channel', values: OUTBOX_CHANNELS.join(', ') });
+    if (channel !== undefined && !OUTBOX_CHANNELS.includes(channel as OutboxChannel))
+      throw SharedErrors.notOneOf({ name: 'channel', values: OUTBOX_CHANNELS.join(', ') });
     const limit = limitParam(c);
     const { db } = await workspaceData(c, wsId);
     const to = c.req.query('to')?.trim().toLowerCase() || undefined;
@@ -141,7 +160,13 @@ adminRoute(
     const input = await read();
     const found = await locateSend(c.env, { id: sendId });
     if (!found) throw AdminErrors.emailSendNotFound();
-    const out = await reportFact(c.env, found.db, found.send, { type: input.type, bounceType: input.bounce_type, url: input.url, machine: input.machine }, (p) => c.executionCtx.waitUntil(p));
+    const out = await reportFact(
+      c.env,
+      found.db,
+      found.send,
+      { type: input.type, bounceType: input.bounce_type, url: input.url, machine: input.machine },
+      (p) => c.executionCtx.waitUntil(p),
+    );
     return c.json({ send_id: sendId, type: input.type, ...out }, 201);
   },
 );

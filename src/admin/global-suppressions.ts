@@ -72,7 +72,8 @@ adminRoute(
   },
   async (c, read) => {
     const email = address.safeParse(c.req.param('email') ?? '');
-    if (!email.success) throw SharedErrors.invalidRequest({ problems: formatIssues(email.error.issues.map((i) => ({ ...i, path: ['email'] })) as never) });
+    if (!email.success)
+      throw SharedErrors.invalidRequest({ problems: formatIssues(email.error.issues.map((i) => ({ ...i, path: ['email'] })) as never) });
     await read();
     await removePlatformSuppression(c.env, email.data);
     return c.json({ success: true as const });

@@ -6,10 +6,21 @@ import { ADMIN_OPERATIONS, operationResponses, type AdminOperation } from './rou
 /** The operator API's sections in reading order. */
 const TAGS = [
   { name: 'Workspaces', description: 'Workspaces with their plan and settings, API keys, users and the request log' },
-  { name: 'Catalog', description: 'The in-app objects the public API reads: pipelines, meeting types, sender profiles, audiences, templates, snippets, the blacklist' },
-  { name: 'Contacts', description: 'What the application records about contacts: complaints, merge resolutions, events and attendance, form submissions, newsletter subscriptions' },
+  {
+    name: 'Catalog',
+    description: 'The in-app objects the public API reads: pipelines, meeting types, sender profiles, audiences, templates, snippets, the blacklist',
+  },
+  {
+    name: 'Contacts',
+    description:
+      'What the application records about contacts: complaints, merge resolutions, events and attendance, form submissions, newsletter subscriptions',
+  },
   { name: 'Shards', description: 'The data databases: workspaces and bytes on each, and which take new workspaces' },
-  { name: 'Sandbox and sweeps', description: 'The sandbox providers (outbox, send events, payments), webhook deliveries, the global suppression list and the cron sweeps run by hand' },
+  {
+    name: 'Sandbox and sweeps',
+    description:
+      'The sandbox providers (outbox, send events, payments), webhook deliveries, the global suppression list and the cron sweeps run by hand',
+  },
 ] as const;
 
 const OPERATOR_API_DESCRIPTION =
@@ -46,7 +57,12 @@ export function operatorDocument(version: string, license: Record<string, string
         ...(params ? { params } : {}),
         ...(op.query ? { query: op.query } : {}),
         ...(op.body
-          ? { body: { required: !op.body.schema.safeParse({}).success, content: { 'application/json': { schema: op.body.schema, example: op.body.example } } } }
+          ? {
+              body: {
+                required: !op.body.schema.safeParse({}).success,
+                content: { 'application/json': { schema: op.body.schema, example: op.body.example } },
+              },
+            }
           : {}),
       },
       responses: operationResponses(op),

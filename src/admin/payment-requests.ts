@@ -1,7 +1,14 @@
 import { Hono } from 'hono';
 import type { AdminEnv } from '../env';
 import { publishCommitted } from '../platform/events';
-import { serializePaymentRequest, sandboxConfirmation, findPaymentRequest, locatePaymentRequest, settlePaymentRequest, PaymentRequest } from '../modules/payment-requests';
+import {
+  serializePaymentRequest,
+  sandboxConfirmation,
+  findPaymentRequest,
+  locatePaymentRequest,
+  settlePaymentRequest,
+  PaymentRequest,
+} from '../modules/payment-requests';
 import { adminRoute } from './route';
 import { idParam } from './validate';
 import { workspaceContext } from '../modules/workspaces';

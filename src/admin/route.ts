@@ -60,7 +60,12 @@ export function operationResponses(op: AdminOperation) {
  * Declares an operator route on `router`. The handler gets `read`, which parses the body with
  * the documented schema (the 400 lists each problem), called where the handler's checks want it.
  */
-export function adminRoute(router: Hono<AdminEnv>, op: AdminOperation, handler: (c: Context<AdminEnv>, read: () => Promise<any>) => Promise<Response>) {
+export function adminRoute(
+  router: Hono<AdminEnv>,
+  op: AdminOperation,
+  // biome-ignore lint/suspicious/noExplicitAny: `read` answers the operation's own body schema, which each handler declares beside it.
+  handler: (c: Context<AdminEnv>, read: () => Promise<any>) => Promise<Response>,
+) {
   if (!OPERATION_ID.test(op.operationId)) throw new Error(`operationId ${op.operationId} must be lowerCamelCase verb + resource`);
   ADMIN_OPERATIONS.push(op);
   const read = (c: Context<AdminEnv>) => () => parseBody(c, op.body?.schema ?? z.object({}).strict());

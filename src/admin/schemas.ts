@@ -15,7 +15,9 @@ const workspaceFields = {
     .string()
     .regex(/^[A-Za-z]{2}$/, { message: 'default_country must be an ISO-3166 alpha-2 code' })
     // Two letters that name no region would fail every later phone write of the workspace.
-    .refine((code) => !/^[A-Za-z]{2}$/.test(code) || isPhoneCountry(code), { message: 'must be a country code of the phone numbering plan (ISO 3166 alpha-2, e.g. US, GB, DE)' }),
+    .refine((code) => !/^[A-Za-z]{2}$/.test(code) || isPhoneCountry(code), {
+      message: 'must be a country code of the phone numbering plan (ISO 3166 alpha-2, e.g. US, GB, DE)',
+    }),
   currency: z.string().regex(/^[A-Za-z]{3}$/, { message: 'currency must be a 3-letter code' }),
   api_access: z.boolean(),
   features: z.array(z.enum(FEATURES)).max(FEATURES.length),
@@ -70,4 +72,3 @@ export const pipelineCreate = z
   .strict();
 
 export const blacklistCreate = z.object({ phone: z.string().min(1).max(32) }).strict();
-

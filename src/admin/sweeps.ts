@@ -19,7 +19,9 @@ adminRoute(
     operationId: 'runSweep',
     tag: 'Sandbox and sweeps',
     summary: 'Run one cron sweep now',
-    description: `One of ${sweepNames().map((n) => `\`${n}\``).join(', ')}; the cron trigger runs them all every minute.`,
+    description: `One of ${sweepNames()
+      .map((n) => `\`${n}\``)
+      .join(', ')}; the cron trigger runs them all every minute.`,
     params: { name: 'The sweep' },
     textParams: ['name'],
     responses: { 200: { description: 'What the sweep did', schema: SweepRun }, 404: { description: '`Unknown sweep "<name>" (available: ...)`' } },

@@ -27,5 +27,11 @@ export function limitParam(c: Context): number {
 
 /** The `limit` query as the operator API's document states it. */
 export const limitQuery = z.object({
-  limit: z.string().optional().openapi({ type: 'integer', minimum: 0, default: 50, description: 'Default 50; values above 500 are clamped to 500. Anything but a non-negative integer answers 400 `Invalid limit: must be a non-negative integer`' }),
+  limit: z.string().optional().openapi({
+    type: 'integer',
+    minimum: 0,
+    default: 50,
+    description:
+      'Default 50; values above 500 are clamped to 500. Anything but a non-negative integer answers 400 `Invalid limit: must be a non-negative integer`',
+  }),
 });

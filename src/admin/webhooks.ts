@@ -22,7 +22,10 @@ adminRoute(
     description: 'Newest first; `state=dead` lists the dead letters.',
     params: { ws: 'The workspace id' },
     query: z.object({
-      state: z.string().optional().openapi({ type: 'string', enum: [...DELIVERY_STATES], description: 'Another value answers 400 `Invalid state: ...`' }),
+      state: z
+        .string()
+        .optional()
+        .openapi({ type: 'string', enum: [...DELIVERY_STATES], description: 'Another value answers 400 `Invalid state: ...`' }),
       ...limitQuery.shape,
     }),
     responses: { 200: { description: 'The deliveries', schema: WebhookDeliveries }, 404: { description: '`Workspace not found`' } },

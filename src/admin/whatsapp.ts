@@ -46,8 +46,15 @@ adminRoute(
     summary: 'Create a WhatsApp template',
     description: 'Placeholders `{{1}}` or `{{name}}`, not mixed; positional ones without gaps.',
     params: { ws: 'The workspace id' },
-    body: { schema: templateCreate, example: { name: 'order_update', language: 'en_US', category: 'utility', body: 'Hi {{1}}, your order {{2}} is on its way.' } },
-    responses: { 201: { description: 'The template, as `GET /v1/templates/{id}` reads it', schema: Template }, 404: { description: '`Workspace not found`' }, 409: { description: 'A template with this name and language exists' } },
+    body: {
+      schema: templateCreate,
+      example: { name: 'order_update', language: 'en_US', category: 'utility', body: 'Hi {{1}}, your order {{2}} is on its way.' },
+    },
+    responses: {
+      201: { description: 'The template, as `GET /v1/templates/{id}` reads it', schema: Template },
+      404: { description: '`Workspace not found`' },
+      409: { description: 'A template with this name and language exists' },
+    },
   },
   async (c, read) => {
     const { db, ws } = await workspaceData(c, idParam(c, 'ws'));

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import type { AdminEnv } from '../env';
 import { getWorkspace } from '../modules/workspaces';
-import { type Workspace } from '../platform/workspace';
+import type { Workspace } from '../platform/workspace';
 import type { Db } from '../platform/d1/db';
 import { controlDb, shardDb } from '../platform/d1/shards';
 

@@ -2,7 +2,16 @@ import { Hono } from 'hono';
 import type { AdminEnv } from '../env';
 import { addToBlacklist } from '../modules/blacklist';
 import { createPipeline, Pipeline } from '../modules/pipelines';
-import { createApiKey, createUser, createWorkspace, getWorkspace, patchWorkspace, readRequestLog, revokeApiKey, serializeWorkspace } from '../modules/workspaces';
+import {
+  createApiKey,
+  createUser,
+  createWorkspace,
+  getWorkspace,
+  patchWorkspace,
+  readRequestLog,
+  revokeApiKey,
+  serializeWorkspace,
+} from '../modules/workspaces';
 import { createPlaced } from '../platform/d1/fleet';
 import { controlDb } from '../platform/d1/shards';
 import { apiKeyCreate, blacklistCreate, pipelineCreate, userCreate, workspaceCreate, workspacePatch } from './schemas';
@@ -25,8 +34,12 @@ adminRoute(
     operationId: 'createWorkspace',
     tag: 'Workspaces',
     summary: 'Create a workspace',
-    description: 'Creates the workspace alone: no pipeline, no sender profile. `shard` places it on a data database; else an open shard with room, drawn with odds in proportion to its free bytes.',
-    body: { schema: workspaceCreate, example: { name: 'Acme', timezone: 'Europe/Berlin', default_country: 'DE', currency: 'EUR', rate_limits: { per_key_per_minute: 600 } } },
+    description:
+      'Creates the workspace alone: no pipeline, no sender profile. `shard` places it on a data database; else an open shard with room, drawn with odds in proportion to its free bytes.',
+    body: {
+      schema: workspaceCreate,
+      example: { name: 'Acme', timezone: 'Europe/Berlin', default_country: 'DE', currency: 'EUR', rate_limits: { per_key_per_minute: 600 } },
+    },
     responses: {
       201: { description: 'The workspace', schema: Workspace },
       409: { description: 'Another workspace already uses this `whatsapp_phone_number_id`; `Shard <binding> is closed to new workspaces`' },
@@ -42,7 +55,15 @@ adminRoute(
 
 adminRoute(
   workspaceAdmin,
-  { method: 'get', path: '/workspaces/{ws}', operationId: 'getWorkspace', tag: 'Workspaces', summary: 'Read a workspace', params: WS, responses: { 200: { description: 'The workspace', schema: Workspace }, ...notFound } },
+  {
+    method: 'get',
+    path: '/workspaces/{ws}',
+    operationId: 'getWorkspace',
+    tag: 'Workspaces',
+    summary: 'Read a workspace',
+    params: WS,
+    responses: { 200: { description: 'The workspace', schema: Workspace }, ...notFound },
+  },
   async (c) => c.json(serializeWorkspace(await getWorkspace(controlDb(c.env), idParam(c, 'ws')))),
 );
 
@@ -57,7 +78,11 @@ adminRoute(
     description: 'Partial: settings objects merge and a `null` value removes a key. `shard` cannot change.',
     params: WS,
     body: { schema: workspacePatch, example: { features: ['deals', 'orders'], caps: { contacts: 10000 } } },
-    responses: { 200: { description: 'The workspace', schema: Workspace }, ...notFound, 409: { description: 'Another workspace already uses this `whatsapp_phone_number_id`' } },
+    responses: {
+      200: { description: 'The workspace', schema: Workspace },
+      ...notFound,
+      409: { description: 'Another workspace already uses this `whatsapp_phone_number_id`' },
+    },
   },
   async (c, read) => {
     const id = idParam(c, 'ws');
@@ -115,7 +140,11 @@ adminRoute(
     description: 'Members own deals and host bookings.',
     params: WS,
     body: { schema: userCreate, example: { name: 'Dana Demo', email: 'dana@example.com', role: 'agent' } },
-    responses: { 201: { description: 'The member', schema: User }, ...notFound, 409: { description: '`A user with this email already exists in the workspace`' } },
+    responses: {
+      201: { description: 'The member', schema: User },
+      ...notFound,
+      409: { description: '`A user with this email already exists in the workspace`' },
+    },
   },
   async (c, read) => {
     const id = idParam(c, 'ws');
@@ -156,7 +185,17 @@ adminRoute(
     summary: 'Create a pipeline',
     description: 'Stages in order. A new default takes the flag from the previous one.',
     params: WS,
-    body: { schema: pipelineCreate, example: { name: 'Sales', is_default: true, stages: [{ name: 'New lead', win_probability: 10 }, { name: 'Won', win_probability: 100 }] } },
+    body: {
+      schema: pipelineCreate,
+      example: {
+        name: 'Sales',
+        is_default: true,
+        stages: [
+          { name: 'New lead', win_probability: 10 },
+          { name: 'Won', win_probability: 100 },
+        ],
+      },
+    },
     responses: { 201: { description: 'The pipeline, as `GET /v1/pipelines` reads it', schema: Pipeline }, ...notFound },
   },
   async (c, read) => {

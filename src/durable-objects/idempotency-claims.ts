@@ -71,8 +71,13 @@ export class IdempotencyClaims extends DurableObject {
   /** Records the finished answer, and the D1 bookmark its write produced; later claims replay both. */
   complete(key: string, token: string, response: StoredSend, bookmark: string | null = null): boolean {
     return (
-      this.table().exec('UPDATE claims SET response = ?, bookmark = ?, token = NULL WHERE key = ? AND token = ? AND response IS NULL', JSON.stringify(response), bookmark, key, token)
-        .rowsWritten > 0
+      this.table().exec(
+        'UPDATE claims SET response = ?, bookmark = ?, token = NULL WHERE key = ? AND token = ? AND response IS NULL',
+        JSON.stringify(response),
+        bookmark,
+        key,
+        token,
+      ).rowsWritten > 0
     );
   }
 }

@@ -33,7 +33,9 @@ export class SlotLock extends DurableObject {
 
   private table() {
     if (this.ready) return;
-    this.ctx.storage.sql.exec('CREATE TABLE IF NOT EXISTS leases (token TEXT PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL, expires INTEGER NOT NULL)');
+    this.ctx.storage.sql.exec(
+      'CREATE TABLE IF NOT EXISTS leases (token TEXT PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL, expires INTEGER NOT NULL)',
+    );
     this.ready = true;
   }
 
@@ -54,7 +56,9 @@ export class SlotLock extends DurableObject {
       for (;;) {
         const ahead = queued ? this.queue.slice(0, this.queue.indexOf(me)) : this.queue;
         const left = deadline - Date.now();
-        const result = ahead.some((w) => overlapping(w.ranges, ranges)) ? ({ ok: false, retryAfterMs: left } as const) : this.tryClaim(ranges, leaseMs, durable);
+        const result = ahead.some((w) => overlapping(w.ranges, ranges))
+          ? ({ ok: false, retryAfterMs: left } as const)
+          : this.tryClaim(ranges, leaseMs, durable);
         if (result.ok || left <= 0) return result;
         if (!queued) {
           this.queue.push(me);
@@ -90,7 +94,9 @@ export class SlotLock extends DurableObject {
       else if (overlapping(lease.ranges, ranges)) blockedUntil = Math.max(blockedUntil, lease.expires);
     }
     for (const r of ranges) {
-      const [row] = sql.exec<{ expires: number }>('SELECT max(expires) AS expires FROM leases WHERE start < ? AND end > ? AND expires > ?', r.end, r.start, now).toArray();
+      const [row] = sql
+        .exec<{ expires: number }>('SELECT max(expires) AS expires FROM leases WHERE start < ? AND end > ? AND expires > ?', r.end, r.start, now)
+        .toArray();
       if (row?.expires) blockedUntil = Math.max(blockedUntil, row.expires);
     }
     if (blockedUntil) return { ok: false, retryAfterMs: blockedUntil - now };
@@ -100,7 +106,8 @@ export class SlotLock extends DurableObject {
       return { ok: true, token };
     }
     sql.exec('DELETE FROM leases WHERE expires <= ?', now);
-    for (const r of ranges) sql.exec('INSERT INTO leases (token, start, end, expires) VALUES (?, ?, ?, ?)', `${token}:${r.start}`, r.start, r.end, now + leaseMs);
+    for (const r of ranges)
+      sql.exec('INSERT INTO leases (token, start, end, expires) VALUES (?, ?, ?, ?)', `${token}:${r.start}`, r.start, r.end, now + leaseMs);
     return { ok: true, token };
   }
 

@@ -7,8 +7,4 @@
 export const afterResponse =
   (ctx: Pick<ExecutionContext, 'waitUntil'>, admission?: Promise<unknown>) =>
   (task: () => Promise<unknown>): void =>
-    ctx.waitUntil(
-      new Promise((resolve) => setTimeout(resolve, 0))
-        .then(() => admission)
-        .then(task, () => undefined),
-    );
+    ctx.waitUntil(new Promise((resolve) => setTimeout(resolve, 0)).then(() => admission).then(task, () => undefined));

@@ -100,8 +100,8 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
   const ws = found.workspace;
   const perKey = emailSend
-    ? ws.rateLimits.emails_per_minute ?? DEFAULT_RATE_LIMITS.emails_per_minute
-    : ws.rateLimits.per_key_per_minute ?? DEFAULT_RATE_LIMITS.per_key_per_minute;
+    ? (ws.rateLimits.emails_per_minute ?? DEFAULT_RATE_LIMITS.emails_per_minute)
+    : (ws.rateLimits.per_key_per_minute ?? DEFAULT_RATE_LIMITS.per_key_per_minute);
   const counted = spendLeasedToken(c.env, `${emailSend ? 'email' : 'key'}:${keyHash}`, perKey, waitUntil);
   // Most requests spend a token the isolate holds: their verdict is known now, and nothing needs to overlap it.
   const known = counted instanceof Promise ? null : counted;
@@ -118,7 +118,8 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   };
   // A limit refusal answers before these, as it did when every request waited for the limiter.
   const forbidden = ws.apiAccess
-    ? (featureRefusal(ws, c.req.method, c.req.path) ?? (!isRead(c.req.method) && schemaBehind(found.shardSchema) ? SharedErrors.schemaUpgrading() : null))
+    ? (featureRefusal(ws, c.req.method, c.req.path) ??
+      (!isRead(c.req.method) && schemaBehind(found.shardSchema) ? SharedErrors.schemaUpgrading() : null))
     : SharedErrors.noApiAccess();
   c.set('workspace', ws);
   c.set('apiKeyId', found.keyId);

@@ -35,8 +35,20 @@ function formatter(zone: string) {
 
 /** The wall-clock reading of an instant in `zone`. */
 export function localParts(instantMs: number, zone: string): LocalParts {
-  const parts = Object.fromEntries(formatter(zone).formatToParts(new Date(instantMs)).map((p) => [p.type, p.value]));
-  return { y: Number(parts.year), m: Number(parts.month), d: Number(parts.day), h: Number(parts.hour) % 24, mi: Number(parts.minute), s: Number(parts.second), ms: new Date(instantMs).getUTCMilliseconds() };
+  const parts = Object.fromEntries(
+    formatter(zone)
+      .formatToParts(new Date(instantMs))
+      .map((p) => [p.type, p.value]),
+  );
+  return {
+    y: Number(parts.year),
+    m: Number(parts.month),
+    d: Number(parts.day),
+    h: Number(parts.hour) % 24,
+    mi: Number(parts.minute),
+    s: Number(parts.second),
+    ms: new Date(instantMs).getUTCMilliseconds(),
+  };
 }
 
 const asUtc = (p: LocalParts) => Date.UTC(p.y, p.m - 1, p.d, p.h, p.mi, p.s, p.ms);
@@ -103,9 +115,7 @@ export function cycleDueAt(anchorIso: string, interval: CalendarInterval, n: num
   const anchor = localParts(Date.parse(anchorIso), zone);
   const steps = n - 1;
   const moved =
-    interval === 'weekly'
-      ? addDays(anchor, 7 * steps)
-      : addMonths(anchor, steps * (interval === 'monthly' ? 1 : interval === 'quarterly' ? 3 : 12));
+    interval === 'weekly' ? addDays(anchor, 7 * steps) : addMonths(anchor, steps * (interval === 'monthly' ? 1 : interval === 'quarterly' ? 3 : 12));
   return new Date(zonedInstant(moved, zone)).toISOString();
 }
 

@@ -25,7 +25,9 @@ export const workspaces = sqliteTable(
     email: text('email', { mode: 'json' }).$type<EmailSettings>().notNull(),
     rateLimits: text('rate_limits', { mode: 'json' }).$type<RateLimits>().notNull(),
     whatsappPhoneNumberId: text('whatsapp_phone_number_id').notNull(),
-    vatMode: text('vat_mode', { enum: ['inclusive', 'exclusive'] }).notNull().default('exclusive'),
+    vatMode: text('vat_mode', { enum: ['inclusive', 'exclusive'] })
+      .notNull()
+      .default('exclusive'),
     vatRate: real('vat_rate').notNull().default(0),
     /** The data database (a D1 binding name) holding everything of this workspace; fixed at creation. */
     shard: text('shard').notNull(),
@@ -39,7 +41,9 @@ export const apiKeys = sqliteTable(
   'api_keys',
   {
     id: text('id').primaryKey(),
-    workspaceId: text('workspace_id').notNull().references(() => workspaces.id),
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id),
     name: text('name').notNull(),
     keyHash: text('key_hash').notNull(),
     prefix: text('prefix').notNull(),

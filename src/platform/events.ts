@@ -43,7 +43,14 @@ export class EventSink {
    * its values given as placeholders in `values`) evaluated as the insert runs, for events of a
    * write decided inside its batch (the row it describes is known only there).
    */
-  emitFrom(db: Db, workspaceId: string, type: EventType, data: SQL, values: Record<string, unknown>, guard?: RowGuard): { event: OutboxEvent; statement: Statement } {
+  emitFrom(
+    db: Db,
+    workspaceId: string,
+    type: EventType,
+    data: SQL,
+    values: Record<string, unknown>,
+    guard?: RowGuard,
+  ): { event: OutboxEvent; statement: Statement } {
     const event: OutboxEvent = { id: uuidv7(), workspaceId, type, data: {}, createdAt: nowIso() };
     const statement = computedOutboxInsert(type)(data).in(db, { ...values, id: event.id, ws: workspaceId, type, at: event.createdAt }, guard);
     return this.registered(event, statement);
@@ -104,7 +111,13 @@ const outboxInsert = (type: EventType) => outboxInserts.get(type) ?? outboxInser
 /** The same per data SQL, for `emitFrom`. */
 const computedOutboxInserts = new Map<EventType, (data: SQL) => ReturnType<typeof buildOutboxInsert>>();
 const computedOutboxInsert = (type: EventType) =>
-  computedOutboxInserts.get(type) ?? computedOutboxInserts.set(type, builtOnce((data: SQL) => buildOutboxInsert(type, data))).get(type)!;
+  computedOutboxInserts.get(type) ??
+  computedOutboxInserts
+    .set(
+      type,
+      builtOnce((data: SQL) => buildOutboxInsert(type, data)),
+    )
+    .get(type)!;
 
 const jsonData = new Param(sql.placeholder('data'), eventOutbox.data);
 
@@ -114,10 +127,13 @@ function buildOutboxInsert(type: EventType, data: SQLWrapper) {
   const enqueuedAt = check ? sql`CASE WHEN ${check(ws, type)} THEN NULL ELSE ${at} END` : sql`NULL`;
   // The row is selected rather than listed so that a guard's WHERE decides whether it is written.
   return guardable((condition) =>
-    preparedSql('all', () => sql`INSERT INTO ${eventOutbox} (id, workspace_id, type, data, created_at, enqueued_at, attempts)
+    preparedSql(
+      'all',
+      () => sql`INSERT INTO ${eventOutbox} (id, workspace_id, type, data, created_at, enqueued_at, attempts)
       SELECT ${sql.placeholder('id')}, ${ws}, ${sql.placeholder('type')}, ${data}, ${at}, ${enqueuedAt}, 0
       WHERE ${condition}
-      RETURNING enqueued_at AS "enqueuedAt"`),
+      RETURNING enqueued_at AS "enqueuedAt"`,
+    ),
   );
 }
 

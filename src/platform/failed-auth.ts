@@ -75,4 +75,6 @@ export class FailedAttempts {
 export const failedKeys = new FailedAttempts('failed-auth', (env) => limitVar(env.RATE_LIMIT_FAILED_AUTH_PER_IP_PER_MINUTE, 30));
 
 /** Wrong operator tokens on `/admin/v1`. */
-export const failedOperatorTokens = new FailedAttempts('failed-operator-auth', (env) => limitVar(env.RATE_LIMIT_OPERATOR_FAILED_AUTH_PER_IP_PER_MINUTE, 10));
+export const failedOperatorTokens = new FailedAttempts('failed-operator-auth', (env) =>
+  limitVar(env.RATE_LIMIT_OPERATOR_FAILED_AUTH_PER_IP_PER_MINUTE, 10),
+);

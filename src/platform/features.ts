@@ -1,5 +1,5 @@
 import type { Feature, Workspace } from './workspace';
-import { ApiError } from './errors';
+import type { ApiError } from './errors';
 import { FeatureGateErrors } from './shared-errors';
 
 /** A `/v1` route prefix (optionally of one method) that the plan's `feature` unlocks. */

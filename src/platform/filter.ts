@@ -120,7 +120,22 @@ function compound(selects: SQL[], op: 'UNION' | 'UNION ALL' | 'INTERSECT'): SQL 
   return compound(groups, op);
 }
 
-const OPS = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'not_in', 'contains', 'not_contains', 'starts_with', 'ends_with', 'is_null', 'is_not_null'] as const;
+const OPS = [
+  'eq',
+  'neq',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'in',
+  'not_in',
+  'contains',
+  'not_contains',
+  'starts_with',
+  'ends_with',
+  'is_null',
+  'is_not_null',
+] as const;
 type Op = (typeof OPS)[number];
 const SUBSTRING_OPS: readonly Op[] = ['contains', 'not_contains', 'starts_with', 'ends_with'];
 const ORDER_OPS: readonly Op[] = ['gt', 'gte', 'lt', 'lte'];
@@ -146,7 +161,7 @@ export const invalidFilter = (what: string) => SharedErrors.invalidFilter({ prob
 const ownEntry = <T>(table: Record<string, T>, name: string): T | undefined => (Object.hasOwn(table, name) ? table[name] : undefined);
 
 const shown = (value: unknown) => {
-  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
   return text.length > 200 ? `${text.slice(0, 200)}...` : text;
 };
 
@@ -226,24 +241,40 @@ export class FilterBuilder {
       const [{ key, keyRef, workspace }] = custom as CustomCondition[];
       // An OR of packed values (`(SELECT v1 FROM fp)`) is not turned into IN by SQLite: it would walk every value of the key.
       const equals = custom.every((c) => c!.equals) ? custom.flatMap((c) => c!.equals!) : undefined;
-      const holds = equals ? sql`(v.value IN (${sql.join(equals, sql`, `)}))` : balanced(custom.map((c) => c!.holds), 'OR');
+      const holds = equals
+        ? sql`(v.value IN (${sql.join(equals, sql`, `)}))`
+        : balanced(
+            custom.map((c) => c!.holds),
+            'OR',
+          );
       return this.withSet(joined, this.customRows({ key, keyRef, workspace, holds, equals }));
     }
     const set = compound(
       sets.map((rows) => sql`SELECT id FROM (${rows!.set})`),
       op === 'AND' ? 'INTERSECT' : 'UNION',
     );
-    const gauge = op === 'AND' ? set : compound(
-      sets.map((rows) => sql`SELECT 1 FROM (${rows!.gauge})`),
-      'UNION ALL',
-    );
+    const gauge =
+      op === 'AND'
+        ? set
+        : compound(
+            sets.map((rows) => sql`SELECT 1 FROM (${rows!.gauge})`),
+            'UNION ALL',
+          );
     const probe = balanced(
       sets.map((rows) => rows!.probe),
       op,
     );
     const alternatives = op === 'OR' ? sets.flatMap((rows) => rows!.alternatives ?? [rows!]) : undefined;
     const wide = sets.some((rows) => rows!.wide);
-    return this.withSet(joined, { set, probe, gauge, own: sets.some((rows) => rows!.own), merged: true, ...(wide ? { wide } : {}), ...(alternatives ? { alternatives } : {}) });
+    return this.withSet(joined, {
+      set,
+      probe,
+      gauge,
+      own: sets.some((rows) => rows!.own),
+      merged: true,
+      ...(wide ? { wide } : {}),
+      ...(alternatives ? { alternatives } : {}),
+    });
   }
 
   /**
@@ -260,7 +291,14 @@ export class FilterBuilder {
       parts.map((range) => rows.range(field.index!, workspace, range)),
       'UNION ALL',
     );
-    return this.withSet(condition, { set, probe: condition, gauge: set, own: true, ...(parts.length === 1 ? { index: field.index } : {}), ...(wide ? { wide } : {}) });
+    return this.withSet(condition, {
+      set,
+      probe: condition,
+      gauge: set,
+      own: true,
+      ...(parts.length === 1 ? { index: field.index } : {}),
+      ...(wide ? { wide } : {}),
+    });
   }
 
   /**
@@ -270,7 +308,9 @@ export class FilterBuilder {
    */
   arrayRef(values: unknown[]): SQL {
     const { column } = this.next(values);
-    return this.inline ? sql`(SELECT value FROM json_each(${JSON.stringify(values)}))` : sql.raw(`(SELECT value FROM json_each((SELECT ${column} FROM fp)))`);
+    return this.inline
+      ? sql`(SELECT value FROM json_each(${JSON.stringify(values)}))`
+      : sql.raw(`(SELECT value FROM json_each((SELECT ${column} FROM fp)))`);
   }
 
   /** A reference to one value for use inside an uncorrelated subquery (packed, it reads the CTE, like `arrayRef`). */
@@ -396,7 +436,9 @@ export class FilterBuilder {
           // The prefix's spellings are ranges of the field's index (disjoint: UNION ALL lists each row once); LIKE still decides.
           const spans = field.index ? prefixRanges(value) : null;
           if (!spans) return condition;
-          return this.indexed(field, condition, () => spans.map(([from, to]) => sql`(${field.expr} >= ${this.ref(from)} AND ${field.expr} < ${this.ref(to)} AND ${condition})`));
+          return this.indexed(field, condition, () =>
+            spans.map(([from, to]) => sql`(${field.expr} >= ${this.ref(from)} AND ${field.expr} < ${this.ref(to)} AND ${condition})`),
+          );
         }
         default:
           return sql`(${like(`%${literal}`)})`;

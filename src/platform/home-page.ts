@@ -21,7 +21,8 @@ export function home(c: Context) {
 }
 
 function homePage(origin: string): string {
-  const link = (path: string, label: string) => `<li><a href="${escapeHtml(path)}">${escapeHtml(label)}</a> <code>${escapeHtml(origin + path)}</code></li>`;
+  const link = (path: string, label: string) =>
+    `<li><a href="${escapeHtml(path)}">${escapeHtml(label)}</a> <code>${escapeHtml(origin + path)}</code></li>`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${NAME}</title>

@@ -31,11 +31,26 @@ export function uuidv7(now = Date.now()): string {
   const high = Math.floor(now / 0x1_0000_0000);
   const low = now >>> 0;
   return (
-    HEX[(high >>> 8) & 0xff] + HEX[high & 0xff] + HEX[low >>> 24] + HEX[(low >>> 16) & 0xff] + '-' +
-    HEX[(low >>> 8) & 0xff] + HEX[low & 0xff] + '-' +
-    HEX[(r[at] & 0x0f) | 0x70] + HEX[r[at + 1]] + '-' +
-    HEX[(r[at + 2] & 0x3f) | 0x80] + HEX[r[at + 3]] + '-' +
-    HEX[r[at + 4]] + HEX[r[at + 5]] + HEX[r[at + 6]] + HEX[r[at + 7]] + HEX[r[at + 8]] + HEX[r[at + 9]]
+    HEX[(high >>> 8) & 0xff] +
+    HEX[high & 0xff] +
+    HEX[low >>> 24] +
+    HEX[(low >>> 16) & 0xff] +
+    '-' +
+    HEX[(low >>> 8) & 0xff] +
+    HEX[low & 0xff] +
+    '-' +
+    HEX[(r[at] & 0x0f) | 0x70] +
+    HEX[r[at + 1]] +
+    '-' +
+    HEX[(r[at + 2] & 0x3f) | 0x80] +
+    HEX[r[at + 3]] +
+    '-' +
+    HEX[r[at + 4]] +
+    HEX[r[at + 5]] +
+    HEX[r[at + 6]] +
+    HEX[r[at + 7]] +
+    HEX[r[at + 8]] +
+    HEX[r[at + 9]]
   );
 }
 

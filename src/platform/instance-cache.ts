@@ -48,7 +48,14 @@ const on = (ns: Namespace) => enabled && !without.has(ns.namespace);
 
 /** A namespace's handle; a name declared again is the same namespace. */
 export function instanceCache<V>(namespace: string, options: { max: number; ttlMs?: number }): InstanceCache<V> {
-  const ns: Namespace = namespaces.get(namespace) ?? { namespace, max: options.max, hits: 0, misses: 0, entries: new Map(), ttlMs: options.ttlMs ?? null };
+  const ns: Namespace = namespaces.get(namespace) ?? {
+    namespace,
+    max: options.max,
+    hits: 0,
+    misses: 0,
+    entries: new Map(),
+    ttlMs: options.ttlMs ?? null,
+  };
   namespaces.set(namespace, ns);
   return {
     get(key) {

@@ -18,13 +18,16 @@ export const PAGING_MAX = 999_999_999_999_999;
 
 /** `limit`: an integer >= 0 (`parsePaging`); values above the list's cap are clamped. */
 export const limitQuery = (paging: { limit: number; cap: number }) =>
-  z.string().optional().openapi({
-    type: 'integer',
-    minimum: 0,
-    maximum: PAGING_MAX,
-    default: paging.limit,
-    description: `Page size, default ${paging.limit} (also when empty); values above ${paging.cap} (up to ${PAGING_MAX}) are clamped to ${paging.cap}. Anything but a non-negative integer of at most 15 digits answers 400 \`Invalid limit: must be a non-negative integer\``,
-  });
+  z
+    .string()
+    .optional()
+    .openapi({
+      type: 'integer',
+      minimum: 0,
+      maximum: PAGING_MAX,
+      default: paging.limit,
+      description: `Page size, default ${paging.limit} (also when empty); values above ${paging.cap} (up to ${PAGING_MAX}) are clamped to ${paging.cap}. Anything but a non-negative integer of at most 15 digits answers 400 \`Invalid limit: must be a non-negative integer\``,
+    });
 
 /** `offset`: an integer >= 0 (`parsePaging`). */
 export const offsetQuery = () =>
@@ -33,58 +36,97 @@ export const offsetQuery = () =>
     minimum: 0,
     maximum: PAGING_MAX,
     default: 0,
-    description: 'Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer`',
+    description:
+      'Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer`',
   });
 
 /** `sort`: one of the list's sortable fields, `-` prefix for descending (`parseSort`). */
 export const sortQuery = (fields: readonly string[], fallback = '-created_at') =>
-  z.string().optional().openapi({
-    type: 'string',
-    enum: fields.flatMap((f) => [f, `-${f}`]),
-    default: fallback,
-    description: 'A sortable field; a `-` prefix sorts descending; empty is the default. Another field answers 400 `Invalid sort: ...`',
-  });
+  z
+    .string()
+    .optional()
+    .openapi({
+      type: 'string',
+      enum: fields.flatMap((f) => [f, `-${f}`]),
+      default: fallback,
+      description: 'A sortable field; a `-` prefix sorts descending; empty is the default. Another field answers 400 `Invalid sort: ...`',
+    });
 
 /** An exact-match UUID filter: empty is ignored, malformed answers 400 `Invalid <name>: must be a UUID`. */
 export const uuidQuery = (name: string) =>
-  z.string().optional().openapi({ type: 'string', format: 'uuid', description: `Exact match; an empty value is ignored; a malformed one answers 400 \`Invalid ${name}: must be a UUID\`` });
+  z
+    .string()
+    .optional()
+    .openapi({
+      type: 'string',
+      format: 'uuid',
+      description: `Exact match; an empty value is ignored; a malformed one answers 400 \`Invalid ${name}: must be a UUID\``,
+    });
 
 /** A boolean filter: `true` or `false`, anything else answers 400 `Invalid <name>: must be true or false` (`parseBooleanParam`). */
 export const booleanQuery = (name: string, description: string) =>
-  z.string().optional().openapi({ type: 'boolean', description: `${description}. Anything but \`true\` or \`false\` answers 400 \`Invalid ${name}: must be true or false\`` });
+  z
+    .string()
+    .optional()
+    .openapi({
+      type: 'boolean',
+      description: `${description}. Anything but \`true\` or \`false\` answers 400 \`Invalid ${name}: must be true or false\``,
+    });
 
 /** `filter`: a string-encoded JSON object (`parseFilterParam`); `example` is a filter this list accepts. */
 export const filterQuery = (example: Record<string, unknown>) =>
-  z.string().optional().openapi({
-    type: 'string',
-    description: 'String-encoded JSON object; see the filter grammar; empty is no filter. Invalid JSON answers 400 `Invalid filter: must be valid JSON`, a non-object 400 `Invalid filter: must be a JSON object`',
-    example: JSON.stringify(example),
-  });
+  z
+    .string()
+    .optional()
+    .openapi({
+      type: 'string',
+      description:
+        'String-encoded JSON object; see the filter grammar; empty is no filter. Invalid JSON answers 400 `Invalid filter: must be valid JSON`, a non-object 400 `Invalid filter: must be a JSON object`',
+      example: JSON.stringify(example),
+    });
 
 /** A free-text parameter (`searchParam`): control characters answer 400 `Invalid <name>: must not contain control characters`. */
 export const searchQuery = (name: string, description: string) =>
-  z.string().optional().openapi({ type: 'string', description: `${description}. Control characters answer 400 \`Invalid ${name}: must not contain control characters\`` });
+  z
+    .string()
+    .optional()
+    .openapi({
+      type: 'string',
+      description: `${description}. Control characters answer 400 \`Invalid ${name}: must not contain control characters\``,
+    });
 
 /** An exact-match text parameter. */
 export const textQuery = (description: string) => z.string().optional().openapi({ type: 'string', description });
 
 /** An enum filter whose other values answer 400 (the route's parser says so in `description`). */
 export const enumQuery = (values: readonly [string, ...string[]], description: string) =>
-  z.string().optional().openapi({ type: 'string', enum: [...values], description });
+  z
+    .string()
+    .optional()
+    .openapi({ type: 'string', enum: [...values], description });
 
 /**
  * A filter of known values whose other values are ignored: documented without `enum`, since the
  * list accepts any value, and with the values that filter listed in the description.
  */
 export const knownValuesQuery = (values: readonly [string, ...string[]], description: string) =>
-  z.string().optional().openapi({
-    type: 'string',
-    examples: [values[0]],
-    description: `${description}: one of ${values.map((v) => `\`${v}\``).join(', ')}. Any other value, empty included, is ignored (the list is not filtered by it)`,
-  });
+  z
+    .string()
+    .optional()
+    .openapi({
+      type: 'string',
+      examples: [values[0]],
+      description: `${description}: one of ${values.map((v) => `\`${v}\``).join(', ')}. Any other value, empty included, is ignored (the list is not filtered by it)`,
+    });
 
 /** The query of the shared list conventions: `filter`, `sort`, `limit`, `offset`, `search`. */
-export const listQuery = (opts: { sorts: readonly string[]; fallbackSort?: string; paging: { limit: number; cap: number }; search: string; filterExample: Record<string, unknown> }) =>
+export const listQuery = (opts: {
+  sorts: readonly string[];
+  fallbackSort?: string;
+  paging: { limit: number; cap: number };
+  search: string;
+  filterExample: Record<string, unknown>;
+}) =>
   z.object({
     filter: filterQuery(opts.filterExample),
     sort: sortQuery(opts.sorts, opts.fallbackSort),

@@ -89,7 +89,10 @@ export type Wiring = {
  * one-provider hook, a manifest with docs or sweeps missing from `order`.
  */
 export function composeManifests(manifests: readonly ModuleManifest[], order: ManifestOrder): Wiring {
-  unique('module', manifests.map((m) => m.name));
+  unique(
+    'module',
+    manifests.map((m) => m.name),
+  );
   for (const field of ['docs', 'sweeps'] as const) {
     const declaring = manifests.filter((m) => m[field]);
     const ordered = order[field];
@@ -97,12 +100,21 @@ export function composeManifests(manifests: readonly ModuleManifest[], order: Ma
     if (missing.length) throw new Error(`${field} of ${missing.join(', ')} missing from the ${field} order`);
     const stray = ordered.filter((m) => !declaring.includes(m)).map((m) => m.name);
     if (stray.length) throw new Error(`the ${field} order names ${stray.join(', ')}, which declare no ${field} or are not wired`);
-    unique(`${field} order entry`, ordered.map((m) => m.name));
+    unique(
+      `${field} order entry`,
+      ordered.map((m) => m.name),
+    );
   }
   const sweeps = order.sweeps.flatMap((m) => Object.entries(m.sweeps!));
-  unique('sweep', sweeps.map(([name]) => name));
+  unique(
+    'sweep',
+    sweeps.map(([name]) => name),
+  );
   const counters = manifests.flatMap((m) => Object.entries(m.emailFactCounters ?? {}));
-  unique('email fact counter source', counters.map(([source]) => source));
+  unique(
+    'email fact counter source',
+    counters.map(([source]) => source),
+  );
   return {
     manifests,
     routes: manifests.flatMap((m) => m.routes ?? []),
@@ -124,7 +136,10 @@ function unique(what: string, names: string[]): void {
   if (twice.length) throw new Error(`${what} "${twice[0]}" is declared twice`);
 }
 
-function single<K extends 'eventPublisher' | 'subscriptionCheck'>(manifests: readonly ModuleManifest[], field: K): NonNullable<ModuleManifest[K]> | null {
+function single<K extends 'eventPublisher' | 'subscriptionCheck'>(
+  manifests: readonly ModuleManifest[],
+  field: K,
+): NonNullable<ModuleManifest[K]> | null {
   const providers = manifests.filter((m) => m[field]);
   if (providers.length > 1) throw new Error(`${field} is provided by ${providers.map((m) => m.name).join(' and ')}; one module provides it`);
   return providers[0]?.[field] ?? null;

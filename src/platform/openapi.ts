@@ -18,9 +18,7 @@ export const DomainError = z
   .object({ error: z.object({ code: z.string(), message: z.string() }) })
   .openapi('DomainError', { description: 'Domain envelope; key on `error.code`' });
 
-export const FeatureGateError = z
-  .object({ message: z.string(), error_code: z.literal('FEATURE_NOT_INCLUDED_IN_PLAN') })
-  .openapi('FeatureGateError');
+export const FeatureGateError = z.object({ message: z.string(), error_code: z.literal('FEATURE_NOT_INCLUDED_IN_PLAN') }).openapi('FeatureGateError');
 
 const DESCRIPTIONS: Record<number, string> = {
   400: 'Validation failure, unknown body property, non-UUID path id or malformed query',
@@ -58,7 +56,10 @@ function describeStatus(base: string | undefined, entries: readonly ErrorDoc[]):
     return base ? (own ? `${base}; or ${own}` : base) : own;
   }
   const groups = [...shapes].map((name) => {
-    const texts = [...(base && name === SHAPE_NAMES.framework ? [base] : []), ...entries.filter((e) => SHAPE_NAMES[e.shape] === name).map(describeError)];
+    const texts = [
+      ...(base && name === SHAPE_NAMES.framework ? [base] : []),
+      ...entries.filter((e) => SHAPE_NAMES[e.shape] === name).map(describeError),
+    ];
     return `${name}: ${texts.join('; ')}.`;
   });
   return groups.join(' ');
@@ -113,12 +114,13 @@ export const RESPONSE_HEADERS = {
       "The database position the answer reflects: the D1 bookmark, a dot and 64 hex digits that sign it for the workspace's database. Send it back as a `Bookmark` request header on a read (any key of the workspace) to see at least that state; a value this service did not issue for the workspace answers 400.",
     schema: { type: 'string' as const, pattern: '^[0-9a-f]{1,32}(-[0-9a-f]{1,64}){1,8}\\.[0-9a-f]{64}$' },
   },
-  'RateLimit-Limit': { description: "Requests the key may make in the current one-minute window", schema: { type: 'integer' as const, minimum: 0 } },
+  'RateLimit-Limit': { description: 'Requests the key may make in the current one-minute window', schema: { type: 'integer' as const, minimum: 0 } },
   'RateLimit-Remaining': { description: 'Requests left in the current window', schema: { type: 'integer' as const, minimum: 0 } },
   'RateLimit-Reset': { description: 'Seconds until the window resets', schema: { type: 'integer' as const, minimum: 0 } },
   'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' as const, minimum: 0 } },
   [REQUEST_ID_HEADER]: {
-    description: "This request's id, a UUIDv7 fresh for every request and on every answer: quote it when asking about a request (the request log and the service's error log carry it).",
+    description:
+      "This request's id, a UUIDv7 fresh for every request and on every answer: quote it when asking about a request (the request log and the service's error log carry it).",
     schema: { type: 'string' as const, format: 'uuid', pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$' },
   },
 };
@@ -169,7 +171,12 @@ export function registerSharedComponents(registry: OpenAPIRegistry) {
 export const OPERATION_ID = /^(list|get|create|update|delete|set|move|upsert|send|cancel|resolve|run|[a-z]+)[A-Z][A-Za-z0-9]*$/;
 
 /** A route as declared: `createRoute`'s config, and the catalogue entries its errors come from. */
-type DeclaredRoute<P extends string> = Omit<RouteConfig, 'path' | 'operationId'> & { path: P; operationId: string; summary: string; errors?: readonly ErrorDoc[] };
+type DeclaredRoute<P extends string> = Omit<RouteConfig, 'path' | 'operationId'> & {
+  path: P;
+  operationId: string;
+  summary: string;
+  errors?: readonly ErrorDoc[];
+};
 
 /**
  * The one way a /v1 route is declared: `createRoute` plus the rules every
@@ -197,7 +204,9 @@ const IDEMPOTENCY_ERRORS = [SharedErrors.invalidIdempotencyKey, SharedErrors.ide
 
 /** Every authenticated POST documents the `Idempotency-Key` header. */
 function withIdempotencyKey(request: RouteConfig['request']): RouteConfig['request'] {
-  const header = z.object({ 'Idempotency-Key': z.string().optional().openapi({ description: IDEMPOTENCY_KEY_DOC, example: 'order-7f3a-retry-safe' }) });
+  const header = z.object({
+    'Idempotency-Key': z.string().optional().openapi({ description: IDEMPOTENCY_KEY_DOC, example: 'order-7f3a-retry-safe' }),
+  });
   const own = request?.headers;
   return { ...request, headers: own instanceof z.ZodObject ? own.extend(header.shape) : header };
 }

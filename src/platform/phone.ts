@@ -9,7 +9,7 @@ export function toE164(input: string, defaultCountry: string): string | null {
   // Without a digit nothing can parse, and the parser's refusal (a thrown error) is costly.
   if (!/\d/.test(text)) return null;
   const parsed = parsePhoneNumberFromString(text, { defaultCountry: defaultCountry.toUpperCase() as CountryCode, extract: false });
-  if (!parsed || !parsed.isPossible()) return null;
+  if (!parsed?.isPossible()) return null;
   return parsed.number;
 }
 

@@ -21,12 +21,18 @@ export const publicRefusal = (description: string) => ({
   headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' }, ...REQUEST_ID_ONLY },
   content: { 'text/html': { schema: z.string() }, 'application/json': { schema: FrameworkError } },
 });
-export const PUBLIC_POST_LIMIT = 'More than 10 posts of this kind a minute from the source IP (`RATE_LIMIT_PUBLIC_PER_IP_PER_MINUTE`): nothing was done';
-export const UNSUBSCRIBE_LIMIT = 'More than 600 unsubscribes a minute from the source IP (`RATE_LIMIT_UNSUBSCRIBE_PER_IP_PER_MINUTE`): nothing was done';
+export const PUBLIC_POST_LIMIT =
+  'More than 10 posts of this kind a minute from the source IP (`RATE_LIMIT_PUBLIC_PER_IP_PER_MINUTE`): nothing was done';
+export const UNSUBSCRIBE_LIMIT =
+  'More than 600 unsubscribes a minute from the source IP (`RATE_LIMIT_UNSUBSCRIBE_PER_IP_PER_MINUTE`): nothing was done';
 export const pathParams = (params: Record<string, string>) =>
-  z.object(Object.fromEntries(Object.entries(params).map(([name, description]) => [name, z.string().openapi({ param: { name, in: 'path' }, description })])));
+  z.object(
+    Object.fromEntries(Object.entries(params).map(([name, description]) => [name, z.string().openapi({ param: { name, in: 'path' }, description })])),
+  );
 /** A provider's event, verified on its raw bytes before it is parsed. */
 export const providerEventBody = (example: unknown) => ({
   required: true,
-  content: { 'application/json': { schema: z.object({}).passthrough().openapi({ description: "The provider's event, verified on the raw bytes" }), example } },
+  content: {
+    'application/json': { schema: z.object({}).passthrough().openapi({ description: "The provider's event, verified on the raw bytes" }), example },
+  },
 });

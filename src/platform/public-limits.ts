@@ -44,7 +44,10 @@ export const publicIpLimit = (env: Bindings, family: PublicFamily) =>
   family === 'unsubscribe' ? limitVar(env.RATE_LIMIT_UNSUBSCRIBE_PER_IP_PER_MINUTE, 600) : limitVar(env.RATE_LIMIT_PUBLIC_PER_IP_PER_MINUTE, 10);
 
 function judge(counted: HitResult | null, limit: number, failsClosed: boolean, per: string, now = Date.now()): Refusal | null {
-  if (!counted) return failsClosed ? { status: 503, retryAfter: UNAVAILABLE_RETRY_S, error: SharedErrors.limiterUnavailable({ seconds: UNAVAILABLE_RETRY_S }) } : null;
+  if (!counted)
+    return failsClosed
+      ? { status: 503, retryAfter: UNAVAILABLE_RETRY_S, error: SharedErrors.limiterUnavailable({ seconds: UNAVAILABLE_RETRY_S }) }
+      : null;
   if (counted.count <= limit) return null;
   const retryAfter = Math.max(1, Math.ceil((counted.resetAt - now) / 1000));
   return { status: 429, retryAfter, error: SharedErrors.rateLimited({ limit, per, seconds: retryAfter }) };

@@ -5,8 +5,7 @@ import { EnvelopeRequestErrors, SharedErrors } from './shared-errors';
 
 type Issue = { code: string; path: PropertyKey[]; message: string; keys?: string[] };
 
-const describePath = (path: PropertyKey[]) =>
-  path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('');
+const describePath = (path: PropertyKey[]) => path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('');
 
 /** Per-field strings in the framework shape's `message` array. */
 export function formatIssues(issues: readonly Issue[]): string[] {
@@ -140,7 +139,10 @@ export const parseJsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
         throw SharedErrors.malformedJson();
       }
       const misread = misreadingIn(value);
-      if (misread) throw misread.path.length ? SharedErrors.misreadValue({ path: describePath(misread.path), rule: misread.rule }) : SharedErrors.misreadBody({ rule: misread.rule });
+      if (misread)
+        throw misread.path.length
+          ? SharedErrors.misreadValue({ path: describePath(misread.path), rule: misread.rule })
+          : SharedErrors.misreadBody({ rule: misread.rule });
     }
   }
   if (value === EMPTY) emptyBodies.add(c);
@@ -194,7 +196,8 @@ export function misreadingIn(root: unknown): { path: PropertyKey[]; rule: string
     if (value === null || typeof value !== 'object') continue;
     for (const [key, child] of Array.isArray(value) ? value.entries() : Object.entries(value)) {
       if (typeof key === 'string' && UNPAIRED_SURROGATE.test(key)) return { path: pathTo(i, key), rule: 'must not contain unpaired surrogates' };
-      if (typeof child === 'number' || typeof child === 'string' || (child !== null && typeof child === 'object')) seen.push({ value: child, parent: i, key });
+      if (typeof child === 'number' || typeof child === 'string' || (child !== null && typeof child === 'object'))
+        seen.push({ value: child, parent: i, key });
     }
   }
   return null;

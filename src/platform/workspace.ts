@@ -3,16 +3,7 @@ import type { workspaces } from './control-schema';
 
 export type Workspace = InferSelectModel<typeof workspaces>;
 
-export const FEATURES = [
-  'deals',
-  'payments',
-  'workspace_payments',
-  'orders',
-  'campaigns',
-  'booking',
-  'email_marketing',
-  'newsletters',
-] as const;
+export const FEATURES = ['deals', 'payments', 'workspace_payments', 'orders', 'campaigns', 'booking', 'email_marketing', 'newsletters'] as const;
 export type Feature = (typeof FEATURES)[number];
 
 /** `bookings_per_hour`: bookings through the hosted booking page and its embed (src/platform/public-limits.ts). */

@@ -49,7 +49,11 @@ export async function enqueueSweeps(env: Bindings): Promise<number> {
  * Every sweep of `sweeps` (the wiring's) on one shard (a failing sweep is reported and stops no other),
  * then the shard's size as D1 reports it, for placement (src/platform/d1/fleet.ts).
  */
-export async function runShardSweeps(env: Bindings, shard: string, sweeps: ReadonlyMap<string, Sweep>): Promise<Record<string, SweepResult | { error: string }>> {
+export async function runShardSweeps(
+  env: Bindings,
+  shard: string,
+  sweeps: ReadonlyMap<string, Sweep>,
+): Promise<Record<string, SweepResult | { error: string }>> {
   const schema = await shardSchema(env, shard);
   // One unit of work: each workspace the shard's sweeps wrote has its read floor raised once.
   const outcome = schemaBehind(schema) ? behind(shard, schema!, sweeps) : await withWriteFloors(env, (scoped) => everySweep(scoped, shard, sweeps));

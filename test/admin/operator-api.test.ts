@@ -124,12 +124,22 @@ describe('API keys and users', () => {
 describe('pipelines, blacklist and sweeps', () => {
   it('keeps exactly one default pipeline with ordered stages', async () => {
     const ws = await makeWorkspace({}, { pipeline: false });
-    const first = await adminOk('POST', `/workspaces/${ws.id}/pipelines`, { name: 'A', is_default: false, stages: [{ name: 's1' }, { name: 's2', color: '#000', win_probability: 40 }] });
+    const first = await adminOk('POST', `/workspaces/${ws.id}/pipelines`, {
+      name: 'A',
+      is_default: false,
+      stages: [{ name: 's1' }, { name: 's2', color: '#000', win_probability: 40 }],
+    });
     expect(first.is_default).toBe(true);
-    expect(first.stages.map((s: any) => [s.name, s.position])).toEqual([['s1', 0], ['s2', 1]]);
+    expect(first.stages.map((s: any) => [s.name, s.position])).toEqual([
+      ['s1', 0],
+      ['s2', 1],
+    ]);
     const second = await adminOk('POST', `/workspaces/${ws.id}/pipelines`, { name: 'B', is_default: true, stages: [] });
     const list = (await ws.api('GET', '/v1/pipelines')).body;
-    expect(list.map((p: any) => [p.name, p.position, p.is_default])).toEqual([['A', 0, false], ['B', 1, true]]);
+    expect(list.map((p: any) => [p.name, p.position, p.is_default])).toEqual([
+      ['A', 0, false],
+      ['B', 1, true],
+    ]);
     expect(second.is_default).toBe(true);
     expect(list[0].stages[1]).toMatchObject({ color: '#000', win_probability: 40, pipeline_id: first.id });
   });

@@ -9,13 +9,24 @@ import { futureHour, setupType } from './helpers';
 /** A booking type whose workspace sends confirmations (a verified default sender). */
 async function sendingType(ws?: TestWorkspace) {
   const setup = await setupType({ ws });
-  await adminOk('POST', `/workspaces/${setup.ws.id}/sender-profiles`, { from_name: 'Bookings', from_email: 'book@mail.example.com', domain_verified: true, is_default: true });
+  await adminOk('POST', `/workspaces/${setup.ws.id}/sender-profiles`, {
+    from_name: 'Bookings',
+    from_email: 'book@mail.example.com',
+    domain_verified: true,
+    is_default: true,
+  });
   return { ...setup, path: `/book/${setup.ws.id}/${setup.mt.slug}` };
 }
 
-const bookingForm = (hour: number) => ({ start_at: futureHour(hour), timezone: 'UTC', name: `Guest ${hour}`, email: `guest-${hour}-${crypto.randomUUID().slice(0, 6)}@example.com` });
+const bookingForm = (hour: number) => ({
+  start_at: futureHour(hour),
+  timezone: 'UTC',
+  name: `Guest ${hour}`,
+  email: `guest-${hour}-${crypto.randomUUID().slice(0, 6)}@example.com`,
+});
 
-const bookingsOf = async (wsId: string) => (await rowsIn<{ n: number }>(wsId, 'SELECT count(*) AS n FROM bookings WHERE workspace_id = ?', wsId))[0].n;
+const bookingsOf = async (wsId: string) =>
+  (await rowsIn<{ n: number }>(wsId, 'SELECT count(*) AS n FROM bookings WHERE workspace_id = ?', wsId))[0].n;
 const mailsOf = async (wsId: string) => (await adminOk('GET', `/workspaces/${wsId}/outbox?channel=email&limit=200`)).data.length as number;
 
 const retryAfter = (headers: Headers) => Number(headers.get('retry-after'));
@@ -29,7 +40,10 @@ describe('hosted booking form: limits', () => {
         const res = await publicPost(path, { ip, fields: bookingForm(hour) });
         expect(res.status, res.body.slice(0, 500)).toBe(303);
       }
-      await eventually(() => mailsOf(ws.id), (n) => n === 10);
+      await eventually(
+        () => mailsOf(ws.id),
+        (n) => n === 10,
+      );
       const refused = await publicPost(path, { ip, fields: bookingForm(10) });
       expect(refused.status).toBe(429);
       expect(refused.headers.get('content-type')).toContain('text/html');
@@ -53,7 +67,11 @@ describe('hosted booking form: limits', () => {
       for (let i = 0; i < 2; i++) expect((await publicPost(path, { ip, json: {}, vars })).status).toBe(400);
       const refused = await publicPost(path, { ip, json: {}, vars });
       expect(refused.status).toBe(429);
-      expect(refused.json).toEqual({ statusCode: 429, error: 'Too Many Requests', message: expect.stringMatching(/^Rate limit exceeded: 2 requests per minute per source IP\. Retry after \d+ seconds\.$/) });
+      expect(refused.json).toEqual({
+        statusCode: 429,
+        error: 'Too Many Requests',
+        message: expect.stringMatching(/^Rate limit exceeded: 2 requests per minute per source IP\. Retry after \d+ seconds\.$/),
+      });
       expect(retryAfter(refused.headers)).toBeGreaterThanOrEqual(1);
     });
   });
@@ -62,7 +80,10 @@ describe('hosted booking form: limits', () => {
     await inOneRateWindow(async () => {
       const { ws, path } = await sendingType(await makeWorkspace({ rate_limits: { bookings_per_hour: 3 } }, { pipeline: false }));
       for (let hour = 0; hour < 3; hour++) expect((await publicPost(path, { ip: freshIp(), fields: bookingForm(hour) })).status).toBe(303);
-      await eventually(() => mailsOf(ws.id), (n) => n === 3);
+      await eventually(
+        () => mailsOf(ws.id),
+        (n) => n === 3,
+      );
       const refused = await publicPost(path, { ip: freshIp(), fields: bookingForm(3) });
       expect(refused.status).toBe(429);
       expect(refused.body).toContain('Too many requests');

@@ -68,20 +68,46 @@ describe('POST /v1/bookings', () => {
   it('validation messages of the body table', async () => {
     const { ws, mt } = await setupType();
     const base = { meeting_type_id: mt.id, start_at: futureHour(), timezone: 'UTC', invitee: invitee() };
-    expectError(await ws.api('POST', '/v1/bookings', { meeting_type_id: mt.id, start_at: futureHour(), timezone: 'UTC' }), 400, 'Either contact_id or an invitee object is required');
+    expectError(
+      await ws.api('POST', '/v1/bookings', { meeting_type_id: mt.id, start_at: futureHour(), timezone: 'UTC' }),
+      400,
+      'Either contact_id or an invitee object is required',
+    );
     expectError(await ws.api('POST', '/v1/bookings', { ...base, start_at: 'soon' }), 400, 'start_at must be a valid ISO date');
     expectError(await ws.api('POST', '/v1/bookings', { ...base, timezone: 'Mars/Olympus' }), 400, 'timezone must be a valid IANA time zone id');
     expect((await ws.api('POST', '/v1/bookings', { ...base, notes: 'x'.repeat(2001) })).status).toBe(400);
     expect((await ws.api('POST', '/v1/bookings', { ...base, invitee: { name: 'N', email: 'not-an-email' } })).status).toBe(400);
     expect((await ws.api('POST', '/v1/bookings', { ...base, invitee: { name: 'x'.repeat(201), email: 'a@example.com' } })).status).toBe(400);
     expect((await ws.api('POST', '/v1/bookings', { ...base, extra: 1 })).status).toBe(400);
-    const off = await adminOk('POST', `/workspaces/${ws.id}/meeting-types`, { name: 'Off', slug: 'off', duration_minutes: 30, scheduling_kind: 'one_on_one', host_user_ids: [mt.hosts[0].user_id], timezone: 'UTC', weekly_hours: ALL_DAY, is_active: false });
+    const off = await adminOk('POST', `/workspaces/${ws.id}/meeting-types`, {
+      name: 'Off',
+      slug: 'off',
+      duration_minutes: 30,
+      scheduling_kind: 'one_on_one',
+      host_user_ids: [mt.hosts[0].user_id],
+      timezone: 'UTC',
+      weekly_hours: ALL_DAY,
+      is_active: false,
+    });
     expectError(await ws.api('POST', '/v1/bookings', { ...base, meeting_type_id: off.id }), 400, 'Meeting type is not active');
     expectError(await ws.api('POST', '/v1/bookings', { ...base, meeting_type_id: crypto.randomUUID() }), 404, 'Meeting type not found');
   });
 
   it('a start that is not an open slot is 409 SLOT_TAKEN: outside hours, off the interval, inside the notice, in the past', async () => {
-    const { ws, mt } = await setupType({ type: { weekly_hours: { mon: [['09:00', '10:00']], tue: [['09:00', '10:00']], wed: [['09:00', '10:00']], thu: [['09:00', '10:00']], fri: [['09:00', '10:00']], sat: [['09:00', '10:00']], sun: [['09:00', '10:00']] }, min_notice_minutes: 2 * 24 * 60 + 11 * 60 } });
+    const { ws, mt } = await setupType({
+      type: {
+        weekly_hours: {
+          mon: [['09:00', '10:00']],
+          tue: [['09:00', '10:00']],
+          wed: [['09:00', '10:00']],
+          thu: [['09:00', '10:00']],
+          fri: [['09:00', '10:00']],
+          sat: [['09:00', '10:00']],
+          sun: [['09:00', '10:00']],
+        },
+        min_notice_minutes: 2 * 24 * 60 + 11 * 60,
+      },
+    });
     expectError(await book(ws, { meeting_type_id: mt.id, start_at: futureHour(2), invitee: invitee() }), 409, null, 'SLOT_TAKEN'); // 12:00, outside
     expectError(await book(ws, { meeting_type_id: mt.id, start_at: futureHour(-0.75), invitee: invitee() }), 409, null, 'SLOT_TAKEN'); // 09:15, off the grid
     expectError(await book(ws, { meeting_type_id: mt.id, start_at: futureHour(-1), invitee: invitee() }), 409, null, 'SLOT_TAKEN'); // 09:00 in two days, inside the notice
@@ -107,13 +133,30 @@ describe('POST /v1/bookings', () => {
 
   it('pinning: round-robin only, an active pool host, and a busy pinned host is SLOT_TAKEN', async () => {
     const one = await setupType();
-    expectError(await book(one.ws, { meeting_type_id: one.mt.id, start_at: futureHour(), invitee: invitee(), host_user_id: one.hosts[0].id }), 400, 'Host pinning is only supported on round-robin meeting types');
+    expectError(
+      await book(one.ws, { meeting_type_id: one.mt.id, start_at: futureHour(), invitee: invitee(), host_user_id: one.hosts[0].id }),
+      400,
+      'Host pinning is only supported on round-robin meeting types',
+    );
     const rr = await setupType({ kind: 'round_robin', hostCount: 2 });
-    const outsider = await adminOk('POST', `/workspaces/${rr.ws.id}/users`, { name: 'Out', email: `out-${crypto.randomUUID().slice(0, 6)}@example.com`, role: 'agent' });
-    expectError(await book(rr.ws, { meeting_type_id: rr.mt.id, start_at: futureHour(), invitee: invitee(), host_user_id: outsider.id }), 400, "The pinned host is not an active member of this meeting type's pool");
+    const outsider = await adminOk('POST', `/workspaces/${rr.ws.id}/users`, {
+      name: 'Out',
+      email: `out-${crypto.randomUUID().slice(0, 6)}@example.com`,
+      role: 'agent',
+    });
+    expectError(
+      await book(rr.ws, { meeting_type_id: rr.mt.id, start_at: futureHour(), invitee: invitee(), host_user_id: outsider.id }),
+      400,
+      "The pinned host is not an active member of this meeting type's pool",
+    );
     const a = rr.hosts[0].id;
     expect((await book(rr.ws, { meeting_type_id: rr.mt.id, start_at: futureHour(), invitee: invitee(), host_user_id: a })).body.host_user_id).toBe(a);
-    expectError(await book(rr.ws, { meeting_type_id: rr.mt.id, start_at: futureHour(), invitee: invitee(), host_user_id: a }), 409, null, 'SLOT_TAKEN');
+    expectError(
+      await book(rr.ws, { meeting_type_id: rr.mt.id, start_at: futureHour(), invitee: invitee(), host_user_id: a }),
+      409,
+      null,
+      'SLOT_TAKEN',
+    );
   });
 
   it('round-robin fairness: fewest recent bookings first (pinned bookings count), ties by least recently booked', async () => {
@@ -123,7 +166,8 @@ describe('POST /v1/bookings', () => {
     await book(ws, { meeting_type_id: mt.id, start_at: futureHour(0), invitee: invitee(), host_user_id: a });
     await book(ws, { meeting_type_id: mt.id, start_at: futureHour(1), invitee: invitee(), host_user_id: a });
     const picks = [];
-    for (let i = 0; i < 4; i++) picks.push((await book(ws, { meeting_type_id: mt.id, start_at: futureHour(2 + i), invitee: invitee() })).body.host_user_id);
+    for (let i = 0; i < 4; i++)
+      picks.push((await book(ws, { meeting_type_id: mt.id, start_at: futureHour(2 + i), invitee: invitee() })).body.host_user_id);
     // b, b (catches up 2-2), then tie: a was booked less recently -> a, then b.
     expect(picks).toEqual([b, b, a, b]);
   });
@@ -149,7 +193,11 @@ describe('cancel, reschedule, reassign', () => {
     expect(res.body).toMatchObject({ status: 'cancelled', cancelled_by: 'host', cancellation_reason: 'Sick' });
     expect(res.body.cancelled_at).toBeTruthy();
     expectError(await ws.api('POST', `/v1/bookings/${b.body.id}/cancel`, {}), 400, 'Only confirmed bookings can be cancelled');
-    expectError(await ws.api('POST', `/v1/bookings/${b.body.id}/reschedule`, { start_at: futureHour(1) }), 400, 'Only confirmed bookings can be rescheduled');
+    expectError(
+      await ws.api('POST', `/v1/bookings/${b.body.id}/reschedule`, { start_at: futureHour(1) }),
+      400,
+      'Only confirmed bookings can be rescheduled',
+    );
     expectError(await ws.api('POST', `/v1/bookings/${b.body.id}/reassign`, {}), 400, 'Only confirmed bookings can be reassigned');
     expectError(await ws.api('POST', `/v1/bookings/${crypto.randomUUID()}/cancel`, {}), 404, 'Booking not found');
     expect((await book(ws, { meeting_type_id: mt.id, start_at: futureHour(), invitee: invitee() })).status).toBe(201);
@@ -161,10 +209,20 @@ describe('cancel, reschedule, reassign', () => {
     const other = await book(ws, { meeting_type_id: mt.id, start_at: futureHour(2), invitee: invitee() });
     expectError(await ws.api('POST', `/v1/bookings/${b.body.id}/reschedule`, { start_at: futureHour(2) }), 409, null, 'SLOT_TAKEN');
     expectError(await ws.api('POST', `/v1/bookings/${b.body.id}/reschedule`, { start_at: 'later' }), 400, 'start_at must be a valid ISO date');
-    expectError(await ws.api('POST', `/v1/bookings/${b.body.id}/reschedule`, { start_at: futureHour(1), timezone: 'Nowhere/City' }), 400, 'timezone must be a valid IANA time zone id');
+    expectError(
+      await ws.api('POST', `/v1/bookings/${b.body.id}/reschedule`, { start_at: futureHour(1), timezone: 'Nowhere/City' }),
+      400,
+      'timezone must be a valid IANA time zone id',
+    );
     const moved = await ws.api('POST', `/v1/bookings/${b.body.id}/reschedule`, { start_at: futureHour(1) });
     expect(moved.status).toBe(201);
-    expect(moved.body).toMatchObject({ start_at: futureHour(1), end_at: futureHour(1.5), previous_start_at: futureHour(), reschedule_count: 1, invitee_timezone: 'Asia/Kolkata' });
+    expect(moved.body).toMatchObject({
+      start_at: futureHour(1),
+      end_at: futureHour(1.5),
+      previous_start_at: futureHour(),
+      reschedule_count: 1,
+      invitee_timezone: 'Asia/Kolkata',
+    });
     expect(moved.body.rescheduled_at).toBeTruthy();
     // Moving by half an hour overlaps its own old slot: allowed.
     const nudged = await ws.api('POST', `/v1/bookings/${b.body.id}/reschedule`, { start_at: futureHour(1.5), timezone: 'Europe/Berlin' });
@@ -189,20 +247,45 @@ describe('cancel, reschedule, reassign', () => {
     const b = await book(rr.ws, { meeting_type_id: rr.mt.id, start_at: futureHour(), invitee: invitee() });
     const current = b.body.host_user_id;
     const other = rr.hosts.find((h) => h.id !== current)!.id;
-    expectError(await rr.ws.api('POST', `/v1/bookings/${b.body.id}/reassign`, { user_id: current }), 400, 'This host is already assigned to the booking');
-    expectError(await rr.ws.api('POST', `/v1/bookings/${b.body.id}/reassign`, { user_id: crypto.randomUUID() }), 400, 'The target host must be an active member of this workspace');
-    const inactive = await adminOk('POST', `/workspaces/${rr.ws.id}/users`, { name: 'Gone', email: `gone-${crypto.randomUUID().slice(0, 6)}@example.com`, role: 'agent', active: false });
-    expectError(await rr.ws.api('POST', `/v1/bookings/${b.body.id}/reassign`, { user_id: inactive.id }), 400, 'The target host must be an active member of this workspace');
+    expectError(
+      await rr.ws.api('POST', `/v1/bookings/${b.body.id}/reassign`, { user_id: current }),
+      400,
+      'This host is already assigned to the booking',
+    );
+    expectError(
+      await rr.ws.api('POST', `/v1/bookings/${b.body.id}/reassign`, { user_id: crypto.randomUUID() }),
+      400,
+      'The target host must be an active member of this workspace',
+    );
+    const inactive = await adminOk('POST', `/workspaces/${rr.ws.id}/users`, {
+      name: 'Gone',
+      email: `gone-${crypto.randomUUID().slice(0, 6)}@example.com`,
+      role: 'agent',
+      active: false,
+    });
+    expectError(
+      await rr.ws.api('POST', `/v1/bookings/${b.body.id}/reassign`, { user_id: inactive.id }),
+      400,
+      'The target host must be an active member of this workspace',
+    );
     expect((await rr.ws.api('POST', `/v1/bookings/${b.body.id}/reassign`, { force: 'yes' })).status).toBe(400);
     expectError(await rr.ws.api('POST', `/v1/bookings/${crypto.randomUUID()}/reassign`, {}), 404, 'Booking not found');
 
     const one = await setupType();
     const sb = await book(one.ws, { meeting_type_id: one.mt.id, start_at: futureHour(3), invitee: invitee() });
-    expectError(await one.ws.api('POST', `/v1/bookings/${sb.body.id}/reassign`, {}), 400, 'Choose a host - automatic reassignment is only available on round-robin meeting types');
+    expectError(
+      await one.ws.api('POST', `/v1/bookings/${sb.body.id}/reassign`, {}),
+      400,
+      'Choose a host - automatic reassignment is only available on round-robin meeting types',
+    );
 
     const team = await setupType({ kind: 'collective', hostCount: 2 });
     const tb = await book(team.ws, { meeting_type_id: team.mt.id, start_at: futureHour(), invitee: invitee() });
-    expectError(await team.ws.api('POST', `/v1/bookings/${tb.body.id}/reassign`, { user_id: team.hosts[1].id }), 400, 'Collective bookings cannot be reassigned - every pool host attends');
+    expectError(
+      await team.ws.api('POST', `/v1/bookings/${tb.body.id}/reassign`, { user_id: team.hosts[1].id }),
+      400,
+      'Collective bookings cannot be reassigned - every pool host attends',
+    );
 
     // Already started.
     await runOnShards("UPDATE bookings SET start_at = '2020-01-01T00:00:00.000Z' WHERE id = ?", b.body.id);
@@ -210,9 +293,17 @@ describe('cancel, reschedule, reassign', () => {
 
     // Meeting type gone.
     const gone = await book(rr.ws, { meeting_type_id: rr.mt.id, start_at: futureHour(5), invitee: invitee() });
-    await runOnShards("UPDATE bookings SET meeting_type_id = ? WHERE id = ?", crypto.randomUUID(), gone.body.id);
-    expectError(await rr.ws.api('POST', `/v1/bookings/${gone.body.id}/reassign`, { user_id: other }), 404, 'The meeting type for this booking no longer exists');
-    expectError(await rr.ws.api('POST', `/v1/bookings/${gone.body.id}/reschedule`, { start_at: futureHour(6) }), 400, 'The meeting type for this booking no longer exists');
+    await runOnShards('UPDATE bookings SET meeting_type_id = ? WHERE id = ?', crypto.randomUUID(), gone.body.id);
+    expectError(
+      await rr.ws.api('POST', `/v1/bookings/${gone.body.id}/reassign`, { user_id: other }),
+      404,
+      'The meeting type for this booking no longer exists',
+    );
+    expectError(
+      await rr.ws.api('POST', `/v1/bookings/${gone.body.id}/reschedule`, { start_at: futureHour(6) }),
+      400,
+      'The meeting type for this booking no longer exists',
+    );
   });
 
   it('reassign: soft failures are HOST_UNAVAILABLE unless force is literally true; genuine conflicts are SLOT_TAKEN; history records the reason', async () => {
@@ -231,7 +322,11 @@ describe('cancel, reschedule, reassign', () => {
     const forced = await ws.api('POST', `/v1/bookings/${mine.body.id}/reassign`, { user_id: b, force: true, reason: 'Coverage' });
     expect(forced.status).toBe(201);
     expect(forced.body).toMatchObject({ host_user_id: b, hosts: [{ user_id: b, name: 'Host 2', role: 'host' }] });
-    const history = await rowsIn(ws.id, 'SELECT from_user_id, to_user_id, reason, kind, forced FROM booking_assignments WHERE booking_id = ? ORDER BY created_at, id', mine.body.id);
+    const history = await rowsIn(
+      ws.id,
+      'SELECT from_user_id, to_user_id, reason, kind, forced FROM booking_assignments WHERE booking_id = ? ORDER BY created_at, id',
+      mine.body.id,
+    );
     expect(history).toEqual([
       { from_user_id: null, to_user_id: a, reason: 'pinned', kind: 'created', forced: 0 },
       { from_user_id: a, to_user_id: b, reason: 'Coverage', kind: 'reassigned', forced: 1 },
@@ -269,7 +364,9 @@ describe('GET /v1/bookings', () => {
     expect(all.body.data.map((b: { id: string }) => b.id)).toEqual([ids[2], ids[1], ids[0]]);
     expect((await ws.api('GET', '/v1/bookings?sort=start_at&limit=1&offset=1')).body.data.map((b: { id: string }) => b.id)).toEqual([ids[1]]);
     expect((await ws.api('GET', '/v1/bookings?status=cancelled')).body.data.map((b: { id: string }) => b.id)).toEqual([ids[1]]);
-    expect((await ws.api('GET', `/v1/bookings?from=${futureHour(1)}&to=${futureHour(2)}&status=confirmed`)).body.data.map((b: { id: string }) => b.id)).toEqual([ids[2]]);
+    expect(
+      (await ws.api('GET', `/v1/bookings?from=${futureHour(1)}&to=${futureHour(2)}&status=confirmed`)).body.data.map((b: { id: string }) => b.id),
+    ).toEqual([ids[2]]);
     expect((await ws.api('GET', `/v1/bookings?meeting_type_id=${crypto.randomUUID()}`)).body.total).toBe(0);
     expect((await ws.api('GET', `/v1/bookings?meeting_type_id=${mt.id}`)).body.total).toBe(3);
     expectError(await ws.api('GET', '/v1/bookings?status=open'), 400, 'Invalid status: must be one of confirmed, cancelled, completed, no_show');
@@ -293,11 +390,60 @@ describe('booking events', () => {
     await ws.api('POST', `/v1/bookings/${b.body.id}/cancel`, { reason: 'No longer needed' });
     const events = await eventsOf(ws.id);
     expect(events.map((e) => e.type)).toEqual(['booking.created', 'booking.rescheduled', 'booking.reassigned', 'booking.cancelled']);
-    const common = { booking_id: b.body.id, contact_id: b.body.contact_id, meeting_type_id: mt.id, meeting_type_name: 'Intro call', host_timezone: 'UTC', invitee_timezone: 'Europe/Berlin', location_type: 'video', source: 'api' };
-    expect(events[0].data).toEqual({ ...common, host_user_id: hosts[0].id, host_name: 'Host 1', previous_host_name: null, start_at: futureHour(), end_at: futureHour(0.5), status: 'confirmed', cancelled_by: null, cancel_reason: null });
-    expect(events[1].data).toEqual({ ...common, host_user_id: hosts[0].id, host_name: 'Host 1', previous_host_name: null, start_at: futureHour(1), end_at: futureHour(1.5), status: 'confirmed', cancelled_by: null, cancel_reason: null });
-    expect(events[2].data).toEqual({ ...common, host_user_id: hosts[1].id, host_name: 'Host 2', previous_host_name: 'Host 1', start_at: futureHour(1), end_at: futureHour(1.5), status: 'confirmed', cancelled_by: null, cancel_reason: null });
-    expect(events[3].data).toEqual({ ...common, host_user_id: hosts[1].id, host_name: 'Host 2', previous_host_name: null, start_at: futureHour(1), end_at: futureHour(1.5), status: 'cancelled', cancelled_by: 'host', cancel_reason: 'No longer needed' });
+    const common = {
+      booking_id: b.body.id,
+      contact_id: b.body.contact_id,
+      meeting_type_id: mt.id,
+      meeting_type_name: 'Intro call',
+      host_timezone: 'UTC',
+      invitee_timezone: 'Europe/Berlin',
+      location_type: 'video',
+      source: 'api',
+    };
+    expect(events[0].data).toEqual({
+      ...common,
+      host_user_id: hosts[0].id,
+      host_name: 'Host 1',
+      previous_host_name: null,
+      start_at: futureHour(),
+      end_at: futureHour(0.5),
+      status: 'confirmed',
+      cancelled_by: null,
+      cancel_reason: null,
+    });
+    expect(events[1].data).toEqual({
+      ...common,
+      host_user_id: hosts[0].id,
+      host_name: 'Host 1',
+      previous_host_name: null,
+      start_at: futureHour(1),
+      end_at: futureHour(1.5),
+      status: 'confirmed',
+      cancelled_by: null,
+      cancel_reason: null,
+    });
+    expect(events[2].data).toEqual({
+      ...common,
+      host_user_id: hosts[1].id,
+      host_name: 'Host 2',
+      previous_host_name: 'Host 1',
+      start_at: futureHour(1),
+      end_at: futureHour(1.5),
+      status: 'confirmed',
+      cancelled_by: null,
+      cancel_reason: null,
+    });
+    expect(events[3].data).toEqual({
+      ...common,
+      host_user_id: hosts[1].id,
+      host_name: 'Host 2',
+      previous_host_name: null,
+      start_at: futureHour(1),
+      end_at: futureHour(1.5),
+      status: 'cancelled',
+      cancelled_by: 'host',
+      cancel_reason: 'No longer needed',
+    });
     expect(JSON.stringify(events)).not.toMatch(/manage|token/i);
     // Each matches its documented payload schema exactly (no extra keys).
     for (const e of events) expect(EVENT_PAYLOADS[e.type as keyof typeof EVENT_PAYLOADS].strict().parse(e.data)).toEqual(e.data);
@@ -314,7 +460,8 @@ describe('bookings-status sweep', () => {
     for (const h of [0, 1, 2]) ids.push((await book(ws, { meeting_type_id: mt.id, start_at: futureHour(h), invitee: invitee() })).body.id);
     await adminOk('POST', `/workspaces/${ws.id}/bookings/${ids[1]}/no-show`, {});
     // Bookings 0 and 1 end in the past; 2 is still ahead.
-    for (const id of ids.slice(0, 2)) await runOnShards("UPDATE bookings SET start_at = '2020-01-01T09:00:00.000Z', end_at = '2020-01-01T09:30:00.000Z' WHERE id = ?", id);
+    for (const id of ids.slice(0, 2))
+      await runOnShards("UPDATE bookings SET start_at = '2020-01-01T09:00:00.000Z', end_at = '2020-01-01T09:30:00.000Z' WHERE id = ?", id);
     const before = (await eventsOf(ws.id)).length;
     const run = await adminOk('POST', '/sweeps/bookings-status', {});
     expect(run.result.bookings_completed).toBeGreaterThanOrEqual(1);
@@ -334,7 +481,10 @@ describe('bookings-status sweep', () => {
     const { ws, mt } = await setupType();
     for (const h of [0, 1, 2]) await book(ws, { meeting_type_id: mt.id, start_at: futureHour(h), invitee: invitee() });
     await runOnShards("UPDATE bookings SET end_at = '2020-01-01T09:30:00.000Z' WHERE workspace_id = ?", ws.id);
-    const [{ shard }] = await (env as any).DB.prepare('SELECT shard FROM workspaces WHERE id = ?').bind(ws.id).all().then((r: any) => r.results);
+    const [{ shard }] = await (env as any).DB.prepare('SELECT shard FROM workspaces WHERE id = ?')
+      .bind(ws.id)
+      .all()
+      .then((r: any) => r.results);
     const db = shardDb(env as any, shard);
     let passes = 0;
     while ((await rowsIn(ws.id, "SELECT id FROM bookings WHERE workspace_id = ? AND status = 'confirmed'", ws.id)).length && passes < 10) {

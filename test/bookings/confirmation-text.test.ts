@@ -8,11 +8,22 @@ const LURE = 'Your account is locked, call +1 555 0100';
 describe('booking confirmation: text of the caller never leads', () => {
   it('a name booked through the hosted page comes after the fixed lines: not in the subject, not the first line of text or html', async () => {
     const { ws, mt } = await setupType();
-    await adminOk('POST', `/workspaces/${ws.id}/sender-profiles`, { from_name: 'Bookings', from_email: 'book@mail.example.com', domain_verified: true, is_default: true });
+    await adminOk('POST', `/workspaces/${ws.id}/sender-profiles`, {
+      from_name: 'Bookings',
+      from_email: 'book@mail.example.com',
+      domain_verified: true,
+      is_default: true,
+    });
     const email = `lure-${crypto.randomUUID().slice(0, 8)}@example.com`;
-    const res = await publicPost(`/book/${ws.id}/${mt.slug}`, { ip: freshIp(), fields: { start_at: futureHour(), timezone: 'UTC', name: LURE, email } });
+    const res = await publicPost(`/book/${ws.id}/${mt.slug}`, {
+      ip: freshIp(),
+      fields: { start_at: futureHour(), timezone: 'UTC', name: LURE, email },
+    });
     expect(res.status).toBe(303);
-    const [mail] = await eventually(async () => (await adminOk('GET', `/workspaces/${ws.id}/outbox?channel=email&to=${encodeURIComponent(email)}`)).data as any[], (rows) => rows.length === 1);
+    const [mail] = await eventually(
+      async () => (await adminOk('GET', `/workspaces/${ws.id}/outbox?channel=email&to=${encodeURIComponent(email)}`)).data as any[],
+      (rows) => rows.length === 1,
+    );
 
     expect(mail.subject).toMatch(/^Confirmed: Intro call on /);
     expect(mail.subject).not.toContain(LURE);

@@ -36,7 +36,12 @@ async function bookDirectly(wsId: string, locks: SlotLocks, body: Record<string,
   counter.queries = 0;
   const later: (() => Promise<unknown>)[] = [];
   try {
-    return await createBooking(ctx, locks, { timezone: 'UTC', ...body } as never, { source: 'api', base: 'https://api.test', env: bindings, defer: (task) => later.push(task) });
+    return await createBooking(ctx, locks, { timezone: 'UTC', ...body } as never, {
+      source: 'api',
+      base: 'https://api.test',
+      env: bindings,
+      defer: (task) => later.push(task),
+    });
   } finally {
     const roundTrips = counter.queries;
     await Promise.allSettled(later.map((task) => task()));
@@ -54,7 +59,9 @@ describe('a booking written on the calendar it was decided on', () => {
     const locks = locksWith(async () => expect((await book(ws, { meeting_type_id: mt.id, start_at: start, invitee: invitee() })).status).toBe(201));
     const refused = await bookDirectly(ws.id, locks, { meeting_type_id: mt.id, start_at: start, contact_id: contact.body.id }).catch(refusal);
     expect(refused).toEqual({ status: 409, code: 'SLOT_TAKEN' });
-    expect(await rowsIn(ws.id, "SELECT id FROM bookings WHERE workspace_id = ? AND status = 'confirmed' AND start_at = ?", ws.id, start)).toHaveLength(1);
+    expect(
+      await rowsIn(ws.id, "SELECT id FROM bookings WHERE workspace_id = ? AND status = 'confirmed' AND start_at = ?", ws.id, start),
+    ).toHaveLength(1);
   });
 
   it('round-robin: the picked host taken in between, the next pass books the other one', async () => {
@@ -62,7 +69,9 @@ describe('a booking written on the calendar it was decided on', () => {
     const contact = await ws.api('POST', '/v1/contacts', { email: invitee().email });
     const start = futureHour(2);
     // Both hosts are free and equally fair: the first in pool order is picked, then taken by a pinned booking.
-    const locks = locksWith(async () => expect((await book(ws, { meeting_type_id: mt.id, start_at: start, host_user_id: hosts[0].id, invitee: invitee() })).status).toBe(201));
+    const locks = locksWith(async () =>
+      expect((await book(ws, { meeting_type_id: mt.id, start_at: start, host_user_id: hosts[0].id, invitee: invitee() })).status).toBe(201),
+    );
     const counter = { queries: 0, statements: 0 };
     const booked = await bookDirectly(ws.id, locks, { meeting_type_id: mt.id, start_at: start, contact_id: contact.body.id }, counter);
     expect(booked.host_user_id).toBe(hosts[1].id);
@@ -74,7 +83,9 @@ describe('a booking written on the calendar it was decided on', () => {
   it('a change inside the locked day that leaves the slot free (daily cap 2): read again, then written', async () => {
     const { ws, mt } = await setupType({ type: { daily_cap: 2 } });
     const contact = await ws.api('POST', '/v1/contacts', { email: invitee().email });
-    const locks = locksWith(async () => expect((await book(ws, { meeting_type_id: mt.id, start_at: futureHour(4), invitee: invitee() })).status).toBe(201));
+    const locks = locksWith(async () =>
+      expect((await book(ws, { meeting_type_id: mt.id, start_at: futureHour(4), invitee: invitee() })).status).toBe(201),
+    );
     const counter = { queries: 0, statements: 0 };
     const booked = await bookDirectly(ws.id, locks, { meeting_type_id: mt.id, start_at: futureHour(1), contact_id: contact.body.id }, counter);
     expect(booked.duplicate).toBe(false);
@@ -87,7 +98,9 @@ describe('a booking written on the calendar it was decided on', () => {
   it('the same change reaching the daily cap (1): SLOT_TAKEN', async () => {
     const { ws, mt } = await setupType({ type: { daily_cap: 1 } });
     const contact = await ws.api('POST', '/v1/contacts', { email: invitee().email });
-    const locks = locksWith(async () => expect((await book(ws, { meeting_type_id: mt.id, start_at: futureHour(4), invitee: invitee() })).status).toBe(201));
+    const locks = locksWith(async () =>
+      expect((await book(ws, { meeting_type_id: mt.id, start_at: futureHour(4), invitee: invitee() })).status).toBe(201),
+    );
     const refused = await bookDirectly(ws.id, locks, { meeting_type_id: mt.id, start_at: futureHour(1), contact_id: contact.body.id }).catch(refusal);
     expect(refused).toEqual({ status: 409, code: 'SLOT_TAKEN' });
     expect(await rowsIn(ws.id, "SELECT id FROM bookings WHERE workspace_id = ? AND status = 'confirmed'", ws.id)).toHaveLength(1);
@@ -126,9 +139,26 @@ describe('the calendar read beside the meeting type', () => {
       await runOnShards(
         `INSERT INTO bookings (id, workspace_id, meeting_type_id, contact_id, host_user_id, host_user_ids, status, start_at, end_at, host_timezone, invitee_timezone, invitee_name, invitee_email, source, dedupe_key, reschedule_count, version, created_at, updated_at)
          VALUES (?, ?, ?, 'c', ?, ?, 'confirmed', ?, ?, 'UTC', 'UTC', 'n', 'e', 'api', ?, 0, 1, ?, ?)`,
-        id, ws.id, mt.id, hosts[0].id, JSON.stringify([hosts[0].id]), iso(start), iso(end), id, iso(start), iso(start),
+        id,
+        ws.id,
+        mt.id,
+        hosts[0].id,
+        JSON.stringify([hosts[0].id]),
+        iso(start),
+        iso(end),
+        id,
+        iso(start),
+        iso(start),
       );
-      await runOnShards('INSERT INTO busy_blocks (id, workspace_id, user_id, start_at, end_at, created_at) VALUES (?, ?, ?, ?, ?, ?)', id, ws.id, hosts[0].id, iso(start), iso(end), iso(start));
+      await runOnShards(
+        'INSERT INTO busy_blocks (id, workspace_id, user_id, start_at, end_at, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+        id,
+        ws.id,
+        hosts[0].id,
+        iso(start),
+        iso(end),
+        iso(start),
+      );
     };
     return { ws, mt, ctx, insert };
   }
@@ -152,10 +182,18 @@ describe('the calendar read beside the meeting type', () => {
     return { bookings: ids(row.bookings), blocks: ids(row.blocks) };
   };
 
-  for (const type of [{ buffer_before_minutes: 10, buffer_after_minutes: 15 }, { buffer_before_minutes: 0, buffer_after_minutes: 45, daily_cap: 3 }]) {
+  for (const type of [
+    { buffer_before_minutes: 10, buffer_after_minutes: 15 },
+    { buffer_before_minutes: 0, buffer_after_minutes: 45, daily_cap: 3 },
+  ]) {
     it(`reads exactly the window calendarWindow gives (${JSON.stringify(type)})`, async () => {
       const { mt, ctx, insert } = await seeded(type);
-      const rules = { bufferBeforeMinutes: type.buffer_before_minutes, bufferAfterMinutes: type.buffer_after_minutes, durationMinutes: 30, dailyCap: type.daily_cap ?? null };
+      const rules = {
+        bufferBeforeMinutes: type.buffer_before_minutes,
+        bufferAfterMinutes: type.buffer_after_minutes,
+        durationMinutes: 30,
+        dailyCap: type.daily_cap ?? null,
+      };
       const from = Date.parse(futureHour(24)) + 7 * MIN + 123;
       const to = from + 3 * 86_400_000;
       const listing = await edges(insert, calendarWindow(rules, from, to));
@@ -175,23 +213,51 @@ describe('the calendar read beside the meeting type', () => {
     const ctx = await workspaceContext(bindings, ws.id);
     const statement = listingRead(ctx.db, ws.id, mt.id, Date.now(), Date.now() + 86_400_000);
     const { sql, params } = (statement as unknown as { _prepare(): { getQuery(): { sql: string; params: unknown[] } } })._prepare().getQuery();
-    const plan = await (await shardOf(ws.id)).prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...params).all<{ detail: string }>();
-    expect(plan.results.map((r) => r.detail)).toContain('SEARCH b USING INDEX bookings_workspace_status_start (workspace_id=? AND status=? AND start_at>? AND start_at<?)');
+    const plan = await (await shardOf(ws.id))
+      .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+      .bind(...params)
+      .all<{ detail: string }>();
+    expect(plan.results.map((r) => r.detail)).toContain(
+      'SEARCH b USING INDEX bookings_workspace_status_start (workspace_id=? AND status=? AND start_at>? AND start_at<?)',
+    );
   });
 });
 
 describe('meeting types the booking batch reads', () => {
   it('an unknown or inactive meeting type answers before an invitee the contact rules refuse (a bad phone)', async () => {
     const { ws } = await setupType();
-    const res = await book(ws, { meeting_type_id: crypto.randomUUID(), start_at: futureHour(1), invitee: { name: 'x', email: 'x@example.com', phone: 'not a phone' } });
+    const res = await book(ws, {
+      meeting_type_id: crypto.randomUUID(),
+      start_at: futureHour(1),
+      invitee: { name: 'x', email: 'x@example.com', phone: 'not a phone' },
+    });
     expect(res.status).toBe(404);
     expect(res.body.message).toBe('Meeting type not found');
-    const inactive = await adminOk('POST', `/workspaces/${ws.id}/meeting-types`, { name: 'Off', slug: `off-${crypto.randomUUID().slice(0, 8)}`, duration_minutes: 30, scheduling_kind: 'one_on_one', host_user_ids: [(await adminOk('POST', `/workspaces/${ws.id}/users`, { name: 'H', email: `h-${crypto.randomUUID().slice(0, 8)}@example.com`, role: 'agent' })).id], timezone: 'UTC', is_active: false });
-    const off = await book(ws, { meeting_type_id: inactive.id, start_at: futureHour(1), invitee: { name: 'x', email: 'x@example.com', phone: 'not a phone' } });
+    const inactive = await adminOk('POST', `/workspaces/${ws.id}/meeting-types`, {
+      name: 'Off',
+      slug: `off-${crypto.randomUUID().slice(0, 8)}`,
+      duration_minutes: 30,
+      scheduling_kind: 'one_on_one',
+      host_user_ids: [
+        (await adminOk('POST', `/workspaces/${ws.id}/users`, { name: 'H', email: `h-${crypto.randomUUID().slice(0, 8)}@example.com`, role: 'agent' }))
+          .id,
+      ],
+      timezone: 'UTC',
+      is_active: false,
+    });
+    const off = await book(ws, {
+      meeting_type_id: inactive.id,
+      start_at: futureHour(1),
+      invitee: { name: 'x', email: 'x@example.com', phone: 'not a phone' },
+    });
     expect(off.status).toBe(400);
     expect(off.body.message).toBe('Meeting type is not active');
     const { mt } = await setupType({ ws });
-    const phone = await book(ws, { meeting_type_id: mt.id, start_at: futureHour(1), invitee: { name: 'x', email: 'x@example.com', phone: 'not a phone' } });
+    const phone = await book(ws, {
+      meeting_type_id: mt.id,
+      start_at: futureHour(1),
+      invitee: { name: 'x', email: 'x@example.com', phone: 'not a phone' },
+    });
     expect(phone.status).toBe(400);
   });
 });

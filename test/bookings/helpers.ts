@@ -14,12 +14,18 @@ export function futureHour(offsetHours = 0): string {
 export type BookingSetup = { ws: TestWorkspace; hosts: { id: string; name: string }[]; mt: any };
 
 /** A workspace with `hostCount` members and a meeting type over them (UTC, all day, 30 minutes unless overridden). */
-export async function setupType(opts: { kind?: string; hostCount?: number; ws?: TestWorkspace; type?: Record<string, unknown> } = {}): Promise<BookingSetup> {
+export async function setupType(
+  opts: { kind?: string; hostCount?: number; ws?: TestWorkspace; type?: Record<string, unknown> } = {},
+): Promise<BookingSetup> {
   const ws = opts.ws ?? (await makeWorkspace({}, { pipeline: false }));
   const hosts = [];
   for (let i = 0; i < (opts.hostCount ?? 1); i++) {
     const name = `Host ${i + 1}`;
-    const u = await adminOk('POST', `/workspaces/${ws.id}/users`, { name, email: `host${i}-${crypto.randomUUID().slice(0, 8)}@example.com`, role: 'agent' });
+    const u = await adminOk('POST', `/workspaces/${ws.id}/users`, {
+      name,
+      email: `host${i}-${crypto.randomUUID().slice(0, 8)}@example.com`,
+      role: 'agent',
+    });
     hosts.push({ id: u.id, name });
   }
   const kind = opts.kind ?? 'one_on_one';

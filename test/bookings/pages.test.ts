@@ -33,7 +33,12 @@ describe('hosted booking page', () => {
     expect(page.body).toContain('4:00 PM'); // 10:30 UTC, shown in Kolkata time
     expect(page.body).not.toMatch(/https?:\/\/(?!api\.test)/); // no external hosts
 
-    const res = await form(pagePath, { start_at: start, timezone: 'Asia/Kolkata', name: 'Page Person', email: `page-${crypto.randomUUID().slice(0, 6)}@example.com` });
+    const res = await form(pagePath, {
+      start_at: start,
+      timezone: 'Asia/Kolkata',
+      name: 'Page Person',
+      email: `page-${crypto.randomUUID().slice(0, 6)}@example.com`,
+    });
     expect(res.status, String(res.body).slice(0, 3000)).toBe(303);
     const location = res.headers.get('location')!;
     expect(location).toMatch(new RegExp(`^https://api\\.test/book/${ws.id}/manage/[0-9a-f-]{36}\\.[A-Za-z0-9_-]{32}\\?booked=1$`));
@@ -43,13 +48,13 @@ describe('hosted booking page', () => {
     const token = new URL(location).pathname.split('/').pop()!;
     expect(JSON.stringify((await ws.api('GET', `/v1/bookings/${row.id}`)).body)).not.toContain(token.split('.')[1]);
 
-    const manage = await call('GET', new URL(location).pathname + '?booked=1');
+    const manage = await call('GET', `${new URL(location).pathname}?booked=1`);
     expect(manage.status).toBe(200);
     expect(manage.body).toContain('You are booked');
     expect(manage.body).toContain('Page Person');
     expect(manage.body).toContain('Cancel booking');
     // A tampered token is a 404 page.
-    expect((await call('GET', new URL(location).pathname.slice(0, -3) + 'AAA')).status).toBe(404);
+    expect((await call('GET', `${new URL(location).pathname.slice(0, -3)}AAA`)).status).toBe(404);
 
     const cancelled = await form(`${new URL(location).pathname}/cancel`, { reason: 'Cannot make it' });
     expect(cancelled.status).toBe(303);
@@ -71,7 +76,11 @@ describe('hosted booking page', () => {
     expect((await call('GET', `/book/${ws.id}/no-such-type`)).status).toBe(404);
     expect((await call('GET', `/book/${crypto.randomUUID()}/${mt.slug}`)).status).toBe(404);
     // Paths shaped like the script or a manage page, under another name, are not pages at all.
-    for (const [method, path] of [['GET', '/book/embed.css'], ['GET', `/book/${ws.id}/${mt.slug}/token`], ['POST', `/book/${ws.id}/${mt.slug}/token/cancel`]]) {
+    for (const [method, path] of [
+      ['GET', '/book/embed.css'],
+      ['GET', `/book/${ws.id}/${mt.slug}/token`],
+      ['POST', `/book/${ws.id}/${mt.slug}/token/cancel`],
+    ]) {
       const res = await call(method, path);
       expect(res.status).toBe(404);
       expect(res.body).toMatchObject({ statusCode: 404, message: `Cannot ${method} ${path}` });
@@ -90,7 +99,13 @@ describe('hosted booking page', () => {
     // Without a day the page opens on the first day with open times, and keeps the key in its forms.
     expect(framed.body).toContain('name="start_at"');
     expect(framed.body).toContain(`name="embed_key" value="${embed.embed_key}"`);
-    const res = await form(path, { start_at: futureHour(3), timezone: 'UTC', name: 'Embed Person', email: 'embed@example.com', embed_key: embed.embed_key });
+    const res = await form(path, {
+      start_at: futureHour(3),
+      timezone: 'UTC',
+      name: 'Embed Person',
+      email: 'embed@example.com',
+      embed_key: embed.embed_key,
+    });
     // The frame shows the booking; the manage page opens outside it.
     expect(res.status).toBe(200);
     expect(res.body).toContain('See or cancel your booking');
@@ -98,7 +113,10 @@ describe('hosted booking page', () => {
     expect(row.source).toBe('embed');
     await adminOk('POST', `/workspaces/${ws.id}/embed-key/rotate`, {});
     expect((await call('GET', `${path}?embed_key=${embed.embed_key}`)).status).toBe(403);
-    expect((await form(path, { start_at: futureHour(4), timezone: 'UTC', name: 'Old Snippet', email: 'old@example.com', embed_key: embed.embed_key })).status).toBe(403);
+    expect(
+      (await form(path, { start_at: futureHour(4), timezone: 'UTC', name: 'Old Snippet', email: 'old@example.com', embed_key: embed.embed_key }))
+        .status,
+    ).toBe(403);
   });
 });
 
@@ -122,13 +140,25 @@ describe('manage token', () => {
 describe('confirmation email', () => {
   it('renders subject, html, text, recipient and a manage link that opens the manage page', async () => {
     const { ws, mt, hosts } = await setupType();
-    const b = await book(ws, { meeting_type_id: mt.id, start_at: futureHour(), invitee: { name: 'Mail <Me>', email: 'mail-me@example.com' }, timezone: 'Europe/Berlin' });
+    const b = await book(ws, {
+      meeting_type_id: mt.id,
+      start_at: futureHour(),
+      invitee: { name: 'Mail <Me>', email: 'mail-me@example.com' },
+      timezone: 'Europe/Berlin',
+    });
     const [{ shard }] = (await (env as any).DB.prepare('SELECT shard FROM workspaces WHERE id = ?').bind(ws.id).all()).results;
     const db = shardDb(env as any, shard);
     const url = await manageUrl(db, ws.id, 'https://api.test', b.body.id);
     const [row] = await rowsIn(ws.id, 'SELECT * FROM bookings WHERE id = ?', b.body.id);
     const message = confirmationFor(
-      { ...row, inviteeName: row.invitee_name, inviteeEmail: row.invitee_email, startAt: row.start_at, inviteeTimezone: row.invitee_timezone, hostUserId: row.host_user_id },
+      {
+        ...row,
+        inviteeName: row.invitee_name,
+        inviteeEmail: row.invitee_email,
+        startAt: row.start_at,
+        inviteeTimezone: row.invitee_timezone,
+        hostUserId: row.host_user_id,
+      },
       { name: 'Intro call', durationMinutes: 30, locationType: 'video' },
       membersById([{ id: hosts[0].id, name: 'Host 1', active: true }]),
       url,
@@ -145,7 +175,12 @@ describe('confirmation email', () => {
 
   it('is sent to the invitee through the send path once a booking is made, with the manage link', async () => {
     const { ws, mt } = await setupType();
-    await adminOk('POST', `/workspaces/${ws.id}/sender-profiles`, { from_name: 'Bookings', from_email: 'book@mail.example.com', domain_verified: true, is_default: true });
+    await adminOk('POST', `/workspaces/${ws.id}/sender-profiles`, {
+      from_name: 'Bookings',
+      from_email: 'book@mail.example.com',
+      domain_verified: true,
+      is_default: true,
+    });
     const who = invitee('confirm');
     const b = await book(ws, { meeting_type_id: mt.id, start_at: futureHour(), invitee: who });
     expect(b.status).toBe(201);
@@ -157,7 +192,9 @@ describe('confirmation email', () => {
     const manage = await call('GET', new URL(link).pathname);
     expect(manage.status).toBe(200);
     // A booking's confirmation is not an API send: no email.* events, and it is recorded with its source.
-    expect(await rowsIn(ws.id, 'SELECT source FROM email_sends WHERE workspace_id = ? AND "to" = ?', ws.id, who.email)).toEqual([{ source: 'booking' }]);
+    expect(await rowsIn(ws.id, 'SELECT source FROM email_sends WHERE workspace_id = ? AND "to" = ?', ws.id, who.email)).toEqual([
+      { source: 'booking' },
+    ]);
 
     // A double submit answers the existing booking and sends nothing again.
     expect((await book(ws, { meeting_type_id: mt.id, start_at: b.body.start_at, invitee: who, contact_id: b.body.contact_id })).status).toBe(201);
@@ -178,15 +215,30 @@ describe('confirmation email', () => {
     const { ws, mt, hosts } = await setupType();
     // The name is trimmed first: control characters inside it are what the rule refuses.
     for (const name of BAD_SUBJECTS.map((s) => `${s} call`)) {
-      const res = await admin('POST', `/workspaces/${ws.id}/meeting-types`, { name, slug: `bad-${crypto.randomUUID().slice(0, 8)}`, duration_minutes: 30, scheduling_kind: 'one_on_one', host_user_ids: [hosts[0].id], timezone: 'UTC' });
+      const res = await admin('POST', `/workspaces/${ws.id}/meeting-types`, {
+        name,
+        slug: `bad-${crypto.randomUUID().slice(0, 8)}`,
+        duration_minutes: 30,
+        scheduling_kind: 'one_on_one',
+        host_user_ids: [hosts[0].id],
+        timezone: 'UTC',
+      });
       expect(res.status, JSON.stringify(name)).toBe(400);
       expect(res.body.message).toEqual(['name: name must not contain line breaks or control characters']);
     }
-    await adminOk('POST', `/workspaces/${ws.id}/sender-profiles`, { from_name: 'Bookings', from_email: 'book@mail.example.com', domain_verified: true, is_default: true });
+    await adminOk('POST', `/workspaces/${ws.id}/sender-profiles`, {
+      from_name: 'Bookings',
+      from_email: 'book@mail.example.com',
+      domain_verified: true,
+      is_default: true,
+    });
     await rowsIn(ws.id, 'UPDATE meeting_types SET name = ? WHERE id = ?', 'Intro\r\nBcc: victim@example.com\u0000\u001b call', mt.id);
     const who = invitee('header');
     expect((await book(ws, { meeting_type_id: mt.id, start_at: futureHour(), invitee: who })).status).toBe(201);
-    const [mail] = await eventually(async () => (await adminOk('GET', `/workspaces/${ws.id}/outbox?channel=email&to=${encodeURIComponent(who.email)}`)).data as any[], (rows) => rows.length === 1);
+    const [mail] = await eventually(
+      async () => (await adminOk('GET', `/workspaces/${ws.id}/outbox?channel=email&to=${encodeURIComponent(who.email)}`)).data as any[],
+      (rows) => rows.length === 1,
+    );
     expect(mail.subject).toMatch(/^Confirmed: Intro Bcc: victim@example\.com call on /);
     expect(mail.subject).not.toMatch(/\p{Cc}/u);
     expect(mail.from).toBe('Bookings <book@mail.example.com>');

@@ -9,7 +9,9 @@ describe('SlotLock: race-safe slot taking', () => {
   it('10 parallel invitees on one one-on-one slot: one 201, nine 409 SLOT_TAKEN, one booking stored', async () => {
     const { ws, mt } = await setupType();
     const start = futureHour();
-    const results = await Promise.all(Array.from({ length: 10 }, () => book(ws, { meeting_type_id: mt.id, start_at: start, invitee: invitee('race') })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => book(ws, { meeting_type_id: mt.id, start_at: start, invitee: invitee('race') })),
+    );
     const statuses = results.map((r) => r.status).sort();
     expect(statuses).toEqual([201, 409, 409, 409, 409, 409, 409, 409, 409, 409]);
     for (const r of results.filter((x) => x.status === 409)) expect(r.body.error_code).toBe('SLOT_TAKEN');
@@ -66,7 +68,11 @@ describe('SlotLock: race-safe slot taking', () => {
       ]);
       expect(results.map((r) => r.status).sort()).toEqual([201, 409]);
     }
-    const rows = await rowsIn<{ start_at: string; end_at: string }>(ws.id, "SELECT start_at, end_at FROM bookings WHERE workspace_id = ? AND status = 'confirmed' ORDER BY start_at", ws.id);
+    const rows = await rowsIn<{ start_at: string; end_at: string }>(
+      ws.id,
+      "SELECT start_at, end_at FROM bookings WHERE workspace_id = ? AND status = 'confirmed' ORDER BY start_at",
+      ws.id,
+    );
     for (let i = 1; i < rows.length; i++) expect(rows[i].start_at >= rows[i - 1].end_at).toBe(true);
   });
 
@@ -130,7 +136,11 @@ describe('SlotLock leases', () => {
     const { env } = await import('cloudflare:workers');
     const ns = (env as any).SLOT_LOCK as DurableObjectNamespace<import('../../src/durable-objects/slot-lock').SlotLock>;
     const stub = ns.get(ns.idFromName(`lease-memory:${crypto.randomUUID()}`));
-    const stored = () => runInDurableObject(stub, (_: unknown, state: DurableObjectState) => state.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM leases').one().n);
+    const stored = () =>
+      runInDurableObject(
+        stub,
+        (_: unknown, state: DurableObjectState) => state.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM leases').one().n,
+      );
     const inMemory = await stub.claim([{ start: 0, end: 100 }], 60_000, 0, false);
     if (!inMemory.ok) throw new Error('not held');
     expect(await stored()).toBe(0);
@@ -153,10 +163,16 @@ describe('SlotLock leases', () => {
     const held = await stub.claim([{ start: 0, end: 100 }], 60_000);
     if (!held.ok) throw new Error('not held');
     const order: string[] = [];
-    const earlier = stub.claim([{ start: 50, end: 150 }], 60_000, 600_000).then((r) => (order.push('earlier'), r));
+    const earlier = stub.claim([{ start: 50, end: 150 }], 60_000, 600_000).then((r) => {
+      order.push('earlier');
+      return r;
+    });
     // Overlaps only the earlier waiter, not the held lease: it queues behind it.
     expect((await stub.claim([{ start: 120, end: 200 }], 60_000, 1)).ok).toBe(false);
-    const later = stub.claim([{ start: 120, end: 200 }], 60_000, 600_000).then((r) => (order.push('later'), r));
+    const later = stub.claim([{ start: 120, end: 200 }], 60_000, 600_000).then((r) => {
+      order.push('later');
+      return r;
+    });
     // Disjoint from everything: granted at once.
     expect((await stub.claim([{ start: 300, end: 400 }], 60_000)).ok).toBe(true);
     await stub.release(held.token);

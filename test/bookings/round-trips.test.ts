@@ -10,7 +10,12 @@ describe('booking round trips (the bench expectations)', () => {
     expect(slots.status).toBe(200);
     expect(slots.roundTrips).toBe(1);
     const contact = await ws.api('POST', '/v1/contacts', { email: invitee().email });
-    const booked = await counted(ws, 'POST', '/v1/bookings', { meeting_type_id: mt.id, start_at: futureHour(), timezone: 'UTC', contact_id: contact.body.id });
+    const booked = await counted(ws, 'POST', '/v1/bookings', {
+      meeting_type_id: mt.id,
+      start_at: futureHour(),
+      timezone: 'UTC',
+      contact_id: contact.body.id,
+    });
     expect(booked.status).toBe(201);
     expect(booked.roundTrips).toBe(2);
   });

@@ -19,7 +19,20 @@ const formats = new Map<string, Intl.DateTimeFormat>();
 /** The wall clock of an instant in a zone: its local date and minutes since midnight, through Intl. */
 function wall(ms: number, zone: string) {
   let f = formats.get(zone);
-  if (!f) formats.set(zone, (f = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' })));
+  if (!f)
+    formats.set(
+      zone,
+      (f = new Intl.DateTimeFormat('en-US', {
+        timeZone: zone,
+        hourCycle: 'h23',
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+        hour: '2-digit',
+        minute: '2-digit',
+        second: '2-digit',
+      })),
+    );
   const p = Object.fromEntries(f.formatToParts(new Date(ms)).map((x) => [x.type, x.value]));
   return { date: `${p.year}-${p.month}-${p.day}`, minutes: Number(p.hour) * 60 + Number(p.minute), seconds: Number(p.second) };
 }
@@ -44,11 +57,22 @@ function firstInstantOf(date: string, minutes: number, zone: string): number | n
 
 const toMin = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3));
 
-function referenceSlots(rules: SlotRules, cal: Calendar, from: number, to: number, now: number, opts: { pinned?: string; ignoreBookingId?: string } = {}): Slot[] {
+function referenceSlots(
+  rules: SlotRules,
+  cal: Calendar,
+  from: number,
+  to: number,
+  now: number,
+  opts: { pinned?: string; ignoreBookingId?: string } = {},
+): Slot[] {
   const dur = rules.durationMinutes * MIN;
   const starts = new Set<number>();
   const lastDate = wall(to + DAY, rules.zone).date;
-  for (let date = wall(from - DAY, rules.zone).date; date <= lastDate; date = new Date(Date.parse(`${date}T00:00:00Z`) + DAY).toISOString().slice(0, 10)) {
+  for (
+    let date = wall(from - DAY, rules.zone).date;
+    date <= lastDate;
+    date = new Date(Date.parse(`${date}T00:00:00Z`) + DAY).toISOString().slice(0, 10)
+  ) {
     const weekday = WEEKDAYS[new Date(`${date}T00:00:00Z`).getUTCDay()];
     for (const [a, b] of rules.weeklyHours[weekday] ?? []) {
       for (let m = toMin(a); m + rules.durationMinutes <= toMin(b); m += rules.intervalMinutes) {
@@ -57,7 +81,10 @@ function referenceSlots(rules: SlotRules, cal: Calendar, from: number, to: numbe
         const samples = [];
         for (let t = start; t < start + dur; t += 5 * MIN) samples.push(t);
         samples.push(start + dur - MIN);
-        if (samples.every((t) => wall(t, rules.zone).date === date && wall(t, rules.zone).minutes >= toMin(a) && wall(t, rules.zone).minutes < toMin(b))) starts.add(start);
+        if (
+          samples.every((t) => wall(t, rules.zone).date === date && wall(t, rules.zone).minutes >= toMin(a) && wall(t, rules.zone).minutes < toMin(b))
+        )
+          starts.add(start);
       }
     }
   }
@@ -94,7 +121,15 @@ const DAYS = [
 const HOSTS = ['h1', 'h2', 'h3'];
 const wallTime = fc.integer({ min: 0, max: 96 }).map((q) => `${String(Math.floor(q / 4)).padStart(2, '0')}:${String((q % 4) * 15).padStart(2, '0')}`);
 const weeklyHours = fc.record(
-  Object.fromEntries(WEEKDAYS.map((d) => [d, fc.array(fc.tuple(wallTime, wallTime).filter(([a, b]) => a < b), { maxLength: 2 })])) as Record<string, fc.Arbitrary<[string, string][]>>,
+  Object.fromEntries(
+    WEEKDAYS.map((d) => [
+      d,
+      fc.array(
+        fc.tuple(wallTime, wallTime).filter(([a, b]) => a < b),
+        { maxLength: 2 },
+      ),
+    ]),
+  ) as Record<string, fc.Arbitrary<[string, string][]>>,
 ) as fc.Arbitrary<WeeklyHours>;
 
 const caseArb = fc.record({
@@ -112,10 +147,17 @@ const caseArb = fc.record({
   days: fc.integer({ min: 1, max: 3 }),
   nowMinutes: fc.integer({ min: -600, max: 1800 }),
   bookings: fc.array(
-    fc.record({ hosts: fc.subarray(HOSTS, { minLength: 1, maxLength: 2 }), startMin: fc.integer({ min: -2880, max: 5760 }), len: fc.constantFrom(15, 30, 60, 120), same: fc.boolean() }),
+    fc.record({
+      hosts: fc.subarray(HOSTS, { minLength: 1, maxLength: 2 }),
+      startMin: fc.integer({ min: -2880, max: 5760 }),
+      len: fc.constantFrom(15, 30, 60, 120),
+      same: fc.boolean(),
+    }),
     { maxLength: 25 },
   ),
-  blocks: fc.array(fc.record({ host: fc.constantFrom(...HOSTS), startMin: fc.integer({ min: -2880, max: 5760 }), len: fc.constantFrom(30, 240) }), { maxLength: 4 }),
+  blocks: fc.array(fc.record({ host: fc.constantFrom(...HOSTS), startMin: fc.integer({ min: -2880, max: 5760 }), len: fc.constantFrom(30, 240) }), {
+    maxLength: 4,
+  }),
   pinned: fc.option(fc.constantFrom(...HOSTS), { nil: undefined }),
   ignoreFirst: fc.boolean(),
 });
@@ -130,7 +172,13 @@ describe('slot engine against a straightforward reference', () => {
         const from = dayStart + c.startQuarter * 15 * MIN;
         const to = from + c.days * DAY;
         const cal: Calendar = {
-          bookings: c.bookings.map((b, i) => ({ id: `b${i}`, hosts: b.hosts, start: dayStart + b.startMin * MIN, end: dayStart + (b.startMin + b.len) * MIN, meetingTypeId: b.same ? 'mt' : 'other' })),
+          bookings: c.bookings.map((b, i) => ({
+            id: `b${i}`,
+            hosts: b.hosts,
+            start: dayStart + b.startMin * MIN,
+            end: dayStart + (b.startMin + b.len) * MIN,
+            meetingTypeId: b.same ? 'mt' : 'other',
+          })),
           blocks: c.blocks.map((b) => ({ host: b.host, start: dayStart + b.startMin * MIN, end: dayStart + (b.startMin + b.len) * MIN })),
         };
         const now = dayStart + c.nowMinutes * MIN;
@@ -140,7 +188,8 @@ describe('slot engine against a straightforward reference', () => {
         expect(openStarts(rules, cal, from, to, now)).toEqual(referenceSlots(rules, cal, from, to, now).map((s) => s.start));
         for (const slot of expected.slice(0, 3)) expect(slotAt(rules, cal, slot.start, now, opts)).toEqual(slot);
         // Any instant: a slot exactly when the reference has one starting there.
-        for (const probe of [from + 7 * MIN, from + 6 * 60 * MIN, from + 30 * 60 * MIN]) expect(slotAt(rules, cal, probe, now, opts)).toEqual(referenceSlots(rules, cal, probe, probe + 1, now, opts)[0] ?? null);
+        for (const probe of [from + 7 * MIN, from + 6 * 60 * MIN, from + 30 * 60 * MIN])
+          expect(slotAt(rules, cal, probe, now, opts)).toEqual(referenceSlots(rules, cal, probe, probe + 1, now, opts)[0] ?? null);
       }),
       { numRuns: 150 },
     );
@@ -185,7 +234,13 @@ describe('the slots answer as JSON text', () => {
   it('is exactly what serializing the slots with toISOString gives', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.oneof(fc.integer({ min: 0, max: 5_000_000 }).map((m) => Date.UTC(2020, 0, 1) + m * MIN), fc.integer({ min: 0, max: 2 ** 42 })), { maxLength: 50 }),
+        fc.array(
+          fc.oneof(
+            fc.integer({ min: 0, max: 5_000_000 }).map((m) => Date.UTC(2020, 0, 1) + m * MIN),
+            fc.integer({ min: 0, max: 2 ** 42 }),
+          ),
+          { maxLength: 50 },
+        ),
         fc.constantFrom(5, 30, 720),
         (starts, durationMinutes) => {
           const list = { meetingTypeId: '01a2b3c4-0000-7000-8000-000000000000', timezone: 'Europe/Berlin', durationMinutes, starts };

@@ -10,7 +10,19 @@ const DAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
 const formats = new Map<string, Intl.DateTimeFormat>();
 function wall(ms: number, zone: string) {
   if (!formats.has(zone)) {
-    formats.set(zone, new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', weekday: 'short' }));
+    formats.set(
+      zone,
+      new Intl.DateTimeFormat('en-US', {
+        timeZone: zone,
+        hourCycle: 'h23',
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+        hour: '2-digit',
+        minute: '2-digit',
+        weekday: 'short',
+      }),
+    );
   }
   const parts = Object.fromEntries(
     formats
@@ -18,7 +30,11 @@ function wall(ms: number, zone: string) {
       .formatToParts(new Date(ms))
       .map((p) => [p.type, p.value]),
   );
-  return { date: `${parts.year}-${parts.month}-${parts.day}`, minutes: Number(parts.hour) * 60 + Number(parts.minute), weekday: parts.weekday.toLowerCase().slice(0, 3) };
+  return {
+    date: `${parts.year}-${parts.month}-${parts.day}`,
+    minutes: Number(parts.hour) * 60 + Number(parts.minute),
+    weekday: parts.weekday.toLowerCase().slice(0, 3),
+  };
 }
 
 const toMin = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3));
@@ -33,7 +49,9 @@ function insideHours(slot: { start: number; end: number }, zone: string, hours: 
   const samples: ReturnType<typeof wall>[] = [];
   for (let t = slot.start; t < slot.end; t += 5 * MIN) samples.push(wall(t, zone));
   samples.push(wall(slot.end - MIN, zone));
-  return (hours[s.weekday as keyof WeeklyHours] ?? []).some(([a, b]) => samples.every((w) => w.date === s.date && w.minutes >= toMin(a) && w.minutes < toMin(b)));
+  return (hours[s.weekday as keyof WeeklyHours] ?? []).some(([a, b]) =>
+    samples.every((w) => w.date === s.date && w.minutes >= toMin(a) && w.minutes < toMin(b)),
+  );
 }
 
 const ZONES = [
@@ -46,7 +64,10 @@ const ZONES = [
 const wallTime = fc.integer({ min: 0, max: 48 }).map((h) => `${String(Math.floor(h / 2)).padStart(2, '0')}:${h % 2 ? '30' : '00'}`);
 const window = fc.tuple(wallTime, wallTime).filter(([a, b]) => toMin(a) < toMin(b));
 const weeklyHours: fc.Arbitrary<WeeklyHours> = fc.record(
-  Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [d, fc.array(window, { maxLength: 2 })])) as Record<string, fc.Arbitrary<[string, string][]>>,
+  Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [d, fc.array(window, { maxLength: 2 })])) as Record<
+    string,
+    fc.Arbitrary<[string, string][]>
+  >,
 ) as fc.Arbitrary<WeeklyHours>;
 
 const HOSTS = ['h1', 'h2', 'h3'];
@@ -67,7 +88,14 @@ describe('slot engine properties', () => {
     fc.assert(
       fc.property(
         rulesArb,
-        fc.array(fc.record({ host: fc.constantFrom(...HOSTS), startMin: fc.integer({ min: -24 * 60, max: 72 * 60 }), len: fc.constantFrom(15, 30, 60, 120) }), { maxLength: 12 }),
+        fc.array(
+          fc.record({
+            host: fc.constantFrom(...HOSTS),
+            startMin: fc.integer({ min: -24 * 60, max: 72 * 60 }),
+            len: fc.constantFrom(15, 30, 60, 120),
+          }),
+          { maxLength: 12 },
+        ),
         fc.nat({ max: 1 }),
         (r, booked, dayPick) => {
           const day = r.zoneCase.days[dayPick % r.zoneCase.days.length];
@@ -75,7 +103,13 @@ describe('slot engine properties', () => {
           const rules: SlotRules = { ...r, zone: r.zoneCase.zone, minNoticeMinutes: 0, hosts, meetingTypeId: 'mt' };
           const from = Date.parse(`${day}T00:00:00Z`) - 24 * 60 * MIN;
           const to = from + 3 * 24 * 60 * MIN;
-          const bookings: Commitment[] = booked.map((b, i) => ({ id: `b${i}`, hosts: [b.host], start: from + b.startMin * MIN, end: from + (b.startMin + b.len) * MIN, meetingTypeId: 'other' }));
+          const bookings: Commitment[] = booked.map((b, i) => ({
+            id: `b${i}`,
+            hosts: [b.host],
+            start: from + b.startMin * MIN,
+            end: from + (b.startMin + b.len) * MIN,
+            meetingTypeId: 'other',
+          }));
           const slots = openSlots(rules, { bookings, blocks: [] }, from, to, 0);
           for (const slot of slots) {
             expect(slot.start >= from && slot.start < to).toBe(true);
@@ -101,7 +135,12 @@ describe('slot engine properties', () => {
   it('offers every wall-clock step of a window that exists, none in a DST gap, and none past the window', () => {
     for (const { zone, days } of ZONES) {
       for (const day of days) {
-        const rules = { zone, weeklyHours: Object.fromEntries(DAYS.map((d) => [d, [['00:00', '24:00']]])) as WeeklyHours, durationMinutes: 30, intervalMinutes: 30 };
+        const rules = {
+          zone,
+          weeklyHours: Object.fromEntries(DAYS.map((d) => [d, [['00:00', '24:00']]])) as WeeklyHours,
+          durationMinutes: 30,
+          intervalMinutes: 30,
+        };
         const from = Date.parse(`${day}T00:00:00Z`) - 36 * 60 * MIN;
         const to = from + 72 * 60 * MIN;
         const starts = candidateStarts(rules, from, to).starts;
@@ -121,7 +160,12 @@ describe('slot engine properties', () => {
 
   it('knows the real DST days: New York spring-forward has 23 h, fall-back 25 h; Lord Howe shifts by 30 minutes', () => {
     const hoursOf = (zone: string, day: string) => {
-      const rules = { zone, weeklyHours: Object.fromEntries(DAYS.map((d) => [d, [['00:00', '24:00']]])) as WeeklyHours, durationMinutes: 30, intervalMinutes: 30 };
+      const rules = {
+        zone,
+        weeklyHours: Object.fromEntries(DAYS.map((d) => [d, [['00:00', '24:00']]])) as WeeklyHours,
+        durationMinutes: 30,
+        intervalMinutes: 30,
+      };
       const from = Date.parse(`${day}T00:00:00Z`) - 36 * 60 * MIN;
       const starts = candidateStarts(rules, from, from + 96 * 60 * MIN).starts;
       const first = starts.find((s) => wall(s, zone).date === day)!;
@@ -162,7 +206,9 @@ describe('slot engine properties', () => {
     const at = (h: number) => Date.parse(`2026-06-01T${String(h).padStart(2, '0')}:00:00Z`);
     expect(openSlots(base, { bookings: [], blocks: [] }, from, to, 0).map((s) => s.start)).toEqual([at(7), at(8), at(9)]);
     // Notice: now 07:30Z with 60 minutes' notice leaves 09:00Z only.
-    expect(openSlots({ ...base, minNoticeMinutes: 60 }, { bookings: [], blocks: [] }, from, to, at(7) + 30 * MIN).map((s) => s.start)).toEqual([at(9)]);
+    expect(openSlots({ ...base, minNoticeMinutes: 60 }, { bookings: [], blocks: [] }, from, to, at(7) + 30 * MIN).map((s) => s.start)).toEqual([
+      at(9),
+    ]);
     const aBusy: Commitment = { id: 'x', hosts: ['a'], start: at(7), end: at(8), meetingTypeId: 'mt' };
     // Round-robin: b still free at 07:00Z; collective needs both.
     expect(openSlots(base, { bookings: [aBusy], blocks: [] }, from, to, 0)[0]).toEqual({ start: at(7), end: at(8), hosts: ['b'] });
@@ -173,14 +219,22 @@ describe('slot engine properties', () => {
     const capped = { ...base, dailyCap: 1 };
     expect(openSlots(capped, { bookings: [aBusy], blocks: [] }, from, to, 0, { pinned: 'a' })).toEqual([]);
     // A booking at 23:30Z on Sunday is Monday 01:30 in Berlin: it counts for Monday.
-    const lateSunday: Commitment = { id: 'y', hosts: ['a'], start: Date.parse('2026-05-31T23:30:00Z'), end: Date.parse('2026-06-01T00:00:00Z'), meetingTypeId: 'mt' };
+    const lateSunday: Commitment = {
+      id: 'y',
+      hosts: ['a'],
+      start: Date.parse('2026-05-31T23:30:00Z'),
+      end: Date.parse('2026-06-01T00:00:00Z'),
+      meetingTypeId: 'mt',
+    };
     expect(openSlots(capped, { bookings: [lateSunday], blocks: [] }, from, to, 0, { pinned: 'a' })).toEqual([]);
     // Busy block of b at 08:00Z: soft for b.
     const blocks = [{ host: 'b', start: at(8), end: at(8) + 30 * MIN }];
     expect(openSlots({ ...base, kind: 'collective' }, { bookings: [], blocks }, from, to, 0).map((s) => s.start)).toEqual([at(7), at(9)]);
     // checkHostAt separates hard conflicts from soft ones.
     expect(checkHostAt(base, { bookings: [aBusy], blocks: [] }, 'a', at(7), 0)).toEqual({ hard: true, soft: [] });
-    expect(checkHostAt({ ...base, bufferBeforeMinutes: 15 }, { bookings: [aBusy], blocks: [] }, 'a', at(8), 0).soft).toEqual(['inside the buffer of another booking']);
+    expect(checkHostAt({ ...base, bufferBeforeMinutes: 15 }, { bookings: [aBusy], blocks: [] }, 'a', at(8), 0).soft).toEqual([
+      'inside the buffer of another booking',
+    ]);
     expect(checkHostAt(base, { bookings: [], blocks }, 'b', at(8), 0).soft).toEqual(['busy in an external calendar']);
     expect(checkHostAt(base, { bookings: [], blocks: [] }, 'b', at(12), 0).soft).toEqual(['outside the schedule window']);
   });

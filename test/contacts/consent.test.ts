@@ -36,7 +36,14 @@ describe('contact consent', () => {
     const events = await outbox(ws.id, 'contact.consent_changed');
     expect(events).toHaveLength(1);
     expect(events[0].data).toEqual({
-      contact_id: c.id, source: 'checkout', channel: 'email', action: 'opt_in', consent_state: 'subscribed', previous_state: 'unknown', basis: 'consent', consent_event_id: ledger[0].id,
+      contact_id: c.id,
+      source: 'checkout',
+      channel: 'email',
+      action: 'opt_in',
+      consent_state: 'subscribed',
+      previous_state: 'unknown',
+      basis: 'consent',
+      consent_event_id: ledger[0].id,
     });
     await ws.api('PUT', `/v1/contacts/${c.id}/consent/whatsapp`, { state: 'unsubscribed' });
     const wa = (await outbox(ws.id, 'contact.consent_changed'))[1].data;
@@ -53,7 +60,13 @@ describe('contact consent', () => {
     const channel = await ws.api('PUT', `/v1/contacts/${c.id}/consent/sms`, { state: 'subscribed' });
     expect(channel.status).toBe(400);
     expect(channel.body.error.code).toBe('invalid_channel');
-    for (const body of [{ state: 'unknown' }, {}, { state: 'subscribed', extra: 1 }, { state: 'subscribed', evidence: { blob: 'x'.repeat(2048) } }, { state: 'subscribed', evidence: 'text' }]) {
+    for (const body of [
+      { state: 'unknown' },
+      {},
+      { state: 'subscribed', extra: 1 },
+      { state: 'subscribed', evidence: { blob: 'x'.repeat(2048) } },
+      { state: 'subscribed', evidence: 'text' },
+    ]) {
       const res = await ws.api('PUT', `/v1/contacts/${c.id}/consent/email`, body);
       expect(res.status, JSON.stringify(body).slice(0, 60)).toBe(400);
       expect(res.body.error.code).toBe('invalid_request');
@@ -82,7 +95,8 @@ describe('contact consent', () => {
     const ws = await makeWorkspace({}, { pipeline: false });
     const suppressedOf = async (id: string) => (await ws.api('GET', `/v1/contacts/${id}/consent`)).body.email.suppressed;
     const listed = await createContact(ws, { email: 'listed@example.com' });
-    await (await shardOf(ws.id)).prepare('INSERT INTO email_suppressions (id, workspace_id, email, reason, created_at) VALUES (?, ?, ?, ?, ?)')
+    await (await shardOf(ws.id))
+      .prepare('INSERT INTO email_suppressions (id, workspace_id, email, reason, created_at) VALUES (?, ?, ?, ?, ?)')
       .bind(crypto.randomUUID(), ws.id, 'listed@example.com', 'manual', new Date().toISOString())
       .run();
     expect(await suppressedOf(listed.id)).toBe(true);

@@ -12,7 +12,17 @@ const freshEmail = () => `${crypto.randomUUID()}@example.com`;
 /** Every row a contact write can leave, per table, for the workspace: what a write that wrote nothing must not change. */
 async function footprint(ws: TestWorkspace) {
   const count = (table: string) => countOf(`SELECT count(*) AS n FROM ${table} WHERE workspace_id = ?`, ws.id);
-  const tables = ['contacts', 'contact_identifiers', 'consent_ledger', 'tags', 'contact_groups', 'contact_tag_links', 'contact_group_links', 'contact_activities', 'event_outbox'];
+  const tables = [
+    'contacts',
+    'contact_identifiers',
+    'consent_ledger',
+    'tags',
+    'contact_groups',
+    'contact_tag_links',
+    'contact_group_links',
+    'contact_activities',
+    'event_outbox',
+  ];
   return Object.fromEntries(await Promise.all(tables.map(async (t) => [t, await count(t)] as const)));
 }
 
@@ -128,6 +138,10 @@ describe('POST /v1/contacts: a new contact in one round trip', () => {
     expect(await countOf("SELECT count(*) AS n FROM contact_identifiers WHERE workspace_id = ? AND kind = 'email'", ws.id)).toBe(1);
     expect(await countOf('SELECT count(*) AS n FROM consent_ledger WHERE workspace_id = ?', ws.id)).toBe(1);
     expect((await outbox(ws.id, 'contact.created')).length).toBe(1);
-    expect(await rows('SELECT name FROM tags WHERE workspace_id = ? ORDER BY name', ws.id)).toEqual([{ name: 'Tag 0' }, { name: 'Tag 1' }, { name: 'Tag 2' }]);
+    expect(await rows('SELECT name FROM tags WHERE workspace_id = ? ORDER BY name', ws.id)).toEqual([
+      { name: 'Tag 0' },
+      { name: 'Tag 1' },
+      { name: 'Tag 2' },
+    ]);
   });
 });

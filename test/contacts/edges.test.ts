@@ -48,7 +48,8 @@ describe('odd but valid list input', () => {
       const def = contactCatalog.fields[field];
       const sample = def ? (def.kind === 'enum' ? def.values![0] : SAMPLE[def.kind]) : 'v';
       for (const op of OPS) {
-        const node = op === 'is_null' || op === 'is_not_null' ? { field, op } : { field, op, value: op === 'in' || op === 'not_in' ? [sample] : sample };
+        const node =
+          op === 'is_null' || op === 'is_not_null' ? { field, op } : { field, op, value: op === 'in' || op === 'not_in' ? [sample] : sample };
         const res = await list(filterQuery({ $where: node }));
         expect([200, 400], `${field} ${op}: ${JSON.stringify(res.body)}`).toContain(res.status);
       }
@@ -87,7 +88,10 @@ describe('tag and group search', () => {
       await own.api('POST', path, { name: 'other' });
       for (const term of ['école', 'ÉTÉ', 'é']) {
         const res = await own.api('GET', `${path}?search=${encodeURIComponent(term)}`);
-        expect(res.body.data.map((t: any) => t.name), `${path} ${term}`).toEqual(['ÉCOLE Été']);
+        expect(
+          res.body.data.map((t: any) => t.name),
+          `${path} ${term}`,
+        ).toEqual(['ÉCOLE Été']);
       }
     }
   });
@@ -98,7 +102,12 @@ describe('merge', () => {
     const own = await makeWorkspace({}, { pipeline: false });
     const target = await createContact(own, { phone: '+14155550170' });
     const formId = crypto.randomUUID();
-    const sub = await adminOk('POST', `/workspaces/${own.id}/forms/${formId}/submissions`, { form_name: 'F', origin: 'form', fields: {}, contact: { email: 'absorbed@example.com' } });
+    const sub = await adminOk('POST', `/workspaces/${own.id}/forms/${formId}/submissions`, {
+      form_name: 'F',
+      origin: 'form',
+      fields: {},
+      contact: { email: 'absorbed@example.com' },
+    });
     expect(sub.contact_id).not.toBe(target.id);
     const conflict = await own.api('POST', '/v1/contacts', { phone: '+14155550170', email: 'absorbed@example.com' });
     expect(conflict.status).toBe(409);
@@ -122,7 +131,15 @@ describe('workspace_id inside a filter', () => {
       expect(await where({ field: 'workspace_id', op: 'eq', value: foreign }), path).toBe(1);
       expect(await where({ field: 'workspace_id', op: 'in', value: [foreign] }), path).toBe(1);
       expect(await where({ not: { field: 'workspace_id', op: 'eq', value: foreign } }), path).toBe(0);
-      expect(await where({ and: [{ field: 'workspace_id', op: 'eq', value: foreign }, { field: 'id', op: 'neq', value: foreign }] }), path).toBe(1);
+      expect(
+        await where({
+          and: [
+            { field: 'workspace_id', op: 'eq', value: foreign },
+            { field: 'id', op: 'neq', value: foreign },
+          ],
+        }),
+        path,
+      ).toBe(1);
     }
     expect(c.id).toBeTruthy();
   });

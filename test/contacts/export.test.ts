@@ -10,7 +10,30 @@ describe('GET /admin/v1/workspaces/{ws}/contacts/{id}/export', () => {
     expect(res.status).toBe(200);
     const out = res.body;
     expect(out.contact).toMatchObject({ id: contact.id, email: `new-${email}` });
-    const expected = ['identifiers', 'consent', 'notes', 'timeline', 'tags', 'groups', 'custom_values', 'deals', 'payments', 'payment_entries', 'payment_requests', 'orders', 'order_items', 'order_refunds', 'emails', 'whatsapp_conversations', 'whatsapp_messages', 'bookings', 'newsletter_subscriptions', 'campaign_recipients', 'form_submissions', 'attendance'];
+    const expected = [
+      'identifiers',
+      'consent',
+      'notes',
+      'timeline',
+      'tags',
+      'groups',
+      'custom_values',
+      'deals',
+      'payments',
+      'payment_entries',
+      'payment_requests',
+      'orders',
+      'order_items',
+      'order_refunds',
+      'emails',
+      'whatsapp_conversations',
+      'whatsapp_messages',
+      'bookings',
+      'newsletter_subscriptions',
+      'campaign_recipients',
+      'form_submissions',
+      'attendance',
+    ];
     expect(expected.sort()).toEqual([...EXPORT_KIND_NAMES].sort());
     for (const kind of expected) expect(out[kind]?.length, kind).toBeGreaterThan(0);
     expect(out.identifiers.map((r: { value: string }) => r.value)).toEqual(expect.arrayContaining([email, `new-${email}`, phone]));
@@ -45,7 +68,8 @@ describe('GET /admin/v1/workspaces/{ws}/contacts/{id}/export', () => {
   it("answers 404 for an unknown contact or another workspace's", async () => {
     const { contact } = await seededContact();
     const other = await makeWorkspace();
-    for (const id of [contact.id, crypto.randomUUID()]) expect((await admin('GET', `/workspaces/${other.id}/contacts/${id}/export`)).status).toBe(404);
+    for (const id of [contact.id, crypto.randomUUID()])
+      expect((await admin('GET', `/workspaces/${other.id}/contacts/${id}/export`)).status).toBe(404);
     expect((await admin('GET', `/workspaces/${other.id}/contacts/not-a-uuid/export`)).status).toBe(400);
   });
 });

@@ -3,18 +3,73 @@ import { makeWorkspace, uuidRe } from '../support/harness';
 import { createContact } from './helpers';
 
 const STORED_FIELDS = [
-  'phone', 'name', 'first_name', 'last_name', 'email', 'avatar_url', 'notes', 'lifecycle_stage', 'source', 'block_state', 'company_name',
-  'vat_number', 'job_title', 'industry', 'company_website', 'annual_revenue', 'employee_count', 'currency_preference', 'address_line1',
-  'address_line2', 'city', 'state', 'country', 'postal_code', 'gender', 'date_of_birth', 'language', 'source_page_url', 'source_page_title',
-  'referrer', 'user_agent', 'affiliate', 'utm_source', 'utm_medium', 'utm_campaign', 'utm_term', 'utm_content', 'gclid', 'fbclid',
-  'lead_score', 'linkedin_url', 'facebook_url', 'instagram_handle', 'twitter_handle', 'custom_fields', 'tags', 'groups',
+  'phone',
+  'name',
+  'first_name',
+  'last_name',
+  'email',
+  'avatar_url',
+  'notes',
+  'lifecycle_stage',
+  'source',
+  'block_state',
+  'company_name',
+  'vat_number',
+  'job_title',
+  'industry',
+  'company_website',
+  'annual_revenue',
+  'employee_count',
+  'currency_preference',
+  'address_line1',
+  'address_line2',
+  'city',
+  'state',
+  'country',
+  'postal_code',
+  'gender',
+  'date_of_birth',
+  'language',
+  'source_page_url',
+  'source_page_title',
+  'referrer',
+  'user_agent',
+  'affiliate',
+  'utm_source',
+  'utm_medium',
+  'utm_campaign',
+  'utm_term',
+  'utm_content',
+  'gclid',
+  'fbclid',
+  'lead_score',
+  'linkedin_url',
+  'facebook_url',
+  'instagram_handle',
+  'twitter_handle',
+  'custom_fields',
+  'tags',
+  'groups',
 ];
 
 describe('contact fields', () => {
   it('answers every stored and computed field, unset ones as null', async () => {
     const ws = await makeWorkspace({}, { pipeline: false });
     const c = await createContact(ws, { email: 'only@example.com' });
-    for (const f of [...STORED_FIELDS, 'id', 'workspace_id', 'event_attendances', 'whatsapp_subscribed', 'email_subscribed', 'whatsapp_deliverability', 'email_deliverability', 'score_band', 'created_at', 'updated_at', 'duplicate']) {
+    for (const f of [
+      ...STORED_FIELDS,
+      'id',
+      'workspace_id',
+      'event_attendances',
+      'whatsapp_subscribed',
+      'email_subscribed',
+      'whatsapp_deliverability',
+      'email_deliverability',
+      'score_band',
+      'created_at',
+      'updated_at',
+      'duplicate',
+    ]) {
       expect(c, f).toHaveProperty(f);
     }
     expect(c.id).toMatch(uuidRe);
@@ -34,12 +89,47 @@ describe('contact fields', () => {
   it('stores every writable field with its type', async () => {
     const ws = await makeWorkspace({}, { pipeline: false });
     const body = {
-      phone: '+442071838750', email: 'all@example.com', avatar_url: 'https://a.example/x.png', notes: 'n', lifecycle_stage: 'customer', source: 'import',
-      company_name: 'Acme', vat_number: 'GB1', job_title: 'CTO', industry: 'Tools', company_website: 'https://acme.example', annual_revenue: 1234.5,
-      employee_count: 42, currency_preference: 'EUR', address_line1: 'l1', address_line2: 'l2', city: 'London', state: 'LDN', country: 'UK', postal_code: 'N1',
-      gender: 'prefer_not_to_say', date_of_birth: '1990-02-28', language: 'en-GB', source_page_url: 'https://p', source_page_title: 't', referrer: 'r',
-      user_agent: 'ua', affiliate: 'aff', utm_source: 's', utm_medium: 'm', utm_campaign: 'c', utm_term: 't', utm_content: 'ct', gclid: 'g', fbclid: 'f',
-      lead_score: 75, linkedin_url: 'https://li', facebook_url: 'https://fb', instagram_handle: '@i', twitter_handle: '@t', custom_fields: { plan: 'pro', seats: 3 },
+      phone: '+442071838750',
+      email: 'all@example.com',
+      avatar_url: 'https://a.example/x.png',
+      notes: 'n',
+      lifecycle_stage: 'customer',
+      source: 'import',
+      company_name: 'Acme',
+      vat_number: 'GB1',
+      job_title: 'CTO',
+      industry: 'Tools',
+      company_website: 'https://acme.example',
+      annual_revenue: 1234.5,
+      employee_count: 42,
+      currency_preference: 'EUR',
+      address_line1: 'l1',
+      address_line2: 'l2',
+      city: 'London',
+      state: 'LDN',
+      country: 'UK',
+      postal_code: 'N1',
+      gender: 'prefer_not_to_say',
+      date_of_birth: '1990-02-28',
+      language: 'en-GB',
+      source_page_url: 'https://p',
+      source_page_title: 't',
+      referrer: 'r',
+      user_agent: 'ua',
+      affiliate: 'aff',
+      utm_source: 's',
+      utm_medium: 'm',
+      utm_campaign: 'c',
+      utm_term: 't',
+      utm_content: 'ct',
+      gclid: 'g',
+      fbclid: 'f',
+      lead_score: 75,
+      linkedin_url: 'https://li',
+      facebook_url: 'https://fb',
+      instagram_handle: '@i',
+      twitter_handle: '@t',
+      custom_fields: { plan: 'pro', seats: 3 },
     };
     const c = await createContact(ws, { ...body, name: 'Grace Hopper' });
     for (const [k, v] of Object.entries(body)) expect(c[k], k).toEqual(v);
@@ -125,7 +215,10 @@ describe('contact fields', () => {
     expect(c.tags).toHaveLength(2);
     for (const id of [...c.tags, ...c.groups]) expect(id).toMatch(uuidRe);
     const tags = await ws.api('GET', '/v1/tags?sort=name');
-    expect(tags.body.data.map((t: any) => [t.name, t.contact_count])).toEqual([['Lead', 1], ['VIP', 1]]);
+    expect(tags.body.data.map((t: any) => [t.name, t.contact_count])).toEqual([
+      ['Lead', 1],
+      ['VIP', 1],
+    ]);
     expect(new Set(c.tags)).toEqual(new Set(tags.body.data.map((t: any) => t.id)));
     const groups = await ws.api('GET', '/v1/contact-groups');
     expect(groups.body.data[0].id).toBe(c.groups[0]);

@@ -25,7 +25,10 @@ const perRowCatalog: FilterCatalog = {
 async function reference(ws: TestWorkspace, filter: Record<string, unknown>): Promise<string[]> {
   const { where, values } = compileFilter(filter, perRowCatalog, ws.id);
   const query = dialect.sqlToQuery(sql`${filterWith(values)} SELECT c.id FROM fp CROSS JOIN contacts c WHERE c.workspace_id = ${ws.id} AND ${where}`);
-  const { results } = await (await shardOf(ws.id)).prepare(query.sql).bind(...query.params).all<{ id: string }>();
+  const { results } = await (await shardOf(ws.id))
+    .prepare(query.sql)
+    .bind(...query.params)
+    .all<{ id: string }>();
   return results.map((r) => r.id).sort();
 }
 
@@ -59,7 +62,8 @@ describe('filters answered from index-kept sets', () => {
       { plan: 'golden', list: [1, 2] },
     ];
     const made = [];
-    for (const [i, custom_fields] of seeds.entries()) made.push(await createContact(ws, { name: `C${i}`, lifecycle_stage: i % 2 ? 'lead' : 'customer', custom_fields }));
+    for (const [i, custom_fields] of seeds.entries())
+      made.push(await createContact(ws, { name: `C${i}`, lifecycle_stage: i % 2 ? 'lead' : 'customer', custom_fields }));
     const trees = [
       { $where: cf('plan', 'eq', 'gold') },
       { 'custom_fields.plan': 'gold' },
@@ -103,7 +107,12 @@ describe('filters answered from index-kept sets', () => {
   it('pages of a set walk the sort index when members are many and sort them when few, in the same order', async () => {
     const ws = await makeWorkspace({ rate_limits: { per_key_per_minute: 100_000 } }, { pipeline: false });
     for (let i = 0; i < 24; i++) {
-      await createContact(ws, { name: `P${String(i).padStart(2, '0')}`, lead_score: i % 5, custom_fields: { plan: i % 2 ? 'gold' : 'free', n: i }, tags: i % 3 ? ['many'] : ['many', 'few'] });
+      await createContact(ws, {
+        name: `P${String(i).padStart(2, '0')}`,
+        lead_score: i % 5,
+        custom_fields: { plan: i % 2 ? 'gold' : 'free', n: i },
+        tags: i % 3 ? ['many'] : ['many', 'few'],
+      });
     }
     const tags = (await ws.api('GET', '/v1/tags?sort=name')).body.data as { id: string; name: string }[];
     const tag = (name: string) => tags.find((t) => t.name === name)!.id;
@@ -139,10 +148,20 @@ describe('filters answered from index-kept sets', () => {
     const shard = await shardOf(ws.id);
     // A row no contact stands behind (never written by the service): only a count taken from the set sees it.
     const stray = crypto.randomUUID();
-    await shard.prepare("INSERT INTO contact_custom_values (workspace_id, contact_id, key, value) VALUES (?, ?, 'plan', 'gold')").bind(ws.id, stray).run();
-    await shard.prepare('INSERT INTO contact_tag_links (workspace_id, contact_id, tag_id, created_at) VALUES (?, ?, ?, ?)').bind(ws.id, stray, tagId, new Date().toISOString()).run();
+    await shard
+      .prepare("INSERT INTO contact_custom_values (workspace_id, contact_id, key, value) VALUES (?, ?, 'plan', 'gold')")
+      .bind(ws.id, stray)
+      .run();
+    await shard
+      .prepare('INSERT INTO contact_tag_links (workspace_id, contact_id, tag_id, created_at) VALUES (?, ?, ?, ?)')
+      .bind(ws.id, stray, tagId, new Date().toISOString())
+      .run();
 
-    for (const filter of [{ $where: cf('plan', 'eq', 'gold') }, { $jsonb_contains: { tags: [tagId] } }, { $where: { or: [cf('plan', 'eq', 'gold'), cf('plan', 'eq', 'none')] } }]) {
+    for (const filter of [
+      { $where: cf('plan', 'eq', 'gold') },
+      { $jsonb_contains: { tags: [tagId] } },
+      { $where: { or: [cf('plan', 'eq', 'gold'), cf('plan', 'eq', 'none')] } },
+    ]) {
       const got = await listed(ws, filter);
       expect(got.ids, JSON.stringify(filter)).toEqual([gold.id]);
       expect(got.total, JSON.stringify(filter)).toBe(2);
@@ -161,11 +180,19 @@ describe('filters answered from index-kept sets', () => {
     for (const packed of [false, true]) {
       const { rows, values } = compileFilter(alternatives, contactCatalog, ws.id, { packed });
       const query = dialect.sqlToQuery(sql`${filterWith(values)} SELECT count(*) AS n FROM (${rows!.gauge})`);
-      const plan = await shard.prepare(`EXPLAIN QUERY PLAN ${query.sql}`).bind(...query.params).all<{ detail: string }>();
+      const plan = await shard
+        .prepare(`EXPLAIN QUERY PLAN ${query.sql}`)
+        .bind(...query.params)
+        .all<{ detail: string }>();
       const seeks = plan.results.map((r) => r.detail).filter((d) => d.includes('contact_custom_values_lookup'));
       // Without IN, SQLite reads a packed OR by walking every value the key holds in the workspace.
       expect(seeks, `packed: ${packed}`).toEqual([expect.stringContaining('(workspace_id=? AND key=? AND value=?)')]);
-      const [{ n }] = (await shard.prepare(query.sql).bind(...query.params).all<{ n: number }>()).results;
+      const [{ n }] = (
+        await shard
+          .prepare(query.sql)
+          .bind(...query.params)
+          .all<{ n: number }>()
+      ).results;
       expect(n).toBe(2);
     }
   });
@@ -174,7 +201,15 @@ describe('filters answered from index-kept sets', () => {
     const ws = await makeWorkspace({ rate_limits: { per_key_per_minute: 100_000 } }, { pipeline: false });
     const other = await makeWorkspace({}, { pipeline: false });
     const people: Record<string, unknown>[] = [
-      { name: 'Anna Hooli', first_name: 'Anna', company_name: 'Hooli Labs', country: 'DE', lifecycle_stage: 'customer', lead_score: 7, custom_fields: { plan: 'gold' } },
+      {
+        name: 'Anna Hooli',
+        first_name: 'Anna',
+        company_name: 'Hooli Labs',
+        country: 'DE',
+        lifecycle_stage: 'customer',
+        lead_score: 7,
+        custom_fields: { plan: 'gold' },
+      },
       { name: 'andré', first_name: 'andré', company_name: 'hooligan co', country: 'US', lifecycle_stage: 'lead', lead_score: 7 },
       { name: 'Ana', first_name: 'Ana', company_name: 'HOOVER', country: 'de', email: 'ana@example.com' },
       { name: 'Bob', first_name: 'Bob', company_name: 'Hoöli', country: 'DE', custom_fields: { plan: 'gold' } },
@@ -231,17 +266,43 @@ describe('filters answered from index-kept sets', () => {
     const shard = await shardOf(ws.id);
     // Column conditions read their indexes alone.
     const trees: [Record<string, unknown>, RegExp][] = [
-      [{ $where: { or: [{ field: 'company_name', op: 'starts_with', value: 'hoo' }, { and: [{ field: 'country', op: 'eq', value: 'DE' }, { field: 'first_name', op: 'starts_with', value: 'an' }] }] } }, /^SEARCH c USING COVERING INDEX \w+ \(workspace_id=\? AND \w+[=><]\?/],
+      [
+        {
+          $where: {
+            or: [
+              { field: 'company_name', op: 'starts_with', value: 'hoo' },
+              {
+                and: [
+                  { field: 'country', op: 'eq', value: 'DE' },
+                  { field: 'first_name', op: 'starts_with', value: 'an' },
+                ],
+              },
+            ],
+          },
+        },
+        /^SEARCH c USING COVERING INDEX \w+ \(workspace_id=\? AND \w+[=><]\?/,
+      ],
       [{ country: 'DE' }, /^SEARCH c USING COVERING INDEX contacts_workspace_country \(workspace_id=\? AND country=\?\)$/],
-      [{ $where: { field: 'email_subscribed', op: 'eq', value: true } }, /^SEARCH c USING COVERING INDEX contacts_workspace_email_consent \(workspace_id=\? AND email_consent_state=\?\)$/],
-      [{ 'custom_fields.plan': 'gold', country: 'DE' }, /^SEARCH c USING COVERING INDEX contacts_workspace_country \(workspace_id=\? AND country=\?\)$/],
+      [
+        { $where: { field: 'email_subscribed', op: 'eq', value: true } },
+        /^SEARCH c USING COVERING INDEX contacts_workspace_email_consent \(workspace_id=\? AND email_consent_state=\?\)$/,
+      ],
+      [
+        { 'custom_fields.plan': 'gold', country: 'DE' },
+        /^SEARCH c USING COVERING INDEX contacts_workspace_country \(workspace_id=\? AND country=\?\)$/,
+      ],
     ];
     for (const [filter, read] of trees) {
       for (const packed of [false, true]) {
         const { rows, values } = compileFilter(filter, contactCatalog, ws.id, { packed });
         expect(rows, JSON.stringify(filter)).toBeDefined();
         const query = dialect.sqlToQuery(sql`${filterWith(values)} SELECT count(*) FROM (${rows!.set})`);
-        const plan = (await shard.prepare(`EXPLAIN QUERY PLAN ${query.sql}`).bind(...query.params).all<{ detail: string }>()).results.map((r) => r.detail);
+        const plan = (
+          await shard
+            .prepare(`EXPLAIN QUERY PLAN ${query.sql}`)
+            .bind(...query.params)
+            .all<{ detail: string }>()
+        ).results.map((r) => r.detail);
         const onContacts = plan.filter((line) => / c( |$)/.test(line));
         expect(onContacts.length, JSON.stringify(filter)).toBeGreaterThan(0);
         // Every read of contacts is a range of a column's index or a look-up by id: none is the whole workspace.
@@ -254,7 +315,15 @@ describe('filters answered from index-kept sets', () => {
     const ws = await makeWorkspace({}, { pipeline: false, bulk: true });
     const made: { id: string }[] = [];
     for (let i = 0; i < 9; i++) {
-      made.push(await createContact(ws, { name: `O${i}`, email: `o${i}@example.com`, lead_score: i * 10, lifecycle_stage: i % 3 ? 'lead' : 'customer', custom_fields: { plan: i % 2 ? 'gold' : 'free' } }));
+      made.push(
+        await createContact(ws, {
+          name: `O${i}`,
+          email: `o${i}@example.com`,
+          lead_score: i * 10,
+          lifecycle_stage: i % 3 ? 'lead' : 'customer',
+          custom_fields: { plan: i % 2 ? 'gold' : 'free' },
+        }),
+      );
     }
     // The oldest contacts subscribed: a newest-first walk of the whole workspace would pass every newer one first.
     for (const c of made.slice(0, 3)) expect((await ws.api('PUT', `/v1/contacts/${c.id}/consent/email`, { state: 'subscribed' })).status).toBe(200);
@@ -271,7 +340,8 @@ describe('filters answered from index-kept sets', () => {
       const count = planUnder(await listPlan(ws, { filter: JSON.stringify(filter), limit: '1' }), 'LEFT');
       // Counted alternative by alternative: no union sorting every member, every read of contacts an index range.
       expect(count.join('\n'), JSON.stringify(filter)).not.toMatch(/UNION USING TEMP B-TREE/);
-      for (const line of count.filter((l) => /^(SEARCH|SCAN) c\b/.test(l))) expect(line, JSON.stringify(filter)).toMatch(/^SEARCH c USING (COVERING )?INDEX \w+ \(workspace_id=\? AND \w+[=><]/);
+      for (const line of count.filter((l) => /^(SEARCH|SCAN) c\b/.test(l)))
+        expect(line, JSON.stringify(filter)).toMatch(/^SEARCH c USING (COVERING )?INDEX \w+ \(workspace_id=\? AND \w+[=><]/);
       for (const sort of ['-created_at', 'name']) {
         const seen: string[] = [];
         const expected = await reference(ws, filter);
@@ -288,7 +358,9 @@ describe('filters answered from index-kept sets', () => {
     // The subscribers' alternative walks the consent index's range, newest first.
     const [first] = trees;
     const page = (await listPlan(ws, { filter: JSON.stringify(first) })).map((row) => row.detail);
-    expect(page.join('\n')).toMatch(/SEARCH c USING (COVERING )?INDEX contacts_workspace_email_consent \(workspace_id=\? AND email_consent_state=\?\)/);
+    expect(page.join('\n')).toMatch(
+      /SEARCH c USING (COVERING )?INDEX contacts_workspace_email_consent \(workspace_id=\? AND email_consent_state=\?\)/,
+    );
   });
 
   it('a newest-first page of subscribers walks the consent index range, in the list order; other sorts walk theirs', async () => {

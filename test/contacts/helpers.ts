@@ -7,7 +7,10 @@ export type OutboxRow = { id: string; type: string; data: any };
 
 /** Events written to the outbox for a workspace, oldest first. */
 export async function outbox(workspaceId: string, type?: string): Promise<OutboxRow[]> {
-  const { results } = await (await shardOf(workspaceId)).prepare('SELECT id, type, data FROM event_outbox WHERE workspace_id = ? ORDER BY created_at, id').bind(workspaceId).all<any>();
+  const { results } = await (await shardOf(workspaceId))
+    .prepare('SELECT id, type, data FROM event_outbox WHERE workspace_id = ? ORDER BY created_at, id')
+    .bind(workspaceId)
+    .all<any>();
   return results.map((r) => ({ ...r, data: JSON.parse(r.data) })).filter((r) => !type || r.type === type);
 }
 
@@ -31,7 +34,14 @@ type PlanRow = { id: number; parent: number; detail: string };
  */
 export async function listPlan(ws: TestWorkspace, query: ListQuery): Promise<PlanRow[]> {
   const { statement } = await compileList({ ws: { id: ws.id, defaultCountry: 'US' } } as ServiceContext, query);
-  return (await (await shardOf(ws.id)).prepare(`EXPLAIN QUERY PLAN ${statement.sql}`).bind(...statement.params).all<PlanRow>()).results;
+  return (
+    await (
+      await shardOf(ws.id)
+    )
+      .prepare(`EXPLAIN QUERY PLAN ${statement.sql}`)
+      .bind(...statement.params)
+      .all<PlanRow>()
+  ).results;
 }
 
 /** The plan lines below the first line reading `top` (its subtree). */

@@ -13,7 +13,8 @@ describe('cross-workspace isolation', () => {
     const note = (await owner.api('POST', `/v1/contacts/${contact.id}/notes`, { body: 'private' })).body;
     const tag = contact.tags[0];
     const group = contact.groups[0];
-    const idFor = (path: string) => (path.startsWith('/v1/notes') ? note.id : path.startsWith('/v1/tags') ? tag : path.startsWith('/v1/contact-groups') ? group : contact.id);
+    const idFor = (path: string) =>
+      path.startsWith('/v1/notes') ? note.id : path.startsWith('/v1/tags') ? tag : path.startsWith('/v1/contact-groups') ? group : contact.id;
 
     for (const route of OURS.filter((r) => r.path.includes('{id}'))) {
       const foreign = await intruder.api(route.method, concretePath(route, idFor(route.path)), route.body);
@@ -29,7 +30,13 @@ describe('cross-workspace isolation', () => {
     expect((await owner.api('GET', `/v1/contacts/${contact.id}/notes`)).body.map((n: any) => n.body)).toEqual(['private']);
     expect((await owner.api('GET', `/v1/contacts/${contact.id}/consent`)).body.email.consent_state).toBe('unknown');
 
-    for (const path of ['/v1/contacts', '/v1/tags', '/v1/contact-groups', '/v1/contacts?search=owner', `/v1/contacts?filter=${encodeURIComponent(JSON.stringify({ $jsonb_contains: { tags: [tag] } }))}`]) {
+    for (const path of [
+      '/v1/contacts',
+      '/v1/tags',
+      '/v1/contact-groups',
+      '/v1/contacts?search=owner',
+      `/v1/contacts?filter=${encodeURIComponent(JSON.stringify({ $jsonb_contains: { tags: [tag] } }))}`,
+    ]) {
       const res = await intruder.api('GET', path);
       expect(res.status, path).toBe(200);
       expect(res.body.total, path).toBe(0);

@@ -13,8 +13,14 @@ describe.each(KINDS)('$path', ({ path, dup, missing }) => {
     const res = await ws.api('POST', path, { name: ' Customers ', color: '#ff0000', description: 'Paying' });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
-      id: expect.stringMatching(uuidRe), workspace_id: ws.id, name: 'Customers', color: '#ff0000', description: 'Paying', contact_count: 0,
-      created_at: expect.any(String), updated_at: expect.any(String),
+      id: expect.stringMatching(uuidRe),
+      workspace_id: ws.id,
+      name: 'Customers',
+      color: '#ff0000',
+      description: 'Paying',
+      contact_count: 0,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
     });
     const field = path === '/v1/tags' ? 'tags' : 'groups';
     await createContact(ws, { email: 'a@example.com', [field]: ['customers'] });
@@ -22,7 +28,13 @@ describe.each(KINDS)('$path', ({ path, dup, missing }) => {
     const read = await ws.api('GET', `${path}/${res.body.id}`);
     expect(read.body.contact_count).toBe(2);
     const patched = await ws.api('PATCH', `${path}/${res.body.id}`, { name: 'Clients', color: null });
-    expect([patched.status, patched.body.name, patched.body.color, patched.body.description, patched.body.contact_count]).toEqual([200, 'Clients', null, 'Paying', 2]);
+    expect([patched.status, patched.body.name, patched.body.color, patched.body.description, patched.body.contact_count]).toEqual([
+      200,
+      'Clients',
+      null,
+      'Paying',
+      2,
+    ]);
     const samePatch = await ws.api('PATCH', `${path}/${res.body.id}`, { name: 'clients' });
     expect(samePatch.status).toBe(200);
   });
@@ -46,7 +58,14 @@ describe.each(KINDS)('$path', ({ path, dup, missing }) => {
 
   it('validates bodies and answers 404 for unknown ids', async () => {
     const ws = await makeWorkspace({}, { pipeline: false });
-    for (const body of [{}, { name: '' }, { name: 'x'.repeat(101) }, { name: 'ok', color: 'x'.repeat(33) }, { name: 'ok', description: 'x'.repeat(501) }, { name: 'ok', slug: 'x' }]) {
+    for (const body of [
+      {},
+      { name: '' },
+      { name: 'x'.repeat(101) },
+      { name: 'ok', color: 'x'.repeat(33) },
+      { name: 'ok', description: 'x'.repeat(501) },
+      { name: 'ok', slug: 'x' },
+    ]) {
       expect((await ws.api('POST', path, body)).status, JSON.stringify(body).slice(0, 40)).toBe(400);
     }
     const id = crypto.randomUUID();
@@ -66,6 +85,8 @@ describe.each(KINDS)('$path', ({ path, dup, missing }) => {
     expect((await ws.api('GET', `${path}?${filterQuery({ contact_count: { $gt: 0 } })}`)).body.total).toBe(0);
     expect((await ws.api('GET', `${path}?limit=1&offset=1&sort=-name`)).body.data.map((t: any) => t.name)).toEqual(['beta']);
     expect((await ws.api('GET', `${path}?sort=color`)).status).toBe(400);
-    expect((await ws.api('GET', `${path}?${filterQuery({ created_at: 'x' })}`)).body.message).toBe('Invalid filter value for "created_at": "x" is not a date');
+    expect((await ws.api('GET', `${path}?${filterQuery({ created_at: 'x' })}`)).body.message).toBe(
+      'Invalid filter value for "created_at": "x" is not a date',
+    );
   });
 });

@@ -20,7 +20,16 @@ describe('GET /v1/contacts and GET /v1/contacts/{id} answer each contact as a wr
       annual_revenue: 0.1 + 0.2,
       date_of_birth: '1990-02-03',
       notes: 'line one\nline two\ttabbed',
-      custom_fields: { plan: 'pro', seats: 5, ratio: 0.1 + 0.2, big: 1e21, tiny: 5e-7, vip: true, nested: { list: [1, 'two', { three: 3 }] }, unicode: 'ünïcødé ✓' },
+      custom_fields: {
+        plan: 'pro',
+        seats: 5,
+        ratio: 0.1 + 0.2,
+        big: 1e21,
+        tiny: 5e-7,
+        vip: true,
+        nested: { list: [1, 'two', { three: 3 }] },
+        unicode: 'ünïcødé ✓',
+      },
       tags: ['math', 'vip'],
       groups: ['founders'],
     });
@@ -40,7 +49,11 @@ describe('GET /v1/contacts and GET /v1/contacts/{id} answer each contact as a wr
       written.set(contact.id, patched.body);
     }
 
-    const pages = [await ws.api('GET', '/v1/contacts'), await ws.api('GET', `/v1/contacts?${filterQuery({ $where: { field: 'email_deliverability', op: 'eq', value: 'unknown' } })}`), await ws.api('GET', '/v1/contacts?search=example')];
+    const pages = [
+      await ws.api('GET', '/v1/contacts'),
+      await ws.api('GET', `/v1/contacts?${filterQuery({ $where: { field: 'email_deliverability', op: 'eq', value: 'unknown' } })}`),
+      await ws.api('GET', '/v1/contacts?search=example'),
+    ];
     for (const page of pages) {
       expect(page.status).toBe(200);
       expect(page.headers.get('content-type')).toBe('application/json');
@@ -58,10 +71,26 @@ describe('GET /v1/contacts and GET /v1/contacts/{id} answer each contact as a wr
     const listedRich = all.data.find((c: any) => c.id === rich.id);
     // Reals keep every digit; booleans, nested values and the derived fields come through as such.
     expect(listedRich.annual_revenue).toBe(0.1 + 0.2);
-    expect(listedRich.custom_fields).toStrictEqual({ plan: 'pro', seats: 5, ratio: 0.1 + 0.2, big: 1e21, tiny: 5e-7, vip: true, nested: { list: [1, 'two', { three: 3 }] }, unicode: 'ünïcødé ✓' });
+    expect(listedRich.custom_fields).toStrictEqual({
+      plan: 'pro',
+      seats: 5,
+      ratio: 0.1 + 0.2,
+      big: 1e21,
+      tiny: 5e-7,
+      vip: true,
+      nested: { list: [1, 'two', { three: 3 }] },
+      unicode: 'ünïcødé ✓',
+    });
     expect(listedRich).toMatchObject({ lead_score: 55.5, score_band: 'warm', whatsapp_subscribed: true, email_subscribed: false });
     expect(listedRich.event_attendances).toEqual([expect.objectContaining({ event_id: event.id, status: 'attended' })]);
     expect(all.data.find((c: any) => c.id === cold.id)).toMatchObject({ score_band: 'cold', email_subscribed: true, annual_revenue: 1234.5 });
-    expect(all.data.find((c: any) => c.id === bare.id)).toMatchObject({ score_band: null, lead_score: null, tags: [], groups: [], event_attendances: [], custom_fields: {} });
+    expect(all.data.find((c: any) => c.id === bare.id)).toMatchObject({
+      score_band: null,
+      lead_score: null,
+      tags: [],
+      groups: [],
+      event_attendances: [],
+      custom_fields: {},
+    });
   });
 });

@@ -10,8 +10,28 @@ const list = (q: string) => ws.api('GET', `/v1/contacts?${q}`);
 
 beforeAll(async () => {
   ws = await makeWorkspace({ default_country: 'US' }, { pipeline: false });
-  ada = await createContact(ws, { name: 'Ada Lovelace', email: 'ada@analytical.example', phone: '+14155550130', company_name: 'Engines Ltd', lifecycle_stage: 'customer', employee_count: 10, lead_score: 80, date_of_birth: '1815-12-10', custom_fields: { plan: 'pro', seats: 5, vip: true }, tags: ['math', 'vip'], groups: ['founders'] });
-  bob = await createContact(ws, { name: 'Bob Builder', email: 'bob@build.example', lifecycle_stage: 'lead', employee_count: 3, lead_score: 20, custom_fields: { plan: 'free', seats: 1 }, tags: ['vip'] });
+  ada = await createContact(ws, {
+    name: 'Ada Lovelace',
+    email: 'ada@analytical.example',
+    phone: '+14155550130',
+    company_name: 'Engines Ltd',
+    lifecycle_stage: 'customer',
+    employee_count: 10,
+    lead_score: 80,
+    date_of_birth: '1815-12-10',
+    custom_fields: { plan: 'pro', seats: 5, vip: true },
+    tags: ['math', 'vip'],
+    groups: ['founders'],
+  });
+  bob = await createContact(ws, {
+    name: 'Bob Builder',
+    email: 'bob@build.example',
+    lifecycle_stage: 'lead',
+    employee_count: 3,
+    lead_score: 20,
+    custom_fields: { plan: 'free', seats: 1 },
+    tags: ['vip'],
+  });
   cyd = await createContact(ws, { name: 'Cyd Charisse', phone: '+14155550131', lifecycle_stage: 'prospect', company_name: 'Dance Co' });
   dee = await createContact(ws, { first_name: 'Dee', last_name: 'Xu', email: 'dee@x.example', lifecycle_stage: 'lead' });
   await ws.api('PUT', `/v1/contacts/${bob.id}/consent/email`, { state: 'subscribed' });
@@ -54,8 +74,22 @@ describe('GET /v1/contacts', () => {
 
   it('evaluates $where trees with every operator', async () => {
     const where = (node: unknown) => list(filterQuery({ $where: node })).then(ids);
-    expect(await where({ or: [{ field: 'name', op: 'starts_with', value: 'ADA' }, { field: 'company_name', op: 'ends_with', value: 'co' }] })).toEqual([cyd.id, ada.id]);
-    expect(await where({ and: [{ field: 'lead_score', op: 'gte', value: 20 }, { field: 'lead_score', op: 'lt', value: 80 }] })).toEqual([bob.id]);
+    expect(
+      await where({
+        or: [
+          { field: 'name', op: 'starts_with', value: 'ADA' },
+          { field: 'company_name', op: 'ends_with', value: 'co' },
+        ],
+      }),
+    ).toEqual([cyd.id, ada.id]);
+    expect(
+      await where({
+        and: [
+          { field: 'lead_score', op: 'gte', value: 20 },
+          { field: 'lead_score', op: 'lt', value: 80 },
+        ],
+      }),
+    ).toEqual([bob.id]);
     expect(await where({ not: { field: 'email', op: 'is_null' } })).toEqual([dee.id, bob.id, ada.id]);
     expect(await where({ field: 'phone', op: 'is_not_null' })).toEqual([cyd.id, ada.id]);
     expect(await where({ field: 'name', op: 'contains', value: 'UIL' })).toEqual([bob.id]);
@@ -88,7 +122,9 @@ describe('GET /v1/contacts', () => {
     expect(ids(await list(filterQuery({ $event_attendance: { event_id: event.id, status: 'attended' } })))).toEqual([cyd.id]);
     expect(ids(await list(filterQuery({ $event_attendance: { event_id: event.id } })))).toEqual([dee.id, cyd.id]);
     const cydRead = await ws.api('GET', `/v1/contacts/${cyd.id}`);
-    expect(cydRead.body.event_attendances).toEqual([{ event_id: event.id, status: 'attended', registered_at: expect.any(String), attended_at: expect.any(String) }]);
+    expect(cydRead.body.event_attendances).toEqual([
+      { event_id: event.id, status: 'attended', registered_at: expect.any(String), attended_at: expect.any(String) },
+    ]);
   });
 
   it('type-checks filter values with the documented messages', async () => {
@@ -117,7 +153,14 @@ describe('GET /v1/contacts', () => {
     expect((await list(filterQuery(tooMany))).status).toBe(400);
     const bigArray = { $where: { field: 'name', op: 'in', value: Array.from({ length: 201 }, (_, i) => `n${i}`) } };
     expect((await list(filterQuery(bigArray))).status).toBe(400);
-    for (const f of [{ nope: 1 }, { $jsonb_contains: { tags: ['x'] } }, { $jsonb_contains: { labels: [] } }, { $event_attendance: { status: 'attended' } }, { $lt: 1 }, { name: { $lt: 'x' } }]) {
+    for (const f of [
+      { nope: 1 },
+      { $jsonb_contains: { tags: ['x'] } },
+      { $jsonb_contains: { labels: [] } },
+      { $event_attendance: { status: 'attended' } },
+      { $lt: 1 },
+      { name: { $lt: 'x' } },
+    ]) {
       const res = await list(filterQuery(f));
       expect(res.status, JSON.stringify(f)).toBe(400);
       expect(res.body.message, JSON.stringify(f)).toMatch(/^Invalid filter/);
@@ -134,7 +177,7 @@ describe('GET /v1/contacts', () => {
     expect(ids(await list('search=5550131'))).toEqual([cyd.id]);
     expect(ids(await list(`search=${encodeURIComponent('(415) 555-0130')}`))).toEqual([ada.id]);
     expect(ids(await list('search=%22quoted%22'))).toEqual([]);
-    expect(ids(await list('search=lovelace&filter=' + encodeURIComponent(JSON.stringify({ lifecycle_stage: 'lead' }))))).toEqual([]);
+    expect(ids(await list(`search=lovelace&filter=${encodeURIComponent(JSON.stringify({ lifecycle_stage: 'lead' }))}`))).toEqual([]);
   });
 
   it('finds a contact by a historical identifier', async () => {

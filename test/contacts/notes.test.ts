@@ -9,8 +9,18 @@ describe('contact notes', () => {
     const res = await ws.api('POST', `/v1/contacts/${c.id}/notes`, { body: '  Called, left a message.  ' });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
-      id: expect.stringMatching(uuidRe), workspace_id: ws.id, contact_id: c.id, author_user_id: null, source: 'api', body: 'Called, left a message.',
-      body_json: null, mentioned_user_ids: null, conversation_id: null, pinned_at: null, created_at: expect.any(String), updated_at: expect.any(String),
+      id: expect.stringMatching(uuidRe),
+      workspace_id: ws.id,
+      contact_id: c.id,
+      author_user_id: null,
+      source: 'api',
+      body: 'Called, left a message.',
+      body_json: null,
+      mentioned_user_ids: null,
+      conversation_id: null,
+      pinned_at: null,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
     });
   });
 

@@ -5,7 +5,12 @@ import { createContact, outbox, rows } from './helpers';
 async function conflictPair() {
   const ws = await makeWorkspace({}, { pipeline: false });
   const target = await createContact(ws, { phone: '+14155550160', city: 'Target City', tags: ['t1'], custom_fields: { a: 'target' } });
-  const other = await createContact(ws, { email: 'other@example.com', company_name: 'Other Co', tags: ['t2'], custom_fields: { a: 'other', b: 'other' } });
+  const other = await createContact(ws, {
+    email: 'other@example.com',
+    company_name: 'Other Co',
+    tags: ['t2'],
+    custom_fields: { a: 'other', b: 'other' },
+  });
   await ws.api('POST', `/v1/contacts/${other.id}/notes`, { body: 'note on other' });
   const conflict = await ws.api('POST', '/v1/contacts', { phone: '+14155550160', email: 'other@example.com', job_title: 'Parked', tags: ['t3'] });
   expect(conflict.status).toBe(409);
@@ -20,7 +25,14 @@ describe('merge requests', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: mergeRequestId, status: 'merged', target_contact_id: target.id, other_contact_id: other.id });
     const merged = res.body.contact;
-    expect(merged).toMatchObject({ id: target.id, phone: '+14155550160', email: 'other@example.com', city: 'Target City', company_name: 'Other Co', job_title: 'Parked' });
+    expect(merged).toMatchObject({
+      id: target.id,
+      phone: '+14155550160',
+      email: 'other@example.com',
+      city: 'Target City',
+      company_name: 'Other Co',
+      job_title: 'Parked',
+    });
     expect(merged.custom_fields).toEqual({ a: 'target', b: 'other' });
     expect(merged.tags).toHaveLength(3);
     expect((await ws.api('GET', `/v1/contacts/${other.id}`)).status).toBe(404);
@@ -34,7 +46,9 @@ describe('merge requests', () => {
 
   it('resolves once under parallel merges: one 200, the rest 409, the merge applied once', async () => {
     const { ws, target, other, mergeRequestId } = await conflictPair();
-    const results = await Promise.all(Array.from({ length: 4 }, () => admin('POST', `/merge-requests/${mergeRequestId}/resolve`, { action: 'merge' })));
+    const results = await Promise.all(
+      Array.from({ length: 4 }, () => admin('POST', `/merge-requests/${mergeRequestId}/resolve`, { action: 'merge' })),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([200, 409, 409, 409]);
     expect((await ws.api('GET', `/v1/contacts/${other.id}`)).status).toBe(404);
     const merged = (await ws.api('GET', `/v1/contacts/${target.id}`)).body;
@@ -102,10 +116,22 @@ describe('events and attendance', () => {
     const events = await outbox(ws.id, 'event.attendance.changed');
     expect(events).toHaveLength(2);
     expect(events[0].data).toEqual({
-      attendance_id: reg.id, event_id: event.id, contact_id: c.id, status: 'registered', previous_status: null, registered_at: reg.registered_at,
-      attended_at: null, unregistered_at: null, event: { id: event.id, name: 'Webinar', start_at: '2026-12-24T10:00:00.000Z' },
+      attendance_id: reg.id,
+      event_id: event.id,
+      contact_id: c.id,
+      status: 'registered',
+      previous_status: null,
+      registered_at: reg.registered_at,
+      attended_at: null,
+      unregistered_at: null,
+      event: { id: event.id, name: 'Webinar', start_at: '2026-12-24T10:00:00.000Z' },
     });
-    expect(events[1].data).toMatchObject({ attendance_id: reg.id, status: 'attended', previous_status: 'registered', attended_at: expect.any(String) });
+    expect(events[1].data).toMatchObject({
+      attendance_id: reg.id,
+      status: 'attended',
+      previous_status: 'registered',
+      attended_at: expect.any(String),
+    });
   });
 
   it('rejects unknown events, contacts of other workspaces and bad bodies', async () => {
@@ -113,8 +139,12 @@ describe('events and attendance', () => {
     const other = await makeWorkspace({}, { pipeline: false });
     const foreign = await createContact(other, { email: 'f@example.com' });
     const event = await adminOk('POST', `/workspaces/${ws.id}/events`, { name: 'E', start_at: '2026-12-24T10:00:00Z' });
-    expect((await admin('POST', `/workspaces/${ws.id}/events/${event.id}/attendance`, { contact_id: foreign.id, status: 'registered' })).status).toBe(404);
-    expect((await admin('POST', `/workspaces/${other.id}/events/${event.id}/attendance`, { contact_id: foreign.id, status: 'registered' })).status).toBe(404);
+    expect((await admin('POST', `/workspaces/${ws.id}/events/${event.id}/attendance`, { contact_id: foreign.id, status: 'registered' })).status).toBe(
+      404,
+    );
+    expect(
+      (await admin('POST', `/workspaces/${other.id}/events/${event.id}/attendance`, { contact_id: foreign.id, status: 'registered' })).status,
+    ).toBe(404);
     expect((await admin('POST', `/workspaces/${ws.id}/events`, { name: 'E', start_at: 'soon' })).status).toBe(400);
     expect((await admin('POST', `/workspaces/${ws.id}/events/${event.id}/attendance`, { contact_id: 'x', status: 'registered' })).status).toBe(400);
   });

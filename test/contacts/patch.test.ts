@@ -16,7 +16,11 @@ describe('PATCH /v1/contacts/{id}', () => {
     const cleared = await ws.api('PATCH', `/v1/contacts/${c.id}`, { tags: [], groups: [] });
     expect([cleared.body.tags, cleared.body.groups]).toEqual([[], []]);
     const tags = await ws.api('GET', '/v1/tags?sort=name');
-    expect(tags.body.data.map((t: any) => [t.name, t.contact_count])).toEqual([['a', 0], ['b', 0], ['c', 0]]);
+    expect(tags.body.data.map((t: any) => [t.name, t.contact_count])).toEqual([
+      ['a', 0],
+      ['b', 0],
+      ['c', 0],
+    ]);
   });
 
   it('merges custom fields and removes keys set to null', async () => {
@@ -34,9 +38,33 @@ describe('PATCH /v1/contacts/{id}', () => {
     expect(same.status).toBe(200);
     const events = await outbox(ws.id, 'contact.updated');
     expect(events).toHaveLength(1);
-    expect(events[0].data.changed_fields.sort()).toEqual(['city', 'custom_fields.k', 'custom_fields.n', 'first_name', 'groups', 'last_name', 'name', 'tags']);
-    expect(events[0].data).toMatchObject({ contact_id: c.id, source: 'api', contact: { id: c.id, name: 'Ev Person', first_name: 'Ev', last_name: 'Person', email: 'ev@example.com' } });
-    expect(Object.keys(events[0].data.contact).sort()).toEqual(['block_state', 'email', 'first_name', 'id', 'last_name', 'lead_score', 'lifecycle_stage', 'name', 'phone', 'source']);
+    expect(events[0].data.changed_fields.sort()).toEqual([
+      'city',
+      'custom_fields.k',
+      'custom_fields.n',
+      'first_name',
+      'groups',
+      'last_name',
+      'name',
+      'tags',
+    ]);
+    expect(events[0].data).toMatchObject({
+      contact_id: c.id,
+      source: 'api',
+      contact: { id: c.id, name: 'Ev Person', first_name: 'Ev', last_name: 'Person', email: 'ev@example.com' },
+    });
+    expect(Object.keys(events[0].data.contact).sort()).toEqual([
+      'block_state',
+      'email',
+      'first_name',
+      'id',
+      'last_name',
+      'lead_score',
+      'lifecycle_stage',
+      'name',
+      'phone',
+      'source',
+    ]);
     const activities = await rows<any>('SELECT type FROM contact_activities WHERE contact_id = ? ORDER BY created_at', c.id);
     expect(activities.map((a) => a.type)).toEqual(['created', 'updated']);
   });

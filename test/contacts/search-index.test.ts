@@ -16,7 +16,10 @@ describe('contact search reads the workspace range of the trigram index', () => 
     const plan = await listPlan(ws, { search: 'quarrington' });
     const matched = planUnder(plan, 'MATERIALIZE matched');
     // One range of the index: the MATCH plus both rowid bounds.
-    expect(matched.some((line) => /contacts_search VIRTUAL TABLE INDEX \d+:M\d+></.test(line)), matched.join('\n')).toBe(true);
+    expect(
+      matched.some((line) => /contacts_search VIRTUAL TABLE INDEX \d+:M\d+></.test(line)),
+      matched.join('\n'),
+    ).toBe(true);
     // Contacts are read only through covering indexes: the exact-identifier probes (phone, email, id), never a row.
     const reads = matched.filter((line) => /^(SEARCH|SCAN) (contacts|c|x) USING/.test(line));
     expect(reads.length, matched.join('\n')).toBeGreaterThan(0);
@@ -42,7 +45,11 @@ describe('contact search reads the workspace range of the trigram index', () => 
     for (let i = 0; i < 5; i++) await createContact(b, { name: `${term} other ${i}` });
     expect((await search(a, term)).body.total).toBe(4);
     expect((await search(b, term)).body.total).toBe(5);
-    const spaces = await rows<{ workspace_id: string; space: number }>('SELECT workspace_id, space FROM contact_search_spaces WHERE workspace_id IN (?, ?)', a.id, b.id);
+    const spaces = await rows<{ workspace_id: string; space: number }>(
+      'SELECT workspace_id, space FROM contact_search_spaces WHERE workspace_id IN (?, ?)',
+      a.id,
+      b.id,
+    );
     expect(spaces).toHaveLength(2);
     expect(spaces[0].space).not.toBe(spaces[1].space);
 

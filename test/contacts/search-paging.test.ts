@@ -21,7 +21,9 @@ describe('search pages, whichever way the page is found', () => {
     }
     // The newest contacts do not match: a walk must skip them.
     for (let i = 0; i < 3; i++) await createContact(ws, { name: `Unrelated ${i}`, lead_score: 30 });
-    newestFirst = made.sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1)).map((c) => c.id);
+    newestFirst = made
+      .sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1))
+      .map((c) => c.id);
   });
 
   it('walks the index for a small page (many matches per row) and sorts for a large one, with the same order', async () => {

@@ -30,20 +30,29 @@ const comparable = (value: unknown): unknown =>
       : value;
 
 const timeline = async (ws: TestWorkspace, contactId: string) =>
-  (await rows<{ type: string; source: string; data: string }>('SELECT type, source, data FROM contact_activities WHERE workspace_id = ? AND contact_id = ? ORDER BY created_at, id', ws.id, contactId)).map(
-    (r) => ({ ...r, data: JSON.parse(r.data) }),
-  );
+  (
+    await rows<{ type: string; source: string; data: string }>(
+      'SELECT type, source, data FROM contact_activities WHERE workspace_id = ? AND contact_id = ? ORDER BY created_at, id',
+      ws.id,
+      contactId,
+    )
+  ).map((r) => ({ ...r, data: JSON.parse(r.data) }));
 
 async function footprint(ws: TestWorkspace) {
   const tables = ['contacts', 'contact_identifiers', 'consent_ledger', 'tags', 'contact_tag_links', 'contact_activities', 'event_outbox'];
-  const counts = await Promise.all(tables.map(async (t) => (await rows<{ n: number }>(`SELECT count(*) AS n FROM ${t} WHERE workspace_id = ?`, ws.id)).reduce((s, r) => s + r.n, 0)));
+  const counts = await Promise.all(
+    tables.map(async (t) => (await rows<{ n: number }>(`SELECT count(*) AS n FROM ${t} WHERE workspace_id = ?`, ws.id)).reduce((s, r) => s + r.n, 0)),
+  );
   return Object.fromEntries(tables.map((t, i) => [t, counts[i]]));
 }
 
 describe('POST /v1/contacts: the update of an existing contact rides along with the reads', () => {
   it('answers in one round trip what the two-round-trip update answers: the row, changed_fields in order, the timeline row and contact.updated', async () => {
     const ws = await warmWorkspace();
-    const [a, b] = [{ phone: freshPhone(), email: freshEmail() }, { phone: freshPhone(), email: freshEmail() }];
+    const [a, b] = [
+      { phone: freshPhone(), email: freshEmail() },
+      { phone: freshPhone(), email: freshEmail() },
+    ];
     const [first, second] = [await createContact(ws, { ...a, ...start }), await createContact(ws, { ...b, ...start })];
 
     const along = await counted(ws, 'POST', '/v1/contacts', { ...a, ...change });
@@ -51,7 +60,16 @@ describe('POST /v1/contacts: the update of an existing contact rides along with 
     const classic = await counted(ws, 'POST', '/v1/contacts', { ...b, ...change, tags: [] });
     expect([along.status, classic.status]).toEqual([201, 201]);
     expect([along.roundTrips, classic.roundTrips]).toEqual([1, 2]);
-    expect(along.body).toMatchObject({ id: first.id, duplicate: true, name: 'Ada  King Byron', first_name: 'Ada', last_name: 'King Byron', city: null, annual_revenue: 50, lead_score: 71.5 });
+    expect(along.body).toMatchObject({
+      id: first.id,
+      duplicate: true,
+      name: 'Ada  King Byron',
+      first_name: 'Ada',
+      last_name: 'King Byron',
+      city: null,
+      annual_revenue: 50,
+      lead_score: 71.5,
+    });
     expect(comparable(along.body)).toEqual(comparable(classic.body));
     expect(along.body.updated_at > first.updated_at).toBe(true);
     const { duplicate: _, ...answer } = along.body;
@@ -61,7 +79,21 @@ describe('POST /v1/contacts: the update of an existing contact rides along with 
     expect(ta.at(-1)).toEqual({
       type: 'updated',
       source: 'api',
-      data: { changed_fields: ['lifecycle_stage', 'job_title', 'annual_revenue', 'employee_count', 'city', 'date_of_birth', 'utm_source', 'lead_score', 'name', 'first_name', 'last_name'] },
+      data: {
+        changed_fields: [
+          'lifecycle_stage',
+          'job_title',
+          'annual_revenue',
+          'employee_count',
+          'city',
+          'date_of_birth',
+          'utm_source',
+          'lead_score',
+          'name',
+          'first_name',
+          'last_name',
+        ],
+      },
     });
     expect(ta.at(-1)).toEqual(tb.at(-1));
 

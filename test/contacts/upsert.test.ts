@@ -6,7 +6,13 @@ import { rowsIn } from '../support/db';
 describe('POST /v1/contacts upsert', () => {
   it('creates with 201 duplicate false, seeds consent, writes activity and contact.created', async () => {
     const ws = await makeWorkspace({}, { pipeline: false });
-    const res = await ws.api('POST', '/v1/contacts', { phone: '+14155550101', email: 'new@example.com', name: 'New Person', lifecycle_stage: 'lead', tags: ['x'] });
+    const res = await ws.api('POST', '/v1/contacts', {
+      phone: '+14155550101',
+      email: 'new@example.com',
+      name: 'New Person',
+      lifecycle_stage: 'lead',
+      tags: ['x'],
+    });
     expect(res.status).toBe(201);
     expect(res.body.duplicate).toBe(false);
     expect(res.body.source).toBe('api');
@@ -26,8 +32,16 @@ describe('POST /v1/contacts upsert', () => {
     expect(events[0].data).toEqual({
       contact_id: res.body.id,
       contact: {
-        id: res.body.id, phone: '+14155550101', email: 'new@example.com', name: 'New Person', first_name: 'New', last_name: 'Person',
-        lifecycle_stage: 'lead', source: 'api', block_state: 'none', lead_score: null,
+        id: res.body.id,
+        phone: '+14155550101',
+        email: 'new@example.com',
+        name: 'New Person',
+        first_name: 'New',
+        last_name: 'Person',
+        lifecycle_stage: 'lead',
+        source: 'api',
+        block_state: 'none',
+        lead_score: null,
       },
       source: 'api',
       duplicate: false,
@@ -44,8 +58,21 @@ describe('POST /v1/contacts upsert', () => {
 
   it('updates a match: 201 duplicate true, scalars overwrite, custom fields merge, labels only added', async () => {
     const ws = await makeWorkspace({}, { pipeline: false });
-    const a = await createContact(ws, { phone: '+14155550102', city: 'Rome', company_name: 'Old', custom_fields: { a: 1, b: 2 }, tags: ['one'], groups: ['g1'] });
-    const b = await ws.api('POST', '/v1/contacts', { phone: '+14155550102', city: 'Milan', custom_fields: { b: 3, c: 4 }, tags: ['two'], groups: [] });
+    const a = await createContact(ws, {
+      phone: '+14155550102',
+      city: 'Rome',
+      company_name: 'Old',
+      custom_fields: { a: 1, b: 2 },
+      tags: ['one'],
+      groups: ['g1'],
+    });
+    const b = await ws.api('POST', '/v1/contacts', {
+      phone: '+14155550102',
+      city: 'Milan',
+      custom_fields: { b: 3, c: 4 },
+      tags: ['two'],
+      groups: [],
+    });
     expect(b.status).toBe(201);
     expect(b.body.duplicate).toBe(true);
     expect(b.body.id).toBe(a.id);
@@ -197,18 +224,30 @@ describe('POST /v1/contacts upsert', () => {
     const ws = await makeWorkspace({}, { pipeline: false });
     const formId = crypto.randomUUID();
     const sub = await adminOk('POST', `/workspaces/${ws.id}/forms/${formId}/submissions`, {
-      form_name: 'Signup', origin: 'landing_page', fields: { q: 'a' }, contact: { email: 'Form@Example.com', name: 'Form Person' },
+      form_name: 'Signup',
+      origin: 'landing_page',
+      fields: { q: 'a' },
+      contact: { email: 'Form@Example.com', name: 'Form Person' },
     });
     const created = await ws.api('GET', `/v1/contacts/${sub.contact_id}`);
     expect([created.body.email, created.body.name, created.body.source]).toEqual(['form@example.com', 'Form Person', 'form']);
     const again = await adminOk('POST', `/workspaces/${ws.id}/forms/${formId}/submissions`, {
-      form_name: 'Signup', origin: 'landing_page', fields: {}, contact: { email: 'form@example.com', name: 'Other Name' },
+      form_name: 'Signup',
+      origin: 'landing_page',
+      fields: {},
+      contact: { email: 'form@example.com', name: 'Other Name' },
     });
     expect(again.contact_id).toBe(sub.contact_id);
     expect((await ws.api('GET', `/v1/contacts/${sub.contact_id}`)).body.name).toBe('Form Person');
     const events = await outbox(ws.id, 'form.submitted');
     expect(events[0].data).toEqual({
-      form_id: formId, form_name: 'Signup', submission_id: sub.id, contact_id: sub.contact_id, origin: 'landing_page', fields: { q: 'a' }, submitted_at: sub.created_at,
+      form_id: formId,
+      form_name: 'Signup',
+      submission_id: sub.id,
+      contact_id: sub.contact_id,
+      origin: 'landing_page',
+      fields: { q: 'a' },
+      submitted_at: sub.created_at,
     });
     expect((await outbox(ws.id, 'contact.created'))[0].data.source).toBe('form');
     const anonymous = await adminOk('POST', `/workspaces/${ws.id}/forms/${formId}/submissions`, { form_name: 'Signup', origin: 'popup', fields: {} });

@@ -16,12 +16,18 @@ const errorsOf = (content: unknown, opts = {}) => {
 };
 const snippets: Snippet[] = [
   { id: '0190a7a0-0000-7000-8000-000000000001', name: 'Footer', markdown: 'Sent by **Acme**', html: null },
-  { id: '0190a7a0-0000-7000-8000-000000000002', name: 'legal', markdown: null, html: '<p>Acme &amp; Co</p><script>alert(1)</script><p onclick="x()">Terms</p>' },
+  {
+    id: '0190a7a0-0000-7000-8000-000000000002',
+    name: 'legal',
+    markdown: null,
+    html: '<p>Acme &amp; Co</p><script>alert(1)</script><p onclick="x()">Terms</p>',
+  },
 ];
 
 describe('content compiler: sources', () => {
   it('markdown parses to the block document, and replaying design_json reproduces the HTML', () => {
-    const md = '# Hello [[first_name : there]]\n\nSome *text* with [a link](https://example.com).\n\n- one\n- two\n\n---\n\n::button[Buy now](https://shop.example/x)\n\n::snippet[footer]';
+    const md =
+      '# Hello [[first_name : there]]\n\nSome *text* with [a link](https://example.com).\n\n- one\n- two\n\n---\n\n::button[Buy now](https://shop.example/x)\n\n::snippet[footer]';
     const a = ok({ markdown: md }, { snippets });
     expect(a.design_json.blocks.map((b) => b.type)).toEqual(['heading', 'paragraph', 'bullets', 'divider', 'button', 'snippet']);
     expect(a.design_json.blocks[4]).toEqual({ type: 'button', label: 'Buy now', url: 'https://shop.example/x' });
@@ -160,9 +166,17 @@ describe('content compiler: errors versus warnings', () => {
 });
 
 describe('personalization at send time', () => {
-  const contact = { first_name: 'ada', last_name: null, email: 'ada@x.test', custom_fields: JSON.stringify({ plan: 'gold <b>', since: '2024-03-05' }) };
+  const contact = {
+    first_name: 'ada',
+    last_name: null,
+    email: 'ada@x.test',
+    custom_fields: JSON.stringify({ plan: 'gold <b>', since: '2024-03-05' }),
+  };
   it('resolves fields, fallbacks, modifiers and custom fields, HTML-escaped in HTML', () => {
-    const a = ok({ markdown: 'Hi [[first_name | capitalize]] [[last_name : friend]] [[custom_fields.plan | upper]] [[custom_fields.since | date(DD/MM/YYYY)]] [[first_name | truncate(2)]]' });
+    const a = ok({
+      markdown:
+        'Hi [[first_name | capitalize]] [[last_name : friend]] [[custom_fields.plan | upper]] [[custom_fields.since | date(DD/MM/YYYY)]] [[first_name | truncate(2)]]',
+    });
     const values = tokenValues(contact, { unsubscribe_url: 'https://u.test/x?a=1&b=2' });
     const html = renderHtmlTokens(a.compiled_html, values);
     expect(html).toContain('Hi Ada friend GOLD &lt;B&gt; 05/03/2024 ad…');
@@ -175,22 +189,68 @@ describe('personalization at send time', () => {
 
   it('reads custom field names like inherited object properties as plain keys (a missing one renders its fallback)', () => {
     const values = tokenValues({ custom_fields: '{"constructor":"kept"}' });
-    expect(renderTextTokens('[[custom_fields.constructor]] [[custom_fields.toString : none]] [[custom_fields.__proto__ : none]] [[custom_fields.valueOf : none]]', values)).toBe('kept none none none');
+    expect(
+      renderTextTokens(
+        '[[custom_fields.constructor]] [[custom_fields.toString : none]] [[custom_fields.__proto__ : none]] [[custom_fields.valueOf : none]]',
+        values,
+      ),
+    ).toBe('kept none none none');
   });
 });
 
 // Fuzz: random markdown and block documents never throw, never emit a script
 // tag or an on* attribute, and every text node's words reach the output.
 const word = fc.stringMatching(/^[A-Za-z0-9]{1,12}$/);
-const nasty = fc.constantFrom('<script>alert(1)</script>', '<img src=x onerror=alert(1)>', '" onmouseover="x', "javascript:alert(1)", '<a href="javascript:x">y</a>', '<svg onload=1>', '[[', ']]', '::button[', '::snippet[x]', '`', '*', '_', '#', '>', '- ', '1. ', '\n', '\n\n', '(', ')', '![a](', '<', '&');
+const nasty = fc.constantFrom(
+  '<script>alert(1)</script>',
+  '<img src=x onerror=alert(1)>',
+  '" onmouseover="x',
+  'javascript:alert(1)',
+  '<a href="javascript:x">y</a>',
+  '<svg onload=1>',
+  '[[',
+  ']]',
+  '::button[',
+  '::snippet[x]',
+  '`',
+  '*',
+  '_',
+  '#',
+  '>',
+  '- ',
+  '1. ',
+  '\n',
+  '\n\n',
+  '(',
+  ')',
+  '![a](',
+  '<',
+  '&',
+);
 const mdText = fc.array(fc.oneof(word, nasty, fc.string({ maxLength: 20 })), { maxLength: 40 }).map((xs) => xs.join(' '));
 const block = fc.oneof(
   fc.record({ type: fc.constant('heading' as const), text: mdText.filter((s) => s.length > 0), level: fc.integer({ min: 1, max: 3 }) }),
   fc.record({ type: fc.constant('paragraph' as const), text: mdText.filter((s) => s.length > 0) }),
   fc.record({ type: fc.constant('button' as const), label: mdText.filter((s) => s.length > 0).map((s) => s.slice(0, 200)), url: fc.webUrl() }),
-  fc.record({ type: fc.constant('bullets' as const), items: fc.array(mdText.filter((s) => s.length > 0), { minLength: 1, maxLength: 5 }) }),
+  fc.record({
+    type: fc.constant('bullets' as const),
+    items: fc.array(
+      mdText.filter((s) => s.length > 0),
+      { minLength: 1, maxLength: 5 },
+    ),
+  }),
   fc.record({ type: fc.constant('spacer' as const), height: fc.integer({ min: 4, max: 128 }) }),
-  fc.record({ type: fc.constant('image' as const), src: fc.webUrl(), alt: fc.option(mdText.map((s) => s.slice(0, 500)), { nil: undefined }) }, { requiredKeys: ['type', 'src'] }),
+  fc.record(
+    {
+      type: fc.constant('image' as const),
+      src: fc.webUrl(),
+      alt: fc.option(
+        mdText.map((s) => s.slice(0, 500)),
+        { nil: undefined },
+      ),
+    },
+    { requiredKeys: ['type', 'src'] },
+  ),
   fc.constant({ type: 'divider' as const }),
 );
 
@@ -239,7 +299,9 @@ describe('content compiler: fuzz', () => {
         }
         for (const b of blocks) {
           // Items are inline markdown: a link or image destination is an address, not text (a non-http image is left out).
-          if (b.type === 'bullets') for (const item of b.items) for (const w of item.replace(/\]\([^)]*\)/g, ']').match(/\b[A-Za-z0-9]{3,}\b/g) ?? []) expect(r.plain_text).toContain(w);
+          if (b.type === 'bullets')
+            for (const item of b.items)
+              for (const w of item.replace(/\]\([^)]*\)/g, ']').match(/\b[A-Za-z0-9]{3,}\b/g) ?? []) expect(r.plain_text).toContain(w);
         }
       }),
       { numRuns: 300 },

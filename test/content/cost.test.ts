@@ -27,12 +27,16 @@ const indentedList = (levels: number) => Array.from({ length: levels }, (_, i) =
 describe('nesting: block quotes and lists at most 16 levels', () => {
   it.each(['> ', '- ', '1. '])('"%s" markers: 16 accepted, 17 refused with the limit named', (marker) => {
     replays(compiled({ markdown: `${marker.repeat(16)}a` }));
-    expect(messages({ markdown: `${marker.repeat(17)}a` })).toEqual(['content.markdown: block quotes and lists nest at most 16 levels; line 1 nests 17']);
+    expect(messages({ markdown: `${marker.repeat(17)}a` })).toEqual([
+      'content.markdown: block quotes and lists nest at most 16 levels; line 1 nests 17',
+    ]);
   });
 
   it('5,000 nested markers answer the limit instead of overflowing the stack', () => {
     for (const marker of ['> ', '- ', '> - ']) {
-      expect(messages({ markdown: `${marker.repeat(5000)}a` })[0]).toMatch(/^content\.markdown: block quotes and lists nest at most 16 levels; line 1 nests (5,000|10,000)$/);
+      expect(messages({ markdown: `${marker.repeat(5000)}a` })[0]).toMatch(
+        /^content\.markdown: block quotes and lists nest at most 16 levels; line 1 nests (5,000|10,000)$/,
+      );
     }
   });
 
@@ -42,10 +46,18 @@ describe('nesting: block quotes and lists at most 16 levels', () => {
   });
 
   it('every text of a block document is held to the same limit, whatever the source', () => {
-    expect(messages({ markdown: `# ${'- '.repeat(17)}a` })).toEqual(['block 1 (heading): block quotes and lists nest at most 16 levels; line 1 nests 17']);
-    expect(messages({ blocks: [{ type: 'paragraph', text: `${'> '.repeat(17)}a` }] })).toEqual(['block 1 (paragraph): block quotes and lists nest at most 16 levels; line 1 nests 17']);
-    expect(messages({ blocks: [{ type: 'bullets', items: ['a', indentedList(17)] }] })).toEqual(['block 1 (bullets) item 2: block quotes and lists nest at most 16 levels; line 17 nests 17']);
-    expect(messages({ design_json: { blocks: [{ type: 'paragraph', text: `${'> '.repeat(5000)}a` }] } })[0]).toBe('block 1 (paragraph): block quotes and lists nest at most 16 levels; line 1 nests 5,000');
+    expect(messages({ markdown: `# ${'- '.repeat(17)}a` })).toEqual([
+      'block 1 (heading): block quotes and lists nest at most 16 levels; line 1 nests 17',
+    ]);
+    expect(messages({ blocks: [{ type: 'paragraph', text: `${'> '.repeat(17)}a` }] })).toEqual([
+      'block 1 (paragraph): block quotes and lists nest at most 16 levels; line 1 nests 17',
+    ]);
+    expect(messages({ blocks: [{ type: 'bullets', items: ['a', indentedList(17)] }] })).toEqual([
+      'block 1 (bullets) item 2: block quotes and lists nest at most 16 levels; line 17 nests 17',
+    ]);
+    expect(messages({ design_json: { blocks: [{ type: 'paragraph', text: `${'> '.repeat(5000)}a` }] } })[0]).toBe(
+      'block 1 (paragraph): block quotes and lists nest at most 16 levels; line 1 nests 5,000',
+    );
     replays(compiled({ blocks: [{ type: 'paragraph', text: indentedList(16) }] }));
   });
 });
@@ -55,7 +67,8 @@ describe('blocks and size: one limit for every source, checked on what a record 
     for (const many of [{ markdown: 'p\n\n'.repeat(1001) }, { blocks: paragraphs(1001) }, { design_json: { blocks: paragraphs(1001) } }]) {
       expect(messages(many)).toEqual(['content has 1,001 blocks; at most 1,000']);
     }
-    for (const content of [{ markdown: 'p\n\n'.repeat(1000) }, { blocks: paragraphs(1000) }, { design_json: { blocks: paragraphs(1000) } }]) replays(compiled(content));
+    for (const content of [{ markdown: 'p\n\n'.repeat(1000) }, { blocks: paragraphs(1000) }, { design_json: { blocks: paragraphs(1000) } }])
+      replays(compiled(content));
     // Counted before any block is read: 100,000 blocks answer as fast as 1,001.
     expect(messages({ blocks: Array.from({ length: 100_000 }, () => 0) })).toEqual(['content has 100,000 blocks; at most 1,000']);
   });
@@ -70,8 +83,12 @@ describe('blocks and size: one limit for every source, checked on what a record 
   });
 
   it('markdown compiles only to blocks the block schema accepts', () => {
-    expect(messages({ markdown: `# ${'x'.repeat(1001)}` })).toEqual(['content.markdown: block 1 (heading).text: Too big: expected string to have <=1000 characters']);
-    expect(messages({ markdown: '- a\n'.repeat(201) })).toEqual(['content.markdown: block 1 (bullets).items: Too big: expected array to have <=200 items']);
+    expect(messages({ markdown: `# ${'x'.repeat(1001)}` })).toEqual([
+      'content.markdown: block 1 (heading).text: Too big: expected string to have <=1000 characters',
+    ]);
+    expect(messages({ markdown: '- a\n'.repeat(201) })).toEqual([
+      'content.markdown: block 1 (bullets).items: Too big: expected array to have <=200 items',
+    ]);
     replays(compiled({ markdown: `# ${'x'.repeat(1000)}\n\n${'- a\n'.repeat(200)}` }));
   });
 });
@@ -92,13 +109,17 @@ describe('markdown structure', () => {
       'content.markdown has 6,001 lines inside block quotes and lists (a line counts once per level); at most 6,000',
     ]);
     // Lazy lines stay inside the containers the line above opened.
-    expect(messages({ markdown: `${'- '.repeat(16)}a\n${'b\n'.repeat(375)}` })[0]).toMatch(/^content\.markdown has 6,0\d\d lines inside block quotes and lists/);
+    expect(messages({ markdown: `${'- '.repeat(16)}a\n${'b\n'.repeat(375)}` })[0]).toMatch(
+      /^content\.markdown has 6,0\d\d lines inside block quotes and lists/,
+    );
   });
 
   it('list items, link definitions and heading underlines together: 500 accepted, 501 refused', () => {
     const markdown = `${'- a\n'.repeat(200)}\n${'[x]: https://x.test\n'.repeat(200)}\n${'t\n---\n'.repeat(100)}`;
     replays(compiled({ markdown }));
-    expect(messages({ markdown: `${markdown}\n[y]: https://y.test` })).toEqual(['content.markdown has 501 list items, link definitions and heading underlines; at most 500']);
+    expect(messages({ markdown: `${markdown}\n[y]: https://y.test` })).toEqual([
+      'content.markdown has 501 list items, link definitions and heading underlines; at most 500',
+    ]);
   });
 });
 
@@ -132,10 +153,10 @@ describe('cost', () => {
     '[ (]('.repeat(13_000),
     '[a](b ('.repeat(9_000),
     '<!--a\n'.repeat(10_000),
-    '- '.repeat(25_000) + 'a',
+    `${'- '.repeat(25_000)}a`,
     'a\n=\n'.repeat(20_000),
     '- a\n'.repeat(20_000),
-    '[a]: b\n'.repeat(10_000) + 'x',
+    `${'[a]: b\n'.repeat(10_000)}x`,
     'a\n\n'.repeat(25_000),
     Array.from({ length: 400 }, (_, i) => `${'  '.repeat(i)}- a`).join('\n'),
   ];
@@ -158,7 +179,10 @@ describe('cost', () => {
     ['alternating delimiters', { markdown: '*_'.repeat(1581) }],
     ['nested strong and emphasis', { markdown: `${'*a **a '.repeat(344)}b${' a** a*'.repeat(344)}` }],
     ['unclosed link titles', { markdown: '[a](b ('.repeat(845) }],
-    ['markup spread over 3,000 list items', { blocks: Array.from({ length: 15 }, () => ({ type: 'bullets', items: Array.from({ length: 200 }, () => '*a'.repeat(16)) })) }],
+    [
+      'markup spread over 3,000 list items',
+      { blocks: Array.from({ length: 15 }, () => ({ type: 'bullets', items: Array.from({ length: 200 }, () => '*a'.repeat(16)) })) },
+    ],
     ['1,000 paragraphs of markup', { blocks: paragraphs(1000, '*a'.repeat(50)) }],
     ['16-deep quotes on every line', { markdown: '> '.repeat(16).concat('a\n').repeat(375) }],
     ['500 heading underlines', { markdown: `${'b\n'.repeat(1990)}\n${'a\n---\n'.repeat(500)}` }],
@@ -172,6 +196,14 @@ describe('cost', () => {
   });
 
   it('the limits are the documented ones', () => {
-    expect(CONTENT_LIMITS).toEqual({ blocks: 1000, depth: 16, lines: 3000, nestedLines: 6000, structures: 500, markup: 50_000, markupWeight: 10_000_000 });
+    expect(CONTENT_LIMITS).toEqual({
+      blocks: 1000,
+      depth: 16,
+      lines: 3000,
+      nestedLines: 6000,
+      structures: 500,
+      markup: 50_000,
+      markupWeight: 10_000_000,
+    });
   });
 });

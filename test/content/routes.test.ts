@@ -36,7 +36,8 @@ const WRITES: Write[] = [
   },
 ];
 
-const snippet = (ws: TestWorkspace, markdown: string) => admin('POST', `/workspaces/${ws.id}/snippets`, { name: `S ${crypto.randomUUID()}`, markdown });
+const snippet = (ws: TestWorkspace, markdown: string) =>
+  admin('POST', `/workspaces/${ws.id}/snippets`, { name: `S ${crypto.randomUUID()}`, markdown });
 
 const refused = (res: ApiResponse, message: string) => {
   expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(400);
@@ -72,7 +73,10 @@ describe.each(WRITES)('$name', ({ send }) => {
     for (const marker of ['> ', '- ']) {
       refused(await send(ws, { markdown: `${marker.repeat(5000)}a` }), `content.markdown: ${NESTING}; line 1 nests 5,000`);
       refused(await send(ws, { markdown: `${marker.repeat(17)}a` }), `content.markdown: ${NESTING}; line 1 nests 17`);
-      refused(await send(ws, { blocks: [{ type: 'paragraph', text: `${marker.repeat(5000)}a` }] }), `block 1 (paragraph): ${NESTING}; line 1 nests 5,000`);
+      refused(
+        await send(ws, { blocks: [{ type: 'paragraph', text: `${marker.repeat(5000)}a` }] }),
+        `block 1 (paragraph): ${NESTING}; line 1 nests 5,000`,
+      );
       accepted(await send(ws, { markdown: `${marker.repeat(16)}a` }));
     }
   });

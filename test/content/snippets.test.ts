@@ -25,7 +25,12 @@ describe('snippets (operator) and compiling against a workspace', () => {
     expect(footer).toMatchObject({ name: 'Footer', markdown: 'Sent by **Acme**', html: null });
     const db = (await workspaceDb(env as unknown as Bindings, ws.id))!;
     const byName = await compileForWorkspace(db, ws.id, { markdown: 'Hi\n\n::snippet[footer]' });
-    const byId = await compileForWorkspace(db, ws.id, { blocks: [{ type: 'paragraph', text: 'Hi' }, { type: 'snippet', ref: footer.id }] });
+    const byId = await compileForWorkspace(db, ws.id, {
+      blocks: [
+        { type: 'paragraph', text: 'Hi' },
+        { type: 'snippet', ref: footer.id },
+      ],
+    });
     expect(byName.compiled_html).toContain('Sent by <strong>Acme</strong>');
     expect(byId.compiled_html).toContain('Sent by <strong>Acme</strong>');
 
@@ -44,7 +49,9 @@ describe('snippets (operator) and compiling against a workspace', () => {
     expect(dup.body.error.code).toBe('duplicate_name');
     expect((await admin('POST', `/workspaces/${ws.id}/snippets`, { name: 'Both', markdown: 'x', html: 'y' })).status).toBe(400);
     expect((await admin('POST', `/workspaces/${ws.id}/snippets`, { name: 'None' })).status).toBe(400);
-    const parallel = await Promise.all(Array.from({ length: 5 }, () => admin('POST', `/workspaces/${ws.id}/snippets`, { name: 'Race', markdown: 'x' })));
+    const parallel = await Promise.all(
+      Array.from({ length: 5 }, () => admin('POST', `/workspaces/${ws.id}/snippets`, { name: 'Race', markdown: 'x' })),
+    );
     expect(parallel.filter((r) => r.status === 201)).toHaveLength(1);
     expect(parallel.filter((r) => r.status === 409)).toHaveLength(4);
   });
@@ -54,14 +61,19 @@ describe('snippets (operator) and compiling against a workspace', () => {
     const db = (await workspaceDb(env as unknown as Bindings, ws.id))!;
     // Each snippet is one dense paragraph of 4 million in markup weight, within the 10 million a document may have.
     const dense = '*a '.repeat(1150);
-    for (let i = 0; i < 3; i++) expect((await admin('POST', `/workspaces/${ws.id}/snippets`, { name: `dense-${i}`, markdown: dense })).status).toBe(201);
+    for (let i = 0; i < 3; i++)
+      expect((await admin('POST', `/workspaces/${ws.id}/snippets`, { name: `dense-${i}`, markdown: dense })).status).toBe(201);
     const two = await compileForWorkspace(db, ws.id, { markdown: `Hi\n\n::snippet[dense-0]\n\n::snippet[dense-1]` });
     expect(two.compile.ok).toBe(true);
-    const three = await compileForWorkspace(db, ws.id, { markdown: `Hi\n\n${[0, 1, 2].map((i) => `::snippet[dense-${i}]`).join('\n\n')}` }).catch((err: ApiError) => err);
+    const three = await compileForWorkspace(db, ws.id, { markdown: `Hi\n\n${[0, 1, 2].map((i) => `::snippet[dense-${i}]`).join('\n\n')}` }).catch(
+      (err: ApiError) => err,
+    );
     expect(three).toBeInstanceOf(ApiError);
     const refused = (three as ApiError).body as { error: { code: string; message: string } };
     expect(refused.error.code).toBe('invalid_content');
-    expect(refused.error.message).toMatch(/^content's paragraphs, headings and list items and the snippets it references weigh [\d,]+ in inline markup/);
+    expect(refused.error.message).toMatch(
+      /^content's paragraphs, headings and list items and the snippets it references weigh [\d,]+ in inline markup/,
+    );
     // A snippet referenced many times is compiled once and counted once.
     const again = await compileForWorkspace(db, ws.id, { markdown: `Hi\n\n${'::snippet[dense-0]\n\n'.repeat(200)}` });
     expect(again.compile.ok).toBe(true);
@@ -72,11 +84,19 @@ describe('snippets (operator) and compiling against a workspace', () => {
     const db = (await workspaceDb(env as unknown as Bindings, ws.id))!;
     // Stored before the limits applied: the create route refuses it now.
     const now = new Date().toISOString();
-    await db.insert(snippets).values({ id: crypto.randomUUID(), workspaceId: ws.id, name: 'Deep', nameKey: 'deep', markdown: `${'> '.repeat(5000)}a`, html: null, createdAt: now, updatedAt: now });
+    await db.insert(snippets).values({
+      id: crypto.randomUUID(),
+      workspaceId: ws.id,
+      name: 'Deep',
+      nameKey: 'deep',
+      markdown: `${'> '.repeat(5000)}a`,
+      html: null,
+      createdAt: now,
+      updatedAt: now,
+    });
     const out = await compileForWorkspace(db, ws.id, { markdown: `Hi\n\n${'::snippet[deep]\n\n'.repeat(500)}` });
     expect(out.compile.ok).toBe(true);
     expect(out.compile.warnings).toEqual(['snippet "Deep": markdown: block quotes and lists nest at most 16 levels; line 1 nests 5,000 (left out)']);
     expect(out.plain_text).not.toContain('> >');
   });
 });
-

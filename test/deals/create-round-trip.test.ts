@@ -5,7 +5,8 @@ import { column, eventsOf, expectCoded, expectDense, query, stagesOf } from './h
 
 /** Every row a deal create can leave: what a create that wrote nothing must not change. */
 async function footprint(ws: TestWorkspace) {
-  const count = async (table: string) => (await query<{ n: number }>(`SELECT count(*) AS n FROM ${table} WHERE workspace_id = ?`, ws.id)).reduce((sum, r) => sum + r.n, 0);
+  const count = async (table: string) =>
+    (await query<{ n: number }>(`SELECT count(*) AS n FROM ${table} WHERE workspace_id = ?`, ws.id)).reduce((sum, r) => sum + r.n, 0);
   return { deals: await count('deals'), contact_activities: await count('contact_activities'), event_outbox: await count('event_outbox') };
 }
 
@@ -21,10 +22,21 @@ describe('POST /v1/deals: a read batch, then the write batch, whatever the insta
     const second = await counted(ws, 'POST', '/v1/deals', { title: 'Second', contact_id: contactId, amount: 12.5, external_reference: 'crm-1' });
     expect(second.status).toBe(201);
     expect(second.roundTrips).toBe(2);
-    expect(second.body).toMatchObject({ title: 'Second', contact_id: contactId, pipeline_id: pipeline.id, stage_id: pipeline.stages[0].id, amount: 12.5, duplicate: false });
+    expect(second.body).toMatchObject({
+      title: 'Second',
+      contact_id: contactId,
+      pipeline_id: pipeline.id,
+      stage_id: pipeline.stages[0].id,
+      amount: 12.5,
+      duplicate: false,
+    });
     const { duplicate: _, ...answer } = second.body;
     expect((await ws.api('GET', `/v1/deals/${second.body.id}`)).body).toEqual(answer);
-    expect(await footprint(ws)).toEqual({ deals: before.deals + 1, contact_activities: before.contact_activities + 1, event_outbox: before.event_outbox + 1 });
+    expect(await footprint(ws)).toEqual({
+      deals: before.deals + 1,
+      contact_activities: before.contact_activities + 1,
+      event_outbox: before.event_outbox + 1,
+    });
     const [created] = (await eventsOf(ws.id, 'deal.created')).filter((e) => e.data.deal_id === second.body.id);
     expect(created.data).toMatchObject({ pipeline_name: pipeline.name, stage_id: pipeline.stages[0].id, stage_name: pipeline.stages[0].name });
     // The new deal tops its column, as every new deal does.
@@ -44,7 +56,11 @@ describe('POST /v1/deals: a read batch, then the write batch, whatever the insta
     const [event] = (await eventsOf(ws.id, 'deal.created')).filter((e) => e.data.deal_id === renamed.body.id);
     expect(event.data.stage_name).toBe('Fresh leads');
 
-    const other = await adminOk('POST', `/workspaces/${ws.id}/pipelines`, { name: 'Partners', is_default: true, stages: [{ name: 'Intro' }, { name: 'Signed' }] });
+    const other = await adminOk('POST', `/workspaces/${ws.id}/pipelines`, {
+      name: 'Partners',
+      is_default: true,
+      stages: [{ name: 'Intro' }, { name: 'Signed' }],
+    });
     // An operator change makes the next request look the key up again; that look-up is not the route's.
     expect((await ws.api('GET', '/v1/pipelines')).status).toBe(200);
     const moved = await counted(ws, 'POST', '/v1/deals', { title: 'New default', contact_id: contactId });
@@ -79,7 +95,9 @@ describe('POST /v1/deals: a read batch, then the write batch, whatever the insta
     const [pipeline] = await stagesOf(ws);
     const contactId = await contactOf(ws);
     await ws.api('POST', '/v1/deals', { title: 'First deal', contact_id: contactId });
-    const same = await Promise.all(Array.from({ length: 8 }, (_, i) => ws.api('POST', '/v1/deals', { title: `Same ${i}`, contact_id: contactId, external_reference: 'crm-3' })));
+    const same = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => ws.api('POST', '/v1/deals', { title: `Same ${i}`, contact_id: contactId, external_reference: 'crm-3' })),
+    );
     expect(same.every((r) => r.status === 201)).toBe(true);
     expect(new Set(same.map((r) => r.body.id)).size).toBe(1);
     expect(same.filter((r) => r.body.duplicate === false)).toHaveLength(1);
@@ -101,7 +119,11 @@ describe('POST /v1/deals: a read batch, then the write batch, whatever the insta
     expect(fresh.body).toMatchObject({ contact_email: email, contact_name: 'Nova Lee', duplicate: false });
     const [contact] = await query('SELECT id, name, source FROM contacts WHERE workspace_id = ? AND email = ?', ws.id, email);
     expect(contact).toEqual({ id: fresh.body.contact_id, name: 'Nova Lee', source: 'api' });
-    expect(await footprint(ws)).toEqual({ deals: before.deals + 1, contact_activities: before.contact_activities + 2, event_outbox: before.event_outbox + 2 });
+    expect(await footprint(ws)).toEqual({
+      deals: before.deals + 1,
+      contact_activities: before.contact_activities + 2,
+      event_outbox: before.event_outbox + 2,
+    });
     const types = (await eventsOf(ws.id)).filter((e) => e.data.contact_id === fresh.body.contact_id).map((e) => e.type);
     expect(types.sort()).toEqual(['contact.created', 'deal.created']);
 
@@ -109,7 +131,11 @@ describe('POST /v1/deals: a read batch, then the write batch, whatever the insta
     const existing = await counted(ws, 'POST', '/v1/deals', { title: 'Same buyer', email, name: 'Ignored' });
     expect(existing.roundTrips).toBe(2);
     expect(existing.body).toMatchObject({ contact_id: fresh.body.contact_id, contact_name: 'Nova Lee' });
-    expect(await footprint(ws)).toEqual({ deals: middle.deals + 1, contact_activities: middle.contact_activities + 1, event_outbox: middle.event_outbox + 1 });
+    expect(await footprint(ws)).toEqual({
+      deals: middle.deals + 1,
+      contact_activities: middle.contact_activities + 1,
+      event_outbox: middle.event_outbox + 1,
+    });
     expect(await query('SELECT id FROM contacts WHERE workspace_id = ? AND email = ?', ws.id, email)).toHaveLength(1);
   });
 
@@ -120,7 +146,11 @@ describe('POST /v1/deals: a read batch, then the write batch, whatever the insta
     const holder = (await ws.api('POST', '/v1/contacts', { phone, email, name: 'Hal Older' })).body;
     const before = await footprint(ws);
     const contactBefore = (await ws.api('GET', `/v1/contacts/${holder.id}`)).body;
-    for (const [label, reference] of [['phone', { phone }], ['email', { email }], ['both', { phone, email }]] as const) {
+    for (const [label, reference] of [
+      ['phone', { phone }],
+      ['email', { email }],
+      ['both', { phone, email }],
+    ] as const) {
       const res = await counted(ws, 'POST', '/v1/deals', { title: `By ${label}`, ...reference, name: 'Ignored' });
       expect(res.status, label).toBe(201);
       expect(res.roundTrips, label).toBe(2);
@@ -129,10 +159,18 @@ describe('POST /v1/deals: a read batch, then the write batch, whatever the insta
       expect((await ws.api('GET', `/v1/deals/${res.body.id}`)).body, label).toEqual(answer);
       const [event] = (await eventsOf(ws.id, 'deal.created')).filter((e) => e.data.deal_id === res.body.id);
       expect(event.data.contact_id, label).toBe(holder.id);
-      const timeline = await query<{ contact_id: string }>(`SELECT contact_id FROM contact_activities WHERE workspace_id = ? AND type = 'deal_created' AND data ->> 'deal_id' = ?`, ws.id, res.body.id);
+      const timeline = await query<{ contact_id: string }>(
+        `SELECT contact_id FROM contact_activities WHERE workspace_id = ? AND type = 'deal_created' AND data ->> 'deal_id' = ?`,
+        ws.id,
+        res.body.id,
+      );
       expect(timeline, label).toEqual([{ contact_id: holder.id }]);
     }
-    expect(await footprint(ws)).toEqual({ deals: before.deals + 3, contact_activities: before.contact_activities + 3, event_outbox: before.event_outbox + 3 });
+    expect(await footprint(ws)).toEqual({
+      deals: before.deals + 3,
+      contact_activities: before.contact_activities + 3,
+      event_outbox: before.event_outbox + 3,
+    });
     expect((await ws.api('GET', `/v1/contacts/${holder.id}`)).body).toEqual(contactBefore);
 
     // A new email for the phone's contact is the upsert's update: the reads decide, the contact gains the email.
@@ -172,7 +210,14 @@ describe('POST /v1/deals: a read batch, then the write batch, whatever the insta
     // A default pipeline without stages: the reads answer 400 before anything is written.
     const now = new Date().toISOString();
     await query('UPDATE pipelines SET is_default = 0 WHERE workspace_id = ?', ws.id);
-    await query('INSERT INTO pipelines (id, workspace_id, name, is_default, position, created_at, updated_at) VALUES (?, ?, ?, 1, -1, ?, ?)', crypto.randomUUID(), ws.id, 'Empty', now, now);
+    await query(
+      'INSERT INTO pipelines (id, workspace_id, name, is_default, position, created_at, updated_at) VALUES (?, ?, ?, 1, -1, ?, ?)',
+      crypto.randomUUID(),
+      ws.id,
+      'Empty',
+      now,
+      now,
+    );
     const email = `${crypto.randomUUID()}@example.com`;
     expectCoded(await ws.api('POST', '/v1/deals', { title: 'Nowhere', email }), 400, 'PIPELINE_HAS_NO_STAGES');
     expect(await query('SELECT id FROM contacts WHERE workspace_id = ? AND email = ?', ws.id, email)).toEqual([]);

@@ -34,7 +34,11 @@ describe('POST /v1/deals', () => {
     expect(res.body.id).toMatch(uuidRe);
     expect(res.body.contact_id).toMatch(uuidRe);
     expect(res.body.stage_entered_at).toBe(res.body.created_at);
-    const timeline = await query("SELECT type, source FROM contact_activities WHERE contact_id = ? AND json_extract(data, '$.deal_id') = ?", res.body.contact_id, res.body.id);
+    const timeline = await query(
+      "SELECT type, source FROM contact_activities WHERE contact_id = ? AND json_extract(data, '$.deal_id') = ?",
+      res.body.contact_id,
+      res.body.id,
+    );
     expect(timeline).toEqual([{ type: 'deal_created', source: 'api' }]);
   });
 
@@ -136,7 +140,15 @@ describe('POST /v1/deals', () => {
     const ws = await makeWorkspace();
     expectCoded(await ws.api('POST', '/v1/deals', { phone: freshPhone() }), 400, 'MISSING_TITLE');
     expectCoded(await ws.api('POST', '/v1/deals', { phone: freshPhone(), title: '   ' }), 400, 'MISSING_TITLE');
-    for (const body of [{ amount: -1 }, { amount: 10_000_000_000 }, { title: 'x'.repeat(201) }, { note: 'n'.repeat(4001) }, { currency: 'TOOLONGCUR' }, { extra: 1 }, { expected_close_at: 'soon' }]) {
+    for (const body of [
+      { amount: -1 },
+      { amount: 10_000_000_000 },
+      { title: 'x'.repeat(201) },
+      { note: 'n'.repeat(4001) },
+      { currency: 'TOOLONGCUR' },
+      { extra: 1 },
+      { expected_close_at: 'soon' },
+    ]) {
       const res = await ws.api('POST', '/v1/deals', { title: 'ok', phone: freshPhone(), ...body });
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(Array.isArray(res.body.message)).toBe(true);
@@ -170,12 +182,20 @@ describe('POST /v1/deals', () => {
   it('validates pipeline and stage', async () => {
     const ws = await makeWorkspace();
     const [sales] = await stagesOf(ws);
-    const renewals = await adminOk('POST', `/workspaces/${ws.id}/pipelines`, { name: 'Renewals', is_default: false, stages: [{ name: 'Due' }, { name: 'Signed' }] });
+    const renewals = await adminOk('POST', `/workspaces/${ws.id}/pipelines`, {
+      name: 'Renewals',
+      is_default: false,
+      stages: [{ name: 'Due' }, { name: 'Signed' }],
+    });
     const empty = await adminOk('POST', `/workspaces/${ws.id}/pipelines`, { name: 'Empty', is_default: false, stages: [] });
     expect(await createDeal(ws, { pipeline_id: renewals.id })).toMatchObject({ pipeline_id: renewals.id, stage_id: renewals.stages[0].id });
     expect(await createDeal(ws, { stage_id: renewals.stages[1].id })).toMatchObject({ pipeline_id: renewals.id, stage_id: renewals.stages[1].id });
     expect(await createDeal(ws, { pipeline_id: sales.id, stage_id: sales.stages[2].id })).toMatchObject({ stage_id: sales.stages[2].id });
-    expectCoded(await ws.api('POST', '/v1/deals', { title: 'x', phone: freshPhone(), pipeline_id: sales.id, stage_id: renewals.stages[0].id }), 400, 'STAGE_PIPELINE_MISMATCH');
+    expectCoded(
+      await ws.api('POST', '/v1/deals', { title: 'x', phone: freshPhone(), pipeline_id: sales.id, stage_id: renewals.stages[0].id }),
+      400,
+      'STAGE_PIPELINE_MISMATCH',
+    );
     expectCoded(await ws.api('POST', '/v1/deals', { title: 'x', phone: freshPhone(), pipeline_id: empty.id }), 400, 'PIPELINE_HAS_NO_STAGES');
     const noPipeline = await ws.api('POST', '/v1/deals', { title: 'x', phone: freshPhone(), pipeline_id: crypto.randomUUID() });
     expect(noPipeline.status).toBe(404);
@@ -186,7 +206,9 @@ describe('POST /v1/deals', () => {
     const other = await makeWorkspace();
     const foreign = await other.api('POST', '/v1/deals', { title: 'x', phone: freshPhone(), stage_id: sales.stages[0].id });
     expect(foreign.body.message).toBe('Stage not found');
-    expect((await other.api('POST', '/v1/deals', { title: 'x', phone: freshPhone(), pipeline_id: sales.id })).body.message).toBe('Pipeline not found');
+    expect((await other.api('POST', '/v1/deals', { title: 'x', phone: freshPhone(), pipeline_id: sales.id })).body.message).toBe(
+      'Pipeline not found',
+    );
   });
 
   it('answers NO_PIPELINE without pipelines and PIPELINE_HAS_NO_STAGES for an empty default', async () => {

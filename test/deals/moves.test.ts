@@ -3,9 +3,28 @@ import { adminOk, makeWorkspace } from '../support/harness';
 import { column, createDeal, eventsOf, expectDense, query, stagesOf } from './helpers';
 
 const BARE_KEYS = [
-  'id', 'workspace_id', 'pipeline_id', 'stage_id', 'contact_id', 'product_id', 'owner_user_id', 'title', 'amount', 'currency', 'status',
-  'lost_reason', 'expected_close_at', 'closed_at', 'stage_entered_at', 'position', 'note', 'external_reference', 'source', 'created_by',
-  'created_at', 'updated_at',
+  'id',
+  'workspace_id',
+  'pipeline_id',
+  'stage_id',
+  'contact_id',
+  'product_id',
+  'owner_user_id',
+  'title',
+  'amount',
+  'currency',
+  'status',
+  'lost_reason',
+  'expected_close_at',
+  'closed_at',
+  'stage_entered_at',
+  'position',
+  'note',
+  'external_reference',
+  'source',
+  'created_by',
+  'created_at',
+  'updated_at',
 ].sort();
 
 describe('POST /v1/deals/{id}/stage', () => {
@@ -22,10 +41,15 @@ describe('POST /v1/deals/{id}/stage', () => {
     expect(await query('SELECT from_stage_id, to_stage_id, to_pipeline_id FROM deal_stage_history WHERE deal_id = ?', deal.id)).toEqual([
       { from_stage_id: sales.stages[0].id, to_stage_id: other.stages[0].id, to_pipeline_id: other.id },
     ]);
-    expect((await query("SELECT type FROM contact_activities WHERE contact_id = ? AND json_extract(data, '$.deal_id') = ? ORDER BY created_at, id", deal.contact_id, deal.id)).map((r) => r.type)).toEqual([
-      'deal_created',
-      'deal_stage_changed',
-    ]);
+    expect(
+      (
+        await query(
+          "SELECT type FROM contact_activities WHERE contact_id = ? AND json_extract(data, '$.deal_id') = ? ORDER BY created_at, id",
+          deal.contact_id,
+          deal.id,
+        )
+      ).map((r) => r.type),
+    ).toEqual(['deal_created', 'deal_stage_changed']);
     const events = await eventsOf(ws.id, 'deal.stage_changed');
     expect(events).toEqual([
       {
@@ -101,8 +125,15 @@ describe('POST /v1/deals/{id}/stage', () => {
     const inA = [];
     for (let i = 0; i < 7; i++) inA.push(await createDeal(ws));
     for (let i = 0; i < 3; i++) await createDeal(ws, { stage_id: b.id });
-    const slots = async () => new Map((await query<{ id: string; position: number }>('SELECT id, position FROM deals WHERE workspace_id = ?', ws.id)).map((r) => [r.id, r.position]));
-    const moved = async (before: Map<string, number>, except: string) => [...(await slots())].filter(([id, slot]) => id !== except && before.get(id) !== slot).map(([id]) => id);
+    const slots = async () =>
+      new Map(
+        (await query<{ id: string; position: number }>('SELECT id, position FROM deals WHERE workspace_id = ?', ws.id)).map((r) => [
+          r.id,
+          r.position,
+        ]),
+      );
+    const moved = async (before: Map<string, number>, except: string) =>
+      [...(await slots())].filter(([id, slot]) => id !== except && before.get(id) !== slot).map(([id]) => id);
     const topOf = async (stageId: string) => (await column(ws.id, stageId)).map((r) => r.id);
 
     // Column A, top first: inA[6] .. inA[0]. Leaving from index 5 of 7 moves the one deal below it.
@@ -144,9 +175,7 @@ describe('POST /v1/deals/{id}/stage', () => {
     const [sales] = await stagesOf(ws);
     const deals = [];
     for (let i = 0; i < 8; i++) deals.push(await createDeal(ws, { stage_id: sales.stages[i % 3].id }));
-    await Promise.all(
-      deals.map((d, i) => ws.api('POST', `/v1/deals/${d.id}/stage`, { stage_id: sales.stages[(i + 1) % 3].id, index: i % 4 })),
-    );
+    await Promise.all(deals.map((d, i) => ws.api('POST', `/v1/deals/${d.id}/stage`, { stage_id: sales.stages[(i + 1) % 3].id, index: i % 4 })));
     await Promise.all(deals.map((d, i) => ws.api('POST', `/v1/deals/${d.id}/stage`, { stage_id: sales.stages[i % 2].id, index: 7 - i })));
     let total = 0;
     for (const s of sales.stages) {
@@ -166,7 +195,14 @@ describe('POST /v1/deals/{id}/stage', () => {
     const [theirs] = await stagesOf(other);
     const deal = await createDeal(ws);
     const foreignDeal = await createDeal(other);
-    for (const body of [{}, { stage_id: 'x' }, { stage_id: sales.stages[1].id, index: -1 }, { stage_id: sales.stages[1].id, index: 100001 }, { stage_id: sales.stages[1].id, index: 1.5 }, { stage_id: sales.stages[1].id, extra: true }]) {
+    for (const body of [
+      {},
+      { stage_id: 'x' },
+      { stage_id: sales.stages[1].id, index: -1 },
+      { stage_id: sales.stages[1].id, index: 100001 },
+      { stage_id: sales.stages[1].id, index: 1.5 },
+      { stage_id: sales.stages[1].id, extra: true },
+    ]) {
       expect((await ws.api('POST', `/v1/deals/${deal.id}/stage`, body)).status, JSON.stringify(body)).toBe(400);
     }
     const noStage = await ws.api('POST', `/v1/deals/${deal.id}/stage`, { stage_id: theirs.stages[1].id });
@@ -203,9 +239,20 @@ describe('POST /v1/deals/{id}/status', () => {
     const events = await eventsOf(ws.id);
     expect(events.filter((e) => e.type.startsWith('deal.')).map((e) => e.type)).toEqual(['deal.created', 'deal.won', 'deal.lost']);
     const lostEvent = events.find((e) => e.type === 'deal.lost')!;
-    expect(lostEvent.data).toMatchObject({ status: 'lost', lost_reason: 'too pricey', closed_at: lost.body.closed_at, stage_name: 'New', pipeline_name: 'Sales', from_stage_id: null, from_stage_name: null });
+    expect(lostEvent.data).toMatchObject({
+      status: 'lost',
+      lost_reason: 'too pricey',
+      closed_at: lost.body.closed_at,
+      stage_name: 'New',
+      pipeline_name: 'Sales',
+      from_stage_id: null,
+      from_stage_name: null,
+    });
     expect(await query('SELECT id FROM deal_stage_history WHERE deal_id = ?', deal.id)).toEqual([]);
-    const timeline = await query("SELECT json_extract(data, '$.to_status') AS status FROM contact_activities WHERE contact_id = ? AND type = 'deal_status_changed' ORDER BY created_at, id", deal.contact_id);
+    const timeline = await query(
+      "SELECT json_extract(data, '$.to_status') AS status FROM contact_activities WHERE contact_id = ? AND type = 'deal_status_changed' ORDER BY created_at, id",
+      deal.contact_id,
+    );
     expect(timeline.map((r) => r.status)).toEqual(['won', 'lost', 'open']);
   });
 

@@ -7,9 +7,25 @@ describe('PATCH /v1/deals/{id}', () => {
     const ws = await makeWorkspace();
     const owner = await addUser(ws, { role: 'agent' });
     const deal = await createDeal(ws, { amount: 1, note: 'keep', name: 'Zed' });
-    const res = await ws.api('PATCH', `/v1/deals/${deal.id}`, { title: 'Renamed', amount: 2.345, currency: 'eur', owner_user_id: owner.id, expected_close_at: '2030-01-01' });
+    const res = await ws.api('PATCH', `/v1/deals/${deal.id}`, {
+      title: 'Renamed',
+      amount: 2.345,
+      currency: 'eur',
+      owner_user_id: owner.id,
+      expected_close_at: '2030-01-01',
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ title: 'Renamed', amount: 2.35, currency: 'EUR', owner_user_id: owner.id, note: 'keep', expected_close_at: '2030-01-01T00:00:00.000Z', contact_name: 'Zed', stage_id: deal.stage_id, position: 0 });
+    expect(res.body).toMatchObject({
+      title: 'Renamed',
+      amount: 2.35,
+      currency: 'EUR',
+      owner_user_id: owner.id,
+      note: 'keep',
+      expected_close_at: '2030-01-01T00:00:00.000Z',
+      contact_name: 'Zed',
+      stage_id: deal.stage_id,
+      position: 0,
+    });
     expect(res.body).not.toHaveProperty('duplicate');
     const cleared = await ws.api('PATCH', `/v1/deals/${deal.id}`, { owner_user_id: null, expected_close_at: null, note: '   ' });
     expect(cleared.body).toMatchObject({ owner_user_id: null, expected_close_at: null, note: null });
@@ -25,7 +41,10 @@ describe('PATCH /v1/deals/{id}', () => {
     const silver = (await ws.api('POST', '/v1/products', { name: 'Silver' })).body;
     const old = (await ws.api('POST', '/v1/products', { name: 'Old', is_active: false })).body;
     const deal = await createDeal(ws, { title: 'Manual' });
-    expect((await ws.api('PATCH', `/v1/deals/${deal.id}`, { product_id: gold.id, title: 'ignored' })).body).toMatchObject({ product_id: gold.id, title: 'Gold' });
+    expect((await ws.api('PATCH', `/v1/deals/${deal.id}`, { product_id: gold.id, title: 'ignored' })).body).toMatchObject({
+      product_id: gold.id,
+      title: 'Gold',
+    });
     expect((await ws.api('PATCH', `/v1/deals/${deal.id}`, { title: 'still ignored' })).body.title).toBe('Gold');
     expect((await ws.api('PATCH', `/v1/deals/${deal.id}`, { product_id: silver.id })).body).toMatchObject({ product_id: silver.id, title: 'Silver' });
     expectCoded(await ws.api('PATCH', `/v1/deals/${deal.id}`, { product_id: old.id }), 400, 'PRODUCT_INACTIVE');
@@ -49,7 +68,11 @@ describe('PATCH /v1/deals/{id}', () => {
     const noContact = await ws.api('PATCH', `/v1/deals/${deal.id}`, { contact_id: foreign.contact_id });
     expect(noContact.status).toBe(404);
     expect(noContact.body.message).toBe('Contact not found');
-    expectCoded(await ws.api('PATCH', `/v1/deals/${deal.id}`, { owner_user_id: (await addUser(other, { role: 'agent' })).id }), 400, 'INVALID_DEAL_OWNER');
+    expectCoded(
+      await ws.api('PATCH', `/v1/deals/${deal.id}`, { owner_user_id: (await addUser(other, { role: 'agent' })).id }),
+      400,
+      'INVALID_DEAL_OWNER',
+    );
     const noDeal = await ws.api('PATCH', `/v1/deals/${foreign.id}`, { title: 'mine' });
     expect(noDeal.status).toBe(404);
     expect(noDeal.body.message).toBe('Deal not found');

@@ -80,7 +80,9 @@ describe('POST /v1/deals round trips', () => {
 
   it('keeps the contact cap under parallel deal creates; a rejected one writes neither contact nor deal', async () => {
     const ws = await makeWorkspace({ caps: { contacts: 2 } });
-    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => ws.api('POST', '/v1/deals', { title: `D${i}`, email: `cap${i}@example.com` })));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => ws.api('POST', '/v1/deals', { title: `D${i}`, email: `cap${i}@example.com` })),
+    );
     expect(results.filter((r) => r.status === 201)).toHaveLength(2);
     for (const r of results.filter((r) => r.status !== 201)) {
       expect(r.status).toBe(400);

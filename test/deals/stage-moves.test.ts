@@ -6,11 +6,13 @@ import { column, eventsOf, expectDense, freshPhone, query, stagesOf } from './he
 
 /** Rows a stage move writes besides the deals: what a move that wrote nothing must not change. */
 async function footprint(ws: TestWorkspace) {
-  const count = async (table: string) => (await rowsIn<{ n: number }>(ws.id, `SELECT count(*) AS n FROM ${table} WHERE workspace_id = ?`, ws.id))[0].n;
+  const count = async (table: string) =>
+    (await rowsIn<{ n: number }>(ws.id, `SELECT count(*) AS n FROM ${table} WHERE workspace_id = ?`, ws.id))[0].n;
   return { history: await count('deal_stage_history'), activities: await count('contact_activities'), events: await count('event_outbox') };
 }
 
-const move = (ws: TestWorkspace, dealId: string, stageId: string, index?: number) => counted(ws, 'POST', `/v1/deals/${dealId}/stage`, { stage_id: stageId, ...(index === undefined ? {} : { index }) });
+const move = (ws: TestWorkspace, dealId: string, stageId: string, index?: number) =>
+  counted(ws, 'POST', `/v1/deals/${dealId}/stage`, { stage_id: stageId, ...(index === undefined ? {} : { index }) });
 
 async function movedDeal() {
   const ws = await warmWorkspace();
@@ -49,8 +51,17 @@ describe('POST /v1/deals/{id}/stage: the reads, then the move, whatever the inst
       [first.name, second.name, sales.name],
     ]);
     expect(events[1].data).toMatchObject({ deal_id: deal.id, contact_id: deal.contact_id, title: 'Known', status: 'open', amount: 0 });
-    const timeline = await query<{ data: string }>(`SELECT data FROM contact_activities WHERE workspace_id = ? AND type = 'deal_stage_changed' ORDER BY created_at, id`, ws.id);
-    expect(JSON.parse(timeline[1].data)).toEqual({ deal_id: deal.id, from_stage_id: second.id, from_stage_name: second.name, to_stage_id: first.id, to_stage_name: first.name });
+    const timeline = await query<{ data: string }>(
+      `SELECT data FROM contact_activities WHERE workspace_id = ? AND type = 'deal_stage_changed' ORDER BY created_at, id`,
+      ws.id,
+    );
+    expect(JSON.parse(timeline[1].data)).toEqual({
+      deal_id: deal.id,
+      from_stage_id: second.id,
+      from_stage_name: second.name,
+      to_stage_id: first.id,
+      to_stage_name: first.name,
+    });
   });
 
   it('the event carries what is true when the move is made, whoever changed the deal or stage before', async () => {
@@ -71,7 +82,12 @@ describe('POST /v1/deals/{id}/stage: the reads, then the move, whatever the inst
     expect((await eventsOf(ws.id, 'deal.stage_changed')).at(-1)!.data).toMatchObject({ stage_name: 'Qualified again', from_stage_name: second.name });
 
     // The deal's stage moved elsewhere: placed from where it really is, the columns stay dense.
-    await query('UPDATE deals SET stage_id = ?, position = (SELECT coalesce(min(position), 1) - 1 FROM deals WHERE stage_id = ?) WHERE id = ?', third.id, third.id, deal.id);
+    await query(
+      'UPDATE deals SET stage_id = ?, position = (SELECT coalesce(min(position), 1) - 1 FROM deals WHERE stage_id = ?) WHERE id = ?',
+      third.id,
+      third.id,
+      deal.id,
+    );
     const elsewhere = await move(ws, deal.id, second.id);
     expect(elsewhere.roundTrips).toBe(2);
     expect((await eventsOf(ws.id, 'deal.stage_changed')).at(-1)!.data).toMatchObject({ from_stage_id: third.id, stage_id: second.id });
@@ -107,8 +123,10 @@ describe('POST /v1/deals/{id}/stage: the reads, then the move, whatever the inst
   it('parallel moves keep every column dense and write one history row, timeline row and event per move', async () => {
     const { ws, sales } = await movedDeal();
     const deals = [];
-    for (let i = 0; i < 6; i++) deals.push((await ws.api('POST', '/v1/deals', { title: `D${i}`, phone: freshPhone(), stage_id: sales.stages[i % 3].id })).body);
-    for (const d of deals) await ws.api('POST', `/v1/deals/${d.id}/stage`, { stage_id: sales.stages[(sales.stages.findIndex((s) => s.id === d.stage_id) + 1) % 3].id });
+    for (let i = 0; i < 6; i++)
+      deals.push((await ws.api('POST', '/v1/deals', { title: `D${i}`, phone: freshPhone(), stage_id: sales.stages[i % 3].id })).body);
+    for (const d of deals)
+      await ws.api('POST', `/v1/deals/${d.id}/stage`, { stage_id: sales.stages[(sales.stages.findIndex((s) => s.id === d.stage_id) + 1) % 3].id });
     const before = await footprint(ws);
     const results = await Promise.all(
       [...deals, ...deals].map((d, i) => ws.api('POST', `/v1/deals/${d.id}/stage`, { stage_id: sales.stages[i % 3].id, index: i % 4 })),

@@ -56,7 +56,12 @@ describe('POST /v1/deals with an external_reference match', () => {
     const ws = await makeWorkspace();
     const product = (await ws.api('POST', '/v1/products', { name: 'Pro', price: 50 })).body;
     const original = await createDeal(ws, { external_reference: 'p', title: 'Custom' });
-    const res = await ws.api('POST', '/v1/deals', { external_reference: 'p', contact_id: original.contact_id, product_id: product.id, title: 'ignored' });
+    const res = await ws.api('POST', '/v1/deals', {
+      external_reference: 'p',
+      contact_id: original.contact_id,
+      product_id: product.id,
+      title: 'ignored',
+    });
     expect(res.body).toMatchObject({ product_id: product.id, title: 'Pro', amount: 0 });
     const again = await ws.api('POST', '/v1/deals', { external_reference: 'p', contact_id: original.contact_id, title: 'still ignored' });
     expect(again.body.title).toBe('Pro');
@@ -81,7 +86,13 @@ describe('POST /v1/deals with an external_reference match', () => {
       { from_stage_id: newStage.id, to_stage_id: qualified.id },
     ]);
     const [event] = await eventsOf(ws.id, 'deal.stage_changed');
-    expect(event.data).toMatchObject({ deal_id: deal.id, from_stage_id: newStage.id, from_stage_name: 'New', stage_id: qualified.id, stage_name: 'Qualified' });
+    expect(event.data).toMatchObject({
+      deal_id: deal.id,
+      from_stage_id: newStage.id,
+      from_stage_name: 'New',
+      stage_id: qualified.id,
+      stage_name: 'Qualified',
+    });
     // the same stage again is no move
     await ws.api('POST', '/v1/deals', { external_reference: 'mv', contact_id: deal.contact_id, stage_id: qualified.id });
     expect(await eventsOf(ws.id, 'deal.stage_changed')).toHaveLength(1);
@@ -93,7 +104,9 @@ describe('POST /v1/deals with an external_reference match', () => {
   it('parallel creates with one reference give one deal', async () => {
     const ws = await makeWorkspace();
     const phone = freshPhone();
-    const results = await Promise.all(Array.from({ length: 6 }, (_, i) => ws.api('POST', '/v1/deals', { external_reference: 'race', phone, title: `T${i}` })));
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => ws.api('POST', '/v1/deals', { external_reference: 'race', phone, title: `T${i}` })),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(6).fill(201));
     expect(new Set(results.map((r) => r.body.id)).size).toBe(1);
     expect(results.filter((r) => r.body.duplicate === false)).toHaveLength(1);
@@ -115,6 +128,10 @@ describe('POST /v1/deals with an external_reference match', () => {
   it('validates the owner on a replay too', async () => {
     const ws = await makeWorkspace();
     const deal = await createDeal(ws, { external_reference: 'o' });
-    expectCoded(await ws.api('POST', '/v1/deals', { external_reference: 'o', contact_id: deal.contact_id, owner_user_id: crypto.randomUUID() }), 400, 'INVALID_DEAL_OWNER');
+    expectCoded(
+      await ws.api('POST', '/v1/deals', { external_reference: 'o', contact_id: deal.contact_id, owner_user_id: crypto.randomUUID() }),
+      400,
+      'INVALID_DEAL_OWNER',
+    );
   });
 });

@@ -6,10 +6,33 @@ import { MARKDOWN, readyCampaign } from './support';
 describe('POST /v1/email-campaigns', () => {
   it('creates a draft with compile; the single read carries content and counters, list rows do not carry content', async () => {
     const { ws } = await emailWorkspace();
-    const res = await ws.api('POST', '/v1/email-campaigns', { name: 'Spring', subject: 'Hi [[first_name]]', preheader: 'Sale', content: { markdown: MARKDOWN } });
+    const res = await ws.api('POST', '/v1/email-campaigns', {
+      name: 'Spring',
+      subject: 'Hi [[first_name]]',
+      preheader: 'Sale',
+      content: { markdown: MARKDOWN },
+    });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ name: 'Spring', status: 'draft', duplicate: false, compile: { ok: true, errors: [] }, scheduled_at: null, sent_at: null, cancelled_at: null });
-    expect(res.body.counters).toEqual({ targeted: 0, sent: 0, delivered: 0, opened: 0, clicked: 0, bounced: 0, complained: 0, unsubscribed: 0, failed: 0 });
+    expect(res.body).toMatchObject({
+      name: 'Spring',
+      status: 'draft',
+      duplicate: false,
+      compile: { ok: true, errors: [] },
+      scheduled_at: null,
+      sent_at: null,
+      cancelled_at: null,
+    });
+    expect(res.body.counters).toEqual({
+      targeted: 0,
+      sent: 0,
+      delivered: 0,
+      opened: 0,
+      clicked: 0,
+      bounced: 0,
+      complained: 0,
+      unsubscribed: 0,
+      failed: 0,
+    });
     expect(res.body.design_json.blocks[0]).toMatchObject({ type: 'heading' });
     expect(res.body.compiled_html).toContain('[[first_name : there]]');
     const read = await ws.api('GET', `/v1/email-campaigns/${res.body.id}`);
@@ -62,7 +85,15 @@ describe('POST /v1/email-campaigns', () => {
     await ws.api('POST', `/v1/email-campaigns/${first.id}/schedule`, { scheduled_at: at });
     const replay = await ws.api('POST', '/v1/email-campaigns', { name: 'Renamed', subject: 'New subject', external_reference: 'ref-1' });
     expect(replay.status).toBe(201);
-    expect(replay.body).toMatchObject({ id: first.id, duplicate: true, name: 'Renamed', subject: 'New subject', status: 'scheduled', scheduled_at: at, compile: { ok: true } });
+    expect(replay.body).toMatchObject({
+      id: first.id,
+      duplicate: true,
+      name: 'Renamed',
+      subject: 'New subject',
+      status: 'scheduled',
+      scheduled_at: at,
+      compile: { ok: true },
+    });
     expect(replay.body.compiled_html).toBe(first.compiled_html);
     await ws.api('POST', `/v1/email-campaigns/${first.id}/send`);
     const late = await ws.api('POST', '/v1/email-campaigns', { name: 'Too late', subject: 'Ignored', external_reference: 'ref-1' });
@@ -74,7 +105,9 @@ describe('POST /v1/email-campaigns', () => {
 
   it('parallel creates with one external_reference give one campaign', async () => {
     const { ws } = await emailWorkspace();
-    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => ws.api('POST', '/v1/email-campaigns', { name: `N${i}`, subject: 'S', external_reference: 'race' })));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => ws.api('POST', '/v1/email-campaigns', { name: `N${i}`, subject: 'S', external_reference: 'race' })),
+    );
     expect(results.every((r) => r.status === 201)).toBe(true);
     expect(new Set(results.map((r) => r.body.id)).size).toBe(1);
     expect(results.filter((r) => !r.body.duplicate)).toHaveLength(1);
@@ -84,7 +117,10 @@ describe('POST /v1/email-campaigns', () => {
   it('PATCH: 200 with compile while editable; preheader clears on null; 409 campaign_not_editable after launch', async () => {
     const { ws } = await emailWorkspace();
     const c = await readyCampaign(ws, { preheader: 'P' });
-    const patched = await ws.api('PATCH', `/v1/email-campaigns/${c.id}`, { preheader: null, content: { blocks: [{ type: 'paragraph', text: 'Changed' }] } });
+    const patched = await ws.api('PATCH', `/v1/email-campaigns/${c.id}`, {
+      preheader: null,
+      content: { blocks: [{ type: 'paragraph', text: 'Changed' }] },
+    });
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ preheader: null, compile: { ok: true } });
     expect(patched.body).not.toHaveProperty('duplicate');
@@ -140,7 +176,9 @@ describe('launch', () => {
     expect(res.body.error.code).toBe('campaign_incomplete');
     expect(res.body.error.message).toBe('The campaign cannot be launched without compiled content, a sender profile on a verified domain');
     const withContent = await readyCampaign(ws);
-    const noSender = await ws.api('POST', `/v1/email-campaigns/${withContent.id}/schedule`, { scheduled_at: new Date(Date.now() + 60_000).toISOString() });
+    const noSender = await ws.api('POST', `/v1/email-campaigns/${withContent.id}/schedule`, {
+      scheduled_at: new Date(Date.now() + 60_000).toISOString(),
+    });
     expect(noSender.status).toBe(409);
     expect(noSender.body.error.message).toBe('The campaign cannot be launched without a sender profile on a verified domain');
   });

@@ -97,11 +97,21 @@ describe('email campaign delivery', () => {
     await ws.api('POST', `/v1/email-campaigns/${c.id}/send`);
     await finished(ws, c.id);
     const [first, second] = await recipients(ws, c.id);
-    await Promise.all([reportEvent(first.send_id!, { type: 'delivered' }), reportEvent(first.send_id!, { type: 'delivered' }), reportEvent(second.send_id!, { type: 'delivered' })]);
+    await Promise.all([
+      reportEvent(first.send_id!, { type: 'delivered' }),
+      reportEvent(first.send_id!, { type: 'delivered' }),
+      reportEvent(second.send_id!, { type: 'delivered' }),
+    ]);
     await reportEvent(first.send_id!, { type: 'opened' });
     await reportEvent(first.send_id!, { type: 'opened' });
     await reportEvent(second.send_id!, { type: 'bounced', bounce_type: 'hard' });
-    expect((await ws.api('GET', `/v1/email-campaigns/${c.id}`)).body.counters).toMatchObject({ delivered: 2, opened: 1, bounced: 1, clicked: 0, complained: 0 });
+    expect((await ws.api('GET', `/v1/email-campaigns/${c.id}`)).body.counters).toMatchObject({
+      delivered: 2,
+      opened: 1,
+      bounced: 1,
+      clicked: 0,
+      complained: 0,
+    });
 
     const paused = await emailWorkspace({ email: { paused: true } });
     await subscribedContact(paused.ws, 'one@example.com');
@@ -127,7 +137,12 @@ describe('email campaign delivery', () => {
     const consent = await ws.api('GET', `/v1/contacts/${ada}/consent`);
     expect(consent.body.email.consent_state).toBe('unsubscribed');
     expect((await ws.api('GET', `/v1/email-campaigns/${c.id}`)).body.counters.unsubscribed).toBe(1);
-    const ledger = await rowsIn<{ action: string; source: string }>(ws.id, `SELECT action, source FROM consent_ledger WHERE workspace_id = ? AND contact_id = ? AND channel = 'email' ORDER BY created_at`, ws.id, ada);
+    const ledger = await rowsIn<{ action: string; source: string }>(
+      ws.id,
+      `SELECT action, source FROM consent_ledger WHERE workspace_id = ? AND contact_id = ? AND channel = 'email' ORDER BY created_at`,
+      ws.id,
+      ada,
+    );
     expect(ledger.filter((l) => l.action === 'unsubscribe')).toEqual([{ action: 'unsubscribe', source: 'campaign_unsubscribe' }]);
     const events = await eventually(
       () => rowsIn<{ data: string }>(ws.id, `SELECT data FROM event_outbox WHERE workspace_id = ? AND type = 'contact.consent_changed'`, ws.id),
@@ -155,13 +170,23 @@ describe('email campaign delivery', () => {
     await finished(ws, c.id);
     const stale = '2020-01-01T00:00:00.000Z';
     // Ada's worker died mid hand-off; Bob's send message was lost before it ran.
-    await rowsIn(ws.id, `UPDATE email_campaign_recipients SET status = CASE contact_id WHEN ? THEN 'sending' ELSE 'queued' END, send_id = NULL, updated_at = ? WHERE campaign_id = ?`, ada, stale, c.id);
+    await rowsIn(
+      ws.id,
+      `UPDATE email_campaign_recipients SET status = CASE contact_id WHEN ? THEN 'sending' ELSE 'queued' END, send_id = NULL, updated_at = ? WHERE campaign_id = ?`,
+      ada,
+      stale,
+      c.id,
+    );
     await rowsIn(ws.id, `UPDATE email_campaigns SET status = 'sending', sent = 7, failed = 7, updated_at = ? WHERE id = ?`, stale, c.id);
     const run = await adminOk('POST', '/sweeps/campaign-schedules');
     expect(run.result.email_campaigns_redriven).toBe(1);
     const done = await finished(ws, c.id);
     expect(done).toMatchObject({ status: 'sent', counters: { targeted: 2, sent: 1, failed: 1 } });
-    const rows = await rowsIn<{ contact_id: string; status: string; error: string | null }>(ws.id, 'SELECT contact_id, status, error FROM email_campaign_recipients WHERE campaign_id = ?', c.id);
+    const rows = await rowsIn<{ contact_id: string; status: string; error: string | null }>(
+      ws.id,
+      'SELECT contact_id, status, error FROM email_campaign_recipients WHERE campaign_id = ?',
+      c.id,
+    );
     expect(rows.find((r) => r.contact_id === ada)).toMatchObject({ status: 'failed', error: 'no_provider_answer' });
     expect(rows.find((r) => r.contact_id === bob)).toMatchObject({ status: 'sent', error: null });
     expect(await outbox(ws, 'ada@example.com')).toHaveLength(1);
@@ -174,7 +199,10 @@ describe('email campaign headers', () => {
     const { ws } = await emailWorkspace();
     const draft = await readyCampaign(ws);
     for (const subject of BAD_SUBJECTS) {
-      for (const res of [await ws.api('POST', '/v1/email-campaigns', { name: 'Bad', subject }), await ws.api('PATCH', `/v1/email-campaigns/${draft.id}`, { subject })]) {
+      for (const res of [
+        await ws.api('POST', '/v1/email-campaigns', { name: 'Bad', subject }),
+        await ws.api('PATCH', `/v1/email-campaigns/${draft.id}`, { subject }),
+      ]) {
         expect(res.status, JSON.stringify(subject)).toBe(400);
         expect(res.body.message).toEqual(['subject: subject must not contain line breaks or control characters']);
       }
@@ -187,7 +215,12 @@ describe('email campaign headers', () => {
     const { ws, sender } = await emailWorkspace();
     const ada = await subscribedContact(ws, 'ada@example.com', { first_name: 'Ada' });
     await rowsIn(ws.id, 'UPDATE contacts SET first_name = ? WHERE id = ?', 'Ada\u001b[31m\u0000', ada);
-    await rowsIn(ws.id, 'UPDATE sender_profiles SET from_name = ? WHERE id = ?', '<evil@attacker.example>, Real\r\nBcc: victim@example.com', sender!.id);
+    await rowsIn(
+      ws.id,
+      'UPDATE sender_profiles SET from_name = ? WHERE id = ?',
+      '<evil@attacker.example>, Real\r\nBcc: victim@example.com',
+      sender!.id,
+    );
     const c = await readyCampaign(ws);
     await rowsIn(ws.id, 'UPDATE email_campaigns SET subject = ? WHERE id = ?', 'Hi [[first_name]]\r\nBcc: victim@example.com\u000b\u0000!', c.id);
     expect((await ws.api('POST', `/v1/email-campaigns/${c.id}/send`)).status).toBe(201);

@@ -68,7 +68,11 @@ describe('GET /v1/email-campaigns/{id}/estimate', () => {
     expect((await ws.api('GET', `/v1/email-campaigns/${everyone.id}/estimate`)).body).toEqual({ count: 2 });
     const germans = await readyCampaign(ws, { audience_filters: { $where: { field: 'country', op: 'eq', value: 'DE' } } });
     expect((await ws.api('GET', `/v1/email-campaigns/${germans.id}/estimate`)).body).toEqual({ count: 1 });
-    const audience = await adminOk('POST', `/workspaces/${ws.id}/audiences`, { name: 'Germans', kind: 'dynamic', filters: { $where: { field: 'country', op: 'eq', value: 'DE' } } });
+    const audience = await adminOk('POST', `/workspaces/${ws.id}/audiences`, {
+      name: 'Germans',
+      kind: 'dynamic',
+      filters: { $where: { field: 'country', op: 'eq', value: 'DE' } },
+    });
     const byAudience = await readyCampaign(ws, { audience_id: audience.id });
     expect((await ws.api('GET', `/v1/email-campaigns/${byAudience.id}/estimate`)).body).toEqual({ count: 1 });
   });
@@ -84,9 +88,16 @@ describe('GET /v1/email-campaigns/{id}/estimate', () => {
 
   it('counts entries of the eligible-contacts index and walks the workspace lists once instead of probing them per contact', async () => {
     const ws = await mixedWorkspace();
-    const query = new SQLiteAsyncDialect().sqlToQuery(sql`SELECT ${eligibleCountSql(sql`${ws.id}`, sql`1`, false, sql`${await platformListJson(env)}`)} AS n`);
+    const query = new SQLiteAsyncDialect().sqlToQuery(
+      sql`SELECT ${eligibleCountSql(sql`${ws.id}`, sql`1`, false, sql`${await platformListJson(env)}`)} AS n`,
+    );
     const db = await shardOf(ws.id);
-    const plan = (await db.prepare(`EXPLAIN QUERY PLAN ${query.sql}`).bind(...query.params).all<{ detail: string }>()).results.map((r) => r.detail);
+    const plan = (
+      await db
+        .prepare(`EXPLAIN QUERY PLAN ${query.sql}`)
+        .bind(...query.params)
+        .all<{ detail: string }>()
+    ).results.map((r) => r.detail);
     // `email IS NOT NULL` bounds the range from below.
     expect(plan).toContain('SEARCH c USING INDEX contacts_email_eligible (workspace_id=? AND email>?)');
     expect(plan).toContain('SEARCH s USING COVERING INDEX email_suppressions_workspace_email (workspace_id=?)');
@@ -95,9 +106,20 @@ describe('GET /v1/email-campaigns/{id}/estimate', () => {
     // The platform list (from the control plane) is walked once too, each address probing the index.
     expect(plan.some((d) => /^SCAN p VIRTUAL TABLE/.test(d))).toBe(true);
     // The workspace's lists are never looked up once per contact.
-    expect(plan.filter((d) => /email_suppressions_workspace_email \(workspace_id=\? AND email=\?\)|phone_blacklist_workspace_phone \(workspace_id=\? AND phone=\?\)/.test(d))).toEqual([]);
+    expect(
+      plan.filter((d) =>
+        /email_suppressions_workspace_email \(workspace_id=\? AND email=\?\)|phone_blacklist_workspace_phone \(workspace_id=\? AND phone=\?\)/.test(
+          d,
+        ),
+      ),
+    ).toEqual([]);
     expect(plan.some((d) => d.includes('contacts_workspace_email_consent') || /SCAN c\b/.test(d))).toBe(false);
-    const [{ n }] = (await db.prepare(query.sql).bind(...query.params).all<{ n: number }>()).results;
+    const [{ n }] = (
+      await db
+        .prepare(query.sql)
+        .bind(...query.params)
+        .all<{ n: number }>()
+    ).results;
     expect(n).toBe(2);
     // The index holds exactly the contacts the baseline admits on their own columns.
     const [{ entries }] = await rowsIn<{ entries: number }>(
@@ -120,7 +142,12 @@ describe('GET /v1/email-campaigns/{id}/estimate', () => {
     const count = new SQLiteAsyncDialect().sqlToQuery(sql`SELECT ${eligibleCountSql(sql`${ws.id}`, listed, true, sql`${'[]'}`)} AS n`);
     const page = emailEligiblePage(dbFor(db), ws.id, { extra: listed, listed: true }, { limit: 10 }).getQuery();
     for (const query of [count, page]) {
-      const plan = (await db.prepare(`EXPLAIN QUERY PLAN ${query.sql}`).bind(...query.params).all<{ detail: string }>()).results.map((r) => r.detail);
+      const plan = (
+        await db
+          .prepare(`EXPLAIN QUERY PLAN ${query.sql}`)
+          .bind(...query.params)
+          .all<{ detail: string }>()
+      ).results.map((r) => r.detail);
       expect(plan, plan.join('\n')).toContain('SEARCH c USING INDEX contacts_id (id=?)');
       expect(plan.some((d) => d.includes('sqlite_autoindex_contacts_1'))).toBe(false);
     }

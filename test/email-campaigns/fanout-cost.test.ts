@@ -36,7 +36,10 @@ describe('email campaign fan-out cost', () => {
       const page = rec.sent.shift() as PageMessage;
       await handlePage(rec.env, page);
       expect(roundTrips(ran), `page of ${count}`).toBe(PAGE_OWN + CHUNK * Math.ceil(count / SEND_CHUNK));
-      expect((await ws.api('GET', `/v1/email-campaigns/${c.id}`)).body).toMatchObject({ status: 'sent', counters: { targeted: count, sent: count, failed: 0 } });
+      expect((await ws.api('GET', `/v1/email-campaigns/${c.id}`)).body).toMatchObject({
+        status: 'sent',
+        counters: { targeted: count, sent: count, failed: 0 },
+      });
       expect(await mailCount(ws)).toEqual({ mails: count, addresses: count });
       // A redelivered page of a sending campaign writes nothing new, claims nothing and sends nothing.
       await rowsIn(ws.id, `UPDATE email_campaigns SET status = 'sending' WHERE id = ? RETURNING 1`, c.id);
@@ -64,6 +67,9 @@ describe('email campaign fan-out cost', () => {
     const rows = await rowsIn<{ contact_id: string }>(ws.id, 'SELECT contact_id FROM email_campaign_recipients WHERE campaign_id = ?', c.id);
     expect(new Set(rows.map((r) => r.contact_id))).toEqual(new Set(ids));
     expect(await mailCount(ws)).toEqual({ mails: ids.length, addresses: ids.length });
-    expect((await ws.api('GET', `/v1/email-campaigns/${c.id}`)).body).toMatchObject({ status: 'sent', counters: { targeted: ids.length, sent: ids.length } });
+    expect((await ws.api('GET', `/v1/email-campaigns/${c.id}`)).body).toMatchObject({
+      status: 'sent',
+      counters: { targeted: ids.length, sent: ids.length },
+    });
   });
 });

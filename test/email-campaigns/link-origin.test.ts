@@ -2,15 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { emailWorkspace, outbox, type OutboxMessage } from '../email/support';
 import { cronTick } from '../support/cron';
 import { rowsIn } from '../support/db';
-import { type TestWorkspace } from '../support/harness';
+import type { TestWorkspace } from '../support/harness';
 import { finished, readyCampaign, subscribedContact } from './support';
-
 
 /** A campaign scheduled through the API (at https://api.test) and now due. */
 async function dueCampaign(ws: TestWorkspace) {
   await subscribedContact(ws, 'ada@example.com', { first_name: 'Ada' });
   const c = await readyCampaign(ws, { content: { markdown: 'Read [the notes](https://example.com/notes).\n\n[[unsubscribe_url]]' } });
-  expect((await ws.api('POST', `/v1/email-campaigns/${c.id}/schedule`, { scheduled_at: new Date(Date.now() + 60_000).toISOString() })).status).toBe(201);
+  expect((await ws.api('POST', `/v1/email-campaigns/${c.id}/schedule`, { scheduled_at: new Date(Date.now() + 60_000).toISOString() })).status).toBe(
+    201,
+  );
   await rowsIn(ws.id, `UPDATE email_campaigns SET scheduled_at = '2020-01-01T00:00:00.000Z' WHERE id = ?`, c.id);
   return c;
 }

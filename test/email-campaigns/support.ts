@@ -16,7 +16,12 @@ export async function subscribedContact(ws: TestWorkspace, email: string, fields
 
 /** A complete draft (subject, content; the workspace's default sender). */
 export async function readyCampaign(ws: TestWorkspace, extra: Record<string, unknown> = {}) {
-  const res = await ws.api('POST', '/v1/email-campaigns', { name: 'Spring', subject: 'Hi [[first_name : there]]', content: { markdown: MARKDOWN }, ...extra });
+  const res = await ws.api('POST', '/v1/email-campaigns', {
+    name: 'Spring',
+    subject: 'Hi [[first_name : there]]',
+    content: { markdown: MARKDOWN },
+    ...extra,
+  });
   if (res.status !== 201) throw new Error(`campaign create answered ${res.status}: ${JSON.stringify(res.body)}`);
   return res.body;
 }
@@ -38,7 +43,9 @@ export async function bulkSubscribers(ws: TestWorkspace, count: number) {
       ids.slice(i, i + 100).map((id, k) => {
         const at = new Date(Date.UTC(2025, 0, 1) + Math.floor((i + k) / 3) * 1000).toISOString();
         return db
-          .prepare(`INSERT INTO contacts (id, workspace_id, email, first_name, email_consent_state, block_state, custom_fields, created_at, updated_at) VALUES (?, ?, ?, 'Bulk', 'subscribed', 'none', '{}', ?, ?)`)
+          .prepare(
+            `INSERT INTO contacts (id, workspace_id, email, first_name, email_consent_state, block_state, custom_fields, created_at, updated_at) VALUES (?, ?, ?, 'Bulk', 'subscribed', 'none', '{}', ?, ?)`,
+          )
           .bind(id, ws.id, `bulk${i + k}@example.com`, at, at);
       }),
     );

@@ -12,10 +12,15 @@ const emails = (tos: string[]): BulkEmail[] => tos.map((to, i) => ({ ref: `r${i}
 
 async function bulk(ws: TestWorkspace, list: BulkEmail[], settled: BulkOutcome[][] = []) {
   const ctx = await workspaceContext(env, ws.id);
-  return sendEmailBatch({ ...ctx, env, baseUrl: 'http://localhost' }, { tracking: { opens: true, clicks: true }, metadata: { campaign_id: 'c1' }, source: 'campaign' }, list, (outcomes) => {
-    settled.push(outcomes);
-    return [];
-  });
+  return sendEmailBatch(
+    { ...ctx, env, baseUrl: 'http://localhost' },
+    { tracking: { opens: true, clicks: true }, metadata: { campaign_id: 'c1' }, source: 'campaign' },
+    list,
+    (outcomes) => {
+      settled.push(outcomes);
+      return [];
+    },
+  );
 }
 
 const sends = (ws: TestWorkspace) =>
@@ -28,7 +33,8 @@ const sends = (ws: TestWorkspace) =>
 const usage = async (ws: TestWorkspace, table: 'email_quota_usage' | 'email_warming_usage') =>
   (await rowsIn<{ sends: number }>(ws.id, `SELECT sends FROM ${table} WHERE workspace_id = ?`, ws.id))[0]?.sends ?? 0;
 
-const count = (outcomes: BulkOutcome[], status: string, error?: string) => outcomes.filter((o) => o.status === status && (error === undefined || o.error === error)).length;
+const count = (outcomes: BulkOutcome[], status: string, error?: string) =>
+  outcomes.filter((o) => o.status === status && (error === undefined || o.error === error)).length;
 
 describe('the bulk send path', () => {
   it('one outcome per message in order: sent, suppressed (a row, no email), invalid recipient, provider refusal (no row)', async () => {
@@ -59,7 +65,9 @@ describe('the bulk send path', () => {
 
   it('the monthly quota admits exactly what is left across parallel batches, and refused hand-offs give their counts back', async () => {
     const { ws } = await emailWorkspace({ email: { monthly_quota: 5 } });
-    const batches = [0, 1, 2].map((b) => emails([0, 1, 2, 3].map((i) => (b === 0 && i < 2 ? `no${i}@${SANDBOX_REJECT_DOMAIN}` : `b${b}.${i}@example.com`))));
+    const batches = [0, 1, 2].map((b) =>
+      emails([0, 1, 2, 3].map((i) => (b === 0 && i < 2 ? `no${i}@${SANDBOX_REJECT_DOMAIN}` : `b${b}.${i}@example.com`))),
+    );
     const outs = (await Promise.all(batches.map((list) => bulk(ws, list)))).flat();
     const sent = count(outs, 'sent');
     const refused = count(outs, 'failed', 'provider_error');
@@ -75,7 +83,9 @@ describe('the bulk send path', () => {
 
   it('the daily warming cap refuses the rest with warming_cap_exceeded; a paused workspace or a missing sender refuses all', async () => {
     const capped = (await emailWorkspace({ email: { daily_warming_cap: 3 } })).ws;
-    const outs = (await Promise.all([bulk(capped, emails(['a@x.example', 'b@x.example'])), bulk(capped, emails(['c@x.example', 'd@x.example']))])).flat();
+    const outs = (
+      await Promise.all([bulk(capped, emails(['a@x.example', 'b@x.example'])), bulk(capped, emails(['c@x.example', 'd@x.example']))])
+    ).flat();
     expect(count(outs, 'sent')).toBe(3);
     expect(count(outs, 'failed', 'warming_cap_exceeded')).toBe(1);
     expect(await usage(capped, 'email_warming_usage')).toBe(3);

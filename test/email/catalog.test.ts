@@ -24,7 +24,16 @@ describe('GET /v1/audiences', () => {
     expect(all.status).toBe(200);
     expect(all.body).toMatchObject({ total: 2, limit: 25, offset: 0 });
     expect(all.body.data.map((r: any) => r.id)).toEqual([b.id, a.id]);
-    expect(Object.keys(all.body.data[0]).sort()).toEqual(['created_at', 'id', 'kind', 'last_count', 'last_counted_at', 'name', 'updated_at', 'workspace_id']);
+    expect(Object.keys(all.body.data[0]).sort()).toEqual([
+      'created_at',
+      'id',
+      'kind',
+      'last_count',
+      'last_counted_at',
+      'name',
+      'updated_at',
+      'workspace_id',
+    ]);
     expect(all.body.data[0]).toMatchObject({ last_count: null, last_counted_at: null });
     expect((await ws.api('GET', '/v1/audiences?kind=static')).body.data.map((r: any) => r.id)).toEqual([b.id]);
     expect((await ws.api('GET', '/v1/audiences?kind=')).body.total).toBe(2);
@@ -37,7 +46,11 @@ describe('GET /v1/audiences', () => {
 
   it('validates a dynamic audience with the contact filter compiler (operator)', async () => {
     const { ws } = await emailWorkspace();
-    const bad = await admin('POST', `/workspaces/${ws.id}/audiences`, { name: 'x', kind: 'dynamic', filters: { $where: { field: 'nope', op: 'eq', value: 1 } } });
+    const bad = await admin('POST', `/workspaces/${ws.id}/audiences`, {
+      name: 'x',
+      kind: 'dynamic',
+      filters: { $where: { field: 'nope', op: 'eq', value: 1 } },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.message).toMatch(/^Invalid filter: /);
     expect((await admin('POST', `/workspaces/${ws.id}/audiences`, { name: 'x', kind: 'static', contact_ids: ['nope'] })).status).toBe(400);
@@ -48,7 +61,11 @@ describe('GET /v1/audiences', () => {
     const { ws } = await emailWorkspace();
     for (const name of PROTOTYPE_NAMES) {
       const raw = `{"name":"x","kind":"dynamic","filters":{${JSON.stringify(name)}:{"$gt":1}}}`;
-      const res = await call('POST', `/admin/v1/workspaces/${ws.id}/audiences`, { key: ADMIN_TOKEN, rawBody: raw, headers: { 'content-type': 'application/json' } });
+      const res = await call('POST', `/admin/v1/workspaces/${ws.id}/audiences`, {
+        key: ADMIN_TOKEN,
+        rawBody: raw,
+        headers: { 'content-type': 'application/json' },
+      });
       expect(res.status, `${name}: ${JSON.stringify(res.body)}`).toBe(400);
       expect(res.body.message).toMatch(/^Invalid filter/);
     }
@@ -90,7 +107,11 @@ describe('the audience resolver', () => {
     expect(listed.last_count).toBe(2);
     expect(listed.last_counted_at).toEqual(expect.any(String));
 
-    const fixed = await audience(ws, { name: 'Picked', kind: 'static', contact_ids: [ok.id, suppressed.id, blacklisted.id, bergen.id, platformListed.id, crypto.randomUUID()] });
+    const fixed = await audience(ws, {
+      name: 'Picked',
+      kind: 'static',
+      contact_ids: [ok.id, suppressed.id, blacklisted.id, bergen.id, platformListed.id, crypto.randomUUID()],
+    });
     const picked = await resolveAudience(env, ctx, fixed.id, { limit: 10 });
     expect(picked!.recipients.map((r) => r.email).sort()).toEqual(['bergen@example.com', 'ok@example.com']);
     expect(await resolveAudience(env, ctx, crypto.randomUUID())).toBeNull();
@@ -125,7 +146,12 @@ describe('GET /v1/sender-profiles', () => {
   it('lists newest first with verified, composed from_email and domain status; never DKIM/DNS material', async () => {
     const { ws, sender } = await emailWorkspace();
     await sleep(2);
-    const pending = await addSender(ws, { from_name: 'News', from_email: 'News@Letters.Acme.example', domain_verified: false, reply_to: 'reply@acme.example' });
+    const pending = await addSender(ws, {
+      from_name: 'News',
+      from_email: 'News@Letters.Acme.example',
+      domain_verified: false,
+      reply_to: 'reply@acme.example',
+    });
     const res = await ws.api('GET', '/v1/sender-profiles');
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ total: 2, limit: 25, offset: 0 });

@@ -51,10 +51,14 @@ describe('exactly-once sends: the IdempotencyClaims Durable Object', () => {
     const sendId = crypto.randomUUID();
     const now = new Date().toISOString();
     await db.batch([
-      db.prepare(`INSERT INTO email_sends (id, workspace_id, idempotency_key, source, status, "to", "from", sender_profile_id, subject, track_opens, track_clicks, created_at, updated_at)
-        VALUES (?, ?, ?, 'api', 'sending', 'ada@example.com', ?, ?, 'Hello', 0, 0, ?, ?)`).bind(sendId, ws.id, key, sender!.from_email, sender!.id, now, now),
-      db.prepare(`INSERT INTO sandbox_outbox (id, workspace_id, channel, idempotency_key, "to", "from", subject, html, text, headers, created_at)
-        VALUES (?, ?, 'email', ?, 'ada@example.com', 'Acme', 'Hello', '<p>x</p>', 'x', '{}', ?)`).bind(crypto.randomUUID(), ws.id, `${ws.id}:${key}`, now),
+      db
+        .prepare(`INSERT INTO email_sends (id, workspace_id, idempotency_key, source, status, "to", "from", sender_profile_id, subject, track_opens, track_clicks, created_at, updated_at)
+        VALUES (?, ?, ?, 'api', 'sending', 'ada@example.com', ?, ?, 'Hello', 0, 0, ?, ?)`)
+        .bind(sendId, ws.id, key, sender!.from_email, sender!.id, now, now),
+      db
+        .prepare(`INSERT INTO sandbox_outbox (id, workspace_id, channel, idempotency_key, "to", "from", subject, html, text, headers, created_at)
+        VALUES (?, ?, 'email', ?, 'ada@example.com', 'Acme', 'Hello', '<p>x</p>', 'x', '{}', ?)`)
+        .bind(crypto.randomUUID(), ws.id, `${ws.id}:${key}`, now),
     ]);
     await expireClaim(ws.id, key);
     const retry = await send(ws, { idempotency_key: key });
@@ -118,7 +122,10 @@ describe('the claims instance: one storage statement per step', () => {
       const sql = state.storage.sql;
       const exec = sql.exec.bind(sql);
       let statements = 0;
-      sql.exec = ((query: string, ...bindings: unknown[]) => (statements++, exec(query, ...bindings))) as typeof sql.exec;
+      sql.exec = ((query: string, ...bindings: unknown[]) => {
+        statements++;
+        return exec(query, ...bindings);
+      }) as typeof sql.exec;
       const counted = <T>(step: () => T): [T, number] => {
         statements = 0;
         return [step(), statements];

@@ -61,7 +61,12 @@ describe('email events: the operator route and the provider webhook run one path
     const { ws } = await emailWorkspace();
     const db = (await workspaceDb(env, ws.id))!;
     const ctx = { db, ws: await getWorkspace(controlDb(env), ws.id), events: new EventSink(), env, baseUrl: 'https://api.test' };
-    const { record, fresh } = await sendEmail(ctx, { to: 'guest@example.com', message: { subject: 'Your booking', text: 'See you' }, source: 'booking', tracking: { opens: true } });
+    const { record, fresh } = await sendEmail(ctx, {
+      to: 'guest@example.com',
+      message: { subject: 'Your booking', text: 'See you' },
+      source: 'booking',
+      tracking: { opens: true },
+    });
     expect(fresh).toBe(true);
     expect(record).toMatchObject({ status: 'sent', idempotency_key: null });
     expect((await outbox(ws, 'guest@example.com'))[0].subject).toBe('Your booking');
@@ -133,17 +138,33 @@ describe('POST /providers/email/resend', () => {
     const { ws } = await emailWorkspace();
     const sent = await send(ws, { metadata: { k: 1 } });
     const messageId = sent.body.provider_message_id;
-    const delivered = signed({ type: 'email.delivered', created_at: new Date().toISOString(), data: { email_id: messageId, to: ['ada@example.com'], tags: [{ name: 'workspace_id', value: ws.id }] } });
+    const delivered = signed({
+      type: 'email.delivered',
+      created_at: new Date().toISOString(),
+      data: { email_id: messageId, to: ['ada@example.com'], tags: [{ name: 'workspace_id', value: ws.id }] },
+    });
     const res = await call('POST', '/providers/email/resend', { rawBody: delivered.body, headers: delivered.headers });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ received: 1, recorded: 1 });
     // Without our tags the message id alone finds the send.
-    const bounced = signed({ type: 'email.bounced', data: { email_id: messageId, bounce: { type: 'Permanent', subType: 'General', message: 'Mailbox does not exist' } } });
-    expect((await call('POST', '/providers/email/resend', { rawBody: bounced.body, headers: bounced.headers })).body).toEqual({ received: 1, recorded: 1 });
+    const bounced = signed({
+      type: 'email.bounced',
+      data: { email_id: messageId, bounce: { type: 'Permanent', subType: 'General', message: 'Mailbox does not exist' } },
+    });
+    expect((await call('POST', '/providers/email/resend', { rawBody: bounced.body, headers: bounced.headers })).body).toEqual({
+      received: 1,
+      recorded: 1,
+    });
     // The same notification again, and types we do not map, record nothing.
-    expect((await call('POST', '/providers/email/resend', { rawBody: bounced.body, headers: bounced.headers })).body).toEqual({ received: 1, recorded: 0 });
+    expect((await call('POST', '/providers/email/resend', { rawBody: bounced.body, headers: bounced.headers })).body).toEqual({
+      received: 1,
+      recorded: 0,
+    });
     const sentType = signed({ type: 'email.sent', data: { email_id: messageId } });
-    expect((await call('POST', '/providers/email/resend', { rawBody: sentType.body, headers: sentType.headers })).body).toEqual({ received: 0, recorded: 0 });
+    expect((await call('POST', '/providers/email/resend', { rawBody: sentType.body, headers: sentType.headers })).body).toEqual({
+      received: 0,
+      recorded: 0,
+    });
 
     const base = { send_id: sent.body.id, idempotency_key: sent.body.idempotency_key, to: 'ada@example.com', metadata: { k: 1 } };
     expect(await emailEvents(ws)).toEqual([
@@ -173,7 +194,7 @@ describe('POST /providers/email/resend', () => {
   });
 
   it('answers 401 to a bad or missing signature and 404 to an unknown provider', async () => {
-    const forged = signed({ type: 'email.delivered', data: { email_id: 'x' } }, 'whsec_' + btoa('another-secret-of-24-byte'));
+    const forged = signed({ type: 'email.delivered', data: { email_id: 'x' } }, `whsec_${btoa('another-secret-of-24-byte')}`);
     expect((await call('POST', '/providers/email/resend', { rawBody: forged.body, headers: forged.headers })).status).toBe(401);
     const good = signed({ type: 'email.delivered', data: { email_id: 'x' } });
     expect((await call('POST', '/providers/email/resend', { rawBody: good.body.replace('x', 'y'), headers: good.headers })).status).toBe(401);
@@ -228,18 +249,29 @@ describe('the Resend adapter against a fake Resend', () => {
   it('maps refusals, rate limits, outages and unreachability to ProviderRejected', async () => {
     const answers = [
       Response.json({ statusCode: 422, name: 'validation_error', message: 'Invalid `to` field.' }, { status: 422 }),
-      Response.json({ statusCode: 409, name: 'invalid_idempotent_request', message: 'Same idempotency key used with a different request payload.' }, { status: 409 }),
+      Response.json(
+        { statusCode: 409, name: 'invalid_idempotent_request', message: 'Same idempotency key used with a different request payload.' },
+        { status: 409 },
+      ),
       Response.json({ statusCode: 429, name: 'rate_limit_exceeded', message: 'Too many requests' }, { status: 429 }),
       new Response('<html>bad gateway</html>', { status: 502 }),
     ];
     for (const answer of answers) {
-      const err = await resendEmailProvider((async () => answer) as unknown as typeof fetch).send(ctx(), message, 'k').catch((e) => e);
+      const err = await resendEmailProvider((async () => answer) as unknown as typeof fetch)
+        .send(ctx(), message, 'k')
+        .catch((e) => e);
       expect(err).toBeInstanceOf(ProviderRejected);
       expect(err.message).toContain(String(answer.status));
     }
-    const down = await resendEmailProvider((async () => { throw new TypeError('network down'); }) as unknown as typeof fetch).send(ctx(), message, 'k').catch((e) => e);
+    const down = await resendEmailProvider((async () => {
+      throw new TypeError('network down');
+    }) as unknown as typeof fetch)
+      .send(ctx(), message, 'k')
+      .catch((e) => e);
     expect(down).toBeInstanceOf(ProviderRejected);
-    const unconfigured = await resendEmailProvider().send(ctx(''), message, 'k').catch((e) => e);
+    const unconfigured = await resendEmailProvider()
+      .send(ctx(''), message, 'k')
+      .catch((e) => e);
     expect(unconfigured).toBeInstanceOf(ProviderRejected);
   });
 
@@ -264,21 +296,31 @@ describe('the Resend adapter against a fake Resend', () => {
     ]);
     await resendEmailProvider(fake).sendBatch(ctx(), three);
     expect(new Headers(seen[1].init.headers).get('idempotency-key')).toBe(headers.get('idempotency-key'));
-    const refusedAll = (async () => Response.json({ name: 'validation_error', message: 'Too many emails' }, { status: 422 })) as unknown as typeof fetch;
-    const err = await resendEmailProvider(refusedAll).sendBatch(ctx(), three).catch((e) => e);
+    const refusedAll = (async () =>
+      Response.json({ name: 'validation_error', message: 'Too many emails' }, { status: 422 })) as unknown as typeof fetch;
+    const err = await resendEmailProvider(refusedAll)
+      .sendBatch(ctx(), three)
+      .catch((e) => e);
     expect(err).toBeInstanceOf(ProviderRejected);
     expect(err.message).toContain('422');
   });
 
   it('parses opened and clicked webhooks', async () => {
     const provider = resendEmailProvider();
-    const click = signedFor({ type: 'email.clicked', data: { email_id: 'm1', click: { link: 'https://a.example/x', ipAddress: '1.2.3.4' }, tags: { workspace_id: 'w1' } } });
+    const click = signedFor({
+      type: 'email.clicked',
+      data: { email_id: 'm1', click: { link: 'https://a.example/x', ipAddress: '1.2.3.4' }, tags: { workspace_id: 'w1' } },
+    });
     expect(await provider.parseWebhook({ ...env, RESEND_WEBHOOK_SECRET: SECRET }, new Headers(click.headers), click.body)).toEqual([
       { providerMessageId: 'm1', workspaceId: 'w1', type: 'clicked', url: 'https://a.example/x' },
     ]);
     const open = signedFor({ type: 'email.opened', data: { email_id: 'm2' } });
-    expect(await provider.parseWebhook({ ...env, RESEND_WEBHOOK_SECRET: SECRET }, new Headers(open.headers), open.body)).toEqual([{ providerMessageId: 'm2', workspaceId: undefined, type: 'opened', machine: false }]);
-    await expect(provider.parseWebhook({ ...env, RESEND_WEBHOOK_SECRET: undefined }, new Headers(open.headers), open.body)).rejects.toBeInstanceOf(InvalidProviderSignature);
+    expect(await provider.parseWebhook({ ...env, RESEND_WEBHOOK_SECRET: SECRET }, new Headers(open.headers), open.body)).toEqual([
+      { providerMessageId: 'm2', workspaceId: undefined, type: 'opened', machine: false },
+    ]);
+    await expect(provider.parseWebhook({ ...env, RESEND_WEBHOOK_SECRET: undefined }, new Headers(open.headers), open.body)).rejects.toBeInstanceOf(
+      InvalidProviderSignature,
+    );
   });
 });
 
@@ -287,9 +329,16 @@ function signedFor(payload: unknown, secret = SECRET) {
   const body = JSON.stringify(payload);
   const id = `msg_${crypto.randomUUID()}`;
   const at = new Date();
-  return { body, headers: { 'svix-id': id, 'svix-timestamp': String(Math.floor(at.getTime() / 1000)), 'svix-signature': new Webhook(secret).sign(id, at, body), 'content-type': 'application/json' } };
+  return {
+    body,
+    headers: {
+      'svix-id': id,
+      'svix-timestamp': String(Math.floor(at.getTime() / 1000)),
+      'svix-signature': new Webhook(secret).sign(id, at, body),
+      'content-type': 'application/json',
+    },
+  };
 }
-
 
 describe('email events reach webhook endpoints', () => {
   const receiver = useReceiver();
@@ -301,6 +350,9 @@ describe('email events reach webhook endpoints', () => {
     const [delivered] = await receiver.received(ep, 1);
     const [row] = await eventOutbox(ws.id, 'email.*');
     expectFromOutbox(delivered, row);
-    expect(delivered).toMatchObject({ type: 'email.delivered', data: { send_id: sent.body.id, idempotency_key: sent.body.idempotency_key, to: 'ada@example.com', metadata: { order: 9 } } });
+    expect(delivered).toMatchObject({
+      type: 'email.delivered',
+      data: { send_id: sent.body.id, idempotency_key: sent.body.idempotency_key, to: 'ada@example.com', metadata: { order: 9 } },
+    });
   });
 });

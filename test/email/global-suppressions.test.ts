@@ -21,12 +21,16 @@ async function listed(email: string, reason = 'spamtrap') {
 
 /** A row an earlier release left in a shard's own copy of the list. */
 async function leftInShard(ws: TestWorkspace, email: string, reason = 'spamtrap') {
-  await (await shardOf(ws.id)).prepare('INSERT INTO global_email_suppressions (email, reason, created_at) VALUES (?, ?, ?)').bind(email, reason, new Date().toISOString()).run();
+  await (await shardOf(ws.id))
+    .prepare('INSERT INTO global_email_suppressions (email, reason, created_at) VALUES (?, ?, ?)')
+    .bind(email, reason, new Date().toISOString())
+    .run();
 }
 
 const unique = (label: string) => `${label}-${crypto.randomUUID()}@global.example`;
 const sendStatus = async (ws: TestWorkspace, to: string) => (await send(ws, { to })).body.status;
-const sendRows = (ws: TestWorkspace) => rowsIn<{ to: string; status: string }>(ws.id, 'SELECT "to", status FROM email_sends WHERE workspace_id = ? ORDER BY "to"', ws.id);
+const sendRows = (ws: TestWorkspace) =>
+  rowsIn<{ to: string; status: string }>(ws.id, 'SELECT "to", status FROM email_sends WHERE workspace_id = ? ORDER BY "to"', ws.id);
 
 describe('the platform list holds for every shard', () => {
   it('a send from a shard that never held the entry is suppressed exactly as a workspace suppression is', async () => {
@@ -39,7 +43,10 @@ describe('the platform list holds for every shard', () => {
       const byPlatform = await send(ws, { to: platform });
       const byWorkspace = await send(ws, { to: own });
       const shape = (b: any) => ({ status: b.status, reason: b.reason, duplicate: b.duplicate, provider_message_id: b.provider_message_id });
-      expect([byPlatform.status, shape(byPlatform.body)], shard).toEqual([201, { status: 'suppressed', reason: 'suppressed', duplicate: false, provider_message_id: null }]);
+      expect([byPlatform.status, shape(byPlatform.body)], shard).toEqual([
+        201,
+        { status: 'suppressed', reason: 'suppressed', duplicate: false, provider_message_id: null },
+      ]);
       expect([byWorkspace.status, shape(byWorkspace.body)]).toEqual([byPlatform.status, shape(byPlatform.body)]);
       expect(await outbox(ws)).toEqual([]);
       expect(await sendRows(ws)).toEqual([own, platform].sort().map((to) => ({ to, status: 'suppressed' })));
@@ -92,7 +99,8 @@ describe('the platform list holds for every shard', () => {
     await listed(address);
     expect((await ws.api('POST', `/v1/newsletter-issues/${(await readyIssue(ws, n.id)).id}/publish`)).status).toBe(200);
     await adminOk('POST', '/sweeps/deliver-newsletters');
-    const deliveries = () => rowsIn<{ status: string; reason: string | null }>(ws.id, 'SELECT status, reason FROM newsletter_deliveries WHERE workspace_id = ?', ws.id);
+    const deliveries = () =>
+      rowsIn<{ status: string; reason: string | null }>(ws.id, 'SELECT status, reason FROM newsletter_deliveries WHERE workspace_id = ?', ws.id);
     const rows = await eventually(deliveries, (r) => r.length === 1 && r[0].status !== 'queued', 10_000);
     expect(rows).toEqual([{ status: 'skipped', reason: 'suppressed' }]);
     expect(await outbox(ws)).toEqual([]);
@@ -139,7 +147,11 @@ describe('operator routes of the platform list', () => {
     expect(await sendStatus(ws, address)).toBe('suppressed');
     const removed = await admin('DELETE', `/global-suppressions/${encodeURIComponent(address.toUpperCase())}`);
     expect([removed.status, removed.body]).toEqual([200, { success: true }]);
-    expect((await adminOk('GET', `/global-suppressions?after=${encodeURIComponent(address.slice(0, -1))}&limit=1`)).data.map((e: { email: string }) => e.email)).not.toContain(address);
+    expect(
+      (await adminOk('GET', `/global-suppressions?after=${encodeURIComponent(address.slice(0, -1))}&limit=1`)).data.map(
+        (e: { email: string }) => e.email,
+      ),
+    ).not.toContain(address);
     expect(await sendStatus(ws, address)).toBe('sent');
     expect((await outbox(ws)).map((m) => m.to)).toEqual([address]);
     expect((await adminOk('DELETE', `/global-suppressions/${kept}`)).success).toBe(true);

@@ -11,10 +11,17 @@ import { admin, type TestWorkspace } from '../support/harness';
 import { ADDRESS, BAD_NAMES, BAD_SUBJECTS, emailWorkspace, expectOneMailbox, outbox, send } from './support';
 
 /** Stores a value as if it had been written before the write rules (straight into the row). */
-const storeSenderName = (ws: TestWorkspace, id: string, name: string) => rowsIn(ws.id, 'UPDATE sender_profiles SET from_name = ? WHERE id = ?', name, id);
+const storeSenderName = (ws: TestWorkspace, id: string, name: string) =>
+  rowsIn(ws.id, 'UPDATE sender_profiles SET from_name = ? WHERE id = ?', name, id);
 
 async function sendContext(ws: TestWorkspace, env_: Record<string, unknown> = {}) {
-  return { db: (await workspaceDb(env, ws.id))!, ws: await getWorkspace(controlDb(env), ws.id), events: new EventSink(), env: { ...env, ...env_ }, baseUrl: 'https://api.test' } as never;
+  return {
+    db: (await workspaceDb(env, ws.id))!,
+    ws: await getWorkspace(controlDb(env), ws.id),
+    events: new EventSink(),
+    env: { ...env, ...env_ },
+    baseUrl: 'https://api.test',
+  } as never;
 }
 
 describe('header safety: the shared rule', () => {
@@ -38,7 +45,12 @@ describe('header safety: writes', () => {
   it('the operator sender-profile route refuses control characters and < > , @ " in from_name (400)', async () => {
     const { ws } = await emailWorkspace({}, { sender: false });
     for (const from_name of BAD_NAMES) {
-      const res = await admin('POST', `/workspaces/${ws.id}/sender-profiles`, { from_name, from_email: ADDRESS, domain_verified: true, is_default: false });
+      const res = await admin('POST', `/workspaces/${ws.id}/sender-profiles`, {
+        from_name,
+        from_email: ADDRESS,
+        domain_verified: true,
+        is_default: false,
+      });
       expect(res.status, JSON.stringify(from_name)).toBe(400);
       expect(res.body).toMatchObject({ statusCode: 400, error: 'Bad Request' });
       const control = /\p{Cc}/u.test(from_name.trim());
@@ -49,7 +61,12 @@ describe('header safety: writes', () => {
       ]);
     }
     expect((await ws.api('GET', '/v1/sender-profiles')).body.total).toBe(0);
-    const fine = await admin('POST', `/workspaces/${ws.id}/sender-profiles`, { from_name: "Acme (Shop) Ltd. O'Brien", from_email: ADDRESS, domain_verified: true, is_default: true });
+    const fine = await admin('POST', `/workspaces/${ws.id}/sender-profiles`, {
+      from_name: "Acme (Shop) Ltd. O'Brien",
+      from_email: ADDRESS,
+      domain_verified: true,
+      is_default: true,
+    });
     expect(fine.status).toBe(201);
     await send(ws);
     expect((await outbox(ws))[0].from).toBe(`"Acme (Shop) Ltd. O'Brien" <${ADDRESS}>`);
@@ -116,10 +133,18 @@ describe('header safety: at send, for values already stored', () => {
     });
     const ctx = await sendContext(ws, { EMAIL_PROVIDER: 'resend', RESEND_API_KEY: 're_test_key' });
     await sendEmail(ctx, { to: 'one@example.com', message: { subject: 'Hi\r\nBcc: victim@example.com\u0000', text: 'x' }, source: 'booking' });
-    await sendEmailBatch(ctx, { source: 'campaign' }, BAD_SUBJECTS.map((subject, i) => ({ ref: `c${i}`, to: `b${i}@example.com`, message: { subject, text: 'x' } })), () => []);
+    await sendEmailBatch(
+      ctx,
+      { source: 'campaign' },
+      BAD_SUBJECTS.map((subject, i) => ({ ref: `c${i}`, to: `b${i}@example.com`, message: { subject, text: 'x' } })),
+      () => [],
+    );
     const payloads = [seen[0], ...seen[1]];
     expect(payloads).toHaveLength(1 + BAD_SUBJECTS.length);
-    expect(seen[0]).toMatchObject({ from: `"<evil@attacker.example>, Real Bcc: victim@example.com" <${ADDRESS}>`, subject: 'Hi Bcc: victim@example.com' });
+    expect(seen[0]).toMatchObject({
+      from: `"<evil@attacker.example>, Real Bcc: victim@example.com" <${ADDRESS}>`,
+      subject: 'Hi Bcc: victim@example.com',
+    });
     for (const p of payloads) {
       expectOneMailbox(p.from);
       expect(p.subject).not.toMatch(/\p{Cc}/u);

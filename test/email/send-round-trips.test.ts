@@ -15,7 +15,14 @@ async function warmEmailWorkspace(settings: Record<string, unknown> = {}) {
 }
 
 const sendRows = (ws: TestWorkspace) =>
-  rowsIn<{ id: string; status: string; provider: string | null; provider_message_id: string | null; counted_month: string | null; counted_day: string | null }>(
+  rowsIn<{
+    id: string;
+    status: string;
+    provider: string | null;
+    provider_message_id: string | null;
+    counted_month: string | null;
+    counted_day: string | null;
+  }>(
     ws.id,
     'SELECT id, status, provider, provider_message_id, counted_month, counted_day FROM email_sends WHERE workspace_id = ? ORDER BY id',
     ws.id,
@@ -24,7 +31,12 @@ const sendRows = (ws: TestWorkspace) =>
 describe('POST /v1/emails through the sandbox: the message rides in the write batch', () => {
   it('sends with a fresh key in two round trips (the read batch, then the batch that counts, records and writes it sent)', async () => {
     const ws = await warmEmailWorkspace({ email: { monthly_quota: 10, daily_warming_cap: 10 } });
-    const res = await counted(ws, 'POST', '/v1/emails', sendBody({ html: '<p>Order <a href="https://shop.example.org/o/1">1</a></p>', text: undefined, tracking: { clicks: true } }));
+    const res = await counted(
+      ws,
+      'POST',
+      '/v1/emails',
+      sendBody({ html: '<p>Order <a href="https://shop.example.org/o/1">1</a></p>', text: undefined, tracking: { clicks: true } }),
+    );
     expect(res.status).toBe(201);
     expect(res.roundTrips).toBe(2);
     const [message] = await outbox(ws);

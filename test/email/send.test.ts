@@ -58,7 +58,11 @@ describe('POST /v1/emails: body validation', () => {
     expect(fromText.text).toBe('Hi <Ada> & co\nline two\r\nline three');
     expect(fromText.html).toBe('Hi &lt;Ada&gt; &amp; co<br>\nline two<br>\nline three');
 
-    await send(ws, { to: 'html@example.com', text: undefined, html: '<h1>Welcome</h1><p>Read <a href="https://acme.example/docs">the docs</a>.</p><ul><li>One</li><li>Two</li></ul><script>x()</script>' });
+    await send(ws, {
+      to: 'html@example.com',
+      text: undefined,
+      html: '<h1>Welcome</h1><p>Read <a href="https://acme.example/docs">the docs</a>.</p><ul><li>One</li><li>Two</li></ul><script>x()</script>',
+    });
     const [fromHtml] = await outbox(ws, 'html@example.com');
     expect(fromHtml.text).toContain('WELCOME');
     expect(fromHtml.text).toContain('the docs [https://acme.example/docs]');
@@ -69,9 +73,15 @@ describe('POST /v1/emails: body validation', () => {
 
   it('accepts only List-Unsubscribe and List-Unsubscribe-Post (any case) with valid values', async () => {
     const { ws } = await emailWorkspace();
-    const ok = await send(ws, { to: 'h@example.com', headers: { 'list-unsubscribe': '<https://acme.example/u/1>', 'LIST-UNSUBSCRIBE-POST': 'List-Unsubscribe=One-Click' } });
+    const ok = await send(ws, {
+      to: 'h@example.com',
+      headers: { 'list-unsubscribe': '<https://acme.example/u/1>', 'LIST-UNSUBSCRIBE-POST': 'List-Unsubscribe=One-Click' },
+    });
     expect(ok.status).toBe(201);
-    expect((await outbox(ws, 'h@example.com'))[0].headers).toEqual({ 'List-Unsubscribe': '<https://acme.example/u/1>', 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' });
+    expect((await outbox(ws, 'h@example.com'))[0].headers).toEqual({
+      'List-Unsubscribe': '<https://acme.example/u/1>',
+      'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+    });
 
     const bad = [
       { 'X-Custom': 'x' },
@@ -168,7 +178,13 @@ describe('POST /v1/emails: gates after the claim', () => {
     await ws.api('POST', '/v1/suppressions', { email: 'Gone@Example.com' });
     const first = await send(ws, { to: 'gone@example.com', idempotency_key: 'to-suppressed' });
     expect(first.status).toBe(201);
-    expect(first.body).toMatchObject({ status: 'suppressed', reason: 'suppressed', provider_message_id: null, duplicate: false, to: 'gone@example.com' });
+    expect(first.body).toMatchObject({
+      status: 'suppressed',
+      reason: 'suppressed',
+      provider_message_id: null,
+      duplicate: false,
+      to: 'gone@example.com',
+    });
     expect(await outbox(ws)).toEqual([]);
 
     // Lifting the suppression does not change the answer of the processed key.
@@ -252,7 +268,11 @@ describe('POST /v1/emails: gates after the claim', () => {
     expect(more.filter((r) => r.status === 201)).toHaveLength(3);
     expect(more.filter((r) => r.status === 429).every((r) => r.body.error.code === 'warming_cap_exceeded')).toBe(true);
     expect(await outbox(capped.ws)).toHaveLength(3);
-    const [usage] = await rowsIn(capped.ws.id, 'SELECT (SELECT sends FROM email_quota_usage WHERE workspace_id = ?1) AS month, (SELECT sends FROM email_warming_usage WHERE workspace_id = ?1) AS day', capped.ws.id);
+    const [usage] = await rowsIn(
+      capped.ws.id,
+      'SELECT (SELECT sends FROM email_quota_usage WHERE workspace_id = ?1) AS month, (SELECT sends FROM email_warming_usage WHERE workspace_id = ?1) AS day',
+      capped.ws.id,
+    );
     expect(usage).toEqual({ month: 3, day: 3 });
   });
 
@@ -278,8 +298,23 @@ describe('POST /v1/emails: answers', () => {
     const body = sendBody({ metadata: { order: 7 } });
     const first = await ws.api('POST', '/v1/emails', body);
     expect(first.status).toBe(201);
-    expect(Object.keys(first.body).sort()).toEqual(['created_at', 'duplicate', 'id', 'idempotency_key', 'provider_message_id', 'reason', 'status', 'to']);
-    expect(first.body).toMatchObject({ status: 'sent', duplicate: false, reason: null, to: 'ada@example.com', idempotency_key: body.idempotency_key });
+    expect(Object.keys(first.body).sort()).toEqual([
+      'created_at',
+      'duplicate',
+      'id',
+      'idempotency_key',
+      'provider_message_id',
+      'reason',
+      'status',
+      'to',
+    ]);
+    expect(first.body).toMatchObject({
+      status: 'sent',
+      duplicate: false,
+      reason: null,
+      to: 'ada@example.com',
+      idempotency_key: body.idempotency_key,
+    });
     expect(first.body.provider_message_id).toEqual(expect.any(String));
     // A replay with another body still answers the first send.
     const replay = await ws.api('POST', '/v1/emails', { ...body, to: 'someone@else.example', subject: 'Changed' });

@@ -7,7 +7,15 @@ describe('suppressions', () => {
     const { ws } = await emailWorkspace();
     const first = await ws.api('POST', '/v1/suppressions', { email: ' Ann@Example.com ', note: 'asked by phone' });
     expect(first.status).toBe(201);
-    expect(first.body).toEqual({ id: expect.any(String), email: 'ann@example.com', reason: 'manual', source: 'api', note: 'asked by phone', created_at: expect.any(String), duplicate: false });
+    expect(first.body).toEqual({
+      id: expect.any(String),
+      email: 'ann@example.com',
+      reason: 'manual',
+      source: 'api',
+      note: 'asked by phone',
+      created_at: expect.any(String),
+      duplicate: false,
+    });
     const again = await ws.api('POST', '/v1/suppressions', { email: 'ANN@example.com', reason: 'bounce' });
     expect(again.status).toBe(201);
     expect(again.body).toEqual({ ...first.body, duplicate: true });
@@ -15,7 +23,14 @@ describe('suppressions', () => {
 
   it('validates the body in the domain envelope', async () => {
     const { ws } = await emailWorkspace();
-    for (const body of [{}, { email: 'nope' }, { email: 'a@example.com', reason: 'other' }, { email: 'a@example.com', note: 'x'.repeat(501) }, { email: `${'a'.repeat(250)}@e.com` }, { email: 'a@example.com', extra: 1 }]) {
+    for (const body of [
+      {},
+      { email: 'nope' },
+      { email: 'a@example.com', reason: 'other' },
+      { email: 'a@example.com', note: 'x'.repeat(501) },
+      { email: `${'a'.repeat(250)}@e.com` },
+      { email: 'a@example.com', extra: 1 },
+    ]) {
       const res = await ws.api('POST', '/v1/suppressions', body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.error.code).toBe('invalid_request');
@@ -84,7 +99,8 @@ describe('suppressions', () => {
     const consent = async (id: string) => (await ws.api('GET', `/v1/contacts/${id}/consent`)).body.email;
 
     const rows = [];
-    for (const email of ['sub@example.com', 'unsub@example.com']) rows.push((await ws.api('POST', '/v1/suppressions', { email, reason: 'unsubscribe' })).body);
+    for (const email of ['sub@example.com', 'unsub@example.com'])
+      rows.push((await ws.api('POST', '/v1/suppressions', { email, reason: 'unsubscribe' })).body);
     expect(await consent(subscribed.id)).toMatchObject({ consent_state: 'subscribed', suppressed: true });
     expect(await consent(unsubscribed.id)).toMatchObject({ consent_state: 'unsubscribed', suppressed: true });
 

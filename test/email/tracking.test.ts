@@ -15,7 +15,9 @@ const HTML = [
 
 /** A GET that does not follow redirects (the harness's does). */
 async function call(method: string, path: string, opts: { headers?: Record<string, string> } = {}) {
-  const res: Response = await (exports as any).default.fetch(new Request(`https://api.test${path}`, { method, headers: opts.headers, redirect: 'manual' }));
+  const res: Response = await (exports as any).default.fetch(
+    new Request(`https://api.test${path}`, { method, headers: opts.headers, redirect: 'manual' }),
+  );
   const body = res.headers.get('content-type')?.startsWith('application/json') ? await res.json() : await res.arrayBuffer();
   return { status: res.status, headers: res.headers, body: body as any };
 }
@@ -55,7 +57,11 @@ describe('tracking (rule 5)', () => {
   it('sends untracked, never failing, without a tracking secret', async () => {
     const target = { secret: undefined, baseUrl: 'https://api.test', workspaceId: crypto.randomUUID(), sendId: crypto.randomUUID() };
     expect(await applyTracking(HTML, { opens: true, clicks: true }, target)).toBe(HTML);
-    const tracked = await applyTracking('<p>no body tag <a href="https://a.example">a</a></p>', { opens: true, clicks: false }, { ...target, secret: 's' });
+    const tracked = await applyTracking(
+      '<p>no body tag <a href="https://a.example">a</a></p>',
+      { opens: true, clicks: false },
+      { ...target, secret: 's' },
+    );
     expect(tracked).toMatch(/^<p>no body tag <a href="https:\/\/a\.example">a<\/a><\/p><img src="https:\/\/api\.test\/t\/o\//);
   });
 
@@ -88,35 +94,70 @@ describe('tracking (rule 5)', () => {
     expect(res.headers.get('content-type')).toBe('image/gif');
     await call('GET', pixel, { headers: { 'user-agent': BROWSER } });
     await call('GET', pixel, { headers: { 'user-agent': 'Googlebot/2.1 (+http://www.google.com/bot.html)' } });
-    const events = await eventually(() => emailEvents(ws), (e) => e.length >= 1);
+    const events = await eventually(
+      () => emailEvents(ws),
+      (e) => e.length >= 1,
+    );
     await new Promise((r) => setTimeout(r, 200));
     expect(await emailEvents(ws)).toEqual([
-      { type: 'email.opened', data: { send_id: human.body.id, idempotency_key: human.body.idempotency_key, to: 'ada@example.com', metadata: { campaign: 'x' }, machine_open: false } },
+      {
+        type: 'email.opened',
+        data: {
+          send_id: human.body.id,
+          idempotency_key: human.body.idempotency_key,
+          to: 'ada@example.com',
+          metadata: { campaign: 'x' },
+          machine_open: false,
+        },
+      },
     ]);
     expect(events).toHaveLength(1);
 
     const scanner = await emailWorkspace();
     await send(scanner.ws, { html: '<p>Hi</p>', tracking: { opens: true } });
-    await call('GET', trackingPath(hrefsOfImg((await outbox(scanner.ws))[0].html)), { headers: { 'user-agent': 'Mozilla/5.0 (compatible; Barracuda Sentinel)' } });
-    const [scanned] = await eventually(() => emailEvents(scanner.ws), (e) => e.length === 1);
+    await call('GET', trackingPath(hrefsOfImg((await outbox(scanner.ws))[0].html)), {
+      headers: { 'user-agent': 'Mozilla/5.0 (compatible; Barracuda Sentinel)' },
+    });
+    const [scanned] = await eventually(
+      () => emailEvents(scanner.ws),
+      (e) => e.length === 1,
+    );
     expect(scanned.data.machine_open).toBe(true);
   });
 
   it('fires email.clicked for the first click only, and a click does not imply an open', async () => {
     const { ws } = await emailWorkspace();
-    const sent = await send(ws, { html: '<a href="https://a.example/1">1</a><a href="https://a.example/2">2</a>', tracking: { opens: true, clicks: true } });
+    const sent = await send(ws, {
+      html: '<a href="https://a.example/1">1</a><a href="https://a.example/2">2</a>',
+      tracking: { opens: true, clicks: true },
+    });
     const [one, two] = hrefs((await outbox(ws))[0].html);
     await call('GET', trackingPath(one));
-    await eventually(() => emailEvents(ws), (e) => e.length === 1);
+    await eventually(
+      () => emailEvents(ws),
+      (e) => e.length === 1,
+    );
     await call('GET', trackingPath(two));
     await new Promise((r) => setTimeout(r, 200));
-    expect(await emailEvents(ws)).toEqual([{ type: 'email.clicked', data: { send_id: sent.body.id, idempotency_key: sent.body.idempotency_key, to: 'ada@example.com', url: 'https://a.example/1' } }]);
+    expect(await emailEvents(ws)).toEqual([
+      {
+        type: 'email.clicked',
+        data: { send_id: sent.body.id, idempotency_key: sent.body.idempotency_key, to: 'ada@example.com', url: 'https://a.example/1' },
+      },
+    ]);
   });
 
   it('wraps links with spaces or non-ASCII and redirects to them percent-encoded; leaves links holding control characters unwrapped', async () => {
     const { ws } = await emailWorkspace();
     const wrapped = ['https://example.com/ø?q=ü', 'https://example.com/a b?x=€😀', 'https://example.com/%C3%B8?already=%20'];
-    const unwrapped = ['https://example.com/a&#13;&#10;Set-Cookie: x=1', 'https://example.com/b\r\nLocation: https://evil.example', 'https://example.com/c\u007fd', 'https://example.com/e&#127;f', 'https://example.com/f&#9;g', 'https://example.com/g\u0085h'];
+    const unwrapped = [
+      'https://example.com/a&#13;&#10;Set-Cookie: x=1',
+      'https://example.com/b\r\nLocation: https://evil.example',
+      'https://example.com/c\u007fd',
+      'https://example.com/e&#127;f',
+      'https://example.com/f&#9;g',
+      'https://example.com/g\u0085h',
+    ];
     const html = [...wrapped, ...unwrapped].map((u, i) => `<a href="${u}">${i}</a>`).join('');
     const res = await send(ws, { html, tracking: { clicks: true } });
     expect(res.status).toBe(201);
@@ -166,9 +207,16 @@ describe('tracking cost', () => {
     const html = `<body>${Array.from({ length: 20 }, (_, i) => `<a href="https://shop.example.com/p/${i}">${i}</a>`).join('')}</body>`;
     const importKey = crypto.subtle.importKey.bind(crypto.subtle);
     let imports = 0;
-    crypto.subtle.importKey = ((...args: Parameters<typeof importKey>) => (imports++, importKey(...args))) as typeof crypto.subtle.importKey;
+    crypto.subtle.importKey = ((...args: Parameters<typeof importKey>) => {
+      imports++;
+      return importKey(...args);
+    }) as typeof crypto.subtle.importKey;
     try {
-      const tracked = await applyTracking(html, { opens: true, clicks: true }, { secret: 'test-tracking-secret', baseUrl: 'https://api.test', workspaceId: 'w', sendId: 's' });
+      const tracked = await applyTracking(
+        html,
+        { opens: true, clicks: true },
+        { secret: 'test-tracking-secret', baseUrl: 'https://api.test', workspaceId: 'w', sendId: 's' },
+      );
       expect(hrefs(tracked).filter((h) => h.startsWith('https://api.test/t/c/'))).toHaveLength(20);
       expect(tracked).toContain('https://api.test/t/o/');
     } finally {
@@ -176,7 +224,14 @@ describe('tracking cost', () => {
     }
     expect(imports).toBe(1);
     // Every token still verifies.
-    const tokens = hrefs(await applyTracking(html, { opens: false, clicks: true }, { secret: 'test-tracking-secret', baseUrl: 'https://api.test', workspaceId: 'w', sendId: 's' })).map((h) => h.split('/t/c/')[1]);
-    for (const [i, token] of tokens.entries()) expect(await verifyToken('test-tracking-secret', token)).toEqual({ w: 'w', s: 's', u: `https://shop.example.com/p/${i}` });
+    const tokens = hrefs(
+      await applyTracking(
+        html,
+        { opens: false, clicks: true },
+        { secret: 'test-tracking-secret', baseUrl: 'https://api.test', workspaceId: 'w', sendId: 's' },
+      ),
+    ).map((h) => h.split('/t/c/')[1]);
+    for (const [i, token] of tokens.entries())
+      expect(await verifyToken('test-tracking-secret', token)).toEqual({ w: 'w', s: 's', u: `https://shop.example.com/p/${i}` });
   });
 });

@@ -8,7 +8,11 @@ const CONTACT_EVENTS = ['contact.created', 'contact.updated', 'contact.deleted',
 const receiver = useReceiver();
 
 const ledgerIds = async (contactId: string, channel: string) =>
-  rowsOnShards<{ id: string; action: string }>('SELECT id, action FROM consent_ledger WHERE contact_id = ? AND channel = ? ORDER BY created_at, id', contactId, channel);
+  rowsOnShards<{ id: string; action: string }>(
+    'SELECT id, action FROM consent_ledger WHERE contact_id = ? AND channel = ? ORDER BY created_at, id',
+    contactId,
+    channel,
+  );
 
 describe('contact.created', () => {
   it('delivers the compact projection, the write source and duplicate false, signed, with the outbox row id', async () => {
@@ -57,7 +61,18 @@ describe('contact.created', () => {
     const [delivered] = await receiver.received(ep, 1);
     expect(delivered.data).toEqual({
       contact_id: res.body.id,
-      contact: { id: res.body.id, phone: null, email, name: null, first_name: null, last_name: null, lifecycle_stage: null, source: 'api', block_state: 'none', lead_score: null },
+      contact: {
+        id: res.body.id,
+        phone: null,
+        email,
+        name: null,
+        first_name: null,
+        last_name: null,
+        lifecycle_stage: null,
+        source: 'api',
+        block_state: 'none',
+        lead_score: null,
+      },
       source: 'api',
       duplicate: false,
     });
@@ -126,7 +141,18 @@ describe('contact.updated', () => {
     const [delivered] = await receiver.received(ep, 1);
     expect(delivered.data).toEqual({
       contact_id: first.body.id,
-      contact: { id: first.body.id, phone, email: null, name: null, first_name: null, last_name: null, lifecycle_stage: null, source: 'api', block_state: 'none', lead_score: null },
+      contact: {
+        id: first.body.id,
+        phone,
+        email: null,
+        name: null,
+        first_name: null,
+        last_name: null,
+        lifecycle_stage: null,
+        source: 'api',
+        block_state: 'none',
+        lead_score: null,
+      },
       source: 'api',
       changed_fields: ['city', 'tags'],
     });
@@ -139,7 +165,12 @@ describe('contact.updated', () => {
     const created = await ws.api('POST', '/v1/contacts', body);
     expect((await ws.api('POST', '/v1/contacts', body)).body.duplicate).toBe(true);
     expect((await ws.api('POST', '/v1/contacts', { ...body, email: body.email.toUpperCase(), tags: ['T'] })).status).toBe(201);
-    const patch = await ws.api('PATCH', `/v1/contacts/${created.body.id}`, { city: 'Oslo', first_name: 'Same', tags: ['t'], custom_fields: { k: 'v', gone: null } });
+    const patch = await ws.api('PATCH', `/v1/contacts/${created.body.id}`, {
+      city: 'Oslo',
+      first_name: 'Same',
+      tags: ['t'],
+      custom_fields: { k: 'v', gone: null },
+    });
     expect(patch.status).toBe(200);
     expect((await outbox(ws.id)).map((r) => r.type)).toEqual(['contact.created']);
     // A real change afterwards is the next (and only other) delivery.
@@ -170,9 +201,36 @@ describe('contact.consent_changed', () => {
     const rows = await outbox(ws.id, 'contact.consent_changed');
     got.forEach((d, i) => expectFromOutbox(d, rows[i]));
     expect(got.map((d) => d.data)).toEqual([
-      { contact_id: c.id, channel: 'email', action: 'opt_in', consent_state: 'subscribed', previous_state: 'unknown', basis: 'consent', consent_event_id: ledger[1].id, source: 'form' },
-      { contact_id: c.id, channel: 'email', action: 'unsubscribe', consent_state: 'unsubscribed', previous_state: 'subscribed', basis: null, consent_event_id: ledger[3].id, source: 'api' },
-      { contact_id: c.id, channel: 'email', action: 'resubscribe', consent_state: 'subscribed', previous_state: 'unsubscribed', basis: 'legitimate_interest', consent_event_id: ledger[4].id, source: 'api' },
+      {
+        contact_id: c.id,
+        channel: 'email',
+        action: 'opt_in',
+        consent_state: 'subscribed',
+        previous_state: 'unknown',
+        basis: 'consent',
+        consent_event_id: ledger[1].id,
+        source: 'form',
+      },
+      {
+        contact_id: c.id,
+        channel: 'email',
+        action: 'unsubscribe',
+        consent_state: 'unsubscribed',
+        previous_state: 'subscribed',
+        basis: null,
+        consent_event_id: ledger[3].id,
+        source: 'api',
+      },
+      {
+        contact_id: c.id,
+        channel: 'email',
+        action: 'resubscribe',
+        consent_state: 'subscribed',
+        previous_state: 'unsubscribed',
+        basis: 'legitimate_interest',
+        consent_event_id: ledger[4].id,
+        source: 'api',
+      },
     ]);
   });
 

@@ -77,17 +77,57 @@ describe('deal events: the full deal field set', () => {
     const rows = await outbox(ws.id, 'deal.*');
     expect(rows.map((r) => r.type)).toEqual(['deal.created', 'deal.stage_changed', 'deal.won', 'deal.lost']);
     got.forEach((d, i) => expectFromOutbox(d, rows[i]));
-    expect(got[0].data).toEqual({ ...base, stage_id: newStage.id, stage_name: 'New', from_stage_id: null, from_stage_name: null, status: 'open', closed_at: null, lost_reason: null });
-    expect(got[1].data).toEqual({ ...base, stage_id: qualified.id, stage_name: 'Qualified', from_stage_id: newStage.id, from_stage_name: 'New', status: 'open', closed_at: null, lost_reason: null });
-    expect(got[2].data).toEqual({ ...base, stage_id: qualified.id, stage_name: 'Qualified', from_stage_id: null, from_stage_name: null, status: 'won', closed_at: won.body.closed_at, lost_reason: null });
-    expect(got[3].data).toEqual({ ...base, stage_id: qualified.id, stage_name: 'Qualified', from_stage_id: null, from_stage_name: null, status: 'lost', closed_at: lost.body.closed_at, lost_reason: 'Budget cut' });
+    expect(got[0].data).toEqual({
+      ...base,
+      stage_id: newStage.id,
+      stage_name: 'New',
+      from_stage_id: null,
+      from_stage_name: null,
+      status: 'open',
+      closed_at: null,
+      lost_reason: null,
+    });
+    expect(got[1].data).toEqual({
+      ...base,
+      stage_id: qualified.id,
+      stage_name: 'Qualified',
+      from_stage_id: newStage.id,
+      from_stage_name: 'New',
+      status: 'open',
+      closed_at: null,
+      lost_reason: null,
+    });
+    expect(got[2].data).toEqual({
+      ...base,
+      stage_id: qualified.id,
+      stage_name: 'Qualified',
+      from_stage_id: null,
+      from_stage_name: null,
+      status: 'won',
+      closed_at: won.body.closed_at,
+      lost_reason: null,
+    });
+    expect(got[3].data).toEqual({
+      ...base,
+      stage_id: qualified.id,
+      stage_name: 'Qualified',
+      from_stage_id: null,
+      from_stage_name: null,
+      status: 'lost',
+      closed_at: lost.body.closed_at,
+      lost_reason: 'Budget cut',
+    });
     expect(won.body.closed_at).toEqual(expect.any(String));
     void wonStage;
   });
 
   it('a deal created from a phone carries explicit nulls; a stage move across pipelines names the destination pipeline', async () => {
     const { ws, ep, sales } = await dealWorld();
-    const other = await adminOk('POST', `/workspaces/${ws.id}/pipelines`, { name: 'Renewals', is_default: false, stages: [{ name: 'Due' }, { name: 'Signed' }] });
+    const other = await adminOk('POST', `/workspaces/${ws.id}/pipelines`, {
+      name: 'Renewals',
+      is_default: false,
+      stages: [{ name: 'Due' }, { name: 'Signed' }],
+    });
     const phone = freshPhone();
     const created = await ws.api('POST', '/v1/deals', { phone, title: 'Deal' });
     const id = created.body.id;

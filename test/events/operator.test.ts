@@ -21,7 +21,13 @@ describe('event.attendance.changed', () => {
     expect(rows).toHaveLength(3);
     got.forEach((d, i) => expectFromOutbox(d, rows[i]));
     const summary = { id: event.id, name: 'Launch webinar', start_at: '2030-05-01T13:00:00.000Z' };
-    const common = { attendance_id: registered.id, event_id: event.id, contact_id: contact.id, registered_at: registered.registered_at, event: summary };
+    const common = {
+      attendance_id: registered.id,
+      event_id: event.id,
+      contact_id: contact.id,
+      registered_at: registered.registered_at,
+      event: summary,
+    };
     expect(got.map((d) => d.data)).toEqual([
       { ...common, status: 'registered', previous_status: null, attended_at: null, unregistered_at: null },
       { ...common, status: 'attended', previous_status: 'registered', attended_at: attended.attended_at, unregistered_at: null },
@@ -35,8 +41,12 @@ describe('event.attendance.changed', () => {
     const { ws } = await subscribed(['event.attendance.changed']);
     const contact = (await ws.api('POST', '/v1/contacts', { phone: freshPhone() })).body;
     const event = await adminOk('POST', `/workspaces/${ws.id}/events`, { name: 'Meetup', start_at: '2030-05-01T15:00:00Z' });
-    expect((await admin('POST', `/workspaces/${ws.id}/events/${crypto.randomUUID()}/attendance`, { contact_id: contact.id, status: 'registered' })).status).toBe(404);
-    expect((await admin('POST', `/workspaces/${ws.id}/events/${event.id}/attendance`, { contact_id: crypto.randomUUID(), status: 'registered' })).status).toBe(404);
+    expect(
+      (await admin('POST', `/workspaces/${ws.id}/events/${crypto.randomUUID()}/attendance`, { contact_id: contact.id, status: 'registered' })).status,
+    ).toBe(404);
+    expect(
+      (await admin('POST', `/workspaces/${ws.id}/events/${event.id}/attendance`, { contact_id: crypto.randomUUID(), status: 'registered' })).status,
+    ).toBe(404);
     expect(await outbox(ws.id, 'event.*')).toEqual([]);
 
     const path = `/workspaces/${ws.id}/events/${event.id}/attendance`;
@@ -89,11 +99,27 @@ describe('form.submitted', () => {
   it('fires with a null contact_id when no contact was given, once per submission', async () => {
     const { ws, ep } = await subscribed(['form.submitted']);
     const formId = crypto.randomUUID();
-    const a = await adminOk('POST', `/workspaces/${ws.id}/forms/${formId}/submissions`, { form_name: 'Poll', origin: 'popup', fields: { answer: 'yes' } });
-    const b = await adminOk('POST', `/workspaces/${ws.id}/forms/${formId}/submissions`, { form_name: 'Poll', origin: 'popup', fields: { answer: 'yes' } });
+    const a = await adminOk('POST', `/workspaces/${ws.id}/forms/${formId}/submissions`, {
+      form_name: 'Poll',
+      origin: 'popup',
+      fields: { answer: 'yes' },
+    });
+    const b = await adminOk('POST', `/workspaces/${ws.id}/forms/${formId}/submissions`, {
+      form_name: 'Poll',
+      origin: 'popup',
+      fields: { answer: 'yes' },
+    });
     const got = await receiver.received(ep, 2);
     expect(got.map((d) => d.data.submission_id)).toEqual([a.id, b.id]);
-    expect(got[0].data).toEqual({ form_id: formId, form_name: 'Poll', submission_id: a.id, contact_id: null, origin: 'popup', fields: { answer: 'yes' }, submitted_at: a.created_at });
+    expect(got[0].data).toEqual({
+      form_id: formId,
+      form_name: 'Poll',
+      submission_id: a.id,
+      contact_id: null,
+      origin: 'popup',
+      fields: { answer: 'yes' },
+      submitted_at: a.created_at,
+    });
     expect(new Set(got.map((d) => d.id)).size).toBe(2);
   });
 
@@ -104,11 +130,24 @@ describe('form.submitted', () => {
     await ws.api('POST', '/v1/contacts', { phone });
     await ws.api('POST', '/v1/contacts', { email });
     const formId = crypto.randomUUID();
-    const res = await admin('POST', `/workspaces/${ws.id}/forms/${formId}/submissions`, { form_name: 'Demo', origin: 'form', fields: { phone, email }, contact: { phone, email } });
+    const res = await admin('POST', `/workspaces/${ws.id}/forms/${formId}/submissions`, {
+      form_name: 'Demo',
+      origin: 'form',
+      fields: { phone, email },
+      contact: { phone, email },
+    });
     expect(res.status).toBe(201);
     expect(res.body.contact_id).toBeNull();
     const [d] = await receiver.received(ep, 1);
-    expect(d.data).toEqual({ form_id: formId, form_name: 'Demo', submission_id: res.body.id, contact_id: null, origin: 'form', fields: { phone, email }, submitted_at: res.body.created_at });
+    expect(d.data).toEqual({
+      form_id: formId,
+      form_name: 'Demo',
+      submission_id: res.body.id,
+      contact_id: null,
+      origin: 'form',
+      fields: { phone, email },
+      submitted_at: res.body.created_at,
+    });
   });
 
   it('a rejected submission writes no submission and no event', async () => {

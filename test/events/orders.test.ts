@@ -8,9 +8,28 @@ const ORDER_EVENTS = ['order.created', 'order.paid', 'order.refunded', 'order.ca
 const receiver = useReceiver();
 
 const snapshotKeys = [
-  'order_id', 'external_id', 'number', 'platform', 'store_connection_id', 'financial_status', 'fulfillment_status', 'currency', 'total', 'subtotal',
-  'discount_total', 'shipping_total', 'tax_total', 'refunded_total', 'coupon_codes', 'item_count', 'first_item_name', 'placed_at', 'paid_at',
-  'cancelled_at', 'refunded_at', 'created_at',
+  'order_id',
+  'external_id',
+  'number',
+  'platform',
+  'store_connection_id',
+  'financial_status',
+  'fulfillment_status',
+  'currency',
+  'total',
+  'subtotal',
+  'discount_total',
+  'shipping_total',
+  'tax_total',
+  'refunded_total',
+  'coupon_codes',
+  'item_count',
+  'first_item_name',
+  'placed_at',
+  'paid_at',
+  'cancelled_at',
+  'refunded_at',
+  'created_at',
 ].sort();
 
 describe('order events: the order snapshot', () => {
@@ -60,12 +79,20 @@ describe('order events: the order snapshot', () => {
       created_at: o.created_at,
     });
     expect(byType['order.paid']).toEqual(byType['order.created']);
-    expect(byType['order.refunded']).toMatchObject({ financial_status: 'partially_refunded', refunded_total: 10, refund: { amount: 10, external_refund_id: 're_1', reason: 'Broken', refunded_at: expect.any(String) } });
+    expect(byType['order.refunded']).toMatchObject({
+      financial_status: 'partially_refunded',
+      refunded_total: 10,
+      refund: { amount: 10, external_refund_id: 're_1', reason: 'Broken', refunded_at: expect.any(String) },
+    });
     expect(byType['order.refunded'].refunded_at).toBe(byType['order.refunded'].refund.refunded_at);
     expect(byType['order.cancelled']).toMatchObject({ financial_status: 'partially_refunded', cancelled_at: expect.any(String) });
     expect(byType['order.cancelled']).not.toHaveProperty('refund');
     for (const row of rows) {
-      expect(Object.keys(row.data).filter((k) => k !== 'refund').sort()).toEqual(snapshotKeys);
+      expect(
+        Object.keys(row.data)
+          .filter((k) => k !== 'refund')
+          .sort(),
+      ).toEqual(snapshotKeys);
       expect(EVENT_PAYLOADS[row.type as keyof typeof EVENT_PAYLOADS].safeParse(row.data).success, row.type).toBe(true);
     }
   });
@@ -111,7 +138,14 @@ describe('order events: the order snapshot', () => {
       updatedAt: '2026-03-01T09:00:00.000Z',
     };
     const data = orderEventData(row);
-    expect(data).toMatchObject({ number: '#1042', external_id: '5001', platform: 'shopify', fulfillment_status: 'fulfilled', total: 19.99, store_connection_id: row.storeConnectionId });
+    expect(data).toMatchObject({
+      number: '#1042',
+      external_id: '5001',
+      platform: 'shopify',
+      fulfillment_status: 'fulfilled',
+      total: 19.99,
+      store_connection_id: row.storeConnectionId,
+    });
     expect(Object.keys(data).sort()).toEqual(snapshotKeys);
     expect(EVENT_PAYLOADS['order.fulfilled'].safeParse(data).success).toBe(true);
     expect(orderEventData({ ...row, number: null }).number).toBe('42');

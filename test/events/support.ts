@@ -48,7 +48,8 @@ export async function subscribed(events?: string[], settings: Record<string, unk
 /** The workspace's outbox rows, oldest first; `type` may name a family as `deal.*`. */
 export const outbox = async (workspaceId: string, type?: string): Promise<OutboxRow[]> => {
   const sql = `SELECT id, type, created_at, data FROM event_outbox WHERE workspace_id = ? ${type ? 'AND type LIKE ?' : ''} ORDER BY created_at, id`;
-  const { results } = await (await shardOf(workspaceId)).prepare(sql)
+  const { results } = await (await shardOf(workspaceId))
+    .prepare(sql)
     .bind(...(type ? [workspaceId, type.replace('*', '%')] : [workspaceId]))
     .all<{ id: string; type: string; created_at: string; data: string }>();
   return results.map((r) => ({ ...r, data: JSON.parse(r.data) }));

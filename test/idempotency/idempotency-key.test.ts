@@ -11,8 +11,10 @@ import { call, makeWorkspace, type TestWorkspace } from '../support/harness';
 
 const withKey = (key: string) => ({ headers: { 'Idempotency-Key': key } });
 const email = () => `${crypto.randomUUID()}@example.com`;
-const contactsWith = async (ws: TestWorkspace, address: string) => rowsIn(ws.id, 'SELECT id FROM contacts WHERE workspace_id = ?1 AND email = ?2', ws.id, address);
-const eventsOf = async (ws: TestWorkspace, type: string) => rowsIn(ws.id, 'SELECT id FROM event_outbox WHERE workspace_id = ?1 AND type = ?2', ws.id, type);
+const contactsWith = async (ws: TestWorkspace, address: string) =>
+  rowsIn(ws.id, 'SELECT id FROM contacts WHERE workspace_id = ?1 AND email = ?2', ws.id, address);
+const eventsOf = async (ws: TestWorkspace, type: string) =>
+  rowsIn(ws.id, 'SELECT id FROM event_outbox WHERE workspace_id = ?1 AND type = ?2', ws.id, type);
 
 describe('Idempotency-Key on POST', () => {
   it('replays the first answer verbatim, runs nothing again and fires no second event', async () => {
@@ -54,7 +56,12 @@ describe('Idempotency-Key on POST', () => {
     for (const key of ['', 'x'.repeat(256), 'tab\there', 'bell\x07']) {
       const res = await ws.api('POST', '/v1/contacts', { email: email() }, withKey(key));
       expect(res.status, JSON.stringify(key)).toBe(400);
-      expect(res.body).toEqual({ statusCode: 400, error: 'Bad Request', error_code: 'INVALID_IDEMPOTENCY_KEY', message: 'Idempotency-Key must be 1 to 255 printable ASCII characters' });
+      expect(res.body).toEqual({
+        statusCode: 400,
+        error: 'Bad Request',
+        error_code: 'INVALID_IDEMPOTENCY_KEY',
+        message: 'Idempotency-Key must be 1 to 255 printable ASCII characters',
+      });
     }
     expect((await ws.api('POST', '/v1/contacts', { email: email() }, withKey('x'.repeat(255)))).status).toBe(201);
   });
@@ -95,7 +102,9 @@ describe('Idempotency-Key on POST', () => {
     const shard = await shardOf(ws.id);
     const { requestFingerprint } = await import('../../src/modules/idempotency-keys/fingerprint');
     await shard
-      .prepare("INSERT INTO idempotency_keys (workspace_id, key, fingerprint, state, claim, lease_until, created_at) VALUES (?, 'stale', ?, 'executing', 'dead', '2000-01-01T00:00:00.000Z', '2000-01-01T00:00:00.000Z')")
+      .prepare(
+        "INSERT INTO idempotency_keys (workspace_id, key, fingerprint, state, claim, lease_until, created_at) VALUES (?, 'stale', ?, 'executing', 'dead', '2000-01-01T00:00:00.000Z', '2000-01-01T00:00:00.000Z')",
+      )
       .bind(ws.id, await requestFingerprint('POST', '/v1/contacts', { email: address }))
       .run();
     const res = await ws.api('POST', '/v1/contacts', { email: address }, withKey('stale'));
@@ -120,7 +129,14 @@ describe('answers that leave the key usable', () => {
     app.use('*', idempotentPosts);
     app.post('/thing', (c) => c.json({ run: ++runs }, statuses[runs - 1] as never));
     const post = () =>
-      app.fetch(new Request('https://api.test/thing', { method: 'POST', headers: { 'Idempotency-Key': 'flaky', 'content-type': 'application/json' }, body: '{}' }), env as unknown as Bindings);
+      app.fetch(
+        new Request('https://api.test/thing', {
+          method: 'POST',
+          headers: { 'Idempotency-Key': 'flaky', 'content-type': 'application/json' },
+          body: '{}',
+        }),
+        env as unknown as Bindings,
+      );
     for (const status of statuses) expect((await post()).status).toBe(status);
     const replay = await post();
     expect(replay.status).toBe(201);
@@ -135,25 +151,44 @@ describe('retention', () => {
     const ws = await makeWorkspace();
     const shard = await shardOf(ws.id);
     const at = (hoursAgo: number) => new Date(Date.now() - hoursAgo * 3_600_000).toISOString();
-    for (const [key, hours] of [['old', 49], ['young', 25]] as const) {
+    for (const [key, hours] of [
+      ['old', 49],
+      ['young', 25],
+    ] as const) {
       await shard
-        .prepare("INSERT INTO idempotency_keys (workspace_id, key, fingerprint, state, claim, lease_until, created_at) VALUES (?, ?, 'f', 'done', 'c', ?, ?)")
+        .prepare(
+          "INSERT INTO idempotency_keys (workspace_id, key, fingerprint, state, claim, lease_until, created_at) VALUES (?, ?, 'f', 'done', 'c', ?, ?)",
+        )
         .bind(ws.id, key, at(hours), at(hours))
         .run();
     }
     const result = await wiring.sweeps.get('idempotency-keys')!(env as unknown as Bindings, dbFor(shard));
     expect(result.idempotency_keys_forgotten).toBeGreaterThanOrEqual(1);
-    expect((await rowsIn(ws.id, 'SELECT key FROM idempotency_keys WHERE workspace_id = ?1 ORDER BY key', ws.id)).map((r) => r.key)).toEqual(['young']);
+    expect((await rowsIn(ws.id, 'SELECT key FROM idempotency_keys WHERE workspace_id = ?1 ORDER BY key', ws.id)).map((r) => r.key)).toEqual([
+      'young',
+    ]);
   });
 });
 
 describe('every POST', () => {
   it('documents the header and the answers it adds', async () => {
-    const doc = (await call<{ paths: Record<string, Record<string, { parameters?: { name: string; in: string }[]; responses: Record<string, unknown>; security?: unknown }>> }>('GET', '/v1/openapi.json')).body;
-    const posts = Object.entries(doc.paths).flatMap(([path, item]) => (item.post && item.post.security !== undefined && path.startsWith('/v1/') ? [[path, item.post] as const] : []));
+    const doc = (
+      await call<{
+        paths: Record<
+          string,
+          Record<string, { parameters?: { name: string; in: string }[]; responses: Record<string, unknown>; security?: unknown }>
+        >;
+      }>('GET', '/v1/openapi.json')
+    ).body;
+    const posts = Object.entries(doc.paths).flatMap(([path, item]) =>
+      item.post && item.post.security !== undefined && path.startsWith('/v1/') ? [[path, item.post] as const] : [],
+    );
     expect(posts.length).toBeGreaterThanOrEqual(37);
     for (const [path, op] of posts) {
-      expect(op.parameters?.some((p) => p.name === 'Idempotency-Key' && p.in === 'header'), path).toBe(true);
+      expect(
+        op.parameters?.some((p) => p.name === 'Idempotency-Key' && p.in === 'header'),
+        path,
+      ).toBe(true);
       expect(Object.keys(op.responses), path).toEqual(expect.arrayContaining(['409', '422']));
     }
   });
@@ -161,7 +196,10 @@ describe('every POST', () => {
   it('makes a retried payment request one link, not two', async () => {
     const ws = await makeWorkspace();
     const body = { amount: 25, email: email(), title: 'Invoice 7' };
-    const [first, retry] = [await ws.api('POST', '/v1/payment-requests', body, withKey('invoice-7')), await ws.api('POST', '/v1/payment-requests', body, withKey('invoice-7'))];
+    const [first, retry] = [
+      await ws.api('POST', '/v1/payment-requests', body, withKey('invoice-7')),
+      await ws.api('POST', '/v1/payment-requests', body, withKey('invoice-7')),
+    ];
     expect(first.status).toBe(201);
     expect(retry.body).toEqual(first.body);
     expect(retry.headers.get('idempotent-replayed')).toBe('true');

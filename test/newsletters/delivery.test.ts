@@ -18,7 +18,12 @@ const deliveries = (ws: TestWorkspace) =>
     `SELECT d.contact_id, i.issue_number, d.status FROM newsletter_deliveries d JOIN newsletter_issues i ON i.id = d.issue_id WHERE d.workspace_id = ? ORDER BY i.issue_number, d.contact_id`,
     ws.id,
   );
-const settled = (ws: TestWorkspace, n: number) => eventually(() => deliveries(ws), (rows) => rows.length === n && rows.every((r) => r.status !== 'queued'), 10_000);
+const settled = (ws: TestWorkspace, n: number) =>
+  eventually(
+    () => deliveries(ws),
+    (rows) => rows.length === n && rows.every((r) => r.status !== 'queued'),
+    10_000,
+  );
 
 describe('newsletter delivery', () => {
   it('operator subscribe: 201, re-subscribe an active subscription 200; active_subscriber_count counts them; unknown contact 404', async () => {
@@ -79,7 +84,11 @@ describe('newsletter delivery', () => {
     await rowsIn(ws.id, `UPDATE newsletter_subscriptions SET next_catchup_at = '2020-01-01T00:00:00.000Z' WHERE contact_id = ?`, bob);
     await deliverSweep();
     await settled(ws, 4);
-    await rowsIn(ws.id, `UPDATE newsletter_subscriptions SET next_catchup_at = '2020-01-01T00:00:00.000Z' WHERE contact_id = ? AND next_catchup_at IS NOT NULL`, bob);
+    await rowsIn(
+      ws.id,
+      `UPDATE newsletter_subscriptions SET next_catchup_at = '2020-01-01T00:00:00.000Z' WHERE contact_id = ? AND next_catchup_at IS NOT NULL`,
+      bob,
+    );
     await deliverSweep();
     await settled(ws, 5);
     expect((await outbox(ws, 'bob@example.com')).map((m) => m.subject).reverse()).toEqual(['Back one', 'Back two', 'Hello Bob, issue three']);
@@ -89,7 +98,12 @@ describe('newsletter delivery', () => {
     await publish(ws, (await readyIssue(ws, n.id, 'Four')).id);
     await deliverSweep();
     await settled(ws, 7);
-    expect((await outbox(ws)).filter((m) => m.subject === 'Four').map((m) => m.to).sort()).toEqual(['ada@example.com', 'bob@example.com']);
+    expect(
+      (await outbox(ws))
+        .filter((m) => m.subject === 'Four')
+        .map((m) => m.to)
+        .sort(),
+    ).toEqual(['ada@example.com', 'bob@example.com']);
   });
 
   it('one-click unsubscribe: POST to the List-Unsubscribe URL ends the subscription and records email consent', async () => {
@@ -99,12 +113,19 @@ describe('newsletter delivery', () => {
     await subscribe(ws, n.id, ada);
     await publish(ws, (await readyIssue(ws, n.id, 'One')).id);
     await deliverSweep();
-    const [mail] = await eventually(() => outbox(ws, 'ada@example.com'), (m) => m.length === 1, 10_000);
+    const [mail] = await eventually(
+      () => outbox(ws, 'ada@example.com'),
+      (m) => m.length === 1,
+      10_000,
+    );
     const url = new URL(mail.headers['List-Unsubscribe'].slice(1, -1));
     const page = await call('GET', url.pathname);
     expect(page.status).toBe(200);
     expect((await ws.api('GET', `/v1/newsletters/${n.id}`)).body.active_subscriber_count).toBe(1);
-    const done = await call('POST', url.pathname, { rawBody: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const done = await call('POST', url.pathname, {
+      rawBody: 'List-Unsubscribe=One-Click',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(done.status).toBe(200);
     expect((await ws.api('GET', `/v1/newsletters/${n.id}`)).body.active_subscriber_count).toBe(0);
     expect((await ws.api('GET', `/v1/contacts/${ada}/consent`)).body.email.consent_state).toBe('unsubscribed');
@@ -146,7 +167,11 @@ describe('newsletter delivery', () => {
     expect((await ws.api('GET', `/v1/newsletters/${n.id}`)).body.active_subscriber_count).toBe(1);
     await ws.api('PATCH', `/v1/contacts/${other.body.id}`, { tags: ['other', 'Weekly readers'] });
     await ws.api('PATCH', `/v1/contacts/${other.body.id}`, { tags: ['Weekly readers'] });
-    const subs = await rowsIn<{ contact_id: string; source: string; id: string; unsubscribe_token: string }>(ws.id, 'SELECT contact_id, source, id, unsubscribe_token FROM newsletter_subscriptions WHERE newsletter_id = ?', n.id);
+    const subs = await rowsIn<{ contact_id: string; source: string; id: string; unsubscribe_token: string }>(
+      ws.id,
+      'SELECT contact_id, source, id, unsubscribe_token FROM newsletter_subscriptions WHERE newsletter_id = ?',
+      n.id,
+    );
     expect(subs.map((s) => s.contact_id).sort()).toEqual([created.body.id, other.body.id].sort());
     expect(subs.every((s) => s.source === 'tag' && /^[0-9a-f-]{36}$/.test(s.id) && s.unsubscribe_token.startsWith(`${ws.id}.`))).toBe(true);
     await rowsIn(ws.id, `UPDATE newsletter_subscriptions SET status = 'unsubscribed' WHERE contact_id = ?`, created.body.id);
@@ -161,7 +186,10 @@ describe('newsletter headers', () => {
     const n = await newsletter(ws);
     const issue = await readyIssue(ws, n.id, 'Fine');
     for (const subject of BAD_SUBJECTS) {
-      for (const res of [await ws.api('POST', `/v1/newsletters/${n.id}/issues`, { subject }), await ws.api('PATCH', `/v1/newsletter-issues/${issue.id}`, { subject })]) {
+      for (const res of [
+        await ws.api('POST', `/v1/newsletters/${n.id}/issues`, { subject }),
+        await ws.api('PATCH', `/v1/newsletter-issues/${issue.id}`, { subject }),
+      ]) {
         expect(res.status, JSON.stringify(subject)).toBe(400);
         expect(res.body.message).toEqual(['subject: subject must not contain line breaks or control characters']);
       }
@@ -171,7 +199,12 @@ describe('newsletter headers', () => {
 
   it('a stored subject and sender name reach the provider on one line with one From address', async () => {
     const { ws, sender } = await emailWorkspace();
-    await rowsIn(ws.id, 'UPDATE sender_profiles SET from_name = ? WHERE id = ?', 'Real\r\nBcc: victim@example.com, <evil@attacker.example>', sender!.id);
+    await rowsIn(
+      ws.id,
+      'UPDATE sender_profiles SET from_name = ? WHERE id = ?',
+      'Real\r\nBcc: victim@example.com, <evil@attacker.example>',
+      sender!.id,
+    );
     const n = await newsletter(ws);
     await subscribe(ws, n.id, await subscribedContact(ws, 'ada@example.com', 'Ada'));
     const issue = await readyIssue(ws, n.id, 'Weekly');

@@ -10,7 +10,14 @@ describe('newsletter issues', () => {
     const n = await newsletter(ws);
     const empty = await ws.api('POST', `/v1/newsletters/${n.id}/issues`, {});
     expect(empty.status).toBe(201);
-    expect(empty.body).toMatchObject({ status: 'draft', issue_number: null, subject: null, include_in_archive: true, duplicate: false, compile: { ok: true, errors: [], warnings: [] } });
+    expect(empty.body).toMatchObject({
+      status: 'draft',
+      issue_number: null,
+      subject: null,
+      include_in_archive: true,
+      duplicate: false,
+      compile: { ok: true, errors: [], warnings: [] },
+    });
     const full = await readyIssue(ws, n.id);
     const read = await ws.api('GET', `/v1/newsletter-issues/${full.id}`);
     expect(read.status).toBe(200);
@@ -22,7 +29,7 @@ describe('newsletter issues', () => {
     for (const col of ['design_json', 'compiled_html', 'compiled_styles', 'plain_text']) expect(list.body.data[0]).not.toHaveProperty(col);
   });
 
-  it('lists a newsletter\'s issues in one round trip, the newsletter read with the page; an unknown or foreign one is 404 there too', async () => {
+  it("lists a newsletter's issues in one round trip, the newsletter read with the page; an unknown or foreign one is 404 there too", async () => {
     const foreign = await newsletter(await makeWorkspace());
     const ws = await warmWorkspace();
     const n = await newsletter(ws);
@@ -87,15 +94,28 @@ describe('newsletter issues', () => {
     const n = await newsletter(ws);
     const first = await ws.api('POST', `/v1/newsletters/${n.id}/issues`, { subject: 'One', content: MARKDOWN, external_reference: 'ref-1' });
     await ws.api('POST', `/v1/newsletter-issues/${first.body.id}/publish`);
-    const replay = await ws.api('POST', `/v1/newsletters/${n.id}/issues`, { subject: 'One bis', content: { markdown: 'Fresh words' }, external_reference: 'ref-1' });
+    const replay = await ws.api('POST', `/v1/newsletters/${n.id}/issues`, {
+      subject: 'One bis',
+      content: { markdown: 'Fresh words' },
+      external_reference: 'ref-1',
+    });
     expect(replay.status).toBe(201);
-    expect(replay.body).toMatchObject({ id: first.body.id, duplicate: true, status: 'published', issue_number: 1, subject: 'One bis', compile: { ok: true } });
+    expect(replay.body).toMatchObject({
+      id: first.body.id,
+      duplicate: true,
+      status: 'published',
+      issue_number: 1,
+      subject: 'One bis',
+      compile: { ok: true },
+    });
     expect(replay.body.compiled_html).toContain('Fresh words');
     const other = await newsletter(ws);
     const clash = await ws.api('POST', `/v1/newsletters/${other.id}/issues`, { external_reference: 'ref-1' });
     expect(clash.status).toBe(409);
     expect(clash.body.error.code).toBe('external_reference_in_use');
-    const parallel = await Promise.all(Array.from({ length: 6 }, () => ws.api('POST', `/v1/newsletters/${n.id}/issues`, { external_reference: 'ref-2' })));
+    const parallel = await Promise.all(
+      Array.from({ length: 6 }, () => ws.api('POST', `/v1/newsletters/${n.id}/issues`, { external_reference: 'ref-2' })),
+    );
     expect(parallel.every((r) => r.status === 201)).toBe(true);
     expect(new Set(parallel.map((r) => r.body.id)).size).toBe(1);
   });
@@ -108,7 +128,8 @@ describe('newsletter issues', () => {
     expect(cleared.status).toBe(200);
     expect(cleared.body).toMatchObject({ subject: null, preheader: null, compile: { ok: true, errors: [], warnings: [] } });
     expect(cleared.body).not.toHaveProperty('duplicate');
-    for (const body of [{ content: null }, { include_in_archive: null }]) expect((await ws.api('PATCH', `/v1/newsletter-issues/${i.id}`, body)).status).toBe(400);
+    for (const body of [{ content: null }, { include_in_archive: null }])
+      expect((await ws.api('PATCH', `/v1/newsletter-issues/${i.id}`, body)).status).toBe(400);
     const recompiled = await ws.api('PATCH', `/v1/newsletter-issues/${i.id}`, { content: { markdown: 'Brand new text' }, include_in_archive: false });
     expect(recompiled.body.compiled_html).toContain('Brand new text');
     expect(recompiled.body.include_in_archive).toBe(false);
@@ -199,7 +220,9 @@ describe('issue state table', () => {
     // Each issue published by two racing calls, all at once.
     const results = await Promise.all(issues.flatMap((i) => [0, 1].map(() => ws.api('POST', `/v1/newsletter-issues/${i.id}/publish`))));
     expect(results.every((r) => r.status === 200)).toBe(true);
-    const numbers = (await rowsIn<{ issue_number: number }>(ws.id, 'SELECT issue_number FROM newsletter_issues WHERE newsletter_id = ? ORDER BY issue_number', n.id)).map((r) => r.issue_number);
+    const numbers = (
+      await rowsIn<{ issue_number: number }>(ws.id, 'SELECT issue_number FROM newsletter_issues WHERE newsletter_id = ? ORDER BY issue_number', n.id)
+    ).map((r) => r.issue_number);
     expect(numbers).toEqual([10, 11, 12, 13, 14, 15, 16, 17]);
     const next = await readyIssue(ws, n.id);
     const draftGone = await ws.api('POST', `/v1/newsletters/${n.id}/issues`, { subject: 'x', content: MARKDOWN });
@@ -214,13 +237,27 @@ describe('issue state table', () => {
     for (const i of issues) await ws.api('POST', `/v1/newsletter-issues/${i.id}/schedule`, { scheduled_at: future() });
     const notDue = await readyIssue(ws, n.id);
     await ws.api('POST', `/v1/newsletter-issues/${notDue.id}/schedule`, { scheduled_at: future(600) });
-    await rowsIn(ws.id, `UPDATE newsletter_issues SET scheduled_at = '2020-01-01T00:00:00.000Z' WHERE newsletter_id = ? AND id <> ?`, n.id, notDue.id);
+    await rowsIn(
+      ws.id,
+      `UPDATE newsletter_issues SET scheduled_at = '2020-01-01T00:00:00.000Z' WHERE newsletter_id = ? AND id <> ?`,
+      n.id,
+      notDue.id,
+    );
     const runs = await Promise.all([0, 1, 2].map(() => admin('POST', '/sweeps/publish-issues')));
     expect(runs.every((r) => r.status === 200)).toBe(true);
     // Each issue is counted by the one run that published it (rows written by triggers do not count).
     expect(runs.reduce((sum, r) => sum + r.body.result.issues_published, 0)).toBe(3);
-    const rows = await rowsIn<{ status: string; issue_number: number | null }>(ws.id, 'SELECT status, issue_number FROM newsletter_issues WHERE newsletter_id = ? ORDER BY issue_number', n.id);
-    expect(rows.filter((r) => r.status === 'published').map((r) => r.issue_number).sort()).toEqual([1, 2, 3]);
+    const rows = await rowsIn<{ status: string; issue_number: number | null }>(
+      ws.id,
+      'SELECT status, issue_number FROM newsletter_issues WHERE newsletter_id = ? ORDER BY issue_number',
+      n.id,
+    );
+    expect(
+      rows
+        .filter((r) => r.status === 'published')
+        .map((r) => r.issue_number)
+        .sort(),
+    ).toEqual([1, 2, 3]);
     expect(rows.filter((r) => r.status === 'scheduled')).toHaveLength(1);
   });
 });

@@ -8,7 +8,6 @@ import { rowsIn } from '../support/db';
 import { eventually, type TestWorkspace } from '../support/harness';
 import { newsletter, readyIssue, subscribe } from './support';
 
-
 async function subscriber(ws: TestWorkspace, newsletterId: string, email: string) {
   const c = await ws.api('POST', '/v1/contacts', { email, first_name: 'Ada' });
   await ws.api('PUT', `/v1/contacts/${c.body.id}/consent/email`, { state: 'subscribed' });
@@ -16,7 +15,10 @@ async function subscriber(ws: TestWorkspace, newsletterId: string, email: string
 }
 
 /** The links this service puts in a message: the List-Unsubscribe URL and every URL of the HTML but the content's own. */
-const links = (m: OutboxMessage) => [m.headers['List-Unsubscribe'].slice(1, -1), ...[...m.html.matchAll(/(?:href|src)="([^"]+)"/g)].map((x) => x[1]).filter((u) => u !== NOTES)];
+const links = (m: OutboxMessage) => [
+  m.headers['List-Unsubscribe'].slice(1, -1),
+  ...[...m.html.matchAll(/(?:href|src)="([^"]+)"/g)].map((x) => x[1]).filter((u) => u !== NOTES),
+];
 
 const NOTES = 'https://example.com/notes';
 const CONTENT = { markdown: `Read [the notes](${NOTES}).\n\nUnsubscribe: [[unsubscribe_url]]` };
@@ -27,7 +29,9 @@ describe('links in newsletter mail sent by the delivery sweep', () => {
     const n = await newsletter(ws);
     await subscriber(ws, n.id, 'ada@example.com');
     const issue = await readyIssue(ws, n.id, 'One', { content: CONTENT });
-    expect((await ws.api('POST', `/v1/newsletter-issues/${issue.id}/schedule`, { scheduled_at: new Date(Date.now() + 60_000).toISOString() })).status).toBe(200);
+    expect(
+      (await ws.api('POST', `/v1/newsletter-issues/${issue.id}/schedule`, { scheduled_at: new Date(Date.now() + 60_000).toISOString() })).status,
+    ).toBe(200);
     await rowsIn(ws.id, `UPDATE newsletter_issues SET scheduled_at = '2020-01-01T00:00:00.000Z' WHERE id = ?`, issue.id);
     // The sweeps of one tick run side by side: the tick that publishes may come before the one that delivers.
     const [mail] = await eventually(
@@ -67,7 +71,11 @@ describe('links in newsletter mail sent by the delivery sweep', () => {
     expect(mail).toHaveLength(1);
     expect(links(mail[0])[0]).toMatch(/^https:\/\/links\.example\.com\/u\//);
     expect(mail[0].text).toContain(links(mail[0])[0]);
-    const rows = await rowsIn<{ id: string; status: string; reason: string | null }>(ws.id, 'SELECT id, status, reason FROM newsletter_deliveries WHERE workspace_id = ? ORDER BY id', ws.id);
+    const rows = await rowsIn<{ id: string; status: string; reason: string | null }>(
+      ws.id,
+      'SELECT id, status, reason FROM newsletter_deliveries WHERE workspace_id = ? ORDER BY id',
+      ws.id,
+    );
     expect(rows).toEqual([
       { id: ada, status: 'sent', reason: null },
       { id: bob, status: 'failed', reason: 'no_link_origin' },

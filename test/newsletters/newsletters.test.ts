@@ -32,7 +32,16 @@ describe('POST /v1/newsletters', () => {
     expect(read.body).toEqual(res.body);
     const list = await ws.api('GET', '/v1/newsletters');
     expect(list.body.total).toBe(1);
-    expect(Object.keys(list.body.data[0]).sort()).toEqual(['active_subscriber_count', 'created_at', 'description', 'id', 'name', 'sender_profile_id', 'status', 'updated_at']);
+    expect(Object.keys(list.body.data[0]).sort()).toEqual([
+      'active_subscriber_count',
+      'created_at',
+      'description',
+      'id',
+      'name',
+      'sender_profile_id',
+      'status',
+      'updated_at',
+    ]);
   });
 
   it('validates name and description lengths and paging', async () => {
@@ -62,11 +71,21 @@ describe('POST /v1/newsletters', () => {
   it('checks sender_profile_id against the workspace', async () => {
     const ws = await makeWorkspace();
     const other = await makeWorkspace();
-    const foreign = await adminOk('POST', `/workspaces/${other.id}/sender-profiles`, { from_name: 'O', from_email: 'o@mail.example.com', domain_verified: true, is_default: true });
+    const foreign = await adminOk('POST', `/workspaces/${other.id}/sender-profiles`, {
+      from_name: 'O',
+      from_email: 'o@mail.example.com',
+      domain_verified: true,
+      is_default: true,
+    });
     const res = await ws.api('POST', '/v1/newsletters', { name: 'A', sender_profile_id: foreign.id });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('sender_profile_not_found');
-    const own = await adminOk('POST', `/workspaces/${ws.id}/sender-profiles`, { from_name: 'M', from_email: 'm@mail.example.com', domain_verified: true, is_default: true });
+    const own = await adminOk('POST', `/workspaces/${ws.id}/sender-profiles`, {
+      from_name: 'M',
+      from_email: 'm@mail.example.com',
+      domain_verified: true,
+      is_default: true,
+    });
     const ok = await ws.api('POST', '/v1/newsletters', { name: 'B', sender_profile_id: own.id.toUpperCase() });
     expect(ok.status).toBe(201);
     expect(ok.body.sender_profile_id).toBe(own.id);

@@ -9,7 +9,12 @@ export async function newsletter(ws: TestWorkspace, name = `News ${crypto.random
 }
 
 /** A ready issue (subject and compiled content). */
-export async function readyIssue(ws: TestWorkspace, newsletterId: string, subject = 'Weekly [[first_name : friend]]', extra: Record<string, unknown> = {}) {
+export async function readyIssue(
+  ws: TestWorkspace,
+  newsletterId: string,
+  subject = 'Weekly [[first_name : friend]]',
+  extra: Record<string, unknown> = {},
+) {
   const res = await ws.api('POST', `/v1/newsletters/${newsletterId}/issues`, { subject, content: MARKDOWN, ...extra });
   if (res.status !== 201) throw new Error(`issue create: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body as { id: string };

@@ -37,17 +37,23 @@ function conforms(route: RouteCase, res: ApiResponse, what: string) {
   if (!media) {
     expect(res.body === null || res.body === '', `a body where the document has none: ${where}`).toBe(true);
   } else {
-    const validate = ajv.getSchema(`https://api.test/openapi.json#/${pointer('paths', route.path, route.method.toLowerCase(), 'responses', String(res.status), 'content', 'application/json', 'schema')}`)!;
+    const validate = ajv.getSchema(
+      `https://api.test/openapi.json#/${pointer('paths', route.path, route.method.toLowerCase(), 'responses', String(res.status), 'content', 'application/json', 'schema')}`,
+    )!;
     expect(validate(res.body), `${where}\n${ajv.errorsText(validate.errors, { separator: '\n' })}`).toBe(true);
   }
-  if (res.status < 300) expect(res.headers.get('bookmark'), `Bookmark header: ${where}`).toMatch(new RegExp(doc.components.headers.Bookmark.schema.pattern!));
-  expect(res.headers.get('x-request-id'), `X-Request-Id header: ${where}`).toMatch(new RegExp(doc.components.headers['X-Request-Id'].schema.pattern!));
+  if (res.status < 300)
+    expect(res.headers.get('bookmark'), `Bookmark header: ${where}`).toMatch(new RegExp(doc.components.headers.Bookmark.schema.pattern!));
+  expect(res.headers.get('x-request-id'), `X-Request-Id header: ${where}`).toMatch(
+    new RegExp(doc.components.headers['X-Request-Id'].schema.pattern!),
+  );
   return res;
 }
 
 /** The route's valid body for a call on seeded records (the stage move needs a real stage, a booking a real meeting type, a campaign a template, a send a sender profile). */
 async function validBody(route: RouteCase) {
-  const seeded = ['/v1/deals/{id}/stage', '/v1/bookings', '/v1/emails'].includes(route.path) || (route.method === 'POST' && route.path === '/v1/campaigns');
+  const seeded =
+    ['/v1/deals/{id}/stage', '/v1/bookings', '/v1/emails'].includes(route.path) || (route.method === 'POST' && route.path === '/v1/campaigns');
   if (seeded && route.parallelBody) return route.parallelBody(0, ws);
   return route.body;
 }

@@ -67,8 +67,15 @@ describe('contract points the OpenAPI document states', () => {
     const doc = (await ws.api('GET', '/v1/openapi.json')).body;
     const sources = ['markdown', 'blocks', 'design_json'];
     expect(doc.components.schemas.ContentInput.oneOf).toEqual(sources.map((name) => ({ required: [name] })));
-    const one = { markdown: { markdown: 'Hello' }, blocks: { blocks: [{ type: 'paragraph', text: 'Hello' }] }, design_json: { design_json: { blocks: [{ type: 'paragraph', text: 'Hello' }] } } };
-    const create = (content: unknown) => ws.api('POST', '/v1/newsletters', { name: `N ${crypto.randomUUID().slice(0, 6)}` }).then((n) => ws.api('POST', `/v1/newsletters/${n.body.id}/issues`, { subject: 'S', content }));
+    const one = {
+      markdown: { markdown: 'Hello' },
+      blocks: { blocks: [{ type: 'paragraph', text: 'Hello' }] },
+      design_json: { design_json: { blocks: [{ type: 'paragraph', text: 'Hello' }] } },
+    };
+    const create = (content: unknown) =>
+      ws
+        .api('POST', '/v1/newsletters', { name: `N ${crypto.randomUUID().slice(0, 6)}` })
+        .then((n) => ws.api('POST', `/v1/newsletters/${n.body.id}/issues`, { subject: 'S', content }));
     for (const source of sources) expect((await create(one[source as keyof typeof one])).status, source).toBe(201);
     for (const content of [{}, { ...one.markdown, ...one.blocks }]) {
       const res = await create(content);

@@ -21,7 +21,12 @@ type Operation = {
 const served = async () => {
   const res = await call('GET', '/v1/openapi.json');
   expect(res.status).toBe(200);
-  return res.body as { paths: Record<string, Record<string, Operation>>; webhooks?: Record<string, { post: Operation }>; servers?: unknown[]; components: Schema };
+  return res.body as {
+    paths: Record<string, Record<string, Operation>>;
+    webhooks?: Record<string, { post: Operation }>;
+    servers?: unknown[];
+    components: Schema;
+  };
 };
 
 const allOperations = (doc: Awaited<ReturnType<typeof served>>) =>
@@ -62,7 +67,9 @@ describe('rules every operation follows', () => {
   it('has servers and one operation per route of the route table', async () => {
     const doc = await served();
     expect(doc.servers?.length).toBeGreaterThan(0);
-    const documented = operations(doc).map((o) => `${o.method.toUpperCase()} ${o.path}`).sort();
+    const documented = operations(doc)
+      .map((o) => `${o.method.toUpperCase()} ${o.path}`)
+      .sort();
     expect(documented).toEqual(ROUTES.map((r) => `${r.method} ${r.path}`).sort());
   });
 
@@ -127,7 +134,10 @@ describe('rules every operation follows', () => {
       for (const [status, response] of Object.entries(op.responses)) {
         const headers = Object.keys(response.headers ?? {});
         expect(headers, `${method} ${path} ${status}`).toContain('X-Request-Id');
-        if (status.startsWith('2')) expect(headers, `${method} ${path} ${status}`).toEqual(expect.arrayContaining(['Bookmark', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']));
+        if (status.startsWith('2'))
+          expect(headers, `${method} ${path} ${status}`).toEqual(
+            expect.arrayContaining(['Bookmark', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']),
+          );
         if (status === '429') expect(headers, `${method} ${path} 429`).toContain('Retry-After');
       }
     }
@@ -147,7 +157,10 @@ describe('rules every operation follows', () => {
 
 describe('reading order of the reference', () => {
   it('lists every tag in use, contacts first, the hosted pages and provider webhooks last, and paths in that order', async () => {
-    const doc = (await call('GET', '/v1/openapi.json')).body as { tags: { name: string }[]; paths: Record<string, Record<string, { tags?: string[] }>> };
+    const doc = (await call('GET', '/v1/openapi.json')).body as {
+      tags: { name: string }[];
+      paths: Record<string, Record<string, { tags?: string[] }>>;
+    };
     const order = doc.tags.map((t) => t.name);
     const used = new Set(Object.values(doc.paths).flatMap((item) => Object.values(item).flatMap((op) => op.tags ?? [])));
     expect([...used].filter((t) => !order.includes(t))).toEqual([]);
@@ -167,8 +180,14 @@ describe('answers every API operation documents', () => {
     for (const [path, item] of Object.entries(doc.paths).filter(([p]) => p.startsWith('/v1/'))) {
       for (const [method, op] of Object.entries(item)) {
         const statuses = Object.keys(op.responses);
-        expect(statuses.some((s) => s.startsWith('2')), `${method} ${path}`).toBe(true);
-        expect(statuses.some((s) => s.startsWith('4')), `${method} ${path}`).toBe(true);
+        expect(
+          statuses.some((s) => s.startsWith('2')),
+          `${method} ${path}`,
+        ).toBe(true);
+        expect(
+          statuses.some((s) => s.startsWith('4')),
+          `${method} ${path}`,
+        ).toBe(true);
       }
     }
   });

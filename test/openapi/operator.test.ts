@@ -47,8 +47,12 @@ function conforms(method: string, path: string, res: ApiResponse, what: string) 
   const response = op.responses[String(res.status)];
   expect(response, `status not documented: ${where}`).toBeDefined();
   expect(response.headers, `X-Request-Id documented: ${where}`).toHaveProperty('X-Request-Id');
-  expect(res.headers.get('x-request-id'), `X-Request-Id header: ${where}`).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-  const validate = ajv.getSchema(`https://api.test/operator.json#/${pointer('paths', template, method, 'responses', String(res.status), 'content', 'application/json', 'schema')}`);
+  expect(res.headers.get('x-request-id'), `X-Request-Id header: ${where}`).toMatch(
+    /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+  );
+  const validate = ajv.getSchema(
+    `https://api.test/operator.json#/${pointer('paths', template, method, 'responses', String(res.status), 'content', 'application/json', 'schema')}`,
+  );
   expect(validate, `no schema: ${where}`).toBeDefined();
   expect(validate!(res.body), `${where}\n${ajv.errorsText(validate!.errors, { separator: '\n' })}`).toBe(true);
   return res;
@@ -102,17 +106,44 @@ describe('operator answers conform to the document', () => {
   });
 
   it('the catalog: meeting types, busy blocks, embed keys, sender profiles, audiences, snippets, templates', async () => {
-    const host = await adminOk('POST', `/workspaces/${ws.id}/users`, { name: 'Host', email: `h-${crypto.randomUUID().slice(0, 6)}@example.com`, role: 'agent' });
+    const host = await adminOk('POST', `/workspaces/${ws.id}/users`, {
+      name: 'Host',
+      email: `h-${crypto.randomUUID().slice(0, 6)}@example.com`,
+      role: 'agent',
+    });
     const week = { mon: [['09:00', '17:00']] };
-    await op('post', `/workspaces/${ws.id}/meeting-types`, { name: 'Call', slug: `call-${crypto.randomUUID().slice(0, 6)}`, duration_minutes: 30, scheduling_kind: 'one_on_one', host_user_ids: [host.id], timezone: 'UTC', weekly_hours: week }, 201);
+    await op(
+      'post',
+      `/workspaces/${ws.id}/meeting-types`,
+      {
+        name: 'Call',
+        slug: `call-${crypto.randomUUID().slice(0, 6)}`,
+        duration_minutes: 30,
+        scheduling_kind: 'one_on_one',
+        host_user_ids: [host.id],
+        timezone: 'UTC',
+        weekly_hours: week,
+      },
+      201,
+    );
     await op('post', `/workspaces/${ws.id}/users/${host.id}/busy`, { start_at: '2030-01-07T12:00:00Z', end_at: '2030-01-07T13:00:00Z' }, 201);
     await op('post', `/workspaces/${ws.id}/embed-key/rotate`, undefined, 201);
-    await op('post', `/workspaces/${ws.id}/sender-profiles`, { from_name: 'Acme', from_email: 'hello@mail.acme.example', domain_verified: true, is_default: true }, 201);
+    await op(
+      'post',
+      `/workspaces/${ws.id}/sender-profiles`,
+      { from_name: 'Acme', from_email: 'hello@mail.acme.example', domain_verified: true, is_default: true },
+      201,
+    );
     await op('post', `/workspaces/${ws.id}/audiences`, { name: 'Prospects', kind: 'dynamic', filters: { lifecycle_stage: 'prospect' } }, 201);
     const snippet = await op('post', `/workspaces/${ws.id}/snippets`, { name: `footer-${crypto.randomUUID().slice(0, 6)}`, markdown: 'Acme' }, 201);
     await op('post', `/workspaces/${ws.id}/snippets`, { name: snippet.name, markdown: 'Again' }, 409, 'a taken name');
-    await op('post', `/workspaces/${ws.id}/snippets`, { name: 'deep', markdown: '> '.repeat(5000) + 'x' }, 400, 'past the content limits');
-    await op('post', `/workspaces/${ws.id}/templates`, { name: `t_${crypto.randomUUID().slice(0, 6)}`, language: 'en_US', category: 'utility', body: 'Hi {{1}}' }, 201);
+    await op('post', `/workspaces/${ws.id}/snippets`, { name: 'deep', markdown: `${'> '.repeat(5000)}x` }, 400, 'past the content limits');
+    await op(
+      'post',
+      `/workspaces/${ws.id}/templates`,
+      { name: `t_${crypto.randomUUID().slice(0, 6)}`, language: 'en_US', category: 'utility', body: 'Hi {{1}}' },
+      201,
+    );
   });
 
   it('contacts: complaints, merge requests, events, attendance, forms, subscriptions, no-shows', async () => {
@@ -133,7 +164,12 @@ describe('operator answers conform to the document', () => {
     await op('post', `/merge-requests/${conflict.body.merge_request_id}/resolve`, { action: 'merge' }, 409, 'resolved twice');
     const event = await op('post', `/workspaces/${ws.id}/events`, { name: 'Webinar', start_at: '2030-03-01T17:00:00Z' }, 201);
     await op('post', `/workspaces/${ws.id}/events/${event.id}/attendance`, { contact_id: contact.id, status: 'attended' }, 201);
-    await op('post', `/workspaces/${ws.id}/forms/${crypto.randomUUID()}/submissions`, { form_name: 'Sign-up', origin: 'form', fields: { a: 1 }, contact: { email: `f-${crypto.randomUUID().slice(0, 6)}@example.com` } }, 201);
+    await op(
+      'post',
+      `/workspaces/${ws.id}/forms/${crypto.randomUUID()}/submissions`,
+      { form_name: 'Sign-up', origin: 'form', fields: { a: 1 }, contact: { email: `f-${crypto.randomUUID().slice(0, 6)}@example.com` } },
+      201,
+    );
     const newsletter = (await ws.api('POST', '/v1/newsletters', { name: `News ${crypto.randomUUID().slice(0, 6)}` })).body;
     await op('post', `/workspaces/${ws.id}/newsletters/${newsletter.id}/subscriptions`, { contact_id: contact.id }, 201);
     await op('post', `/workspaces/${ws.id}/newsletters/${newsletter.id}/subscriptions`, { contact_id: contact.id }, 200, 'again');
@@ -142,8 +178,14 @@ describe('operator answers conform to the document', () => {
   });
 
   it('sandbox and sweeps: outbox, send events, payments, deliveries, global suppressions, sweeps', async () => {
-    await adminOk('POST', `/workspaces/${ws.id}/sender-profiles`, { from_name: 'Acme', from_email: 'hello@mail.acme.example', domain_verified: true, is_default: true });
-    const sent = (await ws.api('POST', '/v1/emails', { to: 'ada@example.com', subject: 'Hi', text: 'Hello', idempotency_key: crypto.randomUUID() })).body;
+    await adminOk('POST', `/workspaces/${ws.id}/sender-profiles`, {
+      from_name: 'Acme',
+      from_email: 'hello@mail.acme.example',
+      domain_verified: true,
+      is_default: true,
+    });
+    const sent = (await ws.api('POST', '/v1/emails', { to: 'ada@example.com', subject: 'Hi', text: 'Hello', idempotency_key: crypto.randomUUID() }))
+      .body;
     await op('get', `/workspaces/${ws.id}/outbox?channel=email&limit=5`, undefined, 200);
     await op('post', `/email-sends/${sent.id}/events`, { type: 'delivered' }, 201);
     const link = (await ws.api('POST', '/v1/payment-requests', { amount: 10, email: 'payer@example.com' })).body;
@@ -204,7 +246,10 @@ describe('the operator document without ADMIN_TOKEN', () => {
   it('is absent like every operator route', async () => {
     const { buildApp } = await import('../../src/app');
     const { env } = await import('cloudflare:workers');
-    const res = await buildApp().fetch(new Request('https://api.test/admin/v1/openapi.json'), { ...env, ADMIN_TOKEN: '' }, { waitUntil() {}, passThroughOnException() {} } as never);
+    const res = await buildApp().fetch(new Request('https://api.test/admin/v1/openapi.json'), { ...env, ADMIN_TOKEN: '' }, {
+      waitUntil() {},
+      passThroughOnException() {},
+    } as never);
     expect(res.status).toBe(404);
     expect(ADMIN_TOKEN).toBeTruthy();
   });

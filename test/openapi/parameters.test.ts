@@ -59,13 +59,16 @@ describe('query parameters conform to the OpenAPI document', () => {
         if (schema.type === 'integer') {
           const below = schema.minimum === undefined ? -1 : schema.minimum - 1;
           const res = await get(p.name, String(below));
-          expect(res.status, `${p.name}=${below} ${schema.minimum === undefined ? 'has no documented minimum' : 'is below the documented minimum'}: ${res.what}`).toBe(schema.minimum === undefined ? 200 : 400);
+          expect(
+            res.status,
+            `${p.name}=${below} ${schema.minimum === undefined ? 'has no documented minimum' : 'is below the documented minimum'}: ${res.what}`,
+          ).toBe(schema.minimum === undefined ? 200 : 400);
           if (schema.maximum !== undefined) {
             expect((await get(p.name, String(schema.maximum))).status, `${p.name} at its maximum`).toBe(200);
             const above = await get(p.name, (BigInt(schema.maximum) + 1n).toString());
             expect(above.status, `${p.name} above its documented maximum: ${above.what}`).toBe(400);
           } else {
-            const huge = await get(p.name, '1' + '0'.repeat(20));
+            const huge = await get(p.name, `1${'0'.repeat(20)}`);
             expect(huge.status, `${p.name} has no documented maximum: ${huge.what}`).toBe(200);
           }
         }

@@ -18,7 +18,12 @@ const resolve = (doc: Doc, schema: Media['schema']) => (schema.$ref ? doc.compon
 
 async function post(path: string, fields: Record<string, string>) {
   const res: Response = await (exports as any).default.fetch(
-    new Request(`https://api.test${path}`, { method: 'POST', body: new URLSearchParams(fields).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' }, redirect: 'manual' }),
+    new Request(`https://api.test${path}`, {
+      method: 'POST',
+      body: new URLSearchParams(fields).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      redirect: 'manual',
+    }),
   );
   return res.status;
 }

@@ -4,14 +4,24 @@ import type { TestWorkspace } from '../support/harness';
 import { contactOf, counted, warmWorkspace } from '../support/round-trips';
 import { expectCode, freshPhone, orderEvents } from './helpers';
 
-const lines = (n: number) => Array.from({ length: n }, (_, k) => ({ title: `Line ${k}`, unit_price: 10 + k, quantity: 1 + (k % 2), ...(k === 0 ? { discount_percent: 10 } : {}) }));
+const lines = (n: number) =>
+  Array.from({ length: n }, (_, k) => ({
+    title: `Line ${k}`,
+    unit_price: 10 + k,
+    quantity: 1 + (k % 2),
+    ...(k === 0 ? { discount_percent: 10 } : {}),
+  }));
 
 /** Every row an order create can leave, per table: what a create that wrote nothing must not change. */
 async function footprint(ws: TestWorkspace): Promise<Record<string, number>> {
   const tables = ['orders', 'order_items', 'order_counters', 'payments', 'payment_entries', 'contact_activities', 'event_outbox'];
-  const count = async (table: string) => (await rowsIn<{ n: number }>(ws.id, `SELECT count(*) AS n FROM ${table} WHERE workspace_id = ?`, ws.id))[0].n;
+  const count = async (table: string) =>
+    (await rowsIn<{ n: number }>(ws.id, `SELECT count(*) AS n FROM ${table} WHERE workspace_id = ?`, ws.id))[0].n;
   const counter = await rowsIn<{ last_number: number }>(ws.id, 'SELECT last_number FROM order_counters WHERE workspace_id = ?', ws.id);
-  return { ...Object.fromEntries(await Promise.all(tables.map(async (t) => [t, await count(t)] as const))), last_number: counter[0]?.last_number ?? 0 };
+  return {
+    ...Object.fromEntries(await Promise.all(tables.map(async (t) => [t, await count(t)] as const))),
+    last_number: counter[0]?.last_number ?? 0,
+  };
 }
 
 describe('POST /v1/orders: a new order for a contact_id in one round trip', () => {
@@ -19,10 +29,23 @@ describe('POST /v1/orders: a new order for a contact_id in one round trip', () =
     const ws = await warmWorkspace();
     const contactId = await contactOf(ws);
     const before = await footprint(ws);
-    const res = await counted(ws, 'POST', '/v1/orders', { contact_id: contactId, items: lines(10), shipping_total: 4.95, coupon_codes: ['SPRING'], external_reference: 'web-1' });
+    const res = await counted(ws, 'POST', '/v1/orders', {
+      contact_id: contactId,
+      items: lines(10),
+      shipping_total: 4.95,
+      coupon_codes: ['SPRING'],
+      external_reference: 'web-1',
+    });
     expect(res.status).toBe(201);
     expect(res.roundTrips).toBe(1);
-    expect(res.body).toMatchObject({ contact_id: contactId, order_number: 1, financial_status: 'pending', external_reference: 'web-1', item_count: 15, shipping_total: 4.95 });
+    expect(res.body).toMatchObject({
+      contact_id: contactId,
+      order_number: 1,
+      financial_status: 'pending',
+      external_reference: 'web-1',
+      item_count: 15,
+      shipping_total: 4.95,
+    });
     expect(res.body.items.map((i: { title: string }) => i.title)).toEqual(lines(10).map((l) => l.title));
     expect((await ws.api('GET', `/v1/orders/${res.body.id}`)).body).toEqual(res.body);
     expect(await footprint(ws)).toEqual({
@@ -92,7 +115,11 @@ describe('POST /v1/orders: a new order for a contact_id in one round trip', () =
     expect(linked.body.deal_id).toBe(own.id);
     const before = await footprint(ws);
     expectCode(await ws.api('POST', '/v1/orders', { contact_id: contactId, deal_id: other.id, items: lines(1) }), 409, 'ORDER_DEAL_CONTACT_MISMATCH');
-    expectCode(await ws.api('POST', '/v1/orders', { contact_id: contactId, deal_id: crypto.randomUUID(), items: lines(1) }), 404, 'ORDER_DEAL_NOT_FOUND');
+    expectCode(
+      await ws.api('POST', '/v1/orders', { contact_id: contactId, deal_id: crypto.randomUUID(), items: lines(1) }),
+      404,
+      'ORDER_DEAL_NOT_FOUND',
+    );
     expect(await footprint(ws)).toEqual(before);
   });
 
@@ -105,13 +132,22 @@ describe('POST /v1/orders: a new order for a contact_id in one round trip', () =
     expect(fresh.body).toMatchObject({ contact_phone: phone, contact_name: 'Nova Lee', order_number: 1 });
     const contacts = await rowsIn(ws.id, 'SELECT id, name FROM contacts WHERE workspace_id = ?', ws.id);
     expect(contacts).toEqual([{ id: fresh.body.contact_id, name: 'Nova Lee' }]);
-    const types = (await rowsIn<{ type: string }>(ws.id, 'SELECT type FROM event_outbox WHERE workspace_id = ? ORDER BY rowid', ws.id)).map((e) => e.type);
+    const types = (await rowsIn<{ type: string }>(ws.id, 'SELECT type FROM event_outbox WHERE workspace_id = ? ORDER BY rowid', ws.id)).map(
+      (e) => e.type,
+    );
     expect(types).toEqual(['contact.created', 'order.created']);
     const before = await footprint(ws);
     const again = await counted(ws, 'POST', '/v1/orders', { phone, items: lines(1) });
     expect(again.roundTrips).toBe(2);
     expect(again.body).toMatchObject({ contact_id: fresh.body.contact_id, order_number: 2 });
-    expect(await footprint(ws)).toEqual({ ...before, orders: 2, order_items: 3, last_number: 2, contact_activities: before.contact_activities + 1, event_outbox: before.event_outbox + 1 });
+    expect(await footprint(ws)).toEqual({
+      ...before,
+      orders: 2,
+      order_items: 3,
+      last_number: 2,
+      contact_activities: before.contact_activities + 1,
+      event_outbox: before.event_outbox + 1,
+    });
     expect(await rowsIn(ws.id, 'SELECT id FROM contacts WHERE workspace_id = ?', ws.id)).toHaveLength(1);
   });
 
@@ -119,7 +155,12 @@ describe('POST /v1/orders: a new order for a contact_id in one round trip', () =
     const ws = await warmWorkspace();
     const synced = (await ws.api('POST', '/v1/orders', { contact_id: await contactOf(ws), items: lines(1) })).body;
     // A store-synced order under the reference: the create sent along with the reads writes nothing.
-    await rowsIn(ws.id, "UPDATE orders SET external_reference = 'shop-1', store_connection_id = ?, platform = 'shopify', source = 'shopify' WHERE id = ?", crypto.randomUUID(), synced.id);
+    await rowsIn(
+      ws.id,
+      "UPDATE orders SET external_reference = 'shop-1', store_connection_id = ?, platform = 'shopify', source = 'shopify' WHERE id = ?",
+      crypto.randomUUID(),
+      synced.id,
+    );
     const phone = freshPhone();
     expectCode(await ws.api('POST', '/v1/orders', { phone, items: lines(1), external_reference: 'shop-1' }), 409, 'STORE_SYNCED_READ_ONLY');
     expect(await rowsIn(ws.id, 'SELECT id FROM contacts WHERE workspace_id = ? AND phone = ?', ws.id, phone)).toEqual([]);
@@ -159,7 +200,11 @@ describe('POST /v1/orders: a new order for a contact_id in one round trip', () =
     const fresh = await Promise.all(Array.from({ length: 10 }, () => ws.api('POST', '/v1/orders', { contact_id: contactId, items: lines(2) })));
     expect(fresh.every((r) => r.status === 201)).toBe(true);
     expect(fresh.map((r) => r.body.order_number).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
-    const same = await Promise.all(Array.from({ length: 10 }, (_, i) => ws.api('POST', '/v1/orders', { contact_id: contactId, items: lines(1 + (i % 3)), external_reference: 'web-3' })));
+    const same = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        ws.api('POST', '/v1/orders', { contact_id: contactId, items: lines(1 + (i % 3)), external_reference: 'web-3' }),
+      ),
+    );
     expect(same.every((r) => r.status === 201)).toBe(true);
     expect(new Set(same.map((r) => r.body.id)).size).toBe(1);
     expect(await footprint(ws)).toMatchObject({ orders: 11, last_number: 11 });

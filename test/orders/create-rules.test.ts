@@ -67,7 +67,9 @@ describe('order numbers, caps and references', () => {
     expect((await createOrder(ws)).order_number).toBe(1);
     // A rejected create takes no number.
     expectCode(await ws.api('POST', '/v1/orders', { phone: freshPhone(), items: [{ product_id: crypto.randomUUID() }] }), 400, 'INVALID_PRODUCT');
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => ws.api('POST', '/v1/orders', { phone: freshPhone(), items: [{ title: `P${i}`, unit_price: i }] })));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => ws.api('POST', '/v1/orders', { phone: freshPhone(), items: [{ title: `P${i}`, unit_price: i }] })),
+    );
     expect(answers.map((a) => a.status)).toEqual(Array(20).fill(201));
     const numbers = answers.map((a) => a.body.order_number).sort((a, b) => a - b);
     expect(numbers).toEqual(Array.from({ length: 20 }, (_, i) => i + 2));
@@ -113,7 +115,12 @@ describe('order numbers, caps and references', () => {
     await adminOk('POST', `/merge-requests/${conflict.body.merge_request_id}/resolve`, { action: 'merge' });
     const moved = await ws.api('GET', `/v1/orders/${byEmail.id}`);
     expect(moved.body.contact_id).toBe(byPhone.contact_id);
-    const rows = await rowsIn(ws.id, 'SELECT (SELECT count(*) FROM order_items WHERE order_id = ?1 AND contact_id = ?2) AS items, (SELECT count(*) FROM order_refunds WHERE order_id = ?1 AND contact_id = ?2) AS refunds', byEmail.id, byPhone.contact_id);
+    const rows = await rowsIn(
+      ws.id,
+      'SELECT (SELECT count(*) FROM order_items WHERE order_id = ?1 AND contact_id = ?2) AS items, (SELECT count(*) FROM order_refunds WHERE order_id = ?1 AND contact_id = ?2) AS refunds',
+      byEmail.id,
+      byPhone.contact_id,
+    );
     expect(rows[0]).toEqual({ items: 1, refunds: 1 });
   });
 });
@@ -121,13 +128,25 @@ describe('order numbers, caps and references', () => {
 describe('financial_status on create', () => {
   it('paid records a completed one-time payment for the total in the same batch and fires order.created then order.paid', async () => {
     const ws = await makeWorkspace();
-    const o = await createOrder(ws, { financial_status: 'paid', items: [{ title: 'A', unit_price: 20, quantity: 3 }], shipping_total: 5, currency: 'EUR' });
+    const o = await createOrder(ws, {
+      financial_status: 'paid',
+      items: [{ title: 'A', unit_price: 20, quantity: 3 }],
+      shipping_total: 5,
+      currency: 'EUR',
+    });
     expect(o).toMatchObject({ financial_status: 'paid', total: 65, payment_reference: `order:${o.id}` });
     expect(o.paid_at).toBe(o.created_at);
     expect(o.payment_synced_at).toBe(o.created_at);
     const payments = (await ws.api('GET', '/v1/payments')).body.data;
     expect(payments).toHaveLength(1);
-    expect(payments[0]).toMatchObject({ type: 'one_time', total_amount: 65, currency: 'EUR', arrangement_status: 'completed', external_reference: `order:${o.id}`, contact_id: o.contact_id });
+    expect(payments[0]).toMatchObject({
+      type: 'one_time',
+      total_amount: 65,
+      currency: 'EUR',
+      arrangement_status: 'completed',
+      external_reference: `order:${o.id}`,
+      contact_id: o.contact_id,
+    });
     const events = await orderEvents(ws.id);
     expect(events.map((e) => e.type)).toEqual(['order.created', 'order.paid']);
     expect(events[1].data).toMatchObject({ order_id: o.id, financial_status: 'paid', number: '1', paid_at: o.paid_at, total: 65 });

@@ -54,7 +54,15 @@ describe('POST /v1/orders', () => {
       refunds: [],
     });
     expect(o).not.toHaveProperty('duplicate');
-    expect(o.items[2]).toMatchObject({ position: 2, unit_price: 0.33, quantity: 1.5, discount_percent: 12.5, product_id: null, external_product_id: null, sku: null });
+    expect(o.items[2]).toMatchObject({
+      position: 2,
+      unit_price: 0.33,
+      quantity: 1.5,
+      discount_percent: 12.5,
+      product_id: null,
+      external_product_id: null,
+      sku: null,
+    });
     const read = await ws.api('GET', `/v1/orders/${o.id}`);
     expect(read.status).toBe(200);
     expect(read.body).toEqual(o);
@@ -63,7 +71,9 @@ describe('POST /v1/orders', () => {
   it('reads every decimal back exactly as given: lines travel in the one read of an order as JSON, a REAL with all its digits', async () => {
     const ws = await makeWorkspace();
     const quantities = [0.1 + 0.2, 1 / 3, 999999.9999999999, 5e-324 + 0.000001];
-    const o = await createOrder(ws, { items: quantities.map((quantity, i) => ({ title: `Line ${i}`, unit_price: 1, quantity, discount_percent: 100 / 3 + i })) });
+    const o = await createOrder(ws, {
+      items: quantities.map((quantity, i) => ({ title: `Line ${i}`, unit_price: 1, quantity, discount_percent: 100 / 3 + i })),
+    });
     const read = await ws.api('GET', `/v1/orders/${o.id}`);
     expect(read.body.items.map((i: any) => i.quantity)).toEqual(quantities);
     expect(read.body.items.map((i: any) => i.discount_percent)).toEqual(quantities.map((_, i) => 100 / 3 + i));
@@ -89,9 +99,21 @@ describe('POST /v1/orders', () => {
     expectMessage(await ws.api('POST', '/v1/orders', { phone, discount_total: -1 }), 400, 'discount_total must be a non-negative number');
     expectMessage(await ws.api('POST', '/v1/orders', { phone, shipping_total: -0.01 }), 400, 'shipping_total must be a non-negative number');
     expectMessage(await ws.api('POST', '/v1/orders', { phone, tax_total: -3 }), 400, 'tax_total must be a non-negative number');
-    expectMessage(await ws.api('POST', '/v1/orders', { phone, items: [{ title: 'x', quantity: 0 }] }), 400, 'items[0].quantity must be a positive number');
-    expectMessage(await ws.api('POST', '/v1/orders', { phone, items: [{ title: 'x', discount_percent: 101 }] }), 400, 'items[0].discount_percent must be between 0 and 100');
-    expectMessage(await ws.api('POST', '/v1/orders', { phone, items: [{ title: 'x', unit_price: -1 }] }), 400, 'items[0].unit_price must be a non-negative number');
+    expectMessage(
+      await ws.api('POST', '/v1/orders', { phone, items: [{ title: 'x', quantity: 0 }] }),
+      400,
+      'items[0].quantity must be a positive number',
+    );
+    expectMessage(
+      await ws.api('POST', '/v1/orders', { phone, items: [{ title: 'x', discount_percent: 101 }] }),
+      400,
+      'items[0].discount_percent must be between 0 and 100',
+    );
+    expectMessage(
+      await ws.api('POST', '/v1/orders', { phone, items: [{ title: 'x', unit_price: -1 }] }),
+      400,
+      'items[0].unit_price must be a non-negative number',
+    );
     const tooMany = await ws.api('POST', '/v1/orders', { phone, items: Array.from({ length: 201 }, () => ({ title: 'x' })) });
     expect(tooMany.status).toBe(400);
     expect((await ws.api('GET', '/v1/orders')).body.total).toBe(0);
@@ -100,8 +122,16 @@ describe('POST /v1/orders', () => {
   it('bounds quantities and totals, and reads date-only placed_at in the workspace zone', async () => {
     const ws = await makeWorkspace({ timezone: 'America/New_York' });
     const phone = freshPhone();
-    expectMessage(await ws.api('POST', '/v1/orders', { phone, items: [{ title: 'x', quantity: 1_000_001 }] }), 400, 'items[0].quantity must be at most 1000000');
-    expectMessage(await ws.api('POST', '/v1/orders', { phone, items: [{ title: 'x', quantity: 2, unit_price: 9999999999 }] }), 400, 'items[0]: line_total must be at most 9999999999');
+    expectMessage(
+      await ws.api('POST', '/v1/orders', { phone, items: [{ title: 'x', quantity: 1_000_001 }] }),
+      400,
+      'items[0].quantity must be at most 1000000',
+    );
+    expectMessage(
+      await ws.api('POST', '/v1/orders', { phone, items: [{ title: 'x', quantity: 2, unit_price: 9999999999 }] }),
+      400,
+      'items[0]: line_total must be at most 9999999999',
+    );
     expectMessage(
       await ws.api('POST', '/v1/orders', { phone, items: [{ title: 'x', unit_price: 9999999999 }], shipping_total: 1 }),
       400,

@@ -11,7 +11,13 @@ import { freshPhone } from './helpers';
  */
 const half = (n: bigint, d: bigint) => (n * 2n + d) / (2n * d); // floor(n/d + 1/2) for n, d >= 0
 const refLine = (q: number, p: number, d: number | null) => Number(half(BigInt(q) * BigInt(p) * (10000n - BigInt(d ?? 0)), 1000n * 10000n));
-const refCount = (qs: number[]) => Number(half(qs.reduce((a, q) => a + BigInt(q), 0n), 1000n));
+const refCount = (qs: number[]) =>
+  Number(
+    half(
+      qs.reduce((a, q) => a + BigInt(q), 0n),
+      1000n,
+    ),
+  );
 
 const line = fc.record({
   q: fc.integer({ min: 1, max: 5_000_000 }),
@@ -64,7 +70,14 @@ describe('order money math', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.record({
-          lines: fc.array(fc.record({ q: fc.integer({ min: 1, max: 20_000 }), p: fc.integer({ min: 0, max: 1_000_000 }), d: fc.option(fc.integer({ min: 0, max: 10_000 }), { nil: null }) }), { minLength: 1, maxLength: 12 }),
+          lines: fc.array(
+            fc.record({
+              q: fc.integer({ min: 1, max: 20_000 }),
+              p: fc.integer({ min: 0, max: 1_000_000 }),
+              d: fc.option(fc.integer({ min: 0, max: 10_000 }), { nil: null }),
+            }),
+            { minLength: 1, maxLength: 12 },
+          ),
           discount: fc.integer({ min: 0, max: 5_000_000 }),
           shipping: fc.integer({ min: 0, max: 100_000 }),
           tax: fc.integer({ min: 0, max: 100_000 }),
@@ -73,7 +86,12 @@ describe('order money math', () => {
           const ref = reference(c);
           const res = await ws.api('POST', '/v1/orders', {
             phone: freshPhone(),
-            items: c.lines.map((l, i) => ({ title: `L${i}`, quantity: l.q / 1000, unit_price: l.p / 100, ...(l.d === null ? {} : { discount_percent: l.d / 100 }) })),
+            items: c.lines.map((l, i) => ({
+              title: `L${i}`,
+              quantity: l.q / 1000,
+              unit_price: l.p / 100,
+              ...(l.d === null ? {} : { discount_percent: l.d / 100 }),
+            })),
             discount_total: c.discount / 100,
             shipping_total: c.shipping / 100,
             tax_total: c.tax / 100,

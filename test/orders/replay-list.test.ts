@@ -59,9 +59,21 @@ describe('POST /v1/orders replay on external_reference', () => {
     // The contact is never re-pointed, but contact resolution still runs.
     const other = await ws.api('POST', '/v1/orders', { phone: freshPhone(), external_reference: 'ext-1', note: 'four' });
     expect(other.body).toMatchObject({ contact_id: first.contact_id, note: 'four' });
-    expectMessage(await ws.api('POST', '/v1/orders', { external_reference: 'ext-1' }), 400, 'Provide contact_id, or a phone/email to attach the order to a contact');
+    expectMessage(
+      await ws.api('POST', '/v1/orders', { external_reference: 'ext-1' }),
+      400,
+      'Provide contact_id, or a phone/email to attach the order to a contact',
+    );
     expectMessage(await ws.api('POST', '/v1/orders', { contact_id: crypto.randomUUID(), external_reference: 'ext-1' }), 404, 'Contact not found');
-    expectCode(await ws.api('POST', '/v1/orders', { phone: freshPhone(), external_reference: 'ext-1', deal_id: (await ws.api('POST', '/v1/deals', { title: 'D2', phone: freshPhone() })).body.id }), 409, 'ORDER_DEAL_CONTACT_MISMATCH');
+    expectCode(
+      await ws.api('POST', '/v1/orders', {
+        phone: freshPhone(),
+        external_reference: 'ext-1',
+        deal_id: (await ws.api('POST', '/v1/deals', { title: 'D2', phone: freshPhone() })).body.id,
+      }),
+      409,
+      'ORDER_DEAL_CONTACT_MISMATCH',
+    );
     // No event for a replay.
     expect((await orderEvents(ws.id)).map((e) => e.type)).toEqual(['order.created', 'order.paid']);
   });
@@ -70,11 +82,17 @@ describe('POST /v1/orders replay on external_reference', () => {
     const ws = await makeWorkspace({ rate_limits: { per_key_per_minute: 1_000_000 } });
     const phone = freshPhone();
     const answers = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => ws.api('POST', '/v1/orders', { phone, external_reference: 'race', note: `n${i}`, items: [{ title: `T${i}`, unit_price: i }] })),
+      Array.from({ length: 10 }, (_, i) =>
+        ws.api('POST', '/v1/orders', { phone, external_reference: 'race', note: `n${i}`, items: [{ title: `T${i}`, unit_price: i }] }),
+      ),
     );
     for (const a of answers) expect(a.status, JSON.stringify(a.body)).toBe(201);
     expect(new Set(answers.map((a) => a.body.id)).size).toBe(1);
-    const [{ n, numbers }] = await rowsIn(ws.id, 'SELECT count(*) AS n, group_concat(order_number) AS numbers FROM orders WHERE workspace_id = ?', ws.id);
+    const [{ n, numbers }] = await rowsIn(
+      ws.id,
+      'SELECT count(*) AS n, group_concat(order_number) AS numbers FROM orders WHERE workspace_id = ?',
+      ws.id,
+    );
     expect({ n, numbers }).toEqual({ n: 1, numbers: '1' });
     const final = (await ws.api('GET', `/v1/orders/${answers[0].body.id}`)).body;
     expect(final.items).toHaveLength(1);

@@ -17,7 +17,11 @@ describe('orders round trips', () => {
     const replay = await counted(ws, 'POST', '/v1/orders', { phone, items: tenItems(2), external_reference: 'rt-1' });
     expect(replay.status).toBe(201);
     expect(replay.roundTrips).toBe(2);
-    const paid = await counted(ws, 'POST', '/v1/orders', { email: `${crypto.randomUUID()}@example.com`, items: tenItems(3), financial_status: 'paid' });
+    const paid = await counted(ws, 'POST', '/v1/orders', {
+      email: `${crypto.randomUUID()}@example.com`,
+      items: tenItems(3),
+      financial_status: 'paid',
+    });
     expect(paid.status).toBe(201);
     expect(paid.roundTrips).toBe(1);
     const refund = await counted(ws, 'POST', `/v1/orders/${paid.body.id}/refunds`, { amount: 0.01 });
@@ -49,13 +53,23 @@ describe('orders round trips', () => {
     const read = (await ws.api('GET', `/v1/orders/${paid.id}`)).body;
     expect(answers.at(-1)).toEqual(read);
     // Each refund put both rows on the contact's timeline, data as written.
-    const timeline = await rowsOnShards<{ type: string; data: string }>('SELECT type, data FROM contact_activities WHERE contact_id = ? AND type IN (?, ?) ORDER BY type', paid.contact_id, 'payment_refunded', 'order_refunded');
+    const timeline = await rowsOnShards<{ type: string; data: string }>(
+      'SELECT type, data FROM contact_activities WHERE contact_id = ? AND type IN (?, ?) ORDER BY type',
+      paid.contact_id,
+      'payment_refunded',
+      'order_refunded',
+    );
     expect(timeline.map((r) => r.type)).toEqual([...Array(3).fill('order_refunded'), ...Array(3).fill('payment_refunded')]);
     const refundIds = read.refunds.map((r: any) => r.id);
     expect(timeline.filter((r) => r.type === 'order_refunded').map((r) => JSON.parse(r.data))).toEqual(
       expect.arrayContaining(refundIds.map((refund_id: string) => ({ order_id: paid.id, refund_id, amount: 0.01, currency: paid.currency }))),
     );
-    expect(JSON.parse(timeline[3].data)).toMatchObject({ payment_id: expect.any(String), entry_id: expect.any(String), amount: 0.01, currency: paid.currency });
+    expect(JSON.parse(timeline[3].data)).toMatchObject({
+      payment_id: expect.any(String),
+      entry_id: expect.any(String),
+      amount: 0.01,
+      currency: paid.currency,
+    });
     expect(read.refunds.map((r: any) => r.refunded_at.slice(0, 10))).toEqual(['2026-04-01', '2026-05-01', new Date().toISOString().slice(0, 10)]);
     expect(answers[1].refunds.map((r: any) => r.refunded_at.slice(0, 10))).toEqual(['2026-04-01', '2026-05-01']);
 

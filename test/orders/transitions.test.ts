@@ -18,11 +18,27 @@ describe('POST /v1/orders/{id}/refunds', () => {
     const first = await ws.api('POST', `/v1/orders/${o.id}/refunds`, { amount: 30, reason: ' damaged ', refunded_at: '2026-05-01T10:00:00Z' });
     expect(first.status, JSON.stringify(first.body)).toBe(201);
     expect(first.body.duplicate).toBe(false);
-    expect(first.body.order).toMatchObject({ financial_status: 'partially_refunded', refunded_total: 30, refunded_at: '2026-05-01T10:00:00.000Z', paid_at: o.paid_at });
+    expect(first.body.order).toMatchObject({
+      financial_status: 'partially_refunded',
+      refunded_total: 30,
+      refunded_at: '2026-05-01T10:00:00.000Z',
+      paid_at: o.paid_at,
+    });
     expect(first.body.order.refunds).toEqual([
-      expect.objectContaining({ amount: 30, currency: 'USD', reason: 'damaged', refunded_at: '2026-05-01T10:00:00.000Z', external_refund_id: null, order_id: o.id }),
+      expect.objectContaining({
+        amount: 30,
+        currency: 'USD',
+        reason: 'damaged',
+        refunded_at: '2026-05-01T10:00:00.000Z',
+        external_refund_id: null,
+        order_id: o.id,
+      }),
     ]);
-    expectMessage(await ws.api('POST', `/v1/orders/${o.id}/refunds`, { amount: 70.01 }), 400, "Refund amount exceeds the order's remaining total (70.00)");
+    expectMessage(
+      await ws.api('POST', `/v1/orders/${o.id}/refunds`, { amount: 70.01 }),
+      400,
+      "Refund amount exceeds the order's remaining total (70.00)",
+    );
     // An earlier refunded_at sorts first; refunded_at stays the latest instant.
     const second = await ws.api('POST', `/v1/orders/${o.id}/refunds`, { amount: 70, refunded_at: '2026-04-01T00:00:00Z' });
     expect(second.body.order).toMatchObject({ financial_status: 'refunded', refunded_total: 100, refunded_at: '2026-05-01T10:00:00.000Z' });
@@ -101,8 +117,13 @@ describe('POST /v1/orders/{id}/refunds', () => {
     const pending = await createOrder(ws);
     expectCode(await ws.api('POST', `/v1/orders/${pending.id}/refunds`, { amount: 1 }), 400, 'ORDER_NEVER_PAID');
     const o = await paidOrder(ws, 10);
-    for (const amount of [0, -1, 0.001]) expectMessage(await ws.api('POST', `/v1/orders/${o.id}/refunds`, { amount }), 400, 'Refund amount must be a positive number');
-    expectMessage(await ws.api('POST', `/v1/orders/${o.id}/refunds`, { amount: 1e300 }), 400, "Refund amount exceeds the order's remaining total (10.00)");
+    for (const amount of [0, -1, 0.001])
+      expectMessage(await ws.api('POST', `/v1/orders/${o.id}/refunds`, { amount }), 400, 'Refund amount must be a positive number');
+    expectMessage(
+      await ws.api('POST', `/v1/orders/${o.id}/refunds`, { amount: 1e300 }),
+      400,
+      "Refund amount exceeds the order's remaining total (10.00)",
+    );
     expectMessage(await ws.api('POST', `/v1/orders/${o.id}/refunds`, { amount: 1, refunded_at: 'later' }), 400, 'refundedAt is not a valid date');
     expectMessage(await ws.api('POST', `/v1/orders/${crypto.randomUUID()}/refunds`, { amount: 1 }), 404, 'Order not found');
     expect((await ws.api('POST', `/v1/orders/${o.id}/refunds`, {})).status).toBe(400);
@@ -114,7 +135,9 @@ describe('POST /v1/orders/{id}/refunds', () => {
   it('is idempotent on external_refund_id (also in parallel); without it every call appends', async () => {
     const ws = await makeWorkspace({ rate_limits: { per_key_per_minute: 1_000_000 } });
     const o = await paidOrder(ws, 100);
-    const answers = await Promise.all(Array.from({ length: 8 }, () => ws.api('POST', `/v1/orders/${o.id}/refunds`, { amount: 10, external_refund_id: 're_1' })));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => ws.api('POST', `/v1/orders/${o.id}/refunds`, { amount: 10, external_refund_id: 're_1' })),
+    );
     for (const a of answers) expect(a.status, JSON.stringify(a.body)).toBe(201);
     expect(answers.filter((a) => a.body.duplicate === false)).toHaveLength(1);
     const dup = answers.find((a) => a.body.duplicate)!;
@@ -128,7 +151,9 @@ describe('POST /v1/orders/{id}/refunds', () => {
       const impossible = await ws.api('POST', `/v1/orders/${o.id}/refunds`, { amount, external_refund_id: 're_1' });
       expect(impossible.status, `${amount}`).toBe(400);
     }
-    expect((await ws.api('POST', `/v1/orders/${o.id}/refunds`, { amount: 1e10, external_refund_id: 're_1' })).body.message).toBe("Refund amount exceeds the order's remaining total (90.00)");
+    expect((await ws.api('POST', `/v1/orders/${o.id}/refunds`, { amount: 1e10, external_refund_id: 're_1' })).body.message).toBe(
+      "Refund amount exceeds the order's remaining total (90.00)",
+    );
     await ws.api('POST', `/v1/orders/${o.id}/refunds`, { amount: 5 });
     await ws.api('POST', `/v1/orders/${o.id}/refunds`, { amount: 5 });
     const after = (await ws.api('GET', `/v1/orders/${o.id}`)).body;
@@ -142,7 +167,11 @@ describe('POST /v1/orders/{id}/refunds', () => {
     const answers = await Promise.all(Array.from({ length: 10 }, () => ws.api('POST', `/v1/orders/${o.id}/refunds`, { amount: 15 })));
     expect(answers.filter((a) => a.status === 201)).toHaveLength(6);
     for (const a of answers.filter((r) => r.status !== 201)) expectMessage(a, 400, "Refund amount exceeds the order's remaining total (10.00)");
-    const [row] = await rowsIn(ws.id, 'SELECT refunded_total_cents AS refunded, (SELECT sum(amount_cents) FROM order_refunds WHERE order_id = ?1) AS sum FROM orders WHERE id = ?1', o.id);
+    const [row] = await rowsIn(
+      ws.id,
+      'SELECT refunded_total_cents AS refunded, (SELECT sum(amount_cents) FROM order_refunds WHERE order_id = ?1) AS sum FROM orders WHERE id = ?1',
+      o.id,
+    );
     expect(row).toEqual({ refunded: 9000, sum: 9000 });
     const payment = await ledger(ws, o.id);
     expect(payment.entries.filter((e: any) => e.kind === 'refund').reduce((s: number, e: any) => s + e.amount, 0)).toBe(-90);
@@ -203,7 +232,10 @@ describe('POST /v1/orders/{id}/mark-paid', () => {
     const linked = await ws.api('POST', `/v1/orders/${o.id}/mark-paid`, { payment_reference: 'pay-1' });
     expect(linked.status).toBe(201);
     expect(linked.body).toMatchObject({ financial_status: 'paid', payment_reference: 'pay-1', total: 80 });
-    expect((await ws.api('GET', `/v1/payments/${pay.id}`)).body).toMatchObject({ total_amount: 50, entries: [expect.objectContaining({ amount: 50 })] });
+    expect((await ws.api('GET', `/v1/payments/${pay.id}`)).body).toMatchObject({
+      total_amount: 50,
+      entries: [expect.objectContaining({ amount: 50 })],
+    });
     expect((await ws.api('GET', '/v1/payments')).body.total).toBe(4);
     // The same reference again is fine; another one is not.
     expect((await ws.api('POST', `/v1/orders/${o.id}/mark-paid`, { payment_reference: 'pay-1' })).status).toBe(201);
@@ -252,15 +284,31 @@ describe('store-synced orders', () => {
     const o = await createOrder(ws, { external_reference: 'store-ref', financial_status: 'paid' });
     expect(o).toMatchObject({ store_connection_id: null, store_domain: null, external_order_id: null, number: null });
     const api = await createOrder(ws);
-    for (const [path, body] of [['cancel', {}], ['mark-paid', {}], ['refunds', { amount: 1 }]] as const) {
+    for (const [path, body] of [
+      ['cancel', {}],
+      ['mark-paid', {}],
+      ['refunds', { amount: 1 }],
+    ] as const) {
       expect((await ws.api('POST', `/v1/orders/${api.id}/${path}`, body)).status).not.toBe(409);
     }
     const store = crypto.randomUUID();
-    await runOnShards("UPDATE orders SET store_connection_id = ?, store_domain = 'shop.example', external_order_id = '5001', number = '#5001', platform = 'shopify', source = 'shopify' WHERE id = ?", store, o.id);
-    for (const [path, body] of [['cancel', {}], ['mark-paid', {}], ['refunds', { amount: 1 }]] as const) {
+    await runOnShards(
+      "UPDATE orders SET store_connection_id = ?, store_domain = 'shop.example', external_order_id = '5001', number = '#5001', platform = 'shopify', source = 'shopify' WHERE id = ?",
+      store,
+      o.id,
+    );
+    for (const [path, body] of [
+      ['cancel', {}],
+      ['mark-paid', {}],
+      ['refunds', { amount: 1 }],
+    ] as const) {
       expectCode(await ws.api('POST', `/v1/orders/${o.id}/${path}`, body), 409, 'STORE_SYNCED_READ_ONLY');
     }
-    expectCode(await ws.api('POST', '/v1/orders', { phone: freshPhone(), external_reference: 'store-ref', note: 'x' }), 409, 'STORE_SYNCED_READ_ONLY');
+    expectCode(
+      await ws.api('POST', '/v1/orders', { phone: freshPhone(), external_reference: 'store-ref', note: 'x' }),
+      409,
+      'STORE_SYNCED_READ_ONLY',
+    );
     const listed = await ws.api('GET', `/v1/orders?store_connection_id=${store}`);
     expect(listed.body.data.map((r: any) => r.id)).toEqual([o.id]);
     expect(listed.body.data[0]).toMatchObject({ number: '#5001', store_domain: 'shop.example' });

@@ -53,8 +53,12 @@ describe('POST /v1/payment-requests: a link for a contact_id in one round trip',
     const fresh = await counted(ws, 'POST', '/v1/payment-requests', { amount: 5, phone, name: 'Nova Lee' });
     expect(fresh.status).toBe(201);
     expect(fresh.roundTrips).toBe(1);
-    expect(await rowsIn(ws.id, 'SELECT id, name FROM contacts WHERE workspace_id = ?', ws.id)).toEqual([{ id: fresh.body.contact_id, name: 'Nova Lee' }]);
-    const types = (await rowsIn<{ type: string }>(ws.id, 'SELECT type FROM event_outbox WHERE workspace_id = ? ORDER BY rowid', ws.id)).map((e) => e.type);
+    expect(await rowsIn(ws.id, 'SELECT id, name FROM contacts WHERE workspace_id = ?', ws.id)).toEqual([
+      { id: fresh.body.contact_id, name: 'Nova Lee' },
+    ]);
+    const types = (await rowsIn<{ type: string }>(ws.id, 'SELECT type FROM event_outbox WHERE workspace_id = ? ORDER BY rowid', ws.id)).map(
+      (e) => e.type,
+    );
     expect(types).toEqual(['contact.created', 'payment_request.created']);
     const again = await counted(ws, 'POST', '/v1/payment-requests', { amount: 6, phone });
     expect(again.roundTrips).toBe(2);

@@ -4,18 +4,40 @@ import { rowsIn } from '../support/db';
 import { expectStatus, freshPhone, mint, requestEvents } from './helpers';
 
 const SNAPSHOT_KEYS = [
-  'payment_request_id', 'status', 'contact_id', 'deal_id', 'provider', 'amount', 'currency', 'title', 'vat_mode', 'vat_rate',
-  'test_mode', 'pay_url', 'contact_payment_id', 'expires_at', 'paid_at', 'cancelled_at', 'created_at',
+  'payment_request_id',
+  'status',
+  'contact_id',
+  'deal_id',
+  'provider',
+  'amount',
+  'currency',
+  'title',
+  'vat_mode',
+  'vat_rate',
+  'test_mode',
+  'pay_url',
+  'contact_payment_id',
+  'expires_at',
+  'paid_at',
+  'cancelled_at',
+  'created_at',
 ].sort();
 
 describe('POST /v1/payment-requests', () => {
   it('mints a pending link with the documented record and fires payment_request.created', async () => {
     const ws = await makeWorkspace({ currency: 'EUR', vat: { mode: 'inclusive', rate: 20 } });
     const before = Date.now();
-    const res = await ws.api('POST', '/v1/payment-requests', { email: 'Payer@Example.com', name: 'Pat Payer', amount: 19.999, title: 'Workshop seat' });
+    const res = await ws.api('POST', '/v1/payment-requests', {
+      email: 'Payer@Example.com',
+      name: 'Pat Payer',
+      amount: 19.999,
+      title: 'Workshop seat',
+    });
     expectStatus(res, 201);
     const r = res.body;
-    expect(Object.keys(r).sort()).toEqual([...SNAPSHOT_KEYS, 'id', 'workspace_id', 'provider_session_id', 'provider_payment_ref', 'updated_at'].sort());
+    expect(Object.keys(r).sort()).toEqual(
+      [...SNAPSHOT_KEYS, 'id', 'workspace_id', 'provider_session_id', 'provider_payment_ref', 'updated_at'].sort(),
+    );
     expect(r).toMatchObject({
       id: expect.stringMatching(uuidRe),
       payment_request_id: r.id,
@@ -93,7 +115,9 @@ describe('POST /v1/payment-requests', () => {
       expect(res.body.message).toEqual(message);
     }
     expect((await ws.api('POST', '/v1/payment-requests', { amount: 5, currency: 'EURO', phone: freshPhone() })).status).toBe(400);
-    expect((await ws.api('POST', '/v1/payment-requests', { amount: 5 })).body.message).toBe('Provide contact_id, or a phone/email to attach the payment request to a contact');
+    expect((await ws.api('POST', '/v1/payment-requests', { amount: 5 })).body.message).toBe(
+      'Provide contact_id, or a phone/email to attach the payment request to a contact',
+    );
     expect((await ws.api('GET', '/v1/payment-requests')).body.total).toBe(0);
     expect((await ws.api('GET', '/v1/contacts')).body.total).toBe(0);
   });
@@ -112,7 +136,7 @@ describe('POST /v1/payment-requests', () => {
     expect(await rowsIn(ws.id, "SELECT id FROM event_outbox WHERE workspace_id = ?1 AND type = 'payment_request.created'", ws.id)).toHaveLength(1);
   });
 
-  it('links a deal of the same contact; another contact\'s deal is 409, an unknown one 404, and neither writes', async () => {
+  it("links a deal of the same contact; another contact's deal is 409, an unknown one 404, and neither writes", async () => {
     const ws = await makeWorkspace();
     const phone = freshPhone();
     const deal = (await ws.api('POST', '/v1/deals', { title: 'Deal', phone })).body;

@@ -3,9 +3,17 @@ import { admin, makeWorkspace } from '../support/harness';
 import { rowsIn } from '../support/db';
 import { appWith, freshPhone, mint } from './helpers';
 
-const docs = (ws: { api: (m: string, p: string) => Promise<any> }, contactId: string, query = '') => ws.api('GET', `/v1/contacts/${contactId}/documents${query}`);
+const docs = (ws: { api: (m: string, p: string) => Promise<any> }, contactId: string, query = '') =>
+  ws.api('GET', `/v1/contacts/${contactId}/documents${query}`);
 
-const pointer = (id: string, extra: Record<string, unknown> = {}) => ({ provider: 'stripe', id, number: `N-${id}`, type: 'tax_invoice', url: `https://files.example.com/${id}.pdf`, ...extra });
+const pointer = (id: string, extra: Record<string, unknown> = {}) => ({
+  provider: 'stripe',
+  id,
+  number: `N-${id}`,
+  type: 'tax_invoice',
+  url: `https://files.example.com/${id}.pdf`,
+  ...extra,
+});
 
 async function contactWithDocuments() {
   const ws = await makeWorkspace();
@@ -15,15 +23,32 @@ async function contactWithDocuments() {
   const p1 = (await pay({ amount: 100, purchase_date: '2026-03-01T10:00:00Z', metadata: { document: pointer('in_1') } })).body;
   const p2 = (await pay({ amount: 100, purchase_date: '2026-02-01T10:00:00Z', metadata: { document: pointer('in_1', { url: null }) } })).body;
   // A provider label outside the kinds, and unsafe URLs.
-  const p3 = (await pay({ amount: 5, purchase_date: '2026-01-01T10:00:00Z', metadata: { document: pointer('x_9', { type: 'Rechnung', url: 'javascript:alert(1)' }) } })).body;
-  const p4 = (await pay({ amount: 6, purchase_date: '2025-12-01T10:00:00Z', metadata: { document: pointer('x_10', { type: 'receipt', url: 'ftp://files.example.com/a' }) } })).body;
+  const p3 = (
+    await pay({
+      amount: 5,
+      purchase_date: '2026-01-01T10:00:00Z',
+      metadata: { document: pointer('x_9', { type: 'Rechnung', url: 'javascript:alert(1)' }) },
+    })
+  ).body;
+  const p4 = (
+    await pay({
+      amount: 6,
+      purchase_date: '2025-12-01T10:00:00Z',
+      metadata: { document: pointer('x_10', { type: 'receipt', url: 'ftp://files.example.com/a' }) },
+    })
+  ).body;
   // Not documents: a string, an object without id or number.
   await pay({ amount: 7, metadata: { document: 'in_1' } });
   await pay({ amount: 8, metadata: { document: { provider: 'stripe' } } });
   // A refund entry with a credit document (written by the application).
   const refunded = (await ws.api('POST', `/v1/payments/${p3.id}/refund`, { amount: 2 })).body;
   const refundEntry = refunded.entries.find((e: { kind: string }) => e.kind === 'refund');
-  await rowsIn(ws.id, 'UPDATE payment_entries SET credit_document = ?2 WHERE id = ?1 RETURNING id', refundEntry.id, JSON.stringify(pointer('cn_1', { type: 'credit_invoice' })));
+  await rowsIn(
+    ws.id,
+    'UPDATE payment_entries SET credit_document = ?2 WHERE id = ?1 RETURNING id',
+    refundEntry.id,
+    JSON.stringify(pointer('cn_1', { type: 'credit_invoice' })),
+  );
   return { ws, contact, p1, p2, p3, p4, refundEntry };
 }
 
@@ -68,7 +93,7 @@ describe('GET /v1/contacts/{id}/documents (stored)', () => {
     expect(new Set(res.body.documents.map((d: any) => d.key)).size).toBe(4);
   });
 
-  it('includes a paid link\'s receipt once, sourced from both the link and its ledger payment', async () => {
+  it("includes a paid link's receipt once, sourced from both the link and its ledger payment", async () => {
     const ws = await makeWorkspace();
     const r = await mint(ws, { amount: 30 });
     await admin('POST', `/payment-requests/${r.id}/complete`);
@@ -113,7 +138,7 @@ describe('GET /v1/contacts/{id}/documents (stored)', () => {
 describe('GET /v1/contacts/{id}/documents?live=true', () => {
   afterEach(() => vi.restoreAllMocks());
 
-  it('merges the sandbox provider\'s deterministic listing: merged receipts, a live-only statement with its raw label, nulls last', async () => {
+  it("merges the sandbox provider's deterministic listing: merged receipts, a live-only statement with its raw label, nulls last", async () => {
     const ws = await makeWorkspace();
     const r = await mint(ws, { amount: 30 });
     await admin('POST', `/payment-requests/${r.id}/complete`);
@@ -125,9 +150,20 @@ describe('GET /v1/contacts/{id}/documents?live=true', () => {
     expect(receipt).toMatchObject({
       documentId: `sbx_rcpt_${r.id}`,
       origin: 'merged',
-      sources: [{ type: 'contact_payment', id: expect.any(String) }, { type: 'payment_request', id: r.id }, { type: 'provider', provider: 'sandbox' }],
+      sources: [
+        { type: 'contact_payment', id: expect.any(String) },
+        { type: 'payment_request', id: r.id },
+        { type: 'provider', provider: 'sandbox' },
+      ],
     });
-    expect(statement).toMatchObject({ documentId: `sbx_stmt_${r.contact_id}`, kind: null, rawType: 'account_statement', origin: 'live', date: null, sources: [{ type: 'provider', provider: 'sandbox' }] });
+    expect(statement).toMatchObject({
+      documentId: `sbx_stmt_${r.contact_id}`,
+      kind: null,
+      rawType: 'account_statement',
+      origin: 'live',
+      date: null,
+      sources: [{ type: 'provider', provider: 'sandbox' }],
+    });
     // The merged document keeps its key.
     const stored = (await docs(ws, r.contact_id)).body.documents[0];
     expect(receipt.key).toBe(stored.key);
@@ -142,7 +178,9 @@ describe('GET /v1/contacts/{id}/documents?live=true', () => {
 
   it('a failing provider degrades to the stored listing with live.error provider_error', async () => {
     const { ws, contact } = await contactWithDocuments();
-    vi.spyOn(globalThis, 'fetch').mockImplementation(async () => new Response(JSON.stringify({ error: { type: 'api_error', message: 'boom' } }), { status: 500 }));
+    vi.spyOn(globalThis, 'fetch').mockImplementation(
+      async () => new Response(JSON.stringify({ error: { type: 'api_error', message: 'boom' } }), { status: 500 }),
+    );
     const call = appWith({ PAYMENT_PROVIDER: 'stripe', STRIPE_SECRET_KEY: 'sk_test_x' });
     const res = await call('GET', `/v1/contacts/${contact.id}/documents?live=true`, { key: ws.key, ip: ws.ip });
     expect(res.status).toBe(200);

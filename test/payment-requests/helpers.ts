@@ -39,7 +39,11 @@ export const expectStatus = (res: { status: number; body: any }, status: number)
 
 /** The workspace's payment-request events in the outbox, oldest first. */
 export async function requestEvents(workspaceId: string, id?: string) {
-  const rows = await rowsIn<{ type: string; data: string }>(workspaceId, "SELECT type, data FROM event_outbox WHERE workspace_id = ?1 AND type LIKE 'payment_request.%' ORDER BY created_at, id", workspaceId);
+  const rows = await rowsIn<{ type: string; data: string }>(
+    workspaceId,
+    "SELECT type, data FROM event_outbox WHERE workspace_id = ?1 AND type LIKE 'payment_request.%' ORDER BY created_at, id",
+    workspaceId,
+  );
   return rows.map((r) => ({ type: r.type, data: JSON.parse(r.data) })).filter((e) => id === undefined || e.data.payment_request_id === id);
 }
 
@@ -53,7 +57,11 @@ export function appWith(overrides: Record<string, string>) {
     const headers: Record<string, string> = { ...(opts.headers ?? {}) };
     if (opts.key) headers.authorization = `Bearer ${opts.key}`;
     if (opts.ip) headers['cf-connecting-ip'] = opts.ip;
-    const res = await buildApp().fetch(new Request(`https://api.test${path}`, { method, headers, body: opts.body, redirect: 'manual' }), { ...base, ...BRIEF_LEASES, ...overrides }, ctx);
+    const res = await buildApp().fetch(
+      new Request(`https://api.test${path}`, { method, headers, body: opts.body, redirect: 'manual' }),
+      { ...base, ...BRIEF_LEASES, ...overrides },
+      ctx,
+    );
     const text = await res.text();
     await waitOnExecutionContext(ctx);
     let body: any = text;

@@ -11,7 +11,13 @@ describe('paying a link', () => {
     const r = await mint(ws, { amount: 49.5, title: 'Seat' });
     const res = await complete(r.id);
     expectStatus(res, 200);
-    expect(res.body).toMatchObject({ id: r.id, status: 'paid', paid_at: expect.any(String), contact_payment_id: expect.any(String), cancelled_at: null });
+    expect(res.body).toMatchObject({
+      id: r.id,
+      status: 'paid',
+      paid_at: expect.any(String),
+      contact_payment_id: expect.any(String),
+      cancelled_at: null,
+    });
     const payment = (await ws.api('GET', `/v1/payments/${res.body.contact_payment_id}`)).body;
     expect(payment).toMatchObject({
       contact_id: r.contact_id,
@@ -21,7 +27,11 @@ describe('paying a link', () => {
       title: 'Seat',
       arrangement_status: 'completed',
       external_reference: `payment_request:${r.id}`,
-      metadata: { payment_request_id: r.id, provider: 'sandbox', document: { provider: 'sandbox', id: `sbx_rcpt_${r.id}`, type: 'receipt', url: r.pay_url } },
+      metadata: {
+        payment_request_id: r.id,
+        provider: 'sandbox',
+        document: { provider: 'sandbox', id: `sbx_rcpt_${r.id}`, type: 'receipt', url: r.pay_url },
+      },
     });
     expect(payment.entries).toMatchObject([{ status: 'completed', amount: 49.5, recognized_amount: 49.5 }]);
     const events = await requestEvents(ws.id, r.id);
@@ -117,8 +127,17 @@ describe('late payments', () => {
     // The payer still had the page open and presses Pay.
     expect((await pressPay(r.pay_url)).status).toBe(303);
     const now = (await ws.api('GET', `/v1/payment-requests/${r.id}`)).body;
-    expect(now).toMatchObject({ status: 'paid', paid_at: expect.any(String), cancelled_at: cancelled.cancelled_at, contact_payment_id: expect.any(String) });
-    expect((await requestEvents(ws.id, r.id)).map((e) => e.type)).toEqual(['payment_request.created', 'payment_request.cancelled', 'payment_request.paid']);
+    expect(now).toMatchObject({
+      status: 'paid',
+      paid_at: expect.any(String),
+      cancelled_at: cancelled.cancelled_at,
+      contact_payment_id: expect.any(String),
+    });
+    expect((await requestEvents(ws.id, r.id)).map((e) => e.type)).toEqual([
+      'payment_request.created',
+      'payment_request.cancelled',
+      'payment_request.paid',
+    ]);
   });
 
   it('a provider payment for an expired link records it: the link becomes paid (the money was taken) and the provider gets a 2xx', async () => {
@@ -129,7 +148,11 @@ describe('late payments', () => {
     const res = await complete(r.id);
     expectStatus(res, 200);
     expect(res.body).toMatchObject({ status: 'paid', contact_payment_id: expect.any(String) });
-    expect((await requestEvents(ws.id, r.id)).map((e) => e.type)).toEqual(['payment_request.created', 'payment_request.expired', 'payment_request.paid']);
+    expect((await requestEvents(ws.id, r.id)).map((e) => e.type)).toEqual([
+      'payment_request.created',
+      'payment_request.expired',
+      'payment_request.paid',
+    ]);
   });
 
   it('the Pay button of a link past its expiry does not pay: the link expires and the page says so', async () => {

@@ -41,7 +41,7 @@ describe('GET /v1/payment-requests', () => {
     }
   });
 
-  it('never shows another workspace\'s links', async () => {
+  it("never shows another workspace's links", async () => {
     const ws = await makeWorkspace();
     const other = await makeWorkspace();
     const r = await mint(other);

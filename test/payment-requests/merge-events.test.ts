@@ -4,7 +4,7 @@ import { expectFromOutbox, outbox, subscribed, useReceiver } from '../events/sup
 import { freshPhone, mint } from './helpers';
 
 describe('payment requests are contact-owned', () => {
-  it('a contact merge re-keys the absorbed contact\'s payment requests to the surviving contact', async () => {
+  it("a contact merge re-keys the absorbed contact's payment requests to the surviving contact", async () => {
     const ws = await makeWorkspace();
     const phone = freshPhone();
     const email = `${crypto.randomUUID().slice(0, 8)}@example.com`;
@@ -38,6 +38,13 @@ describe('payment_request.* events are delivered', () => {
     expect(delivered.map((d) => d.type).sort()).toEqual(['payment_request.cancelled', 'payment_request.created', 'payment_request.paid']);
     for (const d of delivered) expectFromOutbox(d, rows.find((r) => r.id === d.id)!);
     const paid = delivered.find((d) => d.type === 'payment_request.paid')!;
-    expect(paid.data).toMatchObject({ payment_request_id: link.id, status: 'paid', title: 'Delivered', amount: 8, cancelled_at: expect.any(String), contact_payment_id: expect.any(String) });
+    expect(paid.data).toMatchObject({
+      payment_request_id: link.id,
+      status: 'paid',
+      title: 'Delivered',
+      amount: 8,
+      cancelled_at: expect.any(String),
+      contact_payment_id: expect.any(String),
+    });
   });
 });

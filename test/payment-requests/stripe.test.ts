@@ -7,7 +7,12 @@ import { appWith, backdate, freshPhone, payPath, requestEvents } from './helpers
 import { PROTOTYPE_NAMES } from '../quality/fuzz-inputs';
 
 const SECRET = 'whsec_test_payreq_secret';
-const STRIPE_ENV = { PAYMENT_PROVIDER: 'stripe', STRIPE_SECRET_KEY: 'sk_test_123', STRIPE_WEBHOOK_SECRET: SECRET, PUBLIC_BASE_URL: 'https://pay.example.com' };
+const STRIPE_ENV = {
+  PAYMENT_PROVIDER: 'stripe',
+  STRIPE_SECRET_KEY: 'sk_test_123',
+  STRIPE_WEBHOOK_SECRET: SECRET,
+  PUBLIC_BASE_URL: 'https://pay.example.com',
+};
 const stripeApp = appWith(STRIPE_ENV);
 const stripe = new Stripe('sk_test_123', { httpClient: Stripe.createFetchHttpClient() });
 
@@ -43,7 +48,11 @@ async function stripeLink(ws: TestWorkspace, body: Record<string, unknown> = {})
 }
 
 /** A Checkout Session event as Stripe sends it, signed with the stripe package's own test-header helper. */
-async function delivery(link: { id: string; workspace_id: string; contact_id: string }, over: Record<string, unknown> = {}, opts: { secret?: string; timestamp?: number; type?: string } = {}) {
+async function delivery(
+  link: { id: string; workspace_id: string; contact_id: string },
+  over: Record<string, unknown> = {},
+  opts: { secret?: string; timestamp?: number; type?: string } = {},
+) {
   const payload = JSON.stringify({
     id: `evt_${crypto.randomUUID().slice(0, 8)}`,
     object: 'event',
@@ -66,7 +75,10 @@ async function delivery(link: { id: string; workspace_id: string; contact_id: st
 }
 
 const post = (d: { payload: string; header: string | null }) =>
-  stripeApp('POST', '/providers/payments/stripe', { body: d.payload, headers: { 'content-type': 'application/json', ...(d.header ? { 'stripe-signature': d.header } : {}) } });
+  stripeApp('POST', '/providers/payments/stripe', {
+    body: d.payload,
+    headers: { 'content-type': 'application/json', ...(d.header ? { 'stripe-signature': d.header } : {}) },
+  });
 
 describe('Stripe checkout', () => {
   let ws: TestWorkspace;
@@ -87,7 +99,11 @@ describe('Stripe checkout', () => {
     const [req] = seen;
     expect(req.url).toBe('https://api.stripe.com/v1/checkout/sessions');
     expect(req.method).toBe('POST');
-    expect(req.headers).toMatchObject({ authorization: 'Bearer sk_test_123', 'content-type': 'application/x-www-form-urlencoded', 'idempotency-key': expect.stringMatching(new RegExp(`^payment_request:${link.id}:`)) });
+    expect(req.headers).toMatchObject({
+      authorization: 'Bearer sk_test_123',
+      'content-type': 'application/x-www-form-urlencoded',
+      'idempotency-key': expect.stringMatching(new RegExp(`^payment_request:${link.id}:`)),
+    });
     const f = Object.fromEntries(req.form.entries());
     const expiresAt = Number(f.expires_at);
     expect(expiresAt - Date.now() / 1000).toBeGreaterThan(30 * 60);
@@ -133,13 +149,27 @@ describe('Stripe checkout', () => {
     expect(res.body).toContain('Payment temporarily unavailable');
     expect((await ws.api('GET', `/v1/payment-requests/${link.id}`)).body.status).toBe('pending');
     const provider = new StripeProvider('sk_test_123', SECRET);
-    const err = await provider.createCheckout({ id: link.id, workspaceId: ws.id, contactId: link.contact_id, amountCents: 100, currency: 'EUR', title: null, expiresAt: link.expires_at, testMode: false, returnUrl: link.pay_url }).catch((e) => e);
+    const err = await provider
+      .createCheckout({
+        id: link.id,
+        workspaceId: ws.id,
+        contactId: link.contact_id,
+        amountCents: 100,
+        currency: 'EUR',
+        title: null,
+        expiresAt: link.expires_at,
+        testMode: false,
+        returnUrl: link.pay_url,
+      })
+      .catch((e) => e);
     expect(err).toBeInstanceOf(ProviderError);
     expect(err).toMatchObject({ status: 400, code: 'parameter_invalid_integer' });
     vi.restoreAllMocks();
     vi.spyOn(globalThis, 'fetch').mockRejectedValue(new TypeError('network down'));
     expect(await provider.expireCheckout('cs_x').catch((e) => e)).toBeInstanceOf(ProviderError);
-    expect(await new StripeProvider(undefined, undefined).expireCheckout('cs_x').catch((e) => e)).toMatchObject({ message: 'STRIPE_SECRET_KEY is not set' });
+    expect(await new StripeProvider(undefined, undefined).expireCheckout('cs_x').catch((e) => e)).toMatchObject({
+      message: 'STRIPE_SECRET_KEY is not set',
+    });
   });
 
   it('cancel expires the open Checkout Session', async () => {
@@ -153,13 +183,20 @@ describe('Stripe checkout', () => {
     expect(seen[0].headers.authorization).toBe('Bearer sk_test_123');
   });
 
-  it('lists a contact\'s charges with receipts as live documents', async () => {
+  it("lists a contact's charges with receipts as live documents", async () => {
     const seen = fakeStripe(() =>
       json({
         object: 'search_result',
         has_more: true,
         data: [
-          { id: 'ch_1', amount: 1234, currency: 'eur', created: 1_700_000_000, receipt_url: 'https://pay.stripe.com/receipts/ch_1', receipt_number: '1234-5678' },
+          {
+            id: 'ch_1',
+            amount: 1234,
+            currency: 'eur',
+            created: 1_700_000_000,
+            receipt_url: 'https://pay.stripe.com/receipts/ch_1',
+            receipt_number: '1234-5678',
+          },
           { id: 'ch_2', amount: 100, currency: 'eur', created: 1_700_000_100, receipt_url: null, receipt_number: null },
         ],
       }),
@@ -171,7 +208,17 @@ describe('Stripe checkout', () => {
     expect(listing).toEqual({
       complete: false,
       documents: [
-        { provider: 'stripe', id: 'ch_1', number: '1234-5678', type: 'receipt', url: 'https://pay.stripe.com/receipts/ch_1', date: '2023-11-14T22:13:20.000Z', amount: 12.34, currency: 'EUR', isCredit: false },
+        {
+          provider: 'stripe',
+          id: 'ch_1',
+          number: '1234-5678',
+          type: 'receipt',
+          url: 'https://pay.stripe.com/receipts/ch_1',
+          date: '2023-11-14T22:13:20.000Z',
+          amount: 12.34,
+          currency: 'EUR',
+          isCredit: false,
+        },
       ],
     });
   });
@@ -189,7 +236,12 @@ describe('POST /providers/payments/stripe', () => {
     const answers = await Promise.all(Array.from({ length: 6 }, () => post(d)));
     for (const a of answers) expect(a).toMatchObject({ status: 200, body: { received: true, payment_request_id: link.id, status: 'paid' } });
     const after = (await ws.api('GET', `/v1/payment-requests/${link.id}`)).body;
-    expect(after).toMatchObject({ status: 'paid', provider_session_id: 'cs_test_paid', provider_payment_ref: 'pi_test_1', contact_payment_id: expect.any(String) });
+    expect(after).toMatchObject({
+      status: 'paid',
+      provider_session_id: 'cs_test_paid',
+      provider_payment_ref: 'pi_test_1',
+      contact_payment_id: expect.any(String),
+    });
     expect((await ws.api('GET', '/v1/payments')).body.total).toBe(1);
     const paidEvents = (await requestEvents(ws.id, link.id)).filter((e) => e.type === 'payment_request.paid');
     expect(paidEvents).toHaveLength(1);
@@ -250,7 +302,11 @@ describe('POST /providers/payments/stripe', () => {
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ received: true, payment_request_id: null, status: null });
     }
-    expect((await ws.api('GET', `/v1/payment-requests/${sandboxLink.id}`)).body).toMatchObject({ status: 'pending', provider_session_id: null, contact_payment_id: null });
+    expect((await ws.api('GET', `/v1/payment-requests/${sandboxLink.id}`)).body).toMatchObject({
+      status: 'pending',
+      provider_session_id: null,
+      contact_payment_id: null,
+    });
     expect((await ws.api('GET', '/v1/payments')).body.total).toBe(0);
     expect((await requestEvents(ws.id, sandboxLink.id)).map((e) => e.type)).toEqual(['payment_request.created']);
     // The sandbox's own payer still pays it.
@@ -265,7 +321,11 @@ describe('POST /providers/payments/stripe', () => {
     await ws.api('POST', `/v1/payment-requests/${b.id}/cancel`, {});
     vi.restoreAllMocks();
     expect((await post(await delivery(b))).body.status).toBe('paid');
-    expect((await requestEvents(ws.id, b.id)).map((e) => e.type)).toEqual(['payment_request.created', 'payment_request.cancelled', 'payment_request.paid']);
+    expect((await requestEvents(ws.id, b.id)).map((e) => e.type)).toEqual([
+      'payment_request.created',
+      'payment_request.cancelled',
+      'payment_request.paid',
+    ]);
   });
 
   it('a payment for an expired link is recorded and Stripe gets a 2xx', async () => {
@@ -276,7 +336,11 @@ describe('POST /providers/payments/stripe', () => {
     const res = await post(await delivery(link));
     expect(res).toMatchObject({ status: 200, body: { received: true, payment_request_id: link.id, status: 'paid' } });
     expect((await ws.api('GET', `/v1/payment-requests/${link.id}`)).body).toMatchObject({ status: 'paid', contact_payment_id: expect.any(String) });
-    expect((await requestEvents(ws.id, link.id)).map((e) => e.type)).toEqual(['payment_request.created', 'payment_request.expired', 'payment_request.paid']);
+    expect((await requestEvents(ws.id, link.id)).map((e) => e.type)).toEqual([
+      'payment_request.created',
+      'payment_request.expired',
+      'payment_request.paid',
+    ]);
   });
 
   it('the sandbox and unknown providers have no webhook route', async () => {
@@ -285,13 +349,15 @@ describe('POST /providers/payments/stripe', () => {
 });
 
 describe('verifyStripeSignature', () => {
-  it('accepts the stripe package\'s own headers and rejects others', async () => {
+  it("accepts the stripe package's own headers and rejects others", async () => {
     const payload = '{"a":1}';
     const header = await stripe.webhooks.generateTestHeaderStringAsync({ payload, secret: SECRET });
     await expect(verifyStripeSignature(payload, header, SECRET)).resolves.toBeUndefined();
     await expect(verifyStripeSignature(payload, header, 'whsec_other')).rejects.toBeInstanceOf(WebhookRejected);
     await expect(verifyStripeSignature('{"a":2}', header, SECRET)).rejects.toBeInstanceOf(WebhookRejected);
     const future = Math.floor(Date.now() / 1000) + 1000;
-    await expect(verifyStripeSignature(payload, await stripe.webhooks.generateTestHeaderStringAsync({ payload, secret: SECRET, timestamp: future }), SECRET)).rejects.toBeInstanceOf(WebhookRejected);
+    await expect(
+      verifyStripeSignature(payload, await stripe.webhooks.generateTestHeaderStringAsync({ payload, secret: SECRET, timestamp: future }), SECRET),
+    ).rejects.toBeInstanceOf(WebhookRejected);
   });
 });

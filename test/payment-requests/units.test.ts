@@ -19,9 +19,14 @@ describe('pay-link tokens', () => {
   });
 
   it('anything that is not a token names no workspace', () => {
-    fc.assert(fc.property(fc.string({ maxLength: 80 }).filter((s) => s.length !== 54), (s) => {
-      expect(tokenWorkspace(s)).toBeNull();
-    }));
+    fc.assert(
+      fc.property(
+        fc.string({ maxLength: 80 }).filter((s) => s.length !== 54),
+        (s) => {
+          expect(tokenWorkspace(s)).toBeNull();
+        },
+      ),
+    );
     expect(tokenWorkspace('!'.repeat(54))).toBeNull();
   });
 });
@@ -43,6 +48,7 @@ describe('document urls', () => {
   it('keeps only open http(s) urls', () => {
     expect(openUrl('https://files.example.com/a.pdf')).toBe('https://files.example.com/a.pdf');
     expect(openUrl('http://files.example.com/a')).toBe('http://files.example.com/a');
-    for (const bad of ['javascript:alert(1)', 'ftp://x.example/a', 'data:text/html,hi', 'https://user:pw@x.example/a', 'not a url', '', 42, null]) expect(openUrl(bad)).toBeNull();
+    for (const bad of ['javascript:alert(1)', 'ftp://x.example/a', 'data:text/html,hi', 'https://user:pw@x.example/a', 'not a url', '', 42, null])
+      expect(openUrl(bad)).toBeNull();
   });
 });

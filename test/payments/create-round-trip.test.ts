@@ -6,7 +6,8 @@ import { contactOf, counted, warmWorkspace } from '../support/round-trips';
 /** Every row a payment create can leave, per table: what a create that wrote nothing must not change. */
 async function footprint(ws: TestWorkspace): Promise<Record<string, number>> {
   const tables = ['payments', 'payment_entries', 'contact_activities'];
-  const count = async (table: string) => (await rowsIn<{ n: number }>(ws.id, `SELECT count(*) AS n FROM ${table} WHERE workspace_id = ?`, ws.id))[0].n;
+  const count = async (table: string) =>
+    (await rowsIn<{ n: number }>(ws.id, `SELECT count(*) AS n FROM ${table} WHERE workspace_id = ?`, ws.id))[0].n;
   return Object.fromEntries(await Promise.all(tables.map(async (t) => [t, await count(t)] as const)));
 }
 
@@ -15,7 +16,13 @@ describe('POST /v1/payments: a new payment for a contact_id in one round trip', 
     const ws = await warmWorkspace();
     const contactId = await contactOf(ws);
     const before = await footprint(ws);
-    const res = await counted(ws, 'POST', '/v1/payments', { type: 'one_time', amount: 49.5, title: 'Lesson', contact_id: contactId, external_reference: 'pos-1' });
+    const res = await counted(ws, 'POST', '/v1/payments', {
+      type: 'one_time',
+      amount: 49.5,
+      title: 'Lesson',
+      contact_id: contactId,
+      external_reference: 'pos-1',
+    });
     expect(res.status).toBe(201);
     expect(res.roundTrips).toBe(1);
     expect(res.body).toMatchObject({ contact_id: contactId, type: 'one_time', total_amount: 49.5, external_reference: 'pos-1', duplicate: false });
@@ -26,7 +33,12 @@ describe('POST /v1/payments: a new payment for a contact_id in one round trip', 
 
   it('an installment plan writes every entry in the same round trip', async () => {
     const ws = await warmWorkspace();
-    const res = await counted(ws, 'POST', '/v1/payments', { type: 'installments', amount: 1200, installment_count: 12, contact_id: await contactOf(ws) });
+    const res = await counted(ws, 'POST', '/v1/payments', {
+      type: 'installments',
+      amount: 1200,
+      installment_count: 12,
+      contact_id: await contactOf(ws),
+    });
     expect(res.status).toBe(201);
     expect(res.roundTrips).toBe(1);
     expect(res.body.entries).toHaveLength(12);
@@ -38,7 +50,13 @@ describe('POST /v1/payments: a new payment for a contact_id in one round trip', 
     const contactId = await contactOf(ws);
     const first = await ws.api('POST', '/v1/payments', { type: 'one_time', amount: 10, contact_id: contactId, external_reference: 'pos-2' });
     const before = await footprint(ws);
-    const again = await counted(ws, 'POST', '/v1/payments', { type: 'one_time', amount: 10, contact_id: contactId, external_reference: 'pos-2', note: 'again' });
+    const again = await counted(ws, 'POST', '/v1/payments', {
+      type: 'one_time',
+      amount: 10,
+      contact_id: contactId,
+      external_reference: 'pos-2',
+      note: 'again',
+    });
     expect(again.status).toBe(201);
     expect(again.roundTrips).toBe(2);
     expect(again.body).toMatchObject({ id: first.body.id, note: 'again', duplicate: true });
@@ -66,7 +84,13 @@ describe('POST /v1/payments: a new payment for a contact_id in one round trip', 
     // The reference is held (the create and contact sent along write nothing): the payment is updated and its contact stays; the other email creates no contact.
     await rowsIn(ws.id, "UPDATE payments SET external_reference = 'pos-5' WHERE id = ?", fresh.body.id);
     const other = `${crypto.randomUUID()}@example.com`;
-    const update = await counted(ws, 'POST', '/v1/payments', { type: 'one_time', amount: 10, email: other, external_reference: 'pos-5', note: 'update' });
+    const update = await counted(ws, 'POST', '/v1/payments', {
+      type: 'one_time',
+      amount: 10,
+      email: other,
+      external_reference: 'pos-5',
+      note: 'update',
+    });
     expect(update.roundTrips).toBe(2);
     expect(update.body).toMatchObject({ id: fresh.body.id, contact_id: fresh.body.contact_id, note: 'update', duplicate: true });
     expect(await rowsIn(ws.id, 'SELECT email FROM contacts WHERE workspace_id = ?', ws.id)).toEqual([{ email }]);
@@ -84,7 +108,11 @@ describe('POST /v1/payments: a new payment for a contact_id in one round trip', 
   it('parallel creates of one external_reference give one payment with one entry', async () => {
     const ws = await warmWorkspace();
     const contactId = await contactOf(ws);
-    const answers = await Promise.all(Array.from({ length: 10 }, () => ws.api('POST', '/v1/payments', { type: 'one_time', amount: 25, contact_id: contactId, external_reference: 'pos-3' })));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        ws.api('POST', '/v1/payments', { type: 'one_time', amount: 25, contact_id: contactId, external_reference: 'pos-3' }),
+      ),
+    );
     expect(answers.every((a) => a.status === 201)).toBe(true);
     expect(answers.filter((a) => a.body.duplicate === false)).toHaveLength(1);
     expect(new Set(answers.map((a) => a.body.id)).size).toBe(1);

@@ -7,7 +7,15 @@ describe('POST /v1/payments', () => {
   it('records a one-time payment with its single entry, the contact and the timeline row', async () => {
     const ws = await makeWorkspace({ currency: 'eur' });
     const phone = freshPhone();
-    const res = await ws.api('POST', '/v1/payments', { type: 'one_time', phone, name: 'Pia Payer', amount: 10.005, title: 'Lesson', method: 'cash', note: ' hi ' });
+    const res = await ws.api('POST', '/v1/payments', {
+      type: 'one_time',
+      phone,
+      name: 'Pia Payer',
+      amount: 10.005,
+      title: 'Lesson',
+      method: 'cash',
+      note: ' hi ',
+    });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
       workspace_id: ws.id,
@@ -50,7 +58,11 @@ describe('POST /v1/payments', () => {
     expect(res.body.entries[0].due_date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     const contact = await ws.api('GET', `/v1/contacts/${res.body.contact_id}`);
     expect(contact.body).toMatchObject({ name: 'Pia Payer', phone });
-    const timeline = await rowsOnShards("SELECT type FROM contact_activities WHERE contact_id = ? AND json_extract(data, '$.payment_id') = ?", res.body.contact_id, res.body.id);
+    const timeline = await rowsOnShards(
+      "SELECT type FROM contact_activities WHERE contact_id = ? AND json_extract(data, '$.payment_id') = ?",
+      res.body.contact_id,
+      res.body.id,
+    );
     expect(timeline).toEqual([{ type: 'payment_recorded' }]);
     const got = await ws.api('GET', `/v1/payments/${res.body.id}`);
     expect(got.status).toBe(200);
@@ -80,7 +92,11 @@ describe('POST /v1/payments', () => {
     expect((await createPayment(ws, { phone: undefined, email: 'KNOWN@example.com' })).contact_id).toBe(c.id);
     expectMessage(await ws.api('POST', '/v1/payments', { type: 'one_time', amount: 1, contact_id: foreign.id }), 404, 'Contact not found');
     expectMessage(await ws.api('POST', '/v1/payments', { type: 'one_time', amount: 1, contact_id: crypto.randomUUID() }), 404, 'Contact not found');
-    expectMessage(await ws.api('POST', '/v1/payments', { type: 'one_time', amount: 1 }), 400, 'Provide contact_id, or a phone/email to attach the payment to a contact');
+    expectMessage(
+      await ws.api('POST', '/v1/payments', { type: 'one_time', amount: 1 }),
+      400,
+      'Provide contact_id, or a phone/email to attach the payment to a contact',
+    );
   });
 
   it('answers 409 CONTACT_MERGE_REQUIRED writing nothing, and a merge moves payments and entries', async () => {

@@ -33,7 +33,7 @@ describe('payment calendar arithmetic', () => {
     expect(splitCents(0, 2)).toEqual([0, 0]);
   });
 
-  it('keeps the recognition a one-time charge\'s refunds reverse when it is marked pending', async () => {
+  it("keeps the recognition a one-time charge's refunds reverse when it is marked pending", async () => {
     const ws = await makeWorkspace();
     const p = await createPayment(ws, { amount: 10 });
     await ws.api('POST', `/v1/payments/${p.id}/refund`, { amount: 4 });

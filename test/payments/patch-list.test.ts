@@ -24,13 +24,28 @@ describe('PATCH /v1/payments/{id}', () => {
     const inst = await createPayment(ws, { type: 'installments', amount: 90, installment_count: 3, metadata: { a: 1 }, note: 'keep' });
     const res = await ws.api('PATCH', `/v1/payments/${inst.id}`, { amount: 5, status: 'failed', auto_generate: true, recurring_max_occurrences: 2 });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ total_amount: 90, arrangement_status: 'active', recurring_auto_generate: null, recurring_max_occurrences: null, metadata: { a: 1 }, note: 'keep' });
-    expectMessage(await ws.api('PATCH', `/v1/payments/${inst.id}`, { vat_mode: 'inclusive', vat_rate: 10 }), 400, 'vatMode/vatRate apply to recurring plans only');
+    expect(res.body).toMatchObject({
+      total_amount: 90,
+      arrangement_status: 'active',
+      recurring_auto_generate: null,
+      recurring_max_occurrences: null,
+      metadata: { a: 1 },
+      note: 'keep',
+    });
+    expectMessage(
+      await ws.api('PATCH', `/v1/payments/${inst.id}`, { vat_mode: 'inclusive', vat_rate: 10 }),
+      400,
+      'vatMode/vatRate apply to recurring plans only',
+    );
     const cleared = await ws.api('PATCH', `/v1/payments/${inst.id}`, { metadata: null });
     expect(cleared.body.metadata).toBeNull();
     const replaced = await ws.api('PATCH', `/v1/payments/${inst.id}`, { metadata: { b: 2 } });
     expect(replaced.body.metadata).toEqual({ b: 2 });
-    expectMessage(await ws.api('PATCH', `/v1/payments/${inst.id}`, { metadata: { b: 'x'.repeat(2100) } }), 400, 'metadata exceeds 2048 bytes serialized');
+    expectMessage(
+      await ws.api('PATCH', `/v1/payments/${inst.id}`, { metadata: { b: 'x'.repeat(2100) } }),
+      400,
+      'metadata exceeds 2048 bytes serialized',
+    );
   });
 
   it('applies the product title lock and detaches keeping the title', async () => {
@@ -51,7 +66,16 @@ describe('PATCH /v1/payments/{id}', () => {
     const ws = await makeWorkspace();
     expectMessage(await ws.api('PATCH', `/v1/payments/${crypto.randomUUID()}`, { note: 'x' }), 404, 'Payment not found');
     const p = await createPayment(ws);
-    for (const body of [{ type: 'recurring' }, { interval: 'weekly' }, { installment_count: 3 }, { purchase_date: '2026-01-01' }, { contact_id: crypto.randomUUID() }, { recurring_failure_count: 1 }, { recurring_paused_at: null }, { currency: 'EUR' }]) {
+    for (const body of [
+      { type: 'recurring' },
+      { interval: 'weekly' },
+      { installment_count: 3 },
+      { purchase_date: '2026-01-01' },
+      { contact_id: crypto.randomUUID() },
+      { recurring_failure_count: 1 },
+      { recurring_paused_at: null },
+      { currency: 'EUR' },
+    ]) {
       expect((await ws.api('PATCH', `/v1/payments/${p.id}`, body)).status, JSON.stringify(body)).toBe(400);
     }
   });
@@ -62,14 +86,25 @@ describe('GET /v1/payments', () => {
     const ws = await makeWorkspace();
     const phone = freshPhone();
     const a = await createPayment(ws, { title: 'Alpha lesson', purchase_date: '2026-01-01', phone, name: 'Searchable Sam' });
-    const b = await createPayment(ws, { type: 'installments', installment_count: 2, amount: 10, purchase_date: '2026-03-01', email: 'find-me@example.com', phone: undefined });
+    const b = await createPayment(ws, {
+      type: 'installments',
+      installment_count: 2,
+      amount: 10,
+      purchase_date: '2026-03-01',
+      email: 'find-me@example.com',
+      phone: undefined,
+    });
     const c = await createPayment(ws, { type: 'recurring', purchase_date: '2026-02-01', status: 'pending' });
     const all = await ws.api('GET', '/v1/payments');
     expect(all.status).toBe(200);
     expect(all.body).toMatchObject({ total: 3, limit: 25, offset: 0 });
     expect(all.body.data.map((r: any) => r.id)).toEqual([b.id, c.id, a.id]);
     expect(all.body.data[0].entries).toBeUndefined();
-    expect(all.body.data.find((r: any) => r.id === a.id)).toMatchObject({ contact_name: 'Searchable Sam', contact_phone: phone, contact_email: null });
+    expect(all.body.data.find((r: any) => r.id === a.id)).toMatchObject({
+      contact_name: 'Searchable Sam',
+      contact_phone: phone,
+      contact_email: null,
+    });
     const ids = async (q: string) => (await ws.api('GET', `/v1/payments?${q}`)).body.data.map((r: any) => r.id);
     expect(await ids('type=installments')).toEqual([b.id]);
     expect(await ids('type=weird')).toHaveLength(3);

@@ -28,17 +28,31 @@ describe('recurring plans', () => {
     expect(p.entries[0]).toMatchObject({ sequence: 1, status: 'completed', amount: 12, recognized_amount: 12, due_date: '2026-01-31' });
     // Later workspace changes never reach a stamped plan.
     await adminOk('PATCH', `/workspaces/${ws.id}`, { vat: { mode: 'exclusive', rate: 10 } });
-    expect((await entriesOf(ws, p.id))).toMatchObject({ vat_mode: 'inclusive', vat_rate: 25 });
+    expect(await entriesOf(ws, p.id)).toMatchObject({ vat_mode: 'inclusive', vat_rate: 25 });
     const product = (await ws.api('POST', '/v1/products', { name: 'Box', price: 5, vat_mode: 'exclusive', vat_rate: 7 })).body;
     expect(await createPayment(ws, { type: 'recurring', product_id: product.id })).toMatchObject({ vat_mode: 'exclusive', vat_rate: 7 });
-    expect(await createPayment(ws, { type: 'recurring', product_id: product.id, vat_mode: 'inclusive', vat_rate: 19.5 })).toMatchObject({ vat_mode: 'inclusive', vat_rate: 19.5 });
+    expect(await createPayment(ws, { type: 'recurring', product_id: product.id, vat_mode: 'inclusive', vat_rate: 19.5 })).toMatchObject({
+      vat_mode: 'inclusive',
+      vat_rate: 19.5,
+    });
     expect(await createPayment(ws, { type: 'recurring' })).toMatchObject({ vat_mode: 'exclusive', vat_rate: 10 });
   });
 
   it('skips the first cycle when asked, and creates completed a plan that can produce no further cycle', async () => {
     const ws = await makeWorkspace({ timezone: 'Asia/Tokyo' });
-    const later = await createPayment(ws, { type: 'recurring', record_first_payment: false, purchase_date: '2026-05-01', interval: 'weekly', auto_generate: false });
-    expect(later).toMatchObject({ arrangement_status: 'active', recurring_next_due_at: '2026-04-30T15:00:00.000Z', recurring_auto_generate: false, entries: [] });
+    const later = await createPayment(ws, {
+      type: 'recurring',
+      record_first_payment: false,
+      purchase_date: '2026-05-01',
+      interval: 'weekly',
+      auto_generate: false,
+    });
+    expect(later).toMatchObject({
+      arrangement_status: 'active',
+      recurring_next_due_at: '2026-04-30T15:00:00.000Z',
+      recurring_auto_generate: false,
+      entries: [],
+    });
     const once = await createPayment(ws, { type: 'recurring', recurring_max_occurrences: 1 });
     expect(once).toMatchObject({ arrangement_status: 'completed', recurring_next_due_at: null });
     const ends = await createPayment(ws, { type: 'recurring', purchase_date: '2026-01-10', recurring_end_at: '2026-02-09' });
@@ -57,12 +71,24 @@ describe('recurring plans', () => {
   it('PATCH: shortening end conditions completes, extending never reactivates; a VAT pair re-prices, a lone leg or null is refused', async () => {
     const ws = await makeWorkspace();
     const p = await createPayment(ws, { type: 'recurring', purchase_date: '2026-01-15' });
-    expectMessage(await ws.api('PATCH', `/v1/payments/${p.id}`, { recurring_end_at: '2026-01-01' }), 400, 'recurringEndAt must be after the purchase date');
+    expectMessage(
+      await ws.api('PATCH', `/v1/payments/${p.id}`, { recurring_end_at: '2026-01-01' }),
+      400,
+      'recurringEndAt must be after the purchase date',
+    );
     expectMessage(await ws.api('PATCH', `/v1/payments/${p.id}`, { recurring_end_at: 'soon' }), 400, 'recurringEndAt is not a valid date');
-    expectMessage(await ws.api('PATCH', `/v1/payments/${p.id}`, { recurring_max_occurrences: 0 }), 400, 'recurringMaxOccurrences must be a whole number of at least 1');
+    expectMessage(
+      await ws.api('PATCH', `/v1/payments/${p.id}`, { recurring_max_occurrences: 0 }),
+      400,
+      'recurringMaxOccurrences must be a whole number of at least 1',
+    );
     expectMessage(await ws.api('PATCH', `/v1/payments/${p.id}`, { vat_mode: 'inclusive' }), 400, 'vat_mode and vat_rate must be provided together');
     expectMessage(await ws.api('PATCH', `/v1/payments/${p.id}`, { vat_rate: 5 }), 400, 'vat_mode and vat_rate must be provided together');
-    expectMessage(await ws.api('PATCH', `/v1/payments/${p.id}`, { vat_mode: null, vat_rate: null }), 400, 'vat_mode and vat_rate must be provided together');
+    expectMessage(
+      await ws.api('PATCH', `/v1/payments/${p.id}`, { vat_mode: null, vat_rate: null }),
+      400,
+      'vat_mode and vat_rate must be provided together',
+    );
     const vat = await ws.api('PATCH', `/v1/payments/${p.id}`, { vat_mode: 'inclusive', vat_rate: 8.5, amount: 99, status: 'failed' });
     expect(vat.body).toMatchObject({ vat_mode: 'inclusive', vat_rate: 8.5, total_amount: 10, arrangement_status: 'active' });
     const shortened = await ws.api('PATCH', `/v1/payments/${p.id}`, { recurring_max_occurrences: 1 });
@@ -95,7 +121,10 @@ describe('the recurring-payments sweep', () => {
     const db = await sweepShardOf(ws.id);
     const at = (iso: string) => ({ now: iso });
     // Two overlapping runs at the same moment record cycle 2 once.
-    await Promise.all([sweepRecurringPayments(bindings, db, at('2025-12-01T00:00:00.000Z')), sweepRecurringPayments(bindings, db, at('2025-12-01T00:00:00.000Z'))]);
+    await Promise.all([
+      sweepRecurringPayments(bindings, db, at('2025-12-01T00:00:00.000Z')),
+      sweepRecurringPayments(bindings, db, at('2025-12-01T00:00:00.000Z')),
+    ]);
     let body = await entriesOf(ws, p.id);
     expect(body.entries.map((e: any) => [e.sequence, e.due_date, e.amount, e.status])).toEqual([
       [1, '2025-10-31', 7, 'completed'],
@@ -141,7 +170,9 @@ describe('the recurring-payments sweep', () => {
       .bind(ws.id, contact.id)
       .run();
     const db = dbFor(d1);
-    const remaining = async () => (await rowsIn<{ n: number }>(ws.id, "SELECT count(*) AS n FROM payments WHERE workspace_id = ?1 AND arrangement_status = 'active'", ws.id))[0].n;
+    const remaining = async () =>
+      (await rowsIn<{ n: number }>(ws.id, "SELECT count(*) AS n FROM payments WHERE workspace_id = ?1 AND arrangement_status = 'active'", ws.id))[0]
+        .n;
     // The shard may hold other workspaces' due plans (placement is by free bytes): the backlog, due first, is counted until done.
     let runs = 0;
     while ((await remaining()) > 0 && runs <= 10000 / RECURRING_SWEEP_CHUNK) {

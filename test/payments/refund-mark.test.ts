@@ -25,7 +25,11 @@ describe('POST /v1/payments/{id}/refund', () => {
       credit_document: null,
     });
     expect(partial.body.entries[0]).toMatchObject({ status: 'completed', amount: 50 });
-    expectMessage(await ws.api('POST', `/v1/payments/${p.id}/refund`, { amount: 30.01 }), 400, 'Refund amount exceeds the refundable balance (30.00)');
+    expectMessage(
+      await ws.api('POST', `/v1/payments/${p.id}/refund`, { amount: 30.01 }),
+      400,
+      'Refund amount exceeds the refundable balance (30.00)',
+    );
     const rest = await ws.api('POST', `/v1/payments/${p.id}/refund`, {});
     expect(rest.body.entries[2]).toMatchObject({ amount: -30, sequence: 3, refunds_entry_id: charge.id });
     expect(rest.body.arrangement_status).toBe('cancelled');
@@ -43,18 +47,31 @@ describe('POST /v1/payments/{id}/refund', () => {
     expectMessage(await ws.api('POST', `/v1/payments/${marked.id}/refund`, {}), 400, 'This charge is no longer refundable');
     const inst = await createPayment(ws, { type: 'installments', amount: 30, installment_count: 3 });
     expectMessage(await ws.api('POST', `/v1/payments/${inst.id}/refund`, {}), 400, 'entryId is required to refund a payment with multiple charges');
-    expectMessage(await ws.api('POST', `/v1/payments/${inst.id}/refund`, { entry_id: inst.entries[0].id }), 400, 'Only a completed (recognized) charge can be refunded');
+    expectMessage(
+      await ws.api('POST', `/v1/payments/${inst.id}/refund`, { entry_id: inst.entries[0].id }),
+      400,
+      'Only a completed (recognized) charge can be refunded',
+    );
     const ok = await createPayment(ws, { amount: 10 });
-    for (const amount of [0, -5, 0.001]) expectMessage(await ws.api('POST', `/v1/payments/${ok.id}/refund`, { amount }), 400, 'Refund amount must be a positive number');
+    for (const amount of [0, -5, 0.001])
+      expectMessage(await ws.api('POST', `/v1/payments/${ok.id}/refund`, { amount }), 400, 'Refund amount must be a positive number');
     expectMessage(await ws.api('POST', `/v1/payments/${ok.id}/refund`, { entry_id: crypto.randomUUID() }), 404, 'Payment entry not found');
     expectMessage(await ws.api('POST', `/v1/payments/${ok.id}/refund`, { entry_id: inst.entries[0].id }), 404, 'Payment entry not found');
     expectMessage(await ws.api('POST', `/v1/payments/${crypto.randomUUID()}/refund`, {}), 404, 'Payment not found');
     const refunded = (await ws.api('POST', `/v1/payments/${ok.id}/refund`, { amount: 1 })).body;
-    expectMessage(await ws.api('POST', `/v1/payments/${ok.id}/refund`, { entry_id: refunded.entries[1].id }), 400, 'Only a completed (recognized) charge can be refunded');
+    expectMessage(
+      await ws.api('POST', `/v1/payments/${ok.id}/refund`, { entry_id: refunded.entries[1].id }),
+      400,
+      'Only a completed (recognized) charge can be refunded',
+    );
     // A completed charge whose revenue was never recognized (legacy rows).
     const legacy = await createPayment(ws);
     await rowsOnShards('UPDATE payment_entries SET recognized_cents = NULL WHERE id = ?', legacy.entries[0].id);
-    expectMessage(await ws.api('POST', `/v1/payments/${legacy.id}/refund`, {}), 400, 'This charge is not recognized as revenue yet and cannot be refunded');
+    expectMessage(
+      await ws.api('POST', `/v1/payments/${legacy.id}/refund`, {}),
+      400,
+      'This charge is not recognized as revenue yet and cannot be refunded',
+    );
   });
 
   it('never over-refunds under parallel refunds', async () => {
@@ -141,11 +158,27 @@ describe('POST /v1/payments/{id}/entries/{entryId}/mark', () => {
       expectMessage(await ws.api('POST', `/v1/payments/${p.id}/entries/${p.entries[0].id}/mark`, { status }), 400, message);
       expectMessage(await ws.api('PATCH', `/v1/payments/${p.id}`, { status }), 400, message);
     }
-    expectMessage(await ws.api('POST', `/v1/payments/${p.id}/entries/${refunded.entries[1].id}/mark`, { status: 'completed' }), 400, 'Refund entries cannot be marked directly');
+    expectMessage(
+      await ws.api('POST', `/v1/payments/${p.id}/entries/${refunded.entries[1].id}/mark`, { status: 'completed' }),
+      400,
+      'Refund entries cannot be marked directly',
+    );
     const other = await createPayment(ws);
-    expectMessage(await ws.api('POST', `/v1/payments/${p.id}/entries/${other.entries[0].id}/mark`, { status: 'completed' }), 404, 'Payment entry not found');
-    expectMessage(await ws.api('POST', `/v1/payments/${p.id}/entries/${crypto.randomUUID()}/mark`, { status: 'completed' }), 404, 'Payment entry not found');
-    expectMessage(await ws.api('POST', `/v1/payments/${crypto.randomUUID()}/entries/${p.entries[0].id}/mark`, { status: 'completed' }), 404, 'Payment not found');
+    expectMessage(
+      await ws.api('POST', `/v1/payments/${p.id}/entries/${other.entries[0].id}/mark`, { status: 'completed' }),
+      404,
+      'Payment entry not found',
+    );
+    expectMessage(
+      await ws.api('POST', `/v1/payments/${p.id}/entries/${crypto.randomUUID()}/mark`, { status: 'completed' }),
+      404,
+      'Payment entry not found',
+    );
+    expectMessage(
+      await ws.api('POST', `/v1/payments/${crypto.randomUUID()}/entries/${p.entries[0].id}/mark`, { status: 'completed' }),
+      404,
+      'Payment not found',
+    );
     expect((await ws.api('POST', `/v1/payments/${p.id}/entries/${p.entries[0].id}/mark`, { status: 'paid' })).status).toBe(400);
     expect((await ws.api('POST', `/v1/payments/${p.id}/entries/${p.entries[0].id}/mark`, {})).status).toBe(400);
   });

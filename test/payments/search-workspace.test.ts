@@ -66,11 +66,17 @@ describe.each(KINDS)('$name search reads the workspace range of its index', (kin
     await copyRows(shard, kind.table, seed.id, CROWD - 1, { id: `substr(t.id, 1, 24) || printf('%012d', n.i)`, external_reference: 'NULL' });
     const last = await kind.create(after, { title: `${term} after` });
     const spaces = await Promise.all(
-      [before, crowded, after].map(async (ws) => (await shard.prepare('SELECT space FROM contact_search_spaces WHERE workspace_id = ?').bind(ws.id).first<{ space: number }>())!.space),
+      [before, crowded, after].map(
+        async (ws) =>
+          (await shard.prepare('SELECT space FROM contact_search_spaces WHERE workspace_id = ?').bind(ws.id).first<{ space: number }>())!.space,
+      ),
     );
     expect([...spaces].sort((a, b) => a - b)).toEqual(spaces);
 
-    for (const [ws, mine] of [[before, first], [after, last]] as const) {
+    for (const [ws, mine] of [
+      [before, first],
+      [after, last],
+    ] as const) {
       for (const search of [term, term.toUpperCase(), 'quillon']) {
         const { rowsRead, answer, plan } = await statementOf(ws, (ctx) => kind.list(ctx, { search }));
         expect([answer.total, ids(answer)], search).toEqual([1, [mine.id]]);
@@ -86,25 +92,46 @@ describe.each(KINDS)('$name search reads the workspace range of its index', (kin
     expect(short.rowsRead).toBeLessThanOrEqual(FEW);
     // One range of the index: the MATCH and both rowid bounds.
     const { plan } = await statementOf(after, (ctx) => kind.list(ctx, { search: term }));
-    expect(plan.some((line) => new RegExp(`^SCAN ${kind.name}_search VIRTUAL TABLE INDEX \\d+:M\\d*><`).test(line)), plan.join('\n')).toBe(true);
+    expect(
+      plan.some((line) => new RegExp(`^SCAN ${kind.name}_search VIRTUAL TABLE INDEX \\d+:M\\d*><`).test(line)),
+      plan.join('\n'),
+    ).toBe(true);
   });
 
   it("a workspace's first record, written before any contact, gives it the search space its contacts then share", async () => {
     const template = await kind.create(await makeWorkspace({ shard: 'SHARD_1' }), { title: 'Template' });
     const ws = await makeWorkspace({ shard: 'SHARD_1' });
     const shard = await shardOf(ws.id);
-    const spaceOf = async () => (await shard.prepare('SELECT space FROM contact_search_spaces WHERE workspace_id = ?').bind(ws.id).first<{ space: number }>())?.space;
+    const spaceOf = async () =>
+      (await shard.prepare('SELECT space FROM contact_search_spaces WHERE workspace_id = ?').bind(ws.id).first<{ space: number }>())?.space;
     const found = async (search: string) => ids((await statementOf(ws, (ctx) => kind.list(ctx, { search }))).answer);
     // A record naming a contact the workspace does not hold yet: the index must not depend on the order of writes.
     const [recordId, contactId] = [crypto.randomUUID(), crypto.randomUUID()];
-    await copyRows(shard, kind.table, template.id, 1, { id: '?2', workspace_id: '?3', contact_id: '?4', title: `'Orphan ledger'`, external_reference: 'NULL' }, recordId, ws.id, contactId);
+    await copyRows(
+      shard,
+      kind.table,
+      template.id,
+      1,
+      { id: '?2', workspace_id: '?3', contact_id: '?4', title: `'Orphan ledger'`, external_reference: 'NULL' },
+      recordId,
+      ws.id,
+      contactId,
+    );
     const space = await spaceOf();
     expect(space).toBeGreaterThan(0);
     expect(await found('orphan')).toEqual([recordId]);
     expect(await found('lamarr')).toEqual([]);
 
     // The contact arrives: its identity reaches the record's entry, in the same space as its own entry.
-    await copyRows(shard, contacts, template.contact_id, 1, { id: '?2', workspace_id: '?3', name: `'Hedy Lamarr'`, email: `'hedy@example.com'`, phone: 'NULL' }, contactId, ws.id);
+    await copyRows(
+      shard,
+      contacts,
+      template.contact_id,
+      1,
+      { id: '?2', workspace_id: '?3', name: `'Hedy Lamarr'`, email: `'hedy@example.com'`, phone: 'NULL' },
+      contactId,
+      ws.id,
+    );
     expect(await spaceOf()).toBe(space);
     expect(await found('lamarr')).toEqual([recordId]);
     expect(await found('hedy@')).toEqual([recordId]);

@@ -11,7 +11,8 @@ type Row = { id: string; title: string | null; contact_name: string | null; cont
 
 /** The contract's rule: a literal substring of the title or the contact's name, phone or email, SQLite `lower()` folding ASCII letters only. */
 const asciiLower = (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
-const matches = (term: string) => (r: Row) => [r.title, r.contact_name, r.contact_phone, r.contact_email].some((v) => asciiLower(v ?? '').includes(asciiLower(term)));
+const matches = (term: string) => (r: Row) =>
+  [r.title, r.contact_name, r.contact_phone, r.contact_email].some((v) => asciiLower(v ?? '').includes(asciiLower(term)));
 
 async function listOf(ws: TestWorkspace, path: string, query = '') {
   const res = await ws.api('GET', `${path}?limit=100${query}`);
@@ -25,12 +26,18 @@ async function expectSearchAsRule(ws: TestWorkspace, path: string, terms: string
   for (const term of terms) {
     const expected = all.filter(matches(term.trim())).map((r) => r.id);
     const searched = await listOf(ws, path, `&search=${encodeURIComponent(term)}`);
-    expect(searched.data.map((r) => r.id), term).toEqual(expected);
+    expect(
+      searched.data.map((r) => r.id),
+      term,
+    ).toEqual(expected);
     expect(searched.total, term).toBe(expected.length);
     for (let offset = 0; offset <= expected.length; offset += limit) {
       const page = await ws.api('GET', `${path}?search=${encodeURIComponent(term)}&limit=${limit}&offset=${offset}`);
       expect(page.body.total, `${term} at ${offset}`).toBe(expected.length);
-      expect(page.body.data.map((r: Row) => r.id), `${term} at ${offset}`).toEqual(expected.slice(offset, offset + limit));
+      expect(
+        page.body.data.map((r: Row) => r.id),
+        `${term} at ${offset}`,
+      ).toEqual(expected.slice(offset, offset + limit));
     }
   }
 }
@@ -49,16 +56,40 @@ describe('GET /v1/payments?search=', () => {
     await createPayment(ws, { name: 'No Title', email: 'quiet.buyer@example.org', phone: undefined, purchase_date: '2026-01-06' });
     const pat = await createPayment(ws, { title: 'Lesson 0', name: 'Pagination Pat', purchase_date: '2026-02-01' });
     // Seven payments of one contact, two on the same day (the id orders those).
-    for (let i = 1; i < 7; i++) await createPayment(ws, { title: `Lesson ${i}`, contact_id: pat.contact_id, phone: undefined, purchase_date: `2026-02-0${Math.min(i, 5)}` });
+    for (let i = 1; i < 7; i++)
+      await createPayment(ws, { title: `Lesson ${i}`, contact_id: pat.contact_id, phone: undefined, purchase_date: `2026-02-0${Math.min(i, 5)}` });
 
     await expectSearchAsRule(ws, '/v1/payments', [
-      'alpha', 'ALPHA LES', 'sam', 'SEARCHABLE', phone.slice(-6), 'QUIET.BUYER@', 'example.org',
+      'alpha',
+      'ALPHA LES',
+      'sam',
+      'SEARCHABLE',
+      phone.slice(-6),
+      'QUIET.BUYER@',
+      'example.org',
       // Non-ASCII letters match in their own case only (SQLite lower()), whichever way the term is spelled.
-      'Ärger', 'ärger', 'ZOË', 'Zoë', 'ångström', 'Ångström', 'Ö', 'ö',
+      'Ärger',
+      'ärger',
+      'ZOË',
+      'Zoë',
+      'ångström',
+      'Ångström',
+      'Ö',
+      'ö',
       // LIKE's metacharacters are plain characters.
-      '%', '0%', '% o', '_', '0_5', '50_50',
+      '%',
+      '0%',
+      '% o',
+      '_',
+      '0_5',
+      '50_50',
       // Short terms, below trigram size; paging over many matches.
-      'al', 'a', 'pat', 'Lesson', '  lesson 1 ', 'nothing at all',
+      'al',
+      'a',
+      'pat',
+      'Lesson',
+      '  lesson 1 ',
+      'nothing at all',
     ]);
     // Exact totals under the other filters too.
     expect((await ws.api('GET', '/v1/payments?search=lesson&status=completed&limit=1')).body.total).toBe(8);
@@ -72,7 +103,14 @@ describe('GET /v1/payments?search=', () => {
     const ids = async (term: string) => (await listOf(ws, '/v1/payments', `&search=${encodeURIComponent(term)}`)).data.map((r) => r.id);
     expect((await ws.api('PATCH', `/v1/contacts/${p.contact_id}`, { name: 'Augusta King', email: 'augusta@example.com' })).status).toBe(200);
     expect((await ws.api('PATCH', `/v1/payments/${p.id}`, { title: 'New title' })).status).toBe(200);
-    for (const [term, expected] of [['lovelace', []], ['augusta king', [p.id]], ['ada@', []], ['augusta@', [p.id]], ['old', []], ['new title', [p.id]]] as const) {
+    for (const [term, expected] of [
+      ['lovelace', []],
+      ['augusta king', [p.id]],
+      ['ada@', []],
+      ['augusta@', [p.id]],
+      ['old', []],
+      ['new title', [p.id]],
+    ] as const) {
       expect(await ids(term), term).toEqual(expected);
     }
     // A contact merged away (deleted, its payments moved to the target), as the merge batch writes it.
@@ -102,7 +140,10 @@ describe('GET /v1/payments?search=', () => {
     await createPayment(ws, { title: 'Two', name: 'Ned Eyes', email: 'needle@example.com' });
     for (const query of [{ search: 'needle' }, { search: 'needle', status: 'completed', limit: '1', offset: '1' }]) {
       const { plan, rowsRead } = await statementOf(ws, (ctx) => listPayments(ctx, query));
-      expect(plan.some((line) => /^SCAN payments_search VIRTUAL TABLE INDEX \d+:M/.test(line)), plan.join('\n')).toBe(true);
+      expect(
+        plan.some((line) => /^SCAN payments_search VIRTUAL TABLE INDEX \d+:M/.test(line)),
+        plan.join('\n'),
+      ).toBe(true);
       for (const line of readsOf(plan, 'payments')) expect(line, plan.join('\n')).toBe('SEARCH payments USING INTEGER PRIMARY KEY (rowid=?)');
       // Contacts are read only for the page's rows, by id.
       for (const line of readsOf(plan, 'contacts')) expect(line, plan.join('\n')).toMatch(/^SEARCH contacts USING INDEX contacts_id \(id=\?\)/);
@@ -116,9 +157,14 @@ describe('GET /v1/payments?search=', () => {
     const ws = await makeWorkspace();
     await createPayment(ws, { title: 'Plain', name: 'Xi' });
     const { plan } = await statementOf(ws, (ctx) => listPayments(ctx, { search: 'xi' }));
-    for (const line of readsOf(plan, 'payments')) expect(line, plan.join('\n')).toMatch(/^SEARCH payments USING (COVERING )?INDEX payments_workspace_\w+ \(workspace_id=\?\)$/);
-    expect(plan.filter((line) => /^SCAN payments_search (EXISTS )?VIRTUAL TABLE INDEX \d+:=/.test(line)), plan.join('\n')).toHaveLength(2);
-    for (const line of readsOf(plan, 'contacts')) expect(line, plan.join('\n')).toMatch(/^SEARCH contacts USING INDEX contacts_id \(id=\?\) LEFT-JOIN$/);
+    for (const line of readsOf(plan, 'payments'))
+      expect(line, plan.join('\n')).toMatch(/^SEARCH payments USING (COVERING )?INDEX payments_workspace_\w+ \(workspace_id=\?\)$/);
+    expect(
+      plan.filter((line) => /^SCAN payments_search (EXISTS )?VIRTUAL TABLE INDEX \d+:=/.test(line)),
+      plan.join('\n'),
+    ).toHaveLength(2);
+    for (const line of readsOf(plan, 'contacts'))
+      expect(line, plan.join('\n')).toMatch(/^SEARCH contacts USING INDEX contacts_id \(id=\?\) LEFT-JOIN$/);
     expect(readsOf(plan, 'contacts')).toHaveLength(1);
   });
 });
@@ -131,7 +177,10 @@ describe('GET /v1/deals?search=', () => {
     await createDeal(ws, { title: 'Other', name: 'Ömer Öztürk' });
     await expectSearchAsRule(ws, '/v1/deals', ['lópez', 'LÓPEZ', 'maria', 'SHOP.EX', '%', '_1', 'deal_', 'Ö', 'öztürk', 'Öztürk', 'me']);
     const { plan } = await statementOf(ws, (ctx) => listDeals(ctx, { search: 'maria' }));
-    expect(plan.some((line) => /^SCAN deals_search VIRTUAL TABLE INDEX \d+:M/.test(line)), plan.join('\n')).toBe(true);
+    expect(
+      plan.some((line) => /^SCAN deals_search VIRTUAL TABLE INDEX \d+:M/.test(line)),
+      plan.join('\n'),
+    ).toBe(true);
     for (const line of readsOf(plan, 'deals')) expect(line, plan.join('\n')).toBe('SEARCH deals USING INTEGER PRIMARY KEY (rowid=?)');
     for (const line of readsOf(plan, 'contacts')) expect(line, plan.join('\n')).toMatch(/^SEARCH contacts USING INDEX contacts_id \(id=\?\)/);
   });

@@ -3,9 +3,18 @@ import { makeWorkspace } from '../support/harness';
 import { createPayment, freshPhone } from './helpers';
 
 describe('POST /v1/payments upsert by external_reference', () => {
-  it('applies a one-time payment\'s mutable fields and never restructures it or re-points the contact', async () => {
+  it("applies a one-time payment's mutable fields and never restructures it or re-points the contact", async () => {
     const ws = await makeWorkspace();
-    const first = await createPayment(ws, { external_reference: 'ord-1', amount: 10, title: 'First', note: 'a', method: 'cash', metadata: { a: 1 }, purchase_date: '2026-01-01', status: 'pending' });
+    const first = await createPayment(ws, {
+      external_reference: 'ord-1',
+      amount: 10,
+      title: 'First',
+      note: 'a',
+      method: 'cash',
+      metadata: { a: 1 },
+      purchase_date: '2026-01-01',
+      status: 'pending',
+    });
     const again = await ws.api('POST', '/v1/payments', {
       type: 'installments',
       installment_count: 4,
@@ -41,7 +50,7 @@ describe('POST /v1/payments upsert by external_reference', () => {
     expect((await ws.api('GET', '/v1/payments')).body.total).toBe(1);
   });
 
-  it('applies a recurring plan\'s own fields (end conditions, generation, a full VAT pair) and ignores amount and status', async () => {
+  it("applies a recurring plan's own fields (end conditions, generation, a full VAT pair) and ignores amount and status", async () => {
     const ws = await makeWorkspace();
     const plan = await createPayment(ws, { type: 'recurring', external_reference: 'sub-1', amount: 30, purchase_date: '2026-01-01' });
     const again = await ws.api('POST', '/v1/payments', {
@@ -67,7 +76,13 @@ describe('POST /v1/payments upsert by external_reference', () => {
       vat_rate: 21,
       arrangement_status: 'active',
     });
-    const shortened = await ws.api('POST', '/v1/payments', { type: 'recurring', external_reference: 'sub-1', phone: freshPhone(), amount: 30, recurring_max_occurrences: 1 });
+    const shortened = await ws.api('POST', '/v1/payments', {
+      type: 'recurring',
+      external_reference: 'sub-1',
+      phone: freshPhone(),
+      amount: 30,
+      recurring_max_occurrences: 1,
+    });
     expect(shortened.body).toMatchObject({ arrangement_status: 'completed', recurring_next_due_at: null });
   });
 
@@ -75,16 +90,37 @@ describe('POST /v1/payments upsert by external_reference', () => {
     const ws = await makeWorkspace();
     const product = (await ws.api('POST', '/v1/products', { name: 'Locked', price: 1 })).body;
     await createPayment(ws, { external_reference: 'prod-1', title: 'Free text' });
-    const attached = await ws.api('POST', '/v1/payments', { type: 'one_time', amount: 1, phone: freshPhone(), external_reference: 'prod-1', product_id: product.id, title: 'ignored' });
+    const attached = await ws.api('POST', '/v1/payments', {
+      type: 'one_time',
+      amount: 1,
+      phone: freshPhone(),
+      external_reference: 'prod-1',
+      product_id: product.id,
+      title: 'ignored',
+    });
     expect(attached.body).toMatchObject({ product_id: product.id, title: 'Locked' });
-    const titled = await ws.api('POST', '/v1/payments', { type: 'one_time', amount: 1, phone: freshPhone(), external_reference: 'prod-1', title: 'still ignored' });
+    const titled = await ws.api('POST', '/v1/payments', {
+      type: 'one_time',
+      amount: 1,
+      phone: freshPhone(),
+      external_reference: 'prod-1',
+      title: 'still ignored',
+    });
     expect(titled.body.title).toBe('Locked');
   });
 
   it('ends concurrent creates with one reference as one payment', async () => {
     const ws = await makeWorkspace({ rate_limits: { per_key_per_minute: 1_000_000 } });
     const answers = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => ws.api('POST', '/v1/payments', { type: 'one_time', amount: i + 1, email: 'race-pay@example.com', external_reference: 'race-ref', note: `n${i}` })),
+      Array.from({ length: 10 }, (_, i) =>
+        ws.api('POST', '/v1/payments', {
+          type: 'one_time',
+          amount: i + 1,
+          email: 'race-pay@example.com',
+          external_reference: 'race-ref',
+          note: `n${i}`,
+        }),
+      ),
     );
     for (const r of answers) expect(r.status, JSON.stringify(r.body)).toBe(201);
     expect(new Set(answers.map((r) => r.body.id)).size).toBe(1);

@@ -8,7 +8,10 @@ describe('GET /v1/pipelines', () => {
       name: 'Renewals',
       is_default: false,
       description: 'yearly',
-      stages: [{ name: 'Due', color: '#111111', win_probability: 40 }, { name: 'Signed', win_probability: null }],
+      stages: [
+        { name: 'Due', color: '#111111', win_probability: 40 },
+        { name: 'Signed', win_probability: null },
+      ],
     });
     const res = await ws.api('GET', '/v1/pipelines');
     expect(res.status).toBe(200);
@@ -63,7 +66,9 @@ describe('operator pipeline create under parallel requests', () => {
   it('gives distinct dense positions and exactly one default', async () => {
     const ws = await makeWorkspace({}, { pipeline: false });
     await Promise.all(
-      Array.from({ length: 6 }, (_, i) => adminOk('POST', `/workspaces/${ws.id}/pipelines`, { name: `P${i}`, is_default: i % 3 === 0, stages: [{ name: 'S' }] })),
+      Array.from({ length: 6 }, (_, i) =>
+        adminOk('POST', `/workspaces/${ws.id}/pipelines`, { name: `P${i}`, is_default: i % 3 === 0, stages: [{ name: 'S' }] }),
+      ),
     );
     const list = (await ws.api('GET', '/v1/pipelines')).body;
     expect(list.map((p: any) => p.position)).toEqual([0, 1, 2, 3, 4, 5]);

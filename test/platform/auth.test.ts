@@ -4,7 +4,12 @@ import { admin, adminOk, call, freshIp, makeWorkspace } from '../support/harness
 
 describe('authentication', () => {
   it('answers 401 Missing API key without a Bearer header', async () => {
-    for (const headers of [{} as Record<string, string>, { authorization: 'Basic dXNlcjpwYXNz' }, { authorization: 'Bearer' }, { authorization: 'Token wsk_abc' }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { authorization: 'Basic dXNlcjpwYXNz' },
+      { authorization: 'Bearer' },
+      { authorization: 'Token wsk_abc' },
+    ]) {
       const res = await call('GET', '/v1/pipelines', { headers, ip: freshIp() });
       expect(res.status).toBe(401);
       expect(res.body).toEqual({ statusCode: 401, message: 'Missing API key', error: 'Unauthorized' });

@@ -74,7 +74,10 @@ async function send(
 ): Promise<Sent> {
   const recorder = recordingEnv(opts.replication ?? 'auto', opts.env);
   const ctx = createExecutionContext();
-  const credentials = auth === 'operator' ? { authorization: `Bearer ${ADMIN_TOKEN}`, 'cf-connecting-ip': freshIp() } : { authorization: `Bearer ${auth.key}`, 'cf-connecting-ip': auth.ip };
+  const credentials =
+    auth === 'operator'
+      ? { authorization: `Bearer ${ADMIN_TOKEN}`, 'cf-connecting-ip': freshIp() }
+      : { authorization: `Bearer ${auth.key}`, 'cf-connecting-ip': auth.ip };
   const res = await buildApp().fetch(
     new Request(`https://api.test${path}`, {
       method,
@@ -143,7 +146,9 @@ describe('read-your-writes per workspace, read replication on', () => {
 
   it('an operator write raises the workspace floor, and the next read of a key starts there', async () => {
     const ws = await makeWorkspace({}, { pipeline: false });
-    const created = await send('operator', 'POST', `/admin/v1/workspaces/${ws.id}/pipelines`, { body: { name: 'Operator pipeline', stages: [{ name: 'New' }] } });
+    const created = await send('operator', 'POST', `/admin/v1/workspaces/${ws.id}/pipelines`, {
+      body: { name: 'Operator pipeline', stages: [{ name: 'New' }] },
+    });
     expect(created.status).toBe(201);
     const floor = await floorOf(ws.id);
     expect(floor).toMatch(/^[0-9a-f-]+$/);
@@ -160,7 +165,12 @@ describe('read-your-writes per workspace, read replication on', () => {
     const recorder = recordingEnv('auto');
     const batch = createMessageBatch(
       'workspace-api-events',
-      Array.from({ length: 3 }, (_, i) => ({ id: `m-${i}`, timestamp: new Date(), attempts: 1, body: deliveryMessage(ws.id, endpoint.id, fakeEvent()).body })),
+      Array.from({ length: 3 }, (_, i) => ({
+        id: `m-${i}`,
+        timestamp: new Date(),
+        attempts: 1,
+        body: deliveryMessage(ws.id, endpoint.id, fakeEvent()).body,
+      })),
     );
     expect(await floorOf(ws.id)).toBeNull();
     await handleQueueBatch(batch, recorder.env);
@@ -246,14 +256,22 @@ describe('webhook deliveries carry the Bookmark of their write', () => {
     const ws = await makeWorkspace({}, { pipeline: false });
     await registerEndpoint(ws, { url: receiverUrl(), events: ['contact.created'] });
     const sent: DeliveryMessage[] = [];
-    const queue = { sendBatch: async (batch: { body: DeliveryMessage }[]) => void sent.push(...batch.map((m) => m.body)), send: async () => undefined };
+    const queue = {
+      sendBatch: async (batch: { body: DeliveryMessage }[]) => void sent.push(...batch.map((m) => m.body)),
+      send: async () => undefined,
+    };
     const write = await send(ws, 'POST', '/v1/contacts', { body: { email: 'hooked@example.com' }, env: { EVENTS_QUEUE: queue } });
     expect(write.status).toBe(201);
     expect(sent).toHaveLength(1);
 
     const fetches = captureFetch();
     restore = fetches.restore;
-    const message = deliveryMessage(ws.id, sent[0].endpoint_id, { id: sent[0].event.id, type: sent[0].event.type as never, createdAt: sent[0].event.created_at, data: sent[0].event.data });
+    const message = deliveryMessage(ws.id, sent[0].endpoint_id, {
+      id: sent[0].event.id,
+      type: sent[0].event.type as never,
+      createdAt: sent[0].event.created_at,
+      data: sent[0].event.data,
+    });
     Object.assign(message.body as DeliveryMessage, { bookmark: sent[0].bookmark });
     await deliverWebhooks([message], env as unknown as Bindings);
     const bookmark = fetches.calls[0].headers.bookmark;
@@ -296,7 +314,10 @@ describe('read replication off (the default)', () => {
     expect(read.body.email).toBe('primary@example.com');
     expect(d1Part(read.bookmark) >= d1Part(write.bookmark)).toBe(true);
 
-    const operator = await send('operator', 'POST', `/admin/v1/workspaces/${ws.id}/pipelines`, { body: { name: 'Quiet', stages: [{ name: 'New' }] }, replication: 'disabled' });
+    const operator = await send('operator', 'POST', `/admin/v1/workspaces/${ws.id}/pipelines`, {
+      body: { name: 'Quiet', stages: [{ name: 'New' }] },
+      replication: 'disabled',
+    });
     expect(operator.status).toBe(201);
     expect(operator.floorCalls).toEqual([]);
     expect(operator.constraints).toEqual([]);

@@ -28,7 +28,11 @@ const db = () => dbFor(d1());
 
 /** What D1 throws for `statement` run alone, in a D1 batch, through drizzle and in a drizzle batch: each must parse alike. */
 async function failuresOf(statement: string) {
-  const caught = (p: Promise<unknown>) => p.then(() => expect.unreachable(`${statement} did not fail`), (err: unknown) => err);
+  const caught = (p: Promise<unknown>) =>
+    p.then(
+      () => expect.unreachable(`${statement} did not fail`),
+      (err: unknown) => err,
+    );
   return [
     await caught(d1().prepare(statement).run()),
     await caught(d1().batch([d1().prepare('SELECT 1'), d1().prepare(statement)])),
@@ -41,16 +45,34 @@ describe('constraint failures as D1 reports them', () => {
   beforeAll(async () => {
     for (const statement of SCHEMA) await d1().prepare(statement).run();
     await d1().batch(['DELETE FROM constraint_probe', 'DELETE FROM constraint_probe_pairs'].map((s) => d1().prepare(s)));
-    await d1().prepare("INSERT INTO constraint_probe (id, ws, email, note) VALUES ('p1', 'w', 'a@example.com', 'Note'), ('p2', 'w', NULL, NULL)").run();
+    await d1()
+      .prepare("INSERT INTO constraint_probe (id, ws, email, note) VALUES ('p1', 'w', 'a@example.com', 'Note'), ('p2', 'w', NULL, NULL)")
+      .run();
     await d1().prepare("INSERT INTO constraint_probe_pairs (a, b) VALUES ('x', 'y')").run();
   });
 
   const cases: [string, string, unknown][] = [
-    ['a unique index over columns', "INSERT INTO constraint_probe (id, ws, email) VALUES ('p3', 'w', 'a@example.com')", { kind: 'unique', table: 'constraint_probe', columns: ['ws', 'email'] }],
+    [
+      'a unique index over columns',
+      "INSERT INTO constraint_probe (id, ws, email) VALUES ('p3', 'w', 'a@example.com')",
+      { kind: 'unique', table: 'constraint_probe', columns: ['ws', 'email'] },
+    ],
     ['a primary key', "INSERT INTO constraint_probe (id, ws) VALUES ('p1', 'w')", { kind: 'unique', table: 'constraint_probe', columns: ['id'] }],
-    ['a composite primary key', "INSERT INTO constraint_probe_pairs (a, b) VALUES ('x', 'y')", { kind: 'unique', table: 'constraint_probe_pairs', columns: ['a', 'b'] }],
-    ['a unique index over an expression', "INSERT INTO constraint_probe (id, ws, note) VALUES ('p4', 'w', 'NOTE')", { kind: 'unique_index', index: 'constraint_probe_note_key' }],
-    ['a NOT NULL column (a guard)', "UPDATE constraint_probe SET ws = CASE WHEN 0 THEN 'w' ELSE NULL END WHERE id = 'p1'", { kind: 'not_null', table: 'constraint_probe', column: 'ws' }],
+    [
+      'a composite primary key',
+      "INSERT INTO constraint_probe_pairs (a, b) VALUES ('x', 'y')",
+      { kind: 'unique', table: 'constraint_probe_pairs', columns: ['a', 'b'] },
+    ],
+    [
+      'a unique index over an expression',
+      "INSERT INTO constraint_probe (id, ws, note) VALUES ('p4', 'w', 'NOTE')",
+      { kind: 'unique_index', index: 'constraint_probe_note_key' },
+    ],
+    [
+      'a NOT NULL column (a guard)',
+      "UPDATE constraint_probe SET ws = CASE WHEN 0 THEN 'w' ELSE NULL END WHERE id = 'p1'",
+      { kind: 'not_null', table: 'constraint_probe', column: 'ws' },
+    ],
     ['an unnamed CHECK', "INSERT INTO constraint_probe (id, ws, score) VALUES ('p5', 'w', -1)", { kind: 'check', constraint: 'score > 0' }],
     ['a named CHECK', "INSERT INTO constraint_probe_checked (id, n) VALUES ('c1', -1)", { kind: 'check', constraint: 'constraint_probe_positive' }],
     ['a foreign key', "INSERT INTO constraint_probe (id, ws, parent) VALUES ('p6', 'w', 'nobody')", { kind: 'foreign_key' }],
@@ -64,7 +86,10 @@ describe('constraint failures as D1 reports them', () => {
   }
 
   it('is null for any other error', async () => {
-    const err = await d1().prepare('SELECT * FROM no_such_table').all().catch((e: unknown) => e);
+    const err = await d1()
+      .prepare('SELECT * FROM no_such_table')
+      .all()
+      .catch((e: unknown) => e);
     expect(constraintFailure(err)).toBeNull();
     expect(constraintFailure(new Error('boom'))).toBeNull();
     expect(constraintFailure('UNIQUE constraint failed: t.c')).toBeNull();
@@ -104,7 +129,10 @@ describe('constraints named from the schema', () => {
     const binding = `SHARD_PROBE_${crypto.randomUUID().slice(0, 8)}`;
     await env.DB.prepare("INSERT INTO shards (binding, state, updated_at) VALUES (?, 'closed', '2026-01-01')").bind(binding).run();
     try {
-      const err = await env.DB.prepare('INSERT INTO workspaces (id, shard) VALUES (?, ?)').bind(crypto.randomUUID(), binding).run().catch((e: unknown) => e);
+      const err = await env.DB.prepare('INSERT INTO workspaces (id, shard) VALUES (?, ?)')
+        .bind(crypto.randomUUID(), binding)
+        .run()
+        .catch((e: unknown) => e);
       expect(constraintFailure(err)).toEqual({ kind: 'trigger', message: 'SHARD_CLOSED' });
       expect(failedOn(err, raisedBy('workspaces_closed_shard', 'SHARD_CLOSED'))).toBe(true);
     } finally {

@@ -17,7 +17,7 @@ describe.each(ROUTES)('$method $path', (route) => {
   const workspace = async () => (ws ??= await makeWorkspace({ shard }));
 
   it('answers 401 without an API key and with an unknown one', async () => {
-    const missing = await call(route.method, concrete(route), { body: takesBody(route) ? route.body ?? {} : undefined });
+    const missing = await call(route.method, concrete(route), { body: takesBody(route) ? (route.body ?? {}) : undefined });
     expect(missing.status, label(route)).toBe(401);
     expect(missing.body.message).toBe('Missing API key');
     // From an IP of its own: the walk sends more unknown keys than one IP's failed attempts a minute.
@@ -28,7 +28,7 @@ describe.each(ROUTES)('$method $path', (route) => {
   if (route.feature) {
     it(`is gated by ${route.feature}`, async () => {
       const without = await makeWorkspace({ features: FEATURES.filter((f) => f !== route.feature), shard });
-      const res = await without.api(route.method, concrete(route), takesBody(route) ? route.body ?? {} : undefined);
+      const res = await without.api(route.method, concrete(route), takesBody(route) ? (route.body ?? {}) : undefined);
       expect(res.status).toBe(403);
       expect(res.body.error_code).toBe('FEATURE_NOT_INCLUDED_IN_PLAN');
     });
@@ -44,7 +44,7 @@ describe.each(ROUTES)('$method $path', (route) => {
 
   if (route.path.includes('{')) {
     it('rejects a non-UUID path id', async () => {
-      const res = await (await workspace()).api(route.method, concrete(route, 'not-a-uuid'), takesBody(route) ? route.body ?? {} : undefined);
+      const res = await (await workspace()).api(route.method, concrete(route, 'not-a-uuid'), takesBody(route) ? (route.body ?? {}) : undefined);
       expect(res.status).toBe(route.nonUuidStatus ?? 400);
     });
   }

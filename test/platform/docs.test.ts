@@ -44,7 +44,12 @@ describe('API reference page', () => {
     }
     expect(csp['script-src']).toEqual(["'self'"]);
     // The viewer's own outbound features are switched off in its configuration.
-    const config = JSON.parse(/data-configuration="([^"]*)"/.exec(String(page.body))![1].replace(/&quot;/g, '"').replace(/&amp;/g, '&'));
+    const config = JSON.parse(
+      /data-configuration="([^"]*)"/
+        .exec(String(page.body))![1]
+        .replace(/&quot;/g, '"')
+        .replace(/&amp;/g, '&'),
+    );
     expect(config).toMatchObject({ withDefaultFonts: false, telemetry: false, agent: { disabled: true }, mcp: { disabled: true } });
   });
 

@@ -4,9 +4,12 @@ import { defineErrors } from '../../src/platform/errors';
 import { errorResponses } from '../../src/platform/openapi';
 import { FeatureGateErrors } from '../../src/platform/shared-errors';
 
-const sources = Object.entries(import.meta.glob(['../../src/modules/**/*.ts', '../../src/admin/**/*.ts'], { query: '?raw', import: 'default', eager: true }) as Record<string, string>).map(
-  ([path, text]) => [path.replace('../../', ''), text] as const,
-);
+const sources = Object.entries(
+  import.meta.glob(['../../src/modules/**/*.ts', '../../src/admin/**/*.ts'], { query: '?raw', import: 'default', eager: true }) as Record<
+    string,
+    string
+  >,
+).map(([path, text]) => [path.replace('../../', ''), text] as const);
 const isCatalogue = (path: string) => path.endsWith('/errors.ts');
 
 describe('error catalogues', () => {
@@ -51,7 +54,12 @@ describe('defineErrors', () => {
   });
   const Domain = defineErrors('domain', {
     missing: { status: 404, code: 'product_not_found', message: 'Product not found' },
-    limit: { status: 403, code: 'PLAN_LIMIT_EXCEEDED', message: 'Newsletter limit reached: your plan allows max_newsletters {cap}', alwaysFramework: true },
+    limit: {
+      status: 403,
+      code: 'PLAN_LIMIT_EXCEEDED',
+      message: 'Newsletter limit reached: your plan allows max_newsletters {cap}',
+      alwaysFramework: true,
+    },
   });
 
   it('builds the framework shape, key for key in the contract order', () => {
@@ -79,7 +87,11 @@ describe('defineErrors', () => {
 
   it('builds the domain envelope, and the framework shape for an entry every router answers so', () => {
     expect(Domain.missing().body).toEqual({ error: { code: 'product_not_found', message: 'Product not found' } });
-    expect(Domain.limit({ cap: 2 }).body).toMatchObject({ statusCode: 403, error_code: 'PLAN_LIMIT_EXCEEDED', message: 'Newsletter limit reached: your plan allows max_newsletters 2' });
+    expect(Domain.limit({ cap: 2 }).body).toMatchObject({
+      statusCode: 403,
+      error_code: 'PLAN_LIMIT_EXCEEDED',
+      message: 'Newsletter limit reached: your plan allows max_newsletters 2',
+    });
     expect(FeatureGateErrors.notIncluded({ feature: 'deals' }).body).toEqual({
       message: 'Your plan does not include the deals feature. Upgrade your plan to use this endpoint.',
       error_code: 'FEATURE_NOT_INCLUDED_IN_PLAN',
@@ -91,7 +103,10 @@ describe('defineErrors', () => {
   });
 
   it('documents each entry: the status, its schema by shape, codes and messages in backticks', () => {
-    const responses = errorResponses([Framework.plain, Domain.missing, Framework.coded, Framework.retry]) as Record<number, { description: string; content: Record<string, { schema: unknown }> }>;
+    const responses = errorResponses([Framework.plain, Domain.missing, Framework.coded, Framework.retry]) as Record<
+      number,
+      { description: string; content: Record<string, { schema: unknown }> }
+    >;
     expect(Object.keys(responses).map(Number)).toEqual([400, 401, 403, 404, 409, 413, 415, 429]);
     expect(responses[404].description).toBe('Framework shape: `Deal not found`. Domain envelope: `product_not_found`: `Product not found`.');
     expect(responses[403].description).toBe(

@@ -16,7 +16,11 @@ async function counted(path: string, opts: { key?: string; ip: string; vars?: Re
   const headers: Record<string, string> = { 'cf-connecting-ip': opts.ip };
   if (opts.key) headers.authorization = `Bearer ${opts.key}`;
   const ctx = createExecutionContext();
-  const res = await app.fetch(new Request(`https://api.test${path}`, { headers }), countingEnv({ ...env, ...BRIEF_LEASES, ...opts.vars }, counter), ctx);
+  const res = await app.fetch(
+    new Request(`https://api.test${path}`, { headers }),
+    countingEnv({ ...env, ...BRIEF_LEASES, ...opts.vars }, counter),
+    ctx,
+  );
   const body = (await res.json()) as any;
   const queries = counter.control;
   await waitOnExecutionContext(ctx);
@@ -27,7 +31,11 @@ const unknownKey = () => `wsk_${crypto.randomUUID().replace(/-/g, '')}${crypto.r
 
 const expectFailedAuth429 = (res: { status: number; body: any; headers: Headers }) => {
   expect(res.status).toBe(429);
-  expect(res.body).toEqual({ statusCode: 429, error: 'Too Many Requests', message: expect.stringMatching(/^Too many failed authentication attempts from this source IP\. Retry after \d+ seconds\.$/) });
+  expect(res.body).toEqual({
+    statusCode: 429,
+    error: 'Too Many Requests',
+    message: expect.stringMatching(/^Too many failed authentication attempts from this source IP\. Retry after \d+ seconds\.$/),
+  });
   expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
   expect(Number(res.headers.get('retry-after'))).toBeLessThanOrEqual(60);
 };
@@ -107,7 +115,14 @@ describe('failed operator tokens per source IP', () => {
       expectFailedAuth429(await operator(ip, 'wrong-again', ws.id));
       expect((await operator(freshIp(), ADMIN_TOKEN, ws.id)).status).toBe(200);
       // Another isolate refuses the right token from that IP too: it asks the limiter before admitting it.
-      expect((await new FailedAttempts('failed-operator-auth', () => 10, 'failed-operator-auth-refusals of another instance').admit(env as unknown as Bindings, ip))?.status).toBe(429);
+      expect(
+        (
+          await new FailedAttempts('failed-operator-auth', () => 10, 'failed-operator-auth-refusals of another instance').admit(
+            env as unknown as Bindings,
+            ip,
+          )
+        )?.status,
+      ).toBe(429);
     });
   });
 

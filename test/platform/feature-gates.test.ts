@@ -43,7 +43,15 @@ describe('feature gates', () => {
 
   it('leaves contacts, products and webhook endpoints to plan-wide API access', async () => {
     const bare = await makeWorkspace({ features: [] }, { pipeline: false });
-    for (const path of ['/v1/contacts', '/v1/products', '/v1/webhook-endpoints', '/v1/tags', '/v1/contact-groups', '/v1/templates', '/v1/audiences']) {
+    for (const path of [
+      '/v1/contacts',
+      '/v1/products',
+      '/v1/webhook-endpoints',
+      '/v1/tags',
+      '/v1/contact-groups',
+      '/v1/templates',
+      '/v1/audiences',
+    ]) {
       const res = await bare.api('GET', path);
       expect(res.status, path).not.toBe(403);
     }

@@ -58,13 +58,18 @@ describe('PATCH /admin/v1/shards/{binding}', () => {
     for (const shard of SHARDS) await adminOk('PATCH', `/shards/${shard}`, { state: 'closed' });
     const none = await admin('POST', '/workspaces', { name: 'Nowhere' });
     expect(none.status).toBe(503);
-    expect(none.body).toEqual({ statusCode: 503, error: 'Service Unavailable', message: 'No open shard has room for a new workspace: open a shard (PATCH /admin/v1/shards/{binding}) or add one' });
+    expect(none.body).toEqual({
+      statusCode: 503,
+      error: 'Service Unavailable',
+      message: 'No open shard has room for a new workspace: open a shard (PATCH /admin/v1/shards/{binding}) or add one',
+    });
     for (const binding of ['SHARD_2', 'DB', 'constructor']) {
       const res = await admin('PATCH', `/shards/${binding}`, { state: 'open' });
       expect(res.status, binding).toBe(404);
       expect(res.body.message).toBe(`Shard not found: ${binding}`);
     }
-    for (const body of [{ state: 'full' }, {}, { state: 'open', size_bytes: 1 }]) expect((await admin('PATCH', '/shards/SHARD_0', body)).status).toBe(400);
+    for (const body of [{ state: 'full' }, {}, { state: 'open', size_bytes: 1 }])
+      expect((await admin('PATCH', '/shards/SHARD_0', body)).status).toBe(400);
   });
 
   it('wins over a placement in flight: a shard closed between the choice and the insert refuses the row, and the create places again', async () => {
@@ -113,7 +118,14 @@ describe('placement by bytes', () => {
 
 describe('sweeps that scale with the fleet', () => {
   it('a cron tick with 1,000 shards sends 1,000 messages in 10 queue calls and touches no database', async () => {
-    const untouchable = new Proxy({}, { get: () => { throw new Error('a database was touched'); } });
+    const untouchable = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error('a database was touched');
+        },
+      },
+    );
     const shards = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`SHARD_${i}`, untouchable]));
     const sendBatch = vi.fn(async () => {});
     const fleet = { ...shards, DB: untouchable, SWEEP_QUEUE: { sendBatch, send: vi.fn() } } as unknown as Bindings;
@@ -151,7 +163,7 @@ describe('sweeps that scale with the fleet', () => {
   });
 });
 
-describe('a shard behind the code\'s schema', () => {
+describe("a shard behind the code's schema", () => {
   const migrations = (env as unknown as { TEST_MIGRATIONS_DATA: { name: string }[] }).TEST_MIGRATIONS_DATA;
   const record = async (shard: string, schema: string) => {
     await recordShardSize(bindings, shard, await measureShard(bindings, shard), schema);
@@ -171,7 +183,12 @@ describe('a shard behind the code\'s schema', () => {
       await record('SHARD_1', '0022_contacts_email_eligible');
       const write = await ws.api('POST', '/v1/contacts', { email: `${crypto.randomUUID()}@example.com` });
       expect(write.status).toBe(503);
-      expect(write.body).toEqual({ statusCode: 503, error: 'Service Unavailable', error_code: 'SCHEMA_UPGRADING', message: "This workspace's database is being upgraded: retry in a minute" });
+      expect(write.body).toEqual({
+        statusCode: 503,
+        error: 'Service Unavailable',
+        error_code: 'SCHEMA_UPGRADING',
+        message: "This workspace's database is being upgraded: retry in a minute",
+      });
       expect(write.headers.get('retry-after')).toBe('60');
       expect((await ws.api('GET', `/v1/contacts/${contact.body.id}`)).status).toBe(200);
     } finally {
@@ -187,7 +204,9 @@ describe('a shard behind the code\'s schema', () => {
       const outcome = await runShardSweeps(bindings, 'SHARD_0', wiring.sweeps);
       expect(Object.keys(outcome)).toEqual([...wiring.sweeps.keys()]);
       expect(Object.values(outcome).every((r) => 'error' in r && String(r.error).includes(`this code needs ${DATA_SCHEMA}`))).toBe(true);
-      expect((await controlD1().prepare("SELECT schema FROM shards WHERE binding = 'SHARD_0'").first<{ schema: string }>())!.schema).toBe('0001_older');
+      expect((await controlD1().prepare("SELECT schema FROM shards WHERE binding = 'SHARD_0'").first<{ schema: string }>())!.schema).toBe(
+        '0001_older',
+      );
     } finally {
       await shard.prepare('DELETE FROM d1_migrations WHERE id = 100000').run();
     }

@@ -31,11 +31,17 @@ function directives(csp: string | null): Record<string, string[]> {
   return out;
 }
 
-const sha256Base64 = async (text: string) => btoa(String.fromCharCode(...new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)))));
+const sha256Base64 = async (text: string) =>
+  btoa(String.fromCharCode(...new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)))));
 const inlineScripts = (html: string) => [...html.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)].map((m) => m[1]);
 
 /** One workspace with a record behind every hosted page, each named with characters HTML escapes. */
-type Fixture = { pages: { name: string; method: string; path: string; form?: Record<string, string>; status: number; frameable: boolean }[]; bookingPath: string; embedKey: string; manage: string };
+type Fixture = {
+  pages: { name: string; method: string; path: string; form?: Record<string, string>; status: number; frameable: boolean }[];
+  bookingPath: string;
+  embedKey: string;
+  manage: string;
+};
 let fx: Fixture;
 
 beforeAll(async () => {
@@ -68,7 +74,14 @@ beforeAll(async () => {
       { name: 'booking page', method: 'GET', path: `${bookingPath}?tz=UTC`, status: 200, frameable: false },
       { name: 'booking page with its zone script', method: 'GET', path: bookingPath, status: 200, frameable: false },
       { name: 'booking page, embedded', method: 'GET', path: `${bookingPath}?tz=UTC&embed_key=${embed.embed_key}`, status: 200, frameable: true },
-      { name: 'booking page re-rendered with a message, embedded', method: 'POST', path: bookingPath, form: { timezone: 'UTC', embed_key: embed.embed_key }, status: 400, frameable: true },
+      {
+        name: 'booking page re-rendered with a message, embedded',
+        method: 'POST',
+        path: bookingPath,
+        form: { timezone: 'UTC', embed_key: embed.embed_key },
+        status: 400,
+        frameable: true,
+      },
       { name: 'booked, embedded', method: 'POST', path: bookingPath, form: { ...slot, embed_key: embed.embed_key }, status: 200, frameable: true },
       { name: 'manage page', method: 'GET', path: manage, status: 200, frameable: false },
       { name: 'manage page, unknown token', method: 'GET', path: `${manage.slice(0, -3)}AAA`, status: 404, frameable: false },
@@ -119,7 +132,13 @@ describe('hosted pages', () => {
     const { ws, mt } = await setupType();
     const embed = (await ws.api('GET', `/v1/meeting-types/${mt.id}/embed`)).body;
     const path = new URL(embed.page_url).pathname;
-    const res = await open('POST', path, { start_at: futureHour(3), timezone: 'Europe/Berlin', name: 'Em Bed', email: 'em@example.com', embed_key: embed.embed_key });
+    const res = await open('POST', path, {
+      start_at: futureHour(3),
+      timezone: 'Europe/Berlin',
+      name: 'Em Bed',
+      email: 'em@example.com',
+      embed_key: embed.embed_key,
+    });
     expect(res.status).toBe(200);
     expect(res.body).toContain('You are booked');
     const link = /<a href="(https:\/\/api\.test\/book\/[^"]+\/manage\/[^"]+)" target="_blank" rel="noopener noreferrer">/.exec(res.body);
@@ -131,7 +150,13 @@ describe('hosted pages', () => {
     expect(manage.body).toContain('Em Bed');
     expect(manage.headers.get('x-frame-options')).toBe('DENY');
     // The booking is made once, with the embed as its source; sent again, the same booking answers.
-    const again = await open('POST', path, { start_at: futureHour(3), timezone: 'Europe/Berlin', name: 'Em Bed', email: 'em@example.com', embed_key: embed.embed_key });
+    const again = await open('POST', path, {
+      start_at: futureHour(3),
+      timezone: 'Europe/Berlin',
+      name: 'Em Bed',
+      email: 'em@example.com',
+      embed_key: embed.embed_key,
+    });
     expect(again.status).toBe(200);
     expect(await rowsIn(ws.id, 'SELECT source FROM bookings WHERE workspace_id = ?', ws.id)).toEqual([{ source: 'embed' }]);
   });
@@ -149,7 +174,11 @@ describe('hosted pages', () => {
     for (const p of fx.pages) {
       const { body } = await open(p.method, p.path, p.form);
       expect(body, p.name).not.toMatch(/&amp;(amp|lt|gt|quot|#\d+);/);
-      if (shown[p.name]) expect(body.replace(/&#(\d+);/g, (_, n) => ({ 38: '&amp;', 60: '&lt;', 62: '&gt;' })[n as '38'] ?? `&#${n};`), p.name).toContain(shown[p.name]);
+      if (shown[p.name])
+        expect(
+          body.replace(/&#(\d+);/g, (_, n) => ({ 38: '&amp;', 60: '&lt;', 62: '&gt;' })[n as '38'] ?? `&#${n};`),
+          p.name,
+        ).toContain(shown[p.name]);
     }
     const archive = (await open('GET', fx.pages.find((p) => p.name === 'newsletter archive')!.path)).body;
     expect(archive).toContain('<h1>Q&amp;A &lt;Weekly&gt;</h1>');
@@ -171,7 +200,7 @@ describe('every answer', () => {
       await call('GET', '/book/embed.js'),
       await call('GET', '/t/o/not-a-token'),
       await call('OPTIONS', '/v1/contacts'),
-      await open('POST', fx.manage + '/cancel', { reason: 'changed plans' }),
+      await open('POST', `${fx.manage}/cancel`, { reason: 'changed plans' }),
     ];
     for (const res of answers) {
       expect(res.headers.get('x-content-type-options'), `${res.status}`).toBe('nosniff');

@@ -26,12 +26,16 @@ describe('HTTP conventions', () => {
     expect(res.body).toMatchObject({ statusCode: 404, error: 'Not Found' });
   });
 
-  it("compiles every route into one regular expression (the router never falls back to walking a tree)", async () => {
+  it('compiles every route into one regular expression (the router never falls back to walking a tree)', async () => {
     const app = buildApp();
     const router = new RegExpRouter<unknown>();
     for (const route of app.routes) router.add(route.method, route.path, route.handler);
     expect(() => router.match('GET', '/v1/pipelines')).not.toThrow();
-    const res = await app.request('/v1/pipelines', {}, env, { waitUntil: () => undefined, passThroughOnException: () => undefined, props: {} } as unknown as ExecutionContext);
+    const res = await app.request('/v1/pipelines', {}, env, {
+      waitUntil: () => undefined,
+      passThroughOnException: () => undefined,
+      props: {},
+    } as unknown as ExecutionContext);
     expect(res.status).toBe(401);
     expect(app.router.name).toBe('SmartRouter + RegExpRouter');
   });
@@ -41,7 +45,10 @@ describe('HTTP conventions', () => {
     const malformed = await ws.api('POST', '/v1/pipelines', undefined, { rawBody: '{"a":', headers: { 'content-type': 'application/json' } });
     expect(malformed.status).toBe(400);
     expect(malformed.body).toEqual({ statusCode: 400, message: 'Malformed JSON in request body', error: 'Bad Request' });
-    const form = await ws.api('POST', '/v1/pipelines', undefined, { rawBody: 'a=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const form = await ws.api('POST', '/v1/pipelines', undefined, {
+      rawBody: 'a=1',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(form.status).toBe(415);
     expect(form.body.statusCode).toBe(415);
   });
@@ -51,12 +58,21 @@ describe('HTTP conventions', () => {
     // An earlier reader (the fingerprint) reads the body first: an empty one is still missing where a body is required.
     const keyed = await ws.api('POST', '/v1/products', undefined, { rawBody: '', headers: { 'idempotency-key': 'empty-body' } });
     expect([keyed.status, keyed.body.message]).toEqual([400, ['Request body is required']]);
-    const typed = await ws.api('POST', '/v1/contacts', undefined, { rawBody: ' ', headers: { 'content-type': 'text/plain', 'idempotency-key': 'blank-body' } });
+    const typed = await ws.api('POST', '/v1/contacts', undefined, {
+      rawBody: ' ',
+      headers: { 'content-type': 'text/plain', 'idempotency-key': 'blank-body' },
+    });
     expect(typed.status).toBe(201);
     const body = JSON.stringify({ name: 'Ångström \u{1F600}', sku: 'BODY-1', price: 12.5 });
-    const first = await ws.api('POST', '/v1/products', undefined, { rawBody: `\uFEFF${body}`, headers: { 'content-type': 'application/json; charset=utf-8', 'idempotency-key': 'same-body' } });
+    const first = await ws.api('POST', '/v1/products', undefined, {
+      rawBody: `\uFEFF${body}`,
+      headers: { 'content-type': 'application/json; charset=utf-8', 'idempotency-key': 'same-body' },
+    });
     expect([first.status, first.body.name, first.body.price]).toEqual([201, 'Ångström \u{1F600}', 12.5]);
-    const again = await ws.api('POST', '/v1/products', undefined, { rawBody: body, headers: { 'content-type': 'application/json', 'idempotency-key': 'same-body' } });
+    const again = await ws.api('POST', '/v1/products', undefined, {
+      rawBody: body,
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'same-body' },
+    });
     expect([again.status, again.headers.get('idempotent-replayed'), again.body.id]).toEqual([201, 'true', first.body.id]);
   });
 
@@ -75,7 +91,16 @@ describe('HTTP conventions', () => {
 
   it('has no DELETE routes beyond the four documented ones', async () => {
     const ws = await makeWorkspace();
-    for (const path of ['/v1/contacts', '/v1/deals', '/v1/products', '/v1/payments', '/v1/orders', '/v1/campaigns', '/v1/tags', '/v1/contact-groups']) {
+    for (const path of [
+      '/v1/contacts',
+      '/v1/deals',
+      '/v1/products',
+      '/v1/payments',
+      '/v1/orders',
+      '/v1/campaigns',
+      '/v1/tags',
+      '/v1/contact-groups',
+    ]) {
       const res = await ws.api('DELETE', `${path}/00000000-0000-7000-8000-000000000000`);
       expect(res.status, path).toBe(404);
     }
@@ -108,7 +133,12 @@ describe('unexpected errors', () => {
       const res = await app.request('/boom');
       expect(res.status).toBe(500);
       const body = await res.text();
-      expect(JSON.parse(body)).toEqual({ statusCode: 500, message: 'Internal server error', error: 'Internal Server Error', request_id: expect.any(String) });
+      expect(JSON.parse(body)).toEqual({
+        statusCode: 500,
+        message: 'Internal server error',
+        error: 'Internal Server Error',
+        request_id: expect.any(String),
+      });
       expect(body).not.toContain('D1_ERROR');
     } finally {
       console.error = original;

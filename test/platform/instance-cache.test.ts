@@ -57,7 +57,10 @@ describe('instance caches', () => {
     const ws = await makeWorkspace();
     const app = buildApp();
     const get = (vars: Record<string, string>) =>
-      app.fetch(new Request('https://api.test/v1/pipelines', { headers: { authorization: `Bearer ${ws.key}` } }), { ...env, ...vars }, { waitUntil: () => {}, passThroughOnException: () => {} } as unknown as ExecutionContext);
+      app.fetch(new Request('https://api.test/v1/pipelines', { headers: { authorization: `Bearer ${ws.key}` } }), { ...env, ...vars }, {
+        waitUntil: () => {},
+        passThroughOnException: () => {},
+      } as unknown as ExecutionContext);
     resetInstanceCaches();
     expect((await get({ INSTANCE_CACHES: 'off' })).status).toBe(200);
     expect(stats('api-keys')).toMatchObject({ size: 0, hits: 0 });

@@ -11,12 +11,16 @@ describe('openapi.json snapshot', () => {
   it('matches the document the Worker serves', async () => {
     const res = await call('GET', '/v1/openapi.json');
     expect(res.status).toBe(200);
-    await expect(JSON.stringify(res.body, null, 2) + '\n', 'openapi.json is stale: run npm run openapi:write').toMatchFileSnapshot('../../openapi.json');
+    await expect(`${JSON.stringify(res.body, null, 2)}\n`, 'openapi.json is stale: run npm run openapi:write').toMatchFileSnapshot(
+      '../../openapi.json',
+    );
   });
 
   it('openapi.operator.json matches the operator API document the Worker serves', async () => {
     const res = await call('GET', '/admin/v1/openapi.json');
     expect(res.status).toBe(200);
-    await expect(JSON.stringify(res.body, null, 2) + '\n', 'openapi.operator.json is stale: run npm run openapi:write').toMatchFileSnapshot('../../openapi.operator.json');
+    await expect(`${JSON.stringify(res.body, null, 2)}\n`, 'openapi.operator.json is stale: run npm run openapi:write').toMatchFileSnapshot(
+      '../../openapi.operator.json',
+    );
   });
 });

@@ -19,23 +19,54 @@ const probes = sqliteTable('prepared_probe', {
 let builds = 0;
 const byWs = prepared((db) => {
   builds++;
-  return db.select().from(probes).where(eq(probes.ws, sql.placeholder('ws'))).orderBy(asc(probes.id)).limit(sql.placeholder('limit'));
+  return db
+    .select()
+    .from(probes)
+    .where(eq(probes.ws, sql.placeholder('ws')))
+    .orderBy(asc(probes.id))
+    .limit(sql.placeholder('limit'));
 });
-const one = prepared((db) => db.select({ p: probes, twice: sql<number>`${probes.score} * 2` }).from(probes).where(and(eq(probes.ws, sql.placeholder('ws')), eq(probes.id, sql.placeholder('id')))).limit(1));
+const one = prepared((db) =>
+  db
+    .select({ p: probes, twice: sql<number>`${probes.score} * 2` })
+    .from(probes)
+    .where(and(eq(probes.ws, sql.placeholder('ws')), eq(probes.id, sql.placeholder('id'))))
+    .limit(1),
+);
 const insertProbe = prepared((db) =>
   db
     .insert(probes)
-    .values({ id: sql.placeholder('id'), ws: sql.placeholder('ws'), flag: sql.placeholder('flag'), doc: sql.placeholder('doc'), score: sql`${sql.placeholder('score')} + 1` })
+    .values({
+      id: sql.placeholder('id'),
+      ws: sql.placeholder('ws'),
+      flag: sql.placeholder('flag'),
+      doc: sql.placeholder('doc'),
+      score: sql`${sql.placeholder('score')} + 1`,
+    })
     .returning({ id: probes.id, doc: probes.doc }),
 );
-const insertMany = preparedSql('run', () => sql`INSERT INTO prepared_probe (id, ws, flag, score) SELECT j.value ->> 'id', ${sql.placeholder('ws')}, 0, j.value ->> 'score' FROM json_each(${sql.placeholder('rows')}) j`);
-const scores = preparedSql<{ id: string; score: number }>('all', () => sql`SELECT id, score FROM prepared_probe WHERE ws = ${sql.placeholder('ws')} ORDER BY id`);
-const counted = prepared((db) => db.select({ n: sql<number>`count(*)` }).from(probes).where(eq(probes.ws, sql.placeholder('ws'))));
+const insertMany = preparedSql(
+  'run',
+  () =>
+    sql`INSERT INTO prepared_probe (id, ws, flag, score) SELECT j.value ->> 'id', ${sql.placeholder('ws')}, 0, j.value ->> 'score' FROM json_each(${sql.placeholder('rows')}) j`,
+);
+const scores = preparedSql<{ id: string; score: number }>(
+  'all',
+  () => sql`SELECT id, score FROM prepared_probe WHERE ws = ${sql.placeholder('ws')} ORDER BY id`,
+);
+const counted = prepared((db) =>
+  db
+    .select({ n: sql<number>`count(*)` })
+    .from(probes)
+    .where(eq(probes.ws, sql.placeholder('ws'))),
+);
 
 describe('prepared queries', () => {
   const db: Db = dbFor(env.SHARD_0);
   beforeAll(async () => {
-    await env.SHARD_0.exec('CREATE TABLE IF NOT EXISTS prepared_probe (id TEXT PRIMARY KEY, ws TEXT NOT NULL, flag INTEGER NOT NULL, doc TEXT, score INTEGER)');
+    await env.SHARD_0.exec(
+      'CREATE TABLE IF NOT EXISTS prepared_probe (id TEXT PRIMARY KEY, ws TEXT NOT NULL, flag INTEGER NOT NULL, doc TEXT, score INTEGER)',
+    );
     await env.SHARD_0.exec('DELETE FROM prepared_probe');
     await db.insert(probes).values([
       { id: 'a', ws: 'w1', flag: true, doc: { tags: ['x', 'y'] }, score: 3 },
@@ -66,7 +97,12 @@ describe('prepared queries', () => {
 
   it('run several in one batch, each answered as on its own', async () => {
     const values = { ws: 'w1', limit: 10, id: 'a' };
-    const [total, rows, row, none] = await runPrepared(db, [counted.getIn(db, values), byWs.allIn(db, values), one.getIn(db, values), one.getIn(db, { ...values, id: 'zz' })] as const);
+    const [total, rows, row, none] = await runPrepared(db, [
+      counted.getIn(db, values),
+      byWs.allIn(db, values),
+      one.getIn(db, values),
+      one.getIn(db, { ...values, id: 'zz' }),
+    ] as const);
     expect(total).toEqual({ n: 2 });
     expect(rows).toEqual(await byWs.all(db, values));
     expect(row).toEqual(await one.get(db, values));
@@ -78,14 +114,24 @@ describe('prepared queries', () => {
       insertProbe.in(db, { id: 'd', ws: 'w3', flag: true, doc: { tags: ['z'] }, score: 4 }),
       db.update(probes).set({ score: 10 }).where(eq(probes.id, 'd')),
       byWs.in(db, { ws: 'w3', limit: 5 }),
-      insertMany.in(db, { ws: 'w3', rows: JSON.stringify([{ id: 'e', score: 1 }, { id: 'f', score: 2 }]) }),
+      insertMany.in(db, {
+        ws: 'w3',
+        rows: JSON.stringify([
+          { id: 'e', score: 1 },
+          { id: 'f', score: 2 },
+        ]),
+      }),
       scores.in(db, { ws: 'w3' }),
     ]);
     expect(inserted).toEqual([{ id: 'd', doc: { tags: ['z'] } }]);
     expect((updated as D1Result).meta.changes).toBe(1);
     expect(rows).toEqual([{ id: 'd', ws: 'w3', flag: true, doc: { tags: ['z'] }, score: 10 }]);
     expect((run as D1Result).meta.changes).toBe(2);
-    expect(raw).toEqual([{ id: 'd', score: 10 }, { id: 'e', score: 1 }, { id: 'f', score: 2 }]);
+    expect(raw).toEqual([
+      { id: 'd', score: 10 },
+      { id: 'e', score: 1 },
+      { id: 'f', score: 2 },
+    ]);
     expect(await scores.all(db, { ws: 'w3' })).toEqual(raw);
     // The placeholder inside SQL (`score + 1`) is bound like any other value.
     await runBatch(db, [insertProbe.in(db, { id: 'g', ws: 'w4', flag: false, doc: null, score: 1 })]);
@@ -98,7 +144,9 @@ describe('prepared queries', () => {
   });
 
   it('insert whole rows as the builder does, defaults included', async () => {
-    await env.SHARD_0.exec("CREATE TABLE IF NOT EXISTS prepared_rows (id TEXT PRIMARY KEY, label TEXT NOT NULL DEFAULT 'none', doc TEXT NOT NULL DEFAULT '{}', stamp TEXT, note TEXT)");
+    await env.SHARD_0.exec(
+      "CREATE TABLE IF NOT EXISTS prepared_rows (id TEXT PRIMARY KEY, label TEXT NOT NULL DEFAULT 'none', doc TEXT NOT NULL DEFAULT '{}', stamp TEXT, note TEXT)",
+    );
     await env.SHARD_0.exec('DELETE FROM prepared_rows');
     let stamps = 0;
     const rows = sqliteTable('prepared_rows', {
@@ -109,7 +157,11 @@ describe('prepared queries', () => {
       note: text('note'),
     });
     const insertRow = preparedInsert(rows);
-    await runBatch(db, [insertRow.in(db, { id: 'p1' }), insertRow.in(db, { id: 'p2', label: 'x', doc: { a: [1] }, note: undefined }), insertRow.in(db, { id: 'p3', note: 'n' })]);
+    await runBatch(db, [
+      insertRow.in(db, { id: 'p1' }),
+      insertRow.in(db, { id: 'p2', label: 'x', doc: { a: [1] }, note: undefined }),
+      insertRow.in(db, { id: 'p3', note: 'n' }),
+    ]);
     await db.insert(rows).values([{ id: 'b1' }, { id: 'b2', label: 'x', doc: { a: [1] } }, { id: 'b3', note: 'n' }]);
     const read = await db.select().from(rows).orderBy(asc(rows.id));
     const byId = Object.fromEntries(read.map(({ id, ...rest }) => [id, rest]));
@@ -120,7 +172,9 @@ describe('prepared queries', () => {
   });
 
   it('insert many whole rows in one statement, each read back as the builder writes it', async () => {
-    await env.SHARD_0.exec('CREATE TABLE IF NOT EXISTS prepared_many (id TEXT PRIMARY KEY, flag INTEGER NOT NULL, doc TEXT, count INTEGER NOT NULL DEFAULT 0, ratio REAL, note TEXT)');
+    await env.SHARD_0.exec(
+      'CREATE TABLE IF NOT EXISTS prepared_many (id TEXT PRIMARY KEY, flag INTEGER NOT NULL, doc TEXT, count INTEGER NOT NULL DEFAULT 0, ratio REAL, note TEXT)',
+    );
     await env.SHARD_0.exec('DELETE FROM prepared_many');
     const many = sqliteTable('prepared_many', {
       id: text('id').primaryKey(),
@@ -131,27 +185,39 @@ describe('prepared queries', () => {
       note: text('note'),
     });
     const values = [
-      { flag: true, doc: { a: [1, 'x'], b: null }, count: 3, ratio: 0.25, note: "it's \\ \"quoted\"" },
+      { flag: true, doc: { a: [1, 'x'], b: null }, count: 3, ratio: 0.25, note: 'it\'s \\ "quoted"' },
       { flag: false, doc: 'text', ratio: 2 },
       { flag: true, doc: null, note: null },
       { flag: false, doc: [true, 1.5], count: -7 },
       { flag: false, doc: 12 },
     ];
     const insertRows = preparedRowsInsert(many);
-    await runBatch(db, [insertRows.in(db, values.map((v, i) => ({ id: `r${i}`, ...v }))), insertRows.in(db, [])]);
+    await runBatch(db, [
+      insertRows.in(
+        db,
+        values.map((v, i) => ({ id: `r${i}`, ...v })),
+      ),
+      insertRows.in(db, []),
+    ]);
     await db.insert(many).values(values.map((v, i) => ({ id: `s${i}`, ...v })));
     const read = await db.select().from(many).orderBy(asc(many.id));
     const rowsOf = (prefix: string) => read.filter((r) => r.id.startsWith(prefix)).map(({ id: _id, ...rest }) => rest);
     expect(rowsOf('r')).toHaveLength(5);
     expect(rowsOf('r')).toEqual(rowsOf('s'));
     // The stored text too, not only what drizzle makes of it.
-    const raw = await env.SHARD_0.prepare("SELECT substr(id, 1, 1) AS side, doc, typeof(doc) AS t, typeof(ratio) AS rt FROM prepared_many ORDER BY substr(id, 2), id").all();
+    const raw = await env.SHARD_0.prepare(
+      'SELECT substr(id, 1, 1) AS side, doc, typeof(doc) AS t, typeof(ratio) AS rt FROM prepared_many ORDER BY substr(id, 2), id',
+    ).all();
     for (let i = 0; i < raw.results.length; i += 2) expect(raw.results[i]).toMatchObject({ ...raw.results[i + 1], side: 'r' });
-    expect(() => preparedRowsInsert(sqliteTable('prepared_dates', { id: text('id').primaryKey(), at: integer('at', { mode: 'timestamp' }) }))).toThrow('holds dates');
+    expect(() =>
+      preparedRowsInsert(sqliteTable('prepared_dates', { id: text('id').primaryKey(), at: integer('at', { mode: 'timestamp' }) })),
+    ).toThrow('holds dates');
   });
 
   it('map joined rows exactly as drizzle maps them: a missing join is null, a present one with null columns is not', async () => {
-    await env.SHARD_0.exec('CREATE TABLE IF NOT EXISTS prepared_owner (owner_id TEXT PRIMARY KEY, owner_ws TEXT NOT NULL, owner_name TEXT, owner_at INTEGER, owner_vip INTEGER)');
+    await env.SHARD_0.exec(
+      'CREATE TABLE IF NOT EXISTS prepared_owner (owner_id TEXT PRIMARY KEY, owner_ws TEXT NOT NULL, owner_name TEXT, owner_at INTEGER, owner_vip INTEGER)',
+    );
     await env.SHARD_0.exec('DELETE FROM prepared_owner');
     const owners = sqliteTable('prepared_owner', {
       id: text('owner_id').primaryKey(),
@@ -172,7 +238,12 @@ describe('prepared queries', () => {
     ]);
     const joined = (d: Db, ws: string | SQLWrapper = sql.placeholder('ws')) =>
       d
-        .select({ p: probes, owner: owners, label: sql<string>`upper(${probes.id})`.as('label'), when: sql`${owners.at}`.mapWith(owners.at).as('owner_when') })
+        .select({
+          p: probes,
+          owner: owners,
+          label: sql<string>`upper(${probes.id})`.as('label'),
+          when: sql`${owners.at}`.mapWith(owners.at).as('owner_when'),
+        })
         .from(probes)
         .leftJoin(owners, and(eq(owners.ws, probes.ws), eq(owners.id, sql`substr(${probes.id}, 2)`)))
         .where(eq(probes.ws, ws))
@@ -195,10 +266,22 @@ describe('prepared queries', () => {
   it('answer a list’s total and page in one statement, rows as the builder maps them, in the page’s order', async () => {
     await env.SHARD_0.exec('CREATE TABLE IF NOT EXISTS prepared_tag (id TEXT PRIMARY KEY, ws TEXT NOT NULL, probe_id TEXT, weight REAL, note TEXT)');
     await env.SHARD_0.exec('DELETE FROM prepared_tag');
-    const tags = sqliteTable('prepared_tag', { id: text('id').primaryKey(), ws: text('ws').notNull(), probeId: text('probe_id'), weight: real('weight'), note: text('note') });
+    const tags = sqliteTable('prepared_tag', {
+      id: text('id').primaryKey(),
+      ws: text('ws').notNull(),
+      probeId: text('probe_id'),
+      weight: real('weight'),
+      note: text('note'),
+    });
     const texts = ['plain', 'quote " and \\ backslash', '{"looks":"like json"}', 'ünï €', '', null];
     await db.insert(tags).values(
-      Array.from({ length: 13 }, (_, i) => ({ id: `t${String(i).padStart(2, '0')}`, ws: 'l1', probeId: i % 3 === 0 ? null : 'a', weight: i % 2 ? i + 0.25 : i, note: texts[i % texts.length] })),
+      Array.from({ length: 13 }, (_, i) => ({
+        id: `t${String(i).padStart(2, '0')}`,
+        ws: 'l1',
+        probeId: i % 3 === 0 ? null : 'a',
+        weight: i % 2 ? i + 0.25 : i,
+        note: texts[i % texts.length],
+      })),
     );
     await db.insert(tags).values({ id: 'other', ws: 'l2', probeId: 'a', weight: 1, note: 'x' });
     // Both tables have an `id` column: the page's columns are renamed by position, not by name.
@@ -210,7 +293,11 @@ describe('prepared queries', () => {
         .where(and(eq(tags.ws, ws), where))
         .orderBy(desc(tags.weight), desc(tags.id));
     const list = preparedList<'probe_id', Awaited<ReturnType<typeof page>>[number]>({ probe_id: tags.probeId }, (_, where, ws) => ({
-      count: (d) => d.select({ total: sql<number>`count(*)` }).from(tags).where(and(eq(tags.ws, ws), where)),
+      count: (d) =>
+        d
+          .select({ total: sql<number>`count(*)` })
+          .from(tags)
+          .where(and(eq(tags.ws, ws), where)),
       page: (d) => page(d, ws, where),
     }));
     const built = await page(db, sql`${'l1'}`);
@@ -230,7 +317,6 @@ describe('prepared queries', () => {
     expect(await list(db, { ws: 'none', limit: 5, offset: 0 })).toEqual({ total: 0, rows: [], leading: [] });
     const withLeading = await list(db, { ws: 'l2', limit: 5, offset: 0 }, [counted.in(db, { ws: 'w1' })]);
     expect(withLeading).toEqual({ total: 1, rows: await page(db, sql`${'l2'}`), leading: [[{ n: 2 }]] });
-
   });
 
   it('refuse a table whose default is SQL', () => {
@@ -243,7 +329,19 @@ describe('buildSql', () => {
   const dialect = new SQLiteSyncDialect();
   it('builds every statement exactly as drizzle does: text, parameters and their order', () => {
     const filters: Record<string, unknown>[] = [
-      { $where: { or: [{ field: 'company_name', op: 'starts_with', value: 'hoo' }, { and: [{ field: 'country', op: 'eq', value: 'DE' }, { field: 'first_name', op: 'starts_with', value: 'an' }] }] } },
+      {
+        $where: {
+          or: [
+            { field: 'company_name', op: 'starts_with', value: 'hoo' },
+            {
+              and: [
+                { field: 'country', op: 'eq', value: 'DE' },
+                { field: 'first_name', op: 'starts_with', value: 'an' },
+              ],
+            },
+          ],
+        },
+      },
       { lifecycle_stage: ['lead', 'customer'], lead_score: { $gt: 5 }, 'custom_fields.plan': 'gold', email_subscribed: true },
       { $where: { not: { field: 'name', op: 'contains', value: '50%_off' } } },
       { $where: { or: Array.from({ length: 20 }, (_, i) => ({ field: 'city', op: 'eq', value: `c${i}` })) } },
@@ -255,7 +353,9 @@ describe('buildSql', () => {
       }),
     );
     // Chunks drizzle builds itself: a column, a table, a placeholder, a list, an inlined piece.
-    queries.push(sql`SELECT ${probes.id}, ${sql.placeholder('p')} FROM ${probes} WHERE ${probes.score} IN ${[1, 2]} AND ${sql`${'x'}`.inlineParams()} = ${undefined}${'y'}`);
+    queries.push(
+      sql`SELECT ${probes.id}, ${sql.placeholder('p')} FROM ${probes} WHERE ${probes.score} IN ${[1, 2]} AND ${sql`${'x'}`.inlineParams()} = ${undefined}${'y'}`,
+    );
     for (const query of queries) {
       const { sql: text, params } = dialect.sqlToQuery(query);
       expect(buildSql(query)).toEqual({ sql: text, params });

@@ -31,7 +31,8 @@ const paymentTarget = async () => {
   };
 };
 
-const shardNameOf = async (wsId: string) => (await controlD1().prepare('SELECT shard FROM workspaces WHERE id = ?').bind(wsId).first<{ shard: string }>())!.shard;
+const shardNameOf = async (wsId: string) =>
+  (await controlD1().prepare('SELECT shard FROM workspaces WHERE id = ?').bind(wsId).first<{ shard: string }>())!.shard;
 
 const manageTarget = async () => {
   const { ws, mt } = await setupType();
@@ -50,7 +51,11 @@ const unsubscribeTarget = async () => {
   const n = await newsletter(ws);
   const c = await ws.api('POST', '/v1/contacts', { email: `limits-${crypto.randomUUID().slice(0, 8)}@example.com` });
   await subscribe(ws, n.id, c.body.id);
-  const [sub] = await rowsIn<{ unsubscribe_token: string }>(ws.id, 'SELECT unsubscribe_token FROM newsletter_subscriptions WHERE contact_id = ?', c.body.id);
+  const [sub] = await rowsIn<{ unsubscribe_token: string }>(
+    ws.id,
+    'SELECT unsubscribe_token FROM newsletter_subscriptions WHERE contact_id = ?',
+    c.body.id,
+  );
   return {
     ws,
     path: `/u/${sub.unsubscribe_token}`,
@@ -59,9 +64,24 @@ const unsubscribeTarget = async () => {
 };
 
 const FAMILIES: Family[] = [
-  { name: 'POST /pay/{token}', limitVar: 'RATE_LIMIT_PUBLIC_PER_IP_PER_MINUTE', junk: (ws) => `/pay/${ws.id}.${'0'.repeat(32)}`, target: paymentTarget },
-  { name: 'POST /book/{ws}/manage/{token}/cancel', limitVar: 'RATE_LIMIT_PUBLIC_PER_IP_PER_MINUTE', junk: (ws) => `/book/${ws.id}/manage/${crypto.randomUUID()}.${'A'.repeat(32)}/cancel`, target: manageTarget },
-  { name: 'POST /u/{token}', limitVar: 'RATE_LIMIT_UNSUBSCRIBE_PER_IP_PER_MINUTE', junk: (ws) => `/u/${ws.id}.${'0'.repeat(32)}`, target: unsubscribeTarget },
+  {
+    name: 'POST /pay/{token}',
+    limitVar: 'RATE_LIMIT_PUBLIC_PER_IP_PER_MINUTE',
+    junk: (ws) => `/pay/${ws.id}.${'0'.repeat(32)}`,
+    target: paymentTarget,
+  },
+  {
+    name: 'POST /book/{ws}/manage/{token}/cancel',
+    limitVar: 'RATE_LIMIT_PUBLIC_PER_IP_PER_MINUTE',
+    junk: (ws) => `/book/${ws.id}/manage/${crypto.randomUUID()}.${'A'.repeat(32)}/cancel`,
+    target: manageTarget,
+  },
+  {
+    name: 'POST /u/{token}',
+    limitVar: 'RATE_LIMIT_UNSUBSCRIBE_PER_IP_PER_MINUTE',
+    junk: (ws) => `/u/${ws.id}.${'0'.repeat(32)}`,
+    target: unsubscribeTarget,
+  },
 ];
 
 const expectRefusedPage = (res: PageAnswer) => {
@@ -82,7 +102,8 @@ describe.each(FAMILIES)('$name: per-IP limit', (family) => {
       expectRefusedPage(await publicPost(path, { ip, vars }));
       expect(await untouched()).toBe(true);
       // Each family has its own budget: the same IP still reaches the others.
-      for (const other of FAMILIES.filter((f) => f !== family)) expect((await publicPost(other.junk(ws), { ip, vars: { [other.limitVar]: '10' } })).status).toBe(404);
+      for (const other of FAMILIES.filter((f) => f !== family))
+        expect((await publicPost(other.junk(ws), { ip, vars: { [other.limitVar]: '10' } })).status).toBe(404);
       // Another IP does the work.
       const done = await publicPost(path, { ip: freshIp(), vars });
       expect(done.status).toBeLessThan(400);

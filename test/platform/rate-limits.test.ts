@@ -12,7 +12,9 @@ import { inOneRateWindow } from '../support/rate-windows';
 
 const limiter = (subject: string) => env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(subject));
 const storedWindow = (subject: string) =>
-  runInDurableObject(limiter(subject), (_: RateLimiter, state: DurableObjectState) => state.storage.kv.get<{ start: number; count: number }>('window'));
+  runInDurableObject(limiter(subject), (_: RateLimiter, state: DurableObjectState) =>
+    state.storage.kv.get<{ start: number; count: number }>('window'),
+  );
 
 /** The window the limiter holds in memory (storage gets it within a second). */
 const windowOf = (subject: string) =>
@@ -25,11 +27,13 @@ function countingLimiters() {
     idFromName: (name: string) => env.RATE_LIMITER.idFromName(name),
     get: (id: DurableObjectId) => {
       const stub = env.RATE_LIMITER.get(id);
-      const recorded = (method: 'lease' | 'settle') => (...args: unknown[]) => {
-        const answered = Promise.resolve((stub[method] as (...a: unknown[]) => unknown)(...args));
-        calls.push({ method, args, answered });
-        return answered;
-      };
+      const recorded =
+        (method: 'lease' | 'settle') =>
+        (...args: unknown[]) => {
+          const answered = Promise.resolve((stub[method] as (...a: unknown[]) => unknown)(...args));
+          calls.push({ method, args, answered });
+          return answered;
+        };
       return { lease: recorded('lease'), settle: recorded('settle') };
     },
   };
@@ -163,7 +167,12 @@ describe('rate limits', () => {
 
     // Through the app: a key's requests while its limiter is down, 10 answered, then 429.
     const ws = await makeWorkspace();
-    const request = () => app.fetch(new Request('https://api.test/v1/pipelines', { headers: { authorization: `Bearer ${ws.key}`, 'cf-connecting-ip': freshIp() } }), { ...env, RATE_LIMITER: { idFromName: unreachable, get: unreachable } }, createExecutionContext());
+    const request = () =>
+      app.fetch(
+        new Request('https://api.test/v1/pipelines', { headers: { authorization: `Bearer ${ws.key}`, 'cf-connecting-ip': freshIp() } }),
+        { ...env, RATE_LIMITER: { idFromName: unreachable, get: unreachable } },
+        createExecutionContext(),
+      );
     const statuses = [];
     for (let i = 0; i < 12; i++) statuses.push((await request()).status);
     expect(statuses.filter((s) => s === 200).length).toBeLessThanOrEqual(10);
@@ -264,7 +273,10 @@ describe('rate limits', () => {
       let answeredYet = false;
       const waiting = limiter(subject)
         .lease(60_000, 3, 60_000)
-        .then((l) => ((answeredYet = true), l));
+        .then((l) => {
+          answeredYet = true;
+          return l;
+        });
       await new Promise((r) => setTimeout(r, 150));
       expect(answeredYet).toBe(false);
       // The token another isolate did not spend comes back, and the waiting lease gets it.
@@ -277,7 +289,7 @@ describe('rate limits', () => {
     });
   });
 
-  it("counts a lease nobody settles as spent once its grace is over, and still credits a late settlement", async () => {
+  it('counts a lease nobody settles as spent once its grace is over, and still credits a late settlement', async () => {
     await inOneRateWindow(async () => {
       const subject = `test:${crypto.randomUUID()}`;
       const lost = await limiter(subject).lease(60_000, 1, SPEND_MS);
@@ -398,14 +410,17 @@ describe('rate limits', () => {
 
   it('spends a lease for RATE_LIMIT_LEASE_MS (2 s unless set to 50-10,000 ms)', () => {
     const spendFor = (value?: string) => leaseSpendMs({ RATE_LIMIT_LEASE_MS: value } as unknown as Bindings);
-    expect([spendFor(), spendFor('75'), spendFor('10000'), spendFor('10'), spendFor('2.5'), spendFor('soon')]).toEqual([2000, 75, 10_000, 2000, 2000, 2000]);
+    expect([spendFor(), spendFor('75'), spendFor('10000'), spendFor('10'), spendFor('2.5'), spendFor('soon')]).toEqual([
+      2000, 75, 10_000, 2000, 2000, 2000,
+    ]);
   });
 
   it('answers a refused read with its 429 only, before any other error, and lets it change nothing', async () => {
     await inOneRateWindow(async () => {
       // Reads run while the key's limiter answers; the verdict still decides the answer.
       const ws = await makeWorkspace({ rate_limits: { per_key_per_minute: 2 }, features: ['orders'] }, { pipeline: false });
-      const filter = (plan: string) => `/v1/contacts?filter=${encodeURIComponent(JSON.stringify({ $where: { field: 'custom_fields.plan', op: 'neq', value: plan } }))}`;
+      const filter = (plan: string) =>
+        `/v1/contacts?filter=${encodeURIComponent(JSON.stringify({ $where: { field: 'custom_fields.plan', op: 'neq', value: plan } }))}`;
       const first = await ws.api('GET', filter('a'));
       const gated = await ws.api('GET', '/v1/deals');
       const refused = await Promise.all([ws.api('GET', filter('b')), ws.api('GET', '/v1/deals'), ws.api('GET', '/v1/contacts?limit=-1')]);

@@ -11,7 +11,8 @@ import { ROUTES, type RouteCase } from '../support/routes';
  * on their own, with no pointer to files outside this repository, every relative
  * link resolves, and what they state about the server is held to the server here.
  */
-const rawFiles = (files: Record<string, string>) => Object.fromEntries(Object.entries(files).map(([path, text]) => [path.replace('../../', ''), text]));
+const rawFiles = (files: Record<string, string>) =>
+  Object.fromEntries(Object.entries(files).map(([path, text]) => [path.replace('../../', ''), text]));
 
 const pages: Record<string, string> = {
   'README.md': (await import('../../README.md?raw')).default,
@@ -23,9 +24,12 @@ const sources = rawFiles(import.meta.glob('../../src/**/*.ts', { query: '?raw', 
 const envSource = sources['src/env.ts'];
 const wranglerToml = (await import('../../wrangler.toml?raw')).default;
 const files = new Set(
-  Object.keys(import.meta.glob(['../../*', '../../docs/*', '../../client/*', '../../bench/*', '../../src/**/*', '../../scripts/*'], { query: '?url', eager: false })).map((p) =>
-    p.replace('../../', ''),
-  ),
+  Object.keys(
+    import.meta.glob(['../../*', '../../docs/*', '../../client/*', '../../bench/*', '../../src/**/*', '../../scripts/*'], {
+      query: '?url',
+      eager: false,
+    }),
+  ).map((p) => p.replace('../../', '')),
 );
 
 const readme = pages['README.md'];
@@ -41,9 +45,12 @@ function section(text: string, heading: string): string {
 /** The cells of a markdown table's body rows (header and separator left out). */
 function tableRows(text: string): string[][] {
   const rows = text.split('\n').filter((line) => line.startsWith('|'));
-  return rows
-    .slice(2)
-    .map((line) => line.slice(1, -1).split(' | ').map((cell) => cell.trim()));
+  return rows.slice(2).map((line) =>
+    line
+      .slice(1, -1)
+      .split(' | ')
+      .map((cell) => cell.trim()),
+  );
 }
 
 const codeSpans = (text: string) => [...text.matchAll(/`([^`]+)`/g)].map((m) => m[1]);
@@ -101,13 +108,23 @@ describe('README', () => {
     const contents = section(readme, 'Contents');
     const links = [...contents.matchAll(/\]\(#([^)]+)\)/g)].map((m) => m[1]);
     expect(links).toEqual(headings.map(anchor));
-    for (const required of ['Quick start (five minutes)', 'Commands', 'Configuration', 'Operator API', 'Spec coverage', 'Changelog of contract decisions']) {
+    for (const required of [
+      'Quick start (five minutes)',
+      'Commands',
+      'Configuration',
+      'Operator API',
+      'Spec coverage',
+      'Changelog of contract decisions',
+    ]) {
       expect(headings).toContain(required);
     }
   });
 
   it('lists every binding, var and secret the Worker reads under "Configuration"', () => {
-    const bindings = envSource.slice(envSource.indexOf('export interface Bindings'), envSource.indexOf('\n}', envSource.indexOf('export interface Bindings')));
+    const bindings = envSource.slice(
+      envSource.indexOf('export interface Bindings'),
+      envSource.indexOf('\n}', envSource.indexOf('export interface Bindings')),
+    );
     const names = [...bindings.matchAll(/^\s+([A-Z][A-Z0-9_]*)\??:/gm)].map((m) => m[1]);
     expect(names.length).toBeGreaterThan(20);
     const configuration = codeSpans(section(readme, 'Configuration'));
@@ -126,7 +143,11 @@ describe('README', () => {
       const listed = entries.some((entry) => covers(entry, route));
       expect(listed, `${route.method} ${route.path} (errorShape ${route.errorShape ?? 'framework'})`).toBe(route.errorShape === 'domain');
     }
-    for (const entry of entries) expect(ROUTES.some((route) => covers(entry, route)), entry).toBe(true);
+    for (const entry of entries)
+      expect(
+        ROUTES.some((route) => covers(entry, route)),
+        entry,
+      ).toBe(true);
   });
 
   it('states the default and maximum `limit` of every paged list as the served document does', async () => {

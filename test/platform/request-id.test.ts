@@ -21,7 +21,11 @@ describe('X-Request-Id', () => {
       ['2xx again', await ws.api('GET', '/v1/pipelines'), 200],
       ['framework 4xx', await ws.api('GET', `/v1/deals/${NIL}`), 404],
       ['domain 4xx', await ws.api('GET', `/v1/products/${NIL}`), 404],
-      ['request-shape 4xx', await ws.api('POST', '/v1/pipelines', undefined, { rawBody: '{"a":', headers: { 'content-type': 'application/json' } }), 400],
+      [
+        'request-shape 4xx',
+        await ws.api('POST', '/v1/pipelines', undefined, { rawBody: '{"a":', headers: { 'content-type': 'application/json' } }),
+        400,
+      ],
       ['401 before any key', await call('GET', '/v1/pipelines'), 401],
       ['unknown route', await ws.api('GET', '/v1/no-such-route'), 404],
       ['home page', await call('GET', '/', { headers: { accept: 'text/html' } }), 200],

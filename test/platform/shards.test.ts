@@ -37,7 +37,7 @@ describe('workspace placement', () => {
   });
 });
 
-describe('data lives in its workspace\'s shard only', () => {
+describe("data lives in its workspace's shard only", () => {
   it.each(SHARDS)('a workspace on %s writes there and nowhere else, through /v1 and the operator API', async (shard) => {
     const other = SHARDS.find((s) => s !== shard)!;
     const ws = await makeWorkspace({ shard });
@@ -50,7 +50,10 @@ describe('data lives in its workspace\'s shard only', () => {
     }
     expect((await ws.api('GET', `/v1/contacts/${contact.body.id}`)).status).toBe(200);
     // The request log is written after the response, to the workspace's shard.
-    await eventually(() => countIn(shard, 'request_log', ws.id), (n) => n >= 2);
+    await eventually(
+      () => countIn(shard, 'request_log', ws.id),
+      (n) => n >= 2,
+    );
     expect(await countIn(other, 'request_log', ws.id)).toBe(0);
     expect((await adminOk('GET', `/workspaces/${ws.id}/request-log`)).data.length).toBeGreaterThanOrEqual(2);
   });
@@ -63,7 +66,9 @@ describe('data lives in its workspace\'s shard only', () => {
     expect(conflict.status).toBe(409);
     const res = await admin('POST', `/merge-requests/${conflict.body.merge_request_id}/resolve`, { action: 'merge' });
     expect(res.status).toBe(200);
-    expect((await rowsIn(ws.id, 'SELECT status FROM contact_merge_requests WHERE id = ?', conflict.body.merge_request_id))[0]).toEqual({ status: 'merged' });
+    expect((await rowsIn(ws.id, 'SELECT status FROM contact_merge_requests WHERE id = ?', conflict.body.merge_request_id))[0]).toEqual({
+      status: 'merged',
+    });
   });
 });
 
@@ -101,7 +106,7 @@ describe('work that is not a request', () => {
     expect(seen).toEqual(['ok']);
   });
 
-  it('the queue consumer finds the workspace\'s shard from the message, and drops messages of unknown workspaces', async () => {
+  it("the queue consumer finds the workspace's shard from the message, and drops messages of unknown workspaces", async () => {
     const ws = await makeWorkspace({ shard: 'SHARD_1' });
     const ep = await registerEndpoint(ws, { url: receiverUrl(), events: ['deal.created'] });
     const fetchSpy = vi.spyOn(globalThis, 'fetch').mockImplementation(async () => new Response(null, { status: 204 }));

@@ -36,7 +36,10 @@ const index: Row[] = section(docs['docs/architecture.md'], 'The D1 layer')!
   .split('\n')
   .filter((line) => line.startsWith('| `'))
   .map((line) => {
-    const [names, module, , migration] = line.slice(1, -1).split(' | ').map((cell) => cell.trim());
+    const [names, module, , migration] = line
+      .slice(1, -1)
+      .split(' | ')
+      .map((cell) => cell.trim());
     return { names: triggerNames(names), doc: `docs/${/\(([^)]+)\)/.exec(module)![1]}`, migration };
   });
 
@@ -65,7 +68,9 @@ describe('rules held in SQL', () => {
   it('each row names the migration that holds the current text of its triggers', () => {
     for (const row of index) {
       const [folder, number] = row.migration.startsWith('control ') ? ['control', row.migration.slice('control '.length)] : ['data', row.migration];
-      const files = Object.keys(migrations).filter((path) => path.startsWith(`migrations/${folder}/`)).sort();
+      const files = Object.keys(migrations)
+        .filter((path) => path.startsWith(`migrations/${folder}/`))
+        .sort();
       for (const name of row.names) {
         const creating = files.filter((path) => migrations[path].includes(`CREATE TRIGGER \`${name}\``));
         expect(creating.at(-1), name).toMatch(new RegExp(`^migrations/${folder}/${number}_`));

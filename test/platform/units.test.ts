@@ -73,9 +73,15 @@ describe('list conventions', () => {
     expect(parsePaging({ limit: '', offset: '' }, { limit: 50, cap: 500 })).toEqual({ limit: 50, offset: 0 });
     expect(parsePaging({ limit: '0', offset: '10' }, { limit: 50, cap: 500 })).toEqual({ limit: 0, offset: 10 });
     expect(parsePaging({ limit: '9000' }, { limit: 50, cap: 500 })).toEqual({ limit: 500, offset: 0 });
-    expect(messageOf(() => parsePaging({ limit: '-1' }, { limit: 50, cap: 500 }))).toEqual({ status: 400, message: 'Invalid limit: must be a non-negative integer' });
+    expect(messageOf(() => parsePaging({ limit: '-1' }, { limit: 50, cap: 500 }))).toEqual({
+      status: 400,
+      message: 'Invalid limit: must be a non-negative integer',
+    });
     expect(messageOf(() => parsePaging({ limit: '1.5' }, { limit: 50, cap: 500 })).status).toBe(400);
-    expect(messageOf(() => parsePaging({ offset: 'abc' }, { limit: 50, cap: 500 }))).toEqual({ status: 400, message: 'Invalid offset: must be a non-negative integer' });
+    expect(messageOf(() => parsePaging({ offset: 'abc' }, { limit: 50, cap: 500 }))).toEqual({
+      status: 400,
+      message: 'Invalid offset: must be a non-negative integer',
+    });
   });
 
   it('parses the filter param with the two exact messages and drops workspace_id', () => {
@@ -115,13 +121,17 @@ describe('filter compiler', () => {
   ];
 
   async function run(filter: Record<string, unknown>, rows = PROBE_ROWS): Promise<string[]> {
-    await env.SHARD_0.exec('CREATE TABLE IF NOT EXISTS filter_probe (name TEXT, score REAL, stage TEXT, vip INTEGER, ref TEXT, created_at TEXT, custom TEXT)');
+    await env.SHARD_0.exec(
+      'CREATE TABLE IF NOT EXISTS filter_probe (name TEXT, score REAL, stage TEXT, vip INTEGER, ref TEXT, created_at TEXT, custom TEXT)',
+    );
     await env.SHARD_0.exec('DELETE FROM filter_probe');
     await env.SHARD_0.batch(rows.map((row) => env.SHARD_0.prepare(`INSERT INTO filter_probe VALUES ${row}`)));
     const names = async (where: SQL | undefined, values: unknown[]) =>
-      (await db.all<{ name: string | null }>(sql`${filterWith(values)} SELECT t.name FROM filter_probe t, fp ${where ? sql`WHERE ${where}` : sql``} ORDER BY t.created_at`)).map(
-        (r) => r.name ?? '(null)',
-      );
+      (
+        await db.all<{ name: string | null }>(
+          sql`${filterWith(values)} SELECT t.name FROM filter_probe t, fp ${where ? sql`WHERE ${where}` : sql``} ORDER BY t.created_at`,
+        )
+      ).map((r) => r.name ?? '(null)');
     // Both ways of binding values select the same rows.
     const packed = new FilterBuilder(catalog);
     const inline = new FilterBuilder(catalog, undefined, true);
@@ -138,7 +148,16 @@ describe('filter compiler', () => {
     expect(await run({ score: { $gt: '50' } })).toEqual(['Ann Lee']);
     expect(await run({ vip: 'true' })).toEqual(['Ann Lee']);
     expect(await run({ created_at: '2026-01-05' })).toEqual(['Ann Lee']);
-    expect(await run({ $where: { or: [{ field: 'name', op: 'contains', value: '%_' }, { field: 'score', op: 'gte', value: 80 }] } })).toEqual(['Ann Lee', 'Bob 100%_off']);
+    expect(
+      await run({
+        $where: {
+          or: [
+            { field: 'name', op: 'contains', value: '%_' },
+            { field: 'score', op: 'gte', value: 80 },
+          ],
+        },
+      }),
+    ).toEqual(['Ann Lee', 'Bob 100%_off']);
     expect(await run({ $where: { not: { field: 'name', op: 'is_null' } } })).toEqual(['Ann Lee', 'Bob 100%_off']);
     expect(await run({ $where: { field: 'name', op: 'starts_with', value: 'ann' } })).toEqual(['Ann Lee']);
     expect(await run({ $where: { field: 'name', op: 'ends_with', value: 'OFF' } })).toEqual(['Bob 100%_off']);
@@ -150,7 +169,11 @@ describe('filter compiler', () => {
   });
 
   it('matches substring operators literally: ASCII letters in either case, other characters as written', async () => {
-    const rows = ["('Åsa Öberg', 1, 'lead', 0, NULL, '2026-01-01T00:00:00.000Z', '{\"plan\":\"Gold-50%\"}')", "('C:\\dir_1', 2, 'lead', 0, NULL, '2026-01-02T00:00:00.000Z', '{\"plan\":7}')", "('Cab', 3, 'lead', 0, NULL, '2026-01-03T00:00:00.000Z', NULL)"];
+    const rows = [
+      "('Åsa Öberg', 1, 'lead', 0, NULL, '2026-01-01T00:00:00.000Z', '{\"plan\":\"Gold-50%\"}')",
+      "('C:\\dir_1', 2, 'lead', 0, NULL, '2026-01-02T00:00:00.000Z', '{\"plan\":7}')",
+      "('Cab', 3, 'lead', 0, NULL, '2026-01-03T00:00:00.000Z', NULL)",
+    ];
     const matching = (op: string, value: string, field = 'name') => run({ $where: { field, op, value } }, rows);
     // `%`, `_` and `\` are never wildcards or escapes.
     expect(await matching('starts_with', '%')).toEqual([]);
@@ -202,7 +225,9 @@ describe('filter compiler limits', () => {
   it('keeps deep nesting a clear 400', () => {
     let node: Record<string, unknown> = { field: 'a', op: 'is_null' };
     for (let i = 0; i < 40; i++) node = { not: node };
-    expect(messageOf(() => compileFilter({ $where: node }, { fields: { a: { kind: 'text', expr: sql.raw('a') } } })).message).toMatch(/nested too deeply/);
+    expect(messageOf(() => compileFilter({ $where: node }, { fields: { a: { kind: 'text', expr: sql.raw('a') } } })).message).toMatch(
+      /nested too deeply/,
+    );
   });
 });
 
@@ -218,15 +243,30 @@ describe('lost races', () => {
 
   it('answers 409, never a 500, when every attempt lost', async () => {
     let calls = 0;
-    const err = await retryOnConflict(() => (calls++, lost()), lostRace, 3).catch((e) => e);
+    const err = await retryOnConflict(
+      () => {
+        calls++;
+        return lost();
+      },
+      lostRace,
+      3,
+    ).catch((e) => e);
     expect(calls).toBe(3);
     expect(err).toBeInstanceOf(ApiError);
-    expect([err.status, err.body.message]).toEqual([409, 'The record was changed by concurrent requests while this one was applied; retry the request']);
+    expect([err.status, err.body.message]).toEqual([
+      409,
+      'The record was changed by concurrent requests while this one was applied; retry the request',
+    ]);
   });
 
   it('lets other errors through at once', async () => {
     let calls = 0;
-    await expect(retryOnConflict(() => (calls++, Promise.reject(new Error('boom'))), lostRace)).rejects.toThrow('boom');
+    await expect(
+      retryOnConflict(() => {
+        calls++;
+        return Promise.reject(new Error('boom'));
+      }, lostRace),
+    ).rejects.toThrow('boom');
     expect(calls).toBe(1);
   });
 });

@@ -41,11 +41,23 @@ describe('buildApp() is the whole app', () => {
     const ws = await makeWorkspace({}, { pipeline: false });
     const endpoint = await registerEndpoint(ws, { url: receiverUrl(), events: ['form.submitted'] });
     const sent: { kind: string; endpoint_id: string; event: { type: string } }[] = [];
-    const bindings = { ...env, EVENTS_QUEUE: { sendBatch: async (batch: { body: (typeof sent)[number] }[]) => void sent.push(...batch.map((m) => m.body)), send: async () => {} } };
+    const bindings = {
+      ...env,
+      EVENTS_QUEUE: {
+        sendBatch: async (batch: { body: (typeof sent)[number] }[]) => void sent.push(...batch.map((m) => m.body)),
+        send: async () => {},
+      },
+    };
     const operator = await appAlone();
-    const res = await operator(bindings, 'POST', `/workspaces/${ws.id}/forms/${crypto.randomUUID()}/submissions`, { form_name: 'Sign-up', origin: 'form', fields: { a: 1 } });
+    const res = await operator(bindings, 'POST', `/workspaces/${ws.id}/forms/${crypto.randomUUID()}/submissions`, {
+      form_name: 'Sign-up',
+      origin: 'form',
+      fields: { a: 1 },
+    });
     expect(res.status).toBe(201);
-    expect(sent).toEqual([expect.objectContaining({ kind: 'webhook-delivery', endpoint_id: endpoint.id, event: expect.objectContaining({ type: 'form.submitted' }) })]);
+    expect(sent).toEqual([
+      expect.objectContaining({ kind: 'webhook-delivery', endpoint_id: endpoint.id, event: expect.objectContaining({ type: 'form.submitted' }) }),
+    ]);
   });
 
   it('runs every sweep the wiring declares from the operator API', async () => {
@@ -90,7 +102,7 @@ describe('composing manifests', () => {
   const a: ModuleManifest = { name: 'a', sweeps: { tidy: sweep }, docs: () => {} };
   const b: ModuleManifest = { name: 'b', sweeps: { prune: sweep } };
 
-  it('takes docs and sweeps in the given order, the rest in the manifests\'', () => {
+  it("takes docs and sweeps in the given order, the rest in the manifests'", () => {
     const composed = composeManifests([a, b], { docs: [a], sweeps: [b, a] });
     expect([...composed.sweeps.keys()]).toEqual(['prune', 'tidy']);
     expect(composed.docs).toEqual([a.docs]);
@@ -103,13 +115,24 @@ describe('composing manifests', () => {
     expect(() => composeManifests([a, b], { docs: [a], sweeps: [a] })).toThrow('sweeps of b missing from the sweeps order');
     expect(() => composeManifests([a, b], { docs: [a, b], sweeps: [a, b] })).toThrow('the docs order names b');
     const publisher = async () => {};
-    expect(() => composeManifests([{ name: 'a', eventPublisher: publisher }, { name: 'b', eventPublisher: publisher }], { docs: [], sweeps: [] })).toThrow(
-      'eventPublisher is provided by a and b',
-    );
+    expect(() =>
+      composeManifests(
+        [
+          { name: 'a', eventPublisher: publisher },
+          { name: 'b', eventPublisher: publisher },
+        ],
+        { docs: [], sweeps: [] },
+      ),
+    ).toThrow('eventPublisher is provided by a and b');
   });
 
   it('refuses a queue message kind handled twice', () => {
     const run = async () => {};
-    expect(() => queueConsumer([{ kind: 'page', run }, { kind: 'page', run, inTurn: true }])).toThrow('queue message kind "page" is declared twice');
+    expect(() =>
+      queueConsumer([
+        { kind: 'page', run },
+        { kind: 'page', run, inTurn: true },
+      ]),
+    ).toThrow('queue message kind "page" is declared twice');
   });
 });

@@ -31,8 +31,15 @@ describe('write gate (reads admitted speculatively)', () => {
   });
 
   it('tells statements that may write from those that only read', () => {
-    for (const q of ['SELECT updated_at, deleted FROM t', 'WITH x AS (SELECT 1) SELECT * FROM x', 'select "created_at" from "contacts"']) expect(mayWrite(q), q).toBe(false);
-    for (const q of ['INSERT INTO t VALUES (1)', 'update t set a = 1', 'DELETE FROM t', 'WITH x AS (SELECT 1) INSERT INTO t SELECT * FROM x', 'REPLACE INTO t VALUES (1)'])
+    for (const q of ['SELECT updated_at, deleted FROM t', 'WITH x AS (SELECT 1) SELECT * FROM x', 'select "created_at" from "contacts"'])
+      expect(mayWrite(q), q).toBe(false);
+    for (const q of [
+      'INSERT INTO t VALUES (1)',
+      'update t set a = 1',
+      'DELETE FROM t',
+      'WITH x AS (SELECT 1) INSERT INTO t SELECT * FROM x',
+      'REPLACE INTO t VALUES (1)',
+    ])
       expect(mayWrite(q), q).toBe(true);
   });
 

@@ -202,8 +202,7 @@ describe('GET /v1/products', () => {
     await ok(ws, { name: '100% cotton' });
     await ok(ws, { name: 'snake_case' });
     await ok(ws, { name: 'snakeXcase 1000 cotton' });
-    const q = async (term: string) =>
-      (await ws.api('GET', `/v1/products?q=${encodeURIComponent(term)}`)).body.data.map((p: any) => p.name).sort();
+    const q = async (term: string) => (await ws.api('GET', `/v1/products?q=${encodeURIComponent(term)}`)).body.data.map((p: any) => p.name).sort();
     expect(await q('widget')).toEqual(['Blue Widget', 'Gadget']);
     expect(await q('0% c')).toEqual(['100% cotton']);
     expect(await q('%')).toEqual(['100% cotton']);

@@ -35,7 +35,10 @@ const INVARIANTS: { name: string; violations: (workspaceId: string) => Promise<u
         `SELECT id FROM email_campaigns WHERE workspace_id = ?1 AND ((status IN ('draft', 'scheduled')) = (sent_at IS NOT NULL) OR (status = 'scheduled' AND scheduled_at IS NULL))`,
         ws,
       )),
-      ...(await rows(`SELECT campaign_id, contact_id FROM email_campaign_recipients WHERE workspace_id = ?1 GROUP BY campaign_id, contact_id HAVING count(*) > 1`, ws)),
+      ...(await rows(
+        `SELECT campaign_id, contact_id FROM email_campaign_recipients WHERE workspace_id = ?1 GROUP BY campaign_id, contact_id HAVING count(*) > 1`,
+        ws,
+      )),
     ],
   },
   {
@@ -49,12 +52,19 @@ const INVARIANTS: { name: string; violations: (workspaceId: string) => Promise<u
   },
   {
     name: 'a deal is in a stage of its own pipeline',
-    violations: (ws) => rows(`SELECT d.id FROM deals d LEFT JOIN stages s ON s.id = d.stage_id WHERE d.workspace_id = ?1 AND (s.id IS NULL OR s.pipeline_id <> d.pipeline_id)`, ws),
+    violations: (ws) =>
+      rows(
+        `SELECT d.id FROM deals d LEFT JOIN stages s ON s.id = d.stage_id WHERE d.workspace_id = ?1 AND (s.id IS NULL OR s.pipeline_id <> d.pipeline_id)`,
+        ws,
+      ),
   },
   {
     name: 'closed_at and lost_reason follow the deal status',
     violations: (ws) =>
-      rows(`SELECT id FROM deals WHERE workspace_id = ?1 AND ((status = 'open') <> (closed_at IS NULL) OR (status <> 'lost' AND lost_reason IS NOT NULL))`, ws),
+      rows(
+        `SELECT id FROM deals WHERE workspace_id = ?1 AND ((status = 'open') <> (closed_at IS NULL) OR (status <> 'lost' AND lost_reason IS NOT NULL))`,
+        ws,
+      ),
   },
   {
     name: 'refunds of a charge add up to its refunded amount and never pass its recognized amount',
@@ -84,7 +94,7 @@ const INVARIANTS: { name: string; violations: (workspaceId: string) => Promise<u
       ),
   },
   {
-    name: 'a payment request\'s stamps follow its status, and a paid live link has exactly its one ledger payment',
+    name: "a payment request's stamps follow its status, and a paid live link has exactly its one ledger payment",
     violations: (ws) =>
       rows(
         `SELECT r.id FROM payment_requests r WHERE r.workspace_id = ?1 AND ((r.status = 'paid') <> (r.paid_at IS NOT NULL)
@@ -96,9 +106,16 @@ const INVARIANTS: { name: string; violations: (workspaceId: string) => Promise<u
   },
   {
     name: 'a WhatsApp campaign counts each recipient once: sent + failed never exceed targeted',
-    violations: (ws) => rows(`SELECT id FROM whatsapp_campaigns WHERE workspace_id = ?1 AND (sent + failed > targeted OR targeted > (SELECT count(*) FROM whatsapp_campaign_recipients r WHERE r.campaign_id = whatsapp_campaigns.id))`, ws),
+    violations: (ws) =>
+      rows(
+        `SELECT id FROM whatsapp_campaigns WHERE workspace_id = ?1 AND (sent + failed > targeted OR targeted > (SELECT count(*) FROM whatsapp_campaign_recipients r WHERE r.campaign_id = whatsapp_campaigns.id))`,
+        ws,
+      ),
   },
-  { name: 'at most 3 webhook endpoints', violations: (ws) => rows(`SELECT count(*) AS n FROM webhook_endpoints WHERE workspace_id = ?1 HAVING n > 3`, ws) },
+  {
+    name: 'at most 3 webhook endpoints',
+    violations: (ws) => rows(`SELECT count(*) AS n FROM webhook_endpoints WHERE workspace_id = ?1 HAVING n > 3`, ws),
+  },
   {
     name: 'label links point at labels of the same workspace',
     violations: (ws) =>
@@ -112,7 +129,13 @@ const INVARIANTS: { name: string; violations: (workspaceId: string) => Promise<u
 
 async function target(ws: TestWorkspace, route: RouteCase): Promise<string> {
   const keys = resourceKeys(route.path);
-  const records = await seedAll(ws, [...new Set(Object.entries(keys).filter(([name]) => route.params?.[name] === undefined).map(([, key]) => key))]);
+  const records = await seedAll(ws, [
+    ...new Set(
+      Object.entries(keys)
+        .filter(([name]) => route.params?.[name] === undefined)
+        .map(([, key]) => key),
+    ),
+  ]);
   return route.path.replace(/\{([^}]+)\}/g, (_, name: string) => route.params?.[name] ?? records.get(keys[name])!.id);
 }
 
@@ -130,9 +153,14 @@ describe('parallel writes', () => {
       const answers = await Promise.all(bodies.map((body) => ws.api(route.method, path, body)));
 
       for (const res of answers) expect(res.status < 300 || (res.status >= 400 && res.status < 500), shown(res)).toBe(true);
-      expect(answers.some((r) => r.status < 300), `no call succeeded: ${answers.map(shown).join('; ')}`).toBe(true);
+      expect(
+        answers.some((r) => r.status < 300),
+        `no call succeeded: ${answers.map(shown).join('; ')}`,
+      ).toBe(true);
 
-      const reads = new Set(answers.filter((r) => r.status < 300).flatMap((r) => readBackPaths(route, path, typeof r.body?.id === 'string' ? r.body.id : undefined)));
+      const reads = new Set(
+        answers.filter((r) => r.status < 300).flatMap((r) => readBackPaths(route, path, typeof r.body?.id === 'string' ? r.body.id : undefined)),
+      );
       for (const read of reads) {
         const res = await ws.api('GET', read);
         // A deleted record's own GET answers 404; everything else reads back.

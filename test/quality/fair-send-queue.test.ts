@@ -34,7 +34,9 @@ async function whatsappCampaign(count: number, rec: Rec) {
       Array.from({ length: Math.min(100, count - i) }, (_, k) => {
         const at = new Date(Date.UTC(2025, 0, 1) + (i + k) * 1000).toISOString();
         return db
-          .prepare(`INSERT INTO contacts (id, workspace_id, phone, first_name, whatsapp_consent_state, block_state, custom_fields, created_at, updated_at) VALUES (?, ?, ?, 'Bulk', 'subscribed', 'none', '{}', ?, ?)`)
+          .prepare(
+            `INSERT INTO contacts (id, workspace_id, phone, first_name, whatsapp_consent_state, block_state, custom_fields, created_at, updated_at) VALUES (?, ?, ?, 'Bulk', 'subscribed', 'none', '{}', ?, ?)`,
+          )
           .bind(crypto.randomUUID(), ws.id, `+1415777${String(i + k).padStart(4, '0')}`, at, at);
       }),
     );
@@ -58,7 +60,10 @@ async function drainPlan(ws: TestWorkspace, ran: Ran[]) {
   const drains = ran.filter((r) => /AND status = 'queued' LIMIT/.test(r.sql));
   expect(drains.length).toBeGreaterThan(0);
   const { sql, params } = drains[0];
-  const plan = await (await shardOf(ws.id)).prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...params).all<{ detail: string }>();
+  const plan = await (await shardOf(ws.id))
+    .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+    .bind(...params)
+    .all<{ detail: string }>();
   return plan.results.map((r) => r.detail).join('\n');
 }
 
@@ -109,7 +114,10 @@ describe('fair send queue', () => {
     const { c, rec } = await heldCampaign(ws);
     expect(await drainNewestFirst(rec.env, rec.sent)).toBe(1);
     expect(await mailCount(ws)).toEqual({ mails: ids.length, addresses: ids.length });
-    expect((await ws.api('GET', `/v1/email-campaigns/${c.id}`)).body).toMatchObject({ status: 'sent', counters: { targeted: ids.length, sent: ids.length, failed: 0 } });
+    expect((await ws.api('GET', `/v1/email-campaigns/${c.id}`)).body).toMatchObject({
+      status: 'sent',
+      counters: { targeted: ids.length, sent: ids.length, failed: 0 },
+    });
   });
 
   it('a WhatsApp campaign keeps one message on the send queue at a time, whatever order the consumer takes them in, and reaches each recipient once', async () => {
@@ -118,7 +126,10 @@ describe('fair send queue', () => {
     const { ws, c } = await whatsappCampaign(count, rec);
     expect(await drainNewestFirst(rec.env, rec.sent)).toBe(1);
     expect(await whatsappCount(ws)).toEqual({ messages: count, numbers: count });
-    expect((await ws.api('GET', `/v1/campaigns/${c.id}`)).body).toMatchObject({ status: 'completed', stats: { targeted: count, sent: count, failed: 0 } });
+    expect((await ws.api('GET', `/v1/campaigns/${c.id}`)).body).toMatchObject({
+      status: 'completed',
+      stats: { targeted: count, sent: count, failed: 0 },
+    });
   });
 
   it('a 10-recipient campaign launched while two large ones send waits behind one message of each: done in the first batch that reaches it, one page of each large send later', async () => {
@@ -185,7 +196,10 @@ describe('fair send queue', () => {
     expect(await mailCount(ws)).toEqual({ mails: ids.length, addresses: ids.length });
     // The queued recipients are read from the index of open recipients, never by walking the campaign.
     expect(await drainPlan(ws, ran)).toMatch(/USING (COVERING )?INDEX email_campaign_recipients_open \(campaign_id=\? AND status=\?\)/);
-    expect((await ws.api('GET', `/v1/email-campaigns/${c.id}`)).body).toMatchObject({ status: 'sent', counters: { targeted: ids.length, sent: ids.length, failed: 0 } });
+    expect((await ws.api('GET', `/v1/email-campaigns/${c.id}`)).body).toMatchObject({
+      status: 'sent',
+      counters: { targeted: ids.length, sent: ids.length, failed: 0 },
+    });
   });
 
   it('the re-drive of a stalled WhatsApp campaign enqueues one message however many recipients wait, then sends each once', async () => {
@@ -203,13 +217,22 @@ describe('fair send queue', () => {
       OLD,
       ws.id,
     );
-    await rowsIn(ws.id, `UPDATE whatsapp_campaigns SET targeting_done_at = ?1, targeted = ?2, updated_at = ?1 WHERE id = ?3 RETURNING 1`, OLD, count, c.id);
+    await rowsIn(
+      ws.id,
+      `UPDATE whatsapp_campaigns SET targeting_done_at = ?1, targeted = ?2, updated_at = ?1 WHERE id = ?3 RETURNING 1`,
+      OLD,
+      count,
+      c.id,
+    );
     await redriveWhatsApp(rec.env, (await workspaceDb(rec.env, ws.id))!);
     keepOnly(rec.sent, c.id);
     expect(rec.sent).toHaveLength(1);
     expect(await drainNewestFirst(rec.env, rec.sent)).toBe(1);
     expect(await whatsappCount(ws)).toEqual({ messages: count, numbers: count });
-    expect((await ws.api('GET', `/v1/campaigns/${c.id}`)).body).toMatchObject({ status: 'completed', stats: { targeted: count, sent: count, failed: 0 } });
+    expect((await ws.api('GET', `/v1/campaigns/${c.id}`)).body).toMatchObject({
+      status: 'completed',
+      stats: { targeted: count, sent: count, failed: 0 },
+    });
     expect(await drainPlan(ws, ran)).toMatch(/USING (COVERING )?INDEX whatsapp_campaign_recipients_status \(campaign_id=\? AND status=\?\)/);
   });
 
@@ -242,6 +265,9 @@ describe('fair send queue', () => {
     await deliver(flaky, rec.sent, nextBatch(rec.sent));
     expect(rec.sent).toEqual([]);
     expect(await mailCount(ws)).toEqual({ mails: ids.length, addresses: ids.length });
-    expect((await ws.api('GET', `/v1/email-campaigns/${c.id}`)).body).toMatchObject({ status: 'sent', counters: { targeted: ids.length, sent: ids.length, failed: 0 } });
+    expect((await ws.api('GET', `/v1/email-campaigns/${c.id}`)).body).toMatchObject({
+      status: 'sent',
+      counters: { targeted: ids.length, sent: ids.length, failed: 0 },
+    });
   });
 });

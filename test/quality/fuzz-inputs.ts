@@ -8,36 +8,97 @@ const DEPTH = 5000;
 const HUGE = 100_000;
 
 /** Names every JavaScript object inherits: a look-up of one in a table of known names must miss. */
-export const PROTOTYPE_NAMES = ['constructor', '__proto__', 'toString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf', '__defineGetter__', 'prototype'];
+export const PROTOTYPE_NAMES = [
+  'constructor',
+  '__proto__',
+  'toString',
+  'valueOf',
+  'hasOwnProperty',
+  'isPrototypeOf',
+  '__defineGetter__',
+  'prototype',
+];
 
 const names = (n: number) => JSON.stringify(Array.from({ length: n }, (_, i) => `name ${i}`));
 const wideObject = (n: number) => `{${Array.from({ length: n }, (_, i) => `"k${i}":${i}`).join(',')}}`;
-const deepObject = (levels: number) => '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
+const deepObject = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
 
 /** Raw JSON text of a field value: every kind of wrong the wire can carry. */
 const valueText: fc.Arbitrary<string> = fc.oneof(
   fc.jsonValue().map((v) => JSON.stringify(v)),
   fc.string({ unit: 'binary', maxLength: 40 }).map((s) => JSON.stringify(s)),
   fc.constantFrom(
-    'null', 'true', 'false', '[]', '{}', '0', '-0', '-1', '1.5', '1e308', '-1e308', '1e309', '-1e309', '4.9e-324',
-    '9007199254740993', '2147483648', '"NaN"', '"Infinity"', '"-0"', '"1e308"', '""', '" "',
-    '"\\ud800"', '"\\udfff tail"', '"\\u0000"', '"a\\u0000b"', JSON.stringify('\u202eevil\u202c'), JSON.stringify('😀𝔘𐍈'),
-    JSON.stringify('مرحبا'), JSON.stringify('\ufeff'), '["\\ud83d"]', '{"__proto__":{"polluted":1}}',
-    '{"constructor":{"prototype":{"polluted":1}}}', '[{"url":"https://example.com/hooks"}]',
-    '"javascript:alert(1)"', '"file:///etc/passwd"', '"https://127.0.0.1/"', '"http://[::1]/"', '"http://0x7f.1/"',
-    '"https://user:pass@example.com/"', '"https://exa mple.com/"', '"https://example.com:99999/"', '"https://xn--/"',
-    '"00000000-0000-0000-0000-000000000000"', '"ffffffff-ffff-ffff-ffff-ffffffffffff"',
-    '1e400', '-1e400', '[1e400]', '{"a":1e999}', '{"__proto__":"x"}', '{"constructor":1,"toString":"x","valueOf":null,"hasOwnProperty":[]}',
+    'null',
+    'true',
+    'false',
+    '[]',
+    '{}',
+    '0',
+    '-0',
+    '-1',
+    '1.5',
+    '1e308',
+    '-1e308',
+    '1e309',
+    '-1e309',
+    '4.9e-324',
+    '9007199254740993',
+    '2147483648',
+    '"NaN"',
+    '"Infinity"',
+    '"-0"',
+    '"1e308"',
+    '""',
+    '" "',
+    '"\\ud800"',
+    '"\\udfff tail"',
+    '"\\u0000"',
+    '"a\\u0000b"',
+    JSON.stringify('\u202eevil\u202c'),
+    JSON.stringify('😀𝔘𐍈'),
+    JSON.stringify('مرحبا'),
+    JSON.stringify('\ufeff'),
+    '["\\ud83d"]',
+    '{"__proto__":{"polluted":1}}',
+    '{"constructor":{"prototype":{"polluted":1}}}',
+    '[{"url":"https://example.com/hooks"}]',
+    '"javascript:alert(1)"',
+    '"file:///etc/passwd"',
+    '"https://127.0.0.1/"',
+    '"http://[::1]/"',
+    '"http://0x7f.1/"',
+    '"https://user:pass@example.com/"',
+    '"https://exa mple.com/"',
+    '"https://example.com:99999/"',
+    '"https://xn--/"',
+    '"00000000-0000-0000-0000-000000000000"',
+    '"ffffffff-ffff-ffff-ffff-ffffffffffff"',
+    '1e400',
+    '-1e400',
+    '[1e400]',
+    '{"a":1e999}',
+    '{"__proto__":"x"}',
+    '{"constructor":1,"toString":"x","valueOf":null,"hasOwnProperty":[]}',
     ...PROTOTYPE_NAMES.map((n) => JSON.stringify(n)),
   ),
   // Inputs at and past the accepted maxima: name lists (200 names), free-form objects (depth, keys).
-  fc.constantFrom(names(13), names(200), names(201), deepObject(5), deepObject(6), deepObject(3000), wideObject(100), wideObject(101), wideObject(5000)),
+  fc.constantFrom(
+    names(13),
+    names(200),
+    names(201),
+    deepObject(5),
+    deepObject(6),
+    deepObject(3000),
+    wideObject(100),
+    wideObject(101),
+    wideObject(5000),
+  ),
   fc.constantFrom(
     JSON.stringify('a'.repeat(HUGE)),
     JSON.stringify('é'.repeat(HUGE)),
     JSON.stringify(`https://example.com/${'a'.repeat(HUGE)}`),
     '['.repeat(DEPTH) + ']'.repeat(DEPTH),
-    '{"a":'.repeat(DEPTH) + '1' + '}'.repeat(DEPTH),
+    `${'{"a":'.repeat(DEPTH)}1${'}'.repeat(DEPTH)}`,
   ),
 );
 
@@ -59,12 +120,27 @@ const dividers = (n: number) => JSON.stringify(Array.from({ length: n }, () => (
 /** Block arrays (JSON text): costly texts in paragraphs and list items, block counts at and past the limit, nesting where a string belongs. */
 const costlyBlocks: fc.Arbitrary<string> = fc.oneof(
   costlyMarkdown.map((text) => JSON.stringify([{ type: 'paragraph', text }])),
-  costlyMarkdown.map((text) => JSON.stringify([{ type: 'heading', text: text.slice(0, 1000) }, { type: 'bullets', items: [text.slice(0, 10_000), 'b'] }])),
-  fc.constantFrom(dividers(1000), dividers(1001), `[{"type":"paragraph","text":${'['.repeat(DEPTH)}${']'.repeat(DEPTH)}}]`, `[${'['.repeat(DEPTH)}${']'.repeat(DEPTH)}]`, `[{"type":"bullets","items":[${deepObject(3000)}]}]`),
+  costlyMarkdown.map((text) =>
+    JSON.stringify([
+      { type: 'heading', text: text.slice(0, 1000) },
+      { type: 'bullets', items: [text.slice(0, 10_000), 'b'] },
+    ]),
+  ),
+  fc.constantFrom(
+    dividers(1000),
+    dividers(1001),
+    `[{"type":"paragraph","text":${'['.repeat(DEPTH)}${']'.repeat(DEPTH)}}]`,
+    `[${'['.repeat(DEPTH)}${']'.repeat(DEPTH)}]`,
+    `[{"type":"bullets","items":[${deepObject(3000)}]}]`,
+  ),
 );
 /** A value (JSON text) for a documented content property, by its name. */
 const contentValue = (name: string): fc.Arbitrary<string> =>
-  name === 'markdown' ? costlyMarkdown.map((md) => JSON.stringify(md)) : name === 'blocks' ? costlyBlocks : costlyBlocks.map((blocks) => `{"blocks":${blocks}}`);
+  name === 'markdown'
+    ? costlyMarkdown.map((md) => JSON.stringify(md))
+    : name === 'blocks'
+      ? costlyBlocks
+      : costlyBlocks.map((blocks) => `{"blocks":${blocks}}`);
 
 /** The valid body with the property at `path` (`['content', 'markdown']`) set to `leaf`, nested as the path says. */
 function withNested(valid: [string, string][], path: string[], leaf: string): string {
@@ -94,10 +170,9 @@ const objectText = (entries: [string, string][]) => `{${entries.map(([k, v]) => 
 function mutatedSeed(seed: Record<string, unknown>, documented: string[], content: string[][]): fc.Arbitrary<string> {
   const valid = Object.entries(seed).map(([k, v]) => [k, JSON.stringify(v)] as [string, string]);
   const fields = valid.map(([k]) => k);
-  const options: fc.Arbitrary<string>[] = [
-    fc.tuple(fieldName(documented), valueText).map(([k, v]) => objectText([...valid, [k, v]])),
-  ];
-  if (content.length) options.push(fc.constantFrom(...content).chain((path) => contentValue(path[path.length - 1]).map((leaf) => withNested(valid, path, leaf))));
+  const options: fc.Arbitrary<string>[] = [fc.tuple(fieldName(documented), valueText).map(([k, v]) => objectText([...valid, [k, v]]))];
+  if (content.length)
+    options.push(fc.constantFrom(...content).chain((path) => contentValue(path[path.length - 1]).map((leaf) => withNested(valid, path, leaf))));
   if (fields.length) {
     options.push(
       fc.constantFrom(...fields).map((f) => objectText(valid.filter(([k]) => k !== f))),
@@ -113,9 +188,22 @@ const wrongBody: fc.Arbitrary<string> = fc.oneof(
   valueText,
   fc.dictionary(fieldName([]), fc.jsonValue(), { maxKeys: 5 }).map((o) => JSON.stringify(o)),
   fc.constantFrom(
-    '{', '{"url":', "{'url':'https://example.com'}", '{"url":"https://example.com",}', 'undefined', 'NaN', '\u0000',
-    '{"a":1}{"b":2}', '\ufeff{}', '{"url":"https://example.com"} trailing', 'url=https%3A%2F%2Fexample.com', '<xml/>',
-    '{"__proto__":{"isAdmin":true}}', '{"constructor":{"prototype":{"isAdmin":true}}}', '{"\\u0000":1}', '{"\\ud800":1}',
+    '{',
+    '{"url":',
+    "{'url':'https://example.com'}",
+    '{"url":"https://example.com",}',
+    'undefined',
+    'NaN',
+    '\u0000',
+    '{"a":1}{"b":2}',
+    '\ufeff{}',
+    '{"url":"https://example.com"} trailing',
+    'url=https%3A%2F%2Fexample.com',
+    '<xml/>',
+    '{"__proto__":{"isAdmin":true}}',
+    '{"constructor":{"prototype":{"isAdmin":true}}}',
+    '{"\\u0000":1}',
+    '{"\\ud800":1}',
     'x'.repeat(1_000_001),
   ),
 );
@@ -125,8 +213,16 @@ const contentType = fc.oneof(
   {
     weight: 3,
     arbitrary: fc.constantFrom(
-      'application/json; charset=utf-8', 'application/json; charset=latin1', 'application/vnd.api+json', 'APPLICATION/JSON',
-      'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', '*/*', ';;',
+      'application/json; charset=utf-8',
+      'application/json; charset=latin1',
+      'application/vnd.api+json',
+      'APPLICATION/JSON',
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/xml',
+      '*/*',
+      ';;',
       '',
     ),
   },
@@ -142,7 +238,20 @@ const urlPart = (arb: fc.Arbitrary<string>) =>
     }
   });
 
-const rawUrlGarbage = fc.constantFrom('%', '%zz', '%E0%A4%A', '%00', '%ED%A0%80', '%F0%9F%98%80', '%2F', '..%2F..%2Fadmin', '%25%32%35', '+', ';', '%0A');
+const rawUrlGarbage = fc.constantFrom(
+  '%',
+  '%zz',
+  '%E0%A4%A',
+  '%00',
+  '%ED%A0%80',
+  '%F0%9F%98%80',
+  '%2F',
+  '..%2F..%2Fadmin',
+  '%25%32%35',
+  '+',
+  ';',
+  '%0A',
+);
 
 const pathId = fc.oneof(
   fc.uuid(),
@@ -158,25 +267,44 @@ const queryKey = fc.oneof(
   urlPart(fc.string({ maxLength: 12 })),
 );
 const queryValue = fc.oneof(
-  fc.constantFrom('-1', '0', '1e308', '-0', 'NaN', '0x10', '1.5', '', '500', '501', '99999999999999999999', '{', '[]', '{"a":', '{"$where":{"or":[]}}', 'true'),
+  fc.constantFrom(
+    '-1',
+    '0',
+    '1e308',
+    '-0',
+    'NaN',
+    '0x10',
+    '1.5',
+    '',
+    '500',
+    '501',
+    '99999999999999999999',
+    '{',
+    '[]',
+    '{"a":',
+    '{"$where":{"or":[]}}',
+    'true',
+  ),
   urlPart(fc.string({ unit: 'binary', maxLength: 50 })),
   urlPart(fc.jsonValue().map((v) => JSON.stringify(v))),
   rawUrlGarbage,
   fc.constant('a'.repeat(HUGE)),
 );
 /** Filters and sorts naming inherited properties, as fields, operators and custom field keys. */
-const prototypeQuery = fc.constantFrom(...PROTOTYPE_NAMES).chain((name) =>
-  fc.constantFrom(
-    `?filter=${encodeURIComponent(JSON.stringify({ [name]: 'x' }))}`,
-    `?filter=${encodeURIComponent(JSON.stringify({ [name]: ['x'] }))}`,
-    `?filter=${encodeURIComponent(JSON.stringify({ $where: { field: name, op: 'eq', value: 'x' } }))}`,
-    `?filter=${encodeURIComponent(JSON.stringify({ [`$${name}`]: {} }))}`,
-    `?filter=${encodeURIComponent(JSON.stringify({ [`custom_fields.${name}`]: 1 }))}`,
-    `?sort=${encodeURIComponent(name)}`,
-    `?sort=-${encodeURIComponent(name)}`,
-    `?search=${encodeURIComponent(name)}`,
-  ),
-);
+const prototypeQuery = fc
+  .constantFrom(...PROTOTYPE_NAMES)
+  .chain((name) =>
+    fc.constantFrom(
+      `?filter=${encodeURIComponent(JSON.stringify({ [name]: 'x' }))}`,
+      `?filter=${encodeURIComponent(JSON.stringify({ [name]: ['x'] }))}`,
+      `?filter=${encodeURIComponent(JSON.stringify({ $where: { field: name, op: 'eq', value: 'x' } }))}`,
+      `?filter=${encodeURIComponent(JSON.stringify({ [`$${name}`]: {} }))}`,
+      `?filter=${encodeURIComponent(JSON.stringify({ [`custom_fields.${name}`]: 1 }))}`,
+      `?sort=${encodeURIComponent(name)}`,
+      `?sort=-${encodeURIComponent(name)}`,
+      `?search=${encodeURIComponent(name)}`,
+    ),
+  );
 
 /** Repeated keys on purpose: `?limit=1&limit=x`. */
 const query = fc.oneof(
@@ -221,14 +349,38 @@ export function requestsFor(route: RouteCase, documented: string[] = [], content
  * and past 200, inherited names as keys and as values.
  */
 export const EDGE_VALUES = [
-  '1e400', '-1e400', '[{"a":1e400}]', deepObject(5), deepObject(6), deepObject(3000), wideObject(100), wideObject(5000),
-  names(13), names(200), names(201), '{"__proto__":"x","constructor":1,"toString":"y"}', '"constructor"', '"__proto__"',
+  '1e400',
+  '-1e400',
+  '[{"a":1e400}]',
+  deepObject(5),
+  deepObject(6),
+  deepObject(3000),
+  wideObject(100),
+  wideObject(5000),
+  names(13),
+  names(200),
+  names(201),
+  '{"__proto__":"x","constructor":1,"toString":"y"}',
+  '"constructor"',
+  '"__proto__"',
 ];
 
 /** Content at and past each content limit, by the documented property it goes in (JSON text). */
 export const CONTENT_EDGES: Record<string, string[]> = {
-  markdown: [`${'> '.repeat(17)}a`, `${'- '.repeat(5000)}a`, indentedList(17), '*a'.repeat(16_000), '*_'.repeat(1581), 'p\n\n'.repeat(1001), 'a\n'.repeat(3001)].map((md) => JSON.stringify(md)),
-  blocks: [dividers(1001), JSON.stringify([{ type: 'paragraph', text: `${'> '.repeat(5000)}a` }]), JSON.stringify([{ type: 'paragraph', text: '*a'.repeat(2237) }])],
+  markdown: [
+    `${'> '.repeat(17)}a`,
+    `${'- '.repeat(5000)}a`,
+    indentedList(17),
+    '*a'.repeat(16_000),
+    '*_'.repeat(1581),
+    'p\n\n'.repeat(1001),
+    'a\n'.repeat(3001),
+  ].map((md) => JSON.stringify(md)),
+  blocks: [
+    dividers(1001),
+    JSON.stringify([{ type: 'paragraph', text: `${'> '.repeat(5000)}a` }]),
+    JSON.stringify([{ type: 'paragraph', text: '*a'.repeat(2237) }]),
+  ],
   design_json: [`{"blocks":${dividers(1001)}}`, `{"blocks":${JSON.stringify([{ type: 'bullets', items: [`${'- '.repeat(17)}a`] }])}}`],
 };
 
@@ -241,7 +393,9 @@ export function edgeRequests(route: RouteCase, documented: string[], path: strin
   const valid = Object.entries(route.body ?? {}).map(([k, v]) => [k, JSON.stringify(v)] as [string, string]);
   const request = (body: string): FuzzRequest => ({ path, headers: { 'content-type': 'application/json' }, body });
   return [
-    ...documented.flatMap((property) => EDGE_VALUES.map((value) => request(objectText([...valid.filter(([k]) => k !== property), [property, value]])))),
+    ...documented.flatMap((property) =>
+      EDGE_VALUES.map((value) => request(objectText([...valid.filter(([k]) => k !== property), [property, value]]))),
+    ),
     ...content.flatMap((at) => (CONTENT_EDGES[at[at.length - 1]] ?? []).map((leaf) => request(withNested(valid, at, leaf)))),
   ];
 }

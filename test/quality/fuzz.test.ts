@@ -53,7 +53,8 @@ const REQUEST_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9
 const isDomainError = (res: ApiResponse) => typeof res.body?.error?.code === 'string' && typeof res.body.error.message === 'string';
 
 const inErrorShape = (route: RouteCase, res: ApiResponse) =>
-  /^application\/json/.test(res.headers.get('content-type') ?? '') && (isFrameworkError(res) || (route.errorShape === 'domain' && isDomainError(res)));
+  /^application\/json/.test(res.headers.get('content-type') ?? '') &&
+  (isFrameworkError(res) || (route.errorShape === 'domain' && isDomainError(res)));
 
 const describeRequest = (route: RouteCase, req: FuzzRequest) =>
   `${route.method} ${req.path.slice(0, 200)} [${req.headers['content-type'] ?? 'no content-type'}] ${String(req.body).slice(0, 200)}`;
@@ -82,7 +83,10 @@ function contractCheck(route: RouteCase, client: Awaited<ReturnType<typeof fuzzC
       return;
     }
     expect(res.status, where).toBeGreaterThanOrEqual(400);
-    expect(inErrorShape(route, res), `${where} -> ${res.status} not in the ${route.errorShape ?? 'framework'} shape: ${JSON.stringify(res.body).slice(0, 300)}`).toBe(true);
+    expect(
+      inErrorShape(route, res),
+      `${where} -> ${res.status} not in the ${route.errorShape ?? 'framework'} shape: ${JSON.stringify(res.body).slice(0, 300)}`,
+    ).toBe(true);
     const after = await rowCounts(client.ws.id);
     const changed = Object.keys(after).filter((t) => after[t] !== before[t]);
     expect(changed, `${where} was rejected with ${res.status} but wrote rows`).toEqual([]);
@@ -101,7 +105,9 @@ describe('adversarial input', () => {
       try {
         await fc.assert(property, { seed, numRuns: RUNS_PER_ROUTE, path: vars.FUZZ_PATH || undefined });
       } catch (err) {
-        throw new Error(`Replay with FUZZ_SEED=${seed} (FUZZ_PATH from the line below replays only the counterexample)\n${(err as Error).message}`, { cause: err });
+        throw new Error(`Replay with FUZZ_SEED=${seed} (FUZZ_PATH from the line below replays only the counterexample)\n${(err as Error).message}`, {
+          cause: err,
+        });
       }
     },
   );
@@ -120,7 +126,13 @@ describe('documented properties at their edges', () => {
     async ({ route, index }, { expect }) => {
       const client = await fuzzClient(ROUTES.length + index);
       const keys = resourceKeys(route.path);
-      const records = await seedAll(client.ws, [...new Set(Object.entries(keys).filter(([name]) => route.params?.[name] === undefined).map(([, key]) => key))]);
+      const records = await seedAll(client.ws, [
+        ...new Set(
+          Object.entries(keys)
+            .filter(([name]) => route.params?.[name] === undefined)
+            .map(([, key]) => key),
+        ),
+      ]);
       const path = route.path.replace(/\{([^}]+)\}/g, (_, name: string) => route.params?.[name] ?? records.get(keys[name])!.id);
       const check = contractCheck(route, client, expect);
       for (const req of edgeRequests(route, await bodyProperties(route), path, await contentPaths(route))) await check(req);

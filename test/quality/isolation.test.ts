@@ -57,14 +57,17 @@ describe.each(PLACEMENTS)('$name', (placement) => {
   const idRoutes = ROUTES.filter((r) => placeholders(r.path).some((p) => r.params?.[p] === undefined));
   const listRoutes = ROUTES.filter((r) => r.method === 'GET' && placeholders(r.path).length === 0);
 
-  describe('another workspace\'s ids', () => {
+  describe("another workspace's ids", () => {
     it.each(idRoutes.map((r) => [`${r.method} ${r.path}`, r] as const))('%s answers like an unknown id and changes nothing', async (_, route) => {
       const { path, ids } = pathWith(route, ofB);
       const touched = [...new Set(Object.values(resourceKeys(route.path)))].filter((k) => ofB.has(k)).map((k) => ofB.get(k)!);
       const before = await Promise.all(touched.map((s) => s.read()));
-      expect(before.every((r) => r !== null), 'B can read its own records').toBe(true);
+      expect(
+        before.every((r) => r !== null),
+        'B can read its own records',
+      ).toBe(true);
 
-      const res = await a.api(route.method, path, takesBody(route) ? route.body ?? {} : undefined);
+      const res = await a.api(route.method, path, takesBody(route) ? (route.body ?? {}) : undefined);
 
       expect(res.status, JSON.stringify(res.body)).toBe(route.notFound?.status ?? 404);
       if (route.notFound?.code) expect(res.body.error?.code ?? res.body.error_code).toBe(route.notFound.code);
@@ -74,7 +77,7 @@ describe.each(PLACEMENTS)('$name', (placement) => {
   });
 
   describe('lists', () => {
-    it.each(listRoutes.map((r) => [`${r.method} ${r.path}`, r] as const))('%s never shows another workspace\'s records', async (_, route) => {
+    it.each(listRoutes.map((r) => [`${r.method} ${r.path}`, r] as const))("%s never shows another workspace's records", async (_, route) => {
       const res = await a.api(route.method, route.path);
       expect(res.status).toBe(200);
       assertNoLeak(res, []);

@@ -29,12 +29,28 @@ const later = '2026-01-01T00:00:00.000Z';
  */
 const CASES: Case[] = [
   { list: 'GET /v1/payment-requests?status=pending', table: 'payment_requests', run: (ctx) => listPaymentRequests(ctx, { status: 'pending' }) },
-  { list: 'GET /v1/payment-requests?status=pending&contact_id=', table: 'payment_requests', run: (ctx) => listPaymentRequests(ctx, { status: 'pending', contact_id: crypto.randomUUID() }) },
+  {
+    list: 'GET /v1/payment-requests?status=pending&contact_id=',
+    table: 'payment_requests',
+    run: (ctx) => listPaymentRequests(ctx, { status: 'pending', contact_id: crypto.randomUUID() }),
+  },
   { list: 'GET /v1/email-campaigns?status=scheduled', table: 'email_campaigns', run: (ctx) => listEmailCampaigns(ctx, { status: 'scheduled' }) },
-  { list: 'GET /v1/newsletters/{id}/issues?status=scheduled', table: 'newsletter_issues', run: (ctx) => listIssues(ctx, crypto.randomUUID(), { status: 'scheduled' }).catch(() => null) },
+  {
+    list: 'GET /v1/newsletters/{id}/issues?status=scheduled',
+    table: 'newsletter_issues',
+    run: (ctx) => listIssues(ctx, crypto.randomUUID(), { status: 'scheduled' }).catch(() => null),
+  },
   { list: 'GET /v1/bookings?status=confirmed', table: 'bookings', run: (ctx) => listBookings(ctx, { status: 'confirmed' } as never) },
-  { list: 'GET /v1/bookings?status=confirmed&sort=-end_at', table: 'bookings', run: (ctx) => listBookings(ctx, { status: 'confirmed', sort: '-end_at' } as never) },
-  { list: 'GET /v1/bookings?status=confirmed&sort=end_at&from=', table: 'bookings', run: (ctx) => listBookings(ctx, { status: 'confirmed', sort: 'end_at', from: later } as never) },
+  {
+    list: 'GET /v1/bookings?status=confirmed&sort=-end_at',
+    table: 'bookings',
+    run: (ctx) => listBookings(ctx, { status: 'confirmed', sort: '-end_at' } as never),
+  },
+  {
+    list: 'GET /v1/bookings?status=confirmed&sort=end_at&from=',
+    table: 'bookings',
+    run: (ctx) => listBookings(ctx, { status: 'confirmed', sort: 'end_at', from: later } as never),
+  },
   {
     list: 'GET /v1/campaigns?filter=status',
     table: 'whatsapp_campaigns',
@@ -47,7 +63,14 @@ const CASES: Case[] = [
     alias: 't',
     run: (ctx) =>
       listWhatsappCampaigns(ctx.db, ctx.ws.id, {
-        filter: filter({ $where: { and: [{ field: 'status', op: 'eq', value: 'scheduled' }, { field: 'scheduled_at', op: 'gte', value: later }] } }),
+        filter: filter({
+          $where: {
+            and: [
+              { field: 'status', op: 'eq', value: 'scheduled' },
+              { field: 'scheduled_at', op: 'gte', value: later },
+            ],
+          },
+        }),
       }),
   },
   {
@@ -56,16 +79,34 @@ const CASES: Case[] = [
     alias: 't',
     run: (ctx) => listWhatsappCampaigns(ctx.db, ctx.ws.id, { filter: filter({ status: ['scheduled', 'draft'] }), sort: 'scheduled_at' }),
   },
-  { list: 'GET /v1/templates?filter=status', table: 'whatsapp_templates', alias: 't', run: (ctx) => listTemplates(ctx.db, ctx.ws.id, { filter: filter({ status: 'approved' }) }) },
-  { list: 'GET /v1/payments?status=active&type=recurring', table: 'payments', run: (ctx) => listPayments(ctx, { status: 'active', type: 'recurring' }) },
+  {
+    list: 'GET /v1/templates?filter=status',
+    table: 'whatsapp_templates',
+    alias: 't',
+    run: (ctx) => listTemplates(ctx.db, ctx.ws.id, { filter: filter({ status: 'approved' }) }),
+  },
+  {
+    list: 'GET /v1/payments?status=active&type=recurring',
+    table: 'payments',
+    run: (ctx) => listPayments(ctx, { status: 'active', type: 'recurring' }),
+  },
   { list: 'GET /v1/deals?status=open&stage_id=', table: 'deals', run: (ctx) => listDeals(ctx, { status: 'open', stage_id: crypto.randomUUID() }) },
   { list: 'GET /v1/orders?status=paid', table: 'orders', run: (ctx) => listOrders(ctx, { status: 'paid' }) },
-  { list: 'GET /v1/meeting-types?filter=is_active', table: 'meeting_types', alias: 't', run: (ctx) => listMeetingTypes(ctx.db, ctx.ws.id, { filter: filter({ is_active: true }) }) },
+  {
+    list: 'GET /v1/meeting-types?filter=is_active',
+    table: 'meeting_types',
+    alias: 't',
+    run: (ctx) => listMeetingTypes(ctx.db, ctx.ws.id, { filter: filter({ is_active: true }) }),
+  },
   { list: 'GET /v1/audiences?kind=static', table: 'audiences', run: (ctx) => listAudiences(ctx, { kind: 'static' }) },
   { list: 'GET /v1/suppressions?email=', table: 'email_suppressions', run: (ctx) => listSuppressions(ctx, { email: 'someone@example.com' }) },
   { list: 'GET /v1/newsletters', table: 'newsletters', run: (ctx) => listNewsletters(ctx, {}) },
   { list: 'GET /v1/tags?search=', table: 'tags', alias: 't', run: (ctx) => listLabels(ctx.db, 'tags', ctx.ws.id, { search: 'vip' }) },
-  { list: 'GET /admin/v1/workspaces/{ws}/webhook-deliveries?state=dead', table: 'webhook_deliveries', run: (ctx) => listDeliveries(ctx.db, ctx.ws.id, { state: 'dead', limit: 50 }) },
+  {
+    list: 'GET /admin/v1/workspaces/{ws}/webhook-deliveries?state=dead',
+    table: 'webhook_deliveries',
+    run: (ctx) => listDeliveries(ctx.db, ctx.ws.id, { state: 'dead', limit: 50 }),
+  },
 ];
 
 describe('list counts and pages start from the workspace', () => {

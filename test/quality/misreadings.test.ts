@@ -25,7 +25,11 @@ describe('numbers that overflow a double', () => {
     ]) {
       const res = await w.api(route.method, concretePath(route, ANY_ID), undefined, { rawBody: raw, headers: json });
       expect(res.status, `${raw} -> ${JSON.stringify(res.body)}`).toBe(400);
-      expect(res.body).toMatchObject({ statusCode: 400, error: 'Bad Request', message: [field ? `${field}: must be a finite number` : 'must be a finite number'] });
+      expect(res.body).toMatchObject({
+        statusCode: 400,
+        error: 'Bad Request',
+        message: [field ? `${field}: must be a finite number` : 'must be a finite number'],
+      });
     }
   });
 
@@ -106,7 +110,10 @@ describe('unpaired UTF-16 surrogates', () => {
 
   it('never stores a lone surrogate as replacement characters', async () => {
     const w = await workspace();
-    const res = await w.api('POST', '/v1/contacts', undefined, { rawBody: `{"email":"${crypto.randomUUID()}@example.com","first_name":"Ad\\ud800a"}`, headers: json });
+    const res = await w.api('POST', '/v1/contacts', undefined, {
+      rawBody: `{"email":"${crypto.randomUUID()}@example.com","first_name":"Ad\\ud800a"}`,
+      headers: json,
+    });
     expect(res.status).toBe(400);
     expect(res.body.message).toEqual(['first_name: must not contain unpaired surrogates']);
   });

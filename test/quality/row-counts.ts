@@ -22,7 +22,7 @@ async function tables(DB: D1Database): Promise<Counted[]> {
   const list = results
     .filter((t) => !IGNORED.test(t.name))
     .map((t) => {
-      const scoped = /[`"\[\s(,]workspace_id[`"\]\s]/.test(t.sql);
+      const scoped = /[`"[\s(,]workspace_id[`"\]\s]/.test(t.sql);
       const where = scoped ? ' WHERE workspace_id = ?1' : t.name === 'workspaces' ? ' WHERE id = ?1' : '';
       return { table: t.name, scoped: where !== '', sql: `SELECT count(*) AS n FROM "${t.name}"${where}` };
     });
@@ -38,6 +38,9 @@ async function countIn(DB: D1Database, workspaceId: string, label: string): Prom
 
 /** Row counts of every table of the control plane and of the workspace's shard. */
 export async function rowCounts(workspaceId: string): Promise<Record<string, number>> {
-  const [control, data] = await Promise.all([countIn(controlD1(), workspaceId, 'control'), shardOf(workspaceId).then((db) => countIn(db, workspaceId, 'data'))]);
+  const [control, data] = await Promise.all([
+    countIn(controlD1(), workspaceId, 'control'),
+    shardOf(workspaceId).then((db) => countIn(db, workspaceId, 'data')),
+  ]);
   return { ...control, ...data };
 }

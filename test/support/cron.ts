@@ -8,7 +8,11 @@ import worker from '../../src/index';
  */
 export async function cronTick(vars: Record<string, string> = {}) {
   const sent: { body: unknown }[] = [];
-  const tickEnv = { ...(env as any), ...vars, SWEEP_QUEUE: { sendBatch: async (batch: { body: unknown }[]) => void sent.push(...batch), send: async () => {} } };
+  const tickEnv = {
+    ...(env as any),
+    ...vars,
+    SWEEP_QUEUE: { sendBatch: async (batch: { body: unknown }[]) => void sent.push(...batch), send: async () => {} },
+  };
   const tick = createExecutionContext();
   await worker.scheduled(createScheduledController({ cron: '* * * * *' }), tickEnv, tick);
   await waitOnExecutionContext(tick);

@@ -8,7 +8,10 @@ import { env } from 'cloudflare:workers';
  */
 const bindings = env as unknown as Record<string, D1Database>;
 
-export const shardBindings = (): string[] => Object.keys(bindings).filter((k) => /^SHARD_\d+$/.test(k)).sort();
+export const shardBindings = (): string[] =>
+  Object.keys(bindings)
+    .filter((k) => /^SHARD_\d+$/.test(k))
+    .sort();
 
 export const controlD1 = (): D1Database => bindings.DB;
 
@@ -21,7 +24,14 @@ export async function shardOf(workspaceId: string): Promise<D1Database> {
 
 /** Rows of a query run on every shard, shard by shard. */
 export async function rowsOnShards<T = any>(sql: string, ...binds: unknown[]): Promise<T[]> {
-  const parts = await Promise.all(shardBindings().map((name) => bindings[name].prepare(sql).bind(...binds).all<T>()));
+  const parts = await Promise.all(
+    shardBindings().map((name) =>
+      bindings[name]
+        .prepare(sql)
+        .bind(...binds)
+        .all<T>(),
+    ),
+  );
   return parts.flatMap((p) => p.results);
 }
 
@@ -32,10 +42,24 @@ export async function rowOnShards<T = any>(sql: string, ...binds: unknown[]): Pr
 
 /** A write by id on every shard (only the shard holding the row changes). */
 export async function runOnShards(sql: string, ...binds: unknown[]): Promise<void> {
-  await Promise.all(shardBindings().map((name) => bindings[name].prepare(sql).bind(...binds).run()));
+  await Promise.all(
+    shardBindings().map((name) =>
+      bindings[name]
+        .prepare(sql)
+        .bind(...binds)
+        .run(),
+    ),
+  );
 }
 
 /** Rows of a query on the shard of one workspace (aggregates such as count(*) need the one shard). */
 export async function rowsIn<T = any>(workspaceId: string, sql: string, ...binds: unknown[]): Promise<T[]> {
-  return (await (await shardOf(workspaceId)).prepare(sql).bind(...binds).all<T>()).results;
+  return (
+    await (
+      await shardOf(workspaceId)
+    )
+      .prepare(sql)
+      .bind(...binds)
+      .all<T>()
+  ).results;
 }

@@ -65,7 +65,12 @@ export type TestWorkspace = {
   key: string;
   keyId: string;
   ip: string;
-  api: <T = any>(method: string, path: string, body?: unknown, extra?: { headers?: Record<string, string>; rawBody?: string }) => Promise<ApiResponse<T>>;
+  api: <T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    extra?: { headers?: Record<string, string>; rawBody?: string },
+  ) => Promise<ApiResponse<T>>;
 };
 
 /**
@@ -73,7 +78,10 @@ export type TestWorkspace = {
  * `bulk`: for suites that drive every route of the table from one workspace, far beyond one client's
  * minute of traffic: the per-key limit is lifted and each call comes from a fresh source IP.
  */
-export async function makeWorkspace(settings: Record<string, unknown> = {}, opts: { pipeline?: boolean; bulk?: boolean } = {}): Promise<TestWorkspace> {
+export async function makeWorkspace(
+  settings: Record<string, unknown> = {},
+  opts: { pipeline?: boolean; bulk?: boolean } = {},
+): Promise<TestWorkspace> {
   const lifted = opts.bulk ? { rate_limits: { per_key_per_minute: 1_000_000 } } : {};
   // In turn over the shards, so a file's workspaces land alike in every run (unplaced ones are drawn at random).
   const shard = shardFor(placed++);

@@ -12,13 +12,23 @@ async function recorded<T>(workspaceId: string, run: (ctx: ServiceContext) => Pr
       const entry = { sql: query, params: [] as unknown[] };
       seen.push(entry);
       const statement = shard.prepare(query);
-      return Object.assign(Object.create(statement), { bind: (...params: unknown[]) => ((entry.params = params), statement.bind(...params)) });
+      return Object.assign(Object.create(statement), {
+        bind: (...params: unknown[]) => {
+          entry.params = params;
+          return statement.bind(...params);
+        },
+      });
     },
     batch: (statements: D1PreparedStatement[]) => shard.batch(statements),
   } as unknown as D1Database;
   const answer = await run({ db: dbFor(recording), ws: { id: workspaceId, defaultCountry: 'US' } } as unknown as ServiceContext);
   const planOf = async ({ sql, params }: { sql: string; params: unknown[] }) =>
-    (await shard.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...params).all<{ detail: string }>()).results.map((r) => r.detail);
+    (
+      await shard
+        .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+        .bind(...params)
+        .all<{ detail: string }>()
+    ).results.map((r) => r.detail);
   return { shard, seen, answer, planOf };
 }
 
@@ -31,7 +41,10 @@ export async function statementOf<T>(ws: { id: string }, list: (ctx: ServiceCont
   const { shard, seen, answer, planOf } = await recorded(ws.id, list);
   expect(seen).toHaveLength(1);
   const [{ sql, params }] = seen;
-  const run = await shard.prepare(sql).bind(...params).all();
+  const run = await shard
+    .prepare(sql)
+    .bind(...params)
+    .all();
   return { plan: await planOf(seen[0]), rowsRead: run.meta.rows_read, answer };
 }
 

@@ -60,7 +60,8 @@ export async function contentPaths(route: RouteCase): Promise<string[][]> {
     for (const s of [...(schema.allOf ?? []), ...(schema.anyOf ?? []), ...(schema.oneOf ?? [])]) walk(s, path, seen);
     for (const [key, property] of Object.entries(schema.properties ?? {})) {
       const resolved = property.$ref ? d.components?.schemas?.[property.$ref.split('/').pop()!] : property;
-      if ((CONTENT_PROPERTIES as readonly string[]).includes(key) && resolved && types(resolved).includes(expected[key as ContentProperty])) found.push([...path, key]);
+      if ((CONTENT_PROPERTIES as readonly string[]).includes(key) && resolved && types(resolved).includes(expected[key as ContentProperty]))
+        found.push([...path, key]);
       else walk(property, [...path, key], seen);
     }
   };

@@ -87,7 +87,8 @@ export function unboundedSteps(plan: PlanRow[]): string[] {
   // `fp`, a filter's parameters (src/platform/filter.ts), is one row: joining it costs nothing per row.
   lists.delete('fp');
   const isOneRow = (detail: string) => detail === 'SCAN fp';
-  const isList = (detail: string) => / VIRTUAL TABLE/.test(detail) || lists.has(/^SCAN (\S+)$/.exec(detail)?.[1] ?? '') || /^SCAN (CONSTANT ROW|\(subquery)/.test(detail);
+  const isList = (detail: string) =>
+    / VIRTUAL TABLE/.test(detail) || lists.has(/^SCAN (\S+)$/.exec(detail)?.[1] ?? '') || /^SCAN (CONSTANT ROW|\(subquery)/.test(detail);
   const found: string[] = [];
   const byParent = new Map<number, PlanRow[]>();
   for (const row of plan) byParent.set(row.parent, [...(byParent.get(row.parent) ?? []), row]);
@@ -116,7 +117,12 @@ export async function expectBoundedPlans(shard: D1Database, ran: Ran[], small?: 
   for (const { sql, params } of ran) {
     if (seen.has(sql) || !/^\s*(WITH|SELECT|INSERT|UPDATE|DELETE)/i.test(sql) || small?.test(sql)) continue;
     seen.add(sql);
-    const plan = (await shard.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...params).all<PlanRow>()).results;
+    const plan = (
+      await shard
+        .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+        .bind(...params)
+        .all<PlanRow>()
+    ).results;
     const steps = unboundedSteps(plan);
     if (steps.length) unbounded[sql] = steps;
   }

@@ -26,7 +26,11 @@ export async function publicPost(
     body = new URLSearchParams(opts.fields ?? {}).toString();
   }
   const ctx = createExecutionContext();
-  const res = await app.fetch(new Request(`https://api.test${path}`, { method: 'POST', headers, body, redirect: 'manual' }), { ...env, ...BRIEF_LEASES, ...opts.vars }, ctx);
+  const res = await app.fetch(
+    new Request(`https://api.test${path}`, { method: 'POST', headers, body, redirect: 'manual' }),
+    { ...env, ...BRIEF_LEASES, ...opts.vars },
+    ctx,
+  );
   const text = await res.text();
   await waitOnExecutionContext(ctx);
   let json: any = null;

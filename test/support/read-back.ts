@@ -20,7 +20,8 @@ export function readBackPaths(route: RouteCase, sentPath: string, createdId?: st
     const leading = parts.every((p, i) => i < template.length && p === template[i]);
     if (leading) out.push(sent.slice(0, parts.length).join('/'));
     const ownGet = route.method === 'POST' && createdId !== undefined && parts.length === template.length + 1 && /^\{[^}]+\}$/.test(parts.at(-1)!);
-    if (ownGet && parts.slice(0, -1).every((p, i) => p === template[i])) out.push([...sent.slice(0, template.length), encodeURIComponent(createdId)].join('/'));
+    if (ownGet && parts.slice(0, -1).every((p, i) => p === template[i]))
+      out.push([...sent.slice(0, template.length), encodeURIComponent(createdId)].join('/'));
   }
   return out;
 }

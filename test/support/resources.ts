@@ -106,7 +106,14 @@ export const RESOURCES: Record<string, Factory> = {
       const contact = await need('contacts/{id}');
       const title = distinct('payment');
       // A recurring plan with its first cycle recorded: every payment route (cancel, mark, refund) applies to it.
-      const p = await ok(ws, 'POST', '/v1/payments', { type: 'recurring', contact_id: contact.id, title, amount: 99.5, external_reference: distinct('pay-ref'), metadata: { mark: title } });
+      const p = await ok(ws, 'POST', '/v1/payments', {
+        type: 'recurring',
+        contact_id: contact.id,
+        title,
+        amount: 99.5,
+        external_reference: distinct('pay-ref'),
+        metadata: { mark: title },
+      });
       return { id: p.id, marks: [title, p.external_reference], read: () => ok(ws, 'GET', `/v1/payments/${p.id}`) };
     },
   },
@@ -115,7 +122,11 @@ export const RESOURCES: Record<string, Factory> = {
       const payment = await need('payments/{id}');
       const p = await ok(ws, 'GET', `/v1/payments/${payment.id}`);
       const entryId = p.entries[0].id as string;
-      return { id: entryId, marks: [], read: async () => (await ok(ws, 'GET', `/v1/payments/${payment.id}`)).entries.find((e: { id: string }) => e.id === entryId) ?? null };
+      return {
+        id: entryId,
+        marks: [],
+        read: async () => (await ok(ws, 'GET', `/v1/payments/${payment.id}`)).entries.find((e: { id: string }) => e.id === entryId) ?? null,
+      };
     },
   },
   'orders/{id}': {
@@ -125,7 +136,13 @@ export const RESOURCES: Record<string, Factory> = {
       const title = distinct('order-item');
       const note = distinct('order');
       // Paid, so every order route (refunds, mark-paid, cancel) applies to it.
-      const o = await ok(ws, 'POST', '/v1/orders', { contact_id: contact.id, financial_status: 'paid', note, external_reference: distinct('order-ref'), items: [{ title, unit_price: 99.5 }] });
+      const o = await ok(ws, 'POST', '/v1/orders', {
+        contact_id: contact.id,
+        financial_status: 'paid',
+        note,
+        external_reference: distinct('order-ref'),
+        items: [{ title, unit_price: 99.5 }],
+      });
       return { id: o.id, marks: [title, note, o.external_reference], read: () => ok(ws, 'GET', `/v1/orders/${o.id}`) };
     },
   },
@@ -143,8 +160,20 @@ export const RESOURCES: Record<string, Factory> = {
     create: async (ws) => {
       const name = distinct('meeting');
       const slug = distinct('slug').toLowerCase().slice(0, 60);
-      const host = await adminOk('POST', `/workspaces/${ws.id}/users`, { name: distinct('host'), email: `${crypto.randomUUID()}@example.com`, role: 'agent' });
-      const m = await adminOk('POST', `/workspaces/${ws.id}/meeting-types`, { name, slug, duration_minutes: 30, scheduling_kind: 'one_on_one', host_user_ids: [host.id], timezone: 'UTC', weekly_hours: ALL_WEEK });
+      const host = await adminOk('POST', `/workspaces/${ws.id}/users`, {
+        name: distinct('host'),
+        email: `${crypto.randomUUID()}@example.com`,
+        role: 'agent',
+      });
+      const m = await adminOk('POST', `/workspaces/${ws.id}/meeting-types`, {
+        name,
+        slug,
+        duration_minutes: 30,
+        scheduling_kind: 'one_on_one',
+        host_user_ids: [host.id],
+        timezone: 'UTC',
+        weekly_hours: ALL_WEEK,
+      });
       return { id: m.id, marks: [name, slug], read: () => ok(ws, 'GET', `/v1/meeting-types/${m.id}`) };
     },
   },
@@ -153,7 +182,10 @@ export const RESOURCES: Record<string, Factory> = {
     create: async (ws) => {
       // A round-robin booking far ahead: every booking route (cancel, reschedule, reassign) applies to it.
       const hosts = [];
-      for (let i = 0; i < 2; i++) hosts.push(await adminOk('POST', `/workspaces/${ws.id}/users`, { name: distinct('host'), email: `${crypto.randomUUID()}@example.com`, role: 'agent' }));
+      for (let i = 0; i < 2; i++)
+        hosts.push(
+          await adminOk('POST', `/workspaces/${ws.id}/users`, { name: distinct('host'), email: `${crypto.randomUUID()}@example.com`, role: 'agent' }),
+        );
       const m = await adminOk('POST', `/workspaces/${ws.id}/meeting-types`, {
         name: distinct('team'),
         slug: distinct('rr').toLowerCase().slice(0, 60),
@@ -165,7 +197,13 @@ export const RESOURCES: Record<string, Factory> = {
       });
       const name = distinct('invitee').slice(0, 200);
       const email = `${crypto.randomUUID()}@example.com`;
-      const b = await ok(ws, 'POST', '/v1/bookings', { meeting_type_id: m.id, start_at: '2030-01-09T10:00:00Z', timezone: 'UTC', invitee: { name, email }, notes: distinct('notes') });
+      const b = await ok(ws, 'POST', '/v1/bookings', {
+        meeting_type_id: m.id,
+        start_at: '2030-01-09T10:00:00Z',
+        timezone: 'UTC',
+        invitee: { name, email },
+        notes: distinct('notes'),
+      });
       return { id: b.id, marks: [name, email, b.notes], read: () => ok(ws, 'GET', `/v1/bookings/${b.id}`) };
     },
   },
@@ -244,7 +282,10 @@ export const RESOURCES: Record<string, Factory> = {
     create: async (ws, need) => {
       const endpoint = await need('webhook-endpoints/{id}');
       const { event_id } = await ok(ws, 'POST', `/v1/webhook-endpoints/${endpoint.id}/test`);
-      const find = async () => (await ok(ws, 'GET', `/v1/webhook-endpoints/${endpoint.id}/deliveries?limit=100`)).data.find((d: { event_id: string }) => d.event_id === event_id) ?? null;
+      const find = async () =>
+        (await ok(ws, 'GET', `/v1/webhook-endpoints/${endpoint.id}/deliveries?limit=100`)).data.find(
+          (d: { event_id: string }) => d.event_id === event_id,
+        ) ?? null;
       const delivery = await find();
       return { id: delivery.id, marks: [event_id], read: find };
     },
@@ -255,7 +296,11 @@ export const RESOURCES: Record<string, Factory> = {
       const email = `${crypto.randomUUID()}@suppressed.example.com`;
       const note = distinct('suppression');
       const r = await ok(ws, 'POST', '/v1/suppressions', { email, note });
-      return { id: r.id, marks: [email, note], read: async () => findIn(await ok(ws, 'GET', `/v1/suppressions?email=${encodeURIComponent(email)}`), r.id) };
+      return {
+        id: r.id,
+        marks: [email, note],
+        read: async () => findIn(await ok(ws, 'GET', `/v1/suppressions?email=${encodeURIComponent(email)}`), r.id),
+      };
     },
   },
   'audiences/{id}': {
@@ -271,8 +316,17 @@ export const RESOURCES: Record<string, Factory> = {
     create: async (ws) => {
       const name = distinct('sender');
       const local = crypto.randomUUID().slice(0, 8);
-      const p = await adminOk('POST', `/workspaces/${ws.id}/sender-profiles`, { from_name: name, from_email: `${local}@isolation.example.com`, domain_verified: true, is_default: false });
-      return { id: p.id, marks: [name, `${local}@isolation.example.com`], read: async () => findIn(await ok(ws, 'GET', '/v1/sender-profiles?limit=100'), p.id) };
+      const p = await adminOk('POST', `/workspaces/${ws.id}/sender-profiles`, {
+        from_name: name,
+        from_email: `${local}@isolation.example.com`,
+        domain_verified: true,
+        is_default: false,
+      });
+      return {
+        id: p.id,
+        marks: [name, `${local}@isolation.example.com`],
+        read: async () => findIn(await ok(ws, 'GET', '/v1/sender-profiles?limit=100'), p.id),
+      };
     },
   },
 };

@@ -45,7 +45,15 @@ export type RouteCase = {
 const senders = new Map<string, Promise<unknown>>();
 export function ensureSender(ws: TestWorkspace): Promise<unknown> {
   if (!senders.has(ws.id)) {
-    senders.set(ws.id, adminOk('POST', `/workspaces/${ws.id}/sender-profiles`, { from_name: 'Route', from_email: 'route@mail.example.com', domain_verified: true, is_default: true }));
+    senders.set(
+      ws.id,
+      adminOk('POST', `/workspaces/${ws.id}/sender-profiles`, {
+        from_name: 'Route',
+        from_email: 'route@mail.example.com',
+        domain_verified: true,
+        is_default: true,
+      }),
+    );
   }
   return senders.get(ws.id)!;
 }
@@ -69,7 +77,13 @@ export const ROUTES: RouteCase[] = [
   },
   { method: 'GET', path: '/v1/webhook-events', errorShape: 'domain' },
   { method: 'GET', path: '/v1/webhook-events/{id}', nonUuidStatus: 404, errorShape: 'domain', notFound: { code: 'event_not_found' } },
-  { method: 'GET', path: '/v1/webhook-endpoints/{id}/deliveries', nonUuidStatus: 404, errorShape: 'domain', notFound: { code: 'endpoint_not_found' } },
+  {
+    method: 'GET',
+    path: '/v1/webhook-endpoints/{id}/deliveries',
+    nonUuidStatus: 404,
+    errorShape: 'domain',
+    notFound: { code: 'endpoint_not_found' },
+  },
   {
     method: 'POST',
     path: '/v1/webhook-endpoints/{id}/deliveries/{delivery_id}/retry',
@@ -138,7 +152,12 @@ export const ROUTES: RouteCase[] = [
     path: '/v1/deals',
     feature: 'deals',
     body: { title: 'Deal', email: 'deal@example.com' },
-    parallelBody: async (i, ws) => ({ title: `Deal ${i}`, email: 'race-deal@example.com', external_reference: 'race-deal', stage_id: (await stageIds(ws))[i % 3] }),
+    parallelBody: async (i, ws) => ({
+      title: `Deal ${i}`,
+      email: 'race-deal@example.com',
+      external_reference: 'race-deal',
+      stage_id: (await stageIds(ws))[i % 3],
+    }),
   },
   {
     method: 'PATCH',
@@ -168,14 +187,27 @@ export const ROUTES: RouteCase[] = [
     path: '/v1/payments',
     feature: 'payments',
     body: { type: 'one_time', amount: 1, email: 'payment@example.com' },
-    parallelBody: (i) => ({ type: 'one_time', amount: i, email: 'race-payment@example.com', external_reference: 'race-payment', note: `note ${i}`, metadata: { i } }),
+    parallelBody: (i) => ({
+      type: 'one_time',
+      amount: i,
+      email: 'race-payment@example.com',
+      external_reference: 'race-payment',
+      note: `note ${i}`,
+      metadata: { i },
+    }),
   },
   {
     method: 'PATCH',
     path: '/v1/payments/{id}',
     feature: 'payments',
     body: { note: 'Paid' },
-    parallelBody: (i) => ({ note: `note ${i}`, auto_generate: i % 2 === 0, recurring_max_occurrences: i % 3 === 0 ? null : 5 + i, metadata: { i }, ...(i % 4 === 0 ? { vat_mode: 'inclusive', vat_rate: i } : {}) }),
+    parallelBody: (i) => ({
+      note: `note ${i}`,
+      auto_generate: i % 2 === 0,
+      recurring_max_occurrences: i % 3 === 0 ? null : 5 + i,
+      metadata: { i },
+      ...(i % 4 === 0 ? { vat_mode: 'inclusive', vat_rate: i } : {}),
+    }),
   },
   { method: 'POST', path: '/v1/payments/{id}/cancel', feature: 'payments', body: {} },
   {
@@ -223,7 +255,12 @@ export const ROUTES: RouteCase[] = [
     path: '/v1/payment-requests',
     feature: 'workspace_payments',
     body: { amount: 10, email: 'payment-request@example.com' },
-    parallelBody: (i) => ({ amount: 1 + i, email: 'race-payment-request@example.com', title: `Link ${i}`, ...(i % 2 ? { vat_mode: 'inclusive', vat_rate: i } : {}) }),
+    parallelBody: (i) => ({
+      amount: 1 + i,
+      email: 'race-payment-request@example.com',
+      title: `Link ${i}`,
+      ...(i % 2 ? { vat_mode: 'inclusive', vat_rate: i } : {}),
+    }),
   },
   { method: 'POST', path: '/v1/payment-requests/{id}/cancel', feature: 'workspace_payments', body: {} },
   { method: 'GET', path: '/v1/contacts/{id}/documents', feature: 'payments' },
@@ -237,9 +274,19 @@ export const ROUTES: RouteCase[] = [
     method: 'POST',
     path: '/v1/bookings',
     feature: 'booking',
-    body: { meeting_type_id: '01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c', start_at: '2030-01-07T10:00:00Z', timezone: 'UTC', invitee: { name: 'Route Invitee', email: 'route-booking@example.com' } },
+    body: {
+      meeting_type_id: '01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c',
+      start_at: '2030-01-07T10:00:00Z',
+      timezone: 'UTC',
+      invitee: { name: 'Route Invitee', email: 'route-booking@example.com' },
+    },
     // Ten invitees race for one slot of a one-on-one type: one books it, the others answer 409 SLOT_TAKEN.
-    parallelBody: async (i, ws) => ({ meeting_type_id: await bookableType(ws), start_at: '2030-01-07T10:00:00Z', timezone: 'UTC', invitee: { name: `Racer ${i}`, email: `racer-${i}@example.com` } }),
+    parallelBody: async (i, ws) => ({
+      meeting_type_id: await bookableType(ws),
+      start_at: '2030-01-07T10:00:00Z',
+      timezone: 'UTC',
+      invitee: { name: `Racer ${i}`, email: `racer-${i}@example.com` },
+    }),
   },
   { method: 'POST', path: '/v1/bookings/{id}/cancel', feature: 'booking', body: {}, parallelBody: (i) => ({ reason: `reason ${i}` }) },
   {
@@ -265,16 +312,37 @@ export const ROUTES: RouteCase[] = [
     path: '/v1/campaigns',
     feature: 'campaigns',
     body: { name: 'Campaign', template_id: '01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c' },
-    parallelBody: async (i, ws) => ({ name: `Campaign ${i}`, template_id: (await adminOk('POST', `/workspaces/${ws.id}/templates`, { name: `race_${i}_${crypto.randomUUID().slice(0, 8)}`, language: 'en', category: 'marketing', body: 'Hi' })).id }),
+    parallelBody: async (i, ws) => ({
+      name: `Campaign ${i}`,
+      template_id: (
+        await adminOk('POST', `/workspaces/${ws.id}/templates`, {
+          name: `race_${i}_${crypto.randomUUID().slice(0, 8)}`,
+          language: 'en',
+          category: 'marketing',
+          body: 'Hi',
+        })
+      ).id,
+    }),
   },
   {
     method: 'PATCH',
     path: '/v1/campaigns/{id}',
     feature: 'campaigns',
     body: { name: 'Renamed campaign' },
-    parallelBody: (i) => ({ name: `Campaign ${i}`, ...(i % 3 === 0 ? { scheduled_at: new Date(Date.now() + 3_600_000 + i).toISOString() } : {}), ...(i % 3 === 1 ? { scheduled_at: null } : {}) }),
+    parallelBody: (i) => ({
+      name: `Campaign ${i}`,
+      ...(i % 3 === 0 ? { scheduled_at: new Date(Date.now() + 3_600_000 + i).toISOString() } : {}),
+      ...(i % 3 === 1 ? { scheduled_at: null } : {}),
+    }),
   },
-  { method: 'POST', path: '/v1/campaigns/{id}/execute', feature: 'campaigns', body: {}, errorShape: 'domain', notFound: { code: 'campaign_not_found' } },
+  {
+    method: 'POST',
+    path: '/v1/campaigns/{id}/execute',
+    feature: 'campaigns',
+    body: {},
+    errorShape: 'domain',
+    notFound: { code: 'campaign_not_found' },
+  },
   {
     method: 'POST',
     path: '/v1/emails',
@@ -292,7 +360,11 @@ export const ROUTES: RouteCase[] = [
     path: '/v1/suppressions',
     feature: 'email_marketing',
     body: { email: 'route@example.com' },
-    parallelBody: (i) => ({ email: 'race@example.com', reason: (['manual', 'bounce', 'complaint', 'unsubscribe'] as const)[i % 4], note: `note ${i}` }),
+    parallelBody: (i) => ({
+      email: 'race@example.com',
+      reason: (['manual', 'bounce', 'complaint', 'unsubscribe'] as const)[i % 4],
+      note: `note ${i}`,
+    }),
     errorShape: 'domain',
   },
   { method: 'DELETE', path: '/v1/suppressions/{id}', feature: 'email_marketing', errorShape: 'domain', notFound: { code: 'suppression_not_found' } },
@@ -318,8 +390,21 @@ export const ROUTES: RouteCase[] = [
     errorShape: 'domain',
     notFound: { code: 'campaign_not_found' },
   },
-  { method: 'GET', path: '/v1/email-campaigns/{id}/estimate', feature: 'email_marketing', errorShape: 'domain', notFound: { code: 'campaign_not_found' } },
-  { method: 'POST', path: '/v1/email-campaigns/{id}/send', feature: 'email_marketing', body: {}, errorShape: 'domain', notFound: { code: 'campaign_not_found' } },
+  {
+    method: 'GET',
+    path: '/v1/email-campaigns/{id}/estimate',
+    feature: 'email_marketing',
+    errorShape: 'domain',
+    notFound: { code: 'campaign_not_found' },
+  },
+  {
+    method: 'POST',
+    path: '/v1/email-campaigns/{id}/send',
+    feature: 'email_marketing',
+    body: {},
+    errorShape: 'domain',
+    notFound: { code: 'campaign_not_found' },
+  },
   {
     method: 'POST',
     path: '/v1/email-campaigns/{id}/schedule',
@@ -329,7 +414,14 @@ export const ROUTES: RouteCase[] = [
     errorShape: 'domain',
     notFound: { code: 'campaign_not_found' },
   },
-  { method: 'POST', path: '/v1/email-campaigns/{id}/unschedule', feature: 'email_marketing', body: {}, errorShape: 'domain', notFound: { code: 'campaign_not_found' } },
+  {
+    method: 'POST',
+    path: '/v1/email-campaigns/{id}/unschedule',
+    feature: 'email_marketing',
+    body: {},
+    errorShape: 'domain',
+    notFound: { code: 'campaign_not_found' },
+  },
   { method: 'GET', path: '/v1/newsletters', feature: 'newsletters', errorShape: 'domain' },
   {
     method: 'POST',
@@ -361,7 +453,14 @@ export const ROUTES: RouteCase[] = [
     notFound: { code: 'issue_not_found' },
   },
   { method: 'DELETE', path: '/v1/newsletter-issues/{id}', feature: 'newsletters', errorShape: 'domain', notFound: { code: 'issue_not_found' } },
-  { method: 'POST', path: '/v1/newsletter-issues/{id}/publish', feature: 'newsletters', body: {}, errorShape: 'domain', notFound: { code: 'issue_not_found' } },
+  {
+    method: 'POST',
+    path: '/v1/newsletter-issues/{id}/publish',
+    feature: 'newsletters',
+    body: {},
+    errorShape: 'domain',
+    notFound: { code: 'issue_not_found' },
+  },
   {
     method: 'POST',
     path: '/v1/newsletter-issues/{id}/schedule',
@@ -371,20 +470,30 @@ export const ROUTES: RouteCase[] = [
     errorShape: 'domain',
     notFound: { code: 'issue_not_found' },
   },
-  { method: 'POST', path: '/v1/newsletter-issues/{id}/unschedule', feature: 'newsletters', body: {}, errorShape: 'domain', notFound: { code: 'issue_not_found' } },
+  {
+    method: 'POST',
+    path: '/v1/newsletter-issues/{id}/unschedule',
+    feature: 'newsletters',
+    body: {},
+    errorShape: 'domain',
+    notFound: { code: 'issue_not_found' },
+  },
 ];
 
 const bookableTypes = new Map<string, Promise<string>>();
 
 /** A one-on-one meeting type of the workspace open all week (made once per workspace). */
 function bookableType(ws: TestWorkspace): Promise<string> {
-  if (!bookableTypes.has(ws.id)) bookableTypes.set(ws.id, import('./resources').then((r) => r.RESOURCES['meeting-types/{id}'].create(ws, () => Promise.reject(new Error('no need'))).then((s) => s.id)));
+  if (!bookableTypes.has(ws.id))
+    bookableTypes.set(
+      ws.id,
+      import('./resources').then((r) => r.RESOURCES['meeting-types/{id}'].create(ws, () => Promise.reject(new Error('no need'))).then((s) => s.id)),
+    );
   return bookableTypes.get(ws.id)!;
 }
 
 /** The route's path with `id` for every id placeholder and the row's fixed values for the others. */
-export const concretePath = (route: RouteCase, id: string) =>
-  route.path.replace(/\{([^}]+)\}/g, (_, name: string) => route.params?.[name] ?? id);
+export const concretePath = (route: RouteCase, id: string) => route.path.replace(/\{([^}]+)\}/g, (_, name: string) => route.params?.[name] ?? id);
 
 /** The placeholders of a route path, e.g. `['id']` for `/v1/notes/{id}`. */
 export const placeholders = (path: string): string[] => [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);

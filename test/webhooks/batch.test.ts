@@ -16,7 +16,11 @@ describe('webhook deliveries, a batch at a time', () => {
   it('one read and one write per workspace whatever the batch holds; every statement bounded by its input', async () => {
     const a = await makeWorkspace();
     const b = await makeWorkspace();
-    const endpoints = [await registerEndpoint(a, { url: receiverUrl() }), await registerEndpoint(a, { url: receiverUrl() }), await registerEndpoint(b, { url: receiverUrl() })];
+    const endpoints = [
+      await registerEndpoint(a, { url: receiverUrl() }),
+      await registerEndpoint(a, { url: receiverUrl() }),
+      await registerEndpoint(b, { url: receiverUrl() }),
+    ];
     const fetches = captureFetch((url) => new Response(null, { status: url === endpoints[1].url ? 503 : 204 }));
     restore = fetches.restore;
     const owner = [a, a, b];

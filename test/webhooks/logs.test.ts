@@ -41,13 +41,16 @@ describe('GET /v1/webhook-events', () => {
     }
   });
 
-  it("gives each event the id its deliveries carry as webhook-id", async () => {
+  it('gives each event the id its deliveries carry as webhook-id', async () => {
     const ws = await makeWorkspace();
     const ep = await registerEndpoint(ws, { url: receiverUrl(), events: ['contact.created'] });
     const fetches = captureFetch();
     restore = fetches.restore;
     const contact = await ws.api('POST', '/v1/contacts', { email: `${crypto.randomUUID()}@example.com` });
-    const delivered = await eventually(async () => fetches.to(ep.url), (calls) => calls.length === 1);
+    const delivered = await eventually(
+      async () => fetches.to(ep.url),
+      (calls) => calls.length === 1,
+    );
     const [event] = (await ws.api('GET', '/v1/webhook-events?type=contact.created')).body.data;
     expect(event.data.contact_id).toBe(contact.body.id);
     expect(delivered[0].headers['webhook-id']).toBe(event.id);
@@ -64,16 +67,30 @@ describe('delivery logs, redelivery and the test event', () => {
     restore = fetches.restore;
     const sent = await ws.api('POST', `/v1/webhook-endpoints/${ep.id}/test`);
     expect(sent.status).toBe(202);
-    const [call] = await eventually(async () => fetches.to(ep.url), (calls) => calls.length === 1);
+    const [call] = await eventually(
+      async () => fetches.to(ep.url),
+      (calls) => calls.length === 1,
+    );
     expect(call.headers['webhook-id']).toBe(sent.body.event_id);
-    expect(new Webhook(ep.secret).verify(call.body, call.headers)).toMatchObject({ id: sent.body.event_id, type: 'webhook.test', data: { endpoint_id: ep.id } });
+    expect(new Webhook(ep.secret).verify(call.body, call.headers)).toMatchObject({
+      id: sent.body.event_id,
+      type: 'webhook.test',
+      data: { endpoint_id: ep.id },
+    });
 
     const failed = await eventually(
       async () => (await ws.api('GET', `/v1/webhook-endpoints/${ep.id}/deliveries`)).body,
       (page) => page.data[0]?.status === 'retrying',
     );
     expect(failed.total).toBe(1);
-    expect(failed.data[0]).toMatchObject({ event_id: sent.body.event_id, event_type: 'webhook.test', attempts: 1, last_status_code: 500, last_error: 'HTTP 500', delivered_at: null });
+    expect(failed.data[0]).toMatchObject({
+      event_id: sent.body.event_id,
+      event_type: 'webhook.test',
+      attempts: 1,
+      last_status_code: 500,
+      last_error: 'HTTP 500',
+      delivered_at: null,
+    });
     expect(failed.data[0].next_attempt_at).not.toBeNull();
     expect((await ws.api('GET', '/v1/webhook-events')).body.data.filter((e: { type: string }) => e.type === 'webhook.test')).toEqual([]);
 
@@ -81,7 +98,10 @@ describe('delivery logs, redelivery and the test event', () => {
     const retried = await ws.api('POST', `/v1/webhook-endpoints/${ep.id}/deliveries/${failed.data[0].id}/retry`);
     expect(retried.status).toBe(202);
     expect(retried.body).toMatchObject({ id: failed.data[0].id, status: 'pending', next_attempt_at: null });
-    const calls = await eventually(async () => fetches.to(ep.url), (all) => all.length === 2);
+    const calls = await eventually(
+      async () => fetches.to(ep.url),
+      (all) => all.length === 2,
+    );
     expect(calls[1].headers['webhook-id']).toBe(sent.body.event_id);
     expect(new Webhook(ep.secret).verify(calls[1].body, calls[1].headers)).toMatchObject({ id: sent.body.event_id });
     const done = await eventually(
@@ -109,19 +129,27 @@ describe('delivery logs, redelivery and the test event', () => {
     restore = fetches.restore;
     const retried = await ws.api('POST', `/v1/webhook-endpoints/${ep.id}/deliveries/${pending.data[0].id}/retry`);
     expect(retried.status).toBe(202);
-    const [call] = await eventually(async () => fetches.to(ep.url), (calls) => calls.length === 1);
+    const [call] = await eventually(
+      async () => fetches.to(ep.url),
+      (calls) => calls.length === 1,
+    );
     expect(JSON.parse(call.body)).toEqual({ id: event.id, type: 'deal.created', created_at: event.createdAt, data: { deal_id: 'd-1' } });
-    await eventually(() => deliveryRow(event.id, ep.id), (row) => row?.state === 'succeeded');
+    await eventually(
+      () => deliveryRow(event.id, ep.id),
+      (row) => row?.state === 'succeeded',
+    );
   });
 
-  it('answers 404 for an unknown endpoint or delivery, and for another workspace\'s', async () => {
+  it("answers 404 for an unknown endpoint or delivery, and for another workspace's", async () => {
     const [a, b] = await Promise.all([makeWorkspace(), makeWorkspace()]);
     const epA = await registerEndpoint(a, { url: receiverUrl() });
     const epB = await registerEndpoint(b, { url: receiverUrl() });
     const fetches = captureFetch();
     restore = fetches.restore;
     const { event_id } = (await a.api('POST', `/v1/webhook-endpoints/${epA.id}/test`)).body;
-    const deliveryA = (await a.api('GET', `/v1/webhook-endpoints/${epA.id}/deliveries`)).body.data.find((d: { event_id: string }) => d.event_id === event_id);
+    const deliveryA = (await a.api('GET', `/v1/webhook-endpoints/${epA.id}/deliveries`)).body.data.find(
+      (d: { event_id: string }) => d.event_id === event_id,
+    );
     const endpointMissing = { error: { code: 'endpoint_not_found', message: 'Webhook endpoint not found' } };
     expect((await b.api('GET', `/v1/webhook-endpoints/${epA.id}/deliveries`)).body).toEqual(endpointMissing);
     expect((await b.api('POST', `/v1/webhook-endpoints/${epA.id}/test`)).body).toEqual(endpointMissing);
@@ -146,9 +174,14 @@ describe('retention', () => {
     // Never handed to the queue (the outbox sweep still owes its fan-out): kept whatever its age.
     await shard.prepare('UPDATE event_outbox SET enqueued_at = NULL WHERE id = ?').bind(unsent.id).run();
     const at = new Date(Date.now() - 31 * DAY).toISOString();
-    for (const [id, state] of [['d-old', 'succeeded'], ['d-retrying', 'retrying']] as const) {
+    for (const [id, state] of [
+      ['d-old', 'succeeded'],
+      ['d-retrying', 'retrying'],
+    ] as const) {
       await shard
-        .prepare("INSERT INTO webhook_deliveries (id, workspace_id, event_id, event_type, endpoint_id, url, state, attempts, created_at, updated_at) VALUES (?, ?, ?, 'deal.created', 'ep', 'https://x.example', ?, 1, ?, ?)")
+        .prepare(
+          "INSERT INTO webhook_deliveries (id, workspace_id, event_id, event_type, endpoint_id, url, state, attempts, created_at, updated_at) VALUES (?, ?, ?, 'deal.created', 'ep', 'https://x.example', ?, 1, ?, ?)",
+        )
         .bind(id, ws.id, `${id}-event`, state, at, at)
         .run();
     }

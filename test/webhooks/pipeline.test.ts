@@ -7,7 +7,17 @@ import { publishEvents, sweepOutbox } from '../../src/modules/webhooks/publisher
 import { publishCommitted } from '../../src/platform/events';
 import { handleQueueBatch } from '../../src/wiring';
 import { admin, eventually, makeWorkspace } from '../support/harness';
-import { captureFetch, dataDb, deliveryMessage, deliveryRow, emitEvent, fakeEvent, receiverUrl, recordingQueueEnv, registerEndpoint } from './support';
+import {
+  captureFetch,
+  dataDb,
+  deliveryMessage,
+  deliveryRow,
+  emitEvent,
+  fakeEvent,
+  receiverUrl,
+  recordingQueueEnv,
+  registerEndpoint,
+} from './support';
 import { rowOnShards, runOnShards } from '../support/db';
 
 let restore: (() => void) | undefined;
@@ -105,7 +115,12 @@ describe('publisher (outbox -> queue)', () => {
       10_000,
     );
     expect(fetches.to(a.url).map((c) => JSON.parse(c.body).type)).toEqual(['contact.created']);
-    expect(fetches.to(b.url).map((c) => JSON.parse(c.body).type).sort()).toEqual(['contact.created', 'deal.created']);
+    expect(
+      fetches
+        .to(b.url)
+        .map((c) => JSON.parse(c.body).type)
+        .sort(),
+    ).toEqual(['contact.created', 'deal.created']);
     expect(fetches.to(a.url)[0].headers['webhook-id']).toBe(contact.id);
     expect(fetches.to(b.url).find((c) => c.body.includes('contact.created'))!.headers['webhook-id']).toBe(contact.id);
     await eventually(

@@ -59,14 +59,26 @@ export function recordingQueueEnv() {
 
 export type FakeMessage = Message<any> & { ack: ReturnType<typeof vi.fn>; retry: ReturnType<typeof vi.fn> };
 
-export function deliveryMessage(workspaceId: string, endpointId: string, event: Pick<OutboxEvent, 'id' | 'type' | 'createdAt' | 'data'>): FakeMessage {
+export function deliveryMessage(
+  workspaceId: string,
+  endpointId: string,
+  event: Pick<OutboxEvent, 'id' | 'type' | 'createdAt' | 'data'>,
+): FakeMessage {
   const body: DeliveryMessage = {
     kind: 'webhook-delivery',
     workspace_id: workspaceId,
     endpoint_id: endpointId,
     event: { id: event.id, type: event.type, created_at: event.createdAt, data: event.data },
   };
-  return { id: crypto.randomUUID(), timestamp: new Date(), attempts: 1, body, ack: vi.fn(), retry: vi.fn(), retryAll: vi.fn() } as unknown as FakeMessage;
+  return {
+    id: crypto.randomUUID(),
+    timestamp: new Date(),
+    attempts: 1,
+    body,
+    ack: vi.fn(),
+    retry: vi.fn(),
+    retryAll: vi.fn(),
+  } as unknown as FakeMessage;
 }
 
 export function fakeEvent(type: EventType = 'deal.created', data: Record<string, unknown> = { deal_id: crypto.randomUUID() }) {

@@ -56,7 +56,10 @@ describe('webhook endpoint URLs', () => {
     const ws = await makeWorkspace({}, { pipeline: false });
     const res = await ws.api('POST', '/v1/webhook-endpoints', { url });
     expect(res.status, JSON.stringify(res.body)).toBe(400);
-    expect(res.body.error).toEqual({ code: 'unsafe_url', message: 'url host must not have empty labels (a leading dot, ".." or more than one trailing dot)' });
+    expect(res.body.error).toEqual({
+      code: 'unsafe_url',
+      message: 'url host must not have empty labels (a leading dot, ".." or more than one trailing dot)',
+    });
     expect(await rowOnShards('SELECT id FROM webhook_endpoints WHERE workspace_id = ?', ws.id)).toBeFalsy();
   });
 

@@ -29,9 +29,36 @@ describe('WhatsApp campaigns: create, read, PATCH', () => {
     const res = await ws.api('POST', '/v1/campaigns', { name: 'Spring', template_id: t.id, variables, audience_filters: { city: 'Oslo' } });
     expect(res.status).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual(
-      ['audience_filters', 'audience_id', 'completed_at', 'created_at', 'id', 'name', 'scheduled_at', 'started_at', 'stats', 'status', 'template_id', 'updated_at', 'variables', 'workspace_id'].sort(),
+      [
+        'audience_filters',
+        'audience_id',
+        'completed_at',
+        'created_at',
+        'id',
+        'name',
+        'scheduled_at',
+        'started_at',
+        'stats',
+        'status',
+        'template_id',
+        'updated_at',
+        'variables',
+        'workspace_id',
+      ].sort(),
     );
-    expect(res.body).toMatchObject({ id: expect.stringMatching(uuidRe), workspace_id: ws.id, status: 'draft', template_id: t.id, audience_id: null, audience_filters: { city: 'Oslo' }, variables, stats: { targeted: 0, sent: 0, failed: 0 }, scheduled_at: null, started_at: null, completed_at: null });
+    expect(res.body).toMatchObject({
+      id: expect.stringMatching(uuidRe),
+      workspace_id: ws.id,
+      status: 'draft',
+      template_id: t.id,
+      audience_id: null,
+      audience_filters: { city: 'Oslo' },
+      variables,
+      stats: { targeted: 0, sent: 0, failed: 0 },
+      scheduled_at: null,
+      started_at: null,
+      completed_at: null,
+    });
     expect((await ws.api('GET', `/v1/campaigns/${res.body.id}`)).body).toEqual(res.body);
     const at = future();
     const scheduled = await ws.api('POST', '/v1/campaigns', { name: 'Later', template_id: t.id, variables, scheduled_at: at });
@@ -75,7 +102,9 @@ describe('WhatsApp campaigns: create, read, PATCH', () => {
     const draft = (await ws.api('POST', '/v1/campaigns', { name: 'P', template_id: t.id, variables: { '1': 'a', '2': 'b' } })).body;
     for (const name of PROTOTYPE_NAMES) {
       const variables = `{"1":"a","2":"b",${JSON.stringify(name)}:"c"}`;
-      const problem = /^[a-z0-9_]+$/.test(name) ? `the template has no placeholder {{${name}}}` : 'variable names are placeholder names: lower-case letters, digits and underscores';
+      const problem = /^[a-z0-9_]+$/.test(name)
+        ? `the template has no placeholder {{${name}}}`
+        : 'variable names are placeholder names: lower-case letters, digits and underscores';
       for (const [method, path, raw] of [
         ['POST', '/v1/campaigns', `{"name":"C","template_id":"${t.id}","variables":${variables}}`],
         ['PATCH', `/v1/campaigns/${draft.id}`, `{"variables":${variables}}`],
@@ -161,13 +190,29 @@ describe('WhatsApp campaigns: execute and fan-out', () => {
     expect(await waitFor(ws, c1.id)).toMatchObject({ status: 'completed', stats: { targeted: 1, sent: 1, failed: 0 } });
     expect((await outboxOf(ws)).map((o: any) => o.to)).toEqual(['+14155550302']);
 
-    const customers = await adminOk('POST', `/workspaces/${ws.id}/audiences`, { name: 'Customers', kind: 'dynamic', filters: { lifecycle_stage: 'customer' } });
-    const c2 = (await ws.api('POST', '/v1/campaigns', { name: 'Oslo customers', template_id: t.id, variables, audience_id: customers.id, audience_filters: { city: 'Oslo' } })).body;
+    const customers = await adminOk('POST', `/workspaces/${ws.id}/audiences`, {
+      name: 'Customers',
+      kind: 'dynamic',
+      filters: { lifecycle_stage: 'customer' },
+    });
+    const c2 = (
+      await ws.api('POST', '/v1/campaigns', {
+        name: 'Oslo customers',
+        template_id: t.id,
+        variables,
+        audience_id: customers.id,
+        audience_filters: { city: 'Oslo' },
+      })
+    ).body;
     await ws.api('POST', `/v1/campaigns/${c2.id}/execute`);
     expect(await waitFor(ws, c2.id)).toMatchObject({ status: 'completed', stats: { targeted: 1, sent: 1, failed: 0 } });
     expect((await outboxOf(ws)).map((o: any) => o.to).sort()).toEqual(['+14155550301', '+14155550302']);
 
-    const foreign = await adminOk('POST', `/workspaces/${(await waWorkspace()).id}/audiences`, { name: 'Theirs', kind: 'static', contact_ids: [oslo.id] });
+    const foreign = await adminOk('POST', `/workspaces/${(await waWorkspace()).id}/audiences`, {
+      name: 'Theirs',
+      kind: 'static',
+      contact_ids: [oslo.id],
+    });
     const rejected = await ws.api('POST', '/v1/campaigns', { name: 'Foreign', template_id: t.id, variables, audience_id: foreign.id });
     expect(rejected.status).toBe(400);
     expect(rejected.body.error_code).toBe('AUDIENCE_NOT_FOUND');
@@ -175,7 +220,8 @@ describe('WhatsApp campaigns: execute and fan-out', () => {
 
   it('a campaign that could send nothing ends failed; provider rejections count as failed', async () => {
     const { ws, t, variables } = await setup();
-    const nobody = (await ws.api('POST', '/v1/campaigns', { name: 'Nobody', template_id: t.id, variables, audience_filters: { city: 'Atlantis' } })).body;
+    const nobody = (await ws.api('POST', '/v1/campaigns', { name: 'Nobody', template_id: t.id, variables, audience_filters: { city: 'Atlantis' } }))
+      .body;
     await ws.api('POST', `/v1/campaigns/${nobody.id}/execute`);
     expect(await waitFor(ws, nobody.id)).toMatchObject({ status: 'failed', stats: { targeted: 0, sent: 0, failed: 0 } });
 
@@ -183,14 +229,26 @@ describe('WhatsApp campaigns: execute and fan-out', () => {
     await ws.api('POST', '/v1/contacts', { phone: '+14155550301', first_name: 'Fine', city: 'Reject' });
     await ws.api('POST', '/v1/contacts', { phone: '+14155550302', city: 'Reject' });
     const strict = { '1': '{{contact.first_name}}', '2': 'X' };
-    const mixed = (await ws.api('POST', '/v1/campaigns', { name: 'Mixed', template_id: t.id, variables: strict, audience_filters: { city: 'Reject' } })).body;
+    const mixed = (
+      await ws.api('POST', '/v1/campaigns', { name: 'Mixed', template_id: t.id, variables: strict, audience_filters: { city: 'Reject' } })
+    ).body;
     await ws.api('POST', `/v1/campaigns/${mixed.id}/execute`);
     expect(await waitFor(ws, mixed.id)).toMatchObject({ status: 'completed', stats: { targeted: 3, sent: 1, failed: 2 } });
-    const reasons = await rowsIn(ws.id, 'SELECT error FROM whatsapp_campaign_recipients WHERE campaign_id = ? AND status = ? ORDER BY error', mixed.id, 'failed');
-    expect(reasons.map((r: any) => r.error)).toEqual([expect.stringMatching(/sandbox rejects this recipient/), 'Variable(s) {{1}} came out empty for this contact']);
+    const reasons = await rowsIn(
+      ws.id,
+      'SELECT error FROM whatsapp_campaign_recipients WHERE campaign_id = ? AND status = ? ORDER BY error',
+      mixed.id,
+      'failed',
+    );
+    expect(reasons.map((r: any) => r.error)).toEqual([
+      expect.stringMatching(/sandbox rejects this recipient/),
+      'Variable(s) {{1}} came out empty for this contact',
+    ]);
 
     await ws.api('POST', '/v1/contacts', { phone: '+15005550001', city: 'OnlyRejected' });
-    const allRejected = (await ws.api('POST', '/v1/campaigns', { name: 'R', template_id: t.id, variables, audience_filters: { city: 'OnlyRejected' } })).body;
+    const allRejected = (
+      await ws.api('POST', '/v1/campaigns', { name: 'R', template_id: t.id, variables, audience_filters: { city: 'OnlyRejected' } })
+    ).body;
     await ws.api('POST', `/v1/campaigns/${allRejected.id}/execute`);
     expect(await waitFor(ws, allRejected.id)).toMatchObject({ status: 'failed', stats: { targeted: 1, sent: 0, failed: 1 } });
   });
@@ -240,12 +298,24 @@ describe('WhatsApp campaigns: execute and fan-out', () => {
     const rows = Array.from({ length: 450 }, (_, i) => [crypto.randomUUID(), `+1415556${String(i).padStart(4, '0')}`]);
     for (let i = 0; i < rows.length; i += 50) {
       await db.batch(
-        rows.slice(i, i + 50).map(([id, phone]) =>
-          db.prepare(`INSERT INTO contacts (id, workspace_id, phone, first_name, whatsapp_consent_state, block_state, custom_fields, created_at, updated_at) VALUES (?, ?, ?, 'Bulk', 'subscribed', 'none', '{"plan":"pro"}', ?, ?)`).bind(id, ws.id, phone, now, now),
-        ),
+        rows
+          .slice(i, i + 50)
+          .map(([id, phone]) =>
+            db
+              .prepare(
+                `INSERT INTO contacts (id, workspace_id, phone, first_name, whatsapp_consent_state, block_state, custom_fields, created_at, updated_at) VALUES (?, ?, ?, 'Bulk', 'subscribed', 'none', '{"plan":"pro"}', ?, ?)`,
+              )
+              .bind(id, ws.id, phone, now, now),
+          ),
       );
     }
-    const c = (await ws.api('POST', '/v1/campaigns', { name: 'Bulk', template_id: t.id, variables: { '1': '{{contact.first_name}}', '2': '{{contact.custom_fields.plan}}' } })).body;
+    const c = (
+      await ws.api('POST', '/v1/campaigns', {
+        name: 'Bulk',
+        template_id: t.id,
+        variables: { '1': '{{contact.first_name}}', '2': '{{contact.custom_fields.plan}}' },
+      })
+    ).body;
     await ws.api('POST', `/v1/campaigns/${c.id}/execute`);
     expect(await waitFor(ws, c.id)).toMatchObject({ status: 'completed', stats: { targeted: 450, sent: 450, failed: 0 } });
     const out = await outboxOf(ws);
@@ -261,17 +331,48 @@ describe('WhatsApp campaigns: execute and fan-out', () => {
     const old = new Date(Date.now() - 3_600_000).toISOString();
     // Started, but its first page message never arrived.
     const lost = (await ws.api('POST', '/v1/campaigns', { name: 'Lost page', template_id: t.id, variables })).body;
-    await rowsIn(ws.id, "UPDATE whatsapp_campaigns SET status = 'running', started_at = ?, updated_at = ? WHERE id = ? RETURNING id", old, old, lost.id);
+    await rowsIn(
+      ws.id,
+      "UPDATE whatsapp_campaigns SET status = 'running', started_at = ?, updated_at = ? WHERE id = ? RETURNING id",
+      old,
+      old,
+      lost.id,
+    );
     // Targeted; one recipient died mid-send, one send message was lost.
     const stuck = (await ws.api('POST', '/v1/campaigns', { name: 'Stuck', template_id: t.id, variables })).body;
-    await rowsIn(ws.id, "UPDATE whatsapp_campaigns SET status = 'running', started_at = ?, updated_at = ?, targeting_done_at = ? WHERE id = ? RETURNING id", old, old, old, stuck.id);
-    await rowsIn(ws.id, "INSERT INTO whatsapp_campaign_recipients (campaign_id, contact_id, workspace_id, status, created_at, updated_at) VALUES (?, ?, ?, 'sending', ?, ?), (?, ?, ?, 'queued', ?, ?) RETURNING 1", stuck.id, a.id, ws.id, old, old, stuck.id, b.id, ws.id, old, old);
+    await rowsIn(
+      ws.id,
+      "UPDATE whatsapp_campaigns SET status = 'running', started_at = ?, updated_at = ?, targeting_done_at = ? WHERE id = ? RETURNING id",
+      old,
+      old,
+      old,
+      stuck.id,
+    );
+    await rowsIn(
+      ws.id,
+      "INSERT INTO whatsapp_campaign_recipients (campaign_id, contact_id, workspace_id, status, created_at, updated_at) VALUES (?, ?, ?, 'sending', ?, ?), (?, ?, ?, 'queued', ?, ?) RETURNING 1",
+      stuck.id,
+      a.id,
+      ws.id,
+      old,
+      old,
+      stuck.id,
+      b.id,
+      ws.id,
+      old,
+      old,
+    );
 
     const run = await adminOk('POST', '/sweeps/campaign-schedules');
     expect(run.result.whatsapp_campaigns_redriven).toBe(2);
     expect(await waitFor(ws, lost.id)).toMatchObject({ status: 'completed', stats: { targeted: 2, sent: 2, failed: 0 } });
     expect(await waitFor(ws, stuck.id)).toMatchObject({ status: 'completed', stats: { targeted: 2, sent: 1, failed: 1 } });
-    const [dead] = await rowsIn(ws.id, 'SELECT status, error FROM whatsapp_campaign_recipients WHERE campaign_id = ? AND contact_id = ?', stuck.id, a.id);
+    const [dead] = await rowsIn(
+      ws.id,
+      'SELECT status, error FROM whatsapp_campaign_recipients WHERE campaign_id = ? AND contact_id = ?',
+      stuck.id,
+      a.id,
+    );
     expect(dead).toEqual({ status: 'failed', error: 'No provider answer was recorded; not resent' });
     expect((await outboxOf(ws)).length).toBe(3);
     expect((await adminOk('POST', '/sweeps/campaign-schedules')).result.whatsapp_campaigns_redriven).toBe(0);

@@ -16,7 +16,9 @@ async function heldCampaign(count: number) {
   const ws = await waWorkspace({ rate_limits: { per_key_per_minute: 1_000_000 } });
   const t = await template(ws, { body: 'Hi {{1}}, your code is {{2}}' });
   for (let i = 0; i < count; i++) await ws.api('POST', '/v1/contacts', { phone: `+1415555${String(1000 + i)}`, first_name: `C${i}` });
-  const c = (await ws.api('POST', '/v1/campaigns', { name: 'Held', template_id: t.id, variables: { '1': '{{contact.first_name|there}}', '2': 'CODE' } })).body;
+  const c = (
+    await ws.api('POST', '/v1/campaigns', { name: 'Held', template_id: t.id, variables: { '1': '{{contact.first_name|there}}', '2': 'CODE' } })
+  ).body;
   const ran: Ran[] = [];
   const rec = recordingEnv(ran);
   expect(await startCampaign(rec.env, (await workspaceDb(rec.env, ws.id))!, ws.id, c.id)).not.toBeNull();
@@ -31,7 +33,10 @@ describe('WhatsApp campaign fan-out cost', () => {
       await handlePage(rec.env, page);
       expect(roundTrips(ran), `page of ${count}`).toBe(PAGE_OWN + CHUNK * Math.ceil(count / SEND_CHUNK));
       expect(rec.sent).toEqual([]);
-      expect((await ws.api('GET', `/v1/campaigns/${c.id}`)).body).toMatchObject({ status: 'completed', stats: { targeted: count, sent: count, failed: 0 } });
+      expect((await ws.api('GET', `/v1/campaigns/${c.id}`)).body).toMatchObject({
+        status: 'completed',
+        stats: { targeted: count, sent: count, failed: 0 },
+      });
       expect((await outboxOf(ws)).length).toBe(count);
       const messages = await messagesOf(ws);
       expect(messages.length).toBe(count);
@@ -53,7 +58,9 @@ describe('WhatsApp campaign fan-out cost', () => {
         ids.slice(i, i + 100).map((id, k) => {
           const at = new Date(Date.UTC(2025, 0, 1) + Math.floor((i + k) / 3) * 1000).toISOString();
           return db
-            .prepare(`INSERT INTO contacts (id, workspace_id, phone, first_name, whatsapp_consent_state, block_state, custom_fields, created_at, updated_at) VALUES (?, ?, ?, 'Bulk', 'subscribed', 'none', '{}', ?, ?)`)
+            .prepare(
+              `INSERT INTO contacts (id, workspace_id, phone, first_name, whatsapp_consent_state, block_state, custom_fields, created_at, updated_at) VALUES (?, ?, ?, 'Bulk', 'subscribed', 'none', '{}', ?, ?)`,
+            )
             .bind(id, ws.id, `+1415777${String(i + k).padStart(4, '0')}`, at, at);
         }),
       );
@@ -74,6 +81,9 @@ describe('WhatsApp campaign fan-out cost', () => {
     expect(targeted).toEqual([PAGE_SIZE, 2 * PAGE_SIZE, ids.length]);
     const rows = await rowsIn<{ contact_id: string }>(ws.id, 'SELECT contact_id FROM whatsapp_campaign_recipients WHERE campaign_id = ?', c.id);
     expect(new Set(rows.map((r) => r.contact_id))).toEqual(new Set(ids));
-    expect((await ws.api('GET', `/v1/campaigns/${c.id}`)).body).toMatchObject({ status: 'completed', stats: { targeted: ids.length, sent: ids.length, failed: 0 } });
+    expect((await ws.api('GET', `/v1/campaigns/${c.id}`)).body).toMatchObject({
+      status: 'completed',
+      stats: { targeted: ids.length, sent: ids.length, failed: 0 },
+    });
   });
 });

@@ -42,7 +42,17 @@ export function deliver(payload: unknown, signature?: string | null) {
 export function notification(phoneNumberId: string, value: Record<string, unknown>, field = 'messages') {
   return {
     object: 'whatsapp_business_account',
-    entry: [{ id: 'WABA_ID', changes: [{ field, value: { messaging_product: 'whatsapp', metadata: { display_phone_number: '15550001111', phone_number_id: phoneNumberId }, ...value } }] }],
+    entry: [
+      {
+        id: 'WABA_ID',
+        changes: [
+          {
+            field,
+            value: { messaging_product: 'whatsapp', metadata: { display_phone_number: '15550001111', phone_number_id: phoneNumberId }, ...value },
+          },
+        ],
+      },
+    ],
   };
 }
 

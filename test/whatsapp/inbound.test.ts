@@ -41,7 +41,15 @@ describe('POST /providers/whatsapp/webhook', () => {
     expect(contacts).toHaveLength(1);
     expect(contacts[0]).toMatchObject({ phone: '+4915112345678', name: 'Wanda Sender' });
     const [msg] = await messagesOf(ws);
-    expect(msg).toMatchObject({ direction: 'inbound', status: 'received', wamid: 'wamid.IN1', type: 'text', text: 'Do you ship to Oslo?', contact_id: contacts[0].id, provider_timestamp: '2026-01-01T00:00:00.000Z' });
+    expect(msg).toMatchObject({
+      direction: 'inbound',
+      status: 'received',
+      wamid: 'wamid.IN1',
+      type: 'text',
+      text: 'Do you ship to Oslo?',
+      contact_id: contacts[0].id,
+      provider_timestamp: '2026-01-01T00:00:00.000Z',
+    });
     const [conv] = await rowsIn(ws.id, 'SELECT * FROM conversations WHERE workspace_id = ?', ws.id);
     expect(msg.conversation_id).toBe(conv.id);
     const events = await received(ws);
@@ -76,11 +84,30 @@ describe('POST /providers/whatsapp/webhook', () => {
     await deliver(
       notification(ws.phoneNumberId, {
         contacts: [{ profile: { name: 'M' }, wa_id: '14155550101' }],
-        messages: [{ from: '14155550101', id: 'wamid.DOC', timestamp: '1767225600', type: 'document', document: { caption: 'Invoice', filename: 'inv.pdf', mime_type: 'application/pdf', sha256: 'abc', id: 'MEDIA-ID-123', url: 'https://lookaside.fbsbx.com/secret' } }],
+        messages: [
+          {
+            from: '14155550101',
+            id: 'wamid.DOC',
+            timestamp: '1767225600',
+            type: 'document',
+            document: {
+              caption: 'Invoice',
+              filename: 'inv.pdf',
+              mime_type: 'application/pdf',
+              sha256: 'abc',
+              id: 'MEDIA-ID-123',
+              url: 'https://lookaside.fbsbx.com/secret',
+            },
+          },
+        ],
       }),
     );
     const [event] = await received(ws);
-    expect(event.data).toMatchObject({ type: 'document', text: 'Invoice', media: { mime_type: 'application/pdf', filename: 'inv.pdf', bytes: null } });
+    expect(event.data).toMatchObject({
+      type: 'document',
+      text: 'Invoice',
+      media: { mime_type: 'application/pdf', filename: 'inv.pdf', bytes: null },
+    });
     expect(JSON.stringify(event.data)).not.toMatch(/MEDIA-ID-123|lookaside|https:/);
   });
 
@@ -100,12 +127,28 @@ describe('POST /providers/whatsapp/webhook', () => {
 
   it('is silent for reactions, blocked senders, coexistence echoes and history imports', async () => {
     const ws = await waWorkspace();
-    await deliver(notification(ws.phoneNumberId, { contacts: [{ wa_id: '14155550104' }], messages: [{ from: '14155550104', id: 'wamid.REACT', timestamp: '1767225600', type: 'reaction', reaction: { message_id: 'wamid.X', emoji: '👍' } }] }));
+    await deliver(
+      notification(ws.phoneNumberId, {
+        contacts: [{ wa_id: '14155550104' }],
+        messages: [
+          { from: '14155550104', id: 'wamid.REACT', timestamp: '1767225600', type: 'reaction', reaction: { message_id: 'wamid.X', emoji: '👍' } },
+        ],
+      }),
+    );
     await ws.api('POST', '/v1/contacts', { phone: '+14155550105', block_state: 'workspace' });
     await deliver(notification(ws.phoneNumberId, textMessage('14155550105', 'wamid.BLOCKED')));
     await adminOk('POST', `/workspaces/${ws.id}/blacklist`, { phone: '+14155550106' });
     await deliver(notification(ws.phoneNumberId, textMessage('14155550106', 'wamid.BLACKLISTED')));
-    await deliver(notification(ws.phoneNumberId, { message_echoes: [{ from: '15550001111', to: '14155550107', id: 'wamid.ECHO', type: 'text', text: { body: 'sent from the phone app' } }], ...textMessage('14155550107', 'wamid.ECHO') }, 'smb_message_echoes'));
+    await deliver(
+      notification(
+        ws.phoneNumberId,
+        {
+          message_echoes: [{ from: '15550001111', to: '14155550107', id: 'wamid.ECHO', type: 'text', text: { body: 'sent from the phone app' } }],
+          ...textMessage('14155550107', 'wamid.ECHO'),
+        },
+        'smb_message_echoes',
+      ),
+    );
     await deliver(notification(ws.phoneNumberId, { history: [{ threads: [] }], ...textMessage('14155550108', 'wamid.HISTORY') }, 'history'));
     expect(await received(ws)).toEqual([]);
     const stored = await messagesOf(ws);
@@ -117,7 +160,11 @@ describe('POST /providers/whatsapp/webhook', () => {
     const t = await template(ws, { body: 'Hello', category: 'utility' });
     const sent = await ws.api('POST', `/v1/templates/${t.id}/send`, { to: '+14155550109' });
     const status = (s: string, extra: Record<string, unknown> = {}) =>
-      deliver(notification(ws.phoneNumberId, { statuses: [{ id: sent.body.wamid, status: s, timestamp: '1767225601', recipient_id: '14155550109', ...extra }] }));
+      deliver(
+        notification(ws.phoneNumberId, {
+          statuses: [{ id: sent.body.wamid, status: s, timestamp: '1767225601', recipient_id: '14155550109', ...extra }],
+        }),
+      );
     const current = async () => (await messagesOf(ws))[0].status;
     expect((await status('delivered')).status).toBe(200);
     expect(await current()).toBe('delivered');
@@ -135,7 +182,10 @@ describe('POST /providers/whatsapp/webhook', () => {
     const t = await template(ws, { body: 'Hello', category: 'utility' });
     const sent = await ws.api('POST', `/v1/templates/${t.id}/send`, { to: '+14155550111' });
     for (const [i, name] of PROTOTYPE_NAMES.entries()) {
-      const inbound = { contacts: [{ wa_id: '14155550112' }], messages: [{ from: '14155550112', id: `wamid.PROTO${i}`, timestamp: '1767225600', type: name, [name]: { caption: 'x' } }] };
+      const inbound = {
+        contacts: [{ wa_id: '14155550112' }],
+        messages: [{ from: '14155550112', id: `wamid.PROTO${i}`, timestamp: '1767225600', type: name, [name]: { caption: 'x' } }],
+      };
       for (const payload of [
         notification(ws.phoneNumberId, textMessage('14155550112', `wamid.FIELD${i}`), name),
         notification(ws.phoneNumberId, inbound),
@@ -149,7 +199,12 @@ describe('POST /providers/whatsapp/webhook', () => {
     }
     const stored = await messagesOf(ws);
     expect(stored.find((m: any) => m.direction === 'outbound').status).toBe(sent.body.status ?? 'sent');
-    expect(stored.filter((m: any) => m.direction === 'inbound').map((m: any) => m.type).sort()).toEqual([...PROTOTYPE_NAMES].sort());
+    expect(
+      stored
+        .filter((m: any) => m.direction === 'inbound')
+        .map((m: any) => m.type)
+        .sort(),
+    ).toEqual([...PROTOTYPE_NAMES].sort());
   });
 
   it('unknown numbers and unreadable parts are skipped with 200; a signed non-JSON body is 400', async () => {
@@ -157,7 +212,10 @@ describe('POST /providers/whatsapp/webhook', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ received: true, messages: 0, ignored: 1 });
     expect((await deliver({ entry: 'nope' })).status).toBe(200);
-    expect((await deliver({ entry: [{ changes: [{ field: 'messages', value: { metadata: { phone_number_id: 'x' }, messages: [{ nope: 1 }] } }] }] })).status).toBe(200);
+    expect(
+      (await deliver({ entry: [{ changes: [{ field: 'messages', value: { metadata: { phone_number_id: 'x' }, messages: [{ nope: 1 }] } }] }] }))
+        .status,
+    ).toBe(200);
     expect((await deliver('not json')).status).toBe(400);
   });
 });

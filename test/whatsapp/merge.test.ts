@@ -41,10 +41,20 @@ describe('merging contacts re-keys their inbox and campaign rows', () => {
     const { target, merge } = await mergePair(ws, '+14155550611', '+14155550612', 'merge2@example.com');
     const b = (await ws.api('POST', `/v1/templates/${t.id}/send`, { to: '+14155550612' })).body;
     const c = (await ws.api('POST', '/v1/campaigns', { name: 'M', template_id: t.id })).body;
-    await rowsIn(ws.id, "INSERT INTO whatsapp_campaign_recipients (campaign_id, contact_id, workspace_id, status, created_at, updated_at) VALUES (?, ?, ?, 'sent', 'x', 'x') RETURNING 1", c.id, (await messagesOf(ws))[0].contact_id, ws.id);
+    await rowsIn(
+      ws.id,
+      "INSERT INTO whatsapp_campaign_recipients (campaign_id, contact_id, workspace_id, status, created_at, updated_at) VALUES (?, ?, ?, 'sent', 'x', 'x') RETURNING 1",
+      c.id,
+      (await messagesOf(ws))[0].contact_id,
+      ws.id,
+    );
     await merge();
-    expect(await rowsIn(ws.id, 'SELECT id, contact_id FROM conversations WHERE workspace_id = ?', ws.id)).toEqual([{ id: b.conversation_id, contact_id: target.id }]);
+    expect(await rowsIn(ws.id, 'SELECT id, contact_id FROM conversations WHERE workspace_id = ?', ws.id)).toEqual([
+      { id: b.conversation_id, contact_id: target.id },
+    ]);
     expect((await messagesOf(ws)).map((m: any) => m.contact_id)).toEqual([target.id]);
-    expect((await rowsIn(ws.id, 'SELECT contact_id FROM whatsapp_campaign_recipients WHERE campaign_id = ?', c.id)).map((r: any) => r.contact_id)).toEqual([target.id]);
+    expect(
+      (await rowsIn(ws.id, 'SELECT contact_id FROM whatsapp_campaign_recipients WHERE campaign_id = ?', c.id)).map((r: any) => r.contact_id),
+    ).toEqual([target.id]);
   });
 });

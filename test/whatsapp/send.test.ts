@@ -29,11 +29,32 @@ describe('POST /v1/templates/{id}/send', () => {
       messaging_product: 'whatsapp',
       to: '4915112345678',
       type: 'template',
-      template: { name: t.name, language: { code: 'en_US' }, components: [{ type: 'body', parameters: [{ type: 'text', text: 'Ada' }, { type: 'text', text: 'SPRING20' }] }] },
+      template: {
+        name: t.name,
+        language: { code: 'en_US' },
+        components: [
+          {
+            type: 'body',
+            parameters: [
+              { type: 'text', text: 'Ada' },
+              { type: 'text', text: 'SPRING20' },
+            ],
+          },
+        ],
+      },
     });
 
     const [msg] = await messagesOf(ws);
-    expect(msg).toMatchObject({ id: res.body.message_id, conversation_id: res.body.conversation_id, contact_id: contact.id, direction: 'outbound', status: 'sent', wamid: res.body.wamid, template_id: t.id, text: 'Hi Ada, use code SPRING20' });
+    expect(msg).toMatchObject({
+      id: res.body.message_id,
+      conversation_id: res.body.conversation_id,
+      contact_id: contact.id,
+      direction: 'outbound',
+      status: 'sent',
+      wamid: res.body.wamid,
+      template_id: t.id,
+      text: 'Hi Ada, use code SPRING20',
+    });
     const [conv] = await rowsIn(ws.id, 'SELECT * FROM conversations WHERE id = ?', res.body.conversation_id);
     expect(conv).toMatchObject({ contact_id: contact.id, channel: 'whatsapp' });
 
@@ -47,7 +68,13 @@ describe('POST /v1/templates/{id}/send', () => {
   it('named placeholders are filled by param_name; a missing or unknown one is a 400 naming it', async () => {
     const ws = await waWorkspace();
     const t = await template(ws, { body: 'Hello {{first_name}}, your order {{order_id}} shipped' });
-    const ok = await send(ws, t.id, { to: '+14155550100', body_variables: [{ type: 'text', text: '77', param_name: 'order_id' }, { type: 'text', text: 'Bo', param_name: 'first_name' }] });
+    const ok = await send(ws, t.id, {
+      to: '+14155550100',
+      body_variables: [
+        { type: 'text', text: '77', param_name: 'order_id' },
+        { type: 'text', text: 'Bo', param_name: 'first_name' },
+      ],
+    });
     expect(ok.status).toBe(201);
     const [out] = await outboxOf(ws);
     expect(out.text).toBe('Hello Bo, your order 77 shipped');
@@ -58,7 +85,14 @@ describe('POST /v1/templates/{id}/send', () => {
     const missing = await send(ws, t.id, { to: '+14155550100', body_variables: [{ type: 'text', text: 'Bo', param_name: 'first_name' }] });
     expect(missing.status).toBe(400);
     expect(missing.body.message).toEqual(['body_variables: missing a value for placeholder {{order_id}}']);
-    const unknown = await send(ws, t.id, { to: '+14155550100', body_variables: [{ type: 'text', text: 'Bo', param_name: 'first_name' }, { type: 'text', text: '1', param_name: 'order_id' }, { type: 'text', text: 'x', param_name: 'coupon' }] });
+    const unknown = await send(ws, t.id, {
+      to: '+14155550100',
+      body_variables: [
+        { type: 'text', text: 'Bo', param_name: 'first_name' },
+        { type: 'text', text: '1', param_name: 'order_id' },
+        { type: 'text', text: 'x', param_name: 'coupon' },
+      ],
+    });
     expect(unknown.status).toBe(400);
     expect(unknown.body.message).toEqual(['body_variables[2].param_name: the template has no placeholder {{coupon}}']);
     const positionalMissing = await send(ws, (await template(ws)).id, { to: '+14155550100', body_variables: vars('only one') });
@@ -70,11 +104,33 @@ describe('POST /v1/templates/{id}/send', () => {
     const t = await template(ws, { header: { type: 'image' }, buttons: [{ type: 'url', text: 'Track', url: 'https://t.example/{{1}}' }] });
     const media = { type: 'media', media_type: 'image', media_link: 'https://cdn.example/p.png' };
     const cases: [Record<string, unknown>, string][] = [
-      [{ body_variables: [{ type: 'text', text: 'a', colour: 'red' }, { type: 'text', text: 'b' }], header_config: media }, 'property body_variables[0].colour should not exist'],
-      [{ body_variables: [{ type: 'text' }, { type: 'text', text: 'b' }], header_config: media }, 'body_variables[0].text: Invalid input: expected string, received undefined'],
+      [
+        {
+          body_variables: [
+            { type: 'text', text: 'a', colour: 'red' },
+            { type: 'text', text: 'b' },
+          ],
+          header_config: media,
+        },
+        'property body_variables[0].colour should not exist',
+      ],
+      [
+        { body_variables: [{ type: 'text' }, { type: 'text', text: 'b' }], header_config: media },
+        'body_variables[0].text: Invalid input: expected string, received undefined',
+      ],
       [{ body_variables: vars('a', 'b'), header_config: { ...media, alt: 'x' } }, 'property header_config.alt should not exist'],
-      [{ body_variables: vars('a', 'b'), header_config: media, button_configs: [{ type: 'url' }] }, 'button_configs[0].parameters: Invalid input: expected array, received undefined'],
-      [{ body_variables: vars('a', 'b'), header_config: media, button_configs: [{ type: 'url', parameters: [{ type: 'text', text: 'x', extra: 1 }] }] }, 'property button_configs[0].parameters[0].extra should not exist'],
+      [
+        { body_variables: vars('a', 'b'), header_config: media, button_configs: [{ type: 'url' }] },
+        'button_configs[0].parameters: Invalid input: expected array, received undefined',
+      ],
+      [
+        {
+          body_variables: vars('a', 'b'),
+          header_config: media,
+          button_configs: [{ type: 'url', parameters: [{ type: 'text', text: 'x', extra: 1 }] }],
+        },
+        'property button_configs[0].parameters[0].extra should not exist',
+      ],
     ];
     for (const [body, message] of cases) {
       const res = await send(ws, t.id, { to: '+14155550100', ...body });
@@ -82,12 +138,23 @@ describe('POST /v1/templates/{id}/send', () => {
       expect(Array.isArray(res.body.message)).toBe(true);
       expect(res.body.message).toContain(message);
     }
-    const ok = await send(ws, t.id, { to: '+14155550100', body_variables: vars('a', 'b'), header_config: media, button_configs: [{ type: 'url', parameters: [{ type: 'text', text: 'ORD-1' }] }] });
+    const ok = await send(ws, t.id, {
+      to: '+14155550100',
+      body_variables: vars('a', 'b'),
+      header_config: media,
+      button_configs: [{ type: 'url', parameters: [{ type: 'text', text: 'ORD-1' }] }],
+    });
     expect(ok.status).toBe(201);
     const [out] = await outboxOf(ws);
     expect(out.body.template.components).toEqual([
       { type: 'header', parameters: [{ type: 'image', image: { link: 'https://cdn.example/p.png' } }] },
-      { type: 'body', parameters: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] },
+      {
+        type: 'body',
+        parameters: [
+          { type: 'text', text: 'a' },
+          { type: 'text', text: 'b' },
+        ],
+      },
       { type: 'button', sub_type: 'url', index: '0', parameters: [{ type: 'text', text: 'ORD-1' }] },
     ]);
   });
@@ -95,13 +162,19 @@ describe('POST /v1/templates/{id}/send', () => {
   it('media headers need an https link of the template header type', async () => {
     const ws = await waWorkspace();
     const t = await template(ws, { body: 'Your invoice', header: { type: 'document' } });
-    const http = await send(ws, t.id, { to: '+14155550100', header_config: { type: 'media', media_type: 'document', media_link: 'http://cdn.example/a.pdf' } });
+    const http = await send(ws, t.id, {
+      to: '+14155550100',
+      header_config: { type: 'media', media_type: 'document', media_link: 'http://cdn.example/a.pdf' },
+    });
     expect(http.status).toBe(400);
     expect(http.body.message).toEqual(['header_config.media_link: media_link must be an https URL']);
     const none = await send(ws, t.id, { to: '+14155550100' });
     expect(none.status).toBe(400);
     expect(none.body.message[0]).toMatch(/^header_config: the template has a document header/);
-    const wrongType = await send(ws, t.id, { to: '+14155550100', header_config: { type: 'media', media_type: 'video', media_link: 'https://cdn.example/a.mp4' } });
+    const wrongType = await send(ws, t.id, {
+      to: '+14155550100',
+      header_config: { type: 'media', media_type: 'video', media_link: 'https://cdn.example/a.mp4' },
+    });
     expect(wrongType.body.message).toEqual(['header_config.media_type: the template header is document, not video']);
     const textHeader = await template(ws, { body: 'x', header: { type: 'text', text: 'Order {{1}}' } });
     const noVars = await send(ws, textHeader.id, { to: '+14155550100' });
@@ -164,7 +237,9 @@ describe('POST /v1/templates/{id}/send', () => {
   it('parallel sends to a new number create one contact and one conversation', async () => {
     const ws = await waWorkspace();
     const t = await template(ws);
-    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => send(ws, t.id, { to: '+14155550177', body_variables: vars(`n${i}`, 'x') })));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => send(ws, t.id, { to: '+14155550177', body_variables: vars(`n${i}`, 'x') })),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(8).fill(201));
     expect(new Set(results.map((r) => r.body.conversation_id)).size).toBe(1);
     expect((await ws.api('GET', '/v1/contacts')).body.total).toBe(1);

@@ -5,26 +5,61 @@ import { template, waWorkspace } from './helpers';
 describe('WhatsApp templates', () => {
   it('the operator creates a template; /v1 reads it with every documented field', async () => {
     const ws = await waWorkspace();
-    const t = await template(ws, { name: 'welcome', body: 'Hi {{first_name}}, welcome to {{shop}}', header: { type: 'image' }, buttons: [{ type: 'url', text: 'Open', url: 'https://x.example/{{1}}' }] });
+    const t = await template(ws, {
+      name: 'welcome',
+      body: 'Hi {{first_name}}, welcome to {{shop}}',
+      header: { type: 'image' },
+      buttons: [{ type: 'url', text: 'Open', url: 'https://x.example/{{1}}' }],
+    });
     expect(t.id).toMatch(uuidRe);
     const res = await ws.api('GET', `/v1/templates/${t.id}`);
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual(['body', 'buttons', 'category', 'created_at', 'header', 'id', 'language', 'name', 'placeholders', 'status', 'updated_at', 'workspace_id']);
-    expect(res.body).toMatchObject({ workspace_id: ws.id, name: 'welcome', language: 'en_US', category: 'marketing', status: 'approved', header: { type: 'image' }, placeholders: ['first_name', 'shop'] });
+    expect(Object.keys(res.body).sort()).toEqual([
+      'body',
+      'buttons',
+      'category',
+      'created_at',
+      'header',
+      'id',
+      'language',
+      'name',
+      'placeholders',
+      'status',
+      'updated_at',
+      'workspace_id',
+    ]);
+    expect(res.body).toMatchObject({
+      workspace_id: ws.id,
+      name: 'welcome',
+      language: 'en_US',
+      category: 'marketing',
+      status: 'approved',
+      header: { type: 'image' },
+      placeholders: ['first_name', 'shop'],
+    });
     expect(res.body.buttons).toEqual([{ type: 'url', text: 'Open', url: 'https://x.example/{{1}}' }]);
   });
 
   it('operator create: unique name + language (409), placeholder rules and unknown properties (400)', async () => {
     const ws = await waWorkspace();
     await template(ws, { name: 'dup' });
-    expect((await admin('POST', `/workspaces/${ws.id}/templates`, { name: 'dup', language: 'en_US', category: 'utility', body: 'x' })).status).toBe(409);
+    expect((await admin('POST', `/workspaces/${ws.id}/templates`, { name: 'dup', language: 'en_US', category: 'utility', body: 'x' })).status).toBe(
+      409,
+    );
     expect((await admin('POST', `/workspaces/${ws.id}/templates`, { name: 'dup', language: 'de', category: 'utility', body: 'x' })).status).toBe(201);
     const gap = await admin('POST', `/workspaces/${ws.id}/templates`, { name: 'gap', language: 'en', category: 'utility', body: 'a {{1}} b {{3}}' });
     expect(gap.status).toBe(400);
     expect(gap.body.message).toEqual(['body: positional placeholders must run {{1}}, {{2}}, ... without gaps']);
-    const mixed = await admin('POST', `/workspaces/${ws.id}/templates`, { name: 'mix', language: 'en', category: 'utility', body: 'a {{1}} b {{name}}' });
+    const mixed = await admin('POST', `/workspaces/${ws.id}/templates`, {
+      name: 'mix',
+      language: 'en',
+      category: 'utility',
+      body: 'a {{1}} b {{name}}',
+    });
     expect(mixed.status).toBe(400);
-    expect((await admin('POST', `/workspaces/${ws.id}/templates`, { name: 'x', language: 'en', category: 'utility', body: 'x', extra: 1 })).status).toBe(400);
+    expect(
+      (await admin('POST', `/workspaces/${ws.id}/templates`, { name: 'x', language: 'en', category: 'utility', body: 'x', extra: 1 })).status,
+    ).toBe(400);
     expect((await admin('POST', `/workspaces/${ws.id}/templates`, { name: 'x', language: 'en', category: 'promo', body: 'x' })).status).toBe(400);
   });
 

@@ -21,7 +21,14 @@ export const AudienceList = z
   .openapi('AudienceList');
 
 export const AudienceListQuery = z.object({
-  kind: z.string().optional().openapi({ type: 'string', enum: [...AUDIENCE_KINDS], description: 'Another value answers 400 `Invalid kind: must be one of dynamic, static`; empty is ignored' }),
+  kind: z
+    .string()
+    .optional()
+    .openapi({
+      type: 'string',
+      enum: [...AUDIENCE_KINDS],
+      description: 'Another value answers 400 `Invalid kind: must be one of dynamic, static`; empty is ignored',
+    }),
   limit: limitQuery({ limit: 25, cap: 100 }),
   offset: offsetQuery(),
 });

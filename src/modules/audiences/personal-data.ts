@@ -1,4 +1,4 @@
-import { type PersonalData } from '../../platform/personal-data';
+import type { PersonalData } from '../../platform/personal-data';
 import { rekeyStaticAudiences } from './service';
 
 /** A static audience listing the absorbed contact lists the target instead. */

@@ -25,7 +25,8 @@ export const serializeAudience = (r: Row) => ({
 
 export async function listAudiences(ctx: ServiceContext, query: { kind?: string; limit?: string; offset?: string }) {
   const kind = query.kind === undefined || query.kind === '' ? undefined : query.kind;
-  if (kind !== undefined && !(AUDIENCE_KINDS as readonly string[]).includes(kind)) throw SharedErrors.notOneOf({ name: 'kind', values: AUDIENCE_KINDS.join(', ') });
+  if (kind !== undefined && !(AUDIENCE_KINDS as readonly string[]).includes(kind))
+    throw SharedErrors.notOneOf({ name: 'kind', values: AUDIENCE_KINDS.join(', ') });
   const paging = parsePaging(query, { limit: 25, cap: 100 });
   const where = and(eq(audiences.workspace_id, ctx.ws.id), kind ? eq(audiences.kind, kind as AudienceKind) : undefined);
   const [counted, rows] = await ctx.db.batch([
@@ -39,10 +40,21 @@ export type AudienceInput = { name: string } & ({ kind: 'dynamic'; filters: Reco
 
 /** Operator create: a dynamic audience's tree is validated by the contact filter compiler (400 `Invalid filter: ...`). */
 export async function createAudience(db: Db, workspaceId: string, input: AudienceInput) {
-  const definition: ContactTarget = input.kind === 'dynamic' ? { filters: input.filters } : { contact_ids: [...new Set(input.contact_ids.map((id) => id.toLowerCase()))] };
+  const definition: ContactTarget =
+    input.kind === 'dynamic' ? { filters: input.filters } : { contact_ids: [...new Set(input.contact_ids.map((id) => id.toLowerCase()))] };
   if ('filters' in definition) compileContactFilter({ wsId: workspaceId }, definition.filters);
   const now = nowIso();
-  const row: Row = { id: uuidv7(), workspace_id: workspaceId, name: input.name, kind: input.kind, definition, last_count: null, last_counted_at: null, created_at: now, updated_at: now };
+  const row: Row = {
+    id: uuidv7(),
+    workspace_id: workspaceId,
+    name: input.name,
+    kind: input.kind,
+    definition,
+    last_count: null,
+    last_counted_at: null,
+    created_at: now,
+    updated_at: now,
+  };
   await db.insert(audiences).values(row);
   return serializeAudience(row);
 }
@@ -54,13 +66,29 @@ export async function createAudience(db: Db, workspaceId: string, input: Audienc
  * the advisory `last_count`/`last_counted_at`. Null for an unknown (or another
  * workspace's) audience.
  */
-export async function resolveAudience(env: Bindings, ctx: ServiceContext, audienceId: string, page: { limit: number; after?: string } = { limit: 0 }) {
-  const [audience] = await ctx.db.select().from(audiences).where(and(eq(audiences.workspace_id, ctx.ws.id), eq(audiences.id, audienceId))).limit(1);
+export async function resolveAudience(
+  env: Bindings,
+  ctx: ServiceContext,
+  audienceId: string,
+  page: { limit: number; after?: string } = { limit: 0 },
+) {
+  const [audience] = await ctx.db
+    .select()
+    .from(audiences)
+    .where(and(eq(audiences.workspace_id, ctx.ws.id), eq(audiences.id, audienceId)))
+    .limit(1);
   if (!audience) return null;
   const resolved = await emailEligibleContacts(env, ctx, audience.definition, page);
   const now = nowIso();
-  await ctx.db.update(audiences).set({ last_count: resolved.count, last_counted_at: now }).where(and(eq(audiences.workspace_id, ctx.ws.id), eq(audiences.id, audienceId)));
-  return { audience: serializeAudience({ ...audience, last_count: resolved.count, last_counted_at: now }), count: resolved.count, recipients: resolved.contacts };
+  await ctx.db
+    .update(audiences)
+    .set({ last_count: resolved.count, last_counted_at: now })
+    .where(and(eq(audiences.workspace_id, ctx.ws.id), eq(audiences.id, audienceId)));
+  return {
+    audience: serializeAudience({ ...audience, last_count: resolved.count, last_counted_at: now }),
+    count: resolved.count,
+    recipients: resolved.contacts,
+  };
 }
 
 /**
@@ -70,7 +98,11 @@ export async function resolveAudience(env: Bindings, ctx: ServiceContext, audien
  * travel in their own CTE inside the subquery, apart from the caller's.
  */
 export async function audienceContactCondition(db: Db, workspaceId: string, audienceId: string): Promise<SQL | null> {
-  const [audience] = await db.select({ definition: audiences.definition }).from(audiences).where(and(eq(audiences.workspace_id, workspaceId), eq(audiences.id, audienceId))).limit(1);
+  const [audience] = await db
+    .select({ definition: audiences.definition })
+    .from(audiences)
+    .where(and(eq(audiences.workspace_id, workspaceId), eq(audiences.id, audienceId)))
+    .limit(1);
   if (!audience) return null;
   const target = audience.definition;
   if ('contact_ids' in target) return sql`c.id IN (SELECT value FROM json_each(${JSON.stringify(target.contact_ids)}))`;

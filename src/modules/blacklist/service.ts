@@ -5,7 +5,7 @@ import { SharedErrors } from '../../platform/shared-errors';
 import { uuidv7 } from '../../platform/ids';
 import { prepared } from '../../platform/d1/prepared';
 import { toE164 } from '../../platform/phone';
-import { type Workspace } from '../../platform/workspace';
+import type { Workspace } from '../../platform/workspace';
 import { phoneBlacklist } from './schema';
 
 export async function addToBlacklist(db: Db, ws: Workspace, phone: string) {
@@ -13,7 +13,10 @@ export async function addToBlacklist(db: Db, ws: Workspace, phone: string) {
   if (!e164) throw SharedErrors.invalidPhone();
   const row = { id: uuidv7(), workspaceId: ws.id, phone: e164, createdAt: nowIso() };
   await db.insert(phoneBlacklist).values(row).onConflictDoNothing();
-  const [stored] = await db.select().from(phoneBlacklist).where(and(eq(phoneBlacklist.workspaceId, ws.id), eq(phoneBlacklist.phone, e164)));
+  const [stored] = await db
+    .select()
+    .from(phoneBlacklist)
+    .where(and(eq(phoneBlacklist.workspaceId, ws.id), eq(phoneBlacklist.phone, e164)));
   return { id: stored.id, workspace_id: ws.id, phone: stored.phone, created_at: stored.createdAt };
 }
 

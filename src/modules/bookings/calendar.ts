@@ -74,17 +74,27 @@ export const listingRead = (db: Db, workspaceId: string, meetingTypeId: string, 
   forListing.in(db, { ws: workspaceId, mt: meetingTypeId, from: fromMs, to: toMs });
 
 /** The calendar around a slot starting at `start` of meeting type `meetingTypeId`, read beside the meeting type itself. */
-export const aroundStartRead = (db: Db, workspaceId: string, meetingTypeId: string, start: number): Statement => aroundStart.in(db, { ws: workspaceId, mt: meetingTypeId, from: start });
+export const aroundStartRead = (db: Db, workspaceId: string, meetingTypeId: string, start: number): Statement =>
+  aroundStart.in(db, { ws: workspaceId, mt: meetingTypeId, from: start });
 
 type Bounds = { lo: string; hi: string; floor: string };
 
-function boundsOf(rules: Pick<SlotRules, 'bufferBeforeMinutes' | 'bufferAfterMinutes' | 'durationMinutes' | 'dailyCap'>, fromMs: number, toMs: number): Bounds {
+function boundsOf(
+  rules: Pick<SlotRules, 'bufferBeforeMinutes' | 'bufferAfterMinutes' | 'durationMinutes' | 'dailyCap'>,
+  fromMs: number,
+  toMs: number,
+): Bounds {
   const w = calendarWindow(rules, fromMs, toMs);
-  return { lo: new Date(w.from).toISOString(), hi: new Date(w.to).toISOString(), floor: new Date(w.from - MAX_DURATION_MINUTES * MINUTE).toISOString() };
+  return {
+    lo: new Date(w.from).toISOString(),
+    hi: new Date(w.to).toISOString(),
+    floor: new Date(w.from - MAX_DURATION_MINUTES * MINUTE).toISOString(),
+  };
 }
 
 /** The calendar that can affect slots in [from, to) under `rules`. */
-export const calendarRead = (db: Db, workspaceId: string, rules: SlotRules, fromMs: number, toMs: number): Statement => inWindow.in(db, { ws: workspaceId, ...boundsOf(rules, fromMs, toMs) });
+export const calendarRead = (db: Db, workspaceId: string, rules: SlotRules, fromMs: number, toMs: number): Statement =>
+  inWindow.in(db, { ws: workspaceId, ...boundsOf(rules, fromMs, toMs) });
 
 type ReadBooking = { hosts: string[]; start_at: string; end_at: string; print: string };
 type ReadBlock = { host: string; start_at: string; end_at: string; print: string };
@@ -98,7 +108,13 @@ export function calendarOf(result: unknown): CalendarRead {
   const blocks = JSON.parse(row.blocks) as [string, string, string, string, string?][];
   return {
     calendar: {
-      bookings: bookings.map(([id, hosts, start, end, meetingTypeId]) => ({ id, hosts, start: Date.parse(start), end: Date.parse(end), meetingTypeId })),
+      bookings: bookings.map(([id, hosts, start, end, meetingTypeId]) => ({
+        id,
+        hosts,
+        start: Date.parse(start),
+        end: Date.parse(end),
+        meetingTypeId,
+      })),
       blocks: blocks.map(([, host, start, end]) => ({ host, start: Date.parse(start), end: Date.parse(end) })),
     },
     bookings: bookings.map(([, hosts, start_at, end_at, , print = '']) => ({ hosts, start_at, end_at, print })),
@@ -136,6 +152,14 @@ export function unchangedFor(read: CalendarRead, hosts: string[], workspaceId: s
   const seenBlocks = read.blocks.filter((b) => b.start_at < hi && b.end_at > lo && hosts.includes(b.host)).map((b) => b.print);
   return {
     condition: unchangedCondition,
-    values: { ws: workspaceId, lo, hi, floor, hosts: JSON.stringify(hosts), seenBookings: JSON.stringify(seenBookings), seenBlocks: JSON.stringify(seenBlocks) },
+    values: {
+      ws: workspaceId,
+      lo,
+      hi,
+      floor,
+      hosts: JSON.stringify(hosts),
+      seenBookings: JSON.stringify(seenBookings),
+      seenBlocks: JSON.stringify(seenBlocks),
+    },
   };
 }

@@ -9,7 +9,6 @@ import { bookingSettings, type BookingRow, type MeetingTypeRow } from './schema'
 /** What the invitee receives after booking: to be sent through the transactional email path. */
 export type BookingMessage = { to: string; subject: string; html: string; text: string; manage_url: string };
 
-
 /** A start instant as the invitee reads it: `Monday, June 1, 2026, 9:00 AM (Europe/Berlin)`. */
 export function inviteeTime(iso: string, zone: string): string {
   const z = Temporal.Instant.from(iso).toZonedDateTimeISO(zone);
@@ -21,7 +20,12 @@ export function inviteeTime(iso: string, zone: string): string {
  * invitee's name is text of the caller's choosing: it never leads the subject or the body, only
  * follows the fixed lines as the name the booking was made under.
  */
-export function confirmationFor(b: BookingRow, mt: Pick<MeetingTypeRow, 'name' | 'durationMinutes' | 'locationType'>, members: Map<string, Member>, manageUrl: string): BookingMessage {
+export function confirmationFor(
+  b: BookingRow,
+  mt: Pick<MeetingTypeRow, 'name' | 'durationMinutes' | 'locationType'>,
+  members: Map<string, Member>,
+  manageUrl: string,
+): BookingMessage {
   const when = inviteeTime(b.startAt, b.inviteeTimezone);
   const host = members.get(b.hostUserId)?.name ?? 'your host';
   const subject = `Confirmed: ${mt.name} on ${when}`;

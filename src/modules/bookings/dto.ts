@@ -8,7 +8,12 @@ import { isWallTime } from './slots';
 
 export const BOOKING_SORTS = ['start_at', 'end_at', 'created_at', 'updated_at'] as const;
 
-export const MeetingTypeListQuery = listQuery({ sorts: MEETING_TYPE_SORTS, paging: { limit: 50, cap: 500 }, search: 'Case-insensitive substring of the name, slug or description', filterExample: { is_active: true } });
+export const MeetingTypeListQuery = listQuery({
+  sorts: MEETING_TYPE_SORTS,
+  paging: { limit: 50, cap: 500 },
+  search: 'Case-insensitive substring of the name, slug or description',
+  filterExample: { is_active: true },
+});
 
 export const MeetingType = z
   .object({
@@ -20,18 +25,33 @@ export const MeetingType = z
     location_type: z.string(),
     is_active: z.boolean(),
     scheduling_kind: z.string().openapi({ description: 'Open set: `one_on_one`, `round_robin`, `collective`' }),
-    host: z.object({ id: uuidOut().nullable(), name: z.string().nullable() }).openapi({ description: 'The host; `id` is null for a team (round-robin and collective types)' }),
+    host: z
+      .object({ id: uuidOut().nullable(), name: z.string().nullable() })
+      .openapi({ description: 'The host; `id` is null for a team (round-robin and collective types)' }),
     hosts: z.array(z.object({ user_id: uuidOut(), name: z.string().nullable() })),
     created_at: z.string().openapi({ format: 'date-time' }),
   })
   .openapi('MeetingType');
 
-export const MeetingTypeList = z.object({ data: z.array(MeetingType), total: z.number().int(), limit: z.number().int(), offset: z.number().int() }).openapi('MeetingTypeList');
+export const MeetingTypeList = z
+  .object({ data: z.array(MeetingType), total: z.number().int(), limit: z.number().int(), offset: z.number().int() })
+  .openapi('MeetingTypeList');
 
 export const SlotsQuery = z.object({
   // Optional to the parser, so a missing one answers the route's own 400 (`from/to must be valid ISO dates`); required in the document.
-  from: z.string().optional().openapi({ type: 'string', format: 'date-time', description: 'Inclusive; ISO 8601', param: { required: true } }),
-  to: z.string().optional().openapi({ type: 'string', format: 'date-time', description: 'Exclusive; ISO 8601, after `from`, at most 62 days later', param: { required: true } }),
+  from: z
+    .string()
+    .optional()
+    .openapi({ type: 'string', format: 'date-time', description: 'Inclusive; ISO 8601', param: { required: true } }),
+  to: z
+    .string()
+    .optional()
+    .openapi({
+      type: 'string',
+      format: 'date-time',
+      description: 'Exclusive; ISO 8601, after `from`, at most 62 days later',
+      param: { required: true },
+    }),
 });
 
 export const Slots = z
@@ -53,7 +73,11 @@ export const Embed = z
   })
   .openapi('MeetingTypeEmbed');
 
-const Host = z.object({ user_id: uuidOut(), name: z.string().nullable(), role: z.string().openapi({ description: '`host` (assigned) or `co_host`' }) });
+const Host = z.object({
+  user_id: uuidOut(),
+  name: z.string().nullable(),
+  role: z.string().openapi({ description: '`host` (assigned) or `co_host`' }),
+});
 
 export const Booking = z
   .object({
@@ -86,13 +110,25 @@ export const Booking = z
 
 export const BookingCreated = Booking.extend({ duplicate: z.boolean() }).openapi('BookingCreated');
 
-export const BookingList = z.object({ data: z.array(Booking), total: z.number().int(), limit: z.number().int(), offset: z.number().int() }).openapi('BookingList');
+export const BookingList = z
+  .object({ data: z.array(Booking), total: z.number().int(), limit: z.number().int(), offset: z.number().int() })
+  .openapi('BookingList');
 
 export const BookingListQuery = z.object({
-  status: enumQuery(BOOKING_STATUSES, 'Exact match; another value answers 400 `Invalid status: must be one of confirmed, cancelled, completed, no_show`'),
+  status: enumQuery(
+    BOOKING_STATUSES,
+    'Exact match; another value answers 400 `Invalid status: must be one of confirmed, cancelled, completed, no_show`',
+  ),
   meeting_type_id: uuidQuery('meeting_type_id'),
-  from: z.string().optional().openapi({ type: 'string', format: 'date-time', description: '`start_at >= from`; malformed answers 400 `Invalid from: must be an ISO 8601 date`' }),
-  to: z.string().optional().openapi({ type: 'string', format: 'date-time', description: '`start_at <= to`; malformed answers 400 `Invalid to: must be an ISO 8601 date`' }),
+  from: z.string().optional().openapi({
+    type: 'string',
+    format: 'date-time',
+    description: '`start_at >= from`; malformed answers 400 `Invalid from: must be an ISO 8601 date`',
+  }),
+  to: z
+    .string()
+    .optional()
+    .openapi({ type: 'string', format: 'date-time', description: '`start_at <= to`; malformed answers 400 `Invalid to: must be an ISO 8601 date`' }),
   sort: sortQuery(BOOKING_SORTS, '-start_at'),
   limit: limitQuery({ limit: 50, cap: 500 }),
   offset: offsetQuery(),
@@ -119,7 +155,10 @@ export const BookingCreate = z
   .strict()
   .openapi('BookingCreate');
 
-export const BookingCancel = z.object({ reason: z.string().max(1000).optional() }).strict().openapi('BookingCancel');
+export const BookingCancel = z
+  .object({ reason: z.string().max(1000).optional() })
+  .strict()
+  .openapi('BookingCancel');
 
 export const BookingReschedule = z
   .object({
@@ -131,9 +170,14 @@ export const BookingReschedule = z
 
 export const BookingReassign = z
   .object({
-    user_id: uuid('user_id').optional().openapi({ description: 'Any active workspace member; omitted: automatic round-robin re-pick excluding the current host' }),
+    user_id: uuid('user_id')
+      .optional()
+      .openapi({ description: 'Any active workspace member; omitted: automatic round-robin re-pick excluding the current host' }),
     reason: z.string().max(1000).optional(),
-    force: z.boolean().optional().openapi({ description: 'Literally `true` overrides soft availability failures (`HOST_UNAVAILABLE`); never a genuine conflict' }),
+    force: z
+      .boolean()
+      .optional()
+      .openapi({ description: 'Literally `true` overrides soft availability failures (`HOST_UNAVAILABLE`); never a genuine conflict' }),
   })
   .strict()
   .openapi('BookingReassign');
@@ -144,9 +188,7 @@ export type BookingListInput = z.infer<typeof BookingListQuery>;
 // ---------------------------------------------------------------- operator bodies
 
 const wallTime = z.string().refine(isWallTime, { message: 'must be a wall time HH:MM (00:00 to 24:00)' });
-const windowPair = z
-  .tuple([wallTime, wallTime])
-  .refine(([a, b]) => a < b, { message: 'a window must end after it starts' });
+const windowPair = z.tuple([wallTime, wallTime]).refine(([a, b]) => a < b, { message: 'a window must end after it starts' });
 
 export const weeklyHoursSchema = z.object(Object.fromEntries(WEEKDAYS.map((d) => [d, z.array(windowPair).max(24).optional()]))).strict();
 
@@ -155,7 +197,10 @@ const minutes = (max: number) => z.number().int().min(0).max(max);
 export const meetingTypeCreate = z
   .object({
     name: headerText(z.string().trim().min(1).max(200), 'name'),
-    slug: z.string().trim().regex(/^[a-z0-9][a-z0-9-]{0,99}$/, { message: 'slug: lowercase letters, digits and dashes' }),
+    slug: z
+      .string()
+      .trim()
+      .regex(/^[a-z0-9][a-z0-9-]{0,99}$/, { message: 'slug: lowercase letters, digits and dashes' }),
     duration_minutes: z.number().int().min(5).max(720),
     scheduling_kind: z.enum(SCHEDULING_KINDS),
     host_user_ids: z.array(uuid('host_user_ids')).min(1).max(50),

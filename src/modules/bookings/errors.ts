@@ -26,7 +26,11 @@ export const BookingErrors = defineErrors('framework', {
   slotTaken: { status: 409, code: 'SLOT_TAKEN', message: 'The requested slot is no longer available' },
   hostConflict: { status: 409, code: 'SLOT_TAKEN', message: 'The target host has a conflicting booking at this time' },
   noFreeHost: { status: 409, code: 'SLOT_TAKEN', message: 'No other host of the pool is free at this time' },
-  hostUnavailable: { status: 409, code: 'HOST_UNAVAILABLE', message: 'The target host is unavailable ({reasons}); repeat with force: true to override' },
+  hostUnavailable: {
+    status: 409,
+    code: 'HOST_UNAVAILABLE',
+    message: 'The target host is unavailable ({reasons}); repeat with force: true to override',
+  },
   modified: { status: 409, code: 'BOOKING_MODIFIED', message: 'The booking was changed by another request; re-read it and retry' },
   invalidListDate: { status: 400, message: 'Invalid {name}: must be an ISO 8601 date' },
   invalidRange: { status: 400, message: 'from/to must be valid ISO dates' },

@@ -6,7 +6,8 @@ import { sweepBookingStatus } from './sweep';
 import { bookingPersonalData } from './personal-data';
 
 export const manifest: ModuleManifest = {
-  name: 'bookings', personalData: bookingPersonalData,
+  name: 'bookings',
+  personalData: bookingPersonalData,
   routes: [bookingRoutes],
   // The hosted booking and manage pages.
   publicRoutes: [{ path: '/book', app: bookingPages }],

@@ -18,7 +18,6 @@ export const MAX_SLOT_RANGE_DAYS = 62;
 const DAY_MS = 86_400_000;
 const MINUTE = 60_000;
 
-
 export type Member = { id: string; name: string; active: boolean };
 
 /** The public record (docs/bookings.md): `host` is the one host, or `{id: null}` for a team. */
@@ -34,7 +33,16 @@ export function serializeMeetingType(row: MeetingTypeRow, members: Map<string, M
     location_type: row.locationType,
     is_active: row.isActive,
     scheduling_kind: row.schedulingKind,
-    host: team ? { id: null, name: hosts.map((h) => h.name).filter(Boolean).join(', ') || row.name } : { id: hosts[0]?.user_id ?? null, name: hosts[0]?.name ?? null },
+    host: team
+      ? {
+          id: null,
+          name:
+            hosts
+              .map((h) => h.name)
+              .filter(Boolean)
+              .join(', ') || row.name,
+        }
+      : { id: hosts[0]?.user_id ?? null, name: hosts[0]?.name ?? null },
     hosts,
     created_at: row.createdAt,
   };
@@ -80,7 +88,11 @@ export const typeFrom = ([rows, members]: unknown[]): { row: MeetingTypeRow; mem
 export const membersRead = (db: Db, workspaceId: string): Statement => allMembers.in(db, { ws: workspaceId });
 
 /** A meeting type and its hosts' member records: one batch. */
-export async function loadMeetingType(db: Db, workspaceId: string, id: string): Promise<{ row: MeetingTypeRow; members: Map<string, Member> } | null> {
+export async function loadMeetingType(
+  db: Db,
+  workspaceId: string,
+  id: string,
+): Promise<{ row: MeetingTypeRow; members: Map<string, Member> } | null> {
   return typeFrom(await runBatch(db, typeReads(db, workspaceId, id)));
 }
 
@@ -121,20 +133,30 @@ type RawMeetingType = {
 };
 
 /** The shared list conventions: filter, sort (default `-created_at`), paging (50, cap 500), search over name, slug and description. */
-export async function listMeetingTypes(db: Db, workspaceId: string, query: { filter?: string; sort?: string; limit?: string; offset?: string; search?: string }) {
+export async function listMeetingTypes(
+  db: Db,
+  workspaceId: string,
+  query: { filter?: string; sort?: string; limit?: string; offset?: string; search?: string },
+) {
   const paging = parsePaging(query, { limit: 50, cap: 500 });
   const { where, values } = compileFilter(parseFilterParam(query.filter), catalog, workspaceId);
   const sort = parseSort(query.sort, MEETING_TYPE_SORTS);
   const conditions = [sql`t.workspace_id = ${workspaceId}`];
   if (where) conditions.push(where);
   const term = searchParam('search', query.search)?.trim();
-  if (term) conditions.push(sql`(instr(lower(t.name), lower(${term})) > 0 OR instr(lower(t.slug), lower(${term})) > 0 OR instr(lower(coalesce(t.description, '')), lower(${term})) > 0)`);
+  if (term)
+    conditions.push(
+      sql`(instr(lower(t.name), lower(${term})) > 0 OR instr(lower(t.slug), lower(${term})) > 0 OR instr(lower(coalesce(t.description, '')), lower(${term})) > 0)`,
+    );
   const withValues = filterWith(values);
   const from = sql`FROM fp CROSS JOIN meeting_types t WHERE ${sql.join(conditions, sql.raw(' AND '))}`;
   const dir = sql.raw(sort.descending ? 'DESC' : 'ASC');
   const [counted, rows, members] = (await runBatch(db, [
     rawAll<{ total: number }>(db, sql`${withValues} SELECT count(*) AS total ${from}`),
-    rawAll<RawMeetingType>(db, sql`${withValues} SELECT t.* ${from} ORDER BY t.${sql.raw(sort.field)} ${dir}, t.id ${dir} LIMIT ${paging.limit} OFFSET ${paging.offset}`),
+    rawAll<RawMeetingType>(
+      db,
+      sql`${withValues} SELECT t.* ${from} ORDER BY t.${sql.raw(sort.field)} ${dir}, t.id ${dir} LIMIT ${paging.limit} OFFSET ${paging.offset}`,
+    ),
     rawAll<{ id: string; name: string; active: number }>(db, sql`SELECT id, name, active FROM ${memberRows} WHERE workspace_id = ${workspaceId}`),
   ])) as [{ total: number }[], RawMeetingType[], { id: string; name: string; active: number }[]];
   const byId = membersById(members.map((m) => ({ id: m.id, name: m.name, active: Boolean(m.active) })));
@@ -214,7 +236,12 @@ export async function listSlots(db: Db, workspaceId: string, id: string, query: 
   if (to <= from) throw BookingErrors.rangeReversed();
   if (!ranged) throw BookingErrors.rangeTooLong({ days: MAX_SLOT_RANGE_DAYS });
   if (!row.weeklyHours) throw BookingErrors.noSchedule();
-  return { meetingTypeId: row.id, timezone: row.timezone, durationMinutes: row.durationMinutes, starts: openStarts(rulesOf(row, members), calendarOf(results[2]).calendar, from, to, now) };
+  return {
+    meetingTypeId: row.id,
+    timezone: row.timezone,
+    durationMinutes: row.durationMinutes,
+    starts: openStarts(rulesOf(row, members), calendarOf(results[2]).calendar, from, to, now),
+  };
 }
 
 /** `HH:MM` of each minute of a day. */
@@ -261,14 +288,22 @@ const settingsInsert = preparedSql(
     sql`INSERT INTO ${bookingSettings} (workspace_id, embed_key, link_secret, created_at, updated_at)
       VALUES (${sql.placeholder('ws')}, ${sql.placeholder('key')}, ${sql.placeholder('secret')}, ${sql.placeholder('now')}, ${sql.placeholder('now')}) ON CONFLICT DO NOTHING`,
 );
-const settingsById = prepared((db) => db.select().from(bookingSettings).where(eq(bookingSettings.workspaceId, sql.placeholder('ws'))));
+const settingsById = prepared((db) =>
+  db
+    .select()
+    .from(bookingSettings)
+    .where(eq(bookingSettings.workspaceId, sql.placeholder('ws'))),
+);
 
 /** For a caller's batch: the workspace's booking settings (none before their first use). */
 export const settingsRead = (db: Db, workspaceId: string): Statement => settingsById.in(db, { ws: workspaceId });
 
 /** For a caller's batch: the settings' first-use insert (a parallel first use may have won it), then their read. */
 export function settingsStatements(db: Db, workspaceId: string): [Statement, Statement] {
-  return [settingsInsert.in(db, { ws: workspaceId, key: newEmbedKey(), secret: base64url(randomToken(32)), now: nowIso() }), settingsById.in(db, { ws: workspaceId })];
+  return [
+    settingsInsert.in(db, { ws: workspaceId, key: newEmbedKey(), secret: base64url(randomToken(32)), now: nowIso() }),
+    settingsById.in(db, { ws: workspaceId }),
+  ];
 }
 
 /** The workspace's booking settings (the `bk_` embed key, the link secret), created on first use: one batch. */
@@ -360,7 +395,16 @@ export async function createMeetingType(db: Db, workspaceId: string, input: Meet
     if (failedOn(err, slugTaken)) throw BookingErrors.slugTaken();
     throw err;
   }
-  return { ...serializeMeetingType(row, membersById(members)), timezone: row.timezone, weekly_hours: row.weeklyHours, min_notice_minutes: row.minNoticeMinutes, buffer_before_minutes: row.bufferBeforeMinutes, buffer_after_minutes: row.bufferAfterMinutes, daily_cap: row.dailyCap, slot_interval_minutes: row.slotIntervalMinutes };
+  return {
+    ...serializeMeetingType(row, membersById(members)),
+    timezone: row.timezone,
+    weekly_hours: row.weeklyHours,
+    min_notice_minutes: row.minNoticeMinutes,
+    buffer_before_minutes: row.bufferBeforeMinutes,
+    buffer_after_minutes: row.bufferAfterMinutes,
+    daily_cap: row.dailyCap,
+    slot_interval_minutes: row.slotIntervalMinutes,
+  };
 }
 
 /** Operator: a busy block of a member's external calendar. */
@@ -375,4 +419,3 @@ export async function addBusyBlock(db: Db, workspaceId: string, userId: string, 
   await db.insert(busyBlocks).values(row);
   return { id: row.id, user_id: userId, start_at: row.startAt, end_at: row.endAt, created_at: row.createdAt };
 }
-

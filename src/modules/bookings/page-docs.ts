@@ -2,7 +2,10 @@ import { z } from '@hono/zod-openapi';
 import { answer, htmlPage, pathParams, PUBLIC_POST_LIMIT, publicEntry, publicRefusal, type PublicRegistry } from '../../platform/public-docs';
 
 const workspaceAndSlug = pathParams({ ws: 'The workspace id (`workspace_ref` of the embed material)', slug: 'The meeting type slug' });
-const workspaceAndToken = pathParams({ ws: 'The workspace id', token: 'The signed manage token from the confirmation, exactly `<booking id>.<signature>` (never in the API or events)' });
+const workspaceAndToken = pathParams({
+  ws: 'The workspace id',
+  token: 'The signed manage token from the confirmation, exactly `<booking id>.<signature>` (never in the API or events)',
+});
 
 /** The booking page's form, as the page posts it (`application/x-www-form-urlencoded`). */
 const BookingForm = z
@@ -18,7 +21,9 @@ const BookingForm = z
     example: { start_at: '2030-01-07T09:00:00.000Z', timezone: 'Europe/Berlin', name: 'Ada Lovelace', email: 'ada@example.com' },
   });
 
-const CancelForm = z.object({ reason: z.string().optional().openapi({ maxLength: 1000 }) }).openapi('BookingCancelForm', { example: { reason: 'Something came up' } });
+const CancelForm = z
+  .object({ reason: z.string().optional().openapi({ maxLength: 1000 }) })
+  .openapi('BookingCancelForm', { example: { reason: 'Something came up' } });
 
 const form = (schema: z.ZodType, required: boolean) => ({ required, content: { 'application/x-www-form-urlencoded': { schema } } });
 
@@ -31,10 +36,10 @@ export function registerBookingPageDocs(registry: PublicRegistry) {
     operationId: 'getBookingPage',
     summary: 'Hosted booking page (HTML, for the invitee)',
     description:
-      'Not an API route: the page `page_url` opens. Days with open times, the open slots of the chosen day in the invitee\'s zone, ' +
+      "Not an API route: the page `page_url` opens. Days with open times, the open slots of the chosen day in the invitee's zone, " +
       'and a form for name, email and notes. Works without JavaScript (a small script, allowed by its hash in the Content-Security-Policy, ' +
-      'only fills in the browser\'s zone). With `embed_key` it is the embed\'s page, the one page any site may frame (`frame-ancestors *`; ' +
-      'every other page answers `frame-ancestors \'none\'` and `X-Frame-Options: DENY`): a rotated key answers 403.',
+      "only fills in the browser's zone). With `embed_key` it is the embed's page, the one page any site may frame (`frame-ancestors *`; " +
+      "every other page answers `frame-ancestors 'none'` and `X-Frame-Options: DENY`): a rotated key answers 403.",
     request: {
       params: workspaceAndSlug,
       query: z.object({
@@ -86,7 +91,8 @@ export function registerBookingPageDocs(registry: PublicRegistry) {
     path: '/book/{ws}/manage/{token}/cancel',
     operationId: 'cancelFromBookingManagePage',
     summary: 'Cancel from the manage page (form post)',
-    description: 'Cancels the booking as the invitee (`cancelled_by: invitee`, optional `reason`), like `POST /v1/bookings/{id}/cancel`, and redirects (303) back to the manage page.',
+    description:
+      'Cancels the booking as the invitee (`cancelled_by: invitee`, optional `reason`), like `POST /v1/bookings/{id}/cancel`, and redirects (303) back to the manage page.',
     request: { params: workspaceAndToken, body: form(CancelForm, false) },
     responses: { 303: answer('Back to the manage page'), 404: htmlPage('Unknown or altered token'), 429: publicRefusal(PUBLIC_POST_LIMIT) },
   } as never);
@@ -96,7 +102,8 @@ export function registerBookingPageDocs(registry: PublicRegistry) {
     path: '/book/embed.js',
     operationId: 'getBookingEmbedScript',
     summary: 'The embed script of `snippet_html`',
-    description: 'Turns each `[data-booking-embed]` element of the host page into an iframe of the booking page, with the `bk_` key and the browser\'s zone.',
+    description:
+      "Turns each `[data-booking-embed]` element of the host page into an iframe of the booking page, with the `bk_` key and the browser's zone.",
     responses: { 200: answer('JavaScript', { content: { 'text/javascript': { schema: z.string() } } }) },
   } as never);
 }

@@ -27,7 +27,6 @@ import { cancelBooking, createBooking, getBooking } from './service';
 
 export const bookingPages = new Hono<AppEnv>();
 
-
 const STYLE = `body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:44rem;margin:2rem auto;padding:0 1rem;color:#1f2933;background:#f8fafc}
 main{background:#fff;border:1px solid #d9e2ec;border-radius:12px;padding:1.5rem 2rem}h1{font-size:1.5rem;margin:.2rem 0}p.meta{color:#52606d;margin-top:0}
 .days{display:flex;flex-wrap:wrap;gap:.4rem;margin:1rem 0}.days a{padding:.35rem .6rem;border:1px solid #bcccdc;border-radius:6px;text-decoration:none;color:#243b53;font-size:.9rem}
@@ -51,12 +50,19 @@ const zoneScriptHash = () =>
  * refuses framing, here and through `X-Frame-Options` (src/platform/security-headers.ts).
  */
 async function page(c: Context<AppEnv>, title: string, body: string, opts: { status?: 200 | 400 | 403 | 404 | 409; framed?: boolean } = {}) {
-  c.header('Content-Security-Policy', `default-src 'none'; style-src 'unsafe-inline'; script-src ${await zoneScriptHash()}; form-action 'self'; frame-ancestors ${opts.framed ? '*' : "'none'"}; base-uri 'none'`);
+  c.header(
+    'Content-Security-Policy',
+    `default-src 'none'; style-src 'unsafe-inline'; script-src ${await zoneScriptHash()}; form-action 'self'; frame-ancestors ${opts.framed ? '*' : "'none'"}; base-uri 'none'`,
+  );
   c.header('Cache-Control', 'no-store');
-  return c.html(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(title)}</title><style>${STYLE}</style></head><body><main>${body}</main></body></html>`, opts.status ?? 200);
+  return c.html(
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(title)}</title><style>${STYLE}</style></head><body><main>${body}</main></body></html>`,
+    opts.status ?? 200,
+  );
 }
 
-const notFoundPage = (c: Context<AppEnv>, framed = false) => page(c, 'Not found', '<h1>Not found</h1><p>This booking page does not exist.</p>', { status: 404, framed });
+const notFoundPage = (c: Context<AppEnv>, framed = false) =>
+  page(c, 'Not found', '<h1>Not found</h1><p>This booking page does not exist.</p>', { status: 404, framed });
 
 const publicContext = (c: Context<AppEnv>, wsId: string) => publicWorkspaceContext(c.env, wsId, 'booking');
 
@@ -80,7 +86,11 @@ async function embedSource(ctx: ServiceContext, key: string | undefined): Promis
   return key === settings.embedKey ? 'embed' : 'stale';
 }
 
-const staleEmbed = (c: Context<AppEnv>) => page(c, 'Out of date', '<h1>This booking widget is out of date</h1><p>The site owner needs to paste the current booking snippet.</p>', { status: 403, framed: true });
+const staleEmbed = (c: Context<AppEnv>) =>
+  page(c, 'Out of date', '<h1>This booking widget is out of date</h1><p>The site owner needs to paste the current booking snippet.</p>', {
+    status: 403,
+    framed: true,
+  });
 
 const zoneOf = (raw: string | undefined) => (raw && isValidTimeZone(raw) ? raw : 'UTC');
 
@@ -104,12 +114,19 @@ function localDay(start: string, zone: string): string | undefined {
   }
 }
 
-const clock = (iso: string, zone: string) => Temporal.Instant.from(iso).toZonedDateTimeISO(zone).toLocaleString('en-US', { hour: 'numeric', minute: '2-digit' });
+const clock = (iso: string, zone: string) =>
+  Temporal.Instant.from(iso).toZonedDateTimeISO(zone).toLocaleString('en-US', { hour: 'numeric', minute: '2-digit' });
 
-async function renderBookingPage(c: Context<AppEnv>, ctx: ServiceContext, slug: string, q: { day?: string; tz?: string; embed_key?: string }, notice?: { text: string; status: 400 | 409 }) {
+async function renderBookingPage(
+  c: Context<AppEnv>,
+  ctx: ServiceContext,
+  slug: string,
+  q: { day?: string; tz?: string; embed_key?: string },
+  notice?: { text: string; status: 400 | 409 },
+) {
   const mt = await typeBySlug(ctx, slug);
   const framed = q.embed_key !== undefined;
-  if (!mt || !mt.isActive) return notFoundPage(c, framed);
+  if (!mt?.isActive) return notFoundPage(c, framed);
   const zone = zoneOf(q.tz);
   const today = Temporal.Now.plainDateISO(zone);
   const asked = dayOf(q.day, zone);
@@ -117,7 +134,10 @@ async function renderBookingPage(c: Context<AppEnv>, ctx: ServiceContext, slug: 
   const earlier = asked.subtract({ days: 3 });
   const first = Temporal.PlainDate.compare(earlier, today) < 0 ? today : earlier;
   const days = Array.from({ length: 14 }, (_, i) => first.add({ days: i }));
-  const range = { from: first.toZonedDateTime(zone).toInstant().toString(), to: first.add({ days: 14 }).toZonedDateTime(zone).toInstant().toString() };
+  const range = {
+    from: first.toZonedDateTime(zone).toInstant().toString(),
+    to: first.add({ days: 14 }).toZonedDateTime(zone).toInstant().toString(),
+  };
   let all: { start: string }[] = [];
   try {
     all = (await listSlots(ctx.db, ctx.ws.id, mt.id, range)).starts.map((ms) => ({ start: new Date(ms).toISOString() }));
@@ -175,7 +195,9 @@ bookingPages.get('/:file', (c) => {
   const base = publicBaseUrl(c.env, c.req.url);
   c.header('Content-Type', 'text/javascript; charset=utf-8');
   c.header('Cache-Control', 'public, max-age=300');
-  return c.body(`(function(){var nodes=document.querySelectorAll('[data-booking-embed]');for(var i=0;i<nodes.length;i++){var n=nodes[i];if(n.getAttribute('data-booking-ready'))continue;n.setAttribute('data-booking-ready','1');var f=document.createElement('iframe');var tz='';try{tz=Intl.DateTimeFormat().resolvedOptions().timeZone||'';}catch(e){}f.src=${JSON.stringify(base)}+'/book/'+encodeURIComponent(n.getAttribute('data-workspace'))+'/'+encodeURIComponent(n.getAttribute('data-booking-embed'))+'?embed_key='+encodeURIComponent(n.getAttribute('data-key'))+(tz?'&tz='+encodeURIComponent(tz):'');f.style.width='100%';f.style.minHeight='760px';f.style.border='0';f.title='Book a meeting';n.appendChild(f);}})();`);
+  return c.body(
+    `(function(){var nodes=document.querySelectorAll('[data-booking-embed]');for(var i=0;i<nodes.length;i++){var n=nodes[i];if(n.getAttribute('data-booking-ready'))continue;n.setAttribute('data-booking-ready','1');var f=document.createElement('iframe');var tz='';try{tz=Intl.DateTimeFormat().resolvedOptions().timeZone||'';}catch(e){}f.src=${JSON.stringify(base)}+'/book/'+encodeURIComponent(n.getAttribute('data-workspace'))+'/'+encodeURIComponent(n.getAttribute('data-booking-embed'))+'?embed_key='+encodeURIComponent(n.getAttribute('data-key'))+(tz?'&tz='+encodeURIComponent(tz):'');f.style.width='100%';f.style.minHeight='760px';f.style.border='0';f.title='Book a meeting';n.appendChild(f);}})();`,
+  );
 });
 
 const isManage = (c: Context<AppEnv>) => c.req.param('page') === 'manage';
@@ -187,7 +209,11 @@ bookingPages.get('/:ws/:page/:token', async (c) => {
   const id = await verifyManageToken(ctx.db, ctx.ws.id, c.req.param('token'));
   if (!id) return notFoundPage(c);
   const b = await getBooking(ctx, id);
-  const [mt] = await ctx.db.select().from(meetingTypes).where(and(eq(meetingTypes.workspaceId, ctx.ws.id), eq(meetingTypes.id, b.meeting_type_id))).limit(1);
+  const [mt] = await ctx.db
+    .select()
+    .from(meetingTypes)
+    .where(and(eq(meetingTypes.workspaceId, ctx.ws.id), eq(meetingTypes.id, b.meeting_type_id)))
+    .limit(1);
   const booked = c.req.query('booked') === '1';
   const cancelled = c.req.query('cancelled') === '1';
   const body = `${booked ? '<p class="note ok" role="status">You are booked. Keep this page: it is your link to see or cancel the booking.</p>' : ''}${cancelled ? '<p class="note ok" role="status">Your booking is cancelled.</p>' : ''}
@@ -231,11 +257,12 @@ bookingPages.post('/:ws/:slug', limitPublicPost('booking'), async (c) => {
   const source = await embedSource(ctx, embedKey);
   if (source === 'stale') return staleEmbed(c);
   const mt = await typeBySlug(ctx, c.req.param('slug'));
-  if (!mt || !mt.isActive) return notFoundPage(c, source === 'embed');
+  if (!mt?.isActive) return notFoundPage(c, source === 'embed');
   const zone = zoneOf(field('timezone'));
   const start = field('start_at');
   const q = { tz: zone, day: localDay(start, zone), embed_key: embedKey };
-  if (!start || !field('name') || !field('email')) return renderBookingPage(c, ctx, mt.slug, q, { text: 'Pick a time and enter your name and email.', status: 400 });
+  if (!start || !field('name') || !field('email'))
+    return renderBookingPage(c, ctx, mt.slug, q, { text: 'Pick a time and enter your name and email.', status: 400 });
   const refused = await countPublicBooking(c.env, ctx.ws);
   if (refused) return refuse(c, refused);
   const base = publicBaseUrl(c.env, c.req.url);
@@ -243,7 +270,13 @@ bookingPages.post('/:ws/:slug', limitPublicPost('booking'), async (c) => {
     const booking = await createBooking(
       ctx,
       durableSlotLocks(c.env, c.executionCtx),
-      { meeting_type_id: mt.id, start_at: start, timezone: zone, invitee: { name: field('name').slice(0, 200), email: field('email') }, ...(field('notes') ? { notes: field('notes').slice(0, 2000) } : {}) },
+      {
+        meeting_type_id: mt.id,
+        start_at: start,
+        timezone: zone,
+        invitee: { name: field('name').slice(0, 200), email: field('email') },
+        ...(field('notes') ? { notes: field('notes').slice(0, 2000) } : {}),
+      },
       { source, base, env: c.env, defer: afterResponse(c.executionCtx) },
     );
     publish(c, ctx);
@@ -253,7 +286,10 @@ bookingPages.post('/:ws/:slug', limitPublicPost('booking'), async (c) => {
     return c.redirect(`${manage}?booked=1`, 303);
   } catch (err) {
     if (!(err instanceof ApiError) || err.status >= 500) throw err;
-    const text = err.body.error_code === BookingErrors.slotTaken.code ? 'That time was just taken. Please pick another.' : String(err.body.message ?? 'The booking could not be made.');
+    const text =
+      err.body.error_code === BookingErrors.slotTaken.code
+        ? 'That time was just taken. Please pick another.'
+        : String(err.body.message ?? 'The booking could not be made.');
     return renderBookingPage(c, ctx, mt.slug, q, { text, status: err.status === 409 ? 409 : 400 });
   }
 });

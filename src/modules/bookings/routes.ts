@@ -45,7 +45,8 @@ bookingRoutes.openapi(
     operationId: 'listMeetingTypes',
     tags: typeTags,
     summary: 'List meeting types',
-    description: 'Shared list conventions: `filter` (exact match, `$where`, `$gt`), `sort` (default `-created_at`), `limit` (default 50, cap 500), `offset`, `search` (name, slug, description).',
+    description:
+      'Shared list conventions: `filter` (exact match, `$where`, `$gt`), `sort` (default `-created_at`), `limit` (default 50, cap 500), `offset`, `search` (name, slug, description).',
     security: bearer,
     request: { query: MeetingTypeListQuery },
     responses: { 200: jsonContent(MeetingTypeList, 'A page of meeting types') },
@@ -181,7 +182,16 @@ bookingRoutes.openapi(
       SharedErrors.concurrentChange,
     ],
   }),
-  async (c) => c.json(await createBooking(serviceContext(c), durableSlotLocks(c.env, c.executionCtx), c.req.valid('json'), { source: 'api', base: publicBaseUrl(c.env, c.req.url), env: c.env, defer: afterResponse(c.executionCtx) }), 201),
+  async (c) =>
+    c.json(
+      await createBooking(serviceContext(c), durableSlotLocks(c.env, c.executionCtx), c.req.valid('json'), {
+        source: 'api',
+        base: publicBaseUrl(c.env, c.req.url),
+        env: c.env,
+        defer: afterResponse(c.executionCtx),
+      }),
+      201,
+    ),
 );
 
 bookingRoutes.openapi(
@@ -207,8 +217,7 @@ bookingRoutes.openapi(
     operationId: 'rescheduleBooking',
     tags,
     summary: 'Move a booking to a new slot',
-    description:
-      'Same host(s); the old slot is released. `timezone` omitted keeps the invitee timezone.',
+    description: 'Same host(s); the old slot is released. `timezone` omitted keeps the invitee timezone.',
     security: bearer,
     request: { params: idParams, body: jsonBody(BookingReschedule, { start_at: '2026-12-02T10:00:00Z' }) },
     responses: { 201: jsonContent(Booking, 'The rescheduled booking') },
@@ -234,7 +243,7 @@ bookingRoutes.openapi(
     tags,
     summary: 'Give a booking to another host',
     description:
-      'Before the booking starts, not for collective types. `force: true` overrides the target host\'s hours, notice, buffers, ' +
+      "Before the booking starts, not for collective types. `force: true` overrides the target host's hours, notice, buffers, " +
       'daily cap and busy blocks (`HOST_UNAVAILABLE`), never a conflicting booking or an exhausted pool (`SLOT_TAKEN`).',
     security: bearer,
     request: { params: idParams, body: jsonBody(BookingReassign, { user_id: '01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c', reason: 'Coverage' }) },

@@ -36,7 +36,10 @@ export const meetingTypes = sqliteTable(
     createdAt: text('created_at').notNull(),
     updatedAt: text('updated_at').notNull(),
   },
-  (t) => [uniqueIndex('meeting_types_workspace_slug').on(t.workspaceId, t.slug), index('meeting_types_workspace_created').on(t.workspaceId, t.createdAt)],
+  (t) => [
+    uniqueIndex('meeting_types_workspace_slug').on(t.workspaceId, t.slug),
+    index('meeting_types_workspace_created').on(t.workspaceId, t.createdAt),
+  ],
 );
 
 export const bookings = sqliteTable(

@@ -15,7 +15,19 @@ import { aroundStartRead, calendarOf, calendarRead, unchangedCondition, unchange
 import { confirmationFor, manageUrlWith, type BookingMessage } from './confirmation';
 import { BOOKING_SORTS, type BookingCreateInput, type BookingListInput } from './dto';
 import type { SlotLocks } from './locks';
-import { loadMeetingType, membersFrom, membersRead, parseInstant, rulesOf, settingsRead, settingsStatements, typeFrom, typeReads, type BookingSettings, type Member } from './meeting-types';
+import {
+  loadMeetingType,
+  membersFrom,
+  membersRead,
+  parseInstant,
+  rulesOf,
+  settingsRead,
+  settingsStatements,
+  typeFrom,
+  typeReads,
+  type BookingSettings,
+  type Member,
+} from './meeting-types';
 import { bookingAssignments, bookings, BOOKING_STATUSES, type BookingRow, type MeetingTypeRow } from './schema';
 import { checkHostAt, lockRange, pickFairest, slotAt, type Calendar, type HostCheck, type SlotRules } from './slots';
 import { SharedErrors } from '../../platform/shared-errors';
@@ -93,7 +105,8 @@ export async function listBookings(ctx: ServiceContext, query: BookingListInput)
   const sort = parseSort(query.sort, BOOKING_SORTS, '-start_at');
   const conditions: SQL[] = [eq(bookings.workspaceId, ctx.ws.id)];
   if (query.status !== undefined && query.status !== '') {
-    if (!(BOOKING_STATUSES as readonly string[]).includes(query.status)) throw SharedErrors.notOneOf({ name: 'status', values: BOOKING_STATUSES.join(', ') });
+    if (!(BOOKING_STATUSES as readonly string[]).includes(query.status))
+      throw SharedErrors.notOneOf({ name: 'status', values: BOOKING_STATUSES.join(', ') });
     conditions.push(eq(bookings.status, query.status as BookingRow['status']));
   }
   if (query.meeting_type_id !== undefined && query.meeting_type_id !== '') {
@@ -105,12 +118,20 @@ export async function listBookings(ctx: ServiceContext, query: BookingListInput)
   if (from) conditions.push(gte(bookings.startAt, from));
   if (to) conditions.push(lte(bookings.startAt, to));
   // `+end_at`: with a status filter SQLite would walk `bookings_status_end` (the status sweep's index over the shard) for this order.
-  const column = { start_at: bookings.startAt, end_at: sql`+${bookings.endAt}`, created_at: bookings.createdAt, updated_at: bookings.updatedAt }[sort.field as (typeof BOOKING_SORTS)[number]];
+  const column = { start_at: bookings.startAt, end_at: sql`+${bookings.endAt}`, created_at: bookings.createdAt, updated_at: bookings.updatedAt }[
+    sort.field as (typeof BOOKING_SORTS)[number]
+  ];
   const order = sort.descending ? [desc(column), desc(bookings.id)] : [asc(column), asc(bookings.id)];
   const where = and(...conditions);
   const [counted, rows, members] = (await runBatch(ctx.db, [
     ctx.db.select({ total: sql<number>`count(*)` }).from(bookings).where(where),
-    ctx.db.select().from(bookings).where(where).orderBy(...order).limit(paging.limit).offset(paging.offset),
+    ctx.db
+      .select()
+      .from(bookings)
+      .where(where)
+      .orderBy(...order)
+      .limit(paging.limit)
+      .offset(paging.offset),
     membersRead(ctx.db, ctx.ws.id),
   ])) as [{ total: number }[], BookingRow[], MemberRows];
   const byId = membersFrom(members);
@@ -124,7 +145,12 @@ export async function listBookings(ctx: ServiceContext, query: BookingListInput)
 // ---------------------------------------------------------------- events
 
 /** Booking event data (docs/events.md): explicit nulls, `previous_host_name` only on reassigned, never a manage link. */
-export function bookingEventData(b: BookingRow, mt: Pick<MeetingTypeRow, 'name' | 'locationType'>, members: Map<string, Member>, previousHostName: string | null = null) {
+export function bookingEventData(
+  b: BookingRow,
+  mt: Pick<MeetingTypeRow, 'name' | 'locationType'>,
+  members: Map<string, Member>,
+  previousHostName: string | null = null,
+) {
   return {
     booking_id: b.id,
     contact_id: b.contactId,
@@ -161,16 +187,29 @@ const fairnessRead = prepared((db) =>
   db
     .select({ host: bookings.hostUserId, count: sql<number>`count(*)`, last: sql<string | null>`max(${bookings.createdAt})` })
     .from(bookings)
-    .where(and(eq(bookings.workspaceId, sql.placeholder('ws')), eq(bookings.meetingTypeId, sql.placeholder('mt')), eq(bookings.status, 'confirmed'), gte(bookings.createdAt, sql.placeholder('since'))))
+    .where(
+      and(
+        eq(bookings.workspaceId, sql.placeholder('ws')),
+        eq(bookings.meetingTypeId, sql.placeholder('mt')),
+        eq(bookings.status, 'confirmed'),
+        gte(bookings.createdAt, sql.placeholder('since')),
+      ),
+    )
     .groupBy(bookings.hostUserId),
 );
 
-const fairness = (ctx: ServiceContext, meetingTypeId: string) => fairnessRead.in(ctx.db, { ws: ctx.ws.id, mt: meetingTypeId, since: new Date(Date.now() - FAIRNESS_WINDOW_MS).toISOString() });
-const statsFrom = (rows: unknown) => new Map((rows as { host: string; count: number; last: string | null }[]).map((r) => [r.host, { count: r.count, lastBookedAt: r.last }])) as Stats;
+const fairness = (ctx: ServiceContext, meetingTypeId: string) =>
+  fairnessRead.in(ctx.db, { ws: ctx.ws.id, mt: meetingTypeId, since: new Date(Date.now() - FAIRNESS_WINDOW_MS).toISOString() });
+const statsFrom = (rows: unknown) =>
+  new Map((rows as { host: string; count: number; last: string | null }[]).map((r) => [r.host, { count: r.count, lastBookedAt: r.last }])) as Stats;
 
 /** The authoritative calendar around one slot, and round-robin fairness stats of the meeting type: one batch. */
 async function readAround(ctx: ServiceContext, s: Schedule, start: number, extra: Statement[] = []) {
-  const results = await runBatch(ctx.db, [calendarRead(ctx.db, ctx.ws.id, s.rules, start, start + s.rules.durationMinutes * MINUTE), fairness(ctx, s.row.id), ...extra]);
+  const results = await runBatch(ctx.db, [
+    calendarRead(ctx.db, ctx.ws.id, s.rules, start, start + s.rules.durationMinutes * MINUTE),
+    fairness(ctx, s.row.id),
+    ...extra,
+  ]);
   const read = calendarOf(results[0]);
   return { read, calendar: read.calendar, stats: statsFrom(results[1]), extra: results.slice(2) };
 }
@@ -202,18 +241,27 @@ function parseStart(raw: string): number {
 
 // ---------------------------------------------------------------- create
 
-const dedupeKeyOf = (meetingTypeId: string, startIso: string, contactId: string, pinned: string | null) => `${meetingTypeId}|${startIso}|${contactId}|${pinned ?? ''}`;
+const dedupeKeyOf = (meetingTypeId: string, startIso: string, contactId: string, pinned: string | null) =>
+  `${meetingTypeId}|${startIso}|${contactId}|${pinned ?? ''}`;
 
 /** The confirmed bookings of one meeting type and start (their double-submit keys share the prefix; the contact and pin follow): at most a few. */
 const sameStartRead = prepared((db) =>
   db
     .select()
     .from(bookings)
-    .where(and(eq(bookings.workspaceId, sql.placeholder('ws')), eq(bookings.status, 'confirmed'), gt(bookings.dedupeKey, sql.placeholder('prefix')), lt(bookings.dedupeKey, sql.placeholder('beyond')))),
+    .where(
+      and(
+        eq(bookings.workspaceId, sql.placeholder('ws')),
+        eq(bookings.status, 'confirmed'),
+        gt(bookings.dedupeKey, sql.placeholder('prefix')),
+        lt(bookings.dedupeKey, sql.placeholder('beyond')),
+      ),
+    ),
 );
 
 // '~' sorts after every character a key holds after the prefix (hex digits, dashes, '|').
-const sameStart = (ctx: ServiceContext, meetingTypeId: string, startIso: string) => sameStartRead.in(ctx.db, { ws: ctx.ws.id, prefix: `${meetingTypeId}|${startIso}|`, beyond: `${meetingTypeId}|${startIso}|~` });
+const sameStart = (ctx: ServiceContext, meetingTypeId: string, startIso: string) =>
+  sameStartRead.in(ctx.db, { ws: ctx.ws.id, prefix: `${meetingTypeId}|${startIso}|`, beyond: `${meetingTypeId}|${startIso}|~` });
 
 /** What a pass decides on: the calendar around the slot, fairness, and the bookings already at that start. */
 type Look = { read: CalendarRead; stats: Stats; sameStart: BookingRow[] };
@@ -227,7 +275,10 @@ const bookingColumns = Object.entries(getTableColumns(bookings));
  * nothing is written.
  */
 const bookingInsert = preparedSql('run', () => {
-  const names = sql.join(bookingColumns.map(([, c]) => sql.identifier(c.name)), sql.raw(', '));
+  const names = sql.join(
+    bookingColumns.map(([, c]) => sql.identifier(c.name)),
+    sql.raw(', '),
+  );
   const values = sql.join(
     bookingColumns.map(([key, c]) => (key === 'version' ? guarded(unchangedCondition, sql`1`) : new Param(sql.placeholder(key), c))),
     sql.raw(', '),
@@ -262,83 +313,106 @@ export async function createBooking(ctx: ServiceContext, locks: SlotLocks, input
   const pinned = input.host_user_id?.toLowerCase();
   const startIso = new Date(start).toISOString();
 
-  return retryOnConflict(async () => {
-    // An invitee the plan refuses (400) is answered after the meeting type's own refusals.
-    let contactPlan: ContactReferencePlan | null = null;
-    let refused: unknown = null;
-    try {
-      contactPlan = planContactReference(
-        ctx,
-        input.contact_id !== undefined ? { contact_id: input.contact_id } : { email: input.invitee!.email, phone: input.invitee!.phone, name: input.invitee!.name },
-        { missing: BookingErrors.noContact, source: origin.source === 'api' ? 'api' : 'booking' },
-      );
-    } catch (err) {
-      refused = err;
-    }
-    const results = await runBatch(ctx.db, [
-      ...typeReads(ctx.db, ctx.ws.id, typeId, 'all'),
-      aroundStartRead(ctx.db, ctx.ws.id, typeId, start),
-      fairness(ctx, typeId),
-      sameStart(ctx, typeId, startIso),
-      settingsRead(ctx.db, ctx.ws.id),
-      ...(contactPlan?.reads ?? []),
-    ]);
-    const s = scheduleFrom(typeFrom(results));
-    if (!s) throw BookingErrors.meetingTypeNotFound();
-    if (!s.row.isActive) throw BookingErrors.notActive();
-    if (pinned !== undefined) {
-      if (s.row.schedulingKind !== 'round_robin') throw BookingErrors.pinKind();
-      if (!s.rules.hosts.includes(pinned)) throw BookingErrors.pinPool();
-    }
-    if (!s.row.weeklyHours) throw BookingErrors.noSchedule();
-    if (!contactPlan) throw refused;
-    const planned = await contactPlan.resolve(results.slice(6));
-    const key = dedupeKeyOf(s.row.id, startIso, planned.contact.id, pinned ?? null);
-    const settings = (results[5] as BookingSettings[])[0] as BookingSettings | undefined;
-    const first: Look = {
-      read: calendarOf(results[2]),
-      stats: statsFrom(results[3]),
-      sameStart: results[4] as BookingRow[],
-    };
+  return retryOnConflict(
+    async () => {
+      // An invitee the plan refuses (400) is answered after the meeting type's own refusals.
+      let contactPlan: ContactReferencePlan | null = null;
+      let refused: unknown = null;
+      try {
+        contactPlan = planContactReference(
+          ctx,
+          input.contact_id !== undefined
+            ? { contact_id: input.contact_id }
+            : { email: input.invitee!.email, phone: input.invitee!.phone, name: input.invitee!.name },
+          { missing: BookingErrors.noContact, source: origin.source === 'api' ? 'api' : 'booking' },
+        );
+      } catch (err) {
+        refused = err;
+      }
+      const results = await runBatch(ctx.db, [
+        ...typeReads(ctx.db, ctx.ws.id, typeId, 'all'),
+        aroundStartRead(ctx.db, ctx.ws.id, typeId, start),
+        fairness(ctx, typeId),
+        sameStart(ctx, typeId, startIso),
+        settingsRead(ctx.db, ctx.ws.id),
+        ...(contactPlan?.reads ?? []),
+      ]);
+      const s = scheduleFrom(typeFrom(results));
+      if (!s) throw BookingErrors.meetingTypeNotFound();
+      if (!s.row.isActive) throw BookingErrors.notActive();
+      if (pinned !== undefined) {
+        if (s.row.schedulingKind !== 'round_robin') throw BookingErrors.pinKind();
+        if (!s.rules.hosts.includes(pinned)) throw BookingErrors.pinPool();
+      }
+      if (!s.row.weeklyHours) throw BookingErrors.noSchedule();
+      if (!contactPlan) throw refused;
+      const planned = await contactPlan.resolve(results.slice(6));
+      const key = dedupeKeyOf(s.row.id, startIso, planned.contact.id, pinned ?? null);
+      const settings = (results[5] as BookingSettings[])[0] as BookingSettings | undefined;
+      const first: Look = {
+        read: calendarOf(results[2]),
+        stats: statsFrom(results[3]),
+        sameStart: results[4] as BookingRow[],
+      };
 
-    for (let pass = 0; pass <= s.rules.hosts.length; pass++) {
-      const look = pass === 0 ? first : await lookAround(ctx, s, start, startIso);
-      const duplicate = look.sameStart.find((b) => b.dedupeKey === key);
-      if (duplicate) return { ...serializeBooking(duplicate, s.members), duplicate: true };
-      const slot = slotAt(s.rules, look.read.calendar, start, Date.now(), { pinned });
-      const hosts = slot && assignHosts(s, slot.hosts, look.stats, pinned);
-      if (!hosts) throw BookingErrors.slotTaken();
+      for (let pass = 0; pass <= s.rules.hosts.length; pass++) {
+        const look = pass === 0 ? first : await lookAround(ctx, s, start, startIso);
+        const duplicate = look.sameStart.find((b) => b.dedupeKey === key);
+        if (duplicate) return { ...serializeBooking(duplicate, s.members), duplicate: true };
+        const slot = slotAt(s.rules, look.read.calendar, start, Date.now(), { pinned });
+        const hosts = slot && assignHosts(s, slot.hosts, look.stats, pinned);
+        if (!hosts) throw BookingErrors.slotTaken();
 
-      const claims = claimsFor(s.rules, hosts, start);
-      const outcome = await locks.hold(
-        ctx.ws.id,
-        claims,
-        async () => {
-          // Only the claimed slot is checked again, at the time it is written: of what the hosts were picked on,
-          // only the clock can have moved (the minimum notice); anything else is the write's guard's to find.
-          if (start < Date.now() + s.rules.minNoticeMinutes * MINUTE) return 'changed' as const;
-          return writeBooking(ctx, s, input, origin, { start, startIso, key, pinned, hosts, planned, settings, unchanged: unchangedFor(look.read, hosts, ctx.ws.id, claims[0]) });
-        },
-        { guarded: true },
-      );
-      // Someone changed the hosts' calendar since it was read: the locks are let go, and the next pass reads again.
-      if (outcome === 'changed') continue;
-      // The same submit won in parallel (double submit), or the contact write raced: run again from the top.
-      if (outcome === 'lost') throw new LostRace();
-      const { row, linkSecret } = outcome;
-      // The manage link's signature and the message are made after the response, with the send.
-      origin.defer(async () => {
-        const message = confirmationFor(row, s.row, s.members, await manageUrlWith(linkSecret, ctx.ws.id, origin.base, row.id));
-        await sendConfirmation({ ...ctx, env: origin.env, baseUrl: origin.base }, message, row.id);
-      });
-      return { ...serializeBooking(row, s.members), duplicate: false };
-    }
-    throw BookingErrors.slotTaken();
-  }, (err) => err instanceof LostRace || doubleSubmit(err) || identityTaken(err));
+        const claims = claimsFor(s.rules, hosts, start);
+        const outcome = await locks.hold(
+          ctx.ws.id,
+          claims,
+          async () => {
+            // Only the claimed slot is checked again, at the time it is written: of what the hosts were picked on,
+            // only the clock can have moved (the minimum notice); anything else is the write's guard's to find.
+            if (start < Date.now() + s.rules.minNoticeMinutes * MINUTE) return 'changed' as const;
+            return writeBooking(ctx, s, input, origin, {
+              start,
+              startIso,
+              key,
+              pinned,
+              hosts,
+              planned,
+              settings,
+              unchanged: unchangedFor(look.read, hosts, ctx.ws.id, claims[0]),
+            });
+          },
+          { guarded: true },
+        );
+        // Someone changed the hosts' calendar since it was read: the locks are let go, and the next pass reads again.
+        if (outcome === 'changed') continue;
+        // The same submit won in parallel (double submit), or the contact write raced: run again from the top.
+        if (outcome === 'lost') throw new LostRace();
+        const { row, linkSecret } = outcome;
+        // The manage link's signature and the message are made after the response, with the send.
+        origin.defer(async () => {
+          const message = confirmationFor(row, s.row, s.members, await manageUrlWith(linkSecret, ctx.ws.id, origin.base, row.id));
+          await sendConfirmation({ ...ctx, env: origin.env, baseUrl: origin.base }, message, row.id);
+        });
+        return { ...serializeBooking(row, s.members), duplicate: false };
+      }
+      throw BookingErrors.slotTaken();
+    },
+    (err) => err instanceof LostRace || doubleSubmit(err) || identityTaken(err),
+  );
 }
 
 type Planned = Awaited<ReturnType<ContactReferencePlan['resolve']>>;
-type Decided = { start: number; startIso: string; key: string; pinned: string | undefined; hosts: string[]; planned: Planned; settings: BookingSettings | undefined; unchanged: RowGuard };
+type Decided = {
+  start: number;
+  startIso: string;
+  key: string;
+  pinned: string | undefined;
+  hosts: string[];
+  planned: Planned;
+  settings: BookingSettings | undefined;
+  unchanged: RowGuard;
+};
 
 /**
  * The write batch of a booking decided on a calendar: its row, assignment
@@ -387,7 +461,17 @@ async function writeBooking(ctx: ServiceContext, s: Schedule, input: BookingCrea
     results = await runBatch(ctx.db, [
       ...d.planned.writes,
       insertBooking(ctx.db, row, d.unchanged),
-      assignmentInsert.in(ctx.db, { id: uuidv7(), workspaceId: ctx.ws.id, bookingId: row.id, fromUserId: null, toUserId: d.hosts[0], reason: d.pinned ? 'pinned' : s.rules.kind, kind: 'created', forced: false, createdAt: now }),
+      assignmentInsert.in(ctx.db, {
+        id: uuidv7(),
+        workspaceId: ctx.ws.id,
+        bookingId: row.id,
+        fromUserId: null,
+        toUserId: d.hosts[0],
+        reason: d.pinned ? 'pinned' : s.rules.kind,
+        kind: 'created',
+        forced: false,
+        createdAt: now,
+      }),
       event.statement,
       ...(d.settings ? [] : settingsStatements(ctx.db, ctx.ws.id)),
     ]);
@@ -418,7 +502,10 @@ const doubleSubmit = lostRaceOn(uniqueOn(bookings.workspaceId, bookings.dedupeKe
 export async function sendConfirmation(ctx: SendContext, message: BookingMessage, bookingId: string): Promise<void> {
   try {
     // The message leaves after the booking's answer: an erasure of the invitee meanwhile (its address scrubbed) cancels it.
-    const [current] = await ctx.db.select({ email: bookings.inviteeEmail }).from(bookings).where(and(eq(bookings.workspaceId, ctx.ws.id), eq(bookings.id, bookingId)));
+    const [current] = await ctx.db
+      .select({ email: bookings.inviteeEmail })
+      .from(bookings)
+      .where(and(eq(bookings.workspaceId, ctx.ws.id), eq(bookings.id, bookingId)));
     if (!current || current.email === '') return;
     await sendEmail(ctx, { to: message.to, message: { subject: message.subject, html: message.html, text: message.text }, source: 'booking' });
   } catch (err) {
@@ -444,12 +531,27 @@ export async function cancelBooking(ctx: ServiceContext, id: string, input: { re
     const { booking, s, members } = await readBookingWithType(ctx, id);
     if (booking.status !== 'confirmed') throw BookingErrors.notCancellable();
     const now = nowIso();
-    const row: BookingRow = { ...booking, status: 'cancelled', cancelledAt: now, cancelledBy, cancellationReason: input.reason ?? null, version: booking.version + 1, updatedAt: now };
+    const row: BookingRow = {
+      ...booking,
+      status: 'cancelled',
+      cancelledAt: now,
+      cancelledBy,
+      cancellationReason: input.reason ?? null,
+      version: booking.version + 1,
+      updatedAt: now,
+    };
     const event = ctx.events.emit(ctx.db, ctx.ws.id, 'booking.cancelled', bookingEventData(row, s?.row ?? { name: '', locationType: '' }, members));
     await runBatch(ctx.db, [
       ctx.db
         .update(bookings)
-        .set({ status: 'cancelled', cancelledAt: now, cancelledBy, cancellationReason: row.cancellationReason, version: versionGuard(booking), updatedAt: now })
+        .set({
+          status: 'cancelled',
+          cancelledAt: now,
+          cancelledBy,
+          cancellationReason: row.cancellationReason,
+          version: versionGuard(booking),
+          updatedAt: now,
+        })
         .where(and(eq(bookings.workspaceId, ctx.ws.id), eq(bookings.id, booking.id))),
       event.statement,
     ]);
@@ -475,7 +577,10 @@ export async function rescheduleBooking(ctx: ServiceContext, locks: SlotLocks, i
     if (!s.row.weeklyHours) throw BookingErrors.noSchedule();
     const hosts = booking.hostUserIds;
     const fits = (calendar: Calendar) => {
-      const slot = slotAt(s.rules, calendar, start, Date.now(), { ignoreBookingId: booking.id, pinned: s.rules.kind === 'collective' ? undefined : booking.hostUserId });
+      const slot = slotAt(s.rules, calendar, start, Date.now(), {
+        ignoreBookingId: booking.id,
+        pinned: s.rules.kind === 'collective' ? undefined : booking.hostUserId,
+      });
       return slot !== null && (s.rules.kind === 'collective' || slot.hosts.includes(booking.hostUserId));
     };
     if (!fits((await readAround(ctx, s, start)).calendar)) throw BookingErrors.slotTaken();
@@ -532,7 +637,12 @@ export async function rescheduleBooking(ctx: ServiceContext, locks: SlotLocks, i
  * host (round-robin only). The write compares the version read first: a
  * booking changed in between answers BOOKING_MODIFIED.
  */
-export async function reassignBooking(ctx: ServiceContext, locks: SlotLocks, id: string, input: { user_id?: string; reason?: string; force?: boolean }) {
+export async function reassignBooking(
+  ctx: ServiceContext,
+  locks: SlotLocks,
+  id: string,
+  input: { user_id?: string; reason?: string; force?: boolean },
+) {
   const [rows, memberRows] = (await runBatch(ctx.db, [selectBooking(ctx, id), membersRead(ctx.db, ctx.ws.id)])) as [BookingRow[], MemberRows];
   const booking = rows[0];
   if (!booking) throw BookingErrors.notFound();
@@ -567,7 +677,9 @@ export async function reassignBooking(ctx: ServiceContext, locks: SlotLocks, id:
     verify(seen.calendar, target, true);
     chosen = target;
   } else {
-    const free = s.rules.hosts.filter((h) => h !== booking.hostUserId && isFree(checkHostAt(s.rules, seen.calendar, h, start, Date.now(), booking.id)));
+    const free = s.rules.hosts.filter(
+      (h) => h !== booking.hostUserId && isFree(checkHostAt(s.rules, seen.calendar, h, start, Date.now(), booking.id)),
+    );
     const pick = pickFairest(free, seen.stats, s.rules.hosts);
     if (!pick) throw BookingErrors.noFreeHost();
     chosen = pick;
@@ -576,14 +688,29 @@ export async function reassignBooking(ctx: ServiceContext, locks: SlotLocks, id:
     verify((await readAround(ctx, s, start)).calendar, chosen, target !== undefined);
     const now = nowIso();
     const next: BookingRow = { ...booking, hostUserId: chosen, hostUserIds: [chosen], version: booking.version + 1, updatedAt: now };
-    const event = ctx.events.emit(ctx.db, ctx.ws.id, 'booking.reassigned', bookingEventData(next, s.row, members, members.get(booking.hostUserId)?.name ?? null));
+    const event = ctx.events.emit(
+      ctx.db,
+      ctx.ws.id,
+      'booking.reassigned',
+      bookingEventData(next, s.row, members, members.get(booking.hostUserId)?.name ?? null),
+    );
     try {
       await runBatch(ctx.db, [
         ctx.db
           .update(bookings)
           .set({ hostUserId: chosen, hostUserIds: [chosen], version: versionGuard(booking), updatedAt: now })
           .where(and(eq(bookings.workspaceId, ctx.ws.id), eq(bookings.id, booking.id))),
-        ctx.db.insert(bookingAssignments).values({ id: uuidv7(), workspaceId: ctx.ws.id, bookingId: booking.id, fromUserId: booking.hostUserId, toUserId: chosen, reason: input.reason ?? null, kind: 'reassigned', forced: force, createdAt: now }),
+        ctx.db.insert(bookingAssignments).values({
+          id: uuidv7(),
+          workspaceId: ctx.ws.id,
+          bookingId: booking.id,
+          fromUserId: booking.hostUserId,
+          toUserId: chosen,
+          reason: input.reason ?? null,
+          kind: 'reassigned',
+          forced: force,
+          createdAt: now,
+        }),
         event.statement,
       ]);
     } catch (err) {

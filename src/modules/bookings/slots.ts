@@ -147,13 +147,19 @@ function wallInside(date: Temporal.PlainDate, a: number, b: number, start: numbe
 }
 
 /** The starts of one window [am, bm) on `date` whose offset changes inside or near it, wall time by wall time. */
-function startsAcrossChange(rules: Pick<SlotRules, 'zone' | 'durationMinutes' | 'intervalMinutes'>, date: Temporal.PlainDate, am: number, bm: number): number[] {
+function startsAcrossChange(
+  rules: Pick<SlotRules, 'zone' | 'durationMinutes' | 'intervalMinutes'>,
+  date: Temporal.PlainDate,
+  am: number,
+  bm: number,
+): number[] {
   const out: number[] = [];
   const dur = rules.durationMinutes * MINUTE;
   const winStart = boundaryOf(date, am, rules.zone);
   const winEnd = boundaryOf(date, bm, rules.zone);
   // No offset change inside the window after all: wall-clock steps are plain instant steps.
-  const steady = winEnd - winStart === (bm - am) * MINUTE && wallOf(winStart, rules.zone).minutes === am && wallOf(winEnd, rules.zone).minutes === bm % 1440;
+  const steady =
+    winEnd - winStart === (bm - am) * MINUTE && wallOf(winStart, rules.zone).minutes === am && wallOf(winEnd, rules.zone).minutes === bm % 1440;
   for (let m = am; m + rules.durationMinutes <= bm; m += rules.intervalMinutes) {
     if (steady) {
       out.push(winStart + (m - am) * MINUTE);
@@ -347,7 +353,14 @@ function eachOpenStart(
  * The open slots in [from, to), each with its free hosts. Linear in
  * candidates x hosts, plus sorting each host's commitments once.
  */
-export function openSlots(rules: SlotRules, cal: Calendar, from: number, to: number, now: number, opts: { pinned?: string; ignoreBookingId?: string } = {}): Slot[] {
+export function openSlots(
+  rules: SlotRules,
+  cal: Calendar,
+  from: number,
+  to: number,
+  now: number,
+  opts: { pinned?: string; ignoreBookingId?: string } = {},
+): Slot[] {
   const dur = rules.durationMinutes * MINUTE;
   const out: Slot[] = [];
   eachOpenStart(rules, cal, from, to, now, opts, true, (start, hosts) => out.push({ start, end: start + dur, hosts: hosts.slice() }));
@@ -362,7 +375,13 @@ export function openStarts(rules: SlotRules, cal: Calendar, from: number, to: nu
 }
 
 /** The slot at exactly `start`, when open (with its free hosts). */
-export function slotAt(rules: SlotRules, cal: Calendar, start: number, now: number, opts: { pinned?: string; ignoreBookingId?: string } = {}): Slot | null {
+export function slotAt(
+  rules: SlotRules,
+  cal: Calendar,
+  start: number,
+  now: number,
+  opts: { pinned?: string; ignoreBookingId?: string } = {},
+): Slot | null {
   const [slot] = openSlots(rules, cal, start, start + 1, now, opts);
   return slot && slot.start === start ? slot : null;
 }
@@ -402,7 +421,11 @@ export function checkHostAt(rules: SlotRules, cal: Calendar, host: string, start
 }
 
 /** The instant range whose commitments can affect slots in [from, to): widened by the buffers and a day each side (daily cap). */
-export function calendarWindow(rules: Pick<SlotRules, 'bufferBeforeMinutes' | 'bufferAfterMinutes' | 'durationMinutes' | 'dailyCap'>, from: number, to: number): { from: number; to: number } {
+export function calendarWindow(
+  rules: Pick<SlotRules, 'bufferBeforeMinutes' | 'bufferAfterMinutes' | 'durationMinutes' | 'dailyCap'>,
+  from: number,
+  to: number,
+): { from: number; to: number } {
   const pad = rules.dailyCap !== null ? 2 * DAY_MS : 0;
   return {
     from: from - rules.bufferBeforeMinutes * MINUTE - rules.durationMinutes * MINUTE - pad,
@@ -445,7 +468,11 @@ export function pickFairest(candidates: string[], stats: Map<string, { count: nu
  * padded by the buffers, widened to the host-local day when a daily cap
  * applies (two bookings the same day must not both pass the cap).
  */
-export function lockRange(rules: Pick<SlotRules, 'zone' | 'bufferBeforeMinutes' | 'bufferAfterMinutes' | 'dailyCap'>, start: number, end: number): { start: number; end: number } {
+export function lockRange(
+  rules: Pick<SlotRules, 'zone' | 'bufferBeforeMinutes' | 'bufferAfterMinutes' | 'dailyCap'>,
+  start: number,
+  end: number,
+): { start: number; end: number } {
   let lo = start - rules.bufferBeforeMinutes * MINUTE;
   let hi = end + rules.bufferAfterMinutes * MINUTE;
   if (rules.dailyCap !== null) {

@@ -29,8 +29,14 @@ export async function sweepBookingStatus(_env: Bindings, db: Db, opts: { chunk?:
   const ids = due.map((d) => d.id);
   const still = and(inJsonList(bookings.id, ids), eq(bookings.status, 'confirmed'), lte(bookings.endAt, now));
   const [noShow, completed] = (await runBatch(db, [
-    db.update(bookings).set({ status: 'no_show', version: sql`${bookings.version} + 1`, updatedAt: now }).where(and(still, sql`${bookings.noShowMarkedAt} IS NOT NULL`)),
-    db.update(bookings).set({ status: 'completed', version: sql`${bookings.version} + 1`, updatedAt: now }).where(still),
+    db
+      .update(bookings)
+      .set({ status: 'no_show', version: sql`${bookings.version} + 1`, updatedAt: now })
+      .where(and(still, sql`${bookings.noShowMarkedAt} IS NOT NULL`)),
+    db
+      .update(bookings)
+      .set({ status: 'completed', version: sql`${bookings.version} + 1`, updatedAt: now })
+      .where(still),
   ])) as [D1Result, D1Result];
   wroteFor(db, new Set(due.map((d) => d.workspaceId)));
   return { bookings_completed: completed.meta.changes, bookings_no_show: noShow.meta.changes };
@@ -45,7 +51,11 @@ export async function markNoShow(db: Db, workspaceId: string, id: string) {
     .where(and(eq(bookings.workspaceId, workspaceId), eq(bookings.id, id), eq(bookings.status, 'confirmed')))
     .returning({ id: bookings.id, status: bookings.status, noShowMarkedAt: bookings.noShowMarkedAt });
   if (row) return { id: row.id, status: row.status, no_show_marked_at: row.noShowMarkedAt };
-  const [exists] = await db.select({ id: bookings.id }).from(bookings).where(and(eq(bookings.workspaceId, workspaceId), eq(bookings.id, id))).limit(1);
+  const [exists] = await db
+    .select({ id: bookings.id })
+    .from(bookings)
+    .where(and(eq(bookings.workspaceId, workspaceId), eq(bookings.id, id)))
+    .limit(1);
   if (!exists) throw BookingErrors.notFound();
   throw BookingErrors.notMarkableNoShow();
 }

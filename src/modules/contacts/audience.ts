@@ -9,7 +9,8 @@ import { contactCatalog } from './catalog';
 export const AUDIENCE_FILTER_BOUNDS = { maxDepth: 30, maxKeys: 2000, maxBytes: 32_768 };
 
 /** The `audience_filters` field of a campaign body: a bounded contact condition tree, type-checked by the service on write. */
-export const audienceFiltersInput = () => boundedJsonObject(AUDIENCE_FILTER_BOUNDS, 'A contact condition tree (the `filter` grammar of GET /v1/contacts), type-checked on write');
+export const audienceFiltersInput = () =>
+  boundedJsonObject(AUDIENCE_FILTER_BOUNDS, 'A contact condition tree (the `filter` grammar of GET /v1/contacts), type-checked on write');
 
 /** Type-checks a contact condition tree (400 `Invalid filter...` / `Invalid filter value ...`) without running it. */
 export function checkContactFilter(filters: Record<string, unknown>, workspaceId: string): void {
@@ -63,7 +64,18 @@ export type RecipientContact = {
   custom_fields: string;
 } & Record<(typeof VARIABLE_FIELDS)[number], string | null>;
 
-export const VARIABLE_FIELDS = ['name', 'first_name', 'last_name', 'phone', 'email', 'company_name', 'job_title', 'city', 'country', 'language'] as const;
+export const VARIABLE_FIELDS = [
+  'name',
+  'first_name',
+  'last_name',
+  'phone',
+  'email',
+  'company_name',
+  'job_title',
+  'city',
+  'country',
+  'language',
+] as const;
 
 /** Batchable read of the listed contacts of a workspace. */
 export const selectRecipientContacts = (db: Db, workspaceId: string, ids: string[]) =>

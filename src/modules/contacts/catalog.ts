@@ -23,7 +23,10 @@ const INDEXES: Partial<Record<string, string>> = {
 const indexOf = (name: string) => (INDEXES[name] ? { index: INDEXES[name] } : {});
 
 const stored: Record<string, FieldDef> = Object.fromEntries(
-  Object.entries(SCALAR_FIELDS).map(([name, def]) => [name, { kind: def.kind, expr: col(name), ...('values' in def ? { values: def.values } : {}), ...indexOf(name) }]),
+  Object.entries(SCALAR_FIELDS).map(([name, def]) => [
+    name,
+    { kind: def.kind, expr: col(name), ...('values' in def ? { values: def.values } : {}), ...indexOf(name) },
+  ]),
 );
 
 /**
@@ -97,19 +100,31 @@ export const contactCatalog: FilterCatalog = {
     block_state: { kind: 'enum', expr: col('block_state'), values: BLOCK_STATES },
     created_at: { kind: 'timestamp', expr: col('created_at') },
     updated_at: { kind: 'timestamp', expr: col('updated_at') },
-    whatsapp_subscribed: { kind: 'boolean', expr: sql`(coalesce(c.whatsapp_consent_state, '') = 'subscribed')`, truth: sql`(c.whatsapp_consent_state = 'subscribed')`, ...indexOf('whatsapp_subscribed') },
-    email_subscribed: { kind: 'boolean', expr: sql`(coalesce(c.email_consent_state, '') = 'subscribed')`, truth: sql`(c.email_consent_state = 'subscribed')`, ...indexOf('email_subscribed') },
+    whatsapp_subscribed: {
+      kind: 'boolean',
+      expr: sql`(coalesce(c.whatsapp_consent_state, '') = 'subscribed')`,
+      truth: sql`(c.whatsapp_consent_state = 'subscribed')`,
+      ...indexOf('whatsapp_subscribed'),
+    },
+    email_subscribed: {
+      kind: 'boolean',
+      expr: sql`(coalesce(c.email_consent_state, '') = 'subscribed')`,
+      truth: sql`(c.email_consent_state = 'subscribed')`,
+      ...indexOf('email_subscribed'),
+    },
     whatsapp_deliverability: { kind: 'text', expr: col('whatsapp_deliverability') },
     email_deliverability: { kind: 'text', expr: col('email_deliverability') },
   },
   customField: (keyRef) => sql`json_extract(c.custom_fields, ${keyRef})`,
   customValues: {
-    set: (key, workspace, condition) => sql`SELECT v.contact_id AS id FROM contact_custom_values v WHERE v.workspace_id = ${workspace} AND v.key = ${key} AND ${condition}`,
+    set: (key, workspace, condition) =>
+      sql`SELECT v.contact_id AS id FROM contact_custom_values v WHERE v.workspace_id = ${workspace} AND v.key = ${key} AND ${condition}`,
     member: listedIn,
     probe: (key, condition) => sql`EXISTS (SELECT 1 FROM contact_custom_values v WHERE v.contact_id = c.id AND v.key = ${key} AND ${condition})`,
   },
   indexedRows: {
-    range: (index, workspace, condition) => sql`SELECT c.id FROM fp CROSS JOIN contacts c INDEXED BY ${sql.raw(index)} WHERE c.workspace_id = ${workspace} AND ${condition}`,
+    range: (index, workspace, condition) =>
+      sql`SELECT c.id FROM fp CROSS JOIN contacts c INDEXED BY ${sql.raw(index)} WHERE c.workspace_id = ${workspace} AND ${condition}`,
   },
   operators: { $jsonb_contains: jsonbContains, $event_attendance: eventAttendance },
 };

@@ -5,7 +5,15 @@ import { BLOCK_STATES } from './schema';
 export { ContactWrite } from './fields';
 
 const nullableScalars = Object.fromEntries(
-  Object.entries(SCALAR_FIELDS).map(([k, d]) => [k, (d.kind === 'enum' ? z.enum(d.values as [string, ...string[]]) : d.kind === 'number' || d.kind === 'integer' ? z.number() : z.string()).nullable()]),
+  Object.entries(SCALAR_FIELDS).map(([k, d]) => [
+    k,
+    (d.kind === 'enum'
+      ? z.enum(d.values as [string, ...string[]])
+      : d.kind === 'number' || d.kind === 'integer'
+        ? z.number()
+        : z.string()
+    ).nullable(),
+  ]),
 );
 
 export const EventAttendance = z

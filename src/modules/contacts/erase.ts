@@ -39,9 +39,12 @@ export async function eraseContact(ctx: ServiceContext, contactId: string): Prom
   const statements = [
     // First, while the row and its history still exist: every module's rows, some found by address.
     ...[...contactExtensions().records, ownPersonalData].flatMap((records) => records.erase?.(db, ws, contactId, addresses) ?? []),
-    rawRun(db, sql`INSERT INTO ${eventOutbox} (id, workspace_id, type, data, created_at, enqueued_at, attempts)
+    rawRun(
+      db,
+      sql`INSERT INTO ${eventOutbox} (id, workspace_id, type, data, created_at, enqueued_at, attempts)
       SELECT ${eventId}, workspace_id, 'contact.deleted', json_object('contact_id', id, 'phone', phone, 'email', email, 'name', name), ${now}, NULL, 0
-      FROM ${contacts} WHERE workspace_id = ${ws} AND id = ${contactId}`),
+      FROM ${contacts} WHERE workspace_id = ${ws} AND id = ${contactId}`,
+    ),
     // Last: the row itself (its triggers clear the search indexes and the stored list answers).
     rawAll<{ id: string }>(db, sql`DELETE FROM ${contacts} WHERE workspace_id = ${ws} AND id = ${contactId} RETURNING id`),
   ];

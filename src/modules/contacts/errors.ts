@@ -12,7 +12,8 @@ export const ContactErrors = defineErrors('framework', {
   mergeRequired: {
     status: 409,
     code: 'CONTACT_MERGE_REQUIRED',
-    message: 'The phone and the email belong to two different contacts. Nothing was written; a merge request was opened and the sent fields are held on it.',
+    message:
+      'The phone and the email belong to two different contacts. Nothing was written; a merge request was opened and the sent fields are held on it.',
     fields: ['merge_request_id'],
   },
   mergeRequiredOnUpdate: {

@@ -27,9 +27,28 @@ export function exportKinds(): Record<string, ExportKind> {
 
 /** The kinds an export holds, as the operator API documents them; each comes from the module holding those rows. */
 export const EXPORT_KIND_NAMES = [
-  'identifiers', 'consent', 'notes', 'timeline', 'tags', 'groups', 'custom_values', 'deals', 'payments', 'payment_entries', 'payment_requests', 'orders',
-  'order_items', 'order_refunds', 'emails', 'whatsapp_conversations', 'whatsapp_messages', 'bookings', 'newsletter_subscriptions', 'campaign_recipients',
-  'form_submissions', 'attendance',
+  'identifiers',
+  'consent',
+  'notes',
+  'timeline',
+  'tags',
+  'groups',
+  'custom_values',
+  'deals',
+  'payments',
+  'payment_entries',
+  'payment_requests',
+  'orders',
+  'order_items',
+  'order_refunds',
+  'emails',
+  'whatsapp_conversations',
+  'whatsapp_messages',
+  'bookings',
+  'newsletter_subscriptions',
+  'campaign_recipients',
+  'form_submissions',
+  'attendance',
 ] as const;
 
 /** The addresses a contact was ever reached at: its email now and every email of its identifier history (and the same for phones). */
@@ -64,19 +83,26 @@ function jsonValues(row: Record<string, unknown>, columns: string[] = []) {
 export async function exportContact(db: Db, workspaceId: string, contactId: string, query: { kind?: string; limit?: string; offset?: string }) {
   const paging = parsePaging(query, PAGING);
   const only = query.kind === undefined || query.kind === '' ? undefined : query.kind;
-  if (only !== undefined && !(EXPORT_KIND_NAMES as readonly string[]).includes(only)) throw SharedErrors.notOneOf({ name: 'kind', values: EXPORT_KIND_NAMES.join(', ') });
+  if (only !== undefined && !(EXPORT_KIND_NAMES as readonly string[]).includes(only))
+    throw SharedErrors.notOneOf({ name: 'kind', values: EXPORT_KIND_NAMES.join(', ') });
   const all = exportKinds();
   const kinds = only ? [only] : EXPORT_KIND_NAMES;
   const addresses = { emails: everHeld(workspaceId, contactId, 'email'), phones: everHeld(workspaceId, contactId, 'phone') };
   const offset = only ? paging.offset : 0;
   const statements = [
-    rawAll<{ answer: string }>(db, sql`SELECT ${answeredJson} AS answer FROM ${contacts} c WHERE c.workspace_id = ${workspaceId} AND c.id = ${contactId}`),
+    rawAll<{ answer: string }>(
+      db,
+      sql`SELECT ${answeredJson} AS answer FROM ${contacts} c WHERE c.workspace_id = ${workspaceId} AND c.id = ${contactId}`,
+    ),
     ...kinds.flatMap((name) => {
       const kind = all[name];
       const rows = kind.rows(workspaceId, contactId, addresses);
       return [
         rawAll<{ n: number }>(db, sql`SELECT count(*) AS n FROM (${rows})`),
-        rawAll<Record<string, unknown>>(db, sql`SELECT * FROM (${rows}) ORDER BY ${sql.raw(kind.order ?? 'created_at')} DESC LIMIT ${paging.limit} OFFSET ${offset}`),
+        rawAll<Record<string, unknown>>(
+          db,
+          sql`SELECT * FROM (${rows}) ORDER BY ${sql.raw(kind.order ?? 'created_at')} DESC LIMIT ${paging.limit} OFFSET ${offset}`,
+        ),
       ];
     }),
   ];

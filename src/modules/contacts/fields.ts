@@ -71,9 +71,9 @@ export const SCALAR_NAMES = Object.keys(SCALAR_FIELDS) as ScalarField[];
 
 const labelNames = z.array(z.string().trim().min(1).max(100)).max(200);
 
-const scalarShape = Object.fromEntries(
-  Object.entries(SCALAR_FIELDS).map(([k, d]) => [k, d.schema.nullable().optional()]),
-) as { [K in ScalarField]: z.ZodOptional<z.ZodNullable<(typeof SCALAR_FIELDS)[K]['schema']>> };
+const scalarShape = Object.fromEntries(Object.entries(SCALAR_FIELDS).map(([k, d]) => [k, d.schema.nullable().optional()])) as {
+  [K in ScalarField]: z.ZodOptional<z.ZodNullable<(typeof SCALAR_FIELDS)[K]['schema']>>;
+};
 
 export const ContactWrite = z
   .object({
@@ -81,7 +81,10 @@ export const ContactWrite = z
     phone: z.string().max(32).nullable().optional(),
     email: z.string().trim().max(255).pipe(z.email()).nullable().optional().openapi({ format: 'email', description: 'Trimmed and lower-cased' }),
     block_state: z.enum(BLOCK_STATES).optional(),
-    custom_fields: boundedJsonObject(CUSTOM_FIELDS_BOUNDS, 'Merged into the stored object; a key set to null is removed. The stored result is bounded too').optional(),
+    custom_fields: boundedJsonObject(
+      CUSTOM_FIELDS_BOUNDS,
+      'Merged into the stored object; a key set to null is removed. The stored result is bounded too',
+    ).optional(),
     tags: labelNames.optional().openapi({ description: 'Tag NAMES (ids come back on reads); missing tags are created' }),
     groups: labelNames.optional().openapi({ description: 'Group NAMES (ids come back on reads); missing groups are created' }),
   })

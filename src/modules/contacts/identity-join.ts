@@ -17,7 +17,11 @@ export type ContactIdentity = { contactName: string | null; contactPhone: string
 export const contactIdentityJoin = (contactId: SQLiteColumn, workspaceId: SQLiteColumn) =>
   [contacts, and(eq(contacts.id, contactId), eq(contacts.workspace_id, workspaceId))] as const;
 
-export const serializeContactIdentity = (r: ContactIdentity) => ({ contact_name: r.contactName, contact_phone: r.contactPhone, contact_email: r.contactEmail });
+export const serializeContactIdentity = (r: ContactIdentity) => ({
+  contact_name: r.contactName,
+  contact_phone: r.contactPhone,
+  contact_email: r.contactEmail,
+});
 
 /**
  * A list's `search` over its records' `title` and their contact's name, phone and email (deals,
@@ -54,6 +58,7 @@ export function titleOrContactSearch(table: SQLiteTable, workspaceId: SQLiteColu
      * walking one of the table's indexes over the workspace (they lead with `workspace_id`), so
      * the matches' rowids drive the count and the page.
      */
-    inWorkspace: (present: readonly string[], ws: SQLWrapper): SQL => (present.includes('search') ? sql`+${workspaceId} = ${ws}` : eq(workspaceId, ws)),
+    inWorkspace: (present: readonly string[], ws: SQLWrapper): SQL =>
+      present.includes('search') ? sql`+${workspaceId} = ${ws}` : eq(workspaceId, ws),
   };
 }

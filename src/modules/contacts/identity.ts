@@ -24,10 +24,13 @@ export function normalizeEmailStrict(raw: string): string {
 }
 
 const identifierRecord = guardable((condition) =>
-  preparedSql('run', () => sql`INSERT INTO contact_identifiers (id, workspace_id, contact_id, kind, value, assigned_at)
+  preparedSql(
+    'run',
+    () => sql`INSERT INTO contact_identifiers (id, workspace_id, contact_id, kind, value, assigned_at)
   SELECT j.value ->> 'id', ${sql.placeholder('ws')}, ${sql.placeholder('contact')}, j.value ->> 'kind', j.value ->> 'value', ${sql.placeholder('at')}
   FROM json_each(${sql.placeholder('rows')}) j WHERE ${condition}
-  ON CONFLICT (workspace_id, kind, value, contact_id) DO UPDATE SET assigned_at = excluded.assigned_at`),
+  ON CONFLICT (workspace_id, kind, value, contact_id) DO UPDATE SET assigned_at = excluded.assigned_at`,
+  ),
 );
 
 type Identifiers = { phone?: unknown; email?: unknown };

@@ -1,6 +1,23 @@
 export { createAttendanceEvent, setAttendance } from './attendance/service';
-export { audienceFiltersInput, checkContactFilter, type RecipientContact, selectRecipientContacts, VARIABLE_FIELDS, whatsappAudiencePage } from './audience';
-export { compileContactFilter, contactsMatching, type ContactTarget, countEmailEligible, eligibleCountSql, emailEligibleContacts, emailEligibleIds, emailEligiblePage, withoutPlatformListed } from './consent/eligibility';
+export {
+  audienceFiltersInput,
+  checkContactFilter,
+  type RecipientContact,
+  selectRecipientContacts,
+  VARIABLE_FIELDS,
+  whatsappAudiencePage,
+} from './audience';
+export {
+  compileContactFilter,
+  contactsMatching,
+  type ContactTarget,
+  countEmailEligible,
+  eligibleCountSql,
+  emailEligibleContacts,
+  emailEligibleIds,
+  emailEligiblePage,
+  withoutPlatformListed,
+} from './consent/eligibility';
 export { consentRow, emailDeliverabilityStatement, recordComplaint, setConsent } from './consent/service';
 export { eraseContact } from './erase';
 export { CONTACT_REFERENCE_ERRORS, ContactErrors } from './errors';
@@ -9,8 +26,15 @@ export { installContactExtensions } from './extensions';
 export { type ContactIdentity, contactIdentityColumns, contactIdentityJoin, serializeContactIdentity, titleOrContactSearch } from './identity-join';
 export { contactCarriesTag } from './labels/links';
 export { findMergeRequest, resolveMergeRequest } from './merge';
-export { type ContactRow } from './read';
-export { type ContactReferencePlan, planContactReference, type PlannedContact, referencedContactExists, resolveContactReference, selectReferencedContact } from './resolve';
+export type { ContactRow } from './read';
+export {
+  type ContactReferencePlan,
+  planContactReference,
+  type PlannedContact,
+  referencedContactExists,
+  resolveContactReference,
+  selectReferencedContact,
+} from './resolve';
 export { CHANNELS } from './schema';
 export { applyParked, identityTaken, planUpsert } from './service';
 export { activity, activityFrom, type TimelineSource } from './timeline';

@@ -76,6 +76,7 @@ function searchSource(ctx: ServiceContext, raw: string | undefined): SearchSourc
 function caseVariants(term: string): string[] {
   let out = [''];
   for (const ch of term) {
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the class is every character outside ASCII.
     const forms = /[^\x00-\x7f]/.test(ch) ? [...new Set([ch.toLowerCase(), ch.toUpperCase()])] : [ch];
     out = out.flatMap((prefix) => forms.map((f) => prefix + f));
   }
@@ -131,13 +132,28 @@ type CompiledList = { paging: Paging; statement: BuiltQuery; cacheKey: string | 
 export async function listContacts(ctx: ServiceContext, query: ListQuery) {
   const list = await compileList(ctx, query);
   // Straight to D1: nothing to map, so drizzle would only add its own work.
-  const { results } = await clientOf(ctx.db).prepare(list.statement.sql).bind(...list.statement.params).all<ListRow>();
+  const { results } = await clientOf(ctx.db)
+    .prepare(list.statement.sql)
+    .bind(...list.statement.params)
+    .all<ListRow>();
   const [{ generation, cached, counted }, ...rows] = results;
   const total = cached ?? counted ?? 0;
-  const page = envelopeText(rows.map((r) => r.answer!), total, list.paging);
+  const page = envelopeText(
+    rows.map((r) => r.answer!),
+    total,
+    list.paging,
+  );
   if (!list.cacheKey || cached !== null) return { page };
   const cache = new ListCache(ctx, list.cacheKey);
-  return { page, remember: () => cache.remember(generation!, total, rows.map((r) => r.id!)) };
+  return {
+    page,
+    remember: () =>
+      cache.remember(
+        generation!,
+        total,
+        rows.map((r) => r.id!),
+      ),
+  };
 }
 
 /**
@@ -206,13 +222,21 @@ export async function compileList(ctx: ServiceContext, query: ListQuery): Promis
   const mergedPage = (alternatives: RowSet[]) => {
     const pages = alternatives.map((alt) => {
       const index = pageWalkIndex(sort.field, alt.index);
-      return picked(sql`SELECT 1 FROM (${alt.gauge})`, index ? { source: walkOf(index), conditions: [alt.probe] } : undefined, {
-        source: sql`fp CROSS JOIN (${alt.set}) s CROSS JOIN contacts c`,
-        conditions: [sql`c.id = s.id`],
-      }, true);
+      return picked(
+        sql`SELECT 1 FROM (${alt.gauge})`,
+        index ? { source: walkOf(index), conditions: [alt.probe] } : undefined,
+        {
+          source: sql`fp CROSS JOIN (${alt.set}) s CROSS JOIN contacts c`,
+          conditions: [sql`c.id = s.id`],
+        },
+        true,
+      );
     });
     return (skip?: SQL) => {
-      const firsts = sql.join(pages.map((rows) => sql`SELECT * FROM (${rows(skip)})`), sql.raw(' UNION '));
+      const firsts = sql.join(
+        pages.map((rows) => sql`SELECT * FROM (${rows(skip)})`),
+        sql.raw(' UNION '),
+      );
       return sql`SELECT c.rowid AS page_rid FROM (${firsts}) u CROSS JOIN contacts c WHERE c.rowid = u.page_rid ORDER BY ${order} LIMIT ${paging.limit} OFFSET ${paging.offset}`;
     };
   };
@@ -227,11 +251,14 @@ export async function compileList(ctx: ServiceContext, query: ListQuery): Promis
   // An `or` of a few single sets is counted and paged one alternative at a time (more would make the statements long;
   // an alternative merging sets itself costs as much to judge as the whole `or` does to walk).
   const split = rowSet?.counting.alternatives;
-  const alternatives = split && split.length <= MERGED_MAX && !split.some((alt) => alt.merged) ? { counting: split, page: rowSet!.page.alternatives! } : undefined;
+  const alternatives =
+    split && split.length <= MERGED_MAX && !split.some((alt) => alt.merged) ? { counting: split, page: rowSet!.page.alternatives! } : undefined;
   if (search.matched) {
     // The matches drive the count; CROSS JOIN fixes that order. Without a filter, they are the count.
     const fromMatches = sql`fp CROSS JOIN matched s CROSS JOIN contacts c`;
-    counted = counting.where ? sql`(SELECT count(*) FROM ${fromMatches} ${matching(sql`c.rowid = s.rid`, counting.where)})` : sql`(SELECT count(*) FROM matched)`;
+    counted = counting.where
+      ? sql`(SELECT count(*) FROM ${fromMatches} ${matching(sql`c.rowid = s.rid`, counting.where)})`
+      : sql`(SELECT count(*) FROM matched)`;
     pageRids = picked(
       sql`SELECT 1 FROM matched`,
       sortIndex ? { source: walk, conditions: [sql`c.rowid IN (SELECT rid FROM matched)`, page.where] } : undefined,
@@ -249,11 +276,10 @@ export async function compileList(ctx: ServiceContext, query: ListQuery): Promis
     counted = sql`(SELECT count(*) FROM (${rowSet.counting.set}))`;
     pageRids = rowSet.page.own
       ? walked
-      : picked(
-          sql`SELECT 1 FROM (${rowSet.page.gauge})`,
-          sortIndex ? { source: walk, conditions: [rowSet.page.probe] } : undefined,
-          { source: sql`fp CROSS JOIN (${rowSet.page.set}) s CROSS JOIN contacts c`, conditions: [sql`c.id = s.id`] },
-        );
+      : picked(sql`SELECT 1 FROM (${rowSet.page.gauge})`, sortIndex ? { source: walk, conditions: [rowSet.page.probe] } : undefined, {
+          source: sql`fp CROSS JOIN (${rowSet.page.set}) s CROSS JOIN contacts c`,
+          conditions: [sql`c.id = s.id`],
+        });
   } else {
     counted = sql`(SELECT count(*) FROM fp CROSS JOIN contacts c ${matching(counting.where, search.condition)})`;
     pageRids = walked;
@@ -263,7 +289,11 @@ export async function compileList(ctx: ServiceContext, query: ListQuery): Promis
   const pageWith = buildSql(sql.join([filterWith(page.values), ...ctes], sql.raw(', ')));
   const orderText = `c.${sort.field} ${sort.descending ? 'DESC' : 'ASC'}, c.id ${sort.descending ? 'DESC' : 'ASC'}`;
   const pageOf = (rids: BuiltQuery) =>
-    joinBuilt(`SELECT * FROM (SELECT c.id, ${ANSWER}, NULL, NULL, NULL, row_number() OVER (ORDER BY ${orderText}) FROM (`, rids, ') p CROSS JOIN contacts c WHERE c.rowid = p.page_rid)');
+    joinBuilt(
+      `SELECT * FROM (SELECT c.id, ${ANSWER}, NULL, NULL, NULL, row_number() OVER (ORDER BY ${orderText}) FROM (`,
+      rids,
+      ') p CROSS JOIN contacts c WHERE c.rowid = p.page_rid)',
+    );
 
   // A filtered or searched answer is kept per data generation.
   if (!keep) {
@@ -293,7 +323,9 @@ const MERGED_MAX = 5;
 function alternativesCount(alternatives: RowSet[]): SQL {
   const parts = alternatives.map((alt, i) => {
     const earlier = alternatives.slice(0, i).map((before) => sql`s.id NOT IN (SELECT id FROM (${before.set}))`);
-    return i === 0 ? sql`(SELECT count(*) FROM (${alt.set}))` : sql`(SELECT count(*) FROM (${alt.set}) s WHERE ${sql.join(earlier, sql.raw(' AND '))})`;
+    return i === 0
+      ? sql`(SELECT count(*) FROM (${alt.set}))`
+      : sql`(SELECT count(*) FROM (${alt.set}) s WHERE ${sql.join(earlier, sql.raw(' AND '))})`;
   });
   return sql`(${sql.join(parts, sql.raw(' + '))})`;
 }

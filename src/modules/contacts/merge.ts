@@ -112,7 +112,8 @@ export async function resolveMergeRequest(
       db.delete(contacts).where(and(eq(contacts.workspace_id, ws.id), eq(contacts.id, other.id))),
     ];
     // Every module moves the absorbed contact's rows to the target (src/platform/personal-data.ts).
-    for (const records of [ownPersonalData, ...contactExtensions().records]) statements.push(...(records.rekey?.(db, ws.id, other.id, target.id) ?? []));
+    for (const records of [ownPersonalData, ...contactExtensions().records])
+      statements.push(...(records.rekey?.(db, ws.id, other.id, target.id) ?? []));
     statements.push(
       db
         .update(contacts)
@@ -121,7 +122,15 @@ export async function resolveMergeRequest(
     );
     statements.push(...recordIdentifiers(db, ws.id, target.id, { phone, email }, now));
     statements.push(
-      db.insert(contactActivities).values({ id: uuidv7(), workspace_id: ws.id, contact_id: target.id, type: 'merged', source: 'api', data: { absorbed_contact_id: other.id, merge_request_id: mr.id }, created_at: now }),
+      db.insert(contactActivities).values({
+        id: uuidv7(),
+        workspace_id: ws.id,
+        contact_id: target.id,
+        type: 'merged',
+        source: 'api',
+        data: { absorbed_contact_id: other.id, merge_request_id: mr.id },
+        created_at: now,
+      }),
       selectContact(db, ws.id, target.id),
     );
     const out = await runBatch(db, statements).catch((err) => {

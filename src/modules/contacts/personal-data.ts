@@ -13,11 +13,17 @@ export const ownPersonalData: PersonalData = {
     consent: ownRows(consentLedger, 'created_at', ['evidence']),
     timeline: ownRows(contactActivities, 'created_at', ['data']),
     tags: {
-      rows: (w, c) => sql`SELECT t.id, t.name, t.color, t.description, l.created_at FROM ${contactTagLinks} l JOIN ${tags} t ON t.id = l.tag_id AND t.workspace_id = l.workspace_id
+      rows: (
+        w,
+        c,
+      ) => sql`SELECT t.id, t.name, t.color, t.description, l.created_at FROM ${contactTagLinks} l JOIN ${tags} t ON t.id = l.tag_id AND t.workspace_id = l.workspace_id
         WHERE l.workspace_id = ${w} AND l.contact_id = ${c}`,
     },
     groups: {
-      rows: (w, c) => sql`SELECT g.id, g.name, g.color, g.description, l.created_at FROM ${contactGroupLinks} l JOIN ${groups} g ON g.id = l.group_id AND g.workspace_id = l.workspace_id
+      rows: (
+        w,
+        c,
+      ) => sql`SELECT g.id, g.name, g.color, g.description, l.created_at FROM ${contactGroupLinks} l JOIN ${groups} g ON g.id = l.group_id AND g.workspace_id = l.workspace_id
         WHERE l.workspace_id = ${w} AND l.contact_id = ${c}`,
     },
     custom_values: ownRows(contactCustomValues, 'key'),

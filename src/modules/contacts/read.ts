@@ -5,7 +5,8 @@ import { contactPhoneBlacklisted } from '../blacklist';
 import { contacts } from './schema';
 
 const TAG_IDS = 'SELECT json_group_array(tag_id) FROM (SELECT tag_id FROM contact_tag_links WHERE contact_id = c.id ORDER BY created_at, tag_id)';
-const GROUP_IDS = 'SELECT json_group_array(group_id) FROM (SELECT group_id FROM contact_group_links WHERE contact_id = c.id ORDER BY created_at, group_id)';
+const GROUP_IDS =
+  'SELECT json_group_array(group_id) FROM (SELECT group_id FROM contact_group_links WHERE contact_id = c.id ORDER BY created_at, group_id)';
 const ATTENDANCES = `SELECT json_group_array(json_object('event_id', event_id, 'status', status, 'registered_at', registered_at, 'attended_at', attended_at))
      FROM (SELECT * FROM event_attendances WHERE contact_id = c.id ORDER BY registered_at)`;
 
@@ -40,7 +41,10 @@ export type ContactRow = Record<string, unknown> & {
   phone_blacklisted: number;
 };
 
-const contactById = preparedSql<ContactRow>('all', () => sql`SELECT ${contactColumns} FROM contacts c WHERE c.workspace_id = ${sql.placeholder('ws')} AND c.id = ${sql.placeholder('id')}`);
+const contactById = preparedSql<ContactRow>(
+  'all',
+  () => sql`SELECT ${contactColumns} FROM contacts c WHERE c.workspace_id = ${sql.placeholder('ws')} AND c.id = ${sql.placeholder('id')}`,
+);
 
 /** Statement reading one contact of the workspace, for a batch (its result: the rows). */
 export const selectContact = (db: Db, workspaceId: string, id: string) => contactById.in(db, { ws: workspaceId, id });
@@ -60,10 +64,14 @@ const holds = (kind: 'phone' | 'email', ws: SQLWrapper, value: SQLWrapper) => sq
       (SELECT contact_id FROM contact_identifiers WHERE workspace_id = ${ws} AND kind = ${kind} AND value = ${value} ORDER BY assigned_at DESC, id DESC LIMIT 1))`;
 
 /** Whether any contact holds (or last held) the identifier: false for a NULL value. */
-export const identifierHeld = (kind: 'phone' | 'email', ws: SQLWrapper, value: SQLWrapper) => sql`EXISTS (SELECT 1 FROM contacts c WHERE ${holds(kind, ws, value)})`;
+export const identifierHeld = (kind: 'phone' | 'email', ws: SQLWrapper, value: SQLWrapper) =>
+  sql`EXISTS (SELECT 1 FROM contacts c WHERE ${holds(kind, ws, value)})`;
 
 const identifierHolder = (kind: 'phone' | 'email') =>
-  preparedSql<ContactRow>('all', () => sql`SELECT ${contactColumns} FROM contacts c WHERE ${holds(kind, sql.placeholder('ws'), sql.placeholder('value'))}`);
+  preparedSql<ContactRow>(
+    'all',
+    () => sql`SELECT ${contactColumns} FROM contacts c WHERE ${holds(kind, sql.placeholder('ws'), sql.placeholder('value'))}`,
+  );
 const identifierHolders = { phone: identifierHolder('phone'), email: identifierHolder('email') };
 
 /** Statement reading the contact holding (or, history-aware, last holding) an identifier. */
@@ -89,7 +97,8 @@ const HIDDEN = new Set([
  * A REAL as JSON.stringify writes it: SQLite writes a whole REAL with `.0` (`50.0`), JavaScript
  * without (`50`); both parse to the same number, and the answers read the same either way.
  */
-const realAsJson = (column: string) => `iif(abs(${column}) < 9007199254740992 AND ${column} = CAST(${column} AS INTEGER), CAST(${column} AS INTEGER), ${column})`;
+const realAsJson = (column: string) =>
+  `iif(abs(${column}) < 9007199254740992 AND ${column} = CAST(${column} AS INTEGER), CAST(${column} AS INTEGER), ${column})`;
 
 /** The answer's fields (`serializeContact`) as [key, SQL value] pairs over `c`, in its order. */
 const ANSWER_FIELDS: [string, string][] = [
@@ -157,7 +166,18 @@ export function serializeContact(row: ContactRow) {
 }
 
 /** The keys of the compact projection contact events carry (docs/events.md), in order, with explicit nulls. */
-const PROJECTION_KEYS = ['id', 'phone', 'email', 'name', 'first_name', 'last_name', 'lifecycle_stage', 'source', 'block_state', 'lead_score'] as const;
+const PROJECTION_KEYS = [
+  'id',
+  'phone',
+  'email',
+  'name',
+  'first_name',
+  'last_name',
+  'lifecycle_stage',
+  'source',
+  'block_state',
+  'lead_score',
+] as const;
 
 type Projection = Record<(typeof PROJECTION_KEYS)[number], unknown>;
 
@@ -169,4 +189,3 @@ export function contactProjection(row: ContactRow): Projection {
 export const contactProjectionSql = sql.raw(
   `json_object(${PROJECTION_KEYS.map((key) => `'${key}', ${getTableColumns(contacts)[key].columnType === 'SQLiteReal' ? realAsJson(`c.${key}`) : `c.${key}`}`).join(', ')})`,
 );
-

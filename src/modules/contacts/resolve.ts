@@ -31,7 +31,8 @@ const referencedRead = prepared((db) =>
 );
 
 /** Whether the workspace has the contact: the condition of that read, for a write guarded on it (see `RowGuard`). */
-export const referencedContactExists = (ws: SQLWrapper | string, id: SQLWrapper | string) => sql`EXISTS (SELECT 1 FROM ${contacts} WHERE ${contacts.workspace_id} = ${ws} AND ${contacts.id} = ${id})`;
+export const referencedContactExists = (ws: SQLWrapper | string, id: SQLWrapper | string) =>
+  sql`EXISTS (SELECT 1 FROM ${contacts} WHERE ${contacts.workspace_id} = ${ws} AND ${contacts.id} = ${id})`;
 
 /** The referenced contact from that read; 404 `Contact not found` outside the workspace. */
 export function referencedContact(row: Omit<ResolvedContact, 'created'> | undefined): ResolvedContact {
@@ -85,7 +86,11 @@ const unchanged = (err: unknown) => err;
  * identity keys (`identityTaken`) means a parallel write won, and the caller
  * retries from a new plan.
  */
-export function planContactReference(ctx: ServiceContext, ref: ContactReference, opts: { missing: () => ApiError; source?: string }): ContactReferencePlan {
+export function planContactReference(
+  ctx: ServiceContext,
+  ref: ContactReference,
+  opts: { missing: () => ApiError; source?: string },
+): ContactReferencePlan {
   if (ref.contact_id !== undefined && ref.contact_id !== null) {
     return {
       reads: [selectReferencedContact(ctx, String(ref.contact_id))],

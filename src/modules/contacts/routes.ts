@@ -18,7 +18,13 @@ export const contactRoutes = createRouter();
 const body = (x: unknown) => x as ContactBody;
 
 /** What a contact write checks beyond its body's schema. */
-const WRITE_ERRORS = [SharedErrors.invalidPhone, ContactErrors.invalidEmail, ContactErrors.phoneBlacklisted, ContactErrors.globalBlockLocked, ContactErrors.mergedFieldsTooLarge];
+const WRITE_ERRORS = [
+  SharedErrors.invalidPhone,
+  ContactErrors.invalidEmail,
+  ContactErrors.phoneBlacklisted,
+  ContactErrors.globalBlockLocked,
+  ContactErrors.mergedFieldsTooLarge,
+];
 
 const CONTACT_LIST_QUERY = listQuery({
   sorts: CONTACT_SORTS,
@@ -62,7 +68,16 @@ contactRoutes.openapi(
       'tags/groups only added) and answers `duplicate: true`; otherwise a contact is created. Phone and email resolving to two different ' +
       'contacts answers 409 `CONTACT_MERGE_REQUIRED` with `merge_request_id` and writes nothing.',
     security: bearer,
-    request: { body: jsonBody(ContactWrite, { email: 'ada@example.com', phone: '+4791234567', name: 'Ada Lovelace', city: 'Oslo', tags: ['newsletter'], custom_fields: { plan: 'pro' } }) },
+    request: {
+      body: jsonBody(ContactWrite, {
+        email: 'ada@example.com',
+        phone: '+4791234567',
+        name: 'Ada Lovelace',
+        city: 'Oslo',
+        tags: ['newsletter'],
+        custom_fields: { plan: 'pro' },
+      }),
+    },
     responses: { 201: jsonContent(ContactUpsertResult, 'Created (`duplicate: false`) or updated (`duplicate: true`)') },
     errors: [...WRITE_ERRORS, ContactErrors.limitReached, ContactErrors.mergeRequired],
   }),

@@ -123,7 +123,9 @@ export const contacts = sqliteTable(
     index('contacts_workspace_email_consent').on(t.workspace_id, t.email_consent_state, t.created_at, t.id),
     // The contacts the email baseline admits on their own columns, with what the suppression and blacklist checks
     // read: an estimate counts index entries (migration 0022).
-    index('contacts_email_eligible').on(t.workspace_id, t.email, t.phone).where(sql.raw(emailBaselineTerms(''))),
+    index('contacts_email_eligible')
+      .on(t.workspace_id, t.email, t.phone)
+      .where(sql.raw(emailBaselineTerms(''))),
     // Covers search terms shorter than a trigram, and counts of filters on these columns that no
     // narrower index serves (substrings, `or` trees): they scan this instead of the wide rows.
     index('contacts_workspace_search').on(
@@ -258,11 +260,7 @@ export const mergeRequests = sqliteTable(
     updated_at: text('updated_at').notNull(),
     resolved_at: text('resolved_at'),
   },
-  (t) => [
-    uniqueIndex('contact_merge_requests_open_pair')
-      .on(t.workspace_id, t.pair_key)
-      .where(sql`status = 'open'`),
-  ],
+  (t) => [uniqueIndex('contact_merge_requests_open_pair').on(t.workspace_id, t.pair_key).where(sql`status = 'open'`)],
 );
 
 /**

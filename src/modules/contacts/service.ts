@@ -20,7 +20,6 @@ import { updateAlongReads } from './update-along';
 import { SharedErrors } from '../../platform/shared-errors';
 import { ContactErrors } from './errors';
 
-
 export type WriteOptions = {
   /** Surface recorded on events and activity rows (`api`, `form`, ...). */
   source: string;
@@ -117,7 +116,7 @@ async function upsertOnce(ctx: ServiceContext, input: NormalizedWrite, opts: Wri
   const along = bet && { statements: [...bet.statements, selectContact(ctx.db, ctx.ws.id, bet.row.id)], events: bet.events };
   const { results, created } = await readWithCreate(ctx, reads, along, (r) => (r.at(-1) as ContactRow[])[0]);
   if (created) return { row: created, duplicate: false };
-  const updated = update && update.updated(results[reads.length - 1]);
+  const updated = update?.updated(results[reads.length - 1]);
   if (update && updated) {
     ctx.events.committedAfter(update.events);
     return { row: updated, duplicate: true };
@@ -142,13 +141,26 @@ async function upsertOnce(ctx: ServiceContext, input: NormalizedWrite, opts: Wri
  * means it was created. `also`: a condition of the caller's own (a deal's, an order's), so that
  * the contact is created only along with what the caller creates.
  */
-function createAlongReads(ctx: ServiceContext, input: NormalizedWrite, opts: WriteOptions, labels: Record<LabelKind, Map<string, string>>, also?: RowGuard): CreatedAlong | null {
+function createAlongReads(
+  ctx: ServiceContext,
+  input: NormalizedWrite,
+  opts: WriteOptions,
+  labels: Record<LabelKind, Map<string, string>>,
+  also?: RowGuard,
+): CreatedAlong | null {
   const cap = ctx.ws.caps.contacts;
   if (cap !== undefined && cap !== null) return null;
   const allMissing = (names: Map<string, string>): LabelDiff => ({ names, missingKeys: [...names.keys()], resolvedIds: [] });
   try {
     const diffs = { tags: allMissing(labels.tags), groups: allMissing(labels.groups) };
-    return createStatements(ctx, { ...input, ...(opts.createOnly ?? {}) }, diffs, false, opts.source, also ? bothOf(identityFree, also) : identityFree);
+    return createStatements(
+      ctx,
+      { ...input, ...(opts.createOnly ?? {}) },
+      diffs,
+      false,
+      opts.source,
+      also ? bothOf(identityFree, also) : identityFree,
+    );
   } catch {
     return null;
   }
@@ -278,16 +290,34 @@ const identityFree: RowGuard = {
   values: {},
 };
 
-const nullRow = { lifecycle_stage: null, source: null, name: null, first_name: null, last_name: null, phone: null, email: null } as Partial<ContactRow>;
+const nullRow = {
+  lifecycle_stage: null,
+  source: null,
+  name: null,
+  first_name: null,
+  last_name: null,
+  phone: null,
+  email: null,
+} as Partial<ContactRow>;
 
 const seedInsert = guardable((condition) =>
-  preparedSql('run', () => sql`INSERT INTO consent_ledger (id, workspace_id, contact_id, channel, action, state, previous_state, source, basis, evidence, created_at)
+  preparedSql(
+    'run',
+    () => sql`INSERT INTO consent_ledger (id, workspace_id, contact_id, channel, action, state, previous_state, source, basis, evidence, created_at)
   SELECT j.value ->> 'id', ${sql.placeholder('ws')}, ${sql.placeholder('contact')}, j.value ->> 'channel', 'seed', j.value ->> 'state', NULL, 'api', NULL, NULL, ${sql.placeholder('at')}
-  FROM json_each(${sql.placeholder('rows')}) j WHERE ${condition}`),
+  FROM json_each(${sql.placeholder('rows')}) j WHERE ${condition}`,
+  ),
 );
 
 /** A new contact's consent seed, one ledger row per channel it can be reached on: evidence, never an event. */
-function consentSeeds(db: Db, workspaceId: string, contactId: string, ids: { phone: string | null; email: string | null }, now: string, guard?: RowGuard): Statement[] {
+function consentSeeds(
+  db: Db,
+  workspaceId: string,
+  contactId: string,
+  ids: { phone: string | null; email: string | null },
+  now: string,
+  guard?: RowGuard,
+): Statement[] {
   const rows = [
     ...(ids.phone ? [{ id: uuidv7(), channel: 'whatsapp', state: 'subscribed' }] : []),
     ...(ids.email ? [{ id: uuidv7(), channel: 'email', state: 'unknown' }] : []),
@@ -343,7 +373,16 @@ function updateStatements(
     const named = input[kind] !== undefined;
     if (!named || !labelsChange(current[kind], diffs[kind], labelMode)) continue;
     changed.push(kind);
-    statements.push(...linkStatements(db, kind, { workspaceId: ws.id, contactId: existing.id, names: diffs[kind].names, missingKeys: diffs[kind].missingKeys, mode: labelMode, now }));
+    statements.push(
+      ...linkStatements(db, kind, {
+        workspaceId: ws.id,
+        contactId: existing.id,
+        names: diffs[kind].names,
+        missingKeys: diffs[kind].missingKeys,
+        mode: labelMode,
+        now,
+      }),
+    );
   }
   if (changed.length === 0) return null;
   statements.unshift(
@@ -359,12 +398,18 @@ function updateStatements(
   const row = { ...existing, ...plan.set } as ContactRow;
   const events: OutboxEvent[] = [];
   if (!opts.silent) {
-    const updated = ctx.events.emit(db, ws.id, 'contact.updated', {
-      contact_id: existing.id,
-      contact: contactProjection(row),
-      source,
-      changed_fields: changed,
-    }, alive);
+    const updated = ctx.events.emit(
+      db,
+      ws.id,
+      'contact.updated',
+      {
+        contact_id: existing.id,
+        contact: contactProjection(row),
+        source,
+        changed_fields: changed,
+      },
+      alive,
+    );
     statements.push(updated.statement);
     events.push(updated.event);
   }

@@ -8,7 +8,15 @@ import { uuidv7 } from '../../platform/ids';
 import { contactActivities } from './schema';
 
 /** A contact timeline row, for the caller's batch (consent and deal changes land on the timeline too). */
-export function activity(ctx: ServiceContext, contactId: string, type: string, source: string, data: Record<string, unknown>, now: string, guard?: RowGuard): Statement {
+export function activity(
+  ctx: ServiceContext,
+  contactId: string,
+  type: string,
+  source: string,
+  data: Record<string, unknown>,
+  now: string,
+  guard?: RowGuard,
+): Statement {
   return activityInsert.in(ctx.db, { id: uuidv7(), workspace_id: ctx.ws.id, contact_id: contactId, type, source, data, created_at: now }, guard);
 }
 
@@ -31,5 +39,12 @@ const timelineInsertFrom = builtOnce((source: TimelineSource) =>
 );
 
 /** `activity` from a row the batch wrote (see `TimelineSource`); `values` are the placeholders of its SQL; `id` the row's, for statements guarded on it. */
-export const activityFrom = (ctx: ServiceContext, source: TimelineSource, type: string, origin: string, values: Record<string, unknown>, now: string, id = uuidv7()): Statement =>
-  timelineInsertFrom(source).in(ctx.db, { ...values, id, ws: ctx.ws.id, type, source: origin, at: now });
+export const activityFrom = (
+  ctx: ServiceContext,
+  source: TimelineSource,
+  type: string,
+  origin: string,
+  values: Record<string, unknown>,
+  now: string,
+  id = uuidv7(),
+): Statement => timelineInsertFrom(source).in(ctx.db, { ...values, id, ws: ctx.ws.id, type, source: origin, at: now });

@@ -91,15 +91,21 @@ function buildVariant({ phone, email, fields }: Shape): Variant {
     from: sql`FROM (SELECT c.id AS id, ${list} AS list FROM contacts c WHERE ${sql.join(holds, sql` AND `)}) u WHERE u.list <> '[]'`,
   };
   const sets = fields.map((field) => sql`${columnOf(field)} = ${sql.placeholder(`v_${field}`)}`);
-  const update = preparedSql('run', () => sql`UPDATE contacts SET ${sql.join(sets, sql`, `)}, updated_at = ${sql.placeholder('at')}
-    WHERE workspace_id = ${ws} AND id = ${timelineContact}`);
+  const update = preparedSql(
+    'run',
+    () => sql`UPDATE contacts SET ${sql.join(sets, sql`, `)}, updated_at = ${sql.placeholder('at')}
+    WHERE workspace_id = ${ws} AND id = ${timelineContact}`,
+  );
   return { timeline, update };
 }
 
 /** The contact of the timeline row the batch wrote (placeholders `ws` and `activity`): NULL when it wrote none. */
 const timelineContact = sql`(SELECT contact_id FROM contact_activities WHERE workspace_id = ${sql.placeholder('ws')} AND id = ${sql.placeholder('activity')})`;
 
-const updatedContact = preparedSql<ContactRow>('all', () => sql`SELECT ${contactColumns} FROM contacts c WHERE c.workspace_id = ${sql.placeholder('ws')} AND c.id = ${timelineContact}`);
+const updatedContact = preparedSql<ContactRow>(
+  'all',
+  () => sql`SELECT ${contactColumns} FROM contacts c WHERE c.workspace_id = ${sql.placeholder('ws')} AND c.id = ${timelineContact}`,
+);
 
 /**
  * The data of `contact.updated` (`contactProjection`, `source`, `changed_fields`) as SQL, from the

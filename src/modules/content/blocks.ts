@@ -17,7 +17,13 @@ export const blockSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('button'), label: text(200), url }),
   z.strictObject({ type: z.literal('bullets'), items: z.array(text(10_000)).min(1).max(200) }),
   z.strictObject({ type: z.literal('spacer'), height: z.number().int().min(4).max(128) }),
-  z.strictObject({ type: z.literal('image'), src: url, alt: z.string().max(500).optional(), href: url.optional(), width: z.number().int().min(1).max(600).optional() }),
+  z.strictObject({
+    type: z.literal('image'),
+    src: url,
+    alt: z.string().max(500).optional(),
+    href: url.optional(),
+    width: z.number().int().min(1).max(600).optional(),
+  }),
   z.strictObject({ type: z.literal('divider') }),
   z.strictObject({ type: z.literal('snippet'), ref: text(200) }),
 ]);

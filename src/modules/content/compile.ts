@@ -1,7 +1,17 @@
 import { blockSchema, designJsonSchema, DIRECTIONS, type Block, type BlockDocument, type Direction } from './blocks';
 import { fromHtml } from 'hast-util-from-html';
 import { toText } from 'hast-util-to-text';
-import { BLOCK_TEXTS, CONTENT_LIMITS, costProblems, markupOf, measureMarkdown, nestingMessage, WITH_SNIPPETS, type MarkdownCost, type Subject } from './cost';
+import {
+  BLOCK_TEXTS,
+  CONTENT_LIMITS,
+  costProblems,
+  markupOf,
+  measureMarkdown,
+  nestingMessage,
+  WITH_SNIPPETS,
+  type MarkdownCost,
+  type Subject,
+} from './cost';
 import { escapeMarkdown, markdownToBlocks, renderInline } from './markdown';
 import { escapeHtml, tokenWarnings } from './tokens';
 
@@ -37,7 +47,11 @@ const COLOR = '#1f2937';
 const ACCENT = '#2563eb';
 const S = {
   text: `${FONT}font-size:16px;line-height:1.6;color:${COLOR};margin:0;`,
-  h: [`${FONT}font-size:28px;line-height:1.25;font-weight:700;color:#111827;margin:0;`, `${FONT}font-size:22px;line-height:1.3;font-weight:700;color:#111827;margin:0;`, `${FONT}font-size:18px;line-height:1.35;font-weight:700;color:#111827;margin:0;`],
+  h: [
+    `${FONT}font-size:28px;line-height:1.25;font-weight:700;color:#111827;margin:0;`,
+    `${FONT}font-size:22px;line-height:1.3;font-weight:700;color:#111827;margin:0;`,
+    `${FONT}font-size:18px;line-height:1.35;font-weight:700;color:#111827;margin:0;`,
+  ],
   link: `color:${ACCENT};text-decoration:underline;`,
   button: `${FONT}display:inline-block;padding:12px 24px;font-size:16px;font-weight:600;line-height:1.2;color:#ffffff;background-color:${ACCENT};border-radius:6px;text-decoration:none;`,
   footer: `${FONT}font-size:12px;line-height:1.5;color:#6b7280;margin:0;`,
@@ -56,8 +70,12 @@ const zodIssues = (prefix: string, error: { issues: { path: PropertyKey[]; messa
 const SOURCES = ['markdown', 'blocks', 'design_json'] as const;
 
 /** The `content` object checked and turned into the block document, or the errors that reject it. */
-export function toBlockDocument(content: unknown, snippets: Snippet[] = []): { ok: true; doc: BlockDocument; warnings: string[] } | ReturnType<typeof fail> {
-  if (content === null || typeof content !== 'object' || Array.isArray(content)) return fail([invalid('content must be an object with exactly one of markdown, blocks or design_json')]);
+export function toBlockDocument(
+  content: unknown,
+  snippets: Snippet[] = [],
+): { ok: true; doc: BlockDocument; warnings: string[] } | ReturnType<typeof fail> {
+  if (content === null || typeof content !== 'object' || Array.isArray(content))
+    return fail([invalid('content must be an object with exactly one of markdown, blocks or design_json')]);
   const c = content as Record<string, unknown>;
   let size: number;
   try {
@@ -70,7 +88,13 @@ export function toBlockDocument(content: unknown, snippets: Snippet[] = []): { o
   if (unknown.length) return fail([invalid(`content has unknown field(s): ${unknown.join(', ')}`)]);
   const present = SOURCES.filter((s) => c[s] !== undefined && c[s] !== null);
   if (present.length !== 1) {
-    return fail([invalid(present.length ? `content must have exactly one source; got ${present.join(' and ')}` : 'content must have exactly one of markdown, blocks or design_json')]);
+    return fail([
+      invalid(
+        present.length
+          ? `content must have exactly one source; got ${present.join(' and ')}`
+          : 'content must have exactly one of markdown, blocks or design_json',
+      ),
+    ]);
   }
   if (c.direction !== undefined && c.direction !== null && !(DIRECTIONS as readonly unknown[]).includes(c.direction)) {
     return fail([invalid('content.direction must be ltr or rtl')]);
@@ -124,10 +148,14 @@ export function toBlockDocument(content: unknown, snippets: Snippet[] = []): { o
     }
     if (b.type === 'snippet' && !findSnippet(snippets, b.ref)) {
       const names = snippets.map((s) => s.name).sort();
-      errors.push({ code: 'unknown_snippet', message: `Unknown snippet "${b.ref}"; available snippets: ${names.length ? names.join(', ') : '(none)'}` });
+      errors.push({
+        code: 'unknown_snippet',
+        message: `Unknown snippet "${b.ref}"; available snippets: ${names.length ? names.join(', ') : '(none)'}`,
+      });
     }
   });
-  if (errors.length) return fail(errors.some((e) => e.code === 'invalid_content') ? errors.filter((e) => e.code === 'invalid_content') : errors, warnings);
+  if (errors.length)
+    return fail(errors.some((e) => e.code === 'invalid_content') ? errors.filter((e) => e.code === 'invalid_content') : errors, warnings);
   const withSnippets = referencedSnippetProblems(blocks, snippets);
   if (withSnippets.length) return fail(withSnippets.map(invalid), warnings);
   return { ok: true, doc, warnings };
@@ -148,12 +176,19 @@ function referencedSnippetProblems(blocks: Block[], snippets: Snippet[]): string
   if (referenced.size === 0) return [];
   const size = [...referenced.values()].reduce((sum, s) => sum + (s.markdown ?? s.html ?? '').length, 0);
   if (size > MAX_CONTENT_CHARS) {
-    return [`the snippets content references are ${size.toLocaleString('en-US')} characters together; at most ${MAX_CONTENT_CHARS.toLocaleString('en-US')}`];
+    return [
+      `the snippets content references are ${size.toLocaleString('en-US')} characters together; at most ${MAX_CONTENT_CHARS.toLocaleString('en-US')}`,
+    ];
   }
-  return textProblems(blocks, [...referenced.values()].map((s) => s.markdown ?? htmlToText(s.html ?? '')), WITH_SNIPPETS);
+  return textProblems(
+    blocks,
+    [...referenced.values()].map((s) => s.markdown ?? htmlToText(s.html ?? '')),
+    WITH_SNIPPETS,
+  );
 }
 
-const tooManyBlocks = (count: number) => `content has ${count.toLocaleString('en-US')} blocks; at most ${CONTENT_LIMITS.blocks.toLocaleString('en-US')}`;
+const tooManyBlocks = (count: number) =>
+  `content has ${count.toLocaleString('en-US')} blocks; at most ${CONTENT_LIMITS.blocks.toLocaleString('en-US')}`;
 
 /** Every text of the block document parsed as markdown when it is rendered: paragraphs, headings, list items. */
 function textsOf(blocks: Block[]): { where: string; text: string }[] {
@@ -264,7 +299,8 @@ export function compileContent(content: unknown, opts: CompileOptions = {}): Com
 }
 
 const dedupe = (xs: string[]) => Array.from(new Set(xs)).slice(0, 100);
-const row = (inner: string, align: string, padding = '8px 40px') => `<tr><td class="pad" style="padding:${padding};text-align:${align};" align="${align}">${inner}</td></tr>`;
+const row = (inner: string, align: string, padding = '8px 40px') =>
+  `<tr><td class="pad" style="padding:${padding};text-align:${align};" align="${align}">${inner}</td></tr>`;
 
 function renderBlock(b: Block, where: string, ctx: RenderContext): Rendered {
   const { align, warnings } = ctx;
@@ -288,7 +324,10 @@ function renderBlock(b: Block, where: string, ctx: RenderContext): Rendered {
     case 'bullets': {
       const items = b.items.map((item, j) => inline(item, `${where} item ${j + 1}`));
       const lis = items.map((r) => `<li style="${S.text}margin:0 0 4px;">${r.html}</li>`).join('');
-      return { html: row(`<ul style="margin:0;padding-${align === 'right' ? 'right' : 'left'}:24px;">${lis}</ul>`, align), text: items.map((r) => `- ${r.text}`).join('\n') };
+      return {
+        html: row(`<ul style="margin:0;padding-${align === 'right' ? 'right' : 'left'}:24px;">${lis}</ul>`, align),
+        text: items.map((r) => `- ${r.text}`).join('\n'),
+      };
     }
     case 'button': {
       warnings.push(...tokenWarnings(b.label, where));
@@ -299,13 +338,19 @@ function renderBlock(b: Block, where: string, ctx: RenderContext): Rendered {
     case 'spacer':
       return { html: `<tr><td style="height:${b.height}px;line-height:${b.height}px;font-size:0;">&nbsp;</td></tr>`, text: '' };
     case 'divider':
-      return { html: row('<div style="border-top:1px solid #e5e7eb;height:1px;line-height:1px;font-size:0;">&nbsp;</div>', align, '16px 40px'), text: '----' };
+      return {
+        html: row('<div style="border-top:1px solid #e5e7eb;height:1px;line-height:1px;font-size:0;">&nbsp;</div>', align, '16px 40px'),
+        text: '----',
+      };
     case 'image': {
       if (!b.alt) warnings.push(`${where}: image ${b.src.slice(0, 100)} has no alt text`);
       for (const u of [b.src, b.href]) if (u && /^http:/i.test(u)) warnings.push(`${where}: link ${u.slice(0, 100)} is not https`);
       const width = b.width ?? 520;
       const img = `<img src="${escapeHtml(b.src)}" alt="${escapeHtml(b.alt ?? '')}" width="${width}" style="display:block;width:100%;max-width:${width}px;height:auto;border:0;">`;
-      return { html: row(b.href ? `<a href="${escapeHtml(b.href)}" target="_blank">${img}</a>` : img, align), text: b.alt ? (b.href ? `${b.alt} (${b.href})` : b.alt) : '' };
+      return {
+        html: row(b.href ? `<a href="${escapeHtml(b.href)}" target="_blank">${img}</a>` : img, align),
+        text: b.alt ? (b.href ? `${b.alt} (${b.href})` : b.alt) : '',
+      };
     }
     case 'snippet': {
       const s = findSnippet(ctx.snippets, b.ref)!;
@@ -321,7 +366,10 @@ function renderBlock(b: Block, where: string, ctx: RenderContext): Rendered {
  * line out (a warning).
  */
 function snippetBlocks(s: Pick<Snippet, 'markdown' | 'html'>): { blocks: Block[]; problems: string[]; warnings: string[] } {
-  const md = s.markdown !== null ? markdownToBlocks(s.markdown, { allowSnippets: false, subject: 'markdown' }) : markdownToBlocks(htmlToText(s.html ?? ''), { allowSnippets: false, subject: 'the text of html' });
+  const md =
+    s.markdown !== null
+      ? markdownToBlocks(s.markdown, { allowSnippets: false, subject: 'markdown' })
+      : markdownToBlocks(htmlToText(s.html ?? ''), { allowSnippets: false, subject: 'the text of html' });
   if (md.refused) return { blocks: [], problems: md.errors, warnings: md.warnings };
   const { blocks } = md;
   const problems = blocks.length > CONTENT_LIMITS.blocks ? [tooManyBlocks(blocks.length)] : textProblems(blocks);
@@ -346,7 +394,15 @@ function renderSnippet(s: Snippet, where: string, ctx: RenderContext): Rendered 
   const inner: RenderContext = { ...ctx, snippets: [], errors: [] };
   const parts = problems.length ? [] : blocks.map((b, i) => renderBlock(b, `${where} snippet "${s.name}" block ${i + 1}`, inner));
   ctx.warnings.push(...inner.errors.map((e) => `snippet "${s.name}": ${e} (left out)`));
-  const rendered = inner.errors.length ? { html: '', text: '' } : { html: parts.map((p) => p.html).join(''), text: parts.map((p) => p.text).filter(Boolean).join('\n\n') };
+  const rendered = inner.errors.length
+    ? { html: '', text: '' }
+    : {
+        html: parts.map((p) => p.html).join(''),
+        text: parts
+          .map((p) => p.text)
+          .filter(Boolean)
+          .join('\n\n'),
+      };
   ctx.rendered.set(s.id, rendered);
   return rendered;
 }

@@ -163,7 +163,10 @@ export function costProblems(subject: Subject, cost: MarkdownCost, markupWeight?
   const problems: string[] = [];
   if (!subject.plural && cost.depth > CONTENT_LIMITS.depth) problems.push(`${subject.name}: ${nestingMessage(cost.depth, cost.depthLine)}`);
   const over = (value: number, limit: number, what: string) => {
-    if (value > limit) problems.push(`${subject.name} ${subject.plural ? 'have' : 'has'} ${n(value)} ${what}${subject.plural ? ' together' : ''}; at most ${n(limit)}`);
+    if (value > limit)
+      problems.push(
+        `${subject.name} ${subject.plural ? 'have' : 'has'} ${n(value)} ${what}${subject.plural ? ' together' : ''}; at most ${n(limit)}`,
+      );
   };
   over(cost.lines, CONTENT_LIMITS.lines, 'lines');
   over(cost.nestedLines, CONTENT_LIMITS.nestedLines, 'lines inside block quotes and lists (a line counts once per level)');
@@ -171,7 +174,9 @@ export function costProblems(subject: Subject, cost: MarkdownCost, markupWeight?
   if (markupWeight !== undefined) {
     over(cost.markup, CONTENT_LIMITS.markup, 'markup characters (* _ ~ ` [ ] <)');
     if (markupWeight > CONTENT_LIMITS.markupWeight) {
-      problems.push(`${subject.name} weigh ${n(markupWeight)} in inline markup (each one's markup characters times its length, added up); at most ${n(CONTENT_LIMITS.markupWeight)}`);
+      problems.push(
+        `${subject.name} weigh ${n(markupWeight)} in inline markup (each one's markup characters times its length, added up); at most ${n(CONTENT_LIMITS.markupWeight)}`,
+      );
     }
   }
   return problems;

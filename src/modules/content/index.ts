@@ -1,4 +1,4 @@
-export { type Compiled, type CompileEnvelope } from './compile';
+export type { Compiled, CompileEnvelope } from './compile';
 export { CompileResult, contentColumns, ContentInput } from './dto';
 export { ContentErrors } from './errors';
 export { personalEmail } from './personal-email';

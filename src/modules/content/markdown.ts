@@ -23,14 +23,29 @@ const SNIPPET = /^::snippet\[([^\]\r\n]+)\]$/;
  * settles blocks before inlines).
  */
 const BLOCKS_ONLY: NonNullable<Options['extensions']>[number] = {
-  disable: { null: ['attention', 'autolink', 'characterEscape', 'characterReference', 'codeText', 'hardBreakEscape', 'htmlText', 'labelEnd', 'labelStartImage', 'labelStartLink'] },
+  disable: {
+    null: [
+      'attention',
+      'autolink',
+      'characterEscape',
+      'characterReference',
+      'codeText',
+      'hardBreakEscape',
+      'htmlText',
+      'labelEnd',
+      'labelStartImage',
+      'labelStartLink',
+    ],
+  },
 };
 
 /** `refused`: the markdown is past a cost limit and was not parsed (the errors say which); other errors are single lines. */
 export type MarkdownResult = { blocks: Block[]; errors: string[]; warnings: string[]; refused: boolean };
 
 const sourceOf = (src: string, node: { position?: { start: { offset?: number }; end: { offset?: number } } }) =>
-  node.position?.start.offset !== undefined && node.position.end.offset !== undefined ? src.slice(node.position.start.offset, node.position.end.offset) : '';
+  node.position?.start.offset !== undefined && node.position.end.offset !== undefined
+    ? src.slice(node.position.start.offset, node.position.end.offset)
+    : '';
 
 /** Plain text of a node: what its text leaves say, images by their alt text. */
 export function plainOf(node: Nodes): string {
@@ -54,7 +69,8 @@ function nestingOf(root: Root): { depth: number; line: number } {
     const [node, above] = stack.pop()!;
     const depth = above + (node.type === 'blockquote' || node.type === 'list' ? 1 : 0);
     if (depth > deepest.depth) deepest = { depth, line: node.position?.start.line ?? 0 };
-    if (node.type === 'root' || node.type === 'blockquote' || node.type === 'list' || node.type === 'listItem') for (const child of node.children) stack.push([child, depth]);
+    if (node.type === 'root' || node.type === 'blockquote' || node.type === 'list' || node.type === 'listItem')
+      for (const child of node.children) stack.push([child, depth]);
   }
   return deepest;
 }
@@ -65,19 +81,30 @@ function nestingOf(root: Root): { depth: number; line: number } {
  * refused before it is parsed (`subject` names it in the message).
  */
 export function markdownToBlocks(markdown: string, opts: { allowSnippets: boolean; subject: string }): MarkdownResult {
-  const out: MarkdownResult = { blocks: [], errors: costProblems({ name: opts.subject, plural: false }, measureMarkdown(markdown)), warnings: [], refused: false };
+  const out: MarkdownResult = {
+    blocks: [],
+    errors: costProblems({ name: opts.subject, plural: false }, measureMarkdown(markdown)),
+    warnings: [],
+    refused: false,
+  };
   if (out.errors.length) return { ...out, refused: true };
   const root = fromMarkdown(markdown, { extensions: [BLOCKS_ONLY] });
   // Lists nested by indentation alone have no marker to count before the parse.
   const nesting = nestingOf(root);
-  if (nesting.depth > CONTENT_LIMITS.depth) return { ...out, errors: [`${opts.subject}: ${nestingMessage(nesting.depth, nesting.line)}`], refused: true };
+  if (nesting.depth > CONTENT_LIMITS.depth)
+    return { ...out, errors: [`${opts.subject}: ${nestingMessage(nesting.depth, nesting.line)}`], refused: true };
   const line = (node: RootContent) => node.position?.start.line ?? 0;
   const stack: RootContent[] = [...root.children].reverse();
   while (stack.length) {
     const node = stack.pop()!;
     switch (node.type) {
       case 'heading': {
-        const text = sourceOf(markdown, { position: { start: node.children[0]?.position?.start ?? { offset: undefined }, end: node.children.at(-1)?.position?.end ?? { offset: undefined } } }).trim();
+        const text = sourceOf(markdown, {
+          position: {
+            start: node.children[0]?.position?.start ?? { offset: undefined },
+            end: node.children.at(-1)?.position?.end ?? { offset: undefined },
+          },
+        }).trim();
         if (text) out.blocks.push({ type: 'heading', text, level: Math.min(node.depth, 3) });
         break;
       }
@@ -141,7 +168,8 @@ export function markdownToBlocks(markdown: string, opts: { allowSnippets: boolea
       if (trimmed.startsWith('::button')) {
         flush();
         const m = BUTTON.exec(trimmed);
-        if (!m) out.errors.push(`${at}: a button directive is ::button[Label](https://url) (a URL containing a parenthesis must encode it as %28 / %29)`);
+        if (!m)
+          out.errors.push(`${at}: a button directive is ::button[Label](https://url) (a URL containing a parenthesis must encode it as %28 / %29)`);
         else out.blocks.push({ type: 'button', label: m[1].trim(), url: m[2] });
       } else if (trimmed.startsWith('::snippet')) {
         flush();
@@ -185,7 +213,8 @@ export function renderInline(markdown: string, style: InlineStyle, where: string
   const root: Root = fromMarkdown(markdown);
   const warnings: string[] = [];
   const nesting = nestingOf(root);
-  if (nesting.depth > CONTENT_LIMITS.depth) return { html: '', text: '', warnings, errors: [`${where}: ${nestingMessage(nesting.depth, nesting.line)}`] };
+  if (nesting.depth > CONTENT_LIMITS.depth)
+    return { html: '', text: '', warnings, errors: [`${where}: ${nestingMessage(nesting.depth, nesting.line)}`] };
 
   /** What a node renders to when it needs none of its children rendered first, else null. */
   const leaf = (node: Nodes, inline: boolean): Rendered | null => {
@@ -217,7 +246,10 @@ export function renderInline(markdown: string, style: InlineStyle, where: string
         }
         if (!node.alt) warnings.push(`${where}: image ${node.url.slice(0, 100)} has no alt text`);
         if (/^http:/i.test(node.url)) warnings.push(`${where}: image ${node.url.slice(0, 100)} is not https`);
-        return { html: `<img src="${escapeHtml(node.url)}" alt="${escapeHtml(node.alt ?? '')}" style="max-width:100%;height:auto;border:0;">`, text: node.alt ?? '' };
+        return {
+          html: `<img src="${escapeHtml(node.url)}" alt="${escapeHtml(node.alt ?? '')}" style="max-width:100%;height:auto;border:0;">`,
+          text: node.alt ?? '',
+        };
       }
       default: {
         // references without definitions and the like: their literal text
@@ -245,7 +277,10 @@ export function renderInline(markdown: string, style: InlineStyle, where: string
           return r;
         }
         if (/^http:/i.test(node.url)) warnings.push(`${where}: link ${node.url.slice(0, 100)} is not https`);
-        return { html: `<a href="${escapeHtml(node.url)}" style="${style.link}" target="_blank">${r.html || escapeHtml(node.url)}</a>`, text: r.text && r.text !== node.url ? `${r.text} (${node.url})` : node.url };
+        return {
+          html: `<a href="${escapeHtml(node.url)}" style="${style.link}" target="_blank">${r.html || escapeHtml(node.url)}</a>`,
+          text: r.text && r.text !== node.url ? `${r.text} (${node.url})` : node.url,
+        };
       }
       default:
         return r;
@@ -272,6 +307,19 @@ export function renderInline(markdown: string, style: InlineStyle, where: string
   }
 }
 
-const PHRASING = new Set(['text', 'emphasis', 'strong', 'delete', 'inlineCode', 'break', 'link', 'image', 'linkReference', 'imageReference', 'html', 'footnoteReference']);
+const PHRASING = new Set([
+  'text',
+  'emphasis',
+  'strong',
+  'delete',
+  'inlineCode',
+  'break',
+  'link',
+  'image',
+  'linkReference',
+  'imageReference',
+  'html',
+  'footnoteReference',
+]);
 /** A node whose children are blocks (a quote, a list, a list item): rendered one per line. */
 const isContainer = (node: Nodes) => 'children' in node && node.type !== 'paragraph' && node.type !== 'heading' && !PHRASING.has(node.type);

@@ -21,7 +21,12 @@ export async function loadSnippets(db: Db, workspaceId: string): Promise<Snippet
  * the domain error its first error names: 400 `invalid_content` (all
  * messages joined) or 400 `unknown_snippet`.
  */
-export async function compileForWorkspace(db: Db, workspaceId: string, content: unknown, opts: Omit<CompileOptions, 'snippets'> = {}): Promise<Compiled> {
+export async function compileForWorkspace(
+  db: Db,
+  workspaceId: string,
+  content: unknown,
+  opts: Omit<CompileOptions, 'snippets'> = {},
+): Promise<Compiled> {
   let result = compileContent(content, { ...opts, snippets: [] });
   // Content without snippet references compiles without a round trip to the snippets table.
   if (!isCompiled(result) && result.compile.errors.some((e) => e.code === 'unknown_snippet')) {
@@ -30,7 +35,10 @@ export async function compileForWorkspace(db: Db, workspaceId: string, content: 
   if (isCompiled(result)) return result;
   const errors = result.compile.errors;
   const code = errors[0]?.code ?? 'invalid_content';
-  const problems = errors.filter((e) => e.code === code).map((e) => e.message).join('; ');
+  const problems = errors
+    .filter((e) => e.code === code)
+    .map((e) => e.message)
+    .join('; ');
   if (code === 'unknown_snippet') throw ContentErrors.unknownSnippet({ problems });
   throw problems ? ContentErrors.invalidContent({ problems }) : ContentErrors.contentInvalid();
 }
@@ -44,8 +52,25 @@ export async function createSnippet(db: Db, workspaceId: string, input: { name: 
   const problems = snippetProblems({ markdown: input.markdown ?? null, html: input.html ?? null });
   if (problems.length) throw ContentErrors.invalidContent({ problems: problems.join('; ') });
   const now = nowIso();
-  const row = { id: uuidv7(), workspaceId, name: input.name, nameKey: input.name.toLowerCase(), markdown: input.markdown ?? null, html: input.html ?? null, createdAt: now, updatedAt: now };
+  const row = {
+    id: uuidv7(),
+    workspaceId,
+    name: input.name,
+    nameKey: input.name.toLowerCase(),
+    markdown: input.markdown ?? null,
+    html: input.html ?? null,
+    createdAt: now,
+    updatedAt: now,
+  };
   const [created] = await db.insert(snippets).values(row).onConflictDoNothing().returning();
   if (!created) throw ContentErrors.duplicateSnippet({ name: input.name });
-  return { id: created.id, workspace_id: created.workspaceId, name: created.name, markdown: created.markdown, html: created.html, created_at: created.createdAt, updated_at: created.updatedAt };
+  return {
+    id: created.id,
+    workspace_id: created.workspaceId,
+    name: created.name,
+    markdown: created.markdown,
+    html: created.html,
+    created_at: created.createdAt,
+    updated_at: created.updatedAt,
+  };
 }

@@ -5,7 +5,18 @@
  * they are; they are resolved per recipient at send time, HTML-escaped in the
  * HTML part.
  */
-export const CONTACT_TOKEN_FIELDS = ['name', 'first_name', 'last_name', 'email', 'phone', 'company_name', 'job_title', 'city', 'country', 'language'] as const;
+export const CONTACT_TOKEN_FIELDS = [
+  'name',
+  'first_name',
+  'last_name',
+  'email',
+  'phone',
+  'company_name',
+  'job_title',
+  'city',
+  'country',
+  'language',
+] as const;
 /** Filled by the sender, not the contact: the recipient's one-click unsubscribe page. */
 export const SYSTEM_TOKEN_FIELDS = ['unsubscribe_url'] as const;
 
@@ -35,7 +46,9 @@ export function parseToken(inner: string): Token | null {
 }
 
 const isKnownField = (field: string) =>
-  field.startsWith('custom_fields.') || (CONTACT_TOKEN_FIELDS as readonly string[]).includes(field) || (SYSTEM_TOKEN_FIELDS as readonly string[]).includes(field);
+  field.startsWith('custom_fields.') ||
+  (CONTACT_TOKEN_FIELDS as readonly string[]).includes(field) ||
+  (SYSTEM_TOKEN_FIELDS as readonly string[]).includes(field);
 
 /** Compile warnings for the tokens of one text: unknown fields, unknown or malformed modifiers. */
 export function tokenWarnings(text: string, where: string): string[] {
@@ -47,7 +60,9 @@ export function tokenWarnings(text: string, where: string): string[] {
       continue;
     }
     if (!isKnownField(token.field)) {
-      warnings.push(`${where}: unknown personalization token "${token.field}" (known: ${CONTACT_TOKEN_FIELDS.join(', ')}, custom_fields.<key>); it renders its fallback or nothing`);
+      warnings.push(
+        `${where}: unknown personalization token "${token.field}" (known: ${CONTACT_TOKEN_FIELDS.join(', ')}, custom_fields.<key>); it renders its fallback or nothing`,
+      );
     }
     for (const mod of token.modifiers) {
       const problem = modifierProblem(mod);
@@ -59,7 +74,8 @@ export function tokenWarnings(text: string, where: string): string[] {
 
 function modifierProblem(mod: Modifier): string | null {
   if (!(MODIFIERS as readonly string[]).includes(mod.name)) return `unknown modifier "${mod.name}" (one of ${MODIFIERS.join(', ')})`;
-  if (mod.name === 'truncate' && !(mod.arg && /^\d{1,4}$/.test(mod.arg) && Number(mod.arg) > 0)) return 'truncate needs a positive length, e.g. truncate(20)';
+  if (mod.name === 'truncate' && !(mod.arg && /^\d{1,4}$/.test(mod.arg) && Number(mod.arg) > 0))
+    return 'truncate needs a positive length, e.g. truncate(20)';
   if (mod.name === 'date' && !mod.arg) return 'date needs a format, e.g. date(YYYY-MM-DD)';
   return null;
 }
@@ -126,9 +142,15 @@ export function tokenValues(contact: Record<string, unknown>, system: Record<str
   };
 }
 
-export const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+export const escapeHtml = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 const unescapeHtml = (s: string) =>
-  s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+  s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&');
 
 function resolve(inner: string, values: TokenValues): string | null {
   const token = parseToken(inner);

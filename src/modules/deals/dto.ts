@@ -30,7 +30,10 @@ export const DealCreate = z
 
 export const DealPatch = z
   .object({
-    product_id: uuid('product_id').nullable().optional().openapi({ description: 'Attaches or replaces (must be active unless already attached); null detaches and keeps the title text' }),
+    product_id: uuid('product_id')
+      .nullable()
+      .optional()
+      .openapi({ description: 'Attaches or replaces (must be active unless already attached); null detaches and keeps the title text' }),
     title: z.string().trim().min(1).max(200).optional().openapi({ description: 'Ignored while a product is attached' }),
     amount: amount.optional(),
     currency: z.string().trim().min(1).max(8).optional(),

@@ -1,2 +1,2 @@
 export { dealOfContact, selectDeal } from './read';
-export { type DealRow } from './schema';
+export type { DealRow } from './schema';

@@ -15,7 +15,10 @@ export type DealListParams = Partial<
 const search = titleOrContactSearch(deals, deals.workspaceId);
 
 /** Deals with their contact's identity; `search` reads the deals' search index. */
-const run = preparedList<'pipeline_id' | 'stage_id' | 'contact_id' | 'owner_user_id' | 'status' | 'external_reference' | 'search' | 'search_short', DealWithContactRow>(
+const run = preparedList<
+  'pipeline_id' | 'stage_id' | 'contact_id' | 'owner_user_id' | 'status' | 'external_reference' | 'search' | 'search_short',
+  DealWithContactRow
+>(
   {
     pipeline_id: deals.pipelineId,
     stage_id: deals.stageId,

@@ -6,7 +6,6 @@ import { selectActiveMember } from '../workspaces';
 import { dealColumns } from './read';
 import { deals } from './schema';
 
-
 /** A stage of the workspace with its pipeline's name. */
 export const selectStage = (ctx: ServiceContext, stageId: string) => selectPipelineStage(ctx.db, ctx.ws.id, stageId);
 
@@ -14,7 +13,11 @@ const dealWithStageRead = (key: typeof deals.id | typeof deals.externalReference
   prepared((db) =>
     db
       // Batched reads come back keyed by column name, so the names need their own alias.
-      .select({ deal: dealColumns, stageName: stageNameOf(deals.stageId).as('current_stage_name'), pipelineName: pipelineNameOf(deals.pipelineId).as('pipeline_name') })
+      .select({
+        deal: dealColumns,
+        stageName: stageNameOf(deals.stageId).as('current_stage_name'),
+        pipelineName: pipelineNameOf(deals.pipelineId).as('pipeline_name'),
+      })
       .from(deals)
       .where(and(eq(deals.workspaceId, sql.placeholder('ws')), eq(key, sql.placeholder('key'))))
       .limit(1),

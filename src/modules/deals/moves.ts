@@ -25,37 +25,31 @@ export type StageTarget = { stageId: string; pipelineId: string; stageName: stri
  */
 export function moveStatements(ctx: ServiceContext, deal: DealRow, from: FromStage, to: StageTarget, index: number, now: string) {
   const changes = deal.stageId !== to.stageId;
-  const placement: Statement[] = placeDeal(
-    ctx.db,
-    {
-      workspaceId: ctx.ws.id,
-      dealId: deal.id,
-      fromStageId: deal.stageId,
-      toStageId: to.stageId,
-      toPipelineId: to.pipelineId,
-      index,
-      stageEnteredAt: changes ? now : null,
-      updatedAt: now,
-    },
-  );
+  const placement: Statement[] = placeDeal(ctx.db, {
+    workspaceId: ctx.ws.id,
+    dealId: deal.id,
+    fromStageId: deal.stageId,
+    toStageId: to.stageId,
+    toPipelineId: to.pipelineId,
+    index,
+    stageEnteredAt: changes ? now : null,
+    updatedAt: now,
+  });
   if (!changes) return { statements: placement, events: [] as OutboxEvent[] };
   const moved: DealRow = { ...deal, stageId: to.stageId, pipelineId: to.pipelineId, stageEnteredAt: now, updatedAt: now };
   const { event, statement } = ctx.events.emit(ctx.db, ctx.ws.id, 'deal.stage_changed', dealEventData(moved, to, from));
-  const history = historyInsert.in(
-    ctx.db,
-    {
-      id: uuidv7(),
-      workspaceId: ctx.ws.id,
-      dealId: deal.id,
-      fromPipelineId: deal.pipelineId,
-      fromStageId: deal.stageId,
-      toPipelineId: to.pipelineId,
-      toStageId: to.stageId,
-      changedBy: null,
-      source: 'api',
-      createdAt: now,
-    },
-  );
+  const history = historyInsert.in(ctx.db, {
+    id: uuidv7(),
+    workspaceId: ctx.ws.id,
+    dealId: deal.id,
+    fromPipelineId: deal.pipelineId,
+    fromStageId: deal.stageId,
+    toPipelineId: to.pipelineId,
+    toStageId: to.stageId,
+    changedBy: null,
+    source: 'api',
+    createdAt: now,
+  });
   const timeline = activity(
     ctx,
     deal.contactId,
@@ -77,7 +71,10 @@ export function moveDealToStage(ctx: ServiceContext, dealId: string, input: { st
 
 async function moveOnce(ctx: ServiceContext, dealId: string, input: { stage_id: string; index?: number }) {
   const stageId = input.stage_id.toLowerCase();
-  const [[current], [target]] = (await runBatch(ctx.db, [selectDealWithStage(ctx, 'id', dealId), selectStage(ctx, stageId)])) as [DealWithStage[], StageWithPipeline[]];
+  const [[current], [target]] = (await runBatch(ctx.db, [selectDealWithStage(ctx, 'id', dealId), selectStage(ctx, stageId)])) as [
+    DealWithStage[],
+    StageWithPipeline[],
+  ];
   if (!current) throw SharedErrors.dealNotFound();
   if (!target) throw SharedErrors.stageNotFound();
   const to = { stageId: target.stage.id, pipelineId: target.stage.pipelineId, stageName: target.stage.name, pipelineName: target.pipelineName };
@@ -121,7 +118,14 @@ async function changeStatusOnce(ctx: ServiceContext, dealId: string, input: { st
         updatedAt: now,
       })
       .where(and(eq(deals.workspaceId, ctx.ws.id), eq(deals.id, deal.id))),
-    activity(ctx, deal.contactId, 'deal_status_changed', 'api', { deal_id: deal.id, from_status: deal.status, to_status: input.status, lost_reason: changed.lostReason }, now),
+    activity(
+      ctx,
+      deal.contactId,
+      'deal_status_changed',
+      'api',
+      { deal_id: deal.id, from_status: deal.status, to_status: input.status, lost_reason: changed.lostReason },
+      now,
+    ),
   ];
   const events: OutboxEvent[] = [];
   // Reopening fires no automation.

@@ -13,9 +13,10 @@ import { deals, type DealRow } from './schema';
 export const dealColumns = {
   ...getTableColumns(deals),
   // Spelled out: a single-table select leaves its columns unqualified, which the sub-select would read as its own.
-  position: sql<number>`"deals"."position" - (SELECT min(top.position) FROM deals top WHERE top.workspace_id = "deals"."workspace_id" AND top.stage_id = "deals"."stage_id")`
-    .mapWith(Number)
-    .as('column_position'),
+  position:
+    sql<number>`"deals"."position" - (SELECT min(top.position) FROM deals top WHERE top.workspace_id = "deals"."workspace_id" AND top.stage_id = "deals"."stage_id")`
+      .mapWith(Number)
+      .as('column_position'),
 };
 
 export function serializeDeal(d: DealRow) {

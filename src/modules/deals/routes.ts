@@ -54,7 +54,16 @@ dealRoutes.openapi(
       'Resolves the contact (contact_id wins; else phone/email upsert) and the product (`product_id`, `product_sku`, `product_external_id`, ' +
       'first given wins). On an `external_reference` match the deal is updated instead (`duplicate: true`).',
     security: bearer,
-    request: { body: jsonBody(DealCreate, { title: 'Annual plan for Acme', email: 'buyer@acme.example', name: 'Bo Buyer', amount: 990, currency: 'EUR', external_reference: 'crm-7781' }) },
+    request: {
+      body: jsonBody(DealCreate, {
+        title: 'Annual plan for Acme',
+        email: 'buyer@acme.example',
+        name: 'Bo Buyer',
+        amount: 990,
+        currency: 'EUR',
+        external_reference: 'crm-7781',
+      }),
+    },
     responses: { 201: jsonContent(DealCreated, 'Created or matched deal') },
     errors: [
       DealErrors.noContact,
@@ -86,7 +95,13 @@ dealRoutes.openapi(
     security: bearer,
     request: { params: idParams, body: jsonBody(DealPatch, { amount: 1200, expected_close_at: '2026-12-31', note: 'Budget approved' }) },
     responses: { 200: jsonContent(DealWithContact, 'The updated deal') },
-    errors: [DealErrors.invalidOwner, ProductReferenceErrors.invalid, ProductReferenceErrors.inactive, SharedErrors.dealNotFound, SharedErrors.contactNotFound],
+    errors: [
+      DealErrors.invalidOwner,
+      ProductReferenceErrors.invalid,
+      ProductReferenceErrors.inactive,
+      SharedErrors.dealNotFound,
+      SharedErrors.contactNotFound,
+    ],
   }),
   async (c) => c.json(await patchDeal(serviceContext(c), c.req.valid('param').id.toLowerCase(), c.req.valid('json')), 200),
 );

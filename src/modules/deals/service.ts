@@ -22,8 +22,7 @@ import { DealErrors } from './errors';
 const dealInsert = preparedInsert(deals);
 
 const normalizeNote = (note: string | null | undefined) => (note === undefined ? undefined : note?.trim() || null);
-const normalizeDate = (value: string | null | undefined) =>
-  value === undefined ? undefined : value === null ? null : new Date(value).toISOString();
+const normalizeDate = (value: string | null | undefined) => (value === undefined ? undefined : value === null ? null : new Date(value).toISOString());
 
 function productReference(input: DealCreateInput): ProductReference {
   if (input.product_id !== undefined) return { product_id: input.product_id.toLowerCase() };
@@ -31,8 +30,6 @@ function productReference(input: DealCreateInput): ProductReference {
   if (input.product_external_id !== undefined) return { product_external_id: input.product_external_id };
   return {};
 }
-
-
 
 /** Where a new deal enters: the given stage, else the first stage of the given (or default) pipeline. */
 function entryStage(input: DealCreateInput, pipelineRows: PipelineRow[], stageRows: StageRow[]): StageTarget {
@@ -103,7 +100,12 @@ export async function createDeal(ctx: ServiceContext, input: DealCreateInput) {
       if (givenStageId !== undefined && givenStageId !== existing.deal.stageId) {
         const stage = stageRows.find((s) => s.id === givenStageId);
         if (!stage) throw SharedErrors.stageNotFound();
-        move = { stageId: stage.id, pipelineId: stage.pipelineId, stageName: stage.name, pipelineName: pipelineRows.find((p) => p.id === stage.pipelineId)!.name };
+        move = {
+          stageId: stage.id,
+          pipelineId: stage.pipelineId,
+          stageName: stage.name,
+          pipelineName: pipelineRows.find((p) => p.id === stage.pipelineId)!.name,
+        };
       }
       const contact = await resolveContact();
       try {
@@ -191,7 +193,7 @@ function newDealStatements(
     cap === undefined
       ? dealInsert.in(ctx.db, deal)
       : ctx.db.insert(deals).values({
-            ...deal,
+          ...deal,
           // Under a cap the insert itself checks the count, so parallel creates cannot overshoot it.
           workspaceId: sql`CASE WHEN (SELECT count(*) FROM deals WHERE workspace_id = ${ctx.ws.id}) < ${cap} THEN ${ctx.ws.id} ELSE NULL END`,
         }),
@@ -230,7 +232,10 @@ async function updateByReference(
 
   const statements: Statement[] = [
     ...planned.writes,
-    ctx.db.update(deals).set(set).where(and(eq(deals.workspaceId, ctx.ws.id), eq(deals.id, deal.id))),
+    ctx.db
+      .update(deals)
+      .set(set)
+      .where(and(eq(deals.workspaceId, ctx.ws.id), eq(deals.id, deal.id))),
   ];
   const events: OutboxEvent[] = [...planned.events];
   if (move) {
@@ -250,7 +255,11 @@ export async function patchDeal(ctx: ServiceContext, id: string, input: DealPatc
   const contactId = input.contact_id?.toLowerCase();
   const ownerId = input.owner_user_id?.toLowerCase();
   const [[deal], productRows, contactRows, ownerRows] = await ctx.db.batch([
-    ctx.db.select().from(deals).where(and(eq(deals.workspaceId, ctx.ws.id), eq(deals.id, id))).limit(1),
+    ctx.db
+      .select()
+      .from(deals)
+      .where(and(eq(deals.workspaceId, ctx.ws.id), eq(deals.id, id)))
+      .limit(1),
     productLookup(ctx, productId ? { product_id: productId } : {}),
     selectReferencedContact(ctx, contactId ?? ''),
     selectOwner(ctx, ownerId ?? ''),
@@ -281,7 +290,10 @@ export async function patchDeal(ctx: ServiceContext, id: string, input: DealPatc
   if (input.note !== undefined) set.note = normalizeNote(input.note);
 
   const [, [row]] = await ctx.db.batch([
-    ctx.db.update(deals).set(set).where(and(eq(deals.workspaceId, ctx.ws.id), eq(deals.id, id))),
+    ctx.db
+      .update(deals)
+      .set(set)
+      .where(and(eq(deals.workspaceId, ctx.ws.id), eq(deals.id, id))),
     selectDealWithContact(ctx.db, ctx.ws.id, id),
   ]);
   return serializeDealWithContact(row);
@@ -292,4 +304,3 @@ export async function getDeal(ctx: ServiceContext, id: string) {
   if (!row) throw SharedErrors.dealNotFound();
   return serializeDealWithContact(row);
 }
-

@@ -51,7 +51,9 @@ export const EmailCampaignCreated = EmailCampaign.extend({
 }).openapi('EmailCampaignCreated');
 
 const name = z.string().trim().min(1).max(200);
-const subject = headerText(z.string().min(1).max(400), 'subject').openapi({ description: 'May embed `[[tokens]]`; one line: line breaks and other control characters answer 400' });
+const subject = headerText(z.string().min(1).max(400), 'subject').openapi({
+  description: 'May embed `[[tokens]]`; one line: line breaks and other control characters answer 400',
+});
 const preheader = z.string().max(400);
 
 export const EmailCampaignCreate = z
@@ -59,11 +61,22 @@ export const EmailCampaignCreate = z
     name,
     subject,
     preheader: preheader.nullable().optional(),
-    sender_profile_id: uuid('sender_profile_id').nullable().optional().openapi({ description: 'A sender profile of the workspace on a verified domain; omitted or null: the default at send time' }),
-    audience_id: uuid('audience_id').nullable().optional().openapi({ description: 'A saved audience of the workspace; narrows the eligible contacts' }),
+    sender_profile_id: uuid('sender_profile_id')
+      .nullable()
+      .optional()
+      .openapi({ description: 'A sender profile of the workspace on a verified domain; omitted or null: the default at send time' }),
+    audience_id: uuid('audience_id')
+      .nullable()
+      .optional()
+      .openapi({ description: 'A saved audience of the workspace; narrows the eligible contacts' }),
     audience_filters: audienceFiltersInput().nullable().optional(),
     content: ContentInput.optional(),
-    external_reference: z.string().min(1).max(255).optional().openapi({ description: 'One campaign per reference per workspace; a replay updates it like PATCH while editable' }),
+    external_reference: z
+      .string()
+      .min(1)
+      .max(255)
+      .optional()
+      .openapi({ description: 'One campaign per reference per workspace; a replay updates it like PATCH while editable' }),
   })
   .strict()
   .openapi('EmailCampaignCreate');
@@ -84,7 +97,10 @@ export const EmailCampaignPatch = z
 export type EmailCampaignPatchInput = z.infer<typeof EmailCampaignPatch>;
 
 export const EmailCampaignListQuery = z.object({
-  status: enumQuery(EMAIL_CAMPAIGN_STATUSES, 'Exact match; empty is absent; another value answers 400 `Invalid status: must be one of draft, scheduled, sending, paused, sent, failed, cancelled`'),
+  status: enumQuery(
+    EMAIL_CAMPAIGN_STATUSES,
+    'Exact match; empty is absent; another value answers 400 `Invalid status: must be one of draft, scheduled, sending, paused, sent, failed, cancelled`',
+  ),
   limit: limitQuery({ limit: 25, cap: 100 }),
   offset: offsetQuery(),
 });
@@ -92,7 +108,12 @@ export const EmailCampaignList = z
   .object({ data: z.array(EmailCampaignSummary), total: z.number().int(), limit: z.number().int(), offset: z.number().int() })
   .openapi('EmailCampaignList');
 
-export const Estimate = z.object({ count: z.number().int().openapi({ description: 'Contacts the campaign would reach if sent now' }) }).openapi('EmailCampaignEstimate');
+export const Estimate = z
+  .object({ count: z.number().int().openapi({ description: 'Contacts the campaign would reach if sent now' }) })
+  .openapi('EmailCampaignEstimate');
 
-export const ScheduleBody = z.object({ scheduled_at: isoDateTime('scheduled_at').openapi({ format: 'date-time', description: 'A future ISO 8601 instant' }) }).strict().openapi('EmailCampaignSchedule');
+export const ScheduleBody = z
+  .object({ scheduled_at: isoDateTime('scheduled_at').openapi({ format: 'date-time', description: 'A future ISO 8601 instant' }) })
+  .strict()
+  .openapi('EmailCampaignSchedule');
 export const NoBody = z.object({}).strict().openapi('EmailCampaignNoBody');

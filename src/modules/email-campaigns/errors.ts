@@ -3,7 +3,11 @@ import { defineErrors } from '../../platform/errors';
 /** Email campaigns answer their own errors in the domain envelope (README "Errors"). */
 export const EmailCampaignErrors = defineErrors('domain', {
   notFound: { status: 404, code: 'campaign_not_found', message: 'Email campaign not found' },
-  notEditable: { status: 409, code: 'campaign_not_editable', message: 'The campaign is {status}; only draft or scheduled campaigns can be changed or launched' },
+  notEditable: {
+    status: 409,
+    code: 'campaign_not_editable',
+    message: 'The campaign is {status}; only draft or scheduled campaigns can be changed or launched',
+  },
   incomplete: { status: 409, code: 'campaign_incomplete', message: 'The campaign cannot be launched without {missing}' },
   invalidScheduledAt: { status: 400, code: 'invalid_scheduled_at', message: 'scheduled_at must be a future instant' },
   senderNotFound: {

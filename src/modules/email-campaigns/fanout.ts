@@ -56,7 +56,13 @@ function recountCampaign(db: Db, campaignId: string, now: string): Statement[] {
  * `sending`. The list, materialized, drives the update by primary key: joined to json_each
  * directly, the planner walked every recipient row of the campaign and matched each against it.
  */
-function settleRecipients(db: Db, campaignId: string, status: 'sent' | 'failed', rows: { c: string; id: string | null; e: string | null }[], now: string): Statement {
+function settleRecipients(
+  db: Db,
+  campaignId: string,
+  status: 'sent' | 'failed',
+  rows: { c: string; id: string | null; e: string | null }[],
+  now: string,
+): Statement {
   return rawRun(
     db,
     sql`WITH settled AS MATERIALIZED (SELECT value ->> 'c' AS c, value ->> 'id' AS id, value ->> 'e' AS e FROM json_each(${JSON.stringify(rows)}))
@@ -67,7 +73,11 @@ function settleRecipients(db: Db, campaignId: string, status: 'sent' | 'failed',
 }
 
 const loadCampaign = (db: Db, workspaceId: string, id: string) =>
-  db.select().from(emailCampaigns).where(and(eq(emailCampaigns.workspaceId, workspaceId), eq(emailCampaigns.id, id))).limit(1);
+  db
+    .select()
+    .from(emailCampaigns)
+    .where(and(eq(emailCampaigns.workspaceId, workspaceId), eq(emailCampaigns.id, id)))
+    .limit(1);
 
 /**
  * One step of a campaign's fan-out, and the only message the campaign keeps on the send queue: a
@@ -87,7 +97,7 @@ export async function handlePage(env: Bindings, body: PageMessage): Promise<void
   const db = await workspaceDb(env, body.workspace_id);
   if (!db) return;
   const [campaign] = await loadCampaign(db, body.workspace_id, body.campaign_id);
-  if (!campaign || campaign.status !== 'sending') return;
+  if (campaign?.status !== 'sending') return;
   const link = { workspace_id: body.workspace_id, campaign_id: campaign.id, base_url: body.base_url };
   const { ids, next } = body.drain ? await queuedPage(db, link, campaign) : await targetPage(env, db, body, campaign);
   await sendPage(env, link, ids);
@@ -120,7 +130,19 @@ async function targetPage(env: Bindings, db: Db, body: PageMessage, campaign: Em
   statements.push(settleCampaign(db, campaign.id, now));
   await runBatch(db, statements);
   const end = page[page.length - 1];
-  return { ids, next: last ? null : { kind: PAGE_KIND, workspace_id: body.workspace_id, campaign_id: campaign.id, base_url: body.base_url, after: end.id, after_created_at: end.created_at } };
+  return {
+    ids,
+    next: last
+      ? null
+      : {
+          kind: PAGE_KIND,
+          workspace_id: body.workspace_id,
+          campaign_id: campaign.id,
+          base_url: body.base_url,
+          after: end.id,
+          after_created_at: end.created_at,
+        },
+  };
 }
 
 /**
@@ -184,7 +206,12 @@ export async function sendChunk(env: Bindings, body: Link, contactIds: string[])
   const ids = claimed.map((r) => r.contact_id);
   const narrowing = await recipientNarrowing(db, body.workspace_id, campaign);
   const inChunk = sql`c.id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`;
-  const contacts = await emailEligiblePage(db, body.workspace_id, { filters: narrowing.filters, extra: narrowing.extra ? sql`${narrowing.extra} AND ${inChunk}` : inChunk, listed: true }, { limit: ids.length });
+  const contacts = await emailEligiblePage(
+    db,
+    body.workspace_id,
+    { filters: narrowing.filters, extra: narrowing.extra ? sql`${narrowing.extra} AND ${inChunk}` : inChunk, listed: true },
+    { limit: ids.length },
+  );
   const byId = new Map(contacts.map((c) => [c.id, c]));
   const source = { subject: campaign.subject ?? '', html: campaign.compiledHtml ?? '', text: campaign.plainText };
   const emails: BulkEmail[] = [];
@@ -192,17 +219,44 @@ export async function sendChunk(env: Bindings, body: Link, contactIds: string[])
   for (const r of claimed) {
     const contact = byId.get(r.contact_id);
     if (!contact) ineligible.push({ ref: r.contact_id, status: 'failed', error: 'not_eligible' });
-    else emails.push({ ref: contact.id, to: contact.email, message: personalEmail(source, contact, { baseUrl: body.base_url, token: r.unsubscribe_token }) });
+    else
+      emails.push({
+        ref: contact.id,
+        to: contact.email,
+        message: personalEmail(source, contact, { baseUrl: body.base_url, token: r.unsubscribe_token }),
+      });
   }
   const settle = (outcomes: BulkOutcome[]): Statement[] => {
     const done = nowIso();
-    const rows = [...ineligible, ...outcomes].map((o) => ({ c: o.ref, id: o.sendId ?? null, e: o.status === 'suppressed' ? 'suppressed' : (o.error ?? null) }));
-    const settleAs = (status: 'sent' | 'failed') => settleRecipients(db, campaign.id, status, rows.filter((r) => (r.e === null) === (status === 'sent')), done);
-    return [settleAs('sent'), countChanged(db, campaign.id, 'sent'), settleAs('failed'), countChanged(db, campaign.id, 'failed'), settleCampaign(db, campaign.id, done)];
+    const rows = [...ineligible, ...outcomes].map((o) => ({
+      c: o.ref,
+      id: o.sendId ?? null,
+      e: o.status === 'suppressed' ? 'suppressed' : (o.error ?? null),
+    }));
+    const settleAs = (status: 'sent' | 'failed') =>
+      settleRecipients(
+        db,
+        campaign.id,
+        status,
+        rows.filter((r) => (r.e === null) === (status === 'sent')),
+        done,
+      );
+    return [
+      settleAs('sent'),
+      countChanged(db, campaign.id, 'sent'),
+      settleAs('failed'),
+      countChanged(db, campaign.id, 'failed'),
+      settleCampaign(db, campaign.id, done),
+    ];
   };
   await sendEmailBatch(
     { ...ctx, env, baseUrl: body.base_url },
-    { senderProfileId: campaign.senderProfileId ?? undefined, tracking: { opens: true, clicks: true }, metadata: { campaign_id: campaign.id }, source: 'campaign' },
+    {
+      senderProfileId: campaign.senderProfileId ?? undefined,
+      tracking: { opens: true, clicks: true },
+      metadata: { campaign_id: campaign.id },
+      source: 'campaign',
+    },
     emails,
     settle,
   );
@@ -242,7 +296,14 @@ export async function redriveStaleCampaigns(env: Bindings, db: Db, now = nowIso(
       ),
       ...recountCampaign(db, c.id, now),
     ]);
-    await env.SEND_QUEUE.send({ kind: PAGE_KIND, workspace_id: c.workspaceId, campaign_id: c.id, base_url: baseUrl, after: null, drain: true } satisfies PageMessage);
+    await env.SEND_QUEUE.send({
+      kind: PAGE_KIND,
+      workspace_id: c.workspaceId,
+      campaign_id: c.id,
+      base_url: baseUrl,
+      after: null,
+      drain: true,
+    } satisfies PageMessage);
   }
   wroteFor(db, new Set(stale.map((c) => c.workspaceId)));
   return redriven;

@@ -17,7 +17,15 @@ export const SEND_KIND = 'email-campaign-send';
  * `after_created_at`: the last contact of the previous page and its creation time (the keyset).
  * `drain`: the page takes recipients still queued instead of targeting (the re-drive's).
  */
-export type PageMessage = { kind: typeof PAGE_KIND; workspace_id: string; campaign_id: string; base_url: string; after: string | null; after_created_at?: string; drain?: true };
+export type PageMessage = {
+  kind: typeof PAGE_KIND;
+  workspace_id: string;
+  campaign_id: string;
+  base_url: string;
+  after: string | null;
+  after_created_at?: string;
+  drain?: true;
+};
 /** A chunk enqueued on its own, as releases before pages sent their own recipients did; still served. */
 export type SendMessage = { kind: typeof SEND_KIND; workspace_id: string; campaign_id: string; base_url: string; contact_ids: string[] };
 
@@ -27,7 +35,7 @@ async function checkComplete(ctx: ServiceContext, c: EmailCampaignRow) {
   if (!c.subject) missing.push('a subject');
   if (!c.compiledHtml) missing.push('compiled content');
   const [sender] = await readSender(ctx.db, ctx.ws.id, c.senderProfileId ?? undefined);
-  if (!sender || !sender.domain_verified) missing.push('a sender profile on a verified domain');
+  if (!sender?.domain_verified) missing.push('a sender profile on a verified domain');
   if (missing.length) throw EmailCampaignErrors.incomplete({ missing: missing.join(', ') });
 }
 

@@ -6,7 +6,8 @@ import { emailCampaignRoutes } from './routes';
 import { emailCampaignPersonalData } from './personal-data';
 
 export const manifest: ModuleManifest = {
-  name: 'email-campaigns', personalData: emailCampaignPersonalData,
+  name: 'email-campaigns',
+  personalData: emailCampaignPersonalData,
   routes: [emailCampaignRoutes],
   // A campaign's fan-out: its page messages on the send queue, and the chunks earlier releases enqueued on their own.
   // Its due launches run in the `campaign-schedules` sweep (src/modules/whatsapp/sweep.ts).

@@ -160,7 +160,11 @@ emailCampaignRoutes.openapi(
     responses: { 201: jsonContent(EmailCampaign, 'The campaign, `scheduled`') },
     errors: [EmailCampaignErrors.invalidScheduledAt, ...launchErrors],
   }),
-  async (c) => c.json(await scheduleCampaign(serviceContext(c), c.req.valid('param').id, c.req.valid('json').scheduled_at, publicBaseUrl(c.env, c.req.url)), 201),
+  async (c) =>
+    c.json(
+      await scheduleCampaign(serviceContext(c), c.req.valid('param').id, c.req.valid('json').scheduled_at, publicBaseUrl(c.env, c.req.url)),
+      201,
+    ),
 );
 
 emailCampaignRoutes.openapi(

@@ -4,7 +4,6 @@ import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'driz
 export const EMAIL_CAMPAIGN_STATUSES = ['draft', 'scheduled', 'sending', 'paused', 'sent', 'failed', 'cancelled'] as const;
 export type EmailCampaignStatus = (typeof EMAIL_CAMPAIGN_STATUSES)[number];
 
-
 export const emailCampaigns = sqliteTable(
   'email_campaigns',
   {

@@ -110,7 +110,7 @@ export async function listCampaigns(ctx: ServiceContext, query: { status?: strin
 async function checkSender(ctx: ServiceContext, senderProfileId: string | null) {
   if (!senderProfileId) return;
   const [found] = await readSender(ctx.db, ctx.ws.id, senderProfileId);
-  if (!found || !found.domain_verified) throw EmailCampaignErrors.senderNotFound();
+  if (!found?.domain_verified) throw EmailCampaignErrors.senderNotFound();
 }
 
 /** `audience_filters` is type-checked and test-compiled: a bad tree is a framework-shape 400 with an `errors` array. */
@@ -134,7 +134,11 @@ async function checkAudience(ctx: ServiceContext, audienceId: string | null) {
 type Changes = Partial<EmailCampaignRow>;
 
 /** Checks what a create or PATCH body sets and turns it into column changes; content recompiles against the subject and preheader the campaign will have. */
-async function changesFrom(ctx: ServiceContext, input: EmailCampaignPatchInput, current: EmailCampaignRow | null): Promise<{ set: Changes; compile: CompileEnvelope }> {
+async function changesFrom(
+  ctx: ServiceContext,
+  input: EmailCampaignPatchInput,
+  current: EmailCampaignRow | null,
+): Promise<{ set: Changes; compile: CompileEnvelope }> {
   const set: Changes = {};
   if (input.name !== undefined) set.name = input.name;
   if (input.subject !== undefined) set.subject = input.subject;
@@ -151,7 +155,12 @@ async function changesFrom(ctx: ServiceContext, input: EmailCampaignPatchInput, 
       title: set.subject ?? current?.subject ?? null,
       preheader: set.preheader !== undefined ? set.preheader : (current?.preheader ?? null),
     });
-    Object.assign(set, { designJson: out.design_json, compiledHtml: out.compiled_html, compiledStyles: out.compiled_styles, plainText: out.plain_text });
+    Object.assign(set, {
+      designJson: out.design_json,
+      compiledHtml: out.compiled_html,
+      compiledStyles: out.compiled_styles,
+      plainText: out.plain_text,
+    });
     compile = out.compile;
   }
   return { set, compile };
@@ -165,7 +174,11 @@ async function applyChanges(ctx: ServiceContext, id: string, set: Changes): Prom
     .where(and(eq(emailCampaigns.workspaceId, ctx.ws.id), eq(emailCampaigns.id, id), inArray(emailCampaigns.status, [...EDITABLE])))
     .returning();
   if (row) return row;
-  const [current] = await ctx.db.select({ status: emailCampaigns.status }).from(emailCampaigns).where(and(eq(emailCampaigns.workspaceId, ctx.ws.id), eq(emailCampaigns.id, id))).limit(1);
+  const [current] = await ctx.db
+    .select({ status: emailCampaigns.status })
+    .from(emailCampaigns)
+    .where(and(eq(emailCampaigns.workspaceId, ctx.ws.id), eq(emailCampaigns.id, id)))
+    .limit(1);
   if (!current) throw EmailCampaignErrors.notFound();
   throw EmailCampaignErrors.notEditable({ status: current.status });
 }
@@ -180,21 +193,27 @@ const referenceTaken = lostRaceOn(uniqueOn(emailCampaigns.workspaceId, emailCamp
  * unique index and the loser replays.
  */
 export async function createCampaign(ctx: ServiceContext, input: EmailCampaignCreateInput) {
-  return retryOnConflict(
-    async () => {
-      const existing = input.external_reference === undefined ? undefined : await byReference(ctx, input.external_reference);
-      if (existing && !isEditable(existing.status)) return { ...serializeCampaign(existing), duplicate: true };
-      const { set, compile } = await changesFrom(ctx, input, existing ?? null);
-      if (existing) return { ...serializeCampaign(await applyChanges(ctx, existing.id, set)), duplicate: true, compile };
-      const now = nowIso();
-      const [row] = await ctx.db
-        .insert(emailCampaigns)
-        .values({ id: uuidv7(), workspaceId: ctx.ws.id, name: input.name, status: 'draft', externalReference: input.external_reference ?? null, createdAt: now, updatedAt: now, ...set })
-        .returning();
-      return { ...serializeCampaign(row), duplicate: false, compile };
-    },
-    referenceTaken,
-  );
+  return retryOnConflict(async () => {
+    const existing = input.external_reference === undefined ? undefined : await byReference(ctx, input.external_reference);
+    if (existing && !isEditable(existing.status)) return { ...serializeCampaign(existing), duplicate: true };
+    const { set, compile } = await changesFrom(ctx, input, existing ?? null);
+    if (existing) return { ...serializeCampaign(await applyChanges(ctx, existing.id, set)), duplicate: true, compile };
+    const now = nowIso();
+    const [row] = await ctx.db
+      .insert(emailCampaigns)
+      .values({
+        id: uuidv7(),
+        workspaceId: ctx.ws.id,
+        name: input.name,
+        status: 'draft',
+        externalReference: input.external_reference ?? null,
+        createdAt: now,
+        updatedAt: now,
+        ...set,
+      })
+      .returning();
+    return { ...serializeCampaign(row), duplicate: false, compile };
+  }, referenceTaken);
 }
 
 async function byReference(ctx: ServiceContext, reference: string) {

@@ -44,7 +44,11 @@ export async function unsubscribeCampaignRecipient(ctx: ServiceContext, token: s
   } catch (err) {
     if (!failedOn(err, guardOf(emailCampaignRecipients.updatedAt))) throw err;
   }
-  await setConsent(ctx, row.contactId, 'email', { state: 'unsubscribed', source: 'campaign_unsubscribe', evidence: { campaign_id: row.campaignId } }).catch((err) => {
+  await setConsent(ctx, row.contactId, 'email', {
+    state: 'unsubscribed',
+    source: 'campaign_unsubscribe',
+    evidence: { campaign_id: row.campaignId },
+  }).catch((err) => {
     // A complaint on record keeps consent sticky; the unsubscribe still counts.
     if (!(err instanceof ApiError && err.status === 409)) throw err;
   });

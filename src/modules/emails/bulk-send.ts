@@ -47,7 +47,12 @@ const insertRows = (ctx: SendContext, rows: SendRow[], room: SQL = sql`-1`) =>
  * `settle` statements. Nothing here retries a message: a crash after the
  * hand-off leaves rows `sending`, never a second email.
  */
-export async function sendEmailBatch(ctx: SendContext, input: BulkSendInput, emails: BulkEmail[], settle: (outcomes: BulkOutcome[]) => Statement[]): Promise<BulkOutcome[]> {
+export async function sendEmailBatch(
+  ctx: SendContext,
+  input: BulkSendInput,
+  emails: BulkEmail[],
+  settle: (outcomes: BulkOutcome[]) => Statement[],
+): Promise<BulkOutcome[]> {
   const { db, ws } = ctx;
   checkMetadata(input.metadata);
   const outcomes = new Map<string, BulkOutcome>();
@@ -73,7 +78,10 @@ export async function sendEmailBatch(ctx: SendContext, input: BulkSendInput, ema
   const [[senders, suppressedRows], onPlatform] = (await Promise.all([
     runBatch(db, [
       senderCandidates(db, ws.id, input.senderProfileId),
-      rawAll<{ email: string }>(db, sql`SELECT value AS email FROM json_each(${JSON.stringify(addresses)}) WHERE ${suppressedSql(sql`${ws.id}`, sql`value`)}`),
+      rawAll<{ email: string }>(
+        db,
+        sql`SELECT value AS email FROM json_each(${JSON.stringify(addresses)}) WHERE ${suppressedSql(sql`${ws.id}`, sql`value`)}`,
+      ),
     ]),
     platformListed(ctx.env, addresses),
   ])) as [[SenderProfileRow[], { email: string }[]], Set<string>];
@@ -101,7 +109,12 @@ export async function sendEmailBatch(ctx: SendContext, input: BulkSendInput, ema
     }
   }
 
-  const admitted = await reserve(ctx, held, sending.map((s) => s.row), { month, day });
+  const admitted = await reserve(
+    ctx,
+    held,
+    sending.map((s) => s.row),
+    { month, day },
+  );
   const handed = sending.filter((s) => admitted.ids.has(s.row.id));
   for (const s of sending) if (!admitted.ids.has(s.row.id)) fail(s.email.ref, admitted.refusal);
 
@@ -126,7 +139,12 @@ export async function sendEmailBatch(ctx: SendContext, input: BulkSendInput, ema
 }
 
 /** The admitted messages, tracked and keyed, to the provider in calls of at most `BATCH_MAX`; a refused call refuses each of its messages. */
-async function handOff(ctx: SendContext, provider: EmailProvider, sender: SenderProfileRow, handed: { row: SendRow; prepared: PreparedEmail }[]): Promise<BatchOutcome[]> {
+async function handOff(
+  ctx: SendContext,
+  provider: EmailProvider,
+  sender: SenderProfileRow,
+  handed: { row: SendRow; prepared: PreparedEmail }[],
+): Promise<BatchOutcome[]> {
   const { ws } = ctx;
   const results: BatchOutcome[] = [];
   for (let i = 0; i < handed.length; i += BATCH_MAX) {
@@ -139,7 +157,11 @@ async function handOff(ctx: SendContext, provider: EmailProvider, sender: Sender
           to: row.to,
           replyTo: sender.reply_to,
           subject: prepared.subject,
-          html: await applyTracking(prepared.html, { opens: row.track_opens, clicks: row.track_clicks }, { secret: ctx.env.TRACKING_SECRET, baseUrl: ctx.baseUrl, workspaceId: ws.id, sendId: row.id }),
+          html: await applyTracking(
+            prepared.html,
+            { opens: row.track_opens, clicks: row.track_clicks },
+            { secret: ctx.env.TRACKING_SECRET, baseUrl: ctx.baseUrl, workspaceId: ws.id, sendId: row.id },
+          ),
           text: prepared.text,
           headers: prepared.headers,
           workspaceId: ws.id,
@@ -170,7 +192,8 @@ async function reserve(
 ): Promise<{ ids: Set<string>; refusal: string }> {
   const { db, ws } = ctx;
   const { monthly_quota: quota, daily_warming_cap: cap } = ws.email;
-  const used = (table: SQL, column: SQL, value: string) => sql`coalesce((SELECT sends FROM ${table} WHERE workspace_id = ${ws.id} AND ${column} = ${value}), 0)`;
+  const used = (table: SQL, column: SQL, value: string) =>
+    sql`coalesce((SELECT sends FROM ${table} WHERE workspace_id = ${ws.id} AND ${column} = ${value}), 0)`;
   const quotaRoom = quota != null ? sql`max(${quota} - ${used(sql`email_quota_usage`, sql`month`, month)}, 0)` : null;
   const capRoom = cap != null ? sql`max(${cap} - ${used(sql`email_warming_usage`, sql`day`, day)}, 0)` : null;
   const room = quotaRoom && capRoom ? sql`min(${quotaRoom}, ${capRoom})` : (quotaRoom ?? capRoom ?? sql`-1`);
@@ -180,10 +203,20 @@ async function reserve(
   if (held.length) statements.push(insertRows(ctx, held));
   if (rows.length) statements.push(insertRows(ctx, rows, room));
   if (rows.length && quota != null) {
-    statements.push(rawRun(db, sql`INSERT INTO email_quota_usage (workspace_id, month, sends) VALUES (${ws.id}, ${month}, ${written}) ON CONFLICT (workspace_id, month) DO UPDATE SET sends = sends + excluded.sends`));
+    statements.push(
+      rawRun(
+        db,
+        sql`INSERT INTO email_quota_usage (workspace_id, month, sends) VALUES (${ws.id}, ${month}, ${written}) ON CONFLICT (workspace_id, month) DO UPDATE SET sends = sends + excluded.sends`,
+      ),
+    );
   }
   if (rows.length && cap != null) {
-    statements.push(rawRun(db, sql`INSERT INTO email_warming_usage (workspace_id, day, sends) VALUES (${ws.id}, ${day}, ${written}) ON CONFLICT (workspace_id, day) DO UPDATE SET sends = sends + excluded.sends`));
+    statements.push(
+      rawRun(
+        db,
+        sql`INSERT INTO email_warming_usage (workspace_id, day, sends) VALUES (${ws.id}, ${day}, ${written}) ON CONFLICT (workspace_id, day) DO UPDATE SET sends = sends + excluded.sends`,
+      ),
+    );
   }
   statements.push(
     rawAll<{ id: string }>(db, sql`SELECT id FROM email_sends WHERE id IN (SELECT value FROM json_each(${ids}))`),
@@ -216,8 +249,14 @@ function recordHandOff(ctx: SendContext, providerName: string, accepted: { id: s
     const ids = JSON.stringify(refused.map((r) => r.id));
     statements.push(rawRun(db, sql`DELETE FROM email_sends WHERE workspace_id = ${ws.id} AND id IN (SELECT value FROM json_each(${ids}))`));
     const { counted_month: month, counted_day: day } = refused[0];
-    if (month) statements.push(rawRun(db, sql`UPDATE email_quota_usage SET sends = max(sends - ${refused.length}, 0) WHERE workspace_id = ${ws.id} AND month = ${month}`));
-    if (day) statements.push(rawRun(db, sql`UPDATE email_warming_usage SET sends = max(sends - ${refused.length}, 0) WHERE workspace_id = ${ws.id} AND day = ${day}`));
+    if (month)
+      statements.push(
+        rawRun(db, sql`UPDATE email_quota_usage SET sends = max(sends - ${refused.length}, 0) WHERE workspace_id = ${ws.id} AND month = ${month}`),
+      );
+    if (day)
+      statements.push(
+        rawRun(db, sql`UPDATE email_warming_usage SET sends = max(sends - ${refused.length}, 0) WHERE workspace_id = ${ws.id} AND day = ${day}`),
+      );
   }
   return statements;
 }

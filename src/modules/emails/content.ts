@@ -27,7 +27,13 @@ let converter: ((html: string) => string) | null = null;
 
 /** HTML as readable plain text (html-to-text: links keep their URL, tables and lists stay legible, images are dropped). */
 export const htmlToText = (html: string) =>
-  (converter ??= compile({ wordwrap: 78, selectors: [{ selector: 'img', format: 'skip' }, { selector: 'a', options: { hideLinkHrefIfSameAsText: true } }] }))(html);
+  (converter ??= compile({
+    wordwrap: 78,
+    selectors: [
+      { selector: 'img', format: 'skip' },
+      { selector: 'a', options: { hideLinkHrefIfSameAsText: true } },
+    ],
+  }))(html);
 
 /**
  * `headers`: only `List-Unsubscribe` and `List-Unsubscribe-Post` (any case);

@@ -14,7 +14,11 @@ export const EmailErrors = defineErrors('domain', {
   senderNotFound: { status: 404, code: 'sender_profile_not_found', message: 'Sender profile not found' },
   noVerifiedSender: { status: 409, code: 'no_verified_sender', message: 'No sender profile on a verified sending domain is available' },
   senderAddressInvalid: { status: 409, code: 'no_verified_sender', message: 'The sender profile has no valid from address' },
-  sendInProgress: { status: 409, code: 'send_in_progress', message: 'A send with this idempotency_key is in progress; retry shortly with the same key' },
+  sendInProgress: {
+    status: 409,
+    code: 'send_in_progress',
+    message: 'A send with this idempotency_key is in progress; retry shortly with the same key',
+  },
   warmingCapExceeded: {
     status: 429,
     code: 'warming_cap_exceeded',

@@ -84,8 +84,11 @@ export async function recordFact(db: Db, events: EventSink, send: SendRow, fact:
           ? sql`, clicked_url = ${fact.url ?? ''}`
           : sql``;
   const statements: Statement[] = [
-    rawRun(db, sql`UPDATE email_sends SET ${column} = ${now}${extra}, updated_at = ${guarded(sql`${column} IS NULL`, sql`${now}`)}
-      WHERE workspace_id = ${send.workspace_id} AND id = ${send.id}`),
+    rawRun(
+      db,
+      sql`UPDATE email_sends SET ${column} = ${now}${extra}, updated_at = ${guarded(sql`${column} IS NULL`, sql`${now}`)}
+      WHERE workspace_id = ${send.workspace_id} AND id = ${send.id}`,
+    ),
   ];
   if ((fact.type === 'bounced' && fact.bounceType === 'hard') || fact.type === 'complained') {
     const reason = fact.type === 'complained' ? 'complaint' : 'bounce';
@@ -114,17 +117,28 @@ export async function recordFact(db: Db, events: EventSink, send: SendRow, fact:
 
 /** A send of a known workspace by id, or null. */
 export async function findSend(db: Db, workspaceId: string, sendId: string): Promise<SendRow | null> {
-  const [row] = await db.select().from(emailSends).where(and(eq(emailSends.workspace_id, workspaceId), eq(emailSends.id, sendId))).limit(1);
+  const [row] = await db
+    .select()
+    .from(emailSends)
+    .where(and(eq(emailSends.workspace_id, workspaceId), eq(emailSends.id, sendId)))
+    .limit(1);
   return row ?? null;
 }
 
 /** Where a send lives when only an id is known (operator route, provider webhooks without our tags): every shard is asked at once. */
-export async function locateSend(env: Bindings, match: { id?: string; providerMessageId?: string; workspaceId?: string }): Promise<{ db: Db; send: SendRow } | null> {
+export async function locateSend(
+  env: Bindings,
+  match: { id?: string; providerMessageId?: string; workspaceId?: string },
+): Promise<{ db: Db; send: SendRow } | null> {
   const where = match.id ? eq(emailSends.id, match.id) : eq(emailSends.provider_message_id, match.providerMessageId ?? '');
   if (match.workspaceId) {
     const db = await workspaceDb(env, match.workspaceId);
     if (db) {
-      const [send] = await db.select().from(emailSends).where(and(eq(emailSends.workspace_id, match.workspaceId), where)).limit(1);
+      const [send] = await db
+        .select()
+        .from(emailSends)
+        .where(and(eq(emailSends.workspace_id, match.workspaceId), where))
+        .limit(1);
       if (send) return { db, send };
     }
   }
@@ -138,7 +152,13 @@ export async function locateSend(env: Bindings, match: { id?: string; providerMe
 }
 
 /** Records a fact outside a request's event sink and hands its event on (after the response, through `waitUntil`). */
-export async function reportFact(env: Bindings, db: Db, send: SendRow, fact: DeliveryFact, waitUntil: (p: Promise<unknown>) => void): Promise<RecordedFact> {
+export async function reportFact(
+  env: Bindings,
+  db: Db,
+  send: SendRow,
+  fact: DeliveryFact,
+  waitUntil: (p: Promise<unknown>) => void,
+): Promise<RecordedFact> {
   const events = new EventSink();
   const out = await recordFact(db, events, send, fact);
   if (events.committed.length) waitUntil(publishCommitted(env, db, events.committed));

@@ -1,4 +1,4 @@
-import { z } from '../../platform/validation';
+import type { z } from '../../platform/validation';
 
 /**
  * One rule for every value that becomes a mail header, whoever sends the mail

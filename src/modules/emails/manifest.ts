@@ -4,7 +4,8 @@ import { emailRoutes } from './routes';
 import { emailPersonalData } from './personal-data';
 
 export const manifest: ModuleManifest = {
-  name: 'emails', personalData: emailPersonalData,
+  name: 'emails',
+  personalData: emailPersonalData,
   routes: [emailRoutes],
   // Opened from mail clients and called by providers: tokens and provider signatures instead of a key.
   publicRoutes: [

@@ -52,7 +52,7 @@ emailProviderApp.post('/:provider', async (c) => {
   const provider = emailProviderNamed(c.req.param('provider'));
   if (!provider) throw EmailPublicErrors.unknownProvider({ name: c.req.param('provider').slice(0, 50) });
   const raw = await c.req.text();
-  let reports;
+  let reports: Awaited<ReturnType<typeof provider.parseWebhook>>;
   try {
     reports = await provider.parseWebhook(c.env, c.req.raw.headers, raw);
   } catch (err) {
@@ -82,7 +82,10 @@ export function registerEmailPublicDocs(registry: PublicRegistry) {
       'Not an API route: the 1x1 pixel a tracked email carries (`tracking.opens`). ' +
       'Records the first open of the send (`email.opened`, `machine_open` for known scanners and prefetchers) after answering.',
     request: { params: token },
-    responses: { 200: answer('A 1x1 transparent GIF', { content: { 'image/gif': { schema: z.string().openapi({ format: 'binary' }) } } }), 404: frameworkError('Unknown or altered token') },
+    responses: {
+      200: answer('A 1x1 transparent GIF', { content: { 'image/gif': { schema: z.string().openapi({ format: 'binary' }) } } }),
+      404: frameworkError('Unknown or altered token'),
+    },
   } as never);
   registry.registerPath({
     ...publicEntry,
@@ -107,7 +110,10 @@ export function registerEmailPublicDocs(registry: PublicRegistry) {
       'Not for API clients: `resend` posts delivery and engagement events here, verified with its Svix signature (`svix-id`, `svix-timestamp`, ' +
       '`svix-signature`, secret `RESEND_WEBHOOK_SECRET`). Bounces and complaints add suppressions; `email.*` events fire once per send and type. ' +
       'Events about unknown messages are skipped.',
-    request: { params: pathParams({ provider: '`resend`' }), body: providerEventBody({ type: 'email.delivered', data: { email_id: '4ef9a417-02e9-4d39-ad75-9611e0fcc33c' } }) },
+    request: {
+      params: pathParams({ provider: '`resend`' }),
+      body: providerEventBody({ type: 'email.delivered', data: { email_id: '4ef9a417-02e9-4d39-ad75-9611e0fcc33c' } }),
+    },
     responses: {
       200: answer('Received', { content: { 'application/json': { schema: z.object({ received: z.number().int(), recorded: z.number().int() }) } } }),
       401: frameworkError('Bad or missing signature: nothing recorded'),

@@ -23,7 +23,7 @@ emailRoutes.openapi(
       '- The key is claimed before any quota or deliverability gate: a concurrent request with the same key answers 409 `send_in_progress` ' +
         '(retry shortly with the same key). Validation failures and pre-send errors release the key; a claim left by a crash is recoverable ' +
         'after about 3 minutes, and the retry then completes the send and answers 200 `duplicate: true`.',
-      '- Consent is the caller\'s responsibility: no consent check, no contact is created.',
+      "- Consent is the caller's responsibility: no consent check, no contact is created.",
       '- Rate limit: 300 requests per minute per key, separate from the general limit.',
     ].join('\n'),
     security: bearer,

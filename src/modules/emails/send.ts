@@ -83,7 +83,8 @@ export const serializeSend = (r: SendRow, duplicate = false): SendRecord => ({
 });
 
 /** The claims instance holding one (workspace, key). */
-export const claimsFor = (env: Bindings, workspaceId: string, key: string) => env.EMAIL_CLAIMS.get(env.EMAIL_CLAIMS.idFromName(claimInstanceName(workspaceId, key)));
+export const claimsFor = (env: Bindings, workspaceId: string, key: string) =>
+  env.EMAIL_CLAIMS.get(env.EMAIL_CLAIMS.idFromName(claimInstanceName(workspaceId, key)));
 
 /**
  * Sends one email (docs/email.md "Order of work").
@@ -122,7 +123,7 @@ export async function sendEmail(ctx: SendContext, input: SendEmailInput): Promis
 /** The sender gate: a named profile must exist, and the chosen one must be on a verified domain with one plain From address. */
 export function senderRefusal(profileId: string | undefined, sender: SenderProfileRow | undefined): ApiError | null {
   if (profileId !== undefined && !sender) return EmailErrors.senderNotFound();
-  if (!sender || !sender.domain_verified) return EmailErrors.noVerifiedSender();
+  if (!sender?.domain_verified) return EmailErrors.noVerifiedSender();
   if (!isPlainAddress(fromEmail(sender))) return EmailErrors.senderAddressInvalid();
   return null;
 }
@@ -169,7 +170,11 @@ export function newSendRow(
 
 /** A reserve batch that failed on a full counter (see `guarded`): which one. */
 const capsExceeded = (err: unknown) =>
-  failedOn(err, guardOf(emailQuotaUsage.sends)) ? EmailErrors.quotaExceeded() : failedOn(err, guardOf(emailWarmingUsage.sends)) ? EmailErrors.warmingCapExceeded() : null;
+  failedOn(err, guardOf(emailQuotaUsage.sends))
+    ? EmailErrors.quotaExceeded()
+    : failedOn(err, guardOf(emailWarmingUsage.sends))
+      ? EmailErrors.warmingCapExceeded()
+      : null;
 
 const sendByKey = prepared((db) =>
   db
@@ -186,7 +191,13 @@ const sendByKey = prepared((db) =>
  * cap are counted by guarded upserts in the batch that writes the send row, so
  * parallel sends never overshoot them; a refused hand-off gives the counts back.
  */
-async function deliver(ctx: SendContext, input: SendEmailInput, to: string, prepared: PreparedEmail, progress: { handedOff: boolean }): Promise<SendResult> {
+async function deliver(
+  ctx: SendContext,
+  input: SendEmailInput,
+  to: string,
+  prepared: PreparedEmail,
+  progress: { handedOff: boolean },
+): Promise<SendResult> {
   const { db, ws } = ctx;
   const key = input.idempotencyKey ?? null;
   const reads: Statement[] = [senderCandidates(db, ws.id, input.senderProfileId), suppressedQuery(db, ws.id, to)];
@@ -216,8 +227,22 @@ async function deliver(ctx: SendContext, input: SendEmailInput, to: string, prep
 
   const provider = configuredEmailProvider(ctx.env);
   const providerCtx = { env: ctx.env, db, workspaceId: ws.id };
-  const html = await applyTracking(prepared.html, { opens: row.track_opens, clicks: row.track_clicks }, { secret: ctx.env.TRACKING_SECRET, baseUrl: ctx.baseUrl, workspaceId: ws.id, sendId: row.id });
-  const message = { from: mailbox(sender.from_name, row.from!), to, replyTo: input.replyTo ?? sender.reply_to, subject: prepared.subject, html, text: prepared.text, headers: prepared.headers, workspaceId: ws.id, sendId: row.id };
+  const html = await applyTracking(
+    prepared.html,
+    { opens: row.track_opens, clicks: row.track_clicks },
+    { secret: ctx.env.TRACKING_SECRET, baseUrl: ctx.baseUrl, workspaceId: ws.id, sendId: row.id },
+  );
+  const message = {
+    from: mailbox(sender.from_name, row.from!),
+    to,
+    replyTo: input.replyTo ?? sender.reply_to,
+    subject: prepared.subject,
+    html,
+    text: prepared.text,
+    headers: prepared.headers,
+    workspaceId: ws.id,
+    sendId: row.id,
+  };
   const messageKey = await providerKey(ws.id, key, row.id);
 
   if (!prior) {
@@ -277,7 +302,13 @@ async function reserve(ctx: SendContext, row: SendRow, handOff: (BatchedHandOff 
   if (cap != null) statements.push(countWarming.in(db, { workspace_id: ws.id, day, cap }));
   if (handOff) statements.push(...handOff.statements);
   statements.push(insertSend.in(db, handOff ? { ...counted, status: 'sent', provider: handOff.provider, provider_message_id: null } : counted));
-  if (handOff) statements.push(rawAll<{ id: string }>(db, sql`UPDATE email_sends SET provider_message_id = ${handOff.messageId} WHERE workspace_id = ${ws.id} AND id = ${row.id} RETURNING provider_message_id AS id`));
+  if (handOff)
+    statements.push(
+      rawAll<{ id: string }>(
+        db,
+        sql`UPDATE email_sends SET provider_message_id = ${handOff.messageId} WHERE workspace_id = ${ws.id} AND id = ${row.id} RETURNING provider_message_id AS id`,
+      ),
+    );
   let results: unknown[];
   try {
     results = await runBatch(db, statements);
@@ -324,7 +355,13 @@ export async function pausedRefusal(ctx: ServiceContext, month: string, day: str
 async function giveBack(ctx: SendContext, row: SendRow): Promise<void> {
   const { db, ws } = ctx;
   const statements: Statement[] = [db.delete(emailSends).where(and(eq(emailSends.workspace_id, ws.id), eq(emailSends.id, row.id)))];
-  if (row.counted_month) statements.push(rawRun(db, sql`UPDATE email_quota_usage SET sends = max(sends - 1, 0) WHERE workspace_id = ${ws.id} AND month = ${row.counted_month}`));
-  if (row.counted_day) statements.push(rawRun(db, sql`UPDATE email_warming_usage SET sends = max(sends - 1, 0) WHERE workspace_id = ${ws.id} AND day = ${row.counted_day}`));
+  if (row.counted_month)
+    statements.push(
+      rawRun(db, sql`UPDATE email_quota_usage SET sends = max(sends - 1, 0) WHERE workspace_id = ${ws.id} AND month = ${row.counted_month}`),
+    );
+  if (row.counted_day)
+    statements.push(
+      rawRun(db, sql`UPDATE email_warming_usage SET sends = max(sends - 1, 0) WHERE workspace_id = ${ws.id} AND day = ${row.counted_day}`),
+    );
   await runBatch(db, statements);
 }

@@ -141,7 +141,7 @@ export async function applyTracking(html: string, options: TrackingOptions, targ
 const MAIL_SCANNERS = /barracuda|mimecast|proofpoint|symantec|messagelabs|forcepoint|trendmicro|sophos|fireeye|ironport|safelinks/i;
 
 export function isMachineOpen(userAgent: string | undefined): boolean {
-  if (!userAgent || !userAgent.trim()) return true;
+  if (!userAgent?.trim()) return true;
   return isbot(userAgent) || MAIL_SCANNERS.test(userAgent);
 }
 

@@ -28,7 +28,12 @@ const contactProjection = z
 
 const consentState = z.enum(['subscribed', 'unsubscribed', 'unknown']);
 
-const contactCreated = z.object({ contact_id: id(), contact: contactProjection, source: openSet('Surface that performed the write'), duplicate: z.literal(false) });
+const contactCreated = z.object({
+  contact_id: id(),
+  contact: contactProjection,
+  source: openSet('Surface that performed the write'),
+  duplicate: z.literal(false),
+});
 const contactUpdated = z.object({
   contact_id: id(),
   contact: contactProjection,
@@ -127,7 +132,14 @@ const order = (refund = false) =>
     refunded_at: z.string().nullable(),
     created_at: z.string().nullable(),
     ...(refund
-      ? { refund: z.object({ amount: money(), external_refund_id: z.string().nullable(), reason: z.string().nullable(), refunded_at: z.string().nullable() }) }
+      ? {
+          refund: z.object({
+            amount: money(),
+            external_refund_id: z.string().nullable(),
+            reason: z.string().nullable(),
+            refunded_at: z.string().nullable(),
+          }),
+        }
       : {}),
   });
 
@@ -270,6 +282,7 @@ export const eventEnvelope = (type: EventType) =>
 const deliveryHeaders = z.object({
   'webhook-id': z.string().openapi({ description: 'The event id' }),
   'webhook-timestamp': z.string().openapi({ description: 'Unix seconds of this attempt' }),
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the text shows the literal template a reader follows.
   'webhook-signature': z.string().openapi({ description: '`v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the endpoint secret' }),
   Bookmark: z.string().openapi({
     description:

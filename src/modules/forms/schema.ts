@@ -12,5 +12,8 @@ export const formSubmissions = sqliteTable(
     contact_id: text('contact_id'),
     created_at: text('created_at').notNull(),
   },
-  (t) => [index('form_submissions_form').on(t.workspace_id, t.form_id, t.created_at), index('form_submissions_contact').on(t.workspace_id, t.contact_id)],
+  (t) => [
+    index('form_submissions_form').on(t.workspace_id, t.form_id, t.created_at),
+    index('form_submissions_contact').on(t.workspace_id, t.contact_id),
+  ],
 );

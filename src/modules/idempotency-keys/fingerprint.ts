@@ -13,4 +13,5 @@ export function canonicalJson(value: unknown): string {
 }
 
 /** What a key's requests must share: method, path and body compared as parsed values. */
-export const requestFingerprint = (method: string, path: string, body: unknown): Promise<string> => sha256Hex(`${method} ${path}\n${canonicalJson(body)}`);
+export const requestFingerprint = (method: string, path: string, body: unknown): Promise<string> =>
+  sha256Hex(`${method} ${path}\n${canonicalJson(body)}`);

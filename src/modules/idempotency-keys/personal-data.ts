@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { rawRun } from '../../platform/d1/raw-query';
-import { type PersonalData } from '../../platform/personal-data';
+import type { PersonalData } from '../../platform/personal-data';
 import { idempotencyKeys } from './schema';
 
 /** Stored answers naming an erased contact are forgotten: a replay must not bring its data back. */

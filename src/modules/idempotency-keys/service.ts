@@ -28,7 +28,10 @@ export async function claimKey(db: Db, workspaceId: string, key: string, fingerp
         set: { fingerprint, claim, leaseUntil, createdAt },
         setWhere: sql`${idempotencyKeys.state} = 'executing' AND ${idempotencyKeys.leaseUntil} < ${createdAt}`,
       }),
-    db.select().from(idempotencyKeys).where(and(eq(idempotencyKeys.workspaceId, workspaceId), eq(idempotencyKeys.key, key))),
+    db
+      .select()
+      .from(idempotencyKeys)
+      .where(and(eq(idempotencyKeys.workspaceId, workspaceId), eq(idempotencyKeys.key, key))),
   ]);
   return row.claim === claim ? { owned: true, claim } : { owned: false, row };
 }
@@ -37,7 +40,13 @@ const ownClaim = (workspaceId: string, key: string, claim: string) =>
   and(eq(idempotencyKeys.workspaceId, workspaceId), eq(idempotencyKeys.key, key), eq(idempotencyKeys.claim, claim));
 
 /** Stores the answer a claim's request gave: from now on the key replays it. */
-export async function storeAnswer(db: Db, workspaceId: string, key: string, claim: string, answer: { status: number; body: string; type: string | null }) {
+export async function storeAnswer(
+  db: Db,
+  workspaceId: string,
+  key: string,
+  claim: string,
+  answer: { status: number; body: string; type: string | null },
+) {
   await db
     .update(idempotencyKeys)
     .set({ state: 'done', responseStatus: answer.status, responseBody: answer.body, responseType: answer.type, leaseUntil: nowIso() })

@@ -8,7 +8,10 @@ import { Temporal } from 'temporal-polyfill';
 export function catchupSlot(now: Date, days: number, time: string, timeZone: string): string {
   const [hour, minute] = time.split(':').map(Number);
   const local = Temporal.Instant.fromEpochMilliseconds(now.getTime()).toZonedDateTimeISO(timeZone);
-  let slot = local.toPlainDate().add({ days }).toZonedDateTime({ timeZone, plainTime: new Temporal.PlainTime(hour, minute) });
+  let slot = local
+    .toPlainDate()
+    .add({ days })
+    .toZonedDateTime({ timeZone, plainTime: new Temporal.PlainTime(hour, minute) });
   while (Temporal.ZonedDateTime.compare(slot, local) <= 0) slot = slot.add({ days: 1 });
   return new Date(slot.epochMilliseconds).toISOString();
 }

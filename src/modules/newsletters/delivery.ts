@@ -85,7 +85,8 @@ export async function deliverNewsletters(env: Bindings, db: Db, now = new Date()
   wroteFor(db, byWorkspace.keys());
   const messages: DeliveryMessage[] = [];
   for (const [workspaceId, ids] of byWorkspace) {
-    for (let i = 0; i < ids.length; i += SEND_CHUNK) messages.push({ kind: DELIVERY_KIND, workspace_id: workspaceId, delivery_ids: ids.slice(i, i + SEND_CHUNK) });
+    for (let i = 0; i < ids.length; i += SEND_CHUNK)
+      messages.push({ kind: DELIVERY_KIND, workspace_id: workspaceId, delivery_ids: ids.slice(i, i + SEND_CHUNK) });
   }
   for (let i = 0; i < messages.length; i += 100) await env.SEND_QUEUE.sendBatch(messages.slice(i, i + 100).map((m) => ({ body: m })));
   return { newsletter_deliveries_queued: messages.reduce((n, m) => n + m.delivery_ids.length, 0) };
@@ -138,14 +139,20 @@ export async function handleDeliveries(env: Bindings, body: DeliveryMessage): Pr
         { ...ctx, env, baseUrl },
         {
           to: contact.email,
-          message: personalEmail({ subject: row.i.subject, html: row.i.compiledHtml, text: row.i.plainText }, contact, { baseUrl, token: row.s.unsubscribeToken }),
+          message: personalEmail({ subject: row.i.subject, html: row.i.compiledHtml, text: row.i.plainText }, contact, {
+            baseUrl,
+            token: row.s.unsubscribeToken,
+          }),
           senderProfileId: row.n.senderProfileId ?? undefined,
           idempotencyKey: `newsletter-delivery:${id}`,
           metadata: { newsletter_id: row.n.id, issue_id: row.i.id, issue_number: row.i.issueNumber },
           source: 'newsletter',
         },
       );
-      await settle(sent.record.status === 'suppressed' ? 'skipped' : 'sent', { sendId: sent.record.id, reason: sent.record.status === 'suppressed' ? 'suppressed' : undefined });
+      await settle(sent.record.status === 'suppressed' ? 'skipped' : 'sent', {
+        sendId: sent.record.id,
+        reason: sent.record.status === 'suppressed' ? 'suppressed' : undefined,
+      });
     } catch (err) {
       if (!(err instanceof ApiError) || err.status === 409) throw err;
       await settle('failed', { reason: err.code });

@@ -22,13 +22,22 @@ export const NewsletterSummary = z
 
 export const Newsletter = NewsletterSummary.extend({
   start_policy: z.enum(START_POLICIES).openapi({
-    description: 'Where a new subscriber starts: `next_issue` (default; only issues published later), `latest_issue` (the newest published issue first), `first_issue` (every back-issue at the catch-up cadence)',
+    description:
+      'Where a new subscriber starts: `next_issue` (default; only issues published later), `latest_issue` (the newest published issue first), `first_issue` (every back-issue at the catch-up cadence)',
   }),
   start_issue_number: z.number().int().openapi({ description: 'The number of the first published issue (default 1)' }),
-  first_send_mode: z.enum(FIRST_SEND_MODES).openapi({ description: 'When a subscriber who starts behind gets the first back-issue: `immediate` (default; next delivery sweep) or `next_slot` (the next `catchup_send_time`)' }),
-  remember_window_days: z.number().int().openapi({ description: 'A contact who re-subscribes within this many days resumes where they left off (default 30)' }),
+  first_send_mode: z.enum(FIRST_SEND_MODES).openapi({
+    description:
+      'When a subscriber who starts behind gets the first back-issue: `immediate` (default; next delivery sweep) or `next_slot` (the next `catchup_send_time`)',
+  }),
+  remember_window_days: z
+    .number()
+    .int()
+    .openapi({ description: 'A contact who re-subscribes within this many days resumes where they left off (default 30)' }),
   catchup_interval_days: z.number().int().openapi({ description: 'Days between back-issues for a subscriber who is behind (default 1)' }),
-  catchup_send_time: z.string().openapi({ description: 'Local time `HH:MM` in the workspace timezone at which back-issues go out (default `09:00`)' }),
+  catchup_send_time: z
+    .string()
+    .openapi({ description: 'Local time `HH:MM` in the workspace timezone at which back-issues go out (default `09:00`)' }),
   auto_subscribe_tag_id: uuidOut().nullable().openapi({ description: 'Adding this tag to a contact subscribes them (null: off)' }),
   header_snippet_id: uuidOut().nullable(),
   footer_snippet_id: uuidOut().nullable(),
@@ -41,7 +50,10 @@ export const NewsletterCreate = z
   .object({
     name: z.string().trim().min(1).max(120),
     description: z.string().max(2000).nullable().optional(),
-    sender_profile_id: uuid('sender_profile_id').nullable().optional().openapi({ description: 'A sender profile of the workspace; omitted or null: the default at send time' }),
+    sender_profile_id: uuid('sender_profile_id')
+      .nullable()
+      .optional()
+      .openapi({ description: 'A sender profile of the workspace; omitted or null: the default at send time' }),
   })
   .strict()
   .openapi('NewsletterCreate');
@@ -49,7 +61,9 @@ export type NewsletterCreateInput = z.infer<typeof NewsletterCreate>;
 
 const paging = { limit: limitQuery({ limit: 25, cap: 100 }), offset: offsetQuery() };
 export const NewsletterListQuery = z.object(paging);
-export const NewsletterList = z.object({ data: z.array(NewsletterSummary), total: z.number().int(), limit: z.number().int(), offset: z.number().int() }).openapi('NewsletterList');
+export const NewsletterList = z
+  .object({ data: z.array(NewsletterSummary), total: z.number().int(), limit: z.number().int(), offset: z.number().int() })
+  .openapi('NewsletterList');
 
 export const IssueSummary = z
   .object({
@@ -98,13 +112,21 @@ export const IssuePatch = z
   .openapi('NewsletterIssuePatch');
 export type IssuePatchInput = z.infer<typeof IssuePatch>;
 
-export const IssueSchedule = z.object({ scheduled_at: isoDateTime('scheduled_at').openapi({ format: 'date-time', description: 'A future ISO 8601 instant' }) }).strict().openapi('NewsletterIssueSchedule');
+export const IssueSchedule = z
+  .object({ scheduled_at: isoDateTime('scheduled_at').openapi({ format: 'date-time', description: 'A future ISO 8601 instant' }) })
+  .strict()
+  .openapi('NewsletterIssueSchedule');
 
 export const IssueListQuery = z.object({
-  status: enumQuery(ISSUE_STATUSES, 'Exact match; empty is absent; another value answers 400 `Invalid status: must be draft, scheduled or published`'),
+  status: enumQuery(
+    ISSUE_STATUSES,
+    'Exact match; empty is absent; another value answers 400 `Invalid status: must be draft, scheduled or published`',
+  ),
   ...paging,
 });
-export const IssueList = z.object({ data: z.array(IssueSummary), total: z.number().int(), limit: z.number().int(), offset: z.number().int() }).openapi('NewsletterIssueList');
+export const IssueList = z
+  .object({ data: z.array(IssueSummary), total: z.number().int(), limit: z.number().int(), offset: z.number().int() })
+  .openapi('NewsletterIssueList');
 
 export const Success = z.object({ success: z.literal(true) }).openapi('NewsletterSuccess');
 

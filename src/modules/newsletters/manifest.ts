@@ -8,7 +8,9 @@ import { newsletterPersonalData } from './personal-data';
 import { autoSubscribeStatements } from './auto-subscribe';
 
 export const manifest: ModuleManifest = {
-  name: 'newsletters', personalData: newsletterPersonalData, tagsLinked: autoSubscribeStatements,
+  name: 'newsletters',
+  personalData: newsletterPersonalData,
+  tagsLinked: autoSubscribeStatements,
   routes: [newsletterRoutes],
   // The public archive (its docs also cover the one-click unsubscribe page).
   publicRoutes: [{ path: '/n', app: archivePages }],

@@ -45,9 +45,9 @@ export function registerNewsletterPageDocs(registry: PublicRegistry) {
     operationId: 'unsubscribeOneClick',
     summary: 'One-click unsubscribe (RFC 8058)',
     description:
-      'The form post of the page and the mailbox provider\'s one-click POST (`List-Unsubscribe=One-Click`). ' +
+      "The form post of the page and the mailbox provider's one-click POST (`List-Unsubscribe=One-Click`). " +
       'A newsletter token ends the subscription and records email consent `unsubscribed` (source `newsletter_unsubscribe`); ' +
-      'a campaign email\'s token records email consent `unsubscribed` (source `campaign_unsubscribe`) and counts once on the campaign. ' +
+      "a campaign email's token records email consent `unsubscribed` (source `campaign_unsubscribe`) and counts once on the campaign. " +
       'Repeating it is harmless.',
     request: { params: token },
     responses: { 200: htmlPage('Unsubscribed'), 404: htmlPage('Unknown token'), 429: publicRefusal(UNSUBSCRIBE_LIMIT) },

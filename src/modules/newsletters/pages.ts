@@ -20,17 +20,25 @@ main{background:#fff;border:1px solid #d9e2ec;border-radius:12px;padding:1.5rem 
 ol{list-style:none;padding:0}li{padding:.6rem 0;border-top:1px solid #e4e7eb}li span{color:#52606d;font-size:.9rem;margin-right:.6rem}a{color:#2680c2}`;
 
 /** No scripts, forms or framing; images of an issue may come from anywhere over https. */
-const ARCHIVE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const ARCHIVE_CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 function page(c: Context<AppEnv>, title: string, body: string, status: 200 | 404 = 200) {
   c.header('Content-Security-Policy', ARCHIVE_CSP);
   c.header('Cache-Control', 'public, max-age=60');
-  return c.html(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(title)}</title><style>${STYLE}</style></head><body><main>${body}</main></body></html>`, status);
+  return c.html(
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(title)}</title><style>${STYLE}</style></head><body><main>${body}</main></body></html>`,
+    status,
+  );
 }
 
 const notFound = (c: Context<AppEnv>) => page(c, 'Not found', '<h1>Not found</h1><p>This newsletter archive does not exist.</p>', 404);
 
-async function archiveOf(c: Context<AppEnv>, wsId: string, slug: string): Promise<{ ctx: ServiceContext; n: typeof newsletters.$inferSelect } | null> {
+async function archiveOf(
+  c: Context<AppEnv>,
+  wsId: string,
+  slug: string,
+): Promise<{ ctx: ServiceContext; n: typeof newsletters.$inferSelect } | null> {
   const ctx = await publicWorkspaceContext(c.env, wsId, 'newsletters');
   if (!ctx) return null;
   const [n] = await ctx.db
@@ -38,11 +46,16 @@ async function archiveOf(c: Context<AppEnv>, wsId: string, slug: string): Promis
     .from(newsletters)
     .where(and(eq(newsletters.workspaceId, ctx.ws.id), eq(newsletters.slug, slug.toLowerCase())))
     .limit(1);
-  return n && n.archiveEnabled ? { ctx, n } : null;
+  return n?.archiveEnabled ? { ctx, n } : null;
 }
 
 const visible = (n: { id: string }) =>
-  and(eq(newsletterIssues.newsletterId, n.id), eq(newsletterIssues.status, 'published'), eq(newsletterIssues.includeInArchive, true), isNotNull(newsletterIssues.issueNumber));
+  and(
+    eq(newsletterIssues.newsletterId, n.id),
+    eq(newsletterIssues.status, 'published'),
+    eq(newsletterIssues.includeInArchive, true),
+    isNotNull(newsletterIssues.issueNumber),
+  );
 
 archivePages.get('/:ws/:slug', async (c) => {
   const found = await archiveOf(c, c.req.param('ws'), c.req.param('slug'));
@@ -63,7 +76,11 @@ archivePages.get('/:ws/:slug', async (c) => {
       return `<li>${label}${n.archiveMode === 'full' ? `<a href="${esc(n.slug)}/${i.number}">${title}</a>` : title}</li>`;
     })
     .join('');
-  return page(c, n.name, `<h1>${esc(n.name)}</h1>${n.description ? `<p class="meta">${esc(n.description)}</p>` : ''}${items ? `<ol>${items}</ol>` : '<p>No issues yet.</p>'}`);
+  return page(
+    c,
+    n.name,
+    `<h1>${esc(n.name)}</h1>${n.description ? `<p class="meta">${esc(n.description)}</p>` : ''}${items ? `<ol>${items}</ol>` : '<p>No issues yet.</p>'}`,
+  );
 });
 
 archivePages.get('/:ws/:slug/:number', async (c) => {

@@ -65,7 +65,7 @@ newsletterRoutes.openapi(
     summary: 'Create a newsletter',
     description:
       '`name` is unique per workspace case-insensitively. Cadence, enrollment policy and archive settings take their in-app defaults ' +
-      '(see the single read). The plan\'s newsletter cap answers 403 `PLAN_LIMIT_EXCEEDED` in the framework shape.',
+      "(see the single read). The plan's newsletter cap answers 403 `PLAN_LIMIT_EXCEEDED` in the framework shape.",
     security: bearer,
     request: { body: jsonBody(NewsletterCreate, { name: 'Weekly digest', description: 'What happened this week' }) },
     responses: { 201: jsonContent(Newsletter, 'The newsletter, with `active_subscriber_count: 0`') },
@@ -118,7 +118,10 @@ newsletterRoutes.openapi(
       '`status`, `scheduled_at` and `issue_number` never change, so even a published issue can be refreshed); held by an issue of another ' +
       'newsletter it is refused. 201 both ways, with `compile`.',
     security: bearer,
-    request: { params: idParams, body: jsonBody(IssueCreate, { subject: 'Issue of the week', content: { markdown: '# Hello [[first_name : there]]' } }) },
+    request: {
+      params: idParams,
+      body: jsonBody(IssueCreate, { subject: 'Issue of the week', content: { markdown: '# Hello [[first_name : there]]' } }),
+    },
     responses: { 201: jsonContent(IssueCreated, 'The issue with `duplicate` and `compile`') },
     errors: [...contentErrors, NewsletterErrors.notFound, NewsletterErrors.externalReferenceInUse, SharedErrors.concurrentChange],
   }),
@@ -208,7 +211,8 @@ newsletterRoutes.openapi(
     responses: { 200: jsonContent(Issue, 'The scheduled issue') },
     errors: [NewsletterErrors.invalidScheduledAt, NewsletterErrors.issueNotFound, NewsletterErrors.missingContent, NewsletterErrors.alreadyPublished],
   }),
-  async (c) => c.json(await scheduleIssue(serviceContext(c), c.req.valid('param').id, c.req.valid('json').scheduled_at, publicBaseUrl(c.env, c.req.url)), 200),
+  async (c) =>
+    c.json(await scheduleIssue(serviceContext(c), c.req.valid('param').id, c.req.valid('json').scheduled_at, publicBaseUrl(c.env, c.req.url)), 200),
 );
 
 newsletterRoutes.openapi(

@@ -122,5 +122,8 @@ export const newsletterDeliveries = sqliteTable(
     createdAt: text('created_at').notNull(),
     updatedAt: text('updated_at').notNull(),
   },
-  (t) => [uniqueIndex('newsletter_deliveries_once').on(t.subscriptionId, t.issueId), index('newsletter_deliveries_issue').on(t.workspaceId, t.issueId)],
+  (t) => [
+    uniqueIndex('newsletter_deliveries_once').on(t.subscriptionId, t.issueId),
+    index('newsletter_deliveries_issue').on(t.workspaceId, t.issueId),
+  ],
 );

@@ -16,7 +16,6 @@ import { NewsletterErrors } from './errors';
 type NewsletterRow = typeof newsletters.$inferSelect;
 type IssueRow = typeof newsletterIssues.$inferSelect;
 
-
 /** Active subscriptions of the listed newsletter row (a correlated count). */
 const activeCount = sql<number>`(SELECT count(*) FROM newsletter_subscriptions s WHERE s.newsletter_id = "newsletters"."id" AND s.status = 'active')`;
 
@@ -112,7 +111,7 @@ export async function createNewsletter(ctx: ServiceContext, input: NewsletterCre
         workspaceId:
           cap === undefined
             ? ctx.ws.id
-            : (sql`CASE WHEN (SELECT count(*) FROM newsletters WHERE workspace_id = ${ctx.ws.id}) < ${cap} THEN ${ctx.ws.id} ELSE NULL END`),
+            : sql`CASE WHEN (SELECT count(*) FROM newsletters WHERE workspace_id = ${ctx.ws.id}) < ${cap} THEN ${ctx.ws.id} ELSE NULL END`,
       });
       return serializeNewsletter(row, 0);
     } catch (err) {
@@ -138,14 +137,23 @@ const duplicateName = (name: string) => NewsletterErrors.duplicateName({ name: n
 
 const newsletterList = preparedList<never, { n: NewsletterRow; active: number }>({}, (_, __, ws) => ({
   count: (db) => db.select({ total: sql<number>`count(*)` }).from(newsletters).where(eq(newsletters.workspaceId, ws)),
-  page: (db) => db.select({ n: newsletters, active: activeCount }).from(newsletters).where(eq(newsletters.workspaceId, ws)).orderBy(desc(newsletters.createdAt), desc(newsletters.id)),
+  page: (db) =>
+    db
+      .select({ n: newsletters, active: activeCount })
+      .from(newsletters)
+      .where(eq(newsletters.workspaceId, ws))
+      .orderBy(desc(newsletters.createdAt), desc(newsletters.id)),
 }));
 
 export async function listNewsletters(ctx: ServiceContext, query: { limit?: string; offset?: string }) {
   const paging = parsePaging(query, { limit: 25, cap: 100 });
   const values = { ws: ctx.ws.id, ...paging };
   const { total, rows } = await newsletterList(ctx.db, values);
-  return envelope(rows.map((r) => serializeNewsletterSummary(r.n, r.active)), total, paging);
+  return envelope(
+    rows.map((r) => serializeNewsletterSummary(r.n, r.active)),
+    total,
+    paging,
+  );
 }
 
 /** The workspace's newsletter (404 `newsletter_not_found` for unknown or foreign ids). */
@@ -205,7 +213,10 @@ export const serializeIssue = (i: IssueRow) => ({
 /** The content columns of a compiled write, or the 400 the compile errors give. */
 async function compiledColumns(ctx: ServiceContext, content: unknown, subject: string | null | undefined, preheader: string | null | undefined) {
   const out = await compileIssue(ctx, content, { title: subject ?? null, preheader: preheader ?? null });
-  return { columns: { designJson: out.design_json, compiledHtml: out.compiled_html, compiledStyles: out.compiled_styles, plainText: out.plain_text }, compile: out.compile };
+  return {
+    columns: { designJson: out.design_json, compiledHtml: out.compiled_html, compiledStyles: out.compiled_styles, plainText: out.plain_text },
+    compile: out.compile,
+  };
 }
 
 const issueByReference = prepared((db) =>
@@ -238,45 +249,42 @@ export async function createIssue(ctx: ServiceContext, newsletterId: string, inp
   if (input.content !== undefined) compiled = await compiledColumns(ctx, input.content, input.subject, input.preheader);
   const compile: CompileEnvelope = compiled?.compile ?? NOT_PATCHED;
   let known = referenced;
-  return retryOnConflict(
-    async () => {
-      if (input.external_reference !== undefined) {
-        const [existing] = known ?? (await issueByReference.all(ctx.db, values));
-        known = undefined;
-        if (existing) {
-          if (existing.newsletterId !== n.id) {
-            throw NewsletterErrors.externalReferenceInUse();
-          }
-          const updated = await applyIssueChanges(ctx, existing, input, compiled?.columns);
-          return { ...serializeIssue(updated), duplicate: true, compile };
+  return retryOnConflict(async () => {
+    if (input.external_reference !== undefined) {
+      const [existing] = known ?? (await issueByReference.all(ctx.db, values));
+      known = undefined;
+      if (existing) {
+        if (existing.newsletterId !== n.id) {
+          throw NewsletterErrors.externalReferenceInUse();
         }
+        const updated = await applyIssueChanges(ctx, existing, input, compiled?.columns);
+        return { ...serializeIssue(updated), duplicate: true, compile };
       }
-      const now = nowIso();
-      const row: IssueRow = {
-        id: uuidv7(),
-        workspaceId: ctx.ws.id,
-        newsletterId: n.id,
-        issueNumber: null,
-        subject: input.subject ?? null,
-        preheader: input.preheader ?? null,
-        status: 'draft',
-        designJson: compiled?.columns.designJson ?? null,
-        compiledHtml: compiled?.columns.compiledHtml ?? null,
-        compiledStyles: compiled?.columns.compiledStyles ?? null,
-        plainText: compiled?.columns.plainText ?? null,
-        scheduledAt: null,
-        publishedAt: null,
-        includeInArchive: input.include_in_archive ?? true,
-        externalReference: input.external_reference ?? null,
-        linkOrigin: null,
-        createdAt: now,
-        updatedAt: now,
-      };
-      await ctx.db.insert(newsletterIssues).values(row);
-      return { ...serializeIssue(row), duplicate: false, compile };
-    },
-    issueReferenceTaken,
-  );
+    }
+    const now = nowIso();
+    const row: IssueRow = {
+      id: uuidv7(),
+      workspaceId: ctx.ws.id,
+      newsletterId: n.id,
+      issueNumber: null,
+      subject: input.subject ?? null,
+      preheader: input.preheader ?? null,
+      status: 'draft',
+      designJson: compiled?.columns.designJson ?? null,
+      compiledHtml: compiled?.columns.compiledHtml ?? null,
+      compiledStyles: compiled?.columns.compiledStyles ?? null,
+      plainText: compiled?.columns.plainText ?? null,
+      scheduledAt: null,
+      publishedAt: null,
+      includeInArchive: input.include_in_archive ?? true,
+      externalReference: input.external_reference ?? null,
+      linkOrigin: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await ctx.db.insert(newsletterIssues).values(row);
+    return { ...serializeIssue(row), duplicate: false, compile };
+  }, issueReferenceTaken);
 }
 
 const issueReferenceTaken = lostRaceOn(uniqueOn(newsletterIssues.workspaceId, newsletterIssues.externalReference));
@@ -284,7 +292,12 @@ const issueReferenceTaken = lostRaceOn(uniqueOn(newsletterIssues.workspaceId, ne
 type ContentColumns = Pick<IssueRow, 'designJson' | 'compiledHtml' | 'compiledStyles' | 'plainText'>;
 
 /** Writes the present fields (never status, scheduled_at or issue_number) and reads the issue back. */
-async function applyIssueChanges(ctx: ServiceContext, existing: IssueRow, input: IssuePatchInput, content: ContentColumns | undefined): Promise<IssueRow> {
+async function applyIssueChanges(
+  ctx: ServiceContext,
+  existing: IssueRow,
+  input: IssuePatchInput,
+  content: ContentColumns | undefined,
+): Promise<IssueRow> {
   const set: Partial<IssueRow> = { updatedAt: nowIso() };
   if (input.subject !== undefined) set.subject = input.subject;
   if (input.preheader !== undefined) set.preheader = input.preheader;
@@ -343,14 +356,18 @@ const newsletterExists = prepared((db) =>
 );
 
 /** `status` leads `newsletter_issues_due`, the publish sweep's index over the shard. */
-const issueList = preparedList<'newsletter_id' | 'status', IssueRow>({ newsletter_id: newsletterIssues.newsletterId, status: testedOnRows(newsletterIssues.status) }, (_, where, ws) => {
-  const { designJson: _d, compiledHtml: _h, compiledStyles: _s, plainText: _p, ...summaryColumns } = getColumns();
-  const scoped = and(eq(newsletterIssues.workspaceId, ws), where);
-  return {
-    count: (db) => db.select({ total: sql<number>`count(*)` }).from(newsletterIssues).where(scoped),
-    page: (db) => db.select(summaryColumns).from(newsletterIssues).where(scoped).orderBy(desc(newsletterIssues.createdAt), desc(newsletterIssues.id)),
-  };
-});
+const issueList = preparedList<'newsletter_id' | 'status', IssueRow>(
+  { newsletter_id: newsletterIssues.newsletterId, status: testedOnRows(newsletterIssues.status) },
+  (_, where, ws) => {
+    const { designJson: _d, compiledHtml: _h, compiledStyles: _s, plainText: _p, ...summaryColumns } = getColumns();
+    const scoped = and(eq(newsletterIssues.workspaceId, ws), where);
+    return {
+      count: (db) => db.select({ total: sql<number>`count(*)` }).from(newsletterIssues).where(scoped),
+      page: (db) =>
+        db.select(summaryColumns).from(newsletterIssues).where(scoped).orderBy(desc(newsletterIssues.createdAt), desc(newsletterIssues.id)),
+    };
+  },
+);
 
 /** The newsletter's issues, newest first; its existence is read in the list's own round trip (404 when it is not the workspace's). */
 export async function listIssues(ctx: ServiceContext, newsletterId: string, query: { status?: string; limit?: string; offset?: string }) {
@@ -401,12 +418,20 @@ const ready = sql`subject IS NOT NULL AND subject <> '' AND compiled_html IS NOT
  * whether this call published it. `linkOrigin`: the publishing request's link
  * origin (the sweep keeps the one its schedule request stored).
  */
-export async function publishIssueRow(db: ServiceContext['db'], workspaceId: string, issueId: string, linkOrigin?: string): Promise<{ row: IssueRow | undefined; published: boolean }> {
+export async function publishIssueRow(
+  db: ServiceContext['db'],
+  workspaceId: string,
+  issueId: string,
+  linkOrigin?: string,
+): Promise<{ row: IssueRow | undefined; published: boolean }> {
   const now = nowIso();
   const unpublished = sql`EXISTS (SELECT 1 FROM newsletter_issues i WHERE i.id = ${issueId} AND i.workspace_id = ${workspaceId} AND i.status <> 'published' AND i.subject IS NOT NULL AND i.subject <> '' AND i.compiled_html IS NOT NULL)`;
   const [counter, issue] = await runBatch(db, [
-    rawRun(db, sql`UPDATE newsletters SET next_issue_number = next_issue_number + 1, updated_at = updated_at
-      WHERE id = (SELECT newsletter_id FROM newsletter_issues WHERE id = ${issueId} AND workspace_id = ${workspaceId}) AND ${unpublished}`),
+    rawRun(
+      db,
+      sql`UPDATE newsletters SET next_issue_number = next_issue_number + 1, updated_at = updated_at
+      WHERE id = (SELECT newsletter_id FROM newsletter_issues WHERE id = ${issueId} AND workspace_id = ${workspaceId}) AND ${unpublished}`,
+    ),
     db
       .update(newsletterIssues)
       .set({
@@ -423,7 +448,11 @@ export async function publishIssueRow(db: ServiceContext['db'], workspaceId: str
   const rows = issue as IssueRow[];
   // D1 counts the rows triggers write too: any change means the counter advanced.
   if (rows.length > 0 && changed > 0) return { row: rows[0], published: true };
-  const [row] = await db.select().from(newsletterIssues).where(and(eq(newsletterIssues.workspaceId, workspaceId), eq(newsletterIssues.id, issueId))).limit(1);
+  const [row] = await db
+    .select()
+    .from(newsletterIssues)
+    .where(and(eq(newsletterIssues.workspaceId, workspaceId), eq(newsletterIssues.id, issueId)))
+    .limit(1);
   return { row, published: false };
 }
 
@@ -480,4 +509,3 @@ export async function deleteIssue(ctx: ServiceContext, id: string) {
   if (now.status === 'published') throw NewsletterErrors.issuePublished();
   throw NewsletterErrors.issueNotFound();
 }
-

@@ -52,7 +52,12 @@ const DAY_MS = 86_400_000;
  * `remember_window_days` it resumes its cursor, otherwise it restarts per the
  * start policy. The unique (newsletter, contact) index settles parallel calls.
  */
-export async function subscribeContact(ctx: ServiceContext, newsletterId: string, contactId: string, source: string): Promise<{ subscription: ReturnType<typeof serializeSubscription>; created: boolean }> {
+export async function subscribeContact(
+  ctx: ServiceContext,
+  newsletterId: string,
+  contactId: string,
+  source: string,
+): Promise<{ subscription: ReturnType<typeof serializeSubscription>; created: boolean }> {
   const n = await findNewsletter(ctx, newsletterId);
   const { id } = await consentRow(ctx, contactId.toLowerCase());
   const now = new Date();
@@ -90,7 +95,13 @@ export async function subscribeContact(ctx: ServiceContext, newsletterId: string
       source,
       updatedAt: at,
     })
-    .where(and(eq(newsletterSubscriptions.newsletterId, n.id), eq(newsletterSubscriptions.contactId, id), eq(newsletterSubscriptions.status, 'unsubscribed')))
+    .where(
+      and(
+        eq(newsletterSubscriptions.newsletterId, n.id),
+        eq(newsletterSubscriptions.contactId, id),
+        eq(newsletterSubscriptions.status, 'unsubscribed'),
+      ),
+    )
     .returning();
   if (revived) return { subscription: serializeSubscription(revived), created: true };
   const [active] = await ctx.db
@@ -130,7 +141,11 @@ export async function unsubscribeByToken(ctx: ServiceContext, token: string): Pr
     .where(and(eq(newsletterSubscriptions.id, row.s.id), eq(newsletterSubscriptions.status, 'active')))
     .returning({ id: newsletterSubscriptions.id });
   if (ended) {
-    await setConsent(ctx, row.s.contactId, 'email', { state: 'unsubscribed', source: 'newsletter_unsubscribe', evidence: { newsletter_id: row.s.newsletterId } }).catch((err) => {
+    await setConsent(ctx, row.s.contactId, 'email', {
+      state: 'unsubscribed',
+      source: 'newsletter_unsubscribe',
+      evidence: { newsletter_id: row.s.newsletterId },
+    }).catch((err) => {
       // A complaint on record keeps consent sticky; the subscription still ends.
       if (!(err instanceof ApiError && err.status === 409)) throw err;
     });

@@ -12,16 +12,25 @@ export const MAX_QUANTITY = 1_000_000;
  * non-negative number`, ...) are documented here and checked by the service,
  * which answers those messages; the schema checks JSON types and lengths.
  */
-const money = (description: string) => z.number().openapi({ minimum: 0, maximum: MAX_AMOUNT, description: `${description}; rounded half-up to 2 decimals` });
+const money = (description: string) =>
+  z.number().openapi({ minimum: 0, maximum: MAX_AMOUNT, description: `${description}; rounded half-up to 2 decimals` });
 
 export const OrderItemInput = z
   .object({
     product_id: uuid('product_id').optional().openapi({ description: 'Strict: unknown answers 400 `INVALID_PRODUCT`, inactive `PRODUCT_INACTIVE`' }),
-    product_sku: z.string().max(120).optional().openapi({ description: 'Tolerant: no match keeps the literal title with a null `product_id`; an inactive match answers `PRODUCT_INACTIVE`' }),
+    product_sku: z
+      .string()
+      .max(120)
+      .optional()
+      .openapi({ description: 'Tolerant: no match keeps the literal title with a null `product_id`; an inactive match answers `PRODUCT_INACTIVE`' }),
     product_external_id: z.string().max(255).optional().openapi({ description: 'Tolerant like `product_sku`' }),
     title: z.string().trim().max(300).optional().openapi({ description: 'Required unless a product resolves; a resolved product names the line' }),
-    sku: z.string().max(120).optional().openapi({ description: 'Snapshot; falls back to `product_sku`, then the resolved product\'s sku' }),
-    unit_price: z.number().optional().openapi({ minimum: 0, maximum: MAX_AMOUNT, description: 'Omitted: the product price; 400 `ORDER_ITEM_PRICE_REQUIRED` for a dynamic-priced product; 0 without a product' }),
+    sku: z.string().max(120).optional().openapi({ description: "Snapshot; falls back to `product_sku`, then the resolved product's sku" }),
+    unit_price: z.number().optional().openapi({
+      minimum: 0,
+      maximum: MAX_AMOUNT,
+      description: 'Omitted: the product price; 400 `ORDER_ITEM_PRICE_REQUIRED` for a dynamic-priced product; 0 without a product',
+    }),
     quantity: z.number().optional().openapi({ exclusiveMinimum: 0, maximum: MAX_QUANTITY, default: 1, description: 'Decimals allowed' }),
     discount_percent: z.number().nullable().optional().openapi({ minimum: 0, maximum: 100 }),
   })
@@ -39,20 +48,41 @@ export const OrderCreate = z
     discount_total: money('Order-level discount').optional(),
     shipping_total: money('Shipping').optional(),
     tax_total: money('Tax').optional(),
-    financial_status: z.enum(['pending', 'paid']).optional().openapi({ description: '`paid` records a completed one-time payment for the total (`external_reference` `order:<order id>`); never applied on an `external_reference` match' }),
-    placed_at: z.string().max(64).optional().openapi({ format: 'date-time', description: 'ISO 8601; a date-only value is the start of that day in the workspace time zone; default now' }),
+    financial_status: z.enum(['pending', 'paid']).optional().openapi({
+      description:
+        '`paid` records a completed one-time payment for the total (`external_reference` `order:<order id>`); never applied on an `external_reference` match',
+    }),
+    placed_at: z
+      .string()
+      .max(64)
+      .optional()
+      .openapi({ format: 'date-time', description: 'ISO 8601; a date-only value is the start of that day in the workspace time zone; default now' }),
     coupon_codes: z.array(z.string().max(255)).max(50).optional(),
     note: z.string().max(5000).optional(),
     deal_id: uuid('deal_id').optional().openapi({ description: 'A deal of the same contact' }),
-    external_reference: z.string().min(1).max(255).optional().openapi({ description: 'Idempotency key, unique per workspace; a match updates the order' }),
+    external_reference: z
+      .string()
+      .min(1)
+      .max(255)
+      .optional()
+      .openapi({ description: 'Idempotency key, unique per workspace; a match updates the order' }),
   })
   .strict()
   .openapi('OrderCreate');
 
 export const OrderRefundInput = z
   .object({
-    amount: z.number().openapi({ minimum: 0.005, maximum: MAX_AMOUNT, description: 'Rounded half-up to cents (0.005 is 0.01, anything less 0.00); at most `total - refunded_total`' }),
-    external_refund_id: z.string().min(1).max(255).optional().openapi({ description: 'Idempotency key per order: a repeat applies nothing and answers `duplicate: true`' }),
+    amount: z.number().openapi({
+      minimum: 0.005,
+      maximum: MAX_AMOUNT,
+      description: 'Rounded half-up to cents (0.005 is 0.01, anything less 0.00); at most `total - refunded_total`',
+    }),
+    external_refund_id: z
+      .string()
+      .min(1)
+      .max(255)
+      .optional()
+      .openapi({ description: 'Idempotency key per order: a repeat applies nothing and answers `duplicate: true`' }),
     reason: z.string().max(1000).optional(),
     refunded_at: z.string().max(64).optional().openapi({ format: 'date-time', description: 'ISO 8601; default now' }),
   })
@@ -61,7 +91,10 @@ export const OrderRefundInput = z
 
 export const OrderMarkPaid = z
   .object({
-    payment_reference: z.string().min(1).max(255).optional().openapi({ description: 'The `external_reference` of an existing one-time payment with a completed charge to link instead of recording one; its amount is never rewritten' }),
+    payment_reference: z.string().min(1).max(255).optional().openapi({
+      description:
+        'The `external_reference` of an existing one-time payment with a completed charge to link instead of recording one; its amount is never rewritten',
+    }),
   })
   .strict()
   .openapi('OrderMarkPaid');
@@ -159,9 +192,23 @@ export const OrderList = z
   .openapi('OrderList');
 
 const uuidFilter = (name: string, extra = '') =>
-  z.string().optional().openapi({ type: 'string', format: 'uuid', description: `Exact match${extra}; empty is ignored; malformed answers 400 \`${name} must be a UUID\`` });
+  z
+    .string()
+    .optional()
+    .openapi({
+      type: 'string',
+      format: 'uuid',
+      description: `Exact match${extra}; empty is ignored; malformed answers 400 \`${name} must be a UUID\``,
+    });
 const dateFilter = (name: string, description: string) =>
-  z.string().optional().openapi({ type: 'string', format: 'date-time', description: `${description}; empty is ignored; unparseable answers 400 \`${name} is not a valid date\`` });
+  z
+    .string()
+    .optional()
+    .openapi({
+      type: 'string',
+      format: 'date-time',
+      description: `${description}; empty is ignored; unparseable answers 400 \`${name} is not a valid date\``,
+    });
 
 /** Orders paging never answers 400: malformed or zero `limit` is 25, others clamp to 1..100; malformed or negative `offset` is 0. */
 export const OrderListQuery = z.object({
@@ -172,6 +219,10 @@ export const OrderListQuery = z.object({
   external_reference: textQuery('Exact match'),
   placed_from: dateFilter('placed_from', '`placed_at` at or after (ISO 8601; a date-only value is the start of that day in the workspace time zone)'),
   placed_to: dateFilter('placed_to', '`placed_at` at or before (ISO 8601; a date-only value is the end of that day in the workspace time zone)'),
-  limit: z.string().optional().openapi({ type: 'integer', default: 25, description: 'Page size. Never 400: empty, malformed or 0 is 25; a negative value is 1 and one above 100 is 100' }),
+  limit: z.string().optional().openapi({
+    type: 'integer',
+    default: 25,
+    description: 'Page size. Never 400: empty, malformed or 0 is 25; a negative value is 1 and one above 100 is 100',
+  }),
   offset: z.string().optional().openapi({ type: 'integer', default: 0, description: 'Rows to skip. Never 400: empty, malformed or negative is 0' }),
 });

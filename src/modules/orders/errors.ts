@@ -29,7 +29,11 @@ export const OrderErrors = defineErrors('framework', {
     code: 'ORDER_PAYMENT_ALREADY_LINKED',
     message: 'Another payment is already linked to this order, or this payment backs another order',
   },
-  paymentReferenceNotFound: { status: 404, code: 'ORDER_PAYMENT_REFERENCE_NOT_FOUND', message: 'No payment of this workspace has this external_reference' },
+  paymentReferenceNotFound: {
+    status: 404,
+    code: 'ORDER_PAYMENT_REFERENCE_NOT_FOUND',
+    message: 'No payment of this workspace has this external_reference',
+  },
   paymentContactMismatch: { status: 409, code: 'ORDER_PAYMENT_CONTACT_MISMATCH', message: 'The payment belongs to another contact than the order' },
   paymentNotLinkable: { status: 409, code: 'ORDER_PAYMENT_NOT_LINKABLE', message: 'Only a one-time payment with a completed charge can be linked' },
   invalidUuidFilter: { status: 400, message: '{name} must be a UUID' },

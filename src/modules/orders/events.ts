@@ -30,7 +30,14 @@ export function orderEventData(o: OrderRow, refund: OrderRefundRow | null = null
     refunded_at: o.refundedAt,
     created_at: o.createdAt,
     ...(refund
-      ? { refund: { amount: fromCents(refund.amountCents), external_refund_id: refund.externalRefundId, reason: refund.reason, refunded_at: refund.refundedAt } }
+      ? {
+          refund: {
+            amount: fromCents(refund.amountCents),
+            external_refund_id: refund.externalRefundId,
+            reason: refund.reason,
+            refunded_at: refund.refundedAt,
+          },
+        }
       : {}),
   };
 }

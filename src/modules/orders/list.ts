@@ -25,7 +25,10 @@ function orderPaging(params: { limit?: string; offset?: string }): Paging {
 const present = (v: string | undefined): v is string => v !== undefined && v !== '';
 
 /** Header rows (no lines) with their contact's identity. */
-const run = preparedList<'status' | 'contact_id' | 'source' | 'store_connection_id' | 'external_reference' | 'placed_from' | 'placed_to', OrderWithContactRow>(
+const run = preparedList<
+  'status' | 'contact_id' | 'source' | 'store_connection_id' | 'external_reference' | 'placed_from' | 'placed_to',
+  OrderWithContactRow
+>(
   {
     status: orders.financialStatus,
     contact_id: orders.contactId,
@@ -36,7 +39,11 @@ const run = preparedList<'status' | 'contact_id' | 'source' | 'store_connection_
     placed_to: (to) => lte(orders.placedAt, to),
   },
   (_, where, ws) => ({
-    count: (db) => db.select({ total: sql<number>`count(*)` }).from(orders).where(and(eq(orders.workspaceId, ws), where)),
+    count: (db) =>
+      db
+        .select({ total: sql<number>`count(*)` })
+        .from(orders)
+        .where(and(eq(orders.workspaceId, ws), where)),
     page: (db) => selectOrdersWithContact(db, ws, where).orderBy(desc(orders.placedAt), desc(orders.id)),
   }),
 );

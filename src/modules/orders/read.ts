@@ -85,7 +85,12 @@ export const serializeRefund = (r: OrderRefundRow) => ({
 });
 
 /** Orders with their contact's name, phone and email (and `extra` columns): one query, the join scoped to the workspace too. */
-export function selectOrdersWithContact<E extends Record<string, SQL> = Record<never, SQL>>(db: Db, workspaceId: string | SQLWrapper, where?: SQL, extra?: E) {
+export function selectOrdersWithContact<E extends Record<string, SQL> = Record<never, SQL>>(
+  db: Db,
+  workspaceId: string | SQLWrapper,
+  where?: SQL,
+  extra?: E,
+) {
   return db
     .select({ order: orders, ...contactIdentityColumns, ...(extra as E) })
     .from(orders)
@@ -106,7 +111,11 @@ const orderByReference = prepared((db) =>
 /** The workspace's order carrying an `external_reference`, for a batch (its result: the rows). */
 export const selectOrderByReference = (db: Db, workspaceId: string, reference: string) => orderByReference.in(db, { ws: workspaceId, reference });
 
-const itemsJson = childRowsJson(orderItems, sql`${orderItems.orderId} = ${orders.id} AND ${orderItems.workspaceId} = ${orders.workspaceId}`, sql`${orderItems.position}`);
+const itemsJson = childRowsJson(
+  orderItems,
+  sql`${orderItems.orderId} = ${orders.id} AND ${orderItems.workspaceId} = ${orders.workspaceId}`,
+  sql`${orderItems.position}`,
+);
 const refundsJson = childRowsJson(
   orderRefunds,
   sql`${orderRefunds.orderId} = ${orders.id} AND ${orderRefunds.workspaceId} = ${orders.workspaceId}`,
@@ -133,9 +142,16 @@ export function fullOrderRowOf(results: unknown[]): FullOrderRow | undefined {
   return row && { ...row, items: itemsJson.parse(row.items), refunds: refundsJson.parse(row.refunds) };
 }
 
-export type FullOrder = ReturnType<typeof serializeHeader> & { items: ReturnType<typeof serializeItem>[]; refunds: ReturnType<typeof serializeRefund>[] };
+export type FullOrder = ReturnType<typeof serializeHeader> & {
+  items: ReturnType<typeof serializeItem>[];
+  refunds: ReturnType<typeof serializeRefund>[];
+};
 
-export const serializeFullOrder = (row: FullOrderRow): FullOrder => ({ ...serializeHeader(row), items: row.items.map(serializeItem), refunds: row.refunds.map(serializeRefund) });
+export const serializeFullOrder = (row: FullOrderRow): FullOrder => ({
+  ...serializeHeader(row),
+  items: row.items.map(serializeItem),
+  refunds: row.refunds.map(serializeRefund),
+});
 
 /** The full order from a batch that ends with `fullOrderRead`, or null when it found nothing. */
 export function orderFromResults(results: unknown[]): FullOrder | null {

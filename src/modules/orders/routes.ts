@@ -164,7 +164,9 @@ orderRoutes.openapi(
     operationId: 'cancelOrder',
     tags,
     summary: 'Cancel an order',
-    description: 'Stamps `cancelled_at`; `financial_status` is unchanged. An already-cancelled order answers 201 unchanged (no second `order.cancelled`). ' + readOnly,
+    description:
+      'Stamps `cancelled_at`; `financial_status` is unchanged. An already-cancelled order answers 201 unchanged (no second `order.cancelled`). ' +
+      readOnly,
     security: bearer,
     request: { params: idParams, body: jsonBody(OrderCancel, {}) },
     responses: { 201: jsonContent(Order, 'The cancelled order') },

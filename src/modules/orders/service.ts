@@ -22,7 +22,9 @@ import { readWithCreate } from '../../platform/d1/create-along';
 import { OrderErrors } from './errors';
 
 /** The number comes from the workspace's counter, bumped by the statement before it in the same batch. */
-const orderInsert = preparedInsert(orders, { orderNumber: sql`(SELECT last_number FROM order_counters WHERE workspace_id = ${sql.placeholder('workspaceId')})` });
+const orderInsert = preparedInsert(orders, {
+  orderNumber: sql`(SELECT last_number FROM order_counters WHERE workspace_id = ${sql.placeholder('workspaceId')})`,
+});
 /** Takes the workspace's next order number (the counter row starts at 1). */
 const counterBump = guardable((condition) =>
   preparedSql(
@@ -42,8 +44,17 @@ export const revisionGuard = (o: OrderRow, now: string, extra?: SQL) => ({
   updatedAt: guarded(extra ? sql`${orders.revision} = ${o.revision} AND ${extra}` : sql`${orders.revision} = ${o.revision}`, sql`${now}`),
 });
 /** The order's row once a write guarded by `revisionGuard` has committed `changes` at `now`. */
-export const orderAfterGuardedWrite = (o: OrderRow, changes: Partial<OrderRow>, now: string): OrderRow => ({ ...o, ...changes, revision: o.revision + 1, updatedAt: now });
-const revisionOrKeyTaken = lostRaceOn(guardOf(orders.updatedAt), uniqueOn(orders.workspaceId, orders.externalReference), uniqueOn(orders.workspaceId, orders.paymentReference));
+export const orderAfterGuardedWrite = (o: OrderRow, changes: Partial<OrderRow>, now: string): OrderRow => ({
+  ...o,
+  ...changes,
+  revision: o.revision + 1,
+  updatedAt: now,
+});
+const revisionOrKeyTaken = lostRaceOn(
+  guardOf(orders.updatedAt),
+  uniqueOn(orders.workspaceId, orders.externalReference),
+  uniqueOn(orders.workspaceId, orders.paymentReference),
+);
 /** A write lost a race: the order changed since it was read, or a parallel write took its `external_reference`, the payment it links or its contact's identity. */
 export const orderLostRace = (err: unknown) => revisionOrKeyTaken(err) || identityTaken(err);
 
@@ -132,7 +143,15 @@ export function buildLines(items: OrderItemInputT[], refs: ProductReference[], p
     const discountPercent = item.discount_percent ?? null;
     const total = lineTotalCents(quantity, unitPriceCents, discountPercent);
     if (total > MAX_CENTS) throw OrderErrors.lineTotalTooLarge({ item: at });
-    return { productId: product?.id ?? null, title, sku: item.sku ?? item.product_sku ?? product?.sku ?? null, quantity, unitPriceCents, discountPercent, lineTotalCents: total };
+    return {
+      productId: product?.id ?? null,
+      title,
+      sku: item.sku ?? item.product_sku ?? product?.sku ?? null,
+      quantity,
+      unitPriceCents,
+      discountPercent,
+      lineTotalCents: total,
+    };
   });
 }
 
@@ -150,7 +169,15 @@ function money(subtotalFrom: number[] | null, stored: Money, plan: OrderPlan): M
 }
 
 /** The line rows of an order in one statement, after deleting the old ones. */
-function replaceItems(ctx: ServiceContext, orderId: string, contactId: string, lines: Line[], now: string, fresh: boolean, guard?: RowGuard): Statement[] {
+function replaceItems(
+  ctx: ServiceContext,
+  orderId: string,
+  contactId: string,
+  lines: Line[],
+  now: string,
+  fresh: boolean,
+  guard?: RowGuard,
+): Statement[] {
   const statements: Statement[] = [];
   if (!fresh) statements.push(ctx.db.delete(orderItems).where(and(eq(orderItems.workspaceId, ctx.ws.id), eq(orderItems.orderId, orderId))));
   if (lines.length) statements.push(linesInsert.in(ctx.db, { ws: ctx.ws.id, order: orderId, contact: contactId, now, rows: lineRows(lines) }, guard));
@@ -165,7 +192,14 @@ function checkDealContact(deal: DealRow, contactId: string) {
 
 /** The payment a paid order records: one-time, completed, the full total, `external_reference` `order:<id>`. */
 export function orderPaymentStatements(ctx: ServiceContext, o: Pick<OrderRow, 'id' | 'contactId' | 'currency' | 'totalCents'>, guard?: RowGuard) {
-  const input: PaymentCreateInput = { type: 'one_time', amount: fromCents(o.totalCents), currency: o.currency, status: 'completed', external_reference: `order:${o.id}`, contact_id: o.contactId };
+  const input: PaymentCreateInput = {
+    type: 'one_time',
+    amount: fromCents(o.totalCents),
+    currency: o.currency,
+    status: 'completed',
+    external_reference: `order:${o.id}`,
+    contact_id: o.contactId,
+  };
   return recordPaymentStatements(ctx, { input, plan: validateCreate(ctx, input), product: null, contactId: o.contactId }, guard);
 }
 
@@ -193,7 +227,12 @@ export async function createOrder(ctx: ServiceContext, input: OrderCreateInput):
       deal: reads.add(dealId !== undefined && selectDeal(ctx.db, ctx.ws.id, dealId)),
     };
     const contactFrom = reads.addAll(contactPlan.reads);
-    const { results, created: inserted } = await readWithCreate(ctx, reads.statements, insertAlongReads(ctx, input, plan, contactPlan), orderFromResults);
+    const { results, created: inserted } = await readWithCreate(
+      ctx,
+      reads.statements,
+      insertAlongReads(ctx, input, plan, contactPlan),
+      orderFromResults,
+    );
     if (inserted) return inserted;
     const existing = reads.get<OrderRow[]>(results, slots.existing, [])[0];
     const productRows = reads.get<ProductRow[]>(results, slots.products, []);
@@ -236,9 +275,15 @@ function insertAlongReads(ctx: ServiceContext, input: OrderCreateInput, plan: Or
   const values = { newWs: ctx.ws.id, newReference: input.external_reference ?? null };
   const contact = contactPlan.along({ condition: referenceFree, values });
   if (!contact) return null;
-  const guard: RowGuard = { condition: newOrderCondition, values: { ...values, newContact: contact.id, newDeal: input.deal_id?.toLowerCase() ?? null } };
+  const guard: RowGuard = {
+    condition: newOrderCondition,
+    values: { ...values, newContact: contact.id, newDeal: input.deal_id?.toLowerCase() ?? null },
+  };
   const built = newOrderStatements(ctx, input, plan, lines, contact.id, guard);
-  return { statements: [...contact.statements, ...built.statements, fullOrderRead(ctx.db, ctx.ws.id, built.id)], events: [...contact.events, ...built.events] };
+  return {
+    statements: [...contact.statements, ...built.statements, fullOrderRead(ctx.db, ctx.ws.id, built.id)],
+    events: [...contact.events, ...built.events],
+  };
 }
 
 const [newWs, newContact, newReference, newDeal] = ['newWs', 'newContact', 'newReference', 'newDeal'].map((name) => sql.placeholder(name));
@@ -246,7 +291,13 @@ const referenceFree = sql`NOT EXISTS (SELECT 1 FROM ${orders} WHERE ${orders.wor
 const newOrderCondition = sql`${referencedContactExists(newWs, newContact)} AND ${referenceFree}
   AND (${newDeal} IS NULL OR ${dealOfContact(newWs, newDeal, newContact)})`;
 
-async function insertOrder(ctx: ServiceContext, input: OrderCreateInput, plan: OrderPlan, lines: Line[], planned: PlannedContact): Promise<FullOrder> {
+async function insertOrder(
+  ctx: ServiceContext,
+  input: OrderCreateInput,
+  plan: OrderPlan,
+  lines: Line[],
+  planned: PlannedContact,
+): Promise<FullOrder> {
   const cap = ctx.ws.caps.orders;
   const built = newOrderStatements(ctx, input, plan, lines, planned.contact.id);
   try {
@@ -287,7 +338,11 @@ function newOrderStatements(ctx: ServiceContext, input: OrderCreateInput, plan: 
     financialStatus: paid ? 'paid' : 'pending',
     fulfillmentStatus: 'unfulfilled',
     currency: plan.currency ?? ctx.ws.currency,
-    ...money(lines.map((l) => l.lineTotalCents), zero, plan),
+    ...money(
+      lines.map((l) => l.lineTotalCents),
+      zero,
+      plan,
+    ),
     refundedTotalCents: 0,
     itemCount: itemCount(lines.map((l) => l.quantity)),
     firstItemName: lines[0]?.title ?? null,
@@ -321,7 +376,15 @@ function newOrderStatements(ctx: ServiceContext, input: OrderCreateInput, plan: 
         }),
     ...replaceItems(ctx, id, contactId, lines, now, true, written),
     ...(paid ? orderPaymentStatements(ctx, order, written).statements : []),
-    activity(ctx, contactId, 'order_created', 'api', { order_id: id, total: fromCents(order.totalCents), currency: order.currency, financial_status: order.financialStatus }, now, written),
+    activity(
+      ctx,
+      contactId,
+      'order_created',
+      'api',
+      { order_id: id, total: fromCents(order.totalCents), currency: order.currency, financial_status: order.financialStatus },
+      now,
+      written,
+    ),
     ...events.map((e) => e.statement),
     numberIntoEvents(
       ctx.db,
@@ -338,7 +401,14 @@ function newOrderStatements(ctx: ServiceContext, input: OrderCreateInput, plan: 
  * only while the order is `pending`; `financial_status` and the contact never.
  * Guarded on the revision read, so a refund or mark-paid in between re-reads.
  */
-async function replay(ctx: ServiceContext, existing: OrderRow, input: OrderCreateInput, plan: OrderPlan, lines: Line[] | null, planned: PlannedContact): Promise<FullOrder> {
+async function replay(
+  ctx: ServiceContext,
+  existing: OrderRow,
+  input: OrderCreateInput,
+  plan: OrderPlan,
+  lines: Line[] | null,
+  planned: PlannedContact,
+): Promise<FullOrder> {
   const now = nowIso();
   const set: Partial<OrderRow> = {};
   if (input.note !== undefined) set.note = input.note.trim() || null;
@@ -373,4 +443,3 @@ async function replay(ctx: ServiceContext, existing: OrderRow, input: OrderCreat
 export async function getOrder(ctx: ServiceContext, id: string): Promise<FullOrder> {
   return fullOrder(await runBatch(ctx.db, [fullOrderRead(ctx.db, ctx.ws.id, id)]));
 }
-

@@ -25,11 +25,16 @@ function writableOrder(results: unknown[]): FullOrderRow {
 }
 
 const updateOrder = (ctx: ServiceContext, id: string, set: SQLiteUpdateSetSource<typeof orders>) =>
-  ctx.db.update(orders).set(set).where(and(eq(orders.workspaceId, ctx.ws.id), eq(orders.id, id)));
+  ctx.db
+    .update(orders)
+    .set(set)
+    .where(and(eq(orders.workspaceId, ctx.ws.id), eq(orders.id, id)));
 
 // ---------------------------------------------------------------- refunds
 
-const [ws, orderId, refundId, cents, external, refundedAt, now] = ['ws', 'order', 'refund', 'cents', 'external', 'refundedAt', 'now'].map((name) => sql.placeholder(name));
+const [ws, orderId, refundId, cents, external, refundedAt, now] = ['ws', 'order', 'refund', 'cents', 'external', 'refundedAt', 'now'].map((name) =>
+  sql.placeholder(name),
+);
 
 /**
  * The refund row, written only when the order, as the batch runs, can take it: an API order,
@@ -91,7 +96,16 @@ export async function refundOrder(ctx: ServiceContext, id: string, input: OrderR
   const reason = input.reason?.trim() || null;
   const stamp = nowIso();
   const refund = uuidv7();
-  const values = { ws: ctx.ws.id, order: id, refund, cents: amount, external: input.external_refund_id ?? null, reason, refundedAt: at ?? stamp, now: stamp };
+  const values = {
+    ws: ctx.ws.id,
+    order: id,
+    refund,
+    cents: amount,
+    external: input.external_refund_id ?? null,
+    reason,
+    refundedAt: at ?? stamp,
+    now: stamp,
+  };
   const written = afterInsertOf(orderRefunds, refund);
   const { event, statement } = ctx.events.emitFrom(ctx.db, ctx.ws.id, 'order.refunded', refundedEventDataSql, { refund }, written);
   const results = await runBatch(ctx.db, [
@@ -152,7 +166,7 @@ export async function markOrderPaid(ctx: ServiceContext, id: string, input: Orde
     if (ILLEGAL_FROM.includes(order.financialStatus)) {
       throw OrderErrors.illegalTransition({ status: order.financialStatus });
     }
-        if (reference !== undefined && order.paymentReference !== null && order.paymentReference !== reference) throw OrderErrors.paymentAlreadyLinked();
+    if (reference !== undefined && order.paymentReference !== null && order.paymentReference !== reference) throw OrderErrors.paymentAlreadyLinked();
     if (order.financialStatus === 'paid') return serializeFullOrder(read);
 
     const now = nowIso();
@@ -170,10 +184,20 @@ export async function markOrderPaid(ctx: ServiceContext, id: string, input: Orde
       statements.push(...recorded.statements);
       paymentReference = recorded.header.externalReference;
     }
-    const after = orderAfterGuardedWrite(order, { financialStatus: 'paid', paidAt: order.paidAt ?? now, paymentReference, paymentSyncedAt: now }, now);
+    const after = orderAfterGuardedWrite(
+      order,
+      { financialStatus: 'paid', paidAt: order.paidAt ?? now, paymentReference, paymentSyncedAt: now },
+      now,
+    );
     const { event, statement } = ctx.events.emit(ctx.db, ctx.ws.id, 'order.paid', orderEventData(after));
     await runBatch(ctx.db, [
-      updateOrder(ctx, order.id, { financialStatus: 'paid', paidAt: after.paidAt, paymentReference, paymentSyncedAt: now, ...revisionGuard(order, now) }),
+      updateOrder(ctx, order.id, {
+        financialStatus: 'paid',
+        paidAt: after.paidAt,
+        paymentReference,
+        paymentSyncedAt: now,
+        ...revisionGuard(order, now),
+      }),
       ...statements,
       activity(ctx, order.contactId, 'order_paid', 'api', { order_id: order.id, payment_reference: paymentReference }, now),
       statement,

@@ -9,7 +9,7 @@ import type { LiveDocument, PaymentProvider } from '../../providers/payments';
 import { selectReferencedContact } from '../contacts';
 import { contactDocumentPointerReads, type EntryDocumentRow, type PaymentDocumentRow } from '../payments';
 import type { z } from '@hono/zod-openapi';
-import { ContactDocument as ContactDocumentSchema, ContactDocuments, DOCUMENT_KINDS } from './dto';
+import { type ContactDocument as ContactDocumentSchema, type ContactDocuments, DOCUMENT_KINDS } from './dto';
 import { paymentRequests, type PaymentRequestRow } from './schema';
 
 /** How long the live listing may take before the stored listing is answered alone. */
@@ -132,7 +132,9 @@ async function readStored(ctx: ServiceContext, values: { ws: string; contact: st
   };
   for (const r of paymentRows) addStored(r.document, r, { type: 'contact_payment', id: r.id }, false);
   for (const r of entryRows) addStored(r.document, r, { type: 'payment_entry', id: r.id, paymentId: r.paymentId }, true);
-  for (const r of requestRows) if (r.document) addStored(r.document, { date: r.createdAt, cents: r.amountCents, currency: r.currency }, { type: 'payment_request', id: r.id }, false);
+  for (const r of requestRows)
+    if (r.document)
+      addStored(r.document, { date: r.createdAt, cents: r.amountCents, currency: r.currency }, { type: 'payment_request', id: r.id }, false);
   const paidRequests = requestRows
     .filter((r) => r.status === 'paid')
     .map((r) => ({ id: r.id, document: r.document ?? null, paidAt: r.paidAt, amountCents: r.amountCents, currency: r.currency }));
@@ -147,7 +149,11 @@ const notAttempted: LiveStatus = { attempted: false, ok: null, complete: null, e
  * `GET /v1/contacts/{id}/documents`: the stored documents (`readStored`), then (with `live`) the
  * provider's own listing merged in, sorted by date descending, nulls last.
  */
-export async function listContactDocuments(ctx: ServiceContext, contactId: string, opts: { live: boolean; provider: PaymentProvider | null }): Promise<DocumentsAnswer> {
+export async function listContactDocuments(
+  ctx: ServiceContext,
+  contactId: string,
+  opts: { live: boolean; provider: PaymentProvider | null },
+): Promise<DocumentsAnswer> {
   const values = { ws: ctx.ws.id, contact: contactId };
   const stored = await readStored(ctx, values);
   if (!opts.live) return finish(stored.drafts, notAttempted);

@@ -12,14 +12,40 @@ export const PaymentRequestCreate = z
     phone: z.string().max(32).optional(),
     email: z.string().trim().max(255).pipe(z.email()).optional().openapi({ format: 'email' }),
     name: z.string().max(200).optional().openapi({ description: 'Used only when a new contact is created' }),
-    amount: z.number().openapi({ minimum: 0.005, maximum: MAX_AMOUNT, description: 'Rounded half-up to cents (0.005 is 0.01, anything less 0.00); 400 `amount must be greater than 0` / `amount must be at most 9999999999`' }),
-    currency: z.string().trim().regex(/^[A-Za-z]{3}$/, { message: 'must be a 3-letter currency code' }).optional().openapi({ description: 'Uppercased; omitted: the workspace currency' }),
+    amount: z.number().openapi({
+      minimum: 0.005,
+      maximum: MAX_AMOUNT,
+      description:
+        'Rounded half-up to cents (0.005 is 0.01, anything less 0.00); 400 `amount must be greater than 0` / `amount must be at most 9999999999`',
+    }),
+    currency: z
+      .string()
+      .trim()
+      .regex(/^[A-Za-z]{3}$/, { message: 'must be a 3-letter currency code' })
+      .optional()
+      .openapi({ description: 'Uppercased; omitted: the workspace currency' }),
     title: z.string().trim().max(200).optional(),
-    deal_id: uuid('deal_id').optional().openapi({ description: 'A deal of the same contact: another contact\'s deal answers 409 `PAYMENT_REQUEST_DEAL_CONTACT_MISMATCH`, an unknown one 404 `Deal not found`' }),
-    vat_mode: z.enum(VAT_MODES).optional().openapi({ description: 'Sent together with `vat_rate`; both omitted: the workspace default pair is stamped' }),
-    vat_rate: z.number().optional().openapi({ minimum: 0, maximum: 100, multipleOf: 0.01, description: 'Percent, 0 to 100, at most 2 decimals; sent together with `vat_mode`' }),
-    expires_at: z.string().max(64).optional().openapi({ format: 'date-time', description: `ISO 8601 instant with a zone, in the future; default ${DEFAULT_EXPIRY_DAYS} days from now` }),
-    test_mode: z.boolean().optional().openapi({ description: 'Authorise-only, never real money; a paid test-mode link records no ledger payment. Default false' }),
+    deal_id: uuid('deal_id').optional().openapi({
+      description:
+        "A deal of the same contact: another contact's deal answers 409 `PAYMENT_REQUEST_DEAL_CONTACT_MISMATCH`, an unknown one 404 `Deal not found`",
+    }),
+    vat_mode: z
+      .enum(VAT_MODES)
+      .optional()
+      .openapi({ description: 'Sent together with `vat_rate`; both omitted: the workspace default pair is stamped' }),
+    vat_rate: z
+      .number()
+      .optional()
+      .openapi({ minimum: 0, maximum: 100, multipleOf: 0.01, description: 'Percent, 0 to 100, at most 2 decimals; sent together with `vat_mode`' }),
+    expires_at: z
+      .string()
+      .max(64)
+      .optional()
+      .openapi({ format: 'date-time', description: `ISO 8601 instant with a zone, in the future; default ${DEFAULT_EXPIRY_DAYS} days from now` }),
+    test_mode: z
+      .boolean()
+      .optional()
+      .openapi({ description: 'Authorise-only, never real money; a paid test-mode link records no ledger payment. Default false' }),
   })
   .strict()
   .openapi('PaymentRequestCreate');
@@ -40,7 +66,8 @@ const snapshotFields = {
   vat_mode: z.enum(VAT_MODES).nullable(),
   vat_rate: z.number().nullable(),
   test_mode: z.boolean(),
-  pay_url: z.string().openapi({ format: 'uri', description: '`${PUBLIC_BASE_URL}/pay/{token}`: this service\'s own link, an unguessable token' }),
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the text shows the literal template a reader follows.
+  pay_url: z.string().openapi({ format: 'uri', description: "`${PUBLIC_BASE_URL}/pay/{token}`: this service's own link, an unguessable token" }),
   contact_payment_id: uuidOut().nullable().openapi({ description: 'The ledger payment recorded when paid (null for test-mode links)' }),
   expires_at: z.string(),
   paid_at: z.string().nullable(),
@@ -51,11 +78,14 @@ const snapshotFields = {
 export const PaymentRequest = z
   .object({
     id: uuidOut(),
-    payment_request_id: uuidOut().openapi({ description: 'Same as `id` (the webhook snapshot\'s name)' }),
+    payment_request_id: uuidOut().openapi({ description: "Same as `id` (the webhook snapshot's name)" }),
     workspace_id: uuidOut(),
     ...snapshotFields,
-    provider_session_id: z.string().nullable().openapi({ description: 'The provider\'s latest checkout session (Stripe `cs_...`); null for the sandbox' }),
-    provider_payment_ref: z.string().nullable().openapi({ description: 'The provider\'s payment reference (Stripe PaymentIntent `pi_...`)' }),
+    provider_session_id: z
+      .string()
+      .nullable()
+      .openapi({ description: "The provider's latest checkout session (Stripe `cs_...`); null for the sandbox" }),
+    provider_payment_ref: z.string().nullable().openapi({ description: "The provider's payment reference (Stripe PaymentIntent `pi_...`)" }),
     updated_at: z.string(),
   })
   .openapi('PaymentRequest');
@@ -65,7 +95,10 @@ export const PaymentRequestList = z
   .openapi('PaymentRequestList');
 
 export const PaymentRequestListQuery = z.object({
-  status: enumQuery(PAYMENT_REQUEST_STATUSES, 'Exact match; another value answers 400 `Invalid status: must be one of pending, paid, expired, cancelled`'),
+  status: enumQuery(
+    PAYMENT_REQUEST_STATUSES,
+    'Exact match; another value answers 400 `Invalid status: must be one of pending, paid, expired, cancelled`',
+  ),
   contact_id: uuidQuery('contact_id'),
   deal_id: uuidQuery('deal_id'),
   limit: limitQuery({ limit: 25, cap: 100 }),
@@ -102,7 +135,7 @@ export const ContactDocument = z
   .object({
     key: z.string().openapi({ description: 'Stable render key; carries no meaning' }),
     kind: z.enum(DOCUMENT_KINDS).nullable(),
-    rawType: z.string().nullable().openapi({ description: 'The provider\'s own label of the document type' }),
+    rawType: z.string().nullable().openapi({ description: "The provider's own label of the document type" }),
     isCredit: z.boolean(),
     provider: z.string().nullable(),
     documentId: z.string().nullable(),
@@ -120,7 +153,12 @@ export const ContactDocuments = z
   .object({
     documents: z.array(ContactDocument),
     live: z
-      .object({ attempted: z.boolean(), ok: z.boolean().nullable(), complete: z.boolean().nullable(), error: z.enum(['timeout', 'provider_error']).nullable() })
+      .object({
+        attempted: z.boolean(),
+        ok: z.boolean().nullable(),
+        complete: z.boolean().nullable(),
+        error: z.enum(['timeout', 'provider_error']).nullable(),
+      })
       .openapi({ description: 'The live listing: `{attempted: false, ok: null, complete: null, error: null}` unless `live=true`' }),
   })
   .openapi('ContactDocuments');

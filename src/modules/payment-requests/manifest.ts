@@ -5,7 +5,8 @@ import { sweepExpiredPaymentRequests } from './sweep';
 import { paymentRequestPersonalData } from './personal-data';
 
 export const manifest: ModuleManifest = {
-  name: 'payment-requests', personalData: paymentRequestPersonalData,
+  name: 'payment-requests',
+  personalData: paymentRequestPersonalData,
   routes: [paymentRequestRoutes],
   // The hosted pay page and the payment provider's webhook.
   publicRoutes: [{ path: '/', app: paymentPublicRoutes }],

@@ -1,6 +1,6 @@
 import type { PaymentRequestRow } from './schema';
 
-const escape = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+const escapeText = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 
 export function formatAmount(cents: number, currency: string): string {
   try {
@@ -31,7 +31,7 @@ function layout(title: string, body: string): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
-<title>${escape(title)}</title>
+<title>${escapeText(title)}</title>
 <style>${STYLE}</style>
 </head>
 <body><main>${body}</main></body>
@@ -53,24 +53,24 @@ export function paymentPage(row: PaymentRequestRow, opts: { payable: boolean }):
   const label = { pending: 'Pending', paid: 'Paid', expired: 'Expired', cancelled: 'Cancelled' }[row.status];
   let action = '';
   if (row.status === 'pending' && opts.payable) {
-    action = `<form method="post"><button type="submit">Pay ${escape(amount)}</button></form>
-<p class="muted">Payable until ${escape(new Date(row.expiresAt).toUTCString())}.</p>`;
+    action = `<form method="post"><button type="submit">Pay ${escapeText(amount)}</button></form>
+<p class="muted">Payable until ${escapeText(new Date(row.expiresAt).toUTCString())}.</p>`;
   } else if (row.status === 'paid') {
-    action = `<p>Paid on ${escape(new Date(row.paidAt ?? row.updatedAt).toUTCString())}. Thank you.</p>`;
+    action = `<p>Paid on ${escapeText(new Date(row.paidAt ?? row.updatedAt).toUTCString())}. Thank you.</p>`;
   } else {
-    action = `<p>${escape(MESSAGES[row.status])}</p>`;
+    action = `<p>${escapeText(MESSAGES[row.status])}</p>`;
   }
   return layout(
     `${title}: ${label}`,
     `${test}<span class="state ${row.status}">${label}</span>
-<h1>${escape(title)}</h1>
-<div class="amount">${escape(amount)} <span class="muted">${escape(row.currency)}</span></div>
+<h1>${escapeText(title)}</h1>
+<div class="amount">${escapeText(amount)} <span class="muted">${escapeText(row.currency)}</span></div>
 ${action}`,
   );
 }
 
 export function messagePage(title: string, message: string): string {
-  return layout(title, `<h1>${escape(title)}</h1><p class="muted">${escape(message)}</p>`);
+  return layout(title, `<h1>${escapeText(title)}</h1><p class="muted">${escapeText(message)}</p>`);
 }
 
 /** Pages hold no script and load nothing from elsewhere; the form posts back to this origin only. */

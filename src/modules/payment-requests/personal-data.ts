@@ -6,7 +6,10 @@ import { paymentRequests } from './schema';
 export const paymentRequestPersonalData: PersonalData = {
   exportKinds: {
     payment_requests: {
-      rows: (w, c) => sql`SELECT id, workspace_id, contact_id, deal_id, provider, status, amount_cents, currency, title, vat_mode, vat_rate, test_mode, pay_url, contact_payment_id,
+      rows: (
+        w,
+        c,
+      ) => sql`SELECT id, workspace_id, contact_id, deal_id, provider, status, amount_cents, currency, title, vat_mode, vat_rate, test_mode, pay_url, contact_payment_id,
           provider_session_id, provider_payment_ref, document, expires_at, paid_at, cancelled_at, created_at, updated_at
         FROM ${paymentRequests} WHERE workspace_id = ${w} AND contact_id = ${c}`,
       json: ['document'],

@@ -5,10 +5,27 @@ import type { ServiceContext } from '../../platform/context';
 import { ApiError } from '../../platform/errors';
 import { PaymentRequestErrors } from './errors';
 import { publishCommitted } from '../../platform/events';
-import { answer, frameworkError, htmlPage, pathParams, providerEventBody, PUBLIC_POST_LIMIT, publicEntry, publicRefusal, type PublicRegistry } from '../../platform/public-docs';
+import {
+  answer,
+  frameworkError,
+  htmlPage,
+  pathParams,
+  providerEventBody,
+  PUBLIC_POST_LIMIT,
+  publicEntry,
+  publicRefusal,
+  type PublicRegistry,
+} from '../../platform/public-docs';
 import { limitPublicPost } from '../../platform/public-limits';
 import { isUuid } from '../../platform/validation';
-import { isPaymentProviderName, paymentProvider, ProviderError, sandboxReceipt, WebhookRejected, type PaymentProviderName } from '../../providers/payments';
+import {
+  isPaymentProviderName,
+  paymentProvider,
+  ProviderError,
+  sandboxReceipt,
+  WebhookRejected,
+  type PaymentProviderName,
+} from '../../providers/payments';
 import { messagePage, PAGE_CSP, paymentPage } from './page';
 import { selectByToken } from './read';
 import type { PaymentRequestRow } from './schema';
@@ -31,7 +48,8 @@ function html(c: Context<PublicEnv>, body: string, status: 200 | 404 | 502 = 200
   return c.html(body, status);
 }
 
-const notFoundPage = (c: Context<PublicEnv>) => html(c, messagePage('Payment link not found', 'Check the link you were sent, or ask the sender for a new one.'), 404);
+const notFoundPage = (c: Context<PublicEnv>) =>
+  html(c, messagePage('Payment link not found', 'Check the link you were sent, or ask the sender for a new one.'), 404);
 
 /** The link behind a token, with a service context on its workspace; null for anything that is not a live token. */
 async function linkOf(c: Context<PublicEnv>): Promise<{ ctx: ServiceContext; row: PaymentRequestRow } | null> {
@@ -106,14 +124,15 @@ paymentPublicRoutes.post('/providers/payments/:provider', async (c) => {
   const name = c.req.param('provider');
   if (!isPaymentProviderName(name) || name === 'sandbox') throw PaymentRequestErrors.unknownProvider({ name: name.slice(0, 50) });
   const raw = await c.req.text();
-  let confirmation;
+  let confirmation: Awaited<ReturnType<ReturnType<typeof paymentProvider>['verifyWebhook']>>;
   try {
     confirmation = await paymentProvider(c.env, name).verifyWebhook(raw, c.req.raw.headers);
   } catch (err) {
     if (err instanceof WebhookRejected) throw PaymentRequestErrors.webhookRejected({ reason: err.message });
     throw err;
   }
-  if (!confirmation || !isUuid(confirmation.workspaceId) || !isUuid(confirmation.paymentRequestId)) return c.json({ received: true, payment_request_id: null, status: null });
+  if (!confirmation || !isUuid(confirmation.workspaceId) || !isUuid(confirmation.paymentRequestId))
+    return c.json({ received: true, payment_request_id: null, status: null });
   const ctx = await publicWorkspaceContext(c.env, confirmation.workspaceId);
   if (!ctx) return c.json({ received: true, payment_request_id: null, status: null });
   try {
@@ -143,7 +162,12 @@ export function registerPaymentPublicDocs(registry: PublicRegistry) {
       'a pending link past `expires_at` is expired right there (`payment_request.expired` fires once) and says so; ' +
       'paid and cancelled links show their state. Plain HTML, no JavaScript.',
     request: { params: tokenParam },
-    responses: { 200: htmlPage('The page'), 303: answer('Redirect to the provider checkout'), 404: htmlPage('Unknown token'), 502: htmlPage('The provider could not start a checkout') },
+    responses: {
+      200: htmlPage('The page'),
+      303: answer('Redirect to the provider checkout'),
+      404: htmlPage('Unknown token'),
+      502: htmlPage('The provider could not start a checkout'),
+    },
   } as never);
   registry.registerPath({
     ...common,
@@ -173,7 +197,13 @@ export function registerPaymentPublicDocs(registry: PublicRegistry) {
       body: providerEventBody({ type: 'checkout.session.completed', data: { object: { object: 'checkout.session' } } }),
     },
     responses: {
-      200: answer('Received', { content: { 'application/json': { schema: z.object({ received: z.literal(true), payment_request_id: z.string().nullable(), status: z.string().nullable() }) } } }),
+      200: answer('Received', {
+        content: {
+          'application/json': {
+            schema: z.object({ received: z.literal(true), payment_request_id: z.string().nullable(), status: z.string().nullable() }),
+          },
+        },
+      }),
       400: frameworkError('Bad or stale signature: nothing changed'),
       404: frameworkError('Unknown provider'),
     },

@@ -41,10 +41,18 @@ export function serializePaymentRequest(r: PaymentRequestRow) {
 }
 
 export const selectPaymentRequest = (db: Db, workspaceId: string, id: string) =>
-  db.select().from(paymentRequests).where(and(eq(paymentRequests.workspaceId, workspaceId), eq(paymentRequests.id, id))).limit(1);
+  db
+    .select()
+    .from(paymentRequests)
+    .where(and(eq(paymentRequests.workspaceId, workspaceId), eq(paymentRequests.id, id)))
+    .limit(1);
 
 export const selectByToken = (db: Db, workspaceId: string, token: string) =>
-  db.select().from(paymentRequests).where(and(eq(paymentRequests.workspaceId, workspaceId), eq(paymentRequests.token, token))).limit(1);
+  db
+    .select()
+    .from(paymentRequests)
+    .where(and(eq(paymentRequests.workspaceId, workspaceId), eq(paymentRequests.token, token)))
+    .limit(1);
 
 /** The row a batch that ends with a `selectPaymentRequest` re-read holds. */
 export const lastRow = (results: unknown[]) => (results.at(-1) as PaymentRequestRow[])[0];

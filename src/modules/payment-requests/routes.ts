@@ -7,7 +7,15 @@ import { createRouter, idParams } from '../../platform/validation';
 import { configuredProvider, paymentProvider } from '../../providers/payments';
 import { hasFeature } from '../../platform/workspace';
 import { listContactDocuments } from './documents';
-import { ContactDocuments, ContactDocumentsQuery, PaymentRequest, PaymentRequestCancel, PaymentRequestCreate, PaymentRequestList, PaymentRequestListQuery } from './dto';
+import {
+  ContactDocuments,
+  ContactDocumentsQuery,
+  PaymentRequest,
+  PaymentRequestCancel,
+  PaymentRequestCreate,
+  PaymentRequestList,
+  PaymentRequestListQuery,
+} from './dto';
 import { cancelPaymentRequest, createPaymentRequest, getPaymentRequest, listPaymentRequests } from './service';
 import { CONTACT_REFERENCE_ERRORS } from '../contacts';
 import { PaymentRequestErrors } from './errors';
@@ -39,7 +47,8 @@ paymentRequestRoutes.openapi(
     operationId: 'getPaymentRequest',
     tags,
     summary: 'Get a payment request',
-    description: 'The full record, including the provider correlation references (`provider_session_id`, `provider_payment_ref`), which events never carry.',
+    description:
+      'The full record, including the provider correlation references (`provider_session_id`, `provider_payment_ref`), which events never carry.',
     security: bearer,
     request: { params: idParams },
     responses: { 200: jsonContent(PaymentRequest, 'The payment request') },
@@ -57,9 +66,11 @@ paymentRequestRoutes.openapi(
     summary: 'Mint a hosted pay-link',
     description:
       'Not idempotent: every call mints a new, independently payable link (cancel extras). The contact is resolved like deals ' +
-      '(`contact_id` wins; else the phone/email upsert). `pay_url` is this service\'s own page. Fires `payment_request.created`.',
+      "(`contact_id` wins; else the phone/email upsert). `pay_url` is this service's own page. Fires `payment_request.created`.",
     security: bearer,
-    request: { body: jsonBody(PaymentRequestCreate, { email: 'payer@acme.example', name: 'Pat Payer', amount: 120, currency: 'EUR', title: 'Workshop seat' }) },
+    request: {
+      body: jsonBody(PaymentRequestCreate, { email: 'payer@acme.example', name: 'Pat Payer', amount: 120, currency: 'EUR', title: 'Workshop seat' }),
+    },
     responses: { 201: jsonContent(PaymentRequest, 'The new pending payment request') },
     errors: [
       PaymentRequestErrors.amountNotPositive,
@@ -75,7 +86,14 @@ paymentRequestRoutes.openapi(
       SharedErrors.concurrentChange,
     ],
   }),
-  async (c) => c.json(await createPaymentRequest(serviceContext(c), c.req.valid('json'), { baseUrl: publicBaseUrl(c.env, c.req.url), provider: configuredProvider(c.env) }), 201),
+  async (c) =>
+    c.json(
+      await createPaymentRequest(serviceContext(c), c.req.valid('json'), {
+        baseUrl: publicBaseUrl(c.env, c.req.url),
+        provider: configuredProvider(c.env),
+      }),
+      201,
+    ),
 );
 
 paymentRequestRoutes.openapi(
@@ -87,13 +105,14 @@ paymentRequestRoutes.openapi(
     summary: 'Cancel a pending payment request',
     description:
       'Stamps `cancelled_at`, fires `payment_request.cancelled` and expires the provider checkout where there is one. ' +
-      'A payer already on the provider\'s page may still complete (late completion: the link becomes `paid`).',
+      "A payer already on the provider's page may still complete (late completion: the link becomes `paid`).",
     security: bearer,
     request: { params: idParams, body: jsonBody(PaymentRequestCancel, {}) },
     responses: { 201: jsonContent(PaymentRequest, 'The cancelled payment request') },
     errors: [PaymentRequestErrors.notFound, PaymentRequestErrors.notPending, SharedErrors.concurrentChange],
   }),
-  async (c) => c.json(await cancelPaymentRequest(serviceContext(c), c.req.valid('param').id.toLowerCase(), (name) => paymentProvider(c.env, name)), 201),
+  async (c) =>
+    c.json(await cancelPaymentRequest(serviceContext(c), c.req.valid('param').id.toLowerCase(), (name) => paymentProvider(c.env, name)), 201),
 );
 
 paymentRequestRoutes.openapi(
@@ -105,9 +124,9 @@ paymentRequestRoutes.openapi(
     summary: "List a contact's financial documents",
     description:
       "Invoices, receipts and credit documents from the stored pointers of the contact's payments (`metadata.document`), " +
-      "refund entries (`credit_document`) and payment requests, deduplicated by provider document id, " +
+      'refund entries (`credit_document`) and payment requests, deduplicated by provider document id, ' +
       "merged with the payment provider's own listing when `live=true` (bounded to 2.5 s; " +
-      "a timeout or failure answers the stored listing with `live.error`), sorted by date descending with nulls last. Needs the `payments` feature.",
+      'a timeout or failure answers the stored listing with `live.error`), sorted by date descending with nulls last. Needs the `payments` feature.',
     security: bearer,
     request: { params: idParams, query: ContactDocumentsQuery },
     responses: { 200: jsonContent(ContactDocuments, 'The documents and how the live listing went') },
@@ -121,4 +140,3 @@ paymentRequestRoutes.openapi(
     return c.json(await listContactDocuments(ctx, c.req.valid('param').id.toLowerCase(), { live, provider }), 200);
   },
 );
-

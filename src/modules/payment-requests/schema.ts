@@ -1,6 +1,6 @@
 import { index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import type { PaymentProviderName } from '../../providers/payments/types';
-import { type CreditDocument, type VatMode } from '../payments';
+import type { CreditDocument, VatMode } from '../payments';
 
 export const PAYMENT_REQUEST_STATUSES = ['pending', 'paid', 'expired', 'cancelled'] as const;
 export type PaymentRequestStatus = (typeof PAYMENT_REQUEST_STATUSES)[number];

@@ -22,7 +22,6 @@ import { readWithCreate } from '../../platform/d1/create-along';
 import { SharedErrors } from '../../platform/shared-errors';
 import { PaymentRequestErrors } from './errors';
 
-
 const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;
 const DAY_MS = 86_400_000;
 
@@ -49,7 +48,11 @@ function validateCreateInput(ctx: ServiceContext, input: PaymentRequestCreateInp
   return { amountCents: toCents(input.amount), vat, expiresAt };
 }
 
-const base64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+const base64url = (bytes: Uint8Array) =>
+  btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
 
 /**
  * The pay-link token: the workspace id's 16 bytes (so the public page finds
@@ -67,7 +70,7 @@ export function mintToken(workspaceId: string): string {
 /** The workspace id a token names, or null for anything that is not a token. */
 export function tokenWorkspace(token: string): string | null {
   if (!/^[A-Za-z0-9_-]{54}$/.test(token)) return null;
-  const bin = atob(token.replace(/-/g, '+').replace(/_/g, '/') + '==');
+  const bin = atob(`${token.replace(/-/g, '+').replace(/_/g, '/')}==`);
   const id = uuidText(Uint8Array.from(bin.slice(0, 16), (ch) => ch.charCodeAt(0)));
   return isUuid(id) ? id : null;
 }
@@ -88,7 +91,11 @@ type NewLink = { checked: ReturnType<typeof validateCreateInput>; baseUrl: strin
  * `along`). When a guard does not hold, the batch wrote nothing and its reads
  * decide as always.
  */
-export async function createPaymentRequest(ctx: ServiceContext, input: PaymentRequestCreateInput, link: { baseUrl: string; provider: PaymentProviderName }) {
+export async function createPaymentRequest(
+  ctx: ServiceContext,
+  input: PaymentRequestCreateInput,
+  link: { baseUrl: string; provider: PaymentProviderName },
+) {
   const made: NewLink = { checked: validateCreateInput(ctx, input), ...link };
   const dealId = input.deal_id?.toLowerCase();
   const contactRef = { contact_id: input.contact_id?.toLowerCase(), phone: input.phone, email: input.email, name: input.name };
@@ -102,7 +109,9 @@ export async function createPaymentRequest(ctx: ServiceContext, input: PaymentRe
     const contact = dealId !== undefined && contactRef.contact_id === undefined ? null : plan.along();
     const bet = contact && newRequestStatements(ctx, input, made, contact.id, dealId ?? null, true);
     const along = bet && { statements: [...contact.statements, ...bet.statements], events: [...contact.events, bet.event] };
-    const { results, created } = await readWithCreate(ctx, reads.statements, along, (r) => ((r.at(-1) as PaymentRequestRow[]).length ? serializePaymentRequest(lastRow(r)) : null));
+    const { results, created } = await readWithCreate(ctx, reads.statements, along, (r) =>
+      (r.at(-1) as PaymentRequestRow[]).length ? serializePaymentRequest(lastRow(r)) : null,
+    );
     if (created) return created;
     const [deal] = reads.get<DealRow[]>(results, dealSlot, []);
     const planned = await plan.resolve(results.slice(contactFrom));
@@ -134,7 +143,14 @@ const newRequestCondition = (() => {
  * the row is written only if `newRequestCondition` holds as the batch runs, the event only if
  * the row was.
  */
-function newRequestStatements(ctx: ServiceContext, input: PaymentRequestCreateInput, link: NewLink, contactId: string, dealId: string | null, speculative: boolean) {
+function newRequestStatements(
+  ctx: ServiceContext,
+  input: PaymentRequestCreateInput,
+  link: NewLink,
+  contactId: string,
+  dealId: string | null,
+  speculative: boolean,
+) {
   const { checked } = link;
   const now = nowIso();
   const token = mintToken(ctx.ws.id);
@@ -164,8 +180,16 @@ function newRequestStatements(ctx: ServiceContext, input: PaymentRequestCreateIn
     createdAt: now,
     updatedAt: now,
   };
-  const guard: RowGuard | undefined = speculative ? { condition: newRequestCondition, values: { newWs: ctx.ws.id, newContact: contactId, newDeal: dealId } } : undefined;
-  const { event, statement } = ctx.events.emit(ctx.db, ctx.ws.id, 'payment_request.created', paymentRequestEventData(row), guard && afterInsertOf(paymentRequests, row.id));
+  const guard: RowGuard | undefined = speculative
+    ? { condition: newRequestCondition, values: { newWs: ctx.ws.id, newContact: contactId, newDeal: dealId } }
+    : undefined;
+  const { event, statement } = ctx.events.emit(
+    ctx.db,
+    ctx.ws.id,
+    'payment_request.created',
+    paymentRequestEventData(row),
+    guard && afterInsertOf(paymentRequests, row.id),
+  );
   return { event, statements: [requestInsert.in(ctx.db, row, guard), statement, selectPaymentRequest(ctx.db, ctx.ws.id, row.id)] };
 }
 
@@ -218,14 +242,19 @@ export async function listPaymentRequests(ctx: ServiceContext, params: PaymentRe
 }
 
 /** A guarded status change: the batch fails (NOT NULL) unless the row still has the status it was read with. */
-const statusFrom = (from: PaymentRequestStatus, to: PaymentRequestStatus) =>
-  guarded(sql`${paymentRequests.status} = ${from}`, sql`${to}`);
+const statusFrom = (from: PaymentRequestStatus, to: PaymentRequestStatus) => guarded(sql`${paymentRequests.status} = ${from}`, sql`${to}`);
 
 const lostStatusRace = lostRaceOn(guardOf(paymentRequests.status));
 /** A parallel completion recorded the link's ledger payment (`payment_request:<id>`) first. */
 
 /** Runs a transition of `row` to `next` with its event in one batch; null when another write changed the row first. */
-async function transition(ctx: ServiceContext, row: PaymentRequestRow, next: PaymentRequestRow, type: 'payment_request.paid' | 'payment_request.expired' | 'payment_request.cancelled', extra: Statement[] = []) {
+async function transition(
+  ctx: ServiceContext,
+  row: PaymentRequestRow,
+  next: PaymentRequestRow,
+  type: 'payment_request.paid' | 'payment_request.expired' | 'payment_request.cancelled',
+  extra: Statement[] = [],
+) {
   const { id: _id, workspaceId: _ws, createdAt: _c, ...set } = next;
   const { event, statement } = ctx.events.emit(ctx.db, ctx.ws.id, type, paymentRequestEventData(next));
   const out = await runBatch(ctx.db, [
@@ -299,7 +328,11 @@ export type Settlement = { row: PaymentRequestRow; changed: boolean };
  * from another provider than the one that issued the link is about a link
  * that provider does not know: 404, and nothing changes.
  */
-export async function settlePaymentRequest(ctx: ServiceContext, id: string, confirmation: Omit<PaymentConfirmation, 'workspaceId' | 'paymentRequestId'>): Promise<Settlement> {
+export async function settlePaymentRequest(
+  ctx: ServiceContext,
+  id: string,
+  confirmation: Omit<PaymentConfirmation, 'workspaceId' | 'paymentRequestId'>,
+): Promise<Settlement> {
   return retryOnConflict(
     async () => {
       const row = await findPaymentRequest(ctx, id);
@@ -354,7 +387,11 @@ export type { OutboxEvent };
 export async function locatePaymentRequest(env: Bindings, id: string): Promise<string | null> {
   const found = await Promise.all(
     shardNames(env).map(async (shard) => {
-      const [row] = await shardDb(env, shard).select({ workspaceId: paymentRequests.workspaceId }).from(paymentRequests).where(eq(paymentRequests.id, id)).limit(1);
+      const [row] = await shardDb(env, shard)
+        .select({ workspaceId: paymentRequests.workspaceId })
+        .from(paymentRequests)
+        .where(eq(paymentRequests.id, id))
+        .limit(1);
       return row?.workspaceId ?? null;
     }),
   );

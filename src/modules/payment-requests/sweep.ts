@@ -57,16 +57,25 @@ export async function sweepExpiredPaymentRequests(env: Bindings, db: Db, opts: {
             FROM json_each(${JSON.stringify(events)}) AS j JOIN payment_requests p ON p.id = ${field('request_id')}
             WHERE p.sweep_claim = ${claim}`,
       ),
-      db.select({ id: paymentRequests.id, provider: paymentRequests.provider, providerSessionId: paymentRequests.providerSessionId }).from(paymentRequests).where(eq(paymentRequests.sweepClaim, claim)),
+      db
+        .select({ id: paymentRequests.id, provider: paymentRequests.provider, providerSessionId: paymentRequests.providerSessionId })
+        .from(paymentRequests)
+        .where(eq(paymentRequests.sweepClaim, claim)),
     ])) as [unknown, unknown, Pick<PaymentRequestRow, 'id' | 'provider' | 'providerSessionId'>[]];
     const claimedIds = new Set(claimed.map((r) => r.id));
     expired += claimed.length;
     const announced = events.filter((e) => claimedIds.has(e.request_id));
     wroteFor(db, new Set(announced.map((e) => e.workspace_id)));
-    await publishCommitted(env, db, announced.map((e) => e.event_id));
+    await publishCommitted(
+      env,
+      db,
+      announced.map((e) => e.event_id),
+    );
     // Checkouts still open at the provider can no longer be paid (best effort).
     await Promise.all(
-      claimed.filter((r) => r.providerSessionId).map((r) => expireCheckoutQuietly(paymentProvider(env, r.provider as PaymentProviderName), r.providerSessionId!)),
+      claimed
+        .filter((r) => r.providerSessionId)
+        .map((r) => expireCheckoutQuietly(paymentProvider(env, r.provider as PaymentProviderName), r.providerSessionId!)),
     );
     if (due.length < (opts.chunk ?? EXPIRY_CHUNK)) break;
   }

@@ -14,12 +14,17 @@ export const METADATA_MAX_BYTES = 2048;
  */
 const amount = z.number().openapi({ minimum: 0, maximum: MAX_AMOUNT, description: 'Rounded half-up to 2 decimals (stored in cents)' });
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
-const metadata = z
-  .custom<Record<string, unknown>>(isObject, { message: 'must be an object' })
-  .openapi({ type: 'object', additionalProperties: true, description: `Free-form JSON object, at most ${METADATA_MAX_BYTES} bytes serialized (UTF-8); replaced as a whole` });
+const metadata = z.custom<Record<string, unknown>>(isObject, { message: 'must be an object' }).openapi({
+  type: 'object',
+  additionalProperties: true,
+  description: `Free-form JSON object, at most ${METADATA_MAX_BYTES} bytes serialized (UTF-8); replaced as a whole`,
+});
 const vatMode = z.enum(VAT_MODES).openapi({ description: 'Recurring plans only; sent together with `vat_rate`' });
 const vatRate = z.number().openapi({ minimum: 0, maximum: 100, description: 'Percent, 0 to 100, at most 2 decimals; sent together with `vat_mode`' });
-const endAt = z.string().max(64).openapi({ format: 'date-time', description: 'ISO 8601; a date-only value is the end of that day in the workspace time zone; must be after the purchase date' });
+const endAt = z.string().max(64).openapi({
+  format: 'date-time',
+  description: 'ISO 8601; a date-only value is the end of that day in the workspace time zone; must be after the purchase date',
+});
 const maxOccurrences = z.number().openapi({ type: 'integer', minimum: 1, description: 'Recorded cycles after which the plan completes' });
 
 export const PaymentCreate = z
@@ -29,7 +34,9 @@ export const PaymentCreate = z
     email: z.string().trim().max(255).pipe(z.email()).optional().openapi({ format: 'email' }),
     name: z.string().max(200).optional().openapi({ description: 'Used only when a new contact is created' }),
     type: z.string().openapi({ type: 'string', enum: [...PAYMENT_TYPES] }),
-    amount: amount.openapi({ description: 'one_time: the charge; recurring: per cycle; installments: the whole deal. The product price never substitutes' }),
+    amount: amount.openapi({
+      description: 'one_time: the charge; recurring: per cycle; installments: the whole deal. The product price never substitutes',
+    }),
     product_id: uuid('product_id').optional(),
     product_sku: z.string().max(120).optional(),
     product_external_id: z.string().max(255).optional(),
@@ -37,7 +44,11 @@ export const PaymentCreate = z
     note: z.string().max(1000).optional(),
     method: z.enum(PAYMENT_METHODS).optional(),
     currency: z.string().trim().min(1).max(3).optional().openapi({ description: 'Uppercased; omitted: the workspace currency' }),
-    purchase_date: z.string().max(64).optional().openapi({ format: 'date-time', description: 'ISO 8601; a date-only value is the start of that day in the workspace time zone; default now' }),
+    purchase_date: z
+      .string()
+      .max(64)
+      .optional()
+      .openapi({ format: 'date-time', description: 'ISO 8601; a date-only value is the start of that day in the workspace time zone; default now' }),
     status: z.enum(ENTRY_STATUSES).optional().openapi({ description: 'one_time only; default `completed`' }),
     interval: z.enum(RECURRING_INTERVALS).optional().openapi({ description: 'recurring only; default `monthly`' }),
     auto_generate: z.boolean().optional().openapi({ description: 'recurring only; default true: later cycles are recorded when due' }),
@@ -55,12 +66,18 @@ export const PaymentCreate = z
 
 export const PaymentPatch = z
   .object({
-    product_id: uuid('product_id').nullable().optional().openapi({ description: 'Attaches or replaces (must be active unless already attached); null detaches and keeps the title' }),
+    product_id: uuid('product_id')
+      .nullable()
+      .optional()
+      .openapi({ description: 'Attaches or replaces (must be active unless already attached); null detaches and keeps the title' }),
     title: z.string().trim().max(200).optional().openapi({ description: 'Ignored while a product is attached' }),
     note: z.string().max(1000).optional(),
     method: z.enum(PAYMENT_METHODS).optional(),
     amount: amount.optional().openapi({ description: 'one_time only (ignored otherwise); flows into the single entry' }),
-    status: z.enum(ENTRY_STATUSES).optional().openapi({ description: 'one_time only (ignored otherwise); flows into the single entry and re-maps the header' }),
+    status: z
+      .enum(ENTRY_STATUSES)
+      .optional()
+      .openapi({ description: 'one_time only (ignored otherwise); flows into the single entry and re-maps the header' }),
     auto_generate: z.boolean().optional().openapi({ description: 'recurring only (ignored otherwise)' }),
     recurring_end_at: endAt.nullable().optional(),
     recurring_max_occurrences: maxOccurrences.nullable().optional(),
@@ -73,12 +90,21 @@ export const PaymentPatch = z
 
 export const PaymentCancel = z.object({}).strict().openapi('PaymentCancel');
 
-export const PaymentMark = z.object({ status: z.enum(ENTRY_STATUSES) }).strict().openapi('PaymentEntryMark');
+export const PaymentMark = z
+  .object({ status: z.enum(ENTRY_STATUSES) })
+  .strict()
+  .openapi('PaymentEntryMark');
 
 export const PaymentRefund = z
   .object({
-    entry_id: uuid('entry_id').optional().openapi({ description: 'The charge to refund; may be omitted only when the payment has exactly one charge' }),
-    amount: z.number().optional().openapi({ minimum: 0.005, maximum: MAX_AMOUNT, description: 'Rounded half-up to cents (0.005 is 0.01, anything less 0.00); default: the full remaining refundable balance' }),
+    entry_id: uuid('entry_id')
+      .optional()
+      .openapi({ description: 'The charge to refund; may be omitted only when the payment has exactly one charge' }),
+    amount: z.number().optional().openapi({
+      minimum: 0.005,
+      maximum: MAX_AMOUNT,
+      description: 'Rounded half-up to cents (0.005 is 0.01, anything less 0.00); default: the full remaining refundable balance',
+    }),
     note: z.string().max(1000).optional().openapi({ description: 'Stored on the refund entry' }),
   })
   .strict()

@@ -129,9 +129,20 @@ const ws = sql.placeholder('ws');
  * `sequence`, built once; each takes the placeholders' values, the workspace's as `ws`.
  */
 export function paymentReadsByReference(reference: SQLWrapper) {
-  const payment = prepared((db) => db.select().from(payments).where(and(eq(payments.workspaceId, ws), eq(payments.externalReference, reference))).limit(1));
-  const entries = prepared((db) => entriesOf(db, ws, sql`(SELECT id FROM payments WHERE workspace_id = ${ws} AND external_reference = ${reference})`));
-  return { payment: (db: Db, values: Record<string, unknown>) => payment.in(db, values), entries: (db: Db, values: Record<string, unknown>) => entries.in(db, values) };
+  const payment = prepared((db) =>
+    db
+      .select()
+      .from(payments)
+      .where(and(eq(payments.workspaceId, ws), eq(payments.externalReference, reference)))
+      .limit(1),
+  );
+  const entries = prepared((db) =>
+    entriesOf(db, ws, sql`(SELECT id FROM payments WHERE workspace_id = ${ws} AND external_reference = ${reference})`),
+  );
+  return {
+    payment: (db: Db, values: Record<string, unknown>) => payment.in(db, values),
+    entries: (db: Db, values: Record<string, unknown>) => entries.in(db, values),
+  };
 }
 
 const byReference = paymentReadsByReference(sql.placeholder('reference'));

@@ -30,30 +30,27 @@ const balance = (cents: number) => (cents / 100).toFixed(2);
 export async function refundPayment(ctx: ServiceContext, id: string, input: PaymentRefundInput) {
   if (input.amount !== undefined && !(input.amount > 0 && toCents(input.amount) > 0)) throw PaymentErrors.refundNotPositive();
   const entryId = input.entry_id?.toLowerCase();
-  return retryOnConflict(
-    async () => {
-      const { p, entries } = await readPaymentAndEntries(ctx, id);
-      const charges = entries.filter((e) => e.kind === 'charge');
-      let charge: PaymentEntryRow | undefined;
-      if (entryId) {
-        charge = entries.find((e) => e.id === entryId);
-        if (!charge) throw PaymentErrors.entryNotFound();
-      } else {
-        if (charges.length !== 1) throw PaymentErrors.entryRequired();
-        charge = charges[0];
-      }
-      if (charge.kind === 'refund') throw PaymentErrors.chargeNotRefundable();
-      if (charge.status === 'failed' || charge.status === 'refunded') throw PaymentErrors.chargeNoLongerRefundable();
-      if (charge.status !== 'completed') throw PaymentErrors.chargeNotRefundable();
-      if (charge.recognizedCents === null) throw PaymentErrors.chargeNotRecognized();
-      const remaining = charge.recognizedCents - charge.refundedCents;
-      if (remaining <= 0) throw PaymentErrors.chargeFullyRefunded();
-      const cents = input.amount === undefined ? remaining : toCents(input.amount);
-      if (cents > remaining) throw PaymentErrors.refundExceedsBalance({ balance: balance(remaining) });
-      return paymentFromResults(await runBatch(ctx.db, [...refundStatements(ctx, p, charge, cents, input.note ?? null), ...reReads(ctx, p.id)]));
-    },
-    refundLostRace,
-  );
+  return retryOnConflict(async () => {
+    const { p, entries } = await readPaymentAndEntries(ctx, id);
+    const charges = entries.filter((e) => e.kind === 'charge');
+    let charge: PaymentEntryRow | undefined;
+    if (entryId) {
+      charge = entries.find((e) => e.id === entryId);
+      if (!charge) throw PaymentErrors.entryNotFound();
+    } else {
+      if (charges.length !== 1) throw PaymentErrors.entryRequired();
+      charge = charges[0];
+    }
+    if (charge.kind === 'refund') throw PaymentErrors.chargeNotRefundable();
+    if (charge.status === 'failed' || charge.status === 'refunded') throw PaymentErrors.chargeNoLongerRefundable();
+    if (charge.status !== 'completed') throw PaymentErrors.chargeNotRefundable();
+    if (charge.recognizedCents === null) throw PaymentErrors.chargeNotRecognized();
+    const remaining = charge.recognizedCents - charge.refundedCents;
+    if (remaining <= 0) throw PaymentErrors.chargeFullyRefunded();
+    const cents = input.amount === undefined ? remaining : toCents(input.amount);
+    if (cents > remaining) throw PaymentErrors.refundExceedsBalance({ balance: balance(remaining) });
+    return paymentFromResults(await runBatch(ctx.db, [...refundStatements(ctx, p, charge, cents, input.note ?? null), ...reReads(ctx, p.id)]));
+  }, refundLostRace);
 }
 
 /** The number of an entry written after the payment's last one. */
@@ -87,7 +84,14 @@ function refundStatements(ctx: ServiceContext, p: PaymentRow, charge: PaymentEnt
       refundsEntryId: charge.id,
       note: note?.trim() || null,
     }),
-    activity(ctx, p.contactId, 'payment_refunded', 'api', { payment_id: p.id, entry_id: refundId, refunds_entry_id: charge.id, amount: cents / 100, currency: charge.currency }, now),
+    activity(
+      ctx,
+      p.contactId,
+      'payment_refunded',
+      'api',
+      { payment_id: p.id, entry_id: refundId, refunds_entry_id: charge.id, amount: cents / 100, currency: charge.currency },
+      now,
+    ),
   ];
 }
 
@@ -128,7 +132,14 @@ const mirrorTimeline: TimelineSource = {
  * balance left (and when `guard` holds), with its contact timeline row: nothing otherwise. The
  * entry applies itself to its charge as every refund entry does (migration 0018's trigger).
  */
-export function mirroredRefund(ctx: ServiceContext, reference: SQL, note: SQL, cents: number, values: Record<string, unknown>, guard: RowGuard): Statement[] {
+export function mirroredRefund(
+  ctx: ServiceContext,
+  reference: SQL,
+  note: SQL,
+  cents: number,
+  values: Record<string, unknown>,
+  guard: RowGuard,
+): Statement[] {
   const now = nowIso();
   const entry = uuidv7();
   return [

@@ -2,7 +2,18 @@ import { serviceContext } from '../../platform/context';
 import { bearer, defineRoute, jsonBody, jsonContent } from '../../platform/openapi';
 import { SharedErrors } from '../../platform/shared-errors';
 import { createRouter, idParams } from '../../platform/validation';
-import { entryParams, Payment, PaymentCancel, PaymentCreate, PaymentCreated, PaymentList, PaymentListQuery, PaymentMark, PaymentPatch, PaymentRefund } from './dto';
+import {
+  entryParams,
+  Payment,
+  PaymentCancel,
+  PaymentCreate,
+  PaymentCreated,
+  PaymentList,
+  PaymentListQuery,
+  PaymentMark,
+  PaymentPatch,
+  PaymentRefund,
+} from './dto';
 import { refundPayment } from './refunds';
 import { listPayments } from './list';
 import { cancelPayment, createPayment, getPayment, markEntry, patchPayment } from './service';
@@ -73,7 +84,15 @@ paymentRoutes.openapi(
       'On an `external_reference` match only the mutable fields are applied (`duplicate: true`).',
     security: bearer,
     request: {
-      body: jsonBody(PaymentCreate, { type: 'one_time', email: 'buyer@acme.example', name: 'Bo Buyer', amount: 49.9, currency: 'EUR', method: 'card', external_reference: 'shop-order-7781' }),
+      body: jsonBody(PaymentCreate, {
+        type: 'one_time',
+        email: 'buyer@acme.example',
+        name: 'Bo Buyer',
+        amount: 49.9,
+        currency: 'EUR',
+        method: 'card',
+        external_reference: 'shop-order-7781',
+      }),
     },
     responses: { 201: jsonContent(PaymentCreated, 'Created or matched payment with its entries') },
     errors: [
@@ -129,12 +148,17 @@ paymentRoutes.openapi(
     operationId: 'markPaymentEntry',
     tags,
     summary: 'Set the status of a payment entry',
-    description:
-      '`completed` stamps `paid_at` and recognizes revenue; a one-time header mirrors its entry.',
+    description: '`completed` stamps `paid_at` and recognizes revenue; a one-time header mirrors its entry.',
     security: bearer,
     request: { params: entryParams, body: jsonBody(PaymentMark, { status: 'completed' }) },
     responses: { 201: jsonContent(Payment, 'The full parent payment') },
-    errors: [PaymentErrors.refundEntryNotMarkable, PaymentErrors.hasRefunds, PaymentErrors.notFound, PaymentErrors.entryNotFound, SharedErrors.concurrentChange],
+    errors: [
+      PaymentErrors.refundEntryNotMarkable,
+      PaymentErrors.hasRefunds,
+      PaymentErrors.notFound,
+      PaymentErrors.entryNotFound,
+      SharedErrors.concurrentChange,
+    ],
   }),
   async (c) => {
     const { id, entryId } = c.req.valid('param');

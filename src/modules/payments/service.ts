@@ -9,8 +9,25 @@ import { type ProductRow, productLookup, type ProductReference, attachableProduc
 import { cycleDueAt, installmentDueDates, localDate } from '../../platform/calendar';
 import type { PaymentCreateInput, PaymentPatchInput } from './dto';
 import { checkAmount, checkMaxOccurrences, checkMetadata, parseEndAt, validateCreate, vatPair, type CreatePlan, type Vat } from './validate';
-import { paymentFromResults, readPayment, selectEntries, selectEntriesByReference, selectPayment, selectPaymentByReference, serializePayment } from './read';
-import { paymentEntries, payments, type ArrangementStatus, type EntryStatus, type PaymentEntryRow, type PaymentRow, type RecurringInterval, type VatMode } from './schema';
+import {
+  paymentFromResults,
+  readPayment,
+  selectEntries,
+  selectEntriesByReference,
+  selectPayment,
+  selectPaymentByReference,
+  serializePayment,
+} from './read';
+import {
+  paymentEntries,
+  payments,
+  type ArrangementStatus,
+  type EntryStatus,
+  type PaymentEntryRow,
+  type PaymentRow,
+  type RecurringInterval,
+  type VatMode,
+} from './schema';
 import { prepared, preparedInsert, preparedRowsInsert } from '../../platform/d1/prepared';
 import { afterInsertOf, type RowGuard } from '../../platform/d1/row-guard';
 import { readWithCreate } from '../../platform/d1/create-along';
@@ -32,9 +49,10 @@ function productReference(input: PaymentCreateInput): ProductReference {
   return {};
 }
 
-
 const productVat = (product: ProductRow | null): Vat | undefined =>
-  product && product.vatMode && product.vatRate !== null && product.vatRate !== undefined ? { mode: product.vatMode as VatMode, rate: product.vatRate } : undefined;
+  product?.vatMode && product.vatRate !== null && product.vatRate !== undefined
+    ? { mode: product.vatMode as VatMode, rate: product.vatRate }
+    : undefined;
 
 // ---------------------------------------------------------------- recurring end conditions
 
@@ -43,7 +61,10 @@ export const cycleAllowed = (p: { recurringEndAt: string | null; recurringMaxOcc
   (p.recurringMaxOccurrences === null || n <= p.recurringMaxOccurrences) && (p.recurringEndAt === null || dueAt <= p.recurringEndAt);
 
 /** The next cycle of an active plan, or null when its end conditions allow none (the plan completes). */
-export function nextCycle(p: Pick<PaymentRow, 'purchaseDate' | 'recurringInterval' | 'recurringCycles' | 'recurringEndAt' | 'recurringMaxOccurrences'>, zone: string) {
+export function nextCycle(
+  p: Pick<PaymentRow, 'purchaseDate' | 'recurringInterval' | 'recurringCycles' | 'recurringEndAt' | 'recurringMaxOccurrences'>,
+  zone: string,
+) {
   const n = p.recurringCycles + 1;
   const dueAt = cycleDueAt(p.purchaseDate, p.recurringInterval as RecurringInterval, n, zone);
   return cycleAllowed(p, n, dueAt) ? { n, dueAt } : null;
@@ -89,7 +110,11 @@ export type RecordPaymentInput = { input: PaymentCreateInput; plan: CreatePlan; 
  * only when the header was. `createPayment` is built on it; payment requests and
  * orders put the same statements into their own batches.
  */
-export function recordPaymentStatements(ctx: ServiceContext, r: RecordPaymentInput, guard?: RowGuard): { statements: Statement[]; header: PaymentRow; entries: PaymentEntryRow[] } {
+export function recordPaymentStatements(
+  ctx: ServiceContext,
+  r: RecordPaymentInput,
+  guard?: RowGuard,
+): { statements: Statement[]; header: PaymentRow; entries: PaymentEntryRow[] } {
   const { header, entries, now } = buildPayment(ctx, r.input, r.plan, r.product, r.contactId);
   const written = guard && afterInsertOf(payments, header.id);
   const statements: Statement[] = [
@@ -169,7 +194,16 @@ function buildPayment(ctx: ServiceContext, input: PaymentCreateInput, plan: Crea
   } else if (plan.type === 'installments') {
     const dates = installmentDueDates(plan.purchaseDate, plan.installmentCount!, zone);
     splitCents(plan.amountCents, plan.installmentCount!).forEach((cents, i) =>
-      entries.push({ ...base, id: uuidv7(), sequence: i + 1, amountCents: cents, status: 'pending', dueDate: dates[i], recognizedCents: cents, recognizedAt: now }),
+      entries.push({
+        ...base,
+        id: uuidv7(),
+        sequence: i + 1,
+        amountCents: cents,
+        status: 'pending',
+        dueDate: dates[i],
+        recognizedCents: cents,
+        recognizedAt: now,
+      }),
     );
   } else {
     const vat = plan.vat ?? productVat(product) ?? { mode: ctx.ws.vatMode as VatMode, rate: ctx.ws.vatRate };
@@ -229,7 +263,9 @@ export async function createPayment(ctx: ServiceContext, input: PaymentCreateInp
     };
     const contactFrom = reads.addAll(contactPlan.reads);
     const along = Object.keys(productRef).length ? null : recordAlongReads(ctx, input, plan, contactPlan);
-    const { results, created } = await readWithCreate(ctx, reads.statements, along, (r) => ((r.at(-2) as PaymentRow[]).length ? paymentFromResults(r) : null));
+    const { results, created } = await readWithCreate(ctx, reads.statements, along, (r) =>
+      (r.at(-2) as PaymentRow[]).length ? paymentFromResults(r) : null,
+    );
     if (created) return { ...created, duplicate: false };
     const existing = reads.get<PaymentRow[]>(results, slots.existing, [])[0];
     const existingEntries = reads.get<PaymentEntryRow[]>(results, slots.entries, []);
@@ -468,45 +504,48 @@ export const readPaymentAndEntries = async (ctx: ServiceContext, id: string) => 
 
 /** `POST /v1/payments/{id}/entries/{entryId}/mark`. */
 export async function markEntry(ctx: ServiceContext, id: string, entryId: string, status: EntryStatus) {
-  return retryOnConflict(async () => {
-    const { p, entries } = await readPaymentAndEntries(ctx, id);
-    const entry = entries.find((e) => e.id === entryId);
-    if (!entry) throw PaymentErrors.entryNotFound();
-    if (entry.kind === 'refund') throw PaymentErrors.refundEntryNotMarkable();
-    const reversing = status === 'failed' || status === 'refunded';
-    if (reversing && entry.refundedCents > 0) throw PaymentErrors.hasRefunds();
-    const now = nowIso();
-    const done = status === 'completed';
-    // Money not (or no longer) received is not revenue; installments stay recognized while pending.
-    const keepRecognition = done || (status === 'pending' && p.type !== 'one_time');
-    const statements: Statement[] = [
-      ctx.db
-        .update(paymentEntries)
-        .set({
-          status: (reversing ? guarded(sql`${paymentEntries.refundedCents} = 0`, sql`${status}`) : status) as EntryStatus,
-          paidAt: done ? (entry.paidAt ?? now) : entry.paidAt && status === 'pending' ? null : entry.paidAt,
-          // A charge with refunds keeps the recognition its refunds reverse (decided when the batch runs).
-          recognizedCents: (keepRecognition
-            ? (entry.recognizedCents ?? entry.amountCents)
-            : sql`CASE WHEN ${paymentEntries.refundedCents} > 0 THEN ${paymentEntries.recognizedCents} ELSE NULL END`) as number | null,
-          recognizedAt: (keepRecognition
-            ? (entry.recognizedAt ?? now)
-            : sql`CASE WHEN ${paymentEntries.refundedCents} > 0 THEN ${paymentEntries.recognizedAt} ELSE NULL END`) as string | null,
-          updatedAt: now,
-        })
-        .where(and(eq(paymentEntries.workspaceId, ctx.ws.id), eq(paymentEntries.id, entry.id))),
-    ];
-    if (p.type === 'one_time') {
-      statements.push(
+  return retryOnConflict(
+    async () => {
+      const { p, entries } = await readPaymentAndEntries(ctx, id);
+      const entry = entries.find((e) => e.id === entryId);
+      if (!entry) throw PaymentErrors.entryNotFound();
+      if (entry.kind === 'refund') throw PaymentErrors.refundEntryNotMarkable();
+      const reversing = status === 'failed' || status === 'refunded';
+      if (reversing && entry.refundedCents > 0) throw PaymentErrors.hasRefunds();
+      const now = nowIso();
+      const done = status === 'completed';
+      // Money not (or no longer) received is not revenue; installments stay recognized while pending.
+      const keepRecognition = done || (status === 'pending' && p.type !== 'one_time');
+      const statements: Statement[] = [
         ctx.db
-          .update(payments)
-          .set({ arrangementStatus: headerStatusFor(status), updatedAt: now })
-          .where(and(eq(payments.workspaceId, ctx.ws.id), eq(payments.id, p.id))),
-      );
-    }
-    const results = await runBatch(ctx.db, [...statements, ...reReads(ctx, p.id)]);
-    return paymentFromResults(results);
-  }, lostRaceOn(guardOf(paymentEntries.status)));
+          .update(paymentEntries)
+          .set({
+            status: (reversing ? guarded(sql`${paymentEntries.refundedCents} = 0`, sql`${status}`) : status) as EntryStatus,
+            paidAt: done ? (entry.paidAt ?? now) : entry.paidAt && status === 'pending' ? null : entry.paidAt,
+            // A charge with refunds keeps the recognition its refunds reverse (decided when the batch runs).
+            recognizedCents: (keepRecognition
+              ? (entry.recognizedCents ?? entry.amountCents)
+              : sql`CASE WHEN ${paymentEntries.refundedCents} > 0 THEN ${paymentEntries.recognizedCents} ELSE NULL END`) as number | null,
+            recognizedAt: (keepRecognition
+              ? (entry.recognizedAt ?? now)
+              : sql`CASE WHEN ${paymentEntries.refundedCents} > 0 THEN ${paymentEntries.recognizedAt} ELSE NULL END`) as string | null,
+            updatedAt: now,
+          })
+          .where(and(eq(paymentEntries.workspaceId, ctx.ws.id), eq(paymentEntries.id, entry.id))),
+      ];
+      if (p.type === 'one_time') {
+        statements.push(
+          ctx.db
+            .update(payments)
+            .set({ arrangementStatus: headerStatusFor(status), updatedAt: now })
+            .where(and(eq(payments.workspaceId, ctx.ws.id), eq(payments.id, p.id))),
+        );
+      }
+      const results = await runBatch(ctx.db, [...statements, ...reReads(ctx, p.id)]);
+      return paymentFromResults(results);
+    },
+    lostRaceOn(guardOf(paymentEntries.status)),
+  );
 }
 
 // ---------------------------------------------------------------- document pointers (contact documents listing)
@@ -528,7 +567,13 @@ const paymentPointers = prepared((db) =>
       document: sql<string>`json_extract(${payments.metadata}, '$.document')`.as('document'),
     })
     .from(payments)
-    .where(and(eq(payments.workspaceId, documentWs), eq(payments.contactId, documentContact), sql`json_type(${payments.metadata}, '$.document') = 'object'`)),
+    .where(
+      and(
+        eq(payments.workspaceId, documentWs),
+        eq(payments.contactId, documentContact),
+        sql`json_type(${payments.metadata}, '$.document') = 'object'`,
+      ),
+    ),
 );
 const entryPointers = prepared((db) =>
   db
@@ -541,7 +586,13 @@ const entryPointers = prepared((db) =>
       document: paymentEntries.creditDocument,
     })
     .from(paymentEntries)
-    .where(and(eq(paymentEntries.workspaceId, documentWs), eq(paymentEntries.contactId, documentContact), sql`${paymentEntries.creditDocument} IS NOT NULL`)),
+    .where(
+      and(
+        eq(paymentEntries.workspaceId, documentWs),
+        eq(paymentEntries.contactId, documentContact),
+        sql`${paymentEntries.creditDocument} IS NOT NULL`,
+      ),
+    ),
 );
 
 /** The document pointers of a contact's payments and refund entries, for the documents listing's read batch (built once: `prepared`). */

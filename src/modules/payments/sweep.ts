@@ -48,10 +48,12 @@ export async function sweepRecurringPayments(env: Bindings, db: Db, opts: { chun
 
   const workspaceIds = [...new Set(due.map((p) => p.workspaceId))];
   const zones = new Map(
-    (await controlDb(env).select({ id: workspaces.id, timezone: workspaces.timezone }).from(workspaces).where(inJsonList(workspaces.id, workspaceIds))).map((w) => [
-      w.id,
-      w.timezone,
-    ]),
+    (
+      await controlDb(env)
+        .select({ id: workspaces.id, timezone: workspaces.timezone })
+        .from(workspaces)
+        .where(inJsonList(workspaces.id, workspaceIds))
+    ).map((w) => [w.id, w.timezone]),
   );
   const cycles = due.map((p) => {
     const zone = zones.get(p.workspaceId) ?? 'UTC';

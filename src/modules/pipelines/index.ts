@@ -1,3 +1,12 @@
 export { Pipeline } from './dto';
-export { pipelineNameOf, type PipelineRow, selectEntryStages, selectPipelines, selectStage, stageNameOf, type StageRow, type StageWithPipeline } from './reads';
+export {
+  pipelineNameOf,
+  type PipelineRow,
+  selectEntryStages,
+  selectPipelines,
+  selectStage,
+  stageNameOf,
+  type StageRow,
+  type StageWithPipeline,
+} from './reads';
 export { createPipeline } from './service';

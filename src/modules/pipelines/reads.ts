@@ -37,7 +37,15 @@ const entryStagesRead = [false, true].map((byStage) =>
       db
         .select()
         .from(stages)
-        .where(and(eq(stages.workspaceId, ws), or(byStage ? eq(stages.id, sql.placeholder('stage')) : undefined, eq(stages.pipelineId, byPipeline ? sql.placeholder('pipeline') : defaultPipeline))))
+        .where(
+          and(
+            eq(stages.workspaceId, ws),
+            or(
+              byStage ? eq(stages.id, sql.placeholder('stage')) : undefined,
+              eq(stages.pipelineId, byPipeline ? sql.placeholder('pipeline') : defaultPipeline),
+            ),
+          ),
+        )
         .orderBy(asc(stages.position)),
     ),
   ),

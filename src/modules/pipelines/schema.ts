@@ -21,7 +21,9 @@ export const stages = sqliteTable(
   {
     id: text('id').primaryKey(),
     workspaceId: text('workspace_id').notNull(),
-    pipelineId: text('pipeline_id').notNull().references(() => pipelines.id),
+    pipelineId: text('pipeline_id')
+      .notNull()
+      .references(() => pipelines.id),
     name: text('name').notNull(),
     color: text('color').notNull(),
     position: integer('position').notNull(),
@@ -29,8 +31,5 @@ export const stages = sqliteTable(
     createdAt: text('created_at').notNull(),
     updatedAt: text('updated_at').notNull(),
   },
-  (t) => [
-    index('stages_pipeline_position').on(t.pipelineId, t.position),
-    uniqueIndex('stages_workspace_id').on(t.workspaceId, t.id),
-  ],
+  (t) => [index('stages_pipeline_position').on(t.pipelineId, t.position), uniqueIndex('stages_workspace_id').on(t.workspaceId, t.id)],
 );

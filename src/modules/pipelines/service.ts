@@ -79,14 +79,19 @@ export async function createPipeline(db: Db, workspaceId: string, input: Pipelin
   }));
   const statements: Statement[] = [];
   if (isDefault) {
-    statements.push(db.update(pipelines).set({ isDefault: false, updatedAt: now }).where(and(eq(pipelines.workspaceId, workspaceId), eq(pipelines.isDefault, true))));
+    statements.push(
+      db
+        .update(pipelines)
+        .set({ isDefault: false, updatedAt: now })
+        .where(and(eq(pipelines.workspaceId, workspaceId), eq(pipelines.isDefault, true))),
+    );
   }
   // Position and the first-pipeline default are decided inside the batch, so parallel creates stay consistent.
   statements.push(
     db.insert(pipelines).values({
       ...pipeline,
       position: sql`(SELECT coalesce(max(position) + 1, 0) FROM pipelines WHERE workspace_id = ${workspaceId})`,
-      isDefault: isDefault || (sql`NOT EXISTS (SELECT 1 FROM pipelines WHERE workspace_id = ${workspaceId} AND is_default = 1)`),
+      isDefault: isDefault || sql`NOT EXISTS (SELECT 1 FROM pipelines WHERE workspace_id = ${workspaceId} AND is_default = 1)`,
     }),
   );
   for (const group of insertGroups(stages, stageRows)) statements.push(db.insert(stages).values(group));
@@ -97,7 +102,11 @@ export async function createPipeline(db: Db, workspaceId: string, input: Pipelin
 }
 
 /** A pipeline's stages by position (through the stage index), one column of the pipeline's row. */
-const stagesJson = childRowsJson(stages, sql`${stages.pipelineId} = ${pipelines.id} AND ${stages.workspaceId} = ${pipelines.workspaceId}`, sql`${stages.position}`);
+const stagesJson = childRowsJson(
+  stages,
+  sql`${stages.pipelineId} = ${pipelines.id} AND ${stages.workspaceId} = ${pipelines.workspaceId}`,
+  sql`${stages.position}`,
+);
 
 const pipelinesWithStages = prepared((db) =>
   db

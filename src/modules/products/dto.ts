@@ -29,7 +29,11 @@ function checkVatPair(value: VatLegs, ctx: z.RefinementCtx) {
   const modeSent = value.vat_mode !== undefined;
   const rateSent = value.vat_rate !== undefined;
   if (modeSent !== rateSent || (modeSent && (value.vat_mode === null) !== (value.vat_rate === null))) {
-    ctx.addIssue({ code: 'custom', path: [modeSent ? 'vat_rate' : 'vat_mode'], message: 'vat_mode and vat_rate must be sent together (both set, or both null to clear)' });
+    ctx.addIssue({
+      code: 'custom',
+      path: [modeSent ? 'vat_rate' : 'vat_mode'],
+      message: 'vat_mode and vat_rate must be sent together (both set, or both null to clear)',
+    });
   }
 }
 

@@ -47,7 +47,16 @@ productRoutes.openapi(
     summary: 'Create a product (upsert by external_id)',
     description: 'When `external_id` matches an existing product that product is updated with the fields sent; 201 both ways with `duplicate`.',
     security: bearer,
-    request: { body: jsonBody(ProductCreate, { name: 'Annual plan', sku: 'PLAN-Y', external_id: 'shop-1042', price: 990, vat_mode: 'inclusive', vat_rate: 25 }) },
+    request: {
+      body: jsonBody(ProductCreate, {
+        name: 'Annual plan',
+        sku: 'PLAN-Y',
+        external_id: 'shop-1042',
+        price: 990,
+        vat_mode: 'inclusive',
+        vat_rate: 25,
+      }),
+    },
     responses: { 201: jsonContent(ProductCreated, 'Created or matched product') },
     errors: [ProductErrors.conflict],
   }),

@@ -101,13 +101,16 @@ export async function patchProduct(ctx: ServiceContext, id: string, input: Produ
 }
 
 export async function getProduct(ctx: ServiceContext, id: string) {
-  const [row] = await ctx.db.select().from(products).where(and(eq(products.workspaceId, ctx.ws.id), eq(products.id, id))).limit(1);
+  const [row] = await ctx.db
+    .select()
+    .from(products)
+    .where(and(eq(products.workspaceId, ctx.ws.id), eq(products.id, id)))
+    .limit(1);
   if (!row) throw ProductErrors.notFound();
   return serializeProduct(row);
 }
 
 export type ProductListParams = { q?: string; sku?: string; external_id?: string; is_active?: string; limit?: string; offset?: string };
-
 
 /** Newest first; the total and the page are read in one batch. */
 export async function listProducts(ctx: ServiceContext, params: ProductListParams) {
@@ -144,7 +147,11 @@ export function productLookup(ctx: ServiceContext, ref: ProductReference) {
         : ref.product_external_id !== undefined
           ? eq(products.externalId, ref.product_external_id)
           : sql`0`;
-  return ctx.db.select().from(products).where(and(eq(products.workspaceId, ctx.ws.id), match)).limit(1);
+  return ctx.db
+    .select()
+    .from(products)
+    .where(and(eq(products.workspaceId, ctx.ws.id), match))
+    .limit(1);
 }
 
 /**
@@ -157,7 +164,12 @@ const productsByReference = prepared((db) =>
   db
     .select()
     .from(products)
-    .where(and(eq(products.workspaceId, sql.placeholder('ws')), or(inList(products.id, 'ids'), inList(products.sku, 'skus'), inList(products.externalId, 'externalIds')))),
+    .where(
+      and(
+        eq(products.workspaceId, sql.placeholder('ws')),
+        or(inList(products.id, 'ids'), inList(products.sku, 'skus'), inList(products.externalId, 'externalIds')),
+      ),
+    ),
 );
 
 export function productsLookup(ctx: ServiceContext, refs: ProductReference[]) {
@@ -169,7 +181,12 @@ export function productsLookup(ctx: ServiceContext, refs: ProductReference[]) {
     else if (ref.product_sku !== undefined) skus.push(ref.product_sku);
     else if (ref.product_external_id !== undefined) externalIds.push(ref.product_external_id);
   }
-  return productsByReference.in(ctx.db, { ws: ctx.ws.id, ids: JSON.stringify(ids), skus: JSON.stringify(skus), externalIds: JSON.stringify(externalIds) });
+  return productsByReference.in(ctx.db, {
+    ws: ctx.ws.id,
+    ids: JSON.stringify(ids),
+    skus: JSON.stringify(skus),
+    externalIds: JSON.stringify(externalIds),
+  });
 }
 
 /** The row of `rows` a reference points at (first given key), if any. */

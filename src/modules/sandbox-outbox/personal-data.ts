@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { rawRun } from '../../platform/d1/raw-query';
-import { type PersonalData } from '../../platform/personal-data';
+import type { PersonalData } from '../../platform/personal-data';
 import { sandboxOutbox } from './schema';
 
 /** Sandbox messages sent to an erased person's addresses go with it. */

@@ -5,7 +5,14 @@ import { preparedInsert, preparedSql } from '../../platform/d1/prepared';
 import { rawAll, rawRun } from '../../platform/d1/raw-query';
 import { sandboxOutbox, type OutboxChannel } from './schema';
 
-type OutboxEntry = { workspaceId: string; channel: OutboxChannel; to: string; from?: string | null; text?: string | null; body?: Record<string, unknown> | null };
+type OutboxEntry = {
+  workspaceId: string;
+  channel: OutboxChannel;
+  to: string;
+  from?: string | null;
+  text?: string | null;
+  body?: Record<string, unknown> | null;
+};
 
 const insertEntry = preparedInsert(sandboxOutbox);
 
@@ -26,7 +33,15 @@ export function outboxEntry(db: Db, entry: OutboxEntry): Statement {
 /** Records several accepted sends without keys in one statement (their rows travel as one JSON parameter). */
 export async function recordOutboxEntries(db: Db, entries: OutboxEntry[]): Promise<void> {
   const now = nowIso();
-  const rows = entries.map((e) => ({ id: uuidv7(), w: e.workspaceId, c: e.channel, to: e.to, f: e.from ?? null, t: e.text ?? null, b: e.body ? JSON.stringify(e.body) : null }));
+  const rows = entries.map((e) => ({
+    id: uuidv7(),
+    w: e.workspaceId,
+    c: e.channel,
+    to: e.to,
+    f: e.from ?? null,
+    t: e.text ?? null,
+    b: e.body ? JSON.stringify(e.body) : null,
+  }));
   await rawRun(
     db,
     sql`INSERT INTO ${sandboxOutbox} (id, workspace_id, channel, "to", "from", text, body, created_at)
@@ -35,13 +50,17 @@ export async function recordOutboxEntries(db: Db, entries: OutboxEntry[]): Promi
 }
 
 /** Writes keyed email messages (`rows`: a JSON array of `{id, k, to, from, subject, html, text, headers}`); a key the outbox already holds keeps its first message. */
-const keyedEmailsGroup = preparedSql('run', () => sql`INSERT INTO ${sandboxOutbox} (id, workspace_id, channel, idempotency_key, "to", "from", subject, html, text, headers, body, created_at)
+const keyedEmailsGroup = preparedSql(
+  'run',
+  () => sql`INSERT INTO ${sandboxOutbox} (id, workspace_id, channel, idempotency_key, "to", "from", subject, html, text, headers, body, created_at)
   SELECT value ->> 'id', ${sql.placeholder('workspace_id')}, 'email', value ->> 'k', value ->> 'to', value ->> 'from', value ->> 'subject', value ->> 'html',
     value ->> 'text', value ->> 'headers', NULL, ${sql.placeholder('now')}
   FROM json_each(${sql.placeholder('rows')}) WHERE 1
-  ON CONFLICT (workspace_id, channel, idempotency_key) DO NOTHING`);
+  ON CONFLICT (workspace_id, channel, idempotency_key) DO NOTHING`,
+);
 
-export const keyedEmailsInsert = (db: Db, workspaceId: string, rows: string): Statement => keyedEmailsGroup.in(db, { workspace_id: workspaceId, now: nowIso(), rows });
+export const keyedEmailsInsert = (db: Db, workspaceId: string, rows: string): Statement =>
+  keyedEmailsGroup.in(db, { workspace_id: workspaceId, now: nowIso(), rows });
 
 /** For a caller's batch: the message ids the outbox holds for these email keys. */
 export const keyedEmailIds = (db: Db, workspaceId: string, keys: string[]) =>
@@ -60,8 +79,25 @@ export async function listOutbox(db: Db, workspaceId: string, filter: { channel?
   const rows = await db
     .select()
     .from(sandboxOutbox)
-    .where(and(eq(sandboxOutbox.workspace_id, workspaceId), filter.channel ? eq(sandboxOutbox.channel, filter.channel) : undefined, filter.to ? eq(sandboxOutbox.to, filter.to) : undefined))
+    .where(
+      and(
+        eq(sandboxOutbox.workspace_id, workspaceId),
+        filter.channel ? eq(sandboxOutbox.channel, filter.channel) : undefined,
+        filter.to ? eq(sandboxOutbox.to, filter.to) : undefined,
+      ),
+    )
     .orderBy(desc(sandboxOutbox.created_at), desc(sandboxOutbox.id))
     .limit(filter.limit);
-  return rows.map((r) => ({ id: r.id, channel: r.channel, to: r.to, from: r.from, subject: r.subject, html: r.html, text: r.text, headers: r.headers, body: r.body, created_at: r.created_at }));
+  return rows.map((r) => ({
+    id: r.id,
+    channel: r.channel,
+    to: r.to,
+    from: r.from,
+    subject: r.subject,
+    html: r.html,
+    text: r.text,
+    headers: r.headers,
+    body: r.body,
+    created_at: r.created_at,
+  }));
 }

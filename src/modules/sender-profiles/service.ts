@@ -35,7 +35,13 @@ export async function listSenderProfiles(ctx: ServiceContext, query: { limit?: s
   const where = eq(senderProfiles.workspace_id, ctx.ws.id);
   const [counted, rows] = await ctx.db.batch([
     ctx.db.select({ n: sql<number>`count(*)` }).from(senderProfiles).where(where),
-    ctx.db.select().from(senderProfiles).where(where).orderBy(desc(senderProfiles.created_at), desc(senderProfiles.id)).limit(paging.limit).offset(paging.offset),
+    ctx.db
+      .select()
+      .from(senderProfiles)
+      .where(where)
+      .orderBy(desc(senderProfiles.created_at), desc(senderProfiles.id))
+      .limit(paging.limit)
+      .offset(paging.offset),
   ]);
   return envelope(rows.map(serializeSenderProfile), counted[0].n, paging);
 }
@@ -70,7 +76,14 @@ export const readSender = (db: Db, workspaceId: string, profileId: string | unde
 
 export type SenderProfileRow = Row;
 
-export type SenderProfileInput = { from_name: string; from_email: string; reply_to?: string | null; domain_verified: boolean; is_default: boolean; provider?: string };
+export type SenderProfileInput = {
+  from_name: string;
+  from_email: string;
+  reply_to?: string | null;
+  domain_verified: boolean;
+  is_default: boolean;
+  provider?: string;
+};
 
 const anotherDefault = lostRaceOn(uniqueOn(senderProfiles.workspace_id));
 
@@ -95,7 +108,12 @@ export async function createSenderProfile(db: Db, workspaceId: string, input: Se
     () =>
       runBatch(db, [
         ...(input.is_default
-          ? [db.update(senderProfiles).set({ is_default: false, updated_at: now }).where(and(eq(senderProfiles.workspace_id, workspaceId), eq(senderProfiles.is_default, true)))]
+          ? [
+              db
+                .update(senderProfiles)
+                .set({ is_default: false, updated_at: now })
+                .where(and(eq(senderProfiles.workspace_id, workspaceId), eq(senderProfiles.is_default, true))),
+            ]
           : []),
         db.insert(senderProfiles).values(row),
       ]),

@@ -8,13 +8,17 @@ export const Suppression = z
     id: uuidOut(),
     email: z.string().openapi({ format: 'email' }),
     reason: z.enum(SUPPRESSION_REASONS).nullable(),
-    source: z.string().openapi({ description: 'Who added it: `api`, or `provider` for a hard bounce or complaint the email provider reported (open set)' }),
+    source: z
+      .string()
+      .openapi({ description: 'Who added it: `api`, or `provider` for a hard bounce or complaint the email provider reported (open set)' }),
     note: z.string().nullable(),
     created_at: z.string().openapi({ format: 'date-time' }),
   })
   .openapi('Suppression');
 
-export const SuppressionCreated = Suppression.extend({ duplicate: z.boolean().openapi({ description: 'true when the address was already on the list (the existing row, unchanged)' }) }).openapi('SuppressionCreated');
+export const SuppressionCreated = Suppression.extend({
+  duplicate: z.boolean().openapi({ description: 'true when the address was already on the list (the existing row, unchanged)' }),
+}).openapi('SuppressionCreated');
 
 export const SuppressionList = z
   .object({ data: z.array(Suppression), total: z.number().int(), limit: z.number().int(), offset: z.number().int() })

@@ -1,2 +1,9 @@
-export { addPlatformSuppression, listPlatformSuppressions, onPlatformList, platformListed, platformListJson, removePlatformSuppression } from './platform-list';
+export {
+  addPlatformSuppression,
+  listPlatformSuppressions,
+  onPlatformList,
+  platformListed,
+  platformListJson,
+  removePlatformSuppression,
+} from './platform-list';
 export { shardPlatformListed, suppressedQuery, suppressedSql, suppressionRows, suppressStatement } from './service';

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { rawRun } from '../../platform/d1/raw-query';
-import { type PersonalData } from '../../platform/personal-data';
+import type { PersonalData } from '../../platform/personal-data';
 import { emailSuppressions } from './schema';
 
 /** An erased person's addresses leave the workspace's suppression list (the platform list keeps what the provider reported). */

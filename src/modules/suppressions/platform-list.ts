@@ -16,7 +16,11 @@ import { globalEmailSuppressions } from './schema';
 export type PlatformSuppression = typeof platformSuppressions.$inferSelect;
 
 const byEmail = prepared((db) =>
-  db.select({ email: platformSuppressions.email }).from(platformSuppressions).where(eq(platformSuppressions.email, sql.placeholder('email'))).limit(1),
+  db
+    .select({ email: platformSuppressions.email })
+    .from(platformSuppressions)
+    .where(eq(platformSuppressions.email, sql.placeholder('email')))
+    .limit(1),
 );
 
 /** Whether one address is on the list: one look-up by primary key. */
@@ -82,7 +86,9 @@ export async function removePlatformSuppression(env: Bindings, email: string): P
   const key = listKey(email);
   const [gone, shards] = await Promise.all([
     controlDb(env).delete(platformSuppressions).where(eq(platformSuppressions.email, key)).returning({ email: platformSuppressions.email }),
-    onEveryShard(env, async (db) => db.delete(globalEmailSuppressions).where(eq(globalEmailSuppressions.email, key)).returning({ email: globalEmailSuppressions.email })),
+    onEveryShard(env, async (db) =>
+      db.delete(globalEmailSuppressions).where(eq(globalEmailSuppressions.email, key)).returning({ email: globalEmailSuppressions.email }),
+    ),
   ]);
   const failed = Object.entries(shards).filter(([, r]) => !r.ok);
   if (failed.length) throw PlatformListErrors.notRemovedEverywhere({ shards: failed.map(([name]) => name).join(', ') });

@@ -33,9 +33,12 @@ suppressionRoutes.openapi(
     operationId: 'createSuppression',
     tags,
     summary: 'Suppress an address',
-    description: "201 both ways: an address already on the list comes back unchanged with `duplicate: true`. Adding a suppression does not change any contact's consent.",
+    description:
+      "201 both ways: an address already on the list comes back unchanged with `duplicate: true`. Adding a suppression does not change any contact's consent.",
     security: bearer,
-    request: { body: jsonBody(SuppressionCreate, { email: 'bounced@example.com', reason: 'bounce', note: 'Hard bounce reported by the mailbox provider' }) },
+    request: {
+      body: jsonBody(SuppressionCreate, { email: 'bounced@example.com', reason: 'bounce', note: 'Hard bounce reported by the mailbox provider' }),
+    },
     responses: { 201: jsonContent(SuppressionCreated, 'The row, new or existing') },
     errors: [EnvelopeRequestErrors.invalidRequest],
   }),

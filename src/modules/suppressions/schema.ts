@@ -16,7 +16,10 @@ export const emailSuppressions = sqliteTable(
     note: text('note'),
     created_at: text('created_at').notNull(),
   },
-  (t) => [uniqueIndex('email_suppressions_workspace_email').on(t.workspace_id, t.email), index('email_suppressions_workspace_created').on(t.workspace_id, t.created_at)],
+  (t) => [
+    uniqueIndex('email_suppressions_workspace_email').on(t.workspace_id, t.email),
+    index('email_suppressions_workspace_created').on(t.workspace_id, t.created_at),
+  ],
 );
 
 /**

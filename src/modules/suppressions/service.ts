@@ -12,14 +12,22 @@ import { emailSuppressions, globalEmailSuppressions, type SuppressionReason } fr
 
 type Row = typeof emailSuppressions.$inferSelect;
 
-export const serializeSuppression = (r: Row) => ({ id: r.id, email: r.email, reason: r.reason, source: r.source, note: r.note, created_at: r.created_at });
+export const serializeSuppression = (r: Row) => ({
+  id: r.id,
+  email: r.email,
+  reason: r.reason,
+  source: r.source,
+  note: r.note,
+  created_at: r.created_at,
+});
 
 /** Suppression routes answer every error in the domain envelope: a framework-shape 400 (paging) is re-worded into it. */
 function inDomainEnvelope<T>(work: () => T): T {
   try {
     return work();
   } catch (err) {
-    if (err instanceof ApiError && err.status === 400 && typeof err.body.message === 'string') throw EnvelopeRequestErrors.invalidRequest({ problems: err.body.message });
+    if (err instanceof ApiError && err.status === 400 && typeof err.body.message === 'string')
+      throw EnvelopeRequestErrors.invalidRequest({ problems: err.body.message });
     throw err;
   }
 }
@@ -58,7 +66,15 @@ export type SuppressionInput = { email: string; reason?: SuppressionReason; note
  * per workspace and email settles races): usable in another write's batch
  * (provider-reported bounces and complaints).
  */
-export function suppressStatement(db: Db, workspaceId: string, email: string, reason: SuppressionReason, source: string, note: string | null = null, id = uuidv7()) {
+export function suppressStatement(
+  db: Db,
+  workspaceId: string,
+  email: string,
+  reason: SuppressionReason,
+  source: string,
+  note: string | null = null,
+  id = uuidv7(),
+) {
   return db
     .insert(emailSuppressions)
     .values({ id, workspace_id: workspaceId, email: email.trim().toLowerCase(), reason, source, note, created_at: nowIso() })
@@ -71,7 +87,10 @@ export async function addSuppression(ctx: ServiceContext, input: SuppressionInpu
   const email = input.email.trim().toLowerCase();
   const [, rows] = await runBatch(ctx.db, [
     suppressStatement(ctx.db, ctx.ws.id, email, input.reason ?? 'manual', 'api', input.note ?? null, id),
-    ctx.db.select().from(emailSuppressions).where(and(eq(emailSuppressions.workspace_id, ctx.ws.id), eq(emailSuppressions.email, email))),
+    ctx.db
+      .select()
+      .from(emailSuppressions)
+      .where(and(eq(emailSuppressions.workspace_id, ctx.ws.id), eq(emailSuppressions.email, email))),
   ]);
   const row = (rows as Row[])[0];
   return { ...serializeSuppression(row), duplicate: row.id !== id };
@@ -105,4 +124,7 @@ export const suppressionRows = sql`${emailSuppressions}`;
 /** Whether an address is blocked for a workspace, as one statement for a read batch. */
 export const suppressedQuery = (db: Db, workspaceId: string, email: string) => suppressedRead.in(db, { ws: workspaceId, email });
 
-const suppressedRead = preparedSql('all', () => sql`SELECT ${suppressedSql(sql`${sql.placeholder('ws')}`, sql`${sql.placeholder('email')}`)} AS suppressed`);
+const suppressedRead = preparedSql(
+  'all',
+  () => sql`SELECT ${suppressedSql(sql`${sql.placeholder('ws')}`, sql`${sql.placeholder('email')}`)} AS suppressed`,
+);

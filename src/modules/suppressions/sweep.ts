@@ -28,6 +28,11 @@ export async function moveShardSuppressions(env: Bindings, db: Db): Promise<Swee
       SELECT value ->> 'email', value ->> 'reason', value ->> 'created_at' FROM json_each(${JSON.stringify(rows)}) WHERE 1
       ON CONFLICT (email) DO NOTHING`,
   );
-  await db.delete(globalEmailSuppressions).where(inJsonList(globalEmailSuppressions.email, rows.map((r) => r.email)));
+  await db.delete(globalEmailSuppressions).where(
+    inJsonList(
+      globalEmailSuppressions.email,
+      rows.map((r) => r.email),
+    ),
+  );
   return { global_suppressions_moved: rows.length };
 }

@@ -24,13 +24,19 @@ function page(c: Context<AppEnv>, title: string, body: string, status: 200 | 404
   c.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
   c.header('Cache-Control', 'no-store');
   c.header('Referrer-Policy', 'no-referrer');
-  return c.html(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(title)}</title><style>${STYLE}</style></head><body><main>${body}</main></body></html>`, status);
+  return c.html(
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(title)}</title><style>${STYLE}</style></head><body><main>${body}</main></body></html>`,
+    status,
+  );
 }
 
 const unknown = (c: Context<AppEnv>) => page(c, 'Link not valid', '<h1>This link is not valid</h1><p>It may have been mistyped.</p>', 404);
 
 type Target = { name: string } | null;
-const KINDS: Record<UnsubscribeKind, { find: (ctx: ServiceContext, token: string) => Promise<Target>; unsubscribe: (ctx: ServiceContext, token: string) => Promise<Target> }> = {
+const KINDS: Record<
+  UnsubscribeKind,
+  { find: (ctx: ServiceContext, token: string) => Promise<Target>; unsubscribe: (ctx: ServiceContext, token: string) => Promise<Target> }
+> = {
   newsletter: { find: newsletterOfToken, unsubscribe: unsubscribeByToken },
   campaign: { find: campaignOfToken, unsubscribe: unsubscribeCampaignRecipient },
 };
@@ -47,7 +53,11 @@ unsubscribePages.get('/:token', async (c) => {
   const found = await resolve(c);
   const target = found ? await found.kind.find(found.ctx, found.token) : null;
   if (!target) return unknown(c);
-  return page(c, 'Unsubscribe', `<h1>Unsubscribe</h1><p>Stop receiving ${esc(target.name)}?</p><form method="post"><button type="submit">Unsubscribe</button></form>`);
+  return page(
+    c,
+    'Unsubscribe',
+    `<h1>Unsubscribe</h1><p>Stop receiving ${esc(target.name)}?</p><form method="post"><button type="submit">Unsubscribe</button></form>`,
+  );
 });
 
 unsubscribePages.post('/:token', limitPublicPost('unsubscribe'), async (c) => {

@@ -22,10 +22,10 @@ const serializeDelivery = (d: DeliveryRow) => ({
 /** The operator's view of a (found) workspace's deliveries, dead letters with `state=dead`, newest first. */
 export async function listDeliveries(db: Db, workspaceId: string, opts: { state?: DeliveryState; limit: number }) {
   const rows = await db
-      .select()
-      .from(webhookDeliveries)
-      .where(and(eq(webhookDeliveries.workspaceId, workspaceId), opts.state ? eq(webhookDeliveries.state, opts.state) : undefined))
-      .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
-      .limit(opts.limit);
+    .select()
+    .from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.workspaceId, workspaceId), opts.state ? eq(webhookDeliveries.state, opts.state) : undefined))
+    .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+    .limit(opts.limit);
   return rows.map(serializeDelivery);
 }

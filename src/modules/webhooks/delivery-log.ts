@@ -36,13 +36,17 @@ export const serializeDeliveryLog = (d: DeliveryRow) => ({
 });
 
 const ownEndpoint = (ctx: ServiceContext, endpointId: string) =>
-  ctx.db.select({ id: webhookEndpoints.id }).from(webhookEndpoints).where(and(eq(webhookEndpoints.workspaceId, ctx.ws.id), eq(webhookEndpoints.id, endpointId)));
+  ctx.db
+    .select({ id: webhookEndpoints.id })
+    .from(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.workspaceId, ctx.ws.id), eq(webhookEndpoints.id, endpointId)));
 
 /** GET /v1/webhook-endpoints/{id}/deliveries: newest first, the endpoint's check, count and page in one round trip. */
 export async function listEndpointDeliveries(ctx: ServiceContext, endpointId: string, query: { status?: string; limit?: string; offset?: string }) {
   const paging = parsePaging(query, { limit: 25, cap: 100 });
   const status = query.status === undefined || query.status === '' ? undefined : query.status;
-  if (status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(status)) throw SharedErrors.notOneOf({ name: 'status', values: DELIVERY_STATUSES.join(', ') });
+  if (status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(status))
+    throw SharedErrors.notOneOf({ name: 'status', values: DELIVERY_STATUSES.join(', ') });
   const where = and(
     eq(webhookDeliveries.workspaceId, ctx.ws.id),
     eq(webhookDeliveries.endpointId, endpointId),
@@ -51,13 +55,24 @@ export async function listEndpointDeliveries(ctx: ServiceContext, endpointId: st
   const [endpoint, [{ total }], rows] = await ctx.db.batch([
     ownEndpoint(ctx, endpointId),
     ctx.db.select({ total: count() }).from(webhookDeliveries).where(where),
-    ctx.db.select().from(webhookDeliveries).where(where).orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id)).limit(paging.limit).offset(paging.offset),
+    ctx.db
+      .select()
+      .from(webhookDeliveries)
+      .where(where)
+      .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+      .limit(paging.limit)
+      .offset(paging.offset),
   ]);
   if (endpoint.length === 0) throw WebhookErrors.endpointNotFound();
   return { data: rows.map(serializeDeliveryLog), total, limit: paging.limit, offset: paging.offset };
 }
 
-const deliveryMessage = (workspaceId: string, endpointId: string, event: Envelope): DeliveryMessage => ({ kind: DELIVERY_KIND, workspace_id: workspaceId, endpoint_id: endpointId, event });
+const deliveryMessage = (workspaceId: string, endpointId: string, event: Envelope): DeliveryMessage => ({
+  kind: DELIVERY_KIND,
+  workspace_id: workspaceId,
+  endpoint_id: endpointId,
+  event,
+});
 
 /**
  * POST /v1/webhook-endpoints/{id}/deliveries/{delivery_id}/retry: the delivery goes back to
@@ -84,7 +99,12 @@ export async function retryDelivery(ctx: ServiceContext, env: Bindings, endpoint
     ctx.db
       .select()
       .from(eventOutbox)
-      .where(and(eq(eventOutbox.workspaceId, ctx.ws.id), sql`${eventOutbox.id} = (SELECT ${webhookDeliveries.eventId} FROM ${webhookDeliveries} WHERE ${webhookDeliveries.id} = ${deliveryId})`)),
+      .where(
+        and(
+          eq(eventOutbox.workspaceId, ctx.ws.id),
+          sql`${eventOutbox.id} = (SELECT ${webhookDeliveries.eventId} FROM ${webhookDeliveries} WHERE ${webhookDeliveries.id} = ${deliveryId})`,
+        ),
+      ),
   ]);
   if (endpoint.length === 0) throw WebhookErrors.endpointNotFound();
   const [row] = updated;
@@ -104,7 +124,8 @@ export async function retryDelivery(ctx: ServiceContext, env: Bindings, endpoint
 export async function sendTestEvent(ctx: ServiceContext, env: Bindings, endpointId: string) {
   const now = nowIso();
   const event: Envelope = { id: uuidv7(), type: TEST_EVENT_TYPE, created_at: now, data: { endpoint_id: endpointId } };
-  const inserted = await ctx.db.run(sql`INSERT INTO ${webhookDeliveries} (id, workspace_id, event_id, event_type, endpoint_id, url, state, attempts, created_at, updated_at)
+  const inserted =
+    await ctx.db.run(sql`INSERT INTO ${webhookDeliveries} (id, workspace_id, event_id, event_type, endpoint_id, url, state, attempts, created_at, updated_at)
     SELECT ${uuidv7()}, workspace_id, ${event.id}, ${TEST_EVENT_TYPE}, id, url, 'pending', 0, ${now}, ${now} FROM ${webhookEndpoints} WHERE workspace_id = ${ctx.ws.id} AND id = ${endpointId}`);
   if (inserted.meta.changes === 0) throw WebhookErrors.endpointNotFound();
   await env.EVENTS_QUEUE.send(deliveryMessage(ctx.ws.id, endpointId, event));

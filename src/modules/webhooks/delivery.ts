@@ -42,7 +42,11 @@ async function attempt(url: string, secret: string, event: Envelope, bookmark: s
     return { ok: false, status: res.status, error: res.status < 400 ? `redirect (HTTP ${res.status}) not followed` : `HTTP ${res.status}` };
   } catch (err) {
     const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
-    return { ok: false, status: null, error: timedOut ? `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s` : String(err instanceof Error ? err.message : err).slice(0, 500) };
+    return {
+      ok: false,
+      status: null,
+      error: timedOut ? `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s` : String(err instanceof Error ? err.message : err).slice(0, 500),
+    };
   }
 }
 
@@ -71,7 +75,11 @@ export async function deliverWebhooks(messages: Message<QueueMessageBody>[], env
   }
   const slot = inFlight(IN_FLIGHT);
   const allowHosts = parseAllowList(env.ALLOW_UNSAFE_WEBHOOK_HOSTS);
-  await Promise.all([...byWorkspace].map(([workspaceId, list]) => deliverFor(env, workspaceId, list, (a) => slot(() => attempt(a.url, a.secret, a.body.event, a.bookmark, allowHosts)))));
+  await Promise.all(
+    [...byWorkspace].map(([workspaceId, list]) =>
+      deliverFor(env, workspaceId, list, (a) => slot(() => attempt(a.url, a.secret, a.body.event, a.bookmark, allowHosts))),
+    ),
+  );
 }
 
 /**
@@ -95,7 +103,12 @@ async function signedBookmarks(env: Bindings, shard: string, bookmarks: (string 
   return new Map(await Promise.all(distinct.map(async (b) => [b, await issueBookmark(env, shard, b)] as const)));
 }
 
-async function deliverFor(env: Bindings, workspaceId: string, messages: Message<QueueMessageBody>[], post: (a: Attempt) => Promise<Outcome>): Promise<void> {
+async function deliverFor(
+  env: Bindings,
+  workspaceId: string,
+  messages: Message<QueueMessageBody>[],
+  post: (a: Attempt) => Promise<Outcome>,
+): Promise<void> {
   const session = await workspaceSession(env, workspaceId);
   if (!session) {
     for (const m of messages) m.ack();
@@ -113,7 +126,10 @@ async function deliverFor(env: Bindings, workspaceId: string, messages: Message<
       sql`WITH wanted AS MATERIALIZED (SELECT value ->> 'e' AS e, value ->> 'p' AS p FROM json_each(${JSON.stringify(bodies.map((b) => ({ e: b.event.id, p: b.endpoint_id })))}))
         SELECT d.event_id, d.endpoint_id, d.state, d.attempts FROM wanted CROSS JOIN webhook_deliveries d WHERE d.event_id = wanted.e AND d.endpoint_id = wanted.p`,
     ),
-  ])) as [{ id: string; url: string; secret: string; is_active: number }[], { event_id: string; endpoint_id: string; state: string; attempts: number }[]];
+  ])) as [
+    { id: string; url: string; secret: string; is_active: number }[],
+    { event_id: string; endpoint_id: string; state: string; attempts: number }[],
+  ];
   const endpointOf = new Map(endpoints.map((e) => [e.id, e]));
   const key = (eventId: string, endpointId: string) => `${eventId} ${endpointId}`;
   const priorOf = new Map(priors.map((p) => [key(p.event_id, p.endpoint_id), p]));
@@ -127,9 +143,16 @@ async function deliverFor(env: Bindings, workspaceId: string, messages: Message<
     const k = key(body.event.id, body.endpoint_id);
     const endpoint = endpointOf.get(body.endpoint_id);
     const prior = priorOf.get(k);
-    if (!endpoint || !endpoint.is_active || (prior && prior.state !== 'pending' && prior.state !== 'retrying') || taken.has(k)) return void message.ack();
+    if (!endpoint?.is_active || (prior && prior.state !== 'pending' && prior.state !== 'retrying') || taken.has(k)) return void message.ack();
     taken.add(k);
-    attempts.push({ message, body, url: endpoint.url, secret: endpoint.secret, attempts: (prior?.attempts ?? 0) + 1, bookmark: signed.get(writtenAt(body) ?? '') ?? null });
+    attempts.push({
+      message,
+      body,
+      url: endpoint.url,
+      secret: endpoint.secret,
+      attempts: (prior?.attempts ?? 0) + 1,
+      bookmark: signed.get(writtenAt(body) ?? '') ?? null,
+    });
   });
   if (attempts.length === 0) return;
 

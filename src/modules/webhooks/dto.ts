@@ -31,7 +31,9 @@ export const WebhookEndpointCreate = z
       .min(1)
       .max(100)
       .optional()
-      .openapi({ description: `Event types to receive; when omitted: ${DEFAULT_EVENT_TYPES.join(', ')}. \`email.failed\` is accepted but never delivered.` }),
+      .openapi({
+        description: `Event types to receive; when omitted: ${DEFAULT_EVENT_TYPES.join(', ')}. \`email.failed\` is accepted but never delivered.`,
+      }),
   })
   .strict()
   .openapi('WebhookEndpointCreate');
@@ -47,7 +49,7 @@ const pagingQuery = { limit: limitQuery({ limit: 25, cap: 100 }), offset: offset
 
 export const WebhookEvent = z
   .object({
-    id: z.string().openapi({ description: "The event id: the `webhook-id` of every delivery of it" }),
+    id: z.string().openapi({ description: 'The event id: the `webhook-id` of every delivery of it' }),
     type: z.string().openapi({ example: 'contact.created' }),
     created_at: z.string(),
     data: z.record(z.string(), z.unknown()).openapi({ description: 'As delivered: the payload of the event type (see the webhooks section)' }),
@@ -63,16 +65,22 @@ export const WebhookEventListQuery = z.object({
   ...pagingQuery,
 });
 
-export const EventIdParams = z.object({ id: z.string().openapi({ param: { name: 'id', in: 'path' }, description: 'Any string: a malformed id is an unknown event (404)' }) });
+export const EventIdParams = z.object({
+  id: z.string().openapi({ param: { name: 'id', in: 'path' }, description: 'Any string: a malformed id is an unknown event (404)' }),
+});
 
 export const WebhookDeliveryLog = z
   .object({
     id: z.string().uuid(),
     event_id: z.string(),
     event_type: z.string(),
-    status: z.enum(DELIVERY_STATUSES).openapi({ description: '`pending` until an attempt ends; `delivered` after a 2xx; `retrying` between failed attempts; `dead` after the last' }),
+    status: z.enum(DELIVERY_STATUSES).openapi({
+      description: '`pending` until an attempt ends; `delivered` after a 2xx; `retrying` between failed attempts; `dead` after the last',
+    }),
     attempts: z.number().int(),
-    last_status_code: z.number().int().nullable().openapi({ description: "The endpoint's HTTP status at the last attempt; null when it gave none (timeout, refused URL) or before any attempt" }),
+    last_status_code: z.number().int().nullable().openapi({
+      description: "The endpoint's HTTP status at the last attempt; null when it gave none (timeout, refused URL) or before any attempt",
+    }),
     last_error: z.string().nullable(),
     next_attempt_at: z.string().nullable(),
     delivered_at: z.string().nullable(),
@@ -85,7 +93,10 @@ export const WebhookDeliveryLogList = z
   .openapi('WebhookDeliveryLogList');
 
 export const DeliveryLogQuery = z.object({
-  status: enumQuery(DELIVERY_STATUSES, `Exact match; empty is absent; another value answers 400 \`Invalid status: must be one of ${DELIVERY_STATUSES.join(', ')}\``),
+  status: enumQuery(
+    DELIVERY_STATUSES,
+    `Exact match; empty is absent; another value answers 400 \`Invalid status: must be one of ${DELIVERY_STATUSES.join(', ')}\``,
+  ),
   ...pagingQuery,
 });
 

@@ -20,7 +20,13 @@ export async function listWebhookEvents(ctx: ServiceContext, query: { type?: str
   const where = and(eq(eventOutbox.workspaceId, ctx.ws.id), type ? eq(eventOutbox.type, type) : undefined, gte(eventOutbox.createdAt, keptSince()));
   const [[{ total }], rows] = await ctx.db.batch([
     ctx.db.select({ total: count() }).from(eventOutbox).where(where),
-    ctx.db.select().from(eventOutbox).where(where).orderBy(desc(eventOutbox.createdAt), desc(eventOutbox.id)).limit(paging.limit).offset(paging.offset),
+    ctx.db
+      .select()
+      .from(eventOutbox)
+      .where(where)
+      .orderBy(desc(eventOutbox.createdAt), desc(eventOutbox.id))
+      .limit(paging.limit)
+      .offset(paging.offset),
   ]);
   return { data: rows.map(envelopeOf), total, limit: paging.limit, offset: paging.offset };
 }

@@ -2,7 +2,19 @@ import { serviceContext } from '../../platform/context';
 import { bearer, defineRoute, jsonBody, jsonContent } from '../../platform/openapi';
 import { createRouter } from '../../platform/validation';
 import { listEndpointDeliveries, retryDelivery, sendTestEvent } from './delivery-log';
-import { DeliveryIdParams, DeliveryLogQuery, EndpointIdParams, EventIdParams, TestEventSent, WebhookDeliveryLog, WebhookNoBody, WebhookDeliveryLogList, WebhookEvent, WebhookEventList, WebhookEventListQuery } from './dto';
+import {
+  DeliveryIdParams,
+  DeliveryLogQuery,
+  EndpointIdParams,
+  EventIdParams,
+  TestEventSent,
+  WebhookDeliveryLog,
+  WebhookNoBody,
+  WebhookDeliveryLogList,
+  WebhookEvent,
+  WebhookEventList,
+  WebhookEventListQuery,
+} from './dto';
 import { getWebhookEvent, listWebhookEvents } from './events-api';
 import { WebhookErrors } from './errors';
 
@@ -21,7 +33,7 @@ webhookLogRoutes.openapi(
     summary: 'List the events of the last 30 days',
     description:
       'Every event the workspace emitted in the last 30 days, newest first, whether or not an endpoint subscribes to it: ' +
-      'each item is exactly the envelope a webhook delivers, with the same `id` as its deliveries\' `webhook-id`. ' +
+      "each item is exactly the envelope a webhook delivers, with the same `id` as its deliveries' `webhook-id`. " +
       'Read it to recover events an endpoint missed. Test events (`webhook.test`) are not listed.',
     security: bearer,
     request: { query: WebhookEventListQuery },
@@ -37,7 +49,7 @@ webhookLogRoutes.openapi(
     operationId: 'getWebhookEvent',
     tags: eventTags,
     summary: 'Read an event',
-    description: 'An unknown, another workspace\'s, malformed or forgotten (older than 30 days) id is not found.',
+    description: "An unknown, another workspace's, malformed or forgotten (older than 30 days) id is not found.",
     security: bearer,
     request: { params: EventIdParams },
     responses: { 200: jsonContent(WebhookEvent, 'The event') },
@@ -94,7 +106,7 @@ webhookLogRoutes.openapi(
       'One signed event of type `webhook.test` with data `{endpoint_id}` to this endpoint only, whatever it subscribes to: listed in its deliveries, not among the events.',
     security: bearer,
     request: { params: EndpointIdParams, body: jsonBody(WebhookNoBody, {}) },
-    responses: { 202: jsonContent(TestEventSent, 'The test event\'s id (its `webhook-id`)') },
+    responses: { 202: jsonContent(TestEventSent, "The test event's id (its `webhook-id`)") },
     errors: [WebhookErrors.endpointNotFound],
   }),
   async (c) => c.json(await sendTestEvent(serviceContext(c), c.env, c.req.valid('param').id.toLowerCase()), 202),

@@ -59,9 +59,12 @@ function buildMessages(rows: Awaited<ReturnType<typeof loadFanout>>, bookmark: s
 export function pendingDeliveries(db: Db, messages: DeliveryMessage[], urls: string[]) {
   const now = nowIso();
   const rows = messages.map((m, i) => ({ id: uuidv7(), w: m.workspace_id, e: m.event.id, t: m.event.type, p: m.endpoint_id, u: urls[i] }));
-  return rawRun(db, sql`INSERT INTO webhook_deliveries (id, workspace_id, event_id, event_type, endpoint_id, url, state, attempts, created_at, updated_at)
+  return rawRun(
+    db,
+    sql`INSERT INTO webhook_deliveries (id, workspace_id, event_id, event_type, endpoint_id, url, state, attempts, created_at, updated_at)
     SELECT value ->> 'id', value ->> 'w', value ->> 'e', value ->> 't', value ->> 'p', value ->> 'u', 'pending', 0, ${now}, ${now} FROM json_each(${JSON.stringify(rows)}) WHERE 1
-    ON CONFLICT (event_id, endpoint_id) DO NOTHING`);
+    ON CONFLICT (event_id, endpoint_id) DO NOTHING`,
+  );
 }
 
 function chunk(messages: DeliveryMessage[]): DeliveryMessage[][] {

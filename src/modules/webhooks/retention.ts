@@ -14,8 +14,14 @@ const PASS = 2_000;
 export async function forgetOldEvents(_env: unknown, db: Db) {
   const cutoff = new Date(Date.now() - EVENT_RETENTION_DAYS * 86_400_000).toISOString();
   const [events, deliveries] = await db.batch([
-    rawRun(db, sql`DELETE FROM ${eventOutbox} WHERE rowid IN (SELECT rowid FROM ${eventOutbox} WHERE created_at < ${cutoff} AND enqueued_at IS NOT NULL LIMIT ${PASS})`),
-    rawRun(db, sql`DELETE FROM webhook_deliveries WHERE rowid IN (SELECT rowid FROM webhook_deliveries INDEXED BY webhook_deliveries_created WHERE created_at < ${cutoff} AND state NOT IN ('pending', 'retrying') LIMIT ${PASS})`),
+    rawRun(
+      db,
+      sql`DELETE FROM ${eventOutbox} WHERE rowid IN (SELECT rowid FROM ${eventOutbox} WHERE created_at < ${cutoff} AND enqueued_at IS NOT NULL LIMIT ${PASS})`,
+    ),
+    rawRun(
+      db,
+      sql`DELETE FROM webhook_deliveries WHERE rowid IN (SELECT rowid FROM webhook_deliveries INDEXED BY webhook_deliveries_created WHERE created_at < ${cutoff} AND state NOT IN ('pending', 'retrying') LIMIT ${PASS})`,
+    ),
   ]);
   return { events_forgotten: events.meta.changes, deliveries_forgotten: deliveries.meta.changes };
 }

@@ -108,7 +108,12 @@ function v6Unsafe(addr: number[]): boolean {
 export function parseAllowList(raw: string | undefined): string[] {
   return (raw ?? '')
     .split(',')
-    .map((h) => h.trim().toLowerCase().replace(/^\[|\]$/g, ''))
+    .map((h) =>
+      h
+        .trim()
+        .toLowerCase()
+        .replace(/^\[|\]$/g, ''),
+    )
     .filter(Boolean);
 }
 
@@ -123,6 +128,7 @@ const EMPTY_LABEL = 'url host must not have empty labels (a leading dot, ".." or
  * authority, so the same text names two hosts. None is needed to name a target.
  */
 function ambiguousSpelling(raw: string): string | null {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this refuses.
   if (/[\u0000-\u0020\u007f-\u009f]/.test(raw)) return 'url must not contain whitespace or control characters';
   if (raw.includes('\\')) return 'url must not contain backslashes';
   if (!/^https?:\/\//i.test(raw)) return 'url must start with http:// or https://';
@@ -142,7 +148,10 @@ export function unsafeUrlReason(raw: string, allowHosts: readonly string[] = [])
   if (url.username || url.password) return 'url must not contain credentials';
   const ambiguous = ambiguousSpelling(raw);
   if (ambiguous) return ambiguous;
-  const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  const host = url.hostname
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
   // One trailing dot is the fully qualified spelling; any other empty label (`a..b`, `.a`, `a..`) is
   // resolved differently by different resolvers, and hid literal addresses from the checks below.
   if (!host.includes(':') && host.split('.').includes('')) return host === '' ? 'url has no host' : EMPTY_LABEL;

@@ -13,7 +13,6 @@ import { CAMPAIGN_STATUSES, whatsappCampaigns, type CampaignRow } from './schema
 import { selectTemplate, templateFrom, type Template } from './templates';
 import { variableProblems } from './variables';
 
-
 export function serializeCampaign(r: CampaignRow) {
   return {
     id: r.id,
@@ -72,12 +71,21 @@ const fields = tableFields({
 const catalog: FilterCatalog = { fields: { ...fields, status: { ...fields.status, expr: sql.raw('+t.status') } } };
 
 export async function listCampaigns(db: Db, workspaceId: string, query: ListParams) {
-  const page = await listTable<RawCampaign>(db, workspaceId, query, { table: 'whatsapp_campaigns', catalog, sorts: CAMPAIGN_SORTS, search: [sql`t.name`] });
+  const page = await listTable<RawCampaign>(db, workspaceId, query, {
+    table: 'whatsapp_campaigns',
+    catalog,
+    sorts: CAMPAIGN_SORTS,
+    search: [sql`t.name`],
+  });
   return { ...page, data: page.data.map((r) => serializeCampaign(fromRaw(r))) };
 }
 
 const selectCampaign = (db: Db, workspaceId: string, id: string) =>
-  db.select().from(whatsappCampaigns).where(and(eq(whatsappCampaigns.workspaceId, workspaceId), eq(whatsappCampaigns.id, id))).limit(1);
+  db
+    .select()
+    .from(whatsappCampaigns)
+    .where(and(eq(whatsappCampaigns.workspaceId, workspaceId), eq(whatsappCampaigns.id, id)))
+    .limit(1);
 
 export async function getCampaign(db: Db, workspaceId: string, id: string) {
   const [row] = await selectCampaign(db, workspaceId, id);
@@ -86,7 +94,10 @@ export async function getCampaign(db: Db, workspaceId: string, id: string) {
 }
 
 /** The write rules shared by create and PATCH, over the campaign as it would be. */
-async function checkCampaign(ctx: ServiceContext, next: { template: Template | null; audienceId: string | null; audienceFilters: Record<string, unknown> | null; variables: Record<string, string> }) {
+async function checkCampaign(
+  ctx: ServiceContext,
+  next: { template: Template | null; audienceId: string | null; audienceFilters: Record<string, unknown> | null; variables: Record<string, string> },
+) {
   if (!next.template) throw WhatsAppErrors.campaignTemplateNotFound();
   const t = next.template;
   const problems: string[] = [];
@@ -109,7 +120,12 @@ function scheduledAtValue(raw: string | null | undefined): string | null | undef
 export async function createCampaign(ctx: ServiceContext, input: CampaignCreateInput) {
   const scheduledAt = scheduledAtValue(input.scheduled_at) ?? null;
   const template = templateFrom(await selectTemplate(ctx.db, ctx.ws.id, input.template_id.toLowerCase()));
-  const next = { template, audienceId: input.audience_id?.toLowerCase() ?? null, audienceFilters: input.audience_filters ?? null, variables: input.variables ?? {} };
+  const next = {
+    template,
+    audienceId: input.audience_id?.toLowerCase() ?? null,
+    audienceFilters: input.audience_filters ?? null,
+    variables: input.variables ?? {},
+  };
   await checkCampaign(ctx, next);
   const now = nowIso();
   const [row] = await ctx.db
@@ -197,7 +213,7 @@ export async function executeCampaign(env: Bindings, ctx: ServiceContext, id: st
     throw CampaignExecutionErrors.notExecutable({ status: existing.status });
   }
   const template = templateFrom(await selectTemplate(ctx.db, ctx.ws.id, existing.templateId));
-  if (!template || template.status !== 'approved') {
+  if (template?.status !== 'approved') {
     throw CampaignExecutionErrors.templateNotApproved({ status: template?.status ?? 'missing' });
   }
   const row = await startCampaign(env, ctx.db, ctx.ws.id, id);

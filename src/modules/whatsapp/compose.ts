@@ -62,8 +62,10 @@ export function bodyValues(placeholders: string[], variables: { text: string; pa
 function headerOf(template: Template, config: TemplateSendInput['header_config'], problems: string[]): TemplateMessage['header'] {
   const h = template.header;
   if (h && h.type !== 'text') {
-    if (!config || config.type !== 'media') {
-      problems.push(`header_config: the template has a ${h.type} header; send {"type": "media", "media_type": "${h.type}", "media_link": "https://..."}`);
+    if (config?.type !== 'media') {
+      problems.push(
+        `header_config: the template has a ${h.type} header; send {"type": "media", "media_type": "${h.type}", "media_link": "https://..."}`,
+      );
       return undefined;
     }
     if (config.media_type !== h.type) problems.push(`header_config.media_type: the template header is ${h.type}, not ${config.media_type}`);

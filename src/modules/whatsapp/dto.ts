@@ -10,7 +10,9 @@ const time = () => z.string().openapi({ format: 'date-time' });
 
 const TemplateHeader = z
   .union([
-    z.object({ type: z.literal('text'), text: z.string() }).openapi({ description: 'Text header; may hold placeholders filled by `header_config.variables`' }),
+    z
+      .object({ type: z.literal('text'), text: z.string() })
+      .openapi({ description: 'Text header; may hold placeholders filled by `header_config.variables`' }),
     z.object({ type: z.enum(MEDIA_TYPES) }).openapi({ description: 'Media header; the media is given at send time (`header_config`)' }),
   ])
   .openapi('WhatsAppTemplateHeader');
@@ -35,7 +37,9 @@ export const Template = z
     body: z.string().openapi({ description: 'Text with positional `{{1}}` or named `{{first_name}}` placeholders' }),
     header: TemplateHeader.nullable(),
     buttons: z.array(TemplateButton),
-    placeholders: z.array(z.string()).openapi({ description: 'Placeholder names of the body in order of first appearance (`["1","2"]` or `["first_name"]`)' }),
+    placeholders: z
+      .array(z.string())
+      .openapi({ description: 'Placeholder names of the body in order of first appearance (`["1","2"]` or `["first_name"]`)' }),
     created_at: time(),
     updated_at: time(),
   })
@@ -45,25 +49,37 @@ export const TemplatePage = z
   .object({ data: z.array(Template), total: z.number().int(), limit: z.number().int(), offset: z.number().int() })
   .openapi('WhatsAppTemplatePage');
 
-export const TEMPLATE_LIST_QUERY = listQuery({ sorts: TEMPLATE_SORTS, paging: { limit: 50, cap: 500 }, search: 'Case-insensitive substring of the name or body', filterExample: { name: 'order_update' } });
+export const TEMPLATE_LIST_QUERY = listQuery({
+  sorts: TEMPLATE_SORTS,
+  paging: { limit: 50, cap: 500 },
+  search: 'Case-insensitive substring of the name or body',
+  filterExample: { name: 'order_update' },
+});
 
 const httpsUrl = z
   .string()
   .max(2000)
-  .refine((v) => {
-    try {
-      return new URL(v).protocol === 'https:';
-    } catch {
-      return false;
-    }
-  }, { message: 'media_link must be an https URL' })
+  .refine(
+    (v) => {
+      try {
+        return new URL(v).protocol === 'https:';
+      } catch {
+        return false;
+      }
+    },
+    { message: 'media_link must be an https URL' },
+  )
   .openapi({ format: 'uri', description: 'An https URL the provider downloads the media from' });
 
 export const BodyVariable = z
   .object({
     type: z.enum(['text']),
     text: z.string().min(1).max(1024),
-    param_name: z.string().regex(/^[a-z0-9_]{1,64}$/, { message: 'param_name must be lower-case letters, digits and underscores' }).optional().openapi({ description: 'Targets the named placeholder `{{param_name}}`; without it values apply by position' }),
+    param_name: z
+      .string()
+      .regex(/^[a-z0-9_]{1,64}$/, { message: 'param_name must be lower-case letters, digits and underscores' })
+      .optional()
+      .openapi({ description: 'Targets the named placeholder `{{param_name}}`; without it values apply by position' }),
   })
   .strict()
   .openapi('WhatsAppBodyVariable');
@@ -98,7 +114,11 @@ export const ButtonConfig = z
 
 export const TemplateSend = z
   .object({
-    to: z.string().min(1).max(32).openapi({ description: 'Recipient phone, international format; a local number is read in the workspace default country' }),
+    to: z
+      .string()
+      .min(1)
+      .max(32)
+      .openapi({ description: 'Recipient phone, international format; a local number is read in the workspace default country' }),
     body_variables: z.array(BodyVariable).max(100).optional(),
     header_config: HeaderConfig.optional(),
     button_configs: z.array(ButtonConfig).max(10).optional(),
@@ -114,7 +134,10 @@ export const TemplateSendResult = z
 
 /* Campaigns */
 
-const variables = ownKeyRecord(z.string().regex(/^[a-z0-9_]{1,64}$/, { message: 'variable names are placeholder names: lower-case letters, digits and underscores' }), z.string().min(1).max(1024))
+const variables = ownKeyRecord(
+  z.string().regex(/^[a-z0-9_]{1,64}$/, { message: 'variable names are placeholder names: lower-case letters, digits and underscores' }),
+  z.string().min(1).max(1024),
+)
   .refine((v) => Object.keys(v).length <= 50, { message: 'at most 50 variables' })
   .openapi({
     type: 'object',
@@ -136,7 +159,10 @@ export const CampaignCreate = z
     audience_id: uuid('audience_id').nullable().optional(),
     audience_filters: audienceFilters.nullable().optional(),
     variables: variables.optional(),
-    scheduled_at: isoDateTime('scheduled_at').nullable().optional().openapi({ format: 'date-time', description: 'A future instant: the campaign starts `scheduled` and runs when due' }),
+    scheduled_at: isoDateTime('scheduled_at')
+      .nullable()
+      .optional()
+      .openapi({ format: 'date-time', description: 'A future instant: the campaign starts `scheduled` and runs when due' }),
   })
   .strict()
   .openapi('WhatsAppCampaignCreate');
@@ -170,7 +196,12 @@ export const CampaignPage = z
   .openapi('WhatsAppCampaignPage');
 
 export const CAMPAIGN_SORTS = ['created_at', 'updated_at', 'name', 'scheduled_at', 'status'] as const;
-export const CAMPAIGN_LIST_QUERY = listQuery({ sorts: CAMPAIGN_SORTS, paging: { limit: 50, cap: 500 }, search: 'Case-insensitive substring of the name', filterExample: { status: 'draft' } });
+export const CAMPAIGN_LIST_QUERY = listQuery({
+  sorts: CAMPAIGN_SORTS,
+  paging: { limit: 50, cap: 500 },
+  search: 'Case-insensitive substring of the name',
+  filterExample: { status: 'draft' },
+});
 
 /** Execute takes no fields (an empty body or `{}`). */
 export const CampaignExecute = z.object({}).strict().openapi('WhatsAppCampaignExecute');

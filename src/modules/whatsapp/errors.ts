@@ -5,7 +5,12 @@ export const WhatsAppErrors = defineErrors('framework', {
   templateNotFound: { status: 404, message: 'Template not found' },
   templateExists: { status: 409, message: 'A template with this name and language already exists' },
   templateProblems: { status: 400, message: '{problems}', list: true, about: 'one string per malformed placeholder' },
-  messageProblems: { status: 400, message: '{problems}', list: true, about: 'one string per missing or unknown variable, header or button parameter' },
+  messageProblems: {
+    status: 400,
+    message: '{problems}',
+    list: true,
+    about: 'one string per missing or unknown variable, header or button parameter',
+  },
   invalidRecipient: { status: 400, message: 'to must be a valid phone number', list: true },
   recipientBlocked: {
     status: 400,
@@ -15,16 +20,26 @@ export const WhatsAppErrors = defineErrors('framework', {
   recipientUnsubscribed: {
     status: 400,
     code: 'RECIPIENT_UNSUBSCRIBED',
-    message: 'The recipient has unsubscribed from WhatsApp messages; no template (marketing, utility or authentication) is sent to an opted-out number',
+    message:
+      'The recipient has unsubscribed from WhatsApp messages; no template (marketing, utility or authentication) is sent to an opted-out number',
   },
   templateNotApproved: { status: 409, code: 'TEMPLATE_NOT_APPROVED', message: 'Only approved templates can be sent; this template is {status}' },
-  providerError: { status: 502, code: 'WHATSAPP_PROVIDER_ERROR', message: '{detail}', about: "the provider refused the message; its message is passed on" },
+  providerError: {
+    status: 502,
+    code: 'WHATSAPP_PROVIDER_ERROR',
+    message: '{detail}',
+    about: 'the provider refused the message; its message is passed on',
+  },
   campaignNotFound: { status: 404, message: 'Campaign not found' },
   campaignTemplateNotFound: { status: 400, message: 'template_id: no such template in this workspace', list: true },
   campaignProblems: { status: 400, message: '{problems}', list: true, about: 'one string per problem of the template or the variables' },
   audienceNotFound: { status: 400, code: 'AUDIENCE_NOT_FOUND', message: 'audience_id: no such audience in this workspace' },
   scheduledInPast: { status: 400, message: 'scheduled_at must be in the future', list: true },
-  campaignNotEditable: { status: 409, code: 'campaign_not_editable', message: 'The campaign is {status}; only draft or scheduled campaigns can be changed' },
+  campaignNotEditable: {
+    status: 409,
+    code: 'campaign_not_editable',
+    message: 'The campaign is {status}; only draft or scheduled campaigns can be changed',
+  },
   verificationMismatch: { status: 403, message: 'Verification token mismatch' },
   invalidSignature: { status: 401, message: 'Invalid or missing X-Hub-Signature-256' },
   bodyNotJson: { status: 400, message: 'Body is not valid JSON' },
@@ -33,11 +48,19 @@ export const WhatsAppErrors = defineErrors('framework', {
 /** `POST /v1/campaigns/{id}/execute` answers its own errors in the domain envelope (README "Errors"). */
 export const CampaignExecutionErrors = defineErrors('domain', {
   notFound: { status: 404, code: 'campaign_not_found', message: 'Campaign not found' },
-  notExecutable: { status: 409, code: 'campaign_not_executable', message: 'The campaign is {status}; only draft or scheduled campaigns can be executed' },
+  notExecutable: {
+    status: 409,
+    code: 'campaign_not_executable',
+    message: 'The campaign is {status}; only draft or scheduled campaigns can be executed',
+  },
   startedConcurrently: {
     status: 409,
     code: 'campaign_not_executable',
     message: 'The campaign was started or changed concurrently; only draft or scheduled campaigns can be executed',
   },
-  templateNotApproved: { status: 409, code: 'template_not_approved', message: "The campaign's template is {status}; only approved templates can be sent" },
+  templateNotApproved: {
+    status: 409,
+    code: 'template_not_approved',
+    message: "The campaign's template is {status}; only approved templates can be sent",
+  },
 });

@@ -9,7 +9,7 @@ import { whatsappProvider, type SendOutcome } from '../../providers/whatsapp';
 import { selectRecipientContacts, whatsappAudiencePage, type RecipientContact } from '../contacts';
 import { getWorkspace } from '../workspaces';
 import { audienceContactCondition } from '../audiences';
-import { PAGE_KIND, SEND_KIND, startCampaign } from './campaigns';
+import { PAGE_KIND, type SEND_KIND, startCampaign } from './campaigns';
 import { composeTemplateMessage } from './compose';
 import { insertCampaignMessages, settleOutboundMany, upsertConversations } from './inbox';
 import { isPositional } from './placeholders';
@@ -25,7 +25,14 @@ export const SEND_CHUNK = 50;
  * `after` and `after_created_at`: the last contact of the previous page and its creation time (the
  * keyset). `drain`: the page takes recipients still queued instead of targeting (the re-drive's).
  */
-type PageMessage = { kind: typeof PAGE_KIND; workspace_id: string; campaign_id: string; after: string | null; after_created_at?: string; drain?: true };
+type PageMessage = {
+  kind: typeof PAGE_KIND;
+  workspace_id: string;
+  campaign_id: string;
+  after: string | null;
+  after_created_at?: string;
+  drain?: true;
+};
 /** A chunk enqueued on its own, as releases before pages sent their own recipients did; still served. */
 export type SendMessage = { kind: typeof SEND_KIND; workspace_id: string; campaign_id: string; contact_ids: string[] };
 type Link = { workspace_id: string; campaign_id: string };
@@ -38,7 +45,10 @@ type Page = { ids: string[]; next: PageMessage | null };
 function recountCampaign(db: Db, campaignId: string): Statement {
   const count = (status?: string) =>
     sql`(SELECT count(*) FROM whatsapp_campaign_recipients r WHERE r.campaign_id = ${campaignId}${status ? sql` AND r.status = ${status}` : sql``})`;
-  return rawRun(db, sql`UPDATE whatsapp_campaigns SET targeted = ${count()}, sent = ${count('sent')}, failed = ${count('failed')} WHERE id = ${campaignId} AND status = 'running'`);
+  return rawRun(
+    db,
+    sql`UPDATE whatsapp_campaigns SET targeted = ${count()}, sent = ${count('sent')}, failed = ${count('failed')} WHERE id = ${campaignId} AND status = 'running'`,
+  );
 }
 
 /**
@@ -65,7 +75,13 @@ function settleCampaign(db: Db, campaignId: string, now: string): Statement {
 }
 
 /** Settles claimed recipients still `sending` as `status`, the list (materialized) driving probes by primary key. */
-const settleRecipients = (db: Db, campaignId: string, status: 'sent' | 'failed', rows: { c: string; m: string | null; e: string | null }[], now: string) =>
+const settleRecipients = (
+  db: Db,
+  campaignId: string,
+  status: 'sent' | 'failed',
+  rows: { c: string; m: string | null; e: string | null }[],
+  now: string,
+) =>
   rawRun(
     db,
     sql`WITH settled AS MATERIALIZED (SELECT value ->> 'c' AS c, value ->> 'm' AS m, value ->> 'e' AS e FROM json_each(${JSON.stringify(rows)}))
@@ -75,7 +91,11 @@ const settleRecipients = (db: Db, campaignId: string, status: 'sent' | 'failed',
   );
 
 const loadCampaign = (db: Db, workspaceId: string, id: string) =>
-  db.select().from(whatsappCampaigns).where(and(eq(whatsappCampaigns.workspaceId, workspaceId), eq(whatsappCampaigns.id, id))).limit(1);
+  db
+    .select()
+    .from(whatsappCampaigns)
+    .where(and(eq(whatsappCampaigns.workspaceId, workspaceId), eq(whatsappCampaigns.id, id)))
+    .limit(1);
 
 /**
  * One step of a campaign's fan-out, and the only message the campaign keeps on the send queue: a
@@ -93,7 +113,7 @@ export async function handlePage(env: Bindings, body: PageMessage): Promise<void
   const db = await workspaceDb(env, body.workspace_id);
   if (!db) return;
   const [campaign] = await loadCampaign(db, body.workspace_id, body.campaign_id);
-  if (!campaign || campaign.status !== 'running') return;
+  if (campaign?.status !== 'running') return;
   const link = { workspace_id: body.workspace_id, campaign_id: campaign.id };
   const { ids, next } = body.drain ? await queuedPage(db, link, campaign) : await targetPage(db, body, campaign);
   const chunks: Promise<void>[] = [];
@@ -111,7 +131,10 @@ async function targetPage(db: Db, body: PageMessage, campaign: CampaignRow): Pro
     extra = await audienceContactCondition(db, body.workspace_id, campaign.audienceId);
     if (!extra) {
       // The audience is gone: nothing more is targeted; the campaign ends with what it has.
-      await runBatch(db, [db.update(whatsappCampaigns).set({ targetingDoneAt: now }).where(eq(whatsappCampaigns.id, campaign.id)), settleCampaign(db, campaign.id, now)]);
+      await runBatch(db, [
+        db.update(whatsappCampaigns).set({ targetingDoneAt: now }).where(eq(whatsappCampaigns.id, campaign.id)),
+        settleCampaign(db, campaign.id, now),
+      ]);
       return { ids: [], next: null };
     }
   }
@@ -135,7 +158,12 @@ async function targetPage(db: Db, body: PageMessage, campaign: CampaignRow): Pro
   statements.push(settleCampaign(db, campaign.id, now));
   await runBatch(db, statements);
   const end = page[page.length - 1];
-  return { ids, next: last ? null : { kind: PAGE_KIND, workspace_id: body.workspace_id, campaign_id: campaign.id, after: end.id, after_created_at: end.created_at } };
+  return {
+    ids,
+    next: last
+      ? null
+      : { kind: PAGE_KIND, workspace_id: body.workspace_id, campaign_id: campaign.id, after: end.id, after_created_at: end.created_at },
+  };
 }
 
 /**
@@ -192,8 +220,8 @@ export async function sendChunk(env: Bindings, body: Link, contactIds: string[])
 
   const prepared: Prepared[] = ids.map((contactId) => {
     const contact = byId.get(contactId);
-    if (!template || template.status !== 'approved') return { contactId, error: 'The template is no longer approved' };
-    if (!contact || !contact.phone) return { contactId, error: 'The contact no longer exists or has no phone' };
+    if (template?.status !== 'approved') return { contactId, error: 'The template is no longer approved' };
+    if (!contact?.phone) return { contactId, error: 'The contact no longer exists or has no phone' };
     if (contact.block_state !== 'none' || contact.whatsapp_consent_state !== 'subscribed' || contact.blacklisted) {
       return { contactId, error: 'The contact is no longer reachable (consent, block or blacklist changed)' };
     }
@@ -201,7 +229,11 @@ export async function sendChunk(env: Bindings, body: Link, contactIds: string[])
     if (empty.length) return { contactId, error: `Variable(s) ${empty.map((n) => `{{${n}}}`).join(', ')} came out empty for this contact` };
     try {
       const message = composeTemplateMessage(template, contact.phone, {
-        body_variables: template.placeholders.map((name) => ({ type: 'text' as const, text: values[name], ...(isPositional(name) ? {} : { param_name: name }) })),
+        body_variables: template.placeholders.map((name) => ({
+          type: 'text' as const,
+          text: values[name],
+          ...(isPositional(name) ? {} : { param_name: name }),
+        })),
       });
       return { contactId, messageId: uuidv7(), message };
     } catch (err) {
@@ -214,7 +246,12 @@ export async function sendChunk(env: Bindings, body: Link, contactIds: string[])
   if (sendable.length) {
     const rows = sendable.map((p) => ({ id: p.messageId!, contactId: p.contactId, text: p.message!.renderedText }));
     await runBatch(db, [
-      upsertConversations(db, body.workspace_id, rows.map((r) => r.contactId), now),
+      upsertConversations(
+        db,
+        body.workspace_id,
+        rows.map((r) => r.contactId),
+        now,
+      ),
       insertCampaignMessages(db, { workspaceId: body.workspace_id, templateId: template!.id, campaignId: campaign.id, now }, rows),
     ]);
     handed = await whatsappProvider(env, db, ws).sendTemplates(sendable.map((p) => p.message!));
@@ -226,11 +263,31 @@ export async function sendChunk(env: Bindings, body: Link, contactIds: string[])
     return { c: p.contactId, m: p.messageId ?? null, e: 'error' in outcome ? outcome.error.slice(0, 1000) : null };
   });
   const statements: Statement[] = [];
-  if (sendable.length) statements.push(settleOutboundMany(db, body.workspace_id, sendable.map((p) => ({ id: p.messageId!, outcome: outcomeOf.get(p.contactId)! })), done));
+  if (sendable.length)
+    statements.push(
+      settleOutboundMany(
+        db,
+        body.workspace_id,
+        sendable.map((p) => ({ id: p.messageId!, outcome: outcomeOf.get(p.contactId)! })),
+        done,
+      ),
+    );
   statements.push(
-    settleRecipients(db, campaign.id, 'sent', settled.filter((r) => r.e === null), done),
+    settleRecipients(
+      db,
+      campaign.id,
+      'sent',
+      settled.filter((r) => r.e === null),
+      done,
+    ),
     countChanged(db, campaign.id, 'sent'),
-    settleRecipients(db, campaign.id, 'failed', settled.filter((r) => r.e !== null), done),
+    settleRecipients(
+      db,
+      campaign.id,
+      'failed',
+      settled.filter((r) => r.e !== null),
+      done,
+    ),
     countChanged(db, campaign.id, 'failed'),
     settleCampaign(db, campaign.id, done),
   );

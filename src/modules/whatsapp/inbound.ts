@@ -44,7 +44,10 @@ const inboundMessage = z
     sticker: media.optional(),
     button: z.object({ text: z.string().optional() }).passthrough().optional(),
     interactive: z
-      .object({ button_reply: z.object({ title: z.string().optional() }).passthrough().optional(), list_reply: z.object({ title: z.string().optional() }).passthrough().optional() })
+      .object({
+        button_reply: z.object({ title: z.string().optional() }).passthrough().optional(),
+        list_reply: z.object({ title: z.string().optional() }).passthrough().optional(),
+      })
       .passthrough()
       .optional(),
   })
@@ -52,20 +55,30 @@ const inboundMessage = z
 type InboundMessage = z.infer<typeof inboundMessage>;
 
 const statusEntry = z
-  .object({ id: z.string(), status: z.string(), errors: z.array(z.object({ title: z.string().optional(), message: z.string().optional() }).passthrough()).optional() })
+  .object({
+    id: z.string(),
+    status: z.string(),
+    errors: z.array(z.object({ title: z.string().optional(), message: z.string().optional() }).passthrough()).optional(),
+  })
   .passthrough();
 
 const changeValue = z
   .object({
     metadata: z.object({ phone_number_id: z.string() }).passthrough().optional(),
-    contacts: z.array(z.object({ wa_id: z.string().optional(), profile: z.object({ name: z.string().optional() }).passthrough().optional() }).passthrough()).optional(),
+    contacts: z
+      .array(z.object({ wa_id: z.string().optional(), profile: z.object({ name: z.string().optional() }).passthrough().optional() }).passthrough())
+      .optional(),
     messages: z.array(z.unknown()).optional(),
     statuses: z.array(z.unknown()).optional(),
   })
   .passthrough();
 
 const notification = z
-  .object({ entry: z.array(z.object({ changes: z.array(z.object({ field: z.string().optional(), value: z.unknown() }).passthrough()).optional() }).passthrough()).optional() })
+  .object({
+    entry: z
+      .array(z.object({ changes: z.array(z.object({ field: z.string().optional(), value: z.unknown() }).passthrough()).optional() }).passthrough())
+      .optional(),
+  })
   .passthrough();
 
 export type InboundSummary = { messages: number; duplicates: number; silent: number; statuses: number; ignored: number };
@@ -84,7 +97,11 @@ function mediaOf(m: InboundMessage): { mime_type: string; filename: string | nul
     const part = m[t];
     if (m.type === t && part) {
       const bytes = (part as Record<string, unknown>).file_size;
-      return { mime_type: part.mime_type ?? 'application/octet-stream', filename: part.filename ?? null, bytes: typeof bytes === 'number' && Number.isInteger(bytes) ? bytes : null };
+      return {
+        mime_type: part.mime_type ?? 'application/octet-stream',
+        filename: part.filename ?? null,
+        bytes: typeof bytes === 'number' && Number.isInteger(bytes) ? bytes : null,
+      };
     }
   }
   return null;
@@ -160,65 +177,78 @@ const isDuplicateWamid = (err: unknown) => failedOn(err, wamidTaken);
  * whole, racing or not. Reactions are not stored; a blocked (or blacklisted)
  * sender's message is stored without an event.
  */
-async function recordInbound(ctx: ServiceContext, m: InboundMessage, profileName: string | null): Promise<'messages' | 'duplicates' | 'silent' | 'ignored'> {
+async function recordInbound(
+  ctx: ServiceContext,
+  m: InboundMessage,
+  profileName: string | null,
+): Promise<'messages' | 'duplicates' | 'silent' | 'ignored'> {
   if (m.type === 'reaction') return 'silent';
   const phone = toE164(`+${m.from.replace(/^\+/, '')}`, ctx.ws.defaultCountry);
-  return retryOnConflict(
-    async () => {
-      const now = nowIso();
-      let contact: { id: string; blocked: boolean } | null = null;
-      let blocked = false;
-      let writes: Statement[] = [];
-      let events: OutboxEvent[] = [];
-      if (phone) {
-        const plan = planUpsert(ctx, { phone }, { source: 'whatsapp', createOnly: profileName ? { name: profileName.slice(0, 200) } : undefined });
-        try {
-          const planned = await plan.resolve(await runBatch(ctx.db, plan.reads));
-          contact = { id: planned.row.id, blocked: planned.row.block_state !== 'none' };
-          blocked = contact.blocked;
-          writes = planned.writes;
-          events = planned.events;
-        } catch (err) {
-          if (!(err instanceof ApiError)) throw err;
-          // A blacklisted number is a blocked sender; any other refusal leaves the message without a contact.
-          blocked = err.body.error_code === ContactErrors.phoneBlacklisted.code;
-        }
-      }
-      const messageId = uuidv7();
-      const text = textOf(m);
-      const media = mediaOf(m);
-      const providerTimestamp = timestampOf(m.timestamp);
-      const statements: Statement[] = [...writes];
-      if (contact) statements.push(upsertConversation(ctx.db, ctx.ws.id, contact.id, uuidv7(), now));
-      statements.push(
-        insertMessage(ctx.db, { id: messageId, workspaceId: ctx.ws.id, contactId: contact?.id ?? null, direction: 'inbound', type: m.type, status: 'received', wamid: m.id, text, media, providerTimestamp, now }),
-      );
-      let received: OutboxEvent | null = null;
-      if (!blocked) {
-        const emitted = ctx.events.emit(ctx.db, ctx.ws.id, 'message.received', {
-          message_id: messageId,
-          conversation_id: null,
-          contact_id: contact?.id ?? null,
-          channel: 'whatsapp_api',
-          type: m.type,
-          text,
-          ...(media ? { media } : {}),
-          wa_message_id: m.id,
-          timestamp: providerTimestamp,
-        });
-        received = emitted.event;
-        statements.push(emitted.statement);
-        if (contact) statements.push(conversationIntoEvent(ctx.db, emitted.event.id, ctx.ws.id, contact.id));
-      }
+  return retryOnConflict(async () => {
+    const now = nowIso();
+    let contact: { id: string; blocked: boolean } | null = null;
+    let blocked = false;
+    let writes: Statement[] = [];
+    let events: OutboxEvent[] = [];
+    if (phone) {
+      const plan = planUpsert(ctx, { phone }, { source: 'whatsapp', createOnly: profileName ? { name: profileName.slice(0, 200) } : undefined });
       try {
-        await runBatch(ctx.db, statements);
+        const planned = await plan.resolve(await runBatch(ctx.db, plan.reads));
+        contact = { id: planned.row.id, blocked: planned.row.block_state !== 'none' };
+        blocked = contact.blocked;
+        writes = planned.writes;
+        events = planned.events;
       } catch (err) {
-        if (isDuplicateWamid(err)) return 'duplicates' as const;
-        throw err;
+        if (!(err instanceof ApiError)) throw err;
+        // A blacklisted number is a blocked sender; any other refusal leaves the message without a contact.
+        blocked = err.body.error_code === ContactErrors.phoneBlacklisted.code;
       }
-      ctx.events.committedAfter([...events, ...(received ? [received] : [])]);
-      return blocked ? ('silent' as const) : ('messages' as const);
-    },
-    identityTaken,
-  );
+    }
+    const messageId = uuidv7();
+    const text = textOf(m);
+    const media = mediaOf(m);
+    const providerTimestamp = timestampOf(m.timestamp);
+    const statements: Statement[] = [...writes];
+    if (contact) statements.push(upsertConversation(ctx.db, ctx.ws.id, contact.id, uuidv7(), now));
+    statements.push(
+      insertMessage(ctx.db, {
+        id: messageId,
+        workspaceId: ctx.ws.id,
+        contactId: contact?.id ?? null,
+        direction: 'inbound',
+        type: m.type,
+        status: 'received',
+        wamid: m.id,
+        text,
+        media,
+        providerTimestamp,
+        now,
+      }),
+    );
+    let received: OutboxEvent | null = null;
+    if (!blocked) {
+      const emitted = ctx.events.emit(ctx.db, ctx.ws.id, 'message.received', {
+        message_id: messageId,
+        conversation_id: null,
+        contact_id: contact?.id ?? null,
+        channel: 'whatsapp_api',
+        type: m.type,
+        text,
+        ...(media ? { media } : {}),
+        wa_message_id: m.id,
+        timestamp: providerTimestamp,
+      });
+      received = emitted.event;
+      statements.push(emitted.statement);
+      if (contact) statements.push(conversationIntoEvent(ctx.db, emitted.event.id, ctx.ws.id, contact.id));
+    }
+    try {
+      await runBatch(ctx.db, statements);
+    } catch (err) {
+      if (isDuplicateWamid(err)) return 'duplicates' as const;
+      throw err;
+    }
+    ctx.events.committedAfter([...events, ...(received ? [received] : [])]);
+    return blocked ? ('silent' as const) : ('messages' as const);
+  }, identityTaken);
 }

@@ -14,7 +14,15 @@ export const WHATSAPP_CHANNEL = 'whatsapp';
 export const upsertConversation = (db: Db, workspaceId: string, contactId: string, id: string, now: string) =>
   db
     .insert(conversations)
-    .values({ id, workspace_id: workspaceId, contact_id: contactId, channel: WHATSAPP_CHANNEL, last_message_at: now, created_at: now, updated_at: now })
+    .values({
+      id,
+      workspace_id: workspaceId,
+      contact_id: contactId,
+      channel: WHATSAPP_CHANNEL,
+      last_message_at: now,
+      created_at: now,
+      updated_at: now,
+    })
     .onConflictDoUpdate({
       target: [conversations.workspace_id, conversations.contact_id, conversations.channel],
       set: { last_message_at: sql`max(${conversations.last_message_at}, excluded.last_message_at)`, updated_at: now },
@@ -34,7 +42,11 @@ export const upsertConversations = (db: Db, workspaceId: string, contactIds: str
  * A campaign chunk's outbound template messages, `pending`, each in its contact's conversation (written by
  * `upsertConversations` earlier in the same batch): one statement, the rows as one JSON parameter.
  */
-export const insertCampaignMessages = (db: Db, m: { workspaceId: string; templateId: string; campaignId: string; now: string }, rows: { id: string; contactId: string; text: string }[]) =>
+export const insertCampaignMessages = (
+  db: Db,
+  m: { workspaceId: string; templateId: string; campaignId: string; now: string },
+  rows: { id: string; contactId: string; text: string }[],
+) =>
   rawRun(
     db,
     sql`INSERT INTO messages (id, workspace_id, conversation_id, contact_id, channel, direction, type, status, wamid, template_id, campaign_id, text, media, error, provider_timestamp, created_at, updated_at)
@@ -45,7 +57,12 @@ export const insertCampaignMessages = (db: Db, m: { workspaceId: string; templat
   );
 
 /** Outcomes of a chunk's outbound messages (`wamid`, or `error`), in one statement probing each message by id. */
-export const settleOutboundMany = (db: Db, workspaceId: string, outcomes: { id: string; outcome: { wamid: string } | { error: string } }[], now: string) =>
+export const settleOutboundMany = (
+  db: Db,
+  workspaceId: string,
+  outcomes: { id: string; outcome: { wamid: string } | { error: string } }[],
+  now: string,
+) =>
   rawRun(
     db,
     sql`WITH settled AS MATERIALIZED (SELECT value ->> 'id' AS id, value ->> 'w' AS wamid, value ->> 'e' AS error FROM json_each(${JSON.stringify(
@@ -87,12 +104,23 @@ export function insertMessage(db: Db, m: NewMessage): Statement {
 export const settleOutbound = (db: Db, workspaceId: string, messageId: string, outcome: { wamid: string } | { error: string }, now: string) =>
   db
     .update(messages)
-    .set('wamid' in outcome ? { status: 'sent', wamid: outcome.wamid, updated_at: now } : { status: 'failed', error: outcome.error.slice(0, 1000), updated_at: now })
+    .set(
+      'wamid' in outcome
+        ? { status: 'sent', wamid: outcome.wamid, updated_at: now }
+        : { status: 'failed', error: outcome.error.slice(0, 1000), updated_at: now },
+    )
     .where(and(eq(messages.workspace_id, workspaceId), eq(messages.id, messageId)));
 
 /** Where an outbound status may go: forward only (`read` never falls back to `delivered`); `failed` only before delivery. */
 const RANK: Record<string, number> = { pending: 0, sent: 1, delivered: 2, read: 3 };
-export function statusUpdate(db: Db, workspaceId: string, wamid: string, status: 'sent' | 'delivered' | 'read' | 'failed', error: string | null, now: string) {
+export function statusUpdate(
+  db: Db,
+  workspaceId: string,
+  wamid: string,
+  status: 'sent' | 'delivered' | 'read' | 'failed',
+  error: string | null,
+  now: string,
+) {
   const allowedFrom = status === 'failed' ? ['pending', 'sent'] : Object.keys(RANK).filter((s) => RANK[s] < RANK[status]);
   return db
     .update(messages)

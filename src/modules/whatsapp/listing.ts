@@ -39,7 +39,10 @@ export async function listTable<R>(
 export function tableFields(kinds: Record<string, FieldKind | readonly string[]>): Record<string, FieldDef> {
   const fields: Record<string, FieldDef> = {};
   for (const [name, kind] of Object.entries({ id: 'uuid', workspace_id: 'uuid', created_at: 'timestamp', updated_at: 'timestamp', ...kinds })) {
-    fields[name] = typeof kind === 'string' ? { kind: kind as FieldKind, expr: sql.raw(`t.${name}`) } : { kind: 'enum', expr: sql.raw(`t.${name}`), values: kind as readonly string[] };
+    fields[name] =
+      typeof kind === 'string'
+        ? { kind: kind as FieldKind, expr: sql.raw(`t.${name}`) }
+        : { kind: 'enum', expr: sql.raw(`t.${name}`), values: kind as readonly string[] };
   }
   return fields;
 }

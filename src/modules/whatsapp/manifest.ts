@@ -7,7 +7,8 @@ import { registerWhatsAppWebhookDocs, whatsappWebhook } from './webhook-routes';
 import { whatsappPersonalData } from './personal-data';
 
 export const manifest: ModuleManifest = {
-  name: 'whatsapp', personalData: whatsappPersonalData,
+  name: 'whatsapp',
+  personalData: whatsappPersonalData,
   routes: [whatsappRoutes],
   // Meta's webhook, verified by its signature over the raw body.
   publicRoutes: [{ path: '/providers/whatsapp', app: whatsappWebhook }],

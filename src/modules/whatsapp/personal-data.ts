@@ -9,7 +9,10 @@ export const whatsappPersonalData: PersonalData = {
     whatsapp_conversations: ownRows(conversations),
     whatsapp_messages: ownRows(messages, 'created_at', ['media']),
     campaign_recipients: {
-      rows: (w, c) => sql`SELECT 'whatsapp' AS channel, campaign_id, status, message_id AS sent_as, NULL AS unsubscribed_at, error, created_at, updated_at
+      rows: (
+        w,
+        c,
+      ) => sql`SELECT 'whatsapp' AS channel, campaign_id, status, message_id AS sent_as, NULL AS unsubscribed_at, error, created_at, updated_at
         FROM ${whatsappCampaignRecipients} WHERE workspace_id = ${w} AND contact_id = ${c}`,
     },
   },

@@ -23,7 +23,8 @@ export function fill(text: string, values: Record<string, string>): string {
 export function placeholderProblem(field: string, text: string): string | null {
   const names = placeholdersOf(text);
   const positional = names.filter(isPositional);
-  if (positional.length && positional.length !== names.length) return `${field}: placeholders are either all positional ({{1}}) or all named ({{name}})`;
+  if (positional.length && positional.length !== names.length)
+    return `${field}: placeholders are either all positional ({{1}}) or all named ({{name}})`;
   const numbers = positional.map(Number).sort((a, b) => a - b);
   if (numbers.some((n, i) => n !== i + 1)) return `${field}: positional placeholders must run {{1}}, {{2}}, ... without gaps`;
   return null;

@@ -4,7 +4,19 @@ import { SharedErrors } from '../../platform/shared-errors';
 import { createRouter, idParams } from '../../platform/validation';
 import { whatsappProvider } from '../../providers/whatsapp';
 import { createCampaign, executeCampaign, getCampaign, listCampaigns, patchCampaign } from './campaigns';
-import { Campaign, CAMPAIGN_LIST_QUERY, CampaignCreate, CampaignExecute, CampaignPage, CampaignPatch, Template, TEMPLATE_LIST_QUERY, TemplatePage, TemplateSend, TemplateSendResult } from './dto';
+import {
+  Campaign,
+  CAMPAIGN_LIST_QUERY,
+  CampaignCreate,
+  CampaignExecute,
+  CampaignPage,
+  CampaignPatch,
+  Template,
+  TEMPLATE_LIST_QUERY,
+  TemplatePage,
+  TemplateSend,
+  TemplateSendResult,
+} from './dto';
 import { sendTemplate } from './send';
 import { getTemplate, listTemplates, TEMPLATE_FILTER_FIELDS } from './templates';
 import { ContactErrors } from '../contacts';
@@ -56,12 +68,18 @@ whatsappRoutes.openapi(
       'The recipient contact is matched by the normalized phone (`to`, read in the workspace default country when local) and created ' +
       'when absent. `body_variables` fill the body placeholders: entries with `param_name` the named ones, the others by position; ' +
       'a missing or unknown placeholder answers 400 naming it. A media header needs `header_config` `{type: media, media_type, media_link}` ' +
-      'with an https link; `button_configs` entries require `parameters`. The message is recorded in the contact\'s inbox conversation. ' +
+      "with an https link; `button_configs` entries require `parameters`. The message is recorded in the contact's inbox conversation. " +
       'A blacklisted number, a blocked contact and WhatsApp consent `unsubscribed` are refused: no template of any category is sent.',
     security: bearer,
     request: {
       params: idParams,
-      body: jsonBody(TemplateSend, { to: '+4915112345678', body_variables: [{ type: 'text', text: 'Ada' }, { type: 'text', text: 'SPRING20' }] }),
+      body: jsonBody(TemplateSend, {
+        to: '+4915112345678',
+        body_variables: [
+          { type: 'text', text: 'Ada' },
+          { type: 'text', text: 'SPRING20' },
+        ],
+      }),
     },
     responses: { 201: jsonContent(TemplateSendResult, 'Handed to the provider and recorded in the inbox') },
     errors: [
@@ -91,7 +109,8 @@ whatsappRoutes.openapi(
     operationId: 'listCampaigns',
     tags: campaignTags,
     summary: 'List WhatsApp campaigns',
-    description: 'Shared list conventions; `search` matches the name; filterable fields: id, name, template_id, audience_id, status, scheduled_at, started_at, completed_at, created_at, updated_at.',
+    description:
+      'Shared list conventions; `search` matches the name; filterable fields: id, name, template_id, audience_id, status, scheduled_at, started_at, completed_at, created_at, updated_at.',
     security: bearer,
     request: { query: CAMPAIGN_LIST_QUERY },
     responses: { 200: jsonContent(CampaignPage, 'A page of campaigns') },
@@ -182,7 +201,12 @@ whatsappRoutes.openapi(
     security: bearer,
     request: { params: idParams, body: jsonBody(CampaignExecute, {}) },
     responses: { 201: jsonContent(Campaign, 'The campaign, now `running`') },
-    errors: [CampaignExecutionErrors.notFound, CampaignExecutionErrors.notExecutable, CampaignExecutionErrors.startedConcurrently, CampaignExecutionErrors.templateNotApproved],
+    errors: [
+      CampaignExecutionErrors.notFound,
+      CampaignExecutionErrors.notExecutable,
+      CampaignExecutionErrors.startedConcurrently,
+      CampaignExecutionErrors.templateNotApproved,
+    ],
   }),
   async (c) => c.json(await executeCampaign(c.env, serviceContext(c), c.req.valid('param').id.toLowerCase()), 201),
 );

@@ -28,7 +28,10 @@ export const whatsappTemplates = sqliteTable(
     createdAt: text('created_at').notNull(),
     updatedAt: text('updated_at').notNull(),
   },
-  (t) => [uniqueIndex('whatsapp_templates_workspace_name_language').on(t.workspaceId, t.name, t.language), index('whatsapp_templates_workspace_created').on(t.workspaceId, t.createdAt)],
+  (t) => [
+    uniqueIndex('whatsapp_templates_workspace_name_language').on(t.workspaceId, t.name, t.language),
+    index('whatsapp_templates_workspace_created').on(t.workspaceId, t.createdAt),
+  ],
 );
 export type TemplateRow = typeof whatsappTemplates.$inferSelect;
 
@@ -76,7 +79,11 @@ export const messages = sqliteTable(
     created_at: text('created_at').notNull(),
     updated_at: text('updated_at').notNull(),
   },
-  (t) => [uniqueIndex('messages_workspace_wamid').on(t.workspace_id, t.wamid), index('messages_conversation_created').on(t.conversation_id, t.created_at), index('messages_workspace_contact').on(t.workspace_id, t.contact_id)],
+  (t) => [
+    uniqueIndex('messages_workspace_wamid').on(t.workspace_id, t.wamid),
+    index('messages_conversation_created').on(t.conversation_id, t.created_at),
+    index('messages_workspace_contact').on(t.workspace_id, t.contact_id),
+  ],
 );
 
 export const CAMPAIGN_STATUSES = ['draft', 'scheduled', 'running', 'completed', 'failed', 'cancelled'] as const;
@@ -123,5 +130,9 @@ export const whatsappCampaignRecipients = sqliteTable(
     created_at: text('created_at').notNull(),
     updated_at: text('updated_at').notNull(),
   },
-  (t) => [uniqueIndex('whatsapp_campaign_recipients_pk').on(t.campaign_id, t.contact_id), index('whatsapp_campaign_recipients_status').on(t.campaign_id, t.status), index('whatsapp_campaign_recipients_contact').on(t.workspace_id, t.contact_id)],
+  (t) => [
+    uniqueIndex('whatsapp_campaign_recipients_pk').on(t.campaign_id, t.contact_id),
+    index('whatsapp_campaign_recipients_status').on(t.campaign_id, t.status),
+    index('whatsapp_campaign_recipients_contact').on(t.workspace_id, t.contact_id),
+  ],
 );

@@ -50,7 +50,18 @@ export async function sendTemplate(ctx: ServiceContext, provider: WhatsAppProvid
       ...planned.writes,
       upsertConversation(ctx.db, ctx.ws.id, planned.row.id, uuidv7(), now),
       ...(handOff?.statements ?? []),
-      insertMessage(ctx.db, { id: messageId, workspaceId: ctx.ws.id, contactId: planned.row.id, direction: 'outbound', type: 'template', status, wamid: handOff?.wamid ?? null, templateId: template.id, text: message.renderedText, now }),
+      insertMessage(ctx.db, {
+        id: messageId,
+        workspaceId: ctx.ws.id,
+        contactId: planned.row.id,
+        direction: 'outbound',
+        type: 'template',
+        status,
+        wamid: handOff?.wamid ?? null,
+        templateId: template.id,
+        text: message.renderedText,
+        now,
+      }),
     ] as Statement[]).catch((err) => {
       throw identityTaken(err) ? err : planned.mapError(err);
     });

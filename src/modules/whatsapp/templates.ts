@@ -63,7 +63,12 @@ export const TEMPLATE_SORTS = ['created_at', 'updated_at', 'name', 'language', '
 export const TEMPLATE_FILTER_FIELDS = Object.keys(catalog.fields);
 
 export async function listTemplates(db: Db, workspaceId: string, query: ListParams) {
-  const page = await listTable<RawTemplate>(db, workspaceId, query, { table: 'whatsapp_templates', catalog, sorts: TEMPLATE_SORTS, search: [sql`t.name`, sql`t.body`] });
+  const page = await listTable<RawTemplate>(db, workspaceId, query, {
+    table: 'whatsapp_templates',
+    catalog,
+    sorts: TEMPLATE_SORTS,
+    search: [sql`t.name`, sql`t.body`],
+  });
   return { ...page, data: page.data.map(serializeTemplate) };
 }
 
@@ -73,7 +78,10 @@ export const selectTemplate = (db: Db, workspaceId: string, id: string) =>
 
 /** Batchable read of a campaign's template (looked up through the campaign in the same statement). */
 export const selectCampaignTemplate = (db: Db, workspaceId: string, campaignId: string) =>
-  rawAll<RawTemplate>(db, sql`SELECT t.* FROM whatsapp_templates t WHERE t.workspace_id = ${workspaceId} AND t.id = (SELECT w.template_id FROM whatsapp_campaigns w WHERE w.id = ${campaignId})`);
+  rawAll<RawTemplate>(
+    db,
+    sql`SELECT t.* FROM whatsapp_templates t WHERE t.workspace_id = ${workspaceId} AND t.id = (SELECT w.template_id FROM whatsapp_campaigns w WHERE w.id = ${campaignId})`,
+  );
 
 export const templateFrom = (rows: unknown): Template | null => {
   const row = (rows as RawTemplate[])[0];

@@ -42,7 +42,9 @@ export function personalize(variables: Record<string, string>, contact: Recipien
   const empty: string[] = [];
   const values = Object.fromEntries(
     Object.entries(variables).map(([name, template]) => {
-      const value = template.replace(TOKEN, (_, path: string, fallback: string | undefined) => field(path.trim()).trim() || (fallback ?? '').trim()).trim();
+      const value = template
+        .replace(TOKEN, (_, path: string, fallback: string | undefined) => field(path.trim()).trim() || (fallback ?? '').trim())
+        .trim();
       if (!value) empty.push(name);
       return [name, value];
     }),

@@ -56,7 +56,10 @@ export function registerWhatsAppWebhookDocs(registry: PublicRegistry) {
         'hub.challenge': z.string().optional().openapi({ example: '1158201444' }),
       }),
     },
-    responses: { 200: answer('The challenge, verbatim', { content: { 'text/plain': { schema: z.string() } } }), 403: frameworkError('Verification token mismatch') },
+    responses: {
+      200: answer('The challenge, verbatim', { content: { 'text/plain': { schema: z.string() } } }),
+      403: frameworkError('Verification token mismatch'),
+    },
   } as never);
   registry.registerPath({
     ...publicEntry,
@@ -71,7 +74,10 @@ export function registerWhatsAppWebhookDocs(registry: PublicRegistry) {
       'A valid signed payload always answers 200 so Meta stops retrying.',
     request: {
       headers: z.object({ 'x-hub-signature-256': z.string().optional().openapi({ description: '`sha256=<hex>`' }) }),
-      body: providerEventBody({ object: 'whatsapp_business_account', entry: [{ id: 'WABA_ID', changes: [{ field: 'messages', value: { metadata: { phone_number_id: '1234567890' } } }] }] }),
+      body: providerEventBody({
+        object: 'whatsapp_business_account',
+        entry: [{ id: 'WABA_ID', changes: [{ field: 'messages', value: { metadata: { phone_number_id: '1234567890' } } }] }],
+      }),
     },
     responses: {
       200: answer('Received', { content: { 'application/json': { schema: z.object({ received: z.literal(true) }).passthrough() } } }),

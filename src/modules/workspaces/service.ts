@@ -12,13 +12,21 @@ import { users } from './schema';
 import { WorkspaceErrors } from './errors';
 
 /** The name of member `userId` of `workspace` (SQL expressions), as SQL for a caller's statement; NULL for none. */
-export const memberName = (workspace: SQLWrapper, userId: SQLWrapper) => sql`(SELECT u.name FROM ${users} u WHERE u.id = ${userId} AND u.workspace_id = ${workspace})`;
+export const memberName = (workspace: SQLWrapper, userId: SQLWrapper) =>
+  sql`(SELECT u.name FROM ${users} u WHERE u.id = ${userId} AND u.workspace_id = ${workspace})`;
 
 const activeMemberRead = prepared((db) =>
   db
     .select({ id: users.id })
     .from(users)
-    .where(and(eq(users.workspaceId, sql.placeholder('ws')), eq(users.id, sql.placeholder('id')), eq(users.active, true), sql`${users.role} IN ('agent', 'admin')`))
+    .where(
+      and(
+        eq(users.workspaceId, sql.placeholder('ws')),
+        eq(users.id, sql.placeholder('id')),
+        eq(users.active, true),
+        sql`${users.role} IN ('agent', 'admin')`,
+      ),
+    )
     .limit(1),
 );
 
@@ -183,13 +191,18 @@ export async function revokeApiKey(db: Db, keyId: string) {
 }
 
 /** A member of a workspace the caller has found; `db` is the workspace's data handle. */
-export async function createUser(
-  db: Db,
-  workspaceId: string,
-  input: { name: string; email: string; role: 'admin' | 'agent'; active?: boolean },
-) {
+export async function createUser(db: Db, workspaceId: string, input: { name: string; email: string; role: 'admin' | 'agent'; active?: boolean }) {
   const now = nowIso();
-  const values = { id: uuidv7(), workspaceId, name: input.name, email: input.email.trim().toLowerCase(), role: input.role, active: input.active ?? true, createdAt: now, updatedAt: now };
+  const values = {
+    id: uuidv7(),
+    workspaceId,
+    name: input.name,
+    email: input.email.trim().toLowerCase(),
+    role: input.role,
+    active: input.active ?? true,
+    createdAt: now,
+    updatedAt: now,
+  };
   const row = await db
     .insert(users)
     .values(values)
@@ -199,12 +212,24 @@ export async function createUser(
       if (failedOn(err, memberEmailTaken)) throw WorkspaceErrors.userExists();
       throw err;
     });
-  return { id: row.id, workspace_id: row.workspaceId, name: row.name, email: row.email, role: row.role, active: row.active, created_at: row.createdAt };
+  return {
+    id: row.id,
+    workspace_id: row.workspaceId,
+    name: row.name,
+    email: row.email,
+    role: row.role,
+    active: row.active,
+    created_at: row.createdAt,
+  };
 }
 
 /** A workspace member by id, scoped; null when unknown or in another workspace. */
 export async function findUser(db: Db, workspaceId: string, userId: string) {
-  const [row] = await db.select().from(users).where(and(eq(users.workspaceId, workspaceId), eq(users.id, userId))).limit(1);
+  const [row] = await db
+    .select()
+    .from(users)
+    .where(and(eq(users.workspaceId, workspaceId), eq(users.id, userId)))
+    .limit(1);
   return row ?? null;
 }
 

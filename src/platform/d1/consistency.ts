@@ -23,7 +23,13 @@ export const readYourWrites: MiddlewareHandler<AppEnv> = async (c, next) => {
   const read = isRead(c.req.method);
   const sent = read ? await acceptBookmark(c.env, ws.shard, c.req.header(BOOKMARK_HEADER)) : null;
   const replicas = readReplicasOn(c.env);
-  const session = openSession(c.env, ws.shard, ws.id, read && replicas ? await readConsistency(c.env, ws.id, sent) : { kind: 'primary' }, c.var.admission);
+  const session = openSession(
+    c.env,
+    ws.shard,
+    ws.id,
+    read && replicas ? await readConsistency(c.env, ws.id, sent) : { kind: 'primary' },
+    c.var.admission,
+  );
   c.set('db', session.db);
   c.set('sessionBookmark', session.bookmark);
   await next();

@@ -25,7 +25,14 @@ function parse(message: string): ConstraintFailure | null {
   let m: RegExpExecArray | null;
   if ((m = /^UNIQUE constraint failed: index '(.+)'$/.exec(text))) return { kind: 'unique_index', index: m[1] };
   if ((m = /^UNIQUE constraint failed: (\w+)\.\w+(?:, \1\.\w+)*$/.exec(text))) {
-    return { kind: 'unique', table: m[1], columns: text.slice('UNIQUE constraint failed: '.length).split(', ').map((c) => c.slice(m![1].length + 1)) };
+    return {
+      kind: 'unique',
+      table: m[1],
+      columns: text
+        .slice('UNIQUE constraint failed: '.length)
+        .split(', ')
+        .map((c) => c.slice(m![1].length + 1)),
+    };
   }
   if ((m = /^NOT NULL constraint failed: (\w+)\.(\w+)$/.exec(text))) return { kind: 'not_null', table: m[1], column: m[2] };
   if ((m = /^CHECK constraint failed: ([\s\S]+)$/.exec(text))) return { kind: 'check', constraint: m[1] };
@@ -61,7 +68,9 @@ export function uniqueOn(...columns: [AnySQLiteColumn, ...AnySQLiteColumn[]]): C
   const names = columns.map((c) => c.name);
   const config = getTableConfig(table);
   const declared = [
-    ...config.indexes.filter((i) => i.config.unique).map((i) => ({ name: i.config.name, columns: i.config.columns.map((c) => ('name' in c ? c.name : '')) })),
+    ...config.indexes
+      .filter((i) => i.config.unique)
+      .map((i) => ({ name: i.config.name, columns: i.config.columns.map((c) => ('name' in c ? c.name : '')) })),
     ...config.uniqueConstraints.map((u) => ({ name: u.getName() ?? tableName, columns: u.columns.map((c) => c.name) })),
     ...config.primaryKeys.map((p) => ({ name: p.getName(), columns: p.columns.map((c) => c.name) })),
     ...config.columns.filter((c) => c.primary || c.isUnique).map((c) => ({ name: `${tableName}.${c.name}`, columns: [c.name] })),

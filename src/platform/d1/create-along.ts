@@ -10,7 +10,12 @@ export type CreateAlong = { statements: Statement[]; events: OutboxEvent[] };
  * `created` finds the record in the batch's results, the create happened and its events are
  * committed; otherwise it wrote nothing and the reads' results decide, as without it.
  */
-export async function readWithCreate<T>(ctx: ServiceContext, reads: Statement[], along: CreateAlong | null, created: (results: unknown[]) => T | null | undefined) {
+export async function readWithCreate<T>(
+  ctx: ServiceContext,
+  reads: Statement[],
+  along: CreateAlong | null,
+  created: (results: unknown[]) => T | null | undefined,
+) {
   const results = await runBatch(ctx.db, along ? [...reads, ...along.statements] : reads);
   const record = along ? (created(results) ?? null) : null;
   if (along && record !== null) ctx.events.committedAfter(along.events);

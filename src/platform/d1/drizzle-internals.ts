@@ -26,7 +26,11 @@ export const builder: Db = drizzleOver({
  * `getQuery().params` to the `stmt` it answers (or prepares `getQuery().sql` when there are none),
  * and gives the statement's result to `mapResult(result, true)`.
  */
-export type BatchPrepared = { stmt: D1PreparedStatement; getQuery(): { sql: string; params: unknown[] }; mapResult(result: unknown, isFromBatch: true): unknown };
+export type BatchPrepared = {
+  stmt: D1PreparedStatement;
+  getQuery(): { sql: string; params: unknown[] };
+  mapResult(result: unknown, isFromBatch: true): unknown;
+};
 
 /** A batch item that builds nothing: its statement, SQL, parameters and mapping are given. */
 export const batchItem = (prepared: BatchPrepared): Statement => ({ _prepare: () => prepared }) as unknown as Statement;

@@ -23,18 +23,18 @@ const dialect = new SQLiteAsyncDialect();
  */
 function parameterFiller(params: readonly unknown[]): (values: Values) => unknown[] {
   const fills = params.map((p): ((values: Values) => unknown) => {
-    if (is(p, Placeholder)) return (values) => valueOf(values, p.name);
+    if (is(p, Placeholder)) return (values) => placeholderValue(values, p.name);
     if (is(p, Param) && is(p.value, Placeholder)) {
       const { encoder } = p;
       const { name } = p.value;
-      return (values) => encoder.mapToDriverValue(valueOf(values, name));
+      return (values) => encoder.mapToDriverValue(placeholderValue(values, name));
     }
     return () => p;
   });
   return (values) => fills.map((fill) => fill(values));
 }
 
-function valueOf(values: Values, name: string): unknown {
+function placeholderValue(values: Values, name: string): unknown {
   if (!(name in values)) throw new Error(`No value for placeholder "${name}" was provided`);
   return values[name];
 }
@@ -86,7 +86,7 @@ export function prepared<Q extends Preparable>(build: (db: Db) => Q) {
     /** The same, answering the first row (undefined when there is none, where drizzle's own mapping would throw). */
     getIn: (db: Db, values: Values): BoundQuery<GetOf<Q> | undefined> => ({
       statement: bind(db, values),
-      map: (r) => ((r as D1Result).results.length ? (mapAll(r) as unknown[])[0] as GetOf<Q> : undefined),
+      map: (r) => ((r as D1Result).results.length ? ((mapAll(r) as unknown[])[0] as GetOf<Q>) : undefined),
     }),
   };
 }
@@ -99,10 +99,14 @@ export function prepared<Q extends Preparable>(build: (db: Db) => Q) {
 type RowsMapping = { fromArrays: ((rows: unknown[][]) => unknown[]) | null; fromBatch: (result: unknown) => unknown };
 
 function rowsMapping(template: PreparedQuery): RowsMapping {
-  if (template.executeMethod !== 'all' || !template.fields || template.customResultMapper) return { fromArrays: null, fromBatch: (r) => template.mapResult(r, true) };
+  if (template.executeMethod !== 'all' || !template.fields || template.customResultMapper)
+    return { fromArrays: null, fromBatch: (r) => template.mapResult(r, true) };
   const row = rowMapper(template.fields, template.joinsNotNullableMap);
   // A batch answers rows as objects keyed by column name, in column order (what drizzle reads them as, too).
-  return { fromArrays: (rows) => rows.map(row), fromBatch: (r) => (r as D1Result<Record<string, unknown>>).results.map((o) => row(Object.values(o))) };
+  return {
+    fromArrays: (rows) => rows.map(row),
+    fromBatch: (r) => (r as D1Result<Record<string, unknown>>).results.map((o) => row(Object.values(o))),
+  };
 }
 
 /**
@@ -117,12 +121,22 @@ export function preparedInsert<T extends SQLiteTable>(table: T, computed: Partia
   const columns = Object.entries(getTableColumns(table));
   const sqlDefault = columns.find(([key, c]) => is(c.default, SQL) && !(key in computed));
   if (sqlDefault) throw new Error(`preparedInsert: column ${sqlDefault[0]} has an SQL default`);
-  const valueOf = (key: string) => computed[key as keyof typeof computed] ?? sql.placeholder(key);
-  const insert = prepared((db) => db.insert(table).values(Object.fromEntries(columns.map(([key]) => [key, valueOf(key)])) as T['$inferInsert']));
+  const columnValue = (key: string) => computed[key as keyof typeof computed] ?? sql.placeholder(key);
+  const insert = prepared((db) => db.insert(table).values(Object.fromEntries(columns.map(([key]) => [key, columnValue(key)])) as T['$inferInsert']));
   // Guarded, the row is selected instead of listed, so the guard's WHERE decides whether it is written; values are encoded as drizzle's own insert encodes them.
-  const names = () => sql.join(columns.map(([, c]) => sql.identifier(c.name)), sql.raw(', '));
-  const selected = () => sql.join(columns.map(([key, c]) => (is(valueOf(key), Placeholder) ? new Param(valueOf(key), c) : valueOf(key))), sql.raw(', '));
-  const guardedInsert = guardable((condition) => preparedSql('run', () => sql`INSERT INTO ${table} (${names()}) SELECT ${selected()} WHERE ${condition}`));
+  const names = () =>
+    sql.join(
+      columns.map(([, c]) => sql.identifier(c.name)),
+      sql.raw(', '),
+    );
+  const selected = () =>
+    sql.join(
+      columns.map(([key, c]) => (is(columnValue(key), Placeholder) ? new Param(columnValue(key), c) : columnValue(key))),
+      sql.raw(', '),
+    );
+  const guardedInsert = guardable((condition) =>
+    preparedSql('run', () => sql`INSERT INTO ${table} (${names()}) SELECT ${selected()} WHERE ${condition}`),
+  );
   return {
     /** The row's insert; with `guard`, written only when the guard holds as the batch runs it. */
     in: (db: Db, row: T['$inferInsert'], guard?: RowGuard): Statement =>
@@ -154,10 +168,16 @@ export function preparedRowsInsert<T extends SQLiteTable>(table: T) {
   if (refused) throw new Error(`preparedRowsInsert: column ${refused[0]} has an SQL default or holds dates`);
   const insert = guardable((condition) =>
     preparedSql('run', () => {
-      const names = sql.join(columns.map(([, c]) => sql.identifier(c.name)), sql.raw(', '));
+      const names = sql.join(
+        columns.map(([, c]) => sql.identifier(c.name)),
+        sql.raw(', '),
+      );
       // A JSON column stores the value's JSON text (a string keeps its quotes), and SQL NULL for null.
       const read = (key: string, json: boolean) => (json ? `nullif(value -> '$.${key}', 'null')` : `json_extract(value, '$.${key}')`);
-      const reads = sql.join(columns.map(([key, c]) => sql.raw(read(key, c.dataType === 'json'))), sql.raw(', '));
+      const reads = sql.join(
+        columns.map(([key, c]) => sql.raw(read(key, c.dataType === 'json'))),
+        sql.raw(', '),
+      );
       return sql`INSERT INTO ${table} (${names}) SELECT ${reads} FROM json_each(${sql.placeholder('rows')}) WHERE ${condition}`;
     }),
   );
@@ -188,7 +208,12 @@ export function preparedSql<R = Record<string, unknown>>(kind: 'all' | 'run', bu
     in: (db: Db, values: Values): Statement => batchItem(db, queryOf().sql, queryOf().fill(values), map),
     all: async (db: Db, values: Values): Promise<R[]> => {
       const q = queryOf();
-      return (await clientOf(db).prepare(q.sql).bind(...q.fill(values)).all<R>()).results;
+      return (
+        await clientOf(db)
+          .prepare(q.sql)
+          .bind(...q.fill(values))
+          .all<R>()
+      ).results;
     },
   };
 }
@@ -293,7 +318,13 @@ export function buildSql(query: SQL): BuiltQuery {
         text += chunk.value.join('');
       } else if (chunk instanceof SQL && !inlinesParams(chunk)) {
         walk(chunk.queryChunks);
-      } else if (chunk === null || typeof chunk === 'string' || typeof chunk === 'number' || typeof chunk === 'bigint' || typeof chunk === 'boolean') {
+      } else if (
+        chunk === null ||
+        typeof chunk === 'string' ||
+        typeof chunk === 'number' ||
+        typeof chunk === 'bigint' ||
+        typeof chunk === 'boolean'
+      ) {
         text += '?';
         params.push(chunk);
       } else if (chunk !== undefined) {

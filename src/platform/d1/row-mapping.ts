@@ -54,5 +54,7 @@ function nullablesOf(fields: readonly SelectedField[], joinsNotNullableMap: Reco
     if (!object) objects.set(path[0], { firstColumn: i, table });
     else if (object.table !== table) object.table = null;
   });
-  return [...objects].filter(([, o]) => o.table !== null && !joinsNotNullableMap[o.table]).map(([object, o]) => ({ object, firstColumn: o.firstColumn }));
+  return [...objects]
+    .filter(([, o]) => o.table !== null && !joinsNotNullableMap[o.table])
+    .map(([object, o]) => ({ object, firstColumn: o.firstColumn }));
 }

@@ -58,7 +58,7 @@ export function shardDb(env: Bindings, shard: string, workspaceId?: string): Db 
  * A session on the primary of a workspace's shard outside a request, for work that hands
  * out what it read as of a bookmark (webhook deliveries); null when the workspace is gone.
  */
-export async function workspaceSession(env: Bindings, workspaceId: string): Promise<ShardSession & { shard: string } | null> {
+export async function workspaceSession(env: Bindings, workspaceId: string): Promise<(ShardSession & { shard: string }) | null> {
   const shard = await findShard(env, workspaceId);
   if (!shard) return null;
   const session = shardBinding(env, shard).withSession('first-primary');

@@ -1,7 +1,16 @@
 import { Webhook } from 'standardwebhooks';
 import type { Bindings } from '../../env';
 import { sha256Hex } from '../../platform/ids';
-import { type BatchOutcome, type BounceType, type DeliveryType, type EmailProvider, InvalidProviderSignature, type OutgoingEmail, type ProviderReport, ProviderRejected } from './types';
+import {
+  type BatchOutcome,
+  type BounceType,
+  type DeliveryType,
+  type EmailProvider,
+  InvalidProviderSignature,
+  type OutgoingEmail,
+  type ProviderReport,
+  ProviderRejected,
+} from './types';
 
 export const RESEND_API = 'https://api.resend.com';
 

@@ -16,7 +16,10 @@ function groups(rows: OutboxRow[]): OutboxRow[][] {
   let size = GROUP_BYTES;
   for (const row of rows) {
     const bytes = row.html.length + row.text.length + row.subject.length + 500;
-    if (size + bytes > GROUP_BYTES) out.push([]), (size = 0);
+    if (size + bytes > GROUP_BYTES) {
+      out.push([]);
+      size = 0;
+    }
     out[out.length - 1].push(row);
     size += bytes;
   }
@@ -55,7 +58,13 @@ async function record({ db, workspaceId }: ProviderContext, messages: KeyedEmail
   });
   if (rows.length === 0) return outcomes as BatchOutcome[];
   const statements: Statement[] = groups(rows).map((group) => insertRows(db, workspaceId, group));
-  statements.push(keyedEmailIds(db, workspaceId, rows.map((r) => r.k)));
+  statements.push(
+    keyedEmailIds(
+      db,
+      workspaceId,
+      rows.map((r) => r.k),
+    ),
+  );
   const results = await runBatch(db, statements);
   const ids = new Map((results[results.length - 1] as { id: string; idempotency_key: string }[]).map((r) => [r.idempotency_key, r.id]));
   return messages.map(({ idempotencyKey }, i) => outcomes[i] ?? { messageId: ids.get(idempotencyKey)! });

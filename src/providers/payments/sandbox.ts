@@ -29,7 +29,13 @@ export const sandboxProvider: PaymentProvider = {
   },
   async listDocuments(query: DocumentQuery): Promise<LiveListing> {
     const paid = query.paidRequests.filter((r) => r.document?.provider === 'sandbox');
-    const documents: LiveDocument[] = paid.map((r) => ({ ...r.document!, date: r.paidAt, amount: r.amountCents / 100, currency: r.currency, isCredit: false }));
+    const documents: LiveDocument[] = paid.map((r) => ({
+      ...r.document!,
+      date: r.paidAt,
+      amount: r.amountCents / 100,
+      currency: r.currency,
+      isCredit: false,
+    }));
     if (paid.length) {
       documents.push({
         provider: 'sandbox',

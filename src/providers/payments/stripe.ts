@@ -38,7 +38,12 @@ function timingSafeEqual(a: string, b: string): boolean {
  * must equal HMAC-SHA256(secret, `${t}.${payload}`) and `t` must lie within
  * the tolerance of now. Anything else throws `WebhookRejected`.
  */
-export async function verifyStripeSignature(payload: string, header: string | null, secret: string, nowSeconds = Math.floor(Date.now() / 1000)): Promise<void> {
+export async function verifyStripeSignature(
+  payload: string,
+  header: string | null,
+  secret: string,
+  nowSeconds = Math.floor(Date.now() / 1000),
+): Promise<void> {
   if (!header) throw new WebhookRejected('Missing Stripe-Signature header');
   const parts = header.split(',').map((p) => p.trim().split('='));
   const t = parts.find(([k]) => k === 't')?.[1];
@@ -80,19 +85,29 @@ export class StripeProvider implements PaymentProvider {
     private readonly apiBase = STRIPE_API,
   ) {}
 
-  private async call<T>(method: 'GET' | 'POST', path: string, opts: { form?: Record<string, unknown>; idempotencyKey?: string; signal?: AbortSignal } = {}): Promise<T> {
+  private async call<T>(
+    method: 'GET' | 'POST',
+    path: string,
+    opts: { form?: Record<string, unknown>; idempotencyKey?: string; signal?: AbortSignal } = {},
+  ): Promise<T> {
     if (!this.secretKey) throw new ProviderError('STRIPE_SECRET_KEY is not set');
     const headers: Record<string, string> = { authorization: `Bearer ${this.secretKey}` };
     if (opts.form) headers['content-type'] = 'application/x-www-form-urlencoded';
     if (opts.idempotencyKey) headers['idempotency-key'] = opts.idempotencyKey;
     let res: Response;
     try {
-      res = await this.fetchImpl(`${this.apiBase}${path}`, { method, headers, body: opts.form ? formEncode(opts.form) : undefined, signal: opts.signal });
+      res = await this.fetchImpl(`${this.apiBase}${path}`, {
+        method,
+        headers,
+        body: opts.form ? formEncode(opts.form) : undefined,
+        signal: opts.signal,
+      });
     } catch (err) {
       if (opts.signal?.aborted) throw err;
       throw new ProviderError(`Stripe unreachable: ${err instanceof Error ? err.message : String(err)}`);
     }
     const text = await res.text();
+    // biome-ignore lint/suspicious/noExplicitAny: Stripe's JSON is read field by field below, each field checked where it is used.
     let body: any = null;
     try {
       body = text ? JSON.parse(text) : null;
@@ -119,7 +134,12 @@ export class StripeProvider implements PaymentProvider {
         success_url: r.returnUrl,
         cancel_url: r.returnUrl,
         expires_at: expiresAt,
-        line_items: [{ quantity: 1, price_data: { currency: r.currency.toLowerCase(), unit_amount: r.amountCents, product_data: { name: r.title ?? 'Payment' } } }],
+        line_items: [
+          {
+            quantity: 1,
+            price_data: { currency: r.currency.toLowerCase(), unit_amount: r.amountCents, product_data: { name: r.title ?? 'Payment' } },
+          },
+        ],
         metadata,
         // Test-mode links authorise only: the card is never charged.
         payment_intent_data: { metadata, ...(r.testMode ? { capture_method: 'manual' } : {}) },

@@ -44,7 +44,10 @@ export type LiveDocument = DocumentPointer & { date: string | null; amount: numb
 export type LiveListing = { documents: LiveDocument[]; complete: boolean };
 
 /** What the live listing gets: the contact and what the service knows of its payments with this provider. */
-export type DocumentQuery = { contactId: string; paidRequests: { id: string; document: DocumentPointer | null; paidAt: string | null; amountCents: number; currency: string }[] };
+export type DocumentQuery = {
+  contactId: string;
+  paidRequests: { id: string; document: DocumentPointer | null; paidAt: string | null; amountCents: number; currency: string }[];
+};
 
 /** A webhook the provider route rejects: 400 and nothing changes. */
 export class WebhookRejected extends Error {}

@@ -20,7 +20,11 @@ export function whatsappProvider(env: Bindings, db: Db, ws: { id: string; whatsa
   if (name === 'sandbox') return sandboxWhatsApp(db, ws);
   if (name === 'meta') {
     if (!env.WHATSAPP_ACCESS_TOKEN) throw SharedErrors.whatsappTokenMissing();
-    return metaWhatsApp({ accessToken: env.WHATSAPP_ACCESS_TOKEN, phoneNumberId: ws.whatsappPhoneNumberId, version: env.WHATSAPP_GRAPH_VERSION || undefined });
+    return metaWhatsApp({
+      accessToken: env.WHATSAPP_ACCESS_TOKEN,
+      phoneNumberId: ws.whatsappPhoneNumberId,
+      version: env.WHATSAPP_GRAPH_VERSION || undefined,
+    });
   }
   throw SharedErrors.unknownWhatsAppProvider({ name });
 }

@@ -15,9 +15,13 @@ export function sandboxWamid(): string {
 
 /** The sandbox's refusals, as the Cloud API words them; null when it accepts the message. */
 function refusal(message: TemplateMessage): WhatsAppProviderError | null {
-  if (message.to === SANDBOX_REJECTED_RECIPIENT) return new WhatsAppProviderError('(#131026) Message undeliverable: the sandbox rejects this recipient', 131026);
+  if (message.to === SANDBOX_REJECTED_RECIPIENT)
+    return new WhatsAppProviderError('(#131026) Message undeliverable: the sandbox rejects this recipient', 131026);
   if (message.template.name.startsWith(SANDBOX_REJECTED_TEMPLATE_PREFIX)) {
-    return new WhatsAppProviderError('(#132000) Number of parameters does not match the expected number of params: the sandbox rejects this template', 132000);
+    return new WhatsAppProviderError(
+      '(#132000) Number of parameters does not match the expected number of params: the sandbox rejects this template',
+      132000,
+    );
   }
   return null;
 }

@@ -65,7 +65,10 @@ export function graphTemplatePayload(m: TemplateMessage): Record<string, unknown
     components.push({ type: 'header', parameters: [{ type: m.header.media_type, [m.header.media_type]: { link: m.header.link } }] });
   }
   if (m.body.length) {
-    components.push({ type: 'body', parameters: m.body.map((p) => ({ type: 'text', text: p.text, ...(p.parameter_name ? { parameter_name: p.parameter_name } : {}) })) });
+    components.push({
+      type: 'body',
+      parameters: m.body.map((p) => ({ type: 'text', text: p.text, ...(p.parameter_name ? { parameter_name: p.parameter_name } : {}) })),
+    });
   }
   for (const b of m.buttons) {
     components.push({ type: 'button', sub_type: b.sub_type, index: String(b.index), parameters: b.parameters });

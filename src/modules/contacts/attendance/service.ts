@@ -45,7 +45,10 @@ async function setAttendanceOnce(ctx: ServiceContext, eventId: string, input: { 
   const { db, ws } = ctx;
   const contactId = input.contact_id.toLowerCase();
   const [events, contactRows, existingRows] = await db.batch([
-    db.select().from(attendanceEvents).where(and(eq(attendanceEvents.workspace_id, ws.id), eq(attendanceEvents.id, eventId))),
+    db
+      .select()
+      .from(attendanceEvents)
+      .where(and(eq(attendanceEvents.workspace_id, ws.id), eq(attendanceEvents.id, eventId))),
     rawAll<{ id: string }>(db, sql`SELECT id FROM contacts WHERE workspace_id = ${ws.id} AND id = ${contactId}`),
     db
       .select()

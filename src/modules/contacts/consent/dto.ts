@@ -14,12 +14,18 @@ export const ConsentWrite = z
   .strict()
   .openapi('ConsentWrite');
 
-const channel = z.object({ consent_state: z.enum(['subscribed', 'unsubscribed', 'unknown']), deliverability: z.string(), updated_at: z.string().nullable() });
+const channel = z.object({
+  consent_state: z.enum(['subscribed', 'unsubscribed', 'unknown']),
+  deliverability: z.string(),
+  updated_at: z.string().nullable(),
+});
 
 export const Consent = z
   .object({
     contact_id: z.string().uuid(),
     whatsapp: channel,
-    email: channel.extend({ suppressed: z.boolean().openapi({ description: 'Send-time verdict: suppression list, blacklist, complaint or bouncing deliverability' }) }),
+    email: channel.extend({
+      suppressed: z.boolean().openapi({ description: 'Send-time verdict: suppression list, blacklist, complaint or bouncing deliverability' }),
+    }),
   })
   .openapi('Consent');

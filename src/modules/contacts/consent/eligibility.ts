@@ -58,7 +58,9 @@ export type EligibleContact = {
   language: string | null;
   custom_fields: string;
 };
-const RECIPIENT_COLUMNS = sql.raw('c.id, c.email, c.name, c.first_name, c.last_name, c.phone, c.company_name, c.job_title, c.city, c.country, c.language, c.custom_fields');
+const RECIPIENT_COLUMNS = sql.raw(
+  'c.id, c.email, c.name, c.first_name, c.last_name, c.phone, c.company_name, c.job_title, c.city, c.country, c.language, c.custom_fields',
+);
 
 /**
  * A narrowing of the baseline: a filter tree (the shared grammar) and/or a condition over `c` (an
@@ -67,9 +69,12 @@ const RECIPIENT_COLUMNS = sql.raw('c.id, c.email, c.name, c.first_name, c.last_n
 export type EligibleNarrowing = { filters?: Record<string, unknown> | null; extra?: SQL | null; listed?: boolean };
 
 /** The indexes the statements below walk, by the names the contacts schema gives them. */
-const [BY_ID, BY_EMAIL_CONSENT, ELIGIBLE, BY_PHONE] = ['contacts_id', 'contacts_workspace_email_consent', 'contacts_email_eligible', 'contacts_workspace_phone'].map((name) =>
-  declaredIndex(contacts, name),
-);
+const [BY_ID, BY_EMAIL_CONSENT, ELIGIBLE, BY_PHONE] = [
+  'contacts_id',
+  'contacts_workspace_email_consent',
+  'contacts_email_eligible',
+  'contacts_workspace_phone',
+].map((name) => declaredIndex(contacts, name));
 
 /** The platform list's addresses (a JSON array) as a list to test an address against. */
 const platformEntries = (platform: SQL) => sql`(SELECT value FROM json_each(${platform}))`;
@@ -85,11 +90,17 @@ function eligibleFrom(workspaceId: string, narrowing: EligibleNarrowing, platfor
   const { withValues, condition } = narrowingCondition(workspaceId, narrowing);
   const walked = sql.raw(`contacts c INDEXED BY ${narrowing.listed ? BY_ID : BY_EMAIL_CONSENT}`);
   const unlisted = platform ? sql` AND c.email NOT IN ${platformEntries(platform)}` : sql``;
-  return { withValues, condition, from: sql`FROM ${walked} CROSS JOIN fp WHERE c.workspace_id = ${workspaceId} AND ${condition} AND ${eligibleSql}${unlisted}` };
+  return {
+    withValues,
+    condition,
+    from: sql`FROM ${walked} CROSS JOIN fp WHERE c.workspace_id = ${workspaceId} AND ${condition} AND ${eligibleSql}${unlisted}`,
+  };
 }
 
 const narrowingOf = (target: ContactTarget): EligibleNarrowing =>
-  'filters' in target ? { filters: target.filters } : { extra: sql`c.id IN (SELECT value FROM json_each(${JSON.stringify(target.contact_ids)}))`, listed: true };
+  'filters' in target
+    ? { filters: target.filters }
+    : { extra: sql`c.id IN (SELECT value FROM json_each(${JSON.stringify(target.contact_ids)}))`, listed: true };
 
 /**
  * How many contacts pass the baseline and the narrowing, as one scalar expression (`fp` must be
@@ -134,7 +145,10 @@ function narrowingCondition(workspaceId: string, narrowing: EligibleNarrowing) {
 /** How many contacts pass the baseline and the narrowing (a campaign's estimate); `platform` as for `eligibleCountSql`. */
 export async function countEmailEligible(db: Db, workspaceId: string, narrowing: EligibleNarrowing, platform: string): Promise<number> {
   const { withValues, condition } = narrowingCondition(workspaceId, narrowing);
-  const [row] = await rawAll<{ n: number }>(db, sql`${withValues} SELECT ${eligibleCountSql(sql`${workspaceId}`, condition, narrowing.listed === true, sql`${platform}`)} AS n FROM fp`);
+  const [row] = await rawAll<{ n: number }>(
+    db,
+    sql`${withValues} SELECT ${eligibleCountSql(sql`${workspaceId}`, condition, narrowing.listed === true, sql`${platform}`)} AS n FROM fp`,
+  );
   return row.n;
 }
 
@@ -144,12 +158,18 @@ export async function countEmailEligible(db: Db, workspaceId: string, narrowing:
  */
 export function emailEligiblePage(db: Db, workspaceId: string, narrowing: EligibleNarrowing, page: { limit: number; after?: string | null }) {
   const { withValues, from } = eligibleFrom(workspaceId, narrowing);
-  return rawAll<EligibleContact>(db, sql`${withValues} SELECT ${RECIPIENT_COLUMNS} ${from} AND c.id > ${page.after ?? ''} ORDER BY c.id LIMIT ${page.limit}`);
+  return rawAll<EligibleContact>(
+    db,
+    sql`${withValues} SELECT ${RECIPIENT_COLUMNS} ${from} AND c.id > ${page.after ?? ''} ORDER BY c.id LIMIT ${page.limit}`,
+  );
 }
 
 /** A page of eligible contacts less those whose address is on the platform list: one control-plane statement for the page. */
 export async function withoutPlatformListed<T extends { email: string }>(env: Bindings, rows: T[]): Promise<T[]> {
-  const listed = await platformListed(env, rows.map((r) => r.email));
+  const listed = await platformListed(
+    env,
+    rows.map((r) => r.email),
+  );
   return listed.size ? rows.filter((r) => !listed.has(r.email)) : rows;
 }
 
@@ -165,7 +185,12 @@ export type EligibleCursor = { id: string; createdAt: string | null };
  * are). The platform list is the caller's to apply (`withoutPlatformListed`), after the page's
  * end is taken as the next cursor.
  */
-export async function emailEligibleIds(db: Db, workspaceId: string, narrowing: EligibleNarrowing, page: { limit: number; after: EligibleCursor | null }) {
+export async function emailEligibleIds(
+  db: Db,
+  workspaceId: string,
+  narrowing: EligibleNarrowing,
+  page: { limit: number; after: EligibleCursor | null },
+) {
   const { withValues, from } = eligibleFrom(workspaceId, narrowing);
   const after = page.after;
   const createdAt = after?.createdAt ?? sql`coalesce((SELECT x.created_at FROM contacts x WHERE x.id = ${after?.id ?? ''}), '')`;
@@ -187,8 +212,14 @@ export async function emailEligibleContacts(env: Bindings, ctx: ServiceContext, 
   const platform = sql`${await platformListJson(env)}`;
   const { withValues, condition, from } = eligibleFrom(ctx.ws.id, narrowing, platform);
   const [counted, rows] = await ctx.db.batch([
-    rawAll<{ n: number }>(ctx.db, sql`${withValues} SELECT ${eligibleCountSql(sql`${ctx.ws.id}`, condition, narrowing.listed === true, platform)} AS n FROM fp`),
-    rawAll<EligibleContact>(ctx.db, sql`${withValues} SELECT ${RECIPIENT_COLUMNS} ${from} AND c.id > ${page.after ?? ''} ORDER BY c.id LIMIT ${page.limit}`),
+    rawAll<{ n: number }>(
+      ctx.db,
+      sql`${withValues} SELECT ${eligibleCountSql(sql`${ctx.ws.id}`, condition, narrowing.listed === true, platform)} AS n FROM fp`,
+    ),
+    rawAll<EligibleContact>(
+      ctx.db,
+      sql`${withValues} SELECT ${RECIPIENT_COLUMNS} ${from} AND c.id > ${page.after ?? ''} ORDER BY c.id LIMIT ${page.limit}`,
+    ),
   ]);
   return { count: counted[0].n, contacts: rows };
 }

@@ -14,7 +14,14 @@ export const consentRoutes = createRouter();
 const domainHook = domainValidationHook;
 
 const contactParam = z.object({ id: uuid('id').openapi({ param: { name: 'id', in: 'path' } }) });
-const channelParams = contactParam.extend({ channel: z.string().openapi({ param: { name: 'channel', in: 'path' }, type: 'string', enum: [...CHANNELS], description: '`whatsapp` or `email`; another value answers 400 `invalid_channel`' }) });
+const channelParams = contactParam.extend({
+  channel: z.string().openapi({
+    param: { name: 'channel', in: 'path' },
+    type: 'string',
+    enum: [...CHANNELS],
+    description: '`whatsapp` or `email`; another value answers 400 `invalid_channel`',
+  }),
+});
 
 consentRoutes.openapi(
   defineRoute({
@@ -43,7 +50,15 @@ consentRoutes.openapi(
       'Writes a consent-ledger row (the evidence) on every call; a changed decision emits `contact.consent_changed`, a re-assertion ' +
       'of the current state does not. A channel with a spam complaint on record keeps its consent.',
     security: bearer,
-    request: { params: channelParams, body: jsonBody(ConsentWrite, { state: 'subscribed', source: 'signup_form', basis: 'consent', evidence: { ip: '203.0.113.7', form: 'newsletter' } }) },
+    request: {
+      params: channelParams,
+      body: jsonBody(ConsentWrite, {
+        state: 'subscribed',
+        source: 'signup_form',
+        basis: 'consent',
+        evidence: { ip: '203.0.113.7', form: 'newsletter' },
+      }),
+    },
     responses: { 200: jsonContent(Consent, 'Consent after the write') },
     errors: [ConsentErrors.invalidChannel, EnvelopeRequestErrors.invalidRequest, ConsentErrors.contactNotFound, ConsentErrors.stickyComplained],
   }),

@@ -14,7 +14,6 @@ import { consentLedger } from './schema';
 import { SharedErrors } from '../../../platform/shared-errors';
 import { ConsentErrors } from './errors';
 
-
 type State = 'subscribed' | 'unsubscribed' | 'unknown';
 /** A contact's consent columns with the verdicts its shard holds (the platform list is read apart: `consentAnswer`). */
 export type ConsentRow = {
@@ -155,9 +154,12 @@ async function setConsentOnce(ctx: ServiceContext, contactId: string, channel: C
   if (previous !== input.state) {
     const col = stateColumns(channel);
     statements.push(
-      rawRun(db, sql`UPDATE contacts SET ${col.state} = ${input.state}, ${col.updated} = ${now},
+      rawRun(
+        db,
+        sql`UPDATE contacts SET ${col.state} = ${input.state}, ${col.updated} = ${now},
         updated_at = ${whileState(channel, previous, now, sql`${col.complained} IS NULL`)}
-        WHERE workspace_id = ${ws.id} AND id = ${contactId}`),
+        WHERE workspace_id = ${ws.id} AND id = ${contactId}`,
+      ),
       activity(ctx, contactId, 'consent_changed', source, { channel, action, consent_state: input.state, previous_state: previous }, now),
     );
     const emitted = ctx.events.emit(db, ws.id, 'contact.consent_changed', {
@@ -197,10 +199,25 @@ async function recordComplaintOnce(ctx: ServiceContext, contactId: string, chann
   const ledgerId = uuidv7();
   const col = stateColumns(channel);
   const statements: Statement[] = [
-    rawRun(db, sql`UPDATE contacts SET ${col.complained} = coalesce(${col.complained}, ${now}), ${col.state} = 'unsubscribed',
+    rawRun(
+      db,
+      sql`UPDATE contacts SET ${col.complained} = coalesce(${col.complained}, ${now}), ${col.state} = 'unsubscribed',
       ${col.updated} = CASE WHEN ${col.state} IS 'unsubscribed' THEN ${col.updated} ELSE ${now} END, updated_at = ${whileState(channel, previous, now)}
-      WHERE workspace_id = ${ws.id} AND id = ${contactId}`),
-    db.insert(consentLedger).values({ id: ledgerId, workspace_id: ws.id, contact_id: contactId, channel, action: 'complaint', state: 'unsubscribed', previous_state: previous, source: 'complaint', basis: null, evidence: null, created_at: now }),
+      WHERE workspace_id = ${ws.id} AND id = ${contactId}`,
+    ),
+    db.insert(consentLedger).values({
+      id: ledgerId,
+      workspace_id: ws.id,
+      contact_id: contactId,
+      channel,
+      action: 'complaint',
+      state: 'unsubscribed',
+      previous_state: previous,
+      source: 'complaint',
+      basis: null,
+      evidence: null,
+      created_at: now,
+    }),
   ];
   const events: OutboxEvent[] = [];
   if (previous !== 'unsubscribed') {
@@ -214,7 +231,17 @@ async function recordComplaintOnce(ctx: ServiceContext, contactId: string, chann
       basis: null,
       consent_event_id: ledgerId,
     });
-    statements.push(activity(ctx, contactId, 'consent_changed', 'complaint', { channel, action: 'complaint', consent_state: 'unsubscribed', previous_state: previous }, now), emitted.statement);
+    statements.push(
+      activity(
+        ctx,
+        contactId,
+        'consent_changed',
+        'complaint',
+        { channel, action: 'complaint', consent_state: 'unsubscribed', previous_state: previous },
+        now,
+      ),
+      emitted.statement,
+    );
     events.push(emitted.event);
   }
   await runBatch(db, statements);

@@ -79,7 +79,11 @@ const linkDeletes = ({ table, links, column }: (typeof TABLES)[LabelKind]) =>
       (SELECT id FROM ${table} WHERE workspace_id = ${ws} AND name_key IN (SELECT value FROM json_each(${sql.placeholder('keys')})))`;
   });
 
-const linkStatementsOf = (kind: (typeof TABLES)[LabelKind]) => ({ insertLabels: labelInserts(kind), link: linkInserts(kind), unlink: linkDeletes(kind) });
+const linkStatementsOf = (kind: (typeof TABLES)[LabelKind]) => ({
+  insertLabels: labelInserts(kind),
+  link: linkInserts(kind),
+  unlink: linkDeletes(kind),
+});
 const LINK_STATEMENTS = { tags: linkStatementsOf(TABLES.tags), groups: linkStatementsOf(TABLES.groups) };
 
 /**
@@ -90,7 +94,15 @@ const LINK_STATEMENTS = { tags: linkStatementsOf(TABLES.tags), groups: linkState
 export function linkStatements(
   db: Db,
   kind: LabelKind,
-  opts: { workspaceId: string; contactId: string; names: Map<string, string>; missingKeys: string[]; mode: 'add' | 'replace'; now: string; guard?: RowGuard },
+  opts: {
+    workspaceId: string;
+    contactId: string;
+    names: Map<string, string>;
+    missingKeys: string[];
+    mode: 'add' | 'replace';
+    now: string;
+    guard?: RowGuard;
+  },
 ): Statement[] {
   const statements = LINK_STATEMENTS[kind];
   const { workspaceId, contactId, names, now, guard } = opts;

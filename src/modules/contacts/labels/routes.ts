@@ -14,7 +14,12 @@ const MOUNTS: { kind: LabelKind; path: string; tag: string; one: string; op: str
   { kind: 'groups', path: '/contact-groups', tag: 'Contact groups', one: 'contact group', op: 'ContactGroup' },
 ];
 
-const LABEL_LIST_QUERY = listQuery({ sorts: LABEL_SORTS, paging: { limit: 50, cap: 500 }, search: 'Case-insensitive substring of the name', filterExample: { name: 'vip' } });
+const LABEL_LIST_QUERY = listQuery({
+  sorts: LABEL_SORTS,
+  paging: { limit: 50, cap: 500 },
+  search: 'Case-insensitive substring of the name',
+  filterExample: { name: 'vip' },
+});
 
 for (const m of MOUNTS) {
   const { notFound, duplicate } = LABEL_KIND_ERRORS[m.kind];
@@ -25,7 +30,8 @@ for (const m of MOUNTS) {
       operationId: `list${m.op}s`,
       tags: [m.tag],
       summary: `List ${m.one}s`,
-      description: 'Shared list conventions; `search` matches the name; filterable fields: id, name, color, description, contact_count, created_at, updated_at.',
+      description:
+        'Shared list conventions; `search` matches the name; filterable fields: id, name, color, description, contact_count, created_at, updated_at.',
       security: bearer,
       request: { query: LABEL_LIST_QUERY },
       responses: { 200: jsonContent(LabelPage, `A page of ${m.one}s`) },

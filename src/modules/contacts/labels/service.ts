@@ -17,7 +17,16 @@ const KINDS = {
 
 export type LabelInput = { name?: string; color?: string | null; description?: string | null };
 
-type LabelRow = { id: string; workspace_id: string; name: string; color: string | null; description: string | null; contact_count: number; created_at: string; updated_at: string };
+type LabelRow = {
+  id: string;
+  workspace_id: string;
+  name: string;
+  color: string | null;
+  description: string | null;
+  contact_count: number;
+  created_at: string;
+  updated_at: string;
+};
 
 const columns = (kind: LabelKind) => {
   const k = KINDS[kind];
@@ -39,7 +48,10 @@ const catalog = (kind: LabelKind): FilterCatalog => ({
     name: { kind: 'text', expr: sql`t.name` },
     color: { kind: 'text', expr: sql`t.color` },
     description: { kind: 'text', expr: sql`t.description` },
-    contact_count: { kind: 'integer', expr: sql`(SELECT count(*) FROM ${sql.raw(KINDS[kind].links)} l WHERE l.${sql.raw(KINDS[kind].column)} = t.id)` },
+    contact_count: {
+      kind: 'integer',
+      expr: sql`(SELECT count(*) FROM ${sql.raw(KINDS[kind].links)} l WHERE l.${sql.raw(KINDS[kind].column)} = t.id)`,
+    },
     created_at: { kind: 'timestamp', expr: sql`t.created_at` },
     updated_at: { kind: 'timestamp', expr: sql`t.updated_at` },
   },
@@ -47,7 +59,12 @@ const catalog = (kind: LabelKind): FilterCatalog => ({
 
 export const LABEL_SORTS = ['created_at', 'updated_at', 'name', 'contact_count'] as const;
 
-export async function listLabels(db: Db, kind: LabelKind, workspaceId: string, query: { filter?: string; sort?: string; limit?: string; offset?: string; search?: string }) {
+export async function listLabels(
+  db: Db,
+  kind: LabelKind,
+  workspaceId: string,
+  query: { filter?: string; sort?: string; limit?: string; offset?: string; search?: string },
+) {
   const paging = parsePaging(query, { limit: 50, cap: 500 });
   const { where, values } = compileFilter(parseFilterParam(query.filter), catalog(kind), workspaceId);
   const sort = parseSort(query.sort, LABEL_SORTS);
@@ -63,7 +80,10 @@ export async function listLabels(db: Db, kind: LabelKind, workspaceId: string, q
   const orderBy = sql.raw(sort.field === 'contact_count' ? 'contact_count' : sort.field === 'name' ? 't.name COLLATE NOCASE' : `t.${sort.field}`);
   const [counted, rows] = await db.batch([
     rawAll<{ total: number }>(db, sql`${withValues} SELECT count(*) AS total ${from}`),
-    rawAll<LabelRow>(db, sql`${withValues} SELECT ${columns(kind)} ${from} ORDER BY ${orderBy} ${dir}, t.id ${dir} LIMIT ${paging.limit} OFFSET ${paging.offset}`),
+    rawAll<LabelRow>(
+      db,
+      sql`${withValues} SELECT ${columns(kind)} ${from} ORDER BY ${orderBy} ${dir}, t.id ${dir} LIMIT ${paging.limit} OFFSET ${paging.offset}`,
+    ),
   ]);
   return envelope(rows, counted[0].total, paging);
 }
@@ -75,7 +95,12 @@ export async function getLabel(db: Db, kind: LabelKind, workspaceId: string, id:
 }
 
 /** Names are unique per workspace case-insensitively: the unique `name_key` index decides races. */
-export async function createLabel(db: Db, kind: LabelKind, workspaceId: string, input: Required<Pick<LabelInput, 'name'>> & LabelInput): Promise<LabelRow> {
+export async function createLabel(
+  db: Db,
+  kind: LabelKind,
+  workspaceId: string,
+  input: Required<Pick<LabelInput, 'name'>> & LabelInput,
+): Promise<LabelRow> {
   const now = nowIso();
   const row = {
     id: uuidv7(),
@@ -105,7 +130,10 @@ export async function updateLabel(db: Db, kind: LabelKind, workspaceId: string, 
   if (input.description !== undefined) set.description = input.description;
   try {
     const [, rows] = await db.batch([
-      db.update(table).set(set).where(and(eq(table.workspace_id, workspaceId), eq(table.id, id))),
+      db
+        .update(table)
+        .set(set)
+        .where(and(eq(table.workspace_id, workspaceId), eq(table.id, id))),
       selectOne(db, kind, workspaceId, id),
     ]);
     if (!rows[0]) throw notFound(kind);
