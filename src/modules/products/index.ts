@@ -1,3 +1,4 @@
 export type { ProductRow } from './schema';
 export { pickProduct, productLookup, type ProductReference, productsLookup } from './service';
-export { attachableProduct, lineProduct, ProductReferenceErrors } from './references';
+export { ProductReferenceErrors } from './errors';
+export { attachableProduct, lineProduct } from './references';

@@ -1,13 +1,5 @@
-import { defineErrors } from '../../platform/errors';
+import { ProductReferenceErrors } from './errors';
 import type { ProductRow } from './schema';
-
-/** What deals, payments and orders answer when a product they name cannot be attached: their own framework shape, with `error_code`. */
-export const ProductReferenceErrors = defineErrors('framework', {
-  invalid: { status: 400, code: 'INVALID_PRODUCT', message: 'The product reference did not resolve to a product of this workspace' },
-  inactive: { status: 400, code: 'PRODUCT_INACTIVE', message: 'The product is inactive' },
-  invalidLine: { status: 400, code: 'INVALID_PRODUCT', message: '{item}: the product_id did not resolve to a product of this workspace' },
-  inactiveLine: { status: 400, code: 'PRODUCT_INACTIVE', message: '{item}: the product is inactive' },
-});
 
 /** A record naming one product (a deal, a payment): unknown answers 400 `INVALID_PRODUCT`; inactive 400 `PRODUCT_INACTIVE`, unless the record already had it. */
 export function attachableProduct(product: ProductRow | undefined, alreadyAttachedId: string | null): ProductRow {
