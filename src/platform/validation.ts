@@ -101,7 +101,6 @@ export const isoDateTime = (name: string) =>
     });
 
 /** An empty (or whitespace-only) body: `{}` to routes whose body is optional, `Request body is required` where it is required. */
-const EMPTY = Symbol('empty body');
 const emptyBodies = new WeakSet<Context>();
 
 const JSON_TYPE = /^application\/([\w.-]+\+)?json$/i;
@@ -123,7 +122,6 @@ export const parseJsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   const bytes = await c.req.raw.arrayBuffer();
   if (bytes.byteLength > BODY_LIMIT) throw SharedErrors.bodyTooLarge();
   const mediaType = (c.req.header('content-type') ?? '').split(';')[0].trim();
-  let value: unknown = EMPTY;
   let text = '';
   if (bytes.byteLength > 0) {
     try {
@@ -131,22 +129,25 @@ export const parseJsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
     } catch {
       throw SharedErrors.bodyNotUtf8();
     }
-    if (text.trim() !== '') {
-      if (!JSON_TYPE.test(mediaType)) throw SharedErrors.notJson();
-      try {
-        value = JSON.parse(text);
-      } catch {
-        throw SharedErrors.malformedJson();
-      }
-      const misread = misreadingIn(value);
-      if (misread)
-        throw misread.path.length
-          ? SharedErrors.misreadValue({ path: describePath(misread.path), rule: misread.rule })
-          : SharedErrors.misreadBody({ rule: misread.rule });
-    }
   }
-  if (value === EMPTY) emptyBodies.add(c);
-  passOn(c, value === EMPTY ? '{}' : text);
+  const empty = text.trim() === '';
+  if (!empty && !JSON_TYPE.test(mediaType)) throw SharedErrors.notJson();
+  passOn(c, empty ? '{}' : text);
+  if (empty) emptyBodies.add(c);
+  else {
+    // Parsed through the request the routes read, which keeps the value: the validators parse nothing again.
+    let value: unknown;
+    try {
+      value = await c.req.json();
+    } catch {
+      throw SharedErrors.malformedJson();
+    }
+    const misread = misreadingIn(value);
+    if (misread)
+      throw misread.path.length
+        ? SharedErrors.misreadValue({ path: describePath(misread.path), rule: misread.rule })
+        : SharedErrors.misreadBody({ rule: misread.rule });
+  }
   await next();
 };
 
