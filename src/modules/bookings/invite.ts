@@ -59,7 +59,9 @@ export function inviteIcs(e: InviteEvent): string {
       },
     ],
   });
-  return calendar.toString();
+  // Every content line ends in CRLF, the last one too (RFC 5545 3.1); the library leaves the last one bare.
+  const text = calendar.toString();
+  return text.endsWith('\r\n') ? text : `${text}\r\n`;
 }
 
 /** UTF-8 text as base64. */
