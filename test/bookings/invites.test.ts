@@ -169,6 +169,17 @@ describe('booking emails carry the calendar event', () => {
 
     // Each message once: three rows, one per kind.
     expect(all.map((m) => m.subject.split(':')[0])).toEqual(['Confirmed', 'Rescheduled', 'Cancelled']);
+
+    // Sending a message again under its key (a retried deferral) adds nothing: the key is claimed once.
+    const { sendBookingEmail } = await import('../../src/modules/bookings/notifications');
+    const { workspaceContext } = await import('../../src/modules/workspaces/context');
+    const ctx = { ...(await workspaceContext(env as never, ws.id)), env: env as never, baseUrl: 'https://api.test' };
+    const again = { to: who.email, subject: 'Again', html: '<p>Again</p>', text: 'Again', manage_url: 'https://api.test/m' };
+    for (const key of [`booking:${b.body.id}:confirmation:0`, `booking:${b.body.id}:reschedule:1`, `booking:${b.body.id}:cancellation:2`])
+      await sendBookingEmail(ctx, b.body.id, { key, message: again, attachments: [] });
+    const after = (await adminOk('GET', `/workspaces/${ws.id}/outbox?channel=email&to=${encodeURIComponent(who.email)}`)).data as OutboxRow[];
+    expect(after).toHaveLength(3);
+    expect(after.some((m) => m.subject === 'Again')).toBe(false);
   });
 });
 
