@@ -44,6 +44,8 @@ describe('the iCalendar writer (RFC 5545)', () => {
     expect(calendar.getFirstPropertyValue('method')).toBe('REQUEST');
     expect(calendar.getFirstPropertyValue('version')).toBe('2.0');
     expect(prop('uid')).toBe('0196f0a0-0000-7000-8000-000000000001@book.example.com');
+    // The host name only: a port of the public origin stays out of the UID.
+    expect(parsed(inviteIcs(event({ base: 'http://127.0.0.1:8792' }))).prop('uid')).toBe('0196f0a0-0000-7000-8000-000000000001@127.0.0.1');
     expect(prop('sequence')).toBe(0);
     expect(prop('status')).toBe('CONFIRMED');
     expect(prop('summary')).toBe('Intro call');
@@ -135,8 +137,8 @@ describe('booking emails carry the calendar event', () => {
     expect(first.prop('sequence')).toBe(0);
     expect(first.prop('status')).toBe('CONFIRMED');
     expect(first.prop('summary')).toBe('Intro call');
-    // The UID: the booking id at the host of the service's public origin (the manage link's).
-    expect(first.prop('uid')).toBe(`${b.body.id}@${new URL(String(first.prop('url'))).host}`);
+    // The UID: the booking id at the host name of the service's public origin (the manage link's).
+    expect(first.prop('uid')).toBe(`${b.body.id}@${new URL(String(first.prop('url'))).hostname}`);
     expect((first.prop('dtstart') as ICAL.Time).toJSDate().toISOString()).toBe(futureHour());
     expect(String(first.vevent.getFirstProperty('attendee')!.getFirstValue()).toLowerCase()).toBe(`mailto:${who.email}`);
     expect(String(first.vevent.getFirstProperty('organizer')!.getFirstValue()).toLowerCase()).toBe('mailto:book@mail.example.com');

@@ -4,7 +4,7 @@ import type { EmailAttachment } from '../emails';
 /** What a booking's calendar event says (RFC 5545), as the invitee's calendar stores and later updates it. */
 export type InviteEvent = {
   bookingId: string;
-  /** `PUBLIC_BASE_URL` (or the request's origin): its host makes the event's `UID`. */
+  /** `PUBLIC_BASE_URL` (or the request's origin): its host name makes the event's `UID`. */
   base: string;
   /** `REQUEST` for the confirmation and each reschedule, `CANCEL` for the cancellation. */
   method: 'REQUEST' | 'CANCEL';
@@ -25,7 +25,7 @@ export type InviteEvent = {
 };
 
 /** The event's `UID`: the same for every message about one booking, so calendars update or remove the one event. */
-export const inviteUid = (bookingId: string, base: string) => `${bookingId}@${new URL(base).host}`;
+export const inviteUid = (bookingId: string, base: string) => `${bookingId}@${new URL(base).hostname}`;
 
 /**
  * A booking's event as an iCalendar object: CRLF line endings, lines folded at 75 octets, text
