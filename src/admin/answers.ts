@@ -163,6 +163,9 @@ export const Outbox = z
         text: z.string().nullable(),
         headers: z.unknown(),
         body: z.unknown(),
+        attachments: z
+          .array(z.object({ filename: z.string(), content_type: z.string(), content_base64: z.string() }))
+          .openapi({ description: "An email's files (a booking's `invite.ics`), the bytes in base64; empty when it has none" }),
         created_at: instant(),
       }),
     ),

@@ -133,7 +133,7 @@ describe('POST /admin/v1/workspaces/{ws}/contacts/{id}/erase', () => {
 
 describe('mail on its way when a contact is erased', () => {
   it('a booking confirmation that leaves after the erasure is not sent', async () => {
-    const { sendConfirmation } = await import('../../src/modules/bookings/service');
+    const { sendBookingEmail } = await import('../../src/modules/bookings/notifications');
     const { workspaceContext } = await import('../../src/modules/workspaces/context');
     const { env } = await import('cloudflare:workers');
     const { ws, contact, email } = await seededContact();
@@ -145,10 +145,10 @@ describe('mail on its way when a contact is erased', () => {
     const ctx = { ...(await workspaceContext(env as never, ws.id)), env: env as never, baseUrl: 'https://api.test' };
     // The booking's own confirmation, sent after its answer, first.
     const before = await eventually(sends, (n) => n >= 1);
-    await sendConfirmation(ctx, late, booking.id);
+    await sendBookingEmail(ctx, booking.id, { key: `late:${booking.id}:1`, message: late, attachments: [] });
     expect(await sends()).toBe(before + 1);
     await admin('POST', `/workspaces/${ws.id}/contacts/${contact.id}/erase`);
-    await sendConfirmation(ctx, late, booking.id);
+    await sendBookingEmail(ctx, booking.id, { key: `late:${booking.id}:2`, message: late, attachments: [] });
     expect(await sends()).toBe(before + 1);
   });
 });

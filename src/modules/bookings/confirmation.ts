@@ -15,12 +15,23 @@ export function inviteeTime(iso: string, zone: string): string {
   return `${z.toLocaleString('en-US', { weekday: 'long', year: 'numeric', month: 'long', day: 'numeric', hour: 'numeric', minute: '2-digit' })} (${zone})`;
 }
 
+/** Which message a booking sends: each carries the calendar event (`invite.ics`). */
+export type BookingMessageKind = 'confirmation' | 'reschedule' | 'cancellation';
+
+const LEAD: Record<BookingMessageKind, [string, string]> = {
+  confirmation: ['Confirmed', 'Your booking is confirmed.'],
+  reschedule: ['Rescheduled', 'Your booking has moved to a new time.'],
+  cancellation: ['Cancelled', 'Your booking is cancelled.'],
+};
+
 /**
- * The rendered confirmation of a booking (subject, html, text, recipient, manage link). The
- * invitee's name is text of the caller's choosing: it never leads the subject or the body, only
- * follows the fixed lines as the name the booking was made under.
+ * The rendered message of a booking (subject, html, text, recipient, manage link): its
+ * confirmation, a reschedule (the new time, and the one it replaces) or its cancellation. The
+ * invitee's name and a cancellation's reason are text of the caller's choosing: they never lead
+ * the subject or the body, only follow the fixed lines.
  */
-export function confirmationFor(
+export function bookingMessageFor(
+  kind: BookingMessageKind,
   b: BookingRow,
   mt: Pick<MeetingTypeRow, 'name' | 'durationMinutes' | 'locationType'>,
   members: Map<string, Member>,
@@ -28,20 +39,34 @@ export function confirmationFor(
 ): BookingMessage {
   const when = inviteeTime(b.startAt, b.inviteeTimezone);
   const host = members.get(b.hostUserId)?.name ?? 'your host';
-  const subject = `Confirmed: ${mt.name} on ${when}`;
+  const [word, lead] = LEAD[kind];
+  const subject = `${word}: ${mt.name} on ${when}`;
+  const was = kind === 'reschedule' && b.previousStartAt ? inviteeTime(b.previousStartAt, b.inviteeTimezone) : null;
+  const reason = kind === 'cancellation' ? b.cancellationReason : null;
+  const link = kind === 'cancellation' ? 'See your booking' : 'See or cancel your booking';
   const text = [
-    'Your booking is confirmed.',
+    lead,
     '',
     `${mt.name} with ${host}`,
     `When: ${when}`,
+    ...(was ? [`Was: ${was}`] : []),
     `Duration: ${mt.durationMinutes} minutes (${mt.locationType})`,
     `Booked under the name: ${b.inviteeName}`,
+    ...(reason ? [`Reason given: ${reason}`] : []),
     '',
-    `See or cancel your booking: ${manageUrl}`,
+    `${link}: ${manageUrl}`,
   ].join('\n');
-  const html = `<p>Your booking is confirmed.</p><p><strong>${escapeHtml(mt.name)}</strong> with ${escapeHtml(host)}<br>When: <strong>${escapeHtml(when)}</strong><br>Duration: ${mt.durationMinutes} minutes (${escapeHtml(mt.locationType)})<br>Booked under the name: ${escapeHtml(b.inviteeName)}</p><p><a href="${escapeHtml(manageUrl)}">See or cancel your booking</a></p>`;
+  const html = `<p>${lead}</p><p><strong>${escapeHtml(mt.name)}</strong> with ${escapeHtml(host)}<br>When: <strong>${escapeHtml(when)}</strong>${was ? `<br>Was: ${escapeHtml(was)}` : ''}<br>Duration: ${mt.durationMinutes} minutes (${escapeHtml(mt.locationType)})<br>Booked under the name: ${escapeHtml(b.inviteeName)}${reason ? `<br>Reason given: ${escapeHtml(reason)}` : ''}</p><p><a href="${escapeHtml(manageUrl)}">${link}</a></p>`;
   return { to: b.inviteeEmail, subject, html, text, manage_url: manageUrl };
 }
+
+/** The confirmation of a new booking (`bookingMessageFor('confirmation', ...)`). */
+export const confirmationFor = (
+  b: BookingRow,
+  mt: Pick<MeetingTypeRow, 'name' | 'durationMinutes' | 'locationType'>,
+  members: Map<string, Member>,
+  manageUrl: string,
+): BookingMessage => bookingMessageFor('confirmation', b, mt, members, manageUrl);
 
 // ---------------------------------------------------------------- manage tokens
 

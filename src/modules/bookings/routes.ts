@@ -38,6 +38,9 @@ const tags = ['Bookings'];
 
 const id = (c: Context<AppEnv>) => c.req.param('id')!.toLowerCase();
 
+/** How a change's email to the invitee leaves: after the answer, its links on `PUBLIC_BASE_URL` (else the request's origin). */
+const notifyOf = (c: Context<AppEnv>) => ({ base: publicBaseUrl(c.env, c.req.url), env: c.env, defer: afterResponse(c.executionCtx) });
+
 bookingRoutes.openapi(
   defineRoute({
     method: 'get',
@@ -207,7 +210,7 @@ bookingRoutes.openapi(
     responses: { 201: jsonContent(Booking, 'The cancelled booking') },
     errors: [BookingErrors.notCancellable, BookingErrors.notFound, SharedErrors.concurrentChange],
   }),
-  async (c) => c.json(await cancelBooking(serviceContext(c), id(c), c.req.valid('json')), 201),
+  async (c) => c.json(await cancelBooking(serviceContext(c), id(c), c.req.valid('json'), 'host', notifyOf(c)), 201),
 );
 
 bookingRoutes.openapi(
@@ -232,7 +235,8 @@ bookingRoutes.openapi(
       SharedErrors.concurrentChange,
     ],
   }),
-  async (c) => c.json(await rescheduleBooking(serviceContext(c), durableSlotLocks(c.env, c.executionCtx), id(c), c.req.valid('json')), 201),
+  async (c) =>
+    c.json(await rescheduleBooking(serviceContext(c), durableSlotLocks(c.env, c.executionCtx), id(c), c.req.valid('json'), notifyOf(c)), 201),
 );
 
 bookingRoutes.openapi(

@@ -74,6 +74,8 @@ export const bookings = sqliteTable(
     rescheduledAt: text('rescheduled_at'),
     previousStartAt: text('previous_start_at'),
     rescheduleCount: integer('reschedule_count').notNull().default(0),
+    /** The calendar invite's `SEQUENCE`: 0 at the confirmation, raised by each reschedule and by the cancellation. */
+    inviteSequence: integer('invite_sequence').notNull().default(0),
     /** Set in the application when the host marks the invitee absent; the sweep then ends the booking as `no_show`. */
     noShowMarkedAt: text('no_show_marked_at'),
     /** Bumped by every change: reassign compares it (BOOKING_MODIFIED). */

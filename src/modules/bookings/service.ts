@@ -10,9 +10,8 @@ import type { RowGuard } from '../../platform/d1/row-guard';
 import { isValidTimeZone } from '../../platform/timezones';
 import { isUuid } from '../../platform/validation';
 import { identityTaken, planContactReference, type ContactReferencePlan } from '../contacts';
-import { sendEmail, type SendContext } from '../emails';
 import { aroundStartRead, calendarOf, calendarRead, unchangedCondition, unchangedFor, type CalendarRead } from './calendar';
-import { confirmationFor, manageUrlWith, type BookingMessage } from './confirmation';
+import { notifyInvitee, type BookingNotify } from './notifications';
 import { BOOKING_SORTS, type BookingCreateInput, type BookingListInput } from './dto';
 import type { SlotLocks } from './locks';
 import {
@@ -390,10 +389,7 @@ export async function createBooking(ctx: ServiceContext, locks: SlotLocks, input
         if (outcome === 'lost') throw new LostRace();
         const { row, linkSecret } = outcome;
         // The manage link's signature and the message are made after the response, with the send.
-        origin.defer(async () => {
-          const message = confirmationFor(row, s.row, s.members, await manageUrlWith(linkSecret, ctx.ws.id, origin.base, row.id));
-          await sendConfirmation({ ...ctx, env: origin.env, baseUrl: origin.base }, message, row.id);
-        });
+        notifyInvitee(ctx, origin, 'confirmation', row, s.row, s.members, linkSecret);
         return { ...serializeBooking(row, s.members), duplicate: false };
       }
       throw BookingErrors.slotTaken();
@@ -450,6 +446,7 @@ async function writeBooking(ctx: ServiceContext, s: Schedule, input: BookingCrea
     rescheduledAt: null,
     previousStartAt: null,
     rescheduleCount: 0,
+    inviteSequence: 0,
     noShowMarkedAt: null,
     version: 1,
     createdAt: now,
@@ -492,27 +489,6 @@ const versionChanged = lostRaceOn(guardOf(bookings.version));
 /** A confirmed booking of the same type, start and contact was written meanwhile (a double submit). */
 const doubleSubmit = lostRaceOn(uniqueOn(bookings.workspaceId, bookings.dedupeKey));
 
-/**
- * Sends a new booking's confirmation (with its manage link) to the invitee
- * through the transactional send path (`source: booking`: no `email.*` events,
- * suppressions enforced). It runs after the booking has committed, and a booking
- * stands without its email: no verified sender, quota, pause or a provider
- * refusal are logged, never turned into a failed booking.
- */
-export async function sendConfirmation(ctx: SendContext, message: BookingMessage, bookingId: string): Promise<void> {
-  try {
-    // The message leaves after the booking's answer: an erasure of the invitee meanwhile (its address scrubbed) cancels it.
-    const [current] = await ctx.db
-      .select({ email: bookings.inviteeEmail })
-      .from(bookings)
-      .where(and(eq(bookings.workspaceId, ctx.ws.id), eq(bookings.id, bookingId)));
-    if (!current || current.email === '') return;
-    await sendEmail(ctx, { to: message.to, message: { subject: message.subject, html: message.html, text: message.text }, source: 'booking' });
-  } catch (err) {
-    console.warn(`booking ${bookingId}: confirmation email not sent`, err instanceof Error ? err.message : err);
-  }
-}
-
 // ---------------------------------------------------------------- cancel
 
 async function readBookingWithType(ctx: ServiceContext, id: string) {
@@ -525,8 +501,17 @@ async function readBookingWithType(ctx: ServiceContext, id: string) {
 
 const versionGuard = (b: BookingRow) => guarded(sql`${bookings.version} = ${b.version} AND ${bookings.status} = 'confirmed'`, sql`${b.version + 1}`);
 
-/** `POST /v1/bookings/{id}/cancel` (host side) and the manage page (`invitee`). */
-export async function cancelBooking(ctx: ServiceContext, id: string, input: { reason?: string }, cancelledBy: 'host' | 'invitee' = 'host') {
+/**
+ * `POST /v1/bookings/{id}/cancel` (host side) and the manage page (`invitee`). With `notify`, the
+ * invitee's cancellation email (`METHOD:CANCEL`, the next `SEQUENCE`) leaves after the answer.
+ */
+export async function cancelBooking(
+  ctx: ServiceContext,
+  id: string,
+  input: { reason?: string },
+  cancelledBy: 'host' | 'invitee' = 'host',
+  notify?: BookingNotify,
+) {
   return retryOnConflict(async () => {
     const { booking, s, members } = await readBookingWithType(ctx, id);
     if (booking.status !== 'confirmed') throw BookingErrors.notCancellable();
@@ -537,6 +522,7 @@ export async function cancelBooking(ctx: ServiceContext, id: string, input: { re
       cancelledAt: now,
       cancelledBy,
       cancellationReason: input.reason ?? null,
+      inviteSequence: booking.inviteSequence + 1,
       version: booking.version + 1,
       updatedAt: now,
     };
@@ -549,6 +535,7 @@ export async function cancelBooking(ctx: ServiceContext, id: string, input: { re
           cancelledAt: now,
           cancelledBy,
           cancellationReason: row.cancellationReason,
+          inviteSequence: row.inviteSequence,
           version: versionGuard(booking),
           updatedAt: now,
         })
@@ -556,6 +543,7 @@ export async function cancelBooking(ctx: ServiceContext, id: string, input: { re
       event.statement,
     ]);
     ctx.events.committedAfter([event.event]);
+    if (notify && s) notifyInvitee(ctx, notify, 'cancellation', row, s.row, members);
     return serializeBooking(row, members);
   }, versionChanged);
 }
@@ -565,9 +553,16 @@ export async function cancelBooking(ctx: ServiceContext, id: string, input: { re
 /**
  * `POST /v1/bookings/{id}/reschedule`: the same host(s) at a new open slot
  * (the booking's own old slot does not count against it), taken under the
- * hosts' SlotLocks. The old slot is free once the row moves.
+ * hosts' SlotLocks. The old slot is free once the row moves. With `notify`, the invitee's updated
+ * invite (`METHOD:REQUEST`, the same `UID`, the next `SEQUENCE`) leaves after the answer.
  */
-export async function rescheduleBooking(ctx: ServiceContext, locks: SlotLocks, id: string, input: { start_at: string; timezone?: string }) {
+export async function rescheduleBooking(
+  ctx: ServiceContext,
+  locks: SlotLocks,
+  id: string,
+  input: { start_at: string; timezone?: string },
+  notify?: BookingNotify,
+) {
   return retryOnConflict(async () => {
     const { booking, s, members } = await readBookingWithType(ctx, id);
     if (booking.status !== 'confirmed') throw BookingErrors.notReschedulable();
@@ -596,6 +591,7 @@ export async function rescheduleBooking(ctx: ServiceContext, locks: SlotLocks, i
         previousStartAt: booking.startAt,
         rescheduledAt: now,
         rescheduleCount: booking.rescheduleCount + 1,
+        inviteSequence: booking.inviteSequence + 1,
         dedupeKey: dedupeKeyOf(booking.meetingTypeId, startIso, booking.contactId, booking.pinnedHostUserId),
         version: booking.version + 1,
         updatedAt: now,
@@ -611,6 +607,7 @@ export async function rescheduleBooking(ctx: ServiceContext, locks: SlotLocks, i
             previousStartAt: next.previousStartAt,
             rescheduledAt: now,
             rescheduleCount: next.rescheduleCount,
+            inviteSequence: next.inviteSequence,
             dedupeKey: next.dedupeKey,
             version: versionGuard(booking),
             updatedAt: now,
@@ -624,6 +621,7 @@ export async function rescheduleBooking(ctx: ServiceContext, locks: SlotLocks, i
       ctx.events.committedAfter([event.event]);
       return next;
     });
+    if (notify) notifyInvitee(ctx, notify, 'reschedule', row, s.row, members);
     return serializeBooking(row, members);
   }, versionChanged);
 }

@@ -2,3 +2,4 @@ export { type BulkEmail, type BulkOutcome, sendEmailBatch } from './bulk-send';
 export { type FactCounter, locateSend, registerFactCounter, reportFact } from './events';
 export { displayName, headerText } from './header-safety';
 export { type SendContext, sendEmail } from './send';
+export type { EmailAttachment } from '../../providers/email';

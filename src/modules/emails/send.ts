@@ -8,7 +8,7 @@ import { sha256Hex, uuidv7 } from '../../platform/ids';
 import { prepared, preparedInsert, preparedSql } from '../../platform/d1/prepared';
 import { rawAll, rawRun } from '../../platform/d1/raw-query';
 import { claimInstanceName, type ClaimResult } from '../../durable-objects/idempotency-claims';
-import { type BatchedHandOff, configuredEmailProvider, ProviderRejected } from '../../providers/email';
+import { type BatchedHandOff, configuredEmailProvider, type EmailAttachment, ProviderRejected } from '../../providers/email';
 import { senderCandidates, fromEmail, type SenderProfileRow } from '../sender-profiles';
 import { onPlatformList, suppressedQuery } from '../suppressions';
 import { checkMetadata, normalizeRecipient, prepareEmail, type PreparedEmail, type RenderedEmail } from './content';
@@ -38,6 +38,8 @@ export type SendEmailInput = {
   metadata?: Record<string, unknown>;
   /** Who sends: `api`, `booking`, `campaign`, `newsletter`, ... */
   source: string;
+  /** Files handed to the provider with the message (a booking's `invite.ics`); not part of the API's send. */
+  attachments?: EmailAttachment[];
 };
 
 /** The send record (`POST /v1/emails` answers it as is). */
@@ -240,6 +242,7 @@ async function deliver(
     html,
     text: prepared.text,
     headers: prepared.headers,
+    ...(input.attachments?.length ? { attachments: input.attachments } : {}),
     workspaceId: ws.id,
     sendId: row.id,
   };

@@ -1,2 +1,2 @@
-export { OUTBOX_CHANNELS, type OutboxChannel } from './schema';
+export { OUTBOX_CHANNELS, type OutboxAttachment, type OutboxChannel } from './schema';
 export { keyedEmailId, keyedEmailIds, keyedEmailsInsert, listOutbox, outboxEntry, recordOutboxEntries } from './service';

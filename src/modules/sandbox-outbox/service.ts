@@ -49,12 +49,15 @@ export async function recordOutboxEntries(db: Db, entries: OutboxEntry[]): Promi
   );
 }
 
-/** Writes keyed email messages (`rows`: a JSON array of `{id, k, to, from, subject, html, text, headers}`); a key the outbox already holds keeps its first message. */
+/**
+ * Writes keyed email messages (`rows`: a JSON array of `{id, k, to, from, subject, html, text, headers, attachments}`, the last two
+ * JSON texts); a key the outbox already holds keeps its first message.
+ */
 const keyedEmailsGroup = preparedSql(
   'run',
-  () => sql`INSERT INTO ${sandboxOutbox} (id, workspace_id, channel, idempotency_key, "to", "from", subject, html, text, headers, body, created_at)
+  () => sql`INSERT INTO ${sandboxOutbox} (id, workspace_id, channel, idempotency_key, "to", "from", subject, html, text, headers, body, attachments, created_at)
   SELECT value ->> 'id', ${sql.placeholder('workspace_id')}, 'email', value ->> 'k', value ->> 'to', value ->> 'from', value ->> 'subject', value ->> 'html',
-    value ->> 'text', value ->> 'headers', NULL, ${sql.placeholder('now')}
+    value ->> 'text', value ->> 'headers', NULL, value ->> 'attachments', ${sql.placeholder('now')}
   FROM json_each(${sql.placeholder('rows')}) WHERE 1
   ON CONFLICT (workspace_id, channel, idempotency_key) DO NOTHING`,
 );
@@ -98,6 +101,7 @@ export async function listOutbox(db: Db, workspaceId: string, filter: { channel?
     text: r.text,
     headers: r.headers,
     body: r.body,
+    attachments: r.attachments ?? [],
     created_at: r.created_at,
   }));
 }

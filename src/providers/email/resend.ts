@@ -67,6 +67,10 @@ const resendPayload = (message: OutgoingEmail) => ({
   text: message.text,
   ...(message.replyTo ? { reply_to: message.replyTo } : {}),
   ...(Object.keys(message.headers).length ? { headers: message.headers } : {}),
+  // Resend's wire shape: `content` is the file's bytes in base64.
+  ...(message.attachments?.length
+    ? { attachments: message.attachments.map((a) => ({ filename: a.filename, content: a.content_base64, content_type: a.content_type })) }
+    : {}),
   tags: [
     { name: 'workspace_id', value: message.workspaceId },
     { name: 'send_id', value: message.sendId },

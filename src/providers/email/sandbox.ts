@@ -9,13 +9,24 @@ export const SANDBOX_REJECT_DOMAIN = 'reject.sandbox.test';
 /** Messages are written in groups whose JSON stays well under a D1 value's 2 MB. */
 const GROUP_BYTES = 1_000_000;
 
-type OutboxRow = { id: string; k: string; to: string; from: string; subject: string; html: string; text: string; headers: string };
+type OutboxRow = {
+  id: string;
+  k: string;
+  to: string;
+  from: string;
+  subject: string;
+  html: string;
+  text: string;
+  headers: string;
+  /** JSON of the message's attachments, or null when it has none. */
+  attachments: string | null;
+};
 
 function groups(rows: OutboxRow[]): OutboxRow[][] {
   const out: OutboxRow[][] = [];
   let size = GROUP_BYTES;
   for (const row of rows) {
-    const bytes = row.html.length + row.text.length + row.subject.length + 500;
+    const bytes = row.html.length + row.text.length + row.subject.length + (row.attachments?.length ?? 0) + 500;
     if (size + bytes > GROUP_BYTES) {
       out.push([]);
       size = 0;
@@ -38,6 +49,7 @@ const outboxRow = (message: OutgoingEmail, idempotencyKey: string): OutboxRow =>
   html: message.html,
   text: message.text,
   headers: JSON.stringify(message.headers),
+  attachments: message.attachments?.length ? JSON.stringify(message.attachments) : null,
 });
 
 const insertRows = (db: Db, workspaceId: string, rows: OutboxRow[]): Statement => keyedEmailsInsert(db, workspaceId, JSON.stringify(rows));

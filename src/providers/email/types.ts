@@ -2,6 +2,9 @@ import type { SQL } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import type { Db, Statement } from '../../platform/d1/db';
 
+/** A file carried by a message: its name, MIME type (parameters included, e.g. `text/calendar; method=REQUEST`) and bytes in base64. */
+export type EmailAttachment = { filename: string; content_type: string; content_base64: string };
+
 /** One rendered message, ready for a provider. */
 export type OutgoingEmail = {
   /** The From header: one mailbox, `Name <address>` or `"Quoted, name" <address>` (never a second address, never a line break). */
@@ -12,6 +15,8 @@ export type OutgoingEmail = {
   html: string;
   text: string;
   headers: Record<string, string>;
+  /** Files sent along (a booking's `invite.ics`); absent or empty for none. */
+  attachments?: EmailAttachment[];
   /** Correlation the provider echoes in its webhooks (Resend `tags`). */
   workspaceId: string;
   sendId: string;
