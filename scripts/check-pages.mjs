@@ -3,12 +3,13 @@
 // 1280 px and fails on horizontal overflow or on axe violations of impact serious or critical.
 //
 //   node scripts/check-pages.mjs [--base http://127.0.0.1:8787] [--state .state/demo.json]
-//                                [--admin-token TOKEN] [path-or-url ...]
+//                                [--admin-token TOKEN] [--any-status] [path-or-url ...]
 //
 // With no paths it checks every hosted page of the seeded demo workspace (scripts/demo-seed.mjs):
 // home, /docs, the pay page, the booking page, the manage page, the newsletter archive list and an
 // issue, and the unsubscribe page. Links that only exist in sent email (manage, unsubscribe) are
 // taken from the sandbox outbox; a page whose link cannot be found is reported as skipped.
+// --any-status also checks error pages (a 404 page) instead of failing on their status.
 // Environment: CHROMIUM (default /usr/bin/chromium), ADMIN_TOKEN, BASE_URL.
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -26,6 +27,7 @@ function parseArgs(argv) {
     base: process.env.BASE_URL ?? 'http://127.0.0.1:8787',
     state: join(root, '.state', 'demo.json'),
     adminToken: process.env.ADMIN_TOKEN ?? null,
+    anyStatus: false,
     paths: [],
   };
   for (let i = 0; i < argv.length; i++) {
@@ -33,13 +35,15 @@ function parseArgs(argv) {
     if (arg === '--base') opts.base = argv[++i];
     else if (arg === '--state') opts.state = argv[++i];
     else if (arg === '--admin-token') opts.adminToken = argv[++i];
+    else if (arg === '--any-status') opts.anyStatus = true;
     else if (arg === '--help' || arg === '-h') {
       console.log(
         readFileSync(fileURLToPath(import.meta.url), 'utf8')
           .split('\n')
-          .slice(1, 13)
-          .join('\n')
-          .replaceAll('// ', ''),
+          .slice(1)
+          .filter((_line, i, all) => all.slice(0, i + 1).every((l) => l.startsWith('//')))
+          .map((line) => line.replace(/^\/\/ ?/, ''))
+          .join('\n'),
       );
       process.exit(0);
     } else opts.paths.push(arg);
@@ -113,14 +117,14 @@ async function defaultPages({ base, state, adminToken }) {
   return pages;
 }
 
-async function checkPage(browser, axeSource, url) {
+async function checkPage(browser, axeSource, url, { anyStatus }) {
   const problems = [];
   for (const width of WIDTHS) {
     const context = await browser.newContext({ viewport: { width, height: 900 }, bypassCSP: true });
     const page = await context.newPage();
     try {
       const res = await page.goto(url, { waitUntil: 'load' });
-      if (!res || res.status() >= 400) problems.push(`${width}px: HTTP ${res ? res.status() : 'no response'}`);
+      if (!res || (res.status() >= 400 && !anyStatus)) problems.push(`HTTP ${res ? res.status() : 'no response'}`);
       const overflow = await page.evaluate(() => ({
         scroll: document.documentElement.scrollWidth,
         viewport: window.innerWidth,
@@ -168,7 +172,7 @@ async function main() {
         continue;
       }
       const url = new URL(path, `${opts.base}/`).href;
-      const problems = await checkPage(browser, axeSource, url);
+      const problems = await checkPage(browser, axeSource, url, opts);
       if (problems.length) failed++;
       console.log(`${problems.length ? 'FAIL' : 'ok  '}  ${label === path ? path : `${label} (${path})`}`);
       for (const p of problems) console.log(`        ${p}`);
