@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { maskEmail } from '../../src/modules/unsubscribe/pages';
+import { finished, readyCampaign, subscribedContact } from '../email-campaigns/support';
 import { addSender, emailWorkspace, outbox } from '../email/support';
+import { rowsIn } from '../support/db';
 import { adminOk, call, eventually, type TestWorkspace } from '../support/harness';
 import { readyIssue, subscribe } from '../newsletters/support';
 
@@ -63,6 +65,33 @@ describe('the unsubscribe page', () => {
     const page = await html('GET', path);
     expect(page.body).toContain('from <strong>Acme</strong>');
     expect(page.body).toContain('x***@example.org');
+  });
+
+  it('a campaign email: the campaign sender profile and the address; a revisit after the one-click POST has no button', async () => {
+    const { ws } = await emailWorkspace({ name: 'Workspace Name' });
+    const promo = await addSender(ws, { from_name: 'Promo Desk' });
+    await subscribedContact(ws, 'bea@example.net', { first_name: 'Bea' });
+    const c = await readyCampaign(ws, { sender_profile_id: promo.id });
+    await ws.api('POST', `/v1/email-campaigns/${c.id}/send`);
+    await finished(ws, c.id);
+    const [{ unsubscribe_token: token }] = await rowsIn<{ unsubscribe_token: string }>(
+      ws.id,
+      'SELECT unsubscribe_token FROM email_campaign_recipients WHERE workspace_id = ? AND campaign_id = ?',
+      ws.id,
+      c.id,
+    );
+    const first = await html('GET', `/u/${token}`);
+    expect(first.body).toContain('Stop receiving <strong>marketing email</strong> from <strong>Promo Desk</strong>?');
+    expect(first.body).toContain('b***@example.net');
+    expect(first.body).toContain('<button');
+    const oneClick = await call('POST', `/u/${token}`, {
+      rawBody: 'List-Unsubscribe=One-Click',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(String(oneClick.body)).toContain('You are unsubscribed');
+    const revisit = await html('GET', `/u/${token}`);
+    expect(revisit.body).toContain('You are already unsubscribed');
+    expect(revisit.body).not.toContain('<button');
   });
 
   it('masks an address down to its first character and the domain', () => {
