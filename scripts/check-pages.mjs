@@ -123,7 +123,7 @@ async function checkPage(browser, axeSource, url, { anyStatus }) {
     const context = await browser.newContext({ viewport: { width, height: 900 }, bypassCSP: true });
     const page = await context.newPage();
     try {
-      const res = await page.goto(url, { waitUntil: 'load' });
+      const res = await page.goto(url, { waitUntil: 'networkidle' });
       if (!res || (res.status() >= 400 && !anyStatus)) problems.push(`HTTP ${res ? res.status() : 'no response'}`);
       const overflow = await page.evaluate(() => ({
         scroll: document.documentElement.scrollWidth,
