@@ -1498,7 +1498,7 @@ export interface paths {
         };
         /**
          * Hosted pay page (HTML, for the payer)
-         * @description Not an API route: the page `pay_url` opens. A pending link shows title, amount, currency and a Pay button (sandbox) or redirects (303) to a fresh provider checkout (Stripe); a pending link past `expires_at` is expired right there (`payment_request.expired` fires once) and says so; paid and cancelled links show their state. Plain HTML, no JavaScript.
+         * @description Not an API route: the page `pay_url` opens. A pending link shows the payee (the workspace name), title, amount, currency and a Pay button (sandbox, marked with a "Test mode" badge) or redirects (303) to a fresh provider checkout (Stripe); dates are in the language of `Accept-Language` (else English) and the workspace time zone; a pending link past `expires_at` is expired right there (`payment_request.expired` fires once) and says so; paid and cancelled links show their state. Plain HTML, no JavaScript.
          */
         get: operations["getPaymentPage"];
         put?: never;

@@ -169,7 +169,7 @@ describe('hosted pages', () => {
       'manage page': 'Ann &amp; &lt;Bo&gt;',
       'unsubscribe page': 'Q&amp;A &lt;Weekly&gt;',
       'newsletter archive': 'Q&amp;A: friends &amp; more &lt;3',
-      'newsletter archive issue': '<title>Q&amp;A: friends &amp; more &lt;3</title>',
+      'newsletter archive issue': '<title>Q&amp;A: friends &amp; more &lt;3 · Q&amp;A &lt;Weekly&gt;</title>',
     };
     for (const p of fx.pages) {
       const { body } = await open(p.method, p.path, p.form);

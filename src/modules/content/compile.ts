@@ -61,6 +61,10 @@ const S = {
 export const COMPILED_STYLES =
   'body{margin:0;padding:0;-webkit-text-size-adjust:100%;}table{border-collapse:collapse;}img{border:0;outline:none;text-decoration:none;}@media only screen and (max-width:620px){.container{width:100% !important;}.pad{padding-left:16px !important;padding-right:16px !important;}}';
 
+/** The email's last row: why the recipient gets it, and the unsubscribe link (the web rendering drops it). */
+export const subscriberFooter = (align: 'left' | 'right') =>
+  `<tr><td class="pad" style="padding:24px 40px 32px;text-align:${align};" align="${align}"><p style="${S.footer}">You are receiving this email because you subscribed. <a href="[[unsubscribe_url]]" style="color:#6b7280;text-decoration:underline;" target="_blank">Unsubscribe</a></p></td></tr>`;
+
 const invalid = (message: string): CompileIssue => ({ code: 'invalid_content', message });
 const fail = (errors: CompileIssue[], warnings: string[] = []) => ({ ok: false as const, errors, warnings });
 
@@ -280,7 +284,7 @@ export function compileContent(content: unknown, opts: CompileOptions = {}): Com
   const preheader = opts.preheader
     ? `<div style="display:none;font-size:1px;line-height:1px;max-height:0;max-width:0;opacity:0;overflow:hidden;mso-hide:all;">${escapeHtml(opts.preheader)}${'&#847;&zwnj;&nbsp;'.repeat(20)}</div>`
     : '';
-  const footer = `<tr><td class="pad" style="padding:24px 40px 32px;text-align:${align};" align="${align}"><p style="${S.footer}">You are receiving this email because you subscribed. <a href="[[unsubscribe_url]]" style="color:#6b7280;text-decoration:underline;" target="_blank">Unsubscribe</a></p></td></tr>`;
+  const footer = subscriberFooter(align);
   const html =
     `<!DOCTYPE html><html lang="en" dir="${dir}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta http-equiv="X-UA-Compatible" content="IE=edge">` +
     `<title>${escapeHtml(opts.title ?? '')}</title><style>${COMPILED_STYLES}</style></head>` +

@@ -4,21 +4,32 @@ import { guarded, nowIso, runBatch } from '../../platform/d1/db';
 import { failedOn, guardOf } from '../../platform/d1/constraints';
 import { ApiError } from '../../platform/errors';
 import { rawRun } from '../../platform/d1/raw-query';
-import { setConsent } from '../contacts';
+import { contactIdentityColumns, contactIdentityJoin, setConsent } from '../contacts';
 import { countUnsubscribe } from './counters';
-import { emailCampaignRecipients } from './schema';
+import { emailCampaignRecipients, emailCampaigns } from './schema';
 
 const recipientByToken = (ctx: ServiceContext, token: string) =>
   ctx.db
-    .select({ campaignId: emailCampaignRecipients.campaignId, contactId: emailCampaignRecipients.contactId })
+    .select({
+      campaignId: emailCampaignRecipients.campaignId,
+      contactId: emailCampaignRecipients.contactId,
+      unsubscribedAt: emailCampaignRecipients.unsubscribedAt,
+      senderProfileId: emailCampaigns.senderProfileId,
+      email: contactIdentityColumns.contactEmail,
+    })
     .from(emailCampaignRecipients)
+    .leftJoin(emailCampaigns, and(eq(emailCampaigns.id, emailCampaignRecipients.campaignId), eq(emailCampaigns.workspaceId, ctx.ws.id)))
+    .leftJoin(...contactIdentityJoin(emailCampaignRecipients.contactId, emailCampaignRecipients.workspaceId))
     .where(and(eq(emailCampaignRecipients.workspaceId, ctx.ws.id), eq(emailCampaignRecipients.unsubscribeToken, token)))
     .limit(1);
 
-/** What a campaign email's unsubscribe token stops (the page names it), or null for no such token. */
-export async function campaignOfToken(ctx: ServiceContext, token: string): Promise<{ name: string } | null> {
+/** What a campaign email's unsubscribe token stops (the page names it, with the sender and the address), or null for no such token. */
+export async function campaignOfToken(
+  ctx: ServiceContext,
+  token: string,
+): Promise<{ name: string; senderProfileId: string | null; email: string | null; unsubscribed: boolean } | null> {
   const [row] = await recipientByToken(ctx, token);
-  return row ? { name: `marketing email from ${ctx.ws.name}` } : null;
+  return row ? { name: 'marketing email', senderProfileId: row.senderProfileId, email: row.email, unsubscribed: row.unsubscribedAt !== null } : null;
 }
 
 /**

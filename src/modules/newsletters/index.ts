@@ -1,2 +1,2 @@
 export { autoSubscribeStatements } from './auto-subscribe';
-export { newsletterOfToken, subscribeContact, unsubscribeByToken } from './subscriptions';
+export { newsletterOfToken, subscribeContact, type UnsubscribeTarget, unsubscribeByToken } from './subscriptions';

@@ -3,7 +3,7 @@ import type { ServiceContext } from '../../platform/context';
 import { nowIso } from '../../platform/d1/db';
 import { uuidv7 } from '../../platform/ids';
 import { ApiError } from '../../platform/errors';
-import { consentRow, setConsent } from '../contacts';
+import { consentRow, contactIdentityColumns, contactIdentityJoin, setConsent } from '../contacts';
 import { catchupSlot } from './cadence';
 import { newUnsubscribeToken } from '../content';
 import { findNewsletter } from './service';
@@ -114,16 +114,34 @@ export async function subscribeContact(
 
 const subscriptionByToken = (ctx: ServiceContext, token: string) =>
   ctx.db
-    .select({ s: newsletterSubscriptions, name: newsletters.name })
+    .select({
+      s: newsletterSubscriptions,
+      name: newsletters.name,
+      senderProfileId: newsletters.senderProfileId,
+      email: contactIdentityColumns.contactEmail,
+    })
     .from(newsletterSubscriptions)
     .innerJoin(newsletters, eq(newsletters.id, newsletterSubscriptions.newsletterId))
+    .leftJoin(...contactIdentityJoin(newsletterSubscriptions.contactId, newsletterSubscriptions.workspaceId))
     .where(and(eq(newsletterSubscriptions.workspaceId, ctx.ws.id), eq(newsletterSubscriptions.unsubscribeToken, token)))
     .limit(1);
 
+/** What an unsubscribe token stops, for the page that confirms it. */
+export type UnsubscribeTarget = {
+  /** What the recipient stops receiving: the newsletter's name. */
+  name: string;
+  /** The sender profile the email went out under (null: the workspace's default verified one). */
+  senderProfileId: string | null;
+  /** The address the email went to (the contact's current email). */
+  email: string | null;
+  /** Already unsubscribed: the page only says so. */
+  unsubscribed: boolean;
+};
+
 /** What an unsubscribe token of a subscription stops (the confirmation page names it), or null for no such token. */
-export async function newsletterOfToken(ctx: ServiceContext, token: string): Promise<{ name: string } | null> {
+export async function newsletterOfToken(ctx: ServiceContext, token: string): Promise<UnsubscribeTarget | null> {
   const [row] = await subscriptionByToken(ctx, token);
-  return row ? { name: row.name } : null;
+  return row ? { name: row.name, senderProfileId: row.senderProfileId, email: row.email, unsubscribed: row.s.status === 'unsubscribed' } : null;
 }
 
 /**

@@ -26,7 +26,7 @@ import {
   WebhookRejected,
   type PaymentProviderName,
 } from '../../providers/payments';
-import { messagePage, PAGE_CSP, paymentPage } from './page';
+import { messagePage, PAGE_CSP, payerLocale, paymentPage } from './page';
 import { selectByToken } from './read';
 import type { PaymentRequestRow } from './schema';
 import { expireIfDue, rememberSession, settlePaymentRequest, tokenWorkspace } from './service';
@@ -97,7 +97,17 @@ paymentPublicRoutes.get('/pay/:token', async (c) => {
       return html(c, messagePage('Payment temporarily unavailable', 'The payment provider could not be reached. Please try again in a moment.'), 502);
     }
   }
-  return html(c, paymentPage(row, { payable: row.provider === 'sandbox' }));
+  const sandbox = row.provider === 'sandbox';
+  return html(
+    c,
+    paymentPage(row, {
+      payable: sandbox,
+      sandbox,
+      payee: ctx.ws.name,
+      locale: payerLocale(c.req.header('accept-language')),
+      timeZone: ctx.ws.timezone,
+    }),
+  );
 });
 
 /** The sandbox page's Pay button: the payer pays (a stale page of a cancelled link completes late; a link past its expiry does not). */
@@ -157,8 +167,9 @@ export function registerPaymentPublicDocs(registry: PublicRegistry) {
     operationId: 'getPaymentPage',
     summary: 'Hosted pay page (HTML, for the payer)',
     description:
-      'Not an API route: the page `pay_url` opens. A pending link shows title, amount, ' +
-      'currency and a Pay button (sandbox) or redirects (303) to a fresh provider checkout (Stripe); ' +
+      'Not an API route: the page `pay_url` opens. A pending link shows the payee (the workspace name), title, amount, ' +
+      'currency and a Pay button (sandbox, marked with a "Test mode" badge) or redirects (303) to a fresh provider checkout (Stripe); ' +
+      'dates are in the language of `Accept-Language` (else English) and the workspace time zone; ' +
       'a pending link past `expires_at` is expired right there (`payment_request.expired` fires once) and says so; ' +
       'paid and cancelled links show their state. Plain HTML, no JavaScript.',
     request: { params: tokenParam },
