@@ -26,8 +26,8 @@ a.button.quiet{background:#e4e7eb;color:#1f2933}.actions{display:flex;flex-wrap:
 dl{display:grid;grid-template-columns:minmax(4.5rem,max-content) minmax(0,1fr);gap:.3rem .8rem}dt{color:#52606d}dd{margin:0;overflow-wrap:anywhere}
 @media (max-width:30rem){body{margin:1rem auto;padding:0 .5rem}main{padding:1rem}}`;
 
-/** The browser's zone, when the URL names none: the page works the same without it (UTC, and the select). */
-export const ZONE_SCRIPT = `(function(){var u=new URL(location.href);if(!u.searchParams.get('tz')){try{var z=Intl.DateTimeFormat().resolvedOptions().timeZone;var s=document.getElementById('tz');if(z&&s){for(var i=0;i<s.options.length;i++){if(s.options[i].value===z){u.searchParams.set('tz',z);location.replace(u.toString());return;}}}}catch(e){}}})();`;
+/** The browser's zone, when the URL names none (the server checks it): the page works the same without it (UTC, and the select). */
+export const ZONE_SCRIPT = `(function(){var u=new URL(location.href);if(!u.searchParams.get('tz')){try{var z=Intl.DateTimeFormat().resolvedOptions().timeZone;if(z){u.searchParams.set('tz',z);location.replace(u.toString());}}catch(e){}}})();`;
 
 /** Inside the embed's frame: the page's height, posted to the host page on load and on resize (`booking-embed:height`). */
 export const HEIGHT_SCRIPT = `(function(){if(parent===window)return;var last=0;function send(){var h=Math.ceil(document.documentElement.getBoundingClientRect().height);if(h&&h!==last){last=h;parent.postMessage({type:'booking-embed:height',height:h},'*');}}addEventListener('load',send);addEventListener('resize',send);send();})();`;
@@ -66,12 +66,27 @@ export async function page(c: Context<AppEnv>, title: string, body: string, opts
 
 // ---------------------------------------------------------------- zones
 
+/** Current names the runtime's list may give under their older ones (`Asia/Calcutta`): offered as well. */
+const CURRENT_NAMES = [
+  'Africa/Asmara',
+  'America/Argentina/Buenos_Aires',
+  'America/Indiana/Indianapolis',
+  'America/Nuuk',
+  'Asia/Ho_Chi_Minh',
+  'Asia/Kathmandu',
+  'Asia/Kolkata',
+  'Asia/Yangon',
+  'Atlantic/Faroe',
+  'Europe/Kyiv',
+  'Pacific/Kanton',
+];
+
 let zoneList: string[] | undefined;
 /** The runtime's IANA zones (`Intl.supportedValuesOf('timeZone')`) and `UTC`, sorted. */
 export function knownZones(): string[] {
   if (!zoneList) {
     const supported = (Intl as unknown as { supportedValuesOf?: (k: string) => string[] }).supportedValuesOf?.('timeZone') ?? [];
-    zoneList = [...new Set([...supported, 'UTC'])].sort();
+    zoneList = [...new Set([...supported, ...CURRENT_NAMES.filter((z) => isValidTimeZone(z)), 'UTC'])].sort();
   }
   return zoneList;
 }
@@ -88,7 +103,8 @@ export const unknownZoneText = (bad: string) => `Unknown time zone "${bad}". Pic
 /** The zone select with its own submit (works without JavaScript), keeping `keep`'s fields. */
 export function zoneForm(zone: string, keep: Record<string, string | undefined>, selected = true) {
   const zones = knownZones().includes(zone) ? knownZones() : [...knownZones(), zone].sort();
-  const options = zones.map((z) => `<option${selected && z === zone ? ' selected' : ''}>${esc(z)}</option>`).join('');
+  const none = selected ? '' : '<option value="" selected>Choose your time zone</option>';
+  const options = none + zones.map((z) => `<option${selected && z === zone ? ' selected' : ''}>${esc(z)}</option>`).join('');
   const hidden = Object.entries(keep)
     .filter(([, v]) => v !== undefined)
     .map(([k, v]) => `<input type="hidden" name="${esc(k)}" value="${esc(v)}">`)
