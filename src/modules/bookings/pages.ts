@@ -94,13 +94,23 @@ const refusalText = (err: ApiError) =>
  * one slots read of the week. Without an asked day it opens on the week's first day with open times.
  */
 async function picker(ctx: ServiceContext, mtId: string, zone: string, dayParam: string | undefined, keep: Record<string, string | undefined>) {
-  const { asked, week } = weekOf(dayParam, zone);
-  let starts: string[] = [];
-  try {
-    starts = (await listSlots(ctx.db, ctx.ws.id, mtId, weekRange(week, zone))).starts.map((ms) => new Date(ms).toISOString());
-  } catch (err) {
-    if (!(err instanceof ApiError)) throw err;
+  let { asked, week } = weekOf(dayParam, zone);
+  const read = async () => {
+    try {
+      return (await listSlots(ctx.db, ctx.ws.id, mtId, weekRange(week, zone))).starts.map((ms) => new Date(ms).toISOString());
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      return [];
+    }
+  };
+  let starts = await read();
+  // Without an asked day, a week with no open times gives way to the next (up to four weeks on; else this week).
+  const thisWeek = { asked, week };
+  for (let ahead = 1; !dayParam && !starts.length && ahead <= 4; ahead++) {
+    ({ asked, week } = weekOf(week.monday.add({ days: 7 }).toString(), zone));
+    starts = await read();
   }
+  if (!starts.length) ({ asked, week } = thisWeek);
   const open = new Set(starts.map((s) => localDayOf(s, zone)));
   const day = dayParam ? asked : (week.days.find((d) => Temporal.PlainDate.compare(d, week.today) >= 0 && open.has(d.toString())) ?? asked);
   const slots = starts.filter((s) => localDayOf(s, zone) === day.toString());
