@@ -108,6 +108,22 @@ describe('booking page: zone and week', () => {
   });
 });
 
+describe('booking page: the first open week', () => {
+  it('without a day, a week with no open times gives way to the next week that has some', async () => {
+    // Eight days of notice: nothing is open this week.
+    const { ws, mt } = await setupType({ type: { min_notice_minutes: 8 * 24 * 60 } });
+    const page = await call('GET', `/book/${ws.id}/${mt.slug}?tz=UTC`);
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('name="start_at"');
+    expect(page.body).toContain('rel="prev"');
+    expect(page.body).toContain(`href="?tz=UTC&amp;day=${utcDay(Date.now())}">Today</a>`);
+    // Asked for today, the page stays on today's week.
+    const today = await call('GET', `/book/${ws.id}/${mt.slug}?tz=UTC&day=${utcDay(Date.now())}`);
+    expect(today.body).not.toContain('name="start_at"');
+    expect(today.body).toContain('No open times on this day.');
+  });
+});
+
 describe('embed sizing', () => {
   it('the framed page posts its height (script allowed by hash); the embed script sets the iframe height from messages of the page origin only', async () => {
     const { ws, mt } = await setupType();
