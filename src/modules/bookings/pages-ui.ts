@@ -17,11 +17,11 @@ button,input,select,textarea{font:inherit}a{color:#1c5d8f}:focus-visible{outline
 .days{display:grid;grid-template-columns:repeat(7,minmax(0,1fr));gap:.3rem;margin:.4rem 0 1rem}.days a,.days span{padding:.35rem .1rem;border:1px solid #bcccdc;border-radius:6px;text-decoration:none;color:#243b53;font-size:.85rem;text-align:center;line-height:1.25}
 .days a.none{color:#52606d;border-style:dashed}.days a.on{background:#1c5d8f;color:#fff;border-color:#1c5d8f}.days span{color:#52606d;background:#f0f4f8;border-color:#d9e2ec}.days b{display:block;font-weight:600}
 fieldset.slots{border:0;padding:0;min-width:0}.slots legend{font-weight:600;padding:0;margin-bottom:.3rem}.slots{display:grid;grid-template-columns:repeat(auto-fill,minmax(6.5rem,1fr));gap:.4rem;margin:1rem 0}
-.slots label{border:1px solid #bcccdc;border-radius:6px;padding:.4rem;text-align:center;cursor:pointer}.slots input{margin-right:.3rem}
+.slots label{border:1px solid #bcccdc;border-radius:6px;padding:.4rem .2rem;cursor:pointer;white-space:nowrap;display:flex;align-items:center;justify-content:center;gap:.3rem}.slots input{margin:0}
 label.f{display:block;margin:.6rem 0 .2rem;font-weight:600}input[type=text],input[type=email],select{width:100%;max-width:100%;padding:.5rem;border:1px solid #7b8794;border-radius:6px;box-sizing:border-box;background:#fff;color:inherit}
 .zone{display:flex;flex-wrap:wrap;gap:.5rem;align-items:flex-end}.zone div{flex:1 1 14rem;min-width:0}.zone button{margin-top:0}
 button,a.button{display:inline-block;margin-top:1rem;background:#1c5d8f;color:#fff;border:0;border-radius:6px;padding:.6rem 1.2rem;font-size:1rem;cursor:pointer;text-decoration:none}button.danger{background:#b71c1c}button:disabled{background:#9aa5b1;cursor:not-allowed}
-a.button.quiet{background:#e4e7eb;color:#1f2933}.actions{display:flex;flex-wrap:wrap;gap:.6rem;align-items:center}
+a.button.quiet{background:#e4e7eb;color:#1f2933}.actions{display:flex;flex-wrap:wrap;gap:.6rem;align-items:center;margin:1rem 0 0}.actions a.button,.actions button{margin-top:0}
 .note{padding:.6rem .8rem;border-radius:6px;background:#fff3c4;margin:1rem 0}.ok{background:#e3f9e5}.err{background:#ffe3e3}
 dl{display:grid;grid-template-columns:minmax(4.5rem,max-content) minmax(0,1fr);gap:.3rem .8rem}dt{color:#52606d}dd{margin:0;overflow-wrap:anywhere}
 @media (max-width:30rem){body{margin:1rem auto;padding:0 .5rem}main{padding:1rem}}`;

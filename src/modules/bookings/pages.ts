@@ -200,9 +200,9 @@ type Managed = NonNullable<Awaited<ReturnType<typeof managed>>>;
 
 const manageBase = (c: Context<AppEnv>, m: Managed) => `${publicBaseUrl(c.env, c.req.url)}/book/${m.ctx.ws.id}/manage/${c.req.param('token')}`;
 
-function manageSummary(m: Managed) {
+function manageSummary(m: Managed, heading: 'h1' | 'h2' = 'h1') {
   const { b, mt } = m;
-  return `<h1>${esc(mt?.name ?? 'Your booking')}</h1>
+  return `<${heading}>${esc(mt?.name ?? 'Your booking')}</${heading}>
 <dl><dt>When</dt><dd>${esc(inviteeTime(b.start_at, b.invitee_timezone))}</dd><dt>Duration</dt><dd>${mt ? `${mt.durationMinutes} minutes` : ''}</dd><dt>With</dt><dd>${esc(b.hosts.map((h) => h.name).join(', '))}</dd><dt>Name</dt><dd>${esc(b.invitee_name)}</dd><dt>Email</dt><dd>${esc(b.invitee_email)}</dd><dt>Status</dt><dd>${esc(b.status)}</dd></dl>`;
 }
 
@@ -234,7 +234,7 @@ function manageView(c: Context<AppEnv>, m: Managed) {
 function cancelStep(c: Context<AppEnv>, m: Managed, reason = '') {
   const base = c.req.path.replace(/\/cancel$/, '');
   if (m.b.status !== 'confirmed') return c.redirect(base, 303);
-  const body = `<h1>Cancel this booking?</h1>${manageSummary(m)}
+  const body = `<h1>Cancel this booking?</h1>${manageSummary(m, 'h2')}
 <form method="post" action="${esc(`${base}/cancel`)}"><input type="hidden" name="confirm" value="yes"><label class="f" for="reason">Reason (optional)</label><input type="text" id="reason" name="reason" maxlength="1000" value="${esc(reason)}">
 <p class="actions"><button class="danger" type="submit">Yes, cancel booking</button><a href="${esc(base)}">Keep my booking</a></p></form>`;
   return page(c, 'Cancel booking', body);
