@@ -269,9 +269,9 @@ bookingPages.get('/:ws/:page/:token', async (c) => {
   return manageView(c, m);
 });
 
-bookingPages.post('/:ws/:page/:token/:action', limitPublicPost('booking-manage'), async (c) => {
-  const action = c.req.param('action');
-  if (!isManage(c) || (action !== 'cancel' && action !== 'reschedule')) return c.notFound();
+/** The manage page's posts: `cancel` (with the confirm step's field) and `reschedule`. */
+const manageAction = (action: 'cancel' | 'reschedule') => async (c: Context<AppEnv>) => {
+  if (!isManage(c)) return c.notFound();
   const m = await managed(c);
   if (!m) return notFoundPage(c);
   const form = await c.req.parseBody();
@@ -304,7 +304,10 @@ bookingPages.post('/:ws/:page/:token/:action', limitPublicPost('booking-manage')
   }
   publish(c, m.ctx);
   return c.redirect(`${back}?rescheduled=1`, 303);
-});
+};
+
+bookingPages.post('/:ws/:page/:token/cancel', limitPublicPost('booking-manage'), manageAction('cancel'));
+bookingPages.post('/:ws/:page/:token/reschedule', limitPublicPost('booking-manage'), manageAction('reschedule'));
 
 bookingPages.get('/:ws/:slug', async (c) => {
   const q = c.req.query();
