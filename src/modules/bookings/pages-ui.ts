@@ -26,8 +26,8 @@ a.button.quiet{background:#e4e7eb;color:#1f2933}.actions{display:flex;flex-wrap:
 dl{display:grid;grid-template-columns:minmax(4.5rem,max-content) minmax(0,1fr);gap:.3rem .8rem}dt{color:#52606d}dd{margin:0;overflow-wrap:anywhere}
 @media (max-width:30rem){body{margin:1rem auto;padding:0 .5rem}main{padding:1rem}}`;
 
-/** The browser's zone, when the URL names none (the server checks it): the page works the same without it (UTC, and the select). */
-export const ZONE_SCRIPT = `(function(){var u=new URL(location.href);if(!u.searchParams.get('tz')){try{var z=Intl.DateTimeFormat().resolvedOptions().timeZone;if(z){u.searchParams.set('tz',z);location.replace(u.toString());}}catch(e){}}})();`;
+/** The browser's zone, when the URL names none and the select offers it: the page works the same without it (UTC, and the select). */
+export const ZONE_SCRIPT = `(function(){var u=new URL(location.href);if(!u.searchParams.get('tz')){try{var z=Intl.DateTimeFormat().resolvedOptions().timeZone;var s=document.getElementById('tz');if(z&&s){for(var i=0;i<s.options.length;i++){if(s.options[i].value===z){u.searchParams.set('tz',z);location.replace(u.toString());return;}}}}catch(e){}}})();`;
 
 /** Inside the embed's frame: the page's height, posted to the host page on load and on resize (`booking-embed:height`). */
 export const HEIGHT_SCRIPT = `(function(){if(parent===window)return;var last=0;function send(){var h=Math.ceil(document.documentElement.getBoundingClientRect().height);if(h&&h!==last){last=h;parent.postMessage({type:'booking-embed:height',height:h},'*');}}addEventListener('load',send);addEventListener('resize',send);send();})();`;
