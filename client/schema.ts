@@ -1542,13 +1542,13 @@ export interface paths {
         };
         /**
          * Hosted booking page (HTML, for the invitee)
-         * @description Not an API route: the page `page_url` opens. Days with open times, the open slots of the chosen day in the invitee's zone, and a form for name, email and notes. Works without JavaScript (a small script, allowed by its hash in the Content-Security-Policy, only fills in the browser's zone). With `embed_key` it is the embed's page, the one page any site may frame (`frame-ancestors *`; every other page answers `frame-ancestors 'none'` and `X-Frame-Options: DENY`): a rotated key answers 403.
+         * @description Not an API route: the page `page_url` opens. A select of the runtime's IANA zones, the week of the chosen day (Monday to Sunday, previous and next week links, never a day before today) with its days that have open times, the open slots of the chosen day in the invitee's zone, and a form for name, email and notes. Works without JavaScript (a small script, allowed by its hash in the Content-Security-Policy, only fills in the browser's zone when `tz` is absent). An unknown `tz` answers 400 with the error on the page and no times. With `embed_key` it is the embed's page, the one page any site may frame (`frame-ancestors *`; every other page answers `frame-ancestors 'none'` and `X-Frame-Options: DENY`), and it posts its height to the embedding page: a rotated key answers 403.
          */
         get: operations["getBookingPage"];
         put?: never;
         /**
          * Book from the hosted page (form post)
-         * @description The form of the booking page (`start_at`, `timezone`, `name`, `email`, `notes?`, `embed_key?`): books through the same service as `POST /v1/bookings` (`source` `public_page`, or `embed`) and redirects (303) to the manage page; in the embed (a current `embed_key`) it answers 200, inside the frame, with the booking and a link that opens the manage page in a new tab. A taken slot or invalid input shows the page again with the reason. Limits: 10 posts a minute per source IP, and 100 bookings an hour per workspace (`rate_limits.bookings_per_hour`); a refused post books and sends nothing.
+         * @description The form of the booking page (`start_at`, `timezone`, `name`, `email`, `notes?`, `embed_key?`): books through the same service as `POST /v1/bookings` (`source` `public_page`, or `embed`) and redirects (303) to the manage page; in the embed (a current `embed_key`) it answers 200, inside the frame, with the booking and a link that opens the manage page in a new tab. A taken slot, an unknown zone or invalid input shows the page again with the reason. Limits: 10 posts a minute per source IP, and 100 bookings an hour per workspace (`rate_limits.bookings_per_hour`); a refused post books and sends nothing.
          */
         post: operations["bookFromBookingPage"];
         delete?: never;
@@ -1566,7 +1566,7 @@ export interface paths {
         };
         /**
          * Booking manage page (HTML, for the invitee)
-         * @description Not an API route: the link of the confirmation email. Shows the booking and, while it is confirmed, a form to cancel it.
+         * @description Not an API route: the link of the confirmation email. Shows the booking and, while it is confirmed, "Add to Google Calendar" and "Outlook" links (UTC times) and the two steps: `step=cancel` asks to confirm the cancel, `step=reschedule` shows the open times of the meeting type with the booking page's zone select and week strip (`tz`, `day`). A cancelled booking links to the meeting type's booking page.
          */
         get: operations["getBookingManagePage"];
         put?: never;
@@ -1588,9 +1588,29 @@ export interface paths {
         put?: never;
         /**
          * Cancel from the manage page (form post)
-         * @description Cancels the booking as the invitee (`cancelled_by: invitee`, optional `reason`), like `POST /v1/bookings/{id}/cancel`, and redirects (303) back to the manage page.
+         * @description With `confirm=yes` (the confirm step's form) cancels the booking as the invitee (`cancelled_by: invitee`, optional `reason`), like `POST /v1/bookings/{id}/cancel`, and redirects (303) back to the manage page; without it answers the confirm step and changes nothing.
          */
         post: operations["cancelFromBookingManagePage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/book/{ws}/manage/{token}/reschedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reschedule from the manage page (form post)
+         * @description Moves the booking to `start_at` through the same service, rules and slot locks as `POST /v1/bookings/{id}/reschedule` (the same hosts; the invitee's zone becomes `timezone`) and redirects (303) to the manage page, whose link keeps working. A taken time (409), an unknown zone or a missing time (400) answers the reschedule step with the reason.
+         */
+        post: operations["rescheduleFromBookingManagePage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1606,7 +1626,7 @@ export interface paths {
         };
         /**
          * The embed script of `snippet_html`
-         * @description Turns each `[data-booking-embed]` element of the host page into an iframe of the booking page, with the `bk_` key and the browser's zone.
+         * @description Turns each `[data-booking-embed]` element of the host page into an iframe of the booking page, with the `bk_` key and the browser's zone, and sets each iframe's height from the page's `{type: 'booking-embed:height', height}` messages (only from this service's origin and that iframe's window).
          */
         get: operations["getBookingEmbedScript"];
         put?: never;
@@ -5591,11 +5611,32 @@ export interface components {
         };
         /**
          * @example {
+         *       "confirm": "yes",
          *       "reason": "Something came up"
          *     }
          */
         BookingCancelForm: {
+            /**
+             * @description The confirm step's field: without it the post only shows the confirm step
+             * @enum {string}
+             */
+            confirm?: "yes";
             reason?: string;
+        };
+        /**
+         * @example {
+         *       "start_at": "2030-01-08T10:00:00.000Z",
+         *       "timezone": "Europe/Berlin"
+         *     }
+         */
+        BookingRescheduleForm: {
+            /**
+             * Format: date-time
+             * @description The new slot (a `start` of the slots listing)
+             */
+            start_at: string;
+            /** @description The invitee's IANA zone; an unknown one answers the step with an error (400) */
+            timezone: string;
         };
     };
     responses: never;
@@ -18763,7 +18804,7 @@ export interface operations {
     getBookingPage: {
         parameters: {
             query?: {
-                /** @description IANA zone to show times in */
+                /** @description IANA zone to show times in (UTC when absent; an unknown one is a 400 page) */
                 tz?: string;
                 /** @description The day to show (YYYY-MM-DD in `tz`) */
                 day?: string;
@@ -18783,6 +18824,16 @@ export interface operations {
         responses: {
             /** @description The page */
             200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description An unknown `tz`: the error and the zone select */
+            400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -18917,7 +18968,14 @@ export interface operations {
     };
     getBookingManagePage: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The second step to show */
+                step?: "cancel" | "reschedule";
+                /** @description Reschedule step: the IANA zone to show times in */
+                tz?: string;
+                /** @description Reschedule step: the day to show (YYYY-MM-DD in `tz`) */
+                day?: string;
+            };
             header?: never;
             path: {
                 /** @description The workspace id */
@@ -18969,6 +19027,16 @@ export interface operations {
             };
         };
         responses: {
+            /** @description No `confirm`: the confirm step */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /** @description Back to the manage page */
             303: {
                 headers: {
@@ -18979,6 +19047,76 @@ export interface operations {
             };
             /** @description Unknown or altered token */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description More than 10 posts of this kind a minute from the source IP (`RATE_LIMIT_PUBLIC_PER_IP_PER_MINUTE`): nothing was done */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+        };
+    };
+    rescheduleFromBookingManagePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The workspace id */
+                ws: string;
+                /** @description The signed manage token from the confirmation, exactly `<booking id>.<signature>` (never in the API or events) */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["BookingRescheduleForm"];
+            };
+        };
+        responses: {
+            /** @description To the manage page, showing the new time */
+            303: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The reschedule step with the reason */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Unknown or altered token */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The reschedule step: that time was taken */
+            409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;

@@ -56,7 +56,13 @@ describe('hosted booking page', () => {
     // A tampered token is a 404 page.
     expect((await call('GET', `${new URL(location).pathname.slice(0, -3)}AAA`)).status).toBe(404);
 
-    const cancelled = await form(`${new URL(location).pathname}/cancel`, { reason: 'Cannot make it' });
+    // Cancelling takes a second step: a post without the confirm step's field shows that step and changes nothing.
+    const unconfirmed = await form(`${new URL(location).pathname}/cancel`, { reason: 'Cannot make it' });
+    expect(unconfirmed.status).toBe(200);
+    expect(unconfirmed.body).toContain('Yes, cancel booking');
+    expect(unconfirmed.body).toContain('value="Cannot make it"');
+    expect((await ws.api('GET', `/v1/bookings/${row.id}`)).body.status).toBe('confirmed');
+    const cancelled = await form(`${new URL(location).pathname}/cancel`, { reason: 'Cannot make it', confirm: 'yes' });
     expect(cancelled.status).toBe(303);
     const after = await ws.api('GET', `/v1/bookings/${row.id}`);
     expect(after.body).toMatchObject({ status: 'cancelled', cancelled_by: 'invitee', cancellation_reason: 'Cannot make it' });
@@ -108,7 +114,7 @@ describe('hosted booking page', () => {
     });
     // The frame shows the booking; the manage page opens outside it.
     expect(res.status).toBe(200);
-    expect(res.body).toContain('See or cancel your booking');
+    expect(res.body).toContain('See, reschedule or cancel your booking');
     const [row] = await rowsIn(ws.id, 'SELECT source FROM bookings WHERE workspace_id = ?', ws.id);
     expect(row.source).toBe('embed');
     await adminOk('POST', `/workspaces/${ws.id}/embed-key/rotate`, {});

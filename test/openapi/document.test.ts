@@ -40,6 +40,7 @@ const LITERAL_SEGMENTS: Record<string, string> = {
   'GET /book/{file}': 'GET /book/embed.js',
   'GET /book/{ws}/{page}/{token}': 'GET /book/{ws}/manage/{token}',
   'POST /book/{ws}/{page}/{token}/cancel': 'POST /book/{ws}/manage/{token}/cancel',
+  'POST /book/{ws}/{page}/{token}/reschedule': 'POST /book/{ws}/manage/{token}/reschedule',
 };
 
 /** Routes outside /v1 that the document lists as what they are: a page for people, a webhook for a provider. */
@@ -51,6 +52,7 @@ const PUBLIC_OPERATIONS = [
   'POST /book/{ws}/{slug}',
   'GET /book/{ws}/manage/{token}',
   'POST /book/{ws}/manage/{token}/cancel',
+  'POST /book/{ws}/manage/{token}/reschedule',
   'GET /book/embed.js',
   'GET /t/o/{token}',
   'GET /t/c/{token}',

@@ -51,10 +51,10 @@ describe('documented form posts', () => {
     expect(await post(pagePath, fields)).toBe(303);
   });
 
-  it('POST /book/{ws}/manage/{token}/cancel documents its optional reason', async () => {
+  it('POST /book/{ws}/manage/{token}/cancel documents its confirm field and optional reason', async () => {
     const doc = (await call<Doc>('GET', '/v1/openapi.json')).body;
     const body = doc.paths['/book/{ws}/manage/{token}/cancel'].post.requestBody!;
     expect(body.required).toBe(false);
-    expect(Object.keys(resolve(doc, body.content['application/x-www-form-urlencoded'].schema).properties ?? {})).toEqual(['reason']);
+    expect(Object.keys(resolve(doc, body.content['application/x-www-form-urlencoded'].schema).properties ?? {})).toEqual(['confirm', 'reason']);
   });
 });

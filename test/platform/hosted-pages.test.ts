@@ -120,11 +120,22 @@ describe('hosted pages', () => {
     const scripts = inlineScripts(res.body);
     expect(scripts).toHaveLength(1);
     const csp = directives(res.headers.get('content-security-policy'));
-    expect(csp['script-src']).toEqual([`'sha256-${await sha256Base64(scripts[0])}'`]);
+    // The zone script and the embed's height script, each by its hash.
+    expect(csp['script-src']).toHaveLength(2);
+    expect(csp['script-src']).toContain(`'sha256-${await sha256Base64(scripts[0])}'`);
+    for (const source of csp['script-src']) expect(source).toMatch(/^'sha256-[A-Za-z0-9+/]+=*'$/);
     expect(csp['default-src']).toEqual(["'none'"]);
-    // Every other page holds no inline script at all.
+    // An embedded page holds only the height script, allowed by its hash; every other page no inline script at all.
     for (const p of fx.pages.filter((p) => p.name !== 'booking page with its zone script')) {
-      expect(inlineScripts((await open(p.method, p.path, p.form)).body), p.name).toEqual(p.name === 'API reference' ? [''] : []);
+      const answer = await open(p.method, p.path, p.form);
+      const inline = inlineScripts(answer.body);
+      if (p.frameable) {
+        expect(inline, p.name).toHaveLength(1);
+        expect(inline[0], p.name).toContain("postMessage({type:'booking-embed:height'");
+        expect(directives(answer.headers.get('content-security-policy'))['script-src'], p.name).toContain(
+          `'sha256-${await sha256Base64(inline[0])}'`,
+        );
+      } else expect(inline, p.name).toEqual(p.name === 'API reference' ? [''] : []);
     }
   });
 

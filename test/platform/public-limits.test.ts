@@ -18,7 +18,7 @@ type Family = {
   /** The var that sets the family's budget per source IP; the tests set it to 10. */
   limitVar: string;
   junk: (ws: TestWorkspace) => string;
-  target: () => Promise<{ ws: TestWorkspace; path: string; untouched: () => Promise<boolean> }>;
+  target: () => Promise<{ ws: TestWorkspace; path: string; fields?: Record<string, string>; untouched: () => Promise<boolean> }>;
 };
 
 const paymentTarget = async () => {
@@ -42,6 +42,7 @@ const manageTarget = async () => {
   return {
     ws,
     path: `${new URL(url).pathname}/cancel`,
+    fields: { confirm: 'yes' },
     untouched: async () => (await ws.api('GET', `/v1/bookings/${b.body.id}`)).body.status === 'confirmed',
   };
 };
@@ -95,17 +96,17 @@ const expectRefusedPage = (res: PageAnswer) => {
 describe.each(FAMILIES)('$name: per-IP limit', (family) => {
   it('a budget of 10 posts a minute from one IP: the 11th answers a 429 page and does nothing; other IPs and families are unaffected', async () => {
     await inOneRateWindow(async () => {
-      const { ws, path, untouched } = await family.target();
+      const { ws, path, fields, untouched } = await family.target();
       const ip = freshIp();
       const vars = { [family.limitVar]: '10' };
       for (let i = 0; i < 10; i++) expect((await publicPost(family.junk(ws), { ip, vars })).status).toBe(404);
-      expectRefusedPage(await publicPost(path, { ip, vars }));
+      expectRefusedPage(await publicPost(path, { ip, vars, fields }));
       expect(await untouched()).toBe(true);
       // Each family has its own budget: the same IP still reaches the others.
       for (const other of FAMILIES.filter((f) => f !== family))
         expect((await publicPost(other.junk(ws), { ip, vars: { [other.limitVar]: '10' } })).status).toBe(404);
       // Another IP does the work.
-      const done = await publicPost(path, { ip: freshIp(), vars });
+      const done = await publicPost(path, { ip: freshIp(), vars, fields });
       expect(done.status).toBeLessThan(400);
       expect(await untouched()).toBe(false);
     });
@@ -113,7 +114,7 @@ describe.each(FAMILIES)('$name: per-IP limit', (family) => {
 
   it('answers JSON to JSON and fails open while the limiter cannot be reached', async () => {
     await inOneRateWindow(async () => {
-      const { ws, path, untouched } = await family.target();
+      const { ws, path, fields, untouched } = await family.target();
       const ip = freshIp();
       const vars = { [family.limitVar]: '1' };
       expect((await publicPost(family.junk(ws), { ip, json: {}, vars })).status).toBe(404);
@@ -123,7 +124,7 @@ describe.each(FAMILIES)('$name: per-IP limit', (family) => {
       expect(refused.json.message).toMatch(/^Rate limit exceeded: 1 requests per minute per source IP\. Retry after \d+ seconds\.$/);
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
 
-      const unlimited = await publicPost(path, { ip, vars: { ...vars, RATE_LIMITER: unreachableLimiter } });
+      const unlimited = await publicPost(path, { ip, fields, vars: { ...vars, RATE_LIMITER: unreachableLimiter } });
       expect(unlimited.status).toBeLessThan(400);
       expect(await untouched()).toBe(false);
     });

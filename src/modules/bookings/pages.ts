@@ -8,8 +8,6 @@ import { ApiError } from '../../platform/errors';
 import { BookingErrors } from './errors';
 import { publishCommitted } from '../../platform/events';
 import { escapeHtml as esc } from '../../platform/html';
-import { base64 } from '../../platform/ids';
-import { isValidTimeZone } from '../../platform/timezones';
 import { publicWorkspaceContext } from '../workspaces';
 import { inviteeTime, manageUrl, verifyManageToken } from './confirmation';
 import { durableSlotLocks } from './locks';
@@ -17,49 +15,30 @@ import { bookingSettingsOf, listSlots } from './meeting-types';
 import { publicBaseUrl } from '../../platform/public-base';
 import { countPublicBooking, limitPublicPost, refuse } from '../../platform/public-limits';
 import { meetingTypes } from './schema';
-import { cancelBooking, createBooking, getBooking } from './service';
+import { cancelBooking, createBooking, getBooking, rescheduleBooking } from './service';
+import {
+  calendarLinks,
+  HEIGHT_MESSAGE,
+  localDayOf,
+  page,
+  slotRadios,
+  unknownZoneText,
+  weekNav,
+  weekOf,
+  weekRange,
+  ZONE_SCRIPT,
+  zoneForm,
+  zoneFrom,
+} from './pages-ui';
 
 /*
  * The hosted booking and manage pages: plain server-rendered HTML that works
- * without JavaScript (one small script only fills in the browser's time zone),
- * no external hosts. They call the same services as the API.
+ * without JavaScript (small scripts only fill in the browser's time zone and,
+ * inside the embed, post the page's height), no external hosts. They call the
+ * same services as the API.
  */
 
 export const bookingPages = new Hono<AppEnv>();
-
-const STYLE = `body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:44rem;margin:2rem auto;padding:0 1rem;color:#1f2933;background:#f8fafc}
-main{background:#fff;border:1px solid #d9e2ec;border-radius:12px;padding:1.5rem 2rem}h1{font-size:1.5rem;margin:.2rem 0}p.meta{color:#52606d;margin-top:0}
-.days{display:flex;flex-wrap:wrap;gap:.4rem;margin:1rem 0}.days a{padding:.35rem .6rem;border:1px solid #bcccdc;border-radius:6px;text-decoration:none;color:#243b53;font-size:.9rem}
-.days a.on{background:#2680c2;color:#fff;border-color:#2680c2}.days a.none{color:#9fb3c8;border-style:dashed}.slots{display:grid;grid-template-columns:repeat(auto-fill,minmax(7rem,1fr));gap:.4rem;margin:1rem 0}
-.slots label{border:1px solid #bcccdc;border-radius:6px;padding:.4rem;text-align:center;cursor:pointer}.slots input{margin-right:.3rem}
-label.f{display:block;margin:.6rem 0 .2rem;font-weight:600}input[type=text],input[type=email]{width:100%;padding:.5rem;border:1px solid #bcccdc;border-radius:6px;box-sizing:border-box}
-button{margin-top:1rem;background:#2680c2;color:#fff;border:0;border-radius:6px;padding:.6rem 1.2rem;font-size:1rem;cursor:pointer}button.danger{background:#c62828}
-.note{padding:.6rem .8rem;border-radius:6px;background:#fff3c4;margin:1rem 0}.ok{background:#e3f9e5}dl{display:grid;grid-template-columns:10rem 1fr;gap:.3rem}dt{color:#52606d}`;
-
-/** The browser's zone, when the URL names none: the page works the same without it (UTC). */
-const ZONE_SCRIPT = `(function(){var u=new URL(location.href);if(!u.searchParams.get('tz')){try{var z=Intl.DateTimeFormat().resolvedOptions().timeZone;if(z){u.searchParams.set('tz',z);location.replace(u.toString());}}catch(e){}}})();`;
-
-let zoneScriptSource: Promise<string> | undefined;
-/** The CSP source that lets exactly the zone script run: its SHA-256, worked out once per instance. */
-const zoneScriptHash = () =>
-  (zoneScriptSource ??= crypto.subtle.digest('SHA-256', new TextEncoder().encode(ZONE_SCRIPT)).then((d) => `'sha256-${base64(new Uint8Array(d))}'`));
-
-/**
- * `framed`: the booking page as the embed shows it (the request carries an embed key), the
- * only page any site may frame. Every other page (the manage page's cancel button above all)
- * refuses framing, here and through `X-Frame-Options` (src/platform/security-headers.ts).
- */
-async function page(c: Context<AppEnv>, title: string, body: string, opts: { status?: 200 | 400 | 403 | 404 | 409; framed?: boolean } = {}) {
-  c.header(
-    'Content-Security-Policy',
-    `default-src 'none'; style-src 'unsafe-inline'; script-src ${await zoneScriptHash()}; form-action 'self'; frame-ancestors ${opts.framed ? '*' : "'none'"}; base-uri 'none'`,
-  );
-  c.header('Cache-Control', 'no-store');
-  return c.html(
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(title)}</title><style>${STYLE}</style></head><body><main>${body}</main></body></html>`,
-    opts.status ?? 200,
-  );
-}
 
 const notFoundPage = (c: Context<AppEnv>, framed = false) =>
   page(c, 'Not found', '<h1>Not found</h1><p>This booking page does not exist.</p>', { status: 404, framed });
@@ -70,11 +49,11 @@ const publish = (c: Context<AppEnv>, ctx: ServiceContext) => {
   if (ctx.events.committed.length) c.executionCtx.waitUntil(publishCommitted(c.env, ctx.db, ctx.events.committed));
 };
 
-async function typeBySlug(ctx: ServiceContext, slug: string) {
+async function typeWhere(ctx: ServiceContext, by: { slug: string } | { id: string }) {
   const [row] = await ctx.db
     .select()
     .from(meetingTypes)
-    .where(and(eq(meetingTypes.workspaceId, ctx.ws.id), eq(meetingTypes.slug, slug)))
+    .where(and(eq(meetingTypes.workspaceId, ctx.ws.id), 'slug' in by ? eq(meetingTypes.slug, by.slug) : eq(meetingTypes.id, by.id)))
     .limit(1);
   return row ?? null;
 }
@@ -92,96 +71,103 @@ const staleEmbed = (c: Context<AppEnv>) =>
     framed: true,
   });
 
-const zoneOf = (raw: string | undefined) => (raw && isValidTimeZone(raw) ? raw : 'UTC');
-
-function dayOf(raw: string | undefined, zone: string): Temporal.PlainDate {
-  const today = Temporal.Now.plainDateISO(zone);
-  if (!raw || !/^\d{4}-\d{2}-\d{2}$/.test(raw)) return today;
-  try {
-    const d = Temporal.PlainDate.from(raw);
-    return Temporal.PlainDate.compare(d, today) < 0 ? today : d;
-  } catch {
-    return today;
-  }
-}
-
 /** The invitee-local day of a submitted start, to show that day again; undefined when it does not parse. */
 function localDay(start: string, zone: string): string | undefined {
   try {
-    return Temporal.Instant.from(start).toZonedDateTimeISO(zone).toPlainDate().toString();
+    return localDayOf(start, zone);
   } catch {
     return undefined;
   }
 }
 
-const clock = (iso: string, zone: string) =>
-  Temporal.Instant.from(iso).toZonedDateTimeISO(zone).toLocaleString('en-US', { hour: 'numeric', minute: '2-digit' });
+type Notice = { text: string; status: 400 | 409 };
+const noticeHtml = (notice: Notice | undefined) => (notice ? `<p class="note err" role="alert">${esc(notice.text)}</p>` : '');
+
+/** What a refused booking or reschedule tells the invitee. */
+const refusalText = (err: ApiError) =>
+  err.body.error_code === BookingErrors.slotTaken.code
+    ? 'That time was just taken. Please pick another.'
+    : String(err.body.message ?? 'That did not work.');
+
+/**
+ * The zone select, the week strip and the open times of the chosen day of a meeting type, from
+ * one slots read of the week. Without an asked day it opens on the week's first day with open times.
+ */
+async function picker(ctx: ServiceContext, mtId: string, zone: string, dayParam: string | undefined, keep: Record<string, string | undefined>) {
+  let { asked, week } = weekOf(dayParam, zone);
+  const read = async () => {
+    try {
+      return (await listSlots(ctx.db, ctx.ws.id, mtId, weekRange(week, zone))).starts.map((ms) => new Date(ms).toISOString());
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      return [];
+    }
+  };
+  let starts = await read();
+  // Without an asked day, a week with no open times gives way to the next (up to four weeks on; else this week).
+  const thisWeek = { asked, week };
+  for (let ahead = 1; !dayParam && !starts.length && ahead <= 4; ahead++) {
+    ({ asked, week } = weekOf(week.monday.add({ days: 7 }).toString(), zone));
+    starts = await read();
+  }
+  if (!starts.length) ({ asked, week } = thisWeek);
+  const open = new Set(starts.map((s) => localDayOf(s, zone)));
+  const day = dayParam ? asked : (week.days.find((d) => Temporal.PlainDate.compare(d, week.today) >= 0 && open.has(d.toString())) ?? asked);
+  const slots = starts.filter((s) => localDayOf(s, zone) === day.toString());
+  const href = (d: string) =>
+    `?${new URLSearchParams(Object.entries({ ...keep, tz: zone, day: d }).filter((e): e is [string, string] => e[1] !== undefined)).toString()}`;
+  const html = `${zoneForm(zone, { ...keep, day: day.toString() })}
+${weekNav(week, day, open, href)}
+<h2>${esc(day.toLocaleString('en-US', { weekday: 'long', month: 'long', day: 'numeric', year: 'numeric' }))}</h2>`;
+  return { html, slots: slotRadios(slots, zone), any: slots.length > 0 };
+}
+
+const typeHead = (mt: { name: string; durationMinutes: number; locationType: string; description: string | null }) =>
+  `<h1>${esc(mt.name)}</h1><p class="meta">${mt.durationMinutes} minutes &middot; ${esc(mt.locationType)}${mt.description ? ` &middot; ${esc(mt.description)}` : ''}</p>`;
 
 async function renderBookingPage(
   c: Context<AppEnv>,
   ctx: ServiceContext,
   slug: string,
   q: { day?: string; tz?: string; embed_key?: string },
-  notice?: { text: string; status: 400 | 409 },
+  notice?: Notice,
 ) {
-  const mt = await typeBySlug(ctx, slug);
+  const mt = await typeWhere(ctx, { slug });
   const framed = q.embed_key !== undefined;
   if (!mt?.isActive) return notFoundPage(c, framed);
-  const zone = zoneOf(q.tz);
-  const today = Temporal.Now.plainDateISO(zone);
-  const asked = dayOf(q.day, zone);
-  // Fourteen days of links from a few days before the asked day (never before today), their slots in one read.
-  const earlier = asked.subtract({ days: 3 });
-  const first = Temporal.PlainDate.compare(earlier, today) < 0 ? today : earlier;
-  const days = Array.from({ length: 14 }, (_, i) => first.add({ days: i }));
-  const range = {
-    from: first.toZonedDateTime(zone).toInstant().toString(),
-    to: first.add({ days: 14 }).toZonedDateTime(zone).toInstant().toString(),
-  };
-  let all: { start: string }[] = [];
-  try {
-    all = (await listSlots(ctx.db, ctx.ws.id, mt.id, range)).starts.map((ms) => ({ start: new Date(ms).toISOString() }));
-  } catch (err) {
-    if (!(err instanceof ApiError)) throw err;
+  const { zone, bad } = zoneFrom(q.tz);
+  if (bad) {
+    // A zone the runtime does not know is an error on the page, never times shown in another zone.
+    const body = `${typeHead(mt)}${noticeHtml({ text: unknownZoneText(bad), status: 400 })}${zoneForm(zone, { day: q.day, embed_key: q.embed_key }, false)}`;
+    return page(c, mt.name, body, { status: 400, framed });
   }
-  const localDay = (iso: string) => Temporal.Instant.from(iso).toZonedDateTimeISO(zone).toPlainDate().toString();
-  const open = new Set(all.map((s) => localDay(s.start)));
-  // Without an asked day the page opens on the first day with open times.
-  const day = q.day ? asked : (days.find((d) => open.has(d.toString())) ?? asked);
-  const slots = all.filter((s) => localDay(s.start) === day.toString());
-  const keep = (extra: Record<string, string>) => {
-    const p = new URLSearchParams({ tz: zone, ...(q.embed_key ? { embed_key: q.embed_key } : {}), ...extra });
-    return `?${p.toString()}`;
-  };
-  const dayLinks = days
-    .map((d) => {
-      const cls = [d.equals(day) ? 'on' : '', open.has(d.toString()) ? '' : 'none'].filter(Boolean).join(' ');
-      return `<a href="${esc(keep({ day: d.toString() }))}"${cls ? ` class="${cls}"` : ''}>${esc(d.toLocaleString('en-US', { weekday: 'short', month: 'short', day: 'numeric' }))}</a>`;
-    })
-    .join('');
-  const slotInputs = slots.length
-    ? `<div class="slots">${slots.map((s, i) => `<label><input type="radio" name="start_at" value="${esc(s.start)}"${i === 0 ? ' required' : ''}>${esc(clock(s.start, zone))}</label>`).join('')}</div>`
-    : '<p class="note">No open times on this day. Pick another day.</p>';
-  const body = `<h1>${esc(mt.name)}</h1><p class="meta">${mt.durationMinutes} minutes &middot; ${esc(mt.locationType)}${mt.description ? ` &middot; ${esc(mt.description)}` : ''}</p>
-${notice ? `<p class="note" role="alert">${esc(notice.text)}</p>` : ''}
-<form method="get"><label class="f" for="tz">Your time zone</label><input type="text" id="tz" name="tz" value="${esc(zone)}"><input type="hidden" name="day" value="${esc(day.toString())}">${q.embed_key ? `<input type="hidden" name="embed_key" value="${esc(q.embed_key)}">` : ''}<button type="submit">Show times</button></form>
-<nav class="days" aria-label="Days">${dayLinks}</nav>
-<h2>${esc(day.toLocaleString('en-US', { weekday: 'long', month: 'long', day: 'numeric', year: 'numeric' }))}</h2>
-<form method="post">${slotInputs}
+  const pick = await picker(ctx, mt.id, zone, q.day, { embed_key: q.embed_key });
+  const body = `${typeHead(mt)}
+${noticeHtml(notice)}
+${pick.html}
+<form method="post">${pick.slots}
 <input type="hidden" name="timezone" value="${esc(zone)}">${q.embed_key ? `<input type="hidden" name="embed_key" value="${esc(q.embed_key)}">` : ''}
 <label class="f" for="name">Your name</label><input type="text" id="name" name="name" required maxlength="200" autocomplete="name">
 <label class="f" for="email">Email</label><input type="email" id="email" name="email" required maxlength="320" autocomplete="email">
 <label class="f" for="notes">Notes (optional)</label><input type="text" id="notes" name="notes" maxlength="2000">
-<button type="submit"${slots.length ? '' : ' disabled'}>Book</button></form>${q.tz ? '' : `<script>${ZONE_SCRIPT}</script>`}`;
+<button type="submit"${pick.any ? '' : ' disabled'}>Book</button></form>${q.tz ? '' : `<script>${ZONE_SCRIPT}</script>`}`;
   return page(c, mt.name, body, { status: notice?.status ?? 200, framed });
 }
 
 /** The end of a booking made in the embed: what was booked, and the manage page as a link that leaves the frame. */
 function bookedInFrame(c: Context<AppEnv>, name: string, b: { start_at: string; invitee_timezone: string }, manage: string) {
   const body = `<p class="note ok" role="status">You are booked.</p><h1>${esc(name)}</h1><dl><dt>When</dt><dd>${esc(inviteeTime(b.start_at, b.invitee_timezone))}</dd></dl>
-<p><a href="${esc(`${manage}?booked=1`)}" target="_blank" rel="noopener noreferrer">See or cancel your booking</a> (opens in a new tab; keep the link).</p>`;
+<p><a href="${esc(`${manage}?booked=1`)}" target="_blank" rel="noopener noreferrer">See, reschedule or cancel your booking</a> (opens in a new tab; keep the link).</p>`;
   return page(c, 'Booked', body, { framed: true });
 }
+
+/**
+ * The snippet's script: each `[data-booking-embed]` element becomes an iframe of the booking page,
+ * sized to the page's height as the page posts it (`{type: 'booking-embed:height', height}`), accepted
+ * only from this service's origin and only from the iframe's own window.
+ */
+const embedScript = (base: string) =>
+  `(function(){var origin=${JSON.stringify(new URL(base).origin)};var frames=[];var nodes=document.querySelectorAll('[data-booking-embed]');for(var i=0;i<nodes.length;i++){var n=nodes[i];if(n.getAttribute('data-booking-ready'))continue;n.setAttribute('data-booking-ready','1');var f=document.createElement('iframe');var tz='';try{tz=Intl.DateTimeFormat().resolvedOptions().timeZone||'';}catch(e){}f.src=${JSON.stringify(base)}+'/book/'+encodeURIComponent(n.getAttribute('data-workspace'))+'/'+encodeURIComponent(n.getAttribute('data-booking-embed'))+'?embed_key='+encodeURIComponent(n.getAttribute('data-key'))+(tz?'&tz='+encodeURIComponent(tz):'');f.style.width='100%';f.style.height='760px';f.style.border='0';f.title='Book a meeting';n.appendChild(f);frames.push(f);}if(!frames.length)return;window.addEventListener('message',function(e){if(e.origin!==origin)return;var d=e.data;if(!d||typeof d!=='object'||d.type!==${JSON.stringify(HEIGHT_MESSAGE)}||typeof d.height!=='number'||!isFinite(d.height))return;for(var j=0;j<frames.length;j++){if(frames[j].contentWindow===e.source){frames[j].style.height=Math.max(200,Math.min(Math.ceil(d.height),10000))+'px';}}});})();`;
 
 /*
  * `/embed.js` and the manage pages (`/:ws/manage/:token`) are matched through
@@ -192,53 +178,136 @@ function bookedInFrame(c: Context<AppEnv>, name: string, b: { start_at: string; 
  */
 bookingPages.get('/:file', (c) => {
   if (c.req.param('file') !== 'embed.js') return c.notFound();
-  const base = publicBaseUrl(c.env, c.req.url);
   c.header('Content-Type', 'text/javascript; charset=utf-8');
   c.header('Cache-Control', 'public, max-age=300');
-  return c.body(
-    `(function(){var nodes=document.querySelectorAll('[data-booking-embed]');for(var i=0;i<nodes.length;i++){var n=nodes[i];if(n.getAttribute('data-booking-ready'))continue;n.setAttribute('data-booking-ready','1');var f=document.createElement('iframe');var tz='';try{tz=Intl.DateTimeFormat().resolvedOptions().timeZone||'';}catch(e){}f.src=${JSON.stringify(base)}+'/book/'+encodeURIComponent(n.getAttribute('data-workspace'))+'/'+encodeURIComponent(n.getAttribute('data-booking-embed'))+'?embed_key='+encodeURIComponent(n.getAttribute('data-key'))+(tz?'&tz='+encodeURIComponent(tz):'');f.style.width='100%';f.style.minHeight='760px';f.style.border='0';f.title='Book a meeting';n.appendChild(f);}})();`,
-  );
+  return c.body(embedScript(publicBaseUrl(c.env, c.req.url)));
 });
 
 const isManage = (c: Context<AppEnv>) => c.req.param('page') === 'manage';
 
+/** The booking behind a manage URL, with its meeting type; null when the workspace or token does not hold. */
+async function managed(c: Context<AppEnv>) {
+  const ctx = await publicContext(c, c.req.param('ws') ?? '');
+  if (!ctx) return null;
+  const id = await verifyManageToken(ctx.db, ctx.ws.id, c.req.param('token') ?? '');
+  if (!id) return null;
+  const b = await getBooking(ctx, id);
+  const mt = await typeWhere(ctx, { id: b.meeting_type_id });
+  return { ctx, id, b, mt };
+}
+
+type Managed = NonNullable<Awaited<ReturnType<typeof managed>>>;
+
+const manageBase = (c: Context<AppEnv>, m: Managed) => `${publicBaseUrl(c.env, c.req.url)}/book/${m.ctx.ws.id}/manage/${c.req.param('token')}`;
+
+function manageSummary(m: Managed, heading: 'h1' | 'h2' = 'h1') {
+  const { b, mt } = m;
+  return `<${heading}>${esc(mt?.name ?? 'Your booking')}</${heading}>
+<dl><dt>When</dt><dd>${esc(inviteeTime(b.start_at, b.invitee_timezone))}</dd><dt>Duration</dt><dd>${mt ? `${mt.durationMinutes} minutes` : ''}</dd><dt>With</dt><dd>${esc(b.hosts.map((h) => h.name).join(', '))}</dd><dt>Name</dt><dd>${esc(b.invitee_name)}</dd><dt>Email</dt><dd>${esc(b.invitee_email)}</dd><dt>Status</dt><dd>${esc(b.status)}</dd></dl>`;
+}
+
+/** The manage page: the booking, calendar links, and reschedule / cancel as second steps. */
+function manageView(c: Context<AppEnv>, m: Managed) {
+  const { b, mt } = m;
+  const q = c.req.query();
+  const path = c.req.path;
+  const status =
+    q.booked === '1'
+      ? '<p class="note ok" role="status">You are booked. Keep this page: it is your link to see, reschedule or cancel the booking.</p>'
+      : q.rescheduled === '1'
+        ? '<p class="note ok" role="status">Your booking is moved to the new time.</p>'
+        : q.cancelled === '1'
+          ? '<p class="note ok" role="status">Your booking is cancelled.</p>'
+          : '';
+  const title = mt?.name ?? 'Meeting';
+  const confirmed = b.status === 'confirmed';
+  const links = confirmed ? calendarLinks(b, title, `${title} with ${b.hosts.map((h) => h.name).join(', ')}`, mt?.locationType ?? '') : '';
+  const actions = confirmed
+    ? `<p class="actions">${mt?.isActive ? `<a class="button" href="${esc(`${path}?step=reschedule&tz=${encodeURIComponent(b.invitee_timezone)}`)}">Reschedule</a>` : ''}<a class="button quiet" href="${esc(`${path}?step=cancel`)}">Cancel booking&hellip;</a></p>`
+    : b.status === 'cancelled' && mt?.isActive
+      ? `<p class="actions"><a class="button" href="${esc(`/book/${m.ctx.ws.id}/${mt.slug}?tz=${encodeURIComponent(b.invitee_timezone)}`)}">Book another time</a></p>`
+      : '';
+  return page(c, 'Your booking', `${status}${manageSummary(m)}${links}${actions}`);
+}
+
+/** The cancel step: what is cancelled, an optional reason, and an explicit confirm button. */
+function cancelStep(c: Context<AppEnv>, m: Managed, reason = '') {
+  const base = c.req.path.replace(/\/cancel$/, '');
+  if (m.b.status !== 'confirmed') return c.redirect(base, 303);
+  const body = `<h1>Cancel this booking?</h1>${manageSummary(m, 'h2')}
+<form method="post" action="${esc(`${base}/cancel`)}"><input type="hidden" name="confirm" value="yes"><label class="f" for="reason">Reason (optional)</label><input type="text" id="reason" name="reason" maxlength="1000" value="${esc(reason)}">
+<p class="actions"><button class="danger" type="submit">Yes, cancel booking</button><a href="${esc(base)}">Keep my booking</a></p></form>`;
+  return page(c, 'Cancel booking', body);
+}
+
+/** The reschedule step: the same zone select and week strip as the booking page, over the meeting type's open times. */
+async function rescheduleStep(c: Context<AppEnv>, m: Managed, q: { tz?: string; day?: string }, notice?: Notice) {
+  const base = c.req.path.replace(/\/reschedule$/, '');
+  const { b, mt } = m;
+  if (b.status !== 'confirmed' || !mt?.isActive) return c.redirect(base, 303);
+  const head = `<h1>Reschedule: ${esc(mt.name)}</h1><p class="meta">Now: ${esc(inviteeTime(b.start_at, b.invitee_timezone))}</p>`;
+  const { zone, bad } = zoneFrom(q.tz);
+  const back = `<p><a href="${esc(base)}">Back to my booking</a></p>`;
+  if (bad) {
+    const body = `${head}${noticeHtml({ text: unknownZoneText(bad), status: 400 })}${zoneForm(zone, { step: 'reschedule', day: q.day }, false)}${back}`;
+    return page(c, 'Reschedule', body, { status: 400 });
+  }
+  const pick = await picker(m.ctx, mt.id, zone, q.day, { step: 'reschedule' });
+  const body = `${head}${noticeHtml(notice)}${pick.html}
+<form method="post" action="${esc(`${base}/reschedule`)}">${pick.slots}<input type="hidden" name="timezone" value="${esc(zone)}">
+<p class="actions"><button type="submit"${pick.any ? '' : ' disabled'}>Move my booking</button><a href="${esc(base)}">Keep the current time</a></p></form>`;
+  return page(c, 'Reschedule', body, { status: notice?.status ?? 200 });
+}
+
 bookingPages.get('/:ws/:page/:token', async (c) => {
   if (!isManage(c)) return c.notFound();
-  const ctx = await publicContext(c, c.req.param('ws'));
-  if (!ctx) return notFoundPage(c);
-  const id = await verifyManageToken(ctx.db, ctx.ws.id, c.req.param('token'));
-  if (!id) return notFoundPage(c);
-  const b = await getBooking(ctx, id);
-  const [mt] = await ctx.db
-    .select()
-    .from(meetingTypes)
-    .where(and(eq(meetingTypes.workspaceId, ctx.ws.id), eq(meetingTypes.id, b.meeting_type_id)))
-    .limit(1);
-  const booked = c.req.query('booked') === '1';
-  const cancelled = c.req.query('cancelled') === '1';
-  const body = `${booked ? '<p class="note ok" role="status">You are booked. Keep this page: it is your link to see or cancel the booking.</p>' : ''}${cancelled ? '<p class="note ok" role="status">Your booking is cancelled.</p>' : ''}
-<h1>${esc(mt?.name ?? 'Your booking')}</h1>
-<dl><dt>When</dt><dd>${esc(inviteeTime(b.start_at, b.invitee_timezone))}</dd><dt>Duration</dt><dd>${mt ? `${mt.durationMinutes} minutes` : ''}</dd><dt>With</dt><dd>${esc(b.hosts.map((h) => h.name).join(', '))}</dd><dt>Name</dt><dd>${esc(b.invitee_name)}</dd><dt>Email</dt><dd>${esc(b.invitee_email)}</dd><dt>Status</dt><dd>${esc(b.status)}</dd></dl>
-${b.status === 'confirmed' ? `<form method="post" action="${esc(`${c.req.path}/cancel`)}"><label class="f" for="reason">Reason (optional)</label><input type="text" id="reason" name="reason" maxlength="1000"><button class="danger" type="submit">Cancel booking</button></form>` : ''}`;
-  return page(c, 'Your booking', body);
+  const m = await managed(c);
+  if (!m) return notFoundPage(c);
+  const step = c.req.query('step');
+  if (step === 'cancel') return cancelStep(c, m);
+  if (step === 'reschedule') return rescheduleStep(c, m, c.req.query());
+  return manageView(c, m);
 });
 
-bookingPages.post('/:ws/:page/:token/cancel', limitPublicPost('booking-manage'), async (c) => {
+/** The manage page's posts: `cancel` (with the confirm step's field) and `reschedule`. */
+const manageAction = (action: 'cancel' | 'reschedule') => async (c: Context<AppEnv>) => {
   if (!isManage(c)) return c.notFound();
-  const ctx = await publicContext(c, c.req.param('ws'));
-  if (!ctx) return notFoundPage(c);
-  const id = await verifyManageToken(ctx.db, ctx.ws.id, c.req.param('token'));
-  if (!id) return notFoundPage(c);
+  const m = await managed(c);
+  if (!m) return notFoundPage(c);
   const form = await c.req.parseBody();
-  const reason = typeof form.reason === 'string' && form.reason.trim() ? form.reason.trim().slice(0, 1000) : undefined;
-  try {
-    await cancelBooking(ctx, id, { reason }, 'invitee');
-  } catch (err) {
-    if (!(err instanceof ApiError) || err.status !== 400) throw err;
+  const field = (k: string) => (typeof form[k] === 'string' ? (form[k] as string).trim() : '');
+  const back = manageBase(c, m);
+  if (action === 'cancel') {
+    const reason = field('reason') ? field('reason').slice(0, 1000) : undefined;
+    // Without the confirm step's field nothing is cancelled: the post shows the confirm step.
+    if (field('confirm') !== 'yes') return cancelStep(c, m, reason);
+    try {
+      await cancelBooking(m.ctx, m.id, { reason }, 'invitee');
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.status !== 400) throw err;
+    }
+    publish(c, m.ctx);
+    return c.redirect(`${back}?cancelled=1`, 303);
   }
-  publish(c, ctx);
-  return c.redirect(`${publicBaseUrl(c.env, c.req.url)}/book/${ctx.ws.id}/manage/${c.req.param('token')}?cancelled=1`, 303);
-});
+  const zoneRaw = field('timezone');
+  const { zone, bad } = zoneFrom(zoneRaw);
+  if (bad) return rescheduleStep(c, m, { tz: zoneRaw });
+  const start = field('start_at');
+  const q = { tz: zone, day: localDay(start, zone) };
+  if (!start) return rescheduleStep(c, m, q, { text: 'Pick a new time.', status: 400 });
+  try {
+    await rescheduleBooking(m.ctx, durableSlotLocks(c.env, c.executionCtx), m.id, { start_at: start, timezone: zone });
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.status >= 500) throw err;
+    // A cancelled or already moved booking: the step shows where it stands.
+    return rescheduleStep(c, { ...m, b: await getBooking(m.ctx, m.id) }, q, { text: refusalText(err), status: err.status === 409 ? 409 : 400 });
+  }
+  publish(c, m.ctx);
+  return c.redirect(`${back}?rescheduled=1`, 303);
+};
+
+bookingPages.post('/:ws/:page/:token/cancel', limitPublicPost('booking-manage'), manageAction('cancel'));
+bookingPages.post('/:ws/:page/:token/reschedule', limitPublicPost('booking-manage'), manageAction('reschedule'));
 
 bookingPages.get('/:ws/:slug', async (c) => {
   const q = c.req.query();
@@ -256,9 +325,12 @@ bookingPages.post('/:ws/:slug', limitPublicPost('booking'), async (c) => {
   if (!ctx) return notFoundPage(c, embedKey !== undefined);
   const source = await embedSource(ctx, embedKey);
   if (source === 'stale') return staleEmbed(c);
-  const mt = await typeBySlug(ctx, c.req.param('slug'));
+  const mt = await typeWhere(ctx, { slug: c.req.param('slug') });
   if (!mt?.isActive) return notFoundPage(c, source === 'embed');
-  const zone = zoneOf(field('timezone'));
+  const zoneRaw = field('timezone');
+  const { zone, bad } = zoneFrom(zoneRaw);
+  // An unknown zone shows the page's zone error (400): nothing is booked in a zone the invitee did not pick.
+  if (bad) return renderBookingPage(c, ctx, mt.slug, { tz: zoneRaw, embed_key: embedKey });
   const start = field('start_at');
   const q = { tz: zone, day: localDay(start, zone), embed_key: embedKey };
   if (!start || !field('name') || !field('email'))
@@ -286,10 +358,6 @@ bookingPages.post('/:ws/:slug', limitPublicPost('booking'), async (c) => {
     return c.redirect(`${manage}?booked=1`, 303);
   } catch (err) {
     if (!(err instanceof ApiError) || err.status >= 500) throw err;
-    const text =
-      err.body.error_code === BookingErrors.slotTaken.code
-        ? 'That time was just taken. Please pick another.'
-        : String(err.body.message ?? 'The booking could not be made.');
-    return renderBookingPage(c, ctx, mt.slug, q, { text, status: err.status === 409 ? 409 : 400 });
+    return renderBookingPage(c, ctx, mt.slug, q, { text: refusalText(err), status: err.status === 409 ? 409 : 400 });
   }
 });
