@@ -2,7 +2,7 @@ import { exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { inviteeTime } from '../../src/modules/bookings/confirmation';
 import { HEIGHT_SCRIPT, ZONE_SCRIPT } from '../../src/modules/bookings/pages-ui';
-import { call, freshIp } from '../support/harness';
+import { adminOk, call, eventually, freshIp } from '../support/harness';
 import { rowsIn } from '../support/db';
 import { book, futureHour, invitee, setupType } from './helpers';
 
@@ -234,5 +234,37 @@ describe('manage page steps', () => {
     // Links the person follows: nothing on the page loads from those hosts, and the manage token is not in them.
     expect(page).not.toMatch(/src="https?:/);
     expect(google + outlook).not.toContain(manage.split('/').pop()!);
+  });
+});
+
+describe('manage page: the invitee is told of each change', () => {
+  it('a reschedule and a cancel through the page each send the invitee its email and calendar update', async () => {
+    const { ws, manage } = await pageBooking(futureHour(1));
+    await adminOk('POST', `/workspaces/${ws.id}/sender-profiles`, {
+      from_name: 'Bookings',
+      from_email: 'book@mail.example.com',
+      domain_verified: true,
+      is_default: true,
+    });
+    const [row] = await rowsIn(ws.id, 'SELECT invitee_email FROM bookings WHERE workspace_id = ?', ws.id);
+    const mails = (n: number) =>
+      eventually(
+        async () =>
+          (
+            (await adminOk('GET', `/workspaces/${ws.id}/outbox?channel=email&to=${encodeURIComponent(row.invitee_email as string)}`)).data as {
+              subject: string;
+              attachments: { content_type: string }[];
+            }[]
+          ).filter((m) => !m.subject.startsWith('Confirmed')),
+        (rows) => rows.length >= n,
+      );
+    expect((await form(`${manage}/reschedule`, { start_at: futureHour(3), timezone: 'UTC' })).status).toBe(303);
+    const [moved] = await mails(1);
+    expect(moved.subject).toMatch(/^Rescheduled: /);
+    expect(moved.attachments[0].content_type).toBe('text/calendar; method=REQUEST');
+    expect((await form(`${manage}/cancel`, { confirm: 'yes' })).status).toBe(303);
+    const sent = await mails(2);
+    expect(sent.map((m) => m.subject.split(':')[0]).sort()).toEqual(['Cancelled', 'Rescheduled']);
+    expect(sent.find((m) => m.subject.startsWith('Cancelled'))!.attachments[0].content_type).toBe('text/calendar; method=CANCEL');
   });
 });

@@ -1,5 +1,8 @@
 import { and, eq } from 'drizzle-orm';
-import type { Bindings } from '../../env';
+import type { Context } from 'hono';
+import type { AppEnv, Bindings } from '../../env';
+import { afterResponse } from '../../platform/after-response';
+import { publicBaseUrl } from '../../platform/public-base';
 import type { ServiceContext } from '../../platform/context';
 import { type EmailAttachment, type SendContext, sendEmail } from '../emails';
 import { fromEmail, readSender } from '../sender-profiles';
@@ -10,6 +13,13 @@ import { bookings, type BookingRow, type MeetingTypeRow } from './schema';
 
 /** Where a booking's messages are sent from after the answer: the origin of its links, the bindings, and how work is deferred. */
 export type BookingNotify = { base: string; env: Bindings; defer: (task: () => Promise<unknown>) => void };
+
+/** A request's way to send them: after the answer, its links on `PUBLIC_BASE_URL` (else the request's origin). */
+export const notifyFrom = (c: Context<AppEnv>): BookingNotify => ({
+  base: publicBaseUrl(c.env, c.req.url),
+  env: c.env,
+  defer: afterResponse(c.executionCtx),
+});
 
 /** A booking message ready to leave: its once-only key, the rendered message and its files. */
 export type BookingEmail = { key: string; message: BookingMessage; attachments: EmailAttachment[] };

@@ -11,6 +11,7 @@ import { escapeHtml as esc } from '../../platform/html';
 import { publicWorkspaceContext } from '../workspaces';
 import { inviteeTime, manageUrl, verifyManageToken } from './confirmation';
 import { durableSlotLocks } from './locks';
+import { notifyFrom } from './notifications';
 import { bookingSettingsOf, listSlots } from './meeting-types';
 import { publicBaseUrl } from '../../platform/public-base';
 import { countPublicBooking, limitPublicPost, refuse } from '../../platform/public-limits';
@@ -282,7 +283,7 @@ const manageAction = (action: 'cancel' | 'reschedule') => async (c: Context<AppE
     // Without the confirm step's field nothing is cancelled: the post shows the confirm step.
     if (field('confirm') !== 'yes') return cancelStep(c, m, reason);
     try {
-      await cancelBooking(m.ctx, m.id, { reason }, 'invitee');
+      await cancelBooking(m.ctx, m.id, { reason }, 'invitee', notifyFrom(c));
     } catch (err) {
       if (!(err instanceof ApiError) || err.status !== 400) throw err;
     }
@@ -296,7 +297,7 @@ const manageAction = (action: 'cancel' | 'reschedule') => async (c: Context<AppE
   const q = { tz: zone, day: localDay(start, zone) };
   if (!start) return rescheduleStep(c, m, q, { text: 'Pick a new time.', status: 400 });
   try {
-    await rescheduleBooking(m.ctx, durableSlotLocks(c.env, c.executionCtx), m.id, { start_at: start, timezone: zone });
+    await rescheduleBooking(m.ctx, durableSlotLocks(c.env, c.executionCtx), m.id, { start_at: start, timezone: zone }, notifyFrom(c));
   } catch (err) {
     if (!(err instanceof ApiError) || err.status >= 500) throw err;
     // A cancelled or already moved booking: the step shows where it stands.

@@ -29,6 +29,7 @@ import { embedMaterial, getMeetingType, listMeetingTypes, listSlots, slotListJso
 import { cancelBooking, createBooking, getBooking, listBookings, reassignBooking, rescheduleBooking } from './service';
 import { CONTACT_REFERENCE_ERRORS } from '../contacts';
 import { BookingErrors } from './errors';
+import { notifyFrom } from './notifications';
 
 export const bookingRoutes = createRouter();
 const typeTags = ['Meeting types'];
@@ -37,9 +38,6 @@ const tags = ['Bookings'];
 /** The origin of links the service hands out: `PUBLIC_BASE_URL`, else the request's own origin. */
 
 const id = (c: Context<AppEnv>) => c.req.param('id')!.toLowerCase();
-
-/** How a change's email to the invitee leaves: after the answer, its links on `PUBLIC_BASE_URL` (else the request's origin). */
-const notifyOf = (c: Context<AppEnv>) => ({ base: publicBaseUrl(c.env, c.req.url), env: c.env, defer: afterResponse(c.executionCtx) });
 
 bookingRoutes.openapi(
   defineRoute({
@@ -210,7 +208,7 @@ bookingRoutes.openapi(
     responses: { 201: jsonContent(Booking, 'The cancelled booking') },
     errors: [BookingErrors.notCancellable, BookingErrors.notFound, SharedErrors.concurrentChange],
   }),
-  async (c) => c.json(await cancelBooking(serviceContext(c), id(c), c.req.valid('json'), 'host', notifyOf(c)), 201),
+  async (c) => c.json(await cancelBooking(serviceContext(c), id(c), c.req.valid('json'), 'host', notifyFrom(c)), 201),
 );
 
 bookingRoutes.openapi(
@@ -236,7 +234,7 @@ bookingRoutes.openapi(
     ],
   }),
   async (c) =>
-    c.json(await rescheduleBooking(serviceContext(c), durableSlotLocks(c.env, c.executionCtx), id(c), c.req.valid('json'), notifyOf(c)), 201),
+    c.json(await rescheduleBooking(serviceContext(c), durableSlotLocks(c.env, c.executionCtx), id(c), c.req.valid('json'), notifyFrom(c)), 201),
 );
 
 bookingRoutes.openapi(
