@@ -4,7 +4,7 @@ import type { AdminEnv, AppEnv } from './env';
 import { authenticate } from './platform/auth';
 import { readYourWrites, recordWriteFloors } from './platform/d1/consistency';
 import { serverToServerOnly } from './platform/cors';
-import { docsContentSecurityPolicy, docsPage } from './platform/docs-page';
+import { DOCS_KEYBOARD_PATH, docsContentSecurityPolicy, docsKeyboardScript, docsPage } from './platform/docs-page';
 import { renderError } from './platform/errors';
 import { requestIds } from './platform/request-id';
 import { SharedErrors } from './platform/shared-errors';
@@ -116,6 +116,7 @@ export function buildApp() {
   });
   // The viewer's files are static assets (wrangler.toml `[assets]`), served before the Worker
   // runs; this route answers the same when a request reaches the Worker anyway.
+  app.get(DOCS_KEYBOARD_PATH, (c) => c.body(docsKeyboardScript, 200, { 'content-type': 'text/javascript; charset=utf-8' }));
   app.get('/docs/*', async (c, next) => {
     if (!c.env.ASSETS) return next();
     const res = await c.env.ASSETS.fetch(c.req.raw);

@@ -6,6 +6,20 @@
  */
 export const DOCS_VIEWER_PATH = '/docs/scalar-api-reference.js';
 
+/** Served by the Worker beside the viewer: the viewer's scrolling panes take keyboard focus, so a keyboard alone can scroll them. */
+export const DOCS_KEYBOARD_PATH = '/docs/keyboard.js';
+export const docsKeyboardScript = `new MutationObserver(() => {
+  for (const pane of document.querySelectorAll('.endpoints:not([tabindex])')) pane.setAttribute('tabindex', '0');
+}).observe(document.documentElement, { childList: true, subtree: true });
+`;
+
+/** The viewer's theme with text colours that meet WCAG AA contrast on its backgrounds (its defaults fall short on labels and badges). */
+const contrastCss = `
+.light-mode { --scalar-color-2: #4a4a4a; --scalar-color-3: #595959; --scalar-color-green: #05703a; --scalar-color-blue: #0a55b8;
+  --scalar-color-orange: #9a4700; --scalar-color-red: #b1221b; --scalar-color-purple: #6a35b0; --scalar-color-yellow: #7a5a00; }
+.dark-mode { --scalar-color-2: #d0d0d0; --scalar-color-3: #b8b8b8; }
+`;
+
 /** Viewer settings: no web fonts, telemetry, assistant, registry or developer toolbar, all of which reach other hosts. */
 const viewerConfig = {
   withDefaultFonts: false,
@@ -14,6 +28,7 @@ const viewerConfig = {
   agent: { disabled: true },
   mcp: { disabled: true },
   documentDownloadType: 'json',
+  customCss: contrastCss,
   // Both documents, picked from the viewer's document menu: the public API first (the default).
   sources: [
     { title: 'Workspace API', slug: 'api', url: '/v1/openapi.json', default: true },
@@ -33,6 +48,7 @@ export const docsPage = `<!doctype html>
   <body>
     <script id="api-reference" type="application/json" data-configuration="${attribute(JSON.stringify(viewerConfig))}"></script>
     <script src="${DOCS_VIEWER_PATH}"></script>
+    <script src="${DOCS_KEYBOARD_PATH}"></script>
     <noscript>The machine-readable documents are at <a href="/v1/openapi.json">/v1/openapi.json</a> (the API) and <a href="/admin/v1/openapi.json">/admin/v1/openapi.json</a> (the operator API).</noscript>
   </body>
 </html>`;

@@ -30,6 +30,22 @@ describe('API reference page', () => {
     expect(String(viewer.body).length).toBeGreaterThan(100_000);
   });
 
+  it('makes the viewer usable by keyboard and legible: its scrolling panes take focus, its theme meets AA contrast', async () => {
+    const html = String((await call('GET', '/docs')).body);
+    expect(referencedUrls(html)).toContain('/docs/keyboard.js');
+    const script = await call('GET', '/docs/keyboard.js');
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toMatch(/javascript/);
+    expect(String(script.body)).toContain("setAttribute('tabindex', '0')");
+    const config = JSON.parse(
+      html
+        .match(/data-configuration="([^"]*)"/)![1]
+        .replace(/&quot;/g, '"')
+        .replace(/&amp;/g, '&'),
+    );
+    expect(config.customCss).toContain('--scalar-color-3: #595959');
+  });
+
   it('lets the browser load nothing from another host', async () => {
     const page = await call('GET', '/docs');
     const csp = Object.fromEntries(
