@@ -4,17 +4,12 @@ import { admin, adminOk, eventually, freshIp, makeWorkspace, type TestWorkspace 
 import { rowsIn } from '../support/db';
 import { publicPost, unreachableLimiter } from '../support/public-posts';
 import { inOneRateWindow } from '../support/rate-windows';
-import { futureHour, setupType } from './helpers';
+import { futureHour, setupType, bookingSender } from './helpers';
 
 /** A booking type whose workspace sends confirmations (a verified default sender). */
 async function sendingType(ws?: TestWorkspace) {
   const setup = await setupType({ ws });
-  await adminOk('POST', `/workspaces/${setup.ws.id}/sender-profiles`, {
-    from_name: 'Bookings',
-    from_email: 'book@mail.example.com',
-    domain_verified: true,
-    is_default: true,
-  });
+  await bookingSender(setup.ws.id);
   return { ...setup, path: `/book/${setup.ws.id}/${setup.mt.slug}` };
 }
 

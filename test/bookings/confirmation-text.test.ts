@@ -1,19 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { adminOk, eventually, freshIp } from '../support/harness';
 import { publicPost } from '../support/public-posts';
-import { futureHour, setupType } from './helpers';
+import { futureHour, setupType, bookingSender } from './helpers';
 
 const LURE = 'Your account is locked, call +1 555 0100';
 
 describe('booking confirmation: text of the caller never leads', () => {
   it('a name booked through the hosted page comes after the fixed lines: not in the subject, not the first line of text or html', async () => {
     const { ws, mt } = await setupType();
-    await adminOk('POST', `/workspaces/${ws.id}/sender-profiles`, {
-      from_name: 'Bookings',
-      from_email: 'book@mail.example.com',
-      domain_verified: true,
-      is_default: true,
-    });
+    await bookingSender(ws.id);
     const email = `lure-${crypto.randomUUID().slice(0, 8)}@example.com`;
     const res = await publicPost(`/book/${ws.id}/${mt.slug}`, {
       ip: freshIp(),

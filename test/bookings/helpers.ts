@@ -52,3 +52,12 @@ export function expectError(res: ApiResponse, status: number, message: string | 
   if (message !== null) expect(res.body.message).toBe(message);
   if (code) expect(res.body.error_code).toBe(code);
 }
+
+/** The workspace's default sender for booking mail: a verified profile, so confirmations and invites are sent. */
+export const bookingSender = (workspaceId: string) =>
+  adminOk('POST', `/workspaces/${workspaceId}/sender-profiles`, {
+    from_name: 'Bookings',
+    from_email: 'book@mail.example.com',
+    domain_verified: true,
+    is_default: true,
+  });

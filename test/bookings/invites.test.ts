@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { inviteAttachment, inviteIcs, type InviteEvent } from '../../src/modules/bookings/invite';
 import { RESEND_API, resendEmailProvider } from '../../src/providers/email/resend';
 import { adminOk, eventually } from '../support/harness';
-import { book, futureHour, invitee, setupType } from './helpers';
+import { book, futureHour, invitee, setupType, bookingSender } from './helpers';
 
 const event = (over: Partial<InviteEvent> = {}): InviteEvent => ({
   bookingId: '0196f0a0-0000-7000-8000-000000000001',
@@ -113,12 +113,7 @@ type OutboxRow = { subject: string; text: string; attachments: { filename: strin
 describe('booking emails carry the calendar event', () => {
   it('confirmation (REQUEST, SEQUENCE 0), reschedule (REQUEST, same UID, higher SEQUENCE) and cancellation (CANCEL), each once', async () => {
     const { ws, mt } = await setupType();
-    await adminOk('POST', `/workspaces/${ws.id}/sender-profiles`, {
-      from_name: 'Bookings',
-      from_email: 'book@mail.example.com',
-      domain_verified: true,
-      is_default: true,
-    });
+    await bookingSender(ws.id);
     const who = invitee('ics');
     const mails = (n: number) =>
       eventually(

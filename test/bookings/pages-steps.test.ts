@@ -4,7 +4,7 @@ import { inviteeTime } from '../../src/modules/bookings/confirmation';
 import { HEIGHT_SCRIPT, ZONE_SCRIPT } from '../../src/modules/bookings/pages-ui';
 import { adminOk, call, eventually, freshIp } from '../support/harness';
 import { rowsIn } from '../support/db';
-import { book, futureHour, invitee, setupType } from './helpers';
+import { book, futureHour, invitee, setupType, bookingSender } from './helpers';
 
 /** A browser's form post, redirects not followed, from an IP of its own. */
 async function form(path: string, fields: Record<string, string>) {
@@ -240,12 +240,7 @@ describe('manage page steps', () => {
 describe('manage page: the invitee is told of each change', () => {
   it('a reschedule and a cancel through the page each send the invitee its email and calendar update', async () => {
     const { ws, manage } = await pageBooking(futureHour(1));
-    await adminOk('POST', `/workspaces/${ws.id}/sender-profiles`, {
-      from_name: 'Bookings',
-      from_email: 'book@mail.example.com',
-      domain_verified: true,
-      is_default: true,
-    });
+    await bookingSender(ws.id);
     const [row] = await rowsIn(ws.id, 'SELECT invitee_email FROM bookings WHERE workspace_id = ?', ws.id);
     const mails = (n: number) =>
       eventually(

@@ -6,7 +6,7 @@ import { shardDb } from '../../src/platform/d1/shards';
 import { admin, adminOk, call, eventually, freshIp } from '../support/harness';
 import { BAD_SUBJECTS } from '../email/support';
 import { rowsIn } from '../support/db';
-import { book, futureHour, invitee, setupType } from './helpers';
+import { book, futureHour, invitee, setupType, bookingSender } from './helpers';
 
 /** A browser's form post, redirects not followed; each from an IP of its own, so the page's per-IP limit stays out of the way. */
 async function form(path: string, fields: Record<string, string>) {
@@ -181,12 +181,7 @@ describe('confirmation email', () => {
 
   it('is sent to the invitee through the send path once a booking is made, with the manage link', async () => {
     const { ws, mt } = await setupType();
-    await adminOk('POST', `/workspaces/${ws.id}/sender-profiles`, {
-      from_name: 'Bookings',
-      from_email: 'book@mail.example.com',
-      domain_verified: true,
-      is_default: true,
-    });
+    await bookingSender(ws.id);
     const who = invitee('confirm');
     const b = await book(ws, { meeting_type_id: mt.id, start_at: futureHour(), invitee: who });
     expect(b.status).toBe(201);
@@ -232,12 +227,7 @@ describe('confirmation email', () => {
       expect(res.status, JSON.stringify(name)).toBe(400);
       expect(res.body.message).toEqual(['name: name must not contain line breaks or control characters']);
     }
-    await adminOk('POST', `/workspaces/${ws.id}/sender-profiles`, {
-      from_name: 'Bookings',
-      from_email: 'book@mail.example.com',
-      domain_verified: true,
-      is_default: true,
-    });
+    await bookingSender(ws.id);
     await rowsIn(ws.id, 'UPDATE meeting_types SET name = ? WHERE id = ?', 'Intro\r\nBcc: victim@example.com\u0000\u001b call', mt.id);
     const who = invitee('header');
     expect((await book(ws, { meeting_type_id: mt.id, start_at: futureHour(), invitee: who })).status).toBe(201);
