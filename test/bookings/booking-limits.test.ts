@@ -99,6 +99,27 @@ describe('hosted booking form: limits', () => {
     });
   });
 
+  it('a reschedule through the manage page mails the invitee, so it spends the same hourly budget: past it, 429 and nothing moved or mailed', async () => {
+    await inOneRateWindow(async () => {
+      const { ws, path } = await sendingType(await makeWorkspace({ rate_limits: { bookings_per_hour: 2 } }, { pipeline: false }));
+      const booked = await publicPost(path, { ip: freshIp(), fields: bookingForm(1) });
+      expect(booked.status).toBe(303);
+      const manage = new URL(booked.headers.get('location')!).pathname.replace(/\?.*$/, '');
+      const moved = await publicPost(`${manage}/reschedule`, { ip: freshIp(), fields: { start_at: futureHour(3), timezone: 'UTC' } });
+      expect(moved.status, moved.body.slice(0, 500)).toBe(303);
+      await eventually(
+        () => mailsOf(ws.id),
+        (n) => n === 2,
+      );
+      const refused = await publicPost(`${manage}/reschedule`, { ip: freshIp(), fields: { start_at: futureHour(5), timezone: 'UTC' } });
+      expect(refused.status).toBe(429);
+      expect(retryAfter(refused.headers)).toBeGreaterThan(0);
+      const [row] = await rowsIn<{ start_at: string }>(ws.id, 'SELECT start_at FROM bookings WHERE workspace_id = ?', ws.id);
+      expect(row.start_at).toBe(futureHour(3));
+      expect(await mailsOf(ws.id)).toBe(2);
+    });
+  });
+
   it('holds 100 bookings per workspace and hour by default, whatever the number of IPs', async () => {
     await inOneRateWindow(async () => {
       const { ws, path } = await sendingType();

@@ -296,6 +296,9 @@ const manageAction = (action: 'cancel' | 'reschedule') => async (c: Context<AppE
   const start = field('start_at');
   const q = { tz: zone, day: localDay(start, zone) };
   if (!start) return rescheduleStep(c, m, q, { text: 'Pick a new time.', status: 400 });
+  // Each move mails the invitee: moves spend the workspace's hourly booking budget, so a token cannot send mail unbounded.
+  const refused = await countPublicBooking(c.env, m.ctx.ws);
+  if (refused) return refuse(c, refused);
   try {
     await rescheduleBooking(m.ctx, durableSlotLocks(c.env, c.executionCtx), m.id, { start_at: start, timezone: zone }, notifyFrom(c));
   } catch (err) {
