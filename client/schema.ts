@@ -240,7 +240,7 @@ export interface paths {
         };
         /**
          * Explain a contact's lead score
-         * @description The stored `lead_score` with its band, when the engine computed it, and the 20 contributions that weigh most as of then: each signal's decayed points (with when it happened) and each matching field rule. While the workspace's lead scoring is off, `contributions` is empty.
+         * @description The stored `lead_score` with its band, when the engine computed it, and the 20 contributions that weigh most as of then: each signal's decayed points (with when it happened) and each matching field rule. While scoring is off, `contributions` is empty.
          */
         get: operations["getContactScore"];
         put?: never;
