@@ -8,7 +8,7 @@ import { uuidv7 } from './ids';
 import { prepared, preparedSql } from './d1/prepared';
 import { builtOnce } from './d1/built-once';
 import { guardable, type RowGuard } from './d1/row-guard';
-import { type Signal, type SignalContact, signalStatements } from './signals';
+import { type RecordedSignal, type SignalContact, signalStatements } from './signals';
 
 export type OutboxEvent = { id: string; workspaceId: string; type: EventType; data: Record<string, unknown>; createdAt: string };
 
@@ -63,7 +63,7 @@ export class EventSink {
    * The statements recording a lead-scoring signal for the contact, for the change's batch (none while no
    * engine is wired); the batch writes the signal only when the workspace scores contacts and `guard` holds.
    */
-  signal(db: Db, workspaceId: string, contact: SignalContact, signal: Signal, guard?: RowGuard): Statement[] {
+  signal(db: Db, workspaceId: string, contact: SignalContact, signal: RecordedSignal, guard?: RowGuard): Statement[] {
     const statements = signalStatements(db, workspaceId, contact, signal, guard);
     if (statements.length) this.signalled.add(workspaceId);
     return statements;

@@ -20,8 +20,15 @@ export const SIGNALS = [
 ] as const;
 export type Signal = (typeof SIGNALS)[number];
 
-/** The contact a signal happened to: its id, or the address a send went to (the workspace's contact holding it, if any). */
-export type SignalContact = string | { email: string };
+/**
+ * Not a signal: a contact's fields changed, so the field rules it matches may have. Recorded like a signal so that the
+ * same pass scores the contact again; it weighs nothing and is dropped by that pass.
+ */
+export const CONTACT_CHANGED = 'contact.changed';
+export type RecordedSignal = Signal | typeof CONTACT_CHANGED;
+
+/** The contact a signal happened to: its id, or an identifier it holds (an email's recipient, a phone or email written). */
+export type SignalContact = string | { email: string } | { phone: string };
 
 /**
  * What the scoring engine hands the platform (a manifest's `signals`): `record` is the statement that stores one
@@ -29,7 +36,7 @@ export type SignalContact = string | { email: string };
  * `recorded` runs once that batch committed, for the workspaces it may have signalled.
  */
 export type SignalHooks = {
-  record: (db: Db, workspaceId: string, contact: SignalContact, signal: Signal, guard?: RowGuard) => Statement;
+  record: (db: Db, workspaceId: string, contact: SignalContact, signal: RecordedSignal, guard?: RowGuard) => Statement;
   recorded: (env: Bindings, workspaceIds: string[]) => Promise<void>;
 };
 
@@ -41,7 +48,7 @@ export function wireSignals(provided: SignalHooks | null): void {
 }
 
 /** The statements recording `signal` for the contact in the caller's batch: none when no engine is wired. */
-export const signalStatements = (db: Db, workspaceId: string, contact: SignalContact, signal: Signal, guard?: RowGuard): Statement[] =>
+export const signalStatements = (db: Db, workspaceId: string, contact: SignalContact, signal: RecordedSignal, guard?: RowGuard): Statement[] =>
   hooks ? [hooks.record(db, workspaceId, contact, signal, guard)] : [];
 
 /** After the batches that recorded signals committed: the engine scores their contacts (a failure is left to its sweep). */

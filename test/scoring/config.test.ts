@@ -147,3 +147,27 @@ describe('rescoring on a rule change', () => {
     expect(why.score_band).toBe('warm');
   });
 });
+
+describe('field rules follow the contact', () => {
+  it('a created contact, a PATCH and an upsert by identifier score again with the fields they wrote', async () => {
+    const ws = await scoringWorkspace([
+      { field: 'lifecycle_stage', equals: 'customer', points: 30 },
+      { field: 'custom_fields.plan', equals: 'enterprise', points: 25 },
+    ]);
+    const email = freshEmail();
+    const created = await ok(ws, 'POST', '/v1/contacts', { email, lifecycle_stage: 'customer' });
+    await scoreBecomes(ws, created.id, 30);
+    await ok(ws, 'PATCH', `/v1/contacts/${created.id}`, { custom_fields: { plan: 'enterprise' } });
+    await scoreBecomes(ws, created.id, 55);
+    await ok(ws, 'POST', '/v1/contacts', { email, lifecycle_stage: 'lead' });
+    await scoreBecomes(ws, created.id, 25);
+    const phone = `+1415555${String(Math.floor(Math.random() * 10_000)).padStart(4, '0')}`;
+    const byPhone = await ok(ws, 'POST', '/v1/contacts', { phone });
+    await scoreBecomes(ws, byPhone.id, 0);
+    await ok(ws, 'POST', '/v1/contacts', { phone, lifecycle_stage: 'customer' });
+    await scoreBecomes(ws, byPhone.id, 30);
+    // The markers that asked for these passes weigh nothing and are gone once counted.
+    const left = await rowsOnShards('SELECT id FROM score_signals WHERE workspace_id = ?', ws.id);
+    expect(left).toEqual([]);
+  });
+});

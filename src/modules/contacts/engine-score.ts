@@ -51,3 +51,6 @@ export const storedScore = (db: Db, workspaceId: string, contactId: string) =>
 
 /** The id of the workspace's contact holding an address, as SQL over the placeholders `ws` and `email` (normalized address). */
 export const contactIdHoldingEmail = sql`(SELECT id FROM ${contacts} WHERE workspace_id = ${sql.placeholder('ws')} AND email = ${sql.placeholder('email')})`;
+
+/** The same for a phone (E.164), over the placeholders `ws` and `phone`. */
+export const contactIdHoldingPhone = sql`(SELECT id FROM ${contacts} WHERE workspace_id = ${sql.placeholder('ws')} AND phone = ${sql.placeholder('phone')})`;

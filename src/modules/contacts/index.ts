@@ -19,7 +19,15 @@ export {
   withoutPlatformListed,
 } from './consent/eligibility';
 export { consentRow, emailDeliverabilityStatement, recordComplaint, setConsent } from './consent/service';
-export { contactIdHoldingEmail, contactIdsAfter, contactsForScoring, engineScoresStatement, SCORED_FIELDS, storedScore } from './engine-score';
+export {
+  contactIdHoldingEmail,
+  contactIdHoldingPhone,
+  contactIdsAfter,
+  contactsForScoring,
+  engineScoresStatement,
+  SCORED_FIELDS,
+  storedScore,
+} from './engine-score';
 export { eraseContact } from './erase';
 export { CONTACT_REFERENCE_ERRORS, ContactErrors } from './errors';
 export { EXPORT_KIND_NAMES, exportContact } from './export';

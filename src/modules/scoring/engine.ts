@@ -1,3 +1,4 @@
+import { CONTACT_CHANGED } from '../../platform/signals';
 import { fieldValue, isSignalRule, type Rule } from './rules';
 
 export const DAY_MS = 86_400_000;
@@ -34,6 +35,10 @@ export function scoreContact(
   const contributions: Contribution[] = [];
   const spent: string[] = [];
   for (const s of signals) {
+    if (s.signal === CONTACT_CHANGED) {
+      spent.push(s.id);
+      continue;
+    }
     const factor = decayFactor(s.occurred_at, halfLifeDays, now);
     if (factor < 0.5 ** SPENT_HALF_LIVES) {
       spent.push(s.id);

@@ -6,8 +6,8 @@ import { guardable, type RowGuard } from '../../platform/d1/row-guard';
 import { inJsonList } from '../../platform/d1/bound-parameters';
 import { nowIso } from '../../platform/d1/db';
 import { uuidv7 } from '../../platform/ids';
-import type { Signal, SignalContact } from '../../platform/signals';
-import { contactIdHoldingEmail } from '../contacts';
+import type { RecordedSignal, SignalContact } from '../../platform/signals';
+import { contactIdHoldingEmail, contactIdHoldingPhone } from '../contacts';
 import type { Rule } from './rules';
 import { contactScores, scoreSignals, scoringConfigs } from './schema';
 import type { StoredSignal } from './engine';
@@ -57,12 +57,13 @@ const signalInsert = (contact: SQL) =>
   );
 const byId = signalInsert(sql`${sql.placeholder('contact')}`);
 const byEmail = signalInsert(contactIdHoldingEmail);
+const byPhone = signalInsert(contactIdHoldingPhone);
 
-export const recordSignal = (db: Db, workspaceId: string, contact: SignalContact, signal: Signal, guard?: RowGuard): Statement => {
+export const recordSignal = (db: Db, workspaceId: string, contact: SignalContact, signal: RecordedSignal, guard?: RowGuard): Statement => {
   const values = { id: uuidv7(), ws: workspaceId, signal, at: nowIso() };
-  return typeof contact === 'string'
-    ? byId.in(db, { ...values, contact }, guard)
-    : byEmail.in(db, { ...values, email: contact.email.trim().toLowerCase() }, guard);
+  if (typeof contact === 'string') return byId.in(db, { ...values, contact }, guard);
+  if ('email' in contact) return byEmail.in(db, { ...values, email: contact.email.trim().toLowerCase() }, guard);
+  return byPhone.in(db, { ...values, phone: contact.phone }, guard);
 };
 
 /** Up to `limit` contacts of the workspace with signals no scoring pass has counted yet. */
