@@ -10,11 +10,13 @@ import { scoreSignals } from './schema';
 import {
   type Config,
   type ConfigRow,
+  configChanged,
   configOf,
   forgetContacts,
   pendingContacts,
   pruneSignals,
   readConfig,
+  sameConfig,
   scoredAt,
   settleSignals,
   signalsOf,
@@ -55,13 +57,21 @@ export async function scoreContacts(db: Db, workspaceId: string, config: Config,
   }
   const settled = signals.filter((s) => s.pending === 1).map((s) => s.id);
   const gone = ids.filter((id) => !rows.some((row) => row.id === id));
-  await runBatch(db, [
+  const written = runBatch(db, [
+    sameConfig(db, workspaceId, config),
     ...(gone.length ? forgetContacts(db, workspaceId, gone) : []),
     engineScoresStatement(db, workspaceId, scores),
     scoredAt(db, workspaceId, scored, at),
     settleSignals(db, workspaceId, settled),
     pruneSignals(db, workspaceId, ids, spent),
   ]);
+  try {
+    await written;
+  } catch (err) {
+    // The rules changed while this pass computed: the rescoring they started scores these contacts; their signals stay pending.
+    if (configChanged(err)) return 0;
+    throw err;
+  }
   return rows.length;
 }
 

@@ -4,6 +4,7 @@ import { preparedSql } from '../../platform/d1/prepared';
 import { rawAll, rawRun } from '../../platform/d1/raw-query';
 import { guardable, type RowGuard } from '../../platform/d1/row-guard';
 import { inJsonList } from '../../platform/d1/bound-parameters';
+import { failedOn, guardOf } from '../../platform/d1/constraints';
 import { nowIso } from '../../platform/d1/db';
 import { uuidv7 } from '../../platform/ids';
 import type { RecordedSignal, SignalContact } from '../../platform/signals';
@@ -24,7 +25,16 @@ export type ConfigRow = {
   rescore_touched_at: string | null;
   updated_at: string;
 };
-export type Config = { enabled: boolean; rules: Rule[]; halfLifeDays: number | null; generation: number; after: string | null; updatedAt: string };
+export type Config = {
+  enabled: boolean;
+  rules: Rule[];
+  halfLifeDays: number | null;
+  generation: number;
+  after: string | null;
+  updatedAt: string;
+  /** The rules as stored: what a write computed from them is guarded on. */
+  stored: string;
+};
 
 export const configOf = (row: ConfigRow | undefined): Config | null =>
   row
@@ -35,6 +45,7 @@ export const configOf = (row: ConfigRow | undefined): Config | null =>
         generation: row.rescore_generation,
         after: row.rescore_after,
         updatedAt: row.updated_at,
+        stored: row.rules,
       }
     : null;
 
@@ -119,3 +130,17 @@ export const forgetContacts = (db: Db, workspaceId: string, contactIds: readonly
   rawRun(db, sql`DELETE FROM ${scoreSignals} WHERE workspace_id = ${workspaceId} AND ${inJsonList(sql`contact_id`, contactIds)}`),
   rawRun(db, sql`DELETE FROM ${contactScores} WHERE workspace_id = ${workspaceId} AND ${inJsonList(sql`contact_id`, contactIds)}`),
 ];
+
+/**
+ * A statement that fails its batch (on `rules`, NOT NULL) unless the workspace still scores with the rules and
+ * half-life `config` was read with: scores computed from rules since replaced are never written.
+ */
+export const sameConfig = (db: Db, workspaceId: string, config: Config) =>
+  rawRun(
+    db,
+    sql`UPDATE ${scoringConfigs} SET rules = CASE WHEN enabled = 1 AND rules = ${config.stored} AND half_life_days IS ${config.halfLifeDays} THEN rules ELSE NULL END
+      WHERE workspace_id = ${workspaceId}`,
+  );
+
+/** Whether a batch failed because the configuration it was computed from changed meanwhile. */
+export const configChanged = (err: unknown) => failedOn(err, guardOf(scoringConfigs.rules));
