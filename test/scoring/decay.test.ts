@@ -112,3 +112,25 @@ describe('isolation', () => {
     expect(theirs).toEqual({ lead_score: 5, score_band: 'cold', computed_at: null, contributions: [] });
   });
 });
+
+describe('a lost rescoring message', () => {
+  it('is sent again by the sweep once its walk stood still for five minutes', async () => {
+    const ws = await scoringWorkspace([{ signal: 'deal.won', points: 40 }]);
+    const contact = await ok(ws, 'POST', '/v1/contacts', { email: freshEmail(), lifecycle_stage: 'customer' });
+    await scoreBecomes(ws, contact.id, 0);
+    const shard = await shardOf(ws.id);
+    // A walk whose message never arrived: the rules changed in storage, the cursor at its start, untouched for ten minutes.
+    await shard
+      .prepare(
+        `UPDATE scoring_configs SET rules = ?, rescore_generation = rescore_generation + 1, rescore_after = '',
+          rescore_touched_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-10 minutes') WHERE workspace_id = ?`,
+      )
+      .bind(JSON.stringify([{ field: 'lifecycle_stage', equals: 'customer', points: 20 }]), ws.id)
+      .run();
+    expect((await adminOk('GET', `/workspaces/${ws.id}/scoring`)).rescoring).toBe(true);
+    const run = await sweep();
+    expect(run.result.rescores_resumed).toBe(1);
+    await scoreBecomes(ws, contact.id, 20);
+    expect((await sweep()).result.rescores_resumed).toBe(0);
+  });
+});
