@@ -2,6 +2,7 @@ import type { Bindings } from '../src/env';
 import { eventOutbox } from '../src/platform/schema';
 import { dbFor } from '../src/platform/d1/db';
 import { publishCommitted } from '../src/platform/events';
+import { SIGNALS, signalsCommitted, signalStatements } from '../src/platform/signals';
 import { uuidv7 } from '../src/platform/ids';
 import { configureInstanceCaches, instanceCachesWithout, instanceCacheStats, resetInstanceCaches } from '../src/platform/instance-cache';
 import { hit, spendLeasedToken } from '../src/platform/rate-limit';
@@ -121,6 +122,52 @@ export const benchRoutes: Record<string, BenchRoute> = {
       rows.map((r) => r.id),
     );
     return json({ emitted: rows.length }, 201);
+  },
+  /**
+   * Records `per_contact` lead-scoring signals for each contact through the same seam a write batch uses, `per_batch`
+   * to a D1 batch, each batch handed to the engine once committed as a request's would be: the scoring throughput source.
+   */
+  '/bench/signals': async (request, env) => {
+    const {
+      workspace_id: workspaceId,
+      contact_ids: ids,
+      per_contact: perContact,
+      per_batch: perBatch,
+    } = (await request.json()) as {
+      workspace_id: string;
+      contact_ids: string[];
+      per_contact: number;
+      per_batch: number;
+    };
+    const shard = await workspaceD1(env, workspaceId);
+    if (!shard) return json({ error: 'unknown workspace' }, 404);
+    const db = dbFor(shard);
+    const statements = ids.flatMap((id, i) =>
+      Array.from({ length: perContact }, (_, k) => signalStatements(db, workspaceId, id, SIGNALS[(i + k) % SIGNALS.length])).flat(),
+    );
+    const batches = [];
+    for (let i = 0; i < statements.length; i += perBatch) batches.push(statements.slice(i, i + perBatch));
+    // Eight writers at a time, like the request load that would produce them.
+    for (let i = 0; i < batches.length; i += 8) {
+      await Promise.all(
+        batches.slice(i, i + 8).map(async (batch) => {
+          await db.batch(batch as [(typeof batch)[number], ...(typeof batch)[number][]]);
+          await signalsCommitted(env, [workspaceId]);
+        }),
+      );
+    }
+    return json({ recorded: statements.length }, 201);
+  },
+  /** Signals of the workspace no scoring pass has counted yet. */
+  '/bench/signals/pending': async (request, env) => {
+    const workspaceId = new URL(request.url).searchParams.get('workspace_id') ?? '';
+    const shard = await workspaceD1(env, workspaceId);
+    if (!shard) return json({ error: 'unknown workspace' }, 404);
+    const row = await shard
+      .prepare('SELECT count(*) AS n FROM score_signals WHERE workspace_id = ? AND pending = 1')
+      .bind(workspaceId)
+      .first<{ n: number }>();
+    return json({ pending: row?.n ?? 0 });
   },
   /** Bulk contact seeding: the rows the contacts service writes, thousands per batch. */
   '/bench/seed/contacts': async (request, env) => {

@@ -11,6 +11,7 @@ import { SharedErrors } from './platform/shared-errors';
 import { home } from './platform/home-page';
 import { LICENSE, RELEASE_VERSION } from './platform/release';
 import { EventSink, publishCommitted } from './platform/events';
+import { signalsCommitted } from './platform/signals';
 import { logRequests } from './platform/request-log';
 import { securityHeaders } from './platform/security-headers';
 import { registerSharedComponents } from './platform/openapi';
@@ -26,6 +27,7 @@ const publishEvents: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
   const pending = sink.pending();
   if (pending.length) c.executionCtx.waitUntil(publishCommitted(c.env, c.var.db, pending));
+  if (sink.signalled.size) c.executionCtx.waitUntil(signalsCommitted(c.env, sink.signalled));
 };
 
 /** Every `/v1` request passes these, in this order (the bench measures their prefixes). */

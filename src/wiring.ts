@@ -17,6 +17,7 @@ import { manifest as payments } from './modules/payments/manifest';
 import { manifest as pipelines } from './modules/pipelines/manifest';
 import { manifest as products } from './modules/products/manifest';
 import { manifest as sandboxOutbox } from './modules/sandbox-outbox/manifest';
+import { manifest as scoring } from './modules/scoring/manifest';
 import { manifest as senderProfiles } from './modules/sender-profiles/manifest';
 import { manifest as suppressions } from './modules/suppressions/manifest';
 import { manifest as unsubscribe } from './modules/unsubscribe/manifest';
@@ -24,6 +25,7 @@ import { manifest as webhooks } from './modules/webhooks/manifest';
 import { manifest as whatsapp } from './modules/whatsapp/manifest';
 import { wireEventOutbox } from './platform/events';
 import { wireFeatureGates } from './platform/features';
+import { wireSignals } from './platform/signals';
 import { composeManifests } from './platform/manifest';
 import { queueConsumer } from './queue';
 import { shardSweepsTask } from './sweeps/runner';
@@ -41,6 +43,7 @@ export const wiring = composeManifests(
     pipelines,
     contacts,
     notes,
+    scoring,
     products,
     deals,
     payments,
@@ -65,13 +68,14 @@ export const wiring = composeManifests(
     // The reference lists the public routes after the API's own operations, in this order.
     docs: [events, paymentRequests, bookings, emails, newsletters, whatsapp],
     // The operator API lists the sweeps in this order (`POST /admin/v1/sweeps/{name}` answers an unknown name with the list).
-    sweeps: [bookings, webhooks, payments, paymentRequests, whatsapp, newsletters, idempotencyKeys, suppressions],
+    sweeps: [bookings, webhooks, payments, paymentRequests, whatsapp, newsletters, idempotencyKeys, suppressions, scoring],
   },
 );
 
 // Platform code and the email module cannot import the modules that provide these: they are handed in here, once.
 wireFeatureGates(wiring.featureGates);
 wireEventOutbox(wiring);
+wireSignals(wiring.signals);
 for (const [source, counter] of wiring.emailFactCounters) registerFactCounter(source, counter);
 installContactExtensions({ records: wiring.personalData, tagsLinked: wiring.tagsLinked });
 

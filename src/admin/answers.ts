@@ -266,3 +266,18 @@ export const ContactExport = z
   .openapi('OperatorContactExport', { description: 'Besides these keys, one array per kind of record' });
 
 export const ContactErased = z.object({ id: id(), erased_at: z.string() }).openapi('OperatorContactErased');
+
+const scoringRule = z.union([
+  z.object({ signal: z.string(), points: z.number().int() }),
+  z.object({ field: z.string(), equals: z.union([z.string(), z.number(), z.boolean()]), points: z.number().int() }),
+]);
+
+export const ScoringConfiguration = z
+  .object({
+    enabled: z.boolean(),
+    rules: z.array(scoringRule),
+    half_life_days: z.number().int().nullable(),
+    rescoring: z.boolean().openapi({ description: 'Whether a background rescoring of the workspace is under way' }),
+    updated_at: nullableInstant(),
+  })
+  .openapi('ScoringConfiguration');

@@ -17,6 +17,7 @@ import { submitForm } from '../modules/forms';
 import type { ServiceContext } from '../platform/context';
 import { AdminErrors } from './errors';
 import { publishCommitted } from '../platform/events';
+import { signalsCommitted } from '../platform/signals';
 import { shardDb, shardNames } from '../platform/d1/shards';
 import { boundedJsonObject, type JsonBounds } from '../platform/json-bounds';
 import { isoDateTime, isUuid } from '../platform/validation';
@@ -34,6 +35,7 @@ const operatorContext = (c: Context<AdminEnv>, workspaceId: string) => workspace
 
 const publish = (c: Context<AdminEnv>, ctx: ServiceContext) => {
   if (ctx.events.committed.length) c.executionCtx.waitUntil(publishCommitted(c.env, ctx.db, ctx.events.committed));
+  if (ctx.events.signalled.size) c.executionCtx.waitUntil(signalsCommitted(c.env, ctx.events.signalled));
 };
 
 /** A merge request id names no workspace: every shard is asked at once. */

@@ -12,6 +12,7 @@ import { paymentRequestAdmin } from './payment-requests';
 import { emailAdmin } from './email';
 import { globalSuppressionAdmin } from './global-suppressions';
 import { newsletterAdmin } from './newsletters';
+import { scoringAdmin } from './scoring';
 import { shardAdmin } from './shards';
 import { sweepAdmin } from './sweeps';
 import { webhookAdmin } from './webhooks';
@@ -30,6 +31,7 @@ adminApp.get('/openapi.json', (c) => {
 });
 adminApp.use('*', requireAdmin, parseJsonBody);
 adminApp.route('/', workspaceAdmin);
+adminApp.route('/', scoringAdmin);
 adminApp.route('/', sweepAdmin);
 adminApp.route('/', shardAdmin);
 adminApp.route('/', webhookAdmin);

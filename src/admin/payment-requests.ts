@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import type { AdminEnv } from '../env';
 import { publishCommitted } from '../platform/events';
+import { signalsCommitted } from '../platform/signals';
 import {
   serializePaymentRequest,
   sandboxConfirmation,
@@ -42,6 +43,7 @@ adminRoute(
     const ctx = await workspaceContext(c.env, workspaceId);
     const { row } = await settlePaymentRequest(ctx, id, sandboxConfirmation(await findPaymentRequest(ctx, id)));
     if (ctx.events.committed.length) c.executionCtx.waitUntil(publishCommitted(c.env, ctx.db, ctx.events.committed));
+    if (ctx.events.signalled.size) c.executionCtx.waitUntil(signalsCommitted(c.env, ctx.events.signalled));
     return c.json(serializePaymentRequest(row));
   },
 );

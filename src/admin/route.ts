@@ -13,7 +13,7 @@ type Status = 200 | 201 | 400 | 401 | 404 | 409 | 422 | 429 | 503;
  * schema the handler reads its body with (`read()`), and `responses` the answers it gives.
  */
 export type AdminOperation = {
-  method: 'get' | 'post' | 'patch' | 'delete';
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   path: string;
   operationId: string;
   tag: string;

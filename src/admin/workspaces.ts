@@ -12,6 +12,7 @@ import {
   revokeApiKey,
   serializeWorkspace,
 } from '../modules/workspaces';
+import { scoringSwitched } from '../modules/scoring';
 import { createPlaced } from '../platform/d1/fleet';
 import { controlDb } from '../platform/d1/shards';
 import { apiKeyCreate, blacklistCreate, pipelineCreate, userCreate, workspaceCreate, workspacePatch } from './schemas';
@@ -49,6 +50,7 @@ adminRoute(
   async (c, read) => {
     const { shard, ...input } = await read();
     const ws = await createPlaced(c.env, shard, (placed) => createWorkspace(controlDb(c.env), input, placed));
+    if (ws.leadScoring) await scoringSwitched(c.env, ws);
     return c.json(serializeWorkspace(ws), 201);
   },
 );
@@ -86,7 +88,11 @@ adminRoute(
   },
   async (c, read) => {
     const id = idParam(c, 'ws');
-    return c.json(serializeWorkspace(await patchWorkspace(controlDb(c.env), id, await read())));
+    const input = await read();
+    const ws = await patchWorkspace(controlDb(c.env), id, input);
+    // The flag is the scoring switch: the engine follows it exactly as through PUT .../scoring.
+    if (input.lead_scoring !== undefined) await scoringSwitched(c.env, ws);
+    return c.json(serializeWorkspace(ws));
   },
 );
 

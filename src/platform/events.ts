@@ -8,6 +8,7 @@ import { uuidv7 } from './ids';
 import { prepared, preparedSql } from './d1/prepared';
 import { builtOnce } from './d1/built-once';
 import { guardable, type RowGuard } from './d1/row-guard';
+import { type RecordedSignal, type SignalContact, signalStatements } from './signals';
 
 export type OutboxEvent = { id: string; workspaceId: string; type: EventType; data: Record<string, unknown>; createdAt: string };
 
@@ -25,6 +26,8 @@ export class EventSink {
   private emitted = false;
   /** Events their batch reported as born enqueued: nobody was subscribed, nothing to fan out. */
   private readonly settled = new Set<string>();
+  /** Workspaces a batch of this sink may have recorded a lead-scoring signal for: scored once it committed (`signalsCommitted`). */
+  readonly signalled = new Set<string>();
 
   /**
    * The outbox insert for one event; put it in the change's batch, then call `committedAfter`.
@@ -54,6 +57,16 @@ export class EventSink {
     const event: OutboxEvent = { id: uuidv7(), workspaceId, type, data: {}, createdAt: nowIso() };
     const statement = computedOutboxInsert(type)(data).in(db, { ...values, id: event.id, ws: workspaceId, type, at: event.createdAt }, guard);
     return this.registered(event, statement);
+  }
+
+  /**
+   * The statements recording a lead-scoring signal for the contact, for the change's batch (none while no
+   * engine is wired); the batch writes the signal only when the workspace scores contacts and `guard` holds.
+   */
+  signal(db: Db, workspaceId: string, contact: SignalContact, signal: RecordedSignal, guard?: RowGuard): Statement[] {
+    const statements = signalStatements(db, workspaceId, contact, signal, guard);
+    if (statements.length) this.signalled.add(workspaceId);
+    return statements;
   }
 
   private registered(event: OutboxEvent, statement: Statement) {

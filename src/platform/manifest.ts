@@ -6,6 +6,7 @@ import type { Db, Statement } from './d1/db';
 import type { EventPublisher, SubscriptionCheck } from './events';
 import type { FeatureGate } from './features';
 import type { PersonalData, TagsLinked } from './personal-data';
+import type { SignalHooks } from './signals';
 
 /** What one pass of a sweep did on one shard: counts by name, added up over the shards. */
 export type SweepResult = Record<string, number>;
@@ -58,6 +59,8 @@ export type ModuleManifest = {
   subscriptionCheck?: SubscriptionCheck;
   /** Counters of provider facts about its email sends, by the sends' `source`. */
   emailFactCounters?: Record<string, EmailFactCounter>;
+  /** How lead-scoring signals are recorded in the batches they happen in, and scored after them (./signals.ts); one module provides it. */
+  signals?: SignalHooks;
   /** The rows it holds about people: moved by a contact merge, erased, exported (./personal-data.ts). */
   personalData?: PersonalData;
   /** Statements joining the batch that links tags to a contact. */
@@ -78,6 +81,7 @@ export type Wiring = {
   featureGates: FeatureGate[];
   eventPublisher: EventPublisher | null;
   subscriptionCheck: SubscriptionCheck | null;
+  signals: SignalHooks | null;
   emailFactCounters: ReadonlyMap<string, EmailFactCounter>;
   personalData: PersonalData[];
   tagsLinked: TagsLinked[];
@@ -125,6 +129,7 @@ export function composeManifests(manifests: readonly ModuleManifest[], order: Ma
     featureGates: manifests.flatMap((m) => m.featureGates ?? []),
     eventPublisher: single(manifests, 'eventPublisher'),
     subscriptionCheck: single(manifests, 'subscriptionCheck'),
+    signals: single(manifests, 'signals'),
     emailFactCounters: new Map(counters),
     personalData: manifests.flatMap((m) => (m.personalData ? [m.personalData] : [])),
     tagsLinked: manifests.flatMap((m) => (m.tagsLinked ? [m.tagsLinked] : [])),
@@ -136,7 +141,7 @@ function unique(what: string, names: string[]): void {
   if (twice.length) throw new Error(`${what} "${twice[0]}" is declared twice`);
 }
 
-function single<K extends 'eventPublisher' | 'subscriptionCheck'>(
+function single<K extends 'eventPublisher' | 'subscriptionCheck' | 'signals'>(
   manifests: readonly ModuleManifest[],
   field: K,
 ): NonNullable<ModuleManifest[K]> | null {

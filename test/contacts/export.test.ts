@@ -33,6 +33,7 @@ describe('GET /admin/v1/workspaces/{ws}/contacts/{id}/export', () => {
       'campaign_recipients',
       'form_submissions',
       'attendance',
+      'score_signals',
     ];
     expect(expected.sort()).toEqual([...EXPORT_KIND_NAMES].sort());
     for (const kind of expected) expect(out[kind]?.length, kind).toBeGreaterThan(0);

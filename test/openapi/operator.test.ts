@@ -105,6 +105,26 @@ describe('operator answers conform to the document', () => {
     await op('post', `/workspaces/${created.id}/pipelines`, { name: 'P', is_default: true, stages: [{ name: 'A' }] }, 201);
   });
 
+  it('lead scoring: read, set, refused rules, unknown workspace', async () => {
+    await op('get', `/workspaces/${ws.id}/scoring`, undefined, 200);
+    await op(
+      'put',
+      `/workspaces/${ws.id}/scoring`,
+      {
+        enabled: true,
+        rules: [
+          { signal: 'email.clicked', points: 5 },
+          { field: 'lifecycle_stage', equals: 'customer', points: 20 },
+        ],
+        half_life_days: 30,
+      },
+      200,
+    );
+    await op('put', `/workspaces/${ws.id}/scoring`, { enabled: true, rules: [{ signal: 'email.forwarded', points: 5 }] }, 400, 'an unknown signal');
+    await op('put', `/workspaces/${crypto.randomUUID()}/scoring`, { enabled: false }, 404, 'an unknown workspace');
+    await op('put', `/workspaces/${ws.id}/scoring`, { enabled: false }, 200);
+  });
+
   it('the catalog: meeting types, busy blocks, embed keys, sender profiles, audiences, snippets, templates', async () => {
     const host = await adminOk('POST', `/workspaces/${ws.id}/users`, {
       name: 'Host',

@@ -5,7 +5,8 @@ import { ALL_WEEK } from './resources';
 
 /** A contact with a record of every kind the export lists. */
 export async function seededContact() {
-  const ws = await makeWorkspace();
+  // Scoring on: the contact's signals are records of it too.
+  const ws = await makeWorkspace({ lead_scoring: true });
   const email = `${crypto.randomUUID()}@example.com`;
   const name = `Grace Hopper ${crypto.randomUUID().slice(0, 8)}`;
   const phone = `+1415555${String(Math.floor(Math.random() * 10_000)).padStart(4, '0')}`;

@@ -116,6 +116,7 @@ export const ROUTES: RouteCase[] = [
     errorShape: 'domain',
     notFound: { code: 'contact_not_found' },
   },
+  { method: 'GET', path: '/v1/contacts/{id}/score' },
   { method: 'GET', path: '/v1/contacts/{id}/notes' },
   { method: 'POST', path: '/v1/contacts/{id}/notes', body: { body: 'A note' } },
   { method: 'PATCH', path: '/v1/notes/{id}', body: { body: 'Edited' } },

@@ -7,6 +7,7 @@ import type { ServiceContext } from '../../platform/context';
 import { ApiError } from '../../platform/errors';
 import { BookingErrors } from './errors';
 import { publishCommitted } from '../../platform/events';
+import { signalsCommitted } from '../../platform/signals';
 import { escapeHtml as esc } from '../../platform/html';
 import { publicWorkspaceContext } from '../workspaces';
 import { inviteeTime, manageUrl, verifyManageToken } from './confirmation';
@@ -48,6 +49,7 @@ const publicContext = (c: Context<AppEnv>, wsId: string) => publicWorkspaceConte
 
 const publish = (c: Context<AppEnv>, ctx: ServiceContext) => {
   if (ctx.events.committed.length) c.executionCtx.waitUntil(publishCommitted(c.env, ctx.db, ctx.events.committed));
+  if (ctx.events.signalled.size) c.executionCtx.waitUntil(signalsCommitted(c.env, ctx.events.signalled));
 };
 
 async function typeWhere(ctx: ServiceContext, by: { slug: string } | { id: string }) {

@@ -1,3 +1,4 @@
+import { afterInsertOf } from '../../platform/d1/row-guard';
 import { and, asc, desc, eq, getTableColumns, gt, gte, lt, lte, Param, sql, type SQL } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
@@ -470,6 +471,7 @@ async function writeBooking(ctx: ServiceContext, s: Schedule, input: BookingCrea
         createdAt: now,
       }),
       event.statement,
+      ...ctx.events.signal(ctx.db, ctx.ws.id, row.contactId, 'booking.created', afterInsertOf(bookings, row.id)),
       ...(d.settings ? [] : settingsStatements(ctx.db, ctx.ws.id)),
     ]);
   } catch (err) {
@@ -541,6 +543,7 @@ export async function cancelBooking(
         })
         .where(and(eq(bookings.workspaceId, ctx.ws.id), eq(bookings.id, booking.id))),
       event.statement,
+      ...ctx.events.signal(ctx.db, ctx.ws.id, booking.contactId, 'booking.cancelled'),
     ]);
     ctx.events.committedAfter([event.event]);
     if (notify && s) notifyInvitee(ctx, notify, 'cancellation', row, s.row, members);

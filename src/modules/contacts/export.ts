@@ -49,6 +49,7 @@ export const EXPORT_KIND_NAMES = [
   'campaign_recipients',
   'form_submissions',
   'attendance',
+  'score_signals',
 ] as const;
 
 /** The addresses a contact was ever reached at: its email now and every email of its identifier history (and the same for phones). */

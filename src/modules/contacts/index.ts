@@ -19,6 +19,15 @@ export {
   withoutPlatformListed,
 } from './consent/eligibility';
 export { consentRow, emailDeliverabilityStatement, recordComplaint, setConsent } from './consent/service';
+export {
+  contactIdHoldingEmail,
+  contactIdHoldingPhone,
+  contactIdsAfter,
+  contactsForScoring,
+  engineScoresStatement,
+  SCORED_FIELDS,
+  storedScore,
+} from './engine-score';
 export { eraseContact } from './erase';
 export { CONTACT_REFERENCE_ERRORS, ContactErrors } from './errors';
 export { EXPORT_KIND_NAMES, exportContact } from './export';
@@ -26,7 +35,7 @@ export { installContactExtensions } from './extensions';
 export { type ContactIdentity, contactIdentityColumns, contactIdentityJoin, serializeContactIdentity, titleOrContactSearch } from './identity-join';
 export { contactCarriesTag } from './labels/links';
 export { findMergeRequest, resolveMergeRequest } from './merge';
-export type { ContactRow } from './read';
+export { type ContactRow, scoreBand } from './read';
 export {
   type ContactReferencePlan,
   planContactReference,

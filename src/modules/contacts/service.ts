@@ -19,6 +19,7 @@ import { readWithCreate } from '../../platform/d1/create-along';
 import { updateAlongReads } from './update-along';
 import { SharedErrors } from '../../platform/shared-errors';
 import { ContactErrors } from './errors';
+import { CONTACT_CHANGED } from '../../platform/signals';
 
 export type WriteOptions = {
   /** Surface recorded on events and activity rows (`api`, `form`, ...). */
@@ -272,6 +273,8 @@ function createStatements(ctx: ServiceContext, input: NormalizedWrite, diffs: Di
         });
   const statements: Statement[] = [insert];
   statements.push(...recordIdentifiers(db, ws.id, id, { phone, email }, now, guard), ...consentSeeds(db, ws.id, id, { phone, email }, now, guard));
+  // A new contact of a scoring workspace gets the score its fields earn.
+  if (ws.leadScoring) statements.push(...ctx.events.signal(db, ws.id, id, CONTACT_CHANGED, guard));
   for (const kind of ['tags', 'groups'] as const) {
     const { names, missingKeys } = diffs[kind];
     statements.push(...linkStatements(db, kind, { workspaceId: ws.id, contactId: id, names, missingKeys, mode: 'add', now, guard }));
@@ -395,6 +398,7 @@ function updateStatements(
   const alive = afterInsertOf(contacts, existing.id);
   statements.push(...recordIdentifiers(db, ws.id, existing.id, plan.set, now, alive));
   statements.push(activity(ctx, existing.id, 'updated', source, { changed_fields: changed }, now, alive));
+  if (ws.leadScoring) statements.push(...ctx.events.signal(db, ws.id, existing.id, CONTACT_CHANGED, alive));
   const row = { ...existing, ...plan.set } as ContactRow;
   const events: OutboxEvent[] = [];
   if (!opts.silent) {

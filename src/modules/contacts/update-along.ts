@@ -10,6 +10,7 @@ import { planChanges, type NormalizedWrite } from './plan';
 import { contactColumns, contactProjectionSql, type ContactRow } from './read';
 import { contactActivities, contacts } from './schema';
 import { activityFrom, type TimelineSource } from './timeline';
+import { CONTACT_CHANGED } from '../../platform/signals';
 
 /**
  * The update of an existing contact sent along with the upsert's reads, so that it takes one
@@ -54,6 +55,7 @@ export function updateAlongReads(ctx: ServiceContext, input: NormalizedWrite, so
     activityFrom(ctx, shape.timeline, 'updated', source, values, now, activity),
     shape.update.in(ctx.db, { ...values, ws: ctx.ws.id, at: now, activity }),
     statement,
+    ...(ctx.ws.leadScoring ? ctx.events.signal(ctx.db, ctx.ws.id, email ? { email } : { phone: phone! }, CONTACT_CHANGED, written) : []),
     updatedContact.in(ctx.db, { ws: ctx.ws.id, activity }),
   ];
   return { statements, events: [event], updated: (lastResult) => (lastResult as ContactRow[])[0] };

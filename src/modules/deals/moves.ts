@@ -134,6 +134,7 @@ async function changeStatusOnce(ctx: ServiceContext, dealId: string, input: { st
     const { event, statement } = ctx.events.emit(ctx.db, ctx.ws.id, input.status === 'won' ? 'deal.won' : 'deal.lost', dealEventData(changed, names));
     statements.push(statement);
     events.push(event);
+    if (deal.contactId) statements.push(...ctx.events.signal(ctx.db, ctx.ws.id, deal.contactId, input.status === 'won' ? 'deal.won' : 'deal.lost'));
   }
   const results = await runBatch(ctx.db, [...statements, selectDeal(ctx.db, ctx.ws.id, dealId)]);
   ctx.events.committedAfter(events);

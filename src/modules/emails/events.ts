@@ -4,6 +4,7 @@ import { guarded, nowIso, runBatch, type Db, type Statement } from '../../platfo
 import { failedOn, guardOf } from '../../platform/d1/constraints';
 import { rawRun } from '../../platform/d1/raw-query';
 import { EventSink, publishCommitted, type OutboxEvent } from '../../platform/events';
+import { type Signal, signalsCommitted } from '../../platform/signals';
 import { wroteFor } from '../../platform/d1/floors';
 import { onEveryShard, workspaceDb } from '../../platform/d1/shards';
 import type { BounceType, DeliveryType } from '../../providers/email';
@@ -52,6 +53,9 @@ export function firesEvent(send: SendRow, type: DeliveryType): boolean {
   return send.source === 'api' && send.idempotency_key !== null && (optIn === null || send[optIn]);
 }
 
+/** The facts lead scoring weighs, for the contact holding the address, whatever sent the email. */
+const SIGNAL: Partial<Record<DeliveryType, Signal>> = { opened: 'email.opened', clicked: 'email.clicked', bounced: 'email.bounced' };
+
 export type RecordedFact = { recorded: boolean; event: string | null };
 
 /** A statement that counts a fact about a send of one source (a campaign's counters), for the fact's own batch. */
@@ -99,6 +103,8 @@ export async function recordFact(db: Db, events: EventSink, send: SendRow, fact:
   }
   const counted = factCounters.get(send.source)?.(db, send, fact);
   if (counted) statements.push(counted);
+  const signal = SIGNAL[fact.type];
+  if (signal) statements.push(...events.signal(db, send.workspace_id, { email: send.to }, signal));
   const emitted: OutboxEvent[] = [];
   if (firesEvent(send, fact.type)) {
     const { event, statement } = events.emit(db, send.workspace_id, `email.${fact.type}`, eventData(send, fact));
@@ -162,5 +168,6 @@ export async function reportFact(
   const events = new EventSink();
   const out = await recordFact(db, events, send, fact);
   if (events.committed.length) waitUntil(publishCommitted(env, db, events.committed));
+  if (events.signalled.size) waitUntil(signalsCommitted(env, events.signalled));
   return out;
 }

@@ -41,7 +41,11 @@ export async function submitForm(ctx: ServiceContext, formId: string, input: Sub
     fields: row.fields,
     submitted_at: row.created_at,
   });
-  await runBatch(ctx.db, [ctx.db.insert(formSubmissions).values(row), emitted.statement]);
+  await runBatch(ctx.db, [
+    ctx.db.insert(formSubmissions).values(row),
+    emitted.statement,
+    ...(row.contact_id ? ctx.events.signal(ctx.db, ctx.ws.id, row.contact_id, 'form.submitted') : []),
+  ]);
   ctx.events.committedAfter([emitted.event]);
   return row;
 }

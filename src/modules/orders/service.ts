@@ -386,6 +386,7 @@ function newOrderStatements(ctx: ServiceContext, input: OrderCreateInput, plan: 
       written,
     ),
     ...events.map((e) => e.statement),
+    ...(paid ? ctx.events.signal(ctx.db, ctx.ws.id, contactId, 'order.paid', written || undefined) : []),
     numberIntoEvents(
       ctx.db,
       events.map((e) => e.event.id),

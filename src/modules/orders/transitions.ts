@@ -201,6 +201,7 @@ export async function markOrderPaid(ctx: ServiceContext, id: string, input: Orde
       ...statements,
       activity(ctx, order.contactId, 'order_paid', 'api', { order_id: order.id, payment_reference: paymentReference }, now),
       statement,
+      ...ctx.events.signal(ctx.db, ctx.ws.id, order.contactId, 'order.paid'),
     ]);
     ctx.events.committedAfter([event]);
     return orderAsWritten(read, after);

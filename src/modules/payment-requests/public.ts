@@ -5,6 +5,7 @@ import type { ServiceContext } from '../../platform/context';
 import { ApiError } from '../../platform/errors';
 import { PaymentRequestErrors } from './errors';
 import { publishCommitted } from '../../platform/events';
+import { signalsCommitted } from '../../platform/signals';
 import {
   answer,
   frameworkError,
@@ -39,6 +40,7 @@ export const paymentPublicRoutes = new Hono<PublicEnv>();
 
 const publish = (c: Context<PublicEnv>, ctx: ServiceContext) => {
   if (ctx.events.committed.length) c.executionCtx.waitUntil(publishCommitted(c.env, ctx.db, ctx.events.committed));
+  if (ctx.events.signalled.size) c.executionCtx.waitUntil(signalsCommitted(c.env, ctx.events.signalled));
 };
 
 function html(c: Context<PublicEnv>, body: string, status: 200 | 404 | 502 = 200) {

@@ -130,6 +130,8 @@ export function recordPaymentStatements(
       written,
     ),
   ];
+  if (entries.some((e) => e.status === 'completed'))
+    statements.push(...ctx.events.signal(ctx.db, ctx.ws.id, header.contactId, 'payment.completed', written));
   return { statements, header, entries };
 }
 
@@ -541,6 +543,7 @@ export async function markEntry(ctx: ServiceContext, id: string, entryId: string
             .where(and(eq(payments.workspaceId, ctx.ws.id), eq(payments.id, p.id))),
         );
       }
+      if (done && entry.status !== 'completed') statements.push(...ctx.events.signal(ctx.db, ctx.ws.id, p.contactId, 'payment.completed'));
       const results = await runBatch(ctx.db, [...statements, ...reReads(ctx, p.id)]);
       return paymentFromResults(results);
     },

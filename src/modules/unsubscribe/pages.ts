@@ -1,6 +1,7 @@
 import { Hono, type Context } from 'hono';
 import type { AppEnv } from '../../env';
 import { publishCommitted } from '../../platform/events';
+import { signalsCommitted } from '../../platform/signals';
 import { limitPublicPost } from '../../platform/public-limits';
 import { escapeHtml as esc, parseUnsubscribeToken, type UnsubscribeKind } from '../content';
 import { campaignOfToken, unsubscribeCampaignRecipient } from '../email-campaigns';
@@ -100,6 +101,7 @@ unsubscribePages.post('/:token', limitPublicPost('unsubscribe'), async (c) => {
   const done = found && target ? await found.kind.unsubscribe(found.ctx, found.token) : null;
   if (!found || !target || !done) return unknown(c);
   if (found.ctx.events.committed.length) c.executionCtx.waitUntil(publishCommitted(c.env, found.ctx.db, found.ctx.events.committed));
+  if (found.ctx.events.signalled.size) c.executionCtx.waitUntil(signalsCommitted(c.env, found.ctx.events.signalled));
   const { what, address } = await describeTarget(found.ctx, target);
   if (target.unsubscribed) return alreadyPage(c, what, address);
   return page(c, 'Unsubscribed', `<h1>You are unsubscribed</h1><p>You will no longer receive ${what}.</p>${address}`);

@@ -240,7 +240,11 @@ async function recordInbound(
       });
       received = emitted.event;
       statements.push(emitted.statement);
-      if (contact) statements.push(conversationIntoEvent(ctx.db, emitted.event.id, ctx.ws.id, contact.id));
+      if (contact)
+        statements.push(
+          conversationIntoEvent(ctx.db, emitted.event.id, ctx.ws.id, contact.id),
+          ...ctx.events.signal(ctx.db, ctx.ws.id, contact.id, 'message.received'),
+        );
     }
     try {
       await runBatch(ctx.db, statements);

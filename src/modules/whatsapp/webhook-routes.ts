@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import type { AdminEnv } from '../../env';
 import { WhatsAppErrors } from './errors';
 import { publishCommitted } from '../../platform/events';
+import { signalsCommitted } from '../../platform/signals';
 import { answer, frameworkError, providerEventBody, publicEntry, type PublicRegistry } from '../../platform/public-docs';
 import { handleNotification, verifyMetaSignature } from './inbound';
 
@@ -34,6 +35,7 @@ whatsappWebhook.post('/webhook', async (c) => {
   }
   const summary = await handleNotification(c.env, payload, (ctx) => {
     if (ctx.events.committed.length) c.executionCtx.waitUntil(publishCommitted(c.env, ctx.db, ctx.events.committed));
+    if (ctx.events.signalled.size) c.executionCtx.waitUntil(signalsCommitted(c.env, ctx.events.signalled));
   });
   return c.json({ received: true, ...summary }, 200);
 });

@@ -95,7 +95,9 @@ async function setAttendanceOnce(ctx: ServiceContext, eventId: string, input: { 
         })
         .where(eq(eventAttendances.id, existing.id))
     : db.insert(eventAttendances).values(row);
-  await runBatch(db, [write, emitted.statement]);
+  // A contact attends an event once, however its attendance is corrected afterwards.
+  const attended = input.status === 'attended' && !existing?.attended_at;
+  await runBatch(db, [write, emitted.statement, ...(attended ? ctx.events.signal(db, ws.id, contactId, 'event.attended') : [])]);
   ctx.events.committedAfter([emitted.event]);
   return serialize(row);
 }

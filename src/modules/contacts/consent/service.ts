@@ -174,6 +174,7 @@ async function setConsentOnce(ctx: ServiceContext, contactId: string, channel: C
     });
     statements.push(emitted.statement);
     events.push(emitted.event);
+    if (channel === 'email' && input.state === 'unsubscribed') statements.push(...ctx.events.signal(db, ws.id, contactId, 'email.unsubscribed'));
   }
   statements.push(selectConsent(ctx, contactId));
   const out = await runBatch(db, statements);
@@ -241,6 +242,7 @@ async function recordComplaintOnce(ctx: ServiceContext, contactId: string, chann
         now,
       ),
       emitted.statement,
+      ...(channel === 'email' ? ctx.events.signal(db, ws.id, contactId, 'email.unsubscribed') : []),
     );
     events.push(emitted.event);
   }

@@ -1,0 +1,2 @@
+export { putScoring, readScoring, type ScoringSettings, scoringSwitched } from './config';
+export { HalfLifeInput, RulesInput } from './rules';
