@@ -4,6 +4,7 @@ import { withWriteFloors } from '../platform/d1/floors';
 import { DATA_SCHEMA, schemaBehind } from '../platform/d1/schema-version';
 import { isShard, measureShard, onEveryShard, shardDb, shardNames, shardSchema } from '../platform/d1/shards';
 import type { QueueTask, Sweep, SweepResult } from '../platform/manifest';
+import { redriveMoves } from '../platform/d1/moves/machine';
 
 export type SweepRun = { result: SweepResult; shards: Record<string, SweepResult | { error: string }> };
 
@@ -58,6 +59,8 @@ export async function runShardSweeps(
   // One unit of work: each workspace the shard's sweeps wrote has its read floor raised once.
   const outcome = schemaBehind(schema) ? behind(shard, schema!, sweeps) : await withWriteFloors(env, (scoped) => everySweep(scoped, shard, sweeps));
   await recordShardSize(env, shard, await measureShard(env, shard), schema);
+  // A workspace move off this shard whose step message was lost is taken up again.
+  await redriveMoves(env, shard);
   return outcome;
 }
 

@@ -33,6 +33,9 @@ function shardBinding(env: Bindings, shard: string): D1Database {
   return storage(env)[shard] as D1Database;
 }
 
+/** A shard's database itself, for the workspace moves' statements built from its own schema (./moves/). */
+export const shardDatabase = (env: Bindings, shard: string): D1Database => shardBinding(env, shard);
+
 /** Workspaces, API keys and the shard map (the primary: operator writes and anything read to be changed). */
 export const controlDb = (env: Bindings): Db => dbFor(storage(env).DB);
 

@@ -1,0 +1,489 @@
+import { and, desc, eq, isNull, lt, ne, or } from 'drizzle-orm';
+import type { Bindings } from '../../../env';
+import { moves, shards, workspaces } from '../../control-schema';
+import type { QueueTask } from '../../manifest';
+import { SharedErrors } from '../../shared-errors';
+import { failedOn, raisedBy, uniqueOn } from '../constraints';
+import { nowIso } from '../db';
+import { controlDb, isShard, shardDatabase } from '../shards';
+import { type Inventory, type MovedTable, readInventory } from './inventory';
+import { countRows, deleteByKeys, deleteChunk, putRows, readByKeys, readChunk, rowsBeyond } from './rows';
+import { captureTriggers, dropTrigger, fenceTriggers, installedTriggers } from './triggers';
+
+/**
+ * Online workspace moves: a state machine in the control plane (`moves`), driven one step at a
+ * time by queue messages (`workspace-move`), each step bounded and idempotent, so a crash or a
+ * redelivered message resumes where the last recorded step left off. docs/scale-out.md tells the
+ * whole story: copy, catch up, switch behind a fence, keep the old copy fenced while stale routes
+ * drain, clear it; or, on failure, unwind and stay where it was.
+ */
+
+export type Move = typeof moves.$inferSelect;
+export type MoveView = {
+  id: string;
+  workspace_id: string;
+  from: string;
+  to: string;
+  status: Move['status'];
+  copied_rows: number;
+  error: string | null;
+  started_at: string;
+  finished_at: string | null;
+};
+
+export const MOVE_KIND = 'workspace-move';
+export type MoveMessage = { kind: typeof MOVE_KIND; move_id: string };
+
+/** Tables the modules declare a move does not copy (`notMoved` in their manifests), handed down by the wiring. */
+let notMoved: ReadonlySet<string> = new Set();
+export const configureMoves = (tables: Iterable<string>) => {
+  notMoved = new Set(tables);
+};
+
+/** Change-log entries replayed per statement batch, and the backlog under which the switch starts. */
+const LOG_CHUNK = 200;
+const SWITCH_BACKLOG = 1_000;
+/** Catch-up chunks before the switch starts whatever the backlog (a workspace written about as fast as it is replayed). */
+const MAX_CATCH_UP_CHUNKS = 200;
+/** Chunks (each a read, a write and a record) one message takes at most: far under D1's 1,000 queries an invocation. */
+const CHUNKS_PER_STEP = 60;
+/** A step holds its move this long; a crashed step's move is taken up again after it. */
+const LEASE_MS = 60_000;
+/** Failed steps in a row before the move fails and unwinds. */
+const MAX_ATTEMPTS = 3;
+/** DDL statements per batch when installing or dropping triggers. */
+const DDL_BATCH = 50;
+
+const chunkRows = (env: Bindings) => positive(env.MOVE_CHUNK_ROWS, 500);
+export const clearAfterSeconds = (env: Bindings) => {
+  const n = Number(env.MOVE_CLEAR_AFTER_SECONDS ?? 30);
+  return Number.isFinite(n) && n >= 0 ? n : 30;
+};
+const positive = (value: string | undefined, fallback: number) => {
+  const n = Number(value ?? fallback);
+  return Number.isInteger(n) && n > 0 ? n : fallback;
+};
+
+export const moveView = (m: Move): MoveView => ({
+  id: m.id,
+  workspace_id: m.workspaceId,
+  from: m.fromShard,
+  to: m.toShard,
+  status: m.status,
+  copied_rows: m.copiedRows,
+  error: m.error,
+  started_at: m.startedAt,
+  finished_at: m.finishedAt,
+});
+
+const oneRunning = uniqueOn(moves.workspaceId);
+const closedShard = raisedBy('workspaces_closed_shard', 'SHARD_CLOSED');
+
+/** POST /admin/v1/workspaces/{ws}/move: records the move and hands its first step to the queue. */
+export async function startMove(env: Bindings, workspaceId: string, to: string): Promise<MoveView> {
+  const control = controlDb(env);
+  const [[ws], [target], [running]] = await control.batch([
+    control.select({ shard: workspaces.shard }).from(workspaces).where(eq(workspaces.id, workspaceId)).limit(1),
+    control.select({ state: shards.state }).from(shards).where(eq(shards.binding, to)).limit(1),
+    control
+      .select({ id: moves.id })
+      .from(moves)
+      .where(and(eq(moves.workspaceId, workspaceId), ne(moves.phase, 'finished')))
+      .limit(1),
+  ]);
+  if (!ws) throw SharedErrors.moveWorkspaceNotFound();
+  if (!isShard(env, to)) throw SharedErrors.shardNotFound({ binding: to.slice(0, 100) });
+  if (ws.shard === to) throw SharedErrors.moveToSameShard({ ws: workspaceId, binding: to });
+  if (target?.state === 'closed') throw SharedErrors.moveToClosedShard({ binding: to });
+  if (running) throw SharedErrors.moveRunning({ ws: workspaceId, id: running.id });
+  const now = nowIso();
+  const move: Move = {
+    id: crypto.randomUUID(),
+    workspaceId,
+    fromShard: ws.shard,
+    toShard: to,
+    status: 'copying',
+    phase: 'copying',
+    cursorTable: null,
+    cursorRowid: 0,
+    copiedRows: 0,
+    rounds: 0,
+    attempts: 0,
+    error: null,
+    leaseUntil: null,
+    clearAfter: null,
+    startedAt: now,
+    finishedAt: null,
+    updatedAt: now,
+  };
+  try {
+    await control.insert(moves).values(move);
+  } catch (err) {
+    if (!failedOn(err, oneRunning)) throw err;
+    const [other] = await control
+      .select({ id: moves.id })
+      .from(moves)
+      .where(and(eq(moves.workspaceId, workspaceId), ne(moves.phase, 'finished')))
+      .limit(1);
+    throw SharedErrors.moveRunning({ ws: workspaceId, id: other?.id ?? 'unknown' });
+  }
+  await enqueue(env, move.id);
+  return moveView(move);
+}
+
+export async function getMove(env: Bindings, id: string): Promise<MoveView> {
+  const [move] = await controlDb(env).select().from(moves).where(eq(moves.id, id)).limit(1);
+  if (!move) throw SharedErrors.moveNotFound();
+  return moveView(move);
+}
+
+/** A workspace's moves, newest first. */
+export async function listMoves(env: Bindings, workspaceId: string, limit: number): Promise<MoveView[]> {
+  const rows = await controlDb(env).select().from(moves).where(eq(moves.workspaceId, workspaceId)).orderBy(desc(moves.startedAt)).limit(limit);
+  return rows.map(moveView);
+}
+
+const enqueue = (env: Bindings, moveId: string, delaySeconds = 0) =>
+  env.SWEEP_QUEUE.send(
+    { kind: MOVE_KIND, move_id: moveId } satisfies MoveMessage,
+    delaySeconds > 0 ? { delaySeconds: Math.ceil(delaySeconds) } : undefined,
+  );
+
+/**
+ * Moves whose step was lost (a message dropped, a consumer that died): unfinished, not held, and
+ * untouched for a lease. Each shard's sweep sends them a message again, for moves off that shard.
+ */
+export async function redriveMoves(env: Bindings, fromShard: string): Promise<number> {
+  const stale = new Date(Date.now() - LEASE_MS).toISOString();
+  const lost = await controlDb(env)
+    .select({ id: moves.id })
+    .from(moves)
+    .where(
+      and(
+        ne(moves.phase, 'finished'),
+        eq(moves.fromShard, fromShard),
+        lt(moves.updatedAt, stale),
+        or(isNull(moves.leaseUntil), lt(moves.leaseUntil, nowIso())),
+      ),
+    )
+    .limit(20);
+  await Promise.all(lost.map((m) => enqueue(env, m.id)));
+  return lost.length;
+}
+
+/** What one step did: `next` false when the move needs no further message (finished, or another step holds it). */
+export type StepOutcome = { phase: Move['phase'] | 'held'; next: boolean; delaySeconds?: number };
+
+/** The sweep queue's `workspace-move` messages: one bounded step each, then the message for the next one. */
+export const moveTask: QueueTask = {
+  kind: MOVE_KIND,
+  run: async (env, body: MoveMessage) => {
+    const outcome = await runMoveStep(env, body.move_id);
+    if (outcome.next) await enqueue(env, body.move_id, outcome.delaySeconds);
+  },
+};
+
+/**
+ * One step of a move: takes its lease (a step already running elsewhere keeps it, and this one
+ * does nothing), advances the phase by a bounded amount of work, records where it is, releases.
+ * A failing step is counted; past `MAX_ATTEMPTS` in a row the move fails and unwinds.
+ */
+export async function runMoveStep(env: Bindings, moveId: string): Promise<StepOutcome> {
+  const move = await claim(env, moveId);
+  if (!move) return { phase: 'held', next: false };
+  try {
+    const outcome = await advance(env, move);
+    await record(env, move.id, { leaseUntil: null, attempts: 0 });
+    return outcome;
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    console.error('workspace move step failed', move.id, move.phase, err);
+    const attempts = move.attempts + 1;
+    const fatal = err instanceof MoveFailure || attempts >= MAX_ATTEMPTS;
+    if (fatal && canUnwind(move)) {
+      await record(env, move.id, {
+        status: 'failed',
+        phase: 'unwinding',
+        error: message.slice(0, 500),
+        finishedAt: nowIso(),
+        leaseUntil: null,
+        cursorTable: null,
+        cursorRowid: 0,
+      });
+      return { phase: 'unwinding', next: true };
+    }
+    await record(env, move.id, { attempts, error: message.slice(0, 500), leaseUntil: null });
+    return { phase: move.phase, next: true, delaySeconds: 5 * attempts };
+  }
+}
+
+/** A move fails (and unwinds) only before its switch: after it, the new shard holds the workspace and the machine can only finish. */
+const canUnwind = (m: Move) => m.phase === 'copying' || m.phase === 'catching_up' || m.phase === 'switching';
+
+/** A reason to fail the move at once rather than try the step again. */
+class MoveFailure extends Error {}
+
+async function claim(env: Bindings, moveId: string): Promise<Move | null> {
+  const now = nowIso();
+  const [move] = await controlDb(env)
+    .update(moves)
+    .set({ leaseUntil: new Date(Date.now() + LEASE_MS).toISOString(), updatedAt: now })
+    .where(and(eq(moves.id, moveId), ne(moves.phase, 'finished'), or(isNull(moves.leaseUntil), lt(moves.leaseUntil, now))))
+    .returning();
+  return move ?? null;
+}
+
+async function record(env: Bindings, moveId: string, set: Partial<Move>): Promise<void> {
+  await controlDb(env)
+    .update(moves)
+    .set({ ...set, updatedAt: nowIso() })
+    .where(eq(moves.id, moveId));
+}
+
+async function advance(env: Bindings, move: Move): Promise<StepOutcome> {
+  const source = shardDatabase(env, move.fromShard);
+  const target = shardDatabase(env, move.toShard);
+  const inventory = await readInventory(source, notMoved);
+  switch (move.phase) {
+    case 'copying':
+      return copy(env, move, source, target, inventory);
+    case 'catching_up':
+      return catchUp(env, move, source, target, inventory);
+    case 'switching':
+      return switchOver(env, move, source, target, inventory);
+    case 'draining':
+      return drain(env, move, source);
+    case 'clearing':
+      return clear(env, move, source, inventory);
+    case 'unwinding':
+      return unwind(env, move, source, target, inventory);
+    default:
+      return { phase: move.phase, next: false };
+  }
+}
+
+/** Marks a workspace's rows on a shard (see `moveMarks`); a mark of another move is never overwritten. */
+const mark = (db: D1Database, move: Move, role: 'departing' | 'fenced' | 'clearing' | 'arriving') =>
+  db
+    .prepare(
+      'INSERT INTO move_marks (workspace_id, move_id, role) VALUES (?1, ?2, ?3) ON CONFLICT (workspace_id) DO UPDATE SET role = excluded.role WHERE move_marks.move_id = excluded.move_id',
+    )
+    .bind(move.workspaceId, move.id, role);
+
+const unmark = (db: D1Database, move: Move) =>
+  db.prepare('DELETE FROM move_marks WHERE workspace_id = ?1 AND move_id = ?2').bind(move.workspaceId, move.id);
+
+async function ddl(db: D1Database, statements: string[]): Promise<void> {
+  for (let i = 0; i < statements.length; i += DDL_BATCH) await db.batch(statements.slice(i, i + DDL_BATCH).map((s) => db.prepare(s)));
+}
+
+/** The copy: first the capture and the fence (installed, still open), then each table in chunks, parents first. */
+async function copy(env: Bindings, move: Move, source: D1Database, target: D1Database, inv: Inventory): Promise<StepOutcome> {
+  let table = move.cursorTable;
+  let after = move.cursorRowid;
+  let copied = move.copiedRows;
+  if (table === null) {
+    await target.batch([mark(target, move, 'arriving')]);
+    await source.batch([mark(source, move, 'departing')]);
+    await ddl(
+      source,
+      inv.moved.flatMap((t) => [...captureTriggers(move.id, move.workspaceId, t), ...fenceTriggers(move.id, move.workspaceId, t)]),
+    );
+    table = inv.moved[0]?.name ?? '';
+    after = 0;
+    await record(env, move.id, { cursorTable: table, cursorRowid: 0 });
+  }
+  const limit = chunkRows(env);
+  for (let chunk = 0; chunk < CHUNKS_PER_STEP; chunk++) {
+    const i = inv.moved.findIndex((t) => t.name === table);
+    if (i < 0) {
+      await record(env, move.id, { phase: 'catching_up', cursorTable: null, cursorRowid: 0 });
+      return { phase: 'catching_up', next: true };
+    }
+    const t = inv.moved[i];
+    const { rows, next } = await readChunk(source, t, move.workspaceId, after, limit);
+    if (rows.length) await target.batch([deferForeignKeys(target), ...putRows(target, t, move.workspaceId, rows)]);
+    copied += rows.length;
+    after = next;
+    if (rows.length < limit && !(await rowsBeyond(source, t.name, after))) {
+      table = inv.moved[i + 1]?.name ?? '';
+      after = 0;
+    }
+    await record(env, move.id, { cursorTable: table, cursorRowid: after, copiedRows: copied });
+  }
+  return { phase: 'copying', next: true };
+}
+
+/** Child rows may be written before the parent they name within one batch (a replayed pipeline and its stages). */
+const deferForeignKeys = (db: D1Database) => db.prepare('PRAGMA defer_foreign_keys = ON');
+
+/**
+ * Replays up to `LOG_CHUNK` logged writes, oldest first: each logged row's current version is
+ * written to the target, or deleted there when the source no longer has it; then those log
+ * entries go. Entries logged while this ran have higher numbers and stay for the next chunk.
+ */
+async function replayChunk(move: Move, source: D1Database, target: D1Database, inv: Inventory): Promise<number> {
+  const { results: log } = await source
+    .prepare('SELECT seq, tbl, key FROM move_changes WHERE move_id = ?1 ORDER BY seq LIMIT ?2')
+    .bind(move.id, LOG_CHUNK)
+    .all<{ seq: number; tbl: string; key: string }>();
+  if (!log.length) return 0;
+  const keys = new Map<string, Set<string>>();
+  for (const entry of log) {
+    const set = keys.get(entry.tbl) ?? new Set<string>();
+    set.add(JSON.stringify(JSON.parse(entry.key)));
+    keys.set(entry.tbl, set);
+  }
+  const tables = inv.moved.filter((t) => keys.has(t.name));
+  const found = tables.length
+    ? await source.batch<Record<string, unknown>>(tables.map((t) => readByKeys(source, t, move.workspaceId, [...keys.get(t.name)!])))
+    : [];
+  const puts: D1PreparedStatement[] = [];
+  const deletes: D1PreparedStatement[] = [];
+  tables.forEach((t, i) => {
+    const rows = found[i].results;
+    const present = new Set(rows.map((r) => keyText(t, r)));
+    const gone = [...keys.get(t.name)!].filter((k) => !present.has(k));
+    if (gone.length) deletes.unshift(deleteByKeys(target, t, move.workspaceId, gone));
+    if (rows.length) puts.push(...putRows(target, t, move.workspaceId, rows));
+  });
+  if (deletes.length || puts.length) await target.batch([deferForeignKeys(target), ...deletes, ...puts]);
+  await source.prepare('DELETE FROM move_changes WHERE move_id = ?1 AND seq <= ?2').bind(move.id, log.at(-1)!.seq).run();
+  return log.length;
+}
+
+const keyText = (t: MovedTable, row: Record<string, unknown>) => JSON.stringify(t.key.map((k) => row[k] ?? null));
+
+const backlog = async (source: D1Database, moveId: string) =>
+  (await source.prepare('SELECT count(*) AS n FROM move_changes WHERE move_id = ?1').bind(moveId).first<{ n: number }>())?.n ?? 0;
+
+/** Catch-up: replays the log while writes go on, until what is left is small enough to replay behind the fence. */
+async function catchUp(env: Bindings, move: Move, source: D1Database, target: D1Database, inv: Inventory): Promise<StepOutcome> {
+  for (let chunk = 0; chunk < CHUNKS_PER_STEP; chunk++) {
+    const left = await backlog(source, move.id);
+    if (left <= SWITCH_BACKLOG || move.rounds + chunk >= MAX_CATCH_UP_CHUNKS) {
+      await source.batch([mark(source, move, 'fenced')]);
+      await record(env, move.id, { status: 'switching', phase: 'switching', rounds: move.rounds + chunk });
+      return { phase: 'switching', next: true };
+    }
+    await replayChunk(move, source, target, inv);
+  }
+  await record(env, move.id, { rounds: move.rounds + CHUNKS_PER_STEP });
+  return { phase: 'catching_up', next: true };
+}
+
+/**
+ * The switch: the fence is up (every write of the workspace on the source fails whole), so the
+ * log only shrinks. It is replayed to the end; the copy is checked table by table against the
+ * source; then the control plane names the new shard, in the same batch that marks the move done.
+ */
+async function switchOver(env: Bindings, move: Move, source: D1Database, target: D1Database, inv: Inventory): Promise<StepOutcome> {
+  await source.batch([mark(source, move, 'fenced')]);
+  for (let chunk = 0; chunk < CHUNKS_PER_STEP; chunk++) {
+    if ((await replayChunk(move, source, target, inv)) === 0) return flip(env, move, source, target, inv);
+  }
+  return { phase: 'switching', next: true };
+}
+
+async function flip(env: Bindings, move: Move, source: D1Database, target: D1Database, inv: Inventory): Promise<StepOutcome> {
+  const names = inv.moved.map((t) => t.name);
+  const [from, to] = await Promise.all([countRows(source, names, move.workspaceId), countRows(target, names, move.workspaceId)]);
+  const differ = names.filter((t) => from[t] !== to[t]);
+  if (differ.length) {
+    throw new MoveFailure(`The copy differs from the source in ${differ.map((t) => `${t} (${to[t]} of ${from[t]} rows)`).join(', ')}`);
+  }
+  await ddl(source, (await installedTriggers(source, move.id, 'c')).map(dropTrigger));
+  await target.batch([unmark(target, move)]);
+  const now = nowIso();
+  const clearAfter = new Date(Date.now() + clearAfterSeconds(env) * 1000).toISOString();
+  const control = controlDb(env);
+  try {
+    const [flipped] = await control.batch([
+      control
+        .update(workspaces)
+        .set({ shard: move.toShard, updatedAt: now })
+        .where(and(eq(workspaces.id, move.workspaceId), eq(workspaces.shard, move.fromShard)))
+        .returning({ id: workspaces.id }),
+      control
+        .update(moves)
+        .set({ status: 'done', phase: 'draining', finishedAt: now, clearAfter, cursorTable: null, cursorRowid: 0, updatedAt: now })
+        .where(and(eq(moves.id, move.id), eq(moves.phase, 'switching'))),
+    ]);
+    if (flipped.length === 0) {
+      const [ws] = await control.select({ shard: workspaces.shard }).from(workspaces).where(eq(workspaces.id, move.workspaceId));
+      if (ws?.shard !== move.toShard) throw new MoveFailure('The workspace left its shard during the move');
+    }
+  } catch (err) {
+    if (failedOn(err, closedShard)) throw new MoveFailure(`Shard ${move.toShard} was closed during the move`);
+    throw err;
+  }
+  return { phase: 'draining', next: true, delaySeconds: clearAfterSeconds(env) };
+}
+
+/** After the switch: the old copy stays, fenced, until every stale route to it has caught up. */
+async function drain(env: Bindings, move: Move, source: D1Database): Promise<StepOutcome> {
+  const wait = (Date.parse(move.clearAfter ?? '') - Date.now()) / 1000;
+  if (wait > 0) return { phase: 'draining', next: true, delaySeconds: wait };
+  await source.batch([mark(source, move, 'clearing')]);
+  await record(env, move.id, { phase: 'clearing', cursorTable: null, cursorRowid: 0 });
+  return { phase: 'clearing', next: true };
+}
+
+/** Clearing the old copy: deletes never shared with the live workspace, only on the shard it left. */
+async function clear(env: Bindings, move: Move, source: D1Database, inv: Inventory): Promise<StepOutcome> {
+  const [ws] = await controlDb(env).select({ shard: workspaces.shard }).from(workspaces).where(eq(workspaces.id, move.workspaceId));
+  if (ws && ws.shard === move.fromShard) throw new Error('Refusing to clear the shard the workspace lives on');
+  const done = await deleteAll(env, move, source, inv);
+  if (!done) return { phase: 'clearing', next: true };
+  await ddl(source, [...(await installedTriggers(source, move.id, 'c')), ...(await installedTriggers(source, move.id, 'f'))].map(dropTrigger));
+  await source.batch([unmark(source, move), source.prepare('DELETE FROM move_changes WHERE move_id = ?1').bind(move.id)]);
+  await record(env, move.id, { phase: 'finished', cursorTable: null, cursorRowid: 0 });
+  return { phase: 'finished', next: false };
+}
+
+/**
+ * Unwinding a failed move: the source is as it was (its capture and fence go, writes go on), and
+ * the partial copy is deleted from the target, which never served the workspace.
+ */
+async function unwind(env: Bindings, move: Move, source: D1Database, target: D1Database, inv: Inventory): Promise<StepOutcome> {
+  const [ws] = await controlDb(env).select({ shard: workspaces.shard }).from(workspaces).where(eq(workspaces.id, move.workspaceId));
+  if (ws && ws.shard === move.toShard) throw new Error('Refusing to unwind a move whose workspace lives on its target');
+  if (move.cursorTable === null) {
+    await ddl(source, [...(await installedTriggers(source, move.id, 'c')), ...(await installedTriggers(source, move.id, 'f'))].map(dropTrigger));
+    await source.batch([unmark(source, move), source.prepare('DELETE FROM move_changes WHERE move_id = ?1').bind(move.id)]);
+  }
+  const done = await deleteAll(env, move, target, inv);
+  if (!done) return { phase: 'unwinding', next: true };
+  await target.batch([unmark(target, move)]);
+  await record(env, move.id, { phase: 'finished', cursorTable: null, cursorRowid: 0 });
+  return { phase: 'finished', next: false };
+}
+
+/**
+ * Deletes the workspace's rows from `db`, children before parents, then the tables whose rows
+ * the deletes' triggers derive; resumable from the move's cursor. True once no row is left.
+ */
+async function deleteAll(env: Bindings, move: Move, db: D1Database, inv: Inventory): Promise<boolean> {
+  const order = [...inv.moved.map((t) => t.name).reverse(), ...inv.rebuilt];
+  let table = move.cursorTable ?? order[0];
+  let after = move.cursorRowid;
+  const limit = chunkRows(env);
+  for (let chunk = 0; chunk < CHUNKS_PER_STEP; chunk++) {
+    const i = order.indexOf(table);
+    if (i < 0) {
+      const left = await countRows(db, order, move.workspaceId);
+      if (Object.values(left).every((n) => n === 0)) return true;
+      table = order[0];
+      after = 0;
+      continue;
+    }
+    const { deleted, next } = await deleteChunk(db, table, move.workspaceId, after, limit);
+    after = next;
+    if (deleted < limit && !(await rowsBeyond(db, table, after))) {
+      table = order[i + 1] ?? '';
+      after = 0;
+    }
+    await record(env, move.id, { cursorTable: table, cursorRowid: after });
+  }
+  return false;
+}
