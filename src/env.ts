@@ -55,8 +55,6 @@ export interface Bindings {
   SHARD_FILL_LIMIT_BYTES?: string;
   /** Seconds a moved workspace's old copy is kept, fenced, before it is deleted (default 30): longer than any stale route to it (src/platform/d1/moves/). */
   MOVE_CLEAR_AFTER_SECONDS?: string;
-  /** Rows a workspace move copies per statement (default 500). */
-  MOVE_CHUNK_ROWS?: string;
   /** Signs the `Bookmark` values the service hands out (src/platform/d1/bookmarks.ts); unset, a built-in key signs them. */
   BOOKMARK_SECRET?: string;
   /** Static assets (the API reference viewer under /docs/); absent in builds without `[assets]`. */

@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { Hono } from 'hono';
 import type { AdminEnv } from '../env';
 import { getMove, listMoves, startMove } from '../platform/d1/moves/machine';
+import { EXAMPLE_SHARD } from '../platform/d1/shards';
 import { isUuid } from '../platform/validation';
 import { AdminErrors } from './errors';
 import { Move, Moves } from './answers';
@@ -24,7 +25,7 @@ adminRoute(
     description:
       'Starts the move and answers at once; follow it with `GET /admin/v1/moves/{id}`. Reads and writes go on while it copies; during the switch (seconds) writes answer 503 `WORKSPACE_MOVING` with `Retry-After`. A failed move leaves the workspace where it was.',
     params: { ws: 'The workspace id' },
-    body: { schema: movePost, example: { to: 'SHARD_1' } },
+    body: { schema: movePost, example: { to: EXAMPLE_SHARD } },
     responses: {
       202: { description: 'The move, `copying`', schema: Move },
       404: { description: '`Workspace not found`; `Shard not found: <binding>`' },

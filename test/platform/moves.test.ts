@@ -31,11 +31,11 @@ const phaseOf = async (id: string) =>
     .first<{ phase: string; status: string; error: string | null }>())!;
 
 /** Runs the move's steps until it reaches `until` (or finishes); a step another holds is simply run again. */
-async function drive(e: Bindings, id: string, until = 'finished', between: () => Promise<void> = async () => {}) {
+async function drive(e: Bindings, id: string, until = 'finished', between: () => Promise<void> = async () => {}, chunkRows?: number) {
   for (let i = 0; i < 500; i++) {
     const { phase } = await phaseOf(id);
     if (phase === until || phase === 'finished') return phase;
-    await runMoveStep(e, id);
+    await runMoveStep(e, id, chunkRows);
     await between();
   }
   throw new Error('the move did not settle in 500 steps');
@@ -173,14 +173,14 @@ describe('a workspace move', () => {
     const to = other(from);
     const before = await dump(from, ws.id);
     const view = await apiView(ws, contact.id, name);
-    const e = moveEnv({ MOVE_CHUNK_ROWS: '3' });
+    const e = moveEnv();
     const move = await startMove(e, ws.id, to);
     // Two deliveries of one step at once: one runs, the other finds the move held.
-    const twice = await Promise.all([runMoveStep(e, move.id), runMoveStep(e, move.id)]);
+    const twice = await Promise.all([runMoveStep(e, move.id, 3), runMoveStep(e, move.id, 3)]);
     expect(twice.map((o) => o.phase)).toContain('held');
     // A crash after the chunks were written but before the cursor was kept: the copy starts over, idempotently.
     await controlD1().prepare('UPDATE moves SET cursor_rowid = 0, cursor_table = NULL, lease_until = NULL WHERE id = ?').bind(move.id).run();
-    expect(await drive(e, move.id, 'draining')).toBe('draining');
+    expect(await drive(e, move.id, 'draining', undefined, 3)).toBe('draining');
     expect(await shardNameOf(ws.id)).toBe(to);
     expect(await dump(to, ws.id)).toEqual(before);
     expect(await dump(from, ws.id)).toEqual(before);
@@ -227,7 +227,7 @@ describe('a workspace move', () => {
     await adminOk('PATCH', `/workspaces/${ws.id}`, { rate_limits: { per_key_per_minute: 1_000_000 } });
     const from = await shardNameOf(ws.id);
     const to = other(from);
-    const e = moveEnv({ MOVE_CHUNK_ROWS: '2' });
+    const e = moveEnv();
     const contacts = new Map<string, string>();
     const notes = new Map<string, string>();
     const deleted = new Set<string>();
@@ -307,7 +307,7 @@ describe('a workspace move', () => {
         }
       };
       let release = () => {};
-      await drive(e, move.id, 'draining', between);
+      await drive(e, move.id, 'draining', between, 2);
       // Switched: the old copy, fenced at the switch, and the new shard hold the same rows.
       expect(await dump(to, ws.id)).toEqual(await dump(from, ws.id));
       copiesEqual = true;

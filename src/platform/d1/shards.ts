@@ -26,6 +26,9 @@ export function shardNames(env: Bindings): string[] {
     .sort((a, b) => Number(SHARD_BINDING.exec(a)![1]) - Number(SHARD_BINDING.exec(b)![1]));
 }
 
+/** A binding name for the operator API's examples. */
+export const EXAMPLE_SHARD = 'SHARD_1';
+
 export const isShard = (env: Bindings, name: string) => SHARD_BINDING.test(name) && Object.hasOwn(env, name);
 
 function shardBinding(env: Bindings, shard: string): D1Database {

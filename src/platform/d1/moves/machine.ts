@@ -54,14 +54,11 @@ const MAX_ATTEMPTS = 3;
 /** DDL statements per batch when installing or dropping triggers. */
 const DDL_BATCH = 50;
 
-const chunkRows = (env: Bindings) => positive(env.MOVE_CHUNK_ROWS, 500);
+/** Rows one statement copies or deletes. */
+const CHUNK_ROWS = 500;
 export const clearAfterSeconds = (env: Bindings) => {
   const n = Number(env.MOVE_CLEAR_AFTER_SECONDS ?? 30);
   return Number.isFinite(n) && n >= 0 ? n : 30;
-};
-const positive = (value: string | undefined, fallback: number) => {
-  const n = Number(value ?? fallback);
-  return Number.isInteger(n) && n > 0 ? n : fallback;
 };
 
 export const moveView = (m: Move): MoveView => ({
@@ -188,11 +185,11 @@ export const moveTask: QueueTask = {
  * does nothing), advances the phase by a bounded amount of work, records where it is, releases.
  * A failing step is counted; past `MAX_ATTEMPTS` in a row the move fails and unwinds.
  */
-export async function runMoveStep(env: Bindings, moveId: string): Promise<StepOutcome> {
+export async function runMoveStep(env: Bindings, moveId: string, chunkRows = CHUNK_ROWS): Promise<StepOutcome> {
   const move = await claim(env, moveId);
   if (!move) return { phase: 'held', next: false };
   try {
-    const outcome = await advance(env, move);
+    const outcome = await advance(env, move, chunkRows);
     await record(env, move.id, { leaseUntil: null, attempts: 0 });
     return outcome;
   } catch (err) {
@@ -240,13 +237,13 @@ async function record(env: Bindings, moveId: string, set: Partial<Move>): Promis
     .where(eq(moves.id, moveId));
 }
 
-async function advance(env: Bindings, move: Move): Promise<StepOutcome> {
+async function advance(env: Bindings, move: Move, chunkRows: number): Promise<StepOutcome> {
   const source = shardDatabase(env, move.fromShard);
   const target = shardDatabase(env, move.toShard);
   const inventory = await readInventory(source, notMoved);
   switch (move.phase) {
     case 'copying':
-      return copy(env, move, source, target, inventory);
+      return copy(env, move, source, target, inventory, chunkRows);
     case 'catching_up':
       return catchUp(env, move, source, target, inventory);
     case 'switching':
@@ -254,9 +251,9 @@ async function advance(env: Bindings, move: Move): Promise<StepOutcome> {
     case 'draining':
       return drain(env, move, source);
     case 'clearing':
-      return clear(env, move, source, inventory);
+      return clear(env, move, source, inventory, chunkRows);
     case 'unwinding':
-      return unwind(env, move, source, target, inventory);
+      return unwind(env, move, source, target, inventory, chunkRows);
     default:
       return { phase: move.phase, next: false };
   }
@@ -278,7 +275,7 @@ async function ddl(db: D1Database, statements: string[]): Promise<void> {
 }
 
 /** The copy: first the capture and the fence (installed, still open), then each table in chunks, parents first. */
-async function copy(env: Bindings, move: Move, source: D1Database, target: D1Database, inv: Inventory): Promise<StepOutcome> {
+async function copy(env: Bindings, move: Move, source: D1Database, target: D1Database, inv: Inventory, limit: number): Promise<StepOutcome> {
   let table = move.cursorTable;
   let after = move.cursorRowid;
   let copied = move.copiedRows;
@@ -293,7 +290,6 @@ async function copy(env: Bindings, move: Move, source: D1Database, target: D1Dat
     after = 0;
     await record(env, move.id, { cursorTable: table, cursorRowid: 0 });
   }
-  const limit = chunkRows(env);
   for (let chunk = 0; chunk < CHUNKS_PER_STEP; chunk++) {
     const i = inv.moved.findIndex((t) => t.name === table);
     if (i < 0) {
@@ -430,10 +426,10 @@ async function drain(env: Bindings, move: Move, source: D1Database): Promise<Ste
 }
 
 /** Clearing the old copy: deletes never shared with the live workspace, only on the shard it left. */
-async function clear(env: Bindings, move: Move, source: D1Database, inv: Inventory): Promise<StepOutcome> {
+async function clear(env: Bindings, move: Move, source: D1Database, inv: Inventory, limit: number): Promise<StepOutcome> {
   const [ws] = await controlDb(env).select({ shard: workspaces.shard }).from(workspaces).where(eq(workspaces.id, move.workspaceId));
   if (ws && ws.shard === move.fromShard) throw new Error('Refusing to clear the shard the workspace lives on');
-  const done = await deleteAll(env, move, source, inv);
+  const done = await deleteAll(env, move, source, inv, limit);
   if (!done) return { phase: 'clearing', next: true };
   await ddl(source, [...(await installedTriggers(source, move.id, 'c')), ...(await installedTriggers(source, move.id, 'f'))].map(dropTrigger));
   await source.batch([unmark(source, move), source.prepare('DELETE FROM move_changes WHERE move_id = ?1').bind(move.id)]);
@@ -445,14 +441,14 @@ async function clear(env: Bindings, move: Move, source: D1Database, inv: Invento
  * Unwinding a failed move: the source is as it was (its capture and fence go, writes go on), and
  * the partial copy is deleted from the target, which never served the workspace.
  */
-async function unwind(env: Bindings, move: Move, source: D1Database, target: D1Database, inv: Inventory): Promise<StepOutcome> {
+async function unwind(env: Bindings, move: Move, source: D1Database, target: D1Database, inv: Inventory, limit: number): Promise<StepOutcome> {
   const [ws] = await controlDb(env).select({ shard: workspaces.shard }).from(workspaces).where(eq(workspaces.id, move.workspaceId));
   if (ws && ws.shard === move.toShard) throw new Error('Refusing to unwind a move whose workspace lives on its target');
   if (move.cursorTable === null) {
     await ddl(source, [...(await installedTriggers(source, move.id, 'c')), ...(await installedTriggers(source, move.id, 'f'))].map(dropTrigger));
     await source.batch([unmark(source, move), source.prepare('DELETE FROM move_changes WHERE move_id = ?1').bind(move.id)]);
   }
-  const done = await deleteAll(env, move, target, inv);
+  const done = await deleteAll(env, move, target, inv, limit);
   if (!done) return { phase: 'unwinding', next: true };
   await target.batch([unmark(target, move)]);
   await record(env, move.id, { phase: 'finished', cursorTable: null, cursorRowid: 0 });
@@ -463,11 +459,10 @@ async function unwind(env: Bindings, move: Move, source: D1Database, target: D1D
  * Deletes the workspace's rows from `db`, children before parents, then the tables whose rows
  * the deletes' triggers derive; resumable from the move's cursor. True once no row is left.
  */
-async function deleteAll(env: Bindings, move: Move, db: D1Database, inv: Inventory): Promise<boolean> {
+async function deleteAll(env: Bindings, move: Move, db: D1Database, inv: Inventory, limit: number): Promise<boolean> {
   const order = [...inv.moved.map((t) => t.name).reverse(), ...inv.rebuilt];
   let table = move.cursorTable ?? order[0];
   let after = move.cursorRowid;
-  const limit = chunkRows(env);
   for (let chunk = 0; chunk < CHUNKS_PER_STEP; chunk++) {
     const i = order.indexOf(table);
     if (i < 0) {
