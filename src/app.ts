@@ -85,7 +85,11 @@ export const TAGS = [
 export function buildApp() {
   const app = createRouter();
   // A write that reached a moving workspace's old shard behind its fence is answered 503 WORKSPACE_MOVING: the client retries it.
-  app.onError((err, c) => renderError(refusedByFence(err) ? SharedErrors.workspaceMoving() : err, c));
+  app.onError((err, c) => {
+    if (!refusedByFence(err)) return renderError(err, c);
+    c.set('fenced', true);
+    return renderError(SharedErrors.workspaceMoving(), c);
+  });
   app.notFound((c) => {
     c.set('routeMatched', false);
     return renderError(SharedErrors.unknownRoute({ method: c.req.method, path: c.req.path }), c);

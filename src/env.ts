@@ -75,6 +75,8 @@ export interface Variables {
   storedBookmark?: string;
   /** Set while a read runs before its rate limit answered: settles when it did, rejecting when refused (src/platform/auth.ts). */
   admission?: Promise<unknown>;
+  /** The request's write reached a moving workspace's old shard and was refused whole there: nothing was written, so no floor moves. */
+  fenced?: boolean;
 }
 
 export type AppEnv = { Bindings: Bindings; Variables: Variables };

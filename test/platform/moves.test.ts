@@ -3,9 +3,9 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import type { Bindings } from '../../src/env';
 import { readInventory } from '../../src/platform/d1/moves/inventory';
-import { runMoveStep, startMove } from '../../src/platform/d1/moves/machine';
+import { redriveMoves, runMoveStep, startMove } from '../../src/platform/d1/moves/machine';
 import { resetInstanceCaches } from '../../src/platform/instance-cache';
-import { wiring } from '../../src/wiring';
+import { handleQueueBatch, wiring } from '../../src/wiring';
 import { seededContact } from '../support/contact-records';
 import { controlD1 } from '../support/db';
 import { admin, adminOk, call, freshIp, instanceCachesOn, makeWorkspace, type TestWorkspace } from '../support/harness';
@@ -405,12 +405,48 @@ describe('a workspace move', () => {
         invitee: { name: 'Ada', email },
       });
     expect((await book('a@example.com')).status).toBe(201);
-    const e = moveEnv();
+    // With read replication on, the workspace's read floor (a bookmark of the shard it leaves) starts over on the new shard.
+    const floor = (env as unknown as Bindings).RATE_LIMITER.get((env as unknown as Bindings).RATE_LIMITER.idFromName(`floor:${ws.id}`));
+    const oldShardFloor = 'ffffffff-ffffffff-ffffffff-old-shard';
+    await floor.raise(oldShardFloor);
+    const e = moveEnv({ D1_READ_REPLICATION: 'auto' });
     const move = await startMove(e, ws.id, other(await shardNameOf(ws.id)));
     await drive(e, move.id, 'draining');
     resetInstanceCaches();
     await drive(e, move.id);
     expect((await book('b@example.com')).status).toBe(409);
-    expect((await book('c@example.com')).body.message).toBeDefined();
+    const moved = await floor.floor();
+    expect(moved).not.toBe(oldShardFloor);
+    expect(moved).toMatch(/^[0-9a-f]{8}-/);
+  });
+
+  it("runs from the queue: each message one step and the next message; a lost message is sent again by the source shard's sweep", async () => {
+    const ws = await makeWorkspace();
+    const e = moveEnv();
+    sent.length = 0;
+    const move = await startMove(e, ws.id, other(await shardNameOf(ws.id)));
+    expect(sent).toEqual([{ kind: 'workspace-move', move_id: move.id }]);
+    sent.length = 0;
+    const batch = (bodies: unknown[]) =>
+      handleQueueBatch(
+        {
+          queue: 'workspace-api-sweeps',
+          messages: bodies.map((body) => ({ id: crypto.randomUUID(), timestamp: new Date(), attempts: 1, body, ack() {}, retry() {} })),
+          ackAll() {},
+          retryAll() {},
+        } as never,
+        e,
+      );
+    await batch([{ kind: 'workspace-move', move_id: move.id }]);
+    expect(sent).toEqual([{ kind: 'workspace-move', move_id: move.id }]);
+    // The message is lost: nothing runs until the source shard's sweep finds the move untouched for a minute.
+    sent.length = 0;
+    expect(await redriveMoves(e, move.from)).toBe(0);
+    await controlD1().prepare("UPDATE moves SET updated_at = '2000-01-01T00:00:00.000Z' WHERE id = ?").bind(move.id).run();
+    expect(await redriveMoves(e, move.to)).toBe(0);
+    expect(await redriveMoves(e, move.from)).toBe(1);
+    expect(sent).toEqual([{ kind: 'workspace-move', move_id: move.id }]);
+    for (let i = 0; i < 100 && sent.length; i++) await batch(sent.splice(0));
+    expect((await phaseOf(move.id)).status).toBe('done');
   });
 });

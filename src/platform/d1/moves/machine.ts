@@ -5,6 +5,7 @@ import type { QueueTask } from '../../manifest';
 import { SharedErrors } from '../../shared-errors';
 import { failedOn, raisedBy, uniqueOn } from '../constraints';
 import { nowIso } from '../db';
+import { restartFloor, readReplicasOn } from '../floors';
 import { controlDb, isShard, shardDatabase } from '../shards';
 import { type Inventory, type MovedTable, readInventory } from './inventory';
 import { countRows, deleteByKeys, deleteChunk, putRows, readByKeys, readChunk, rowsBeyond } from './rows';
@@ -249,7 +250,7 @@ async function advance(env: Bindings, move: Move, chunkRows: number): Promise<St
     case 'switching':
       return switchOver(env, move, source, target, inventory);
     case 'draining':
-      return drain(env, move, source);
+      return drain(env, move, source, target);
     case 'clearing':
       return clear(env, move, source, inventory, chunkRows);
     case 'unwinding':
@@ -413,11 +414,31 @@ async function flip(env: Bindings, move: Move, source: D1Database, target: D1Dat
     if (failedOn(err, closedShard)) throw new MoveFailure(`Shard ${move.toShard} was closed during the move`);
     throw err;
   }
+  await floorOnTarget(env, move, target).catch((err) => console.error('workspace move: floor not moved yet', move.id, err));
   return { phase: 'draining', next: true, delaySeconds: clearAfterSeconds(env) };
 }
 
+/**
+ * With read replication on, the workspace's read floor is a bookmark of the shard it left, which
+ * the new shard cannot compare: it starts over at the new shard's primary, after the switch (each
+ * drain step again, until it took).
+ */
+async function floorOnTarget(env: Bindings, move: Move, target: D1Database): Promise<void> {
+  if (readReplicasOn(env)) await restartFloor(env, move.workspaceId, await primaryBookmark(target));
+}
+
+/** Where the target's primary is now: every read replica that serves the workspace from the switch on must have reached it. */
+async function primaryBookmark(db: D1Database): Promise<string> {
+  const session = db.withSession('first-primary');
+  await session.prepare('SELECT 1').run();
+  const bookmark = session.getBookmark();
+  if (!bookmark) throw new Error('The target shard gave no bookmark');
+  return bookmark;
+}
+
 /** After the switch: the old copy stays, fenced, until every stale route to it has caught up. */
-async function drain(env: Bindings, move: Move, source: D1Database): Promise<StepOutcome> {
+async function drain(env: Bindings, move: Move, source: D1Database, target: D1Database): Promise<StepOutcome> {
+  await floorOnTarget(env, move, target);
   const wait = (Date.parse(move.clearAfter ?? '') - Date.now()) / 1000;
   if (wait > 0) return { phase: 'draining', next: true, delaySeconds: wait };
   await source.batch([mark(source, move, 'clearing')]);
