@@ -5,6 +5,7 @@ import type { Bindings } from '../../src/env';
 import { readInventory } from '../../src/platform/d1/moves/inventory';
 import { redriveMoves, runMoveStep, startMove } from '../../src/platform/d1/moves/machine';
 import { resetInstanceCaches } from '../../src/platform/instance-cache';
+import { runSweep } from '../../src/sweeps/runner';
 import { handleQueueBatch, wiring } from '../../src/wiring';
 import { seededContact } from '../support/contact-records';
 import { controlD1 } from '../support/db';
@@ -448,5 +449,34 @@ describe('a workspace move', () => {
     expect(sent).toEqual([{ kind: 'workspace-move', move_id: move.id }]);
     for (let i = 0; i < 100 && sent.length; i++) await batch(sent.splice(0));
     expect((await phaseOf(move.id)).status).toBe('done');
+  });
+
+  it("a shard's sweeps leave alone a copy arriving there, and the source's keep working on the workspace until the switch", async () => {
+    const ws = await makeWorkspace();
+    const from = await shardNameOf(ws.id);
+    const to = other(from);
+    const old = new Date(Date.now() - 3_600_000).toISOString();
+    const event = crypto.randomUUID();
+    await raw[from]
+      .prepare(
+        "INSERT INTO event_outbox (id, workspace_id, type, data, created_at, enqueued_at, attempts) VALUES (?, ?, 'contact.created', '{}', ?, NULL, 0)",
+      )
+      .bind(event, ws.id, old)
+      .run();
+    const e = moveEnv();
+    const move = await startMove(e, ws.id, to);
+    await drive(e, move.id, 'catching_up');
+    const pending = (shard: string) =>
+      raw[shard].prepare('SELECT enqueued_at FROM event_outbox WHERE id = ?').bind(event).first<{ enqueued_at: string | null }>();
+    expect(await pending(to)).toEqual({ enqueued_at: null });
+    // The target's sweep sees the copy and leaves it: the source's row is the one to deliver.
+    await runSweep(e, wiring.sweeps.get('webhook-outbox')!);
+    expect(await pending(to)).toEqual({ enqueued_at: null });
+    expect((await pending(from))!.enqueued_at).not.toBeNull();
+    // What the source's sweep did reaches the copy through the log.
+    await drive(e, move.id, 'draining');
+    expect((await pending(to))!.enqueued_at).toBe((await pending(from))!.enqueued_at);
+    resetInstanceCaches();
+    await drive(e, move.id);
   });
 });
