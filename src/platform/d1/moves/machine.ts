@@ -191,7 +191,8 @@ export async function runMoveStep(env: Bindings, moveId: string, chunkRows = CHU
   if (!move) return { phase: 'held', next: false };
   try {
     const outcome = await advance(env, move, chunkRows);
-    await record(env, move.id, { leaseUntil: null, attempts: 0 });
+    // A step that went through clears a retried step's error; a failed move keeps its reason.
+    await record(env, move.id, { leaseUntil: null, attempts: 0, ...(move.status === 'failed' ? {} : { error: null }) });
     return outcome;
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
@@ -359,8 +360,9 @@ async function catchUp(env: Bindings, move: Move, source: D1Database, target: D1
   for (let chunk = 0; chunk < CHUNKS_PER_STEP; chunk++) {
     const left = await backlog(source, move.id);
     if (left <= SWITCH_BACKLOG || move.rounds + chunk >= MAX_CATCH_UP_CHUNKS) {
-      await source.batch([mark(source, move, 'fenced')]);
+      // Recorded before the fence goes up, so a fence is never up while the move says `copying`; each switch step raises it again.
       await record(env, move.id, { status: 'switching', phase: 'switching', rounds: move.rounds + chunk });
+      await source.batch([mark(source, move, 'fenced')]);
       return { phase: 'switching', next: true };
     }
     await replayChunk(move, source, target, inv);
