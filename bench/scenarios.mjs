@@ -154,6 +154,7 @@ export async function seed({ base, adminToken, log }) {
     admin,
     adminToken,
     moveId: move.id,
+    moverId: mover.id,
     workspaceId: ws.id,
     shard: ws.shard,
     pipelineId: pipeline.id,
@@ -457,6 +458,12 @@ export function scenarios(ctx) {
       floor: SELECT_FLOOR,
       expected: 0,
       request: () => ({ method: 'GET', path: `/admin/v1/moves/${ctx.moveId}`, headers: { authorization: `Bearer ${ctx.adminToken}` } }),
+    },
+    {
+      name: 'GET /admin/v1/moves?workspace_id=',
+      floor: SELECT_FLOOR,
+      expected: 0,
+      request: () => ({ method: 'GET', path: `/admin/v1/moves?workspace_id=${ctx.moverId}`, headers: { authorization: `Bearer ${ctx.adminToken}` } }),
     },
     {
       name: 'GET /v1/contacts/{id}',
