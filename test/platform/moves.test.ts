@@ -205,6 +205,11 @@ describe('a workspace move', () => {
     const done = await adminOk('GET', `/moves/${move.id}`);
     expect(done).toMatchObject({ status: 'done', from, to, error: null });
     expect(done.copied_rows).toBeGreaterThanOrEqual(rowCount(before) - before.contact_custom_values.length - before.contact_search_spaces.length);
+    // Hosted-page links handed out before the move still open: the pay page finds its request on the new shard.
+    const [request] = (await ws.api('GET', '/v1/payment-requests?limit=1')).body.data;
+    const page = await call('GET', new URL(request.pay_url).pathname, {});
+    expect(page.status).toBe(200);
+    expect(String(page.body)).toContain('Invoice');
     // Writes on the new shard keep the counters and indexes going: a new contact is found by search, the refund rule applies.
     const created = await ws.api('POST', '/v1/contacts', { name: `After Move ${crypto.randomUUID().slice(0, 6)}`, custom_fields: { plan: 'team' } });
     expect(created.status).toBe(201);
