@@ -471,7 +471,7 @@ describe('a workspace move', () => {
       );
     await batch([{ kind: 'workspace-move', move_id: move.id }]);
     expect(sent).toEqual([{ kind: 'workspace-move', move_id: move.id }]);
-    // The message is lost: nothing runs until the source shard's sweep finds the move untouched for a minute.
+    // The message is lost: nothing runs until the source shard's sweep finds the move untouched for two minutes.
     sent.length = 0;
     const mine = () => sent.filter((m) => (m as { move_id: string }).move_id === move.id);
     await redriveMoves(e, move.from);

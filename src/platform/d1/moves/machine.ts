@@ -49,7 +49,9 @@ const MAX_CATCH_UP_CHUNKS = 200;
 /** Chunks (each a read, a write and a record) one message takes at most: far under D1's 1,000 queries an invocation. */
 const CHUNKS_PER_STEP = 60;
 /** A step holds its move this long; a crashed step's move is taken up again after it. */
-const LEASE_MS = 60_000;
+const LEASE_MS = 120_000;
+/** A step stops taking new chunks after this long, far inside its lease: two steps of one move never overlap. */
+const STEP_BUDGET_MS = 20_000;
 /** Failed steps in a row before the move fails and unwinds. */
 const MAX_ATTEMPTS = 3;
 /** DDL statements per batch when installing or dropping triggers. */
@@ -190,7 +192,7 @@ export async function runMoveStep(env: Bindings, moveId: string, chunkRows = CHU
   const move = await claim(env, moveId);
   if (!move) return { phase: 'held', next: false };
   try {
-    const outcome = await advance(env, move, chunkRows);
+    const outcome = await advance(env, { ...move, until: Date.now() + STEP_BUDGET_MS }, chunkRows);
     // A step that went through clears a retried step's error; a failed move keeps its reason.
     await record(env, move.id, { leaseUntil: null, attempts: 0, ...(move.status === 'failed' ? {} : { error: null }) });
     return outcome;
@@ -239,7 +241,11 @@ async function record(env: Bindings, moveId: string, set: Partial<Move>): Promis
     .where(eq(moves.id, moveId));
 }
 
-async function advance(env: Bindings, move: Move, chunkRows: number): Promise<StepOutcome> {
+/** The move as a step runs it: `until`, when the step stops taking new chunks. */
+type Running = Move & { until: number };
+const spent = (move: Running) => Date.now() > move.until;
+
+async function advance(env: Bindings, move: Running, chunkRows: number): Promise<StepOutcome> {
   const source = shardDatabase(env, move.fromShard);
   const target = shardDatabase(env, move.toShard);
   const inventory = await readInventory(source, notMoved);
@@ -277,7 +283,7 @@ async function ddl(db: D1Database, statements: string[]): Promise<void> {
 }
 
 /** The copy: first the capture and the fence (installed, still open), then each table in chunks, parents first. */
-async function copy(env: Bindings, move: Move, source: D1Database, target: D1Database, inv: Inventory, limit: number): Promise<StepOutcome> {
+async function copy(env: Bindings, move: Running, source: D1Database, target: D1Database, inv: Inventory, limit: number): Promise<StepOutcome> {
   let table = move.cursorTable;
   let after = move.cursorRowid;
   let copied = move.copiedRows;
@@ -292,7 +298,7 @@ async function copy(env: Bindings, move: Move, source: D1Database, target: D1Dat
     after = 0;
     await record(env, move.id, { cursorTable: table, cursorRowid: 0 });
   }
-  for (let chunk = 0; chunk < CHUNKS_PER_STEP; chunk++) {
+  for (let chunk = 0; chunk < CHUNKS_PER_STEP && !spent(move); chunk++) {
     const i = inv.moved.findIndex((t) => t.name === table);
     if (i < 0) {
       await record(env, move.id, { phase: 'catching_up', cursorTable: null, cursorRowid: 0 });
@@ -320,7 +326,7 @@ const deferForeignKeys = (db: D1Database) => db.prepare('PRAGMA defer_foreign_ke
  * written to the target, or deleted there when the source no longer has it; then those log
  * entries go. Entries logged while this ran have higher numbers and stay for the next chunk.
  */
-async function replayChunk(move: Move, source: D1Database, target: D1Database, inv: Inventory): Promise<number> {
+async function replayChunk(move: Running, source: D1Database, target: D1Database, inv: Inventory): Promise<number> {
   const { results: log } = await source
     .prepare('SELECT seq, tbl, key FROM move_changes WHERE move_id = ?1 ORDER BY seq LIMIT ?2')
     .bind(move.id, LOG_CHUNK)
@@ -356,8 +362,9 @@ const backlog = async (source: D1Database, moveId: string) =>
   (await source.prepare('SELECT count(*) AS n FROM move_changes WHERE move_id = ?1').bind(moveId).first<{ n: number }>())?.n ?? 0;
 
 /** Catch-up: replays the log while writes go on, until what is left is small enough to replay behind the fence. */
-async function catchUp(env: Bindings, move: Move, source: D1Database, target: D1Database, inv: Inventory): Promise<StepOutcome> {
-  for (let chunk = 0; chunk < CHUNKS_PER_STEP; chunk++) {
+async function catchUp(env: Bindings, move: Running, source: D1Database, target: D1Database, inv: Inventory): Promise<StepOutcome> {
+  let chunk = 0;
+  for (; chunk < CHUNKS_PER_STEP && !spent(move); chunk++) {
     const left = await backlog(source, move.id);
     if (left <= SWITCH_BACKLOG || move.rounds + chunk >= MAX_CATCH_UP_CHUNKS) {
       // Recorded before the fence goes up, so a fence is never up while the move says `copying`; each switch step raises it again.
@@ -367,7 +374,7 @@ async function catchUp(env: Bindings, move: Move, source: D1Database, target: D1
     }
     await replayChunk(move, source, target, inv);
   }
-  await record(env, move.id, { rounds: move.rounds + CHUNKS_PER_STEP });
+  await record(env, move.id, { rounds: move.rounds + chunk });
   return { phase: 'catching_up', next: true };
 }
 
@@ -376,15 +383,15 @@ async function catchUp(env: Bindings, move: Move, source: D1Database, target: D1
  * log only shrinks. It is replayed to the end; the copy is checked table by table against the
  * source; then the control plane names the new shard, in the same batch that marks the move done.
  */
-async function switchOver(env: Bindings, move: Move, source: D1Database, target: D1Database, inv: Inventory): Promise<StepOutcome> {
+async function switchOver(env: Bindings, move: Running, source: D1Database, target: D1Database, inv: Inventory): Promise<StepOutcome> {
   await source.batch([mark(source, move, 'fenced')]);
-  for (let chunk = 0; chunk < CHUNKS_PER_STEP; chunk++) {
+  for (let chunk = 0; chunk < CHUNKS_PER_STEP && !spent(move); chunk++) {
     if ((await replayChunk(move, source, target, inv)) === 0) return flip(env, move, source, target, inv);
   }
   return { phase: 'switching', next: true };
 }
 
-async function flip(env: Bindings, move: Move, source: D1Database, target: D1Database, inv: Inventory): Promise<StepOutcome> {
+async function flip(env: Bindings, move: Running, source: D1Database, target: D1Database, inv: Inventory): Promise<StepOutcome> {
   const names = inv.moved.map((t) => t.name);
   const [from, to] = await Promise.all([countRows(source, names, move.workspaceId), countRows(target, names, move.workspaceId)]);
   const differ = names.filter((t) => from[t] !== to[t]);
@@ -425,7 +432,7 @@ async function flip(env: Bindings, move: Move, source: D1Database, target: D1Dat
  * the new shard cannot compare: it starts over at the new shard's primary, after the switch (each
  * drain step again, until it took).
  */
-async function floorOnTarget(env: Bindings, move: Move, target: D1Database): Promise<void> {
+async function floorOnTarget(env: Bindings, move: Running, target: D1Database): Promise<void> {
   if (readReplicasOn(env)) await restartFloor(env, move.workspaceId, await primaryBookmark(target));
 }
 
@@ -439,7 +446,7 @@ async function primaryBookmark(db: D1Database): Promise<string> {
 }
 
 /** After the switch: the old copy stays, fenced, until every stale route to it has caught up. */
-async function drain(env: Bindings, move: Move, source: D1Database, target: D1Database): Promise<StepOutcome> {
+async function drain(env: Bindings, move: Running, source: D1Database, target: D1Database): Promise<StepOutcome> {
   await floorOnTarget(env, move, target);
   const wait = (Date.parse(move.clearAfter ?? '') - Date.now()) / 1000;
   if (wait > 0) return { phase: 'draining', next: true, delaySeconds: wait };
@@ -449,7 +456,7 @@ async function drain(env: Bindings, move: Move, source: D1Database, target: D1Da
 }
 
 /** Clearing the old copy: deletes never shared with the live workspace, only on the shard it left. */
-async function clear(env: Bindings, move: Move, source: D1Database, inv: Inventory, limit: number): Promise<StepOutcome> {
+async function clear(env: Bindings, move: Running, source: D1Database, inv: Inventory, limit: number): Promise<StepOutcome> {
   const [ws] = await controlDb(env).select({ shard: workspaces.shard }).from(workspaces).where(eq(workspaces.id, move.workspaceId));
   if (ws && ws.shard === move.fromShard) throw new Error('Refusing to clear the shard the workspace lives on');
   const done = await deleteAll(env, move, source, inv, limit);
@@ -464,7 +471,7 @@ async function clear(env: Bindings, move: Move, source: D1Database, inv: Invento
  * Unwinding a failed move: the source is as it was (its capture and fence go, writes go on), and
  * the partial copy is deleted from the target, which never served the workspace.
  */
-async function unwind(env: Bindings, move: Move, source: D1Database, target: D1Database, inv: Inventory, limit: number): Promise<StepOutcome> {
+async function unwind(env: Bindings, move: Running, source: D1Database, target: D1Database, inv: Inventory, limit: number): Promise<StepOutcome> {
   const [ws] = await controlDb(env).select({ shard: workspaces.shard }).from(workspaces).where(eq(workspaces.id, move.workspaceId));
   if (ws && ws.shard === move.toShard) throw new Error('Refusing to unwind a move whose workspace lives on its target');
   if (move.cursorTable === null) {
@@ -482,11 +489,11 @@ async function unwind(env: Bindings, move: Move, source: D1Database, target: D1D
  * Deletes the workspace's rows from `db`, children before parents, then the tables whose rows
  * the deletes' triggers derive; resumable from the move's cursor. True once no row is left.
  */
-async function deleteAll(env: Bindings, move: Move, db: D1Database, inv: Inventory, limit: number): Promise<boolean> {
+async function deleteAll(env: Bindings, move: Running, db: D1Database, inv: Inventory, limit: number): Promise<boolean> {
   const order = [...inv.moved.map((t) => t.name).reverse(), ...inv.rebuilt];
   let table = move.cursorTable ?? order[0];
   let after = move.cursorRowid;
-  for (let chunk = 0; chunk < CHUNKS_PER_STEP; chunk++) {
+  for (let chunk = 0; chunk < CHUNKS_PER_STEP && !spent(move); chunk++) {
     const i = order.indexOf(table);
     if (i < 0) {
       const left = await countRows(db, order, move.workspaceId);
