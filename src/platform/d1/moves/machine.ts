@@ -3,7 +3,7 @@ import type { Bindings } from '../../../env';
 import { moves, shards, workspaces } from '../../control-schema';
 import type { QueueTask } from '../../manifest';
 import { SharedErrors } from '../../shared-errors';
-import { failedOn, raisedBy, uniqueOn } from '../constraints';
+import { failedOn, uniqueOn } from '../constraints';
 import { nowIso } from '../db';
 import { restartFloor, readReplicasOn } from '../floors';
 import { controlDb, isShard, shardDatabase } from '../shards';
@@ -77,7 +77,6 @@ export const moveView = (m: Move): MoveView => ({
 });
 
 const oneRunning = uniqueOn(moves.workspaceId);
-const closedShard = raisedBy('workspaces_closed_shard', 'SHARD_CLOSED');
 
 /** POST /admin/v1/workspaces/{ws}/move: records the move and hands its first step to the queue. */
 export async function startMove(env: Bindings, workspaceId: string, to: string): Promise<MoveView> {
@@ -403,25 +402,20 @@ async function flip(env: Bindings, move: Running, source: D1Database, target: D1
   const now = nowIso();
   const clearAfter = new Date(Date.now() + clearAfterSeconds(env) * 1000).toISOString();
   const control = controlDb(env);
-  try {
-    const [flipped] = await control.batch([
-      control
-        .update(workspaces)
-        .set({ shard: move.toShard, updatedAt: now })
-        .where(and(eq(workspaces.id, move.workspaceId), eq(workspaces.shard, move.fromShard)))
-        .returning({ id: workspaces.id }),
-      control
-        .update(moves)
-        .set({ status: 'done', phase: 'draining', finishedAt: now, clearAfter, cursorTable: null, cursorRowid: 0, updatedAt: now })
-        .where(and(eq(moves.id, move.id), eq(moves.phase, 'switching'))),
-    ]);
-    if (flipped.length === 0) {
-      const [ws] = await control.select({ shard: workspaces.shard }).from(workspaces).where(eq(workspaces.id, move.workspaceId));
-      if (ws?.shard !== move.toShard) throw new MoveFailure('The workspace left its shard during the move');
-    }
-  } catch (err) {
-    if (failedOn(err, closedShard)) throw new MoveFailure(`Shard ${move.toShard} was closed during the move`);
-    throw err;
+  const [flipped] = await control.batch([
+    control
+      .update(workspaces)
+      .set({ shard: move.toShard, updatedAt: now })
+      .where(and(eq(workspaces.id, move.workspaceId), eq(workspaces.shard, move.fromShard)))
+      .returning({ id: workspaces.id }),
+    control
+      .update(moves)
+      .set({ status: 'done', phase: 'draining', finishedAt: now, clearAfter, cursorTable: null, cursorRowid: 0, updatedAt: now })
+      .where(and(eq(moves.id, move.id), eq(moves.phase, 'switching'))),
+  ]);
+  if (flipped.length === 0) {
+    const [ws] = await control.select({ shard: workspaces.shard }).from(workspaces).where(eq(workspaces.id, move.workspaceId));
+    if (ws?.shard !== move.toShard) throw new MoveFailure('The workspace left its shard during the move');
   }
   await floorOnTarget(env, move, target).catch((err) => console.error('workspace move: floor not moved yet', move.id, err));
   return { phase: 'draining', next: true, delaySeconds: clearAfterSeconds(env) };
