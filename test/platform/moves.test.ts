@@ -3,6 +3,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import type { Bindings } from '../../src/env';
 import { readInventory } from '../../src/platform/d1/moves/inventory';
+import { putRows } from '../../src/platform/d1/moves/rows';
 import { redriveMoves, runMoveStep, startMove } from '../../src/platform/d1/moves/machine';
 import { resetInstanceCaches } from '../../src/platform/instance-cache';
 import { runSweep } from '../../src/sweeps/runner';
@@ -119,6 +120,31 @@ describe('what a move copies', () => {
     } finally {
       await db.batch([db.prepare('DROP TABLE later_signals'), db.prepare('DROP TABLE later_unowned')]);
     }
+  });
+});
+
+describe("a move's statements", () => {
+  it('stay within D1 limits whatever the table and the rows: a few bound parameters, SQL under 100 KB, JSON under 500 KB', () => {
+    const prepared: { sql: string; binds: unknown[] }[] = [];
+    const fake = {
+      prepare: (sql: string) => ({ bind: (...binds: unknown[]) => (prepared.push({ sql, binds }), {}) }),
+    } as unknown as D1Database;
+    const columns = ['id', 'workspace_id', ...Array.from({ length: 300 }, (_, i) => `column_with_a_long_name_${i}`)];
+    const table = { name: 'wide_table', columns, key: ['id'], uniques: [['workspace_id', 'column_with_a_long_name_0']], parents: [] };
+    const rows = Array.from({ length: 3_000 }, (_, i) => Object.fromEntries(columns.map((c) => [c, c === 'id' ? `row-${i}` : 'x'.repeat(4)])));
+    putRows(fake, table, crypto.randomUUID(), rows);
+    expect(prepared.length).toBeGreaterThan(3);
+    for (const { sql, binds } of prepared) {
+      expect(sql.length).toBeLessThan(100_000);
+      expect(binds.length).toBeLessThanOrEqual(2);
+      for (const b of binds) if (typeof b === 'string') expect(b.length).toBeLessThanOrEqual(500_000 + 10_000);
+    }
+    // Every row is written once, in one of the inserts.
+    const inserted = prepared.filter((p) => p.sql.startsWith('INSERT')).reduce((n, p) => n + JSON.parse(p.binds[0] as string).length, 0);
+    expect(inserted).toBe(rows.length);
+    expect(() => putRows(fake, { ...table, name: 'x"; DROP TABLE contacts; --' }, crypto.randomUUID(), rows.slice(0, 1))).toThrow(
+      /Refusing the identifier/,
+    );
   });
 });
 
