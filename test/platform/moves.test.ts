@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Bindings } from '../../src/env';
 import { readInventory } from '../../src/platform/d1/moves/inventory';
 import { putRows } from '../../src/platform/d1/moves/rows';
+import { captureTriggers, fenceTriggers } from '../../src/platform/d1/moves/triggers';
 import { redriveMoves, runMoveStep, startMove } from '../../src/platform/d1/moves/machine';
 import { resetInstanceCaches } from '../../src/platform/instance-cache';
 import { runSweep } from '../../src/sweeps/runner';
@@ -145,6 +146,10 @@ describe("a move's statements", () => {
     expect(() => putRows(fake, { ...table, name: 'x"; DROP TABLE contacts; --' }, crypto.randomUUID(), rows.slice(0, 1))).toThrow(
       /Refusing the identifier/,
     );
+    // Trigger SQL takes ids only as UUIDs and names only as plain identifiers.
+    expect(() => captureTriggers("1'; DROP TABLE contacts; --", crypto.randomUUID(), table)).toThrow(/Refusing the id/);
+    expect(() => fenceTriggers(crypto.randomUUID(), "' OR 1=1 --", table)).toThrow(/Refusing the id/);
+    expect(captureTriggers(crypto.randomUUID(), crypto.randomUUID(), table)).toHaveLength(3);
   });
 });
 
