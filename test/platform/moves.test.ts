@@ -128,7 +128,12 @@ describe("a move's statements", () => {
   it('stay within D1 limits whatever the table and the rows: a few bound parameters, SQL under 100 KB, JSON under 500 KB', () => {
     const prepared: { sql: string; binds: unknown[] }[] = [];
     const fake = {
-      prepare: (sql: string) => ({ bind: (...binds: unknown[]) => (prepared.push({ sql, binds }), {}) }),
+      prepare: (sql: string) => ({
+        bind: (...binds: unknown[]) => {
+          prepared.push({ sql, binds });
+          return {};
+        },
+      }),
     } as unknown as D1Database;
     const columns = ['id', 'workspace_id', ...Array.from({ length: 300 }, (_, i) => `column_with_a_long_name_${i}`)];
     const table = { name: 'wide_table', columns, key: ['id'], uniques: [['workspace_id', 'column_with_a_long_name_0']], parents: [] };
