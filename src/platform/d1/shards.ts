@@ -39,6 +39,15 @@ function shardBinding(env: Bindings, shard: string): D1Database {
 /** A shard's database itself, for the workspace moves' statements built from its own schema (./moves/). */
 export const shardDatabase = (env: Bindings, shard: string): D1Database => shardBinding(env, shard);
 
+/** Where a shard's primary is now (a workspace moved there: every replica serving it from then on must have reached this). */
+export async function primaryBookmark(env: Bindings, shard: string): Promise<string> {
+  const session = shardBinding(env, shard).withSession('first-primary');
+  await session.prepare('SELECT 1').run();
+  const bookmark = session.getBookmark();
+  if (!bookmark) throw new Error(`Shard ${shard} gave no bookmark`);
+  return bookmark;
+}
+
 /** Workspaces, API keys and the shard map (the primary: operator writes and anything read to be changed). */
 export const controlDb = (env: Bindings): Db => dbFor(storage(env).DB);
 

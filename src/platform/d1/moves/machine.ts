@@ -6,7 +6,7 @@ import { SharedErrors } from '../../shared-errors';
 import { failedOn, uniqueOn } from '../constraints';
 import { nowIso } from '../db';
 import { restartFloor, readReplicasOn } from '../floors';
-import { controlDb, isShard, shardDatabase } from '../shards';
+import { controlDb, isShard, primaryBookmark, shardDatabase } from '../shards';
 import { type Inventory, type MovedTable, readInventory } from './inventory';
 import { countRows, deleteByKeys, deleteChunk, putRows, readByKeys, readChunk, rowsBeyond } from './rows';
 import { captureTriggers, dropTrigger, fenceTriggers, installedTriggers } from './triggers';
@@ -256,7 +256,7 @@ async function advance(env: Bindings, move: Running, chunkRows: number): Promise
     case 'switching':
       return switchOver(env, move, source, target, inventory);
     case 'draining':
-      return drain(env, move, source, target);
+      return drain(env, move, source);
     case 'clearing':
       return clear(env, move, source, inventory, chunkRows);
     case 'unwinding':
@@ -417,7 +417,7 @@ async function flip(env: Bindings, move: Running, source: D1Database, target: D1
     const [ws] = await control.select({ shard: workspaces.shard }).from(workspaces).where(eq(workspaces.id, move.workspaceId));
     if (ws?.shard !== move.toShard) throw new MoveFailure('The workspace left its shard during the move');
   }
-  await floorOnTarget(env, move, target).catch((err) => console.error('workspace move: floor not moved yet', move.id, err));
+  await floorOnTarget(env, move).catch((err) => console.error('workspace move: floor not moved yet', move.id, err));
   return { phase: 'draining', next: true, delaySeconds: clearAfterSeconds(env) };
 }
 
@@ -426,22 +426,13 @@ async function flip(env: Bindings, move: Running, source: D1Database, target: D1
  * the new shard cannot compare: it starts over at the new shard's primary, after the switch (each
  * drain step again, until it took).
  */
-async function floorOnTarget(env: Bindings, move: Running, target: D1Database): Promise<void> {
-  if (readReplicasOn(env)) await restartFloor(env, move.workspaceId, await primaryBookmark(target));
-}
-
-/** Where the target's primary is now: every read replica that serves the workspace from the switch on must have reached it. */
-async function primaryBookmark(db: D1Database): Promise<string> {
-  const session = db.withSession('first-primary');
-  await session.prepare('SELECT 1').run();
-  const bookmark = session.getBookmark();
-  if (!bookmark) throw new Error('The target shard gave no bookmark');
-  return bookmark;
+async function floorOnTarget(env: Bindings, move: Running): Promise<void> {
+  if (readReplicasOn(env)) await restartFloor(env, move.workspaceId, await primaryBookmark(env, move.toShard));
 }
 
 /** After the switch: the old copy stays, fenced, until every stale route to it has caught up. */
-async function drain(env: Bindings, move: Running, source: D1Database, target: D1Database): Promise<StepOutcome> {
-  await floorOnTarget(env, move, target);
+async function drain(env: Bindings, move: Running, source: D1Database): Promise<StepOutcome> {
+  await floorOnTarget(env, move);
   const wait = (Date.parse(move.clearAfter ?? '') - Date.now()) / 1000;
   if (wait > 0) return { phase: 'draining', next: true, delaySeconds: wait };
   await source.batch([mark(source, move, 'clearing')]);
