@@ -62,13 +62,14 @@ export const moveChanges = sqliteTable(
 );
 
 /**
- * A workspace moving off or onto this shard, and what its rows here are: `departing` (served,
- * writes logged), `fenced` (every write refused), `clearing` (the old copy being deleted),
- * `arriving` (a copy being written). Triggers that apply rules or count (refunds, list
+ * A workspace moving off or onto this shard, or gone from it, and what its rows here are:
+ * `departing` (served, writes logged), `fenced` (every write refused), `clearing` (the old copy
+ * being deleted), `arriving` (a copy being written), `gone` (moved away: kept for good, so the
+ * fence refuses a stale route's write; a move back turns it into `arriving`). Triggers that apply rules or count (refunds, list
  * generations) stay still for `arriving` and `clearing` rows: those writes are copies, not events.
  */
 export const moveMarks = sqliteTable('move_marks', {
   workspaceId: text('workspace_id').primaryKey(),
   moveId: text('move_id').notNull(),
-  role: text('role', { enum: ['departing', 'fenced', 'clearing', 'arriving'] }).notNull(),
+  role: text('role', { enum: ['departing', 'fenced', 'clearing', 'arriving', 'gone'] }).notNull(),
 });

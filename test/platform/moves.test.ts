@@ -89,9 +89,22 @@ async function apiView(ws: TestWorkspace, contactId: string, name: string) {
   return out;
 }
 
-async function moveTriggers(shard: string) {
-  return (await raw[shard].prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'move\\_%' ESCAPE '\\'").all()).results;
+const moveTriggers = async (shard: string) =>
+  (
+    await raw[shard].prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'move\\_%' ESCAPE '\\'").all<{ name: string }>()
+  ).results.map((r) => r.name);
+/** A move's own triggers left on a shard: its capture goes at the switch; the shard's fence triggers (`move_fence_*`) stay for good. */
+const captureLeft = async (shard: string) => (await moveTriggers(shard)).filter((name) => !name.startsWith('move_fence_'));
+/** The shard's fence triggers, as many as there are: three per moved table, however many moves left the shard. */
+async function fencesOn(shard: string) {
+  const fences = (await moveTriggers(shard)).filter((name) => name.startsWith('move_fence_'));
+  const moved = (await readInventory(raw[shard], new Set(wiring.notMoved.keys()))).moved.map((t) => t.name);
+  return { fences: fences.length, expected: 3 * moved.length };
 }
+const markOf = async (shard: string, ws: string) =>
+  (await raw[shard].prepare('SELECT role FROM move_marks WHERE workspace_id = ?').bind(ws).first<{ role: string }>())?.role ?? null;
+const contactsOn = async (shard: string, ws: string) =>
+  (await raw[shard].prepare('SELECT count(*) AS n FROM contacts WHERE workspace_id = ?').bind(ws).first<{ n: number }>())!.n;
 
 describe('what a move copies', () => {
   it('every table of a migrated shard is moved, rebuilt by triggers, derived or declared shared: none unaccounted', async () => {
@@ -153,7 +166,8 @@ describe("a move's statements", () => {
     );
     // Trigger SQL takes ids only as UUIDs and names only as plain identifiers.
     expect(() => captureTriggers("1'; DROP TABLE contacts; --", crypto.randomUUID(), table)).toThrow(/Refusing the id/);
-    expect(() => fenceTriggers(crypto.randomUUID(), "' OR 1=1 --", table)).toThrow(/Refusing the id/);
+    expect(() => captureTriggers(crypto.randomUUID(), "' OR 1=1 --", table)).toThrow(/Refusing the id/);
+    expect(() => fenceTriggers({ ...table, name: "x'; --" })).toThrow(/Refusing the identifier/);
     expect(captureTriggers(crypto.randomUUID(), crypto.randomUUID(), table)).toHaveLength(3);
   });
 });
@@ -203,6 +217,29 @@ describe('POST /admin/v1/workspaces/{ws}/move', () => {
   });
 });
 
+/** A write routed to the shard the workspace left (a stale key cache or control-plane replica) is refused whole with the fence's 503. */
+async function expectStaleWriteRefused(ws: TestWorkspace, old: string) {
+  const before = await contactsOn(old, ws.id);
+  const stale = await ws.api('POST', '/v1/contacts', { name: 'Late stale route' });
+  expect(stale.status, JSON.stringify(stale.body)).toBe(503);
+  expect(stale.body.error_code).toBe('WORKSPACE_MOVING');
+  expect(stale.headers.get('retry-after')).toBe('5');
+  expect(await contactsOn(old, ws.id)).toBe(before);
+}
+
+/** The control plane names the old shard while `run` runs, as a lagging replica would; the instance caches are dropped after, unless `forget` is false. */
+async function withLaggingControlPlane(ws: string, old: string, run: () => Promise<void>, forget = true) {
+  const now = await shardNameOf(ws);
+  const point = (shard: string) => controlD1().prepare('UPDATE workspaces SET shard = ? WHERE id = ?').bind(shard, ws).run();
+  await point(old);
+  try {
+    await run();
+  } finally {
+    await point(now);
+    if (forget) resetInstanceCaches();
+  }
+}
+
 describe('a workspace move', () => {
   it('moves every record: the new shard reads back identical, the old one keeps nothing, a redelivered step changes nothing', async () => {
     const { ws, contact, name } = await seededContact();
@@ -228,15 +265,25 @@ describe('a workspace move', () => {
       expect(stale.status).toBe(503);
       expect(stale.body.error_code).toBe('WORKSPACE_MOVING');
     }
-    // The old copy is cleared only once every cached route has expired (MOVE_CLEAR_AFTER_SECONDS; here at once, with the caches dropped).
-    resetInstanceCaches();
-    expect(await apiView(ws, contact.id, name)).toEqual(view);
+    // The old copy is cleared once every cached route should have expired (MOVE_CLEAR_AFTER_SECONDS; here at once).
     expect(await drive(e, move.id)).toBe('finished');
     expect(rowCount(await dump(from, ws.id))).toBe(0);
-    expect(await moveTriggers(from)).toEqual([]);
+    // A route stale for longer still meets the fence: the write is refused and nothing lands on the old shard.
+    resetInstanceCaches();
+    await withLaggingControlPlane(ws.id, from, () => expectStaleWriteRefused(ws, from));
+    if (instanceCachesOn) {
+      // This instance looked the key up while the control plane still named the old shard, and keeps that route.
+      await withLaggingControlPlane(ws.id, from, async () => void (await ws.api('GET', '/v1/contacts?limit=1')), false);
+      await expectStaleWriteRefused(ws, from);
+    }
+    resetInstanceCaches();
+    expect(await apiView(ws, contact.id, name)).toEqual(view);
+    expect(await captureLeft(from)).toEqual([]);
+    const fences = await fencesOn(from);
+    expect(fences.fences).toBe(fences.expected);
     expect((await raw[from].prepare('SELECT count(*) AS n FROM move_changes').first<{ n: number }>())!.n).toBe(0);
-    expect((await raw[from].prepare('SELECT count(*) AS n FROM move_marks WHERE workspace_id = ?').bind(ws.id).first<{ n: number }>())!.n).toBe(0);
-    expect((await raw[to].prepare('SELECT count(*) AS n FROM move_marks WHERE workspace_id = ?').bind(ws.id).first<{ n: number }>())!.n).toBe(0);
+    expect(await markOf(from, ws.id)).toBe('gone');
+    expect(await markOf(to, ws.id)).toBeNull();
     expect(await dump(to, ws.id)).toEqual(before);
     const done = await adminOk('GET', `/moves/${move.id}`);
     expect(done).toMatchObject({ status: 'done', from, to, error: null });
@@ -254,14 +301,29 @@ describe('a workspace move', () => {
     const filtered = await ws.api('GET', `/v1/contacts?filter=${encodeURIComponent(JSON.stringify({ 'custom_fields.plan': 'team' }))}`);
     expect(filtered.status).toBe(200);
     expect(filtered.body.data.map((c: { id: string }) => c.id)).toEqual([created.body.id]);
-    // And it can move back.
+    // And it can move back onto the shard it left: the fence lets the copy in, and then the workspace is settled and writable there.
     const back = await startMove(e, ws.id, from);
+    await drive(e, back.id, 'catching_up');
+    expect(await markOf(from, ws.id)).toBe('arriving');
     await drive(e, back.id, 'draining');
     resetInstanceCaches();
     await drive(e, back.id);
     expect(await adminOk('GET', `/moves/${back.id}`)).toMatchObject({ status: 'done', error: null });
     expect(await shardNameOf(ws.id)).toBe(from);
     expect(rowCount(await dump(to, ws.id))).toBe(0);
+    expect(await markOf(from, ws.id)).toBeNull();
+    expect(await markOf(to, ws.id)).toBe('gone');
+    const home = await ws.api('POST', '/v1/contacts', { name: 'Home again' });
+    expect(home.status, JSON.stringify(home.body)).toBe(201);
+    expect((await raw[from].prepare('SELECT name FROM contacts WHERE id = ?').bind(home.body.id).first<{ name: string }>())!.name).toBe('Home again');
+    expect((await ws.api('PATCH', `/v1/contacts/${home.body.id}`, { name: 'Home for good' })).status).toBe(200);
+    const note = await ws.api('POST', `/v1/contacts/${home.body.id}/notes`, { body: 'Back home' });
+    expect(note.status).toBe(201);
+    expect((await ws.api('DELETE', `/v1/notes/${note.body.id}`)).status).toBe(200);
+    // The move off the other shard created its fence; the move back found the first shard's in place and added none.
+    expect(await fencesOn(from)).toEqual(fences);
+    const there = await fencesOn(to);
+    expect(there.fences).toBe(there.expected);
   });
 
   it('under concurrent writes: every write answered 2xx is there exactly once, the switch answers 503 WORKSPACE_MOVING with Retry-After', async () => {
@@ -434,7 +496,10 @@ describe('a workspace move', () => {
     expect(await dump(from, ws.id)).toEqual(before);
     expect(rowCount(await dump(to, ws.id))).toBe(0);
     expect((await raw[to].prepare('SELECT count(*) AS n FROM tags WHERE workspace_id = ?').bind(squatter).first<{ n: number }>())!.n).toBe(1);
-    expect(await moveTriggers(from)).toEqual([]);
+    expect(await captureLeft(from)).toEqual([]);
+    expect(await markOf(from, ws.id)).toBeNull();
+    // The target, which never served the workspace, refuses it from now on, until a move brings it there.
+    expect(await markOf(to, ws.id)).toBe('gone');
     // Served as before, writes included; and a new move may start.
     expect((await ws.api('POST', '/v1/contacts', { name: 'Still here' })).status).toBe(201);
     await raw[to].prepare('DELETE FROM tags WHERE workspace_id = ?').bind(squatter).run();
@@ -443,6 +508,11 @@ describe('a workspace move', () => {
     resetInstanceCaches();
     await drive(e, again.id);
     expect((await adminOk('GET', `/moves/${again.id}`)).status).toBe('done');
+    expect(await markOf(to, ws.id)).toBeNull();
+    // Two moves off this shard: its fence triggers are there once.
+    const fences = await fencesOn(from);
+    expect(fences.fences).toBe(fences.expected);
+    expect(await captureLeft(from)).toEqual([]);
   });
 
   it('Durable Objects keyed by the workspace keep working across a move: a booked slot stays taken', async () => {

@@ -9,14 +9,15 @@ import { restartFloor, readReplicasOn } from '../floors';
 import { controlDb, isShard, primaryBookmark, shardDatabase } from '../shards';
 import { type Inventory, type MovedTable, readInventory } from './inventory';
 import { countRows, deleteByKeys, deleteChunk, putRows, readByKeys, readChunk, rowsBeyond } from './rows';
-import { captureTriggers, dropTrigger, fenceTriggers, installedTriggers } from './triggers';
+import { captureTriggers, captureTriggersOn, dropTrigger, fenceTriggers } from './triggers';
 
 /**
  * Online workspace moves: a state machine in the control plane (`moves`), driven one step at a
  * time by queue messages (`workspace-move`), each step bounded and idempotent, so a crash or a
  * redelivered message resumes where the last recorded step left off. docs/scale-out.md tells the
  * whole story: copy, catch up, switch behind a fence, keep the old copy fenced while stale routes
- * drain, clear it; or, on failure, unwind and stay where it was.
+ * drain, clear it and leave the workspace marked `gone` there (the fence refuses its writes for
+ * good); or, on failure, unwind and stay where it was.
  */
 
 export type Move = typeof moves.$inferSelect;
@@ -266,11 +267,14 @@ async function advance(env: Bindings, move: Running, chunkRows: number): Promise
   }
 }
 
-/** Marks a workspace's rows on a shard (see `moveMarks`); a mark of another move is never overwritten. */
-const mark = (db: D1Database, move: Move, role: 'departing' | 'fenced' | 'clearing' | 'arriving') =>
+/**
+ * Marks a workspace's rows on a shard (see `moveMarks`). A running move's mark is never taken over
+ * by another move; a `gone` mark, left by a finished one, is: the workspace comes back.
+ */
+const mark = (db: D1Database, move: Move, role: 'departing' | 'fenced' | 'clearing' | 'arriving' | 'gone') =>
   db
     .prepare(
-      'INSERT INTO move_marks (workspace_id, move_id, role) VALUES (?1, ?2, ?3) ON CONFLICT (workspace_id) DO UPDATE SET role = excluded.role WHERE move_marks.move_id = excluded.move_id',
+      "INSERT INTO move_marks (workspace_id, move_id, role) VALUES (?1, ?2, ?3) ON CONFLICT (workspace_id) DO UPDATE SET role = excluded.role, move_id = excluded.move_id WHERE move_marks.move_id = excluded.move_id OR move_marks.role = 'gone'",
     )
     .bind(move.workspaceId, move.id, role);
 
@@ -281,7 +285,10 @@ async function ddl(db: D1Database, statements: string[]): Promise<void> {
   for (let i = 0; i < statements.length; i += DDL_BATCH) await db.batch(statements.slice(i, i + DDL_BATCH).map((s) => db.prepare(s)));
 }
 
-/** The copy: first the capture and the fence (installed, still open), then each table in chunks, parents first. */
+/**
+ * The copy: first the capture and the fence (the shard's fence triggers, created once and shared by
+ * every move, still open for this workspace), then each table in chunks, parents first.
+ */
 async function copy(env: Bindings, move: Running, source: D1Database, target: D1Database, inv: Inventory, limit: number): Promise<StepOutcome> {
   let table = move.cursorTable;
   let after = move.cursorRowid;
@@ -291,7 +298,7 @@ async function copy(env: Bindings, move: Running, source: D1Database, target: D1
     await source.batch([mark(source, move, 'departing')]);
     await ddl(
       source,
-      inv.moved.flatMap((t) => [...captureTriggers(move.id, move.workspaceId, t), ...fenceTriggers(move.id, move.workspaceId, t)]),
+      inv.moved.flatMap((t) => [...captureTriggers(move.id, move.workspaceId, t), ...fenceTriggers(t)]),
     );
     table = inv.moved[0]?.name ?? '';
     after = 0;
@@ -397,7 +404,7 @@ async function flip(env: Bindings, move: Running, source: D1Database, target: D1
   if (differ.length) {
     throw new MoveFailure(`The copy differs from the source in ${differ.map((t) => `${t} (${to[t]} of ${from[t]} rows)`).join(', ')}`);
   }
-  await ddl(source, (await installedTriggers(source, move.id, 'c')).map(dropTrigger));
+  await ddl(source, (await captureTriggersOn(source, move.id)).map(dropTrigger));
   await target.batch([unmark(target, move)]);
   const now = nowIso();
   const clearAfter = new Date(Date.now() + clearAfterSeconds(env) * 1000).toISOString();
@@ -440,32 +447,36 @@ async function drain(env: Bindings, move: Running, source: D1Database): Promise<
   return { phase: 'clearing', next: true };
 }
 
-/** Clearing the old copy: deletes never shared with the live workspace, only on the shard it left. */
+/**
+ * Clearing the old copy: deletes never shared with the live workspace, only on the shard it left.
+ * Its mark ends `gone`, never removed: a write a stale route sends here later still meets the fence.
+ */
 async function clear(env: Bindings, move: Running, source: D1Database, inv: Inventory, limit: number): Promise<StepOutcome> {
   const [ws] = await controlDb(env).select({ shard: workspaces.shard }).from(workspaces).where(eq(workspaces.id, move.workspaceId));
   if (ws && ws.shard === move.fromShard) throw new Error('Refusing to clear the shard the workspace lives on');
   const done = await deleteAll(env, move, source, inv, limit);
   if (!done) return { phase: 'clearing', next: true };
-  await ddl(source, [...(await installedTriggers(source, move.id, 'c')), ...(await installedTriggers(source, move.id, 'f'))].map(dropTrigger));
-  await source.batch([unmark(source, move), source.prepare('DELETE FROM move_changes WHERE move_id = ?1').bind(move.id)]);
+  await ddl(source, (await captureTriggersOn(source, move.id)).map(dropTrigger));
+  await source.batch([mark(source, move, 'gone'), source.prepare('DELETE FROM move_changes WHERE move_id = ?1').bind(move.id)]);
   await record(env, move.id, { phase: 'finished', cursorTable: null, cursorRowid: 0 });
   return { phase: 'finished', next: false };
 }
 
 /**
- * Unwinding a failed move: the source is as it was (its capture and fence go, writes go on), and
- * the partial copy is deleted from the target, which never served the workspace.
+ * Unwinding a failed move: the source is as it was (its capture and its mark go, writes go on), and
+ * the partial copy is deleted from the target, which never served the workspace. The target's mark
+ * ends `gone`: no route names that shard for the workspace, and one it had left before keeps refusing.
  */
 async function unwind(env: Bindings, move: Running, source: D1Database, target: D1Database, inv: Inventory, limit: number): Promise<StepOutcome> {
   const [ws] = await controlDb(env).select({ shard: workspaces.shard }).from(workspaces).where(eq(workspaces.id, move.workspaceId));
   if (ws && ws.shard === move.toShard) throw new Error('Refusing to unwind a move whose workspace lives on its target');
   if (move.cursorTable === null) {
-    await ddl(source, [...(await installedTriggers(source, move.id, 'c')), ...(await installedTriggers(source, move.id, 'f'))].map(dropTrigger));
+    await ddl(source, (await captureTriggersOn(source, move.id)).map(dropTrigger));
     await source.batch([unmark(source, move), source.prepare('DELETE FROM move_changes WHERE move_id = ?1').bind(move.id)]);
   }
   const done = await deleteAll(env, move, target, inv, limit);
   if (!done) return { phase: 'unwinding', next: true };
-  await target.batch([unmark(target, move)]);
+  await target.batch([mark(target, move, 'gone')]);
   await record(env, move.id, { phase: 'finished', cursorTable: null, cursorRowid: 0 });
   return { phase: 'finished', next: false };
 }
