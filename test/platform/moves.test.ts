@@ -7,7 +7,7 @@ import { putRows } from '../../src/platform/d1/moves/rows';
 import { captureTriggers, fenceTriggers } from '../../src/platform/d1/moves/triggers';
 import { redriveMoves, runMoveStep, startMove } from '../../src/platform/d1/moves/machine';
 import { resetInstanceCaches } from '../../src/platform/instance-cache';
-import { runSweep } from '../../src/sweeps/runner';
+import { runShardSweeps, runSweep } from '../../src/sweeps/runner';
 import { handleQueueBatch, wiring } from '../../src/wiring';
 import { seededContact } from '../support/contact-records';
 import { controlD1 } from '../support/db';
@@ -133,6 +133,32 @@ describe('what a move copies', () => {
       expect(inv.unaccounted).toEqual(['later_unowned']);
     } finally {
       await db.batch([db.prepare('DROP TABLE later_signals'), db.prepare('DROP TABLE later_unowned')]);
+    }
+  });
+});
+
+describe("a shard's fence", () => {
+  it("covers a table a migration adds after a workspace left: the shard's sweep creates its fence triggers", async () => {
+    const db = raw.SHARD_1;
+    const gone = crypto.randomUUID();
+    const staying = crypto.randomUUID();
+    const insert = (ws: string) => db.prepare('INSERT INTO later_fenced (id, workspace_id) VALUES (?, ?)').bind(crypto.randomUUID(), ws).run();
+    await db.prepare("INSERT INTO move_marks (workspace_id, move_id, role) VALUES (?, ?, 'gone')").bind(gone, crypto.randomUUID()).run();
+    await db.prepare('CREATE TABLE later_fenced (id text PRIMARY KEY NOT NULL, workspace_id text NOT NULL)').run();
+    try {
+      // Before the sweep the new table has no fence: a write of the workspace that left would be taken.
+      await insert(gone);
+      await db.prepare('DELETE FROM later_fenced').run();
+      await runShardSweeps(moveEnv(), 'SHARD_1', new Map());
+      expect((await moveTriggers('SHARD_1')).filter((name) => name.endsWith('_later_fenced')).sort()).toEqual(
+        ['d', 'i', 'u'].map((kind) => `move_fence_${kind}_later_fenced`),
+      );
+      await expect(insert(gone)).rejects.toThrow(/WORKSPACE_MOVING/);
+      await insert(staying);
+      await expect(db.prepare('UPDATE later_fenced SET workspace_id = ?').bind(gone).run()).rejects.toThrow(/WORKSPACE_MOVING/);
+      expect((await db.prepare('SELECT workspace_id FROM later_fenced').all()).results).toEqual([{ workspace_id: staying }]);
+    } finally {
+      await db.batch([db.prepare('DROP TABLE later_fenced'), db.prepare('DELETE FROM move_marks WHERE workspace_id = ?').bind(gone)]);
     }
   });
 });

@@ -9,7 +9,7 @@ import { restartFloor, readReplicasOn } from '../floors';
 import { controlDb, isShard, primaryBookmark, shardDatabase } from '../shards';
 import { type Inventory, type MovedTable, readInventory } from './inventory';
 import { countRows, deleteByKeys, deleteChunk, putRows, readByKeys, readChunk, rowsBeyond } from './rows';
-import { captureTriggers, captureTriggersOn, dropTrigger, fenceTriggers } from './triggers';
+import { captureTriggers, captureTriggersOn, dropTrigger, FENCE_PREFIX, fenceTriggers } from './triggers';
 
 /**
  * Online workspace moves: a state machine in the control plane (`moves`), driven one step at a
@@ -169,6 +169,28 @@ export async function redriveMoves(env: Bindings, fromShard: string): Promise<nu
     .limit(20);
   await Promise.all(lost.map((m) => enqueue(env, m.id)));
   return lost.length;
+}
+
+/**
+ * A table a migration adds after workspaces left a shard has no fence there until a move creates
+ * it: each shard's sweep creates the missing fence triggers while the shard holds any mark (one
+ * query when it holds none), so a stale route's write to the new table is refused too.
+ * Returns the tables fenced.
+ */
+export async function fenceNewTables(env: Bindings, shard: string): Promise<string[]> {
+  const db = shardDatabase(env, shard);
+  if (!(await db.prepare('SELECT 1 AS one FROM move_marks LIMIT 1').first())) return [];
+  const [inv, { results }] = await Promise.all([
+    readInventory(db, notMoved),
+    db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND substr(name, 1, length(?1)) = ?1")
+      .bind(FENCE_PREFIX)
+      .all<{ name: string }>(),
+  ]);
+  const fenced = new Set(results.map((r) => r.name));
+  const open = inv.moved.filter((t) => !['i', 'u', 'd'].every((kind) => fenced.has(`${FENCE_PREFIX}${kind}_${t.name}`)));
+  await ddl(db, open.flatMap(fenceTriggers));
+  return open.map((t) => t.name);
 }
 
 /** What one step did: `next` false when the move needs no further message (finished, or another step holds it). */

@@ -49,9 +49,9 @@ export function captureTriggers(moveId: string, workspaceId: string, t: MovedTab
 export const FENCE_PREFIX = 'move_fence_';
 
 /** Mark roles whose inserts and updates the fence refuses: the switch, the old copy being cleared, a workspace that left. */
-export const REFUSING_WRITES = ['fenced', 'clearing', 'gone'] as const;
+const REFUSING_WRITES = ['fenced', 'clearing', 'gone'] as const;
 /** Mark roles whose deletes the fence refuses: the old copy is cleared by deletes, which pass while it says `clearing`. */
-export const REFUSING_DELETES = ['fenced', 'gone'] as const;
+const REFUSING_DELETES = ['fenced', 'gone'] as const;
 
 /** The fence triggers of one table (`move_fence_{i,u,d}_<table>`): three statements, the same for every move and workspace. */
 export function fenceTriggers(t: MovedTable): string[] {
