@@ -144,11 +144,17 @@ export async function seed({ base, adminToken, log }) {
   });
   const hooks = await seedWebhookLog(api);
   log(`seeded workspace ${ws.id}`);
+  // A small workspace moved to the other shard, so the operator's move read has a move to read.
+  const mover = await admin('POST', '/admin/v1/workspaces', { name: 'Bench mover', shard: ws.shard });
+  const move = await admin('POST', `/admin/v1/workspaces/${mover.id}/move`, { to: ws.shard === 'SHARD_0' ? 'SHARD_1' : 'SHARD_0' });
   const ctx = {
     hooks,
     booking,
     base,
     admin,
+    adminToken,
+    moveId: move.id,
+    moverId: mover.id,
     workspaceId: ws.id,
     shard: ws.shard,
     pipelineId: pipeline.id,
@@ -447,6 +453,19 @@ export function scenarios(ctx) {
       request: atDefaultLimit(ctx, 2, '/bench/layers/stack-replicas', 'POST'),
     },
     { name: 'GET /v1/pipelines', floor: SELECT_FLOOR, expected: 1, request: () => ({ method: 'GET', path: '/v1/pipelines' }) },
+    {
+      // An operator read: one control-plane query (x-d1-control), nothing on a shard.
+      name: 'GET /admin/v1/moves/{id}',
+      floor: SELECT_FLOOR,
+      expected: 0,
+      request: () => ({ method: 'GET', path: `/admin/v1/moves/${ctx.moveId}`, headers: { authorization: `Bearer ${ctx.adminToken}` } }),
+    },
+    {
+      name: 'GET /admin/v1/moves?workspace_id=',
+      floor: SELECT_FLOOR,
+      expected: 0,
+      request: () => ({ method: 'GET', path: `/admin/v1/moves?workspace_id=${ctx.moverId}`, headers: { authorization: `Bearer ${ctx.adminToken}` } }),
+    },
     {
       name: 'GET /v1/contacts/{id}',
       floor: SELECT_FLOOR,

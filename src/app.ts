@@ -6,6 +6,7 @@ import { readYourWrites, recordWriteFloors } from './platform/d1/consistency';
 import { serverToServerOnly } from './platform/cors';
 import { DOCS_KEYBOARD_PATH, docsContentSecurityPolicy, docsKeyboardScript, docsPage } from './platform/docs-page';
 import { renderError } from './platform/errors';
+import { refusedByFence } from './platform/d1/moves/fence';
 import { requestIds } from './platform/request-id';
 import { SharedErrors } from './platform/shared-errors';
 import { home } from './platform/home-page';
@@ -85,7 +86,12 @@ export const TAGS = [
 /** The whole app: every module's routes, pages and docs, as the wiring (./wiring.ts) gathers them; the Worker serves exactly this. */
 export function buildApp() {
   const app = createRouter();
-  app.onError(renderError);
+  // A write that reached a moving workspace's old shard behind its fence is answered 503 WORKSPACE_MOVING: the client retries it.
+  app.onError((err, c) => {
+    if (!refusedByFence(err)) return renderError(err, c);
+    c.set('fenced', true);
+    return renderError(SharedErrors.workspaceMoving(), c);
+  });
   app.notFound((c) => {
     c.set('routeMatched', false);
     return renderError(SharedErrors.unknownRoute({ method: c.req.method, path: c.req.path }), c);

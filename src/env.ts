@@ -53,6 +53,8 @@ export interface Bindings {
   D1_READ_REPLICATION?: string;
   /** Bytes past which a shard takes no new workspace (default 8000000000: 80% of D1's 10 GB). */
   SHARD_FILL_LIMIT_BYTES?: string;
+  /** Seconds a moved workspace's old copy is kept, fenced, before it is deleted (default 30): longer than any stale route to it (src/platform/d1/moves/). */
+  MOVE_CLEAR_AFTER_SECONDS?: string;
   /** Signs the `Bookmark` values the service hands out (src/platform/d1/bookmarks.ts); unset, a built-in key signs them. */
   BOOKMARK_SECRET?: string;
   /** Static assets (the API reference viewer under /docs/); absent in builds without `[assets]`. */
@@ -73,6 +75,8 @@ export interface Variables {
   storedBookmark?: string;
   /** Set while a read runs before its rate limit answered: settles when it did, rejecting when refused (src/platform/auth.ts). */
   admission?: Promise<unknown>;
+  /** The request's write reached a moving workspace's old shard and was refused whole there: nothing was written, so no floor moves. */
+  fenced?: boolean;
 }
 
 export type AppEnv = { Bindings: Bindings; Variables: Variables };

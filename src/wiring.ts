@@ -1,3 +1,4 @@
+import { configureMoves, moveTask } from './platform/d1/moves/machine';
 import { installContactExtensions } from './modules/contacts';
 import { registerFactCounter } from './modules/emails';
 import { manifest as audiences } from './modules/audiences/manifest';
@@ -78,6 +79,7 @@ wireEventOutbox(wiring);
 wireSignals(wiring.signals);
 for (const [source, counter] of wiring.emailFactCounters) registerFactCounter(source, counter);
 installContactExtensions({ records: wiring.personalData, tagsLinked: wiring.tagsLinked });
+configureMoves(wiring.notMoved.keys());
 
-/** The Worker's queue handler: every module's message kinds, and the sweep queue's one message per shard. */
-export const handleQueueBatch = queueConsumer([...wiring.queueTasks, shardSweepsTask(wiring.sweeps)]);
+/** The Worker's queue handler: every module's message kinds, and the sweep queue's one message per shard and its workspace moves' steps. */
+export const handleQueueBatch = queueConsumer([...wiring.queueTasks, shardSweepsTask(wiring.sweeps), moveTask]);

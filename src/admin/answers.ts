@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { MOVE_STATUSES } from '../platform/control-schema';
 
 /*
  * What the operator routes answer, as the operator API's OpenAPI document states it. Records
@@ -281,3 +282,22 @@ export const ScoringConfiguration = z
     updated_at: nullableInstant(),
   })
   .openapi('ScoringConfiguration');
+const MoveView = z
+  .object({
+    id: z.string().openapi({ description: 'The move id' }),
+    workspace_id: z.string(),
+    from: z.string().openapi({ description: 'The shard the workspace was on when the move started' }),
+    to: z.string().openapi({ description: 'The shard it moves to' }),
+    status: z.enum(MOVE_STATUSES).openapi({
+      description:
+        '`copying` -> `switching` (writes answer 503 `WORKSPACE_MOVING` for a few seconds) -> `done`; or `failed`, the workspace still served from `from`',
+    }),
+    copied_rows: z.number().int().openapi({ description: 'Rows copied so far by the bulk copy (writes replayed after it are not counted)' }),
+    error: z.string().nullable().openapi({ description: 'Why it failed; while it runs, the last failed step (retried)' }),
+    started_at: z.string(),
+    finished_at: z.string().nullable().openapi({ description: 'When it switched (`done`) or failed; the old copy is cleared after' }),
+  })
+  .openapi('OperatorMove');
+
+export const Move = MoveView;
+export const Moves = z.object({ data: z.array(MoveView) }).openapi('OperatorMoves');

@@ -4,7 +4,7 @@ import type { AdminEnv } from '../env';
 import { FrameworkError, OPERATION_ID, REQUEST_ID_ONLY } from '../platform/openapi';
 import { body as parseBody } from './validate';
 
-type Status = 200 | 201 | 400 | 401 | 404 | 409 | 422 | 429 | 503;
+type Status = 200 | 201 | 202 | 400 | 401 | 404 | 409 | 422 | 429 | 503;
 
 /**
  * One operator route: its handler and its entry in the operator API's OpenAPI document

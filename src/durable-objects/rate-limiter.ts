@@ -159,6 +159,17 @@ export class RateLimiter extends DurableObject {
     return this.floorBookmark;
   }
 
+  /**
+   * The workspace moved to another database: its floor starts over at that database's bookmark
+   * (bookmarks of two databases do not compare), whatever the old one held.
+   */
+  restart(bookmark: string): string {
+    this.load();
+    this.floorBookmark = bookmark;
+    this.persist();
+    return this.floorBookmark;
+  }
+
   /** Writes what changed before the call's answer leaves (the answer waits for the write to be durable). */
   private persist(): void {
     const kv = this.ctx.storage.kv;

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 /**
@@ -68,3 +69,45 @@ export const shards = sqliteTable('shards', {
   measuredAt: text('measured_at'),
   updatedAt: text('updated_at').notNull(),
 });
+
+export const MOVE_STATUSES = ['copying', 'switching', 'done', 'failed'] as const;
+/** Where a move's machinery is: its status as the operator reads it, and the clean-up that follows `done` or `failed`. */
+export const MOVE_PHASES = ['copying', 'catching_up', 'switching', 'draining', 'clearing', 'unwinding', 'finished'] as const;
+
+/**
+ * Workspace moves between shards (src/platform/d1/moves/): the state machine lives here, so a
+ * crash anywhere resumes from the last recorded step. One unfinished move per workspace is held
+ * by a unique index, so two parallel starts give one move.
+ */
+export const moves = sqliteTable(
+  'moves',
+  {
+    id: text('id').primaryKey(),
+    workspaceId: text('workspace_id').notNull(),
+    fromShard: text('from_shard').notNull(),
+    toShard: text('to_shard').notNull(),
+    status: text('status', { enum: MOVE_STATUSES }).notNull(),
+    phase: text('phase', { enum: MOVE_PHASES }).notNull(),
+    /** The copy's position: the table being copied and the last rowid written from it. */
+    cursorTable: text('cursor_table'),
+    cursorRowid: integer('cursor_rowid').notNull().default(0),
+    copiedRows: integer('copied_rows').notNull().default(0),
+    /** Catch-up passes over the change log so far (the switch comes after a few at most). */
+    rounds: integer('rounds').notNull().default(0),
+    /** Failed steps in a row; past a few the move fails. */
+    attempts: integer('attempts').notNull().default(0),
+    error: text('error'),
+    /** One step runs at a time: a step holds the move until then. */
+    leaseUntil: text('lease_until'),
+    /** The old copy is cleared from this time on (every stale route has caught up by then). */
+    clearAfter: text('clear_after'),
+    startedAt: text('started_at').notNull(),
+    finishedAt: text('finished_at'),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('moves_one_running').on(t.workspaceId).where(sql`phase <> 'finished'`),
+    index('moves_workspace_started').on(t.workspaceId, t.startedAt),
+    index('moves_unfinished').on(t.phase, t.updatedAt),
+  ],
+);

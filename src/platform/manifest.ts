@@ -1,3 +1,5 @@
+import { getTableName } from 'drizzle-orm';
+import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Hono } from 'hono';
@@ -65,6 +67,12 @@ export type ModuleManifest = {
   personalData?: PersonalData;
   /** Statements joining the batch that links tags to a contact. */
   tagsLinked?: TagsLinked;
+  /**
+   * Its tables a workspace move does not copy, each with why (./d1/moves/inventory.ts): rows the
+   * target's triggers derive from copied rows, or rows no workspace owns. Every other table with a
+   * `workspace_id` is moved without being named.
+   */
+  notMoved?: { table: SQLiteTable; why: string }[];
 };
 
 /** Where the contract fixes an order other than the manifests' own: the public docs and the sweeps, as manifests. */
@@ -85,6 +93,8 @@ export type Wiring = {
   emailFactCounters: ReadonlyMap<string, EmailFactCounter>;
   personalData: PersonalData[];
   tagsLinked: TagsLinked[];
+  /** The tables a workspace move leaves out, by name, with why. */
+  notMoved: ReadonlyMap<string, string>;
 };
 
 /**
@@ -132,6 +142,7 @@ export function composeManifests(manifests: readonly ModuleManifest[], order: Ma
     signals: single(manifests, 'signals'),
     emailFactCounters: new Map(counters),
     personalData: manifests.flatMap((m) => (m.personalData ? [m.personalData] : [])),
+    notMoved: new Map(manifests.flatMap((m) => (m.notMoved ?? []).map(({ table, why }) => [getTableName(table), why] as const))),
     tagsLinked: manifests.flatMap((m) => (m.tagsLinked ? [m.tagsLinked] : [])),
   };
 }

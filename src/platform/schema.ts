@@ -44,3 +44,32 @@ export const requestLog = sqliteTable(
   },
   (t) => [index('request_log_workspace_id').on(t.workspaceId, t.id)],
 );
+
+/**
+ * A moving workspace's writes on its source shard while it is copied: each row a capture
+ * trigger logged in the very transaction of the write (the table and the row's key as a JSON
+ * array), replayed onto the target shard in `seq` order (src/platform/d1/moves/).
+ */
+export const moveChanges = sqliteTable(
+  'move_changes',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    moveId: text('move_id').notNull(),
+    tbl: text('tbl').notNull(),
+    key: text('key').notNull(),
+  },
+  (t) => [index('move_changes_move_seq').on(t.moveId, t.seq)],
+);
+
+/**
+ * A workspace moving off or onto this shard, or gone from it, and what its rows here are:
+ * `departing` (served, writes logged), `fenced` (every write refused), `clearing` (the old copy
+ * being deleted), `arriving` (a copy being written), `gone` (moved away: kept for good, so the
+ * fence refuses a stale route's write; a move back turns it into `arriving`). Triggers that apply rules or count (refunds, list
+ * generations) stay still for `arriving` and `clearing` rows: those writes are copies, not events.
+ */
+export const moveMarks = sqliteTable('move_marks', {
+  workspaceId: text('workspace_id').primaryKey(),
+  moveId: text('move_id').notNull(),
+  role: text('role', { enum: ['departing', 'fenced', 'clearing', 'arriving', 'gone'] }).notNull(),
+});

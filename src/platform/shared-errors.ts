@@ -65,6 +65,24 @@ export const SharedErrors = defineErrors('framework', {
     headers: { 'Retry-After': '60' },
   },
   shardNotFound: { status: 404, message: 'Shard not found: {binding}' },
+  /**
+   * A write reached the old shard of a workspace being switched to another (a move's fence,
+   * src/platform/d1/moves/): refused whole, so nothing is written where it would be lost.
+   */
+  workspaceMoving: {
+    status: 503,
+    code: 'WORKSPACE_MOVING',
+    message: 'This workspace is moving to another database: retry in a few seconds',
+    headers: { 'Retry-After': '5' },
+  },
+  moveNotFound: { status: 404, message: 'Move not found' },
+  moveWorkspaceNotFound: { status: 404, message: 'Workspace not found' },
+  moveToSameShard: { status: 409, message: 'Workspace {ws} is already on {binding}' },
+  moveToClosedShard: {
+    status: 409,
+    message: 'Shard {binding} is closed: open it (PATCH /admin/v1/shards/{binding}) before moving a workspace there',
+  },
+  moveRunning: { status: 409, message: 'Workspace {ws} is already moving (move {id}): start another once it is finished' },
   unknownShard: { status: 400, message: 'Unknown shard "{binding}": must be one of {shards}' },
   shardClosed: { status: 409, message: 'Shard {binding} is closed to new workspaces' },
   noShardRoom: { status: 503, message: 'No open shard has room for a new workspace: open a shard (PATCH /admin/v1/shards/{{binding}}) or add one' },

@@ -4,6 +4,7 @@ import { withWriteFloors } from '../platform/d1/floors';
 import { DATA_SCHEMA, schemaBehind } from '../platform/d1/schema-version';
 import { isShard, measureShard, onEveryShard, shardDb, shardNames, shardSchema } from '../platform/d1/shards';
 import type { QueueTask, Sweep, SweepResult } from '../platform/manifest';
+import { fenceNewTables, redriveMoves } from '../platform/d1/moves/machine';
 
 export type SweepRun = { result: SweepResult; shards: Record<string, SweepResult | { error: string }> };
 
@@ -47,7 +48,8 @@ export async function enqueueSweeps(env: Bindings): Promise<number> {
 
 /**
  * Every sweep of `sweeps` (the wiring's) on one shard (a failing sweep is reported and stops no other),
- * then the shard's size as D1 reports it, for placement (src/platform/d1/fleet.ts).
+ * then the shard's size as D1 reports it, for placement (src/platform/d1/fleet.ts), then the moves'
+ * upkeep: lost steps sent again, the fence extended to tables added since.
  */
 export async function runShardSweeps(
   env: Bindings,
@@ -58,6 +60,10 @@ export async function runShardSweeps(
   // One unit of work: each workspace the shard's sweeps wrote has its read floor raised once.
   const outcome = schemaBehind(schema) ? behind(shard, schema!, sweeps) : await withWriteFloors(env, (scoped) => everySweep(scoped, shard, sweeps));
   await recordShardSize(env, shard, await measureShard(env, shard), schema);
+  // A workspace move off this shard whose step message was lost is taken up again.
+  await redriveMoves(env, shard);
+  // A table a migration added gets the fence that refuses stale writes of workspaces gone from here.
+  if (!schemaBehind(schema)) await fenceNewTables(env, shard).catch((err) => console.error('move fence not extended', shard, err));
   return outcome;
 }
 

@@ -228,6 +228,19 @@ describe('operator answers conform to the document', () => {
     await op('patch', '/shards/SHARD_1', { state: 'full' }, 400, 'unknown state');
   });
 
+  it('moves: start, read, list, refusals', async () => {
+    const mover = await makeWorkspace();
+    const { shard } = await adminOk('GET', `/workspaces/${mover.id}`);
+    const to = shard === 'SHARD_0' ? 'SHARD_1' : 'SHARD_0';
+    await op('post', `/workspaces/${mover.id}/move`, { to: shard }, 409, 'already there');
+    await op('post', `/workspaces/${mover.id}/move`, { to: 'SHARD_9' }, 404, 'unknown shard');
+    const started = await op('post', `/workspaces/${mover.id}/move`, { to }, 202);
+    await op('post', `/workspaces/${mover.id}/move`, { to }, 409, 'already moving');
+    await op('get', `/moves/${started.id}`, undefined, 200);
+    await op('get', `/moves/${crypto.randomUUID()}`, undefined, 404, 'unknown move');
+    await op('get', `/moves?workspace_id=${mover.id}`, undefined, 200);
+  });
+
   it('errors: no token, an unknown property, a non-UUID id, an unknown workspace', async () => {
     const noToken = await call('GET', `/admin/v1/workspaces/${ws.id}`);
     conforms('get', `/workspaces/${ws.id}`, noToken, 'no token');

@@ -6,6 +6,7 @@ import { BookingErrors } from './errors';
 import { wroteFor } from '../../platform/d1/floors';
 import type { SweepResult } from '../../platform/manifest';
 import { bookings } from './schema';
+import { settledHere } from '../../platform/d1/moves/settled';
 
 /** Bookings ended per shard and run: a backlog is worked off over several runs, each bounded. */
 export const BOOKINGS_SWEEP_CHUNK = 500;
@@ -22,7 +23,7 @@ export async function sweepBookingStatus(_env: Bindings, db: Db, opts: { chunk?:
   const due = await db
     .select({ id: bookings.id, workspaceId: bookings.workspaceId })
     .from(bookings)
-    .where(and(eq(bookings.status, 'confirmed'), lte(bookings.endAt, now)))
+    .where(and(eq(bookings.status, 'confirmed'), lte(bookings.endAt, now), settledHere(bookings.workspaceId)))
     .orderBy(asc(bookings.endAt), asc(bookings.id))
     .limit(opts.chunk ?? BOOKINGS_SWEEP_CHUNK);
   if (due.length === 0) return { bookings_completed: 0, bookings_no_show: 0 };

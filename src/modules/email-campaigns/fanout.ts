@@ -12,6 +12,7 @@ import { workspaceContext } from '../workspaces';
 import { PAGE_KIND, type PageMessage } from './launch';
 import { emailCampaigns, type EmailCampaignRow } from './schema';
 import { recipientNarrowing } from './service';
+import { settledHere } from '../../platform/d1/moves/settled';
 
 /** Recipients per page message, rendered and handed to the provider in chunks of `SEND_CHUNK` at once. */
 export const PAGE_SIZE = 500;
@@ -278,7 +279,7 @@ export async function redriveStaleCampaigns(env: Bindings, db: Db, now = nowIso(
   const stale = await db
     .select()
     .from(emailCampaigns)
-    .where(and(eq(emailCampaigns.status, 'sending'), lt(emailCampaigns.updatedAt, staleBefore)))
+    .where(and(eq(emailCampaigns.status, 'sending'), lt(emailCampaigns.updatedAt, staleBefore), settledHere(emailCampaigns.workspaceId)))
     .limit(limit);
   let redriven = 0;
   for (const c of stale) {

@@ -8,6 +8,7 @@ import { readSender } from '../sender-profiles';
 import { emailCampaigns, type EmailCampaignRow } from './schema';
 import { EDITABLE, findCampaign, isEditable, serializeCampaign } from './service';
 import { EmailCampaignErrors } from './errors';
+import { settledHere } from '../../platform/d1/moves/settled';
 
 export const PAGE_KIND = 'email-campaign-page';
 export const SEND_KIND = 'email-campaign-send';
@@ -107,7 +108,7 @@ export async function launchDueCampaigns(env: Bindings, db: Db, now = nowIso(), 
   const due = await db
     .select({ id: emailCampaigns.id, workspaceId: emailCampaigns.workspaceId, linkOrigin: emailCampaigns.linkOrigin })
     .from(emailCampaigns)
-    .where(and(eq(emailCampaigns.status, 'scheduled'), lte(emailCampaigns.scheduledAt, now)))
+    .where(and(eq(emailCampaigns.status, 'scheduled'), lte(emailCampaigns.scheduledAt, now), settledHere(emailCampaigns.workspaceId)))
     .limit(limit);
   let started = 0;
   for (const c of due) {

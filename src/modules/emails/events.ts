@@ -6,7 +6,7 @@ import { rawRun } from '../../platform/d1/raw-query';
 import { EventSink, publishCommitted, type OutboxEvent } from '../../platform/events';
 import { type Signal, signalsCommitted } from '../../platform/signals';
 import { wroteFor } from '../../platform/d1/floors';
-import { onEveryShard, workspaceDb } from '../../platform/d1/shards';
+import { findShard, onEveryShard, workspaceDb } from '../../platform/d1/shards';
 import type { BounceType, DeliveryType } from '../../providers/email';
 import { emailDeliverabilityStatement } from '../contacts';
 import { suppressStatement } from '../suppressions';
@@ -148,10 +148,12 @@ export async function locateSend(
       if (send) return { db, send };
     }
   }
-  const found = await onEveryShard(env, async (db) => {
+  const found = await onEveryShard(env, async (db, shard) => {
     const [send] = await db.select().from(emailSends).where(where).limit(1);
-    if (send) wroteFor(db, [send.workspace_id]);
-    return send ? { db, send } : null;
+    // A workspace moving between shards has a copy on both for a while: only its current shard's row is the send.
+    if (!send || (await findShard(env, send.workspace_id)) !== shard) return null;
+    wroteFor(db, [send.workspace_id]);
+    return { db, send };
   });
   for (const result of Object.values(found)) if (result.ok && result.value) return result.value;
   return null;

@@ -11,6 +11,7 @@ import type { SweepResult } from '../../platform/manifest';
 import { paymentRequestEventData } from './read';
 import { paymentRequests, type PaymentRequestRow } from './schema';
 import { expireCheckoutQuietly } from './service';
+import { settledHere } from '../../platform/d1/moves/settled';
 
 /** Links per chunk (one read, one write batch) and chunks per shard and run: a run expires at most 2,000 links per shard. */
 export const EXPIRY_CHUNK = 250;
@@ -32,7 +33,7 @@ export async function sweepExpiredPaymentRequests(env: Bindings, db: Db, opts: {
     const due = await db
       .select()
       .from(paymentRequests)
-      .where(and(eq(paymentRequests.status, 'pending'), lte(paymentRequests.expiresAt, now)))
+      .where(and(eq(paymentRequests.status, 'pending'), lte(paymentRequests.expiresAt, now), settledHere(paymentRequests.workspaceId)))
       .orderBy(asc(paymentRequests.expiresAt), asc(paymentRequests.id))
       .limit(opts.chunk ?? EXPIRY_CHUNK);
     if (due.length === 0) break;

@@ -11,6 +11,7 @@ import { workspaces } from '../../platform/control-schema';
 import { localDate } from '../../platform/calendar';
 import { payments } from './schema';
 import { nextCycle } from './service';
+import { settledHere } from '../../platform/d1/moves/settled';
 
 /** Plans handled per shard and run: a backlog is worked off over several runs, each one bounded. */
 export const RECURRING_SWEEP_CHUNK = 500;
@@ -40,6 +41,7 @@ export async function sweepRecurringPayments(env: Bindings, db: Db, opts: { chun
         eq(payments.type, 'recurring'),
         isNotNull(payments.recurringNextDueAt),
         lte(payments.recurringNextDueAt, now),
+        settledHere(payments.workspaceId),
       ),
     )
     .orderBy(asc(payments.recurringNextDueAt), asc(payments.id))

@@ -1,3 +1,4 @@
+import { settledHere } from '../../platform/d1/moves/settled';
 import { sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import { type Db, nowIso, runBatch } from '../../platform/d1/db';
@@ -55,7 +56,8 @@ export async function resumeStalledRescores(env: Bindings, db: Db, now: number):
   const stalled = await rawAll<{ workspace_id: string; rescore_generation: number; rescore_after: string; rescore_touched_at: string | null }>(
     db,
     sql`SELECT workspace_id, rescore_generation, rescore_after, rescore_touched_at FROM ${scoringConfigs}
-      WHERE enabled = 1 AND rescore_after IS NOT NULL AND coalesce(rescore_touched_at, '') < ${before} LIMIT 20`,
+      WHERE enabled = 1 AND rescore_after IS NOT NULL AND coalesce(rescore_touched_at, '') < ${before}
+        AND ${settledHere(sql`workspace_id`)} LIMIT 20`,
   );
   let resumed = 0;
   for (const walk of stalled) {

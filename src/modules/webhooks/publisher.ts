@@ -7,6 +7,7 @@ import { bookmarkOf } from '../../platform/d1/floors';
 import { isDeliveredTo, type EventType } from '../../platform/event-catalog';
 import { eventOutbox } from '../../platform/schema';
 import { webhookEndpoints } from './schema';
+import { settledHere } from '../../platform/d1/moves/settled';
 
 export const DELIVERY_KIND = 'webhook-delivery';
 
@@ -132,6 +133,6 @@ export async function sweepOutbox(env: Bindings, db: Db, now = Date.now()) {
   return fanOut(
     env,
     db,
-    sql`${eventOutbox.id} IN (SELECT id FROM ${eventOutbox} WHERE enqueued_at IS NULL AND created_at < ${cutoff} ORDER BY created_at LIMIT ${SWEEP_BATCH})`,
+    sql`${eventOutbox.id} IN (SELECT id FROM ${eventOutbox} WHERE enqueued_at IS NULL AND created_at < ${cutoff} AND ${settledHere(eventOutbox.workspaceId)} ORDER BY created_at LIMIT ${SWEEP_BATCH})`,
   );
 }

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Db } from '../../platform/d1/db';
 import { rawRun } from '../../platform/d1/raw-query';
 import { eventOutbox } from '../../platform/schema';
+import { settledHere } from '../../platform/d1/moves/settled';
 import { EVENT_RETENTION_DAYS } from './events-api';
 
 /** Rows forgotten per table and pass: a backlog never makes one long statement. */
@@ -16,11 +17,11 @@ export async function forgetOldEvents(_env: unknown, db: Db) {
   const [events, deliveries] = await db.batch([
     rawRun(
       db,
-      sql`DELETE FROM ${eventOutbox} WHERE rowid IN (SELECT rowid FROM ${eventOutbox} WHERE created_at < ${cutoff} AND enqueued_at IS NOT NULL LIMIT ${PASS})`,
+      sql`DELETE FROM ${eventOutbox} WHERE rowid IN (SELECT rowid FROM ${eventOutbox} WHERE created_at < ${cutoff} AND enqueued_at IS NOT NULL AND ${settledHere(eventOutbox.workspaceId)} LIMIT ${PASS})`,
     ),
     rawRun(
       db,
-      sql`DELETE FROM webhook_deliveries WHERE rowid IN (SELECT rowid FROM webhook_deliveries INDEXED BY webhook_deliveries_created WHERE created_at < ${cutoff} AND state NOT IN ('pending', 'retrying') LIMIT ${PASS})`,
+      sql`DELETE FROM webhook_deliveries WHERE rowid IN (SELECT rowid FROM webhook_deliveries INDEXED BY webhook_deliveries_created WHERE created_at < ${cutoff} AND state NOT IN ('pending', 'retrying') AND ${settledHere(sql`webhook_deliveries.workspace_id`)} LIMIT ${PASS})`,
     ),
   ]);
   return { events_forgotten: events.meta.changes, deliveries_forgotten: deliveries.meta.changes };

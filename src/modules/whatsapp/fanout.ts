@@ -16,6 +16,7 @@ import { isPositional } from './placeholders';
 import { whatsappCampaigns, type CampaignRow } from './schema';
 import { selectCampaignTemplate, templateFrom } from './templates';
 import { personalize } from './variables';
+import { settledHere } from '../../platform/d1/moves/settled';
 
 /** Recipients per page message, handed to the provider in chunks of `SEND_CHUNK` at once. */
 export const PAGE_SIZE = 200;
@@ -299,7 +300,7 @@ export async function executeDueWhatsAppCampaigns(env: Bindings, db: Db, now = n
   const due = await db
     .select({ id: whatsappCampaigns.id, workspaceId: whatsappCampaigns.workspaceId })
     .from(whatsappCampaigns)
-    .where(and(eq(whatsappCampaigns.status, 'scheduled'), lte(whatsappCampaigns.scheduledAt, now)))
+    .where(and(eq(whatsappCampaigns.status, 'scheduled'), lte(whatsappCampaigns.scheduledAt, now), settledHere(whatsappCampaigns.workspaceId)))
     .limit(limit);
   let started = 0;
   for (const c of due) if (await startCampaign(env, db, c.workspaceId, c.id)) started++;
@@ -322,7 +323,7 @@ export async function redriveStaleCampaigns(env: Bindings, db: Db, now = nowIso(
   const stale = await db
     .select()
     .from(whatsappCampaigns)
-    .where(and(eq(whatsappCampaigns.status, 'running'), lt(whatsappCampaigns.updatedAt, staleBefore)))
+    .where(and(eq(whatsappCampaigns.status, 'running'), lt(whatsappCampaigns.updatedAt, staleBefore), settledHere(whatsappCampaigns.workspaceId)))
     .limit(limit);
   for (const c of stale) {
     await runBatch(db, [

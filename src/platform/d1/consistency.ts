@@ -36,7 +36,8 @@ export const readYourWrites: MiddlewareHandler<AppEnv> = async (c, next) => {
 
   const bookmark = session.bookmark() ?? c.var.storedBookmark ?? null;
   if (!bookmark) return;
-  if (replicas && session.wrote()) await raiseFloor(c.env, ws.id, bookmark);
+  // A write refused by a move's fence wrote nothing, on a shard the workspace has left: its bookmark is no floor.
+  if (replicas && session.wrote() && !c.var.fenced) await raiseFloor(c.env, ws.id, bookmark);
   c.res.headers.set(BOOKMARK_HEADER, await issueBookmark(c.env, ws.shard, bookmark));
 };
 

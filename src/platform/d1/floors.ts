@@ -36,6 +36,14 @@ export async function raiseFloor(env: Bindings, workspaceId: string, bookmark: s
   }
 }
 
+/**
+ * After a workspace moved shards: its floor becomes `bookmark`, of the new shard (not best effort:
+ * a move does not finish its switch until the floor is on the new shard).
+ */
+export async function restartFloor(env: Bindings, workspaceId: string, bookmark: string): Promise<void> {
+  await floorObject(env, workspaceId).restart(bookmark);
+}
+
 /** Bookmarks sort lexicographically, oldest first: the newer of two, ignoring absent ones. */
 export function newerBookmark(a: string | null | undefined, b: string | null | undefined): string | null {
   if (!a) return b || null;

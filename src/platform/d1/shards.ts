@@ -26,11 +26,26 @@ export function shardNames(env: Bindings): string[] {
     .sort((a, b) => Number(SHARD_BINDING.exec(a)![1]) - Number(SHARD_BINDING.exec(b)![1]));
 }
 
+/** A binding name for the operator API's examples. */
+export const EXAMPLE_SHARD = 'SHARD_1';
+
 export const isShard = (env: Bindings, name: string) => SHARD_BINDING.test(name) && Object.hasOwn(env, name);
 
 function shardBinding(env: Bindings, shard: string): D1Database {
   if (!isShard(env, shard)) throw new Error(`No D1 binding for shard "${shard}"`);
   return storage(env)[shard] as D1Database;
+}
+
+/** A shard's database itself, for the workspace moves' statements built from its own schema (./moves/). */
+export const shardDatabase = (env: Bindings, shard: string): D1Database => shardBinding(env, shard);
+
+/** Where a shard's primary is now (a workspace moved there: every replica serving it from then on must have reached this). */
+export async function primaryBookmark(env: Bindings, shard: string): Promise<string> {
+  const session = shardBinding(env, shard).withSession('first-primary');
+  await session.prepare('SELECT 1').run();
+  const bookmark = session.getBookmark();
+  if (!bookmark) throw new Error(`Shard ${shard} gave no bookmark`);
+  return bookmark;
 }
 
 /** Workspaces, API keys and the shard map (the primary: operator writes and anything read to be changed). */
