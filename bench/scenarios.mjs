@@ -566,6 +566,23 @@ export function scenarios(ctx) {
       }),
     },
     {
+      // One read batch for every item (holders, labels, blacklist), then one write batch: half the items new, half existing.
+      name: 'POST /v1/contacts/batch (100 items)',
+      floor: INSERT_FLOOR,
+      expected: 2,
+      request: (i) => ({
+        method: 'POST',
+        path: '/v1/contacts/batch',
+        body: {
+          contacts: Array.from({ length: 100 }, (_, k) =>
+            k % 2
+              ? { email: `batch.${nonce}.${i}.${k}@example.org`, tags: ['vip', `batch ${k % 5}`] }
+              : { ...identityOf(contactIndex(i * 50 + k)), city: `Batch ${i}` },
+          ),
+        },
+      }),
+    },
+    {
       // The read batch (pipelines, stages, the contact), then the write batch.
       name: 'POST /v1/deals',
       floor: INSERT_FLOOR,

@@ -99,6 +99,17 @@ export const ROUTES: RouteCase[] = [
     body: { email: 'route@example.com' },
     parallelBody: (i) => ({ email: 'race@example.com', city: `City ${i}`, tags: [`tag ${i}`, 'shared'], custom_fields: { [`k${i}`]: i } }),
   },
+  {
+    method: 'POST',
+    path: '/v1/contacts/batch',
+    body: { contacts: [{ email: 'route@example.com' }] },
+    parallelBody: (i) => ({
+      contacts: [
+        { email: 'race@example.com', city: `City ${i}`, tags: [`tag ${i}`, 'shared'] },
+        { email: `race${i % 2}@example.com`, custom_fields: { [`k${i}`]: i } },
+      ],
+    }),
+  },
   { method: 'GET', path: '/v1/contacts/{id}' },
   {
     method: 'PATCH',

@@ -36,3 +36,14 @@ export const CONTACT_REFERENCE_ERRORS = [
   ContactErrors.limitReached,
   ContactErrors.mergeRequired,
 ];
+
+/** What `POST /v1/contacts` answers beyond its body's schema, which a batch item answers too. */
+export const CONTACT_WRITE_ERRORS = [
+  SharedErrors.invalidPhone,
+  ContactErrors.invalidEmail,
+  ContactErrors.phoneBlacklisted,
+  ContactErrors.globalBlockLocked,
+  ContactErrors.mergedFieldsTooLarge,
+  ContactErrors.limitReached,
+  ContactErrors.mergeRequired,
+];

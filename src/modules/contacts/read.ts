@@ -78,6 +78,18 @@ const identifierHolders = { phone: identifierHolder('phone'), email: identifierH
 export const selectIdentifierHolder = (db: Db, workspaceId: string, kind: 'phone' | 'email', value: string) =>
   identifierHolders[kind].in(db, { ws: workspaceId, value });
 
+const identifierHoldersOf = (kind: 'phone' | 'email') =>
+  preparedSql<ContactRow & { held_value: string }>(
+    'all',
+    () => sql`SELECT j.value AS held_value, ${contactColumns} FROM json_each(${sql.placeholder('values')}) j
+      JOIN contacts c ON ${holds(kind, sql.placeholder('ws'), sql`j.value`)}`,
+  );
+const identifierHoldersMany = { phone: identifierHoldersOf('phone'), email: identifierHoldersOf('email') };
+
+/** `selectIdentifierHolder` for many values in one statement: a row per value some contact holds or held, `held_value` naming it. */
+export const selectIdentifierHolders = (db: Db, workspaceId: string, kind: 'phone' | 'email', values: string[]) =>
+  identifierHoldersMany[kind].in(db, { ws: workspaceId, values: JSON.stringify(values) });
+
 /** Columns kept off the response: internal provenance and the raw consent columns (exposed through virtual fields). */
 const HIDDEN = new Set([
   'block_source',
