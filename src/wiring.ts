@@ -25,6 +25,7 @@ import { manifest as whatsapp } from './modules/whatsapp/manifest';
 import { wireEventOutbox } from './platform/events';
 import { wireFeatureGates } from './platform/features';
 import { composeManifests } from './platform/manifest';
+import { wireFileUploads } from './platform/uploads';
 import { queueConsumer } from './queue';
 import { shardSweepsTask } from './sweeps/runner';
 
@@ -71,6 +72,7 @@ export const wiring = composeManifests(
 
 // Platform code and the email module cannot import the modules that provide these: they are handed in here, once.
 wireFeatureGates(wiring.featureGates);
+wireFileUploads(wiring.fileUploads);
 wireEventOutbox(wiring);
 for (const [source, counter] of wiring.emailFactCounters) registerFactCounter(source, counter);
 installContactExtensions({ records: wiring.personalData, tagsLinked: wiring.tagsLinked });

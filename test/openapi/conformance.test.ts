@@ -69,7 +69,8 @@ describe('responses conform to the OpenAPI document', () => {
 
     it(`${route.method} ${route.path}: success`, async () => {
       const seeded = await seedAll(ws, Object.values(keys));
-      const res = await ws.api(route.method, pathFor(seeded) + (route.query ?? ''), takesBody(route) ? await validBody(route) : undefined);
+      const file = route.file && { rawBody: route.file.body(0), headers: { 'content-type': route.file.contentType } };
+      const res = await ws.api(route.method, pathFor(seeded) + (route.query ?? ''), takesBody(route) ? await validBody(route) : undefined, file);
       expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
       conforms(route, res, 'valid request');
     });

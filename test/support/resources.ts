@@ -58,6 +58,15 @@ export const RESOURCES: Record<string, Factory> = {
       return { id: c.id, marks: [name, email, c.city], read: () => ok(ws, 'GET', `/v1/contacts/${c.id}`) };
     },
   },
+  'contact-imports/{id}': {
+    list: '/v1/contact-imports',
+    create: async (ws) => {
+      const email = `${crypto.randomUUID()}@example.com`;
+      const res = await ws.api('POST', '/v1/contact-imports', undefined, { rawBody: `email\n${email}\n`, headers: { 'content-type': 'text/csv' } });
+      if (res.status !== 201) throw new Error(`POST /v1/contact-imports -> ${res.status} ${JSON.stringify(res.body)}`);
+      return { id: res.body.id, marks: [], read: () => ok(ws, 'GET', `/v1/contact-imports/${res.body.id}`) };
+    },
+  },
   'notes/{id}': {
     create: async (ws, need) => {
       const contact = await need('contacts/{id}');

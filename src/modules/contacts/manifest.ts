@@ -1,7 +1,16 @@
 import type { ModuleManifest } from '../../platform/manifest';
 import { bulkRoutes } from './bulk/routes';
 import { consentRoutes } from './consent/routes';
+import { ContactErrors } from './errors';
+import { IMPORT_MAX_BYTES } from './imports/file';
+import { IMPORT_KIND, processImport } from './imports/process';
+import { importRoutes } from './imports/routes';
 import { labelRoutes } from './labels/routes';
 import { contactRoutes } from './routes';
 
-export const manifest: ModuleManifest = { name: 'contacts', routes: [contactRoutes, bulkRoutes, consentRoutes, labelRoutes] };
+export const manifest: ModuleManifest = {
+  name: 'contacts',
+  routes: [contactRoutes, bulkRoutes, importRoutes, consentRoutes, labelRoutes],
+  fileUploads: [{ method: 'POST', pattern: /^\/v1\/contact-imports\/?$/, limit: IMPORT_MAX_BYTES, tooLarge: ContactErrors.importTooLarge }],
+  queueTasks: [{ kind: IMPORT_KIND, run: processImport, inTurn: true }],
+};

@@ -26,6 +26,12 @@ export type BulkOptions = {
   source: string;
   /** No contact events at all (CSV imports). */
   silent?: boolean;
+  /**
+   * Statements of the caller's to commit with the items' writes, given the items' answers (a merge
+   * request's id is not known yet: `merge_request_id` is null there). A failure of one of them fails
+   * the whole write batch and is thrown as it is.
+   */
+  along?: (results: BulkItemResult[]) => Statement[];
 };
 
 /** An item checked as the single route checks its body: the normalized write, or the error it answers. */
@@ -135,13 +141,12 @@ async function upsertOnce(ctx: ServiceContext, items: BulkItem[], opts: BulkOpti
       throw err;
     }
   });
+  const answer = (p: Planned, mergeRequestId: (at: number) => string | null) =>
+    'mergeAt' in p ? errorResult(p.index, ContactErrors.mergeRequired({ merge_request_id: mergeRequestId(p.mergeAt) as string })) : p;
+  writes.push(...(opts.along?.(planned.map((p) => answer(p, () => null))) ?? []));
   const out = writes.length ? await runBatch(db, writes) : [];
   ctx.events.committedAfter(events);
-  return planned.map((p) => {
-    if (!('mergeAt' in p)) return p;
-    const [{ id }] = out[p.mergeAt] as { id: string }[];
-    return errorResult(p.index, ContactErrors.mergeRequired({ merge_request_id: id }));
-  });
+  return planned.map((p) => answer(p, (at) => (out[at] as { id: string }[])[0].id));
 }
 
 const errorResult = (index: number, err: ApiError): BulkItemResult => ({ index, status: err.status, error: err.body });

@@ -1,0 +1,90 @@
+import { Buffer } from 'node:buffer';
+import { parse } from 'csv-parse/sync';
+import { ContactErrors } from '../errors';
+import { isKnownColumn } from '../bulk/columns';
+
+export const IMPORT_MAX_BYTES = 10 * 1024 * 1024;
+export const IMPORT_MAX_ROWS = 100_000;
+/** Rows per write batch: the batch upsert's own bound. */
+export const CHUNK_ROWS = 100;
+
+export type Delimiter = ',' | ';';
+
+/** What processing needs of a checked file: its delimiter, header and where each chunk of rows starts. */
+export type CheckedFile = { delimiter: Delimiter; columns: string[]; totalRows: number; chunkOffsets: number[] };
+
+const BOM = [0xef, 0xbb, 0xbf];
+const RECORD_DELIMITERS = ['\r\n', '\n', '\r'];
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+type Parsed = { record: string[]; info: { bytes: number; lines: number } };
+
+const parseRecords = (bytes: Uint8Array, delimiter: Delimiter, to: number): Parsed[] =>
+  parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), {
+    delimiter,
+    record_delimiter: RECORD_DELIMITERS,
+    skip_empty_lines: true,
+    info: true,
+    to,
+  }) as unknown as Parsed[];
+
+/** `,` or `;`: whichever the header row holds more of outside quotes (`,` for a single column). */
+function detectDelimiter(text: string): Delimiter {
+  let quoted = false;
+  let commas = 0;
+  let semicolons = 0;
+  for (const ch of text) {
+    if (ch === '"') quoted = !quoted;
+    else if (!quoted && (ch === '\n' || ch === '\r')) break;
+    else if (!quoted && ch === ',') commas++;
+    else if (!quoted && ch === ';') semicolons++;
+  }
+  return semicolons > commas ? ';' : ',';
+}
+
+/**
+ * The whole file checked before anything is stored: UTF-8 (a BOM is skipped), RFC 4180 quoting,
+ * every row as wide as the header, a header of known and distinct columns, 1 to 100,000 data rows
+ * (empty lines are skipped and not counted).
+ * Parsing stops past the row limit, so a file of tiny rows costs no more than one of the limit.
+ */
+export function checkImportFile(bytes: Uint8Array): CheckedFile {
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    throw ContactErrors.importNotUtf8();
+  }
+  // The decoder drops a BOM from the text; the bytes keep it, and offsets count from the file's start.
+  const start = BOM.every((b, i) => bytes[i] === b) ? BOM.length : 0;
+  if (text.trim() === '') throw ContactErrors.importEmpty();
+  const delimiter = detectDelimiter(text);
+  let records: Parsed[];
+  try {
+    records = parseRecords(bytes.subarray(start), delimiter, IMPORT_MAX_ROWS + 2);
+  } catch (err) {
+    throw ContactErrors.importMalformed({ problem: (err as Error).message });
+  }
+  const columns = records[0].record.map((c) => c.trim());
+  checkHeader(columns);
+  const totalRows = records.length - 1;
+  if (totalRows === 0) throw ContactErrors.importEmpty();
+  if (totalRows > IMPORT_MAX_ROWS) throw ContactErrors.importTooManyRows();
+  const chunkOffsets: number[] = [];
+  for (let row = 0; row < totalRows; row += CHUNK_ROWS) chunkOffsets.push(start + records[row].info.bytes);
+  chunkOffsets.push(bytes.byteLength);
+  return { delimiter, columns, totalRows, chunkOffsets };
+}
+
+function checkHeader(columns: string[]) {
+  if (columns.some((c) => c === '')) throw ContactErrors.importBadHeader({ problem: 'a column has no name' });
+  const twice = columns.find((c, i) => columns.indexOf(c) !== i);
+  if (twice) throw ContactErrors.importBadHeader({ problem: `column "${twice}" is named twice` });
+  const unknown = columns.filter((c) => !isKnownColumn(c));
+  if (unknown.length) throw ContactErrors.importUnknownColumns({ columns: unknown.map((c) => `"${c.slice(0, 100)}"`).join(', ') });
+}
+
+/** The data rows of a slice of the file that starts and ends on row boundaries (chunk offsets). */
+export function parseRows(bytes: Uint8Array, delimiter: Delimiter): string[][] {
+  return parseRecords(bytes, delimiter, -1).map((r) => r.record);
+}
