@@ -66,7 +66,7 @@ export const wiring = composeManifests(
     // The reference lists the public routes after the API's own operations, in this order.
     docs: [events, paymentRequests, bookings, emails, newsletters, whatsapp],
     // The operator API lists the sweeps in this order (`POST /admin/v1/sweeps/{name}` answers an unknown name with the list).
-    sweeps: [bookings, webhooks, payments, paymentRequests, whatsapp, newsletters, idempotencyKeys, suppressions],
+    sweeps: [bookings, webhooks, payments, paymentRequests, whatsapp, newsletters, idempotencyKeys, suppressions, contacts],
   },
 );
 

@@ -15,7 +15,7 @@ CREATE TABLE `contact_exports` (
 );
 --> statement-breakpoint
 CREATE INDEX `contact_exports_workspace_created` ON `contact_exports` (`workspace_id`,`created_at`,`id`);--> statement-breakpoint
-CREATE INDEX `contact_exports_status` ON `contact_exports` (`status`,`updated_at`);--> statement-breakpoint
+CREATE INDEX `contact_exports_expiry` ON `contact_exports` (`status`,`expires_at`);--> statement-breakpoint
 CREATE TABLE `contact_imports` (
 	`id` text PRIMARY KEY NOT NULL,
 	`workspace_id` text NOT NULL,

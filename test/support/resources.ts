@@ -1,4 +1,4 @@
-import { adminOk, type TestWorkspace } from './harness';
+import { adminOk, eventually, type TestWorkspace } from './harness';
 import { ensureSender } from './routes';
 
 /**
@@ -65,6 +65,19 @@ export const RESOURCES: Record<string, Factory> = {
       const res = await ws.api('POST', '/v1/contact-imports', undefined, { rawBody: `email\n${email}\n`, headers: { 'content-type': 'text/csv' } });
       if (res.status !== 201) throw new Error(`POST /v1/contact-imports -> ${res.status} ${JSON.stringify(res.body)}`);
       return { id: res.body.id, marks: [], read: () => ok(ws, 'GET', `/v1/contact-imports/${res.body.id}`) };
+    },
+  },
+  'contact-exports/{id}': {
+    list: '/v1/contact-exports',
+    create: async (ws) => {
+      const city = distinct('city');
+      const created = await ok(ws, 'POST', '/v1/contact-exports', { filter: { city } });
+      // The queue writes the file in the background: the record is complete (and downloadable) once it has.
+      await eventually(
+        () => ok(ws, 'GET', `/v1/contact-exports/${created.id}`),
+        (e) => e.status === 'completed',
+      );
+      return { id: created.id, marks: [city], read: () => ok(ws, 'GET', `/v1/contact-exports/${created.id}`) };
     },
   },
   'notes/{id}': {

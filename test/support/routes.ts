@@ -122,6 +122,10 @@ export const ROUTES: RouteCase[] = [
   },
   { method: 'GET', path: '/v1/contact-imports' },
   { method: 'GET', path: '/v1/contact-imports/{id}', notFound: {} },
+  { method: 'POST', path: '/v1/contact-exports', body: { filter: { lifecycle_stage: 'lead' } } },
+  { method: 'GET', path: '/v1/contact-exports' },
+  { method: 'GET', path: '/v1/contact-exports/{id}' },
+  { method: 'GET', path: '/v1/contact-exports/{id}/download' },
   { method: 'GET', path: '/v1/contacts/{id}' },
   {
     method: 'PATCH',

@@ -2,6 +2,9 @@ import type { ModuleManifest } from '../../platform/manifest';
 import { bulkRoutes } from './bulk/routes';
 import { consentRoutes } from './consent/routes';
 import { ContactErrors } from './errors';
+import { EXPORT_KIND, processExport } from './exports/process';
+import { exportRoutes } from './exports/routes';
+import { expireContactExports } from './exports/service';
 import { IMPORT_MAX_BYTES } from './imports/file';
 import { IMPORT_KIND, processImport } from './imports/process';
 import { importRoutes } from './imports/routes';
@@ -10,7 +13,11 @@ import { contactRoutes } from './routes';
 
 export const manifest: ModuleManifest = {
   name: 'contacts',
-  routes: [contactRoutes, bulkRoutes, importRoutes, consentRoutes, labelRoutes],
+  routes: [contactRoutes, bulkRoutes, importRoutes, exportRoutes, consentRoutes, labelRoutes],
   fileUploads: [{ method: 'POST', pattern: /^\/v1\/contact-imports\/?$/, limit: IMPORT_MAX_BYTES, tooLarge: ContactErrors.importTooLarge }],
-  queueTasks: [{ kind: IMPORT_KIND, run: processImport, inTurn: true }],
+  queueTasks: [
+    { kind: IMPORT_KIND, run: processImport, inTurn: true },
+    { kind: EXPORT_KIND, run: processExport, inTurn: true },
+  ],
+  sweeps: { 'contact-exports': expireContactExports },
 };

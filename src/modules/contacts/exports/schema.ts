@@ -27,6 +27,6 @@ export const contactExports = sqliteTable(
   },
   (t) => [
     index('contact_exports_workspace_created').on(t.workspace_id, t.created_at, t.id),
-    index('contact_exports_status').on(t.status, t.updated_at),
+    index('contact_exports_expiry').on(t.status, t.expires_at),
   ],
 );
