@@ -19,12 +19,25 @@ export function heldEnv(overrides: Partial<Record<keyof Bindings, unknown>> = {}
 }
 
 /** A request to the app against `target` (a held env), the body sent as is. */
-export async function callWith(target: Bindings, ws: TestWorkspace, method: string, path: string, body?: BodyInit, contentType = 'text/csv') {
+export async function callWith(
+  target: Bindings,
+  ws: TestWorkspace,
+  method: string,
+  path: string,
+  body?: BodyInit,
+  contentType = 'text/csv',
+  headers: Record<string, string> = {},
+) {
   const ctx = createExecutionContext();
   const res = await app.fetch(
     new Request(`https://api.test${path}`, {
       method,
-      headers: { authorization: `Bearer ${ws.key}`, 'cf-connecting-ip': ws.ip, ...(body === undefined ? {} : { 'content-type': contentType }) },
+      headers: {
+        authorization: `Bearer ${ws.key}`,
+        'cf-connecting-ip': ws.ip,
+        ...(body === undefined ? {} : { 'content-type': contentType }),
+        ...headers,
+      },
       body,
     }),
     target,

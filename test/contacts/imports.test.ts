@@ -2,6 +2,9 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import type { Bindings } from '../../src/env';
 import { makeWorkspace, uuidRe } from '../support/harness';
+import { dbFor } from '../../src/platform/d1/db';
+import { wiring } from '../../src/wiring';
+import { shardOf } from '../support/db';
 import { deliver } from '../support/send-queue';
 import { callWith, drain, heldEnv, upload } from './bulk-helpers';
 import { blacklist, outbox, rows } from './helpers';
@@ -175,5 +178,38 @@ describe('CSV contact imports', () => {
     const hidden = await callWith(held.env, other, 'GET', `/v1/contact-imports/${a.body.id}`);
     expect(hidden.status).toBe(404);
     expect(hidden.body.message).toBe(`Contact import ${a.body.id} not found`);
+  });
+
+  it('re-drives an import whose message was lost, from its cursor', async () => {
+    const ws = await makeWorkspace({}, { pipeline: false });
+    const held = heldEnv();
+    const lines = ['email', ...Array.from({ length: 250 }, (_, i) => `lost${i}@example.com`)];
+    const res = await upload(held.env, ws, lines.join('\n'));
+    held.sent.splice(0);
+    const shard = await shardOf(ws.id);
+    const redrive = () => wiring.sweeps.get('contact-jobs')!(held.env, dbFor(shard));
+    expect((await redrive()).contact_imports_redriven).toBe(0);
+    await shard
+      .prepare('UPDATE contact_imports SET updated_at = ? WHERE id = ?')
+      .bind(new Date(Date.now() - 11 * 60_000).toISOString(), res.body.id)
+      .run();
+    expect((await redrive()).contact_imports_redriven).toBe(1);
+    expect((await redrive()).contact_imports_redriven).toBe(0);
+    await drain(held.env, held.sent);
+    const done = (await callWith(held.env, ws, 'GET', `/v1/contact-imports/${res.body.id}`)).body;
+    expect(done).toMatchObject({ status: 'completed', created: 250 });
+  });
+
+  it('replays an upload sent again with the same Idempotency-Key, and refuses another file under it', async () => {
+    const ws = await makeWorkspace({}, { pipeline: false });
+    const held = heldEnv();
+    const keyed = (csv: string) => callWith(held.env, ws, 'POST', '/v1/contact-imports', csv, 'text/csv', { 'Idempotency-Key': 'import-1' });
+    const first = await keyed('email\nkeyed@example.com\n');
+    const again = await keyed('email\nkeyed@example.com\n');
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body.id).toBe(first.body.id);
+    expect((await keyed('email\nother@example.com\n')).status).toBe(422);
+    expect(held.sent).toHaveLength(1);
   });
 });

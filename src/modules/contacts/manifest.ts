@@ -1,4 +1,5 @@
 import type { ModuleManifest } from '../../platform/manifest';
+import { redriveContactJobs } from './bulk/redrive';
 import { bulkRoutes } from './bulk/routes';
 import { consentRoutes } from './consent/routes';
 import { ContactErrors } from './errors';
@@ -19,5 +20,5 @@ export const manifest: ModuleManifest = {
     { kind: IMPORT_KIND, run: processImport, inTurn: true },
     { kind: EXPORT_KIND, run: processExport, inTurn: true },
   ],
-  sweeps: { 'contact-exports': expireContactExports },
+  sweeps: { 'contact-exports': expireContactExports, 'contact-jobs': redriveContactJobs },
 };
