@@ -212,4 +212,15 @@ describe('CSV contact imports', () => {
     expect((await keyed('email\nother@example.com\n')).status).toBe(422);
     expect(held.sent).toHaveLength(1);
   });
+
+  it('ends failed when the file can no longer be read, and keeps what it applied', async () => {
+    const ws = await makeWorkspace({}, { pipeline: false });
+    const held = heldEnv();
+    const res = await upload(held.env, ws, ['email', ...Array.from({ length: 30 }, (_, i) => `gone${i}@example.com`)].join('\n'));
+    for (const key of await storedFiles(ws.id)) await files.delete(key);
+    await drain(held.env, held.sent);
+    const done = (await callWith(held.env, ws, 'GET', `/v1/contact-imports/${res.body.id}`)).body;
+    expect(done).toMatchObject({ status: 'failed', processed_rows: 0, created: 0, completed_at: expect.any(String) });
+    expect(await rows('SELECT id FROM contacts WHERE workspace_id = ?', ws.id)).toEqual([]);
+  });
 });

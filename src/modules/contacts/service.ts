@@ -56,7 +56,7 @@ function sharedReads(ctx: ServiceContext, reads: ReadPlan, input: NormalizedWrit
   return { read, names: { tags: tagNames, groups: groupNames } };
 }
 
-export function labelDiff(names: Map<string, string>, found: { id: string; name_key: string }[]): LabelDiff {
+function labelDiff(names: Map<string, string>, found: { id: string; name_key: string }[]): LabelDiff {
   const byKey = new Map(found.map((f) => [f.name_key, f.id]));
   return {
     names,

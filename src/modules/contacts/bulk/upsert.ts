@@ -11,10 +11,10 @@ import { ContactErrors } from '../errors';
 import { ContactWrite } from '../fields';
 import { findLabels, type LabelKind, uniqueNames } from '../labels/links';
 import { mergeRequestUpsert } from '../merge';
-import type { NormalizedWrite } from '../plan';
+import type { LabelDiff, NormalizedWrite } from '../plan';
 import { selectIdentifierHolders, type ContactRow } from '../read';
 import { contacts } from '../schema';
-import { createStatements, type Diffs, identityTaken, labelDiff, normalizeWrite, updateStatements } from '../service';
+import { createStatements, type Diffs, identityTaken, normalizeWrite, updateStatements } from '../service';
 
 /** One item's answer: what `POST /v1/contacts` would have answered for it alone. */
 export type BulkItemResult =
@@ -184,11 +184,13 @@ class BatchState {
   }
 
   diffs(input: NormalizedWrite): Diffs {
-    const found = (kind: LabelKind) => [...this.labels[kind]].map(([name_key, id]) => ({ id, name_key }));
-    return {
-      tags: labelDiff(uniqueNames(input.tags ?? []), found('tags')),
-      groups: labelDiff(uniqueNames(input.groups ?? []), found('groups')),
+    const diff = (kind: LabelKind): LabelDiff => {
+      const names = uniqueNames(input[kind] ?? []);
+      const known = this.labels[kind];
+      const keys = [...names.keys()];
+      return { names, missingKeys: keys.filter((k) => !known.has(k)), resolvedIds: keys.flatMap((k) => (known.has(k) ? [known.get(k)!] : [])) };
     };
+    return { tags: diff('tags'), groups: diff('groups') };
   }
 
   /**
