@@ -5,7 +5,8 @@ import { failedOn, guardOf } from '../../../platform/d1/constraints';
 import { guarded, nowIso } from '../../../platform/d1/db';
 import { rawAll } from '../../../platform/d1/raw-query';
 import { workspaceContext } from '../../workspaces';
-import { contactsMatching } from '../consent/eligibility';
+import { compileContactFilter } from '../consent/eligibility';
+import { filterWith } from '../../../platform/filter';
 import { contactCustomValues, contacts } from '../schema';
 import { type ExportedContact, exportColumns, exportRows } from './csv';
 import { contactExports } from './schema';
@@ -31,16 +32,22 @@ const labelNames = (links: string, table: string, column: string) =>
   sql.raw(`(SELECT json_group_array(name) FROM (SELECT t.name FROM ${links} l JOIN ${table} t ON t.id = l.${column}
     WHERE l.contact_id = c.id ORDER BY l.created_at, t.name))`);
 
-/** One page of the export: the contacts the filter selects after the cursor, in (creation time, id) order. */
+/**
+ * One page of the export: the contacts the filter selects after the cursor, in (creation time, id)
+ * order. The filter is a condition on the walk itself, so a page seeks to its cursor on the
+ * workspace's creation index and stops after `PAGE_ROWS` matches, however deep into the export.
+ */
 function exportPage(ctx: ServiceContext, row: ExportRow) {
   const after = row.cursor;
+  const { where, values } = row.filter ? compileContactFilter({ wsId: ctx.ws.id }, row.filter) : { where: null, values: [] };
   return rawAll<ExportedContact>(
     ctx.db,
-    sql`SELECT c.*, ${labelNames('contact_tag_links', 'tags', 'tag_id')} AS tag_names,
+    sql`${filterWith(values)}
+      SELECT c.*, ${labelNames('contact_tag_links', 'tags', 'tag_id')} AS tag_names,
         ${labelNames('contact_group_links', 'contact_groups', 'group_id')} AS group_names
-      FROM ${contacts} c
-      WHERE c.workspace_id = ${ctx.ws.id} AND ${row.filter ? contactsMatching(ctx.ws.id, row.filter) : sql`1`}
-        ${after ? sql`AND (c.created_at > ${after.created_at} OR (c.created_at = ${after.created_at} AND c.id > ${after.id}))` : sql``}
+      FROM ${contacts} c CROSS JOIN fp
+      WHERE c.workspace_id = ${ctx.ws.id} ${where ? sql`AND ${where}` : sql``}
+        ${after ? sql`AND (c.created_at, c.id) > (${after.created_at}, ${after.id})` : sql``}
       ORDER BY c.created_at, c.id LIMIT ${PAGE_ROWS}`,
   );
 }
