@@ -17,16 +17,9 @@ const BOM = [0xef, 0xbb, 0xbf];
 const RECORD_DELIMITERS = ['\r\n', '\n', '\r'];
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
-type Parsed = { record: string[]; info: { bytes: number; lines: number } };
+const parseOptions = (delimiter: Delimiter) => ({ delimiter, record_delimiter: RECORD_DELIMITERS, skip_empty_lines: true });
 
-const parseRecords = (bytes: Uint8Array, delimiter: Delimiter, to: number): Parsed[] =>
-  parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), {
-    delimiter,
-    record_delimiter: RECORD_DELIMITERS,
-    skip_empty_lines: true,
-    info: true,
-    to,
-  }) as unknown as Parsed[];
+const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
 /** `,` or `;`: whichever the header row holds more of outside quotes (`,` for a single column). */
 function detectDelimiter(text: string): Delimiter {
@@ -42,36 +35,56 @@ function detectDelimiter(text: string): Delimiter {
   return semicolons > commas ? ';' : ',';
 }
 
-/**
- * The whole file checked before anything is stored: UTF-8 (a BOM is skipped), RFC 4180 quoting,
- * every row as wide as the header, a header of known and distinct columns, 1 to 100,000 data rows
- * (empty lines are skipped and not counted).
- * Parsing stops past the row limit, so a file of tiny rows costs no more than one of the limit.
- */
-export function checkImportFile(bytes: Uint8Array): CheckedFile {
+/** Whether the bytes are UTF-8, and what the text tells before parsing: empty or not, and the delimiter. */
+function readText(bytes: Uint8Array): { empty: boolean; delimiter: Delimiter } {
   let text: string;
   try {
     text = utf8.decode(bytes);
   } catch {
     throw ContactErrors.importNotUtf8();
   }
+  return { empty: text.trim() === '', delimiter: detectDelimiter(text) };
+}
+
+const PAST_LIMIT = Symbol('past the row limit');
+
+/**
+ * The whole file checked before anything is stored: UTF-8 (a BOM is skipped), RFC 4180 quoting,
+ * every row as wide as the header, a header of known and distinct columns, 1 to 100,000 data rows
+ * (empty lines are skipped and not counted). No row is kept: each is counted and dropped as it is
+ * parsed, noting where every chunk of `CHUNK_ROWS` starts, and parsing stops past the row limit.
+ */
+export function checkImportFile(bytes: Uint8Array): CheckedFile {
+  const { empty, delimiter } = readText(bytes);
+  if (empty) throw ContactErrors.importEmpty();
   // The decoder drops a BOM from the text; the bytes keep it, and offsets count from the file's start.
   const start = BOM.every((b, i) => bytes[i] === b) ? BOM.length : 0;
-  if (text.trim() === '') throw ContactErrors.importEmpty();
-  const delimiter = detectDelimiter(text);
-  let records: Parsed[];
-  try {
-    records = parseRecords(bytes.subarray(start), delimiter, IMPORT_MAX_ROWS + 2);
-  } catch (err) {
-    throw ContactErrors.importMalformed({ problem: (err as Error).message });
-  }
-  const columns = records[0].record.map((c) => c.trim());
-  checkHeader(columns);
-  const totalRows = records.length - 1;
-  if (totalRows === 0) throw ContactErrors.importEmpty();
-  if (totalRows > IMPORT_MAX_ROWS) throw ContactErrors.importTooManyRows();
+  let columns: string[] | null = null;
+  let totalRows = 0;
+  let end = 0;
+  let pastLimit = false;
   const chunkOffsets: number[] = [];
-  for (let row = 0; row < totalRows; row += CHUNK_ROWS) chunkOffsets.push(start + records[row].info.bytes);
+  try {
+    parse(asBuffer(bytes.subarray(start)), {
+      ...parseOptions(delimiter),
+      on_record: (record: string[], context: { bytes: number }) => {
+        if (!columns) columns = record.map((c) => c.trim());
+        else {
+          if (totalRows % CHUNK_ROWS === 0) chunkOffsets.push(start + end);
+          if (++totalRows > IMPORT_MAX_ROWS) throw PAST_LIMIT;
+        }
+        end = context.bytes;
+        return null;
+      },
+    });
+  } catch (err) {
+    if (err !== PAST_LIMIT) throw ContactErrors.importMalformed({ problem: (err as Error).message });
+    pastLimit = true;
+  }
+  if (!columns) throw ContactErrors.importEmpty();
+  checkHeader(columns);
+  if (pastLimit) throw ContactErrors.importTooManyRows();
+  if (totalRows === 0) throw ContactErrors.importEmpty();
   chunkOffsets.push(bytes.byteLength);
   return { delimiter, columns, totalRows, chunkOffsets };
 }
@@ -86,5 +99,5 @@ function checkHeader(columns: string[]) {
 
 /** The data rows of a slice of the file that starts and ends on row boundaries (chunk offsets). */
 export function parseRows(bytes: Uint8Array, delimiter: Delimiter): string[][] {
-  return parseRecords(bytes, delimiter, -1).map((r) => r.record);
+  return parse(asBuffer(bytes), parseOptions(delimiter)) as string[][];
 }
