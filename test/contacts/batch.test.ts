@@ -16,6 +16,12 @@ describe('POST /v1/contacts/batch', () => {
     }
     const extra = await ws.api('POST', '/v1/contacts/batch', { contacts: [{ email: 'a@example.com' }], other: 1 });
     expect(extra.status).toBe(400);
+    expect(extra.body.message).toEqual(['property other should not exist']);
+    const empty = await ws.api('POST', '/v1/contacts/batch', undefined, { rawBody: '' });
+    expect(empty.body.message).toEqual(['Request body is required']);
+    // Another segment is no route at all, as before the batch route existed.
+    const other = await ws.api('POST', '/v1/contacts/batches', { contacts: [{ email: 'a@example.com' }] });
+    expect([other.status, other.body]).toEqual([404, { statusCode: 404, message: 'Cannot POST /v1/contacts/batches', error: 'Not Found' }]);
     expect(await rows('SELECT id FROM contacts WHERE workspace_id = ?', ws.id)).toEqual([]);
   });
 
