@@ -11,15 +11,17 @@ import { performance } from 'node:perf_hooks';
  */
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
 
-function send(base, method, path, headers, body) {
+/** `rawBody`: a body sent as is (a CSV file), its content type among `headers`; otherwise `body` goes as JSON. */
+function send(base, method, path, headers, body, rawBody) {
   return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    const payload = rawBody !== undefined ? Buffer.from(rawBody) : body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    const type = rawBody !== undefined ? {} : { 'content-type': 'application/json' };
     const req = httpRequest(
       `${base}${path}`,
       {
         method,
         agent,
-        headers: payload === undefined ? headers : { ...headers, 'content-type': 'application/json', 'content-length': payload.length },
+        headers: payload === undefined ? headers : { ...headers, ...type, 'content-length': payload.length },
       },
       (res) => {
         res.on('data', () => {});
@@ -39,7 +41,7 @@ export function percentile(sorted, p) {
 }
 
 /**
- * `makeRequest(i)` returns `{method, path, body?, before?, headers?}` (its headers over the
+ * `makeRequest(i)` returns `{method, path, body?, rawBody?, before?, headers?}` (its headers over the
  * driver's); answers outside 2xx are counted as errors. `before`, when given, runs first and is not timed (a write the measured request follows).
  */
 export async function load({ base, headers, makeRequest, connections = 8, seconds = 5, maxRequests = Infinity, latencies = [] }) {
@@ -50,11 +52,11 @@ export async function load({ base, headers, makeRequest, connections = 8, second
   const started = performance.now();
   async function client() {
     while (performance.now() < deadline && sent < maxRequests) {
-      const { method, path, body, before, headers: own } = makeRequest(sent++);
+      const { method, path, body, rawBody, before, headers: own } = makeRequest(sent++);
       if (before) await before();
       const t0 = performance.now();
       try {
-        const status = await send(base, method, path, own ? { ...headers, ...own } : headers, body);
+        const status = await send(base, method, path, own ? { ...headers, ...own } : headers, body, rawBody);
         if (status >= 300) errors++;
       } catch {
         errors++;

@@ -78,7 +78,7 @@ async function roundTrips(headers, request) {
   const res = await fetch(`${base}${request.path}`, {
     method: request.method,
     headers: { ...headers, ...request.headers, ...(request.body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: request.body === undefined ? undefined : JSON.stringify(request.body),
+    body: request.rawBody ?? (request.body === undefined ? undefined : JSON.stringify(request.body)),
   });
   await res.arrayBuffer();
   if (res.status >= 300) throw new Error(`${request.method} ${request.path} answered ${res.status}`);

@@ -143,6 +143,8 @@ export async function seed({ base, adminToken, log }) {
     content: { markdown: '# Hello\n\nBench words.' },
   });
   const hooks = await seedWebhookLog(api);
+  const withEmail = Array.from({ length: 50 }, (_, i) => contactAt(i, CONTACTS, tagIds).email).find(Boolean);
+  const { importId, exportId } = await seedContactFiles(base, key, api, withEmail);
   log(`seeded workspace ${ws.id}`);
   // A small workspace moved to the other shard, so the operator's move read has a move to read.
   const mover = await admin('POST', '/admin/v1/workspaces', { name: 'Bench mover', shard: ws.shard });
@@ -170,6 +172,8 @@ export async function seed({ base, adminToken, log }) {
     issueIds,
     publishedIssueId: publishedIds[0],
     emailCampaignId: emailCampaign.id,
+    importId,
+    exportId,
     tagIds,
     defaultLimitKeys,
     summary: `Seed: ${CONTACTS.toLocaleString('en-US')} contacts (identifier history, consent seeds, timeline rows, tags, search index) written in ${seedSeconds.toFixed(1)} s through a bench-only bulk route; ${DEALS} deals and ${PAYMENTS} payments through the API; ${ORDERS} pending and ${ORDERS} paid orders through the API.`,
@@ -180,6 +184,7 @@ export async function seed({ base, adminToken, log }) {
     ['contact filter latency', measureFilterLatency],
     ['webhook delivery throughput', measureWebhookThroughput],
     ['lead scoring throughput', measureScoringThroughput],
+    ['contact import throughput', measureImportThroughput],
     ['payment-request expiry sweep', measureExpirySweep],
     ['slot race', measureSlotRace],
     ['whatsapp inbound webhook', measureWhatsAppInbound],
@@ -590,6 +595,62 @@ export function scenarios(ctx) {
         path: '/v1/contacts',
         body: { name: `Tagged Person ${i}`, email: `tagged.${nonce}.${i}@example.org`, tags: FIFTY_TAGS },
       }),
+    },
+    {
+      // One read batch for every item (holders, labels, blacklist), then one write batch: half the items new, half existing.
+      name: 'POST /v1/contacts/batch (100 items)',
+      floor: INSERT_FLOOR,
+      expected: 2,
+      request: (i) => ({
+        method: 'POST',
+        path: '/v1/contacts/batch',
+        body: {
+          contacts: Array.from({ length: 100 }, (_, k) =>
+            k % 2
+              ? { email: `batch.${nonce}.${i}.${k}@example.org`, tags: ['vip', `batch ${k % 5}`] }
+              : { ...identityOf(contactIndex(i * 50 + k)), city: `Batch ${i}` },
+          ),
+        },
+      }),
+    },
+    {
+      // The file is checked and stored in R2 before the one insert; the queue does the rest.
+      name: 'POST /v1/contact-imports (3 rows)',
+      floor: INSERT_FLOOR,
+      expected: 1,
+      request: (i) => ({
+        method: 'POST',
+        path: '/v1/contact-imports',
+        headers: { 'content-type': 'text/csv' },
+        rawBody: `email,name,tags\nload.${nonce}.${i}.a@example.org,A ${i},vip\nload.${nonce}.${i}.b@example.org,B ${i},\nload.${nonce}.${i}.c@example.org,,vip|new\n`,
+      }),
+    },
+    { name: 'GET /v1/contact-imports', floor: SELECT_FLOOR, expected: 1, request: () => ({ method: 'GET', path: '/v1/contact-imports' }) },
+    {
+      name: 'GET /v1/contact-imports/{id}',
+      floor: SELECT_FLOOR,
+      expected: 1,
+      request: () => ({ method: 'GET', path: `/v1/contact-imports/${ctx.importId}` }),
+    },
+    {
+      name: 'POST /v1/contact-exports',
+      floor: INSERT_FLOOR,
+      expected: 1,
+      request: (i) => ({ method: 'POST', path: '/v1/contact-exports', body: { filter: { email: `nobody.${nonce}.${i}@example.org` } } }),
+    },
+    { name: 'GET /v1/contact-exports', floor: SELECT_FLOOR, expected: 1, request: () => ({ method: 'GET', path: '/v1/contact-exports' }) },
+    {
+      name: 'GET /v1/contact-exports/{id}',
+      floor: SELECT_FLOOR,
+      expected: 1,
+      request: () => ({ method: 'GET', path: `/v1/contact-exports/${ctx.exportId}` }),
+    },
+    {
+      // The export row, then its one part streamed from R2.
+      name: 'GET /v1/contact-exports/{id}/download (1 contact)',
+      floor: SELECT_FLOOR,
+      expected: 1,
+      request: () => ({ method: 'GET', path: `/v1/contact-exports/${ctx.exportId}/download` }),
     },
     {
       // The read batch (pipelines, stages, the contact), then the write batch.
@@ -1109,7 +1170,58 @@ async function measureScoringThroughput(ctx, log) {
   ];
 }
 
-/** One `expire-payment-requests` run over 1,000 due links (minted through the API, then made due by a bench-only route). */
+/** One small CSV import, and a one-contact export waited on until downloadable: what the file routes' scenarios read. */
+async function seedContactFiles(base, key, api, email) {
+  const uploaded = await fetch(`${base}/v1/contact-imports`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'text/csv' },
+    body: 'email,name\nseed.import@example.org,Seed Import\n',
+  });
+  if (uploaded.status !== 201) throw new Error(`POST /v1/contact-imports -> ${uploaded.status} ${await uploaded.text()}`);
+  const exported = await api('POST', '/v1/contact-exports', { filter: { email } });
+  for (let i = 0; i < 240; i++) {
+    if ((await api('GET', `/v1/contact-exports/${exported.id}`)).status === 'completed') break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return { importId: (await uploaded.json()).id, exportId: exported.id };
+}
+
+/** A CSV of `rows` contacts for the throughput run: each new (a nonce in the address), with a name, a city, a tag and a custom field. */
+function importCsv(rows, nonce) {
+  const lines = ['email,name,city,tags,custom_fields.tier'];
+  for (let i = 0; i < rows; i++) lines.push(`imp.${nonce}.${i}@example.org,Imported ${i},City ${i % 50},imported|batch ${i % 10},${i % 3}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** One CSV import of `BENCH_IMPORT_ROWS` (default 100,000) new contacts through the real local Queue, timed from upload to `completed`. */
+async function measureImportThroughput(ctx, log, rows = Number(process.env.BENCH_IMPORT_ROWS ?? 100_000)) {
+  const csv = importCsv(rows, Date.now().toString(36));
+  const started = performance.now();
+  const res = await fetch(`${ctx.base}/v1/contact-imports`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ctx.key}`, 'content-type': 'text/csv' },
+    body: csv,
+  });
+  const uploaded = await res.json();
+  if (res.status !== 201) throw new Error(`POST /v1/contact-imports -> ${res.status} ${JSON.stringify(uploaded)}`);
+  const uploadSeconds = (performance.now() - started) / 1000;
+  let state = uploaded;
+  while (state.status === 'queued' || state.status === 'processing') {
+    if (performance.now() - started > 30 * 60_000) break;
+    await new Promise((r) => setTimeout(r, 500));
+    state = await call(ctx.base, ctx.key, 'GET', `/v1/contact-imports/${uploaded.id}`);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const rate = state.processed_rows / seconds;
+  log(`contact import: ${state.processed_rows}/${rows} rows ${state.status} in ${seconds.toFixed(1)} s (${rate.toFixed(0)} rows/s)`);
+  return [
+    '## Contact import throughput',
+    '',
+    `One CSV file of ${rows.toLocaleString('en-US')} new contacts (${(csv.length / 1e6).toFixed(1)} MB; email, name, city, two tags, a custom field) uploaded to \`POST /v1/contact-imports\` (checked whole and stored in R2 in ${uploadSeconds.toFixed(1)} s), then applied through the real local Queue, one message in flight: ${state.processed_rows.toLocaleString('en-US')} rows \`${state.status}\` (${state.created} created, ${state.failed} failed) in ${seconds.toFixed(1)} s, **${rate.toFixed(0)} rows/s** (goal: 1,000). Each message applies up to 10 chunks of 100 rows, each chunk two D1 round trips (one read batch, one write batch carrying the import's progress).`,
+    '',
+  ];
+}
+
 /** Each kind of call alone, sequential and unloaded: what a Durable Object call costs next to a D1 round trip. */
 async function measureCallCosts(ctx, log, rounds = 5) {
   const runs = [];

@@ -18,6 +18,8 @@ export interface Bindings {
   SWEEP_QUEUE: Queue<unknown>;
   /** Email idempotency-key claims: one instance per (workspace, key). */
   EMAIL_CLAIMS: DurableObjectNamespace<IdempotencyClaims>;
+  /** Files: uploaded contact imports until processed, contact exports for 7 days. */
+  FILES: R2Bucket;
   ADMIN_TOKEN?: string;
   ALLOW_UNSAFE_WEBHOOK_HOSTS?: string;
   EMAIL_PROVIDER?: string;

@@ -28,6 +28,7 @@ import { wireEventOutbox } from './platform/events';
 import { wireFeatureGates } from './platform/features';
 import { wireSignals } from './platform/signals';
 import { composeManifests } from './platform/manifest';
+import { wireFileUploads } from './platform/uploads';
 import { queueConsumer } from './queue';
 import { shardSweepsTask } from './sweeps/runner';
 
@@ -69,12 +70,13 @@ export const wiring = composeManifests(
     // The reference lists the public routes after the API's own operations, in this order.
     docs: [events, paymentRequests, bookings, emails, newsletters, whatsapp],
     // The operator API lists the sweeps in this order (`POST /admin/v1/sweeps/{name}` answers an unknown name with the list).
-    sweeps: [bookings, webhooks, payments, paymentRequests, whatsapp, newsletters, idempotencyKeys, suppressions, scoring],
+    sweeps: [bookings, webhooks, payments, paymentRequests, whatsapp, newsletters, idempotencyKeys, suppressions, scoring, contacts],
   },
 );
 
 // Platform code and the email module cannot import the modules that provide these: they are handed in here, once.
 wireFeatureGates(wiring.featureGates);
+wireFileUploads(wiring.fileUploads);
 wireEventOutbox(wiring);
 wireSignals(wiring.signals);
 for (const [source, counter] of wiring.emailFactCounters) registerFactCounter(source, counter);

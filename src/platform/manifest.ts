@@ -9,6 +9,7 @@ import type { EventPublisher, SubscriptionCheck } from './events';
 import type { FeatureGate } from './features';
 import type { PersonalData, TagsLinked } from './personal-data';
 import type { SignalHooks } from './signals';
+import type { FileUpload } from './uploads';
 
 /** What one pass of a sweep did on one shard: counts by name, added up over the shards. */
 export type SweepResult = Record<string, number>;
@@ -55,6 +56,8 @@ export type ModuleManifest = {
   queueTasks?: QueueTask[];
   /** The `/v1` prefixes of its routes that a plan's feature unlocks. */
   featureGates?: FeatureGate[];
+  /** Its `/v1` routes whose body is a file rather than JSON. */
+  fileUploads?: FileUpload[];
   /** How committed events leave (the webhook fan-out); one module provides it. */
   eventPublisher?: EventPublisher;
   /** Whether an event has a subscriber, evaluated inside the emitting batch; one module provides it. */
@@ -87,6 +90,7 @@ export type Wiring = {
   sweeps: ReadonlyMap<string, Sweep>;
   queueTasks: QueueTask[];
   featureGates: FeatureGate[];
+  fileUploads: FileUpload[];
   eventPublisher: EventPublisher | null;
   subscriptionCheck: SubscriptionCheck | null;
   signals: SignalHooks | null;
@@ -137,6 +141,7 @@ export function composeManifests(manifests: readonly ModuleManifest[], order: Ma
     sweeps: new Map(sweeps),
     queueTasks: manifests.flatMap((m) => m.queueTasks ?? []),
     featureGates: manifests.flatMap((m) => m.featureGates ?? []),
+    fileUploads: manifests.flatMap((m) => m.fileUploads ?? []),
     eventPublisher: single(manifests, 'eventPublisher'),
     subscriptionCheck: single(manifests, 'subscriptionCheck'),
     signals: single(manifests, 'signals'),

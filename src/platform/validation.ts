@@ -2,6 +2,7 @@ import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../env';
 import { EnvelopeRequestErrors, SharedErrors } from './shared-errors';
+import { fileUploadFor, takeFileBody } from './uploads';
 
 type Issue = { code: string; path: PropertyKey[]; message: string; keys?: string[] };
 
@@ -116,6 +117,11 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 export const parseJsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   const method = c.req.method;
   if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS' || method === 'DELETE') return next();
+  const upload = fileUploadFor(method, c.req.path);
+  if (upload) {
+    await takeFileBody(c, upload);
+    return next();
+  }
   const declared = Number(c.req.header('content-length') ?? '0');
   if (declared > BODY_LIMIT) throw SharedErrors.bodyTooLarge();
   // Read bytes, not text: the runtime warns when text() meets a non-text content type.

@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { FEATURES } from '../../src/platform/workspace';
 import { call, freshIp, makeWorkspace, shardFor, type TestWorkspace } from '../support/harness';
-import { concretePath, ROUTES, type RouteCase } from '../support/routes';
+import { concretePath, ROUTES, takesBody, type RouteCase } from '../support/routes';
 
 const SOME_ID = '00000000-0000-7000-8000-000000000000';
 const concrete = (route: RouteCase, id = SOME_ID) => concretePath(route, id);
 /** Request-shape 400s come in the framework shape, or the domain envelope on routes that answer every error in it. */
 const errorText = (body: any) => JSON.stringify(body?.statusCode === 400 ? body.message : body?.error?.message);
-const takesBody = (r: RouteCase) => r.method === 'POST' || r.method === 'PATCH' || r.method === 'PUT';
 const label = (r: RouteCase) => `${r.method} ${r.path}`;
 
 /** The checks every /v1 route shares, walked over the one route table (workspaces on each shard in turn). */

@@ -150,7 +150,14 @@ describe('parallel writes', () => {
       const bodies = await Promise.all(
         Array.from({ length: PARALLEL }, (_, i) => (takesBody(route) ? (route.parallelBody?.(i, ws) ?? route.body ?? {}) : undefined)),
       );
-      const answers = await Promise.all(bodies.map((body) => ws.api(route.method, path, body)));
+      const { file } = route;
+      const answers = await Promise.all(
+        bodies.map((body, i) =>
+          file
+            ? ws.api(route.method, path, undefined, { rawBody: file.body(i), headers: { 'content-type': file.contentType } })
+            : ws.api(route.method, path, body),
+        ),
+      );
 
       for (const res of answers) expect(res.status < 300 || (res.status >= 400 && res.status < 500), shown(res)).toBe(true);
       expect(

@@ -1,4 +1,4 @@
-import { adminOk, type TestWorkspace } from './harness';
+import { adminOk, eventually, type TestWorkspace } from './harness';
 import { ensureSender } from './routes';
 
 /**
@@ -56,6 +56,28 @@ export const RESOURCES: Record<string, Factory> = {
       const email = `${crypto.randomUUID()}@example.com`;
       const c = await ok(ws, 'POST', '/v1/contacts', { name, email, city: distinct('city') });
       return { id: c.id, marks: [name, email, c.city], read: () => ok(ws, 'GET', `/v1/contacts/${c.id}`) };
+    },
+  },
+  'contact-imports/{id}': {
+    list: '/v1/contact-imports',
+    create: async (ws) => {
+      const email = `${crypto.randomUUID()}@example.com`;
+      const res = await ws.api('POST', '/v1/contact-imports', undefined, { rawBody: `email\n${email}\n`, headers: { 'content-type': 'text/csv' } });
+      if (res.status !== 201) throw new Error(`POST /v1/contact-imports -> ${res.status} ${JSON.stringify(res.body)}`);
+      return { id: res.body.id, marks: [], read: () => ok(ws, 'GET', `/v1/contact-imports/${res.body.id}`) };
+    },
+  },
+  'contact-exports/{id}': {
+    list: '/v1/contact-exports',
+    create: async (ws) => {
+      const city = distinct('city');
+      const created = await ok(ws, 'POST', '/v1/contact-exports', { filter: { city } });
+      // The queue writes the file in the background: the record is complete (and downloadable) once it has.
+      await eventually(
+        () => ok(ws, 'GET', `/v1/contact-exports/${created.id}`),
+        (e) => e.status === 'completed',
+      );
+      return { id: created.id, marks: [city], read: () => ok(ws, 'GET', `/v1/contact-exports/${created.id}`) };
     },
   },
   'notes/{id}': {

@@ -39,6 +39,11 @@ export type RouteCase = {
    * different values (stages, statuses, label names).
    */
   parallelBody?: (i: number, ws: TestWorkspace) => Record<string, unknown> | Promise<Record<string, unknown>>;
+  /**
+   * A route whose body is a file, not JSON (a CSV import): its media type and call `i`'s file. The JSON
+   * body probes (unknown property, fuzzed bodies, misread values) skip it; its own tests cover its 400s.
+   */
+  file?: { contentType: string; body: (i: number) => string };
 };
 
 /** A verified default sender profile, created once per workspace (sends need one). */
@@ -99,6 +104,28 @@ export const ROUTES: RouteCase[] = [
     body: { email: 'route@example.com' },
     parallelBody: (i) => ({ email: 'race@example.com', city: `City ${i}`, tags: [`tag ${i}`, 'shared'], custom_fields: { [`k${i}`]: i } }),
   },
+  {
+    method: 'POST',
+    path: '/v1/contacts/batch',
+    body: { contacts: [{ email: 'route@example.com' }] },
+    parallelBody: (i) => ({
+      contacts: [
+        { email: 'race@example.com', city: `City ${i}`, tags: [`tag ${i}`, 'shared'] },
+        { email: `race${i % 2}@example.com`, custom_fields: { [`k${i}`]: i } },
+      ],
+    }),
+  },
+  {
+    method: 'POST',
+    path: '/v1/contact-imports',
+    file: { contentType: 'text/csv', body: (i) => `email,city,tags\nrace@example.com,City ${i},shared|tag ${i}\nimport${i}@example.com,,\n` },
+  },
+  { method: 'GET', path: '/v1/contact-imports' },
+  { method: 'GET', path: '/v1/contact-imports/{id}', notFound: {} },
+  { method: 'POST', path: '/v1/contact-exports', body: { filter: { lifecycle_stage: 'lead' } } },
+  { method: 'GET', path: '/v1/contact-exports' },
+  { method: 'GET', path: '/v1/contact-exports/{id}' },
+  { method: 'GET', path: '/v1/contact-exports/{id}/download' },
   { method: 'GET', path: '/v1/contacts/{id}' },
   {
     method: 'PATCH',
@@ -503,6 +530,7 @@ export const placeholders = (path: string): string[] => [...path.matchAll(/\{([^
 export const resourceKeys = (path: string): Record<string, string> =>
   Object.fromEntries([...path.matchAll(/([^/]+)\/\{([^}]+)\}/g)].map((m) => [m[2], `${m[1]}/{${m[2]}}`]));
 
-export const takesBody = (r: RouteCase) => r.method === 'POST' || r.method === 'PATCH' || r.method === 'PUT';
+/** Whether the route takes a JSON body. */
+export const takesBody = (r: RouteCase) => !r.file && (r.method === 'POST' || r.method === 'PATCH' || r.method === 'PUT');
 
 export const mutates = (r: RouteCase) => r.method !== 'GET';

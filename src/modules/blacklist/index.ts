@@ -1,1 +1,1 @@
-export { addToBlacklist, blacklistLookup, blacklistRows, contactPhoneBlacklisted, phoneBlacklisted } from './service';
+export { addToBlacklist, blacklistLookup, blacklistLookupMany, blacklistRows, contactPhoneBlacklisted, phoneBlacklisted } from './service';

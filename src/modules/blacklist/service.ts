@@ -30,6 +30,22 @@ const lookup = prepared((db) =>
 );
 export const blacklistLookup = (db: Db, workspaceId: string, e164: string) => lookup.in(db, { ws: workspaceId, phone: e164 });
 
+const lookupMany = prepared((db) =>
+  db
+    .select({ phone: phoneBlacklist.phone })
+    .from(phoneBlacklist)
+    .where(
+      and(
+        eq(phoneBlacklist.workspaceId, sql.placeholder('ws')),
+        sql`${phoneBlacklist.phone} IN (SELECT value FROM json_each(${sql.placeholder('phones')}))`,
+      ),
+    ),
+);
+
+/** The blacklist check of many phones (E.164) in one query for a caller's batch: the rows (`phone`) of those listed. */
+export const blacklistLookupMany = (db: Db, workspaceId: string, e164s: string[]) =>
+  lookupMany.in(db, { ws: workspaceId, phones: JSON.stringify(e164s) });
+
 /** The blacklist check of contact `c`'s phone, as SQL for a caller's statement. */
 export const contactPhoneBlacklisted = sql`EXISTS (SELECT 1 FROM ${phoneBlacklist} b WHERE b.workspace_id = c.workspace_id AND b.phone = c.phone)`;
 

@@ -27,9 +27,15 @@ type OpenInput = {
  * conflicting write's fields are the ones held.
  */
 export async function openMergeRequest(ctx: ServiceContext, input: OpenInput): Promise<string> {
+  const [row] = await mergeRequestUpsert(ctx, input);
+  return row.id;
+}
+
+/** `openMergeRequest` as a statement for the caller's batch; its result is `[{id}]`, the request's id. */
+export function mergeRequestUpsert(ctx: ServiceContext, input: OpenInput) {
   const now = nowIso();
   const pairKey = [input.targetId, input.otherId].sort().join(':');
-  const [row] = await ctx.db
+  return ctx.db
     .insert(mergeRequests)
     .values({
       id: uuidv7(),
@@ -50,7 +56,6 @@ export async function openMergeRequest(ctx: ServiceContext, input: OpenInput): P
       set: { identity: sql`excluded.identity`, parked_fields: sql`excluded.parked_fields`, origin: sql`excluded.origin`, updated_at: now },
     })
     .returning({ id: mergeRequests.id });
-  return row.id;
 }
 
 /** A merge request by id alone (operator route: the id names no workspace), or null. */

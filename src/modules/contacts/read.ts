@@ -78,6 +78,22 @@ const identifierHolders = { phone: identifierHolder('phone'), email: identifierH
 export const selectIdentifierHolder = (db: Db, workspaceId: string, kind: 'phone' | 'email', value: string) =>
   identifierHolders[kind].in(db, { ws: workspaceId, value });
 
+/** The holder's id per value first (each a probe by key), then the contacts by primary key. */
+const identifierHoldersOf = (kind: 'phone' | 'email') =>
+  preparedSql<ContactRow & { held_value: string }>('all', () => {
+    const ws = sql.placeholder('ws');
+    return sql`WITH h AS MATERIALIZED (SELECT j.value AS held_value, coalesce(
+        (SELECT id FROM contacts WHERE workspace_id = ${ws} AND ${sql.raw(kind)} = j.value),
+        (SELECT contact_id FROM contact_identifiers WHERE workspace_id = ${ws} AND kind = ${kind} AND value = j.value ORDER BY assigned_at DESC, id DESC LIMIT 1)
+      ) AS holder FROM json_each(${sql.placeholder('values')}) j)
+      SELECT h.held_value, ${contactColumns} FROM h JOIN contacts c ON c.id = h.holder AND c.workspace_id = ${ws}`;
+  });
+const identifierHoldersMany = { phone: identifierHoldersOf('phone'), email: identifierHoldersOf('email') };
+
+/** `selectIdentifierHolder` for many values in one statement: a row per value some contact holds or held, `held_value` naming it. */
+export const selectIdentifierHolders = (db: Db, workspaceId: string, kind: 'phone' | 'email', values: string[]) =>
+  identifierHoldersMany[kind].in(db, { ws: workspaceId, values: JSON.stringify(values) });
+
 /** Columns kept off the response: internal provenance and the raw consent columns (exposed through virtual fields). */
 const HIDDEN = new Set([
   'block_source',

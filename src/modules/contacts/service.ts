@@ -223,7 +223,7 @@ export function planUpsert(ctx: ServiceContext, input: NormalizedWrite, opts: Wr
   return { reads: reads.statements, resolve, createAlong: (also) => createAlongReads(ctx, input, opts, shared.names, also) };
 }
 
-type Diffs = Record<LabelKind, LabelDiff>;
+export type Diffs = Record<LabelKind, LabelDiff>;
 
 /** The stored row of a new contact: identifiers as given, consent seeded (WhatsApp implied, email unknown). */
 export function newContactRow(set: Record<string, unknown>, at: { id: string; workspaceId: string; source: string; now: string }) {
@@ -250,8 +250,17 @@ export function newContactRow(set: Record<string, unknown>, at: { id: string; wo
  * `speculative`: for the batch of the reads that decide whether to create (no cap applies), the
  * guard of the contact's insert (`identityFree`: no contact holds its phone or email and the phone
  * is not blacklisted, as the batch runs); every other statement writes only if it was inserted.
+ * `silent`: no `contact.created` (CSV imports announce none).
  */
-function createStatements(ctx: ServiceContext, input: NormalizedWrite, diffs: Diffs, blacklisted: boolean, source: string, speculative?: RowGuard) {
+export function createStatements(
+  ctx: ServiceContext,
+  input: NormalizedWrite,
+  diffs: Diffs,
+  blacklisted: boolean,
+  source: string,
+  speculative?: RowGuard,
+  silent = false,
+) {
   const { db, ws } = ctx;
   const now = nowIso();
   const id = uuidv7();
@@ -261,7 +270,9 @@ function createStatements(ctx: ServiceContext, input: NormalizedWrite, diffs: Di
   const { phone, email } = values;
   const row = { ...nullRow, ...values, block_state: values.block_state ?? 'none', lead_score: values.lead_score ?? null } as unknown as ContactRow;
   const guard = speculative ? afterInsertOf(contacts, id) : undefined;
-  const created = ctx.events.emit(db, ws.id, 'contact.created', { contact_id: id, contact: contactProjection(row), source, duplicate: false }, guard);
+  const created = silent
+    ? null
+    : ctx.events.emit(db, ws.id, 'contact.created', { contact_id: id, contact: contactProjection(row), source, duplicate: false }, guard);
   const cap = ws.caps.contacts;
   const insert = speculative
     ? contactInsert.in(db, values, speculative)
@@ -279,7 +290,9 @@ function createStatements(ctx: ServiceContext, input: NormalizedWrite, diffs: Di
     const { names, missingKeys } = diffs[kind];
     statements.push(...linkStatements(db, kind, { workspaceId: ws.id, contactId: id, names, missingKeys, mode: 'add', now, guard }));
   }
-  statements.push(activity(ctx, id, 'created', source, {}, now, guard), created.statement);
+  statements.push(activity(ctx, id, 'created', source, {}, now, guard));
+  if (!created) return { row, statements, events: [] };
+  statements.push(created.statement);
   return { row, statements, events: [created.event] };
 }
 
@@ -354,7 +367,7 @@ export async function applyUpdate(
 }
 
 /** The statements of an update (null when nothing changes) and the contact as it will be. */
-function updateStatements(
+export function updateStatements(
   ctx: ServiceContext,
   existing: ContactRow,
   input: NormalizedWrite,

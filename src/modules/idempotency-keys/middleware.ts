@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../../env';
 import { SharedErrors } from '../../platform/shared-errors';
+import { carriesFile } from '../../platform/uploads';
 import { requestFingerprint } from './fingerprint';
 import { claimKey, releaseKey, storeAnswer } from './service';
 
@@ -27,7 +28,7 @@ export const idempotentPosts: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (key === undefined) return next();
   if (!KEY_SHAPE.test(key)) throw SharedErrors.invalidIdempotencyKey();
   const workspaceId = c.var.workspace.id;
-  const fingerprint = await requestFingerprint(c.req.method, c.req.path, await c.req.json());
+  const fingerprint = await requestFingerprint(c.req.method, c.req.path, carriesFile(c) ? await c.req.text() : await c.req.json());
   const claimed = await claimKey(c.var.db, workspaceId, key, fingerprint);
   if (!claimed.owned) {
     const { row } = claimed;
