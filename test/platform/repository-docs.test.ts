@@ -162,9 +162,9 @@ describe('README', () => {
       served.set(path, { limit: limit.schema!.default!, cap: Number(cap![1]) });
     }
     const documented = new Map(
-      tableRows(section(readme, 'Lists')).map(([list, limit, cap]) => {
-        expect(list, 'a list row names `GET /v1/...`').toMatch(/^`GET \/v1\/[^`]+`$/);
-        return [list.slice(5, -1), { limit: Number(limit), cap: Number(cap) }] as const;
+      tableRows(section(readme, 'Lists')).flatMap(([lists, limit, cap]) => {
+        expect(lists, 'a list row names lists sharing their paging as `GET /v1/...`, comma-separated').toMatch(/^`GET \/v1\/[^`]+`(, `GET \/v1\/[^`]+`)*$/);
+        return lists.split(', ').map((list) => [list.slice(5, -1), { limit: Number(limit), cap: Number(cap) }] as const);
       }),
     );
     expect(Object.fromEntries(documented)).toEqual(Object.fromEntries(served));
