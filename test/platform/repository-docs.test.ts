@@ -163,7 +163,9 @@ describe('README', () => {
     }
     const documented = new Map(
       tableRows(section(readme, 'Lists')).flatMap(([lists, limit, cap]) => {
-        expect(lists, 'a list row names lists sharing their paging as `GET /v1/...`, comma-separated').toMatch(/^`GET \/v1\/[^`]+`(, `GET \/v1\/[^`]+`)*$/);
+        expect(lists, 'a list row names lists sharing their paging as `GET /v1/...`, comma-separated').toMatch(
+          /^`GET \/v1\/[^`]+`(, `GET \/v1\/[^`]+`)*$/,
+        );
         return lists.split(', ').map((list) => [list.slice(5, -1), { limit: Number(limit), cap: Number(cap) }] as const);
       }),
     );
