@@ -20,6 +20,19 @@ async function must(base, token, method, path, body) {
 /** Objects each module needs for a demo, created once with the workspace. */
 const DEMO_STEPS = [
   (admin, ws) =>
+    admin('PUT', `/admin/v1/workspaces/${ws}/scoring`, {
+      enabled: true,
+      half_life_days: 30,
+      rules: [
+        { signal: 'email.opened', points: 5 },
+        { signal: 'email.clicked', points: 10 },
+        { signal: 'booking.created', points: 20 },
+        { signal: 'order.paid', points: 25 },
+        { signal: 'deal.lost', points: -15 },
+        { field: 'lifecycle_stage', equals: 'customer', points: 30 },
+      ],
+    }),
+  (admin, ws) =>
     admin('POST', `/admin/v1/workspaces/${ws}/pipelines`, {
       name: 'Sales',
       is_default: true,
@@ -220,6 +233,12 @@ const DEMO_RECORDS = [
       idempotency_key: 'demo-welcome',
       tracking: { opens: true, clicks: true },
     }),
+  async (api, _admin, _ws, importCsv) => {
+    await importCsv(
+      'email,name,company_name,lifecycle_stage,tags\nlin@demo.example,Lin Imported,Demo Imports Ltd,lead,imported|trade fair\nmo@demo.example,Mo Imported,,prospect,imported\n',
+    );
+    await api('POST', '/v1/contact-exports', { filter: { lifecycle_stage: ['lead', 'prospect'] } });
+  },
 ];
 
 export async function seedDemo({ base, adminToken, stateFile, readFileSync, writeFileSync, existsSync }) {
@@ -233,7 +252,15 @@ export async function seedDemo({ base, adminToken, stateFile, readFileSync, writ
   for (const step of DEMO_STEPS) await step(admin, ws.id);
   const key = await admin('POST', `/admin/v1/workspaces/${ws.id}/api-keys`, { name: 'Demo key' });
   const api = (method, path, body) => must(base, key.key, method, path, body);
-  for (const step of DEMO_RECORDS) await step(api, admin, ws.id);
+  const importCsv = async (csv) => {
+    const res = await fetch(`${base}/v1/contact-imports`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key.key}`, 'content-type': 'text/csv' },
+      body: csv,
+    });
+    if (res.status !== 201) throw new Error(`POST /v1/contact-imports -> ${res.status} ${await res.text()}`);
+  };
+  for (const step of DEMO_RECORDS) await step(api, admin, ws.id, importCsv);
   const saved = { workspace_id: ws.id, api_key: key.key };
   writeFileSync(stateFile, JSON.stringify(saved, null, 2));
   return saved;
