@@ -1,7 +1,13 @@
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
 import { spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/**
+ * Files that need a runtime of their own: they read whole shards (sizes, every table, every row of
+ * a move), so other files' rows and background writes would change what they measure.
+ */
+const ISOLATED = ['test/platform/fleet.test.ts', 'test/platform/moves.test.ts', 'test/quality/fuzz.test.ts'];
 
 export default defineConfig(async () => {
   // The API reference viewer is a static asset copied from node_modules (wrangler.toml `[build]` does the same for wrangler).
@@ -42,9 +48,17 @@ export default defineConfig(async () => {
       // Test files wait on workerd far more than they compute: two at a time even on two cores (the
       // default, one fewer than the cores, would run one file at a time there and double the run).
       maxWorkers: Math.max(2, availableParallelism() - 1),
+      projects: [
+        // Each file gets fresh databases and modules only where it needs them: starting a runtime per
+        // file costs seconds, so the others share one per worker (every test makes its own workspaces).
+        { extends: true, test: { name: 'shared', isolate: false, exclude: [...ISOLATED, ...configDefaults.exclude] } },
+        { extends: true, test: { name: 'isolated', isolate: true, include: ISOLATED } },
+      ],
       setupFiles: ['./test/support/apply-migrations.ts'],
-      testTimeout: 30_000,
-      hookTimeout: 60_000,
+      // No test waits on the clock: big-data and background tests wait on progress (`eventually`), so
+      // these bounds only stop a test that hangs, on however busy a machine.
+      testTimeout: 300_000,
+      hookTimeout: 300_000,
     },
   };
 });

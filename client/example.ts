@@ -1,7 +1,8 @@
 /**
  * The client end to end against a running service (`npm start` prints the key):
  *
- *   API_KEY=wsk_... npm run example
+ *   npm run example                 # the server and demo key `npm start` recorded in .state/
+ *   API_URL=... API_KEY=wsk_... npm run example
  *
  * (`npm run` uses the Node 24 the project carries, which runs TypeScript as is; with a Node of
  * your own, 22.18 or newer: `API_KEY=wsk_... node client/example.ts`.)
@@ -14,14 +15,29 @@
  * reported as `contact.updated`. (Local receivers need
  * `ALLOW_UNSAFE_WEBHOOK_HOSTS=127.0.0.1,localhost`, which `npm start` sets.)
  */
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createWorkspaceClient, verifyWebhook, type WebhookEvent } from './index.ts';
 
-const baseUrl = process.env.API_URL ?? 'http://127.0.0.1:8787';
-const apiKey = process.env.API_KEY;
-if (!apiKey) throw new Error('Set API_KEY to the key `npm start` printed');
-const api = createWorkspaceClient({ baseUrl, apiKey });
+/** What `npm start` recorded in .state/: the server's URL (`server.json`) and the demo key (`demo.json`). */
+const recorded = (file: string): Record<string, string> => {
+  const path = new URL(`../.state/${file}`, import.meta.url);
+  return existsSync(path) ? JSON.parse(readFileSync(path, 'utf8')) : {};
+};
+const baseUrl = process.env.API_URL ?? recorded('server.json').url ?? `http://127.0.0.1:${process.env.PORT ?? 8787}`;
+const apiKey = process.env.API_KEY ?? recorded('demo.json').api_key;
+const quit = (advice: string) => {
+  console.error(advice);
+  process.exit(1);
+};
+if (!apiKey) quit('No API key: run `npm start` first (it records the demo key), or set API_KEY to a key.');
+try {
+  await fetch(`${baseUrl}/v1/openapi.json`);
+} catch {
+  quit(`No API answers at ${baseUrl}: start it with \`npm start\` (PORT=... npm start for another port), or set API_URL.`);
+}
+const api = createWorkspaceClient({ baseUrl, apiKey: apiKey! });
 
 // 1. A webhook receiver: verify the signature over the raw body before trusting anything in it.
 let secret = '';

@@ -22,9 +22,15 @@ const require = createRequire(import.meta.url);
 const WIDTHS = [320, 390, 1280];
 const FAILING_IMPACTS = new Set(['serious', 'critical']);
 
+/** The URL `npm start` recorded for the server it started, whatever its port. */
+function recordedServer() {
+  const file = join(root, '.state', 'server.json');
+  return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')).url : null;
+}
+
 function parseArgs(argv) {
   const opts = {
-    base: process.env.BASE_URL ?? 'http://127.0.0.1:8787',
+    base: process.env.BASE_URL ?? recordedServer() ?? `http://127.0.0.1:${process.env.PORT ?? 8787}`,
     state: join(root, '.state', 'demo.json'),
     adminToken: process.env.ADMIN_TOKEN ?? null,
     anyStatus: false,

@@ -2,11 +2,12 @@
 // `npm start`: install if needed, migrate the local D1, start `wrangler dev`,
 // make sure the demo workspace exists and print its API key.
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { seedDemo } from './demo-seed.mjs';
+import { installIfNeeded } from './install.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const port = Number(process.env.PORT ?? 8787);
@@ -77,14 +78,6 @@ function ensurePortFree() {
   });
 }
 
-function installIfNeeded() {
-  const marker = join(root, 'node_modules', '.package-lock.json');
-  const lock = join(root, 'package-lock.json');
-  if (existsSync(join(bin, 'wrangler')) && existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
-  // Errors only: npm's warnings about install scripts and the like would bury the key printed below.
-  return run('Installing dependencies (npm ci, a minute or two the first time)', 'npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error']);
-}
-
 function readDevVars() {
   const file = join(root, '.dev.vars');
   if (!existsSync(file)) {
@@ -114,7 +107,10 @@ async function waitForServer(base, child) {
 }
 
 await ensurePortFree();
-await installIfNeeded();
+await installIfNeeded(root).catch((err) => {
+  console.error(err.message);
+  process.exit(1);
+});
 const vars = readDevVars();
 if (!vars.ADMIN_TOKEN) {
   console.error('.dev.vars must set ADMIN_TOKEN');
@@ -197,6 +193,8 @@ try {
   await new Promise((r) => setTimeout(r, 500)); // let wrangler log the seeding requests, then drop those lines
   held.length = 0;
   ready = true;
+  // `npm run example` and `npm run check:pages` find the server here, whatever PORT it was started on.
+  writeFileSync(join(persist, 'server.json'), JSON.stringify({ url: base }, null, 2));
   console.log(`
   Workspace API running at ${base}
 

@@ -114,7 +114,7 @@ export function buildApp() {
       license: LICENSE,
       description: API_DESCRIPTION,
     },
-    servers: [{ url: '/', description: 'The host serving this document (`http://localhost:8787` under `npm start`)' }],
+    servers: [{ url: '/', description: 'The host serving this document (under `npm start`, the URL it printed)' }],
     security: [{ bearerAuth: [] }],
     tags: [...TAGS],
   });

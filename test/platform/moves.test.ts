@@ -496,7 +496,7 @@ describe('a workspace move', () => {
       expect(idsOf(hit)).toEqual([id]);
     }
     expect(rowCount(await dump(from, ws.id))).toBe(0);
-  }, 120_000);
+  });
 
   it('a failed move leaves the workspace where it was, as it was, and the target without its rows', async () => {
     const { ws } = await seededContact();

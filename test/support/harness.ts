@@ -104,8 +104,11 @@ export async function makeWorkspace(
   };
 }
 
-/** Polls until `check` passes: for effects written after the response (waitUntil, queue). */
-export async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean, timeoutMs = 5000): Promise<T> {
+/**
+ * Polls until `check` passes: for effects written after the response (waitUntil, queue). The bound
+ * only ends a wait for something that never comes: a busy machine is slow, not wrong.
+ */
+export async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean, timeoutMs = 120_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let value = await read();
   while (!check(value)) {

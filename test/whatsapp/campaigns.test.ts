@@ -18,7 +18,6 @@ async function waitFor(ws: any, id: string, statuses = ['completed', 'failed']) 
   await eventually(
     async () => (await rowsIn(ws.id, 'SELECT status FROM whatsapp_campaigns WHERE id = ?', id))[0]?.status,
     (status: string) => statuses.includes(status),
-    30_000,
   );
   return (await ws.api('GET', `/v1/campaigns/${id}`)).body;
 }
