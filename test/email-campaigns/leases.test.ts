@@ -7,6 +7,7 @@ import type { QueueMessageBody } from '../../src/platform/manifest';
 import { emailWorkspace } from '../email/support';
 import { rowsIn } from '../support/db';
 import type { TestWorkspace } from '../support/harness';
+import { gatedShards } from '../support/gate';
 import { deliver } from '../support/send-queue';
 import { bulkSubscribers, finished, heldCampaign, mailCount } from './support';
 
@@ -87,17 +88,25 @@ describe('email campaigns held by a lease', () => {
     expect((await campaignRow(ws, c.id)).drive).toBe(1);
   });
 
-  it('sends each recipient once when the re-driven page and the original page run together', async () => {
+  it('sends each recipient once when the re-driven page and the original page both run', async () => {
     const { ws } = await emailWorkspace();
-    const ids = await bulkSubscribers(ws, PAGE_SIZE + 40);
+    const ids = await bulkSubscribers(ws, PAGE_SIZE + 5);
     const { c, rec } = await heldCampaign(ws);
-    // The original first page is merely slow: the lease lapses while it waits, and the sweep sends a drain page.
-    const original = takeOf(rec.sent, c.id);
+    // The original first page is merely slow: it targeted its recipients, then stalls before its chunks claim them.
+    const slow = gatedShards(rec.env, /SET status = 'sending'/);
+    const original = deliver(slow.env, rec.sent, takeOf(rec.sent, c.id));
+    await slow.reached;
     await rowsIn(ws.id, "UPDATE email_campaigns SET lease_until = '2020-01-01T00:00:00.000Z' WHERE id = ? RETURNING id", c.id);
     await sweep(rec.env, ws);
     const redriven = takeOf(rec.sent, c.id);
-    expect(redriven).toHaveLength(1);
-    await Promise.all([deliver(rec.env, rec.sent, original), deliver(rec.env, rec.sent, redriven)]);
+    expect(redriven).toMatchObject([{ drain: true, drive: 1 }]);
+    // The re-driven page sends the queued recipients; then the original's chunks go on while the campaign
+    // still sends (its second page is still to target), and claim none of them.
+    await deliver(rec.env, rec.sent, redriven);
+    expect(await mailCount(ws)).toEqual({ mails: PAGE_SIZE, addresses: PAGE_SIZE });
+    slow.release();
+    await original;
+    expect(await mailCount(ws)).toEqual({ mails: PAGE_SIZE, addresses: PAGE_SIZE });
     await drainCampaign(rec.env, rec.sent, c.id);
     expect(await finished(ws, c.id)).toMatchObject({ status: 'sent', counters: { targeted: ids.length, sent: ids.length, failed: 0 } });
     expect(await mailCount(ws)).toEqual({ mails: ids.length, addresses: ids.length });

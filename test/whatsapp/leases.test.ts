@@ -8,6 +8,7 @@ import type { QueueMessageBody } from '../../src/platform/manifest';
 import { rowsIn, shardOf } from '../support/db';
 import { eventually, type TestWorkspace } from '../support/harness';
 import { recordingEnv } from '../support/plans';
+import { gatedShards } from '../support/gate';
 import { deliver } from '../support/send-queue';
 import { template, waWorkspace } from './helpers';
 
@@ -108,16 +109,25 @@ describe('WhatsApp campaigns held by a lease', () => {
     expect((await campaignRow(ws, c.id)).drive).toBe(1);
   });
 
-  it('reaches each recipient once when the re-driven page and the original page run together', async () => {
+  it('reaches each recipient once when the re-driven page and the original page both run', async () => {
     const rec = recordingEnv([]);
-    const count = PAGE_SIZE + 30;
+    const count = PAGE_SIZE + 5;
     const { ws, c } = await heldWhatsAppCampaign(count, rec);
-    const original = takeOf(rec.sent, c.id);
+    // The original first page is merely slow: it targeted its recipients, then stalls before its chunks claim them.
+    const slow = gatedShards(rec.env, /SET status = 'sending'/);
+    const original = deliver(slow.env, rec.sent, takeOf(rec.sent, c.id));
+    await slow.reached;
     await rowsIn(ws.id, "UPDATE whatsapp_campaigns SET lease_until = '2020-01-01T00:00:00.000Z' WHERE id = ? RETURNING id", c.id);
     await sweep(rec.env, ws);
     const redriven = takeOf(rec.sent, c.id);
-    expect(redriven).toHaveLength(1);
-    await Promise.all([deliver(rec.env, rec.sent, original), deliver(rec.env, rec.sent, redriven)]);
+    expect(redriven).toMatchObject([{ drain: true, drive: 1 }]);
+    // The re-driven page sends the queued recipients; then the original's chunks go on while the campaign
+    // still runs (its second page is still to target), and claim none of them.
+    await deliver(rec.env, rec.sent, redriven);
+    expect(await sentTo(ws)).toEqual({ messages: PAGE_SIZE, numbers: PAGE_SIZE });
+    slow.release();
+    await original;
+    expect(await sentTo(ws)).toEqual({ messages: PAGE_SIZE, numbers: PAGE_SIZE });
     await drainCampaign(rec.env, rec.sent, c.id);
     expect(await completed(ws, c.id)).toMatchObject({ status: 'completed', stats: { targeted: count, sent: count, failed: 0 } });
     expect(await sentTo(ws)).toEqual({ messages: count, numbers: count });
