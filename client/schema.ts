@@ -6142,7 +6142,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -6218,7 +6218,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
                 };
             };
-            /** @description `CONTACT_MERGE_REQUIRED`: `The phone and the email belong to two different contacts. Nothing was written; a merge request was opened and the sent fields are held on it.` (with `merge_request_id`); `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`) */
+            /** @description `CONTACT_MERGE_REQUIRED`: `The phone and the email belong to two different contacts. Nothing was written; a merge request was opened and the sent fields are held on it.` (with `merge_request_id`); `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`); `IDEMPOTENCY_KEY_ANSWER_LOST`: `The request with this Idempotency-Key was carried out, but its answer was lost: read the resource to see the outcome` */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -6550,7 +6550,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -6632,7 +6632,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
                 };
             };
-            /** @description `CONTACT_MERGE_REQUIRED`: `The phone and the email belong to two different contacts. Nothing was written; a merge request was opened and the sent fields are held on it.` (with `merge_request_id`); `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`) */
+            /** @description `CONTACT_MERGE_REQUIRED`: `The phone and the email belong to two different contacts. Nothing was written; a merge request was opened and the sent fields are held on it.` (with `merge_request_id`); `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`); `IDEMPOTENCY_KEY_ANSWER_LOST`: `The request with this Idempotency-Key was carried out, but its answer was lost: read the resource to see the outcome` */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -6810,7 +6810,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -6876,7 +6876,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
                 };
             };
-            /** @description `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`) */
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`); `IDEMPOTENCY_KEY_ANSWER_LOST`: `The request with this Idempotency-Key was carried out, but its answer was lost: read the resource to see the outcome` */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -7170,7 +7170,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -7239,7 +7239,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
                 };
             };
-            /** @description `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`) */
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`); `IDEMPOTENCY_KEY_ANSWER_LOST`: `The request with this Idempotency-Key was carried out, but its answer was lost: read the resource to see the outcome` */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -7943,7 +7943,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -8012,7 +8012,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
                 };
             };
-            /** @description `A tag with this name already exists`; `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`) */
+            /** @description `A tag with this name already exists`; `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`); `IDEMPOTENCY_KEY_ANSWER_LOST`: `The request with this Idempotency-Key was carried out, but its answer was lost: read the resource to see the outcome` */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -8450,7 +8450,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -8519,7 +8519,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
                 };
             };
-            /** @description `A contact group with this name already exists`; `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`) */
+            /** @description `A contact group with this name already exists`; `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`); `IDEMPOTENCY_KEY_ANSWER_LOST`: `The request with this Idempotency-Key was carried out, but its answer was lost: read the resource to see the outcome` */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -8961,7 +8961,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -9044,7 +9044,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`) */
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`); `IDEMPOTENCY_KEY_ANSWER_LOST`: `The request with this Idempotency-Key was carried out, but its answer was lost: read the resource to see the outcome` */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -9590,7 +9590,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -9662,7 +9662,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
                 };
             };
-            /** @description Domain envelope: `product_conflict`: `A product with this sku or external_id already exists`. Framework shape: `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`). */
+            /** @description Domain envelope: `product_conflict`: `A product with this sku or external_id already exists`. Framework shape: `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`); `IDEMPOTENCY_KEY_ANSWER_LOST`: `The request with this Idempotency-Key was carried out, but its answer was lost: read the resource to see the outcome`. */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -10109,7 +10109,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -10194,7 +10194,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `CONTACT_MERGE_REQUIRED`: `The phone and the email belong to two different contacts. Nothing was written; a merge request was opened and the sent fields are held on it.` (with `merge_request_id`); `The record was changed by concurrent requests while this one was applied; retry the request`; `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`) */
+            /** @description `CONTACT_MERGE_REQUIRED`: `The phone and the email belong to two different contacts. Nothing was written; a merge request was opened and the sent fields are held on it.` (with `merge_request_id`); `The record was changed by concurrent requests while this one was applied; retry the request`; `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`); `IDEMPOTENCY_KEY_ANSWER_LOST`: `The request with this Idempotency-Key was carried out, but its answer was lost: read the resource to see the outcome` */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -10509,7 +10509,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -10592,7 +10592,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `The record was changed by concurrent requests while this one was applied; retry the request`; `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`) */
+            /** @description `The record was changed by concurrent requests while this one was applied; retry the request`; `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`); `IDEMPOTENCY_KEY_ANSWER_LOST`: `The request with this Idempotency-Key was carried out, but its answer was lost: read the resource to see the outcome` */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -10664,7 +10664,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -10747,7 +10747,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `The record was changed by concurrent requests while this one was applied; retry the request`; `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`) */
+            /** @description `The record was changed by concurrent requests while this one was applied; retry the request`; `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`); `IDEMPOTENCY_KEY_ANSWER_LOST`: `The request with this Idempotency-Key was carried out, but its answer was lost: read the resource to see the outcome` */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -10931,7 +10931,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -11017,7 +11017,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `CONTACT_MERGE_REQUIRED`: `The phone and the email belong to two different contacts. Nothing was written; a merge request was opened and the sent fields are held on it.` (with `merge_request_id`); `The record was changed by concurrent requests while this one was applied; retry the request`; `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`) */
+            /** @description `CONTACT_MERGE_REQUIRED`: `The phone and the email belong to two different contacts. Nothing was written; a merge request was opened and the sent fields are held on it.` (with `merge_request_id`); `The record was changed by concurrent requests while this one was applied; retry the request`; `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`); `IDEMPOTENCY_KEY_ANSWER_LOST`: `The request with this Idempotency-Key was carried out, but its answer was lost: read the resource to see the outcome` */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -11334,7 +11334,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -11412,7 +11412,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`) */
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`); `IDEMPOTENCY_KEY_ANSWER_LOST`: `The request with this Idempotency-Key was carried out, but its answer was lost: read the resource to see the outcome` */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -11484,7 +11484,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -11567,7 +11567,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `The record was changed by concurrent requests while this one was applied; retry the request`; `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`) */
+            /** @description `The record was changed by concurrent requests while this one was applied; retry the request`; `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`); `IDEMPOTENCY_KEY_ANSWER_LOST`: `The request with this Idempotency-Key was carried out, but its answer was lost: read the resource to see the outcome` */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -11639,7 +11639,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -11722,7 +11722,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `The record was changed by concurrent requests while this one was applied; retry the request`; `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`) */
+            /** @description `The record was changed by concurrent requests while this one was applied; retry the request`; `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`); `IDEMPOTENCY_KEY_ANSWER_LOST`: `The request with this Idempotency-Key was carried out, but its answer was lost: read the resource to see the outcome` */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -11914,7 +11914,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -12013,7 +12013,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `CONTACT_MERGE_REQUIRED`: `The phone and the email belong to two different contacts. Nothing was written; a merge request was opened and the sent fields are held on it.` (with `merge_request_id`); `ORDER_DEAL_CONTACT_MISMATCH`: `The deal belongs to another contact than the order`; `STORE_SYNCED_READ_ONLY`: `This order is synced from a store and is read-only`; `The record was changed by concurrent requests while this one was applied; retry the request`; `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`) */
+            /** @description `CONTACT_MERGE_REQUIRED`: `The phone and the email belong to two different contacts. Nothing was written; a merge request was opened and the sent fields are held on it.` (with `merge_request_id`); `ORDER_DEAL_CONTACT_MISMATCH`: `The deal belongs to another contact than the order`; `STORE_SYNCED_READ_ONLY`: `This order is synced from a store and is read-only`; `The record was changed by concurrent requests while this one was applied; retry the request`; `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`); `IDEMPOTENCY_KEY_ANSWER_LOST`: `The request with this Idempotency-Key was carried out, but its answer was lost: read the resource to see the outcome` */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -12201,7 +12201,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -12285,7 +12285,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `STORE_SYNCED_READ_ONLY`: `This order is synced from a store and is read-only`; `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`) */
+            /** @description `STORE_SYNCED_READ_ONLY`: `This order is synced from a store and is read-only`; `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`); `IDEMPOTENCY_KEY_ANSWER_LOST`: `The request with this Idempotency-Key was carried out, but its answer was lost: read the resource to see the outcome` */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -12357,7 +12357,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -12439,7 +12439,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `ORDER_ILLEGAL_TRANSITION`: `An order that is <status> cannot be marked paid`; `ORDER_PAYMENT_CONTACT_MISMATCH`: `The payment belongs to another contact than the order`; `ORDER_PAYMENT_NOT_LINKABLE`: `Only a one-time payment with a completed charge can be linked`; `ORDER_PAYMENT_ALREADY_LINKED`: `Another payment is already linked to this order, or this payment backs another order`; `STORE_SYNCED_READ_ONLY`: `This order is synced from a store and is read-only`; `The record was changed by concurrent requests while this one was applied; retry the request`; `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`) */
+            /** @description `ORDER_ILLEGAL_TRANSITION`: `An order that is <status> cannot be marked paid`; `ORDER_PAYMENT_CONTACT_MISMATCH`: `The payment belongs to another contact than the order`; `ORDER_PAYMENT_NOT_LINKABLE`: `Only a one-time payment with a completed charge can be linked`; `ORDER_PAYMENT_ALREADY_LINKED`: `Another payment is already linked to this order, or this payment backs another order`; `STORE_SYNCED_READ_ONLY`: `This order is synced from a store and is read-only`; `The record was changed by concurrent requests while this one was applied; retry the request`; `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`); `IDEMPOTENCY_KEY_ANSWER_LOST`: `The request with this Idempotency-Key was carried out, but its answer was lost: read the resource to see the outcome` */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -12511,7 +12511,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -12589,7 +12589,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `STORE_SYNCED_READ_ONLY`: `This order is synced from a store and is read-only`; `The record was changed by concurrent requests while this one was applied; retry the request`; `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`) */
+            /** @description `STORE_SYNCED_READ_ONLY`: `This order is synced from a store and is read-only`; `The record was changed by concurrent requests while this one was applied; retry the request`; `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`); `IDEMPOTENCY_KEY_ANSWER_LOST`: `The request with this Idempotency-Key was carried out, but its answer was lost: read the resource to see the outcome` */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -12773,7 +12773,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -12857,7 +12857,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `CONTACT_MERGE_REQUIRED`: `The phone and the email belong to two different contacts. Nothing was written; a merge request was opened and the sent fields are held on it.` (with `merge_request_id`); `PAYMENT_REQUEST_DEAL_CONTACT_MISMATCH`: `The deal belongs to another contact than the payment request`; `The record was changed by concurrent requests while this one was applied; retry the request`; `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`) */
+            /** @description `CONTACT_MERGE_REQUIRED`: `The phone and the email belong to two different contacts. Nothing was written; a merge request was opened and the sent fields are held on it.` (with `merge_request_id`); `PAYMENT_REQUEST_DEAL_CONTACT_MISMATCH`: `The deal belongs to another contact than the payment request`; `The record was changed by concurrent requests while this one was applied; retry the request`; `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`); `IDEMPOTENCY_KEY_ANSWER_LOST`: `The request with this Idempotency-Key was carried out, but its answer was lost: read the resource to see the outcome` */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -13045,7 +13045,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -13123,7 +13123,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `payment_request_not_pending`: `Only a pending payment request can be cancelled (this one is <status>)`; `The record was changed by concurrent requests while this one was applied; retry the request`; `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`) */
+            /** @description `payment_request_not_pending`: `Only a pending payment request can be cancelled (this one is <status>)`; `The record was changed by concurrent requests while this one was applied; retry the request`; `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`); `IDEMPOTENCY_KEY_ANSWER_LOST`: `The request with this Idempotency-Key was carried out, but its answer was lost: read the resource to see the outcome` */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -13415,7 +13415,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -13486,7 +13486,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
                 };
             };
-            /** @description Domain envelope: `endpoint_limit_reached`: `A workspace can have at most <max> webhook endpoints`. Framework shape: `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`). */
+            /** @description Domain envelope: `endpoint_limit_reached`: `A workspace can have at most <max> webhook endpoints`. Framework shape: `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`); `IDEMPOTENCY_KEY_ANSWER_LOST`: `The request with this Idempotency-Key was carried out, but its answer was lost: read the resource to see the outcome`. */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -14020,7 +14020,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -14099,7 +14099,7 @@ export interface operations {
                     "application/json": components["schemas"]["DomainError"];
                 };
             };
-            /** @description `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`) */
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`); `IDEMPOTENCY_KEY_ANSWER_LOST`: `The request with this Idempotency-Key was carried out, but its answer was lost: read the resource to see the outcome` */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -14171,7 +14171,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -14249,7 +14249,7 @@ export interface operations {
                     "application/json": components["schemas"]["DomainError"];
                 };
             };
-            /** @description `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`) */
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`); `IDEMPOTENCY_KEY_ANSWER_LOST`: `The request with this Idempotency-Key was carried out, but its answer was lost: read the resource to see the outcome` */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -14902,7 +14902,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -14988,7 +14988,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `SLOT_TAKEN`: `The requested slot is no longer available`; `CONTACT_MERGE_REQUIRED`: `The phone and the email belong to two different contacts. Nothing was written; a merge request was opened and the sent fields are held on it.` (with `merge_request_id`); `The record was changed by concurrent requests while this one was applied; retry the request`; `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`) */
+            /** @description `SLOT_TAKEN`: `The requested slot is no longer available`; `CONTACT_MERGE_REQUIRED`: `The phone and the email belong to two different contacts. Nothing was written; a merge request was opened and the sent fields are held on it.` (with `merge_request_id`); `The record was changed by concurrent requests while this one was applied; retry the request`; `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`); `IDEMPOTENCY_KEY_ANSWER_LOST`: `The request with this Idempotency-Key was carried out, but its answer was lost: read the resource to see the outcome` */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -15176,7 +15176,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -15258,7 +15258,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `The record was changed by concurrent requests while this one was applied; retry the request`; `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`) */
+            /** @description `The record was changed by concurrent requests while this one was applied; retry the request`; `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`); `IDEMPOTENCY_KEY_ANSWER_LOST`: `The request with this Idempotency-Key was carried out, but its answer was lost: read the resource to see the outcome` */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -15330,7 +15330,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -15412,7 +15412,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `SLOT_TAKEN`: `The requested slot is no longer available`; `The record was changed by concurrent requests while this one was applied; retry the request`; `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`) */
+            /** @description `SLOT_TAKEN`: `The requested slot is no longer available`; `The record was changed by concurrent requests while this one was applied; retry the request`; `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`); `IDEMPOTENCY_KEY_ANSWER_LOST`: `The request with this Idempotency-Key was carried out, but its answer was lost: read the resource to see the outcome` */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -15484,7 +15484,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -15567,7 +15567,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `SLOT_TAKEN`: `The target host has a conflicting booking at this time`; `SLOT_TAKEN`: `No other host of the pool is free at this time`; `HOST_UNAVAILABLE`: `The target host is unavailable (<reasons>); repeat with force: true to override`; `BOOKING_MODIFIED`: `The booking was changed by another request; re-read it and retry`; `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`) */
+            /** @description `SLOT_TAKEN`: `The target host has a conflicting booking at this time`; `SLOT_TAKEN`: `No other host of the pool is free at this time`; `HOST_UNAVAILABLE`: `The target host is unavailable (<reasons>); repeat with force: true to override`; `BOOKING_MODIFIED`: `The booking was changed by another request; re-read it and retry`; `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`); `IDEMPOTENCY_KEY_ANSWER_LOST`: `The request with this Idempotency-Key was carried out, but its answer was lost: read the resource to see the outcome` */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -15867,7 +15867,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -15959,7 +15959,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `TEMPLATE_NOT_APPROVED`: `Only approved templates can be sent; this template is <status>`; `CONTACT_MERGE_REQUIRED`: `The phone and the email belong to two different contacts. Nothing was written; a merge request was opened and the sent fields are held on it.` (with `merge_request_id`); `The record was changed by concurrent requests while this one was applied; retry the request`; `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`) */
+            /** @description `TEMPLATE_NOT_APPROVED`: `Only approved templates can be sent; this template is <status>`; `CONTACT_MERGE_REQUIRED`: `The phone and the email belong to two different contacts. Nothing was written; a merge request was opened and the sent fields are held on it.` (with `merge_request_id`); `The record was changed by concurrent requests while this one was applied; retry the request`; `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`); `IDEMPOTENCY_KEY_ANSWER_LOST`: `The request with this Idempotency-Key was carried out, but its answer was lost: read the resource to see the outcome` */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -16156,7 +16156,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -16235,7 +16235,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
                 };
             };
-            /** @description `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`) */
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`); `IDEMPOTENCY_KEY_ANSWER_LOST`: `The request with this Idempotency-Key was carried out, but its answer was lost: read the resource to see the outcome` */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -16561,7 +16561,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -16639,7 +16639,7 @@ export interface operations {
                     "application/json": components["schemas"]["DomainError"];
                 };
             };
-            /** @description Domain envelope: `campaign_not_executable`: `The campaign is <status>; only draft or scheduled campaigns can be executed`; `campaign_not_executable`: `The campaign was started or changed concurrently; only draft or scheduled campaigns can be executed`; `template_not_approved`: `The campaign's template is <status>; only approved templates can be sent`. Framework shape: `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`). */
+            /** @description Domain envelope: `campaign_not_executable`: `The campaign is <status>; only draft or scheduled campaigns can be executed`; `campaign_not_executable`: `The campaign was started or changed concurrently; only draft or scheduled campaigns can be executed`; `template_not_approved`: `The campaign's template is <status>; only approved templates can be sent`. Framework shape: `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`); `IDEMPOTENCY_KEY_ANSWER_LOST`: `The request with this Idempotency-Key was carried out, but its answer was lost: read the resource to see the outcome`. */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -16711,7 +16711,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -16828,7 +16828,7 @@ export interface operations {
                     "application/json": components["schemas"]["DomainError"];
                 };
             };
-            /** @description Domain envelope: `send_in_progress`: `A send with this idempotency_key is in progress; retry shortly with the same key`; `no_verified_sender`: `No sender profile on a verified sending domain is available`; `no_verified_sender`: `The sender profile has no valid from address`. Framework shape: `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`). */
+            /** @description Domain envelope: `send_in_progress`: `A send with this idempotency_key is in progress; retry shortly with the same key`; `no_verified_sender`: `No sender profile on a verified sending domain is available`; `no_verified_sender`: `The sender profile has no valid from address`. Framework shape: `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`); `IDEMPOTENCY_KEY_ANSWER_LOST`: `The request with this Idempotency-Key was carried out, but its answer was lost: read the resource to see the outcome`. */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -17034,7 +17034,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -17103,7 +17103,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
                 };
             };
-            /** @description `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`) */
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`); `IDEMPOTENCY_KEY_ANSWER_LOST`: `The request with this Idempotency-Key was carried out, but its answer was lost: read the resource to see the outcome` */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -17613,7 +17613,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -17693,7 +17693,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
                 };
             };
-            /** @description `The record was changed by concurrent requests while this one was applied; retry the request`; `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`) */
+            /** @description `The record was changed by concurrent requests while this one was applied; retry the request`; `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`); `IDEMPOTENCY_KEY_ANSWER_LOST`: `The request with this Idempotency-Key was carried out, but its answer was lost: read the resource to see the outcome` */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -18135,7 +18135,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -18213,7 +18213,7 @@ export interface operations {
                     "application/json": components["schemas"]["DomainError"];
                 };
             };
-            /** @description Domain envelope: `campaign_not_editable`: `The campaign is <status>; only draft or scheduled campaigns can be changed or launched`; `campaign_incomplete`: `The campaign cannot be launched without <missing>`. Framework shape: `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`). */
+            /** @description Domain envelope: `campaign_not_editable`: `The campaign is <status>; only draft or scheduled campaigns can be changed or launched`; `campaign_incomplete`: `The campaign cannot be launched without <missing>`. Framework shape: `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`); `IDEMPOTENCY_KEY_ANSWER_LOST`: `The request with this Idempotency-Key was carried out, but its answer was lost: read the resource to see the outcome`. */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -18285,7 +18285,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -18367,7 +18367,7 @@ export interface operations {
                     "application/json": components["schemas"]["DomainError"];
                 };
             };
-            /** @description Domain envelope: `campaign_not_editable`: `The campaign is <status>; only draft or scheduled campaigns can be changed or launched`; `campaign_incomplete`: `The campaign cannot be launched without <missing>`. Framework shape: `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`). */
+            /** @description Domain envelope: `campaign_not_editable`: `The campaign is <status>; only draft or scheduled campaigns can be changed or launched`; `campaign_incomplete`: `The campaign cannot be launched without <missing>`. Framework shape: `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`); `IDEMPOTENCY_KEY_ANSWER_LOST`: `The request with this Idempotency-Key was carried out, but its answer was lost: read the resource to see the outcome`. */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -18439,7 +18439,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -18517,7 +18517,7 @@ export interface operations {
                     "application/json": components["schemas"]["DomainError"];
                 };
             };
-            /** @description Domain envelope: `campaign_not_editable`: `The campaign is <status>; only draft or scheduled campaigns can be changed or launched`. Framework shape: `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`). */
+            /** @description Domain envelope: `campaign_not_editable`: `The campaign is <status>; only draft or scheduled campaigns can be changed or launched`. Framework shape: `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`); `IDEMPOTENCY_KEY_ANSWER_LOST`: `The request with this Idempotency-Key was carried out, but its answer was lost: read the resource to see the outcome`. */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -18695,7 +18695,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -18763,7 +18763,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
                 };
             };
-            /** @description Domain envelope: `duplicate_name`: `A newsletter named "<name>" already exists in this workspace`; `duplicate_name`: `Could not find a free archive slug for this name; choose another name`. Framework shape: `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`). */
+            /** @description Domain envelope: `duplicate_name`: `A newsletter named "<name>" already exists in this workspace`; `duplicate_name`: `Could not find a free archive slug for this name; choose another name`. Framework shape: `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`); `IDEMPOTENCY_KEY_ANSWER_LOST`: `The request with this Idempotency-Key was carried out, but its answer was lost: read the resource to see the outcome`. */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -19074,7 +19074,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -19159,7 +19159,7 @@ export interface operations {
                     "application/json": components["schemas"]["DomainError"];
                 };
             };
-            /** @description Domain envelope: `external_reference_in_use`: `external_reference belongs to an issue of another newsletter`. Framework shape: `The record was changed by concurrent requests while this one was applied; retry the request`; `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`). */
+            /** @description Domain envelope: `external_reference_in_use`: `external_reference belongs to an issue of another newsletter`. Framework shape: `The record was changed by concurrent requests while this one was applied; retry the request`; `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`); `IDEMPOTENCY_KEY_ANSWER_LOST`: `The request with this Idempotency-Key was carried out, but its answer was lost: read the resource to see the outcome`. */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -19588,7 +19588,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -19666,7 +19666,7 @@ export interface operations {
                     "application/json": components["schemas"]["DomainError"];
                 };
             };
-            /** @description Domain envelope: `issue_missing_content`: `The issue needs a subject and compiled content before it can be published or scheduled`. Framework shape: `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`). */
+            /** @description Domain envelope: `issue_missing_content`: `The issue needs a subject and compiled content before it can be published or scheduled`. Framework shape: `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`); `IDEMPOTENCY_KEY_ANSWER_LOST`: `The request with this Idempotency-Key was carried out, but its answer was lost: read the resource to see the outcome`. */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -19738,7 +19738,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -19820,7 +19820,7 @@ export interface operations {
                     "application/json": components["schemas"]["DomainError"];
                 };
             };
-            /** @description Domain envelope: `issue_missing_content`: `The issue needs a subject and compiled content before it can be published or scheduled`; `issue_already_published`: `The issue is already published`. Framework shape: `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`). */
+            /** @description Domain envelope: `issue_missing_content`: `The issue needs a subject and compiled content before it can be published or scheduled`; `issue_already_published`: `The issue is already published`. Framework shape: `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`); `IDEMPOTENCY_KEY_ANSWER_LOST`: `The request with this Idempotency-Key was carried out, but its answer was lost: read the resource to see the outcome`. */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -19892,7 +19892,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -19970,7 +19970,7 @@ export interface operations {
                     "application/json": components["schemas"]["DomainError"];
                 };
             };
-            /** @description Domain envelope: `issue_not_scheduled`: `The issue is published, not scheduled`; `issue_not_scheduled`: `The issue is not scheduled`. Framework shape: `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`). */
+            /** @description Domain envelope: `issue_not_scheduled`: `The issue is published, not scheduled`; `issue_not_scheduled`: `The issue is not scheduled`. Framework shape: `IDEMPOTENCY_KEY_IN_USE`: `A request with this Idempotency-Key is still being processed: retry after it completes` (see `Retry-After`); `IDEMPOTENCY_KEY_ANSWER_LOST`: `The request with this Idempotency-Key was carried out, but its answer was lost: read the resource to see the outcome`. */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];

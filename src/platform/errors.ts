@@ -1,3 +1,4 @@
+import { DrizzleQueryError } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
@@ -141,10 +142,18 @@ export function defineErrors<const T extends Record<string, ErrorSpec>>(shape: E
   return entries as Catalogue<T>;
 }
 
+/**
+ * The ApiError `err` is, or the one a statement threw as drizzle reports it (its query error wraps
+ * whatever a statement's run threw: a write refused by what it carries, ./d1/carried.ts); else null.
+ */
+export const apiErrorOf = (err: unknown): ApiError | null =>
+  err instanceof ApiError ? err : err instanceof DrizzleQueryError && err.cause instanceof ApiError ? err.cause : null;
+
 /** An unexpected error: logged with the request id, answered 500 with it and nothing of the cause. */
 export function renderError(err: unknown, c: Context): Response {
-  if (err instanceof ApiError) {
-    return c.json(err.body, err.status, err.headers);
+  const api = apiErrorOf(err);
+  if (api) {
+    return c.json(api.body, api.status, api.headers);
   }
   if (err instanceof HTTPException) {
     const status = err.status as ContentfulStatusCode;

@@ -197,10 +197,15 @@ export function defineRoute<P extends string, R extends DeclaredRoute<P>>(declar
 export const bearer = [{ bearerAuth: [] }];
 
 const IDEMPOTENCY_KEY_DOC =
-  'Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace.';
+  'Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace.';
 
 /** What `Idempotency-Key` adds to every authenticated POST's answers (src/modules/idempotency-keys/middleware.ts). */
-const IDEMPOTENCY_ERRORS = [SharedErrors.invalidIdempotencyKey, SharedErrors.idempotencyKeyInUse, SharedErrors.idempotencyKeyReused];
+const IDEMPOTENCY_ERRORS = [
+  SharedErrors.invalidIdempotencyKey,
+  SharedErrors.idempotencyKeyInUse,
+  SharedErrors.idempotencyKeyAnswerLost,
+  SharedErrors.idempotencyKeyReused,
+];
 
 /** Every authenticated POST documents the `Idempotency-Key` header. */
 function withIdempotencyKey(request: RouteConfig['request']): RouteConfig['request'] {

@@ -40,6 +40,11 @@ export const SharedErrors = defineErrors('framework', {
     message: 'A request with this Idempotency-Key is still being processed: retry after it completes',
     headers: { 'Retry-After': '1' },
   },
+  idempotencyKeyAnswerLost: {
+    status: 409,
+    code: 'IDEMPOTENCY_KEY_ANSWER_LOST',
+    message: 'The request with this Idempotency-Key was carried out, but its answer was lost: read the resource to see the outcome',
+  },
   unknownRoute: { status: 404, message: 'Cannot {method} {path}' },
 
   // Who may call, and how often.

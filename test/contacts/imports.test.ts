@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Bindings } from '../../src/env';
 import { makeWorkspace, uuidRe } from '../support/harness';
 import { dbFor } from '../../src/platform/d1/db';
+import { redriveContactJobs } from '../../src/modules/contacts/bulk/redrive';
 import { wiring } from '../../src/wiring';
 import { shardOf } from '../support/db';
 import { deliver } from '../support/send-queue';
@@ -187,14 +188,14 @@ describe('CSV contact imports', () => {
     const res = await upload(held.env, ws, lines.join('\n'));
     held.sent.splice(0);
     const shard = await shardOf(ws.id);
-    const redrive = () => wiring.sweeps.get('contact-jobs')!(held.env, dbFor(shard));
-    expect((await redrive()).contact_imports_redriven).toBe(0);
-    await shard
-      .prepare('UPDATE contact_imports SET updated_at = ? WHERE id = ?')
-      .bind(new Date(Date.now() - 11 * 60_000).toISOString(), res.body.id)
-      .run();
-    expect((await redrive()).contact_imports_redriven).toBe(1);
-    expect((await redrive()).contact_imports_redriven).toBe(0);
+    expect((await wiring.sweeps.get('contact-jobs')!(held.env, dbFor(shard))).contact_imports_redriven).toBe(0);
+    // Its message was lost: the row stops moving at `moved`, and a lease (a minute) later the sweep sends another.
+    const moved = Date.now() - 10 * 60_000;
+    await shard.prepare('UPDATE contact_imports SET updated_at = ? WHERE id = ?').bind(new Date(moved).toISOString(), res.body.id).run();
+    const redrive = (at: number) => redriveContactJobs(held.env, dbFor(shard), at);
+    expect((await redrive(moved + 59_000)).contact_imports_redriven).toBe(0);
+    expect((await redrive(moved + 61_000)).contact_imports_redriven).toBe(1);
+    expect((await redrive(moved + 62_000)).contact_imports_redriven).toBe(0);
     await drain(held.env, held.sent);
     const done = (await callWith(held.env, ws, 'GET', `/v1/contact-imports/${res.body.id}`)).body;
     expect(done).toMatchObject({ status: 'completed', created: 250 });

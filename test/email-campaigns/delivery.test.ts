@@ -177,7 +177,12 @@ describe('email campaign delivery', () => {
       stale,
       c.id,
     );
-    await rowsIn(ws.id, `UPDATE email_campaigns SET status = 'sending', sent = 7, failed = 7, updated_at = ? WHERE id = ?`, stale, c.id);
+    await rowsIn(
+      ws.id,
+      `UPDATE email_campaigns SET status = 'sending', sent = 7, failed = 7, updated_at = ?1, lease_until = ?1 WHERE id = ?2`,
+      stale,
+      c.id,
+    );
     const run = await adminOk('POST', '/sweeps/campaign-schedules');
     expect(run.result.email_campaigns_redriven).toBe(1);
     const done = await finished(ws, c.id);

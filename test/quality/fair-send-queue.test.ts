@@ -219,7 +219,7 @@ describe('fair send queue', () => {
     );
     await rowsIn(
       ws.id,
-      `UPDATE whatsapp_campaigns SET targeting_done_at = ?1, targeted = ?2, updated_at = ?1 WHERE id = ?3 RETURNING 1`,
+      `UPDATE whatsapp_campaigns SET targeting_done_at = ?1, targeted = ?2, updated_at = ?1, lease_until = ?1 WHERE id = ?3 RETURNING 1`,
       OLD,
       count,
       c.id,

@@ -1,7 +1,8 @@
-import { and, eq, lt, sql } from 'drizzle-orm';
+import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import { wroteFor } from '../../platform/d1/floors';
-import { nowIso, runBatch, type Db, type Statement } from '../../platform/d1/db';
+import { failedOn, guardOf } from '../../platform/d1/constraints';
+import { guarded, nowIso, runBatch, type Db, type Statement } from '../../platform/d1/db';
 import { keptLinkOrigin } from '../../platform/public-base';
 import { rawAll, rawRun } from '../../platform/d1/raw-query';
 import { workspaceDb } from '../../platform/d1/shards';
@@ -10,6 +11,7 @@ import { sendEmailBatch, type BulkEmail, type BulkOutcome } from '../emails';
 import { newUnsubscribeToken, personalEmail } from '../content';
 import { workspaceContext } from '../workspaces';
 import { PAGE_KIND, type PageMessage } from './launch';
+import { leaseFrom } from './lease';
 import { emailCampaigns, type EmailCampaignRow } from './schema';
 import { recipientNarrowing } from './service';
 import { settledHere } from '../../platform/d1/moves/settled';
@@ -17,6 +19,9 @@ import { settledHere } from '../../platform/d1/moves/settled';
 /** Recipients per page message, rendered and handed to the provider in chunks of `SEND_CHUNK` at once. */
 export const PAGE_SIZE = 500;
 export const SEND_CHUNK = 50;
+
+/** Recipients a worker claimed (`sending`) this long ago and never settled are settled `failed` by the re-drive, never resent. */
+export const SENDING_GIVEN_UP_MS = 10 * 60_000;
 
 /**
  * Adds to a campaign counter the rows the batch's previous statement changed
@@ -30,11 +35,12 @@ const countChanged = (db: Db, campaignId: string, column: 'targeted' | 'sent' | 
  * The end state once every page was written and no recipient is queued or
  * sending (the partial index on open recipients answers that): `sent`, or
  * `failed` when recipients were targeted and none could be handed to the provider.
+ * A batch of the fan-out renews the campaign's lease with it (`renew`); the re-drive's does not.
  */
-function settleCampaign(db: Db, campaignId: string, now: string): Statement {
+function settleCampaign(db: Db, campaignId: string, now: string, renew = true): Statement {
   return rawRun(
     db,
-    sql`UPDATE email_campaigns SET updated_at = ${now},
+    sql`UPDATE email_campaigns SET updated_at = ${now}, lease_until = ${renew ? leaseFrom(now) : sql`lease_until`},
       status = CASE WHEN targeting_done_at IS NOT NULL
           AND NOT EXISTS (SELECT 1 FROM email_campaign_recipients r WHERE r.campaign_id = ${campaignId} AND r.status IN ('queued', 'sending'))
         THEN (CASE WHEN sent = 0 AND targeted > 0 THEN 'failed' ELSE 'sent' END) ELSE status END
@@ -48,9 +54,13 @@ function recountCampaign(db: Db, campaignId: string, now: string): Statement[] {
     sql`(SELECT count(*) FROM email_campaign_recipients r WHERE r.campaign_id = ${campaignId}${status ? sql` AND r.status = ${status}` : sql``})`;
   return [
     rawRun(db, sql`UPDATE email_campaigns SET targeted = ${count()}, sent = ${count('sent')}, failed = ${count('failed')} WHERE id = ${campaignId}`),
-    settleCampaign(db, campaignId, now),
+    settleCampaign(db, campaignId, now, false),
   ];
 }
+
+/** Renews a sending campaign's lease: a statement for a batch a chunk writes anyway. */
+const renewLease = (db: Db, campaignId: string, now: string) =>
+  rawRun(db, sql`UPDATE email_campaigns SET lease_until = ${leaseFrom(now)} WHERE id = ${campaignId} AND status = 'sending'`);
 
 /**
  * Settles claimed recipients (`c` contact id, `id` send id, `e` error) as `status`, only those still
@@ -85,6 +95,8 @@ const loadCampaign = (db: Db, workspaceId: string, id: string) =>
  * page's recipients are handed to the provider before the next page is enqueued, so however large
  * the campaign, it holds one message in the queue at a time, and a send launched later (any
  * workspace's) waits behind at most one message per send in progress instead of behind a backlog.
+ * A page runs only in the campaign's drive (`heldDrive`): after a re-drive, the older chain's next
+ * page stops, so one chain of pages carries the campaign on.
  * A targeting page writes the next `PAGE_SIZE` eligible contacts after its cursor (keyset on
  * creation time and id, so no invocation holds the whole audience and every page costs the same),
  * less those on the platform list (one control-plane statement for the page), as
@@ -99,16 +111,38 @@ export async function handlePage(env: Bindings, body: PageMessage): Promise<void
   if (!db) return;
   const [campaign] = await loadCampaign(db, body.workspace_id, body.campaign_id);
   if (campaign?.status !== 'sending') return;
+  const drive = await heldDrive(db, campaign, body.drive ?? 0);
+  if (drive === null) return;
   const link = { workspace_id: body.workspace_id, campaign_id: campaign.id, base_url: body.base_url };
-  const { ids, next } = body.drain ? await queuedPage(db, link, campaign) : await targetPage(env, db, body, campaign);
+  const { ids, next } = body.drain ? await queuedPage(db, link, campaign, drive) : await targetPage(env, db, body, campaign, drive);
   await sendPage(env, link, ids);
   if (next) await env.SEND_QUEUE.send(next);
+}
+
+/**
+ * The drive a page runs in: its own while it is the campaign's. A page of another drive runs only
+ * when the campaign's lease lapsed (nothing moved it for `LEASE_MS`, ./lease.ts: its chain died, or this page
+ * waited that long in the queue): it takes the campaign over with a guarded update (of two pages
+ * racing, one wins) and carries it on in the next drive. Otherwise (another chain holds the
+ * campaign) null, and the page stops.
+ */
+async function heldDrive(db: Db, campaign: EmailCampaignRow, drive: number): Promise<number | null> {
+  if (campaign.drive === drive) return drive;
+  const now = nowIso();
+  if (campaign.leaseUntil !== null && campaign.leaseUntil >= now) return null;
+  const [taken] = await rawAll<{ drive: number }>(
+    db,
+    sql`UPDATE email_campaigns SET drive = drive + 1, lease_until = ${leaseFrom(now)}
+      WHERE id = ${campaign.id} AND status = 'sending' AND drive = ${campaign.drive} AND (lease_until IS NULL OR lease_until < ${now})
+      RETURNING drive`,
+  );
+  return taken?.drive ?? null;
 }
 
 type Link = { workspace_id: string; campaign_id: string; base_url: string };
 type Page = { ids: string[]; next: PageMessage | null };
 
-async function targetPage(env: Bindings, db: Db, body: PageMessage, campaign: EmailCampaignRow): Promise<Page> {
+async function targetPage(env: Bindings, db: Db, body: PageMessage, campaign: EmailCampaignRow, drive: number): Promise<Page> {
   const after = body.after === null ? null : { id: body.after, createdAt: body.after_created_at ?? null };
   const page = await emailEligibleIds(db, body.workspace_id, await recipientNarrowing(db, body.workspace_id, campaign), { after, limit: PAGE_SIZE });
   const ids = (await withoutPlatformListed(env, page)).map((c) => c.id);
@@ -142,6 +176,7 @@ async function targetPage(env: Bindings, db: Db, body: PageMessage, campaign: Em
           base_url: body.base_url,
           after: end.id,
           after_created_at: end.created_at,
+          drive,
         },
   };
 }
@@ -152,15 +187,15 @@ async function targetPage(env: Bindings, db: Db, body: PageMessage, campaign: Em
  * full page is followed by another; the last one by targeting from the first page when targeting
  * never finished.
  */
-async function queuedPage(db: Db, link: Link, campaign: EmailCampaignRow): Promise<Page> {
+async function queuedPage(db: Db, link: Link, campaign: EmailCampaignRow, drive: number): Promise<Page> {
   const rows = await rawAll<{ contact_id: string }>(
     db,
     sql`SELECT contact_id FROM email_campaign_recipients
       WHERE campaign_id = ${link.campaign_id} AND status IN ('queued', 'sending') AND status = 'queued' LIMIT ${PAGE_SIZE}`,
   );
   const ids = rows.map((r) => r.contact_id);
-  if (ids.length === PAGE_SIZE) return { ids, next: { kind: PAGE_KIND, ...link, after: null, drain: true } };
-  return { ids, next: campaign.targetingDoneAt ? null : { kind: PAGE_KIND, ...link, after: null } };
+  if (ids.length === PAGE_SIZE) return { ids, next: { kind: PAGE_KIND, ...link, after: null, drain: true, drive } };
+  return { ids, next: campaign.targetingDoneAt ? null : { kind: PAGE_KIND, ...link, after: null, drive } };
 }
 
 /**
@@ -176,7 +211,8 @@ async function sendPage(env: Bindings, link: Link, ids: string[]): Promise<void>
 
 /**
  * One chunk of a page's recipients: claimed `queued` -> `sending` first (a guarded
- * update, so a redelivered or duplicated message sends nothing twice), each
+ * update, so a redelivered or duplicated message sends nothing twice; the claim's
+ * batch renews the campaign's lease), each
  * contact re-checked against the eligibility baseline (consent can change
  * between page and send), rendered with its own tokens and unsubscribe link,
  * and handed to the bulk send path (source `campaign`, opens and clicks
@@ -198,6 +234,7 @@ export async function sendChunk(env: Bindings, body: Link, contactIds: string[])
           RETURNING contact_id, unsubscribe_token`,
       ),
       loadCampaign(db, body.workspace_id, body.campaign_id),
+      renewLease(db, body.campaign_id, now),
     ]),
     workspaceContext(env, body.workspace_id),
   ]);
@@ -263,23 +300,38 @@ export async function sendChunk(env: Bindings, body: Link, contactIds: string[])
   );
 }
 
-/** A sending campaign untouched this long has lost a queue message (or a worker). */
-export const STALE_AFTER_MS = 10 * 60_000;
+/** Whether the campaign still has recipients to send or pages to target: read in the re-drive's batch. */
+const hasWork = (db: Db, campaignId: string) =>
+  rawAll<{ work: number }>(
+    db,
+    sql`SELECT (targeting_done_at IS NULL OR EXISTS (SELECT 1 FROM email_campaign_recipients r
+        WHERE r.campaign_id = ${campaignId} AND r.status IN ('queued', 'sending') AND r.status = 'queued')) AS work
+      FROM email_campaigns WHERE id = ${campaignId} AND status = 'sending'`,
+  );
 
 /**
- * Re-drives sending campaigns that stopped moving (a lost page message, a dead worker): recipients
- * left `sending` by a worker that died after the provider hand-off are settled `failed` (never
- * resent: a campaign reaches a contact at most once), the counters and end state are recounted, and
- * the campaign gets one drain page again: its still-queued recipients page by page, then, when
- * targeting never finished, targeting from the first page (rows already written are kept). Links
- * stay at the origin its launch kept (else `PUBLIC_BASE_URL`; with neither the campaign waits, logged).
+ * Re-drives sending campaigns whose lease lapsed (a lost page message, a dead worker, a message
+ * waiting longer than the lease): each is taken with a guarded update of its drive (of two sweeps
+ * one takes it, and its older chain's next page stops, `heldDrive`), which does not renew the lease;
+ * recipients left `sending` for `SENDING_GIVEN_UP_MS` by a worker that died after the provider
+ * hand-off are settled `failed` (never resent: a campaign reaches a contact at most once), the
+ * counters and end state are recounted, and a campaign with work left gets one drain page in the new
+ * drive: its still-queued recipients page by page, then, when targeting never finished, targeting
+ * from the first page (rows already written are kept). Links stay at the origin its launch kept
+ * (else `PUBLIC_BASE_URL`; with neither the campaign waits, logged). Returns the campaigns given a page.
  */
 export async function redriveStaleCampaigns(env: Bindings, db: Db, now = nowIso(), limit = 20): Promise<number> {
-  const staleBefore = new Date(Date.parse(now) - STALE_AFTER_MS).toISOString();
+  const givenUpBefore = new Date(Date.parse(now) - SENDING_GIVEN_UP_MS).toISOString();
   const stale = await db
     .select()
     .from(emailCampaigns)
-    .where(and(eq(emailCampaigns.status, 'sending'), lt(emailCampaigns.updatedAt, staleBefore), settledHere(emailCampaigns.workspaceId)))
+    .where(
+      and(
+        eq(emailCampaigns.status, 'sending'),
+        or(isNull(emailCampaigns.leaseUntil), lt(emailCampaigns.leaseUntil, now)),
+        settledHere(emailCampaigns.workspaceId),
+      ),
+    )
     .limit(limit);
   let redriven = 0;
   for (const c of stale) {
@@ -288,15 +340,31 @@ export async function redriveStaleCampaigns(env: Bindings, db: Db, now = nowIso(
       console.error('stalled campaign without a link origin waits: set PUBLIC_BASE_URL', c.id);
       continue;
     }
+    let results: unknown[];
+    try {
+      results = await runBatch(db, [
+        rawRun(
+          db,
+          sql`UPDATE email_campaigns SET drive = ${guarded(
+            sql`drive = ${c.drive} AND status = 'sending' AND (lease_until IS NULL OR lease_until < ${now})`,
+            sql`drive + 1`,
+          )} WHERE id = ${c.id}`,
+        ),
+        rawRun(
+          db,
+          sql`UPDATE email_campaign_recipients SET status = 'failed', error = 'no_provider_answer', updated_at = ${now}
+            WHERE campaign_id = ${c.id} AND status = 'sending' AND updated_at < ${givenUpBefore}`,
+        ),
+        ...recountCampaign(db, c.id, now),
+        hasWork(db, c.id),
+      ]);
+    } catch (err) {
+      // Another sweep took it, or its fan-out moved meanwhile.
+      if (failedOn(err, guardOf(emailCampaigns.drive))) continue;
+      throw err;
+    }
+    if (!(results.at(-1) as { work: number }[])[0]?.work) continue;
     redriven++;
-    await runBatch(db, [
-      rawRun(
-        db,
-        sql`UPDATE email_campaign_recipients SET status = 'failed', error = 'no_provider_answer', updated_at = ${now}
-          WHERE campaign_id = ${c.id} AND status = 'sending' AND updated_at < ${staleBefore}`,
-      ),
-      ...recountCampaign(db, c.id, now),
-    ]);
     await env.SEND_QUEUE.send({
       kind: PAGE_KIND,
       workspace_id: c.workspaceId,
@@ -304,6 +372,7 @@ export async function redriveStaleCampaigns(env: Bindings, db: Db, now = nowIso(
       base_url: baseUrl,
       after: null,
       drain: true,
+      drive: c.drive + 1,
     } satisfies PageMessage);
   }
   wroteFor(db, new Set(stale.map((c) => c.workspaceId)));

@@ -8,6 +8,7 @@ import { readSender } from '../sender-profiles';
 import { emailCampaigns, type EmailCampaignRow } from './schema';
 import { EDITABLE, findCampaign, isEditable, serializeCampaign } from './service';
 import { EmailCampaignErrors } from './errors';
+import { leaseFrom } from './lease';
 import { settledHere } from '../../platform/d1/moves/settled';
 
 export const PAGE_KIND = 'email-campaign-page';
@@ -16,7 +17,8 @@ export const SEND_KIND = 'email-campaign-send';
 /**
  * `base_url`: the origin of the unsubscribe and tracking links, fixed at launch. `after` and
  * `after_created_at`: the last contact of the previous page and its creation time (the keyset).
- * `drain`: the page takes recipients still queued instead of targeting (the re-drive's).
+ * `drain`: the page takes recipients still queued instead of targeting (the re-drive's). `drive`:
+ * the chain of pages it belongs to (the campaign's `drive` when it was sent; absent, 0).
  */
 export type PageMessage = {
   kind: typeof PAGE_KIND;
@@ -26,6 +28,7 @@ export type PageMessage = {
   after: string | null;
   after_created_at?: string;
   drain?: true;
+  drive?: number;
 };
 /** A chunk enqueued on its own, as releases before pages sent their own recipients did; still served. */
 export type SendMessage = { kind: typeof SEND_KIND; workspace_id: string; campaign_id: string; base_url: string; contact_ids: string[] };
@@ -42,20 +45,28 @@ async function checkComplete(ctx: ServiceContext, c: EmailCampaignRow) {
 
 /**
  * Moves an editable campaign to `sending` (a guarded update: of racing
- * launches exactly one wins) and enqueues its first recipient page on the
- * send queue (each page enqueues the next once its recipients went out).
- * `baseUrl` is kept for the sweep that may re-drive it. Null when the
- * campaign was no longer editable.
+ * launches exactly one wins), held by the fan-out's lease, and enqueues its
+ * first recipient page on the send queue (each page enqueues the next once its
+ * recipients went out). `baseUrl` is kept for the sweep that may re-drive it
+ * (once the lease lapsed: a first page lost with the launch's crash too). Null
+ * when the campaign was no longer editable.
  */
 export async function startCampaign(env: Bindings, db: Db, workspaceId: string, id: string, baseUrl: string): Promise<EmailCampaignRow | null> {
   const now = nowIso();
   const [row] = await db
     .update(emailCampaigns)
-    .set({ status: 'sending', sentAt: now, linkOrigin: baseUrl, updatedAt: now })
+    .set({ status: 'sending', sentAt: now, linkOrigin: baseUrl, updatedAt: now, leaseUntil: leaseFrom(now) })
     .where(and(eq(emailCampaigns.workspaceId, workspaceId), eq(emailCampaigns.id, id), inArray(emailCampaigns.status, [...EDITABLE])))
     .returning();
   if (!row) return null;
-  await env.SEND_QUEUE.send({ kind: PAGE_KIND, workspace_id: workspaceId, campaign_id: id, base_url: baseUrl, after: null } satisfies PageMessage);
+  await env.SEND_QUEUE.send({
+    kind: PAGE_KIND,
+    workspace_id: workspaceId,
+    campaign_id: id,
+    base_url: baseUrl,
+    after: null,
+    drive: row.drive,
+  } satisfies PageMessage);
   return row;
 }
 

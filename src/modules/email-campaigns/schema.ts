@@ -37,6 +37,13 @@ export const emailCampaigns = sqliteTable(
     targetingDoneAt: text('targeting_done_at'),
     /** The origin of the links in its mail (unsubscribe, tracking), kept by the request that scheduled or sent it: sweeps have no request. */
     linkOrigin: text('link_origin'),
+    /**
+     * While `sending`: until when the fan-out holds the campaign. Every batch its page and chunk
+     * messages write moves it on (./fanout.ts); past it, the `campaign-schedules` sweep re-drives.
+     */
+    leaseUntil: text('lease_until'),
+    /** Which chain of page messages holds the campaign: a re-drive moves it on, and a page of an older one stops. */
+    drive: integer('drive').notNull().default(0),
     createdAt: text('created_at').notNull(),
     updatedAt: text('updated_at').notNull(),
   },

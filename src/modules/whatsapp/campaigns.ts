@@ -12,6 +12,7 @@ import { listTable, tableFields, type ListParams } from './listing';
 import { CAMPAIGN_STATUSES, whatsappCampaigns, type CampaignRow } from './schema';
 import { selectTemplate, templateFrom, type Template } from './templates';
 import { variableProblems } from './variables';
+import { leaseFrom } from './lease';
 
 export function serializeCampaign(r: CampaignRow) {
   return {
@@ -50,6 +51,8 @@ const fromRaw = (r: RawCampaign): CampaignRow => ({
   sent: r.sent as number,
   failed: r.failed as number,
   targetingDoneAt: (r.targeting_done_at as string | null) ?? null,
+  leaseUntil: (r.lease_until as string | null) ?? null,
+  drive: r.drive as number,
   createdAt: r.created_at as string,
   updatedAt: r.updated_at as string,
 });
@@ -191,18 +194,19 @@ export const SEND_KIND = 'whatsapp-campaign-send';
 
 /**
  * Moves a draft or scheduled campaign to `running` (a guarded update: of two
- * racing starts exactly one wins) and enqueues its first recipient page.
+ * racing starts exactly one wins), held by the fan-out's lease (./lease.ts: a
+ * first page lost is re-driven once it lapsed), and enqueues its first recipient page.
  * Returns the running row, or null when the campaign was not startable.
  */
 export async function startCampaign(env: Bindings, db: Db, workspaceId: string, id: string): Promise<CampaignRow | null> {
   const now = nowIso();
   const [row] = await db
     .update(whatsappCampaigns)
-    .set({ status: 'running', startedAt: now, updatedAt: now })
+    .set({ status: 'running', startedAt: now, updatedAt: now, leaseUntil: leaseFrom(now) })
     .where(and(eq(whatsappCampaigns.workspaceId, workspaceId), eq(whatsappCampaigns.id, id), inArray(whatsappCampaigns.status, [...EDITABLE])))
     .returning();
   if (!row) return null;
-  await env.SEND_QUEUE.send({ kind: PAGE_KIND, workspace_id: workspaceId, campaign_id: id, after: null });
+  await env.SEND_QUEUE.send({ kind: PAGE_KIND, workspace_id: workspaceId, campaign_id: id, after: null, drive: row.drive });
   return row;
 }
 

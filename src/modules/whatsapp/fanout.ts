@@ -1,7 +1,8 @@
-import { and, eq, lt, lte, sql } from 'drizzle-orm';
+import { and, eq, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import { wroteFor } from '../../platform/d1/floors';
-import { nowIso, runBatch, type Db, type Statement } from '../../platform/d1/db';
+import { failedOn, guardOf } from '../../platform/d1/constraints';
+import { guarded, nowIso, runBatch, type Db, type Statement } from '../../platform/d1/db';
 import { uuidv7 } from '../../platform/ids';
 import { rawAll, rawRun } from '../../platform/d1/raw-query';
 import { controlDb, workspaceDb } from '../../platform/d1/shards';
@@ -13,6 +14,7 @@ import { PAGE_KIND, type SEND_KIND, startCampaign } from './campaigns';
 import { composeTemplateMessage } from './compose';
 import { insertCampaignMessages, settleOutboundMany, upsertConversations } from './inbox';
 import { isPositional } from './placeholders';
+import { leaseFrom } from './lease';
 import { whatsappCampaigns, type CampaignRow } from './schema';
 import { selectCampaignTemplate, templateFrom } from './templates';
 import { personalize } from './variables';
@@ -21,10 +23,13 @@ import { settledHere } from '../../platform/d1/moves/settled';
 /** Recipients per page message, handed to the provider in chunks of `SEND_CHUNK` at once. */
 export const PAGE_SIZE = 200;
 export const SEND_CHUNK = 50;
+/** Recipients a worker claimed (`sending`) this long ago and never settled are settled `failed` by the re-drive, never resent. */
+export const SENDING_GIVEN_UP_MS = 10 * 60_000;
 
 /**
  * `after` and `after_created_at`: the last contact of the previous page and its creation time (the
  * keyset). `drain`: the page takes recipients still queued instead of targeting (the re-drive's).
+ * `drive`: the chain of pages it belongs to (the campaign's `drive` when it was sent; absent, 0).
  */
 type PageMessage = {
   kind: typeof PAGE_KIND;
@@ -33,6 +38,7 @@ type PageMessage = {
   after: string | null;
   after_created_at?: string;
   drain?: true;
+  drive?: number;
 };
 /** A chunk enqueued on its own, as releases before pages sent their own recipients did; still served. */
 export type SendMessage = { kind: typeof SEND_KIND; workspace_id: string; campaign_id: string; contact_ids: string[] };
@@ -63,17 +69,23 @@ const countChanged = (db: Db, campaignId: string, column: 'targeted' | 'sent' | 
 /**
  * The end state once every page was written and no recipient is queued or
  * sending (the recipients' status index answers that): `completed`, or
- * `failed` when nothing could be sent.
+ * `failed` when nothing could be sent. A batch of the fan-out renews the
+ * campaign's lease with it (`renew`); the re-drive's does not.
  */
-function settleCampaign(db: Db, campaignId: string, now: string): Statement {
+function settleCampaign(db: Db, campaignId: string, now: string, renew = true): Statement {
   const done = sql`(targeting_done_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM whatsapp_campaign_recipients r WHERE r.campaign_id = ${campaignId} AND r.status IN ('queued', 'sending')))`;
   return rawRun(
     db,
     sql`UPDATE whatsapp_campaigns SET status = CASE WHEN ${done} THEN (CASE WHEN sent > 0 THEN 'completed' ELSE 'failed' END) ELSE status END,
-      completed_at = CASE WHEN ${done} THEN ${now} ELSE completed_at END, updated_at = ${now}
+      completed_at = CASE WHEN ${done} THEN ${now} ELSE completed_at END, updated_at = ${now},
+      lease_until = ${renew ? leaseFrom(now) : sql`lease_until`}
       WHERE id = ${campaignId} AND status = 'running'`,
   );
 }
+
+/** Renews a running campaign's lease: a statement for a batch a chunk writes anyway. */
+const renewLease = (db: Db, campaignId: string, now: string) =>
+  rawRun(db, sql`UPDATE whatsapp_campaigns SET lease_until = ${leaseFrom(now)} WHERE id = ${campaignId} AND status = 'running'`);
 
 /** Settles claimed recipients still `sending` as `status`, the list (materialized) driving probes by primary key. */
 const settleRecipients = (
@@ -108,15 +120,19 @@ const loadCampaign = (db: Db, workspaceId: string, id: string) =>
  * page already wrote, and the targeted counter grows by the rows written); the last one marks
  * targeting done. A drain page (the re-drive's) takes up to `PAGE_SIZE` recipients still queued.
  * Either way the page's chunks are sent at once, each claimed before it goes out, so a page the
- * queue retries sends nobody twice; one that keeps failing leaves its campaign to the re-drive.
+ * queue retries sends nobody twice; one that keeps failing leaves its campaign to the re-drive. A
+ * page runs only in the campaign's drive (`heldDrive`): after a re-drive, the older chain's next
+ * page stops, so one chain of pages carries the campaign on.
  */
 export async function handlePage(env: Bindings, body: PageMessage): Promise<void> {
   const db = await workspaceDb(env, body.workspace_id);
   if (!db) return;
   const [campaign] = await loadCampaign(db, body.workspace_id, body.campaign_id);
   if (campaign?.status !== 'running') return;
+  const drive = await heldDrive(db, campaign, body.drive ?? 0);
+  if (drive === null) return;
   const link = { workspace_id: body.workspace_id, campaign_id: campaign.id };
-  const { ids, next } = body.drain ? await queuedPage(db, link, campaign) : await targetPage(db, body, campaign);
+  const { ids, next } = body.drain ? await queuedPage(db, link, campaign, drive) : await targetPage(db, body, campaign, drive);
   const chunks: Promise<void>[] = [];
   for (let i = 0; i < ids.length; i += SEND_CHUNK) chunks.push(sendChunk(env, link, ids.slice(i, i + SEND_CHUNK)));
   // Every chunk runs to its end before a failure retries the page.
@@ -125,7 +141,27 @@ export async function handlePage(env: Bindings, body: PageMessage): Promise<void
   if (next) await env.SEND_QUEUE.send(next);
 }
 
-async function targetPage(db: Db, body: PageMessage, campaign: CampaignRow): Promise<Page> {
+/**
+ * The drive a page runs in: its own while it is the campaign's. A page of another drive runs only
+ * when the campaign's lease lapsed (nothing moved it for `LEASE_MS`, ./lease.ts: its chain died, or
+ * this page waited that long in the queue): it takes the campaign over with a guarded update (of two
+ * pages racing, one wins) and carries it on in the next drive. Otherwise (another chain holds the
+ * campaign) null, and the page stops.
+ */
+async function heldDrive(db: Db, campaign: CampaignRow, drive: number): Promise<number | null> {
+  if (campaign.drive === drive) return drive;
+  const now = nowIso();
+  if (campaign.leaseUntil !== null && campaign.leaseUntil >= now) return null;
+  const [taken] = await rawAll<{ drive: number }>(
+    db,
+    sql`UPDATE whatsapp_campaigns SET drive = drive + 1, lease_until = ${leaseFrom(now)}
+      WHERE id = ${campaign.id} AND status = 'running' AND drive = ${campaign.drive} AND (lease_until IS NULL OR lease_until < ${now})
+      RETURNING drive`,
+  );
+  return taken?.drive ?? null;
+}
+
+async function targetPage(db: Db, body: PageMessage, campaign: CampaignRow, drive: number): Promise<Page> {
   const now = nowIso();
   let extra = null;
   if (campaign.audienceId) {
@@ -163,7 +199,7 @@ async function targetPage(db: Db, body: PageMessage, campaign: CampaignRow): Pro
     ids,
     next: last
       ? null
-      : { kind: PAGE_KIND, workspace_id: body.workspace_id, campaign_id: campaign.id, after: end.id, after_created_at: end.created_at },
+      : { kind: PAGE_KIND, workspace_id: body.workspace_id, campaign_id: campaign.id, after: end.id, after_created_at: end.created_at, drive },
   };
 }
 
@@ -172,14 +208,14 @@ async function targetPage(db: Db, body: PageMessage, campaign: CampaignRow): Pro
  * page is followed by another; the last one by targeting from the first page when targeting never
  * finished.
  */
-async function queuedPage(db: Db, link: Link, campaign: CampaignRow): Promise<Page> {
+async function queuedPage(db: Db, link: Link, campaign: CampaignRow, drive: number): Promise<Page> {
   const rows = await rawAll<{ contact_id: string }>(
     db,
     sql`SELECT contact_id FROM whatsapp_campaign_recipients WHERE campaign_id = ${link.campaign_id} AND status = 'queued' LIMIT ${PAGE_SIZE}`,
   );
   const ids = rows.map((r) => r.contact_id);
-  if (ids.length === PAGE_SIZE) return { ids, next: { kind: PAGE_KIND, ...link, after: null, drain: true } };
-  return { ids, next: campaign.targetingDoneAt ? null : { kind: PAGE_KIND, ...link, after: null } };
+  if (ids.length === PAGE_SIZE) return { ids, next: { kind: PAGE_KIND, ...link, after: null, drain: true, drive } };
+  return { ids, next: campaign.targetingDoneAt ? null : { kind: PAGE_KIND, ...link, after: null, drive } };
 }
 
 type Prepared = { contactId: string; messageId?: string; message?: ReturnType<typeof composeTemplateMessage>; error?: string };
@@ -187,7 +223,7 @@ type Prepared = { contactId: string; messageId?: string; message?: ReturnType<ty
 /**
  * One chunk of a page's recipients, in four round trips whatever its size. The claim
  * (`queued` -> `sending`, a guarded update, so a redelivered or duplicated
- * message sends nothing twice) is read in one batch with the campaign, its
+ * message sends nothing twice; the batch renews the campaign's lease) is read in one batch with the campaign, its
  * template and the contacts; each claimed contact is re-checked and
  * personalized; one batch records the messages in the contacts'
  * conversations; the provider takes the chunk at once; one batch settles
@@ -210,6 +246,7 @@ export async function sendChunk(env: Bindings, body: Link, contactIds: string[])
       loadCampaign(db, body.workspace_id, body.campaign_id),
       selectCampaignTemplate(db, body.workspace_id, body.campaign_id),
       selectRecipientContacts(db, body.workspace_id, contactIds),
+      renewLease(db, body.campaign_id, now),
     ]),
     getWorkspace(controlDb(env), body.workspace_id),
   ]);
@@ -308,35 +345,74 @@ export async function executeDueWhatsAppCampaigns(env: Bindings, db: Db, now = n
   return started;
 }
 
-/** A running campaign untouched this long has lost a queue message (or a worker). */
-export const STALE_AFTER_MS = 10 * 60_000;
+/** Whether the campaign still has recipients to send or pages to target: read in the re-drive's batch. */
+const hasWork = (db: Db, campaignId: string) =>
+  rawAll<{ work: number }>(
+    db,
+    sql`SELECT (targeting_done_at IS NULL OR EXISTS (SELECT 1 FROM whatsapp_campaign_recipients r WHERE r.campaign_id = ${campaignId} AND r.status = 'queued')) AS work
+      FROM whatsapp_campaigns WHERE id = ${campaignId} AND status = 'running'`,
+  );
 
 /**
- * Re-drives running campaigns that stopped moving (a lost page message, a dead worker): recipients
- * left `sending` by a worker that died after the provider hand-off are settled `failed` (never
- * resent: a campaign reaches a contact at most once), the counters and end state are recounted, and
- * the campaign gets one drain page again: its still-queued recipients page by page, then, when
- * targeting never finished, targeting from the first page (existing recipient rows stay as they are).
+ * Re-drives running campaigns whose lease lapsed (a lost page message, a dead worker, a message
+ * waiting longer than the lease): each is taken with a guarded update of its drive (of two sweeps
+ * one takes it, and its older chain's next page stops, `heldDrive`), which does not renew the lease;
+ * recipients left `sending` for `SENDING_GIVEN_UP_MS` by a worker that died after the provider
+ * hand-off are settled `failed` (never resent: a campaign reaches a contact at most once), the
+ * counters and end state are recounted, and a campaign with work left gets one drain page in the new
+ * drive: its still-queued recipients page by page, then, when targeting never finished, targeting
+ * from the first page (existing recipient rows stay as they are). Returns the campaigns given a page.
  */
 export async function redriveStaleCampaigns(env: Bindings, db: Db, now = nowIso(), limit = 20): Promise<number> {
-  const staleBefore = new Date(Date.parse(now) - STALE_AFTER_MS).toISOString();
+  const givenUpBefore = new Date(Date.parse(now) - SENDING_GIVEN_UP_MS).toISOString();
   const stale = await db
     .select()
     .from(whatsappCampaigns)
-    .where(and(eq(whatsappCampaigns.status, 'running'), lt(whatsappCampaigns.updatedAt, staleBefore), settledHere(whatsappCampaigns.workspaceId)))
-    .limit(limit);
-  for (const c of stale) {
-    await runBatch(db, [
-      rawRun(
-        db,
-        sql`UPDATE whatsapp_campaign_recipients SET status = 'failed', error = 'No provider answer was recorded; not resent', updated_at = ${now}
-          WHERE campaign_id = ${c.id} AND status = 'sending' AND updated_at < ${staleBefore}`,
+    .where(
+      and(
+        eq(whatsappCampaigns.status, 'running'),
+        or(isNull(whatsappCampaigns.leaseUntil), lt(whatsappCampaigns.leaseUntil, now)),
+        settledHere(whatsappCampaigns.workspaceId),
       ),
-      recountCampaign(db, c.id),
-      settleCampaign(db, c.id, now),
-    ]);
-    await env.SEND_QUEUE.send({ kind: PAGE_KIND, workspace_id: c.workspaceId, campaign_id: c.id, after: null, drain: true } satisfies PageMessage);
+    )
+    .limit(limit);
+  let redriven = 0;
+  for (const c of stale) {
+    let results: unknown[];
+    try {
+      results = await runBatch(db, [
+        rawRun(
+          db,
+          sql`UPDATE whatsapp_campaigns SET drive = ${guarded(
+            sql`drive = ${c.drive} AND status = 'running' AND (lease_until IS NULL OR lease_until < ${now})`,
+            sql`drive + 1`,
+          )} WHERE id = ${c.id}`,
+        ),
+        rawRun(
+          db,
+          sql`UPDATE whatsapp_campaign_recipients SET status = 'failed', error = 'No provider answer was recorded; not resent', updated_at = ${now}
+            WHERE campaign_id = ${c.id} AND status = 'sending' AND updated_at < ${givenUpBefore}`,
+        ),
+        recountCampaign(db, c.id),
+        settleCampaign(db, c.id, now, false),
+        hasWork(db, c.id),
+      ]);
+    } catch (err) {
+      // Another sweep took it, or its fan-out moved meanwhile.
+      if (failedOn(err, guardOf(whatsappCampaigns.drive))) continue;
+      throw err;
+    }
+    if (!(results.at(-1) as { work: number }[])[0]?.work) continue;
+    redriven++;
+    await env.SEND_QUEUE.send({
+      kind: PAGE_KIND,
+      workspace_id: c.workspaceId,
+      campaign_id: c.id,
+      after: null,
+      drain: true,
+      drive: c.drive + 1,
+    } satisfies PageMessage);
   }
   wroteFor(db, new Set(stale.map((c) => c.workspaceId)));
-  return stale.length;
+  return redriven;
 }

@@ -108,6 +108,13 @@ export const whatsappCampaigns = sqliteTable(
     failed: integer('failed').notNull().default(0),
     /** Set when the last recipient page was written: from then on the campaign completes when no recipient is pending. */
     targetingDoneAt: text('targeting_done_at'),
+    /**
+     * While `running`: until when the fan-out holds the campaign. Every batch its page and chunk
+     * messages write moves it on (./fanout.ts); past it, the `campaign-schedules` sweep re-drives.
+     */
+    leaseUntil: text('lease_until'),
+    /** Which chain of page messages holds the campaign: a re-drive moves it on, and a page of an older one stops. */
+    drive: integer('drive').notNull().default(0),
     createdAt: text('created_at').notNull(),
     updatedAt: text('updated_at').notNull(),
   },

@@ -6,7 +6,7 @@ import { executeDueWhatsAppCampaigns, redriveStaleCampaigns } from './fanout';
 
 /**
  * `campaign-schedules`: one sweep for every campaign channel. On one shard it starts WhatsApp's due
- * scheduled campaigns and re-drives its stalled fan-outs, then email campaigns do the same; each
+ * scheduled campaigns and re-drives its fan-outs whose lease lapsed (./lease.ts), then email campaigns do the same; each
  * channel reports its own counts, prefixed with its name (`whatsapp_campaigns_started`, ...).
  */
 export async function sweepCampaignSchedules(env: Bindings, db: Db): Promise<SweepResult> {

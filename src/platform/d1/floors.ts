@@ -75,6 +75,12 @@ export function watchWrites(queries: Queryable, bookmark: () => string | null, w
   return { client, watch };
 }
 
+/** `client`, a wrapper of `base` (./carried.ts), is watched as `base` is: its handles find the same session. */
+export function watchedLike(client: Queryable, base: Queryable): void {
+  const watch = watched.get(base);
+  if (watch) watched.set(client, watch);
+}
+
 /** The bookmark of what a watched handle has read or written so far; null for a plain binding or before its first query. */
 export const bookmarkOf = (db: Db): string | null => watched.get(clientOf(db))?.bookmark() ?? null;
 

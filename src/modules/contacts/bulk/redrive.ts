@@ -1,7 +1,7 @@
 import { settledHere } from '../../../platform/d1/moves/settled';
 import { sql } from 'drizzle-orm';
 import type { Bindings } from '../../../env';
-import { type Db, nowIso } from '../../../platform/d1/db';
+import type { Db } from '../../../platform/d1/db';
 import { wroteFor } from '../../../platform/d1/floors';
 import type { SweepResult } from '../../../platform/manifest';
 import { EXPORT_KIND, type ExportMessage } from '../exports/process';
@@ -9,20 +9,29 @@ import { contactExports } from '../exports/schema';
 import { IMPORT_KIND, type ImportMessage } from '../imports/process';
 import { contactImports } from '../imports/schema';
 
-/** A job whose row has not moved for this long lost its message (retries spent, or a crash before handing on). */
-const STALLED_MS = 10 * 60_000;
+/**
+ * How long a job is held without its row moving: every chunk of an import (100 rows) and every page
+ * of an export (500 contacts) records its progress with `updated_at` in the batch it writes anyway,
+ * so a live job renews it far inside this (a message of ten chunks applies 1,000 rows in about half
+ * a second, bench/results.md). Past it the job lost its message (retries spent, a crash before
+ * handing on, a dead worker) or its message waits in the queue: the sweep (every minute) sends it
+ * one, so the job moves again within two minutes.
+ */
+export const LEASE_MS = 60_000;
 /** Jobs re-driven per table and pass. */
 const PASS = 50;
 
 /**
  * `contact-jobs`: queues a new message for every import or export still `queued` or `processing`
- * whose row has not moved for 10 minutes, and marks it moved so the next pass leaves it alone. A
- * message still alive meanwhile is harmless: each chunk or page is recorded once (guarded), and the
- * delivery that finds it recorded stops.
+ * whose row has not moved for a lease (`LEASE_MS`), taking it with one guarded update that marks it
+ * moved (of two sweeps, one takes each job; the next pass leaves it alone for a lease). A message
+ * still alive meanwhile is harmless: each chunk or page is recorded once (guarded on the cursor the
+ * delivery started from, in the batch that writes it), and the delivery that finds it recorded
+ * stops, so two deliveries never apply one chunk twice and one of them carries the job on.
  */
-export async function redriveContactJobs(env: Bindings, db: Db): Promise<SweepResult> {
-  const cutoff = new Date(Date.now() - STALLED_MS).toISOString();
-  const now = nowIso();
+export async function redriveContactJobs(env: Bindings, db: Db, at = Date.now()): Promise<SweepResult> {
+  const cutoff = new Date(at - LEASE_MS).toISOString();
+  const now = new Date(at).toISOString();
   const stalled = (table: typeof contactImports | typeof contactExports) =>
     db
       .update(table)

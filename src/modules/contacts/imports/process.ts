@@ -123,10 +123,22 @@ async function completeImport(env: Bindings, ctx: ServiceContext, row: ImportRow
     .where(and(eq(contactImports.workspace_id, ctx.ws.id), eq(contactImports.id, row.id), inArray(contactImports.status, ['queued', 'processing'])));
 }
 
+/**
+ * Ends the import failed, unless another delivery moved it on since this one read it: a delivery
+ * that finds the file gone because a parallel one applied its last chunk and deleted it leaves the
+ * import to that one, which completes it.
+ */
 async function failImport(ctx: ServiceContext, row: ImportRow, failure: string) {
   const now = nowIso();
   await ctx.db
     .update(contactImports)
     .set({ status: 'failed', failure, file_key: null, completed_at: now, updated_at: now })
-    .where(and(eq(contactImports.workspace_id, ctx.ws.id), eq(contactImports.id, row.id), inArray(contactImports.status, ['queued', 'processing'])));
+    .where(
+      and(
+        eq(contactImports.workspace_id, ctx.ws.id),
+        eq(contactImports.id, row.id),
+        inArray(contactImports.status, ['queued', 'processing']),
+        eq(contactImports.processed_rows, row.processed_rows),
+      ),
+    );
 }
