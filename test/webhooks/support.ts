@@ -6,7 +6,7 @@ import type { DeliveryMessage } from '../../src/modules/webhooks/publisher';
 import { dbFor } from '../../src/platform/d1/db';
 import { EventSink, type OutboxEvent } from '../../src/platform/events';
 import type { TestWorkspace } from '../support/harness';
-import { rowOnShards, shardOf } from '../support/db';
+import { rowOnShards, runOnShards, shardOf } from '../support/db';
 
 export type Captured = { url: string; init: RequestInit; body: string; headers: Record<string, string> };
 
@@ -64,12 +64,16 @@ export function deliveryMessage(
   endpointId: string,
   event: Pick<OutboxEvent, 'id' | 'type' | 'createdAt' | 'data'>,
 ): FakeMessage {
-  const body: DeliveryMessage = {
+  return queueMessage({
     kind: 'webhook-delivery',
     workspace_id: workspaceId,
     endpoint_id: endpointId,
     event: { id: event.id, type: event.type, created_at: event.createdAt, data: event.data },
-  };
+  });
+}
+
+/** A queue message carrying `body` (one the publisher or the sweep sent), as the consumer gets it. */
+export function queueMessage(body: DeliveryMessage): FakeMessage {
   return {
     id: crypto.randomUUID(),
     timestamp: new Date(),
@@ -87,4 +91,17 @@ export function fakeEvent(type: EventType = 'deal.created', data: Record<string,
 
 export async function deliveryRow(eventId: string, endpointId: string) {
   return rowOnShards('SELECT * FROM webhook_deliveries WHERE event_id = ? AND endpoint_id = ?', eventId, endpointId);
+}
+
+/**
+ * Brings a retrying delivery's next attempt to now, as waiting out its delay would: the queue hands its
+ * retried message back at that time, and a message that comes earlier is acknowledged unsent.
+ */
+export async function makeDue(eventId: string, endpointId: string) {
+  await runOnShards(
+    "UPDATE webhook_deliveries SET next_attempt_at = ? WHERE event_id = ? AND endpoint_id = ? AND state = 'retrying'",
+    new Date(Date.now() - 1000).toISOString(),
+    eventId,
+    endpointId,
+  );
 }

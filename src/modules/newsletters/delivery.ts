@@ -13,7 +13,7 @@ import { getWorkspace, workspaceContext } from '../workspaces';
 import { personalEmail } from '../content';
 import { catchupSlot } from './cadence';
 import { newsletterDeliveries, newsletterIssues, newsletters, newsletterSubscriptions } from './schema';
-import { settledHere } from '../../platform/d1/moves/settled';
+import { settledHere, workspaceIdOf } from '../../platform/d1/moves/settled';
 
 export const DELIVERY_KIND = 'newsletter-deliveries';
 /** Subscriptions advanced per sweep pass and shard; deliveries per queue message. */
@@ -53,7 +53,7 @@ export async function deliverNewsletters(env: Bindings, db: Db, now = new Date()
         (SELECT i.id FROM newsletter_issues i WHERE i.newsletter_id = s.newsletter_id AND i.issue_number = s.cursor + 1) AS issue_id
       FROM newsletter_subscriptions s JOIN newsletters n ON n.id = s.newsletter_id
       WHERE s.status = 'active' AND n.status = 'active' AND s.cursor < n.next_issue_number - 1
-        AND (s.next_catchup_at IS NULL OR s.next_catchup_at <= ${at}) AND ${settledHere(sql`s.workspace_id`)}
+        AND (s.next_catchup_at IS NULL OR s.next_catchup_at <= ${at}) AND ${settledHere(workspaceIdOf('s'))}
       ORDER BY s.id LIMIT ${SWEEP_PAGE}`,
   );
   if (!candidates.length) return { newsletter_deliveries_queued: 0 };

@@ -57,7 +57,7 @@ export async function resumeStalledRescores(env: Bindings, db: Db, now: number):
     db,
     sql`SELECT workspace_id, rescore_generation, rescore_after, rescore_touched_at FROM ${scoringConfigs}
       WHERE enabled = 1 AND rescore_after IS NOT NULL AND coalesce(rescore_touched_at, '') < ${before}
-        AND ${settledHere(sql`workspace_id`)} LIMIT 20`,
+        AND ${settledHere(scoringConfigs.workspace_id)} LIMIT 20`,
   );
   let resumed = 0;
   for (const walk of stalled) {

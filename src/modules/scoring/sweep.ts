@@ -24,7 +24,7 @@ export async function scoringSweep(env: Bindings, db: Db): Promise<SweepResult> 
   const decayed = await applyDecay(db, now);
   const pending = await rawAll<{ workspace_id: string }>(
     db,
-    sql`SELECT DISTINCT workspace_id FROM ${scoreSignals} INDEXED BY score_signals_pending WHERE pending = 1 AND ${settledHere(sql`workspace_id`)} LIMIT ${PENDING_WORKSPACES_PER_PASS}`,
+    sql`SELECT DISTINCT workspace_id FROM ${scoreSignals} INDEXED BY score_signals_pending WHERE pending = 1 AND ${settledHere(scoreSignals.workspace_id)} LIMIT ${PENDING_WORKSPACES_PER_PASS}`,
   );
   let caughtUp = 0;
   for (const { workspace_id } of pending) {
@@ -39,7 +39,7 @@ async function applyDecay(db: Db, now: number): Promise<number> {
   const due = await rawAll<{ workspace_id: string; contact_id: string }>(
     db,
     sql`SELECT workspace_id, contact_id FROM ${contactScores} INDEXED BY contact_scores_decay_due
-      WHERE decay_due_at IS NOT NULL AND decay_due_at <= ${new Date(now).toISOString()} AND ${settledHere(sql`workspace_id`)} ORDER BY decay_due_at LIMIT ${DECAY_PER_PASS}`,
+      WHERE decay_due_at IS NOT NULL AND decay_due_at <= ${new Date(now).toISOString()} AND ${settledHere(contactScores.workspace_id)} ORDER BY decay_due_at LIMIT ${DECAY_PER_PASS}`,
   );
   const byWorkspace = new Map<string, string[]>();
   for (const d of due) byWorkspace.set(d.workspace_id, [...(byWorkspace.get(d.workspace_id) ?? []), d.contact_id]);

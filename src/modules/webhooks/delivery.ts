@@ -59,15 +59,32 @@ export const IN_FLIGHT = 6;
 
 type Attempt = { message: Message<QueueMessageBody>; body: DeliveryMessage; url: string; secret: string; attempts: number; bookmark: string | null };
 
+/** Added to a claim's hold beyond its POSTs' time: the batch's reads, signing and the outcome's write. */
+const HOLD_MARGIN_MS = 60_000;
+/**
+ * How long a consumer's claim holds its deliveries: every POST of its batch taking turns for the
+ * `IN_FLIGHT` slots, each to its timeout, and the margin. Nothing else attempts or re-sends them
+ * meanwhile; a consumer that dies holding them leaves them to the outbox sweep once the hold ends.
+ */
+const claimHoldMs = (posts: number) => Math.ceil(posts / IN_FLIGHT) * DELIVERY_TIMEOUT_MS + HOLD_MARGIN_MS;
+/** A retried message can arrive a moment before the time its row was given (another machine's clock): still due. */
+const DUE_SLACK_MS = 1_000;
+
 /**
  * Queue consumer: one attempt of each (event, endpoint) delivery of a batch. Per workspace, one
  * read batch takes the endpoints (read fresh each time, so a deleted or deactivated endpoint
- * gets nothing more) and the delivery rows (the attempt count lives there, so it survives
- * re-sent messages); the POSTs go out `IN_FLIGHT` at a time, a workspace's endpoints taking turns
- * (no other order is kept); one statement records every outcome once the workspace's attempts
- * ended. A delivery named twice in one batch is attempted once.
+ * gets nothing more) and claims the delivery rows under this batch's hold: a missing row is written
+ * `pending` (its endpoint active), an existing one is taken if still `pending` or `retrying`, due,
+ * and held by no live consumer's claim; the attempt count lives there, so it survives re-sent
+ * messages. A message whose delivery is finished, not yet due or held by another consumer is
+ * acknowledged without a request: that delivery is another message's, or the outbox sweep's to
+ * send again. The POSTs go out `IN_FLIGHT` at a time, a workspace's endpoints taking turns (no
+ * other order is kept); one statement records every outcome once the workspace's attempts ended,
+ * only where this batch still holds the row, and lets go of it. A delivery named twice in one
+ * batch is attempted once.
  */
 export async function deliverWebhooks(messages: Message<QueueMessageBody>[], env: Bindings): Promise<void> {
+  const holdMs = claimHoldMs(messages.length);
   const byWorkspace = new Map<string, Message<QueueMessageBody>[]>();
   for (const m of messages) {
     const ws = (m.body as unknown as DeliveryMessage).workspace_id;
@@ -77,7 +94,7 @@ export async function deliverWebhooks(messages: Message<QueueMessageBody>[], env
   const allowHosts = parseAllowList(env.ALLOW_UNSAFE_WEBHOOK_HOSTS);
   await Promise.all(
     [...byWorkspace].map(([workspaceId, list]) =>
-      deliverFor(env, workspaceId, list, (a) => slot(() => attempt(a.url, a.secret, a.body.event, a.bookmark, allowHosts))),
+      deliverFor(env, workspaceId, list, holdMs, (a) => slot(() => attempt(a.url, a.secret, a.body.event, a.bookmark, allowHosts))),
     ),
   );
 }
@@ -103,10 +120,13 @@ async function signedBookmarks(env: Bindings, shard: string, bookmarks: (string 
   return new Map(await Promise.all(distinct.map(async (b) => [b, await issueBookmark(env, shard, b)] as const)));
 }
 
+type Claimed = { event_id: string; endpoint_id: string; attempts: number };
+
 async function deliverFor(
   env: Bindings,
   workspaceId: string,
   messages: Message<QueueMessageBody>[],
+  holdMs: number,
   post: (a: Attempt) => Promise<Outcome>,
 ): Promise<void> {
   const session = await workspaceSession(env, workspaceId);
@@ -116,23 +136,33 @@ async function deliverFor(
   }
   const { db } = session;
   const bodies = messages.map((m) => m.body as unknown as DeliveryMessage);
-  const [endpoints, priors] = (await runBatch(db, [
+  const claim = uuidv7();
+  const claimedAt = Date.now();
+  const at = new Date(claimedAt).toISOString();
+  const wanted = JSON.stringify(bodies.map((b) => ({ id: uuidv7(), e: b.event.id, t: b.event.type, p: b.endpoint_id })));
+  const [endpoints, claimed] = (await runBatch(db, [
     rawAll<{ id: string; url: string; secret: string; is_active: number }>(
       db,
       sql`SELECT id, url, secret, is_active FROM webhook_endpoints WHERE workspace_id = ${workspaceId} AND id IN (SELECT value FROM json_each(${JSON.stringify([...new Set(bodies.map((b) => b.endpoint_id))])}))`,
     ),
-    rawAll<{ event_id: string; endpoint_id: string; state: string; attempts: number }>(
+    // The claim: a delivery of an active endpoint whose row is missing (the message came before the fan-out wrote it) is
+    // written `pending` and held; an existing one is held if still to make, due, and held by no consumer.
+    rawAll<Claimed>(
       db,
-      sql`WITH wanted AS MATERIALIZED (SELECT value ->> 'e' AS e, value ->> 'p' AS p FROM json_each(${JSON.stringify(bodies.map((b) => ({ e: b.event.id, p: b.endpoint_id })))}))
-        SELECT d.event_id, d.endpoint_id, d.state, d.attempts FROM wanted CROSS JOIN webhook_deliveries d WHERE d.event_id = wanted.e AND d.endpoint_id = wanted.p`,
+      sql`WITH wanted AS MATERIALIZED (SELECT value ->> 'id' AS id, value ->> 'e' AS e, value ->> 't' AS t, value ->> 'p' AS p FROM json_each(${wanted}))
+        INSERT INTO webhook_deliveries (id, workspace_id, event_id, event_type, endpoint_id, url, state, attempts, held_until, held_by, created_at, updated_at)
+        SELECT wanted.id, ${workspaceId}, wanted.e, wanted.t, e.id, e.url, 'pending', 0, ${new Date(claimedAt + holdMs).toISOString()}, ${claim}, ${at}, ${at}
+        FROM wanted JOIN webhook_endpoints e ON e.id = wanted.p AND e.workspace_id = ${workspaceId} AND e.is_active = 1 WHERE 1
+        ON CONFLICT (event_id, endpoint_id) DO UPDATE SET held_until = excluded.held_until, held_by = excluded.held_by
+        WHERE webhook_deliveries.workspace_id = ${workspaceId} AND webhook_deliveries.state IN ('pending', 'retrying')
+          AND (webhook_deliveries.held_by IS NULL OR webhook_deliveries.held_until <= ${at})
+          AND (webhook_deliveries.next_attempt_at IS NULL OR webhook_deliveries.next_attempt_at <= ${new Date(claimedAt + DUE_SLACK_MS).toISOString()})
+        RETURNING event_id, endpoint_id, attempts`,
     ),
-  ])) as [
-    { id: string; url: string; secret: string; is_active: number }[],
-    { event_id: string; endpoint_id: string; state: string; attempts: number }[],
-  ];
+  ])) as [{ id: string; url: string; secret: string; is_active: number }[], Claimed[]];
   const endpointOf = new Map(endpoints.map((e) => [e.id, e]));
   const key = (eventId: string, endpointId: string) => `${eventId} ${endpointId}`;
-  const priorOf = new Map(priors.map((p) => [key(p.event_id, p.endpoint_id), p]));
+  const claimedOf = new Map(claimed.map((c) => [key(c.event_id, c.endpoint_id), c]));
   // A message without the bookmark of its write gets this read's: the read came after the write, so it is at least as new.
   const writtenAt = (body: DeliveryMessage) => body.bookmark ?? session.bookmark();
   const signed = await signedBookmarks(env, session.shard, bodies.map(writtenAt));
@@ -142,15 +172,15 @@ async function deliverFor(
     const body = bodies[i];
     const k = key(body.event.id, body.endpoint_id);
     const endpoint = endpointOf.get(body.endpoint_id);
-    const prior = priorOf.get(k);
-    if (!endpoint?.is_active || (prior && prior.state !== 'pending' && prior.state !== 'retrying') || taken.has(k)) return void message.ack();
+    const row = claimedOf.get(k);
+    if (!row || !endpoint?.is_active || taken.has(k)) return void message.ack();
     taken.add(k);
     attempts.push({
       message,
       body,
       url: endpoint.url,
       secret: endpoint.secret,
-      attempts: (prior?.attempts ?? 0) + 1,
+      attempts: row.attempts + 1,
       bookmark: signed.get(writtenAt(body) ?? '') ?? null,
     });
   });
@@ -164,9 +194,7 @@ async function deliverFor(
     const state = outcome.ok ? 'succeeded' : a.attempts >= MAX_ATTEMPTS ? 'dead' : 'retrying';
     const delay = state === 'retrying' ? RETRY_DELAYS_SECONDS[a.attempts - 1] : null;
     return {
-      id: uuidv7(),
       e: a.body.event.id,
-      t: a.body.event.type,
       p: a.body.endpoint_id,
       u: a.url,
       s: state,
@@ -177,15 +205,15 @@ async function deliverFor(
       delay,
     };
   });
-  // The guard keeps a delivery the endpoint's deletion dropped meanwhile from coming back.
+  // Only where this batch still holds the row: a delivery its endpoint's deletion dropped meanwhile stays dropped.
   const written = await rawAll<{ event_id: string; endpoint_id: string }>(
     db,
-    sql`INSERT INTO webhook_deliveries (id, workspace_id, event_id, event_type, endpoint_id, url, state, attempts, last_status, last_error, next_attempt_at, created_at, updated_at)
-      SELECT value ->> 'id', ${workspaceId}, value ->> 'e', value ->> 't', value ->> 'p', value ->> 'u', value ->> 's', value ->> 'n', value ->> 'ls', value ->> 'le', value ->> 'at', ${now}, ${now}
-      FROM json_each(${JSON.stringify(rows)}) WHERE 1
-      ON CONFLICT (event_id, endpoint_id) DO UPDATE SET url = excluded.url, state = excluded.state, attempts = excluded.attempts, last_status = excluded.last_status,
-        last_error = excluded.last_error, next_attempt_at = excluded.next_attempt_at, updated_at = excluded.updated_at
-      WHERE webhook_deliveries.state IN ('pending', 'retrying')
+    sql`WITH outcome AS MATERIALIZED (SELECT value ->> 'e' AS e, value ->> 'p' AS p, value ->> 'u' AS u, value ->> 's' AS s, value ->> 'n' AS n,
+        value ->> 'ls' AS ls, value ->> 'le' AS le, value ->> 'at' AS at FROM json_each(${JSON.stringify(rows)}))
+      UPDATE webhook_deliveries SET url = outcome.u, state = outcome.s, attempts = outcome.n, last_status = outcome.ls, last_error = outcome.le,
+        next_attempt_at = outcome.at, updated_at = ${now}, held_until = NULL, held_by = NULL
+      FROM outcome WHERE webhook_deliveries.event_id = outcome.e AND webhook_deliveries.endpoint_id = outcome.p
+        AND webhook_deliveries.workspace_id = ${workspaceId} AND webhook_deliveries.held_by = ${claim} AND webhook_deliveries.state IN ('pending', 'retrying')
       RETURNING event_id, endpoint_id`,
   );
   const recorded = new Set(written.map((w) => key(w.event_id, w.endpoint_id)));

@@ -1,11 +1,12 @@
 import type { ModuleManifest } from '../../platform/manifest';
 import { deliverWebhooks } from './delivery';
 import { webhookLogRoutes } from './log-routes';
-import { DELIVERY_KIND, publishEvents, subscriptionCheck, sweepOutbox } from './publisher';
+import { DELIVERY_KIND, publishEvents, subscriptionCheck } from './publisher';
 import { forgetOldEvents } from './retention';
 import { webhookRoutes } from './routes';
+import { sweepOutbox } from './sweep';
 
-/** The outbox's three stages: publish after commit, deliver from the queue, re-send what never left. */
+/** The outbox's three stages: publish after commit, deliver from the queue, re-send what never left or was lost on the way. */
 export const manifest: ModuleManifest = {
   name: 'webhooks',
   routes: [webhookRoutes, webhookLogRoutes],

@@ -68,6 +68,11 @@ export function pendingDeliveries(db: Db, messages: DeliveryMessage[], urls: str
   );
 }
 
+/** Sends the messages in as few `sendBatch` calls as the queue's limits allow. */
+export async function sendMessages(env: Bindings, messages: DeliveryMessage[]): Promise<void> {
+  for (const part of chunk(messages)) await env.EVENTS_QUEUE.sendBatch(part.map((body) => ({ body })));
+}
+
 function chunk(messages: DeliveryMessage[]): DeliveryMessage[][] {
   const chunks: DeliveryMessage[][] = [];
   let current: DeliveryMessage[] = [];
@@ -96,9 +101,7 @@ async function fanOut(env: Bindings, db: Db, where: SQL): Promise<{ events: numb
   if (rows.length === 0) return { events: 0, messages: 0 };
   // What read the events has seen their writes: its bookmark is at least theirs.
   const { messages, urls } = buildMessages(rows, bookmarkOf(db));
-  for (const part of chunk(messages)) {
-    await env.EVENTS_QUEUE.sendBatch(part.map((body) => ({ body })));
-  }
+  await sendMessages(env, messages);
   const eventIds = [...new Set(rows.map((r) => r.event.id))];
   const stamp = db
     .update(eventOutbox)
@@ -128,7 +131,7 @@ export const SWEEP_GRACE_MS = 30_000;
 const SWEEP_BATCH = 200;
 
 /** Re-sends a shard's outbox events that never reached the queue (publisher crashed or the send failed). */
-export async function sweepOutbox(env: Bindings, db: Db, now = Date.now()) {
+export async function republishOutbox(env: Bindings, db: Db, now = Date.now()) {
   const cutoff = new Date(now - SWEEP_GRACE_MS).toISOString();
   return fanOut(
     env,

@@ -4,6 +4,7 @@ import { rawRun } from '../../platform/d1/raw-query';
 import { eventOutbox } from '../../platform/schema';
 import { settledHere } from '../../platform/d1/moves/settled';
 import { EVENT_RETENTION_DAYS } from './events-api';
+import { webhookDeliveries } from './schema';
 
 /** Rows forgotten per table and pass: a backlog never makes one long statement. */
 const PASS = 2_000;
@@ -21,7 +22,7 @@ export async function forgetOldEvents(_env: unknown, db: Db) {
     ),
     rawRun(
       db,
-      sql`DELETE FROM webhook_deliveries WHERE rowid IN (SELECT rowid FROM webhook_deliveries INDEXED BY webhook_deliveries_created WHERE created_at < ${cutoff} AND state NOT IN ('pending', 'retrying') AND ${settledHere(sql`webhook_deliveries.workspace_id`)} LIMIT ${PASS})`,
+      sql`DELETE FROM webhook_deliveries WHERE rowid IN (SELECT rowid FROM webhook_deliveries INDEXED BY webhook_deliveries_created WHERE created_at < ${cutoff} AND state NOT IN ('pending', 'retrying') AND ${settledHere(webhookDeliveries.workspaceId)} LIMIT ${PASS})`,
     ),
   ]);
   return { events_forgotten: events.meta.changes, deliveries_forgotten: deliveries.meta.changes };

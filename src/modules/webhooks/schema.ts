@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 /**
@@ -27,6 +28,11 @@ export type DeliveryState = (typeof DELIVERY_STATES)[number];
  * One row per (event, endpoint): `pending` from the fan-out (or a redelivery) until an attempt
  * ends, then the outcome of the latest attempt. `dead` rows are the dead letters; `dropped` ones
  * belonged to an endpoint deleted while they were still being retried.
+ *
+ * A `pending` or `retrying` delivery is due at its `next_attempt_at`, a pending one (which has none)
+ * since it became pending (`updated_at`). `held_until`/`held_by` is its hold: a queue consumer
+ * attempting it, or the outbox sweep that re-sent its message, holds it until then, and while the
+ * hold lives no one else attempts or re-sends it (`delivery.ts`, `redrive.ts`).
  */
 export const webhookDeliveries = sqliteTable(
   'webhook_deliveries',
@@ -42,6 +48,8 @@ export const webhookDeliveries = sqliteTable(
     lastStatus: integer('last_status'),
     lastError: text('last_error'),
     nextAttemptAt: text('next_attempt_at'),
+    heldUntil: text('held_until'),
+    heldBy: text('held_by'),
     createdAt: text('created_at').notNull(),
     updatedAt: text('updated_at').notNull(),
   },
@@ -51,5 +59,7 @@ export const webhookDeliveries = sqliteTable(
     index('webhook_deliveries_endpoint_created').on(t.endpointId, t.createdAt),
     index('webhook_deliveries_created').on(t.createdAt),
     index('webhook_deliveries_endpoint_state_created').on(t.endpointId, t.state, t.createdAt),
+    // The deliveries still to make, by when they are due: the outbox sweep's re-drive walks it.
+    index('webhook_deliveries_due').on(sql`coalesce(${t.nextAttemptAt}, ${t.updatedAt})`).where(sql`state IN ('pending', 'retrying')`),
   ],
 );

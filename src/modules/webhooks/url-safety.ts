@@ -1,7 +1,9 @@
 /**
  * The `unsafe_url` rules for webhook targets, applied at registration and again
  * before every delivery attempt. Workers has no DNS API, so only the URL's own
- * host is judged: literal addresses in every spelling, and reserved names.
+ * host is judged: literal addresses in every spelling, and reserved names. A
+ * public name that resolves to a private address is the platform's to stop
+ * (docs/webhooks.md, "Limits").
  */
 
 type Cidr = [bytes: number[], prefixBits: number];
@@ -29,6 +31,7 @@ const V6_BLOCKED: Cidr[] = [
   [[0x20, 0x01, 0x00, 0x00], 23], // IETF protocol assignments, Teredo
   [[0x20, 0x01, 0x0d, 0xb8], 32], // documentation
   [[0x3f, 0xff], 20], // documentation
+  [[0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0], 96], // IPv4-translated ::ffff:0:0:0/96 (SIIT, never a public target)
   [[0x00, 0x64, 0xff, 0x9b, 0x00, 0x01], 48], // local-use NAT64
   [[0xfc], 7], // unique local
   [[0xfe, 0x80], 10], // link-local

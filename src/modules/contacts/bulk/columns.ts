@@ -28,6 +28,19 @@ export const isKnownColumn = (column: string) => {
 };
 
 /**
+ * Spreadsheet formula injection (OWASP "CSV Injection"): a cell starting with `=`, `+`, `-`, `@`, a tab
+ * or a carriage return is read by spreadsheet programs as a formula (`=HYPERLINK(...)` planted through a
+ * public form's name). An export writes such a cell with a single quote in front, which those programs
+ * show as text and do not display; the stored value is unchanged. A cell whose value already starts
+ * with quotes before one of those characters gets one more, and an import takes exactly one quote off
+ * a cell that starts with quotes before one of them, so an exported file imports as the same values.
+ */
+const FORMULA_START = /^'*[=+\-@\t\r]/;
+const QUOTED_FORMULA_START = /^'+[=+\-@\t\r]/;
+export const neutralizedCell = (cell: string): string => (FORMULA_START.test(cell) ? `'${cell}` : cell);
+export const restoredCell = (cell: string): string => (QUOTED_FORMULA_START.test(cell) ? cell.slice(1) : cell);
+
+/**
  * A custom field's cell: a JSON number, boolean, object or array reads as that value (an export
  * writes those as JSON), anything else as the text itself.
  */
@@ -46,14 +59,15 @@ export const customCell = (value: unknown): string =>
   value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value);
 
 /**
- * A data row as the `POST /v1/contacts` body it stands for: an empty cell sends nothing (it never
- * clears a stored value), numeric fields read as numbers, label cells split on `|`.
+ * A data row as the `POST /v1/contacts` body it stands for: a cell's formula guard is taken off
+ * (`restoredCell`), an empty cell sends nothing (it never clears a stored value), numeric fields read
+ * as numbers, label cells split on `|`.
  */
 export function rowToBody(columns: readonly string[], cells: readonly string[]): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   let custom: Record<string, unknown> | null = null;
   columns.forEach((column, i) => {
-    const cell = cells[i] ?? '';
+    const cell = restoredCell(cells[i] ?? '');
     if (cell === '' || SKIPPED.has(column)) return;
     if (column.startsWith(CUSTOM_PREFIX)) {
       // Null prototype: a `__proto__` key is a plain key here, as it is in a JSON body.

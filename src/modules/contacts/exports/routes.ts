@@ -23,8 +23,10 @@ exportRoutes.openapi(
       'Exports the contacts `filter` selects (all without one) through a queue, in pages of 500; poll `GET /v1/contact-exports/{id}` ' +
       'until `completed`, then download. The file has a header row, then one row per contact in creation order: `id`, the contact write ' +
       'fields, `tags` and `groups` (names joined by `|`), one `custom_fields.<key>` column per custom field key of the workspace (a text ' +
-      'value as is, any other as JSON), `whatsapp_consent_state`, `email_consent_state`, `created_at` and `updated_at`. Importing the ' +
-      'file (`POST /v1/contact-imports`) gives the same contacts. Files are kept 7 days.',
+      'value as is, any other as JSON), `whatsapp_consent_state`, `email_consent_state`, `created_at` and `updated_at`. A cell that ' +
+      'starts with `=`, `+`, `-`, `@`, a tab or a carriage return (one a spreadsheet would run as a formula) is written with a single ' +
+      'quote in front, one that starts with quotes before such a character with one more quote; the stored values are unchanged. ' +
+      'Importing the file (`POST /v1/contact-imports`) gives the same contacts. Files are kept 7 days.',
     security: bearer,
     request: { body: jsonBody(ContactExportCreate, { filter: { lifecycle_stage: 'customer' } }) },
     responses: { 201: jsonContent(ContactExport, 'The export, `queued`') },

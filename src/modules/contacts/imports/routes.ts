@@ -28,6 +28,7 @@ importRoutes.openapi(
       'contact write fields (`email`, `phone`, `name`, `first_name`, `last_name`, `company_name`, `city`, `lifecycle_stage`, ...), ' +
       '`tags` and `groups` (names separated by `|`) and `custom_fields.<key>`; the read-only columns of an export (`id`, ' +
       '`whatsapp_consent_state`, `email_consent_state`, `created_at`, `updated_at`) are accepted and skipped, so an exported file imports as is. ' +
+      "A cell that starts with single quotes before `=`, `+`, `-`, `@`, a tab or a carriage return loses one quote (an export's formula guard). " +
       'The whole file is checked before anything is stored: an unknown column, an empty file, a file over the limits, invalid CSV or ' +
       'another content type answers 400 and creates nothing. Each row then behaves like `POST /v1/contacts` with source `import` ' +
       '(an empty cell sends nothing; a custom field cell holding a JSON number, boolean, object or array is read as that value), except ' +
