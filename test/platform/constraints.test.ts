@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { sql } from 'drizzle-orm';
 import { integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { constraintFailure, failedOn, guardOf, raisedBy, uniqueOn } from '../../src/platform/d1/constraints';
 import { dbFor, runBatch } from '../../src/platform/d1/db';
 import { contacts } from '../../src/modules/contacts/schema';
@@ -24,6 +24,16 @@ const SCHEMA = [
 ];
 
 const d1 = () => env.SHARD_0;
+
+// The probe tables leave the shard as they found it: other files list its tables and triggers.
+afterAll(async () => {
+  await d1().batch(
+    [
+      'DROP TRIGGER IF EXISTS constraint_probe_refuses',
+      ...['constraint_probe_checked', 'constraint_probe_pairs', 'constraint_probe'].map((t) => `DROP TABLE IF EXISTS ${t}`),
+    ].map((q) => d1().prepare(q)),
+  );
+});
 const db = () => dbFor(d1());
 
 /** What D1 throws for `statement` run alone, in a D1 batch, through drizzle and in a drizzle batch: each must parse alike. */

@@ -14,7 +14,6 @@ export const settled = (ws: TestWorkspace) =>
   eventually(
     () => adminOk('GET', `/workspaces/${ws.id}/scoring`),
     (c) => !c.rescoring,
-    8000,
   );
 
 /** The contact as `GET /v1/contacts/{id}` answers it, once its `lead_score` is `score`. */
@@ -22,7 +21,6 @@ export async function scoreBecomes(ws: TestWorkspace, contactId: string, score: 
   const res = await eventually(
     () => ws.api('GET', `/v1/contacts/${contactId}`),
     (r) => r.status === 200 && r.body.lead_score === score,
-    8000,
   );
   return res.body;
 }
