@@ -1,16 +1,19 @@
 // The one install step `npm start` and `npm test` share: `npm ci` when node_modules is missing or
-// older than package-lock.json, nothing (and no output) otherwise. Runs on the machine's Node (20
+// was installed from another package-lock.json, nothing (and no output) otherwise. Runs on the machine's Node (20
 // or newer); what it installs carries the Node 24 that wrangler and Vitest need.
 import { spawn } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** Whether the installed tree is current: its binaries are there and npm's own marker is newer than the lockfile. */
+/** Where the install records the lockfile it installed (a hash: file times change with every checkout). */
+const stamp = (root) => join(root, 'node_modules', '.installed-lock');
+const lockHash = (root) => createHash('sha256').update(readFileSync(join(root, 'package-lock.json'))).digest('hex');
+
+/** Whether the installed tree is current: its binaries are there and it was installed from this lockfile. */
 export function installed(root) {
-  const marker = join(root, 'node_modules', '.package-lock.json');
-  const lock = join(root, 'package-lock.json');
   const bins = ['wrangler', 'vitest', 'tsc'].map((b) => join(root, 'node_modules', '.bin', b));
-  return bins.every(existsSync) && existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs;
+  return bins.every(existsSync) && existsSync(stamp(root)) && readFileSync(stamp(root), 'utf8') === lockHash(root);
 }
 
 /**
@@ -28,7 +31,10 @@ export function installIfNeeded(root) {
     child.stderr.on('data', (d) => output.push(d));
     child.on('error', reject);
     child.on('exit', (code) => {
-      if (code === 0) return resolve(true);
+      if (code === 0) {
+        writeFileSync(stamp(root), lockHash(root));
+        return resolve(true);
+      }
       process.stderr.write(Buffer.concat(output));
       reject(new Error(`npm ci failed (exit ${code})`));
     });
