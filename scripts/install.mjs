@@ -8,7 +8,10 @@ import { join } from 'node:path';
 
 /** Where the install records the lockfile it installed (a hash: file times change with every checkout). */
 const stamp = (root) => join(root, 'node_modules', '.installed-lock');
-const lockHash = (root) => createHash('sha256').update(readFileSync(join(root, 'package-lock.json'))).digest('hex');
+const lockHash = (root) =>
+  createHash('sha256')
+    .update(readFileSync(join(root, 'package-lock.json')))
+    .digest('hex');
 
 /** Whether the installed tree is current: its binaries are there and it was installed from this lockfile. */
 export function installed(root) {

@@ -51,8 +51,10 @@ function runStage(stage, index) {
     const output = [];
     if (stage.vitest) {
       const noise = workerdDnsNoise();
-      relayLines(child.stdout, (line) => noise(line) || process.stdout.write(`${line}\n`));
-      relayLines(child.stderr, (line) => noise(line) || process.stderr.write(`${line}\n`));
+      const out = (line) => process.stdout.write(`${line}\n`);
+      const err = (line) => process.stderr.write(`${line}\n`);
+      relayLines(child.stdout, (line) => noise(line, out) || out(line));
+      relayLines(child.stderr, (line) => noise(line, err) || err(line));
     } else {
       child.stdout.on('data', (d) => output.push(d));
       child.stderr.on('data', (d) => output.push(d));
@@ -91,31 +93,40 @@ function relayLines(stream, onLine) {
 
 /**
  * workerd's own report of a fetch whose host does not resolve (tests post to example hosts with no
- * network): three or four lines of native stack per failure, outside any test and not an error of
- * the suite. Each is recognised by the error id its first line gives, so nothing else is dropped.
+ * network): a few lines of native stack per failure, outside any test and not an error of the
+ * suite, on either stream and in either order. Each is recognised by the error id the first line
+ * gives; a line naming an id not seen yet is held a moment for it, so nothing else is dropped.
  */
 function workerdDnsNoise() {
   const ids = new Set();
-  let dropNextStack = false;
-  return (line) => {
-    const dns = /ffi\.rs:\d+: failed: failed to lookup address information/.test(line);
-    if (dns) {
-      dropNextStack = true;
-      return true;
-    }
-    if (dropNextStack && line.startsWith('stack: ')) {
+  const held = new Map();
+  let dropStack = false;
+  const drop = () => {
+    dropStack = true;
+    return true;
+  };
+  return (line, print) => {
+    if (/ffi\.rs:\d+: failed: failed to lookup address information/.test(line)) return drop();
+    if (line.startsWith('stack: ') && line.includes('workerd@')) {
       const id = /wdErrId = (\w+)/.exec(line)?.[1];
-      if (id) ids.add(id);
-      dropNextStack = false;
-      return true;
+      if (id) {
+        ids.add(id);
+        clearTimeout(held.get(id));
+        held.delete(id);
+      }
+      const dropped = dropStack || Boolean(id);
+      dropStack = false;
+      return dropped;
     }
-    dropNextStack = false;
+    dropStack = false;
     const reference = /^uncaught exception; .*internal error; reference = (\w+)$/.exec(line)?.[1];
-    if (reference && ids.has(reference)) {
-      dropNextStack = true;
-      return true;
-    }
-    return false;
+    if (!reference) return false;
+    if (!ids.has(reference))
+      held.set(
+        reference,
+        setTimeout(() => print(line), 2000),
+      );
+    return drop();
   };
 }
 
