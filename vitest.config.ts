@@ -5,10 +5,16 @@ import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
  * Files that need a runtime of their own: they read whole shards (sizes, every table, every row of
- * a move) or drive a shard's sweeps through bounded passes, so other files' rows and background
- * writes would change what they measure.
+ * a move), drive a shard's sweeps through bounded passes, or count every outgoing fetch, so other
+ * files' rows and background work would change what they measure.
  */
-const ISOLATED = ['test/platform/fleet.test.ts', 'test/platform/moves.test.ts', 'test/quality/fuzz.test.ts', 'test/scoring/decay.test.ts'];
+const ISOLATED = [
+  'test/platform/fleet.test.ts',
+  'test/platform/moves.test.ts',
+  'test/quality/fuzz.test.ts',
+  'test/scoring/decay.test.ts',
+  'test/webhooks/batch.test.ts',
+];
 
 export default defineConfig(async () => {
   // The API reference viewer is a static asset copied from node_modules (wrangler.toml `[build]` does the same for wrangler).

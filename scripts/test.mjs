@@ -50,7 +50,7 @@ function runStage(stage, index) {
     const child = spawn(args[0], args.slice(1), { cwd: root, env: { ...env, ...stage.env }, stdio: ['ignore', 'pipe', 'pipe'] });
     const output = [];
     if (stage.vitest) {
-      const noise = workerdDnsNoise();
+      const noise = workerdNoise();
       const out = (line) => process.stdout.write(`${line}\n`);
       const err = (line) => process.stderr.write(`${line}\n`);
       relayLines(child.stdout, (line) => noise(line, out) || out(line));
@@ -92,12 +92,12 @@ function relayLines(stream, onLine) {
 }
 
 /**
- * workerd's own report of a fetch whose host does not resolve (tests post to example hosts with no
- * network): a few lines of native stack per failure, outside any test and not an error of the
- * suite, on either stream and in either order. Each is recognised by the error id the first line
+ * workerd's own reports that are not errors of the suite, outside any test: a fetch whose host does
+ * not resolve (tests post to example hosts with no network), on either stream and in either order,
+ * and a Durable Object reset between files. Each is recognised by the error id the first line
  * gives; a line naming an id not seen yet is held a moment for it, so nothing else is dropped.
  */
-function workerdDnsNoise() {
+function workerdNoise() {
   const ids = new Set();
   const held = new Map();
   let dropStack = false;
@@ -114,11 +114,13 @@ function workerdDnsNoise() {
         clearTimeout(held.get(id));
         held.delete(id);
       }
-      const dropped = dropStack || Boolean(id);
-      dropStack = false;
-      return dropped;
+      // A dropped report's native stack runs on for a line or two.
+      return dropStack || Boolean(id);
     }
     dropStack = false;
+    // Each test file imports the Worker again in the runtime its worker shares: the Durable Objects of the
+    // file before are reset, and workerd says so. The next file's tests get fresh objects.
+    if (line.includes('changed, invalidating this Durable Object')) return drop();
     const reference = /^uncaught exception; .*internal error; reference = (\w+)$/.exec(line)?.[1];
     if (!reference) return false;
     if (!ids.has(reference))
@@ -133,7 +135,7 @@ function workerdDnsNoise() {
 function vitestCounts(file) {
   try {
     const report = JSON.parse(readFileSync(file, 'utf8'));
-    return { passed: report.numPassedTests, failed: report.numFailedTests + (report.numFailedTestSuites ?? 0) };
+    return { passed: report.numPassedTests, failed: report.numFailedTests };
   } catch {
     return null;
   }
