@@ -91,6 +91,9 @@ function relayLines(stream, onLine) {
   stream.on('end', () => rest && onLine(rest));
 }
 
+/** How long a line naming an unknown error id waits for its first line: workerd's two streams reach us apart. */
+const HOLD_MS = 15_000;
+
 /**
  * workerd's own reports that are not errors of the suite, outside any test: a fetch whose host does
  * not resolve (tests post to example hosts with no network), on either stream and in either order,
@@ -126,7 +129,7 @@ function workerdNoise() {
     if (!ids.has(reference))
       held.set(
         reference,
-        setTimeout(() => print(line), 2000),
+        setTimeout(() => print(line), HOLD_MS),
       );
     return drop();
   };
