@@ -310,6 +310,8 @@ await runtime.stop().catch(() => {});
 for (const sc of scenarios) await sc.stop?.();
 
 const verdicts = scenarios.map((sc) => verdict(sc, kills, opts));
+// A run that stopped early proved nothing about any scenario.
+if (harnessError) for (const v of verdicts) Object.assign(v, { pass: false, problems: [...v.problems, `the run stopped first: ${harnessError}`] });
 const report = markdown({
   run: {
     date: `${new Date(startedAt).toISOString().replace('T', ' ').slice(0, 16)} UTC`,
