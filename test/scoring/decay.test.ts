@@ -114,7 +114,7 @@ describe('isolation', () => {
 });
 
 describe('a lost rescoring message', () => {
-  it('is sent again by the sweep once its walk stood still for five minutes', async () => {
+  it('is sent again by the sweep once its walk stood still for a minute', async () => {
     const ws = await scoringWorkspace([{ signal: 'deal.won', points: 40 }]);
     const contact = await ok(ws, 'POST', '/v1/contacts', { email: freshEmail(), lifecycle_stage: 'customer' });
     await scoreBecomes(ws, contact.id, 0);

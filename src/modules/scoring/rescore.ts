@@ -48,7 +48,7 @@ async function moveCursor(db: Db, message: RescoreMessage, next: string | null):
 }
 
 /** A walk untouched this long lost its message (a failed send): the scoring sweep sends it again. */
-export const STALLED_MS = 5 * 60_000;
+export const STALLED_MS = 60_000;
 
 /** Sends again the message of each walk on the shard that stalled (a few per pass); the guarded touch makes one sweep the sender. */
 export async function resumeStalledRescores(env: Bindings, db: Db, now: number): Promise<number> {

@@ -49,8 +49,8 @@ const SWITCH_BACKLOG = 1_000;
 const MAX_CATCH_UP_CHUNKS = 200;
 /** Chunks (each a read, a write and a record) one message takes at most: far under D1's 1,000 queries an invocation. */
 const CHUNKS_PER_STEP = 60;
-/** A step holds its move this long; a crashed step's move is taken up again after it. */
-const LEASE_MS = 120_000;
+/** A step holds its move this long (three times its budget); a crashed step's move is taken up again after it, within two minutes with the minute's sweep. */
+const LEASE_MS = 60_000;
 /** A step stops taking new chunks after this long, far inside its lease: two steps of one move never overlap. */
 const STEP_BUDGET_MS = 20_000;
 /** Failed steps in a row before the move fails and unwinds. */
