@@ -51,10 +51,8 @@ function runStage(stage, index) {
     const output = [];
     if (stage.vitest) {
       const noise = workerdNoise();
-      const out = (line) => process.stdout.write(`${line}\n`);
-      const err = (line) => process.stderr.write(`${line}\n`);
-      relayLines(child.stdout, (line) => noise(line, out) || out(line));
-      relayLines(child.stderr, (line) => noise(line, err) || err(line));
+      relayLines(child.stdout, (line) => noise(line) || process.stdout.write(`${line}\n`));
+      relayLines(child.stderr, (line) => noise(line) || process.stderr.write(`${line}\n`));
     } else {
       child.stdout.on('data', (d) => output.push(d));
       child.stderr.on('data', (d) => output.push(d));
@@ -91,47 +89,27 @@ function relayLines(stream, onLine) {
   stream.on('end', () => rest && onLine(rest));
 }
 
-/** How long a line naming an unknown error id waits for its first line: workerd's two streams reach us apart. */
-const HOLD_MS = 15_000;
-
 /**
  * workerd's own reports that are not errors of the suite, outside any test: a fetch whose host does
- * not resolve (tests post to example hosts with no network), on either stream and in either order,
- * and a Durable Object reset between files. Each is recognised by the error id the first line
- * gives; a line naming an id not seen yet is held a moment for it, so nothing else is dropped.
+ * not resolve (tests post to example hosts with no network) and a Durable Object reset between
+ * files. Each comes with lines of native stack, and the promise it rejected is reported as a bare
+ * `internal error; reference = <id>`: that line never names a cause (the line before it does, and
+ * that one is shown unless it is one of these), so it is dropped too.
  */
 function workerdNoise() {
-  const ids = new Set();
-  const held = new Map();
-  let dropStack = false;
+  let inStack = false;
   const drop = () => {
-    dropStack = true;
+    inStack = true;
     return true;
   };
-  return (line, print) => {
+  return (line) => {
     if (/ffi\.rs:\d+: failed: failed to lookup address information/.test(line)) return drop();
-    if (line.startsWith('stack: ') && line.includes('workerd@')) {
-      const id = /wdErrId = (\w+)/.exec(line)?.[1];
-      if (id) {
-        ids.add(id);
-        clearTimeout(held.get(id));
-        held.delete(id);
-      }
-      // A dropped report's native stack runs on for a line or two.
-      return dropStack || Boolean(id);
-    }
-    dropStack = false;
-    // Each test file imports the Worker again in the runtime its worker shares: the Durable Objects of the
-    // file before are reset, and workerd says so. The next file's tests get fresh objects.
     if (line.includes('changed, invalidating this Durable Object')) return drop();
-    const reference = /^uncaught exception; .*internal error; reference = (\w+)$/.exec(line)?.[1];
-    if (!reference) return false;
-    if (!ids.has(reference))
-      held.set(
-        reference,
-        setTimeout(() => print(line), HOLD_MS),
-      );
-    return drop();
+    if (/^uncaught exception; .*internal error; reference = \w+$/.test(line)) return drop();
+    // A dropped report's native stack runs on for a line or two.
+    if (line.startsWith('stack: ') && line.includes('workerd@')) return inStack || line.includes('wdErrId = ');
+    inStack = false;
+    return false;
   };
 }
 
