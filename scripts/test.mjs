@@ -72,16 +72,28 @@ function runStage(stage, index) {
   });
 }
 
-/** Calls `onLine` with each whole line of a stream; the dot reporter's dots pass through as they come. */
+/** The dot reporter's run of dots (one per test, with its colour codes) at the start of a line. */
+const DOTS = /^(?:\x1b\[[0-9;]*m|[·x*-])+/;
+
+/**
+ * Calls `onLine` with each whole line of a stream. The dot reporter's dots pass through as they
+ * come; a report workerd prints straight after them is handed on as a line of its own.
+ */
 function relayLines(stream, onLine) {
   let rest = '';
   stream.setEncoding('utf8');
   stream.on('data', (chunk) => {
     const lines = (rest + chunk).split('\n');
     rest = lines.pop();
-    for (const line of lines) onLine(line);
-    // A line of dots (one per test) is shown as it grows, not when it ends.
-    if (/^[\s·x*-]+$/.test(rest)) {
+    for (const line of lines) {
+      const dots = line.match(DOTS)?.[0] ?? '';
+      if (dots && dots.length < line.length) {
+        process.stdout.write(dots);
+        onLine(line.slice(dots.length));
+      } else onLine(line);
+    }
+    // A line of dots is shown as it grows, not when it ends.
+    if (rest && rest.match(DOTS)?.[0] === rest) {
       process.stdout.write(rest);
       rest = '';
     }
@@ -106,8 +118,9 @@ function workerdNoise() {
     if (/ffi\.rs:\d+: failed: failed to lookup address information/.test(line)) return drop();
     if (line.includes('changed, invalidating this Durable Object')) return drop();
     if (/^uncaught exception; .*internal error; reference = \w+$/.test(line)) return drop();
-    // A dropped report's native stack runs on for a line or two.
+    // A dropped report's stack runs on: native frames, or the test runner's frames of a reset.
     if (line.startsWith('stack: ') && line.includes('workerd@')) return inStack || line.includes('wdErrId = ');
+    if (inStack && /^\s+at \S/.test(line)) return true;
     inStack = false;
     return false;
   };
