@@ -100,8 +100,13 @@ export function moveScenario({ writers, seed }) {
 
     async startWave(index) {
       const wave = book.get(index);
-      const to = wave.to;
-      const res = await request(ctx.http.base, 'POST', `/admin/v1/workspaces/${w.ws}/move`, { token: ctx.http.adminToken, body: { to } });
+      let res = await request(ctx.http.base, 'POST', `/admin/v1/workspaces/${w.ws}/move`, { token: ctx.http.adminToken, body: { to: wave.to } });
+      if (res.status === 409 && /is already on/.test(res.body?.message ?? '')) {
+        // The previous wave's move switched after this wave read the shard: the move goes back the other way.
+        const ws = await ctx.http.admin('GET', `/workspaces/${w.ws}`);
+        Object.assign(wave, { from: ws.shard, to: ws.shard === 'SHARD_0' ? 'SHARD_1' : 'SHARD_0' });
+        res = await request(ctx.http.base, 'POST', `/admin/v1/workspaces/${w.ws}/move`, { token: ctx.http.adminToken, body: { to: wave.to } });
+      }
       if (res.status === 409 && /already moving/.test(res.body?.message ?? '')) {
         wave.skipped = 'the previous move was not finished (its old copy still being cleared)';
         return;

@@ -1,6 +1,7 @@
 import { and, eq, sql, type SQLWrapper } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
+import type { Statement } from '../../platform/d1/db';
+import { runOperation, type ReadPlan } from '../../platform/d1/operation';
 import { prepared } from '../../platform/d1/prepared';
 import type { OutboxEvent } from '../../platform/events';
 import type { RowGuard } from '../../platform/d1/row-guard';
@@ -52,9 +53,7 @@ export type PlannedContact = {
 };
 
 /** The reads a reference needs, for the caller's read batch, and the continuation over their results. */
-export type ContactReferencePlan = {
-  reads: Statement[];
-  resolve: (results: unknown[]) => Promise<PlannedContact>;
+export type ContactReferencePlan = ReadPlan<PlannedContact> & {
   /**
    * The contact of a create the caller sends along with the reads (one round trip): a
    * `contact_id`'s (the caller's own guard checks it exists), or for a phone/email the contact's
@@ -95,6 +94,7 @@ export function planContactReference(
     return {
       reads: [selectReferencedContact(ctx, String(ref.contact_id))],
       resolve: async (results) => ({ contact: referencedContact((results[0] as ResolvedContact[])[0]), writes: [], events: [], mapError: unchanged }),
+      lostRace: identityTaken,
       along: () => {
         const id = String(ref.contact_id).toLowerCase();
         return isUuid(id) ? { id, statements: [], events: [] } : null;
@@ -112,6 +112,7 @@ export function planContactReference(
   });
   return {
     reads: upsert.reads,
+    lostRace: identityTaken,
     resolve: async (results) => {
       const { row, duplicate, writes, events, mapError } = await upsert.resolve(results);
       return { contact: { id: row.id, name: row.name, phone: row.phone, email: row.email, created: !duplicate }, writes, events, mapError };
@@ -124,20 +125,16 @@ export function planContactReference(
 }
 
 /** `planContactReference` run on its own: one read batch, then one write batch when the contact changes. */
-export async function resolveContactReference(
+export function resolveContactReference(
   ctx: ServiceContext,
   ref: ContactReference,
   opts: { missing: () => ApiError; source?: string },
 ): Promise<ResolvedContact> {
-  return retryOnConflict(async () => {
-    const plan = planContactReference(ctx, ref, opts);
-    const planned = await plan.resolve(await runBatch(ctx.db, plan.reads));
-    try {
-      await runBatch(ctx.db, planned.writes);
-    } catch (err) {
-      throw identityTaken(err) ? err : planned.mapError(err);
-    }
-    ctx.events.committedAfter(planned.events);
-    return planned.contact;
-  }, identityTaken);
+  return runOperation(ctx, {
+    reads: { planned: planContactReference(ctx, ref, opts) },
+    decide: async (read, batch) => {
+      const planned = await read.planned();
+      return batch.join(planned).answerWith(planned.contact);
+    },
+  });
 }

@@ -1,13 +1,13 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { guarded, nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
+import { guarded, nowIso, type Statement } from '../../platform/d1/db';
+import { runOperation, unchanged } from '../../platform/d1/operation';
 import { uuidv7 } from '../../platform/ids';
 import type { OutboxEvent } from '../../platform/events';
 import { dealEventData, type FromStage } from './events';
-import { readDealWithStage, selectDealWithStage, selectStage, type DealWithStage } from './lookups';
-import type { StageWithPipeline } from '../pipelines';
+import { selectDealWithStage, selectStage } from './lookups';
 import { placeDeal } from './placement';
-import { guardOf, lostRaceOn } from '../../platform/d1/constraints';
+import { guardOf } from '../../platform/d1/constraints';
 import { selectDeal, serializeDeal } from './read';
 import { activity } from '../contacts';
 import { deals, dealStageHistory, type DealRow, type DealStatus } from './schema';
@@ -66,77 +66,71 @@ export function moveStatements(ctx: ServiceContext, deal: DealRow, from: FromSta
  * move's batch); a move that lost a race re-reads and moves again.
  */
 export function moveDealToStage(ctx: ServiceContext, dealId: string, input: { stage_id: string; index?: number }) {
-  return retryOnConflict(() => moveOnce(ctx, dealId, input), lostRaceOn(guardOf(deals.stageId)));
-}
-
-async function moveOnce(ctx: ServiceContext, dealId: string, input: { stage_id: string; index?: number }) {
-  const stageId = input.stage_id.toLowerCase();
-  const [[current], [target]] = (await runBatch(ctx.db, [selectDealWithStage(ctx, 'id', dealId), selectStage(ctx, stageId)])) as [
-    DealWithStage[],
-    StageWithPipeline[],
-  ];
-  if (!current) throw SharedErrors.dealNotFound();
-  if (!target) throw SharedErrors.stageNotFound();
-  const to = { stageId: target.stage.id, pipelineId: target.stage.pipelineId, stageName: target.stage.name, pipelineName: target.pipelineName };
-  const from = { stageId: current.deal.stageId, stageName: current.stageName };
-  const { statements, events } = moveStatements(ctx, current.deal, from, to, input.index ?? 0, nowIso());
-  const results = await runBatch(ctx.db, [...statements, selectDeal(ctx.db, ctx.ws.id, dealId)]);
-  ctx.events.committedAfter(events);
-  const [row] = results.at(-1) as DealRow[];
-  if (!row) throw SharedErrors.dealNotFound();
-  return serializeDeal(row);
+  return runOperation(ctx, {
+    reads: { current: selectDealWithStage(ctx, 'id', dealId), target: selectStage(ctx, input.stage_id.toLowerCase()) },
+    decide: (read, batch) => {
+      const [current] = read.current;
+      const [target] = read.target;
+      if (!current) throw SharedErrors.dealNotFound();
+      if (!target) throw SharedErrors.stageNotFound();
+      const to = { stageId: target.stage.id, pipelineId: target.stage.pipelineId, stageName: target.stage.name, pipelineName: target.pipelineName };
+      const from = { stageId: current.deal.stageId, stageName: current.stageName };
+      batch.add(moveStatements(ctx, current.deal, from, to, input.index ?? 0, nowIso()));
+      return batch.answer(selectDeal(ctx.db, ctx.ws.id, dealId), ([row]) => {
+        if (!row) throw SharedErrors.dealNotFound();
+        return serializeDeal(row);
+      });
+    },
+    lostRaceOn: [guardOf(deals.stageId)],
+  });
 }
 
 /** `POST /v1/deals/{id}/status`: open, won or lost; the bare row. */
 export function changeDealStatus(ctx: ServiceContext, dealId: string, input: { status: DealStatus; lost_reason?: string }) {
-  return retryOnConflict(() => changeStatusOnce(ctx, dealId, input), lostRaceOn(guardOf(deals.status)));
-}
-
-async function changeStatusOnce(ctx: ServiceContext, dealId: string, input: { status: DealStatus; lost_reason?: string }) {
-  const current = await readDealWithStage(ctx, dealId);
-  if (!current) throw SharedErrors.dealNotFound();
-  const deal = current.deal;
-  if (deal.status === input.status) return serializeDeal(deal);
-
-  const now = nowIso();
-  const closing = input.status !== 'open';
-  const changed: DealRow = {
-    ...deal,
-    status: input.status,
-    closedAt: closing ? now : null,
-    lostReason: input.status === 'lost' ? (input.lost_reason ?? null) : null,
-    updatedAt: now,
-  };
-  const statements: Statement[] = [
-    ctx.db
-      .update(deals)
-      .set({
-        // Applies only to the status that was read; otherwise the batch fails and is retried.
-        status: guarded(sql`${deals.status} = ${deal.status}`, sql`${input.status}`),
-        closedAt: changed.closedAt,
-        lostReason: changed.lostReason,
+  return runOperation(ctx, {
+    reads: { current: selectDealWithStage(ctx, 'id', dealId) },
+    decide: (read, batch) => {
+      const [current] = read.current;
+      if (!current) throw SharedErrors.dealNotFound();
+      const deal = current.deal;
+      if (deal.status === input.status) return unchanged(serializeDeal(deal));
+      const now = nowIso();
+      const closing = input.status !== 'open';
+      const changed: DealRow = {
+        ...deal,
+        status: input.status,
+        closedAt: closing ? now : null,
+        lostReason: input.status === 'lost' ? (input.lost_reason ?? null) : null,
         updatedAt: now,
-      })
-      .where(and(eq(deals.workspaceId, ctx.ws.id), eq(deals.id, deal.id))),
-    activity(
-      ctx,
-      deal.contactId,
-      'deal_status_changed',
-      'api',
-      { deal_id: deal.id, from_status: deal.status, to_status: input.status, lost_reason: changed.lostReason },
-      now,
-    ),
-  ];
-  const events: OutboxEvent[] = [];
-  // Reopening fires no automation.
-  if (closing) {
-    const names = { pipelineName: current.pipelineName, stageName: current.stageName };
-    const { event, statement } = ctx.events.emit(ctx.db, ctx.ws.id, input.status === 'won' ? 'deal.won' : 'deal.lost', dealEventData(changed, names));
-    statements.push(statement);
-    events.push(event);
-    if (deal.contactId) statements.push(...ctx.events.signal(ctx.db, ctx.ws.id, deal.contactId, input.status === 'won' ? 'deal.won' : 'deal.lost'));
-  }
-  const results = await runBatch(ctx.db, [...statements, selectDeal(ctx.db, ctx.ws.id, dealId)]);
-  ctx.events.committedAfter(events);
-  return serializeDeal((results.at(-1) as DealRow[])[0]);
+      };
+      batch.write(
+        ctx.db
+          .update(deals)
+          .set({
+            // Applies only to the status that was read; otherwise the batch fails and runs again.
+            status: guarded(sql`${deals.status} = ${deal.status}`, sql`${input.status}`),
+            closedAt: changed.closedAt,
+            lostReason: changed.lostReason,
+            updatedAt: now,
+          })
+          .where(and(eq(deals.workspaceId, ctx.ws.id), eq(deals.id, deal.id))),
+        activity(
+          ctx,
+          deal.contactId,
+          'deal_status_changed',
+          'api',
+          { deal_id: deal.id, from_status: deal.status, to_status: input.status, lost_reason: changed.lostReason },
+          now,
+        ),
+      );
+      // Reopening fires no automation.
+      if (closing) {
+        const outcome = input.status === 'won' ? 'deal.won' : 'deal.lost';
+        batch.emit(outcome, dealEventData(changed, { pipelineName: current.pipelineName, stageName: current.stageName }));
+        if (deal.contactId) batch.signal(deal.contactId, outcome);
+      }
+      return batch.answer(selectDeal(ctx.db, ctx.ws.id, dealId), ([row]) => serializeDeal(row));
+    },
+    lostRaceOn: [guardOf(deals.status)],
+  });
 }

@@ -1,19 +1,19 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { nowIso, optionalReads, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
-import { failedOn, guardOf, lostRaceOn, uniqueOn } from '../../platform/d1/constraints';
+import { nowIso } from '../../platform/d1/db';
+import { guardOf, uniqueOn } from '../../platform/d1/constraints';
+import { runOperation, type WriteBatch } from '../../platform/d1/operation';
 import { uuidv7 } from '../../platform/ids';
-import type { OutboxEvent } from '../../platform/events';
 import { toCents } from '../../platform/money';
-import { identityTaken, planContactReference, selectReferencedContact, type PlannedContact, activity } from '../contacts';
+import { planContactReference, selectReferencedContact, activity } from '../contacts';
 import { selectEntryStages, selectPipelines, type PipelineRow, type StageRow } from '../pipelines';
 import { productLookup, type ProductReference, type ProductRow, attachableProduct } from '../products';
 import type { DealCreateInput, DealPatchInput } from './dto';
 import { dealEventData } from './events';
-import { selectDealWithStage, selectOwner } from './lookups';
+import { selectDealWithStage, selectOwner, type DealWithStage } from './lookups';
 import { moveStatements, type StageTarget } from './moves';
 import { openTopSlot } from './placement';
-import { readDealWithContact, selectDealWithContact, serializeDealWithContact, type DealWithContactRow } from './read';
+import { readDealWithContact, selectDeal, selectDealWithContact, serializeDealWithContact } from './read';
 import { deals, type DealRow } from './schema';
 import { preparedInsert } from '../../platform/d1/prepared';
 import { SharedErrors } from '../../platform/shared-errors';
@@ -57,109 +57,74 @@ function entryStage(input: DealCreateInput, pipelineRows: PipelineRow[], stageRo
   return target(first, pipeline);
 }
 
-const joinedRow = (results: unknown[]) => (results.at(-1) as DealWithContactRow[])[0];
-
 /**
- * `POST /v1/deals`: two round trips, whatever the contact reference. One read
- * batch holds what the rules need, the contact upsert's reads included; one
- * write batch holds the deal's create (or, on an `external_reference` match,
- * its update and move) after the contact's own create or update, so a rejected
- * deal never leaves a contact behind. A batch that loses a race (the stage
- * the deal was read in, a parallel create of the same reference or contact)
- * is retried from the reads.
+ * `POST /v1/deals`: two round trips, whatever the contact reference. One read batch holds what
+ * the rules need, the contact upsert's reads included; one write batch holds the deal's create
+ * (or, on an `external_reference` match, its update and move) after the contact's own create or
+ * update, so a rejected deal never leaves a contact behind. A batch that loses a race (the stage
+ * the deal was read in, a parallel create of the same reference or contact) runs again from the reads.
  */
-export async function createDeal(ctx: ServiceContext, input: DealCreateInput) {
+export function createDeal(ctx: ServiceContext, input: DealCreateInput) {
   const productRef = productReference(input);
   const givenStageId = input.stage_id?.toLowerCase();
   const givenPipelineId = input.pipeline_id?.toLowerCase();
   const contactRef = { contact_id: input.contact_id?.toLowerCase(), phone: input.phone, email: input.email, name: input.name };
-  return retryOnConflict(async () => {
-    const contactPlan = planContactReference(ctx, contactRef, { missing: DealErrors.noContact, source: 'api' });
+  const cap = ctx.ws.caps.deals;
+  return runOperation(ctx, {
     // The owner, the reference's deal and the product are read only when the body names them: a statement less is a statement less to send and run.
-    const reads = optionalReads();
-    const slots = {
-      pipelines: reads.add(selectPipelines(ctx.db, ctx.ws.id)),
-      stages: reads.add(selectEntryStages(ctx.db, ctx.ws.id, givenStageId, givenPipelineId)),
-      owner: reads.add(!!input.owner_user_id && selectOwner(ctx, input.owner_user_id.toLowerCase())),
-      existing: reads.add(input.external_reference !== undefined && selectDealWithStage(ctx, 'externalReference', input.external_reference)),
-      product: reads.add(Object.keys(productRef).length > 0 && productLookup(ctx, productRef)),
-    };
-    const contactFrom = reads.addAll(contactPlan.reads);
-    const results = await runBatch(ctx.db, reads.statements);
-    const pipelineRows = reads.get<PipelineRow[]>(results, slots.pipelines, []);
-    const stageRows = reads.get<StageRow[]>(results, slots.stages, []);
-    const ownerRows = reads.get<unknown[]>(results, slots.owner, []);
-    const productRows = reads.get<ProductRow[]>(results, slots.product, []);
-    const resolveContact = () => contactPlan.resolve(results.slice(contactFrom));
-    const existing = reads.get<{ deal: DealRow; stageName: string | null; pipelineName: string | null }[]>(results, slots.existing, [])[0];
-    const product = Object.keys(productRef).length ? attachableProduct(productRows[0], existing?.deal.productId ?? null) : null;
-    if (input.owner_user_id && !ownerRows[0]) throw DealErrors.invalidOwner();
-
-    if (existing) {
-      let move: StageTarget | null = null;
-      if (givenStageId !== undefined && givenStageId !== existing.deal.stageId) {
-        const stage = stageRows.find((s) => s.id === givenStageId);
-        if (!stage) throw SharedErrors.stageNotFound();
-        move = {
-          stageId: stage.id,
-          pipelineId: stage.pipelineId,
-          stageName: stage.name,
-          pipelineName: pipelineRows.find((p) => p.id === stage.pipelineId)!.name,
-        };
+    reads: {
+      pipelines: selectPipelines(ctx.db, ctx.ws.id),
+      stages: selectEntryStages(ctx.db, ctx.ws.id, givenStageId, givenPipelineId),
+      owner: !!input.owner_user_id && selectOwner(ctx, input.owner_user_id.toLowerCase()),
+      existing: input.external_reference !== undefined && selectDealWithStage(ctx, 'externalReference', input.external_reference),
+      product: Object.keys(productRef).length > 0 && productLookup(ctx, productRef),
+      contact: planContactReference(ctx, contactRef, { missing: DealErrors.noContact, source: 'api' }),
+    },
+    decide: async (read, batch) => {
+      const [existing] = read.existing;
+      const product = Object.keys(productRef).length ? attachableProduct(read.product[0], existing?.deal.productId ?? null) : null;
+      if (input.owner_user_id && !read.owner[0]) throw DealErrors.invalidOwner();
+      if (existing) {
+        const move =
+          givenStageId !== undefined && givenStageId !== existing.deal.stageId ? stageTarget(givenStageId, read.pipelines, read.stages) : null;
+        const contact = await read.contact();
+        const dealId = updateByReference(ctx, batch.join(contact), { existing, input, product, contactId: contact.contact.id, move });
+        return batch.answer(selectDealWithContact(ctx.db, ctx.ws.id, dealId), ([row]) => ({ ...serializeDealWithContact(row), duplicate: true }));
       }
-      const contact = await resolveContact();
-      try {
-        return await updateByReference(ctx, existing, input, product, contact, move);
-      } catch (err) {
-        throw createLostRace(err) ? err : contact.mapError(err);
-      }
-    }
-
-    const entry = entryStage(input, pipelineRows, stageRows);
-    const title = product ? product.name : input.title;
-    if (!title) throw DealErrors.missingTitle();
-    const contact = await resolveContact();
-    try {
-      return await insertDeal(ctx, input, { product, contact, entry, title });
-    } catch (err) {
-      throw createLostRace(err) ? err : contact.mapError(err);
-    }
-  }, createLostRace);
+      const entry = entryStage(input, read.pipelines, read.stages);
+      const title = product ? product.name : input.title;
+      if (!title) throw DealErrors.missingTitle();
+      const contact = await read.contact();
+      const dealId = newDeal(ctx, batch.join(contact), input, { product, contactId: contact.contact.id, entry, title });
+      return batch.answer(selectDealWithContact(ctx.db, ctx.ws.id, dealId), ([row]) => ({ ...serializeDealWithContact(row), duplicate: false }));
+    },
+    lostRaceOn: [guardOf(deals.stageId), uniqueOn(deals.workspaceId, deals.externalReference)],
+    refusedOn: [[guardOf(deals.workspaceId), () => DealErrors.limitReached({ cap })]],
+  });
 }
 
-/** A create lost a race: the stage it read moved, or a parallel create took its reference or its contact's identity. */
-const stageOrReferenceTaken = lostRaceOn(guardOf(deals.stageId), uniqueOn(deals.workspaceId, deals.externalReference));
-const createLostRace = (err: unknown) => stageOrReferenceTaken(err) || identityTaken(err);
-
-async function insertDeal(
-  ctx: ServiceContext,
-  input: DealCreateInput,
-  resolved: { product: ProductRow | null; contact: PlannedContact; entry: StageTarget; title: string },
-) {
-  const { contact, writes: contactWrites, events: contactEvents } = resolved.contact;
-  const cap = ctx.ws.caps.deals;
-  const { statements, event } = newDealStatements(ctx, input, { ...resolved, contactId: contact.id });
-  try {
-    const results = await runBatch(ctx.db, [...contactWrites, ...statements]);
-    ctx.events.committedAfter([...contactEvents, event]);
-    return { ...serializeDealWithContact(joinedRow(results)), duplicate: false };
-  } catch (err) {
-    if (failedOn(err, guardOf(deals.workspaceId))) {
-      throw DealErrors.limitReached({ cap });
-    }
-    throw err;
-  }
+/** The stage a deal found by its reference moves to: it must be a stage of the workspace. */
+function stageTarget(stageId: string, pipelineRows: PipelineRow[], stageRows: StageRow[]): StageTarget {
+  const stage = stageRows.find((s) => s.id === stageId);
+  if (!stage) throw SharedErrors.stageNotFound();
+  return {
+    stageId: stage.id,
+    pipelineId: stage.pipelineId,
+    stageName: stage.name,
+    pipelineName: pipelineRows.find((p) => p.id === stage.pipelineId)!.name,
+  };
 }
 
 /**
- * A new deal's statements: the row (under a cap, only while the count is below it), its slot at
- * the top of its stage, the timeline row, `deal.created` and the re-read.
+ * A new deal's writes: the row (under a cap, only while the count is below it), its slot at the
+ * top of its stage, the timeline row and `deal.created`. Answers the deal's id.
  */
-function newDealStatements(
+function newDeal(
   ctx: ServiceContext,
+  batch: WriteBatch,
   input: DealCreateInput,
   resolved: { product: ProductRow | null; contactId: string; entry: StageTarget; title: string },
-) {
+): string {
   const { product, entry, title, contactId } = resolved;
   const now = nowIso();
   const deal: DealRow = {
@@ -187,9 +152,7 @@ function newDealStatements(
     updatedAt: now,
   };
   const cap = ctx.ws.caps.deals;
-  const { event, statement: outbox } = ctx.events.emit(ctx.db, ctx.ws.id, 'deal.created', dealEventData(deal, entry));
-  const timeline = ['deal_created', 'api', { deal_id: deal.id, title, stage_id: entry.stageId, stage_name: entry.stageName }, now] as const;
-  const statements: Statement[] = [
+  batch.write(
     cap === undefined
       ? dealInsert.in(ctx.db, deal)
       : ctx.db.insert(deals).values({
@@ -198,26 +161,22 @@ function newDealStatements(
           workspaceId: sql`CASE WHEN (SELECT count(*) FROM deals WHERE workspace_id = ${ctx.ws.id}) < ${cap} THEN ${ctx.ws.id} ELSE NULL END`,
         }),
     openTopSlot(ctx.db, ctx.ws.id, entry.stageId, deal.id),
-    activity(ctx, contactId, ...timeline),
-    outbox,
-    selectDealWithContact(ctx.db, ctx.ws.id, deal.id),
-  ];
-  return { statements, event };
+    activity(ctx, contactId, 'deal_created', 'api', { deal_id: deal.id, title, stage_id: entry.stageId, stage_name: entry.stageName }, now),
+  );
+  batch.emit('deal.created', dealEventData(deal, entry));
+  return deal.id;
 }
 
-/** Rule 3 of `POST /v1/deals`: the fields it lists, contact re-applied, stage moved, status untouched. */
-async function updateByReference(
+/** Rule 3 of `POST /v1/deals`: the fields it lists, contact re-applied, stage moved, status untouched. Answers the deal's id. */
+function updateByReference(
   ctx: ServiceContext,
-  existing: { deal: DealRow; stageName: string | null; pipelineName: string | null },
-  input: DealCreateInput,
-  product: ProductRow | null,
-  planned: PlannedContact,
-  move: StageTarget | null,
-) {
-  const { contact } = planned;
+  batch: WriteBatch,
+  change: { existing: DealWithStage; input: DealCreateInput; product: ProductRow | null; contactId: string; move: StageTarget | null },
+): string {
+  const { existing, input, product, move } = change;
   const deal = existing.deal;
   const now = nowIso();
-  const set: Partial<DealRow> = { contactId: contact.id, updatedAt: now };
+  const set: Partial<DealRow> = { contactId: change.contactId, updatedAt: now };
   if (product) {
     set.productId = product.id;
     set.title = product.name;
@@ -229,74 +188,62 @@ async function updateByReference(
   if (input.owner_user_id !== undefined) set.ownerUserId = input.owner_user_id?.toLowerCase() ?? null;
   if (input.expected_close_at !== undefined) set.expectedCloseAt = normalizeDate(input.expected_close_at);
   if (input.note !== undefined) set.note = normalizeNote(input.note);
-
-  const statements: Statement[] = [
-    ...planned.writes,
+  batch.write(
     ctx.db
       .update(deals)
       .set(set)
       .where(and(eq(deals.workspaceId, ctx.ws.id), eq(deals.id, deal.id))),
-  ];
-  const events: OutboxEvent[] = [...planned.events];
-  if (move) {
-    const moved = moveStatements(ctx, { ...deal, ...set }, { stageId: deal.stageId, stageName: existing.stageName }, move, 0, now);
-    statements.push(...moved.statements);
-    events.push(...moved.events);
-  }
-  statements.push(selectDealWithContact(ctx.db, ctx.ws.id, deal.id));
-  const results = await runBatch(ctx.db, statements);
-  ctx.events.committedAfter(events);
-  return { ...serializeDealWithContact(joinedRow(results)), duplicate: true };
+  );
+  if (move) batch.add(moveStatements(ctx, { ...deal, ...set }, { stageId: deal.stageId, stageName: existing.stageName }, move, 0, now));
+  return deal.id;
 }
 
 /** `PATCH /v1/deals/{id}`: field updates only; no stage history, no deal event. */
-export async function patchDeal(ctx: ServiceContext, id: string, input: DealPatchInput) {
+export function patchDeal(ctx: ServiceContext, id: string, input: DealPatchInput) {
   const productId = input.product_id?.toLowerCase();
   const contactId = input.contact_id?.toLowerCase();
   const ownerId = input.owner_user_id?.toLowerCase();
-  const [[deal], productRows, contactRows, ownerRows] = await ctx.db.batch([
-    ctx.db
-      .select()
-      .from(deals)
-      .where(and(eq(deals.workspaceId, ctx.ws.id), eq(deals.id, id)))
-      .limit(1),
-    productLookup(ctx, productId ? { product_id: productId } : {}),
-    selectReferencedContact(ctx, contactId ?? ''),
-    selectOwner(ctx, ownerId ?? ''),
-  ]);
-  if (!deal) throw SharedErrors.dealNotFound();
-  const now = nowIso();
-  const set: Partial<DealRow> = { updatedAt: now };
-  if (productId) {
-    const product = attachableProduct(productRows[0], deal.productId);
-    set.productId = product.id;
-    if (product.id !== deal.productId) set.title = product.name;
-  } else if (input.product_id === null) {
-    set.productId = null;
-  }
-  const productAttached = (set.productId !== undefined ? set.productId : deal.productId) !== null;
-  if (input.title !== undefined && !productAttached) set.title = input.title;
-  if (contactId) {
-    if (!contactRows[0]) throw SharedErrors.contactNotFound();
-    set.contactId = contactId;
-  }
-  if (input.owner_user_id !== undefined) {
-    if (ownerId && !ownerRows[0]) throw DealErrors.invalidOwner();
-    set.ownerUserId = ownerId ?? null;
-  }
-  if (input.amount !== undefined) set.amountCents = toCents(input.amount);
-  if (input.currency !== undefined) set.currency = input.currency.toUpperCase();
-  if (input.expected_close_at !== undefined) set.expectedCloseAt = normalizeDate(input.expected_close_at);
-  if (input.note !== undefined) set.note = normalizeNote(input.note);
-
-  const [, [row]] = await ctx.db.batch([
-    ctx.db
-      .update(deals)
-      .set(set)
-      .where(and(eq(deals.workspaceId, ctx.ws.id), eq(deals.id, id))),
-    selectDealWithContact(ctx.db, ctx.ws.id, id),
-  ]);
-  return serializeDealWithContact(row);
+  return runOperation(ctx, {
+    reads: {
+      deal: selectDeal(ctx.db, ctx.ws.id, id),
+      product: !!productId && productLookup(ctx, { product_id: productId }),
+      contact: !!contactId && selectReferencedContact(ctx, contactId),
+      owner: !!ownerId && selectOwner(ctx, ownerId),
+    },
+    decide: (read, batch) => {
+      const [deal] = read.deal;
+      if (!deal) throw SharedErrors.dealNotFound();
+      const set: Partial<DealRow> = { updatedAt: nowIso() };
+      if (productId) {
+        const product = attachableProduct(read.product[0], deal.productId);
+        set.productId = product.id;
+        if (product.id !== deal.productId) set.title = product.name;
+      } else if (input.product_id === null) {
+        set.productId = null;
+      }
+      const productAttached = (set.productId !== undefined ? set.productId : deal.productId) !== null;
+      if (input.title !== undefined && !productAttached) set.title = input.title;
+      if (contactId) {
+        if (!read.contact[0]) throw SharedErrors.contactNotFound();
+        set.contactId = contactId;
+      }
+      if (input.owner_user_id !== undefined) {
+        if (ownerId && !read.owner[0]) throw DealErrors.invalidOwner();
+        set.ownerUserId = ownerId ?? null;
+      }
+      if (input.amount !== undefined) set.amountCents = toCents(input.amount);
+      if (input.currency !== undefined) set.currency = input.currency.toUpperCase();
+      if (input.expected_close_at !== undefined) set.expectedCloseAt = normalizeDate(input.expected_close_at);
+      if (input.note !== undefined) set.note = normalizeNote(input.note);
+      batch.write(
+        ctx.db
+          .update(deals)
+          .set(set)
+          .where(and(eq(deals.workspaceId, ctx.ws.id), eq(deals.id, id))),
+      );
+      return batch.answer(selectDealWithContact(ctx.db, ctx.ws.id, id), ([row]) => serializeDealWithContact(row));
+    },
+  });
 }
 
 export async function getDeal(ctx: ServiceContext, id: string) {

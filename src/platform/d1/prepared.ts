@@ -4,6 +4,7 @@ import { clientOf, runBatch, type Db, type Statement } from './db';
 import { batchItem as givenBatchItem, builder, inlinesParams, onStatement, preparedOf, type PreparedQuery } from './drizzle-internals';
 import { guardable, type RowGuard } from './row-guard';
 import { rowMapper } from './row-mapping';
+import { readOf, type Read } from './typed-read';
 
 type Values = Record<string, unknown>;
 
@@ -80,7 +81,7 @@ export function prepared<Q extends Preparable>(build: (db: Db) => Q) {
     all,
     get: async (db: Db, values: Values) => (rowsOf().fromArrays ? ((await all(db, values)) as unknown[])[0] : await on(db).get(values)) as GetOf<Q>,
     /** The query as a statement of a drizzle batch (`runBatch`), its result mapped as the builder's would be. */
-    in: (db: Db, values: Values): Statement => batchItem(db, templateOf().getQuery().sql, paramsOf(values), mapAll),
+    in: (db: Db, values: Values): Read<AllOf<Q>> => readOf(batchItem(db, templateOf().getQuery().sql, paramsOf(values), mapAll)),
     /** The query as one statement of a `runPrepared` batch, answering all rows. */
     allIn: (db: Db, values: Values): BoundQuery<AllOf<Q>> => ({ statement: bind(db, values), map: mapAll }),
     /** The same, answering the first row (undefined when there is none, where drizzle's own mapping would throw). */
@@ -194,7 +195,7 @@ export function preparedRowsInsert<T extends SQLiteTable>(table: T) {
  * aggregates). `in` gives it to a drizzle batch, answering rows (`all`) or D1's run
  * result (`run`), as `rawAll`/`rawRun` do; `all` runs it alone.
  */
-export function preparedSql<R = Record<string, unknown>>(kind: 'all' | 'run', build: () => SQL) {
+export function preparedSql<R = Record<string, unknown>, K extends 'all' | 'run' = 'all' | 'run'>(kind: K, build: () => SQL) {
   let query: { sql: string; fill: (values: Values) => unknown[] } | null = null;
   const queryOf = () => {
     if (!query) {
@@ -205,7 +206,7 @@ export function preparedSql<R = Record<string, unknown>>(kind: 'all' | 'run', bu
   };
   const map = kind === 'all' ? (r: unknown) => (r as D1Result).results : (r: unknown) => r;
   return {
-    in: (db: Db, values: Values): Statement => batchItem(db, queryOf().sql, queryOf().fill(values), map),
+    in: (db: Db, values: Values): Read<K extends 'all' ? R[] : D1Result> => readOf(batchItem(db, queryOf().sql, queryOf().fill(values), map)),
     all: async (db: Db, values: Values): Promise<R[]> => {
       const q = queryOf();
       return (

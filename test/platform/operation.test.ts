@@ -1,0 +1,230 @@
+import { env } from 'cloudflare:workers';
+import { and, eq, sql } from 'drizzle-orm';
+import { integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { ServiceContext } from '../../src/platform/context';
+import { guardOf, uniqueOn } from '../../src/platform/d1/constraints';
+import { CONFLICT_ATTEMPTS, dbFor, guarded, type Db, type Statement } from '../../src/platform/d1/db';
+import { runOperation, unchanged, type ReadPlan } from '../../src/platform/d1/operation';
+import { ApiError } from '../../src/platform/errors';
+import { EventSink } from '../../src/platform/events';
+import type { Workspace } from '../../src/platform/workspace';
+
+// A table of this test's own: one counter per key, one address per workspace.
+const probes = sqliteTable(
+  'operation_probe',
+  { id: text('id').primaryKey(), ws: text('ws').notNull(), email: text('email'), n: integer('n').notNull() },
+  (t) => [uniqueIndex('operation_probe_ws_email').on(t.ws, t.email)],
+);
+const d1 = () => env.SHARD_0;
+const WS = 'operation-probe-ws';
+
+beforeAll(async () => {
+  await d1().batch(
+    [
+      'CREATE TABLE IF NOT EXISTS operation_probe (id TEXT PRIMARY KEY NOT NULL, ws TEXT NOT NULL, email TEXT, n INTEGER NOT NULL)',
+      'CREATE UNIQUE INDEX IF NOT EXISTS operation_probe_ws_email ON operation_probe (ws, email)',
+    ].map((q) => d1().prepare(q)),
+  );
+});
+afterAll(async () => {
+  await d1().batch([d1().prepare('DROP TABLE IF EXISTS operation_probe'), d1().prepare('DELETE FROM event_outbox WHERE workspace_id = ?').bind(WS)]);
+});
+beforeEach(async () => {
+  await d1().prepare('DELETE FROM operation_probe').run();
+});
+
+/** A service context over SHARD_0 whose batches are counted (statements per batch). */
+function context() {
+  const batches: number[] = [];
+  const db = dbFor(d1());
+  const counted = Object.create(db) as Db;
+  counted.batch = ((statements: Statement[]) => {
+    batches.push(statements.length);
+    return db.batch(statements as [Statement, ...Statement[]]);
+  }) as Db['batch'];
+  const ctx: ServiceContext = { db: counted, ws: { id: WS } as Workspace, events: new EventSink() };
+  return { ctx, batches };
+}
+
+const byEmail = (db: Db, email: string) =>
+  db
+    .select()
+    .from(probes)
+    .where(and(eq(probes.ws, WS), eq(probes.email, email)));
+const byId = (db: Db, id: string) => db.select().from(probes).where(eq(probes.id, id));
+const insert = (db: Db, id: string, email: string | null, n = 0) => db.insert(probes).values({ id, ws: WS, email, n });
+const refused = new ApiError(422, { message: 'refused' });
+
+describe('runOperation', () => {
+  it('gives each read its rows by name, a read left out as no rows, and sends only the reads given', async () => {
+    const { ctx, batches } = context();
+    await insert(ctx.db, 'a', 'a@example.com', 1);
+    const answer = await runOperation(ctx, {
+      reads: {
+        found: byEmail(ctx.db, 'a@example.com'),
+        missing: byEmail(ctx.db, 'b@example.com'),
+        skipped: false && byEmail(ctx.db, 'a@example.com'),
+      },
+      decide: (read) => unchanged({ found: read.found.map((r) => r.id), missing: read.missing.length, skipped: read.skipped.length }),
+    });
+    expect(answer).toEqual({ found: ['a'], missing: 0, skipped: 0 });
+    // One read batch of two statements; nothing written.
+    expect(batches).toEqual([2]);
+  });
+
+  it('writes the decided batch with its re-read at the end, and the answer reads what the batch wrote', async () => {
+    const { ctx, batches } = context();
+    const answer = await runOperation(ctx, {
+      reads: { existing: byEmail(ctx.db, 'c@example.com') },
+      decide: (read, batch) => {
+        expect(read.existing).toEqual([]);
+        batch.write(insert(ctx.db, 'c', 'c@example.com', 5));
+        return batch.answer(byId(ctx.db, 'c'), ([row]) => row.n);
+      },
+    });
+    expect(answer).toBe(5);
+    expect(batches).toEqual([1, 2]);
+  });
+
+  it('publishes the events of a batch only once it committed', async () => {
+    const { ctx } = context();
+    await runOperation(ctx, {
+      reads: {},
+      decide: (_, batch) =>
+        batch
+          .write(insert(ctx.db, 'e', null))
+          .emit('contact.created', { id: 'e' })
+          .answerWith(null),
+    });
+    expect(ctx.events.committed).toHaveLength(1);
+    const failing = runOperation(ctx, {
+      reads: {},
+      // The same primary key again: the batch fails, its event with it.
+      decide: (_, batch) =>
+        batch
+          .emit('contact.created', { id: 'e' })
+          .write(insert(ctx.db, 'e', null))
+          .answerWith(null),
+    });
+    await expect(failing).rejects.toThrow(/UNIQUE constraint failed/);
+    expect(ctx.events.committed).toHaveLength(1);
+    const rows = await d1().prepare('SELECT count(*) AS n FROM event_outbox WHERE workspace_id = ?').bind(WS).first<{ n: number }>();
+    expect(rows?.n).toBe(1);
+  });
+
+  it('runs again from its reads when a parallel write took the key it read as free', async () => {
+    const { ctx } = context();
+    let attempts = 0;
+    const answer = await runOperation(ctx, {
+      reads: { existing: byEmail(ctx.db, 'r@example.com') },
+      decide: async (read, batch) => {
+        attempts++;
+        if (read.existing[0]) return unchanged(`found ${read.existing[0].id}`);
+        // A parallel create lands between this operation's read and its write.
+        if (attempts === 1) await insert(dbFor(d1()), 'other', 'r@example.com');
+        return batch.write(insert(ctx.db, 'mine', 'r@example.com')).answerWith('created');
+      },
+      lostRaceOn: [uniqueOn(probes.ws, probes.email)],
+    });
+    expect(answer).toBe('found other');
+    expect(attempts).toBe(2);
+  });
+
+  it('keeps every one of parallel guarded increments: each lost race reads again', async () => {
+    await insert(dbFor(d1()), 'counter', null, 0);
+    const increment = () => {
+      const { ctx } = context();
+      return runOperation(ctx, {
+        reads: { row: byId(ctx.db, 'counter') },
+        decide: (read, batch) => {
+          const seen = read.row[0].n;
+          batch.write(
+            ctx.db
+              .update(probes)
+              // Only over the value read: otherwise the batch fails on the NOT NULL column and runs again.
+              .set({ n: guarded(sql`${probes.n} = ${seen}`, sql`${seen + 1}`) })
+              .where(eq(probes.id, 'counter')),
+          );
+          return batch.answer(byId(ctx.db, 'counter'), ([row]) => row.n);
+        },
+        lostRaceOn: [guardOf(probes.n)],
+      });
+    };
+    const answers = await Promise.all(Array.from({ length: 8 }, increment));
+    const [row] = await byId(dbFor(d1()), 'counter');
+    expect(row.n).toBe(8);
+    // Each increment answered the value it wrote: all different.
+    expect(new Set(answers).size).toBe(8);
+  });
+
+  it('answers 409 once every attempt lost its race', async () => {
+    const { ctx } = context();
+    await insert(ctx.db, 'taken', 'taken@example.com');
+    let attempts = 0;
+    const run = runOperation(ctx, {
+      reads: {},
+      decide: (_, batch) => {
+        attempts++;
+        return batch.write(insert(ctx.db, `new-${attempts}`, 'taken@example.com')).answerWith(null);
+      },
+      lostRaceOn: [uniqueOn(probes.ws, probes.email)],
+    });
+    await expect(run).rejects.toMatchObject({ status: 409 });
+    expect(attempts).toBe(CONFLICT_ATTEMPTS);
+  });
+
+  it('answers a rule a constraint enforces with its error, and any other failure as it is, without running again', async () => {
+    const { ctx } = context();
+    let attempts = 0;
+    const capped = runOperation(ctx, {
+      reads: {},
+      decide: (_, batch) => {
+        attempts++;
+        return batch.write(ctx.db.insert(probes).values({ id: 'x', ws: sql`NULL`, n: 0 })).answerWith(null);
+      },
+      refusedOn: [[guardOf(probes.ws), () => refused]],
+    });
+    await expect(capped).rejects.toBe(refused);
+    const other = runOperation(ctx, {
+      reads: {},
+      decide: (_, batch) => {
+        attempts++;
+        return batch.write(ctx.db.insert(probes).values({ id: 'y', ws: WS, n: sql`NULL` })).answerWith(null);
+      },
+      refusedOn: [[guardOf(probes.ws), () => refused]],
+    });
+    await expect(other).rejects.toThrow(/NOT NULL constraint failed: operation_probe.n/);
+    expect(attempts).toBe(2);
+  });
+
+  it('joins another module’s plan by name: its own results, its race and its error mapping', async () => {
+    const { ctx } = context();
+    await insert(ctx.db, 'p', 'p@example.com', 3);
+    let raced = false;
+    const plan = (): ReadPlan<{ id: string | null; writes: Statement[]; events: []; mapError: (err: unknown) => unknown }> => ({
+      reads: [byEmail(ctx.db, 'p@example.com'), byEmail(ctx.db, 'q@example.com')],
+      resolve: ([p, q]) => {
+        expect(p).toHaveLength(1);
+        expect(q).toHaveLength(0);
+        const writes = raced ? [] : [insert(ctx.db, 'p', 'again@example.com')];
+        return { id: (p as { id: string }[])[0].id, writes, events: [], mapError: (err) => err };
+      },
+      lostRace: (err) => {
+        raced = String(err).includes('UNIQUE');
+        return raced;
+      },
+    });
+    const answer = await runOperation(ctx, {
+      reads: { before: byId(ctx.db, 'p'), contact: plan(), after: byId(ctx.db, 'p') },
+      decide: async (read, batch) => {
+        const planned = await read.contact();
+        expect(read.before[0].n).toBe(3);
+        expect(read.after[0].n).toBe(3);
+        return batch.join(planned).answerWith(planned.id);
+      },
+    });
+    expect(answer).toBe('p');
+    expect(raced).toBe(true);
+  });
+});
