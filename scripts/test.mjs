@@ -73,6 +73,7 @@ function runStage(stage, index) {
 }
 
 /** The dot reporter's run of dots (one per test, with its colour codes) at the start of a line. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the escape character starts each colour code of the dots.
 const DOTS = /^(?:\x1b\[[0-9;]*m|[·x*-])+/;
 
 /**
