@@ -6,6 +6,8 @@ import type { ServiceContext } from '../../src/platform/context';
 import { guardOf, uniqueOn } from '../../src/platform/d1/constraints';
 import { CONFLICT_ATTEMPTS, dbFor, guarded, type Db, type Statement } from '../../src/platform/d1/db';
 import { runOperation, unchanged, type ReadPlan } from '../../src/platform/d1/operation';
+import { preparedSql } from '../../src/platform/d1/prepared';
+import { afterInsertOf } from '../../src/platform/d1/row-guard';
 import { ApiError } from '../../src/platform/errors';
 import { EventSink } from '../../src/platform/events';
 import type { Workspace } from '../../src/platform/workspace';
@@ -226,5 +228,31 @@ describe('runOperation', () => {
     });
     expect(answer).toBe('p');
     expect(raced).toBe(true);
+  });
+
+  it('answers from writes sent along with the reads when they wrote, and decides from the reads when they did not', async () => {
+    const createAlong = preparedSql(
+      'run',
+      () => sql`INSERT INTO operation_probe (id, ws, email, n) SELECT ${sql.placeholder('id')}, ${WS}, 'along@example.com', 1
+        WHERE NOT EXISTS (SELECT 1 FROM operation_probe WHERE ws = ${WS} AND email = 'along@example.com')`,
+    );
+    const attempt = async (id: string) => {
+      const { ctx, batches } = context();
+      let decided = false;
+      const { event, statement } = ctx.events.emit(ctx.db, WS, 'contact.created', { id }, afterInsertOf(probes, id));
+      const answer = await runOperation(ctx, {
+        along: { statements: [createAlong.in(ctx.db, { id }), statement], events: [event], done: (read) => (read.mine[0] ? `created ${id}` : null) },
+        reads: { mine: byId(ctx.db, id), existing: byEmail(ctx.db, 'along@example.com') },
+        decide: (read) => {
+          decided = true;
+          return unchanged(`found ${read.existing[0].id}`);
+        },
+      });
+      return { answer, decided, batches, committed: ctx.events.committed.length };
+    };
+    // Free: the writes sent along answer, in one round trip.
+    expect(await attempt('first')).toEqual({ answer: 'created first', decided: false, batches: [4], committed: 1 });
+    // Taken: they wrote nothing, the reads decide, and their event is not announced.
+    expect(await attempt('second')).toEqual({ answer: 'found first', decided: true, batches: [4], committed: 0 });
   });
 });

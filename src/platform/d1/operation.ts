@@ -98,9 +98,18 @@ export type Decided<A> = { batch?: WriteBatch; reread?: Statement; answer: (rows
 /** The answer of an operation that writes nothing (the change is already there). */
 export const unchanged = <A>(value: A): Decided<A> => ({ answer: () => value });
 
+/**
+ * Writes sent along with the reads, ahead of them in the same batch (one round trip): each guarded
+ * on what the reads look for, so they write only when they complete the operation on their own
+ * (a create whose reference is free). `done` tells from the reads (a read of what they write)
+ * whether they did, and then answers; otherwise they wrote nothing and the rules decide as without them.
+ */
+export type Along<R extends ReadSpec, A> = { statements: Statement[]; events: OutboxEvent[]; done: (read: ReadsOf<R>) => A | null | undefined };
+
 export type Operation<R extends ReadSpec, A> = {
   /** What the rules need, read in one batch. */
   reads: R;
+  along?: Along<R, A> | null;
   /** The rules: from what was read to the batch written and the answer; throws an ApiError to refuse. */
   decide(read: ReadsOf<R>, batch: WriteBatch): Decided<A> | Promise<Decided<A>>;
   /** Constraints the write batch fails on when a parallel write won a race: the operation runs again from its reads. */
@@ -116,11 +125,12 @@ export type Operation<R extends ReadSpec, A> = {
  * taken, a `guarded` expectation no longer true, a joined plan's race) runs the whole operation
  * again, a short random pause apart, up to `CONFLICT_ATTEMPTS`; then it answers 409.
  */
-export async function runOperation<R extends ReadSpec, A>(ctx: ServiceContext, op: Operation<R, A>): Promise<A> {
+export async function runOperation<R extends ReadSpec, A>(ctx: ServiceContext, op: Operation<R, A> | (() => Operation<R, A>)): Promise<A> {
   for (let attempt = 1; ; attempt++) {
     const races: ((err: unknown) => boolean)[] = [];
     try {
-      return await runOnce(ctx, op, races);
+      // An operation given as a function is planned again for each attempt (new ids, a new contact plan).
+      return await runOnce(ctx, typeof op === 'function' ? op() : op, races);
     } catch (err) {
       if (!races.some((lost) => lost(err))) throw err;
       if (attempt >= CONFLICT_ATTEMPTS) throw SharedErrors.concurrentChange();
@@ -131,7 +141,7 @@ export async function runOperation<R extends ReadSpec, A>(ctx: ServiceContext, o
 
 async function runOnce<R extends ReadSpec, A>(ctx: ServiceContext, op: Operation<R, A>, races: ((err: unknown) => boolean)[]): Promise<A> {
   if (op.lostRaceOn?.length) races.push((err) => failedOn(err, ...op.lostRaceOn!));
-  const statements: Statement[] = [];
+  const statements: Statement[] = [...(op.along?.statements ?? [])];
   const slots: { name: string; start: number; count: number; plan?: ReadPlan<unknown> }[] = [];
   for (const [name, read] of Object.entries(op.reads)) {
     if (!read) {
@@ -150,6 +160,13 @@ async function runOnce<R extends ReadSpec, A>(ctx: ServiceContext, op: Operation
     if (plan) reads[name] = async () => plan.resolve(results.slice(start, start + count));
     else reads[name] = count ? results[start] : [];
   }
+  if (op.along) {
+    const done = op.along.done(reads as ReadsOf<R>);
+    if (done !== null && done !== undefined) {
+      ctx.events.committedAfter(op.along.events);
+      return done;
+    }
+  }
   const decided = await op.decide(reads as ReadsOf<R>, new WriteBatch(ctx));
   const { batch, reread } = decided;
   if (!batch || (batch.statements.length === 0 && !reread)) return decided.answer(undefined);
@@ -164,7 +181,12 @@ async function runOnce<R extends ReadSpec, A>(ctx: ServiceContext, op: Operation
 }
 
 /** What a failed write batch answers: a lost race as itself (the operation runs again), a rule's failure as its error. */
-function refusal(err: unknown, races: ((err: unknown) => boolean)[], op: Operation<ReadSpec, unknown>, batch: WriteBatch): unknown {
+function refusal(
+  err: unknown,
+  races: ((err: unknown) => boolean)[],
+  op: Pick<Operation<ReadSpec, unknown>, 'refusedOn'>,
+  batch: WriteBatch,
+): unknown {
   if (races.some((lost) => lost(err))) return err;
   for (const [constraint, error] of op.refusedOn ?? []) if (failedOn(err, constraint)) return error();
   for (const map of batch.mapErrors) {
