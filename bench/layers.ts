@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { Hono, type MiddlewareHandler } from 'hono';
 import { V1_MIDDLEWARE } from '../src/app';
-import type { AppEnv, Bindings } from '../src/env';
+import type { Bindings } from '../src/env';
+import type { AppEnv } from '../src/platform/app-env';
 import { renderError } from '../src/platform/errors';
 import type { ServiceContext } from '../src/platform/context';
 import { dbFor } from '../src/platform/d1/db';

@@ -1,6 +1,7 @@
 import type { Hono, MiddlewareHandler } from 'hono';
 import { adminApp } from './admin';
-import type { AdminEnv, AppEnv } from './env';
+import type { AdminEnv } from './env';
+import type { AppEnv } from './platform/app-env';
 import { authenticate } from './platform/auth';
 import { readYourWrites, recordWriteFloors } from './platform/d1/consistency';
 import { serverToServerOnly } from './platform/cors';

@@ -1,5 +1,3 @@
-import type { Db } from './platform/d1/db';
-import type { Workspace } from './platform/workspace';
 import type { RateLimiter } from './durable-objects/rate-limiter';
 import type { SlotLock } from './durable-objects/slot-lock';
 import type { IdempotencyClaims } from './durable-objects/idempotency-claims';
@@ -63,25 +61,5 @@ export interface Bindings {
   ASSETS?: Fetcher;
 }
 
-export interface Variables {
-  db: Db;
-  workspace: Workspace;
-  apiKeyId: string;
-  routeMatched: boolean;
-  /** The request's `X-Request-Id` (src/platform/request-id.ts). */
-  requestId: string;
-  events: import('./platform/events').EventSink;
-  /** The bookmark of what the request's session has read or written so far (null before its first query). */
-  sessionBookmark: () => string | null;
-  /** An answer replayed from storage outside D1 (an email key's claim): the bookmark recorded with it, as the session read nothing. */
-  storedBookmark?: string;
-  /** Set while a read runs before its rate limit answered: settles when it did, rejecting when refused (src/platform/auth.ts). */
-  admission?: Promise<unknown>;
-  /** The request's write reached a moving workspace's old shard and was refused whole there: nothing was written, so no floor moves. */
-  fenced?: boolean;
-}
-
-export type AppEnv = { Bindings: Bindings; Variables: Variables };
-
-/** Operator routes have no request-wide workspace: each resolves the workspace it names (src/admin/workspace-data.ts). */
+/** Operator routes have no request-wide workspace (src/platform/app-env.ts): each resolves the workspace it names (src/admin/workspace-data.ts). */
 export type AdminEnv = { Bindings: Bindings };

@@ -1,6 +1,7 @@
 import { configureMoves, moveTask } from './platform/d1/moves/machine';
 import { installContactExtensions } from './modules/contacts';
 import { registerFactCounter } from './modules/emails';
+import { keyedEmailId, keyedEmailIds, keyedEmailsInsert, outboxEntry, recordOutboxEntries } from './modules/sandbox-outbox';
 import { manifest as audiences } from './modules/audiences/manifest';
 import { manifest as bookings } from './modules/bookings/manifest';
 import { manifest as contacts } from './modules/contacts/manifest';
@@ -29,6 +30,7 @@ import { wireFeatureGates } from './platform/features';
 import { wireSignals } from './platform/signals';
 import { composeManifests } from './platform/manifest';
 import { wireFileUploads } from './platform/uploads';
+import { wireSandboxOutbox } from './providers/sandbox-outbox';
 import { queueConsumer } from './queue';
 import { shardSweepsTask } from './sweeps/runner';
 
@@ -74,11 +76,12 @@ export const wiring = composeManifests(
   },
 );
 
-// Platform code and the email module cannot import the modules that provide these: they are handed in here, once.
+// Platform code, the email module and the providers cannot import the modules that provide these: they are handed in here, once.
 wireFeatureGates(wiring.featureGates);
 wireFileUploads(wiring.fileUploads);
 wireEventOutbox(wiring);
 wireSignals(wiring.signals);
+wireSandboxOutbox({ keyedEmailsInsert, keyedEmailIds, keyedEmailId, outboxEntry, recordOutboxEntries });
 for (const [source, counter] of wiring.emailFactCounters) registerFactCounter(source, counter);
 installContactExtensions({ records: wiring.personalData, tagsLinked: wiring.tagsLinked });
 configureMoves(wiring.notMoved.keys());

@@ -1,6 +1,7 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import type { MiddlewareHandler } from 'hono';
-import type { AppEnv, Bindings } from '../env';
+import type { Bindings } from '../env';
+import type { AppEnv } from './app-env';
 import { apiKeys, shards, workspaces } from './control-schema';
 import { DEFAULT_RATE_LIMITS } from './workspace';
 import type { Db } from './d1/db';

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import type { AppEnv } from '../env';
+import type { AppEnv } from './app-env';
 
 /**
  * Every value a Worker instance keeps in memory from one request for the next goes through

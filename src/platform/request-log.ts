@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { MiddlewareHandler } from 'hono';
-import type { AppEnv, Bindings } from '../env';
+import type { Bindings } from '../env';
+import type { AppEnv } from './app-env';
 import type { requestLog } from './schema';
 import { nowIso, runBatch, type Statement } from './d1/db';
 import { uuidv7 } from './ids';

@@ -1,6 +1,6 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
-import type { AppEnv } from '../env';
+import type { AppEnv } from './app-env';
 import { EnvelopeRequestErrors, SharedErrors } from './shared-errors';
 import { fileUploadFor, takeFileBody } from './uploads';
 

@@ -1,7 +1,8 @@
 import { env } from 'cloudflare:workers';
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import type { AppEnv, Bindings } from '../../src/env';
+import type { Bindings } from '../../src/env';
+import type { AppEnv } from '../../src/platform/app-env';
 import { idempotentPosts } from '../../src/modules/idempotency-keys/middleware';
 import { dbFor } from '../../src/platform/d1/db';
 import { renderError } from '../../src/platform/errors';

@@ -3,7 +3,7 @@ import { env } from 'cloudflare:workers';
 import type { MiddlewareHandler } from 'hono';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { V1_MIDDLEWARE } from '../../src/app';
-import type { AppEnv } from '../../src/env';
+import type { AppEnv } from '../../src/platform/app-env';
 import { renderError } from '../../src/platform/errors';
 import { createRouter } from '../../src/platform/validation';
 import { wiring } from '../../src/wiring';

@@ -12,8 +12,8 @@ import {
   onStatement,
   preparedOf,
   withStatement,
-  type Queryable,
 } from '../../src/platform/d1/drizzle-internals';
+import type { Queryable } from '../../src/platform/d1/queryable';
 
 // Each part of drizzle-orm that src/platform/d1/drizzle-internals.ts relies on beyond drizzle's documented API,
 // checked for the shape relied on: an upgrade that moves one fails here, before any request does.

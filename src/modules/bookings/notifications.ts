@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Context } from 'hono';
-import type { AppEnv, Bindings } from '../../env';
+import type { Bindings } from '../../env';
+import type { AppEnv } from '../../platform/app-env';
 import { afterResponse } from '../../platform/after-response';
 import { publicBaseUrl } from '../../platform/public-base';
 import type { ServiceContext } from '../../platform/context';

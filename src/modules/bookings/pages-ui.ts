@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { Temporal } from 'temporal-polyfill';
-import type { AppEnv } from '../../env';
+import type { AppEnv } from '../../platform/app-env';
 import { escapeHtml as esc } from '../../platform/html';
 import { base64 } from '../../platform/ids';
 import { isValidTimeZone } from '../../platform/timezones';

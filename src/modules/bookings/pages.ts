@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { Hono, type Context } from 'hono';
 import { Temporal } from 'temporal-polyfill';
-import type { AppEnv } from '../../env';
+import type { AppEnv } from '../../platform/app-env';
 import { afterResponse } from '../../platform/after-response';
 import type { ServiceContext } from '../../platform/context';
 import { ApiError } from '../../platform/errors';

@@ -1,6 +1,6 @@
 import type { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import type { AppEnv } from '../../env';
+import type { AppEnv } from '../../platform/app-env';
 import { afterResponse } from '../../platform/after-response';
 import { jsonText } from '../../platform/json-text';
 import { publicBaseUrl } from '../../platform/public-base';

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import type { AppEnv } from '../../env';
+import type { AppEnv } from '../../platform/app-env';
 import { carryingEveryWrite } from '../../platform/d1/carried';
 import { apiErrorOf } from '../../platform/errors';
 import { SharedErrors } from '../../platform/shared-errors';

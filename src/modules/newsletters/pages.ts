@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gt, isNotNull, lt } from 'drizzle-orm';
 import { Hono, type Context } from 'hono';
-import type { AppEnv } from '../../env';
+import type { AppEnv } from '../../platform/app-env';
 import type { ServiceContext } from '../../platform/context';
 import { escapeHtml as esc, renderHtmlTokens, renderTextTokens, tokenValues, WEB_CONTENT_STYLES, webContent } from '../content';
 import { publicWorkspaceContext } from '../workspaces';

@@ -1,5 +1,5 @@
 import { Hono, type Context } from 'hono';
-import type { AppEnv } from '../../env';
+import type { AppEnv } from '../../platform/app-env';
 import { publishCommitted } from '../../platform/events';
 import { signalsCommitted } from '../../platform/signals';
 import { limitPublicPost } from '../../platform/public-limits';

@@ -1,5 +1,6 @@
 import { clientOf, type Db } from './db';
-import { drizzleOver, type Queryable } from './drizzle-internals';
+import { drizzleOver } from './drizzle-internals';
+import type { Queryable } from './queryable';
 import { watchedLike } from './floors';
 import { mayWrite } from './write-gate';
 

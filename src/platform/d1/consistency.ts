@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import type { AppEnv } from '../../env';
+import type { AppEnv } from '../app-env';
 import { acceptBookmark, BOOKMARK_HEADER, issueBookmark } from './bookmarks';
 import { newerBookmark, raiseFloor, readFloor, readReplicasOn, withWriteFloors } from './floors';
 import { openSession, type Consistency } from './shards';

@@ -2,6 +2,7 @@ import type { SQL } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/d1';
 import type { SQLiteRaw } from 'drizzle-orm/sqlite-core/query-builders/raw';
 import type { Db, Statement } from './db';
+import type { Queryable } from './queryable';
 
 /**
  * Every part of drizzle-orm (0.45) that this layer uses beyond its documented API, typed once
@@ -9,10 +10,10 @@ import type { Db, Statement } from './db';
  * each one is still there, with the shape relied on, so an upgrade that moves one fails there.
  */
 
-/** What drizzle's D1 driver calls on its client: these two only, so a session (or a wrapper of one) serves as the binding does. */
-export type Queryable = Pick<D1Database, 'prepare' | 'batch'>;
-
-/** A handle whose statements go to `client`; `clientOf` gives `client` back. */
+/**
+ * A handle whose statements go to `client`; `clientOf` gives `client` back. Drizzle's D1 driver calls only `prepare` and
+ * `batch` on its client, so a session (or a wrapper of one) serves as the binding does.
+ */
 export const drizzleOver = (client: Queryable): Db => drizzle(client as D1Database);
 
 /** A handle whose queries are only built: `.prepare()` on it makes drizzle's prepared query, whose statement goes nowhere. */

@@ -1,6 +1,6 @@
 import type { Bindings } from '../../env';
 import { clientOf, type Db } from './db';
-import type { Queryable } from './drizzle-internals';
+import type { Queryable } from './queryable';
 import { mayWrite } from './write-gate';
 
 /**

@@ -1,4 +1,4 @@
-import type { Queryable } from './drizzle-internals';
+import type { Queryable } from './queryable';
 
 /** Statements that can change data name one of these verbs; anything else only reads. Naming one by accident only waits. */
 const MAY_WRITE = /\b(insert|update|delete|replace|upsert|create|drop|alter)\b/i;

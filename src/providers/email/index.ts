@@ -1,10 +1,11 @@
 import type { Bindings } from '../../env';
 import { resendEmailProvider } from './resend';
+import { sandboxOutbox } from '../sandbox-outbox';
 import { sandboxEmailProvider } from './sandbox';
 import type { EmailProvider } from './types';
 
 const PROVIDERS: Record<string, () => EmailProvider> = {
-  sandbox: () => sandboxEmailProvider,
+  sandbox: () => sandboxEmailProvider(sandboxOutbox()),
   resend: () => resendEmailProvider(),
 };
 

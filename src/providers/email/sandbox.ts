@@ -1,6 +1,6 @@
 import { runBatch, type Db, type Statement } from '../../platform/d1/db';
 import { uuidv7 } from '../../platform/ids';
-import { keyedEmailId, keyedEmailIds, keyedEmailsInsert } from '../../modules/sandbox-outbox';
+import type { SandboxOutbox } from '../sandbox-outbox';
 import { type BatchOutcome, type EmailProvider, type KeyedEmail, type OutgoingEmail, type ProviderContext, ProviderRejected } from './types';
 
 /** Every recipient in this domain is refused, so `provider_error` can be reached. */
@@ -52,14 +52,15 @@ const outboxRow = (message: OutgoingEmail, idempotencyKey: string): OutboxRow =>
   attachments: message.attachments?.length ? JSON.stringify(message.attachments) : null,
 });
 
-const insertRows = (db: Db, workspaceId: string, rows: OutboxRow[]): Statement => keyedEmailsInsert(db, workspaceId, JSON.stringify(rows));
+const insertRows = (outbox: SandboxOutbox, db: Db, workspaceId: string, rows: OutboxRow[]): Statement =>
+  outbox.keyedEmailsInsert(db, workspaceId, JSON.stringify(rows));
 
 /**
  * Records the accepted messages in the outbox in one batch: a repeated key is
  * recorded once and answers its first message id, as a provider honouring
  * idempotency keys does.
  */
-async function record({ db, workspaceId }: ProviderContext, messages: KeyedEmail[]): Promise<BatchOutcome[]> {
+async function record(outbox: SandboxOutbox, { db, workspaceId }: ProviderContext, messages: KeyedEmail[]): Promise<BatchOutcome[]> {
   const outcomes: (BatchOutcome | null)[] = messages.map(({ message }) => {
     const refused = refusal(message);
     return refused ? { rejected: refused } : null;
@@ -69,9 +70,9 @@ async function record({ db, workspaceId }: ProviderContext, messages: KeyedEmail
     if (!outcomes[i]) rows.push(outboxRow(message, idempotencyKey));
   });
   if (rows.length === 0) return outcomes as BatchOutcome[];
-  const statements: Statement[] = groups(rows).map((group) => insertRows(db, workspaceId, group));
+  const statements: Statement[] = groups(rows).map((group) => insertRows(outbox, db, workspaceId, group));
   statements.push(
-    keyedEmailIds(
+    outbox.keyedEmailIds(
       db,
       workspaceId,
       rows.map((r) => r.k),
@@ -87,23 +88,23 @@ async function record({ db, workspaceId }: ProviderContext, messages: KeyedEmail
  * recording it in the outbox the operator lists. It has no webhooks; the
  * operator email-send events route stands in for them.
  */
-export const sandboxEmailProvider: EmailProvider = {
+export const sandboxEmailProvider = (outbox: SandboxOutbox): EmailProvider => ({
   name: 'sandbox',
   async send(ctx, message, idempotencyKey) {
-    const [outcome] = await record(ctx, [{ message, idempotencyKey }]);
+    const [outcome] = await record(outbox, ctx, [{ message, idempotencyKey }]);
     if ('rejected' in outcome) throw new ProviderRejected(outcome.rejected);
     return outcome;
   },
-  sendBatch: record,
+  sendBatch: (ctx, messages) => record(outbox, ctx, messages),
   // The outbox row is written in the caller's batch; the message id is that key's row, the first one written for it.
   handOffInBatch({ db, workspaceId }, message, idempotencyKey) {
     if (refusal(message)) return null;
     return {
-      statements: [insertRows(db, workspaceId, [outboxRow(message, idempotencyKey)])],
-      messageId: keyedEmailId(workspaceId, idempotencyKey),
+      statements: [insertRows(outbox, db, workspaceId, [outboxRow(message, idempotencyKey)])],
+      messageId: outbox.keyedEmailId(workspaceId, idempotencyKey),
     };
   },
   async parseWebhook() {
     return [];
   },
-};
+});

@@ -2,6 +2,7 @@ import type { Bindings } from '../../env';
 import type { Db } from '../../platform/d1/db';
 import { SharedErrors } from '../../platform/shared-errors';
 import { metaWhatsApp } from './meta';
+import { sandboxOutbox } from '../sandbox-outbox';
 import { sandboxWhatsApp } from './sandbox';
 import type { WhatsAppProvider } from './types';
 
@@ -17,7 +18,7 @@ export function overrideWhatsAppProvider(factory: typeof override): void {
 export function whatsappProvider(env: Bindings, db: Db, ws: { id: string; whatsappPhoneNumberId: string }): WhatsAppProvider {
   if (override) return override(env, db, ws);
   const name = env.WHATSAPP_PROVIDER || 'sandbox';
-  if (name === 'sandbox') return sandboxWhatsApp(db, ws);
+  if (name === 'sandbox') return sandboxWhatsApp(sandboxOutbox(), db, ws);
   if (name === 'meta') {
     if (!env.WHATSAPP_ACCESS_TOKEN) throw SharedErrors.whatsappTokenMissing();
     return metaWhatsApp({

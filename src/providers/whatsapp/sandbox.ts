@@ -1,5 +1,5 @@
 import { runBatch, type Db } from '../../platform/d1/db';
-import { outboxEntry, recordOutboxEntries } from '../../modules/sandbox-outbox';
+import type { SandboxOutbox } from '../sandbox-outbox';
 import { graphTemplatePayload, WhatsAppProviderError, type SendOutcome, type TemplateMessage, type WhatsAppProvider } from './types';
 
 /** The sandbox refuses this recipient (docs/operator-api.md), so the 502 path can be reached. */
@@ -27,7 +27,7 @@ function refusal(message: TemplateMessage): WhatsAppProviderError | null {
 }
 
 /** Records every accepted send into the operator outbox (channel `whatsapp`); nothing leaves the machine. */
-export function sandboxWhatsApp(db: Db, workspace: { id: string; whatsappPhoneNumberId: string }): WhatsAppProvider {
+export function sandboxWhatsApp(outbox: SandboxOutbox, db: Db, workspace: { id: string; whatsappPhoneNumberId: string }): WhatsAppProvider {
   const entry = (message: TemplateMessage, wamid: string) => ({
     workspaceId: workspace.id,
     channel: 'whatsapp' as const,
@@ -42,13 +42,13 @@ export function sandboxWhatsApp(db: Db, workspace: { id: string; whatsappPhoneNu
       const refused = refusal(message);
       if (refused) throw refused;
       const wamid = sandboxWamid();
-      await runBatch(db, [outboxEntry(db, entry(message, wamid))]);
+      await runBatch(db, [outbox.outboxEntry(db, entry(message, wamid))]);
       return { wamid };
     },
     sendTemplateInBatch(message: TemplateMessage) {
       if (refusal(message)) return null;
       const wamid = sandboxWamid();
-      return { statements: [outboxEntry(db, entry(message, wamid))], wamid };
+      return { statements: [outbox.outboxEntry(db, entry(message, wamid))], wamid };
     },
     /** A chunk's accepted messages are recorded in one statement. */
     async sendTemplates(messages: TemplateMessage[]) {
@@ -60,7 +60,7 @@ export function sandboxWhatsApp(db: Db, workspace: { id: string; whatsappPhoneNu
         const outcome = outcomes[i];
         return 'wamid' in outcome ? [entry(m, outcome.wamid)] : [];
       });
-      if (accepted.length) await recordOutboxEntries(db, accepted);
+      if (accepted.length) await outbox.recordOutboxEntries(db, accepted);
       return outcomes;
     },
   };
