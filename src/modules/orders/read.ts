@@ -1,8 +1,9 @@
 import { and, eq, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
-import type { Db, Statement } from '../../platform/d1/db';
+import type { Db } from '../../platform/d1/db';
 import { fromCents } from '../../platform/money';
 import { childRowsJson } from '../../platform/d1/child-rows';
 import { prepared } from '../../platform/d1/prepared';
+import type { RowsOf } from '../../platform/d1/typed-read';
 import { contactIdentityColumns, contactIdentityJoin, serializeContactIdentity, type ContactIdentity } from '../contacts';
 import { orderItems, orderRefunds, orders, type OrderItemRow, type OrderRefundRow, type OrderRow } from './schema';
 
@@ -132,13 +133,13 @@ const selectFullOrder = (db: Db, where: SQL) =>
 const fullRead = prepared((db) => selectFullOrder(db, eq(orders.id, orderId)));
 
 /** The full order's read, one statement for the end of a batch. */
-export const fullOrderRead = (db: Db, workspaceId: string, id: string): Statement => fullRead.in(db, { ws: workspaceId, order: id });
+export const fullOrderRead = (db: Db, workspaceId: string, id: string) => fullRead.in(db, { ws: workspaceId, order: id });
 
 export type FullOrderRow = OrderWithContactRow & { items: OrderItemRow[]; refunds: OrderRefundRow[] };
 
-/** The order a batch ending with a full order's read found, or undefined. */
-export function fullOrderRowOf(results: unknown[]): FullOrderRow | undefined {
-  const [row] = results.at(-1) as (OrderWithContactRow & { items: string; refunds: string })[];
+/** The order a full order's read found, or undefined. */
+export function fullOrderRowOf(rows: RowsOf<ReturnType<typeof fullOrderRead>>): FullOrderRow | undefined {
+  const [row] = rows;
   return row && { ...row, items: itemsJson.parse(row.items), refunds: refundsJson.parse(row.refunds) };
 }
 
@@ -153,9 +154,9 @@ export const serializeFullOrder = (row: FullOrderRow): FullOrder => ({
   refunds: row.refunds.map(serializeRefund),
 });
 
-/** The full order from a batch that ends with `fullOrderRead`, or null when it found nothing. */
-export function orderFromResults(results: unknown[]): FullOrder | null {
-  const row = fullOrderRowOf(results);
+/** The full order a full order's read found, or null. */
+export function fullOrderOf(rows: RowsOf<ReturnType<typeof fullOrderRead>>): FullOrder | null {
+  const row = fullOrderRowOf(rows);
   return row ? serializeFullOrder(row) : null;
 }
 

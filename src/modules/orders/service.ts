@@ -1,11 +1,13 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { guarded, nowIso, optionalReads, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
-import { failedOn, guardOf, lostRaceOn, uniqueOn } from '../../platform/d1/constraints';
+import { guarded, nowIso, type Statement } from '../../platform/d1/db';
+import { guardOf, uniqueOn } from '../../platform/d1/constraints';
+import { runOperation, unchanged, type WriteBatch } from '../../platform/d1/operation';
+import type { RowsOf } from '../../platform/d1/typed-read';
 import { eventDataPatch } from '../../platform/events';
 import { uuidv7 } from '../../platform/ids';
 import { fromCents, toCents } from '../../platform/money';
-import { identityTaken, planContactReference, referencedContactExists, type ContactReferencePlan, type PlannedContact, activity } from '../contacts';
+import { planContactReference, referencedContactExists, type ContactReferencePlan, activity } from '../contacts';
 import { dealOfContact, selectDeal, type DealRow } from '../deals';
 import { parseIsoInZone } from '../../platform/calendar';
 import { type PaymentCreateInput, recordPaymentStatements, validateCreate } from '../payments';
@@ -13,12 +15,11 @@ import { type ProductRow, pickProduct, productsLookup, type ProductReference, li
 import { MAX_AMOUNT, MAX_QUANTITY, type OrderCreateInput, type OrderItemInputT } from './dto';
 import { orderEventData } from './events';
 import { itemCount, lineTotalCents, orderTotals } from './money';
-import { fullOrderRead, orderFromResults, selectOrderByReference, type FullOrder } from './read';
+import { fullOrderOf, fullOrderRead, selectOrderByReference, type FullOrder } from './read';
 import { orderCounters, orderItems, orders, type OrderRow } from './schema';
 import { lineRows, linesInsert, type Line } from './lines';
 import { preparedInsert, preparedSql } from '../../platform/d1/prepared';
 import { afterInsertOf, guardable, type RowGuard } from '../../platform/d1/row-guard';
-import { readWithCreate } from '../../platform/d1/create-along';
 import { OrderErrors } from './errors';
 
 /** The number comes from the workspace's counter, bumped by the statement before it in the same batch. */
@@ -50,17 +51,16 @@ export const orderAfterGuardedWrite = (o: OrderRow, changes: Partial<OrderRow>, 
   revision: o.revision + 1,
   updatedAt: now,
 });
-const revisionOrKeyTaken = lostRaceOn(
+/** A write lost a race: the order changed since it was read, or a parallel write took its `external_reference` or the payment it links. */
+export const orderRacesLostOn = [
   guardOf(orders.updatedAt),
   uniqueOn(orders.workspaceId, orders.externalReference),
   uniqueOn(orders.workspaceId, orders.paymentReference),
-);
-/** A write lost a race: the order changed since it was read, or a parallel write took its `external_reference`, the payment it links or its contact's identity. */
-export const orderLostRace = (err: unknown) => revisionOrKeyTaken(err) || identityTaken(err);
+];
 
-/** The full order a batch ending with `fullOrderRead` read; 404 when it found none. */
-export function fullOrder(results: unknown[]): FullOrder {
-  const order = orderFromResults(results);
+/** The full order a full order's read found; 404 when it found none. */
+export function fullOrder(rows: RowsOf<ReturnType<typeof fullOrderRead>>): FullOrder {
+  const order = fullOrderOf(rows);
   if (!order) throw OrderErrors.notFound();
   return order;
 }
@@ -213,42 +213,42 @@ export function orderPaymentStatements(ctx: ServiceContext, o: Pick<OrderRow, 'i
  * A new order whose lines name no product is also sent along with the reads
  * (see `insertAlongReads`): one round trip.
  */
-export async function createOrder(ctx: ServiceContext, input: OrderCreateInput): Promise<FullOrder> {
+export function createOrder(ctx: ServiceContext, input: OrderCreateInput): Promise<FullOrder> {
   const plan = validateOrderBody(ctx, input);
   const contactRef = { contact_id: input.contact_id?.toLowerCase(), phone: input.phone, email: input.email, name: input.name };
   const dealId = input.deal_id?.toLowerCase();
-  return retryOnConflict(async () => {
+  const cap = ctx.ws.caps.orders;
+  return runOperation(ctx, () => {
     const contactPlan = planContactReference(ctx, contactRef, { missing: OrderErrors.noContact, source: 'api' });
-    // Each read only when the body asks for it: a statement less is a statement less to send and run.
-    const reads = optionalReads();
-    const slots = {
-      existing: reads.add(input.external_reference !== undefined && selectOrderByReference(ctx.db, ctx.ws.id, input.external_reference)),
-      products: reads.add(namesProducts(plan) && productsLookup(ctx, plan.productRefs)),
-      deal: reads.add(dealId !== undefined && selectDeal(ctx.db, ctx.ws.id, dealId)),
+    const along = insertAlongReads(ctx, input, plan, contactPlan);
+    return {
+      along: along && { ...along, done: (read) => read.created && fullOrderOf(read.created) },
+      // Each read only when the body asks for it: a statement less is a statement less to send and run.
+      reads: {
+        created: along && fullOrderRead(ctx.db, ctx.ws.id, along.id),
+        existing: input.external_reference !== undefined && selectOrderByReference(ctx.db, ctx.ws.id, input.external_reference),
+        products: namesProducts(plan) && productsLookup(ctx, plan.productRefs),
+        deal: dealId !== undefined && selectDeal(ctx.db, ctx.ws.id, dealId),
+        contact: contactPlan,
+      },
+      decide: async (read, batch) => {
+        const [existing] = read.existing;
+        if (existing?.storeConnectionId) throw OrderErrors.storeSyncedReadOnly();
+        const applyMoney = !existing || existing.financialStatus === 'pending';
+        const lines = input.items !== undefined && applyMoney ? buildLines(input.items, plan.productRefs, read.products) : null;
+        if (dealId && !read.deal[0]) throw OrderErrors.dealNotFound();
+        const contact = await read.contact();
+        if (dealId) checkDealContact(read.deal[0], existing?.contactId ?? contact.contact.id);
+        batch.join(contact);
+        const id = existing
+          ? replay(ctx, batch, { existing, input, plan, lines })
+          : newOrder(ctx, batch, input, plan, lines ?? [], contact.contact.id);
+        return batch.answer(fullOrderRead(ctx.db, ctx.ws.id, id), fullOrder);
+      },
+      lostRaceOn: orderRacesLostOn,
+      refusedOn: [[guardOf(orders.workspaceId), () => OrderErrors.limitReached({ cap })]],
     };
-    const contactFrom = reads.addAll(contactPlan.reads);
-    const { results, created: inserted } = await readWithCreate(
-      ctx,
-      reads.statements,
-      insertAlongReads(ctx, input, plan, contactPlan),
-      orderFromResults,
-    );
-    if (inserted) return inserted;
-    const existing = reads.get<OrderRow[]>(results, slots.existing, [])[0];
-    const productRows = reads.get<ProductRow[]>(results, slots.products, []);
-    const dealRows = reads.get<DealRow[]>(results, slots.deal, []);
-    if (existing?.storeConnectionId) throw OrderErrors.storeSyncedReadOnly();
-    const applyMoney = !existing || existing.financialStatus === 'pending';
-    const lines = input.items !== undefined && applyMoney ? buildLines(input.items, plan.productRefs, productRows) : null;
-    if (dealId && !dealRows[0]) throw OrderErrors.dealNotFound();
-    const contact = await contactPlan.resolve(results.slice(contactFrom));
-    if (dealId) checkDealContact(dealRows[0], existing?.contactId ?? contact.contact.id);
-    try {
-      return existing ? await replay(ctx, existing, input, plan, lines, contact) : await insertOrder(ctx, input, plan, lines ?? [], contact);
-    } catch (err) {
-      throw orderLostRace(err) ? err : contact.mapError(err);
-    }
-  }, orderLostRace);
+  });
 }
 
 /**
@@ -280,10 +280,7 @@ function insertAlongReads(ctx: ServiceContext, input: OrderCreateInput, plan: Or
     values: { ...values, newContact: contact.id, newDeal: input.deal_id?.toLowerCase() ?? null },
   };
   const built = newOrderStatements(ctx, input, plan, lines, contact.id, guard);
-  return {
-    statements: [...contact.statements, ...built.statements, fullOrderRead(ctx.db, ctx.ws.id, built.id)],
-    events: [...contact.events, ...built.events],
-  };
+  return { id: built.id, statements: [...contact.statements, ...built.statements], events: [...contact.events, ...built.events] };
 }
 
 const [newWs, newContact, newReference, newDeal] = ['newWs', 'newContact', 'newReference', 'newDeal'].map((name) => sql.placeholder(name));
@@ -291,23 +288,11 @@ const referenceFree = sql`NOT EXISTS (SELECT 1 FROM ${orders} WHERE ${orders.wor
 const newOrderCondition = sql`${referencedContactExists(newWs, newContact)} AND ${referenceFree}
   AND (${newDeal} IS NULL OR ${dealOfContact(newWs, newDeal, newContact)})`;
 
-async function insertOrder(
-  ctx: ServiceContext,
-  input: OrderCreateInput,
-  plan: OrderPlan,
-  lines: Line[],
-  planned: PlannedContact,
-): Promise<FullOrder> {
-  const cap = ctx.ws.caps.orders;
-  const built = newOrderStatements(ctx, input, plan, lines, planned.contact.id);
-  try {
-    const results = await runBatch(ctx.db, [...planned.writes, ...built.statements, fullOrderRead(ctx.db, ctx.ws.id, built.id)]);
-    ctx.events.committedAfter([...planned.events, ...built.events]);
-    return fullOrder(results);
-  } catch (err) {
-    if (failedOn(err, guardOf(orders.workspaceId))) throw OrderErrors.limitReached({ cap });
-    throw err;
-  }
+/** A new order's writes into `batch`; answers its id. */
+function newOrder(ctx: ServiceContext, batch: WriteBatch, input: OrderCreateInput, plan: OrderPlan, lines: Line[], contactId: string): string {
+  const built = newOrderStatements(ctx, input, plan, lines, contactId);
+  batch.add(built);
+  return built.id;
 }
 
 /**
@@ -402,45 +387,40 @@ function newOrderStatements(ctx: ServiceContext, input: OrderCreateInput, plan: 
  * only while the order is `pending`; `financial_status` and the contact never.
  * Guarded on the revision read, so a refund or mark-paid in between re-reads.
  */
-async function replay(
+function replay(
   ctx: ServiceContext,
-  existing: OrderRow,
-  input: OrderCreateInput,
-  plan: OrderPlan,
-  lines: Line[] | null,
-  planned: PlannedContact,
-): Promise<FullOrder> {
+  batch: WriteBatch,
+  change: { existing: OrderRow; input: OrderCreateInput; plan: OrderPlan; lines: Line[] | null },
+): string {
+  const { existing, input, plan, lines } = change;
   const now = nowIso();
   const set: Partial<OrderRow> = {};
   if (input.note !== undefined) set.note = input.note.trim() || null;
   if (input.coupon_codes !== undefined) set.couponCodes = input.coupon_codes;
   if (plan.placedAt !== undefined) set.placedAt = plan.placedAt;
   if (input.deal_id !== undefined) set.dealId = input.deal_id.toLowerCase();
-  const statements: Statement[] = [];
+  const items: Statement[] = [];
   if (existing.financialStatus === 'pending') {
     if (plan.currency !== undefined) set.currency = plan.currency;
     Object.assign(set, money(lines ? lines.map((l) => l.lineTotalCents) : null, existing, plan));
     if (lines) {
       set.itemCount = itemCount(lines.map((l) => l.quantity));
       set.firstItemName = lines[0]?.title ?? null;
-      statements.push(...replaceItems(ctx, existing.id, existing.contactId, lines, now, false));
+      items.push(...replaceItems(ctx, existing.id, existing.contactId, lines, now, false));
     }
   }
-  const results = await runBatch(ctx.db, [
-    ...planned.writes,
+  batch.write(
     ctx.db
       .update(orders)
       .set({ ...set, ...revisionGuard(existing, now) })
       .where(and(eq(orders.workspaceId, ctx.ws.id), eq(orders.id, existing.id))),
-    ...statements,
-    fullOrderRead(ctx.db, ctx.ws.id, existing.id),
-  ]);
-  ctx.events.committedAfter(planned.events);
-  return fullOrder(results);
+    ...items,
+  );
+  return existing.id;
 }
 
 // ---------------------------------------------------------------- reads
 
 export async function getOrder(ctx: ServiceContext, id: string): Promise<FullOrder> {
-  return fullOrder(await runBatch(ctx.db, [fullOrderRead(ctx.db, ctx.ws.id, id)]));
+  return runOperation(ctx, { reads: { order: fullOrderRead(ctx.db, ctx.ws.id, id) }, decide: (read) => unchanged(fullOrder(read.order)) });
 }

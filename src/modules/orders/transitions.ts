@@ -1,24 +1,26 @@
 import { and, eq, ne, sql } from 'drizzle-orm';
 import type { SQLiteUpdateSetSource } from 'drizzle-orm/sqlite-core';
 import type { ServiceContext } from '../../platform/context';
-import { nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
+import { nowIso, type Statement } from '../../platform/d1/db';
+import { runOperation, unchanged } from '../../platform/d1/operation';
+import type { RowsOf } from '../../platform/d1/typed-read';
 import { uuidv7 } from '../../platform/ids';
 import { fromCentsSql, toCents } from '../../platform/money';
 import { parseIsoInZone } from '../../platform/calendar';
-import { selectEntriesByReference, selectPaymentByReference, type PaymentEntryRow, type PaymentRow, mirroredRefund } from '../payments';
+import { selectEntriesByReference, selectPaymentByReference, mirroredRefund } from '../payments';
 import { activity, activityFrom, type TimelineSource } from '../contacts';
 import { MAX_AMOUNT, type OrderMarkPaidInput, type OrderRefundInputT } from './dto';
 import { orderEventData, refundedEventDataSql } from './events';
 import { fullOrderRead, fullOrderRowOf, orderAsWritten, serializeFullOrder, type FullOrder, type FullOrderRow } from './read';
 import { orderRefunds, orders, type FinancialStatus } from './schema';
-import { orderAfterGuardedWrite, orderLostRace, orderPaymentStatements, revisionGuard } from './service';
+import { orderAfterGuardedWrite, orderPaymentStatements, orderRacesLostOn, revisionGuard } from './service';
 import { preparedSql } from '../../platform/d1/prepared';
 import { afterInsertOf, guardable } from '../../platform/d1/row-guard';
 import { OrderErrors } from './errors';
 
-/** The order a batch ending with `fullOrderRead` found; 404 when absent, 409 for store-synced orders (read-only through the API). */
-function writableOrder(results: unknown[]): FullOrderRow {
-  const read = fullOrderRowOf(results);
+/** The order a full order's read found; 404 when absent, 409 for store-synced orders (read-only through the API). */
+function writableOrder(rows: RowsOf<ReturnType<typeof fullOrderRead>>): FullOrderRow {
+  const read = fullOrderRowOf(rows);
   if (!read) throw OrderErrors.notFound();
   if (read.order.storeConnectionId) throw OrderErrors.storeSyncedReadOnly();
   return read;
@@ -108,29 +110,36 @@ export async function refundOrder(ctx: ServiceContext, id: string, input: OrderR
   };
   const written = afterInsertOf(orderRefunds, refund);
   const { event, statement } = ctx.events.emitFrom(ctx.db, ctx.ws.id, 'order.refunded', refundedEventDataSql, { refund }, written);
-  const results = await runBatch(ctx.db, [
-    refundInsert.in(ctx.db, values),
-    refundedUpdate.in(ctx.db, values, written),
-    ...mirroredRefund(ctx, orderPaymentReference, mirrorNote, amount, { order: id, reason }, written),
-    activityFrom(ctx, refundTimeline, 'order_refunded', 'api', { refund }, stamp),
-    statement,
-    fullOrderRead(ctx.db, ctx.ws.id, id),
-  ]);
-  const read = writableOrder(results);
-  if (read.refunds.some((r) => r.id === refund)) {
-    ctx.events.committedAfter([event]);
-    return { duplicate: false, order: serializeFullOrder(read) };
-  }
-  const { order } = read;
-  // A repeat of a recorded external_refund_id applies nothing and answers the order, whatever amount it names, but its
-  // body is still checked as a body: an amount no order could hold is refused as it would be on a first request.
-  const possible = amount <= MAX_AMOUNT * 100;
-  if (possible && input.external_refund_id !== undefined && read.refunds.some((r) => r.externalRefundId === input.external_refund_id)) {
-    return { duplicate: true, order: serializeFullOrder(read) };
-  }
-  if (!order.paidAt) throw OrderErrors.neverPaid();
-  const remaining = order.totalCents - order.refundedTotalCents;
-  throw OrderErrors.refundExceedsTotal({ remaining: balanceText(remaining) });
+  return runOperation<{ order: ReturnType<typeof fullOrderRead> }, { duplicate: boolean; order: FullOrder }>(ctx, {
+    along: {
+      statements: [
+        refundInsert.in(ctx.db, values),
+        refundedUpdate.in(ctx.db, values, written),
+        ...mirroredRefund(ctx, orderPaymentReference, mirrorNote, amount, { order: id, reason }, written),
+        activityFrom(ctx, refundTimeline, 'order_refunded', 'api', { refund }, stamp),
+        statement,
+      ],
+      events: [event],
+      done: (read) => {
+        const order = writableOrder(read.order);
+        return order.refunds.some((r) => r.id === refund) ? { duplicate: false, order: serializeFullOrder(order) } : null;
+      },
+    },
+    reads: { order: fullOrderRead(ctx.db, ctx.ws.id, id) },
+    decide: (read) => {
+      const full = writableOrder(read.order);
+      const { order } = full;
+      // A repeat of a recorded external_refund_id applies nothing and answers the order, whatever amount it names, but its
+      // body is still checked as a body: an amount no order could hold is refused as it would be on a first request.
+      const possible = amount <= MAX_AMOUNT * 100;
+      if (possible && input.external_refund_id !== undefined && full.refunds.some((r) => r.externalRefundId === input.external_refund_id)) {
+        return unchanged({ duplicate: true, order: serializeFullOrder(full) });
+      }
+      if (!order.paidAt) throw OrderErrors.neverPaid();
+      const remaining = order.totalCents - order.refundedTotalCents;
+      throw OrderErrors.refundExceedsTotal({ remaining: balanceText(remaining) });
+    },
+  });
 }
 
 // ---------------------------------------------------------------- mark-paid
@@ -147,84 +156,92 @@ const ILLEGAL_FROM: FinancialStatus[] = ['refunded', 'partially_refunded', 'void
  * `ORDER_PAYMENT_ALREADY_LINKED`; so does a payment backing another order
  * (one payment backs one order: a unique index, so parallel links cannot both win).
  */
-export async function markOrderPaid(ctx: ServiceContext, id: string, input: OrderMarkPaidInput): Promise<FullOrder> {
+export function markOrderPaid(ctx: ServiceContext, id: string, input: OrderMarkPaidInput): Promise<FullOrder> {
   const reference = input.payment_reference;
-  return retryOnConflict(async () => {
-    const results = await runBatch(ctx.db, [
-      selectPaymentByReference(ctx.db, ctx.ws.id, reference ?? ''),
-      selectEntriesByReference(ctx.db, ctx.ws.id, reference ?? ''),
-      ctx.db
-        .select({ id: orders.id })
-        .from(orders)
-        .where(and(eq(orders.workspaceId, ctx.ws.id), eq(orders.paymentReference, reference ?? ''), ne(orders.id, id)))
-        .limit(1),
-      fullOrderRead(ctx.db, ctx.ws.id, id),
-    ]);
-    const [[payment], entries, linkedElsewhere] = results as [PaymentRow[], PaymentEntryRow[], unknown[]];
-    const read = writableOrder(results);
-    const { order } = read;
-    if (ILLEGAL_FROM.includes(order.financialStatus)) {
-      throw OrderErrors.illegalTransition({ status: order.financialStatus });
-    }
-    if (reference !== undefined && order.paymentReference !== null && order.paymentReference !== reference) throw OrderErrors.paymentAlreadyLinked();
-    if (order.financialStatus === 'paid') return serializeFullOrder(read);
+  return runOperation(ctx, {
+    reads: {
+      payment: reference !== undefined && selectPaymentByReference(ctx.db, ctx.ws.id, reference),
+      entries: reference !== undefined && selectEntriesByReference(ctx.db, ctx.ws.id, reference),
+      linkedElsewhere:
+        reference !== undefined &&
+        ctx.db
+          .select({ id: orders.id })
+          .from(orders)
+          .where(and(eq(orders.workspaceId, ctx.ws.id), eq(orders.paymentReference, reference), ne(orders.id, id)))
+          .limit(1),
+      order: fullOrderRead(ctx.db, ctx.ws.id, id),
+    },
+    decide: (read, batch) => {
+      const full = writableOrder(read.order);
+      const { order } = full;
+      if (ILLEGAL_FROM.includes(order.financialStatus)) {
+        throw OrderErrors.illegalTransition({ status: order.financialStatus });
+      }
+      if (reference !== undefined && order.paymentReference !== null && order.paymentReference !== reference)
+        throw OrderErrors.paymentAlreadyLinked();
+      if (order.financialStatus === 'paid') return unchanged(serializeFullOrder(full));
 
-    const now = nowIso();
-    const statements: Statement[] = [];
-    let paymentReference = order.paymentReference;
-    if (reference !== undefined) {
-      if (!payment) throw OrderErrors.paymentReferenceNotFound();
-      if (payment.contactId !== order.contactId) throw OrderErrors.paymentContactMismatch();
-      const completedCharge = entries.some((e) => e.kind === 'charge' && e.status === 'completed');
-      if (payment.type !== 'one_time' || !completedCharge) throw OrderErrors.paymentNotLinkable();
-      if (linkedElsewhere.length) throw OrderErrors.paymentAlreadyLinked();
-      paymentReference = reference;
-    } else if (paymentReference === null) {
-      const recorded = orderPaymentStatements(ctx, order);
-      statements.push(...recorded.statements);
-      paymentReference = recorded.header.externalReference;
-    }
-    const after = orderAfterGuardedWrite(
-      order,
-      { financialStatus: 'paid', paidAt: order.paidAt ?? now, paymentReference, paymentSyncedAt: now },
-      now,
-    );
-    const { event, statement } = ctx.events.emit(ctx.db, ctx.ws.id, 'order.paid', orderEventData(after));
-    await runBatch(ctx.db, [
-      updateOrder(ctx, order.id, {
-        financialStatus: 'paid',
-        paidAt: after.paidAt,
-        paymentReference,
-        paymentSyncedAt: now,
-        ...revisionGuard(order, now),
-      }),
-      ...statements,
-      activity(ctx, order.contactId, 'order_paid', 'api', { order_id: order.id, payment_reference: paymentReference }, now),
-      statement,
-      ...ctx.events.signal(ctx.db, ctx.ws.id, order.contactId, 'order.paid'),
-    ]);
-    ctx.events.committedAfter([event]);
-    return orderAsWritten(read, after);
-  }, orderLostRace);
+      const now = nowIso();
+      let paymentReference = order.paymentReference;
+      const recording: Statement[] = [];
+      if (reference !== undefined) {
+        const [payment] = read.payment;
+        if (!payment) throw OrderErrors.paymentReferenceNotFound();
+        if (payment.contactId !== order.contactId) throw OrderErrors.paymentContactMismatch();
+        const completedCharge = read.entries.some((e) => e.kind === 'charge' && e.status === 'completed');
+        if (payment.type !== 'one_time' || !completedCharge) throw OrderErrors.paymentNotLinkable();
+        if (read.linkedElsewhere.length) throw OrderErrors.paymentAlreadyLinked();
+        paymentReference = reference;
+      } else if (paymentReference === null) {
+        const recorded = orderPaymentStatements(ctx, order);
+        recording.push(...recorded.statements);
+        paymentReference = recorded.header.externalReference;
+      }
+      const after = orderAfterGuardedWrite(
+        order,
+        { financialStatus: 'paid', paidAt: order.paidAt ?? now, paymentReference, paymentSyncedAt: now },
+        now,
+      );
+      batch
+        .write(
+          updateOrder(ctx, order.id, {
+            financialStatus: 'paid',
+            paidAt: after.paidAt,
+            paymentReference,
+            paymentSyncedAt: now,
+            ...revisionGuard(order, now),
+          }),
+          ...recording,
+          activity(ctx, order.contactId, 'order_paid', 'api', { order_id: order.id, payment_reference: paymentReference }, now),
+        )
+        .emit('order.paid', orderEventData(after))
+        .signal(order.contactId, 'order.paid');
+      return batch.answerWith(orderAsWritten(full, after));
+    },
+    lostRaceOn: orderRacesLostOn,
+  });
 }
 
 // ---------------------------------------------------------------- cancel
 
 /** `POST /v1/orders/{id}/cancel`: stamps `cancelled_at` once (financial status unchanged); an already-cancelled order is a no-op without an event. */
-export async function cancelOrder(ctx: ServiceContext, id: string): Promise<FullOrder> {
-  return retryOnConflict(async () => {
-    const read = writableOrder(await runBatch(ctx.db, [fullOrderRead(ctx.db, ctx.ws.id, id)]));
-    const { order } = read;
-    if (order.cancelledAt) return serializeFullOrder(read);
-    const now = nowIso();
-    const after = orderAfterGuardedWrite(order, { cancelledAt: now }, now);
-    const { event, statement } = ctx.events.emit(ctx.db, ctx.ws.id, 'order.cancelled', orderEventData(after));
-    await runBatch(ctx.db, [
-      updateOrder(ctx, order.id, { cancelledAt: now, ...revisionGuard(order, now, sql`${orders.cancelledAt} IS NULL`) }),
-      activity(ctx, order.contactId, 'order_cancelled', 'api', { order_id: order.id }, now),
-      statement,
-    ]);
-    ctx.events.committedAfter([event]);
-    return orderAsWritten(read, after);
-  }, orderLostRace);
+export function cancelOrder(ctx: ServiceContext, id: string): Promise<FullOrder> {
+  return runOperation(ctx, {
+    reads: { order: fullOrderRead(ctx.db, ctx.ws.id, id) },
+    decide: (read, batch) => {
+      const full = writableOrder(read.order);
+      const { order } = full;
+      if (order.cancelledAt) return unchanged(serializeFullOrder(full));
+      const now = nowIso();
+      const after = orderAfterGuardedWrite(order, { cancelledAt: now }, now);
+      batch
+        .write(
+          updateOrder(ctx, order.id, { cancelledAt: now, ...revisionGuard(order, now, sql`${orders.cancelledAt} IS NULL`) }),
+          activity(ctx, order.contactId, 'order_cancelled', 'api', { order_id: order.id }, now),
+        )
+        .emit('order.cancelled', orderEventData(after));
+      return batch.answerWith(orderAsWritten(full, after));
+    },
+    lostRaceOn: orderRacesLostOn,
+  });
 }
