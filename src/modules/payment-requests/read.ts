@@ -53,6 +53,3 @@ export const selectByToken = (db: Db, workspaceId: string, token: string) =>
     .from(paymentRequests)
     .where(and(eq(paymentRequests.workspaceId, workspaceId), eq(paymentRequests.token, token)))
     .limit(1);
-
-/** The row a batch that ends with a `selectPaymentRequest` re-read holds. */
-export const lastRow = (results: unknown[]) => (results.at(-1) as PaymentRequestRow[])[0];

@@ -1,8 +1,9 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
-import { guarded, nowIso, optionalReads, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
-import { guardOf, lostRaceOn } from '../../platform/d1/constraints';
+import { guarded, nowIso } from '../../platform/d1/db';
+import { runOperation, unchanged, type WriteBatch } from '../../platform/d1/operation';
+import { failedOn, guardOf } from '../../platform/d1/constraints';
 import type { OutboxEvent } from '../../platform/events';
 import { uuidText, uuidv7 } from '../../platform/ids';
 import { envelope, parsePaging } from '../../platform/list';
@@ -12,13 +13,12 @@ import { afterInsertOf, type RowGuard } from '../../platform/d1/row-guard';
 import { shardDb, shardNames } from '../../platform/d1/shards';
 import { isUuid } from '../../platform/validation';
 import type { PaymentConfirmation, PaymentProvider, PaymentProviderName } from '../../providers/payments';
-import { identityTaken, planContactReference, referencedContactExists } from '../contacts';
-import { dealOfContact, selectDeal, type DealRow } from '../deals';
-import { MAX_AMOUNT, paymentReferenceTaken, type VatMode, recordPaymentStatements, validateCreate } from '../payments';
+import { planContactReference, referencedContactExists } from '../contacts';
+import { dealOfContact, selectDeal } from '../deals';
+import { MAX_AMOUNT, paymentReferenceKey, type VatMode, recordPaymentStatements, validateCreate } from '../payments';
 import { DEFAULT_EXPIRY_DAYS, type PaymentRequestCreateInput } from './dto';
-import { lastRow, paymentRequestEventData, selectPaymentRequest, serializePaymentRequest } from './read';
+import { paymentRequestEventData, selectPaymentRequest, serializePaymentRequest } from './read';
 import { PAYMENT_REQUEST_STATUSES, paymentRequests, type PaymentRequestRow, type PaymentRequestStatus } from './schema';
-import { readWithCreate } from '../../platform/d1/create-along';
 import { SharedErrors } from '../../platform/shared-errors';
 import { PaymentRequestErrors } from './errors';
 
@@ -91,7 +91,7 @@ type NewLink = { checked: ReturnType<typeof validateCreateInput>; baseUrl: strin
  * `along`). When a guard does not hold, the batch wrote nothing and its reads
  * decide as always.
  */
-export async function createPaymentRequest(
+export function createPaymentRequest(
   ctx: ServiceContext,
   input: PaymentRequestCreateInput,
   link: { baseUrl: string; provider: PaymentProviderName },
@@ -99,35 +99,34 @@ export async function createPaymentRequest(
   const made: NewLink = { checked: validateCreateInput(ctx, input), ...link };
   const dealId = input.deal_id?.toLowerCase();
   const contactRef = { contact_id: input.contact_id?.toLowerCase(), phone: input.phone, email: input.email, name: input.name };
-  return retryOnConflict(async () => {
+  return runOperation(ctx, () => {
     const plan = planContactReference(ctx, contactRef, { missing: PaymentRequestErrors.noContact, source: 'api' });
-    // The deal is read only when one is named.
-    const reads = optionalReads();
-    const dealSlot = reads.add(dealId !== undefined && selectDeal(ctx.db, ctx.ws.id, dealId));
-    const contactFrom = reads.addAll(plan.reads);
     // A deal of a contact only the reads know (a phone/email reference) cannot be checked along.
     const contact = dealId !== undefined && contactRef.contact_id === undefined ? null : plan.along();
     const bet = contact && newRequestStatements(ctx, input, made, contact.id, dealId ?? null, true);
-    const along = bet && { statements: [...contact.statements, ...bet.statements], events: [...contact.events, bet.event] };
-    const { results, created } = await readWithCreate(ctx, reads.statements, along, (r) =>
-      (r.at(-1) as PaymentRequestRow[]).length ? serializePaymentRequest(lastRow(r)) : null,
-    );
-    if (created) return created;
-    const [deal] = reads.get<DealRow[]>(results, dealSlot, []);
-    const planned = await plan.resolve(results.slice(contactFrom));
-    if (dealId && !deal) throw SharedErrors.dealNotFound();
-    if (deal && deal.contactId !== planned.contact.id) {
-      throw PaymentRequestErrors.dealContactMismatch();
-    }
-    const { statements, event } = newRequestStatements(ctx, input, made, planned.contact.id, deal?.id ?? null, false);
-    try {
-      const out = await runBatch(ctx.db, [...planned.writes, ...statements]);
-      ctx.events.committedAfter([...planned.events, event]);
-      return serializePaymentRequest(lastRow(out));
-    } catch (err) {
-      throw identityTaken(err) ? err : planned.mapError(err);
-    }
-  }, identityTaken);
+    return {
+      along: bet && {
+        statements: [...contact.statements, ...bet.statements],
+        events: [...contact.events, bet.event],
+        done: (read) => (read.created[0] ? serializePaymentRequest(read.created[0]) : null),
+      },
+      // The deal is read only when one is named.
+      reads: {
+        created: bet && selectPaymentRequest(ctx.db, ctx.ws.id, bet.id),
+        deal: dealId !== undefined && selectDeal(ctx.db, ctx.ws.id, dealId),
+        contact: plan,
+      },
+      decide: async (read, batch) => {
+        const [deal] = read.deal;
+        const planned = await read.contact();
+        if (dealId && !deal) throw SharedErrors.dealNotFound();
+        if (deal && deal.contactId !== planned.contact.id) throw PaymentRequestErrors.dealContactMismatch();
+        const { id, statements, event } = newRequestStatements(ctx, input, made, planned.contact.id, deal?.id ?? null, false);
+        batch.join(planned).join({ writes: statements, events: [event] });
+        return batch.answer(selectPaymentRequest(ctx.db, ctx.ws.id, id), ([row]) => serializePaymentRequest(row));
+      },
+    };
+  });
 }
 
 const requestInsert = preparedInsert(paymentRequests);
@@ -139,7 +138,7 @@ const newRequestCondition = (() => {
 })();
 
 /**
- * A new request's row, its `payment_request.created` outbox row and the re-read; `speculative`,
+ * A new request's row and its `payment_request.created` outbox row; `speculative`,
  * the row is written only if `newRequestCondition` holds as the batch runs, the event only if
  * the row was.
  */
@@ -190,7 +189,7 @@ function newRequestStatements(
     paymentRequestEventData(row),
     guard && afterInsertOf(paymentRequests, row.id),
   );
-  return { event, statements: [requestInsert.in(ctx.db, row, guard), statement, selectPaymentRequest(ctx.db, ctx.ws.id, row.id)] };
+  return { id: row.id, event, statements: [requestInsert.in(ctx.db, row, guard), statement] };
 }
 
 export async function findPaymentRequest(ctx: ServiceContext, id: string): Promise<PaymentRequestRow> {
@@ -244,31 +243,29 @@ export async function listPaymentRequests(ctx: ServiceContext, params: PaymentRe
 /** A guarded status change: the batch fails (NOT NULL) unless the row still has the status it was read with. */
 const statusFrom = (from: PaymentRequestStatus, to: PaymentRequestStatus) => guarded(sql`${paymentRequests.status} = ${from}`, sql`${to}`);
 
-const lostStatusRace = lostRaceOn(guardOf(paymentRequests.status));
-/** A parallel completion recorded the link's ledger payment (`payment_request:<id>`) first. */
+const statusGuard = guardOf(paymentRequests.status);
 
-/** Runs a transition of `row` to `next` with its event in one batch; null when another write changed the row first. */
-async function transition(
+/** A transition of `row` to `next` with its event into `batch`. */
+function transition(
   ctx: ServiceContext,
-  row: PaymentRequestRow,
-  next: PaymentRequestRow,
-  type: 'payment_request.paid' | 'payment_request.expired' | 'payment_request.cancelled',
-  extra: Statement[] = [],
+  batch: WriteBatch,
+  change: { row: PaymentRequestRow; next: PaymentRequestRow; type: 'payment_request.paid' | 'payment_request.expired' | 'payment_request.cancelled' },
 ) {
+  const { row, next, type } = change;
   const { id: _id, workspaceId: _ws, createdAt: _c, ...set } = next;
-  const { event, statement } = ctx.events.emit(ctx.db, ctx.ws.id, type, paymentRequestEventData(next));
-  const out = await runBatch(ctx.db, [
-    ctx.db
-      .update(paymentRequests)
-      .set({ ...set, status: statusFrom(row.status, next.status) })
-      .where(and(eq(paymentRequests.workspaceId, ctx.ws.id), eq(paymentRequests.id, row.id))),
-    ...extra,
-    statement,
-    selectPaymentRequest(ctx.db, ctx.ws.id, row.id),
-  ]);
-  ctx.events.committedAfter([event]);
-  return lastRow(out);
+  batch
+    .write(
+      ctx.db
+        .update(paymentRequests)
+        .set({ ...set, status: statusFrom(row.status, next.status) })
+        .where(and(eq(paymentRequests.workspaceId, ctx.ws.id), eq(paymentRequests.id, row.id))),
+    )
+    .emit(type, paymentRequestEventData(next));
+  return batch;
 }
+
+/** The row as the batch wrote it. */
+const asWritten = (ctx: ServiceContext, batch: WriteBatch, id: string) => batch.answer(selectPaymentRequest(ctx.db, ctx.ws.id, id), ([row]) => row);
 
 /**
  * `POST /v1/payment-requests/{id}/cancel`: only `pending` (409
@@ -277,14 +274,22 @@ async function transition(
  * cancelled either way and a later payment would be a late completion).
  */
 export async function cancelPaymentRequest(ctx: ServiceContext, id: string, provider: (name: PaymentProviderName) => PaymentProvider) {
-  const row = await retryOnConflict(async () => {
-    const current = await findPaymentRequest(ctx, id);
-    if (current.status !== 'pending') {
-      throw PaymentRequestErrors.notPending({ status: current.status });
-    }
-    const now = nowIso();
-    return transition(ctx, current, { ...current, status: 'cancelled', cancelledAt: now, updatedAt: now }, 'payment_request.cancelled');
-  }, lostStatusRace);
+  const row = await runOperation(ctx, {
+    reads: { current: selectPaymentRequest(ctx.db, ctx.ws.id, id) },
+    decide: (read, batch) => {
+      const [current] = read.current;
+      if (!current) throw PaymentRequestErrors.notFound();
+      if (current.status !== 'pending') throw PaymentRequestErrors.notPending({ status: current.status });
+      const now = nowIso();
+      transition(ctx, batch, {
+        row: current,
+        next: { ...current, status: 'cancelled', cancelledAt: now, updatedAt: now },
+        type: 'payment_request.cancelled',
+      });
+      return asWritten(ctx, batch, current.id);
+    },
+    lostRaceOn: [statusGuard],
+  });
   if (row.providerSessionId) await expireCheckoutQuietly(provider(row.provider as PaymentProviderName), row.providerSessionId);
   return serializePaymentRequest(row);
 }
@@ -302,15 +307,19 @@ export async function expireCheckoutQuietly(provider: PaymentProvider, sessionId
  * `payment_request.expired`, whoever gets there first: the sweep or an
  * opener). Answers the current row either way.
  */
-export async function expireIfDue(ctx: ServiceContext, row: PaymentRequestRow): Promise<PaymentRequestRow> {
-  if (row.status !== 'pending' || row.expiresAt > nowIso()) return row;
-  const now = nowIso();
-  try {
-    return await transition(ctx, row, { ...row, status: 'expired', updatedAt: now }, 'payment_request.expired');
-  } catch (err) {
-    if (!lostStatusRace(err)) throw err;
+export function expireIfDue(ctx: ServiceContext, row: PaymentRequestRow): Promise<PaymentRequestRow> {
+  return runOperation(ctx, {
+    // The row the caller holds decides: nothing is read first; a row another write changed first is read again below.
+    reads: {},
+    decide: (_, batch) => {
+      if (row.status !== 'pending' || row.expiresAt > nowIso()) return unchanged(row);
+      transition(ctx, batch, { row, next: { ...row, status: 'expired', updatedAt: nowIso() }, type: 'payment_request.expired' });
+      return asWritten(ctx, batch, row.id);
+    },
+  }).catch((err) => {
+    if (!failedOn(err, statusGuard)) throw err;
     return findPaymentRequest(ctx, row.id);
-  }
+  });
 }
 
 export type Settlement = { row: PaymentRequestRow; changed: boolean };
@@ -333,14 +342,15 @@ export async function settlePaymentRequest(
   id: string,
   confirmation: Omit<PaymentConfirmation, 'workspaceId' | 'paymentRequestId'>,
 ): Promise<Settlement> {
-  return retryOnConflict(
-    async () => {
-      const row = await findPaymentRequest(ctx, id);
+  return runOperation(ctx, {
+    reads: { current: selectPaymentRequest(ctx.db, ctx.ws.id, id) },
+    decide: (read, batch) => {
+      const [row] = read.current;
+      if (!row) throw PaymentRequestErrors.notFound();
       if (row.provider !== confirmation.provider) throw PaymentRequestErrors.notFound();
-      if (row.status === 'paid') return { row, changed: false };
+      if (row.status === 'paid') return unchanged<Settlement>({ row, changed: false });
       const now = nowIso();
       const document = confirmation.document ?? row.document;
-      const extra: Statement[] = [];
       let contactPaymentId: string | null = null;
       if (!row.testMode) {
         const input = {
@@ -354,7 +364,7 @@ export async function settlePaymentRequest(
           metadata: { payment_request_id: row.id, provider: row.provider, ...(document ? { document } : {}) },
         };
         const recorded = recordPaymentStatements(ctx, { input, plan: validateCreate(ctx, input), product: null, contactId: row.contactId });
-        extra.push(...recorded.statements);
+        batch.write(...recorded.statements);
         contactPaymentId = recorded.header.id;
       }
       const next: PaymentRequestRow = {
@@ -367,10 +377,12 @@ export async function settlePaymentRequest(
         document,
         updatedAt: now,
       };
-      return { row: await transition(ctx, row, next, 'payment_request.paid', extra), changed: true };
+      transition(ctx, batch, { row, next, type: 'payment_request.paid' });
+      return batch.answer(selectPaymentRequest(ctx.db, ctx.ws.id, row.id), ([written]): Settlement => ({ row: written, changed: true }));
     },
-    (err) => lostStatusRace(err) || paymentReferenceTaken(err),
-  );
+    // A parallel completion recorded the link's ledger payment (`payment_request:<id>`) first.
+    lostRaceOn: [statusGuard, paymentReferenceKey],
+  });
 }
 
 /** Records the provider's checkout session on a still pending row (the latest one opened; a settled link keeps the session that paid it). */

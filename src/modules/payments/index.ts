@@ -7,6 +7,6 @@ export {
   type EntryDocumentRow,
   type PaymentDocumentRow,
   recordPaymentStatements,
-  referenceTaken as paymentReferenceTaken,
+  paymentReferenceKey,
 } from './service';
 export { validateCreate } from './validate';

@@ -288,7 +288,9 @@ export async function createPayment(ctx: ServiceContext, input: PaymentCreateInp
 }
 
 /** A payment write lost a race for its external reference (another write recorded it first). */
-export const referenceTaken = lostRaceOn(uniqueOn(payments.workspaceId, payments.externalReference));
+/** A parallel write recorded a payment with the same `external_reference` first. */
+export const paymentReferenceKey = uniqueOn(payments.workspaceId, payments.externalReference);
+const referenceTaken = lostRaceOn(paymentReferenceKey);
 /** A parallel create took the `external_reference` or the contact's identity, or (an update by reference) changed the payment. */
 const createLostRace = (err: unknown) => referenceTaken(err) || updateLostRace(err) || identityTaken(err);
 
