@@ -114,12 +114,14 @@ const entriesRead = prepared((db) => entriesOf(db, sql.placeholder('ws'), sql.pl
 /** A payment's entries by `sequence`, for a batch. */
 export const selectEntries = (db: Db, workspaceId: string, paymentId: string) => entriesRead.in(db, { ws: workspaceId, payment: paymentId });
 
-/** The payment and its entries, the last two results of a batch that ends with both reads. */
-export function paymentFromResults(results: unknown[]) {
-  const [row] = results.at(-2) as PaymentRow[];
-  const entries = results.at(-1) as PaymentEntryRow[];
-  return serializePayment(row, entries);
-}
+/** A payment and its entries, as named reads (of a read batch, or at the end of a write batch). */
+export const paymentWithEntries = (db: Db, workspaceId: string, id: string) => ({
+  payment: selectPayment(db, workspaceId, id),
+  entries: selectEntries(db, workspaceId, id),
+});
+
+/** The payment those reads found, serialized (the row must be there). */
+export const paymentOf = (read: { payment: PaymentRow[]; entries: PaymentEntryRow[] }) => serializePayment(read.payment[0], read.entries);
 
 const ws = sql.placeholder('ws');
 

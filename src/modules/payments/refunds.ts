@@ -1,22 +1,23 @@
 import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
-import { guardOf, lostRaceOn, uniqueOn } from '../../platform/d1/constraints';
+import { nowIso, type Statement } from '../../platform/d1/db';
+import { runOperation } from '../../platform/d1/operation';
+import { guardOf, uniqueOn } from '../../platform/d1/constraints';
 import { uuidv7 } from '../../platform/ids';
 import { fromCentsSql, toCents } from '../../platform/money';
 import { activity, activityFrom, type TimelineSource } from '../contacts';
 import { localDate } from '../../platform/calendar';
 import type { PaymentRefundInput } from './dto';
-import { paymentFromResults } from './read';
+import { paymentWithEntries } from './read';
 import { paymentEntries, type PaymentEntryRow, type PaymentRow } from './schema';
-import { entryBase, readPaymentAndEntries, reReads } from './service';
+import { entryBase, paymentAsWritten } from './service';
 import { preparedInsert, preparedSql } from '../../platform/d1/prepared';
 import { builtOnce } from '../../platform/d1/built-once';
 import { guardable, type RowGuard } from '../../platform/d1/row-guard';
 import { PaymentErrors } from './errors';
 
 /** A refund lost a race to a parallel one (re-read and retry): trigger `payment_entries_refund_applies` (migration 0018) nulls `refunded_cents`. */
-const refundLostRace = lostRaceOn(guardOf(paymentEntries.refundedCents), uniqueOn(paymentEntries.paymentId, paymentEntries.sequence));
+const refundRacesLostOn = [guardOf(paymentEntries.refundedCents), uniqueOn(paymentEntries.paymentId, paymentEntries.sequence)];
 
 const balance = (cents: number) => (cents / 100).toFixed(2);
 
@@ -30,27 +31,34 @@ const balance = (cents: number) => (cents / 100).toFixed(2);
 export async function refundPayment(ctx: ServiceContext, id: string, input: PaymentRefundInput) {
   if (input.amount !== undefined && !(input.amount > 0 && toCents(input.amount) > 0)) throw PaymentErrors.refundNotPositive();
   const entryId = input.entry_id?.toLowerCase();
-  return retryOnConflict(async () => {
-    const { p, entries } = await readPaymentAndEntries(ctx, id);
-    const charges = entries.filter((e) => e.kind === 'charge');
-    let charge: PaymentEntryRow | undefined;
-    if (entryId) {
-      charge = entries.find((e) => e.id === entryId);
-      if (!charge) throw PaymentErrors.entryNotFound();
-    } else {
-      if (charges.length !== 1) throw PaymentErrors.entryRequired();
-      charge = charges[0];
-    }
-    if (charge.kind === 'refund') throw PaymentErrors.chargeNotRefundable();
-    if (charge.status === 'failed' || charge.status === 'refunded') throw PaymentErrors.chargeNoLongerRefundable();
-    if (charge.status !== 'completed') throw PaymentErrors.chargeNotRefundable();
-    if (charge.recognizedCents === null) throw PaymentErrors.chargeNotRecognized();
-    const remaining = charge.recognizedCents - charge.refundedCents;
-    if (remaining <= 0) throw PaymentErrors.chargeFullyRefunded();
-    const cents = input.amount === undefined ? remaining : toCents(input.amount);
-    if (cents > remaining) throw PaymentErrors.refundExceedsBalance({ balance: balance(remaining) });
-    return paymentFromResults(await runBatch(ctx.db, [...refundStatements(ctx, p, charge, cents, input.note ?? null), ...reReads(ctx, p.id)]));
-  }, refundLostRace);
+  return runOperation(ctx, {
+    reads: paymentWithEntries(ctx.db, ctx.ws.id, id),
+    decide: (read, batch) => {
+      const [p] = read.payment;
+      if (!p) throw PaymentErrors.notFound();
+      const { entries } = read;
+      const charges = entries.filter((e) => e.kind === 'charge');
+      let charge: PaymentEntryRow | undefined;
+      if (entryId) {
+        charge = entries.find((e) => e.id === entryId);
+        if (!charge) throw PaymentErrors.entryNotFound();
+      } else {
+        if (charges.length !== 1) throw PaymentErrors.entryRequired();
+        charge = charges[0];
+      }
+      if (charge.kind === 'refund') throw PaymentErrors.chargeNotRefundable();
+      if (charge.status === 'failed' || charge.status === 'refunded') throw PaymentErrors.chargeNoLongerRefundable();
+      if (charge.status !== 'completed') throw PaymentErrors.chargeNotRefundable();
+      if (charge.recognizedCents === null) throw PaymentErrors.chargeNotRecognized();
+      const remaining = charge.recognizedCents - charge.refundedCents;
+      if (remaining <= 0) throw PaymentErrors.chargeFullyRefunded();
+      const cents = input.amount === undefined ? remaining : toCents(input.amount);
+      if (cents > remaining) throw PaymentErrors.refundExceedsBalance({ balance: balance(remaining) });
+      batch.write(...refundStatements(ctx, p, charge, cents, input.note ?? null));
+      return paymentAsWritten(ctx, batch, p.id);
+    },
+    lostRaceOn: refundRacesLostOn,
+  });
 }
 
 /** The number of an entry written after the payment's last one. */
@@ -63,7 +71,7 @@ const refundEntryInsert = preparedInsert(paymentEntries, { sequence: nextSequenc
  * A refund of `cents` against a charge: the refund entry, which applies itself (migration 0018's
  * trigger grows the charge's `refunded_cents`, failing the batch with NOT NULL on
  * `payment_entries.refunded_cents` when that would pass the recognized amount, see
- * `refundLostRace`, and cancels a one-time header once its charge is fully refunded), and the
+ * `refundRacesLostOn`, and cancels a one-time header once its charge is fully refunded), and the
  * contact timeline row.
  */
 function refundStatements(ctx: ServiceContext, p: PaymentRow, charge: PaymentEntryRow, cents: number, note: string | null): Statement[] {

@@ -1,17 +1,18 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { guarded, nowIso, optionalReads, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
-import { guardOf, lostRaceOn, uniqueOn } from '../../platform/d1/constraints';
+import { guarded, nowIso, type Statement } from '../../platform/d1/db';
+import { runOperation, runReads, type WriteBatch } from '../../platform/d1/operation';
+import { guardOf, uniqueOn } from '../../platform/d1/constraints';
 import { uuidv7 } from '../../platform/ids';
 import { toCents } from '../../platform/money';
-import { identityTaken, planContactReference, referencedContactExists, type ContactReferencePlan, type PlannedContact, activity } from '../contacts';
+import { planContactReference, referencedContactExists, type ContactReferencePlan, activity } from '../contacts';
 import { type ProductRow, productLookup, type ProductReference, attachableProduct } from '../products';
 import { cycleDueAt, installmentDueDates, localDate } from '../../platform/calendar';
 import type { PaymentCreateInput, PaymentPatchInput } from './dto';
 import { checkAmount, checkMaxOccurrences, checkMetadata, parseEndAt, validateCreate, vatPair, type CreatePlan, type Vat } from './validate';
 import {
-  paymentFromResults,
-  readPayment,
+  paymentOf,
+  paymentWithEntries,
   selectEntries,
   selectEntriesByReference,
   selectPayment,
@@ -30,7 +31,6 @@ import {
 } from './schema';
 import { prepared, preparedInsert, preparedRowsInsert } from '../../platform/d1/prepared';
 import { afterInsertOf, type RowGuard } from '../../platform/d1/row-guard';
-import { readWithCreate } from '../../platform/d1/create-along';
 import { PaymentErrors } from './errors';
 
 const paymentInsert = preparedInsert(payments);
@@ -239,7 +239,9 @@ function buildPayment(ctx: ServiceContext, input: PaymentCreateInput, plan: Crea
   return { header, entries, now };
 }
 
-export const reReads = (ctx: ServiceContext, id: string): Statement[] => [selectPayment(ctx.db, ctx.ws.id, id), selectEntries(ctx.db, ctx.ws.id, id)];
+/** The answer of a payment write: the payment and its entries as the batch left them. */
+export const paymentAsWritten = (ctx: ServiceContext, batch: WriteBatch, id: string) =>
+  batch.answerFrom(paymentWithEntries(ctx.db, ctx.ws.id, id), paymentOf);
 
 /**
  * `POST /v1/payments`: one read batch (the `external_reference` match with its
@@ -250,49 +252,53 @@ export const reReads = (ctx: ServiceContext, id: string): Statement[] => [select
  * a product is also sent along with the reads (see `recordAlongReads`): one
  * round trip.
  */
-export async function createPayment(ctx: ServiceContext, input: PaymentCreateInput) {
+export function createPayment(ctx: ServiceContext, input: PaymentCreateInput) {
   const plan = validateCreate(ctx, input);
   const productRef = productReference(input);
+  const namesProduct = Object.keys(productRef).length > 0;
   const contactRef = { contact_id: input.contact_id?.toLowerCase(), phone: input.phone, email: input.email, name: input.name };
-  return retryOnConflict(async () => {
+  return runOperation(ctx, () => {
     const contactPlan = planContactReference(ctx, contactRef, { missing: PaymentErrors.noContact, source: 'api' });
-    // The reference's payment and the product are read only when the body names them.
-    const reads = optionalReads();
-    const slots = {
-      existing: reads.add(input.external_reference !== undefined && selectPaymentByReference(ctx.db, ctx.ws.id, input.external_reference)),
-      entries: reads.add(input.external_reference !== undefined && selectEntriesByReference(ctx.db, ctx.ws.id, input.external_reference)),
-      product: reads.add(Object.keys(productRef).length > 0 && productLookup(ctx, productRef)),
+    const along = namesProduct ? null : recordAlongReads(ctx, input, plan, contactPlan);
+    return {
+      along: along && {
+        ...along,
+        done: (read) => (read.created[0] ? { ...paymentOf({ payment: read.created, entries: read.createdEntries }), duplicate: false } : null),
+      },
+      // The reference's payment and the product are read only when the body names them.
+      reads: {
+        created: along && selectPayment(ctx.db, ctx.ws.id, along.id),
+        createdEntries: along && selectEntries(ctx.db, ctx.ws.id, along.id),
+        existing: input.external_reference !== undefined && selectPaymentByReference(ctx.db, ctx.ws.id, input.external_reference),
+        existingEntries: input.external_reference !== undefined && selectEntriesByReference(ctx.db, ctx.ws.id, input.external_reference),
+        product: namesProduct && productLookup(ctx, productRef),
+        contact: contactPlan,
+      },
+      decide: async (read, batch) => {
+        const [existing] = read.existing;
+        const product = namesProduct ? attachableProduct(read.product[0], existing?.productId ?? null) : null;
+        if (existing) {
+          applyChanges(
+            ctx,
+            batch,
+            existing,
+            read.existingEntries,
+            changesFrom(input, product ?? undefined, existing.type === 'recurring' ? plan.vat : undefined),
+          );
+          return batch.answerFrom(paymentWithEntries(ctx.db, ctx.ws.id, existing.id), (written) => ({ ...paymentOf(written), duplicate: true }));
+        }
+        const contact = await read.contact();
+        const { statements, header } = recordPaymentStatements(ctx, { input, plan, product, contactId: contact.contact.id });
+        batch.join(contact).write(...statements);
+        return batch.answerFrom(paymentWithEntries(ctx.db, ctx.ws.id, header.id), (written) => ({ ...paymentOf(written), duplicate: false }));
+      },
+      lostRaceOn: [paymentReferenceKey, ...updateRacesLostOn],
     };
-    const contactFrom = reads.addAll(contactPlan.reads);
-    const along = Object.keys(productRef).length ? null : recordAlongReads(ctx, input, plan, contactPlan);
-    const { results, created } = await readWithCreate(ctx, reads.statements, along, (r) =>
-      (r.at(-2) as PaymentRow[]).length ? paymentFromResults(r) : null,
-    );
-    if (created) return { ...created, duplicate: false };
-    const existing = reads.get<PaymentRow[]>(results, slots.existing, [])[0];
-    const existingEntries = reads.get<PaymentEntryRow[]>(results, slots.entries, []);
-    const productRows = reads.get<ProductRow[]>(results, slots.product, []);
-    const product = Object.keys(productRef).length ? attachableProduct(productRows[0], existing?.productId ?? null) : null;
-    if (existing) {
-      const changes = changesFrom(input, product ?? undefined, existing.type === 'recurring' ? plan.vat : undefined);
-      const out = await applyChanges(ctx, existing, existingEntries, changes);
-      return { ...out, duplicate: true };
-    }
-    const contact = await contactPlan.resolve(results.slice(contactFrom));
-    try {
-      return await insertPayment(ctx, input, plan, product, contact);
-    } catch (err) {
-      throw createLostRace(err) ? err : contact.mapError(err);
-    }
-  }, createLostRace);
+  });
 }
 
-/** A payment write lost a race for its external reference (another write recorded it first). */
 /** A parallel write recorded a payment with the same `external_reference` first. */
 export const paymentReferenceKey = uniqueOn(payments.workspaceId, payments.externalReference);
-const referenceTaken = lostRaceOn(paymentReferenceKey);
-/** A parallel create took the `external_reference` or the contact's identity, or (an update by reference) changed the payment. */
-const createLostRace = (err: unknown) => referenceTaken(err) || updateLostRace(err) || identityTaken(err);
 
 /**
  * A new payment's statements, put in the batch of the create's reads: the payment is written
@@ -308,19 +314,12 @@ function recordAlongReads(ctx: ServiceContext, input: PaymentCreateInput, plan: 
   if (!contact) return null;
   const guard: RowGuard = { condition: newPaymentCondition, values: { ...values, newContact: contact.id } };
   const { statements, header } = recordPaymentStatements(ctx, { input, plan, product: null, contactId: contact.id }, guard);
-  return { statements: [...contact.statements, ...statements, ...reReads(ctx, header.id)], events: contact.events };
+  return { id: header.id, statements: [...contact.statements, ...statements], events: contact.events };
 }
 
 const [newWs, newContact, newReference] = ['newWs', 'newContact', 'newReference'].map((name) => sql.placeholder(name));
 const referenceFree = sql`NOT EXISTS (SELECT 1 FROM ${payments} WHERE ${payments.workspaceId} = ${newWs} AND ${payments.externalReference} = ${newReference})`;
 const newPaymentCondition = sql`${referencedContactExists(newWs, newContact)} AND ${referenceFree}`;
-
-async function insertPayment(ctx: ServiceContext, input: PaymentCreateInput, plan: CreatePlan, product: ProductRow | null, planned: PlannedContact) {
-  const { statements, header } = recordPaymentStatements(ctx, { input, plan, product, contactId: planned.contact.id });
-  const results = await runBatch(ctx.db, [...planned.writes, ...statements, ...reReads(ctx, header.id)]);
-  ctx.events.committedAfter(planned.events);
-  return { ...paymentFromResults(results), duplicate: false };
-}
 
 // ---------------------------------------------------------------- updates (PATCH and the upsert)
 
@@ -372,7 +371,7 @@ const changesFrom = (input: MutableInput, product: ProductRow | null | undefined
  * parallel PATCH, a sweep recording a cycle) fails the batch and the caller
  * re-reads; a one-time entry's status change is guarded on it having no refunds.
  */
-async function applyChanges(ctx: ServiceContext, p: PaymentRow, entries: PaymentEntryRow[], c: Changes) {
+function applyChanges(ctx: ServiceContext, batch: WriteBatch, p: PaymentRow, entries: PaymentEntryRow[], c: Changes) {
   const now = nowIso();
   const set: Partial<PaymentRow> = {};
   const statements: Statement[] = [];
@@ -437,81 +436,86 @@ async function applyChanges(ctx: ServiceContext, p: PaymentRow, entries: Payment
     }
   }
 
-  statements.unshift(
+  batch.write(
     ctx.db
       .update(payments)
       .set({ ...set, updatedAt: guarded(sql`${payments.updatedAt} = ${p.updatedAt}`, sql`${now}`) })
       .where(and(eq(payments.workspaceId, ctx.ws.id), eq(payments.id, p.id))),
+    ...statements,
   );
-  const results = await runBatch(ctx.db, [...statements, ...reReads(ctx, p.id)]);
-  return paymentFromResults(results);
 }
 
-const updateLostRace = lostRaceOn(guardOf(payments.updatedAt), guardOf(paymentEntries.status));
+/** A change made to the payment since it was read (a parallel PATCH, a sweep recording a cycle, a refund of the entry). */
+const updateRacesLostOn = [guardOf(payments.updatedAt), guardOf(paymentEntries.status)];
 
 /** `PATCH /v1/payments/{id}`. */
-export async function patchPayment(ctx: ServiceContext, id: string, input: PaymentPatchInput) {
+export function patchPayment(ctx: ServiceContext, id: string, input: PaymentPatchInput) {
   checkMetadata(input.metadata);
   if (input.amount !== undefined) checkAmount(input.amount);
   const productId = input.product_id?.toLowerCase();
-  return retryOnConflict(async () => {
-    const [[p], entries, productRows] = (await runBatch(ctx.db, [
-      selectPayment(ctx.db, ctx.ws.id, id),
-      selectEntries(ctx.db, ctx.ws.id, id),
-      productLookup(ctx, productId ? { product_id: productId } : {}),
-    ])) as [PaymentRow[], PaymentEntryRow[], ProductRow[]];
-    if (!p) throw PaymentErrors.notFound();
-    const vatGiven = input.vat_mode !== undefined || input.vat_rate !== undefined;
-    const vat = vatGiven ? vatPair(p.type, input.vat_mode, input.vat_rate) : undefined;
-    const product = productId ? attachableProduct(productRows[0], p.productId) : input.product_id === null ? null : undefined;
-    return applyChanges(ctx, p, entries, changesFrom(input, product, vat));
-  }, updateLostRace);
+  return runOperation(ctx, {
+    reads: { ...paymentWithEntries(ctx.db, ctx.ws.id, id), product: !!productId && productLookup(ctx, { product_id: productId }) },
+    decide: (read, batch) => {
+      const [p] = read.payment;
+      if (!p) throw PaymentErrors.notFound();
+      const vatGiven = input.vat_mode !== undefined || input.vat_rate !== undefined;
+      const vat = vatGiven ? vatPair(p.type, input.vat_mode, input.vat_rate) : undefined;
+      const product = productId ? attachableProduct(read.product[0], p.productId) : input.product_id === null ? null : undefined;
+      applyChanges(ctx, batch, p, read.entries, changesFrom(input, product, vat));
+      return paymentAsWritten(ctx, batch, p.id);
+    },
+    lostRaceOn: updateRacesLostOn,
+  });
 }
 
 // ---------------------------------------------------------------- reads
 
 export async function getPayment(ctx: ServiceContext, id: string) {
-  const [[p], entries] = (await runBatch(ctx.db, reReads(ctx, id))) as [PaymentRow[], PaymentEntryRow[]];
-  if (!p) throw PaymentErrors.notFound();
+  const { p, entries } = await readPaymentAndEntries(ctx, id);
   return serializePayment(p, entries);
 }
 
 // ---------------------------------------------------------------- cancel, mark, refund
 
 /** `POST /v1/payments/{id}/cancel`: recurring plans only; recorded entries stay as they are. */
-export async function cancelPayment(ctx: ServiceContext, id: string) {
-  const [p] = await readPayment(ctx.db, ctx.ws.id, id);
-  if (!p) throw PaymentErrors.notFound();
-  if (p.type !== 'recurring') throw PaymentErrors.notRecurring();
-  const now = nowIso();
-  const results = await runBatch(ctx.db, [
-    ctx.db
-      .update(payments)
-      .set({
-        arrangementStatus: 'cancelled',
-        recurringCancelledAt: sql`coalesce(${payments.recurringCancelledAt}, ${now})`,
-        recurringAutoGenerate: false,
-        recurringNextDueAt: null,
-        updatedAt: now,
-      })
-      .where(and(eq(payments.workspaceId, ctx.ws.id), eq(payments.id, id))),
-    ...reReads(ctx, id),
-  ]);
-  return paymentFromResults(results);
+export function cancelPayment(ctx: ServiceContext, id: string) {
+  return runOperation(ctx, {
+    reads: { payment: selectPayment(ctx.db, ctx.ws.id, id) },
+    decide: (read, batch) => {
+      const [p] = read.payment;
+      if (!p) throw PaymentErrors.notFound();
+      if (p.type !== 'recurring') throw PaymentErrors.notRecurring();
+      batch.write(
+        ctx.db
+          .update(payments)
+          .set({
+            arrangementStatus: 'cancelled',
+            recurringCancelledAt: sql`coalesce(${payments.recurringCancelledAt}, ${nowIso()})`,
+            recurringAutoGenerate: false,
+            recurringNextDueAt: null,
+            updatedAt: nowIso(),
+          })
+          .where(and(eq(payments.workspaceId, ctx.ws.id), eq(payments.id, id))),
+      );
+      return paymentAsWritten(ctx, batch, id);
+    },
+  });
 }
 
 export const readPaymentAndEntries = async (ctx: ServiceContext, id: string) => {
-  const [[p], entries] = (await runBatch(ctx.db, reReads(ctx, id))) as [PaymentRow[], PaymentEntryRow[]];
-  if (!p) throw PaymentErrors.notFound();
-  return { p, entries };
+  const { payment, entries } = await runReads(ctx, paymentWithEntries(ctx.db, ctx.ws.id, id));
+  if (!payment[0]) throw PaymentErrors.notFound();
+  return { p: payment[0], entries };
 };
 
 /** `POST /v1/payments/{id}/entries/{entryId}/mark`. */
-export async function markEntry(ctx: ServiceContext, id: string, entryId: string, status: EntryStatus) {
-  return retryOnConflict(
-    async () => {
-      const { p, entries } = await readPaymentAndEntries(ctx, id);
-      const entry = entries.find((e) => e.id === entryId);
+export function markEntry(ctx: ServiceContext, id: string, entryId: string, status: EntryStatus) {
+  return runOperation(ctx, {
+    reads: paymentWithEntries(ctx.db, ctx.ws.id, id),
+    decide: (read, batch) => {
+      const [p] = read.payment;
+      if (!p) throw PaymentErrors.notFound();
+      const entry = read.entries.find((e) => e.id === entryId);
       if (!entry) throw PaymentErrors.entryNotFound();
       if (entry.kind === 'refund') throw PaymentErrors.refundEntryNotMarkable();
       const reversing = status === 'failed' || status === 'refunded';
@@ -520,7 +524,7 @@ export async function markEntry(ctx: ServiceContext, id: string, entryId: string
       const done = status === 'completed';
       // Money not (or no longer) received is not revenue; installments stay recognized while pending.
       const keepRecognition = done || (status === 'pending' && p.type !== 'one_time');
-      const statements: Statement[] = [
+      batch.write(
         ctx.db
           .update(paymentEntries)
           .set({
@@ -536,21 +540,20 @@ export async function markEntry(ctx: ServiceContext, id: string, entryId: string
             updatedAt: now,
           })
           .where(and(eq(paymentEntries.workspaceId, ctx.ws.id), eq(paymentEntries.id, entry.id))),
-      ];
+      );
       if (p.type === 'one_time') {
-        statements.push(
+        batch.write(
           ctx.db
             .update(payments)
             .set({ arrangementStatus: headerStatusFor(status), updatedAt: now })
             .where(and(eq(payments.workspaceId, ctx.ws.id), eq(payments.id, p.id))),
         );
       }
-      if (done && entry.status !== 'completed') statements.push(...ctx.events.signal(ctx.db, ctx.ws.id, p.contactId, 'payment.completed'));
-      const results = await runBatch(ctx.db, [...statements, ...reReads(ctx, p.id)]);
-      return paymentFromResults(results);
+      if (done && entry.status !== 'completed') batch.signal(p.contactId, 'payment.completed');
+      return paymentAsWritten(ctx, batch, p.id);
     },
-    lostRaceOn(guardOf(paymentEntries.status)),
-  );
+    lostRaceOn: [guardOf(paymentEntries.status)],
+  });
 }
 
 // ---------------------------------------------------------------- document pointers (contact documents listing)

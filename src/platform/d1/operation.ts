@@ -83,20 +83,30 @@ export class WriteBatch {
 
   /** The answer, from the rows of `reread` (a read at the end of the batch, so it sees what the batch wrote). */
   answer<S extends Statement, A>(reread: S, answer: (rows: RowsOf<S>) => A): Decided<A> {
-    return { batch: this, reread, answer: answer as (rows: unknown) => A };
+    return { batch: this, rereads: [reread], answer: ([rows]) => answer(rows as RowsOf<S>) };
+  }
+
+  /** The answer, from reads at the end of the batch by name (a record and its child rows). */
+  answerFrom<R extends Record<string, Statement>, A>(rereads: R, answer: (read: { [K in keyof R]: RowsOf<R[K]> }) => A): Decided<A> {
+    const names = Object.keys(rereads);
+    return {
+      batch: this,
+      rereads: Object.values(rereads),
+      answer: (results) => answer(Object.fromEntries(names.map((name, i) => [name, results[i]])) as { [K in keyof R]: RowsOf<R[K]> }),
+    };
   }
 
   /** The answer, known without reading anything back. */
   answerWith<A>(value: A): Decided<A> {
-    return { batch: this, answer: () => value };
+    return { batch: this, rereads: [], answer: () => value };
   }
 }
 
-/** What the rules decided: the batch (none: nothing to write), and how its results answer. */
-export type Decided<A> = { batch?: WriteBatch; reread?: Statement; answer: (rows: unknown) => A };
+/** What the rules decided: the batch (none: nothing to write), the reads that end it, and how their results answer. */
+export type Decided<A> = { batch?: WriteBatch; rereads: Statement[]; answer: (results: unknown[]) => A };
 
 /** The answer of an operation that writes nothing (the change is already there). */
-export const unchanged = <A>(value: A): Decided<A> => ({ answer: () => value });
+export const unchanged = <A>(value: A): Decided<A> => ({ rereads: [], answer: () => value });
 
 /**
  * Writes sent along with the reads, ahead of them in the same batch (one round trip): each guarded
@@ -168,16 +178,16 @@ async function runOnce<R extends ReadSpec, A>(ctx: ServiceContext, op: Operation
     }
   }
   const decided = await op.decide(reads as ReadsOf<R>, new WriteBatch(ctx));
-  const { batch, reread } = decided;
-  if (!batch || (batch.statements.length === 0 && !reread)) return decided.answer(undefined);
+  const { batch, rereads } = decided;
+  if (!batch || (batch.statements.length === 0 && rereads.length === 0)) return decided.answer([]);
   let written: unknown[];
   try {
-    written = await runBatch(ctx.db, reread ? [...batch.statements, reread] : batch.statements);
+    written = await runBatch(ctx.db, [...batch.statements, ...rereads]);
   } catch (err) {
     throw refusal(err, races, op, batch);
   }
   ctx.events.committedAfter(batch.events);
-  return decided.answer(reread ? written.at(-1) : undefined);
+  return decided.answer(written.slice(batch.statements.length));
 }
 
 /** What a failed write batch answers: a lost race as itself (the operation runs again), a rule's failure as its error. */
@@ -194,6 +204,11 @@ function refusal(
     if (mapped !== err) return mapped;
   }
   return err;
+}
+
+/** Named reads on their own, one batch: what an operation's reads give its rules. */
+export function runReads<R extends ReadSpec>(ctx: ServiceContext, reads: R): Promise<ReadsOf<R>> {
+  return runOperation<R, ReadsOf<R>>(ctx, { reads, decide: (read) => unchanged(read) });
 }
 
 const isPlan = (read: Statement | ReadPlan<unknown>): read is ReadPlan<unknown> =>
