@@ -8,7 +8,7 @@ import { controlD1, shardBindings } from '../support/db';
 
 /**
  * Rules held in SQL triggers are invisible from the TypeScript, so each one live on a migrated
- * database is listed in the D1 section of docs/architecture.md (module, rule, the migration holding
+ * database is listed in docs/sql-rules.md (module, rule, the migration holding
  * its current text) and explained in its module doc's "Rules held in SQL". The move fence's
  * triggers are the one family no migration creates: a move creates them on the shard it leaves,
  * for every table it moves, and they stay, so which shards hold them depends on the moves run
@@ -39,7 +39,7 @@ function section(text: string, heading: string): string | null {
 const triggerNames = (text: string) => [...text.matchAll(/`([a-z_{},]+)`/g)].flatMap((m) => expand(m[1]));
 
 type Row = { names: string[]; doc: string; migration: string; cell: string };
-const rows: Row[] = section(docs['docs/architecture.md'], 'The D1 layer')!
+const rows: Row[] = section(docs['docs/sql-rules.md'], 'Triggers on the shards')!
   .split('\n')
   .filter((line) => line.startsWith('| `'))
   .map((line) => {
