@@ -255,4 +255,20 @@ describe('runOperation', () => {
     // Taken: they wrote nothing, the reads decide, and their event is not announced.
     expect(await attempt('second')).toEqual({ answer: 'found first', decided: true, batches: [4], committed: 0 });
   });
+
+  it('answers a failure that means the change is already there with its answer, once', async () => {
+    const { ctx } = context();
+    await insert(ctx.db, 'd', null);
+    let attempts = 0;
+    const answer = await runOperation<Record<string, never>, 'written' | 'already there'>(ctx, {
+      reads: {},
+      decide: (_, batch) => {
+        attempts++;
+        return batch.write(insert(ctx.db, 'd', null)).answerWith('written');
+      },
+      answeredOn: [[uniqueOn(probes.id), () => 'already there']],
+    });
+    expect(answer).toBe('already there');
+    expect(attempts).toBe(1);
+  });
 });

@@ -1,8 +1,9 @@
 import { and, desc, eq, getTableColumns, inArray, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
-import { nowIso, retryOnConflict, type Db } from '../../platform/d1/db';
-import { lostRaceOn, uniqueOn } from '../../platform/d1/constraints';
+import { nowIso, type Db } from '../../platform/d1/db';
+import { runOperation, unchanged } from '../../platform/d1/operation';
+import { uniqueOn } from '../../platform/d1/constraints';
 import { ApiError } from '../../platform/errors';
 import { uuidv7 } from '../../platform/ids';
 import { envelope, parsePaging } from '../../platform/list';
@@ -183,8 +184,6 @@ async function applyChanges(ctx: ServiceContext, id: string, set: Changes): Prom
   throw EmailCampaignErrors.notEditable({ status: current.status });
 }
 
-const referenceTaken = lostRaceOn(uniqueOn(emailCampaigns.workspaceId, emailCampaigns.externalReference));
-
 /**
  * Creates a draft, or replays an `external_reference` the workspace already
  * holds: while the campaign is editable the body updates it exactly like a
@@ -192,38 +191,48 @@ const referenceTaken = lostRaceOn(uniqueOn(emailCampaigns.workspaceId, emailCamp
  * verbatim, without `compile`. Parallel creates with one reference meet at the
  * unique index and the loser replays.
  */
-export async function createCampaign(ctx: ServiceContext, input: EmailCampaignCreateInput) {
-  return retryOnConflict(async () => {
-    const existing = input.external_reference === undefined ? undefined : await byReference(ctx, input.external_reference);
-    if (existing && !isEditable(existing.status)) return { ...serializeCampaign(existing), duplicate: true };
-    const { set, compile } = await changesFrom(ctx, input, existing ?? null);
-    if (existing) return { ...serializeCampaign(await applyChanges(ctx, existing.id, set)), duplicate: true, compile };
-    const now = nowIso();
-    const [row] = await ctx.db
-      .insert(emailCampaigns)
-      .values({
-        id: uuidv7(),
-        workspaceId: ctx.ws.id,
-        name: input.name,
-        status: 'draft',
-        externalReference: input.external_reference ?? null,
-        createdAt: now,
-        updatedAt: now,
-        ...set,
-      })
-      .returning();
-    return { ...serializeCampaign(row), duplicate: false, compile };
-  }, referenceTaken);
+export function createCampaign(ctx: ServiceContext, input: EmailCampaignCreateInput) {
+  return runOperation(ctx, {
+    reads: { existing: input.external_reference !== undefined && byReference(ctx, input.external_reference) },
+    decide: async (read, batch) => {
+      const [existing] = read.existing;
+      if (existing && !isEditable(existing.status)) return unchanged({ ...serializeCampaign(existing), duplicate: true });
+      const { set, compile } = await changesFrom(ctx, input, existing ?? null);
+      // An edit of the replayed campaign is the PATCH's own write, which tells a launch in between.
+      if (existing) return unchanged({ ...serializeCampaign(await applyChanges(ctx, existing.id, set)), duplicate: true, compile });
+      const now = nowIso();
+      const id = uuidv7();
+      batch.write(
+        ctx.db.insert(emailCampaigns).values({
+          id,
+          workspaceId: ctx.ws.id,
+          name: input.name,
+          status: 'draft',
+          externalReference: input.external_reference ?? null,
+          createdAt: now,
+          updatedAt: now,
+          ...set,
+        }),
+      );
+      return batch.answer(selectCampaign(ctx, id), ([row]) => ({ ...serializeCampaign(row), duplicate: false, compile }));
+    },
+    lostRaceOn: [uniqueOn(emailCampaigns.workspaceId, emailCampaigns.externalReference)],
+  });
 }
 
-async function byReference(ctx: ServiceContext, reference: string) {
-  const [row] = await ctx.db
+const byReference = (ctx: ServiceContext, reference: string) =>
+  ctx.db
     .select()
     .from(emailCampaigns)
     .where(and(eq(emailCampaigns.workspaceId, ctx.ws.id), eq(emailCampaigns.externalReference, reference)))
     .limit(1);
-  return row;
-}
+
+const selectCampaign = (ctx: ServiceContext, id: string) =>
+  ctx.db
+    .select()
+    .from(emailCampaigns)
+    .where(and(eq(emailCampaigns.workspaceId, ctx.ws.id), eq(emailCampaigns.id, id)))
+    .limit(1);
 
 /** PATCH while `draft` or `scheduled`: 200 with the campaign and `compile`; otherwise 409 `campaign_not_editable`. */
 export async function patchCampaign(ctx: ServiceContext, id: string, input: EmailCampaignPatchInput) {

@@ -1,10 +1,10 @@
 import { z } from '@hono/zod-openapi';
 import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
-import { nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
-import { failedOn, uniqueOn } from '../../platform/d1/constraints';
+import { nowIso, runBatch, type Statement } from '../../platform/d1/db';
+import { runOperation } from '../../platform/d1/operation';
+import { uniqueOn } from '../../platform/d1/constraints';
 import { ApiError } from '../../platform/errors';
-import type { OutboxEvent } from '../../platform/events';
 import { uuidv7 } from '../../platform/ids';
 import { toE164 } from '../../platform/phone';
 import { controlDb } from '../../platform/d1/shards';
@@ -168,7 +168,6 @@ export async function handleNotification(env: Bindings, payload: unknown, publis
 }
 
 const wamidTaken = uniqueOn(messages.workspace_id, messages.wamid);
-const isDuplicateWamid = (err: unknown) => failedOn(err, wamidTaken);
 
 /**
  * One inbound message, stored and announced exactly once per provider message
@@ -184,75 +183,69 @@ async function recordInbound(
 ): Promise<'messages' | 'duplicates' | 'silent' | 'ignored'> {
   if (m.type === 'reaction') return 'silent';
   const phone = toE164(`+${m.from.replace(/^\+/, '')}`, ctx.ws.defaultCountry);
-  return retryOnConflict(async () => {
-    const now = nowIso();
-    let contact: { id: string; blocked: boolean } | null = null;
-    let blocked = false;
-    let writes: Statement[] = [];
-    let events: OutboxEvent[] = [];
-    if (phone) {
-      const plan = planUpsert(ctx, { phone }, { source: 'whatsapp', createOnly: profileName ? { name: profileName.slice(0, 200) } : undefined });
-      try {
-        const planned = await plan.resolve(await runBatch(ctx.db, plan.reads));
-        contact = { id: planned.row.id, blocked: planned.row.block_state !== 'none' };
-        blocked = contact.blocked;
-        writes = planned.writes;
-        events = planned.events;
-      } catch (err) {
-        if (!(err instanceof ApiError)) throw err;
-        // A blacklisted number is a blocked sender; any other refusal leaves the message without a contact.
-        blocked = err.body.error_code === ContactErrors.phoneBlacklisted.code;
+  return runOperation(ctx, () => ({
+    reads: {
+      sender: !!phone && {
+        ...planUpsert(ctx, { phone }, { source: 'whatsapp', createOnly: profileName ? { name: profileName.slice(0, 200) } : undefined }),
+        lostRace: identityTaken,
+      },
+    },
+    decide: async (read, batch) => {
+      const now = nowIso();
+      let contact: { id: string; blocked: boolean } | null = null;
+      let blocked = false;
+      if (phone) {
+        try {
+          const planned = await read.sender();
+          contact = { id: planned.row.id, blocked: planned.row.block_state !== 'none' };
+          blocked = contact.blocked;
+          batch.join({ writes: planned.writes, events: planned.events });
+        } catch (err) {
+          if (!(err instanceof ApiError)) throw err;
+          // A blacklisted number is a blocked sender; any other refusal leaves the message without a contact.
+          blocked = err.body.error_code === ContactErrors.phoneBlacklisted.code;
+        }
       }
-    }
-    const messageId = uuidv7();
-    const text = textOf(m);
-    const media = mediaOf(m);
-    const providerTimestamp = timestampOf(m.timestamp);
-    const statements: Statement[] = [...writes];
-    if (contact) statements.push(upsertConversation(ctx.db, ctx.ws.id, contact.id, uuidv7(), now));
-    statements.push(
-      insertMessage(ctx.db, {
-        id: messageId,
-        workspaceId: ctx.ws.id,
-        contactId: contact?.id ?? null,
-        direction: 'inbound',
-        type: m.type,
-        status: 'received',
-        wamid: m.id,
-        text,
-        media,
-        providerTimestamp,
-        now,
-      }),
-    );
-    let received: OutboxEvent | null = null;
-    if (!blocked) {
-      const emitted = ctx.events.emit(ctx.db, ctx.ws.id, 'message.received', {
-        message_id: messageId,
-        conversation_id: null,
-        contact_id: contact?.id ?? null,
-        channel: 'whatsapp_api',
-        type: m.type,
-        text,
-        ...(media ? { media } : {}),
-        wa_message_id: m.id,
-        timestamp: providerTimestamp,
-      });
-      received = emitted.event;
-      statements.push(emitted.statement);
-      if (contact)
-        statements.push(
-          conversationIntoEvent(ctx.db, emitted.event.id, ctx.ws.id, contact.id),
-          ...ctx.events.signal(ctx.db, ctx.ws.id, contact.id, 'message.received'),
-        );
-    }
-    try {
-      await runBatch(ctx.db, statements);
-    } catch (err) {
-      if (isDuplicateWamid(err)) return 'duplicates' as const;
-      throw err;
-    }
-    ctx.events.committedAfter([...events, ...(received ? [received] : [])]);
-    return blocked ? ('silent' as const) : ('messages' as const);
-  }, identityTaken);
+      const messageId = uuidv7();
+      const text = textOf(m);
+      const media = mediaOf(m);
+      const providerTimestamp = timestampOf(m.timestamp);
+      if (contact) batch.write(upsertConversation(ctx.db, ctx.ws.id, contact.id, uuidv7(), now));
+      batch.write(
+        insertMessage(ctx.db, {
+          id: messageId,
+          workspaceId: ctx.ws.id,
+          contactId: contact?.id ?? null,
+          direction: 'inbound',
+          type: m.type,
+          status: 'received',
+          wamid: m.id,
+          text,
+          media,
+          providerTimestamp,
+          now,
+        }),
+      );
+      if (!blocked) {
+        batch.emit('message.received', {
+          message_id: messageId,
+          conversation_id: null,
+          contact_id: contact?.id ?? null,
+          channel: 'whatsapp_api',
+          type: m.type,
+          text,
+          ...(media ? { media } : {}),
+          wa_message_id: m.id,
+          timestamp: providerTimestamp,
+        });
+        if (contact) {
+          batch.write(conversationIntoEvent(ctx.db, batch.events.at(-1)!.id, ctx.ws.id, contact.id));
+          batch.signal(contact.id, 'message.received');
+        }
+      }
+      return batch.answerWith<'messages' | 'duplicates' | 'silent'>(blocked ? 'silent' : 'messages');
+    },
+    // A second delivery of the message: the unique provider id fails its batch as a whole.
+    answeredOn: [[wamidTaken, () => 'duplicates' as const]],
+  }));
 }

@@ -29,6 +29,14 @@ export const upsertConversation = (db: Db, workspaceId: string, contactId: strin
     })
     .returning({ id: conversations.id });
 
+/** The contact's WhatsApp conversation, for the end of the batch that wrote it. */
+export const selectConversationOf = (db: Db, workspaceId: string, contactId: string) =>
+  db
+    .select({ id: conversations.id })
+    .from(conversations)
+    .where(and(eq(conversations.workspace_id, workspaceId), eq(conversations.contact_id, contactId), eq(conversations.channel, WHATSAPP_CHANNEL)))
+    .limit(1);
+
 /** The contacts' conversations, created on first use or touched, in one statement (a campaign chunk's). */
 export const upsertConversations = (db: Db, workspaceId: string, contactIds: string[], now: string) =>
   rawRun(

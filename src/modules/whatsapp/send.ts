@@ -1,12 +1,13 @@
 import type { ServiceContext } from '../../platform/context';
-import { nowIso, retryOnConflict, runBatch, type Statement } from '../../platform/d1/db';
+import { nowIso, type Statement } from '../../platform/d1/db';
+import { runOperation } from '../../platform/d1/operation';
 import { uuidv7 } from '../../platform/ids';
 import { toE164 } from '../../platform/phone';
 import { outcomeOf, type TemplateMessage, type WhatsAppProvider } from '../../providers/whatsapp';
 import { identityTaken, type ContactRow, planUpsert } from '../contacts';
 import { composeTemplateMessage } from './compose';
 import type { TemplateSendInput } from './dto';
-import { insertMessage, settleOutbound, upsertConversation } from './inbox';
+import { insertMessage, selectConversationOf, settleOutbound, upsertConversation } from './inbox';
 import { selectTemplate, templateFrom, type Template } from './templates';
 import { WhatsAppErrors } from './errors';
 
@@ -31,44 +32,47 @@ export const assertApproved = (template: Template) => {
 export async function sendTemplate(ctx: ServiceContext, provider: WhatsAppProvider, templateId: string, input: TemplateSendInput) {
   const to = toE164(input.to, ctx.ws.defaultCountry);
   if (!to) throw WhatsAppErrors.invalidRecipient();
-  const prepared = await retryOnConflict(async () => {
-    const plan = planUpsert(ctx, { phone: to }, { source: 'api' });
-    const [templateRows, ...contactResults] = await runBatch(ctx.db, [selectTemplate(ctx.db, ctx.ws.id, templateId), ...plan.reads]);
-    const template = templateFrom(templateRows);
-    if (!template) throw WhatsAppErrors.templateNotFound();
-    assertApproved(template);
-    const message = composeTemplateMessage(template, to, input);
-    const planned = await plan.resolve(contactResults);
-    const refusal = recipientRefusal(planned.row);
-    if (refusal) throw refusal;
-    const now = nowIso();
-    const messageId = uuidv7();
-    // A provider whose hand-off is a D1 write records the message in this batch, which then writes it `sent`.
-    const handOff = provider.sendTemplateInBatch?.(message) ?? null;
-    const status = handOff ? 'sent' : 'pending';
-    const results = await runBatch(ctx.db, [
-      ...planned.writes,
-      upsertConversation(ctx.db, ctx.ws.id, planned.row.id, uuidv7(), now),
-      ...(handOff?.statements ?? []),
-      insertMessage(ctx.db, {
-        id: messageId,
-        workspaceId: ctx.ws.id,
-        contactId: planned.row.id,
-        direction: 'outbound',
-        type: 'template',
-        status,
+  const prepared = await runOperation(ctx, () => ({
+    reads: {
+      template: selectTemplate(ctx.db, ctx.ws.id, templateId),
+      contact: { ...planUpsert(ctx, { phone: to }, { source: 'api' }), lostRace: identityTaken },
+    },
+    decide: async (read, batch) => {
+      const template = templateFrom(read.template);
+      if (!template) throw WhatsAppErrors.templateNotFound();
+      assertApproved(template);
+      const message = composeTemplateMessage(template, to, input);
+      const planned = await read.contact();
+      const refusal = recipientRefusal(planned.row);
+      if (refusal) throw refusal;
+      const now = nowIso();
+      const messageId = uuidv7();
+      // A provider whose hand-off is a D1 write records the message in this batch, which then writes it `sent`.
+      const handOff = provider.sendTemplateInBatch?.(message) ?? null;
+      batch.join(planned).write(
+        upsertConversation(ctx.db, ctx.ws.id, planned.row.id, uuidv7(), now),
+        ...((handOff?.statements ?? []) as Statement[]),
+        insertMessage(ctx.db, {
+          id: messageId,
+          workspaceId: ctx.ws.id,
+          contactId: planned.row.id,
+          direction: 'outbound',
+          type: 'template',
+          status: handOff ? 'sent' : 'pending',
+          wamid: handOff?.wamid ?? null,
+          templateId: template.id,
+          text: message.renderedText,
+          now,
+        }),
+      );
+      return batch.answer(selectConversationOf(ctx.db, ctx.ws.id, planned.row.id), ([conversation]) => ({
+        message,
+        messageId,
+        conversationId: conversation.id,
         wamid: handOff?.wamid ?? null,
-        templateId: template.id,
-        text: message.renderedText,
-        now,
-      }),
-    ] as Statement[]).catch((err) => {
-      throw identityTaken(err) ? err : planned.mapError(err);
-    });
-    ctx.events.committedAfter(planned.events);
-    const conversationId = (results[planned.writes.length] as { id: string }[])[0].id;
-    return { message, messageId, conversationId, wamid: handOff?.wamid ?? null };
-  }, identityTaken);
+      }));
+    },
+  }));
   if (prepared.wamid) return { success: true, wamid: prepared.wamid, message_id: prepared.messageId, conversation_id: prepared.conversationId };
   const outcome = await handOver(provider, prepared.message);
   await settleOutbound(ctx.db, ctx.ws.id, prepared.messageId, outcome, nowIso());

@@ -21,7 +21,7 @@ export type ReadPlan<P> = {
   lostRace?: (err: unknown) => boolean;
 };
 
-/** An operation's reads by name: a statement, one left out (`false`, `null`, `undefined`: it reads as no rows), or a plan. */
+/** An operation's reads by name: a statement, one left out (`false`, `null`, `undefined`: it reads as no rows; a plan left out is never to be resolved), or a plan. */
 type ReadSpec = Record<string, Statement | ReadPlan<unknown> | false | null | undefined>;
 
 type Left = false | null | undefined;
@@ -126,6 +126,8 @@ export type Operation<R extends ReadSpec, A> = {
   lostRaceOn?: Constraint[];
   /** Constraints whose failure is a rule (a cap reached), with the error it answers. */
   refusedOn?: [Constraint, () => ApiError][];
+  /** Constraints whose failure means the change is already there (a second delivery of one message), with the answer then. */
+  answeredOn?: [Constraint, () => A][];
 };
 
 /**
@@ -184,6 +186,7 @@ async function runOnce<R extends ReadSpec, A>(ctx: ServiceContext, op: Operation
   try {
     written = await runBatch(ctx.db, [...batch.statements, ...rereads]);
   } catch (err) {
+    for (const [constraint, answer] of op.answeredOn ?? []) if (failedOn(err, constraint)) return answer();
     throw refusal(err, races, op, batch);
   }
   ctx.events.committedAfter(batch.events);
