@@ -113,8 +113,8 @@ export class TokenPools {
     const now = this.clock.now();
     // A changed limit (an operator override) applies at once: what was leased under the old one goes back.
     const over = (held: Held) => now >= held.spendUntil || now >= held.resetAt || held.limit !== limit;
-    if (pool.next && over(pool.next)) this.giveBack(env, subject, pool, 'next', waitUntil);
-    if (pool.current && over(pool.current)) this.giveBack(env, subject, pool, 'current', waitUntil);
+    if (pool.next && over(pool.next)) this.giveBack(env, subject, pool, 'next', waitUntil, true);
+    if (pool.current && over(pool.current)) this.giveBack(env, subject, pool, 'current', waitUntil, true);
     if (!pool.current && pool.next) [pool.current, pool.next] = [pool.next, null];
     const held = pool.current;
     if (!held) return undefined;
@@ -216,12 +216,24 @@ export class TokenPools {
   /**
    * A held lease whose spending time or window is over, or whose limit changed, goes back with its
    * unspent tokens (a lease taken ahead and never spent from, whole); a window that is over takes
-   * nothing back, its tokens being worth nothing to anyone.
+   * nothing back, its tokens being worth nothing to anyone. `carried`: a request is about to lease
+   * (it found no token), so the give-back rides that lease call, which the limiter applies first:
+   * sent on its own, it could reach the limiter after the lease and the window would look spent.
    */
-  private giveBack(env: Bindings, subject: string, pool: Pool, slot: 'current' | 'next', waitUntil: (work: Promise<unknown>) => void): void {
+  private giveBack(
+    env: Bindings,
+    subject: string,
+    pool: Pool,
+    slot: 'current' | 'next',
+    waitUntil: (work: Promise<unknown>) => void,
+    carried = false,
+  ): void {
     const held = pool[slot]!;
     pool[slot] = null;
-    if (this.clock.now() < held.resetAt) this.settle(env, subject, { id: held.id, unspent: held.tokens }, waitUntil);
+    if (this.clock.now() >= held.resetAt) return;
+    const settlement = { id: held.id, unspent: held.tokens };
+    if (carried && !pool.owed) pool.owed = settlement;
+    else this.settle(env, subject, settlement, waitUntil);
   }
 
   private report(env: Bindings, subject: string, pool: Pool, waitUntil: (work: Promise<unknown>) => void): void {

@@ -335,6 +335,30 @@ describe('rate limits', () => {
     });
   });
 
+  it('gives a lease whose time ran out back on the next lease call, so a slow burst never finds its window spent by its own tokens', async () => {
+    await inOneRateWindow(async () => {
+      const { env: counted, calls } = countingLimiters();
+      const kept: Promise<unknown>[] = [];
+      const subject = `test:${crypto.randomUUID()}`;
+      const clock = manualClock();
+      const pools = new TokenPools(clock);
+      // A small window: any token of its lease still out is missed by the next lease call.
+      const first = await pools.spend(counted, subject, LEASE_MAX, (work) => kept.push(work));
+      expect(first).toMatchObject({ admitted: true, count: 1 });
+      await answered(calls);
+      // The spending time ends while requests still come (on a busy machine, before its timer runs).
+      clock.advance(SPEND_MS);
+      const second = await pools.spend(counted, subject, LEASE_MAX, (work) => kept.push(work));
+      await answered(calls);
+      expect(second).toMatchObject({ admitted: true, count: 2 });
+      const leases = calls.filter((c) => c.method === 'lease');
+      expect(leases).toHaveLength(2);
+      const granted = ((await leases[0].answered) as { granted: number }).granted;
+      expect(leases[1].args[3]).toEqual({ id: expect.any(String), unspent: granted - 1 });
+      expect(calls.filter((c) => c.method === 'settle')).toEqual([]);
+    });
+  });
+
   it('takes the next lease ahead: under steady load no request waits for a lease call, and none is lost', async () => {
     await inOneRateWindow(async () => {
       const { env: counted, calls } = countingLimiters();
