@@ -34,6 +34,22 @@ export type ReadsOf<R extends ReadSpec> = {
   [K in keyof R]: Exclude<R[K], Left> extends ReadPlan<infer P> ? () => Promise<P> : RowsOf<Exclude<R[K], Left>>;
 };
 
+/**
+ * A plan over named reads, laid out as an operation's are: how a module hands its reads to
+ * another's batch and resolves them by name. `lostRace` as `ReadPlan`'s, joined by the races of
+ * plans among `reads`.
+ */
+export function planOf<R extends ReadSpec, P>(reads: R, resolve: (read: ReadsOf<R>) => P | Promise<P>, lostRace?: Race): ReadPlan<P> {
+  const statements: Statement[] = [];
+  const races: Race[] = lostRace ? [lostRace] : [];
+  const readsOf = layOut(reads, statements, races);
+  return {
+    reads: statements,
+    resolve: (results) => resolve(readsOf(results) as ReadsOf<R>),
+    ...(races.length ? { lostRace: (err: unknown) => races.some((lost) => lost(err)) } : {}),
+  };
+}
+
 /** Another module's part of the write batch: its statements (first), its events, and what a failure of the batch stands for. */
 export type JoinedWrites = { writes: Statement[]; events: OutboxEvent[]; mapError?: (err: unknown) => unknown };
 
@@ -46,6 +62,8 @@ export class WriteBatch {
   readonly statements: Statement[] = [];
   readonly events: OutboxEvent[] = [];
   readonly mapErrors: ((err: unknown) => unknown)[] = [];
+  /** Statements whose own rows the answer reads, each given them once the batch ran. */
+  readonly returned: { at: number; rows: unknown }[] = [];
 
   constructor(private readonly ctx: ServiceContext) {}
 
@@ -81,6 +99,13 @@ export class WriteBatch {
     return this;
   }
 
+  /** `statement`, whose own rows the answer needs (an upsert's RETURNING): the getter gives them once the batch committed. */
+  returning<S extends Statement>(statement: S): () => RowsOf<S> {
+    const slot = { at: this.statements.push(statement) - 1, rows: undefined as unknown };
+    this.returned.push(slot);
+    return () => slot.rows as RowsOf<S>;
+  }
+
   /** The answer, from the rows of `reread` (a read at the end of the batch, so it sees what the batch wrote). */
   answer<S extends Statement, A>(reread: S, answer: (rows: RowsOf<S>) => A): Decided<A> {
     return { batch: this, rereads: [reread], answer: ([rows]) => answer(rows as RowsOf<S>) };
@@ -96,14 +121,31 @@ export class WriteBatch {
     };
   }
 
+  /**
+   * `answer`, for writes guarded on the row `reread` finds (`afterInsertOf`): no row back means the
+   * row went before the batch ran, so their events were not written and are not announced, and
+   * `gone` refuses.
+   */
+  answerIfWritten<S extends Statement, A>(reread: S, answer: (rows: RowsOf<S>) => A, gone: () => unknown): Decided<A> {
+    return { ...this.answer(reread, answer), gone };
+  }
+
   /** The answer, known without reading anything back. */
   answerWith<A>(value: A): Decided<A> {
     return { batch: this, rereads: [], answer: () => value };
   }
+
+  /** The answer, worked out once the batch committed (from the rows `returning` gave). */
+  answerAfter<A>(answer: () => A): Decided<A> {
+    return { batch: this, rereads: [], answer: () => answer() };
+  }
 }
 
-/** What the rules decided: the batch (none: nothing to write), the reads that end it, and how their results answer. */
-export type Decided<A> = { batch?: WriteBatch; rereads: Statement[]; answer: (results: unknown[]) => A };
+/**
+ * What the rules decided: the batch (none: nothing to write), the reads that end it, how their
+ * results answer, and (`gone`) the refusal when the first of them finds nothing.
+ */
+export type Decided<A> = { batch?: WriteBatch; rereads: Statement[]; answer: (results: unknown[]) => A; gone?: () => unknown };
 
 /** The answer of an operation that writes nothing (the change is already there). */
 export const unchanged = <A>(value: A): Decided<A> => ({ rereads: [], answer: () => value });
@@ -119,7 +161,8 @@ export type Along<R extends ReadSpec, A> = { statements: Statement[]; events: Ou
 export type Operation<R extends ReadSpec, A> = {
   /** What the rules need, read in one batch. */
   reads: R;
-  along?: Along<R, A> | null;
+  /** Writes sent along with the reads; several (each on its own bet, in order), the first that is `done` answers. */
+  along?: Along<R, A> | null | (Along<R, A> | null | false)[];
   /** The rules: from what was read to the batch written and the answer; throws an ApiError to refuse. */
   decide(read: ReadsOf<R>, batch: WriteBatch): Decided<A> | Promise<Decided<A>>;
   /** Constraints the write batch fails on when a parallel write won a race: the operation runs again from its reads. */
@@ -153,29 +196,14 @@ export async function runOperation<R extends ReadSpec, A>(ctx: ServiceContext, o
 
 async function runOnce<R extends ReadSpec, A>(ctx: ServiceContext, op: Operation<R, A>, races: ((err: unknown) => boolean)[]): Promise<A> {
   if (op.lostRaceOn?.length) races.push((err) => failedOn(err, ...op.lostRaceOn!));
-  const statements: Statement[] = [...(op.along?.statements ?? [])];
-  const slots: { name: string; start: number; count: number; plan?: ReadPlan<unknown> }[] = [];
-  for (const [name, read] of Object.entries(op.reads)) {
-    if (!read) {
-      slots.push({ name, start: 0, count: 0 });
-    } else if (isPlan(read)) {
-      slots.push({ name, start: statements.length, count: read.reads.length, plan: read });
-      statements.push(...read.reads);
-      if (read.lostRace) races.push(read.lostRace);
-    } else {
-      slots.push({ name, start: statements.push(read) - 1, count: 1 });
-    }
-  }
-  const results = await runBatch(ctx.db, statements);
-  const reads: Record<string, unknown> = {};
-  for (const { name, start, count, plan } of slots) {
-    if (plan) reads[name] = async () => plan.resolve(results.slice(start, start + count));
-    else reads[name] = count ? results[start] : [];
-  }
-  if (op.along) {
-    const done = op.along.done(reads as ReadsOf<R>);
+  const alongs = [op.along].flat().filter((along) => !!along);
+  const statements: Statement[] = alongs.flatMap((along) => along.statements);
+  const readsOf = layOut(op.reads, statements, races);
+  const reads = readsOf(await runBatch(ctx.db, statements));
+  for (const along of alongs) {
+    const done = along.done(reads as ReadsOf<R>);
     if (done !== null && done !== undefined) {
-      ctx.events.committedAfter(op.along.events);
+      ctx.events.committedAfter(along.events);
       return done;
     }
   }
@@ -189,8 +217,40 @@ async function runOnce<R extends ReadSpec, A>(ctx: ServiceContext, op: Operation
     for (const [constraint, answer] of op.answeredOn ?? []) if (failedOn(err, constraint)) return answer();
     throw refusal(err, races, op, batch);
   }
+  for (const slot of batch.returned) slot.rows = written[slot.at];
+  const reread = written.slice(batch.statements.length);
+  if (decided.gone && (reread[0] as unknown[]).length === 0) throw decided.gone();
   ctx.events.committedAfter(batch.events);
-  return decided.answer(written.slice(batch.statements.length));
+  return decided.answer(reread);
+}
+
+type Race = (err: unknown) => boolean;
+
+/**
+ * Named reads laid out after `statements` (those already in the batch), the races of their plans
+ * added to `races`: what each name gives the rules, from the batch's results.
+ */
+function layOut(spec: ReadSpec, statements: Statement[], races: Race[]): (results: unknown[]) => Record<string, unknown> {
+  const slots: { name: string; start: number; count: number; plan?: ReadPlan<unknown> }[] = [];
+  for (const [name, read] of Object.entries(spec)) {
+    if (!read) {
+      slots.push({ name, start: 0, count: 0 });
+    } else if (isPlan(read)) {
+      slots.push({ name, start: statements.length, count: read.reads.length, plan: read });
+      statements.push(...read.reads);
+      if (read.lostRace) races.push(read.lostRace);
+    } else {
+      slots.push({ name, start: statements.push(read) - 1, count: 1 });
+    }
+  }
+  return (results) => {
+    const reads: Record<string, unknown> = {};
+    for (const { name, start, count, plan } of slots) {
+      if (plan) reads[name] = async () => plan.resolve(results.slice(start, start + count));
+      else reads[name] = count ? results[start] : [];
+    }
+    return reads;
+  };
 }
 
 /** What a failed write batch answers: a lost race as itself (the operation runs again), a rule's failure as its error. */
