@@ -5,7 +5,7 @@ import type { EventType } from '../event-catalog';
 import { SharedErrors } from '../shared-errors';
 import type { RecordedSignal, SignalContact } from '../signals';
 import { failedOn, type Constraint } from './constraints';
-import { CONFLICT_ATTEMPTS, runBatch, type Statement } from './db';
+import { CONFLICT_ATTEMPTS, runBatch, type Db, type Statement } from './db';
 import type { RowGuard } from './row-guard';
 import type { RowsOf } from './typed-read';
 
@@ -22,7 +22,7 @@ export type ReadPlan<P> = {
 };
 
 /** An operation's reads by name: a statement, one left out (`false`, `null`, `undefined`: it reads as no rows), or a plan. */
-type ReadSpec = Record<string, Statement | ReadPlan<unknown> | false | null | undefined>;
+export type ReadSpec = Record<string, Statement | ReadPlan<unknown> | false | null | undefined>;
 
 type Left = false | null | undefined;
 /**
@@ -46,6 +46,8 @@ export class WriteBatch {
   readonly statements: Statement[] = [];
   readonly events: OutboxEvent[] = [];
   readonly mapErrors: ((err: unknown) => unknown)[] = [];
+  /** What the batch is written inside (`heldBy`). */
+  hold?: Hold;
 
   constructor(private readonly ctx: ServiceContext) {}
 
@@ -81,6 +83,17 @@ export class WriteBatch {
     return this;
   }
 
+  /**
+   * Writes the batch inside `hold`: locks taken on what the rules decided (a booking's hosts at
+   * its slot), which calls `write` once it holds them and lets go after. A hold that finds, once
+   * it holds, that the decision no longer stands (the clock passed a booking's notice while it
+   * waited) throws `DecisionStale` instead of writing.
+   */
+  heldBy(hold: Hold): this {
+    this.hold = hold;
+    return this;
+  }
+
   /** The answer, from the rows of `reread` (a read at the end of the batch, so it sees what the batch wrote). */
   answer<S extends Statement, A>(reread: S, answer: (rows: RowsOf<S>) => A): Decided<A> {
     return { batch: this, reread, answer: answer as (rows: unknown) => A };
@@ -91,6 +104,15 @@ export class WriteBatch {
     return { batch: this, answer: () => value };
   }
 }
+
+/** Runs `write`, the write batch, while it holds what the batch was decided on. */
+export type Hold = (write: () => Promise<void>) => Promise<void>;
+
+/**
+ * Thrown by a hold whose decision no longer stands once it holds: nothing was written, and the
+ * operation runs again from its reads, as after a lost race.
+ */
+export class DecisionStale extends Error {}
 
 /** What the rules decided: the batch (none: nothing to write), and how its results answer. */
 export type Decided<A> = { batch?: WriteBatch; reread?: Statement; answer: (rows: unknown) => A };
@@ -107,6 +129,11 @@ export type Operation<R extends ReadSpec, A> = {
   lostRaceOn?: Constraint[];
   /** Constraints whose failure is a rule (a cap reached), with the error it answers. */
   refusedOn?: [Constraint, () => ApiError][];
+  /**
+   * How often at most it runs while it keeps losing races (`CONFLICT_ATTEMPTS`): more for rules
+   * that may lose once per choice they have (a booking, once per host of its pool).
+   */
+  attempts?: number;
 };
 
 /**
@@ -122,8 +149,8 @@ export async function runOperation<R extends ReadSpec, A>(ctx: ServiceContext, o
     try {
       return await runOnce(ctx, op, races);
     } catch (err) {
-      if (!races.some((lost) => lost(err))) throw err;
-      if (attempt >= CONFLICT_ATTEMPTS) throw SharedErrors.concurrentChange();
+      if (!(err instanceof DecisionStale) && !races.some((lost) => lost(err))) throw err;
+      if (attempt >= (op.attempts ?? CONFLICT_ATTEMPTS)) throw SharedErrors.concurrentChange();
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
     }
   }
@@ -131,36 +158,50 @@ export async function runOperation<R extends ReadSpec, A>(ctx: ServiceContext, o
 
 async function runOnce<R extends ReadSpec, A>(ctx: ServiceContext, op: Operation<R, A>, races: ((err: unknown) => boolean)[]): Promise<A> {
   if (op.lostRaceOn?.length) races.push((err) => failedOn(err, ...op.lostRaceOn!));
+  for (const read of Object.values(op.reads)) if (read && isPlan(read) && read.lostRace) races.push(read.lostRace);
+  const decided = await op.decide(await readAll(ctx.db, op.reads), new WriteBatch(ctx));
+  const { batch, reread } = decided;
+  if (!batch || (batch.statements.length === 0 && !reread)) return decided.answer(undefined);
+  let written: unknown[] | undefined;
+  const write = async () => {
+    try {
+      written = await runBatch(ctx.db, reread ? [...batch.statements, reread] : batch.statements);
+    } catch (err) {
+      throw refusal(err, races, op, batch);
+    }
+  };
+  await (batch.hold ? batch.hold(write) : write());
+  // A hold that let go without writing or throwing would otherwise announce events of nothing.
+  if (!written) throw new Error('runOperation: the hold returned without writing the batch');
+  ctx.events.committedAfter(batch.events);
+  return decided.answer(reread ? written.at(-1) : undefined);
+}
+
+/**
+ * Named reads in one batch, each given by name as `decide` gets them: for reads that depend on
+ * what an operation read first (the calendar around a booking's own start) and reads deciding
+ * nothing.
+ */
+export async function readAll<R extends ReadSpec>(db: Db, reads: R): Promise<ReadsOf<R>> {
   const statements: Statement[] = [];
   const slots: { name: string; start: number; count: number; plan?: ReadPlan<unknown> }[] = [];
-  for (const [name, read] of Object.entries(op.reads)) {
+  for (const [name, read] of Object.entries(reads)) {
     if (!read) {
       slots.push({ name, start: 0, count: 0 });
     } else if (isPlan(read)) {
       slots.push({ name, start: statements.length, count: read.reads.length, plan: read });
       statements.push(...read.reads);
-      if (read.lostRace) races.push(read.lostRace);
     } else {
       slots.push({ name, start: statements.push(read) - 1, count: 1 });
     }
   }
-  const results = await runBatch(ctx.db, statements);
-  const reads: Record<string, unknown> = {};
+  const results = await runBatch(db, statements);
+  const named: Record<string, unknown> = {};
   for (const { name, start, count, plan } of slots) {
-    if (plan) reads[name] = async () => plan.resolve(results.slice(start, start + count));
-    else reads[name] = count ? results[start] : [];
+    if (plan) named[name] = async () => plan.resolve(results.slice(start, start + count));
+    else named[name] = count ? results[start] : [];
   }
-  const decided = await op.decide(reads as ReadsOf<R>, new WriteBatch(ctx));
-  const { batch, reread } = decided;
-  if (!batch || (batch.statements.length === 0 && !reread)) return decided.answer(undefined);
-  let written: unknown[];
-  try {
-    written = await runBatch(ctx.db, reread ? [...batch.statements, reread] : batch.statements);
-  } catch (err) {
-    throw refusal(err, races, op, batch);
-  }
-  ctx.events.committedAfter(batch.events);
-  return decided.answer(reread ? written.at(-1) : undefined);
+  return named as ReadsOf<R>;
 }
 
 /** What a failed write batch answers: a lost race as itself (the operation runs again), a rule's failure as its error. */
