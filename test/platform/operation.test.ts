@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ServiceContext } from '../../src/platform/context';
 import { guardOf, uniqueOn } from '../../src/platform/d1/constraints';
 import { CONFLICT_ATTEMPTS, dbFor, guarded, type Db, type Statement } from '../../src/platform/d1/db';
-import { planOf, runOperation, unchanged, type ReadPlan } from '../../src/platform/d1/operation';
+import { DecisionStale, planOf, readAll, runOperation, unchanged, type ReadPlan } from '../../src/platform/d1/operation';
 import { preparedSql } from '../../src/platform/d1/prepared';
 import { afterInsertOf } from '../../src/platform/d1/row-guard';
 import { ApiError } from '../../src/platform/errors';
@@ -357,5 +357,85 @@ describe('runOperation', () => {
     expect(answer).toBe('won wrote');
     expect(batches).toEqual([6]);
     expect(ctx.events.committed).toEqual([won.events[0].id]);
+  });
+  it('writes the batch inside its hold, and runs again from its reads when the hold finds the decision stale', async () => {
+    const { ctx, batches } = context();
+    const seen: string[] = [];
+    let holds = 0;
+    const answer = await runOperation(ctx, {
+      reads: { before: byId(ctx.db, 'h') },
+      decide: (read, batch) =>
+        batch
+          .write(insert(ctx.db, 'h', 'h@example.com', read.before.length))
+          .heldBy(async (write) => {
+            seen.push('held');
+            // The first hold finds what was decided on gone (a lock granted too late): nothing is written.
+            if (holds++ === 0) throw new DecisionStale();
+            await write();
+            seen.push('written');
+          })
+          .answerWith('done'),
+    });
+    expect(answer).toBe('done');
+    expect(seen).toEqual(['held', 'held', 'written']);
+    // The read, the stale hold, the read again, the write.
+    expect(batches).toEqual([1, 1, 1]);
+    expect((await byId(dbFor(d1()), 'h'))[0].n).toBe(0);
+  });
+
+  it('answers a hold’s own refusal as it is, without running again or writing', async () => {
+    const { ctx } = context();
+    let attempts = 0;
+    const held = runOperation(ctx, {
+      reads: {},
+      decide: (_, batch) => {
+        attempts++;
+        return batch
+          .write(insert(ctx.db, 'refused', null))
+          .emit('contact.created', { id: 'refused' })
+          .heldBy(async () => {
+            throw refused;
+          })
+          .answerWith(null);
+      },
+      lostRaceOn: [uniqueOn(probes.ws, probes.email)],
+    });
+    await expect(held).rejects.toBe(refused);
+    expect(attempts).toBe(1);
+    expect(ctx.events.committed).toHaveLength(0);
+    expect(await byId(dbFor(d1()), 'refused')).toEqual([]);
+  });
+
+  it('runs as often as its attempts allow before it answers 409', async () => {
+    const { ctx } = context();
+    await insert(ctx.db, 'taken', 'taken@example.com');
+    let attempts = 0;
+    const run = runOperation(ctx, {
+      reads: {},
+      decide: (_, batch) => {
+        attempts++;
+        return batch.write(insert(ctx.db, `new-${attempts}`, 'taken@example.com')).answerWith(null);
+      },
+      lostRaceOn: [uniqueOn(probes.ws, probes.email)],
+      attempts: CONFLICT_ATTEMPTS + 3,
+    });
+    await expect(run).rejects.toMatchObject({ status: 409 });
+    expect(attempts).toBe(CONFLICT_ATTEMPTS + 3);
+  });
+});
+
+describe('readAll', () => {
+  it('reads named statements and plans in one batch, each by name, a read left out as no rows', async () => {
+    const { ctx, batches } = context();
+    await insert(ctx.db, 'r', 'r@example.com', 7);
+    const plan: ReadPlan<number> = {
+      reads: [byId(ctx.db, 'r'), byId(ctx.db, 'none')],
+      resolve: ([r, none]) => (r as { n: number }[])[0].n + (none as []).length,
+    };
+    const read = await readAll(ctx.db, { row: byEmail(ctx.db, 'r@example.com'), skipped: false && byId(ctx.db, 'r'), plan });
+    expect(read.row.map((r) => r.n)).toEqual([7]);
+    expect(read.skipped).toEqual([]);
+    expect(await read.plan()).toBe(7);
+    expect(batches).toEqual([3]);
   });
 });

@@ -5,7 +5,7 @@ import type { EventType } from '../event-catalog';
 import { SharedErrors } from '../shared-errors';
 import type { RecordedSignal, SignalContact } from '../signals';
 import { failedOn, type Constraint } from './constraints';
-import { CONFLICT_ATTEMPTS, runBatch, type Statement } from './db';
+import { CONFLICT_ATTEMPTS, runBatch, type Db, type Statement } from './db';
 import type { RowGuard } from './row-guard';
 import type { RowsOf } from './typed-read';
 
@@ -22,7 +22,7 @@ export type ReadPlan<P> = {
 };
 
 /** An operation's reads by name: a statement, one left out (`false`, `null`, `undefined`: it reads as no rows; a plan left out is never to be resolved), or a plan. */
-type ReadSpec = Record<string, Statement | ReadPlan<unknown> | false | null | undefined>;
+export type ReadSpec = Record<string, Statement | ReadPlan<unknown> | false | null | undefined>;
 
 type Left = false | null | undefined;
 /**
@@ -65,7 +65,21 @@ export class WriteBatch {
   /** Statements whose own rows the answer reads, each given them once the batch ran. */
   readonly returned: { at: number; rows: unknown }[] = [];
 
+  /** What the batch is written inside (`heldBy`). */
+  hold?: Hold;
+
   constructor(private readonly ctx: ServiceContext) {}
+
+  /**
+   * Writes the batch inside `hold`: locks taken on what the rules decided (a booking's hosts at
+   * its slot), which calls `write` once it holds them and lets go after. A hold that finds, once
+   * it holds, that the decision no longer stands (the clock passed a booking's notice while it
+   * waited) throws `DecisionStale` instead of writing.
+   */
+  heldBy(hold: Hold): this {
+    this.hold = hold;
+    return this;
+  }
 
   write(...statements: Statement[]): this {
     this.statements.push(...statements);
@@ -141,6 +155,15 @@ export class WriteBatch {
   }
 }
 
+/** Runs `write`, the write batch, while it holds what the batch was decided on. */
+export type Hold = (write: () => Promise<void>) => Promise<void>;
+
+/**
+ * Thrown by a hold whose decision no longer stands once it holds: nothing was written, and the
+ * operation runs again from its reads, as after a lost race.
+ */
+export class DecisionStale extends Error {}
+
 /**
  * What the rules decided: the batch (none: nothing to write), the reads that end it, how their
  * results answer, and (`gone`) the refusal when the first of them finds nothing.
@@ -171,6 +194,11 @@ export type Operation<R extends ReadSpec, A> = {
   refusedOn?: [Constraint, () => ApiError][];
   /** Constraints whose failure means the change is already there (a second delivery of one message), with the answer then. */
   answeredOn?: [Constraint, () => A][];
+  /**
+   * How often at most it runs while it keeps losing races (`CONFLICT_ATTEMPTS`): more for rules
+   * that may lose once per choice they have (a booking, once per host of its pool).
+   */
+  attempts?: number;
 };
 
 /**
@@ -181,14 +209,16 @@ export type Operation<R extends ReadSpec, A> = {
  * again, a short random pause apart, up to `CONFLICT_ATTEMPTS`; then it answers 409.
  */
 export async function runOperation<R extends ReadSpec, A>(ctx: ServiceContext, op: Operation<R, A> | (() => Operation<R, A>)): Promise<A> {
+  let resolved: Operation<R, A> | undefined;
   for (let attempt = 1; ; attempt++) {
     const races: ((err: unknown) => boolean)[] = [];
     try {
       // An operation given as a function is planned again for each attempt (new ids, a new contact plan).
-      return await runOnce(ctx, typeof op === 'function' ? op() : op, races);
+      resolved = typeof op === 'function' ? op() : op;
+      return await runOnce(ctx, resolved, races);
     } catch (err) {
-      if (!races.some((lost) => lost(err))) throw err;
-      if (attempt >= CONFLICT_ATTEMPTS) throw SharedErrors.concurrentChange();
+      if (!(err instanceof DecisionStale) && !races.some((lost) => lost(err))) throw err;
+      if (attempt >= (resolved?.attempts ?? CONFLICT_ATTEMPTS)) throw SharedErrors.concurrentChange();
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
     }
   }
@@ -210,13 +240,20 @@ async function runOnce<R extends ReadSpec, A>(ctx: ServiceContext, op: Operation
   const decided = await op.decide(reads as ReadsOf<R>, new WriteBatch(ctx));
   const { batch, rereads } = decided;
   if (!batch || (batch.statements.length === 0 && rereads.length === 0)) return decided.answer([]);
-  let written: unknown[];
-  try {
-    written = await runBatch(ctx.db, [...batch.statements, ...rereads]);
-  } catch (err) {
-    for (const [constraint, answer] of op.answeredOn ?? []) if (failedOn(err, constraint)) return answer();
-    throw refusal(err, races, op, batch);
-  }
+  let written: unknown[] | undefined;
+  let answered: { value: A } | undefined;
+  const write = async () => {
+    try {
+      written = await runBatch(ctx.db, [...batch.statements, ...rereads]);
+    } catch (err) {
+      for (const [constraint, answer] of op.answeredOn ?? []) if (failedOn(err, constraint)) return void (answered = { value: answer() });
+      throw refusal(err, races, op, batch);
+    }
+  };
+  await (batch.hold ? batch.hold(write) : write());
+  if (answered) return answered.value;
+  // A hold that let go without writing or throwing would otherwise announce events of nothing.
+  if (!written) throw new Error('runOperation: the hold returned without writing the batch');
   for (const slot of batch.returned) slot.rows = written[slot.at];
   const reread = written.slice(batch.statements.length);
   if (decided.gone && (reread[0] as unknown[]).length === 0) throw decided.gone();
@@ -271,7 +308,18 @@ function refusal(
 
 /** Named reads on their own, one batch: what an operation's reads give its rules. */
 export function runReads<R extends ReadSpec>(ctx: ServiceContext, reads: R): Promise<ReadsOf<R>> {
-  return runOperation<R, ReadsOf<R>>(ctx, { reads, decide: (read) => unchanged(read) });
+  return readAll(ctx.db, reads);
+}
+
+/**
+ * Named reads in one batch on `db`, each given by name as `decide` gets them: for reads that
+ * depend on what an operation read first (the calendar around a booking's own start) and reads
+ * deciding nothing.
+ */
+export async function readAll<R extends ReadSpec>(db: Db, reads: R): Promise<ReadsOf<R>> {
+  const statements: Statement[] = [];
+  const readsOf = layOut(reads, statements, []);
+  return readsOf(await runBatch(db, statements)) as ReadsOf<R>;
 }
 
 const isPlan = (read: Statement | ReadPlan<unknown>): read is ReadPlan<unknown> =>
