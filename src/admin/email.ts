@@ -6,6 +6,7 @@ import { audienceFiltersInput } from '../modules/contacts';
 import { locateSend, reportFact, displayName } from '../modules/emails';
 import { OUTBOX_CHANNELS, type OutboxChannel, listOutbox } from '../modules/sandbox-outbox';
 import { createSenderProfile, SenderProfile } from '../modules/sender-profiles';
+import { workspaceContext } from '../modules/workspaces';
 import { isUuid } from '../platform/validation';
 import { Outbox, SendEventRecorded } from './answers';
 import { adminRoute } from './route';
@@ -87,8 +88,7 @@ adminRoute(
   async (c, read) => {
     const wsId = idParam(c, 'ws');
     const input = await read();
-    const { db } = await workspaceData(c, wsId);
-    return c.json(await createSenderProfile(db, wsId, input, c.env.EMAIL_PROVIDER || 'sandbox'), 201);
+    return c.json(await createSenderProfile(await workspaceContext(c.env, wsId), input, c.env.EMAIL_PROVIDER || 'sandbox'), 201);
   },
 );
 

@@ -11,6 +11,7 @@ import {
   readRequestLog,
   revokeApiKey,
   serializeWorkspace,
+  workspaceContext,
 } from '../modules/workspaces';
 import { scoringSwitched } from '../modules/scoring';
 import { createPlaced } from '../platform/d1/fleet';
@@ -207,8 +208,7 @@ adminRoute(
   async (c, read) => {
     const id = idParam(c, 'ws');
     const input = await read();
-    const { db } = await workspaceData(c, id);
-    return c.json(await createPipeline(db, id, input), 201);
+    return c.json(await createPipeline(await workspaceContext(c.env, id), input), 201);
   },
 );
 

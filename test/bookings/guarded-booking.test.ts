@@ -2,7 +2,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { aroundStartRead, listingRead } from '../../src/modules/bookings/calendar';
 import { durableSlotLocks, type SlotLocks } from '../../src/modules/bookings/locks';
-import { createBooking } from '../../src/modules/bookings/service';
+import { createBooking } from '../../src/modules/bookings/create-booking';
 import { calendarWindow } from '../../src/modules/bookings/slots';
 import { workspaceContext } from '../../src/modules/workspaces/context';
 import type { Bindings } from '../../src/env';

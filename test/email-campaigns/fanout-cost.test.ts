@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { handlePage, PAGE_SIZE, SEND_CHUNK } from '../../src/modules/email-campaigns/fanout';
+import { SEND_CHUNK } from '../../src/platform/fanout/pages';
+import { handlePage, PAGE_SIZE } from '../../src/modules/email-campaigns/fanout';
 import type { PageMessage } from '../../src/modules/email-campaigns/launch';
 import { emailWorkspace } from '../email/support';
 import { rowsIn, shardOf } from '../support/db';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ServiceContext } from '../../src/platform/context';
 import { guardOf, uniqueOn } from '../../src/platform/d1/constraints';
 import { CONFLICT_ATTEMPTS, dbFor, guarded, type Db, type Statement } from '../../src/platform/d1/db';
-import { runOperation, unchanged, type ReadPlan } from '../../src/platform/d1/operation';
+import { DecisionStale, planOf, readAll, runOperation, unchanged, type ReadPlan } from '../../src/platform/d1/operation';
 import { preparedSql } from '../../src/platform/d1/prepared';
 import { afterInsertOf } from '../../src/platform/d1/row-guard';
 import { ApiError } from '../../src/platform/errors';
@@ -270,5 +270,172 @@ describe('runOperation', () => {
     });
     expect(answer).toBe('already there');
     expect(attempts).toBe(1);
+  });
+
+  it('lays out a module’s named reads as a plan another operation joins, its race included', async () => {
+    const { ctx } = context();
+    await insert(ctx.db, 'n', 'n@example.com', 7);
+    let attempts = 0;
+    const plan = planOf(
+      { found: byEmail(ctx.db, 'n@example.com'), skipped: false && byEmail(ctx.db, 'n@example.com'), other: byId(ctx.db, 'none') },
+      (read) => ({ n: read.found[0].n, skipped: read.skipped.length, other: read.other.length }),
+      (err) => String(err).includes('UNIQUE constraint failed: operation_probe.ws, operation_probe.email'),
+    );
+    expect(plan.reads).toHaveLength(2);
+    const answer = await runOperation(ctx, {
+      reads: { before: byId(ctx.db, 'n'), planned: plan },
+      decide: async (read, batch) => {
+        attempts++;
+        const planned = await read.planned();
+        expect(read.before[0].n).toBe(7);
+        // The first attempt takes an address that is held: the plan's race runs the operation again.
+        if (attempts === 1) batch.write(insert(ctx.db, 'n2', 'n@example.com'));
+        return batch.answerWith(planned);
+      },
+    });
+    expect(answer).toEqual({ n: 7, skipped: 0, other: 0 });
+    expect(attempts).toBe(2);
+  });
+
+  it('answers from the rows a written statement returns, once the batch committed', async () => {
+    const { ctx, batches } = context();
+    const answer = await runOperation(ctx, {
+      reads: {},
+      decide: (_, batch) => {
+        const first = batch.returning(insert(ctx.db, 'ret1', null, 4).returning({ id: probes.id, n: probes.n }));
+        batch.write(insert(ctx.db, 'ret2', null));
+        const second = batch.returning(insert(ctx.db, 'ret3', null, 9).returning({ n: probes.n }));
+        return batch.answerAfter(() => [first()[0], second()[0].n]);
+      },
+    });
+    expect(answer).toEqual([{ id: 'ret1', n: 4 }, 9]);
+    expect(batches).toEqual([3]);
+  });
+
+  it('refuses, announcing nothing, when the re-read of writes guarded on a row finds it gone', async () => {
+    const { ctx } = context();
+    const gone = new ApiError(404, { message: 'gone' });
+    const touch = (id: string) =>
+      runOperation(ctx, {
+        reads: {},
+        decide: (_, batch) =>
+          batch
+            .write(ctx.db.update(probes).set({ n: 1 }).where(eq(probes.id, id)))
+            .emit('contact.updated', { id }, afterInsertOf(probes, id))
+            .answerIfWritten(
+              byId(ctx.db, id),
+              ([row]) => row.n,
+              () => gone,
+            ),
+      });
+    await insert(ctx.db, 'here', null);
+    expect(await touch('here')).toBe(1);
+    expect(ctx.events.committed).toHaveLength(1);
+    await expect(touch('missing')).rejects.toBe(gone);
+    expect(ctx.events.committed).toHaveLength(1);
+  });
+
+  it('sends several writes along, each on its own bet: the first done answers and only its events are announced', async () => {
+    const guardedCreate = preparedSql(
+      'run',
+      () => sql`INSERT INTO operation_probe (id, ws, email, n) SELECT ${sql.placeholder('id')}, ${WS}, ${sql.placeholder('email')}, 1
+        WHERE NOT EXISTS (SELECT 1 FROM operation_probe WHERE ws = ${WS} AND email = ${sql.placeholder('email')})`,
+    );
+    const { ctx, batches } = context();
+    await insert(ctx.db, 'taken', 'taken-along@example.com');
+    const bet = (id: string, email: string) => {
+      const { event, statement } = ctx.events.emit(ctx.db, WS, 'contact.created', { id }, afterInsertOf(probes, id));
+      return { statements: [guardedCreate.in(ctx.db, { id, email }), statement], events: [event] };
+    };
+    const lost = bet('lost', 'taken-along@example.com');
+    const won = bet('won', 'free-along@example.com');
+    const answer = await runOperation(ctx, {
+      along: [{ ...lost, done: (read) => read.lost[0] && 'lost wrote' }, false, { ...won, done: (read) => read.won[0] && 'won wrote' }],
+      reads: { lost: byId(ctx.db, 'lost'), won: byId(ctx.db, 'won') },
+      decide: () => unchanged('decided'),
+    });
+    expect(answer).toBe('won wrote');
+    expect(batches).toEqual([6]);
+    expect(ctx.events.committed).toEqual([won.events[0].id]);
+  });
+  it('writes the batch inside its hold, and runs again from its reads when the hold finds the decision stale', async () => {
+    const { ctx, batches } = context();
+    const seen: string[] = [];
+    let holds = 0;
+    const answer = await runOperation(ctx, {
+      reads: { before: byId(ctx.db, 'h') },
+      decide: (read, batch) =>
+        batch
+          .write(insert(ctx.db, 'h', 'h@example.com', read.before.length))
+          .heldBy(async (write) => {
+            seen.push('held');
+            // The first hold finds what was decided on gone (a lock granted too late): nothing is written.
+            if (holds++ === 0) throw new DecisionStale();
+            await write();
+            seen.push('written');
+          })
+          .answerWith('done'),
+    });
+    expect(answer).toBe('done');
+    expect(seen).toEqual(['held', 'held', 'written']);
+    // The read, the stale hold, the read again, the write.
+    expect(batches).toEqual([1, 1, 1]);
+    expect((await byId(dbFor(d1()), 'h'))[0].n).toBe(0);
+  });
+
+  it('answers a hold’s own refusal as it is, without running again or writing', async () => {
+    const { ctx } = context();
+    let attempts = 0;
+    const held = runOperation(ctx, {
+      reads: {},
+      decide: (_, batch) => {
+        attempts++;
+        return batch
+          .write(insert(ctx.db, 'refused', null))
+          .emit('contact.created', { id: 'refused' })
+          .heldBy(async () => {
+            throw refused;
+          })
+          .answerWith(null);
+      },
+      lostRaceOn: [uniqueOn(probes.ws, probes.email)],
+    });
+    await expect(held).rejects.toBe(refused);
+    expect(attempts).toBe(1);
+    expect(ctx.events.committed).toHaveLength(0);
+    expect(await byId(dbFor(d1()), 'refused')).toEqual([]);
+  });
+
+  it('runs as often as its attempts allow before it answers 409', async () => {
+    const { ctx } = context();
+    await insert(ctx.db, 'taken', 'taken@example.com');
+    let attempts = 0;
+    const run = runOperation(ctx, {
+      reads: {},
+      decide: (_, batch) => {
+        attempts++;
+        return batch.write(insert(ctx.db, `new-${attempts}`, 'taken@example.com')).answerWith(null);
+      },
+      lostRaceOn: [uniqueOn(probes.ws, probes.email)],
+      attempts: CONFLICT_ATTEMPTS + 3,
+    });
+    await expect(run).rejects.toMatchObject({ status: 409 });
+    expect(attempts).toBe(CONFLICT_ATTEMPTS + 3);
+  });
+});
+
+describe('readAll', () => {
+  it('reads named statements and plans in one batch, each by name, a read left out as no rows', async () => {
+    const { ctx, batches } = context();
+    await insert(ctx.db, 'r', 'r@example.com', 7);
+    const plan: ReadPlan<number> = {
+      reads: [byId(ctx.db, 'r'), byId(ctx.db, 'none')],
+      resolve: ([r, none]) => (r as { n: number }[])[0].n + (none as []).length,
+    };
+    const read = await readAll(ctx.db, { row: byEmail(ctx.db, 'r@example.com'), skipped: false && byId(ctx.db, 'r'), plan });
+    expect(read.row.map((r) => r.n)).toEqual([7]);
+    expect(read.skipped).toEqual([]);
+    expect(await read.plan()).toBe(7);
+    expect(batches).toEqual([3]);
   });
 });

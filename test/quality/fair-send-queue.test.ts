@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { PAGE_SIZE as EMAIL_PAGE, redriveStaleCampaigns as redriveEmail } from '../../src/modules/email-campaigns/fanout';
-import { startCampaign as startWhatsApp } from '../../src/modules/whatsapp/campaigns';
 import { PAGE_SIZE as WHATSAPP_PAGE, redriveStaleCampaigns as redriveWhatsApp } from '../../src/modules/whatsapp/fanout';
 import type { Bindings } from '../../src/env';
 import { workspaceDb } from '../../src/platform/d1/shards';
@@ -12,7 +11,7 @@ import { rowsIn, shardOf } from '../support/db';
 import type { TestWorkspace } from '../support/harness';
 import { recordingEnv, type Ran } from '../support/plans';
 import { deliver, nextBatch } from '../support/send-queue';
-import { template, waWorkspace } from '../whatsapp/helpers';
+import { heldWhatsAppCampaign, whatsappCount } from '../whatsapp/helpers';
 
 /**
  * The send queue is shared by every workspace's campaigns (email and WhatsApp) and newsletter
@@ -21,39 +20,7 @@ import { template, waWorkspace } from '../whatsapp/helpers';
  * queue entry; the queue is held in memory so the test decides the order messages are taken in.
  */
 
-type Rec = ReturnType<typeof recordingEnv>;
 const OLD = '2020-01-01T00:00:00.000Z';
-
-/** A running WhatsApp campaign to `count` subscribed contacts written straight to the shard, its messages held in `rec`. */
-async function whatsappCampaign(count: number, rec: Rec) {
-  const ws = await waWorkspace({ rate_limits: { per_key_per_minute: 1_000_000 } });
-  const t = await template(ws, { body: 'Hi {{1}}' });
-  const db = await shardOf(ws.id);
-  for (let i = 0; i < count; i += 100) {
-    await db.batch(
-      Array.from({ length: Math.min(100, count - i) }, (_, k) => {
-        const at = new Date(Date.UTC(2025, 0, 1) + (i + k) * 1000).toISOString();
-        return db
-          .prepare(
-            `INSERT INTO contacts (id, workspace_id, phone, first_name, whatsapp_consent_state, block_state, custom_fields, created_at, updated_at) VALUES (?, ?, ?, 'Bulk', 'subscribed', 'none', '{}', ?, ?)`,
-          )
-          .bind(crypto.randomUUID(), ws.id, `+1415777${String(i + k).padStart(4, '0')}`, at, at);
-      }),
-    );
-  }
-  const c = (await ws.api('POST', '/v1/campaigns', { name: 'Big', template_id: t.id, variables: { '1': 'you' } })).body;
-  expect(await startWhatsApp(rec.env, (await workspaceDb(rec.env, ws.id))!, ws.id, c.id)).not.toBeNull();
-  return { ws, c };
-}
-
-async function whatsappCount(ws: TestWorkspace) {
-  const [row] = await rowsIn<{ messages: number; numbers: number }>(
-    ws.id,
-    `SELECT count(*) AS messages, count(DISTINCT "to") AS numbers FROM sandbox_outbox WHERE workspace_id = ? AND channel = 'whatsapp'`,
-    ws.id,
-  );
-  return row;
-}
 
 /** The query plan of the statement that reads a campaign's still-queued recipients (a drain page's). */
 async function drainPlan(ws: TestWorkspace, ran: Ran[]) {
@@ -123,7 +90,7 @@ describe('fair send queue', () => {
   it('a WhatsApp campaign keeps one message on the send queue at a time, whatever order the consumer takes them in, and reaches each recipient once', async () => {
     const rec = recordingEnv([]);
     const count = 2 * WHATSAPP_PAGE + 3;
-    const { ws, c } = await whatsappCampaign(count, rec);
+    const { ws, c } = await heldWhatsAppCampaign(count, rec);
     expect(await drainNewestFirst(rec.env, rec.sent)).toBe(1);
     expect(await whatsappCount(ws)).toEqual({ messages: count, numbers: count });
     expect((await ws.api('GET', `/v1/campaigns/${c.id}`)).body).toMatchObject({
@@ -138,7 +105,7 @@ describe('fair send queue', () => {
     const bigIds = await bulkSubscribers(big.ws, 2 * EMAIL_PAGE + 7);
     const bigEmail = await heldCampaign(big.ws, [], rec);
     const whatsappRecipients = 2 * WHATSAPP_PAGE + 3;
-    const bigWhatsApp = await whatsappCampaign(whatsappRecipients, rec);
+    const bigWhatsApp = await heldWhatsAppCampaign(whatsappRecipients, rec);
     // Both large sends are under way: the consumer took batches until the first emails went out.
     while ((await mailCount(big.ws)).mails === 0) await deliver(rec.env, rec.sent, nextBatch(rec.sent));
 
@@ -206,7 +173,7 @@ describe('fair send queue', () => {
     const ran: Ran[] = [];
     const rec = recordingEnv(ran);
     const count = WHATSAPP_PAGE + 3;
-    const { ws, c } = await whatsappCampaign(count, rec);
+    const { ws, c } = await heldWhatsAppCampaign(count, rec);
     rec.sent.length = 0;
     // Targeted, then every send was lost: all its recipients still queued, nothing moved for an hour.
     await rowsIn(

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { listAudiences } from '../../src/modules/audiences/service';
 import { listMeetingTypes } from '../../src/modules/bookings/meeting-types';
-import { listBookings } from '../../src/modules/bookings/service';
+import { listBookings } from '../../src/modules/bookings/read';
 import { listDeals } from '../../src/modules/deals/list';
 import { listCampaigns as listEmailCampaigns } from '../../src/modules/email-campaigns/service';
-import { listIssues, listNewsletters } from '../../src/modules/newsletters/service';
+import { listIssues } from '../../src/modules/newsletters/issues';
+import { listNewsletters } from '../../src/modules/newsletters/service';
 import { listOrders } from '../../src/modules/orders/list';
 import { listPaymentRequests } from '../../src/modules/payment-requests/service';
 import { listPayments } from '../../src/modules/payments/list';

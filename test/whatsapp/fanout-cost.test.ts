@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { handlePage, PAGE_SIZE, SEND_CHUNK } from '../../src/modules/whatsapp/fanout';
+import { SEND_CHUNK } from '../../src/platform/fanout/pages';
+import { handlePage, PAGE_SIZE } from '../../src/modules/whatsapp/fanout';
 import { startCampaign } from '../../src/modules/whatsapp/campaigns';
 import { workspaceDb } from '../../src/platform/d1/shards';
 import { rowsIn, shardOf } from '../support/db';

@@ -1,6 +1,10 @@
 import { createHmac } from 'node:crypto';
+import { expect } from 'vitest';
+import { startCampaign } from '../../src/modules/whatsapp/campaigns';
+import { workspaceDb } from '../../src/platform/d1/shards';
 import { adminOk, call, makeWorkspace, type TestWorkspace } from '../support/harness';
-import { rowsIn } from '../support/db';
+import { rowsIn, shardOf } from '../support/db';
+import type { recordingEnv } from '../support/plans';
 
 export const APP_SECRET = 'test-whatsapp-app-secret';
 export const VERIFY_TOKEN = 'test-whatsapp-verify-token';
@@ -20,6 +24,38 @@ export async function template(ws: { id: string }, body: Record<string, unknown>
     body: 'Hi {{1}}, use code {{2}}',
     ...body,
   });
+}
+
+/** A running campaign to `count` subscribed contacts written straight to the shard, its queue messages held in `rec`: pages run only when a test hands them over. */
+export async function heldWhatsAppCampaign(count: number, rec: ReturnType<typeof recordingEnv>) {
+  const ws = await waWorkspace({ rate_limits: { per_key_per_minute: 1_000_000 } });
+  const t = await template(ws, { body: 'Hi {{1}}' });
+  const db = await shardOf(ws.id);
+  for (let i = 0; i < count; i += 100) {
+    await db.batch(
+      Array.from({ length: Math.min(100, count - i) }, (_, k) => {
+        const at = new Date(Date.UTC(2025, 0, 1) + (i + k) * 1000).toISOString();
+        return db
+          .prepare(
+            `INSERT INTO contacts (id, workspace_id, phone, first_name, whatsapp_consent_state, block_state, custom_fields, created_at, updated_at) VALUES (?, ?, ?, 'Bulk', 'subscribed', 'none', '{}', ?, ?)`,
+          )
+          .bind(crypto.randomUUID(), ws.id, `+1415777${String(i + k).padStart(4, '0')}`, at, at);
+      }),
+    );
+  }
+  const c = (await ws.api('POST', '/v1/campaigns', { name: 'Big', template_id: t.id, variables: { '1': 'you' } })).body;
+  expect(await startCampaign(rec.env, (await workspaceDb(rec.env, ws.id))!, ws.id, c.id)).not.toBeNull();
+  return { ws, c };
+}
+
+/** How many WhatsApp messages the sandbox accepted for the workspace, and to how many numbers. */
+export async function whatsappCount(ws: { id: string }) {
+  const [row] = await rowsIn<{ messages: number; numbers: number }>(
+    ws.id,
+    `SELECT count(*) AS messages, count(DISTINCT "to") AS numbers FROM sandbox_outbox WHERE workspace_id = ? AND channel = 'whatsapp'`,
+    ws.id,
+  );
+  return row;
 }
 
 export const outboxOf = async (ws: { id: string }, to?: string) =>

@@ -58,7 +58,7 @@ const blocksOver = sql`busy_blocks k ON k.workspace_id = ${ws} AND k.start_at < 
  * compares them).
  */
 const commitmentsIn = (window: SQL, withPrints: boolean) =>
-  preparedSql<{ bookings: string; blocks: string }>('all', () => {
+  preparedSql<{ bookings: string; blocks: string }, 'all'>('all', () => {
     const bookingPrints = withPrints ? sql`, ${bookingPrint}` : sql``;
     const blockPrints = withPrints ? sql`, ${blockPrint}` : sql``;
     return sql`SELECT (SELECT json_group_array(json_array(b.id, json(b.host_user_ids), b.start_at, b.end_at, b.meeting_type_id${bookingPrints})) FROM ${window} w JOIN ${bookingsOver}) AS bookings,
@@ -74,7 +74,7 @@ export const listingRead = (db: Db, workspaceId: string, meetingTypeId: string, 
   forListing.in(db, { ws: workspaceId, mt: meetingTypeId, from: fromMs, to: toMs });
 
 /** The calendar around a slot starting at `start` of meeting type `meetingTypeId`, read beside the meeting type itself. */
-export const aroundStartRead = (db: Db, workspaceId: string, meetingTypeId: string, start: number): Statement =>
+export const aroundStartRead = (db: Db, workspaceId: string, meetingTypeId: string, start: number) =>
   aroundStart.in(db, { ws: workspaceId, mt: meetingTypeId, from: start });
 
 type Bounds = { lo: string; hi: string; floor: string };
@@ -93,7 +93,7 @@ function boundsOf(
 }
 
 /** The calendar that can affect slots in [from, to) under `rules`. */
-export const calendarRead = (db: Db, workspaceId: string, rules: SlotRules, fromMs: number, toMs: number): Statement =>
+export const calendarRead = (db: Db, workspaceId: string, rules: SlotRules, fromMs: number, toMs: number) =>
   inWindow.in(db, { ws: workspaceId, ...boundsOf(rules, fromMs, toMs) });
 
 type ReadBooking = { hosts: string[]; start_at: string; end_at: string; print: string };

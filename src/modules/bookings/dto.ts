@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { enumQuery, limitQuery, listQuery, offsetQuery, sortQuery, uuidQuery } from '../../platform/list';
 import { uuid, uuidOut } from '../../platform/validation';
 import { headerText } from '../emails';
-import { MEETING_TYPE_SORTS } from './meeting-types';
+import { MAX_POOL_HOSTS, MEETING_TYPE_SORTS } from './meeting-types';
 import { BOOKING_STATUSES, SCHEDULING_KINDS, WEEKDAYS } from './schema';
 import { isWallTime } from './slots';
 
@@ -203,7 +203,7 @@ export const meetingTypeCreate = z
       .regex(/^[a-z0-9][a-z0-9-]{0,99}$/, { message: 'slug: lowercase letters, digits and dashes' }),
     duration_minutes: z.number().int().min(5).max(720),
     scheduling_kind: z.enum(SCHEDULING_KINDS),
-    host_user_ids: z.array(uuid('host_user_ids')).min(1).max(50),
+    host_user_ids: z.array(uuid('host_user_ids')).min(1).max(MAX_POOL_HOSTS),
     timezone: z.string().max(64),
     weekly_hours: weeklyHoursSchema.nullable().optional(),
     min_notice_minutes: minutes(525_600).optional(),

@@ -15,6 +15,8 @@ import { BookingErrors } from './errors';
 
 export const MEETING_TYPE_SORTS = ['created_at', 'updated_at', 'name', 'slug', 'duration_minutes'] as const;
 export const MAX_SLOT_RANGE_DAYS = 62;
+/** The most hosts a meeting type's pool holds. */
+export const MAX_POOL_HOSTS = 50;
 const DAY_MS = 86_400_000;
 const MINUTE = 60_000;
 
@@ -69,14 +71,17 @@ const poolMembers = preparedSql<MemberRow>(
 );
 
 /** Every member of the workspace (booking hosts are few): names for a booking's `hosts[]`, whoever attends. */
-const allMembers = preparedSql<MemberRow>('all', () => sql`SELECT id, name, active FROM ${memberRows} WHERE workspace_id = ${sql.placeholder('ws')}`);
+const allMembers = preparedSql<MemberRow, 'all'>(
+  'all',
+  () => sql`SELECT id, name, active FROM ${memberRows} WHERE workspace_id = ${sql.placeholder('ws')}`,
+);
 
 export const membersFrom = (rows: MemberRow[]) => membersById(rows.map((m) => ({ id: m.id, name: m.name, active: Boolean(m.active) })));
 
-/** For a caller's batch: meeting type `id` and its members (the pool's, or `all` the workspace's); `typeFrom` reads their results. */
-export const typeReads = (db: Db, workspaceId: string, id: string, members: 'pool' | 'all' = 'pool'): Statement[] => [
+/** For a caller's batch: meeting type `id` and its pool's members; `typeFrom` reads their results. */
+export const typeReads = (db: Db, workspaceId: string, id: string): Statement[] => [
   typeById.in(db, { ws: workspaceId, id }),
-  members === 'pool' ? poolMembers.in(db, { ws: workspaceId, id }) : allMembers.in(db, { ws: workspaceId }),
+  poolMembers.in(db, { ws: workspaceId, id }),
 ];
 
 export const typeFrom = ([rows, members]: unknown[]): { row: MeetingTypeRow; members: Map<string, Member> } | null => {
@@ -85,7 +90,10 @@ export const typeFrom = ([rows, members]: unknown[]): { row: MeetingTypeRow; mem
 };
 
 /** The workspace's members, for a caller's batch. */
-export const membersRead = (db: Db, workspaceId: string): Statement => allMembers.in(db, { ws: workspaceId });
+export const membersRead = (db: Db, workspaceId: string) => allMembers.in(db, { ws: workspaceId });
+
+/** Meeting type `id` alone, for a caller's batch (its members read beside it, `membersRead`). */
+export const typeRead = (db: Db, workspaceId: string, id: string) => typeById.in(db, { ws: workspaceId, id });
 
 /** A meeting type and its hosts' member records: one batch. */
 export async function loadMeetingType(
@@ -296,19 +304,15 @@ const settingsById = prepared((db) =>
 );
 
 /** For a caller's batch: the workspace's booking settings (none before their first use). */
-export const settingsRead = (db: Db, workspaceId: string): Statement => settingsById.in(db, { ws: workspaceId });
+export const settingsRead = (db: Db, workspaceId: string) => settingsById.in(db, { ws: workspaceId });
 
-/** For a caller's batch: the settings' first-use insert (a parallel first use may have won it), then their read. */
-export function settingsStatements(db: Db, workspaceId: string): [Statement, Statement] {
-  return [
-    settingsInsert.in(db, { ws: workspaceId, key: newEmbedKey(), secret: base64url(randomToken(32)), now: nowIso() }),
-    settingsById.in(db, { ws: workspaceId }),
-  ];
-}
+/** For a caller's batch: the settings' first-use insert (a parallel first use may have won it); `settingsRead` after it reads them. */
+export const settingsFirstUse = (db: Db, workspaceId: string): Statement =>
+  settingsInsert.in(db, { ws: workspaceId, key: newEmbedKey(), secret: base64url(randomToken(32)), now: nowIso() });
 
 /** The workspace's booking settings (the `bk_` embed key, the link secret), created on first use: one batch. */
 export async function bookingSettingsOf(db: Db, workspaceId: string): Promise<BookingSettings> {
-  const [, rows] = (await runBatch(db, settingsStatements(db, workspaceId))) as [unknown, BookingSettings[]];
+  const [, rows] = (await runBatch(db, [settingsFirstUse(db, workspaceId), settingsRead(db, workspaceId)])) as [unknown, BookingSettings[]];
   return rows[0];
 }
 

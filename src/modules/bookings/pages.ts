@@ -17,7 +17,10 @@ import { bookingSettingsOf, listSlots } from './meeting-types';
 import { publicBaseUrl } from '../../platform/public-base';
 import { countPublicBooking, limitPublicPost, refuse } from '../../platform/public-limits';
 import { meetingTypes } from './schema';
-import { cancelBooking, createBooking, getBooking, rescheduleBooking } from './service';
+import { cancelBooking } from './cancel-booking';
+import { createBooking } from './create-booking';
+import { getBooking } from './read';
+import { rescheduleBooking } from './reschedule-booking';
 import {
   calendarLinks,
   HEIGHT_MESSAGE,

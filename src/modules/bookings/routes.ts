@@ -26,7 +26,11 @@ import {
 } from './dto';
 import { durableSlotLocks } from './locks';
 import { embedMaterial, getMeetingType, listMeetingTypes, listSlots, slotListJson } from './meeting-types';
-import { cancelBooking, createBooking, getBooking, listBookings, reassignBooking, rescheduleBooking } from './service';
+import { cancelBooking } from './cancel-booking';
+import { createBooking } from './create-booking';
+import { getBooking, listBookings } from './read';
+import { reassignBooking } from './reassign-booking';
+import { rescheduleBooking } from './reschedule-booking';
 import { CONTACT_REFERENCE_ERRORS } from '../contacts';
 import { BookingErrors } from './errors';
 import { notifyFrom } from './notifications';

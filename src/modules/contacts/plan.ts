@@ -1,6 +1,7 @@
 import type { Workspace } from '../../platform/workspace';
 import { CUSTOM_FIELDS_BOUNDS, jsonBoundsProblem } from '../../platform/json-bounds';
 import { SCALAR_NAMES, type ContactWriteInput } from './fields';
+import type { LabelKind } from './labels/links';
 import type { ContactRow } from './read';
 import { ContactErrors } from './errors';
 
@@ -8,6 +9,9 @@ import { ContactErrors } from './errors';
 export type NormalizedWrite = Omit<ContactWriteInput, 'phone' | 'email'> & { phone?: string | null; email?: string | null };
 
 export type LabelDiff = { names: Map<string, string>; missingKeys: string[]; resolvedIds: string[] };
+
+/** A write's label changes per kind. */
+export type Diffs = Record<LabelKind, LabelDiff>;
 
 export type ChangePlan = {
   /** Column values to write (only the ones that change). */

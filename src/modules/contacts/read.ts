@@ -41,7 +41,7 @@ export type ContactRow = Record<string, unknown> & {
   phone_blacklisted: number;
 };
 
-const contactById = preparedSql<ContactRow>(
+const contactById = preparedSql<ContactRow, 'all'>(
   'all',
   () => sql`SELECT ${contactColumns} FROM contacts c WHERE c.workspace_id = ${sql.placeholder('ws')} AND c.id = ${sql.placeholder('id')}`,
 );
@@ -68,7 +68,7 @@ export const identifierHeld = (kind: 'phone' | 'email', ws: SQLWrapper, value: S
   sql`EXISTS (SELECT 1 FROM contacts c WHERE ${holds(kind, ws, value)})`;
 
 const identifierHolder = (kind: 'phone' | 'email') =>
-  preparedSql<ContactRow>(
+  preparedSql<ContactRow, 'all'>(
     'all',
     () => sql`SELECT ${contactColumns} FROM contacts c WHERE ${holds(kind, sql.placeholder('ws'), sql.placeholder('value'))}`,
   );
@@ -80,7 +80,7 @@ export const selectIdentifierHolder = (db: Db, workspaceId: string, kind: 'phone
 
 /** The holder's id per value first (each a probe by key), then the contacts by primary key. */
 const identifierHoldersOf = (kind: 'phone' | 'email') =>
-  preparedSql<ContactRow & { held_value: string }>('all', () => {
+  preparedSql<ContactRow & { held_value: string }, 'all'>('all', () => {
     const ws = sql.placeholder('ws');
     return sql`WITH h AS MATERIALIZED (SELECT j.value AS held_value, coalesce(
         (SELECT id FROM contacts WHERE workspace_id = ${ws} AND ${sql.raw(kind)} = j.value),

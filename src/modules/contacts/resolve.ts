@@ -1,7 +1,7 @@
 import { and, eq, sql, type SQLWrapper } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import type { Statement } from '../../platform/d1/db';
-import { runOperation, type ReadPlan } from '../../platform/d1/operation';
+import { planOf, runOperation, type ReadPlan } from '../../platform/d1/operation';
 import { prepared } from '../../platform/d1/prepared';
 import type { OutboxEvent } from '../../platform/events';
 import type { RowGuard } from '../../platform/d1/row-guard';
@@ -91,10 +91,13 @@ export function planContactReference(
   opts: { missing: () => ApiError; source?: string },
 ): ContactReferencePlan {
   if (ref.contact_id !== undefined && ref.contact_id !== null) {
+    const referenced = planOf(
+      { contact: selectReferencedContact(ctx, String(ref.contact_id)) },
+      async (read) => ({ contact: referencedContact(read.contact[0]), writes: [], events: [], mapError: unchanged }),
+      identityTaken,
+    );
     return {
-      reads: [selectReferencedContact(ctx, String(ref.contact_id))],
-      resolve: async (results) => ({ contact: referencedContact((results[0] as ResolvedContact[])[0]), writes: [], events: [], mapError: unchanged }),
-      lostRace: identityTaken,
+      ...referenced,
       along: () => {
         const id = String(ref.contact_id).toLowerCase();
         return isUuid(id) ? { id, statements: [], events: [] } : null;

@@ -2,6 +2,7 @@ import { getTableColumns, sql, type SQL } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { nowIso, type Statement } from '../../platform/d1/db';
 import type { OutboxEvent } from '../../platform/events';
+import type { Read } from '../../platform/d1/typed-read';
 import { uuidv7 } from '../../platform/ids';
 import { preparedSql } from '../../platform/d1/prepared';
 import { afterInsertOf } from '../../platform/d1/row-guard';
@@ -28,9 +29,9 @@ import { CONTACT_CHANGED } from '../../platform/signals';
  * 3. `contact.updated` is written from the contact as updated and the timeline row;
  * 4. the contact is read back, only if it was updated.
  *
- * When the last read finds nothing, nothing was written and the reads decide as before.
+ * When that re-read finds nothing, nothing was written and the reads decide as before.
  */
-export type UpdatedAlong = { statements: Statement[]; events: OutboxEvent[]; updated: (lastResult: unknown) => ContactRow | undefined };
+export type UpdatedAlong = { statements: Statement[]; events: OutboxEvent[]; reread: Read<ContactRow[]> };
 
 /** Fields whose write is decided from the stored row (see above). */
 const DECIDED_FROM_ROW = ['tags', 'groups', 'custom_fields', 'block_state'] as const;
@@ -56,9 +57,8 @@ export function updateAlongReads(ctx: ServiceContext, input: NormalizedWrite, so
     shape.update.in(ctx.db, { ...values, ws: ctx.ws.id, at: now, activity }),
     statement,
     ...(ctx.ws.leadScoring ? ctx.events.signal(ctx.db, ctx.ws.id, email ? { email } : { phone: phone! }, CONTACT_CHANGED, written) : []),
-    updatedContact.in(ctx.db, { ws: ctx.ws.id, activity }),
   ];
-  return { statements, events: [event], updated: (lastResult) => (lastResult as ContactRow[])[0] };
+  return { statements, events: [event], reread: updatedContact.in(ctx.db, { ws: ctx.ws.id, activity }) };
 }
 
 type Shape = { phone: boolean; email: boolean; fields: string[] };
@@ -104,7 +104,7 @@ function buildVariant({ phone, email, fields }: Shape): Variant {
 /** The contact of the timeline row the batch wrote (placeholders `ws` and `activity`): NULL when it wrote none. */
 const timelineContact = sql`(SELECT contact_id FROM contact_activities WHERE workspace_id = ${sql.placeholder('ws')} AND id = ${sql.placeholder('activity')})`;
 
-const updatedContact = preparedSql<ContactRow>(
+const updatedContact = preparedSql<ContactRow, 'all'>(
   'all',
   () => sql`SELECT ${contactColumns} FROM contacts c WHERE c.workspace_id = ${sql.placeholder('ws')} AND c.id = ${timelineContact}`,
 );

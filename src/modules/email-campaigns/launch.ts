@@ -3,33 +3,20 @@ import type { Bindings } from '../../env';
 import { wroteFor } from '../../platform/d1/floors';
 import type { ServiceContext } from '../../platform/context';
 import { nowIso, type Db } from '../../platform/d1/db';
+import type { PageMessage as FanoutPage } from '../../platform/fanout/channel';
+import { leaseFrom } from '../../platform/fanout/lease';
 import { keptLinkOrigin } from '../../platform/public-base';
 import { readSender } from '../sender-profiles';
 import { emailCampaigns, type EmailCampaignRow } from './schema';
 import { EDITABLE, findCampaign, isEditable, serializeCampaign } from './service';
 import { EmailCampaignErrors } from './errors';
-import { leaseFrom } from './lease';
 import { settledHere } from '../../platform/d1/moves/settled';
 
 export const PAGE_KIND = 'email-campaign-page';
 export const SEND_KIND = 'email-campaign-send';
 
-/**
- * `base_url`: the origin of the unsubscribe and tracking links, fixed at launch. `after` and
- * `after_created_at`: the last contact of the previous page and its creation time (the keyset).
- * `drain`: the page takes recipients still queued instead of targeting (the re-drive's). `drive`:
- * the chain of pages it belongs to (the campaign's `drive` when it was sent; absent, 0).
- */
-export type PageMessage = {
-  kind: typeof PAGE_KIND;
-  workspace_id: string;
-  campaign_id: string;
-  base_url: string;
-  after: string | null;
-  after_created_at?: string;
-  drain?: true;
-  drive?: number;
-};
+/** A page of the campaign's fan-out (src/platform/fanout/channel.ts); `base_url`: the origin of the unsubscribe and tracking links, fixed at launch. */
+export type PageMessage = FanoutPage<typeof PAGE_KIND, { base_url: string }>;
 /** A chunk enqueued on its own, as releases before pages sent their own recipients did; still served. */
 export type SendMessage = { kind: typeof SEND_KIND; workspace_id: string; campaign_id: string; base_url: string; contact_ids: string[] };
 

@@ -39,7 +39,7 @@ export const emailCampaigns = sqliteTable(
     linkOrigin: text('link_origin'),
     /**
      * While `sending`: until when the fan-out holds the campaign. Every batch its page and chunk
-     * messages write moves it on (./fanout.ts); past it, the `campaign-schedules` sweep re-drives.
+     * messages write moves it on (src/platform/fanout); past it, the `campaign-schedules` sweep re-drives.
      */
     leaseUntil: text('lease_until'),
     /** Which chain of page messages holds the campaign: a re-drive moves it on, and a page of an older one stops. */

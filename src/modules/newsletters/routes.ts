@@ -19,19 +19,9 @@ import {
   NewsletterListQuery,
   Success,
 } from './dto';
-import {
-  createIssue,
-  createNewsletter,
-  deleteIssue,
-  getIssue,
-  getNewsletter,
-  listIssues,
-  listNewsletters,
-  patchIssue,
-  publishIssue,
-  scheduleIssue,
-  unscheduleIssue,
-} from './service';
+import { createIssue, getIssue, listIssues, patchIssue } from './issues';
+import { deleteIssue, publishIssue, scheduleIssue, unscheduleIssue } from './publishing';
+import { createNewsletter, getNewsletter, listNewsletters } from './service';
 import { ContentErrors } from '../content';
 import { NewsletterErrors } from './errors';
 

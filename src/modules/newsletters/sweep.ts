@@ -3,7 +3,7 @@ import { nowIso, type Db } from '../../platform/d1/db';
 import { wroteFor } from '../../platform/d1/floors';
 import type { SweepResult } from '../../platform/manifest';
 import { dueIssues } from './delivery';
-import { publishIssueRow } from './service';
+import { publishIssueRow } from './publishing';
 
 const PUBLISH_PAGE = 100;
 

@@ -1,7 +1,9 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { insertGroups } from '../../platform/d1/bound-parameters';
-import type { Db, Statement } from '../../platform/d1/db';
-import { nowIso, runBatch } from '../../platform/d1/db';
+import type { ServiceContext } from '../../platform/context';
+import type { Db } from '../../platform/d1/db';
+import { nowIso } from '../../platform/d1/db';
+import { runOperation } from '../../platform/d1/operation';
 import { uuidv7 } from '../../platform/ids';
 import { childRowsJson } from '../../platform/d1/child-rows';
 import { prepared } from '../../platform/d1/prepared';
@@ -52,7 +54,9 @@ export function serializePipeline(p: PipelineRow, pipelineStages: StageRow[]) {
  * Exactly one pipeline per workspace is the default: the first one always is,
  * and a new default clears the flag on the others in the same batch.
  */
-export async function createPipeline(db: Db, workspaceId: string, input: PipelineInput) {
+export function createPipeline(ctx: ServiceContext, input: PipelineInput) {
+  const { db } = ctx;
+  const workspaceId = ctx.ws.id;
   const now = nowIso();
   const isDefault = input.is_default === true;
   const pipeline: PipelineRow = {
@@ -77,28 +81,29 @@ export async function createPipeline(db: Db, workspaceId: string, input: Pipelin
     createdAt: now,
     updatedAt: now,
   }));
-  const statements: Statement[] = [];
-  if (isDefault) {
-    statements.push(
-      db
-        .update(pipelines)
-        .set({ isDefault: false, updatedAt: now })
-        .where(and(eq(pipelines.workspaceId, workspaceId), eq(pipelines.isDefault, true))),
-    );
-  }
-  // Position and the first-pipeline default are decided inside the batch, so parallel creates stay consistent.
-  statements.push(
-    db.insert(pipelines).values({
-      ...pipeline,
-      position: sql`(SELECT coalesce(max(position) + 1, 0) FROM pipelines WHERE workspace_id = ${workspaceId})`,
-      isDefault: isDefault || sql`NOT EXISTS (SELECT 1 FROM pipelines WHERE workspace_id = ${workspaceId} AND is_default = 1)`,
-    }),
-  );
-  for (const group of insertGroups(stages, stageRows)) statements.push(db.insert(stages).values(group));
-  statements.push(db.select().from(pipelines).where(eq(pipelines.id, pipeline.id)));
-  const results = await runBatch(db, statements);
-  const [saved] = results.at(-1) as PipelineRow[];
-  return serializePipeline(saved, stageRows);
+  return runOperation(ctx, {
+    reads: {},
+    decide: (_, batch) => {
+      if (isDefault) {
+        batch.write(
+          db
+            .update(pipelines)
+            .set({ isDefault: false, updatedAt: now })
+            .where(and(eq(pipelines.workspaceId, workspaceId), eq(pipelines.isDefault, true))),
+        );
+      }
+      // Position and the first-pipeline default are decided inside the batch, so parallel creates stay consistent.
+      batch.write(
+        db.insert(pipelines).values({
+          ...pipeline,
+          position: sql`(SELECT coalesce(max(position) + 1, 0) FROM pipelines WHERE workspace_id = ${workspaceId})`,
+          isDefault: isDefault || sql`NOT EXISTS (SELECT 1 FROM pipelines WHERE workspace_id = ${workspaceId} AND is_default = 1)`,
+        }),
+      );
+      for (const group of insertGroups(stages, stageRows)) batch.write(db.insert(stages).values(group));
+      return batch.answer(db.select().from(pipelines).where(eq(pipelines.id, pipeline.id)), ([saved]) => serializePipeline(saved, stageRows));
+    },
+  });
 }
 
 /** A pipeline's stages by position (through the stage index), one column of the pipeline's row. */

@@ -1,7 +1,8 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Db, Statement } from '../../platform/d1/db';
-import { nowIso, retryOnConflict, runBatch } from '../../platform/d1/db';
-import { lostRaceOn, uniqueOn } from '../../platform/d1/constraints';
+import { nowIso } from '../../platform/d1/db';
+import { uniqueOn } from '../../platform/d1/constraints';
+import { runOperation } from '../../platform/d1/operation';
 import { uuidv7 } from '../../platform/ids';
 import { envelope, parsePaging } from '../../platform/list';
 import { prepared } from '../../platform/d1/prepared';
@@ -85,15 +86,16 @@ export type SenderProfileInput = {
   provider?: string;
 };
 
-const anotherDefault = lostRaceOn(uniqueOn(senderProfiles.workspace_id));
+/** A parallel create of a default took the flag first (the partial unique index over the default per workspace). */
+const anotherDefault = uniqueOn(senderProfiles.workspace_id);
 
 /** Operator create. A new default takes the flag from the previous one in the same batch (the partial unique index settles races). */
-export async function createSenderProfile(db: Db, workspaceId: string, input: SenderProfileInput, provider: string) {
+export function createSenderProfile(ctx: ServiceContext, input: SenderProfileInput, provider: string) {
   const at = input.from_email.lastIndexOf('@');
   const now = nowIso();
   const row: Row = {
     id: uuidv7(),
-    workspace_id: workspaceId,
+    workspace_id: ctx.ws.id,
     from_name: input.from_name,
     local_part: input.from_email.slice(0, at),
     domain: input.from_email.slice(at + 1).toLowerCase(),
@@ -104,20 +106,19 @@ export async function createSenderProfile(db: Db, workspaceId: string, input: Se
     created_at: now,
     updated_at: now,
   };
-  await retryOnConflict(
-    () =>
-      runBatch(db, [
-        ...(input.is_default
-          ? [
-              db
-                .update(senderProfiles)
-                .set({ is_default: false, updated_at: now })
-                .where(and(eq(senderProfiles.workspace_id, workspaceId), eq(senderProfiles.is_default, true))),
-            ]
-          : []),
-        db.insert(senderProfiles).values(row),
-      ]),
-    anotherDefault,
-  );
-  return serializeSenderProfile(row);
+  return runOperation(ctx, {
+    reads: {},
+    decide: (_, batch) => {
+      if (input.is_default) {
+        batch.write(
+          ctx.db
+            .update(senderProfiles)
+            .set({ is_default: false, updated_at: now })
+            .where(and(eq(senderProfiles.workspace_id, ctx.ws.id), eq(senderProfiles.is_default, true))),
+        );
+      }
+      return batch.write(ctx.db.insert(senderProfiles).values(row)).answerWith(serializeSenderProfile(row));
+    },
+    lostRaceOn: [anotherDefault],
+  });
 }

@@ -1,7 +1,11 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, lte, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
 import { nowIso, type Db } from '../../platform/d1/db';
+import { wroteFor } from '../../platform/d1/floors';
+import { settledHere } from '../../platform/d1/moves/settled';
+import type { PageMessage as FanoutPage } from '../../platform/fanout/channel';
+import { leaseFrom } from '../../platform/fanout/lease';
 import { CampaignExecutionErrors, WhatsAppErrors } from './errors';
 import type { FilterCatalog } from '../../platform/filter';
 import { uuidv7 } from '../../platform/ids';
@@ -12,7 +16,6 @@ import { listTable, tableFields, type ListParams } from './listing';
 import { CAMPAIGN_STATUSES, whatsappCampaigns, type CampaignRow } from './schema';
 import { selectTemplate, templateFrom, type Template } from './templates';
 import { variableProblems } from './variables';
-import { leaseFrom } from './lease';
 
 export function serializeCampaign(r: CampaignRow) {
   return {
@@ -187,14 +190,19 @@ export async function patchCampaign(ctx: ServiceContext, id: string, input: Camp
   return serializeCampaign(row);
 }
 
-/* Execution: the fan-out lives in ./fanout.ts; starting is shared by the execute route and the campaign-schedules sweep. */
+/* Execution: the fan-out is ./fanout.ts (the WhatsApp channel of src/platform/fanout); starting is shared by the execute route and the campaign-schedules sweep. */
 
 export const PAGE_KIND = 'whatsapp-campaign-page';
 export const SEND_KIND = 'whatsapp-campaign-send';
 
+/** A page of the campaign's fan-out (src/platform/fanout/channel.ts). */
+export type PageMessage = FanoutPage<typeof PAGE_KIND>;
+/** A chunk enqueued on its own, as releases before pages sent their own recipients did; still served. */
+export type SendMessage = { kind: typeof SEND_KIND; workspace_id: string; campaign_id: string; contact_ids: string[] };
+
 /**
  * Moves a draft or scheduled campaign to `running` (a guarded update: of two
- * racing starts exactly one wins), held by the fan-out's lease (./lease.ts: a
+ * racing starts exactly one wins), held by the fan-out's lease (src/platform/fanout/lease.ts: a
  * first page lost is re-driven once it lapsed), and enqueues its first recipient page.
  * Returns the running row, or null when the campaign was not startable.
  */
@@ -206,8 +214,21 @@ export async function startCampaign(env: Bindings, db: Db, workspaceId: string, 
     .where(and(eq(whatsappCampaigns.workspaceId, workspaceId), eq(whatsappCampaigns.id, id), inArray(whatsappCampaigns.status, [...EDITABLE])))
     .returning();
   if (!row) return null;
-  await env.SEND_QUEUE.send({ kind: PAGE_KIND, workspace_id: workspaceId, campaign_id: id, after: null, drive: row.drive });
+  await env.SEND_QUEUE.send({ kind: PAGE_KIND, workspace_id: workspaceId, campaign_id: id, after: null, drive: row.drive } satisfies PageMessage);
   return row;
+}
+
+/** Due scheduled WhatsApp campaigns of one shard, started like the execute route does (at most `limit` per run). */
+export async function executeDueWhatsAppCampaigns(env: Bindings, db: Db, now = nowIso(), limit = 100): Promise<number> {
+  const due = await db
+    .select({ id: whatsappCampaigns.id, workspaceId: whatsappCampaigns.workspaceId })
+    .from(whatsappCampaigns)
+    .where(and(eq(whatsappCampaigns.status, 'scheduled'), lte(whatsappCampaigns.scheduledAt, now), settledHere(whatsappCampaigns.workspaceId)))
+    .limit(limit);
+  let started = 0;
+  for (const c of due) if (await startCampaign(env, db, c.workspaceId, c.id)) started++;
+  wroteFor(db, new Set(due.map((c) => c.workspaceId)));
+  return started;
 }
 
 export async function executeCampaign(env: Bindings, ctx: ServiceContext, id: string) {

@@ -1,6 +1,6 @@
 import type { ModuleManifest } from '../../platform/manifest';
-import { PAGE_KIND, SEND_KIND } from './campaigns';
-import { handlePage, sendChunk, type SendMessage } from './fanout';
+import { PAGE_KIND, SEND_KIND, type SendMessage } from './campaigns';
+import { handlePage, sendChunk } from './fanout';
 import { whatsappRoutes } from './routes';
 import { sweepCampaignSchedules } from './sweep';
 import { registerWhatsAppWebhookDocs, whatsappWebhook } from './webhook-routes';

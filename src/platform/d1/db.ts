@@ -26,22 +26,6 @@ export async function runBatch(db: Db, statements: Statement[]): Promise<unknown
   return db.batch([first, ...rest]);
 }
 
-/**
- * A read batch whose statements are each needed only sometimes (no tags given: no tag
- * look-up): `add` keeps a statement's place (-1 for none), `get` reads its result, or
- * `none` when it was left out. Each statement left out is a statement less to run.
- */
-export function optionalReads() {
-  const statements: Statement[] = [];
-  return {
-    statements,
-    add: (statement: Statement | null | false): number => (statement ? statements.push(statement) - 1 : -1),
-    /** Statements always read (another module's, such as a contact reference's): where their results start. */
-    addAll: (always: Statement[]): number => statements.push(...always) - always.length,
-    get: <T>(results: readonly unknown[], slot: number, none: T): T => (slot < 0 ? none : (results[slot] as T)),
-  };
-}
-
 /** The clock stands still while a request computes (it moves on I/O), so a request's many stamps share one formatting. */
 let lastMs = NaN;
 let lastIso = '';

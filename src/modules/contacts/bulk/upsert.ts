@@ -1,9 +1,9 @@
 import { count, eq } from 'drizzle-orm';
 import type { ServiceContext } from '../../../platform/context';
-import { failedOn, guardOf } from '../../../platform/d1/constraints';
-import { optionalReads, retryOnConflict, runBatch, type Statement } from '../../../platform/d1/db';
+import { guardOf } from '../../../platform/d1/constraints';
+import type { Statement } from '../../../platform/d1/db';
+import { runOperation, type WriteBatch } from '../../../platform/d1/operation';
 import { ApiError } from '../../../platform/errors';
-import type { OutboxEvent } from '../../../platform/events';
 import { SharedErrors } from '../../../platform/shared-errors';
 import { formatIssues } from '../../../platform/validation';
 import { blacklistLookupMany } from '../../blacklist';
@@ -11,10 +11,11 @@ import { ContactErrors } from '../errors';
 import { ContactWrite } from '../fields';
 import { findLabels, type LabelKind, uniqueNames } from '../labels/links';
 import { mergeRequestUpsert } from '../merge';
-import type { LabelDiff, NormalizedWrite } from '../plan';
+import type { Diffs, LabelDiff, NormalizedWrite } from '../plan';
 import { selectIdentifierHolders, type ContactRow } from '../read';
 import { contacts } from '../schema';
-import { createStatements, type Diffs, identityTaken, normalizeWrite, updateStatements } from '../service';
+import { createStatements } from '../create';
+import { identityKeys, normalizeWrite, updateStatements } from '../service';
 
 /** One item's answer: what `POST /v1/contacts` would have answered for it alone. */
 export type BulkItemResult =
@@ -52,24 +53,14 @@ export function checkItem(ctx: ServiceContext, item: unknown): BulkItem {
 }
 
 /**
- * A lost race of the write batch: a parallel write took one of its phones or emails, or under a
- * contact cap the count moved. Either way the batch wrote nothing and is planned again from new reads.
- */
-const batchLostRace = (err: unknown) => identityTaken(err) || failedOn(err, guardOf(contacts.workspace_id));
-
-/**
  * The `POST /v1/contacts` upsert for up to a few hundred items at a bounded cost: one read batch
  * (identifier holders, labels, blacklist, the count under a cap) for all items, the items planned in
  * order in memory (an item matching an earlier one upserts the contact that one wrote), and one write
  * batch: two round trips, none for a batch that writes nothing. Merge requests ride in the write batch.
+ * A write batch that loses a race (a parallel write took one of its phones or emails, or under a
+ * contact cap the count moved) wrote nothing and runs again from new reads.
  */
-export async function upsertContacts(ctx: ServiceContext, items: BulkItem[], opts: BulkOptions): Promise<BulkItemResult[]> {
-  return retryOnConflict(() => upsertOnce(ctx, items, opts), batchLostRace);
-}
-
-type Planned = BulkItemResult | { index: number; mergeAt: number };
-
-async function upsertOnce(ctx: ServiceContext, items: BulkItem[], opts: BulkOptions): Promise<BulkItemResult[]> {
+export function upsertContacts(ctx: ServiceContext, items: BulkItem[], opts: BulkOptions): Promise<BulkItemResult[]> {
   const { db, ws } = ctx;
   const inputs = items.flatMap((item) => ('input' in item ? [item.input] : []));
   const phones = [...new Set(inputs.flatMap((i) => (typeof i.phone === 'string' ? [i.phone] : [])))];
@@ -77,76 +68,77 @@ async function upsertOnce(ctx: ServiceContext, items: BulkItem[], opts: BulkOpti
   const labelKeys = Object.fromEntries(
     KINDS.map((kind) => [kind, [...new Set(inputs.flatMap((i) => [...uniqueNames(i[kind] ?? []).keys()]))]]),
   ) as Record<LabelKind, string[]>;
-  const cap = ws.caps.contacts;
-  const capped = cap !== undefined && cap !== null;
-  const reads = optionalReads();
-  const slots = {
-    phones: reads.add(phones.length > 0 && selectIdentifierHolders(db, ws.id, 'phone', phones)),
-    emails: reads.add(emails.length > 0 && selectIdentifierHolders(db, ws.id, 'email', emails)),
-    blacklist: reads.add(phones.length > 0 && blacklistLookupMany(db, ws.id, phones)),
-    tags: reads.add(labelKeys.tags.length > 0 && findLabels(db, 'tags', ws.id, labelKeys.tags)),
-    groups: reads.add(labelKeys.groups.length > 0 && findLabels(db, 'groups', ws.id, labelKeys.groups)),
-    total: reads.add(capped && inputs.length > 0 && db.select({ n: count() }).from(contacts).where(eq(contacts.workspace_id, ws.id))),
-  };
-  const results = reads.statements.length ? await runBatch(db, reads.statements) : [];
-  const state = new BatchState(
-    reads.get<(ContactRow & { held_value: string })[]>(results, slots.phones, []),
-    reads.get<(ContactRow & { held_value: string })[]>(results, slots.emails, []),
-    {
-      tags: reads.get<{ id: string; name_key: string }[]>(results, slots.tags, []),
-      groups: reads.get<{ id: string; name_key: string }[]>(results, slots.groups, []),
+  const capped = ws.caps.contacts !== undefined && ws.caps.contacts !== null;
+  return runOperation(ctx, {
+    reads: {
+      phones: phones.length > 0 && selectIdentifierHolders(db, ws.id, 'phone', phones),
+      emails: emails.length > 0 && selectIdentifierHolders(db, ws.id, 'email', emails),
+      blacklist: phones.length > 0 && blacklistLookupMany(db, ws.id, phones),
+      tags: labelKeys.tags.length > 0 && findLabels(db, 'tags', ws.id, labelKeys.tags),
+      groups: labelKeys.groups.length > 0 && findLabels(db, 'groups', ws.id, labelKeys.groups),
+      total: capped && inputs.length > 0 && db.select({ n: count() }).from(contacts).where(eq(contacts.workspace_id, ws.id)),
     },
-  );
-  const blacklisted = new Set(reads.get<{ phone: string }[]>(results, slots.blacklist, []).map((r) => r.phone));
-  let total = reads.get(results, slots.total, [{ n: 0 }])[0].n;
-
-  const writes: Statement[] = [];
-  const events: OutboxEvent[] = [];
-  const planned: Planned[] = items.map((item, index) => {
-    if ('error' in item) return errorResult(index, item.error);
-    const input = item.input;
-    try {
-      const phone = input.phone ?? null;
-      const email = input.email ?? null;
-      if (phone && blacklisted.has(phone)) throw ContactErrors.phoneBlacklisted();
-      const phoneOwner = phone ? state.holder('phone', phone) : null;
-      const emailOwner = email ? state.holder('email', email) : null;
-      if (phoneOwner && emailOwner && phoneOwner.id !== emailOwner.id) {
-        const { phone: _p, email: _e, ...parked } = input;
-        writes.push(
-          mergeRequestUpsert(ctx, { targetId: phoneOwner.id, otherId: emailOwner.id, origin: 'create', identity: { phone, email }, parked }),
-        );
-        return { index, mergeAt: writes.length - 1 };
-      }
-      const diffs = state.diffs(input);
-      const target = phoneOwner ?? emailOwner;
-      if (target) {
-        const update = updateStatements(ctx, target, input, diffs, 'add', false, opts.source, { silent: opts.silent });
-        if (update) {
-          writes.push(...update.statements);
-          events.push(...update.events);
-          state.wrote(update.row, input, diffs);
-        }
-        return { index, status: 201, id: target.id, duplicate: true };
-      }
-      if (capped && total >= cap) throw ContactErrors.limitReached({ cap });
-      const created = createStatements(ctx, input, diffs, false, opts.source, undefined, opts.silent);
-      writes.push(...created.statements);
-      events.push(...created.events);
-      state.wrote(created.row, input, diffs);
-      total++;
-      return { index, status: 201, id: created.row.id, duplicate: false };
-    } catch (err) {
-      if (err instanceof ApiError) return errorResult(index, err);
-      throw err;
-    }
+    decide: (read, batch) => {
+      const state = new BatchState(read.phones, read.emails, { tags: read.tags, groups: read.groups });
+      const found = { blacklisted: new Set(read.blacklist.map((r) => r.phone)), total: read.total[0]?.n ?? 0 };
+      const planned = items.map((item, index) => planItem(ctx, batch, { item, index, state, found, opts }));
+      const answer = (p: Planned, mergeRequestId: (p: MergeAt) => string | null) =>
+        'mergeRequest' in p ? errorResult(p.index, ContactErrors.mergeRequired({ merge_request_id: mergeRequestId(p) as string })) : p;
+      batch.write(...(opts.along?.(planned.map((p) => answer(p, () => null))) ?? []));
+      return batch.answerAfter(() => planned.map((p) => answer(p, (merge) => merge.mergeRequest()[0].id)));
+    },
+    lostRaceOn: [...identityKeys, guardOf(contacts.workspace_id)],
   });
-  const answer = (p: Planned, mergeRequestId: (at: number) => string | null) =>
-    'mergeAt' in p ? errorResult(p.index, ContactErrors.mergeRequired({ merge_request_id: mergeRequestId(p.mergeAt) as string })) : p;
-  writes.push(...(opts.along?.(planned.map((p) => answer(p, () => null))) ?? []));
-  const out = writes.length ? await runBatch(db, writes) : [];
-  ctx.events.committedAfter(events);
-  return planned.map((p) => answer(p, (at) => (out[at] as { id: string }[])[0].id));
+}
+
+/** An item answered by a merge request the write batch opens: its id once the batch committed. */
+type MergeAt = { index: number; mergeRequest: () => { id: string }[] };
+type Planned = BulkItemResult | MergeAt;
+
+/**
+ * One item planned onto the write batch, as `POST /v1/contacts` decides it alone but over the
+ * contacts the batch has so far (`state`): an item's refusal is its answer, not the batch's.
+ */
+function planItem(
+  ctx: ServiceContext,
+  batch: WriteBatch,
+  at: { item: BulkItem; index: number; state: BatchState; found: { blacklisted: Set<string>; total: number }; opts: BulkOptions },
+): Planned {
+  const { item, index, state, found, opts } = at;
+  if ('error' in item) return errorResult(index, item.error);
+  const input = item.input;
+  try {
+    const phone = input.phone ?? null;
+    const email = input.email ?? null;
+    if (phone && found.blacklisted.has(phone)) throw ContactErrors.phoneBlacklisted();
+    const phoneOwner = phone ? state.holder('phone', phone) : null;
+    const emailOwner = email ? state.holder('email', email) : null;
+    if (phoneOwner && emailOwner && phoneOwner.id !== emailOwner.id) {
+      const { phone: _p, email: _e, ...parked } = input;
+      const open = { targetId: phoneOwner.id, otherId: emailOwner.id, origin: 'create', identity: { phone, email }, parked } as const;
+      return { index, mergeRequest: batch.returning(mergeRequestUpsert(ctx, open)) };
+    }
+    const diffs = state.diffs(input);
+    const target = phoneOwner ?? emailOwner;
+    if (target) {
+      const update = updateStatements(ctx, target, input, diffs, 'add', false, opts.source, { silent: opts.silent });
+      if (update) {
+        batch.add(update);
+        state.wrote(update.row, input, diffs);
+      }
+      return { index, status: 201, id: target.id, duplicate: true };
+    }
+    const cap = ctx.ws.caps.contacts;
+    if (cap !== undefined && cap !== null && found.total >= cap) throw ContactErrors.limitReached({ cap });
+    const created = createStatements(ctx, input, diffs, false, opts.source, undefined, opts.silent);
+    batch.add(created);
+    state.wrote(created.row, input, diffs);
+    found.total++;
+    return { index, status: 201, id: created.row.id, duplicate: false };
+  } catch (err) {
+    if (err instanceof ApiError) return errorResult(index, err);
+    throw err;
+  }
 }
 
 const errorResult = (index: number, err: ApiError): BulkItemResult => ({ index, status: err.status, error: err.body });

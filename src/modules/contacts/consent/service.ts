@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
 import type { Bindings } from '../../../env';
 import type { ServiceContext } from '../../../platform/context';
-import { type Db, guarded, nowIso, retryOnConflict, runBatch, type Statement } from '../../../platform/d1/db';
-import { guardOf, lostRaceOn } from '../../../platform/d1/constraints';
-import type { OutboxEvent } from '../../../platform/events';
+import { type Db, guarded, nowIso } from '../../../platform/d1/db';
+import { guardOf } from '../../../platform/d1/constraints';
+import { runOperation, type WriteBatch } from '../../../platform/d1/operation';
 import { uuidv7 } from '../../../platform/ids';
 import { rawAll, rawRun } from '../../../platform/d1/raw-query';
 import { activity } from '../timeline';
@@ -113,142 +113,143 @@ const stateColumns = (channel: Channel) => ({
  * re-read), so parallel writes fire once and a racing complaint stays sticky.
  * Answers the row as the write left it (`consentAnswer` makes the route's answer).
  */
-export async function setConsent(ctx: ServiceContext, contactId: string, channel: Channel, input: ConsentInput): Promise<ConsentRow> {
-  return retryOnConflict(() => setConsentOnce(ctx, contactId, channel, input), lostConsentRace);
+export function setConsent(ctx: ServiceContext, contactId: string, channel: Channel, input: ConsentInput): Promise<ConsentRow> {
+  return runOperation(ctx, {
+    reads: { consent: selectConsent(ctx, contactId) },
+    decide: (read, batch) => {
+      const [row] = read.consent;
+      if (!row) throw ConsentErrors.contactNotFound();
+      if (row[`${channel}_complained_at`]) {
+        throw ConsentErrors.stickyComplained({ channel });
+      }
+      const previous = row[`${channel}_consent_state`];
+      const action = input.state === 'unsubscribed' ? 'unsubscribe' : previous === 'unsubscribed' ? 'resubscribe' : 'opt_in';
+      const decision = { channel, action, previous, source: input.source ?? 'api', now: nowIso(), ledgerId: uuidv7() } as const;
+      batch.write(
+        ctx.db.insert(consentLedger).values({
+          id: decision.ledgerId,
+          workspace_id: ctx.ws.id,
+          contact_id: contactId,
+          channel,
+          action: previous === input.state ? 'reassert' : action,
+          state: input.state,
+          previous_state: previous,
+          source: decision.source,
+          basis: input.basis ?? null,
+          evidence: input.evidence ?? null,
+          created_at: decision.now,
+        }),
+      );
+      if (previous !== input.state) changeConsent(ctx, batch, contactId, input, decision);
+      return batch.answer(selectConsent(ctx, contactId), ([after]) => after);
+    },
+    lostRaceOn: consentRaces,
+  });
 }
 
-const lostConsentRace = lostRaceOn(guardOf(contacts.updated_at));
+/** A parallel consent write or complaint changed the channel after it was read (see `whileState`). */
+const consentRaces = [guardOf(contacts.updated_at)];
 
 /** `updated_at = now` only while the channel still holds the state that was read (see `guarded`). */
 const whileState = (channel: Channel, previous: State | null, now: string, extra = sql`1`) =>
   guarded(sql`${stateColumns(channel).state} IS ${previous} AND ${extra}`, sql`${now}`);
 
-async function setConsentOnce(ctx: ServiceContext, contactId: string, channel: Channel, input: ConsentInput) {
-  const { db, ws } = ctx;
-  const [row] = await selectConsent(ctx, contactId);
-  if (!row) throw ConsentErrors.contactNotFound();
-  if (row[`${channel}_complained_at`]) {
-    throw ConsentErrors.stickyComplained({ channel });
-  }
-  const previous = row[`${channel}_consent_state`];
-  const action = input.state === 'unsubscribed' ? 'unsubscribe' : previous === 'unsubscribed' ? 'resubscribe' : 'opt_in';
-  const source = input.source ?? 'api';
-  const now = nowIso();
-  const ledgerId = uuidv7();
-  const statements: Statement[] = [
-    db.insert(consentLedger).values({
-      id: ledgerId,
-      workspace_id: ws.id,
-      contact_id: contactId,
-      channel,
-      action: previous === input.state ? 'reassert' : action,
-      state: input.state,
-      previous_state: previous,
-      source,
-      basis: input.basis ?? null,
-      evidence: input.evidence ?? null,
-      created_at: now,
-    }),
-  ];
-  const events: OutboxEvent[] = [];
-  if (previous !== input.state) {
-    const col = stateColumns(channel);
-    statements.push(
-      rawRun(
-        db,
-        sql`UPDATE contacts SET ${col.state} = ${input.state}, ${col.updated} = ${now},
+/** A decision that changes the stored state: the state, the timeline row, `contact.consent_changed`, and an email unsubscribe's signal. */
+function changeConsent(
+  ctx: ServiceContext,
+  batch: WriteBatch,
+  contactId: string,
+  input: ConsentInput,
+  decision: { channel: Channel; action: string; previous: State | null; source: string; now: string; ledgerId: string },
+) {
+  const { channel, action, previous, source, now } = decision;
+  const col = stateColumns(channel);
+  batch.write(
+    rawRun(
+      ctx.db,
+      sql`UPDATE contacts SET ${col.state} = ${input.state}, ${col.updated} = ${now},
         updated_at = ${whileState(channel, previous, now, sql`${col.complained} IS NULL`)}
-        WHERE workspace_id = ${ws.id} AND id = ${contactId}`,
-      ),
-      activity(ctx, contactId, 'consent_changed', source, { channel, action, consent_state: input.state, previous_state: previous }, now),
-    );
-    const emitted = ctx.events.emit(db, ws.id, 'contact.consent_changed', {
-      contact_id: contactId,
-      source,
-      channel,
-      action,
-      consent_state: input.state,
-      previous_state: previous,
-      basis: input.basis ?? null,
-      consent_event_id: ledgerId,
-    });
-    statements.push(emitted.statement);
-    events.push(emitted.event);
-    if (channel === 'email' && input.state === 'unsubscribed') statements.push(...ctx.events.signal(db, ws.id, contactId, 'email.unsubscribed'));
-  }
-  statements.push(selectConsent(ctx, contactId));
-  const out = await runBatch(db, statements);
-  ctx.events.committedAfter(events);
-  return (out[out.length - 1] as ConsentRow[])[0];
+        WHERE workspace_id = ${ctx.ws.id} AND id = ${contactId}`,
+    ),
+    activity(ctx, contactId, 'consent_changed', source, { channel, action, consent_state: input.state, previous_state: previous }, now),
+  );
+  batch.emit('contact.consent_changed', {
+    contact_id: contactId,
+    source,
+    channel,
+    action,
+    consent_state: input.state,
+    previous_state: previous,
+    basis: input.basis ?? null,
+    consent_event_id: decision.ledgerId,
+  });
+  if (channel === 'email' && input.state === 'unsubscribed') batch.signal(contactId, 'email.unsubscribed');
 }
 
 /**
  * A spam complaint (operator / provider report): the channel becomes sticky and
  * is unsubscribed; the ledger records it and a state change emits the event.
  */
-export async function recordComplaint(ctx: ServiceContext, contactId: string, channel: Channel) {
-  return retryOnConflict(() => recordComplaintOnce(ctx, contactId, channel), lostConsentRace);
+export function recordComplaint(ctx: ServiceContext, contactId: string, channel: Channel) {
+  return runOperation(ctx, {
+    reads: { consent: selectConsent(ctx, contactId) },
+    decide: (read, batch) => {
+      const [row] = read.consent;
+      if (!row) throw SharedErrors.contactNotFound();
+      const previous = row[`${channel}_consent_state`];
+      const now = nowIso();
+      const complainedAt = row[`${channel}_complained_at`] ?? now;
+      const ledgerId = uuidv7();
+      const col = stateColumns(channel);
+      batch.write(
+        rawRun(
+          ctx.db,
+          sql`UPDATE contacts SET ${col.complained} = coalesce(${col.complained}, ${now}), ${col.state} = 'unsubscribed',
+      ${col.updated} = CASE WHEN ${col.state} IS 'unsubscribed' THEN ${col.updated} ELSE ${now} END, updated_at = ${whileState(channel, previous, now)}
+      WHERE workspace_id = ${ctx.ws.id} AND id = ${contactId}`,
+        ),
+        ctx.db.insert(consentLedger).values({
+          id: ledgerId,
+          workspace_id: ctx.ws.id,
+          contact_id: contactId,
+          channel,
+          action: 'complaint',
+          state: 'unsubscribed',
+          previous_state: previous,
+          source: 'complaint',
+          basis: null,
+          evidence: null,
+          created_at: now,
+        }),
+      );
+      if (previous !== 'unsubscribed') announceComplaint(ctx, batch, contactId, { channel, previous, now, ledgerId });
+      return batch.answerWith({ contact_id: contactId, channel, complained_at: complainedAt });
+    },
+    lostRaceOn: consentRaces,
+  });
 }
 
-async function recordComplaintOnce(ctx: ServiceContext, contactId: string, channel: Channel) {
-  const { db, ws } = ctx;
-  const [row] = await selectConsent(ctx, contactId);
-  if (!row) throw SharedErrors.contactNotFound();
-  const previous = row[`${channel}_consent_state`];
-  const now = nowIso();
-  const complainedAt = row[`${channel}_complained_at`] ?? now;
-  const ledgerId = uuidv7();
-  const col = stateColumns(channel);
-  const statements: Statement[] = [
-    rawRun(
-      db,
-      sql`UPDATE contacts SET ${col.complained} = coalesce(${col.complained}, ${now}), ${col.state} = 'unsubscribed',
-      ${col.updated} = CASE WHEN ${col.state} IS 'unsubscribed' THEN ${col.updated} ELSE ${now} END, updated_at = ${whileState(channel, previous, now)}
-      WHERE workspace_id = ${ws.id} AND id = ${contactId}`,
-    ),
-    db.insert(consentLedger).values({
-      id: ledgerId,
-      workspace_id: ws.id,
-      contact_id: contactId,
-      channel,
-      action: 'complaint',
-      state: 'unsubscribed',
-      previous_state: previous,
-      source: 'complaint',
-      basis: null,
-      evidence: null,
-      created_at: now,
-    }),
-  ];
-  const events: OutboxEvent[] = [];
-  if (previous !== 'unsubscribed') {
-    const emitted = ctx.events.emit(db, ws.id, 'contact.consent_changed', {
-      contact_id: contactId,
-      source: 'complaint',
-      channel,
-      action: 'complaint',
-      consent_state: 'unsubscribed',
-      previous_state: previous,
-      basis: null,
-      consent_event_id: ledgerId,
-    });
-    statements.push(
-      activity(
-        ctx,
-        contactId,
-        'consent_changed',
-        'complaint',
-        { channel, action: 'complaint', consent_state: 'unsubscribed', previous_state: previous },
-        now,
-      ),
-      emitted.statement,
-      ...(channel === 'email' ? ctx.events.signal(db, ws.id, contactId, 'email.unsubscribed') : []),
-    );
-    events.push(emitted.event);
-  }
-  await runBatch(db, statements);
-  ctx.events.committedAfter(events);
-  return { contact_id: contactId, channel, complained_at: complainedAt };
+/** A complaint that unsubscribed the channel: the timeline row, `contact.consent_changed`, and an email's unsubscribe signal. */
+function announceComplaint(
+  ctx: ServiceContext,
+  batch: WriteBatch,
+  contactId: string,
+  complaint: { channel: Channel; previous: State | null; now: string; ledgerId: string },
+) {
+  const { channel, previous } = complaint;
+  const change = { channel, action: 'complaint', consent_state: 'unsubscribed', previous_state: previous };
+  batch.write(activity(ctx, contactId, 'consent_changed', 'complaint', change, complaint.now));
+  batch.emit('contact.consent_changed', {
+    contact_id: contactId,
+    source: 'complaint',
+    channel,
+    action: 'complaint',
+    consent_state: 'unsubscribed',
+    previous_state: previous,
+    basis: null,
+    consent_event_id: complaint.ledgerId,
+  });
+  if (channel === 'email') batch.signal(contactId, 'email.unsubscribed');
 }
 
 /**

@@ -34,7 +34,7 @@ export function uniqueNames(names: string[]): Map<string, string> {
 }
 
 /** Batchable look-up of existing labels by key. */
-export function findLabels(db: Db, kind: LabelKind, workspaceId: string, keys: string[]): Statement {
+export function findLabels(db: Db, kind: LabelKind, workspaceId: string, keys: string[]) {
   return labelLookups[kind].in(db, { ws: workspaceId, keys: JSON.stringify(keys) });
 }
 
