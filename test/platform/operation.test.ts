@@ -172,7 +172,12 @@ describe('runOperation', () => {
       },
       lostRaceOn: [uniqueOn(probes.ws, probes.email)],
     });
-    await expect(run).rejects.toMatchObject({ status: 409 });
+    const err = await run.catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({
+      status: 409,
+      body: { message: 'The record was changed by concurrent requests while this one was applied; retry the request' },
+    });
     expect(attempts).toBe(CONFLICT_ATTEMPTS);
   });
 
