@@ -1,9 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { sql, type SQL } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { dbFor, retryOnConflict } from '../../src/platform/d1/db';
-import { guardOf, lostRaceOn } from '../../src/platform/d1/constraints';
-import { deals } from '../../src/modules/deals/schema';
+import { dbFor } from '../../src/platform/d1/db';
 import { ApiError } from '../../src/platform/errors';
 import { compileFilter, FilterBuilder, filterWith, INLINE_MAX, type FilterCatalog } from '../../src/platform/filter';
 import { uuidv7 } from '../../src/platform/ids';
@@ -228,45 +226,5 @@ describe('filter compiler limits', () => {
     expect(messageOf(() => compileFilter({ $where: node }, { fields: { a: { kind: 'text', expr: sql.raw('a') } } })).message).toMatch(
       /nested too deeply/,
     );
-  });
-});
-
-describe('lost races', () => {
-  const lost = () => Promise.reject(new Error('D1_ERROR: NOT NULL constraint failed: deals.stage_id'));
-  const lostRace = lostRaceOn(guardOf(deals.stageId));
-
-  it('retries a write that lost a race until it wins', async () => {
-    let calls = 0;
-    const out = await retryOnConflict(async () => (++calls < 4 ? lost() : 'won'), lostRace);
-    expect([out, calls]).toEqual(['won', 4]);
-  });
-
-  it('answers 409, never a 500, when every attempt lost', async () => {
-    let calls = 0;
-    const err = await retryOnConflict(
-      () => {
-        calls++;
-        return lost();
-      },
-      lostRace,
-      3,
-    ).catch((e) => e);
-    expect(calls).toBe(3);
-    expect(err).toBeInstanceOf(ApiError);
-    expect([err.status, err.body.message]).toEqual([
-      409,
-      'The record was changed by concurrent requests while this one was applied; retry the request',
-    ]);
-  });
-
-  it('lets other errors through at once', async () => {
-    let calls = 0;
-    await expect(
-      retryOnConflict(() => {
-        calls++;
-        return Promise.reject(new Error('boom'));
-      }, lostRace),
-    ).rejects.toThrow('boom');
-    expect(calls).toBe(1);
   });
 });

@@ -101,7 +101,7 @@ export function failedOn(err: unknown, ...expected: Constraint[]): boolean {
   return failure !== null && expected.some((c) => c.failedBy(failure));
 }
 
-/** `failedOn` as the test of a lost race (`retryOnConflict`). */
+/** `failedOn` as a test of one failure among `expected` (a plan's lost race, `ReadPlan.lostRace`). */
 export const lostRaceOn =
   (...expected: Constraint[]) =>
   (err: unknown): boolean =>

@@ -2,7 +2,6 @@ import { drizzle, type DrizzleD1Database } from 'drizzle-orm/d1';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { sql, type SQL } from 'drizzle-orm';
 import type { Queryable } from './queryable';
-import { SharedErrors } from '../shared-errors';
 
 /** A request's handle; `$client` is what it was made over (a binding, or a session wrapped as ./floors.ts and ./write-gate.ts do). */
 export type Db = DrizzleD1Database<Record<string, never>> & { $client: Queryable };
@@ -41,8 +40,9 @@ export const nowIso = (): string => {
 /**
  * D1 has no interactive transactions: a write that depends on what was read
  * sets a NOT NULL column to NULL when the read no longer holds. The constraint
- * then fails the whole batch (events included), and the caller re-reads; it asks
- * for the failure by the column (`guardOf(deals.stageId)`, ./constraints.ts).
+ * then fails the whole batch (events included), and the operation runs again
+ * from its reads; it names the failure by the column (`guardOf(deals.stageId)`,
+ * ./constraints.ts, in `lostRaceOn` of ./operation.ts).
  */
 export const guarded = (expectation: SQL, value: SQL) => sql`CASE WHEN ${expectation} THEN ${value} ELSE NULL END`;
 
@@ -52,21 +52,3 @@ export const guarded = (expectation: SQL, value: SQL) => sql`CASE WHEN ${expecta
  * within N attempts; this covers bursts of 10 with room to spare.
  */
 export const CONFLICT_ATTEMPTS = 12;
-
-/**
- * Runs `once` again (re-reading everything) when a batch lost a race: a unique
- * index or a `guarded` expectation failed (`lostRace`, usually `lostRaceOn(...)`). A short random pause spreads the
- * retries of writers that collided. A write that loses every attempt answers
- * 409; other errors propagate.
- */
-export async function retryOnConflict<T>(once: () => Promise<T>, lostRace: (err: unknown) => boolean, attempts = CONFLICT_ATTEMPTS): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await once();
-    } catch (err) {
-      if (!lostRace(err)) throw err;
-      if (attempt >= attempts) throw SharedErrors.concurrentChange();
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
-    }
-  }
-}
