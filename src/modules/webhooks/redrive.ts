@@ -22,9 +22,11 @@ export const REDRIVE_GRACE_MS = 30_000;
  * is a hold by no one (`held_until` alone), which stops sweeps and no consumer: whichever of its
  * messages comes first (the new one, or the old one if it was late rather than lost) takes the
  * delivery, and the other finds it held, finished or not yet due. When it ends unused (the new message
- * was lost too), the next sweep sends another.
+ * was lost too, in a crash), the next sweep sends another: a minute, like every other lease, so a
+ * delivery is back within two minutes of each crash. A queue slower than that costs a message, never
+ * an attempt: the consumer's claim is the one that attempts.
  */
-export const REDRIVE_HOLD_MS = 10 * 60_000;
+export const REDRIVE_HOLD_MS = 60_000;
 /** Deliveries one pass re-sends (one queue call), and passes per sweep run. */
 const PASS = 100;
 const PASSES = 5;
