@@ -183,20 +183,28 @@ function updateByReference(
   } else if (input.title && deal.productId === null) {
     set.title = input.title;
   }
-  if (input.amount !== undefined) set.amountCents = toCents(input.amount);
-  if (input.currency !== undefined) set.currency = input.currency.toUpperCase();
   if (input.owner_user_id !== undefined) set.ownerUserId = input.owner_user_id?.toLowerCase() ?? null;
-  if (input.expected_close_at !== undefined) set.expectedCloseAt = normalizeDate(input.expected_close_at);
-  if (input.note !== undefined) set.note = normalizeNote(input.note);
-  batch.write(
-    ctx.db
-      .update(deals)
-      .set(set)
-      .where(and(eq(deals.workspaceId, ctx.ws.id), eq(deals.id, deal.id))),
-  );
+  Object.assign(set, valueChanges(input));
+  batch.write(updateDeal(ctx, deal.id, set));
   if (move) batch.add(moveStatements(ctx, { ...deal, ...set }, { stageId: deal.stageId, stageName: existing.stageName }, move, 0, now));
   return deal.id;
 }
+
+/** The fields a create by reference and a PATCH set alike: amount, currency, expected close and note, each when given. */
+function valueChanges(input: Pick<DealCreateInput, 'amount' | 'currency' | 'expected_close_at' | 'note'>): Partial<DealRow> {
+  const set: Partial<DealRow> = {};
+  if (input.amount !== undefined) set.amountCents = toCents(input.amount);
+  if (input.currency !== undefined) set.currency = input.currency.toUpperCase();
+  if (input.expected_close_at !== undefined) set.expectedCloseAt = normalizeDate(input.expected_close_at);
+  if (input.note !== undefined) set.note = normalizeNote(input.note);
+  return set;
+}
+
+const updateDeal = (ctx: ServiceContext, id: string, set: Partial<DealRow>) =>
+  ctx.db
+    .update(deals)
+    .set(set)
+    .where(and(eq(deals.workspaceId, ctx.ws.id), eq(deals.id, id)));
 
 /** `PATCH /v1/deals/{id}`: field updates only; no stage history, no deal event. */
 export function patchDeal(ctx: ServiceContext, id: string, input: DealPatchInput) {
@@ -231,16 +239,8 @@ export function patchDeal(ctx: ServiceContext, id: string, input: DealPatchInput
         if (ownerId && !read.owner[0]) throw DealErrors.invalidOwner();
         set.ownerUserId = ownerId ?? null;
       }
-      if (input.amount !== undefined) set.amountCents = toCents(input.amount);
-      if (input.currency !== undefined) set.currency = input.currency.toUpperCase();
-      if (input.expected_close_at !== undefined) set.expectedCloseAt = normalizeDate(input.expected_close_at);
-      if (input.note !== undefined) set.note = normalizeNote(input.note);
-      batch.write(
-        ctx.db
-          .update(deals)
-          .set(set)
-          .where(and(eq(deals.workspaceId, ctx.ws.id), eq(deals.id, id))),
-      );
+      Object.assign(set, valueChanges(input));
+      batch.write(updateDeal(ctx, id, set));
       return batch.answer(selectDealWithContact(ctx.db, ctx.ws.id, id), ([row]) => serializeDealWithContact(row));
     },
   });
