@@ -14,8 +14,8 @@ type BenchRoute = (request: Request, env: Bindings, ctx: ExecutionContext) => Pr
 
 const json = (body: unknown, status = 200) => Response.json(body, { status });
 
-/** `off` while the benchmark measures what a fresh instance pays: the Worker runs with `INSTANCE_CACHES` set to it. */
-let cacheMode: 'on' | 'off' = 'on';
+/** `off` or `location` while the benchmark measures what a fresh instance pays: the Worker runs with `INSTANCE_CACHES` set to it. */
+let cacheMode: 'on' | 'off' | 'location' = 'on';
 export const benchInstanceCaches = () => cacheMode;
 
 /**
@@ -219,14 +219,14 @@ export const benchRoutes: Record<string, BenchRoute> = {
   /** The shape of a write with no framework: one read, then one insert (two round trips). */
   '/bench/layers/two-round-trips': async (_request, env) => json({ id: await readThenInsert(d1(env, 'DB')) }, 201),
   /**
-   * `POST ?mode=on|off[&without=<namespace>,...]`: the mode of every later request (with the named
+   * `POST ?mode=on|off|location[&without=<namespace>,...]`: the mode of every later request (with the named
    * namespaces off alone), every namespace emptied and its counters zeroed; `GET`: each namespace's counters.
    */
   '/bench/instance-caches': async (request) => {
     const params = new URL(request.url).searchParams;
     const mode = params.get('mode');
     if (request.method === 'POST') {
-      if (mode !== 'on' && mode !== 'off') return json({ error: 'mode must be on or off' }, 400);
+      if (mode !== 'on' && mode !== 'off' && mode !== 'location') return json({ error: 'mode must be on, off or location' }, 400);
       cacheMode = mode;
       configureInstanceCaches(mode);
       instanceCachesWithout((params.get('without') ?? '').split(',').filter(Boolean));

@@ -85,12 +85,17 @@ async function roundTrips(headers, request) {
   return { shard: Number(res.headers.get('x-d1-queries')), control: Number(res.headers.get('x-d1-control')) };
 }
 
-/** The instance's caches on (warm: one instance serving every request) or off (cold: what a fresh instance pays on each). */
+/**
+ * The caches on (warm: one instance serving every request), off (cold: what a fresh instance in a
+ * location that saw nothing pays on each), or only the location's (a fresh instance in a location
+ * that saw the key: a far client's usual request).
+ */
 const instanceCaches = (mode) => setInstanceCaches(base, mode);
 
 const MODES = [
   { name: 'warm', caches: 'on' },
   { name: 'cold', caches: 'off' },
+  { name: 'location', caches: 'location' },
 ];
 
 /** CPU seconds the runtime's processes (`workerd`) have used so far, from /proc (0 where there is none). */
@@ -197,18 +202,18 @@ const lines = [
   '',
   `Run on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, \`wrangler dev\` (local workerd, local D1), ${connections} concurrent connections, ${seconds} s per route and mode, load driver (\`node:http\`, one keep-alive connection per client) in a second process on the same machine; each route is measured once the runtime is idle (the previous route's background work, such as the event fan-out, done). ${ctx.summary ?? ''}`,
   '',
-  "Each route is measured in two modes in the same run: **warm**, one Worker instance serving every request with its in-memory caches (src/platform/instance-cache.ts) on, and **cold**, the caches off (`INSTANCE_CACHES=off`), so every request pays what a fresh instance pays: the API key look-up on the control plane included. A far client's requests land on many instances, so the goals apply to cold. Ratio = the mode's p50 over the matching floor's p50 (the floors authenticate nothing and run one indexed `SELECT` or one `INSERT` on the control plane), the floor measured in slices alternating with the route's (ten of the floor, each followed by one of each mode, as long as each other: the \"floor p50\" column), so all see the same machine. \"Slices\" is the range of the cold slices' ratios to the floor slice before them: how far this machine moves within one route's measurement. The two floor rows are measured alone at the start.",
+  "Each route is measured in three modes in the same run: **warm**, one Worker instance serving every request with its in-memory caches (src/platform/instance-cache.ts) on; **cold**, every cache off (`INSTANCE_CACHES=off`), so every request pays what a fresh instance in a location that saw nothing pays: the API key look-up on the control plane included; and **location**, a fresh instance in a location that saw the key (`INSTANCE_CACHES=location`: the instance's memory off, the location's Cache API on, src/platform/key-cache.ts). A far client's requests land on many instances, so the goals apply to cold and location. Ratio = the mode's p50 over the matching floor's p50 (the floors authenticate nothing and run one indexed `SELECT` or one `INSERT` on the control plane), the floor measured in slices alternating with the route's (ten of the floor, each followed by one of each mode, as long as each other: the \"floor p50\" column), so all see the same machine. \"Slices\" is the range of the cold slices' ratios to the floor slice before them: how far this machine moves within one route's measurement. The two floor rows are measured alone at the start.",
   '',
   'D1 = round trips to the workspace\'s shard per request on the response path (statements plus batches, counted as they complete before the response leaves; work handed to `waitUntil`, such as the event fan-out, is not counted): the **maximum** over five counted requests in each mode (the minimum in brackets where it differs). "Control" is the control plane\'s round trips in cold mode (the API key look-up, which warm answers from the instance\'s 5-second key cache). "Expected" is the design count; a cold maximum above it is flagged ⚠.',
   '',
-  '| route | expected | D1 cold | D1 warm | control (cold) | p50 cold ms | p99 cold ms | cold / floor | p50 warm ms | warm / floor | floor p50 ms | slices (cold) | errors |',
-  '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  '| route | expected | D1 cold | D1 warm | control (cold) | control (location) | p50 cold ms | p99 cold ms | cold / floor | p50 location ms | location / floor | p50 warm ms | warm / floor | floor p50 ms | slices (cold) | errors |',
+  '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ...rows.map((r) => {
     const cold = coldOf(r);
     const count = countOf(r);
     const d1 = (c) => (c ? `${c.max}${c.min !== c.max ? ` (${c.min})` : ''}` : '');
     const flag = r.expected !== undefined && count.max > r.expected ? ' ⚠' : '';
-    return `| ${r.name} | ${r.expected ?? ''} | ${d1(r.counts.cold ?? (r.auth === false ? r.counts.warm : undefined))}${flag} | ${r.auth === false ? '' : d1(r.counts.warm)} | ${r.counts.cold ? r.counts.cold.control : ''} | ${fmt(cold.p50)} | ${fmt(cold.p99)} | ${cold.floorRun ? ratioCell(cold) : 'floor'} | ${r.byMode.cold ? fmt(r.byMode.warm.p50) : ''} | ${r.byMode.cold ? ratioCell(r.byMode.warm) : ''} | ${cold.floorRun ? fmt(cold.floorRun.p50) : ''} | ${cold.sliceRatios ? `${fmt(Math.min(...cold.sliceRatios), 2)}-${fmt(Math.max(...cold.sliceRatios), 2)}` : ''} | ${cold.errors + (r.byMode.cold ? r.byMode.warm.errors : 0)} |`;
+    return `| ${r.name} | ${r.expected ?? ''} | ${d1(r.counts.cold ?? (r.auth === false ? r.counts.warm : undefined))}${flag} | ${r.auth === false ? '' : d1(r.counts.warm)} | ${r.counts.cold ? r.counts.cold.control : ''} | ${r.counts.location ? r.counts.location.control : ''} | ${fmt(cold.p50)} | ${fmt(cold.p99)} | ${cold.floorRun ? ratioCell(cold) : 'floor'} | ${r.byMode.location ? fmt(r.byMode.location.p50) : ''} | ${r.byMode.location ? ratioCell(r.byMode.location) : ''} | ${r.byMode.cold ? fmt(r.byMode.warm.p50) : ''} | ${r.byMode.cold ? ratioCell(r.byMode.warm) : ''} | ${cold.floorRun ? fmt(cold.floorRun.p50) : ''} | ${cold.sliceRatios ? `${fmt(Math.min(...cold.sliceRatios), 2)}-${fmt(Math.max(...cold.sliceRatios), 2)}` : ''} | ${cold.errors + (r.byMode.cold ? r.byMode.warm.errors + r.byMode.location.errors : 0)} |`;
   }),
   '',
   ...extra,

@@ -39,7 +39,7 @@ export interface Bindings {
   RESEND_API_KEY?: string;
   RESEND_WEBHOOK_SECRET?: string;
   RATE_LIMIT_PER_IP_PER_MINUTE?: string;
-  /** `off`: no Worker instance keeps anything in memory between requests (src/platform/instance-cache.ts). */
+  /** `off`: no Worker instance keeps anything between requests, in memory or in its location's cache; `location`: only the location's cache is kept (src/platform/instance-cache.ts). */
   INSTANCE_CACHES?: string;
   /** Per source IP and minute, for each family of public form posts (booking, manage, pay, unsubscribe; default 10). */
   RATE_LIMIT_PUBLIC_PER_IP_PER_MINUTE?: string;

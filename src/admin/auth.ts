@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AdminEnv } from '../env';
-import { invalidateKeyCache } from '../platform/auth';
+import { invalidateKeyCache } from '../platform/key-cache';
 import { SharedErrors } from '../platform/shared-errors';
 import { AdminErrors } from './errors';
 import { failedOperatorTokens } from '../platform/failed-auth';
@@ -32,6 +32,7 @@ export const requireAdmin: MiddlewareHandler<AdminEnv> = async (c, next) => {
     await next();
   } finally {
     // Plans, keys and limits change only through here: cached key look-ups must not outlive them.
-    if (c.req.method !== 'GET') invalidateKeyCache();
+    if (c.req.method !== 'GET')
+      await invalidateKeyCache().catch((err) => console.error('operator write: the location key cache was not invalidated', err));
   }
 };

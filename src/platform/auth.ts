@@ -7,7 +7,7 @@ import { DEFAULT_RATE_LIMITS } from './workspace';
 import type { Db } from './d1/db';
 import { renderError } from './errors';
 import { SharedErrors } from './shared-errors';
-import { instanceCache } from './instance-cache';
+import { cachedKeyLookUp } from './key-cache';
 import { featureRefusal } from './features';
 import { sha256Hex } from './ids';
 import { failedKeys } from './failed-auth';
@@ -20,29 +20,11 @@ const KEY_SHAPE = /^wsk_[A-Za-z0-9_-]{32,128}$/;
 
 type KeyMatch = { keyId: string; workspace: typeof workspaces.$inferSelect; shardSchema: string | null };
 
-/**
- * Hot keys skip the control-plane look-up for a few seconds: without it every request pays a
- * second round trip. Any operator write in this instance (revoking a key, changing a plan)
- * drops every entry at once; other instances see such a change within the lifetime plus the
- * read replica's lag.
- */
-const keyCache = instanceCache<KeyMatch>('api-keys', { max: 1_000, ttlMs: 5_000 });
-let generation = 0;
-
-export function invalidateKeyCache(): void {
-  generation++;
-  keyCache.clear();
-}
-
-async function findActiveKey(env: Bindings, keyHash: string): Promise<KeyMatch | null> {
-  const cached = keyCache.get(keyHash);
-  if (cached) return cached;
-  const seenGeneration = generation;
+/** A key's look-up: the cache tiers (./key-cache.ts), else the nearest control-plane replica, else the primary. */
+function findActiveKey(env: Bindings, keyHash: string, waitUntil: (work: Promise<unknown>) => void): Promise<KeyMatch | null> {
   // The nearest replica answers most look-ups; a key it does not know yet (created a moment ago) is asked of the primary.
-  const match = (await lookUpKey(controlReplica(env), keyHash)) ?? (await lookUpKey(controlDb(env), keyHash));
-  // A look-up that overlapped an invalidation may have read the old row: it is answered, not kept.
-  if (match && seenGeneration === generation) keyCache.set(keyHash, match);
-  return match;
+  const lookUp = async () => (await lookUpKey(controlReplica(env), keyHash)) ?? (await lookUpKey(controlDb(env), keyHash));
+  return cachedKeyLookUp(keyHash, lookUp, waitUntil);
 }
 
 async function lookUpKey(db: Db, keyHash: string): Promise<KeyMatch | null> {
@@ -90,7 +72,7 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
 
   const waitUntil = (work: Promise<unknown>) => c.executionCtx.waitUntil(work);
   const [found, ipSpend] = await Promise.all([
-    keyHash ? findActiveKey(c.env, keyHash) : Promise.resolve(null),
+    keyHash ? findActiveKey(c.env, keyHash, waitUntil) : Promise.resolve(null),
     spendLeasedToken(c.env, `ip:${ip}`, ipLimit(c.env), waitUntil),
   ]);
   const ipRefusedUntil = refusedUntil(ipSpend);

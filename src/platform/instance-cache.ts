@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from './app-env';
+import { configureLocationCaches, forgetLocationCaches } from './location-cache';
 
 /**
  * Every value a Worker instance keeps in memory from one request for the next goes through
@@ -24,9 +25,16 @@ let enabled = true;
 /** Namespaces turned off alone, to measure what each buys (the benchmark). */
 let without = new Set<string>();
 
-/** Reads the switch (`INSTANCE_CACHES`: `off` turns every namespace off); entries kept while it was on are dropped when it goes off. */
+/**
+ * Reads the switch (`INSTANCE_CACHES`): `off` turns every namespace off, the location's
+ * (./location-cache.ts) too, as a fresh instance in a location that saw nothing pays; `location`
+ * turns only the instance's off (a fresh instance in a location that saw the request's key).
+ * Entries kept while the instance's were on are dropped when they go off.
+ */
 export function configureInstanceCaches(setting: string | undefined): void {
-  const wanted = setting?.trim().toLowerCase() !== 'off';
+  const mode = setting?.trim().toLowerCase();
+  configureLocationCaches(mode === 'off' ? 'off' : 'on');
+  const wanted = mode !== 'off' && mode !== 'location';
   if (wanted === enabled) return;
   enabled = wanted;
   if (!wanted) for (const ns of namespaces.values()) ns.entries.clear();
@@ -89,8 +97,9 @@ export function instanceCache<V>(namespace: string, options: { max: number; ttlM
 export const instanceCacheStats = (): InstanceCacheStats[] =>
   [...namespaces.values()].map(({ namespace, entries, max, hits, misses }) => ({ namespace, size: entries.size, max, hits, misses }));
 
-/** Empties every namespace and zeroes its counters (tests, and the benchmark between its modes). */
+/** Empties every namespace and zeroes its counters, and forgets what the location holds (tests, and the benchmark between its modes). */
 export function resetInstanceCaches(): void {
+  forgetLocationCaches();
   for (const ns of namespaces.values()) {
     ns.entries.clear();
     ns.hits = 0;

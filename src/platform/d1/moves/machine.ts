@@ -1,6 +1,7 @@
 import { and, desc, eq, isNull, lt, ne, or } from 'drizzle-orm';
 import type { Bindings } from '../../../env';
 import { moves, shards, workspaces } from '../../control-schema';
+import { invalidateKeyCache } from '../../key-cache';
 import type { QueueTask } from '../../manifest';
 import { SharedErrors } from '../../shared-errors';
 import { failedOn, uniqueOn } from '../constraints';
@@ -447,6 +448,8 @@ async function flip(env: Bindings, move: Running, source: D1Database, target: D1
     if (ws?.shard !== move.toShard) throw new MoveFailure('The workspace left its shard during the move');
   }
   await floorOnTarget(env, move).catch((err) => console.error('workspace move: floor not moved yet', move.id, err));
+  // This location routes the workspace to its new shard at once; others within the key cache's lifetime.
+  await invalidateKeyCache().catch((err) => console.error('workspace move: key cache not invalidated', move.id, err));
   return { phase: 'draining', next: true, delaySeconds: clearAfterSeconds(env) };
 }
 
