@@ -7,6 +7,7 @@ import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { load, loadAgainstFloor, setInstanceCaches } from './load.mjs';
+import { startupSection } from './startup.mjs';
 import { benchVars, scenarios, seed } from './scenarios.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -193,6 +194,7 @@ for (const scenario of all.filter((s) => s.auth === false || selected(s.name))) 
   );
 }
 const extra = ctx.extraMeasurements ? await ctx.extraMeasurements(selected) : [];
+const startup = selected('startup') ? await startupSection() : [];
 
 const coldOf = (r) => r.byMode.cold ?? r.byMode.warm;
 const countOf = (r) => r.counts.cold ?? r.counts.warm;
@@ -218,6 +220,7 @@ const lines = [
   '',
   ...extra,
   '',
+  ...startup,
 ];
 const out = only.length ? join(here, '.tmp', `results-${port}.md`) : join(here, 'results.md');
 writeFileSync(out, lines.join('\n'));
