@@ -104,9 +104,28 @@ export const isoDateTime = (name: string) =>
 /** An empty (or whitespace-only) body: `{}` to routes whose body is optional, `Request body is required` where it is required. */
 const emptyBodies = new WeakSet<Context>();
 
-const JSON_TYPE = /^application\/([\w.-]+\+)?json$/i;
 const BODY_LIMIT = 1_000_000;
-const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+// The byte order mark is kept, so a body that starts with one is refused as JSON text (RFC 8259 forbids sending one).
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * `application/json`, with no parameter or only `charset=utf-8`: the body is read as UTF-8 JSON,
+ * so a body that claims another media type or charset is refused rather than misread.
+ */
+function isJsonContentType(header: string): boolean {
+  const [type, ...params] = header.split(';');
+  if (type.trim().toLowerCase() !== 'application/json') return false;
+  if (params.length > 1) return false;
+  if (params.length === 0) return true;
+  const [name, value = ''] = params[0].split('=');
+  return (
+    name.trim().toLowerCase() === 'charset' &&
+    value
+      .trim()
+      .replace(/^"(.*)"$/, '$1')
+      .toLowerCase() === 'utf-8'
+  );
+}
 
 /**
  * Reads every request body once, before routing: a non-empty body must be JSON
@@ -127,7 +146,6 @@ export const parseJsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   // Read bytes, not text: the runtime warns when text() meets a non-text content type.
   const bytes = await c.req.raw.arrayBuffer();
   if (bytes.byteLength > BODY_LIMIT) throw SharedErrors.bodyTooLarge();
-  const mediaType = (c.req.header('content-type') ?? '').split(';')[0].trim();
   let text = '';
   if (bytes.byteLength > 0) {
     try {
@@ -137,7 +155,8 @@ export const parseJsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
     }
   }
   const empty = text.trim() === '';
-  if (!empty && !JSON_TYPE.test(mediaType)) throw SharedErrors.notJson();
+  if (!empty && !isJsonContentType(c.req.header('content-type') ?? '')) throw SharedErrors.notJson();
+  if (text.charCodeAt(0) === 0xfeff) throw SharedErrors.malformedJson();
   passOn(c, empty ? '{}' : text);
   if (empty) emptyBodies.add(c);
   else {

@@ -2,7 +2,7 @@ import { env, exports } from 'cloudflare:workers';
 import { RegExpRouter } from 'hono/router/reg-exp-router';
 import { buildApp } from '../../src/app';
 import { describe, expect, it } from 'vitest';
-import { call, makeWorkspace } from '../support/harness';
+import { ADMIN_TOKEN, call, makeWorkspace } from '../support/harness';
 
 describe('HTTP conventions', () => {
   it('refuses CORS preflights and never sends Access-Control-Allow-Origin', async () => {
@@ -65,7 +65,7 @@ describe('HTTP conventions', () => {
     expect(typed.status).toBe(201);
     const body = JSON.stringify({ name: 'Ångström \u{1F600}', sku: 'BODY-1', price: 12.5 });
     const first = await ws.api('POST', '/v1/products', undefined, {
-      rawBody: `\uFEFF${body}`,
+      rawBody: body,
       headers: { 'content-type': 'application/json; charset=utf-8', 'idempotency-key': 'same-body' },
     });
     expect([first.status, first.body.name, first.body.price]).toEqual([201, 'Ångström \u{1F600}', 12.5]);
@@ -74,6 +74,39 @@ describe('HTTP conventions', () => {
       headers: { 'content-type': 'application/json', 'idempotency-key': 'same-body' },
     });
     expect([again.status, again.headers.get('idempotent-replayed'), again.body.id]).toEqual([201, 'true', first.body.id]);
+  });
+
+  it('takes application/json alone, or with charset=utf-8, and refuses other media types, other charsets and a byte order mark', async () => {
+    const ws = await makeWorkspace();
+    const post = (contentType: string, rawBody = '{"name":"Typed"}') =>
+      ws.api('POST', '/v1/contacts', undefined, { rawBody, headers: { 'content-type': contentType } });
+    for (const accepted of ['application/json', 'APPLICATION/JSON', 'application/json; charset=utf-8', 'application/json;charset="UTF-8"']) {
+      expect((await post(accepted)).status, accepted).toBe(201);
+    }
+    for (const refused of [
+      'application/vnd.api+json',
+      'application/merge-patch+json',
+      'application/json; charset=utf-16',
+      'application/json; charset=latin1',
+      'application/json; charset=utf-8; q=1',
+      'application/json; version=2',
+      'text/json',
+    ]) {
+      const res = await post(refused);
+      expect([res.status, res.body], refused).toEqual([
+        415,
+        { statusCode: 415, message: 'Content-Type must be application/json', error: 'Unsupported Media Type' },
+      ]);
+    }
+    const marked = await post('application/json', '\uFEFF{"name":"Marked"}');
+    expect([marked.status, marked.body]).toEqual([400, { statusCode: 400, message: 'Malformed JSON in request body', error: 'Bad Request' }]);
+    // The operator API reads its bodies through the same check.
+    const operator = await call('POST', '/admin/v1/workspaces', {
+      key: ADMIN_TOKEN,
+      rawBody: '{"name":"Typed"}',
+      headers: { 'content-type': 'application/json; charset=utf-16' },
+    });
+    expect(operator.status).toBe(415);
   });
 
   it('rejects a body that is not UTF-8 with 400', async () => {
