@@ -190,8 +190,19 @@ export function defineRoute<P extends string, R extends DeclaredRoute<P>>(declar
   const { errors = [], ...config } = declared;
   const idempotent = config.method === 'post' && !!config.security;
   const responses = { ...errorResponses(idempotent ? [...errors, ...IDEMPOTENCY_ERRORS] : errors), ...config.responses };
-  const route = { ...config, ...(idempotent ? { request: withIdempotencyKey(config.request) } : {}), responses };
+  const request = withDeclaredQueryOnly(idempotent ? withIdempotencyKey(config.request) : config.request);
+  const route = { ...config, request, responses };
   return createRoute(route) as ReturnType<typeof createRoute<P, R>>;
+}
+
+/**
+ * A query parameter the route does not declare is refused (400 naming it), never ignored: a typo
+ * or a guessed filter (`?email=` on a list that has none) would otherwise answer the wrong data
+ * with a 200.
+ */
+function withDeclaredQueryOnly(request: RouteConfig['request']): RouteConfig['request'] {
+  const query = request?.query;
+  return { ...request, query: query instanceof z.ZodObject ? query.strict() : z.object({}).strict() };
 }
 
 export const bearer = [{ bearerAuth: [] }];

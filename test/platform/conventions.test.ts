@@ -41,6 +41,13 @@ describe.each(ROUTES)('$method $path', (route) => {
     });
   }
 
+  it('refuses a query parameter it does not declare with 400 naming it', async () => {
+    const path = `${concrete(route)}${concrete(route).includes('?') ? '&' : '?'}not_a_parameter=1`;
+    const res = await (await workspace()).api(route.method, path, takesBody(route) ? (route.body ?? {}) : undefined);
+    expect(res.status, label(route)).toBe(400);
+    expect(errorText(res.body)).toContain('query parameter not_a_parameter is not accepted here');
+  });
+
   if (route.path.includes('{')) {
     it('rejects a non-UUID path id', async () => {
       const res = await (await workspace()).api(route.method, concrete(route, 'not-a-uuid'), takesBody(route) ? (route.body ?? {}) : undefined);

@@ -109,6 +109,22 @@ describe('HTTP conventions', () => {
     expect(operator.status).toBe(415);
   });
 
+  it("refuses a query parameter a route does not declare, in the route's error shape, and takes the ones it declares", async () => {
+    const ws = await makeWorkspace();
+    const guessed = await ws.api('GET', '/v1/contacts?email=alan@example.com');
+    expect([guessed.status, guessed.body]).toEqual([
+      400,
+      { statusCode: 400, message: ['query parameter email is not accepted here'], error: 'Bad Request' },
+    ]);
+    expect((await ws.api('GET', '/v1/contacts?limit=5&search=alan')).status).toBe(200);
+    const none = await ws.api('GET', '/v1/pipelines?limit=5');
+    expect(none.body.message).toEqual(['query parameter limit is not accepted here']);
+    // Where every error answers the domain envelope, so does this one.
+    const envelope = await ws.api('GET', '/v1/suppressions?emails=a@example.com');
+    expect([envelope.status, envelope.body.error.code]).toEqual([400, 'invalid_request']);
+    expect(envelope.body.error.message).toContain('query parameter emails is not accepted here');
+  });
+
   it('rejects a body that is not UTF-8 with 400', async () => {
     const ws = await makeWorkspace();
     const res = await (exports as any).default.fetch(
