@@ -7,6 +7,7 @@ import type { ApiError } from '../../platform/errors';
 import { sha256Hex, uuidv7 } from '../../platform/ids';
 import { prepared, preparedInsert, preparedSql } from '../../platform/d1/prepared';
 import { rawAll, rawRun } from '../../platform/d1/raw-query';
+import { writeThenRead } from '../../platform/d1/typed-read';
 import { claimInstanceName, type ClaimResult } from '../../durable-objects/idempotency-claims';
 import { type BatchedHandOff, configuredEmailProvider, type EmailAttachment, ProviderRejected } from '../../providers/email';
 import { senderCandidates, fromEmail, type SenderProfileRow } from '../sender-profiles';
@@ -305,23 +306,23 @@ async function reserve(ctx: SendContext, row: SendRow, handOff: (BatchedHandOff 
   if (cap != null) statements.push(countWarming.in(db, { workspace_id: ws.id, day, cap }));
   if (handOff) statements.push(...handOff.statements);
   statements.push(insertSend.in(db, handOff ? { ...counted, status: 'sent', provider: handOff.provider, provider_message_id: null } : counted));
-  if (handOff)
-    statements.push(
-      rawAll<{ id: string }>(
+  // With a hand-off, the row takes the message id its provider's statement recorded.
+  const recordMessageId = handOff
+    ? rawAll<{ id: string }>(
         db,
         sql`UPDATE email_sends SET provider_message_id = ${handOff.messageId} WHERE workspace_id = ${ws.id} AND id = ${row.id} RETURNING provider_message_id AS id`,
-      ),
-    );
-  let results: unknown[];
+      )
+    : null;
+  let written: { id: string }[] = [];
   try {
-    results = await runBatch(db, statements);
+    if (recordMessageId) written = await writeThenRead(db, statements, recordMessageId);
+    else await runBatch(db, statements);
   } catch (err) {
     throw capsExceeded(err) ?? err;
   }
   Object.assign(row, counted);
   if (!handOff) return null;
-  const [{ id: messageId }] = results[results.length - 1] as { id: string }[];
-  return { ...counted, status: 'sent', provider: handOff.provider, provider_message_id: messageId };
+  return { ...counted, status: 'sent', provider: handOff.provider, provider_message_id: written[0].id };
 }
 
 /** The monthly counter, raised only below the quota (a NULL fails the batch: `email_quota_usage.sends`). */

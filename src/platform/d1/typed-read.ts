@@ -1,4 +1,4 @@
-import type { Statement } from './db';
+import { runBatch, type Db, type Statement } from './db';
 
 declare const rows: unique symbol;
 
@@ -14,3 +14,12 @@ export type RowsOf<S> = S extends { readonly [rows]: infer T } ? T : S extends P
 
 /** `statement` as a read of `T`: for statements built outside the typed helpers (raw SQL whose rows the caller knows). */
 export const readOf = <T>(statement: Statement): Read<T> => statement as Read<T>;
+
+/**
+ * `writes`, then `read`, as one batch (all or nothing): the rows of `read`, which sees what the
+ * writes did (a delete's RETURNING, the row an update left).
+ */
+export async function writeThenRead<S extends Statement>(db: Db, writes: Statement[], read: S): Promise<RowsOf<S>> {
+  const [rows] = (await runBatch(db, [...writes, read])).slice(writes.length);
+  return rows as RowsOf<S>;
+}
