@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { listAudiences } from '../../src/modules/audiences/service';
-import { listMeetingTypes } from '../../src/modules/bookings/meeting-types';
+import { listMeetingTypes } from '../../src/modules/bookings/meeting-type-list';
 import { listBookings } from '../../src/modules/bookings/read';
 import { listDeals } from '../../src/modules/deals/list';
 import { listCampaigns as listEmailCampaigns } from '../../src/modules/email-campaigns/service';
