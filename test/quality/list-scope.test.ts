@@ -7,7 +7,7 @@ import { listCampaigns as listEmailCampaigns } from '../../src/modules/email-cam
 import { listIssues } from '../../src/modules/newsletters/issues';
 import { listNewsletters } from '../../src/modules/newsletters/service';
 import { listOrders } from '../../src/modules/orders/list';
-import { listPaymentRequests } from '../../src/modules/payment-requests/service';
+import { listPaymentRequests } from '../../src/modules/payment-requests/payment-request-list';
 import { listPayments } from '../../src/modules/payments/list';
 import { listSuppressions } from '../../src/modules/suppressions/service';
 import { listLabels } from '../../src/modules/contacts/labels/service';
