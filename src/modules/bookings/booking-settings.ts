@@ -33,8 +33,8 @@ export const settingsFirstUse = (db: Db, workspaceId: string): Statement =>
 
 /** The workspace's booking settings (the `bk_` embed key, the link secret), created on first use: one batch. */
 export async function bookingSettingsOf(db: Db, workspaceId: string): Promise<BookingSettings> {
-  const [settings] = await writeThenRead(db, [settingsFirstUse(db, workspaceId)], settingsRead(db, workspaceId));
-  return settings;
+  const { settings } = await writeThenRead(db, [settingsFirstUse(db, workspaceId)], { settings: settingsRead(db, workspaceId) });
+  return settings[0];
 }
 
 /** Issues a new `bk_` key; the old one stops working at once. */

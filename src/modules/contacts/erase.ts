@@ -48,11 +48,9 @@ export async function eraseContact(ctx: ServiceContext, contactId: string): Prom
     ),
   ];
   // Last: the row itself (its triggers clear the search indexes and the stored list answers).
-  const erased = await writeThenRead(
-    db,
-    writes,
-    rawAll<{ id: string }>(db, sql`DELETE FROM ${contacts} WHERE workspace_id = ${ws} AND id = ${contactId} RETURNING id`),
-  );
+  const { erased } = await writeThenRead(db, writes, {
+    erased: rawAll<{ id: string }>(db, sql`DELETE FROM ${contacts} WHERE workspace_id = ${ws} AND id = ${contactId} RETURNING id`),
+  });
   if (erased.length === 0) throw SharedErrors.contactNotFound();
   ctx.events.committedAfter([{ id: eventId, workspaceId: ws, type: 'contact.deleted', data: {}, createdAt: now }]);
   return { id: contactId, erased_at: now };

@@ -138,11 +138,11 @@ export async function resolveMergeRequest(
         created_at: now,
       }),
     );
-    const [merged] = await writeThenRead(db, statements, selectContact(db, ws.id, target.id)).catch((err) => {
+    const { merged } = await writeThenRead(db, statements, { merged: selectContact(db, ws.id, target.id) }).catch((err) => {
       if (failedOn(err, guardOf(mergeRequests.status))) throw ContactErrors.mergeResolved();
       throw err;
     });
-    target = merged;
+    target = merged[0];
   } else {
     await claim(ctx, mr, action === 'merge' ? 'merged' : 'dismissed');
   }

@@ -2,6 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
 import { nowIso, runBatch, type Statement } from '../../platform/d1/db';
+import { readAll } from '../../platform/d1/operation';
 import { failedOn, guardOf } from '../../platform/d1/constraints';
 import type { ApiError } from '../../platform/errors';
 import { sha256Hex, uuidv7 } from '../../platform/ids';
@@ -203,17 +204,19 @@ async function deliver(
 ): Promise<SendResult> {
   const { db, ws } = ctx;
   const key = input.idempotencyKey ?? null;
-  const reads: Statement[] = [senderCandidates(db, ws.id, input.senderProfileId), suppressedQuery(db, ws.id, to)];
-  if (key !== null) reads.push(sendByKey.in(db, { ws: ws.id, key }));
   // The platform list is in the control plane: its look-up runs alongside the shard's read batch.
-  const [[senders, suppression, existing], onPlatform] = (await Promise.all([runBatch(db, reads), onPlatformList(ctx.env, to)])) as [
-    [SenderProfileRow[], { suppressed: number }[], SendRow[] | undefined],
-    boolean,
-  ];
+  const [{ senders, suppression, existing }, onPlatform] = await Promise.all([
+    readAll(db, {
+      senders: senderCandidates(db, ws.id, input.senderProfileId),
+      suppression: suppressedQuery(db, ws.id, to),
+      existing: key !== null && sendByKey.in(db, { ws: ws.id, key }),
+    }),
+    onPlatformList(ctx.env, to),
+  ]);
 
   // A crashed holder left its work in D1: a finished send is answered as it stands; one caught mid hand-off is handed over again
   // with the same provider key (counted already, and a provider that honours the key accepts it once).
-  const prior = existing?.[0];
+  const prior = existing[0];
   if (prior && prior.status !== 'sending') return { record: serializeSend(prior), fresh: false };
 
   const sender = senders[0];
@@ -315,7 +318,7 @@ async function reserve(ctx: SendContext, row: SendRow, handOff: (BatchedHandOff 
     : null;
   let written: { id: string }[] = [];
   try {
-    if (recordMessageId) written = await writeThenRead(db, statements, recordMessageId);
+    if (recordMessageId) ({ written } = await writeThenRead(db, statements, { written: recordMessageId }));
     else await runBatch(db, statements);
   } catch (err) {
     throw capsExceeded(err) ?? err;

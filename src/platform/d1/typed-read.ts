@@ -16,10 +16,15 @@ export type RowsOf<S> = S extends { readonly [rows]: infer T } ? T : S extends P
 export const readOf = <T>(statement: Statement): Read<T> => statement as Read<T>;
 
 /**
- * `writes`, then `read`, as one batch (all or nothing): the rows of `read`, which sees what the
- * writes did (a delete's RETURNING, the row an update left).
+ * `writes`, then `reads`, as one batch (all or nothing): each read's rows by name, which see what
+ * the writes did (a delete's RETURNING, the row an update left).
  */
-export async function writeThenRead<S extends Statement>(db: Db, writes: Statement[], read: S): Promise<RowsOf<S>> {
-  const [rows] = (await runBatch(db, [...writes, read])).slice(writes.length);
-  return rows as RowsOf<S>;
+export async function writeThenRead<R extends Record<string, Statement>>(
+  db: Db,
+  writes: Statement[],
+  reads: R,
+): Promise<{ [K in keyof R]: RowsOf<R[K]> }> {
+  const names = Object.keys(reads);
+  const results = (await runBatch(db, [...writes, ...Object.values(reads)])).slice(writes.length);
+  return Object.fromEntries(names.map((name, i) => [name, results[i]])) as { [K in keyof R]: RowsOf<R[K]> };
 }

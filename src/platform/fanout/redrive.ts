@@ -52,7 +52,7 @@ export async function redriveStaleCampaigns<Row extends FanoutCampaign, P extend
     if (!carried) continue;
     let work: { work: number }[];
     try {
-      work = await writeThenRead(
+      ({ work } = await writeThenRead(
         db,
         [
           rawRun(
@@ -65,8 +65,8 @@ export async function redriveStaleCampaigns<Row extends FanoutCampaign, P extend
           giveUpSending(ch, db, c.id, givenUpBefore, now),
           ...recountCampaign(ch, db, c.id, now),
         ],
-        hasWork(ch, db, c.id),
-      );
+        { work: hasWork(ch, db, c.id) },
+      ));
     } catch (err) {
       // Another sweep took it, or its fan-out moved meanwhile.
       if (failedOn(err, guardOf(campaigns.drive))) continue;

@@ -72,15 +72,13 @@ async function record(outbox: SandboxOutbox, { db, workspaceId }: ProviderContex
   });
   if (rows.length === 0) return outcomes as BatchOutcome[];
   const inserts = groups(rows).map((group) => insertRows(outbox, db, workspaceId, group));
-  const held = await writeThenRead(
-    db,
-    inserts,
-    outbox.keyedEmailIds(
+  const { held } = await writeThenRead(db, inserts, {
+    held: outbox.keyedEmailIds(
       db,
       workspaceId,
       rows.map((r) => r.k),
     ),
-  );
+  });
   const ids = new Map(held.map((r) => [r.idempotency_key, r.id]));
   return messages.map(({ idempotencyKey }, i) => outcomes[i] ?? { messageId: ids.get(idempotencyKey)! });
 }
