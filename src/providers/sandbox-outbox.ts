@@ -1,5 +1,6 @@
 import type { SQL } from 'drizzle-orm';
 import type { Db, Statement } from '../platform/d1/db';
+import type { Read } from '../platform/d1/typed-read';
 
 /** A send recorded without an idempotency key of its own (WhatsApp has none). */
 export type OutboxEntry = {
@@ -22,7 +23,7 @@ export type SandboxOutbox = {
    */
   keyedEmailsInsert(db: Db, workspaceId: string, rows: string): Statement;
   /** For the caller's batch: the message ids (`{id, idempotency_key}` rows) held for these email keys. */
-  keyedEmailIds(db: Db, workspaceId: string, keys: string[]): Statement;
+  keyedEmailIds(db: Db, workspaceId: string, keys: string[]): Read<{ id: string; idempotency_key: string }[]>;
   /** SQL: the message id of an email key, for a statement after the message's in the same batch. */
   keyedEmailId(workspaceId: string, key: string): SQL<string>;
   outboxEntry(db: Db, entry: OutboxEntry): Statement;

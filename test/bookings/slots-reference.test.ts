@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { slotListJson } from '../../src/modules/bookings/meeting-types';
+import { slotListJson } from '../../src/modules/bookings/slot-listing';
 import type { WeeklyHours } from '../../src/modules/bookings/schema';
 import { openSlots, openStarts, slotAt, type Calendar, type Slot, type SlotRules } from '../../src/modules/bookings/slots';
 

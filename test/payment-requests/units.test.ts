@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { mintToken, payUrlFor, tokenWorkspace } from '../../src/modules/payment-requests/service';
+import { mintToken, payUrlFor, tokenWorkspace } from '../../src/modules/payment-requests/pay-link';
 import { openUrl } from '../../src/modules/payment-requests/documents';
 import { formEncode } from '../../src/providers/payments/stripe';
 

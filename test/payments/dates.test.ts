@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cycleDueAt, dateOnly, installmentDueDates, localDate, localParts, parseIsoInZone } from '../../src/platform/calendar';
-import { splitCents } from '../../src/modules/payments/service';
+import { splitCents } from '../../src/modules/payments/record-payment';
 import { makeWorkspace } from '../support/harness';
 import { createPayment } from './helpers';
 

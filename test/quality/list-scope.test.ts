@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { listAudiences } from '../../src/modules/audiences/service';
-import { listMeetingTypes } from '../../src/modules/bookings/meeting-types';
+import { listMeetingTypes } from '../../src/modules/bookings/meeting-type-list';
 import { listBookings } from '../../src/modules/bookings/read';
 import { listDeals } from '../../src/modules/deals/list';
 import { listCampaigns as listEmailCampaigns } from '../../src/modules/email-campaigns/service';
 import { listIssues } from '../../src/modules/newsletters/issues';
 import { listNewsletters } from '../../src/modules/newsletters/service';
 import { listOrders } from '../../src/modules/orders/list';
-import { listPaymentRequests } from '../../src/modules/payment-requests/service';
+import { listPaymentRequests } from '../../src/modules/payment-requests/payment-request-list';
 import { listPayments } from '../../src/modules/payments/list';
 import { listSuppressions } from '../../src/modules/suppressions/service';
 import { listLabels } from '../../src/modules/contacts/labels/service';

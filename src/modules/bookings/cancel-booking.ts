@@ -1,13 +1,11 @@
-import { and, eq } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { nowIso } from '../../platform/d1/db';
 import { runOperation } from '../../platform/d1/operation';
-import { bookingChangeReads, bookingToChange, changedSinceRead, versionGuard } from './changes';
+import { bookingChange, bookingChangeReads, bookingToChange, changedSinceRead } from './changes';
 import { BookingErrors } from './errors';
 import { bookingEventData } from './events';
 import { notifyInvitee, type BookingNotify } from './notifications';
 import { serializeBooking } from './read';
-import { bookings, type BookingRow } from './schema';
 
 /**
  * `POST /v1/bookings/{id}/cancel` (host side) and the manage page (`invitee`). With `notify`, the
@@ -27,30 +25,13 @@ export async function cancelBooking(
       const { booking, s, members } = bookingToChange(read);
       if (booking.status !== 'confirmed') throw BookingErrors.notCancellable();
       const now = nowIso();
-      const row: BookingRow = {
-        ...booking,
-        status: 'cancelled',
-        cancelledAt: now,
-        cancelledBy,
-        cancellationReason: input.reason ?? null,
-        inviteSequence: booking.inviteSequence + 1,
-        version: booking.version + 1,
-        updatedAt: now,
-      };
-      batch.write(
-        ctx.db
-          .update(bookings)
-          .set({
-            status: 'cancelled',
-            cancelledAt: now,
-            cancelledBy,
-            cancellationReason: row.cancellationReason,
-            inviteSequence: row.inviteSequence,
-            version: versionGuard(booking),
-            updatedAt: now,
-          })
-          .where(and(eq(bookings.workspaceId, ctx.ws.id), eq(bookings.id, booking.id))),
+      const { next: row, update } = bookingChange(
+        ctx,
+        booking,
+        { status: 'cancelled', cancelledAt: now, cancelledBy, cancellationReason: input.reason ?? null, inviteSequence: booking.inviteSequence + 1 },
+        now,
       );
+      batch.write(update);
       // A booking whose meeting type is gone is still cancelled, its event naming no type.
       batch.emit('booking.cancelled', bookingEventData(row, s?.row ?? { name: '', locationType: '' }, members));
       batch.signal(booking.contactId, 'booking.cancelled');

@@ -45,8 +45,17 @@ export function bookingToChange(read: ReadsOf<ReturnType<typeof bookingChangeRea
 }
 
 /** The next `version`, written only over the version read and while the booking is confirmed: else NULL, failing the batch (`changedSinceRead`). */
-export const versionGuard = (b: BookingRow) =>
-  guarded(sql`${bookings.version} = ${b.version} AND ${bookings.status} = 'confirmed'`, sql`${b.version + 1}`);
+const versionGuard = (b: BookingRow) => guarded(sql`${bookings.version} = ${b.version} AND ${bookings.status} = 'confirmed'`, sql`${b.version + 1}`);
 
 /** The booking changed since it was read (`versionGuard`). */
 export const changedSinceRead = guardOf(bookings.version);
+
+/** `booking` as `changes` leave it, and the update writing them over the version read (`versionGuard`). */
+export function bookingChange(ctx: ServiceContext, booking: BookingRow, changes: Partial<BookingRow>, now: string) {
+  const next: BookingRow = { ...booking, ...changes, version: booking.version + 1, updatedAt: now };
+  const update = ctx.db
+    .update(bookings)
+    .set({ ...changes, version: versionGuard(booking), updatedAt: now })
+    .where(and(eq(bookings.workspaceId, ctx.ws.id), eq(bookings.id, booking.id)));
+  return { next, update };
+}

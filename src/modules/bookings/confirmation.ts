@@ -3,7 +3,8 @@ import { Temporal } from 'temporal-polyfill';
 import type { Db } from '../../platform/d1/db';
 import { escapeHtml } from '../../platform/html';
 import { base64url } from '../../platform/ids';
-import { bookingSettingsOf, type Member } from './meeting-types';
+import { bookingSettingsOf } from './booking-settings';
+import type { Member } from './meeting-types';
 import { bookingSettings, type BookingRow, type MeetingTypeRow } from './schema';
 
 /** What the invitee receives after booking: to be sent through the transactional email path. */

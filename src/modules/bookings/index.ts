@@ -1,3 +1,4 @@
 export { busyBlockCreate, MeetingType, meetingTypeCreate } from './dto';
-export { addBusyBlock, createMeetingType, rotateEmbedKey } from './meeting-types';
+export { rotateEmbedKey } from './booking-settings';
+export { addBusyBlock, createMeetingType } from './meeting-type-writes';
 export { markNoShow } from './sweep';

@@ -9,7 +9,8 @@ import { type EmailAttachment, type SendContext, sendEmail } from '../emails';
 import { fromEmail, readSender } from '../sender-profiles';
 import { bookingMessageFor, type BookingMessage, type BookingMessageKind, manageUrlWith } from './confirmation';
 import { inviteAttachment } from './invite';
-import { bookingSettingsOf, type Member } from './meeting-types';
+import { bookingSettingsOf } from './booking-settings';
+import type { Member } from './meeting-types';
 import { bookings, type BookingRow, type MeetingTypeRow } from './schema';
 
 /** Where a booking's messages are sent from after the answer: the origin of its links, the bindings, and how work is deferred. */

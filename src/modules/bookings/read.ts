@@ -7,7 +7,8 @@ import { SharedErrors } from '../../platform/shared-errors';
 import { isUuid } from '../../platform/validation';
 import { BOOKING_SORTS, type BookingListInput } from './dto';
 import { BookingErrors } from './errors';
-import { membersFrom, membersRead, parseInstant, type Member } from './meeting-types';
+import { parseInstant } from './instant';
+import { membersFrom, membersRead, type Member } from './meeting-types';
 import { bookings, BOOKING_STATUSES, type BookingRow } from './schema';
 
 export function serializeBooking(b: BookingRow, members: Map<string, Member>) {

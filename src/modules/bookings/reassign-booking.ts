@@ -1,17 +1,16 @@
-import { and, eq } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { nowIso } from '../../platform/d1/db';
 import { readAll, runOperation, type WriteBatch } from '../../platform/d1/operation';
 import { uuidv7 } from '../../platform/ids';
 import { calendarOf } from './calendar';
-import { bookingChangeReads, bookingToChange, changedSinceRead, versionGuard } from './changes';
+import { bookingChange, bookingChangeReads, bookingToChange, changedSinceRead } from './changes';
 import { BookingErrors } from './errors';
 import { bookingEventData } from './events';
 import type { SlotLocks } from './locks';
 import type { Member } from './meeting-types';
 import { serializeBooking } from './read';
 import { calendarAround, claimsFor, fairness, readCalendarAround, statsFrom, type Schedule } from './scheduling';
-import { bookingAssignments, bookings, type BookingRow } from './schema';
+import { bookingAssignments, type BookingRow } from './schema';
 import { checkHostAt, pickFairest, type Calendar, type HostCheck } from './slots';
 
 type ReassignInput = { user_id?: string; reason?: string; force?: boolean };
@@ -101,12 +100,9 @@ function reassignTo(
 ): BookingRow {
   const { booking } = r;
   const now = nowIso();
-  const next: BookingRow = { ...booking, hostUserId: chosen, hostUserIds: [chosen], version: booking.version + 1, updatedAt: now };
+  const { next, update } = bookingChange(ctx, booking, { hostUserId: chosen, hostUserIds: [chosen] }, now);
   batch.write(
-    ctx.db
-      .update(bookings)
-      .set({ hostUserId: chosen, hostUserIds: [chosen], version: versionGuard(booking), updatedAt: now })
-      .where(and(eq(bookings.workspaceId, ctx.ws.id), eq(bookings.id, booking.id))),
+    update,
     ctx.db.insert(bookingAssignments).values({
       id: uuidv7(),
       workspaceId: ctx.ws.id,

@@ -1,9 +1,8 @@
-import { and, eq } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { nowIso } from '../../platform/d1/db';
 import { runOperation, type WriteBatch } from '../../platform/d1/operation';
 import { isValidTimeZone } from '../../platform/timezones';
-import { bookingChangeReads, bookingToChange, changedSinceRead, versionGuard } from './changes';
+import { bookingChange, bookingChangeReads, bookingToChange, changedSinceRead } from './changes';
 import { dedupeKeyOf, doubleSubmitKey } from './double-submit';
 import { BookingErrors } from './errors';
 import { bookingEventData } from './events';
@@ -11,7 +10,7 @@ import type { SlotLocks } from './locks';
 import { notifyInvitee, type BookingNotify } from './notifications';
 import { serializeBooking } from './read';
 import { claimsFor, MINUTE, parseStart, readCalendarAround, type Schedule } from './scheduling';
-import { bookings, type BookingRow } from './schema';
+import type { BookingRow } from './schema';
 import { slotAt, type Calendar } from './slots';
 
 type RescheduleInput = { start_at: string; timezone?: string };
@@ -69,35 +68,21 @@ function moveTo(ctx: ServiceContext, batch: WriteBatch, change: { s: Schedule; b
   const { s, booking, start } = change;
   const now = nowIso();
   const startIso = new Date(start).toISOString();
-  const next: BookingRow = {
-    ...booking,
-    startAt: startIso,
-    endAt: new Date(start + s.rules.durationMinutes * MINUTE).toISOString(),
-    inviteeTimezone: change.timezone ?? booking.inviteeTimezone,
-    previousStartAt: booking.startAt,
-    rescheduledAt: now,
-    rescheduleCount: booking.rescheduleCount + 1,
-    inviteSequence: booking.inviteSequence + 1,
-    dedupeKey: dedupeKeyOf(booking.meetingTypeId, startIso, booking.contactId, booking.pinnedHostUserId),
-    version: booking.version + 1,
-    updatedAt: now,
-  };
-  batch.write(
-    ctx.db
-      .update(bookings)
-      .set({
-        startAt: next.startAt,
-        endAt: next.endAt,
-        inviteeTimezone: next.inviteeTimezone,
-        previousStartAt: next.previousStartAt,
-        rescheduledAt: now,
-        rescheduleCount: next.rescheduleCount,
-        inviteSequence: next.inviteSequence,
-        dedupeKey: next.dedupeKey,
-        version: versionGuard(booking),
-        updatedAt: now,
-      })
-      .where(and(eq(bookings.workspaceId, ctx.ws.id), eq(bookings.id, booking.id))),
+  const { next, update } = bookingChange(
+    ctx,
+    booking,
+    {
+      startAt: startIso,
+      endAt: new Date(start + s.rules.durationMinutes * MINUTE).toISOString(),
+      inviteeTimezone: change.timezone ?? booking.inviteeTimezone,
+      previousStartAt: booking.startAt,
+      rescheduledAt: now,
+      rescheduleCount: booking.rescheduleCount + 1,
+      inviteSequence: booking.inviteSequence + 1,
+      dedupeKey: dedupeKeyOf(booking.meetingTypeId, startIso, booking.contactId, booking.pinnedHostUserId),
+    },
+    now,
   );
+  batch.write(update);
   return next;
 }

@@ -25,7 +25,10 @@ import {
   SlotsQuery,
 } from './dto';
 import { durableSlotLocks } from './locks';
-import { embedMaterial, getMeetingType, listMeetingTypes, listSlots, slotListJson } from './meeting-types';
+import { embedMaterial } from './booking-settings';
+import { listMeetingTypes } from './meeting-type-list';
+import { getMeetingType } from './meeting-types';
+import { listSlots, slotListJson } from './slot-listing';
 import { cancelBooking } from './cancel-booking';
 import { createBooking } from './create-booking';
 import { getBooking, listBookings } from './read';

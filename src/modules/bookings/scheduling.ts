@@ -5,7 +5,8 @@ import { prepared } from '../../platform/d1/prepared';
 import type { RowsOf } from '../../platform/d1/typed-read';
 import { calendarOf, calendarRead } from './calendar';
 import { BookingErrors } from './errors';
-import { parseInstant, rulesOf, type Member } from './meeting-types';
+import { parseInstant } from './instant';
+import { rulesOf, type Member } from './meeting-types';
 import { bookings, type MeetingTypeRow } from './schema';
 import { lockRange, type Calendar, type SlotRules } from './slots';
 

@@ -62,6 +62,8 @@ export type RecipientContact = {
   block_state: string;
   whatsapp_consent_state: string | null;
   custom_fields: string;
+  /** 1 when the contact's phone is blacklisted. */
+  blacklisted: number;
 } & Record<(typeof VARIABLE_FIELDS)[number], string | null>;
 
 export const VARIABLE_FIELDS = [

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { nowIso, runBatch } from '../../platform/d1/db';
+import { nowIso } from '../../platform/d1/db';
+import { writeThenRead } from '../../platform/d1/typed-read';
 import { SharedErrors } from '../../platform/shared-errors';
 import { uuidv7 } from '../../platform/ids';
 import { rawAll, rawRun } from '../../platform/d1/raw-query';
@@ -36,7 +37,7 @@ export async function eraseContact(ctx: ServiceContext, contactId: string): Prom
   const now = nowIso();
   const eventId = uuidv7();
   const addresses = { emails: onlyHeld(ws, contactId, 'email'), phones: onlyHeld(ws, contactId, 'phone') };
-  const statements = [
+  const writes = [
     // First, while the row and its history still exist: every module's rows, some found by address.
     ...[...contactExtensions().records, ownPersonalData].flatMap((records) => records.erase?.(db, ws, contactId, addresses) ?? []),
     rawRun(
@@ -45,11 +46,11 @@ export async function eraseContact(ctx: ServiceContext, contactId: string): Prom
       SELECT ${eventId}, workspace_id, 'contact.deleted', json_object('contact_id', id, 'phone', phone, 'email', email, 'name', name), ${now}, NULL, 0
       FROM ${contacts} WHERE workspace_id = ${ws} AND id = ${contactId}`,
     ),
-    // Last: the row itself (its triggers clear the search indexes and the stored list answers).
-    rawAll<{ id: string }>(db, sql`DELETE FROM ${contacts} WHERE workspace_id = ${ws} AND id = ${contactId} RETURNING id`),
   ];
-  const results = await runBatch(db, statements);
-  const erased = results[results.length - 1] as { id: string }[];
+  // Last: the row itself (its triggers clear the search indexes and the stored list answers).
+  const { erased } = await writeThenRead(db, writes, {
+    erased: rawAll<{ id: string }>(db, sql`DELETE FROM ${contacts} WHERE workspace_id = ${ws} AND id = ${contactId} RETURNING id`),
+  });
   if (erased.length === 0) throw SharedErrors.contactNotFound();
   ctx.events.committedAfter([{ id: eventId, workspaceId: ws, type: 'contact.deleted', data: {}, createdAt: now }]);
   return { id: contactId, erased_at: now };

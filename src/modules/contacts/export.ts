@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { runBatch, type Db } from '../../platform/d1/db';
+import type { Db } from '../../platform/d1/db';
+import { planOf, readAll } from '../../platform/d1/operation';
 import { parsePaging } from '../../platform/list';
 import { rawAll } from '../../platform/d1/raw-query';
 import type { ExportKind } from '../../platform/personal-data';
@@ -90,32 +91,36 @@ export async function exportContact(db: Db, workspaceId: string, contactId: stri
   const kinds = only ? [only] : EXPORT_KIND_NAMES;
   const addresses = { emails: everHeld(workspaceId, contactId, 'email'), phones: everHeld(workspaceId, contactId, 'phone') };
   const offset = only ? paging.offset : 0;
-  const statements = [
-    rawAll<{ answer: string }>(
-      db,
-      sql`SELECT ${answeredJson} AS answer FROM ${contacts} c WHERE c.workspace_id = ${workspaceId} AND c.id = ${contactId}`,
-    ),
-    ...kinds.flatMap((name) => {
-      const kind = all[name];
-      const rows = kind.rows(workspaceId, contactId, addresses);
-      return [
-        rawAll<{ n: number }>(db, sql`SELECT count(*) AS n FROM (${rows})`),
-        rawAll<Record<string, unknown>>(
+  // Each kind reads its total and its page: a plan of two named reads, resolved to both.
+  const pageOf = (name: string) => {
+    const kind = all[name];
+    const rows = kind.rows(workspaceId, contactId, addresses);
+    return planOf(
+      {
+        total: rawAll<{ n: number }>(db, sql`SELECT count(*) AS n FROM (${rows})`),
+        page: rawAll<Record<string, unknown>>(
           db,
           sql`SELECT * FROM (${rows}) ORDER BY ${sql.raw(kind.order ?? 'created_at')} DESC LIMIT ${paging.limit} OFFSET ${offset}`,
         ),
-      ];
-    }),
-  ];
-  const [contact, ...results] = (await runBatch(db, statements)) as [{ answer: string }[], ...unknown[][]];
-  if (contact.length === 0) throw SharedErrors.contactIdNotFound({ id: contactId });
-  const out: Record<string, unknown> = { contact: JSON.parse(contact[0].answer) };
+      },
+      ({ total: [{ n }], page }) => ({ total: n, rows: page.map((r) => jsonValues(r, kind.json)) }),
+    );
+  };
+  const read = await readAll(db, {
+    contact: rawAll<{ answer: string }>(
+      db,
+      sql`SELECT ${answeredJson} AS answer FROM ${contacts} c WHERE c.workspace_id = ${workspaceId} AND c.id = ${contactId}`,
+    ),
+    kinds: planOf(Object.fromEntries(kinds.map((name) => [name, pageOf(name)])), (pages) => pages),
+  });
+  if (read.contact.length === 0) throw SharedErrors.contactIdNotFound({ id: contactId });
+  const out: Record<string, unknown> = { contact: JSON.parse(read.contact[0].answer) };
   const truncated: Record<string, number> = {};
-  kinds.forEach((name, i) => {
-    const total = (results[i * 2] as { n: number }[])[0].n;
-    const rows = (results[i * 2 + 1] as Record<string, unknown>[]).map((r) => jsonValues(r, all[name].json));
+  const pages = await read.kinds();
+  for (const name of kinds) {
+    const { total, rows } = await pages[name]();
     out[name] = rows;
     if (offset + rows.length < total) truncated[name] = total;
-  });
+  }
   return { ...out, truncated, limit: paging.limit, offset, exported_at: new Date().toISOString() };
 }

@@ -1,7 +1,8 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { guarded, nowIso, runBatch, type Statement } from '../../platform/d1/db';
+import { guarded, nowIso, type Statement } from '../../platform/d1/db';
 import { failedOn, guardOf } from '../../platform/d1/constraints';
+import { writeThenRead } from '../../platform/d1/typed-read';
 import { CUSTOM_FIELDS_BOUNDS, jsonBoundsProblem } from '../../platform/json-bounds';
 import { uuidv7 } from '../../platform/ids';
 import { contactExtensions } from './extensions';
@@ -136,13 +137,12 @@ export async function resolveMergeRequest(
         data: { absorbed_contact_id: other.id, merge_request_id: mr.id },
         created_at: now,
       }),
-      selectContact(db, ws.id, target.id),
     );
-    const out = await runBatch(db, statements).catch((err) => {
+    const { merged } = await writeThenRead(db, statements, { merged: selectContact(db, ws.id, target.id) }).catch((err) => {
       if (failedOn(err, guardOf(mergeRequests.status))) throw ContactErrors.mergeResolved();
       throw err;
     });
-    target = (out[out.length - 1] as ContactRow[])[0];
+    target = merged[0];
   } else {
     await claim(ctx, mr, action === 'merge' ? 'merged' : 'dismissed');
   }

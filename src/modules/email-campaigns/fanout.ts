@@ -90,7 +90,7 @@ const emailChannel: Channel<EmailCampaignRow, PageMessage, ServiceContext> = {
     if (!baseUrl) console.error('stalled campaign without a link origin waits: set PUBLIC_BASE_URL', campaign.id);
     return baseUrl ? { base_url: baseUrl } : null;
   },
-  chunkReads: () => [],
+  chunkReads: () => ({}),
   chunkContext: workspaceContext,
   send: sendEmails,
 };

@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { nowIso, runBatch, type Statement } from '../../platform/d1/db';
+import { writeThenRead } from '../../platform/d1/typed-read';
 import { ApiError } from '../../platform/errors';
 import { rawAll, rawRun } from '../../platform/d1/raw-query';
 import { BATCH_MAX, type BatchOutcome, configuredEmailProvider, type EmailProvider, type KeyedEmail, ProviderRejected } from '../../providers/email';
@@ -218,12 +219,10 @@ async function reserve(
       ),
     );
   }
-  statements.push(
-    rawAll<{ id: string }>(db, sql`SELECT id FROM email_sends WHERE id IN (SELECT value FROM json_each(${ids}))`),
-    rawAll<{ sends: number }>(db, sql`SELECT sends FROM email_quota_usage WHERE workspace_id = ${ws.id} AND month = ${month}`),
-  );
-  const results = await runBatch(db, statements);
-  const [admitted, usage] = results.slice(-2) as [{ id: string }[], { sends: number }[]];
+  const { admitted, usage } = await writeThenRead(db, statements, {
+    admitted: rawAll<{ id: string }>(db, sql`SELECT id FROM email_sends WHERE id IN (SELECT value FROM json_each(${ids}))`),
+    usage: rawAll<{ sends: number }>(db, sql`SELECT sends FROM email_quota_usage WHERE workspace_id = ${ws.id} AND month = ${month}`),
+  });
   const monthFull = quota != null && (usage[0]?.sends ?? 0) >= quota;
   return { ids: new Set(admitted.map((r) => r.id)), refusal: (monthFull ? EmailErrors.quotaExceeded() : EmailErrors.warmingCapExceeded()).code };
 }

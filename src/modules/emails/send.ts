@@ -2,11 +2,13 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
 import { nowIso, runBatch, type Statement } from '../../platform/d1/db';
+import { readAll } from '../../platform/d1/operation';
 import { failedOn, guardOf } from '../../platform/d1/constraints';
 import type { ApiError } from '../../platform/errors';
 import { sha256Hex, uuidv7 } from '../../platform/ids';
 import { prepared, preparedInsert, preparedSql } from '../../platform/d1/prepared';
 import { rawAll, rawRun } from '../../platform/d1/raw-query';
+import { writeThenRead } from '../../platform/d1/typed-read';
 import { claimInstanceName, type ClaimResult } from '../../durable-objects/idempotency-claims';
 import { type BatchedHandOff, configuredEmailProvider, type EmailAttachment, ProviderRejected } from '../../providers/email';
 import { senderCandidates, fromEmail, type SenderProfileRow } from '../sender-profiles';
@@ -202,17 +204,19 @@ async function deliver(
 ): Promise<SendResult> {
   const { db, ws } = ctx;
   const key = input.idempotencyKey ?? null;
-  const reads: Statement[] = [senderCandidates(db, ws.id, input.senderProfileId), suppressedQuery(db, ws.id, to)];
-  if (key !== null) reads.push(sendByKey.in(db, { ws: ws.id, key }));
   // The platform list is in the control plane: its look-up runs alongside the shard's read batch.
-  const [[senders, suppression, existing], onPlatform] = (await Promise.all([runBatch(db, reads), onPlatformList(ctx.env, to)])) as [
-    [SenderProfileRow[], { suppressed: number }[], SendRow[] | undefined],
-    boolean,
-  ];
+  const [{ senders, suppression, existing }, onPlatform] = await Promise.all([
+    readAll(db, {
+      senders: senderCandidates(db, ws.id, input.senderProfileId),
+      suppression: suppressedQuery(db, ws.id, to),
+      existing: key !== null && sendByKey.in(db, { ws: ws.id, key }),
+    }),
+    onPlatformList(ctx.env, to),
+  ]);
 
   // A crashed holder left its work in D1: a finished send is answered as it stands; one caught mid hand-off is handed over again
   // with the same provider key (counted already, and a provider that honours the key accepts it once).
-  const prior = existing?.[0];
+  const prior = existing[0];
   if (prior && prior.status !== 'sending') return { record: serializeSend(prior), fresh: false };
 
   const sender = senders[0];
@@ -305,23 +309,23 @@ async function reserve(ctx: SendContext, row: SendRow, handOff: (BatchedHandOff 
   if (cap != null) statements.push(countWarming.in(db, { workspace_id: ws.id, day, cap }));
   if (handOff) statements.push(...handOff.statements);
   statements.push(insertSend.in(db, handOff ? { ...counted, status: 'sent', provider: handOff.provider, provider_message_id: null } : counted));
-  if (handOff)
-    statements.push(
-      rawAll<{ id: string }>(
+  // With a hand-off, the row takes the message id its provider's statement recorded.
+  const recordMessageId = handOff
+    ? rawAll<{ id: string }>(
         db,
         sql`UPDATE email_sends SET provider_message_id = ${handOff.messageId} WHERE workspace_id = ${ws.id} AND id = ${row.id} RETURNING provider_message_id AS id`,
-      ),
-    );
-  let results: unknown[];
+      )
+    : null;
+  let written: { id: string }[] = [];
   try {
-    results = await runBatch(db, statements);
+    if (recordMessageId) ({ written } = await writeThenRead(db, statements, { written: recordMessageId }));
+    else await runBatch(db, statements);
   } catch (err) {
     throw capsExceeded(err) ?? err;
   }
   Object.assign(row, counted);
   if (!handOff) return null;
-  const [{ id: messageId }] = results[results.length - 1] as { id: string }[];
-  return { ...counted, status: 'sent', provider: handOff.provider, provider_message_id: messageId };
+  return { ...counted, status: 'sent', provider: handOff.provider, provider_message_id: written[0].id };
 }
 
 /** The monthly counter, raised only below the quota (a NULL fails the batch: `email_quota_usage.sends`). */

@@ -1,6 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
-import { nowIso, runBatch, type Db, type Statement } from '../../platform/d1/db';
+import { nowIso, type Db } from '../../platform/d1/db';
+import { readAll } from '../../platform/d1/operation';
 import { ApiError } from '../../platform/errors';
 import { wroteFor } from '../../platform/d1/floors';
 import { uuidv7 } from '../../platform/ids';
@@ -67,20 +68,19 @@ export async function deliverNewsletters(env: Bindings, db: Db, now = new Date()
     const behind = c.next_catchup_at !== null;
     const nextCatchupAt = behind && next < c.last ? catchupSlot(now, c.catchup_interval_days, c.catchup_send_time, zones.get(c.workspace_id)!) : null;
     const deliveryId = uuidv7();
-    const statements: Statement[] = [
-      rawRun(
+    const { inserted } = await readAll(db, {
+      inserted: rawRun(
         db,
         sql`INSERT INTO newsletter_deliveries (id, workspace_id, newsletter_id, subscription_id, issue_id, contact_id, status, created_at, updated_at)
           SELECT ${deliveryId}, ${c.workspace_id}, ${c.newsletter_id}, ${c.id}, ${c.issue_id}, ${c.contact_id}, 'queued', ${at}, ${at}
           WHERE EXISTS (SELECT 1 FROM newsletter_subscriptions WHERE id = ${c.id} AND cursor = ${c.cursor} AND status = 'active')
           ON CONFLICT (subscription_id, issue_id) DO NOTHING`,
       ),
-      db
+      advanced: db
         .update(newsletterSubscriptions)
         .set({ cursor: next, nextCatchupAt, updatedAt: at })
         .where(and(eq(newsletterSubscriptions.id, c.id), eq(newsletterSubscriptions.cursor, c.cursor), eq(newsletterSubscriptions.status, 'active'))),
-    ];
-    const [inserted] = (await runBatch(db, statements)) as [{ meta: { changes: number } }];
+    });
     if (inserted.meta.changes === 1) byWorkspace.set(c.workspace_id, [...(byWorkspace.get(c.workspace_id) ?? []), deliveryId]);
   }
   wroteFor(db, byWorkspace.keys());

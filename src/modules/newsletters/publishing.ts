@@ -1,6 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { nowIso, runBatch } from '../../platform/d1/db';
+import { nowIso } from '../../platform/d1/db';
+import { readAll } from '../../platform/d1/operation';
 import { rawRun } from '../../platform/d1/raw-query';
 import { NewsletterErrors } from './errors';
 import { findIssue, serializeIssue, type IssueRow } from './issues';
@@ -28,13 +29,13 @@ export async function publishIssueRow(
 ): Promise<{ row: IssueRow | undefined; published: boolean }> {
   const now = nowIso();
   const unpublished = sql`EXISTS (SELECT 1 FROM newsletter_issues i WHERE i.id = ${issueId} AND i.workspace_id = ${workspaceId} AND i.status <> 'published' AND i.subject IS NOT NULL AND i.subject <> '' AND i.compiled_html IS NOT NULL)`;
-  const [counter, issue] = await runBatch(db, [
-    rawRun(
+  const { counter, issue } = await readAll(db, {
+    counter: rawRun(
       db,
       sql`UPDATE newsletters SET next_issue_number = next_issue_number + 1, updated_at = updated_at
       WHERE id = (SELECT newsletter_id FROM newsletter_issues WHERE id = ${issueId} AND workspace_id = ${workspaceId}) AND ${unpublished}`,
     ),
-    db
+    issue: db
       .update(newsletterIssues)
       .set({
         status: 'published',
@@ -45,11 +46,10 @@ export async function publishIssueRow(
       })
       .where(and(eq(newsletterIssues.workspaceId, workspaceId), eq(newsletterIssues.id, issueId), sql`status <> 'published'`, ready))
       .returning(),
-  ]);
-  const changed = (counter as { meta?: { changes?: number } }).meta?.changes ?? 0;
-  const rows = issue as IssueRow[];
+  });
+  const changed = counter.meta?.changes ?? 0;
   // D1 counts the rows triggers write too: any change means the counter advanced.
-  if (rows.length > 0 && changed > 0) return { row: rows[0], published: true };
+  if (issue.length > 0 && changed > 0) return { row: issue[0], published: true };
   const [row] = await db
     .select()
     .from(newsletterIssues)

@@ -1,11 +1,14 @@
 import { and, eq, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import type { ServiceContext } from '../../platform/context';
 import type { Db } from '../../platform/d1/db';
+import { runOperation, unchanged } from '../../platform/d1/operation';
 import { fromCents } from '../../platform/money';
 import { childRowsJson } from '../../platform/d1/child-rows';
 import { prepared } from '../../platform/d1/prepared';
 import type { RowsOf } from '../../platform/d1/typed-read';
 import { contactIdentityColumns, contactIdentityJoin, serializeContactIdentity, type ContactIdentity } from '../contacts';
 import { orderItems, orderRefunds, orders, type OrderItemRow, type OrderRefundRow, type OrderRow } from './schema';
+import { OrderErrors } from './errors';
 
 /** The six money fields of an order as JSON numbers (responses and event data). */
 export const orderMoney = (o: OrderRow) => ({
@@ -168,4 +171,15 @@ export function fullOrderOf(rows: RowsOf<ReturnType<typeof fullOrderRead>>): Ful
  */
 export function orderAsWritten(read: FullOrderRow, after: OrderRow): FullOrder {
   return serializeFullOrder({ ...read, order: after });
+}
+
+/** The full order a full order's read found; 404 when it found none. */
+export function fullOrder(rows: RowsOf<ReturnType<typeof fullOrderRead>>): FullOrder {
+  const order = fullOrderOf(rows);
+  if (!order) throw OrderErrors.notFound();
+  return order;
+}
+
+export async function getOrder(ctx: ServiceContext, id: string): Promise<FullOrder> {
+  return runOperation(ctx, { reads: { order: fullOrderRead(ctx.db, ctx.ws.id, id) }, decide: (read) => unchanged(fullOrder(read.order)) });
 }

@@ -13,7 +13,8 @@ import { MAX_AMOUNT, type OrderMarkPaidInput, type OrderRefundInputT } from './d
 import { orderEventData, refundedEventDataSql } from './events';
 import { fullOrderRead, fullOrderRowOf, orderAsWritten, serializeFullOrder, type FullOrder, type FullOrderRow } from './read';
 import { orderRefunds, orders, type FinancialStatus } from './schema';
-import { orderAfterGuardedWrite, orderPaymentStatements, orderRacesLostOn, revisionGuard } from './service';
+import { orderPaymentStatements } from './order-payment';
+import { orderAfterGuardedWrite, orderRacesLostOn, revisionGuard } from './order-revision';
 import { preparedSql } from '../../platform/d1/prepared';
 import { afterInsertOf, guardable } from '../../platform/d1/row-guard';
 import { OrderErrors } from './errors';

@@ -2,4 +2,5 @@ export { PaymentRequest } from './dto';
 export { PaymentRequestErrors } from './errors';
 export { sandboxConfirmation } from './public';
 export { serializePaymentRequest } from './read';
-export { findPaymentRequest, locatePaymentRequest, settlePaymentRequest } from './service';
+export { findPaymentRequest, locatePaymentRequest } from './payment-request-lookup';
+export { settlePaymentRequest } from './settle-payment-request';

@@ -30,7 +30,9 @@ import {
 import { messagePage, PAGE_CSP, payerLocale, paymentPage } from './page';
 import { selectByToken } from './read';
 import type { PaymentRequestRow } from './schema';
-import { expireIfDue, rememberSession, settlePaymentRequest, tokenWorkspace } from './service';
+import { tokenWorkspace } from './pay-link';
+import { settlePaymentRequest } from './settle-payment-request';
+import { expireIfDue, rememberSession } from './status-changes';
 import { publicWorkspaceContext } from '../workspaces';
 
 type PublicEnv = { Bindings: Bindings };

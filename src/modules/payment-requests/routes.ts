@@ -16,7 +16,10 @@ import {
   PaymentRequestList,
   PaymentRequestListQuery,
 } from './dto';
-import { cancelPaymentRequest, createPaymentRequest, getPaymentRequest, listPaymentRequests } from './service';
+import { createPaymentRequest } from './create-payment-request';
+import { listPaymentRequests } from './payment-request-list';
+import { getPaymentRequest } from './payment-request-lookup';
+import { cancelPaymentRequest } from './status-changes';
 import { CONTACT_REFERENCE_ERRORS } from '../contacts';
 import { PaymentRequestErrors } from './errors';
 

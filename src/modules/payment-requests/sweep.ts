@@ -10,7 +10,7 @@ import { paymentProvider, type PaymentProviderName } from '../../providers/payme
 import type { SweepResult } from '../../platform/manifest';
 import { paymentRequestEventData } from './read';
 import { paymentRequests, type PaymentRequestRow } from './schema';
-import { expireCheckoutQuietly } from './service';
+import { expireCheckoutQuietly } from './status-changes';
 import { settledHere } from '../../platform/d1/moves/settled';
 
 /** Links per chunk (one read, one write batch) and chunks per shard and run: a run expires at most 2,000 links per shard. */

@@ -1,9 +1,12 @@
 import { and, asc, eq, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import type { ServiceContext } from '../../platform/context';
 import type { Db } from '../../platform/d1/db';
+import { runReads, type WriteBatch } from '../../platform/d1/operation';
 import { fromCents } from '../../platform/money';
 import { prepared } from '../../platform/d1/prepared';
 import { contactIdentityColumns, contactIdentityJoin, serializeContactIdentity, type ContactIdentity } from '../contacts';
 import { paymentEntries, payments, type PaymentEntryRow, type PaymentRow } from './schema';
+import { PaymentErrors } from './errors';
 
 const money = (cents: number | null) => (cents === null ? null : fromCents(cents));
 
@@ -122,6 +125,17 @@ export const paymentWithEntries = (db: Db, workspaceId: string, id: string) => (
 
 /** The payment those reads found, serialized (the row must be there). */
 export const paymentOf = (read: { payment: PaymentRow[]; entries: PaymentEntryRow[] }) => serializePayment(read.payment[0], read.entries);
+
+/** The answer of a payment write: the payment and its entries as the batch left them. */
+export const paymentAsWritten = (ctx: ServiceContext, batch: WriteBatch, id: string) =>
+  batch.answerFrom(paymentWithEntries(ctx.db, ctx.ws.id, id), paymentOf);
+
+/** `GET /v1/payments/{id}`. */
+export async function getPayment(ctx: ServiceContext, id: string) {
+  const read = await runReads(ctx, paymentWithEntries(ctx.db, ctx.ws.id, id));
+  if (!read.payment[0]) throw PaymentErrors.notFound();
+  return paymentOf(read);
+}
 
 const ws = sql.placeholder('ws');
 

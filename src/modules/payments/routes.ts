@@ -16,7 +16,10 @@ import {
 } from './dto';
 import { refundPayment } from './refunds';
 import { listPayments } from './list';
-import { cancelPayment, createPayment, getPayment, markEntry, patchPayment } from './service';
+import { createPayment } from './create-payment';
+import { patchPayment } from './payment-changes';
+import { cancelPayment, markEntry } from './payment-status';
+import { getPayment } from './read';
 import { CONTACT_REFERENCE_ERRORS } from '../contacts';
 import { PaymentErrors } from './errors';
 import { ProductReferenceErrors } from '../products';

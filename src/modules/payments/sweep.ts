@@ -10,7 +10,7 @@ import type { SweepResult } from '../../platform/manifest';
 import { workspaces } from '../../platform/control-schema';
 import { localDate } from '../../platform/calendar';
 import { payments } from './schema';
-import { nextCycle } from './service';
+import { nextCycle } from './recurring-cycles';
 import { settledHere } from '../../platform/d1/moves/settled';
 
 /** Plans handled per shard and run: a backlog is worked off over several runs, each one bounded. */

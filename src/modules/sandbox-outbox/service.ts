@@ -3,6 +3,7 @@ import { nowIso, type Db, type Statement } from '../../platform/d1/db';
 import { uuidv7 } from '../../platform/ids';
 import { preparedInsert, preparedSql } from '../../platform/d1/prepared';
 import { rawAll, rawRun } from '../../platform/d1/raw-query';
+import { readOf } from '../../platform/d1/typed-read';
 import { sandboxOutbox, type OutboxChannel } from './schema';
 
 type OutboxEntry = {
@@ -67,10 +68,12 @@ export const keyedEmailsInsert = (db: Db, workspaceId: string, rows: string): St
 
 /** For a caller's batch: the message ids the outbox holds for these email keys. */
 export const keyedEmailIds = (db: Db, workspaceId: string, keys: string[]) =>
-  rawAll<{ id: string; idempotency_key: string }>(
-    db,
-    sql`SELECT id, idempotency_key FROM ${sandboxOutbox} WHERE workspace_id = ${workspaceId} AND channel = 'email'
+  readOf<{ id: string; idempotency_key: string }[]>(
+    rawAll(
+      db,
+      sql`SELECT id, idempotency_key FROM ${sandboxOutbox} WHERE workspace_id = ${workspaceId} AND channel = 'email'
       AND idempotency_key IN (SELECT value FROM json_each(${JSON.stringify(keys)}))`,
+    ),
   );
 
 /** SQL: the message id of an email key, for a statement written in the same batch as the message. */

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
-import { type Db, nowIso, runBatch } from '../../platform/d1/db';
+import { type Db, nowIso } from '../../platform/d1/db';
+import { readAll } from '../../platform/d1/operation';
 import { rawAll } from '../../platform/d1/raw-query';
 import { controlDb, shardDb } from '../../platform/d1/shards';
 import type { Workspace } from '../../platform/workspace';
@@ -21,7 +22,7 @@ const settings = (enabled: boolean, row: ConfigRow | undefined): ScoringSettings
   updated_at: row?.updated_at ?? null,
 });
 
-const storedConfig = async (db: Db, workspaceId: string) => ((await runBatch(db, [readConfig(db, workspaceId)])) as [ConfigRow[]])[0][0];
+const storedConfig = async (db: Db, workspaceId: string) => (await readAll(db, { config: readConfig(db, workspaceId) })).config[0];
 
 /** The workspace's scoring configuration: the switch is its `lead_scoring` flag; rules it never set read as the defaults. */
 export async function readScoring(env: Bindings, workspaceId: string): Promise<ScoringSettings> {

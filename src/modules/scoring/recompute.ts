@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import { type Db, runBatch } from '../../platform/d1/db';
+import { readAll } from '../../platform/d1/operation';
 import { rawRun } from '../../platform/d1/raw-query';
 import { workspaceDb } from '../../platform/d1/shards';
 import type { QueueMessageBody } from '../../platform/manifest';
@@ -9,7 +10,6 @@ import { DAY_MS, scoreContact, type StoredSignal } from './engine';
 import { scoreSignals } from './schema';
 import {
   type Config,
-  type ConfigRow,
   configChanged,
   configOf,
   forgetContacts,
@@ -35,10 +35,7 @@ export const SIGNALS_KIND = 'scoring-signals';
  */
 export async function scoreContacts(db: Db, workspaceId: string, config: Config, ids: readonly string[], now = Date.now()): Promise<number> {
   if (ids.length === 0) return 0;
-  const [signals, rows] = (await runBatch(db, [signalsOf(db, workspaceId, ids), contactsForScoring(db, workspaceId, ids)])) as [
-    (StoredSignal & { contact_id: string; pending: number })[],
-    Record<string, unknown>[],
-  ];
+  const { signals, rows } = await readAll(db, { signals: signalsOf(db, workspaceId, ids), rows: contactsForScoring(db, workspaceId, ids) });
   const byContact = new Map<string, StoredSignal[]>();
   for (const s of signals) byContact.set(s.contact_id, [...(byContact.get(s.contact_id) ?? []), s]);
   const at = new Date(now).toISOString();
@@ -77,12 +74,9 @@ export async function scoreContacts(db: Db, workspaceId: string, config: Config,
 
 /** One pass over a workspace's contacts with uncounted signals; true when more may be waiting. */
 export async function scorePending(db: Db, workspaceId: string): Promise<{ scored: number; more: boolean }> {
-  const [configRows, pending] = (await runBatch(db, [readConfig(db, workspaceId), pendingContacts(db, workspaceId, CONTACTS_PER_PASS)])) as [
-    ConfigRow[],
-    { contact_id: string }[],
-  ];
-  const config = configOf(configRows[0]);
-  const ids = pending.map((p) => p.contact_id);
+  const read = await readAll(db, { config: readConfig(db, workspaceId), pending: pendingContacts(db, workspaceId, CONTACTS_PER_PASS) });
+  const config = configOf(read.config[0]);
+  const ids = read.pending.map((p) => p.contact_id);
   // Signals recorded just before scoring was switched off are left uncounted: the score keeps its last value.
   if (!config?.enabled) {
     if (ids.length) await runBatch(db, [settleAllPending(db, workspaceId)]);

@@ -1,13 +1,14 @@
 import { settledHere } from '../../platform/d1/moves/settled';
+import { readAll } from '../../platform/d1/operation';
 import { sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
-import { type Db, nowIso, runBatch } from '../../platform/d1/db';
+import { type Db, nowIso } from '../../platform/d1/db';
 import { rawAll } from '../../platform/d1/raw-query';
 import { workspaceDb } from '../../platform/d1/shards';
 import { contactIdsAfter } from '../contacts';
 import { CONTACTS_PER_PASS, scoreContacts } from './recompute';
 import { scoringConfigs } from './schema';
-import { type ConfigRow, configOf, readConfig } from './store';
+import { configOf, readConfig } from './store';
 
 export const RESCORE_KIND = 'scoring-rescore';
 /** Contacts one rescoring message scores before it hands the walk on. */
@@ -26,8 +27,8 @@ export const sendRescore = (env: Bindings, workspaceId: string, generation: numb
 export async function rescorePage(env: Bindings, message: RescoreMessage): Promise<void> {
   const db = await workspaceDb(env, message.workspace_id);
   if (!db) return;
-  const [rows] = (await runBatch(db, [readConfig(db, message.workspace_id)])) as [ConfigRow[]];
-  const config = configOf(rows[0]);
+  const read = await readAll(db, { config: readConfig(db, message.workspace_id) });
+  const config = configOf(read.config[0]);
   if (!config?.enabled || config.generation !== message.generation || config.after !== message.after) return;
   const page = await contactIdsAfter(db, message.workspace_id, message.after, RESCORE_PAGE);
   for (let i = 0; i < page.ids.length; i += CONTACTS_PER_PASS) {

@@ -1,9 +1,9 @@
 import type { ServiceContext } from '../../platform/context';
-import { runBatch } from '../../platform/d1/db';
+import { readAll } from '../../platform/d1/operation';
 import { SharedErrors } from '../../platform/shared-errors';
 import { contactsForScoring, scoreBand } from '../contacts';
-import { type Contribution, largestContributions, scoreContact, type StoredSignal } from './engine';
-import { type ConfigRow, configOf, contactScoreRow, readConfig, signalsOf } from './store';
+import { type Contribution, largestContributions, scoreContact } from './engine';
+import { configOf, contactScoreRow, readConfig, signalsOf } from './store';
 
 /** Contributions a score answer lists. */
 export const CONTRIBUTIONS_SHOWN = 20;
@@ -11,20 +11,20 @@ export const CONTRIBUTIONS_SHOWN = 20;
 /** Why a contact scores what it does (one round trip): its stored score and the contributions that make it up when it was computed. */
 export async function contactScore(ctx: ServiceContext, contactId: string) {
   const { db, ws } = ctx;
-  const [rows, configRows, scoredRows, signals] = (await runBatch(db, [
-    contactsForScoring(db, ws.id, [contactId]),
-    readConfig(db, ws.id),
-    contactScoreRow(db, ws.id, contactId),
-    signalsOf(db, ws.id, [contactId]),
-  ])) as [Record<string, unknown>[], ConfigRow[], { computed_at: string }[], StoredSignal[]];
-  const row = rows[0];
+  const read = await readAll(db, {
+    contacts: contactsForScoring(db, ws.id, [contactId]),
+    config: readConfig(db, ws.id),
+    scored: contactScoreRow(db, ws.id, contactId),
+    signals: signalsOf(db, ws.id, [contactId]),
+  });
+  const [row] = read.contacts;
   if (!row) throw SharedErrors.contactNotFound();
-  const score = row.lead_score as number | null;
-  const config = configOf(configRows[0]);
-  const computedAt = scoredRows[0]?.computed_at ?? null;
+  const score = row.lead_score;
+  const config = configOf(read.config[0]);
+  const computedAt = read.scored[0]?.computed_at ?? null;
   let contributions: Contribution[] = [];
   if (ws.leadScoring && config && computedAt) {
-    contributions = scoreContact(signals, row, config.rules, config.halfLifeDays, Date.parse(computedAt)).contributions;
+    contributions = scoreContact(read.signals, row, config.rules, config.halfLifeDays, Date.parse(computedAt)).contributions;
   }
   return {
     lead_score: score,

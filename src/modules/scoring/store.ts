@@ -49,7 +49,7 @@ export const configOf = (row: ConfigRow | undefined): Config | null =>
       }
     : null;
 
-const configSelect = preparedSql<ConfigRow>('all', () => sql`SELECT * FROM ${scoringConfigs} WHERE workspace_id = ${sql.placeholder('ws')}`);
+const configSelect = preparedSql<ConfigRow, 'all'>('all', () => sql`SELECT * FROM ${scoringConfigs} WHERE workspace_id = ${sql.placeholder('ws')}`);
 export const readConfig = (db: Db, workspaceId: string) => configSelect.in(db, { ws: workspaceId });
 
 /**

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
-import { type Db, runBatch } from '../../platform/d1/db';
+import type { Db } from '../../platform/d1/db';
+import { readAll } from '../../platform/d1/operation';
 import { wroteFor } from '../../platform/d1/floors';
 import { settledHere } from '../../platform/d1/moves/settled';
 import { rawAll, rawRun } from '../../platform/d1/raw-query';
@@ -8,7 +9,7 @@ import type { SweepResult } from '../../platform/manifest';
 import { CONTACTS_PER_PASS, scoreContacts, scorePending } from './recompute';
 import { resumeStalledRescores } from './rescore';
 import { contactScores, scoreSignals } from './schema';
-import { type ConfigRow, configOf, readConfig } from './store';
+import { configOf, readConfig } from './store';
 
 /** Contacts whose decay one pass applies, and workspaces with uncounted signals it scores, per shard. */
 const DECAY_PER_PASS = 500;
@@ -45,8 +46,8 @@ async function applyDecay(db: Db, now: number): Promise<number> {
   for (const d of due) byWorkspace.set(d.workspace_id, [...(byWorkspace.get(d.workspace_id) ?? []), d.contact_id]);
   let decayed = 0;
   for (const [workspaceId, ids] of byWorkspace) {
-    const [rows] = (await runBatch(db, [readConfig(db, workspaceId)])) as [ConfigRow[]];
-    const config = configOf(rows[0]);
+    const read = await readAll(db, { config: readConfig(db, workspaceId) });
+    const config = configOf(read.config[0]);
     if (!config?.enabled) {
       // A workspace that stopped scoring keeps its scores as they are: nothing more is due.
       await rawRun(db, sql`UPDATE ${contactScores} SET decay_due_at = NULL WHERE workspace_id = ${workspaceId} AND decay_due_at IS NOT NULL`);

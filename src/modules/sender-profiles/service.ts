@@ -1,5 +1,5 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
-import type { Db, Statement } from '../../platform/d1/db';
+import type { Db } from '../../platform/d1/db';
 import { nowIso } from '../../platform/d1/db';
 import { uniqueOn } from '../../platform/d1/constraints';
 import { runOperation } from '../../platform/d1/operation';
@@ -68,7 +68,7 @@ const defaultSender = prepared((db) =>
  * named profile of this workspace (another workspace's id finds nothing), or
  * else the workspace's verified profiles, the default one first.
  */
-export const senderCandidates = (db: Db, workspaceId: string, profileId: string | undefined): Statement =>
+export const senderCandidates = (db: Db, workspaceId: string, profileId: string | undefined) =>
   profileId ? namedSender.in(db, { ws: workspaceId, id: profileId }) : defaultSender.in(db, { ws: workspaceId });
 
 /** The same, read on its own: at most one row. */

@@ -1,6 +1,7 @@
 import { asc, eq, gt, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
-import { nowIso, runBatch } from '../../platform/d1/db';
+import { nowIso } from '../../platform/d1/db';
+import { writeThenRead } from '../../platform/d1/typed-read';
 import { PlatformListErrors } from './errors';
 import { prepared, preparedSql } from '../../platform/d1/prepared';
 import { controlDb, onEveryShard } from '../../platform/d1/shards';
@@ -58,11 +59,14 @@ const listKey = (email: string) => email.trim().toLowerCase();
 export async function addPlatformSuppression(env: Bindings, email: string, reason: string): Promise<PlatformSuppression> {
   const db = controlDb(env);
   const key = listKey(email);
-  const [, rows] = await runBatch(db, [
-    db.insert(platformSuppressions).values({ email: key, reason, created_at: nowIso() }).onConflictDoNothing(),
-    db.select().from(platformSuppressions).where(eq(platformSuppressions.email, key)),
-  ]);
-  return (rows as PlatformSuppression[])[0];
+  const { stored } = await writeThenRead(
+    db,
+    [db.insert(platformSuppressions).values({ email: key, reason, created_at: nowIso() }).onConflictDoNothing()],
+    {
+      stored: db.select().from(platformSuppressions).where(eq(platformSuppressions.email, key)),
+    },
+  );
+  return stored[0];
 }
 
 /** Operator list: in address order, `limit` entries after `after`; `next_after` resumes the walk (null at its end). */

@@ -1,7 +1,8 @@
 import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import type { Db } from '../../platform/d1/db';
-import { nowIso, runBatch } from '../../platform/d1/db';
+import { writeThenRead } from '../../platform/d1/typed-read';
+import { nowIso } from '../../platform/d1/db';
 import { ApiError } from '../../platform/errors';
 import { EnvelopeRequestErrors } from '../../platform/shared-errors';
 import { SuppressionErrors } from './errors';
@@ -85,14 +86,17 @@ export function suppressStatement(
 export async function addSuppression(ctx: ServiceContext, input: SuppressionInput) {
   const id = uuidv7();
   const email = input.email.trim().toLowerCase();
-  const [, rows] = await runBatch(ctx.db, [
-    suppressStatement(ctx.db, ctx.ws.id, email, input.reason ?? 'manual', 'api', input.note ?? null, id),
-    ctx.db
-      .select()
-      .from(emailSuppressions)
-      .where(and(eq(emailSuppressions.workspace_id, ctx.ws.id), eq(emailSuppressions.email, email))),
-  ]);
-  const row = (rows as Row[])[0];
+  const { stored } = await writeThenRead(
+    ctx.db,
+    [suppressStatement(ctx.db, ctx.ws.id, email, input.reason ?? 'manual', 'api', input.note ?? null, id)],
+    {
+      stored: ctx.db
+        .select()
+        .from(emailSuppressions)
+        .where(and(eq(emailSuppressions.workspace_id, ctx.ws.id), eq(emailSuppressions.email, email))),
+    },
+  );
+  const [row] = stored;
   return { ...serializeSuppression(row), duplicate: row.id !== id };
 }
 

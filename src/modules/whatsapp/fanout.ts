@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
-import { nowIso, runBatch, type Statement } from '../../platform/d1/db';
+import { nowIso, runBatch, type Db, type Statement } from '../../platform/d1/db';
 import { controlDb } from '../../platform/d1/shards';
 import { campaignFanout } from '../../platform/fanout/campaign-fanout';
-import type { Channel, ClaimedChunk, RecipientOutcome } from '../../platform/fanout/channel';
+import type { Channel, ClaimedChunk, Link, RecipientOutcome } from '../../platform/fanout/channel';
 import { uuidv7 } from '../../platform/ids';
 import type { Workspace } from '../../platform/workspace';
 import { whatsappProvider, type SendOutcome } from '../../providers/whatsapp';
@@ -20,11 +20,16 @@ import { personalize } from './variables';
 /** Recipients per page message, handed to the provider in chunks (`SEND_CHUNK`) at once. */
 export const PAGE_SIZE = 200;
 
-type Contact = RecipientContact & { blacklisted: number };
+/** What a chunk reads beside its claim: the campaign's template and the claimed contacts. */
+const chunkReads = (db: Db, link: Link<PageMessage>, contactIds: string[]) => ({
+  template: selectCampaignTemplate(db, link.workspace_id, link.campaign_id),
+  contacts: selectRecipientContacts(db, link.workspace_id, contactIds),
+});
+type ChunkReads = ReturnType<typeof chunkReads>;
 type Prepared = { contactId: string; messageId?: string; message?: ReturnType<typeof composeTemplateMessage>; error?: string };
 
 /** One recipient's message, re-checked against what may have changed since targeting, or why it is not sent. */
-function prepare(campaign: CampaignRow, template: Template | null, contactId: string, contact: Contact | undefined): Prepared {
+function prepare(campaign: CampaignRow, template: Template | null, contactId: string, contact: RecipientContact | undefined): Prepared {
   if (template?.status !== 'approved') return { contactId, error: 'The template is no longer approved' };
   if (!contact?.phone) return { contactId, error: 'The contact no longer exists or has no phone' };
   if (contact.block_state !== 'none' || contact.whatsapp_consent_state !== 'subscribed' || contact.blacklisted) {
@@ -52,10 +57,19 @@ function prepare(campaign: CampaignRow, template: Template | null, contactId: st
  * messages in the contacts' conversations; the provider takes the chunk at once; one batch settles
  * the messages with the recipients.
  */
-async function sendMessages({ env, db, link, campaign, claimed, reads, context, now, settle }: ClaimedChunk<CampaignRow, PageMessage, Workspace>) {
-  const [templateRows, contactRows] = reads;
-  const template = templateFrom(templateRows);
-  const byId = new Map((contactRows as Contact[]).map((c) => [c.id, c]));
+async function sendMessages({
+  env,
+  db,
+  link,
+  campaign,
+  claimed,
+  reads,
+  context,
+  now,
+  settle,
+}: ClaimedChunk<CampaignRow, PageMessage, Workspace, ChunkReads>) {
+  const template = templateFrom(reads.template);
+  const byId = new Map(reads.contacts.map((c) => [c.id, c]));
   const prepared = claimed.map(({ contact_id }) => prepare(campaign, template, contact_id, byId.get(contact_id)));
   const sendable = prepared.filter((p) => p.message);
   let handed: SendOutcome[] = [];
@@ -97,7 +111,7 @@ async function sendMessages({ env, db, link, campaign, claimed, reads, context, 
  * targets nobody more: the campaign ends with what it has); a campaign ends `completed`, or
  * `failed` when nothing could be sent.
  */
-const whatsappChannel: Channel<CampaignRow, PageMessage, Workspace> = {
+const whatsappChannel: Channel<CampaignRow, PageMessage, Workspace, ChunkReads> = {
   pageKind: PAGE_KIND,
   pageSize: PAGE_SIZE,
   campaigns: whatsappCampaigns,
@@ -115,10 +129,7 @@ const whatsappChannel: Channel<CampaignRow, PageMessage, Workspace> = {
     return { page, ids: page.map((c) => c.id) };
   },
   redriven: () => ({}),
-  chunkReads: (db, link, contactIds) => [
-    selectCampaignTemplate(db, link.workspace_id, link.campaign_id),
-    selectRecipientContacts(db, link.workspace_id, contactIds),
-  ],
+  chunkReads,
   chunkContext: (env, workspaceId) => getWorkspace(controlDb(env), workspaceId),
   send: sendMessages,
 };

@@ -83,8 +83,8 @@ export const selectCampaignTemplate = (db: Db, workspaceId: string, campaignId: 
     sql`SELECT t.* FROM whatsapp_templates t WHERE t.workspace_id = ${workspaceId} AND t.id = (SELECT w.template_id FROM whatsapp_campaigns w WHERE w.id = ${campaignId})`,
   );
 
-export const templateFrom = (rows: unknown): Template | null => {
-  const row = (rows as RawTemplate[])[0];
+export const templateFrom = (rows: RawTemplate[]): Template | null => {
+  const [row] = rows;
   return row ? serializeTemplate(row) : null;
 };
 

@@ -1,5 +1,6 @@
 import type { Bindings } from '../../env';
 import type { Db } from '../d1/db';
+import type { ReadSpec } from '../d1/operation';
 import type { Channel, FanoutCampaign, Link, PageMessage } from './channel';
 import { sendChunk } from './chunk';
 import { handlePage } from './pages';
@@ -11,7 +12,9 @@ import { redriveStaleCampaigns } from './redrive';
  * campaigns whose lease lapsed (`redriveStaleCampaigns`). The walk is the same for every channel;
  * the channel says only who is eligible and how its messages are built and sent.
  */
-export function campaignFanout<Row extends FanoutCampaign, P extends PageMessage, Context>(ch: Channel<Row, P, Context>) {
+export function campaignFanout<Row extends FanoutCampaign, P extends PageMessage, Context, Reads extends ReadSpec>(
+  ch: Channel<Row, P, Context, Reads>,
+) {
   return {
     handlePage: (env: Bindings, body: P) => handlePage(ch, env, body),
     sendChunk: (env: Bindings, link: Link<P>, contactIds: string[]) => sendChunk(ch, env, link, contactIds),

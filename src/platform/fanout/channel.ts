@@ -2,6 +2,7 @@ import type { SQL } from 'drizzle-orm';
 import type { AnySQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Bindings } from '../../env';
 import type { Db, Statement } from '../d1/db';
+import type { ReadSpec, ReadsOf } from '../d1/operation';
 
 /** What the fan-out reads of a campaign: every channel's campaign row has these. */
 export type FanoutCampaign = {
@@ -54,14 +55,14 @@ export type ClaimedRecipient = { contact_id: string } & Record<string, string>;
 export type RecipientOutcome = { contactId: string; ref: string | null; error: string | null };
 
 /** A chunk whose recipients are claimed, for the channel to build and send their messages. */
-export type ClaimedChunk<Row, Page extends PageMessage, Context> = {
+export type ClaimedChunk<Row, Page extends PageMessage, Context, Reads extends ReadSpec = Record<never, never>> = {
   env: Bindings;
   db: Db;
   link: Link<Page>;
   campaign: Row;
   claimed: ClaimedRecipient[];
-  /** The results of the channel's `chunkReads`, in order. */
-  reads: unknown[];
+  /** What the channel's `chunkReads` read, by name. */
+  reads: ReadsOf<Reads>;
   context: Context;
   /** When the claim was made. */
   now: string;
@@ -79,7 +80,7 @@ export type ClaimedChunk<Row, Page extends PageMessage, Context> = {
  * sent. Its recipients table has `campaign_id`, `contact_id`, `workspace_id`, `status`
  * (`queued`, `sending`, `sent`, `failed`), `error`, `created_at` and `updated_at`.
  */
-export type Channel<Row extends FanoutCampaign, Page extends PageMessage, Context> = {
+export type Channel<Row extends FanoutCampaign, Page extends PageMessage, Context, Reads extends ReadSpec = ReadSpec> = {
   pageKind: Page['kind'];
   /** Contacts a page targets, or recipients a drain page takes. */
   pageSize: number;
@@ -107,10 +108,10 @@ export type Channel<Row extends FanoutCampaign, Page extends PageMessage, Contex
   /** What a re-driven campaign's pages carry besides the fan-out's fields; null, and the campaign waits. */
   redriven(env: Bindings, campaign: Row): Omit<Link<Page>, 'workspace_id' | 'campaign_id'> | null;
   /** Reads of the channel's that ride in a chunk's claim batch. */
-  chunkReads(db: Db, link: Link<Page>, contactIds: string[]): Statement[];
+  chunkReads(db: Db, link: Link<Page>, contactIds: string[]): Reads;
   /** What a chunk needs of the control plane, read beside its claim. */
   chunkContext(env: Bindings, workspaceId: string): Promise<Context>;
-  send(chunk: ClaimedChunk<Row, Page, Context>): Promise<void>;
+  send(chunk: ClaimedChunk<Row, Page, Context, Reads>): Promise<void>;
 };
 
 /** The part of a channel the statements on its rows need. */

@@ -1,8 +1,9 @@
 import type { Bindings } from '../../env';
-import { nowIso, runBatch, type Statement } from '../d1/db';
+import { nowIso, type Statement } from '../d1/db';
+import { planOf, readAll, type ReadSpec } from '../d1/operation';
 import { workspaceDb } from '../d1/shards';
 import { countChanged, loadCampaign, renewLease, settleCampaign } from './campaign-row';
-import type { Channel, ClaimedRecipient, FanoutCampaign, Link, PageMessage, RecipientOutcome } from './channel';
+import type { Channel, FanoutCampaign, Link, PageMessage, RecipientOutcome } from './channel';
 import { claimRecipients, settleRecipients } from './recipient-rows';
 
 /**
@@ -13,8 +14,8 @@ import { claimRecipients, settleRecipients } from './recipient-rows';
  * the outcomes: the recipients settle `sent` or `failed`, the counters grow by exactly the rows
  * settled, and the campaign ends when nothing is left.
  */
-export async function sendChunk<Row extends FanoutCampaign, P extends PageMessage, Context>(
-  ch: Channel<Row, P, Context>,
+export async function sendChunk<Row extends FanoutCampaign, P extends PageMessage, Context, Reads extends ReadSpec>(
+  ch: Channel<Row, P, Context, Reads>,
   env: Bindings,
   link: Link<P>,
   contactIds: string[],
@@ -22,17 +23,17 @@ export async function sendChunk<Row extends FanoutCampaign, P extends PageMessag
   const db = await workspaceDb(env, link.workspace_id);
   if (!db) return;
   const now = nowIso();
-  const [results, context] = await Promise.all([
-    runBatch(db, [
-      claimRecipients(ch, db, link.campaign_id, contactIds, now),
-      loadCampaign(ch, db, link.workspace_id, link.campaign_id),
-      ...ch.chunkReads(db, link, contactIds),
-      renewLease(ch, db, link.campaign_id, now),
-    ]),
+  const [read, context] = await Promise.all([
+    readAll(db, {
+      claimed: claimRecipients(ch, db, link.campaign_id, contactIds, now),
+      campaign: loadCampaign(ch, db, link.workspace_id, link.campaign_id),
+      channel: planOf(ch.chunkReads(db, link, contactIds), (reads) => reads),
+      lease: renewLease(ch, db, link.campaign_id, now),
+    }),
     ch.chunkContext(env, link.workspace_id),
   ]);
-  const claimed = results[0] as ClaimedRecipient[];
-  const [campaign] = results[1] as Row[];
+  const { claimed } = read;
+  const [campaign] = read.campaign as Row[];
   if (claimed.length === 0 || !campaign) return;
   const settleAs = (status: 'sent' | 'failed', outcomes: RecipientOutcome[], at: string) => [
     settleRecipients(ch, db, campaign.id, status, outcomes, at),
@@ -51,5 +52,5 @@ export async function sendChunk<Row extends FanoutCampaign, P extends PageMessag
     ),
     settleCampaign(ch, db, campaign.id, at),
   ];
-  await ch.send({ env, db, link, campaign, claimed, reads: results.slice(2, -1), context, now, settle });
+  await ch.send({ env, db, link, campaign, claimed, reads: await read.channel(), context, now, settle });
 }

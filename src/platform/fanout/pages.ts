@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import { nowIso, runBatch, type Db, type Statement } from '../d1/db';
+import type { ReadSpec } from '../d1/operation';
 import { rawAll } from '../d1/raw-query';
 import { workspaceDb } from '../d1/shards';
 import { countChanged, loadCampaign, settleCampaign, targetingDone } from './campaign-row';
@@ -28,8 +29,8 @@ type Page<P extends PageMessage> = { ids: string[]; next: P | null };
  * queued. Either way the page's chunks are sent at once, each claimed before it goes out, so a page
  * the queue retries sends nobody twice; one that keeps failing leaves its campaign to the re-drive.
  */
-export async function handlePage<Row extends FanoutCampaign, P extends PageMessage, Context>(
-  ch: Channel<Row, P, Context>,
+export async function handlePage<Row extends FanoutCampaign, P extends PageMessage, Context, Reads extends ReadSpec>(
+  ch: Channel<Row, P, Context, Reads>,
   env: Bindings,
   body: P,
 ): Promise<void> {
@@ -71,8 +72,8 @@ async function heldDrive(ch: ChannelRows, db: Db, campaign: FanoutCampaign, driv
 const pageOf = <P extends PageMessage>(kind: P['kind'], link: Link<P>, fields: Partial<PageMessage>, drive: number) =>
   ({ kind, ...link, after: null, ...fields, drive }) as unknown as P;
 
-async function targetPage<Row extends FanoutCampaign, P extends PageMessage, Context>(
-  ch: Channel<Row, P, Context>,
+async function targetPage<Row extends FanoutCampaign, P extends PageMessage, Context, Reads extends ReadSpec>(
+  ch: Channel<Row, P, Context, Reads>,
   env: Bindings,
   db: Db,
   link: Link<P>,
@@ -97,8 +98,8 @@ async function targetPage<Row extends FanoutCampaign, P extends PageMessage, Con
  * Up to a page of the campaign's still-queued recipients. A full page is followed by another; the
  * last one by targeting from the first page when targeting never finished.
  */
-async function queuedPage<Row extends FanoutCampaign, P extends PageMessage, Context>(
-  ch: Channel<Row, P, Context>,
+async function queuedPage<Row extends FanoutCampaign, P extends PageMessage, Context, Reads extends ReadSpec>(
+  ch: Channel<Row, P, Context, Reads>,
   db: Db,
   link: Link<P>,
   campaign: Row,
@@ -113,8 +114,8 @@ async function queuedPage<Row extends FanoutCampaign, P extends PageMessage, Con
  * A page's chunks, all at once (as many in flight as the send queue's batches held before pages
  * sent their own); every chunk runs to its end before a failure retries the page.
  */
-async function sendPage<Row extends FanoutCampaign, P extends PageMessage, Context>(
-  ch: Channel<Row, P, Context>,
+async function sendPage<Row extends FanoutCampaign, P extends PageMessage, Context, Reads extends ReadSpec>(
+  ch: Channel<Row, P, Context, Reads>,
   env: Bindings,
   link: Link<P>,
   ids: string[],

@@ -1,10 +1,11 @@
 import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import { failedOn, guardOf } from '../d1/constraints';
-import { guarded, nowIso, runBatch, type Db } from '../d1/db';
+import { guarded, nowIso, type Db } from '../d1/db';
 import { wroteFor } from '../d1/floors';
 import { settledHere } from '../d1/moves/settled';
 import { rawAll, rawRun } from '../d1/raw-query';
+import { writeThenRead } from '../d1/typed-read';
 import { recountCampaign } from './campaign-row';
 import type { Channel, ChannelRows, FanoutCampaign, PageMessage } from './channel';
 import { giveUpSending, QUEUED } from './recipient-rows';
@@ -49,26 +50,29 @@ export async function redriveStaleCampaigns<Row extends FanoutCampaign, P extend
   for (const c of stale) {
     const carried = ch.redriven(env, c);
     if (!carried) continue;
-    let results: unknown[];
+    let work: { work: number }[];
     try {
-      results = await runBatch(db, [
-        rawRun(
-          db,
-          sql`UPDATE ${campaigns} SET drive = ${guarded(
-            sql`drive = ${c.drive} AND status = ${ch.running} AND (lease_until IS NULL OR lease_until < ${now})`,
-            sql`drive + 1`,
-          )} WHERE id = ${c.id}`,
-        ),
-        giveUpSending(ch, db, c.id, givenUpBefore, now),
-        ...recountCampaign(ch, db, c.id, now),
-        hasWork(ch, db, c.id),
-      ]);
+      ({ work } = await writeThenRead(
+        db,
+        [
+          rawRun(
+            db,
+            sql`UPDATE ${campaigns} SET drive = ${guarded(
+              sql`drive = ${c.drive} AND status = ${ch.running} AND (lease_until IS NULL OR lease_until < ${now})`,
+              sql`drive + 1`,
+            )} WHERE id = ${c.id}`,
+          ),
+          giveUpSending(ch, db, c.id, givenUpBefore, now),
+          ...recountCampaign(ch, db, c.id, now),
+        ],
+        { work: hasWork(ch, db, c.id) },
+      ));
     } catch (err) {
       // Another sweep took it, or its fan-out moved meanwhile.
       if (failedOn(err, guardOf(campaigns.drive))) continue;
       throw err;
     }
-    if (!(results.at(-1) as { work: number }[])[0]?.work) continue;
+    if (!work[0]?.work) continue;
     redriven++;
     await env.SEND_QUEUE.send({
       kind: ch.pageKind,

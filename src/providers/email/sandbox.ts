@@ -1,4 +1,5 @@
-import { runBatch, type Db, type Statement } from '../../platform/d1/db';
+import type { Db, Statement } from '../../platform/d1/db';
+import { writeThenRead } from '../../platform/d1/typed-read';
 import { uuidv7 } from '../../platform/ids';
 import type { SandboxOutbox } from '../sandbox-outbox';
 import { type BatchOutcome, type EmailProvider, type KeyedEmail, type OutgoingEmail, type ProviderContext, ProviderRejected } from './types';
@@ -70,16 +71,15 @@ async function record(outbox: SandboxOutbox, { db, workspaceId }: ProviderContex
     if (!outcomes[i]) rows.push(outboxRow(message, idempotencyKey));
   });
   if (rows.length === 0) return outcomes as BatchOutcome[];
-  const statements: Statement[] = groups(rows).map((group) => insertRows(outbox, db, workspaceId, group));
-  statements.push(
-    outbox.keyedEmailIds(
+  const inserts = groups(rows).map((group) => insertRows(outbox, db, workspaceId, group));
+  const { held } = await writeThenRead(db, inserts, {
+    held: outbox.keyedEmailIds(
       db,
       workspaceId,
       rows.map((r) => r.k),
     ),
-  );
-  const results = await runBatch(db, statements);
-  const ids = new Map((results[results.length - 1] as { id: string; idempotency_key: string }[]).map((r) => [r.idempotency_key, r.id]));
+  });
+  const ids = new Map(held.map((r) => [r.idempotency_key, r.id]));
   return messages.map(({ idempotencyKey }, i) => outcomes[i] ?? { messageId: ids.get(idempotencyKey)! });
 }
 

@@ -1,25 +1,25 @@
-import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { guarded, nowIso, type Statement } from '../../platform/d1/db';
-import { guardOf, uniqueOn } from '../../platform/d1/constraints';
-import { runOperation, unchanged, type WriteBatch } from '../../platform/d1/operation';
-import type { RowsOf } from '../../platform/d1/typed-read';
-import { eventDataPatch } from '../../platform/events';
-import { uuidv7 } from '../../platform/ids';
-import { fromCents, toCents } from '../../platform/money';
-import { planContactReference, referencedContactExists, type ContactReferencePlan, activity } from '../contacts';
-import { dealOfContact, selectDeal, type DealRow } from '../deals';
-import { parseIsoInZone } from '../../platform/calendar';
-import { type PaymentCreateInput, recordPaymentStatements, validateCreate } from '../payments';
-import { type ProductRow, pickProduct, productsLookup, type ProductReference, lineProduct } from '../products';
-import { MAX_AMOUNT, MAX_QUANTITY, type OrderCreateInput, type OrderItemInputT } from './dto';
-import { orderEventData } from './events';
-import { itemCount, lineTotalCents, orderTotals } from './money';
-import { fullOrderOf, fullOrderRead, selectOrderByReference, type FullOrder } from './read';
-import { orderCounters, orderItems, orders, type OrderRow } from './schema';
-import { lineRows, linesInsert, type Line } from './lines';
+import { guardOf } from '../../platform/d1/constraints';
+import { nowIso, type Statement } from '../../platform/d1/db';
+import { runOperation, type WriteBatch } from '../../platform/d1/operation';
 import { preparedInsert, preparedSql } from '../../platform/d1/prepared';
 import { afterInsertOf, guardable, type RowGuard } from '../../platform/d1/row-guard';
+import { eventDataPatch } from '../../platform/events';
+import { uuidv7 } from '../../platform/ids';
+import { fromCents } from '../../platform/money';
+import { activity, planContactReference, referencedContactExists, type ContactReferencePlan } from '../contacts';
+import { dealOfContact, selectDeal, type DealRow } from '../deals';
+import { productsLookup } from '../products';
+import type { OrderCreateInput } from './dto';
+import { orderEventData } from './events';
+import { lineRows, linesInsert, type Line } from './lines';
+import { itemCount } from './money';
+import { buildLines, money, namesProducts, validateOrderBody, type OrderPlan } from './order-body';
+import { orderPaymentStatements } from './order-payment';
+import { orderRacesLostOn, revisionGuard } from './order-revision';
+import { fullOrder, fullOrderOf, fullOrderRead, selectOrderByReference, type FullOrder } from './read';
+import { orderCounters, orderItems, orders, type OrderRow } from './schema';
 import { OrderErrors } from './errors';
 
 /** The number comes from the workspace's counter, bumped by the statement before it in the same batch. */
@@ -37,136 +37,6 @@ const counterBump = guardable((condition) =>
 );
 /** The number the batch gave the order, into the data of its events. */
 const numberIntoEvents = eventDataPatch('$.number', sql`(SELECT CAST(order_number AS TEXT) FROM orders WHERE id = ${sql.placeholder('order')})`);
-const MAX_CENTS = MAX_AMOUNT * 100;
-
-/** A write guarded on the revision that was read: a change made in between fails the batch on `orders.updated_at` and the caller re-reads. */
-export const revisionGuard = (o: OrderRow, now: string, extra?: SQL) => ({
-  revision: sql`${orders.revision} + 1`,
-  updatedAt: guarded(extra ? sql`${orders.revision} = ${o.revision} AND ${extra}` : sql`${orders.revision} = ${o.revision}`, sql`${now}`),
-});
-/** The order's row once a write guarded by `revisionGuard` has committed `changes` at `now`. */
-export const orderAfterGuardedWrite = (o: OrderRow, changes: Partial<OrderRow>, now: string): OrderRow => ({
-  ...o,
-  ...changes,
-  revision: o.revision + 1,
-  updatedAt: now,
-});
-/** A write lost a race: the order changed since it was read, or a parallel write took its `external_reference` or the payment it links. */
-export const orderRacesLostOn = [
-  guardOf(orders.updatedAt),
-  uniqueOn(orders.workspaceId, orders.externalReference),
-  uniqueOn(orders.workspaceId, orders.paymentReference),
-];
-
-/** The full order a full order's read found; 404 when it found none. */
-export function fullOrder(rows: RowsOf<ReturnType<typeof fullOrderRead>>): FullOrder {
-  const order = fullOrderOf(rows);
-  if (!order) throw OrderErrors.notFound();
-  return order;
-}
-
-// ---------------------------------------------------------------- validation without reads
-
-function moneyCents(name: string, value: number | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (!(value >= 0)) throw OrderErrors.negativeAmount({ field: name });
-  if (value > MAX_AMOUNT) throw OrderErrors.amountTooLarge({ field: name });
-  return toCents(value);
-}
-
-function checkItem(item: OrderItemInputT, i: number) {
-  const at = `items[${i}]`;
-  if (item.quantity !== undefined) {
-    if (!(item.quantity > 0)) throw OrderErrors.quantityNotPositive({ item: at });
-    if (item.quantity > MAX_QUANTITY) throw OrderErrors.quantityTooLarge({ item: at });
-  }
-  moneyCents(`${at}.unit_price`, item.unit_price);
-  const d = item.discount_percent;
-  if (d !== undefined && d !== null && !(d >= 0 && d <= 100)) throw OrderErrors.discountOutOfRange({ item: at });
-}
-
-export type OrderPlan = {
-  discountCents?: number;
-  shippingCents?: number;
-  taxCents?: number;
-  placedAt?: string;
-  currency?: string;
-  productRefs: ProductReference[];
-};
-
-const itemReference = (item: OrderItemInputT): ProductReference =>
-  item.product_id !== undefined
-    ? { product_id: item.product_id.toLowerCase() }
-    : item.product_sku !== undefined
-      ? { product_sku: item.product_sku }
-      : item.product_external_id !== undefined
-        ? { product_external_id: item.product_external_id }
-        : {};
-
-/** Whether the body's lines name a product (by id, sku or external id): their rows must be read. */
-const namesProducts = (plan: OrderPlan) => plan.productRefs.some((ref) => Object.keys(ref).length > 0);
-
-/** Every create rule that needs no read, with the documented messages. */
-export function validateOrderBody(ctx: ServiceContext, input: OrderCreateInput): OrderPlan {
-  (input.items ?? []).forEach(checkItem);
-  let placedAt: string | undefined;
-  if (input.placed_at !== undefined) {
-    placedAt = parseIsoInZone(input.placed_at, ctx.ws.timezone) ?? undefined;
-    if (!placedAt) throw OrderErrors.invalidPlacedAt();
-  }
-  return {
-    discountCents: moneyCents('discount_total', input.discount_total),
-    shippingCents: moneyCents('shipping_total', input.shipping_total),
-    taxCents: moneyCents('tax_total', input.tax_total),
-    placedAt,
-    currency: input.currency?.trim().toUpperCase(),
-    productRefs: (input.items ?? []).map(itemReference),
-  };
-}
-
-// ---------------------------------------------------------------- lines and totals
-
-/** The order's lines with products resolved: strict `product_id`, tolerant sku / external id. */
-export function buildLines(items: OrderItemInputT[], refs: ProductReference[], productRows: ProductRow[]): Line[] {
-  return items.map((item, i) => {
-    const at = `items[${i}]`;
-    const product = lineProduct(pickProduct(productRows, refs[i]), refs[i].product_id !== undefined, at);
-    const title = product ? product.name : item.title;
-    if (!title) throw OrderErrors.itemTitleRequired();
-    let unitPriceCents = 0;
-    if (item.unit_price !== undefined) unitPriceCents = toCents(item.unit_price);
-    else if (product) {
-      if (product.priceCents === null) throw OrderErrors.itemPriceRequired({ item: at });
-      unitPriceCents = product.priceCents;
-    }
-    const quantity = item.quantity ?? 1;
-    const discountPercent = item.discount_percent ?? null;
-    const total = lineTotalCents(quantity, unitPriceCents, discountPercent);
-    if (total > MAX_CENTS) throw OrderErrors.lineTotalTooLarge({ item: at });
-    return {
-      productId: product?.id ?? null,
-      title,
-      sku: item.sku ?? item.product_sku ?? product?.sku ?? null,
-      quantity,
-      unitPriceCents,
-      discountPercent,
-      lineTotalCents: total,
-    };
-  });
-}
-
-type Money = Pick<OrderRow, 'subtotalCents' | 'totalCents' | 'discountTotalCents' | 'shippingTotalCents' | 'taxTotalCents'>;
-
-function money(subtotalFrom: number[] | null, stored: Money, plan: OrderPlan): Money {
-  const discount = plan.discountCents ?? stored.discountTotalCents;
-  const shipping = plan.shippingCents ?? stored.shippingTotalCents;
-  const tax = plan.taxCents ?? stored.taxTotalCents;
-  const { subtotalCents, totalCents } = subtotalFrom
-    ? orderTotals(subtotalFrom, discount, shipping, tax)
-    : { subtotalCents: stored.subtotalCents, totalCents: Math.max(0, stored.subtotalCents - discount + shipping + tax) };
-  if (subtotalCents > MAX_CENTS || totalCents > MAX_CENTS) throw OrderErrors.totalTooLarge();
-  return { subtotalCents, totalCents, discountTotalCents: discount, shippingTotalCents: shipping, taxTotalCents: tax };
-}
 
 /** The line rows of an order in one statement, after deleting the old ones. */
 function replaceItems(
@@ -184,23 +54,8 @@ function replaceItems(
   return statements;
 }
 
-// ---------------------------------------------------------------- create and replay
-
 function checkDealContact(deal: DealRow, contactId: string) {
   if (deal.contactId !== contactId) throw OrderErrors.dealContactMismatch();
-}
-
-/** The payment a paid order records: one-time, completed, the full total, `external_reference` `order:<id>`. */
-export function orderPaymentStatements(ctx: ServiceContext, o: Pick<OrderRow, 'id' | 'contactId' | 'currency' | 'totalCents'>, guard?: RowGuard) {
-  const input: PaymentCreateInput = {
-    type: 'one_time',
-    amount: fromCents(o.totalCents),
-    currency: o.currency,
-    status: 'completed',
-    external_reference: `order:${o.id}`,
-    contact_id: o.contactId,
-  };
-  return recordPaymentStatements(ctx, { input, plan: validateCreate(ctx, input), product: null, contactId: o.contactId }, guard);
 }
 
 /**
@@ -417,10 +272,4 @@ function replay(
     ...items,
   );
   return existing.id;
-}
-
-// ---------------------------------------------------------------- reads
-
-export async function getOrder(ctx: ServiceContext, id: string): Promise<FullOrder> {
-  return runOperation(ctx, { reads: { order: fullOrderRead(ctx.db, ctx.ws.id, id) }, decide: (read) => unchanged(fullOrder(read.order)) });
 }
