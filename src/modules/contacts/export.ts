@@ -8,6 +8,7 @@ import { ownPersonalData } from './personal-data';
 import { answeredJson } from './read';
 import { contactIdentifiers, contacts } from './schema';
 import { SharedErrors } from '../../platform/shared-errors';
+import { ContactErrors } from './errors';
 
 /**
  * Everything a workspace holds about one contact, kind by kind (a data subject's copy). Each kind
@@ -108,7 +109,7 @@ export async function exportContact(db: Db, workspaceId: string, contactId: stri
     }),
   ];
   const [contact, ...results] = (await runBatch(db, statements)) as [{ answer: string }[], ...unknown[][]];
-  if (contact.length === 0) throw SharedErrors.contactIdNotFound({ id: contactId });
+  if (contact.length === 0) throw ContactErrors.idNotFound({ id: contactId });
   const out: Record<string, unknown> = { contact: JSON.parse(contact[0].answer) };
   const truncated: Record<string, number> = {};
   kinds.forEach((name, i) => {

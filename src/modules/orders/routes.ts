@@ -8,7 +8,7 @@ import { createOrder, getOrder } from './service';
 import { cancelOrder, markOrderPaid, refundOrder } from './transitions';
 import { CONTACT_REFERENCE_ERRORS } from '../contacts';
 import { OrderErrors } from './errors';
-import { ProductReferenceErrors } from '../products';
+import { ProductErrors } from '../products';
 
 export const orderRoutes = createRouter();
 const tags = ['Orders'];
@@ -78,8 +78,8 @@ orderRoutes.openapi(
     errors: [
       OrderErrors.noContact,
       OrderErrors.itemTitleRequired,
-      ProductReferenceErrors.invalidLine,
-      ProductReferenceErrors.inactiveLine,
+      ProductErrors.invalidProduct.line,
+      ProductErrors.productInactive.line,
       OrderErrors.itemPriceRequired,
       OrderErrors.invalidPlacedAt,
       OrderErrors.negativeAmount,
@@ -89,7 +89,7 @@ orderRoutes.openapi(
       OrderErrors.discountOutOfRange,
       OrderErrors.lineTotalTooLarge,
       OrderErrors.totalTooLarge,
-      OrderErrors.limitReached,
+      SharedErrors.planLimitExceeded.orders,
       ...CONTACT_REFERENCE_ERRORS,
       OrderErrors.dealNotFound,
       OrderErrors.dealContactMismatch,

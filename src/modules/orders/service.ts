@@ -21,6 +21,7 @@ import { lineRows, linesInsert, type Line } from './lines';
 import { preparedInsert, preparedSql } from '../../platform/d1/prepared';
 import { afterInsertOf, guardable, type RowGuard } from '../../platform/d1/row-guard';
 import { OrderErrors } from './errors';
+import { SharedErrors } from '../../platform/shared-errors';
 
 /** The number comes from the workspace's counter, bumped by the statement before it in the same batch. */
 const orderInsert = preparedInsert(orders, {
@@ -246,7 +247,7 @@ export function createOrder(ctx: ServiceContext, input: OrderCreateInput): Promi
         return batch.answer(fullOrderRead(ctx.db, ctx.ws.id, id), fullOrder);
       },
       lostRaceOn: orderRacesLostOn,
-      refusedOn: [[guardOf(orders.workspaceId), () => OrderErrors.limitReached({ cap })]],
+      refusedOn: [[guardOf(orders.workspaceId), () => SharedErrors.planLimitExceeded.orders({ cap })]],
     };
   });
 }

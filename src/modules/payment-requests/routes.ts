@@ -17,8 +17,9 @@ import {
   PaymentRequestListQuery,
 } from './dto';
 import { cancelPaymentRequest, createPaymentRequest, getPaymentRequest, listPaymentRequests } from './service';
-import { CONTACT_REFERENCE_ERRORS } from '../contacts';
+import { CONTACT_REFERENCE_ERRORS, ContactErrors } from '../contacts';
 import { PaymentRequestErrors } from './errors';
+import { DealErrors } from '../deals';
 
 export const paymentRequestRoutes = createRouter();
 const tags = ['Payment requests'];
@@ -81,7 +82,7 @@ paymentRequestRoutes.openapi(
       PaymentRequestErrors.expiresInPast,
       PaymentRequestErrors.noContact,
       ...CONTACT_REFERENCE_ERRORS,
-      SharedErrors.dealNotFound,
+      DealErrors.notFound,
       PaymentRequestErrors.dealContactMismatch,
       SharedErrors.concurrentChange,
     ],
@@ -130,7 +131,7 @@ paymentRequestRoutes.openapi(
     security: bearer,
     request: { params: idParams, query: ContactDocumentsQuery },
     responses: { 200: jsonContent(ContactDocuments, 'The documents and how the live listing went') },
-    errors: [SharedErrors.contactIdNotFound],
+    errors: [ContactErrors.idNotFound],
   }),
   async (c) => {
     const live = parseBooleanParam('live', c.req.valid('query').live) ?? false;

@@ -14,7 +14,7 @@ import { shardDb, shardNames } from '../../platform/d1/shards';
 import { isUuid } from '../../platform/validation';
 import type { PaymentConfirmation, PaymentProvider, PaymentProviderName } from '../../providers/payments';
 import { planContactReference, referencedContactExists } from '../contacts';
-import { dealOfContact, selectDeal } from '../deals';
+import { dealOfContact, selectDeal, DealErrors } from '../deals';
 import { MAX_AMOUNT, paymentReferenceKey, type VatMode, recordPaymentStatements, validateCreate } from '../payments';
 import { DEFAULT_EXPIRY_DAYS, type PaymentRequestCreateInput } from './dto';
 import { paymentRequestEventData, selectPaymentRequest, serializePaymentRequest } from './read';
@@ -119,7 +119,7 @@ export function createPaymentRequest(
       decide: async (read, batch) => {
         const [deal] = read.deal;
         const planned = await read.contact();
-        if (dealId && !deal) throw SharedErrors.dealNotFound();
+        if (dealId && !deal) throw DealErrors.notFound();
         if (deal && deal.contactId !== planned.contact.id) throw PaymentRequestErrors.dealContactMismatch();
         const { id, statements, event } = newRequestStatements(ctx, input, made, planned.contact.id, deal?.id ?? null, false);
         batch.join(planned).join({ writes: statements, events: [event] });

@@ -19,7 +19,7 @@ import { listPayments } from './list';
 import { cancelPayment, createPayment, getPayment, markEntry, patchPayment } from './service';
 import { CONTACT_REFERENCE_ERRORS } from '../contacts';
 import { PaymentErrors } from './errors';
-import { ProductReferenceErrors } from '../products';
+import { ProductErrors } from '../products';
 
 export const paymentRoutes = createRouter();
 const tags = ['Payments'];
@@ -36,8 +36,8 @@ const fieldErrors = [
   PaymentErrors.invalidVatRate,
   PaymentErrors.metadataTooLarge,
   PaymentErrors.metadataOutOfBounds,
-  ProductReferenceErrors.invalid,
-  ProductReferenceErrors.inactive,
+  ProductErrors.invalidProduct.reference,
+  ProductErrors.productInactive.reference,
 ];
 
 paymentRoutes.openapi(

@@ -1,7 +1,6 @@
 import type { ServiceContext } from '../../platform/context';
 import { runBatch } from '../../platform/d1/db';
-import { SharedErrors } from '../../platform/shared-errors';
-import { contactsForScoring, scoreBand } from '../contacts';
+import { contactsForScoring, scoreBand, ContactErrors } from '../contacts';
 import { type Contribution, largestContributions, scoreContact, type StoredSignal } from './engine';
 import { type ConfigRow, configOf, contactScoreRow, readConfig, signalsOf } from './store';
 
@@ -18,7 +17,7 @@ export async function contactScore(ctx: ServiceContext, contactId: string) {
     signalsOf(db, ws.id, [contactId]),
   ])) as [Record<string, unknown>[], ConfigRow[], { computed_at: string }[], StoredSignal[]];
   const row = rows[0];
-  if (!row) throw SharedErrors.contactNotFound();
+  if (!row) throw ContactErrors.referenceNotFound();
   const score = row.lead_score as number | null;
   const config = configOf(configRows[0]);
   const computedAt = scoredRows[0]?.computed_at ?? null;
