@@ -129,14 +129,15 @@ export const SharedErrors = defineErrors('SharedErrors', {
     },
   },
   invalidPhone: { status: 400, message: 'phone must be a valid phone number', list: true, kind: 'request' },
-});
 
-/** The feature gate's own body, `{message, error_code}`, on every router. */
-export const FeatureGateErrors = defineErrors('FeatureGateErrors', {
-  notIncluded: {
+  // The feature gate's own body, `{message, error_code}`, on every router.
+  featureNotIncluded: {
     status: 403,
     kind: 'feature-gate',
     code: 'FEATURE_NOT_INCLUDED_IN_PLAN',
     message: 'Your plan does not include the {feature} feature. Upgrade your plan to use this endpoint.',
   },
 });
+
+/** The feature gate's refusal by the name its callers know. */
+export const FeatureGateErrors = { notIncluded: SharedErrors.featureNotIncluded };
