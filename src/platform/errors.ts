@@ -181,8 +181,9 @@ function entryOf(name: string, spec: SpecBase, message: string, status: Contentf
     ...(about ? { about } : {}),
     declaredAs: name,
   };
-  const make = (values: Record<string, unknown> = {}) => new ApiError(doc, values);
-  return Object.assign(make, doc);
+  // The error carries the entry itself, so `err.entry === Catalogue.entry` names what was thrown.
+  const entry: ErrorDoc = Object.assign((values: Record<string, unknown> = {}) => new ApiError(entry, values), doc);
+  return entry;
 }
 
 /**
