@@ -47,6 +47,8 @@ export default defineConfig(async () => {
             CI: process.env.CI ?? '',
             // `off`: the suite runs as a fresh Worker instance would serve every request (`npm run test:cold`).
             INSTANCE_CACHES: process.env.INSTANCE_CACHES ?? '',
+            // An error a /v1 operation answers without declaring it fails the test that reached it.
+            UNDECLARED_ERRORS: 'fail',
           },
         },
       }),

@@ -41,6 +41,8 @@ export interface Bindings {
   RATE_LIMIT_PER_IP_PER_MINUTE?: string;
   /** `off`: no Worker instance keeps anything between requests, in memory or in its location's cache; `location`: only the location's cache is kept (src/platform/instance-cache.ts). */
   INSTANCE_CACHES?: string;
+  /** `fail`: an error a /v1 operation throws that its route does not declare answers 500, so the test suite sees it (src/platform/declared-errors.ts). */
+  UNDECLARED_ERRORS?: string;
   /** Per source IP and minute, for each family of public form posts (booking, manage, pay, unsubscribe; default 10). */
   RATE_LIMIT_PUBLIC_PER_IP_PER_MINUTE?: string;
   RATE_LIMIT_UNSUBSCRIBE_PER_IP_PER_MINUTE?: string;

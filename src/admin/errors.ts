@@ -1,7 +1,7 @@
 import { defineErrors } from '../platform/errors';
 
 /** The operator API answers the framework shape (docs/operator-api.md). */
-export const AdminErrors = defineErrors('framework', {
+export const AdminErrors = defineErrors('AdminErrors', {
   invalidToken: { status: 401, message: 'Invalid operator token' },
   idNotUuid: { status: 400, message: '{name} must be a UUID', list: true },
   mergeRequestNotFound: { status: 404, message: 'Merge request not found' },

@@ -2,6 +2,8 @@ import { DrizzleQueryError } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { undeclaredBy } from './declared-errors';
+import { ENVELOPE_SURFACE, surfaceOf, type Surface } from './error-surfaces';
 import { requestIdOf } from './request-id';
 
 const REASONS: Record<number, string> = {
@@ -24,41 +26,30 @@ const REASONS: Record<number, string> = {
 export const reasonPhrase = (status: number): string => REASONS[status] ?? 'Error';
 
 /**
- * Every deliberate non-2xx answer is an ApiError carrying its exact body, made by
- * an entry of an error catalogue (`defineErrors`).
- */
-export class ApiError extends Error {
-  constructor(
-    readonly status: ContentfulStatusCode,
-    readonly body: Record<string, unknown>,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(typeof body.message === 'string' ? body.message : `HTTP ${status}`);
-  }
-
-  /** The domain envelope's `error.code`, else the status: what a recorded failure (a campaign recipient, a delivery) keeps. */
-  get code(): string {
-    return (this.body.error as { code?: string } | undefined)?.code ?? String(this.status);
-  }
-}
-
-/**
  * The body shapes of the contract (README "Errors"): the framework shape
  * `{statusCode, message, error}` with an optional `error_code` and fields of its
  * own, the domain envelope `{error: {code, message}}`, and the feature gate's
- * `{message, error_code}`.
+ * `{message, error_code}`. Which one an error answers is its surface's
+ * (`shapeOn`), never its catalogue's or its throw's.
  */
 export type ErrorShape = 'framework' | 'domain' | 'feature-gate';
 
-/** One error as a catalogue declares it. */
-export type ErrorSpec = {
+/**
+ * What an entry is, for the shape rule: a module's own error (the default) answers its surface's
+ * shape; a request-shape violation the framework shape, or `invalid_request` in the envelope where
+ * the surface answers those so; `platform` (authentication, limits, the data layer) the framework
+ * shape everywhere; the feature gate its own.
+ */
+export type ErrorKind = 'own' | 'request' | 'platform' | 'feature-gate';
+
+/** A variant's message, or its message with its own status or meaning. */
+type Variant = string | { readonly status?: ContentfulStatusCode; readonly message: string; readonly about?: string };
+
+type SpecBase = {
   status: ContentfulStatusCode;
-  /** The text; `{name}` is a value the throw passes (`'Deal limit reached: your plan allows max_deals {cap}'`), `{{name}}` the text `{name}`. */
-  message: string;
-  /** `error_code` in the framework shape, `error.code` in the domain envelope (required there). */
+  /** `error_code` in the framework shape, `error.code` in the domain envelope: an own entry without one answers the framework shape everywhere. */
   code?: string;
-  /** The framework shape whatever the catalogue's: request-shape violations and plan limits answer it on every router (README "Errors"). */
-  alwaysFramework?: true;
+  kind?: Exclude<ErrorKind, 'own'>;
   /** Framework shape: `message` is an array; a message that is one value alone takes an array of strings as is. */
   list?: true;
   /** Values the throw passes that the framework body carries as fields of their own (`merge_request_id`). */
@@ -69,15 +60,33 @@ export type ErrorSpec = {
   about?: string;
 };
 
-/** What documents an entry: `errorResponses` builds a route's error answers from these. */
+/**
+ * One error as a catalogue declares it: one code, one status, and its message; a code the contract
+ * answers with more than one message (per resource, per refusal) names each as a variant.
+ */
+export type ErrorSpec = SpecBase &
+  (
+    | {
+        /** The text; `{name}` is a value the throw passes (`'Deal limit reached: your plan allows max_deals {cap}'`), `{{name}}` the text `{name}`. */
+        message: string;
+        variants?: never;
+      }
+    | { message?: never; variants: Readonly<Record<string, Variant>> }
+  );
+
+/** What documents and renders an entry (or one variant of it). */
 export type ErrorDoc = {
   readonly status: ContentfulStatusCode;
-  readonly shape: ErrorShape;
+  readonly kind: ErrorKind;
   readonly code?: string;
   readonly message: string;
+  readonly list: boolean;
   readonly fields: readonly string[];
   readonly headers: readonly string[];
+  readonly headerValues: Readonly<Record<string, string>>;
   readonly about?: string;
+  /** `Catalogue.entry` or `Catalogue.entry.variant`, for messages about a declaration. */
+  readonly declaredAs: string;
 };
 
 type Unescaped<M extends string> = M extends `${infer A}{{${string}}}${infer B}` ? `${A}${Unescaped<B>}` : M;
@@ -86,58 +95,118 @@ type Placeholders<M extends string> = Holes<Unescaped<M>>;
 type FieldNames<S> = S extends { fields: readonly (infer F extends string)[] } ? F : never;
 type Scalar = string | number | undefined;
 type Value<S> = S extends { list: true } ? Scalar | readonly string[] : Scalar;
-type Params<S extends ErrorSpec> = { [K in Placeholders<S['message']>]: Value<S> } & { [K in FieldNames<S>]: unknown };
+type Params<S, M extends string> = { [K in Placeholders<M>]: Value<S> } & { [K in FieldNames<S>]: unknown };
 type Args<P> = [keyof P] extends [never] ? [] : [params: P];
+type VariantMessage<V> = V extends string ? V : V extends { message: infer M extends string } ? M : never;
 
 /** A catalogue entry: called with its message's values, it makes the error to throw; it also documents itself. */
-export type CatalogueEntry<S extends ErrorSpec = ErrorSpec> = ((...args: Args<Params<S>>) => ApiError) & ErrorDoc;
+export type CatalogueEntry<S = ErrorSpec, M extends string = string> = ((...args: Args<Params<S, M>>) => ApiError) & ErrorDoc;
 
-export type Catalogue<T extends Record<string, ErrorSpec>> = { readonly [K in keyof T]: CatalogueEntry<T[K]> };
+type EntryOf<S> = S extends { variants: infer V }
+  ? { readonly [N in keyof V]: CatalogueEntry<S, VariantMessage<V[N]>> }
+  : S extends { message: infer M extends string }
+    ? CatalogueEntry<S, M>
+    : never;
+
+export type Catalogue<T extends Record<string, ErrorSpec>> = { readonly [K in keyof T]: EntryOf<T[K]> };
 
 /** `{name}` is a value; `{{name}}` is the text `{name}` itself (a path template in a message). */
 const PLACEHOLDER = /\{\{(\w+)\}\}|\{(\w+)\}/g;
 export const fillTemplate = (template: string, value: (name: string) => string) =>
   template.replace(PLACEHOLDER, (_, literal: string | undefined, name: string) => (literal !== undefined ? `{${literal}}` : value(name)));
-const fill = (template: string, values: Record<string, unknown>) => fillTemplate(template, (name) => String(values[name]));
+const fill = (template: string, values: Readonly<Record<string, unknown>>) => fillTemplate(template, (name) => String(values[name]));
 
-function body(shape: ErrorShape, spec: ErrorSpec, values: Record<string, unknown>): Record<string, unknown> {
-  const whole = spec.list ? /^\{(\w+)\}$/.exec(spec.message) : null;
+/** The code a request-shape violation answers in the envelope, on the surfaces that answer those so. */
+export const ENVELOPE_REQUEST_CODE = 'invalid_request';
+
+/** The one rule (README "Errors"): the shape an entry answers on a surface, and the code it answers with. */
+export function shapeOn(entry: ErrorDoc, surface: Surface): { shape: ErrorShape; code?: string } {
+  if (entry.kind === 'feature-gate') return { shape: 'feature-gate', code: entry.code };
+  if (entry.kind === 'request') return surface.requestShapeInEnvelope ? { shape: 'domain', code: ENVELOPE_REQUEST_CODE } : { shape: 'framework' };
+  if (entry.kind === 'own' && surface.envelope && entry.code) return { shape: 'domain', code: entry.code };
+  return { shape: 'framework', code: entry.code };
+}
+
+function messageOf(entry: ErrorDoc, values: Readonly<Record<string, unknown>>): string | string[] {
+  const whole = entry.list ? /^\{(\w+)\}$/.exec(entry.message) : null;
   const listed = whole ? values[whole[1]] : undefined;
-  const message = Array.isArray(listed) ? [...(listed as string[])] : spec.list ? [fill(spec.message, values)] : fill(spec.message, values);
-  if (shape === 'domain') return { error: { code: spec.code, message } };
-  if (shape === 'feature-gate') return { message, error_code: spec.code };
-  const own = Object.fromEntries((spec.fields ?? []).map((name) => [name, values[name]]));
-  return { statusCode: spec.status, message, error: reasonPhrase(spec.status), ...(spec.code ? { error_code: spec.code } : {}), ...own };
+  if (Array.isArray(listed)) return [...(listed as string[])];
+  return entry.list ? [fill(entry.message, values)] : fill(entry.message, values);
 }
 
 /**
- * A module's (or a router's) error catalogue. The shape is the catalogue's, so a
- * throw names an entry and never picks a shape; an `alwaysFramework` entry answers
- * the framework shape, as request-shape violations and plan limits do on every router.
- *
- *   export const DealErrors = defineErrors('framework', {
- *     notFound: { status: 404, message: 'Deal not found' },
- *     limitReached: { status: 403, code: 'PLAN_LIMIT_EXCEEDED', message: 'Deal limit reached: your plan allows max_deals {cap}' },
- *   });
- *   throw DealErrors.limitReached({ cap });
+ * Every deliberate non-2xx answer is an ApiError: the catalogue entry it was made by and the values
+ * its throw passed. Its body is made for the surface it answers on (`bodyOn`), when it is answered.
  */
-export function defineErrors<const T extends Record<string, ErrorSpec>>(shape: ErrorShape, specs: T): Catalogue<T> {
+export class ApiError extends Error {
+  readonly status: ContentfulStatusCode;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    readonly entry: ErrorDoc,
+    readonly values: Readonly<Record<string, unknown>> = {},
+  ) {
+    const message = messageOf(entry, values);
+    super(typeof message === 'string' ? message : `HTTP ${entry.status}`);
+    this.status = entry.status;
+    this.headers = { ...entry.headerValues };
+  }
+
+  /** The body this error answers on `surface`. */
+  bodyOn(surface: Surface): Record<string, unknown> {
+    const message = messageOf(this.entry, this.values);
+    const { shape, code } = shapeOn(this.entry, surface);
+    if (shape === 'domain') return { error: { code, message: Array.isArray(message) ? message.join('; ') : message } };
+    if (shape === 'feature-gate') return { message, error_code: code };
+    const own = Object.fromEntries(this.entry.fields.map((name) => [name, this.values[name]]));
+    return { statusCode: this.status, message, error: reasonPhrase(this.status), ...(code ? { error_code: code } : {}), ...own };
+  }
+
+  /** What a recorded failure of an envelope module's work (a bulk send, a delivery) keeps: its `error.code` there, else the status. */
+  get code(): string {
+    return (this.bodyOn(ENVELOPE_SURFACE).error as { code?: string } | undefined)?.code ?? String(this.status);
+  }
+}
+
+function entryOf(name: string, spec: SpecBase, message: string, status: ContentfulStatusCode, about = spec.about) {
+  const doc: ErrorDoc = {
+    status,
+    kind: spec.kind ?? 'own',
+    ...(spec.code ? { code: spec.code } : {}),
+    message,
+    list: !!spec.list,
+    fields: spec.fields ?? [],
+    headers: Object.keys(spec.headers ?? {}),
+    headerValues: { ...spec.headers },
+    ...(about ? { about } : {}),
+    declaredAs: name,
+  };
+  // The error carries the entry itself, so `err.entry === Catalogue.entry` names what was thrown.
+  const entry: ErrorDoc = Object.assign((values: Record<string, unknown> = {}) => new ApiError(entry, values), doc);
+  return entry;
+}
+
+/**
+ * A module's error catalogue: each entry one code (or, without one, one message), its status and
+ * its message template. A throw names an entry and passes the values its message names:
+ *
+ *   export const DealErrors = defineErrors('Deal', {
+ *     invalidOwner: { status: 400, code: 'INVALID_DEAL_OWNER', message: 'owner_user_id must be an active agent of this workspace' },
+ *   });
+ *   throw DealErrors.invalidOwner();
+ */
+export function defineErrors<const T extends Record<string, ErrorSpec>>(catalogue: string, specs: T): Catalogue<T> {
   const entries: Record<string, unknown> = {};
   for (const [name, spec] of Object.entries(specs)) {
-    const own: ErrorShape = spec.alwaysFramework ? 'framework' : shape;
-    if (own !== 'framework' && !spec.code) throw new Error(`${name}: a ${own} error needs a code`);
-    if (own !== 'framework' && (spec.list || spec.fields)) throw new Error(`${name}: only the framework shape has list messages and fields`);
-    const make = (values: Record<string, unknown> = {}) => new ApiError(spec.status, body(own, spec, values), { ...spec.headers });
-    const doc: ErrorDoc = {
-      status: spec.status,
-      shape: own,
-      ...(spec.code ? { code: spec.code } : {}),
-      message: spec.message,
-      fields: spec.fields ?? [],
-      headers: Object.keys(spec.headers ?? {}),
-      ...(spec.about ? { about: spec.about } : {}),
-    };
-    entries[name] = Object.assign(make, doc);
+    if (spec.kind === 'feature-gate' && !spec.code) throw new Error(`${catalogue}.${name}: the feature gate's body needs a code`);
+    if (spec.variants) {
+      entries[name] = Object.fromEntries(
+        Object.entries(spec.variants).map(([variant, v]) => {
+          const own = typeof v === 'string' ? { message: v } : v;
+          return [variant, entryOf(`${catalogue}.${name}.${variant}`, spec, own.message, own.status ?? spec.status, own.about)];
+        }),
+      );
+    } else entries[name] = entryOf(`${catalogue}.${name}`, spec, spec.message, spec.status);
   }
   return entries as Catalogue<T>;
 }
@@ -152,8 +221,13 @@ export const apiErrorOf = (err: unknown): ApiError | null =>
 /** An unexpected error: logged with the request id, answered 500 with it and nothing of the cause. */
 export function renderError(err: unknown, c: Context): Response {
   const api = apiErrorOf(err);
+  const undeclared = api && (c.env as { UNDECLARED_ERRORS?: string } | undefined)?.UNDECLARED_ERRORS === 'fail' ? undeclaredBy(c, api.entry) : null;
+  if (api && undeclared) {
+    console.error(`undeclared error: ${undeclared} answered ${api.entry.declaredAs}, which its route's errors do not list`);
+    return c.json({ statusCode: 500, message: `Undeclared error ${api.entry.declaredAs} from ${undeclared}`, error: reasonPhrase(500) }, 500);
+  }
   if (api) {
-    return c.json(api.body, api.status, api.headers);
+    return c.json(api.bodyOn(surfaceOf(c.req.method, c.req.path)), api.status, api.headers);
   }
   if (err instanceof HTTPException) {
     const status = err.status as ContentfulStatusCode;

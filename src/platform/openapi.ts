@@ -1,6 +1,8 @@
 import { createRoute, z, type RouteConfig } from '@hono/zod-openapi';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
-import { fillTemplate, type ErrorDoc, type ErrorShape } from './errors';
+import { declaring } from './declared-errors';
+import { surfaceOf, type Surface } from './error-surfaces';
+import { fillTemplate, shapeOn, type ErrorDoc, type ErrorShape } from './errors';
 import { REQUEST_ID_HEADER } from './request-id';
 import { SharedErrors } from './shared-errors';
 
@@ -34,8 +36,24 @@ const SCHEMAS: Record<ErrorShape, z.ZodTypeAny> = { framework: FrameworkError, d
 /** Text in a code span; one holding a backtick is fenced with two. */
 const code = (text: string) => (text.includes('`') ? `\`\` ${text} \`\`` : `\`${text}\``);
 
+/** An entry as one surface answers it: the shape and code `shapeOn` gives it there. */
+export type DocumentedError = ErrorDoc & { readonly shape: ErrorShape };
+
+/** What a request-shape violation answered in the envelope says, whichever violation it was. */
+const ENVELOPE_REQUEST_ABOUT = 'a request-shape violation (a non-UUID id, malformed paging, the body), its problems joined by `; `';
+
+/** The entries as `surface` answers them. */
+export function documentedOn(surface: Surface, errors: readonly ErrorDoc[]): DocumentedError[] {
+  return errors.map((entry) => {
+    const { shape, code } = shapeOn(entry, surface);
+    const { code: _declared, ...rest } = entry;
+    const envelopeRequest = entry.kind === 'request' && shape === 'domain';
+    return { ...rest, ...(code ? { code } : {}), ...(envelopeRequest ? { about: ENVELOPE_REQUEST_ABOUT } : {}), shape };
+  });
+}
+
 /** An entry as the document lists it: its code and its message (a value the throw passes shown as `<name>`), or what it means. */
-function describeError(entry: ErrorDoc): string {
+function describeError(entry: DocumentedError): string {
   const message = entry.about ?? code(fillTemplate(entry.message, (name) => `<${name}>`));
   let text = entry.code ? `${code(entry.code)}: ${message}` : message;
   if (entry.fields.length) text += ` (with ${entry.fields.map(code).join(', ')})`;
@@ -49,7 +67,7 @@ const SHAPE_NAMES: Record<ErrorShape, string> = { framework: 'Framework shape', 
  * A status's description: the standard text and the entries, joined; where the
  * status answers both the framework shape and the domain envelope, grouped by shape.
  */
-function describeStatus(base: string | undefined, entries: readonly ErrorDoc[]): string {
+function describeStatus(base: string | undefined, entries: readonly DocumentedError[]): string {
   const shapes = new Set([...(base ? [SHAPE_NAMES.framework] : []), ...entries.map((e) => SHAPE_NAMES[e.shape])]);
   if (shapes.size < 2) {
     const own = entries.map(describeError).join('; ');
@@ -73,7 +91,7 @@ type ErrorResponse = { description: string; headers: Record<string, unknown>; co
  * each entry's code and message. 400/401/403/413/415/429 are always possible on
  * /v1 and always listed; an entry of one of those statuses joins its description.
  */
-export function errorResponses(errors: readonly ErrorDoc[] = []) {
+export function errorResponses(errors: readonly DocumentedError[] = []) {
   const standard: Record<number, { shapes: ErrorShape[]; headers: Record<string, unknown> }> = {
     400: { shapes: ['framework'], headers: ERROR_HEADERS },
     // Answered before the key is known: no budget headers.
@@ -83,10 +101,10 @@ export function errorResponses(errors: readonly ErrorDoc[] = []) {
     415: { shapes: ['framework'], headers: ERROR_HEADERS },
     429: { shapes: ['framework'], headers: TOO_MANY_HEADERS },
   };
-  const listed = new Map<number, ErrorDoc[]>();
+  const listed = new Map<number, DocumentedError[]>();
   for (const entry of errors) {
     const same = listed.get(entry.status) ?? [];
-    if (!same.includes(entry)) same.push(entry);
+    if (!same.some((e) => e.declaredAs === entry.declaredAs)) same.push(entry);
     listed.set(entry.status, same);
   }
   const out: Record<number, ErrorResponse> = {};
@@ -189,9 +207,12 @@ export function defineRoute<P extends string, R extends DeclaredRoute<P>>(declar
   if (!OPERATION_ID.test(declared.operationId)) throw new Error(`operationId ${declared.operationId} must be lowerCamelCase verb + resource`);
   const { errors = [], ...config } = declared;
   const idempotent = config.method === 'post' && !!config.security;
-  const responses = { ...errorResponses(idempotent ? [...errors, ...IDEMPOTENCY_ERRORS] : errors), ...config.responses };
+  // Documented as the router mounted under /v1 answers them (src/app.ts).
+  const surface = surfaceOf(config.method, `/v1${config.path}`);
+  const documented = documentedOn(surface, idempotent ? [...errors, ...IDEMPOTENCY_ERRORS] : errors);
+  const responses = { ...errorResponses(documented), ...config.responses };
   const request = withDeclaredQueryOnly(idempotent ? withIdempotencyKey(config.request) : config.request);
-  const route = { ...config, request, responses };
+  const route = { ...config, request, middleware: declaring(config.operationId, errors), responses };
   return createRoute(route) as ReturnType<typeof createRoute<P, R>>;
 }
 

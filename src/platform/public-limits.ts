@@ -5,6 +5,7 @@ import { DEFAULT_RATE_LIMITS, type Workspace } from './workspace';
 import { hit, limitVar, WINDOW_MS } from './rate-limit';
 import type { ApiError } from './errors';
 import { SharedErrors } from './shared-errors';
+import { surfaceOf } from './error-surfaces';
 
 /*
  * Limits on the unauthenticated form posts of the hosted pages. Each family of
@@ -81,7 +82,7 @@ const wait = (seconds: number) => (seconds < 120 ? `${seconds} seconds` : `${Mat
 export function refuse(c: Context, refusal: Refusal): Response {
   c.header('Retry-After', String(refusal.retryAfter));
   c.header('Cache-Control', 'no-store');
-  if (sentJson(c)) return c.json(refusal.error.body, refusal.status);
+  if (sentJson(c)) return c.json(refusal.error.bodyOn(surfaceOf(c.req.method, c.req.path)), refusal.status);
   c.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'none'; base-uri 'none'");
   const title = refusal.status === 429 ? 'Too many requests' : 'Temporarily unavailable';
   return c.html(

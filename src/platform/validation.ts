@@ -1,7 +1,7 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from './app-env';
-import { EnvelopeRequestErrors, SharedErrors } from './shared-errors';
+import { SharedErrors } from './shared-errors';
 import { fileUploadFor, takeFileBody } from './uploads';
 
 type Issue = { code: string; path: PropertyKey[]; message: string; keys?: string[] };
@@ -38,7 +38,7 @@ export function requestIssues(result: HookResult, c: Context): string[] {
   return formatIssues((result.error?.issues ?? []) as Issue[], result.target);
 }
 
-/** Every router is made here so all share the framework-shape 400 for request-shape violations. */
+/** Every router is made here so all answer request-shape violations alike (their body is the surface's, `shapeOn`). */
 export function createRouter() {
   return new OpenAPIHono<AppEnv>({
     defaultHook: (result, c) => {
@@ -46,15 +46,6 @@ export function createRouter() {
     },
   });
 }
-
-/**
- * The validation hook of routes that answer every error in the domain envelope
- * (consent, suppressions), request-shape violations included: 400 `invalid_request`.
- */
-export const domainValidationHook = (result: { success: boolean; error?: { issues: unknown[] } }, c: Context): undefined => {
-  if (!result.success) throw EnvelopeRequestErrors.invalidRequest({ problems: requestIssues(result as HookResult, c).join('; ') });
-  return undefined;
-};
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (v: unknown): v is string => typeof v === 'string' && UUID_RE.test(v);

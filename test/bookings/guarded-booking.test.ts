@@ -8,6 +8,7 @@ import { workspaceContext } from '../../src/modules/workspaces/context';
 import type { Bindings } from '../../src/env';
 import { runBatch, type Statement } from '../../src/platform/d1/db';
 import { ApiError } from '../../src/platform/errors';
+import { FRAMEWORK_SURFACE } from '../../src/platform/error-surfaces';
 import { rowsIn, runOnShards, shardOf } from '../support/db';
 import { countingEnv, type Counter } from '../../bench/counting-d1';
 import { adminOk } from '../support/harness';
@@ -49,7 +50,7 @@ async function bookDirectly(wsId: string, locks: SlotLocks, body: Record<string,
   }
 }
 
-const refusal = (err: unknown) => (err instanceof ApiError ? { status: err.status, code: err.body.error_code } : err);
+const refusal = (err: unknown) => (err instanceof ApiError ? { status: err.status, code: err.bodyOn(FRAMEWORK_SURFACE).error_code } : err);
 
 describe('a booking written on the calendar it was decided on', () => {
   it('a conflicting booking committed between the read and the write: SLOT_TAKEN, one booking stored', async () => {

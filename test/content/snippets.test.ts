@@ -4,6 +4,7 @@ import { snippets } from '../../src/modules/content/schema';
 import { compileForWorkspace } from '../../src/modules/content/service';
 import type { Bindings } from '../../src/env';
 import { ApiError } from '../../src/platform/errors';
+import { ENVELOPE_SURFACE } from '../../src/platform/error-surfaces';
 import { workspaceDb } from '../../src/platform/d1/shards';
 import { admin, adminOk, makeWorkspace, SHARDS } from '../support/harness';
 
@@ -36,9 +37,13 @@ describe('snippets (operator) and compiling against a workspace', () => {
 
     const unknown = await rejection(compileForWorkspace(db, ws.id, { markdown: '::snippet[Elsewhere]' }));
     expect(unknown.status).toBe(400);
-    expect(unknown.body).toEqual({ error: { code: 'unknown_snippet', message: 'Unknown snippet "Elsewhere"; available snippets: Footer' } });
+    expect(unknown.bodyOn(ENVELOPE_SURFACE)).toEqual({
+      error: { code: 'unknown_snippet', message: 'Unknown snippet "Elsewhere"; available snippets: Footer' },
+    });
     const invalid = await rejection(compileForWorkspace(db, ws.id, { markdown: 'a', blocks: [] }));
-    expect(invalid.body).toEqual({ error: { code: 'invalid_content', message: 'content must have exactly one source; got markdown and blocks' } });
+    expect(invalid.bodyOn(ENVELOPE_SURFACE)).toEqual({
+      error: { code: 'invalid_content', message: 'content must have exactly one source; got markdown and blocks' },
+    });
   });
 
   it('snippet create: one name per workspace (case-insensitive), exactly one of markdown or html', async () => {
@@ -69,7 +74,7 @@ describe('snippets (operator) and compiling against a workspace', () => {
       (err: ApiError) => err,
     );
     expect(three).toBeInstanceOf(ApiError);
-    const refused = (three as ApiError).body as { error: { code: string; message: string } };
+    const refused = (three as ApiError).bodyOn(ENVELOPE_SURFACE) as { error: { code: string; message: string } };
     expect(refused.error.code).toBe('invalid_content');
     expect(refused.error.message).toMatch(
       /^content's paragraphs, headings and list items and the snippets it references weigh [\d,]+ in inline markup/,

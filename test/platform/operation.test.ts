@@ -8,7 +8,8 @@ import { CONFLICT_ATTEMPTS, dbFor, guarded, type Db, type Statement } from '../.
 import { DecisionStale, planOf, readAll, runOperation, unchanged, type ReadPlan } from '../../src/platform/d1/operation';
 import { preparedSql } from '../../src/platform/d1/prepared';
 import { afterInsertOf } from '../../src/platform/d1/row-guard';
-import { ApiError } from '../../src/platform/errors';
+import { FRAMEWORK_SURFACE } from '../../src/platform/error-surfaces';
+import { ApiError, defineErrors } from '../../src/platform/errors';
 import { EventSink } from '../../src/platform/events';
 import type { Workspace } from '../../src/platform/workspace';
 
@@ -56,7 +57,8 @@ const byEmail = (db: Db, email: string) =>
     .where(and(eq(probes.ws, WS), eq(probes.email, email)));
 const byId = (db: Db, id: string) => db.select().from(probes).where(eq(probes.id, id));
 const insert = (db: Db, id: string, email: string | null, n = 0) => db.insert(probes).values({ id, ws: WS, email, n });
-const refused = new ApiError(422, { message: 'refused' });
+const Probes = defineErrors('Probes', { refused: { status: 422, message: 'refused' }, gone: { status: 404, message: 'gone' } });
+const refused = Probes.refused();
 
 describe('runOperation', () => {
   it('gives each read its rows by name, a read left out as no rows, and sends only the reads given', async () => {
@@ -179,9 +181,9 @@ describe('runOperation', () => {
       });
       const err = await run.catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ApiError);
-      expect(err).toMatchObject({
-        status: 409,
-        body: { message: 'The record was changed by concurrent requests while this one was applied; retry the request' },
+      expect(err).toMatchObject({ status: 409 });
+      expect((err as ApiError).bodyOn(FRAMEWORK_SURFACE)).toMatchObject({
+        message: 'The record was changed by concurrent requests while this one was applied; retry the request',
       });
       expect(attempts).toBe(runs);
     });
@@ -325,7 +327,7 @@ describe('runOperation', () => {
 
   it('refuses, announcing nothing, when the re-read of writes guarded on a row finds it gone', async () => {
     const { ctx } = context();
-    const gone = new ApiError(404, { message: 'gone' });
+    const gone = Probes.gone();
     const touch = (id: string) =>
       runOperation(ctx, {
         reads: {},

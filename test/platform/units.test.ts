@@ -3,6 +3,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { dbFor } from '../../src/platform/d1/db';
 import { ApiError } from '../../src/platform/errors';
+import { FRAMEWORK_SURFACE } from '../../src/platform/error-surfaces';
 import { compileFilter, FilterBuilder, filterWith, INLINE_MAX, type FilterCatalog } from '../../src/platform/filter';
 import { uuidv7 } from '../../src/platform/ids';
 import { parseFilterParam, parsePaging, parseSort } from '../../src/platform/list';
@@ -14,7 +15,7 @@ const messageOf = (fn: () => unknown) => {
   try {
     fn();
   } catch (err) {
-    if (err instanceof ApiError) return { status: err.status, message: err.body.message };
+    if (err instanceof ApiError) return { status: err.status, message: err.bodyOn(FRAMEWORK_SURFACE).message };
     throw err;
   }
   throw new Error('expected a 4xx');

@@ -137,7 +137,7 @@ function inviteeContact(ctx: ServiceContext, input: BookingCreateInput, origin: 
  */
 function bookingPasses() {
   let changes = 0;
-  return { changed: (s: Schedule, lost: unknown) => (changes++ < s.rules.hosts.length ? lost : BookingErrors.slotTaken()) };
+  return { changed: (s: Schedule, lost: unknown) => (changes++ < s.rules.hosts.length ? lost : BookingErrors.slotTaken.requested()) };
 }
 
 /** Everything a booking decides on, in one batch. */
@@ -168,7 +168,7 @@ function scheduleToBook(read: ReadsOf<ReturnType<typeof bookingReads>>, pinned: 
 function hostsAt(s: Schedule, calendar: Calendar, stats: Stats, w: Wanted): string[] {
   const slot = slotAt(s.rules, calendar, w.start, Date.now(), { pinned: w.pinned });
   const hosts = slot && assignHosts(s, slot.hosts, stats, w.pinned);
-  if (!hosts) throw BookingErrors.slotTaken();
+  if (!hosts) throw BookingErrors.slotTaken.requested();
   return hosts;
 }
 

@@ -1,7 +1,7 @@
 import { defineErrors } from '../../platform/errors';
 
-/** Meeting types and bookings answer the framework shape, with an `error_code` on slot conflicts (README "Errors"). */
-export const BookingErrors = defineErrors('framework', {
+/** Meeting types and bookings. */
+export const BookingErrors = defineErrors('BookingErrors', {
   notFound: { status: 404, message: 'Booking not found' },
   meetingTypeNotFound: { status: 404, message: 'Meeting type not found' },
   noSchedule: { status: 404, message: 'No availability schedule configured for this meeting type' },
@@ -23,9 +23,15 @@ export const BookingErrors = defineErrors('framework', {
   sameHost: { status: 400, message: 'This host is already assigned to the booking' },
   chooseHost: { status: 400, message: 'Choose a host - automatic reassignment is only available on round-robin meeting types' },
   targetInactive: { status: 400, message: 'The target host must be an active member of this workspace' },
-  slotTaken: { status: 409, code: 'SLOT_TAKEN', message: 'The requested slot is no longer available' },
-  hostConflict: { status: 409, code: 'SLOT_TAKEN', message: 'The target host has a conflicting booking at this time' },
-  noFreeHost: { status: 409, code: 'SLOT_TAKEN', message: 'No other host of the pool is free at this time' },
+  slotTaken: {
+    status: 409,
+    code: 'SLOT_TAKEN',
+    variants: {
+      requested: 'The requested slot is no longer available',
+      hostConflict: 'The target host has a conflicting booking at this time',
+      noFreeHost: 'No other host of the pool is free at this time',
+    },
+  },
   hostUnavailable: {
     status: 409,
     code: 'HOST_UNAVAILABLE',

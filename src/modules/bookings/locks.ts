@@ -34,7 +34,7 @@ export function durableSlotLocks(env: Pick<Bindings, 'SLOT_LOCK'>, request?: Pic
           const stub = env.SLOT_LOCK.get(env.SLOT_LOCK.idFromName(`${workspaceId}:${claim.host}`));
           // The object holds the claim until the range is free (or the wait is over).
           const result = await stub.claim([{ start: claim.start, end: claim.end }], LEASE_MS, WAIT_MS, !opts.guarded);
-          if (!result.ok) throw BookingErrors.slotTaken();
+          if (!result.ok) throw BookingErrors.slotTaken.requested();
           held.push({ stub, token: result.token });
         }
         return await work();

@@ -36,6 +36,7 @@ import {
   zoneForm,
   zoneFrom,
 } from './pages-ui';
+import { FRAMEWORK_SURFACE } from '../../platform/error-surfaces';
 
 /*
  * The hosted booking and manage pages: plain server-rendered HTML that works
@@ -92,9 +93,9 @@ const noticeHtml = (notice: Notice | undefined) => (notice ? `<p class="note err
 
 /** What a refused booking or reschedule tells the invitee. */
 const refusalText = (err: ApiError) =>
-  err.body.error_code === BookingErrors.slotTaken.code
+  err.entry.code === BookingErrors.slotTaken.requested.code
     ? 'That time was just taken. Please pick another.'
-    : String(err.body.message ?? 'That did not work.');
+    : String(err.bodyOn(FRAMEWORK_SURFACE).message ?? 'That did not work.');
 
 /**
  * The zone select, the week strip and the open times of the chosen day of a meeting type, from

@@ -75,7 +75,7 @@ async function chooseHost(ctx: ServiceContext, r: Reassignment): Promise<string>
   }
   const free = s.rules.hosts.filter((h) => h !== booking.hostUserId && isFree(checkHostAt(s.rules, calendar, h, start, Date.now(), booking.id)));
   const pick = pickFairest(free, statsFrom(seen.fairness), s.rules.hosts);
-  if (!pick) throw BookingErrors.noFreeHost();
+  if (!pick) throw BookingErrors.slotTaken.noFreeHost();
   return pick;
 }
 
@@ -83,9 +83,9 @@ async function chooseHost(ctx: ServiceContext, r: Reassignment): Promise<string>
 function verifyHost(r: Reassignment, calendar: Calendar, host: string): void {
   const explicit = r.target !== undefined;
   const check = checkHostAt(r.s.rules, calendar, host, r.start, Date.now(), r.booking.id);
-  if (check.hard) throw explicit ? BookingErrors.hostConflict() : BookingErrors.noFreeHost();
+  if (check.hard) throw explicit ? BookingErrors.slotTaken.hostConflict() : BookingErrors.slotTaken.noFreeHost();
   if (check.soft.length && !(explicit && r.force)) {
-    if (!explicit) throw BookingErrors.noFreeHost();
+    if (!explicit) throw BookingErrors.slotTaken.noFreeHost();
     throw BookingErrors.hostUnavailable({ reasons: check.soft.join(', ') });
   }
 }

@@ -34,13 +34,13 @@ export async function rescheduleBooking(ctx: ServiceContext, locks: SlotLocks, i
       if (!s.row.weeklyHours) throw BookingErrors.noSchedule();
       const fits = (calendar: Calendar) => fitsAt(s, booking, start, calendar);
       // Checked before the locks too: a taken slot answers without waiting for them.
-      if (!fits(await readCalendarAround(ctx, s, start))) throw BookingErrors.slotTaken();
+      if (!fits(await readCalendarAround(ctx, s, start))) throw BookingErrors.slotTaken.requested();
       const next = moveTo(ctx, batch, { s, booking, start, timezone: input.timezone });
       batch.emit('booking.rescheduled', bookingEventData(next, s.row, members));
       // The leases survive an eviction of the lock, so what is read under them stays true until the write.
       batch.heldBy((write) =>
         locks.hold(ctx.ws.id, claimsFor(s.rules, booking.hostUserIds, start), async () => {
-          if (!fits(await readCalendarAround(ctx, s, start))) throw BookingErrors.slotTaken();
+          if (!fits(await readCalendarAround(ctx, s, start))) throw BookingErrors.slotTaken.requested();
           await write();
         }),
       );
@@ -48,7 +48,7 @@ export async function rescheduleBooking(ctx: ServiceContext, locks: SlotLocks, i
     },
     lostRaceOn: [changedSinceRead],
     // The contact already holds a confirmed booking of this type at that start: not an open slot for this one.
-    refusedOn: [[doubleSubmitKey, BookingErrors.slotTaken]],
+    refusedOn: [[doubleSubmitKey, BookingErrors.slotTaken.requested]],
   });
   if (notify) notifyInvitee(ctx, notify, 'reschedule', next, s.row, members);
   return serializeBooking(next, members);

@@ -2,13 +2,13 @@ import { sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { nowIso } from '../../platform/d1/db';
 import { writeThenRead } from '../../platform/d1/typed-read';
-import { SharedErrors } from '../../platform/shared-errors';
 import { uuidv7 } from '../../platform/ids';
 import { rawAll, rawRun } from '../../platform/d1/raw-query';
 import { eventOutbox } from '../../platform/schema';
 import { contactExtensions } from './extensions';
 import { ownPersonalData } from './personal-data';
 import { contactIdentifiers, contacts } from './schema';
+import { ContactErrors } from './errors';
 
 /**
  * Erasure of one contact's personal data (a data subject's right to be forgotten), in one D1
@@ -51,7 +51,7 @@ export async function eraseContact(ctx: ServiceContext, contactId: string): Prom
   const { erased } = await writeThenRead(db, writes, {
     erased: rawAll<{ id: string }>(db, sql`DELETE FROM ${contacts} WHERE workspace_id = ${ws} AND id = ${contactId} RETURNING id`),
   });
-  if (erased.length === 0) throw SharedErrors.contactNotFound();
+  if (erased.length === 0) throw ContactErrors.referenceNotFound();
   ctx.events.committedAfter([{ id: eventId, workspaceId: ws, type: 'contact.deleted', data: {}, createdAt: now }]);
   return { id: contactId, erased_at: now };
 }

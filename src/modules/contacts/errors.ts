@@ -1,9 +1,12 @@
 import { defineErrors } from '../../platform/errors';
 import { SharedErrors } from '../../platform/shared-errors';
 
-/** Contacts answer the framework shape (README "Errors"). */
-export const ContactErrors = defineErrors('framework', {
+/** Contacts, their imports and exports, and the contact other records name. */
+export const ContactErrors = defineErrors('ContactErrors', {
   notFound: { status: 404, message: 'Contact {id} not found' },
+  // The contact another record names, as the routes naming it answer.
+  referenceNotFound: { status: 404, message: 'Contact not found' },
+  idNotFound: { status: 404, message: 'contacts with ID {id} not found' },
   invalidEmail: { status: 400, message: 'email must be a valid email address', list: true },
   phoneBlacklisted: { status: 400, code: 'PHONE_BLACKLISTED', message: 'This phone number is blacklisted in the workspace' },
   limitReached: { status: 400, message: 'Limit reached. Your plan allows at most {cap} contacts.' },
@@ -12,16 +15,13 @@ export const ContactErrors = defineErrors('framework', {
   mergeRequired: {
     status: 409,
     code: 'CONTACT_MERGE_REQUIRED',
-    message:
-      'The phone and the email belong to two different contacts. Nothing was written; a merge request was opened and the sent fields are held on it.',
     fields: ['merge_request_id'],
-  },
-  mergeRequiredOnUpdate: {
-    status: 409,
-    code: 'CONTACT_MERGE_REQUIRED',
-    message:
-      'The phone or email already belongs, or previously belonged, to another contact. Nothing was written; a merge request was opened and the sent fields are held on it.',
-    fields: ['merge_request_id'],
+    variants: {
+      onCreate:
+        'The phone and the email belong to two different contacts. Nothing was written; a merge request was opened and the sent fields are held on it.',
+      onUpdate:
+        'The phone or email already belongs, or previously belonged, to another contact. Nothing was written; a merge request was opened and the sent fields are held on it.',
+    },
   },
   mergeResolved: { status: 409, message: 'Merge request is already resolved' },
   mergeTargetGone: { status: 409, message: 'The target contact of this merge request no longer exists' },
@@ -45,12 +45,12 @@ export const ContactErrors = defineErrors('framework', {
 
 /** What naming a contact by `contact_id` or by phone/email (a deal's, an order's, ...) can answer, beside the route's own 400 when neither is given. */
 export const CONTACT_REFERENCE_ERRORS = [
-  SharedErrors.contactNotFound,
+  ContactErrors.referenceNotFound,
   SharedErrors.invalidPhone,
   ContactErrors.invalidEmail,
   ContactErrors.phoneBlacklisted,
   ContactErrors.limitReached,
-  ContactErrors.mergeRequired,
+  ContactErrors.mergeRequired.onCreate,
 ];
 
 /** What `POST /v1/contacts` answers beyond its body's schema, which a batch item answers too. */
@@ -61,5 +61,5 @@ export const CONTACT_WRITE_ERRORS = [
   ContactErrors.globalBlockLocked,
   ContactErrors.mergedFieldsTooLarge,
   ContactErrors.limitReached,
-  ContactErrors.mergeRequired,
+  ContactErrors.mergeRequired.onCreate,
 ];

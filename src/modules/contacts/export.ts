@@ -9,6 +9,7 @@ import { ownPersonalData } from './personal-data';
 import { answeredJson } from './read';
 import { contactIdentifiers, contacts } from './schema';
 import { SharedErrors } from '../../platform/shared-errors';
+import { ContactErrors } from './errors';
 
 /**
  * Everything a workspace holds about one contact, kind by kind (a data subject's copy). Each kind
@@ -113,7 +114,7 @@ export async function exportContact(db: Db, workspaceId: string, contactId: stri
     ),
     kinds: planOf(Object.fromEntries(kinds.map((name) => [name, pageOf(name)])), (pages) => pages),
   });
-  if (read.contact.length === 0) throw SharedErrors.contactIdNotFound({ id: contactId });
+  if (read.contact.length === 0) throw ContactErrors.idNotFound({ id: contactId });
   const out: Record<string, unknown> = { contact: JSON.parse(read.contact[0].answer) };
   const truncated: Record<string, number> = {};
   const pages = await read.kinds();

@@ -10,7 +10,7 @@ import { normalizeEmailStrict, normalizePhone } from './identity';
 import { contacts } from './schema';
 import { identityTaken, planUpsert } from './service';
 import type { ApiError } from '../../platform/errors';
-import { SharedErrors } from '../../platform/shared-errors';
+import { ContactErrors } from './errors';
 
 export type ContactReference = { contact_id?: string; phone?: string; email?: string; name?: string };
 export type ResolvedContact = { id: string; name: string | null; phone: string | null; email: string | null; created: boolean };
@@ -37,7 +37,7 @@ export const referencedContactExists = (ws: SQLWrapper | string, id: SQLWrapper 
 
 /** The referenced contact from that read; 404 `Contact not found` outside the workspace. */
 export function referencedContact(row: Omit<ResolvedContact, 'created'> | undefined): ResolvedContact {
-  if (!row) throw SharedErrors.contactNotFound();
+  if (!row) throw ContactErrors.referenceNotFound();
   return { ...row, created: false };
 }
 

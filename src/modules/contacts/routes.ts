@@ -79,7 +79,7 @@ contactRoutes.openapi(
       }),
     },
     responses: { 201: jsonContent(ContactUpsertResult, 'Created (`duplicate: false`) or updated (`duplicate: true`)') },
-    errors: [...WRITE_ERRORS, ContactErrors.limitReached, ContactErrors.mergeRequired],
+    errors: [...WRITE_ERRORS, ContactErrors.limitReached, ContactErrors.mergeRequired.onCreate],
   }),
   async (c) => {
     const ctx = serviceContext(c);
@@ -98,7 +98,7 @@ contactRoutes.openapi(
     security: bearer,
     request: { params: idParams },
     responses: { 200: jsonContent(Contact, 'The contact') },
-    errors: [SharedErrors.contactIdNotFound],
+    errors: [ContactErrors.idNotFound],
   }),
   async (c) => jsonText<ContactBody, 200>(c, await getContact(serviceContext(c), c.req.valid('param').id.toLowerCase()), 200),
 );
@@ -116,7 +116,7 @@ contactRoutes.openapi(
     security: bearer,
     request: { params: idParams, body: jsonBody(ContactWrite, { city: 'Bergen', tags: ['customer'], custom_fields: { plan: null } }) },
     responses: { 200: jsonContent(Contact, 'The updated contact') },
-    errors: [...WRITE_ERRORS, ContactErrors.notFound, SharedErrors.contactIdNotFound, ContactErrors.mergeRequiredOnUpdate],
+    errors: [...WRITE_ERRORS, ContactErrors.notFound, ContactErrors.idNotFound, ContactErrors.mergeRequired.onUpdate],
   }),
   async (c) => {
     const ctx = serviceContext(c);

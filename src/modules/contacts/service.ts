@@ -16,7 +16,6 @@ import { contactProjection, readContactAnswer, selectContact, selectIdentifierHo
 import { contacts } from './schema';
 import { activity } from './timeline';
 import { updateAlongReads } from './update-along';
-import { SharedErrors } from '../../platform/shared-errors';
 import { ContactErrors } from './errors';
 import { CONTACT_CHANGED } from '../../platform/signals';
 
@@ -165,7 +164,7 @@ export function planUpsert(ctx: ServiceContext, input: NormalizedWrite, opts: Wr
           identity: { phone, email },
           parked,
         });
-        throw ContactErrors.mergeRequired({ merge_request_id: mergeRequestId });
+        throw ContactErrors.mergeRequired.onCreate({ merge_request_id: mergeRequestId });
       }
       const diffs = diffsOf(labels.names, read);
       const target = phoneOwner ?? emailOwner;
@@ -209,7 +208,7 @@ function writeUpdate(
   return batch.add(update).answerIfWritten(
     selectContact(ctx.db, ctx.ws.id, existing.id),
     ([row]) => row,
-    () => SharedErrors.contactIdNotFound({ id: existing.id }),
+    () => ContactErrors.idNotFound({ id: existing.id }),
   );
 }
 
@@ -321,7 +320,7 @@ async function refuseIdentityMove(ctx: ServiceContext, existing: ContactRow, oth
     identity: { ...(phone !== undefined ? { phone } : {}), ...(email !== undefined ? { email } : {}) },
     parked,
   });
-  throw ContactErrors.mergeRequiredOnUpdate({ merge_request_id: mergeRequestId });
+  throw ContactErrors.mergeRequired.onUpdate({ merge_request_id: mergeRequestId });
 }
 
 /** Reads and label look-ups for applying parked fields at merge-request resolution. */
@@ -350,6 +349,6 @@ export function applyParked(
 /** The contact's answer as JSON text, written by SQLite as a list page's are (`answeredJson`). */
 export async function getContact(ctx: ServiceContext, id: string): Promise<string> {
   const answer = await readContactAnswer(ctx.db, ctx.ws.id, id);
-  if (answer === undefined) throw SharedErrors.contactIdNotFound({ id });
+  if (answer === undefined) throw ContactErrors.idNotFound({ id });
   return answer;
 }

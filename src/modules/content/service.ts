@@ -40,7 +40,7 @@ export async function compileForWorkspace(
     .map((e) => e.message)
     .join('; ');
   if (code === 'unknown_snippet') throw ContentErrors.unknownSnippet({ problems });
-  throw problems ? ContentErrors.invalidContent({ problems }) : ContentErrors.contentInvalid();
+  throw problems ? ContentErrors.invalidContent.problems({ problems }) : ContentErrors.invalidContent.unnamed();
 }
 
 /**
@@ -50,7 +50,7 @@ export async function compileForWorkspace(
  */
 export async function createSnippet(db: Db, workspaceId: string, input: { name: string; markdown?: string; html?: string }) {
   const problems = snippetProblems({ markdown: input.markdown ?? null, html: input.html ?? null });
-  if (problems.length) throw ContentErrors.invalidContent({ problems: problems.join('; ') });
+  if (problems.length) throw ContentErrors.invalidContent.problems({ problems: problems.join('; ') });
   const now = nowIso();
   const row = {
     id: uuidv7(),
@@ -63,7 +63,7 @@ export async function createSnippet(db: Db, workspaceId: string, input: { name: 
     updatedAt: now,
   };
   const [created] = await db.insert(snippets).values(row).onConflictDoNothing().returning();
-  if (!created) throw ContentErrors.duplicateSnippet({ name: input.name });
+  if (!created) throw ContentErrors.duplicateName.snippet({ name: input.name });
   return {
     id: created.id,
     workspace_id: created.workspaceId,

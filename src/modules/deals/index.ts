@@ -1,2 +1,3 @@
 export { dealOfContact, selectDeal } from './read';
 export type { DealRow } from './schema';
+export { DealErrors } from './errors';

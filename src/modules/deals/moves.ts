@@ -12,7 +12,8 @@ import { selectDeal, serializeDeal } from './read';
 import { activity } from '../contacts';
 import { deals, dealStageHistory, type DealRow, type DealStatus } from './schema';
 import { preparedInsert } from '../../platform/d1/prepared';
-import { SharedErrors } from '../../platform/shared-errors';
+import { DealErrors } from './errors';
+import { PipelineErrors } from '../pipelines';
 
 const historyInsert = preparedInsert(dealStageHistory);
 
@@ -71,13 +72,13 @@ export function moveDealToStage(ctx: ServiceContext, dealId: string, input: { st
     decide: (read, batch) => {
       const [current] = read.current;
       const [target] = read.target;
-      if (!current) throw SharedErrors.dealNotFound();
-      if (!target) throw SharedErrors.stageNotFound();
+      if (!current) throw DealErrors.notFound();
+      if (!target) throw PipelineErrors.stageNotFound();
       const to = { stageId: target.stage.id, pipelineId: target.stage.pipelineId, stageName: target.stage.name, pipelineName: target.pipelineName };
       const from = { stageId: current.deal.stageId, stageName: current.stageName };
       batch.add(moveStatements(ctx, current.deal, from, to, input.index ?? 0, nowIso()));
       return batch.answer(selectDeal(ctx.db, ctx.ws.id, dealId), ([row]) => {
-        if (!row) throw SharedErrors.dealNotFound();
+        if (!row) throw DealErrors.notFound();
         return serializeDeal(row);
       });
     },
@@ -91,7 +92,7 @@ export function changeDealStatus(ctx: ServiceContext, dealId: string, input: { s
     reads: { current: selectDealWithStage(ctx, 'id', dealId) },
     decide: (read, batch) => {
       const [current] = read.current;
-      if (!current) throw SharedErrors.dealNotFound();
+      if (!current) throw DealErrors.notFound();
       const deal = current.deal;
       if (deal.status === input.status) return unchanged(serializeDeal(deal));
       const now = nowIso();

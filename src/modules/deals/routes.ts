@@ -6,9 +6,10 @@ import { Deal, DealCreate, DealCreated, DealList, DealListQuery, DealPatch, Deal
 import { changeDealStatus, moveDealToStage } from './moves';
 import { listDeals } from './list';
 import { createDeal, getDeal, patchDeal } from './service';
-import { CONTACT_REFERENCE_ERRORS } from '../contacts';
+import { CONTACT_REFERENCE_ERRORS, ContactErrors } from '../contacts';
 import { DealErrors } from './errors';
-import { ProductReferenceErrors } from '../products';
+import { ProductErrors } from '../products';
+import { PipelineErrors } from '../pipelines';
 
 export const dealRoutes = createRouter();
 const tags = ['Deals'];
@@ -38,7 +39,7 @@ dealRoutes.openapi(
     security: bearer,
     request: { params: idParams },
     responses: { 200: jsonContent(DealWithContact, 'The deal with its contact') },
-    errors: [SharedErrors.dealNotFound],
+    errors: [DealErrors.notFound],
   }),
   async (c) => c.json(await getDeal(serviceContext(c), c.req.valid('param').id.toLowerCase()), 200),
 );
@@ -72,12 +73,12 @@ dealRoutes.openapi(
       DealErrors.noPipeline,
       DealErrors.pipelineHasNoStages,
       DealErrors.invalidOwner,
-      ProductReferenceErrors.invalid,
-      ProductReferenceErrors.inactive,
-      DealErrors.limitReached,
+      ProductErrors.invalidProduct.reference,
+      ProductErrors.productInactive.reference,
+      SharedErrors.planLimitExceeded.deals,
       ...CONTACT_REFERENCE_ERRORS,
-      SharedErrors.pipelineNotFound,
-      SharedErrors.stageNotFound,
+      PipelineErrors.pipelineNotFound,
+      PipelineErrors.stageNotFound,
       SharedErrors.concurrentChange,
     ],
   }),
@@ -97,10 +98,10 @@ dealRoutes.openapi(
     responses: { 200: jsonContent(DealWithContact, 'The updated deal') },
     errors: [
       DealErrors.invalidOwner,
-      ProductReferenceErrors.invalid,
-      ProductReferenceErrors.inactive,
-      SharedErrors.dealNotFound,
-      SharedErrors.contactNotFound,
+      ProductErrors.invalidProduct.reference,
+      ProductErrors.productInactive.reference,
+      DealErrors.notFound,
+      ContactErrors.referenceNotFound,
     ],
   }),
   async (c) => c.json(await patchDeal(serviceContext(c), c.req.valid('param').id.toLowerCase(), c.req.valid('json')), 200),
@@ -117,7 +118,7 @@ dealRoutes.openapi(
     security: bearer,
     request: { params: idParams, body: jsonBody(DealStageMove, { stage_id: '01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c', index: 0 }) },
     responses: { 201: jsonContent(Deal, 'The deal row') },
-    errors: [SharedErrors.dealNotFound, SharedErrors.stageNotFound, SharedErrors.concurrentChange],
+    errors: [DealErrors.notFound, PipelineErrors.stageNotFound, SharedErrors.concurrentChange],
   }),
   async (c) => c.json(await moveDealToStage(serviceContext(c), c.req.valid('param').id.toLowerCase(), c.req.valid('json')), 201),
 );
@@ -133,7 +134,7 @@ dealRoutes.openapi(
     security: bearer,
     request: { params: idParams, body: jsonBody(DealStatusChange, { status: 'lost', lost_reason: 'Chose a competitor' }) },
     responses: { 201: jsonContent(Deal, 'The deal row') },
-    errors: [SharedErrors.dealNotFound, SharedErrors.concurrentChange],
+    errors: [DealErrors.notFound, SharedErrors.concurrentChange],
   }),
   async (c) => c.json(await changeDealStatus(serviceContext(c), c.req.valid('param').id.toLowerCase(), c.req.valid('json')), 201),
 );

@@ -5,8 +5,8 @@ import { guardOf, uniqueOn } from '../../platform/d1/constraints';
 import { runOperation, type WriteBatch } from '../../platform/d1/operation';
 import { uuidv7 } from '../../platform/ids';
 import { toCents } from '../../platform/money';
-import { planContactReference, selectReferencedContact, activity } from '../contacts';
-import { selectEntryStages, selectPipelines, type PipelineRow, type StageRow } from '../pipelines';
+import { planContactReference, selectReferencedContact, activity, ContactErrors } from '../contacts';
+import { selectEntryStages, selectPipelines, type PipelineRow, type StageRow, PipelineErrors } from '../pipelines';
 import { productLookup, type ProductReference, type ProductRow, attachableProduct } from '../products';
 import type { DealCreateInput, DealPatchInput } from './dto';
 import { dealEventData } from './events';
@@ -41,10 +41,10 @@ function entryStage(input: DealCreateInput, pipelineRows: PipelineRow[], stageRo
     pipelineName: pipeline.name,
   });
   const givenPipeline = input.pipeline_id === undefined ? undefined : byId(input.pipeline_id.toLowerCase());
-  if (input.pipeline_id !== undefined && !givenPipeline) throw SharedErrors.pipelineNotFound();
+  if (input.pipeline_id !== undefined && !givenPipeline) throw PipelineErrors.pipelineNotFound();
   if (input.stage_id !== undefined) {
     const stage = stageRows.find((s) => s.id === input.stage_id!.toLowerCase());
-    if (!stage) throw SharedErrors.stageNotFound();
+    if (!stage) throw PipelineErrors.stageNotFound();
     if (givenPipeline && stage.pipelineId !== givenPipeline.id) {
       throw DealErrors.stagePipelineMismatch();
     }
@@ -99,14 +99,14 @@ export function createDeal(ctx: ServiceContext, input: DealCreateInput) {
       return batch.answer(selectDealWithContact(ctx.db, ctx.ws.id, dealId), ([row]) => ({ ...serializeDealWithContact(row), duplicate: false }));
     },
     lostRaceOn: [guardOf(deals.stageId), uniqueOn(deals.workspaceId, deals.externalReference)],
-    refusedOn: [[guardOf(deals.workspaceId), () => DealErrors.limitReached({ cap })]],
+    refusedOn: [[guardOf(deals.workspaceId), () => SharedErrors.planLimitExceeded.deals({ cap })]],
   });
 }
 
 /** The stage a deal found by its reference moves to: it must be a stage of the workspace. */
 function stageTarget(stageId: string, pipelineRows: PipelineRow[], stageRows: StageRow[]): StageTarget {
   const stage = stageRows.find((s) => s.id === stageId);
-  if (!stage) throw SharedErrors.stageNotFound();
+  if (!stage) throw PipelineErrors.stageNotFound();
   return {
     stageId: stage.id,
     pipelineId: stage.pipelineId,
@@ -220,7 +220,7 @@ export function patchDeal(ctx: ServiceContext, id: string, input: DealPatchInput
     },
     decide: (read, batch) => {
       const [deal] = read.deal;
-      if (!deal) throw SharedErrors.dealNotFound();
+      if (!deal) throw DealErrors.notFound();
       const set: Partial<DealRow> = { updatedAt: nowIso() };
       if (productId) {
         const product = attachableProduct(read.product[0], deal.productId);
@@ -232,7 +232,7 @@ export function patchDeal(ctx: ServiceContext, id: string, input: DealPatchInput
       const productAttached = (set.productId !== undefined ? set.productId : deal.productId) !== null;
       if (input.title !== undefined && !productAttached) set.title = input.title;
       if (contactId) {
-        if (!read.contact[0]) throw SharedErrors.contactNotFound();
+        if (!read.contact[0]) throw ContactErrors.referenceNotFound();
         set.contactId = contactId;
       }
       if (input.owner_user_id !== undefined) {
@@ -248,6 +248,6 @@ export function patchDeal(ctx: ServiceContext, id: string, input: DealPatchInput
 
 export async function getDeal(ctx: ServiceContext, id: string) {
   const row = await readDealWithContact(ctx.db, ctx.ws.id, id);
-  if (!row) throw SharedErrors.dealNotFound();
+  if (!row) throw DealErrors.notFound();
   return serializeDealWithContact(row);
 }

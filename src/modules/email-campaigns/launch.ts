@@ -11,6 +11,7 @@ import { emailCampaigns, type EmailCampaignRow } from './schema';
 import { EDITABLE, findCampaign, isEditable, serializeCampaign } from './service';
 import { EmailCampaignErrors } from './errors';
 import { settledHere } from '../../platform/d1/moves/settled';
+import { EmailErrors } from '../emails';
 
 export const PAGE_KIND = 'email-campaign-page';
 export const SEND_KIND = 'email-campaign-send';
@@ -60,10 +61,10 @@ export async function startCampaign(env: Bindings, db: Db, workspaceId: string, 
 /** `POST .../send`: draft or scheduled -> `sending` (201). */
 export async function sendCampaign(env: Bindings, ctx: ServiceContext, id: string, baseUrl: string) {
   const c = await findCampaign(ctx, id);
-  if (!isEditable(c.status)) throw EmailCampaignErrors.notEditable({ status: c.status });
+  if (!isEditable(c.status)) throw EmailCampaignErrors.notEditable.emailCampaign({ status: c.status });
   await checkComplete(ctx, c);
   const row = await startCampaign(env, ctx.db, ctx.ws.id, c.id, baseUrl);
-  if (!row) throw EmailCampaignErrors.notEditable({ status: (await findCampaign(ctx, c.id)).status });
+  if (!row) throw EmailCampaignErrors.notEditable.emailCampaign({ status: (await findCampaign(ctx, c.id)).status });
   return serializeCampaign(row);
 }
 
@@ -73,9 +74,9 @@ export async function sendCampaign(env: Bindings, ctx: ServiceContext, id: strin
  */
 export async function scheduleCampaign(ctx: ServiceContext, id: string, scheduledAt: string, baseUrl: string) {
   const at = new Date(scheduledAt);
-  if (!(at.getTime() > Date.now())) throw EmailCampaignErrors.invalidScheduledAt();
+  if (!(at.getTime() > Date.now())) throw EmailErrors.invalidScheduledAt();
   const c = await findCampaign(ctx, id);
-  if (!isEditable(c.status)) throw EmailCampaignErrors.notEditable({ status: c.status });
+  if (!isEditable(c.status)) throw EmailCampaignErrors.notEditable.emailCampaign({ status: c.status });
   await checkComplete(ctx, c);
   return moveState(ctx, c.id, EDITABLE, { status: 'scheduled', scheduledAt: at.toISOString(), linkOrigin: baseUrl });
 }
@@ -83,7 +84,7 @@ export async function scheduleCampaign(ctx: ServiceContext, id: string, schedule
 /** `POST .../unschedule`: scheduled -> draft (201), `scheduled_at` cleared. */
 export async function unscheduleCampaign(ctx: ServiceContext, id: string) {
   const c = await findCampaign(ctx, id);
-  if (c.status !== 'scheduled') throw EmailCampaignErrors.notEditable({ status: c.status });
+  if (c.status !== 'scheduled') throw EmailCampaignErrors.notEditable.emailCampaign({ status: c.status });
   return moveState(ctx, c.id, ['scheduled'], { status: 'draft', scheduledAt: null });
 }
 
@@ -93,7 +94,7 @@ async function moveState(ctx: ServiceContext, id: string, from: readonly EmailCa
     .set({ ...set, updatedAt: nowIso() })
     .where(and(eq(emailCampaigns.workspaceId, ctx.ws.id), eq(emailCampaigns.id, id), inArray(emailCampaigns.status, [...from])))
     .returning();
-  if (!row) throw EmailCampaignErrors.notEditable({ status: (await findCampaign(ctx, id)).status });
+  if (!row) throw EmailCampaignErrors.notEditable.emailCampaign({ status: (await findCampaign(ctx, id)).status });
   return serializeCampaign(row);
 }
 

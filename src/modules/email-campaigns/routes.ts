@@ -19,20 +19,22 @@ import { scheduleCampaign, sendCampaign, unscheduleCampaign } from './launch';
 import { createCampaign, estimateCampaign, getCampaign, listCampaigns, patchCampaign } from './service';
 import { ContentErrors } from '../content';
 import { EmailCampaignErrors } from './errors';
+import { EmailErrors } from '../emails';
+import { SenderProfileErrors } from '../sender-profiles';
 
 export const emailCampaignRoutes = createRouter();
 
 const tags = ['Email campaigns'];
 /** What a create and a PATCH check: the content, the sender, the audience and its filters. */
 const writeErrors = [
-  ContentErrors.invalidContent,
+  ContentErrors.invalidContent.problems,
   ContentErrors.unknownSnippet,
-  EmailCampaignErrors.senderNotFound,
+  SenderProfileErrors.notFound.emailCampaign,
   EmailCampaignErrors.audienceNotFound,
   EmailCampaignErrors.invalidAudienceFilters,
 ];
 /** A launch needs an editable campaign with a subject, compiled content and a verified sender. */
-const launchErrors = [EmailCampaignErrors.notFound, EmailCampaignErrors.notEditable, EmailCampaignErrors.incomplete];
+const launchErrors = [EmailCampaignErrors.notFound.emailCampaign, EmailCampaignErrors.notEditable.emailCampaign, EmailCampaignErrors.incomplete];
 
 emailCampaignRoutes.openapi(
   defineRoute({
@@ -89,7 +91,7 @@ emailCampaignRoutes.openapi(
     security: bearer,
     request: { params: idParams },
     responses: { 200: jsonContent(EmailCampaign, 'The campaign') },
-    errors: [EmailCampaignErrors.notFound],
+    errors: [EmailCampaignErrors.notFound.emailCampaign],
   }),
   async (c) => c.json(await getCampaign(serviceContext(c), c.req.valid('param').id), 200),
 );
@@ -105,7 +107,7 @@ emailCampaignRoutes.openapi(
     security: bearer,
     request: { params: idParams, body: jsonBody(EmailCampaignPatch, { subject: 'Last days of the spring sale' }) },
     responses: { 200: jsonContent(EmailCampaignWritten, 'The campaign with `compile`') },
-    errors: [...writeErrors, EmailCampaignErrors.notFound, EmailCampaignErrors.notEditable],
+    errors: [...writeErrors, EmailCampaignErrors.notFound.emailCampaign, EmailCampaignErrors.notEditable.emailCampaign],
   }),
   async (c) => c.json(await patchCampaign(serviceContext(c), c.req.valid('param').id, c.req.valid('json')), 200),
 );
@@ -123,7 +125,7 @@ emailCampaignRoutes.openapi(
     security: bearer,
     request: { params: idParams },
     responses: { 200: jsonContent(Estimate, '`{count}`') },
-    errors: [EmailCampaignErrors.notFound],
+    errors: [EmailCampaignErrors.notFound.emailCampaign],
   }),
   async (c) => c.json(await estimateCampaign(c.env, serviceContext(c), c.req.valid('param').id), 200),
 );
@@ -158,7 +160,7 @@ emailCampaignRoutes.openapi(
     security: bearer,
     request: { params: idParams, body: jsonBody(ScheduleBody, { scheduled_at: '2030-01-01T09:00:00Z' }) },
     responses: { 201: jsonContent(EmailCampaign, 'The campaign, `scheduled`') },
-    errors: [EmailCampaignErrors.invalidScheduledAt, ...launchErrors],
+    errors: [EmailErrors.invalidScheduledAt, ...launchErrors],
   }),
   async (c) =>
     c.json(
@@ -178,7 +180,7 @@ emailCampaignRoutes.openapi(
     security: bearer,
     request: { params: idParams, body: jsonBody(NoBody, {}) },
     responses: { 201: jsonContent(EmailCampaign, 'The campaign, `draft`') },
-    errors: [EmailCampaignErrors.notFound, EmailCampaignErrors.notEditable],
+    errors: [EmailCampaignErrors.notFound.emailCampaign, EmailCampaignErrors.notEditable.emailCampaign],
   }),
   async (c) => c.json(await unscheduleCampaign(serviceContext(c), c.req.valid('param').id), 201),
 );

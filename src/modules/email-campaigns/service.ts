@@ -12,12 +12,13 @@ import { isUuid } from '../../platform/validation';
 import { audienceContactCondition } from '../audiences';
 import { countEmailEligible, eligibleCountSql, checkContactFilter } from '../contacts';
 import { type CompileEnvelope, compileForWorkspace } from '../content';
-import { readSender } from '../sender-profiles';
+import { readSender, SenderProfileErrors } from '../sender-profiles';
 import { platformListJson } from '../suppressions';
 import type { EmailCampaignCreateInput, EmailCampaignPatchInput } from './dto';
 import { EMAIL_CAMPAIGN_STATUSES, emailCampaigns, type EmailCampaignRow, type EmailCampaignStatus } from './schema';
 import { SharedErrors } from '../../platform/shared-errors';
 import { EmailCampaignErrors } from './errors';
+import { FRAMEWORK_SURFACE } from '../../platform/error-surfaces';
 
 export const EDITABLE = ['draft', 'scheduled'] as const satisfies readonly EmailCampaignStatus[];
 export const isEditable = (status: string) => (EDITABLE as readonly string[]).includes(status);
@@ -73,9 +74,9 @@ const campaignById = prepared((db) =>
 );
 
 export async function findCampaign(ctx: ServiceContext, id: string): Promise<EmailCampaignRow> {
-  if (!isUuid(id)) throw EmailCampaignErrors.notFound();
+  if (!isUuid(id)) throw EmailCampaignErrors.notFound.emailCampaign();
   const row = await campaignById.get(ctx.db, { ws: ctx.ws.id, id: id.toLowerCase() });
-  if (!row) throw EmailCampaignErrors.notFound();
+  if (!row) throw EmailCampaignErrors.notFound.emailCampaign();
   return row;
 }
 
@@ -111,7 +112,7 @@ export async function listCampaigns(ctx: ServiceContext, query: { status?: strin
 async function checkSender(ctx: ServiceContext, senderProfileId: string | null) {
   if (!senderProfileId) return;
   const [found] = await readSender(ctx.db, ctx.ws.id, senderProfileId);
-  if (!found?.domain_verified) throw EmailCampaignErrors.senderNotFound();
+  if (!found?.domain_verified) throw SenderProfileErrors.notFound.emailCampaign();
 }
 
 /** `audience_filters` is type-checked and test-compiled: a bad tree is a framework-shape 400 with an `errors` array. */
@@ -121,7 +122,7 @@ function checkFilters(ctx: ServiceContext, filters: Record<string, unknown> | nu
     checkContactFilter(filters, ctx.ws.id);
   } catch (err) {
     if (!(err instanceof ApiError) || err.status !== 400) throw err;
-    const message = String((err.body as { message?: unknown }).message);
+    const message = String(err.bodyOn(FRAMEWORK_SURFACE).message);
     throw EmailCampaignErrors.invalidAudienceFilters({ problem: message, errors: [message] });
   }
 }
@@ -180,8 +181,8 @@ async function applyChanges(ctx: ServiceContext, id: string, set: Changes): Prom
     .from(emailCampaigns)
     .where(and(eq(emailCampaigns.workspaceId, ctx.ws.id), eq(emailCampaigns.id, id)))
     .limit(1);
-  if (!current) throw EmailCampaignErrors.notFound();
-  throw EmailCampaignErrors.notEditable({ status: current.status });
+  if (!current) throw EmailCampaignErrors.notFound.emailCampaign();
+  throw EmailCampaignErrors.notEditable.emailCampaign({ status: current.status });
 }
 
 /**
@@ -237,7 +238,7 @@ const selectCampaign = (ctx: ServiceContext, id: string) =>
 /** PATCH while `draft` or `scheduled`: 200 with the campaign and `compile`; otherwise 409 `campaign_not_editable`. */
 export async function patchCampaign(ctx: ServiceContext, id: string, input: EmailCampaignPatchInput) {
   const existing = await findCampaign(ctx, id);
-  if (!isEditable(existing.status)) throw EmailCampaignErrors.notEditable({ status: existing.status });
+  if (!isEditable(existing.status)) throw EmailCampaignErrors.notEditable.emailCampaign({ status: existing.status });
   const { set, compile } = await changesFrom(ctx, input, existing);
   return { ...serializeCampaign(await applyChanges(ctx, existing.id, set)), compile };
 }
@@ -269,10 +270,10 @@ const estimateRead = prepared((db) =>
  * first, to be subtracted on the shard.
  */
 export async function estimateCampaign(env: Bindings, ctx: ServiceContext, id: string) {
-  if (!isUuid(id)) throw EmailCampaignErrors.notFound();
+  if (!isUuid(id)) throw EmailCampaignErrors.notFound.emailCampaign();
   const platform = await platformListJson(env);
   const [c] = await estimateRead.all(ctx.db, { ws: ctx.ws.id, id: id.toLowerCase(), platform });
-  if (!c) throw EmailCampaignErrors.notFound();
+  if (!c) throw EmailCampaignErrors.notFound.emailCampaign();
   if (c.untargeted !== null) return { count: c.untargeted };
   return { count: await countEmailEligible(ctx.db, ctx.ws.id, await recipientNarrowing(ctx.db, ctx.ws.id, c), platform) };
 }

@@ -44,11 +44,11 @@ export function normalizeHeaders(headers: Record<string, unknown> | undefined): 
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers ?? {})) {
     const canonical = ALLOWED_HEADERS.find((h) => h.toLowerCase() === name.toLowerCase());
-    if (!canonical) throw EmailErrors.headerNotAllowed({ name: name.slice(0, 100), allowed: ALLOWED_HEADERS.join(' and ') });
-    if (typeof value !== 'string') throw EmailErrors.headerNotString({ name: canonical });
-    if (value.length > HEADER_VALUE_MAX) throw EmailErrors.headerTooLong({ name: canonical, max: HEADER_VALUE_MAX });
-    if (hasControl(value)) throw EmailErrors.headerControl({ name: canonical });
-    if (value.trim() === '') throw EmailErrors.headerEmpty({ name: canonical });
+    if (!canonical) throw EmailErrors.validationFailed.headerNotAllowed({ name: name.slice(0, 100), allowed: ALLOWED_HEADERS.join(' and ') });
+    if (typeof value !== 'string') throw EmailErrors.validationFailed.headerNotString({ name: canonical });
+    if (value.length > HEADER_VALUE_MAX) throw EmailErrors.validationFailed.headerTooLong({ name: canonical, max: HEADER_VALUE_MAX });
+    if (hasControl(value)) throw EmailErrors.validationFailed.headerControl({ name: canonical });
+    if (value.trim() === '') throw EmailErrors.validationFailed.headerEmpty({ name: canonical });
     out[canonical] = value;
   }
   return out;
@@ -69,7 +69,7 @@ export function normalizeRecipient(raw: string): string {
 /** `metadata`: at most 2048 bytes serialized (400 `validation_failed`). */
 export function checkMetadata(metadata: Record<string, unknown> | undefined): void {
   if (metadata !== undefined && utf8Bytes(JSON.stringify(metadata)) > METADATA_MAX_BYTES) {
-    throw EmailErrors.metadataTooLarge({ max: METADATA_MAX_BYTES });
+    throw EmailErrors.validationFailed.metadataTooLarge({ max: METADATA_MAX_BYTES });
   }
 }
 
@@ -77,7 +77,7 @@ export function checkMetadata(metadata: Record<string, unknown> | undefined): vo
 export function prepareEmail(input: RenderedEmail): PreparedEmail {
   const html = input.html ? input.html : undefined;
   const text = input.text ? input.text : undefined;
-  if (html === undefined && text === undefined) throw EmailErrors.noContent();
+  if (html === undefined && text === undefined) throw EmailErrors.validationFailed.noContent();
   return {
     subject: foldHeaderText(input.subject),
     html: html ?? textToHtml(text!),

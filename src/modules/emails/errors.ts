@@ -1,19 +1,30 @@
 import { defineErrors } from '../../platform/errors';
 
-/** `POST /v1/emails` answers its own errors in the domain envelope (README "Errors"). */
-export const EmailErrors = defineErrors('domain', {
-  noContent: { status: 400, code: 'validation_failed', message: 'Provide html or text (or both)' },
-  headerNotAllowed: { status: 400, code: 'validation_failed', message: 'Header "{name}" is not allowed: only {allowed} may be set' },
-  headerNotString: { status: 400, code: 'validation_failed', message: 'Header {name} must be a string' },
-  headerTooLong: { status: 400, code: 'validation_failed', message: 'Header {name} must be at most {max} characters' },
-  headerControl: { status: 400, code: 'validation_failed', message: 'Header {name} must not contain control characters' },
-  headerEmpty: { status: 400, code: 'validation_failed', message: 'Header {name} must not be empty' },
-  metadataTooLarge: { status: 400, code: 'validation_failed', message: 'metadata exceeds {max} bytes serialized' },
+/** Transactional email, its tracking links and the providers' webhooks. */
+export const EmailErrors = defineErrors('EmailErrors', {
+  validationFailed: {
+    status: 400,
+    code: 'validation_failed',
+    variants: {
+      noContent: 'Provide html or text (or both)',
+      headerNotAllowed: 'Header "{name}" is not allowed: only {allowed} may be set',
+      headerNotString: 'Header {name} must be a string',
+      headerTooLong: 'Header {name} must be at most {max} characters',
+      headerControl: 'Header {name} must not contain control characters',
+      headerEmpty: 'Header {name} must not be empty',
+      metadataTooLarge: 'metadata exceeds {max} bytes serialized',
+    },
+  },
   invalidRecipient: { status: 422, code: 'invalid_recipient', message: '`to` must be a valid email address' },
   quotaExceeded: { status: 402, code: 'quota_exceeded', message: 'The monthly email quota of this workspace is exhausted' },
-  senderNotFound: { status: 404, code: 'sender_profile_not_found', message: 'Sender profile not found' },
-  noVerifiedSender: { status: 409, code: 'no_verified_sender', message: 'No sender profile on a verified sending domain is available' },
-  senderAddressInvalid: { status: 409, code: 'no_verified_sender', message: 'The sender profile has no valid from address' },
+  noVerifiedSender: {
+    status: 409,
+    code: 'no_verified_sender',
+    variants: {
+      none: 'No sender profile on a verified sending domain is available',
+      noValidAddress: 'The sender profile has no valid from address',
+    },
+  },
   sendInProgress: {
     status: 409,
     code: 'send_in_progress',
@@ -26,10 +37,8 @@ export const EmailErrors = defineErrors('domain', {
   },
   providerError: { status: 502, code: 'provider_error', message: '{detail}. The idempotency key is released and safe to retry' },
   workspacePaused: { status: 503, code: 'workspace_paused', message: 'Sending is paused for this workspace by deliverability protection' },
-});
-
-/** Tracking links and the email providers' webhooks answer the framework shape. */
-export const EmailPublicErrors = defineErrors('framework', {
+  /** Email campaigns and newsletter issues are scheduled the same way. */
+  invalidScheduledAt: { status: 400, code: 'invalid_scheduled_at', message: 'scheduled_at must be a future instant' },
   unknownLink: { status: 404, message: 'Unknown tracking link' },
   unknownProvider: { status: 404, message: 'Unknown email provider "{name}"' },
   invalidSignature: { status: 401, message: '{reason}', about: 'a bad or missing signature: nothing recorded' },

@@ -3,3 +3,4 @@ export { type FactCounter, locateSend, registerFactCounter, reportFact } from '.
 export { displayName, headerText } from './header-safety';
 export { type SendContext, sendEmail } from './send';
 export type { EmailAttachment } from '../../providers/email';
+export { EmailErrors } from './errors';

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { Hono, type Context } from 'hono';
 import type { AdminEnv } from '../../env';
-import { EmailPublicErrors } from './errors';
+import { EmailErrors } from './errors';
 import { answer, frameworkError, pathParams, providerEventBody, publicEntry, type PublicRegistry } from '../../platform/public-docs';
 import { withWriteFloors } from '../../platform/d1/floors';
 import { workspaceDb } from '../../platform/d1/shards';
@@ -29,14 +29,14 @@ function recordLater(c: Context<AdminEnv>, payload: TrackingPayload, fact: Deliv
 
 trackingApp.get('/o/:token', async (c) => {
   const payload = await verifyToken(c.env.TRACKING_SECRET, c.req.param('token'));
-  if (!payload || payload.u !== undefined) throw EmailPublicErrors.unknownLink();
+  if (!payload || payload.u !== undefined) throw EmailErrors.unknownLink();
   recordLater(c, payload, { type: 'opened', machine: isMachineOpen(c.req.header('user-agent')) });
   return c.body(PIXEL_GIF, 200, { 'content-type': 'image/gif', 'cache-control': 'no-store, max-age=0' });
 });
 
 trackingApp.get('/c/:token', async (c) => {
   const payload = await verifyToken(c.env.TRACKING_SECRET, c.req.param('token'));
-  if (!payload || typeof payload.u !== 'string') throw EmailPublicErrors.unknownLink();
+  if (!payload || typeof payload.u !== 'string') throw EmailErrors.unknownLink();
   recordLater(c, payload, { type: 'clicked', url: payload.u });
   return new Response(null, { status: 302, headers: { location: locationOf(payload.u), 'cache-control': 'no-store' } });
 });
@@ -50,13 +50,13 @@ export const emailProviderApp = new Hono<AdminEnv>();
 
 emailProviderApp.post('/:provider', async (c) => {
   const provider = emailProviderNamed(c.req.param('provider'));
-  if (!provider) throw EmailPublicErrors.unknownProvider({ name: c.req.param('provider').slice(0, 50) });
+  if (!provider) throw EmailErrors.unknownProvider({ name: c.req.param('provider').slice(0, 50) });
   const raw = await c.req.text();
   let reports: Awaited<ReturnType<typeof provider.parseWebhook>>;
   try {
     reports = await provider.parseWebhook(c.env, c.req.raw.headers, raw);
   } catch (err) {
-    if (err instanceof InvalidProviderSignature) throw EmailPublicErrors.invalidSignature({ reason: err.message });
+    if (err instanceof InvalidProviderSignature) throw EmailErrors.invalidSignature({ reason: err.message });
     throw err;
   }
   let recorded = 0;

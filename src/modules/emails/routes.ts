@@ -5,6 +5,7 @@ import { createRouter } from '../../platform/validation';
 import { EmailSend, EmailSendRecord } from './dto';
 import { sendEmail } from './send';
 import { EmailErrors } from './errors';
+import { SenderProfileErrors } from '../sender-profiles';
 
 export const emailRoutes = createRouter();
 
@@ -42,18 +43,18 @@ emailRoutes.openapi(
       200: jsonContent(EmailSendRecord, 'A replay of an already processed key: the first answer with `duplicate: true`'),
     },
     errors: [
-      EmailErrors.noContent,
-      EmailErrors.headerNotAllowed,
-      EmailErrors.headerNotString,
-      EmailErrors.headerTooLong,
-      EmailErrors.headerControl,
-      EmailErrors.headerEmpty,
-      EmailErrors.metadataTooLarge,
+      EmailErrors.validationFailed.noContent,
+      EmailErrors.validationFailed.headerNotAllowed,
+      EmailErrors.validationFailed.headerNotString,
+      EmailErrors.validationFailed.headerTooLong,
+      EmailErrors.validationFailed.headerControl,
+      EmailErrors.validationFailed.headerEmpty,
+      EmailErrors.validationFailed.metadataTooLarge,
       EmailErrors.quotaExceeded,
-      EmailErrors.senderNotFound,
+      SenderProfileErrors.notFound.email,
       EmailErrors.sendInProgress,
-      EmailErrors.noVerifiedSender,
-      EmailErrors.senderAddressInvalid,
+      EmailErrors.noVerifiedSender.none,
+      EmailErrors.noVerifiedSender.noValidAddress,
       EmailErrors.invalidRecipient,
       EmailErrors.warmingCapExceeded,
       EmailErrors.providerError,

@@ -11,7 +11,7 @@ import { rawAll, rawRun } from '../../platform/d1/raw-query';
 import { writeThenRead } from '../../platform/d1/typed-read';
 import { claimInstanceName, type ClaimResult } from '../../durable-objects/idempotency-claims';
 import { type BatchedHandOff, configuredEmailProvider, type EmailAttachment, ProviderRejected } from '../../providers/email';
-import { senderCandidates, fromEmail, type SenderProfileRow } from '../sender-profiles';
+import { senderCandidates, fromEmail, type SenderProfileRow, SenderProfileErrors } from '../sender-profiles';
 import { onPlatformList, suppressedQuery } from '../suppressions';
 import { checkMetadata, normalizeRecipient, prepareEmail, type PreparedEmail, type RenderedEmail } from './content';
 import { isPlainAddress, mailbox } from './header-safety';
@@ -126,9 +126,9 @@ export async function sendEmail(ctx: SendContext, input: SendEmailInput): Promis
 
 /** The sender gate: a named profile must exist, and the chosen one must be on a verified domain with one plain From address. */
 export function senderRefusal(profileId: string | undefined, sender: SenderProfileRow | undefined): ApiError | null {
-  if (profileId !== undefined && !sender) return EmailErrors.senderNotFound();
-  if (!sender?.domain_verified) return EmailErrors.noVerifiedSender();
-  if (!isPlainAddress(fromEmail(sender))) return EmailErrors.senderAddressInvalid();
+  if (profileId !== undefined && !sender) return SenderProfileErrors.notFound.email();
+  if (!sender?.domain_verified) return EmailErrors.noVerifiedSender.none();
+  if (!isPlainAddress(fromEmail(sender))) return EmailErrors.noVerifiedSender.noValidAddress();
   return null;
 }
 

@@ -6,6 +6,7 @@ import { rawRun } from '../../platform/d1/raw-query';
 import { NewsletterErrors } from './errors';
 import { findIssue, serializeIssue, type IssueRow } from './issues';
 import { newsletterIssues } from './schema';
+import { EmailErrors } from '../emails';
 
 /* An issue's way from draft to published: publish, schedule and unschedule, and deleting one not yet published. */
 
@@ -74,7 +75,7 @@ export async function scheduleIssue(ctx: ServiceContext, id: string, scheduledAt
   if (existing.status === 'published') throw NewsletterErrors.alreadyPublished();
   if (!hasContent(existing)) throw NewsletterErrors.missingContent();
   const at = new Date(scheduledAtRaw);
-  if (!(at.getTime() > Date.now())) throw NewsletterErrors.invalidScheduledAt();
+  if (!(at.getTime() > Date.now())) throw EmailErrors.invalidScheduledAt();
   const [row] = await ctx.db
     .update(newsletterIssues)
     .set({ status: 'scheduled', scheduledAt: at.toISOString(), linkOrigin, updatedAt: nowIso() })
@@ -95,8 +96,8 @@ export async function unscheduleIssue(ctx: ServiceContext, id: string) {
     .returning();
   if (row) return serializeIssue(row);
   const now = await findIssue(ctx, id);
-  if (now.status === 'published') throw NewsletterErrors.publishedNotScheduled();
-  throw NewsletterErrors.notScheduled();
+  if (now.status === 'published') throw NewsletterErrors.notScheduled.published();
+  throw NewsletterErrors.notScheduled.unscheduled();
 }
 
 export async function deleteIssue(ctx: ServiceContext, id: string) {

@@ -24,12 +24,14 @@ import { deleteIssue, publishIssue, scheduleIssue, unscheduleIssue } from './pub
 import { createNewsletter, getNewsletter, listNewsletters } from './service';
 import { ContentErrors } from '../content';
 import { NewsletterErrors } from './errors';
+import { EmailErrors } from '../emails';
+import { SenderProfileErrors } from '../sender-profiles';
 
 export const newsletterRoutes = createRouter();
 
 const tags = ['Newsletters'];
 const issueTags = ['Newsletter issues'];
-const contentErrors = [ContentErrors.invalidContent, ContentErrors.unknownSnippet];
+const contentErrors = [ContentErrors.invalidContent.problems, ContentErrors.unknownSnippet];
 
 newsletterRoutes.openapi(
   defineRoute({
@@ -59,7 +61,12 @@ newsletterRoutes.openapi(
     security: bearer,
     request: { body: jsonBody(NewsletterCreate, { name: 'Weekly digest', description: 'What happened this week' }) },
     responses: { 201: jsonContent(Newsletter, 'The newsletter, with `active_subscriber_count: 0`') },
-    errors: [NewsletterErrors.senderNotFound, NewsletterErrors.limitReached, NewsletterErrors.duplicateName, NewsletterErrors.noFreeSlug],
+    errors: [
+      SenderProfileErrors.notFound.newsletter,
+      SharedErrors.planLimitExceeded.newsletters,
+      ContentErrors.duplicateName.newsletter,
+      ContentErrors.duplicateName.newsletterSlug,
+    ],
   }),
   async (c) => c.json(await createNewsletter(serviceContext(c), c.req.valid('json')), 201),
 );
@@ -199,7 +206,7 @@ newsletterRoutes.openapi(
     security: bearer,
     request: { params: idParams, body: jsonBody(IssueSchedule, { scheduled_at: '2030-01-01T09:00:00Z' }) },
     responses: { 200: jsonContent(Issue, 'The scheduled issue') },
-    errors: [NewsletterErrors.invalidScheduledAt, NewsletterErrors.issueNotFound, NewsletterErrors.missingContent, NewsletterErrors.alreadyPublished],
+    errors: [EmailErrors.invalidScheduledAt, NewsletterErrors.issueNotFound, NewsletterErrors.missingContent, NewsletterErrors.alreadyPublished],
   }),
   async (c) =>
     c.json(await scheduleIssue(serviceContext(c), c.req.valid('param').id, c.req.valid('json').scheduled_at, publicBaseUrl(c.env, c.req.url)), 200),
@@ -216,7 +223,7 @@ newsletterRoutes.openapi(
     security: bearer,
     request: { params: idParams, body: jsonBody(IssueNoBody, {}) },
     responses: { 200: jsonContent(Issue, 'The draft issue') },
-    errors: [NewsletterErrors.issueNotFound, NewsletterErrors.publishedNotScheduled, NewsletterErrors.notScheduled],
+    errors: [NewsletterErrors.issueNotFound, NewsletterErrors.notScheduled.published, NewsletterErrors.notScheduled.unscheduled],
   }),
   async (c) => c.json(await unscheduleIssue(serviceContext(c), c.req.valid('param').id), 200),
 );

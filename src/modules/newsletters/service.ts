@@ -6,10 +6,12 @@ import { uuidv7 } from '../../platform/ids';
 import { envelope, parsePaging } from '../../platform/list';
 import { prepared, preparedList } from '../../platform/d1/prepared';
 import { isUuid } from '../../platform/validation';
-import { readSender } from '../sender-profiles';
+import { readSender, SenderProfileErrors } from '../sender-profiles';
 import type { NewsletterCreateInput } from './dto';
 import { newsletters } from './schema';
 import { NewsletterErrors } from './errors';
+import { ContentErrors } from '../content';
+import { SharedErrors } from '../../platform/shared-errors';
 
 type NewsletterRow = typeof newsletters.$inferSelect;
 
@@ -71,7 +73,7 @@ export async function createNewsletter(ctx: ServiceContext, input: NewsletterCre
   const senderProfileId = input.sender_profile_id ? input.sender_profile_id.toLowerCase() : null;
   if (senderProfileId) {
     const [found] = await readSender(ctx.db, ctx.ws.id, senderProfileId);
-    if (!found) throw NewsletterErrors.senderNotFound();
+    if (!found) throw SenderProfileErrors.notFound.newsletter();
   }
   const name = input.name.trim();
   const cap = ctx.ws.caps.newsletters;
@@ -113,7 +115,7 @@ export async function createNewsletter(ctx: ServiceContext, input: NewsletterCre
       return serializeNewsletter(row, 0);
     } catch (err) {
       if (failedOn(err, guardOf(newsletters.workspaceId))) {
-        throw NewsletterErrors.limitReached({ cap });
+        throw SharedErrors.planLimitExceeded.newsletters({ cap });
       }
       if (failedOn(err, nameTaken)) throw duplicateName(name);
       if (!failedOn(err, slugTaken)) throw err;
@@ -125,12 +127,12 @@ export async function createNewsletter(ctx: ServiceContext, input: NewsletterCre
       if (taken) throw duplicateName(name);
     }
   }
-  throw NewsletterErrors.noFreeSlug();
+  throw ContentErrors.duplicateName.newsletterSlug();
 }
 
 const nameTaken = uniqueOn(newsletters.workspaceId, newsletters.nameKey);
 const slugTaken = uniqueOn(newsletters.workspaceId, newsletters.slug);
-const duplicateName = (name: string) => NewsletterErrors.duplicateName({ name: name.slice(0, 120) });
+const duplicateName = (name: string) => ContentErrors.duplicateName.newsletter({ name: name.slice(0, 120) });
 
 const newsletterList = preparedList<never, { n: NewsletterRow; active: number }>({}, (_, __, ws) => ({
   count: (db) => db.select({ total: sql<number>`count(*)` }).from(newsletters).where(eq(newsletters.workspaceId, ws)),

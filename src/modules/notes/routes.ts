@@ -1,10 +1,10 @@
 import { z } from '@hono/zod-openapi';
 import { bearer, defineRoute, jsonBody, jsonContent } from '../../platform/openapi';
-import { SharedErrors } from '../../platform/shared-errors';
 import { createRouter, idParams } from '../../platform/validation';
 import { Note, NoteCreate, NoteListItem, NotePatch } from './dto';
 import { createNote, deleteNote, listNotes, updateNote } from './service';
 import { NoteErrors } from './errors';
+import { ContactErrors } from '../contacts';
 
 export const noteRoutes = createRouter();
 
@@ -19,7 +19,7 @@ noteRoutes.openapi(
     security: bearer,
     request: { params: idParams },
     responses: { 200: jsonContent(z.array(NoteListItem), 'Notes') },
-    errors: [SharedErrors.contactNotFound],
+    errors: [ContactErrors.referenceNotFound],
   }),
   async (c) => c.json(await listNotes(c.var.db, c.var.workspace.id, c.req.valid('param').id.toLowerCase()), 200),
 );
@@ -34,7 +34,7 @@ noteRoutes.openapi(
     security: bearer,
     request: { params: idParams, body: jsonBody(NoteCreate, { body: 'Called about the renewal; follow up next week.', pinned: true }) },
     responses: { 201: jsonContent(Note, 'The note') },
-    errors: [SharedErrors.contactNotFound],
+    errors: [ContactErrors.referenceNotFound],
   }),
   async (c) => c.json(await createNote(c.var.db, c.var.workspace.id, c.req.valid('param').id.toLowerCase(), c.req.valid('json')), 201),
 );

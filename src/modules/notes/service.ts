@@ -2,10 +2,9 @@ import { and, eq, sql } from 'drizzle-orm';
 import { type Db, nowIso } from '../../platform/d1/db';
 import { uuidv7 } from '../../platform/ids';
 import { rawAll, rawRun } from '../../platform/d1/raw-query';
-import { referencedContactExists } from '../contacts';
+import { referencedContactExists, ContactErrors } from '../contacts';
 import { memberName } from '../workspaces';
 import { contactNotes } from './schema';
-import { SharedErrors } from '../../platform/shared-errors';
 import { NoteErrors } from './errors';
 
 type NoteRow = typeof contactNotes.$inferSelect;
@@ -37,7 +36,7 @@ export async function listNotes(db: Db, workspaceId: string, contactId: string) 
         ORDER BY n.pinned_at IS NULL, n.pinned_at DESC, n.created_at DESC, n.id DESC`,
     ),
   ]);
-  if (!exists[0]) throw SharedErrors.contactNotFound();
+  if (!exists[0]) throw ContactErrors.referenceNotFound();
   return rows.map((r) => ({ ...serializeNote(r), author_name: r.author_name }));
 }
 
@@ -61,7 +60,7 @@ export async function createNote(db: Db, workspaceId: string, contactId: string,
       SELECT ${note.id}, ${workspaceId}, ${contactId}, NULL, 'api', ${note.body}, ${note.pinned_at}, ${now}, ${now}
       WHERE ${referencedContactExists(workspaceId, contactId)}`,
   );
-  if (!res.meta.changes) throw SharedErrors.contactNotFound();
+  if (!res.meta.changes) throw ContactErrors.referenceNotFound();
   return serializeNote(note);
 }
 

@@ -21,6 +21,7 @@ import { orderRacesLostOn, revisionGuard } from './order-revision';
 import { fullOrder, fullOrderOf, fullOrderRead, selectOrderByReference, type FullOrder } from './read';
 import { orderCounters, orderItems, orders, type OrderRow } from './schema';
 import { OrderErrors } from './errors';
+import { SharedErrors } from '../../platform/shared-errors';
 
 /** The number comes from the workspace's counter, bumped by the statement before it in the same batch. */
 const orderInsert = preparedInsert(orders, {
@@ -101,7 +102,7 @@ export function createOrder(ctx: ServiceContext, input: OrderCreateInput): Promi
         return batch.answer(fullOrderRead(ctx.db, ctx.ws.id, id), fullOrder);
       },
       lostRaceOn: orderRacesLostOn,
-      refusedOn: [[guardOf(orders.workspaceId), () => OrderErrors.limitReached({ cap })]],
+      refusedOn: [[guardOf(orders.workspaceId), () => SharedErrors.planLimitExceeded.orders({ cap })]],
     };
   });
 }

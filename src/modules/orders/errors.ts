@@ -2,7 +2,7 @@ import { defineErrors } from '../../platform/errors';
 import { MAX_AMOUNT, MAX_QUANTITY } from './dto';
 
 /** Orders answer the framework shape, with an `error_code` on rule violations (README "Errors"). */
-export const OrderErrors = defineErrors('framework', {
+export const OrderErrors = defineErrors('OrderErrors', {
   notFound: { status: 404, message: 'Order not found' },
   noContact: { status: 400, message: 'Provide contact_id, or a phone/email to attach the order to a contact' },
   itemTitleRequired: { status: 400, message: 'Order items require a title or product_id' },
@@ -15,7 +15,6 @@ export const OrderErrors = defineErrors('framework', {
   totalTooLarge: { status: 400, message: `The order total must be at most ${MAX_AMOUNT}` },
   invalidPlacedAt: { status: 400, message: 'placed_at is not a valid date' },
   itemPriceRequired: { status: 400, code: 'ORDER_ITEM_PRICE_REQUIRED', message: '{item}: unit_price is required for a product with dynamic pricing' },
-  limitReached: { status: 403, code: 'PLAN_LIMIT_EXCEEDED', message: 'Order limit reached: your plan allows max_orders {cap}' },
   dealNotFound: { status: 404, code: 'ORDER_DEAL_NOT_FOUND', message: 'deal_id does not name a deal of this workspace' },
   dealContactMismatch: { status: 409, code: 'ORDER_DEAL_CONTACT_MISMATCH', message: 'The deal belongs to another contact than the order' },
   storeSyncedReadOnly: { status: 409, code: 'STORE_SYNCED_READ_ONLY', message: 'This order is synced from a store and is read-only' },

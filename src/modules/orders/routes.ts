@@ -9,7 +9,7 @@ import { getOrder } from './read';
 import { cancelOrder, markOrderPaid, refundOrder } from './transitions';
 import { CONTACT_REFERENCE_ERRORS } from '../contacts';
 import { OrderErrors } from './errors';
-import { ProductReferenceErrors } from '../products';
+import { ProductErrors } from '../products';
 
 export const orderRoutes = createRouter();
 const tags = ['Orders'];
@@ -79,8 +79,8 @@ orderRoutes.openapi(
     errors: [
       OrderErrors.noContact,
       OrderErrors.itemTitleRequired,
-      ProductReferenceErrors.invalidLine,
-      ProductReferenceErrors.inactiveLine,
+      ProductErrors.invalidProduct.line,
+      ProductErrors.productInactive.line,
       OrderErrors.itemPriceRequired,
       OrderErrors.invalidPlacedAt,
       OrderErrors.negativeAmount,
@@ -90,7 +90,7 @@ orderRoutes.openapi(
       OrderErrors.discountOutOfRange,
       OrderErrors.lineTotalTooLarge,
       OrderErrors.totalTooLarge,
-      OrderErrors.limitReached,
+      SharedErrors.planLimitExceeded.orders,
       ...CONTACT_REFERENCE_ERRORS,
       OrderErrors.dealNotFound,
       OrderErrors.dealContactMismatch,

@@ -6,10 +6,9 @@ import { preparedInsert } from '../../platform/d1/prepared';
 import { afterInsertOf, type RowGuard } from '../../platform/d1/row-guard';
 import { uuidv7 } from '../../platform/ids';
 import { hasAtMostTwoDecimals, toCents } from '../../platform/money';
-import { SharedErrors } from '../../platform/shared-errors';
 import type { PaymentProviderName } from '../../providers/payments';
 import { planContactReference, referencedContactExists } from '../contacts';
-import { dealOfContact, selectDeal } from '../deals';
+import { dealOfContact, DealErrors, selectDeal } from '../deals';
 import { MAX_AMOUNT, type VatMode } from '../payments';
 import { DEFAULT_EXPIRY_DAYS, type PaymentRequestCreateInput } from './dto';
 import { mintToken, payUrlFor } from './pay-link';
@@ -85,7 +84,7 @@ export function createPaymentRequest(
       decide: async (read, batch) => {
         const [deal] = read.deal;
         const planned = await read.contact();
-        if (dealId && !deal) throw SharedErrors.dealNotFound();
+        if (dealId && !deal) throw DealErrors.notFound();
         if (deal && deal.contactId !== planned.contact.id) throw PaymentRequestErrors.dealContactMismatch();
         const { id, statements, event } = newRequestStatements(ctx, input, made, planned.contact.id, deal?.id ?? null, false);
         batch.join(planned).join({ writes: statements, events: [event] });

@@ -2,11 +2,10 @@ import { and, eq, isNotNull, or, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { runBatch } from '../../platform/d1/db';
 import { prepared } from '../../platform/d1/prepared';
-import { SharedErrors } from '../../platform/shared-errors';
 import { fromCents } from '../../platform/money';
 import { hex } from '../../platform/ids';
 import type { LiveDocument, PaymentProvider } from '../../providers/payments';
-import { selectReferencedContact } from '../contacts';
+import { selectReferencedContact, ContactErrors } from '../contacts';
 import { contactDocumentPointerReads, type EntryDocumentRow, type PaymentDocumentRow } from '../payments';
 import type { z } from '@hono/zod-openapi';
 import { type ContactDocument as ContactDocumentSchema, type ContactDocuments, DOCUMENT_KINDS } from './dto';
@@ -98,7 +97,7 @@ async function readStored(ctx: ServiceContext, values: { ws: string; contact: st
     ...contactDocumentPointerReads(ctx, values.contact),
     contactRequests.in(ctx.db, values),
   ])) as [unknown[], PaymentDocumentRow[], EntryDocumentRow[], RequestDocumentRow[]];
-  if (!contactRows[0]) throw SharedErrors.contactIdNotFound({ id: values.contact });
+  if (!contactRows[0]) throw ContactErrors.idNotFound({ id: values.contact });
 
   const drafts = new Map<string, Draft>();
   const addStored = (raw: unknown, host: { date: string; cents: number; currency: string }, source: Source, credit: boolean) => {

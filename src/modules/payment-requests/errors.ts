@@ -2,7 +2,7 @@ import { defineErrors } from '../../platform/errors';
 import { MAX_AMOUNT } from '../payments';
 
 /** Payment requests answer the framework shape (README "Errors"); the provider webhook too. */
-export const PaymentRequestErrors = defineErrors('framework', {
+export const PaymentRequestErrors = defineErrors('PaymentRequestErrors', {
   notFound: { status: 404, message: 'Payment request not found' },
   noContact: { status: 400, message: 'Provide contact_id, or a phone/email to attach the payment request to a contact' },
   amountNotPositive: { status: 400, message: 'amount must be greater than 0' },

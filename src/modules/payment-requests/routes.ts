@@ -20,8 +20,9 @@ import { createPaymentRequest } from './create-payment-request';
 import { listPaymentRequests } from './payment-request-list';
 import { getPaymentRequest } from './payment-request-lookup';
 import { cancelPaymentRequest } from './status-changes';
-import { CONTACT_REFERENCE_ERRORS } from '../contacts';
+import { CONTACT_REFERENCE_ERRORS, ContactErrors } from '../contacts';
 import { PaymentRequestErrors } from './errors';
+import { DealErrors } from '../deals';
 
 export const paymentRequestRoutes = createRouter();
 const tags = ['Payment requests'];
@@ -84,7 +85,7 @@ paymentRequestRoutes.openapi(
       PaymentRequestErrors.expiresInPast,
       PaymentRequestErrors.noContact,
       ...CONTACT_REFERENCE_ERRORS,
-      SharedErrors.dealNotFound,
+      DealErrors.notFound,
       PaymentRequestErrors.dealContactMismatch,
       SharedErrors.concurrentChange,
     ],
@@ -133,7 +134,7 @@ paymentRequestRoutes.openapi(
     security: bearer,
     request: { params: idParams, query: ContactDocumentsQuery },
     responses: { 200: jsonContent(ContactDocuments, 'The documents and how the live listing went') },
-    errors: [SharedErrors.contactIdNotFound],
+    errors: [ContactErrors.idNotFound],
   }),
   async (c) => {
     const live = parseBooleanParam('live', c.req.valid('query').live) ?? false;

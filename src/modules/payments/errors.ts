@@ -2,7 +2,7 @@ import { defineErrors } from '../../platform/errors';
 import { MAX_AMOUNT, METADATA_MAX_BYTES } from './dto';
 
 /** Payments answer the framework shape (README "Errors"). */
-export const PaymentErrors = defineErrors('framework', {
+export const PaymentErrors = defineErrors('PaymentErrors', {
   notFound: { status: 404, message: 'Payment not found' },
   entryNotFound: { status: 404, message: 'Payment entry not found' },
   noContact: { status: 400, message: 'Provide contact_id, or a phone/email to attach the payment to a contact' },

@@ -22,7 +22,7 @@ import { cancelPayment, markEntry } from './payment-status';
 import { getPayment } from './read';
 import { CONTACT_REFERENCE_ERRORS } from '../contacts';
 import { PaymentErrors } from './errors';
-import { ProductReferenceErrors } from '../products';
+import { ProductErrors } from '../products';
 
 export const paymentRoutes = createRouter();
 const tags = ['Payments'];
@@ -39,8 +39,8 @@ const fieldErrors = [
   PaymentErrors.invalidVatRate,
   PaymentErrors.metadataTooLarge,
   PaymentErrors.metadataOutOfBounds,
-  ProductReferenceErrors.invalid,
-  ProductReferenceErrors.inactive,
+  ProductErrors.invalidProduct.reference,
+  ProductErrors.productInactive.reference,
 ];
 
 paymentRoutes.openapi(

@@ -10,3 +10,4 @@ export {
   type StageWithPipeline,
 } from './reads';
 export { createPipeline } from './service';
+export { PipelineErrors } from './errors';

@@ -1,15 +1,20 @@
 import { defineErrors } from '../../platform/errors';
 
-/** Products answer their own errors in the domain envelope (README "Errors"). */
-export const ProductErrors = defineErrors('domain', {
+/** Products, and what deals, payments and orders answer when a product they name cannot be attached. */
+export const ProductErrors = defineErrors('ProductErrors', {
   notFound: { status: 404, code: 'product_not_found', message: 'Product not found' },
   conflict: { status: 409, code: 'product_conflict', message: 'A product with this sku or external_id already exists' },
-});
-
-/** What deals, payments and orders answer when a product they name cannot be attached: their own framework shape, with `error_code`. */
-export const ProductReferenceErrors = defineErrors('framework', {
-  invalid: { status: 400, code: 'INVALID_PRODUCT', message: 'The product reference did not resolve to a product of this workspace' },
-  inactive: { status: 400, code: 'PRODUCT_INACTIVE', message: 'The product is inactive' },
-  invalidLine: { status: 400, code: 'INVALID_PRODUCT', message: '{item}: the product_id did not resolve to a product of this workspace' },
-  inactiveLine: { status: 400, code: 'PRODUCT_INACTIVE', message: '{item}: the product is inactive' },
+  invalidProduct: {
+    status: 400,
+    code: 'INVALID_PRODUCT',
+    variants: {
+      reference: 'The product reference did not resolve to a product of this workspace',
+      line: '{item}: the product_id did not resolve to a product of this workspace',
+    },
+  },
+  productInactive: {
+    status: 400,
+    code: 'PRODUCT_INACTIVE',
+    variants: { reference: 'The product is inactive', line: '{item}: the product is inactive' },
+  },
 });

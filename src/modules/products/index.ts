@@ -1,4 +1,4 @@
 export type { ProductRow } from './schema';
 export { pickProduct, productLookup, type ProductReference, productsLookup } from './service';
-export { ProductReferenceErrors } from './errors';
+export { ProductErrors } from './errors';
 export { attachableProduct, lineProduct } from './references';

@@ -1,9 +1,9 @@
 import { bearer, defineRoute, jsonContent } from '../../platform/openapi';
 import { serviceContext } from '../../platform/context';
-import { SharedErrors } from '../../platform/shared-errors';
 import { createRouter, idParams } from '../../platform/validation';
 import { ContactScore } from './dto';
 import { contactScore } from './service';
+import { ContactErrors } from '../contacts';
 
 export const scoringRoutes = createRouter();
 
@@ -21,7 +21,7 @@ scoringRoutes.openapi(
     security: bearer,
     request: { params: idParams },
     responses: { 200: jsonContent(ContactScore, 'The score and why') },
-    errors: [SharedErrors.contactNotFound],
+    errors: [ContactErrors.referenceNotFound],
   }),
   async (c) => c.json(await contactScore(serviceContext(c), c.req.valid('param').id.toLowerCase()), 200),
 );

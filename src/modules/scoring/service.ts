@@ -1,7 +1,6 @@
 import type { ServiceContext } from '../../platform/context';
 import { readAll } from '../../platform/d1/operation';
-import { SharedErrors } from '../../platform/shared-errors';
-import { contactsForScoring, scoreBand } from '../contacts';
+import { ContactErrors, contactsForScoring, scoreBand } from '../contacts';
 import { type Contribution, largestContributions, scoreContact } from './engine';
 import { configOf, contactScoreRow, readConfig, signalsOf } from './store';
 
@@ -18,7 +17,7 @@ export async function contactScore(ctx: ServiceContext, contactId: string) {
     signals: signalsOf(db, ws.id, [contactId]),
   });
   const [row] = read.contacts;
-  if (!row) throw SharedErrors.contactNotFound();
+  if (!row) throw ContactErrors.referenceNotFound();
   const score = row.lead_score;
   const config = configOf(read.config[0]);
   const computedAt = read.scored[0]?.computed_at ?? null;

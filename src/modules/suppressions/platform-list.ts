@@ -2,7 +2,7 @@ import { asc, eq, gt, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import { nowIso } from '../../platform/d1/db';
 import { writeThenRead } from '../../platform/d1/typed-read';
-import { PlatformListErrors } from './errors';
+import { SuppressionErrors } from './errors';
 import { prepared, preparedSql } from '../../platform/d1/prepared';
 import { controlDb, onEveryShard } from '../../platform/d1/shards';
 import { platformSuppressions } from './control-schema';
@@ -95,7 +95,7 @@ export async function removePlatformSuppression(env: Bindings, email: string): P
     ),
   ]);
   const failed = Object.entries(shards).filter(([, r]) => !r.ok);
-  if (failed.length) throw PlatformListErrors.notRemovedEverywhere({ shards: failed.map(([name]) => name).join(', ') });
+  if (failed.length) throw SuppressionErrors.notRemovedEverywhere({ shards: failed.map(([name]) => name).join(', ') });
   const onShards = Object.values(shards).some((r) => r.ok && r.value.length > 0);
-  if (gone.length === 0 && !onShards) throw PlatformListErrors.notFound();
+  if (gone.length === 0 && !onShards) throw SuppressionErrors.globalNotFound();
 }

@@ -1,10 +1,10 @@
 import { serviceContext } from '../../platform/context';
 import { bearer, defineRoute, jsonBody, jsonContent } from '../../platform/openapi';
-import { EnvelopeRequestErrors } from '../../platform/shared-errors';
-import { createRouter, domainValidationHook, idParams } from '../../platform/validation';
+import { createRouter, idParams } from '../../platform/validation';
 import { SuppressionCreate, SuppressionCreated, SuppressionDeleted, SuppressionList, SuppressionListQuery } from './dto';
 import { addSuppression, listSuppressions, removeSuppression } from './service';
 import { SuppressionErrors } from './errors';
+import { SharedErrors } from '../../platform/shared-errors';
 
 export const suppressionRoutes = createRouter();
 const tags = ['Suppressions'];
@@ -20,10 +20,9 @@ suppressionRoutes.openapi(
     security: bearer,
     request: { query: SuppressionListQuery },
     responses: { 200: jsonContent(SuppressionList, 'A page of suppressions') },
-    errors: [EnvelopeRequestErrors.invalidRequest],
+    errors: [SharedErrors.invalidRequest],
   }),
   async (c) => c.json(await listSuppressions(serviceContext(c), c.req.valid('query')), 200),
-  domainValidationHook,
 );
 
 suppressionRoutes.openapi(
@@ -40,10 +39,9 @@ suppressionRoutes.openapi(
       body: jsonBody(SuppressionCreate, { email: 'bounced@example.com', reason: 'bounce', note: 'Hard bounce reported by the mailbox provider' }),
     },
     responses: { 201: jsonContent(SuppressionCreated, 'The row, new or existing') },
-    errors: [EnvelopeRequestErrors.invalidRequest],
+    errors: [SharedErrors.invalidRequest],
   }),
   async (c) => c.json(await addSuppression(serviceContext(c), c.req.valid('json')), 201),
-  domainValidationHook,
 );
 
 suppressionRoutes.openapi(
@@ -57,8 +55,7 @@ suppressionRoutes.openapi(
     security: bearer,
     request: { params: idParams },
     responses: { 200: jsonContent(SuppressionDeleted, 'Removed') },
-    errors: [EnvelopeRequestErrors.invalidRequest, SuppressionErrors.notFound],
+    errors: [SharedErrors.invalidRequest, SuppressionErrors.notFound],
   }),
   async (c) => c.json(await removeSuppression(serviceContext(c), c.req.valid('param').id.toLowerCase()), 200),
-  domainValidationHook,
 );

@@ -3,8 +3,6 @@ import type { ServiceContext } from '../../platform/context';
 import type { Db } from '../../platform/d1/db';
 import { writeThenRead } from '../../platform/d1/typed-read';
 import { nowIso } from '../../platform/d1/db';
-import { ApiError } from '../../platform/errors';
-import { EnvelopeRequestErrors } from '../../platform/shared-errors';
 import { SuppressionErrors } from './errors';
 import { uuidv7 } from '../../platform/ids';
 import { envelope, parsePaging } from '../../platform/list';
@@ -21,17 +19,6 @@ export const serializeSuppression = (r: Row) => ({
   note: r.note,
   created_at: r.created_at,
 });
-
-/** Suppression routes answer every error in the domain envelope: a framework-shape 400 (paging) is re-worded into it. */
-function inDomainEnvelope<T>(work: () => T): T {
-  try {
-    return work();
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 400 && typeof err.body.message === 'string')
-      throw EnvelopeRequestErrors.invalidRequest({ problems: err.body.message });
-    throw err;
-  }
-}
 
 /** The list's count and page, for the whole workspace or one address (values: `ws`, `email`, `limit`, `offset`). */
 function listQueries(where: SQL | undefined) {
@@ -52,7 +39,7 @@ const inWorkspace = listQueries(eq(emailSuppressions.workspace_id, sql.placehold
 const byEmail = listQueries(and(eq(emailSuppressions.workspace_id, sql.placeholder('ws')), eq(emailSuppressions.email, sql.placeholder('email'))));
 
 export async function listSuppressions(ctx: ServiceContext, query: { email?: string; limit?: string; offset?: string }) {
-  const paging = inDomainEnvelope(() => parsePaging(query, { limit: 50, cap: 500 }));
+  const paging = parsePaging(query, { limit: 50, cap: 500 });
   const email = query.email?.trim().toLowerCase();
   const queries = email ? byEmail : inWorkspace;
   const values = { ws: ctx.ws.id, email, limit: paging.limit, offset: paging.offset };

@@ -1,7 +1,7 @@
 import { defineErrors } from '../../platform/errors';
 
 /** Webhook endpoints, their deliveries and the events answer their own errors in the domain envelope (README "Errors"). */
-export const WebhookErrors = defineErrors('domain', {
+export const WebhookErrors = defineErrors('WebhookErrors', {
   endpointNotFound: { status: 404, code: 'endpoint_not_found', message: 'Webhook endpoint not found' },
   deliveryNotFound: { status: 404, code: 'delivery_not_found', message: 'Webhook delivery not found' },
   eventNotFound: { status: 404, code: 'event_not_found', message: 'Event not found' },

@@ -6,7 +6,7 @@ import { wroteFor } from '../../platform/d1/floors';
 import { settledHere } from '../../platform/d1/moves/settled';
 import type { PageMessage as FanoutPage } from '../../platform/fanout/channel';
 import { leaseFrom } from '../../platform/fanout/lease';
-import { CampaignExecutionErrors, WhatsAppErrors } from './errors';
+import { WhatsAppErrors } from './errors';
 import type { FilterCatalog } from '../../platform/filter';
 import { uuidv7 } from '../../platform/ids';
 import { audienceContactCondition } from '../audiences';
@@ -16,6 +16,7 @@ import { listTable, tableFields, type ListParams } from './listing';
 import { CAMPAIGN_STATUSES, whatsappCampaigns, type CampaignRow } from './schema';
 import { selectTemplate, templateFrom, type Template } from './templates';
 import { variableProblems } from './variables';
+import { EmailCampaignErrors } from '../email-campaigns';
 
 export function serializeCampaign(r: CampaignRow) {
   return {
@@ -158,7 +159,7 @@ const EDITABLE = ['draft', 'scheduled'] as const;
 export async function patchCampaign(ctx: ServiceContext, id: string, input: CampaignPatchInput) {
   const [existing] = await selectCampaign(ctx.db, ctx.ws.id, id);
   if (!existing) throw WhatsAppErrors.campaignNotFound();
-  if (!(EDITABLE as readonly string[]).includes(existing.status)) throw WhatsAppErrors.campaignNotEditable({ status: existing.status });
+  if (!(EDITABLE as readonly string[]).includes(existing.status)) throw EmailCampaignErrors.notEditable.whatsappCampaign({ status: existing.status });
   const scheduledAt = scheduledAtValue(input.scheduled_at);
   const templateId = input.template_id?.toLowerCase() ?? existing.templateId;
   const next = {
@@ -185,7 +186,7 @@ export async function patchCampaign(ctx: ServiceContext, id: string, input: Camp
     .returning();
   if (!row) {
     const [current] = await selectCampaign(ctx.db, ctx.ws.id, id);
-    throw WhatsAppErrors.campaignNotEditable({ status: current?.status ?? 'gone' });
+    throw EmailCampaignErrors.notEditable.whatsappCampaign({ status: current?.status ?? 'gone' });
   }
   return serializeCampaign(row);
 }
@@ -233,15 +234,15 @@ export async function executeDueWhatsAppCampaigns(env: Bindings, db: Db, now = n
 
 export async function executeCampaign(env: Bindings, ctx: ServiceContext, id: string) {
   const [existing] = await selectCampaign(ctx.db, ctx.ws.id, id);
-  if (!existing) throw CampaignExecutionErrors.notFound();
+  if (!existing) throw EmailCampaignErrors.notFound.whatsappExecution();
   if (!(EDITABLE as readonly string[]).includes(existing.status)) {
-    throw CampaignExecutionErrors.notExecutable({ status: existing.status });
+    throw WhatsAppErrors.notExecutable.byStatus({ status: existing.status });
   }
   const template = templateFrom(await selectTemplate(ctx.db, ctx.ws.id, existing.templateId));
   if (template?.status !== 'approved') {
-    throw CampaignExecutionErrors.templateNotApproved({ status: template?.status ?? 'missing' });
+    throw WhatsAppErrors.campaignTemplateNotApproved({ status: template?.status ?? 'missing' });
   }
   const row = await startCampaign(env, ctx.db, ctx.ws.id, id);
-  if (!row) throw CampaignExecutionErrors.startedConcurrently();
+  if (!row) throw WhatsAppErrors.notExecutable.startedConcurrently();
   return serializeCampaign(row);
 }

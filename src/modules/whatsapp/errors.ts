@@ -1,7 +1,7 @@
 import { defineErrors } from '../../platform/errors';
 
-/** Templates, sends, campaigns and Meta's webhook answer the framework shape (README "Errors"). */
-export const WhatsAppErrors = defineErrors('framework', {
+/** Templates, sends, campaigns, their execution and Meta's webhook. */
+export const WhatsAppErrors = defineErrors('WhatsAppErrors', {
   templateNotFound: { status: 404, message: 'Template not found' },
   templateExists: { status: 409, message: 'A template with this name and language already exists' },
   templateProblems: { status: 400, message: '{problems}', list: true, about: 'one string per malformed placeholder' },
@@ -35,30 +35,18 @@ export const WhatsAppErrors = defineErrors('framework', {
   campaignProblems: { status: 400, message: '{problems}', list: true, about: 'one string per problem of the template or the variables' },
   audienceNotFound: { status: 400, code: 'AUDIENCE_NOT_FOUND', message: 'audience_id: no such audience in this workspace' },
   scheduledInPast: { status: 400, message: 'scheduled_at must be in the future', list: true },
-  campaignNotEditable: {
-    status: 409,
-    code: 'campaign_not_editable',
-    message: 'The campaign is {status}; only draft or scheduled campaigns can be changed',
-  },
   verificationMismatch: { status: 403, message: 'Verification token mismatch' },
   invalidSignature: { status: 401, message: 'Invalid or missing X-Hub-Signature-256' },
   bodyNotJson: { status: 400, message: 'Body is not valid JSON' },
-});
-
-/** `POST /v1/campaigns/{id}/execute` answers its own errors in the domain envelope (README "Errors"). */
-export const CampaignExecutionErrors = defineErrors('domain', {
-  notFound: { status: 404, code: 'campaign_not_found', message: 'Campaign not found' },
   notExecutable: {
     status: 409,
     code: 'campaign_not_executable',
-    message: 'The campaign is {status}; only draft or scheduled campaigns can be executed',
+    variants: {
+      byStatus: 'The campaign is {status}; only draft or scheduled campaigns can be executed',
+      startedConcurrently: 'The campaign was started or changed concurrently; only draft or scheduled campaigns can be executed',
+    },
   },
-  startedConcurrently: {
-    status: 409,
-    code: 'campaign_not_executable',
-    message: 'The campaign was started or changed concurrently; only draft or scheduled campaigns can be executed',
-  },
-  templateNotApproved: {
+  campaignTemplateNotApproved: {
     status: 409,
     code: 'template_not_approved',
     message: "The campaign's template is {status}; only approved templates can be sent",

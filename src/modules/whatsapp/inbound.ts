@@ -203,7 +203,7 @@ async function recordInbound(
         } catch (err) {
           if (!(err instanceof ApiError)) throw err;
           // A blacklisted number is a blocked sender; any other refusal leaves the message without a contact.
-          blocked = err.body.error_code === ContactErrors.phoneBlacklisted.code;
+          blocked = err.entry === ContactErrors.phoneBlacklisted;
         }
       }
       const messageId = uuidv7();

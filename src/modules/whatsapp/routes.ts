@@ -20,7 +20,8 @@ import {
 import { sendTemplate } from './send';
 import { getTemplate, listTemplates, TEMPLATE_FILTER_FIELDS } from './templates';
 import { ContactErrors } from '../contacts';
-import { CampaignExecutionErrors, WhatsAppErrors } from './errors';
+import { WhatsAppErrors } from './errors';
+import { EmailCampaignErrors } from '../email-campaigns';
 
 export const whatsappRoutes = createRouter();
 const templateTags = ['WhatsApp templates'];
@@ -91,7 +92,7 @@ whatsappRoutes.openapi(
       WhatsAppErrors.recipientUnsubscribed,
       WhatsAppErrors.templateNotFound,
       WhatsAppErrors.templateNotApproved,
-      ContactErrors.mergeRequired,
+      ContactErrors.mergeRequired.onCreate,
       SharedErrors.concurrentChange,
       WhatsAppErrors.providerError,
     ],
@@ -182,7 +183,7 @@ whatsappRoutes.openapi(
     security: bearer,
     request: { params: idParams, body: jsonBody(CampaignPatch, { name: 'Spring sale (final)' }) },
     responses: { 200: jsonContent(Campaign, 'The updated campaign') },
-    errors: [...campaignWriteErrors, WhatsAppErrors.campaignNotFound, WhatsAppErrors.campaignNotEditable],
+    errors: [...campaignWriteErrors, WhatsAppErrors.campaignNotFound, EmailCampaignErrors.notEditable.whatsappCampaign],
   }),
   async (c) => c.json(await patchCampaign(serviceContext(c), c.req.valid('param').id.toLowerCase(), c.req.valid('json')), 200),
 );
@@ -202,10 +203,10 @@ whatsappRoutes.openapi(
     request: { params: idParams, body: jsonBody(CampaignExecute, {}) },
     responses: { 201: jsonContent(Campaign, 'The campaign, now `running`') },
     errors: [
-      CampaignExecutionErrors.notFound,
-      CampaignExecutionErrors.notExecutable,
-      CampaignExecutionErrors.startedConcurrently,
-      CampaignExecutionErrors.templateNotApproved,
+      EmailCampaignErrors.notFound.whatsappExecution,
+      WhatsAppErrors.notExecutable.byStatus,
+      WhatsAppErrors.notExecutable.startedConcurrently,
+      WhatsAppErrors.campaignTemplateNotApproved,
     ],
   }),
   async (c) => c.json(await executeCampaign(c.env, serviceContext(c), c.req.valid('param').id.toLowerCase()), 201),

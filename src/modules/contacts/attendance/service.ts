@@ -6,8 +6,8 @@ import { runOperation, unchanged } from '../../../platform/d1/operation';
 import { uuidv7 } from '../../../platform/ids';
 import { rawAll } from '../../../platform/d1/raw-query';
 import { attendanceEvents, eventAttendances } from './schema';
-import { SharedErrors } from '../../../platform/shared-errors';
 import { AttendanceErrors } from './errors';
+import { ContactErrors } from '../errors';
 
 export async function createAttendanceEvent(db: Db, workspaceId: string, input: { name: string; start_at: string }) {
   const row = { id: uuidv7(), workspace_id: workspaceId, name: input.name, start_at: new Date(input.start_at).toISOString(), created_at: nowIso() };
@@ -54,7 +54,7 @@ export function setAttendance(ctx: ServiceContext, eventId: string, input: { con
     decide: (read, batch) => {
       const [event] = read.event;
       if (!event) throw AttendanceErrors.eventNotFound();
-      if (!read.contact[0]) throw SharedErrors.contactNotFound();
+      if (!read.contact[0]) throw ContactErrors.referenceNotFound();
       const existing = read.existing[0] ?? null;
       if (existing && existing.status === input.status) return unchanged(serialize(existing));
       const row = attendanceRow(ws.id, eventId, contactId, input.status, existing);

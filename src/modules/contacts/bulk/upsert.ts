@@ -16,6 +16,7 @@ import { selectIdentifierHolders, type ContactRow } from '../read';
 import { contacts } from '../schema';
 import { createStatements } from '../create';
 import { identityKeys, normalizeWrite, updateStatements } from '../service';
+import { FRAMEWORK_SURFACE } from '../../../platform/error-surfaces';
 
 /** One item's answer: what `POST /v1/contacts` would have answered for it alone. */
 export type BulkItemResult =
@@ -83,7 +84,7 @@ export function upsertContacts(ctx: ServiceContext, items: BulkItem[], opts: Bul
       const found = { blacklisted: new Set(read.blacklist.map((r) => r.phone)), total: read.total[0]?.n ?? 0 };
       const planned = items.map((item, index) => planItem(ctx, batch, { item, index, state, found, opts }));
       const answer = (p: Planned, mergeRequestId: (p: MergeAt) => string | null) =>
-        'mergeRequest' in p ? errorResult(p.index, ContactErrors.mergeRequired({ merge_request_id: mergeRequestId(p) as string })) : p;
+        'mergeRequest' in p ? errorResult(p.index, ContactErrors.mergeRequired.onCreate({ merge_request_id: mergeRequestId(p) as string })) : p;
       batch.write(...(opts.along?.(planned.map((p) => answer(p, () => null))) ?? []));
       return batch.answerAfter(() => planned.map((p) => answer(p, (merge) => merge.mergeRequest()[0].id)));
     },
@@ -141,7 +142,7 @@ function planItem(
   }
 }
 
-const errorResult = (index: number, err: ApiError): BulkItemResult => ({ index, status: err.status, error: err.body });
+const errorResult = (index: number, err: ApiError): BulkItemResult => ({ index, status: err.status, error: err.bodyOn(FRAMEWORK_SURFACE) });
 
 /**
  * The contacts as the batch has them so far: the holders the reads found, then what each planned

@@ -1,7 +1,7 @@
 import { defineErrors } from '../../../platform/errors';
 
 /** Consent answers every error of its own in the domain envelope, request-shape violations included (README "Errors"). */
-export const ConsentErrors = defineErrors('domain', {
+export const ConsentErrors = defineErrors('ConsentErrors', {
   contactNotFound: { status: 404, code: 'contact_not_found', message: 'Contact not found' },
   invalidChannel: { status: 400, code: 'invalid_channel', message: 'Unknown channel "{channel}": use whatsapp or email' },
   stickyComplained: {

@@ -1,17 +1,14 @@
 import { z } from '@hono/zod-openapi';
 import { bearer, defineRoute, jsonBody, jsonContent } from '../../../platform/openapi';
-import { createRouter, domainValidationHook, uuid } from '../../../platform/validation';
+import { createRouter, uuid } from '../../../platform/validation';
 import { serviceContext } from '../../../platform/context';
 import { CHANNELS, type Channel } from '../schema';
 import { Consent, ConsentWrite } from './dto';
 import { consentAnswer, getConsent, setConsent } from './service';
-import { EnvelopeRequestErrors } from '../../../platform/shared-errors';
 import { ConsentErrors } from './errors';
+import { SharedErrors } from '../../../platform/shared-errors';
 
 export const consentRoutes = createRouter();
-
-/** Consent routes answer every error in the domain envelope, request-shape errors included. */
-const domainHook = domainValidationHook;
 
 const contactParam = z.object({ id: uuid('id').openapi({ param: { name: 'id', in: 'path' } }) });
 const channelParams = contactParam.extend({
@@ -33,10 +30,9 @@ consentRoutes.openapi(
     security: bearer,
     request: { params: contactParam },
     responses: { 200: jsonContent(Consent, 'Consent') },
-    errors: [EnvelopeRequestErrors.invalidRequest, ConsentErrors.contactNotFound],
+    errors: [SharedErrors.invalidRequest, ConsentErrors.contactNotFound],
   }),
   async (c) => c.json(await getConsent(c.env, serviceContext(c), c.req.valid('param').id.toLowerCase()), 200),
-  domainHook,
 );
 
 consentRoutes.openapi(
@@ -60,7 +56,7 @@ consentRoutes.openapi(
       }),
     },
     responses: { 200: jsonContent(Consent, 'Consent after the write') },
-    errors: [ConsentErrors.invalidChannel, EnvelopeRequestErrors.invalidRequest, ConsentErrors.contactNotFound, ConsentErrors.stickyComplained],
+    errors: [ConsentErrors.invalidChannel, SharedErrors.invalidRequest, ConsentErrors.contactNotFound, ConsentErrors.stickyComplained],
   }),
   async (c) => {
     const { id, channel } = c.req.valid('param');
@@ -69,5 +65,4 @@ consentRoutes.openapi(
     }
     return c.json(await consentAnswer(c.env, await setConsent(serviceContext(c), id.toLowerCase(), channel as Channel, c.req.valid('json'))), 200);
   },
-  domainHook,
 );

@@ -11,8 +11,8 @@ import { contacts, SUPPRESSING_DELIVERABILITY, type Channel } from '../schema';
 import { onPlatformList, suppressedSql } from '../../suppressions';
 import { contactPhoneBlacklisted } from '../../blacklist';
 import { consentLedger } from './schema';
-import { SharedErrors } from '../../../platform/shared-errors';
 import { ConsentErrors } from './errors';
+import { ContactErrors } from '../errors';
 
 type State = 'subscribed' | 'unsubscribed' | 'unknown';
 /** A contact's consent columns with the verdicts its shard holds (the platform list is read apart: `consentAnswer`). */
@@ -195,7 +195,7 @@ export function recordComplaint(ctx: ServiceContext, contactId: string, channel:
     reads: { consent: selectConsent(ctx, contactId) },
     decide: (read, batch) => {
       const [row] = read.consent;
-      if (!row) throw SharedErrors.contactNotFound();
+      if (!row) throw ContactErrors.referenceNotFound();
       const previous = row[`${channel}_consent_state`];
       const now = nowIso();
       const complainedAt = row[`${channel}_complained_at`] ?? now;

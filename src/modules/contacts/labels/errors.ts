@@ -2,7 +2,7 @@ import { defineErrors } from '../../../platform/errors';
 import type { LabelKind } from './links';
 
 /** Tags and contact groups answer the framework shape (README "Errors"). */
-export const LabelErrors = defineErrors('framework', {
+export const LabelErrors = defineErrors('LabelErrors', {
   tagNotFound: { status: 404, message: 'Tag not found' },
   groupNotFound: { status: 404, message: 'Contact group not found' },
   tagExists: { status: 409, message: 'A tag with this name already exists' },
