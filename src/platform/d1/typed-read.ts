@@ -1,4 +1,4 @@
-import type { Statement } from './db';
+import type { Statement } from './statement';
 
 declare const rows: unique symbol;
 
