@@ -13,7 +13,7 @@ export type RowLayout = {
   nullables: { object: string; firstColumn: number; key: string }[];
 };
 
-/** A column's own decoder (booleans, JSON, timestamps), skipped when it is drizzle's identity. */
+/** How a column decodes its own values (booleans, JSON, timestamps); null when drizzle's identity does. */
 export function columnDecode(column: AnyColumn): Decode {
   if (column.mapFromDriverValue === Column.prototype.mapFromDriverValue) return null;
   return (value) => column.mapFromDriverValue(value);

@@ -34,14 +34,14 @@ function computedDecode(field: unknown): Decode {
   try {
     if (decode(sentinel) === sentinel) return null;
   } catch {
-    // A decoder refusing an object is still a decoder.
+    // One that refuses an object still decodes what it is given.
   }
   return decode;
 }
 
 /**
  * The row layout of a select built once (`query`, prepared as `template`), from drizzle's public
- * API: its selection (`_.selectedFields`), each column's decoder, and which joined objects
+ * API: its selection (`_.selectedFields`), how each column decodes, and which joined objects
  * drizzle sets to `null`, read from its own mapping of a row of nulls (a left join that found
  * nothing). Null when `query` is no select or drizzle lays the row out otherwise (a `select()`
  * naming no selection, joined: its selection still lists the first table): drizzle's own mapping
