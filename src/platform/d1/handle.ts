@@ -22,14 +22,27 @@ export type Db = Omit<DrizzleD1Database<Record<string, never>>, 'batch' | '$clie
  * D1's `batch` directly: one round trip, each statement bound here or by drizzle's builder.
  */
 export function handleOver(client: Queryable): Db {
-  const db = drizzle(client as D1Database) as unknown as Db;
+  const seen: Queryable = { prepare: (query) => (lastPrepared = client.prepare(query)), batch: (statements) => client.batch(statements) };
+  const db = drizzle(seen as D1Database) as unknown as Db;
+  db.$client = client;
   db.batch = (async (statements: readonly Statement[]) => {
     if (statements.length === 0) return [];
-    const bound = statements.map((s) => boundOf(client, s));
+    const bound = statements.map((s) => boundOf(client, s, preparedBy));
     const results = await client.batch(bound.map((b) => b.statement));
     return bound.map((b, i) => b.map(results[i]));
   }) as Db['batch'];
   return db;
+}
+
+/** The D1 statement drizzle prepared last, through any handle: a builder query's `prepare()` makes one, which its batch then binds. */
+let lastPrepared: D1PreparedStatement | null = null;
+
+function preparedBy(prepare: () => void): D1PreparedStatement | null {
+  lastPrepared = null;
+  prepare();
+  const statement = lastPrepared;
+  lastPrepared = null;
+  return statement;
 }
 
 /** A handle whose queries are only built: `.prepare()` on it makes drizzle's prepared query, whose statement goes nowhere. */

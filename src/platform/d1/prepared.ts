@@ -49,6 +49,7 @@ function batchItem<R>(db: Db, text: string, params: unknown[], map: (result: D1R
       .prepare(text)
       .bind(...params),
     map,
+    { sql: text, params },
   );
 }
 
@@ -96,10 +97,10 @@ export function prepared<Q extends Preparable>(build: (db: Db) => Q) {
     /** The query as a statement of a batch (`runBatch`), its result mapped as the builder's would be. */
     in: (db: Db, values: Values): Read<AllOf<Q>> => readOf(batchItem(db, builtOf().sql, builtOf().fill(values), mapAll)),
     /** The query as one statement of a `runPrepared` batch, answering all rows. */
-    allIn: (db: Db, values: Values): BoundQuery<AllOf<Q>> => new BoundStatement(bind(db, values), mapAll),
+    allIn: (db: Db, values: Values): BoundQuery<AllOf<Q>> => batchItem(db, builtOf().sql, builtOf().fill(values), mapAll),
     /** The same, answering the first row (undefined when there is none, where drizzle's own mapping would throw). */
     getIn: (db: Db, values: Values): BoundQuery<GetOf<Q> | undefined> =>
-      new BoundStatement(bind(db, values), (r) => (r.results.length ? ((mapAll(r) as unknown[])[0] as GetOf<Q>) : undefined)),
+      batchItem(db, builtOf().sql, builtOf().fill(values), (r) => (r.results.length ? ((mapAll(r) as unknown[])[0] as GetOf<Q>) : undefined)),
   };
 }
 

@@ -9,17 +9,12 @@ const dialect = new SQLiteAsyncDialect();
 /** Raw SQL bound to a handle's session: a statement of its batches, or awaited on its own. */
 export class RawStatement<R> extends BoundStatement<R> implements PromiseLike<R> {
   constructor(
-    private readonly query: { sql: string; params: unknown[] },
+    query: { sql: string; params: unknown[] },
     client: Queryable,
     map: (result: D1Result) => R,
     private readonly writes: boolean,
   ) {
-    super(client.prepare(query.sql).bind(...query.params), map);
-  }
-
-  /** Its SQL and parameters, as drizzle's own raw queries give them. */
-  getQuery(): { sql: string; params: unknown[] } {
-    return this.query;
+    super(client.prepare(query.sql).bind(...query.params), map, query);
   }
 
   // biome-ignore lint/suspicious/noThenProperty: awaited alone it runs, as drizzle's own `db.all`/`db.run` do.

@@ -8,7 +8,13 @@ export class BoundStatement<R = unknown> {
   constructor(
     readonly statement: D1PreparedStatement,
     readonly map: (result: D1Result) => R,
+    private readonly query: { sql: string; params: unknown[] },
   ) {}
+
+  /** Its SQL and parameters, as drizzle's own queries give theirs. */
+  getQuery(): { sql: string; params: unknown[] } {
+    return this.query;
+  }
 }
 
 /** A statement of a batch: one bound here, or one of drizzle's query builders (a select, an insert, ...). */
@@ -21,14 +27,20 @@ type Preparable = { prepare(): BuiltQuery };
 /**
  * `statement` as D1 runs it, with its mapping: a builder query is prepared through its public
  * `prepare()` (a raw `db.all`/`db.run` is already its built form) and its result is mapped by
- * drizzle itself, exactly as drizzle's own batch maps it.
+ * drizzle itself, exactly as drizzle's own batch maps it. `preparedBy` gives the D1 statement
+ * drizzle prepared for it, so it is prepared once, on the session of the handle that built it.
  */
-export function boundOf(client: Pick<D1Database, 'prepare'>, statement: Statement): BoundStatement {
+export function boundOf(
+  client: Pick<D1Database, 'prepare'>,
+  statement: Statement,
+  preparedBy: (prepare: () => void) => D1PreparedStatement | null,
+): BoundStatement {
   if (statement instanceof BoundStatement) return statement;
-  const built =
+  let built = statement as unknown as BuiltQuery;
+  const own =
     typeof (statement as Partial<Preparable>).prepare === 'function'
-      ? (statement as unknown as Preparable).prepare()
-      : (statement as unknown as BuiltQuery);
+      ? preparedBy(() => (built = (statement as unknown as Preparable).prepare()))
+      : null;
   const { sql, params } = built.getQuery();
-  return new BoundStatement(client.prepare(sql).bind(...params), (result) => built.mapResult(result, true));
+  return new BoundStatement((own ?? client.prepare(sql)).bind(...params), (result) => built.mapResult(result, true), { sql, params });
 }
