@@ -140,8 +140,12 @@ describe('the D1 layer', () => {
 
   it('sends builder queries, prepared statements and raw SQL as one D1 batch, each answered as alone', async () => {
     let batches = 0;
+    let prepares = 0;
     const client: Queryable = {
-      prepare: (query) => env.SHARD_0.prepare(query),
+      prepare: (query) => {
+        prepares++;
+        return env.SHARD_0.prepare(query);
+      },
       batch: (statements) => {
         batches++;
         return env.SHARD_0.batch(statements);
@@ -157,7 +161,9 @@ describe('the D1 layer', () => {
       counted.update(owners).set({ name: 'Again' }).where(eq(owners.id, 'o2')),
       notes.in(counted, { note: 'n' }),
     ]);
+    // One round trip, and each statement prepared once (a recorder of a session's statements sees each bound).
     expect(batches).toBe(1);
+    expect(prepares).toBe(7);
     expect(builtRows).toEqual([rows[0]]);
     expect(preparedRows).toEqual([rows[0]]);
     expect(raw).toEqual([{ id: 'b', flag: 0 }]);
