@@ -213,7 +213,7 @@ describe('the calendar read beside the meeting type', () => {
     const { ws, mt } = await setupType();
     const ctx = await workspaceContext(bindings, ws.id);
     const statement = listingRead(ctx.db, ws.id, mt.id, Date.now(), Date.now() + 86_400_000);
-    const { sql, params } = (statement as unknown as { _prepare(): { getQuery(): { sql: string; params: unknown[] } } })._prepare().getQuery();
+    const { sql, params } = (statement as unknown as { getQuery(): { sql: string; params: unknown[] } }).getQuery();
     const plan = await (await shardOf(ws.id))
       .prepare(`EXPLAIN QUERY PLAN ${sql}`)
       .bind(...params)

@@ -1,5 +1,5 @@
 import { clientOf, type Db } from './db';
-import { drizzleOver } from './drizzle-internals';
+import { handleOver } from './handle';
 import type { Queryable } from './queryable';
 import { watchedLike } from './floors';
 import { mayWrite } from './write-gate';
@@ -75,5 +75,5 @@ export function carryingEveryWrite(db: Db, carried: Carried): Db {
     },
   };
   watchedLike(client, lower);
-  return drizzleOver(client);
+  return handleOver(client);
 }

@@ -1,6 +1,6 @@
 import { getTableColumns, sql, type InferSelectModel, type SQL } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
-import { rowMapper } from './row-mapping';
+import { rowMapper, tableLayout } from './row-mapping';
 
 /**
  * A parent row's child rows as one column of the parent's read: a sub-query answering the rows
@@ -20,6 +20,6 @@ export function childRowsJson<T extends SQLiteTable>(table: T, where: SQL, order
     sql`, `,
   );
   const column = sql<string>`(SELECT json_group_array(json_array(${sql.raw(names)})) FROM (SELECT ${values} FROM ${table} WHERE ${where} ORDER BY ${orderBy}))`;
-  const row = rowMapper(columns.map(([key, field]) => ({ path: [key], field })));
+  const row = rowMapper(tableLayout(table));
   return { column, parse: (text: string) => (JSON.parse(text) as unknown[][]).map(row) as InferSelectModel<T>[] };
 }

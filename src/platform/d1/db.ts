@@ -1,28 +1,26 @@
-import { drizzle, type DrizzleD1Database } from 'drizzle-orm/d1';
-import type { BatchItem } from 'drizzle-orm/batch';
 import { sql, type SQL } from 'drizzle-orm';
+import { handleOver, type BatchResults, type Db } from './handle';
 import type { Queryable } from './queryable';
+import type { Statement } from './statement';
 
-/** A request's handle; `$client` is what it was made over (a binding, or a session wrapped as ./floors.ts and ./write-gate.ts do). */
-export type Db = DrizzleD1Database<Record<string, never>> & { $client: Queryable };
-export type Statement = BatchItem<'sqlite'>;
+export type { Db } from './handle';
+export type { Statement } from './statement';
 
 /**
  * One handle per request. Workspaces reach their data only through this
  * resolver, so sharding workspaces over several databases later touches only here.
  */
 export function dbFor(d1: D1Database): Db {
-  return drizzle(d1);
+  return handleOver(d1);
 }
 
 /** The D1 client (or session) behind a handle, for statements drizzle does not prepare itself. */
 export const clientOf = (db: Db): Queryable => db.$client;
 
 /** The only atomic unit D1 offers: all statements commit together or none does. */
-export async function runBatch(db: Db, statements: Statement[]): Promise<unknown[]> {
-  if (statements.length === 0) return [];
-  const [first, ...rest] = statements;
-  return db.batch([first, ...rest]);
+export async function runBatch<T extends readonly Statement[]>(db: Db, statements: readonly [...T]): Promise<BatchResults<T>> {
+  if (statements.length === 0) return [] as BatchResults<T>;
+  return db.batch(statements);
 }
 
 /** The clock stands still while a request computes (it moves on I/O), so a request's many stamps share one formatting. */

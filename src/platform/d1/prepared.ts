@@ -1,9 +1,11 @@
 import { and, eq, getTableColumns, is, Param, Placeholder, SQL, sql, StringChunk, type AnyColumn, type SQLWrapper } from 'drizzle-orm';
 import { SQLiteAsyncDialect, type SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { clientOf, runBatch, type Db, type Statement } from './db';
-import { batchItem as givenBatchItem, builder, inlinesParams, onStatement, preparedOf, type PreparedQuery } from './drizzle-internals';
+import { builder } from './handle';
 import { guardable, type RowGuard } from './row-guard';
-import { rowMapper } from './row-mapping';
+import { rowMapper, type RowLayout } from './row-mapping';
+import { selectionLayout, type Template } from './selection-layout';
+import { BoundStatement } from './statement';
 import { readOf, type Read } from './typed-read';
 
 type Values = Record<string, unknown>;
@@ -13,7 +15,7 @@ type AllOf<Q extends Preparable> = ReturnType<Q['prepare']> extends { all(values
 type GetOf<Q extends Preparable> = ReturnType<Q['prepare']> extends { get(values?: Values): Promise<infer R> } ? R : never;
 
 /** One prepared query bound to a request's values, ready for `runPrepared`; `map` turns its batch result into rows. */
-export type BoundQuery<R> = { statement: D1PreparedStatement; map(result: unknown): R };
+export type BoundQuery<R> = BoundStatement<R>;
 
 const dialect = new SQLiteAsyncDialect();
 
@@ -40,74 +42,96 @@ function placeholderValue(values: Values, name: string): unknown {
   return values[name];
 }
 
-/**
- * A statement for drizzle's batch (`runBatch`, `db.batch`) next to builder statements:
- * the batch asks each item for its statement, its SQL and parameters, and how to map its
- * result, and gets them here without building anything.
- */
-function batchItem(db: Db, text: string, params: unknown[], map: (result: unknown) => unknown): Statement {
-  const stmt = clientOf(db).prepare(text);
-  const query = { sql: text, params };
-  return givenBatchItem({ stmt, getQuery: () => query, mapResult: map });
+/** SQL built once, bound to a request's session and values: a statement of its batches (`runBatch`, `db.batch`), built again never. */
+function batchItem<R>(db: Db, text: string, params: unknown[], map: (result: D1Result) => R): BoundStatement<R> {
+  return new BoundStatement(
+    clientOf(db)
+      .prepare(text)
+      .bind(...params),
+    map,
+    { sql: text, params },
+  );
+}
+
+/** A query built once on `builder`, through drizzle's public `prepare()`. */
+function templateOf(query: Preparable): Template {
+  return query.prepare() as Template;
 }
 
 /**
  * A query whose SQL is built once per isolate instead of on every request.
  * Drizzle's query builder spends most of a small query's CPU deciding what each
  * SQL chunk is; a query written with `sql.placeholder('name')` for its values
- * (drizzle's prepared statements) skips that. Drizzle binds a prepared query to
- * one D1 client while each request has its own session, so every run uses a
- * copy holding the session's statement and sharing the query and row mapping.
- * Rows come back exactly as the builder's own `.all()`/`.get()`/`.run()` gives them.
+ * (drizzle's prepared statements) skips that. Its SQL is bound to each request's
+ * session here, and its rows come back exactly as the builder's own
+ * `.all()`/`.get()`/`.run()` gives them.
  * An insert's every value must be a placeholder or fixed SQL: a column default
  * computed in JS (`$defaultFn`) would be computed once, at build time.
  */
 export function prepared<Q extends Preparable>(build: (db: Db) => Q) {
-  let template: PreparedQuery | null = null;
-  let fill: ((values: Values) => unknown[]) | null = null;
-  let rows: RowsMapping | null = null;
-  const templateOf = () => (template ??= preparedOf(build(builder)));
-  const rowsOf = () => (rows ??= rowsMapping(templateOf()));
-  const paramsOf = (values: Values) => (fill ??= parameterFiller(templateOf().getQuery().params))(values);
-  const statementOn = (db: Db) => clientOf(db).prepare(templateOf().getQuery().sql);
-  const on = (db: Db) => onStatement(templateOf(), statementOn(db));
-  const bind = (db: Db, values: Values) => statementOn(db).bind(...paramsOf(values));
-  const all = async (db: Db, values: Values) => {
-    const { fromArrays } = rowsOf();
-    return (fromArrays ? fromArrays(await bind(db, values).raw()) : await on(db).all(values)) as AllOf<Q>;
+  let built: { sql: string; fill: (values: Values) => unknown[]; rows: RowsMapping } | null = null;
+  const builtOf = () => {
+    if (!built) {
+      const query = build(builder);
+      const template = templateOf(query);
+      const { sql: text, params } = template.getQuery();
+      built = { sql: text, fill: parameterFiller(params), rows: rowsMapping(query, template) };
+    }
+    return built;
   };
-  const mapAll = (r: unknown) => rowsOf().fromBatch(r) as AllOf<Q>;
+  const bind = (db: Db, values: Values) => {
+    const { sql: text, fill } = builtOf();
+    return clientOf(db)
+      .prepare(text)
+      .bind(...fill(values));
+  };
+  const all = async (db: Db, values: Values) => {
+    const { rows } = builtOf();
+    return (rows.fromArrays ? rows.fromArrays(await bind(db, values).raw()) : rows.fromBatch(await bind(db, values).all())) as AllOf<Q>;
+  };
+  const mapAll = (r: D1Result) => builtOf().rows.fromBatch(r) as AllOf<Q>;
   return {
     all,
-    get: async (db: Db, values: Values) => (rowsOf().fromArrays ? ((await all(db, values)) as unknown[])[0] : await on(db).get(values)) as GetOf<Q>,
-    /** The query as a statement of a drizzle batch (`runBatch`), its result mapped as the builder's would be. */
-    in: (db: Db, values: Values): Read<AllOf<Q>> => readOf(batchItem(db, templateOf().getQuery().sql, paramsOf(values), mapAll)),
+    get: async (db: Db, values: Values) =>
+      (builtOf().rows.fromArrays ? ((await all(db, values)) as unknown[])[0] : builtOf().rows.fromBatch(await bind(db, values).all())) as GetOf<Q>,
+    /** The query as a statement of a batch (`runBatch`), its result mapped as the builder's would be. */
+    in: (db: Db, values: Values): Read<AllOf<Q>> => readOf(batchItem(db, builtOf().sql, builtOf().fill(values), mapAll)),
     /** The query as one statement of a `runPrepared` batch, answering all rows. */
-    allIn: (db: Db, values: Values): BoundQuery<AllOf<Q>> => ({ statement: bind(db, values), map: mapAll }),
+    allIn: (db: Db, values: Values): BoundQuery<AllOf<Q>> => batchItem(db, builtOf().sql, builtOf().fill(values), mapAll),
     /** The same, answering the first row (undefined when there is none, where drizzle's own mapping would throw). */
-    getIn: (db: Db, values: Values): BoundQuery<GetOf<Q> | undefined> => ({
-      statement: bind(db, values),
-      map: (r) => ((r as D1Result).results.length ? ((mapAll(r) as unknown[])[0] as GetOf<Q>) : undefined),
-    }),
+    getIn: (db: Db, values: Values): BoundQuery<GetOf<Q> | undefined> =>
+      batchItem(db, builtOf().sql, builtOf().fill(values), (r) => (r.results.length ? ((mapAll(r) as unknown[])[0] as GetOf<Q>) : undefined)),
   };
 }
 
 /**
- * How a prepared query's rows become objects: compiled once (`rowMapper`) for a query answering
- * mapped rows, else drizzle's own (a batch result through the query's mapping; `fromArrays` null:
- * the query runs through drizzle).
+ * How a prepared query's rows become objects: compiled once (`rowMapper`) for a select, else
+ * drizzle's own mapping (`fromArrays` null: rows are read as D1's result and mapped as drizzle's
+ * batch maps them; a query answering rows maps `.raw()` arrays, as drizzle's own `.all()` does).
  */
-type RowsMapping = { fromArrays: ((rows: unknown[][]) => unknown[]) | null; fromBatch: (result: unknown) => unknown };
+type RowsMapping = { fromArrays: ((rows: unknown[][]) => unknown[]) | null; fromBatch: (result: D1Result) => unknown };
 
-function rowsMapping(template: PreparedQuery): RowsMapping {
-  if (template.executeMethod !== 'all' || !template.fields || template.customResultMapper)
-    return { fromArrays: null, fromBatch: (r) => template.mapResult(r, true) };
-  const row = rowMapper(template.fields, template.joinsNotNullableMap);
+function rowsMapping(query: Preparable, template: Template): RowsMapping {
+  const layout = selectionLayout(query, template);
+  if (!layout) {
+    const fromBatch = (r: D1Result) => template.mapResult(r, true);
+    return { fromArrays: answersRows(template) ? (rows) => template.mapAllResult(rows) as unknown[] : null, fromBatch };
+  }
+  const row = rowMapper(layout);
   // A batch answers rows as objects keyed by column name, in column order (what drizzle reads them as, too).
   return {
     fromArrays: (rows) => rows.map(row),
     fromBatch: (r) => (r as D1Result<Record<string, unknown>>).results.map((o) => row(Object.values(o))),
   };
+}
+
+/** Whether drizzle maps the query's result as a list of rows (a select, a `returning`), not D1's run result. */
+function answersRows(template: Template): boolean {
+  try {
+    return Array.isArray(template.mapResult({ results: [] }, true));
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -204,7 +228,7 @@ export function preparedSql<R = Record<string, unknown>, K extends 'all' | 'run'
     }
     return query;
   };
-  const map = kind === 'all' ? (r: unknown) => (r as D1Result).results : (r: unknown) => r;
+  const map: (r: D1Result) => unknown = kind === 'all' ? (r) => r.results : (r) => r;
   return {
     in: (db: Db, values: Values): Read<K extends 'all' ? R[] : D1Result> => readOf(batchItem(db, queryOf().sql, queryOf().fill(values), map)),
     all: async (db: Db, values: Values): Promise<R[]> => {
@@ -246,15 +270,15 @@ type Pageable = { limit(limit: Placeholder): { offset(offset: Placeholder): Prep
  * since a join's columns can share a name, and each array is mapped as `.raw()` rows are. A page
  * column must not be JSON made by a JSON function (it would be embedded, not quoted).
  */
-function pageWithTotal(count: PreparedQuery, page: PreparedQuery) {
-  if (!page.fields || page.customResultMapper) throw new Error('preparedList: the page must be a select with fields');
+function pageWithTotal(count: Template, page: Template, layout: RowLayout | null) {
+  if (!layout) throw new Error('preparedList: the page must be a select naming its selection');
   const [countQuery, pageQuery] = [count.getQuery(), page.getQuery()];
-  const names = page.fields.map((_, i) => `c${i}`).join(', ');
+  const names = layout.columns.map((_, i) => `c${i}`).join(', ');
   const rowsQuery = `(SELECT json_group_array(json_array(${names})) FROM page)`;
   const text = `WITH page(${names}) AS (${pageQuery.sql}) SELECT (${countQuery.sql}) AS total, ${rowsQuery} AS rows`;
   const fill = parameterFiller([...pageQuery.params, ...countQuery.params]);
-  const row = rowMapper(page.fields, page.joinsNotNullableMap);
-  const map = (result: unknown) => {
+  const row = rowMapper(layout);
+  const map = (result: D1Result) => {
     const [{ total, rows }] = (result as D1Result<{ total: number; rows: string }>).results;
     return { total, rows: (JSON.parse(rows) as unknown[][]).map(row) };
   };
@@ -289,7 +313,8 @@ export function preparedList<F extends string, Row>(
     if (!statements) {
       const parts = build(present, present.length ? and(...present.map(condition)) : undefined, sql.placeholder('ws'));
       const page = parts.page(builder).limit(sql.placeholder('limit')).offset(sql.placeholder('offset'));
-      statements = pageWithTotal(preparedOf(parts.count(builder)), preparedOf(page));
+      const pageTemplate = templateOf(page);
+      statements = pageWithTotal(templateOf(parts.count(builder)), pageTemplate, selectionLayout(page, pageTemplate));
       built.set(key, statements);
     }
     return statements;
@@ -307,8 +332,8 @@ export type BuiltQuery = { sql: string; params: unknown[] };
  * `query` built as drizzle's SQLite dialect builds it (`?` parameters, in order), reading the
  * chunks of `sql` templates directly: drizzle decides every chunk's kind with a dozen checks,
  * most of the CPU of building a large statement (a filtered list's). Text, nested `sql` and
- * plain values are read here; anything else (a column, a table, an inlined `sql`) is left to
- * drizzle, chunk by chunk.
+ * plain values are read here; anything else (a column, a table) is left to drizzle, chunk by
+ * chunk, as is an `sql` that inlines its values (`.inlineParams()`).
  */
 export function buildSql(query: SQL): BuiltQuery {
   let text = '';
@@ -317,7 +342,7 @@ export function buildSql(query: SQL): BuiltQuery {
     for (const chunk of chunks) {
       if (chunk instanceof StringChunk) {
         text += chunk.value.join('');
-      } else if (chunk instanceof SQL && !inlinesParams(chunk)) {
+      } else if (chunk instanceof SQL && !inlinesValues(chunk)) {
         walk(chunk.queryChunks);
       } else if (
         chunk === null ||
@@ -338,6 +363,16 @@ export function buildSql(query: SQL): BuiltQuery {
   walk(query.queryChunks);
   return { sql: text, params };
 }
+
+/** What building one plain value needs: how a parameter is written. */
+const valueProbe = { escapeParam: () => '?' } as unknown as Parameters<SQL['buildQueryFromSourceParams']>[1];
+
+/**
+ * Whether `query` writes its values into its text (`.inlineParams()`): drizzle's public builder,
+ * asked to build one plain value as part of `query`, binds none. A plain value is told apart
+ * from every other chunk kind by its type alone, so this costs no entity checks.
+ */
+const inlinesValues = (query: SQL): boolean => query.buildQueryFromSourceParams([0], valueProbe).params.length === 0;
 
 /** SQL text with the parameters of its `?`s, in order. */
 export const bound = (text: string, ...params: unknown[]): BuiltQuery => ({ sql: text, params });

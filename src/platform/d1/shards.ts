@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import { workspaces } from '../control-schema';
 import { type Db, dbFor } from './db';
-import { drizzleOver } from './drizzle-internals';
+import { handleOver } from './handle';
 import { gateWrites } from './write-gate';
 import { unitOf, watchWrites } from './floors';
 
@@ -52,7 +52,7 @@ export async function primaryBookmark(env: Bindings, shard: string): Promise<str
 export const controlDb = (env: Bindings): Db => dbFor(storage(env).DB);
 
 /** The control plane as the nearest read replica has it: for look-ups that may lag a moment (API keys). */
-export const controlReplica = (env: Bindings): Db => drizzleOver(storage(env).DB.withSession('first-unconstrained'));
+export const controlReplica = (env: Bindings): Db => handleOver(storage(env).DB.withSession('first-unconstrained'));
 
 /**
  * A shard's database outside a /v1 request (sweeps, queue consumers, operator routes, hosted
@@ -66,7 +66,7 @@ export function shardDb(env: Bindings, shard: string, workspaceId?: string): Db 
   const session = shardBinding(env, shard).withSession('first-primary');
   const { client, watch } = watchWrites(session, () => session.getBookmark(), workspaceId);
   unit.add(watch);
-  return drizzleOver(client);
+  return handleOver(client);
 }
 
 /**
@@ -79,7 +79,7 @@ export async function workspaceSession(env: Bindings, workspaceId: string): Prom
   const session = shardBinding(env, shard).withSession('first-primary');
   const { client, watch } = watchWrites(session, () => session.getBookmark(), workspaceId);
   unitOf(env)?.add(watch);
-  return { db: drizzleOver(client), bookmark: () => session.getBookmark(), wrote: () => watch.wrote, shard };
+  return { db: handleOver(client), bookmark: () => session.getBookmark(), wrote: () => watch.wrote, shard };
 }
 
 /**
@@ -102,7 +102,7 @@ export function openSession(env: Bindings, shard: string, workspaceId: string, c
   const queries = admission ? gateWrites(session, admission) : session;
   const bookmark = () => session.getBookmark();
   const { client, watch } = watchWrites(queries, bookmark, workspaceId);
-  return { db: drizzleOver(client), bookmark, wrote: () => watch.wrote };
+  return { db: handleOver(client), bookmark, wrote: () => watch.wrote };
 }
 
 /** The shard of a workspace, or null when there is no such workspace. */

@@ -1,4 +1,5 @@
-import { runBatch, type Db, type Statement } from './db';
+import { runBatch, type Db } from './db';
+import type { Statement } from './statement';
 
 declare const rows: unique symbol;
 
