@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { nowIso, type Db, type Statement } from '../../platform/d1/db';
 import { prepared, preparedSql } from '../../platform/d1/prepared';
-import { writeThenRead } from '../../platform/d1/typed-read';
+import { writeThenRead } from '../../platform/d1/write-then-read';
 import { base64url, randomToken } from '../../platform/ids';
 import { loadMeetingType } from './meeting-types';
 import { bookingSettings } from './schema';

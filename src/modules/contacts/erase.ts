@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { nowIso } from '../../platform/d1/db';
-import { writeThenRead } from '../../platform/d1/typed-read';
+import { writeThenRead } from '../../platform/d1/write-then-read';
 import { uuidv7 } from '../../platform/ids';
 import { rawAll, rawRun } from '../../platform/d1/raw-query';
 import { eventOutbox } from '../../platform/schema';

@@ -2,7 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { guarded, nowIso, type Statement } from '../../platform/d1/db';
 import { failedOn, guardOf } from '../../platform/d1/constraints';
-import { writeThenRead } from '../../platform/d1/typed-read';
+import { writeThenRead } from '../../platform/d1/write-then-read';
 import { CUSTOM_FIELDS_BOUNDS, jsonBoundsProblem } from '../../platform/json-bounds';
 import { uuidv7 } from '../../platform/ids';
 import { contactExtensions } from './extensions';

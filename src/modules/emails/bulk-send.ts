@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { nowIso, runBatch, type Statement } from '../../platform/d1/db';
-import { writeThenRead } from '../../platform/d1/typed-read';
+import { writeThenRead } from '../../platform/d1/write-then-read';
 import { ApiError } from '../../platform/errors';
 import { rawAll, rawRun } from '../../platform/d1/raw-query';
 import { BATCH_MAX, type BatchOutcome, configuredEmailProvider, type EmailProvider, type KeyedEmail, ProviderRejected } from '../../providers/email';

@@ -8,7 +8,7 @@ import type { ApiError } from '../../platform/errors';
 import { sha256Hex, uuidv7 } from '../../platform/ids';
 import { prepared, preparedInsert, preparedSql } from '../../platform/d1/prepared';
 import { rawAll, rawRun } from '../../platform/d1/raw-query';
-import { writeThenRead } from '../../platform/d1/typed-read';
+import { writeThenRead } from '../../platform/d1/write-then-read';
 import { claimInstanceName, type ClaimResult } from '../../durable-objects/idempotency-claims';
 import { type BatchedHandOff, configuredEmailProvider, type EmailAttachment, ProviderRejected } from '../../providers/email';
 import { senderCandidates, fromEmail, type SenderProfileRow, SenderProfileErrors } from '../sender-profiles';

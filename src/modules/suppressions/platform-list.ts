@@ -1,7 +1,7 @@
 import { asc, eq, gt, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import { nowIso } from '../../platform/d1/db';
-import { writeThenRead } from '../../platform/d1/typed-read';
+import { writeThenRead } from '../../platform/d1/write-then-read';
 import { SuppressionErrors } from './errors';
 import { prepared, preparedSql } from '../../platform/d1/prepared';
 import { controlDb, onEveryShard } from '../../platform/d1/shards';

@@ -1,7 +1,7 @@
 import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import type { Db } from '../../platform/d1/db';
-import { writeThenRead } from '../../platform/d1/typed-read';
+import { writeThenRead } from '../../platform/d1/write-then-read';
 import { nowIso } from '../../platform/d1/db';
 import { SuppressionErrors } from './errors';
 import { uuidv7 } from '../../platform/ids';

@@ -5,7 +5,7 @@ import { guarded, nowIso, type Db } from '../d1/db';
 import { wroteFor } from '../d1/floors';
 import { settledHere } from '../d1/moves/settled';
 import { rawAll, rawRun } from '../d1/raw-query';
-import { writeThenRead } from '../d1/typed-read';
+import { writeThenRead } from '../d1/write-then-read';
 import { recountCampaign } from './campaign-row';
 import type { Channel, ChannelRows, FanoutCampaign, PageMessage } from './channel';
 import { giveUpSending, QUEUED } from './recipient-rows';

@@ -1,5 +1,5 @@
 import type { Db, Statement } from '../../platform/d1/db';
-import { writeThenRead } from '../../platform/d1/typed-read';
+import { writeThenRead } from '../../platform/d1/write-then-read';
 import { uuidv7 } from '../../platform/ids';
 import type { SandboxOutbox } from '../sandbox-outbox';
 import { type BatchOutcome, type EmailProvider, type KeyedEmail, type OutgoingEmail, type ProviderContext, ProviderRejected } from './types';
