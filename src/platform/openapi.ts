@@ -1,3 +1,4 @@
+import type { MiddlewareHandler } from 'hono';
 import { createRoute, z, type RouteConfig } from '@hono/zod-openapi';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { declaring } from './declared-errors';
@@ -194,6 +195,8 @@ type DeclaredRoute<P extends string> = Omit<RouteConfig, 'path' | 'operationId'>
   operationId: string;
   summary: string;
   errors?: readonly ErrorDoc[];
+  /** Query parameters the contract names as not taken by this route: accepted and ignored (any other undeclared one answers 400). */
+  ignoredQuery?: readonly string[];
 };
 
 /**
@@ -211,19 +214,26 @@ export function defineRoute<P extends string, R extends DeclaredRoute<P>>(declar
   const surface = surfaceOf(config.method, `/v1${config.path}`);
   const documented = documentedOn(surface, idempotent ? [...errors, ...IDEMPOTENCY_ERRORS] : errors);
   const responses = { ...errorResponses(documented), ...config.responses };
-  const request = withDeclaredQueryOnly(idempotent ? withIdempotencyKey(config.request) : config.request);
-  const route = { ...config, request, middleware: declaring(config.operationId, errors), responses };
+  const { ignoredQuery = [], ...own } = config;
+  const request = idempotent ? withIdempotencyKey(own.request) : own.request;
+  const route = { ...own, request, middleware: [declaring(own.operationId, errors), undeclaredQueryRefused(request, ignoredQuery)], responses };
   return createRoute(route) as ReturnType<typeof createRoute<P, R>>;
 }
 
 /**
  * A query parameter the route does not declare is refused (400 naming it), never ignored: a typo
  * or a guessed filter (`?email=` on a list that has none) would otherwise answer the wrong data
- * with a 200.
+ * with a 200. `ignored` are the ones the contract names as not taken by this list (`GET
+ * /v1/bookings` "takes no `filter` or `search`"): accepted and ignored, as written there.
  */
-function withDeclaredQueryOnly(request: RouteConfig['request']): RouteConfig['request'] {
+export function undeclaredQueryRefused(request: RouteConfig['request'], ignored: readonly string[] = []): MiddlewareHandler {
   const query = request?.query;
-  return { ...request, query: query instanceof z.ZodObject ? query.strict() : z.object({}).strict() };
+  const taken = new Set([...(query instanceof z.ZodObject ? Object.keys(query.shape) : []), ...ignored]);
+  return async (c, next) => {
+    const refused = [...new Set(new URL(c.req.url).searchParams.keys())].filter((name) => !taken.has(name));
+    if (refused.length) throw SharedErrors.invalidRequest({ problems: refused.map((name) => `query parameter ${name} is not accepted here`) });
+    await next();
+  };
 }
 
 export const bearer = [{ bearerAuth: [] }];

@@ -9,13 +9,13 @@ type Issue = { code: string; path: PropertyKey[]; message: string; keys?: string
 const describePath = (path: PropertyKey[]) => path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('');
 
 /** Per-field strings in the framework shape's `message` array. */
-export function formatIssues(issues: readonly Issue[], target?: string): string[] {
+export function formatIssues(issues: readonly Issue[]): string[] {
   const out: string[] = [];
   for (const issue of issues) {
     const where = describePath(issue.path);
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys ?? []) {
-        out.push(target === 'query' ? `query parameter ${key} is not accepted here` : `property ${where ? `${where}.` : ''}${key} should not exist`);
+        out.push(`property ${where ? `${where}.` : ''}${key} should not exist`);
       }
       continue;
     }
@@ -35,7 +35,7 @@ export const BODY_REQUIRED = 'Request body is required';
  */
 export function requestIssues(result: HookResult, c: Context): string[] {
   if (result.target === 'json' && emptyBodies.has(c)) return [BODY_REQUIRED];
-  return formatIssues((result.error?.issues ?? []) as Issue[], result.target);
+  return formatIssues((result.error?.issues ?? []) as Issue[]);
 }
 
 /** Every router is made here so all answer request-shape violations alike (their body is the surface's, `shapeOn`). */

@@ -127,6 +127,7 @@ bookingRoutes.openapi(
     method: 'get',
     path: '/bookings',
     operationId: 'listBookings',
+    ignoredQuery: ['filter', 'search'],
     tags,
     summary: 'List bookings',
     description:

@@ -38,6 +38,7 @@ newsletterRoutes.openapi(
     method: 'get',
     path: '/newsletters',
     operationId: 'listNewsletters',
+    ignoredQuery: ['filter', 'sort', 'search'],
     tags,
     summary: 'List newsletters',
     description: 'Newest first; no filter, sort or search. Rows carry the summary; the single read adds the stored configuration.',

@@ -20,6 +20,7 @@ orderRoutes.openapi(
     method: 'get',
     path: '/orders',
     operationId: 'listOrders',
+    ignoredQuery: ['search'],
     tags,
     summary: 'List orders',
     description: 'Rows with the contact join and without items or refunds, newest `placed_at` first. Paging never answers 400.',

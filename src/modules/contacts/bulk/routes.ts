@@ -1,6 +1,6 @@
-import { z } from '@hono/zod-openapi';
+import type { z } from '@hono/zod-openapi';
 import { serviceContext } from '../../../platform/context';
-import { bearer, defineRoute, jsonBody, jsonContent } from '../../../platform/openapi';
+import { bearer, defineRoute, jsonBody, jsonContent, undeclaredQueryRefused } from '../../../platform/openapi';
 import { SharedErrors } from '../../../platform/shared-errors';
 import { createRouter, requestIssues } from '../../../platform/validation';
 import { CONTACT_WRITE_ERRORS } from '../errors';
@@ -41,13 +41,11 @@ const batchRoute = defineRoute({
  */
 bulkRoutes.openAPIRegistry.registerPath(batchRoute);
 
-/** It declares no query parameter, so any is refused, as on every route (src/platform/openapi.ts). */
-const NO_QUERY = z.object({}).strict();
+const batchQuery = undeclaredQueryRefused(batchRoute.request);
 
 bulkRoutes.post('/contacts/:segment', async (c, next) => {
   if (c.req.param('segment') !== 'batch') return next();
-  const query = NO_QUERY.safeParse(c.req.query());
-  if (!query.success) throw SharedErrors.invalidRequest({ problems: requestIssues({ success: false, target: 'query', error: query.error }, c) });
+  await batchQuery(c, async () => {});
   const parsed = ContactBatch.safeParse(await c.req.json());
   if (!parsed.success) throw SharedErrors.invalidRequest({ problems: requestIssues({ success: false, target: 'json', error: parsed.error }, c) });
   const ctx = serviceContext(c);
