@@ -10,6 +10,8 @@ export const EmailErrors = defineErrors('domain', {
   headerEmpty: { status: 400, code: 'validation_failed', message: 'Header {name} must not be empty' },
   metadataTooLarge: { status: 400, code: 'validation_failed', message: 'metadata exceeds {max} bytes serialized' },
   invalidRecipient: { status: 422, code: 'invalid_recipient', message: '`to` must be a valid email address' },
+  notFound: { status: 404, code: 'email_not_found', message: 'Email not found' },
+  invalidDateFilter: { status: 400, message: 'Invalid {name}: must be an ISO 8601 date-time with a time zone', alwaysFramework: true },
   quotaExceeded: { status: 402, code: 'quota_exceeded', message: 'The monthly email quota of this workspace is exhausted' },
   senderNotFound: { status: 404, code: 'sender_profile_not_found', message: 'Sender profile not found' },
   noVerifiedSender: { status: 409, code: 'no_verified_sender', message: 'No sender profile on a verified sending domain is available' },
