@@ -118,7 +118,7 @@ export async function seed({ base, adminToken, log }) {
     is_default: true,
   });
   await inParallel(SUPPRESSIONS, 4, async (i) => api('POST', '/v1/suppressions', { email: `suppressed${i}@example.org` }));
-  await api('POST', '/v1/emails', { to: 'replay@example.org', subject: 'Replay', text: 'Hello', idempotency_key: 'bench-replay' });
+  const replaySend = await api('POST', '/v1/emails', { to: 'replay@example.org', subject: 'Replay', text: 'Hello', idempotency_key: 'bench-replay' });
   // Newsletters: one with 50 issues (half published), for the newsletter and issue reads.
   const newsletter = await api('POST', '/v1/newsletters', { name: 'Bench weekly' });
   const issueIds = [];
@@ -169,6 +169,7 @@ export async function seed({ base, adminToken, log }) {
     stageIds: pipeline.stages.map((s) => s.id),
     templateId: template.id,
     newsletterId: newsletter.id,
+    replaySendId: replaySend.id,
     issueIds,
     publishedIssueId: publishedIds[0],
     emailCampaignId: emailCampaign.id,
@@ -850,6 +851,14 @@ export function scenarios(ctx) {
         path: '/v1/emails',
         body: { to: 'replay@example.org', subject: 'Replay', text: 'Hello', idempotency_key: 'bench-replay' },
       }),
+    },
+    // Sent emails read back: the list's total and page are one statement, the single read another.
+    { name: 'GET /v1/emails', floor: SELECT_FLOOR, expected: 1, request: () => ({ method: 'GET', path: '/v1/emails' }) },
+    {
+      name: 'GET /v1/emails/{id}',
+      floor: SELECT_FLOOR,
+      expected: 1,
+      request: () => ({ method: 'GET', path: `/v1/emails/${ctx.replaySendId}` }),
     },
     {
       name: 'GET /v1/suppressions?email=',

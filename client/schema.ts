@@ -1244,7 +1244,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List sent emails
+         * @description The sends made through `POST /v1/emails`, newest `created_at` first, each as `GET /v1/emails/{id}` answers it. `to`, `status`, `since` (`created_at >= since`), `until` (`created_at < until`) and `idempotency_key` combine with AND; malformed values answer 400.
+         */
+        get: operations["listEmails"];
         put?: never;
         /**
          * Send one transactional email
@@ -1257,6 +1261,26 @@ export interface paths {
          *     - Rate limit: 300 requests per minute per key, separate from the general limit.
          */
         post: operations["sendEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/emails/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a sent email with its delivery and engagement events
+         * @description The send as `POST /v1/emails` accepted it, its `status`, the first delivery, bounce, complaint, open and click recorded for it with their times, and `last_event`.
+         */
+        get: operations["getEmail"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -5396,6 +5420,75 @@ export interface components {
                 opens?: boolean;
                 clicks?: boolean;
             };
+        };
+        EmailSentList: {
+            data: components["schemas"]["EmailSent"][];
+            total: number;
+            limit: number;
+            offset: number;
+        };
+        EmailSent: {
+            /**
+             * Format: uuid
+             * @description The send id (`data.send_id` in email events)
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            id: string;
+            /**
+             * @description `sending` while the provider hand-off is under way (a send left there by a crash is completed by the retry with its key)
+             * @enum {string}
+             */
+            status: "sending" | "sent" | "suppressed";
+            to: string;
+            /** @description The sender profile's address the send went out from */
+            from: string | null;
+            subject: string;
+            /**
+             * Format: uuid
+             * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
+             */
+            sender_profile_id: string | null;
+            idempotency_key: string;
+            /** @description The provider's id of the message; null when suppressed */
+            provider_message_id: string | null;
+            /** @enum {string|null} */
+            reason: "suppressed" | null;
+            metadata: {
+                [key: string]: unknown;
+            } | null;
+            tracking: {
+                opens: boolean;
+                clicks: boolean;
+            };
+            /**
+             * @description The type of the latest entry of `events`; the `status` while there is none
+             * @enum {string}
+             */
+            last_event: "sending" | "sent" | "suppressed" | "delivered" | "bounced" | "complained" | "opened" | "clicked";
+            /** @description The first delivery, bounce, complaint, open and click recorded for the send, oldest first (repeats are not kept) */
+            events: components["schemas"]["EmailFact"][];
+            /**
+             * Format: date-time
+             * @description When the send was accepted
+             */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        EmailFact: {
+            /** @enum {string} */
+            type: "delivered" | "bounced" | "complained" | "opened" | "clicked";
+            /**
+             * Format: date-time
+             * @description When the first fact of this type was recorded
+             */
+            at: string;
+            /** @description `bounced` only: `hard` or `soft` as the provider reported it */
+            bounce_type?: string | null;
+            /** @description `opened` only: the open came from a mail client prefetching images */
+            machine?: boolean;
+            /** @description `clicked` only: the link followed */
+            url?: string;
         };
         SuppressionList: {
             data: components["schemas"]["Suppression"][];
@@ -16707,6 +16800,122 @@ export interface operations {
             };
         };
     };
+    listEmails: {
+        parameters: {
+            query?: {
+                /** @description The recipient: exact, any case (addresses are stored lower-cased) */
+                to?: string;
+                /** @description Exact match; another value answers 400 `Invalid status: must be one of sending, sent, suppressed` */
+                status?: "sending" | "sent" | "suppressed";
+                /** @description `created_at >= since`; ISO 8601 with `Z` or an offset; empty is ignored; anything else answers 400 `Invalid since: must be an ISO 8601 date-time with a time zone` */
+                since?: string;
+                /** @description `created_at < until`; ISO 8601 with `Z` or an offset; empty is ignored; anything else answers 400 `Invalid until: must be an ISO 8601 date-time with a time zone` */
+                until?: string;
+                /** @description Exact match: the send made with this key */
+                idempotency_key?: string;
+                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                limit?: number;
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of sent emails */
+            200: {
+                headers: {
+                    Bookmark: components["headers"]["Bookmark"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailSentList"];
+                };
+            };
+            /** @description Validation failure, unknown body property, non-UUID path id or malformed query; or `Invalid <name>: must be one of <values>`; `Invalid <name>: must be an ISO 8601 date-time with a time zone` */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `Missing API key` or `Invalid API key` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Plan without API access, or the plan lacks the feature (`FEATURE_NOT_INCLUDED_IN_PLAN`) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+        };
+    };
     sendEmail: {
         parameters: {
             query?: never;
@@ -16918,6 +17127,122 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DomainError"];
+                };
+            };
+        };
+    };
+    getEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sent email */
+            200: {
+                headers: {
+                    Bookmark: components["headers"]["Bookmark"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailSent"];
+                };
+            };
+            /** @description Validation failure, unknown body property, non-UUID path id or malformed query */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description `Missing API key` or `Invalid API key` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Plan without API access, or the plan lacks the feature (`FEATURE_NOT_INCLUDED_IN_PLAN`) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["FeatureGateError"];
+                };
+            };
+            /** @description `email_not_found`: `Email not found` */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainError"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkError"];
                 };
             };
         };

@@ -4,6 +4,7 @@ import { listMeetingTypes } from '../../src/modules/bookings/meeting-type-list';
 import { listBookings } from '../../src/modules/bookings/read';
 import { listDeals } from '../../src/modules/deals/list';
 import { listCampaigns as listEmailCampaigns } from '../../src/modules/email-campaigns/service';
+import { listSentEmails } from '../../src/modules/emails/sent';
 import { listIssues } from '../../src/modules/newsletters/issues';
 import { listNewsletters } from '../../src/modules/newsletters/service';
 import { listOrders } from '../../src/modules/orders/list';
@@ -102,6 +103,15 @@ const CASES: Case[] = [
   { list: 'GET /v1/audiences?kind=static', table: 'audiences', run: (ctx) => listAudiences(ctx, { kind: 'static' }) },
   { list: 'GET /v1/suppressions?email=', table: 'email_suppressions', run: (ctx) => listSuppressions(ctx, { email: 'someone@example.com' }) },
   { list: 'GET /v1/newsletters', table: 'newsletters', run: (ctx) => listNewsletters(ctx, {}) },
+  { list: 'GET /v1/emails', table: 'email_sends', run: (ctx) => listSentEmails(ctx, {}) },
+  { list: 'GET /v1/emails?status=sent', table: 'email_sends', run: (ctx) => listSentEmails(ctx, { status: 'sent' }) },
+  { list: 'GET /v1/emails?to=', table: 'email_sends', run: (ctx) => listSentEmails(ctx, { to: 'someone@example.com' }) },
+  {
+    list: 'GET /v1/emails?since=&until=',
+    table: 'email_sends',
+    run: (ctx) => listSentEmails(ctx, { since: '2026-01-01T00:00:00Z', until: later }),
+  },
+  { list: 'GET /v1/emails?idempotency_key=', table: 'email_sends', run: (ctx) => listSentEmails(ctx, { idempotency_key: 'receipt-1042' }) },
   { list: 'GET /v1/tags?search=', table: 'tags', alias: 't', run: (ctx) => listLabels(ctx.db, 'tags', ctx.ws.id, { search: 'vip' }) },
   {
     list: 'GET /admin/v1/workspaces/{ws}/webhook-deliveries?state=dead',

@@ -259,6 +259,17 @@ export const RESOURCES: Record<string, Factory> = {
       return { id: c.id, marks: [name, subject], read: () => ok(ws, 'GET', `/v1/email-campaigns/${c.id}`) };
     },
   },
+  'emails/{id}': {
+    list: '/v1/emails',
+    create: async (ws) => {
+      await ensureSender(ws);
+      const to = `${distinct('to')}@example.com`;
+      const subject = distinct('subject');
+      const key = distinct('key');
+      const e = await ok(ws, 'POST', '/v1/emails', { to, subject, text: 'Hello there', idempotency_key: key, metadata: { mark: subject } });
+      return { id: e.id, marks: [to, subject, key], read: () => ok(ws, 'GET', `/v1/emails/${e.id}`) };
+    },
+  },
   'newsletters/{id}': {
     list: '/v1/newsletters',
     create: async (ws) => {

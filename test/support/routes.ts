@@ -382,6 +382,8 @@ export const ROUTES: RouteCase[] = [
     },
     errorShape: 'domain',
   },
+  { method: 'GET', path: '/v1/emails', errorShape: 'domain' },
+  { method: 'GET', path: '/v1/emails/{id}', errorShape: 'domain', notFound: { code: 'email_not_found' } },
   { method: 'GET', path: '/v1/suppressions', feature: 'email_marketing', errorShape: 'domain' },
   {
     method: 'POST',
