@@ -17,7 +17,7 @@ export const EmailErrors = defineErrors('EmailErrors', {
   },
   invalidRecipient: { status: 422, code: 'invalid_recipient', message: '`to` must be a valid email address' },
   notFound: { status: 404, code: 'email_not_found', message: 'Email not found' },
-  invalidDateFilter: { status: 400, message: 'Invalid {name}: must be an ISO 8601 date-time with a time zone', alwaysFramework: true },
+  invalidDateFilter: { status: 400, message: 'Invalid {name}: must be an ISO 8601 date-time with a time zone', kind: 'request' },
   quotaExceeded: { status: 402, code: 'quota_exceeded', message: 'The monthly email quota of this workspace is exhausted' },
   noVerifiedSender: {
     status: 409,
