@@ -1,7 +1,7 @@
 import type { Bindings } from '../src/env';
 import { eventOutbox } from '../src/platform/schema';
 import { dbFor } from '../src/platform/d1/db';
-import { publishCommitted } from '../src/platform/events';
+import { publishCommitted } from '../src/platform/outbox';
 import { SIGNALS, signalsCommitted, signalStatements } from '../src/platform/signals';
 import { uuidv7 } from '../src/platform/ids';
 import { configureInstanceCaches, instanceCachesWithout, instanceCacheStats, resetInstanceCaches } from '../src/platform/instance-cache';

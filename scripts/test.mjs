@@ -16,7 +16,7 @@ const env = { ...process.env, PATH: `${bin}:${process.env.PATH}` };
 /** The cold-mode subset: what a fresh Worker instance would answer differently (caches off). */
 const COLD = [
   'round-trip',
-  'stage-moves',
+  'stage-change-races',
   'test/platform/auth',
   'test/platform/failed-auth',
   'test/platform/shards',

@@ -55,7 +55,7 @@ export interface Bindings {
   D1_READ_REPLICATION?: string;
   /** Bytes past which a shard takes no new workspace (default 8000000000: 80% of D1's 10 GB). */
   SHARD_FILL_LIMIT_BYTES?: string;
-  /** Seconds a moved workspace's old copy is kept, fenced, before it is deleted (default 30): longer than any stale route to it (src/platform/d1/moves/). */
+  /** Seconds a moved workspace's old copy is kept, fenced, before it is deleted (default 30): longer than any stale route to it (src/platform/d1/workspace-moves/). */
   MOVE_CLEAR_AFTER_SECONDS?: string;
   /** Signs the `Bookmark` values the service hands out (src/platform/d1/bookmarks.ts); unset, a built-in key signs them. */
   BOOKMARK_SECRET?: string;

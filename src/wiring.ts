@@ -1,4 +1,4 @@
-import { configureMoves, moveTask } from './platform/d1/moves/machine';
+import { configureMoves, moveTask } from './platform/d1/workspace-moves/machine';
 import { installContactExtensions } from './modules/contacts';
 import { registerFactCounter } from './modules/emails';
 import { keyedEmailId, keyedEmailIds, keyedEmailsInsert, outboxEntry, recordOutboxEntries } from './modules/sandbox-outbox';
@@ -25,7 +25,7 @@ import { manifest as suppressions } from './modules/suppressions/manifest';
 import { manifest as unsubscribe } from './modules/unsubscribe/manifest';
 import { manifest as webhooks } from './modules/webhooks/manifest';
 import { manifest as whatsapp } from './modules/whatsapp/manifest';
-import { wireEventOutbox } from './platform/events';
+import { wireEventOutbox } from './platform/outbox';
 import { wireFeatureGates } from './platform/features';
 import { wireSignals } from './platform/signals';
 import { composeManifests } from './platform/manifest';

@@ -16,7 +16,7 @@ import {
 import { submitForm } from '../modules/forms';
 import type { ServiceContext } from '../platform/context';
 import { AdminErrors } from './errors';
-import { publishCommitted } from '../platform/events';
+import { publishCommitted } from '../platform/outbox';
 import { signalsCommitted } from '../platform/signals';
 import { shardDb, shardNames } from '../platform/d1/shards';
 import { boundedJsonObject, type JsonBounds } from '../platform/json-bounds';

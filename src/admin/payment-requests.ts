@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import type { AdminEnv } from '../env';
-import { publishCommitted } from '../platform/events';
+import { publishCommitted } from '../platform/outbox';
 import { signalsCommitted } from '../platform/signals';
 import {
   serializePaymentRequest,

@@ -1,6 +1,6 @@
 import type { Bindings } from '../env';
 import type { Db } from './d1/db';
-import type { EventSink } from './events';
+import type { EventSink } from './outbox';
 import type { Workspace } from './workspace';
 
 /** What the platform's middleware sets on a request (src/app.ts), for the routes after it. */

@@ -1,6 +1,6 @@
 import type { Workspace } from './workspace';
 import type { Db } from './d1/db';
-import type { EventSink } from './events';
+import type { EventSink } from './outbox';
 
 /** What a service needs from the request: the scoped db handle, the caller's workspace and the event sink. */
 export type ServiceContext = { db: Db; ws: Workspace; events: EventSink };

@@ -75,7 +75,7 @@ export const MOVE_STATUSES = ['copying', 'switching', 'done', 'failed'] as const
 export const MOVE_PHASES = ['copying', 'catching_up', 'switching', 'draining', 'clearing', 'unwinding', 'finished'] as const;
 
 /**
- * Workspace moves between shards (src/platform/d1/moves/): the state machine lives here, so a
+ * Workspace moves between shards (src/platform/d1/workspace-moves/): the state machine lives here, so a
  * crash anywhere resumes from the last recorded step. One unfinished move per workspace is held
  * by a unique index, so two parallel starts give one move.
  */

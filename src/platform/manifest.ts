@@ -6,7 +6,7 @@ import type { Hono } from 'hono';
 import type { AdminEnv, Bindings } from '../env';
 import type { AppEnv } from './app-env';
 import type { Db, Statement } from './d1/db';
-import type { EventPublisher, SubscriptionCheck } from './events';
+import type { EventPublisher, SubscriptionCheck } from './outbox';
 import type { FeatureGate } from './features';
 import type { PersonalData, TagsLinked } from './personal-data';
 import type { SignalHooks } from './signals';
@@ -72,7 +72,7 @@ export type ModuleManifest = {
   /** Statements joining the batch that links tags to a contact. */
   tagsLinked?: TagsLinked;
   /**
-   * Its tables a workspace move does not copy, each with why (./d1/moves/inventory.ts): rows the
+   * Its tables a workspace move does not copy, each with why (./d1/workspace-moves/inventory.ts): rows the
    * target's triggers derive from copied rows, or rows no workspace owns. Every other table with a
    * `workspace_id` is moved without being named.
    */

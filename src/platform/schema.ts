@@ -48,7 +48,7 @@ export const requestLog = sqliteTable(
 /**
  * A moving workspace's writes on its source shard while it is copied: each row a capture
  * trigger logged in the very transaction of the write (the table and the row's key as a JSON
- * array), replayed onto the target shard in `seq` order (src/platform/d1/moves/).
+ * array), replayed onto the target shard in `seq` order (src/platform/d1/workspace-moves/).
  */
 export const moveChanges = sqliteTable(
   'move_changes',

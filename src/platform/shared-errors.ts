@@ -89,7 +89,7 @@ export const SharedErrors = defineErrors('SharedErrors', {
   shardNotFound: { kind: 'platform', status: 404, message: 'Shard not found: {binding}' },
   /**
    * A write reached the old shard of a workspace being switched to another (a move's fence,
-   * src/platform/d1/moves/): refused whole, so nothing is written where it would be lost.
+   * src/platform/d1/workspace-moves/): refused whole, so nothing is written where it would be lost.
    */
   workspaceMoving: {
     status: 503,

@@ -4,7 +4,7 @@ import { withWriteFloors } from '../platform/d1/floors';
 import { DATA_SCHEMA, schemaBehind } from '../platform/d1/schema-version';
 import { isShard, measureShard, onEveryShard, shardDb, shardNames, shardSchema } from '../platform/d1/shards';
 import type { QueueTask, Sweep, SweepResult } from '../platform/manifest';
-import { fenceNewTables, redriveMoves } from '../platform/d1/moves/machine';
+import { fenceNewTables, redriveMoves } from '../platform/d1/workspace-moves/machine';
 
 export type SweepRun = { result: SweepResult; shards: Record<string, SweepResult | { error: string }> };
 

@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Bindings } from '../../src/env';
 import { publishEvents } from '../../src/modules/webhooks/publisher';
-import { settledHere, workspaceIdOf } from '../../src/platform/d1/moves/settled';
+import { settledHere, workspaceIdOf } from '../../src/platform/d1/workspace-moves/settled';
 import { runSweep } from '../../src/sweeps/runner';
 import { wiring } from '../../src/wiring';
 import { controlD1, rowsIn, shardBindings } from '../support/db';

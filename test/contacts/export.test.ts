@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EXPORT_KIND_NAMES } from '../../src/modules/contacts/export';
+import { EXPORT_KIND_NAMES } from '../../src/modules/contacts/subject-copy';
 import { seededContact } from '../support/contact-records';
 import { admin, makeWorkspace } from '../support/harness';
 

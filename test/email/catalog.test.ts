@@ -2,7 +2,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { resolveAudience } from '../../src/modules/audiences/service';
 import { getWorkspace } from '../../src/modules/workspaces/service';
-import { EventSink } from '../../src/platform/events';
+import { EventSink } from '../../src/platform/outbox';
 import { controlDb, workspaceDb } from '../../src/platform/d1/shards';
 import { admin, ADMIN_TOKEN, adminOk, call, type TestWorkspace } from '../support/harness';
 import { PROTOTYPE_NAMES } from '../quality/fuzz-inputs';

@@ -3,7 +3,7 @@ import { Webhook } from 'svix';
 import { describe, expect, it } from 'vitest';
 import { sendEmail } from '../../src/modules/emails/send';
 import { getWorkspace } from '../../src/modules/workspaces/service';
-import { EventSink } from '../../src/platform/events';
+import { EventSink } from '../../src/platform/outbox';
 import { controlDb, workspaceDb } from '../../src/platform/d1/shards';
 import { resendEmailProvider, RESEND_API } from '../../src/providers/email/resend';
 import { InvalidProviderSignature, ProviderRejected } from '../../src/providers/email/types';

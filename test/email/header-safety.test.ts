@@ -4,7 +4,7 @@ import { sendEmailBatch } from '../../src/modules/emails/bulk-send';
 import { foldHeaderText, mailbox } from '../../src/modules/emails/header-safety';
 import { sendEmail } from '../../src/modules/emails/send';
 import { getWorkspace } from '../../src/modules/workspaces/service';
-import { EventSink } from '../../src/platform/events';
+import { EventSink } from '../../src/platform/outbox';
 import { controlDb, workspaceDb } from '../../src/platform/d1/shards';
 import { rowsIn } from '../support/db';
 import { admin, type TestWorkspace } from '../support/harness';

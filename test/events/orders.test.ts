@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EVENT_PAYLOADS, LIVE_EVENT_TYPES } from '../../src/modules/events/payloads';
-import { orderEventData } from '../../src/modules/orders/events';
+import { orderEventData } from '../../src/modules/orders/event-payload';
 import type { OrderRow } from '../../src/modules/orders/schema';
 import { expectFromOutbox, freshPhone, outbox, subscribed, useReceiver } from './support';
 

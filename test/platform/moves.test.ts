@@ -2,10 +2,10 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import type { Bindings } from '../../src/env';
-import { readInventory } from '../../src/platform/d1/moves/inventory';
-import { putRows } from '../../src/platform/d1/moves/rows';
-import { captureTriggers, fenceTriggers } from '../../src/platform/d1/moves/triggers';
-import { redriveMoves, runMoveStep, startMove } from '../../src/platform/d1/moves/machine';
+import { readInventory } from '../../src/platform/d1/workspace-moves/inventory';
+import { putRows } from '../../src/platform/d1/workspace-moves/rows';
+import { captureTriggers, fenceTriggers } from '../../src/platform/d1/workspace-moves/triggers';
+import { redriveMoves, runMoveStep, startMove } from '../../src/platform/d1/workspace-moves/machine';
 import { resetInstanceCaches } from '../../src/platform/instance-cache';
 import { runShardSweeps, runSweep } from '../../src/sweeps/runner';
 import { handleQueueBatch, wiring } from '../../src/wiring';

@@ -10,7 +10,7 @@ import { preparedSql } from '../../src/platform/d1/prepared';
 import { afterInsertOf } from '../../src/platform/d1/row-guard';
 import { FRAMEWORK_SURFACE } from '../../src/platform/error-surfaces';
 import { ApiError, defineErrors } from '../../src/platform/errors';
-import { EventSink } from '../../src/platform/events';
+import { EventSink } from '../../src/platform/outbox';
 import type { Workspace } from '../../src/platform/workspace';
 
 // A table of this test's own: one counter per key, one address per workspace.

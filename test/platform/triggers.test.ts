@@ -1,8 +1,8 @@
 /// <reference types="vite/client" />
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { readInventory } from '../../src/platform/d1/moves/inventory';
-import { FENCE_PREFIX, fenceTriggers } from '../../src/platform/d1/moves/triggers';
+import { readInventory } from '../../src/platform/d1/workspace-moves/inventory';
+import { FENCE_PREFIX, fenceTriggers } from '../../src/platform/d1/workspace-moves/triggers';
 import { wiring } from '../../src/wiring';
 import { controlD1, shardBindings } from '../support/db';
 

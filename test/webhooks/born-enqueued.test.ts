@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 // The composition root hands the webhook module's publisher and subscription check to the event outbox.
 import '../../src/wiring';
-import { EventSink } from '../../src/platform/events';
+import { EventSink } from '../../src/platform/outbox';
 import { rowOnShards, runOnShards } from '../support/db';
 import { makeWorkspace } from '../support/harness';
 import { dataDb, emitEvent, receiverUrl, registerEndpoint } from './support';

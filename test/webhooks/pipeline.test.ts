@@ -5,7 +5,7 @@ import type { Bindings } from '../../src/env';
 import { DEFAULT_EVENT_TYPES, EVENT_CATALOG, EVENT_TYPES, isDeliveredTo } from '../../src/platform/event-catalog';
 import { publishEvents } from '../../src/modules/webhooks/publisher';
 import { sweepOutbox } from '../../src/modules/webhooks/sweep';
-import { publishCommitted } from '../../src/platform/events';
+import { publishCommitted } from '../../src/platform/outbox';
 import { handleQueueBatch } from '../../src/wiring';
 import { admin, eventually, makeWorkspace } from '../support/harness';
 import {

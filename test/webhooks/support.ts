@@ -4,7 +4,7 @@ import type { Bindings } from '../../src/env';
 import type { EventType } from '../../src/platform/event-catalog';
 import type { DeliveryMessage } from '../../src/modules/webhooks/publisher';
 import { dbFor } from '../../src/platform/d1/db';
-import { EventSink, type OutboxEvent } from '../../src/platform/events';
+import { EventSink, type OutboxEvent } from '../../src/platform/outbox';
 import type { TestWorkspace } from '../support/harness';
 import { rowOnShards, runOnShards, shardOf } from '../support/db';
 

@@ -3,7 +3,7 @@ import { nowIso } from '../../platform/d1/db';
 import { runOperation } from '../../platform/d1/operation';
 import { bookingChange, bookingChangeReads, bookingToChange, changedSinceRead } from './changes';
 import { BookingErrors } from './errors';
-import { bookingEventData } from './events';
+import { bookingEventData } from './event-payload';
 import { notifyInvitee, type BookingNotify } from './notifications';
 import { serializeBooking } from './read';
 

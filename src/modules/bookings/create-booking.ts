@@ -13,7 +13,7 @@ import { aroundStartRead, calendarOf, unchangedCondition, unchangedFor } from '.
 import { dedupeKeyOf, doubleSubmitKey, sameStart } from './double-submit';
 import type { BookingCreateInput } from './dto';
 import { BookingErrors } from './errors';
-import { bookingEventData } from './events';
+import { bookingEventData } from './event-payload';
 import type { HostClaim, SlotLocks } from './locks';
 import { settingsFirstUse, settingsRead, type BookingSettings } from './booking-settings';
 import { MAX_POOL_HOSTS, membersFrom, membersRead, typeRead } from './meeting-types';

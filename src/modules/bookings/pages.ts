@@ -6,7 +6,7 @@ import { afterResponse } from '../../platform/after-response';
 import type { ServiceContext } from '../../platform/context';
 import { ApiError } from '../../platform/errors';
 import { BookingErrors } from './errors';
-import { publishCommitted } from '../../platform/events';
+import { publishCommitted } from '../../platform/outbox';
 import { signalsCommitted } from '../../platform/signals';
 import { escapeHtml as esc } from '../../platform/html';
 import { publicWorkspaceContext } from '../workspaces';

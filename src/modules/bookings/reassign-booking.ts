@@ -5,7 +5,7 @@ import { uuidv7 } from '../../platform/ids';
 import { calendarOf } from './calendar';
 import { bookingChange, bookingChangeReads, bookingToChange, changedSinceRead } from './changes';
 import { BookingErrors } from './errors';
-import { bookingEventData } from './events';
+import { bookingEventData } from './event-payload';
 import type { SlotLocks } from './locks';
 import type { Member } from './meeting-types';
 import { serializeBooking } from './read';

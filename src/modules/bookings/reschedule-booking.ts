@@ -5,7 +5,7 @@ import { isValidTimeZone } from '../../platform/timezones';
 import { bookingChange, bookingChangeReads, bookingToChange, changedSinceRead } from './changes';
 import { dedupeKeyOf, doubleSubmitKey } from './double-submit';
 import { BookingErrors } from './errors';
-import { bookingEventData } from './events';
+import { bookingEventData } from './event-payload';
 import type { SlotLocks } from './locks';
 import { notifyInvitee, type BookingNotify } from './notifications';
 import { serializeBooking } from './read';

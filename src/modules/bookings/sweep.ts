@@ -6,7 +6,7 @@ import { BookingErrors } from './errors';
 import { wroteFor } from '../../platform/d1/floors';
 import type { SweepResult } from '../../platform/manifest';
 import { bookings } from './schema';
-import { settledHere } from '../../platform/d1/moves/settled';
+import { settledHere } from '../../platform/d1/workspace-moves/settled';
 
 /** Bookings ended per shard and run: a backlog is worked off over several runs, each bounded. */
 export const BOOKINGS_SWEEP_CHUNK = 500;

@@ -3,7 +3,7 @@ import type { ServiceContext } from '../../platform/context';
 import { guarded, nowIso, type Db, type Statement } from '../../platform/d1/db';
 import { preparedInsert, preparedSql } from '../../platform/d1/prepared';
 import { afterInsertOf, bothOf, guardable, type RowGuard } from '../../platform/d1/row-guard';
-import type { OutboxEvent } from '../../platform/events';
+import type { OutboxEvent } from '../../platform/outbox';
 import { uuidv7 } from '../../platform/ids';
 import { CONTACT_CHANGED } from '../../platform/signals';
 import { phoneBlacklisted } from '../blacklist';

@@ -30,7 +30,7 @@ export {
 } from './engine-score';
 export { eraseContact } from './erase';
 export { CONTACT_REFERENCE_ERRORS, ContactErrors } from './errors';
-export { EXPORT_KIND_NAMES, exportContact } from './export';
+export { EXPORT_KIND_NAMES, exportContact } from './subject-copy';
 export { installContactExtensions } from './extensions';
 export { type ContactIdentity, contactIdentityColumns, contactIdentityJoin, serializeContactIdentity, titleOrContactSearch } from './identity-join';
 export { contactCarriesTag } from './labels/links';

@@ -3,7 +3,7 @@ import type { ServiceContext } from '../../platform/context';
 import type { Statement } from '../../platform/d1/db';
 import { planOf, runOperation, type ReadPlan } from '../../platform/d1/operation';
 import { prepared } from '../../platform/d1/prepared';
-import type { OutboxEvent } from '../../platform/events';
+import type { OutboxEvent } from '../../platform/outbox';
 import type { RowGuard } from '../../platform/d1/row-guard';
 import { isUuid } from '../../platform/validation';
 import { normalizeEmailStrict, normalizePhone } from './identity';

@@ -3,7 +3,7 @@ import type { ServiceContext } from '../../platform/context';
 import { nowIso, type Statement } from '../../platform/d1/db';
 import { failedOn, guardOf, lostRaceOn, uniqueOn } from '../../platform/d1/constraints';
 import { planOf, runOperation, unchanged, type Decided, type ReadPlan, type WriteBatch } from '../../platform/d1/operation';
-import type { OutboxEvent } from '../../platform/events';
+import type { OutboxEvent } from '../../platform/outbox';
 import { afterInsertOf, type RowGuard } from '../../platform/d1/row-guard';
 import { blacklistLookup } from '../blacklist';
 import { findLabels, linkStatements, uniqueNames, type LabelKind } from './labels/links';

@@ -1,7 +1,7 @@
 import { getTableColumns, sql, type SQL } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { nowIso, type Statement } from '../../platform/d1/db';
-import type { OutboxEvent } from '../../platform/events';
+import type { OutboxEvent } from '../../platform/outbox';
 import type { Read } from '../../platform/d1/typed-read';
 import { uuidv7 } from '../../platform/ids';
 import { preparedSql } from '../../platform/d1/prepared';

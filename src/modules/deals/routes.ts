@@ -3,7 +3,7 @@ import { bearer, defineRoute, jsonBody, jsonContent } from '../../platform/opena
 import { SharedErrors } from '../../platform/shared-errors';
 import { createRouter, idParams } from '../../platform/validation';
 import { Deal, DealCreate, DealCreated, DealList, DealListQuery, DealPatch, DealStageMove, DealStatusChange, DealWithContact } from './dto';
-import { changeDealStatus, moveDealToStage } from './moves';
+import { changeDealStatus, changeDealStage } from './stage-changes';
 import { listDeals } from './list';
 import { createDeal, getDeal, patchDeal } from './service';
 import { CONTACT_REFERENCE_ERRORS, ContactErrors } from '../contacts';
@@ -120,7 +120,7 @@ dealRoutes.openapi(
     responses: { 201: jsonContent(Deal, 'The deal row') },
     errors: [DealErrors.notFound, PipelineErrors.stageNotFound, SharedErrors.concurrentChange],
   }),
-  async (c) => c.json(await moveDealToStage(serviceContext(c), c.req.valid('param').id.toLowerCase(), c.req.valid('json')), 201),
+  async (c) => c.json(await changeDealStage(serviceContext(c), c.req.valid('param').id.toLowerCase(), c.req.valid('json')), 201),
 );
 
 dealRoutes.openapi(

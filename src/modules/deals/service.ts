@@ -9,9 +9,9 @@ import { planContactReference, selectReferencedContact, activity, ContactErrors 
 import { selectEntryStages, selectPipelines, type PipelineRow, type StageRow, PipelineErrors } from '../pipelines';
 import { productLookup, type ProductReference, type ProductRow, attachableProduct } from '../products';
 import type { DealCreateInput, DealPatchInput } from './dto';
-import { dealEventData } from './events';
+import { dealEventData } from './event-payload';
 import { selectDealWithStage, selectOwner, type DealWithStage } from './lookups';
-import { moveStatements, type StageTarget } from './moves';
+import { stageChangeStatements, type StageTarget } from './stage-changes';
 import { openTopSlot } from './placement';
 import { readDealWithContact, selectDeal, selectDealWithContact, serializeDealWithContact } from './read';
 import { deals, type DealRow } from './schema';
@@ -186,7 +186,7 @@ function updateByReference(
   if (input.owner_user_id !== undefined) set.ownerUserId = input.owner_user_id?.toLowerCase() ?? null;
   Object.assign(set, valueChanges(input));
   batch.write(updateDeal(ctx, deal.id, set));
-  if (move) batch.add(moveStatements(ctx, { ...deal, ...set }, { stageId: deal.stageId, stageName: existing.stageName }, move, 0, now));
+  if (move) batch.add(stageChangeStatements(ctx, { ...deal, ...set }, { stageId: deal.stageId, stageName: existing.stageName }, move, 0, now));
   return deal.id;
 }
 

@@ -10,7 +10,7 @@ import { readSender } from '../sender-profiles';
 import { emailCampaigns, type EmailCampaignRow } from './schema';
 import { EDITABLE, findCampaign, isEditable, serializeCampaign } from './service';
 import { EmailCampaignErrors } from './errors';
-import { settledHere } from '../../platform/d1/moves/settled';
+import { settledHere } from '../../platform/d1/workspace-moves/settled';
 import { EmailErrors } from '../emails';
 
 export const PAGE_KIND = 'email-campaign-page';

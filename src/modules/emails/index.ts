@@ -1,5 +1,5 @@
 export { type BulkEmail, type BulkOutcome, sendEmailBatch } from './bulk-send';
-export { type FactCounter, locateSend, registerFactCounter, reportFact } from './events';
+export { type FactCounter, locateSend, registerFactCounter, reportFact } from './delivery-facts';
 export { displayName, headerText } from './header-safety';
 export { type SendContext, sendEmail } from './send';
 export type { EmailAttachment } from '../../providers/email';

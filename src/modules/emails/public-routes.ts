@@ -6,7 +6,7 @@ import { answer, frameworkError, pathParams, providerEventBody, publicEntry, typ
 import { withWriteFloors } from '../../platform/d1/floors';
 import { workspaceDb } from '../../platform/d1/shards';
 import { emailProviderNamed, InvalidProviderSignature } from '../../providers/email';
-import { findSend, locateSend, reportFact, type DeliveryFact } from './events';
+import { findSend, locateSend, reportFact, type DeliveryFact } from './delivery-facts';
 import { isMachineOpen, locationOf, PIXEL_GIF, verifyToken, type TrackingPayload } from './tracking';
 
 /**

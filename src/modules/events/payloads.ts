@@ -95,7 +95,7 @@ const form = z.object({
   submitted_at: time(),
 });
 
-/** Email events (src/modules/emails/events.ts): optional fields are omitted, never null. */
+/** Email events (src/modules/emails/delivery-facts.ts): optional fields are omitted, never null. */
 const email = (extra: Record<string, z.ZodTypeAny> = {}) =>
   z.object({
     send_id: z.string(),

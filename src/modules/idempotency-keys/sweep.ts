@@ -3,7 +3,7 @@ import type { Bindings } from '../../env';
 import type { Db } from '../../platform/d1/db';
 import type { SweepResult } from '../../platform/manifest';
 import { idempotencyKeys } from './schema';
-import { settledHere } from '../../platform/d1/moves/settled';
+import { settledHere } from '../../platform/d1/workspace-moves/settled';
 
 /** Keys are kept at least this long; the sweep forgets them a day later. */
 const KEPT_MS = 48 * 3_600_000;

@@ -14,7 +14,7 @@ import { getWorkspace, workspaceContext } from '../workspaces';
 import { personalEmail } from '../content';
 import { catchupSlot } from './cadence';
 import { newsletterDeliveries, newsletterIssues, newsletters, newsletterSubscriptions } from './schema';
-import { settledHere, workspaceIdOf } from '../../platform/d1/moves/settled';
+import { settledHere, workspaceIdOf } from '../../platform/d1/workspace-moves/settled';
 
 export const DELIVERY_KIND = 'newsletter-deliveries';
 /** Subscriptions advanced per sweep pass and shard; deliveries per queue message. */

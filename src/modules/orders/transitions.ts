@@ -10,7 +10,7 @@ import { parseIsoInZone } from '../../platform/calendar';
 import { selectEntriesByReference, selectPaymentByReference, mirroredRefund } from '../payments';
 import { activity, activityFrom, type TimelineSource } from '../contacts';
 import { MAX_AMOUNT, type OrderMarkPaidInput, type OrderRefundInputT } from './dto';
-import { orderEventData, refundedEventDataSql } from './events';
+import { orderEventData, refundedEventDataSql } from './event-payload';
 import { fullOrderRead, fullOrderRowOf, orderAsWritten, serializeFullOrder, type FullOrder, type FullOrderRow } from './read';
 import { orderRefunds, orders, type FinancialStatus } from './schema';
 import { orderPaymentStatements } from './order-payment';

@@ -4,7 +4,7 @@ import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
 import { ApiError } from '../../platform/errors';
 import { PaymentRequestErrors } from './errors';
-import { publishCommitted } from '../../platform/events';
+import { publishCommitted } from '../../platform/outbox';
 import { signalsCommitted } from '../../platform/signals';
 import {
   answer,

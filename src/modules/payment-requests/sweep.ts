@@ -1,7 +1,7 @@
 import { and, asc, eq, lte, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import { nowIso, runBatch, type Db } from '../../platform/d1/db';
-import { publishCommitted } from '../../platform/events';
+import { publishCommitted } from '../../platform/outbox';
 import { wroteFor } from '../../platform/d1/floors';
 import { uuidv7 } from '../../platform/ids';
 import { rawRun } from '../../platform/d1/raw-query';
@@ -11,7 +11,7 @@ import type { SweepResult } from '../../platform/manifest';
 import { paymentRequestEventData } from './read';
 import { paymentRequests, type PaymentRequestRow } from './schema';
 import { expireCheckoutQuietly } from './status-changes';
-import { settledHere } from '../../platform/d1/moves/settled';
+import { settledHere } from '../../platform/d1/workspace-moves/settled';
 
 /** Links per chunk (one read, one write batch) and chunks per shard and run: a run expires at most 2,000 links per shard. */
 export const EXPIRY_CHUNK = 250;

@@ -11,7 +11,7 @@ import { workspaces } from '../../platform/control-schema';
 import { localDate } from '../../platform/calendar';
 import { payments } from './schema';
 import { nextCycle } from './recurring-cycles';
-import { settledHere } from '../../platform/d1/moves/settled';
+import { settledHere } from '../../platform/d1/workspace-moves/settled';
 
 /** Plans handled per shard and run: a backlog is worked off over several runs, each one bounded. */
 export const RECURRING_SWEEP_CHUNK = 500;

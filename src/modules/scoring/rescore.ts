@@ -1,4 +1,4 @@
-import { settledHere } from '../../platform/d1/moves/settled';
+import { settledHere } from '../../platform/d1/workspace-moves/settled';
 import { readAll } from '../../platform/d1/operation';
 import { sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';

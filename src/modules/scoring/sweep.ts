@@ -3,7 +3,7 @@ import type { Bindings } from '../../env';
 import type { Db } from '../../platform/d1/db';
 import { readAll } from '../../platform/d1/operation';
 import { wroteFor } from '../../platform/d1/floors';
-import { settledHere } from '../../platform/d1/moves/settled';
+import { settledHere } from '../../platform/d1/workspace-moves/settled';
 import { rawAll, rawRun } from '../../platform/d1/raw-query';
 import type { SweepResult } from '../../platform/manifest';
 import { CONTACTS_PER_PASS, scoreContacts, scorePending } from './recompute';

@@ -1,6 +1,6 @@
 import { Hono, type Context } from 'hono';
 import type { AppEnv } from '../../platform/app-env';
-import { publishCommitted } from '../../platform/events';
+import { publishCommitted } from '../../platform/outbox';
 import { signalsCommitted } from '../../platform/signals';
 import { limitPublicPost } from '../../platform/public-limits';
 import { escapeHtml as esc, parseUnsubscribeToken, type UnsubscribeKind } from '../content';

@@ -7,7 +7,7 @@ import { bookmarkOf } from '../../platform/d1/floors';
 import { isDeliveredTo, type EventType } from '../../platform/event-catalog';
 import { eventOutbox } from '../../platform/schema';
 import { webhookEndpoints } from './schema';
-import { settledHere } from '../../platform/d1/moves/settled';
+import { settledHere } from '../../platform/d1/workspace-moves/settled';
 
 export const DELIVERY_KIND = 'webhook-delivery';
 

@@ -3,7 +3,7 @@ import type { Bindings } from '../../env';
 import type { Db } from '../../platform/d1/db';
 import { bookmarkOf, wroteFor } from '../../platform/d1/floors';
 import { declaredIndex } from '../../platform/d1/indexes';
-import { settledHere, workspaceIdOf } from '../../platform/d1/moves/settled';
+import { settledHere, workspaceIdOf } from '../../platform/d1/workspace-moves/settled';
 import { inJsonList } from '../../platform/d1/bound-parameters';
 import { rawAll, rawRun } from '../../platform/d1/raw-query';
 import { eventOutbox } from '../../platform/schema';

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Db } from '../../platform/d1/db';
 import { rawRun } from '../../platform/d1/raw-query';
 import { eventOutbox } from '../../platform/schema';
-import { settledHere } from '../../platform/d1/moves/settled';
+import { settledHere } from '../../platform/d1/workspace-moves/settled';
 import { EVENT_RETENTION_DAYS } from './events-api';
 import { webhookDeliveries } from './schema';
 

@@ -3,7 +3,7 @@ import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
 import { nowIso, type Db } from '../../platform/d1/db';
 import { wroteFor } from '../../platform/d1/floors';
-import { settledHere } from '../../platform/d1/moves/settled';
+import { settledHere } from '../../platform/d1/workspace-moves/settled';
 import type { PageMessage as FanoutPage } from '../../platform/fanout/channel';
 import { leaseFrom } from '../../platform/fanout/lease';
 import { WhatsAppErrors } from './errors';

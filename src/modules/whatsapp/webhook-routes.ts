@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { Hono } from 'hono';
 import type { AdminEnv } from '../../env';
 import { WhatsAppErrors } from './errors';
-import { publishCommitted } from '../../platform/events';
+import { publishCommitted } from '../../platform/outbox';
 import { signalsCommitted } from '../../platform/signals';
 import { answer, frameworkError, providerEventBody, publicEntry, type PublicRegistry } from '../../platform/public-docs';
 import { handleNotification, verifyMetaSignature } from './inbound';

@@ -1,6 +1,6 @@
 import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
-import { EventSink } from '../../platform/events';
+import { EventSink } from '../../platform/outbox';
 import { controlDb, shardDb } from '../../platform/d1/shards';
 import { isUuid } from '../../platform/validation';
 import { hasFeature, type Feature, type Workspace } from '../../platform/workspace';

@@ -1,6 +1,6 @@
 import type { ServiceContext } from '../context';
 import type { ApiError } from '../errors';
-import type { OutboxEvent } from '../events';
+import type { OutboxEvent } from '../outbox';
 import type { EventType } from '../event-catalog';
 import { SharedErrors } from '../shared-errors';
 import type { RecordedSignal, SignalContact } from '../signals';

@@ -3,7 +3,7 @@ import type { Bindings } from '../../env';
 import { failedOn, guardOf } from '../d1/constraints';
 import { guarded, nowIso, type Db } from '../d1/db';
 import { wroteFor } from '../d1/floors';
-import { settledHere } from '../d1/moves/settled';
+import { settledHere } from '../d1/workspace-moves/settled';
 import { rawAll, rawRun } from '../d1/raw-query';
 import { writeThenRead } from '../d1/write-then-read';
 import { recountCampaign } from './campaign-row';

@@ -1,4 +1,4 @@
-import { settledHere } from '../../../platform/d1/moves/settled';
+import { settledHere } from '../../../platform/d1/workspace-moves/settled';
 import { sql } from 'drizzle-orm';
 import type { Bindings } from '../../../env';
 import type { Db } from '../../../platform/d1/db';

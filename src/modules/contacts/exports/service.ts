@@ -1,4 +1,4 @@
-import { settledHere } from '../../../platform/d1/moves/settled';
+import { settledHere } from '../../../platform/d1/workspace-moves/settled';
 import { and, asc, count, desc, eq, lte } from 'drizzle-orm';
 import type { Bindings } from '../../../env';
 import type { ServiceContext } from '../../../platform/context';

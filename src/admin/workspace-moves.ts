@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { Hono } from 'hono';
 import type { AdminEnv } from '../env';
-import { getMove, listMoves, startMove } from '../platform/d1/moves/machine';
+import { getMove, listMoves, startMove } from '../platform/d1/workspace-moves/machine';
 import { EXAMPLE_SHARD } from '../platform/d1/shards';
 import { isUuid } from '../platform/validation';
 import { AdminErrors } from './errors';
@@ -10,12 +10,12 @@ import { adminRoute } from './route';
 import { idParam, limitParam, limitQuery } from './validate';
 
 /** Online workspace moves between shards (docs/scale-out.md, docs/operator-api.md). */
-export const moveAdmin = new Hono<AdminEnv>();
+export const workspaceMoveAdmin = new Hono<AdminEnv>();
 
 const movePost = z.object({ to: z.string().min(1).max(100).openapi({ description: 'The shard to move to, `SHARD_<n>`' }) }).strict();
 
 adminRoute(
-  moveAdmin,
+  workspaceMoveAdmin,
   {
     method: 'post',
     path: '/workspaces/{ws}/move',
@@ -43,7 +43,7 @@ adminRoute(
 );
 
 adminRoute(
-  moveAdmin,
+  workspaceMoveAdmin,
   {
     method: 'get',
     path: '/moves/{id}',
@@ -59,7 +59,7 @@ adminRoute(
 const movesQuery = limitQuery.extend({ workspace_id: z.string().openapi({ description: 'The workspace whose moves to list (required)' }) });
 
 adminRoute(
-  moveAdmin,
+  workspaceMoveAdmin,
   {
     method: 'get',
     path: '/moves',

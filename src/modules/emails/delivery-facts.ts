@@ -3,7 +3,7 @@ import type { Bindings } from '../../env';
 import { guarded, nowIso, runBatch, type Db, type Statement } from '../../platform/d1/db';
 import { failedOn, guardOf } from '../../platform/d1/constraints';
 import { rawRun } from '../../platform/d1/raw-query';
-import { EventSink, publishCommitted, type OutboxEvent } from '../../platform/events';
+import { EventSink, publishCommitted, type OutboxEvent } from '../../platform/outbox';
 import { type Signal, signalsCommitted } from '../../platform/signals';
 import { wroteFor } from '../../platform/d1/floors';
 import { findShard, onEveryShard, workspaceDb } from '../../platform/d1/shards';

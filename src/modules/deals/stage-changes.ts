@@ -3,8 +3,8 @@ import type { ServiceContext } from '../../platform/context';
 import { guarded, nowIso, type Statement } from '../../platform/d1/db';
 import { runOperation, unchanged } from '../../platform/d1/operation';
 import { uuidv7 } from '../../platform/ids';
-import type { OutboxEvent } from '../../platform/events';
-import { dealEventData, type FromStage } from './events';
+import type { OutboxEvent } from '../../platform/outbox';
+import { dealEventData, type FromStage } from './event-payload';
 import { selectDealWithStage, selectStage } from './lookups';
 import { placeDeal } from './placement';
 import { guardOf } from '../../platform/d1/constraints';
@@ -24,7 +24,7 @@ export type StageTarget = { stageId: string; pipelineId: string; stageName: stri
  * activity and `deal.stage_changed`, then the placement. Shared with the `external_reference`
  * upsert, which moves the same way.
  */
-export function moveStatements(ctx: ServiceContext, deal: DealRow, from: FromStage, to: StageTarget, index: number, now: string) {
+export function stageChangeStatements(ctx: ServiceContext, deal: DealRow, from: FromStage, to: StageTarget, index: number, now: string) {
   const changes = deal.stageId !== to.stageId;
   const placement: Statement[] = placeDeal(ctx.db, {
     workspaceId: ctx.ws.id,
@@ -66,7 +66,7 @@ export function moveStatements(ctx: ServiceContext, deal: DealRow, from: FromSta
  * `POST /v1/deals/{id}/stage`: the bare row after the move or reorder (a read batch, then the
  * move's batch); a move that lost a race re-reads and moves again.
  */
-export function moveDealToStage(ctx: ServiceContext, dealId: string, input: { stage_id: string; index?: number }) {
+export function changeDealStage(ctx: ServiceContext, dealId: string, input: { stage_id: string; index?: number }) {
   return runOperation(ctx, {
     reads: { current: selectDealWithStage(ctx, 'id', dealId), target: selectStage(ctx, input.stage_id.toLowerCase()) },
     decide: (read, batch) => {
@@ -76,7 +76,7 @@ export function moveDealToStage(ctx: ServiceContext, dealId: string, input: { st
       if (!target) throw PipelineErrors.stageNotFound();
       const to = { stageId: target.stage.id, pipelineId: target.stage.pipelineId, stageName: target.stage.name, pipelineName: target.pipelineName };
       const from = { stageId: current.deal.stageId, stageName: current.stageName };
-      batch.add(moveStatements(ctx, current.deal, from, to, input.index ?? 0, nowIso()));
+      batch.add(stageChangeStatements(ctx, current.deal, from, to, input.index ?? 0, nowIso()));
       return batch.answer(selectDeal(ctx.db, ctx.ws.id, dealId), ([row]) => {
         if (!row) throw DealErrors.notFound();
         return serializeDeal(row);
