@@ -216,7 +216,10 @@ export function defineRoute<P extends string, R extends DeclaredRoute<P>>(declar
   const responses = { ...errorResponses(documented), ...config.responses };
   const { ignoredQuery = [], ...own } = config;
   const request = idempotent ? withIdempotencyKey(own.request) : own.request;
-  const route = { ...own, request, middleware: [declaring(own.operationId, errors), undeclaredQueryRefused(request, ignoredQuery)], responses };
+  const [declaredErrors, queried] = [declaring(own.operationId, errors), undeclaredQueryRefused(request, ignoredQuery)];
+  // One handler, not a list: the route's config is also what the document is built from, where a function is left out.
+  const middleware: MiddlewareHandler = (c, next) => declaredErrors(c, async () => void (await queried(c, next)));
+  const route = { ...own, request, middleware, responses };
   return createRoute(route) as ReturnType<typeof createRoute<P, R>>;
 }
 

@@ -183,7 +183,6 @@ const FIXTURES: Record<string, Fixture> = {
     await eventually(
       () => adminOk('GET', `/workspaces/${ws.id}/scoring`),
       (c) => !c.rescoring,
-      8000,
     );
     const [decaying, uncounted] = await Promise.all(
       [0, 1].map(async () => {
@@ -192,7 +191,6 @@ const FIXTURES: Record<string, Fixture> = {
         await eventually(
           () => ok(ws, 'GET', `/v1/contacts/${deal.contact_id}`),
           (c) => c.lead_score === 80,
-          8000,
         );
         return deal.contact_id as string;
       }),
