@@ -216,9 +216,13 @@ export function defineRoute<P extends string, R extends DeclaredRoute<P>>(declar
   const responses = { ...errorResponses(documented), ...config.responses };
   const { ignoredQuery = [], ...own } = config;
   const request = idempotent ? withIdempotencyKey(own.request) : own.request;
-  const [declaredErrors, queried] = [declaring(own.operationId, errors), undeclaredQueryRefused(request, ignoredQuery)];
+  const [declaredErrors, checkQuery] = [declaring(own.operationId, errors), undeclaredQueryCheck(request, ignoredQuery)];
   // One handler, not a list: the route's config is also what the document is built from, where a function is left out.
-  const middleware: MiddlewareHandler = (c, next) => declaredErrors(c, async () => void (await queried(c, next)));
+  const middleware: MiddlewareHandler = (c, next) =>
+    declaredErrors(c, async () => {
+      checkQuery(c.req.url);
+      await next();
+    });
   const route = { ...own, request, middleware, responses };
   return createRoute(route) as ReturnType<typeof createRoute<P, R>>;
 }
@@ -229,13 +233,12 @@ export function defineRoute<P extends string, R extends DeclaredRoute<P>>(declar
  * with a 200. `ignored` are the ones the contract names as not taken by this list (`GET
  * /v1/bookings` "takes no `filter` or `search`"): accepted and ignored, as written there.
  */
-export function undeclaredQueryRefused(request: RouteConfig['request'], ignored: readonly string[] = []): MiddlewareHandler {
+export function undeclaredQueryCheck(request: RouteConfig['request'], ignored: readonly string[] = []): (url: string) => void {
   const query = request?.query;
   const taken = new Set([...(query instanceof z.ZodObject ? Object.keys(query.shape) : []), ...ignored]);
-  return async (c, next) => {
-    const refused = [...new Set(new URL(c.req.url).searchParams.keys())].filter((name) => !taken.has(name));
+  return (url) => {
+    const refused = [...new Set(new URL(url).searchParams.keys())].filter((name) => !taken.has(name));
     if (refused.length) throw SharedErrors.invalidRequest({ problems: refused.map((name) => `query parameter ${name} is not accepted here`) });
-    await next();
   };
 }
 

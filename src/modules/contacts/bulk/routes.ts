@@ -1,6 +1,6 @@
 import type { z } from '@hono/zod-openapi';
 import { serviceContext } from '../../../platform/context';
-import { bearer, defineRoute, jsonBody, jsonContent, undeclaredQueryRefused } from '../../../platform/openapi';
+import { bearer, defineRoute, jsonBody, jsonContent, undeclaredQueryCheck } from '../../../platform/openapi';
 import { SharedErrors } from '../../../platform/shared-errors';
 import { createRouter, requestIssues } from '../../../platform/validation';
 import { CONTACT_WRITE_ERRORS } from '../errors';
@@ -41,11 +41,11 @@ const batchRoute = defineRoute({
  */
 bulkRoutes.openAPIRegistry.registerPath(batchRoute);
 
-const batchQuery = undeclaredQueryRefused(batchRoute.request);
+const checkBatchQuery = undeclaredQueryCheck(batchRoute.request);
 
 bulkRoutes.post('/contacts/:segment', async (c, next) => {
   if (c.req.param('segment') !== 'batch') return next();
-  await batchQuery(c, async () => {});
+  checkBatchQuery(c.req.url);
   const parsed = ContactBatch.safeParse(await c.req.json());
   if (!parsed.success) throw SharedErrors.invalidRequest({ problems: requestIssues({ success: false, target: 'json', error: parsed.error }, c) });
   const ctx = serviceContext(c);
