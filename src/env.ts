@@ -12,6 +12,8 @@ export interface Bindings {
   SLOT_LOCK: DurableObjectNamespace<SlotLock>;
   EVENTS_QUEUE: Queue<unknown>;
   SEND_QUEUE: Queue<unknown>;
+  /** One instance per automation enrollment, its id the enrollment id (src/modules/automations/engine.ts). */
+  AUTOMATION_RUNS: Workflow<{ workspace_id: string; enrollment_id: string }>;
   /** One message per shard and cron tick: that shard's sweeps (src/sweeps/runner.ts). */
   SWEEP_QUEUE: Queue<unknown>;
   /** Email idempotency-key claims: one instance per (workspace, key). */

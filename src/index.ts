@@ -7,6 +7,7 @@ import { handleQueueBatch } from './wiring';
 export { RateLimiter } from './durable-objects/rate-limiter';
 export { SlotLock } from './durable-objects/slot-lock';
 export { IdempotencyClaims } from './durable-objects/idempotency-claims';
+export { AutomationRun } from './modules/automations';
 
 const app = buildApp();
 

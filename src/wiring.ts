@@ -3,6 +3,7 @@ import { installContactExtensions } from './modules/contacts';
 import { registerFactCounter } from './modules/emails';
 import { keyedEmailId, keyedEmailIds, keyedEmailsInsert, outboxEntry, recordOutboxEntries } from './modules/sandbox-outbox';
 import { manifest as audiences } from './modules/audiences/manifest';
+import { manifest as automations } from './modules/automations/manifest';
 import { manifest as bookings } from './modules/bookings/manifest';
 import { manifest as contacts } from './modules/contacts/manifest';
 import { manifest as deals } from './modules/deals/manifest';
@@ -66,13 +67,14 @@ export const wiring = composeManifests(
     events,
     idempotencyKeys,
     forms,
+    automations,
     sandboxOutbox,
   ],
   {
     // The reference lists the public routes after the API's own operations, in this order.
     docs: [events, paymentRequests, bookings, emails, newsletters, whatsapp],
     // The operator API lists the sweeps in this order (`POST /admin/v1/sweeps/{name}` answers an unknown name with the list).
-    sweeps: [bookings, webhooks, payments, paymentRequests, whatsapp, newsletters, idempotencyKeys, suppressions, scoring, contacts],
+    sweeps: [bookings, webhooks, payments, paymentRequests, whatsapp, newsletters, idempotencyKeys, suppressions, scoring, contacts, automations],
   },
 );
 

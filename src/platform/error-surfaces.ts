@@ -23,6 +23,8 @@ const ENVELOPE_PATHS: readonly { path: string; method?: string; surface: Surface
   { path: '/v1/newsletters', surface: ENVELOPE_SURFACE },
   { path: '/v1/newsletter-issues', surface: ENVELOPE_SURFACE },
   { path: '/v1/campaigns/{id}/execute', method: 'POST', surface: ENVELOPE_SURFACE },
+  { path: '/v1/automations', surface: ENVELOPE_SURFACE },
+  { path: '/v1/automation-enrollments', surface: ENVELOPE_SURFACE },
   // The operator's routes into these modules answer as the modules' own routes do.
   { path: '/admin/v1/workspaces/{ws}/snippets', surface: ENVELOPE_SURFACE },
   { path: '/admin/v1/workspaces/{ws}/newsletters', surface: ENVELOPE_SURFACE },

@@ -7,9 +7,10 @@
  * - `default`: received by endpoints registered without `events`.
  * - `opt-in`: received only when listed explicitly.
  * - `deprecated`: accepted in `events` and echoed, never delivered.
+ * - `direct`: never subscribed to; delivered only to the endpoint an automation's `webhook` step names.
  */
-export type EventFamily = 'email' | 'order' | 'payment_request' | 'contact' | 'message' | 'deal' | 'booking' | 'attendance' | 'form';
-export type Subscription = 'default' | 'opt-in' | 'deprecated';
+export type EventFamily = 'email' | 'order' | 'payment_request' | 'contact' | 'message' | 'deal' | 'booking' | 'attendance' | 'form' | 'automation';
+export type Subscription = 'default' | 'opt-in' | 'deprecated' | 'direct';
 
 export const EVENT_CATALOG = {
   'email.delivered': { family: 'email', subscription: 'default' },
@@ -42,11 +43,17 @@ export const EVENT_CATALOG = {
   'booking.reassigned': { family: 'booking', subscription: 'opt-in' },
   'event.attendance.changed': { family: 'attendance', subscription: 'opt-in' },
   'form.submitted': { family: 'form', subscription: 'opt-in' },
+  'automation.enrollment.started': { family: 'automation', subscription: 'opt-in' },
+  'automation.enrollment.ended': { family: 'automation', subscription: 'opt-in' },
+  'automation.webhook': { family: 'automation', subscription: 'direct' },
 } as const satisfies Record<string, { family: EventFamily; subscription: Subscription }>;
 
 export type EventType = keyof typeof EVENT_CATALOG;
 
 export const EVENT_TYPES = Object.keys(EVENT_CATALOG) as [EventType, ...EventType[]];
+
+/** What an endpoint may list in `events`: every type but the ones delivered only where an automation names the endpoint. */
+export const SUBSCRIBABLE_EVENT_TYPES = EVENT_TYPES.filter((t) => EVENT_CATALOG[t].subscription !== 'direct') as [EventType, ...EventType[]];
 
 export const isEventType = (value: string): value is EventType => Object.hasOwn(EVENT_CATALOG, value);
 
@@ -55,5 +62,9 @@ export const DEFAULT_EVENT_TYPES = EVENT_TYPES.filter((t) => EVENT_CATALOG[t].su
 
 /** An endpoint receives a type only when it listed it and the type is not deprecated. */
 export function isDeliveredTo(subscribed: readonly string[], type: string): boolean {
-  return isEventType(type) && EVENT_CATALOG[type].subscription !== 'deprecated' && subscribed.includes(type);
+  return (
+    isEventType(type) &&
+    (EVENT_CATALOG[type].subscription === 'default' || EVENT_CATALOG[type].subscription === 'opt-in') &&
+    subscribed.includes(type)
+  );
 }

@@ -6,7 +6,7 @@ import type { Hono } from 'hono';
 import type { AdminEnv, Bindings } from '../env';
 import type { AppEnv } from './app-env';
 import type { Db, Statement } from './d1/db';
-import type { EventPublisher, SubscriptionCheck } from './outbox';
+import type { EventListener, EventPublisher, SubscriptionCheck } from './outbox';
 import type { FeatureGate } from './features';
 import type { PersonalData, TagsLinked } from './personal-data';
 import type { SignalHooks } from './signals';
@@ -63,6 +63,8 @@ export type ModuleManifest = {
   eventPublisher?: EventPublisher;
   /** Whether an event has a subscriber, evaluated inside the emitting batch; one module provides it. */
   subscriptionCheck?: SubscriptionCheck;
+  /** How it reacts to committed events besides the webhook endpoints (./outbox.ts). */
+  eventListener?: EventListener;
   /** Counters of provider facts about its email sends, by the sends' `source`. */
   emailFactCounters?: Record<string, EmailFactCounter>;
   /** How lead-scoring signals are recorded in the batches they happen in, and scored after them (./signals.ts); one module provides it. */
@@ -94,6 +96,7 @@ export type Wiring = {
   fileUploads: FileUpload[];
   eventPublisher: EventPublisher | null;
   subscriptionCheck: SubscriptionCheck | null;
+  eventListeners: EventListener[];
   signals: SignalHooks | null;
   emailFactCounters: ReadonlyMap<string, EmailFactCounter>;
   personalData: PersonalData[];
@@ -145,6 +148,7 @@ export function composeManifests(manifests: readonly ModuleManifest[], order: Ma
     fileUploads: manifests.flatMap((m) => m.fileUploads ?? []),
     eventPublisher: single(manifests, 'eventPublisher'),
     subscriptionCheck: single(manifests, 'subscriptionCheck'),
+    eventListeners: manifests.flatMap((m) => (m.eventListener ? [m.eventListener] : [])),
     signals: single(manifests, 'signals'),
     emailFactCounters: new Map(counters),
     personalData: manifests.flatMap((m) => (m.personalData ? [m.personalData] : [])),

@@ -103,17 +103,38 @@ export class EventSink {
 
 /** Whether an event has a subscriber in its workspace: SQL evaluated inside the emitting batch. */
 export type SubscriptionCheck = (workspaceId: SQLWrapper, type: EventType) => SQL;
+
+/** The delivery envelope of an event (docs/webhooks.md): what endpoints and listeners receive. */
+export type Envelope = { id: string; type: string; created_at: string; data: Record<string, unknown> };
+
+/**
+ * A module that reacts to committed events besides the webhook endpoints (automations). `interested` is SQL
+ * telling whether the workspace has a use for an event of `type` (a column or a value), evaluated inside the
+ * emitting batch and by the fan-out; the fan-out queues each such event as a message of `kind`
+ * (`{kind, workspace_id, event, bookmark?}`) beside the endpoints' deliveries, before it marks the event sent.
+ */
+export type EventListener = { kind: string; interested: (workspaceId: SQLWrapper, type: SQLWrapper) => SQL };
+export type ListenerMessage = { kind: string; workspace_id: string; event: Envelope; bookmark?: string };
 /** `db` is the workspace's data handle the events were committed through. */
 export type EventPublisher = (env: Bindings, db: Db, eventIds: string[]) => Promise<void>;
 
 /** What the composition root (src/wiring.ts) hands in: the module that fans events out provides both. */
 let subscribed: SubscriptionCheck | null = null;
 let publisher: EventPublisher | null = null;
+let listeners: readonly EventListener[] = [];
+
+/** The modules reacting to events besides the endpoints, for the fan-out. */
+export const eventListeners = (): readonly EventListener[] => listeners;
 
 /** Called by the composition root only; the outbox inserts built so far are rebuilt with the new check. */
-export function wireEventOutbox(outbox: { eventPublisher: EventPublisher | null; subscriptionCheck: SubscriptionCheck | null }): void {
+export function wireEventOutbox(outbox: {
+  eventPublisher: EventPublisher | null;
+  subscriptionCheck: SubscriptionCheck | null;
+  eventListeners: readonly EventListener[];
+}): void {
   publisher = outbox.eventPublisher;
   subscribed = outbox.subscriptionCheck;
+  listeners = outbox.eventListeners;
   outboxInserts.clear();
   computedOutboxInserts.clear();
 }
@@ -135,9 +156,9 @@ const computedOutboxInsert = (type: EventType) =>
 const jsonData = new Param(sql.placeholder('data'), eventOutbox.data);
 
 function buildOutboxInsert(type: EventType, data: SQLWrapper) {
-  const check = subscribed;
   const [ws, at] = [sql.placeholder('ws'), sql.placeholder('at')];
-  const enqueuedAt = check ? sql`CASE WHEN ${check(ws, type)} THEN NULL ELSE ${at} END` : sql`NULL`;
+  const checks = [...(subscribed ? [subscribed(ws, type)] : []), ...listeners.map((l) => l.interested(ws, sql`${type}`))];
+  const enqueuedAt = subscribed ? sql`CASE WHEN ${sql.join(checks, sql` OR `)} THEN NULL ELSE ${at} END` : sql`NULL`;
   // The row is selected rather than listed so that a guard's WHERE decides whether it is written.
   return guardable((condition) =>
     preparedSql(

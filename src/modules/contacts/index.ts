@@ -9,11 +9,13 @@ export {
 } from './audience';
 export {
   compileContactFilter,
+  contactMatches,
   contactsMatching,
   type ContactTarget,
   countEmailEligible,
   eligibleCountSql,
   emailEligibleContacts,
+  type EligibleContact,
   emailEligibleIds,
   emailEligiblePage,
   withoutPlatformListed,
@@ -35,7 +37,7 @@ export { installContactExtensions } from './extensions';
 export { type ContactIdentity, contactIdentityColumns, contactIdentityJoin, serializeContactIdentity, titleOrContactSearch } from './identity-join';
 export { contactCarriesTag } from './labels/links';
 export { findMergeRequest, resolveMergeRequest } from './merge';
-export { type ContactRow, scoreBand } from './read';
+export { type ContactRow, contactCustomField, contactIdWithEmail, contactProjectionOf, contactProjectionOfPlaceholder, scoreBand } from './read';
 export {
   type ContactReferencePlan,
   planContactReference,
@@ -45,5 +47,6 @@ export {
   selectReferencedContact,
 } from './resolve';
 export { CHANNELS } from './schema';
-export { applyParked, identityTaken, planUpsert } from './service';
+export { applyParked, identityTaken, normalizeWrite, patchContact, planUpsert } from './service';
+export { ContactWrite } from './fields';
 export { activity, activityFrom, type TimelineSource } from './timeline';

@@ -1,7 +1,7 @@
 import type { Workspace } from '../../platform/workspace';
 import { CUSTOM_FIELDS_BOUNDS, jsonBoundsProblem } from '../../platform/json-bounds';
 import { SCALAR_NAMES, type ContactWriteInput } from './fields';
-import type { LabelKind } from './labels/links';
+import type { LabelKind, LabelMode } from './labels/links';
 import type { ContactRow } from './read';
 import { ContactErrors } from './errors';
 
@@ -102,9 +102,10 @@ export function planChanges(ws: Workspace, existing: ContactRow | null, input: N
 }
 
 /** Whether linking `diff` changes a current id set (`add` keeps the rest, `replace` swaps it). */
-export function labelsChange(current: string[], diff: LabelDiff, mode: 'add' | 'replace'): boolean {
-  if (diff.missingKeys.length) return true;
+export function labelsChange(current: string[], diff: LabelDiff, mode: LabelMode): boolean {
   const have = new Set(current);
+  if (mode === 'remove') return diff.resolvedIds.some((id) => have.has(id));
+  if (diff.missingKeys.length) return true;
   if (diff.resolvedIds.some((id) => !have.has(id))) return true;
   return mode === 'replace' && new Set(diff.resolvedIds).size !== have.size;
 }

@@ -205,3 +205,18 @@ export function contactProjection(row: ContactRow): Projection {
 export const contactProjectionSql = sql.raw(
   `json_object(${PROJECTION_KEYS.map((key) => `'${key}', ${getTableColumns(contacts)[key].columnType === 'SQLiteReal' ? realAsJson(`c.${key}`) : `c.${key}`}`).join(', ')})`,
 );
+
+/** The contact of placeholder `contact` as its event projection (JSON), for event data a batch computes. */
+export const contactProjectionOfPlaceholder = sql`(SELECT ${contactProjectionSql} FROM ${contacts} c WHERE c.id = ${sql.placeholder('contact')})`;
+
+/** The same for a contact named by value. */
+export const contactProjectionOf = (workspaceId: string, contactId: string) =>
+  sql`(SELECT ${contactProjectionSql} FROM ${contacts} c WHERE c.workspace_id = ${workspaceId} AND c.id = ${contactId})`;
+
+/** One custom field of a contact (`key` is a checked custom-field key), as a scalar subquery. */
+export const contactCustomField = (workspaceId: string, contactId: string, key: string) =>
+  sql`(SELECT json_extract(c.custom_fields, ${`$."${key}"`}) FROM ${contacts} c WHERE c.workspace_id = ${workspaceId} AND c.id = ${contactId})`;
+
+/** The id of the contact holding an email address now (addresses are stored lower-cased), as a scalar subquery. */
+export const contactIdWithEmail = (workspaceId: string, email: string) =>
+  sql`(SELECT c.id FROM ${contacts} c WHERE c.workspace_id = ${workspaceId} AND c.email = ${email.trim().toLowerCase()})`;

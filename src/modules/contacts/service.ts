@@ -6,7 +6,7 @@ import { planOf, runOperation, unchanged, type Decided, type ReadPlan, type Writ
 import type { OutboxEvent } from '../../platform/outbox';
 import { afterInsertOf, type RowGuard } from '../../platform/d1/row-guard';
 import { blacklistLookup } from '../blacklist';
-import { findLabels, linkStatements, uniqueNames, type LabelKind } from './labels/links';
+import { findLabels, type LabelKind, type LabelMode, linkStatements, uniqueNames } from './labels/links';
 import { createAlongReads, createStatements, type CreatedAlong } from './create';
 import type { ContactWriteInput } from './fields';
 import { normalizeEmail, normalizePhone, recordIdentifiers } from './identity';
@@ -200,10 +200,20 @@ export function planUpsert(ctx: ServiceContext, input: NormalizedWrite, opts: Wr
 function writeUpdate(
   ctx: ServiceContext,
   batch: WriteBatch,
-  change: { existing: ContactRow; input: NormalizedWrite; diffs: Diffs; labelMode: 'add' | 'replace'; blacklisted: boolean; silent?: boolean },
+  change: {
+    existing: ContactRow;
+    input: NormalizedWrite;
+    diffs: Diffs;
+    labelMode: LabelMode;
+    blacklisted: boolean;
+    silent?: boolean;
+    source?: string;
+  },
 ): Decided<ContactRow> {
   const { existing } = change;
-  const update = updateStatements(ctx, existing, change.input, change.diffs, change.labelMode, change.blacklisted, 'api', { silent: change.silent });
+  const update = updateStatements(ctx, existing, change.input, change.diffs, change.labelMode, change.blacklisted, change.source ?? 'api', {
+    silent: change.silent,
+  });
   if (!update) return unchanged(existing);
   return batch.add(update).answerIfWritten(
     selectContact(ctx.db, ctx.ws.id, existing.id),
@@ -218,7 +228,7 @@ export function updateStatements(
   existing: ContactRow,
   input: NormalizedWrite,
   diffs: Diffs,
-  labelMode: 'add' | 'replace',
+  labelMode: LabelMode,
   blacklisted: boolean,
   source: string,
   opts: { silent?: boolean } = {},
@@ -284,7 +294,12 @@ export function updateStatements(
  * onto an identifier another contact holds (or last held) writes nothing and
  * opens a merge request holding the sent fields.
  */
-export function patchContact(ctx: ServiceContext, id: string, input: NormalizedWrite): Promise<ContactRow> {
+export function patchContact(
+  ctx: ServiceContext,
+  id: string,
+  input: NormalizedWrite,
+  opts: { source?: string; labelMode?: LabelMode } = {},
+): Promise<ContactRow> {
   const { db, ws } = ctx;
   const labels = labelAndBlacklistReads(ctx, input, input.phone);
   return runOperation(ctx, {
@@ -304,7 +319,14 @@ export function patchContact(ctx: ServiceContext, id: string, input: NormalizedW
       const holders = [phoneChanges ? read.phone[0] : undefined, emailChanges ? read.email[0] : undefined];
       const other = holders.find((h) => h && h.id !== existing.id);
       if (other) await refuseIdentityMove(ctx, existing, other, input);
-      return writeUpdate(ctx, batch, { existing, input, diffs: diffsOf(labels.names, read), labelMode: 'replace', blacklisted });
+      return writeUpdate(ctx, batch, {
+        existing,
+        input,
+        diffs: diffsOf(labels.names, read),
+        labelMode: opts.labelMode ?? 'replace',
+        blacklisted,
+        source: opts.source,
+      });
     },
     lostRaceOn: identityKeys,
   });

@@ -13,14 +13,17 @@ export const unsubscribeHeaders = (url: string) => ({
   'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
 });
 
-export type UnsubscribeKind = 'newsletter' | 'campaign';
+export type UnsubscribeKind = 'newsletter' | 'campaign' | 'automation';
+
+/** The letter after the workspace id that says what a token ends (none: a newsletter subscription). */
+const MARKS: Record<UnsubscribeKind, string> = { newsletter: '', campaign: 'c', automation: 'a' };
 
 const random = () => crypto.randomUUID().replace(/-/g, '');
 
-export const newUnsubscribeToken = (workspaceId: string, kind: UnsubscribeKind) => `${workspaceId}.${kind === 'campaign' ? 'c' : ''}${random()}`;
+export const newUnsubscribeToken = (workspaceId: string, kind: UnsubscribeKind) => `${workspaceId}.${MARKS[kind]}${random()}`;
 
 /** The workspace and kind a token carries, or null when it is malformed. */
 export function parseUnsubscribeToken(token: string): { workspaceId: string; kind: UnsubscribeKind } | null {
-  const m = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.(c?)[0-9a-f]{32}$/.exec(token);
-  return m ? { workspaceId: m[1], kind: m[2] ? 'campaign' : 'newsletter' } : null;
+  const m = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.([ca]?)[0-9a-f]{32}$/.exec(token);
+  return m ? { workspaceId: m[1], kind: m[2] === 'c' ? 'campaign' : m[2] === 'a' ? 'automation' : 'newsletter' } : null;
 }

@@ -95,6 +95,27 @@ const form = z.object({
   submitted_at: time(),
 });
 
+/** Automation events (src/modules/automations/event-payload.ts). */
+const enrollment = z.object({
+  automation_id: id(),
+  enrollment_id: id(),
+  automation_version: z.number().int(),
+  contact_id: id().nullable(),
+  status: z.enum(['active', 'completed', 'exited', 'cancelled', 'failed']),
+  trigger: z.object({ event_id: id(), event_type: z.string() }).nullable(),
+  exit_reason: z.string().nullable(),
+  enrolled_at: time(),
+  ended_at: time().nullable(),
+});
+const automationWebhook = z.object({
+  automation_id: id(),
+  enrollment_id: id(),
+  step_id: z.string(),
+  contact_id: id(),
+  contact: contactProjection,
+  trigger: z.object({ event_id: id(), event_type: z.string(), data: z.record(z.string(), z.unknown()) }).nullable(),
+});
+
 /** Email events (src/modules/emails/delivery-facts.ts): optional fields are omitted, never null. */
 const email = (extra: Record<string, z.ZodTypeAny> = {}) =>
   z.object({
@@ -225,6 +246,9 @@ export const EVENT_PAYLOADS = {
   'booking.reassigned': booking,
   'event.attendance.changed': attendance,
   'form.submitted': form,
+  'automation.enrollment.started': enrollment,
+  'automation.enrollment.ended': enrollment,
+  'automation.webhook': automationWebhook,
 } satisfies Record<EventType, z.ZodTypeAny>;
 
 /** Types an implemented write emits (docs/events.md "Live families"); the rest are documented ahead of their first emitter. */
@@ -257,6 +281,9 @@ export const LIVE_EVENT_TYPES: readonly EventType[] = [
   'booking.cancelled',
   'booking.reassigned',
   'message.received',
+  'automation.enrollment.started',
+  'automation.enrollment.ended',
+  'automation.webhook',
 ];
 
 /** `contact.consent_changed` -> `ContactConsentChangedEvent`. */

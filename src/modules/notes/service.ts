@@ -40,15 +40,24 @@ export async function listNotes(db: Db, workspaceId: string, contactId: string) 
   return rows.map((r) => ({ ...serializeNote(r), author_name: r.author_name }));
 }
 
-/** The insert is guarded by the contact's existence in the workspace: one statement, no read first. */
-export async function createNote(db: Db, workspaceId: string, contactId: string, input: { body: string; pinned?: boolean }) {
+/**
+ * The insert is guarded by the contact's existence in the workspace: one statement, no read first. A caller
+ * that may repeat itself (an automation step retried) names the note's id: the repeat writes nothing.
+ */
+export async function createNote(
+  db: Db,
+  workspaceId: string,
+  contactId: string,
+  input: { body: string; pinned?: boolean },
+  origin: { id?: string; source?: string } = {},
+) {
   const now = nowIso();
   const note: NoteRow = {
-    id: uuidv7(),
+    id: origin.id ?? uuidv7(),
     workspace_id: workspaceId,
     contact_id: contactId,
     author_user_id: null,
-    source: 'api',
+    source: origin.source ?? 'api',
     body: input.body,
     pinned_at: input.pinned ? now : null,
     created_at: now,
@@ -57,10 +66,11 @@ export async function createNote(db: Db, workspaceId: string, contactId: string,
   const res = await rawRun(
     db,
     sql`INSERT INTO contact_notes (id, workspace_id, contact_id, author_user_id, source, body, pinned_at, created_at, updated_at)
-      SELECT ${note.id}, ${workspaceId}, ${contactId}, NULL, 'api', ${note.body}, ${note.pinned_at}, ${now}, ${now}
-      WHERE ${referencedContactExists(workspaceId, contactId)}`,
+      SELECT ${note.id}, ${workspaceId}, ${contactId}, NULL, ${note.source}, ${note.body}, ${note.pinned_at}, ${now}, ${now}
+      WHERE ${referencedContactExists(workspaceId, contactId)}
+      ON CONFLICT (id) DO NOTHING`,
   );
-  if (!res.meta.changes) throw ContactErrors.referenceNotFound();
+  if (!res.meta.changes && !origin.id) throw ContactErrors.referenceNotFound();
   return serializeNote(note);
 }
 

@@ -183,3 +183,7 @@ export function fullOrder(rows: RowsOf<ReturnType<typeof fullOrderRead>>): FullO
 export async function getOrder(ctx: ServiceContext, id: string): Promise<FullOrder> {
   return runOperation(ctx, { reads: { order: fullOrderRead(ctx.db, ctx.ws.id, id) }, decide: (read) => unchanged(fullOrder(read.order)) });
 }
+
+/** The contact an order belongs to, as a scalar subquery (order events name the order, not the contact). */
+export const orderContactId = (workspaceId: string, orderId: string) =>
+  sql`(SELECT ${orders.contactId} FROM ${orders} WHERE ${orders.workspaceId} = ${workspaceId} AND ${orders.id} = ${orderId})`;

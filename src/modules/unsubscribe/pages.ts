@@ -5,6 +5,7 @@ import { signalsCommitted } from '../../platform/signals';
 import { limitPublicPost } from '../../platform/public-limits';
 import { escapeHtml as esc, parseUnsubscribeToken, type UnsubscribeKind } from '../content';
 import { campaignOfToken, unsubscribeCampaignRecipient } from '../email-campaigns';
+import { automationOfToken, unsubscribeAutomationRecipient } from '../automations';
 import { newsletterOfToken, type UnsubscribeTarget, unsubscribeByToken } from '../newsletters';
 import { readSender } from '../sender-profiles';
 import { publicWorkspaceContext } from '../workspaces';
@@ -48,6 +49,7 @@ const KINDS: Record<
 > = {
   newsletter: { find: newsletterOfToken, unsubscribe: unsubscribeByToken },
   campaign: { find: campaignOfToken, unsubscribe: unsubscribeCampaignRecipient },
+  automation: { find: automationOfToken, unsubscribe: unsubscribeAutomationRecipient },
 };
 
 /** An address as the page shows it: the first character of the local part, then `***` (`j***@example.com`). */

@@ -1,13 +1,13 @@
 import { z } from '@hono/zod-openapi';
 import { enumQuery, limitQuery, offsetQuery, textQuery } from '../../platform/list';
-import { DEFAULT_EVENT_TYPES, EVENT_TYPES } from '../../platform/event-catalog';
+import { DEFAULT_EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES } from '../../platform/event-catalog';
 import { DELIVERY_STATUSES } from './delivery-log';
 
 export const WebhookEndpoint = z
   .object({
     id: z.string().uuid(),
     url: z.string().openapi({ description: 'Normalized as the runtime parser reads it' }),
-    events: z.array(z.enum(EVENT_TYPES)),
+    events: z.array(z.enum(SUBSCRIBABLE_EVENT_TYPES)),
     is_active: z.boolean(),
     created_at: z.string(),
   })
@@ -27,7 +27,7 @@ export const WebhookEndpointCreate = z
       example: 'https://example.com/hooks',
     }),
     events: z
-      .array(z.enum(EVENT_TYPES, { error: `must be a known event type (one of ${EVENT_TYPES.join(', ')})` }))
+      .array(z.enum(SUBSCRIBABLE_EVENT_TYPES, { error: `must be a known event type (one of ${SUBSCRIBABLE_EVENT_TYPES.join(', ')})` }))
       .min(1)
       .max(100)
       .optional()

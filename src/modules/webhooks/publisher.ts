@@ -6,13 +6,13 @@ import { rawRun } from '../../platform/d1/raw-query';
 import { bookmarkOf } from '../../platform/d1/floors';
 import { isDeliveredTo, type EventType } from '../../platform/event-catalog';
 import { eventOutbox } from '../../platform/schema';
+import { type Envelope, eventListeners, type ListenerMessage } from '../../platform/outbox';
 import { webhookEndpoints } from './schema';
 import { settledHere } from '../../platform/d1/workspace-moves/settled';
 
 export const DELIVERY_KIND = 'webhook-delivery';
 
-/** The delivery envelope (docs/webhooks.md); `id` is the outbox event id, shared by every endpoint and retry. */
-export type Envelope = { id: string; type: string; created_at: string; data: Record<string, unknown> };
+export type { Envelope };
 
 /**
  * One queue message per (event, endpoint): each delivery is attempted, retried and dead-lettered on its own.
@@ -27,13 +27,37 @@ const BATCH_BYTES = 200_000;
 
 const idIn = (ids: string[]) => sql`${eventOutbox.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`;
 
-/** Unenqueued outbox events matching `where`, each joined with its workspace's active endpoints: one query. */
+/** Unenqueued outbox events matching `where`, each joined with its workspace's active endpoints and told which listeners want it: one query. */
 async function loadFanout(db: Db, where: SQL) {
+  const wanted = eventListeners().map((l) => l.interested(eventOutbox.workspaceId, eventOutbox.type));
   return db
-    .select({ event: eventOutbox, endpointId: webhookEndpoints.id, endpointUrl: webhookEndpoints.url, endpointEvents: webhookEndpoints.events })
+    .select({
+      event: eventOutbox,
+      endpointId: webhookEndpoints.id,
+      endpointUrl: webhookEndpoints.url,
+      endpointEvents: webhookEndpoints.events,
+      listeners: wanted.length ? sql<string>`json_array(${sql.join(wanted, sql`, `)})` : sql<string>`'[]'`,
+    })
     .from(eventOutbox)
     .leftJoin(webhookEndpoints, and(eq(webhookEndpoints.workspaceId, eventOutbox.workspaceId), eq(webhookEndpoints.isActive, true)))
     .where(and(isNull(eventOutbox.enqueuedAt), where));
+}
+
+/** One message per (event, listener that wants it), however many endpoint rows the event joined. */
+function listenerMessages(rows: Awaited<ReturnType<typeof loadFanout>>, bookmark: string | null): ListenerMessage[] {
+  const listeners = eventListeners();
+  const seen = new Set<string>();
+  const messages: ListenerMessage[] = [];
+  for (const { event, listeners: wanted } of rows) {
+    if (seen.has(event.id)) continue;
+    seen.add(event.id);
+    (JSON.parse(wanted) as number[]).forEach((flag, i) => {
+      if (!flag) return;
+      const envelope = { id: event.id, type: event.type, created_at: event.createdAt, data: event.data };
+      messages.push({ kind: listeners[i].kind, workspace_id: event.workspaceId, event: envelope, ...(bookmark ? { bookmark } : {}) });
+    });
+  }
+  return messages;
 }
 
 function buildMessages(rows: Awaited<ReturnType<typeof loadFanout>>, bookmark: string | null): { messages: DeliveryMessage[]; urls: string[] } {
@@ -69,13 +93,13 @@ export function pendingDeliveries(db: Db, messages: DeliveryMessage[], urls: str
 }
 
 /** Sends the messages in as few `sendBatch` calls as the queue's limits allow. */
-export async function sendMessages(env: Bindings, messages: DeliveryMessage[]): Promise<void> {
+export async function sendMessages(env: Bindings, messages: (DeliveryMessage | ListenerMessage)[]): Promise<void> {
   for (const part of chunk(messages)) await env.EVENTS_QUEUE.sendBatch(part.map((body) => ({ body })));
 }
 
-function chunk(messages: DeliveryMessage[]): DeliveryMessage[][] {
-  const chunks: DeliveryMessage[][] = [];
-  let current: DeliveryMessage[] = [];
+function chunk<M>(messages: M[]): M[][] {
+  const chunks: M[][] = [];
+  let current: M[] = [];
   let bytes = 0;
   for (const m of messages) {
     const size = JSON.stringify(m).length;
@@ -100,8 +124,9 @@ async function fanOut(env: Bindings, db: Db, where: SQL): Promise<{ events: numb
   const rows = await loadFanout(db, where);
   if (rows.length === 0) return { events: 0, messages: 0 };
   // What read the events has seen their writes: its bookmark is at least theirs.
-  const { messages, urls } = buildMessages(rows, bookmarkOf(db));
-  await sendMessages(env, messages);
+  const bookmark = bookmarkOf(db);
+  const { messages, urls } = buildMessages(rows, bookmark);
+  await sendMessages(env, [...messages, ...listenerMessages(rows, bookmark)]);
   const eventIds = [...new Set(rows.map((r) => r.event.id))];
   const stamp = db
     .update(eventOutbox)

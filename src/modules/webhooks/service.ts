@@ -95,3 +95,10 @@ export async function deleteEndpoint(ctx: ServiceContext, id: string): Promise<v
   ]);
   if (deleted.length === 0) throw WebhookErrors.endpointNotFound();
 }
+
+/** The workspace's endpoint `id`, active or not (a batchable read; no row when it is not the workspace's). */
+export const selectEndpoint = (ctx: ServiceContext, id: string) =>
+  ctx.db
+    .select({ id: webhookEndpoints.id, url: webhookEndpoints.url, secret: webhookEndpoints.secret, isActive: webhookEndpoints.isActive })
+    .from(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.workspaceId, ctx.ws.id), eq(webhookEndpoints.id, id)));

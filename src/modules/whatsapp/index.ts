@@ -1,3 +1,4 @@
-export { Template } from './dto';
+export { Template, TemplateSend } from './dto';
 export { BUTTON_TYPES, MEDIA_TYPES, TEMPLATE_CATEGORIES, TEMPLATE_STATUSES } from './schema';
-export { createTemplate } from './templates';
+export { createTemplate, selectTemplate } from './templates';
+export { sendTemplate } from './send';

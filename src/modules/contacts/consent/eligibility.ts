@@ -43,6 +43,13 @@ export function contactsMatching(workspaceId: string, filters: Record<string, un
   return sql`c.id IN (${filterWith(values)} SELECT c.id FROM ${contacts} c CROSS JOIN fp WHERE c.workspace_id = ${workspaceId} AND ${where})`;
 }
 
+/** Whether contact `contactId` exists and matches a filter tree (empty: exists), as SQL for a guarded write. */
+export function contactMatches(workspaceId: string, contactId: string, filters: Record<string, unknown>): SQL {
+  const { where, values } = compileContactFilter({ wsId: workspaceId }, filters);
+  if (!where) return sql`EXISTS (SELECT 1 FROM ${contacts} c WHERE c.workspace_id = ${workspaceId} AND c.id = ${contactId})`;
+  return sql`EXISTS (${filterWith(values)} SELECT 1 FROM ${contacts} c CROSS JOIN fp WHERE c.workspace_id = ${workspaceId} AND c.id = ${contactId} AND ${where})`;
+}
+
 /** What a personalised email reads of a recipient: the token fields and `custom_fields`. */
 export type EligibleContact = {
   id: string;

@@ -16,6 +16,9 @@ import { groups, tags } from './schema';
  */
 export type LabelKind = 'tags' | 'groups';
 
+/** `add` links the named labels, `replace` makes the set exactly them, `remove` unlinks them. */
+export type LabelMode = 'add' | 'replace' | 'remove';
+
 const TABLES = {
   tags: { table: tags, links: 'contact_tag_links', column: 'tag_id' },
   groups: { table: groups, links: 'contact_group_links', column: 'group_id' },
@@ -79,7 +82,16 @@ const linkDeletes = ({ table, links, column }: (typeof TABLES)[LabelKind]) =>
       (SELECT id FROM ${table} WHERE workspace_id = ${ws} AND name_key IN (SELECT value FROM json_each(${sql.placeholder('keys')})))`;
   });
 
+/** The contact's links to the named labels, removed. */
+const namedLinkDeletes = ({ table, links, column }: (typeof TABLES)[LabelKind]) =>
+  preparedSql('run', () => {
+    const [ws, contact] = [sql.placeholder('ws'), sql.placeholder('contact')];
+    return sql`DELETE FROM ${sql.raw(links)} WHERE workspace_id = ${ws} AND contact_id = ${contact} AND ${sql.raw(column)} IN
+      (SELECT id FROM ${table} WHERE workspace_id = ${ws} AND name_key IN (SELECT value FROM json_each(${sql.placeholder('keys')})))`;
+  });
+
 const linkStatementsOf = (kind: (typeof TABLES)[LabelKind]) => ({
+  unlinkNamed: namedLinkDeletes(kind),
   insertLabels: labelInserts(kind),
   link: linkInserts(kind),
   unlink: linkDeletes(kind),
@@ -88,7 +100,7 @@ const LINK_STATEMENTS = { tags: linkStatementsOf(TABLES.tags), groups: linkState
 
 /**
  * Statements making the contact's links match `names`: `add` only adds,
- * `replace` also removes links to labels not named. With `guard`, nothing is
+ * `replace` also removes links to labels not named, `remove` removes the links to those named. With `guard`, nothing is
  * written unless it holds as the batch runs (a contact created in the same batch).
  */
 export function linkStatements(
@@ -99,7 +111,7 @@ export function linkStatements(
     contactId: string;
     names: Map<string, string>;
     missingKeys: string[];
-    mode: 'add' | 'replace';
+    mode: LabelMode;
     now: string;
     guard?: RowGuard;
   },
@@ -107,6 +119,7 @@ export function linkStatements(
   const statements = LINK_STATEMENTS[kind];
   const { workspaceId, contactId, names, now, guard } = opts;
   const values = { ws: workspaceId, contact: contactId, at: now, keys: JSON.stringify([...names.keys()]) };
+  if (opts.mode === 'remove') return [statements.unlinkNamed.in(db, values)];
   const out: Statement[] = [];
   if (opts.missingKeys.length) {
     const rows = opts.missingKeys.map((key) => ({ id: uuidv7(), name: names.get(key)!, key }));

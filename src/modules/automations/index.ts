@@ -1,0 +1,2 @@
+export { AutomationRun } from './engine';
+export { automationOfToken, unsubscribeAutomationRecipient } from './unsubscribe';

@@ -1,0 +1,88 @@
+import { sql, type SQLWrapper } from 'drizzle-orm';
+import type { Bindings } from '../../env';
+import type { ServiceContext } from '../../platform/context';
+import { rawAll } from '../../platform/d1/raw-query';
+import { ApiError } from '../../platform/errors';
+import type { EventListener, ListenerMessage } from '../../platform/outbox';
+import { contactIdWithEmail } from '../contacts';
+import { orderContactId } from '../orders';
+import { workspaceContext } from '../workspaces';
+import type { Definition } from './definition';
+import { endEnrollment, enrollFromEvent, objectsOf, sameObjects } from './enrollments';
+import { publishStepEvents } from './run-state';
+import { resumeRun, stopRuns } from './runs';
+
+export const AUTOMATION_EVENT_KIND = 'automation-event';
+
+/**
+ * Whether the workspace has an automation that may use an event of `type`: one that starts on it, waits for
+ * it or exits on it, active or paused (a paused automation's running enrollments still wait and exit).
+ */
+export const automationListener: EventListener = {
+  kind: AUTOMATION_EVENT_KIND,
+  interested: (workspaceId: SQLWrapper, type: SQLWrapper) =>
+    sql`EXISTS (SELECT 1 FROM automations a, json_each(a.event_types) j WHERE a.workspace_id = ${workspaceId} AND a.status IN ('active', 'paused') AND j.value = ${type})`,
+};
+
+/** The contact an event concerns: named in its data, or (orders, emails) found through what it names. */
+async function contactOf(ctx: ServiceContext, type: string, data: Record<string, unknown>): Promise<string | null> {
+  if (typeof data.contact_id === 'string') return data.contact_id;
+  if (type.startsWith('order.') && typeof data.order_id === 'string') {
+    const [row] = await rawAll<{ id: string | null }>(ctx.db, sql`SELECT ${orderContactId(ctx.ws.id, data.order_id)} AS id`);
+    return row?.id ?? null;
+  }
+  if (type.startsWith('email.') && typeof data.to === 'string') {
+    const [row] = await rawAll<{ id: string | null }>(ctx.db, sql`SELECT ${contactIdWithEmail(ctx.ws.id, data.to)} AS id`);
+    return row?.id ?? null;
+  }
+  return null;
+}
+
+type Running = { id: string; trigger_objects: string; waiting_step_id: string | null; waiting_event_type: string | null; exit_on: string };
+
+/**
+ * One committed event, for the workspace's automations (a queue message, retried until it returns):
+ * exits first (an `exit_on` of the enrollment's automation ends it before any later step), then the waits it
+ * ends, then the enrollments it starts. Each part is safe to repeat: an exit is a guarded end, a resumed
+ * wait takes one event, and an enrollment per (automation, trigger event) is unique.
+ */
+export async function handleAutomationEvent(env: Bindings, message: ListenerMessage): Promise<void> {
+  let ctx: ServiceContext;
+  try {
+    ctx = await workspaceContext(env, message.workspace_id);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return; // The workspace is gone.
+    throw err;
+  }
+  const { event } = message;
+  const contactId = await contactOf(ctx, event.type, event.data);
+  if (!contactId) return;
+  const objects = objectsOf(event.data);
+  const [starting, running] = await ctx.db.batch([
+    rawAll<{ id: string; definition: string }>(
+      ctx.db,
+      sql`SELECT id, definition FROM automations WHERE workspace_id = ${ctx.ws.id} AND trigger_event = ${event.type} AND status = 'active'`,
+    ),
+    rawAll<Running>(
+      ctx.db,
+      sql`SELECT e.id, e.trigger_objects, e.waiting_step_id, e.waiting_event_type, json_extract(v.definition, '$.exit_on') AS exit_on
+        FROM automation_enrollments e JOIN automation_versions v ON v.automation_id = e.automation_id AND v.version = e.automation_version
+        WHERE e.workspace_id = ${ctx.ws.id} AND e.contact_id = ${contactId} AND e.status = 'active'`,
+    ),
+  ]);
+  const concerned = running.filter((e) => sameObjects(JSON.parse(e.trigger_objects), objects));
+  const exiting = concerned.filter((e) => (JSON.parse(e.exit_on) as string[]).includes(event.type));
+  const exited: string[] = [];
+  for (const e of exiting) if (await endEnrollment(ctx, e.id, 'exited', event.type)) exited.push(e.id);
+  await stopRuns(env, exited);
+  const waiting = concerned.filter((e) => !exiting.includes(e) && e.waiting_event_type === event.type && e.waiting_step_id);
+  await Promise.all(waiting.map((e) => resumeRun(env, e.id, e.waiting_step_id!, event.id)));
+  await enrollFromEvent(
+    ctx,
+    env,
+    event,
+    contactId,
+    starting.map((a) => ({ id: a.id, filter: (JSON.parse(a.definition) as Definition).trigger.filter })),
+  );
+  await publishStepEvents(env, ctx);
+}

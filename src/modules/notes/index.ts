@@ -1,0 +1,1 @@
+export { createNote } from './service';

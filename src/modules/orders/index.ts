@@ -1,0 +1,1 @@
+export { orderContactId } from './read';
