@@ -64,6 +64,7 @@ CREATE TABLE `automations` (
 	`trigger_event` text NOT NULL,
 	`event_types` text NOT NULL,
 	`link_origin` text,
+	`activated_at` text,
 	`created_at` text NOT NULL,
 	`updated_at` text NOT NULL
 );

@@ -31,7 +31,7 @@ const Trigger = z
 
 const SendWindow = z
   .object({
-    days: z.array(z.enum(WEEKDAYS)).min(1),
+    days: z.array(z.string()).openapi({ items: { type: 'string', enum: [...WEEKDAYS] }, description: 'The weekdays it opens on' }),
     start: z.string().openapi({ example: '09:00' }),
     end: z.string().openapi({ example: '18:00' }),
     timezone: z.string().optional().openapi({ description: 'IANA zone; default the workspace\u2019s' }),

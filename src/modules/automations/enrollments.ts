@@ -78,7 +78,7 @@ function enrollmentStatements(ctx: ServiceContext, enrolling: Enrolling, now: st
         CASE WHEN a.definition ->> '$.re_enrollment' = 'after_end' OR ${eventId} IS NULL THEN ${contactId} END,
         ${now}, ${now}
       FROM automations a
-      WHERE a.workspace_id = ${ctx.ws.id} AND a.id = ${automationId} AND a.status = 'active'
+      WHERE a.workspace_id = ${ctx.ws.id} AND a.id = ${automationId} AND a.status = 'active' AND (${event?.created_at ?? null} IS NULL OR a.activated_at <= ${event?.created_at ?? null})
         AND ${enrolling.filter ? contactMatches(ctx.ws.id, contactId, enrolling.filter) : referencedContactExists(ctx.ws.id, contactId)}
       ON CONFLICT DO NOTHING RETURNING id`,
   );

@@ -31,7 +31,9 @@ export async function stopRuns(env: Bindings, enrollmentIds: string[]): Promise<
   await Promise.all(
     enrollmentIds.map(async (id) => {
       try {
-        await (await env.AUTOMATION_RUNS.get(id)).terminate();
+        const instance = await env.AUTOMATION_RUNS.get(id);
+        const { status } = await instance.status();
+        if (status !== 'complete' && status !== 'errored' && status !== 'terminated') await instance.terminate();
       } catch {
         // Not started yet, or already finished: nothing runs.
       }

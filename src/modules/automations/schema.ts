@@ -26,6 +26,8 @@ export const automations = sqliteTable(
     event_types: text('event_types', { mode: 'json' }).$type<string[]>().notNull(),
     /** The origin of links in its emails (unsubscribe pages): the one of the request that last activated it. */
     link_origin: text('link_origin'),
+    /** When it last became active: events from before (while it was paused or a draft) start no enrollment. */
+    activated_at: text('activated_at'),
     created_at: text('created_at').notNull(),
     updated_at: text('updated_at').notNull(),
   },

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { nowIso } from '../../platform/d1/db';
+import { CONFLICT_ATTEMPTS, nowIso } from '../../platform/d1/db';
+import { SharedErrors } from '../../platform/shared-errors';
 import { rawAll, rawRun } from '../../platform/d1/raw-query';
 import { uuidv7 } from '../../platform/ids';
 import { parsePaging } from '../../platform/list';
@@ -108,7 +109,7 @@ const DEFINITION_FIELDS = ['trigger', 'steps', 'exit_on', 're_enrollment', 'send
  * changes never both build on the same version: the later one decides again on the newer row.
  */
 export async function patchAutomation(ctx: ServiceContext, id: string, input: Partial<DefinitionInput> & { name?: string }) {
-  for (let attempt = 0; attempt < 5; attempt++) {
+  for (let attempt = 0; attempt < CONFLICT_ATTEMPTS; attempt++) {
     const [row] = await selectOne(ctx, id);
     if (!row) throw AutomationErrors.notFound();
     const current = JSON.parse(row.definition) as Definition;
@@ -128,8 +129,9 @@ export async function patchAutomation(ctx: ServiceContext, id: string, input: Pa
       selectOne(ctx, id),
     ]);
     if (update.meta.changes) return serializeAutomation(rows[0]);
+    if (!rows[0]) throw AutomationErrors.notFound();
   }
-  throw AutomationErrors.notFound();
+  throw SharedErrors.concurrentChange();
 }
 
 const stripUndefined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
@@ -153,7 +155,8 @@ export async function transitionAutomation(ctx: ServiceContext, env: Bindings, i
   const [update, cancelled, rows] = await ctx.db.batch([
     rawRun(
       ctx.db,
-      sql`UPDATE automations SET status = ${rule.to}, updated_at = ${now}, link_origin = ${action === 'activate' ? linkOrigin : sql`link_origin`}
+      sql`UPDATE automations SET status = ${rule.to}, updated_at = ${now}, link_origin = ${action === 'activate' ? linkOrigin : sql`link_origin`},
+          activated_at = ${action === 'activate' ? now : sql`activated_at`}
         WHERE workspace_id = ${ctx.ws.id} AND id = ${id} AND status IN (SELECT value FROM json_each(${from}))`,
     ),
     rawAll<{ id: string }>(

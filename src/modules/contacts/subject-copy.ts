@@ -52,6 +52,7 @@ export const EXPORT_KIND_NAMES = [
   'form_submissions',
   'attendance',
   'score_signals',
+  'automation_enrollments',
 ] as const;
 
 /** The addresses a contact was ever reached at: its email now and every email of its identifier history (and the same for phones). */
