@@ -119,6 +119,8 @@ function workerdNoise() {
     if (/ffi\.rs:\d+: failed: failed to lookup address information/.test(line)) return drop();
     if (line.includes('changed, invalidating this Durable Object')) return drop();
     if (/^uncaught exception; .*internal error; reference = \w+$/.test(line)) return drop();
+    // The local Workflows engine reports each instance stopped from outside (a cancelled enrollment) as an aborted engine.
+    if (line.includes('Aborting engine: User called terminate')) return drop();
     // A dropped report's stack runs on: native frames, or the test runner's frames of a reset.
     if (line.startsWith('stack: ') && line.includes('workerd@')) return inStack || line.includes('wdErrId = ');
     if (inStack && /^\s+at \S/.test(line)) return true;

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { eventually, makeWorkspace, type TestWorkspace } from '../support/harness';
+import { eventually, makeWorkspace as workspace, type TestWorkspace } from '../support/harness';
 
 /** A workspace with an active automation made of `definition` (trigger defaults to `manual`). */
 export async function activeAutomation(ws: TestWorkspace, definition: Record<string, unknown>) {
@@ -32,4 +32,5 @@ export function enrollmentsOf(ws: TestWorkspace, automationId: string, count = 1
   );
 }
 
-export { makeWorkspace };
+/** A workspace whose key is not rate limited: the tests poll enrollments while their runs go on. */
+export const makeWorkspace = (settings: Record<string, unknown> = {}) => workspace(settings, { bulk: true });

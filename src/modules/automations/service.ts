@@ -22,6 +22,7 @@ type StoredAutomation = {
   created_at: string;
   updated_at: string;
   stats: string;
+  event_types: string;
 };
 
 /** Counts of the automation's enrollments by status, computed with the row (one statement). */
@@ -30,7 +31,7 @@ const STATS = sql.raw(`(SELECT json_object('enrolled', count(*), 'active', coale
   'cancelled', coalesce(sum(e.status = 'cancelled'), 0), 'failed', coalesce(sum(e.status = 'failed'), 0))
   FROM automation_enrollments e WHERE e.automation_id = a.id) AS stats`);
 
-const COLUMNS = sql.raw('a.id, a.workspace_id, a.name, a.status, a.version, a.definition, a.created_at, a.updated_at');
+const COLUMNS = sql.raw('a.id, a.workspace_id, a.name, a.status, a.version, a.definition, a.event_types, a.created_at, a.updated_at');
 
 export function serializeAutomation(row: StoredAutomation) {
   const definition = JSON.parse(row.definition) as Definition;
@@ -122,7 +123,7 @@ export async function patchAutomation(ctx: ServiceContext, id: string, input: Pa
       rawRun(
         ctx.db,
         sql`UPDATE automations SET name = ${input.name ?? row.name}, version = ${version}, definition = ${JSON.stringify(next)},
-          trigger_event = ${next.trigger.event}, event_types = ${JSON.stringify(eventTypesOf(next))}, updated_at = ${now}
+          trigger_event = ${next.trigger.event}, event_types = ${JSON.stringify(reactedTo(row, next))}, updated_at = ${now}
           WHERE workspace_id = ${ctx.ws.id} AND id = ${id} AND version = ${row.version}`,
       ),
       changed ? versionInsert(ctx, id, version, next, now) : rawRun(ctx.db, sql`SELECT 1`),
@@ -133,6 +134,12 @@ export async function patchAutomation(ctx: ServiceContext, id: string, input: Pa
   }
   throw SharedErrors.concurrentChange();
 }
+
+/**
+ * The event types the automation reacts to from now on: the new version's and every earlier one's, since
+ * enrollments still running an earlier version wait and exit on its types.
+ */
+const reactedTo = (row: StoredAutomation, next: Definition) => [...new Set([...JSON.parse(row.event_types), ...eventTypesOf(next)])];
 
 const stripUndefined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 
