@@ -121,6 +121,8 @@ function workerdNoise() {
     if (/^uncaught exception; .*internal error; reference = \w+$/.test(line)) return drop();
     // The local Workflows engine reports each instance stopped from outside (a cancelled enrollment) as an aborted engine.
     if (line.includes('Aborting engine: User called terminate')) return drop();
+    // ...and each `wait_for` that timed out as the timeout the run catches.
+    if (line.includes('WorkflowTimeoutError: Execution timed out after')) return drop();
     // A dropped report's stack runs on: native frames, or the test runner's frames of a reset.
     if (line.startsWith('stack: ') && line.includes('workerd@')) return inStack || line.includes('wdErrId = ');
     if (inStack && /^\s+at \S/.test(line)) return true;

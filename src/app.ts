@@ -76,6 +76,10 @@ export const TAGS = [
   { name: 'WhatsApp campaigns', description: 'Template messages to many contacts' },
   { name: 'Meeting types', description: 'What can be booked: hosts, hours, durations; open slots and the embed' },
   { name: 'Bookings', description: 'Booked meetings, rescheduled, reassigned or cancelled' },
+  {
+    name: 'Automations',
+    description: 'Versioned flows that enroll contacts on events and run their steps exactly once: waits, branches, sends, updates',
+  },
   { name: 'Webhook endpoints', description: 'Where signed events are delivered, what each delivery did, redelivery and a test event' },
   { name: 'Webhook events', description: 'Every event of the last 30 days, as delivered: to recover what an endpoint missed' },
   {

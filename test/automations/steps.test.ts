@@ -1,37 +1,17 @@
-import { env, introspectWorkflow } from 'cloudflare:test';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { outbox } from '../email/support';
 import { eventually } from '../support/harness';
 import { ensureSender } from '../support/routes';
 import { outboxOf, template, waWorkspace } from '../whatsapp/helpers';
-import { activeAutomation, contactOf, enrollmentsOf, enrollmentWhen, makeWorkspace } from './support';
+import { resetTimeAfterEach, timeFlies } from './time';
+import { activeAutomation, contactOf, enrollmentWhen, makeWorkspace, subscribed } from './support';
 
-type Introspector = Awaited<ReturnType<typeof introspectWorkflow>>;
-let introspector: Introspector | null = null;
-afterEach(async () => {
-  await introspector?.dispose();
-  introspector = null;
-});
-
-/** From here on, the runs' sleeps and event waits end at once (a wait of days passes in the test's time). */
-async function timeFlies(opts: { eventTimeouts?: string[] } = {}) {
-  introspector = await introspectWorkflow(env.AUTOMATION_RUNS);
-  await introspector.modifyAll(async (m) => {
-    await m.disableSleeps();
-    for (const name of opts.eventTimeouts ?? []) await m.forceEventTimeout({ name });
-  });
-}
+resetTimeAfterEach();
 
 const enroll = async (ws: Awaited<ReturnType<typeof makeWorkspace>>, automationId: string, contactId: string) => {
   const res = await ws.api('POST', `/v1/automations/${automationId}/enrollments`, { contact_id: contactId });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body as { id: string };
-};
-
-const subscribed = async (ws: Awaited<ReturnType<typeof makeWorkspace>>, fields: Record<string, unknown> = {}) => {
-  const contact = await contactOf(ws, fields);
-  await ws.api('PUT', `/v1/contacts/${contact.id}/consent/email`, { state: 'subscribed' });
-  return contact;
 };
 
 describe('automation steps', () => {
@@ -139,50 +119,6 @@ describe('automation steps', () => {
     const ended = await enrollmentWhen(ws, id);
     expect(ended).toMatchObject({ status: 'exited', exit_reason: 'deal.won' });
     expect(ended.steps.map((s: any) => s.step_id)).toEqual(['hold']);
-  });
-
-  it('deal created -> wait_for deal.won 14 days -> else tag stalled, move the deal and notify a webhook', async () => {
-    await timeFlies({ eventTimeouts: ['won:event'] });
-    const ws = await makeWorkspace();
-    const endpoint = await ws.api('POST', '/v1/webhook-endpoints', { url: 'https://example.com/hooks', events: ['deal.created'] });
-    const stages = (await ws.api('GET', '/v1/pipelines')).body[0].stages;
-    const automation = await activeAutomation(ws, {
-      trigger: { event: 'deal.created' },
-      steps: [
-        { id: 'won', type: 'wait_for', event: 'deal.won', timeout: 'P14D' },
-        {
-          id: 'check',
-          type: 'branch',
-          if: { received: 'won' },
-          then: [],
-          else: [
-            { id: 'stalled', type: 'add_tag', tag: 'stalled' },
-            { id: 'move', type: 'move_deal', stage_id: stages[1].id },
-            { id: 'notify', type: 'webhook', endpoint_id: endpoint.body.id },
-          ],
-        },
-      ],
-    });
-    const contact = await contactOf(ws);
-    const deal = await ws.api('POST', '/v1/deals', { title: 'Stalling', contact_id: contact.id });
-    const [enrollment] = (await enrollmentsOf(ws, automation.id)).data;
-    const ended = await enrollmentWhen(ws, enrollment.id);
-    expect(ended.status, JSON.stringify(ended)).toBe('completed');
-    expect((await ws.api('GET', `/v1/deals/${deal.body.id}`)).body.stage_id).toBe(stages[1].id);
-    const deliveries = await eventually(
-      async () => (await ws.api('GET', `/v1/webhook-endpoints/${endpoint.body.id}/deliveries`)).body.data,
-      (rows: any[]) => rows.some((d) => d.event_type === 'automation.webhook'),
-    );
-    const notified = deliveries.find((d: any) => d.event_type === 'automation.webhook');
-    const event = await ws.api('GET', `/v1/webhook-events/${notified.event_id}`);
-    expect(event.body.data).toMatchObject({
-      automation_id: automation.id,
-      enrollment_id: enrollment.id,
-      step_id: 'notify',
-      contact_id: contact.id,
-      contact: { id: contact.id, email: contact.email },
-      trigger: { event_type: 'deal.created', data: { deal_id: deal.body.id } },
-    });
   });
 
   it('send_email sends once to an eligible contact with its unsubscribe link; a contact without consent is skipped', async () => {

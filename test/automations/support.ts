@@ -34,3 +34,10 @@ export function enrollmentsOf(ws: TestWorkspace, automationId: string, count = 1
 
 /** A workspace whose key is not rate limited: the tests poll enrollments while their runs go on. */
 export const makeWorkspace = (settings: Record<string, unknown> = {}) => workspace(settings, { bulk: true });
+
+/** A contact with email consent `subscribed`. */
+export async function subscribed(ws: TestWorkspace, fields: Record<string, unknown> = {}) {
+  const contact = await contactOf(ws, fields);
+  await ws.api('PUT', `/v1/contacts/${contact.id}/consent/email`, { state: 'subscribed' });
+  return contact;
+}

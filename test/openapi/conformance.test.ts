@@ -55,10 +55,11 @@ function conforms(route: RouteCase, res: ApiResponse, what: string) {
   return res;
 }
 
-/** The route's valid body for a call on seeded records (the stage move needs a real stage, a booking a real meeting type, a campaign a template, a send a sender profile). */
+/** The route's valid body for a call on seeded records (the stage move needs a real stage, a booking a real meeting type, a campaign a template, a send a sender profile, an enrollment a contact). */
 async function validBody(route: RouteCase) {
   const seeded =
-    ['/v1/deals/{id}/stage', '/v1/bookings', '/v1/emails'].includes(route.path) || (route.method === 'POST' && route.path === '/v1/campaigns');
+    ['/v1/deals/{id}/stage', '/v1/bookings', '/v1/emails', '/v1/automations/{id}/enrollments'].includes(route.path) ||
+    (route.method === 'POST' && route.path === '/v1/campaigns');
   if (seeded && route.parallelBody) return route.parallelBody(0, ws);
   return route.body;
 }

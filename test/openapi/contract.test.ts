@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EVENT_TYPES } from '../../src/platform/event-catalog';
+import { SUBSCRIBABLE_EVENT_TYPES } from '../../src/platform/event-catalog';
 import { makeWorkspace } from '../support/harness';
 
 describe('contract points the OpenAPI document states', () => {
@@ -90,6 +90,7 @@ describe('contract points the OpenAPI document states', () => {
     expect(res.status).toBe(400);
     const [message] = res.body.message as string[];
     expect(message.startsWith('events[1]: must be a known event type')).toBe(true);
-    for (const type of EVENT_TYPES) expect(message).toContain(type);
+    for (const type of SUBSCRIBABLE_EVENT_TYPES) expect(message).toContain(type);
+    expect(message).not.toContain('automation.webhook');
   });
 });

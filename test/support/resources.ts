@@ -80,6 +80,28 @@ export const RESOURCES: Record<string, Factory> = {
       return { id: created.id, marks: [city], read: () => ok(ws, 'GET', `/v1/contact-exports/${created.id}`) };
     },
   },
+  'automations/{id}': {
+    list: '/v1/automations',
+    create: async (ws) => {
+      const name = distinct('automation');
+      const a = await ok(ws, 'POST', '/v1/automations', {
+        name,
+        trigger: { event: 'manual' },
+        re_enrollment: 'always',
+        steps: [{ id: 'hold', type: 'wait', duration: 'P30D' }],
+      });
+      await ok(ws, 'POST', `/v1/automations/${a.id}/activate`);
+      return { id: a.id, marks: [name], read: () => ok(ws, 'GET', `/v1/automations/${a.id}`) };
+    },
+  },
+  'automation-enrollments/{id}': {
+    create: async (ws, need) => {
+      const automation = await need('automations/{id}');
+      const contact = await need('contacts/{id}');
+      const e = await ok(ws, 'POST', `/v1/automations/${automation.id}/enrollments`, { contact_id: contact.id });
+      return { id: e.id, marks: [], read: () => ok(ws, 'GET', `/v1/automation-enrollments/${e.id}`) };
+    },
+  },
   'notes/{id}': {
     create: async (ws, need) => {
       const contact = await need('contacts/{id}');

@@ -508,6 +508,33 @@ export const ROUTES: RouteCase[] = [
     errorShape: 'domain',
     notFound: { code: 'issue_not_found' },
   },
+  { method: 'POST', path: '/v1/automations', body: { name: 'Route automation', trigger: { event: 'manual' }, steps: [] }, errorShape: 'domain' },
+  { method: 'GET', path: '/v1/automations', errorShape: 'domain' },
+  { method: 'GET', path: '/v1/automations/{id}', errorShape: 'domain', notFound: { code: 'automation_not_found' } },
+  {
+    method: 'PATCH',
+    path: '/v1/automations/{id}',
+    body: { name: 'Patched automation' },
+    parallelBody: (i) => (i % 2 ? { name: `Automation ${i}` } : { steps: [{ id: `s${i}`, type: 'end' }] }),
+    errorShape: 'domain',
+    notFound: { code: 'automation_not_found' },
+  },
+  { method: 'POST', path: '/v1/automations/{id}/activate', errorShape: 'domain', notFound: { code: 'automation_not_found' } },
+  { method: 'POST', path: '/v1/automations/{id}/pause', errorShape: 'domain', notFound: { code: 'automation_not_found' } },
+  { method: 'POST', path: '/v1/automations/{id}/archive', errorShape: 'domain', notFound: { code: 'automation_not_found' } },
+  {
+    method: 'POST',
+    path: '/v1/automations/{id}/enrollments',
+    body: { contact_id: '0192f0c1-7a4e-7cc2-9a51-3f1f1c9e2b10' },
+    parallelBody: async (_i, ws) => ({
+      contact_id: (await ws.api('POST', '/v1/contacts', { email: `enroll-${crypto.randomUUID()}@example.com` })).body.id,
+    }),
+    errorShape: 'domain',
+    notFound: { code: 'automation_not_found' },
+  },
+  { method: 'GET', path: '/v1/automations/{id}/enrollments', errorShape: 'domain', notFound: { code: 'automation_not_found' } },
+  { method: 'GET', path: '/v1/automation-enrollments/{id}', errorShape: 'domain', notFound: { code: 'enrollment_not_found' } },
+  { method: 'POST', path: '/v1/automation-enrollments/{id}/cancel', errorShape: 'domain', notFound: { code: 'enrollment_not_found' } },
 ];
 
 const bookableTypes = new Map<string, Promise<string>>();

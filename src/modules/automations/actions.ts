@@ -11,7 +11,7 @@ import { compileForWorkspace, newUnsubscribeToken, personalEmail } from '../cont
 import { changeDealStage } from '../deals';
 import { sendEmail } from '../emails';
 import { createNote } from '../notes';
-import { directDeliveryRow, sendDirectDelivery } from '../webhooks';
+import { directDeliveryRow, getWebhookEvent, sendDirectDelivery } from '../webhooks';
 import { sendTemplate } from '../whatsapp';
 import type { Step } from './definition';
 import { activeCondition, recordedStep, type RunPlan, type StepOutcome, stepRecord, triggerDataOf } from './run-state';
@@ -158,13 +158,7 @@ const WEBHOOK_DATA = sql`(SELECT json_object('automation_id', e.automation_id, '
   'trigger', json(CASE WHEN e.trigger_event_id IS NOT NULL THEN json_object('event_id', e.trigger_event_id, 'event_type', e.trigger_event_type, 'data', json(e.trigger_data)) END))
   FROM automation_enrollments e WHERE e.id = ${sql.placeholder('enrollment')})`;
 
-async function webhookEnvelope(ctx: ServiceContext, eventId: string) {
-  const [row] = await rawAll<{ id: string; type: string; created_at: string; data: string }>(
-    ctx.db,
-    sql`SELECT id, type, created_at, data FROM event_outbox WHERE workspace_id = ${ctx.ws.id} AND id = ${eventId}`,
-  );
-  return { id: row.id, type: row.type, created_at: row.created_at, data: JSON.parse(row.data) };
-}
+const webhookEnvelope = (ctx: ServiceContext, eventId: string) => getWebhookEvent(ctx, eventId);
 
 async function contactPhone(ctx: ServiceContext, contactId: string): Promise<string | null> {
   const [row] = await rawAll<{ projection: string | null }>(ctx.db, sql`SELECT ${contactProjectionOf(ctx.ws.id, contactId)} AS projection`);

@@ -1,3 +1,4 @@
+import { z } from '@hono/zod-openapi';
 import { serviceContext } from '../../platform/context';
 import { bearer, defineRoute, jsonBody, jsonContent } from '../../platform/openapi';
 import { publicBaseUrl } from '../../platform/public-base';
@@ -23,6 +24,9 @@ import { createAutomation, getAutomation, listAutomations, patchAutomation, type
 export const automationRoutes = createRouter();
 
 const tags = ['Automations'];
+/** The lifecycle and cancel routes take no fields: an empty object, or no body. */
+const NoFields = z.object({}).strict().openapi('AutomationNoFields');
+
 const id = (c: { req: { valid(target: 'param'): { id: string } } }) => c.req.valid('param').id.toLowerCase();
 const DEFINITION_ERRORS = [
   AutomationErrors.invalidDefinition,
@@ -126,7 +130,7 @@ for (const action of ['activate', 'pause', 'archive'] as const) {
       tags,
       ...TRANSITION_DOCS[action],
       security: bearer,
-      request: { params: idParams },
+      request: { params: idParams, body: jsonBody(NoFields, {}) },
       responses: { 200: jsonContent(Automation, 'The automation') },
       errors: [AutomationErrors.notFound, AutomationErrors.invalidTransition],
     }),
@@ -194,7 +198,7 @@ automationRoutes.openapi(
     description:
       '`status: cancelled`; no further step runs. Cancelling a cancelled enrollment answers it as it is; one that ended otherwise answers 409 `enrollment_ended`.',
     security: bearer,
-    request: { params: idParams },
+    request: { params: idParams, body: jsonBody(NoFields, {}) },
     responses: { 200: jsonContent(Enrollment, 'The enrollment') },
     errors: [AutomationErrors.enrollmentNotFound, AutomationErrors.enrollmentEnded],
   }),

@@ -143,10 +143,10 @@ const reactedTo = (row: StoredAutomation, next: Definition) => [...new Set([...J
 
 const stripUndefined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 
-/** The statuses each action moves from, and the status it moves to. */
+/** The statuses each action moves from, and the status it moves to; an automation already there is answered as it is. */
 const TRANSITIONS = {
-  activate: { from: ['draft', 'paused'], to: 'active', verb: 'activated' },
-  pause: { from: ['active'], to: 'paused', verb: 'paused' },
+  activate: { from: ['draft', 'paused', 'active'], to: 'active', verb: 'activated' },
+  pause: { from: ['active', 'paused'], to: 'paused', verb: 'paused' },
   archive: { from: ['draft', 'active', 'paused', 'archived'], to: 'archived', verb: 'archived' },
 } as const;
 export type Transition = keyof typeof TRANSITIONS;
@@ -163,7 +163,7 @@ export async function transitionAutomation(ctx: ServiceContext, env: Bindings, i
     rawRun(
       ctx.db,
       sql`UPDATE automations SET status = ${rule.to}, updated_at = ${now}, link_origin = ${action === 'activate' ? linkOrigin : sql`link_origin`},
-          activated_at = ${action === 'activate' ? now : sql`activated_at`}
+          activated_at = ${action === 'activate' ? sql`CASE WHEN status = 'active' THEN activated_at ELSE ${now} END` : sql`activated_at`}
         WHERE workspace_id = ${ctx.ws.id} AND id = ${id} AND status IN (SELECT value FROM json_each(${from}))`,
     ),
     rawAll<{ id: string }>(
