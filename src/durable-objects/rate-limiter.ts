@@ -2,7 +2,11 @@ import { DurableObject } from 'cloudflare:workers';
 
 export type HitResult = { count: number; resetAt: number };
 
-type Window = { start: number; count: number };
+/** `open`: the window's leases not settled yet, stored with its count so a restart forgets none (see RateLimiter). */
+type Window = { start: number; count: number; open: Map<string, OpenLease> };
+
+/** `waitUntil`: until when a lease that finds nothing left waits for this one's tokens to come back. */
+type OpenLease = { tokens: number; waitUntil: number };
 
 /**
  * A lease is tokens one isolate may spend without asking again. `count`: the
@@ -26,8 +30,6 @@ export const LEASE_MAX = 50;
 /** How long past that a lease nobody settled is still waited for before it counts as spent (its isolate may have died). */
 export const LEASE_GRACE_MS = 1_000;
 
-type OpenLease = { tokens: number; windowStart: number; waitUntil: number };
-
 /**
  * One instance per counted subject (an API key, a source IP, a key's email
  * sends), so a hot subject never queues behind another. Fixed one-minute
@@ -41,15 +43,17 @@ type OpenLease = { tokens: number; windowStart: number; waitUntil: number };
  * the leases still open instead of refusing while their tokens may come back:
  * a subject served by many isolates still gets exactly its limit.
  *
- * Every change to the window (and the floor) is written to the object's storage
- * before its answer leaves (the runtime holds an answer until the write it follows
- * is durable), so an instance that restarts, after a deploy, an eviction or a
- * crash, resumes from exactly the tokens handed out: a restart never admits more
- * than the limit. What it forgets are the open leases themselves: their unspent
- * tokens stay counted as spent, so a restart can only refuse early, by at most
- * the leases open at that moment. Leases keep the writes few: one per lease call
- * (every tenth to fiftieth request of a busy subject), one per request only for
- * `hit` (failed authentication, hosted-page posts).
+ * Every change to the window, its open leases included (and the floor), is
+ * written to the object's storage before its answer leaves (the runtime holds an
+ * answer until the write it follows is durable), so an instance that restarts,
+ * after a deploy, an eviction or a crash, resumes from exactly the tokens handed
+ * out and the leases still open: a restart never admits more than the limit, and
+ * a lease settled after it still gives its unspent tokens back. An idle instance
+ * may be evicted while a lease is out (a burst slowed by a busy machine leaves it
+ * idle between a lease and its settlement), so forgetting open leases would
+ * refuse early. Leases keep the writes few: one per lease call (every tenth to
+ * fiftieth request of a busy subject) and one per settlement sent on its own,
+ * one per request only for `hit` (failed authentication, hosted-page posts).
  *
  * A workspace's floor instance (subject `floor:<workspace id>`, ../platform/d1/floors.ts)
  * counts nothing: it keeps the D1 bookmark of the workspace's newest write on its
@@ -58,13 +62,14 @@ type OpenLease = { tokens: number; windowStart: number; waitUntil: number };
 export class RateLimiter extends DurableObject {
   private window: Window | null | undefined;
   private floorBookmark: string | null = null;
-  private readonly open = new Map<string, OpenLease>();
   private wakeWaiters: (() => void)[] = [];
 
   private load(): void {
     if (this.window !== undefined) return;
     const kv = this.ctx.storage.kv;
-    this.window = kv.get<Window>('window') ?? null;
+    const stored = kv.get<Window>('window');
+    // A window written before leases were stored with it has none to take back.
+    this.window = stored ? { ...stored, open: stored.open ?? new Map() } : null;
     this.floorBookmark = kv.get<string>('floor') ?? null;
   }
 
@@ -72,10 +77,7 @@ export class RateLimiter extends DurableObject {
   private current(windowMs: number, now: number): Window {
     this.load();
     const start = now - (now % windowMs);
-    if (!this.window || this.window.start !== start) {
-      this.window = { start, count: 0 };
-      this.open.clear();
-    }
+    if (!this.window || this.window.start !== start) this.window = { start, count: 0, open: new Map() };
     return this.window;
   }
 
@@ -110,11 +112,11 @@ export class RateLimiter extends DurableObject {
         const granted = Math.min(left, LEASE_MAX, Math.max(1, Math.floor(left / 10)));
         window.count += granted;
         const id = crypto.randomUUID();
-        this.open.set(id, { tokens: granted, windowStart: window.start, waitUntil: now + spendForMs + LEASE_GRACE_MS });
+        window.open.set(id, { tokens: granted, waitUntil: now + spendForMs + LEASE_GRACE_MS });
         this.persist();
         return { id, granted, count: window.count, resetAt, spendForMs };
       }
-      const awaited = [...this.open.values()].map((l) => l.waitUntil).filter((t) => t > now);
+      const awaited = [...window.open.values()].map((l) => l.waitUntil).filter((t) => t > now);
       if (awaited.length === 0) return { id: null, granted: 0, count: window.count, resetAt, spendForMs: 0 };
       const until = Math.min(Math.min(...awaited), resetAt);
       await new Promise<void>((wake) => {
@@ -130,14 +132,13 @@ export class RateLimiter extends DurableObject {
   /** Takes back a lease's unspent tokens (once; a lease of an earlier window or already settled is ignored). */
   settle(id: string, unspent: number): void {
     this.load();
-    const lease = this.open.get(id);
-    if (!lease) return;
-    this.open.delete(id);
+    const window = this.window;
+    const lease = window?.open.get(id);
+    if (!window || !lease) return;
+    window.open.delete(id);
     const back = Math.min(Math.max(0, Math.floor(unspent)), lease.tokens);
-    if (back > 0 && this.window && this.window.start === lease.windowStart) {
-      this.window.count -= back;
-      this.persist();
-    }
+    if (back > 0) window.count -= back;
+    this.persist();
     const waiters = this.wakeWaiters;
     this.wakeWaiters = [];
     for (const wake of waiters) wake();

@@ -12,6 +12,12 @@ export type LimitCheck = { refusedUntil: number | null; limit: number; label: st
 const REFILL_POLL_MS = 2;
 const REFILL_POLL_MAX_MS = 32;
 
+/**
+ * How long a lease call waits at most for this isolate's unanswered settlements: one whose request
+ * ended before the answer came may never be answered there, and must not hold the subject's leases up.
+ */
+const SETTLEMENT_WAIT_MAX_MS = 5_000;
+
 /** Subjects an isolate holds leased tokens for, at most. */
 const SUBJECTS_MAX = 10_000;
 
@@ -57,7 +63,11 @@ type Pool = {
   next: Held | null;
   /** A spent lease not reported yet: the next lease call carries it. */
   owed: Settlement | null;
+  /** Settlements sent on their own that the limiter has not answered yet, and until when a lease call waits for them. */
+  settling: { count: number; until: number };
   refill: Promise<Refill> | null;
+  /** Requests sleeping until another request's lease call brings tokens: one of them makes the next call. */
+  waiting: number;
   /** What this isolate still admits on its own in the current window while the limiter cannot be reached. */
   alone: { resetAt: number; left: number } | null;
 };
@@ -79,9 +89,11 @@ const LEASE_AHEAD_AT = Math.ceil(LEASE_MAX / 2);
  * The tokens one isolate leased from subjects' limiters (./../durable-objects/rate-limiter.ts).
  * Every lease is settled exactly once: carried by the next lease call once spent,
  * reported at once when it was a small one (the window is nearly spent, so another
- * isolate may be waiting on it), or given back with its unspent tokens when its
- * spending time is over. A token is never spent after its lease was settled. While
- * the window has plenty left, the next lease is taken ahead (see LEASE_AHEAD_AT).
+ * isolate may be waiting on it) and no request here is about to make that call, or
+ * given back with its unspent tokens when its spending time is over. A token is never
+ * spent after its lease was settled, and a lease call goes out only once the limiter
+ * answered the settlements sent before it (see settlementsAnswered). While the window
+ * has plenty left, the next lease is taken ahead (see LEASE_AHEAD_AT).
  */
 export class TokenPools {
   private readonly pools = new Lru<Pool>(SUBJECTS_MAX);
@@ -91,7 +103,7 @@ export class TokenPools {
   private poolFor(subject: string): Pool {
     let pool = this.pools.get(subject);
     if (!pool) {
-      pool = { current: null, next: null, owed: null, refill: null, alone: null };
+      pool = { current: null, next: null, owed: null, settling: { count: 0, until: 0 }, refill: null, waiting: 0, alone: null };
       this.pools.set(subject, pool);
     }
     return pool;
@@ -132,7 +144,9 @@ export class TokenPools {
       if (pool.refill) {
         // Another request's lease call is in flight. Its promise settles in that request, and code awaiting it would go
         // on there too (touching this request's body from there fails), so this one waits on a timer of its own.
+        pool.waiting++;
         await new Promise((wake) => setTimeout(wake, poll));
+        pool.waiting--;
         poll = Math.min(poll * 2, REFILL_POLL_MAX_MS);
         const held = this.spendHeld(pool, env, subject, limit, waitUntil);
         if (held) return held;
@@ -170,6 +184,8 @@ export class TokenPools {
   }
 
   private async refill(env: Bindings, subject: string, limit: number, pool: Pool, waitUntil: (work: Promise<unknown>) => void): Promise<Refill> {
+    // Awaited only with one in flight: otherwise the call goes out at once, carrying what is owed when it was set off.
+    if (pool.settling.count > 0) await this.settlementsAnswered(pool);
     const owed = pool.owed ?? undefined;
     pool.owed = null;
     let lease: LeaseResult;
@@ -203,14 +219,32 @@ export class TokenPools {
     return 'added';
   }
 
-  /** The lease is spent: small leases (the window nearly spent) are reported at once, others ride the next lease call. */
+  /**
+   * A lease call waits until the limiter has every settlement this isolate sent it on its own: judged
+   * before one of them arrived, it would find the window spent by tokens on their way back, and refuse
+   * once that lease's grace is over, which on a busy machine comes before a late give-back does.
+   * Waits on this request's own timer, as spendLeased does.
+   */
+  private async settlementsAnswered(pool: Pool): Promise<void> {
+    let poll = REFILL_POLL_MS;
+    while (pool.settling.count > 0 && this.clock.now() < pool.settling.until) {
+      await new Promise((wake) => setTimeout(wake, poll));
+      poll = Math.min(poll * 2, REFILL_POLL_MAX_MS);
+    }
+  }
+
+  /**
+   * The lease is spent: small leases (the window nearly spent, so another isolate may be waiting on it) are reported at
+   * once, others ride the next lease call. A small one rides too while requests here wait for tokens: one of them makes
+   * that call within a poll, and the limiter then has the settlement before the lease, with no call of its own to wait for.
+   */
   private spentOut(env: Bindings, subject: string, pool: Pool, waitUntil: (work: Promise<unknown>) => void): void {
     const { id, small } = pool.current!;
     pool.current = null;
     // One spent earlier whose settlement no lease call carried yet (the next lease was taken ahead before it was spent) is reported now, so none is lost.
     if (pool.owed) this.report(env, subject, pool, waitUntil);
     pool.owed = { id, unspent: 0 };
-    if (small) this.report(env, subject, pool, waitUntil);
+    if (small && pool.waiting === 0) this.report(env, subject, pool, waitUntil);
   }
 
   /**
@@ -233,21 +267,21 @@ export class TokenPools {
     if (this.clock.now() >= held.resetAt) return;
     const settlement = { id: held.id, unspent: held.tokens };
     if (carried && !pool.owed) pool.owed = settlement;
-    else this.settle(env, subject, settlement, waitUntil);
+    else this.settle(env, subject, pool, settlement, waitUntil);
   }
 
   private report(env: Bindings, subject: string, pool: Pool, waitUntil: (work: Promise<unknown>) => void): void {
     const owed = pool.owed!;
     pool.owed = null;
-    this.settle(env, subject, owed, waitUntil);
+    this.settle(env, subject, pool, owed, waitUntil);
   }
 
-  private settle(env: Bindings, subject: string, settlement: Settlement, waitUntil: (work: Promise<unknown>) => void): void {
-    waitUntil(
-      limiter(env, subject)
-        .settle(settlement.id, settlement.unspent)
-        .catch((err: unknown) => console.error('rate limiter unavailable', subject, err)),
-    );
+  private settle(env: Bindings, subject: string, pool: Pool, settlement: Settlement, waitUntil: (work: Promise<unknown>) => void): void {
+    pool.settling.count++;
+    pool.settling.until = this.clock.now() + SETTLEMENT_WAIT_MAX_MS;
+    // A binding that throws (the limiter cannot even be addressed) fails like a refused call, and still counts down.
+    const sent = (async () => limiter(env, subject).settle(settlement.id, settlement.unspent))();
+    waitUntil(sent.catch((err: unknown) => console.error('rate limiter unavailable', subject, err)).finally(() => pool.settling.count--));
   }
 }
 

@@ -20,8 +20,11 @@ const storedWindow = (subject: string) =>
 const windowOf = (subject: string) =>
   runInDurableObject(limiter(subject), (instance: RateLimiter) => (instance as unknown as { window: { start: number; count: number } }).window);
 
-/** The limiter binding with every `lease` and `settle` call recorded, with what it answered. */
-function countingLimiters() {
+/**
+ * The limiter binding with every `lease` and `settle` call recorded, with what it answered.
+ * `settlesHeldUntil`: settle calls reach the limiter only then, as a slow one would.
+ */
+function countingLimiters(settlesHeldUntil?: Promise<void>) {
   const calls: { method: string; args: unknown[]; answered: Promise<unknown> }[] = [];
   const RATE_LIMITER = {
     idFromName: (name: string) => env.RATE_LIMITER.idFromName(name),
@@ -30,7 +33,8 @@ function countingLimiters() {
       const recorded =
         (method: 'lease' | 'settle') =>
         (...args: unknown[]) => {
-          const answered = Promise.resolve((stub[method] as (...a: unknown[]) => unknown)(...args));
+          const send = () => (stub[method] as (...a: unknown[]) => unknown)(...args);
+          const answered = method === 'settle' && settlesHeldUntil ? settlesHeldUntil.then(send) : Promise.resolve(send());
           calls.push({ method, args, answered });
           return answered;
         };
@@ -406,6 +410,78 @@ describe('rate limits', () => {
       expect(answers.filter(Boolean)).toHaveLength(99);
       expect(answers.at(-1)).toBe(false);
       expect((await windowOf(subject)).count).toBe(100);
+    });
+  });
+
+  it('an instance evicted while a lease is out still takes its unspent tokens back: a burst slowed past the eviction gets the whole limit', async () => {
+    await inOneRateWindow(async () => {
+      const subject = `test:${crypto.randomUUID()}`;
+      const clock = manualClock();
+      const pools = new TokenPools(clock);
+      const kept: Promise<unknown>[] = [];
+      const waitUntil = (work: Promise<unknown>) => kept.push(work);
+      expect((await pools.spend(quick, subject, 100, waitUntil)).admitted).toBe(true);
+      // Idle while the lease's other nine tokens sit here (an idle object is evicted), then the lease's time ends.
+      await evictDurableObject(limiter(subject));
+      clock.advance(SPEND_MS);
+      const answers = [];
+      for (let i = 0; i < 100; i++) answers.push((await pools.spend(quick, subject, 100, waitUntil)).admitted);
+      clock.advance(SPEND_MS);
+      await drain(kept);
+      expect(answers.filter(Boolean)).toHaveLength(99);
+      expect(answers.at(-1)).toBe(false);
+      expect((await windowOf(subject)).count).toBe(100);
+    });
+  });
+
+  it('asks for a lease only once the limiter has the give-backs this isolate sent it: a late give-back is never outrun by the next lease', async () => {
+    await inOneRateWindow(async () => {
+      let releaseSettles = () => {};
+      const { env: counted, calls } = countingLimiters(new Promise((release) => (releaseSettles = release)));
+      const kept: Promise<unknown>[] = [];
+      const subject = `test:${crypto.randomUUID()}`;
+      const clock = manualClock();
+      const pools = new TokenPools(clock);
+      // A lease of 2 of 20, one spent here; the other 18 are spent elsewhere, so the window has nothing left.
+      expect(await pools.spend(counted, subject, 20, (work) => kept.push(work))).toMatchObject({ admitted: true, count: 1 });
+      let elsewhere = 0;
+      while (elsewhere < 18) {
+        const lease = await limiter(subject).lease(60_000, 20, SPEND_MS);
+        elsewhere += lease.granted;
+        await limiter(subject).settle(lease.id!, 0);
+      }
+      // The lease's time ends and its unspent token goes back on its own; that call is slow to arrive.
+      clock.advance(SPEND_MS);
+      await new Promise((r) => setTimeout(r, 0));
+      expect(calls.filter((c) => c.method === 'settle').map((c) => c.args[1])).toEqual([1]);
+      const next = pools.spend(counted, subject, 20, (work) => kept.push(work));
+      // However long the give-back takes to be answered, no lease call goes out before it is.
+      await new Promise((r) => setTimeout(r, 50));
+      expect(calls.filter((c) => c.method === 'lease')).toHaveLength(1);
+      releaseSettles();
+      expect(await next).toMatchObject({ admitted: true, count: 20 });
+      clock.advance(SPEND_MS);
+      await drain(kept);
+      expect((await windowOf(subject)).count).toBe(20);
+    });
+  });
+
+  it('parallel requests at the end of a window settle every small lease once, whether it rides a waiting request or goes alone', async () => {
+    await inOneRateWindow(async () => {
+      const { env: counted, calls } = countingLimiters();
+      const kept: Promise<unknown>[] = [];
+      const subject = `test:${crypto.randomUUID()}`;
+      const clock = manualClock();
+      const pools = new TokenPools(clock);
+      const spends = await Promise.all(Array.from({ length: 25 }, () => pools.spend(counted, subject, 20, (work) => kept.push(work))));
+      clock.advance(SPEND_MS);
+      await drain(kept);
+      expect(spends.filter((s) => s.admitted)).toHaveLength(20);
+      const answers = await Promise.all(calls.filter((c) => c.method === 'lease').map((c) => c.answered as Promise<{ id: string | null }>));
+      const granted = answers.map((a) => a.id).filter(Boolean);
+      const settled = calls.map((c) => (c.method === 'lease' ? (c.args[3] as Settlement | undefined)?.id : c.args[0])).filter(Boolean);
+      expect(settled.toSorted()).toEqual(granted.toSorted());
+      expect((await windowOf(subject)).count).toBe(20);
     });
   });
 
