@@ -4446,8 +4446,8 @@ export interface components {
              * @description ISO 8601; a date-only value is the end of that day in the workspace time zone; must be after the purchase date
              */
             recurring_end_at?: string | null;
-            /** @description Recorded cycles after which the plan completes */
-            recurring_max_occurrences?: number;
+            /** @description Recorded cycles after which the plan completes; null removes the limit */
+            recurring_max_occurrences?: number | null;
             /**
              * @description Recurring plans only; sent together with `vat_rate`
              * @enum {string|null}
@@ -4455,10 +4455,10 @@ export interface components {
             vat_mode?: "inclusive" | "exclusive" | null;
             /** @description Percent, 0 to 100, at most 2 decimals; sent together with `vat_mode` */
             vat_rate?: number | null;
-            /** @description Replaces the stored object; null clears it, omission keeps it */
+            /** @description Free-form JSON object, at most 2048 bytes serialized (UTF-8); replaces the stored object; null clears it, omission keeps it */
             metadata?: {
                 [key: string]: unknown;
-            };
+            } | null;
         };
         PaymentCancel: Record<string, never>;
         PaymentEntryMark: {
@@ -5305,10 +5305,10 @@ export interface components {
              * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
              */
             audience_id?: string | null;
-            /** @description A contact condition tree (the `filter` grammar of GET /v1/contacts), type-checked on write (at most 30 levels of nesting, 2000 keys in all (nested keys included) and 32768 bytes serialized) */
+            /** @description A contact condition tree (the `filter` grammar of GET /v1/contacts), type-checked on write (at most 30 levels of nesting, 2000 keys in all (nested keys included) and 32768 bytes serialized). null: no filter; on a write to an existing campaign it clears the stored one */
             audience_filters?: {
                 [key: string]: unknown;
-            };
+            } | null;
             /**
              * @description One value per body placeholder of the template, keyed by the placeholder name (`"1"`, `"first_name"`). A value may reference contact fields: `{{contact.first_name}}`, `{{contact.custom_fields.plan}}`, with a fallback for empty fields: `{{contact.first_name|there}}`.
              * @example {
@@ -5338,10 +5338,10 @@ export interface components {
              * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
              */
             audience_id?: string | null;
-            /** @description A contact condition tree (the `filter` grammar of GET /v1/contacts), type-checked on write (at most 30 levels of nesting, 2000 keys in all (nested keys included) and 32768 bytes serialized) */
+            /** @description A contact condition tree (the `filter` grammar of GET /v1/contacts), type-checked on write (at most 30 levels of nesting, 2000 keys in all (nested keys included) and 32768 bytes serialized). null: no filter; on a write to an existing campaign it clears the stored one */
             audience_filters?: {
                 [key: string]: unknown;
-            };
+            } | null;
             /**
              * @description One value per body placeholder of the template, keyed by the placeholder name (`"1"`, `"first_name"`). A value may reference contact fields: `{{contact.first_name}}`, `{{contact.custom_fields.plan}}`, with a fallback for empty fields: `{{contact.first_name|there}}`.
              * @example {
@@ -5716,10 +5716,10 @@ export interface components {
              * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
              */
             audience_id?: string | null;
-            /** @description A contact condition tree (the `filter` grammar of GET /v1/contacts), type-checked on write (at most 30 levels of nesting, 2000 keys in all (nested keys included) and 32768 bytes serialized) */
+            /** @description A contact condition tree (the `filter` grammar of GET /v1/contacts), type-checked on write (at most 30 levels of nesting, 2000 keys in all (nested keys included) and 32768 bytes serialized). null: no filter; on a write to an existing campaign it clears the stored one */
             audience_filters?: {
                 [key: string]: unknown;
-            };
+            } | null;
             content?: components["schemas"]["ContentInput"];
             /** @description One campaign per reference per workspace; a replay updates it like PATCH while editable */
             external_reference?: string;
@@ -5761,10 +5761,10 @@ export interface components {
              * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
              */
             audience_id?: string | null;
-            /** @description A contact condition tree (the `filter` grammar of GET /v1/contacts), type-checked on write (at most 30 levels of nesting, 2000 keys in all (nested keys included) and 32768 bytes serialized) */
+            /** @description A contact condition tree (the `filter` grammar of GET /v1/contacts), type-checked on write (at most 30 levels of nesting, 2000 keys in all (nested keys included) and 32768 bytes serialized). null: no filter; on a write to an existing campaign it clears the stored one */
             audience_filters?: {
                 [key: string]: unknown;
-            };
+            } | null;
             content?: components["schemas"]["ContentInput"] & unknown;
         };
         EmailCampaignEstimate: {

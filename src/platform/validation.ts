@@ -63,6 +63,14 @@ export const uuid = (name = 'id') =>
     .refine(isUuid, { message: `${name} must be a UUID` })
     .openapi({ format: 'uuid', example: UUID_EXAMPLE });
 
+/**
+ * `schema` or null, as the document says it. A schema that states its own `type` for the document (a free-form object,
+ * an integer whose range the service words) keeps that type over the one `.nullable()` adds, and the document would then
+ * refuse a null the server takes: here the type names null. `description` replaces the inner one (say what null does).
+ */
+export const orNull = <T extends z.ZodType>(schema: T, type: 'object' | 'integer', description?: string) =>
+  schema.nullable().openapi({ type: [type, 'null'], ...(description ? { description } : {}) });
+
 /** A UUID in a response (always lower case). */
 export const uuidOut = () => z.string().openapi({ format: 'uuid', example: UUID_EXAMPLE });
 

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { knownValuesQuery, limitQuery, offsetQuery, searchQuery } from '../../platform/list';
-import { uuid, uuidOut } from '../../platform/validation';
+import { orNull, uuid, uuidOut } from '../../platform/validation';
 import { ARRANGEMENT_STATUSES, ENTRY_KINDS, ENTRY_STATUSES, PAYMENT_METHODS, PAYMENT_TYPES, RECURRING_INTERVALS, VAT_MODES } from './schema';
 
 export const MAX_AMOUNT = 9999999999;
@@ -80,10 +80,14 @@ export const PaymentPatch = z
       .openapi({ description: 'one_time only (ignored otherwise); flows into the single entry and re-maps the header' }),
     auto_generate: z.boolean().optional().openapi({ description: 'recurring only (ignored otherwise)' }),
     recurring_end_at: endAt.nullable().optional(),
-    recurring_max_occurrences: maxOccurrences.nullable().optional(),
+    recurring_max_occurrences: orNull(maxOccurrences, 'integer', 'Recorded cycles after which the plan completes; null removes the limit').optional(),
     vat_mode: vatMode.nullable().optional(),
     vat_rate: vatRate.nullable().optional(),
-    metadata: metadata.nullable().optional().openapi({ description: 'Replaces the stored object; null clears it, omission keeps it' }),
+    metadata: orNull(
+      metadata,
+      'object',
+      `Free-form JSON object, at most ${METADATA_MAX_BYTES} bytes serialized (UTF-8); replaces the stored object; null clears it, omission keeps it`,
+    ).optional(),
   })
   .strict()
   .openapi('PaymentPatch');
