@@ -6126,9 +6126,9 @@ export interface operations {
                 filter?: string;
                 /** @description A sortable field; a `-` prefix sorts descending; empty is the default. Another field answers 400 `Invalid sort: ...` */
                 sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "name" | "-name" | "first_name" | "-first_name" | "last_name" | "-last_name" | "email" | "-email" | "phone" | "-phone" | "company_name" | "-company_name" | "lifecycle_stage" | "-lifecycle_stage" | "lead_score" | "-lead_score" | "city" | "-city" | "country" | "-country" | "date_of_birth" | "-date_of_birth" | "annual_revenue" | "-annual_revenue" | "employee_count" | "-employee_count";
-                /** @description Page size, default 50 (also when empty); values above 500 (up to 999999999999999) are clamped to 500. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 50 (also when empty); values above 500 (up to 999999999999999) are clamped to 500. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
                 /** @description Name, first/last name, email, phone and company (case-insensitive substring), the exact E.164 form and historical identifiers. Control characters answer 400 `Invalid search: must not contain control characters` */
                 search?: string;
@@ -6796,9 +6796,9 @@ export interface operations {
     listContactImports: {
         parameters: {
             query?: {
-                /** @description Page size, default 20 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 20 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
             };
             header?: never;
@@ -7156,9 +7156,9 @@ export interface operations {
     listContactExports: {
         parameters: {
             query?: {
-                /** @description Page size, default 20 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 20 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
             };
             header?: never;
@@ -7927,9 +7927,9 @@ export interface operations {
                 filter?: string;
                 /** @description A sortable field; a `-` prefix sorts descending; empty is the default. Another field answers 400 `Invalid sort: ...` */
                 sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "name" | "-name" | "contact_count" | "-contact_count";
-                /** @description Page size, default 50 (also when empty); values above 500 (up to 999999999999999) are clamped to 500. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 50 (also when empty); values above 500 (up to 999999999999999) are clamped to 500. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
                 /** @description Case-insensitive substring of the name. Control characters answer 400 `Invalid search: must not contain control characters` */
                 search?: string;
@@ -8434,9 +8434,9 @@ export interface operations {
                 filter?: string;
                 /** @description A sortable field; a `-` prefix sorts descending; empty is the default. Another field answers 400 `Invalid sort: ...` */
                 sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "name" | "-name" | "contact_count" | "-contact_count";
-                /** @description Page size, default 50 (also when empty); values above 500 (up to 999999999999999) are clamped to 500. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 50 (also when empty); values above 500 (up to 999999999999999) are clamped to 500. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
                 /** @description Case-insensitive substring of the name. Control characters answer 400 `Invalid search: must not contain control characters` */
                 search?: string;
@@ -9576,9 +9576,9 @@ export interface operations {
                 external_id?: string;
                 /** @description Only active (`true`) or inactive (`false`) products. Anything but `true` or `false` answers 400 `Invalid is_active: must be true or false` */
                 is_active?: boolean;
-                /** @description Page size, default 50 (also when empty); values above 500 (up to 999999999999999) are clamped to 500. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 50 (also when empty); values above 500 (up to 999999999999999) are clamped to 500. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
             };
             header?: never;
@@ -10095,9 +10095,9 @@ export interface operations {
                 external_reference?: string;
                 /** @description Case-insensitive substring of the title or the contact name, phone or email. Control characters answer 400 `Invalid search: must not contain control characters` */
                 search?: string;
-                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
             };
             header?: never;
@@ -10917,9 +10917,9 @@ export interface operations {
                 status?: string;
                 /** @description Case-insensitive substring of the title or the contact name, phone or email. Control characters answer 400 `Invalid search: must not contain control characters` */
                 search?: string;
-                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
             };
             header?: never;
@@ -12759,9 +12759,9 @@ export interface operations {
                 contact_id?: string;
                 /** @description Exact match; an empty value is ignored; a malformed one answers 400 `Invalid deal_id: must be a UUID` */
                 deal_id?: string;
-                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
             };
             header?: never;
@@ -13766,9 +13766,9 @@ export interface operations {
             query?: {
                 /** @description Exact event type (`contact.created`); empty is absent */
                 type?: string;
-                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
             };
             header?: never;
@@ -13991,9 +13991,9 @@ export interface operations {
             query?: {
                 /** @description Exact match; empty is absent; another value answers 400 `Invalid status: must be one of pending, delivered, retrying, dead` */
                 status?: "pending" | "delivered" | "retrying" | "dead";
-                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
             };
             header?: never;
@@ -14417,9 +14417,9 @@ export interface operations {
                 filter?: string;
                 /** @description A sortable field; a `-` prefix sorts descending; empty is the default. Another field answers 400 `Invalid sort: ...` */
                 sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "name" | "-name" | "slug" | "-slug" | "duration_minutes" | "-duration_minutes";
-                /** @description Page size, default 50 (also when empty); values above 500 (up to 999999999999999) are clamped to 500. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 50 (also when empty); values above 500 (up to 999999999999999) are clamped to 500. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
                 /** @description Case-insensitive substring of the name, slug or description. Control characters answer 400 `Invalid search: must not contain control characters` */
                 search?: string;
@@ -14888,9 +14888,9 @@ export interface operations {
                 to?: string;
                 /** @description A sortable field; a `-` prefix sorts descending; empty is the default. Another field answers 400 `Invalid sort: ...` */
                 sort?: "start_at" | "-start_at" | "end_at" | "-end_at" | "created_at" | "-created_at" | "updated_at" | "-updated_at";
-                /** @description Page size, default 50 (also when empty); values above 500 (up to 999999999999999) are clamped to 500. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 50 (also when empty); values above 500 (up to 999999999999999) are clamped to 500. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
             };
             header?: never;
@@ -15735,9 +15735,9 @@ export interface operations {
                 filter?: string;
                 /** @description A sortable field; a `-` prefix sorts descending; empty is the default. Another field answers 400 `Invalid sort: ...` */
                 sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "name" | "-name" | "language" | "-language" | "status" | "-status";
-                /** @description Page size, default 50 (also when empty); values above 500 (up to 999999999999999) are clamped to 500. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 50 (also when empty); values above 500 (up to 999999999999999) are clamped to 500. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
                 /** @description Case-insensitive substring of the name or body. Control characters answer 400 `Invalid search: must not contain control characters` */
                 search?: string;
@@ -16140,9 +16140,9 @@ export interface operations {
                 filter?: string;
                 /** @description A sortable field; a `-` prefix sorts descending; empty is the default. Another field answers 400 `Invalid sort: ...` */
                 sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "name" | "-name" | "scheduled_at" | "-scheduled_at" | "status" | "-status";
-                /** @description Page size, default 50 (also when empty); values above 500 (up to 999999999999999) are clamped to 500. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 50 (also when empty); values above 500 (up to 999999999999999) are clamped to 500. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
                 /** @description Case-insensitive substring of the name. Control characters answer 400 `Invalid search: must not contain control characters` */
                 search?: string;
@@ -16813,9 +16813,9 @@ export interface operations {
                 until?: string;
                 /** @description Exact match: the send made with this key */
                 idempotency_key?: string;
-                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
             };
             header?: never;
@@ -17252,9 +17252,9 @@ export interface operations {
             query?: {
                 /** @description Exact address, case-insensitive */
                 email?: string;
-                /** @description Page size, default 50 (also when empty); values above 500 (up to 999999999999999) are clamped to 500. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 50 (also when empty); values above 500 (up to 999999999999999) are clamped to 500. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
             };
             header?: never;
@@ -17617,9 +17617,9 @@ export interface operations {
             query?: {
                 /** @description Another value answers 400 `Invalid kind: must be one of dynamic, static`; empty is ignored */
                 kind?: "dynamic" | "static";
-                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
             };
             header?: never;
@@ -17723,9 +17723,9 @@ export interface operations {
     listSenderProfiles: {
         parameters: {
             query?: {
-                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
             };
             header?: never;
@@ -17831,9 +17831,9 @@ export interface operations {
             query?: {
                 /** @description Exact match; empty is absent; another value answers 400 `Invalid status: must be one of draft, scheduled, sending, paused, sent, failed, cancelled` */
                 status?: "draft" | "scheduled" | "sending" | "paused" | "sent" | "failed" | "cancelled";
-                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
             };
             header?: never;
@@ -18913,9 +18913,9 @@ export interface operations {
     listNewsletters: {
         parameters: {
             query?: {
-                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
             };
             header?: never;
@@ -19277,9 +19277,9 @@ export interface operations {
             query?: {
                 /** @description Exact match; empty is absent; another value answers 400 `Invalid status: must be draft, scheduled or published` */
                 status?: "draft" | "scheduled" | "published";
-                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
             };
             header?: never;

@@ -2,7 +2,7 @@ import { env, exports } from 'cloudflare:workers';
 import { RegExpRouter } from 'hono/router/reg-exp-router';
 import { buildApp } from '../../src/app';
 import { describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, call, makeWorkspace } from '../support/harness';
+import { ADMIN_TOKEN, admin, call, makeWorkspace } from '../support/harness';
 
 describe('HTTP conventions', () => {
   it('refuses CORS preflights and never sends Access-Control-Allow-Origin', async () => {
@@ -123,6 +123,27 @@ describe('HTTP conventions', () => {
     const envelope = await ws.api('GET', '/v1/suppressions?emails=a@example.com');
     expect([envelope.status, envelope.body.error.code]).toEqual([400, 'invalid_request']);
     expect(envelope.body.error.message).toContain('query parameter emails is not accepted here');
+  });
+
+  it("refuses a paging integer not written plainly, on /v1 and /admin/v1, in the route's error shape", async () => {
+    const ws = await makeWorkspace();
+    const message = 'Invalid limit: must be a non-negative integer';
+    for (const raw of ['0x10', '1e1', '%205', '5%20', '%2B5', '05', '9223372036854775808']) {
+      const list = await ws.api('GET', `/v1/contacts?limit=${raw}`);
+      expect([list.status, list.body], raw).toEqual([400, { statusCode: 400, message, error: 'Bad Request' }]);
+      const offset = await ws.api('GET', `/v1/deals?offset=${raw}`);
+      expect([offset.status, offset.body.message], raw).toEqual([400, 'Invalid offset: must be a non-negative integer']);
+      const envelope = await ws.api('GET', `/v1/suppressions?limit=${raw}`);
+      expect([envelope.status, envelope.body.error], raw).toEqual([400, { code: 'invalid_request', message }]);
+      for (const path of [`/workspaces/${ws.id}/request-log`, `/workspaces/${ws.id}/outbox`, '/global-suppressions']) {
+        const operator = await admin('GET', `${path}?limit=${raw}`);
+        expect([operator.status, operator.body], `${path} ${raw}`).toEqual([400, { statusCode: 400, message, error: 'Bad Request' }]);
+      }
+      const exported = await admin('GET', `/workspaces/${ws.id}/contacts/${crypto.randomUUID()}/export?limit=${raw}`);
+      expect([exported.status, exported.body.message], raw).toEqual([400, message]);
+    }
+    expect((await ws.api('GET', '/v1/contacts?limit=10&offset=0')).status).toBe(200);
+    expect((await admin('GET', `/workspaces/${ws.id}/request-log?limit=0`)).status).toBe(200);
   });
 
   it('rejects a body that is not UTF-8 with 400', async () => {
