@@ -22,7 +22,12 @@ const OPERATOR_PAGING = { limit: 50, cap: 500 };
 
 /** The `limit` query of operator lists: default 50, capped at 500, read as `/v1` reads it. */
 export function limitParam(c: Context): number {
-  return parsePaging({ limit: c.req.query('limit') }, OPERATOR_PAGING).limit;
+  return pagingParams(c).limit;
+}
+
+/** `limit` and `offset` of an operator list that pages by offset. */
+export function pagingParams(c: Context) {
+  return parsePaging({ limit: c.req.query('limit'), offset: c.req.query('offset') }, OPERATOR_PAGING);
 }
 
 /** The `limit` query as the operator API's document states it. */
@@ -37,4 +42,12 @@ export const limitQuery = z.object({
       default: OPERATOR_PAGING.limit,
       description: `Default ${OPERATOR_PAGING.limit}; values above ${OPERATOR_PAGING.cap} are clamped to ${OPERATOR_PAGING.cap}. ${INTEGER_RULE('limit')}`,
     }),
+});
+
+/** `limit` and `offset`, where an operator list takes both. */
+export const pagingQuery = limitQuery.extend({
+  offset: z
+    .string()
+    .optional()
+    .openapi({ type: 'integer', minimum: 0, maximum: PAGING_MAX, default: 0, description: `Rows to skip, default 0. ${INTEGER_RULE('offset')}` }),
 });
