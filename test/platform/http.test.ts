@@ -125,6 +125,28 @@ describe('HTTP conventions', () => {
     expect(envelope.body.error.message).toContain('query parameter emails is not accepted here');
   });
 
+  it('refuses a query parameter an operator route does not declare, in the operator shape, and takes the ones it declares', async () => {
+    const ws = await makeWorkspace();
+    const refused = (name: string) => [400, { statusCode: 400, message: [`query parameter ${name} is not accepted here`], error: 'Bad Request' }];
+    const typo = await admin('GET', `/workspaces/${ws.id}/request-log?limt=5`);
+    expect([typo.status, typo.body]).toEqual(refused('limt'));
+    const guessed = await admin('GET', `/moves?workspace=${ws.id}`);
+    expect([guessed.status, guessed.body]).toEqual(refused('workspace'));
+    const none = await admin('GET', `/workspaces/${ws.id}?fields=name`);
+    expect([none.status, none.body]).toEqual(refused('fields'));
+    // A route whose own errors answer the domain envelope answers request-shape violations in the framework shape, as its body checks do.
+    const snippet = await call('POST', `/admin/v1/workspaces/${ws.id}/snippets?dry_run=true`, {
+      key: ADMIN_TOKEN,
+      body: { name: 'S', markdown: 'x' },
+    });
+    expect([snippet.status, snippet.body]).toEqual(refused('dry_run'));
+    const both = await admin('GET', `/workspaces/${ws.id}/outbox?channel=email&chanel=sms&limit=1&page=2`);
+    expect(both.body.message).toEqual(['query parameter chanel is not accepted here', 'query parameter page is not accepted here']);
+    expect((await admin('GET', `/workspaces/${ws.id}/request-log?limit=5`)).status).toBe(200);
+    expect((await admin('GET', `/moves?workspace_id=${ws.id}&limit=5`)).status).toBe(200);
+    expect((await admin('GET', `/workspaces/${ws.id}/outbox?channel=email&to=a@example.com&limit=1`)).status).toBe(200);
+  });
+
   it("refuses a paging integer not written plainly, on /v1 and /admin/v1, in the route's error shape", async () => {
     const ws = await makeWorkspace();
     const message = 'Invalid limit: must be a non-negative integer';
