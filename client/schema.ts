@@ -4399,10 +4399,10 @@ export interface components {
             record_first_payment?: boolean;
             /**
              * Format: date-time
-             * @description ISO 8601; a date-only value is the end of that day in the workspace time zone; must be after the purchase date
+             * @description ISO 8601; a date-only value is the end of that day in the workspace time zone; must be after the purchase date. Recurring plans only: on another type it is checked the same way (the same 400), then ignored
              */
             recurring_end_at?: string;
-            /** @description Recorded cycles after which the plan completes */
+            /** @description Recorded cycles after which the plan completes. Recurring plans only: on another type it is checked the same way (the same 400), then ignored */
             recurring_max_occurrences?: number;
             /**
              * @description Recurring plans only; sent together with `vat_rate`
@@ -4443,10 +4443,10 @@ export interface components {
             auto_generate?: boolean;
             /**
              * Format: date-time
-             * @description ISO 8601; a date-only value is the end of that day in the workspace time zone; must be after the purchase date
+             * @description ISO 8601; a date-only value is the end of that day in the workspace time zone; must be after the purchase date. Recurring plans only: on another type it is checked the same way (the same 400), then ignored
              */
             recurring_end_at?: string | null;
-            /** @description Recorded cycles after which the plan completes; null removes the limit */
+            /** @description Recorded cycles after which the plan completes; null removes the limit. Recurring plans only: on another type it is checked the same way (the same 400), then ignored */
             recurring_max_occurrences?: number | null;
             /**
              * @description Recurring plans only; sent together with `vat_rate`
