@@ -5394,7 +5394,7 @@ export interface components {
             html?: string;
             /** @description At most 100 KB (UTF-8). A missing part is derived: text becomes escaped HTML with line breaks kept, html a plain-text rendering */
             text?: string;
-            /** @description Unique per workspace: the first request sends, later ones replay its answer */
+            /** @description Unique per workspace: the first request sends, later ones replay its answer. Required even with an `Idempotency-Key` header, which must then be the same key */
             idempotency_key: string;
             /**
              * Format: uuid
@@ -16920,7 +16920,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. On this route it does not replace the body field `idempotency_key`, which stays required (without it: 400 `idempotency_key: the body field is required; the Idempotency-Key header is not a substitute for it`); sent with it, it must be the same key, else 400 `validation_failed`. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -16975,7 +16975,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailSendRecord"];
                 };
             };
-            /** @description Framework shape: Validation failure, unknown body property, non-UUID path id or malformed query; `INVALID_IDEMPOTENCY_KEY`: `Idempotency-Key must be 1 to 255 printable ASCII characters`. Domain envelope: `validation_failed`: `Provide html or text (or both)`; `validation_failed`: `Header "<name>" is not allowed: only <allowed> may be set`; `validation_failed`: `Header <name> must be a string`; `validation_failed`: `Header <name> must be at most <max> characters`; `validation_failed`: `Header <name> must not contain control characters`; `validation_failed`: `Header <name> must not be empty`; `validation_failed`: `metadata exceeds <max> bytes serialized`. */
+            /** @description Framework shape: Validation failure, unknown body property, non-UUID path id or malformed query; `INVALID_IDEMPOTENCY_KEY`: `Idempotency-Key must be 1 to 255 printable ASCII characters`. Domain envelope: `validation_failed`: `Provide html or text (or both)`; `validation_failed`: `Header "<name>" is not allowed: only <allowed> may be set`; `validation_failed`: `Header <name> must be a string`; `validation_failed`: `Header <name> must be at most <max> characters`; `validation_failed`: `Header <name> must not contain control characters`; `validation_failed`: `Header <name> must not be empty`; `validation_failed`: `metadata exceeds <max> bytes serialized`; `validation_failed`: `The Idempotency-Key header and the body field idempotency_key differ: send the same key in both, or the body field alone`. */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];

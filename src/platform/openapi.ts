@@ -6,6 +6,7 @@ import { surfaceOf, type Surface } from './error-surfaces';
 import { fillTemplate, shapeOn, type ErrorDoc, type ErrorShape } from './errors';
 import { REQUEST_ID_HEADER } from './request-id';
 import { SharedErrors } from './shared-errors';
+import { bodyKeyCheck, KEY_NOT_IN_HEADER } from './validation';
 
 export const FrameworkError = z
   .object({
@@ -197,6 +198,8 @@ type DeclaredRoute<P extends string> = Omit<RouteConfig, 'path' | 'operationId'>
   errors?: readonly ErrorDoc[];
   /** Query parameters the contract names as not taken by this route: accepted and ignored (any other undeclared one answers 400). */
   ignoredQuery?: readonly string[];
+  /** The body field that is the route's own idempotency key, and what an `Idempotency-Key` header differing from it answers (`bodyKeyCheck`). */
+  bodyKey?: { field: string; mismatch: ErrorDoc & (() => Error) };
 };
 
 /**
@@ -208,19 +211,22 @@ type DeclaredRoute<P extends string> = Omit<RouteConfig, 'path' | 'operationId'>
  */
 export function defineRoute<P extends string, R extends DeclaredRoute<P>>(declared: R) {
   if (!OPERATION_ID.test(declared.operationId)) throw new Error(`operationId ${declared.operationId} must be lowerCamelCase verb + resource`);
-  const { errors = [], ...config } = declared;
+  const { errors: listed = [], ...config } = declared;
+  const { ignoredQuery = [], bodyKey, ...own } = config;
+  const errors = bodyKey ? [...listed, bodyKey.mismatch] : listed;
   const idempotent = config.method === 'post' && !!config.security;
   // Documented as the router mounted under /v1 answers them (src/app.ts).
   const surface = surfaceOf(config.method, `/v1${config.path}`);
   const documented = documentedOn(surface, idempotent ? [...errors, ...IDEMPOTENCY_ERRORS] : errors);
   const responses = { ...errorResponses(documented), ...config.responses };
-  const { ignoredQuery = [], ...own } = config;
-  const request = idempotent ? withIdempotencyKey(own.request) : own.request;
+  const request = idempotent ? withIdempotencyKey(own.request, bodyKey) : own.request;
   const [declaredErrors, checkQuery] = [declaring(own.operationId, errors), undeclaredQueryCheck(request, ignoredQuery)];
+  const checkKey = bodyKey && bodyKeyCheck(bodyKey);
   // One handler, not a list: the route's config is also what the document is built from, where a function is left out.
   const middleware: MiddlewareHandler = (c, next) =>
     declaredErrors(c, async () => {
       checkQuery(c.req.url);
+      if (checkKey) await checkKey(c);
       await next();
     });
   const route = { ...own, request, middleware, responses };
@@ -255,10 +261,16 @@ const IDEMPOTENCY_ERRORS = [
   SharedErrors.idempotencyKeyReused,
 ];
 
-/** Every authenticated POST documents the `Idempotency-Key` header. */
-function withIdempotencyKey(request: RouteConfig['request']): RouteConfig['request'] {
+/** Every authenticated POST documents the `Idempotency-Key` header; where the body has a key field of its own, how the two meet. */
+function withIdempotencyKey(request: RouteConfig['request'], bodyKey?: DeclaredRoute<string>['bodyKey']): RouteConfig['request'] {
+  const alongside = bodyKey
+    ? ` On this route it does not replace the body field \`${bodyKey.field}\`, which stays required (without it: 400 \`${bodyKey.field}: ${KEY_NOT_IN_HEADER}\`); sent with it, it must be the same key, else ${bodyKey.mismatch.status} ${code(bodyKey.mismatch.code ?? bodyKey.mismatch.message)}.`
+    : '';
   const header = z.object({
-    'Idempotency-Key': z.string().optional().openapi({ description: IDEMPOTENCY_KEY_DOC, example: 'order-7f3a-retry-safe' }),
+    'Idempotency-Key': z
+      .string()
+      .optional()
+      .openapi({ description: IDEMPOTENCY_KEY_DOC + alongside, example: 'order-7f3a-retry-safe' }),
   });
   const own = request?.headers;
   return { ...request, headers: own instanceof z.ZodObject ? own.extend(header.shape) : header };
