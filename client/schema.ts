@@ -6011,6 +6011,8 @@ export interface components {
         "RateLimit-Reset": number;
         /** @description Seconds to wait before retrying */
         "Retry-After": number;
+        /** @description Only where the `Authorization` header does not use the `Bearer` scheme: `Bearer error="invalid_request", error_description="Authorization header must use the Bearer scheme"` */
+        "WWW-Authenticate": string;
         /** @description This request's id, a UUIDv7 fresh for every request and on every answer: quote it when asking about a request (the request log and the service's error log carry it). */
         "X-Request-Id": string;
     };
@@ -6054,9 +6056,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6166,9 +6169,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6288,9 +6292,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6417,9 +6422,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6548,9 +6554,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6702,9 +6709,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6834,9 +6842,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6946,9 +6955,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7075,9 +7085,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7194,9 +7205,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7309,9 +7321,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7438,9 +7451,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7554,9 +7568,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7696,9 +7711,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["DomainError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7829,9 +7845,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["DomainError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7967,9 +7984,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8082,9 +8100,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8211,9 +8230,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8336,9 +8356,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8474,9 +8495,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8589,9 +8611,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8718,9 +8741,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8843,9 +8867,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8972,9 +8997,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9101,9 +9127,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9246,9 +9273,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9371,9 +9399,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9487,9 +9516,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9614,9 +9644,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9732,9 +9763,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9861,9 +9893,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9987,9 +10020,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10133,9 +10167,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10251,9 +10286,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10393,9 +10429,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10520,9 +10557,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10649,9 +10687,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10804,9 +10843,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10955,9 +10995,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11074,9 +11115,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11216,9 +11258,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11345,9 +11388,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11469,9 +11513,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11624,9 +11669,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11779,9 +11825,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11938,9 +11985,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12070,9 +12118,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12212,9 +12261,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12342,9 +12392,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12496,9 +12547,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12646,9 +12698,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12797,9 +12850,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12914,9 +12968,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13056,9 +13111,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13180,9 +13236,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13325,9 +13382,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13439,9 +13497,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13556,9 +13615,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["DomainError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13683,9 +13743,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13804,9 +13865,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13908,9 +13970,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14031,9 +14094,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14156,9 +14220,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14306,9 +14371,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14457,9 +14523,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14560,9 +14627,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14681,9 +14749,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14797,9 +14866,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14926,9 +14996,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15045,9 +15116,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15187,9 +15259,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15315,9 +15388,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15469,9 +15543,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15624,9 +15699,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15775,9 +15851,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15878,9 +15955,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -16016,9 +16094,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -16180,9 +16259,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -16305,9 +16385,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -16434,9 +16515,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -16559,9 +16641,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -16696,9 +16779,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -16851,9 +16935,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -16988,9 +17073,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["DomainError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17169,9 +17255,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17290,9 +17377,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["DomainError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17405,9 +17493,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["DomainError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17534,9 +17623,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["DomainError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17655,9 +17745,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17761,9 +17852,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17869,9 +17961,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17995,9 +18088,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["DomainError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18124,9 +18218,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18249,9 +18344,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["DomainError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18378,9 +18474,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18502,9 +18599,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18656,9 +18754,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["DomainError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18806,9 +18905,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18951,9 +19051,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19065,9 +19166,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["DomainError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19194,9 +19296,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19317,9 +19420,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19448,9 +19552,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["DomainError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19590,9 +19695,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19706,9 +19812,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["DomainError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19831,9 +19938,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["DomainError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19955,9 +20063,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -20109,9 +20218,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["DomainError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -20259,9 +20369,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };

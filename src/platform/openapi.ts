@@ -26,7 +26,7 @@ export const FeatureGateError = z.object({ message: z.string(), error_code: z.li
 
 const DESCRIPTIONS: Record<number, string> = {
   400: 'Validation failure, unknown body property, non-UUID path id or malformed query',
-  401: '`Missing API key` or `Invalid API key`',
+  401: '`Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme',
   403: 'Plan without API access, or the plan lacks the feature (`FEATURE_NOT_INCLUDED_IN_PLAN`)',
   413: 'Request body too large',
   415: 'Body is not JSON',
@@ -97,7 +97,7 @@ export function errorResponses(errors: readonly DocumentedError[] = []) {
   const standard: Record<number, { shapes: ErrorShape[]; headers: Record<string, unknown> }> = {
     400: { shapes: ['framework'], headers: ERROR_HEADERS },
     // Answered before the key is known: no budget headers.
-    401: { shapes: ['framework'], headers: REQUEST_ID_ONLY },
+    401: { shapes: ['framework'], headers: UNAUTHORIZED_HEADERS },
     403: { shapes: ['framework', 'feature-gate'], headers: ERROR_HEADERS },
     413: { shapes: ['framework'], headers: ERROR_HEADERS },
     415: { shapes: ['framework'], headers: ERROR_HEADERS },
@@ -138,6 +138,11 @@ export const RESPONSE_HEADERS = {
   'RateLimit-Remaining': { description: 'Requests left in the current window', schema: { type: 'integer' as const, minimum: 0 } },
   'RateLimit-Reset': { description: 'Seconds until the window resets', schema: { type: 'integer' as const, minimum: 0 } },
   'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' as const, minimum: 0 } },
+  'WWW-Authenticate': {
+    description:
+      'Only where the `Authorization` header does not use the `Bearer` scheme: `Bearer error="invalid_request", error_description="Authorization header must use the Bearer scheme"`',
+    schema: { type: 'string' as const },
+  },
   [REQUEST_ID_HEADER]: {
     description:
       "This request's id, a UUIDv7 fresh for every request and on every answer: quote it when asking about a request (the request log and the service's error log carry it).",
@@ -155,8 +160,9 @@ const headerRefs = (names: HeaderName[]) => Object.fromEntries(names.map((n) => 
 export const SUCCESS_HEADERS = headerRefs(['Bookmark', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', REQUEST_ID_HEADER]);
 const ERROR_HEADERS = headerRefs(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', REQUEST_ID_HEADER]);
 const TOO_MANY_HEADERS = headerRefs(['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', REQUEST_ID_HEADER]);
-/** Every answer's own header, for answers that carry no other: a 401, the hosted pages, the operator API. */
+/** Every answer's own header, for answers that carry no other: the hosted pages, the operator API. */
 export const REQUEST_ID_ONLY = headerRefs([REQUEST_ID_HEADER]);
+const UNAUTHORIZED_HEADERS = headerRefs(['WWW-Authenticate', REQUEST_ID_HEADER]);
 
 /** A JSON success response with the documented headers. */
 export const jsonContent = <T extends z.ZodTypeAny>(schema: T, description: string) => ({
