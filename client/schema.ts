@@ -4727,10 +4727,10 @@ export interface components {
             record_first_payment?: boolean;
             /**
              * Format: date-time
-             * @description ISO 8601; a date-only value is the end of that day in the workspace time zone; must be after the purchase date
+             * @description ISO 8601; a date-only value is the end of that day in the workspace time zone; must be after the purchase date. Recurring plans only: on another type it is checked the same way (the same 400), then ignored
              */
             recurring_end_at?: string;
-            /** @description Recorded cycles after which the plan completes */
+            /** @description Recorded cycles after which the plan completes. Recurring plans only: on another type it is checked the same way (the same 400), then ignored */
             recurring_max_occurrences?: number;
             /**
              * @description Recurring plans only; sent together with `vat_rate`
@@ -4771,11 +4771,11 @@ export interface components {
             auto_generate?: boolean;
             /**
              * Format: date-time
-             * @description ISO 8601; a date-only value is the end of that day in the workspace time zone; must be after the purchase date
+             * @description ISO 8601; a date-only value is the end of that day in the workspace time zone; must be after the purchase date. Recurring plans only: on another type it is checked the same way (the same 400), then ignored
              */
             recurring_end_at?: string | null;
-            /** @description Recorded cycles after which the plan completes */
-            recurring_max_occurrences?: number;
+            /** @description Recorded cycles after which the plan completes; null removes the limit. Recurring plans only: on another type it is checked the same way (the same 400), then ignored */
+            recurring_max_occurrences?: number | null;
             /**
              * @description Recurring plans only; sent together with `vat_rate`
              * @enum {string|null}
@@ -4783,10 +4783,10 @@ export interface components {
             vat_mode?: "inclusive" | "exclusive" | null;
             /** @description Percent, 0 to 100, at most 2 decimals; sent together with `vat_mode` */
             vat_rate?: number | null;
-            /** @description Replaces the stored object; null clears it, omission keeps it */
+            /** @description Free-form JSON object, at most 2048 bytes serialized (UTF-8); replaces the stored object; null clears it, omission keeps it */
             metadata?: {
                 [key: string]: unknown;
-            };
+            } | null;
         };
         PaymentCancel: Record<string, never>;
         PaymentEntryMark: {
@@ -5633,10 +5633,10 @@ export interface components {
              * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
              */
             audience_id?: string | null;
-            /** @description A contact condition tree (the `filter` grammar of GET /v1/contacts), type-checked on write (at most 30 levels of nesting, 2000 keys in all (nested keys included) and 32768 bytes serialized) */
+            /** @description A contact condition tree (the `filter` grammar of GET /v1/contacts), type-checked on write (at most 30 levels of nesting, 2000 keys in all (nested keys included) and 32768 bytes serialized). null: no filter; on a write to an existing campaign it clears the stored one */
             audience_filters?: {
                 [key: string]: unknown;
-            };
+            } | null;
             /**
              * @description One value per body placeholder of the template, keyed by the placeholder name (`"1"`, `"first_name"`). A value may reference contact fields: `{{contact.first_name}}`, `{{contact.custom_fields.plan}}`, with a fallback for empty fields: `{{contact.first_name|there}}`.
              * @example {
@@ -5666,10 +5666,10 @@ export interface components {
              * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
              */
             audience_id?: string | null;
-            /** @description A contact condition tree (the `filter` grammar of GET /v1/contacts), type-checked on write (at most 30 levels of nesting, 2000 keys in all (nested keys included) and 32768 bytes serialized) */
+            /** @description A contact condition tree (the `filter` grammar of GET /v1/contacts), type-checked on write (at most 30 levels of nesting, 2000 keys in all (nested keys included) and 32768 bytes serialized). null: no filter; on a write to an existing campaign it clears the stored one */
             audience_filters?: {
                 [key: string]: unknown;
-            };
+            } | null;
             /**
              * @description One value per body placeholder of the template, keyed by the placeholder name (`"1"`, `"first_name"`). A value may reference contact fields: `{{contact.first_name}}`, `{{contact.custom_fields.plan}}`, with a fallback for empty fields: `{{contact.first_name|there}}`.
              * @example {
@@ -5722,7 +5722,7 @@ export interface components {
             html?: string;
             /** @description At most 100 KB (UTF-8). A missing part is derived: text becomes escaped HTML with line breaks kept, html a plain-text rendering */
             text?: string;
-            /** @description Unique per workspace: the first request sends, later ones replay its answer */
+            /** @description Unique per workspace: the first request sends, later ones replay its answer. Required even with an `Idempotency-Key` header, which must then be the same key */
             idempotency_key: string;
             /**
              * Format: uuid
@@ -6044,10 +6044,10 @@ export interface components {
              * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
              */
             audience_id?: string | null;
-            /** @description A contact condition tree (the `filter` grammar of GET /v1/contacts), type-checked on write (at most 30 levels of nesting, 2000 keys in all (nested keys included) and 32768 bytes serialized) */
+            /** @description A contact condition tree (the `filter` grammar of GET /v1/contacts), type-checked on write (at most 30 levels of nesting, 2000 keys in all (nested keys included) and 32768 bytes serialized). null: no filter; on a write to an existing campaign it clears the stored one */
             audience_filters?: {
                 [key: string]: unknown;
-            };
+            } | null;
             content?: components["schemas"]["ContentInput"];
             /** @description One campaign per reference per workspace; a replay updates it like PATCH while editable */
             external_reference?: string;
@@ -6089,10 +6089,10 @@ export interface components {
              * @example 01938f4e-8f5a-7c3e-9b1a-2f4d5e6a7b8c
              */
             audience_id?: string | null;
-            /** @description A contact condition tree (the `filter` grammar of GET /v1/contacts), type-checked on write (at most 30 levels of nesting, 2000 keys in all (nested keys included) and 32768 bytes serialized) */
+            /** @description A contact condition tree (the `filter` grammar of GET /v1/contacts), type-checked on write (at most 30 levels of nesting, 2000 keys in all (nested keys included) and 32768 bytes serialized). null: no filter; on a write to an existing campaign it clears the stored one */
             audience_filters?: {
                 [key: string]: unknown;
-            };
+            } | null;
             content?: components["schemas"]["ContentInput"] & unknown;
         };
         EmailCampaignEstimate: {
@@ -6489,6 +6489,8 @@ export interface components {
         "RateLimit-Reset": number;
         /** @description Seconds to wait before retrying */
         "Retry-After": number;
+        /** @description Only where the `Authorization` header does not use the `Bearer` scheme: `Bearer error="invalid_request", error_description="Authorization header must use the Bearer scheme"` */
+        "WWW-Authenticate": string;
         /** @description This request's id, a UUIDv7 fresh for every request and on every answer: quote it when asking about a request (the request log and the service's error log carry it). */
         "X-Request-Id": string;
     };
@@ -6532,9 +6534,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6604,9 +6607,9 @@ export interface operations {
                 filter?: string;
                 /** @description A sortable field; a `-` prefix sorts descending; empty is the default. Another field answers 400 `Invalid sort: ...` */
                 sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "name" | "-name" | "first_name" | "-first_name" | "last_name" | "-last_name" | "email" | "-email" | "phone" | "-phone" | "company_name" | "-company_name" | "lifecycle_stage" | "-lifecycle_stage" | "lead_score" | "-lead_score" | "city" | "-city" | "country" | "-country" | "date_of_birth" | "-date_of_birth" | "annual_revenue" | "-annual_revenue" | "employee_count" | "-employee_count";
-                /** @description Page size, default 50 (also when empty); values above 500 (up to 999999999999999) are clamped to 500. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 50 (also when empty); values above 500 (up to 999999999999999) are clamped to 500. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
                 /** @description Name, first/last name, email, phone and company (case-insensitive substring), the exact E.164 form and historical identifiers. Control characters answer 400 `Invalid search: must not contain control characters` */
                 search?: string;
@@ -6644,9 +6647,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6766,9 +6770,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6895,9 +6900,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7026,9 +7032,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7180,9 +7187,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7274,9 +7282,9 @@ export interface operations {
     listContactImports: {
         parameters: {
             query?: {
-                /** @description Page size, default 20 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 20 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
             };
             header?: never;
@@ -7312,9 +7320,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7424,9 +7433,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7553,9 +7563,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7634,9 +7645,9 @@ export interface operations {
     listContactExports: {
         parameters: {
             query?: {
-                /** @description Page size, default 20 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 20 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
             };
             header?: never;
@@ -7672,9 +7683,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7787,9 +7799,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7916,9 +7929,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8032,9 +8046,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8174,9 +8189,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["DomainError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8307,9 +8323,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["DomainError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8405,9 +8422,9 @@ export interface operations {
                 filter?: string;
                 /** @description A sortable field; a `-` prefix sorts descending; empty is the default. Another field answers 400 `Invalid sort: ...` */
                 sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "name" | "-name" | "contact_count" | "-contact_count";
-                /** @description Page size, default 50 (also when empty); values above 500 (up to 999999999999999) are clamped to 500. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 50 (also when empty); values above 500 (up to 999999999999999) are clamped to 500. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
                 /** @description Case-insensitive substring of the name. Control characters answer 400 `Invalid search: must not contain control characters` */
                 search?: string;
@@ -8445,9 +8462,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8560,9 +8578,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8689,9 +8708,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8814,9 +8834,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8912,9 +8933,9 @@ export interface operations {
                 filter?: string;
                 /** @description A sortable field; a `-` prefix sorts descending; empty is the default. Another field answers 400 `Invalid sort: ...` */
                 sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "name" | "-name" | "contact_count" | "-contact_count";
-                /** @description Page size, default 50 (also when empty); values above 500 (up to 999999999999999) are clamped to 500. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 50 (also when empty); values above 500 (up to 999999999999999) are clamped to 500. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
                 /** @description Case-insensitive substring of the name. Control characters answer 400 `Invalid search: must not contain control characters` */
                 search?: string;
@@ -8952,9 +8973,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9067,9 +9089,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9196,9 +9219,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9321,9 +9345,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9450,9 +9475,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9579,9 +9605,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9724,9 +9751,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9849,9 +9877,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9965,9 +9994,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10054,9 +10084,9 @@ export interface operations {
                 external_id?: string;
                 /** @description Only active (`true`) or inactive (`false`) products. Anything but `true` or `false` answers 400 `Invalid is_active: must be true or false` */
                 is_active?: boolean;
-                /** @description Page size, default 50 (also when empty); values above 500 (up to 999999999999999) are clamped to 500. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 50 (also when empty); values above 500 (up to 999999999999999) are clamped to 500. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
             };
             header?: never;
@@ -10092,9 +10122,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10210,9 +10241,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10339,9 +10371,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10465,9 +10498,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10573,9 +10607,9 @@ export interface operations {
                 external_reference?: string;
                 /** @description Case-insensitive substring of the title or the contact name, phone or email. Control characters answer 400 `Invalid search: must not contain control characters` */
                 search?: string;
-                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
             };
             header?: never;
@@ -10611,9 +10645,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10729,9 +10764,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10871,9 +10907,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10998,9 +11035,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11127,9 +11165,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11282,9 +11321,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11395,9 +11435,9 @@ export interface operations {
                 status?: string;
                 /** @description Case-insensitive substring of the title or the contact name, phone or email. Control characters answer 400 `Invalid search: must not contain control characters` */
                 search?: string;
-                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
             };
             header?: never;
@@ -11433,9 +11473,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11552,9 +11593,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11694,9 +11736,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11823,9 +11866,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11947,9 +11991,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12102,9 +12147,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12257,9 +12303,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12416,9 +12463,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12548,9 +12596,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12690,9 +12739,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12820,9 +12870,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12974,9 +13025,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13124,9 +13176,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13237,9 +13290,9 @@ export interface operations {
                 contact_id?: string;
                 /** @description Exact match; an empty value is ignored; a malformed one answers 400 `Invalid deal_id: must be a UUID` */
                 deal_id?: string;
-                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
             };
             header?: never;
@@ -13275,9 +13328,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13392,9 +13446,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13534,9 +13589,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13658,9 +13714,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13803,9 +13860,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13917,9 +13975,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14034,9 +14093,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["DomainError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14161,9 +14221,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14244,9 +14305,9 @@ export interface operations {
             query?: {
                 /** @description Exact event type (`contact.created`); empty is absent */
                 type?: string;
-                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
             };
             header?: never;
@@ -14282,9 +14343,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14386,9 +14448,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14469,9 +14532,9 @@ export interface operations {
             query?: {
                 /** @description Exact match; empty is absent; another value answers 400 `Invalid status: must be one of pending, delivered, retrying, dead` */
                 status?: "pending" | "delivered" | "retrying" | "dead";
-                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
             };
             header?: never;
@@ -14509,9 +14572,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14634,9 +14698,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14784,9 +14849,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14895,9 +14961,9 @@ export interface operations {
                 filter?: string;
                 /** @description A sortable field; a `-` prefix sorts descending; empty is the default. Another field answers 400 `Invalid sort: ...` */
                 sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "name" | "-name" | "slug" | "-slug" | "duration_minutes" | "-duration_minutes";
-                /** @description Page size, default 50 (also when empty); values above 500 (up to 999999999999999) are clamped to 500. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 50 (also when empty); values above 500 (up to 999999999999999) are clamped to 500. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
                 /** @description Case-insensitive substring of the name, slug or description. Control characters answer 400 `Invalid search: must not contain control characters` */
                 search?: string;
@@ -14935,9 +15001,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15038,9 +15105,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15159,9 +15227,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15275,9 +15344,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15366,9 +15436,9 @@ export interface operations {
                 to?: string;
                 /** @description A sortable field; a `-` prefix sorts descending; empty is the default. Another field answers 400 `Invalid sort: ...` */
                 sort?: "start_at" | "-start_at" | "end_at" | "-end_at" | "created_at" | "-created_at" | "updated_at" | "-updated_at";
-                /** @description Page size, default 50 (also when empty); values above 500 (up to 999999999999999) are clamped to 500. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 50 (also when empty); values above 500 (up to 999999999999999) are clamped to 500. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
             };
             header?: never;
@@ -15404,9 +15474,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15523,9 +15594,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15665,9 +15737,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15793,9 +15866,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15947,9 +16021,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -16102,9 +16177,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -16213,9 +16289,9 @@ export interface operations {
                 filter?: string;
                 /** @description A sortable field; a `-` prefix sorts descending; empty is the default. Another field answers 400 `Invalid sort: ...` */
                 sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "name" | "-name" | "language" | "-language" | "status" | "-status";
-                /** @description Page size, default 50 (also when empty); values above 500 (up to 999999999999999) are clamped to 500. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 50 (also when empty); values above 500 (up to 999999999999999) are clamped to 500. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
                 /** @description Case-insensitive substring of the name or body. Control characters answer 400 `Invalid search: must not contain control characters` */
                 search?: string;
@@ -16253,9 +16329,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -16356,9 +16433,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -16494,9 +16572,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -16618,9 +16697,9 @@ export interface operations {
                 filter?: string;
                 /** @description A sortable field; a `-` prefix sorts descending; empty is the default. Another field answers 400 `Invalid sort: ...` */
                 sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "name" | "-name" | "scheduled_at" | "-scheduled_at" | "status" | "-status";
-                /** @description Page size, default 50 (also when empty); values above 500 (up to 999999999999999) are clamped to 500. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 50 (also when empty); values above 500 (up to 999999999999999) are clamped to 500. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
                 /** @description Case-insensitive substring of the name. Control characters answer 400 `Invalid search: must not contain control characters` */
                 search?: string;
@@ -16658,9 +16737,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -16783,9 +16863,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -16912,9 +16993,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17037,9 +17119,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17174,9 +17257,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17291,9 +17375,9 @@ export interface operations {
                 until?: string;
                 /** @description Exact match: the send made with this key */
                 idempotency_key?: string;
-                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
             };
             header?: never;
@@ -17329,9 +17413,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17398,7 +17483,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. */
+                /** @description Makes a retry safe: the first request with a key runs and its answer (unless a 5xx, 401 or 429) is kept at least 24 hours; the same method, path and body (JSON compared as values) with the same key gets that answer again with `Idempotent-Replayed: true`, and nothing runs again. A request carried out whose answer was lost (the service failed between the two) is never run again: its key answers 409 `IDEMPOTENCY_KEY_ANSWER_LOST`. 1 to 255 printable ASCII characters, else 400 `INVALID_IDEMPOTENCY_KEY`; scoped to the workspace. On this route it does not replace the body field `idempotency_key`, which stays required (without it: 400 `idempotency_key: the body field is required; the Idempotency-Key header is not a substitute for it`); sent with it, it must be the same key, else 400 `validation_failed`. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -17453,7 +17538,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailSendRecord"];
                 };
             };
-            /** @description Framework shape: Validation failure, unknown body property, non-UUID path id or malformed query; `INVALID_IDEMPOTENCY_KEY`: `Idempotency-Key must be 1 to 255 printable ASCII characters`. Domain envelope: `validation_failed`: `Provide html or text (or both)`; `validation_failed`: `Header "<name>" is not allowed: only <allowed> may be set`; `validation_failed`: `Header <name> must be a string`; `validation_failed`: `Header <name> must be at most <max> characters`; `validation_failed`: `Header <name> must not contain control characters`; `validation_failed`: `Header <name> must not be empty`; `validation_failed`: `metadata exceeds <max> bytes serialized`. */
+            /** @description Framework shape: Validation failure, unknown body property, non-UUID path id or malformed query; `INVALID_IDEMPOTENCY_KEY`: `Idempotency-Key must be 1 to 255 printable ASCII characters`. Domain envelope: `validation_failed`: `Provide html or text (or both)`; `validation_failed`: `Header "<name>" is not allowed: only <allowed> may be set`; `validation_failed`: `Header <name> must be a string`; `validation_failed`: `Header <name> must be at most <max> characters`; `validation_failed`: `Header <name> must not contain control characters`; `validation_failed`: `Header <name> must not be empty`; `validation_failed`: `metadata exceeds <max> bytes serialized`; `validation_failed`: `The Idempotency-Key header and the body field idempotency_key differ: send the same key in both, or the body field alone`. */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -17466,9 +17551,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["DomainError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17647,9 +17733,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17730,9 +17817,9 @@ export interface operations {
             query?: {
                 /** @description Exact address, case-insensitive */
                 email?: string;
-                /** @description Page size, default 50 (also when empty); values above 500 (up to 999999999999999) are clamped to 500. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 50 (also when empty); values above 500 (up to 999999999999999) are clamped to 500. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
             };
             header?: never;
@@ -17768,9 +17855,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["DomainError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17883,9 +17971,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["DomainError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18012,9 +18101,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["DomainError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18095,9 +18185,9 @@ export interface operations {
             query?: {
                 /** @description Another value answers 400 `Invalid kind: must be one of dynamic, static`; empty is ignored */
                 kind?: "dynamic" | "static";
-                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
             };
             header?: never;
@@ -18133,9 +18223,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18201,9 +18292,9 @@ export interface operations {
     listSenderProfiles: {
         parameters: {
             query?: {
-                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
             };
             header?: never;
@@ -18239,9 +18330,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18309,9 +18401,9 @@ export interface operations {
             query?: {
                 /** @description Exact match; empty is absent; another value answers 400 `Invalid status: must be one of draft, scheduled, sending, paused, sent, failed, cancelled` */
                 status?: "draft" | "scheduled" | "sending" | "paused" | "sent" | "failed" | "cancelled";
-                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
             };
             header?: never;
@@ -18347,9 +18439,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18473,9 +18566,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["DomainError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18602,9 +18696,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18727,9 +18822,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["DomainError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18856,9 +18952,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18980,9 +19077,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19134,9 +19232,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["DomainError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19284,9 +19383,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19391,9 +19491,9 @@ export interface operations {
     listNewsletters: {
         parameters: {
             query?: {
-                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
             };
             header?: never;
@@ -19429,9 +19529,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19543,9 +19644,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["DomainError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19672,9 +19774,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19755,9 +19858,9 @@ export interface operations {
             query?: {
                 /** @description Exact match; empty is absent; another value answers 400 `Invalid status: must be draft, scheduled or published` */
                 status?: "draft" | "scheduled" | "published";
-                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
             };
             header?: never;
@@ -19795,9 +19898,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19926,9 +20030,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["DomainError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -20068,9 +20173,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -20184,9 +20290,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["DomainError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -20309,9 +20416,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["DomainError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -20433,9 +20541,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -20587,9 +20696,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["DomainError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -20737,9 +20847,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };

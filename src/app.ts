@@ -127,6 +127,8 @@ export function buildApp() {
     c.header('Content-Security-Policy', docsContentSecurityPolicy);
     return c.html(docsPage);
   });
+  // The page's files live under `/docs/`, so `/docs/` is typed as often as `/docs`: it goes there, its query kept.
+  app.get('/docs/', (c) => c.redirect(`/docs${new URL(c.req.url).search}`, 301));
   // The viewer's files are static assets (wrangler.toml `[assets]`), served before the Worker
   // runs; this route answers the same when a request reaches the Worker anyway.
   app.get(DOCS_KEYBOARD_PATH, (c) => c.body(docsKeyboardScript, 200, { 'content-type': 'text/javascript; charset=utf-8' }));

@@ -189,6 +189,9 @@ export const GlobalSuppression = z
 export const GlobalSuppressionList = z
   .object({
     data: z.array(GlobalSuppression),
+    total: z.number().int().openapi({ description: 'Entries matching `email` and `after`, whatever `limit` and `offset`' }),
+    limit: z.number().int(),
+    offset: z.number().int(),
     next_after: z.string().nullable().openapi({ description: 'Pass as `after` for the next page; null on the last one' }),
   })
   .openapi('OperatorGlobalSuppressionList');

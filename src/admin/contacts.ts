@@ -20,6 +20,7 @@ import { publishCommitted } from '../platform/outbox';
 import { signalsCommitted } from '../platform/signals';
 import { shardDb, shardNames } from '../platform/d1/shards';
 import { boundedJsonObject, type JsonBounds } from '../platform/json-bounds';
+import { INTEGER_RULE, PAGING_MAX } from '../platform/list';
 import { isoDateTime, isUuid } from '../platform/validation';
 import { Attendance, AttendanceEvent, Complaint, ContactErased, ContactExport, FormSubmission, MergeResolution } from './answers';
 import { adminRoute } from './route';
@@ -207,8 +208,23 @@ const exportQuery = z.object({
   limit: z
     .string()
     .optional()
-    .openapi({ type: 'integer', minimum: 0, default: 100, description: 'Rows per kind, default 100; values above 1000 are clamped to 1000' }),
-  offset: z.string().optional().openapi({ type: 'integer', minimum: 0, default: 0, description: 'With `kind`: rows of that kind to skip' }),
+    .openapi({
+      type: 'integer',
+      minimum: 0,
+      maximum: PAGING_MAX,
+      default: 100,
+      description: `Rows per kind, default 100; values above 1000 are clamped to 1000. ${INTEGER_RULE('limit')}`,
+    }),
+  offset: z
+    .string()
+    .optional()
+    .openapi({
+      type: 'integer',
+      minimum: 0,
+      maximum: PAGING_MAX,
+      default: 0,
+      description: `With \`kind\`: rows of that kind to skip. ${INTEGER_RULE('offset')}`,
+    }),
 });
 
 adminRoute(

@@ -5,7 +5,7 @@ import { addPlatformSuppression, listPlatformSuppressions, removePlatformSuppres
 import { formatIssues } from '../platform/validation';
 import { GlobalSuppression, GlobalSuppressionList, GlobalSuppressionRemoved } from './answers';
 import { adminRoute } from './route';
-import { limitParam, limitQuery } from './validate';
+import { pagingParams, pagingQuery } from './validate';
 import { SharedErrors } from '../platform/shared-errors';
 
 /** The platform suppression list (docs/operator-api.md): one list in the control plane, enforced for every workspace on every shard. */
@@ -14,8 +14,8 @@ export const globalSuppressionAdmin = new Hono<AdminEnv>();
 const address = z.string().trim().max(255).pipe(z.email());
 const globalSuppressionBody = z.object({ email: address, reason: z.string().trim().min(1).max(100).optional() }).strict();
 
-const listQuery = z.object({
-  ...limitQuery.shape,
+const listQuery = pagingQuery.extend({
+  email: z.string().optional().openapi({ description: 'Exact address, any case; empty is absent' }),
   after: z.string().optional().openapi({ description: 'Entries after this address, in address order: the `next_after` of the previous page' }),
 });
 
@@ -46,11 +46,13 @@ adminRoute(
     operationId: 'listGlobalSuppressions',
     tag: 'Sandbox and sweeps',
     summary: 'List the platform suppression list',
-    description: 'In address order, `limit` entries at a time; pass `next_after` back as `after` for the next page.',
+    description:
+      'In address order, `limit` entries at a time: page with `offset`, or pass `next_after` back as `after` (the same cost however deep the page).',
     query: listQuery,
     responses: { 200: { description: 'A page of entries', schema: GlobalSuppressionList } },
   },
-  async (c) => c.json(await listPlatformSuppressions(c.env, { limit: limitParam(c), after: c.req.query('after') })),
+  async (c) =>
+    c.json(await listPlatformSuppressions(c.env, { ...pagingParams(c), after: c.req.query('after'), email: c.req.query('email') || undefined })),
 );
 
 adminRoute(

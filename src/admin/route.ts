@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import type { Context, Hono } from 'hono';
 import type { AdminEnv } from '../env';
-import { FrameworkError, OPERATION_ID, REQUEST_ID_ONLY } from '../platform/openapi';
+import { FrameworkError, OPERATION_ID, REQUEST_ID_ONLY, undeclaredQueryCheck } from '../platform/openapi';
 import { body as parseBody } from './validate';
 
 type Status = 200 | 201 | 202 | 400 | 401 | 404 | 409 | 422 | 429 | 503;
@@ -32,7 +32,7 @@ export const ADMIN_OPERATIONS: AdminOperation[] = [];
 
 /** Answers every operator route can give besides its own: a malformed request, the token, a spent budget. */
 const COMMON: Partial<Record<Status, string>> = {
-  400: 'A malformed request: an unknown body property, a wrong type, a non-UUID path id (`message` lists each)',
+  400: 'A malformed request: an unknown body property, a wrong type, a non-UUID path id, a query parameter the operation does not list (`query parameter <name> is not accepted here`); `message` lists each',
   401: '`Invalid operator token`',
   429: 'Too many wrong operator tokens from this source IP this minute; see `Retry-After`',
 };
@@ -59,6 +59,8 @@ export function operationResponses(op: AdminOperation) {
 /**
  * Declares an operator route on `router`. The handler gets `read`, which parses the body with
  * the documented schema (the 400 lists each problem), called where the handler's checks want it.
+ * A query parameter the operation does not list is refused before the handler runs, as on `/v1`:
+ * a guessed filter (`?workspace=` for `?workspace_id=`) would otherwise answer unfiltered data.
  */
 export function adminRoute(
   router: Hono<AdminEnv>,
@@ -69,7 +71,11 @@ export function adminRoute(
   if (!OPERATION_ID.test(op.operationId)) throw new Error(`operationId ${op.operationId} must be lowerCamelCase verb + resource`);
   ADMIN_OPERATIONS.push(op);
   const read = (c: Context<AdminEnv>) => () => parseBody(c, op.body?.schema ?? z.object({}).strict());
-  router.on(op.method.toUpperCase(), op.path.replace(/\{(\w+)\}/g, ':$1'), (c) => handler(c, read(c)));
+  const checkQuery = undeclaredQueryCheck({ query: op.query });
+  router.on(op.method.toUpperCase(), op.path.replace(/\{(\w+)\}/g, ':$1'), (c) => {
+    checkQuery(c.req.url);
+    return handler(c, read(c));
+  });
 }
 
 /** A record's answer: the fields every answer has, and whatever else the record carries. */

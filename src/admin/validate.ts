@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { z } from '@hono/zod-openapi';
+import { INTEGER_RULE, PAGING_MAX, parsePaging } from '../platform/list';
 import { SharedErrors } from '../platform/shared-errors';
 import { AdminErrors } from './errors';
 import { formatIssues, isUuid } from '../platform/validation';
@@ -17,21 +18,36 @@ export function idParam(c: Context, name: string): string {
   return value.toLowerCase();
 }
 
-/** The `limit` query of operator lists: default 50, capped at 500; anything but a non-negative integer is a 400. */
+const OPERATOR_PAGING = { limit: 50, cap: 500 };
+
+/** The `limit` query of operator lists: default 50, capped at 500, read as `/v1` reads it. */
 export function limitParam(c: Context): number {
-  const raw = c.req.query('limit');
-  const limit = raw === undefined || raw === '' ? 50 : Number(raw);
-  if (!Number.isInteger(limit) || limit < 0) throw SharedErrors.invalidInteger({ name: 'limit' });
-  return Math.min(limit, 500);
+  return pagingParams(c).limit;
+}
+
+/** `limit` and `offset` of an operator list that pages by offset. */
+export function pagingParams(c: Context) {
+  return parsePaging({ limit: c.req.query('limit'), offset: c.req.query('offset') }, OPERATOR_PAGING);
 }
 
 /** The `limit` query as the operator API's document states it. */
 export const limitQuery = z.object({
-  limit: z.string().optional().openapi({
-    type: 'integer',
-    minimum: 0,
-    default: 50,
-    description:
-      'Default 50; values above 500 are clamped to 500. Anything but a non-negative integer answers 400 `Invalid limit: must be a non-negative integer`',
-  }),
+  limit: z
+    .string()
+    .optional()
+    .openapi({
+      type: 'integer',
+      minimum: 0,
+      maximum: PAGING_MAX,
+      default: OPERATOR_PAGING.limit,
+      description: `Default ${OPERATOR_PAGING.limit}; values above ${OPERATOR_PAGING.cap} are clamped to ${OPERATOR_PAGING.cap}. ${INTEGER_RULE('limit')}`,
+    }),
+});
+
+/** `limit` and `offset`, where an operator list takes both. */
+export const pagingQuery = limitQuery.extend({
+  offset: z
+    .string()
+    .optional()
+    .openapi({ type: 'integer', minimum: 0, maximum: PAGING_MAX, default: 0, description: `Rows to skip, default 0. ${INTEGER_RULE('offset')}` }),
 });

@@ -62,7 +62,7 @@ const isRead = (method: string) => method === 'GET' || method === 'HEAD';
 export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const header = c.req.header('authorization') ?? '';
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!match) throw SharedErrors.missingApiKey();
+  if (!match) throw header.trim() && !/^Bearer(\s|$)/i.test(header) ? SharedErrors.notBearerScheme() : SharedErrors.missingApiKey();
   const ip = c.req.header('cf-connecting-ip') ?? 'unknown';
   const spent = failedKeys.known(ip);
   if (spent) throw spent;

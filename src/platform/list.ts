@@ -16,6 +16,10 @@ export type Paging = { limit: number; offset: number };
 /** The largest `limit`/`offset` `parsePaging` reads (15 digits); a longer number answers 400 like any malformed one. */
 export const PAGING_MAX = 999_999_999_999_999;
 
+/** What a paging value must be, as the document says it (`parsePaging`). */
+export const INTEGER_RULE = (name: string) =>
+  `Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 \`Invalid ${name}: must be a non-negative integer\``;
+
 /** `limit`: an integer >= 0 (`parsePaging`); values above the list's cap are clamped. */
 export const limitQuery = (paging: { limit: number; cap: number }) =>
   z
@@ -26,19 +30,21 @@ export const limitQuery = (paging: { limit: number; cap: number }) =>
       minimum: 0,
       maximum: PAGING_MAX,
       default: paging.limit,
-      description: `Page size, default ${paging.limit} (also when empty); values above ${paging.cap} (up to ${PAGING_MAX}) are clamped to ${paging.cap}. Anything but a non-negative integer of at most 15 digits answers 400 \`Invalid limit: must be a non-negative integer\``,
+      description: `Page size, default ${paging.limit} (also when empty); values above ${paging.cap} (up to ${PAGING_MAX}) are clamped to ${paging.cap}. ${INTEGER_RULE('limit')}`,
     });
 
 /** `offset`: an integer >= 0 (`parsePaging`). */
 export const offsetQuery = () =>
-  z.string().optional().openapi({
-    type: 'integer',
-    minimum: 0,
-    maximum: PAGING_MAX,
-    default: 0,
-    description:
-      'Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer`',
-  });
+  z
+    .string()
+    .optional()
+    .openapi({
+      type: 'integer',
+      minimum: 0,
+      maximum: PAGING_MAX,
+      default: 0,
+      description: `Rows to skip, default 0 (also when empty). ${INTEGER_RULE('offset')}`,
+    });
 
 /** `sort`: one of the list's sortable fields, `-` prefix for descending (`parseSort`). */
 export const sortQuery = (fields: readonly string[], fallback = '-created_at') =>
@@ -143,12 +149,17 @@ export function parseBooleanParam(name: string, raw: string | undefined): boolea
   throw SharedErrors.invalidBoolean({ name });
 }
 
-const INT_RE = /^\d+$/;
+/**
+ * A non-negative integer written the one way JSON and the document write it: no sign, no
+ * leading zero, no spaces, no exponent or hex. `Number()` would read `0x10`, `1e1` and ` 5`
+ * as numbers, and a value past 15 digits loses its last ones, so each of those is a 400.
+ */
+const CANONICAL_INTEGER = /^(0|[1-9]\d{0,14})$/;
 
 /**
- * `limit`/`offset` as the list conventions define them: absent or empty takes
- * the default, a value above the cap is clamped, anything that is not a
- * non-negative integer is a 400 with the documented message.
+ * `limit`/`offset` as the list conventions define them, on `/v1` and `/admin/v1` alike: absent
+ * or empty takes the default, a value above the cap is clamped, anything that is not a
+ * non-negative integer of at most 15 digits is a 400 with the documented message.
  */
 export function parsePaging(query: { limit?: string; offset?: string }, defaults: { limit: number; cap: number }): Paging {
   return {
@@ -159,9 +170,8 @@ export function parsePaging(query: { limit?: string; offset?: string }, defaults
 
 function parseNonNegative(name: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
-  const text = raw.trim();
-  if (!INT_RE.test(text) || text.length > 15) throw SharedErrors.invalidInteger({ name });
-  return Number(text);
+  if (!CANONICAL_INTEGER.test(raw)) throw SharedErrors.invalidInteger({ name });
+  return Number(raw);
 }
 
 /** The `filter` param: a JSON object, with any `workspace_id` dropped (the caller's workspace always applies). */

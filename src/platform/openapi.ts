@@ -6,6 +6,7 @@ import { surfaceOf, type Surface } from './error-surfaces';
 import { fillTemplate, shapeOn, type ErrorDoc, type ErrorShape } from './errors';
 import { REQUEST_ID_HEADER } from './request-id';
 import { SharedErrors } from './shared-errors';
+import { bodyKeyCheck, KEY_NOT_IN_HEADER } from './validation';
 
 export const FrameworkError = z
   .object({
@@ -25,7 +26,7 @@ export const FeatureGateError = z.object({ message: z.string(), error_code: z.li
 
 const DESCRIPTIONS: Record<number, string> = {
   400: 'Validation failure, unknown body property, non-UUID path id or malformed query',
-  401: '`Missing API key` or `Invalid API key`',
+  401: '`Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme',
   403: 'Plan without API access, or the plan lacks the feature (`FEATURE_NOT_INCLUDED_IN_PLAN`)',
   413: 'Request body too large',
   415: 'Body is not JSON',
@@ -96,7 +97,7 @@ export function errorResponses(errors: readonly DocumentedError[] = []) {
   const standard: Record<number, { shapes: ErrorShape[]; headers: Record<string, unknown> }> = {
     400: { shapes: ['framework'], headers: ERROR_HEADERS },
     // Answered before the key is known: no budget headers.
-    401: { shapes: ['framework'], headers: REQUEST_ID_ONLY },
+    401: { shapes: ['framework'], headers: UNAUTHORIZED_HEADERS },
     403: { shapes: ['framework', 'feature-gate'], headers: ERROR_HEADERS },
     413: { shapes: ['framework'], headers: ERROR_HEADERS },
     415: { shapes: ['framework'], headers: ERROR_HEADERS },
@@ -137,6 +138,11 @@ export const RESPONSE_HEADERS = {
   'RateLimit-Remaining': { description: 'Requests left in the current window', schema: { type: 'integer' as const, minimum: 0 } },
   'RateLimit-Reset': { description: 'Seconds until the window resets', schema: { type: 'integer' as const, minimum: 0 } },
   'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' as const, minimum: 0 } },
+  'WWW-Authenticate': {
+    description:
+      'Only where the `Authorization` header does not use the `Bearer` scheme: `Bearer error="invalid_request", error_description="Authorization header must use the Bearer scheme"`',
+    schema: { type: 'string' as const },
+  },
   [REQUEST_ID_HEADER]: {
     description:
       "This request's id, a UUIDv7 fresh for every request and on every answer: quote it when asking about a request (the request log and the service's error log carry it).",
@@ -154,8 +160,9 @@ const headerRefs = (names: HeaderName[]) => Object.fromEntries(names.map((n) => 
 export const SUCCESS_HEADERS = headerRefs(['Bookmark', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', REQUEST_ID_HEADER]);
 const ERROR_HEADERS = headerRefs(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', REQUEST_ID_HEADER]);
 const TOO_MANY_HEADERS = headerRefs(['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', REQUEST_ID_HEADER]);
-/** Every answer's own header, for answers that carry no other: a 401, the hosted pages, the operator API. */
+/** Every answer's own header, for answers that carry no other: the hosted pages, the operator API. */
 export const REQUEST_ID_ONLY = headerRefs([REQUEST_ID_HEADER]);
+const UNAUTHORIZED_HEADERS = headerRefs(['WWW-Authenticate', REQUEST_ID_HEADER]);
 
 /** A JSON success response with the documented headers. */
 export const jsonContent = <T extends z.ZodTypeAny>(schema: T, description: string) => ({
@@ -197,6 +204,8 @@ type DeclaredRoute<P extends string> = Omit<RouteConfig, 'path' | 'operationId'>
   errors?: readonly ErrorDoc[];
   /** Query parameters the contract names as not taken by this route: accepted and ignored (any other undeclared one answers 400). */
   ignoredQuery?: readonly string[];
+  /** The body field that is the route's own idempotency key, and what an `Idempotency-Key` header differing from it answers (`bodyKeyCheck`). */
+  bodyKey?: { field: string; mismatch: ErrorDoc & (() => Error) };
 };
 
 /**
@@ -208,19 +217,22 @@ type DeclaredRoute<P extends string> = Omit<RouteConfig, 'path' | 'operationId'>
  */
 export function defineRoute<P extends string, R extends DeclaredRoute<P>>(declared: R) {
   if (!OPERATION_ID.test(declared.operationId)) throw new Error(`operationId ${declared.operationId} must be lowerCamelCase verb + resource`);
-  const { errors = [], ...config } = declared;
+  const { errors: listed = [], ...config } = declared;
+  const { ignoredQuery = [], bodyKey, ...own } = config;
+  const errors = bodyKey ? [...listed, bodyKey.mismatch] : listed;
   const idempotent = config.method === 'post' && !!config.security;
   // Documented as the router mounted under /v1 answers them (src/app.ts).
   const surface = surfaceOf(config.method, `/v1${config.path}`);
   const documented = documentedOn(surface, idempotent ? [...errors, ...IDEMPOTENCY_ERRORS] : errors);
   const responses = { ...errorResponses(documented), ...config.responses };
-  const { ignoredQuery = [], ...own } = config;
-  const request = idempotent ? withIdempotencyKey(own.request) : own.request;
+  const request = idempotent ? withIdempotencyKey(own.request, bodyKey) : own.request;
   const [declaredErrors, checkQuery] = [declaring(own.operationId, errors), undeclaredQueryCheck(request, ignoredQuery)];
+  const checkKey = bodyKey && bodyKeyCheck(bodyKey);
   // One handler, not a list: the route's config is also what the document is built from, where a function is left out.
   const middleware: MiddlewareHandler = (c, next) =>
     declaredErrors(c, async () => {
       checkQuery(c.req.url);
+      if (checkKey) await checkKey(c);
       await next();
     });
   const route = { ...own, request, middleware, responses };
@@ -255,10 +267,16 @@ const IDEMPOTENCY_ERRORS = [
   SharedErrors.idempotencyKeyReused,
 ];
 
-/** Every authenticated POST documents the `Idempotency-Key` header. */
-function withIdempotencyKey(request: RouteConfig['request']): RouteConfig['request'] {
+/** Every authenticated POST documents the `Idempotency-Key` header; where the body has a key field of its own, how the two meet. */
+function withIdempotencyKey(request: RouteConfig['request'], bodyKey?: DeclaredRoute<string>['bodyKey']): RouteConfig['request'] {
+  const alongside = bodyKey
+    ? ` On this route it does not replace the body field \`${bodyKey.field}\`, which stays required (without it: 400 \`${bodyKey.field}: ${KEY_NOT_IN_HEADER}\`); sent with it, it must be the same key, else ${bodyKey.mismatch.status} ${code(bodyKey.mismatch.code ?? bodyKey.mismatch.message)}.`
+    : '';
   const header = z.object({
-    'Idempotency-Key': z.string().optional().openapi({ description: IDEMPOTENCY_KEY_DOC, example: 'order-7f3a-retry-safe' }),
+    'Idempotency-Key': z
+      .string()
+      .optional()
+      .openapi({ description: IDEMPOTENCY_KEY_DOC + alongside, example: 'order-7f3a-retry-safe' }),
   });
   const own = request?.headers;
   return { ...request, headers: own instanceof z.ZodObject ? own.extend(header.shape) : header };

@@ -57,6 +57,16 @@ export const SharedErrors = defineErrors('SharedErrors', {
 
   // Who may call, and how often.
   missingApiKey: { kind: 'platform', status: 401, message: 'Missing API key' },
+  /**
+   * An `Authorization` header with another scheme or none (`wsk_...` alone): the contract's message for a
+   * missing key is exact, so the header says what is wrong, in the form RFC 6750 gives it.
+   */
+  notBearerScheme: {
+    kind: 'platform',
+    status: 401,
+    message: 'Missing API key',
+    headers: { 'WWW-Authenticate': 'Bearer error="invalid_request", error_description="Authorization header must use the Bearer scheme"' },
+  },
   invalidApiKey: { kind: 'platform', status: 401, message: 'Invalid API key' },
   noApiAccess: { kind: 'platform', status: 403, message: 'The REST API requires a plan with API access. Upgrade your plan to use the API.' },
   crossOrigin: { kind: 'platform', status: 403, message: 'Cross-origin requests are not allowed: this API is for server-to-server use' },

@@ -28,15 +28,44 @@ type HookResult = { success: boolean; target?: string; data?: unknown; error?: {
 
 export const BODY_REQUIRED = 'Request body is required';
 
+/** What a body key's missing value says when the `Idempotency-Key` header came without it. */
+export const KEY_NOT_IN_HEADER = 'the body field is required; the Idempotency-Key header is not a substitute for it';
+
 /**
  * The per-field strings of a failed request validation. An empty body reaches
  * the body schema as `{}`, which fails exactly the schemas of required bodies
- * (`jsonBody`): that failure reads `Request body is required`.
+ * (`jsonBody`): that failure reads `Request body is required`. A body key sent
+ * only as the header (`bodyKeyCheck`) reads `KEY_NOT_IN_HEADER`.
  */
 export function requestIssues(result: HookResult, c: Context): string[] {
   if (result.target === 'json' && emptyBodies.has(c)) return [BODY_REQUIRED];
-  return formatIssues((result.error?.issues ?? []) as Issue[]);
+  const issues = (result.error?.issues ?? []) as Issue[];
+  const field = result.target === 'json' ? keyOnlyInHeader.get(c) : undefined;
+  if (field === undefined) return formatIssues(issues);
+  return formatIssues(issues.map((i) => (i.path.length === 1 && i.path[0] === field ? { ...i, code: 'custom', message: KEY_NOT_IN_HEADER } : i)));
 }
+
+/** Requests whose body lacks the key field their `Idempotency-Key` header came with, by the field's name. */
+const keyOnlyInHeader = new WeakMap<Context, string>();
+
+/**
+ * A route whose body names its own idempotency key (`POST /v1/emails`' `idempotency_key`) takes the
+ * `Idempotency-Key` header beside it only when the two agree: they would otherwise name two requests,
+ * each replaying something else. The header never stands in for the field either: a body without it
+ * fails validation saying so (`KEY_NOT_IN_HEADER`), where a bare "expected string" would leave the
+ * client guessing why the header it sent did not count. Runs before the body is validated.
+ */
+export const bodyKeyCheck =
+  (key: { field: string; mismatch: () => Error }) =>
+  async (c: Context): Promise<void> => {
+    const header = c.req.header('Idempotency-Key');
+    if (header === undefined) return;
+    const body: unknown = await c.req.json().catch(() => undefined);
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) return;
+    const value = Object.hasOwn(body, key.field) ? (body as Record<string, unknown>)[key.field] : undefined;
+    if (value === undefined || value === null) keyOnlyInHeader.set(c, key.field);
+    else if (typeof value === 'string' && value !== header) throw key.mismatch();
+  };
 
 /** Every router is made here so all answer request-shape violations alike (their body is the surface's, `shapeOn`). */
 export function createRouter() {
@@ -62,6 +91,14 @@ export const uuid = (name = 'id') =>
     .string()
     .refine(isUuid, { message: `${name} must be a UUID` })
     .openapi({ format: 'uuid', example: UUID_EXAMPLE });
+
+/**
+ * `schema` or null, as the document says it. A schema that states its own `type` for the document (a free-form object,
+ * an integer whose range the service words) keeps that type over the one `.nullable()` adds, and the document would then
+ * refuse a null the server takes: here the type names null. `description` replaces the inner one (say what null does).
+ */
+export const orNull = <T extends z.ZodType>(schema: T, type: 'object' | 'integer', description?: string) =>
+  schema.nullable().openapi({ type: [type, 'null'], ...(description ? { description } : {}) });
 
 /** A UUID in a response (always lower case). */
 export const uuidOut = () => z.string().openapi({ format: 'uuid', example: UUID_EXAMPLE });

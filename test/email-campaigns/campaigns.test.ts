@@ -103,6 +103,24 @@ describe('POST /v1/email-campaigns', () => {
     expect(late.body.name).toBe('Renamed');
   });
 
+  it('audience_filters: null is no filter on a create, and clears the stored tree on a PATCH and on a replay', async () => {
+    const { ws } = await emailWorkspace();
+    const tree = { $where: { field: 'country', op: 'eq', value: 'DE' } };
+    expect((await readyCampaign(ws, { audience_filters: null })).audience_filters).toBeNull();
+    const c = await readyCampaign(ws, { audience_filters: tree, external_reference: 'filters-1' });
+    expect(c.audience_filters).toEqual(tree);
+    const patched = await ws.api('PATCH', `/v1/email-campaigns/${c.id}`, { audience_filters: null });
+    expect([patched.status, patched.body.audience_filters]).toEqual([200, null]);
+    await ws.api('PATCH', `/v1/email-campaigns/${c.id}`, { audience_filters: tree });
+    const replay = await ws.api('POST', '/v1/email-campaigns', {
+      name: 'Spring',
+      subject: 'S',
+      external_reference: 'filters-1',
+      audience_filters: null,
+    });
+    expect([replay.status, replay.body.id, replay.body.audience_filters]).toEqual([201, c.id, null]);
+  });
+
   it('parallel creates with one external_reference give one campaign', async () => {
     const { ws } = await emailWorkspace();
     const results = await Promise.all(

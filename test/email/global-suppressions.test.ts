@@ -128,6 +128,9 @@ describe('operator routes of the platform list', () => {
         { email: a, reason: 'r-a', created_at: expect.any(String) },
         { email: b, reason: 'r-b', created_at: expect.any(String) },
       ],
+      total: expect.any(Number),
+      limit: 2,
+      offset: 0,
       next_after: b,
     });
     const second = await adminOk('GET', `/global-suppressions?after=${encodeURIComponent(first.body.next_after)}&limit=2`);
@@ -135,6 +138,21 @@ describe('operator routes of the platform list', () => {
     const whole = await adminOk('GET', '/global-suppressions?limit=500');
     expect(whole.data.map((e: { email: string }) => e.email)).toEqual([...whole.data.map((e: { email: string }) => e.email)].sort());
     expect((await admin('GET', '/global-suppressions?limit=-1')).status).toBe(400);
+  });
+
+  it('GET takes email (exact, any case) and offset, and counts the matches in total', async () => {
+    const prefix = `paged-${crypto.randomUUID()}`;
+    const [a, b] = ['a', 'b'].map((s) => `${prefix}-${s}@example.com`);
+    for (const email of [a, b]) await adminOk('POST', '/global-suppressions', { email });
+    const one = await adminOk('GET', `/global-suppressions?email=${encodeURIComponent(b.toUpperCase())}`);
+    expect(one).toEqual({ data: [{ email: b, reason: 'manual', created_at: expect.any(String) }], total: 1, limit: 50, offset: 0, next_after: null });
+    const none = await adminOk('GET', '/global-suppressions?email=nobody-listed@example.com');
+    expect([none.data, none.total]).toEqual([[], 0]);
+    const skipped = await adminOk('GET', `/global-suppressions?after=${prefix}&limit=1&offset=1`);
+    expect([skipped.data[0].email, skipped.limit, skipped.offset]).toEqual([b, 1, 1]);
+    expect(skipped.total).toBeGreaterThanOrEqual(2);
+    const malformed = await admin('GET', '/global-suppressions?offset=-1');
+    expect([malformed.status, malformed.body.message]).toEqual([400, 'Invalid offset: must be a non-negative integer']);
   });
 
   it('DELETE takes an address off and mail goes again; a workspace list still holds; unknown 404, malformed 400', async () => {

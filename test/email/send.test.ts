@@ -114,6 +114,43 @@ describe('POST /v1/emails: body validation', () => {
     }
   });
 
+  it('takes the Idempotency-Key header only beside an equal body idempotency_key, and never instead of it', async () => {
+    const { ws } = await emailWorkspace();
+    const keyed = (body: Record<string, unknown>, header: string) => ws.api('POST', '/v1/emails', body, { headers: { 'idempotency-key': header } });
+    const { idempotency_key: _, ...keyless } = sendBody();
+    const alone = await keyed(keyless, 'header-only');
+    expect([alone.status, alone.body]).toEqual([
+      400,
+      {
+        statusCode: 400,
+        message: ['idempotency_key: the body field is required; the Idempotency-Key header is not a substitute for it'],
+        error: 'Bad Request',
+      },
+    ]);
+    // Other problems of the body are listed beside it; null is no key either.
+    const more = await keyed({ ...keyless, idempotency_key: null, subject: '' }, 'header-only-2');
+    expect(more.body.message).toEqual(
+      expect.arrayContaining(['idempotency_key: the body field is required; the Idempotency-Key header is not a substitute for it']),
+    );
+    expect(more.body.message).toHaveLength(2);
+    const differ = await keyed(sendBody({ idempotency_key: 'body-key' }), 'header-key');
+    expect([differ.status, differ.body]).toEqual([
+      400,
+      {
+        error: {
+          code: 'validation_failed',
+          message: 'The Idempotency-Key header and the body field idempotency_key differ: send the same key in both, or the body field alone',
+        },
+      },
+    ]);
+    expect(await outbox(ws)).toEqual([]);
+    const same = await keyed(sendBody({ idempotency_key: 'both-key' }), 'both-key');
+    expect([same.status, same.body.idempotency_key]).toEqual([201, 'both-key']);
+    // Without the header a missing key is the usual shape violation.
+    const plain = await ws.api('POST', '/v1/emails', keyless);
+    expect(plain.body.message).toEqual(['idempotency_key: Invalid input: expected string, received undefined']);
+  });
+
   it('needs an idempotency key of 1 to 255 characters and refuses unknown properties', async () => {
     const { ws } = await emailWorkspace();
     expect((await send(ws, { idempotency_key: undefined })).status).toBe(400);

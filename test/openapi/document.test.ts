@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ADMIN_OPERATIONS } from '../../src/admin/route';
 import { buildApp } from '../../src/app';
 import { EVENT_TYPES } from '../../src/platform/event-catalog';
 import { OPERATION_ID } from '../../src/platform/openapi';
@@ -144,6 +145,38 @@ describe('rules every operation follows', () => {
         if (status === '429') expect(headers, `${method} ${path} 429`).toContain('Retry-After');
       }
     }
+  });
+
+  it('documents null on exactly the body fields that take it, in both documents', async () => {
+    type Shape = Record<string, { safeParse: (v: unknown) => { success: boolean } }>;
+    const bodies = [
+      ...buildApp().openAPIRegistry.definitions.flatMap((def) =>
+        def.type === 'route'
+          ? [{ method: def.route.method, path: def.route.path, body: (def.route.request?.body?.content?.['application/json'] as Schema)?.schema }]
+          : [],
+      ),
+      ...ADMIN_OPERATIONS.map((op) => ({ method: op.method, path: `/admin/v1${op.path}`, body: op.body?.schema })),
+    ];
+    const [api, operator] = [await served(), (await call('GET', '/admin/v1/openapi.json')).body as Awaited<ReturnType<typeof served>>];
+    const disagree: string[] = [];
+    for (const { method, path, body } of bodies) {
+      const shape = (body as { shape?: Shape } | undefined)?.shape;
+      if (!shape) continue;
+      const doc = path.startsWith('/admin/') ? operator : api;
+      const resolve = (s: Schema): Schema => (s?.$ref ? doc.components.schemas[s.$ref.split('/').pop()!] : s);
+      const allowsNull = (raw: Schema): boolean => {
+        const s = resolve(raw);
+        const types = Array.isArray(s.type) ? s.type : [s.type];
+        return types.includes('null') || s.nullable === true || [...(s.anyOf ?? []), ...(s.oneOf ?? [])].some(allowsNull);
+      };
+      const properties = resolve(doc.paths[path][method].requestBody!.content['application/json'].schema).properties as Record<string, Schema>;
+      for (const [field, schema] of Object.entries(shape)) {
+        const takes = schema.safeParse(null).success;
+        if (takes !== allowsNull(properties[field]))
+          disagree.push(`${method} ${path} ${field}: ${takes ? 'takes null, documented without' : 'refuses null, documented with'}`);
+      }
+    }
+    expect(disagree).toEqual([]);
   });
 
   it('has a webhooks entry with an envelope schema for every event type of the catalogue', async () => {

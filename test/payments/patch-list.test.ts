@@ -48,6 +48,33 @@ describe('PATCH /v1/payments/{id}', () => {
     );
   });
 
+  it('refuses on every type the recurring end conditions a recurring plan refuses, then ignores valid ones off a plan', async () => {
+    const ws = await makeWorkspace();
+    const plan = await createPayment(ws, { type: 'recurring', amount: 10 });
+    const oneTime = await createPayment(ws, { amount: 10 });
+    const inst = await createPayment(ws, { type: 'installments', amount: 90, installment_count: 3 });
+    const refused: [Record<string, unknown>, string][] = [
+      [{ recurring_max_occurrences: -1 }, 'recurringMaxOccurrences must be a whole number of at least 1'],
+      [{ recurring_max_occurrences: 1.5 }, 'recurringMaxOccurrences must be a whole number of at least 1'],
+      [{ recurring_end_at: 'not a date' }, 'recurringEndAt is not a valid date'],
+      [{ recurring_end_at: '2001-01-01' }, 'recurringEndAt must be after the purchase date'],
+    ];
+    for (const p of [plan, oneTime, inst]) {
+      for (const [body, message] of refused) expectMessage(await ws.api('PATCH', `/v1/payments/${p.id}`, body), 400, message);
+    }
+    const valid = { recurring_max_occurrences: 3, recurring_end_at: '2099-01-01', auto_generate: false };
+    const ignored = await ws.api('PATCH', `/v1/payments/${oneTime.id}`, { ...valid, note: 'kept' });
+    expect([ignored.status, ignored.body]).toEqual([
+      200,
+      expect.objectContaining({ note: 'kept', recurring_max_occurrences: null, recurring_end_at: null, recurring_auto_generate: null }),
+    ]);
+    // A create checks them the same way whatever its type.
+    for (const [body, message] of refused)
+      expectMessage(await ws.api('POST', '/v1/payments', { phone: freshPhone(), type: 'one_time', amount: 5, ...body }), 400, message);
+    const created = await createPayment(ws, valid);
+    expect([created.recurring_max_occurrences, created.recurring_end_at]).toEqual([null, null]);
+  });
+
   it('applies the product title lock and detaches keeping the title', async () => {
     const ws = await makeWorkspace();
     const product = (await ws.api('POST', '/v1/products', { name: 'Silver', price: 10 })).body;

@@ -16,6 +16,25 @@ describe('authentication', () => {
     }
   });
 
+  it('says in WWW-Authenticate that an Authorization header without the Bearer scheme must use it, the message as the contract writes it', async () => {
+    const ws = await makeWorkspace();
+    const scheme = 'Bearer error="invalid_request", error_description="Authorization header must use the Bearer scheme"';
+    for (const authorization of [ws.key, `Basic ${btoa(`user:${ws.key}`)}`, `Token ${ws.key}`, `Bearer:${ws.key}`]) {
+      const res = await call('GET', '/v1/pipelines', { headers: { authorization }, ip: freshIp() });
+      expect([res.status, res.body, res.headers.get('www-authenticate')], authorization).toEqual([
+        401,
+        { statusCode: 401, message: 'Missing API key', error: 'Unauthorized' },
+        scheme,
+      ]);
+    }
+    // No header, or the scheme without a key: the key is what is missing.
+    for (const headers of [{} as Record<string, string>, { authorization: 'Bearer' }, { authorization: 'bearer  ' }]) {
+      const res = await call('GET', '/v1/pipelines', { headers, ip: freshIp() });
+      expect([res.status, res.body.message, res.headers.get('www-authenticate')]).toEqual([401, 'Missing API key', null]);
+    }
+    expect((await call('GET', '/v1/pipelines', { headers: { authorization: `bearer ${ws.key}` }, ip: freshIp() })).status).toBe(200);
+  });
+
   it('answers 401 Invalid API key for malformed, unknown and revoked keys alike', async () => {
     const ws = await makeWorkspace();
     const unknown = `wsk_${'A'.repeat(43)}`;

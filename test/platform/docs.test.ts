@@ -30,6 +30,19 @@ describe('API reference page', () => {
     expect(String(viewer.body).length).toBeGreaterThan(100_000);
   });
 
+  it('sends /docs/ to /docs for good (301), its query kept, where the page answers', async () => {
+    for (const [path, location] of [
+      ['/docs/', '/docs'],
+      ['/docs/?api=operator', '/docs?api=operator'],
+    ]) {
+      const res = await SELF.fetch(`https://api.test${path}`, { redirect: 'manual' });
+      expect([res.status, res.headers.get('location')], path).toEqual([301, location]);
+    }
+    const page = await SELF.fetch('https://api.test/docs/', { redirect: 'follow' });
+    expect([page.status, page.headers.get('content-type')]).toEqual([200, expect.stringMatching(/^text\/html/)]);
+    expect(await page.text()).toContain('Workspace API reference');
+  });
+
   it('makes the viewer usable by keyboard and legible: its scrolling panes take focus, its theme meets AA contrast', async () => {
     const html = String((await call('GET', '/docs')).body);
     expect(referencedUrls(html)).toContain('/docs/keyboard.js');

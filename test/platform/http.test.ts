@@ -2,7 +2,7 @@ import { env, exports } from 'cloudflare:workers';
 import { RegExpRouter } from 'hono/router/reg-exp-router';
 import { buildApp } from '../../src/app';
 import { describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, call, makeWorkspace } from '../support/harness';
+import { ADMIN_TOKEN, admin, call, makeWorkspace } from '../support/harness';
 
 describe('HTTP conventions', () => {
   it('refuses CORS preflights and never sends Access-Control-Allow-Origin', async () => {
@@ -123,6 +123,49 @@ describe('HTTP conventions', () => {
     const envelope = await ws.api('GET', '/v1/suppressions?emails=a@example.com');
     expect([envelope.status, envelope.body.error.code]).toEqual([400, 'invalid_request']);
     expect(envelope.body.error.message).toContain('query parameter emails is not accepted here');
+  });
+
+  it('refuses a query parameter an operator route does not declare, in the operator shape, and takes the ones it declares', async () => {
+    const ws = await makeWorkspace();
+    const refused = (name: string) => [400, { statusCode: 400, message: [`query parameter ${name} is not accepted here`], error: 'Bad Request' }];
+    const typo = await admin('GET', `/workspaces/${ws.id}/request-log?limt=5`);
+    expect([typo.status, typo.body]).toEqual(refused('limt'));
+    const guessed = await admin('GET', `/moves?workspace=${ws.id}`);
+    expect([guessed.status, guessed.body]).toEqual(refused('workspace'));
+    const none = await admin('GET', `/workspaces/${ws.id}?fields=name`);
+    expect([none.status, none.body]).toEqual(refused('fields'));
+    // A route whose own errors answer the domain envelope answers request-shape violations in the framework shape, as its body checks do.
+    const snippet = await call('POST', `/admin/v1/workspaces/${ws.id}/snippets?dry_run=true`, {
+      key: ADMIN_TOKEN,
+      body: { name: 'S', markdown: 'x' },
+    });
+    expect([snippet.status, snippet.body]).toEqual(refused('dry_run'));
+    const both = await admin('GET', `/workspaces/${ws.id}/outbox?channel=email&chanel=sms&limit=1&page=2`);
+    expect(both.body.message).toEqual(['query parameter chanel is not accepted here', 'query parameter page is not accepted here']);
+    expect((await admin('GET', `/workspaces/${ws.id}/request-log?limit=5`)).status).toBe(200);
+    expect((await admin('GET', `/moves?workspace_id=${ws.id}&limit=5`)).status).toBe(200);
+    expect((await admin('GET', `/workspaces/${ws.id}/outbox?channel=email&to=a@example.com&limit=1`)).status).toBe(200);
+  });
+
+  it("refuses a paging integer not written plainly, on /v1 and /admin/v1, in the route's error shape", async () => {
+    const ws = await makeWorkspace();
+    const message = 'Invalid limit: must be a non-negative integer';
+    for (const raw of ['0x10', '1e1', '%205', '5%20', '%2B5', '05', '9223372036854775808']) {
+      const list = await ws.api('GET', `/v1/contacts?limit=${raw}`);
+      expect([list.status, list.body], raw).toEqual([400, { statusCode: 400, message, error: 'Bad Request' }]);
+      const offset = await ws.api('GET', `/v1/deals?offset=${raw}`);
+      expect([offset.status, offset.body.message], raw).toEqual([400, 'Invalid offset: must be a non-negative integer']);
+      const envelope = await ws.api('GET', `/v1/suppressions?limit=${raw}`);
+      expect([envelope.status, envelope.body.error], raw).toEqual([400, { code: 'invalid_request', message }]);
+      for (const path of [`/workspaces/${ws.id}/request-log`, `/workspaces/${ws.id}/outbox`, '/global-suppressions']) {
+        const operator = await admin('GET', `${path}?limit=${raw}`);
+        expect([operator.status, operator.body], `${path} ${raw}`).toEqual([400, { statusCode: 400, message, error: 'Bad Request' }]);
+      }
+      const exported = await admin('GET', `/workspaces/${ws.id}/contacts/${crypto.randomUUID()}/export?limit=${raw}`);
+      expect([exported.status, exported.body.message], raw).toEqual([400, message]);
+    }
+    expect((await ws.api('GET', '/v1/contacts?limit=10&offset=0')).status).toBe(200);
+    expect((await admin('GET', `/workspaces/${ws.id}/request-log?limit=0`)).status).toBe(200);
   });
 
   it('rejects a body that is not UTF-8 with 400', async () => {

@@ -83,6 +83,21 @@ describe('list conventions', () => {
     });
   });
 
+  it('reads paging integers only as written plainly: no space, sign, leading zero, exponent, hex or digit past the 15th', () => {
+    const paging = { limit: 50, cap: 500 };
+    expect(parsePaging({ limit: '0', offset: '999999999999999' }, paging)).toEqual({ limit: 0, offset: 999_999_999_999_999 });
+    for (const raw of [' 5', '5 ', '\t5', '+5', '05', '00', '0x10', '1e1', '5.0', '1_000', '\u0665', '9223372036854775808', '1000000000000000']) {
+      expect(
+        messageOf(() => parsePaging({ limit: raw }, paging)),
+        JSON.stringify(raw),
+      ).toEqual({
+        status: 400,
+        message: 'Invalid limit: must be a non-negative integer',
+      });
+      expect(messageOf(() => parsePaging({ offset: raw }, paging)).status, JSON.stringify(raw)).toBe(400);
+    }
+  });
+
   it('parses the filter param with the two exact messages and drops workspace_id', () => {
     expect(parseFilterParam(undefined)).toEqual({});
     expect(parseFilterParam('{"city":"Berlin","workspace_id":"x"}')).toEqual({ city: 'Berlin' });

@@ -1,16 +1,29 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../platform/d1/db';
 import { compileFilter, filterWith } from '../../platform/filter';
-import { boundedJsonObject } from '../../platform/json-bounds';
+import { boundedJsonObject, describeBounds } from '../../platform/json-bounds';
+import { orNull } from '../../platform/validation';
 import { rawAll } from '../../platform/d1/raw-query';
 import { contactPhoneBlacklisted } from '../blacklist';
 import { contactCatalog } from './catalog';
 
 export const AUDIENCE_FILTER_BOUNDS = { maxDepth: 30, maxKeys: 2000, maxBytes: 32_768 };
 
+const AUDIENCE_FILTERS = 'A contact condition tree (the `filter` grammar of GET /v1/contacts), type-checked on write';
+
 /** The `audience_filters` field of a campaign body: a bounded contact condition tree, type-checked by the service on write. */
-export const audienceFiltersInput = () =>
-  boundedJsonObject(AUDIENCE_FILTER_BOUNDS, 'A contact condition tree (the `filter` grammar of GET /v1/contacts), type-checked on write');
+export const audienceFiltersInput = () => boundedJsonObject(AUDIENCE_FILTER_BOUNDS, AUDIENCE_FILTERS);
+
+/**
+ * `audience_filters` of a campaign write, null included: a record reads back `audience_filters: null`, and a write
+ * that changes a campaign (a PATCH, an email campaign's replay) clears the stored tree with it.
+ */
+export const campaignAudienceFilters = () =>
+  orNull(
+    audienceFiltersInput(),
+    'object',
+    `${AUDIENCE_FILTERS} (${describeBounds(AUDIENCE_FILTER_BOUNDS)}). null: no filter; on a write to an existing campaign it clears the stored one`,
+  );
 
 /** Type-checks a contact condition tree (400 `Invalid filter...` / `Invalid filter value ...`) without running it. */
 export function checkContactFilter(filters: Record<string, unknown>, workspaceId: string): void {

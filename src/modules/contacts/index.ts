@@ -1,6 +1,7 @@
 export { createAttendanceEvent, setAttendance } from './attendance/service';
 export {
   audienceFiltersInput,
+  campaignAudienceFilters,
   checkContactFilter,
   type RecipientContact,
   selectRecipientContacts,

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { enumQuery, limitQuery, offsetQuery } from '../../platform/list';
 import { isoDateTime, uuid, uuidOut } from '../../platform/validation';
-import { audienceFiltersInput } from '../contacts';
+import { campaignAudienceFilters } from '../contacts';
 import { headerText } from '../emails';
 import { CompileResult, ContentInput, contentColumns } from '../content';
 import { EMAIL_CAMPAIGN_STATUSES } from './schema';
@@ -69,7 +69,7 @@ export const EmailCampaignCreate = z
       .nullable()
       .optional()
       .openapi({ description: 'A saved audience of the workspace; narrows the eligible contacts' }),
-    audience_filters: audienceFiltersInput().nullable().optional(),
+    audience_filters: campaignAudienceFilters().optional(),
     content: ContentInput.optional(),
     external_reference: z
       .string()
@@ -89,7 +89,7 @@ export const EmailCampaignPatch = z
     preheader: preheader.nullable().optional().openapi({ description: 'null clears it' }),
     sender_profile_id: uuid('sender_profile_id').nullable().optional(),
     audience_id: uuid('audience_id').nullable().optional(),
-    audience_filters: audienceFiltersInput().nullable().optional(),
+    audience_filters: campaignAudienceFilters().optional(),
     content: ContentInput.optional().openapi({ description: 'Replaces the content and recompiles' }),
   })
   .strict()

@@ -37,11 +37,10 @@ export const EmailSend = z
         description:
           'At most 100 KB (UTF-8). A missing part is derived: text becomes escaped HTML with line breaks kept, html a plain-text rendering',
       }),
-    idempotency_key: z
-      .string()
-      .min(1)
-      .max(255)
-      .openapi({ description: 'Unique per workspace: the first request sends, later ones replay its answer' }),
+    idempotency_key: z.string().min(1).max(255).openapi({
+      description:
+        'Unique per workspace: the first request sends, later ones replay its answer. Required even with an `Idempotency-Key` header, which must then be the same key',
+    }),
     sender_profile_id: uuid('sender_profile_id').optional().openapi({
       description: "Default: the workspace's default verified sender profile; another workspace's id answers 404 `sender_profile_not_found`",
     }),

@@ -13,6 +13,7 @@ export const EmailErrors = defineErrors('EmailErrors', {
       headerControl: 'Header {name} must not contain control characters',
       headerEmpty: 'Header {name} must not be empty',
       metadataTooLarge: 'metadata exceeds {max} bytes serialized',
+      keyMismatch: 'The Idempotency-Key header and the body field idempotency_key differ: send the same key in both, or the body field alone',
     },
   },
   invalidRecipient: { status: 422, code: 'invalid_recipient', message: '`to` must be a valid email address' },

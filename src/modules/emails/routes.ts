@@ -42,6 +42,7 @@ emailRoutes.openapi(
       201: jsonContent(EmailSendRecord, 'This request performed the send (or found the recipient suppressed)'),
       200: jsonContent(EmailSendRecord, 'A replay of an already processed key: the first answer with `duplicate: true`'),
     },
+    bodyKey: { field: 'idempotency_key', mismatch: EmailErrors.validationFailed.keyMismatch },
     errors: [
       EmailErrors.validationFailed.noContent,
       EmailErrors.validationFailed.headerNotAllowed,

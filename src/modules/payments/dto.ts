@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { knownValuesQuery, limitQuery, offsetQuery, searchQuery } from '../../platform/list';
-import { uuid, uuidOut } from '../../platform/validation';
+import { orNull, uuid, uuidOut } from '../../platform/validation';
 import { ARRANGEMENT_STATUSES, ENTRY_KINDS, ENTRY_STATUSES, PAYMENT_METHODS, PAYMENT_TYPES, RECURRING_INTERVALS, VAT_MODES } from './schema';
 
 export const MAX_AMOUNT = 9999999999;
@@ -23,9 +23,15 @@ const vatMode = z.enum(VAT_MODES).openapi({ description: 'Recurring plans only; 
 const vatRate = z.number().openapi({ minimum: 0, maximum: 100, description: 'Percent, 0 to 100, at most 2 decimals; sent together with `vat_mode`' });
 const endAt = z.string().max(64).openapi({
   format: 'date-time',
-  description: 'ISO 8601; a date-only value is the end of that day in the workspace time zone; must be after the purchase date',
+  description:
+    'ISO 8601; a date-only value is the end of that day in the workspace time zone; must be after the purchase date. Recurring plans only: on another type it is checked the same way (the same 400), then ignored',
 });
-const maxOccurrences = z.number().openapi({ type: 'integer', minimum: 1, description: 'Recorded cycles after which the plan completes' });
+const maxOccurrences = z.number().openapi({
+  type: 'integer',
+  minimum: 1,
+  description:
+    'Recorded cycles after which the plan completes. Recurring plans only: on another type it is checked the same way (the same 400), then ignored',
+});
 
 export const PaymentCreate = z
   .object({
@@ -80,10 +86,18 @@ export const PaymentPatch = z
       .openapi({ description: 'one_time only (ignored otherwise); flows into the single entry and re-maps the header' }),
     auto_generate: z.boolean().optional().openapi({ description: 'recurring only (ignored otherwise)' }),
     recurring_end_at: endAt.nullable().optional(),
-    recurring_max_occurrences: maxOccurrences.nullable().optional(),
+    recurring_max_occurrences: orNull(
+      maxOccurrences,
+      'integer',
+      'Recorded cycles after which the plan completes; null removes the limit. Recurring plans only: on another type it is checked the same way (the same 400), then ignored',
+    ).optional(),
     vat_mode: vatMode.nullable().optional(),
     vat_rate: vatRate.nullable().optional(),
-    metadata: metadata.nullable().optional().openapi({ description: 'Replaces the stored object; null clears it, omission keeps it' }),
+    metadata: orNull(
+      metadata,
+      'object',
+      `Free-form JSON object, at most ${METADATA_MAX_BYTES} bytes serialized (UTF-8); replaces the stored object; null clears it, omission keeps it`,
+    ).optional(),
   })
   .strict()
   .openapi('PaymentPatch');

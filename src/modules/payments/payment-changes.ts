@@ -106,7 +106,11 @@ export function applyChanges(ctx: ServiceContext, batch: WriteBatch, p: PaymentR
     }
   }
 
-  if (p.type === 'recurring') {
+  if (p.type !== 'recurring') {
+    // Ignored off a recurring plan, yet held to its rules: a value a plan refuses is not a value a client can rely on being ignored.
+    parseEndAt(c.endAt, p.purchaseDate, ctx.ws.timezone);
+    checkMaxOccurrences(c.maxOccurrences);
+  } else {
     if (c.autoGenerate !== undefined) set.recurringAutoGenerate = c.autoGenerate;
     if (c.endAt !== undefined) set.recurringEndAt = parseEndAt(c.endAt, p.purchaseDate, ctx.ws.timezone);
     if (c.maxOccurrences !== undefined) {

@@ -74,14 +74,19 @@ export function validateCreate(ctx: ServiceContext, input: PaymentCreateInput): 
     if (!parsed) throw PaymentErrors.invalidPurchaseDate();
     purchaseDate = parsed;
   }
-  let endAt: string | null = null;
-  let maxOccurrences: number | null = null;
-  if (type === 'recurring') {
-    endAt = parseEndAt(input.recurring_end_at, purchaseDate, ctx.ws.timezone) ?? null;
-    checkMaxOccurrences(input.recurring_max_occurrences);
-    maxOccurrences = input.recurring_max_occurrences ?? null;
-  }
+  // Checked whatever the type, as PATCH does; kept only by a recurring plan.
+  const endAt = parseEndAt(input.recurring_end_at, purchaseDate, ctx.ws.timezone) ?? null;
+  checkMaxOccurrences(input.recurring_max_occurrences);
+  const recurring = type === 'recurring';
   const vat = vatPair(type, input.vat_mode, input.vat_rate);
   checkMetadata(input.metadata);
-  return { type, amountCents: toCents(input.amount), purchaseDate, endAt, maxOccurrences, installmentCount, vat };
+  return {
+    type,
+    amountCents: toCents(input.amount),
+    purchaseDate,
+    endAt: recurring ? endAt : null,
+    maxOccurrences: recurring ? (input.recurring_max_occurrences ?? null) : null,
+    installmentCount,
+    vat,
+  };
 }

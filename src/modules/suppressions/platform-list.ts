@@ -1,6 +1,7 @@
-import { asc, eq, gt, sql } from 'drizzle-orm';
+import { and, asc, count, eq, gt, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import { nowIso } from '../../platform/d1/db';
+import { readAll } from '../../platform/d1/operation';
 import { writeThenRead } from '../../platform/d1/write-then-read';
 import { SuppressionErrors } from './errors';
 import { prepared, preparedSql } from '../../platform/d1/prepared';
@@ -69,16 +70,30 @@ export async function addPlatformSuppression(env: Bindings, email: string, reaso
   return stored[0];
 }
 
-/** Operator list: in address order, `limit` entries after `after`; `next_after` resumes the walk (null at its end). */
-export async function listPlatformSuppressions(env: Bindings, page: { limit: number; after?: string }) {
-  const rows = await controlDb(env)
-    .select()
-    .from(platformSuppressions)
-    .where(page.after === undefined ? undefined : gt(platformSuppressions.email, listKey(page.after)))
-    .orderBy(asc(platformSuppressions.email))
-    .limit(page.limit + 1);
+/**
+ * Operator list, in address order: the list envelope `{data, total, limit, offset}` of the entries
+ * matching `email` (exact, any case) and after `after`, `offset` of them skipped; `next_after`
+ * resumes an `after` walk, which costs the same however deep (null at its end). One batch.
+ */
+export async function listPlatformSuppressions(env: Bindings, page: { limit: number; offset: number; after?: string; email?: string }) {
+  const db = controlDb(env);
+  const where = and(
+    page.after === undefined ? undefined : gt(platformSuppressions.email, listKey(page.after)),
+    page.email === undefined ? undefined : eq(platformSuppressions.email, listKey(page.email)),
+  );
+  const { rows, counted } = await readAll(db, {
+    rows: db
+      .select()
+      .from(platformSuppressions)
+      .where(where)
+      .orderBy(asc(platformSuppressions.email))
+      .limit(page.limit + 1)
+      .offset(page.offset),
+    counted: db.select({ total: count() }).from(platformSuppressions).where(where),
+  });
   const data = rows.slice(0, page.limit);
-  return { data, next_after: rows.length > page.limit && data.length ? data[data.length - 1].email : null };
+  const next_after = rows.length > page.limit && data.length ? data[data.length - 1].email : null;
+  return { data, total: counted[0]?.total ?? 0, limit: page.limit, offset: page.offset, next_after };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { audienceFiltersInput } from '../contacts';
+import { campaignAudienceFilters } from '../contacts';
 import { ownKeyRecord } from '../../platform/json-bounds';
 import { listQuery } from '../../platform/list';
 import { isoDateTime, uuid, uuidOut } from '../../platform/validation';
@@ -150,14 +150,12 @@ const variables = ownKeyRecord(
     example: { '1': '{{contact.first_name|there}}', '2': 'SPRING20' },
   });
 
-const audienceFilters = audienceFiltersInput();
-
 export const CampaignCreate = z
   .object({
     name: z.string().trim().min(1).max(200),
     template_id: uuid('template_id'),
     audience_id: uuid('audience_id').nullable().optional(),
-    audience_filters: audienceFilters.nullable().optional(),
+    audience_filters: campaignAudienceFilters().optional(),
     variables: variables.optional(),
     scheduled_at: isoDateTime('scheduled_at')
       .nullable()
