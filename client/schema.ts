@@ -20957,9 +20957,9 @@ export interface operations {
             query?: {
                 /** @description Only automations in this status; empty is absent */
                 status?: "draft" | "active" | "paused" | "archived";
-                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
             };
             header?: never;
@@ -20995,9 +20995,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21134,9 +21135,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["DomainError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21263,9 +21265,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21388,9 +21391,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"] | components["schemas"]["DomainError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21512,9 +21516,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21662,9 +21667,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21812,9 +21818,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21923,9 +21930,9 @@ export interface operations {
                 status?: "active" | "completed" | "exited" | "cancelled" | "failed";
                 /** @description Exact match; an empty value is ignored; a malformed one answers 400 `Invalid contact_id: must be a UUID` */
                 contact_id?: string;
-                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits answers 400 `Invalid limit: must be a non-negative integer` */
+                /** @description Page size, default 25 (also when empty); values above 100 (up to 999999999999999) are clamped to 100. Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid limit: must be a non-negative integer` */
                 limit?: number;
-                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits answers 400 `Invalid offset: must be a non-negative integer` */
+                /** @description Rows to skip, default 0 (also when empty). Anything but a non-negative integer of at most 15 digits, written plainly (no sign, leading zero, space, exponent or hex), answers 400 `Invalid offset: must be a non-negative integer` */
                 offset?: number;
             };
             header?: never;
@@ -21963,9 +21970,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -22091,9 +22099,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -22233,9 +22242,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -22357,9 +22367,10 @@ export interface operations {
                     "application/json": components["schemas"]["FrameworkError"];
                 };
             };
-            /** @description `Missing API key` or `Invalid API key` */
+            /** @description `Missing API key` or `Invalid API key`; an `Authorization` header without the `Bearer` scheme (`wsk_...` alone, `Basic ...`) answers `Missing API key` with `WWW-Authenticate` naming the scheme */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
