@@ -143,6 +143,7 @@ export async function seed({ base, adminToken, log }) {
     content: { markdown: '# Hello\n\nBench words.' },
   });
   const hooks = await seedWebhookLog(api);
+  const automation = await seedAutomation(api);
   const withEmail = Array.from({ length: 50 }, (_, i) => contactAt(i, CONTACTS, tagIds).email).find(Boolean);
   const { importId, exportId } = await seedContactFiles(base, key, api, withEmail);
   log(`seeded workspace ${ws.id}`);
@@ -151,6 +152,7 @@ export async function seed({ base, adminToken, log }) {
   const move = await admin('POST', `/admin/v1/workspaces/${mover.id}/move`, { to: ws.shard === 'SHARD_0' ? 'SHARD_1' : 'SHARD_0' });
   const ctx = {
     hooks,
+    automation,
     booking,
     base,
     admin,
@@ -932,6 +934,72 @@ export function scenarios(ctx) {
         body: { name: `Bench ${i}`, subject: 'Hi [[first_name]]', content: { markdown: `# Offer ${i}\n\nWords.` } },
       }),
     },
+    // Automations: a create is one batch (no referenced objects to look up), reads one statement each,
+    // a rename reads then writes, an enrollment is one guarded batch (the Workflows instance is not D1).
+    {
+      name: 'POST /v1/automations',
+      floor: INSERT_FLOOR,
+      expected: 1,
+      request: (i) => ({
+        method: 'POST',
+        path: '/v1/automations',
+        body: {
+          name: `Bench ${i}`,
+          trigger: { event: 'order.paid' },
+          steps: [
+            { id: 'wait', type: 'wait', duration: 'P7D' },
+            { id: 'done', type: 'end' },
+          ],
+        },
+      }),
+    },
+    { name: 'GET /v1/automations', floor: SELECT_FLOOR, expected: 1, request: () => ({ method: 'GET', path: '/v1/automations' }) },
+    {
+      name: 'GET /v1/automations/{id}',
+      floor: SELECT_FLOOR,
+      expected: 1,
+      request: () => ({ method: 'GET', path: `/v1/automations/${ctx.automation.id}` }),
+    },
+    {
+      name: 'PATCH /v1/automations/{id}',
+      floor: INSERT_FLOOR,
+      expected: 2,
+      request: (i) => ({ method: 'PATCH', path: `/v1/automations/${ctx.automation.id}`, body: { name: `Bench flow ${i}` } }),
+    },
+    {
+      name: 'POST /v1/automations/{id}/activate',
+      floor: INSERT_FLOOR,
+      expected: 1,
+      request: () => ({ method: 'POST', path: `/v1/automations/${ctx.automation.id}/activate` }),
+    },
+    {
+      name: 'POST /v1/automations/{id}/enrollments',
+      floor: INSERT_FLOOR,
+      expected: 1,
+      request: (i) => ({
+        method: 'POST',
+        path: `/v1/automations/${ctx.automation.id}/enrollments`,
+        body: { contact_id: ctx.contactIds[contactIndex(i)] },
+      }),
+    },
+    {
+      name: 'GET /v1/automations/{id}/enrollments',
+      floor: SELECT_FLOOR,
+      expected: 1,
+      request: () => ({ method: 'GET', path: `/v1/automations/${ctx.automation.id}/enrollments` }),
+    },
+    {
+      name: 'GET /v1/automation-enrollments/{id}',
+      floor: SELECT_FLOOR,
+      expected: 1,
+      request: () => ({ method: 'GET', path: `/v1/automation-enrollments/${ctx.automation.enrollmentId}` }),
+    },
+    {
+      name: 'POST /v1/automation-enrollments/{id}/cancel',
+      floor: INSERT_FLOOR,
+      expected: 2,
+      request: () => ({ method: 'POST', path: `/v1/automation-enrollments/${ctx.automation.enrollmentId}/cancel` }),
+    },
     // Webhook events and delivery logs: a count and a page in one batch, a single read, and the two sends (one write each; the attempt runs from the queue).
     { name: 'GET /v1/webhook-events', floor: SELECT_FLOOR, expected: 1, request: () => ({ method: 'GET', path: '/v1/webhook-events' }) },
     {
@@ -959,6 +1027,21 @@ export function scenarios(ctx) {
       request: () => ({ method: 'POST', path: `/v1/webhook-endpoints/${ctx.hooks.endpointId}/test` }),
     },
   ];
+}
+
+/**
+ * An active manual automation whose runs end at once (so enrolling many contacts leaves nothing
+ * running), and the enrollment of one contact in a second one that waits a month (the enrollment
+ * read and cancel lines: cancelling a cancelled enrollment answers it as it is).
+ */
+async function seedAutomation(api) {
+  const flow = { trigger: { event: 'manual' }, re_enrollment: 'always' };
+  const automation = await api('POST', '/v1/automations', { name: 'Bench flow', ...flow, steps: [{ id: 'done', type: 'end' }] });
+  const holding = await api('POST', '/v1/automations', { name: 'Bench hold', ...flow, steps: [{ id: 'month', type: 'wait', duration: 'P30D' }] });
+  for (const a of [automation, holding]) await api('POST', `/v1/automations/${a.id}/activate`);
+  const contact = await api('POST', '/v1/contacts', { email: 'automation@bench.example' });
+  const enrollment = await api('POST', `/v1/automations/${holding.id}/enrollments`, { contact_id: contact.id });
+  return { id: automation.id, enrollmentId: enrollment.id };
 }
 
 /**

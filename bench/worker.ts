@@ -7,6 +7,7 @@ import { benchInstanceCaches, benchRoutes } from './routes';
 export { RateLimiter } from '../src/durable-objects/rate-limiter';
 export { SlotLock } from '../src/durable-objects/slot-lock';
 export { IdempotencyClaims } from '../src/durable-objects/idempotency-claims';
+export { AutomationRun } from '../src/modules/automations';
 
 const app = buildApp();
 

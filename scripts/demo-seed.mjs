@@ -104,6 +104,58 @@ const DEMO_STEPS = [
 
 /** Records made through the public API itself, so the demo has something to list. */
 const DEMO_RECORDS = [
+  async (api) => {
+    // Two active automations, made first so the demo's own orders and pay-links below enroll Ada
+    // (GET /v1/automations/{id}/enrollments shows the runs; the operator outbox the emails they send).
+    const automations = [
+      {
+        name: 'Order thank-you and review request',
+        trigger: { event: 'order.paid' },
+        steps: [
+          {
+            id: 'thank_you',
+            type: 'send_email',
+            subject: 'Thank you for your order, [[first_name : friend]]',
+            content: { markdown: 'We are preparing it now.\n\n::snippet[footer]' },
+          },
+          { id: 'a_week', type: 'wait', duration: 'P7D' },
+          {
+            id: 'review',
+            type: 'send_email',
+            subject: 'How was your order?',
+            content: { markdown: 'Tell us in one click: [leave a review](https://demo.example/review).' },
+          },
+        ],
+      },
+      {
+        name: 'Pay-link reminder',
+        trigger: { event: 'payment_request.created' },
+        exit_on: ['payment_request.cancelled', 'payment_request.expired'],
+        re_enrollment: 'always',
+        steps: [
+          { id: 'paid', type: 'wait_for', event: 'payment_request.paid', timeout: 'PT1H' },
+          {
+            id: 'check',
+            type: 'branch',
+            if: { received: 'paid' },
+            then: [],
+            else: [
+              {
+                id: 'remind',
+                type: 'send_email',
+                subject: 'Your payment link is waiting',
+                content: { markdown: 'Pay in one click from the link we sent you.' },
+              },
+            ],
+          },
+        ],
+      },
+    ];
+    for (const automation of automations) {
+      const created = await api('POST', '/v1/automations', automation);
+      await api('POST', `/v1/automations/${created.id}/activate`);
+    }
+  },
   async (api, admin, ws) => {
     // A newsletter with two published issues (the archive at /n/{ws}/demo-weekly), a draft, and Ada
     // subscribed (the deliver-newsletters sweep sends her the next issue published).

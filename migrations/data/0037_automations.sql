@@ -27,6 +27,13 @@ CREATE UNIQUE INDEX `automation_enrollments_active` ON `automation_enrollments` 
 CREATE INDEX `automation_enrollments_automation` ON `automation_enrollments` (`workspace_id`,`automation_id`,`enrolled_at`);--> statement-breakpoint
 CREATE INDEX `automation_enrollments_contact` ON `automation_enrollments` (`workspace_id`,`contact_id`,`status`);--> statement-breakpoint
 CREATE INDEX `automation_enrollments_unstarted` ON `automation_enrollments` (`started_at`,`enrolled_at`) WHERE started_at IS NULL AND status = 'active';--> statement-breakpoint
+CREATE TABLE `automation_event_types` (
+	`workspace_id` text NOT NULL,
+	`event_type` text NOT NULL,
+	`automation_id` text NOT NULL,
+	PRIMARY KEY(`workspace_id`, `event_type`, `automation_id`)
+);
+--> statement-breakpoint
 CREATE TABLE `automation_step_runs` (
 	`enrollment_id` text NOT NULL,
 	`step_id` text NOT NULL,
@@ -62,7 +69,6 @@ CREATE TABLE `automations` (
 	`version` integer NOT NULL,
 	`definition` text NOT NULL,
 	`trigger_event` text NOT NULL,
-	`event_types` text NOT NULL,
 	`link_origin` text,
 	`activated_at` text,
 	`created_at` text NOT NULL,

@@ -243,6 +243,36 @@ const FIXTURES: Record<string, Fixture> = {
       );
     };
   },
+
+  'automation-starts': async () => {
+    const ws = await makeWorkspace();
+    const automation = await ok(ws, 'POST', '/v1/automations', {
+      name: 'Unstarted',
+      trigger: { event: 'manual' },
+      steps: [{ id: 'hold', type: 'wait', duration: 'P30D' }],
+    });
+    const contact = await ok(ws, 'POST', '/v1/contacts', { email: `${crypto.randomUUID()}@example.com` });
+    // An enrollment whose instance was never created (the engine was unreachable when it was written).
+    const enrollment = crypto.randomUUID();
+    await rowsIn(
+      ws.id,
+      `INSERT INTO automation_enrollments (id, workspace_id, automation_id, automation_version, contact_id, status, trigger_objects, active_key, enrolled_at, updated_at)
+        VALUES (?, ?, ?, 1, ?, 'active', '{}', ?, ?, ?)`,
+      enrollment,
+      ws.id,
+      automation.id,
+      contact.id,
+      contact.id,
+      LONG_AGO,
+      LONG_AGO,
+    );
+    return async () => {
+      await eventually(
+        () => ok(ws, 'GET', `/v1/automation-enrollments/${enrollment}`),
+        (e) => e.steps.some((step: { step_id: string }) => step.step_id === 'hold'),
+      );
+    };
+  },
 };
 
 /** Marks of two other workspaces on every shard: one whose copy is arriving, one that left. */

@@ -65,7 +65,7 @@ describe('buildApp() is the whole app', () => {
     const res = await operator(env, 'POST', '/sweeps/no-such-sweep');
     expect(res.status).toBe(404);
     expect(res.body.message).toBe(
-      'Unknown sweep "no-such-sweep" (available: bookings-status, webhook-outbox, webhook-retention, recurring-payments, expire-payment-requests, campaign-schedules, publish-issues, deliver-newsletters, idempotency-keys, global-suppressions, lead-scoring, contact-exports, contact-jobs)',
+      'Unknown sweep "no-such-sweep" (available: bookings-status, webhook-outbox, webhook-retention, recurring-payments, expire-payment-requests, campaign-schedules, publish-issues, deliver-newsletters, idempotency-keys, global-suppressions, lead-scoring, contact-exports, contact-jobs, automation-starts)',
     );
   });
 });

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { shardOf } from './db';
-import { adminOk, makeWorkspace } from './harness';
+import { adminOk, eventually, makeWorkspace } from './harness';
 import { ALL_WEEK } from './resources';
 
 /** A contact with a record of every kind the export lists. */
@@ -57,6 +57,18 @@ export async function seededContact() {
   });
   const event = await adminOk('POST', `/workspaces/${ws.id}/events`, { name: 'Meetup', start_at: '2030-02-01T18:00:00Z' });
   await adminOk('POST', `/workspaces/${ws.id}/events/${event.id}/attendance`, { contact_id: contact.id, status: 'attended' });
+  // An enrollment in an automation, waiting in its first step (recorded in its history).
+  const automation = await ok('POST', '/v1/automations', {
+    name: 'Records',
+    trigger: { event: 'manual' },
+    steps: [{ id: 'hold', type: 'wait', duration: 'P30D' }],
+  });
+  await ok('POST', `/v1/automations/${automation.id}/activate`);
+  const enrollment = await ok('POST', `/v1/automations/${automation.id}/enrollments`, { contact_id: contact.id });
+  await eventually(
+    async () => (await ws.api('GET', `/v1/automation-enrollments/${enrollment.id}`)).body.steps,
+    (steps: unknown[]) => steps.length === 1,
+  );
   // WhatsApp records arrive by the provider's webhook; written here as it writes them.
   const shard = await shardOf(ws.id);
   const now = new Date().toISOString();

@@ -29,7 +29,7 @@ const enqueuedAt = async (id: string) =>
 
 describe('event catalogue', () => {
   it('lists every event type with its family and subscription', () => {
-    expect(EVENT_TYPES).toHaveLength(30);
+    expect(EVENT_TYPES).toHaveLength(33);
     expect(DEFAULT_EVENT_TYPES).toEqual(['email.delivered', 'email.bounced', 'email.complained']);
     expect(EVENT_CATALOG['email.failed']).toEqual({ family: 'email', subscription: 'deprecated' });
     expect(EVENT_CATALOG['event.attendance.changed']).toEqual({ family: 'attendance', subscription: 'opt-in' });
@@ -37,6 +37,9 @@ describe('event catalogue', () => {
     expect(EVENT_TYPES).not.toContain('booking.no_show');
     expect(isDeliveredTo(['email.failed'], 'email.failed')).toBe(false);
     expect(isDeliveredTo(['deal.won'], 'deal.lost')).toBe(false);
+    // Delivered only where an automation's webhook step names the endpoint, never by subscription.
+    expect(EVENT_CATALOG['automation.webhook']).toEqual({ family: 'automation', subscription: 'direct' });
+    expect(isDeliveredTo(['automation.webhook'], 'automation.webhook')).toBe(false);
   });
 });
 

@@ -21,7 +21,8 @@ export const AUTOMATION_EVENT_KIND = 'automation-event';
 export const automationListener: EventListener = {
   kind: AUTOMATION_EVENT_KIND,
   interested: (workspaceId: SQLWrapper, type: SQLWrapper) =>
-    sql`EXISTS (SELECT 1 FROM automations a, json_each(a.event_types) j WHERE a.workspace_id = ${workspaceId} AND a.status IN ('active', 'paused') AND j.value = ${type})`,
+    sql`EXISTS (SELECT 1 FROM automation_event_types t JOIN automations a ON a.id = t.automation_id
+      WHERE t.workspace_id = ${workspaceId} AND t.event_type = ${type} AND a.status IN ('active', 'paused'))`,
 };
 
 /** The contact an event concerns: named in its data, or (orders, emails) found through what it names. */

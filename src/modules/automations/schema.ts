@@ -8,11 +8,7 @@ export type AutomationStatus = (typeof AUTOMATION_STATUSES)[number];
 export const ENROLLMENT_STATUSES = ['active', 'completed', 'exited', 'cancelled', 'failed'] as const;
 export type EnrollmentStatus = (typeof ENROLLMENT_STATUSES)[number];
 
-/**
- * An automation as it stands now. `event_types` lists every event type it reacts to (its trigger,
- * its `wait_for` steps, its `exit_on`), so the outbox can tell inside the emitting batch whether an
- * event has anyone to go to.
- */
+/** An automation as it stands now; `definition` is its current version's (./definition.ts). */
 export const automations = sqliteTable(
   'automations',
   {
@@ -23,7 +19,6 @@ export const automations = sqliteTable(
     version: integer('version').notNull(),
     definition: text('definition', { mode: 'json' }).$type<Definition>().notNull(),
     trigger_event: text('trigger_event').notNull(),
-    event_types: text('event_types', { mode: 'json' }).$type<string[]>().notNull(),
     /** The origin of links in its emails (unsubscribe pages): the one of the request that last activated it. */
     link_origin: text('link_origin'),
     /** When it last became active: events from before (while it was paused or a draft) start no enrollment. */
@@ -35,6 +30,21 @@ export const automations = sqliteTable(
     index('automations_workspace_created').on(t.workspace_id, t.created_at),
     index('automations_workspace_trigger').on(t.workspace_id, t.trigger_event, t.status),
   ],
+);
+
+/**
+ * The event types each automation reacts to (its trigger, waits and exits, in every version it had):
+ * what the outbox asks, inside every emitting batch, to tell whether an event has an automation to go to.
+ * One index seek per event, whatever the automation's size.
+ */
+export const automationEventTypes = sqliteTable(
+  'automation_event_types',
+  {
+    workspace_id: text('workspace_id').notNull(),
+    event_type: text('event_type').notNull(),
+    automation_id: text('automation_id').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.workspace_id, t.event_type, t.automation_id] })],
 );
 
 /** Every version an enrollment may still run: an enrollment keeps the version it started on to its end. */

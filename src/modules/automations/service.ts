@@ -22,7 +22,6 @@ type StoredAutomation = {
   created_at: string;
   updated_at: string;
   stats: string;
-  event_types: string;
 };
 
 /** Counts of the automation's enrollments by status, computed with the row (one statement). */
@@ -31,7 +30,7 @@ const STATS = sql.raw(`(SELECT json_object('enrolled', count(*), 'active', coale
   'cancelled', coalesce(sum(e.status = 'cancelled'), 0), 'failed', coalesce(sum(e.status = 'failed'), 0))
   FROM automation_enrollments e WHERE e.automation_id = a.id) AS stats`);
 
-const COLUMNS = sql.raw('a.id, a.workspace_id, a.name, a.status, a.version, a.definition, a.event_types, a.created_at, a.updated_at');
+const COLUMNS = sql.raw('a.id, a.workspace_id, a.name, a.status, a.version, a.definition, a.created_at, a.updated_at');
 
 export function serializeAutomation(row: StoredAutomation) {
   const definition = JSON.parse(row.definition) as Definition;
@@ -55,6 +54,14 @@ export function serializeAutomation(row: StoredAutomation) {
 const selectOne = (ctx: ServiceContext, id: string) =>
   rawAll<StoredAutomation>(ctx.db, sql`SELECT ${COLUMNS}, ${STATS} FROM automations a WHERE a.workspace_id = ${ctx.ws.id} AND a.id = ${id}`);
 
+/** The automation's event types, added to those it had (an earlier version's running enrollments still hear theirs). */
+const eventTypeRows = (ctx: ServiceContext, id: string, types: string[]) =>
+  rawRun(
+    ctx.db,
+    sql`INSERT INTO automation_event_types (workspace_id, event_type, automation_id)
+      SELECT ${ctx.ws.id}, value, ${id} FROM json_each(${JSON.stringify(types)}) WHERE 1 ON CONFLICT DO NOTHING`,
+  );
+
 /** The version row an enrollment of `version` reads its steps from, written with the automation's row. */
 const versionInsert = (ctx: ServiceContext, id: string, version: number, definition: Definition, now: string) =>
   rawRun(
@@ -67,14 +74,14 @@ export async function createAutomation(ctx: ServiceContext, input: DefinitionInp
   const definition = await checkedDefinition(ctx, input);
   const id = uuidv7();
   const now = nowIso();
-  const [, , rows] = await ctx.db.batch([
+  const [, , , rows] = await ctx.db.batch([
     rawRun(
       ctx.db,
-      sql`INSERT INTO automations (id, workspace_id, name, status, version, definition, trigger_event, event_types, created_at, updated_at)
-        VALUES (${id}, ${ctx.ws.id}, ${input.name}, 'draft', 1, ${JSON.stringify(definition)}, ${definition.trigger.event},
-          ${JSON.stringify(eventTypesOf(definition))}, ${now}, ${now})`,
+      sql`INSERT INTO automations (id, workspace_id, name, status, version, definition, trigger_event, created_at, updated_at)
+        VALUES (${id}, ${ctx.ws.id}, ${input.name}, 'draft', 1, ${JSON.stringify(definition)}, ${definition.trigger.event}, ${now}, ${now})`,
     ),
     versionInsert(ctx, id, 1, definition, now),
+    eventTypeRows(ctx, id, eventTypesOf(definition)),
     selectOne(ctx, id),
   ]);
   return serializeAutomation(rows[0]);
@@ -119,14 +126,15 @@ export async function patchAutomation(ctx: ServiceContext, id: string, input: Pa
     const changed = JSON.stringify(next) !== JSON.stringify(current);
     const version = changed ? row.version + 1 : row.version;
     const now = nowIso();
-    const [update, , rows] = await ctx.db.batch([
+    const [update, , , rows] = await ctx.db.batch([
       rawRun(
         ctx.db,
         sql`UPDATE automations SET name = ${input.name ?? row.name}, version = ${version}, definition = ${JSON.stringify(next)},
-          trigger_event = ${next.trigger.event}, event_types = ${JSON.stringify(reactedTo(row, next))}, updated_at = ${now}
+          trigger_event = ${next.trigger.event}, updated_at = ${now}
           WHERE workspace_id = ${ctx.ws.id} AND id = ${id} AND version = ${row.version}`,
       ),
       changed ? versionInsert(ctx, id, version, next, now) : rawRun(ctx.db, sql`SELECT 1`),
+      eventTypeRows(ctx, id, eventTypesOf(next)),
       selectOne(ctx, id),
     ]);
     if (update.meta.changes) return serializeAutomation(rows[0]);
@@ -134,12 +142,6 @@ export async function patchAutomation(ctx: ServiceContext, id: string, input: Pa
   }
   throw SharedErrors.concurrentChange();
 }
-
-/**
- * The event types the automation reacts to from now on: the new version's and every earlier one's, since
- * enrollments still running an earlier version wait and exit on its types.
- */
-const reactedTo = (row: StoredAutomation, next: Definition) => [...new Set([...JSON.parse(row.event_types), ...eventTypesOf(next)])];
 
 const stripUndefined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 

@@ -1,4 +1,4 @@
-import { and, asc, eq, isNull, lt } from 'drizzle-orm';
+import { and, asc, isNull, lt, sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import type { Db } from '../../platform/d1/db';
 import { settledHere } from '../../platform/d1/workspace-moves/settled';
@@ -23,7 +23,8 @@ export async function startStalledEnrollments(env: Bindings, db: Db, now = Date.
     .where(
       and(
         isNull(automationEnrollments.started_at),
-        eq(automationEnrollments.status, 'active'),
+        // A literal, so the planner sees the partial index's own condition.
+        sql`${automationEnrollments.status} = 'active'`,
         lt(automationEnrollments.enrolled_at, cutoff),
         settledHere(automationEnrollments.workspace_id),
       ),
