@@ -55,7 +55,7 @@ export async function startPlan(ctx: ServiceContext, enrollmentId: string): Prom
     ),
   ]);
   const row = rows[0];
-  if (!row || row.status !== 'active') return null;
+  if (row?.status !== 'active') return null;
   return {
     definition: JSON.parse(row.definition),
     contactId: row.contact_id,
