@@ -94,8 +94,18 @@ function enrollmentStatements(ctx: ServiceContext, enrolling: Enrolling, now: st
   return { id, insert, started: started.statement };
 }
 
-/** POST /v1/automations/{id}/enrollments: one batch decides; why nothing was written is read in the same batch. */
-export async function enrollContact(ctx: ServiceContext, env: Bindings, automationId: string, contactId: string) {
+/**
+ * POST /v1/automations/{id}/enrollments: one batch decides; why nothing was written is read in the same
+ * batch. The instance is created after the answer (`later`): the enrollment is committed, and should the
+ * creation fail the `automation-starts` sweep starts it.
+ */
+export async function enrollContact(
+  ctx: ServiceContext,
+  env: Bindings,
+  automationId: string,
+  contactId: string,
+  later: (task: () => Promise<unknown>) => void,
+) {
   const now = nowIso();
   const { id, insert, started } = enrollmentStatements(ctx, { automationId, contactId }, now);
   const [inserted, , [automation], [contact], rows] = await ctx.db.batch([
@@ -120,7 +130,7 @@ export async function enrollContact(ctx: ServiceContext, env: Bindings, automati
           : 'The contact has an enrollment in this automation that has not ended',
     });
   }
-  await startRuns(env, [{ workspace_id: ctx.ws.id, enrollment_id: id }]);
+  later(() => startRuns(env, [{ workspace_id: ctx.ws.id, enrollment_id: id }]));
   return serializeEnrollment(rows[0]);
 }
 

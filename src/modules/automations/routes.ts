@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { serviceContext } from '../../platform/context';
 import { bearer, defineRoute, jsonBody, jsonContent } from '../../platform/openapi';
+import { afterResponse } from '../../platform/after-response';
 import { publicBaseUrl } from '../../platform/public-base';
 import { createRouter, idParams } from '../../platform/validation';
 import { ContactErrors } from '../contacts';
@@ -153,7 +154,8 @@ automationRoutes.openapi(
     responses: { 201: jsonContent(Enrollment, 'The enrollment') },
     errors: [AutomationErrors.notFound, AutomationErrors.notActive, AutomationErrors.enrollmentRefused, ContactErrors.referenceNotFound],
   }),
-  async (c) => c.json(await enrollContact(serviceContext(c), c.env, id(c), c.req.valid('json').contact_id.toLowerCase()), 201),
+  async (c) =>
+    c.json(await enrollContact(serviceContext(c), c.env, id(c), c.req.valid('json').contact_id.toLowerCase(), afterResponse(c.executionCtx)), 201),
 );
 
 automationRoutes.openapi(
