@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
 import { ApiError } from '../../platform/errors';
 import { rawAll } from '../../platform/d1/raw-query';
-import { contactProjectionOf, setConsent } from '../contacts';
+import { contactMatches, contactProjectionOf, setConsent } from '../contacts';
 
 type TokenRow = { contact_id: string | null; definition: string; step_id: string };
 
@@ -34,9 +34,17 @@ function senderOf(definition: string, stepId: string): string | null {
 export async function automationOfToken(ctx: ServiceContext, token: string) {
   const [row] = await stepOfToken(ctx, token);
   if (!row?.contact_id) return null;
-  const [contact] = await rawAll<{ projection: string | null }>(ctx.db, sql`SELECT ${contactProjectionOf(ctx.ws.id, row.contact_id)} AS projection`);
+  const [contact] = await rawAll<{ projection: string | null; subscribed: number }>(
+    ctx.db,
+    sql`SELECT ${contactProjectionOf(ctx.ws.id, row.contact_id)} AS projection, ${contactMatches(ctx.ws.id, row.contact_id, { email_subscribed: true })} AS subscribed`,
+  );
   const projection = contact?.projection ? JSON.parse(contact.projection) : null;
-  return { name: 'marketing email', senderProfileId: senderOf(row.definition, row.step_id), email: projection?.email ?? null, unsubscribed: false };
+  return {
+    name: 'marketing email',
+    senderProfileId: senderOf(row.definition, row.step_id),
+    email: projection?.email ?? null,
+    unsubscribed: !contact?.subscribed,
+  };
 }
 
 /** The one-click unsubscribe of an automation email: the contact's email consent becomes `unsubscribed`, as a campaign's does. */
