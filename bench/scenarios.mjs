@@ -195,6 +195,7 @@ export async function seed({ base, adminToken, log }) {
     ['email campaign fan-out', measureEmailCampaign],
     ['many tenants on one shard', measureManyTenants],
     ['fair send: 10 recipients behind a 20,000 campaign', measureFairSend],
+    ['automation enrollments', measureAutomationEnrollments],
   ];
   ctx.measurementNames = measurements.map(([name]) => name);
   ctx.extraMeasurements = async (selected = () => true) => {
@@ -1219,6 +1220,72 @@ async function measureWebhookThroughput(ctx, log, count = 500) {
     `${count} events published at once to one endpoint on a local receiver: ${seen.size} delivered (signed, one POST each) in ${seconds.toFixed(1)} s, **${rate.toFixed(0)} deliveries/s**, through the real local Queue (batches of up to 100 messages, 1 s batch timeout; per batch and workspace one read and one write, six POSTs in flight).`,
     '',
     'Emitting an event adds no D1 round trip to the write path: the outbox row is one more statement in the batch that makes the change, and the fan-out to the queue runs after the response (`waitUntil`).',
+  ];
+}
+
+const AUTOMATION_CONTACTS = 300;
+
+/**
+ * Automations from events (goals: at least 100 enrollments a second, trigger-to-first-step p50 at most
+ * 1 s): a workspace of its own with an active automation on `contact.created` whose one step tags the
+ * contact; 300 contacts created by eight parallel clients; timed until every contact is enrolled and
+ * until every run completed. The first step's delay is its start minus its trigger event's creation.
+ */
+async function measureAutomationEnrollments(ctx, log) {
+  const ws = await ctx.admin('POST', '/admin/v1/workspaces', {
+    name: 'Bench automations',
+    shard: ctx.shard,
+    rate_limits: { per_key_per_minute: 1_000_000 },
+  });
+  const { key } = await ctx.admin('POST', `/admin/v1/workspaces/${ws.id}/api-keys`, { name: 'bench' });
+  const api = (method, path, body) => call(ctx.base, key, method, path, body);
+  const automation = await api('POST', '/v1/automations', {
+    name: 'Bench welcome',
+    trigger: { event: 'contact.created' },
+    steps: [{ id: 'tag', type: 'add_tag', tag: 'welcomed' }],
+  });
+  await api('POST', `/v1/automations/${automation.id}/activate`);
+  const started = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (next < AUTOMATION_CONTACTS) {
+        const i = next++;
+        await api('POST', '/v1/contacts', { email: `enrolled-${i}@bench.example` });
+      }
+    }),
+  );
+  const stats = async () => (await api('GET', `/v1/automations/${automation.id}`)).stats;
+  let enrolledAt = null;
+  let last = await stats();
+  while (last.completed + last.failed < AUTOMATION_CONTACTS && performance.now() - started < 300_000) {
+    if (enrolledAt === null && last.enrolled >= AUTOMATION_CONTACTS) enrolledAt = performance.now();
+    await new Promise((r) => setTimeout(r, 100));
+    last = await stats();
+  }
+  const doneAt = performance.now();
+  enrolledAt ??= doneAt;
+  const page = await api('GET', `/v1/automations/${automation.id}/enrollments?limit=50`);
+  const delays = [];
+  for (const e of page.data) {
+    const [run, event] = await Promise.all([
+      api('GET', `/v1/automation-enrollments/${e.id}`),
+      api('GET', `/v1/webhook-events/${e.trigger.event_id}`),
+    ]);
+    if (run.steps[0]) delays.push(Date.parse(run.steps[0].started_at) - Date.parse(event.created_at));
+  }
+  delays.sort((a, b) => a - b);
+  const p50 = delays[Math.floor(delays.length / 2)] ?? Number.NaN;
+  const enrollRate = last.enrolled / ((enrolledAt - started) / 1000);
+  const stepRate = last.completed / ((doneAt - started) / 1000);
+  log(
+    `automation enrollments: ${last.enrolled} in ${((enrolledAt - started) / 1000).toFixed(1)} s (${enrollRate.toFixed(0)}/s), first step p50 ${p50} ms, ${stepRate.toFixed(0)} runs/s`,
+  );
+  return [
+    '## Automation enrollments from events',
+    '',
+    `${AUTOMATION_CONTACTS} contacts created by 8 parallel clients in a workspace whose active automation starts on \`contact.created\` (one step: a tag): **${enrollRate.toFixed(0)} enrollments/s** (goal: at least 100), trigger-to-first-step p50 **${p50} ms** over ${delays.length} runs (goal: at most 1,000 ms), ${last.completed} runs completed (${last.failed} failed), **${stepRate.toFixed(0)} runs/s** end to end. Locally the Workflows engine runs every instance in the same runtime as the requests; the triggering writes gain no D1 round trip.`,
+    '',
   ];
 }
 

@@ -13,7 +13,7 @@ import { ContactErrors, contactMatches, referencedContactExists } from '../conta
 import type { Definition, StepType } from './definition';
 import { AutomationErrors } from './errors';
 import { ENROLLMENT_EVENT_DATA } from './event-payload';
-import { startRuns, stopRuns } from './runs';
+import { type RunParams, startRuns, stopRuns } from './runs';
 import { automationEnrollments, ENROLLMENT_STATUSES, type EnrollmentStatus, type StepRunRow } from './schema';
 
 type StoredEnrollment = {
@@ -136,25 +136,19 @@ export async function enrollContact(
 
 /**
  * Enrolls the contact an event concerns in every active automation that starts on its type, in one batch
- * (each insert guarded as above), and starts the instances of those it enrolled.
+ * (each insert guarded as above); answers the runs to start for those it enrolled.
  */
 export async function enrollFromEvent(
   ctx: ServiceContext,
-  env: Bindings,
   event: Envelope,
   contactId: string,
   automations: { id: string; filter?: Record<string, unknown> }[],
-): Promise<number> {
-  if (automations.length === 0) return 0;
+): Promise<RunParams[]> {
+  if (automations.length === 0) return [];
   const now = nowIso();
   const planned = automations.map((a) => enrollmentStatements(ctx, { automationId: a.id, contactId, filter: a.filter, event }, now));
   const results = await ctx.db.batch(planned.flatMap((p) => [p.insert, p.started]) as [Statement, ...Statement[]]);
-  const enrolled = planned.filter((_, i) => (results[2 * i] as unknown[]).length > 0);
-  await startRuns(
-    env,
-    enrolled.map((p) => ({ workspace_id: ctx.ws.id, enrollment_id: p.id })),
-  );
-  return enrolled.length;
+  return planned.filter((_, i) => (results[2 * i] as unknown[]).length > 0).map((p) => ({ workspace_id: ctx.ws.id, enrollment_id: p.id }));
 }
 
 export async function listEnrollments(

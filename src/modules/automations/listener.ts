@@ -3,14 +3,15 @@ import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
 import { rawAll } from '../../platform/d1/raw-query';
 import { ApiError } from '../../platform/errors';
-import type { EventListener, ListenerMessage } from '../../platform/outbox';
+import type { Envelope, EventListener, ListenerMessage } from '../../platform/outbox';
+import type { QueueMessageBody } from '../../platform/manifest';
 import { contactIdWithEmail } from '../contacts';
 import { orderContactId } from '../orders';
 import { workspaceContext } from '../workspaces';
 import type { Definition } from './definition';
 import { endEnrollment, enrollFromEvent, objectsOf, sameObjects } from './enrollments';
 import { publishStepEvents } from './run-state';
-import { resumeRun, stopRuns } from './runs';
+import { resumeRun, type RunParams, startRuns, stopRuns } from './runs';
 
 export const AUTOMATION_EVENT_KIND = 'automation-event';
 
@@ -42,22 +43,55 @@ async function contactOf(ctx: ServiceContext, type: string, data: Record<string,
 type Running = { id: string; trigger_objects: string; waiting_step_id: string | null; waiting_event_type: string | null; exit_on: string };
 
 /**
- * One committed event, for the workspace's automations (a queue message, retried until it returns):
- * exits first (an `exit_on` of the enrollment's automation ends it before any later step), then the waits it
- * ends, then the enrollments it starts. Each part is safe to repeat: an exit is a guarded end, a resumed
- * wait takes one event, and an enrollment per (automation, trigger event) is unique.
+ * A batch of committed events for the workspaces' automations (queue messages of one kind, taken together):
+ * each workspace's events in the order delivered, then one `createBatch` for every run they started. An
+ * event whose handling fails is retried alone; the others are acknowledged.
  */
-export async function handleAutomationEvent(env: Bindings, message: ListenerMessage): Promise<void> {
-  let ctx: ServiceContext;
-  try {
-    ctx = await workspaceContext(env, message.workspace_id);
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 404) return; // The workspace is gone.
-    throw err;
+export async function handleAutomationEvents(messages: Message<QueueMessageBody>[], env: Bindings): Promise<void> {
+  const byWorkspace = new Map<string, Message<QueueMessageBody>[]>();
+  for (const m of messages) {
+    const ws = (m.body as unknown as ListenerMessage).workspace_id;
+    byWorkspace.set(ws, [...(byWorkspace.get(ws) ?? []), m]);
   }
-  const { event } = message;
+  const runs: RunParams[] = [];
+  const handled: Message<QueueMessageBody>[] = [];
+  await Promise.all(
+    [...byWorkspace].map(async ([workspaceId, group]) => {
+      let ctx: ServiceContext;
+      try {
+        ctx = await workspaceContext(env, workspaceId);
+      } catch (err) {
+        // The workspace is gone: its events have no automation left to go to.
+        if (err instanceof ApiError && err.status === 404) for (const m of group) m.ack();
+        else for (const m of group) m.retry();
+        return;
+      }
+      for (const m of group) {
+        try {
+          runs.push(...(await reactTo(ctx, env, (m.body as unknown as ListenerMessage).event)));
+          handled.push(m);
+        } catch (err) {
+          console.error('automation event failed', err);
+          m.retry();
+        }
+      }
+      await publishStepEvents(env, ctx);
+    }),
+  );
+  // A run not created here is started by the `automation-starts` sweep: the events are done either way.
+  await startRuns(env, runs);
+  for (const m of handled) m.ack();
+}
+
+/**
+ * One committed event: exits first (an `exit_on` of the enrollment's automation ends it before any later
+ * step), then the waits it ends, then the enrollments it starts (the runs to create are answered). Each part
+ * is safe to repeat: an exit is a guarded end, a resumed wait takes one event, and an enrollment per
+ * (automation, trigger event) is unique.
+ */
+async function reactTo(ctx: ServiceContext, env: Bindings, event: Envelope): Promise<RunParams[]> {
   const contactId = await contactOf(ctx, event.type, event.data);
-  if (!contactId) return;
+  if (!contactId) return [];
   const objects = objectsOf(event.data);
   const [starting, running] = await ctx.db.batch([
     rawAll<{ id: string; definition: string }>(
@@ -78,12 +112,10 @@ export async function handleAutomationEvent(env: Bindings, message: ListenerMess
   await stopRuns(env, exited);
   const waiting = concerned.filter((e) => !exiting.includes(e) && e.waiting_event_type === event.type && e.waiting_step_id);
   await Promise.all(waiting.map((e) => resumeRun(env, e.id, e.waiting_step_id!, event.id)));
-  await enrollFromEvent(
+  return enrollFromEvent(
     ctx,
-    env,
     event,
     contactId,
     starting.map((a) => ({ id: a.id, filter: (JSON.parse(a.definition) as Definition).trigger.filter })),
   );
-  await publishStepEvents(env, ctx);
 }

@@ -1,5 +1,5 @@
 import type { ModuleManifest } from '../../platform/manifest';
-import { AUTOMATION_EVENT_KIND, automationListener, handleAutomationEvent } from './listener';
+import { AUTOMATION_EVENT_KIND, automationListener, handleAutomationEvents } from './listener';
 import { automationPersonalData } from './personal-data';
 import { automationRoutes } from './routes';
 import { startStalledEnrollments } from './sweep';
@@ -9,7 +9,7 @@ export const manifest: ModuleManifest = {
   name: 'automations',
   routes: [automationRoutes],
   sweeps: { 'automation-starts': startStalledEnrollments },
-  queueTasks: [{ kind: AUTOMATION_EVENT_KIND, run: handleAutomationEvent }],
+  queueTasks: [{ kind: AUTOMATION_EVENT_KIND, runBatch: handleAutomationEvents }],
   eventListener: automationListener,
   personalData: automationPersonalData,
 };
