@@ -99,7 +99,12 @@ export const benchRoutes: Record<string, BenchRoute> = {
   },
   /** Writes `count` outbox events and publishes them, as committed writes would: the delivery throughput source. */
   '/bench/emit': async (request, env) => {
-    const { workspace_id: workspaceId, count } = (await request.json()) as { workspace_id: string; count: number };
+    // `contact_ids`: the contacts the events name (an automation enrolls them), else made-up ones.
+    const {
+      workspace_id: workspaceId,
+      count,
+      contact_ids: contactIds,
+    } = (await request.json()) as { workspace_id: string; count: number; contact_ids?: string[] };
     const shard = await workspaceD1(env, workspaceId);
     if (!shard) return json({ error: 'unknown workspace' }, 404);
     const db = dbFor(shard);
@@ -108,7 +113,7 @@ export const benchRoutes: Record<string, BenchRoute> = {
       id: uuidv7(),
       workspaceId,
       type: 'contact.created' as const,
-      data: { contact_id: crypto.randomUUID(), sequence: i },
+      data: { contact_id: contactIds?.[i % contactIds.length] ?? crypto.randomUUID(), sequence: i },
       createdAt: now,
       enqueuedAt: null,
       attempts: 0,

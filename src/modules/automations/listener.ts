@@ -42,6 +42,30 @@ async function contactOf(ctx: ServiceContext, type: string, data: Record<string,
 
 type Running = { id: string; trigger_objects: string; waiting_step_id: string | null; waiting_event_type: string | null; exit_on: string };
 
+/** How many people's events of one workspace one batch handles at once. */
+const PEOPLE_AT_ONCE = 8;
+
+/** A workspace's events by the person they concern, as their data names them (the contact, the order, the address). */
+function byPerson(messages: Message<QueueMessageBody>[]): Message<QueueMessageBody>[][] {
+  const lanes = new Map<string, Message<QueueMessageBody>[]>();
+  for (const m of messages) {
+    const { data } = (m.body as unknown as ListenerMessage).event;
+    const key = String(data.contact_id ?? data.order_id ?? data.to ?? '');
+    lanes.set(key, [...(lanes.get(key) ?? []), m]);
+  }
+  return [...lanes.values()];
+}
+
+/** Runs `work` over the lanes, at most `width` at a time. */
+async function inLanes<T>(lanes: T[], width: number, work: (lane: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(width, lanes.length) }, async () => {
+      while (next < lanes.length) await work(lanes[next++]);
+    }),
+  );
+}
+
 /**
  * A batch of committed events for the workspaces' automations (queue messages of one kind, taken together):
  * each workspace's events in the order delivered, then one `createBatch` for every run they started. An
@@ -66,15 +90,18 @@ export async function handleAutomationEvents(messages: Message<QueueMessageBody>
         else for (const m of group) m.retry();
         return;
       }
-      for (const m of group) {
-        try {
-          runs.push(...(await reactTo(ctx, env, (m.body as unknown as ListenerMessage).event)));
-          handled.push(m);
-        } catch (err) {
-          console.error('automation event failed', err);
-          m.retry();
+      // One person's events in the order delivered (an exit before a later enrollment); different people's side by side.
+      await inLanes(byPerson(group), PEOPLE_AT_ONCE, async (events) => {
+        for (const m of events) {
+          try {
+            runs.push(...(await reactTo(ctx, env, (m.body as unknown as ListenerMessage).event)));
+            handled.push(m);
+          } catch (err) {
+            console.error('automation event failed', err);
+            m.retry();
+          }
         }
-      }
+      });
       await publishStepEvents(env, ctx);
     }),
   );
