@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
 import type { ServiceContext } from '../../platform/context';
-import type { Statement } from '../../platform/d1/db';
+import { nowIso, type Statement } from '../../platform/d1/db';
 import { rawAll, rawRun } from '../../platform/d1/raw-query';
 import { ApiError } from '../../platform/errors';
 import { keptLinkOrigin } from '../../platform/public-base';
@@ -173,7 +173,7 @@ async function unsubscribeTokenOf(ctx: ServiceContext, enrollmentId: string, ste
       ctx.db,
       sql`INSERT INTO automation_step_runs (enrollment_id, step_id, workspace_id, type, status, seq, started_at, unsubscribe_token)
         SELECT ${enrollmentId}, ${step.id}, ${ctx.ws.id}, ${step.type}, 'waiting',
-          (SELECT coalesce(max(seq), 0) + 1 FROM automation_step_runs WHERE enrollment_id = ${enrollmentId}), ${new Date().toISOString()}, ${token}
+          (SELECT coalesce(max(seq), 0) + 1 FROM automation_step_runs WHERE enrollment_id = ${enrollmentId}), ${nowIso()}, ${token}
         WHERE ${activeCondition(ctx, enrollmentId)}
         ON CONFLICT (enrollment_id, step_id) DO UPDATE SET unsubscribe_token = coalesce(automation_step_runs.unsubscribe_token, excluded.unsubscribe_token)`,
     ),

@@ -1,5 +1,6 @@
 import { EVENT_CATALOG, type EventType, isEventType } from '../../platform/event-catalog';
 import { isValidTimeZone } from '../../platform/timezones';
+import { isUuid } from '../../platform/validation';
 import { durationMs, waitMs } from './durations';
 import { AutomationErrors } from './errors';
 
@@ -75,7 +76,6 @@ const fail = (path: string, problem: string): never => {
 };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isUuid = (v: unknown) => typeof v === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v);
 
 /** Checks the trigger's shape; its filter is compiled by the caller, which knows the contact grammar. */
 export function checkTrigger(trigger: Record<string, unknown>): Trigger {

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { ServiceContext } from '../../platform/context';
-import { CONFLICT_ATTEMPTS, nowIso } from '../../platform/d1/db';
+import { CONFLICT_ATTEMPTS, nowIso, type Statement } from '../../platform/d1/db';
 import { SharedErrors } from '../../platform/shared-errors';
 import { rawAll, rawRun } from '../../platform/d1/raw-query';
 import { uuidv7 } from '../../platform/ids';
@@ -126,19 +126,18 @@ export async function patchAutomation(ctx: ServiceContext, id: string, input: Pa
     const changed = JSON.stringify(next) !== JSON.stringify(current);
     const version = changed ? row.version + 1 : row.version;
     const now = nowIso();
-    const [update, , , rows] = await ctx.db.batch([
-      rawRun(
-        ctx.db,
-        sql`UPDATE automations SET name = ${input.name ?? row.name}, version = ${version}, definition = ${JSON.stringify(next)},
-          trigger_event = ${next.trigger.event}, updated_at = ${now}
-          WHERE workspace_id = ${ctx.ws.id} AND id = ${id} AND version = ${row.version}`,
-      ),
-      changed ? versionInsert(ctx, id, version, next, now) : rawRun(ctx.db, sql`SELECT 1`),
-      eventTypeRows(ctx, id, eventTypesOf(next)),
-      selectOne(ctx, id),
-    ]);
-    if (update.meta.changes) return serializeAutomation(rows[0]);
-    if (!rows[0]) throw AutomationErrors.notFound();
+    const update = rawRun(
+      ctx.db,
+      sql`UPDATE automations SET name = ${input.name ?? row.name}, version = ${version}, definition = ${JSON.stringify(next)},
+        trigger_event = ${next.trigger.event}, updated_at = ${now}
+        WHERE workspace_id = ${ctx.ws.id} AND id = ${id} AND version = ${row.version}`,
+    );
+    // A rename writes the row alone; a new version also stores it and the event types it reacts to.
+    const versioned = changed ? [versionInsert(ctx, id, version, next, now), eventTypeRows(ctx, id, eventTypesOf(next))] : [];
+    const results = await ctx.db.batch([update, ...versioned, selectOne(ctx, id)] as [Statement, ...Statement[]]);
+    const [written, read] = [results[0] as D1Result, results[results.length - 1] as StoredAutomation[]];
+    if (written.meta.changes) return serializeAutomation(read[0]);
+    if (!read[0]) throw AutomationErrors.notFound();
   }
   throw SharedErrors.concurrentChange();
 }
